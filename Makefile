@@ -1,0 +1,109 @@
+# scry — build, test, demo and benchmarks.
+#   make          build ./scry
+#   make run      install missing Debian packages, build, record and show a demo trace
+#   make test     install, build, run every test (unit, sanitizers, fuzz smoke, end-to-end)
+#   make bench    benchmarks (not part of make test)
+
+BUILD    ?= build
+CC       ?= gcc
+CLANG    ?= clang
+BPFTOOL  ?= bpftool
+PYTHON   ?= /usr/bin/python3
+ARCH     := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
+
+CFLAGS   ?= -O2 -g
+CFLAGS   += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow -Werror=implicit-function-declaration \
+            -D_GNU_SOURCE -Isrc -I$(BUILD)
+LDLIBS   += -lbpf -lelf -lz -lm
+BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -I$(BUILD) -Isrc -Wall -Wno-unused-function
+
+LIB_DIRS := src/util src/catalog src/ctf src/consumer src/session src/view src/cli
+LIB_SRCS := $(filter-out src/cli/main.c,$(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c)))
+LIB_OBJS := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
+BPF_SRCS := $(wildcard src/bpf/*.bpf.c)
+SKELS    := $(patsubst src/bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
+UNIT_SRCS:= $(wildcard tests/unit/test_*.c)
+UNIT_BINS:= $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
+WORKLOADS:= $(patsubst tests/workload/%.c,$(BUILD)/workload/%,$(wildcard tests/workload/*.c))
+FUZZ_SRCS:= $(wildcard tests/fuzz/fuzz_*.c)
+
+.PHONY: all deps run test unit e2e sanitize fuzz valgrind bench clean gen-syscalls check-gen
+.DEFAULT_GOAL := all
+
+all: scry $(WORKLOADS)
+
+scry: $(BUILD)/scry
+	@ln -sf $(BUILD)/scry scry
+
+$(BUILD)/vmlinux.h:
+	@mkdir -p $(BUILD)
+	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/%.bpf.o: src/bpf/%.bpf.c $(BUILD)/vmlinux.h $(wildcard src/bpf/*.h) src/scry_abi.h
+	@mkdir -p $(@D)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
+	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/obj/%.o: src/%.c $(SKELS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/libscry.a: $(LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/scry: $(BUILD)/obj/cli/main.o $(BUILD)/libscry.a
+	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
+
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libscry.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itests/unit -o $@ $^ $(LDFLAGS) $(LDLIBS) -lcmocka
+
+$(BUILD)/workload/%: tests/workload/%.c
+	@mkdir -p $(@D)
+	$(CC) -O1 -g -Wall -D_GNU_SOURCE -pthread -o $@ $<
+
+-include $(LIB_OBJS:.o=.d) $(BUILD)/obj/cli/main.d
+
+deps:
+	@scripts/deps.sh
+
+run: deps all
+	@scripts/demo.sh
+
+unit: $(UNIT_BINS)
+	@scripts/run-unit.sh $(UNIT_BINS)
+
+e2e: all
+	$(PYTHON) -m pytest -q tests/e2e
+
+# Userspace under ASan/UBSan: unit tests rebuilt in their own tree.
+sanitize:
+	$(MAKE) BUILD=build-asan CC=clang CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" unit
+
+valgrind: $(UNIT_BINS)
+	@scripts/run-unit.sh --valgrind $(UNIT_BINS)
+
+fuzz:
+	@scripts/fuzz.sh $(FUZZ_SRCS)
+
+test: deps
+	$(MAKE) all unit
+	$(MAKE) sanitize
+	$(MAKE) valgrind
+	$(MAKE) fuzz
+	$(MAKE) e2e
+
+bench: deps all
+	@bench/run.sh
+
+gen-syscalls:
+	$(PYTHON) scripts/gen_syscalls.py > src/catalog/syscall_table.c
+
+check-gen:
+	$(PYTHON) scripts/gen_syscalls.py | diff -u src/catalog/syscall_table.c - && echo "syscall table: up to date"
+
+clean:
+	rm -rf build build-asan scry

@@ -1,0 +1,131 @@
+/* catalog.h — the event catalog: every event scry can record, described once.
+ *
+ * Sources: the generated syscall table (syscall_table.c) merged with the kernel's
+ * events/syscalls/sys_{enter,exit}_* format files, every tracefs tracepoint (format
+ * parsed on demand), and a few built-in events whose layout scry's own BPF programs
+ * write (syscall_*_unknown, sched_process_fork in LTTng's layout).
+ * Event and field names follow lttng-modules where LTTng defines them (lttng_names.c).
+ * The CTF metadata (src/ctf/metadata.c) and the BPF descriptors (scry_abi.h) both come
+ * from struct scry_event. */
+#ifndef SCRY_CATALOG_H
+#define SCRY_CATALOG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "scry_abi.h"
+
+enum scry_ftype {
+	SCRY_F_INT,      /* integer, `size` bytes */
+	SCRY_F_STRING,   /* NUL-terminated UTF-8 string */
+	SCRY_F_TEXT,     /* char[count]: fixed-size text array (e.g. comm) */
+	SCRY_F_ARRAY,    /* integer[count], each `size` bytes */
+	SCRY_F_SEQ,      /* integer[length_field], each `size` bytes; the length field comes before */
+};
+
+/* Where a generic tracepoint field comes from in the raw trace record. */
+enum scry_fsrc {
+	SCRY_SRC_NONE,   /* written by a scry program (syscalls, built-ins) */
+	SCRY_SRC_FIXED,  /* src_size bytes at src_off */
+	SCRY_SRC_LOC,    /* __data_loc: u32 at src_off = (len << 16) | offset */
+	SCRY_SRC_REL,    /* __rel_loc: same, offset relative to the end of the u32 */
+	SCRY_SRC_LEN,    /* the element count of the following SEQ field (written by the BPF op) */
+};
+
+struct scry_field {
+	char *name;            /* CTF field name (LTTng's where it defines one) */
+	enum scry_ftype type;
+	uint8_t size;          /* INT: bytes (1,2,4,8); TEXT/ARRAY/SEQ: element bytes */
+	bool is_signed;
+	uint8_t base;          /* display base: 10 or 16 */
+	uint32_t count;        /* TEXT/ARRAY: element count */
+	int length_field;      /* SEQ: index (in the same event) of its length field; else -1 */
+	enum scry_fsrc src;
+	uint16_t src_off;      /* raw record offset (FIXED, LOC, REL) */
+	uint16_t src_size;     /* raw record size in bytes (FIXED) */
+};
+
+enum scry_ekind {
+	SCRY_EV_SYSCALL_ENTRY,
+	SCRY_EV_SYSCALL_EXIT,
+	SCRY_EV_TRACEPOINT,    /* generic: payload built from the raw record by scry_tp_desc ops */
+	SCRY_EV_BUILTIN,       /* layout written by a dedicated scry BPF program */
+};
+
+struct scry_event {
+	char *name;            /* CTF event name: "syscall_entry_openat", "sched_switch" */
+	char *system;          /* tracefs system: "sched"; "syscalls" for syscall events */
+	char *tp;              /* tracefs event: "sched_switch"; the syscall name for syscalls */
+	enum scry_ekind kind;
+	int nr;                /* syscall number, -1 otherwise */
+	unsigned nfields;
+	struct scry_field *fields;
+	/* syscall entry only: how the BPF side writes the arguments (see scry_sc_desc) */
+	uint8_t nargs, str_mask, s32_mask, u32_mask;
+};
+
+struct scry_syscall_arg {
+	const char *name;      /* "filename" */
+	const char *ctype;     /* "const char *" */
+	uint8_t size;          /* size of the C type: 4 or 8 */
+	bool is_signed;
+	bool is_string;        /* user-space NUL-terminated string read on entry */
+	bool is_pointer;
+};
+
+struct scry_syscall {
+	const char *name;      /* "openat" */
+	int nr;
+	unsigned nargs;
+	struct scry_syscall_arg args[SCRY_MAX_ARGS];
+};
+
+struct scry_catalog;
+
+/* Open the catalog over a tracefs mount (NULL: /sys/kernel/tracing, mounting it if needed,
+ * then /sys/kernel/debug/tracing).  NULL with a one-line reason in err on failure. */
+struct scry_catalog *scry_catalog_open(const char *tracefs, char *err, size_t errlen);
+void scry_catalog_close(struct scry_catalog *cat);
+const char *scry_catalog_tracefs(const struct scry_catalog *cat);
+
+/* Every syscall of this kernel (number order). */
+size_t scry_catalog_syscalls(struct scry_catalog *cat, const struct scry_syscall **list);
+const struct scry_syscall *scry_catalog_syscall_by_name(struct scry_catalog *cat, const char *name);
+
+/* Every tracepoint "system:event" in tracefs except syscalls:*, sorted. */
+size_t scry_catalog_tracepoints(struct scry_catalog *cat, const char *const **names);
+
+/* Events, built on first use and owned by the catalog (valid until close).
+ * NULL with a reason in err when the tracepoint does not exist or its format cannot be used. */
+const struct scry_event *scry_catalog_tracepoint(struct scry_catalog *cat, const char *system,
+						 const char *name, char *err, size_t errlen);
+const struct scry_event *scry_catalog_syscall_entry(struct scry_catalog *cat, const struct scry_syscall *sc);
+const struct scry_event *scry_catalog_syscall_exit(struct scry_catalog *cat, const struct scry_syscall *sc);
+/* Built-ins: "syscall_entry_unknown", "syscall_exit_unknown", "sched_process_fork". */
+const struct scry_event *scry_catalog_builtin(struct scry_catalog *cat, const char *name);
+
+/* Tracefs id of a tracepoint (events/SYS/NAME/id), -1 if none. */
+int scry_catalog_tracepoint_id(struct scry_catalog *cat, const char *system, const char *name);
+
+/* Generic tracepoint: the BPF copy operations that write ev's payload from the raw record.
+ * Adjacent FIXED fields are merged into one COPY.  -1 if it needs more than SCRY_MAX_TP_OPS. */
+int scry_event_tp_ops(const struct scry_event *ev, struct scry_tp_desc *out);
+
+/* Closest names to a misspelt one (edit distance), for error messages: writes up to
+ * max names into out, returns the count.  candidates: n strings. */
+size_t scry_closest(const char *name, const char *const *candidates, size_t n, const char **out, size_t max);
+
+/* Contexts (-c): LTTng names without the underscore ("pid", "procname"). */
+struct scry_context_desc {
+	const char *name;      /* "pid" */
+	enum scry_ftype type;  /* INT or TEXT */
+	uint8_t size;          /* INT: 4; TEXT: element size 1 */
+	bool is_signed;
+	uint32_t count;        /* TEXT: 16 */
+};
+const struct scry_context_desc *scry_context(enum scry_ctx c);
+int scry_context_by_name(const char *name);   /* enum scry_ctx or -1 */
+/* Bytes the enabled contexts add to each event. */
+size_t scry_context_size(uint64_t mask);
+
+#endif /* SCRY_CATALOG_H */

@@ -1,0 +1,14 @@
+/* commands.h — the scry subcommands; each parses its own options (getopt_long) and
+ * returns the process exit status. */
+#ifndef SCRY_COMMANDS_H
+#define SCRY_COMMANDS_H
+
+int cmd_record(int argc, char **argv);   /* src/cli/record.c */
+int cmd_view(int argc, char **argv);     /* src/cli/view.c   */
+int cmd_list(int argc, char **argv);     /* src/cli/list.c   */
+
+#define SCRY_VERSION_MAJOR 0
+#define SCRY_VERSION_MINOR 1
+#define SCRY_VERSION_PATCH 0
+
+#endif

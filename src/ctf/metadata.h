@@ -1,0 +1,33 @@
+/* metadata.h — CTF 1.8 TSDL metadata for a scry trace, in LTTng's kernel layout.
+ * Written once when recording starts: every enabled event is known then.
+ * The event id of events[i] is i. */
+#ifndef SCRY_CTF_METADATA_H
+#define SCRY_CTF_METADATA_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "catalog/catalog.h"
+
+struct ctf_trace_info {
+	uint8_t uuid[16];             /* trace uuid (also in every packet header) */
+	const char *hostname;
+	const char *sysname;          /* uname -s */
+	const char *kernel_release;   /* uname -r */
+	const char *kernel_version;   /* uname -v */
+	const char *trace_name;       /* the trace directory's base name */
+	const char *creation_datetime;/* ISO 8601, e.g. "20261122T023400+0000" */
+	int64_t clock_offset_s;       /* CLOCK_REALTIME - CLOCK_MONOTONIC at start: seconds ... */
+	uint64_t clock_offset_ns;     /* ... and nanoseconds (0..999999999) */
+	uint8_t clock_uuid[16];
+	uint64_t ctx_mask;            /* enabled contexts: bit (1 << enum scry_ctx) */
+	const char *channel;          /* channel name of stream class 0, e.g. "channel0" */
+};
+
+/* The metadata text (malloc'd, caller frees), or NULL with a reason in err. */
+char *ctf_metadata_text(const struct ctf_trace_info *ti, const struct scry_event *const *events,
+			size_t nevents, char *err, size_t errlen);
+/* Write it to path (created exclusively, fsync'd).  0 or -errno with a reason in err. */
+int ctf_metadata_write(const char *path, const struct ctf_trace_info *ti,
+		       const struct scry_event *const *events, size_t nevents, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,47 @@
+/* stream.h — one CTF data stream (a channel on one CPU): DIR/<channel>_<cpu> and its
+ * LTTng packet index DIR/index/<channel>_<cpu>.idx.
+ *
+ * Events arrive as complete byte records in their CTF layout (scry_abi.h: u16 id,
+ * u64 timestamp, context, payload).  The stream packs them into packets (header +
+ * context, see docs/FORMAT.md), keeps timestamps non-decreasing (an event older than
+ * the last one written gets the last timestamp), and writes each packet whole when it is
+ * full or flushed, so a trace cut by SIGKILL is readable up to its last written packet. */
+#ifndef SCRY_CTF_STREAM_H
+#define SCRY_CTF_STREAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct ctf_stream_opts {
+	const char *dir;            /* the trace's kernel/ directory (index/ is created inside) */
+	const char *channel;        /* "channel0" */
+	unsigned cpu;
+	const uint8_t *uuid;        /* 16 bytes: the trace uuid */
+	uint32_t stream_id;         /* stream class id (0) */
+	uint64_t stream_instance_id;/* unique per stream of the trace (the cpu) */
+	size_t packet_size;         /* bytes per packet, header included (e.g. 1 MiB) */
+	uint64_t start_ts;          /* trace start (CLOCK_MONOTONIC ns): timestamp_begin of the first packet */
+};
+
+struct ctf_stream_stats {
+	uint64_t events;
+	uint64_t packets;
+	uint64_t bytes;             /* bytes written to the stream file */
+	uint64_t clamped;           /* events whose timestamp was raised to keep order */
+};
+
+struct ctf_stream;
+
+struct ctf_stream *ctf_stream_open(const struct ctf_stream_opts *o, char *err, size_t errlen);
+/* Append one event (len bytes).  Events longer than a packet's payload are refused (-E2BIG). */
+int ctf_stream_append(struct ctf_stream *s, const void *ev, size_t len);
+/* Cumulative count of events lost on this stream so far (goes into the next packet). */
+void ctf_stream_set_discarded(struct ctf_stream *s, uint64_t cumulative);
+/* Write the current packet now if it holds any event (timer flush). */
+int ctf_stream_flush(struct ctf_stream *s);
+/* Flush, write one (empty) packet if the stream never had one, close the files, free s.
+ * end_ts: timestamp_end of the last packet if later than its last event. */
+int ctf_stream_close(struct ctf_stream *s, uint64_t end_ts);
+const struct ctf_stream_stats *ctf_stream_stats(const struct ctf_stream *s);
+
+#endif

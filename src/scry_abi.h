@@ -1,0 +1,108 @@
+/* scry_abi.h — types and limits shared by the BPF programs (src/bpf) and user space.
+ *
+ * The BPF side writes every event in its final CTF byte layout (see docs/FORMAT.md):
+ *   event header  : uint16 id, uint64 timestamp (CLOCK_MONOTONIC ns)       — 10 bytes, packed
+ *   event context : the enabled contexts, in enum scry_ctx order, packed
+ *   payload       : the event's fields, packed (every integer byte-aligned)
+ * The consumer copies those bytes into CTF packets unchanged (it may only raise the
+ * timestamp to keep a stream monotonic).  Everything here is little-endian, host order. */
+#ifndef SCRY_ABI_H
+#define SCRY_ABI_H
+
+#ifndef __bpf__
+#include <stdint.h>
+typedef uint8_t __u8;
+typedef uint16_t __u16;
+typedef uint32_t __u32;
+typedef uint64_t __u64;
+#endif
+
+#define SCRY_EVENT_HEADER_SIZE 10       /* u16 id + u64 timestamp */
+#define SCRY_MAX_SYSCALLS      1024     /* syscall numbers 0..1023 */
+#define SCRY_MAX_ARGS          6
+#define SCRY_MAX_TP            4096     /* generic tracepoint slots (attach cookie = slot) */
+#define SCRY_MAX_TP_OPS        24       /* copy operations per generic tracepoint */
+#define SCRY_STR_MAX           4096     /* longest user/kernel string copied (incl. NUL) */
+#define SCRY_SCRATCH_SIZE      32768    /* per-CPU event build area (must be a power of 2) */
+#define SCRY_EVENT_MAX         (SCRY_SCRATCH_SIZE - SCRY_STR_MAX - 64)
+#define SCRY_MAX_CPUS          1024
+#define SCRY_COMM_LEN          16
+#define SCRY_MAX_PIDNS_LEVEL   8        /* vtids recorded in sched_process_fork */
+
+/* Context fields, in the order they are written after the event header.
+ * Names and types (see src/catalog/contexts.c) follow LTTng: "_pid" int32, ... */
+enum scry_ctx {
+	SCRY_CTX_PID,        /* int32  tgid */
+	SCRY_CTX_TID,        /* int32 */
+	SCRY_CTX_PPID,       /* int32  real_parent->tgid */
+	SCRY_CTX_VPID,       /* int32  tgid in the task's pid namespace */
+	SCRY_CTX_VTID,       /* int32 */
+	SCRY_CTX_PROCNAME,   /* char[16] */
+	SCRY_CTX_CPU_ID,     /* int32 */
+	SCRY_CTX_UID,        /* uint32 real uid */
+	SCRY_CTX_GID,        /* uint32 real gid */
+	SCRY_CTX_EUID,       /* uint32 */
+	SCRY_CTX_PRIO,       /* int32  task->prio - 100, as LTTng */
+	SCRY_CTX_NICE,       /* int32 */
+	SCRY_CTX_CGROUP_NS,  /* uint32 inode numbers of the namespaces */
+	SCRY_CTX_IPC_NS,
+	SCRY_CTX_MNT_NS,
+	SCRY_CTX_NET_NS,
+	SCRY_CTX_PID_NS,
+	SCRY_CTX_USER_NS,
+	SCRY_CTX_UTS_NS,
+	SCRY_CTX_NR
+};
+
+/* Per syscall number: what to record (map "syscalls", index = syscall number). */
+enum {
+	SCRY_SC_ENTRY   = 1 << 0,   /* record syscall_entry_* */
+	SCRY_SC_EXIT    = 1 << 1,   /* record syscall_exit_* */
+	SCRY_SC_UNKNOWN = 1 << 2,   /* no name known: write syscall_{entry,exit}_unknown layout */
+};
+
+struct scry_sc_desc {
+	__u16 entry_id;      /* CTF event id of syscall_entry_NAME */
+	__u16 exit_id;       /* CTF event id of syscall_exit_NAME */
+	__u8  flags;         /* SCRY_SC_* */
+	__u8  nargs;         /* arguments written on entry, each 8 bytes unless a string */
+	__u8  str_mask;      /* bit i: argument i is a NUL-terminated user string */
+	__u8  s32_mask;      /* bit i: argument i is a 32-bit signed C type: sign-extend */
+	__u8  u32_mask;      /* bit i: argument i is a 32-bit unsigned C type: zero-extend */
+	__u8  pad[3];
+};
+/* Entry payload: for each argument i < nargs, either a string (str_mask) or an int64/uint64.
+ * Unknown-syscall entry payload: int64 id, uint64 args[6].  Exit payload: int64 ret;
+ * unknown-syscall exit payload: int64 id, int64 ret. */
+
+/* Generic tracepoint: the payload is built from the raw trace record by these operations. */
+enum scry_tp_op_kind {
+	SCRY_OP_COPY = 1,     /* copy len bytes at src_off (adjacent fixed fields, merged) */
+	SCRY_OP_STR_LOC,      /* __data_loc char[]: NUL-terminated string */
+	SCRY_OP_STR_REL,      /* __rel_loc char[]: offset relative to the end of the loc field */
+	SCRY_OP_SEQ_LOC,      /* __data_loc T[]: uint32 element count, then the bytes */
+	SCRY_OP_SEQ_REL,      /* __rel_loc T[] */
+};
+
+struct scry_tp_op {
+	__u16 kind;           /* enum scry_tp_op_kind */
+	__u16 src_off;        /* offset in the raw record */
+	__u16 len;            /* COPY: byte count; *_LOC/REL: maximum bytes copied */
+	__u16 elem;           /* SEQ: element size in bytes */
+};
+
+struct scry_tp_desc {
+	__u16 event_id;
+	__u16 nops;
+	__u32 pad;
+	struct scry_tp_op ops[SCRY_MAX_TP_OPS];
+};
+
+/* Per-CPU loss counters (map "stats"). */
+struct scry_cpu_stats {
+	__u64 discarded;      /* ring buffer full: event dropped */
+	__u64 nested;         /* build area busy (nested/preempted program): event dropped */
+	__u64 truncated;      /* event larger than SCRY_EVENT_MAX: strings cut */
+};
+
+#endif /* SCRY_ABI_H */
