@@ -107,3 +107,6 @@ check-gen:
 
 clean:
 	rm -rf build build-asan scry
+
+# Benchmark programs (floor BPF program, workloads): bench/bench.mk
+-include bench/bench.mk
