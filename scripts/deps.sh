@@ -1,0 +1,61 @@
+#!/bin/bash
+# scripts/deps.sh — install the Debian packages scry needs to build, test (and, with
+# --bench, benchmark), and mount tracefs.  Idempotent and quiet when nothing is missing.
+#   scripts/deps.sh           build + test dependencies
+#   scripts/deps.sh --bench   also the peer tracers used by bench/run.sh
+set -euo pipefail
+
+PKGS=(gcc make clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config
+      libcmocka-dev babeltrace2 python3-bt2 python3-pytest valgrind
+      libclang-rt-14-dev jq)
+BENCH_PKGS=(strace linux-perf bpftrace hyperfine)
+
+for arg in "$@"; do
+	case "$arg" in
+	--bench) PKGS+=("${BENCH_PKGS[@]}") ;;
+	-h|--help) sed -n '2,5p' "$0"; exit 0 ;;
+	*) echo "deps.sh: unknown option '$arg'" >&2; exit 2 ;;
+	esac
+done
+
+missing=()
+for p in "${PKGS[@]}"; do
+	status=$(dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null || true)
+	[[ "$status" == ii* ]] || missing+=("$p")
+done
+
+if ((${#missing[@]})); then
+	if [[ $(id -u) -ne 0 ]]; then
+		echo "deps.sh: missing packages: ${missing[*]}" >&2
+		echo "deps.sh: as root, run: apt-get update && apt-get install -y ${missing[*]}" >&2
+		exit 1
+	fi
+	echo "deps.sh: installing ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	if ! apt-get update -qq >/dev/null; then
+		echo "deps.sh: apt-get update failed" >&2
+		exit 1
+	fi
+	if ! apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null; then
+		# Retry one by one so the message names the package that failed.
+		for p in "${missing[@]}"; do
+			if ! apt-get install -y -qq --no-install-recommends "$p" >/dev/null; then
+				echo "deps.sh: failed to install Debian package '$p'" >&2
+				exit 1
+			fi
+		done
+	fi
+fi
+
+# tracefs: scry reads tracepoint formats from it.
+if [[ ! -e /sys/kernel/tracing/events ]]; then
+	if [[ $(id -u) -ne 0 ]]; then
+		echo "deps.sh: tracefs is not mounted; as root run: mount -t tracefs nodev /sys/kernel/tracing" >&2
+		exit 1
+	fi
+	mount -t tracefs nodev /sys/kernel/tracing || {
+		echo "deps.sh: cannot mount tracefs at /sys/kernel/tracing" >&2
+		exit 1
+	}
+fi
+exit 0
