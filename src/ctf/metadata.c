@@ -1,0 +1,344 @@
+/* metadata.c — the TSDL (CTF 1.8) metadata of a scry trace, written as lttng-modules
+ * writes a kernel trace's metadata: byte-aligned typealiases, the trace/env/clock blocks,
+ * one stream class (packet context and event header as in docs/FORMAT.md), then one
+ * event block per recorded event.  Field names get LTTng's leading underscore, which
+ * readers strip (it also keeps TSDL keywords such as "string" usable as field names). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ctf/metadata.h"
+#include "cli/commands.h"
+
+static void uuid_str(const uint8_t u[16], char out[37])
+{
+	snprintf(out, 37,
+		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+		 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11],
+		 u[12], u[13], u[14], u[15]);
+}
+
+/* A TSDL string literal: quotes, backslashes and control characters escaped. */
+static void put_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+		switch (*p) {
+		case '"':  fputs("\\\"", f); break;
+		case '\\': fputs("\\\\", f); break;
+		case '\n': fputs("\\n", f); break;
+		case '\t': fputs("\\t", f); break;
+		case '\r': fputs("\\r", f); break;
+		default:
+			if (*p < 0x20 || *p == 0x7f)
+				fputc(' ', f);
+			else
+				fputc(*p, f);
+		}
+	}
+	fputc('"', f);
+}
+
+static int is_ident(const char *s)
+{
+	if (!s || !*s || !((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_'))
+		return 0;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '_'))
+			return 0;
+	return 1;
+}
+
+static void put_int(FILE *f, unsigned bytes, int is_signed, int utf8, unsigned base)
+{
+	fprintf(f, "integer { size = %u; align = 8; signed = %d; encoding = %s; base = %u; }",
+		bytes * 8, is_signed ? 1 : 0, utf8 ? "UTF8" : "none", base == 16 ? 16 : 10);
+}
+
+static int valid_int_size(unsigned size)
+{
+	return size == 1 || size == 2 || size == 4 || size == 8;
+}
+
+/* One payload field; fields[] is the event's field array (for SEQ length names). */
+static int put_field(FILE *f, const struct scry_event *ev, unsigned i, char *err, size_t errlen)
+{
+	const struct scry_field *fd = &ev->fields[i];
+
+	if (!is_ident(fd->name)) {
+		snprintf(err, errlen, "event %s: invalid field name \"%s\"", ev->name,
+			 fd->name ? fd->name : "");
+		return -1;
+	}
+	if (fd->type != SCRY_F_STRING && !valid_int_size(fd->size)) {
+		snprintf(err, errlen, "event %s: field %s: invalid size %u", ev->name, fd->name,
+			 fd->size);
+		return -1;
+	}
+	fputs("\t\t", f);
+	switch (fd->type) {
+	case SCRY_F_INT:
+		put_int(f, fd->size, fd->is_signed, 0, fd->base);
+		fprintf(f, " _%s;\n", fd->name);
+		break;
+	case SCRY_F_STRING:
+		fprintf(f, "string _%s;\n", fd->name);
+		break;
+	case SCRY_F_TEXT:
+		put_int(f, 1, 0, 1, 10);
+		fprintf(f, " _%s[%u];\n", fd->name, fd->count);
+		break;
+	case SCRY_F_ARRAY:
+		put_int(f, fd->size, fd->is_signed, 0, fd->base);
+		fprintf(f, " _%s[%u];\n", fd->name, fd->count);
+		break;
+	case SCRY_F_SEQ: {
+		int lf = fd->length_field;
+
+		if (lf < 0 || (unsigned)lf >= i || ev->fields[lf].type != SCRY_F_INT ||
+		    ev->fields[lf].is_signed) {
+			snprintf(err, errlen,
+				 "event %s: sequence %s: length field must be an earlier unsigned integer",
+				 ev->name, fd->name);
+			return -1;
+		}
+		put_int(f, fd->size, fd->is_signed, 0, fd->base);
+		fprintf(f, " _%s[ _%s ];\n", fd->name, ev->fields[lf].name);
+		break;
+	}
+	default:
+		snprintf(err, errlen, "event %s: field %s: unknown type %d", ev->name, fd->name,
+			 (int)fd->type);
+		return -1;
+	}
+	return 0;
+}
+
+static void put_contexts(FILE *f, uint64_t mask)
+{
+	fputs("\tevent.context := struct {\n", f);
+	for (int c = 0; c < SCRY_CTX_NR; c++) {
+		const struct scry_context_desc *d;
+
+		if (!(mask & (1ULL << c)) || !(d = scry_context((enum scry_ctx)c)))
+			continue;
+		fputs("\t\t", f);
+		if (d->type == SCRY_F_TEXT) {
+			put_int(f, 1, 0, 1, 10);
+			fprintf(f, " _%s[%u];\n", d->name, d->count);
+		} else {
+			put_int(f, d->size, d->is_signed, 0, 10);
+			fprintf(f, " _%s;\n", d->name);
+		}
+	}
+	fputs("\t};\n", f);
+}
+
+char *ctf_metadata_text(const struct ctf_trace_info *ti, const struct scry_event *const *events,
+			size_t nevents, char *err, size_t errlen)
+{
+	char *buf = NULL, uuid[37], cuuid[37];
+	size_t len = 0;
+	FILE *f = NULL;
+	int ok = 0;
+
+	if (nevents > 65536) {
+		snprintf(err, errlen, "too many events (%zu): event ids are 16-bit", nevents);
+		return NULL;
+	}
+	if (ti->ctx_mask >> SCRY_CTX_NR) {
+		snprintf(err, errlen, "unknown context bits in mask 0x%llx",
+			 (unsigned long long)ti->ctx_mask);
+		return NULL;
+	}
+	for (int c = 0; c < SCRY_CTX_NR; c++) {
+		const struct scry_context_desc *d;
+
+		if (!(ti->ctx_mask & (1ULL << c)))
+			continue;
+		d = scry_context((enum scry_ctx)c);
+		if (!d || !is_ident(d->name) ||
+		    (d->type != SCRY_F_TEXT && !valid_int_size(d->size))) {
+			snprintf(err, errlen, "context %d has no usable description", c);
+			return NULL;
+		}
+	}
+	f = open_memstream(&buf, &len);
+	if (!f) {
+		snprintf(err, errlen, "open_memstream: %s", strerror(errno));
+		return NULL;
+	}
+	uuid_str(ti->uuid, uuid);
+	uuid_str(ti->clock_uuid, cuuid);
+
+	fputs("/* CTF 1.8 */\n\n", f);
+	fputs("typealias integer { size = 8; align = 8; signed = false; } := uint8_t;\n"
+	      "typealias integer { size = 16; align = 8; signed = false; } := uint16_t;\n"
+	      "typealias integer { size = 32; align = 8; signed = false; } := uint32_t;\n"
+	      "typealias integer { size = 64; align = 8; signed = false; } := uint64_t;\n"
+	      "typealias integer { size = 64; align = 8; signed = false; } := unsigned long;\n"
+	      "typealias integer { size = 5; align = 1; signed = false; } := uint5_t;\n"
+	      "typealias integer { size = 27; align = 1; signed = false; } := uint27_t;\n\n", f);
+
+	fprintf(f, "trace {\n"
+		   "\tmajor = 1;\n"
+		   "\tminor = 8;\n"
+		   "\tuuid = \"%s\";\n"
+		   "\tbyte_order = le;\n"
+		   "\tpacket.header := struct {\n"
+		   "\t\tuint32_t magic;\n"
+		   "\t\tuint8_t  uuid[16];\n"
+		   "\t\tuint32_t stream_id;\n"
+		   "\t\tuint64_t stream_instance_id;\n"
+		   "\t};\n"
+		   "};\n\n", uuid);
+
+	fputs("env {\n\thostname = ", f);
+	put_str(f, ti->hostname);
+	fputs(";\n\tdomain = \"kernel\";\n\tsysname = ", f);
+	put_str(f, ti->sysname);
+	fputs(";\n\tkernel_release = ", f);
+	put_str(f, ti->kernel_release);
+	fputs(";\n\tkernel_version = ", f);
+	put_str(f, ti->kernel_version);
+	fprintf(f, ";\n\ttracer_name = \"scry\";\n"
+		   "\ttracer_major = %d;\n"
+		   "\ttracer_minor = %d;\n"
+		   "\ttracer_patchlevel = %d;\n"
+		   "\ttrace_buffering_scheme = \"global\";\n"
+		   "\ttrace_name = ",
+		SCRY_VERSION_MAJOR, SCRY_VERSION_MINOR, SCRY_VERSION_PATCH);
+	put_str(f, ti->trace_name);
+	fputs(";\n\ttrace_creation_datetime = ", f);
+	put_str(f, ti->creation_datetime);
+	fputs(";\n};\n\n", f);
+
+	fprintf(f, "clock {\n"
+		   "\tname = \"monotonic\";\n"
+		   "\tuuid = \"%s\";\n"
+		   "\tdescription = \"Monotonic Clock\";\n"
+		   "\tfreq = 1000000000; /* Frequency, in Hz */\n"
+		   "\tprecision = 1;\n"
+		   "\t/* clock value offset from Epoch is: offset_s * freq + offset */\n"
+		   "\toffset_s = %lld;\n"
+		   "\toffset = %llu;\n"
+		   "\tabsolute = FALSE;\n"
+		   "};\n\n",
+		cuuid, (long long)ti->clock_offset_s, (unsigned long long)ti->clock_offset_ns);
+
+	fputs("typealias integer {\n"
+	      "\tsize = 27; align = 1; signed = false;\n"
+	      "\tmap = clock.monotonic.value;\n"
+	      "} := uint27_clock_monotonic_t;\n\n"
+	      "typealias integer {\n"
+	      "\tsize = 32; align = 8; signed = false;\n"
+	      "\tmap = clock.monotonic.value;\n"
+	      "} := uint32_clock_monotonic_t;\n\n"
+	      "typealias integer {\n"
+	      "\tsize = 64; align = 8; signed = false;\n"
+	      "\tmap = clock.monotonic.value;\n"
+	      "} := uint64_clock_monotonic_t;\n\n", f);
+
+	fputs("struct packet_context {\n"
+	      "\tuint64_clock_monotonic_t timestamp_begin;\n"
+	      "\tuint64_clock_monotonic_t timestamp_end;\n"
+	      "\tuint64_t content_size;\n"
+	      "\tuint64_t packet_size;\n"
+	      "\tuint64_t packet_seq_num;\n"
+	      "\tunsigned long events_discarded;\n"
+	      "\tuint32_t cpu_id;\n"
+	      "};\n\n"
+	      "/* scry: 16-bit id and full 64-bit timestamp in every event, packed */\n"
+	      "struct event_header_scry {\n"
+	      "\tuint16_t id;\n"
+	      "\tuint64_clock_monotonic_t timestamp;\n"
+	      "} align(8);\n\n", f);
+
+	fputs("stream {\n"
+	      "\tid = 0;\n"
+	      "\tevent.header := struct event_header_scry;\n"
+	      "\tpacket.context := struct packet_context;\n", f);
+	if (ti->ctx_mask)
+		put_contexts(f, ti->ctx_mask);
+	fputs("};\n\n", f);
+
+	for (size_t i = 0; i < nevents; i++) {
+		const struct scry_event *ev = events[i];
+
+		if (!ev || !ev->name || !*ev->name) {
+			snprintf(err, errlen, "event %zu has no name", i);
+			goto cleanup;
+		}
+		fputs("event {\n\tname = ", f);
+		put_str(f, ev->name);
+		fprintf(f, ";\n\tid = %zu;\n\tstream_id = 0;\n", i);
+		fputs("\tfields := struct {\n", f);
+		for (unsigned j = 0; j < ev->nfields; j++)
+			if (put_field(f, ev, j, err, errlen) < 0)
+				goto cleanup;
+		fputs("\t};\n", f);
+		fputs("};\n\n", f);
+	}
+	if (fflush(f) != 0 || ferror(f)) {
+		snprintf(err, errlen, "building metadata: %s", strerror(errno ? errno : ENOMEM));
+		goto cleanup;
+	}
+	ok = 1;
+cleanup:
+	if (fclose(f) != 0 && ok) {
+		snprintf(err, errlen, "building metadata: %s", strerror(errno));
+		ok = 0;
+	}
+	if (!ok) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+int ctf_metadata_write(const char *path, const struct ctf_trace_info *ti,
+		       const struct scry_event *const *events, size_t nevents, char *err, size_t errlen)
+{
+	char *text;
+	size_t len, off = 0;
+	int fd = -1, ret = 0;
+
+	text = ctf_metadata_text(ti, events, nevents, err, errlen);
+	if (!text)
+		return -EINVAL;
+	len = strlen(text);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		goto cleanup;
+	}
+	while (off < len) {
+		ssize_t n = write(fd, text + off, len - off);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			ret = -errno;
+			snprintf(err, errlen, "%s: write: %s", path, strerror(errno));
+			goto cleanup;
+		}
+		off += (size_t)n;
+	}
+	if (fsync(fd) < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: fsync: %s", path, strerror(errno));
+		goto cleanup;
+	}
+cleanup:
+	if (fd >= 0 && close(fd) < 0 && ret == 0) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: close: %s", path, strerror(errno));
+	}
+	free(text);
+	return ret;
+}

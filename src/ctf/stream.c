@@ -1,0 +1,316 @@
+/* stream.c — one CTF data stream file and its LTTng packet index (docs/FORMAT.md).
+ * Events are appended as raw bytes into a packet buffer whose first 84 bytes are the
+ * packet header and context; a packet is filled in and written whole (then its index
+ * entry) when the next event does not fit, on flush, and on close.  Packets carry no
+ * padding: packet_size = content_size. */
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ctf/stream.h"
+#include "scry_abi.h"
+
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "scry writes little-endian CTF from host-order event bytes: little-endian hosts only"
+#endif
+
+#define CTF_MAGIC          0xC1FC1FC1u
+#define PKT_HEADER_SIZE    32
+#define PKT_CONTEXT_SIZE   52
+#define PKT_EVENTS_OFF     (PKT_HEADER_SIZE + PKT_CONTEXT_SIZE)   /* 84 */
+#define PKT_MAX_SIZE       (1u << 30)
+
+/* Offsets in a packet (header then context). */
+#define OFF_MAGIC          0
+#define OFF_UUID           4
+#define OFF_STREAM_ID      20
+#define OFF_INSTANCE_ID    24
+#define OFF_TS_BEGIN       32
+#define OFF_TS_END         40
+#define OFF_CONTENT_SIZE   48
+#define OFF_PACKET_SIZE    56
+#define OFF_SEQ_NUM        64
+#define OFF_DISCARDED      72
+#define OFF_CPU_ID         80
+
+/* LTTng's ctf_packet_index_file_hdr / ctf_packet_index (format 1.1), big-endian. */
+#define CTF_INDEX_MAGIC    0xC1F1DCC1u
+#define CTF_INDEX_MAJOR    1
+#define CTF_INDEX_MINOR    1
+#define CTF_INDEX_HDR_LEN  16
+#define CTF_INDEX_LEN      72
+
+struct ctf_stream {
+	int fd, idx_fd;
+	uint8_t *buf;            /* packet_size bytes; header pre-filled */
+	size_t cap, used;        /* used starts at PKT_EVENTS_OFF */
+	uint64_t pkt_events;     /* events in the current packet */
+	uint64_t first_ts;       /* timestamp of the current packet's first event */
+	uint64_t last_ts;        /* last timestamp written to the stream */
+	uint64_t prev_end;       /* timestamp_end of the last written packet */
+	uint64_t prev_discarded; /* events_discarded of the last written packet */
+	uint64_t discarded;      /* cumulative, as last set */
+	uint64_t seq;            /* packet_seq_num of the next packet */
+	uint64_t file_off, idx_off;
+	uint64_t start_ts;
+	uint64_t stream_id, instance_id;
+	unsigned cpu;
+	struct ctf_stream_stats st;
+	char path[4096];
+};
+
+static void put_le32(uint8_t *p, uint32_t v) { v = htole32(v); memcpy(p, &v, 4); }
+static void put_le64(uint8_t *p, uint64_t v) { v = htole64(v); memcpy(p, &v, 8); }
+static void put_be32(uint8_t *p, uint32_t v) { v = htobe32(v); memcpy(p, &v, 4); }
+static void put_be64(uint8_t *p, uint64_t v) { v = htobe64(v); memcpy(p, &v, 8); }
+
+/* write() all of buf, retrying short writes and EINTR.  0 or -errno. */
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			return -EIO;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Fill in the packet context, write the packet whole, then its index entry. */
+static int write_packet(struct ctf_stream *s, uint64_t end_ts)
+{
+	uint8_t ent[CTF_INDEX_LEN];
+	uint64_t begin, end, bits = (uint64_t)s->used * 8;
+	int r;
+
+	begin = s->seq ? s->prev_end : s->start_ts;
+	if (s->pkt_events && begin > s->first_ts)
+		begin = s->first_ts;
+	end = s->pkt_events ? s->last_ts : begin;
+	if (end_ts > end)
+		end = end_ts;
+
+	put_le64(s->buf + OFF_TS_BEGIN, begin);
+	put_le64(s->buf + OFF_TS_END, end);
+	put_le64(s->buf + OFF_CONTENT_SIZE, bits);
+	put_le64(s->buf + OFF_PACKET_SIZE, bits);
+	put_le64(s->buf + OFF_SEQ_NUM, s->seq);
+	put_le64(s->buf + OFF_DISCARDED, s->discarded);
+	put_le32(s->buf + OFF_CPU_ID, s->cpu);
+
+	r = write_all(s->fd, s->buf, s->used);
+	if (r < 0) {
+		/* Leave the file ending at the last complete packet; the packet stays buffered. */
+		if (ftruncate(s->fd, (off_t)s->file_off) == 0)
+			lseek(s->fd, (off_t)s->file_off, SEEK_SET);
+		return r;
+	}
+
+	put_be64(ent + 0, s->file_off);
+	put_be64(ent + 8, bits);
+	put_be64(ent + 16, bits);
+	put_be64(ent + 24, begin);
+	put_be64(ent + 32, end);
+	put_be64(ent + 40, s->discarded);
+	put_be64(ent + 48, s->stream_id);
+	put_be64(ent + 56, s->instance_id);
+	put_be64(ent + 64, s->seq);
+
+	s->file_off += s->used;
+	s->st.bytes += s->used;
+	s->st.packets++;
+	s->seq++;
+	s->prev_end = end;
+	s->prev_discarded = s->discarded;
+	s->used = PKT_EVENTS_OFF;
+	s->pkt_events = 0;
+
+	r = write_all(s->idx_fd, ent, sizeof(ent));
+	if (r < 0) {
+		if (ftruncate(s->idx_fd, (off_t)s->idx_off) == 0)
+			lseek(s->idx_fd, (off_t)s->idx_off, SEEK_SET);
+		return r;
+	}
+	s->idx_off += sizeof(ent);
+	return 0;
+}
+
+struct ctf_stream *ctf_stream_open(const struct ctf_stream_opts *o, char *err, size_t errlen)
+{
+	struct ctf_stream *s = NULL;
+	char idx_path[4096];
+	uint8_t hdr[CTF_INDEX_HDR_LEN];
+	int n, r;
+
+	if (!o || !o->dir || !o->channel || !*o->channel || strchr(o->channel, '/') || !o->uuid) {
+		snprintf(err, errlen, "stream: missing directory, channel or uuid");
+		return NULL;
+	}
+	if (o->packet_size < PKT_EVENTS_OFF + SCRY_EVENT_HEADER_SIZE || o->packet_size > PKT_MAX_SIZE) {
+		snprintf(err, errlen, "stream: packet size %zu out of range (%u..%u bytes)",
+			 o->packet_size, PKT_EVENTS_OFF + SCRY_EVENT_HEADER_SIZE, PKT_MAX_SIZE);
+		return NULL;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		snprintf(err, errlen, "stream: out of memory");
+		return NULL;
+	}
+	s->fd = s->idx_fd = -1;
+	s->cap = o->packet_size;
+	s->used = PKT_EVENTS_OFF;
+	s->start_ts = o->start_ts;
+	s->cpu = o->cpu;
+	s->stream_id = o->stream_id;
+	s->instance_id = o->stream_instance_id;
+	s->buf = malloc(s->cap);
+	if (!s->buf) {
+		snprintf(err, errlen, "stream: cannot allocate a %zu-byte packet", s->cap);
+		goto fail;
+	}
+	memset(s->buf, 0, PKT_EVENTS_OFF);
+	put_le32(s->buf + OFF_MAGIC, CTF_MAGIC);
+	memcpy(s->buf + OFF_UUID, o->uuid, 16);
+	put_le32(s->buf + OFF_STREAM_ID, o->stream_id);
+	put_le64(s->buf + OFF_INSTANCE_ID, o->stream_instance_id);
+
+	n = snprintf(s->path, sizeof(s->path), "%s/%s_%u", o->dir, o->channel, o->cpu);
+	if (n < 0 || (size_t)n >= sizeof(s->path)) {
+		snprintf(err, errlen, "stream: path too long");
+		goto fail;
+	}
+	n = snprintf(idx_path, sizeof(idx_path), "%s/index", o->dir);
+	if (n < 0 || (size_t)n >= sizeof(idx_path)) {
+		snprintf(err, errlen, "stream: path too long");
+		goto fail;
+	}
+	if (mkdir(idx_path, 0755) < 0 && errno != EEXIST) {
+		snprintf(err, errlen, "%s: %s", idx_path, strerror(errno));
+		goto fail;
+	}
+	n = snprintf(idx_path, sizeof(idx_path), "%s/index/%s_%u.idx", o->dir, o->channel, o->cpu);
+	if (n < 0 || (size_t)n >= sizeof(idx_path)) {
+		snprintf(err, errlen, "stream: path too long");
+		goto fail;
+	}
+
+	s->fd = open(s->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (s->fd < 0) {
+		snprintf(err, errlen, "%s: %s", s->path, strerror(errno));
+		goto fail;
+	}
+	s->idx_fd = open(idx_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (s->idx_fd < 0) {
+		snprintf(err, errlen, "%s: %s", idx_path, strerror(errno));
+		unlink(s->path);   /* created above by us: leave nothing half-made */
+		goto fail;
+	}
+	put_be32(hdr + 0, CTF_INDEX_MAGIC);
+	put_be32(hdr + 4, CTF_INDEX_MAJOR);
+	put_be32(hdr + 8, CTF_INDEX_MINOR);
+	put_be32(hdr + 12, CTF_INDEX_LEN);
+	r = write_all(s->idx_fd, hdr, sizeof(hdr));
+	if (r < 0) {
+		snprintf(err, errlen, "%s: write: %s", idx_path, strerror(-r));
+		unlink(idx_path);
+		unlink(s->path);
+		goto fail;
+	}
+	s->idx_off = sizeof(hdr);
+	return s;
+fail:
+	if (s->fd >= 0)
+		close(s->fd);
+	if (s->idx_fd >= 0)
+		close(s->idx_fd);
+	free(s->buf);
+	free(s);
+	return NULL;
+}
+
+int ctf_stream_append(struct ctf_stream *s, const void *ev, size_t len)
+{
+	uint8_t *p;
+	uint64_t ts;
+
+	if (len < SCRY_EVENT_HEADER_SIZE)
+		return -EINVAL;
+	if (len > s->cap - PKT_EVENTS_OFF)
+		return -E2BIG;
+	if (s->used + len > s->cap) {
+		int r = write_packet(s, 0);
+
+		if (r < 0)
+			return r;
+	}
+	p = s->buf + s->used;
+	memcpy(p, ev, len);
+	memcpy(&ts, p + 2, 8);
+	if (ts < s->last_ts) {
+		memcpy(p + 2, &s->last_ts, 8);
+		ts = s->last_ts;
+		s->st.clamped++;
+	} else {
+		s->last_ts = ts;
+	}
+	if (!s->pkt_events)
+		s->first_ts = ts;
+	s->pkt_events++;
+	s->used += len;
+	s->st.events++;
+	return 0;
+}
+
+void ctf_stream_set_discarded(struct ctf_stream *s, uint64_t cumulative)
+{
+	if (cumulative > s->discarded)
+		s->discarded = cumulative;
+}
+
+int ctf_stream_flush(struct ctf_stream *s)
+{
+	return s->pkt_events ? write_packet(s, 0) : 0;
+}
+
+int ctf_stream_close(struct ctf_stream *s, uint64_t end_ts)
+{
+	int r = 0;
+
+	if (!s)
+		return 0;
+	/* The last packet carries the final discarded count and reaches end_ts; a stream
+	 * that never wrote a packet gets an empty one so its file is a valid CTF stream. */
+	if (s->pkt_events || s->seq == 0 || s->discarded != s->prev_discarded ||
+	    end_ts > s->prev_end)
+		r = write_packet(s, end_ts);
+	if (fsync(s->fd) < 0 && r == 0)
+		r = -errno;
+	if (close(s->fd) < 0 && r == 0)
+		r = -errno;
+	if (fsync(s->idx_fd) < 0 && r == 0)
+		r = -errno;
+	if (close(s->idx_fd) < 0 && r == 0)
+		r = -errno;
+	free(s->buf);
+	free(s);
+	return r;
+}
+
+const struct ctf_stream_stats *ctf_stream_stats(const struct ctf_stream *s)
+{
+	return &s->st;
+}
