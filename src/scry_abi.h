@@ -10,11 +10,7 @@
 #define SCRY_ABI_H
 
 #ifndef __bpf__
-#include <stdint.h>
-typedef uint8_t __u8;
-typedef uint16_t __u16;
-typedef uint32_t __u32;
-typedef uint64_t __u64;
+#include <linux/types.h>
 #endif
 
 #define SCRY_EVENT_HEADER_SIZE 10       /* u16 id + u64 timestamp */
