@@ -1,0 +1,171 @@
+"""tests/e2e/conftest.py — fixtures for the end-to-end tests: paths to ./scry and the
+workloads, a fresh trace directory, running `scry record`, and reading a trace back with
+babeltrace2's Python bindings (bt2) into plain dicts.  These tests load BPF for real (root)."""
+import json
+import os
+import re
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRY = ROOT / "scry"
+WORKLOAD_DIR = ROOT / "build" / "workload"
+
+SUMMARY_RE = re.compile(
+    r"^scry: (\d+) events recorded, (\d+) discarded, (\d+) bytes written to (.+) "
+    r"in ([0-9.]+) s \(([0-9.]+) events/s\)$")
+
+O_WRONLY, O_CREAT, O_TRUNC, O_CLOEXEC = 0o1, 0o100, 0o1000, 0o2000000
+
+
+def pytest_collection_modifyitems(config, items):
+    if os.geteuid() != 0:
+        skip = pytest.mark.skip(reason="end-to-end tests load BPF programs: run as root")
+        for item in items:
+            item.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def scry():
+    assert SCRY.exists(), f"{SCRY} missing: run `make` first"
+    return str(SCRY)
+
+
+@pytest.fixture(scope="session")
+def workload():
+    """workload('tree') -> path of build/workload/tree."""
+    def path(name):
+        p = WORKLOAD_DIR / name
+        assert p.exists(), f"{p} missing: run `make` first"
+        return str(p)
+    return path
+
+
+@pytest.fixture
+def trace_dir(tmp_path):
+    """A path where a trace may be written (does not exist yet)."""
+    return tmp_path / "trace"
+
+
+class Recording:
+    def __init__(self, proc, out_dir):
+        self.returncode = proc.returncode
+        self.stdout = proc.stdout
+        self.stderr = proc.stderr
+        self.dir = Path(out_dir)
+
+    def summary(self):
+        """The parsed summary line: dict(events, discarded, bytes, dir, seconds, rate)."""
+        lines = [l for l in self.stderr.splitlines() if l.startswith("scry: ") and " events recorded, " in l]
+        assert len(lines) == 1, f"expected exactly one summary line on stderr, got:\n{self.stderr}"
+        m = SUMMARY_RE.match(lines[0].strip())
+        assert m, f"summary line does not match the spec: {lines[0]!r}"
+        return dict(events=int(m[1]), discarded=int(m[2]), bytes=int(m[3]), dir=m[4],
+                    seconds=float(m[5]), rate=float(m[6]))
+
+    def check(self):
+        assert self.returncode == 0, f"scry record exited {self.returncode}:\n{self.stderr}"
+        return self
+
+
+@pytest.fixture(scope="session")
+def record(scry):
+    """record(out_dir, *args, cmd=None, timeout=...) runs `scry record -q -o out_dir args [-- cmd]`."""
+    def run(out_dir, *args, cmd=None, timeout=180, quiet=True):
+        argv = [scry, "record"] + (["-q"] if quiet else []) + ["-o", str(out_dir)] + list(args)
+        if cmd:
+            argv += ["--"] + [str(c) for c in cmd]
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout,
+                              stdin=subprocess.DEVNULL)
+        return Recording(proc, out_dir)
+    return run
+
+
+def _to_py(field):
+    import bt2
+    if isinstance(field, bt2._StringFieldConst):
+        return str(field)
+    if isinstance(field, bt2._BoolFieldConst):
+        return bool(field)
+    if isinstance(field, bt2._IntegerFieldConst):
+        return int(field)
+    if isinstance(field, bt2._RealFieldConst):
+        return float(field)
+    if isinstance(field, bt2._StructureFieldConst):
+        return {k: _to_py(v) for k, v in field.items()}
+    if isinstance(field, bt2._ArrayFieldConst):
+        return [_to_py(v) for v in field]
+    if isinstance(field, bt2._VariantFieldConst):
+        return _to_py(field.selected_option)
+    if isinstance(field, bt2._OptionFieldConst):
+        return None if field.field is None else _to_py(field.field)
+    return field
+
+
+class Trace:
+    def __init__(self):
+        self.events = []       # dicts: name, ts, cpu, stream, pid, tid, procname, ctx, fields
+        self.discarded = 0     # sum of the discarded-events messages' counts
+        self.discarded_msgs = 0
+
+
+def read_trace(path, fields=True):
+    """Read a trace with bt2 (muxed, time-ordered).  Each event is a dict with name, ts (ns
+    from the clock snapshot), cpu (packet context cpu_id), stream (stream id), the common
+    context flattened (pid, tid, procname, ...) plus 'ctx', and 'fields' (the payload)."""
+    import bt2
+    tr = Trace()
+    for msg in bt2.TraceCollectionMessageIterator(str(path)):
+        if type(msg) is bt2._EventMessageConst:
+            ev = msg.event
+            d = {"name": ev.name, "ts": msg.default_clock_snapshot.value}
+            pkt = ev.packet
+            d["cpu"] = int(pkt.context_field["cpu_id"]) if pkt is not None and pkt.context_field is not None and "cpu_id" in pkt.context_field else None
+            d["stream"] = ev.stream.id
+            ctx = _to_py(ev.common_context_field) if ev.common_context_field is not None else {}
+            d["ctx"] = ctx
+            for k in ("pid", "tid", "procname"):
+                d[k] = ctx.get(k)
+            if fields:
+                d["fields"] = _to_py(ev.payload_field) if ev.payload_field is not None else {}
+            tr.events.append(d)
+        elif type(msg) is bt2._DiscardedEventsMessageConst:
+            tr.discarded_msgs += 1
+            assert msg.count is not None, "discarded-events message without a count"
+            tr.discarded += msg.count
+    return tr
+
+
+@pytest.fixture(scope="session")
+def bt2_read():
+    return read_trace
+
+
+def run_babeltrace2(path, timeout=300):
+    return subprocess.run(["babeltrace2", str(path)], capture_output=True, text=True,
+                          timeout=timeout, stdin=subprocess.DEVNULL)
+
+
+def wait_json_line(proc, timeout=10):
+    """First stdout line of a Popen'd workload, parsed as JSON."""
+    line = proc.stdout.readline()
+    assert line, "workload printed nothing"
+    return json.loads(line)
+
+
+def scry_progs():
+    """BPF programs currently loaded whose name starts with scry (bpftool prog show -j)."""
+    out = subprocess.run(["bpftool", "prog", "show", "-j"], capture_output=True, text=True, check=True)
+    return [p for p in json.loads(out.stdout or "[]") if str(p.get("name", "")).startswith("scry")]
+
+
+def pid_alive(pid):
+    try:
+        os.kill(pid, 0)
+        return True
+    except ProcessLookupError:
+        return False
