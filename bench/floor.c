@@ -1,0 +1,41 @@
+/* bench/floor.c — loads bench/floor.bpf.c's empty syscall programs, prints "ready" once they
+ * are attached, and keeps them attached until SIGINT/SIGTERM.  `floor --tp` uses the
+ * raw_syscalls tracepoints instead of tp_btf. */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+#include "floor.skel.h"
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	stop = 1;
+}
+
+int main(int argc, char **argv)
+{
+	int tp = argc > 1 && !strcmp(argv[1], "--tp");
+	struct floor_bpf *skel = floor_bpf__open();
+	if (!skel) {
+		fprintf(stderr, "floor: open failed\n");
+		return 1;
+	}
+	bpf_program__set_autoload(tp ? skel->progs.floor_enter_btf : skel->progs.floor_enter_tp, false);
+	bpf_program__set_autoload(tp ? skel->progs.floor_exit_btf : skel->progs.floor_exit_tp, false);
+	if (floor_bpf__load(skel) || floor_bpf__attach(skel)) {
+		fprintf(stderr, "floor: load/attach failed\n");
+		floor_bpf__destroy(skel);
+		return 1;
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	printf("ready\n");
+	fflush(stdout);
+	while (!stop)
+		pause();
+	floor_bpf__destroy(skel);
+	return 0;
+}
