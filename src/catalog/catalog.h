@@ -91,6 +91,9 @@ const char *scry_catalog_tracefs(const struct scry_catalog *cat);
 /* Every syscall of this kernel (number order). */
 size_t scry_catalog_syscalls(struct scry_catalog *cat, const struct scry_syscall **list);
 const struct scry_syscall *scry_catalog_syscall_by_name(struct scry_catalog *cat, const char *name);
+/* false when this kernel has no sys_enter format for sc (nargs is then 0, and its entry
+ * event records six raw uint64 registers arg0..arg5). */
+bool scry_catalog_syscall_args_known(struct scry_catalog *cat, const struct scry_syscall *sc);
 
 /* Every tracepoint "system:event" in tracefs except syscalls:*, sorted. */
 size_t scry_catalog_tracepoints(struct scry_catalog *cat, const char *const **names);

@@ -20,7 +20,5 @@ extern const size_t scry_syscall_table_len;
 
 /* C type -> size/signedness/pointer as the generator decides them (syscalls.c). */
 int scry_syscall_ctype(const char *ctype, uint8_t *size, bool *is_signed, bool *is_pointer);
-/* Is argument `arg` of syscall `sc` a NUL-terminated user input string? */
-bool scry_syscall_arg_is_string(const char *sc, const char *arg, const char *ctype);
 
 #endif /* SCRY_SYSCALL_TABLE_H */

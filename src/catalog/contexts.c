@@ -1,0 +1,61 @@
+/* contexts.c — the context table (-c): names, CTF types and sizes of the per-event
+ * context fields, in enum scry_ctx order (docs/FORMAT.md, LTTng's names). */
+#include <string.h>
+#include "catalog/catalog.h"
+
+#define I32(n)  { n, SCRY_F_INT, 4, true, 0 }
+#define U32(n)  { n, SCRY_F_INT, 4, false, 0 }
+
+static const struct scry_context_desc contexts[SCRY_CTX_NR] = {
+	[SCRY_CTX_PID] = I32("pid"),
+	[SCRY_CTX_TID] = I32("tid"),
+	[SCRY_CTX_PPID] = I32("ppid"),
+	[SCRY_CTX_VPID] = I32("vpid"),
+	[SCRY_CTX_VTID] = I32("vtid"),
+	[SCRY_CTX_PROCNAME] = { "procname", SCRY_F_TEXT, 1, false, SCRY_COMM_LEN },
+	[SCRY_CTX_CPU_ID] = I32("cpu_id"),
+	[SCRY_CTX_UID] = U32("uid"),
+	[SCRY_CTX_GID] = U32("gid"),
+	[SCRY_CTX_EUID] = U32("euid"),
+	[SCRY_CTX_PRIO] = I32("prio"),
+	[SCRY_CTX_NICE] = I32("nice"),
+	[SCRY_CTX_CGROUP_NS] = U32("cgroup_ns"),
+	[SCRY_CTX_IPC_NS] = U32("ipc_ns"),
+	[SCRY_CTX_MNT_NS] = U32("mnt_ns"),
+	[SCRY_CTX_NET_NS] = U32("net_ns"),
+	[SCRY_CTX_PID_NS] = U32("pid_ns"),
+	[SCRY_CTX_USER_NS] = U32("user_ns"),
+	[SCRY_CTX_UTS_NS] = U32("uts_ns"),
+};
+
+const struct scry_context_desc *scry_context(enum scry_ctx c)
+{
+	if ((unsigned)c >= SCRY_CTX_NR)
+		return NULL;
+	return &contexts[c];
+}
+
+int scry_context_by_name(const char *name)
+{
+	if (!name)
+		return -1;
+	if (name[0] == '_')   /* accept LTTng's CTF spelling "_pid" too */
+		name++;
+	for (int i = 0; i < SCRY_CTX_NR; i++)
+		if (!strcmp(contexts[i].name, name))
+			return i;
+	return -1;
+}
+
+size_t scry_context_size(uint64_t mask)
+{
+	size_t total = 0;
+
+	for (int i = 0; i < SCRY_CTX_NR; i++) {
+		if (!(mask & (1ull << i)))
+			continue;
+		total += contexts[i].type == SCRY_F_TEXT ? contexts[i].size * contexts[i].count
+							 : contexts[i].size;
+	}
+	return total;
+}

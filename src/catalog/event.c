@@ -1,0 +1,401 @@
+/* event.c — builds struct scry_event: generic tracepoints from their tracefs format
+ * (common_* dropped, LTTng names, CTF types), syscall entry/exit events, the built-ins
+ * (syscall_*_unknown, sched_process_fork in lttng-modules' layout), and the BPF copy
+ * operations of a generic tracepoint (scry_event_tp_ops). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "catalog/event.h"
+#include "catalog/internal.h"
+#include "catalog/tpformat.h"
+
+struct builder {
+	struct scry_event *ev;
+	unsigned cap;
+};
+
+void scry_event_free(struct scry_event *ev)
+{
+	if (!ev)
+		return;
+	for (unsigned i = 0; i < ev->nfields; i++)
+		free(ev->fields[i].name);
+	free(ev->fields);
+	free(ev->name);
+	free(ev->system);
+	free(ev->tp);
+	free(ev);
+}
+
+static struct scry_event *event_new(const char *name, const char *system, const char *tp,
+				    enum scry_ekind kind, int nr)
+{
+	struct scry_event *ev = calloc(1, sizeof(*ev));
+
+	if (!ev)
+		return NULL;
+	ev->kind = kind;
+	ev->nr = nr;
+	ev->name = strdup(name);
+	ev->system = strdup(system);
+	ev->tp = strdup(tp);
+	if (!ev->name || !ev->system || !ev->tp) {
+		scry_event_free(ev);
+		return NULL;
+	}
+	return ev;
+}
+
+/* Append a field named `name` (escaped into a TSDL identifier); NULL on no memory. */
+static struct scry_field *add(struct builder *b, const char *name, enum scry_ftype type, uint8_t size,
+			      bool is_signed)
+{
+	struct scry_field *f;
+
+	if (b->ev->nfields == b->cap) {
+		unsigned ncap = b->cap ? b->cap * 2 : 8;
+		struct scry_field *n = realloc(b->ev->fields, ncap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		b->ev->fields = n;
+		b->cap = ncap;
+	}
+	f = &b->ev->fields[b->ev->nfields];
+	memset(f, 0, sizeof(*f));
+	if (!(f->name = scry_ctf_ident(name)))
+		return NULL;
+	b->ev->nfields++;
+	f->type = type;
+	f->size = size;
+	f->is_signed = is_signed;
+	f->base = 10;
+	f->length_field = -1;
+	f->src = SCRY_SRC_NONE;
+	return f;
+}
+
+struct elem_type {
+	const char *name;
+	uint8_t size;
+	bool is_signed;
+	uint8_t base;
+};
+
+static const struct elem_type elem_types[] = {
+	{ "char", 1, false, 10 }, { "unsigned char", 1, false, 10 }, { "u8", 1, false, 10 },
+	{ "__u8", 1, false, 10 }, { "uint8_t", 1, false, 10 }, { "bool", 1, false, 10 },
+	{ "signed char", 1, true, 10 }, { "s8", 1, true, 10 }, { "__s8", 1, true, 10 },
+	{ "int8_t", 1, true, 10 },
+	{ "u16", 2, false, 10 }, { "__u16", 2, false, 10 }, { "unsigned short", 2, false, 10 },
+	{ "uint16_t", 2, false, 10 }, { "s16", 2, true, 10 }, { "__s16", 2, true, 10 },
+	{ "short", 2, true, 10 }, { "int16_t", 2, true, 10 },
+	{ "u32", 4, false, 10 }, { "__u32", 4, false, 10 }, { "unsigned int", 4, false, 10 },
+	{ "unsigned", 4, false, 10 }, { "uint32_t", 4, false, 10 },
+	{ "int", 4, true, 10 }, { "s32", 4, true, 10 }, { "__s32", 4, true, 10 },
+	{ "int32_t", 4, true, 10 }, { "pid_t", 4, true, 10 },
+	{ "u64", 8, false, 10 }, { "__u64", 8, false, 10 }, { "unsigned long", 8, false, 10 },
+	{ "unsigned long long", 8, false, 10 }, { "uint64_t", 8, false, 10 }, { "size_t", 8, false, 10 },
+	{ "s64", 8, true, 10 }, { "__s64", 8, true, 10 }, { "long", 8, true, 10 },
+	{ "long long", 8, true, 10 }, { "int64_t", 8, true, 10 }, { "loff_t", 8, true, 10 },
+	{ "cpumask_t", 8, false, 16 },
+};
+
+/* Element type of a __data_loc/__rel_loc array; unknown types are opaque bytes. */
+static struct elem_type elem_of(const struct tpformat_field *ff)
+{
+	struct elem_type bytes = { NULL, 1, false, 16 };
+
+	if (ff->is_pointer)
+		return (struct elem_type){ NULL, 8, false, 16 };
+	for (size_t i = 0; i < sizeof(elem_types) / sizeof(elem_types[0]); i++)
+		if (!strcmp(elem_types[i].name, ff->type))
+			return elem_types[i];
+	return bytes;
+}
+
+/* Kernel addresses stored as unsigned long: shown in hexadecimal. */
+static bool is_address(const struct tpformat_field *ff)
+{
+	static const char *const names[] = { "call_site", "ip", "parent_ip", "caller", "function", "ptr" };
+	size_t n = strlen(ff->name);
+
+	if (ff->is_pointer)
+		return true;
+	if (strcmp(ff->type, "unsigned long"))
+		return false;
+	if ((n >= 4 && !strcmp(ff->name + n - 4, "addr")) || (n >= 7 && !strcmp(ff->name + n - 7, "address")))
+		return true;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(ff->name, names[i]))
+			return true;
+	return false;
+}
+
+static int add_tp_field(struct builder *b, const char *system, const char *event,
+			const struct tpformat_field *ff, char *err, size_t errlen)
+{
+	const char *name = scry_lttng_field_name(system, event, ff->name);
+	struct scry_field *f;
+
+	if (ff->offset > UINT16_MAX || ff->size > UINT16_MAX || ff->offset + ff->size > UINT16_MAX) {
+		snprintf(err, errlen, "field '%s' lies beyond 64 KiB of the record", ff->name);
+		return -1;
+	}
+	if (ff->loc != TPF_PLAIN) {
+		bool is_str = ff->array == TPF_ARRAY_DYN && !strcmp(ff->type, "char");
+		enum scry_fsrc src = ff->loc == TPF_DATA_LOC ? SCRY_SRC_LOC : SCRY_SRC_REL;
+
+		if (is_str) {
+			if (!(f = add(b, name, SCRY_F_STRING, 1, false)))
+				goto nomem;
+		} else {
+			struct elem_type et = elem_of(ff);
+			char *lname;
+			int lidx = (int)b->ev->nfields;
+
+			if (asprintf(&lname, "_%s_length", name) < 0)
+				goto nomem;
+			f = add(b, lname, SCRY_F_INT, 4, false);
+			free(lname);
+			if (!f)
+				goto nomem;
+			f->src = SCRY_SRC_LEN;
+			if (!(f = add(b, name, SCRY_F_SEQ, et.size, et.is_signed)))
+				goto nomem;
+			f->base = et.base;
+			f->length_field = lidx;
+		}
+		f->src = src;
+		f->src_off = (uint16_t)ff->offset;
+		f->src_size = (uint16_t)ff->size;
+		return 0;
+	}
+	if (ff->array == TPF_ARRAY_DYN || ff->size == 0) {
+		snprintf(err, errlen, "field '%s' has no fixed size (flexible array)", ff->name);
+		return -1;
+	}
+	if (ff->array != TPF_NOT_ARRAY && !strcmp(ff->type, "char")) {
+		f = add(b, name, SCRY_F_TEXT, 1, false);
+		if (f)
+			f->count = ff->size;
+	} else if (ff->array > 0 && ff->size / (uint32_t)ff->array <= 8 &&
+		   ((ff->size / (uint32_t)ff->array) & (ff->size / (uint32_t)ff->array - 1)) == 0) {
+		f = add(b, name, SCRY_F_ARRAY, (uint8_t)(ff->size / (uint32_t)ff->array), ff->is_signed);
+		if (f) {
+			f->count = (uint32_t)ff->array;
+			f->base = ff->is_pointer ? 16 : 10;
+		}
+	} else if (ff->array == TPF_NOT_ARRAY && (ff->size == 1 || ff->size == 2 || ff->size == 4 || ff->size == 8)) {
+		f = add(b, name, SCRY_F_INT, (uint8_t)ff->size, ff->is_signed);
+		if (f)
+			f->base = is_address(ff) ? 16 : 10;
+	} else {   /* odd-sized scalar or array of odd elements: raw bytes */
+		f = add(b, name, SCRY_F_ARRAY, 1, false);
+		if (f) {
+			f->count = ff->size;
+			f->base = 16;
+		}
+	}
+	if (!f)
+		goto nomem;
+	f->src = SCRY_SRC_FIXED;
+	f->src_off = (uint16_t)ff->offset;
+	f->src_size = (uint16_t)ff->size;
+	return 0;
+nomem:
+	snprintf(err, errlen, "out of memory");
+	return -1;
+}
+
+struct scry_event *scry_event_from_format(const char *system, const char *name, const char *text,
+					  size_t len, char *err, size_t errlen)
+{
+	struct tpformat fmt;
+	struct builder b = { 0 };
+	char perr[160];
+
+	if (tpformat_parse(text, len, &fmt, perr, sizeof(perr)) < 0) {
+		snprintf(err, errlen, "bad format file: %s", perr);
+		return NULL;
+	}
+	if (!(b.ev = event_new(scry_lttng_event_name(system, name), system, name, SCRY_EV_TRACEPOINT, -1))) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	for (unsigned i = 0; i < fmt.nfields; i++) {
+		if (fmt.fields[i].is_common)
+			continue;
+		if (add_tp_field(&b, system, name, &fmt.fields[i], err, errlen) < 0)
+			goto fail;
+	}
+	for (unsigned i = 0; i < b.ev->nfields; i++)
+		for (unsigned j = 0; j < i; j++)
+			if (!strcmp(b.ev->fields[i].name, b.ev->fields[j].name)) {
+				snprintf(err, errlen, "two fields named '%s'", b.ev->fields[i].name);
+				goto fail;
+			}
+	tpformat_free(&fmt);
+	return b.ev;
+fail:
+	tpformat_free(&fmt);
+	scry_event_free(b.ev);
+	return NULL;
+}
+
+struct scry_event *scry_event_syscall_entry(const struct scry_syscall *sc, bool args_known)
+{
+	struct builder b = { 0 };
+	char name[128];
+
+	snprintf(name, sizeof(name), "syscall_entry_%s", sc->name);
+	if (!(b.ev = event_new(name, "syscalls", sc->name, SCRY_EV_SYSCALL_ENTRY, sc->nr)))
+		return NULL;
+	if (!args_known) {   /* six raw registers, as syscall_entry_unknown records them */
+		for (int i = 0; i < SCRY_MAX_ARGS; i++) {
+			struct scry_field *f;
+			char an[8];
+
+			snprintf(an, sizeof(an), "arg%d", i);
+			if (!(f = add(&b, an, SCRY_F_INT, 8, false)))
+				goto fail;
+			f->base = 16;
+		}
+		b.ev->nargs = SCRY_MAX_ARGS;
+		return b.ev;
+	}
+	for (unsigned i = 0; i < sc->nargs && i < SCRY_MAX_ARGS; i++) {
+		const struct scry_syscall_arg *a = &sc->args[i];
+		struct scry_field *f;
+
+		if (a->is_string) {
+			if (!(f = add(&b, a->name, SCRY_F_STRING, 1, false)))
+				goto fail;
+			b.ev->str_mask |= 1u << i;
+		} else {
+			if (!(f = add(&b, a->name, SCRY_F_INT, 8, a->is_signed)))
+				goto fail;
+			f->base = a->is_pointer ? 16 : 10;
+			if (a->size <= 4 && a->is_signed)
+				b.ev->s32_mask |= 1u << i;
+			else if (a->size <= 4)
+				b.ev->u32_mask |= 1u << i;
+		}
+		b.ev->nargs++;
+	}
+	return b.ev;
+fail:
+	scry_event_free(b.ev);
+	return NULL;
+}
+
+struct scry_event *scry_event_syscall_exit(const struct scry_syscall *sc)
+{
+	struct builder b = { 0 };
+	char name[128];
+
+	snprintf(name, sizeof(name), "syscall_exit_%s", sc->name);
+	if (!(b.ev = event_new(name, "syscalls", sc->name, SCRY_EV_SYSCALL_EXIT, sc->nr)))
+		return NULL;
+	if (!add(&b, "ret", SCRY_F_INT, 8, true)) {
+		scry_event_free(b.ev);
+		return NULL;
+	}
+	return b.ev;
+}
+
+static struct scry_field *add_text(struct builder *b, const char *name, uint32_t count)
+{
+	struct scry_field *f = add(b, name, SCRY_F_TEXT, 1, false);
+
+	if (f)
+		f->count = count;
+	return f;
+}
+
+struct scry_event *scry_event_builtin(const char *name)
+{
+	struct builder b = { 0 };
+	struct scry_field *f;
+
+	if (!strcmp(name, "syscall_entry_unknown")) {
+		if (!(b.ev = event_new(name, "raw_syscalls", "sys_enter", SCRY_EV_BUILTIN, -1)))
+			return NULL;
+		if (!add(&b, "id", SCRY_F_INT, 8, true) || !(f = add(&b, "args", SCRY_F_ARRAY, 8, false)))
+			goto fail;
+		f->count = SCRY_MAX_ARGS;
+		f->base = 16;
+	} else if (!strcmp(name, "syscall_exit_unknown")) {
+		if (!(b.ev = event_new(name, "raw_syscalls", "sys_exit", SCRY_EV_BUILTIN, -1)))
+			return NULL;
+		if (!add(&b, "id", SCRY_F_INT, 8, true) || !add(&b, "ret", SCRY_F_INT, 8, true))
+			goto fail;
+	} else if (!strcmp(name, "sched_process_fork")) {
+		/* lttng-modules sched.h: ctf_array_text parent_comm, pid_t parent_tid, parent_pid,
+		 * unsigned int parent_ns_inum, child_comm, child_tid,
+		 * ctf_sequence(pid_t, vtids, ..., u8 length), child_pid, unsigned int child_ns_inum */
+		if (!(b.ev = event_new(name, "sched", "sched_process_fork", SCRY_EV_BUILTIN, -1)))
+			return NULL;
+		if (!add_text(&b, "parent_comm", SCRY_COMM_LEN) || !add(&b, "parent_tid", SCRY_F_INT, 4, true) ||
+		    !add(&b, "parent_pid", SCRY_F_INT, 4, true) || !add(&b, "parent_ns_inum", SCRY_F_INT, 4, false) ||
+		    !add_text(&b, "child_comm", SCRY_COMM_LEN) || !add(&b, "child_tid", SCRY_F_INT, 4, true) ||
+		    !add(&b, "_vtids_length", SCRY_F_INT, 1, false) ||
+		    !(f = add(&b, "vtids", SCRY_F_SEQ, 4, true)))
+			goto fail;
+		f->length_field = (int)b.ev->nfields - 2;
+		if (!add(&b, "child_pid", SCRY_F_INT, 4, true) || !add(&b, "child_ns_inum", SCRY_F_INT, 4, false))
+			goto fail;
+	} else {
+		return NULL;
+	}
+	return b.ev;
+fail:
+	scry_event_free(b.ev);
+	return NULL;
+}
+
+int scry_event_tp_ops(const struct scry_event *ev, struct scry_tp_desc *out)
+{
+	unsigned n = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!ev || ev->kind != SCRY_EV_TRACEPOINT)
+		return -1;
+	for (unsigned i = 0; i < ev->nfields; i++) {
+		const struct scry_field *f = &ev->fields[i];
+		struct scry_tp_op *last = n ? &out->ops[n - 1] : NULL;
+		struct scry_tp_op op = { 0 };
+
+		switch (f->src) {
+		case SCRY_SRC_FIXED:
+			if (last && last->kind == SCRY_OP_COPY && last->src_off + last->len == f->src_off &&
+			    last->len + f->src_size <= UINT16_MAX) {
+				last->len = (uint16_t)(last->len + f->src_size);
+				continue;
+			}
+			op = (struct scry_tp_op){ SCRY_OP_COPY, f->src_off, f->src_size, 0 };
+			break;
+		case SCRY_SRC_LEN:
+			continue;   /* written by the SEQ op that follows */
+		case SCRY_SRC_LOC:
+		case SCRY_SRC_REL:
+			if (f->type == SCRY_F_STRING)
+				op.kind = f->src == SCRY_SRC_LOC ? SCRY_OP_STR_LOC : SCRY_OP_STR_REL;
+			else if (f->type == SCRY_F_SEQ)
+				op.kind = f->src == SCRY_SRC_LOC ? SCRY_OP_SEQ_LOC : SCRY_OP_SEQ_REL;
+			else
+				return -1;
+			op.src_off = f->src_off;
+			op.len = SCRY_STR_MAX;
+			op.elem = f->type == SCRY_F_SEQ ? f->size : 0;
+			break;
+		default:
+			return -1;
+		}
+		if (n == SCRY_MAX_TP_OPS)
+			return -1;
+		out->ops[n++] = op;
+	}
+	out->nops = (uint16_t)n;
+	return (int)n;
+}

@@ -1,0 +1,19 @@
+/* event.h — construction of struct scry_event (event.c): from a tracefs format text,
+ * for a syscall's entry/exit, and for the built-in events.  Catalog-internal. */
+#ifndef SCRY_CATALOG_EVENT_H
+#define SCRY_CATALOG_EVENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "catalog/catalog.h"
+
+/* NULL with a one-line reason in err if the format cannot be parsed or used. */
+struct scry_event *scry_event_from_format(const char *system, const char *name, const char *text,
+					  size_t len, char *err, size_t errlen);
+/* args_known false: the arguments are unknown, the event records six raw uint64 arg0..arg5. */
+struct scry_event *scry_event_syscall_entry(const struct scry_syscall *sc, bool args_known);
+struct scry_event *scry_event_syscall_exit(const struct scry_syscall *sc);
+struct scry_event *scry_event_builtin(const char *name);
+void scry_event_free(struct scry_event *ev);
+
+#endif /* SCRY_CATALOG_EVENT_H */

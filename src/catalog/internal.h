@@ -1,0 +1,35 @@
+/* internal.h — helpers shared by the catalog's own files (not used outside src/catalog):
+ * LTTng name mapping (lttng_names.c), identifier escaping, and the run-time syscall list
+ * (syscalls.c). */
+#ifndef SCRY_CATALOG_INTERNAL_H
+#define SCRY_CATALOG_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "catalog/catalog.h"
+
+/* LTTng's event name for tracefs SYSTEM:EVENT ("softirq_entry" -> "irq_softirq_entry"),
+ * or event itself. */
+const char *scry_lttng_event_name(const char *system, const char *event);
+/* LTTng's field name for a tracefs field ("sched_switch.prev_pid" -> "prev_tid"), or field. */
+const char *scry_lttng_field_name(const char *system, const char *event, const char *field);
+/* A valid TSDL identifier for name: TSDL keywords and names that are not identifiers
+ * get a leading '_' (invalid characters become '_').  Returns a malloc'ed string. */
+char *scry_ctf_ident(const char *name);
+
+/* Read a whole (small, possibly unseekable) file: 0, or -1 with errno set. */
+int scry_read_text(const char *path, char **buf, size_t *len);
+
+/* The run-time syscall list: the generated table refreshed from tracefs. */
+struct scry_syscalls {
+	struct scry_syscall *list;   /* number order */
+	bool *args_known;            /* parallel to list */
+	size_t n;
+	char **strings;              /* names/types owned by the list */
+	size_t nstrings, capstrings;
+};
+int scry_syscalls_load(const char *tracefs, struct scry_syscalls *out, char *err, size_t errlen);
+void scry_syscalls_free(struct scry_syscalls *s);
+const struct scry_syscall *scry_syscalls_find(const struct scry_syscalls *s, const char *name);
+
+#endif /* SCRY_CATALOG_INTERNAL_H */

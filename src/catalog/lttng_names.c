@@ -1,0 +1,109 @@
+/* lttng_names.c — lttng-modules' event and field names where they differ from the
+ * kernel's tracefs format (from lttng-modules include/instrumentation/events/{sched,irq,
+ * timer,kmem,signal}.h), and TSDL identifier escaping. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include "catalog/internal.h"
+
+struct event_map {
+	const char *system, *event, *lttng;
+};
+
+/* LTTNG_TRACEPOINT_EVENT_MAP / _INSTANCE_MAP: the CTF event name differs. */
+static const struct event_map event_names[] = {
+	{ "irq", "softirq_entry", "irq_softirq_entry" },
+	{ "irq", "softirq_exit", "irq_softirq_exit" },
+	{ "irq", "softirq_raise", "irq_softirq_raise" },
+	{ "timer", "hrtimer_init", "timer_hrtimer_init" },
+	{ "timer", "hrtimer_start", "timer_hrtimer_start" },
+	{ "timer", "hrtimer_expire_entry", "timer_hrtimer_expire_entry" },
+	{ "timer", "hrtimer_expire_exit", "timer_hrtimer_expire_exit" },
+	{ "timer", "hrtimer_cancel", "timer_hrtimer_cancel" },
+	{ "timer", "itimer_state", "timer_itimer_state" },
+	{ "timer", "itimer_expire", "timer_itimer_expire" },
+	{ "kmem", "kmalloc", "kmem_kmalloc" },
+	{ "kmem", "kfree", "kmem_kfree" },
+	{ "kmem", "mm_page_free", "kmem_mm_page_free" },
+	{ "kmem", "mm_page_free_batched", "kmem_mm_page_free_batched" },
+	{ "kmem", "mm_page_alloc", "kmem_mm_page_alloc" },
+	{ "kmem", "mm_page_alloc_zone_locked", "kmem_mm_page_alloc_zone_locked" },
+	{ "kmem", "mm_page_pcpu_drain", "kmem_mm_page_pcpu_drain" },
+	{ "kmem", "mm_page_alloc_extfrag", "kmem_mm_page_alloc_extfrag" },
+};
+
+struct field_map {
+	const char *system, *event, *field, *lttng;
+};
+
+/* LTTng records thread ids as "tid" where the kernel says "pid" (task->pid). */
+static const struct field_map field_names[] = {
+	{ "sched", "sched_switch", "prev_pid", "prev_tid" },
+	{ "sched", "sched_switch", "next_pid", "next_tid" },
+	{ "sched", "sched_kthread_stop", "pid", "tid" },
+	{ "sched", "sched_wakeup", "pid", "tid" },
+	{ "sched", "sched_wakeup_new", "pid", "tid" },
+	{ "sched", "sched_waking", "pid", "tid" },
+	{ "sched", "sched_migrate_task", "pid", "tid" },
+	{ "sched", "sched_process_free", "pid", "tid" },
+	{ "sched", "sched_process_exit", "pid", "tid" },
+	{ "sched", "sched_wait_task", "pid", "tid" },
+	{ "sched", "sched_process_wait", "pid", "tid" },
+	{ "sched", "sched_process_exec", "pid", "tid" },
+	{ "sched", "sched_process_exec", "old_pid", "old_tid" },
+	{ "sched", "sched_stat_wait", "pid", "tid" },
+	{ "sched", "sched_stat_sleep", "pid", "tid" },
+	{ "sched", "sched_stat_iowait", "pid", "tid" },
+	{ "sched", "sched_stat_blocked", "pid", "tid" },
+	{ "sched", "sched_stat_runtime", "pid", "tid" },
+	{ "sched", "sched_pi_setprio", "pid", "tid" },
+};
+
+const char *scry_lttng_event_name(const char *system, const char *event)
+{
+	for (size_t i = 0; i < sizeof(event_names) / sizeof(event_names[0]); i++)
+		if (!strcmp(event_names[i].system, system) && !strcmp(event_names[i].event, event))
+			return event_names[i].lttng;
+	return event;
+}
+
+const char *scry_lttng_field_name(const char *system, const char *event, const char *field)
+{
+	for (size_t i = 0; i < sizeof(field_names) / sizeof(field_names[0]); i++)
+		if (!strcmp(field_names[i].system, system) && !strcmp(field_names[i].event, event) &&
+		    !strcmp(field_names[i].field, field))
+			return field_names[i].lttng;
+	return field;
+}
+
+/* TSDL (CTF 1.8) keywords. */
+static const char *const tsdl_keywords[] = {
+	"align", "callsite", "const", "char", "clock", "double", "enum", "env", "event",
+	"floating_point", "float", "integer", "int", "long", "short", "signed", "stream",
+	"string", "struct", "trace", "typealias", "typedef", "unsigned", "variant", "void",
+	"_Bool", "_Complex", "_Imaginary",
+};
+
+char *scry_ctf_ident(const char *name)
+{
+	size_t n = strlen(name);
+	bool escape = n == 0 || isdigit((unsigned char)name[0]);
+	char *out, *p;
+
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)name[i]) && name[i] != '_')
+			escape = true;
+	for (size_t i = 0; !escape && i < sizeof(tsdl_keywords) / sizeof(tsdl_keywords[0]); i++)
+		if (!strcmp(name, tsdl_keywords[i]))
+			escape = true;
+	out = malloc(n + 2);
+	if (!out)
+		return NULL;
+	p = out;
+	if (escape)
+		*p++ = '_';
+	for (size_t i = 0; i < n; i++)
+		*p++ = isalnum((unsigned char)name[i]) || name[i] == '_' ? name[i] : '_';
+	*p = '\0';
+	return out;
+}
