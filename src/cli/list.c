@@ -1,0 +1,248 @@
+/* list.c — `scry list`: the tracepoints, syscalls and contexts scry can record, and
+ * (-f) the CTF fields of each event, all from the event catalog. */
+#include <fnmatch.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "catalog/catalog.h"
+#include "cli/commands.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: scry list [-f] [PATTERN...]\n"
+		"\n"
+		"  scry list                 every tracepoint (system:event) and their count\n"
+		"  scry list 'sched:*'       tracepoints matching a glob (system:event, or event)\n"
+		"  scry list syscalls        every syscall: number, name, arguments and C types\n"
+		"  scry list 'syscalls:open*'  syscalls matching a glob\n"
+		"  scry list contexts        the contexts of -c: name and CTF type\n"
+		"\n"
+		"  -f, --fields   show each matching event's CTF fields (name and type)\n"
+		"  -h, --help     this help\n");
+}
+
+static void field_type(const struct scry_event *ev, const struct scry_field *f, char *buf, size_t len)
+{
+	const char *hex = f->base == 16 ? " (hex)" : "";
+
+	switch (f->type) {
+	case SCRY_F_INT:
+		snprintf(buf, len, "%sint%u%s", f->is_signed ? "" : "u", f->size * 8u, hex);
+		break;
+	case SCRY_F_STRING:
+		snprintf(buf, len, "string");
+		break;
+	case SCRY_F_TEXT:
+		snprintf(buf, len, "char[%u] (text)", f->count);
+		break;
+	case SCRY_F_ARRAY:
+		snprintf(buf, len, "%sint%u[%u]%s", f->is_signed ? "" : "u", f->size * 8u, f->count, hex);
+		break;
+	case SCRY_F_SEQ:
+		snprintf(buf, len, "%sint%u[%s]%s", f->is_signed ? "" : "u", f->size * 8u,
+			 f->length_field >= 0 && (unsigned)f->length_field < ev->nfields
+				 ? ev->fields[f->length_field].name : "?", hex);
+		break;
+	}
+}
+
+static void print_fields(const struct scry_event *ev)
+{
+	char t[96];
+
+	printf("%s\n", ev->name);
+	if (!ev->nfields)
+		printf("    (no fields)\n");
+	for (unsigned i = 0; i < ev->nfields; i++) {
+		field_type(ev, &ev->fields[i], t, sizeof(t));
+		printf("    %-24s %s\n", ev->fields[i].name, t);
+	}
+}
+
+static int list_contexts(void)
+{
+	for (int i = 0; i < SCRY_CTX_NR; i++) {
+		const struct scry_context_desc *c = scry_context(i);
+
+		if (c->type == SCRY_F_TEXT)
+			printf("%-12s char[%u] (text)\n", c->name, c->count);
+		else
+			printf("%-12s %sint%u\n", c->name, c->is_signed ? "" : "u", c->size * 8u);
+	}
+	return 0;
+}
+
+static void print_syscall(struct scry_catalog *cat, const struct scry_syscall *sc)
+{
+	printf("%4d  %s(", sc->nr, sc->name);
+	if (!scry_catalog_syscall_args_known(cat, sc))
+		printf("? arguments unknown: no tracefs format");
+	for (unsigned i = 0; i < sc->nargs; i++) {
+		const char *ct = sc->args[i].ctype;
+		size_t n = strlen(ct);
+
+		printf("%s%s%s%s", i ? ", " : "", ct, n && ct[n - 1] == '*' ? "" : " ", sc->args[i].name);
+	}
+	printf(")\n");
+}
+
+/* Syscalls whose name matches glob (NULL: all).  Returns the match count. */
+static size_t list_syscalls(struct scry_catalog *cat, const char *glob, bool fields)
+{
+	const struct scry_syscall *list;
+	size_t n = scry_catalog_syscalls(cat, &list), found = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (glob && fnmatch(glob, list[i].name, 0))
+			continue;
+		found++;
+		if (!fields) {
+			print_syscall(cat, &list[i]);
+			continue;
+		}
+		const struct scry_event *en = scry_catalog_syscall_entry(cat, &list[i]);
+		const struct scry_event *ex = scry_catalog_syscall_exit(cat, &list[i]);
+
+		if (en)
+			print_fields(en);
+		if (ex)
+			print_fields(ex);
+	}
+	return found;
+}
+
+/* Tracepoints matching glob (against "system:event", or "event" for a glob without ':'). */
+static size_t list_tracepoints(struct scry_catalog *cat, const char *glob, bool fields)
+{
+	const char *const *names;
+	size_t n = scry_catalog_tracepoints(cat, &names), found = 0;
+	char err[256];
+
+	for (size_t i = 0; i < n; i++) {
+		const char *colon = strchr(names[i], ':');
+		const char *subject = glob && !strchr(glob, ':') && colon ? colon + 1 : names[i];
+
+		if (glob && fnmatch(glob, subject, 0))
+			continue;
+		found++;
+		if (!fields) {
+			printf("%s\n", names[i]);
+			continue;
+		}
+		char sys[256];
+		size_t sl = colon ? (size_t)(colon - names[i]) : 0;
+		const struct scry_event *ev;
+
+		if (!colon || sl >= sizeof(sys))
+			continue;
+		memcpy(sys, names[i], sl);
+		sys[sl] = '\0';
+		ev = scry_catalog_builtin(cat, colon + 1);   /* written by scry in LTTng's layout */
+		if (!ev || strcmp(ev->system, sys))
+			ev = scry_catalog_tracepoint(cat, sys, colon + 1, err, sizeof(err));
+		if (ev) {
+			printf("%s  ", names[i]);
+			print_fields(ev);
+		} else {
+			printf("%s\n    (cannot be recorded: %s)\n", names[i], err);
+		}
+	}
+	return found;
+}
+
+static void no_match(struct scry_catalog *cat, const char *pattern)
+{
+	const char *const *names;
+	size_t n = scry_catalog_tracepoints(cat, &names), k;
+	const char *best[4];
+
+	k = scry_closest(pattern, names, n, best, 4);
+	if (!k) {   /* a syscall name? */
+		const struct scry_syscall *list;
+		size_t ns = scry_catalog_syscalls(cat, &list);
+		const char **sn = malloc((ns ? ns : 1) * sizeof(*sn));
+
+		if (sn) {
+			const char *p = strncmp(pattern, "syscalls:", 9) ? pattern : pattern + 9;
+
+			for (size_t i = 0; i < ns; i++)
+				sn[i] = list[i].name;
+			k = scry_closest(p, sn, ns, best, 4);
+			fprintf(stderr, "scry list: nothing matches '%s'", pattern);
+			for (size_t i = 0; i < k; i++)
+				fprintf(stderr, "%s syscalls:%s", i ? "," : "; did you mean", best[i]);
+			fprintf(stderr, "%s\n", k ? "?" : " (scry list shows every tracepoint)");
+			free(sn);
+			return;
+		}
+	}
+	fprintf(stderr, "scry list: nothing matches '%s'", pattern);
+	for (size_t i = 0; i < k; i++)
+		fprintf(stderr, "%s %s", i ? "," : "; did you mean", best[i]);
+	fprintf(stderr, "%s\n", k ? "?" : " (scry list shows every tracepoint)");
+}
+
+int cmd_list(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "fields", no_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct scry_catalog *cat = NULL;
+	bool fields = false;
+	char err[512];
+	int c, ret = 0;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "fh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			fields = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc && !strcmp(argv[optind], "contexts") && argc - optind == 1)
+		return list_contexts();
+	if (!(cat = scry_catalog_open(NULL, err, sizeof(err)))) {
+		fprintf(stderr, "scry list: %s\n", err);
+		return 1;
+	}
+	if (optind == argc) {
+		size_t n = list_tracepoints(cat, NULL, fields);
+
+		printf("%zu tracepoints (scry list syscalls: %zu syscalls)\n", n,
+		       scry_catalog_syscalls(cat, &(const struct scry_syscall *){ NULL }));
+		goto cleanup;
+	}
+	for (int i = optind; i < argc; i++) {
+		const char *p = argv[i];
+		size_t found;
+
+		if (!strcmp(p, "contexts")) {
+			list_contexts();
+			continue;
+		}
+		if (!strcmp(p, "syscalls") || !strcmp(p, "syscalls:*"))
+			found = list_syscalls(cat, NULL, fields);
+		else if (!strncmp(p, "syscalls:", 9))
+			found = list_syscalls(cat, p + 9, fields);
+		else
+			found = list_tracepoints(cat, p, fields);
+		if (!found) {
+			no_match(cat, p);
+			ret = 1;
+		}
+	}
+cleanup:
+	scry_catalog_close(cat);
+	return ret;
+}
