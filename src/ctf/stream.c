@@ -23,7 +23,7 @@
 #define PKT_CONTEXT_SIZE   52
 #define PKT_EVENTS_OFF     (PKT_HEADER_SIZE + PKT_CONTEXT_SIZE)   /* 84 */
 #define PKT_MAX_SIZE       (1u << 30)
-/* = EVENT_HEADER_SIZE (u16 id + u64 timestamp).  scry_abi.h is not included: its
+/* = SCRY_EVENT_HEADER_SIZE (u16 id + u64 timestamp).  scry_abi.h is not included: its
  * __u64 typedef clashes with <linux/types.h>, which <sys/stat.h> pulls in. */
 #define EVENT_HEADER_SIZE  10
 
@@ -96,8 +96,29 @@ static int write_all(int fd, const void *buf, size_t len)
 static int write_packet(struct ctf_stream *s, uint64_t end_ts)
 {
 	uint8_t ent[CTF_INDEX_LEN];
-	uint64_t begin, end, bits = (uint64_t)s->used * 8;
+	uint64_t begin, end, bits;
 	int r;
+
+	/* Readers count the events lost in a packet as the increase over the previous
+	 * packet; in a stream's first packet they can only say "may have discarded".  So a
+	 * stream whose first packet would carry losses starts with an empty packet at 0. */
+	if (s->seq == 0 && s->discarded) {
+		size_t used = s->used;
+		uint64_t events = s->pkt_events, discarded = s->discarded;
+
+		if (events && s->start_ts > s->first_ts)
+			s->start_ts = s->first_ts;
+		s->used = PKT_EVENTS_OFF;
+		s->pkt_events = 0;
+		s->discarded = 0;
+		r = write_packet(s, 0);
+		s->used = used;
+		s->pkt_events = events;
+		s->discarded = discarded;
+		if (r < 0)
+			return r;    /* this packet stays buffered; a retry goes on from here */
+	}
+	bits = (uint64_t)s->used * 8;
 
 	begin = s->seq ? s->prev_end : s->start_ts;
 	if (s->pkt_events && begin > s->first_ts)

@@ -216,6 +216,8 @@ static void test_first_packet_begin_not_after_first_event(void **state)
 	check_index(0, p, 1);
 }
 
+/* Losses before the first packet: an empty packet with 0 comes first, so readers see
+ * the increase (an exact count) instead of "may have discarded". */
 static void test_empty_stream_gets_a_packet(void **state)
 {
 	struct ctf_stream *s = open_stream(3, 4096, 500);
@@ -227,14 +229,40 @@ static void test_empty_stream_gets_a_packet(void **state)
 	assert_int_equal(ctf_stream_flush(s), 0);          /* nothing to flush */
 	assert_int_equal(ctf_stream_stats(s)->packets, 0);
 	assert_int_equal(ctf_stream_close(s, 800), 0);
-	assert_int_equal(read_packets(3, p, 4, ts, &nts), 1);
+	assert_int_equal(read_packets(3, p, 4, ts, &nts), 2);
 	assert_int_equal(nts, 0);
 	assert_int_equal(p[0].size, HDR * 8);
 	assert_int_equal(p[0].ts_begin, 500);
-	assert_int_equal(p[0].ts_end, 800);
-	assert_int_equal(p[0].discarded, 7);
-	assert_int_equal(p[0].instance, 3);
-	check_index(3, p, 1);
+	assert_int_equal(p[0].ts_end, 500);
+	assert_int_equal(p[0].discarded, 0);
+	assert_int_equal(p[1].size, HDR * 8);
+	assert_int_equal(p[1].ts_begin, 500);
+	assert_int_equal(p[1].ts_end, 800);
+	assert_int_equal(p[1].discarded, 7);
+	assert_int_equal(p[1].instance, 3);
+	check_index(3, p, 2);
+
+	/* Never a loss: a single empty packet. */
+	s = open_stream(9, 4096, 500);
+	assert_int_equal(ctf_stream_close(s, 0), 0);
+	assert_int_equal(read_packets(9, p, 4, ts, &nts), 1);
+	assert_int_equal(p[0].discarded, 0);
+	assert_int_equal(p[0].ts_end, 500);
+	check_index(9, p, 1);
+
+	/* Losses before the first event, and a start later than that event. */
+	s = open_stream(10, 4096, 5000);
+	ctf_stream_set_discarded(s, 2);
+	append_ret(s, 1000, 1);
+	assert_int_equal(ctf_stream_close(s, 0), 0);
+	assert_int_equal(read_packets(10, p, 4, ts, &nts), 2);
+	assert_int_equal(p[0].nevents, 0);
+	assert_int_equal(p[0].ts_begin, 1000);
+	assert_int_equal(p[0].ts_end, 1000);
+	assert_int_equal(p[1].nevents, 1);
+	assert_int_equal(p[1].ts_begin, 1000);
+	assert_int_equal(p[1].discarded, 2);
+	check_index(10, p, 2);
 }
 
 static void test_flush_and_close_rules(void **state)
