@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "ctf/stream.h"
+#include "scry_abi.h"
 
 #if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "scry writes little-endian CTF from host-order event bytes: little-endian hosts only"
@@ -23,9 +24,6 @@
 #define PKT_CONTEXT_SIZE   52
 #define PKT_EVENTS_OFF     (PKT_HEADER_SIZE + PKT_CONTEXT_SIZE)   /* 84 */
 #define PKT_MAX_SIZE       (1u << 30)
-/* = SCRY_EVENT_HEADER_SIZE (u16 id + u64 timestamp).  scry_abi.h is not included: its
- * __u64 typedef clashes with <linux/types.h>, which <sys/stat.h> pulls in. */
-#define EVENT_HEADER_SIZE  10
 
 /* Offsets in a packet (header then context). */
 #define OFF_MAGIC          0
@@ -183,9 +181,9 @@ struct ctf_stream *ctf_stream_open(const struct ctf_stream_opts *o, char *err, s
 		snprintf(err, errlen, "stream: missing directory, channel or uuid");
 		return NULL;
 	}
-	if (o->packet_size < PKT_EVENTS_OFF + EVENT_HEADER_SIZE || o->packet_size > PKT_MAX_SIZE) {
+	if (o->packet_size < PKT_EVENTS_OFF + SCRY_EVENT_HEADER_SIZE || o->packet_size > PKT_MAX_SIZE) {
 		snprintf(err, errlen, "stream: packet size %zu out of range (%u..%u bytes)",
-			 o->packet_size, PKT_EVENTS_OFF + EVENT_HEADER_SIZE, PKT_MAX_SIZE);
+			 o->packet_size, PKT_EVENTS_OFF + SCRY_EVENT_HEADER_SIZE, PKT_MAX_SIZE);
 		return NULL;
 	}
 	s = calloc(1, sizeof(*s));
@@ -270,7 +268,7 @@ int ctf_stream_append(struct ctf_stream *s, const void *ev, size_t len)
 	uint8_t *p;
 	uint64_t ts;
 
-	if (len < EVENT_HEADER_SIZE)
+	if (len < SCRY_EVENT_HEADER_SIZE)
 		return -EINVAL;
 	if (len > s->cap - PKT_EVENTS_OFF)
 		return -E2BIG;

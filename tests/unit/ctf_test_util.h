@@ -88,8 +88,9 @@ static inline void eb_str(struct ebuf *e, const char *s) { eb_bytes(e, s, strlen
 static inline void eb_text(struct ebuf *e, const char *s, size_t count)
 {
 	uint8_t t[64] = { 0 };
+	size_t n = strnlen(s, count);
 
-	strncpy((char *)t, s, count);
+	memcpy(t, s, n);        /* count bytes, NUL-padded; no NUL if s fills them */
 	eb_bytes(e, t, count);
 }
 

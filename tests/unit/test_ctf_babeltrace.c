@@ -8,12 +8,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
-#include <sys/types.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
-
-/* <sys/stat.h> is avoided: with _GNU_SOURCE it pulls <linux/types.h>, whose __u64
- * clashes with scry_abi.h's typedef. */
-extern int mkdir(const char *path, mode_t mode);
 
 #include "ctf_test_util.h"
 
