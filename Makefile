@@ -29,6 +29,7 @@ FUZZ_SRCS:= $(wildcard tests/fuzz/fuzz_*.c)
 
 .PHONY: all deps run test unit e2e sanitize fuzz valgrind bench clean gen-syscalls check-gen
 .DEFAULT_GOAL := all
+.SECONDARY:
 
 all: scry $(WORKLOADS)
 
@@ -46,7 +47,7 @@ $(BUILD)/%.bpf.o: src/bpf/%.bpf.c $(BUILD)/vmlinux.h $(wildcard src/bpf/*.h) src
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/obj/%.o: src/%.c $(SKELS)
+$(BUILD)/obj/%.o: src/%.c | $(SKELS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 

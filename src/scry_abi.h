@@ -22,6 +22,7 @@
 #define SCRY_SCRATCH_SIZE      32768    /* per-CPU event build area (must be a power of 2) */
 #define SCRY_EVENT_MAX         (SCRY_SCRATCH_SIZE - SCRY_STR_MAX - 64)
 #define SCRY_MAX_CPUS          1024
+#define SCRY_AREAS_PER_CPU     4        /* event build areas per CPU (one per program kind) */
 #define SCRY_COMM_LEN          16
 #define SCRY_MAX_PIDNS_LEVEL   8        /* vtids recorded in sched_process_fork */
 

@@ -1,0 +1,260 @@
+/* event.bpf.h — shared pieces of scry's BPF programs: maps, load-time settings, the target
+ * filter, and writing an event's header and contexts into a per-CPU build area, then
+ * handing the finished bytes to this CPU's ring buffer without a wakeup.
+ * Every event leaves here already in its CTF layout (docs/FORMAT.md). */
+#ifndef SCRY_EVENT_BPF_H
+#define SCRY_EVENT_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_tracing.h>
+#include "scry_abi.h"
+
+#define SCRY_NO_EVENT 0xffff
+
+/* Load-time settings (rodata): the verifier drops the code of disabled contexts. */
+const volatile __u64 ctx_mask = (1ULL << SCRY_CTX_PID) | (1ULL << SCRY_CTX_TID) | (1ULL << SCRY_CTX_PROCNAME);
+const volatile __u32 self_tgid = 0;        /* scry itself: never recorded */
+const volatile __u8 target_all = 0;        /* 1: system-wide; 0: only tgids in `tracked` */
+const volatile __u16 fork_event_id = SCRY_NO_EVENT;
+const volatile __u16 unknown_entry_id = SCRY_NO_EVENT;
+const volatile __u16 unknown_exit_id = SCRY_NO_EVENT;
+
+struct ring_inner {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 20);         /* resized by user space before load */
+};
+
+/* One ring buffer per CPU (index = CPU), created and inserted by user space. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 1);               /* resized to the number of possible CPUs */
+	__type(key, __u32);
+	__array(values, struct ring_inner);
+} rings SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct scry_cpu_stats);
+} stats SEC(".maps");
+
+/* Followed processes (tgid -> 1) when not system-wide; fork tracking adds children. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, __u8);
+} tracked SEC(".maps");
+
+/* Event build areas, one per CPU and program kind (index cpu * AREA_NR + kind) so that an
+ * interrupt-context program never writes over the area of the program it interrupted.
+ * A plain array: per-CPU map values are limited to 32 KiB. */
+enum { AREA_SYS_ENTER, AREA_SYS_EXIT, AREA_TP, AREA_FORK, AREA_NR };
+_Static_assert(AREA_NR == SCRY_AREAS_PER_CPU, "scry_abi.h SCRY_AREAS_PER_CPU");
+
+struct area {
+	__u32 busy;
+	__u32 pad;
+	__u8 buf[SCRY_SCRATCH_SIZE];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, AREA_NR);        /* resized to possible CPUs * AREA_NR */
+	__type(key, __u32);
+	__type(value, struct area);
+} areas SEC(".maps");
+
+static __always_inline bool target_ok(__u32 tgid)
+{
+	if (tgid == self_tgid)
+		return false;
+	if (target_all)
+		return true;
+	return bpf_map_lookup_elem(&tracked, &tgid) != NULL;
+}
+
+static __always_inline struct scry_cpu_stats *cpu_stats(void)
+{
+	__u32 zero = 0;
+	return bpf_map_lookup_elem(&stats, &zero);
+}
+
+static __always_inline void count_drop(bool nested)
+{
+	struct scry_cpu_stats *st = cpu_stats();
+	if (!st)
+		return;
+	if (nested)
+		st->nested++;
+	else
+		st->discarded++;
+}
+
+/* Take this CPU's build area of the given kind; NULL (and the event counted lost) when a
+ * preempted or nested run of the same kind holds it. */
+static __always_inline struct area *area_get(__u32 kind)
+{
+	__u32 key = bpf_get_smp_processor_id() * AREA_NR + kind;
+	struct area *a = bpf_map_lookup_elem(&areas, &key);
+	if (!a)
+		return NULL;
+	if (__sync_lock_test_and_set(&a->busy, 1)) {
+		count_drop(true);
+		return NULL;
+	}
+	return a;
+}
+
+static __always_inline void area_put(struct area *a)
+{
+	asm volatile("" ::: "memory");
+	*(volatile __u32 *)&a->busy = 0;
+}
+
+#define WR(type, b, pos, v) (*(type *)((b) + (pos)) = (type)(v))
+
+static __always_inline __u32 pid_ns_inum(struct task_struct *t)
+{
+	unsigned int level = BPF_CORE_READ(t, thread_pid, level);
+	struct pid *p = BPF_CORE_READ(t, thread_pid);
+	return BPF_CORE_READ(p, numbers[level].ns, ns.inum);
+}
+
+static __always_inline __s32 task_vnr(struct pid *p)
+{
+	unsigned int level = BPF_CORE_READ(p, level);
+	return BPF_CORE_READ(p, numbers[level].nr);
+}
+
+/* Header (id, timestamp) and the enabled contexts; returns the position after them. */
+static __always_inline __u32 write_head(__u8 *b, __u16 id)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
+	__u32 pos = 0;
+
+	WR(__u16, b, 0, id);
+	WR(__u64, b, 2, bpf_ktime_get_ns());
+	pos = SCRY_EVENT_HEADER_SIZE;
+	if (ctx_mask & (1ULL << SCRY_CTX_PID)) {
+		WR(__s32, b, pos, pid_tgid >> 32);
+		pos += 4;
+	}
+	if (ctx_mask & (1ULL << SCRY_CTX_TID)) {
+		WR(__s32, b, pos, (__u32)pid_tgid);
+		pos += 4;
+	}
+	if (ctx_mask & (1ULL << SCRY_CTX_PPID)) {
+		WR(__s32, b, pos, BPF_CORE_READ(t, real_parent, tgid));
+		pos += 4;
+	}
+	if (ctx_mask & (1ULL << SCRY_CTX_VPID)) {
+		WR(__s32, b, pos, task_vnr(BPF_CORE_READ(t, group_leader, thread_pid)));
+		pos += 4;
+	}
+	if (ctx_mask & (1ULL << SCRY_CTX_VTID)) {
+		WR(__s32, b, pos, task_vnr(BPF_CORE_READ(t, thread_pid)));
+		pos += 4;
+	}
+	if (ctx_mask & (1ULL << SCRY_CTX_PROCNAME)) {
+		bpf_get_current_comm(b + pos, SCRY_COMM_LEN);
+		pos += SCRY_COMM_LEN;
+	}
+	if (ctx_mask & (1ULL << SCRY_CTX_CPU_ID)) {
+		WR(__s32, b, pos, bpf_get_smp_processor_id());
+		pos += 4;
+	}
+	if (ctx_mask & ((1ULL << SCRY_CTX_UID) | (1ULL << SCRY_CTX_GID))) {
+		__u64 ug = bpf_get_current_uid_gid();
+		if (ctx_mask & (1ULL << SCRY_CTX_UID)) {
+			WR(__u32, b, pos, (__u32)ug);
+			pos += 4;
+		}
+		if (ctx_mask & (1ULL << SCRY_CTX_GID)) {
+			WR(__u32, b, pos, ug >> 32);
+			pos += 4;
+		}
+	}
+	if (ctx_mask & (1ULL << SCRY_CTX_EUID)) {
+		WR(__u32, b, pos, BPF_CORE_READ(t, cred, euid.val));
+		pos += 4;
+	}
+	if (ctx_mask & (1ULL << SCRY_CTX_PRIO)) {
+		WR(__s32, b, pos, BPF_CORE_READ(t, prio) - 100);
+		pos += 4;
+	}
+	if (ctx_mask & (1ULL << SCRY_CTX_NICE)) {
+		WR(__s32, b, pos, BPF_CORE_READ(t, static_prio) - 120);
+		pos += 4;
+	}
+	if (ctx_mask & (1ULL << SCRY_CTX_CGROUP_NS)) {
+		WR(__u32, b, pos, BPF_CORE_READ(t, nsproxy, cgroup_ns, ns.inum));
+		pos += 4;
+	}
+	if (ctx_mask & (1ULL << SCRY_CTX_IPC_NS)) {
+		WR(__u32, b, pos, BPF_CORE_READ(t, nsproxy, ipc_ns, ns.inum));
+		pos += 4;
+	}
+	if (ctx_mask & (1ULL << SCRY_CTX_MNT_NS)) {
+		WR(__u32, b, pos, BPF_CORE_READ(t, nsproxy, mnt_ns, ns.inum));
+		pos += 4;
+	}
+	if (ctx_mask & (1ULL << SCRY_CTX_NET_NS)) {
+		WR(__u32, b, pos, BPF_CORE_READ(t, nsproxy, net_ns, ns.inum));
+		pos += 4;
+	}
+	if (ctx_mask & (1ULL << SCRY_CTX_PID_NS)) {
+		WR(__u32, b, pos, pid_ns_inum(t));
+		pos += 4;
+	}
+	if (ctx_mask & (1ULL << SCRY_CTX_USER_NS)) {
+		WR(__u32, b, pos, BPF_CORE_READ(t, cred, user_ns, ns.inum));
+		pos += 4;
+	}
+	if (ctx_mask & (1ULL << SCRY_CTX_UTS_NS)) {
+		WR(__u32, b, pos, BPF_CORE_READ(t, nsproxy, uts_ns, ns.inum));
+		pos += 4;
+	}
+	return pos;
+}
+
+/* Hand len bytes of the build area to this CPU's ring; count the event lost if full. */
+static __always_inline void submit(struct area *a, __u32 len)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	void *ring = bpf_map_lookup_elem(&rings, &cpu);
+
+	if (len > SCRY_SCRATCH_SIZE)
+		len = SCRY_SCRATCH_SIZE;
+	if (!ring || bpf_ringbuf_output(ring, a->buf, len, BPF_RB_NO_WAKEUP))
+		count_drop(false);
+}
+
+/* A user string at pos: NUL-terminated, "(null)" / "(fault)" when it cannot be read.
+ * The caller guarantees pos <= SCRY_EVENT_MAX. */
+static __always_inline __u32 write_user_str(__u8 *b, __u32 pos, __u64 uptr)
+{
+	long n;
+
+	if (!uptr) {
+		__builtin_memcpy(b + pos, "(null)", 7);
+		return pos + 7;
+	}
+	n = bpf_probe_read_user_str(b + pos, SCRY_STR_MAX, (const void *)uptr);
+	if (n <= 0) {
+		__builtin_memcpy(b + pos, "(fault)", 8);
+		return pos + 8;
+	}
+	if (n == SCRY_STR_MAX) {
+		struct scry_cpu_stats *st = cpu_stats();
+		if (st)
+			st->truncated++;
+	}
+	return pos + (__u32)n;
+}
+
+#endif /* SCRY_EVENT_BPF_H */

@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: GPL-2.0
+/* scry.bpf.c — scry's kernel programs.
+ *   sys_enter / sys_exit  every syscall (BTF tracepoints; classic raw_syscalls fallback),
+ *                         arguments from the per-number descriptor table, user strings read
+ *   scry_tp               any tracefs tracepoint, its payload built from the raw record by
+ *                         the copy operations of its descriptor (slot = attach cookie)
+ *   sched_process_fork    fork tracking of followed processes + the fork event in
+ *                         lttng-modules' layout
+ * All events are written in their final CTF layout (docs/FORMAT.md). */
+#include "event.bpf.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, SCRY_MAX_SYSCALLS);
+	__type(key, __u32);
+	__type(value, struct scry_sc_desc);
+} syscalls SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, SCRY_MAX_TP);
+	__type(key, __u32);
+	__type(value, struct scry_tp_desc);
+} tps SEC(".maps");
+
+/* ---- syscalls ---------------------------------------------------------------------- */
+
+static __always_inline void sys_enter(long id, const __u64 *args)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct scry_sc_desc *d = NULL;
+	__u32 nr = id;
+	__u16 ev;
+	struct area *a;
+	__u32 pos;
+
+	if (!target_ok(tgid))
+		return;
+	if (id >= 0 && id < SCRY_MAX_SYSCALLS)
+		d = bpf_map_lookup_elem(&syscalls, &nr);
+	if (d && !(d->flags & SCRY_SC_ENTRY))
+		return;
+	if (!d || (d->flags & SCRY_SC_UNKNOWN)) {
+		ev = d ? d->entry_id : unknown_entry_id;
+		if (ev == SCRY_NO_EVENT)
+			return;
+		a = area_get(AREA_SYS_ENTER);
+		if (!a)
+			return;
+		pos = write_head(a->buf, ev);
+		if (pos > 512)
+			goto out;
+		WR(__s64, a->buf, pos, id);
+		pos += 8;
+		for (int i = 0; i < SCRY_MAX_ARGS; i++) {
+			WR(__u64, a->buf, pos, args[i]);
+			pos += 8;
+		}
+		submit(a, pos);
+		goto out;
+	}
+
+	a = area_get(AREA_SYS_ENTER);
+	if (!a)
+		return;
+	pos = write_head(a->buf, d->entry_id);
+	for (int i = 0; i < SCRY_MAX_ARGS; i++) {
+		__u64 v = args[i];
+
+		if (i >= d->nargs)
+			break;
+		if (pos > SCRY_EVENT_MAX)
+			goto out;
+		if (d->str_mask & (1 << i)) {
+			pos = write_user_str(a->buf, pos, v);
+			continue;
+		}
+		if (d->s32_mask & (1 << i))
+			v = (__s64)(__s32)v;
+		else if (d->u32_mask & (1 << i))
+			v = (__u32)v;
+		WR(__u64, a->buf, pos, v);
+		pos += 8;
+	}
+	submit(a, pos);
+out:
+	area_put(a);
+}
+
+static __always_inline void sys_exit(long id, long ret)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct scry_sc_desc *d = NULL;
+	__u32 nr = id;
+	struct area *a;
+	__u32 pos;
+	__u16 ev;
+	bool unknown;
+
+	if (!target_ok(tgid))
+		return;
+	if (id >= 0 && id < SCRY_MAX_SYSCALLS)
+		d = bpf_map_lookup_elem(&syscalls, &nr);
+	if (d && !(d->flags & SCRY_SC_EXIT))
+		return;
+	unknown = !d || (d->flags & SCRY_SC_UNKNOWN);
+	ev = d ? d->exit_id : unknown_exit_id;
+	if (ev == SCRY_NO_EVENT)
+		return;
+	a = area_get(AREA_SYS_EXIT);
+	if (!a)
+		return;
+	pos = write_head(a->buf, ev);
+	if (pos > 512)
+		goto out;
+	if (unknown) {
+		WR(__s64, a->buf, pos, id);
+		pos += 8;
+	}
+	WR(__s64, a->buf, pos, ret);
+	pos += 8;
+	submit(a, pos);
+out:
+	area_put(a);
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(scry_sys_enter_btf, struct pt_regs *regs, long id)
+{
+	__u64 args[SCRY_MAX_ARGS] = {
+		regs->di, regs->si, regs->dx, regs->r10, regs->r8, regs->r9,
+	};
+	sys_enter(id, args);
+	return 0;
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(scry_sys_exit_btf, struct pt_regs *regs, long ret)
+{
+	sys_exit(regs->orig_ax, ret);
+	return 0;
+}
+
+struct raw_sys_enter {
+	__u64 common;
+	long id;
+	unsigned long args[6];
+};
+
+struct raw_sys_exit {
+	__u64 common;
+	long id;
+	long ret;
+};
+
+SEC("tracepoint/raw_syscalls/sys_enter")
+int scry_sys_enter_tp(struct raw_sys_enter *ctx)
+{
+	__u64 args[SCRY_MAX_ARGS] = {
+		ctx->args[0], ctx->args[1], ctx->args[2], ctx->args[3], ctx->args[4], ctx->args[5],
+	};
+	sys_enter(ctx->id, args);
+	return 0;
+}
+
+SEC("tracepoint/raw_syscalls/sys_exit")
+int scry_sys_exit_tp(struct raw_sys_exit *ctx)
+{
+	sys_exit(ctx->id, ctx->ret);
+	return 0;
+}
+
+/* ---- generic tracepoints ----------------------------------------------------------- */
+
+SEC("tracepoint")
+int scry_tp(void *ctx)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	__u32 slot = bpf_get_attach_cookie(ctx);
+	unsigned long base = (unsigned long)ctx;
+	struct scry_tp_desc *d;
+	struct area *a;
+	__u32 pos;
+
+	if (!target_ok(tgid))
+		return 0;
+	d = bpf_map_lookup_elem(&tps, &slot);
+	if (!d)
+		return 0;
+	a = area_get(AREA_TP);
+	if (!a)
+		return 0;
+	pos = write_head(a->buf, d->event_id);
+	for (int i = 0; i < SCRY_MAX_TP_OPS; i++) {
+		struct scry_tp_op *op = &d->ops[i];
+		__u32 loc, off, len;
+		long n;
+
+		if (i >= d->nops)
+			break;
+		if (pos > SCRY_EVENT_MAX)
+			break;
+		switch (op->kind) {
+		case SCRY_OP_COPY:
+			len = op->len;
+			if (len > SCRY_STR_MAX)
+				len = SCRY_STR_MAX;
+			if (bpf_probe_read_kernel(a->buf + pos, len, (void *)(base + op->src_off)))
+				__builtin_memset(a->buf + pos, 0, 8);
+			pos += len;
+			break;
+		case SCRY_OP_STR_LOC:
+		case SCRY_OP_STR_REL:
+			loc = 0;
+			bpf_probe_read_kernel(&loc, 4, (void *)(base + op->src_off));
+			off = loc & 0xffff;
+			if (op->kind == SCRY_OP_STR_REL)
+				off += op->src_off + 4;
+			n = bpf_probe_read_kernel_str(a->buf + pos, SCRY_STR_MAX, (void *)(base + off));
+			if (n <= 0) {
+				a->buf[pos] = 0;
+				n = 1;
+			}
+			pos += n;
+			break;
+		case SCRY_OP_SEQ_LOC:
+		case SCRY_OP_SEQ_REL:
+			loc = 0;
+			bpf_probe_read_kernel(&loc, 4, (void *)(base + op->src_off));
+			off = loc & 0xffff;
+			if (op->kind == SCRY_OP_SEQ_REL)
+				off += op->src_off + 4;
+			len = loc >> 16;
+			n = op->elem ? len / op->elem : 0;
+			len = (__u32)n * op->elem;
+			if (len > SCRY_STR_MAX - 8) {
+				len = 0;
+				n = 0;
+			}
+			WR(__u32, a->buf, pos, n);
+			pos += 4;
+			if (len && bpf_probe_read_kernel(a->buf + pos, len, (void *)(base + off)))
+				__builtin_memset(a->buf + pos, 0, 8);
+			pos += len;
+			break;
+		default:
+			break;
+		}
+	}
+	submit(a, pos);
+	area_put(a);
+	return 0;
+}
+
+/* ---- process lifecycle ------------------------------------------------------------- */
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(scry_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid = parent->tgid, ctgid = child->tgid;
+	struct area *a;
+	__u32 pos, level;
+	__u8 one = 1;
+
+	if (ptgid == self_tgid)
+		return 0;
+	if (!target_all) {
+		if (!bpf_map_lookup_elem(&tracked, &ptgid))
+			return 0;
+		if (ctgid != ptgid)
+			bpf_map_update_elem(&tracked, &ctgid, &one, BPF_ANY);
+	}
+	if (fork_event_id == SCRY_NO_EVENT)
+		return 0;
+	a = area_get(AREA_FORK);
+	if (!a)
+		return 0;
+	pos = write_head(a->buf, fork_event_id);
+	if (pos > 512)
+		goto out;
+	bpf_probe_read_kernel(a->buf + pos, SCRY_COMM_LEN, parent->comm);
+	pos += SCRY_COMM_LEN;
+	WR(__s32, a->buf, pos, parent->pid);
+	WR(__s32, a->buf, pos + 4, ptgid);
+	WR(__u32, a->buf, pos + 8, pid_ns_inum(parent));
+	pos += 12;
+	bpf_probe_read_kernel(a->buf + pos, SCRY_COMM_LEN, child->comm);
+	pos += SCRY_COMM_LEN;
+	WR(__s32, a->buf, pos, child->pid);
+	pos += 4;
+	level = BPF_CORE_READ(child, thread_pid, level);
+	if (level >= SCRY_MAX_PIDNS_LEVEL)
+		level = SCRY_MAX_PIDNS_LEVEL - 1;
+	WR(__u8, a->buf, pos, level + 1);
+	pos += 1;
+	for (__u32 i = 0; i < SCRY_MAX_PIDNS_LEVEL; i++) {
+		if (i > level || pos > 1024)
+			break;
+		WR(__s32, a->buf, pos, BPF_CORE_READ(child, thread_pid, numbers[i].nr));
+		pos += 4;
+	}
+	if (pos > 1024)
+		goto out;
+	WR(__s32, a->buf, pos, ctgid);
+	WR(__u32, a->buf, pos + 4, pid_ns_inum(child));
+	pos += 8;
+	submit(a, pos);
+out:
+	area_put(a);
+	return 0;
+}

@@ -1,0 +1,358 @@
+/* record.c — `scry record`: options -> session; runs the consumer loop until Ctrl-C,
+ * SIGTERM, --duration, or the end of the traced command / processes; prints the summary. */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/wait.h>
+#include "cli/commands.h"
+#include "session/session.h"
+#include "util/clock.h"
+#include "util/parse.h"
+#include "util/privs.h"
+#include "util/spawn.h"
+
+#define DEFAULT_CTX ((1ULL << SCRY_CTX_PID) | (1ULL << SCRY_CTX_TID) | (1ULL << SCRY_CTX_PROCNAME))
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: scry record [OPTIONS] [-- CMD ARGS...]\n"
+		"Record kernel events into a CTF trace in LTTng's kernel layout.\n"
+		"\n"
+		"  -o, --output DIR       trace directory (default ./scry-YYYYmmdd-HHMMSS); never overwritten\n"
+		"  -e, --event SPEC       event(s), repeatable, comma-separated: 'sched:sched_switch', 'sched:*',\n"
+		"                         'syscall:openat', 'syscall:open*', 'syscall:*', 'block:block_rq_issue'.\n"
+		"                         Default: all syscalls + sched_switch + sched_process_fork/exec/exit\n"
+		"  -c, --context LIST     contexts (default pid,tid,procname); `scry list contexts` shows them\n"
+		"  -p, --pid PID[,PID]    trace these processes and their future children\n"
+		"  -a, --all              trace the whole system\n"
+		"      --duration TIME    stop after TIME (seconds, or 500ms, 2m)\n"
+		"      --buffer-size SIZE per-CPU ring buffer (default 8M; K/M/G)\n"
+		"      --packet-size SIZE CTF packet size (default 1M)\n"
+		"  -q, --quiet            no live status line\n"
+		"  -v, --verbose          libbpf and verifier messages\n"
+		"\n"
+		"Without -p or -a, CMD is started, and it and its descendants are traced; scry exits\n"
+		"with CMD's status.  scry never records itself.\n");
+}
+
+struct record_args {
+	struct scry_session_opts so;
+	char **events;
+	size_t nevents;
+	pid_t *pids;
+	size_t npids;
+	double duration;
+	bool quiet;
+	char **cmd;
+};
+
+static int add_events(struct record_args *a, const char *list)
+{
+	char *copy = strdup(list), *save = NULL, *tok;
+
+	if (!copy)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char **e = realloc(a->events, (a->nevents + 1) * sizeof(*e));
+		if (!e || !(e[a->nevents] = strdup(tok))) {
+			free(copy);
+			return -ENOMEM;
+		}
+		a->events = e;
+		a->nevents++;
+	}
+	free(copy);
+	return 0;
+}
+
+static int parse_contexts(const char *list, uint64_t *mask, char *err, size_t errlen)
+{
+	char *copy = strdup(list), *save = NULL, *tok;
+
+	if (!copy)
+		return -ENOMEM;
+	*mask = 0;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		const char *name = tok[0] == '$' ? tok + 1 : tok;
+		if (!strncmp(name, "ctx.", 4))
+			name += 4;
+		int c = scry_context_by_name(name);
+		if (c < 0) {
+			snprintf(err, errlen, "unknown context '%s' (`scry list contexts` shows them)", tok);
+			free(copy);
+			return -EINVAL;
+		}
+		*mask |= 1ULL << c;
+	}
+	free(copy);
+	if (!*mask) {
+		snprintf(err, errlen, "empty context list");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct record_args *a, char *err, size_t errlen)
+{
+	enum { OPT_DURATION = 256, OPT_BUFFER, OPT_PACKET };
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "event", required_argument, NULL, 'e' },
+		{ "context", required_argument, NULL, 'c' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "all", no_argument, NULL, 'a' },
+		{ "duration", required_argument, NULL, OPT_DURATION },
+		{ "buffer-size", required_argument, NULL, OPT_BUFFER },
+		{ "packet-size", required_argument, NULL, OPT_PACKET },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	uint64_t size;
+	int opt;
+
+	a->so.ctx_mask = DEFAULT_CTX;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "+o:e:c:p:aqvh", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'o':
+			a->so.output = optarg;
+			break;
+		case 'e':
+			if (add_events(a, optarg))
+				goto oom;
+			break;
+		case 'c':
+			if (parse_contexts(optarg, &a->so.ctx_mask, err, errlen))
+				return -EINVAL;
+			break;
+		case 'p':
+			if (scry_parse_pids(optarg, &a->pids, &a->npids)) {
+				snprintf(err, errlen, "invalid pid list '%s' (expected PID[,PID...])", optarg);
+				return -EINVAL;
+			}
+			break;
+		case 'a':
+			a->so.target_all = true;
+			break;
+		case OPT_DURATION:
+			if (scry_parse_duration(optarg, &a->duration)) {
+				snprintf(err, errlen, "invalid duration '%s' (expected seconds, e.g. 5, 0.5, 500ms, 2m)", optarg);
+				return -EINVAL;
+			}
+			break;
+		case OPT_BUFFER:
+			if (scry_parse_size(optarg, &size) || size > (1ULL << 32)) {
+				snprintf(err, errlen, "invalid buffer size '%s' (expected e.g. 64K, 8M, up to 4G)", optarg);
+				return -EINVAL;
+			}
+			a->so.ring_size = scry_pow2_at_least(size, (uint64_t)sysconf(_SC_PAGESIZE));
+			break;
+		case OPT_PACKET:
+			if (scry_parse_size(optarg, &size) || size < 4096 || size > (256ULL << 20)) {
+				snprintf(err, errlen, "invalid packet size '%s' (expected 4K to 256M)", optarg);
+				return -EINVAL;
+			}
+			a->so.packet_size = size;
+			break;
+		case 'q':
+			a->quiet = true;
+			break;
+		case 'v':
+			a->so.verbose = true;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			snprintf(err, errlen, "invalid option (see scry record --help)");
+			return -EINVAL;
+		}
+	}
+	if (optind < argc)
+		a->cmd = &argv[optind];
+	if (a->so.target_all && a->npids) {
+		snprintf(err, errlen, "-a and -p are exclusive: -a already traces every process");
+		return -EINVAL;
+	}
+	if (a->cmd && (a->so.target_all || a->npids)) {
+		snprintf(err, errlen, "a command cannot be combined with -a or -p");
+		return -EINVAL;
+	}
+	if (!a->cmd && !a->so.target_all && !a->npids) {
+		snprintf(err, errlen, "nothing to trace: give -- CMD, -p PID or -a");
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < a->npids; i++)
+		if (kill(a->pids[i], 0) && errno == ESRCH) {
+			snprintf(err, errlen, "no process with pid %d", (int)a->pids[i]);
+			return -ESRCH;
+		}
+	a->so.events = (const char *const *)a->events;
+	a->so.nevents = a->nevents;
+	return 0;
+oom:
+	snprintf(err, errlen, "out of memory");
+	return -ENOMEM;
+}
+
+static void human_bytes(uint64_t b, char *out, size_t len)
+{
+	if (b >= (1ULL << 30))
+		snprintf(out, len, "%.2f GB", b / (double)(1ULL << 30));
+	else if (b >= (1ULL << 20))
+		snprintf(out, len, "%.1f MB", b / (double)(1ULL << 20));
+	else
+		snprintf(out, len, "%.1f KB", b / 1024.0);
+}
+
+static bool any_alive(const pid_t *pids, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!(kill(pids[i], 0) && errno == ESRCH))
+			return true;
+	return false;
+}
+
+/* The consumer loop; returns when it is time to stop. */
+static void run_loop(struct scry_session *s, struct record_args *a, struct scry_child *child, int *wstatus,
+		     bool *child_done)
+{
+	bool status_line = !a->quiet && isatty(STDERR_FILENO);
+	uint64_t start = scry_monotonic_ns(), next_flush = start + 1000000000ULL;
+	uint64_t next_status = start + 1000000000ULL, next_alive = start;
+	uint64_t deadline = a->duration > 0 ? start + (uint64_t)(a->duration * 1e9) : 0;
+	uint64_t last_events = 0, last_t = start;
+	uint64_t busy = (a->so.ring_size ? a->so.ring_size : SCRY_DEFAULT_RING_SIZE) / 8;
+
+	while (!stop_signal) {
+		long moved = scry_session_poll(s);
+		uint64_t now = scry_monotonic_ns();
+
+		if (now >= next_flush) {
+			scry_session_flush(s);
+			next_flush = now + 1000000000ULL;
+		}
+		if (status_line && now >= next_status) {
+			struct scry_session_summary p;
+			char mb[32];
+			scry_session_progress(s, &p);
+			human_bytes(p.bytes, mb, sizeof(mb));
+			fprintf(stderr, "\r\033[K[scry] %.0f events/s, %s written, %llu lost",
+				(p.events - last_events) / ((now - last_t) / 1e9), mb,
+				(unsigned long long)p.discarded);
+			last_events = p.events;
+			last_t = now;
+			next_status = now + 1000000000ULL;
+		}
+		if (deadline && now >= deadline)
+			break;
+		if (child) {
+			pid_t r = waitpid(child->pid, wstatus, WNOHANG);
+			if (r == child->pid) {
+				*child_done = true;
+				break;
+			}
+		} else if (a->npids && now >= next_alive) {
+			if (!any_alive(a->pids, a->npids))
+				break;
+			next_alive = now + 100000000ULL;
+		}
+		if (moved >= 0 && (uint64_t)moved < busy) {
+			struct timespec ts = { 0, 10 * 1000 * 1000 };
+			nanosleep(&ts, NULL);
+		}
+	}
+	if (status_line)
+		fprintf(stderr, "\r\033[K");
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record_args a = { 0 };
+	struct scry_session *s = NULL;
+	struct scry_session_summary sum;
+	struct scry_child child = { .pid = -1, .go_fd = -1, .status_fd = -1 };
+	char err[1024] = "";
+	int wstatus = 0, ret = 1;
+	bool child_done = false;
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	if (parse_args(argc, argv, &a, err, sizeof(err)))
+		goto fail;
+	if (scry_check_privileges("scry record", err, sizeof(err)))
+		goto fail;
+	if (scry_session_create(&s, &a.so, err, sizeof(err)))
+		goto fail;
+	if (scry_session_load(s, err, sizeof(err)))
+		goto fail;
+	for (size_t i = 0; i < a.npids; i++)
+		if (scry_session_track(s, a.pids[i], err, sizeof(err)))
+			goto fail;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	if (a.cmd) {
+		if (scry_spawn_held(a.cmd, &child, err, sizeof(err)))
+			goto fail;
+		if (scry_session_track(s, child.pid, err, sizeof(err)))
+			goto fail;
+	}
+	if (scry_session_start(s, err, sizeof(err)))
+		goto fail;
+	if (a.cmd && scry_spawn_release(&child, err, sizeof(err))) {
+		waitpid(child.pid, NULL, 0);
+		child.pid = -1;
+		goto fail;
+	}
+
+	run_loop(s, &a, a.cmd ? &child : NULL, &wstatus, &child_done);
+
+	if (scry_session_stop(s, &sum, err, sizeof(err)))
+		fprintf(stderr, "scry: %s\n", err);
+	fprintf(stderr, "scry: %llu events recorded, %llu discarded, %llu bytes written to %s in %.3f s (%.0f events/s)\n",
+		(unsigned long long)sum.events, (unsigned long long)sum.discarded,
+		(unsigned long long)sum.bytes, scry_session_dir(s), sum.seconds,
+		sum.seconds > 0 ? sum.events / sum.seconds : 0.0);
+	if (sum.truncated)
+		fprintf(stderr, "scry: %llu events had a string cut at %d bytes\n",
+			(unsigned long long)sum.truncated, SCRY_STR_MAX);
+	ret = 0;
+	if (a.cmd) {
+		if (!child_done) {
+			/* stopped by a signal or --duration: the command keeps running untraced */
+			if (waitpid(child.pid, &wstatus, WNOHANG) == child.pid)
+				child_done = true;
+		}
+		ret = child_done ? scry_exit_status(wstatus) : (stop_signal ? 128 + stop_signal : 0);
+	}
+	goto out;
+fail:
+	fprintf(stderr, "scry: %s\n", err);
+	ret = 1;
+	if (child.pid > 0 && child.go_fd >= 0)
+		scry_spawn_abort(&child);
+out:
+	scry_session_destroy(s);
+	for (size_t i = 0; i < a.nevents; i++)
+		free(a.events[i]);
+	free(a.events);
+	free(a.pids);
+	return ret;
+}

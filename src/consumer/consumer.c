@@ -1,0 +1,171 @@
+/* consumer.c — per-CPU ring buffers -> CTF streams (see consumer.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/libbpf.h>
+#include "consumer/consumer.h"
+#include "ctf/stream.h"
+
+struct cpu_stream {
+	struct scry_consumer *c;
+	struct ctf_stream *stream;
+	unsigned cpu;
+};
+
+struct scry_consumer {
+	struct scry_probes *probes;
+	struct ring_buffer *rb;
+	struct cpu_stream *cpus;
+	unsigned ncpus;
+	struct scry_cpu_stats *kstats;   /* scratch for the per-CPU counters */
+	uint64_t consumed;               /* bytes consumed by the current poll */
+	uint64_t errors;
+	int last_error;
+};
+
+static int on_event(void *ctx, void *data, size_t size)
+{
+	struct cpu_stream *cs = ctx;
+	int ret = ctf_stream_append(cs->stream, data, size);
+
+	cs->c->consumed += size;
+	if (ret) {
+		cs->c->errors++;
+		cs->c->last_error = ret;
+	}
+	return 0;
+}
+
+static void sum_kstats(struct scry_consumer *c, struct scry_consumer_stats *out, bool update_streams)
+{
+	if (scry_probes_stats(c->probes, c->kstats))
+		return;
+	for (unsigned i = 0; i < c->ncpus; i++) {
+		uint64_t lost = c->kstats[i].discarded + c->kstats[i].nested;
+		if (update_streams)
+			ctf_stream_set_discarded(c->cpus[i].stream, lost);
+		if (out) {
+			out->discarded += lost;
+			out->truncated += c->kstats[i].truncated;
+		}
+	}
+}
+
+int scry_consumer_open(struct scry_consumer **out, const struct scry_consumer_opts *o, char *err, size_t errlen)
+{
+	struct scry_consumer *c = calloc(1, sizeof(*c));
+	int ret = -ENOMEM;
+
+	if (!c)
+		goto oom;
+	c->probes = o->probes;
+	c->ncpus = scry_probes_ncpus(o->probes);
+	c->cpus = calloc(c->ncpus, sizeof(*c->cpus));
+	c->kstats = calloc(c->ncpus, sizeof(*c->kstats));
+	if (!c->cpus || !c->kstats)
+		goto oom;
+	for (unsigned i = 0; i < c->ncpus; i++) {
+		struct ctf_stream_opts so = {
+			.dir = o->dir, .channel = o->channel, .cpu = i, .uuid = o->uuid,
+			.stream_id = o->stream_id, .stream_instance_id = i,
+			.packet_size = o->packet_size, .start_ts = o->start_ts,
+		};
+		c->cpus[i].c = c;
+		c->cpus[i].cpu = i;
+		c->cpus[i].stream = ctf_stream_open(&so, err, errlen);
+		if (!c->cpus[i].stream) {
+			ret = -EIO;
+			goto fail;
+		}
+		int fd = scry_probes_ring_fd(o->probes, i);
+		if (i == 0)
+			c->rb = ring_buffer__new(fd, on_event, &c->cpus[i], NULL);
+		if (!c->rb || (i > 0 && ring_buffer__add(c->rb, fd, on_event, &c->cpus[i]))) {
+			ret = -errno;
+			snprintf(err, errlen, "cannot map the ring buffer of CPU %u: %s", i, strerror(-ret));
+			goto fail;
+		}
+	}
+	*out = c;
+	return 0;
+oom:
+	snprintf(err, errlen, "out of memory");
+fail:
+	if (c) {
+		if (c->cpus)
+			for (unsigned i = 0; i < c->ncpus; i++)
+				if (c->cpus[i].stream)
+					ctf_stream_close(c->cpus[i].stream, 0);
+		ring_buffer__free(c->rb);
+		free(c->cpus);
+		free(c->kstats);
+		free(c);
+	}
+	return ret;
+}
+
+long scry_consumer_poll(struct scry_consumer *c)
+{
+	int n;
+
+	c->consumed = 0;
+	n = ring_buffer__consume(c->rb);
+	if (n < 0)
+		return n;
+	sum_kstats(c, NULL, true);
+	return (long)c->consumed;
+}
+
+int scry_consumer_flush(struct scry_consumer *c)
+{
+	int ret = 0;
+
+	for (unsigned i = 0; i < c->ncpus; i++) {
+		int r = ctf_stream_flush(c->cpus[i].stream);
+		if (r && !ret)
+			ret = r;
+	}
+	return ret;
+}
+
+void scry_consumer_stats(struct scry_consumer *c, struct scry_consumer_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (unsigned i = 0; i < c->ncpus; i++) {
+		const struct ctf_stream_stats *ss = ctf_stream_stats(c->cpus[i].stream);
+		out->events += ss->events;
+		out->bytes += ss->bytes;
+		out->clamped += ss->clamped;
+	}
+	out->errors = c->errors;
+	sum_kstats(c, out, false);
+}
+
+int scry_consumer_close(struct scry_consumer *c, uint64_t end_ts, struct scry_consumer_stats *out)
+{
+	int ret = 0;
+	long n;
+
+	do
+		n = scry_consumer_poll(c);
+	while (n > 0);
+	if (n < 0)
+		ret = (int)n;
+	int r = scry_consumer_flush(c);
+	if (r && !ret)
+		ret = r;
+	scry_consumer_stats(c, out);
+	for (unsigned i = 0; i < c->ncpus; i++) {
+		r = ctf_stream_close(c->cpus[i].stream, end_ts);
+		if (r && !ret)
+			ret = r;
+	}
+	if (c->errors && !ret)
+		ret = c->last_error;
+	ring_buffer__free(c->rb);
+	free(c->cpus);
+	free(c->kstats);
+	free(c);
+	return ret;
+}

@@ -1,0 +1,44 @@
+/* consumer.h — moves events from the per-CPU BPF ring buffers into CTF streams.
+ * Driven by its owner: scry_consumer_poll() drains every ring once (no wakeup per event:
+ * the BPF side never wakes us, the owner polls on a timer), carries the per-CPU loss
+ * counters into the streams, and a timer flush closes packets so that a trace cut short
+ * is readable up to its last flush. */
+#ifndef SCRY_CONSUMER_H
+#define SCRY_CONSUMER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "session/probes.h"
+
+struct scry_consumer_opts {
+	struct scry_probes *probes;
+	const char *dir;            /* the trace's kernel/ directory */
+	const char *channel;        /* "channel0" */
+	const uint8_t *uuid;        /* 16 bytes */
+	uint32_t stream_id;
+	size_t packet_size;
+	uint64_t start_ts;
+};
+
+struct scry_consumer_stats {
+	uint64_t events;            /* events written to the streams */
+	uint64_t discarded;         /* events lost in the kernel (ring full or build area busy) */
+	uint64_t truncated;         /* events whose strings were cut at SCRY_STR_MAX */
+	uint64_t bytes;             /* bytes written to stream files */
+	uint64_t clamped;           /* events whose timestamp was raised to keep a stream ordered */
+	uint64_t errors;            /* events the streams refused (write errors) */
+};
+
+struct scry_consumer;
+
+int scry_consumer_open(struct scry_consumer **out, const struct scry_consumer_opts *o, char *err, size_t errlen);
+/* Drain every ring once.  Returns the bytes consumed (>= 0) or -errno. */
+long scry_consumer_poll(struct scry_consumer *c);
+/* Write out partly filled packets. */
+int scry_consumer_flush(struct scry_consumer *c);
+/* Running totals (events and bytes so far). */
+void scry_consumer_stats(struct scry_consumer *c, struct scry_consumer_stats *out);
+/* Final drain, close every stream (end_ts: timestamp_end of the last packets), free c. */
+int scry_consumer_close(struct scry_consumer *c, uint64_t end_ts, struct scry_consumer_stats *out);
+
+#endif

@@ -1,0 +1,288 @@
+/* probes.c — load, configure, attach and take down scry's BPF programs (see probes.h). */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "scry.skel.h"
+#include "session/probes.h"
+
+#define MAX_LINKS (SCRY_MAX_TP + 8)
+
+struct scry_probes {
+	struct scry_bpf *skel;
+	struct scry_probes_opts opts;
+	unsigned ncpus;
+	int *ring_fds;
+	struct bpf_link **links;
+	size_t nlinks;
+	unsigned next_tp_slot;
+	bool btf_tp;               /* kernel has BTF tracepoints (tp_btf) */
+};
+
+static bool verbose_print;
+
+static int print_fn(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (!verbose_print && level != LIBBPF_WARN)
+		return 0;
+	if (!verbose_print)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static bool kernel_has_btf_type(const char *name)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	bool ok;
+
+	if (!btf)
+		return false;
+	ok = btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) > 0;
+	btf__free(btf);
+	return ok;
+}
+
+static int add_link(struct scry_probes *p, struct bpf_link *l, const char *what, char *err, size_t errlen)
+{
+	int e = -errno;
+
+	if (!l) {
+		snprintf(err, errlen, "cannot attach %s: %s", what, strerror(-e));
+		return e ? e : -EINVAL;
+	}
+	if (p->nlinks >= MAX_LINKS) {
+		bpf_link__destroy(l);
+		snprintf(err, errlen, "too many probes (limit %d)", MAX_LINKS);
+		return -E2BIG;
+	}
+	p->links[p->nlinks++] = l;
+	return 0;
+}
+
+int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o, char *err, size_t errlen)
+{
+	struct scry_probes *p;
+	int ret = -ENOMEM;
+
+	verbose_print = o->verbose;
+	libbpf_set_print(print_fn);
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		goto fail_msg;
+	p->opts = *o;
+	p->links = calloc(MAX_LINKS, sizeof(*p->links));
+	if (!p->links)
+		goto fail_msg;
+	ret = libbpf_num_possible_cpus();
+	if (ret <= 0) {
+		snprintf(err, errlen, "cannot count the possible CPUs: %s", strerror(-ret));
+		goto fail;
+	}
+	p->ncpus = ret;
+	p->ring_fds = malloc(p->ncpus * sizeof(int));
+	if (!p->ring_fds) {
+		ret = -ENOMEM;
+		goto fail_msg;
+	}
+	for (unsigned i = 0; i < p->ncpus; i++)
+		p->ring_fds[i] = -1;
+
+	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0) {
+		snprintf(err, errlen, "this kernel has no BTF (/sys/kernel/btf/vmlinux): scry needs CONFIG_DEBUG_INFO_BTF");
+		ret = -ENOTSUP;
+		goto fail;
+	}
+	p->skel = scry_bpf__open();
+	if (!p->skel) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot open the BPF object: %s", strerror(-ret));
+		goto fail;
+	}
+	p->btf_tp = kernel_has_btf_type("btf_trace_sys_enter");
+	bool btf_fork = kernel_has_btf_type("btf_trace_sched_process_fork");
+
+	p->skel->rodata->ctx_mask = o->ctx_mask;
+	p->skel->rodata->self_tgid = getpid();
+	p->skel->rodata->target_all = o->target_all;
+	p->skel->rodata->fork_event_id = o->fork_event_id;
+	p->skel->rodata->unknown_entry_id = o->unknown_entry_id;
+	p->skel->rodata->unknown_exit_id = o->unknown_exit_id;
+
+	bpf_program__set_autoload(p->skel->progs.scry_sys_enter_btf, o->syscalls && p->btf_tp);
+	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_btf, o->syscalls && p->btf_tp);
+	bpf_program__set_autoload(p->skel->progs.scry_sys_enter_tp, o->syscalls && !p->btf_tp);
+	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_tp, o->syscalls && !p->btf_tp);
+	bool need_fork = !o->target_all || o->fork_event_id != 0xffff;
+	if (need_fork && !btf_fork) {
+		snprintf(err, errlen, "this kernel lacks the BTF tracepoint sched_process_fork needed to follow children and record forks");
+		ret = -ENOTSUP;
+		goto fail;
+	}
+	bpf_program__set_autoload(p->skel->progs.scry_fork, need_fork);
+
+	bpf_map__set_max_entries(p->skel->maps.rings, p->ncpus);
+	bpf_map__set_max_entries(p->skel->maps.areas, p->ncpus * SCRY_AREAS_PER_CPU);
+	/* The inner ring template keeps its size: ring buffers of any size may be inserted
+	 * (libbpf 1.1 cannot resize an inner map template). */
+
+	ret = scry_bpf__load(p->skel);
+	if (ret) {
+		snprintf(err, errlen, "the kernel refused scry's BPF programs: %s%s", strerror(-ret),
+			 o->verbose ? "" : " (--verbose shows the verifier log)");
+		goto fail;
+	}
+	int rings_fd = bpf_map__fd(p->skel->maps.rings);
+	for (unsigned cpu = 0; cpu < p->ncpus; cpu++) {
+		int fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "scry_ring", 0, 0, o->ring_size, NULL);
+		if (fd < 0) {
+			ret = -errno;
+			snprintf(err, errlen, "cannot create a %zu-byte ring buffer for CPU %u: %s",
+				 o->ring_size, cpu, strerror(-ret));
+			goto fail;
+		}
+		p->ring_fds[cpu] = fd;
+		if (bpf_map_update_elem(rings_fd, &cpu, &fd, BPF_ANY)) {
+			ret = -errno;
+			snprintf(err, errlen, "cannot install the ring buffer of CPU %u: %s", cpu, strerror(-ret));
+			goto fail;
+		}
+	}
+	*out = p;
+	return 0;
+fail_msg:
+	snprintf(err, errlen, "out of memory");
+fail:
+	scry_probes_close(p);
+	return ret < 0 ? ret : -EINVAL;
+}
+
+int scry_probes_set_syscall(struct scry_probes *p, unsigned nr, const struct scry_sc_desc *d)
+{
+	if (nr >= SCRY_MAX_SYSCALLS)
+		return -ERANGE;
+	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.syscalls), &nr, d, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+int scry_probes_track(struct scry_probes *p, pid_t tgid)
+{
+	__u32 key = tgid;
+	__u8 one = 1;
+
+	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.tracked), &key, &one, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+int scry_probes_attach_tracepoint(struct scry_probes *p, const char *system, const char *name,
+				  const struct scry_tp_desc *d, char *err, size_t errlen)
+{
+	char what[256];
+	__u32 slot = p->next_tp_slot;
+
+	if (slot >= SCRY_MAX_TP) {
+		snprintf(err, errlen, "too many tracepoints (limit %d)", SCRY_MAX_TP);
+		return -E2BIG;
+	}
+	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.tps), &slot, d, BPF_ANY)) {
+		int e = -errno;
+		snprintf(err, errlen, "cannot store the descriptor of %s:%s: %s", system, name, strerror(-e));
+		return e;
+	}
+	LIBBPF_OPTS(bpf_tracepoint_opts, topts, .bpf_cookie = slot);
+	snprintf(what, sizeof(what), "tracepoint %s:%s", system, name);
+	int ret = add_link(p, bpf_program__attach_tracepoint_opts(p->skel->progs.scry_tp, system, name, &topts),
+			   what, err, errlen);
+	if (!ret)
+		p->next_tp_slot++;
+	return ret;
+}
+
+int scry_probes_attach(struct scry_probes *p, char *err, size_t errlen)
+{
+	int ret = 0;
+
+	if (p->opts.syscalls) {
+		if (p->btf_tp) {
+			ret = add_link(p, bpf_program__attach(p->skel->progs.scry_sys_enter_btf), "tp_btf/sys_enter", err, errlen);
+			if (!ret)
+				ret = add_link(p, bpf_program__attach(p->skel->progs.scry_sys_exit_btf), "tp_btf/sys_exit", err, errlen);
+		} else {
+			ret = add_link(p, bpf_program__attach(p->skel->progs.scry_sys_enter_tp), "raw_syscalls:sys_enter", err, errlen);
+			if (!ret)
+				ret = add_link(p, bpf_program__attach(p->skel->progs.scry_sys_exit_tp), "raw_syscalls:sys_exit", err, errlen);
+		}
+		if (ret)
+			return ret;
+	}
+	if (bpf_program__autoload(p->skel->progs.scry_fork))
+		ret = add_link(p, bpf_program__attach(p->skel->progs.scry_fork), "tp_btf/sched_process_fork", err, errlen);
+	return ret;
+}
+
+unsigned scry_probes_ncpus(const struct scry_probes *p)
+{
+	return p->ncpus;
+}
+
+int scry_probes_ring_fd(const struct scry_probes *p, unsigned cpu)
+{
+	return cpu < p->ncpus ? p->ring_fds[cpu] : -1;
+}
+
+int scry_probes_stats(struct scry_probes *p, struct scry_cpu_stats *out)
+{
+	__u32 zero = 0;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(p->skel->maps.stats), &zero, out))
+		return -errno;
+	return 0;
+}
+
+uint64_t scry_probes_recursion_misses(struct scry_probes *p)
+{
+	struct bpf_program *prog;
+	uint64_t sum = 0;
+
+	bpf_object__for_each_program(prog, p->skel->obj) {
+		struct bpf_prog_info info;
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(prog);
+
+		if (fd < 0)
+			continue;
+		memset(&info, 0, sizeof(info));
+		if (!bpf_obj_get_info_by_fd(fd, &info, &len))
+			sum += info.recursion_misses;
+	}
+	return sum;
+}
+
+void scry_probes_detach(struct scry_probes *p)
+{
+	for (size_t i = 0; i < p->nlinks; i++)
+		bpf_link__destroy(p->links[i]);
+	p->nlinks = 0;
+}
+
+void scry_probes_close(struct scry_probes *p)
+{
+	if (!p)
+		return;
+	if (p->links)
+		scry_probes_detach(p);
+	free(p->links);
+	if (p->ring_fds)
+		for (unsigned i = 0; i < p->ncpus; i++)
+			if (p->ring_fds[i] >= 0)
+				close(p->ring_fds[i]);
+	free(p->ring_fds);
+	scry_bpf__destroy(p->skel);
+	free(p);
+}

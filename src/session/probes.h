@@ -1,0 +1,49 @@
+/* probes.h — scry's kernel side seen from user space: loads src/bpf/scry.bpf.c with its
+ * load-time settings, creates one ring buffer per CPU, fills the syscall and tracepoint
+ * descriptor tables, attaches the programs, reads the per-CPU loss counters, and takes
+ * everything down again.  Kernel features are probed here and a missing one is named. */
+#ifndef SCRY_PROBES_H
+#define SCRY_PROBES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "scry_abi.h"
+
+struct scry_probes_opts {
+	uint64_t ctx_mask;          /* enabled contexts, 1 << enum scry_ctx */
+	bool target_all;            /* system-wide; otherwise only tracked tgids (and their children) */
+	uint16_t fork_event_id;     /* SCRY_NO_EVENT (0xffff) when sched_process_fork is not recorded */
+	uint16_t unknown_entry_id;  /* ids of syscall_{entry,exit}_unknown, or 0xffff */
+	uint16_t unknown_exit_id;
+	bool syscalls;              /* attach the syscall programs */
+	size_t ring_size;           /* bytes per CPU ring, a power of two multiple of the page size */
+	bool verbose;               /* libbpf and verifier messages on stderr */
+};
+
+struct scry_probes;
+
+int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o, char *err, size_t errlen);
+/* Descriptor of syscall number nr (before or after attach). */
+int scry_probes_set_syscall(struct scry_probes *p, unsigned nr, const struct scry_sc_desc *d);
+/* Follow tgid (and, by fork tracking, its future children). */
+int scry_probes_track(struct scry_probes *p, pid_t tgid);
+/* Attach the generic tracepoint program to system:name with its copy operations. */
+int scry_probes_attach_tracepoint(struct scry_probes *p, const char *system, const char *name,
+				  const struct scry_tp_desc *d, char *err, size_t errlen);
+/* Attach the syscall and fork programs (after every descriptor is set). */
+int scry_probes_attach(struct scry_probes *p, char *err, size_t errlen);
+
+unsigned scry_probes_ncpus(const struct scry_probes *p);
+int scry_probes_ring_fd(const struct scry_probes *p, unsigned cpu);
+/* Per-CPU loss counters: out has scry_probes_ncpus() entries. */
+int scry_probes_stats(struct scry_probes *p, struct scry_cpu_stats *out);
+/* Events the kernel skipped because a program was already running on that CPU
+ * (bpf_prog_info.recursion_misses summed over the programs). */
+uint64_t scry_probes_recursion_misses(struct scry_probes *p);
+/* Detach every program (no event is produced after this returns); maps stay readable. */
+void scry_probes_detach(struct scry_probes *p);
+void scry_probes_close(struct scry_probes *p);
+
+#endif

@@ -1,0 +1,597 @@
+/* session.c — a recording session (see session.h): event resolution, the trace directory
+ * and its metadata, the probes and the consumer. */
+#include <errno.h>
+#include <fcntl.h>
+#include <dirent.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+#include "consumer/consumer.h"
+#include "ctf/metadata.h"
+#include "session/probes.h"
+#include "session/session.h"
+#include "util/clock.h"
+
+#define CHANNEL "channel0"
+#define NO_EVENT 0xffff
+
+static const char *const default_events[] = {
+	"syscall:*", "sched:sched_switch", "sched:sched_process_fork",
+	"sched:sched_process_exec", "sched:sched_process_exit",
+};
+
+struct tp_ref {
+	char *system, *name;
+	int id;
+};
+
+struct scry_session {
+	struct scry_session_opts opts;
+	struct scry_catalog *cat;
+	char *dir;                       /* trace directory */
+	char *kernel_dir;
+	const struct scry_event **events;/* enabled events; CTF id = index */
+	size_t nevents, capevents;
+	struct tp_ref *tps;              /* generic tracepoints to attach */
+	size_t ntps;
+	uint16_t *sc_entry, *sc_exit;    /* per syscall number: event ids or NO_EVENT */
+	uint16_t unknown_entry, unknown_exit, fork_id;
+	bool any_syscall;
+	uint8_t uuid[16];
+	uint64_t start_ts, stop_ts;
+	struct scry_probes *probes;
+	struct scry_consumer *consumer;
+	bool started;
+};
+
+static int add_event(struct scry_session *s, const struct scry_event *ev)
+{
+	for (size_t i = 0; i < s->nevents; i++)
+		if (s->events[i] == ev)
+			return (int)i;
+	if (s->nevents >= NO_EVENT)
+		return -E2BIG;
+	if (s->nevents == s->capevents) {
+		size_t cap = s->capevents ? 2 * s->capevents : 256;
+		const struct scry_event **e = realloc(s->events, cap * sizeof(*e));
+		if (!e)
+			return -ENOMEM;
+		s->events = e;
+		s->capevents = cap;
+	}
+	s->events[s->nevents] = ev;
+	return (int)s->nevents++;
+}
+
+static int enable_syscall(struct scry_session *s, const struct scry_syscall *sc)
+{
+	int id;
+
+	if (sc->nr < 0 || sc->nr >= SCRY_MAX_SYSCALLS)
+		return 0;
+	if (s->sc_entry[sc->nr] != NO_EVENT)
+		return 0;
+	id = add_event(s, scry_catalog_syscall_entry(s->cat, sc));
+	if (id < 0)
+		return id;
+	s->sc_entry[sc->nr] = id;
+	id = add_event(s, scry_catalog_syscall_exit(s->cat, sc));
+	if (id < 0)
+		return id;
+	s->sc_exit[sc->nr] = id;
+	s->any_syscall = true;
+	return 0;
+}
+
+static int enable_unknown_syscalls(struct scry_session *s)
+{
+	int id;
+
+	if (s->unknown_entry != NO_EVENT)
+		return 0;
+	id = add_event(s, scry_catalog_builtin(s->cat, "syscall_entry_unknown"));
+	if (id < 0)
+		return id;
+	s->unknown_entry = id;
+	id = add_event(s, scry_catalog_builtin(s->cat, "syscall_exit_unknown"));
+	if (id < 0)
+		return id;
+	s->unknown_exit = id;
+	s->any_syscall = true;
+	return 0;
+}
+
+static int enable_tracepoint(struct scry_session *s, const char *system, const char *name,
+			     char *err, size_t errlen)
+{
+	const struct scry_event *ev;
+	int id;
+
+	if (!strcmp(system, "sched") && !strcmp(name, "sched_process_fork")) {
+		if (s->fork_id != NO_EVENT)
+			return 0;
+		id = add_event(s, scry_catalog_builtin(s->cat, "sched_process_fork"));
+		if (id < 0)
+			return id;
+		s->fork_id = id;
+		return 0;
+	}
+	ev = scry_catalog_tracepoint(s->cat, system, name, err, errlen);
+	if (!ev)
+		return -ENOENT;
+	size_t before = s->nevents;
+	id = add_event(s, ev);
+	if (id < 0)
+		return id;
+	if (s->nevents == before)
+		return 0;                /* already enabled */
+	struct tp_ref *t = realloc(s->tps, (s->ntps + 1) * sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	s->tps = t;
+	t[s->ntps].system = strdup(system);
+	t[s->ntps].name = strdup(name);
+	t[s->ntps].id = id;
+	if (!t[s->ntps].system || !t[s->ntps].name)
+		return -ENOMEM;
+	s->ntps++;
+	return 0;
+}
+
+/* "did you mean" over every event name scry knows. */
+static void suggest(struct scry_session *s, const char *spec, char *err, size_t errlen)
+{
+	const char *const *tps;
+	const struct scry_syscall *scs;
+	size_t ntp = scry_catalog_tracepoints(s->cat, &tps);
+	size_t nsc = scry_catalog_syscalls(s->cat, &scs);
+	const char **all = malloc((ntp + nsc) * sizeof(*all));
+	char **owned = malloc(nsc * sizeof(*owned));
+	const char *best[3];
+	size_t n = 0, nb;
+
+	if (!all || !owned)
+		goto out;
+	for (size_t i = 0; i < ntp; i++)
+		all[n++] = tps[i];
+	for (size_t i = 0; i < nsc; i++) {
+		owned[i] = NULL;
+		if (asprintf(&owned[i], "syscall:%s", scs[i].name) < 0)
+			owned[i] = NULL;
+		if (owned[i])
+			all[n++] = owned[i];
+	}
+	nb = scry_closest(spec, all, n, best, 3);
+	if (nb) {
+		size_t len = strlen(err);
+		snprintf(err + len, errlen - len, "; did you mean %s%s%s%s%s?", best[0],
+			 nb > 1 ? ", " : "", nb > 1 ? best[1] : "", nb > 2 ? ", " : "", nb > 2 ? best[2] : "");
+	}
+	for (size_t i = 0; i < nsc; i++)
+		free(owned[i]);
+out:
+	free(owned);
+	free(all);
+}
+
+/* One -e spec: "syscall:GLOB", "SYSTEM:GLOB", or "GLOB" (tracepoint event names). */
+static int enable_spec(struct scry_session *s, const char *spec, char *err, size_t errlen)
+{
+	const char *colon = strchr(spec, ':');
+	size_t matched = 0;
+	int ret;
+
+	if (!*spec) {
+		snprintf(err, errlen, "empty event name");
+		return -EINVAL;
+	}
+	if (colon && (!strncmp(spec, "syscall:", 8) || !strncmp(spec, "syscalls:", 9))) {
+		const char *glob = colon + 1;
+		const struct scry_syscall *scs;
+		size_t n = scry_catalog_syscalls(s->cat, &scs);
+
+		for (size_t i = 0; i < n; i++) {
+			if (fnmatch(glob, scs[i].name, 0))
+				continue;
+			ret = enable_syscall(s, &scs[i]);
+			if (ret < 0)
+				goto fail;
+			matched++;
+		}
+		if (!strcmp(glob, "*") || !fnmatch(glob, "unknown", 0)) {
+			ret = enable_unknown_syscalls(s);
+			if (ret < 0)
+				goto fail;
+			matched++;
+		}
+	} else {
+		const char *const *tps;
+		size_t n = scry_catalog_tracepoints(s->cat, &tps);
+		bool has_glob = strpbrk(spec, "*?[") != NULL;
+
+		for (size_t i = 0; i < n; i++) {
+			const char *c = strchr(tps[i], ':');
+			if (!c)
+				continue;
+			if (colon ? fnmatch(spec, tps[i], 0) : fnmatch(spec, c + 1, 0))
+				continue;
+			char system[256];
+			snprintf(system, sizeof(system), "%.*s", (int)(c - tps[i]), tps[i]);
+			ret = enable_tracepoint(s, system, c + 1, err, errlen);
+			if (ret == -ENOENT && has_glob) {
+				/* a glob skips the tracepoints whose format scry cannot use */
+				if (s->opts.verbose)
+					fprintf(stderr, "scry: skipping %s: %s\n", tps[i], err);
+				err[0] = 0;
+				continue;
+			}
+			if (ret < 0)
+				goto fail;
+			matched++;
+		}
+	}
+	if (!matched) {
+		snprintf(err, errlen, "unknown event '%s'", spec);
+		suggest(s, spec, err, errlen);
+		return -ENOENT;
+	}
+	return 0;
+fail:
+	if (ret == -ENOMEM)
+		snprintf(err, errlen, "out of memory");
+	else if (ret == -E2BIG)
+		snprintf(err, errlen, "too many events (limit %d)", NO_EVENT);
+	else if (!err[0])
+		snprintf(err, errlen, "cannot enable '%s': %s", spec, strerror(-ret));
+	return ret;
+}
+
+static bool dir_is_empty(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+	bool empty = true;
+
+	if (!d)
+		return false;
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+			empty = false;
+			break;
+		}
+	closedir(d);
+	return empty;
+}
+
+static int check_output(struct scry_session *s, char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (s->opts.output) {
+		s->dir = strdup(s->opts.output);
+	} else {
+		char name[64];
+		time_t now = time(NULL);
+		struct tm tm;
+		localtime_r(&now, &tm);
+		strftime(name, sizeof(name), "scry-%Y%m%d-%H%M%S", &tm);
+		s->dir = strdup(name);
+	}
+	if (!s->dir || asprintf(&s->kernel_dir, "%s/kernel", s->dir) < 0) {
+		s->kernel_dir = NULL;
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	if (stat(s->dir, &st) == 0) {
+		if (!S_ISDIR(st.st_mode)) {
+			snprintf(err, errlen, "output '%s' exists and is not a directory", s->dir);
+			return -EEXIST;
+		}
+		if (!dir_is_empty(s->dir)) {
+			snprintf(err, errlen, "output directory '%s' exists and is not empty: refusing to overwrite it", s->dir);
+			return -EEXIST;
+		}
+	} else if (errno != ENOENT) {
+		snprintf(err, errlen, "cannot use output '%s': %s", s->dir, strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+int scry_session_create(struct scry_session **out, const struct scry_session_opts *o,
+			char *err, size_t errlen)
+{
+	struct scry_session *s = calloc(1, sizeof(*s));
+	const char *const *specs = o->events;
+	size_t nspecs = o->nevents;
+	int ret = -ENOMEM;
+
+	err[0] = 0;
+	if (!s)
+		goto oom;
+	s->opts = *o;
+	if (!s->opts.ring_size)
+		s->opts.ring_size = SCRY_DEFAULT_RING_SIZE;
+	if (!s->opts.packet_size)
+		s->opts.packet_size = SCRY_DEFAULT_PACKET_SIZE;
+	s->unknown_entry = s->unknown_exit = s->fork_id = NO_EVENT;
+	s->sc_entry = malloc(SCRY_MAX_SYSCALLS * sizeof(uint16_t));
+	s->sc_exit = malloc(SCRY_MAX_SYSCALLS * sizeof(uint16_t));
+	if (!s->sc_entry || !s->sc_exit)
+		goto oom;
+	for (int i = 0; i < SCRY_MAX_SYSCALLS; i++)
+		s->sc_entry[i] = s->sc_exit[i] = NO_EVENT;
+
+	ret = check_output(s, err, errlen);
+	if (ret)
+		goto fail;
+	s->cat = scry_catalog_open(NULL, err, errlen);
+	if (!s->cat) {
+		ret = -ENOENT;
+		goto fail;
+	}
+	if (!nspecs) {
+		specs = default_events;
+		nspecs = sizeof(default_events) / sizeof(default_events[0]);
+	}
+	for (size_t i = 0; i < nspecs; i++) {
+		ret = enable_spec(s, specs[i], err, errlen);
+		if (ret)
+			goto fail;
+	}
+	*out = s;
+	return 0;
+oom:
+	snprintf(err, errlen, "out of memory");
+fail:
+	scry_session_destroy(s);
+	return ret;
+}
+
+static void random_uuid(uint8_t u[16])
+{
+	if (getrandom(u, 16, 0) != 16) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		for (int i = 0; i < 16; i++)
+			u[i] = (uint8_t)((ts.tv_nsec >> (i % 4 * 8)) ^ (getpid() >> (i % 2 * 8)) ^ i * 37);
+	}
+	u[6] = (u[6] & 0x0f) | 0x40;   /* version 4 */
+	u[8] = (u[8] & 0x3f) | 0x80;   /* variant */
+}
+
+static int write_metadata(struct scry_session *s, char *err, size_t errlen)
+{
+	struct utsname un;
+	char host[256] = "", datetime[64], path[4096];
+	struct ctf_trace_info ti = { 0 };
+	int64_t off_s;
+	uint64_t off_ns;
+	time_t now = time(NULL);
+	struct tm tm;
+	const char *base = strrchr(s->dir, '/');
+
+	uname(&un);
+	gethostname(host, sizeof(host) - 1);
+	localtime_r(&now, &tm);
+	strftime(datetime, sizeof(datetime), "%Y%m%dT%H%M%S%z", &tm);
+	scry_clock_offset(&off_s, &off_ns);
+	memcpy(ti.uuid, s->uuid, 16);
+	random_uuid(ti.clock_uuid);
+	ti.hostname = host;
+	ti.sysname = un.sysname;
+	ti.kernel_release = un.release;
+	ti.kernel_version = un.version;
+	ti.trace_name = base && base[1] ? base + 1 : s->dir;
+	ti.creation_datetime = datetime;
+	ti.clock_offset_s = off_s;
+	ti.clock_offset_ns = off_ns;
+	ti.ctx_mask = s->opts.ctx_mask;
+	ti.channel = CHANNEL;
+	snprintf(path, sizeof(path), "%s/metadata", s->kernel_dir);
+	return ctf_metadata_write(path, &ti, (const struct scry_event *const *)s->events, s->nevents, err, errlen);
+}
+
+static int set_syscall_table(struct scry_session *s, char *err, size_t errlen)
+{
+	const struct scry_syscall *scs;
+	size_t n = scry_catalog_syscalls(s->cat, &scs);
+	bool *known = calloc(SCRY_MAX_SYSCALLS, sizeof(bool));
+	int ret = 0;
+
+	if (!known) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (scs[i].nr >= 0 && scs[i].nr < SCRY_MAX_SYSCALLS)
+			known[scs[i].nr] = true;
+	for (unsigned nr = 0; nr < SCRY_MAX_SYSCALLS && !ret; nr++) {
+		struct scry_sc_desc d = { .entry_id = NO_EVENT, .exit_id = NO_EVENT };
+
+		if (known[nr] && s->sc_entry[nr] != NO_EVENT) {
+			const struct scry_event *ev = s->events[s->sc_entry[nr]];
+			d.entry_id = s->sc_entry[nr];
+			d.exit_id = s->sc_exit[nr];
+			d.flags = SCRY_SC_ENTRY | SCRY_SC_EXIT;
+			d.nargs = ev->nargs;
+			d.str_mask = ev->str_mask;
+			d.s32_mask = ev->s32_mask;
+			d.u32_mask = ev->u32_mask;
+		} else if (!known[nr] && s->unknown_entry != NO_EVENT) {
+			d.entry_id = s->unknown_entry;
+			d.exit_id = s->unknown_exit;
+			d.flags = SCRY_SC_ENTRY | SCRY_SC_EXIT | SCRY_SC_UNKNOWN;
+		}
+		ret = scry_probes_set_syscall(s->probes, nr, &d);
+	}
+	free(known);
+	if (ret)
+		snprintf(err, errlen, "cannot fill the syscall table: %s", strerror(-ret));
+	return ret;
+}
+
+int scry_session_load(struct scry_session *s, char *err, size_t errlen)
+{
+	struct scry_probes_opts po = {
+		.ctx_mask = s->opts.ctx_mask,
+		.target_all = s->opts.target_all,
+		.fork_event_id = s->fork_id,
+		.unknown_entry_id = s->unknown_entry,
+		.unknown_exit_id = s->unknown_exit,
+		.syscalls = s->any_syscall,
+		.ring_size = s->opts.ring_size,
+		.verbose = s->opts.verbose,
+	};
+	int ret;
+
+	random_uuid(s->uuid);
+	ret = scry_probes_load(&s->probes, &po, err, errlen);
+	if (ret)
+		return ret;
+	ret = set_syscall_table(s, err, errlen);
+	if (ret)
+		return ret;
+	if (mkdir(s->dir, 0755) && errno != EEXIST) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot create '%s': %s", s->dir, strerror(errno));
+		return ret;
+	}
+	if (mkdir(s->kernel_dir, 0755)) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot create '%s': %s", s->kernel_dir, strerror(errno));
+		return ret;
+	}
+	return write_metadata(s, err, errlen);
+}
+
+int scry_session_track(struct scry_session *s, pid_t tgid, char *err, size_t errlen)
+{
+	int ret = scry_probes_track(s->probes, tgid);
+	if (ret)
+		snprintf(err, errlen, "cannot follow pid %d: %s", (int)tgid, strerror(-ret));
+	return ret;
+}
+
+int scry_session_start(struct scry_session *s, char *err, size_t errlen)
+{
+	struct scry_consumer_opts co = {
+		.probes = s->probes, .dir = s->kernel_dir, .channel = CHANNEL, .uuid = s->uuid,
+		.stream_id = 0, .packet_size = s->opts.packet_size,
+	};
+	int ret;
+
+	s->start_ts = scry_monotonic_ns();
+	co.start_ts = s->start_ts;
+	ret = scry_consumer_open(&s->consumer, &co, err, errlen);
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < s->ntps; i++) {
+		struct scry_tp_desc d;
+		const struct scry_event *ev = s->events[s->tps[i].id];
+
+		if (scry_event_tp_ops(ev, &d) < 0) {
+			snprintf(err, errlen, "tracepoint %s:%s has too many fields for scry", s->tps[i].system, s->tps[i].name);
+			return -E2BIG;
+		}
+		d.event_id = s->tps[i].id;
+		ret = scry_probes_attach_tracepoint(s->probes, s->tps[i].system, s->tps[i].name, &d, err, errlen);
+		if (ret)
+			return ret;
+	}
+	ret = scry_probes_attach(s->probes, err, errlen);
+	if (ret)
+		return ret;
+	s->started = true;
+	return 0;
+}
+
+long scry_session_poll(struct scry_session *s)
+{
+	return s->consumer ? scry_consumer_poll(s->consumer) : 0;
+}
+
+int scry_session_flush(struct scry_session *s)
+{
+	return s->consumer ? scry_consumer_flush(s->consumer) : 0;
+}
+
+void scry_session_progress(struct scry_session *s, struct scry_session_summary *out)
+{
+	struct scry_consumer_stats cs;
+
+	memset(out, 0, sizeof(*out));
+	if (!s->consumer)
+		return;
+	scry_consumer_stats(s->consumer, &cs);
+	out->events = cs.events;
+	out->discarded = cs.discarded;
+	out->bytes = cs.bytes;
+	out->seconds = (scry_monotonic_ns() - s->start_ts) / 1e9;
+}
+
+int scry_session_stop(struct scry_session *s, struct scry_session_summary *out, char *err, size_t errlen)
+{
+	struct scry_consumer_stats cs = { 0 };
+	uint64_t misses = 0;
+	int ret = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (s->probes) {
+		scry_probes_detach(s->probes);
+		misses = scry_probes_recursion_misses(s->probes);
+	}
+	s->stop_ts = scry_monotonic_ns();
+	if (s->consumer) {
+		ret = scry_consumer_close(s->consumer, s->stop_ts, &cs);
+		s->consumer = NULL;
+		if (ret)
+			snprintf(err, errlen, "writing the trace failed: %s", strerror(-ret));
+	}
+	out->events = cs.events;
+	out->discarded = cs.discarded + misses;
+	out->truncated = cs.truncated;
+	out->bytes = cs.bytes;
+	out->clamped = cs.clamped;
+	out->seconds = s->start_ts ? (s->stop_ts - s->start_ts) / 1e9 : 0;
+	return ret;
+}
+
+void scry_session_destroy(struct scry_session *s)
+{
+	if (!s)
+		return;
+	if (s->consumer) {
+		struct scry_consumer_stats cs;
+		scry_consumer_close(s->consumer, scry_monotonic_ns(), &cs);
+	}
+	scry_probes_close(s->probes);
+	scry_catalog_close(s->cat);
+	for (size_t i = 0; i < s->ntps; i++) {
+		free(s->tps[i].system);
+		free(s->tps[i].name);
+	}
+	free(s->tps);
+	free(s->events);
+	free(s->sc_entry);
+	free(s->sc_exit);
+	free(s->dir);
+	free(s->kernel_dir);
+	free(s);
+}
+
+const char *scry_session_dir(const struct scry_session *s)
+{
+	return s->dir;
+}
+
+size_t scry_session_nevents(const struct scry_session *s)
+{
+	return s->nevents;
+}

@@ -1,0 +1,59 @@
+/* session.h — a recording session, LTTng's model: one channel (channel0) of per-CPU ring
+ * buffers, the enabled events (their CTF ids are their index), the contexts, the targets
+ * (system-wide or followed processes) and the output trace directory.
+ * The CLI drives it: create -> [track] -> start -> poll/flush ... -> stop -> destroy. */
+#ifndef SCRY_SESSION_H
+#define SCRY_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "catalog/catalog.h"
+
+#define SCRY_DEFAULT_RING_SIZE   (8u << 20)
+#define SCRY_DEFAULT_PACKET_SIZE (1u << 20)
+
+struct scry_session_opts {
+	const char *output;             /* trace directory; NULL: ./scry-YYYYmmdd-HHMMSS */
+	const char *const *events;      /* event specs (-e), NULL/0: the default set */
+	size_t nevents;
+	uint64_t ctx_mask;              /* contexts, 1 << enum scry_ctx */
+	bool target_all;                /* -a */
+	size_t ring_size;               /* per-CPU ring bytes (power of two pages) */
+	size_t packet_size;
+	bool verbose;
+};
+
+struct scry_session_summary {
+	uint64_t events;                /* written to the trace */
+	uint64_t discarded;             /* lost in the kernel (ring full, build area busy, re-entry) */
+	uint64_t truncated;             /* events with a string cut at SCRY_STR_MAX bytes */
+	uint64_t bytes;                 /* bytes of the stream files */
+	uint64_t clamped;               /* timestamps raised to keep a stream ordered */
+	double seconds;                 /* from start to stop */
+};
+
+struct scry_session;
+
+/* Resolve the events and check the output directory; nothing is created yet. */
+int scry_session_create(struct scry_session **out, const struct scry_session_opts *o,
+			char *err, size_t errlen);
+/* Follow a process (and its future children); valid after start's load, before or after attach. */
+int scry_session_track(struct scry_session *s, pid_t tgid, char *err, size_t errlen);
+/* Create the trace directory and metadata, load the BPF programs and their tables. */
+int scry_session_load(struct scry_session *s, char *err, size_t errlen);
+/* Attach: events flow from here on. */
+int scry_session_start(struct scry_session *s, char *err, size_t errlen);
+/* Move what the rings hold into the trace; returns bytes moved or -errno. */
+long scry_session_poll(struct scry_session *s);
+int scry_session_flush(struct scry_session *s);
+void scry_session_progress(struct scry_session *s, struct scry_session_summary *out);
+/* Detach, drain, close the trace. */
+int scry_session_stop(struct scry_session *s, struct scry_session_summary *out, char *err, size_t errlen);
+void scry_session_destroy(struct scry_session *s);
+
+const char *scry_session_dir(const struct scry_session *s);
+size_t scry_session_nevents(const struct scry_session *s);
+
+#endif

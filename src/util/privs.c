@@ -1,0 +1,48 @@
+/* privs.c — root, or CAP_BPF + CAP_PERFMON (+ CAP_DAC_READ_SEARCH for tracefs). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include <linux/capability.h>
+#include "util/privs.h"
+
+#ifndef CAP_PERFMON
+#define CAP_PERFMON 38
+#endif
+#ifndef CAP_BPF
+#define CAP_BPF 39
+#endif
+
+static int has_cap(const struct __user_cap_data_struct d[2], int cap)
+{
+	return (d[cap / 32].effective >> (cap % 32)) & 1;
+}
+
+int scry_check_privileges(const char *what, char *err, size_t errlen)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
+	struct __user_cap_data_struct d[2];
+	const char *missing[3];
+	int n = 0;
+
+	if (geteuid() == 0)
+		return 0;
+	memset(d, 0, sizeof(d));
+	if (syscall(SYS_capget, &h, d) == 0) {
+		if (has_cap(d, CAP_SYS_ADMIN))
+			return 0;
+		if (!has_cap(d, CAP_BPF))
+			missing[n++] = "CAP_BPF";
+		if (!has_cap(d, CAP_PERFMON))
+			missing[n++] = "CAP_PERFMON";
+		if (!has_cap(d, CAP_DAC_READ_SEARCH))
+			missing[n++] = "CAP_DAC_READ_SEARCH";
+		if (!n)
+			return 0;
+	}
+	snprintf(err, errlen, "%s needs root, or CAP_BPF, CAP_PERFMON and CAP_DAC_READ_SEARCH%s%s%s%s%s (run it with sudo)",
+		 what, n ? "; missing " : "", n > 0 ? missing[0] : "", n > 1 ? ", " : "",
+		 n > 1 ? missing[1] : "", n > 2 ? ", CAP_DAC_READ_SEARCH" : "");
+	return -EPERM;
+}

@@ -1,0 +1,23 @@
+/* spawn.h — start a command held before exec, so that a tracer can follow it from its
+ * first instruction: spawn (fork, child waits), set up tracing of the pid, release (exec). */
+#ifndef SCRY_SPAWN_H
+#define SCRY_SPAWN_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+struct scry_child {
+	pid_t pid;
+	int go_fd;        /* write end: one byte lets the child exec */
+	int status_fd;    /* read end: the child's exec errno, EOF when exec succeeded */
+};
+
+int scry_spawn_held(char *const argv[], struct scry_child *c, char *err, size_t errlen);
+/* Let it exec; fails with a message if the command could not be executed. */
+int scry_spawn_release(struct scry_child *c, char *err, size_t errlen);
+/* Kill and reap a child that was never released. */
+void scry_spawn_abort(struct scry_child *c);
+/* Exit status the way a shell reports it: code, or 128 + signal. */
+int scry_exit_status(int wstatus);
+
+#endif
