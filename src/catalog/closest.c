@@ -43,7 +43,7 @@ size_t scry_closest(const char *name, const char *const *candidates, size_t n, c
 	la = strlen(name);
 	if (la > NAME_MAX_CMP)
 		return 0;
-	limit = la < 6 ? 2 : (unsigned)(la / 3);
+	limit = la < 8 ? 2 : (unsigned)(la / 4);
 	for (size_t i = 0; i < n; i++) {
 		const char *c = candidates[i];
 		unsigned d;

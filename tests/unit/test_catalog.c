@@ -1,0 +1,353 @@
+/* test_catalog.c — the event catalog against this machine's live tracefs: tracepoint
+ * fields with LTTng names, copy operations, syscall events and masks, built-ins,
+ * closest names, contexts.  Needs root (tracefs); skipped otherwise. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "catalog/catalog.h"
+
+static struct scry_catalog *cat;
+
+static int setup(void **state)
+{
+	char err[256];
+
+	cat = scry_catalog_open(NULL, err, sizeof(err));
+	if (!cat)
+		fprintf(stderr, "catalog: %s\n", err);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	scry_catalog_close(cat);
+	return 0;
+}
+
+#define NEED_CAT() do { if (!cat) skip(); } while (0)
+
+static const struct scry_event *tp(const char *sys, const char *name)
+{
+	char err[256] = "";
+	const struct scry_event *ev = scry_catalog_tracepoint(cat, sys, name, err, sizeof(err));
+
+	if (!ev)
+		fail_msg("%s:%s: %s", sys, name, err);
+	return ev;
+}
+
+static void check_field(const struct scry_field *f, const char *name, enum scry_ftype type, unsigned size,
+			bool is_signed, unsigned count)
+{
+	assert_string_equal(f->name, name);
+	assert_int_equal(f->type, type);
+	assert_int_equal(f->size, size);
+	assert_int_equal(f->is_signed, is_signed);
+	if (type == SCRY_F_TEXT || type == SCRY_F_ARRAY)
+		assert_int_equal(f->count, count);
+}
+
+static void test_sched_switch(void **state)
+{
+	NEED_CAT();
+	const struct scry_event *ev = tp("sched", "sched_switch");
+	struct scry_tp_desc d;
+
+	assert_string_equal(ev->name, "sched_switch");
+	assert_string_equal(ev->system, "sched");
+	assert_int_equal(ev->kind, SCRY_EV_TRACEPOINT);
+	assert_int_equal(ev->nfields, 7);
+	check_field(&ev->fields[0], "prev_comm", SCRY_F_TEXT, 1, false, 16);
+	check_field(&ev->fields[1], "prev_tid", SCRY_F_INT, 4, true, 0);
+	check_field(&ev->fields[2], "prev_prio", SCRY_F_INT, 4, true, 0);
+	check_field(&ev->fields[3], "prev_state", SCRY_F_INT, 8, true, 0);
+	check_field(&ev->fields[4], "next_comm", SCRY_F_TEXT, 1, false, 16);
+	check_field(&ev->fields[5], "next_tid", SCRY_F_INT, 4, true, 0);
+	check_field(&ev->fields[6], "next_prio", SCRY_F_INT, 4, true, 0);
+	assert_int_equal(ev->fields[0].src, SCRY_SRC_FIXED);
+	assert_int_equal(ev->fields[0].src_off, 8);
+	assert_int_equal(ev->fields[5].src_off, 56);
+
+	assert_int_equal(scry_event_tp_ops(ev, &d), 1);
+	assert_int_equal(d.nops, 1);
+	assert_int_equal(d.ops[0].kind, SCRY_OP_COPY);
+	assert_int_equal(d.ops[0].src_off, 8);
+	assert_int_equal(d.ops[0].len, 56);
+	/* cached: the same object again */
+	assert_ptr_equal(tp("sched", "sched_switch"), ev);
+	assert_int_equal(scry_catalog_tracepoint_id(cat, "sched", "sched_switch") > 0, 1);
+}
+
+static void test_data_loc_event(void **state)
+{
+	NEED_CAT();
+	const struct scry_event *ev = tp("sched", "sched_process_exec");
+	struct scry_tp_desc d;
+
+	assert_int_equal(ev->nfields, 3);
+	check_field(&ev->fields[0], "filename", SCRY_F_STRING, 1, false, 0);
+	assert_int_equal(ev->fields[0].src, SCRY_SRC_LOC);
+	check_field(&ev->fields[1], "tid", SCRY_F_INT, 4, true, 0);
+	check_field(&ev->fields[2], "old_tid", SCRY_F_INT, 4, true, 0);
+	assert_int_equal(scry_event_tp_ops(ev, &d), 2);
+	assert_int_equal(d.ops[0].kind, SCRY_OP_STR_LOC);
+	assert_int_equal(d.ops[0].src_off, 8);
+	assert_int_equal(d.ops[0].len, SCRY_STR_MAX);
+	assert_int_equal(d.ops[1].kind, SCRY_OP_COPY);
+	assert_int_equal(d.ops[1].src_off, 12);
+	assert_int_equal(d.ops[1].len, 8);
+}
+
+static void test_renamed_events(void **state)
+{
+	NEED_CAT();
+	const struct scry_event *ev = tp("irq", "softirq_entry");
+
+	assert_string_equal(ev->name, "irq_softirq_entry");
+	assert_string_equal(ev->tp, "softirq_entry");
+	ev = tp("sched", "sched_wakeup");
+	assert_string_equal(ev->fields[1].name, "tid");
+	ev = tp("irq", "irq_handler_entry");
+	check_field(&ev->fields[0], "irq", SCRY_F_INT, 4, true, 0);
+	check_field(&ev->fields[1], "name", SCRY_F_STRING, 1, false, 0);
+}
+
+static void test_unknown_tracepoint(void **state)
+{
+	NEED_CAT();
+	char err[256];
+
+	assert_null(scry_catalog_tracepoint(cat, "sched", "sched_swich", err, sizeof(err)));
+	assert_non_null(strstr(err, "unknown tracepoint 'sched:sched_swich'"));
+	assert_null(scry_catalog_tracepoint(cat, "..", "sched_switch", err, sizeof(err)));
+	assert_null(scry_catalog_tracepoint(cat, "sched/../sched", "x", err, sizeof(err)));
+	assert_int_equal(scry_catalog_tracepoint_id(cat, "sched", "nope"), -1);
+}
+
+static void test_listing(void **state)
+{
+	NEED_CAT();
+	const char *const *names;
+	size_t n = scry_catalog_tracepoints(cat, &names);
+	bool found = false;
+
+	assert_true(n > 100);
+	for (size_t i = 0; i < n; i++) {
+		assert_false(!strncmp(names[i], "syscalls:", 9));
+		assert_false(!strncmp(names[i], "ftrace:", 7));
+		if (i)
+			assert_true(strcmp(names[i - 1], names[i]) < 0);
+		if (!strcmp(names[i], "sched:sched_switch"))
+			found = true;
+	}
+	assert_true(found);
+}
+
+static void test_every_tracepoint_builds_or_explains(void **state)
+{
+	NEED_CAT();
+	const char *const *names;
+	size_t n = scry_catalog_tracepoints(cat, &names), built = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		char sys[128], err[256] = "";
+		const char *colon = strchr(names[i], ':');
+		const struct scry_event *ev;
+		struct scry_tp_desc d;
+
+		snprintf(sys, sizeof(sys), "%.*s", (int)(colon - names[i]), names[i]);
+		ev = scry_catalog_tracepoint(cat, sys, colon + 1, err, sizeof(err));
+		if (!ev) {
+			assert_true(err[0] != '\0');
+			continue;
+		}
+		built++;
+		for (unsigned j = 0; j < ev->nfields; j++)
+			if (ev->fields[j].type == SCRY_F_SEQ) {
+				assert_true(ev->fields[j].length_field == (int)j - 1);
+				assert_int_equal(ev->fields[j - 1].src, SCRY_SRC_LEN);
+			}
+		int r = scry_event_tp_ops(ev, &d);
+		assert_true(r == -1 || (r > 0 && r <= SCRY_MAX_TP_OPS) || (r == 0 && ev->nfields == 0));
+	}
+	assert_true(built > n * 9 / 10);
+}
+
+static void test_syscalls(void **state)
+{
+	NEED_CAT();
+	const struct scry_syscall *list, *sc;
+	size_t n = scry_catalog_syscalls(cat, &list);
+
+	assert_true(n > 350);
+	for (size_t i = 1; i < n; i++)
+		assert_true(list[i - 1].nr < list[i].nr);
+	sc = scry_catalog_syscall_by_name(cat, "openat");
+	assert_non_null(sc);
+	assert_int_equal(sc->nr, 257);
+	assert_int_equal(scry_catalog_syscall_by_name(cat, "getppid")->nr, 110);
+	assert_int_equal(scry_catalog_syscall_by_name(cat, "read")->nr, 0);
+	assert_int_equal(scry_catalog_syscall_by_name(cat, "file_setattr")->nr, 469);
+	assert_int_equal(scry_catalog_syscall_by_name(cat, "stat")->nr, 4);   /* alias of newstat */
+	assert_null(scry_catalog_syscall_by_name(cat, "no_such_syscall"));
+	assert_true(scry_catalog_syscall_args_known(cat, sc));
+	assert_false(scry_catalog_syscall_args_known(cat, scry_catalog_syscall_by_name(cat, "tuxcall")));
+
+	assert_int_equal(sc->nargs, 4);
+	assert_string_equal(sc->args[1].name, "filename");
+	assert_string_equal(sc->args[1].ctype, "const char *");
+	assert_true(sc->args[1].is_string);
+	assert_true(sc->args[1].is_pointer);
+	assert_false(scry_catalog_syscall_by_name(cat, "write")->args[1].is_string);
+	assert_true(scry_catalog_syscall_by_name(cat, "mount")->args[2].is_string);
+	assert_false(scry_catalog_syscall_by_name(cat, "execve")->args[1].is_string);
+}
+
+static void test_syscall_events(void **state)
+{
+	NEED_CAT();
+	const struct scry_syscall *sc = scry_catalog_syscall_by_name(cat, "openat");
+	const struct scry_event *en = scry_catalog_syscall_entry(cat, sc), *ex;
+
+	assert_non_null(en);
+	assert_string_equal(en->name, "syscall_entry_openat");
+	assert_int_equal(en->kind, SCRY_EV_SYSCALL_ENTRY);
+	assert_int_equal(en->nr, 257);
+	assert_int_equal(en->nfields, 4);
+	check_field(&en->fields[0], "dfd", SCRY_F_INT, 8, true, 0);
+	check_field(&en->fields[1], "filename", SCRY_F_STRING, 1, false, 0);
+	check_field(&en->fields[2], "flags", SCRY_F_INT, 8, true, 0);
+	check_field(&en->fields[3], "mode", SCRY_F_INT, 8, false, 0);
+	assert_int_equal(en->nargs, 4);
+	assert_int_equal(en->str_mask, 0x2);
+	assert_int_equal(en->s32_mask, 0x5);   /* dfd, flags: int */
+	assert_int_equal(en->u32_mask, 0x8);   /* mode: umode_t */
+	ex = scry_catalog_syscall_exit(cat, sc);
+	assert_string_equal(ex->name, "syscall_exit_openat");
+	assert_int_equal(ex->nfields, 1);
+	check_field(&ex->fields[0], "ret", SCRY_F_INT, 8, true, 0);
+
+	/* read: unsigned int fd (u32), char *buf (pointer, hex), size_t count */
+	en = scry_catalog_syscall_entry(cat, scry_catalog_syscall_by_name(cat, "read"));
+	assert_int_equal(en->u32_mask, 0x1);
+	assert_int_equal(en->s32_mask, 0);
+	assert_int_equal(en->str_mask, 0);
+	assert_int_equal(en->fields[1].base, 16);
+	/* epoll_ctl's "event" argument is a TSDL keyword: escaped */
+	en = scry_catalog_syscall_entry(cat, scry_catalog_syscall_by_name(cat, "epoll_ctl"));
+	assert_string_equal(en->fields[3].name, "_event");
+	/* getppid: no argument */
+	en = scry_catalog_syscall_entry(cat, scry_catalog_syscall_by_name(cat, "getppid"));
+	assert_int_equal(en->nfields, 0);
+	assert_int_equal(en->nargs, 0);
+	/* arguments unknown: six raw registers */
+	en = scry_catalog_syscall_entry(cat, scry_catalog_syscall_by_name(cat, "tuxcall"));
+	assert_int_equal(en->nargs, 6);
+	assert_string_equal(en->fields[5].name, "arg5");
+	assert_int_equal(scry_event_tp_ops(en, &(struct scry_tp_desc){ 0 }), -1);
+}
+
+static void test_builtins(void **state)
+{
+	NEED_CAT();
+	const struct scry_event *ev = scry_catalog_builtin(cat, "sched_process_fork");
+
+	assert_non_null(ev);
+	assert_int_equal(ev->kind, SCRY_EV_BUILTIN);
+	assert_int_equal(ev->nfields, 10);
+	check_field(&ev->fields[0], "parent_comm", SCRY_F_TEXT, 1, false, 16);
+	check_field(&ev->fields[1], "parent_tid", SCRY_F_INT, 4, true, 0);
+	check_field(&ev->fields[2], "parent_pid", SCRY_F_INT, 4, true, 0);
+	check_field(&ev->fields[3], "parent_ns_inum", SCRY_F_INT, 4, false, 0);
+	check_field(&ev->fields[4], "child_comm", SCRY_F_TEXT, 1, false, 16);
+	check_field(&ev->fields[5], "child_tid", SCRY_F_INT, 4, true, 0);
+	check_field(&ev->fields[6], "_vtids_length", SCRY_F_INT, 1, false, 0);
+	check_field(&ev->fields[7], "vtids", SCRY_F_SEQ, 4, true, 0);
+	assert_int_equal(ev->fields[7].length_field, 6);
+	check_field(&ev->fields[8], "child_pid", SCRY_F_INT, 4, true, 0);
+	check_field(&ev->fields[9], "child_ns_inum", SCRY_F_INT, 4, false, 0);
+
+	ev = scry_catalog_builtin(cat, "syscall_entry_unknown");
+	assert_int_equal(ev->nfields, 2);
+	check_field(&ev->fields[0], "id", SCRY_F_INT, 8, true, 0);
+	check_field(&ev->fields[1], "args", SCRY_F_ARRAY, 8, false, 6);
+	ev = scry_catalog_builtin(cat, "syscall_exit_unknown");
+	assert_int_equal(ev->nfields, 2);
+	check_field(&ev->fields[1], "ret", SCRY_F_INT, 8, true, 0);
+	assert_null(scry_catalog_builtin(cat, "sched_switch"));
+}
+
+static void test_closest(void **state)
+{
+	static const char *const cands[] = { "sched:sched_switch", "sched:sched_wakeup", "irq:softirq_entry",
+					     "sched:sched_waking" };
+	const char *out[3];
+
+	assert_int_equal(scry_closest("sched_swich", cands, 4, out, 3), 1);
+	assert_string_equal(out[0], "sched:sched_switch");
+	assert_int_equal(scry_closest("sched:sched_wakng", cands, 4, out, 3), 2);
+	assert_string_equal(out[0], "sched:sched_waking");
+	assert_string_equal(out[1], "sched:sched_wakeup");
+	assert_int_equal(scry_closest("zzzzzzzzzzzz", cands, 4, out, 3), 0);
+	assert_int_equal(scry_closest("sched_swich", cands, 4, out, 0), 0);
+
+	NEED_CAT();
+	const char *const *names;
+	size_t n = scry_catalog_tracepoints(cat, &names);
+	assert_true(scry_closest("sched_swich", names, n, out, 3) >= 1);
+	assert_string_equal(out[0], "sched:sched_switch");
+}
+
+static void test_contexts(void **state)
+{
+	assert_string_equal(scry_context(SCRY_CTX_PID)->name, "pid");
+	assert_string_equal(scry_context(SCRY_CTX_PROCNAME)->name, "procname");
+	assert_int_equal(scry_context(SCRY_CTX_PROCNAME)->type, SCRY_F_TEXT);
+	assert_int_equal(scry_context(SCRY_CTX_PROCNAME)->count, 16);
+	assert_false(scry_context(SCRY_CTX_UID)->is_signed);
+	assert_true(scry_context(SCRY_CTX_PRIO)->is_signed);
+	assert_string_equal(scry_context(SCRY_CTX_UTS_NS)->name, "uts_ns");
+	assert_null(scry_context(SCRY_CTX_NR));
+	assert_int_equal(scry_context_by_name("tid"), SCRY_CTX_TID);
+	assert_int_equal(scry_context_by_name("_vtid"), SCRY_CTX_VTID);
+	assert_int_equal(scry_context_by_name("cpu_id"), SCRY_CTX_CPU_ID);
+	assert_int_equal(scry_context_by_name("nope"), -1);
+	/* default pid, tid, procname: 4 + 4 + 16 */
+	assert_int_equal(scry_context_size((1u << SCRY_CTX_PID) | (1u << SCRY_CTX_TID) | (1u << SCRY_CTX_PROCNAME)), 24);
+	assert_int_equal(scry_context_size(0), 0);
+	assert_int_equal(scry_context_size((1ull << SCRY_CTX_NR) - 1), 18 * 4 + 16);
+}
+
+static void test_bad_tracefs(void **state)
+{
+	char err[256];
+
+	assert_null(scry_catalog_open("/nonexistent", err, sizeof(err)));
+	assert_non_null(strstr(err, "/nonexistent"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sched_switch),
+		cmocka_unit_test(test_data_loc_event),
+		cmocka_unit_test(test_renamed_events),
+		cmocka_unit_test(test_unknown_tracepoint),
+		cmocka_unit_test(test_listing),
+		cmocka_unit_test(test_every_tracepoint_builds_or_explains),
+		cmocka_unit_test(test_syscalls),
+		cmocka_unit_test(test_syscall_events),
+		cmocka_unit_test(test_builtins),
+		cmocka_unit_test(test_closest),
+		cmocka_unit_test(test_contexts),
+		cmocka_unit_test(test_bad_tracefs),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
