@@ -32,14 +32,18 @@ if ((${#missing[@]})); then
 	fi
 	echo "deps.sh: installing ${missing[*]}"
 	export DEBIAN_FRONTEND=noninteractive
-	if ! apt-get update -qq >/dev/null; then
+	log=$(mktemp)
+	trap 'rm -f "$log"' EXIT
+	if ! apt-get update -qq >"$log" 2>&1; then
+		cat "$log" >&2
 		echo "deps.sh: apt-get update failed" >&2
 		exit 1
 	fi
-	if ! apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null; then
+	if ! apt-get install -y -qq --no-install-recommends "${missing[@]}" >"$log" 2>&1; then
 		# Retry one by one so the message names the package that failed.
 		for p in "${missing[@]}"; do
-			if ! apt-get install -y -qq --no-install-recommends "$p" >/dev/null; then
+			if ! apt-get install -y -qq --no-install-recommends "$p" >"$log" 2>&1; then
+				tail -n 20 "$log" >&2
 				echo "deps.sh: failed to install Debian package '$p'" >&2
 				exit 1
 			fi
