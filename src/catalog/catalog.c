@@ -140,7 +140,7 @@ static int cmp_str(const void *a, const void *b)
 
 static bool is_dir(const char *parent, const struct dirent *de)
 {
-	char p[1024];
+	char p[2048];
 	struct stat st;
 
 	if (de->d_type == DT_DIR)

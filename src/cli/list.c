@@ -235,8 +235,8 @@ int cmd_list(int argc, char **argv)
 			found = list_syscalls(cat, NULL, fields);
 		else if (!strncmp(p, "syscalls:", 9))
 			found = list_syscalls(cat, p + 9, fields);
-		else
-			found = list_tracepoints(cat, p, fields);
+		else if ((found = list_tracepoints(cat, p, fields)) && !fields)
+			printf("(%zu tracepoint%s)\n", found, found == 1 ? "" : "s");
 		if (!found) {
 			no_match(cat, p);
 			ret = 1;
