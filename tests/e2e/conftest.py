@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-SCRY = ROOT / "scry"
+SCRY = Path(os.environ.get("SCRY_BIN", ROOT / "scry"))  # SCRY_BIN overrides
 WORKLOAD_DIR = ROOT / "build" / "workload"
 
 SUMMARY_RE = re.compile(

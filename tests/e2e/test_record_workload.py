@@ -178,7 +178,8 @@ def test_summary_line(rec):
     assert s["dir"].rstrip("/") == str(rec.dir).rstrip("/")
     channel_bytes = sum(p.stat().st_size for p in (rec.dir / "kernel").glob("channel0_*"))
     total = sum(p.stat().st_size for p in rec.dir.rglob("*") if p.is_file())
-    assert channel_bytes <= s["bytes"] <= total
+    assert channel_bytes <= s["bytes"] <= total, \
+        f"summary says {s['bytes']} bytes; stream files hold {channel_bytes}, the directory {total}"
 
 
 def test_babeltrace2_clean(rec):
