@@ -260,8 +260,8 @@ static int find_traces(struct found *f, const char *dir, int depth)
 	int ret = 0;
 	for (int i = 0; i < n; i++) {
 		const char *nm = ents[i]->d_name;
-		if (!ret && nm[0] != '.' && strlen(dir) + strlen(nm) + 2 < sizeof(path)) {
-			snprintf(path, sizeof(path), "%s/%s", dir, nm);
+		if (!ret && nm[0] != '.' &&
+		    (size_t)snprintf(path, sizeof(path), "%s/%s", dir, nm) < sizeof(path)) {
 			if (!stat(path, &stt) && S_ISDIR(stt.st_mode))
 				ret = find_traces(f, path, depth + 1);
 		}
@@ -417,14 +417,21 @@ static void corrupt(struct view *v, struct view_stream *s, uint64_t off, const c
 
 static void discarded_warning(struct view *v, struct view_stream *s, uint64_t count, uint64_t begin, uint64_t end)
 {
-	char b[64], e[64];
+	char b[64], e[64], uuid[48] = "";
+	const uint8_t *u = s->t->m->uuid;
 	fmt_time(b, sizeof(b), view_cycles_to_ns(s->t, begin), v->gmt);
 	fmt_time(e, sizeof(e), view_cycles_to_ns(s->t, end), v->gmt);
+	if (s->t->m->has_uuid)
+		snprintf(uuid, sizeof(uuid),
+			 " (UUID: %02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x)", u[0], u[1],
+			 u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+	const char *tname = strrchr(s->t->dir, '/');
+	tname = tname && tname[1] ? tname + 1 : s->t->dir;
+	/* the layout of babeltrace2's text sink warning */
 	fprintf(v->errf,
-		"WARNING: Tracer discarded %" PRIu64 " event%s between [%s] and [%s] in trace \"%s\" within stream "
-		"\"%s\" (stream class ID: %" PRIu64 ", stream ID: %" PRIu64 ", CPU: %" PRId64 "). "
-		"You should consider recording a new trace with larger buffers or with fewer events enabled.\n",
-		count, count == 1 ? "" : "s", b, e, s->t->dir, s->relname, s->stream_id, s->instance_id, s->cpu_id);
+		"WARNING: Tracer discarded %" PRIu64 " event%s between [%s] and [%s] in trace \"%s\"%s within stream "
+		"\"%s\" (stream class ID: %" PRIu64 ", stream ID: %" PRIu64 ").\n",
+		count, count == 1 ? "" : "s", b, e, tname, uuid, s->path, s->stream_id, s->instance_id);
 }
 
 /* Load the next packet that holds events.  1: ready, 0: end of stream (or failed). */

@@ -1,0 +1,307 @@
+/* output_text.c — text lines in babeltrace2's default `text.pretty` layout (minus the
+ * hostname): [time] (+delta) name: { packet context }, { stream event context },
+ * { event context }, { payload }, with its integer bases, enum, array, variant and string
+ * escaping conventions. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "view/output.h"
+
+void text_out_init(struct text_out *o, struct outbuf *ob, bool gmt)
+{
+	memset(o, 0, sizeof(*o));
+	o->ob = ob;
+	o->tod.gmt = gmt;
+}
+
+static void put_escaped(struct outbuf *ob, const uint8_t *p, size_t len)
+{
+	ob_putc(ob, '"');
+	size_t run = 0;
+	for (size_t i = 0; i < len; i++) {
+		uint8_t c = p[i];
+		const char *esc = NULL;
+		switch (c) {
+		case '\a': esc = "\\a"; break;
+		case '\b': esc = "\\b"; break;
+		case '\f': esc = "\\f"; break;
+		case '\n': esc = "\\n"; break;
+		case '\r': esc = "\\r"; break;
+		case '\t': esc = "\\t"; break;
+		case '\v': esc = "\\v"; break;
+		case '\\': esc = "\\\\"; break;
+		case '"': esc = "\\\""; break;
+		default: break;
+		}
+		char hx[4];
+		if (!esc && (c < 0x20 || c == 0x7f)) {
+			hx[0] = '\\';
+			hx[1] = 'x';
+			hx[2] = "0123456789abcdef"[c >> 4];
+			hx[3] = "0123456789abcdef"[c & 15];
+			if (run)
+				ob_write(ob, p + i - run, run);
+			run = 0;
+			ob_write(ob, hx, 4);
+			continue;
+		}
+		if (esc) {
+			if (run)
+				ob_write(ob, p + i - run, run);
+			run = 0;
+			ob_write(ob, esc, 2);
+		} else {
+			run++;
+		}
+	}
+	if (run)
+		ob_write(ob, p + len - run, run);
+	ob_putc(ob, '"');
+}
+
+static void put_int(struct outbuf *ob, const struct op *o, uint64_t v)
+{
+	bool sgn = o->flags & OPF_SIGNED;
+	unsigned bits = o->bits;
+	switch (o->base) {
+	case 16:
+		if (sgn && bits < 64) {
+			unsigned r = ((bits - 1) / 4 + 1) * 4;
+			if (r < 64)
+				v &= (UINT64_C(1) << r) - 1;
+		}
+		OB_LIT(ob, "0x");
+		ob_hex_upper(ob, v);
+		break;
+	case 8:
+		if (sgn && bits < 64) {
+			unsigned r = ((bits - 1) / 3 + 1) * 3;
+			if (r < 64)
+				v &= (UINT64_C(1) << r) - 1;
+		}
+		ob_putc(ob, '0');
+		ob_oct(ob, v);
+		break;
+	case 2:
+		OB_LIT(ob, "0b");
+		ob_bin(ob, v, bits);
+		break;
+	default:
+		if (sgn)
+			ob_i64(ob, (int64_t)v);
+		else
+			ob_u64(ob, v);
+		break;
+	}
+}
+
+static void put_text_value(struct outbuf *ob, const struct val *v)
+{
+	const uint8_t *p = v->p;
+	size_t len = (size_t)v->u;
+	const uint8_t *z = memchr(p, 0, len);
+	put_escaped(ob, p, z ? (size_t)(z - p) : len);
+}
+
+/* Print the subtree at ops[i], consuming values from *vi; returns the index after it. */
+static uint32_t put_field(struct outbuf *ob, const struct op *ops, uint32_t i, const struct val **vi)
+{
+	const struct op *o = &ops[i];
+	ob_reserve(ob);
+	switch (o->kind) {
+	case OP_INT: {
+		uint64_t v = (*vi)++->u;
+		if (o->flags & OPF_ENUM) {
+			const char *labels[8];
+			int n = plan_enum_labels(o, v, labels, 8);
+			OB_LIT(ob, "( ");
+			if (!n)
+				OB_LIT(ob, "<unknown>");
+			for (int k = 0; k < n; k++) {
+				if (k)
+					OB_LIT(ob, ", ");
+				put_escaped(ob, (const uint8_t *)labels[k], strlen(labels[k]));
+			}
+			OB_LIT(ob, " : container = ");
+			put_int(ob, o, v);
+			OB_LIT(ob, " )");
+		} else {
+			put_int(ob, o, v);
+		}
+		return i + 1;
+	}
+	case OP_FLOAT: {
+		uint64_t b = (*vi)++->u;
+		double d;
+		if (o->bits == 32) {
+			float f;
+			uint32_t w = (uint32_t)b;
+			memcpy(&f, &w, 4);
+			d = f;
+		} else {
+			memcpy(&d, &b, 8);
+		}
+		char tmp[64];
+		int n = snprintf(tmp, sizeof(tmp), "%g", d);
+		ob_write(ob, tmp, (size_t)n);
+		return i + 1;
+	}
+	case OP_STRING:
+		put_escaped(ob, (*vi)->p, (size_t)(*vi)->u);
+		(*vi)++;
+		return i + 1;
+	case OP_TEXT:
+		put_text_value(ob, *vi);
+		(*vi)++;
+		return i + 1;
+	case OP_STRUCT: {
+		int nprinted = 0;
+		ob_putc(ob, '{');
+		uint32_t j = i + 1;
+		while (ops[j].kind != OP_STRUCT_END) {
+			if (ops[j].flags & OPF_HIDDEN) {
+				(*vi)++; /* hidden fields are plain integers */
+				j = ops[j].next;
+				continue;
+			}
+			ob_reserve(ob);
+			if (nprinted++)
+				OB_LIT(ob, ", ");
+			else
+				ob_putc(ob, ' ');
+			ob_puts(ob, ops[j].name ? ops[j].name : "");
+			OB_LIT(ob, " = ");
+			j = put_field(ob, ops, j, vi);
+		}
+		OB_LIT(ob, " }");
+		return o->next;
+	}
+	case OP_ARRAY: {
+		uint64_t n = (*vi)++->u;
+		ob_putc(ob, '[');
+		for (uint64_t k = 0; k < n; k++) {
+			ob_reserve(ob);
+			if (k)
+				OB_LIT(ob, ", ");
+			else
+				ob_putc(ob, ' ');
+			ob_putc(ob, '[');
+			ob_u64(ob, k);
+			OB_LIT(ob, "] = ");
+			put_field(ob, ops, i + 1, vi);
+		}
+		OB_LIT(ob, " ]");
+		return o->next;
+	}
+	case OP_VARIANT: {
+		uint64_t opt = (*vi)++->u;
+		OB_LIT(ob, "{ ");
+		ob_puts(ob, o->opt_names[opt] ? o->opt_names[opt] : "");
+		OB_LIT(ob, " = ");
+		put_field(ob, ops, o->opts[opt], vi);
+		OB_LIT(ob, " }");
+		return o->next;
+	}
+	default:
+		return o->next > i ? o->next : i + 1;
+	}
+}
+
+static void put_scope(struct outbuf *ob, const struct plan *p, const struct val *v)
+{
+	if (!p->n)
+		return;
+	OB_LIT(ob, ", ");
+	put_field(ob, p->ops, 0, &v);
+}
+
+static void packet_context_text(struct view_stream *s)
+{
+	struct outbuf tmp = { .buf = NULL };
+	char big[OUTBUF_SLACK * 4];
+	(void)big;
+	s->pctx_text_len = 0;
+	s->pctx_text_ok = true;
+	if (!s->sc->pctx.n)
+		return;
+	/* render into a private small buffer through a memstream-free path */
+	char *mem = NULL;
+	size_t memlen = 0;
+	FILE *f = open_memstream(&mem, &memlen);
+	if (!f)
+		return;
+	if (ob_init(&tmp, f)) {
+		fclose(f);
+		free(mem);
+		return;
+	}
+	const struct val *v = s->pvals.v;
+	put_field(&tmp, s->sc->pctx.ops, 0, &v);
+	ob_free(&tmp);
+	fclose(f);
+	if (memlen < sizeof(s->pctx_text)) {
+		memcpy(s->pctx_text, mem, memlen);
+		s->pctx_text_len = memlen;
+	}
+	free(mem);
+}
+
+void text_event(struct text_out *o, struct view_stream *s)
+{
+	struct outbuf *ob = o->ob;
+	int64_t ns = s->ts_ns;
+	int64_t sec = ns / 1000000000, sub = ns % 1000000000;
+	if (sub < 0) {
+		sub += 1000000000;
+		sec--;
+	}
+	tod_lookup(&o->tod, sec);
+	ob_reserve(ob);
+	ob_putc(ob, '[');
+	ob_write(ob, o->tod.hms, 8);
+	ob_putc(ob, '.');
+	ob_u64_pad(ob, (uint64_t)sub, 9);
+	OB_LIT(ob, "] (+");
+	if (o->have_last) {
+		uint64_t d = (uint64_t)(ns - o->last_ns);
+		ob_u64(ob, d / 1000000000);
+		ob_putc(ob, '.');
+		ob_u64_pad(ob, d % 1000000000, 9);
+	} else {
+		OB_LIT(ob, "?.?????????");
+	}
+	o->have_last = true;
+	o->last_ns = ns;
+	OB_LIT(ob, ") ");
+	ob_puts(ob, s->ev->name);
+	ob_putc(ob, ':');
+	if (!s->pctx_text_ok)
+		packet_context_text(s);
+	bool first = true;
+	if (s->pctx_text_len) {
+		ob_putc(ob, ' ');
+		ob_write(ob, s->pctx_text, s->pctx_text_len);
+		first = false;
+	}
+	const struct val *v = s->vals.v;
+	const struct plan *scopes[3] = { &s->sc->ectx, &s->ev->ctx, &s->ev->fields };
+	for (int k = 0; k < 3; k++) {
+		const struct plan *p = scopes[k];
+		if (!p->n)
+			continue;
+		if (first) {
+			ob_putc(ob, ' ');
+			first = false;
+			put_field(ob, p->ops, 0, &v);
+		} else {
+			put_scope(ob, p, v);
+			/* advance v past this scope's values */
+			v = s->vals.v + (k == 0 ? s->nv_ectx : k == 1 ? s->nv_ectx + s->nv_ctx : s->vals.n);
+		}
+		if (k == 0)
+			v = s->vals.v + s->nv_ectx;
+		else if (k == 1)
+			v = s->vals.v + s->nv_ectx + s->nv_ctx;
+	}
+	ob_putc(ob, '\n');
+}
