@@ -66,7 +66,7 @@ for src in "$@"; do
 			echo "fuzz.sh: $base: crash found; reproducer in $artifacts (log: $OUT/fuzz/$base.log)" >&2
 			ok=0
 		else
-			grep -E '^#[0-9]+ *DONE' "$OUT/fuzz/$base.log" | tail -n 1
+			grep -E '^(Done [0-9]+ runs|#[0-9]+ *DONE)' "$OUT/fuzz/$base.log" | tail -n 1
 		fi
 	fi
 	if ((ok)); then
