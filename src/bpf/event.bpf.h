@@ -15,6 +15,7 @@
 
 /* Load-time settings (rodata): the verifier drops the code of disabled contexts. */
 const volatile __u64 ctx_mask = (1ULL << SCRY_CTX_PID) | (1ULL << SCRY_CTX_TID) | (1ULL << SCRY_CTX_PROCNAME);
+const volatile __u32 head_bytes = SCRY_EVENT_HEADER_SIZE + 24; /* header + contexts of ctx_mask */
 const volatile __u32 self_tgid = 0;        /* scry itself: never recorded */
 const volatile __u8 target_all = 0;        /* 1: system-wide; 0: only tgids in `tracked` */
 const volatile __u16 fork_event_id = SCRY_NO_EVENT;
@@ -161,7 +162,10 @@ static __always_inline __u32 write_head(__u8 *b, __u16 id)
 		pos += 4;
 	}
 	if (ctx_mask & (1ULL << SCRY_CTX_PROCNAME)) {
-		bpf_get_current_comm(b + pos, SCRY_COMM_LEN);
+		/* comm is NUL-padded by the kernel: two loads instead of bpf_get_current_comm() */
+		struct task_struct *bt = bpf_get_current_task_btf();
+		WR(__u64, b, pos, *(__u64 *)&bt->comm[0]);
+		WR(__u64, b, pos + 8, *(__u64 *)&bt->comm[8]);
 		pos += SCRY_COMM_LEN;
 	}
 	if (ctx_mask & (1ULL << SCRY_CTX_CPU_ID)) {
@@ -220,6 +224,31 @@ static __always_inline __u32 write_head(__u8 *b, __u16 id)
 		pos += 4;
 	}
 	return pos;
+}
+
+/* Bytes of header + enabled contexts, a verifier constant (set with ctx_mask), so that
+ * fixed-size events are reserved in the ring and written in place. */
+static __always_inline __u32 head_size(void)
+{
+	return head_bytes;
+}
+
+/* A slot of exactly size bytes (a verifier constant) in this CPU's ring, or NULL with the
+ * event counted lost; filled in place, then ring_commit(). */
+static __always_inline void *ring_reserve(__u32 size)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	void *ring = bpf_map_lookup_elem(&rings, &cpu);
+	void *p = ring ? bpf_ringbuf_reserve(ring, size, 0) : NULL;
+
+	if (!p)
+		count_drop(false);
+	return p;
+}
+
+static __always_inline void ring_commit(void *p)
+{
+	bpf_ringbuf_submit(p, BPF_RB_NO_WAKEUP);
 }
 
 /* Hand len bytes of the build area to this CPU's ring; count the event lost if full. */

@@ -27,42 +27,35 @@ struct {
 
 /* ---- syscalls ---------------------------------------------------------------------- */
 
-static __always_inline void sys_enter(long id, const __u64 *args)
+/* Entry of a syscall without string arguments: nargs (a constant here) int64 values,
+ * written in place in the ring. */
+static __always_inline void enter_fixed(const struct scry_sc_desc *d, const __u64 *args, const int nargs)
 {
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
-	struct scry_sc_desc *d = NULL;
-	__u32 nr = id;
-	__u16 ev;
-	struct area *a;
+	__u32 hs = head_size();
+	__u8 *p = ring_reserve(hs + 8 * nargs);
+
+	if (!p)
+		return;
+	write_head(p, d->entry_id);
+	for (int i = 0; i < nargs; i++) {
+		__u64 v = args[i];
+
+		if (d->s32_mask & (1 << i))
+			v = (__s64)(__s32)v;
+		else if (d->u32_mask & (1 << i))
+			v = (__u32)v;
+		WR(__u64, p, hs + 8 * i, v);
+	}
+	ring_commit(p);
+}
+
+/* Entry with user strings: built in the per-CPU area (its size is known only once the
+ * strings are read), then copied to the ring. */
+static __always_inline void enter_strings(const struct scry_sc_desc *d, const __u64 *args)
+{
+	struct area *a = area_get(AREA_SYS_ENTER);
 	__u32 pos;
 
-	if (!target_ok(tgid))
-		return;
-	if (id >= 0 && id < SCRY_MAX_SYSCALLS)
-		d = bpf_map_lookup_elem(&syscalls, &nr);
-	if (d && !(d->flags & SCRY_SC_ENTRY))
-		return;
-	if (!d || (d->flags & SCRY_SC_UNKNOWN)) {
-		ev = d ? d->entry_id : unknown_entry_id;
-		if (ev == SCRY_NO_EVENT)
-			return;
-		a = area_get(AREA_SYS_ENTER);
-		if (!a)
-			return;
-		pos = write_head(a->buf, ev);
-		if (pos > 512)
-			goto out;
-		WR(__s64, a->buf, pos, id);
-		pos += 8;
-		for (int i = 0; i < SCRY_MAX_ARGS; i++) {
-			WR(__u64, a->buf, pos, args[i]);
-			pos += 8;
-		}
-		submit(a, pos);
-		goto out;
-	}
-
-	a = area_get(AREA_SYS_ENTER);
 	if (!a)
 		return;
 	pos = write_head(a->buf, d->entry_id);
@@ -89,41 +82,89 @@ out:
 	area_put(a);
 }
 
-static __always_inline void sys_exit(long id, long ret)
+static __always_inline void enter_unknown(long id, const __u64 *args, __u16 ev)
+{
+	__u32 hs = head_size();
+	__u8 *p = ring_reserve(hs + 8 + 8 * SCRY_MAX_ARGS);
+
+	if (!p)
+		return;
+	write_head(p, ev);
+	WR(__s64, p, hs, id);
+	for (int i = 0; i < SCRY_MAX_ARGS; i++)
+		WR(__u64, p, hs + 8 + 8 * i, args[i]);
+	ring_commit(p);
+}
+
+static __always_inline void sys_enter(long id, const __u64 *args)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	struct scry_sc_desc *d = NULL;
 	__u32 nr = id;
-	struct area *a;
-	__u32 pos;
-	__u16 ev;
-	bool unknown;
 
 	if (!target_ok(tgid))
 		return;
 	if (id >= 0 && id < SCRY_MAX_SYSCALLS)
 		d = bpf_map_lookup_elem(&syscalls, &nr);
+	if (!d) {
+		if (unknown_entry_id != SCRY_NO_EVENT)
+			enter_unknown(id, args, unknown_entry_id);
+		return;
+	}
+	if (!(d->flags & SCRY_SC_ENTRY))
+		return;
+	if (d->flags & SCRY_SC_UNKNOWN) {
+		enter_unknown(id, args, d->entry_id);
+		return;
+	}
+	if (d->str_mask) {
+		enter_strings(d, args);
+		return;
+	}
+	switch (d->nargs) {
+	case 0: enter_fixed(d, args, 0); break;
+	case 1: enter_fixed(d, args, 1); break;
+	case 2: enter_fixed(d, args, 2); break;
+	case 3: enter_fixed(d, args, 3); break;
+	case 4: enter_fixed(d, args, 4); break;
+	case 5: enter_fixed(d, args, 5); break;
+	default: enter_fixed(d, args, 6); break;
+	}
+}
+
+static __always_inline void sys_exit(long id, long ret)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct scry_sc_desc *d = NULL;
+	__u32 nr = id, hs;
+	__u8 *p;
+
+	if (!target_ok(tgid))
+		return;
+	if (id >= 0 && id < SCRY_MAX_SYSCALLS)
+		d = bpf_map_lookup_elem(&syscalls, &nr);
+	hs = head_size();
+	if (d && (d->flags & (SCRY_SC_EXIT | SCRY_SC_UNKNOWN)) == SCRY_SC_EXIT) {
+		p = ring_reserve(hs + 8);
+		if (!p)
+			return;
+		write_head(p, d->exit_id);
+		WR(__s64, p, hs, ret);
+		ring_commit(p);
+		return;
+	}
 	if (d && !(d->flags & SCRY_SC_EXIT))
 		return;
-	unknown = !d || (d->flags & SCRY_SC_UNKNOWN);
-	ev = d ? d->exit_id : unknown_exit_id;
+	__u16 ev = d ? d->exit_id : unknown_exit_id;
 	if (ev == SCRY_NO_EVENT)
 		return;
-	a = area_get(AREA_SYS_EXIT);
-	if (!a)
+	p = ring_reserve(hs + 16);
+	if (!p)
 		return;
-	pos = write_head(a->buf, ev);
-	if (pos > 512)
-		goto out;
-	if (unknown) {
-		WR(__s64, a->buf, pos, id);
-		pos += 8;
-	}
-	WR(__s64, a->buf, pos, ret);
-	pos += 8;
-	submit(a, pos);
-out:
-	area_put(a);
+	write_head(p, ev);
+	WR(__s64, p, hs, id);
+	WR(__s64, p, hs + 8, ret);
+	ring_commit(p);
 }
 
 SEC("tp_btf/sys_enter")

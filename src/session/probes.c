@@ -9,6 +9,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "scry.skel.h"
+#include "catalog/catalog.h"
 #include "session/probes.h"
 
 #define MAX_LINKS (SCRY_MAX_TP + 8)
@@ -107,6 +108,7 @@ int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o,
 	bool btf_fork = kernel_has_btf_type("btf_trace_sched_process_fork");
 
 	p->skel->rodata->ctx_mask = o->ctx_mask;
+	p->skel->rodata->head_bytes = SCRY_EVENT_HEADER_SIZE + scry_context_size(o->ctx_mask);
 	p->skel->rodata->self_tgid = getpid();
 	p->skel->rodata->target_all = o->target_all;
 	p->skel->rodata->fork_event_id = o->fork_event_id;
