@@ -13,8 +13,8 @@
 const char *scry_lttng_event_name(const char *system, const char *event);
 /* LTTng's field name for a tracefs field ("sched_switch.prev_pid" -> "prev_tid"), or field. */
 const char *scry_lttng_field_name(const char *system, const char *event, const char *field);
-/* A valid TSDL identifier for name: TSDL keywords and names that are not identifiers
- * get a leading '_' (invalid characters become '_').  Returns a malloc'ed string. */
+/* name with the characters an identifier cannot hold replaced by '_' (the metadata writer
+ * prefixes every field with '_', as LTTng does).  Returns a malloc'ed string. */
 char *scry_ctf_ident(const char *name);
 
 /* Read a whole (small, possibly unseekable) file: 0, or -1 with errno set. */

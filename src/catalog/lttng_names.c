@@ -77,33 +77,18 @@ const char *scry_lttng_field_name(const char *system, const char *event, const c
 }
 
 /* TSDL (CTF 1.8) keywords. */
-static const char *const tsdl_keywords[] = {
-	"align", "callsite", "const", "char", "clock", "double", "enum", "env", "event",
-	"floating_point", "float", "integer", "int", "long", "short", "signed", "stream",
-	"string", "struct", "trace", "typealias", "typedef", "unsigned", "variant", "void",
-	"_Bool", "_Complex", "_Imaginary",
-};
-
+/* Field names are written to the metadata with LTTng's leading '_' (src/ctf/metadata.c),
+ * which also keeps TSDL keywords ("event", "string") valid; here only characters that
+ * cannot appear in an identifier are replaced. */
 char *scry_ctf_ident(const char *name)
 {
 	size_t n = strlen(name);
-	bool escape = n == 0 || isdigit((unsigned char)name[0]);
-	char *out, *p;
+	char *out = malloc(n + 1);
 
-	for (size_t i = 0; i < n; i++)
-		if (!isalnum((unsigned char)name[i]) && name[i] != '_')
-			escape = true;
-	for (size_t i = 0; !escape && i < sizeof(tsdl_keywords) / sizeof(tsdl_keywords[0]); i++)
-		if (!strcmp(name, tsdl_keywords[i]))
-			escape = true;
-	out = malloc(n + 2);
 	if (!out)
 		return NULL;
-	p = out;
-	if (escape)
-		*p++ = '_';
 	for (size_t i = 0; i < n; i++)
-		*p++ = isalnum((unsigned char)name[i]) || name[i] == '_' ? name[i] : '_';
-	*p = '\0';
+		out[i] = isalnum((unsigned char)name[i]) || name[i] == '_' ? name[i] : '_';
+	out[n] = '\0';
 	return out;
 }
