@@ -200,7 +200,7 @@ static inline void gen_event(struct gen_buf *b, unsigned cpu, unsigned i)
 		break;
 	case 2:
 		memset(tmp, 0, 16);
-		snprintf(tmp, 16, "swapper/%u", cpu);
+		snprintf(tmp, 16, "swapper/%u", cpu % 1000u);
 		gb_put(b, tmp, 16);
 		GB_PUT(b, int32_t, 0);
 		GB_PUT(b, int32_t, 20);
