@@ -283,7 +283,7 @@ static void test_json_escape_utf8(void **state)
 /* copy the generated trace to a new dir and damage one stream */
 static void make_copy(const char *dst)
 {
-	char cmd[700];
+	char cmd[1200];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s' && cp -r '%s' '%s'", dst, tdir, dst);
 	assert_int_equal(system(cmd), 0);
 }

@@ -1,0 +1,60 @@
+/* fuzz_tsdl.c — libFuzzer target: metadata bytes (plain or packetized TSDL) through
+ * tsdl_unpacketize, tsdl_parse and, when they parse, plan compilation of every scope. */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include "view/plan.h"
+#include "view/tsdl.h"
+
+static void compile_all(struct ctf_metadata *m)
+{
+	char err[256];
+	struct plan ph, pc, eh, ec, ctx, fields;
+	struct plan_ctx c = { .arena = &m->arena, .trace_bo = m->bo, .err = err, .errlen = sizeof(err) };
+	if (plan_compile(&c, m->packet_header, SCOPE_PACKET_HEADER, &ph))
+		return;
+	for (size_t s = 0; s < m->nstreams; s++) {
+		c.nscopes = 0;
+		c.nregs = 0;
+		c.scopes[c.nscopes++] = &ph;
+		if (plan_compile(&c, m->streams[s].packet_context, SCOPE_PACKET_CONTEXT, &pc))
+			continue;
+		c.scopes[c.nscopes++] = &pc;
+		if (!plan_compile(&c, m->streams[s].event_header, SCOPE_EVENT_HEADER, &eh)) {
+			c.scopes[c.nscopes++] = &eh;
+			if (!plan_compile(&c, m->streams[s].event_context, SCOPE_OTHER, &ec)) {
+				c.scopes[c.nscopes++] = &ec;
+				int base = c.nscopes;
+				for (size_t e = 0; e < m->nevents; e++) {
+					c.nscopes = base;
+					if (plan_compile(&c, m->events[e].context, SCOPE_OTHER, &ctx))
+						continue;
+					c.scopes[c.nscopes++] = &ctx;
+					if (!plan_compile(&c, m->events[e].fields, SCOPE_OTHER, &fields))
+						plan_free(&fields);
+					plan_free(&ctx);
+				}
+				plan_free(&ec);
+			}
+			plan_free(&eh);
+		}
+		plan_free(&pc);
+	}
+	plan_free(&ph);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char err[256];
+	size_t len;
+	char *text = tsdl_unpacketize(data, size, &len, err, sizeof(err));
+	if (!text)
+		return 0;
+	struct ctf_metadata *m = tsdl_parse(text, len, err, sizeof(err));
+	if (m) {
+		compile_all(m);
+		tsdl_free(m);
+	}
+	free(text);
+	return 0;
+}
