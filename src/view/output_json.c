@@ -113,8 +113,7 @@ static uint32_t put_members(struct outbuf *ob, const struct op *ops, uint32_t i,
 		ob_reserve(ob);
 		if ((*n)++)
 			ob_putc(ob, ',');
-		const char *nm = ops[j].name ? ops[j].name : "";
-		put_str(ob, (const uint8_t *)nm, strlen(nm));
+		put_str(ob, (const uint8_t *)(ops[j].name ? ops[j].name : ""), ops[j].name_len);
 		ob_putc(ob, ':');
 		j = put_value(ob, ops, j, vi);
 	}
@@ -217,7 +216,7 @@ void json_event(struct json_out *o, const struct view_stream *s)
 	ob_putc(ob, '.');
 	ob_u64_pad(ob, (uint64_t)sub, 9);
 	OB_LIT(ob, "Z\",\"name\":");
-	put_str(ob, (const uint8_t *)s->ev->name, strlen(s->ev->name));
+	put_str(ob, (const uint8_t *)s->ev->name, s->ev->name_len);
 	OB_LIT(ob, ",\"cpu_id\":");
 	if (s->cpu_id >= 0)
 		ob_i64(ob, s->cpu_id);

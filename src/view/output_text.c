@@ -169,7 +169,7 @@ static uint32_t put_field(struct outbuf *ob, const struct op *ops, uint32_t i, c
 				OB_LIT(ob, ", ");
 			else
 				ob_putc(ob, ' ');
-			ob_puts(ob, ops[j].name ? ops[j].name : "");
+			ob_write(ob, ops[j].name, ops[j].name_len);
 			OB_LIT(ob, " = ");
 			j = put_field(ob, ops, j, vi);
 		}
@@ -207,45 +207,6 @@ static uint32_t put_field(struct outbuf *ob, const struct op *ops, uint32_t i, c
 	}
 }
 
-static void put_scope(struct outbuf *ob, const struct plan *p, const struct val *v)
-{
-	if (!p->n)
-		return;
-	OB_LIT(ob, ", ");
-	put_field(ob, p->ops, 0, &v);
-}
-
-static void packet_context_text(struct view_stream *s)
-{
-	struct outbuf tmp = { .buf = NULL };
-	char big[OUTBUF_SLACK * 4];
-	(void)big;
-	s->pctx_text_len = 0;
-	s->pctx_text_ok = true;
-	if (!s->sc->pctx.n)
-		return;
-	/* render into a private small buffer through a memstream-free path */
-	char *mem = NULL;
-	size_t memlen = 0;
-	FILE *f = open_memstream(&mem, &memlen);
-	if (!f)
-		return;
-	if (ob_init(&tmp, f)) {
-		fclose(f);
-		free(mem);
-		return;
-	}
-	const struct val *v = s->pvals.v;
-	put_field(&tmp, s->sc->pctx.ops, 0, &v);
-	ob_free(&tmp);
-	fclose(f);
-	if (memlen < sizeof(s->pctx_text)) {
-		memcpy(s->pctx_text, mem, memlen);
-		s->pctx_text_len = memlen;
-	}
-	free(mem);
-}
-
 void text_event(struct text_out *o, struct view_stream *s)
 {
 	struct outbuf *ob = o->ob;
@@ -273,35 +234,25 @@ void text_event(struct text_out *o, struct view_stream *s)
 	o->have_last = true;
 	o->last_ns = ns;
 	OB_LIT(ob, ") ");
-	ob_puts(ob, s->ev->name);
+	ob_write(ob, s->ev->name, s->ev->name_len);
 	ob_putc(ob, ':');
-	if (!s->pctx_text_ok)
-		packet_context_text(s);
+	/* scopes: packet context (its special fields hidden), stream event context, event
+	 * context, payload */
+	const struct plan *scopes[4] = { &s->sc->pctx, &s->sc->ectx, &s->ev->ctx, &s->ev->fields };
+	const struct val *starts[4] = { s->pvals.v, s->vals.v, s->vals.v + s->nv_ectx,
+					s->vals.v + s->nv_ectx + s->nv_ctx };
 	bool first = true;
-	if (s->pctx_text_len) {
-		ob_putc(ob, ' ');
-		ob_write(ob, s->pctx_text, s->pctx_text_len);
-		first = false;
-	}
-	const struct val *v = s->vals.v;
-	const struct plan *scopes[3] = { &s->sc->ectx, &s->ev->ctx, &s->ev->fields };
-	for (int k = 0; k < 3; k++) {
+	for (int k = 0; k < 4; k++) {
 		const struct plan *p = scopes[k];
 		if (!p->n)
 			continue;
-		if (first) {
+		if (first)
 			ob_putc(ob, ' ');
-			first = false;
-			put_field(ob, p->ops, 0, &v);
-		} else {
-			put_scope(ob, p, v);
-			/* advance v past this scope's values */
-			v = s->vals.v + (k == 0 ? s->nv_ectx : k == 1 ? s->nv_ectx + s->nv_ctx : s->vals.n);
-		}
-		if (k == 0)
-			v = s->vals.v + s->nv_ectx;
-		else if (k == 1)
-			v = s->vals.v + s->nv_ectx + s->nv_ctx;
+		else
+			OB_LIT(ob, ", ");
+		first = false;
+		const struct val *v = starts[k];
+		put_field(ob, p->ops, 0, &v);
 	}
 	ob_putc(ob, '\n');
 }

@@ -344,6 +344,8 @@ int plan_compile(struct plan_ctx *c, const struct ctf_type *t, enum plan_scope s
 		plan_free(p);
 		return -1;
 	}
+	for (uint32_t i = 0; i < p->n; i++)
+		p->ops[i].name_len = p->ops[i].name ? (uint32_t)strlen(p->ops[i].name) : 0;
 	return 0;
 }
 

@@ -68,6 +68,7 @@ struct op {
 	uint32_t next;        /* index after this op's subtree */
 	uint64_t len;         /* fixed array/text length */
 	const char *name;     /* display name (one leading '_' stripped), NULL for elements */
+	uint32_t name_len;
 	const char *raw_name; /* as in the metadata */
 	const struct ctf_type *enm;   /* OPF_ENUM: the enum type (labels) */
 	/* OP_VARIANT */

@@ -132,6 +132,7 @@ static int compile_trace(struct view_trace *t, char *err, size_t errlen)
 			struct view_event_class *ve = &t->events[e];
 			ve->ec = ec;
 			ve->name = ec->name;
+			ve->name_len = strlen(ec->name);
 			c.nregs = sregs;
 			c.nscopes = nscopes;
 			if (plan_compile(&c, ec->context, SCOPE_OTHER, &ve->ctx))
@@ -505,7 +506,6 @@ static int load_packet(struct view *v, struct view_stream *s)
 		s->pkt_bytes = packet / 8;
 		s->next_off = off + packet / 8;
 		s->cpu_id = HAS(st, ROLE_CPU_ID) ? (int64_t)st->role[ROLE_CPU_ID] : -1;
-		s->pctx_text_ok = false;
 		uint64_t ts_begin = HAS(st, ROLE_TS_BEGIN) ? st->role[ROLE_TS_BEGIN] : st->clock;
 		uint64_t ts_end = HAS(st, ROLE_TS_END) ? st->role[ROLE_TS_END] : ts_begin;
 		if (HAS(st, ROLE_DISCARDED)) {

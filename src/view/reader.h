@@ -12,6 +12,7 @@
 struct view_event_class {
 	const struct ctf_event_class *ec;
 	const char *name;
+	size_t name_len;
 	struct plan ctx, fields;
 };
 
@@ -59,10 +60,6 @@ struct view_stream {
 	struct vbuf vals;                  /* stream event context, event context, payload */
 	size_t nv_ectx, nv_ctx;            /* values of each scope */
 	uint64_t ev_off;                   /* file offset of the event (errors) */
-	/* text/JSON caches of the packet context */
-	char pctx_text[256];
-	size_t pctx_text_len;
-	bool pctx_text_ok;
 	int64_t cpu_id;
 };
 

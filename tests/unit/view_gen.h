@@ -20,7 +20,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#ifndef GEN_PER_PACKET
 #define GEN_PER_PACKET 7
+#endif
 #define GEN_OFFSET_S 1700000000LL
 #define GEN_OFFSET_NS 123456789ULL
 
