@@ -3,33 +3,31 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <bpf/libbpf.h>
 #include "consumer/consumer.h"
+#include "consumer/ring.h"
 #include "ctf/stream.h"
 
 struct cpu_stream {
 	struct scry_consumer *c;
 	struct ctf_stream *stream;
+	struct scry_ring ring;
 	unsigned cpu;
 };
 
 struct scry_consumer {
 	struct scry_probes *probes;
-	struct ring_buffer *rb;
 	struct cpu_stream *cpus;
 	unsigned ncpus;
 	struct scry_cpu_stats *kstats;   /* scratch for the per-CPU counters */
-	uint64_t consumed;               /* bytes consumed by the current poll */
 	uint64_t errors;
 	int last_error;
 };
 
-static int on_event(void *ctx, void *data, size_t size)
+static int on_event(void *ctx, const void *data, size_t size)
 {
 	struct cpu_stream *cs = ctx;
 	int ret = ctf_stream_append(cs->stream, data, size);
 
-	cs->c->consumed += size;
 	if (ret) {
 		cs->c->errors++;
 		cs->c->last_error = ret;
@@ -78,11 +76,8 @@ int scry_consumer_open(struct scry_consumer **out, const struct scry_consumer_op
 			ret = -EIO;
 			goto fail;
 		}
-		int fd = scry_probes_ring_fd(o->probes, i);
-		if (i == 0)
-			c->rb = ring_buffer__new(fd, on_event, &c->cpus[i], NULL);
-		if (!c->rb || (i > 0 && ring_buffer__add(c->rb, fd, on_event, &c->cpus[i]))) {
-			ret = -errno;
+		ret = scry_ring_open(&c->cpus[i].ring, scry_probes_ring_fd(o->probes, i), o->ring_size);
+		if (ret) {
 			snprintf(err, errlen, "cannot map the ring buffer of CPU %u: %s", i, strerror(-ret));
 			goto fail;
 		}
@@ -94,10 +89,11 @@ oom:
 fail:
 	if (c) {
 		if (c->cpus)
-			for (unsigned i = 0; i < c->ncpus; i++)
+			for (unsigned i = 0; i < c->ncpus; i++) {
 				if (c->cpus[i].stream)
 					ctf_stream_close(c->cpus[i].stream, 0);
-		ring_buffer__free(c->rb);
+				scry_ring_close(&c->cpus[i].ring);
+			}
 		free(c->cpus);
 		free(c->kstats);
 		free(c);
@@ -107,14 +103,16 @@ fail:
 
 long scry_consumer_poll(struct scry_consumer *c)
 {
-	int n;
+	long total = 0;
 
-	c->consumed = 0;
-	n = ring_buffer__consume(c->rb);
-	if (n < 0)
-		return n;
+	for (unsigned i = 0; i < c->ncpus; i++) {
+		long n = scry_ring_drain(&c->cpus[i].ring, on_event, &c->cpus[i]);
+		if (n < 0)
+			return n;
+		total += n;
+	}
 	sum_kstats(c, NULL, true);
-	return (long)c->consumed;
+	return total;
 }
 
 int scry_consumer_flush(struct scry_consumer *c)
@@ -163,7 +161,8 @@ int scry_consumer_close(struct scry_consumer *c, uint64_t end_ts, struct scry_co
 	}
 	if (c->errors && !ret)
 		ret = c->last_error;
-	ring_buffer__free(c->rb);
+	for (unsigned i = 0; i < c->ncpus; i++)
+		scry_ring_close(&c->cpus[i].ring);
 	free(c->cpus);
 	free(c->kstats);
 	free(c);

@@ -15,6 +15,7 @@ struct scry_consumer_opts {
 	const char *dir;            /* the trace's kernel/ directory */
 	const char *channel;        /* "channel0" */
 	const uint8_t *uuid;        /* 16 bytes */
+	size_t ring_size;           /* bytes of each CPU's ring */
 	uint32_t stream_id;
 	size_t packet_size;
 	uint64_t start_ts;
