@@ -12,7 +12,7 @@ PYTHON   ?= /usr/bin/python3
 ARCH     := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 
 CFLAGS   ?= -O2 -g
-CFLAGS   += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow -Werror=implicit-function-declaration \
+override CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow -Werror=implicit-function-declaration \
             -D_GNU_SOURCE -Isrc -I$(BUILD)
 LDLIBS   += -lbpf -lelf -lz -lm
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -I$(BUILD) -Isrc -Wall -Wno-unused-function

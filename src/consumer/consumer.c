@@ -91,7 +91,7 @@ fail:
 		if (c->cpus)
 			for (unsigned i = 0; i < c->ncpus; i++) {
 				if (c->cpus[i].stream)
-					ctf_stream_close(c->cpus[i].stream, 0);
+					ctf_stream_close(c->cpus[i].stream, 0, NULL);
 				scry_ring_close(&c->cpus[i].ring);
 			}
 		free(c->cpus);
@@ -154,8 +154,11 @@ int scry_consumer_close(struct scry_consumer *c, uint64_t end_ts, struct scry_co
 	if (r && !ret)
 		ret = r;
 	scry_consumer_stats(c, out);
+	out->bytes = 0;
 	for (unsigned i = 0; i < c->ncpus; i++) {
-		r = ctf_stream_close(c->cpus[i].stream, end_ts);
+		struct ctf_stream_stats fin = { 0 };
+		r = ctf_stream_close(c->cpus[i].stream, end_ts, &fin);
+		out->bytes += fin.bytes;
 		if (r && !ret)
 			ret = r;
 	}

@@ -307,7 +307,7 @@ int ctf_stream_flush(struct ctf_stream *s)
 	return s->pkt_events ? write_packet(s, 0) : 0;
 }
 
-int ctf_stream_close(struct ctf_stream *s, uint64_t end_ts)
+int ctf_stream_close(struct ctf_stream *s, uint64_t end_ts, struct ctf_stream_stats *final)
 {
 	int r = 0;
 
@@ -326,6 +326,8 @@ int ctf_stream_close(struct ctf_stream *s, uint64_t end_ts)
 		r = -errno;
 	if (close(s->idx_fd) < 0 && r == 0)
 		r = -errno;
+	if (final)
+		*final = s->st;
 	free(s->buf);
 	free(s);
 	return r;

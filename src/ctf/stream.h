@@ -40,8 +40,9 @@ void ctf_stream_set_discarded(struct ctf_stream *s, uint64_t cumulative);
 /* Write the current packet now if it holds any event (timer flush). */
 int ctf_stream_flush(struct ctf_stream *s);
 /* Flush, write one (empty) packet if the stream never had one, close the files, free s.
- * end_ts: timestamp_end of the last packet if later than its last event. */
-int ctf_stream_close(struct ctf_stream *s, uint64_t end_ts);
+ * end_ts: timestamp_end of the last packet if later than its last event.
+ * final (may be NULL): the stream's totals, the last packets included. */
+int ctf_stream_close(struct ctf_stream *s, uint64_t end_ts, struct ctf_stream_stats *final);
 const struct ctf_stream_stats *ctf_stream_stats(const struct ctf_stream *s);
 
 #endif

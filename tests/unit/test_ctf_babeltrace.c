@@ -181,7 +181,7 @@ static void build_trace(void)
 	ctf_stream_set_discarded(s[2], 3);
 	assert_true(ctf_stream_stats(s[0])->packets >= 5);
 	for (unsigned cpu = 0; cpu < 3; cpu++)
-		assert_int_equal(ctf_stream_close(s[cpu], TS0 + 400000), 0);
+		assert_int_equal(ctf_stream_close(s[cpu], TS0 + 400000, NULL), 0);
 }
 
 /* Run cmd with stdout and stderr into files; returns the exit status (-1 if abnormal). */

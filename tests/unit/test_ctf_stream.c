@@ -171,7 +171,7 @@ static void test_packets_index_discarded_clamp(void **state)
 	assert_int_equal(st->packets, 4);
 	assert_int_equal(st->clamped, 1);
 	assert_int_equal(st->bytes, 4 * (HDR + 5 * EV_LEN));
-	assert_int_equal(ctf_stream_close(s, 99999), 0);
+	assert_int_equal(ctf_stream_close(s, 99999, NULL), 0);
 
 	n = read_packets(1, p, 16, ts, &nts);
 	assert_int_equal(n, 5);
@@ -209,7 +209,7 @@ static void test_first_packet_begin_not_after_first_event(void **state)
 
 	append_ret(s, 1000, 1);
 	append_ret(s, 1200, 2);
-	assert_int_equal(ctf_stream_close(s, 0), 0);     /* end_ts earlier: ignored */
+	assert_int_equal(ctf_stream_close(s, 0, NULL), 0);     /* end_ts earlier: ignored */
 	assert_int_equal(read_packets(0, p, 4, ts, &nts), 1);
 	assert_int_equal(p[0].ts_begin, 1000);
 	assert_int_equal(p[0].ts_end, 1200);
@@ -228,7 +228,7 @@ static void test_empty_stream_gets_a_packet(void **state)
 	ctf_stream_set_discarded(s, 7);
 	assert_int_equal(ctf_stream_flush(s), 0);          /* nothing to flush */
 	assert_int_equal(ctf_stream_stats(s)->packets, 0);
-	assert_int_equal(ctf_stream_close(s, 800), 0);
+	assert_int_equal(ctf_stream_close(s, 800, NULL), 0);
 	assert_int_equal(read_packets(3, p, 4, ts, &nts), 2);
 	assert_int_equal(nts, 0);
 	assert_int_equal(p[0].size, HDR * 8);
@@ -244,7 +244,7 @@ static void test_empty_stream_gets_a_packet(void **state)
 
 	/* Never a loss: a single empty packet. */
 	s = open_stream(9, 4096, 500);
-	assert_int_equal(ctf_stream_close(s, 0), 0);
+	assert_int_equal(ctf_stream_close(s, 0, NULL), 0);
 	assert_int_equal(read_packets(9, p, 4, ts, &nts), 1);
 	assert_int_equal(p[0].discarded, 0);
 	assert_int_equal(p[0].ts_end, 500);
@@ -254,7 +254,7 @@ static void test_empty_stream_gets_a_packet(void **state)
 	s = open_stream(10, 4096, 5000);
 	ctf_stream_set_discarded(s, 2);
 	append_ret(s, 1000, 1);
-	assert_int_equal(ctf_stream_close(s, 0), 0);
+	assert_int_equal(ctf_stream_close(s, 0, NULL), 0);
 	assert_int_equal(read_packets(10, p, 4, ts, &nts), 2);
 	assert_int_equal(p[0].nevents, 0);
 	assert_int_equal(p[0].ts_begin, 1000);
@@ -283,7 +283,7 @@ static void test_flush_and_close_rules(void **state)
 	assert_int_equal(ctf_stream_flush(s), 0);
 	ctf_stream_set_discarded(s, 4);
 	/* Nothing pending but a new discarded count: close carries it in an empty packet. */
-	assert_int_equal(ctf_stream_close(s, 0), 0);
+	assert_int_equal(ctf_stream_close(s, 0, NULL), 0);
 	assert_int_equal(read_packets(4, p, 8, ts, &nts), 3);
 	assert_int_equal(p[0].ts_begin, 100);
 	assert_int_equal(p[0].ts_end, 300);
@@ -299,7 +299,7 @@ static void test_flush_and_close_rules(void **state)
 	s = open_stream(5, 4096, 100);
 	append_ret(s, 200, 1);
 	assert_int_equal(ctf_stream_flush(s), 0);
-	assert_int_equal(ctf_stream_close(s, 150), 0);
+	assert_int_equal(ctf_stream_close(s, 150, NULL), 0);
 	assert_int_equal(read_packets(5, p, 8, ts, &nts), 1);
 	check_index(5, p, 1);
 }
@@ -328,7 +328,7 @@ static void test_refusals(void **state)
 	assert_int_equal(ctf_stream_append(s, big, 120 - HDR), 0);   /* exactly fills */
 	assert_int_equal(ctf_stream_append(s, big, 120 - HDR), 0);
 	assert_int_equal(ctf_stream_stats(s)->packets, 1);
-	assert_int_equal(ctf_stream_close(s, 0), 0);
+	assert_int_equal(ctf_stream_close(s, 0, NULL), 0);
 
 	/* The files exist now: a second open is refused, nothing is overwritten. */
 	err[0] = 0;
@@ -373,7 +373,7 @@ static void test_bytes_preserved(void **state)
 		total += e.n;
 		assert_int_equal(ctf_stream_append(s, e.b, e.n), 0);
 	}
-	assert_int_equal(ctf_stream_close(s, 0), 0);
+	assert_int_equal(ctf_stream_close(s, 0, NULL), 0);
 	snprintf(path, sizeof(path), "%s/channel0_8", tmpdir);
 	buf = slurp(path, &len);
 	assert_non_null(buf);
