@@ -131,10 +131,10 @@ static __always_inline __s32 task_vnr(struct pid *p)
 	return BPF_CORE_READ(p, numbers[level].nr);
 }
 
-/* Header (id, timestamp) and the enabled contexts; returns the position after them. */
-static __always_inline __u32 write_head(__u8 *b, __u16 id)
+/* Header (id, timestamp) and the enabled contexts; returns the position after them.
+ * pid_tgid: bpf_get_current_pid_tgid(), already read by the caller's target filter. */
+static __always_inline __u32 write_head(__u8 *b, __u16 id, __u64 pid_tgid)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
 	__u32 pos = 0;
 

@@ -29,14 +29,15 @@ struct {
 
 /* Entry of a syscall without string arguments: nargs (a constant here) int64 values,
  * written in place in the ring. */
-static __always_inline void enter_fixed(const struct scry_sc_desc *d, const __u64 *args, const int nargs)
+static __always_inline void enter_fixed(const struct scry_sc_desc *d, const __u64 *args, const int nargs,
+					__u64 pid_tgid)
 {
 	__u32 hs = head_size();
 	__u8 *p = ring_reserve(hs + 8 * nargs);
 
 	if (!p)
 		return;
-	write_head(p, d->entry_id);
+	write_head(p, d->entry_id, pid_tgid);
 	for (int i = 0; i < nargs; i++) {
 		__u64 v = args[i];
 
@@ -51,14 +52,14 @@ static __always_inline void enter_fixed(const struct scry_sc_desc *d, const __u6
 
 /* Entry with user strings: built in the per-CPU area (its size is known only once the
  * strings are read), then copied to the ring. */
-static __always_inline void enter_strings(const struct scry_sc_desc *d, const __u64 *args)
+static __always_inline void enter_strings(const struct scry_sc_desc *d, const __u64 *args, __u64 pid_tgid)
 {
 	struct area *a = area_get(AREA_SYS_ENTER);
 	__u32 pos;
 
 	if (!a)
 		return;
-	pos = write_head(a->buf, d->entry_id);
+	pos = write_head(a->buf, d->entry_id, pid_tgid);
 	for (int i = 0; i < SCRY_MAX_ARGS; i++) {
 		__u64 v = args[i];
 
@@ -82,14 +83,14 @@ out:
 	area_put(a);
 }
 
-static __always_inline void enter_unknown(long id, const __u64 *args, __u16 ev)
+static __always_inline void enter_unknown(long id, const __u64 *args, __u16 ev, __u64 pid_tgid)
 {
 	__u32 hs = head_size();
 	__u8 *p = ring_reserve(hs + 8 + 8 * SCRY_MAX_ARGS);
 
 	if (!p)
 		return;
-	write_head(p, ev);
+	write_head(p, ev, pid_tgid);
 	WR(__s64, p, hs, id);
 	for (int i = 0; i < SCRY_MAX_ARGS; i++)
 		WR(__u64, p, hs + 8 + 8 * i, args[i]);
@@ -98,7 +99,8 @@ static __always_inline void enter_unknown(long id, const __u64 *args, __u16 ev)
 
 static __always_inline void sys_enter(long id, const __u64 *args)
 {
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tgid = pid_tgid >> 32;
 	struct scry_sc_desc *d = NULL;
 	__u32 nr = id;
 
@@ -108,33 +110,34 @@ static __always_inline void sys_enter(long id, const __u64 *args)
 		d = bpf_map_lookup_elem(&syscalls, &nr);
 	if (!d) {
 		if (unknown_entry_id != SCRY_NO_EVENT)
-			enter_unknown(id, args, unknown_entry_id);
+			enter_unknown(id, args, unknown_entry_id, pid_tgid);
 		return;
 	}
 	if (!(d->flags & SCRY_SC_ENTRY))
 		return;
 	if (d->flags & SCRY_SC_UNKNOWN) {
-		enter_unknown(id, args, d->entry_id);
+		enter_unknown(id, args, d->entry_id, pid_tgid);
 		return;
 	}
 	if (d->str_mask) {
-		enter_strings(d, args);
+		enter_strings(d, args, pid_tgid);
 		return;
 	}
 	switch (d->nargs) {
-	case 0: enter_fixed(d, args, 0); break;
-	case 1: enter_fixed(d, args, 1); break;
-	case 2: enter_fixed(d, args, 2); break;
-	case 3: enter_fixed(d, args, 3); break;
-	case 4: enter_fixed(d, args, 4); break;
-	case 5: enter_fixed(d, args, 5); break;
-	default: enter_fixed(d, args, 6); break;
+	case 0: enter_fixed(d, args, 0, pid_tgid); break;
+	case 1: enter_fixed(d, args, 1, pid_tgid); break;
+	case 2: enter_fixed(d, args, 2, pid_tgid); break;
+	case 3: enter_fixed(d, args, 3, pid_tgid); break;
+	case 4: enter_fixed(d, args, 4, pid_tgid); break;
+	case 5: enter_fixed(d, args, 5, pid_tgid); break;
+	default: enter_fixed(d, args, 6, pid_tgid); break;
 	}
 }
 
 static __always_inline void sys_exit(long id, long ret)
 {
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tgid = pid_tgid >> 32;
 	struct scry_sc_desc *d = NULL;
 	__u32 nr = id, hs;
 	__u8 *p;
@@ -148,7 +151,7 @@ static __always_inline void sys_exit(long id, long ret)
 		p = ring_reserve(hs + 8);
 		if (!p)
 			return;
-		write_head(p, d->exit_id);
+		write_head(p, d->exit_id, pid_tgid);
 		WR(__s64, p, hs, ret);
 		ring_commit(p);
 		return;
@@ -161,7 +164,7 @@ static __always_inline void sys_exit(long id, long ret)
 	p = ring_reserve(hs + 16);
 	if (!p)
 		return;
-	write_head(p, ev);
+	write_head(p, ev, pid_tgid);
 	WR(__s64, p, hs, id);
 	WR(__s64, p, hs + 8, ret);
 	ring_commit(p);
@@ -218,7 +221,8 @@ int scry_sys_exit_tp(struct raw_sys_exit *ctx)
 SEC("tracepoint")
 int scry_tp(void *ctx)
 {
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tgid = pid_tgid >> 32;
 	__u32 slot = bpf_get_attach_cookie(ctx);
 	unsigned long base = (unsigned long)ctx;
 	struct scry_tp_desc *d;
@@ -233,7 +237,7 @@ int scry_tp(void *ctx)
 	a = area_get(AREA_TP);
 	if (!a)
 		return 0;
-	pos = write_head(a->buf, d->event_id);
+	pos = write_head(a->buf, d->event_id, pid_tgid);
 	for (int i = 0; i < SCRY_MAX_TP_OPS; i++) {
 		struct scry_tp_op *op = &d->ops[i];
 		__u32 loc, off, len;
@@ -318,7 +322,7 @@ int BPF_PROG(scry_fork, struct task_struct *parent, struct task_struct *child)
 	a = area_get(AREA_FORK);
 	if (!a)
 		return 0;
-	pos = write_head(a->buf, fork_event_id);
+	pos = write_head(a->buf, fork_event_id, bpf_get_current_pid_tgid());
 	if (pos > 512)
 		goto out;
 	bpf_probe_read_kernel(a->buf + pos, SCRY_COMM_LEN, parent->comm);
