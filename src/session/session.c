@@ -483,7 +483,7 @@ int scry_session_start(struct scry_session *s, char *err, size_t errlen)
 {
 	struct scry_consumer_opts co = {
 		.probes = s->probes, .dir = s->kernel_dir, .channel = CHANNEL, .uuid = s->uuid,
-		.stream_id = 0, .packet_size = s->opts.packet_size,
+		.stream_id = 0, .packet_size = s->opts.packet_size, .ring_size = s->opts.ring_size,
 	};
 	int ret;
 
