@@ -21,6 +21,8 @@
 int scry_ring_open(struct scry_ring *r, int map_fd, size_t size)
 {
 	memset(r, 0, sizeof(*r));
+	if (!size || (size & (size - 1)))
+		return -EINVAL;         /* the kernel's ring sizes are powers of two */
 	r->fd = map_fd;
 	r->size = size;
 	r->page_size = (size_t)sysconf(_SC_PAGESIZE);
