@@ -237,7 +237,6 @@ static void run_loop(struct scry_session *s, struct record_args *a, struct scry_
 	uint64_t next_status = start + 1000000000ULL, next_alive = start;
 	uint64_t deadline = a->duration > 0 ? start + (uint64_t)(a->duration * 1e9) : 0;
 	uint64_t last_events = 0, last_t = start;
-	uint64_t busy = (a->so.ring_size ? a->so.ring_size : SCRY_DEFAULT_RING_SIZE) / 8;
 
 	while (!stop_signal) {
 		long moved = scry_session_poll(s);
@@ -272,8 +271,9 @@ static void run_loop(struct scry_session *s, struct record_args *a, struct scry_
 				break;
 			next_alive = now + 100000000ULL;
 		}
-		if (moved >= 0 && (uint64_t)moved < busy) {
-			struct timespec ts = { 0, 10 * 1000 * 1000 };
+		uint64_t delay = moved < 0 ? 10000000ULL : scry_session_poll_delay_ns(s);
+		if (delay) {
+			struct timespec ts = { 0, (long)delay };
 			nanosleep(&ts, NULL);
 		}
 	}

@@ -6,6 +6,7 @@
 #include "consumer/consumer.h"
 #include "consumer/ring.h"
 #include "ctf/stream.h"
+#include "util/clock.h"
 
 struct cpu_stream {
 	struct scry_consumer *c;
@@ -21,6 +22,10 @@ struct scry_consumer {
 	struct scry_cpu_stats *kstats;   /* scratch for the per-CPU counters */
 	uint64_t errors;
 	int last_error;
+	size_t ring_size;
+	uint64_t last_poll_ns;           /* pacing: when the last poll ran ... */
+	long last_moved;                 /* ... what it moved ... */
+	double rate;                     /* ... and the fill rate seen, bytes per ns (EMA) */
 };
 
 static int on_event(void *ctx, const void *data, size_t size)
@@ -58,6 +63,7 @@ int scry_consumer_open(struct scry_consumer **out, const struct scry_consumer_op
 	if (!c)
 		goto oom;
 	c->probes = o->probes;
+	c->ring_size = o->ring_size;
 	c->ncpus = scry_probes_ncpus(o->probes);
 	c->cpus = calloc(c->ncpus, sizeof(*c->cpus));
 	c->kstats = calloc(c->ncpus, sizeof(*c->kstats));
@@ -103,6 +109,7 @@ fail:
 
 long scry_consumer_poll(struct scry_consumer *c)
 {
+	uint64_t now = scry_monotonic_ns();
 	long total = 0;
 
 	for (unsigned i = 0; i < c->ncpus; i++) {
@@ -112,7 +119,26 @@ long scry_consumer_poll(struct scry_consumer *c)
 		total += n;
 	}
 	sum_kstats(c, NULL, true);
+	if (c->last_poll_ns && now > c->last_poll_ns) {
+		double r = (double)total / (double)(now - c->last_poll_ns);
+		c->rate = c->rate * 0.5 + r * 0.5;
+	}
+	c->last_poll_ns = now;
+	c->last_moved = total;
 	return total;
+}
+
+uint64_t scry_consumer_poll_delay_ns(const struct scry_consumer *c)
+{
+	const uint64_t min = 200 * 1000ULL, max = 20 * 1000 * 1000ULL;
+	double d;
+
+	if ((size_t)c->last_moved >= c->ring_size / 8)
+		return 0;                /* a ring was well filled: drain again at once */
+	if (c->rate <= 0)
+		return max;
+	d = (double)(c->ring_size / 16) / c->rate;  /* time to fill a sixteenth of a ring */
+	return d < min ? min : d > max ? max : (uint64_t)d;
 }
 
 int scry_consumer_flush(struct scry_consumer *c)

@@ -35,6 +35,9 @@ struct scry_consumer;
 int scry_consumer_open(struct scry_consumer **out, const struct scry_consumer_opts *o, char *err, size_t errlen);
 /* Drain every ring once.  Returns the bytes consumed (>= 0) or -errno. */
 long scry_consumer_poll(struct scry_consumer *c);
+/* How long the owner may wait before the next poll: the time the fill rate seen so far
+ * takes to fill a sixteenth of a ring (0.2 to 20 ms), 0 after a poll that moved a lot. */
+uint64_t scry_consumer_poll_delay_ns(const struct scry_consumer *c);
 /* Write out partly filled packets. */
 int scry_consumer_flush(struct scry_consumer *c);
 /* Running totals (events and bytes so far). */

@@ -517,6 +517,11 @@ long scry_session_poll(struct scry_session *s)
 	return s->consumer ? scry_consumer_poll(s->consumer) : 0;
 }
 
+uint64_t scry_session_poll_delay_ns(const struct scry_session *s)
+{
+	return s->consumer ? scry_consumer_poll_delay_ns(s->consumer) : 10 * 1000 * 1000ULL;
+}
+
 int scry_session_flush(struct scry_session *s)
 {
 	return s->consumer ? scry_consumer_flush(s->consumer) : 0;

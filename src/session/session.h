@@ -47,6 +47,8 @@ int scry_session_load(struct scry_session *s, char *err, size_t errlen);
 int scry_session_start(struct scry_session *s, char *err, size_t errlen);
 /* Move what the rings hold into the trace; returns bytes moved or -errno. */
 long scry_session_poll(struct scry_session *s);
+/* Wait before the next poll, paced by the fill rate (see scry_consumer_poll_delay_ns). */
+uint64_t scry_session_poll_delay_ns(const struct scry_session *s);
 int scry_session_flush(struct scry_session *s);
 void scry_session_progress(struct scry_session *s, struct scry_session_summary *out);
 /* Detach, drain, close the trace. */
