@@ -79,6 +79,7 @@ enum scry_tp_op_kind {
 	SCRY_OP_STR_REL,      /* __rel_loc char[]: offset relative to the end of the loc field */
 	SCRY_OP_SEQ_LOC,      /* __data_loc T[]: uint32 element count, then the bytes */
 	SCRY_OP_SEQ_REL,      /* __rel_loc T[] */
+	SCRY_OP_ADD32,        /* add (__s16)elem to the int32 copied from src_off by the last COPY */
 };
 
 struct scry_tp_op {

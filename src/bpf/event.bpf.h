@@ -58,7 +58,9 @@ _Static_assert(AREA_NR == SCRY_AREAS_PER_CPU, "scry_abi.h SCRY_AREAS_PER_CPU");
 
 struct area {
 	__u32 busy;
-	__u32 pad;
+	__u32 pos;          /* generic tracepoints: write position, kept here (not on the */
+	__u32 copy_dst;     /* stack) so the verifier checks the bpf_loop callback once  */
+	__u32 copy_src;
 	__u8 buf[SCRY_SCRATCH_SIZE];
 };
 

@@ -218,84 +218,100 @@ int scry_sys_exit_tp(struct raw_sys_exit *ctx)
 
 /* ---- generic tracepoints ----------------------------------------------------------- */
 
+/* One walk over a descriptor's copy operations (bpf_loop callback data).  The position
+ * and last copy live in the build area (struct area), not here. */
+struct tp_walk {
+	unsigned long base;         /* the raw trace record */
+	struct scry_tp_desc *d;
+	struct area *a;
+};
+
+static long tp_op(__u32 i, void *data)
+{
+	struct tp_walk *w = data;
+	struct area *a = w->a;
+	struct scry_tp_op *op;
+	__u32 loc = 0, off, len, pos = a->pos;
+	__u8 *buf = a->buf;
+	long n;
+
+	if (i >= SCRY_MAX_TP_OPS || pos > SCRY_EVENT_MAX)
+		return 1;
+	op = &w->d->ops[i];
+	switch (op->kind) {
+	case SCRY_OP_COPY:
+		len = op->len;
+		if (len > SCRY_STR_MAX)
+			len = SCRY_STR_MAX;
+		if (bpf_probe_read_kernel(buf + pos, len, (void *)(w->base + op->src_off)))
+			__builtin_memset(buf + pos, 0, 8);
+		a->copy_dst = pos;
+		a->copy_src = op->src_off;
+		a->pos = pos + len;
+		break;
+	case SCRY_OP_ADD32:
+		off = a->copy_dst + (__u32)(op->src_off - a->copy_src);
+		if (off <= SCRY_EVENT_MAX)
+			*(__s32 *)(buf + off) += (__s16)op->elem;
+		break;
+	case SCRY_OP_STR_LOC:
+	case SCRY_OP_STR_REL:
+		bpf_probe_read_kernel(&loc, 4, (void *)(w->base + op->src_off));
+		off = loc & 0xffff;
+		if (op->kind == SCRY_OP_STR_REL)
+			off += op->src_off + 4;
+		n = bpf_probe_read_kernel_str(buf + pos, SCRY_STR_MAX, (void *)(w->base + off));
+		if (n <= 0) {
+			buf[pos] = 0;
+			n = 1;
+		}
+		a->pos = pos + n;
+		break;
+	case SCRY_OP_SEQ_LOC:
+	case SCRY_OP_SEQ_REL:
+		bpf_probe_read_kernel(&loc, 4, (void *)(w->base + op->src_off));
+		off = loc & 0xffff;
+		if (op->kind == SCRY_OP_SEQ_REL)
+			off += op->src_off + 4;
+		len = loc >> 16;
+		n = op->elem ? len / op->elem : 0;
+		len = (__u32)n * op->elem;
+		if (len > SCRY_STR_MAX - 8) {
+			len = 0;
+			n = 0;
+		}
+		WR(__u32, buf, pos, n);
+		pos += 4;
+		if (len && bpf_probe_read_kernel(buf + pos, len, (void *)(w->base + off)))
+			__builtin_memset(buf + pos, 0, 8);
+		a->pos = pos + len;
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
 SEC("tracepoint")
 int scry_tp(void *ctx)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 tgid = pid_tgid >> 32;
 	__u32 slot = bpf_get_attach_cookie(ctx);
-	unsigned long base = (unsigned long)ctx;
-	struct scry_tp_desc *d;
-	struct area *a;
-	__u32 pos;
+	struct tp_walk w = { .base = (unsigned long)ctx };
 
 	if (!target_ok(tgid))
 		return 0;
-	d = bpf_map_lookup_elem(&tps, &slot);
-	if (!d)
+	w.d = bpf_map_lookup_elem(&tps, &slot);
+	if (!w.d)
 		return 0;
-	a = area_get(AREA_TP);
-	if (!a)
+	w.a = area_get(AREA_TP);
+	if (!w.a)
 		return 0;
-	pos = write_head(a->buf, d->event_id, pid_tgid);
-	for (int i = 0; i < SCRY_MAX_TP_OPS; i++) {
-		struct scry_tp_op *op = &d->ops[i];
-		__u32 loc, off, len;
-		long n;
-
-		if (i >= d->nops)
-			break;
-		if (pos > SCRY_EVENT_MAX)
-			break;
-		switch (op->kind) {
-		case SCRY_OP_COPY:
-			len = op->len;
-			if (len > SCRY_STR_MAX)
-				len = SCRY_STR_MAX;
-			if (bpf_probe_read_kernel(a->buf + pos, len, (void *)(base + op->src_off)))
-				__builtin_memset(a->buf + pos, 0, 8);
-			pos += len;
-			break;
-		case SCRY_OP_STR_LOC:
-		case SCRY_OP_STR_REL:
-			loc = 0;
-			bpf_probe_read_kernel(&loc, 4, (void *)(base + op->src_off));
-			off = loc & 0xffff;
-			if (op->kind == SCRY_OP_STR_REL)
-				off += op->src_off + 4;
-			n = bpf_probe_read_kernel_str(a->buf + pos, SCRY_STR_MAX, (void *)(base + off));
-			if (n <= 0) {
-				a->buf[pos] = 0;
-				n = 1;
-			}
-			pos += n;
-			break;
-		case SCRY_OP_SEQ_LOC:
-		case SCRY_OP_SEQ_REL:
-			loc = 0;
-			bpf_probe_read_kernel(&loc, 4, (void *)(base + op->src_off));
-			off = loc & 0xffff;
-			if (op->kind == SCRY_OP_SEQ_REL)
-				off += op->src_off + 4;
-			len = loc >> 16;
-			n = op->elem ? len / op->elem : 0;
-			len = (__u32)n * op->elem;
-			if (len > SCRY_STR_MAX - 8) {
-				len = 0;
-				n = 0;
-			}
-			WR(__u32, a->buf, pos, n);
-			pos += 4;
-			if (len && bpf_probe_read_kernel(a->buf + pos, len, (void *)(base + off)))
-				__builtin_memset(a->buf + pos, 0, 8);
-			pos += len;
-			break;
-		default:
-			break;
-		}
-	}
-	submit(a, pos);
-	area_put(a);
+	w.a->pos = write_head(w.a->buf, w.d->event_id, pid_tgid);
+	bpf_loop(w.d->nops, tp_op, &w, 0);
+	submit(w.a, w.a->pos);
+	area_put(w.a);
 	return 0;
 }
 

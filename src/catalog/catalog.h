@@ -43,6 +43,7 @@ struct scry_field {
 	enum scry_fsrc src;
 	uint16_t src_off;      /* raw record offset (FIXED, LOC, REL) */
 	uint16_t src_size;     /* raw record size in bytes (FIXED) */
+	int16_t adjust;        /* FIXED int32: added to the raw value (LTTng's prio - 100) */
 };
 
 enum scry_ekind {

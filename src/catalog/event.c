@@ -202,6 +202,8 @@ static int add_tp_field(struct builder *b, const char *system, const char *event
 	f->src = SCRY_SRC_FIXED;
 	f->src_off = (uint16_t)ff->offset;
 	f->src_size = (uint16_t)ff->size;
+	if (f->type == SCRY_F_INT && f->size == 4 && f->is_signed)
+		f->adjust = (int16_t)scry_lttng_field_adjust(system, event, ff->name);
 	return 0;
 nomem:
 	snprintf(err, errlen, "out of memory");
@@ -357,24 +359,32 @@ fail:
 int scry_event_tp_ops(const struct scry_event *ev, struct scry_tp_desc *out)
 {
 	unsigned n = 0;
+	int copy = -1;     /* index of the COPY that adjacent fixed fields extend */
 
 	memset(out, 0, sizeof(*out));
 	if (!ev || ev->kind != SCRY_EV_TRACEPOINT)
 		return -1;
 	for (unsigned i = 0; i < ev->nfields; i++) {
 		const struct scry_field *f = &ev->fields[i];
-		struct scry_tp_op *last = n ? &out->ops[n - 1] : NULL;
 		struct scry_tp_op op = { 0 };
 
 		switch (f->src) {
 		case SCRY_SRC_FIXED:
-			if (last && last->kind == SCRY_OP_COPY && last->src_off + last->len == f->src_off &&
-			    last->len + f->src_size <= UINT16_MAX) {
-				last->len = (uint16_t)(last->len + f->src_size);
-				continue;
+			if (copy >= 0 && out->ops[copy].src_off + out->ops[copy].len == f->src_off &&
+			    out->ops[copy].len + f->src_size <= SCRY_STR_MAX) {
+				out->ops[copy].len = (uint16_t)(out->ops[copy].len + f->src_size);
+			} else {
+				if (n == SCRY_MAX_TP_OPS)
+					return -1;
+				copy = (int)n;
+				out->ops[n++] = (struct scry_tp_op){ SCRY_OP_COPY, f->src_off, f->src_size, 0 };
 			}
-			op = (struct scry_tp_op){ SCRY_OP_COPY, f->src_off, f->src_size, 0 };
-			break;
+			if (f->adjust) {   /* applied after the COPY that holds the field */
+				if (n == SCRY_MAX_TP_OPS)
+					return -1;
+				out->ops[n++] = (struct scry_tp_op){ SCRY_OP_ADD32, f->src_off, 4, (uint16_t)f->adjust };
+			}
+			continue;
 		case SCRY_SRC_LEN:
 			continue;   /* written by the SEQ op that follows */
 		case SCRY_SRC_LOC:
@@ -395,6 +405,7 @@ int scry_event_tp_ops(const struct scry_event *ev, struct scry_tp_desc *out)
 		if (n == SCRY_MAX_TP_OPS)
 			return -1;
 		out->ops[n++] = op;
+		copy = -1;
 	}
 	out->nops = (uint16_t)n;
 	return (int)n;

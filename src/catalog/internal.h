@@ -13,6 +13,8 @@
 const char *scry_lttng_event_name(const char *system, const char *event);
 /* LTTng's field name for a tracefs field ("sched_switch.prev_pid" -> "prev_tid"), or field. */
 const char *scry_lttng_field_name(const char *system, const char *event, const char *field);
+/* What LTTng adds to a raw int32 field's value (sched prio fields: -MAX_RT_PRIO), or 0. */
+int scry_lttng_field_adjust(const char *system, const char *event, const char *field);
 /* name with the characters an identifier cannot hold replaced by '_' (the metadata writer
  * prefixes every field with '_', as LTTng does).  Returns a malloc'ed string. */
 char *scry_ctf_ident(const char *name);

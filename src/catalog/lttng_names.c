@@ -59,6 +59,31 @@ static const struct field_map field_names[] = {
 	{ "sched", "sched_pi_setprio", "pid", "tid" },
 };
 
+/* LTTng records priorities as task->prio - MAX_RT_PRIO (sched.h: "prio - MAX_RT_PRIO"). */
+static const struct field_map prio_fields[] = {
+	{ "sched", "sched_switch", "prev_prio", NULL },
+	{ "sched", "sched_switch", "next_prio", NULL },
+	{ "sched", "sched_wakeup", "prio", NULL },
+	{ "sched", "sched_wakeup_new", "prio", NULL },
+	{ "sched", "sched_waking", "prio", NULL },
+	{ "sched", "sched_migrate_task", "prio", NULL },
+	{ "sched", "sched_process_free", "prio", NULL },
+	{ "sched", "sched_process_exit", "prio", NULL },
+	{ "sched", "sched_wait_task", "prio", NULL },
+	{ "sched", "sched_process_wait", "prio", NULL },
+	{ "sched", "sched_pi_setprio", "oldprio", NULL },
+	{ "sched", "sched_pi_setprio", "newprio", NULL },
+};
+
+int scry_lttng_field_adjust(const char *system, const char *event, const char *field)
+{
+	for (size_t i = 0; i < sizeof(prio_fields) / sizeof(prio_fields[0]); i++)
+		if (!strcmp(prio_fields[i].system, system) && !strcmp(prio_fields[i].event, event) &&
+		    !strcmp(prio_fields[i].field, field))
+			return -100;
+	return 0;
+}
+
 const char *scry_lttng_event_name(const char *system, const char *event)
 {
 	for (size_t i = 0; i < sizeof(event_names) / sizeof(event_names[0]); i++)

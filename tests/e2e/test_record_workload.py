@@ -156,6 +156,17 @@ def test_exit_events(rec):
     assert {rec.wl["pid"], rec.wl["child"]["tid"], rec.wl["thread"]["tid"]} <= exits
 
 
+def test_priorities_as_lttng(rec):
+    """LTTng records task->prio - 100: the workload runs at nice 0 (kernel prio 120)."""
+    nice = os.getpriority(os.PRIO_PROCESS, 0)
+    exits = [e for e in rec.trace.events if e["name"] == "sched_process_exit"
+             and e["fields"]["tid"] == rec.wl["pid"]]
+    assert exits and exits[0]["fields"]["prio"] == 20 + nice
+    switches = [e for e in rec.trace.events if e["name"] == "sched_switch"
+                and e["fields"]["prev_tid"] == rec.wl["pid"]]
+    assert switches and all(e["fields"]["prev_prio"] == 20 + nice for e in switches)
+
+
 def test_only_workload_traced(rec):
     pids = {rec.wl["pid"], rec.wl["child"]["pid"]}
     others = Counter((e["pid"], e["procname"]) for e in rec.trace.events if e["pid"] not in pids)

@@ -75,11 +75,22 @@ static void test_sched_switch(void **state)
 	assert_int_equal(ev->fields[0].src_off, 8);
 	assert_int_equal(ev->fields[5].src_off, 56);
 
-	assert_int_equal(scry_event_tp_ops(ev, &d), 1);
-	assert_int_equal(d.nops, 1);
+	/* LTTng's priorities are task->prio - 100: the two prio fields are adjusted */
+	assert_int_equal(ev->fields[2].adjust, -100);
+	assert_int_equal(ev->fields[6].adjust, -100);
+	assert_int_equal(ev->fields[1].adjust, 0);
+
+	/* one copy of the whole contiguous record, then the two adjustments */
+	assert_int_equal(scry_event_tp_ops(ev, &d), 3);
+	assert_int_equal(d.nops, 3);
 	assert_int_equal(d.ops[0].kind, SCRY_OP_COPY);
 	assert_int_equal(d.ops[0].src_off, 8);
 	assert_int_equal(d.ops[0].len, 56);
+	assert_int_equal(d.ops[1].kind, SCRY_OP_ADD32);
+	assert_int_equal(d.ops[1].src_off, 28);
+	assert_int_equal((int16_t)d.ops[1].elem, -100);
+	assert_int_equal(d.ops[2].kind, SCRY_OP_ADD32);
+	assert_int_equal(d.ops[2].src_off, 60);
 	/* cached: the same object again */
 	assert_ptr_equal(tp("sched", "sched_switch"), ev);
 	assert_int_equal(scry_catalog_tracepoint_id(cat, "sched", "sched_switch") > 0, 1);
