@@ -49,6 +49,7 @@ struct ctf_stream {
 	int fd, idx_fd;
 	uint8_t *buf;            /* packet_size bytes; header pre-filled */
 	size_t cap, used;        /* used starts at PKT_EVENTS_OFF */
+	uint32_t *offs;          /* offset of each event of the current packet */
 	uint64_t pkt_events;     /* events in the current packet */
 	uint64_t first_ts;       /* timestamp of the current packet's first event */
 	uint64_t last_ts;        /* last timestamp written to the stream */
@@ -199,7 +200,8 @@ struct ctf_stream *ctf_stream_open(const struct ctf_stream_opts *o, char *err, s
 	s->stream_id = o->stream_id;
 	s->instance_id = o->stream_instance_id;
 	s->buf = malloc(s->cap);
-	if (!s->buf) {
+	s->offs = malloc((s->cap / SCRY_EVENT_HEADER_SIZE + 1) * sizeof(*s->offs));
+	if (!s->buf || !s->offs) {
 		snprintf(err, errlen, "stream: cannot allocate a %zu-byte packet", s->cap);
 		goto fail;
 	}
@@ -259,14 +261,24 @@ fail:
 	if (s->idx_fd >= 0)
 		close(s->idx_fd);
 	free(s->buf);
+	free(s->offs);
 	free(s);
 	return NULL;
+}
+
+static uint64_t ev_ts(const uint8_t *p)
+{
+	uint64_t ts;
+
+	memcpy(&ts, p + 2, 8);
+	return ts;
 }
 
 int ctf_stream_append(struct ctf_stream *s, const void *ev, size_t len)
 {
 	uint8_t *p;
-	uint64_t ts;
+	uint64_t ts, floor;
+	uint64_t k;
 
 	if (len < SCRY_EVENT_HEADER_SIZE)
 		return -EINVAL;
@@ -278,17 +290,36 @@ int ctf_stream_append(struct ctf_stream *s, const void *ev, size_t len)
 		if (r < 0)
 			return r;
 	}
-	p = s->buf + s->used;
-	memcpy(p, ev, len);
-	memcpy(&ts, p + 2, 8);
-	if (ts < s->last_ts) {
-		memcpy(p + 2, &s->last_ts, 8);
-		ts = s->last_ts;
+	ts = ev_ts(ev);
+	/* Older than what is already on disk: it can only get the last written time. */
+	floor = s->pkt_events ? (s->seq ? s->prev_end : 0) : s->last_ts;
+	if (ts < floor) {
+		ts = floor;
 		s->st.clamped++;
+	}
+	/* Older than the current packet's last event: goes in its place in the packet. */
+	k = s->pkt_events;
+	if (ts < s->last_ts && k) {
+		while (k > 0 && ev_ts(s->buf + s->offs[k - 1]) > ts)
+			k--;
+		if (k < s->pkt_events)
+			s->st.reordered++;
+	}
+	if (k < s->pkt_events) {
+		uint32_t at = s->offs[k];
+
+		memmove(s->buf + at + len, s->buf + at, s->used - at);
+		for (uint64_t j = s->pkt_events; j > k; j--)
+			s->offs[j] = s->offs[j - 1] + (uint32_t)len;
+		p = s->buf + at;
 	} else {
+		p = s->buf + s->used;
+		s->offs[k] = (uint32_t)s->used;
 		s->last_ts = ts;
 	}
-	if (!s->pkt_events)
+	memcpy(p, ev, len);
+	memcpy(p + 2, &ts, 8);
+	if (k == 0)
 		s->first_ts = ts;
 	s->pkt_events++;
 	s->used += len;
@@ -329,6 +360,7 @@ int ctf_stream_close(struct ctf_stream *s, uint64_t end_ts, struct ctf_stream_st
 	if (final)
 		*final = s->st;
 	free(s->buf);
+	free(s->offs);
 	free(s);
 	return r;
 }

@@ -4,7 +4,8 @@
  * Events arrive as complete byte records in their CTF layout (scry_abi.h: u16 id,
  * u64 timestamp, context, payload).  The stream packs them into packets (header +
  * context, see docs/FORMAT.md), keeps timestamps non-decreasing (an event older than
- * the last one written gets the last timestamp), and writes each packet whole when it is
+ * the current packet's last one is moved to its place in the packet; one older than
+ * what is already written gets the last written timestamp), and writes each packet whole when it is
  * full or flushed, so a trace cut by SIGKILL is readable up to its last written packet. */
 #ifndef SCRY_CTF_STREAM_H
 #define SCRY_CTF_STREAM_H
@@ -28,6 +29,7 @@ struct ctf_stream_stats {
 	uint64_t packets;
 	uint64_t bytes;             /* bytes written to the stream file */
 	uint64_t clamped;           /* events whose timestamp was raised to keep order */
+	uint64_t reordered;         /* events moved back to their place in the packet */
 };
 
 struct ctf_stream;

@@ -149,6 +149,31 @@ static void check_index(unsigned cpu, const struct pkt *p, size_t n)
 	free(buf);
 }
 
+/* An event older than the current packet's last goes to its place, with its own time. */
+static void test_reorder_in_packet(void **state)
+{
+	struct ctf_stream *s = open_stream(2, HDR + 8 * EV_LEN, 0);
+	const uint64_t in[6] = { 100, 300, 200, 400, 150, 400 };
+	struct pkt p[4];
+	uint64_t ts[16];
+	size_t n, nts;
+
+	for (int i = 0; i < 6; i++)
+		append_ret(s, in[i], i);
+	assert_int_equal(ctf_stream_stats(s)->reordered, 2);
+	assert_int_equal(ctf_stream_stats(s)->clamped, 0);
+	assert_int_equal(ctf_stream_close(s, 0, NULL), 0);
+	n = read_packets(2, p, 4, ts, &nts);
+	assert_int_equal(n, 1);
+	assert_int_equal(nts, 6);
+	const uint64_t want[6] = { 100, 150, 200, 300, 400, 400 };
+	for (int i = 0; i < 6; i++)
+		assert_int_equal(ts[i], want[i]);
+	assert_int_equal(p[0].first_ret, 0);
+	assert_int_equal(p[0].ts_begin, 0);
+	assert_int_equal(p[0].ts_end, 400);
+}
+
 static void test_packets_index_discarded_clamp(void **state)
 {
 	struct ctf_stream *s = open_stream(1, HDR + 5 * EV_LEN, 500);
@@ -170,6 +195,7 @@ static void test_packets_index_discarded_clamp(void **state)
 	assert_int_equal(st->events, 23);
 	assert_int_equal(st->packets, 4);
 	assert_int_equal(st->clamped, 1);
+	assert_int_equal(st->reordered, 1);
 	assert_int_equal(st->bytes, 4 * (HDR + 5 * EV_LEN));
 	assert_int_equal(ctf_stream_close(s, 99999, NULL), 0);
 
@@ -181,7 +207,8 @@ static void test_packets_index_discarded_clamp(void **state)
 		assert_int_equal(p[i].instance, 1);
 		assert_int_equal(p[i].cpu, 1);
 		assert_int_equal(p[i].nevents, i < 4 ? 5 : 3);
-		assert_int_equal(p[i].first_ret, 5 * i);
+		/* event 7 moved to the front of its packet (see below) */
+		assert_int_equal(p[i].first_ret, i == 1 ? 7 : 5 * i);
 	}
 	assert_int_equal(p[0].ts_begin, 500);
 	assert_int_equal(p[0].ts_end, 1040);
@@ -193,8 +220,10 @@ static void test_packets_index_discarded_clamp(void **state)
 	assert_int_equal(p[2].discarded, 3);
 	assert_int_equal(p[3].discarded, 3);
 	assert_int_equal(p[4].discarded, 10);
-	/* event 7 (timestamp 5) was raised to event 6's */
-	assert_int_equal(ts[7], 1060);
+	/* event 7 (timestamp 5) is older than the packet already written (which ends at
+	 * 1040): raised to 1040, and placed before events 5 and 6 of its own packet */
+	assert_int_equal(ts[5], 1040);
+	assert_int_equal(ts[6], 1050);
 	for (size_t i = 1; i < nts; i++)
 		assert_true(ts[i] >= ts[i - 1]);
 	check_index(1, p, n);
@@ -394,6 +423,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_packets_index_discarded_clamp, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reorder_in_packet, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_first_packet_begin_not_after_first_event, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_empty_stream_gets_a_packet, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_flush_and_close_rules, setup, teardown),
