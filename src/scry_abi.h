@@ -51,6 +51,22 @@ enum scry_ctx {
 	SCRY_CTX_NR
 };
 
+/* Per-CPU staging (LTTng's sub-buffer idea): fixed-size syscall events are appended to a
+ * small per-CPU buffer that stays in cache, and handed to the ring buffer in one copy when
+ * it fills, before any other event of that CPU, or when the consumer asks (flush program
+ * run on that CPU).  Such a ring record starts with the u16 SCRY_STAGE_MARK (never an
+ * event id) and holds [u16 length][event] entries. */
+#define SCRY_STAGE_SIZE        16384
+#define SCRY_STAGE_MARK        0xffff
+
+struct scry_stage {
+	__u32 len;            /* bytes used in data (0: empty; else starts with the mark) */
+	__u32 busy;           /* a writer of this CPU is between its first and last store */
+	__u32 nevents;        /* events in data (counted lost if the ring refuses them) */
+	__u32 pad;
+	__u8 data[SCRY_STAGE_SIZE];
+};
+
 /* Per syscall number: what to record (map "syscalls", index = syscall number). */
 enum {
 	SCRY_SC_ENTRY   = 1 << 0,   /* record syscall_entry_* */

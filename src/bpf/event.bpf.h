@@ -71,6 +71,15 @@ struct {
 	__type(value, struct area);
 } areas SEC(".maps");
 
+/* Per-CPU staging buffers (index = CPU), see scry_abi.h. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);               /* resized to the number of possible CPUs */
+	__uint(map_flags, BPF_F_MMAPABLE);    /* the consumer reads len to know when to flush */
+	__type(key, __u32);
+	__type(value, struct scry_stage);
+} stages SEC(".maps");
+
 static __always_inline bool target_ok(__u32 tgid)
 {
 	if (tgid == self_tgid)
@@ -86,15 +95,20 @@ static __always_inline struct scry_cpu_stats *cpu_stats(void)
 	return bpf_map_lookup_elem(&stats, &zero);
 }
 
-static __always_inline void count_drop(bool nested)
+static __always_inline void count_drops(bool nested, __u32 n)
 {
 	struct scry_cpu_stats *st = cpu_stats();
 	if (!st)
 		return;
 	if (nested)
-		st->nested++;
+		st->nested += n;
 	else
-		st->discarded++;
+		st->discarded += n;
+}
+
+static __always_inline void count_drop(bool nested)
+{
+	count_drops(nested, 1);
 }
 
 /* Take this CPU's build area of the given kind; NULL (and the event counted lost) when a
@@ -235,14 +249,93 @@ static __always_inline __u32 head_size(void)
 	return head_bytes;
 }
 
+static __always_inline void *cpu_ring(void)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+
+	return bpf_map_lookup_elem(&rings, &cpu);
+}
+
+static __always_inline struct scry_stage *cpu_stage(void)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+
+	return bpf_map_lookup_elem(&stages, &cpu);
+}
+
+/* Hand the staged events to the ring (caller holds st->busy or runs where no writer of
+ * this CPU can be interrupted). */
+static __always_inline void stage_flush(struct scry_stage *st)
+{
+	__u32 len = st->len;
+	void *ring;
+
+	if (len > 2 && len <= SCRY_STAGE_SIZE) {
+		ring = cpu_ring();
+		if (!ring || bpf_ringbuf_output(ring, st->data, len, BPF_RB_NO_WAKEUP))
+			count_drops(false, st->nevents);
+	}
+	st->len = 0;
+	st->nevents = 0;
+}
+
+/* Before writing any event outside the stage: flush what is staged, so that the ring
+ * keeps this CPU's events in time order.  Not possible when we interrupted a stage
+ * writer (busy): the stream writer puts the event back in place (ctf/stream.c). */
+static __always_inline void stage_drain(void)
+{
+	struct scry_stage *st = cpu_stage();
+
+	if (st && !st->busy && st->len > 2) {
+		st->busy = 1;
+		asm volatile("" ::: "memory");
+		stage_flush(st);
+		asm volatile("" ::: "memory");
+		st->busy = 0;
+	}
+}
+
+/* Room for an event of size bytes (a verifier constant) in this CPU's stage, flushed first
+ * when full.  NULL when the stage is held by the code this program interrupted: the
+ * caller then writes to the ring directly.  Ends with stage_end(). */
+static __always_inline __u8 *stage_begin(struct scry_stage **out, __u32 size)
+{
+	struct scry_stage *st = cpu_stage();
+	__u32 len;
+
+	if (!st || st->busy)
+		return NULL;
+	st->busy = 1;
+	asm volatile("" ::: "memory");
+	len = st->len;
+	if (len < 2 || len > SCRY_STAGE_SIZE - 2 - size) {
+		if (len >= 2)
+			stage_flush(st);
+		WR(__u16, st->data, 0, SCRY_STAGE_MARK);
+		len = 2;
+	}
+	WR(__u16, st->data, len, size);
+	st->len = len + 2 + size;
+	st->nevents++;
+	*out = st;
+	return st->data + len + 2;
+}
+
+static __always_inline void stage_end(struct scry_stage *st)
+{
+	asm volatile("" ::: "memory");
+	st->busy = 0;
+}
+
 /* A slot of exactly size bytes (a verifier constant) in this CPU's ring, or NULL with the
  * event counted lost; filled in place, then ring_commit(). */
 static __always_inline void *ring_reserve(__u32 size)
 {
-	__u32 cpu = bpf_get_smp_processor_id();
-	void *ring = bpf_map_lookup_elem(&rings, &cpu);
-	void *p = ring ? bpf_ringbuf_reserve(ring, size, 0) : NULL;
+	void *ring, *p;
 
+	stage_drain();
+	ring = cpu_ring();
+	p = ring ? bpf_ringbuf_reserve(ring, size, 0) : NULL;
 	if (!p)
 		count_drop(false);
 	return p;
@@ -256,9 +349,10 @@ static __always_inline void ring_commit(void *p)
 /* Hand len bytes of the build area to this CPU's ring; count the event lost if full. */
 static __always_inline void submit(struct area *a, __u32 len)
 {
-	__u32 cpu = bpf_get_smp_processor_id();
-	void *ring = bpf_map_lookup_elem(&rings, &cpu);
+	void *ring;
 
+	stage_drain();
+	ring = cpu_ring();
 	if (len > SCRY_SCRATCH_SIZE)
 		len = SCRY_SCRATCH_SIZE;
 	if (!ring || bpf_ringbuf_output(ring, a->buf, len, BPF_RB_NO_WAKEUP))

@@ -33,9 +33,10 @@ static __always_inline void enter_fixed(const struct scry_sc_desc *d, const __u6
 					__u64 pid_tgid)
 {
 	__u32 hs = head_size();
-	__u8 *p = ring_reserve(hs + 8 * nargs);
+	struct scry_stage *st = NULL;
+	__u8 *p = stage_begin(&st, hs + 8 * nargs);
 
-	if (!p)
+	if (!p && !(p = ring_reserve(hs + 8 * nargs)))
 		return;
 	write_head(p, d->entry_id, pid_tgid);
 	for (int i = 0; i < nargs; i++) {
@@ -47,7 +48,10 @@ static __always_inline void enter_fixed(const struct scry_sc_desc *d, const __u6
 			v = (__u32)v;
 		WR(__u64, p, hs + 8 * i, v);
 	}
-	ring_commit(p);
+	if (st)
+		stage_end(st);
+	else
+		ring_commit(p);
 }
 
 /* Entry with user strings: built in the per-CPU area (its size is known only once the
@@ -148,12 +152,17 @@ static __always_inline void sys_exit(long id, long ret)
 		d = bpf_map_lookup_elem(&syscalls, &nr);
 	hs = head_size();
 	if (d && (d->flags & (SCRY_SC_EXIT | SCRY_SC_UNKNOWN)) == SCRY_SC_EXIT) {
-		p = ring_reserve(hs + 8);
-		if (!p)
+		struct scry_stage *st = NULL;
+
+		p = stage_begin(&st, hs + 8);
+		if (!p && !(p = ring_reserve(hs + 8)))
 			return;
 		write_head(p, d->exit_id, pid_tgid);
 		WR(__s64, p, hs, ret);
-		ring_commit(p);
+		if (st)
+			stage_end(st);
+		else
+			ring_commit(p);
 		return;
 	}
 	if (d && !(d->flags & SCRY_SC_EXIT))
@@ -312,6 +321,15 @@ int scry_tp(void *ctx)
 	bpf_loop(w.d->nops, tp_op, &w, 0);
 	submit(w.a, w.a->pos);
 	area_put(w.a);
+	return 0;
+}
+
+/* Run by the consumer on one CPU (BPF_PROG_TEST_RUN with BPF_F_TEST_RUN_ON_CPU): hand
+ * that CPU's staged events to its ring unless a writer there is mid-event. */
+SEC("raw_tp")
+int scry_flush(void *ctx)
+{
+	stage_drain();
 	return 0;
 }
 

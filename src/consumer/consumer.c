@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "consumer/consumer.h"
+#include "scry_abi.h"
 #include "consumer/ring.h"
 #include "ctf/stream.h"
 #include "util/clock.h"
@@ -23,19 +24,45 @@ struct scry_consumer {
 	uint64_t errors;
 	int last_error;
 	size_t ring_size;
+	uint64_t *flushed_ns;            /* per CPU: when its stage was last flushed by us */
 	uint64_t last_poll_ns;           /* pacing: when the last poll ran ... */
 	long last_moved;                 /* ... what it moved ... */
 	double rate;                     /* ... and the fill rate seen, bytes per ns (EMA) */
 };
 
-static int on_event(void *ctx, const void *data, size_t size)
+static void append(struct cpu_stream *cs, const uint8_t *ev, size_t size)
 {
-	struct cpu_stream *cs = ctx;
-	int ret = ctf_stream_append(cs->stream, data, size);
+	int ret = ctf_stream_append(cs->stream, ev, size);
 
 	if (ret) {
 		cs->c->errors++;
 		cs->c->last_error = ret;
+	}
+}
+
+/* One ring record: a single event, or a staged batch of [u16 length][event] entries. */
+static int on_record(void *ctx, const void *data, size_t size)
+{
+	struct cpu_stream *cs = ctx;
+	const uint8_t *p = data, *end = p + size;
+	uint16_t w;
+
+	if (size < 2)
+		return 0;
+	memcpy(&w, p, 2);
+	if (w != SCRY_STAGE_MARK) {
+		append(cs, p, size);
+		return 0;
+	}
+	for (p += 2; p + 2 <= end;) {
+		memcpy(&w, p, 2);
+		if (!w || p + 2 + w > end) {   /* cannot happen with scry's BPF side */
+			cs->c->errors++;
+			cs->c->last_error = -EPROTO;
+			break;
+		}
+		append(cs, p + 2, w);
+		p += 2 + w;
 	}
 	return 0;
 }
@@ -67,7 +94,8 @@ int scry_consumer_open(struct scry_consumer **out, const struct scry_consumer_op
 	c->ncpus = scry_probes_ncpus(o->probes);
 	c->cpus = calloc(c->ncpus, sizeof(*c->cpus));
 	c->kstats = calloc(c->ncpus, sizeof(*c->kstats));
-	if (!c->cpus || !c->kstats)
+	c->flushed_ns = calloc(c->ncpus, sizeof(*c->flushed_ns));
+	if (!c->cpus || !c->kstats || !c->flushed_ns)
 		goto oom;
 	for (unsigned i = 0; i < c->ncpus; i++) {
 		struct ctf_stream_opts so = {
@@ -102,18 +130,29 @@ fail:
 			}
 		free(c->cpus);
 		free(c->kstats);
+		free(c->flushed_ns);
 		free(c);
 	}
 	return ret;
 }
+
+/* Staged events wait at most this long before we ask their CPU to hand them over. */
+#define STAGE_MAX_AGE_NS (20 * 1000 * 1000ULL)
 
 long scry_consumer_poll(struct scry_consumer *c)
 {
 	uint64_t now = scry_monotonic_ns();
 	long total = 0;
 
+	for (unsigned i = 0; i < c->ncpus; i++)
+		if (now - c->flushed_ns[i] >= STAGE_MAX_AGE_NS) {
+			if (scry_probes_staged(c->probes, i) > 2)
+				scry_probes_flush_stage(c->probes, i);
+			c->flushed_ns[i] = now;
+		}
+
 	for (unsigned i = 0; i < c->ncpus; i++) {
-		long n = scry_ring_drain(&c->cpus[i].ring, on_event, &c->cpus[i]);
+		long n = scry_ring_drain(&c->cpus[i].ring, on_record, &c->cpus[i]);
 		if (n < 0)
 			return n;
 		total += n;
@@ -171,6 +210,13 @@ int scry_consumer_close(struct scry_consumer *c, uint64_t end_ts, struct scry_co
 	int ret = 0;
 	long n;
 
+	/* the programs are detached: hand over what every CPU still has staged */
+	for (unsigned i = 0; i < c->ncpus; i++) {
+		int r = scry_probes_staged(c->probes, i) > 2 ? scry_probes_flush_stage(c->probes, i) : 0;
+		if (r && !ret)
+			ret = r;
+		c->flushed_ns[i] = scry_monotonic_ns();
+	}
 	do
 		n = scry_consumer_poll(c);
 	while (n > 0);
@@ -194,6 +240,7 @@ int scry_consumer_close(struct scry_consumer *c, uint64_t end_ts, struct scry_co
 		scry_ring_close(&c->cpus[i].ring);
 	free(c->cpus);
 	free(c->kstats);
+	free(c->flushed_ns);
 	free(c);
 	return ret;
 }

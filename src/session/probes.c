@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -22,6 +23,8 @@ struct scry_probes {
 	struct bpf_link **links;
 	size_t nlinks;
 	unsigned next_tp_slot;
+	uint8_t *stages;           /* the stages map, mmapped read-only */
+	size_t stages_len, stage_stride;
 	bool btf_tp;               /* kernel has BTF tracepoints (tp_btf) */
 };
 
@@ -129,6 +132,8 @@ int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o,
 
 	bpf_map__set_max_entries(p->skel->maps.rings, p->ncpus);
 	bpf_map__set_max_entries(p->skel->maps.areas, p->ncpus * SCRY_AREAS_PER_CPU);
+	bpf_map__set_max_entries(p->skel->maps.stages, p->ncpus);
+	bpf_program__set_autoload(p->skel->progs.scry_flush, true);
 	/* The inner ring template keeps its size: ring buffers of any size may be inserted
 	 * (libbpf 1.1 cannot resize an inner map template). */
 
@@ -136,6 +141,16 @@ int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o,
 	if (ret) {
 		snprintf(err, errlen, "the kernel refused scry's BPF programs: %s%s", strerror(-ret),
 			 o->verbose ? "" : " (--verbose shows the verifier log)");
+		goto fail;
+	}
+	p->stage_stride = (sizeof(struct scry_stage) + 7) & ~(size_t)7;
+	p->stages_len = p->stage_stride * p->ncpus;
+	p->stages_len = (p->stages_len + (size_t)sysconf(_SC_PAGESIZE) - 1) & ~((size_t)sysconf(_SC_PAGESIZE) - 1);
+	p->stages = mmap(NULL, p->stages_len, PROT_READ, MAP_SHARED, bpf_map__fd(p->skel->maps.stages), 0);
+	if (p->stages == MAP_FAILED) {
+		p->stages = NULL;
+		ret = -errno;
+		snprintf(err, errlen, "cannot map the staging buffers: %s", strerror(-ret));
 		goto fail;
 	}
 	int rings_fd = bpf_map__fd(p->skel->maps.rings);
@@ -238,6 +253,25 @@ int scry_probes_ring_fd(const struct scry_probes *p, unsigned cpu)
 	return cpu < p->ncpus ? p->ring_fds[cpu] : -1;
 }
 
+uint32_t scry_probes_staged(const struct scry_probes *p, unsigned cpu)
+{
+	const struct scry_stage *st;
+
+	if (!p->stages || cpu >= p->ncpus)
+		return 0;
+	st = (const struct scry_stage *)(p->stages + (size_t)cpu * p->stage_stride);
+	return __atomic_load_n(&st->len, __ATOMIC_RELAXED);
+}
+
+int scry_probes_flush_stage(struct scry_probes *p, unsigned cpu)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, topts, .flags = BPF_F_TEST_RUN_ON_CPU, .cpu = cpu);
+
+	if (bpf_prog_test_run_opts(bpf_program__fd(p->skel->progs.scry_flush), &topts))
+		return -errno;
+	return 0;
+}
+
 int scry_probes_stats(struct scry_probes *p, struct scry_cpu_stats *out)
 {
 	__u32 zero = 0;
@@ -285,6 +319,8 @@ void scry_probes_close(struct scry_probes *p)
 			if (p->ring_fds[i] >= 0)
 				close(p->ring_fds[i]);
 	free(p->ring_fds);
+	if (p->stages)
+		munmap(p->stages, p->stages_len);
 	scry_bpf__destroy(p->skel);
 	free(p);
 }

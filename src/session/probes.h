@@ -37,6 +37,10 @@ int scry_probes_attach(struct scry_probes *p, char *err, size_t errlen);
 
 unsigned scry_probes_ncpus(const struct scry_probes *p);
 int scry_probes_ring_fd(const struct scry_probes *p, unsigned cpu);
+/* Bytes staged on a CPU and not yet in its ring (0 when empty), read without a syscall. */
+uint32_t scry_probes_staged(const struct scry_probes *p, unsigned cpu);
+/* Hand a CPU's staged events to its ring now (runs scry_flush on that CPU). */
+int scry_probes_flush_stage(struct scry_probes *p, unsigned cpu);
 /* Per-CPU loss counters: out has scry_probes_ncpus() entries. */
 int scry_probes_stats(struct scry_probes *p, struct scry_cpu_stats *out);
 /* Events the kernel skipped because a program was already running on that CPU
