@@ -1,6 +1,6 @@
 /* bench/floor.c — loads bench/floor.bpf.c's empty syscall programs, prints "ready" once they
  * are attached, and keeps them attached until SIGINT/SIGTERM.  `floor --tp` uses the
- * raw_syscalls tracepoints instead of tp_btf. */
+ * raw_syscalls tracepoints instead of tp_btf; `floor --clock` makes them read the clock. */
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -17,12 +17,17 @@ static void on_signal(int sig)
 
 int main(int argc, char **argv)
 {
-	int tp = argc > 1 && !strcmp(argv[1], "--tp");
+	int tp = 0, clock = 0;
+	for (int i = 1; i < argc; i++) {
+		tp |= !strcmp(argv[i], "--tp");
+		clock |= !strcmp(argv[i], "--clock");
+	}
 	struct floor_bpf *skel = floor_bpf__open();
 	if (!skel) {
 		fprintf(stderr, "floor: open failed\n");
 		return 1;
 	}
+	skel->rodata->read_clock = clock;
 	bpf_program__set_autoload(tp ? skel->progs.floor_enter_btf : skel->progs.floor_enter_tp, false);
 	bpf_program__set_autoload(tp ? skel->progs.floor_exit_btf : skel->progs.floor_exit_tp, false);
 	if (floor_bpf__load(skel) || floor_bpf__attach(skel)) {

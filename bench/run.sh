@@ -128,6 +128,13 @@ for _ in $(seq 100); do grep -q ready "$WORK/floor.out" 2>/dev/null && break; sl
 if grep -q ready "$WORK/floor.out"; then measure "$CALLS" || NOTE[floor]="failed"; else NOTE[floor]="failed to attach"; fi
 stop_bg; row floor
 
+# --- floor + clock: the same programs reading the trace clock, nothing else
+unset GP_NS REAL_NS
+"$OUT/floor" --clock > "$WORK/floor-clock.out" 2>&1 & BG_PID=$!
+for _ in $(seq 100); do grep -q ready "$WORK/floor-clock.out" 2>/dev/null && break; sleep 0.1; done
+if grep -q ready "$WORK/floor-clock.out"; then measure "$CALLS" || NOTE[floor-clock]="failed"; else NOTE[floor-clock]="failed to attach"; fi
+stop_bg; row floor-clock
+
 # --- ftrace raw_syscalls
 unset GP_NS REAL_NS
 if [[ -w $TRACEFS/events/raw_syscalls/enable ]]; then
@@ -232,7 +239,7 @@ base=${GP[untraced]:-}
 added() { [[ -n "${GP[$1]:-}" && -n "$base" ]] && awk -v a="${GP[$1]}" -v b="$base" 'BEGIN {printf "%.1f", a - b}'; }
 ratio() { [[ -n "$1" && -n "$2" ]] && awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "-"}'; }
 FLOOR_ADD=$(added floor); FTRACE_ADD=$(added ftrace)
-declare -A LABEL=([untraced]="untraced" [floor]="floor (empty BPF prog)" [ftrace]="ftrace raw_syscalls"
+declare -A LABEL=([untraced]="untraced" [floor]="floor (empty BPF prog)" [floor-clock]="floor + clock read" [ftrace]="ftrace raw_syscalls"
 	[bpftrace]="bpftrace printf" [perf-trace]="perf trace" [strace]="strace -f"
 	[scry-a]="scry record -a" [scry-cmd]="scry record -- cmd")
 echo
@@ -281,6 +288,8 @@ SCRY_ADD=$(added scry-a)
 r_floor=$(ratio "$SCRY_ADD" "$FLOOR_ADD"); r_ftrace=$(ratio "$SCRY_ADD" "$FTRACE_ADD")
 echo "target: scry added cost <= 2.0x floor     : ${r_floor:-?}x  $(verdict x "$r_floor" '<=' 2.0)"
 echo "target: scry added cost <= 0.5x ftrace    : ${r_ftrace:-?}x  $(verdict x "$r_ftrace" '<=' 0.5)"
+CLOCK_ADD=$(added floor-clock)
+echo "  (the floor + clock read alone costs $(ratio "$CLOCK_ADD" "$FTRACE_ADD")x ftrace's added cost and $(ratio "$CLOCK_ADD" "$FLOOR_ADD")x the floor's)"
 lost_all="${LOST[scry-a]:-?}/${LOST[scry-cmd]:-?}"
 echo "target: 0 lost events (scry -a / -- cmd)  : $lost_all  $([[ $lost_all == 0/0 ]] && echo met || echo "NOT met")"
 echo "target: scry view >= 5x babeltrace2       : ${VIEW_SPEEDUP:-?}x  $(verdict x "${VIEW_SPEEDUP:-}" '>=' 5)"
