@@ -82,6 +82,17 @@ static void sum_kstats(struct scry_consumer *c, struct scry_consumer_stats *out,
 	}
 }
 
+static void consumer_free(struct scry_consumer *c)
+{
+	if (c->cpus)
+		for (unsigned i = 0; i < c->ncpus; i++)
+			scry_ring_close(&c->cpus[i].ring);
+	free(c->cpus);
+	free(c->kstats);
+	free(c->flushed_ns);
+	free(c);
+}
+
 int scry_consumer_open(struct scry_consumer **out, const struct scry_consumer_opts *o, char *err, size_t errlen)
 {
 	struct scry_consumer *c = calloc(1, sizeof(*c));
@@ -123,15 +134,10 @@ oom:
 fail:
 	if (c) {
 		if (c->cpus)
-			for (unsigned i = 0; i < c->ncpus; i++) {
+			for (unsigned i = 0; i < c->ncpus; i++)
 				if (c->cpus[i].stream)
 					ctf_stream_close(c->cpus[i].stream, 0, NULL);
-				scry_ring_close(&c->cpus[i].ring);
-			}
-		free(c->cpus);
-		free(c->kstats);
-		free(c->flushed_ns);
-		free(c);
+		consumer_free(c);
 	}
 	return ret;
 }
@@ -236,11 +242,6 @@ int scry_consumer_close(struct scry_consumer *c, uint64_t end_ts, struct scry_co
 	}
 	if (c->errors && !ret)
 		ret = c->last_error;
-	for (unsigned i = 0; i < c->ncpus; i++)
-		scry_ring_close(&c->cpus[i].ring);
-	free(c->cpus);
-	free(c->kstats);
-	free(c->flushed_ns);
-	free(c);
+	consumer_free(c);
 	return ret;
 }

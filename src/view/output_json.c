@@ -137,16 +137,7 @@ static uint32_t put_value(struct outbuf *ob, const struct op *ops, uint32_t i, c
 		return i + 1;
 	}
 	case OP_FLOAT: {
-		uint64_t b = (*vi)++->u;
-		double d;
-		if (o->bits == 32) {
-			float f;
-			uint32_t w = (uint32_t)b;
-			memcpy(&f, &w, 4);
-			d = f;
-		} else {
-			memcpy(&d, &b, 8);
-		}
+		double d = plan_float_value(o, (*vi)++->u);
 		if (!isfinite(d)) {
 			OB_LIT(ob, "null");
 		} else {

@@ -131,16 +131,7 @@ static uint32_t put_field(struct outbuf *ob, const struct op *ops, uint32_t i, c
 		return i + 1;
 	}
 	case OP_FLOAT: {
-		uint64_t b = (*vi)++->u;
-		double d;
-		if (o->bits == 32) {
-			float f;
-			uint32_t w = (uint32_t)b;
-			memcpy(&f, &w, 4);
-			d = f;
-		} else {
-			memcpy(&d, &b, 8);
-		}
+		double d = plan_float_value(o, (*vi)++->u);
 		char tmp[64];
 		int n = snprintf(tmp, sizeof(tmp), "%g", d);
 		ob_write(ob, tmp, (size_t)n);

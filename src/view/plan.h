@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include "view/tsdl.h"
 
 #define PLAN_MAX_REGS 128
@@ -137,5 +138,19 @@ int plan_exec(const struct plan *p, struct cursor *cur, struct dec_state *st, st
 /* Label of an enum value (first matching entry), or NULL. */
 const char *plan_enum_label(const struct op *o, uint64_t v);
 int plan_enum_labels(const struct op *o, uint64_t v, const char **labels, int max);
+
+/* The value of a decoded floating-point op (its raw 32 or 64 bits). */
+static inline double plan_float_value(const struct op *o, uint64_t bits)
+{
+	if (o->bits == 32) {
+		float f;
+		uint32_t w = (uint32_t)bits;
+		memcpy(&f, &w, 4);
+		return f;
+	}
+	double d;
+	memcpy(&d, &bits, 8);
+	return d;
+}
 
 #endif
