@@ -80,13 +80,65 @@ struct {
 	__type(value, struct scry_stage);
 } stages SEC(".maps");
 
+/* Generation of `tracked`: bumped whenever a tgid is added, so that the per-CPU cache
+ * below never keeps a stale "not followed" answer. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} tracked_gen SEC(".maps");
+
+/* The last answer of target_ok() on this CPU: consecutive events mostly come from the
+ * same process, and a per-CPU array read is far cheaper than a hash lookup. */
+struct target_memo {
+	__u32 tgid;
+	__u32 ok;
+	__u64 gen;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct target_memo);
+} target_memo SEC(".maps");
+
 static __always_inline bool target_ok(__u32 tgid)
 {
+	__u32 zero = 0;
+	struct target_memo *m;
+	__u64 *gen;
+	bool ok;
+
 	if (tgid == self_tgid)
 		return false;
 	if (target_all)
 		return true;
-	return bpf_map_lookup_elem(&tracked, &tgid) != NULL;
+	gen = bpf_map_lookup_elem(&tracked_gen, &zero);
+	m = bpf_map_lookup_elem(&target_memo, &zero);
+	if (!gen || !m)
+		return bpf_map_lookup_elem(&tracked, &tgid) != NULL;
+	if (m->tgid == tgid && m->gen == *gen)
+		return m->ok;
+	ok = bpf_map_lookup_elem(&tracked, &tgid) != NULL;
+	m->tgid = tgid;
+	m->gen = *gen;
+	m->ok = ok;
+	return ok;
+}
+
+/* Follow tgid from now on (fork tracking). */
+static __always_inline void target_add(__u32 tgid)
+{
+	__u32 zero = 0;
+	__u8 one = 1;
+	__u64 *gen;
+
+	bpf_map_update_elem(&tracked, &tgid, &one, BPF_ANY);
+	gen = bpf_map_lookup_elem(&tracked_gen, &zero);
+	if (gen)
+		__sync_fetch_and_add(gen, 1);
 }
 
 static __always_inline struct scry_cpu_stats *cpu_stats(void)

@@ -341,7 +341,6 @@ int BPF_PROG(scry_fork, struct task_struct *parent, struct task_struct *child)
 	__u32 ptgid = parent->tgid, ctgid = child->tgid;
 	struct area *a;
 	__u32 pos, level;
-	__u8 one = 1;
 
 	if (ptgid == self_tgid)
 		return 0;
@@ -349,7 +348,7 @@ int BPF_PROG(scry_fork, struct task_struct *parent, struct task_struct *child)
 		if (!bpf_map_lookup_elem(&tracked, &ptgid))
 			return 0;
 		if (ctgid != ptgid)
-			bpf_map_update_elem(&tracked, &ctgid, &one, BPF_ANY);
+			target_add(ctgid);
 	}
 	if (fork_event_id == SCRY_NO_EVENT)
 		return 0;

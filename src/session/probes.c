@@ -189,10 +189,18 @@ int scry_probes_set_syscall(struct scry_probes *p, unsigned nr, const struct scr
 
 int scry_probes_track(struct scry_probes *p, pid_t tgid)
 {
-	__u32 key = tgid;
+	__u32 key = tgid, zero = 0;
 	__u8 one = 1;
+	__u64 gen = 0;
+	int gen_fd = bpf_map__fd(p->skel->maps.tracked_gen);
 
 	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.tracked), &key, &one, BPF_ANY))
+		return -errno;
+	/* invalidate the programs' per-CPU "not followed" memos (see target_ok) */
+	if (bpf_map_lookup_elem(gen_fd, &zero, &gen))
+		return -errno;
+	gen += 1ULL << 32;
+	if (bpf_map_update_elem(gen_fd, &zero, &gen, BPF_ANY))
 		return -errno;
 	return 0;
 }

@@ -27,7 +27,9 @@ struct scry_probes;
 int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o, char *err, size_t errlen);
 /* Descriptor of syscall number nr (before or after attach). */
 int scry_probes_set_syscall(struct scry_probes *p, unsigned nr, const struct scry_sc_desc *d);
-/* Follow tgid (and, by fork tracking, its future children). */
+/* Follow tgid (and, by fork tracking, its future children).  Meant to be called before
+ * scry_probes_attach(): a call racing with a fork in the kernel may leave a CPU's memo
+ * of an earlier "not followed" answer for that very tgid in place. */
 int scry_probes_track(struct scry_probes *p, pid_t tgid);
 /* Attach the generic tracepoint program to system:name with its copy operations. */
 int scry_probes_attach_tracepoint(struct scry_probes *p, const char *system, const char *name,
