@@ -347,10 +347,11 @@ static __always_inline void stage_drain(void)
 	}
 }
 
-/* Room for an event of size bytes (a verifier constant) in this CPU's stage, flushed first
- * when full.  NULL when the stage is held by the code this program interrupted: the
- * caller then writes to the ring directly.  Ends with stage_end(). */
-static __always_inline __u8 *stage_begin(struct scry_stage **out, __u32 size)
+/* Room for an event of at most max bytes (a verifier constant) in this CPU's stage,
+ * flushed first when too full.  NULL when the stage is held by the code this program
+ * interrupted: the caller then writes to the ring directly.  The event is then written at
+ * the returned pointer and closed with stage_commit(st, its size). */
+static __always_inline __u8 *stage_begin(struct scry_stage **out, __u32 max)
 {
 	struct scry_stage *st = cpu_stage();
 	__u32 len;
@@ -360,21 +361,31 @@ static __always_inline __u8 *stage_begin(struct scry_stage **out, __u32 size)
 	st->busy = 1;
 	asm volatile("" ::: "memory");
 	len = st->len;
-	if (len < 2 || len > SCRY_STAGE_SIZE - 2 - size) {
+	if (len < 2 || len > SCRY_STAGE_SIZE - 2 - max) {
 		if (len >= 2)
 			stage_flush(st);
 		WR(__u16, st->data, 0, SCRY_STAGE_MARK);
-		len = 2;
+		st->len = len = 2;
 	}
-	WR(__u16, st->data, len, size);
-	st->len = len + 2 + size;
-	st->nevents++;
 	*out = st;
 	return st->data + len + 2;
 }
 
-static __always_inline void stage_end(struct scry_stage *st)
+/* Give the stage back without an event (it outgrew its room: counted lost by the caller). */
+static __always_inline void stage_abort(struct scry_stage *st)
 {
+	asm volatile("" ::: "memory");
+	st->busy = 0;
+}
+
+static __always_inline void stage_commit(struct scry_stage *st, __u32 size)
+{
+	__u32 len = st->len;
+
+	if (len <= SCRY_STAGE_SIZE - 2)
+		WR(__u16, st->data, len, size);
+	st->len = len + 2 + size;
+	st->nevents++;
 	asm volatile("" ::: "memory");
 	st->busy = 0;
 }

@@ -49,41 +49,75 @@ static __always_inline void enter_fixed(const struct scry_sc_desc *d, const __u6
 		WR(__u64, p, hs + 8 * i, v);
 	}
 	if (st)
-		stage_end(st);
+		stage_commit(st, hs + 8 * nargs);
 	else
 		ring_commit(p);
 }
 
-/* Entry with user strings: built in the per-CPU area (its size is known only once the
- * strings are read), then copied to the ring. */
-static __always_inline void enter_strings(const struct scry_sc_desc *d, const __u64 *args, __u64 pid_tgid)
+/* The arguments of an entry event with user strings at p + pos, in a room of
+ * str_limit + SCRY_STR_MAX bytes; returns the end, or 0 when the event outgrew the room
+ * (then the caller drops it). */
+static __always_inline __u32 write_args(__u8 *p, __u32 pos, __u32 str_limit, const struct scry_sc_desc *d,
+					const __u64 *args)
 {
-	struct area *a = area_get(AREA_SYS_ENTER);
-	__u32 pos;
-
-	if (!a)
-		return;
-	pos = write_head(a->buf, d->entry_id, pid_tgid);
 	for (int i = 0; i < SCRY_MAX_ARGS; i++) {
 		__u64 v = args[i];
 
 		if (i >= d->nargs)
 			break;
-		if (pos > SCRY_EVENT_MAX)
-			goto out;
 		if (d->str_mask & (1 << i)) {
-			pos = write_user_str(a->buf, pos, v);
+			if (pos > str_limit)
+				return 0;
+			pos = write_user_str(p, pos, v);
 			continue;
 		}
+		if (pos > str_limit + SCRY_STR_MAX - 8)
+			return 0;
 		if (d->s32_mask & (1 << i))
 			v = (__s64)(__s32)v;
 		else if (d->u32_mask & (1 << i))
 			v = (__u32)v;
-		WR(__u64, a->buf, pos, v);
+		WR(__u64, p, pos, v);
 		pos += 8;
 	}
-	submit(a, pos);
-out:
+	return pos;
+}
+
+/* Room in the stage for an entry with one string: header, contexts and other arguments
+ * within STAGE_STR_HEAD bytes, plus the string. */
+#define STAGE_STR_HEAD 512
+#define STAGE_STR_MAX  (STAGE_STR_HEAD + SCRY_STR_MAX)
+
+/* Entry with user strings.  With one string (openat, execve, ...) it is written in the
+ * stage like fixed events; with several (rename, mount, ...) it is built in the per-CPU
+ * area, whose size allows them all, then copied to the ring. */
+static __always_inline void enter_strings(const struct scry_sc_desc *d, const __u64 *args, __u64 pid_tgid)
+{
+	struct scry_stage *st = NULL;
+	struct area *a;
+	__u32 pos;
+	__u8 *p;
+
+	if (!(d->str_mask & (d->str_mask - 1)) && (p = stage_begin(&st, STAGE_STR_MAX))) {
+		pos = write_head(p, d->entry_id, pid_tgid);
+		pos = write_args(p, pos, STAGE_STR_HEAD, d, args);
+		if (pos) {
+			stage_commit(st, pos);
+		} else {
+			stage_abort(st);
+			count_drop(false);
+		}
+		return;
+	}
+	a = area_get(AREA_SYS_ENTER);
+	if (!a)
+		return;
+	pos = write_head(a->buf, d->entry_id, pid_tgid);
+	pos = write_args(a->buf, pos, SCRY_EVENT_MAX, d, args);
+	if (pos)
+		submit(a, pos);
+	else
+		count_drop(false);
 	area_put(a);
 }
 
@@ -160,7 +194,7 @@ static __always_inline void sys_exit(long id, long ret)
 		write_head(p, d->exit_id, pid_tgid);
 		WR(__s64, p, hs, ret);
 		if (st)
-			stage_end(st);
+			stage_commit(st, hs + 8);
 		else
 			ring_commit(p);
 		return;
