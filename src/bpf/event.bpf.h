@@ -200,21 +200,21 @@ static __always_inline __s32 task_vnr(struct pid *p)
 }
 
 /* Header (id, timestamp) and the enabled contexts; returns the position after them.
- * pid_tgid: bpf_get_current_pid_tgid(), already read by the caller's target filter. */
-static __always_inline __u32 write_head(__u8 *b, __u16 id, __u64 pid_tgid)
+ * t: bpf_get_current_task_btf(), already taken by the caller's target filter (one helper
+ * call gives pid, tid and comm). */
+static __always_inline __u32 write_head(__u8 *b, __u16 id, struct task_struct *t)
 {
-	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
 	__u32 pos = 0;
 
 	WR(__u16, b, 0, id);
 	WR(__u64, b, 2, bpf_ktime_get_ns());
 	pos = SCRY_EVENT_HEADER_SIZE;
 	if (ctx_mask & (1ULL << SCRY_CTX_PID)) {
-		WR(__s32, b, pos, pid_tgid >> 32);
+		WR(__s32, b, pos, t->tgid);
 		pos += 4;
 	}
 	if (ctx_mask & (1ULL << SCRY_CTX_TID)) {
-		WR(__s32, b, pos, (__u32)pid_tgid);
+		WR(__s32, b, pos, t->pid);
 		pos += 4;
 	}
 	if (ctx_mask & (1ULL << SCRY_CTX_PPID)) {
@@ -231,9 +231,8 @@ static __always_inline __u32 write_head(__u8 *b, __u16 id, __u64 pid_tgid)
 	}
 	if (ctx_mask & (1ULL << SCRY_CTX_PROCNAME)) {
 		/* comm is NUL-padded by the kernel: two loads instead of bpf_get_current_comm() */
-		struct task_struct *bt = bpf_get_current_task_btf();
-		WR(__u64, b, pos, *(__u64 *)&bt->comm[0]);
-		WR(__u64, b, pos + 8, *(__u64 *)&bt->comm[8]);
+		WR(__u64, b, pos, *(__u64 *)&t->comm[0]);
+		WR(__u64, b, pos + 8, *(__u64 *)&t->comm[8]);
 		pos += SCRY_COMM_LEN;
 	}
 	if (ctx_mask & (1ULL << SCRY_CTX_CPU_ID)) {

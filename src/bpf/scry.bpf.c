@@ -30,7 +30,7 @@ struct {
 /* Entry of a syscall without string arguments: nargs (a constant here) int64 values,
  * written in place in the ring. */
 static __always_inline void enter_fixed(const struct scry_sc_desc *d, const __u64 *args, const int nargs,
-					__u64 pid_tgid)
+					struct task_struct *t)
 {
 	__u32 hs = head_size();
 	struct scry_stage *st = NULL;
@@ -38,7 +38,7 @@ static __always_inline void enter_fixed(const struct scry_sc_desc *d, const __u6
 
 	if (!p && !(p = ring_reserve(hs + 8 * nargs)))
 		return;
-	write_head(p, d->entry_id, pid_tgid);
+	write_head(p, d->entry_id, t);
 	for (int i = 0; i < nargs; i++) {
 		__u64 v = args[i];
 
@@ -91,7 +91,7 @@ static __always_inline __u32 write_args(__u8 *p, __u32 pos, __u32 str_limit, con
 /* Entry with user strings.  With one string (openat, execve, ...) it is written in the
  * stage like fixed events; with several (rename, mount, ...) it is built in the per-CPU
  * area, whose size allows them all, then copied to the ring. */
-static __always_inline void enter_strings(const struct scry_sc_desc *d, const __u64 *args, __u64 pid_tgid)
+static __always_inline void enter_strings(const struct scry_sc_desc *d, const __u64 *args, struct task_struct *t)
 {
 	struct scry_stage *st = NULL;
 	struct area *a;
@@ -99,7 +99,7 @@ static __always_inline void enter_strings(const struct scry_sc_desc *d, const __
 	__u8 *p;
 
 	if (!(d->str_mask & (d->str_mask - 1)) && (p = stage_begin(&st, STAGE_STR_MAX))) {
-		pos = write_head(p, d->entry_id, pid_tgid);
+		pos = write_head(p, d->entry_id, t);
 		pos = write_args(p, pos, STAGE_STR_HEAD, d, args);
 		if (pos) {
 			stage_commit(st, pos);
@@ -112,7 +112,7 @@ static __always_inline void enter_strings(const struct scry_sc_desc *d, const __
 	a = area_get(AREA_SYS_ENTER);
 	if (!a)
 		return;
-	pos = write_head(a->buf, d->entry_id, pid_tgid);
+	pos = write_head(a->buf, d->entry_id, t);
 	pos = write_args(a->buf, pos, SCRY_EVENT_MAX, d, args);
 	if (pos)
 		submit(a, pos);
@@ -121,14 +121,14 @@ static __always_inline void enter_strings(const struct scry_sc_desc *d, const __
 	area_put(a);
 }
 
-static __always_inline void enter_unknown(long id, const __u64 *args, __u16 ev, __u64 pid_tgid)
+static __always_inline void enter_unknown(long id, const __u64 *args, __u16 ev, struct task_struct *t)
 {
 	__u32 hs = head_size();
 	__u8 *p = ring_reserve(hs + 8 + 8 * SCRY_MAX_ARGS);
 
 	if (!p)
 		return;
-	write_head(p, ev, pid_tgid);
+	write_head(p, ev, t);
 	WR(__s64, p, hs, id);
 	for (int i = 0; i < SCRY_MAX_ARGS; i++)
 		WR(__u64, p, hs + 8 + 8 * i, args[i]);
@@ -137,8 +137,8 @@ static __always_inline void enter_unknown(long id, const __u64 *args, __u16 ev, 
 
 static __always_inline void sys_enter(long id, const __u64 *args)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u32 tgid = pid_tgid >> 32;
+	struct task_struct *t = bpf_get_current_task_btf();
+	__u32 tgid = t->tgid;
 	struct scry_sc_desc *d = NULL;
 	__u32 nr = id;
 
@@ -148,34 +148,34 @@ static __always_inline void sys_enter(long id, const __u64 *args)
 		d = bpf_map_lookup_elem(&syscalls, &nr);
 	if (!d) {
 		if (unknown_entry_id != SCRY_NO_EVENT)
-			enter_unknown(id, args, unknown_entry_id, pid_tgid);
+			enter_unknown(id, args, unknown_entry_id, t);
 		return;
 	}
 	if (!(d->flags & SCRY_SC_ENTRY))
 		return;
 	if (d->flags & SCRY_SC_UNKNOWN) {
-		enter_unknown(id, args, d->entry_id, pid_tgid);
+		enter_unknown(id, args, d->entry_id, t);
 		return;
 	}
 	if (d->str_mask) {
-		enter_strings(d, args, pid_tgid);
+		enter_strings(d, args, t);
 		return;
 	}
 	switch (d->nargs) {
-	case 0: enter_fixed(d, args, 0, pid_tgid); break;
-	case 1: enter_fixed(d, args, 1, pid_tgid); break;
-	case 2: enter_fixed(d, args, 2, pid_tgid); break;
-	case 3: enter_fixed(d, args, 3, pid_tgid); break;
-	case 4: enter_fixed(d, args, 4, pid_tgid); break;
-	case 5: enter_fixed(d, args, 5, pid_tgid); break;
-	default: enter_fixed(d, args, 6, pid_tgid); break;
+	case 0: enter_fixed(d, args, 0, t); break;
+	case 1: enter_fixed(d, args, 1, t); break;
+	case 2: enter_fixed(d, args, 2, t); break;
+	case 3: enter_fixed(d, args, 3, t); break;
+	case 4: enter_fixed(d, args, 4, t); break;
+	case 5: enter_fixed(d, args, 5, t); break;
+	default: enter_fixed(d, args, 6, t); break;
 	}
 }
 
 static __always_inline void sys_exit(long id, long ret)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u32 tgid = pid_tgid >> 32;
+	struct task_struct *t = bpf_get_current_task_btf();
+	__u32 tgid = t->tgid;
 	struct scry_sc_desc *d = NULL;
 	__u32 nr = id, hs;
 	__u8 *p;
@@ -191,7 +191,7 @@ static __always_inline void sys_exit(long id, long ret)
 		p = stage_begin(&st, hs + 8);
 		if (!p && !(p = ring_reserve(hs + 8)))
 			return;
-		write_head(p, d->exit_id, pid_tgid);
+		write_head(p, d->exit_id, t);
 		WR(__s64, p, hs, ret);
 		if (st)
 			stage_commit(st, hs + 8);
@@ -207,7 +207,7 @@ static __always_inline void sys_exit(long id, long ret)
 	p = ring_reserve(hs + 16);
 	if (!p)
 		return;
-	write_head(p, ev, pid_tgid);
+	write_head(p, ev, t);
 	WR(__s64, p, hs, id);
 	WR(__s64, p, hs + 8, ret);
 	ring_commit(p);
@@ -338,8 +338,8 @@ static long tp_op(__u32 i, void *data)
 SEC("tracepoint")
 int scry_tp(void *ctx)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u32 tgid = pid_tgid >> 32;
+	struct task_struct *t = bpf_get_current_task_btf();
+	__u32 tgid = t->tgid;
 	__u32 slot = bpf_get_attach_cookie(ctx);
 	struct tp_walk w = { .base = (unsigned long)ctx };
 
@@ -351,7 +351,7 @@ int scry_tp(void *ctx)
 	w.a = area_get(AREA_TP);
 	if (!w.a)
 		return 0;
-	w.a->pos = write_head(w.a->buf, w.d->event_id, pid_tgid);
+	w.a->pos = write_head(w.a->buf, w.d->event_id, t);
 	bpf_loop(w.d->nops, tp_op, &w, 0);
 	submit(w.a, w.a->pos);
 	area_put(w.a);
@@ -389,7 +389,7 @@ int BPF_PROG(scry_fork, struct task_struct *parent, struct task_struct *child)
 	a = area_get(AREA_FORK);
 	if (!a)
 		return 0;
-	pos = write_head(a->buf, fork_event_id, bpf_get_current_pid_tgid());
+	pos = write_head(a->buf, fork_event_id, bpf_get_current_task_btf());
 	if (pos > 512)
 		goto out;
 	bpf_probe_read_kernel(a->buf + pos, SCRY_COMM_LEN, parent->comm);
