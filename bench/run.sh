@@ -5,7 +5,9 @@
 # build/bench/timeit).  Configurations: untraced, floor (empty BPF programs), ftrace
 # raw_syscalls, bpftrace printf, perf trace, strace -f, scry record -a, scry record -- cmd.
 # Every tracer started here is stopped and ftrace restored on any exit.  A peer tool that is
-# missing gives a "not installed" row.  Environment: BENCH_CALLS (3000000), BENCH_REPS (3).
+# missing gives a "not installed" row.  The fast configurations run in BENCH_ROUNDS (5)
+# interleaved rounds so that drift of the machine hits them alike; medians are shown.
+# Environment: BENCH_CALLS (3000000), BENCH_REPS (1 per round), BENCH_ROUNDS (5).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,7 +23,8 @@ OUT=build/bench
 WORK=$OUT/run.$$
 mkdir -p "$WORK"
 CALLS=${BENCH_CALLS:-3000000}
-REPS=${BENCH_REPS:-3}
+REPS=${BENCH_REPS:-1}        # measured runs per configuration and round (after a warm-up)
+ROUNDS=${BENCH_ROUNDS:-5}    # rounds over the fast configurations, interleaved against drift
 GETPPID=build/workload/getppid_loop
 TIMEIT=$OUT/timeit
 REAL=(tar cf /dev/null /usr/include)
@@ -94,12 +97,21 @@ measure() {
 	REAL_NS=$(printf '%s\n' "${real[@]}" | median)
 }
 
-declare -A GP REALT LOST NOTE
+declare -A GP REALT LOST NOTE GPS REALS
 ORDER=()
-row() {   # row NAME: store the last measure's results (or NOTE) under NAME
-	ORDER+=("$1")
-	GP[$1]=${GP_NS:-}
-	REALT[$1]=${REAL_NS:-}
+row() {   # row NAME: add the last measure's results to NAME's (medians taken at the end)
+	[[ " ${ORDER[*]} " == *" $1 "* ]] || ORDER+=("$1")
+	[[ -n "${GP_NS:-}" ]] && GPS[$1]+=" $GP_NS"
+	[[ -n "${REAL_NS:-}" ]] && REALS[$1]+=" $REAL_NS"
+	return 0
+}
+finish_rows() {   # GP / REALT: the median over every round of each configuration
+	local k
+	for k in "${ORDER[@]}"; do
+		[[ -n "${GPS[$k]:-}" ]] && GP[$k]=$(printf '%s\n' ${GPS[$k]} | median)
+		[[ -n "${REALS[$k]:-}" ]] && REALT[$k]=$(printf '%s\n' ${REALS[$k]} | median)
+	done
+	return 0
 }
 
 have() { command -v "$1" >/dev/null 2>&1; }
@@ -108,7 +120,7 @@ summary_field() {   # summary_field FILE N: Nth number (1 = events, 2 = discarde
 	sed -n 's/^scry: \([0-9]*\) events recorded, \([0-9]*\) discarded.*/\1 \2/p' "$1" | tail -n 1 | cut -d' ' -f"$2"
 }
 
-echo "bench: getppid_loop $CALLS calls (fast tracers; fewer for slow ones), $REAL_DESC; median of $REPS runs"
+echo "bench: getppid_loop $CALLS calls (fast tracers; fewer for slow ones), $REAL_DESC; median of $ROUNDS interleaved rounds (slow tracers: one)"
 
 # Syscalls made by the real program (to turn its wall time into ns per syscall).
 REAL_SYSCALLS=""
@@ -116,6 +128,10 @@ if have strace; then
 	strace -f -c -o "$WORK/strace-c" "$TIMEIT" "${REAL[@]}" >/dev/null 2>&1
 	REAL_SYSCALLS=$(awk '$NF == "total" {print $4}' "$WORK/strace-c" | tail -n 1)
 fi
+
+# --- the fast configurations, in interleaved rounds
+for ((ROUND = 1; ROUND <= ROUNDS; ROUND++)); do
+echo "bench: round $ROUND of $ROUNDS" >&2
 
 # --- untraced
 unset GP_NS REAL_NS
@@ -147,6 +163,61 @@ else
 fi
 row ftrace
 
+# --- scry record -a (system-wide), one session per run
+scry_all_hook() {
+	case $1 in
+	start)
+		prog_ids > "$WORK/ids.before"
+		rm -rf "$WORK/trace-all"
+		"$SCRY" record -q -a -o "$WORK/trace-all" 2> "$WORK/scry-all.$2.err" & BG_PID=$!
+		wait_new_progs "$WORK/ids.before" 2 "$BG_PID" || { cat "$WORK/scry-all.$2.err" >&2; stop_bg; return 1; }
+		sleep 0.5 ;;
+	stop)
+		stop_bg
+		local d; d=$(summary_field "$WORK/scry-all.$2.err" 2)
+		SCRY_LOST=$((SCRY_LOST + ${d:-0}))
+		[[ -n "$d" ]] || SCRY_NOSUMMARY=1
+		rm -rf "$WORK/trace-all" ;;
+	esac
+}
+unset GP_NS REAL_NS
+SCRY_LOST=0; SCRY_NOSUMMARY=0
+if [[ -x $SCRY ]]; then
+	RUN_HOOK=scry_all_hook
+	measure "$CALLS" || NOTE[scry-a]="failed"
+	RUN_HOOK=""
+	LOST[scry-a]=$(( ${LOST[scry-a]:-0} + SCRY_LOST )); ((SCRY_NOSUMMARY)) && NOTE[scry-a]="summary missing"
+else
+	NOTE[scry-a]="./scry not built"
+fi
+row scry-a
+
+# --- scry record -- cmd, one session per run
+scry_cmd() {   # wrapper: scry record -q -o DIR -- "$@"
+	rm -rf "$WORK/trace-cmd"
+	"$SCRY" record -q -o "$WORK/trace-cmd" -- "$@" 2> "$WORK/scry-cmd.err"
+	local rc=$? d
+	sed '/^scry: [0-9]* events recorded/d' "$WORK/scry-cmd.err" >&2
+	d=$(summary_field "$WORK/scry-cmd.err" 2)
+	echo "${d:-missing}" >> "$WORK/scry-cmd.lost"   # may run in a subshell: keep it in a file
+	rm -rf "$WORK/trace-cmd"
+	return $rc
+}
+unset GP_NS REAL_NS
+SCRY_LOST=0; SCRY_NOSUMMARY=0
+if [[ -x $SCRY ]]; then
+	: > "$WORK/scry-cmd.lost"
+	measure "$CALLS" scry_cmd || NOTE[scry-cmd]="failed"
+	LOST[scry-cmd]=$(( ${LOST[scry-cmd]:-0} + $(awk '/^[0-9]+$/ {s += $1} END {print s + 0}' "$WORK/scry-cmd.lost") ))
+	grep -q missing "$WORK/scry-cmd.lost" && NOTE[scry-cmd]="summary missing"
+else
+	NOTE[scry-cmd]="./scry not built"
+fi
+row scry-cmd
+
+done
+
+# --- the slow tracers, one round (fewer calls)
 # --- bpftrace printing every event
 unset GP_NS REAL_NS
 if have bpftrace; then
@@ -182,57 +253,7 @@ else
 fi
 row strace
 
-# --- scry record -a (system-wide), one session per run
-scry_all_hook() {
-	case $1 in
-	start)
-		prog_ids > "$WORK/ids.before"
-		rm -rf "$WORK/trace-all"
-		"$SCRY" record -q -a -o "$WORK/trace-all" 2> "$WORK/scry-all.$2.err" & BG_PID=$!
-		wait_new_progs "$WORK/ids.before" 2 "$BG_PID" || { cat "$WORK/scry-all.$2.err" >&2; stop_bg; return 1; }
-		sleep 0.5 ;;
-	stop)
-		stop_bg
-		local d; d=$(summary_field "$WORK/scry-all.$2.err" 2)
-		SCRY_LOST=$((SCRY_LOST + ${d:-0}))
-		[[ -n "$d" ]] || SCRY_NOSUMMARY=1
-		rm -rf "$WORK/trace-all" ;;
-	esac
-}
-unset GP_NS REAL_NS
-SCRY_LOST=0; SCRY_NOSUMMARY=0
-if [[ -x $SCRY ]]; then
-	RUN_HOOK=scry_all_hook
-	measure "$CALLS" || NOTE[scry-a]="failed"
-	RUN_HOOK=""
-	LOST[scry-a]=$SCRY_LOST; ((SCRY_NOSUMMARY)) && LOST[scry-a]="$SCRY_LOST (summary missing)"
-else
-	NOTE[scry-a]="./scry not built"
-fi
-row scry-a
-
-# --- scry record -- cmd, one session per run
-scry_cmd() {   # wrapper: scry record -q -o DIR -- "$@"
-	rm -rf "$WORK/trace-cmd"
-	"$SCRY" record -q -o "$WORK/trace-cmd" -- "$@" 2> "$WORK/scry-cmd.err"
-	local rc=$? d
-	sed '/^scry: [0-9]* events recorded/d' "$WORK/scry-cmd.err" >&2
-	d=$(summary_field "$WORK/scry-cmd.err" 2)
-	echo "${d:-missing}" >> "$WORK/scry-cmd.lost"   # may run in a subshell: keep it in a file
-	rm -rf "$WORK/trace-cmd"
-	return $rc
-}
-unset GP_NS REAL_NS
-SCRY_LOST=0; SCRY_NOSUMMARY=0
-if [[ -x $SCRY ]]; then
-	: > "$WORK/scry-cmd.lost"
-	measure "$CALLS" scry_cmd || NOTE[scry-cmd]="failed"
-	LOST[scry-cmd]=$(awk '/^[0-9]+$/ {s += $1} END {print s + 0}' "$WORK/scry-cmd.lost")
-	grep -q missing "$WORK/scry-cmd.lost" && LOST[scry-cmd]="${LOST[scry-cmd]} (summary missing)"
-else
-	NOTE[scry-cmd]="./scry not built"
-fi
-row scry-cmd
+finish_rows
 
 # --- table
 base=${GP[untraced]:-}
