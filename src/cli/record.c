@@ -296,6 +296,8 @@ int cmd_record(int argc, char **argv)
 		goto fail;
 	if (scry_check_privileges("scry record", err, sizeof(err)))
 		goto fail;
+	if (a.cmd && scry_spawn_check(a.cmd[0], err, sizeof(err)))
+		goto fail;
 	if (scry_session_create(&s, &a.so, err, sizeof(err)))
 		goto fail;
 	if (scry_session_load(s, err, sizeof(err)))

@@ -10,8 +10,12 @@ struct scry_child {
 	pid_t pid;
 	int go_fd;        /* write end: one byte lets the child exec */
 	int status_fd;    /* read end: the child's exec errno, EOF when exec succeeded */
+	const char *cmd;  /* argv[0], for messages */
 };
 
+/* 0 if name can be executed (searched in PATH like execvp), else -errno and a message:
+ * checked before anything is created, so a typo leaves no trace directory behind. */
+int scry_spawn_check(const char *name, char *err, size_t errlen);
 int scry_spawn_held(char *const argv[], struct scry_child *c, char *err, size_t errlen);
 /* Let it exec; fails with a message if the command could not be executed. */
 int scry_spawn_release(struct scry_child *c, char *err, size_t errlen);

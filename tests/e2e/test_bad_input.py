@@ -84,3 +84,11 @@ def test_not_root(scry, tmp_path):
              scry, "record", "-q", "-a", "--duration", "1", "-o", str(tmp_path / "t")])
     msg = one_line(p)
     assert "root" in msg or "CAP_BPF" in msg or "CAP_PERFMON" in msg
+
+
+@pytest.mark.parametrize("cmd,why", [("scry-no-such-command", "not found"),
+                                     ("/etc/hostname", "Permission denied")])
+def test_command_that_cannot_run(scry, tmp_path, cmd, why):
+    msg = one_line(run([scry, "record", "-q", "-o", str(tmp_path / "t"), "--", cmd]))
+    assert cmd in msg and why in msg
+    assert not (tmp_path / "t").exists()     # refused before anything was created
