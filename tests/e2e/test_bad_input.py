@@ -86,9 +86,15 @@ def test_not_root(scry, tmp_path):
     assert "root" in msg or "CAP_BPF" in msg or "CAP_PERFMON" in msg
 
 
-@pytest.mark.parametrize("cmd,why", [("scry-no-such-command", "not found"),
-                                     ("/etc/hostname", "Permission denied")])
-def test_command_that_cannot_run(scry, tmp_path, cmd, why):
+@pytest.mark.parametrize("kind,why", [("missing", "not found"), ("not-executable", "Permission denied")])
+def test_command_that_cannot_run(scry, tmp_path, kind, why):
+    if kind == "missing":
+        cmd = "scry-no-such-command"
+    else:
+        f = tmp_path / "data.txt"
+        f.write_text("not a program")
+        f.chmod(0o644)
+        cmd = str(f)
     msg = one_line(run([scry, "record", "-q", "-o", str(tmp_path / "t"), "--", cmd]))
     assert cmd in msg and why in msg
     assert not (tmp_path / "t").exists()     # refused before anything was created
