@@ -39,7 +39,7 @@ static void usage(FILE *f)
 		"  -p, --pid PID[,PID]    trace these processes and their future children\n"
 		"  -a, --all              trace the whole system\n"
 		"      --duration TIME    stop after TIME (seconds, or 500ms, 2m)\n"
-		"      --buffer-size SIZE per-CPU ring buffer (default 8M; K/M/G)\n"
+		"      --buffer-size SIZE per-CPU ring buffer (default 8M, less beyond 8 CPUs; K/M/G)\n"
 		"      --packet-size SIZE CTF packet size (default 1M)\n"
 		"  -q, --quiet            no live status line\n"
 		"  -v, --verbose          libbpf and verifier messages\n"

@@ -12,6 +12,7 @@
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
+#include <bpf/libbpf.h>
 #include "consumer/consumer.h"
 #include "ctf/metadata.h"
 #include "session/probes.h"
@@ -316,8 +317,14 @@ int scry_session_create(struct scry_session **out, const struct scry_session_opt
 	if (!s)
 		goto oom;
 	s->opts = *o;
-	if (!s->opts.ring_size)
-		s->opts.ring_size = SCRY_DEFAULT_RING_SIZE;
+	if (!s->opts.ring_size) {
+		int ncpus = libbpf_num_possible_cpus();
+		size_t size = SCRY_DEFAULT_RING_SIZE;
+
+		while (ncpus > 0 && size > SCRY_MIN_RING_SIZE && size * (size_t)ncpus > SCRY_DEFAULT_RING_TOTAL)
+			size /= 2;
+		s->opts.ring_size = size;
+	}
 	if (!s->opts.packet_size)
 		s->opts.packet_size = SCRY_DEFAULT_PACKET_SIZE;
 	s->unknown_entry = s->unknown_exit = s->fork_id = NO_EVENT;

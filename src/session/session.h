@@ -11,7 +11,9 @@
 #include <sys/types.h>
 #include "catalog/catalog.h"
 
-#define SCRY_DEFAULT_RING_SIZE   (8u << 20)
+#define SCRY_DEFAULT_RING_SIZE   (8u << 20)     /* per CPU, up to 8 CPUs ... */
+#define SCRY_DEFAULT_RING_TOTAL  (64u << 20)    /* ... then this much shared by all CPUs */
+#define SCRY_MIN_RING_SIZE       (1u << 20)
 #define SCRY_DEFAULT_PACKET_SIZE (1u << 20)
 
 struct scry_session_opts {
@@ -20,7 +22,8 @@ struct scry_session_opts {
 	size_t nevents;
 	uint64_t ctx_mask;              /* contexts, 1 << enum scry_ctx */
 	bool target_all;                /* -a */
-	size_t ring_size;               /* per-CPU ring bytes (power of two pages) */
+	size_t ring_size;               /* per-CPU ring bytes (power of two pages); 0: 8 MiB, less
+					 * beyond 8 CPUs (64 MiB in all, at least 1 MiB each) */
 	size_t packet_size;
 	bool verbose;
 };
