@@ -105,6 +105,24 @@ static int parse_contexts(const char *list, uint64_t *mask, char *err, size_t er
 	return 0;
 }
 
+/* The process (tgid) of a pid or thread id, from /proc; -1 if there is none. */
+static pid_t process_of(pid_t pid)
+{
+	char path[64], line[256];
+	pid_t tgid = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid;
+}
+
 static int parse_args(int argc, char **argv, struct record_args *a, char *err, size_t errlen)
 {
 	enum { OPT_DURATION = 256, OPT_BUFFER, OPT_PACKET };
@@ -197,11 +215,14 @@ static int parse_args(int argc, char **argv, struct record_args *a, char *err, s
 		snprintf(err, errlen, "nothing to trace: give -- CMD, -p PID or -a");
 		return -EINVAL;
 	}
-	for (size_t i = 0; i < a->npids; i++)
-		if (kill(a->pids[i], 0) && errno == ESRCH) {
+	for (size_t i = 0; i < a->npids; i++) {
+		pid_t tgid = process_of(a->pids[i]);
+		if (tgid <= 0) {
 			snprintf(err, errlen, "no process with pid %d", (int)a->pids[i]);
 			return -ESRCH;
 		}
+		a->pids[i] = tgid;   /* a thread id stands for its process, as with perf -p */
+	}
 	a->so.events = (const char *const *)a->events;
 	a->so.nevents = a->nevents;
 	return 0;

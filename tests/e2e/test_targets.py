@@ -61,3 +61,27 @@ def test_all_but_not_itself(scry, ticker, tmp_path):
     pids = {e["pid"] for e in tr.events}
     assert ticker.pid in pids, "system-wide trace misses a running process"
     assert p.pid not in pids, "scry recorded itself"
+
+
+def test_pid_option_with_thread_id(record, tmp_path):
+    """-p with a thread id follows the whole process, as perf -p does."""
+    script = ("import os, sys, threading, time\n"
+              "def spin():\n"
+              "    while True:\n"
+              "        os.getppid(); time.sleep(0.01)\n"
+              "t = threading.Thread(target=spin, daemon=True); t.start()\n"
+              "time.sleep(0.1)\n"
+              "print(os.getpid(), t.native_id, flush=True)\n"
+              "time.sleep(60)\n")
+    p = subprocess.Popen(["/usr/bin/python3", "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        pid, tid = map(int, p.stdout.readline().split())
+        assert tid != pid
+        r = record(tmp_path / "trace", "-p", str(tid), "--duration", "1")
+        r.check()
+        tr = read_trace(tmp_path / "trace")
+        assert {e["pid"] for e in tr.events} == {pid}
+        assert tid in {e["tid"] for e in tr.events if e["name"] == "syscall_entry_getppid"}
+    finally:
+        p.kill()
+        p.wait()
