@@ -56,7 +56,7 @@ enum scry_ctx {
  * it fills, before any other event of that CPU, or when the consumer asks (flush program
  * run on that CPU).  Such a ring record starts with the u16 SCRY_STAGE_MARK (never an
  * event id) and holds [u16 length][event] entries. */
-#define SCRY_STAGE_SIZE        16384
+#define SCRY_STAGE_SIZE        (16384 - 16)   /* the whole struct: 16 KiB */
 #define SCRY_STAGE_MARK        0xffff
 
 struct scry_stage {
