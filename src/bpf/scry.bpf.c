@@ -269,6 +269,19 @@ struct tp_walk {
 	struct area *a;
 };
 
+/* Where a __data_loc / __rel_loc field's data lies in the record; *loc gets the raw u32
+ * (length << 16 | offset). */
+static __always_inline __u32 loc_offset(struct tp_walk *w, struct scry_tp_op *op, __u32 *loc)
+{
+	__u32 off;
+
+	bpf_probe_read_kernel(loc, 4, (void *)(w->base + op->src_off));
+	off = *loc & 0xffff;
+	if (op->kind == SCRY_OP_STR_REL || op->kind == SCRY_OP_SEQ_REL)
+		off += op->src_off + 4;   /* relative to the end of the loc field */
+	return off;
+}
+
 static long tp_op(__u32 i, void *data)
 {
 	struct tp_walk *w = data;
@@ -299,10 +312,7 @@ static long tp_op(__u32 i, void *data)
 		break;
 	case SCRY_OP_STR_LOC:
 	case SCRY_OP_STR_REL:
-		bpf_probe_read_kernel(&loc, 4, (void *)(w->base + op->src_off));
-		off = loc & 0xffff;
-		if (op->kind == SCRY_OP_STR_REL)
-			off += op->src_off + 4;
+		off = loc_offset(w, op, &loc);
 		n = bpf_probe_read_kernel_str(buf + pos, SCRY_STR_MAX, (void *)(w->base + off));
 		if (n <= 0) {
 			buf[pos] = 0;
@@ -312,10 +322,7 @@ static long tp_op(__u32 i, void *data)
 		break;
 	case SCRY_OP_SEQ_LOC:
 	case SCRY_OP_SEQ_REL:
-		bpf_probe_read_kernel(&loc, 4, (void *)(w->base + op->src_off));
-		off = loc & 0xffff;
-		if (op->kind == SCRY_OP_SEQ_REL)
-			off += op->src_off + 4;
+		off = loc_offset(w, op, &loc);
 		len = loc >> 16;
 		n = op->elem ? len / op->elem : 0;
 		len = (__u32)n * op->elem;
