@@ -32,23 +32,14 @@ static bool verbose_print;
 
 static int print_fn(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	if (!verbose_print && level != LIBBPF_WARN)
-		return 0;
 	if (!verbose_print)
 		return 0;
 	return vfprintf(stderr, fmt, ap);
 }
 
-static bool kernel_has_btf_type(const char *name)
+static bool btf_has_typedef(const struct btf *btf, const char *name)
 {
-	struct btf *btf = btf__load_vmlinux_btf();
-	bool ok;
-
-	if (!btf)
-		return false;
-	ok = btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) > 0;
-	btf__free(btf);
-	return ok;
+	return btf && btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) > 0;
 }
 
 static int add_link(struct scry_probes *p, struct bpf_link *l, const char *what, char *err, size_t errlen)
@@ -107,8 +98,10 @@ int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o,
 		snprintf(err, errlen, "cannot open the BPF object: %s", strerror(-ret));
 		goto fail;
 	}
-	p->btf_tp = kernel_has_btf_type("btf_trace_sys_enter");
-	bool btf_fork = kernel_has_btf_type("btf_trace_sched_process_fork");
+	struct btf *vmlinux = btf__load_vmlinux_btf();   /* parsed once for both probes */
+	p->btf_tp = btf_has_typedef(vmlinux, "btf_trace_sys_enter");
+	bool btf_fork = btf_has_typedef(vmlinux, "btf_trace_sched_process_fork");
+	btf__free(vmlinux);
 
 	p->skel->rodata->ctx_mask = o->ctx_mask;
 	p->skel->rodata->head_bytes = SCRY_EVENT_HEADER_SIZE + scry_context_size(o->ctx_mask);
