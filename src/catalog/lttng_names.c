@@ -75,13 +75,18 @@ static const struct field_map prio_fields[] = {
 	{ "sched", "sched_pi_setprio", "newprio", NULL },
 };
 
+static const struct field_map *find_field(const struct field_map *map, size_t n, const char *system,
+					  const char *event, const char *field)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(map[i].system, system) && !strcmp(map[i].event, event) && !strcmp(map[i].field, field))
+			return &map[i];
+	return NULL;
+}
+
 int scry_lttng_field_adjust(const char *system, const char *event, const char *field)
 {
-	for (size_t i = 0; i < sizeof(prio_fields) / sizeof(prio_fields[0]); i++)
-		if (!strcmp(prio_fields[i].system, system) && !strcmp(prio_fields[i].event, event) &&
-		    !strcmp(prio_fields[i].field, field))
-			return -100;
-	return 0;
+	return find_field(prio_fields, sizeof(prio_fields) / sizeof(prio_fields[0]), system, event, field) ? -100 : 0;
 }
 
 const char *scry_lttng_event_name(const char *system, const char *event)
@@ -94,14 +99,11 @@ const char *scry_lttng_event_name(const char *system, const char *event)
 
 const char *scry_lttng_field_name(const char *system, const char *event, const char *field)
 {
-	for (size_t i = 0; i < sizeof(field_names) / sizeof(field_names[0]); i++)
-		if (!strcmp(field_names[i].system, system) && !strcmp(field_names[i].event, event) &&
-		    !strcmp(field_names[i].field, field))
-			return field_names[i].lttng;
-	return field;
+	const struct field_map *m = find_field(field_names, sizeof(field_names) / sizeof(field_names[0]),
+					       system, event, field);
+	return m ? m->lttng : field;
 }
 
-/* TSDL (CTF 1.8) keywords. */
 /* Field names are written to the metadata with LTTng's leading '_' (src/ctf/metadata.c),
  * which also keeps TSDL keywords ("event", "string") valid; here only characters that
  * cannot appear in an identifier are replaced. */
