@@ -1,0 +1,70 @@
+/* format.h — strace-style printing of syscall arguments and return values from what scry
+ * recorded (src/format): symbolic flag sets and enums, errno and signal names, file modes,
+ * strings with strace's escaping and `...` truncation, socket addresses, and the structs
+ * of src/catalog/structs.c.  Used by `scry trace` (live) and usable by `scry view`. */
+#ifndef SCRY_FORMAT_H
+#define SCRY_FORMAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "catalog/argspec.h"
+#include "view/outbuf.h"
+
+/* One argument as recorded.  Plain kinds: v.  PATH/STR: p/len (bytes without the NUL),
+ * truncated when the capture was cut.  BUF/SOCKADDR: p/len bytes.  STRUCT/ARRAY: p holds
+ * n packed elements of the type's size (n == 0 for STRUCT: NULL pointer or unreadable).
+ * STRV: p holds n NUL-terminated strings back to back.  have: the field was recorded
+ * (an OUT capture of a failed call, or of an unfinished call, is not). */
+struct scry_argval {
+	bool have;
+	uint64_t v;             /* register value (for captures: the pointer, when known) */
+	bool have_ptr;          /* v holds the pointer of a capture kind */
+	const uint8_t *p;
+	uint32_t len;           /* bytes at p */
+	uint32_t n;             /* elements (STRUCT/ARRAY/STRV) */
+	bool truncated;         /* the kernel side cut it (string longer than its capture) */
+};
+
+struct scry_fmt_opts {
+	unsigned strsize;       /* -s: longest string/buffer shown (default 32) */
+	bool verbose;           /* -v: structs in full, envp listed */
+	/* -y: the path of fd in process pid, or NULL; NULL callback: fds as numbers */
+	const char *(*fd_path)(void *ctx, int pid, int fd);
+	void *fd_ctx;
+	int pid;
+};
+
+/* Print one argument the way strace prints it.  ret: the call's return value, for
+ * LEN_RET lengths (buffers read: the bytes read) and to show OUT captures of failed
+ * calls as their pointer. */
+void scry_fmt_arg(struct outbuf *ob, const struct scry_argspec *spec, const struct scry_argval *val,
+		  const struct scry_argval *all, int64_t ret, bool have_ret, const struct scry_fmt_opts *o);
+
+/* "= 3", "= -1 ENOENT (No such file or directory)", "= 0x7f12...": strace's return
+ * column for syscall name (kernel name) with return value ret. */
+void scry_fmt_ret(struct outbuf *ob, const char *syscall, int64_t ret);
+
+/* Symbolic names; NULL when unknown. */
+const char *scry_errno_name(int err);              /* "ENOENT" */
+const char *scry_errno_text(int err);              /* "No such file or directory" */
+const char *scry_signal_name(int sig);             /* "SIGTERM" */
+int scry_signal_by_name(const char *name);         /* -1 if unknown */
+
+/* Flags / enum values of a named set: "O_RDONLY|O_CLOEXEC", unknown bits as 0x..;
+ * false when the set does not exist. */
+bool scry_fmt_flags(struct outbuf *ob, const char *set, uint64_t v);
+bool scry_fmt_enum(struct outbuf *ob, const char *set, uint64_t v);
+bool scry_fmt_set_exists(const char *set, bool is_enum);
+
+/* A string or byte buffer as strace shows it: "abc\n"..., cut at max bytes. */
+void scry_fmt_str(struct outbuf *ob, const uint8_t *p, size_t len, size_t max, bool more);
+
+/* A socket address: {sa_family=AF_INET, sin_port=htons(80), sin_addr=inet_addr("1.2.3.4")} */
+void scry_fmt_sockaddr(struct outbuf *ob, const uint8_t *p, size_t len);
+
+/* One struct of a described type: {st_mode=S_IFREG|0644, st_size=123, ...} */
+void scry_fmt_struct(struct outbuf *ob, const char *type, const uint8_t *p, size_t len,
+		     const struct scry_fmt_opts *o);
+
+#endif /* SCRY_FORMAT_H */

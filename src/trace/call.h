@@ -1,0 +1,26 @@
+/* call.h — one syscall as `scry trace` sees it: the decoded entry and exit events of one
+ * thread merged (src/trace).  The live consumer (src/trace/live.c) fills these from the
+ * events of the BPF side; the printer (src/trace/printer.c) turns them into strace lines,
+ * JSON lines, or the -c summary. */
+#ifndef SCRY_TRACE_CALL_H
+#define SCRY_TRACE_CALL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "catalog/argspec.h"
+#include "format/format.h"
+
+struct trace_call {
+	const char *name;             /* as strace names it: "stat", "openat" */
+	int nr;                       /* syscall number */
+	unsigned nargs;
+	const struct scry_argspec *specs;   /* nargs entries */
+	int pid, tid;
+	int64_t ts_entry, ts_exit;    /* ns since the epoch (CLOCK_REALTIME) */
+	bool have_entry, have_exit;
+	struct scry_argval in[SCRY_MAX_ARGS];    /* from syscall_entry_*: plain values, IN captures */
+	struct scry_argval out[SCRY_MAX_ARGS];   /* from syscall_exit_*: OUT captures (have=false if none) */
+	int64_t ret;
+};
+
+#endif /* SCRY_TRACE_CALL_H */
