@@ -17,7 +17,7 @@ override CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow -Werr
 LDLIBS   += -lbpf -lelf -lz -lm
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -I$(BUILD) -Isrc -Wall -Wno-unused-function
 
-LIB_DIRS := src/util src/catalog src/ctf src/consumer src/session src/view src/cli
+LIB_DIRS := src/util src/catalog src/format src/filter src/ctf src/consumer src/session src/trace src/view src/cli
 LIB_SRCS := $(filter-out src/cli/main.c,$(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c)))
 LIB_OBJS := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
 BPF_SRCS := $(wildcard src/bpf/*.bpf.c)
