@@ -69,9 +69,59 @@ struct scry_stage {
 
 /* Per syscall number: what to record (map "syscalls", index = syscall number). */
 enum {
-	SCRY_SC_ENTRY   = 1 << 0,   /* record syscall_entry_* */
-	SCRY_SC_EXIT    = 1 << 1,   /* record syscall_exit_* */
-	SCRY_SC_UNKNOWN = 1 << 2,   /* no name known: write syscall_{entry,exit}_unknown layout */
+	SCRY_SC_ENTRY     = 1 << 0,   /* record syscall_entry_* */
+	SCRY_SC_EXIT      = 1 << 1,   /* record syscall_exit_* */
+	SCRY_SC_UNKNOWN   = 1 << 2,   /* no name known: write syscall_{entry,exit}_unknown layout */
+	SCRY_SC_ENTRY_OPS = 1 << 3,   /* entry payload written by entry_ops (user memory captured) */
+	SCRY_SC_EXIT_OPS  = 1 << 4,   /* exit payload written by exit_ops */
+	SCRY_SC_COUNT     = 1 << 5,   /* count calls, errors and time in "sc_counts" (no events) */
+};
+
+/* Per syscall number and CPU (map "sc_counts"): `scry trace -c` aggregates in the kernel. */
+struct scry_sc_count {
+	__u64 calls;          /* calls that returned */
+	__u64 errors;         /* ... with a return value in [-4095, -1] */
+	__u64 ns;             /* time from entry to exit, summed */
+};
+
+/* Payload operations of syscall events that capture user memory (the others use the fixed
+ * layouts below).  Each writes one CTF field: */
+enum scry_sop_kind {
+	SCRY_SOP_INT = 1,     /* int64/uint64: argument `arg` (SCRY_SOPF_S32/U32: extend) */
+	SCRY_SOP_RET,         /* int64: the return value */
+	SCRY_SOP_STR,         /* string: user string at argument `arg`, at most `max` bytes with
+	                       * the NUL; "(null)" / "(fault)" when it cannot be read */
+	SCRY_SOP_SEQ,         /* uint32 n, then n elements of `elem` bytes read from argument
+	                       * `arg`; n = min(length, max), 0 if the pointer is NULL/unreadable */
+	SCRY_SOP_STRV,        /* uint32 n, then n strings (each at most `elem` bytes with the NUL)
+	                       * of the NULL-terminated user array at argument `arg`; n <= max */
+};
+
+enum scry_sop_len {          /* SEQ: where its length comes from */
+	SCRY_SLEN_CONST,      /* max */
+	SCRY_SLEN_ARG,        /* the value of argument len_arg */
+	SCRY_SLEN_RET,        /* the return value (0 if negative) */
+	SCRY_SLEN_UPTR,       /* the u32 that argument len_arg points to */
+};
+
+#define SCRY_SOPF_S32     0x01
+#define SCRY_SOPF_U32     0x02
+#define SCRY_SOPF_OK_ONLY 0x04   /* exit: read nothing (n = 0) when the call failed */
+
+#define SCRY_MAX_SC_OPS   8
+#define SCRY_SEQ_MAX      4096   /* bytes one SEQ operation copies at most (--snaplen bound) */
+#define SCRY_STRV_MAX     32     /* strings one STRV operation copies at most */
+
+struct scry_sc_op {
+	__u8  kind;           /* enum scry_sop_kind */
+	__u8  arg;            /* argument index 0..5 */
+	__u8  len_src;        /* enum scry_sop_len */
+	__u8  len_arg;
+	__u8  flags;          /* SCRY_SOPF_* */
+	__u8  pad;
+	__u16 elem;           /* SEQ: element bytes; STRV: bytes per string */
+	__u16 max;            /* STR: bytes; SEQ: elements; STRV: strings */
+	__u16 pad2;
 };
 
 struct scry_sc_desc {
@@ -82,11 +132,15 @@ struct scry_sc_desc {
 	__u8  str_mask;      /* bit i: argument i is a NUL-terminated user string */
 	__u8  s32_mask;      /* bit i: argument i is a 32-bit signed C type: sign-extend */
 	__u8  u32_mask;      /* bit i: argument i is a 32-bit unsigned C type: zero-extend */
-	__u8  pad[3];
+	__u8  n_entry_ops;
+	__u8  n_exit_ops;
+	__u8  pad;
+	struct scry_sc_op entry_ops[SCRY_MAX_SC_OPS];
+	struct scry_sc_op exit_ops[SCRY_MAX_SC_OPS];
 };
-/* Entry payload: for each argument i < nargs, either a string (str_mask) or an int64/uint64.
- * Unknown-syscall entry payload: int64 id, uint64 args[6].  Exit payload: int64 ret;
- * unknown-syscall exit payload: int64 id, int64 ret. */
+/* Entry payload without ops: for each argument i < nargs, either a string (str_mask) or an
+ * int64/uint64.  Unknown-syscall entry payload: int64 id, uint64 args[6].  Exit payload
+ * without ops: int64 ret; unknown-syscall exit payload: int64 id, int64 ret. */
 
 /* Generic tracepoint: the payload is built from the raw trace record by these operations. */
 enum scry_tp_op_kind {
@@ -116,7 +170,7 @@ struct scry_tp_desc {
 struct scry_cpu_stats {
 	__u64 discarded;      /* ring buffer full: event dropped */
 	__u64 nested;         /* build area busy (nested/preempted program): event dropped */
-	__u64 truncated;      /* event larger than SCRY_EVENT_MAX: strings cut */
+	__u64 truncated;      /* event larger than SCRY_EVENT_MAX: strings or captures cut */
 };
 
 #endif /* SCRY_ABI_H */

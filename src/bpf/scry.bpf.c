@@ -25,6 +25,54 @@ struct {
 	__type(value, struct scry_tp_desc);
 } tps SEC(".maps");
 
+/* Counting mode (SCRY_SC_COUNT): entry time per task, totals per syscall and CPU. */
+struct task_entry {
+	__u64 ts;
+	__s64 nr;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct task_entry);
+} task_entry SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, SCRY_MAX_SYSCALLS);
+	__type(key, __u32);
+	__type(value, struct scry_sc_count);
+} sc_counts SEC(".maps");
+
+static __always_inline void count_enter(struct task_struct *t, long id)
+{
+	struct task_entry *te = bpf_task_storage_get(&task_entry, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+
+	if (te) {
+		te->ts = bpf_ktime_get_ns();
+		te->nr = id;
+	}
+}
+
+static __always_inline void count_exit(struct task_struct *t, long id, long ret)
+{
+	struct task_entry *te = bpf_task_storage_get(&task_entry, t, 0, 0);
+	struct scry_sc_count *c;
+	__u32 nr = id;
+
+	if (!te || !te->ts || te->nr != id)
+		return;
+	c = bpf_map_lookup_elem(&sc_counts, &nr);
+	if (c) {
+		c->calls++;
+		if (ret < 0 && ret >= -4095)
+			c->errors++;
+		c->ns += bpf_ktime_get_ns() - te->ts;
+	}
+	te->ts = 0;
+}
+
 /* ---- syscalls ---------------------------------------------------------------------- */
 
 /* Entry of a syscall without string arguments: nargs (a constant here) int64 values,
@@ -121,6 +169,177 @@ static __always_inline void enter_strings(const struct scry_sc_desc *d, const __
 	area_put(a);
 }
 
+/* ---- syscalls that capture user memory: payload written by operations -------------- */
+
+struct sc_walk {
+	const struct scry_sc_op *ops;
+	struct area *a;
+};
+
+static __always_inline void count_truncated(void)
+{
+	struct scry_cpu_stats *st = cpu_stats();
+
+	if (st)
+		st->truncated++;
+}
+
+/* SEQ: uint32 n, then n elements. */
+static __always_inline void op_seq(struct area *a, const struct scry_sc_op *op, __u32 pos)
+{
+	__u64 ptr = a->regs[op->arg & 7], len;
+	__u32 elem = op->elem, n, bytes, room;
+	__u8 *buf = a->buf;
+
+	switch (op->len_src) {
+	case SCRY_SLEN_ARG:
+		len = a->regs[op->len_arg & 7];
+		break;
+	case SCRY_SLEN_RET:
+		len = (__s64)a->regs[6] > 0 ? a->regs[6] : 0;
+		break;
+	case SCRY_SLEN_UPTR: {
+		__u32 l = 0;
+
+		if (bpf_probe_read_user(&l, 4, (void *)a->regs[op->len_arg & 7]))
+			l = 0;
+		len = l;
+		break;
+	}
+	default:
+		len = op->max;
+		break;
+	}
+	if ((op->flags & SCRY_SOPF_OK_ONLY) && (__s64)a->regs[6] < 0)
+		len = 0;
+	if (!ptr || !elem)
+		len = 0;
+	n = len < op->max ? (__u32)len : op->max;
+	bytes = n * elem;
+	room = SCRY_SEQ_MAX;
+	if (bytes > room) {
+		n = room / elem;
+		bytes = n * elem;
+		count_truncated();
+	}
+	if (bytes > SCRY_SEQ_MAX)
+		bytes = 0;
+	if (bytes && bpf_probe_read_user(buf + pos + 4, bytes, (void *)ptr)) {
+		n = 0;
+		bytes = 0;
+	}
+	WR(__u32, buf, pos, n);
+	a->pos = pos + 4 + bytes;
+}
+
+/* STRV: uint32 n, then n strings from a NULL-terminated array of user pointers. */
+static __always_inline void op_strv(struct area *a, const struct scry_sc_op *op, __u32 pos)
+{
+	__u64 arr = a->regs[op->arg & 7];
+	__u32 start = pos, n = 0, max = op->max, each = op->elem;
+	__u8 *buf = a->buf;
+
+	pos += 4;
+	if (each > SCRY_STR_MAX)
+		each = SCRY_STR_MAX;
+	for (__u32 i = 0; i < SCRY_STRV_MAX && arr; i++) {
+		__u64 p = 0;
+		long len;
+
+		if (i >= max || pos > SCRY_EVENT_MAX)
+			break;
+		if (bpf_probe_read_user(&p, 8, (void *)(arr + 8 * i)) || !p)
+			break;
+		len = bpf_probe_read_user_str(buf + pos, each, (void *)p);
+		if (len <= 0)
+			break;
+		pos += len;
+		n++;
+	}
+	if (start <= SCRY_EVENT_MAX)
+		WR(__u32, buf, start, n);
+	a->pos = pos;
+}
+
+static long sc_op(__u32 i, void *data)
+{
+	struct sc_walk *w = data;
+	struct area *a = w->a;
+	const struct scry_sc_op *op;
+	__u32 pos = a->pos;
+	__u8 *buf = a->buf;
+	__u64 v;
+	long n;
+
+	if (i >= SCRY_MAX_SC_OPS || pos > SCRY_EVENT_MAX)
+		return 1;
+	op = &w->ops[i];
+	v = a->regs[op->arg & 7];
+	switch (op->kind) {
+	case SCRY_SOP_INT:
+		if (op->flags & SCRY_SOPF_S32)
+			v = (__s64)(__s32)v;
+		else if (op->flags & SCRY_SOPF_U32)
+			v = (__u32)v;
+		WR(__u64, buf, pos, v);
+		a->pos = pos + 8;
+		break;
+	case SCRY_SOP_RET:
+		WR(__u64, buf, pos, a->regs[6]);
+		a->pos = pos + 8;
+		break;
+	case SCRY_SOP_STR: {
+		__u32 max = op->max;
+
+		if (max > SCRY_STR_MAX)
+			max = SCRY_STR_MAX;
+		if (max < 8)
+			max = 8;
+		if (!v) {
+			__builtin_memcpy(buf + pos, "(null)", 7);
+			a->pos = pos + 7;
+			break;
+		}
+		n = bpf_probe_read_user_str(buf + pos, max, (void *)v);
+		if (n <= 0) {
+			__builtin_memcpy(buf + pos, "(fault)", 8);
+			n = 8;
+		}
+		a->pos = pos + (__u32)n;
+		break;
+	}
+	case SCRY_SOP_SEQ:
+		op_seq(a, op, pos);
+		break;
+	case SCRY_SOP_STRV:
+		op_strv(a, op, pos);
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+/* Build an entry or exit event from its operations in the per-CPU area, then hand it to
+ * the ring.  regs: arguments 0..5 and the return value. */
+static __always_inline void write_ops(__u32 kind, __u16 id, const struct scry_sc_op *ops, __u8 nops,
+				      const __u64 *args, long ret, struct task_struct *t)
+{
+	struct sc_walk w = { .ops = ops };
+	struct area *a = area_get(kind);
+
+	if (!a)
+		return;
+	w.a = a;
+	for (int i = 0; i < SCRY_MAX_ARGS; i++)
+		a->regs[i] = args[i];
+	a->regs[6] = ret;
+	a->pos = write_head(a->buf, id, t);
+	bpf_loop(nops, sc_op, &w, 0);
+	submit(a, a->pos);
+	area_put(a);
+}
+
 static __always_inline void enter_unknown(long id, const __u64 *args, __u16 ev, struct task_struct *t)
 {
 	__u32 hs = head_size();
@@ -151,10 +370,18 @@ static __always_inline void sys_enter(long id, const __u64 *args)
 			enter_unknown(id, args, unknown_entry_id, t);
 		return;
 	}
+	if (d->flags & SCRY_SC_COUNT) {
+		count_enter(t, id);
+		return;
+	}
 	if (!(d->flags & SCRY_SC_ENTRY))
 		return;
 	if (d->flags & SCRY_SC_UNKNOWN) {
 		enter_unknown(id, args, d->entry_id, t);
+		return;
+	}
+	if (d->flags & SCRY_SC_ENTRY_OPS) {
+		write_ops(AREA_SYS_ENTER, d->entry_id, d->entry_ops, d->n_entry_ops, args, 0, t);
 		return;
 	}
 	if (d->str_mask) {
@@ -172,7 +399,7 @@ static __always_inline void sys_enter(long id, const __u64 *args)
 	}
 }
 
-static __always_inline void sys_exit(long id, long ret)
+static __always_inline void sys_exit(long id, long ret, const __u64 *args)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
 	__u32 tgid = t->tgid;
@@ -184,7 +411,16 @@ static __always_inline void sys_exit(long id, long ret)
 		return;
 	if (id >= 0 && id < SCRY_MAX_SYSCALLS)
 		d = bpf_map_lookup_elem(&syscalls, &nr);
+	if (d && (d->flags & SCRY_SC_COUNT)) {
+		count_exit(t, id, ret);
+		return;
+	}
 	hs = head_size();
+	if (d && (d->flags & (SCRY_SC_EXIT | SCRY_SC_UNKNOWN | SCRY_SC_EXIT_OPS)) ==
+			 (SCRY_SC_EXIT | SCRY_SC_EXIT_OPS)) {
+		write_ops(AREA_SYS_EXIT, d->exit_id, d->exit_ops, d->n_exit_ops, args, ret, t);
+		return;
+	}
 	if (d && (d->flags & (SCRY_SC_EXIT | SCRY_SC_UNKNOWN)) == SCRY_SC_EXIT) {
 		struct scry_stage *st = NULL;
 
@@ -223,10 +459,16 @@ int BPF_PROG(scry_sys_enter_btf, struct pt_regs *regs, long id)
 	return 0;
 }
 
+/* At sys_exit the saved user registers still hold the arguments (nothing between the
+ * syscall and this tracepoint rewrites them, except execve/rt_sigreturn, which have no
+ * exit captures): out-structs are read from the pointers the caller passed. */
 SEC("tp_btf/sys_exit")
 int BPF_PROG(scry_sys_exit_btf, struct pt_regs *regs, long ret)
 {
-	sys_exit(regs->orig_ax, ret);
+	__u64 args[SCRY_MAX_ARGS] = {
+		regs->di, regs->si, regs->dx, regs->r10, regs->r8, regs->r9,
+	};
+	sys_exit(regs->orig_ax, ret, args);
 	return 0;
 }
 
@@ -255,7 +497,12 @@ int scry_sys_enter_tp(struct raw_sys_enter *ctx)
 SEC("tracepoint/raw_syscalls/sys_exit")
 int scry_sys_exit_tp(struct raw_sys_exit *ctx)
 {
-	sys_exit(ctx->id, ctx->ret);
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	__u64 args[SCRY_MAX_ARGS] = {
+		BPF_CORE_READ(regs, di), BPF_CORE_READ(regs, si), BPF_CORE_READ(regs, dx),
+		BPF_CORE_READ(regs, r10), BPF_CORE_READ(regs, r8), BPF_CORE_READ(regs, r9),
+	};
+	sys_exit(ctx->id, ctx->ret, args);
 	return 0;
 }
 

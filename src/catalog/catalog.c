@@ -28,6 +28,8 @@ struct scry_catalog {
 	size_t ncache, capcache;
 	struct scry_event **sc_entry, **sc_exit;   /* parallel to sc.list, built on use */
 	struct scry_event *builtins[3];
+	struct scry_capture_opts cap;
+	bool built;                /* a syscall event exists: cap is fixed */
 };
 
 static const char *const builtin_names[3] = {
@@ -214,6 +216,7 @@ struct scry_catalog *scry_catalog_open(const char *tracefs, char *err, size_t er
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
+	cat->cap.max_elems = 64;
 	if (find_tracefs(tracefs, &cat->tracefs, err, errlen) < 0)
 		goto fail;
 	if (scan_tracepoints(cat, err, errlen) < 0)
@@ -350,6 +353,20 @@ fail:
 	return NULL;
 }
 
+int scry_catalog_set_capture(struct scry_catalog *cat, const struct scry_capture_opts *o)
+{
+	if (cat->built)
+		return -1;
+	cat->cap = *o;
+	if (cat->cap.strsize > SCRY_STR_MAX - 2)
+		cat->cap.strsize = SCRY_STR_MAX - 2;
+	if (cat->cap.snaplen > SCRY_SEQ_MAX)
+		cat->cap.snaplen = SCRY_SEQ_MAX;
+	if (!cat->cap.max_elems)
+		cat->cap.max_elems = 64;
+	return 0;
+}
+
 const struct scry_event *scry_catalog_syscall_entry(struct scry_catalog *cat, const struct scry_syscall *sc)
 {
 	size_t i;
@@ -358,7 +375,8 @@ const struct scry_event *scry_catalog_syscall_entry(struct scry_catalog *cat, co
 		return NULL;
 	i = (size_t)(sc - cat->sc.list);
 	if (!cat->sc_entry[i])
-		cat->sc_entry[i] = scry_event_syscall_entry(sc, cat->sc.args_known[i]);
+		cat->sc_entry[i] = scry_event_syscall_entry(sc, cat->sc.args_known[i], &cat->cap);
+	cat->built = true;
 	return cat->sc_entry[i];
 }
 
@@ -370,7 +388,8 @@ const struct scry_event *scry_catalog_syscall_exit(struct scry_catalog *cat, con
 		return NULL;
 	i = (size_t)(sc - cat->sc.list);
 	if (!cat->sc_exit[i])
-		cat->sc_exit[i] = scry_event_syscall_exit(sc);
+		cat->sc_exit[i] = scry_event_syscall_exit(sc, &cat->cap);
+	cat->built = true;
 	return cat->sc_exit[i];
 }
 

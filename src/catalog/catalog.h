@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "scry_abi.h"
+#include "catalog/argspec.h"
+#include "catalog/structs.h"
 
 enum scry_ftype {
 	SCRY_F_INT,      /* integer, `size` bytes */
@@ -21,6 +23,8 @@ enum scry_ftype {
 	SCRY_F_TEXT,     /* char[count]: fixed-size text array (e.g. comm) */
 	SCRY_F_ARRAY,    /* integer[count], each `size` bytes */
 	SCRY_F_SEQ,      /* integer[length_field], each `size` bytes; the length field comes before */
+	SCRY_F_STRUCTSEQ,/* struct sdesc[length_field] */
+	SCRY_F_STRSEQ,   /* string[length_field] */
 };
 
 /* Where a generic tracepoint field comes from in the raw trace record. */
@@ -44,6 +48,8 @@ struct scry_field {
 	uint16_t src_off;      /* raw record offset (FIXED, LOC, REL) */
 	uint16_t src_size;     /* raw record size in bytes (FIXED) */
 	int16_t adjust;        /* FIXED int32: added to the raw value (LTTng's prio - 100) */
+	const struct scry_struct_desc *sdesc;   /* STRUCTSEQ: the element type */
+	int arg;               /* syscall events: the argument this field holds, or -1 */
 };
 
 enum scry_ekind {
@@ -63,6 +69,9 @@ struct scry_event {
 	struct scry_field *fields;
 	/* syscall entry only: how the BPF side writes the arguments (see scry_sc_desc) */
 	uint8_t nargs, str_mask, s32_mask, u32_mask;
+	/* syscall events that capture user memory: the payload operations (nops > 0) */
+	uint8_t nops;
+	struct scry_sc_op ops[SCRY_MAX_SC_OPS];
 };
 
 struct scry_syscall_arg {
@@ -79,6 +88,15 @@ struct scry_syscall {
 	int nr;
 	unsigned nargs;
 	struct scry_syscall_arg args[SCRY_MAX_ARGS];
+	struct scry_argspec spec[SCRY_MAX_ARGS];   /* syscall_specs.c, or plain from the types */
+};
+
+/* How much user memory syscall events capture (set before the first syscall event is
+ * built: it decides their layouts). */
+struct scry_capture_opts {
+	unsigned strsize;      /* `str` arguments and strv strings: bytes kept (0: SCRY_STR_MAX) */
+	unsigned snaplen;      /* data buffers: bytes kept (0: not captured, the pointer is) */
+	unsigned max_elems;    /* struct arrays: elements kept */
 };
 
 struct scry_catalog;
@@ -87,11 +105,15 @@ struct scry_catalog;
  * then /sys/kernel/debug/tracing).  NULL with a one-line reason in err on failure. */
 struct scry_catalog *scry_catalog_open(const char *tracefs, char *err, size_t errlen);
 void scry_catalog_close(struct scry_catalog *cat);
+/* Default: strings whole, no data buffers, 64 array elements.  -1 once events are built. */
+int scry_catalog_set_capture(struct scry_catalog *cat, const struct scry_capture_opts *o);
 const char *scry_catalog_tracefs(const struct scry_catalog *cat);
 
 /* Every syscall of this kernel (number order). */
 size_t scry_catalog_syscalls(struct scry_catalog *cat, const struct scry_syscall **list);
 const struct scry_syscall *scry_catalog_syscall_by_name(struct scry_catalog *cat, const char *name);
+/* The name users know (unistd.h, strace): "stat" for the kernel's "newstat". */
+const char *scry_syscall_user_name(const char *kernel_name);
 /* false when this kernel has no sys_enter format for sc (nargs is then 0, and its entry
  * event records six raw uint64 registers arg0..arg5). */
 bool scry_catalog_syscall_args_known(struct scry_catalog *cat, const struct scry_syscall *sc);
@@ -107,6 +129,18 @@ const struct scry_event *scry_catalog_syscall_entry(struct scry_catalog *cat, co
 const struct scry_event *scry_catalog_syscall_exit(struct scry_catalog *cat, const struct scry_syscall *sc);
 /* Built-ins: "syscall_entry_unknown", "syscall_exit_unknown", "sched_process_fork". */
 const struct scry_event *scry_catalog_builtin(struct scry_catalog *cat, const char *name);
+
+/* One decoded payload field (scry_event_decode): INT: v; STRING: p, len (without the NUL);
+ * TEXT/ARRAY/SEQ/STRUCTSEQ: p, len bytes, n elements; STRSEQ: n NUL-terminated strings at
+ * p, len bytes in all. */
+struct scry_fieldval {
+	uint64_t v;
+	const uint8_t *p;
+	uint32_t len, n;
+};
+/* Decode the payload of ev (the bytes after header and contexts) into vals[ev->nfields].
+ * Returns the bytes used, or -1 if the payload does not match ev's layout. */
+int scry_event_decode(const struct scry_event *ev, const uint8_t *p, size_t size, struct scry_fieldval *vals);
 
 /* Tracefs id of a tracepoint (events/SYS/NAME/id), -1 if none. */
 int scry_catalog_tracepoint_id(struct scry_catalog *cat, const char *system, const char *name);

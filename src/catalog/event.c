@@ -71,6 +71,7 @@ static struct scry_field *add(struct builder *b, const char *name, enum scry_fty
 	f->is_signed = is_signed;
 	f->base = 10;
 	f->length_field = -1;
+	f->arg = -1;
 	f->src = SCRY_SRC_NONE;
 	return f;
 }
@@ -245,9 +246,128 @@ fail:
 	return NULL;
 }
 
-struct scry_event *scry_event_syscall_entry(const struct scry_syscall *sc, bool args_known)
+/* A sequence field `name` preceded by its uint32 length field `_name_length`. */
+static struct scry_field *add_seq(struct builder *b, const char *name, enum scry_ftype type, uint8_t size)
+{
+	struct scry_field *f;
+	char lname[160];
+	int lidx = (int)b->ev->nfields;
+
+	snprintf(lname, sizeof(lname), "_%s_length", name);
+	if (!add(b, lname, SCRY_F_INT, 4, false) || !(f = add(b, name, type, size, false)))
+		return NULL;
+	f->length_field = lidx;
+	return f;
+}
+
+static void add_op(struct scry_event *ev, uint8_t kind, unsigned arg)
+{
+	struct scry_sc_op *op = &ev->ops[ev->nops++];
+
+	memset(op, 0, sizeof(*op));
+	op->kind = kind;
+	op->arg = (uint8_t)arg;
+}
+
+/* A captured argument (a direction kind, or strv) as a field written by an operation;
+ * false when it cannot be captured with these options (then it stays a plain pointer). */
+static bool add_capture(struct builder *b, const struct scry_syscall *sc, unsigned i,
+			const struct scry_capture_opts *o, bool at_exit, bool *failed)
+{
+	const struct scry_argspec *a = &sc->spec[i];
+	const char *name = sc->args[i].name;
+	const struct scry_struct_desc *sd = NULL;
+	struct scry_field *f;
+	struct scry_sc_op *op;
+	unsigned elem = 1, max;
+
+	if (a->kind == SCRY_A_STRV) {
+		if (!(f = add_seq(b, name, SCRY_F_STRSEQ, 1)))
+			goto nomem;
+		f->arg = (int)i;
+		add_op(b->ev, SCRY_SOP_STRV, i);
+		op = &b->ev->ops[b->ev->nops - 1];
+		op->elem = (uint16_t)(o->strsize ? o->strsize + 2 : 1024);
+		op->max = SCRY_STRV_MAX;
+		return true;
+	}
+	switch (a->kind) {
+	case SCRY_A_BUF:
+		if (!o->snaplen)
+			return false;
+		max = o->snaplen;
+		break;
+	case SCRY_A_SOCKADDR:
+		max = 128;
+		break;
+	case SCRY_A_STRUCT:
+	case SCRY_A_ARRAY:
+		if (!(sd = scry_struct_find(a->set)) || !sd->size || sd->size > SCRY_SEQ_MAX)
+			return false;
+		elem = sd->size;
+		max = a->kind == SCRY_A_STRUCT ? 1 : o->max_elems;
+		break;
+	default:
+		return false;
+	}
+	if (max * elem > SCRY_SEQ_MAX)
+		max = SCRY_SEQ_MAX / elem;
+	if (!max)
+		return false;
+	if (!(f = add_seq(b, name, sd ? SCRY_F_STRUCTSEQ : SCRY_F_SEQ, 1)))
+		goto nomem;
+	f->arg = (int)i;
+	f->sdesc = sd;
+	f->base = 16;
+	add_op(b->ev, SCRY_SOP_SEQ, i);
+	op = &b->ev->ops[b->ev->nops - 1];
+	op->elem = (uint16_t)elem;
+	op->max = (uint16_t)max;
+	if (at_exit)
+		op->flags |= SCRY_SOPF_OK_ONLY;
+	switch (a->kind == SCRY_A_STRUCT ? SCRY_LEN_CONST : a->len) {
+	case SCRY_LEN_ARG:
+		op->len_src = SCRY_SLEN_ARG;
+		op->len_arg = a->len_arg;
+		break;
+	case SCRY_LEN_RET:
+		op->len_src = SCRY_SLEN_RET;
+		break;
+	case SCRY_LEN_UPTR:
+		op->len_src = SCRY_SLEN_UPTR;
+		op->len_arg = a->len_arg;
+		break;
+	case SCRY_LEN_CONST:
+		op->len_src = SCRY_SLEN_CONST;
+		if (a->kind != SCRY_A_STRUCT && a->len_const < max)
+			op->max = (uint16_t)a->len_const;
+		break;
+	default:
+		op->len_src = SCRY_SLEN_CONST;
+		break;
+	}
+	return true;
+nomem:
+	*failed = true;
+	return false;
+}
+
+static bool captured_at(const struct scry_argspec *a, bool at_exit)
+{
+	if (a->kind == SCRY_A_STRV)
+		return !at_exit;
+	if (!scry_akind_captures(a->kind))
+		return false;
+	if (at_exit)
+		return a->dir == SCRY_DIR_OUT || a->dir == SCRY_DIR_INOUT;
+	return a->dir == SCRY_DIR_IN || a->dir == SCRY_DIR_INOUT;
+}
+
+struct scry_event *scry_event_syscall_entry(const struct scry_syscall *sc, bool args_known,
+					    const struct scry_capture_opts *o)
 {
 	struct builder b = { 0 };
+	bool failed = false, uses_ops = false;
 	char name[128];
 
 	snprintf(name, sizeof(name), "syscall_entry_%s", sc->name);
@@ -266,44 +386,72 @@ struct scry_event *scry_event_syscall_entry(const struct scry_syscall *sc, bool 
 		b.ev->nargs = SCRY_MAX_ARGS;
 		return b.ev;
 	}
+	for (unsigned i = 0; i < sc->nargs && i < SCRY_MAX_ARGS; i++)
+		if (captured_at(&sc->spec[i], false))
+			uses_ops = true;
 	for (unsigned i = 0; i < sc->nargs && i < SCRY_MAX_ARGS; i++) {
 		const struct scry_syscall_arg *a = &sc->args[i];
+		const struct scry_argspec *sp = &sc->spec[i];
 		struct scry_field *f;
 
-		if (a->is_string) {
+		if (uses_ops && captured_at(sp, false)) {
+			if (add_capture(&b, sc, i, o, false, &failed))
+				continue;
+			if (failed)
+				goto fail;
+		}
+		if (sp->kind == SCRY_A_PATH || sp->kind == SCRY_A_STR) {
 			if (!(f = add(&b, a->name, SCRY_F_STRING, 1, false)))
 				goto fail;
 			b.ev->str_mask |= 1u << i;
+			add_op(b.ev, SCRY_SOP_STR, i);
+			b.ev->ops[b.ev->nops - 1].max = (uint16_t)(sp->kind == SCRY_A_STR && o->strsize ?
+								   o->strsize + 2 : SCRY_STR_MAX);
 		} else {
 			if (!(f = add(&b, a->name, SCRY_F_INT, 8, a->is_signed)))
 				goto fail;
 			f->base = a->is_pointer ? 16 : 10;
-			if (a->size <= 4 && a->is_signed)
+			add_op(b.ev, SCRY_SOP_INT, i);
+			if (a->size <= 4 && a->is_signed) {
 				b.ev->s32_mask |= 1u << i;
-			else if (a->size <= 4)
+				b.ev->ops[b.ev->nops - 1].flags = SCRY_SOPF_S32;
+			} else if (a->size <= 4) {
 				b.ev->u32_mask |= 1u << i;
+				b.ev->ops[b.ev->nops - 1].flags = SCRY_SOPF_U32;
+			}
 		}
+		f->arg = (int)i;
 		b.ev->nargs++;
 	}
+	if (!uses_ops)
+		b.ev->nops = 0;   /* the fixed layout: ints and strings */
 	return b.ev;
 fail:
 	scry_event_free(b.ev);
 	return NULL;
 }
 
-struct scry_event *scry_event_syscall_exit(const struct scry_syscall *sc)
+struct scry_event *scry_event_syscall_exit(const struct scry_syscall *sc, const struct scry_capture_opts *o)
 {
 	struct builder b = { 0 };
+	bool failed = false;
 	char name[128];
 
 	snprintf(name, sizeof(name), "syscall_exit_%s", sc->name);
 	if (!(b.ev = event_new(name, "syscalls", sc->name, SCRY_EV_SYSCALL_EXIT, sc->nr)))
 		return NULL;
-	if (!add(&b, "ret", SCRY_F_INT, 8, true)) {
-		scry_event_free(b.ev);
-		return NULL;
-	}
+	if (!add(&b, "ret", SCRY_F_INT, 8, true))
+		goto fail;
+	add_op(b.ev, SCRY_SOP_RET, 0);
+	for (unsigned i = 0; i < sc->nargs && i < SCRY_MAX_ARGS; i++)
+		if (captured_at(&sc->spec[i], true) && !add_capture(&b, sc, i, o, true, &failed) && failed)
+			goto fail;
+	if (b.ev->nops == 1)
+		b.ev->nops = 0;   /* ret only: the fixed layout */
 	return b.ev;
+fail:
+	scry_event_free(b.ev);
+	return NULL;
 }
 
 static struct scry_field *add_text(struct builder *b, const char *name, uint32_t count)

@@ -11,8 +11,9 @@
 struct scry_event *scry_event_from_format(const char *system, const char *name, const char *text,
 					  size_t len, char *err, size_t errlen);
 /* args_known false: the arguments are unknown, the event records six raw uint64 arg0..arg5. */
-struct scry_event *scry_event_syscall_entry(const struct scry_syscall *sc, bool args_known);
-struct scry_event *scry_event_syscall_exit(const struct scry_syscall *sc);
+struct scry_event *scry_event_syscall_entry(const struct scry_syscall *sc, bool args_known,
+					    const struct scry_capture_opts *o);
+struct scry_event *scry_event_syscall_exit(const struct scry_syscall *sc, const struct scry_capture_opts *o);
 struct scry_event *scry_event_builtin(const char *name);
 void scry_event_free(struct scry_event *ev);
 

@@ -20,6 +20,7 @@ struct scry_struct_field {
 	bool big_endian;        /* network order (sin_port) */
 };
 
+/* A scalar element type ("int": pipe fds, wait status) has one field named like the type. */
 struct scry_struct_desc {
 	const char *name;       /* "stat", "timespec", "pollfd", "int" (a scalar element) */
 	uint16_t size;          /* sizeof on x86_64; the fields cover it exactly */

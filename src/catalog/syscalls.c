@@ -135,6 +135,28 @@ cleanup:
 	return ret;
 }
 
+/* The argument specs of sc: its row of syscall_specs.c when that row fits this kernel's
+ * arguments, else plain values typed from the format file. */
+static void fill_spec(struct scry_syscall *sc)
+{
+	const char *spec = scry_sc_spec_find(sc->name);
+	const char *names[SCRY_MAX_ARGS];
+	char err[128];
+
+	for (unsigned i = 0; i < sc->nargs; i++)
+		names[i] = sc->args[i].name;
+	if (spec && scry_argspec_parse(spec, names, sc->nargs, sc->spec, err, sizeof(err)) == 0)
+		return;
+	memset(sc->spec, 0, sizeof(sc->spec));
+	for (unsigned i = 0; i < sc->nargs; i++) {
+		const struct scry_syscall_arg *a = &sc->args[i];
+
+		sc->spec[i].kind = a->is_string ? SCRY_A_PATH :
+				   a->is_pointer ? SCRY_A_PTR :
+				   a->is_signed ? SCRY_A_INT : SCRY_A_UINT;
+	}
+}
+
 int scry_syscalls_load(const char *tracefs, struct scry_syscalls *out, char *err, size_t errlen)
 {
 	struct scry_syscalls s = { 0 };
@@ -157,6 +179,7 @@ int scry_syscalls_load(const char *tracefs, struct scry_syscalls *out, char *err
 		s.args_known[s.n] = row->args_known;
 		if (tracefs && refresh(&s, tracefs, row, sc, &s.args_known[s.n]) < 0)
 			goto nomem;
+		fill_spec(sc);
 		s.n++;
 	}
 	*out = s;
@@ -175,6 +198,14 @@ void scry_syscalls_free(struct scry_syscalls *s)
 	free(s->list);
 	free(s->args_known);
 	memset(s, 0, sizeof(*s));
+}
+
+const char *scry_syscall_user_name(const char *kernel_name)
+{
+	for (size_t i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++)
+		if (!strcmp(kernel_name, aliases[i][1]))
+			return aliases[i][0];
+	return kernel_name;
 }
 
 const struct scry_syscall *scry_syscalls_find(const struct scry_syscalls *s, const char *name)

@@ -45,6 +45,13 @@ static void field_type(const struct scry_event *ev, const struct scry_field *f, 
 			 f->length_field >= 0 && (unsigned)f->length_field < ev->nfields
 				 ? ev->fields[f->length_field].name : "?", hex);
 		break;
+	case SCRY_F_STRSEQ:
+	case SCRY_F_STRUCTSEQ:
+		snprintf(buf, len, "%s%s[%s]", f->type == SCRY_F_STRSEQ ? "string" : "struct ",
+			 f->type == SCRY_F_STRSEQ ? "" : f->sdesc ? f->sdesc->name : "?",
+			 f->length_field >= 0 && (unsigned)f->length_field < ev->nfields
+				 ? ev->fields[f->length_field].name : "?");
+		break;
 	}
 }
 

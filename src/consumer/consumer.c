@@ -28,11 +28,22 @@ struct scry_consumer {
 	uint64_t last_poll_ns;           /* pacing: when the last poll ran ... */
 	long last_moved;                 /* ... what it moved ... */
 	double rate;                     /* ... and the fill rate seen, bytes per ns (EMA) */
+	scry_event_sink sink;            /* live mode */
+	void *sink_ctx;
+	uint64_t sink_events;
+	uint64_t stage_max_age_ns;
 };
 
 static void append(struct cpu_stream *cs, const uint8_t *ev, size_t size)
 {
-	int ret = ctf_stream_append(cs->stream, ev, size);
+	int ret;
+
+	if (cs->c->sink) {
+		cs->c->sink(cs->c->sink_ctx, cs->cpu, ev, size);
+		cs->c->sink_events++;
+		return;
+	}
+	ret = ctf_stream_append(cs->stream, ev, size);
 
 	if (ret) {
 		cs->c->errors++;
@@ -73,7 +84,7 @@ static void sum_kstats(struct scry_consumer *c, struct scry_consumer_stats *out,
 		return;
 	for (unsigned i = 0; i < c->ncpus; i++) {
 		uint64_t lost = c->kstats[i].discarded + c->kstats[i].nested;
-		if (update_streams)
+		if (update_streams && c->cpus[i].stream)
 			ctf_stream_set_discarded(c->cpus[i].stream, lost);
 		if (out) {
 			out->discarded += lost;
@@ -102,6 +113,9 @@ int scry_consumer_open(struct scry_consumer **out, const struct scry_consumer_op
 		goto oom;
 	c->probes = o->probes;
 	c->ring_size = o->ring_size;
+	c->sink = o->sink;
+	c->sink_ctx = o->sink_ctx;
+	c->stage_max_age_ns = o->stage_max_age_ns ? o->stage_max_age_ns : 20 * 1000 * 1000ULL;
 	c->ncpus = scry_probes_ncpus(o->probes);
 	c->cpus = calloc(c->ncpus, sizeof(*c->cpus));
 	c->kstats = calloc(c->ncpus, sizeof(*c->kstats));
@@ -116,8 +130,7 @@ int scry_consumer_open(struct scry_consumer **out, const struct scry_consumer_op
 		};
 		c->cpus[i].c = c;
 		c->cpus[i].cpu = i;
-		c->cpus[i].stream = ctf_stream_open(&so, err, errlen);
-		if (!c->cpus[i].stream) {
+		if (!c->sink && !(c->cpus[i].stream = ctf_stream_open(&so, err, errlen))) {
 			ret = -EIO;
 			goto fail;
 		}
@@ -142,16 +155,13 @@ fail:
 	return ret;
 }
 
-/* Staged events wait at most this long before we ask their CPU to hand them over. */
-#define STAGE_MAX_AGE_NS (20 * 1000 * 1000ULL)
-
 long scry_consumer_poll(struct scry_consumer *c)
 {
 	uint64_t now = scry_monotonic_ns();
 	long total = 0;
 
 	for (unsigned i = 0; i < c->ncpus; i++)
-		if (now - c->flushed_ns[i] >= STAGE_MAX_AGE_NS) {
+		if (now - c->flushed_ns[i] >= c->stage_max_age_ns) {
 			if (scry_probes_staged(c->probes, i) > 2)
 				scry_probes_flush_stage(c->probes, i);
 			c->flushed_ns[i] = now;
@@ -190,7 +200,7 @@ int scry_consumer_flush(struct scry_consumer *c)
 {
 	int ret = 0;
 
-	for (unsigned i = 0; i < c->ncpus; i++) {
+	for (unsigned i = 0; i < c->ncpus && !c->sink; i++) {
 		int r = ctf_stream_flush(c->cpus[i].stream);
 		if (r && !ret)
 			ret = r;
@@ -201,7 +211,8 @@ int scry_consumer_flush(struct scry_consumer *c)
 void scry_consumer_stats(struct scry_consumer *c, struct scry_consumer_stats *out)
 {
 	memset(out, 0, sizeof(*out));
-	for (unsigned i = 0; i < c->ncpus; i++) {
+	out->events = c->sink_events;
+	for (unsigned i = 0; i < c->ncpus && !c->sink; i++) {
 		const struct ctf_stream_stats *ss = ctf_stream_stats(c->cpus[i].stream);
 		out->events += ss->events;
 		out->bytes += ss->bytes;
@@ -233,7 +244,7 @@ int scry_consumer_close(struct scry_consumer *c, uint64_t end_ts, struct scry_co
 		ret = r;
 	scry_consumer_stats(c, out);
 	out->bytes = 0;
-	for (unsigned i = 0; i < c->ncpus; i++) {
+	for (unsigned i = 0; i < c->ncpus && !c->sink; i++) {
 		struct ctf_stream_stats fin = { 0 };
 		r = ctf_stream_close(c->cpus[i].stream, end_ts, &fin);
 		out->bytes += fin.bytes;

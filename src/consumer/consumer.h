@@ -10,8 +10,15 @@
 #include <stdint.h>
 #include "session/probes.h"
 
+/* Live mode: each event handed to a callback instead of a CTF stream (cpu, its bytes:
+ * header, contexts, payload; valid during the call).  Per CPU in time order. */
+typedef void (*scry_event_sink)(void *ctx, unsigned cpu, const uint8_t *ev, size_t size);
+
 struct scry_consumer_opts {
 	struct scry_probes *probes;
+	scry_event_sink sink;       /* non-NULL: live mode, no streams (dir... unused) */
+	void *sink_ctx;
+	uint64_t stage_max_age_ns;  /* staged events are fetched at least this often (0: 20 ms) */
 	const char *dir;            /* the trace's kernel/ directory */
 	const char *channel;        /* "channel0" */
 	const uint8_t *uuid;        /* 16 bytes */

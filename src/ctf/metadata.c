@@ -64,6 +64,50 @@ static int valid_int_size(unsigned size)
 	return size == 1 || size == 2 || size == 4 || size == 8;
 }
 
+/* The element struct of a STRUCTSEQ field (structs.h: fields cover the size exactly). */
+static int put_struct(FILE *f, const struct scry_event *ev, const struct scry_field *fd, char *err, size_t errlen)
+{
+	const struct scry_struct_desc *sd = fd->sdesc;
+	unsigned off = 0;
+
+	if (!sd || !sd->nfields) {
+		snprintf(err, errlen, "event %s: field %s: no struct description", ev->name, fd->name);
+		return -1;
+	}
+	if (sd->nfields == 1 && !sd->fields[0].count && !strcmp(sd->fields[0].name, sd->name)) {
+		/* a scalar element type ("int") */
+		put_int(f, sd->fields[0].size, sd->fields[0].is_signed, 0, sd->fields[0].base);
+		return 0;
+	}
+	fputs("struct {", f);
+	for (unsigned k = 0; k < sd->nfields; k++) {
+		const struct scry_struct_field *sf = &sd->fields[k];
+
+		if (sf->offset != off || !valid_int_size(sf->size) || !is_ident(sf->name)) {
+			snprintf(err, errlen, "event %s: struct %s: bad field %s", ev->name, sd->name, sf->name);
+			return -1;
+		}
+		fputc(' ', f);
+		if (sf->big_endian)
+			fprintf(f, "integer { size = %u; align = 8; signed = %s; byte_order = be; base = %u; }",
+				sf->size * 8, sf->is_signed ? "true" : "false", sf->base ? sf->base : 10);
+		else
+			put_int(f, sf->size, sf->is_signed, sf->is_text, sf->base);
+		if (sf->count)
+			fprintf(f, " _%s[%u];", sf->name, sf->count);
+		else
+			fprintf(f, " _%s;", sf->name);
+		off += sf->size * (sf->count ? sf->count : 1);
+	}
+	if (off != sd->size) {
+		snprintf(err, errlen, "event %s: struct %s: fields cover %u of %u bytes", ev->name, sd->name,
+			 off, sd->size);
+		return -1;
+	}
+	fputs(" }", f);
+	return 0;
+}
+
 /* One payload field; fields[] is the event's field array (for SEQ length names). */
 static int put_field(FILE *f, const struct scry_event *ev, unsigned i, char *err, size_t errlen)
 {
@@ -74,7 +118,8 @@ static int put_field(FILE *f, const struct scry_event *ev, unsigned i, char *err
 			 fd->name ? fd->name : "");
 		return -1;
 	}
-	if (fd->type != SCRY_F_STRING && !valid_int_size(fd->size)) {
+	if (fd->type != SCRY_F_STRING && fd->type != SCRY_F_STRSEQ && fd->type != SCRY_F_STRUCTSEQ &&
+	    !valid_int_size(fd->size)) {
 		snprintf(err, errlen, "event %s: field %s: invalid size %u", ev->name, fd->name,
 			 fd->size);
 		return -1;
@@ -96,7 +141,9 @@ static int put_field(FILE *f, const struct scry_event *ev, unsigned i, char *err
 		put_int(f, fd->size, fd->is_signed, 0, fd->base);
 		fprintf(f, " _%s[%u];\n", fd->name, fd->count);
 		break;
-	case SCRY_F_SEQ: {
+	case SCRY_F_SEQ:
+	case SCRY_F_STRSEQ:
+	case SCRY_F_STRUCTSEQ: {
 		int lf = fd->length_field;
 
 		if (lf < 0 || (unsigned)lf >= i || ev->fields[lf].type != SCRY_F_INT ||
@@ -106,7 +153,12 @@ static int put_field(FILE *f, const struct scry_event *ev, unsigned i, char *err
 				 ev->name, fd->name);
 			return -1;
 		}
-		put_int(f, fd->size, fd->is_signed, 0, fd->base);
+		if (fd->type == SCRY_F_SEQ)
+			put_int(f, fd->size, fd->is_signed, 0, fd->base);
+		else if (fd->type == SCRY_F_STRSEQ)
+			fputs("string", f);
+		else if (put_struct(f, ev, fd, err, errlen) < 0)
+			return -1;
 		fprintf(f, " _%s[ _%s ];\n", fd->name, ev->fields[lf].name);
 		break;
 	}

@@ -180,6 +180,31 @@ int scry_probes_set_syscall(struct scry_probes *p, unsigned nr, const struct scr
 	return 0;
 }
 
+int scry_probes_sc_count(struct scry_probes *p, unsigned nr, struct scry_sc_count *out)
+{
+	struct scry_sc_count *percpu;
+	int ncpus = libbpf_num_possible_cpus();
+	__u32 key = nr;
+
+	memset(out, 0, sizeof(*out));
+	if (ncpus <= 0)
+		return -EINVAL;
+	if (!(percpu = calloc((size_t)ncpus, sizeof(*percpu))))
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(bpf_map__fd(p->skel->maps.sc_counts), &key, percpu)) {
+		int ret = -errno;
+		free(percpu);
+		return ret;
+	}
+	for (int i = 0; i < ncpus; i++) {
+		out->calls += percpu[i].calls;
+		out->errors += percpu[i].errors;
+		out->ns += percpu[i].ns;
+	}
+	free(percpu);
+	return 0;
+}
+
 int scry_probes_track(struct scry_probes *p, pid_t tgid)
 {
 	__u32 key = tgid, zero = 0;

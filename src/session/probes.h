@@ -27,6 +27,8 @@ struct scry_probes;
 int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o, char *err, size_t errlen);
 /* Descriptor of syscall number nr (before or after attach). */
 int scry_probes_set_syscall(struct scry_probes *p, unsigned nr, const struct scry_sc_desc *d);
+/* Counting mode totals of syscall nr over every CPU. */
+int scry_probes_sc_count(struct scry_probes *p, unsigned nr, struct scry_sc_count *out);
 /* Follow tgid (and, by fork tracking, its future children).  Meant to be called before
  * scry_probes_attach(): a call racing with a fork in the kernel may leave a CPU's memo
  * of an earlier "not followed" answer for that very tgid in place. */

@@ -335,7 +335,7 @@ int scry_session_create(struct scry_session **out, const struct scry_session_opt
 	for (int i = 0; i < SCRY_MAX_SYSCALLS; i++)
 		s->sc_entry[i] = s->sc_exit[i] = NO_EVENT;
 
-	ret = check_output(s, err, errlen);
+	ret = o->sink ? 0 : check_output(s, err, errlen);
 	if (ret)
 		goto fail;
 	s->cat = scry_catalog_open(NULL, err, errlen);
@@ -343,6 +343,7 @@ int scry_session_create(struct scry_session **out, const struct scry_session_opt
 		ret = -ENOENT;
 		goto fail;
 	}
+	scry_catalog_set_capture(s->cat, &o->capture);
 	if (!nspecs) {
 		specs = default_events;
 		nspecs = sizeof(default_events) / sizeof(default_events[0]);
@@ -426,11 +427,22 @@ static int set_syscall_table(struct scry_session *s, char *err, size_t errlen)
 			const struct scry_event *ev = s->events[s->sc_entry[nr]];
 			d.entry_id = s->sc_entry[nr];
 			d.exit_id = s->sc_exit[nr];
-			d.flags = SCRY_SC_ENTRY | SCRY_SC_EXIT;
+			d.flags = s->opts.count_syscalls ? SCRY_SC_COUNT : SCRY_SC_ENTRY | SCRY_SC_EXIT;
 			d.nargs = ev->nargs;
 			d.str_mask = ev->str_mask;
 			d.s32_mask = ev->s32_mask;
 			d.u32_mask = ev->u32_mask;
+			if (ev->nops && !s->opts.count_syscalls) {
+				d.flags |= SCRY_SC_ENTRY_OPS;
+				d.n_entry_ops = ev->nops;
+				memcpy(d.entry_ops, ev->ops, sizeof(d.entry_ops));
+			}
+			ev = s->events[s->sc_exit[nr]];
+			if (ev->nops && !s->opts.count_syscalls) {
+				d.flags |= SCRY_SC_EXIT_OPS;
+				d.n_exit_ops = ev->nops;
+				memcpy(d.exit_ops, ev->ops, sizeof(d.exit_ops));
+			}
 		} else if (!known[nr] && s->unknown_entry != NO_EVENT) {
 			d.entry_id = s->unknown_entry;
 			d.exit_id = s->unknown_exit;
@@ -463,7 +475,7 @@ int scry_session_load(struct scry_session *s, char *err, size_t errlen)
 	if (ret)
 		return ret;
 	ret = set_syscall_table(s, err, errlen);
-	if (ret)
+	if (ret || s->opts.sink)
 		return ret;
 	if (mkdir(s->dir, 0755) && errno != EEXIST) {
 		ret = -errno;
@@ -491,6 +503,8 @@ int scry_session_start(struct scry_session *s, char *err, size_t errlen)
 	struct scry_consumer_opts co = {
 		.probes = s->probes, .dir = s->kernel_dir, .channel = CHANNEL, .uuid = s->uuid,
 		.stream_id = 0, .packet_size = s->opts.packet_size, .ring_size = s->opts.ring_size,
+		.sink = s->opts.sink, .sink_ctx = s->opts.sink_ctx,
+		.stage_max_age_ns = s->opts.sink ? 2 * 1000 * 1000ULL : 0,
 	};
 	int ret;
 
@@ -517,6 +531,22 @@ int scry_session_start(struct scry_session *s, char *err, size_t errlen)
 		return ret;
 	s->started = true;
 	return 0;
+}
+
+int scry_session_sc_count(struct scry_session *s, unsigned nr, struct scry_sc_count *out)
+{
+	return s->probes ? scry_probes_sc_count(s->probes, nr, out) : -EINVAL;
+}
+
+struct scry_catalog *scry_session_catalog(const struct scry_session *s)
+{
+	return s->cat;
+}
+
+size_t scry_session_events(const struct scry_session *s, const struct scry_event *const **events)
+{
+	*events = (const struct scry_event *const *)s->events;
+	return s->nevents;
 }
 
 long scry_session_poll(struct scry_session *s)

@@ -25,6 +25,11 @@ struct scry_session_opts {
 	size_t ring_size;               /* per-CPU ring bytes (power of two pages); 0: 8 MiB, less
 					 * beyond 8 CPUs (64 MiB in all, at least 1 MiB each) */
 	size_t packet_size;
+	struct scry_capture_opts capture;   /* user memory read by syscall events (-s, --snaplen) */
+	/* live mode (scry trace): no trace directory; every event goes to sink (consumer.h) */
+	void (*sink)(void *ctx, unsigned cpu, const uint8_t *ev, size_t size);
+	void *sink_ctx;
+	bool count_syscalls;            /* selected syscalls are counted in the kernel, no events */
 	bool verbose;
 };
 
@@ -54,6 +59,11 @@ long scry_session_poll(struct scry_session *s);
 uint64_t scry_session_poll_delay_ns(const struct scry_session *s);
 int scry_session_flush(struct scry_session *s);
 void scry_session_progress(struct scry_session *s, struct scry_session_summary *out);
+struct scry_catalog *scry_session_catalog(const struct scry_session *s);
+/* count_syscalls: totals of syscall nr so far. */
+int scry_session_sc_count(struct scry_session *s, unsigned nr, struct scry_sc_count *out);
+/* The events, indexed by CTF event id (live mode decodes with them). */
+size_t scry_session_events(const struct scry_session *s, const struct scry_event *const **events);
 /* Detach, drain, close the trace. */
 int scry_session_stop(struct scry_session *s, struct scry_session_summary *out, char *err, size_t errlen);
 void scry_session_destroy(struct scry_session *s);

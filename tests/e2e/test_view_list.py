@@ -60,7 +60,7 @@ def test_view_text_matches_bt2(scry, trace):
         assert m, f"no event name in {line!r}"
         names[m[1]] += 1
     assert names == Counter(e["name"] for e in trace.trace.events)
-    opens = [l for l in lines if f'"{trace.path1}"' in l]
+    opens = [l for l in lines if f'filename = "{trace.path1}"' in l]
     assert len(opens) == 1 and "syscall_entry_openat" in opens[0]
 
 

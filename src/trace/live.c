@@ -1,0 +1,316 @@
+/* live.c — see live.h.  Events arrive per CPU in time order; they are copied into a
+ * pending list, and each pump sorts it and hands over those older than the horizon (the
+ * caller picks a horizon no CPU can still produce an event before). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "catalog/catalog.h"
+#include "session/session.h"
+#include "trace/live.h"
+#include "util/clock.h"
+
+#define CTX_BYTES 8            /* contexts pid, tid */
+#define PAYLOAD_OFF (SCRY_EVENT_HEADER_SIZE + CTX_BYTES)
+#define MAX_FIELDS 64
+#define EXIT_SLOTS 4096        /* pid -> exit code seen in exit/exit_group, or fatal signal */
+
+struct pending {
+	uint64_t ts;
+	uint64_t seq;
+	size_t off;                /* in bytes */
+	uint32_t len;
+};
+
+struct exit_slot {
+	int pid;
+	int status;                /* wait(2) status to report */
+};
+
+struct trace_live {
+	struct trace_live_ops ops;
+	const struct scry_event *const *events;
+	size_t nevents;
+	const struct scry_syscall **by_nr;   /* SCRY_MAX_SYSCALLS */
+	int signal_id, pexit_id;
+	int sig_f[3];                        /* sig, errno, code field indices */
+	int sig_handler_f;
+	int group_dead_f;
+	int64_t realtime_off;                /* CLOCK_REALTIME - CLOCK_MONOTONIC */
+	struct pending *pend;
+	size_t npend, cappend;
+	uint8_t *bytes;
+	size_t nbytes, capbytes;
+	uint64_t seq;
+	uint64_t malformed;
+	struct exit_slot exits[EXIT_SLOTS];
+	struct scry_fieldval vals[MAX_FIELDS];
+};
+
+struct trace_live *trace_live_new(const struct trace_live_ops *ops)
+{
+	struct trace_live *l = calloc(1, sizeof(*l));
+
+	if (!l)
+		return NULL;
+	l->ops = *ops;
+	l->signal_id = l->pexit_id = -1;
+	l->by_nr = calloc(SCRY_MAX_SYSCALLS, sizeof(*l->by_nr));
+	if (!l->by_nr) {
+		free(l);
+		return NULL;
+	}
+	return l;
+}
+
+void trace_live_free(struct trace_live *l)
+{
+	if (!l)
+		return;
+	free(l->by_nr);
+	free(l->pend);
+	free(l->bytes);
+	free(l);
+}
+
+static int field_index(const struct scry_event *ev, const char *name)
+{
+	for (unsigned i = 0; i < ev->nfields; i++)
+		if (!strcmp(ev->fields[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+int trace_live_bind(struct trace_live *l, struct scry_session *s, char *err, size_t errlen)
+{
+	struct scry_catalog *cat = scry_session_catalog(s);
+	const struct scry_syscall *list;
+	size_t n = scry_catalog_syscalls(cat, &list);
+
+	for (size_t i = 0; i < n; i++)
+		if (list[i].nr >= 0 && list[i].nr < SCRY_MAX_SYSCALLS)
+			l->by_nr[list[i].nr] = &list[i];
+	l->nevents = scry_session_events(s, &l->events);
+	for (size_t i = 0; i < l->nevents; i++) {
+		const struct scry_event *ev = l->events[i];
+
+		if (ev->kind != SCRY_EV_TRACEPOINT)
+			continue;
+		if (!strcmp(ev->system, "signal") && !strcmp(ev->tp, "signal_deliver")) {
+			l->signal_id = (int)i;
+			l->sig_f[0] = field_index(ev, "sig");
+			l->sig_f[1] = field_index(ev, "errno");
+			l->sig_f[2] = field_index(ev, "code");
+			l->sig_handler_f = field_index(ev, "sa_handler");
+			if (l->sig_f[0] < 0 || l->sig_f[1] < 0 || l->sig_f[2] < 0 || l->sig_handler_f < 0) {
+				snprintf(err, errlen, "signal:signal_deliver lacks sig/errno/code/sa_handler");
+				return -EINVAL;
+			}
+		} else if (!strcmp(ev->system, "sched") && !strcmp(ev->tp, "sched_process_exit")) {
+			l->pexit_id = (int)i;
+			l->group_dead_f = field_index(ev, "group_dead");
+		}
+	}
+	{
+		int64_t sec;
+		uint64_t nsec;
+
+		scry_clock_offset(&sec, &nsec);
+		l->realtime_off = sec * 1000000000LL + (int64_t)nsec;
+	}
+	return 0;
+}
+
+void trace_live_sink(void *ctx, unsigned cpu, const uint8_t *ev, size_t size)
+{
+	struct trace_live *l = ctx;
+	struct pending *p;
+
+	if (size < PAYLOAD_OFF)
+		return;
+	if (l->npend == l->cappend) {
+		size_t ncap = l->cappend ? l->cappend * 2 : 4096;
+		struct pending *np = realloc(l->pend, ncap * sizeof(*np));
+
+		if (!np)
+			return;
+		l->pend = np;
+		l->cappend = ncap;
+	}
+	if (l->nbytes + size > l->capbytes) {
+		size_t ncap = l->capbytes ? l->capbytes * 2 : 1 << 20;
+		uint8_t *nb;
+
+		while (ncap < l->nbytes + size)
+			ncap *= 2;
+		if (!(nb = realloc(l->bytes, ncap)))
+			return;
+		l->bytes = nb;
+		l->capbytes = ncap;
+	}
+	p = &l->pend[l->npend++];
+	memcpy(&p->ts, ev + 2, 8);
+	p->seq = l->seq++;
+	p->off = l->nbytes;
+	p->len = (uint32_t)size;
+	memcpy(l->bytes + l->nbytes, ev, size);
+	l->nbytes += size;
+}
+
+static int by_time(const void *a, const void *b)
+{
+	const struct pending *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static struct exit_slot *exit_slot(struct trace_live *l, int pid)
+{
+	return &l->exits[(unsigned)pid % EXIT_SLOTS];
+}
+
+/* Fill c's argument values from a syscall event's decoded fields. */
+static void fill_args(const struct scry_event *ev, const struct scry_fieldval *vals, struct scry_argval *out,
+		      const struct scry_syscall *sc)
+{
+	for (unsigned i = 0; i < ev->nfields; i++) {
+		const struct scry_field *f = &ev->fields[i];
+		struct scry_argval *a;
+
+		if (f->arg < 0 || f->arg >= SCRY_MAX_ARGS)
+			continue;
+		a = &out[f->arg];
+		a->have = true;
+		a->v = vals[i].v;
+		a->p = vals[i].p;
+		a->len = vals[i].len;
+		a->n = vals[i].n;
+		if (f->type == SCRY_F_INT)
+			a->have_ptr = scry_akind_captures(sc->spec[f->arg].kind) ||
+				      sc->spec[f->arg].kind == SCRY_A_STRV;
+	}
+}
+
+static void dispatch(struct trace_live *l, const uint8_t *b, uint32_t len)
+{
+	uint16_t id;
+	uint64_t ts;
+	int32_t pid, tid;
+	const struct scry_event *ev;
+	const struct scry_syscall *sc;
+	struct trace_call c;
+	int64_t rts;
+
+	memcpy(&id, b, 2);
+	memcpy(&ts, b + 2, 8);
+	memcpy(&pid, b + SCRY_EVENT_HEADER_SIZE, 4);
+	memcpy(&tid, b + SCRY_EVENT_HEADER_SIZE + 4, 4);
+	if (id >= l->nevents)
+		goto bad;
+	ev = l->events[id];
+	if (ev->nfields > MAX_FIELDS ||
+	    scry_event_decode(ev, b + PAYLOAD_OFF, len - PAYLOAD_OFF, l->vals) < 0)
+		goto bad;
+	rts = (int64_t)ts + l->realtime_off;
+	if ((int)id == l->signal_id) {
+		int sig = (int)l->vals[l->sig_f[0]].v;
+
+		if (l->vals[l->sig_handler_f].v == 0 && sig > 0) {   /* default action: may be fatal */
+			struct exit_slot *e = exit_slot(l, pid);
+			e->pid = pid;
+			e->status = sig & 0x7f;
+		}
+		if (l->ops.signal)
+			l->ops.signal(l->ops.ctx, pid, tid, rts, sig, (int)l->vals[l->sig_f[2]].v,
+				      (int)l->vals[l->sig_f[1]].v);
+		return;
+	}
+	if ((int)id == l->pexit_id) {
+		struct exit_slot *e = exit_slot(l, pid);
+		int status = e->pid == pid ? e->status : 0;
+
+		if (l->group_dead_f >= 0 && !l->vals[l->group_dead_f].v)
+			return;
+		e->pid = 0;
+		if (l->ops.proc_exit)
+			l->ops.proc_exit(l->ops.ctx, pid, rts, status);
+		return;
+	}
+	if (ev->kind != SCRY_EV_SYSCALL_ENTRY && ev->kind != SCRY_EV_SYSCALL_EXIT)
+		return;
+	if (ev->nr < 0 || ev->nr >= SCRY_MAX_SYSCALLS || !(sc = l->by_nr[ev->nr]))
+		return;
+	memset(&c, 0, sizeof(c));
+	c.name = scry_syscall_user_name(sc->name);
+	c.nr = sc->nr;
+	c.nargs = sc->nargs;
+	c.specs = sc->spec;
+	c.pid = pid;
+	c.tid = tid;
+	if (ev->kind == SCRY_EV_SYSCALL_ENTRY) {
+		c.ts_entry = rts;
+		c.have_entry = true;
+		fill_args(ev, l->vals, c.in, sc);
+		if ((!strcmp(sc->name, "exit_group") || !strcmp(sc->name, "exit")) && c.in[0].have) {
+			struct exit_slot *e = exit_slot(l, pid);
+			if (e->pid != pid || !strcmp(sc->name, "exit_group") || (e->status & 0x7f) == 0) {
+				e->pid = pid;
+				e->status = (int)(c.in[0].v & 0xff) << 8;
+			}
+		}
+		if (l->ops.entry)
+			l->ops.entry(l->ops.ctx, &c);
+	} else {
+		c.ts_exit = rts;
+		c.have_exit = true;
+		c.ret = (int64_t)l->vals[0].v;
+		fill_args(ev, l->vals, c.out, sc);
+		if (l->ops.exit)
+			l->ops.exit(l->ops.ctx, &c);
+	}
+	return;
+bad:
+	l->malformed++;
+}
+
+void trace_live_pump(struct trace_live *l, uint64_t horizon)
+{
+	size_t i, keep = 0, kept_bytes = 0;
+
+	if (!l->npend)
+		return;
+	qsort(l->pend, l->npend, sizeof(*l->pend), by_time);
+	for (i = 0; i < l->npend && l->pend[i].ts < horizon; i++)
+		dispatch(l, l->bytes + l->pend[i].off, l->pend[i].len);
+	if (i == l->npend) {
+		l->npend = 0;
+		l->nbytes = 0;
+		return;
+	}
+	/* keep the rest; compact their bytes when memory allows (else they stay until the
+	 * list empties) */
+	keep = l->npend - i;
+	memmove(l->pend, l->pend + i, keep * sizeof(*l->pend));
+	l->npend = keep;
+	{
+		uint8_t *nb = malloc(l->capbytes);
+
+		if (!nb)
+			return;
+		for (i = 0; i < keep; i++) {
+			memcpy(nb + kept_bytes, l->bytes + l->pend[i].off, l->pend[i].len);
+			l->pend[i].off = kept_bytes;
+			kept_bytes += l->pend[i].len;
+		}
+		free(l->bytes);
+		l->bytes = nb;
+		l->nbytes = kept_bytes;
+	}
+}
+
+uint64_t trace_live_malformed(const struct trace_live *l)
+{
+	return l->malformed;
+}

@@ -1,0 +1,38 @@
+/* live.h — `scry trace`'s event path: events of every CPU (consumer sink), merged into one
+ * time order, decoded with the catalog and turned into syscall calls, signals and process
+ * exits for the printer (src/trace/live.c). */
+#ifndef SCRY_TRACE_LIVE_H
+#define SCRY_TRACE_LIVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "trace/call.h"
+
+struct scry_session;
+
+struct trace_live_ops {
+	void (*entry)(void *ctx, const struct trace_call *c);
+	void (*exit)(void *ctx, const struct trace_call *c);
+	/* a signal delivered to tid (signal:signal_deliver) */
+	void (*signal)(void *ctx, int pid, int tid, int64_t ts, int sig, int code, int err);
+	/* the last thread of pid exited; status as wait(2) reports it */
+	void (*proc_exit)(void *ctx, int pid, int64_t ts, int status);
+	void *ctx;
+};
+
+struct trace_live;
+
+/* The session must record contexts pid and tid only (in that order). */
+struct trace_live *trace_live_new(const struct trace_live_ops *ops);
+/* Bind to the session's events (after scry_session_create). */
+int trace_live_bind(struct trace_live *l, struct scry_session *s, char *err, size_t errlen);
+/* The consumer sink (session opts .sink, .sink_ctx = l). */
+void trace_live_sink(void *ctx, unsigned cpu, const uint8_t *ev, size_t size);
+/* Hand over, in time order, the events older than horizon (CLOCK_MONOTONIC ns; UINT64_MAX:
+ * all of them). */
+void trace_live_pump(struct trace_live *l, uint64_t horizon);
+/* Events whose bytes did not match their layout (a bug if ever nonzero). */
+uint64_t trace_live_malformed(const struct trace_live *l);
+void trace_live_free(struct trace_live *l);
+
+#endif /* SCRY_TRACE_LIVE_H */
