@@ -41,6 +41,8 @@ static void usage(FILE *f)
 		"      --duration TIME    stop after TIME (seconds, or 500ms, 2m)\n"
 		"      --buffer-size SIZE per-CPU ring buffer (default 8M, less beyond 8 CPUs; K/M/G)\n"
 		"      --packet-size SIZE CTF packet size (default 1M)\n"
+		"      --snaplen N        capture up to N bytes (at most 4096) of the data buffers of\n"
+		"                         read/write/send/recv... (default 0: their pointer only)\n"
 		"  -q, --quiet            no live status line\n"
 		"  -v, --verbose          libbpf and verifier messages\n"
 		"\n"
@@ -125,7 +127,7 @@ static pid_t process_of(pid_t pid)
 
 static int parse_args(int argc, char **argv, struct record_args *a, char *err, size_t errlen)
 {
-	enum { OPT_DURATION = 256, OPT_BUFFER, OPT_PACKET };
+	enum { OPT_DURATION = 256, OPT_BUFFER, OPT_PACKET, OPT_SNAPLEN };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "event", required_argument, NULL, 'e' },
@@ -135,6 +137,7 @@ static int parse_args(int argc, char **argv, struct record_args *a, char *err, s
 		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "buffer-size", required_argument, NULL, OPT_BUFFER },
 		{ "packet-size", required_argument, NULL, OPT_PACKET },
+		{ "snaplen", required_argument, NULL, OPT_SNAPLEN },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -186,6 +189,13 @@ static int parse_args(int argc, char **argv, struct record_args *a, char *err, s
 				return -EINVAL;
 			}
 			a->so.packet_size = size;
+			break;
+		case OPT_SNAPLEN:
+			if (scry_parse_size(optarg, &size) || size > SCRY_SEQ_MAX) {
+				snprintf(err, errlen, "invalid snaplen '%s' (expected 0 to %d bytes)", optarg, SCRY_SEQ_MAX);
+				return -EINVAL;
+			}
+			a->so.capture.snaplen = (unsigned)size;
 			break;
 		case 'q':
 			a->quiet = true;
