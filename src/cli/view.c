@@ -1,11 +1,13 @@
-/* view.c — `scry view [--json] [--clock-gmt] [-n N] DIR`: print a recorded CTF trace, one
- * line per event, in time order (reader and sinks in src/view/). */
+/* view.c — `scry view [--json] [--clock-gmt] [-n N] [--filter EXPR] DIR`: print a recorded
+ * CTF trace, one line per event, in time order (reader and sinks in src/view/, filter in
+ * src/filter/). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli/commands.h"
+#include "filter/view_filter.h"
 #include "view/output.h"
 #include "view/reader.h"
 
@@ -19,7 +21,10 @@ static void view_usage(FILE *f)
 		"\n"
 		"  --json          one JSON object per line instead of babeltrace2-style text\n"
 		"  --clock-gmt     print times in UTC instead of local time\n"
-		"  -n, --limit N   stop after the first N events\n"
+		"  -n, --limit N   stop after the first N events (that match the filter)\n"
+		"  -f, --filter EXPR\n"
+		"                  only events for which EXPR (LTTng's filter language) is true, e.g.\n"
+		"                  'ret < 0', '$ctx.procname == \"make*\" && fd == 3'\n"
 		"  -h, --help      this help\n");
 }
 
@@ -29,13 +34,15 @@ int cmd_view(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "clock-gmt", no_argument, NULL, 'g' },
 		{ "limit", required_argument, NULL, 'n' },
+		{ "filter", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int json = 0, gmt = 0, c;
 	uint64_t limit = UINT64_MAX;
+	const char *filter_text = NULL;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "hn:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hn:f:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			json = 1;
@@ -54,6 +61,9 @@ int cmd_view(int argc, char **argv)
 			limit = n;
 			break;
 		}
+		case 'f':
+			filter_text = optarg;
+			break;
 		case 'h':
 			view_usage(stdout);
 			return 0;
@@ -66,15 +76,29 @@ int cmd_view(int argc, char **argv)
 		fprintf(stderr, "scry view: expected one trace directory (try: scry view --help)\n");
 		return 1;
 	}
+	/* The filter is parsed, then checked against the trace's event classes, before anything
+	 * is printed. */
+	struct filter_error ferr;
+	struct filter *flt = NULL;
+	struct view_filter *vf = NULL;
+	if (filter_text && !(flt = filter_parse(filter_text, &ferr))) {
+		filter_error_print(stderr, filter_text, &ferr);
+		return 1;
+	}
 	struct view v;
 	struct outbuf ob;
 	char err[512];
 	int ret = 1;
 	if (view_open(&v, argv[optind], stderr, err, sizeof(err))) {
 		fprintf(stderr, "scry view: %s\n", err);
+		filter_free(flt);
 		return 1;
 	}
 	v.gmt = gmt;
+	if (flt && !(vf = view_filter_new(&v, flt, &ferr))) {
+		filter_error_print(stderr, filter_text, &ferr);
+		goto cleanup;
+	}
 	if (ob_init(&ob, stdout)) {
 		fprintf(stderr, "scry view: out of memory\n");
 		goto cleanup;
@@ -86,6 +110,8 @@ int cmd_view(int argc, char **argv)
 	uint64_t count = 0;
 	struct view_stream *s;
 	while (count < limit && !ob.error && (s = view_next(&v))) {
+		if (vf && !view_filter_match(vf, s))
+			continue;
 		if (json)
 			json_event(&jo, s);
 		else
@@ -99,6 +125,8 @@ int cmd_view(int argc, char **argv)
 	}
 	ret = v.errors ? 1 : 0;
 cleanup:
+	view_filter_free(vf);
+	filter_free(flt);
 	view_close(&v);
 	return ret;
 }
