@@ -27,8 +27,9 @@
  *
  * Limits (errors, never crashes): expression <= FILTER_MAX_TEXT bytes, string literal <=
  * FILTER_MAX_STRING bytes once unescaped, <= FILTER_MAX_NODES operators and operands,
- * nesting (parentheses, unary chains, tree height) <= FILTER_MAX_DEPTH, a reference has
- * <= FILTER_MAX_PATH parts, <= FILTER_MAX_REFS distinct references. */
+ * nesting of parentheses and unary operators <= FILTER_MAX_DEPTH, tree height (e.g. a chain
+ * of `||`) <= FILTER_MAX_HEIGHT, a reference has <= FILTER_MAX_PATH parts, <=
+ * FILTER_MAX_REFS distinct references.  Every recursion is bounded by these. */
 #ifndef SCRY_FILTER_H
 #define SCRY_FILTER_H
 
@@ -41,6 +42,7 @@
 #define FILTER_MAX_STRING 255
 #define FILTER_MAX_NODES  1024
 #define FILTER_MAX_DEPTH  64
+#define FILTER_MAX_HEIGHT 256
 #define FILTER_MAX_PATH   8
 #define FILTER_MAX_REFS   64
 

@@ -1,7 +1,7 @@
 /* parser.c — filter expression -> AST, by precedence climbing over LTTng's levels
  * (lowest first): || && (== !=) (< <= > >=) | ^ & (<< >>) unary.  Recursion is bounded by
- * FILTER_MAX_DEPTH (parentheses and unary chains), the tree height too, and the node count
- * by FILTER_MAX_NODES.  Also: references (deduplicated by canonical text), literal-only type
+ * FILTER_MAX_DEPTH (parentheses and unary chains), the tree height by FILTER_MAX_HEIGHT, and
+ * the node count by FILTER_MAX_NODES.  Also: references (deduplicated by canonical text), literal-only type
  * errors, and the error printer. */
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +74,11 @@ static void tok_text(const struct parser *p, char *buf, size_t n)
 static int unexpected(struct parser *p, const char *what)
 {
 	char b[64];
+	if (p->tok.kind == T_PLUS || p->tok.kind == T_MINUS) {   /* after an operand */
+		ferr_set(p->err, p->tok.pos, p->tok.len, "'%c': arithmetic operators are not supported",
+			 p->tok.kind == T_PLUS ? '+' : '-');
+		return -1;
+	}
 	tok_text(p, b, sizeof(b));
 	if (p->tok.kind == T_END)
 		ferr_set(p->err, p->tok.pos, 0, "unexpected end of expression%s%s", what ? ": expected " : "",
@@ -129,9 +134,9 @@ static int set_children(struct parser *p, int idx, int a, int b)
 		n->start = nb->start < n->start ? nb->start : n->start;
 		n->end = nb->end > n->end ? nb->end : n->end;
 	}
-	if (h + 1 > FILTER_MAX_DEPTH) {
-		ferr_set(p->err, n->pos, n->len, "expression nested too deeply (more than %d levels)",
-			 FILTER_MAX_DEPTH);
+	if (h + 1 > FILTER_MAX_HEIGHT) {
+		ferr_set(p->err, n->pos, n->len, "expression too long a chain (more than %d levels of operators)",
+			 FILTER_MAX_HEIGHT);
 		return -1;
 	}
 	n->height = (uint16_t)(h + 1);
@@ -343,6 +348,8 @@ static int parse_primary(struct parser *p)
 		if (t->kind != T_RPAREN) {
 			char b[64];
 			tok_text(p, b, sizeof(b));
+			if (t->kind == T_PLUS || t->kind == T_MINUS)
+				return unexpected(p, NULL);
 			if (t->kind == T_END)
 				ferr_set(p->err, open, 1, "missing ')' for this '('");
 			else
