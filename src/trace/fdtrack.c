@@ -1,0 +1,342 @@
+/* fdtrack.c — see fdtrack.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "trace/classes.h"
+#include "trace/fdtrack.h"
+
+#define FD_LIMIT 65536                  /* descriptors above are not kept */
+#ifndef AT_FDCWD
+#define AT_FDCWD -100
+#endif
+#define CLOSE_RANGE_CLOEXEC_ (1u << 2)
+#define F_DUPFD_ 0
+#define F_SETFD_ 2
+#define F_DUPFD_CLOEXEC_ 1030
+
+struct fdent {
+	char *path;
+	bool cloexec;
+};
+
+struct fdtab {
+	struct fdent *v;
+	int cap;
+};
+
+void fdtrack_init(struct fdtrack *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->proc_root = "/proc";
+}
+
+static void tab_free(struct fdtab *tb)
+{
+	if (!tb)
+		return;
+	for (int i = 0; i < tb->cap; i++)
+		free(tb->v[i].path);
+	free(tb->v);
+	free(tb);
+}
+
+void fdtrack_free(struct fdtrack *t)
+{
+	for (size_t i = 0; i < t->procs.cap; i++)
+		if (t->procs.slots[i].key)
+			tab_free(t->procs.slots[i].val);
+	imap_free(&t->procs);
+}
+
+static struct fdtab *tab_of(struct fdtrack *t, int pid, bool create)
+{
+	struct fdtab *tb = imap_get(&t->procs, pid);
+
+	if (tb || !create)
+		return tb;
+	if (!(tb = calloc(1, sizeof(*tb))))
+		return NULL;
+	if (imap_put(&t->procs, pid, tb)) {
+		free(tb);
+		return NULL;
+	}
+	return tb;
+}
+
+/* Takes path (malloc'd; NULL forgets fd). */
+static void ent_set(struct fdtrack *t, int pid, int fd, char *path, bool cloexec)
+{
+	struct fdtab *tb = tab_of(t, pid, path != NULL);
+
+	if (fd < 0 || fd >= FD_LIMIT || !tb) {
+		free(path);
+		return;
+	}
+	if (fd >= tb->cap) {
+		int ncap = tb->cap ? tb->cap : 64;
+		struct fdent *nv;
+
+		if (!path)
+			return;
+		while (ncap <= fd)
+			ncap *= 2;
+		if (!(nv = realloc(tb->v, (size_t)ncap * sizeof(*nv)))) {
+			free(path);
+			return;
+		}
+		memset(nv + tb->cap, 0, (size_t)(ncap - tb->cap) * sizeof(*nv));
+		tb->v = nv;
+		tb->cap = ncap;
+	}
+	free(tb->v[fd].path);
+	tb->v[fd].path = path;
+	tb->v[fd].cloexec = path && cloexec;
+}
+
+void fdtrack_set(struct fdtrack *t, int pid, int fd, const char *path, bool cloexec)
+{
+	ent_set(t, pid, fd, path ? strdup(path) : NULL, cloexec);
+}
+
+/* readlink PROC/pid/what, malloc'd, or NULL */
+static char *read_link(struct fdtrack *t, int pid, const char *what)
+{
+	char path[128], target[PATH_MAX];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/%d/%s", t->proc_root, pid, what);
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n <= 0)
+		return NULL;
+	target[n] = '\0';
+	return strdup(target);
+}
+
+static char *fd_link(struct fdtrack *t, int pid, int fd)
+{
+	char what[32];
+
+	snprintf(what, sizeof(what), "fd/%d", fd);
+	return read_link(t, pid, what);
+}
+
+const char *fdtrack_path(struct fdtrack *t, int pid, int fd)
+{
+	struct fdtab *tb = tab_of(t, pid, false);
+	char *s, *b;
+
+	if (fd < 0)
+		return NULL;
+	if (tb && fd < tb->cap && tb->v[fd].path)
+		return tb->v[fd].path;
+	if (!(s = fd_link(t, pid, fd)))
+		return NULL;
+	b = t->buf[t->next_buf++ % 4];
+	snprintf(b, sizeof(t->buf[0]), "%s", s);
+	free(s);
+	return b;
+}
+
+static char *fd_dup_path(struct fdtrack *t, int pid, int fd)
+{
+	const char *p = fdtrack_path(t, pid, fd);
+
+	return p ? strdup(p) : NULL;
+}
+
+/* The absolute path a call named: relative to the cwd or to a directory fd, then
+ * canonical (symlinks resolved) when it exists here. */
+static char *resolve(struct fdtrack *t, int pid, int dirfd, const char *path)
+{
+	char *base = NULL, *abs = NULL, real[PATH_MAX];
+
+	if (path[0] == '/') {
+		abs = strdup(path);
+	} else {
+		size_t bl;
+
+		base = dirfd == AT_FDCWD ? read_link(t, pid, "cwd") : fd_dup_path(t, pid, dirfd);
+		if (!base || base[0] != '/') {
+			free(base);
+			return strdup(path);
+		}
+		bl = strlen(base);
+		if (asprintf(&abs, "%s%s%s", base, !*path || base[bl - 1] == '/' ? "" : "/", path) < 0)
+			abs = NULL;
+		free(base);
+	}
+	if (abs && realpath(abs, real)) {
+		free(abs);
+		return strdup(real);
+	}
+	return abs;
+}
+
+static bool arg_have(const struct trace_call *c, const struct scry_argval *all, unsigned i)
+{
+	return i < c->nargs && all[i].have;
+}
+
+static int arg_int(const struct trace_call *c, const struct scry_argval *all, unsigned i, int dflt)
+{
+	return arg_have(c, all, i) ? (int)all[i].v : dflt;
+}
+
+static char *arg_str(const struct trace_call *c, const struct scry_argval *all, unsigned i)
+{
+	char *s;
+
+	if (!arg_have(c, all, i) || !all[i].p)
+		return NULL;
+	if (!(s = malloc(all[i].len + 1)))
+		return NULL;
+	memcpy(s, all[i].p, all[i].len);
+	s[all[i].len] = '\0';
+	return s;
+}
+
+static void opened(struct fdtrack *t, const struct trace_call *c, const struct scry_argval *all,
+		   int dirfd, int path_arg, uint64_t flags)
+{
+	int pid = c->pid, fd = (int)c->ret;
+	char *name = path_arg >= 0 ? arg_str(c, all, (unsigned)path_arg) : NULL;
+	char *path = name ? resolve(t, pid, dirfd, name) : fd_link(t, pid, fd);
+
+	free(name);
+	ent_set(t, pid, fd, path, flags & O_CLOEXEC);
+}
+
+/* The fds written into an int[2] (pipe, pipe2, socketpair). */
+static void fd_pair(struct fdtrack *t, const struct trace_call *c, const struct scry_argval *all,
+		    unsigned arg, bool cloexec)
+{
+	int32_t fds[2];
+
+	if (!arg_have(c, all, arg) || !all[arg].p || all[arg].len < sizeof(fds))
+		return;
+	memcpy(fds, all[arg].p, sizeof(fds));
+	for (int i = 0; i < 2; i++)
+		ent_set(t, c->pid, fds[i], fd_link(t, c->pid, fds[i]), cloexec);
+}
+
+static void exec_closes(struct fdtrack *t, int pid)
+{
+	struct fdtab *tb = tab_of(t, pid, false);
+
+	for (int i = 0; tb && i < tb->cap; i++)
+		if (tb->v[i].cloexec) {
+			free(tb->v[i].path);
+			tb->v[i].path = NULL;
+			tb->v[i].cloexec = false;
+		}
+}
+
+static void close_range_(struct fdtrack *t, int pid, uint64_t lo, uint64_t hi, bool cloexec)
+{
+	struct fdtab *tb = tab_of(t, pid, false);
+
+	for (uint64_t i = lo; tb && i <= hi && i < (uint64_t)tb->cap; i++) {
+		if (!tb->v[i].path)
+			continue;
+		if (cloexec) {
+			tb->v[i].cloexec = true;
+		} else {
+			free(tb->v[i].path);
+			tb->v[i].path = NULL;
+		}
+	}
+}
+
+/* Calls returning a new fd with no path: where their close-on-exec flag is. */
+static const struct {
+	const char *name;
+	unsigned arg;
+	uint64_t bit;
+} cloexec_args[] = {
+	{ "socket", 1, O_CLOEXEC }, { "accept4", 3, O_CLOEXEC }, { "eventfd2", 1, O_CLOEXEC },
+	{ "epoll_create1", 0, O_CLOEXEC }, { "signalfd4", 3, O_CLOEXEC },
+	{ "timerfd_create", 1, O_CLOEXEC }, { "inotify_init1", 0, O_CLOEXEC },
+	{ "memfd_create", 1, 1 /* MFD_CLOEXEC */ }, { "fanotify_init", 0, 1 /* FAN_CLOEXEC */ },
+	{ "userfaultfd", 0, O_CLOEXEC }, { "perf_event_open", 4, 8 /* PERF_FLAG_FD_CLOEXEC */ },
+	{ "pidfd_open", 0, 0 }, { "pidfd_getfd", 0, 0 },   /* always close-on-exec */
+};
+
+void fdtrack_apply(struct fdtrack *t, const struct trace_call *c, const struct scry_argval *all)
+{
+	const char *n = c->name;
+	int pid = c->pid;
+	int64_t ret = c->ret;
+
+	if (!n || pid <= 0 || !c->have_exit)
+		return;
+	if (!strcmp(n, "close")) {
+		if (ret != -EBADF && arg_have(c, all, 0))
+			ent_set(t, pid, arg_int(c, all, 0, -1), NULL, false);
+		return;
+	}
+	if (ret < 0)
+		return;
+	if (!strcmp(n, "open")) {
+		opened(t, c, all, AT_FDCWD, 0, arg_have(c, all, 1) ? all[1].v : 0);
+	} else if (!strcmp(n, "openat")) {
+		opened(t, c, all, arg_int(c, all, 0, AT_FDCWD), 1, arg_have(c, all, 2) ? all[2].v : 0);
+	} else if (!strcmp(n, "creat")) {
+		opened(t, c, all, AT_FDCWD, 0, 0);
+	} else if (!strcmp(n, "openat2")) {
+		uint64_t flags = 0;
+
+		if (arg_have(c, all, 2) && all[2].p && all[2].len >= 8)
+			memcpy(&flags, all[2].p, 8);   /* struct open_how: flags first */
+		opened(t, c, all, arg_int(c, all, 0, AT_FDCWD), 1, flags);
+	} else if (!strcmp(n, "dup") || !strcmp(n, "dup2") || !strcmp(n, "dup3")) {
+		bool cx = n[3] == '3' && arg_have(c, all, 2) && (all[2].v & O_CLOEXEC);
+
+		if ((int)ret != arg_int(c, all, 0, -1))
+			ent_set(t, pid, (int)ret, fd_dup_path(t, pid, arg_int(c, all, 0, -1)), cx);
+	} else if (!strcmp(n, "fcntl")) {
+		int cmd = arg_int(c, all, 1, -1), fd = arg_int(c, all, 0, -1);
+		struct fdtab *tb = tab_of(t, pid, false);
+
+		if (cmd == F_DUPFD_ || cmd == F_DUPFD_CLOEXEC_)
+			ent_set(t, pid, (int)ret, fd_dup_path(t, pid, fd), cmd == F_DUPFD_CLOEXEC_);
+		else if (cmd == F_SETFD_ && tb && fd >= 0 && fd < tb->cap && tb->v[fd].path)
+			tb->v[fd].cloexec = arg_have(c, all, 2) && (all[2].v & 1);
+	} else if (!strcmp(n, "close_range")) {
+		if (arg_have(c, all, 0) && arg_have(c, all, 1))
+			close_range_(t, pid, (uint32_t)all[0].v, (uint32_t)all[1].v,
+				     arg_have(c, all, 2) && (all[2].v & CLOSE_RANGE_CLOEXEC_));
+	} else if (!strcmp(n, "execve") || !strcmp(n, "execveat")) {
+		exec_closes(t, pid);
+	} else if (!strcmp(n, "pipe") || !strcmp(n, "pipe2")) {
+		fd_pair(t, c, all, 0, n[4] == '2' && arg_have(c, all, 1) && (all[1].v & O_CLOEXEC));
+	} else if (!strcmp(n, "socketpair")) {
+		fd_pair(t, c, all, 3, arg_have(c, all, 1) && (all[1].v & O_CLOEXEC));
+	} else if (trace_syscall_classes(n) & TRACE_RET_FD) {
+		bool cx = false;
+
+		for (size_t i = 0; i < sizeof(cloexec_args) / sizeof(cloexec_args[0]); i++)
+			if (!strcmp(cloexec_args[i].name, n))
+				cx = !cloexec_args[i].bit ||
+				     (arg_have(c, all, cloexec_args[i].arg) && (all[cloexec_args[i].arg].v & cloexec_args[i].bit));
+		ent_set(t, pid, (int)ret, fd_link(t, pid, (int)ret), cx);
+	}
+}
+
+void fdtrack_fork(struct fdtrack *t, int parent_pid, int pid)
+{
+	struct fdtab *from = tab_of(t, parent_pid, false), *to;
+
+	if (!from || parent_pid == pid || tab_of(t, pid, false) || !(to = tab_of(t, pid, true)))
+		return;
+	for (int i = 0; i < from->cap; i++)
+		if (from->v[i].path)
+			ent_set(t, pid, i, strdup(from->v[i].path), from->v[i].cloexec);
+}
+
+void fdtrack_drop(struct fdtrack *t, int pid)
+{
+	tab_free(imap_del(&t->procs, pid));
+}

@@ -1,0 +1,38 @@
+/* fdtrack.h — `scry trace -y`: which path each file descriptor of each process refers to,
+ * kept from the calls seen (open/openat/openat2/creat, dup*, fcntl F_DUPFD*, close,
+ * close_range, execve's close-on-exec, fds of sockets, pipes and other objects read from
+ * /proc/PID/fd when the call is seen), and /proc/PID/fd/N for the fds no call told about
+ * (src/trace/fdtrack.c).  Paths are resolved in scry's own mount namespace. */
+#ifndef SCRY_TRACE_FDTRACK_H
+#define SCRY_TRACE_FDTRACK_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include "trace/call.h"
+#include "trace/imap.h"
+
+struct fdtrack {
+	struct imap procs;              /* pid -> struct fdtab * */
+	const char *proc_root;          /* "/proc" (tests point it elsewhere) */
+	char buf[4][PATH_MAX + 16];     /* readlink results handed out, in turn */
+	unsigned next_buf;
+};
+
+void fdtrack_init(struct fdtrack *t);
+void fdtrack_free(struct fdtrack *t);
+
+/* The path of fd in process pid, or NULL.  Valid until the fourth next call. */
+const char *fdtrack_path(struct fdtrack *t, int pid, int fd);
+
+/* Apply what a returned call did to pid's descriptors.  all: the argument values at exit
+ * (exit captures, else the entry values). */
+void fdtrack_apply(struct fdtrack *t, const struct trace_call *c, const struct scry_argval *all);
+
+/* A new process inherits its parent's descriptors; a process that ended has none. */
+void fdtrack_fork(struct fdtrack *t, int parent_pid, int pid);
+void fdtrack_drop(struct fdtrack *t, int pid);
+
+/* Set or forget one descriptor by hand (tests, and callers that know better). */
+void fdtrack_set(struct fdtrack *t, int pid, int fd, const char *path, bool cloexec);
+
+#endif /* SCRY_TRACE_FDTRACK_H */
