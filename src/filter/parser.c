@@ -16,6 +16,9 @@ void ferr_set(struct filter_error *e, size_t off, size_t len, const char *fmt, .
 	va_start(ap, fmt);
 	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
 	va_end(ap);
+	for (char *c = e->msg; *c; c++)      /* one line: quoted tokens may hold control bytes */
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = ' ';
 	e->offset = off;
 	e->len = len;
 }
