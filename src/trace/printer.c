@@ -1,0 +1,693 @@
+/* printer.c — strace's text output and the matching of entries with exits (see
+ * printer.h).  strace's rules reproduced here: one task's line is "open" after its entry
+ * part; any other line that must start closes it with " <unfinished ...>", and the call
+ * later ends on a line of its own, "<... NAME resumed>REST) = RET"; exit and exit_group
+ * print " = ?" at once; a task that dies in a call ends it with " <unfinished ...>) = ?". */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/wait.h>
+#include "trace/classes.h"
+#include "trace/printer_int.h"
+#include "trace/siginfo.h"
+
+enum end_how { END_DIED, END_DETACHED };
+
+bool trace_call_failed(int64_t ret)
+{
+	return ret >= -4095 && ret <= -1;
+}
+
+static bool selected(const struct trace_printer *p, int nr)
+{
+	return trace_opts_selected(&p->o, nr);
+}
+
+static bool never_returns(const char *name)
+{
+	return name && (!strcmp(name, "exit") || !strcmp(name, "exit_group"));
+}
+
+static bool is_exec(const char *name)
+{
+	return name && (!strcmp(name, "execve") || !strcmp(name, "execveat"));
+}
+
+static const char *fd_path_cb(void *ctx, int pid, int fd)
+{
+	return fdtrack_path(ctx, pid, fd);
+}
+
+/* ---- tasks and pending calls ---- */
+
+static void pend_free(struct pend *pd)
+{
+	if (pd) {
+		free(pd->blob);
+		free(pd);
+	}
+}
+
+/* First argument whose value is only known at exit. */
+static unsigned entry_args(const struct trace_call *c)
+{
+	for (unsigned i = 0; c->specs && i < c->nargs; i++)
+		if (c->specs[i].dir == SCRY_DIR_OUT || c->specs[i].dir == SCRY_DIR_INOUT)
+			return i;
+	return c->nargs;
+}
+
+static struct pend *pend_new(const struct trace_call *c)
+{
+	struct pend *pd = calloc(1, sizeof(*pd));
+	size_t total = 0, off = 0;
+	unsigned n = c->nargs < SCRY_MAX_ARGS ? c->nargs : SCRY_MAX_ARGS;
+
+	if (!pd)
+		return NULL;
+	pd->c = *c;
+	pd->c.nargs = n;
+	memset(pd->c.out, 0, sizeof(pd->c.out));
+	for (unsigned i = 0; i < n; i++)
+		if (c->in[i].have && c->in[i].p)
+			total += c->in[i].len;
+	if (total && !(pd->blob = malloc(total))) {
+		free(pd);
+		return NULL;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		if (!c->in[i].have || !c->in[i].p)
+			continue;
+		memcpy(pd->blob + off, c->in[i].p, c->in[i].len);
+		pd->c.in[i].p = pd->blob + off;
+		off += c->in[i].len;
+	}
+	pd->k = entry_args(&pd->c);
+	return pd;
+}
+
+static struct task *task_get(struct trace_printer *p, int tid, int pid)
+{
+	struct task *t = imap_get(&p->tasks, tid);
+
+	if (t) {
+		t->pid = pid;
+		return t;
+	}
+	if (tid <= 0 || !(t = calloc(1, sizeof(*t))))
+		return NULL;
+	t->tid = tid;
+	t->pid = pid;
+	if (imap_put(&p->tasks, tid, t)) {
+		free(t);
+		return NULL;
+	}
+	return t;
+}
+
+static void task_remove(struct trace_printer *p, int tid)
+{
+	struct task *t = imap_del(&p->tasks, tid);
+
+	if (!t)
+		return;
+	if (p->open_tid == tid)
+		p->open_tid = 0;   /* callers end the line first */
+	pend_free(t->pend);
+	free(t);
+}
+
+static int by_tid(const void *a, const void *b)
+{
+	const struct task *x = *(struct task *const *)a, *y = *(struct task *const *)b;
+
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+/* The tasks of pid (every task when pid is 0), by tid; NULL when none or out of memory. */
+static struct task **tasks_of(struct trace_printer *p, int pid, size_t *n)
+{
+	struct task **v = malloc((p->tasks.n + 1) * sizeof(*v));
+
+	*n = 0;
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < p->tasks.cap; i++) {
+		struct task *t = p->tasks.slots[i].val;
+
+		if (p->tasks.slots[i].key && (!pid || t->pid == pid))
+			v[(*n)++] = t;
+	}
+	qsort(v, *n, sizeof(*v), by_tid);
+	return v;
+}
+
+/* ---- output primitives ---- */
+
+static void col_sync(struct trace_printer *p)
+{
+	if (p->ob.n >= p->mark)
+		p->col += p->ob.n - p->mark;
+	else
+		p->col = (size_t)1 << 30;   /* the buffer filled up mid-line: a very long line */
+	p->mark = p->ob.n;
+}
+
+static void flush_out(struct trace_printer *p)
+{
+	col_sync(p);
+	ob_flush(&p->ob);
+	p->mark = 0;
+	if (!p->ob.error && fflush(p->out))
+		p->ob.error = 1;
+}
+
+void trace_printer_line_end(struct trace_printer *p)
+{
+	ob_putc(&p->ob, '\n');
+	p->col = 0;
+	p->mark = p->ob.n;
+	if (p->tty)
+		flush_out(p);
+}
+
+static void pad_to_ret(struct trace_printer *p)
+{
+	static const char spaces[TRACE_RET_COLUMN] = { [0 ... TRACE_RET_COLUMN - 1] = ' ' };
+
+	col_sync(p);
+	if (p->col < TRACE_RET_COLUMN)
+		ob_write(&p->ob, spaces, TRACE_RET_COLUMN - p->col);
+	col_sync(p);
+}
+
+static void put_num(struct trace_printer *p, const char *fmt, long long a, long long b)
+{
+	char tmp[64];
+	int n = snprintf(tmp, sizeof(tmp), fmt, a, b);
+
+	ob_write(&p->ob, tmp, (size_t)n);
+}
+
+/* The line of the open task ends here, with why (" <unfinished ...>"). */
+static void close_open(struct trace_printer *p, const char *why)
+{
+	if (!p->open_tid)
+		return;
+	ob_puts(&p->ob, why);
+	trace_printer_line_end(p);
+	p->open_tid = 0;
+}
+
+/* strace's printleader: end the open line, then the pid prefix and the timestamps. */
+static void leader(struct trace_printer *p, int tid, int64_t ts)
+{
+	close_open(p, " <unfinished ...>");
+	if (p->ob.n > OUTBUF_SIZE / 2)
+		flush_out(p);
+	p->col = 0;
+	p->mark = p->ob.n;
+	if (p->numeric_pfx)
+		put_num(p, "%-5lld ", tid, 0);
+	else if (p->tasks.n > 1)
+		put_num(p, "[pid %5lld] ", tid, 0);
+	if (p->o.tstamp) {
+		int64_t sec = ts / 1000000000, usec = ts % 1000000000 / 1000;
+
+		if (p->o.tstamp == 3) {
+			put_num(p, "%lld.%06lld ", sec, usec);
+		} else {
+			tod_lookup(&p->tod, sec);
+			ob_puts(&p->ob, p->tod.hms);
+			if (p->o.tstamp == 2)
+				put_num(p, ".%06lld", usec, 0);
+			ob_putc(&p->ob, ' ');
+		}
+	}
+	if (p->o.relative) {
+		int64_t d = p->have_last && ts > p->last_ts ? ts - p->last_ts : 0;
+
+		put_num(p, p->o.tstamp ? "(+%6lld.%06lld) " : "%6lld.%06lld ", d / 1000000000,
+			d % 1000000000 / 1000);
+	}
+	p->last_ts = ts;
+	p->have_last = true;
+}
+
+void trace_printer_fmt_arg(struct trace_printer *p, struct outbuf *ob, const struct trace_call *c, unsigned i,
+			   const struct scry_argval *all, bool have_ret)
+{
+	static const struct scry_argspec raw = { .kind = SCRY_A_HEX };
+
+	if (!all[i].have) {
+		ob_putc(ob, '?');
+		return;
+	}
+	p->fo.pid = c->pid;
+	scry_fmt_arg(ob, c->specs ? &c->specs[i] : &raw, &all[i], all, c->ret, have_ret, &p->fo);
+}
+
+static void put_args(struct trace_printer *p, const struct trace_call *c, unsigned from, unsigned to,
+		     const struct scry_argval *all, bool have_ret)
+{
+	for (unsigned i = from; i < to; i++) {
+		if (i > from)
+			OB_LIT(&p->ob, ", ");
+		trace_printer_fmt_arg(p, &p->ob, c, i, all, have_ret);
+	}
+}
+
+/* "NAME(arg, arg, " — what strace prints when the call enters. */
+static void put_entry_part(struct trace_printer *p, const struct pend *pd)
+{
+	ob_puts(&p->ob, pd->c.name);
+	ob_putc(&p->ob, '(');
+	put_args(p, &pd->c, 0, pd->k, pd->c.in, false);
+	if (pd->k > 0 && pd->k < pd->c.nargs)
+		OB_LIT(&p->ob, ", ");
+}
+
+static bool returns_fd(const struct trace_call *c, const struct scry_argval *all)
+{
+	if (!strcmp(c->name, "fcntl"))
+		return c->nargs > 1 && all[1].have && (all[1].v == 0 || all[1].v == 1030);  /* F_DUPFD* */
+	return trace_syscall_classes(c->name) & TRACE_RET_FD;
+}
+
+/* ") = RET<path> <0.000012>\n"; the fd effects of the call are applied first, so that
+ * -y shows what a returned fd refers to. */
+static void put_ret(struct trace_printer *p, const struct trace_call *c, const struct scry_argval *all)
+{
+	ob_putc(&p->ob, ')');
+	ob_putc(&p->ob, ' ');
+	pad_to_ret(p);
+	scry_fmt_ret(&p->ob, c->name, c->ret);
+	if (p->o.decode_fds && c->ret >= 0 && returns_fd(c, all)) {
+		const char *path = fdtrack_path(&p->fds, c->pid, (int)c->ret);
+
+		if (path) {
+			ob_putc(&p->ob, '<');
+			ob_puts(&p->ob, path);
+			ob_putc(&p->ob, '>');
+		}
+	}
+	if (p->o.durations && c->have_entry) {
+		int64_t d = c->ts_exit > c->ts_entry ? c->ts_exit - c->ts_entry : 0;
+
+		put_num(p, " <%lld.%06lld>", d / 1000000000, d % 1000000000 / 1000);
+	}
+	trace_printer_line_end(p);
+}
+
+/* ") = ?" of a call that will not return. */
+static void put_noret(struct trace_printer *p)
+{
+	ob_putc(&p->ob, ')');
+	ob_putc(&p->ob, ' ');
+	pad_to_ret(p);
+	OB_LIT(&p->ob, "= ?");
+	trace_printer_line_end(p);
+}
+
+static bool status_wanted(const struct trace_printer *p, unsigned bit)
+{
+	return p->o.status & bit;
+}
+
+/* ---- calls ---- */
+
+/* Exit of an execve that a non-leader thread made: the thread took the leader's tid. */
+static struct pend *steal_exec(struct trace_printer *p, int pid, int tid)
+{
+	size_t n;
+	struct task **v = tasks_of(p, pid, &n);
+	struct pend *pd = NULL;
+
+	for (size_t i = 0; v && i < n && !pd; i++)
+		if (v[i]->tid != tid && v[i]->pend && is_exec(v[i]->pend->c.name)) {
+			pd = v[i]->pend;
+			v[i]->pend = NULL;
+			if (p->open_tid == v[i]->tid)
+				p->open_tid = tid;
+		}
+	free(v);
+	return pd;
+}
+
+/* A successful execve ends the other threads of the process. */
+static void exec_done(struct trace_printer *p, int pid, int tid)
+{
+	size_t n;
+	struct task **v = tasks_of(p, pid, &n);
+
+	for (size_t i = 0; v && i < n; i++)
+		if (v[i]->tid != tid) {
+			if (p->open_tid == v[i]->tid)
+				close_open(p, " <unfinished ...>");
+			task_remove(p, v[i]->tid);
+		}
+	free(v);
+}
+
+static void put_exited(struct trace_printer *p, int pid, int tid, int64_t ts, int status)
+{
+	if (p->quiet)
+		return;
+	if (p->o.json) {
+		trace_json_exit(p, pid, tid, ts, status);
+		return;
+	}
+	leader(p, tid, ts);
+	if (WIFSIGNALED(status)) {
+		const char *s = scry_signal_name(WTERMSIG(status));
+
+		OB_LIT(&p->ob, "+++ killed by ");
+		if (s)
+			ob_puts(&p->ob, s);
+		else
+			ob_i64(&p->ob, WTERMSIG(status));
+		ob_puts(&p->ob, WCOREDUMP(status) ? " (core dumped) +++" : " +++");
+	} else {
+		OB_LIT(&p->ob, "+++ exited with ");
+		ob_i64(&p->ob, WEXITSTATUS(status));
+		OB_LIT(&p->ob, " +++");
+	}
+	trace_printer_line_end(p);
+}
+
+/* exit, exit_group: "exit_group(0) = ?" when they enter. */
+static void put_noreturn_call(struct trace_printer *p, const struct trace_call *c)
+{
+	if (p->o.json) {
+		trace_json_call(p, c, c->in, true, false);
+		return;
+	}
+	if (p->deferred && !status_wanted(p, TRACE_ST_UNFINISHED))
+		return;
+	leader(p, c->tid, c->ts_entry);
+	ob_puts(&p->ob, c->name);
+	ob_putc(&p->ob, '(');
+	put_args(p, c, 0, c->nargs, c->in, false);
+	put_noret(p);
+}
+
+void trace_printer_entry(struct trace_printer *p, const struct trace_call *c)
+{
+	struct task *t = task_get(p, c->tid, c->pid);
+	bool sel = selected(p, c->nr);
+
+	if (!t || !c->name)
+		return;
+	if (t->pend) {   /* its exit was never seen */
+		if (p->open_tid == t->tid)
+			close_open(p, " <unfinished ...>");
+		pend_free(t->pend);
+		t->pend = NULL;
+	}
+	if (never_returns(c->name)) {
+		if (sel && !p->quiet)
+			put_noreturn_call(p, c);
+		if (!strcmp(c->name, "exit") && c->tid != c->pid) {   /* a thread ends */
+			put_exited(p, c->pid, c->tid, c->ts_entry, (int)((c->in[0].v & 0xff) << 8));
+			task_remove(p, c->tid);
+		}
+		return;
+	}
+	if (!(t->pend = pend_new(c)))
+		return;
+	if (!sel || p->quiet || p->deferred)
+		return;
+	leader(p, c->tid, c->ts_entry);
+	put_entry_part(p, t->pend);
+	t->pend->shown = true;
+	p->open_tid = c->tid;
+	col_sync(p);
+}
+
+void trace_printer_exit(struct trace_printer *p, const struct trace_call *c)
+{
+	struct task *t = task_get(p, c->tid, c->pid);
+	struct pend *pd = t ? t->pend : NULL;
+	struct scry_argval all[SCRY_MAX_ARGS];
+	struct trace_call full;
+	bool sel = selected(p, c->nr), show, cont = false;
+	unsigned from = 0;
+
+	if (!c->name)
+		return;
+	if (t)
+		t->pend = NULL;
+	if (!pd && is_exec(c->name) && c->ret == 0)
+		pd = steal_exec(p, c->pid, c->tid);
+	if (pd) {
+		full = pd->c;
+	} else {
+		full = *c;
+		full.have_entry = false;
+	}
+	full.pid = c->pid;
+	full.tid = c->tid;
+	full.have_exit = true;
+	full.ts_exit = c->ts_exit;
+	full.ret = c->ret;
+	memcpy(full.out, c->out, sizeof(full.out));
+	for (unsigned i = 0; i < SCRY_MAX_ARGS; i++)
+		all[i] = c->out[i].have ? c->out[i] : pd ? pd->c.in[i] : c->in[i];
+
+	if (sel && p->sum)
+		trace_summary_call(p->sum, &full);
+	show = sel && !p->quiet &&
+	       status_wanted(p, trace_call_failed(c->ret) ? TRACE_ST_FAILED : TRACE_ST_SUCCESSFUL);
+	if (show && p->o.json) {
+		trace_json_call(p, &full, all, false, false);
+		show = false;
+	} else if (show && p->deferred) {
+		leader(p, c->tid, full.have_entry ? full.ts_entry : full.ts_exit);
+		ob_puts(&p->ob, full.name);
+		ob_putc(&p->ob, '(');
+		put_args(p, &full, 0, full.nargs, all, true);
+	} else if (show) {
+		cont = pd && pd->shown && p->open_tid == c->tid;
+		if (!cont) {
+			leader(p, c->tid, c->ts_exit);
+			OB_LIT(&p->ob, "<... ");
+			ob_puts(&p->ob, full.name);
+			OB_LIT(&p->ob, " resumed>");
+		}
+		from = pd ? pd->k : entry_args(&full);
+		put_args(p, &full, from, full.nargs, all, true);
+		p->open_tid = 0;
+	} else if (pd && p->open_tid == c->tid) {
+		close_open(p, " <unfinished ...>");   /* not wanted after all (cannot happen) */
+	}
+	if (p->o.decode_fds)
+		fdtrack_apply(&p->fds, &full, all);
+	if (show)
+		put_ret(p, &full, all);
+	if (is_exec(c->name) && c->ret == 0)
+		exec_done(p, c->pid, c->tid);
+	pend_free(pd);
+}
+
+/* A pending call that will not return: its task died, or tracing stops. */
+static void end_pending(struct trace_printer *p, struct task *t, int64_t ts, enum end_how how)
+{
+	struct pend *pd = t->pend;
+	unsigned bit = how == END_DIED ? TRACE_ST_UNFINISHED : TRACE_ST_DETACHED;
+	bool nf;
+
+	if (!pd)
+		return;
+	t->pend = NULL;
+	nf = trace_syscall_classes(pd->c.name) & TRACE_NEVER_FAILS;
+	if (!selected(p, pd->c.nr) || p->quiet) {
+		pend_free(pd);
+		return;
+	}
+	if (p->o.json) {
+		trace_json_call(p, &pd->c, pd->c.in, true, how == END_DETACHED);
+	} else if (p->deferred) {
+		if (status_wanted(p, bit)) {
+			leader(p, t->tid, pd->c.ts_entry);
+			put_entry_part(p, pd);
+			if (how == END_DETACHED) {
+				OB_LIT(&p->ob, " <detached ...>");
+				trace_printer_line_end(p);
+			} else {
+				if (!nf)
+					OB_LIT(&p->ob, " <unfinished ...>");
+				put_noret(p);
+			}
+		}
+	} else if (how == END_DETACHED) {
+		if (p->open_tid == t->tid)
+			close_open(p, " <detached ...>");
+	} else if (p->open_tid == t->tid || pd->shown) {
+		if (p->open_tid != t->tid) {
+			leader(p, t->tid, ts);
+			OB_LIT(&p->ob, "<... ");
+			ob_puts(&p->ob, pd->c.name);
+			OB_LIT(&p->ob, " resumed>");
+		}
+		p->open_tid = 0;
+		if (!nf)
+			OB_LIT(&p->ob, " <unfinished ...>");
+		put_noret(p);
+	}
+	pend_free(pd);
+}
+
+void trace_printer_exited(struct trace_printer *p, int pid, int64_t ts, int status)
+{
+	size_t n;
+	struct task **v = tasks_of(p, pid, &n), *leader_task = NULL;
+
+	/* the other threads first (strace reaps the leader last), each: its pending call,
+	 * then its "+++ exited" line */
+	for (size_t i = 0; v && i < n; i++) {
+		if (v[i]->tid == pid) {
+			leader_task = v[i];
+			continue;
+		}
+		end_pending(p, v[i], ts, END_DIED);
+		put_exited(p, pid, v[i]->tid, ts, status);
+		task_remove(p, v[i]->tid);
+	}
+	if (leader_task)
+		end_pending(p, leader_task, ts, END_DIED);
+	put_exited(p, pid, pid, ts, status);
+	task_remove(p, pid);
+	free(v);
+	fdtrack_drop(&p->fds, pid);
+}
+
+void trace_printer_signal(struct trace_printer *p, int pid, int tid, int64_t ts, int sig, int code, int err)
+{
+	const char *s = scry_signal_name(sig), *cn;
+
+	task_get(p, tid, pid);
+	if (p->quiet || (sig >= 1 && sig <= 64 && !(p->o.sigset >> (sig - 1) & 1)))
+		return;
+	if (p->o.json) {
+		trace_json_signal(p, pid, tid, ts, sig, code, err);
+		return;
+	}
+	leader(p, tid, ts);
+	OB_LIT(&p->ob, "--- ");
+	if (s)
+		ob_puts(&p->ob, s);
+	else
+		ob_i64(&p->ob, sig);
+	OB_LIT(&p->ob, " {si_signo=");
+	if (s)
+		ob_puts(&p->ob, s);
+	else
+		ob_i64(&p->ob, sig);
+	OB_LIT(&p->ob, ", si_code=");
+	if ((cn = trace_si_code_name(sig, code)))
+		ob_puts(&p->ob, cn);
+	else
+		put_num(p, "%#llx", (unsigned)code, 0);
+	if (err) {
+		const char *e = scry_errno_name(err);
+
+		OB_LIT(&p->ob, ", si_errno=");
+		if (e)
+			ob_puts(&p->ob, e);
+		else
+			ob_i64(&p->ob, err);
+	}
+	OB_LIT(&p->ob, "} ---");
+	trace_printer_line_end(p);
+}
+
+void trace_printer_task(struct trace_printer *p, int parent_pid, int pid, int tid)
+{
+	task_get(p, tid, pid);
+	if (tid == pid && parent_pid > 0 && parent_pid != pid)
+		fdtrack_fork(&p->fds, parent_pid, pid);
+}
+
+/* ---- life cycle ---- */
+
+struct trace_printer *trace_printer_new(const struct trace_opts *o, FILE *out, struct trace_summary *sum)
+{
+	struct trace_printer *p = calloc(1, sizeof(*p));
+	unsigned sfu = TRACE_ST_SUCCESSFUL | TRACE_ST_FAILED | TRACE_ST_UNFINISHED;
+
+	if (!p)
+		return NULL;
+	p->o = *o;
+	p->o.pids = NULL;
+	p->out = out;
+	p->sum = sum;
+	p->tty = isatty(fileno(out));
+	p->quiet = o->count == TRACE_COUNT_ONLY;
+	p->deferred = o->json || (o->status & sfu) != sfu;
+	p->numeric_pfx = o->outfile && (o->follow || o->all || o->npids + (o->cmd ? 1 : 0) > 1);
+	fdtrack_init(&p->fds);
+	p->fo.strsize = o->strsize;
+	p->fo.verbose = o->verbose;
+	if (o->decode_fds) {
+		p->fo.fd_path = fd_path_cb;
+		p->fo.fd_ctx = &p->fds;
+	}
+	if (ob_init(&p->ob, out))
+		goto fail;
+	if (o->json) {
+		if (!(p->ms = open_memstream(&p->ms_buf, &p->ms_len)) || ob_init(&p->scratch, p->ms))
+			goto fail;
+	}
+	return p;
+fail:
+	trace_printer_free(p);
+	return NULL;
+}
+
+void trace_printer_batch_end(struct trace_printer *p)
+{
+	if (p->tty)
+		flush_out(p);
+}
+
+int trace_printer_finish(struct trace_printer *p)
+{
+	size_t n;
+	struct task **v = tasks_of(p, 0, &n);
+
+	/* the open line first, so that it ends where it stands */
+	for (size_t i = 0; v && i < n; i++)
+		if (v[i]->tid == p->open_tid)
+			end_pending(p, v[i], 0, END_DETACHED);
+	for (size_t i = 0; v && i < n; i++)
+		end_pending(p, v[i], 0, END_DETACHED);
+	free(v);
+	close_open(p, " <detached ...>");
+	flush_out(p);
+	return p->ob.error ? -1 : 0;
+}
+
+void trace_printer_free(struct trace_printer *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->tasks.cap; i++)
+		if (p->tasks.slots[i].key) {
+			struct task *t = p->tasks.slots[i].val;
+
+			pend_free(t->pend);
+			free(t);
+		}
+	imap_free(&p->tasks);
+	fdtrack_free(&p->fds);
+	if (p->ob.buf)
+		ob_free(&p->ob);
+	if (p->scratch.buf) {
+		free(p->scratch.buf);
+		p->scratch.buf = NULL;
+	}
+	if (p->ms)
+		fclose(p->ms);
+	free(p->ms_buf);
+	free(p);
+}

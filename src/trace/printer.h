@@ -1,0 +1,58 @@
+/* printer.h — `scry trace` output: strace's lines (or JSON lines) from merged syscall
+ * calls, signals and process exits, in the order the events happened
+ * (src/trace/printer.c, printer_json.c).
+ *
+ * Text, as strace prints it:
+ *   openat(AT_FDCWD, "/etc/passwd", O_RDONLY|O_CLOEXEC) = 3
+ *   [pid  4712] read(3,  <unfinished ...>          another task's line must start first
+ *   [pid  4711] close(4)                    = 0
+ *   [pid  4712] <... read resumed>"root:x:0:0:"..., 4096) = 1234
+ *   exit_group(0)                           = ?
+ *   +++ exited with 0 +++
+ *   --- SIGCHLD {si_signo=SIGCHLD, si_code=CLD_EXITED} ---
+ * A call's entry part is written when it enters (up to its first argument read at exit,
+ * OUT or INOUT), the rest when it returns, on the same line when nothing came between.
+ * The " = " column is 40.  Prefix: with -o FILE (and following), "PID   " on every line
+ * (strace's "%-5d "); else "[pid NNNNN] " once more than one task is alive.
+ * With -e status= other than all, and with --json, whole calls are printed when they
+ * return (strace's order then).  -c prints nothing but counts into the summary; -C both.
+ * Unselected syscalls (trace=) are not printed or counted but still update -y's fd table:
+ * feed the printer open/close/dup-family calls even when trace= leaves them out. */
+#ifndef SCRY_TRACE_PRINTER_H
+#define SCRY_TRACE_PRINTER_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "trace/call.h"
+#include "trace/options.h"
+#include "trace/summary.h"
+
+struct trace_printer;
+
+/* out: where lines go (stderr, or the -o file, opened by the caller).  sum: where -c/-C
+ * count (may be NULL).  o is copied; NULL on out of memory. */
+struct trace_printer *trace_printer_new(const struct trace_opts *o, FILE *out, struct trace_summary *sum);
+
+/* A syscall entered (c->have_entry, c->in).  c's bytes are copied as needed. */
+void trace_printer_entry(struct trace_printer *p, const struct trace_call *c);
+/* A syscall returned (c->have_exit, c->out, c->ret); matched with tid's pending entry. */
+void trace_printer_exit(struct trace_printer *p, const struct trace_call *c);
+/* A signal delivered to tid: "--- SIG {si_signo=SIG, si_code=CODE[, si_errno=E]} ---". */
+void trace_printer_signal(struct trace_printer *p, int pid, int tid, int64_t ts, int sig, int code, int err);
+/* Process pid ended (its last thread); status as wait(2) gives it.  Pending calls of its
+ * threads end as "<... NAME resumed> <unfinished ...>) = ?", then "+++ exited with N +++"
+ * (or "+++ killed by SIG +++") for each of its tasks, the leader last. */
+void trace_printer_exited(struct trace_printer *p, int pid, int64_t ts, int status);
+/* Optional: a new task (fork, clone, thread) before its first event: it counts for the
+ * pid prefix at once, and a new process inherits its parent's -y fd table. */
+void trace_printer_task(struct trace_printer *p, int parent_pid, int pid, int tid);
+
+/* After each batch of events: flushes when the output is a terminal (partial lines
+ * included, as strace shows them); block-buffered otherwise. */
+void trace_printer_batch_end(struct trace_printer *p);
+/* End of tracing: a line left open ends with " <detached ...>", pending calls shown per
+ * -e status=detached / --json, everything flushed.  0, or -1 when a write failed. */
+int trace_printer_finish(struct trace_printer *p);
+void trace_printer_free(struct trace_printer *p);
+
+#endif /* SCRY_TRACE_PRINTER_H */

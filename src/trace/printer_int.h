@@ -1,0 +1,66 @@
+/* printer_int.h — the printer's state, shared by printer.c (text, call matching) and
+ * printer_json.c (--json). */
+#ifndef SCRY_TRACE_PRINTER_INT_H
+#define SCRY_TRACE_PRINTER_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "trace/fdtrack.h"
+#include "trace/imap.h"
+#include "trace/printer.h"
+#include "view/outbuf.h"
+
+#define TRACE_RET_COLUMN 40     /* strace's default -a: where " = " goes */
+
+/* A call that entered and has not returned: the entry event's values, copied. */
+struct pend {
+	struct trace_call c;
+	uint8_t *blob;              /* the bytes c.in[] point to */
+	unsigned k;                 /* first argument printed at exit (first OUT/INOUT) */
+	bool shown;                 /* its entry part was written */
+};
+
+struct task {
+	int tid, pid;
+	struct pend *pend;
+};
+
+struct trace_printer {
+	struct trace_opts o;        /* copy; o.pids not owned (NULL) */
+	FILE *out;
+	struct outbuf ob;
+	bool tty;                   /* flush at each line end and batch end */
+	bool quiet;                 /* -c: count, print nothing */
+	bool deferred;              /* whole calls printed when they return (status filter, JSON) */
+	bool numeric_pfx;           /* -o: "%-5d " prefix on every line */
+	struct trace_summary *sum;
+	struct imap tasks;          /* tid -> struct task *, the tasks alive */
+	int open_tid;               /* task whose line is open (entry part written), 0: none */
+	size_t col, mark;           /* column of the current line; ob.n when col was synced */
+	bool have_last;
+	int64_t last_ts;            /* -r: start of the previous line */
+	struct tod_cache tod;
+	struct fdtrack fds;
+	struct scry_fmt_opts fo;
+	/* --json: each argument is formatted here first, then escaped */
+	struct outbuf scratch;
+	FILE *ms;
+	char *ms_buf;
+	size_t ms_len;
+};
+
+/* Whole-call JSON objects (printer_json.c). */
+void trace_json_call(struct trace_printer *p, const struct trace_call *c, const struct scry_argval *all,
+		     bool unfinished, bool detached);
+void trace_json_signal(struct trace_printer *p, int pid, int tid, int64_t ts, int sig, int code, int err);
+void trace_json_exit(struct trace_printer *p, int pid, int tid, int64_t ts, int status);
+/* A JSON string of n bytes: quotes, escapes, and invalid UTF-8 bytes as \u00XX. */
+void trace_json_str(struct outbuf *ob, const char *s, size_t n);
+
+/* Shared helpers (printer.c). */
+void trace_printer_line_end(struct trace_printer *p);
+void trace_printer_fmt_arg(struct trace_printer *p, struct outbuf *ob, const struct trace_call *c, unsigned i,
+			   const struct scry_argval *all, bool have_ret);
+bool trace_call_failed(int64_t ret);
+
+#endif /* SCRY_TRACE_PRINTER_INT_H */
