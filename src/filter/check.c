@@ -377,8 +377,9 @@ int filter_check(struct filter *f, const struct filter_schema *events, size_t ne
 			}
 			const struct ref *rb = &f->refs[bad];
 			if (other < nr)
-				ferr_set(err, rb->pos, rb->len, "no selected event has both '%s' and '%s'",
-					 f->refs[other].text, rb->text);
+				ferr_set(err, rb->pos, rb->len,
+					 "no selected event has both '%s' and '%s' (a field an event lacks makes the "
+					 "whole filter false for it)", f->refs[other].text, rb->text);
 			else
 				ferr_set(err, rb->pos, rb->len,
 					 "no selected event has '%s' together with the other fields of the filter", rb->text);
