@@ -1,0 +1,366 @@
+/* arg.c — one syscall argument printed from what scry recorded, by its argspec kind:
+ * numbers, fds (-y: 3</etc/passwd>), AT_FDCWD, signals, modes, flag/enum sets, strings cut
+ * at -s, argv/envp, buffers, structs, arrays and socket addresses.
+ *
+ * Conventions (see format.h for struct scry_argval):
+ *  - a capture read on exit (o...) of a failed call (have_ret && ret < 0) prints as its
+ *    pointer, as strace does; so does a capture that was not recorded (have == false) or
+ *    that holds no bytes (unreadable, or the capture was not configured).  The pointer is
+ *    val->v; when it is 0 and not known (have_ptr false) it prints as NULL.  A plain
+ *    argument that was not recorded prints as "?".
+ *  - argv and envp are both STRV: a STRV argument preceded by another STRV argument
+ *    (spec[-1], when val points into all[]) is the environment, shown as
+ *    "0x7ffd... / * 25 vars * /" unless verbose.
+ *  - some sets depend on another argument of the call and are resolved here: "sockproto"
+ *    (socket's protocol, by the family in argument 0), "sockopt" (by the level in
+ *    argument 1) and "fcntl_arg" (by the command in argument 1).
+ *  - arrays and argv lists show at most -s elements unless verbose, then ", ...". */
+#include <string.h>
+#include "catalog/structs.h"
+#include "format/format.h"
+#include "format/fmt_internal.h"
+
+static void put_pointer(struct outbuf *ob, const struct scry_argval *val)
+{
+	fmt_ptr(ob, val->v);
+}
+
+static void put_fd(struct outbuf *ob, int64_t fd, const struct scry_fmt_opts *o)
+{
+	const char *path;
+
+	ob_i64(ob, fd);
+	if (fd >= 0 && o && o->fd_path && (path = o->fd_path(o->fd_ctx, o->pid, (int)fd))) {
+		ob_putc(ob, '<');
+		ob_puts(ob, path);
+		ob_putc(ob, '>');
+	}
+}
+
+/* The value LEN refers to, when known. */
+static bool resolve_len(const struct scry_argspec *spec, const struct scry_argval *all, int64_t ret,
+			bool have_ret, uint64_t *out)
+{
+	const struct scry_argval *a;
+
+	switch (spec->len) {
+	case SCRY_LEN_ARG:
+		if (!all || spec->len_arg >= SCRY_MAX_ARGS || !all[spec->len_arg].have)
+			return false;
+		*out = all[spec->len_arg].v;
+		return true;
+	case SCRY_LEN_RET:
+		if (!have_ret || ret < 0)
+			return false;
+		*out = (uint64_t)ret;
+		return true;
+	case SCRY_LEN_UPTR:
+		if (!all || spec->len_arg >= SCRY_MAX_ARGS)
+			return false;
+		a = &all[spec->len_arg];
+		if (!a->have || !a->p || a->len < 4)
+			return false;
+		*out = (uint64_t)(fmt_gets(a->p, 4) < 0 ? 0 : fmt_gets(a->p, 4));
+		return true;
+	case SCRY_LEN_CONST:
+		*out = spec->len_const;
+		return true;
+	default:
+		return false;
+	}
+}
+
+static const char *sockopt_set(uint64_t level)
+{
+	switch (level & 0xffffffff) {
+	case 0: return "sockopt_ip";
+	case 1: return "sockopt_socket";
+	case 6: return "sockopt_tcp";
+	case 17: return "sockopt_udp";
+	case 41: return "sockopt_ipv6";
+	case 263: return "sockopt_packet";
+	case 270: return "sockopt_netlink";
+	default: return NULL;
+	}
+}
+
+static void put_sockproto(struct outbuf *ob, uint64_t family, uint64_t v)
+{
+	v &= 0xffffffff;
+	switch (family & 0xffffffff) {
+	case 2:
+	case 10:
+		fmt_named(ob, "ipproto", v);
+		return;
+	case 16:
+		fmt_named(ob, "netlink_proto", v);
+		return;
+	case 17:
+		OB_LIT(ob, "htons(");
+		fmt_named(ob, "ethp", ((v & 0xff) << 8) | ((v >> 8) & 0xff));
+		ob_putc(ob, ')');
+		return;
+	default:
+		ob_u64(ob, v);
+	}
+}
+
+static void put_fcntl_arg(struct outbuf *ob, uint64_t cmd, uint64_t v)
+{
+	switch (cmd & 0xffffffff) {
+	case 2: fmt_named(ob, "fdflags", v); return;             /* F_SETFD */
+	case 4: fmt_named(ob, "open", v); return;                /* F_SETFL */
+	case 1024: fmt_named(ob, "lease", v); return;            /* F_SETLEASE */
+	case 1026: fmt_named(ob, "dnotify", v); return;          /* F_NOTIFY */
+	case 1033: fmt_named(ob, "seals", v); return;            /* F_ADD_SEALS */
+	case 10: fmt_signame(ob, (int32_t)v); return;            /* F_SETSIG */
+	case 0: case 8: case 1030: case 1031:                    /* F_DUPFD, F_SETOWN, ... */
+		ob_i64(ob, (int32_t)v);
+		return;
+	case 5: case 6: case 7: case 12: case 13: case 14:      /* locks: struct flock * */
+	case 15: case 16: case 36: case 37: case 38:
+		fmt_ptr(ob, v);
+		return;
+	default:
+		fmt_hex(ob, v);
+	}
+}
+
+static void put_set(struct outbuf *ob, const struct scry_argspec *spec, uint64_t v, const struct scry_argval *all)
+{
+	const char *set = spec->set;
+
+	if (set && all) {
+		if (!strcmp(set, "sockproto") && all[0].have) {
+			put_sockproto(ob, all[0].v, v);
+			return;
+		}
+		if (!strcmp(set, "sockopt") && all[1].have) {
+			const char *s = sockopt_set(all[1].v);
+
+			if (s)
+				fmt_named(ob, s, v);
+			else
+				ob_u64(ob, v & 0xffffffff);
+			return;
+		}
+		if (!strcmp(set, "fcntl_arg") && all[1].have) {
+			put_fcntl_arg(ob, all[1].v, v);
+			return;
+		}
+	}
+	if (!scry_fmt_flags(ob, set, v))
+		fmt_hex(ob, v);
+}
+
+static bool is_envp(const struct scry_argspec *spec, const struct scry_argval *val, const struct scry_argval *all)
+{
+	if (!all || val <= all || val >= all + SCRY_MAX_ARGS)
+		return false;
+	return spec[-1].kind == SCRY_A_STRV;
+}
+
+static void put_strv(struct outbuf *ob, const struct scry_argspec *spec, const struct scry_argval *val,
+		     const struct scry_argval *all, const struct scry_fmt_opts *o)
+{
+	unsigned strsize = o ? o->strsize : 32;
+	bool verbose = o && o->verbose;
+	const uint8_t *s = val->p, *end = val->p + val->len;
+
+	if (!val->p) {
+		put_pointer(ob, val);
+		return;
+	}
+	if (!verbose && is_envp(spec, val, all)) {
+		put_pointer(ob, val);
+		OB_LIT(ob, " /* ");
+		ob_u64(ob, val->n);
+		ob_puts(ob, val->n == 1 ? " var */" : " vars */");
+		return;
+	}
+	ob_putc(ob, '[');
+	for (uint32_t i = 0; i < val->n && s < end; i++) {
+		const uint8_t *nul = memchr(s, 0, (size_t)(end - s));
+		size_t n = nul ? (size_t)(nul - s) : (size_t)(end - s);
+
+		if (i)
+			OB_LIT(ob, ", ");
+		if (!verbose && i >= strsize) {
+			OB_LIT(ob, "...");
+			ob_putc(ob, ']');
+			return;
+		}
+		scry_fmt_str(ob, s, n, strsize, false);
+		s += n + 1;
+	}
+	if (val->truncated)
+		ob_puts(ob, val->n ? ", ..." : "...");
+	ob_putc(ob, ']');
+}
+
+static void put_buf(struct outbuf *ob, const struct scry_argspec *spec, const struct scry_argval *val,
+		    const struct scry_argval *all, int64_t ret, bool have_ret, const struct scry_fmt_opts *o)
+{
+	unsigned strsize = o ? o->strsize : 32;
+	uint64_t total = 0;
+	bool known = resolve_len(spec, all, ret, have_ret, &total);
+	size_t n = val->len;
+
+	if (!val->p) {
+		if (known && total == 0 && val->v)
+			OB_LIT(ob, "\"\"");
+		else
+			put_pointer(ob, val);
+		return;
+	}
+	if (known && total < n)
+		n = (size_t)total;
+	scry_fmt_str(ob, val->p, n, strsize, val->truncated || (known && total > n));
+}
+
+static void put_array(struct outbuf *ob, const struct scry_argspec *spec, const struct scry_argval *val,
+		      const struct scry_argval *all, int64_t ret, bool have_ret, const struct scry_fmt_opts *o)
+{
+	const struct scry_struct_desc *d = scry_struct_find(spec->set);
+	uint64_t total = 0;
+	bool known = resolve_len(spec, all, ret, have_ret, &total);
+	bool verbose = o && o->verbose;
+	unsigned strsize = o ? o->strsize : 32;
+	uint32_t n = val->n, i;
+
+	if (!d || !d->size) {
+		put_pointer(ob, val);
+		return;
+	}
+	if ((uint64_t)n * d->size > val->len)
+		n = val->len / d->size;
+	if (!val->p || !n) {
+		if (!val->v || !val->p || (known && total > 0))
+			put_pointer(ob, val);
+		else
+			OB_LIT(ob, "[]");
+		return;
+	}
+	if (known && total < n)
+		n = (uint32_t)total;
+	ob_putc(ob, '[');
+	for (i = 0; i < n; i++) {
+		if (i)
+			OB_LIT(ob, ", ");
+		if (!verbose && i >= strsize) {
+			OB_LIT(ob, "...");
+			ob_putc(ob, ']');
+			return;
+		}
+		fmt_struct_one(ob, d, val->p + (size_t)i * d->size, d->size, o, true);
+	}
+	if (val->truncated || (known && total > n))
+		OB_LIT(ob, ", ...");
+	ob_putc(ob, ']');
+}
+
+static void put_sockaddr(struct outbuf *ob, const struct scry_argspec *spec, const struct scry_argval *val,
+			 const struct scry_argval *all, int64_t ret, bool have_ret)
+{
+	uint64_t total = 0;
+	size_t n = val->len;
+
+	if (resolve_len(spec, all, ret, have_ret, &total) && total < n)
+		n = (size_t)total;
+	if (!val->p || n < 2) {
+		put_pointer(ob, val);
+		return;
+	}
+	scry_fmt_sockaddr(ob, val->p, n);
+}
+
+void scry_fmt_arg(struct outbuf *ob, const struct scry_argspec *spec, const struct scry_argval *val,
+		  const struct scry_argval *all, int64_t ret, bool have_ret, const struct scry_fmt_opts *o)
+{
+	bool capture = scry_akind_captures(spec->kind);
+	unsigned strsize = o ? o->strsize : 32;
+
+	if (capture && spec->dir == SCRY_DIR_OUT && have_ret && ret < 0) {
+		put_pointer(ob, val);
+		return;
+	}
+	if (!val->have) {
+		if (capture || val->have_ptr)
+			put_pointer(ob, val);
+		else
+			ob_putc(ob, '?');
+		return;
+	}
+	switch (spec->kind) {
+	case SCRY_A_INT:
+		ob_i64(ob, (int64_t)val->v);
+		break;
+	case SCRY_A_UINT:
+		ob_u64(ob, val->v);
+		break;
+	case SCRY_A_HEX:
+		fmt_hex(ob, val->v);
+		break;
+	case SCRY_A_OCT:
+		fmt_oct(ob, val->v);
+		break;
+	case SCRY_A_PTR:
+		fmt_ptr(ob, val->v);
+		break;
+	case SCRY_A_FD:
+		put_fd(ob, (int32_t)val->v, o);
+		break;
+	case SCRY_A_DIRFD:
+		if ((int32_t)val->v == -100)
+			OB_LIT(ob, "AT_FDCWD");
+		else
+			put_fd(ob, (int32_t)val->v, o);
+		break;
+	case SCRY_A_PID:
+		ob_i64(ob, (int32_t)val->v);
+		break;
+	case SCRY_A_SIG:
+		fmt_signame(ob, (int32_t)val->v);
+		break;
+	case SCRY_A_MODE:
+		fmt_mode(ob, val->v & 0xffffffff);
+		break;
+	case SCRY_A_FLAGS:
+	case SCRY_A_ENUM:
+		put_set(ob, spec, val->v, all);
+		break;
+	case SCRY_A_PATH:
+		if (val->p)
+			scry_fmt_str(ob, val->p, val->len, val->len, val->truncated);
+		else
+			put_pointer(ob, val);
+		break;
+	case SCRY_A_STR:
+		if (val->p)
+			scry_fmt_str(ob, val->p, val->len, strsize, val->truncated);
+		else
+			put_pointer(ob, val);
+		break;
+	case SCRY_A_STRV:
+		put_strv(ob, spec, val, all, o);
+		break;
+	case SCRY_A_BUF:
+		put_buf(ob, spec, val, all, ret, have_ret, o);
+		break;
+	case SCRY_A_STRUCT:
+		if (val->p && val->n)
+			scry_fmt_struct(ob, spec->set, val->p, val->len, o);
+		else
+			put_pointer(ob, val);
+		break;
+	case SCRY_A_ARRAY:
+		put_array(ob, spec, val, all, ret, have_ret, o);
+		break;
+	case SCRY_A_SOCKADDR:
+		put_sockaddr(ob, spec, val, all, ret, have_ret);
+		break;
+	default:
+		fmt_hex(ob, val->v);
+		break;
+	}
+}

@@ -1,0 +1,290 @@
+/* flagsets.c — printing of the named flag and enum sets of sets_*.c the way strace prints
+ * them: flags in table order, each match consuming its bits ("O_RDWR|O_CREAT|O_CLOEXEC"),
+ * leftover bits as "|0x40000000", an entirely unknown value as "0x10 / * PROT_??? * /",
+ * zero as the set's zero name ("PROT_NONE", "F_OK") or "0"; enums by name or as
+ * "0x7 / * SIG_??? * /". */
+#include <string.h>
+#include "format/format.h"
+#include "format/fmt_internal.h"
+
+static const struct {
+	const struct fmt_set *sets;
+	const size_t *len;
+} groups[] = {
+	{ fmt_sets_file, &fmt_sets_file_len },
+	{ fmt_sets_mem, &fmt_sets_mem_len },
+	{ fmt_sets_proc, &fmt_sets_proc_len },
+	{ fmt_sets_net, &fmt_sets_net_len },
+	{ fmt_sets_misc, &fmt_sets_misc_len },
+};
+
+const struct fmt_set *fmt_set_find(const char *name)
+{
+	if (!name)
+		return NULL;
+	for (size_t g = 0; g < sizeof(groups) / sizeof(groups[0]); g++)
+		for (size_t i = 0; i < *groups[g].len; i++)
+			if (!strcmp(groups[g].sets[i].name, name))
+				return &groups[g].sets[i];
+	return NULL;
+}
+
+const char *fmt_xlookup(const struct fmt_xval *vals, size_t n, uint64_t v)
+{
+	for (size_t i = 0; i < n; i++)
+		if (vals[i].v == v)
+			return vals[i].name;
+	return NULL;
+}
+
+static void unknown_comment(struct outbuf *ob, const char *unknown)
+{
+	if (unknown && *unknown) {
+		OB_LIT(ob, " /* ");
+		ob_puts(ob, unknown);
+		OB_LIT(ob, " */");
+	}
+}
+
+/* The or-ed names of vals in v; *any tells whether something was printed before (and is
+ * set when this prints something).  Returns the bits no name covered. */
+static uint64_t put_names(struct outbuf *ob, const struct fmt_xval *vals, size_t n, uint64_t v, bool *any)
+{
+	for (size_t i = 0; i < n && v; i++) {
+		if (!vals[i].v || (v & vals[i].v) != vals[i].v)
+			continue;
+		if (*any)
+			ob_putc(ob, '|');
+		ob_puts(ob, vals[i].name);
+		*any = true;
+		v &= ~vals[i].v;
+	}
+	return v;
+}
+
+void fmt_flags_vals(struct outbuf *ob, const struct fmt_xval *vals, size_t n, uint64_t v, const char *unknown)
+{
+	bool any = false;
+	const char *zero;
+
+	if (!v) {
+		zero = fmt_xlookup(vals, n, 0);
+		ob_puts(ob, zero ? zero : "0");
+		return;
+	}
+	v = put_names(ob, vals, n, v, &any);
+	if (!v)
+		return;
+	if (any) {
+		ob_putc(ob, '|');
+		fmt_hex(ob, v);
+	} else {
+		fmt_hex(ob, v);
+		unknown_comment(ob, unknown);
+	}
+}
+
+static const char *const futex_cmds[] = {
+	"FUTEX_WAIT", "FUTEX_WAKE", "FUTEX_FD", "FUTEX_REQUEUE", "FUTEX_CMP_REQUEUE",
+	"FUTEX_WAKE_OP", "FUTEX_LOCK_PI", "FUTEX_UNLOCK_PI", "FUTEX_TRYLOCK_PI",
+	"FUTEX_WAIT_BITSET", "FUTEX_WAKE_BITSET", "FUTEX_WAIT_REQUEUE_PI",
+	"FUTEX_CMP_REQUEUE_PI", "FUTEX_LOCK_PI2",
+};
+
+static void put_futex(struct outbuf *ob, uint64_t v, const char *unknown)
+{
+	uint64_t cmd = v & ~(uint64_t)(128 | 256);
+
+	if (cmd >= sizeof(futex_cmds) / sizeof(futex_cmds[0])) {
+		fmt_hex(ob, v);
+		unknown_comment(ob, unknown);
+		return;
+	}
+	ob_puts(ob, futex_cmds[cmd]);
+	if (v & 128) {
+		if (cmd == 2)
+			OB_LIT(ob, "|FUTEX_PRIVATE_FLAG");
+		else
+			OB_LIT(ob, "_PRIVATE");
+	}
+	if (v & 256)
+		OB_LIT(ob, "|FUTEX_CLOCK_REALTIME");
+}
+
+/* An unknown ioctl request decoded as strace does: _IOC(_IOC_READ, 0x54, 0x1, 0x4). */
+static void put_ioc(struct outbuf *ob, uint64_t v)
+{
+	static const char *const dirs[] = { "_IOC_NONE", "_IOC_WRITE", "_IOC_READ", "_IOC_READ|_IOC_WRITE" };
+
+	OB_LIT(ob, "_IOC(");
+	ob_puts(ob, dirs[(v >> 30) & 3]);
+	OB_LIT(ob, ", ");
+	fmt_hex(ob, (v >> 8) & 0xff);
+	OB_LIT(ob, ", ");
+	fmt_hex(ob, v & 0xff);
+	OB_LIT(ob, ", ");
+	fmt_hex(ob, (v >> 16) & 0x3fff);
+	ob_putc(ob, ')');
+}
+
+static void put_enum(struct outbuf *ob, const struct fmt_set *s, uint64_t v)
+{
+	const char *name;
+
+	if (s->special == SP_FUTEX) {
+		put_futex(ob, v, s->unknown);
+		return;
+	}
+	if ((name = fmt_xlookup(s->vals, s->nvals, v))) {
+		ob_puts(ob, name);
+		return;
+	}
+	if (s->special == SP_IOCTL) {
+		put_ioc(ob, v);
+		return;
+	}
+	if (!s->unknown) {
+		ob_u64(ob, v);
+		return;
+	}
+	fmt_hex(ob, v);
+	unknown_comment(ob, s->unknown);
+}
+
+void fmt_set_print(struct outbuf *ob, const struct fmt_set *s, uint64_t v)
+{
+	unsigned width = s->width ? s->width : 32;
+	uint64_t sig = 0, huge = 0, perm = 0, fv;
+	bool any = false, trailer = false;
+	const char *name;
+
+	if (width < 64)
+		v &= (1ULL << width) - 1;
+	if (s->is_enum) {
+		put_enum(ob, s, v);
+		return;
+	}
+	switch (s->special) {
+	case SP_PERSONALITY:
+		if (v == 0xffffffff) {
+			fmt_hex(ob, v);
+			return;
+		}
+		break;
+	case SP_CLONE:
+		sig = v & 0xff;
+		v &= ~(uint64_t)0xff;
+		trailer = sig != 0;
+		break;
+	case SP_HUGE_SHIFT:
+		huge = (v >> 26) & 0x3f;
+		v &= ~(0x3fULL << 26);
+		trailer = huge != 0;
+		break;
+	case SP_IPC_MODE:
+		perm = v & 0777;
+		v &= ~(uint64_t)0777;
+		trailer = true;
+		break;
+	default:
+		break;
+	}
+	switch (s->field) {
+	case FLD_ENUM:
+		fv = v & s->field_mask;
+		if ((name = fmt_xlookup(s->fvals, s->nfvals, fv))) {
+			ob_puts(ob, name);
+			any = true;
+			v &= ~s->field_mask;
+		}
+		break;
+	case FLD_ENUM_FRESH:
+		fv = v & s->field_mask;
+		v &= ~s->field_mask;
+		if (!fv)
+			break;
+		if ((name = fmt_xlookup(s->fvals, s->nfvals, fv))) {
+			ob_puts(ob, name);
+		} else {
+			fmt_hex(ob, fv);
+			unknown_comment(ob, s->unknown);
+		}
+		if (v) {
+			ob_putc(ob, '|');
+			fmt_flags_vals(ob, s->vals, s->nvals, v, s->unknown);
+		}
+		return;
+	case FLD_FLAGS:
+		fmt_flags_vals(ob, s->fvals, s->nfvals, v & s->field_mask, s->unknown);
+		any = true;
+		v &= ~s->field_mask;
+		break;
+	default:
+		break;
+	}
+	if (!any && !v && !trailer) {
+		name = fmt_xlookup(s->vals, s->nvals, 0);
+		ob_puts(ob, name ? name : "0");
+		return;
+	}
+	v = put_names(ob, s->vals, s->nvals, v, &any);
+	if (v) {
+		if (any) {
+			ob_putc(ob, '|');
+			fmt_hex(ob, v);
+		} else {
+			fmt_hex(ob, v);
+			unknown_comment(ob, s->unknown);
+		}
+		any = true;
+	}
+	if (huge) {
+		if (any)
+			ob_putc(ob, '|');
+		ob_u64(ob, huge);
+		OB_LIT(ob, "<<");
+		ob_puts(ob, s->shift_name);
+	}
+	if (sig) {
+		if (any)
+			ob_putc(ob, '|');
+		fmt_signame(ob, (int64_t)sig);
+	}
+	if (s->special == SP_IPC_MODE) {
+		if (any)
+			ob_putc(ob, '|');
+		fmt_oct(ob, perm);
+	}
+}
+
+void fmt_named(struct outbuf *ob, const char *set, uint64_t v)
+{
+	const struct fmt_set *s = fmt_set_find(set);
+
+	if (s)
+		fmt_set_print(ob, s, v);
+	else
+		fmt_hex(ob, v);
+}
+
+bool scry_fmt_flags(struct outbuf *ob, const char *set, uint64_t v)
+{
+	const struct fmt_set *s = fmt_set_find(set);
+
+	if (!s)
+		return false;
+	fmt_set_print(ob, s, v);
+	return true;
+}
+
+bool scry_fmt_enum(struct outbuf *ob, const char *set, uint64_t v)
+{
+	return scry_fmt_flags(ob, set, v);
+}
+
+bool scry_fmt_set_exists(const char *set, bool is_enum)
+{
+	const struct fmt_set *s = fmt_set_find(set);
+
+	return s && s->is_enum == is_enum;
+}

@@ -1,0 +1,58 @@
+/* str.c — strings and byte buffers as strace quotes them: printable ASCII as is, \" \\ \t
+ * \n \v \f \r, other bytes in octal (three digits when an octal digit follows), cut at the
+ * -s size with `...` after the closing quote when more was there. */
+#include "format/format.h"
+#include "format/fmt_internal.h"
+
+static void put_escaped(struct outbuf *ob, const uint8_t *p, size_t n)
+{
+	char tmp[64];
+	size_t t = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint8_t c = p[i];
+
+		if (t > sizeof(tmp) - 8) {
+			ob_write(ob, tmp, t);
+			t = 0;
+		}
+		switch (c) {
+		case '"': tmp[t++] = '\\'; tmp[t++] = '"'; continue;
+		case '\\': tmp[t++] = '\\'; tmp[t++] = '\\'; continue;
+		case '\t': tmp[t++] = '\\'; tmp[t++] = 't'; continue;
+		case '\n': tmp[t++] = '\\'; tmp[t++] = 'n'; continue;
+		case '\v': tmp[t++] = '\\'; tmp[t++] = 'v'; continue;
+		case '\f': tmp[t++] = '\\'; tmp[t++] = 'f'; continue;
+		case '\r': tmp[t++] = '\\'; tmp[t++] = 'r'; continue;
+		default: break;
+		}
+		if (c >= 0x20 && c < 0x7f) {
+			tmp[t++] = (char)c;
+			continue;
+		}
+		tmp[t++] = '\\';
+		if (i + 1 < n && p[i + 1] >= '0' && p[i + 1] <= '7') {
+			tmp[t++] = (char)('0' + (c >> 6));
+			tmp[t++] = (char)('0' + ((c >> 3) & 7));
+		} else if (c >= 0100) {
+			tmp[t++] = (char)('0' + (c >> 6));
+			tmp[t++] = (char)('0' + ((c >> 3) & 7));
+		} else if (c >= 010) {
+			tmp[t++] = (char)('0' + ((c >> 3) & 7));
+		}
+		tmp[t++] = (char)('0' + (c & 7));
+	}
+	ob_write(ob, tmp, t);
+}
+
+void scry_fmt_str(struct outbuf *ob, const uint8_t *p, size_t len, size_t max, bool more)
+{
+	size_t n = len < max ? len : max;
+
+	ob_putc(ob, '"');
+	if (p)
+		put_escaped(ob, p, n);
+	ob_putc(ob, '"');
+	if (more || len > max)
+		OB_LIT(ob, "...");
+}
