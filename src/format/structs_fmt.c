@@ -92,7 +92,7 @@ static void put_tv(struct outbuf *ob, const uint8_t *p, bool usec)
 {
 	OB_LIT(ob, "{tv_sec=");
 	ob_i64(ob, S64(0));
-	OB_LIT(ob, usec ? ", tv_usec=" : ", tv_nsec=");
+	ob_puts(ob, usec ? ", tv_usec=" : ", tv_nsec=");
 	ob_i64(ob, S64(8));
 	ob_putc(ob, '}');
 }
