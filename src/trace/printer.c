@@ -247,14 +247,27 @@ void trace_printer_fmt_arg(struct trace_printer *p, struct outbuf *ob, const str
 	scry_fmt_arg(ob, c->specs ? &c->specs[i] : &raw, &all[i], all, c->ret, have_ret, &p->fo);
 }
 
-static void put_args(struct trace_printer *p, const struct trace_call *c, unsigned from, unsigned to,
+/* Arguments from..to-1, comma-separated.  An argument the formatter prints as nothing is
+ * left out with its comma (strace shows openat's mode only with O_CREAT, for instance).
+ * True when something was printed. */
+static bool put_args(struct trace_printer *p, const struct trace_call *c, unsigned from, unsigned to,
 		     const struct scry_argval *all, bool have_ret)
 {
+	bool any = false;
+
 	for (unsigned i = from; i < to; i++) {
-		if (i > from)
+		size_t before = p->ob.n, at;
+
+		if (any)
 			OB_LIT(&p->ob, ", ");
+		at = p->ob.n;
 		trace_printer_fmt_arg(p, &p->ob, c, i, all, have_ret);
+		if (p->ob.n == at && at >= before)
+			p->ob.n = before;
+		else
+			any = true;
 	}
+	return any;
 }
 
 /* "NAME(arg, arg, " — what strace prints when the call enters. */
@@ -262,8 +275,7 @@ static void put_entry_part(struct trace_printer *p, const struct pend *pd)
 {
 	ob_puts(&p->ob, pd->c.name);
 	ob_putc(&p->ob, '(');
-	put_args(p, &pd->c, 0, pd->k, pd->c.in, false);
-	if (pd->k > 0 && pd->k < pd->c.nargs)
+	if (put_args(p, &pd->c, 0, pd->k, pd->c.in, false) && pd->k < pd->c.nargs)
 		OB_LIT(&p->ob, ", ");
 }
 

@@ -126,21 +126,31 @@ static void head(struct trace_printer *p, const char *event, int64_t ts, int pid
 	ob_i64(&p->ob, tid);
 }
 
-/* One argument formatted by the text printer, then escaped. */
-static void json_arg(struct trace_printer *p, const struct trace_call *c, unsigned i,
-		     const struct scry_argval *all, bool have_ret)
+/* One argument formatted by the text printer, then escaped, after a comma when sep;
+ * false when the text printer leaves it out (it prints as nothing). */
+static bool json_arg(struct trace_printer *p, const struct trace_call *c, unsigned i,
+		     const struct scry_argval *all, bool have_ret, bool sep)
 {
+	const char *s = p->scratch.buf;
+	size_t n;
+
 	rewind(p->ms);
 	p->scratch.n = 0;
 	trace_printer_fmt_arg(p, &p->scratch, c, i, all, have_ret);
-	if (ftell(p->ms) == 0) {
-		trace_json_str(&p->ob, p->scratch.buf, p->scratch.n);
-		return;
+	n = p->scratch.n;
+	if (ftell(p->ms) != 0) {
+		/* longer than the scratch buffer: it spilled into the memory stream */
+		ob_flush(&p->scratch);
+		fflush(p->ms);
+		s = p->ms_buf;
+		n = p->ms_len;
 	}
-	/* longer than the scratch buffer: it spilled into the memory stream */
-	ob_flush(&p->scratch);
-	fflush(p->ms);
-	trace_json_str(&p->ob, p->ms_buf, p->ms_len);
+	if (!n)
+		return false;
+	if (sep)
+		ob_putc(&p->ob, ',');
+	trace_json_str(&p->ob, s, n);
+	return true;
 }
 
 void trace_json_call(struct trace_printer *p, const struct trace_call *c, const struct scry_argval *all,
@@ -152,11 +162,8 @@ void trace_json_call(struct trace_printer *p, const struct trace_call *c, const 
 	OB_LIT(ob, ",\"syscall\":");
 	json_cstr(ob, c->name);
 	OB_LIT(ob, ",\"args\":[");
-	for (unsigned i = 0; i < c->nargs; i++) {
-		if (i)
-			ob_putc(ob, ',');
-		json_arg(p, c, i, all, !unfinished);
-	}
+	for (unsigned i = 0, any = 0; i < c->nargs; i++)
+		any |= json_arg(p, c, i, all, !unfinished, any);
 	ob_putc(ob, ']');
 	if (unfinished) {
 		OB_LIT(ob, ",\"ret\":null,\"error\":null,\"unfinished\":true");
