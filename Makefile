@@ -99,6 +99,7 @@ test: deps
 
 bench: deps all
 	@bench/run.sh
+	@bench/trace.sh
 
 gen-syscalls:
 	$(PYTHON) scripts/gen_syscalls.py > src/catalog/syscall_table.c

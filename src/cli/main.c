@@ -10,6 +10,8 @@ static void usage(FILE *f)
 		"\n"
 		"  record [-o DIR] [-e EVENT]... [-c CTX,...] [-p PID,...|-a|-- CMD ARGS]\n"
 		"                     record kernel events into a CTF trace (LTTng kernel layout)\n"
+		"  trace [-f] [-T] [-tt] [-e trace=SET] [-c] [-o FILE] [-p PID|-a|-- CMD ARGS]\n"
+		"                     strace-style live output, decoded in the kernel\n"
 		"  view [--json] DIR  print a recorded trace, one line per event, time-ordered\n"
 		"  list [GLOB|syscalls|contexts]\n"
 		"                     show available tracepoints, syscalls or contexts\n"
@@ -26,6 +28,8 @@ int main(int argc, char **argv)
 	const char *cmd = argv[1];
 	if (!strcmp(cmd, "record"))
 		return cmd_record(argc - 1, argv + 1);
+	if (!strcmp(cmd, "trace"))
+		return cmd_trace(argc - 1, argv + 1);
 	if (!strcmp(cmd, "view"))
 		return cmd_view(argc - 1, argv + 1);
 	if (!strcmp(cmd, "list"))
@@ -38,6 +42,6 @@ int main(int argc, char **argv)
 		printf("scry %d.%d.%d\n", SCRY_VERSION_MAJOR, SCRY_VERSION_MINOR, SCRY_VERSION_PATCH);
 		return 0;
 	}
-	fprintf(stderr, "scry: unknown command '%s' (try: record, view, list)\n", cmd);
+	fprintf(stderr, "scry: unknown command '%s' (try: record, trace, view, list)\n", cmd);
 	return 2;
 }

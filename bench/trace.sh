@@ -1,0 +1,61 @@
+#!/bin/bash
+# bench/trace.sh (run by `make bench` after bench/run.sh) — issue 3's rows: the run time of a
+# real program measured inside the tracer (build/bench/timeit, so tracer start-up does not
+# count), untraced and under `scry trace -o FILE`, `scry trace -c`, `strace -f -o FILE`,
+# `perf trace -o FILE`.  Also checks that scry's output holds every syscall (its line count
+# against strace -c's total for the same program, and no event lost).
+# Environment: BENCH_TRACE_ROUNDS (3 interleaved rounds for the fast configurations).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+SCRY=./scry
+TIMEIT=build/bench/timeit
+WORK=build/bench/trace.$$
+ROUNDS=${BENCH_TRACE_ROUNDS:-3}
+PROG=(find /usr/include /usr/share -type f)
+DESC="find /usr/include /usr/share -type f"
+mkdir -p "$WORK"
+trap 'rm -rf "$WORK"' EXIT
+
+median() { sort -g | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]; else print "nan"}'; }
+wall() { sed -n 's/.*"wall_ns":\([0-9]*\).*/\1/p' "$1" | tail -n 1; }
+have() { command -v "$1" >/dev/null 2>&1; }
+
+declare -A T
+run() {   # run NAME TRACER-ARGS... : one timed run of PROG under the tracer; adds to T[NAME]
+	local name=$1; shift
+	"$@" "$TIMEIT" "${PROG[@]}" >/dev/null 2> "$WORK/$name.err" || { echo "bench: $name failed: $(tail -n 2 "$WORK/$name.err")" >&2; return 1; }
+	T[$name]+=" $(wall "$WORK/$name.err")"
+}
+
+# warm the page cache once, then count the program's syscalls with strace -c
+"${PROG[@]}" >/dev/null 2>&1
+NSYS=""
+have strace && strace -f -c -o "$WORK/strace-c" "${PROG[@]}" >/dev/null 2>&1 &&
+	NSYS=$(awk '$NF == "total" {print $4}' "$WORK/strace-c" | tail -n 1)
+
+for r in $(seq "$ROUNDS"); do
+	run untraced
+	run scry-o "$SCRY" trace -o "$WORK/scry.out" --
+	lines=$(grep -c '' "$WORK/scry.out"); lost=$(grep -o '[0-9]* events lost' "$WORK/scry-o.err" | cut -d' ' -f1)
+	SCRY_LINES+=" $lines"; SCRY_LOST=$(( ${SCRY_LOST:-0} + ${lost:-0} ))
+	run scry-c "$SCRY" trace -c -o "$WORK/scry-c.out" --
+done
+have strace && run strace strace -f -o "$WORK/strace.out" --
+if have perf && perf trace -o "$WORK/perf.probe" true >/dev/null 2>&1; then run perf-trace perf trace -o "$WORK/perf.out" --; fi
+
+u=$(printf '%s\n' ${T[untraced]} | median)
+echo "bench (trace): $DESC, wall time inside the tracer, median of $ROUNDS rounds (strace/perf: one run); ${NSYS:-?} syscalls (strace -c)"
+printf '%-28s %12s %10s\n' configuration "ms" "x untraced"
+for k in untraced scry-o scry-c strace perf-trace; do
+	if [[ -z "${T[$k]:-}" ]]; then printf '%-28s %12s\n' "$k" "not run"; continue; fi
+	t=$(printf '%s\n' ${T[$k]} | median)
+	printf '%-28s %12.1f %10.2f\n' "$k" "$(awk -v t="$t" 'BEGIN{print t/1e6}')" "$(awk -v t="$t" -v u="$u" 'BEGIN{print t/u}')"
+	eval "R_${k//-/_}=$(awk -v t="$t" -v u="$u" 'BEGIN{printf "%.2f", t/u}')"
+done
+lines=$(printf '%s\n' $SCRY_LINES | median)
+echo "scry trace -o: $lines lines for ${NSYS:-?} syscalls (strace -c, another run), ${SCRY_LOST:-0} events lost"
+verdict() { awk -v x="$1" -v t="$2" 'BEGIN {exit !(x <= t)}' && echo met || echo "NOT met"; }
+echo "target: scry trace -o FILE <= 1.5x untraced : ${R_scry_o:-?}x  $(verdict "${R_scry_o:-99}" 1.5)"
+echo "target: scry trace -c      <= 1.2x untraced : ${R_scry_c:-?}x  $(verdict "${R_scry_c:-99}" 1.2)"
+echo "target: every syscall in scry's output      : ${SCRY_LOST:-0} lost  $([[ ${SCRY_LOST:-0} == 0 ]] && echo met || echo "NOT met")"

@@ -1,0 +1,323 @@
+/* trace.c — `scry trace`: strace-style live output (options in src/trace/options.c).
+ * A session in live mode (no trace directory): the consumer hands events to the live
+ * merger (src/trace/live.c), which feeds the printer (src/trace/printer.c).  With -c the
+ * kernel counts calls, errors and time per syscall and no event is written at all. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/wait.h>
+#include "catalog/catalog.h"
+#include "cli/commands.h"
+#include "session/session.h"
+#include "trace/live.h"
+#include "trace/options.h"
+#include "trace/printer.h"
+#include "trace/summary.h"
+#include "util/clock.h"
+#include "util/privs.h"
+#include "util/spawn.h"
+
+/* Events of a CPU reach us at most this late (stage fetch period + margin): older ones can
+ * be printed in global time order. */
+#define LIVE_LAG_NS (4 * 1000 * 1000ULL)
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+struct names_ctx {
+	struct scry_catalog *cat;
+	const char **names;
+	size_t n;
+};
+
+static int lookup(void *ctx, const char *name)
+{
+	struct names_ctx *nc = ctx;
+	const struct scry_syscall *sc = scry_catalog_syscall_by_name(nc->cat, name);
+
+	return sc ? sc->nr : -1;
+}
+
+/* Every syscall name users may write: the kernel's and strace's spelling. */
+static int build_names(struct names_ctx *nc)
+{
+	const struct scry_syscall *list;
+	size_t n = scry_catalog_syscalls(nc->cat, &list);
+
+	nc->names = calloc(2 * n + 1, sizeof(*nc->names));
+	if (!nc->names)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const char *u = scry_syscall_user_name(list[i].name);
+
+		nc->names[nc->n++] = list[i].name;
+		if (u != list[i].name)
+			nc->names[nc->n++] = u;
+	}
+	return 0;
+}
+
+/* The session's event specs: the selected syscalls, and what the printer needs besides. */
+static int event_specs(const struct trace_opts *o, struct scry_catalog *cat, char ***out, size_t *nout)
+{
+	const struct scry_syscall *list;
+	size_t n = scry_catalog_syscalls(cat, &list), k = 0;
+	char **specs = calloc(n + 3, sizeof(*specs));
+
+	if (!specs)
+		return -ENOMEM;
+	if (trace_opts_selects_all(o)) {
+		specs[k++] = strdup("syscall:*");
+	} else {
+		for (size_t i = 0; i < n; i++)
+			if (trace_opts_selected(o, list[i].nr) &&
+			    asprintf(&specs[k++], "syscall:%s", list[i].name) < 0)
+				specs[k - 1] = NULL;
+	}
+	if (o->count != TRACE_COUNT_ONLY) {
+		specs[k++] = strdup("signal:signal_deliver");
+		specs[k++] = strdup("sched:sched_process_exit");
+	}
+	*out = specs;
+	*nout = k;
+	for (size_t i = 0; i < k; i++)
+		if (!specs[i])
+			return -ENOMEM;
+	return 0;
+}
+
+static void on_entry(void *ctx, const struct trace_call *c)
+{
+	trace_printer_entry(ctx, c);
+}
+
+static void on_exit_ev(void *ctx, const struct trace_call *c)
+{
+	trace_printer_exit(ctx, c);
+}
+
+static void on_signal_ev(void *ctx, int pid, int tid, int64_t ts, int sig, int code, int err)
+{
+	trace_printer_signal(ctx, pid, tid, ts, sig, code, err);
+}
+
+static void on_proc_exit(void *ctx, int pid, int64_t ts, int status)
+{
+	trace_printer_exited(ctx, pid, ts, status);
+}
+
+static bool any_alive(const pid_t *pids, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!(kill(pids[i], 0) && errno == ESRCH))
+			return true;
+	return false;
+}
+
+static void run_loop(struct scry_session *s, struct trace_live *live, struct trace_printer *pr,
+		     const struct trace_opts *o, struct scry_child *child, int *wstatus, bool *child_done)
+{
+	uint64_t next_alive = 0;
+
+	while (!stop_signal) {
+		uint64_t t0 = scry_monotonic_ns(), delay;
+		long moved = scry_session_poll(s);
+
+		if (live) {
+			trace_live_pump(live, t0 > LIVE_LAG_NS ? t0 - LIVE_LAG_NS : 0);
+			trace_printer_batch_end(pr);
+		}
+		if (child) {
+			if (waitpid(child->pid, wstatus, WNOHANG) == child->pid) {
+				*child_done = true;
+				break;
+			}
+		} else if (o->npids && t0 >= next_alive) {
+			if (!any_alive(o->pids, o->npids))
+				break;
+			next_alive = t0 + 100000000ULL;
+		}
+		delay = moved < 0 ? 10000000ULL : scry_session_poll_delay_ns(s);
+		if (delay > 5000000ULL)
+			delay = 5000000ULL;   /* live output: keep the latency low */
+		if (delay) {
+			struct timespec ts = { 0, (long)delay };
+			nanosleep(&ts, NULL);
+		}
+	}
+}
+
+/* -c: the kernel's totals into the summary. */
+static void add_counts(struct scry_session *s, struct trace_summary *sum, const struct trace_opts *o)
+{
+	const struct scry_syscall *list;
+	size_t n = scry_catalog_syscalls(scry_session_catalog(s), &list);
+
+	for (size_t i = 0; i < n; i++) {
+		struct scry_sc_count c;
+
+		if (!trace_opts_selected(o, list[i].nr) || scry_session_sc_count(s, (unsigned)list[i].nr, &c) || !c.calls)
+			continue;
+		trace_summary_add(sum, list[i].nr, scry_syscall_user_name(list[i].name), c.calls, c.errors, c.ns);
+	}
+}
+
+int cmd_trace(int argc, char **argv)
+{
+	struct trace_opts o;
+	struct names_ctx nc = { 0 };
+	struct trace_names names = { .lookup = lookup, .ctx = &nc };
+	struct scry_session_opts so = { 0 };
+	struct scry_session *s = NULL;
+	struct scry_session_summary ssum;
+	struct trace_live *live = NULL;
+	struct trace_printer *pr = NULL;
+	struct trace_summary *sum = NULL;
+	struct scry_child child = { .pid = -1, .go_fd = -1, .status_fd = -1 };
+	struct sigaction sa = { .sa_handler = on_signal };
+	char err[1024] = "", **specs = NULL;
+	size_t nspecs = 0;
+	FILE *out = stderr;
+	int wstatus = 0, ret = 1;
+	bool child_done = false;
+
+	trace_opts_init(&o);
+	if (!(nc.cat = scry_catalog_open(NULL, err, sizeof(err))) || build_names(&nc)) {
+		if (!err[0])
+			snprintf(err, sizeof(err), "out of memory");
+		goto fail;
+	}
+	names.names = nc.names;
+	names.nnames = nc.n;
+	if (trace_opts_parse(&o, argc, argv, &names, err, sizeof(err)))
+		goto fail;
+	if (o.help) {
+		trace_opts_usage(stdout);
+		ret = 0;
+		goto out;
+	}
+	if (o.warn[0])
+		fprintf(stderr, "%s%s", o.warn, o.warn[strlen(o.warn) - 1] == '\n' ? "" : "\n");
+	if (scry_check_privileges("scry trace", err, sizeof(err)))
+		goto fail;
+	if (o.cmd && scry_spawn_check(o.cmd[0], err, sizeof(err)))
+		goto fail;
+	if (o.outfile && !(out = fopen(o.outfile, "we"))) {
+		snprintf(err, sizeof(err), "cannot open '%s': %s", o.outfile, strerror(errno));
+		out = stderr;
+		goto fail;
+	}
+	if (event_specs(&o, nc.cat, &specs, &nspecs)) {
+		snprintf(err, sizeof(err), "out of memory");
+		goto fail;
+	}
+	if (o.count != TRACE_COUNT_NONE && !(sum = trace_summary_new())) {
+		snprintf(err, sizeof(err), "out of memory");
+		goto fail;
+	}
+	if (!(pr = trace_printer_new(&o, out, sum))) {
+		snprintf(err, sizeof(err), "out of memory");
+		goto fail;
+	}
+	so.events = (const char *const *)specs;
+	so.nevents = nspecs;
+	so.ctx_mask = (1ULL << SCRY_CTX_PID) | (1ULL << SCRY_CTX_TID);
+	so.target_all = o.all;
+	so.capture.strsize = o.strsize;
+	so.capture.snaplen = (unsigned)(o.snaplen ? o.snaplen : o.strsize + 1);
+	if (so.capture.snaplen > SCRY_SEQ_MAX)
+		so.capture.snaplen = SCRY_SEQ_MAX;
+	so.count_syscalls = o.count == TRACE_COUNT_ONLY;
+	if (!so.count_syscalls) {
+		struct trace_live_ops ops = {
+			.entry = on_entry, .exit = on_exit_ev, .signal = on_signal_ev,
+			.proc_exit = on_proc_exit, .ctx = pr,
+		};
+		if (!(live = trace_live_new(&ops))) {
+			snprintf(err, sizeof(err), "out of memory");
+			goto fail;
+		}
+		so.sink = trace_live_sink;
+		so.sink_ctx = live;
+	}
+	if (scry_session_create(&s, &so, err, sizeof(err)))
+		goto fail;
+	if (live && trace_live_bind(live, s, err, sizeof(err)))
+		goto fail;
+	if (scry_session_load(s, err, sizeof(err)))
+		goto fail;
+	for (size_t i = 0; i < o.npids; i++)
+		if (scry_session_track(s, o.pids[i], err, sizeof(err)))
+			goto fail;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	if (o.cmd) {
+		if (scry_spawn_held(o.cmd, &child, err, sizeof(err)))
+			goto fail;
+		if (scry_session_track(s, child.pid, err, sizeof(err)))
+			goto fail;
+	}
+	if (scry_session_start(s, err, sizeof(err)))
+		goto fail;
+	if (o.cmd && scry_spawn_release(&child, err, sizeof(err))) {
+		waitpid(child.pid, NULL, 0);
+		child.pid = -1;
+		goto fail;
+	}
+
+	run_loop(s, live, pr, &o, o.cmd ? &child : NULL, &wstatus, &child_done);
+
+	if (scry_session_stop(s, &ssum, err, sizeof(err)))
+		fprintf(stderr, "scry: %s\n", err);
+	if (live)
+		trace_live_pump(live, UINT64_MAX);
+	if (so.count_syscalls)
+		add_counts(s, sum, &o);
+	if (trace_printer_finish(pr))
+		fprintf(stderr, "scry: writing the trace output failed\n");
+	if (sum && trace_summary_print(sum, out, o.sortby))
+		fprintf(stderr, "scry: writing the summary failed\n");
+	if (ssum.discarded)
+		fprintf(stderr, "scry: %llu events lost (ring buffer full): calls are missing above\n",
+			(unsigned long long)ssum.discarded);
+	if (live && trace_live_malformed(live))
+		fprintf(stderr, "scry: %llu events could not be decoded\n",
+			(unsigned long long)trace_live_malformed(live));
+	ret = 0;
+	if (o.cmd) {
+		if (!child_done && waitpid(child.pid, &wstatus, WNOHANG) == child.pid)
+			child_done = true;
+		ret = child_done ? scry_exit_status(wstatus) : (stop_signal ? 128 + stop_signal : 0);
+	}
+	goto out;
+fail:
+	fprintf(stderr, "scry trace: %s\n", err);
+	ret = 1;
+	if (child.pid > 0 && child.go_fd >= 0)
+		scry_spawn_abort(&child);
+out:
+	scry_session_destroy(s);
+	trace_live_free(live);
+	trace_printer_free(pr);
+	trace_summary_free(sum);
+	if (out != stderr)
+		fclose(out);
+	for (size_t i = 0; i < nspecs; i++)
+		free(specs[i]);
+	free(specs);
+	free(nc.names);
+	scry_catalog_close(nc.cat);
+	trace_opts_free(&o);
+	return ret;
+}
