@@ -267,6 +267,8 @@ int cmd_trace(int argc, char **argv)
 			goto fail;
 		if (scry_session_track(s, child.pid, err, sizeof(err)))
 			goto fail;
+		if (live)
+			trace_live_gate_exec(live, child.pid);
 	}
 	if (scry_session_start(s, err, sizeof(err)))
 		goto fail;

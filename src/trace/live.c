@@ -43,6 +43,7 @@ struct trace_live {
 	size_t nbytes, capbytes;
 	uint64_t seq;
 	uint64_t malformed;
+	int gate_pid;                        /* events of this pid are skipped until its execve */
 	struct exit_slot exits[EXIT_SLOTS];
 	struct scry_fieldval vals[MAX_FIELDS];
 };
@@ -242,6 +243,16 @@ static void dispatch(struct trace_live *l, const uint8_t *b, uint32_t len)
 		return;
 	if (ev->nr < 0 || ev->nr >= SCRY_MAX_SYSCALLS || !(sc = l->by_nr[ev->nr]))
 		return;
+	if (l->gate_pid && pid == l->gate_pid) {
+		if (ev->kind != SCRY_EV_SYSCALL_ENTRY || strcmp(sc->name, "execve"))
+			return;
+		l->gate_pid = 0;
+	}
+	/* a new task's return from fork/clone: strace shows the child from its next call */
+	if (ev->kind == SCRY_EV_SYSCALL_EXIT && l->vals[0].v == 0 &&
+	    (!strcmp(sc->name, "clone") || !strcmp(sc->name, "clone3") || !strcmp(sc->name, "fork") ||
+	     !strcmp(sc->name, "vfork")))
+		return;
 	memset(&c, 0, sizeof(c));
 	c.name = scry_syscall_user_name(sc->name);
 	c.nr = sc->nr;
@@ -308,6 +319,11 @@ void trace_live_pump(struct trace_live *l, uint64_t horizon)
 		l->bytes = nb;
 		l->nbytes = kept_bytes;
 	}
+}
+
+void trace_live_gate_exec(struct trace_live *l, int pid)
+{
+	l->gate_pid = pid;
 }
 
 uint64_t trace_live_malformed(const struct trace_live *l)

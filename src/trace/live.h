@@ -26,6 +26,9 @@ struct trace_live;
 struct trace_live *trace_live_new(const struct trace_live_ops *ops);
 /* Bind to the session's events (after scry_session_create). */
 int trace_live_bind(struct trace_live *l, struct scry_session *s, char *err, size_t errlen);
+/* Leave out pid's events until its first execve: the command scry started is followed
+ * from its fork, and its wait for the go-ahead is scry's, not the command's. */
+void trace_live_gate_exec(struct trace_live *l, int pid);
 /* The consumer sink (session opts .sink, .sink_ctx = l). */
 void trace_live_sink(void *ctx, unsigned cpu, const uint8_t *ev, size_t size);
 /* Hand over, in time order, the events older than horizon (CLOCK_MONOTONIC ns; UINT64_MAX:
