@@ -70,7 +70,7 @@ static int event_specs(const struct trace_opts *o, struct scry_catalog *cat, cha
 {
 	const struct scry_syscall *list;
 	size_t n = scry_catalog_syscalls(cat, &list), k = 0;
-	char **specs = calloc(n + 3, sizeof(*specs));
+	char **specs = calloc(n + 4, sizeof(*specs));
 
 	if (!specs)
 		return -ENOMEM;
@@ -83,6 +83,10 @@ static int event_specs(const struct trace_opts *o, struct scry_catalog *cat, cha
 				specs[k - 1] = NULL;
 	}
 	if (o->count != TRACE_COUNT_ONLY) {
+		/* execve always: the command is shown from its exec on (trace_live_gate_exec);
+		 * the printer leaves out what trace= does not select */
+		if (!trace_opts_selects_all(o))
+			specs[k++] = strdup("syscall:execve");
 		specs[k++] = strdup("signal:signal_deliver");
 		specs[k++] = strdup("sched:sched_process_exit");
 	}
