@@ -387,6 +387,22 @@ static void put_exited(struct trace_printer *p, int pid, int tid, int64_t ts, in
 	trace_printer_line_end(p);
 }
 
+/* A pending call whose exit will not come (lost, or its task was replaced by an execve in
+ * another thread): its open line ends as unfinished; --json still reports it. */
+static void drop_pending(struct trace_printer *p, struct task *t)
+{
+	struct pend *pd = t->pend;
+
+	if (!pd)
+		return;
+	t->pend = NULL;
+	if (p->open_tid == t->tid)
+		close_open(p, " <unfinished ...>");
+	if (p->o.json && !p->quiet && selected(p, pd->c.nr))
+		trace_json_call(p, &pd->c, pd->c.in, true, false);
+	pend_free(pd);
+}
+
 /* exit, exit_group: "exit_group(0) = ?" when they enter. */
 static void put_noreturn_call(struct trace_printer *p, const struct trace_call *c)
 {
@@ -410,12 +426,7 @@ void trace_printer_entry(struct trace_printer *p, const struct trace_call *c)
 
 	if (!t || !c->name)
 		return;
-	if (t->pend) {   /* its exit was never seen */
-		if (p->open_tid == t->tid)
-			close_open(p, " <unfinished ...>");
-		pend_free(t->pend);
-		t->pend = NULL;
-	}
+	drop_pending(p, t);   /* its exit was never seen */
 	if (never_returns(c->name)) {
 		if (sel && !p->quiet)
 			put_noreturn_call(p, c);
@@ -447,6 +458,10 @@ void trace_printer_exit(struct trace_printer *p, const struct trace_call *c)
 
 	if (!c->name)
 		return;
+	if (pd && pd->c.nr != c->nr) {   /* another call's exit never came */
+		drop_pending(p, t);
+		pd = NULL;
+	}
 	if (t)
 		t->pend = NULL;
 	if (!pd && is_exec(c->name) && c->ret == 0)
@@ -615,6 +630,9 @@ void trace_printer_signal(struct trace_printer *p, int pid, int tid, int64_t ts,
 
 void trace_printer_task(struct trace_printer *p, int parent_pid, int pid, int tid)
 {
+	if (tid != pid)
+		task_get(p, pid, pid);   /* a new thread: its process is alive (the parent process
+					  * of a new process may be scry itself: not counted) */
 	task_get(p, tid, pid);
 	if (tid == pid && parent_pid > 0 && parent_pid != pid)
 		fdtrack_fork(&p->fds, parent_pid, pid);
