@@ -254,7 +254,31 @@ static void test_syscall_events(void **state)
 	/* epoll_ctl's "event" argument keeps its name: the metadata writer's LTTng '_' prefix
 	 * ("_event") is what keeps the TSDL keyword valid, and readers strip it again */
 	en = scry_catalog_syscall_entry(cat, scry_catalog_syscall_by_name(cat, "epoll_ctl"));
-	assert_string_equal(en->fields[3].name, "event");
+	assert_int_equal(en->nfields, 5);
+	assert_string_equal(en->fields[3].name, "_event_length");
+	assert_string_equal(en->fields[4].name, "event");
+	/* ... and, read on entry (iostruct), it is a sequence of one struct epoll_event */
+	assert_int_equal(en->fields[4].type, SCRY_F_STRUCTSEQ);
+	assert_int_equal(en->fields[4].length_field, 3);
+	assert_string_equal(en->fields[4].sdesc->name, "epoll_event");
+	assert_int_equal(en->fields[4].arg, 3);
+	assert_int_equal(en->nops, 4);
+	assert_int_equal(en->ops[3].kind, SCRY_SOP_SEQ);
+	assert_int_equal(en->ops[3].elem, 12);
+	assert_int_equal(en->ops[3].max, 1);
+	/* newfstatat: the stat struct is read on exit, after ret */
+	ex = scry_catalog_syscall_exit(cat, scry_catalog_syscall_by_name(cat, "newfstatat"));
+	assert_int_equal(ex->nfields, 3);
+	assert_string_equal(ex->fields[2].name, "statbuf");
+	assert_int_equal(ex->fields[2].type, SCRY_F_STRUCTSEQ);
+	assert_int_equal(ex->nops, 2);
+	assert_int_equal(ex->ops[0].kind, SCRY_SOP_RET);
+	assert_int_equal(ex->ops[1].flags & SCRY_SOPF_OK_ONLY, SCRY_SOPF_OK_ONLY);
+	/* execve: argv and envp are string sequences read on entry */
+	en = scry_catalog_syscall_entry(cat, scry_catalog_syscall_by_name(cat, "execve"));
+	assert_int_equal(en->fields[2].type, SCRY_F_STRSEQ);
+	assert_string_equal(en->fields[2].name, "argv");
+	assert_int_equal(en->ops[1].kind, SCRY_SOP_STRV);
 	/* getppid: no argument */
 	en = scry_catalog_syscall_entry(cat, scry_catalog_syscall_by_name(cat, "getppid"));
 	assert_int_equal(en->nfields, 0);
