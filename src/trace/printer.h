@@ -17,7 +17,28 @@
  * With -e status= other than all, and with --json, whole calls are printed when they
  * return (strace's order then).  -c prints nothing but counts into the summary; -C both.
  * Unselected syscalls (trace=) are not printed or counted but still update -y's fd table:
- * feed the printer open/close/dup-family calls even when trace= leaves them out. */
+ * feed the printer open/close/dup-family calls even when trace= leaves them out.
+ * The call's name and specs must outlive the printer (the catalog's); argument bytes are
+ * copied.  An argument the formatter prints as nothing is left out with its comma.
+ *
+ * Where scry differs from strace 6.1:
+ *  - signals: only si_signo, si_code and si_errno are known, so "--- SIGCHLD {si_signo=
+ *    SIGCHLD, si_code=CLD_EXITED} ---" lacks strace's si_pid, si_uid, si_status, si_utime,
+ *    si_stime, si_addr...
+ *  - times (-t, -tt, -ttt, -r) are the kernel's event times: a call line carries its entry
+ *    time, a resumed line its exit time, where strace stamps the moment it prints.
+ *  - -c's seconds are latencies (exit - entry, strace -w), not system CPU time.
+ *  - the "[pid N]" prefix counts the tasks seen (events, trace_printer_task) and not yet
+ *    ended; strace counts the tasks it is attached to.
+ *  - "+++ exited with N +++" is printed for each thread of an exiting process with the
+ *    process's status (a thread ending by exit(N) gets its own line after "exit(N) = ?").
+ *  - -y: a path is resolved when its open returns (against the cwd or dirfd, then
+ *    realpath in scry's mount namespace); fds no call told about are read from
+ *    /proc/PID/fd at print time (strace reads /proc for every fd it prints).
+ *  - INOUT arguments are printed when the call returns, with their exit value.
+ *  - execve in a non-leader thread: the call returns under the leader's tid (the line goes
+ *    on if nothing came between); strace's "+++ superseded by execve +++" is not printed.
+ *  - status=unavailable never matches; status=detached matches calls pending at the end. */
 #ifndef SCRY_TRACE_PRINTER_H
 #define SCRY_TRACE_PRINTER_H
 
