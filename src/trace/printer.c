@@ -710,8 +710,7 @@ void trace_printer_free(struct trace_printer *p)
 		}
 	imap_free(&p->tasks);
 	fdtrack_free(&p->fds);
-	if (p->ob.buf)
-		ob_free(&p->ob);
+	free(p->ob.buf);        /* trace_printer_finish wrote it out; out may be closed now */
 	if (p->scratch.buf) {
 		free(p->scratch.buf);
 		p->scratch.buf = NULL;

@@ -74,6 +74,7 @@ void trace_printer_batch_end(struct trace_printer *p);
 /* End of tracing: a line left open ends with " <detached ...>", pending calls shown per
  * -e status=detached / --json, everything flushed.  0, or -1 when a write failed. */
 int trace_printer_finish(struct trace_printer *p);
+/* Frees; writes nothing (what finish did not write is lost). */
 void trace_printer_free(struct trace_printer *p);
 
 #endif /* SCRY_TRACE_PRINTER_H */
