@@ -14,6 +14,7 @@
 #include <cmocka.h>
 #include "catalog/argspec.h"
 #include "trace/fdtrack.h"
+#include "trace/imap.h"
 #include "trace/printer.h"
 #include "trace/printer_int.h"
 
@@ -904,6 +905,41 @@ static void test_json_escaping(void **state)
 	free(buf);
 }
 
+/* the task and fd maps: many keys, deletions in a scrambled order (backward shift) */
+static void test_imap(void **state)
+{
+	struct imap m = { 0 };
+	enum { N = 5000 };
+	static char vals[N + 1];
+
+	for (int k = 1; k <= N; k++)
+		assert_int_equal(imap_put(&m, k * 7, &vals[k]), 0);
+	assert_int_equal(m.n, N);
+	assert_int_equal(imap_put(&m, 7, &vals[2]), 0);     /* replace */
+	assert_int_equal(m.n, N);
+	assert_ptr_equal(imap_get(&m, 7), &vals[2]);
+	for (int i = 0; i < N; i++) {
+		int k = i * 1237 % N + 1;      /* 1237 prime to N: a permutation of 1..N */
+
+		if (k % 2)
+			assert_non_null(imap_del(&m, k * 7));
+	}
+	for (int k = 1; k <= N; k++) {
+		void *v = imap_get(&m, k * 7);
+
+		if (k % 2)
+			assert_null(v);
+		else
+			assert_ptr_equal(v, &vals[k]);
+	}
+	assert_int_equal(m.n, N / 2);
+	assert_null(imap_get(&m, 3));
+	assert_null(imap_del(&m, 3));
+	assert_int_equal(imap_put(&m, 0, vals), -1);        /* keys are > 0 */
+	imap_free(&m);
+	assert_null(imap_get(&m, 14));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -922,6 +958,7 @@ int main(void)
 		cmocka_unit_test(test_fdtrack),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_json_escaping),
+		cmocka_unit_test(test_imap),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
