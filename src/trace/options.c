@@ -424,7 +424,7 @@ int trace_opts_parse(struct trace_opts *o, int argc, char **argv, const struct t
 	char buf[64];
 
 	trace_opts_init(o);
-	optind = 1;
+	optind = 0;      /* 0: glibc re-initializes its state (clustered options of a previous parse) */
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "+:fp:ae:zZTtrs:o:cCS:wyvh", longopts, NULL)) != -1) {
 		switch (opt) {

@@ -305,6 +305,15 @@ static void test_output_options(void **state)
 	assert_int_equal(parse(&o, err, "-t", "-t", "-t", "-t", "ls", NULL), 0);
 	assert_int_equal(o.tstamp, 3);
 	trace_opts_free(&o);
+	/* clustered short options, also after a parse that stopped inside a cluster */
+	assert_int_equal(parse(&o, err, "-TzZy", "ls", NULL), -1);
+	trace_opts_free(&o);
+	assert_int_equal(parse(&o, err, "-fTtty", "-s64", "ls", NULL), 0);
+	assert_true(o.durations);
+	assert_int_equal(o.tstamp, 2);
+	assert_true(o.decode_fds);
+	assert_int_equal(o.strsize, 64);
+	trace_opts_free(&o);
 
 	assert_int_equal(parse(&o, err, "-c", "-S", "calls", "-w", "ls", NULL), 0);
 	assert_int_equal(o.count, TRACE_COUNT_ONLY);
