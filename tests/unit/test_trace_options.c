@@ -306,7 +306,8 @@ static void test_output_options(void **state)
 	assert_int_equal(o.tstamp, 3);
 	trace_opts_free(&o);
 	/* clustered short options, also after a parse that stopped inside a cluster */
-	assert_int_equal(parse(&o, err, "-TzZy", "ls", NULL), -1);
+	assert_int_equal(parse(&o, err, "-Tqy", "ls", NULL), -1);
+	assert_string_equal(err, "invalid option '-q' (see scry trace --help)");
 	trace_opts_free(&o);
 	assert_int_equal(parse(&o, err, "-fTtty", "-s64", "ls", NULL), 0);
 	assert_true(o.durations);
