@@ -165,12 +165,13 @@ static void put_strv(struct outbuf *ob, const struct scry_argspec *spec, const s
 {
 	unsigned strsize = o ? o->strsize : 32;
 	bool verbose = o && o->verbose;
-	const uint8_t *s = val->p, *end = val->p + val->len;
+	const uint8_t *s = val->p, *end;
 
 	if (!val->p) {
 		put_pointer(ob, val);
 		return;
 	}
+	end = val->p + val->len;
 	if (!verbose && is_envp(spec, val, all)) {
 		put_pointer(ob, val);
 		OB_LIT(ob, " /* ");

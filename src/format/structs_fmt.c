@@ -588,12 +588,13 @@ void fmt_struct_one(struct outbuf *ob, const struct scry_struct_desc *d, const u
 			put_wstatus(ob, (uint32_t)U32(0));
 			return;
 		}
+		if (!strcmp(t, "sigset")) {      /* a mask is a list already: [INT TERM] */
+			fmt_sigset(ob, p, 8);
+			return;
+		}
 		if (!in_array)
 			ob_putc(ob, '[');
-		if (!strcmp(t, "sigset"))
-			fmt_sigset(ob, p, 8);
-		else
-			put_scalar(ob, &d->fields[0], p);
+		put_scalar(ob, &d->fields[0], p);
 		if (!in_array)
 			ob_putc(ob, ']');
 		return;
