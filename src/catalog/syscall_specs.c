@@ -195,7 +195,7 @@ const struct scry_sc_specrow scry_sc_specs[] = {
 	{ "setgroups", "int, iarray:uint(gidsetsize)" },
 	{ "capget", "istruct:cap_header, oarray:cap_data(2)" },
 	{ "capset", "istruct:cap_header, iarray:cap_data(2)" },
-	{ "prctl", "enum:prctl, hex, hex, hex, hex" },
+	{ "prctl", "enum:prctl, enum:prctl_arg, hex, hex, hex" },
 	{ "arch_prctl", "enum:arch_prctl, hex" },
 	{ "set_tid_address", "ptr" },
 	{ "set_robust_list", "ptr, uint" },

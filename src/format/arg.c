@@ -14,6 +14,9 @@
  *  - some sets depend on another argument of the call and are resolved here: "sockproto"
  *    (socket's protocol, by the family in argument 0), "sockopt" (by the level in
  *    argument 1) and "fcntl_arg" (by the command in argument 1).
+ *  - "prctl_arg" (prctl's second argument) is resolved by the option in argument 0.
+ *  - arguments strace leaves out (open's mode without O_CREAT, fcntl(F_GETFL)'s argument,
+ *    futex's unused ones, ...) print as nothing: the caller drops them with their comma.
  *  - arrays and argv lists show at most -s elements unless verbose, then ", ...". */
 #include <string.h>
 #include "catalog/structs.h"
@@ -126,6 +129,106 @@ static void put_fcntl_arg(struct outbuf *ob, uint64_t cmd, uint64_t v)
 	}
 }
 
+/* prctl's second argument by option (all[0]) */
+static void put_prctl_arg(struct outbuf *ob, uint64_t option, uint64_t v)
+{
+	switch (option & 0xffffffff) {
+	case 1:                                             /* PR_SET_PDEATHSIG */
+		fmt_signame(ob, (int32_t)v);
+		return;
+	case 4:                                             /* PR_SET_DUMPABLE */
+		fmt_named(ob, "suid_dump", v);
+		return;
+	case 22:                                            /* PR_SET_SECCOMP */
+		fmt_named(ob, "seccomp_mode", v);
+		return;
+	case 2: case 5: case 9: case 11: case 15: case 16: case 19: case 25: case 37: case 40:
+		fmt_ptr(ob, v);                             /* PR_GET_*: int *, PR_SET_NAME: char * */
+		return;
+	case 6: case 8: case 10: case 12: case 14: case 20: case 28: case 29: case 36: case 45:
+	case 50: case 63:
+		ob_u64(ob, v);
+		return;
+	default:
+		fmt_hex(ob, v);
+	}
+}
+
+/* Position of val in all[] (and so of spec in the call's specs), or -1. */
+static int arg_index(const struct scry_argval *val, const struct scry_argval *all)
+{
+	if (!all || val < all || val >= all + SCRY_MAX_ARGS)
+		return -1;
+	return (int)(val - all);
+}
+
+static bool is_set(const struct scry_argspec *s, const char *set)
+{
+	return (s->kind == SCRY_A_FLAGS || s->kind == SCRY_A_ENUM) && s->set && !strcmp(s->set, set);
+}
+
+/* strace leaves out the arguments a call does not use: open's mode without O_CREAT or
+ * O_TMPFILE, fcntl's and ioctl's argument for commands without one, futex's arguments
+ * by operation, prctl's by option.  scry_fmt_arg prints nothing for them (the caller
+ * drops the argument and its comma). */
+static bool omitted(const struct scry_argspec *spec, const struct scry_argval *val, const struct scry_argval *all)
+{
+	int i = arg_index(val, all);
+	const struct scry_argspec *s0;
+
+	if (i < 1)
+		return false;
+	s0 = spec - i;
+	/* open, openat, mq_open: the mode after the flags (and mq_open's attributes after it) */
+	if (spec->kind == SCRY_A_OCT && is_set(&spec[-1], "open") && all[i - 1].have)
+		return !(all[i - 1].v & (0100 | 020000000));          /* O_CREAT, __O_TMPFILE */
+	if (i >= 2 && spec[-1].kind == SCRY_A_OCT && is_set(&spec[-2], "open") && all[i - 2].have)
+		return !(all[i - 2].v & (0100 | 020000000));
+	if (i == 2 && is_set(&s0[1], "fcntl") && all[1].have) {
+		switch (all[1].v & 0xffffffff) {
+		case 1: case 3: case 9: case 11: case 1025: case 1032: case 1034:
+			return true;                             /* F_GETFD, F_GETFL, F_GETOWN, ... */
+		default:
+			return false;
+		}
+	}
+	if (i == 2 && is_set(&s0[1], "ioctl") && all[1].have) {
+		switch (all[1].v & 0xffffffff) {
+		case 0x540c: case 0x540d: case 0x541d: case 0x5422: case 0x5437: case 0x5450: case 0x5451:
+			return true;                             /* TIOCEXCL, ..., FIONCLEX, FIOCLEX */
+		default:
+			return false;
+		}
+	}
+	if (is_set(&s0[1], "futex_op") && all[1].have) {
+		/* arguments shown per command: uaddr, op, val, timeout/val2, uaddr2, val3 */
+		static const uint8_t shown[14] = {
+			0x0f, 0x07, 0x07, 0x1f, 0x3f, 0x3f, 0x0b, 0x03, 0x03, 0x2f, 0x27, 0x1f, 0x3f, 0x0b,
+		};
+		uint64_t cmd = all[1].v & ~(uint64_t)(128 | 256) & 0xffffffff;
+
+		return cmd < 14 && !(shown[cmd] >> i & 1);
+	}
+	if (is_set(&s0[0], "prctl") && all[0].have) {
+		switch (all[0].v & 0xffffffff) {
+		case 3: case 7: case 13: case 21: case 27: case 30: case 31: case 32: case 46: case 51:
+		case 64:
+			return true;                             /* PR_GET_DUMPABLE, ...: no argument */
+		case 1: case 2: case 4: case 5: case 6: case 8: case 9: case 10: case 11: case 12:
+		case 14: case 15: case 16: case 19: case 20: case 23: case 24: case 25: case 26:
+		case 28: case 29: case 36: case 37: case 40: case 45: case 50: case 52: case 63:
+			return i > 1;                            /* one argument */
+		case 53:
+			return i > 2;                            /* PR_SET_SPECULATION_CTRL */
+		default:
+			return false;
+		}
+	}
+	if (i == 1 && is_set(&s0[0], "arch_prctl") && all[0].have && (all[0].v & 0xffffffff) == 0x1011)
+		return true;                                     /* ARCH_GET_CPUID */
+	return false;
+}
+
 static void put_set(struct outbuf *ob, const struct scry_argspec *spec, uint64_t v, const struct scry_argval *all)
 {
 	const char *set = spec->set;
@@ -146,6 +249,10 @@ static void put_set(struct outbuf *ob, const struct scry_argspec *spec, uint64_t
 		}
 		if (!strcmp(set, "fcntl_arg") && all[1].have) {
 			put_fcntl_arg(ob, all[1].v, v);
+			return;
+		}
+		if (!strcmp(set, "prctl_arg") && all[0].have) {
+			put_prctl_arg(ob, all[0].v, v);
 			return;
 		}
 	}
@@ -173,10 +280,16 @@ static void put_strv(struct outbuf *ob, const struct scry_argspec *spec, const s
 	}
 	end = val->p + val->len;
 	if (!verbose && is_envp(spec, val, all)) {
-		put_pointer(ob, val);
-		OB_LIT(ob, " /* ");
+		/* strace 6: 0x7ffd... / * 25 vars * /; without the pointer, strace 4's form */
+		bool ptr = val->have_ptr || val->v;
+
+		if (ptr)
+			put_pointer(ob, val);
+		ob_puts(ob, ptr ? " /* " : "[/* ");
 		ob_u64(ob, val->n);
 		ob_puts(ob, val->n == 1 ? " var */" : " vars */");
+		if (!ptr)
+			ob_putc(ob, ']');
 		return;
 	}
 	ob_putc(ob, '[');
@@ -214,6 +327,10 @@ static void put_buf(struct outbuf *ob, const struct scry_argspec *spec, const st
 			put_pointer(ob, val);
 		return;
 	}
+	if (!n && !val->truncated && known && total > 0) {
+		put_pointer(ob, val);            /* unreadable: nothing was captured */
+		return;
+	}
 	if (known && total < n)
 		n = (size_t)total;
 	scry_fmt_str(ob, val->p, n, strsize, val->truncated || (known && total > n));
@@ -236,7 +353,7 @@ static void put_array(struct outbuf *ob, const struct scry_argspec *spec, const 
 	if ((uint64_t)n * d->size > val->len)
 		n = val->len / d->size;
 	if (!val->p || !n) {
-		if (!val->v || !val->p || (known && total > 0))
+		if ((val->have_ptr && !val->v) || !val->p || !known || total > 0)
 			put_pointer(ob, val);
 		else
 			OB_LIT(ob, "[]");
@@ -290,6 +407,14 @@ void scry_fmt_arg(struct outbuf *ob, const struct scry_argspec *spec, const stru
 			put_pointer(ob, val);
 		else
 			ob_putc(ob, '?');
+		return;
+	}
+	if (omitted(spec, val, all))
+		return;
+	if (arg_index(val, all) == 5 && is_set(&spec[-4], "futex_op") && spec->kind == SCRY_A_HEX &&
+	    (val->v & 0xffffffff) == 0xffffffff &&
+	    ((all[1].v & 0x7f) == 9 || (all[1].v & 0x7f) == 10)) {
+		OB_LIT(ob, "FUTEX_BITSET_MATCH_ANY");
 		return;
 	}
 	switch (spec->kind) {

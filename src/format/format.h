@@ -45,6 +45,17 @@ void scry_fmt_arg(struct outbuf *ob, const struct scry_argspec *spec, const stru
  * column for syscall name (kernel name) with return value ret. */
 void scry_fmt_ret(struct outbuf *ob, const char *syscall, int64_t ret);
 
+/* The return column with what strace adds from the call's arguments at exit (all:
+ * argument values by index, nargs of them; NULL: as scry_fmt_ret):
+ *   fcntl(F_GETFL)        = 0x8002 (flags O_RDWR|O_LARGEFILE)
+ *   fcntl(F_GETFD)        = 0x1 (flags FD_CLOEXEC)
+ *   poll, ppoll           = 1 ([{fd=3, revents=POLLIN}])   (ppoll: , left {tv_sec=...})
+ *   rt_sigtimedwait       = 10 (SIGUSR1)
+ *   personality           = 0 (PER_LINUX)
+ * specs: the call's argument specs (for the capture lengths), or NULL. */
+void scry_fmt_ret_call(struct outbuf *ob, const char *syscall, int64_t ret, const struct scry_argspec *specs,
+		       const struct scry_argval *all, unsigned nargs, const struct scry_fmt_opts *o);
+
 /* Symbolic names; NULL when unknown. */
 const char *scry_errno_name(int err);              /* "ENOENT" */
 const char *scry_errno_text(int err);              /* "No such file or directory" */

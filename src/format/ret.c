@@ -1,9 +1,11 @@
 /* ret.c — strace's return column: "= 3", "= 0x7f1234560000" for calls returning
  * addresses, "= 022" for umask, "= -1 ENOENT (No such file or directory)" for errors,
  * "= ? ERESTARTSYS (To be restarted if SA_RESTART is set)" for the kernel's restart
- * codes, "= ?" for calls that do not return (exit, exit_group). */
+ * codes, "= ?" for calls that do not return (exit, exit_group); and the decoded extras
+ * strace adds after some of them ("= 0x1 (flags FD_CLOEXEC)", "= 1 ([{fd=3, revents=POLLIN}])"). */
 #include <string.h>
 #include "format/format.h"
+#include "catalog/structs.h"
 #include "format/fmt_internal.h"
 
 static bool in_list(const char *name, const char *const *list)
@@ -56,4 +58,75 @@ void scry_fmt_ret(struct outbuf *ob, const char *syscall, int64_t ret)
 		fmt_oct(ob, (uint64_t)ret);
 	else
 		ob_i64(ob, ret);
+}
+
+/* poll's " ([{fd=3, revents=POLLIN}])": the entries with events, from the exit capture */
+static void put_revents(struct outbuf *ob, int64_t ret, const struct scry_argval *fds,
+			const struct scry_argval *left, const struct scry_fmt_opts *o)
+{
+	uint32_t n = fds->have && fds->p ? fds->len / 8 : 0, shown = 0;
+	bool any = ret > 0 && n;
+
+	if (!any && !(left && left->have && left->p && left->len >= 16))
+		return;
+	OB_LIT(ob, " (");
+	if (any) {
+		ob_putc(ob, '[');
+		for (uint32_t i = 0; i < n && shown < (uint64_t)ret; i++) {
+			const uint8_t *e = fds->p + (size_t)i * 8;
+			uint64_t revents = fmt_get(e + 6, 2);
+
+			if (!revents)
+				continue;
+			if (shown++)
+				OB_LIT(ob, ", ");
+			OB_LIT(ob, "{fd=");
+			ob_i64(ob, fmt_gets(e, 4));
+			OB_LIT(ob, ", revents=");
+			fmt_named(ob, "poll_events", revents);
+			ob_putc(ob, '}');
+		}
+		ob_putc(ob, ']');
+	}
+	if (left && left->have && left->p && left->len >= 16) {
+		OB_LIT(ob, any ? ", left " : "left ");
+		scry_fmt_struct(ob, "timespec", left->p, left->len, o);
+	}
+	ob_putc(ob, ')');
+}
+
+void scry_fmt_ret_call(struct outbuf *ob, const char *syscall, int64_t ret, const struct scry_argspec *specs,
+		       const struct scry_argval *all, unsigned nargs, const struct scry_fmt_opts *o)
+{
+	const char *name = syscall ? syscall : "";
+
+	if (!all || (ret < 0 && ret >= -4095)) {
+		scry_fmt_ret(ob, syscall, ret);
+		return;
+	}
+	if (!strcmp(name, "fcntl") && nargs >= 2 && all[1].have) {
+		uint64_t cmd = all[1].v & 0xffffffff;
+
+		if (cmd == 3 || (cmd == 1 && ret > 0)) {        /* F_GETFL; F_GETFD */
+			OB_LIT(ob, "= ");
+			fmt_hex(ob, (uint64_t)ret);
+			OB_LIT(ob, " (flags ");
+			fmt_named(ob, cmd == 3 ? "open" : "fdflags", (uint64_t)ret);
+			ob_putc(ob, ')');
+			return;
+		}
+	}
+	scry_fmt_ret(ob, syscall, ret);
+	if ((!strcmp(name, "poll") || !strcmp(name, "ppoll")) && nargs >= 1)
+		put_revents(ob, ret, &all[0], !strcmp(name, "ppoll") && nargs >= 3 && ret >= 0 ? &all[2] : NULL, o);
+	else if ((!strcmp(name, "rt_sigtimedwait") || !strcmp(name, "rt_sigwaitinfo")) && ret > 0) {
+		OB_LIT(ob, " (");
+		fmt_signame(ob, ret);
+		ob_putc(ob, ')');
+	} else if (!strcmp(name, "personality") && ret >= 0) {
+		OB_LIT(ob, " (");
+		fmt_named(ob, "personality", (uint64_t)ret);
+		ob_putc(ob, ')');
+	}
+	(void)specs;
 }

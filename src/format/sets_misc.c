@@ -1,5 +1,6 @@
 /* sets_misc.c — ioctl requests (a useful set; unknown ones print as _IOC(...)), fcntl
- * commands, and System V IPC flags and commands (names as strace 6 prints them). */
+ * commands, prctl arguments, and System V IPC flags and commands (names as strace 6 prints
+ * them). */
 #include "format/fmt_internal.h"
 
 static const struct fmt_xval v_ioctl[] = {
@@ -75,6 +76,14 @@ static const struct fmt_xval v_ipc_msg[] = {
 	{ 04000, "IPC_NOWAIT" }, { 010000, "MSG_NOERROR" }, { 020000, "MSG_EXCEPT" }, { 040000, "MSG_COPY" },
 };
 
+static const struct fmt_xval v_suid_dump[] = {
+	{ 0, "SUID_DUMP_DISABLE" }, { 1, "SUID_DUMP_USER" }, { 2, "SUID_DUMP_ROOT" },
+};
+
+static const struct fmt_xval v_seccomp_mode[] = {
+	{ 0, "SECCOMP_MODE_DISABLED" }, { 1, "SECCOMP_MODE_STRICT" }, { 2, "SECCOMP_MODE_FILTER" },
+};
+
 #define ENUM(n, t, u) { .name = n, .is_enum = true, .vals = XV(t), .unknown = u }
 #define FLAGS(n, t, u) { .name = n, .vals = XV(t), .unknown = u }
 
@@ -83,6 +92,10 @@ const struct fmt_set fmt_sets_misc[] = {
 	ENUM("fcntl", v_fcntl, "F_???"),
 	/* fcntl's third argument: resolved against the command by scry_fmt_arg (arg.c) */
 	{ .name = "fcntl_arg", .is_enum = true, .width = 64, .unknown = "" },
+	/* prctl's second argument: resolved against the option by scry_fmt_arg (arg.c) */
+	{ .name = "prctl_arg", .is_enum = true, .width = 64, .unknown = "" },
+	ENUM("suid_dump", v_suid_dump, "SUID_DUMP_???"),
+	ENUM("seccomp_mode", v_seccomp_mode, "SECCOMP_MODE_???"),
 	{ .name = "ipc_get", .vals = XV(v_ipc_get), .unknown = "IPC_???", .special = SP_IPC_MODE },
 	ENUM("ipc_key", v_ipc_key, ""),
 	ENUM("shmctl", v_shmctl, "SHM_???"),

@@ -523,20 +523,17 @@ static void put_clone_args(struct outbuf *ob, const uint8_t *p)
 	ob_putc(ob, '}');
 }
 
+/* strace shows events among the arguments and revents after the return value
+ * (scry_fmt_ret_call) */
 static void put_pollfd(struct outbuf *ob, const uint8_t *p)
 {
 	int64_t fd = S32(0);
-	uint64_t revents = fmt_get(p + 6, 2);
 
 	OB_LIT(ob, "{fd=");
 	ob_i64(ob, fd);
 	if (fd >= 0) {
 		OB_LIT(ob, ", events=");
 		fmt_named(ob, "poll_events", fmt_get(p + 4, 2));
-	}
-	if (revents) {
-		OB_LIT(ob, ", revents=");
-		fmt_named(ob, "poll_events", revents);
 	}
 	ob_putc(ob, '}');
 }

@@ -1236,14 +1236,14 @@ static void test_array_args(void **state)
 	       "[{fd=8, events=POLLIN|POLLPRI}, {fd=9, events=POLLOUT|POLLRDNORM|POLLWRBAND|0x4000}]");
 	all[1] = val(3);
 	pf[1].revents = POLLOUT;
+	/* revents go after the return value (scry_fmt_ret_call) */
 	EXPECT(scry_fmt_arg(&ob, &poll_s, &all[0], all, 1, true, &opts),
-	       "[{fd=8, events=POLLIN|POLLPRI}, {fd=9, events=POLLOUT|POLLRDNORM|POLLWRBAND|0x4000, "
-	       "revents=POLLOUT}, {fd=-1}]");
+	       "[{fd=8, events=POLLIN|POLLPRI}, {fd=9, events=POLLOUT|POLLRDNORM|POLLWRBAND|0x4000}, {fd=-1}]");
 	/* more elements than captured */
 	all[1] = val(5);
 	EXPECT(scry_fmt_arg(&ob, &poll_s, &all[0], all, 1, true, &opts),
-	       "[{fd=8, events=POLLIN|POLLPRI}, {fd=9, events=POLLOUT|POLLRDNORM|POLLWRBAND|0x4000, "
-	       "revents=POLLOUT}, {fd=-1}, ...]");
+	       "[{fd=8, events=POLLIN|POLLPRI}, {fd=9, events=POLLOUT|POLLRDNORM|POLLWRBAND|0x4000}, {fd=-1}, "
+	       "...]");
 
 	all[1] = capture(ev, sizeof(ev), 2, 0x7ffe00002000);
 	EXPECT(scry_fmt_arg(&ob, &ew_s, &all[1], all, 2, true, &opts),
@@ -1280,6 +1280,136 @@ static void test_array_args(void **state)
 	all[1] = capture(iov, sizeof(iov), 2, 0x7ffe00005000);
 	EXPECT(scry_fmt_arg(&ob, &wv_s, &all[1], all, 5, true, &opts),
 	       "[{iov_base=0x1000, iov_len=2}, {iov_base=0x2000, iov_len=3}]");
+}
+
+/* ---------------------------------------------------------------- what strace leaves out or adds */
+
+static void test_omitted_args(void **state)
+{
+	static const char *const oa[] = { "dfd", "filename", "flags", "mode" };
+	static const char *const fc[] = { "fd", "cmd", "arg" };
+	static const char *const fx[] = { "uaddr", "op", "val", "utime", "uaddr2", "val3" };
+	static const char *const pr[] = { "option", "arg2", "arg3", "arg4", "arg5" };
+	struct scry_argspec oas[4], fcs[3], fxs[6], prs[5], ios[3];
+	struct scry_argval all[SCRY_MAX_ARGS] = { { 0 } };
+	char err[128];
+
+	assert_int_equal(scry_argspec_parse(scry_sc_spec_find("openat"), oa, 4, oas, err, sizeof(err)), 0);
+	assert_int_equal(scry_argspec_parse(scry_sc_spec_find("fcntl"), fc, 3, fcs, err, sizeof(err)), 0);
+	assert_int_equal(scry_argspec_parse(scry_sc_spec_find("ioctl"), fc, 3, ios, err, sizeof(err)), 0);
+	assert_int_equal(scry_argspec_parse(scry_sc_spec_find("futex"), fx, 6, fxs, err, sizeof(err)), 0);
+	assert_int_equal(scry_argspec_parse(scry_sc_spec_find("prctl"), pr, 5, prs, err, sizeof(err)), 0);
+#define AT_(specs, i, str) EXPECT(scry_fmt_arg(&ob, &(specs)[i], &all[i], all, 0, true, &opts), str)
+	/* openat(AT_FDCWD, "/etc/ld.so.cache", O_RDONLY|O_CLOEXEC): no mode */
+	all[0] = val((uint64_t)-100);
+	all[2] = val(O_RDONLY | O_CLOEXEC);
+	all[3] = val(0);
+	AT_(oas, 3, "");
+	all[2] = val(O_WRONLY | O_CREAT);
+	all[3] = val(0644);
+	AT_(oas, 3, "0644");
+	all[2] = val(O_RDWR | O_TMPFILE);
+	AT_(oas, 3, "0644");
+	/* fcntl(8, F_GETFD) / fcntl(8, F_SETFD, FD_CLOEXEC) */
+	all[1] = val(F_GETFD);
+	all[2] = val(0xffffffffffffff80);
+	AT_(fcs, 2, "");
+	all[1] = val(F_SETFD);
+	all[2] = val(FD_CLOEXEC);
+	AT_(fcs, 2, "FD_CLOEXEC");
+	/* ioctl(1000, FIOCLEX) / ioctl(1000, TCGETS, 0x7ffe...) */
+	all[1] = val(0x5451);
+	AT_(ios, 2, "");
+	all[1] = val(0x5401);
+	all[2] = val(0x7ffe0000);
+	AT_(ios, 2, "0x7ffe0000");
+	/* futex(0x7ffc8ae826b8, FUTEX_WAKE_PRIVATE, 1) */
+	all[0] = val(0x7ffc8ae826b8);
+	all[1] = val(FUTEX_WAKE_PRIVATE);
+	all[2] = val(1);
+	all[3] = val(0);
+	all[4] = val(0);
+	all[5] = val(0);
+	AT_(fxs, 2, "1");
+	AT_(fxs, 3, "");
+	AT_(fxs, 4, "");
+	AT_(fxs, 5, "");
+	/* futex(uaddr, FUTEX_WAIT_BITSET_PRIVATE|FUTEX_CLOCK_REALTIME, 1, NULL, FUTEX_BITSET_MATCH_ANY) */
+	all[1] = val(FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME);
+	all[3].have_ptr = true;
+	all[5] = val(0xffffffff);
+	AT_(fxs, 3, "NULL");
+	AT_(fxs, 4, "");
+	AT_(fxs, 5, "FUTEX_BITSET_MATCH_ANY");
+	/* futex(NULL, FUTEX_LOCK_PI, NULL): uaddr, op, timeout */
+	all[1] = val(FUTEX_LOCK_PI);
+	AT_(fxs, 2, "");
+	AT_(fxs, 3, "NULL");
+	all[1] = val(99);
+	AT_(fxs, 5, "0xffffffff");
+	/* prctl(PR_SET_PDEATHSIG, SIGKILL), prctl(PR_GET_DUMPABLE), prctl(0x270f, 0, 0, 0, 0) */
+	all[0] = val(1);            /* PR_SET_PDEATHSIG */
+	all[1] = val(SIGKILL);
+	all[2] = val(0);
+	AT_(prs, 1, "SIGKILL");
+	AT_(prs, 2, "");
+	all[0] = val(15);           /* PR_SET_NAME */
+	all[1] = val(0x55f4ac4710c2);
+	AT_(prs, 1, "0x55f4ac4710c2");
+	all[0] = val(3);            /* PR_GET_DUMPABLE */
+	AT_(prs, 1, "");
+	all[0] = val(4);            /* PR_SET_DUMPABLE */
+	all[1] = val(0);
+	AT_(prs, 1, "SUID_DUMP_DISABLE");
+	all[0] = val(0x270f);
+	AT_(prs, 1, "0");
+	AT_(prs, 4, "0");
+	/* arch_prctl(ARCH_GET_CPUID) */
+	struct scry_argspec aps[2];
+	static const char *const ap[] = { "option", "arg2" };
+
+	assert_int_equal(scry_argspec_parse(scry_sc_spec_find("arch_prctl"), ap, 2, aps, err, sizeof(err)), 0);
+	all[0] = val(0x1011);
+	AT_(aps, 1, "");
+	all[0] = val(0x1002);
+	all[1] = val(0x7f4c66ac0740);
+	AT_(aps, 1, "0x7f4c66ac0740");
+#undef AT_
+}
+
+static void test_ret_call(void **state)
+{
+	struct scry_argval all[SCRY_MAX_ARGS] = { { 0 } };
+	struct pollfd pf[3] = { { 8, POLLIN, POLLIN }, { 9, POLLOUT, POLLOUT }, { 10, POLLIN, 0 } };
+	struct timespec left = { 0, 0 };
+
+#define RC(name, r, n, str) EXPECT(scry_fmt_ret_call(&ob, name, (r), NULL, all, n, &opts), str)
+	all[0] = val(8);
+	all[1] = val(F_GETFL);
+	RC("fcntl", 0x8002, 3, "= 0x8002 (flags O_RDWR|O_LARGEFILE)");
+	RC("fcntl", 0, 3, "= 0 (flags O_RDONLY)");
+	RC("fcntl", -EBADF, 3, "= -1 EBADF (Bad file descriptor)");
+	all[1] = val(F_GETFD);
+	RC("fcntl", 1, 3, "= 0x1 (flags FD_CLOEXEC)");
+	RC("fcntl", 0, 3, "= 0");
+	all[1] = val(F_DUPFD_CLOEXEC);
+	RC("fcntl", 12, 3, "= 12");
+	all[0] = capture(pf, sizeof(pf), 3, 0x7ffe00001000);
+	all[1] = val(3);
+	RC("poll", 2, 3, "= 2 ([{fd=8, revents=POLLIN}, {fd=9, revents=POLLOUT}])");
+	RC("poll", 0, 3, "= 0");
+	RC("poll", -EINTR, 3, "= -1 EINTR (Interrupted system call)");
+	pf[0].revents = 0;
+	pf[1].revents = 0;
+	pf[2] = (struct pollfd){ 7, POLLIN, POLLHUP };
+	all[2] = capture(&left, sizeof(left), 1, 0x7ffe00002000);
+	RC("ppoll", 1, 5, "= 1 ([{fd=7, revents=POLLHUP}], left {tv_sec=0, tv_nsec=0})");
+	RC("rt_sigtimedwait", SIGUSR1, 4, "= 10 (SIGUSR1)");
+	RC("personality", 0, 1, "= 0 (PER_LINUX)");
+	RC("read", 3, 3, "= 3");
+	RC("mmap", 0x7f1234560000, 6, "= 0x7f1234560000");
+	EXPECT(scry_fmt_ret_call(&ob, "fcntl", 1, NULL, NULL, 0, &opts), "= 1");
+#undef RC
 }
 
 /* ---------------------------------------------------------------- the spec table */
@@ -1410,6 +1540,8 @@ int main(void)
 		cmocka_unit_test(test_misc_structs),
 		cmocka_unit_test(test_struct_args),
 		cmocka_unit_test(test_array_args),
+		cmocka_unit_test(test_omitted_args),
+		cmocka_unit_test(test_ret_call),
 		cmocka_unit_test(test_spec_table),
 		cmocka_unit_test(test_all_sets_print),
 	};
