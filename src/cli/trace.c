@@ -70,7 +70,12 @@ static int event_specs(const struct trace_opts *o, struct scry_catalog *cat, cha
 {
 	const struct scry_syscall *list;
 	size_t n = scry_catalog_syscalls(cat, &list), k = 0;
-	char **specs = calloc(n + 4, sizeof(*specs));
+	static const char *const fd_calls[] = {
+		"open", "openat", "openat2", "creat", "close", "close_range", "dup", "dup2", "dup3",
+		"fcntl", "socket", "socketpair", "pipe", "pipe2", "accept", "accept4",
+	};
+	const size_t nfd = sizeof(fd_calls) / sizeof(fd_calls[0]);
+	char **specs = calloc(n + 4 + nfd, sizeof(*specs));
 
 	if (!specs)
 		return -ENOMEM;
@@ -87,6 +92,11 @@ static int event_specs(const struct trace_opts *o, struct scry_catalog *cat, cha
 		 * the printer leaves out what trace= does not select */
 		if (!trace_opts_selects_all(o))
 			specs[k++] = strdup("syscall:execve");
+		/* -y: the fd table needs the calls that make and close fds, printed or not */
+		for (size_t i = 0; o->decode_fds && !trace_opts_selects_all(o) && i < nfd; i++)
+			if (scry_catalog_syscall_by_name(cat, fd_calls[i]) &&
+			    asprintf(&specs[k++], "syscall:%s", fd_calls[i]) < 0)
+				specs[k - 1] = NULL;
 		specs[k++] = strdup("signal:signal_deliver");
 		specs[k++] = strdup("sched:sched_process_exit");
 	}
@@ -208,8 +218,10 @@ int cmd_trace(int argc, char **argv)
 		ret = 0;
 		goto out;
 	}
-	if (o.warn[0])
-		fprintf(stderr, "%s%s", o.warn, o.warn[strlen(o.warn) - 1] == '\n' ? "" : "\n");
+	for (char *w = o.warn, *nl; *w; w = nl ? nl + 1 : w + strlen(w)) {
+		nl = strchr(w, '\n');
+		fprintf(stderr, "scry trace: %.*s\n", nl ? (int)(nl - w) : (int)strlen(w), w);
+	}
 	if (scry_check_privileges("scry trace", err, sizeof(err)))
 		goto fail;
 	if (o.cmd && scry_spawn_check(o.cmd[0], err, sizeof(err)))
