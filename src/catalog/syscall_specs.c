@@ -43,7 +43,7 @@ const struct scry_sc_specrow scry_sc_specs[] = {
 	{ "dup2", "fd, fd" },
 	{ "dup3", "fd, fd, flags:pipe" },
 	{ "fcntl", "fd, enum:fcntl, enum:fcntl_arg" },
-	{ "ioctl", "fd, enum:ioctl, hex" },
+	{ "ioctl", "fd, enum:ioctl, enum:ioctl_arg" },
 	{ "flock", "fd, flags:flock" },
 	{ "pipe", "oarray:int(2)" },
 	{ "pipe2", "oarray:int(2), flags:pipe" },
@@ -102,8 +102,8 @@ const struct scry_sc_specrow scry_sc_specs[] = {
 	{ "mkdir", "path, oct" },
 	{ "mkdirat", "dirfd, path, oct" },
 	{ "rmdir", "path" },
-	{ "mknod", "path, mode, hex" },
-	{ "mknodat", "dirfd, path, mode, hex" },
+	{ "mknod", "path, mode, enum:mknod_dev" },
+	{ "mknodat", "dirfd, path, mode, enum:mknod_dev" },
 	{ "unlink", "path" },
 	{ "unlinkat", "dirfd, path, flags:at" },
 	{ "rename", "path, path" },
@@ -195,8 +195,8 @@ const struct scry_sc_specrow scry_sc_specs[] = {
 	{ "setgroups", "int, iarray:uint(gidsetsize)" },
 	{ "capget", "istruct:cap_header, oarray:cap_data(2)" },
 	{ "capset", "istruct:cap_header, iarray:cap_data(2)" },
-	{ "prctl", "enum:prctl, enum:prctl_arg, hex, hex, hex" },
-	{ "arch_prctl", "enum:arch_prctl, hex" },
+	{ "prctl", "enum:prctl, enum:prctl_arg, enum:prctl_arg, enum:prctl_arg, enum:prctl_arg" },
+	{ "arch_prctl", "enum:arch_prctl, enum:arch_prctl_arg" },
 	{ "set_tid_address", "ptr" },
 	{ "set_robust_list", "ptr, uint" },
 	{ "get_robust_list", "pid, ptr, ptr" },
@@ -301,6 +301,6 @@ const struct scry_sc_specrow scry_sc_specs[] = {
 	{ "mq_unlink", "str" },
 
 	/* futexes */
-	{ "futex", "ptr, enum:futex_op, uint, istruct:timespec, ptr, hex" },
+	{ "futex", "ptr, enum:futex_op, uint, istruct:timespec, ptr, enum:futex_val3" },
 };
 const size_t scry_sc_specs_len = sizeof(scry_sc_specs) / sizeof(scry_sc_specs[0]);

@@ -14,7 +14,9 @@
  *  - some sets depend on another argument of the call and are resolved here: "sockproto"
  *    (socket's protocol, by the family in argument 0), "sockopt" (by the level in
  *    argument 1) and "fcntl_arg" (by the command in argument 1).
- *  - "prctl_arg" (prctl's second argument) is resolved by the option in argument 0.
+ *  - likewise "prctl_arg" (prctl's arguments, by the option in argument 0),
+ *    "arch_prctl_arg", "ioctl_arg" (a pointer for requests that take one, by argument 1),
+ *    "mknod_dev" (makedev(), after the mode) and "futex_val3" (FUTEX_BITSET_MATCH_ANY).
  *  - arguments strace leaves out (open's mode without O_CREAT, fcntl(F_GETFL)'s argument,
  *    futex's unused ones, ...) print as nothing: the caller drops them with their comma.
  *  - arrays and argv lists show at most -s elements unless verbose, then ", ...". */
@@ -129,9 +131,13 @@ static void put_fcntl_arg(struct outbuf *ob, uint64_t cmd, uint64_t v)
 	}
 }
 
-/* prctl's second argument by option (all[0]) */
-static void put_prctl_arg(struct outbuf *ob, uint64_t option, uint64_t v)
+/* prctl's arguments by option (all[0]): the second one decoded for the common options */
+static void put_prctl_arg(struct outbuf *ob, uint64_t option, int i, uint64_t v)
 {
+	if (i != 1) {
+		fmt_hex(ob, v);
+		return;
+	}
 	switch (option & 0xffffffff) {
 	case 1:                                             /* PR_SET_PDEATHSIG */
 		fmt_signame(ob, (int32_t)v);
@@ -154,6 +160,20 @@ static void put_prctl_arg(struct outbuf *ob, uint64_t option, uint64_t v)
 	}
 }
 
+/* ioctl requests whose argument is an integer (or absent); the others take a pointer */
+static bool ioctl_int_arg(uint64_t req)
+{
+	switch (req & 0xffffffff) {
+	case 0x5409: case 0x540a: case 0x540b: case 0x540e: case 0x541c: case 0x541e: case 0x541f:
+	case 0x5425: case 0x5427: case 0x5428: case 0x5441: case 0x5460: case 0x1261:
+	case 0x2400: case 0x2401: case 0x2403:
+		return true;
+	default:
+		return (req & 0xff00) == 0x5600 || (req & 0xff00) == 0x4b00 ||   /* VT_*, KD* */
+		       !fmt_xlookup_set("ioctl", req & 0xffffffff);
+	}
+}
+
 /* Position of val in all[] (and so of spec in the call's specs), or -1. */
 static int arg_index(const struct scry_argval *val, const struct scry_argval *all)
 {
@@ -167,50 +187,53 @@ static bool is_set(const struct scry_argspec *s, const char *set)
 	return (s->kind == SCRY_A_FLAGS || s->kind == SCRY_A_ENUM) && s->set && !strcmp(s->set, set);
 }
 
+static bool open_creates(uint64_t flags)
+{
+	return flags & (0100 | 020000000);                  /* O_CREAT, __O_TMPFILE */
+}
+
 /* strace leaves out the arguments a call does not use: open's mode without O_CREAT or
- * O_TMPFILE, fcntl's and ioctl's argument for commands without one, futex's arguments
- * by operation, prctl's by option.  scry_fmt_arg prints nothing for them (the caller
- * drops the argument and its comma). */
+ * O_TMPFILE, mknod's device for other than devices, fcntl's and ioctl's argument for
+ * commands without one, futex's arguments by operation, prctl's by option.  scry_fmt_arg
+ * prints nothing for them (the caller drops the argument and its comma).
+ * Other arguments' specs (spec[-k]) are only looked at for kinds that only appear in a
+ * call's spec array, never for the bare hex spec of a call without one. */
 static bool omitted(const struct scry_argspec *spec, const struct scry_argval *val, const struct scry_argval *all)
 {
 	int i = arg_index(val, all);
-	const struct scry_argspec *s0;
+	uint64_t v0 = all && all[0].have ? all[0].v & 0xffffffff : ~0ULL;
+	uint64_t v1 = all && all[1].have ? all[1].v & 0xffffffff : ~0ULL;
 
 	if (i < 1)
 		return false;
-	s0 = spec - i;
 	/* open, openat, mq_open: the mode after the flags (and mq_open's attributes after it) */
-	if (spec->kind == SCRY_A_OCT && is_set(&spec[-1], "open") && all[i - 1].have)
-		return !(all[i - 1].v & (0100 | 020000000));          /* O_CREAT, __O_TMPFILE */
-	if (i >= 2 && spec[-1].kind == SCRY_A_OCT && is_set(&spec[-2], "open") && all[i - 2].have)
-		return !(all[i - 2].v & (0100 | 020000000));
-	if (i == 2 && is_set(&s0[1], "fcntl") && all[1].have) {
-		switch (all[1].v & 0xffffffff) {
+	if (spec->kind == SCRY_A_OCT)
+		return is_set(&spec[-1], "open") && all[i - 1].have && !open_creates(all[i - 1].v);
+	if (spec->kind == SCRY_A_PTR && i >= 2 && spec[-1].kind == SCRY_A_OCT && is_set(&spec[-2], "open"))
+		return all[i - 2].have && !open_creates(all[i - 2].v);
+	if (spec->kind != SCRY_A_ENUM && spec->kind != SCRY_A_UINT && spec->kind != SCRY_A_STRUCT &&
+	    spec->kind != SCRY_A_PTR)
+		return false;
+	if (is_set(spec, "mknod_dev"))
+		return all[i - 1].have && (all[i - 1].v & 0170000) != 0020000 && (all[i - 1].v & 0170000) != 0060000;
+	if (is_set(spec, "fcntl_arg")) {
+		switch (v1) {
 		case 1: case 3: case 9: case 11: case 1025: case 1032: case 1034:
 			return true;                             /* F_GETFD, F_GETFL, F_GETOWN, ... */
 		default:
 			return false;
 		}
 	}
-	if (i == 2 && is_set(&s0[1], "ioctl") && all[1].have) {
-		switch (all[1].v & 0xffffffff) {
+	if (is_set(spec, "ioctl_arg")) {
+		switch (v1) {
 		case 0x540c: case 0x540d: case 0x541d: case 0x5422: case 0x5437: case 0x5450: case 0x5451:
 			return true;                             /* TIOCEXCL, ..., FIONCLEX, FIOCLEX */
 		default:
 			return false;
 		}
 	}
-	if (is_set(&s0[1], "futex_op") && all[1].have) {
-		/* arguments shown per command: uaddr, op, val, timeout/val2, uaddr2, val3 */
-		static const uint8_t shown[14] = {
-			0x0f, 0x07, 0x07, 0x1f, 0x3f, 0x3f, 0x0b, 0x03, 0x03, 0x2f, 0x27, 0x1f, 0x3f, 0x0b,
-		};
-		uint64_t cmd = all[1].v & ~(uint64_t)(128 | 256) & 0xffffffff;
-
-		return cmd < 14 && !(shown[cmd] >> i & 1);
-	}
-	if (is_set(&s0[0], "prctl") && all[0].have) {
-		switch (all[0].v & 0xffffffff) {
+	if (is_set(spec, "prctl_arg")) {
+		switch (v0) {
 		case 3: case 7: case 13: case 21: case 27: case 30: case 31: case 32: case 46: case 51:
 		case 64:
 			return true;                             /* PR_GET_DUMPABLE, ...: no argument */
@@ -224,21 +247,32 @@ static bool omitted(const struct scry_argspec *spec, const struct scry_argval *v
 			return false;
 		}
 	}
-	if (i == 1 && is_set(&s0[0], "arch_prctl") && all[0].have && (all[0].v & 0xffffffff) == 0x1011)
-		return true;                                     /* ARCH_GET_CPUID */
+	if (is_set(spec, "arch_prctl_arg"))
+		return v0 == 0x1011;                             /* ARCH_GET_CPUID */
+	if (i >= 2 && (is_set(spec, "futex_val3") || is_set(&spec[-i + 1], "futex_op"))) {
+		/* arguments shown per command: uaddr, op, val, timeout/val2, uaddr2, val3 */
+		static const uint8_t shown[14] = {
+			0x0f, 0x07, 0x07, 0x1f, 0x3f, 0x3f, 0x0b, 0x03, 0x03, 0x2f, 0x27, 0x1f, 0x3f, 0x0b,
+		};
+		uint64_t cmd = v1 & ~(uint64_t)(128 | 256);
+
+		return cmd < 14 && !(shown[cmd] >> i & 1);
+	}
 	return false;
 }
 
-static void put_set(struct outbuf *ob, const struct scry_argspec *spec, uint64_t v, const struct scry_argval *all)
+static void put_set(struct outbuf *ob, const struct scry_argspec *spec, uint64_t v, const struct scry_argval *all,
+		    int i)
 {
 	const char *set = spec->set;
+	bool have0 = all && all[0].have, have1 = all && all[1].have;
 
 	if (set && all) {
-		if (!strcmp(set, "sockproto") && all[0].have) {
+		if (!strcmp(set, "sockproto") && have0) {
 			put_sockproto(ob, all[0].v, v);
 			return;
 		}
-		if (!strcmp(set, "sockopt") && all[1].have) {
+		if (!strcmp(set, "sockopt") && have1) {
 			const char *s = sockopt_set(all[1].v);
 
 			if (s)
@@ -247,12 +281,32 @@ static void put_set(struct outbuf *ob, const struct scry_argspec *spec, uint64_t
 				ob_u64(ob, v & 0xffffffff);
 			return;
 		}
-		if (!strcmp(set, "fcntl_arg") && all[1].have) {
+		if (!strcmp(set, "fcntl_arg") && have1) {
 			put_fcntl_arg(ob, all[1].v, v);
 			return;
 		}
-		if (!strcmp(set, "prctl_arg") && all[0].have) {
-			put_prctl_arg(ob, all[0].v, v);
+		if (!strcmp(set, "prctl_arg") && have0) {
+			put_prctl_arg(ob, all[0].v, i, v);
+			return;
+		}
+		if (!strcmp(set, "ioctl_arg") && have1) {
+			if (ioctl_int_arg(all[1].v))
+				fmt_hex(ob, v);
+			else
+				fmt_ptr(ob, v);
+			return;
+		}
+		if (!strcmp(set, "mknod_dev") && i > 0) {
+			fmt_dev(ob, v);
+			return;
+		}
+		if (!strcmp(set, "futex_val3") && have1) {
+			uint64_t cmd = all[1].v & 0x7f;
+
+			if ((cmd == 9 || cmd == 10) && (v & 0xffffffff) == 0xffffffff)
+				OB_LIT(ob, "FUTEX_BITSET_MATCH_ANY");
+			else
+				fmt_hex(ob, v & 0xffffffff);
 			return;
 		}
 	}
@@ -315,7 +369,9 @@ static void put_strv(struct outbuf *ob, const struct scry_argspec *spec, const s
 static void put_buf(struct outbuf *ob, const struct scry_argspec *spec, const struct scry_argval *val,
 		    const struct scry_argval *all, int64_t ret, bool have_ret, const struct scry_fmt_opts *o)
 {
+	int i = arg_index(val, all);
 	unsigned strsize = o ? o->strsize : 32;
+	bool more;
 	uint64_t total = 0;
 	bool known = resolve_len(spec, all, ret, have_ret, &total);
 	size_t n = val->len;
@@ -333,7 +389,19 @@ static void put_buf(struct outbuf *ob, const struct scry_argspec *spec, const st
 	}
 	if (known && total < n)
 		n = (size_t)total;
-	scry_fmt_str(ob, val->p, n, strsize, val->truncated || (known && total > n));
+	/* [gs]etsockopt's value: an int option as [1] */
+	if (i > 0 && is_set(&spec[-1], "sockopt") && known && total == 4 && n == 4) {
+		ob_putc(ob, '[');
+		ob_i64(ob, fmt_gets(val->p, 4));
+		ob_putc(ob, ']');
+		return;
+	}
+	more = val->truncated || (known && total > n);
+	/* getcwd's path: the length returned counts the NUL */
+	if (i == 0 && spec->dir == SCRY_DIR_OUT && spec->len == SCRY_LEN_RET && n > 1 && !val->p[n - 1] &&
+	    (val->p[0] == '/' || val->p[0] == '(') && !memchr(val->p, 0, n - 1))
+		n--;
+	scry_fmt_str(ob, val->p, n, strsize, more);
 }
 
 static void put_array(struct outbuf *ob, const struct scry_argspec *spec, const struct scry_argval *val,
@@ -411,12 +479,6 @@ void scry_fmt_arg(struct outbuf *ob, const struct scry_argspec *spec, const stru
 	}
 	if (omitted(spec, val, all))
 		return;
-	if (arg_index(val, all) == 5 && is_set(&spec[-4], "futex_op") && spec->kind == SCRY_A_HEX &&
-	    (val->v & 0xffffffff) == 0xffffffff &&
-	    ((all[1].v & 0x7f) == 9 || (all[1].v & 0x7f) == 10)) {
-		OB_LIT(ob, "FUTEX_BITSET_MATCH_ANY");
-		return;
-	}
 	switch (spec->kind) {
 	case SCRY_A_INT:
 		ob_i64(ob, (int64_t)val->v);
@@ -453,7 +515,7 @@ void scry_fmt_arg(struct outbuf *ob, const struct scry_argspec *spec, const stru
 		break;
 	case SCRY_A_FLAGS:
 	case SCRY_A_ENUM:
-		put_set(ob, spec, val->v, all);
+		put_set(ob, spec, val->v, all, arg_index(val, all));
 		break;
 	case SCRY_A_PATH:
 		if (val->p)

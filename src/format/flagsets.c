@@ -37,6 +37,13 @@ const char *fmt_xlookup(const struct fmt_xval *vals, size_t n, uint64_t v)
 	return NULL;
 }
 
+const char *fmt_xlookup_set(const char *set, uint64_t v)
+{
+	const struct fmt_set *s = fmt_set_find(set);
+
+	return s ? fmt_xlookup(s->vals, s->nvals, v) : NULL;
+}
+
 static void unknown_comment(struct outbuf *ob, const char *unknown)
 {
 	if (unknown && *unknown) {

@@ -66,6 +66,8 @@ void fmt_flags_vals(struct outbuf *ob, const struct fmt_xval *vals, size_t n, ui
 /* A named set by name, or plain hex when the set does not exist. */
 void fmt_named(struct outbuf *ob, const char *set, uint64_t v);
 const char *fmt_xlookup(const struct fmt_xval *vals, size_t n, uint64_t v);
+/* The name of value v in the named set's table, or NULL. */
+const char *fmt_xlookup_set(const char *set, uint64_t v);
 
 /* Numbers. */
 void fmt_hex(struct outbuf *ob, uint64_t v);        /* 0x1f, 0 as "0" */

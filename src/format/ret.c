@@ -123,6 +123,10 @@ void scry_fmt_ret_call(struct outbuf *ob, const char *syscall, int64_t ret, cons
 		OB_LIT(ob, " (");
 		fmt_signame(ob, ret);
 		ob_putc(ob, ')');
+	} else if (!strcmp(name, "prctl") && nargs >= 1 && all[0].have && (all[0].v & 0xffffffff) == 3 && ret >= 0) {
+		OB_LIT(ob, " (");                               /* PR_GET_DUMPABLE */
+		fmt_named(ob, "suid_dump", (uint64_t)ret);
+		ob_putc(ob, ')');
 	} else if (!strcmp(name, "personality") && ret >= 0) {
 		OB_LIT(ob, " (");
 		fmt_named(ob, "personality", (uint64_t)ret);

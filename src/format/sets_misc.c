@@ -92,8 +92,12 @@ const struct fmt_set fmt_sets_misc[] = {
 	ENUM("fcntl", v_fcntl, "F_???"),
 	/* fcntl's third argument: resolved against the command by scry_fmt_arg (arg.c) */
 	{ .name = "fcntl_arg", .is_enum = true, .width = 64, .unknown = "" },
-	/* prctl's second argument: resolved against the option by scry_fmt_arg (arg.c) */
+	/* resolved against another argument by scry_fmt_arg (arg.c); alone: hex */
 	{ .name = "prctl_arg", .is_enum = true, .width = 64, .unknown = "" },
+	{ .name = "arch_prctl_arg", .is_enum = true, .width = 64, .unknown = "" },
+	{ .name = "ioctl_arg", .is_enum = true, .width = 64, .unknown = "" },
+	{ .name = "mknod_dev", .is_enum = true, .width = 64, .unknown = "" },
+	{ .name = "futex_val3", .is_enum = true, .unknown = "" },
 	ENUM("suid_dump", v_suid_dump, "SUID_DUMP_???"),
 	ENUM("seccomp_mode", v_seccomp_mode, "SECCOMP_MODE_???"),
 	{ .name = "ipc_get", .vals = XV(v_ipc_get), .unknown = "IPC_???", .special = SP_IPC_MODE },

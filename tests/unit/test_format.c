@@ -431,6 +431,17 @@ static struct scry_argspec kind(enum scry_akind k)
 	return s;
 }
 
+static struct scry_argval capture(const void *p, uint32_t len, uint32_t n, uint64_t ptr)
+{
+	struct scry_argval a = val(ptr);
+
+	a.have_ptr = true;
+	a.p = p;
+	a.len = len;
+	a.n = n;
+	return a;
+}
+
 #define ARG(spec, a, str) do { \
 	struct scry_argspec s_ = (spec); \
 	struct scry_argval a_ = (a); \
@@ -630,6 +641,35 @@ static struct scry_argspec parse1(const char *spec, const char *const *names, un
 	if (scry_argspec_parse(spec, names, n, out, err, sizeof(err)))
 		fail_msg("%s: %s", spec, err);
 	return out[i];
+}
+
+static void test_sockopt_and_getcwd(void **state)
+{
+	static const char *const opt[] = { "fd", "level", "optname", "optval", "optlen" };
+	static const char *const gc[] = { "buf", "size" };
+	struct scry_argspec so[5], gcs[2];
+	struct scry_argval all[SCRY_MAX_ARGS] = { { 0 } };
+	char err[128];
+	int one = 1;
+
+	assert_int_equal(scry_argspec_parse(scry_sc_spec_find("setsockopt"), opt, 5, so, err, sizeof(err)), 0);
+	assert_int_equal(scry_argspec_parse(scry_sc_spec_find("getcwd"), gc, 2, gcs, err, sizeof(err)), 0);
+	/* setsockopt(1000, SOL_SOCKET, SO_REUSEADDR, [1], 4) */
+	all[1] = val(SOL_SOCKET);
+	all[2] = val(SO_REUSEADDR);
+	all[3] = capture(&one, 4, 0, 0x7ffe0000);
+	all[4] = val(4);
+	EXPECT(scry_fmt_arg(&ob, &so[3], &all[3], all, -EBADF, true, &opts), "[1]");
+	all[3] = capture("eth0", 4, 0, 0x7ffe0000);
+	all[2] = val(SO_BINDTODEVICE);
+	all[4] = val(5);
+	EXPECT(scry_fmt_arg(&ob, &so[3], &all[3], all, 0, true, &opts), "\"eth0\"...");
+	/* getcwd("/tmp/x", 256) = 7: the NUL is not shown */
+	all[0] = capture("/tmp/x\0", 7, 0, 0x7ffe0000);
+	all[1] = val(256);
+	EXPECT(scry_fmt_arg(&ob, &gcs[0], &all[0], all, 7, true, &opts), "\"/tmp/x\"");
+	all[0] = capture("/tmp/x\0", 7, 0, 0x7ffe0000);
+	EXPECT(scry_fmt_arg(&ob, &gcs[0], &all[0], all, -ERANGE, true, &opts), "0x7ffe0000");
 }
 
 static void test_buffers(void **state)
@@ -1177,16 +1217,6 @@ static void test_misc_structs(void **state)
 
 /* ---------------------------------------------------------------- struct and array args */
 
-static struct scry_argval capture(const void *p, uint32_t len, uint32_t n, uint64_t ptr)
-{
-	struct scry_argval a = val(ptr);
-
-	a.have_ptr = true;
-	a.p = p;
-	a.len = len;
-	a.n = n;
-	return a;
-}
 
 static void test_struct_args(void **state)
 {
@@ -1323,6 +1353,22 @@ static void test_omitted_args(void **state)
 	all[1] = val(0x5401);
 	all[2] = val(0x7ffe0000);
 	AT_(ios, 2, "0x7ffe0000");
+	all[2] = val(0);
+	AT_(ios, 2, "NULL");             /* ioctl(1000, TCGETS, NULL) */
+	all[1] = val(0x5409);
+	AT_(ios, 2, "0");                /* ioctl(1000, TCSBRK, 0) */
+	all[1] = val(0xdeadbeef);
+	AT_(ios, 2, "0");                /* unknown request: a number */
+	/* mknodat(AT_FDCWD, "/x", S_IFCHR|0666, makedev(0x1, 0x3)); no device for a fifo */
+	struct scry_argspec mks[4];
+	static const char *const mk[] = { "dfd", "filename", "mode", "dev" };
+
+	assert_int_equal(scry_argspec_parse(scry_sc_spec_find("mknodat"), mk, 4, mks, err, sizeof(err)), 0);
+	all[2] = val(S_IFCHR | 0666);
+	all[3] = val(0x103);
+	AT_(mks, 3, "makedev(0x1, 0x3)");
+	all[2] = val(S_IFIFO | 0644);
+	AT_(mks, 3, "");
 	/* futex(0x7ffc8ae826b8, FUTEX_WAKE_PRIVATE, 1) */
 	all[0] = val(0x7ffc8ae826b8);
 	all[1] = val(FUTEX_WAKE_PRIVATE);
@@ -1527,6 +1573,7 @@ int main(void)
 		cmocka_unit_test(test_string_args),
 		cmocka_unit_test(test_strv),
 		cmocka_unit_test(test_buffers),
+		cmocka_unit_test(test_sockopt_and_getcwd),
 		cmocka_unit_test(test_sockaddr),
 		cmocka_unit_test(test_sockaddr_args),
 		cmocka_unit_test(test_dependent_sets),
