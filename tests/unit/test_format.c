@@ -633,14 +633,18 @@ static void test_strv(void **state)
 
 /* ---------------------------------------------------------------- buffers */
 
-static struct scry_argspec parse1(const char *spec, const char *const *names, unsigned n, unsigned i)
+/* Argument i of a parsed spec, inside its call's spec array (the formatter looks at the
+ * other arguments' specs for some kinds, as it does in a real call). */
+static const struct scry_argspec *parse1(const char *spec, const char *const *names, unsigned n, unsigned i)
 {
-	static struct scry_argspec out[SCRY_MAX_ARGS];
+	static struct scry_argspec pool[32][SCRY_MAX_ARGS];
+	static unsigned next;
+	struct scry_argspec *out = pool[next++ % 32];
 	char err[128];
 
 	if (scry_argspec_parse(spec, names, n, out, err, sizeof(err)))
 		fail_msg("%s: %s", spec, err);
-	return out[i];
+	return &out[i];
 }
 
 static void test_sockopt_and_getcwd(void **state)
@@ -675,8 +679,8 @@ static void test_sockopt_and_getcwd(void **state)
 static void test_buffers(void **state)
 {
 	static const char *const rw[] = { "fd", "buf", "count" };
-	struct scry_argspec rd = parse1("fd, obuf(ret), uint", rw, 3, 1);
-	struct scry_argspec wr = parse1("fd, ibuf(count), uint", rw, 3, 1);
+	const struct scry_argspec *rd = parse1("fd, obuf(ret), uint", rw, 3, 1);
+	const struct scry_argspec *wr = parse1("fd, ibuf(count), uint", rw, 3, 1);
 	struct scry_argval all[SCRY_MAX_ARGS] = { { 0 } };
 	static const char w48[] = "hi\n\t\"\\\001\377abcdefghijklmnopqrstuvwxyz0123456789";
 
@@ -687,41 +691,41 @@ static void test_buffers(void **state)
 	all[1].p = (const uint8_t *)w48;
 	all[1].len = 48;
 	all[2] = val(48);
-	EXPECT(scry_fmt_arg(&ob, &wr, &all[1], all, -EBADF, true, &opts),
+	EXPECT(scry_fmt_arg(&ob, wr, &all[1], all, -EBADF, true, &opts),
 	       "\"hi\\n\\t\\\"\\\\\\1\\377abcdefghijklmnopqrstuvwx\"...");
 	/* snaplen cut: 10 bytes captured of 100 */
 	all[1].p = (const uint8_t *)"0123456789";
 	all[1].len = 10;
 	all[2] = val(100);
-	EXPECT(scry_fmt_arg(&ob, &wr, &all[1], all, 100, true, &opts), "\"0123456789\"...");
+	EXPECT(scry_fmt_arg(&ob, wr, &all[1], all, 100, true, &opts), "\"0123456789\"...");
 	/* write(1000, "ab", 2) of a larger capture */
 	all[1].p = (const uint8_t *)"abc";
 	all[1].len = 3;
 	all[2] = val(2);
-	EXPECT(scry_fmt_arg(&ob, &wr, &all[1], all, -EBADF, true, &opts), "\"ab\"");
+	EXPECT(scry_fmt_arg(&ob, wr, &all[1], all, -EBADF, true, &opts), "\"ab\"");
 	/* write(1000, NULL, 10) */
 	all[1] = val(0);
 	all[1].have_ptr = true;
 	all[2] = val(10);
-	EXPECT(scry_fmt_arg(&ob, &wr, &all[1], all, -EFAULT, true, &opts), "NULL");
+	EXPECT(scry_fmt_arg(&ob, wr, &all[1], all, -EFAULT, true, &opts), "NULL");
 	/* read(3, "vm\n", 64) = 3 */
 	all[1] = val(0x7ffd54cc1580);
 	all[1].have_ptr = true;
 	all[1].p = (const uint8_t *)"vm\nXXXX";
 	all[1].len = 3;
 	all[2] = val(64);
-	EXPECT(scry_fmt_arg(&ob, &rd, &all[1], all, 3, true, &opts), "\"vm\\n\"");
+	EXPECT(scry_fmt_arg(&ob, rd, &all[1], all, 3, true, &opts), "\"vm\\n\"");
 	/* read(3, "", 0) = 0 */
 	all[1].len = 0;
-	EXPECT(scry_fmt_arg(&ob, &rd, &all[1], all, 0, true, &opts), "\"\"");
+	EXPECT(scry_fmt_arg(&ob, rd, &all[1], all, 0, true, &opts), "\"\"");
 	/* read(-1000, 0x7ffd54cc1580, 10) = -1 EBADF: the pointer */
 	all[1].have = false;
-	EXPECT(scry_fmt_arg(&ob, &rd, &all[1], all, -EBADF, true, &opts), "0x7ffd54cc1580");
+	EXPECT(scry_fmt_arg(&ob, rd, &all[1], all, -EBADF, true, &opts), "0x7ffd54cc1580");
 	all[1].have = true;
-	EXPECT(scry_fmt_arg(&ob, &rd, &all[1], all, -EBADF, true, &opts), "0x7ffd54cc1580");
+	EXPECT(scry_fmt_arg(&ob, rd, &all[1], all, -EBADF, true, &opts), "0x7ffd54cc1580");
 	/* not finished yet: no capture */
 	all[1].have = false;
-	EXPECT(scry_fmt_arg(&ob, &rd, &all[1], all, 0, false, &opts), "0x7ffd54cc1580");
+	EXPECT(scry_fmt_arg(&ob, rd, &all[1], all, 0, false, &opts), "0x7ffd54cc1580");
 }
 
 /* ---------------------------------------------------------------- socket addresses */
@@ -786,9 +790,9 @@ static void test_sockaddr_args(void **state)
 {
 	static const char *const cn[] = { "fd", "uservaddr", "addrlen" };
 	static const char *const ac[] = { "fd", "upeer_sockaddr", "upeer_addrlen" };
-	struct scry_argspec conn = parse1("fd, isockaddr(addrlen), int", cn, 3, 1);
-	struct scry_argspec acc = parse1("fd, osockaddr(*upeer_addrlen), iostruct:int", ac, 3, 1);
-	struct scry_argspec accl = parse1("fd, osockaddr(*upeer_addrlen), iostruct:int", ac, 3, 2);
+	const struct scry_argspec *conn = parse1("fd, isockaddr(addrlen), int", cn, 3, 1);
+	const struct scry_argspec *acc = parse1("fd, osockaddr(*upeer_addrlen), iostruct:int", ac, 3, 1);
+	const struct scry_argspec *accl = parse1("fd, osockaddr(*upeer_addrlen), iostruct:int", ac, 3, 2);
 	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(80) };
 	struct scry_argval all[SCRY_MAX_ARGS] = { { 0 } };
 	int len16 = 16;
@@ -800,28 +804,28 @@ static void test_sockaddr_args(void **state)
 	all[1].p = (const uint8_t *)&sin;
 	all[1].len = sizeof(sin);
 	all[2] = val(16);
-	EXPECT(scry_fmt_arg(&ob, &conn, &all[1], all, -EBADF, true, &opts),
+	EXPECT(scry_fmt_arg(&ob, conn, &all[1], all, -EBADF, true, &opts),
 	       "{sa_family=AF_INET, sin_port=htons(80), sin_addr=inet_addr(\"127.0.0.1\")}");
 	all[2] = val(0);
-	EXPECT(scry_fmt_arg(&ob, &conn, &all[1], all, -EBADF, true, &opts), "0x7ffe9d9f62b0");
+	EXPECT(scry_fmt_arg(&ob, conn, &all[1], all, -EBADF, true, &opts), "0x7ffe9d9f62b0");
 	all[2] = val(1);
-	EXPECT(scry_fmt_arg(&ob, &conn, &all[1], all, -EBADF, true, &opts), "0x7ffe9d9f62b0");
+	EXPECT(scry_fmt_arg(&ob, conn, &all[1], all, -EBADF, true, &opts), "0x7ffe9d9f62b0");
 	/* accept(3, {...}, [16]) = 4 */
 	all[2] = val(0x7ffe9d9f6000);
 	all[2].have_ptr = true;
 	all[2].p = (const uint8_t *)&len16;
 	all[2].len = 4;
 	all[2].n = 1;
-	EXPECT(scry_fmt_arg(&ob, &acc, &all[1], all, 4, true, &opts),
+	EXPECT(scry_fmt_arg(&ob, acc, &all[1], all, 4, true, &opts),
 	       "{sa_family=AF_INET, sin_port=htons(80), sin_addr=inet_addr(\"127.0.0.1\")}");
-	EXPECT(scry_fmt_arg(&ob, &accl, &all[2], all, 4, true, &opts), "[16]");
+	EXPECT(scry_fmt_arg(&ob, accl, &all[2], all, 4, true, &opts), "[16]");
 	/* accept(3, NULL, NULL) */
 	all[1] = val(0);
 	all[1].have_ptr = true;
 	all[2] = val(0);
 	all[2].have_ptr = true;
-	EXPECT(scry_fmt_arg(&ob, &acc, &all[1], all, 4, true, &opts), "NULL");
-	EXPECT(scry_fmt_arg(&ob, &accl, &all[2], all, 4, true, &opts), "NULL");
+	EXPECT(scry_fmt_arg(&ob, acc, &all[1], all, 4, true, &opts), "NULL");
+	EXPECT(scry_fmt_arg(&ob, accl, &all[2], all, 4, true, &opts), "NULL");
 }
 
 /* socket's protocol by family, [gs]etsockopt's option by level, fcntl's argument by command */
@@ -830,13 +834,13 @@ static void test_dependent_sets(void **state)
 	static const char *const so[] = { "family", "type", "protocol" };
 	static const char *const opt[] = { "fd", "level", "optname", "optval", "optlen" };
 	static const char *const fc[] = { "fd", "cmd", "arg" };
-	struct scry_argspec proto = parse1("enum:af, flags:sock_type, enum:sockproto", so, 3, 2);
-	struct scry_argspec name = parse1("fd, enum:sol, enum:sockopt, ibuf(optlen), int", opt, 5, 2);
-	struct scry_argspec farg = parse1("fd, enum:fcntl, enum:fcntl_arg", fc, 3, 2);
+	const struct scry_argspec *proto = parse1("enum:af, flags:sock_type, enum:sockproto", so, 3, 2);
+	const struct scry_argspec *name = parse1("fd, enum:sol, enum:sockopt, ibuf(optlen), int", opt, 5, 2);
+	const struct scry_argspec *farg = parse1("fd, enum:fcntl, enum:fcntl_arg", fc, 3, 2);
 	struct scry_argval all[SCRY_MAX_ARGS] = { { 0 } };
 
 #define DEP(spec, i, v, str) do { all[i] = val(v); \
-	EXPECT(scry_fmt_arg(&ob, &(spec), &all[i], all, 0, true, &opts), str); } while (0)
+	EXPECT(scry_fmt_arg(&ob, (spec), &all[i], all, 0, true, &opts), str); } while (0)
 	all[0] = val(AF_INET);
 	DEP(proto, 2, IPPROTO_TCP, "IPPROTO_TCP");
 	DEP(proto, 2, 0, "IPPROTO_IP");
@@ -1221,23 +1225,23 @@ static void test_misc_structs(void **state)
 static void test_struct_args(void **state)
 {
 	static const char *const fs[] = { "dfd", "filename", "statbuf", "flag" };
-	struct scry_argspec st = parse1("dirfd, path, ostruct:stat, flags:at", fs, 4, 2);
+	const struct scry_argspec *st = parse1("dirfd, path, ostruct:stat, flags:at", fs, 4, 2);
 	struct scry_argval all[SCRY_MAX_ARGS] = { { 0 } };
 	struct stat sb = { .st_mode = S_IFREG | 0644, .st_size = 41871 };
 
 	all[2] = capture(&sb, sizeof(sb), 1, 0x7ffe9d9f6350);
-	EXPECT(scry_fmt_arg(&ob, &st, &all[2], all, 0, true, &opts), "{st_mode=S_IFREG|0644, st_size=41871, ...}");
+	EXPECT(scry_fmt_arg(&ob, st, &all[2], all, 0, true, &opts), "{st_mode=S_IFREG|0644, st_size=41871, ...}");
 	/* failed: the pointer, whatever was captured */
-	EXPECT(scry_fmt_arg(&ob, &st, &all[2], all, -ENOENT, true, &opts), "0x7ffe9d9f6350");
+	EXPECT(scry_fmt_arg(&ob, st, &all[2], all, -ENOENT, true, &opts), "0x7ffe9d9f6350");
 	/* nothing read (NULL or unreadable) */
 	all[2] = capture(NULL, 0, 0, 0);
-	EXPECT(scry_fmt_arg(&ob, &st, &all[2], all, -EFAULT, true, &opts), "NULL");
-	EXPECT(scry_fmt_arg(&ob, &st, &all[2], all, 0, true, &opts), "NULL");
+	EXPECT(scry_fmt_arg(&ob, st, &all[2], all, -EFAULT, true, &opts), "NULL");
+	EXPECT(scry_fmt_arg(&ob, st, &all[2], all, 0, true, &opts), "NULL");
 	all[2] = capture(NULL, 0, 0, 0x8);
-	EXPECT(scry_fmt_arg(&ob, &st, &all[2], all, 0, true, &opts), "0x8");
+	EXPECT(scry_fmt_arg(&ob, st, &all[2], all, 0, true, &opts), "0x8");
 	/* unfinished call: the exit capture does not exist yet */
 	all[2].have = false;
-	EXPECT(scry_fmt_arg(&ob, &st, &all[2], all, 0, false, &opts), "0x8");
+	EXPECT(scry_fmt_arg(&ob, st, &all[2], all, 0, false, &opts), "0x8");
 }
 
 static void test_array_args(void **state)
@@ -1247,11 +1251,11 @@ static void test_array_args(void **state)
 	static const char *const p2[] = { "fildes", "flags" };
 	static const char *const gg[] = { "gidsetsize", "grouplist" };
 	static const char *const wv[] = { "fd", "vec", "vlen" };
-	struct scry_argspec poll_s = parse1("ioarray:pollfd(nfds), uint, int", pn, 3, 0);
-	struct scry_argspec ew_s = parse1("fd, oarray:epoll_event(ret), int, int", ew, 4, 1);
-	struct scry_argspec pipe_s = parse1("oarray:int(2), flags:pipe", p2, 2, 0);
-	struct scry_argspec gg_s = parse1("int, oarray:uint(ret)", gg, 2, 1);
-	struct scry_argspec wv_s = parse1("fd, iarray:iovec(vlen), int", wv, 3, 1);
+	const struct scry_argspec *poll_s = parse1("ioarray:pollfd(nfds), uint, int", pn, 3, 0);
+	const struct scry_argspec *ew_s = parse1("fd, oarray:epoll_event(ret), int, int", ew, 4, 1);
+	const struct scry_argspec *pipe_s = parse1("oarray:int(2), flags:pipe", p2, 2, 0);
+	const struct scry_argspec *gg_s = parse1("int, oarray:uint(ret)", gg, 2, 1);
+	const struct scry_argspec *wv_s = parse1("fd, iarray:iovec(vlen), int", wv, 3, 1);
 	struct scry_argval all[SCRY_MAX_ARGS] = { { 0 } };
 	struct pollfd pf[3] = { { 8, POLLIN | POLLPRI, 0 }, { 9, POLLOUT | POLLRDNORM | POLLWRBAND | 0x4000, 0 },
 				{ -1, POLLIN, 0 } };
@@ -1262,40 +1266,40 @@ static void test_array_args(void **state)
 
 	all[0] = capture(pf, sizeof(pf), 3, 0x7ffe00001000);
 	all[1] = val(2);
-	EXPECT(scry_fmt_arg(&ob, &poll_s, &all[0], all, 1, true, &opts),
+	EXPECT(scry_fmt_arg(&ob, poll_s, &all[0], all, 1, true, &opts),
 	       "[{fd=8, events=POLLIN|POLLPRI}, {fd=9, events=POLLOUT|POLLRDNORM|POLLWRBAND|0x4000}]");
 	all[1] = val(3);
 	pf[1].revents = POLLOUT;
 	/* revents go after the return value (scry_fmt_ret_call) */
-	EXPECT(scry_fmt_arg(&ob, &poll_s, &all[0], all, 1, true, &opts),
+	EXPECT(scry_fmt_arg(&ob, poll_s, &all[0], all, 1, true, &opts),
 	       "[{fd=8, events=POLLIN|POLLPRI}, {fd=9, events=POLLOUT|POLLRDNORM|POLLWRBAND|0x4000}, {fd=-1}]");
 	/* more elements than captured */
 	all[1] = val(5);
-	EXPECT(scry_fmt_arg(&ob, &poll_s, &all[0], all, 1, true, &opts),
+	EXPECT(scry_fmt_arg(&ob, poll_s, &all[0], all, 1, true, &opts),
 	       "[{fd=8, events=POLLIN|POLLPRI}, {fd=9, events=POLLOUT|POLLRDNORM|POLLWRBAND|0x4000}, {fd=-1}, "
 	       "...]");
 
 	all[1] = capture(ev, sizeof(ev), 2, 0x7ffe00002000);
-	EXPECT(scry_fmt_arg(&ob, &ew_s, &all[1], all, 2, true, &opts),
+	EXPECT(scry_fmt_arg(&ob, ew_s, &all[1], all, 2, true, &opts),
 	       "[{events=EPOLLIN, data={u32=8, u64=8}}, {events=EPOLLOUT, data={u32=9, u64=9}}]");
 	all[1] = capture(ev, 0, 0, 0x7ffe00002000);
-	EXPECT(scry_fmt_arg(&ob, &ew_s, &all[1], all, 0, true, &opts), "[]");
-	EXPECT(scry_fmt_arg(&ob, &ew_s, &all[1], all, -EINTR, true, &opts), "0x7ffe00002000");
+	EXPECT(scry_fmt_arg(&ob, ew_s, &all[1], all, 0, true, &opts), "[]");
+	EXPECT(scry_fmt_arg(&ob, ew_s, &all[1], all, -EINTR, true, &opts), "0x7ffe00002000");
 
 	/* pipe2([6, 7], O_CLOEXEC) from a real call */
 	assert_int_equal(pipe2(fds, O_CLOEXEC), 0);
 	snprintf(expect, sizeof(expect), "[%d, %d]", fds[0], fds[1]);
 	all[0] = capture(fds, sizeof(fds), 2, 0x7ffe00003000);
-	EXPECT(scry_fmt_arg(&ob, &pipe_s, &all[0], all, 0, true, &opts), expect);
+	EXPECT(scry_fmt_arg(&ob, pipe_s, &all[0], all, 0, true, &opts), expect);
 	close(fds[0]);
 	close(fds[1]);
 
 	/* getgroups(0, NULL) = 0 and getgroups(8, []) = 0 */
 	all[0] = val(0);
 	all[1] = capture(NULL, 0, 0, 0);
-	EXPECT(scry_fmt_arg(&ob, &gg_s, &all[1], all, 0, true, &opts), "NULL");
+	EXPECT(scry_fmt_arg(&ob, gg_s, &all[1], all, 0, true, &opts), "NULL");
 	all[1] = capture(ints, 0, 0, 0x7ffe00004000);
-	EXPECT(scry_fmt_arg(&ob, &gg_s, &all[1], all, 0, true, &opts), "[]");
+	EXPECT(scry_fmt_arg(&ob, gg_s, &all[1], all, 0, true, &opts), "[]");
 	/* at most -s elements unless verbose */
 	for (int i = 0; i < 40; i++)
 		ints[i] = i;
@@ -1304,11 +1308,11 @@ static void test_array_args(void **state)
 	for (int i = 0; i < 32; i++)
 		snprintf(expect + strlen(expect), sizeof(expect) - strlen(expect), "%d, ", i);
 	strcat(expect, "...]");
-	EXPECT(scry_fmt_arg(&ob, &gg_s, &all[1], all, 40, true, &opts), expect);
+	EXPECT(scry_fmt_arg(&ob, gg_s, &all[1], all, 40, true, &opts), expect);
 
 	all[2] = val(2);
 	all[1] = capture(iov, sizeof(iov), 2, 0x7ffe00005000);
-	EXPECT(scry_fmt_arg(&ob, &wv_s, &all[1], all, 5, true, &opts),
+	EXPECT(scry_fmt_arg(&ob, wv_s, &all[1], all, 5, true, &opts),
 	       "[{iov_base=0x1000, iov_len=2}, {iov_base=0x2000, iov_len=3}]");
 }
 
