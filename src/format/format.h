@@ -50,6 +50,7 @@ void scry_fmt_ret(struct outbuf *ob, const char *syscall, int64_t ret);
  *   fcntl(F_GETFL)        = 0x8002 (flags O_RDWR|O_LARGEFILE)
  *   fcntl(F_GETFD)        = 0x1 (flags FD_CLOEXEC)
  *   poll, ppoll           = 1 ([{fd=3, revents=POLLIN}])   (ppoll: , left {tv_sec=...})
+ *   poll, select, ...     = 0 (Timeout)
  *   rt_sigtimedwait       = 10 (SIGUSR1)
  *   personality           = 0 (PER_LINUX)
  *   prctl(PR_GET_DUMPABLE) = 1 (SUID_DUMP_USER)

@@ -117,6 +117,11 @@ void scry_fmt_ret_call(struct outbuf *ob, const char *syscall, int64_t ret, cons
 		}
 	}
 	scry_fmt_ret(ob, syscall, ret);
+	if (ret == 0 && (!strcmp(name, "poll") || !strcmp(name, "ppoll") || !strcmp(name, "select") ||
+			 !strcmp(name, "pselect6"))) {
+		OB_LIT(ob, " (Timeout)");
+		return;
+	}
 	if ((!strcmp(name, "poll") || !strcmp(name, "ppoll")) && nargs >= 1)
 		put_revents(ob, ret, &all[0], !strcmp(name, "ppoll") && nargs >= 3 && ret >= 0 ? &all[2] : NULL, o);
 	else if ((!strcmp(name, "rt_sigtimedwait") || !strcmp(name, "rt_sigwaitinfo")) && ret > 0) {

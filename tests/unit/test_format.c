@@ -1447,7 +1447,8 @@ static void test_ret_call(void **state)
 	all[0] = capture(pf, sizeof(pf), 3, 0x7ffe00001000);
 	all[1] = val(3);
 	RC("poll", 2, 3, "= 2 ([{fd=8, revents=POLLIN}, {fd=9, revents=POLLOUT}])");
-	RC("poll", 0, 3, "= 0");
+	RC("poll", 0, 3, "= 0 (Timeout)");
+	RC("pselect6", 0, 6, "= 0 (Timeout)");
 	RC("poll", -EINTR, 3, "= -1 EINTR (Interrupted system call)");
 	pf[0].revents = 0;
 	pf[1].revents = 0;
