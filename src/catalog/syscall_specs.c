@@ -167,7 +167,7 @@ const struct scry_sc_specrow scry_sc_specs[] = {
 	{ "mseal", "ptr, uint, hex" },
 
 	/* processes */
-	{ "clone", "flags:clone, ptr, ptr, ptr, hex" },
+	{ "clone", "flags:clone, enum:clone_stack, enum:clone_ptid, enum:clone_ctid, enum:clone_tls" },
 	{ "clone3", "istruct:clone_args, uint" },
 	{ "execve", "path, strv, strv" },
 	{ "execveat", "dirfd, path, strv, strv, flags:at" },

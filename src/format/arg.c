@@ -16,7 +16,9 @@
  *    argument 1) and "fcntl_arg" (by the command in argument 1).
  *  - likewise "prctl_arg" (prctl's arguments, by the option in argument 0),
  *    "arch_prctl_arg", "ioctl_arg" (a pointer for requests that take one, by argument 1),
- *    "mknod_dev" (makedev(), after the mode) and "futex_val3" (FUTEX_BITSET_MATCH_ANY).
+ *    "mknod_dev" (makedev(), after the mode), "futex_val3" (FUTEX_BITSET_MATCH_ANY), and
+ *    clone's arguments, printed as strace names and orders them (child_stack=, flags=,
+ *    parent_tid=, tls=, child_tidptr=; see put_set).
  *  - arguments strace leaves out (open's mode without O_CREAT, fcntl(F_GETFL)'s argument,
  *    futex's unused ones, ...) print as nothing: the caller drops them with their comma.
  *  - arrays and argv lists show at most -s elements unless verbose, then ", ...". */
@@ -249,6 +251,13 @@ static bool omitted(const struct scry_argspec *spec, const struct scry_argval *v
 	}
 	if (is_set(spec, "arch_prctl_arg"))
 		return v0 == 0x1011;                             /* ARCH_GET_CPUID */
+	/* clone: child_stack is printed with the flags, tls with child_tidptr */
+	if (is_set(spec, "clone_stack") || is_set(spec, "clone_tls"))
+		return all[0].have;
+	if (is_set(spec, "clone_ptid"))
+		return all[0].have && !(all[0].v & 0x100000);            /* CLONE_PARENT_SETTID */
+	if (is_set(spec, "clone_ctid"))
+		return all[0].have && !(all[0].v & (0x1000000 | 0x200000 | 0x80000));
 	if (i >= 2 && (is_set(spec, "futex_val3") || is_set(&spec[-i + 1], "futex_op"))) {
 		/* arguments shown per command: uaddr, op, val, timeout/val2, uaddr2, val3 */
 		static const uint8_t shown[14] = {
@@ -298,6 +307,33 @@ static void put_set(struct outbuf *ob, const struct scry_argspec *spec, uint64_t
 		}
 		if (!strcmp(set, "mknod_dev") && i > 0) {
 			fmt_dev(ob, v);
+			return;
+		}
+		/* clone(child_stack=NULL, flags=...|SIGCHLD, parent_tid=..., tls=..., child_tidptr=...),
+		 * strace's order and names for x86_64's (flags, stack, ptid, ctid, tls) */
+		if (!strcmp(set, "clone") && i == 0 && have1) {
+			OB_LIT(ob, "child_stack=");
+			fmt_ptr(ob, all[1].v);
+			OB_LIT(ob, ", flags=");
+			fmt_named(ob, "clone", v);
+			return;
+		}
+		if (!strcmp(set, "clone_ptid")) {
+			OB_LIT(ob, "parent_tid=");
+			fmt_ptr(ob, v);
+			return;
+		}
+		if (!strcmp(set, "clone_ctid") && have0) {
+			bool tls = all[0].v & 0x80000 && all[4].have;           /* CLONE_SETTLS */
+
+			if (tls) {
+				OB_LIT(ob, "tls=");
+				fmt_ptr(ob, all[4].v);
+			}
+			if (all[0].v & (0x1000000 | 0x200000)) {             /* CLONE_CHILD_*TID */
+				ob_puts(ob, tls ? ", child_tidptr=" : "child_tidptr=");
+				fmt_ptr(ob, v);
+			}
 			return;
 		}
 		if (!strcmp(set, "futex_val3") && have1) {

@@ -1424,6 +1424,41 @@ static void test_omitted_args(void **state)
 	all[0] = val(0x1002);
 	all[1] = val(0x7f4c66ac0740);
 	AT_(aps, 1, "0x7f4c66ac0740");
+	/* clone: strace's names and order */
+	struct scry_argspec cls[5];
+	static const char *const cl[] = { "clone_flags", "newsp", "parent_tidptr", "child_tidptr", "tls" };
+	char line[512];
+
+	assert_int_equal(scry_argspec_parse(scry_sc_spec_find("clone"), cl, 5, cls, err, sizeof(err)), 0);
+	all[0] = val(CLONE_CHILD_CLEARTID | CLONE_CHILD_SETTID | SIGCHLD);
+	all[1] = val(0);
+	all[2] = val(0);
+	all[3] = val(0x7f4c66ac0a10);
+	all[4] = val(0);
+	AT_(cls, 0, "child_stack=NULL, flags=CLONE_CHILD_CLEARTID|CLONE_CHILD_SETTID|SIGCHLD");
+	AT_(cls, 1, "");
+	AT_(cls, 2, "");
+	AT_(cls, 3, "child_tidptr=0x7f4c66ac0a10");
+	AT_(cls, 4, "");
+	all[0] = val(CLONE_VM | CLONE_VFORK | SIGCHLD);
+	AT_(cls, 3, "");
+	all[0] = val(CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM |
+		     CLONE_SETTLS | CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID);
+	all[1] = val(0x7f4c662beff0);
+	all[2] = val(0x7f4c66abf990);
+	all[3] = val(0x7f4c66abf990);
+	all[4] = val(0x7f4c66abf6c0);
+	line[0] = 0;
+	for (int k = 0; k < 5; k++) {
+		ob.n = 0;
+		scry_fmt_arg(&ob, &cls[k], &all[k], all, 0, true, &opts);
+		if (ob.n && line[0])
+			strcat(line, ", ");
+		strcat(line, took());
+	}
+	assert_string_equal(line, "child_stack=0x7f4c662beff0, flags=CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_SIGHAND|"
+				  "CLONE_THREAD|CLONE_SYSVSEM|CLONE_SETTLS|CLONE_PARENT_SETTID|CLONE_CHILD_CLEARTID, "
+				  "parent_tid=0x7f4c66abf990, tls=0x7f4c66abf6c0, child_tidptr=0x7f4c66abf990");
 #undef AT_
 }
 
