@@ -54,7 +54,7 @@ void scry_fmt_ret(struct outbuf *ob, const char *syscall, int64_t ret);
  *   rt_sigtimedwait       = 10 (SIGUSR1)
  *   personality           = 0 (PER_LINUX)
  *   prctl(PR_GET_DUMPABLE) = 1 (SUID_DUMP_USER)
- * specs: the call's argument specs (for the capture lengths), or NULL. */
+ * specs: the call's argument specs, or NULL (not needed by the decoders so far). */
 void scry_fmt_ret_call(struct outbuf *ob, const char *syscall, int64_t ret, const struct scry_argspec *specs,
 		       const struct scry_argval *all, unsigned nargs, const struct scry_fmt_opts *o);
 
