@@ -293,7 +293,7 @@ static void put_ret(struct trace_printer *p, const struct trace_call *c, const s
 	ob_putc(&p->ob, ')');
 	ob_putc(&p->ob, ' ');
 	pad_to_ret(p);
-	scry_fmt_ret(&p->ob, c->name, c->ret);
+	scry_fmt_ret_call(&p->ob, c->name, c->ret, c->specs, all, c->nargs, &p->fo);
 	if (p->o.decode_fds && c->ret >= 0 && returns_fd(c, all)) {
 		const char *path = fdtrack_path(&p->fds, c->pid, (int)c->ret);
 
@@ -478,8 +478,15 @@ void trace_printer_exit(struct trace_printer *p, const struct trace_call *c)
 	full.ts_exit = c->ts_exit;
 	full.ret = c->ret;
 	memcpy(full.out, c->out, sizeof(full.out));
-	for (unsigned i = 0; i < SCRY_MAX_ARGS; i++)
-		all[i] = c->out[i].have ? c->out[i] : pd ? pd->c.in[i] : c->in[i];
+	for (unsigned i = 0; i < SCRY_MAX_ARGS; i++) {
+		const struct scry_argval *in = pd ? &pd->c.in[i] : &c->in[i];
+
+		all[i] = c->out[i].have ? c->out[i] : *in;
+		if (c->out[i].have && in->have_ptr) {   /* keep the pointer the entry recorded */
+			all[i].v = in->v;
+			all[i].have_ptr = true;
+		}
+	}
 
 	if (sel && p->sum)
 		trace_summary_call(p->sum, &full);
