@@ -108,6 +108,11 @@ static int event_specs(const struct trace_opts *o, struct scry_catalog *cat, cha
 	return 0;
 }
 
+/* -c: the kernel counts; no event is written, and none is kept if one came */
+static void discard(void *ctx, unsigned cpu, const uint8_t *ev, size_t size)
+{
+}
+
 static void on_entry(void *ctx, const struct trace_call *c)
 {
 	trace_printer_entry(ctx, c);
@@ -252,6 +257,7 @@ int cmd_trace(int argc, char **argv)
 	if (so.capture.snaplen > SCRY_SEQ_MAX)
 		so.capture.snaplen = SCRY_SEQ_MAX;
 	so.count_syscalls = o.count == TRACE_COUNT_ONLY;
+	so.sink = discard;   /* live mode: no trace directory */
 	if (!so.count_syscalls) {
 		struct trace_live_ops ops = {
 			.entry = on_entry, .exit = on_exit_ev, .signal = on_signal_ev,

@@ -14,9 +14,13 @@ LINE_RE = re.compile(r"^(?:(\d+) +|\[pid +(\d+)\] )?([a-z_0-9]+)\((.*)\) += (.*)
 
 
 def trace(scry, tmp_path, *args, cmd, opts=()):
+    """Run scry trace in an empty directory (it must never create a trace directory)."""
     out = tmp_path / "trace.out"
-    p = subprocess.run([scry, "trace", "-o", str(out), *opts, "--", *map(str, cmd)],
+    cwd = tmp_path / "cwd"
+    cwd.mkdir(exist_ok=True)
+    p = subprocess.run([scry, "trace", "-o", str(out), *opts, "--", *map(str, cmd)], cwd=cwd,
                        capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    assert list(cwd.iterdir()) == [], "scry trace wrote files"
     return p, out.read_text()
 
 
