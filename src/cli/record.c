@@ -251,14 +251,6 @@ static void human_bytes(uint64_t b, char *out, size_t len)
 		snprintf(out, len, "%.1f KB", b / 1024.0);
 }
 
-static bool any_alive(const pid_t *pids, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!(kill(pids[i], 0) && errno == ESRCH))
-			return true;
-	return false;
-}
-
 /* The consumer loop; returns when it is time to stop. */
 static void run_loop(struct scry_session *s, struct record_args *a, struct scry_child *child, int *wstatus,
 		     bool *child_done)
@@ -298,7 +290,7 @@ static void run_loop(struct scry_session *s, struct record_args *a, struct scry_
 				break;
 			}
 		} else if (a->npids && now >= next_alive) {
-			if (!any_alive(a->pids, a->npids))
+			if (!scry_any_alive(a->pids, a->npids))
 				break;
 			next_alive = now + 100000000ULL;
 		}

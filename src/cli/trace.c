@@ -133,14 +133,6 @@ static void on_proc_exit(void *ctx, int pid, int64_t ts, int status)
 	trace_printer_exited(ctx, pid, ts, status);
 }
 
-static bool any_alive(const pid_t *pids, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!(kill(pids[i], 0) && errno == ESRCH))
-			return true;
-	return false;
-}
-
 static void run_loop(struct scry_session *s, struct trace_live *live, struct trace_printer *pr,
 		     const struct trace_opts *o, struct scry_child *child, int *wstatus, bool *child_done)
 {
@@ -160,7 +152,7 @@ static void run_loop(struct scry_session *s, struct trace_live *live, struct tra
 				break;
 			}
 		} else if (o->npids && t0 >= next_alive) {
-			if (!any_alive(o->pids, o->npids))
+			if (!scry_any_alive(o->pids, o->npids))
 				break;
 			next_alive = t0 + 100000000ULL;
 		}
