@@ -432,7 +432,6 @@ static __always_inline __u32 write_user_str(__u8 *b, __u32 pos, __u64 uptr)
 		__builtin_memcpy(b + pos, "(null)", 7);
 		return pos + 7;
 	}
-	b[pos] = 0;
 	n = bpf_probe_read_user_str(b + pos, SCRY_STR_MAX, (const void *)uptr);
 	if (n <= 0) {
 		__builtin_memcpy(b + pos, "(fault)", 8);
