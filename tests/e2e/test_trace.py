@@ -72,8 +72,9 @@ def test_failure_and_mmap(wl):
 def test_process_lines(wl):
     seen, lines = wl
     child = seen["child"]
-    assert any(l.startswith(f"{child} execve(") and l.endswith("= 0") for l in lines)
-    assert f"{child} +++ exited with 0 +++" in lines
+    # -o FILE: every line starts with the pid, left-aligned in 5 columns ("%-5d ")
+    assert any(re.match(rf"^{child} +execve\(", l) and l.endswith("= 0") for l in lines)
+    assert any(re.fullmatch(rf"{child} +\+\+\+ exited with 0 \+\+\+", l) for l in lines)
     assert lines[-1].endswith("+++ exited with 0 +++")
     assert re.match(r"^\d+ +execve\(", lines[0]), lines[0]   # the command from its exec on
 
