@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <sys/wait.h>
 #include "cli/commands.h"
+#include "cli/launch.h"
 #include "session/session.h"
 #include "util/clock.h"
 #include "util/parse.h"
@@ -313,7 +314,6 @@ int cmd_record(int argc, char **argv)
 	char err[1024] = "";
 	int wstatus = 0, ret = 1;
 	bool child_done = false;
-	struct sigaction sa = { .sa_handler = on_signal };
 
 	if (parse_args(argc, argv, &a, err, sizeof(err)))
 		goto fail;
@@ -325,27 +325,8 @@ int cmd_record(int argc, char **argv)
 		goto fail;
 	if (scry_session_load(s, err, sizeof(err)))
 		goto fail;
-	for (size_t i = 0; i < a.npids; i++)
-		if (scry_session_track(s, a.pids[i], err, sizeof(err)))
-			goto fail;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-	if (a.cmd) {
-		if (scry_spawn_held(a.cmd, &child, err, sizeof(err)))
-			goto fail;
-		if (scry_session_track(s, child.pid, err, sizeof(err)))
-			goto fail;
-	}
-	if (scry_session_start(s, err, sizeof(err)))
+	if (cli_launch(s, a.pids, a.npids, a.cmd, &child, on_signal, NULL, NULL, err, sizeof(err)))
 		goto fail;
-	if (a.cmd && scry_spawn_release(&child, err, sizeof(err))) {
-		waitpid(child.pid, NULL, 0);
-		child.pid = -1;
-		goto fail;
-	}
 
 	run_loop(s, &a, a.cmd ? &child : NULL, &wstatus, &child_done);
 

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include "catalog/catalog.h"
 #include "cli/commands.h"
+#include "cli/launch.h"
 #include "session/session.h"
 #include "trace/live.h"
 #include "trace/options.h"
@@ -133,6 +134,11 @@ static void on_proc_exit(void *ctx, int pid, int64_t ts, int status)
 	trace_printer_exited(ctx, pid, ts, status);
 }
 
+static void gate_exec(void *ctx, pid_t pid)
+{
+	trace_live_gate_exec(ctx, (int)pid);
+}
+
 static void run_loop(struct scry_session *s, struct trace_live *live, struct trace_printer *pr,
 		     const struct trace_opts *o, struct scry_child *child, int *wstatus, bool *child_done)
 {
@@ -193,7 +199,6 @@ int cmd_trace(int argc, char **argv)
 	struct trace_printer *pr = NULL;
 	struct trace_summary *sum = NULL;
 	struct scry_child child = { .pid = -1, .go_fd = -1, .status_fd = -1 };
-	struct sigaction sa = { .sa_handler = on_signal };
 	char err[1024] = "", **specs = NULL;
 	size_t nspecs = 0;
 	FILE *out = stderr;
@@ -268,29 +273,9 @@ int cmd_trace(int argc, char **argv)
 		goto fail;
 	if (scry_session_load(s, err, sizeof(err)))
 		goto fail;
-	for (size_t i = 0; i < o.npids; i++)
-		if (scry_session_track(s, o.pids[i], err, sizeof(err)))
-			goto fail;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-	if (o.cmd) {
-		if (scry_spawn_held(o.cmd, &child, err, sizeof(err)))
-			goto fail;
-		if (scry_session_track(s, child.pid, err, sizeof(err)))
-			goto fail;
-		if (live)
-			trace_live_gate_exec(live, child.pid);
-	}
-	if (scry_session_start(s, err, sizeof(err)))
+	if (cli_launch(s, o.pids, o.npids, o.cmd, &child, on_signal, live ? gate_exec : NULL, live,
+		       err, sizeof(err)))
 		goto fail;
-	if (o.cmd && scry_spawn_release(&child, err, sizeof(err))) {
-		waitpid(child.pid, NULL, 0);
-		child.pid = -1;
-		goto fail;
-	}
 
 	run_loop(s, live, pr, &o, o.cmd ? &child : NULL, &wstatus, &child_done);
 
