@@ -422,26 +422,37 @@ static __always_inline void submit(struct area *a, __u32 len)
 		count_drop(false);
 }
 
-/* A user string at pos: NUL-terminated, "(null)" / "(fault)" when it cannot be read.
+static __always_inline void count_truncated(void)
+{
+	struct scry_cpu_stats *st = cpu_stats();
+
+	if (st)
+		st->truncated++;
+}
+
+/* A user string at pos, at most max bytes with its NUL (max is clamped to 8..SCRY_STR_MAX):
+ * NUL-terminated, "(null)" / "(fault)" when it cannot be read.  A string cut at
+ * SCRY_STR_MAX is counted (a shorter max is the user's -s, not a loss).
  * The caller guarantees pos <= SCRY_EVENT_MAX. */
-static __always_inline __u32 write_user_str(__u8 *b, __u32 pos, __u64 uptr)
+static __always_inline __u32 write_user_str(__u8 *b, __u32 pos, __u64 uptr, __u32 max)
 {
 	long n;
 
+	if (max > SCRY_STR_MAX)
+		max = SCRY_STR_MAX;
+	if (max < 8)
+		max = 8;
 	if (!uptr) {
 		__builtin_memcpy(b + pos, "(null)", 7);
 		return pos + 7;
 	}
-	n = bpf_probe_read_user_str(b + pos, SCRY_STR_MAX, (const void *)uptr);
+	n = bpf_probe_read_user_str(b + pos, max, (const void *)uptr);
 	if (n <= 0) {
 		__builtin_memcpy(b + pos, "(fault)", 8);
 		return pos + 8;
 	}
-	if (n == SCRY_STR_MAX) {
-		struct scry_cpu_stats *st = cpu_stats();
-		if (st)
-			st->truncated++;
-	}
+	if (n == SCRY_STR_MAX)
+		count_truncated();
 	return pos + (__u32)n;
 }
 

@@ -116,7 +116,7 @@ static __always_inline __u32 write_args(__u8 *p, __u32 pos, __u32 str_limit, con
 		if (d->str_mask & (1 << i)) {
 			if (pos > str_limit)
 				return 0;
-			pos = write_user_str(p, pos, v);
+			pos = write_user_str(p, pos, v, SCRY_STR_MAX);
 			continue;
 		}
 		if (pos > str_limit + SCRY_STR_MAX - 8)
@@ -175,14 +175,6 @@ struct sc_walk {
 	const struct scry_sc_op *ops;
 	struct area *a;
 };
-
-static __always_inline void count_truncated(void)
-{
-	struct scry_cpu_stats *st = cpu_stats();
-
-	if (st)
-		st->truncated++;
-}
 
 /* SEQ: uint32 n, then n elements. */
 static __always_inline void op_seq(struct area *a, const struct scry_sc_op *op, __u32 pos)
@@ -269,7 +261,6 @@ static long sc_op(__u32 i, void *data)
 	__u32 pos = a->pos;
 	__u8 *buf = a->buf;
 	__u64 v;
-	long n;
 
 	if (i >= SCRY_MAX_SC_OPS || pos > SCRY_EVENT_MAX)
 		return 1;
@@ -288,26 +279,9 @@ static long sc_op(__u32 i, void *data)
 		WR(__u64, buf, pos, a->regs[6]);
 		a->pos = pos + 8;
 		break;
-	case SCRY_SOP_STR: {
-		__u32 max = op->max;
-
-		if (max > SCRY_STR_MAX)
-			max = SCRY_STR_MAX;
-		if (max < 8)
-			max = 8;
-		if (!v) {
-			__builtin_memcpy(buf + pos, "(null)", 7);
-			a->pos = pos + 7;
-			break;
-		}
-		n = bpf_probe_read_user_str(buf + pos, max, (void *)v);
-		if (n <= 0) {
-			__builtin_memcpy(buf + pos, "(fault)", 8);
-			n = 8;
-		}
-		a->pos = pos + (__u32)n;
+	case SCRY_SOP_STR:
+		a->pos = write_user_str(buf, pos, v, op->max);
 		break;
-	}
 	case SCRY_SOP_SEQ:
 		op_seq(a, op, pos);
 		break;
