@@ -250,9 +250,8 @@ int cmd_trace(int argc, char **argv)
 	so.ctx_mask = (1ULL << SCRY_CTX_PID) | (1ULL << SCRY_CTX_TID);
 	so.target_all = o.all;
 	so.capture.strsize = o.strsize;
+	/* the catalog bounds it to SCRY_SEQ_MAX */
 	so.capture.snaplen = (unsigned)(o.snaplen ? o.snaplen : o.strsize + 1);
-	if (so.capture.snaplen > SCRY_SEQ_MAX)
-		so.capture.snaplen = SCRY_SEQ_MAX;
 	so.count_syscalls = o.count == TRACE_COUNT_ONLY;
 	so.sink = discard;   /* live mode: no trace directory */
 	if (!so.count_syscalls) {
