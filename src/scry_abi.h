@@ -75,6 +75,8 @@ enum {
 	SCRY_SC_ENTRY_OPS = 1 << 3,   /* entry payload written by entry_ops (user memory captured) */
 	SCRY_SC_EXIT_OPS  = 1 << 4,   /* exit payload written by exit_ops */
 	SCRY_SC_COUNT     = 1 << 5,   /* count calls, errors and time in "sc_counts" (no events) */
+	SCRY_SC_FILTER_ENTRY = 1 << 6,/* the entry passes the filter program flt_enter[entry_id] */
+	SCRY_SC_FILTER_EXIT  = 1 << 7,/* the exit passes flt_exit[exit_id] */
 };
 
 /* Per syscall number and CPU (map "sc_counts"): `scry trace -c` aggregates in the kernel. */
@@ -159,12 +161,51 @@ struct scry_tp_op {
 	__u16 elem;           /* SEQ: element size in bytes */
 };
 
+#define SCRY_TP_FILTER 0x1           /* scry_tp_desc.flags: passes flt_tp[event_id] */
+
 struct scry_tp_desc {
 	__u16 event_id;
 	__u16 nops;
-	__u32 pad;
+	__u16 flags;          /* SCRY_TP_* */
+	__u16 pad;
 	struct scry_tp_op ops[SCRY_MAX_TP_OPS];
 };
+
+/* ---- filters (src/filter/bpf_gen.c writes the programs) -------------------------------
+ * A dispatcher (sys_enter, sys_exit, scry_tp) whose event has a filter copies what the
+ * filter may read into this CPU's filter environment of its kind (map "filter_env"), marks
+ * it owned, and tail-calls the event's filter program (prog arrays flt_enter, flt_exit,
+ * flt_tp, index = event id).  The filter reads only the environment (tracepoints: also the
+ * raw record at `base`), and either frees the environment and returns (event rejected) or
+ * sets `accept` and tail-calls the dispatcher again (prog arrays back_enter/back_exit/
+ * back_tp, index 0), which then writes the event as usual. */
+enum { SCRY_FENV_ENTER, SCRY_FENV_EXIT, SCRY_FENV_TP, SCRY_FENV_NR };
+
+#define SCRY_FILTER_SEG_MAX 256            /* a glob segment copied for bpf_strnstr, with NUL */
+#define SCRY_FILTER_STR_ROOM (SCRY_STR_MAX + 256)   /* string buffer: value + compare slack */
+
+struct scry_filter_env {
+	__u32 owner;          /* tid + 1 of the task whose filter runs here; 0: free */
+	__u32 accept;         /* 1: the filter accepted, the dispatcher writes the event */
+	__u64 base;           /* tracepoints: address of the raw record */
+	__u64 args[SCRY_MAX_ARGS];   /* syscalls: raw argument registers */
+	__s64 ret;            /* sys_exit: return value */
+	__s64 ctx[SCRY_CTX_NR];      /* integer contexts of filter_ctx_mask */
+	char comm[SCRY_COMM_LEN];    /* procname, if in filter_ctx_mask */
+	__u64 comm_nul;       /* zero: ends comm when it has no NUL */
+	__u64 tmp;            /* scratch for unaligned record reads */
+	__u8 seg[SCRY_FILTER_SEG_MAX];
+	__u8 str[SCRY_FILTER_STR_ROOM];
+};
+
+/* Trackers (session-wide, all combined with AND): rodata track_mask bits. */
+enum {
+	SCRY_TRACK_VPID   = 1 << 0,   /* map track_vpid: vpid -> 1 (children added at fork) */
+	SCRY_TRACK_UID    = 1 << 1,   /* map track_uid: real uid -> 1 */
+	SCRY_TRACK_GID    = 1 << 2,   /* map track_gid: real gid -> 1 */
+	SCRY_TRACK_CGROUP = 1 << 3,   /* cgroup array track_cgroup[0..n_track_cgroups) */
+};
+#define SCRY_MAX_TRACK_CGROUPS 16
 
 /* Per-CPU loss counters (map "stats"). */
 struct scry_cpu_stats {

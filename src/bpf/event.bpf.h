@@ -21,6 +21,8 @@ const volatile __u8 target_all = 0;        /* 1: system-wide; 0: only tgids in `
 const volatile __u16 fork_event_id = SCRY_NO_EVENT;
 const volatile __u16 unknown_entry_id = SCRY_NO_EVENT;
 const volatile __u16 unknown_exit_id = SCRY_NO_EVENT;
+const volatile __u32 track_mask = 0;       /* SCRY_TRACK_* trackers in use */
+const volatile __u32 n_track_cgroups = 0;
 
 struct ring_inner {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -49,6 +51,21 @@ struct {
 	__type(key, __u32);
 	__type(value, __u8);
 } tracked SEC(".maps");
+
+/* Trackers (SCRY_TRACK_*): an event passes when its task is in every tracker in use. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u8);
+} track_vpid SEC(".maps"), track_uid SEC(".maps"), track_gid SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);
+	__uint(max_entries, SCRY_MAX_TRACK_CGROUPS);
+	__type(key, __u32);
+	__type(value, __u32);
+} track_cgroup SEC(".maps");
 
 /* Event build areas, one per CPU and program kind (index cpu * AREA_NR + kind) so that an
  * interrupt-context program never writes over the area of the program it interrupted.
@@ -105,28 +122,76 @@ struct {
 	__type(value, struct target_memo);
 } target_memo SEC(".maps");
 
-static __always_inline bool target_ok(__u32 tgid)
+static __always_inline __u32 pid_ns_inum(struct task_struct *t)
 {
-	__u32 zero = 0;
+	unsigned int level = BPF_CORE_READ(t, thread_pid, level);
+	struct pid *p = BPF_CORE_READ(t, thread_pid);
+	return BPF_CORE_READ(p, numbers[level].ns, ns.inum);
+}
+
+static __always_inline __s32 task_vnr(struct pid *p)
+{
+	unsigned int level = BPF_CORE_READ(p, level);
+	return BPF_CORE_READ(p, numbers[level].nr);
+}
+
+/* The trackers other than the pid one (t is current). */
+static __always_inline bool track_ok(struct task_struct *t)
+{
+	if (track_mask & (SCRY_TRACK_UID | SCRY_TRACK_GID)) {
+		__u64 ug = bpf_get_current_uid_gid();
+		__u32 uid = ug, gid = ug >> 32;
+
+		if ((track_mask & SCRY_TRACK_UID) && !bpf_map_lookup_elem(&track_uid, &uid))
+			return false;
+		if ((track_mask & SCRY_TRACK_GID) && !bpf_map_lookup_elem(&track_gid, &gid))
+			return false;
+	}
+	if (track_mask & SCRY_TRACK_VPID) {
+		__u32 vpid = task_vnr(BPF_CORE_READ(t, group_leader, thread_pid));
+
+		if (!bpf_map_lookup_elem(&track_vpid, &vpid))
+			return false;
+	}
+	if (track_mask & SCRY_TRACK_CGROUP) {
+		for (__u32 i = 0; i < SCRY_MAX_TRACK_CGROUPS; i++) {
+			if (i >= n_track_cgroups)
+				return false;
+			if (bpf_current_task_under_cgroup(&track_cgroup, i) == 1)
+				break;
+		}
+	}
+	return true;
+}
+
+/* Is current (t) recorded?  Not scry itself; system-wide or a followed tgid (pid tracker,
+ * -p, the command); then the other trackers. */
+static __always_inline bool target_ok(struct task_struct *t)
+{
+	__u32 zero = 0, tgid = t->tgid;
 	struct target_memo *m;
 	__u64 *gen;
 	bool ok;
 
 	if (tgid == self_tgid)
 		return false;
-	if (target_all)
-		return true;
-	gen = bpf_map_lookup_elem(&tracked_gen, &zero);
-	m = bpf_map_lookup_elem(&target_memo, &zero);
-	if (!gen || !m)
-		return bpf_map_lookup_elem(&tracked, &tgid) != NULL;
-	if (m->tgid == tgid && m->gen == *gen)
-		return m->ok;
-	ok = bpf_map_lookup_elem(&tracked, &tgid) != NULL;
-	m->tgid = tgid;
-	m->gen = *gen;
-	m->ok = ok;
-	return ok;
+	if (!target_all) {
+		gen = bpf_map_lookup_elem(&tracked_gen, &zero);
+		m = bpf_map_lookup_elem(&target_memo, &zero);
+		if (!gen || !m) {
+			ok = bpf_map_lookup_elem(&tracked, &tgid) != NULL;
+		} else if (m->tgid == tgid && m->gen == *gen) {
+			ok = m->ok;
+		} else {
+			ok = bpf_map_lookup_elem(&tracked, &tgid) != NULL;
+			m->tgid = tgid;
+			m->gen = *gen;
+			m->ok = ok;
+		}
+		if (!ok)
+			return false;
+	}
+	return !track_mask || track_ok(t);
 }
 
 /* Follow tgid from now on (fork tracking). */
@@ -187,108 +252,54 @@ static __always_inline void area_put(struct area *a)
 
 #define WR(type, b, pos, v) (*(type *)((b) + (pos)) = (type)(v))
 
-static __always_inline __u32 pid_ns_inum(struct task_struct *t)
+/* The value of integer context c (every one but procname) for task t, as its CTF field
+ * reads: int32 contexts sign-extended, uint32 ones zero-extended.  t is current. */
+static __always_inline __s64 ctx_int(struct task_struct *t, const int c)
 {
-	unsigned int level = BPF_CORE_READ(t, thread_pid, level);
-	struct pid *p = BPF_CORE_READ(t, thread_pid);
-	return BPF_CORE_READ(p, numbers[level].ns, ns.inum);
-}
-
-static __always_inline __s32 task_vnr(struct pid *p)
-{
-	unsigned int level = BPF_CORE_READ(p, level);
-	return BPF_CORE_READ(p, numbers[level].nr);
+	switch (c) {
+	case SCRY_CTX_PID:       return t->tgid;
+	case SCRY_CTX_TID:       return t->pid;
+	case SCRY_CTX_PPID:      return BPF_CORE_READ(t, real_parent, tgid);
+	case SCRY_CTX_VPID:      return task_vnr(BPF_CORE_READ(t, group_leader, thread_pid));
+	case SCRY_CTX_VTID:      return task_vnr(BPF_CORE_READ(t, thread_pid));
+	case SCRY_CTX_CPU_ID:    return bpf_get_smp_processor_id();
+	case SCRY_CTX_UID:       return (__u32)bpf_get_current_uid_gid();
+	case SCRY_CTX_GID:       return bpf_get_current_uid_gid() >> 32;
+	case SCRY_CTX_EUID:      return (__u32)BPF_CORE_READ(t, cred, euid.val);
+	case SCRY_CTX_PRIO:      return (__s32)(BPF_CORE_READ(t, prio) - 100);
+	case SCRY_CTX_NICE:      return (__s32)(BPF_CORE_READ(t, static_prio) - 120);
+	case SCRY_CTX_CGROUP_NS: return (__u32)BPF_CORE_READ(t, nsproxy, cgroup_ns, ns.inum);
+	case SCRY_CTX_IPC_NS:    return (__u32)BPF_CORE_READ(t, nsproxy, ipc_ns, ns.inum);
+	case SCRY_CTX_MNT_NS:    return (__u32)BPF_CORE_READ(t, nsproxy, mnt_ns, ns.inum);
+	case SCRY_CTX_NET_NS:    return (__u32)BPF_CORE_READ(t, nsproxy, net_ns, ns.inum);
+	case SCRY_CTX_PID_NS:    return (__u32)pid_ns_inum(t);
+	case SCRY_CTX_USER_NS:   return (__u32)BPF_CORE_READ(t, cred, user_ns, ns.inum);
+	case SCRY_CTX_UTS_NS:    return (__u32)BPF_CORE_READ(t, nsproxy, uts_ns, ns.inum);
+	default:                 return 0;
+	}
 }
 
 /* Header (id, timestamp) and the enabled contexts; returns the position after them.
  * t: bpf_get_current_task_btf(), already taken by the caller's target filter (one helper
- * call gives pid, tid and comm). */
+ * call gives pid, tid and comm).  Every context is 4 bytes but procname (16). */
 static __always_inline __u32 write_head(__u8 *b, __u16 id, struct task_struct *t)
 {
-	__u32 pos = 0;
+	__u32 pos = SCRY_EVENT_HEADER_SIZE;
 
 	WR(__u16, b, 0, id);
 	WR(__u64, b, 2, bpf_ktime_get_ns());
-	pos = SCRY_EVENT_HEADER_SIZE;
-	if (ctx_mask & (1ULL << SCRY_CTX_PID)) {
-		WR(__s32, b, pos, t->tgid);
-		pos += 4;
-	}
-	if (ctx_mask & (1ULL << SCRY_CTX_TID)) {
-		WR(__s32, b, pos, t->pid);
-		pos += 4;
-	}
-	if (ctx_mask & (1ULL << SCRY_CTX_PPID)) {
-		WR(__s32, b, pos, BPF_CORE_READ(t, real_parent, tgid));
-		pos += 4;
-	}
-	if (ctx_mask & (1ULL << SCRY_CTX_VPID)) {
-		WR(__s32, b, pos, task_vnr(BPF_CORE_READ(t, group_leader, thread_pid)));
-		pos += 4;
-	}
-	if (ctx_mask & (1ULL << SCRY_CTX_VTID)) {
-		WR(__s32, b, pos, task_vnr(BPF_CORE_READ(t, thread_pid)));
-		pos += 4;
-	}
-	if (ctx_mask & (1ULL << SCRY_CTX_PROCNAME)) {
-		/* comm is NUL-padded by the kernel: two loads instead of bpf_get_current_comm() */
-		WR(__u64, b, pos, *(__u64 *)&t->comm[0]);
-		WR(__u64, b, pos + 8, *(__u64 *)&t->comm[8]);
-		pos += SCRY_COMM_LEN;
-	}
-	if (ctx_mask & (1ULL << SCRY_CTX_CPU_ID)) {
-		WR(__s32, b, pos, bpf_get_smp_processor_id());
-		pos += 4;
-	}
-	if (ctx_mask & ((1ULL << SCRY_CTX_UID) | (1ULL << SCRY_CTX_GID))) {
-		__u64 ug = bpf_get_current_uid_gid();
-		if (ctx_mask & (1ULL << SCRY_CTX_UID)) {
-			WR(__u32, b, pos, (__u32)ug);
-			pos += 4;
+#pragma unroll
+	for (int c = 0; c < SCRY_CTX_NR; c++) {
+		if (!(ctx_mask & (1ULL << c)))
+			continue;
+		if (c == SCRY_CTX_PROCNAME) {
+			/* comm is NUL-padded by the kernel: two loads instead of bpf_get_current_comm() */
+			WR(__u64, b, pos, *(__u64 *)&t->comm[0]);
+			WR(__u64, b, pos + 8, *(__u64 *)&t->comm[8]);
+			pos += SCRY_COMM_LEN;
+			continue;
 		}
-		if (ctx_mask & (1ULL << SCRY_CTX_GID)) {
-			WR(__u32, b, pos, ug >> 32);
-			pos += 4;
-		}
-	}
-	if (ctx_mask & (1ULL << SCRY_CTX_EUID)) {
-		WR(__u32, b, pos, BPF_CORE_READ(t, cred, euid.val));
-		pos += 4;
-	}
-	if (ctx_mask & (1ULL << SCRY_CTX_PRIO)) {
-		WR(__s32, b, pos, BPF_CORE_READ(t, prio) - 100);
-		pos += 4;
-	}
-	if (ctx_mask & (1ULL << SCRY_CTX_NICE)) {
-		WR(__s32, b, pos, BPF_CORE_READ(t, static_prio) - 120);
-		pos += 4;
-	}
-	if (ctx_mask & (1ULL << SCRY_CTX_CGROUP_NS)) {
-		WR(__u32, b, pos, BPF_CORE_READ(t, nsproxy, cgroup_ns, ns.inum));
-		pos += 4;
-	}
-	if (ctx_mask & (1ULL << SCRY_CTX_IPC_NS)) {
-		WR(__u32, b, pos, BPF_CORE_READ(t, nsproxy, ipc_ns, ns.inum));
-		pos += 4;
-	}
-	if (ctx_mask & (1ULL << SCRY_CTX_MNT_NS)) {
-		WR(__u32, b, pos, BPF_CORE_READ(t, nsproxy, mnt_ns, ns.inum));
-		pos += 4;
-	}
-	if (ctx_mask & (1ULL << SCRY_CTX_NET_NS)) {
-		WR(__u32, b, pos, BPF_CORE_READ(t, nsproxy, net_ns, ns.inum));
-		pos += 4;
-	}
-	if (ctx_mask & (1ULL << SCRY_CTX_PID_NS)) {
-		WR(__u32, b, pos, pid_ns_inum(t));
-		pos += 4;
-	}
-	if (ctx_mask & (1ULL << SCRY_CTX_USER_NS)) {
-		WR(__u32, b, pos, BPF_CORE_READ(t, cred, user_ns, ns.inum));
-		pos += 4;
-	}
-	if (ctx_mask & (1ULL << SCRY_CTX_UTS_NS)) {
-		WR(__u32, b, pos, BPF_CORE_READ(t, nsproxy, uts_ns, ns.inum));
+		WR(__u32, b, pos, ctx_int(t, c));
 		pos += 4;
 	}
 	return pos;

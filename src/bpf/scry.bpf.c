@@ -8,6 +8,7 @@
  *                         lttng-modules' layout
  * All events are written in their final CTF layout (docs/FORMAT.md). */
 #include "event.bpf.h"
+#include "filter.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -328,14 +329,13 @@ static __always_inline void enter_unknown(long id, const __u64 *args, __u16 ev, 
 	ring_commit(p);
 }
 
-static __always_inline void sys_enter(long id, const __u64 *args)
+static __always_inline void sys_enter(void *ctx, long id, const __u64 *args)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
-	__u32 tgid = t->tgid;
 	struct scry_sc_desc *d = NULL;
 	__u32 nr = id;
 
-	if (!target_ok(tgid))
+	if (!target_ok(t))
 		return;
 	if (id >= 0 && id < SCRY_MAX_SYSCALLS)
 		d = bpf_map_lookup_elem(&syscalls, &nr);
@@ -349,6 +349,9 @@ static __always_inline void sys_enter(long id, const __u64 *args)
 		return;
 	}
 	if (!(d->flags & SCRY_SC_ENTRY))
+		return;
+	if ((d->flags & SCRY_SC_FILTER_ENTRY) &&
+	    !filter_pass(ctx, &flt_enter, SCRY_FENV_ENTER, d->entry_id, t, args, 0, 0))
 		return;
 	if (d->flags & SCRY_SC_UNKNOWN) {
 		enter_unknown(id, args, d->entry_id, t);
@@ -373,15 +376,14 @@ static __always_inline void sys_enter(long id, const __u64 *args)
 	}
 }
 
-static __always_inline void sys_exit(long id, long ret, const __u64 *args)
+static __always_inline void sys_exit(void *ctx, long id, long ret, const __u64 *args)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
-	__u32 tgid = t->tgid;
 	struct scry_sc_desc *d = NULL;
 	__u32 nr = id, hs;
 	__u8 *p;
 
-	if (!target_ok(tgid))
+	if (!target_ok(t))
 		return;
 	if (id >= 0 && id < SCRY_MAX_SYSCALLS)
 		d = bpf_map_lookup_elem(&syscalls, &nr);
@@ -389,6 +391,9 @@ static __always_inline void sys_exit(long id, long ret, const __u64 *args)
 		count_exit(t, id, ret);
 		return;
 	}
+	if (d && (d->flags & (SCRY_SC_EXIT | SCRY_SC_FILTER_EXIT)) == (SCRY_SC_EXIT | SCRY_SC_FILTER_EXIT) &&
+	    !filter_pass(ctx, &flt_exit, SCRY_FENV_EXIT, d->exit_id, t, args, ret, 0))
+		return;
 	hs = head_size();
 	if (d && (d->flags & (SCRY_SC_EXIT | SCRY_SC_UNKNOWN | SCRY_SC_EXIT_OPS)) ==
 			 (SCRY_SC_EXIT | SCRY_SC_EXIT_OPS)) {
@@ -429,7 +434,7 @@ int BPF_PROG(scry_sys_enter_btf, struct pt_regs *regs, long id)
 	__u64 args[SCRY_MAX_ARGS] = {
 		regs->di, regs->si, regs->dx, regs->r10, regs->r8, regs->r9,
 	};
-	sys_enter(id, args);
+	sys_enter(ctx, id, args);
 	return 0;
 }
 
@@ -442,7 +447,7 @@ int BPF_PROG(scry_sys_exit_btf, struct pt_regs *regs, long ret)
 	__u64 args[SCRY_MAX_ARGS] = {
 		regs->di, regs->si, regs->dx, regs->r10, regs->r8, regs->r9,
 	};
-	sys_exit(regs->orig_ax, ret, args);
+	sys_exit(ctx, regs->orig_ax, ret, args);
 	return 0;
 }
 
@@ -464,7 +469,7 @@ int scry_sys_enter_tp(struct raw_sys_enter *ctx)
 	__u64 args[SCRY_MAX_ARGS] = {
 		ctx->args[0], ctx->args[1], ctx->args[2], ctx->args[3], ctx->args[4], ctx->args[5],
 	};
-	sys_enter(ctx->id, args);
+	sys_enter(ctx, ctx->id, args);
 	return 0;
 }
 
@@ -476,7 +481,7 @@ int scry_sys_exit_tp(struct raw_sys_exit *ctx)
 		BPF_CORE_READ(regs, di), BPF_CORE_READ(regs, si), BPF_CORE_READ(regs, dx),
 		BPF_CORE_READ(regs, r10), BPF_CORE_READ(regs, r8), BPF_CORE_READ(regs, r9),
 	};
-	sys_exit(ctx->id, ctx->ret, args);
+	sys_exit(ctx, ctx->id, ctx->ret, args);
 	return 0;
 }
 
@@ -567,14 +572,16 @@ SEC("tracepoint")
 int scry_tp(void *ctx)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
-	__u32 tgid = t->tgid;
 	__u32 slot = bpf_get_attach_cookie(ctx);
 	struct tp_walk w = { .base = (unsigned long)ctx };
 
-	if (!target_ok(tgid))
+	if (!target_ok(t))
 		return 0;
 	w.d = bpf_map_lookup_elem(&tps, &slot);
 	if (!w.d)
+		return 0;
+	if ((w.d->flags & SCRY_TP_FILTER) &&
+	    !filter_pass(ctx, &flt_tp, SCRY_FENV_TP, w.d->event_id, t, NULL, 0, (unsigned long)ctx))
 		return 0;
 	w.a = area_get(AREA_TP);
 	if (!w.a)
@@ -611,6 +618,14 @@ int BPF_PROG(scry_fork, struct task_struct *parent, struct task_struct *child)
 			return 0;
 		if (ctgid != ptgid)
 			target_add(ctgid);
+	}
+	if ((track_mask & SCRY_TRACK_VPID) && ctgid != ptgid) {
+		__u32 pv = task_vnr(BPF_CORE_READ(parent, group_leader, thread_pid));
+		__u32 cv = task_vnr(BPF_CORE_READ(child, thread_pid));
+		__u8 one = 1;
+
+		if (bpf_map_lookup_elem(&track_vpid, &pv))
+			bpf_map_update_elem(&track_vpid, &cv, &one, BPF_ANY);
 	}
 	if (fork_event_id == SCRY_NO_EVENT)
 		return 0;

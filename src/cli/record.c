@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include "cli/commands.h"
 #include "cli/launch.h"
+#include "cli/track.h"
 #include "session/session.h"
 #include "util/clock.h"
 #include "util/parse.h"
@@ -44,6 +45,7 @@ static void usage(FILE *f)
 		"      --packet-size SIZE CTF packet size (default 1M)\n"
 		"      --snaplen N        capture up to N bytes (at most 4096) of the data buffers of\n"
 		"                         read/write/send/recv... (default 0: their pointer only)\n"
+		CLI_TRACK_USAGE
 		"  -q, --quiet            no live status line\n"
 		"  -v, --verbose          libbpf and verifier messages\n"
 		"\n"
@@ -59,7 +61,9 @@ struct record_args {
 	size_t npids;
 	double duration;
 	bool quiet;
+	bool until_stopped;    /* -a with --track-pid: run until stopped, not until they exit */
 	char **cmd;
+	struct cli_track track;
 };
 
 static int add_events(struct record_args *a, const char *list)
@@ -142,6 +146,7 @@ static int parse_args(int argc, char **argv, struct record_args *a, char *err, s
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
+		CLI_TRACK_LONGOPTS,
 		{ 0 },
 	};
 	uint64_t size;
@@ -207,6 +212,15 @@ static int parse_args(int argc, char **argv, struct record_args *a, char *err, s
 		case 'h':
 			usage(stdout);
 			exit(0);
+		case CLI_OPT_FILTER:
+		case CLI_OPT_TRACK_PID:
+		case CLI_OPT_TRACK_VPID:
+		case CLI_OPT_TRACK_UID:
+		case CLI_OPT_TRACK_GID:
+		case CLI_OPT_TRACK_CGROUP:
+			if (cli_track_option(&a->track, opt, optarg, err, errlen))
+				return -EINVAL;
+			break;
 		default:
 			snprintf(err, errlen, "invalid option (see scry record --help)");
 			return -EINVAL;
@@ -222,10 +236,25 @@ static int parse_args(int argc, char **argv, struct record_args *a, char *err, s
 		snprintf(err, errlen, "a command cannot be combined with -a or -p");
 		return -EINVAL;
 	}
+	if (a->cmd && a->track.npids) {
+		snprintf(err, errlen, "a command cannot be combined with --track-pid (its processes are tracked)");
+		return -EINVAL;
+	}
+	if (a->track.npids) {   /* the pid tracker narrows -a to these processes and their children */
+		pid_t *p = realloc(a->pids, (a->npids + a->track.npids) * sizeof(*p));
+		if (!p)
+			goto oom;
+		a->pids = p;
+		memcpy(a->pids + a->npids, a->track.pids, a->track.npids * sizeof(*p));
+		a->npids += a->track.npids;
+		a->until_stopped = a->so.target_all;
+		a->so.target_all = false;
+	}
 	if (!a->cmd && !a->so.target_all && !a->npids) {
 		snprintf(err, errlen, "nothing to trace: give -- CMD, -p PID or -a");
 		return -EINVAL;
 	}
+	cli_track_apply(&a->track, &a->so);
 	for (size_t i = 0; i < a->npids; i++) {
 		pid_t tgid = process_of(a->pids[i]);
 		if (tgid <= 0) {
@@ -290,7 +319,7 @@ static void run_loop(struct scry_session *s, struct record_args *a, struct scry_
 				*child_done = true;
 				break;
 			}
-		} else if (a->npids && now >= next_alive) {
+		} else if (a->npids && !a->until_stopped && now >= next_alive) {
 			if (!scry_any_alive(a->pids, a->npids))
 				break;
 			next_alive = now + 100000000ULL;
@@ -360,5 +389,6 @@ out:
 		free(a.events[i]);
 	free(a.events);
 	free(a.pids);
+	cli_track_free(&a.track);
 	return ret;
 }

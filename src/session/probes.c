@@ -11,6 +11,7 @@
 #include <bpf/libbpf.h>
 #include "scry.skel.h"
 #include "catalog/catalog.h"
+#include "filter/bpf_gen.h"
 #include "session/probes.h"
 
 #define MAX_LINKS (SCRY_MAX_TP + 8)
@@ -26,6 +27,16 @@ struct scry_probes {
 	uint8_t *stages;           /* the stages map, mmapped read-only */
 	size_t stages_len, stage_stride;
 	bool btf_tp;               /* kernel has BTF tracepoints (tp_btf) */
+	int strnstr_id;            /* vmlinux BTF id of kfunc bpf_strnstr, 0 if none */
+	struct loaded_filter *filters;   /* filter programs loaded (closed with the probes) */
+	size_t nfilters, capfilters;
+};
+
+struct loaded_filter {
+	unsigned kind;
+	struct bpf_insn *insns;
+	size_t n;
+	int fd;
 };
 
 static bool verbose_print;
@@ -56,6 +67,55 @@ static int add_link(struct scry_probes *p, struct bpf_link *l, const char *what,
 		return -E2BIG;
 	}
 	p->links[p->nlinks++] = l;
+	return 0;
+}
+
+static int fill_set(int fd, const uint32_t *keys, size_t n, const char *what, char *err, size_t errlen)
+{
+	__u8 one = 1;
+
+	for (size_t i = 0; i < n; i++) {
+		if (bpf_map_update_elem(fd, &keys[i], &one, BPF_ANY)) {
+			int e = -errno;
+			snprintf(err, errlen, "cannot track %s %u: %s", what, keys[i], strerror(-e));
+			return e;
+		}
+	}
+	return 0;
+}
+
+/* Tracker maps, and each dispatcher at index 0 of its back_* array (for the filters). */
+static int fill_trackers(struct scry_probes *p, const struct scry_probes_opts *o, char *err, size_t errlen)
+{
+	struct bpf_program *back[SCRY_FENV_NR] = {
+		p->btf_tp ? p->skel->progs.scry_sys_enter_btf : p->skel->progs.scry_sys_enter_tp,
+		p->btf_tp ? p->skel->progs.scry_sys_exit_btf : p->skel->progs.scry_sys_exit_tp,
+		p->skel->progs.scry_tp,
+	};
+	struct bpf_map *back_maps[SCRY_FENV_NR] = { p->skel->maps.back_enter, p->skel->maps.back_exit, p->skel->maps.back_tp };
+	int ret;
+
+	if ((ret = fill_set(bpf_map__fd(p->skel->maps.track_vpid), o->track_vpids, o->ntrack_vpids, "vpid", err, errlen)) ||
+	    (ret = fill_set(bpf_map__fd(p->skel->maps.track_uid), o->track_uids, o->ntrack_uids, "uid", err, errlen)) ||
+	    (ret = fill_set(bpf_map__fd(p->skel->maps.track_gid), o->track_gids, o->ntrack_gids, "gid", err, errlen)))
+		return ret;
+	for (size_t i = 0; i < o->ntrack_cgroups; i++) {
+		__u32 key = i;
+		if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.track_cgroup), &key, &o->track_cgroup_fds[i], BPF_ANY)) {
+			ret = -errno;
+			snprintf(err, errlen, "cannot track cgroup #%zu: %s", i + 1, strerror(-ret));
+			return ret;
+		}
+	}
+	for (int k = 0; k < SCRY_FENV_NR; k++) {
+		__u32 zero = 0;
+		int fd = bpf_program__fd(back[k]);
+		if (fd >= 0 && bpf_map_update_elem(bpf_map__fd(back_maps[k]), &zero, &fd, BPF_ANY)) {
+			ret = -errno;
+			snprintf(err, errlen, "cannot prepare the filter dispatch: %s", strerror(-ret));
+			return ret;
+		}
+	}
 	return 0;
 }
 
@@ -101,6 +161,9 @@ int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o,
 	struct btf *vmlinux = btf__load_vmlinux_btf();   /* parsed once for both probes */
 	p->btf_tp = btf_has_typedef(vmlinux, "btf_trace_sys_enter");
 	bool btf_fork = btf_has_typedef(vmlinux, "btf_trace_sched_process_fork");
+	p->strnstr_id = vmlinux ? btf__find_by_name_kind(vmlinux, "bpf_strnstr", BTF_KIND_FUNC) : -1;
+	if (p->strnstr_id < 0)
+		p->strnstr_id = 0;
 	btf__free(vmlinux);
 
 	p->skel->rodata->ctx_mask = o->ctx_mask;
@@ -110,12 +173,21 @@ int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o,
 	p->skel->rodata->fork_event_id = o->fork_event_id;
 	p->skel->rodata->unknown_entry_id = o->unknown_entry_id;
 	p->skel->rodata->unknown_exit_id = o->unknown_exit_id;
+	p->skel->rodata->filter_ctx_mask = o->filter_ctx_mask;
+	p->skel->rodata->track_mask = (o->track_vpid ? SCRY_TRACK_VPID : 0) | (o->track_uid ? SCRY_TRACK_UID : 0) |
+				      (o->track_gid ? SCRY_TRACK_GID : 0) | (o->ntrack_cgroups ? SCRY_TRACK_CGROUP : 0);
+	p->skel->rodata->n_track_cgroups = o->ntrack_cgroups;
+	if (o->ntrack_cgroups > SCRY_MAX_TRACK_CGROUPS) {
+		snprintf(err, errlen, "at most %d cgroups can be tracked", SCRY_MAX_TRACK_CGROUPS);
+		ret = -E2BIG;
+		goto fail;
+	}
 
 	bpf_program__set_autoload(p->skel->progs.scry_sys_enter_btf, o->syscalls && p->btf_tp);
 	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_btf, o->syscalls && p->btf_tp);
 	bpf_program__set_autoload(p->skel->progs.scry_sys_enter_tp, o->syscalls && !p->btf_tp);
 	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_tp, o->syscalls && !p->btf_tp);
-	bool need_fork = !o->target_all || o->fork_event_id != 0xffff;
+	bool need_fork = !o->target_all || o->fork_event_id != 0xffff || o->track_vpid;
 	if (need_fork && !btf_fork) {
 		snprintf(err, errlen, "this kernel lacks the BTF tracepoint sched_process_fork needed to follow children and record forks");
 		ret = -ENOTSUP;
@@ -126,6 +198,10 @@ int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o,
 	bpf_map__set_max_entries(p->skel->maps.rings, p->ncpus);
 	bpf_map__set_max_entries(p->skel->maps.areas, p->ncpus * SCRY_AREAS_PER_CPU);
 	bpf_map__set_max_entries(p->skel->maps.stages, p->ncpus);
+	unsigned nids = o->nevent_ids ? o->nevent_ids : 1;
+	bpf_map__set_max_entries(p->skel->maps.flt_enter, nids);
+	bpf_map__set_max_entries(p->skel->maps.flt_exit, nids);
+	bpf_map__set_max_entries(p->skel->maps.flt_tp, nids);
 	bpf_program__set_autoload(p->skel->progs.scry_flush, true);
 	/* The inner ring template keeps its size: ring buffers of any size may be inserted
 	 * (libbpf 1.1 cannot resize an inner map template). */
@@ -136,6 +212,9 @@ int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o,
 			 o->verbose ? "" : " (--verbose shows the verifier log)");
 		goto fail;
 	}
+	ret = fill_trackers(p, o, err, errlen);
+	if (ret)
+		goto fail;
 	p->stage_stride = (sizeof(struct scry_stage) + 7) & ~(size_t)7;
 	p->stages_len = p->stage_stride * p->ncpus;
 	p->stages_len = (p->stages_len + (size_t)sysconf(_SC_PAGESIZE) - 1) & ~((size_t)sysconf(_SC_PAGESIZE) - 1);
@@ -269,6 +348,78 @@ int scry_probes_attach(struct scry_probes *p, char *err, size_t errlen)
 	return ret;
 }
 
+static struct bpf_program *dispatcher(struct scry_probes *p, unsigned kind)
+{
+	switch (kind) {
+	case SCRY_FENV_ENTER: return p->btf_tp ? p->skel->progs.scry_sys_enter_btf : p->skel->progs.scry_sys_enter_tp;
+	case SCRY_FENV_EXIT: return p->btf_tp ? p->skel->progs.scry_sys_exit_btf : p->skel->progs.scry_sys_exit_tp;
+	case SCRY_FENV_TP: return p->skel->progs.scry_tp;
+	default: return NULL;
+	}
+}
+
+int scry_probes_filter_target(struct scry_probes *p, unsigned kind, struct fgen_target *t)
+{
+	struct bpf_map *back[SCRY_FENV_NR] = { p->skel->maps.back_enter, p->skel->maps.back_exit, p->skel->maps.back_tp };
+
+	if (kind >= SCRY_FENV_NR)
+		return -EINVAL;
+	memset(t, 0, sizeof(*t));
+	t->env_kind = kind;
+	t->env_fd = bpf_map__fd(p->skel->maps.filter_env);
+	t->back_fd = bpf_map__fd(back[kind]);
+	t->strnstr_btf_id = p->strnstr_id;
+	return 0;
+}
+
+int scry_probes_install_filter(struct scry_probes *p, unsigned kind, unsigned id, const struct bpf_insn *insns,
+			       size_t n, char *log, size_t logsize)
+{
+	struct bpf_map *flt[SCRY_FENV_NR] = { p->skel->maps.flt_enter, p->skel->maps.flt_exit, p->skel->maps.flt_tp };
+	struct bpf_program *d = dispatcher(p, kind);
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info), key = id;
+	int fd = -1;
+
+	if (!d || bpf_program__fd(d) < 0)
+		return -EINVAL;
+	for (size_t i = 0; i < p->nfilters && fd < 0; i++) {
+		struct loaded_filter *lf = &p->filters[i];
+		if (lf->kind == kind && lf->n == n && !memcmp(lf->insns, insns, n * sizeof(*insns)))
+			fd = lf->fd;
+	}
+	if (fd < 0) {
+		memset(&info, 0, sizeof(info));
+		if (bpf_obj_get_info_by_fd(bpf_program__fd(d), &info, &len))
+			return -errno;
+		LIBBPF_OPTS(bpf_prog_load_opts, lo, .expected_attach_type = bpf_program__expected_attach_type(d),
+			    .attach_btf_id = info.attach_btf_id, .log_buf = log, .log_size = log ? (__u32)logsize : 0,
+			    .log_level = log ? 1 : 0);
+		if (p->nfilters == p->capfilters) {
+			size_t cap = p->capfilters ? 2 * p->capfilters : 16;
+			struct loaded_filter *lf = realloc(p->filters, cap * sizeof(*lf));
+			if (!lf)
+				return -ENOMEM;
+			p->filters = lf;
+			p->capfilters = cap;
+		}
+		struct bpf_insn *copy = malloc(n * sizeof(*insns));
+		if (!copy)
+			return -ENOMEM;
+		memcpy(copy, insns, n * sizeof(*insns));
+		fd = bpf_prog_load(bpf_program__type(d), "scry_filter", "GPL", insns, n, &lo);
+		if (fd < 0) {
+			int e = -errno;
+			free(copy);
+			return e;
+		}
+		p->filters[p->nfilters++] = (struct loaded_filter){ kind, copy, n, fd };
+	}
+	if (bpf_map_update_elem(bpf_map__fd(flt[kind]), &key, &fd, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
 unsigned scry_probes_ncpus(const struct scry_probes *p)
 {
 	return p->ncpus;
@@ -347,6 +498,11 @@ void scry_probes_close(struct scry_probes *p)
 	free(p->ring_fds);
 	if (p->stages)
 		munmap(p->stages, p->stages_len);
+	for (size_t i = 0; i < p->nfilters; i++) {
+		close(p->filters[i].fd);
+		free(p->filters[i].insns);
+	}
+	free(p->filters);
 	scry_bpf__destroy(p->skel);
 	free(p);
 }

@@ -20,6 +20,14 @@ struct scry_probes_opts {
 	bool syscalls;              /* attach the syscall programs */
 	size_t ring_size;           /* bytes per CPU ring, a power of two multiple of the page size */
 	bool verbose;               /* libbpf and verifier messages on stderr */
+	unsigned nevent_ids;        /* size of the filter prog arrays (event ids 0..n-1) */
+	uint64_t filter_ctx_mask;   /* contexts the filter programs read */
+	/* trackers (all combined with AND; the pid tracker is scry_probes_track) */
+	const uint32_t *track_vpids, *track_uids, *track_gids;
+	size_t ntrack_vpids, ntrack_uids, ntrack_gids;
+	bool track_uid, track_gid, track_vpid;   /* tracker in use (even if empty: nothing passes) */
+	const int *track_cgroup_fds;             /* open cgroup v2 directories */
+	size_t ntrack_cgroups;
 };
 
 struct scry_probes;
@@ -38,6 +46,16 @@ int scry_probes_attach_tracepoint(struct scry_probes *p, const char *system, con
 				  const struct scry_tp_desc *d, char *err, size_t errlen);
 /* Attach the syscall and fork programs (after every descriptor is set). */
 int scry_probes_attach(struct scry_probes *p, char *err, size_t errlen);
+
+/* Filters: what a filter program for dispatcher kind (SCRY_FENV_*) refers to (env and
+ * back maps, bpf_strnstr's BTF id), and loading one (with the dispatcher's program type and
+ * hook) as the filter of event id.  Identical programs are loaded once.  log: the verifier
+ * log on failure (may be NULL). */
+struct fgen_target;
+struct bpf_insn;
+int scry_probes_filter_target(struct scry_probes *p, unsigned kind, struct fgen_target *t);
+int scry_probes_install_filter(struct scry_probes *p, unsigned kind, unsigned id, const struct bpf_insn *insns,
+			       size_t n, char *log, size_t logsize);
 
 unsigned scry_probes_ncpus(const struct scry_probes *p);
 int scry_probes_ring_fd(const struct scry_probes *p, unsigned cpu);

@@ -15,6 +15,7 @@
 #include <bpf/libbpf.h>
 #include "consumer/consumer.h"
 #include "ctf/metadata.h"
+#include "session/filters.h"
 #include "session/probes.h"
 #include "session/session.h"
 #include "util/clock.h"
@@ -48,6 +49,8 @@ struct scry_session {
 	uint64_t start_ts, stop_ts;
 	struct scry_probes *probes;
 	struct scry_consumer *consumer;
+	struct scry_filters *filters;
+	int *cgroup_fds;
 	bool started;
 };
 
@@ -305,6 +308,37 @@ static int check_output(struct scry_session *s, char *err, size_t errlen)
 	return 0;
 }
 
+/* --track-cgroup: each path must be a cgroup v2 directory. */
+static int open_cgroups(struct scry_session *s, char *err, size_t errlen)
+{
+	if (!s->opts.ntrack_cgroups)
+		return 0;
+	s->cgroup_fds = malloc(s->opts.ntrack_cgroups * sizeof(int));
+	if (!s->cgroup_fds) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < s->opts.ntrack_cgroups; i++)
+		s->cgroup_fds[i] = -1;
+	for (size_t i = 0; i < s->opts.ntrack_cgroups; i++) {
+		const char *path = s->opts.track_cgroups[i];
+		char probe[4096];
+		int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+		if (fd < 0) {
+			snprintf(err, errlen, "--track-cgroup '%s': %s", path, strerror(errno));
+			return -errno;
+		}
+		s->cgroup_fds[i] = fd;
+		snprintf(probe, sizeof(probe), "%s/cgroup.procs", path);
+		if (access(probe, F_OK)) {
+			snprintf(err, errlen, "--track-cgroup '%s': not a cgroup directory (no cgroup.procs)", path);
+			return -ENOTDIR;
+		}
+	}
+	return 0;
+}
+
 int scry_session_create(struct scry_session **out, const struct scry_session_opts *o,
 			char *err, size_t errlen)
 {
@@ -353,6 +387,22 @@ int scry_session_create(struct scry_session **out, const struct scry_session_opt
 		if (ret)
 			goto fail;
 	}
+	if (o->filter) {
+		if (o->count_syscalls) {
+			snprintf(err, errlen, "a filter cannot be combined with counting (-c)");
+			ret = -EINVAL;
+			goto fail;
+		}
+		s->filters = scry_filters_prepare(o->filter, (const struct scry_event *const *)s->events, s->nevents,
+						  o->filter_entries_only, err, errlen);
+		if (!s->filters) {
+			ret = -EINVAL;
+			goto fail;
+		}
+	}
+	ret = open_cgroups(s, err, errlen);
+	if (ret)
+		goto fail;
 	*out = s;
 	return 0;
 oom:
@@ -406,6 +456,20 @@ static int write_metadata(struct scry_session *s, char *err, size_t errlen)
 	return ctf_metadata_write(path, &ti, (const struct scry_event *const *)s->events, s->nevents, err, errlen);
 }
 
+/* A syscall descriptor's flags once the filter is known: an event the filter can never
+ * accept is not recorded; one it may accept goes through its filter program. */
+static uint8_t filtered_flags(const struct scry_session *s, uint8_t flags, uint16_t id, uint8_t rec, uint8_t filt)
+{
+	switch (s->filters ? scry_filters_use(s->filters, id) : SCRY_FILTER_NONE) {
+	case SCRY_FILTER_NEVER:
+		return flags & ~rec;
+	case SCRY_FILTER_KERNEL:
+		return flags | filt;
+	default:
+		return flags;
+	}
+}
+
 static int set_syscall_table(struct scry_session *s, char *err, size_t errlen)
 {
 	const struct scry_syscall *scs;
@@ -443,6 +507,8 @@ static int set_syscall_table(struct scry_session *s, char *err, size_t errlen)
 				d.n_exit_ops = ev->nops;
 				memcpy(d.exit_ops, ev->ops, sizeof(d.exit_ops));
 			}
+			d.flags = filtered_flags(s, d.flags, d.entry_id, SCRY_SC_ENTRY, SCRY_SC_FILTER_ENTRY);
+			d.flags = filtered_flags(s, d.flags, d.exit_id, SCRY_SC_EXIT, SCRY_SC_FILTER_EXIT);
 		} else if (!known[nr] && s->unknown_entry != NO_EVENT) {
 			d.entry_id = s->unknown_entry;
 			d.exit_id = s->unknown_exit;
@@ -467,6 +533,12 @@ int scry_session_load(struct scry_session *s, char *err, size_t errlen)
 		.syscalls = s->any_syscall,
 		.ring_size = s->opts.ring_size,
 		.verbose = s->opts.verbose,
+		.nevent_ids = (unsigned)s->nevents,
+		.filter_ctx_mask = s->filters ? scry_filters_ctx_mask(s->filters) : 0,
+		.track_vpids = s->opts.track_vpids, .ntrack_vpids = s->opts.ntrack_vpids, .track_vpid = s->opts.track_vpids != NULL,
+		.track_uids = s->opts.track_uids, .ntrack_uids = s->opts.ntrack_uids, .track_uid = s->opts.track_uids != NULL,
+		.track_gids = s->opts.track_gids, .ntrack_gids = s->opts.ntrack_gids, .track_gid = s->opts.track_gids != NULL,
+		.track_cgroup_fds = s->cgroup_fds, .ntrack_cgroups = s->opts.ntrack_cgroups,
 	};
 	int ret;
 
@@ -474,6 +546,11 @@ int scry_session_load(struct scry_session *s, char *err, size_t errlen)
 	ret = scry_probes_load(&s->probes, &po, err, errlen);
 	if (ret)
 		return ret;
+	if (s->filters) {
+		ret = scry_filters_install(s->filters, s->probes, s->opts.verbose, err, errlen);
+		if (ret)
+			return ret;
+	}
 	ret = set_syscall_table(s, err, errlen);
 	if (ret || s->opts.sink)
 		return ret;
@@ -522,6 +599,15 @@ int scry_session_start(struct scry_session *s, char *err, size_t errlen)
 			return -E2BIG;
 		}
 		d.event_id = s->tps[i].id;
+		switch (s->filters ? scry_filters_use(s->filters, d.event_id) : SCRY_FILTER_NONE) {
+		case SCRY_FILTER_NEVER:
+			continue;
+		case SCRY_FILTER_KERNEL:
+			d.flags |= SCRY_TP_FILTER;
+			break;
+		default:
+			break;
+		}
 		ret = scry_probes_attach_tracepoint(s->probes, s->tps[i].system, s->tps[i].name, &d, err, errlen);
 		if (ret)
 			return ret;
@@ -614,6 +700,12 @@ void scry_session_destroy(struct scry_session *s)
 		scry_consumer_close(s->consumer, scry_monotonic_ns(), &cs);
 	}
 	scry_probes_close(s->probes);
+	scry_filters_free(s->filters);
+	if (s->cgroup_fds)
+		for (size_t i = 0; i < s->opts.ntrack_cgroups; i++)
+			if (s->cgroup_fds[i] >= 0)
+				close(s->cgroup_fds[i]);
+	free(s->cgroup_fds);
 	scry_catalog_close(s->cat);
 	for (size_t i = 0; i < s->ntps; i++) {
 		free(s->tps[i].system);

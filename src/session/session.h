@@ -31,6 +31,14 @@ struct scry_session_opts {
 	void *sink_ctx;
 	bool count_syscalls;            /* selected syscalls are counted in the kernel, no events */
 	bool verbose;
+	/* filter (LTTng's language), evaluated in the kernel before an event is written */
+	const char *filter;
+	bool filter_entries_only;       /* syscall exits unfiltered (scry trace: the entry decides) */
+	/* trackers besides the pid one (scry_session_track), combined with AND */
+	const uint32_t *track_vpids, *track_uids, *track_gids;
+	size_t ntrack_vpids, ntrack_uids, ntrack_gids;
+	const char *const *track_cgroups;   /* cgroup v2 directories (descendants included) */
+	size_t ntrack_cgroups;
 };
 
 struct scry_session_summary {

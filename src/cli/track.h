@@ -1,0 +1,52 @@
+/* track.h — the options record and trace share for choosing what reaches the buffer:
+ * --filter EXPR and the trackers --track-pid/--track-vpid/--track-uid/--track-gid/
+ * --track-cgroup (lists, repeatable; users and groups by name or number). */
+#ifndef SCRY_CLI_TRACK_H
+#define SCRY_CLI_TRACK_H
+
+#include <getopt.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "session/session.h"
+
+enum { CLI_OPT_FILTER = 400, CLI_OPT_TRACK_PID, CLI_OPT_TRACK_VPID, CLI_OPT_TRACK_UID, CLI_OPT_TRACK_GID,
+       CLI_OPT_TRACK_CGROUP };
+
+#define CLI_TRACK_LONGOPTS \
+	{ "filter", required_argument, NULL, CLI_OPT_FILTER }, \
+	{ "track-pid", required_argument, NULL, CLI_OPT_TRACK_PID }, \
+	{ "track-vpid", required_argument, NULL, CLI_OPT_TRACK_VPID }, \
+	{ "track-uid", required_argument, NULL, CLI_OPT_TRACK_UID }, \
+	{ "track-gid", required_argument, NULL, CLI_OPT_TRACK_GID }, \
+	{ "track-cgroup", required_argument, NULL, CLI_OPT_TRACK_CGROUP }
+
+#define CLI_TRACK_USAGE \
+	"      --filter EXPR      record only events for which EXPR (LTTng's filter language) is\n" \
+	"                         true, decided in the kernel: 'fd == 1 && count > 4096',\n" \
+	"                         'filename == \"/etc/*\"', '$ctx.procname != \"sshd\"'\n" \
+	"      --track-pid LIST   only these processes and their children (with -a)\n" \
+	"      --track-vpid LIST  only these pids as seen in their pid namespace\n" \
+	"      --track-uid LIST   only processes of these users (names or uids)\n" \
+	"      --track-gid LIST   only processes of these groups (names or gids)\n" \
+	"      --track-cgroup DIR only processes in this cgroup v2 directory or below it\n" \
+	"                         (trackers combine: an event must pass every one given)\n"
+
+struct cli_track {
+	const char *filter;
+	pid_t *pids;
+	size_t npids;
+	uint32_t *vpids, *uids, *gids;
+	size_t nvpids, nuids, ngids;
+	bool vpid_given, uid_given, gid_given;
+	const char **cgroups;
+	size_t ncgroups;
+};
+
+/* Handle option opt (one of CLI_OPT_*): 0, or -1 with err filled. */
+int cli_track_option(struct cli_track *t, int opt, const char *arg, char *err, size_t errlen);
+/* Point the session options at the trackers and the filter (t must outlive them). */
+void cli_track_apply(const struct cli_track *t, struct scry_session_opts *so);
+void cli_track_free(struct cli_track *t);
+
+#endif

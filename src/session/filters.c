@@ -1,0 +1,318 @@
+/* filters.c — see filters.h: catalog events as filter schemas, accesses located for the
+ * kernel (environment slot or raw record offset), and the per-event compile/install loop. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "filter/bpf_gen.h"
+#include "filter/filter.h"
+#include "session/filters.h"
+#include "session/probes.h"
+
+struct scry_filters {
+	char *text;
+	struct filter *f;
+	const struct scry_event *const *events;
+	size_t n;
+	struct filter_schema *schemas;
+	uint8_t *use;                     /* enum scry_filter_use per event */
+	uint64_t ctx_mask;
+};
+
+static struct filter_field *ctx_fields(void)
+{
+	static struct filter_field ctx[SCRY_CTX_NR];
+
+	for (int c = 0; c < SCRY_CTX_NR; c++) {
+		const struct scry_context_desc *d = scry_context(c);
+		ctx[c] = (struct filter_field){
+			.name = d->name,
+			.type = d->type == SCRY_F_TEXT ? FF_STRING : FF_INT,
+			.is_signed = d->is_signed,
+		};
+	}
+	return ctx;
+}
+
+static const struct filter_field int_elem = { .type = FF_INT };
+static const struct filter_field other_elem = { .type = FF_OTHER };
+
+int scry_filter_schema(const struct scry_event *ev, struct filter_schema *out)
+{
+	struct filter_field *fs = calloc(ev->nfields ? ev->nfields : 1, sizeof(*fs));
+
+	if (!fs)
+		return -ENOMEM;
+	for (unsigned i = 0; i < ev->nfields; i++) {
+		const struct scry_field *sf = &ev->fields[i];
+		struct filter_field *ff = &fs[i];
+
+		ff->name = sf->name;
+		ff->user = i;
+		switch (sf->type) {
+		case SCRY_F_INT:
+			ff->type = FF_INT;
+			ff->is_signed = sf->is_signed;
+			break;
+		case SCRY_F_STRING:
+		case SCRY_F_TEXT:
+			ff->type = FF_STRING;
+			break;
+		case SCRY_F_ARRAY:
+			ff->type = FF_ARRAY;
+			ff->length = sf->count;
+			ff->elem = &int_elem;
+			break;
+		case SCRY_F_SEQ:
+			ff->type = FF_SEQUENCE;
+			ff->elem = &int_elem;
+			break;
+		default:
+			ff->type = FF_SEQUENCE;
+			ff->elem = &other_elem;
+			break;
+		}
+	}
+	*out = (struct filter_schema){
+		.event_name = ev->name, .nfields = ev->nfields, .fields = fs,
+		.nctx = SCRY_CTX_NR, .ctx = ctx_fields(),
+	};
+	return 0;
+}
+
+void scry_filter_schema_free(struct filter_schema *s)
+{
+	free((void *)s->fields);
+	s->fields = NULL;
+}
+
+unsigned scry_filter_env_kind(const struct scry_event *ev)
+{
+	return ev->kind == SCRY_EV_SYSCALL_ENTRY ? SCRY_FENV_ENTER :
+	       ev->kind == SCRY_EV_SYSCALL_EXIT ? SCRY_FENV_EXIT : SCRY_FENV_TP;
+}
+
+/* How the entry writer extends argument arg (ops: the INT operation's flags; else masks). */
+static uint8_t arg_ext(const struct scry_event *ev, int arg)
+{
+	if (ev->nops) {
+		for (unsigned i = 0; i < ev->nops; i++) {
+			const struct scry_sc_op *op = &ev->ops[i];
+			if (op->kind == SCRY_SOP_INT && op->arg == arg)
+				return op->flags & SCRY_SOPF_S32 ? FGEN_EXT_S32 : op->flags & SCRY_SOPF_U32 ? FGEN_EXT_U32 : 0;
+		}
+		return 0;
+	}
+	return ev->s32_mask & (1u << arg) ? FGEN_EXT_S32 : ev->u32_mask & (1u << arg) ? FGEN_EXT_U32 : 0;
+}
+
+static uint32_t str_max(const struct scry_event *ev, int arg)
+{
+	for (unsigned i = 0; i < ev->nops; i++)
+		if (ev->ops[i].kind == SCRY_SOP_STR && ev->ops[i].arg == arg)
+			return ev->ops[i].max;
+	return SCRY_STR_MAX;
+}
+
+static struct fgen_loc locate(const struct scry_event *ev, const struct filter_access *a)
+{
+	struct fgen_loc l = { .kind = FGEN_NONE };
+	const struct scry_field *sf;
+
+	if (a->is_ctx) {
+		if (a->ctx_id == SCRY_CTX_PROCNAME)
+			l.kind = FGEN_COMM;
+		else if (a->ctx_id >= 0 && a->ctx_id < SCRY_CTX_NR)
+			l = (struct fgen_loc){ .kind = FGEN_CTX, .ctx = (uint16_t)a->ctx_id };
+		return l;
+	}
+	if (a->nsteps || a->top >= ev->nfields)
+		return l;
+	sf = &ev->fields[a->top];
+	switch (ev->kind) {
+	case SCRY_EV_SYSCALL_ENTRY:
+		if (sf->arg < 0)
+			break;
+		if (sf->type == SCRY_F_INT)
+			l = (struct fgen_loc){ .kind = FGEN_ARG, .arg = (uint8_t)sf->arg, .ext = arg_ext(ev, sf->arg) };
+		else if (sf->type == SCRY_F_STRING)
+			l = (struct fgen_loc){ .kind = FGEN_USTR, .arg = (uint8_t)sf->arg, .max = str_max(ev, sf->arg) };
+		break;
+	case SCRY_EV_SYSCALL_EXIT:
+		if (sf->type == SCRY_F_INT && !strcmp(sf->name, "ret") && a->top == 0)
+			l.kind = FGEN_RET;
+		break;
+	case SCRY_EV_TRACEPOINT:
+		if (sf->src == SCRY_SRC_FIXED && sf->type == SCRY_F_INT && sf->src_size == sf->size)
+			l = (struct fgen_loc){ .kind = FGEN_REC_INT, .off = sf->src_off, .size = sf->size,
+					       .is_signed = sf->is_signed, .adjust = sf->adjust };
+		else if (sf->src == SCRY_SRC_FIXED && sf->type == SCRY_F_TEXT && sf->size == 1)
+			l = (struct fgen_loc){ .kind = FGEN_REC_TEXT, .off = sf->src_off, .max = sf->count };
+		else if ((sf->src == SCRY_SRC_LOC || sf->src == SCRY_SRC_REL) && sf->type == SCRY_F_STRING)
+			l = (struct fgen_loc){ .kind = FGEN_REC_LOC, .off = sf->src_off, .rel = sf->src == SCRY_SRC_REL };
+		break;
+	default:
+		break;
+	}
+	return l;
+}
+
+void scry_filter_locs(const struct scry_event *ev, const struct filter_ir *ir, struct fgen_loc *locs)
+{
+	for (uint32_t i = 0; i < ir->naccess; i++)
+		locs[i] = locate(ev, &ir->access[i]);
+}
+
+/* The error with its caret lines, as filter_error_print writes it (without "scry: "). */
+static void caret_error(const char *text, const struct filter_error *fe, char *err, size_t errlen)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	if (!m) {
+		snprintf(err, errlen, "filter: %s", fe->msg);
+		return;
+	}
+	filter_error_print(m, text, fe);
+	fclose(m);
+	if (len && buf[len - 1] == '\n')
+		buf[len - 1] = 0;
+	snprintf(err, errlen, "%s", buf && !strncmp(buf, "scry: ", 6) ? buf + 6 : buf ? buf : fe->msg);
+	free(buf);
+}
+
+struct scry_filters *scry_filters_prepare(const char *text, const struct scry_event *const *events, size_t n,
+					  bool skip_exits, char *err, size_t errlen)
+{
+	struct scry_filters *f = calloc(1, sizeof(*f));
+	struct filter_error fe = { 0 };
+
+	if (!f || !(f->text = strdup(text)) || !(f->schemas = calloc(n ? n : 1, sizeof(*f->schemas))) ||
+	    !(f->use = calloc(n ? n : 1, 1)))
+		goto oom;
+	f->events = events;
+	f->n = n;
+	for (size_t i = 0; i < n; i++)
+		if (scry_filter_schema(events[i], &f->schemas[i]))
+			goto oom;
+	f->f = filter_parse(text, &fe);
+	if (!f->f || filter_check(f->f, f->schemas, n, &fe)) {
+		caret_error(text, &fe, err, errlen);
+		scry_filters_free(f);
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (skip_exits && events[i]->kind == SCRY_EV_SYSCALL_EXIT) {
+			f->use[i] = SCRY_FILTER_NONE;
+			continue;
+		}
+		if (filter_event_status(f->f, i) != FILTER_EV_MATCHABLE) {
+			f->use[i] = SCRY_FILTER_NEVER;
+			continue;
+		}
+		f->use[i] = SCRY_FILTER_KERNEL;
+		for (size_t r = 0; r < filter_nrefs(f->f); r++) {
+			const struct filter_access *a = filter_event_access(f->f, i, r);
+			if (a && a->is_ctx && a->ctx_id >= 0)
+				f->ctx_mask |= 1ULL << a->ctx_id;
+		}
+	}
+	return f;
+oom:
+	snprintf(err, errlen, "out of memory");
+	scry_filters_free(f);
+	return NULL;
+}
+
+uint64_t scry_filters_ctx_mask(const struct scry_filters *f)
+{
+	return f->ctx_mask;
+}
+
+enum scry_filter_use scry_filters_use(const struct scry_filters *f, size_t id)
+{
+	return id < f->n ? f->use[id] : SCRY_FILTER_NONE;
+}
+
+int scry_filters_install(struct scry_filters *f, struct scry_probes *p, bool verbose, char *err, size_t errlen)
+{
+	size_t log_size = verbose ? 1 << 20 : 0;
+	char *log = verbose ? malloc(log_size) : NULL;
+	int ret = 0;
+
+	for (size_t i = 0; i < f->n && !ret; i++) {
+		const struct scry_event *ev = f->events[i];
+		struct filter_ir ir = { 0 };
+		struct filter_error fe = { 0 };
+		struct fgen_target t = { 0 };
+		struct fgen_prog prog = { 0 };
+		struct fgen_loc *locs = NULL;
+		char why[160];
+		unsigned kind = scry_filter_env_kind(ev);
+
+		if (f->use[i] != SCRY_FILTER_KERNEL)
+			continue;
+		if (filter_lower(f->f, &f->schemas[i], &ir, &fe)) {
+			snprintf(err, errlen, "filter: %s (event %s)", fe.msg, ev->name);
+			ret = -E2BIG;
+			goto next;
+		}
+		locs = calloc(ir.naccess ? ir.naccess : 1, sizeof(*locs));
+		if (!locs) {
+			snprintf(err, errlen, "out of memory");
+			ret = -ENOMEM;
+			goto next;
+		}
+		scry_filter_locs(ev, &ir, locs);
+		for (uint32_t a = 0; a < ir.naccess; a++) {
+			if (locs[a].kind == FGEN_NONE) {
+				snprintf(err, errlen, "filter: `%s` of %s cannot be evaluated in the kernel "
+					 "(struct members, array elements and captured data are not filterable yet)",
+					 filter_ref_text(f->f, ir.access[a].ref), ev->name);
+				ret = -ENOTSUP;
+				goto next;
+			}
+		}
+		ret = scry_probes_filter_target(p, kind, &t);
+		if (ret) {
+			snprintf(err, errlen, "filter: no filter environment in the BPF object");
+			goto next;
+		}
+		if (fgen_compile(&ir, locs, &t, &prog, why, sizeof(why))) {
+			snprintf(err, errlen, "filter: cannot compile the filter for %s: %s", ev->name, why);
+			ret = -ENOTSUP;
+			goto next;
+		}
+		if (log)
+			log[0] = 0;
+		ret = scry_probes_install_filter(p, kind, (unsigned)i, prog.insns, prog.n, log, log_size);
+		if (ret) {
+			if (log && log[0])
+				fprintf(stderr, "%s\n", log);
+			snprintf(err, errlen, "filter: the kernel refused the filter program of %s: %s%s "
+				 "(a bug in scry: please report the expression)", ev->name, strerror(-ret),
+				 verbose ? "" : "; --verbose shows the verifier log");
+		}
+next:
+		fgen_prog_free(&prog);
+		free(locs);
+		filter_ir_free(&ir);
+	}
+	free(log);
+	return ret;
+}
+
+void scry_filters_free(struct scry_filters *f)
+{
+	if (!f)
+		return;
+	if (f->schemas)
+		for (size_t i = 0; i < f->n; i++)
+			scry_filter_schema_free(&f->schemas[i]);
+	free(f->schemas);
+	filter_free(f->f);
+	free(f->use);
+	free(f->text);
+	free(f);
+}

@@ -1,0 +1,48 @@
+/* filters.h — a session's event filter: the expression checked against the catalog events
+ * of the session before anything is loaded, then compiled per event (src/filter/bpf_gen.c)
+ * and installed as the event's filter program in the kernel (probes.c).
+ * Semantics are LTTng's: a field an event lacks makes the expression false for that event,
+ * which is then not recorded at all. */
+#ifndef SCRY_SESSION_FILTERS_H
+#define SCRY_SESSION_FILTERS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "catalog/catalog.h"
+
+struct scry_probes;
+struct scry_filters;
+
+enum scry_filter_use {
+	SCRY_FILTER_NONE,      /* recorded without a filter */
+	SCRY_FILTER_NEVER,     /* the expression is false for every event of this kind */
+	SCRY_FILTER_KERNEL,    /* a filter program decides */
+};
+
+/* Parse and check text against events[0..n) (CTF id = index).  skip_exits: syscall exits
+ * are left unfiltered (scry trace: the entry decides the call).  NULL with err filled
+ * (several lines: the message, the expression and a caret under the offending token). */
+struct scry_filters *scry_filters_prepare(const char *text, const struct scry_event *const *events, size_t n,
+					  bool skip_exits, char *err, size_t errlen);
+/* Contexts the compiled filters read (1 << enum scry_ctx). */
+uint64_t scry_filters_ctx_mask(const struct scry_filters *f);
+enum scry_filter_use scry_filters_use(const struct scry_filters *f, size_t id);
+/* Compile and install the programs (after the probes are loaded).  An event whose filter
+ * the kernel cannot express, or a program the verifier refuses, is an error naming the
+ * event (--verbose: the verifier log). */
+int scry_filters_install(struct scry_filters *f, struct scry_probes *p, bool verbose, char *err, size_t errlen);
+void scry_filters_free(struct scry_filters *f);
+
+/* The filter schema of a catalog event (fields, every scry context) and where the kernel
+ * finds each access (also used by the differential test). */
+struct filter_schema;
+struct filter_ir;
+struct fgen_loc;
+int scry_filter_schema(const struct scry_event *ev, struct filter_schema *out);
+void scry_filter_schema_free(struct filter_schema *s);
+void scry_filter_locs(const struct scry_event *ev, const struct filter_ir *ir, struct fgen_loc *locs);
+/* SCRY_FENV_* of an event's dispatcher. */
+unsigned scry_filter_env_kind(const struct scry_event *ev);
+
+#endif
