@@ -9,6 +9,8 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -322,7 +324,7 @@ static int open_cgroups(struct scry_session *s, char *err, size_t errlen)
 		s->cgroup_fds[i] = -1;
 	for (size_t i = 0; i < s->opts.ntrack_cgroups; i++) {
 		const char *path = s->opts.track_cgroups[i];
-		char probe[4096];
+		struct statfs sf;
 		int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
 		if (fd < 0) {
@@ -330,9 +332,8 @@ static int open_cgroups(struct scry_session *s, char *err, size_t errlen)
 			return -errno;
 		}
 		s->cgroup_fds[i] = fd;
-		snprintf(probe, sizeof(probe), "%s/cgroup.procs", path);
-		if (access(probe, F_OK)) {
-			snprintf(err, errlen, "--track-cgroup '%s': not a cgroup directory (no cgroup.procs)", path);
+		if (fstatfs(fd, &sf) || sf.f_type != CGROUP2_SUPER_MAGIC) {
+			snprintf(err, errlen, "--track-cgroup '%s': not a cgroup v2 directory", path);
 			return -ENOTDIR;
 		}
 	}
