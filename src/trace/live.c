@@ -244,7 +244,8 @@ static void dispatch(struct trace_live *l, const uint8_t *b, uint32_t len)
 	if (ev->nr < 0 || ev->nr >= SCRY_MAX_SYSCALLS || !(sc = l->by_nr[ev->nr]))
 		return;
 	if (l->gate_pid && pid == l->gate_pid) {
-		if (ev->kind != SCRY_EV_SYSCALL_ENTRY || strcmp(sc->name, "execve"))
+		/* the entry opens the gate; its exit does when a filter rejected the entry */
+		if (strcmp(sc->name, "execve"))
 			return;
 		l->gate_pid = 0;
 	}

@@ -56,6 +56,7 @@ void trace_opts_init(struct trace_opts *o)
 
 void trace_opts_free(struct trace_opts *o)
 {
+	cli_track_free(&o->track);
 	free(o->pids);
 	o->pids = NULL;
 	o->npids = 0;
@@ -386,6 +387,9 @@ void trace_opts_usage(FILE *f)
 		"  -w                     accepted: scry's times are always latencies (entry to exit)\n"
 		"      --json             one JSON object per line\n"
 		"      --snaplen N        bytes captured per data buffer (K/M suffixes)\n"
+		CLI_TRACK_USAGE
+		"                         (--filter decides on a call's entry: its fields are the\n"
+		"                         arguments; the return value is known only with scry record)\n"
 		"\n"
 		"scry exits with the traced command's status.\n");
 }
@@ -417,6 +421,7 @@ int trace_opts_parse(struct trace_opts *o, int argc, char **argv, const struct t
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "snaplen", required_argument, NULL, OPT_SNAPLEN },
 		{ "help", no_argument, NULL, 'h' },
+		CLI_TRACK_LONGOPTS,
 		{ 0 },
 	};
 	int opt, nf = 0;
@@ -544,6 +549,15 @@ int trace_opts_parse(struct trace_opts *o, int argc, char **argv, const struct t
 		case 'h':
 			o->help = true;
 			return 0;
+		case CLI_OPT_FILTER:
+		case CLI_OPT_TRACK_PID:
+		case CLI_OPT_TRACK_VPID:
+		case CLI_OPT_TRACK_UID:
+		case CLI_OPT_TRACK_GID:
+		case CLI_OPT_TRACK_CGROUP:
+			if (cli_track_option(&o->track, opt, optarg, err, errlen))
+				return -1;
+			break;
 		case ':':
 			snprintf(err, errlen, "option '%s' needs an argument", argv[optind - 1]);
 			return -1;
@@ -579,7 +593,16 @@ int trace_opts_parse(struct trace_opts *o, int argc, char **argv, const struct t
 		snprintf(err, errlen, "a command cannot be combined with -a");
 		return -1;
 	}
-	if (!o->cmd && !o->npids && !o->all) {
+	if (o->track.filter && o->count) {
+		snprintf(err, errlen, "--filter and -%c exclude each other (-c counts in the kernel without events)",
+			 o->count == TRACE_COUNT_ONLY ? 'c' : 'C');
+		return -1;
+	}
+	if (o->cmd && o->track.npids) {
+		snprintf(err, errlen, "a command cannot be combined with --track-pid (its processes are tracked)");
+		return -1;
+	}
+	if (!o->cmd && !o->npids && !o->all && !o->track.npids) {
 		snprintf(err, errlen, "nothing to trace: give a command, -p PID or -a");
 		return -1;
 	}

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
+#include "cli/track.h"
 
 #define TRACE_NR_MAX 1024                    /* syscall numbers in the selection bitmap */
 
@@ -61,6 +62,7 @@ struct trace_opts {
 	bool verbose;                        /* -v */
 	bool json;                           /* --json */
 	bool help;                           /* -h: print trace_opts_usage and exit 0 */
+	struct cli_track track;              /* --filter, --track-* */
 	char warn[512];                      /* options that have no effect, '\n'-separated */
 };
 

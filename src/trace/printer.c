@@ -466,6 +466,8 @@ void trace_printer_exit(struct trace_printer *p, const struct trace_call *c)
 		t->pend = NULL;
 	if (!pd && is_exec(c->name) && c->ret == 0)
 		pd = steal_exec(p, c->pid, c->tid);
+	if (!pd && p->o.track.filter)   /* --filter rejected its entry: the call is not shown */
+		return;
 	if (pd) {
 		full = pd->c;
 	} else {
