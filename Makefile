@@ -26,12 +26,13 @@ UNIT_SRCS:= $(wildcard tests/unit/test_*.c)
 UNIT_BINS:= $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 WORKLOADS:= $(patsubst tests/workload/%.c,$(BUILD)/workload/%,$(wildcard tests/workload/*.c))
 FUZZ_SRCS:= $(wildcard tests/fuzz/fuzz_*.c)
+TOOLS    := $(patsubst tests/tools/%.c,$(BUILD)/tools/%,$(wildcard tests/tools/*.c))
 
 .PHONY: all deps run test unit e2e sanitize fuzz valgrind bench clean gen-syscalls check-gen
 .DEFAULT_GOAL := all
 .SECONDARY:
 
-all: scry $(WORKLOADS)
+all: scry $(WORKLOADS) $(TOOLS)
 
 scry: $(BUILD)/scry
 	@ln -sf $(BUILD)/scry scry
@@ -61,6 +62,11 @@ $(BUILD)/scry: $(BUILD)/obj/cli/main.o $(BUILD)/libscry.a
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libscry.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itests/unit -o $@ $^ $(LDFLAGS) $(LDLIBS) -lcmocka
+
+# Test tools (root, used by the end-to-end tests): linked with the library.
+$(BUILD)/tools/%: tests/tools/%.c $(BUILD)/libscry.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
 
 $(BUILD)/workload/%: tests/workload/%.c
 	@mkdir -p $(@D)

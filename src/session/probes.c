@@ -393,8 +393,7 @@ int scry_probes_install_filter(struct scry_probes *p, unsigned kind, unsigned id
 		if (bpf_obj_get_info_by_fd(bpf_program__fd(d), &info, &len))
 			return -errno;
 		LIBBPF_OPTS(bpf_prog_load_opts, lo, .expected_attach_type = bpf_program__expected_attach_type(d),
-			    .attach_btf_id = info.attach_btf_id, .log_buf = log, .log_size = log ? (__u32)logsize : 0,
-			    .log_level = log ? 1 : 0);
+			    .attach_btf_id = info.attach_btf_id);
 		if (p->nfilters == p->capfilters) {
 			size_t cap = p->capfilters ? 2 * p->capfilters : 16;
 			struct loaded_filter *lf = realloc(p->filters, cap * sizeof(*lf));
@@ -410,6 +409,14 @@ int scry_probes_install_filter(struct scry_probes *p, unsigned kind, unsigned id
 		fd = bpf_prog_load(bpf_program__type(d), "scry_filter", "GPL", insns, n, &lo);
 		if (fd < 0) {
 			int e = -errno;
+			if (log && logsize) {   /* again with the verifier's log (a full log fails a load) */
+				log[0] = 0;
+				lo.log_buf = log;
+				lo.log_size = (__u32)logsize;
+				lo.log_level = 1;
+				if ((fd = bpf_prog_load(bpf_program__type(d), "scry_filter", "GPL", insns, n, &lo)) >= 0)
+					close(fd);
+			}
 			free(copy);
 			return e;
 		}
