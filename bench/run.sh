@@ -3,7 +3,9 @@
 # babeltrace2.  Workloads: build/workload/getppid_loop (ns per syscall measured inside the
 # program) and a real program (tar of /usr/include, timed from inside the tracer by
 # build/bench/timeit).  Configurations: untraced, floor (empty BPF programs), ftrace
-# raw_syscalls, bpftrace printf, perf trace, strace -f, scry record -a, scry record -- cmd.
+# raw_syscalls, bpftrace printf, perf trace, strace -f, scry record -a, scry record -- cmd, and
+# scry record -a with a filter that rejects every event, a tracker that rejects every process,
+# and a filter that accepts every event (issue 4's rows).
 # Every tracer started here is stopped and ftrace restored on any exit.  A peer tool that is
 # missing gives a "not installed" row.  The fast configurations run in BENCH_ROUNDS (5)
 # interleaved rounds so that drift of the machine hits them alike; medians are shown.
@@ -169,7 +171,7 @@ scry_all_hook() {
 	start)
 		prog_ids > "$WORK/ids.before"
 		rm -rf "$WORK/trace-all"
-		"$SCRY" record -q -a -o "$WORK/trace-all" 2> "$WORK/scry-all.$2.err" & BG_PID=$!
+		"$SCRY" record -q -a -o "$WORK/trace-all" "${SCRY_ALL_ARGS[@]}" 2> "$WORK/scry-all.$2.err" & BG_PID=$!
 		wait_new_progs "$WORK/ids.before" 2 "$BG_PID" || { cat "$WORK/scry-all.$2.err" >&2; stop_bg; return 1; }
 		sleep 0.5 ;;
 	stop)
@@ -180,17 +182,25 @@ scry_all_hook() {
 		rm -rf "$WORK/trace-all" ;;
 	esac
 }
-unset GP_NS REAL_NS
-SCRY_LOST=0; SCRY_NOSUMMARY=0
-if [[ -x $SCRY ]]; then
-	RUN_HOOK=scry_all_hook
-	measure "$CALLS" || NOTE[scry-a]="failed"
-	RUN_HOOK=""
-	LOST[scry-a]=$(( ${LOST[scry-a]:-0} + SCRY_LOST )); ((SCRY_NOSUMMARY)) && NOTE[scry-a]="summary missing"
-else
-	NOTE[scry-a]="./scry not built"
-fi
-row scry-a
+scry_all_row() {   # scry_all_row ROW [ARGS...]: scry record -a ARGS, one session per run
+	local key=$1; shift
+	SCRY_ALL_ARGS=("$@")
+	unset GP_NS REAL_NS
+	SCRY_LOST=0; SCRY_NOSUMMARY=0
+	if [[ -x $SCRY ]]; then
+		RUN_HOOK=scry_all_hook
+		measure "$CALLS" || NOTE[$key]="failed"
+		RUN_HOOK=""
+		LOST[$key]=$(( ${LOST[$key]:-0} + SCRY_LOST )); ((SCRY_NOSUMMARY)) && NOTE[$key]="summary missing"
+	else
+		NOTE[$key]="./scry not built"
+	fi
+	row "$key"
+}
+scry_all_row scry-a
+scry_all_row scry-rej --filter '$ctx.tid == -1'
+scry_all_row scry-trk --track-uid 4242
+scry_all_row scry-acc --filter '$ctx.tid != -1'
 
 # --- scry record -- cmd, one session per run
 scry_cmd() {   # wrapper: scry record -q -o DIR -- "$@"
@@ -262,7 +272,8 @@ ratio() { [[ -n "$1" && -n "$2" ]] && awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0)
 FLOOR_ADD=$(added floor); FTRACE_ADD=$(added ftrace)
 declare -A LABEL=([untraced]="untraced" [floor]="floor (empty BPF prog)" [floor-clock]="floor + clock read" [ftrace]="ftrace raw_syscalls"
 	[bpftrace]="bpftrace printf" [perf-trace]="perf trace" [strace]="strace -f"
-	[scry-a]="scry record -a" [scry-cmd]="scry record -- cmd")
+	[scry-a]="scry record -a" [scry-cmd]="scry record -- cmd"
+	[scry-rej]="  filter rejects all" [scry-trk]="  tracker rejects all" [scry-acc]="  filter accepts all")
 echo
 printf '%-24s %12s %10s %8s %8s %10s %12s %8s\n' configuration "ns/getppid" "added ns" "/floor" "/ftrace" "tar ms" "added/sysc" lost
 printf '%-24s %12s %10s %8s %8s %10s %12s %8s\n' "" "" "" "" "" "" "(ns, tar)" ""
@@ -314,3 +325,8 @@ echo "  (the floor + clock read alone costs $(ratio "$CLOCK_ADD" "$FTRACE_ADD")x
 lost_all="${LOST[scry-a]:-?}/${LOST[scry-cmd]:-?}"
 echo "target: 0 lost events (scry -a / -- cmd)  : $lost_all  $([[ $lost_all == 0/0 ]] && echo met || echo "NOT met")"
 echo "target: scry view >= 5x babeltrace2       : ${VIEW_SPEEDUP:-?}x  $(verdict x "${VIEW_SPEEDUP:-}" '>=' 5)"
+r_rej=$(ratio "$(added scry-rej)" "$FLOOR_ADD"); r_trk=$(ratio "$(added scry-trk)" "$FLOOR_ADD")
+r_acc=$(ratio "$(added scry-acc)" "$SCRY_ADD")
+echo "target: filter rejecting all <= 1.15x floor  : ${r_rej:-?}x  $(verdict x "$r_rej" '<=' 1.15)"
+echo "target: tracker rejecting all <= 1.15x floor : ${r_trk:-?}x  $(verdict x "$r_trk" '<=' 1.15)"
+echo "target: filter accepting all <= 1.10x scry -a: ${r_acc:-?}x  $(verdict x "$r_acc" '<=' 1.10)"
