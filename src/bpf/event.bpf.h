@@ -108,11 +108,16 @@ struct {
 } tracked_gen SEC(".maps");
 
 /* The last answer of target_ok() on this CPU: consecutive events mostly come from the
- * same process, and a per-CPU array read is far cheaper than a hash lookup. */
+ * same process, and a per-CPU array read is far cheaper than hash lookups.  The answer
+ * holds while the process, the generation of the tracker maps, the task's credentials
+ * (uid/gid trackers: a set*id() installs new ones) and its cgroup set (cgroup tracker)
+ * stay the same. */
 struct target_memo {
 	__u32 tgid;
 	__u32 ok;
 	__u64 gen;
+	__u64 cred;
+	__u64 cgroups;
 };
 
 struct {
@@ -165,46 +170,54 @@ static __always_inline bool track_ok(struct task_struct *t)
 }
 
 /* Is current (t) recorded?  Not scry itself; system-wide or a followed tgid (pid tracker,
- * -p, the command); then the other trackers. */
+ * -p, the command); then the other trackers.  Answers are memoized per CPU. */
 static __always_inline bool target_ok(struct task_struct *t)
 {
 	__u32 zero = 0, tgid = t->tgid;
 	struct target_memo *m;
-	__u64 *gen;
+	__u64 *gen, cred = 0, cgroups = 0;
 	bool ok;
 
 	if (tgid == self_tgid)
 		return false;
-	if (!target_all) {
-		gen = bpf_map_lookup_elem(&tracked_gen, &zero);
-		m = bpf_map_lookup_elem(&target_memo, &zero);
-		if (!gen || !m) {
-			ok = bpf_map_lookup_elem(&tracked, &tgid) != NULL;
-		} else if (m->tgid == tgid && m->gen == *gen) {
-			ok = m->ok;
-		} else {
-			ok = bpf_map_lookup_elem(&tracked, &tgid) != NULL;
-			m->tgid = tgid;
-			m->gen = *gen;
-			m->ok = ok;
-		}
-		if (!ok)
-			return false;
+	if (target_all && !track_mask)
+		return true;
+	if (track_mask & (SCRY_TRACK_UID | SCRY_TRACK_GID))
+		cred = (__u64)t->cred;
+	if (track_mask & SCRY_TRACK_CGROUP)
+		cgroups = (__u64)t->cgroups;
+	gen = bpf_map_lookup_elem(&tracked_gen, &zero);
+	m = bpf_map_lookup_elem(&target_memo, &zero);
+	if (gen && m && m->tgid == tgid && m->gen == *gen && m->cred == cred && m->cgroups == cgroups)
+		return m->ok;
+	ok = (target_all || bpf_map_lookup_elem(&tracked, &tgid) != NULL) && (!track_mask || track_ok(t));
+	if (gen && m) {
+		m->tgid = tgid;
+		m->gen = *gen;
+		m->cred = cred;
+		m->cgroups = cgroups;
+		m->ok = ok;
 	}
-	return !track_mask || track_ok(t);
+	return ok;
+}
+
+/* The tracker maps changed (a followed process or vpid added): forget the memos. */
+static __always_inline void target_gen_bump(void)
+{
+	__u32 zero = 0;
+	__u64 *gen = bpf_map_lookup_elem(&tracked_gen, &zero);
+
+	if (gen)
+		__sync_fetch_and_add(gen, 1);
 }
 
 /* Follow tgid from now on (fork tracking). */
 static __always_inline void target_add(__u32 tgid)
 {
-	__u32 zero = 0;
 	__u8 one = 1;
-	__u64 *gen;
 
 	bpf_map_update_elem(&tracked, &tgid, &one, BPF_ANY);
-	gen = bpf_map_lookup_elem(&tracked_gen, &zero);
-	if (gen)
-		__sync_fetch_and_add(gen, 1);
+	target_gen_bump();
 }
 
 static __always_inline struct scry_cpu_stats *cpu_stats(void)

@@ -624,8 +624,10 @@ int BPF_PROG(scry_fork, struct task_struct *parent, struct task_struct *child)
 		__u32 cv = task_vnr(BPF_CORE_READ(child, thread_pid));
 		__u8 one = 1;
 
-		if (bpf_map_lookup_elem(&track_vpid, &pv))
+		if (bpf_map_lookup_elem(&track_vpid, &pv)) {
 			bpf_map_update_elem(&track_vpid, &cv, &one, BPF_ANY);
+			target_gen_bump();
+		}
 	}
 	if (fork_event_id == SCRY_NO_EVENT)
 		return 0;
