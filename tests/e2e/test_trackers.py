@@ -1,0 +1,230 @@
+"""tests/e2e/test_trackers.py — the trackers of issue 4 with `scry record -a`: --track-pid
+(the processes and their future children), --track-vpid, --track-uid, --track-gid,
+--track-cgroup (cgroup v2 directory, descendants included), and their combination (AND).
+Each test runs tracked and untracked copies of tests/workload/filterwl.c (`fork N`: waits
+for "go", forks N children that call getppid 3 times each, calls getppid once) side by side
+and checks the recorded getppid events, per process, with their values."""
+import glob
+import json
+import os
+import signal
+import subprocess
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from conftest import read_trace
+
+CGROUP2 = Path("/sys/fs/cgroup/unified")
+NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+CTX = "pid,tid,procname,vpid,uid,gid"
+
+
+class Forker:
+    """filterwl fork N, started (optionally under a prefix: setpriv, unshare) and waiting."""
+    def __init__(self, workload, n, prefix=(), cgroup=None):
+        self.p = subprocess.Popen([*prefix, workload("filterwl"), "fork", str(n)], stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, text=True)
+        self.vpid = json.loads(self.p.stdout.readline())["pid"]   # as seen in its namespace
+        self.pid = self.p.pid if not any("unshare" in a for a in prefix) else None
+        if cgroup is not None:
+            (cgroup / "cgroup.procs").write_text(f"{self.p.pid}\n")
+
+    def go(self):
+        self.p.stdin.write("go\n")
+        self.p.stdin.flush()
+
+    def finish(self):
+        out = json.loads(self.p.stdout.readline())
+        assert self.p.wait(timeout=30) == 0
+        self.children = out["children"]
+        return self
+
+    def kill(self):
+        if self.p.poll() is None:
+            self.p.kill()
+            self.p.wait()
+
+
+def system_wide(scry, out, *args):
+    """`scry record -a` in the background, returned once its streams exist (the programs are
+    attached right after); --duration bounds it, SIGINT stops it."""
+    p = subprocess.Popen([scry, "record", "-q", "-a", "--duration", "30", "-o", str(out),
+                          "-e", "syscall:getppid", "-c", CTX, *args],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 20
+    while not glob.glob(f"{out}/kernel/channel0_*"):
+        assert p.poll() is None, p.communicate()[1]
+        assert time.time() < deadline, "scry record -a did not start"
+        time.sleep(0.02)
+    time.sleep(0.2)
+    return p
+
+
+def run(scry, tmp_path, args, forkers):
+    """Record -a with args while every forker runs; the events, by pid."""
+    out = tmp_path / "trace"
+    try:
+        rec = system_wide(scry, out, *args)
+        for f in forkers:
+            f.go()
+        for f in forkers:
+            f.finish()
+        rec.send_signal(signal.SIGINT)
+        _, err = rec.communicate(timeout=60)
+        assert rec.returncode == 0, err
+    finally:
+        for f in forkers:
+            f.kill()
+    evs = read_trace(out).events
+    by_pid = {}
+    for e in evs:
+        by_pid.setdefault(e["pid"], []).append(e)
+    return evs, by_pid
+
+
+def check_tree(by_pid, f, with_children=True):
+    """Exactly f's getppid calls: the parent's one, 3 per child (returning the parent's pid)."""
+    ev = by_pid.get(f.pid, [])
+    assert [(e["name"], e["tid"]) for e in ev] == [("syscall_entry_getppid", f.pid), ("syscall_exit_getppid", f.pid)]
+    for c in f.children:
+        ev = by_pid.get(c, [])
+        if not with_children:
+            assert ev == [], f"child {c} recorded"
+            continue
+        assert [e["name"] for e in ev] == ["syscall_entry_getppid", "syscall_exit_getppid"] * 3, c
+        assert {e["fields"]["ret"] for e in ev if e["name"] == "syscall_exit_getppid"} == {f.pid}
+        assert all(e["procname"] == "filterwl" and e["tid"] == c for e in ev)
+
+
+def absent(by_pid, *forkers):
+    for f in forkers:
+        for pid in [f.pid, *f.children]:
+            assert pid not in by_pid, f"untracked process {pid} recorded"
+
+
+def test_track_pid_and_children(scry, workload, tmp_path):
+    a, b, c = Forker(workload, 3), Forker(workload, 2), Forker(workload, 1)
+    evs, by_pid = run(scry, tmp_path, ["--track-pid", f"{a.pid},{c.pid}"], [a, b, c])
+    check_tree(by_pid, a)
+    check_tree(by_pid, c)
+    absent(by_pid, b)
+    assert set(by_pid) == {a.pid, c.pid, *a.children, *c.children}
+
+
+def test_track_uid(scry, workload, tmp_path):
+    a, b = Forker(workload, 2, prefix=NOBODY), Forker(workload, 2)
+    assert a.pid == a.p.pid   # setpriv execs
+    evs, by_pid = run(scry, tmp_path, ["--track-uid", "nobody"], [a, b])
+    check_tree(by_pid, a)
+    absent(by_pid, b)
+    assert {e["ctx"]["uid"] for e in evs} == {65534}
+
+
+def test_track_gid(scry, workload, tmp_path):
+    # the group only: the uid stays root's
+    a = Forker(workload, 2, prefix=["setpriv", "--regid=65534", "--clear-groups"])
+    b = Forker(workload, 2)
+    evs, by_pid = run(scry, tmp_path, ["--track-gid", "4242,65534"], [a, b])
+    check_tree(by_pid, a)
+    absent(by_pid, b)
+    assert {e["ctx"]["gid"] for e in evs} == {65534}
+    assert {e["ctx"]["uid"] for e in by_pid[a.pid]} == {0}
+
+
+@pytest.fixture
+def cgroups():
+    """A temporary cgroup v2 directory with a sub-cgroup; removed afterwards."""
+    if not (CGROUP2 / "cgroup.procs").exists():
+        pytest.skip(f"no cgroup v2 hierarchy at {CGROUP2}")
+    top = CGROUP2 / f"scry-test-{os.getpid()}-{os.urandom(3).hex()}"
+    sub = top / "sub"
+    top.mkdir()
+    sub.mkdir()
+    yield top, sub
+    for d in (sub, top):
+        for _ in range(100):
+            try:
+                d.rmdir()
+                break
+            except OSError:          # a process not reaped yet
+                time.sleep(0.05)
+
+
+def test_track_cgroup_descendants(scry, workload, tmp_path, cgroups):
+    top, sub = cgroups
+    a = Forker(workload, 2, cgroup=top)
+    c = Forker(workload, 1, cgroup=sub)
+    b = Forker(workload, 2)
+    evs, by_pid = run(scry, tmp_path, ["--track-cgroup", str(top)], [a, b, c])
+    check_tree(by_pid, a)
+    check_tree(by_pid, c)      # in a descendant cgroup
+    absent(by_pid, b)
+    assert set(by_pid) == {a.pid, c.pid, *a.children, *c.children}
+
+
+def test_track_cgroup_sub_only(scry, workload, tmp_path, cgroups):
+    top, sub = cgroups
+    a = Forker(workload, 1, cgroup=top)
+    c = Forker(workload, 2, cgroup=sub)
+    evs, by_pid = run(scry, tmp_path, ["--track-cgroup", str(sub)], [a, c])
+    check_tree(by_pid, c)
+    absent(by_pid, a)          # the parent cgroup is not below the tracked one
+    assert set(by_pid) == {c.pid, *c.children}
+
+
+def test_track_uid_and_cgroup(scry, workload, tmp_path, cgroups):
+    """Trackers combine with AND: nobody in the cgroup only."""
+    top, sub = cgroups
+    both = Forker(workload, 2, prefix=NOBODY, cgroup=sub)
+    root_in = Forker(workload, 1, cgroup=top)
+    nobody_out = Forker(workload, 1, prefix=NOBODY)
+    root_out = Forker(workload, 1)
+    evs, by_pid = run(scry, tmp_path, ["--track-uid", "65534", "--track-cgroup", str(top)],
+                      [both, root_in, nobody_out, root_out])
+    check_tree(by_pid, both)
+    absent(by_pid, root_in, nobody_out, root_out)
+    assert set(by_pid) == {both.pid, *both.children}
+
+
+def test_track_vpid(scry, workload, tmp_path):
+    """In the initial pid namespace the vpid is the pid."""
+    a, b = Forker(workload, 0), Forker(workload, 0)
+    assert a.vpid == a.pid
+    evs, by_pid = run(scry, tmp_path, ["--track-vpid", str(a.pid)], [a, b])
+    check_tree(by_pid, a)
+    absent(by_pid, b)
+    assert {e["ctx"]["vpid"] for e in by_pid[a.pid]} == {a.pid}
+
+
+def test_track_vpid_namespaced(scry, workload, tmp_path):
+    """unshare --pid --fork: the workload is vpid 1 in its namespace; --track-vpid 1 records it
+    (with its real pid), not a concurrent workload of the initial namespace."""
+    a = Forker(workload, 0, prefix=["unshare", "--pid", "--fork"])
+    b = Forker(workload, 0)
+    assert a.vpid == 1
+    evs, by_pid = run(scry, tmp_path, ["--track-vpid", "1"], [a, b])
+    absent(by_pid, b)
+    mine = [e for e in evs if e["procname"] == "filterwl"]
+    assert [e["name"] for e in mine] == ["syscall_entry_getppid", "syscall_exit_getppid"]
+    assert all(e["ctx"]["vpid"] == 1 and e["pid"] not in (1, b.pid) for e in mine)
+    assert mine[1]["fields"]["ret"] == 0          # getppid of a namespace's init
+
+
+def test_trace_track_uid(scry, tmp_path):
+    """scry trace with a tracker: only the calls made as nobody (after setpriv's setresuid)."""
+    out = tmp_path / "trace.out"
+    p = subprocess.run([scry, "trace", "-o", str(out), "--track-uid", "nobody", "--", "sh", "-c",
+                        f"{' '.join(NOBODY)} /bin/echo nobody; /bin/echo root"],
+                       capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == "nobody\nroot\n"
+    lines = out.read_text().splitlines()
+    assert len({l.split()[0] for l in lines}) == 1, "calls of another process shown"
+    calls = [" ".join(l.split()[1:]) for l in lines]
+    assert 'write(1, "nobody\\n", 7) = 7' in calls
+    assert not any("root" in c for c in calls)
+    assert any(c.startswith('execve("/bin/echo", ["/bin/echo", "nobody"]') for c in calls)
+    assert calls[-1] == "+++ exited with 0 +++"
