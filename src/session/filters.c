@@ -203,7 +203,10 @@ struct scry_filters *scry_filters_prepare(const char *text, const struct scry_ev
 		return NULL;
 	}
 	for (size_t i = 0; i < n; i++) {
-		if (skip_exits && events[i]->kind == SCRY_EV_SYSCALL_EXIT) {
+		/* scry trace: exits follow their entries; exit/exit_group and the process events
+		 * (signals, process exit) give the exit status and the +++ lines */
+		if (skip_exits && (events[i]->kind != SCRY_EV_SYSCALL_ENTRY ||
+				   !strcmp(events[i]->tp, "exit") || !strcmp(events[i]->tp, "exit_group"))) {
 			f->use[i] = SCRY_FILTER_NONE;
 			continue;
 		}

@@ -20,8 +20,9 @@ enum scry_filter_use {
 	SCRY_FILTER_KERNEL,    /* a filter program decides */
 };
 
-/* Parse and check text against events[0..n) (CTF id = index).  skip_exits: syscall exits
- * are left unfiltered (scry trace: the entry decides the call).  NULL with err filled
+/* Parse and check text against events[0..n) (CTF id = index).  skip_exits: only syscall
+ * entries other than exit/exit_group are filtered (scry trace: the entry decides the call;
+ * exit statuses, signals and process exits are always known).  NULL with err filled
  * (several lines: the message, the expression and a caret under the offending token). */
 struct scry_filters *scry_filters_prepare(const char *text, const struct scry_event *const *events, size_t n,
 					  bool skip_exits, char *err, size_t errlen);

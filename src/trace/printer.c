@@ -18,14 +18,16 @@ bool trace_call_failed(int64_t ret)
 	return ret >= -4095 && ret <= -1;
 }
 
-static bool selected(const struct trace_printer *p, int nr)
-{
-	return trace_opts_selected(&p->o, nr);
-}
-
 static bool never_returns(const char *name)
 {
 	return name && (!strcmp(name, "exit") || !strcmp(name, "exit_group"));
+}
+
+/* Is the call shown?  With --filter, exit/exit_group arrive unfiltered (for the exit
+ * status) but are shown only by the +++ line. */
+static bool selected(const struct trace_printer *p, int nr, const char *name)
+{
+	return trace_opts_selected(&p->o, nr) && !(p->o.track.filter && never_returns(name));
 }
 
 static bool is_exec(const char *name)
@@ -398,7 +400,7 @@ static void drop_pending(struct trace_printer *p, struct task *t)
 	t->pend = NULL;
 	if (p->open_tid == t->tid)
 		close_open(p, " <unfinished ...>");
-	if (p->o.json && !p->quiet && selected(p, pd->c.nr))
+	if (p->o.json && !p->quiet && selected(p, pd->c.nr, pd->c.name))
 		trace_json_call(p, &pd->c, pd->c.in, true, false);
 	pend_free(pd);
 }
@@ -422,7 +424,7 @@ static void put_noreturn_call(struct trace_printer *p, const struct trace_call *
 void trace_printer_entry(struct trace_printer *p, const struct trace_call *c)
 {
 	struct task *t = task_get(p, c->tid, c->pid);
-	bool sel = selected(p, c->nr);
+	bool sel = selected(p, c->nr, c->name);
 
 	if (!t || !c->name)
 		return;
@@ -453,7 +455,7 @@ void trace_printer_exit(struct trace_printer *p, const struct trace_call *c)
 	struct pend *pd = t ? t->pend : NULL;
 	struct scry_argval all[SCRY_MAX_ARGS];
 	struct trace_call full;
-	bool sel = selected(p, c->nr), show, cont = false;
+	bool sel = selected(p, c->nr, c->name), show, cont = false;
 	unsigned from = 0;
 
 	if (!c->name)
@@ -536,7 +538,7 @@ static void end_pending(struct trace_printer *p, struct task *t, int64_t ts, enu
 		return;
 	t->pend = NULL;
 	nf = trace_syscall_classes(pd->c.name) & TRACE_NEVER_FAILS;
-	if (!selected(p, pd->c.nr) || p->quiet) {
+	if (!selected(p, pd->c.nr, pd->c.name) || p->quiet) {
 		pend_free(pd);
 		return;
 	}

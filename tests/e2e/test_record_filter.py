@@ -290,7 +290,8 @@ def test_trace_filter_echo(scry, tmp_path):
     p, lines = trace_lines(scry, tmp_path, "fd == 1 && count > 4", ["sh", "-c", "echo hi; echo hello"])
     assert p.returncode == 0, p.stderr
     assert p.stdout == "hi\nhello\n"
-    assert lines == ['write(1, "hello\\n", 6) = 6']
+    # the process exit is always shown, as strace does
+    assert lines == ['write(1, "hello\\n", 6) = 6', '+++ exited with 0 +++']
 
 
 def test_trace_filter_entry_decides(scry, tmp_path, workload):
@@ -300,7 +301,8 @@ def test_trace_filter_entry_decides(scry, tmp_path, workload):
     p, lines = trace_lines(scry, tmp_path, 'filename == "*/alpha.txt"', [workload("filterwl"), "files", d])
     assert p.returncode == 0, p.stderr
     assert lines == [f'openat(AT_FDCWD, "{d}/alpha.txt", O_WRONLY|O_CREAT|O_TRUNC, 0644) = 3',
-                     f'openat(AT_FDCWD, "{d}/alpha.txt", O_WRONLY|O_CREAT|O_EXCL, 0644) = -1 EEXIST (File exists)']
+                     f'openat(AT_FDCWD, "{d}/alpha.txt", O_WRONLY|O_CREAT|O_EXCL, 0644) = -1 EEXIST (File exists)',
+                     '+++ exited with 0 +++']
 
 
 # ---- bad input ---------------------------------------------------------------------------
