@@ -212,12 +212,7 @@ static int parse_args(int argc, char **argv, struct record_args *a, char *err, s
 		case 'h':
 			usage(stdout);
 			exit(0);
-		case CLI_OPT_FILTER:
-		case CLI_OPT_TRACK_PID:
-		case CLI_OPT_TRACK_VPID:
-		case CLI_OPT_TRACK_UID:
-		case CLI_OPT_TRACK_GID:
-		case CLI_OPT_TRACK_CGROUP:
+		CLI_TRACK_CASES:
 			if (cli_track_option(&a->track, opt, optarg, err, errlen))
 				return -EINVAL;
 			break;

@@ -21,6 +21,11 @@ enum { CLI_OPT_FILTER = 400, CLI_OPT_TRACK_PID, CLI_OPT_TRACK_VPID, CLI_OPT_TRAC
 	{ "track-gid", required_argument, NULL, CLI_OPT_TRACK_GID }, \
 	{ "track-cgroup", required_argument, NULL, CLI_OPT_TRACK_CGROUP }
 
+/* The case labels of a getopt switch that hand the option to cli_track_option(). */
+#define CLI_TRACK_CASES \
+	case CLI_OPT_FILTER: case CLI_OPT_TRACK_PID: case CLI_OPT_TRACK_VPID: \
+	case CLI_OPT_TRACK_UID: case CLI_OPT_TRACK_GID: case CLI_OPT_TRACK_CGROUP
+
 #define CLI_TRACK_USAGE \
 	"      --filter EXPR      record only events for which EXPR (LTTng's filter language) is\n" \
 	"                         true, decided in the kernel: 'fd == 1 && count > 4096',\n" \

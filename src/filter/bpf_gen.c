@@ -33,7 +33,7 @@ struct gen {
 	struct bpf_insn *in;
 	size_t n, cap;
 	size_t *label;           /* label -> instruction index (SIZE_MAX: not placed) */
-	uint32_t nlabels, caplabels;
+	size_t nlabels, caplabels;
 	struct fixup *fix;
 	size_t nfix, capfix;
 	const struct fgen_target *t;
@@ -44,18 +44,26 @@ struct gen {
 
 /* ---- emission ------------------------------------------------------------------------ */
 
+/* Room for one more element in *arr (n used of *cap); false (and g->oom) when memory runs out. */
+static bool grow(struct gen *g, void **arr, size_t n, size_t *cap, size_t elem)
+{
+	if (n < *cap)
+		return true;
+	size_t c = *cap ? 2 * *cap : 64;
+	void *p = realloc(*arr, c * elem);
+	if (!p) {
+		g->oom = true;
+		return false;
+	}
+	*arr = p;
+	*cap = c;
+	return true;
+}
+
 static void put(struct gen *g, uint8_t code, uint8_t dst, uint8_t src, int16_t off, int32_t imm)
 {
-	if (g->n == g->cap) {
-		size_t cap = g->cap ? 2 * g->cap : 256;
-		struct bpf_insn *in = realloc(g->in, cap * sizeof(*in));
-		if (!in) {
-			g->oom = true;
-			return;
-		}
-		g->in = in;
-		g->cap = cap;
-	}
+	if (!grow(g, (void **)&g->in, g->n, &g->cap, sizeof(*g->in)))
+		return;
 	g->in[g->n++] = (struct bpf_insn){ .code = code, .dst_reg = dst, .src_reg = src, .off = off, .imm = imm };
 }
 
@@ -83,18 +91,10 @@ static void ld_map(struct gen *g, uint8_t d, int fd)
 
 static uint32_t label_new(struct gen *g)
 {
-	if (g->nlabels == g->caplabels) {
-		uint32_t cap = g->caplabels ? 2 * g->caplabels : 64;
-		size_t *l = realloc(g->label, cap * sizeof(*l));
-		if (!l) {
-			g->oom = true;
-			return 0;
-		}
-		g->label = l;
-		g->caplabels = cap;
-	}
+	if (!grow(g, (void **)&g->label, g->nlabels, &g->caplabels, sizeof(*g->label)))
+		return 0;
 	g->label[g->nlabels] = SIZE_MAX;
-	return g->nlabels++;
+	return (uint32_t)g->nlabels++;
 }
 
 static void label_here(struct gen *g, uint32_t l)
@@ -106,16 +106,8 @@ static void label_here(struct gen *g, uint32_t l)
 /* A jump to label l: op BPF_JA (unconditional), or a comparison of dst with imm/src. */
 static void jump(struct gen *g, uint8_t op, uint8_t dst, uint8_t src, bool reg, int32_t imm, uint32_t l)
 {
-	if (g->nfix == g->capfix) {
-		size_t cap = g->capfix ? 2 * g->capfix : 64;
-		struct fixup *f = realloc(g->fix, cap * sizeof(*f));
-		if (!f) {
-			g->oom = true;
-			return;
-		}
-		g->fix = f;
-		g->capfix = cap;
-	}
+	if (!grow(g, (void **)&g->fix, g->nfix, &g->capfix, sizeof(*g->fix)))
+		return;
 	g->fix[g->nfix++] = (struct fixup){ g->n, l };
 	put(g, BPF_JMP | op | (reg ? BPF_X : BPF_K), dst, reg ? src : 0, 0, reg ? 0 : imm);
 }

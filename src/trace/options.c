@@ -549,12 +549,7 @@ int trace_opts_parse(struct trace_opts *o, int argc, char **argv, const struct t
 		case 'h':
 			o->help = true;
 			return 0;
-		case CLI_OPT_FILTER:
-		case CLI_OPT_TRACK_PID:
-		case CLI_OPT_TRACK_VPID:
-		case CLI_OPT_TRACK_UID:
-		case CLI_OPT_TRACK_GID:
-		case CLI_OPT_TRACK_CGROUP:
+		CLI_TRACK_CASES:
 			if (cli_track_option(&o->track, opt, optarg, err, errlen))
 				return -1;
 			break;
