@@ -89,7 +89,7 @@ static void put_revents(struct outbuf *ob, int64_t ret, const struct scry_argval
 		ob_putc(ob, ']');
 	}
 	if (left && left->have && left->p && left->len >= 16) {
-		OB_LIT(ob, any ? ", left " : "left ");
+		ob_puts(ob, any ? ", left " : "left ");
 		scry_fmt_struct(ob, "timespec", left->p, left->len, o);
 	}
 	ob_putc(ob, ')');
