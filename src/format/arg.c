@@ -16,7 +16,8 @@
  *    argument 1) and "fcntl_arg" (by the command in argument 1).
  *  - likewise "prctl_arg" (prctl's arguments, by the option in argument 0),
  *    "arch_prctl_arg", "ioctl_arg" (a pointer for requests that take one, by argument 1),
- *    "mknod_dev" (makedev(), after the mode), "futex_val3" (FUTEX_BITSET_MATCH_ANY), and
+ *    "mknod_dev" (makedev(), after the mode), "futex_val3" (FUTEX_BITSET_MATCH_ANY), "pos_h"
+ *    (preadv/pwritev's high offset word, left out), and
  *    clone's arguments, printed as strace names and orders them (child_stack=, flags=,
  *    parent_tid=, tls=, child_tidptr=; see put_set).
  *  - arguments strace leaves out (open's mode without O_CREAT, fcntl(F_GETFL)'s argument,
@@ -253,6 +254,8 @@ static bool omitted(const struct scry_argspec *spec, const struct scry_argval *v
 			return false;
 		}
 	}
+	if (is_set(spec, "pos_h"))
+		return true;                                     /* preadv, pwritev: folded into pos_l */
 	if (is_set(spec, "arch_prctl_arg"))
 		return v0 == 0x1011;                             /* ARCH_GET_CPUID */
 	/* clone: child_stack is printed with the flags, tls with child_tidptr */

@@ -211,6 +211,15 @@ static void test_readv(void **state)
 	EXPECT(scry_fmt_arg(&ob, s, &all[1], all, -EFAULT, true, &opts), "NULL");
 	all[1] = cap(&x, 0, 0x8, true);
 	EXPECT(scry_fmt_arg(&ob, s, &all[1], all, -EFAULT, true, &opts), "0x8");
+	/* preadv(5, [...], 1, 0): the high offset word is left out, as strace folds it */
+	{
+		static const char *const pn[] = { "fd", "vec", "vlen", "pos_l", "pos_h" };
+		const struct scry_argspec *pv = parse("fd, oiovec(vlen), int, int, enum:pos_h", pn, 5, 0);
+		struct scry_argval pa[SCRY_MAX_ARGS] = { val(5), val(0x7ffd1000), val(1), val(0), val(0) };
+
+		EXPECT(scry_fmt_arg(&ob, &pv[3], &pa[3], pa, 7, true, &opts), "0");
+		EXPECT(scry_fmt_arg(&ob, &pv[4], &pa[4], pa, 7, true, &opts), "");
+	}
 	/* printed when the call returns */
 	assert_false(scry_fmt_at_entry(s));
 	assert_true(scry_fmt_at_entry(parse("fd, iiovec(vlen), int", rw_names, 3, 1)));
