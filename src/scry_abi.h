@@ -99,9 +99,11 @@ enum scry_sop_kind {
 	                       * SEQ, n <= max), each {u64 iov_base, u64 iov_len, uint32 dn, dn
 	                       * bytes read from iov_base}: dn <= iov_len and `elem`, all the dn
 	                       * together <= SCRY_SEQ_MAX (SCRY_SOPF_RETDATA: <= the return value) */
-	SCRY_SOP_DIRENTS,     /* uint32 n, then n entries of the linux_dirent64 buffer at argument
-	                       * `arg` (length as SEQ, in bytes, at most `max`), each {u64 d_ino,
-	                       * s64 d_off, u16 d_reclen, u8 d_type, string d_name} */
+	SCRY_SOP_DIRENTS,     /* the linux_dirent64 records of the buffer at argument `arg` (its
+	                       * length in bytes as SEQ): uint32 n (1, or 0 when the call failed),
+	                       * then {uint32 nentries (all the records), uint32 k, k entries of
+	                       * those within the first `max` bytes, each {u64 d_ino, s64 d_off,
+	                       * u16 d_reclen, u8 d_type, string d_name}} */
 };
 
 enum scry_sop_len {          /* SEQ: where its length comes from */
@@ -127,7 +129,8 @@ enum scry_sop_len {          /* SEQ: where its length comes from */
 #define SCRY_MAX_SC_OPS   8
 #define SCRY_SEQ_MAX      4096   /* bytes one SEQ operation copies at most (--snaplen bound) */
 #define SCRY_STRV_MAX     32     /* strings one STRV operation copies at most */
-#define SCRY_DIRENTS_MAX  8192   /* bytes of a getdents64 buffer one DIRENTS operation walks */
+#define SCRY_DIRENTS_MAX  8192   /* bytes of a getdents64 buffer whose entries DIRENTS copies */
+#define SCRY_DIRENTS_COUNT 65536  /* records DIRENTS counts at most */
 #define SCRY_NAME_MAX     256    /* bytes of a d_name read (with the NUL) */
 
 struct scry_sc_op {

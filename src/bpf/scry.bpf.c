@@ -337,59 +337,85 @@ static __always_inline void op_iov(struct area *a, const struct scry_sc_op *op, 
 struct dent_walk {
 	struct area *a;
 	__u64 ubuf;           /* the user buffer */
-	__u32 off;            /* of the next record in it */
-	__u32 end;            /* bytes walked at most */
-	__u32 n;              /* entries written */
+	__u64 off;            /* of the next record in it */
+	__u64 end;            /* bytes the call returned */
+	__u64 copy_end;       /* records are copied while they end within these bytes */
+	__u32 copying;        /* 0 once a record was not copied: the rest are only counted */
+	__u32 n;              /* records copied */
+	__u32 total;          /* records counted */
 };
 
-/* Entry i: the 19 bytes up to d_name read in place, then d_name (at most d_reclen - 19
- * bytes with its NUL).  Stops at a record that does not end within the walked bytes. */
+/* Record i: copied (the 19 bytes up to d_name read in place, then d_name, at most
+ * d_reclen - 19 bytes with its NUL) or only counted (its d_reclen read).  Stops at a
+ * record that does not end within the bytes returned. */
 static long dent_one(__u32 i, void *data)
 {
 	struct dent_walk *w = data;
 	struct area *a = w->a;
-	__u32 pos = a->pos, reclen, max;
+	__u32 pos = a->pos, max;
 	__u8 *buf = a->buf;
+	__u16 reclen = 0;
 	long n;
 
-	if (pos > SCRY_EVENT_MAX || w->off + 19 > w->end)
+	if (w->off + 19 > w->end)
 		return 1;
-	if (bpf_probe_read_user(buf + pos, 19, (void *)(w->ubuf + w->off)))
-		return 1;
-	reclen = *(__u16 *)(buf + pos + 16);
+	if (w->copying && w->off + 19 <= w->copy_end && pos <= SCRY_EVENT_MAX) {
+		if (bpf_probe_read_user(buf + pos, 19, (void *)(w->ubuf + w->off)))
+			return 1;
+		reclen = *(__u16 *)(buf + pos + 16);
+	} else {
+		w->copying = 0;
+		if (bpf_probe_read_user(&reclen, 2, (void *)(w->ubuf + w->off + 16)))
+			return 1;
+	}
 	if (reclen < 20 || w->off + reclen > w->end)
 		return 1;
-	max = reclen - 19;
-	if (max > SCRY_NAME_MAX)
-		max = SCRY_NAME_MAX;
-	n = bpf_probe_read_user_str(buf + pos + 19, max, (void *)(w->ubuf + w->off + 19));
-	if (n <= 0) {
-		buf[pos + 19] = 0;
-		n = 1;
+	if (w->copying && w->off + reclen <= w->copy_end && pos <= SCRY_EVENT_MAX) {
+		max = reclen - 19;
+		if (max > SCRY_NAME_MAX)
+			max = SCRY_NAME_MAX;
+		n = bpf_probe_read_user_str(buf + pos + 19, max, (void *)(w->ubuf + w->off + 19));
+		if (n <= 0) {
+			buf[pos + 19] = 0;
+			n = 1;
+		}
+		a->pos = pos + 19 + (__u32)n;
+		w->n++;
+	} else {
+		w->copying = 0;
 	}
-	a->pos = pos + 19 + (__u32)n;
 	w->off += reclen;
-	w->n++;
+	w->total++;
 	return 0;
 }
 
-/* DIRENTS: uint32 n, then the entries of a getdents64 buffer (scry_abi.h). */
+/* DIRENTS: the records of a getdents64 buffer, counted and the first ones copied
+ * (scry_abi.h). */
 static __always_inline void op_dirents(struct area *a, const struct scry_sc_op *op, __u32 pos)
 {
-	struct dent_walk w = { .a = a };
+	struct dent_walk w = { .a = a, .copying = 1 };
+	__u8 *buf = a->buf;
 	__u64 ptr, len;
 
 	if (!op_source(a, op, &ptr, &len)) {
 		a->pos = pos;
 		return;
 	}
+	if ((__s64)a->regs[6] < 0 || !ptr) {
+		WR(__u32, buf, pos, 0);
+		a->pos = pos + 4;
+		return;
+	}
 	w.ubuf = ptr;
-	w.end = len < op->max ? (__u32)len : op->max;
-	if (w.end > SCRY_DIRENTS_MAX)
-		w.end = SCRY_DIRENTS_MAX;
-	a->pos = pos + 4;
-	bpf_loop(w.end / 24 + 1, dent_one, &w, 0);
-	WR(__u32, a->buf, pos, w.n);
+	w.end = len;
+	w.copy_end = len < op->max ? len : op->max;
+	if (w.copy_end > SCRY_DIRENTS_MAX)
+		w.copy_end = SCRY_DIRENTS_MAX;
+	a->pos = pos + 12;
+	bpf_loop(SCRY_DIRENTS_COUNT, dent_one, &w, 0);
+	WR(__u32, buf, pos, 1);
+	WR(__u32, buf, pos + 4, w.total);
+	WR(__u32, buf, pos + 8, w.n);
 }
 
 /* STRV: uint32 n, then n strings from a NULL-terminated array of user pointers. */

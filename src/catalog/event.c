@@ -403,7 +403,7 @@ static bool add_special(struct builder *b, const struct scry_syscall *sc, unsign
 			op->flags |= SCRY_SOPF_OK_ONLY;
 		return true;
 	case SCRY_A_DIRENTS:
-		if (!(f = add_structs(b, name, i, "dirent64")))
+		if (!(f = add_structs(b, name, i, "dirents")))
 			break;
 		op = add_op(b->ev, SCRY_SOP_DIRENTS, i);
 		op->max = SCRY_DIRENTS_MAX;

@@ -4,7 +4,8 @@
  * (rusage's ru_utime becomes ru_utime_sec/ru_utime_usec) so that every field is a scalar
  * or an array of scalars.  A scalar element type ("int", "sigset") has one field named
  * like the type.  Types whose pointed-to data the BPF side captures too (iovec_data,
- * msghdr_iov, msghdr_data, dirent64) list it as tails appended after the fixed bytes.
+ * msghdr_iov, msghdr_data, dirent64, dirents) list it as tails appended after the fixed
+ * bytes.
  * tests/unit/test_structs.c checks these against the system headers with offsetof/sizeof. */
 #include <string.h>
 #include "catalog/structs.h"
@@ -170,6 +171,10 @@ static const struct scry_struct_tail t_msghdr_data[] = {
 	{ "name", SCRY_TAIL_BYTES, NULL }, { "iov", SCRY_TAIL_STRUCTS, &d_iovec_data },
 };
 static const struct scry_struct_tail t_dirent64[] = { { "d_name", SCRY_TAIL_STRING, NULL } };
+static const struct scry_struct_desc d_dirent64 = DESCT("dirent64", 19, f_dirent64, t_dirent64);
+/* getdents64's buffer: how many records it holds, then those captured */
+static const struct scry_struct_field f_dirents[] = { U("nentries", 0, 4) };
+static const struct scry_struct_tail t_dirents[] = { { "entries", SCRY_TAIL_STRUCTS, &d_dirent64 } };
 
 static const struct scry_struct_desc descs[] = {
 	DESC("stat", 144, f_stat),
@@ -194,6 +199,7 @@ static const struct scry_struct_desc descs[] = {
 	DESCT("msghdr_iov", 56, f_msghdr, t_msghdr_iov),
 	DESCT("msghdr_data", 56, f_msghdr, t_msghdr_data),
 	DESCT("dirent64", 19, f_dirent64, t_dirent64),
+	DESCT("dirents", 4, f_dirents, t_dirents),
 	DESC("utsname", 390, f_utsname),
 	DESC("sysinfo", 112, f_sysinfo),
 	DESC("int", 4, f_int),
@@ -219,10 +225,10 @@ static const struct scry_struct_desc *const desc_list[NDESCS] = {
 	&descs[15], &descs[16], &descs[17], &descs[18], &descs[19], &descs[20], &descs[21],
 	&descs[22], &descs[23], &descs[24], &descs[25], &descs[26], &descs[27], &descs[28],
 	&descs[29], &descs[30], &descs[31], &descs[32], &descs[33], &descs[34], &descs[35],
-	&descs[36],
+	&descs[36], &descs[37],
 };
 
-_Static_assert(NDESCS == 37, "desc_list must list every description");
+_Static_assert(NDESCS == 38, "desc_list must list every description");
 
 const struct scry_struct_desc *scry_struct_find(const char *name)
 {

@@ -1,8 +1,8 @@
 /* dirent.c — getdents64's directory entries as strace prints them: with -v the list,
  *   [{d_ino=1234, d_off=..., d_reclen=24, d_type=DT_DIR, d_name="."}, ...]
  * otherwise the buffer's address and the count, 0x7ffd... / * 5 entries * /.  The capture
- * covers the first SCRY_DIRENTS_MAX bytes of the buffer: when it ends before the bytes
- * returned, the list ends with "..." and the count with "+". */
+ * (struct dirents) counts every record and copies those within the first
+ * SCRY_DIRENTS_MAX bytes: a longer list ends with "...". */
 #include "catalog/structs.h"
 #include "format/format.h"
 #include "format/fmt_internal.h"
@@ -25,41 +25,40 @@ static void put_dirent(struct outbuf *ob, const uint8_t *p, const struct scry_ta
 void fmt_dirents_arg(struct outbuf *ob, const struct scry_argspec *spec, const struct scry_argval *val,
 		     const struct scry_argval *all, int64_t ret, bool have_ret, const struct scry_fmt_opts *o)
 {
-	const struct scry_struct_desc *d = scry_struct_find("dirent64");
-	uint64_t total = 0, covered = 0;
-	bool known = fmt_resolve_len(spec, all, ret, have_ret, &total);
+	const struct scry_struct_desc *d = scry_struct_find("dirents"), *ed = scry_struct_find("dirent64");
+	struct scry_tail_val ents;
+	uint64_t bytes = 0;
+	bool known = fmt_resolve_len(spec, all, ret, have_ret, &bytes);
+	uint32_t total;
 	size_t pos = 0, e;
-	uint32_t i;
 
-	if (!val->p || !d) {
+	if (!val->p || val->n != 1 || !d || !ed || !scry_struct_span(d, val->p, val->len, &ents)) {
 		fmt_ptr(ob, val->v);
 		return;
 	}
-	for (i = 0; i < val->n && (e = scry_struct_span(d, val->p + pos, val->len - pos, NULL)); i++, pos += e)
-		covered += fmt_get(val->p + pos + 16, 2);
+	total = (uint32_t)fmt_get(val->p, 4);
 	if (!(o && o->verbose)) {
 		fmt_ptr(ob, val->v);
 		OB_LIT(ob, " /* ");
-		ob_u64(ob, i);
-		ob_puts(ob, known && covered < total ? "+ entries */" : " entries */");
+		ob_u64(ob, total);
+		ob_puts(ob, !total && known && bytes ? "+ entries */" : " entries */");
 		return;
 	}
-	if (!i && known && total) {
+	if (!total && known && bytes) {
 		fmt_ptr(ob, val->v);           /* nothing could be read */
 		return;
 	}
 	ob_putc(ob, '[');
-	pos = 0;
-	for (uint32_t k = 0; k < i; k++) {
+	for (uint32_t k = 0; k < ents.n && (e = scry_struct_span(ed, ents.p + pos, ents.len - pos, NULL)); k++) {
 		struct scry_tail_val name;
 
-		e = scry_struct_span(d, val->p + pos, val->len - pos, &name);
+		scry_struct_span(ed, ents.p + pos, ents.len - pos, &name);
 		if (k)
 			OB_LIT(ob, ", ");
-		put_dirent(ob, val->p + pos, &name);
+		put_dirent(ob, ents.p + pos, &name);
 		pos += e;
 	}
-	if (known && covered < total)
-		OB_LIT(ob, ", ...");
+	if (total > ents.n)
+		ob_puts(ob, ents.n ? ", ..." : "...");
 	ob_putc(ob, ']');
 }

@@ -197,8 +197,11 @@ def test_record_dirents(rec):
     seen, tr, out = rec
     (en, ex), (en2, ex2) = pairs(tr, "getdents64")
     assert en["fd"] == seen["dir_fd"] and ex["ret"] == seen["dents_len"] == 128
-    assert [[d["d_ino"], d["d_off"], d["d_reclen"], d["d_type"], d["d_name"]] for d in ex["dirent"]] == seen["dents"]
-    assert ex2["ret"] == 0 and ex2["dirent"] == []
+    dents, = ex["dirent"]
+    assert dents["nentries"] == dents["_entries_length"] == 5
+    assert [[d["d_ino"], d["d_off"], d["d_reclen"], d["d_type"], d["d_name"]] for d in dents["entries"]] \
+        == seen["dents"]
+    assert ex2["ret"] == 0 and ex2["dirent"] == [{"nentries": 0, "_entries_length": 0, "entries": []}]
 
 
 def test_view_reads_nested(rec, scry):
@@ -209,3 +212,28 @@ def test_view_reads_nested(rec, scry):
     assert 'd_name = "alpha"' in p.stdout and 'd_name = "sub"' in p.stdout
     line = next(l for l in p.stdout.splitlines() if "syscall_exit_readv" in l)
     assert "_data_length = 3, data = [ [0] = 0x6F, [1] = 0xA, [2] = 0x78 ]" in line
+
+
+@pytest.mark.skipif(not shutil.which("strace"), reason="strace not installed")
+def test_large_directory(scry, tmp_path):
+    """Entries beyond the first 8192 bytes are counted, not copied: `ls` of a directory of
+    600 files shows strace's counts, and -v lists the first ones followed by "..."."""
+    d = tmp_path / "big"
+    d.mkdir()
+    for i in range(600):
+        (d / f"file-with-a-rather-long-name-{i:04d}").touch()
+    st = tmp_path / "strace.out"
+    subprocess.run(["strace", "-o", str(st), "-e", "trace=getdents64", "ls", d], capture_output=True, check=True)
+    p, text = trace(scry, tmp_path, cmd=["ls", d], opts=["-e", "trace=getdents64"])
+    assert p.returncode == 0, p.stderr
+
+    def counts(lines):
+        return [re.sub(r"0x[0-9a-f]+", "PTR", re.sub(r"^\d+ +", "", l)) for l in lines if "getdents64" in l]
+
+    ours = counts(text.splitlines())
+    assert ours == counts(st.read_text().splitlines()) and len(ours) == 3, ours
+    assert re.fullmatch(r"getdents64\(3, PTR /\* \d{3} entries \*/, 32768\) = \d+", ours[0])
+    p, text = trace(scry, tmp_path, cmd=["ls", d], opts=["-v", "-e", "trace=getdents64"])
+    first = next(l for l in text.splitlines() if "getdents64" in l)
+    assert re.search(r'd_name="[^"]+"\}, \.\.\.\], 32768\) += \d+$', first), first[-200:]
+    assert 100 < first.count("d_ino=") < 200

@@ -376,7 +376,7 @@ static void test_io_capture_events(void **state)
 	ev = sc_ev(c2, "getdents64", false);                /* entries on exit, up to ret bytes */
 	assert_int_equal(ev->nfields, 3);
 	assert_string_equal(ev->fields[2].name, "dirent");
-	assert_string_equal(ev->fields[2].sdesc->name, "dirent64");
+	assert_string_equal(ev->fields[2].sdesc->name, "dirents");
 	check_op(&ev->ops[1], SCRY_SOP_DIRENTS, 1, SCRY_SLEN_RET, 0, SCRY_SOPF_OK_ONLY, 0, 0, SCRY_DIRENTS_MAX);
 
 	/* decoding a sendmsg entry payload: fd, one msghdr (2-byte name, one iovec "hi"), flags */

@@ -149,7 +149,7 @@ static void test_struct_tails(void **state)
 	f[1].length_field = 0;
 	f[3].length_field = 2;
 	f[1].sdesc = scry_struct_find("msghdr_data");
-	f[3].sdesc = scry_struct_find("dirent64");
+	f[3].sdesc = scry_struct_find("dirents");
 	fill_trace_info(&ti, 0);
 	t = ctf_metadata_text(&ti, evs, 1, err, sizeof(err));
 	if (!t)
@@ -164,8 +164,9 @@ static void test_struct_tails(void **state)
 		      I(32, 0, 10) " __iov_length; struct { " I(64, 0, 16) " _iov_base; "
 		      I(64, 0, 10) " _iov_len; " I(32, 0, 10) " __data_length; "
 		      I(8, 0, 16) " _data[ __data_length ]; } _iov[ __iov_length ]; } _msg[ __msg_length ];\n");
-	assert_has(t, "\t\tstruct { " I(64, 0, 10) " _d_ino; " I(64, 1, 10) " _d_off; "
-		      I(16, 0, 10) " _d_reclen; " I(8, 0, 10) " _d_type; string _d_name; } "
+	assert_has(t, "\t\tstruct { " I(32, 0, 10) " _nentries; " I(32, 0, 10) " __entries_length; "
+		      "struct { " I(64, 0, 10) " _d_ino; " I(64, 1, 10) " _d_off; " I(16, 0, 10) " _d_reclen; "
+		      I(8, 0, 10) " _d_type; string _d_name; } _entries[ __entries_length ]; } "
 		      "_dirent[ __dirent_length ];\n");
 #undef I
 	free(t);

@@ -474,20 +474,29 @@ static void dent(struct blob *x, uint64_t ino, uint64_t off, uint16_t reclen, ui
 	put(x, name, strlen(name) + 1);
 }
 
+/* The records counted, and how many of them follow. */
+static void dents_head(struct blob *x, uint32_t total, uint32_t copied)
+{
+	x->n = 0;
+	put32(x, total);
+	put32(x, copied);
+}
+
 static void test_dirents(void **state)
 {
 	static const char *const names[] = { "fd", "dirent", "count" };
 	const struct scry_argspec *s = parse("fd, odirents(ret), uint", names, 3, 1);
 	struct scry_argval all[SCRY_MAX_ARGS] = { val(3), { 0 }, val(32768) };
-	struct blob x = { .n = 0 };
+	struct blob x;
 
 	/* the entries of strace's getdents64 of a directory holding alpha, beta, sub/ */
+	dents_head(&x, 5, 5);
 	dent(&x, 10978800, 2232908316014189079ULL, 24, 8, "beta");
 	dent(&x, 10978798, 4932282213650219811ULL, 24, 4, ".");
 	dent(&x, 10978799, 6110503228574032292ULL, 32, 8, "alpha");
 	dent(&x, 10978801, 6357504699377170974ULL, 24, 4, "sub");
 	dent(&x, 10978795, 9223372036854775807ULL, 24, 4, "..");
-	all[1] = cap(&x, 5, 0x7ffcf9c7a760, true);
+	all[1] = cap(&x, 1, 0x7ffcf9c7a760, true);
 	EXPECT(scry_fmt_arg(&ob, s, &all[1], all, 128, true, &opts), "0x7ffcf9c7a760 /* 5 entries */");
 	EXPECT(scry_fmt_arg(&ob, s, &all[1], all, 128, true, &vopts),
 	       "[{d_ino=10978800, d_off=2232908316014189079, d_reclen=24, d_type=DT_REG, d_name=\"beta\"}, "
@@ -495,20 +504,26 @@ static void test_dirents(void **state)
 	       "{d_ino=10978799, d_off=6110503228574032292, d_reclen=32, d_type=DT_REG, d_name=\"alpha\"}, "
 	       "{d_ino=10978801, d_off=6357504699377170974, d_reclen=24, d_type=DT_DIR, d_name=\"sub\"}, "
 	       "{d_ino=10978795, d_off=9223372036854775807, d_reclen=24, d_type=DT_DIR, d_name=\"..\"}]");
-	/* the capture ended before the bytes returned */
-	EXPECT(scry_fmt_arg(&ob, s, &all[1], all, 160, true, &opts), "0x7ffcf9c7a760 /* 5+ entries */");
-	x.n = 0;
+	/* more records than copied (beyond the first 8192 bytes): counted all the same */
+	dents_head(&x, 974, 1);
 	dent(&x, 7, 1, 24, 3, "a\tb");
 	all[1] = cap(&x, 1, 0x7ffcf9c7a760, true);
-	EXPECT(scry_fmt_arg(&ob, s, &all[1], all, 48, true, &vopts),
+	EXPECT(scry_fmt_arg(&ob, s, &all[1], all, 32752, true, &opts), "0x7ffcf9c7a760 /* 974 entries */");
+	EXPECT(scry_fmt_arg(&ob, s, &all[1], all, 32752, true, &vopts),
 	       "[{d_ino=7, d_off=1, d_reclen=24, d_type=0x3 /* DT_??? */, d_name=\"a\\tb\"}, ...]");
-	/* end of directory; a failed call; nothing readable */
-	x.n = 0;
-	all[1] = cap(&x, 0, 0x7ffcf9c7a760, true);
+	/* end of directory */
+	dents_head(&x, 0, 0);
+	all[1] = cap(&x, 1, 0x7ffcf9c7a760, true);
 	EXPECT(scry_fmt_arg(&ob, s, &all[1], all, 0, true, &opts), "0x7ffcf9c7a760 /* 0 entries */");
 	EXPECT(scry_fmt_arg(&ob, s, &all[1], all, 0, true, &vopts), "[]");
-	EXPECT(scry_fmt_arg(&ob, s, &all[1], all, -EBADF, true, &vopts), "0x7ffcf9c7a760");
+	/* bytes returned but nothing readable */
+	EXPECT(scry_fmt_arg(&ob, s, &all[1], all, 48, true, &opts), "0x7ffcf9c7a760 /* 0+ entries */");
 	EXPECT(scry_fmt_arg(&ob, s, &all[1], all, 48, true, &vopts), "0x7ffcf9c7a760");
+	/* failed: no capture */
+	x.n = 0;
+	all[1] = cap(&x, 0, 0x7ffcf9c7a760, true);
+	EXPECT(scry_fmt_arg(&ob, s, &all[1], all, -EBADF, true, &vopts), "0x7ffcf9c7a760");
+	EXPECT(scry_fmt_arg(&ob, s, &all[1], all, 0, true, &vopts), "0x7ffcf9c7a760");
 }
 
 /* ---------------------------------------------------------------- which arguments print on entry */

@@ -427,6 +427,13 @@ static void test_io_layouts(void **state)
 	assert_string_equal(d->tails[0].name, "d_name");
 	assert_int_equal(d->tails[0].kind, SCRY_TAIL_STRING);
 
+	d = desc("dirents");                        /* the record count, then the records */
+	AT(d, "nentries", 0, 4);
+	assert_int_equal(d->ntails, 1);
+	assert_string_equal(d->tails[0].name, "entries");
+	assert_int_equal(d->tails[0].kind, SCRY_TAIL_STRUCTS);
+	assert_string_equal(d->tails[0].elem->name, "dirent64");
+
 	d = desc("iovec_data");
 	assert_int_equal(d->size, sizeof(struct iovec));
 	assert_int_equal(d->ntails, 1);
@@ -483,6 +490,15 @@ static void test_spans(void **state)
 	b[22] = 'x';
 	assert_int_equal(scry_struct_span(desc("dirent64"), b, 23, NULL), 0);
 	assert_int_equal(scry_struct_span(NULL, b, 23, NULL), 0);
+	/* dirents: 7 records, 1 copied */
+	memset(b, 0, sizeof(b));
+	v = 7, memcpy(b, &v, 4);
+	v = 1, memcpy(b + 4, &v, 4);
+	memcpy(b + 8 + 19, "sub", 4);
+	assert_int_equal(scry_struct_span(desc("dirents"), b, sizeof(b), t), 8 + 23);
+	assert_ptr_equal(t[0].p, b + 8);
+	assert_int_equal(t[0].n, 1);
+	assert_int_equal(t[0].len, 23);
 }
 
 int main(void)
