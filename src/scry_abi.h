@@ -97,6 +97,15 @@ enum scry_sop_kind {
 	                       * `arg`; n = min(length, max), 0 if the pointer is NULL/unreadable */
 	SCRY_SOP_STRV,        /* uint32 n, then n strings (each at most `elem` bytes with the NUL)
 	                       * of the NULL-terminated user array at argument `arg`; n <= max */
+	SCRY_SOP_IOV,         /* uint32 n, then n iovecs of the array at argument `arg` (length as
+	                       * SEQ, n <= max), each {u64 iov_base, u64 iov_len, uint32 dn, dn
+	                       * bytes read from iov_base}: dn <= iov_len and `elem`, all the dn
+	                       * together <= SCRY_SEQ_MAX (SCRY_SOPF_RETDATA: <= the return value) */
+	SCRY_SOP_DIRENTS,     /* the linux_dirent64 records of the buffer at argument `arg` (its
+	                       * length in bytes as SEQ): uint32 n (1, or 0 when the call failed),
+	                       * then {uint32 nentries (all the records), uint32 k, k entries of
+	                       * those within the first `max` bytes, each {u64 d_ino, s64 d_off,
+	                       * u16 d_reclen, u8 d_type, string d_name}} */
 };
 
 enum scry_sop_len {          /* SEQ: where its length comes from */
@@ -104,15 +113,27 @@ enum scry_sop_len {          /* SEQ: where its length comes from */
 	SCRY_SLEN_ARG,        /* the value of argument len_arg */
 	SCRY_SLEN_RET,        /* the return value (0 if negative) */
 	SCRY_SLEN_UPTR,       /* the u32 that argument len_arg points to */
+	SCRY_SLEN_ARG_BITS,   /* elements of `elem` bytes holding (int) argument len_arg bits
+	                       * (select's fd sets: 0 when negative) */
+	SCRY_SLEN_FIELD32,    /* SCRY_SOPF_NESTED: the u32 at offset len_arg of the parent */
+	SCRY_SLEN_FIELD64,    /* SCRY_SOPF_NESTED: the u64 at offset len_arg of the parent */
 };
 
 #define SCRY_SOPF_S32     0x01
 #define SCRY_SOPF_U32     0x02
 #define SCRY_SOPF_OK_ONLY 0x04   /* exit: read nothing (n = 0) when the call failed */
+/* SEQ, IOV: the pointer is the u64 at offset ptr_off of the parent, the first element the
+ * last SEQ without this flag read (a msghdr's msg_name, msg_iov); when that SEQ read
+ * nothing, the operation writes nothing at all (its field is part of the element). */
+#define SCRY_SOPF_NESTED  0x08
+#define SCRY_SOPF_RETDATA 0x10   /* IOV: the data bytes together <= the return value (0 if < 0) */
 
 #define SCRY_MAX_SC_OPS   8
 #define SCRY_SEQ_MAX      4096   /* bytes one SEQ operation copies at most (--snaplen bound) */
 #define SCRY_STRV_MAX     32     /* strings one STRV operation copies at most */
+#define SCRY_DIRENTS_MAX  8192   /* bytes of a getdents64 buffer whose entries DIRENTS copies */
+#define SCRY_DIRENTS_COUNT 65536  /* records DIRENTS counts at most */
+#define SCRY_NAME_MAX     256    /* bytes of a d_name read (with the NUL) */
 
 struct scry_sc_op {
 	__u8  kind;           /* enum scry_sop_kind */
@@ -120,9 +141,9 @@ struct scry_sc_op {
 	__u8  len_src;        /* enum scry_sop_len */
 	__u8  len_arg;
 	__u8  flags;          /* SCRY_SOPF_* */
-	__u8  pad;
-	__u16 elem;           /* SEQ: element bytes; STRV: bytes per string */
-	__u16 max;            /* STR: bytes; SEQ: elements; STRV: strings */
+	__u8  ptr_off;        /* SCRY_SOPF_NESTED: offset of the pointer in the parent */
+	__u16 elem;           /* SEQ: element bytes; STRV: bytes per string; IOV: data bytes per iovec */
+	__u16 max;            /* STR: bytes; SEQ, IOV: elements; STRV: strings; DIRENTS: bytes */
 	__u16 pad2;
 };
 

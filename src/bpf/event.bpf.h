@@ -78,6 +78,8 @@ struct area {
 	__u32 pos;          /* generic tracepoints: write position, kept here (not on the */
 	__u32 copy_dst;     /* stack) so the verifier checks the bpf_loop callback once  */
 	__u32 copy_src;
+	__u32 nest;         /* syscall ops: where the parent element of nested ops starts */
+	__u32 nest_n;       /* ... and whether it was read (0: nested ops write nothing) */
 	__u64 regs[8];      /* syscall ops: arguments 0..5, [6] the return value */
 	__u8 buf[SCRY_SCRATCH_SIZE];
 };

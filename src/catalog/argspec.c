@@ -34,6 +34,10 @@ static const struct kindname kinds[] = {
 	{ "struct", SCRY_A_STRUCT, true, true, false },
 	{ "array", SCRY_A_ARRAY, true, true, true },
 	{ "sockaddr", SCRY_A_SOCKADDR, true, false, true },
+	{ "iovec", SCRY_A_IOVEC, true, false, true },
+	{ "msghdr", SCRY_A_MSGHDR, true, false, false },
+	{ "fdset", SCRY_A_FDSET, true, false, true },
+	{ "dirents", SCRY_A_DIRENTS, true, false, true },
 };
 
 /* Interned set/type names: specs are static strings, but the parser needs NUL-terminated

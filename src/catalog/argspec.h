@@ -17,6 +17,12 @@
  *     struct:TYPE       one struct TYPE (structs.c)
  *     array:TYPE(LEN)   LEN elements of TYPE
  *     sockaddr(LEN)     a socket address of LEN bytes (at most 128 read)
+ *     iovec(LEN)        LEN struct iovec, with (--snaplen) the bytes each points to; on
+ *                       exit (o) the bytes together are at most the return value
+ *     msghdr            a struct msghdr, with its address (msg_name) and its iovecs as
+ *                       iovec(msg_iovlen); io: on entry the struct alone
+ *     fdset(LEN)        an fd_set of LEN (an int argument) descriptors, as longs
+ *     dirents(LEN)      the linux_dirent64 records of a buffer of LEN bytes
  * LEN: an argument name (its value), `ret` (the return value, exit only), `*NAME` (the
  * int the argument NAME points to: accept's *upeer_addrlen), or a decimal constant.
  * Examples: "fd, obuf(ret), uint" (read), "dirfd, path, flags:open, mode" (openat). */
@@ -48,6 +54,10 @@ enum scry_akind {
 	SCRY_A_STRUCT,    /* captured struct (one) */
 	SCRY_A_ARRAY,     /* captured struct array */
 	SCRY_A_SOCKADDR,  /* captured socket address bytes */
+	SCRY_A_IOVEC,     /* captured iovec array, with data when --snaplen is set */
+	SCRY_A_MSGHDR,    /* captured struct msghdr with its address and iovecs */
+	SCRY_A_FDSET,     /* captured fd_set */
+	SCRY_A_DIRENTS,   /* captured directory entries */
 };
 
 enum scry_adir {
@@ -95,7 +105,8 @@ const char *scry_sc_spec_find(const char *name);
 /* True when kind reads user memory (has a direction). */
 static inline bool scry_akind_captures(enum scry_akind k)
 {
-	return k == SCRY_A_BUF || k == SCRY_A_STRUCT || k == SCRY_A_ARRAY || k == SCRY_A_SOCKADDR;
+	return k == SCRY_A_BUF || k == SCRY_A_STRUCT || k == SCRY_A_ARRAY || k == SCRY_A_SOCKADDR ||
+	       k == SCRY_A_IOVEC || k == SCRY_A_MSGHDR || k == SCRY_A_FDSET || k == SCRY_A_DIRENTS;
 }
 
 #endif /* SCRY_CATALOG_ARGSPEC_H */

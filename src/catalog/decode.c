@@ -4,6 +4,21 @@
 #include <string.h>
 #include "catalog/catalog.h"
 
+/* Bytes of n elements of a struct with tails (variable size) at p. */
+static int var_elems(const struct scry_struct_desc *d, const uint8_t *p, size_t avail, uint64_t n,
+		     uint64_t *bytes)
+{
+	size_t pos = 0, e;
+
+	for (uint64_t k = 0; k < n; k++) {
+		if (!(e = scry_struct_span(d, p + pos, avail - pos, NULL)))
+			return -1;
+		pos += e;
+	}
+	*bytes = pos;
+	return 0;
+}
+
 int scry_event_decode(const struct scry_event *ev, const uint8_t *p, size_t size, struct scry_fieldval *vals)
 {
 	size_t pos = 0;
@@ -58,6 +73,11 @@ int scry_event_decode(const struct scry_event *ev, const uint8_t *p, size_t size
 			if (f->length_field < 0 || (unsigned)f->length_field >= i)
 				return -1;
 			n = vals[f->length_field].v;
+			if (f->type == SCRY_F_STRUCTSEQ && f->sdesc && f->sdesc->ntails) {
+				if (var_elems(f->sdesc, p + pos, size - pos, n, &bytes) < 0)
+					return -1;
+				break;
+			}
 			bytes = n * (f->type == SCRY_F_SEQ ? f->size : f->sdesc ? f->sdesc->size : 0);
 			break;
 		default:

@@ -260,13 +260,161 @@ static struct scry_field *add_seq(struct builder *b, const char *name, enum scry
 	return f;
 }
 
-static void add_op(struct scry_event *ev, uint8_t kind, unsigned arg)
+static struct scry_sc_op *add_op(struct scry_event *ev, uint8_t kind, unsigned arg)
 {
 	struct scry_sc_op *op = &ev->ops[ev->nops++];
 
 	memset(op, 0, sizeof(*op));
 	op->kind = kind;
 	op->arg = (uint8_t)arg;
+	return op;
+}
+
+/* The length of a SEQ/IOV operation from its argument's LEN (max: the elements kept). */
+static void op_len(struct scry_sc_op *op, const struct scry_argspec *a, unsigned max)
+{
+	switch (a->len) {
+	case SCRY_LEN_ARG:
+		op->len_src = SCRY_SLEN_ARG;
+		op->len_arg = a->len_arg;
+		break;
+	case SCRY_LEN_RET:
+		op->len_src = SCRY_SLEN_RET;
+		break;
+	case SCRY_LEN_UPTR:
+		op->len_src = SCRY_SLEN_UPTR;
+		op->len_arg = a->len_arg;
+		break;
+	case SCRY_LEN_CONST:
+		op->len_src = SCRY_SLEN_CONST;
+		if (a->len_const < max)
+			op->max = (uint16_t)a->len_const;
+		break;
+	default:
+		op->len_src = SCRY_SLEN_CONST;
+		break;
+	}
+}
+
+/* A field `name` = uint32 length + elements of struct sd, the argument i's capture. */
+static struct scry_field *add_structs(struct builder *b, const char *name, unsigned i, const char *type)
+{
+	const struct scry_struct_desc *sd = scry_struct_find(type);
+	struct scry_field *f;
+
+	if (!sd || !(f = add_seq(b, name, SCRY_F_STRUCTSEQ, 1)))
+		return NULL;
+	f->arg = (int)i;
+	f->sdesc = sd;
+	f->base = 16;
+	return f;
+}
+
+/* The iovecs of a msghdr (nested: pointer and count in the msghdr read just before) or of
+ * an argument; with --snaplen, each with its bytes (on exit, as many as the call read). */
+static void add_iov_op(struct builder *b, const struct scry_argspec *a, unsigned i,
+		       const struct scry_capture_opts *o, bool at_exit, bool nested)
+{
+	unsigned max = o->max_elems;
+	struct scry_sc_op *op;
+
+	if (!o->snaplen && max > SCRY_SEQ_MAX / 16)
+		max = SCRY_SEQ_MAX / 16;
+	if (max > 0xffff)
+		max = 0xffff;
+	op = add_op(b->ev, o->snaplen ? SCRY_SOP_IOV : SCRY_SOP_SEQ, i);
+	op->elem = (uint16_t)(o->snaplen ? o->snaplen : 16);
+	op->max = (uint16_t)max;
+	if (o->snaplen && at_exit)
+		op->flags |= SCRY_SOPF_RETDATA;
+	if (nested) {
+		op->flags |= SCRY_SOPF_NESTED;
+		op->ptr_off = 16;                        /* msg_iov */
+		op->len_src = SCRY_SLEN_FIELD64;
+		op->len_arg = 24;                        /* msg_iovlen */
+	} else {
+		op_len(op, a, max);
+	}
+}
+
+/* msghdr: the struct (one element), then nested in it msg_name's bytes and the iovecs.
+ * On entry of an in-out msghdr (recvmsg), the struct alone. */
+static bool add_msghdr(struct builder *b, const struct scry_syscall *sc, unsigned i,
+		       const struct scry_capture_opts *o, bool at_exit, bool *failed)
+{
+	const struct scry_argspec *a = &sc->spec[i];
+	bool alone = !at_exit && a->dir == SCRY_DIR_INOUT;
+	const char *type = alone ? "msghdr" : o->snaplen ? "msghdr_data" : "msghdr_iov";
+	struct scry_sc_op *op;
+
+	if (b->ev->nops + 3 > SCRY_MAX_SC_OPS)
+		return false;
+	if (!add_structs(b, sc->args[i].name, i, type)) {
+		*failed = true;
+		return false;
+	}
+	op = add_op(b->ev, SCRY_SOP_SEQ, i);
+	op->elem = 56;
+	op->max = 1;
+	op->len_src = SCRY_SLEN_CONST;
+	if (at_exit)
+		op->flags |= SCRY_SOPF_OK_ONLY;
+	if (alone)
+		return true;
+	op = add_op(b->ev, SCRY_SOP_SEQ, i);     /* msg_name, msg_namelen bytes (at most 128) */
+	op->flags = SCRY_SOPF_NESTED;
+	op->ptr_off = 0;
+	op->len_src = SCRY_SLEN_FIELD32;
+	op->len_arg = 8;
+	op->elem = 1;
+	op->max = 128;
+	add_iov_op(b, a, i, o, at_exit, true);
+	return true;
+}
+
+/* Kinds with operations of their own: iovec arrays, msghdr, fd sets, directory entries. */
+static bool add_special(struct builder *b, const struct scry_syscall *sc, unsigned i,
+			const struct scry_capture_opts *o, bool at_exit, bool *failed)
+{
+	const struct scry_argspec *a = &sc->spec[i];
+	const char *name = sc->args[i].name;
+	struct scry_field *f;
+	struct scry_sc_op *op;
+
+	switch (a->kind) {
+	case SCRY_A_IOVEC:
+		if (!(f = add_structs(b, name, i, o->snaplen ? "iovec_data" : "iovec")))
+			break;
+		add_iov_op(b, a, i, o, at_exit, false);
+		return true;
+	case SCRY_A_MSGHDR:
+		return add_msghdr(b, sc, i, o, at_exit, failed);
+	case SCRY_A_FDSET:          /* longs holding nfds bits, at most 4096 descriptors */
+		if (!(f = add_seq(b, name, SCRY_F_SEQ, 8)))
+			break;
+		f->arg = (int)i;
+		f->base = 16;
+		op = add_op(b->ev, SCRY_SOP_SEQ, i);
+		op->elem = 8;
+		op->max = 64;
+		op->len_src = SCRY_SLEN_ARG_BITS;
+		op->len_arg = a->len_arg;
+		if (at_exit)
+			op->flags |= SCRY_SOPF_OK_ONLY;
+		return true;
+	case SCRY_A_DIRENTS:
+		if (!(f = add_structs(b, name, i, "dirents")))
+			break;
+		op = add_op(b->ev, SCRY_SOP_DIRENTS, i);
+		op->max = SCRY_DIRENTS_MAX;
+		op_len(op, a, SCRY_DIRENTS_MAX);
+		op->flags |= SCRY_SOPF_OK_ONLY;
+		return true;
+	default:
+		return false;
+	}
+	*failed = true;
+	return false;
 }
 
 /* A captured argument (a direction kind, or strv) as a field written by an operation;
@@ -285,8 +433,7 @@ static bool add_capture(struct builder *b, const struct scry_syscall *sc, unsign
 		if (!(f = add_seq(b, name, SCRY_F_STRSEQ, 1)))
 			goto nomem;
 		f->arg = (int)i;
-		add_op(b->ev, SCRY_SOP_STRV, i);
-		op = &b->ev->ops[b->ev->nops - 1];
+		op = add_op(b->ev, SCRY_SOP_STRV, i);
 		op->elem = (uint16_t)(o->strsize ? o->strsize + 2 : 1024);
 		op->max = SCRY_STRV_MAX;
 		return true;
@@ -308,7 +455,7 @@ static bool add_capture(struct builder *b, const struct scry_syscall *sc, unsign
 		max = a->kind == SCRY_A_STRUCT ? 1 : o->max_elems;
 		break;
 	default:
-		return false;
+		return add_special(b, sc, i, o, at_exit, failed);
 	}
 	if (max * elem > SCRY_SEQ_MAX)
 		max = SCRY_SEQ_MAX / elem;
@@ -319,33 +466,15 @@ static bool add_capture(struct builder *b, const struct scry_syscall *sc, unsign
 	f->arg = (int)i;
 	f->sdesc = sd;
 	f->base = 16;
-	add_op(b->ev, SCRY_SOP_SEQ, i);
-	op = &b->ev->ops[b->ev->nops - 1];
+	op = add_op(b->ev, SCRY_SOP_SEQ, i);
 	op->elem = (uint16_t)elem;
 	op->max = (uint16_t)max;
 	if (at_exit)
 		op->flags |= SCRY_SOPF_OK_ONLY;
-	switch (a->kind == SCRY_A_STRUCT ? SCRY_LEN_CONST : a->len) {
-	case SCRY_LEN_ARG:
-		op->len_src = SCRY_SLEN_ARG;
-		op->len_arg = a->len_arg;
-		break;
-	case SCRY_LEN_RET:
-		op->len_src = SCRY_SLEN_RET;
-		break;
-	case SCRY_LEN_UPTR:
-		op->len_src = SCRY_SLEN_UPTR;
-		op->len_arg = a->len_arg;
-		break;
-	case SCRY_LEN_CONST:
+	if (a->kind == SCRY_A_STRUCT)
 		op->len_src = SCRY_SLEN_CONST;
-		if (a->kind != SCRY_A_STRUCT && a->len_const < max)
-			op->max = (uint16_t)a->len_const;
-		break;
-	default:
-		op->len_src = SCRY_SLEN_CONST;
-		break;
-	}
+	else
+		op_len(op, a, max);
 	return true;
 nomem:
 	*failed = true;

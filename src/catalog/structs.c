@@ -3,8 +3,10 @@
  * order; padding and reserved space are named "__padN".  Nested structs are flattened
  * (rusage's ru_utime becomes ru_utime_sec/ru_utime_usec) so that every field is a scalar
  * or an array of scalars.  A scalar element type ("int", "sigset") has one field named
- * like the type.  tests/unit/test_structs.c checks these against the system
- * headers with offsetof/sizeof. */
+ * like the type.  Types whose pointed-to data the BPF side captures too (iovec_data,
+ * msghdr_iov, msghdr_data, dirent64, dirents) list it as tails appended after the fixed
+ * bytes.
+ * tests/unit/test_structs.c checks these against the system headers with offsetof/sizeof. */
 #include <string.h>
 #include "catalog/structs.h"
 
@@ -18,7 +20,8 @@
 #define TEXT(n, o, c)      { n, o, 1, false, 10, c, true, false }
 
 #define N(a) ((uint8_t)(sizeof(a) / sizeof((a)[0])))
-#define DESC(nm, sz, f) { nm, sz, N(f), f }
+#define DESC(nm, sz, f) { nm, sz, N(f), f, 0, NULL }
+#define DESCT(nm, sz, f, t) { nm, sz, N(f), f, N(t), t }
 
 /* struct stat (arch/x86/include/uapi/asm/stat.h, 64-bit) */
 static const struct scry_struct_field f_stat[] = {
@@ -103,6 +106,18 @@ static const struct scry_struct_field f_pollfd[] = {
 static const struct scry_struct_field f_epoll_event[] = { X("events", 0, 4), X("data", 4, 8) };
 static const struct scry_struct_field f_iovec[] = { X("iov_base", 0, 8), U("iov_len", 8, 8) };
 
+/* struct user_msghdr; msg_namelen is an int */
+static const struct scry_struct_field f_msghdr[] = {
+	X("msg_name", 0, 8), S("msg_namelen", 8, 4), PAD("__pad0", 12, 4, 0), X("msg_iov", 16, 8),
+	U("msg_iovlen", 24, 8), X("msg_control", 32, 8), U("msg_controllen", 40, 8),
+	X("msg_flags", 48, 4), PAD("__pad1", 52, 4, 0),
+};
+
+/* struct linux_dirent64 up to d_name (its name follows as a string) */
+static const struct scry_struct_field f_dirent64[] = {
+	U("d_ino", 0, 8), S("d_off", 8, 8), U("d_reclen", 16, 2), U("d_type", 18, 1),
+};
+
 static const struct scry_struct_field f_utsname[] = {
 	TEXT("sysname", 0, 65), TEXT("nodename", 65, 65), TEXT("release", 130, 65),
 	TEXT("version", 195, 65), TEXT("machine", 260, 65), TEXT("domainname", 325, 65),
@@ -146,6 +161,21 @@ static const struct scry_struct_field f_sembuf[] = {
 	U("sem_num", 0, 2), S("sem_op", 2, 2), X("sem_flg", 4, 2),
 };
 
+static const struct scry_struct_desc d_iovec = DESC("iovec", 16, f_iovec);
+static const struct scry_struct_tail t_iovec_data[] = { { "data", SCRY_TAIL_BYTES, NULL } };
+static const struct scry_struct_desc d_iovec_data = DESCT("iovec_data", 16, f_iovec, t_iovec_data);
+static const struct scry_struct_tail t_msghdr_iov[] = {
+	{ "name", SCRY_TAIL_BYTES, NULL }, { "iov", SCRY_TAIL_STRUCTS, &d_iovec },
+};
+static const struct scry_struct_tail t_msghdr_data[] = {
+	{ "name", SCRY_TAIL_BYTES, NULL }, { "iov", SCRY_TAIL_STRUCTS, &d_iovec_data },
+};
+static const struct scry_struct_tail t_dirent64[] = { { "d_name", SCRY_TAIL_STRING, NULL } };
+static const struct scry_struct_desc d_dirent64 = DESCT("dirent64", 19, f_dirent64, t_dirent64);
+/* getdents64's buffer: how many records it holds, then those captured */
+static const struct scry_struct_field f_dirents[] = { U("nentries", 0, 4) };
+static const struct scry_struct_tail t_dirents[] = { { "entries", SCRY_TAIL_STRUCTS, &d_dirent64 } };
+
 static const struct scry_struct_desc descs[] = {
 	DESC("stat", 144, f_stat),
 	DESC("statx", 256, f_statx),
@@ -164,6 +194,12 @@ static const struct scry_struct_desc descs[] = {
 	DESC("pollfd", 8, f_pollfd),
 	DESC("epoll_event", 12, f_epoll_event),
 	DESC("iovec", 16, f_iovec),
+	DESCT("iovec_data", 16, f_iovec, t_iovec_data),
+	DESC("msghdr", 56, f_msghdr),
+	DESCT("msghdr_iov", 56, f_msghdr, t_msghdr_iov),
+	DESCT("msghdr_data", 56, f_msghdr, t_msghdr_data),
+	DESCT("dirent64", 19, f_dirent64, t_dirent64),
+	DESCT("dirents", 4, f_dirents, t_dirents),
 	DESC("utsname", 390, f_utsname),
 	DESC("sysinfo", 112, f_sysinfo),
 	DESC("int", 4, f_int),
@@ -188,10 +224,11 @@ static const struct scry_struct_desc *const desc_list[NDESCS] = {
 	&descs[8], &descs[9], &descs[10], &descs[11], &descs[12], &descs[13], &descs[14],
 	&descs[15], &descs[16], &descs[17], &descs[18], &descs[19], &descs[20], &descs[21],
 	&descs[22], &descs[23], &descs[24], &descs[25], &descs[26], &descs[27], &descs[28],
-	&descs[29], &descs[30], &descs[31],
+	&descs[29], &descs[30], &descs[31], &descs[32], &descs[33], &descs[34], &descs[35],
+	&descs[36], &descs[37],
 };
 
-_Static_assert(NDESCS == 32, "desc_list must list every description");
+_Static_assert(NDESCS == 38, "desc_list must list every description");
 
 const struct scry_struct_desc *scry_struct_find(const char *name)
 {
@@ -201,6 +238,59 @@ const struct scry_struct_desc *scry_struct_find(const char *name)
 		if (strcmp(descs[i].name, name) == 0)
 			return &descs[i];
 	return NULL;
+}
+
+static size_t span(const struct scry_struct_desc *d, const uint8_t *p, size_t avail,
+		   struct scry_tail_val *tails, int depth)
+{
+	size_t pos = d->size;
+
+	if (avail < pos || depth > 4)
+		return 0;
+	for (unsigned k = 0; k < d->ntails; k++) {
+		const struct scry_struct_tail *t = &d->tails[k];
+		struct scry_tail_val tv = { 0 };
+		const uint8_t *nul;
+		uint32_t n;
+
+		if (t->kind == SCRY_TAIL_STRING) {
+			if (!(nul = memchr(p + pos, 0, avail - pos)))
+				return 0;
+			tv.p = p + pos;
+			tv.len = (uint32_t)(nul - tv.p);
+			pos += tv.len + 1;
+		} else {
+			if (avail - pos < 4)
+				return 0;
+			memcpy(&n, p + pos, 4);
+			pos += 4;
+			tv.p = p + pos;
+			tv.n = n;
+			if (t->kind == SCRY_TAIL_BYTES) {
+				if (avail - pos < n)
+					return 0;
+				pos += n;
+			} else {
+				for (uint32_t i = 0; i < n; i++) {
+					size_t e = span(t->elem, p + pos, avail - pos, NULL, depth + 1);
+
+					if (!e)
+						return 0;
+					pos += e;
+				}
+			}
+			tv.len = (uint32_t)(p + pos - tv.p);
+		}
+		if (tails)
+			tails[k] = tv;
+	}
+	return pos;
+}
+
+size_t scry_struct_span(const struct scry_struct_desc *d, const uint8_t *p, size_t avail,
+			struct scry_tail_val *tails)
+{
+	return d ? span(d, p, avail, tails, 0) : 0;
 }
 
 size_t scry_structs(const struct scry_struct_desc *const **list)

@@ -20,16 +20,49 @@ struct scry_struct_field {
 	bool big_endian;        /* network order (sin_port) */
 };
 
+/* What the BPF side appends after the fixed bytes of a struct it captured: data that the
+ * struct points to (an iovec's bytes, a msghdr's address and iovec array, a directory
+ * entry's name), in the CTF element as `uint32 _NAME_length; ELEM NAME[_NAME_length]`
+ * (BYTES, STRUCTS) or `string NAME` (STRING).  Such a struct has a variable size. */
+enum scry_tail_kind {
+	SCRY_TAIL_BYTES,        /* uint32 n, then n bytes */
+	SCRY_TAIL_STRUCTS,      /* uint32 n, then n elements of `elem` (each may have tails) */
+	SCRY_TAIL_STRING,       /* NUL-terminated string */
+};
+
+struct scry_struct_desc;
+
+struct scry_struct_tail {
+	const char *name;       /* "data", "name", "iov", "d_name" */
+	enum scry_tail_kind kind;
+	const struct scry_struct_desc *elem;   /* STRUCTS: the element type */
+};
+
 /* A scalar element type ("int": pipe fds, wait status) has one field named like the type. */
 struct scry_struct_desc {
 	const char *name;       /* "stat", "timespec", "pollfd", "int" (a scalar element) */
 	uint16_t size;          /* sizeof on x86_64; the fields cover it exactly */
 	uint8_t nfields;
 	const struct scry_struct_field *fields;
+	uint8_t ntails;         /* parts appended after the fixed bytes (0: fixed size) */
+	const struct scry_struct_tail *tails;
+};
+
+/* One appended part of a captured element, as scry_struct_span found it: BYTES: n bytes
+ * at p; STRUCTS: n elements at p, len bytes in all; STRING: len bytes at p (no NUL). */
+struct scry_tail_val {
+	const uint8_t *p;
+	uint32_t n;
+	uint32_t len;
 };
 
 /* NULL when scry has no description of that type. */
 const struct scry_struct_desc *scry_struct_find(const char *name);
+
+/* Bytes of the element of type d at p (fixed part and tails), or 0 when the avail bytes
+ * do not hold it; tails (d->ntails entries, may be NULL) gets where each part lies. */
+size_t scry_struct_span(const struct scry_struct_desc *d, const uint8_t *p, size_t avail,
+			struct scry_tail_val *tails);
 
 /* Every described type (tests check that fields cover size exactly, in order). */
 size_t scry_structs(const struct scry_struct_desc *const **list);

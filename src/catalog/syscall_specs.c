@@ -7,8 +7,8 @@
  *
  * Conventions: user and group ids are `pid` (a signed 32-bit value, so -1 prints as -1);
  * mode arguments that strace prints as bare octal (open, mkdir, chmod, umask) are `oct`,
- * mknod's is `mode` (S_IFCHR|0666); message headers, fd_sets, CPU masks, aio and bpf
- * structures stay pointers. */
+ * mknod's is `mode` (S_IFCHR|0666); sendmmsg/recvmmsg's message arrays, CPU masks, aio
+ * and bpf structures stay pointers. */
 #include "catalog/argspec.h"
 
 const struct scry_sc_specrow scry_sc_specs[] = {
@@ -17,12 +17,12 @@ const struct scry_sc_specrow scry_sc_specs[] = {
 	{ "write", "fd, ibuf(count), uint" },
 	{ "pread64", "fd, obuf(ret), uint, int" },
 	{ "pwrite64", "fd, ibuf(count), uint, int" },
-	{ "readv", "fd, iarray:iovec(vlen), int" },
-	{ "writev", "fd, iarray:iovec(vlen), int" },
-	{ "preadv", "fd, iarray:iovec(vlen), int, int, int" },
-	{ "pwritev", "fd, iarray:iovec(vlen), int, int, int" },
-	{ "preadv2", "fd, iarray:iovec(vlen), int, int, int, flags:rwf" },
-	{ "pwritev2", "fd, iarray:iovec(vlen), int, int, int, flags:rwf" },
+	{ "readv", "fd, oiovec(vlen), int" },
+	{ "writev", "fd, iiovec(vlen), int" },
+	{ "preadv", "fd, oiovec(vlen), int, int, enum:pos_h" },
+	{ "pwritev", "fd, iiovec(vlen), int, int, enum:pos_h" },
+	{ "preadv2", "fd, oiovec(vlen), int, int, enum:pos_h, flags:rwf" },
+	{ "pwritev2", "fd, iiovec(vlen), int, int, enum:pos_h, flags:rwf" },
 	{ "lseek", "fd, int, enum:whence" },
 	{ "sendfile64", "fd, fd, iostruct:long, uint" },
 	{ "splice", "fd, iostruct:long, fd, iostruct:long, uint, flags:splice" },
@@ -62,8 +62,8 @@ const struct scry_sc_specrow scry_sc_specs[] = {
 	{ "epoll_pwait2", "fd, oarray:epoll_event(ret), int, istruct:timespec, istruct:sigset, uint" },
 	{ "poll", "ioarray:pollfd(nfds), uint, int" },
 	{ "ppoll", "ioarray:pollfd(nfds), uint, iostruct:timespec, istruct:sigset, uint" },
-	{ "select", "int, ptr, ptr, ptr, iostruct:timeval" },
-	{ "pselect6", "int, ptr, ptr, ptr, iostruct:timespec, ptr" },
+	{ "select", "int, iofdset(n), iofdset(n), iofdset(n), iostruct:timeval" },
+	{ "pselect6", "int, iofdset(n), iofdset(n), iofdset(n), iostruct:timespec, ptr" },
 	{ "inotify_init1", "flags:inotify_init" },
 	{ "inotify_add_watch", "fd, path, flags:inotify_mask" },
 	{ "inotify_rm_watch", "fd, int" },
@@ -74,7 +74,7 @@ const struct scry_sc_specrow scry_sc_specs[] = {
 	{ "pidfd_getfd", "fd, fd, hex" },
 	{ "pidfd_send_signal", "fd, sig, ptr, hex" },
 	{ "getdents", "fd, ptr, uint" },
-	{ "getdents64", "fd, ptr, uint" },
+	{ "getdents64", "fd, odirents(ret), uint" },
 
 	/* files and paths */
 	{ "open", "path, flags:open, oct" },
@@ -276,8 +276,8 @@ const struct scry_sc_specrow scry_sc_specs[] = {
 	{ "getpeername", "fd, osockaddr(*usockaddr_len), iostruct:int" },
 	{ "sendto", "fd, ibuf(len), uint, flags:msg, isockaddr(addr_len), int" },
 	{ "recvfrom", "fd, obuf(ret), uint, flags:msg, osockaddr(*addr_len), iostruct:int" },
-	{ "sendmsg", "fd, ptr, flags:msg" },
-	{ "recvmsg", "fd, ptr, flags:msg" },
+	{ "sendmsg", "fd, imsghdr, flags:msg" },
+	{ "recvmsg", "fd, iomsghdr, flags:msg" },
 	{ "sendmmsg", "fd, ptr, uint, flags:msg" },
 	{ "recvmmsg", "fd, ptr, uint, flags:msg, iostruct:timespec" },
 	{ "shutdown", "fd, enum:shutdown" },

@@ -64,17 +64,48 @@ static int valid_int_size(unsigned size)
 	return size == 1 || size == 2 || size == 4 || size == 8;
 }
 
-/* The element struct of a STRUCTSEQ field (structs.h: fields cover the size exactly). */
-static int put_struct(FILE *f, const struct scry_event *ev, const struct scry_field *fd, char *err, size_t errlen)
+static int put_desc(FILE *f, const char *evname, const struct scry_struct_desc *sd, char *err, size_t errlen,
+		    int depth);
+
+/* What a struct with tails appends after its fixed fields (structs.h):
+ * `uint32 _NAME_length; ELEM _NAME[_NAME_length];` or `string _NAME;` */
+static int put_tails(FILE *f, const char *evname, const struct scry_struct_desc *sd, char *err, size_t errlen,
+		     int depth)
 {
-	const struct scry_struct_desc *sd = fd->sdesc;
+	for (unsigned k = 0; k < sd->ntails; k++) {
+		const struct scry_struct_tail *t = &sd->tails[k];
+
+		if (!is_ident(t->name)) {
+			snprintf(err, errlen, "event %s: struct %s: bad tail %s", evname, sd->name, t->name);
+			return -1;
+		}
+		fputc(' ', f);
+		if (t->kind == SCRY_TAIL_STRING) {
+			fprintf(f, "string _%s;", t->name);
+			continue;
+		}
+		put_int(f, 4, 0, 0, 10);
+		fprintf(f, " __%s_length; ", t->name);
+		if (t->kind == SCRY_TAIL_BYTES)
+			put_int(f, 1, 0, 0, 16);
+		else if (!t->elem || put_desc(f, evname, t->elem, err, errlen, depth + 1) < 0)
+			return -1;
+		fprintf(f, " _%s[ __%s_length ];", t->name, t->name);
+	}
+	return 0;
+}
+
+/* A struct type of structs.h (fields cover the size exactly), its tails appended. */
+static int put_desc(FILE *f, const char *evname, const struct scry_struct_desc *sd, char *err, size_t errlen,
+		    int depth)
+{
 	unsigned off = 0;
 
-	if (!sd || !sd->nfields) {
-		snprintf(err, errlen, "event %s: field %s: no struct description", ev->name, fd->name);
+	if (!sd->nfields || depth > 4) {
+		snprintf(err, errlen, "event %s: struct %s: no usable description", evname, sd->name);
 		return -1;
 	}
-	if (sd->nfields == 1 && !sd->fields[0].count && !strcmp(sd->fields[0].name, sd->name)) {
+	if (sd->nfields == 1 && !sd->ntails && !sd->fields[0].count && !strcmp(sd->fields[0].name, sd->name)) {
 		/* a scalar element type ("int") */
 		put_int(f, sd->fields[0].size, sd->fields[0].is_signed, 0, sd->fields[0].base);
 		return 0;
@@ -84,7 +115,7 @@ static int put_struct(FILE *f, const struct scry_event *ev, const struct scry_fi
 		const struct scry_struct_field *sf = &sd->fields[k];
 
 		if (sf->offset != off || !valid_int_size(sf->size) || !is_ident(sf->name)) {
-			snprintf(err, errlen, "event %s: struct %s: bad field %s", ev->name, sd->name, sf->name);
+			snprintf(err, errlen, "event %s: struct %s: bad field %s", evname, sd->name, sf->name);
 			return -1;
 		}
 		fputc(' ', f);
@@ -100,12 +131,24 @@ static int put_struct(FILE *f, const struct scry_event *ev, const struct scry_fi
 		off += sf->size * (sf->count ? sf->count : 1);
 	}
 	if (off != sd->size) {
-		snprintf(err, errlen, "event %s: struct %s: fields cover %u of %u bytes", ev->name, sd->name,
+		snprintf(err, errlen, "event %s: struct %s: fields cover %u of %u bytes", evname, sd->name,
 			 off, sd->size);
 		return -1;
 	}
+	if (put_tails(f, evname, sd, err, errlen, depth) < 0)
+		return -1;
 	fputs(" }", f);
 	return 0;
+}
+
+/* The element struct of a STRUCTSEQ field. */
+static int put_struct(FILE *f, const struct scry_event *ev, const struct scry_field *fd, char *err, size_t errlen)
+{
+	if (!fd->sdesc) {
+		snprintf(err, errlen, "event %s: field %s: no struct description", ev->name, fd->name);
+		return -1;
+	}
+	return put_desc(f, ev->name, fd->sdesc, err, errlen, 0);
 }
 
 /* One payload field; fields[] is the event's field array (for SEQ length names). */

@@ -16,12 +16,17 @@
  *    argument 1) and "fcntl_arg" (by the command in argument 1).
  *  - likewise "prctl_arg" (prctl's arguments, by the option in argument 0),
  *    "arch_prctl_arg", "ioctl_arg" (a pointer for requests that take one, by argument 1),
- *    "mknod_dev" (makedev(), after the mode), "futex_val3" (FUTEX_BITSET_MATCH_ANY), and
+ *    "mknod_dev" (makedev(), after the mode), "futex_val3" (FUTEX_BITSET_MATCH_ANY), "pos_h"
+ *    (preadv/pwritev's high offset word, left out), and
  *    clone's arguments, printed as strace names and orders them (child_stack=, flags=,
  *    parent_tid=, tls=, child_tidptr=; see put_set).
  *  - arguments strace leaves out (open's mode without O_CREAT, fcntl(F_GETFL)'s argument,
  *    futex's unused ones, ...) print as nothing: the caller drops them with their comma.
- *  - arrays and argv lists show at most -s elements unless verbose, then ", ...". */
+ *  - arrays and argv lists show at most -s elements unless verbose, then ", ...".
+ *  - in-out captures show the value passed (val->entry) where strace does (see
+ *    scry_fmt_at_entry) and when the call failed.
+ *  - iovec arrays, msghdr, fd sets and directory entries have printers of their own
+ *    (iov.c, select.c, dirent.c). */
 #include <string.h>
 #include "catalog/structs.h"
 #include "format/format.h"
@@ -32,7 +37,7 @@ static void put_pointer(struct outbuf *ob, const struct scry_argval *val)
 	fmt_ptr(ob, val->v);
 }
 
-static void put_fd(struct outbuf *ob, int64_t fd, const struct scry_fmt_opts *o)
+void fmt_fd(struct outbuf *ob, int64_t fd, const struct scry_fmt_opts *o)
 {
 	const char *path;
 
@@ -45,8 +50,8 @@ static void put_fd(struct outbuf *ob, int64_t fd, const struct scry_fmt_opts *o)
 }
 
 /* The value LEN refers to, when known. */
-static bool resolve_len(const struct scry_argspec *spec, const struct scry_argval *all, int64_t ret,
-			bool have_ret, uint64_t *out)
+bool fmt_resolve_len(const struct scry_argspec *spec, const struct scry_argval *all, int64_t ret,
+		     bool have_ret, uint64_t *out)
 {
 	const struct scry_argval *a;
 
@@ -249,6 +254,8 @@ static bool omitted(const struct scry_argspec *spec, const struct scry_argval *v
 			return false;
 		}
 	}
+	if (is_set(spec, "pos_h"))
+		return true;                                     /* preadv, pwritev: folded into pos_l */
 	if (is_set(spec, "arch_prctl_arg"))
 		return v0 == 0x1011;                             /* ARCH_GET_CPUID */
 	/* clone: child_stack is printed with the flags, tls with child_tidptr */
@@ -409,7 +416,7 @@ static void put_buf(struct outbuf *ob, const struct scry_argspec *spec, const st
 	unsigned strsize = o ? o->strsize : 32;
 	bool more;
 	uint64_t total = 0;
-	bool known = resolve_len(spec, all, ret, have_ret, &total);
+	bool known = fmt_resolve_len(spec, all, ret, have_ret, &total);
 	size_t n = val->len;
 
 	if (!val->p) {
@@ -445,7 +452,7 @@ static void put_array(struct outbuf *ob, const struct scry_argspec *spec, const 
 {
 	const struct scry_struct_desc *d = scry_struct_find(spec->set);
 	uint64_t total = 0;
-	bool known = resolve_len(spec, all, ret, have_ret, &total);
+	bool known = fmt_resolve_len(spec, all, ret, have_ret, &total);
 	bool verbose = o && o->verbose;
 	unsigned strsize = o ? o->strsize : 32;
 	uint32_t n = val->n, i;
@@ -487,7 +494,7 @@ static void put_sockaddr(struct outbuf *ob, const struct scry_argspec *spec, con
 	uint64_t total = 0;
 	size_t n = val->len;
 
-	if (resolve_len(spec, all, ret, have_ret, &total) && total < n)
+	if (fmt_resolve_len(spec, all, ret, have_ret, &total) && total < n)
 		n = (size_t)total;
 	if (!val->p || n < 2) {
 		put_pointer(ob, val);
@@ -496,13 +503,36 @@ static void put_sockaddr(struct outbuf *ob, const struct scry_argspec *spec, con
 	scry_fmt_sockaddr(ob, val->p, n);
 }
 
+bool scry_fmt_at_entry(const struct scry_argspec *spec)
+{
+	if (spec->dir == SCRY_DIR_OUT)
+		return false;
+	if (spec->dir != SCRY_DIR_INOUT)
+		return true;
+	switch (spec->kind) {
+	case SCRY_A_FDSET:
+		return true;
+	case SCRY_A_ARRAY:
+		return spec->set && !strcmp(spec->set, "pollfd");
+	case SCRY_A_STRUCT:
+		return spec->set && (!strcmp(spec->set, "timespec") || !strcmp(spec->set, "timeval"));
+	default:
+		return false;
+	}
+}
+
 void scry_fmt_arg(struct outbuf *ob, const struct scry_argspec *spec, const struct scry_argval *val,
 		  const struct scry_argval *all, int64_t ret, bool have_ret, const struct scry_fmt_opts *o)
 {
 	bool capture = scry_akind_captures(spec->kind);
 	unsigned strsize = o ? o->strsize : 32;
 
-	if (capture && spec->dir == SCRY_DIR_OUT && have_ret && ret < 0) {
+	/* an in-out capture as passed: where strace shows it so, and when the call failed */
+	if (spec->dir == SCRY_DIR_INOUT && val->entry && val->entry->have &&
+	    (scry_fmt_at_entry(spec) || (have_ret && ret < 0 && spec->kind != SCRY_A_MSGHDR)))
+		val = val->entry;
+	/* readv's vector is shown when it failed, with the buffers' addresses */
+	if (capture && spec->dir == SCRY_DIR_OUT && have_ret && ret < 0 && spec->kind != SCRY_A_IOVEC) {
 		put_pointer(ob, val);
 		return;
 	}
@@ -532,13 +562,13 @@ void scry_fmt_arg(struct outbuf *ob, const struct scry_argspec *spec, const stru
 		fmt_ptr(ob, val->v);
 		break;
 	case SCRY_A_FD:
-		put_fd(ob, (int32_t)val->v, o);
+		fmt_fd(ob, (int32_t)val->v, o);
 		break;
 	case SCRY_A_DIRFD:
 		if ((int32_t)val->v == -100)
 			OB_LIT(ob, "AT_FDCWD");
 		else
-			put_fd(ob, (int32_t)val->v, o);
+			fmt_fd(ob, (int32_t)val->v, o);
 		break;
 	case SCRY_A_PID:
 		ob_i64(ob, (int32_t)val->v);
@@ -582,6 +612,18 @@ void scry_fmt_arg(struct outbuf *ob, const struct scry_argspec *spec, const stru
 		break;
 	case SCRY_A_SOCKADDR:
 		put_sockaddr(ob, spec, val, all, ret, have_ret);
+		break;
+	case SCRY_A_IOVEC:
+		fmt_iovec_arg(ob, spec, val, all, ret, have_ret, o);
+		break;
+	case SCRY_A_MSGHDR:
+		fmt_msghdr_arg(ob, spec, val, ret, have_ret, o);
+		break;
+	case SCRY_A_FDSET:
+		fmt_fdset_arg(ob, spec, val, all, o);
+		break;
+	case SCRY_A_DIRENTS:
+		fmt_dirents_arg(ob, spec, val, all, ret, have_ret, o);
 		break;
 	default:
 		fmt_hex(ob, val->v);

@@ -88,6 +88,28 @@ struct scry_fmt_opts;
 void fmt_struct_one(struct outbuf *ob, const struct scry_struct_desc *d, const uint8_t *p, size_t len,
 		    const struct scry_fmt_opts *o, bool in_array);
 
+struct scry_argspec;
+struct scry_argval;
+/* Shared by the argument printers (arg.c): the value LEN refers to, when known; a file
+ * descriptor (-y: with its path). */
+bool fmt_resolve_len(const struct scry_argspec *spec, const struct scry_argval *all, int64_t ret,
+		     bool have_ret, uint64_t *out);
+void fmt_fd(struct outbuf *ob, int64_t fd, const struct scry_fmt_opts *o);
+
+/* Captures with printers of their own (iov.c, select.c, dirent.c), called by
+ * scry_fmt_arg with its arguments. */
+void fmt_iovec_arg(struct outbuf *ob, const struct scry_argspec *spec, const struct scry_argval *val,
+		   const struct scry_argval *all, int64_t ret, bool have_ret, const struct scry_fmt_opts *o);
+void fmt_msghdr_arg(struct outbuf *ob, const struct scry_argspec *spec, const struct scry_argval *val,
+		    int64_t ret, bool have_ret, const struct scry_fmt_opts *o);
+void fmt_fdset_arg(struct outbuf *ob, const struct scry_argspec *spec, const struct scry_argval *val,
+		   const struct scry_argval *all, const struct scry_fmt_opts *o);
+void fmt_dirents_arg(struct outbuf *ob, const struct scry_argspec *spec, const struct scry_argval *val,
+		     const struct scry_argval *all, int64_t ret, bool have_ret, const struct scry_fmt_opts *o);
+/* select/pselect6's return extras: " (in [3], out [4], left {...})" (ret > 0). */
+void fmt_select_ready(struct outbuf *ob, int64_t ret, const struct scry_argval *all, unsigned nargs,
+		      bool timespec, const struct scry_fmt_opts *o);
+
 /* Little-endian reads of captured bytes. */
 static inline uint64_t fmt_get(const uint8_t *p, unsigned size)
 {

@@ -24,6 +24,10 @@ struct scry_argval {
 	uint32_t len;           /* bytes at p */
 	uint32_t n;             /* elements (STRUCT/ARRAY/STRV) */
 	bool truncated;         /* the kernel side cut it (string longer than its capture) */
+	/* At exit, an in-out capture's value recorded on entry (NULL: none): strace shows it
+	 * for the kinds shown on entry (scry_fmt_at_entry), for a failed call, and as
+	 * recvmsg's "msg_namelen=128 => 16". */
+	const struct scry_argval *entry;
 };
 
 struct scry_fmt_opts {
@@ -41,6 +45,11 @@ struct scry_fmt_opts {
 void scry_fmt_arg(struct outbuf *ob, const struct scry_argspec *spec, const struct scry_argval *val,
 		  const struct scry_argval *all, int64_t ret, bool have_ret, const struct scry_fmt_opts *o);
 
+/* Whether strace prints this argument when the call enters (plain values, captures read
+ * on entry, and the in-out ones it shows as passed: poll's fds, select's sets and
+ * timeouts) rather than when it returns (out captures, other in-out ones). */
+bool scry_fmt_at_entry(const struct scry_argspec *spec);
+
 /* "= 3", "= -1 ENOENT (No such file or directory)", "= 0x7f12...": strace's return
  * column for syscall name (kernel name) with return value ret. */
 void scry_fmt_ret(struct outbuf *ob, const char *syscall, int64_t ret);
@@ -50,6 +59,7 @@ void scry_fmt_ret(struct outbuf *ob, const char *syscall, int64_t ret);
  *   fcntl(F_GETFL)        = 0x8002 (flags O_RDWR|O_LARGEFILE)
  *   fcntl(F_GETFD)        = 0x1 (flags FD_CLOEXEC)
  *   poll, ppoll           = 1 ([{fd=3, revents=POLLIN}])   (ppoll: , left {tv_sec=...})
+ *   select, pselect6      = 2 (in [0 3], out [4], left {tv_sec=0, tv_usec=999996})
  *   poll, select, ...     = 0 (Timeout)
  *   rt_sigtimedwait       = 10 (SIGUSR1)
  *   personality           = 0 (PER_LINUX)

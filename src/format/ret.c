@@ -2,7 +2,8 @@
  * addresses, "= 022" for umask, "= -1 ENOENT (No such file or directory)" for errors,
  * "= ? ERESTARTSYS (To be restarted if SA_RESTART is set)" for the kernel's restart
  * codes, "= ?" for calls that do not return (exit, exit_group); and the decoded extras
- * strace adds after some of them ("= 0x1 (flags FD_CLOEXEC)", "= 1 ([{fd=3, revents=POLLIN}])"). */
+ * strace adds after some of them ("= 0x1 (flags FD_CLOEXEC)", "= 1 ([{fd=3, revents=POLLIN}])",
+ * select's "= 1 (in [3], left {tv_sec=0, tv_usec=999})"). */
 #include <string.h>
 #include "format/format.h"
 #include "catalog/structs.h"
@@ -89,7 +90,7 @@ static void put_revents(struct outbuf *ob, int64_t ret, const struct scry_argval
 		ob_putc(ob, ']');
 	}
 	if (left && left->have && left->p && left->len >= 16) {
-		OB_LIT(ob, any ? ", left " : "left ");
+		ob_puts(ob, any ? ", left " : "left ");
 		scry_fmt_struct(ob, "timespec", left->p, left->len, o);
 	}
 	ob_putc(ob, ')');
@@ -122,7 +123,9 @@ void scry_fmt_ret_call(struct outbuf *ob, const char *syscall, int64_t ret, cons
 		OB_LIT(ob, " (Timeout)");
 		return;
 	}
-	if ((!strcmp(name, "poll") || !strcmp(name, "ppoll")) && nargs >= 1)
+	if ((!strcmp(name, "select") || !strcmp(name, "pselect6")) && ret > 0)
+		fmt_select_ready(ob, ret, all, nargs, name[0] == 'p', o);
+	else if ((!strcmp(name, "poll") || !strcmp(name, "ppoll")) && nargs >= 1)
 		put_revents(ob, ret, &all[0], !strcmp(name, "ppoll") && nargs >= 3 && ret >= 0 ? &all[2] : NULL, o);
 	else if ((!strcmp(name, "rt_sigtimedwait") || !strcmp(name, "rt_sigwaitinfo")) && ret > 0) {
 		OB_LIT(ob, " (");

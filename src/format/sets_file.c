@@ -1,6 +1,7 @@
 /* sets_file.c — file and I/O flag/enum sets: open flags (access mode first), *at flags,
  * access modes, statx masks and attributes, seek origins, locks, renames, xattrs, splice,
- * fallocate, inotify, mounts, statfs (names and order as strace 6 prints them). */
+ * fallocate, inotify, mounts, statfs, directory entry types (names and order as strace 6
+ * prints them). */
 #include "format/fmt_internal.h"
 
 static const struct fmt_xval v_accmode[] = {
@@ -169,6 +170,11 @@ static const struct fmt_xval v_statfs_flags[] = {
 	{ 0x2000, "ST_NOSYMFOLLOW" },
 };
 
+static const struct fmt_xval v_dirent_type[] = {
+	{ 0, "DT_UNKNOWN" }, { 1, "DT_FIFO" }, { 2, "DT_CHR" }, { 4, "DT_DIR" }, { 6, "DT_BLK" },
+	{ 8, "DT_REG" }, { 10, "DT_LNK" }, { 12, "DT_SOCK" }, { 14, "DT_WHT" },
+};
+
 #define ENUM(n, t, u) { .name = n, .is_enum = true, .vals = XV(t), .unknown = u }
 #define FLAGS(n, t, u) { .name = n, .vals = XV(t), .unknown = u }
 
@@ -204,6 +210,7 @@ const struct fmt_set fmt_sets_file[] = {
 	FLAGS("sync_file_range", v_sync_file_range, "SYNC_FILE_RANGE_???"),
 	{ .name = "resolve", .width = 64, .vals = XV(v_resolve), .unknown = "RESOLVE_???" },
 	{ .name = "fs_magic", .is_enum = true, .width = 64, .vals = XV(v_fs_magic), .unknown = "" },
+	ENUM("dirent_type", v_dirent_type, "DT_???"),
 	{ .name = "statfs_flags", .width = 64, .vals = XV(v_statfs_flags), .unknown = "ST_???" },
 };
 const size_t fmt_sets_file_len = sizeof(fmt_sets_file) / sizeof(fmt_sets_file[0]);

@@ -102,6 +102,8 @@ const struct fmt_set fmt_sets_misc[] = {
 	{ .name = "clone_ptid", .is_enum = true, .width = 64, .unknown = "" },
 	{ .name = "clone_ctid", .is_enum = true, .width = 64, .unknown = "" },
 	{ .name = "clone_tls", .is_enum = true, .width = 64, .unknown = "" },
+	/* preadv/pwritev's high offset word: 64-bit kernels ignore it, strace leaves it out */
+	{ .name = "pos_h", .is_enum = true, .width = 64, .unknown = "" },
 	ENUM("suid_dump", v_suid_dump, "SUID_DUMP_???"),
 	ENUM("seccomp_mode", v_seccomp_mode, "SECCOMP_MODE_???"),
 	{ .name = "ipc_get", .vals = XV(v_ipc_get), .unknown = "IPC_???", .special = SP_IPC_MODE },

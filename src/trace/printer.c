@@ -50,11 +50,11 @@ static void pend_free(struct pend *pd)
 	}
 }
 
-/* First argument whose value is only known at exit. */
+/* First argument strace prints when the call returns. */
 static unsigned entry_args(const struct trace_call *c)
 {
 	for (unsigned i = 0; c->specs && i < c->nargs; i++)
-		if (c->specs[i].dir == SCRY_DIR_OUT || c->specs[i].dir == SCRY_DIR_INOUT)
+		if (!scry_fmt_at_entry(&c->specs[i]))
 			return i;
 	return c->nargs;
 }
@@ -490,6 +490,8 @@ void trace_printer_exit(struct trace_printer *p, const struct trace_call *c)
 			all[i].v = in->v;
 			all[i].have_ptr = true;
 		}
+		if (c->out[i].have && in->have)         /* an in-out capture as passed */
+			all[i].entry = in;
 	}
 
 	if (sel && p->sum)

@@ -1,6 +1,7 @@
 /* test_catalog.c — the event catalog against this machine's live tracefs: tracepoint
- * fields with LTTng names, copy operations, syscall events and masks, built-ins,
- * closest names, contexts.  Needs root (tracefs); skipped otherwise. */
+ * fields with LTTng names, copy operations, syscall events and masks, the operations of
+ * iovec/msghdr/fd_set/getdents64 captures and their decoding, built-ins, closest names,
+ * contexts.  Needs root (tracefs); skipped otherwise. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -290,6 +291,120 @@ static void test_syscall_events(void **state)
 	assert_int_equal(scry_event_tp_ops(en, &(struct scry_tp_desc){ 0 }), -1);
 }
 
+/* The operations that write one op's fields (for the checks below). */
+static void check_op(const struct scry_sc_op *op, unsigned kind, unsigned arg, unsigned len_src, unsigned len_arg,
+		     unsigned flags, unsigned ptr_off, unsigned elem, unsigned max)
+{
+	assert_int_equal(op->kind, kind);
+	assert_int_equal(op->arg, arg);
+	assert_int_equal(op->len_src, len_src);
+	assert_int_equal(op->len_arg, len_arg);
+	assert_int_equal(op->flags, flags);
+	assert_int_equal(op->ptr_off, ptr_off);
+	assert_int_equal(op->elem, elem);
+	assert_int_equal(op->max, max);
+}
+
+static const struct scry_event *sc_ev(struct scry_catalog *c, const char *name, bool entry)
+{
+	const struct scry_syscall *sc = scry_catalog_syscall_by_name(c, name);
+
+	return entry ? scry_catalog_syscall_entry(c, sc) : scry_catalog_syscall_exit(c, sc);
+}
+
+/* iovec arrays, msghdr, fd sets and directory entries: without --snaplen the iovecs are
+ * the bare vector; with it, each has its data, and a msghdr's address and iovecs are
+ * read through its pointers (nested operations). */
+static void test_io_capture_events(void **state)
+{
+	NEED_CAT();
+	struct scry_capture_opts co = { .strsize = 32, .snaplen = 40, .max_elems = 16 };
+	const struct scry_event *ev;
+	struct scry_catalog *c2;
+	char err[256];
+
+	ev = sc_ev(cat, "writev", true);                    /* default: no snaplen */
+	assert_int_equal(ev->nfields, 4);
+	assert_string_equal(ev->fields[2].sdesc->name, "iovec");
+	check_op(&ev->ops[1], SCRY_SOP_SEQ, 1, SCRY_SLEN_ARG, 2, 0, 0, 16, 64);
+	ev = sc_ev(cat, "sendmsg", true);
+	assert_string_equal(ev->fields[2].sdesc->name, "msghdr_iov");
+	check_op(&ev->ops[3], SCRY_SOP_SEQ, 1, SCRY_SLEN_FIELD64, 24, SCRY_SOPF_NESTED, 16, 16, 64);
+
+	c2 = scry_catalog_open(NULL, err, sizeof(err));
+	assert_non_null(c2);
+	assert_int_equal(scry_catalog_set_capture(c2, &co), 0);
+	ev = sc_ev(c2, "writev", true);
+	assert_int_equal(ev->nfields, 4);
+	check_field(&ev->fields[1], "_vec_length", SCRY_F_INT, 4, false, 0);
+	check_field(&ev->fields[2], "vec", SCRY_F_STRUCTSEQ, 1, false, 0);
+	assert_string_equal(ev->fields[2].sdesc->name, "iovec_data");
+	assert_int_equal(ev->fields[2].arg, 1);
+	check_op(&ev->ops[1], SCRY_SOP_IOV, 1, SCRY_SLEN_ARG, 2, 0, 0, 40, 16);
+	ev = sc_ev(c2, "readv", false);                     /* read on exit, data <= ret */
+	assert_string_equal(ev->fields[2].name, "vec");
+	check_op(&ev->ops[1], SCRY_SOP_IOV, 1, SCRY_SLEN_ARG, 2, SCRY_SOPF_RETDATA, 0, 40, 16);
+	assert_int_equal(sc_ev(c2, "readv", true)->nops, 0);   /* entry: fd, vec, vlen as ints */
+
+	ev = sc_ev(c2, "sendmsg", true);                    /* fd, msghdr + name + iovecs, flags */
+	assert_int_equal(ev->nfields, 4);
+	assert_string_equal(ev->fields[2].name, "msg");
+	assert_string_equal(ev->fields[2].sdesc->name, "msghdr_data");
+	assert_int_equal(ev->nops, 5);
+	check_op(&ev->ops[1], SCRY_SOP_SEQ, 1, SCRY_SLEN_CONST, 0, 0, 0, 56, 1);
+	check_op(&ev->ops[2], SCRY_SOP_SEQ, 1, SCRY_SLEN_FIELD32, 8, SCRY_SOPF_NESTED, 0, 1, 128);
+	check_op(&ev->ops[3], SCRY_SOP_IOV, 1, SCRY_SLEN_FIELD64, 24, SCRY_SOPF_NESTED, 16, 40, 16);
+	assert_int_equal(ev->ops[4].kind, SCRY_SOP_INT);
+	ev = sc_ev(c2, "recvmsg", true);                    /* in-out: on entry the struct alone */
+	assert_string_equal(ev->fields[2].sdesc->name, "msghdr");
+	assert_int_equal(ev->nops, 3);
+	ev = sc_ev(c2, "recvmsg", false);
+	assert_string_equal(ev->fields[2].sdesc->name, "msghdr_data");
+	check_op(&ev->ops[1], SCRY_SOP_SEQ, 1, SCRY_SLEN_CONST, 0, SCRY_SOPF_OK_ONLY, 0, 56, 1);
+	check_op(&ev->ops[3], SCRY_SOP_IOV, 1, SCRY_SLEN_FIELD64, 24, SCRY_SOPF_NESTED | SCRY_SOPF_RETDATA, 16,
+		 40, 16);
+
+	ev = sc_ev(c2, "select", true);                     /* n, 3 fd sets (longs), timeout */
+	assert_int_equal(ev->nfields, 9);
+	check_field(&ev->fields[2], "inp", SCRY_F_SEQ, 8, false, 0);
+	assert_int_equal(ev->fields[2].base, 16);
+	check_op(&ev->ops[1], SCRY_SOP_SEQ, 1, SCRY_SLEN_ARG_BITS, 0, 0, 0, 8, 64);
+	check_op(&ev->ops[3], SCRY_SOP_SEQ, 3, SCRY_SLEN_ARG_BITS, 0, 0, 0, 8, 64);
+	ev = sc_ev(c2, "pselect6", false);
+	check_op(&ev->ops[2], SCRY_SOP_SEQ, 2, SCRY_SLEN_ARG_BITS, 0, SCRY_SOPF_OK_ONLY, 0, 8, 64);
+
+	ev = sc_ev(c2, "getdents64", false);                /* entries on exit, up to ret bytes */
+	assert_int_equal(ev->nfields, 3);
+	assert_string_equal(ev->fields[2].name, "dirent");
+	assert_string_equal(ev->fields[2].sdesc->name, "dirents");
+	check_op(&ev->ops[1], SCRY_SOP_DIRENTS, 1, SCRY_SLEN_RET, 0, SCRY_SOPF_OK_ONLY, 0, 0, SCRY_DIRENTS_MAX);
+
+	/* decoding a sendmsg entry payload: fd, one msghdr (2-byte name, one iovec "hi"), flags */
+	{
+		uint8_t b[256] = { 0 };
+		struct scry_fieldval v[4];
+		size_t pos = 8;
+		uint32_t u = 1;
+
+		ev = sc_ev(c2, "sendmsg", true);
+		memcpy(b + pos, &u, 4), pos += 4;           /* _msg_length */
+		pos += 56;
+		u = 2, memcpy(b + pos, &u, 4), pos += 6;    /* name */
+		u = 1, memcpy(b + pos, &u, 4), pos += 4;    /* iov */
+		pos += 16;
+		u = 2, memcpy(b + pos, &u, 4), pos += 4;
+		memcpy(b + pos, "hi", 2), pos += 2;
+		b[pos] = 0x40, pos += 8;                    /* flags */
+		assert_int_equal(scry_event_decode(ev, b, pos, v), (int)pos);
+		assert_int_equal(v[1].v, 1);
+		assert_int_equal(v[2].n, 1);
+		assert_int_equal(v[2].len, 56 + 6 + 4 + 22);
+		assert_int_equal(v[3].v, 0x40);
+		assert_int_equal(scry_event_decode(ev, b, pos - 9, v), -1);
+	}
+	scry_catalog_close(c2);
+}
+
 static void test_builtins(void **state)
 {
 	NEED_CAT();
@@ -380,6 +495,7 @@ int main(void)
 		cmocka_unit_test(test_every_tracepoint_builds_or_explains),
 		cmocka_unit_test(test_syscalls),
 		cmocka_unit_test(test_syscall_events),
+		cmocka_unit_test(test_io_capture_events),
 		cmocka_unit_test(test_builtins),
 		cmocka_unit_test(test_closest),
 		cmocka_unit_test(test_contexts),

@@ -1,5 +1,6 @@
 /* test_ctf_metadata.c — the TSDL text for a hand-built event set: declarations, types,
- * contexts, env escaping, refusals, and the exclusive write to disk. */
+ * contexts, structs with appended parts, env escaping, refusals, and the exclusive write
+ * to disk. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -133,6 +134,44 @@ static void test_events(void **state)
 	free(t);
 }
 
+/* Structs with tails (structs.h): their appended parts as length + sequence, or string,
+ * inside the element, nested for a msghdr's iovecs. */
+static void test_struct_tails(void **state)
+{
+	struct scry_field f[] = { U32("_msg_length"), U32("msg"), U32("_dirent_length"), U32("dirent") };
+	struct scry_event ev = { (char *)"syscall_exit_x", (char *)"syscalls", (char *)"x",
+				 SCRY_EV_SYSCALL_EXIT, -1, 4, f, 0, 0, 0, 0 };
+	const struct scry_event *evs[1] = { &ev };
+	struct ctf_trace_info ti;
+	char err[256] = "", *t;
+
+	f[1].type = f[3].type = SCRY_F_STRUCTSEQ;
+	f[1].length_field = 0;
+	f[3].length_field = 2;
+	f[1].sdesc = scry_struct_find("msghdr_data");
+	f[3].sdesc = scry_struct_find("dirents");
+	fill_trace_info(&ti, 0);
+	t = ctf_metadata_text(&ti, evs, 1, err, sizeof(err));
+	if (!t)
+		fail_msg("ctf_metadata_text: %s", err);
+#define I(bits, s, base) "integer { size = " #bits "; align = 8; signed = " #s "; encoding = none; base = " #base "; }"
+	assert_has(t, "\t\t" I(32, 0, 10) " __msg_length;\n"
+		      "\t\tstruct { " I(64, 0, 16) " _msg_name; " I(32, 1, 10) " _msg_namelen; "
+		      I(32, 0, 16) " ___pad0; " I(64, 0, 16) " _msg_iov; " I(64, 0, 10) " _msg_iovlen; "
+		      I(64, 0, 16) " _msg_control; " I(64, 0, 10) " _msg_controllen; "
+		      I(32, 0, 16) " _msg_flags; " I(32, 0, 16) " ___pad1; "
+		      I(32, 0, 10) " __name_length; " I(8, 0, 16) " _name[ __name_length ]; "
+		      I(32, 0, 10) " __iov_length; struct { " I(64, 0, 16) " _iov_base; "
+		      I(64, 0, 10) " _iov_len; " I(32, 0, 10) " __data_length; "
+		      I(8, 0, 16) " _data[ __data_length ]; } _iov[ __iov_length ]; } _msg[ __msg_length ];\n");
+	assert_has(t, "\t\tstruct { " I(32, 0, 10) " _nentries; " I(32, 0, 10) " __entries_length; "
+		      "struct { " I(64, 0, 10) " _d_ino; " I(64, 1, 10) " _d_off; " I(16, 0, 10) " _d_reclen; "
+		      I(8, 0, 10) " _d_type; string _d_name; } _entries[ __entries_length ]; } "
+		      "_dirent[ __dirent_length ];\n");
+#undef I
+	free(t);
+}
+
 static void test_refusals(void **state)
 {
 	struct ctf_trace_info ti;
@@ -208,6 +247,7 @@ int main(void)
 		cmocka_unit_test(test_stream_class),
 		cmocka_unit_test(test_context_order_and_types),
 		cmocka_unit_test(test_events),
+		cmocka_unit_test(test_struct_tails),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_control_chars_escaped),
 		cmocka_unit_test(test_write_exclusive),

@@ -1,6 +1,7 @@
 /* test_structs.c — the struct descriptions of src/catalog/structs.c: every description
  * covers its size exactly with valid fields, and the layouts match the system headers
- * (offsetof/sizeof of the real x86_64 structs). */
+ * (offsetof/sizeof of the real x86_64 structs); the tails of the variable-size captures
+ * (iovec data, msghdr address and iovecs, directory entry names) and their spans. */
 #include <errno.h>
 #include <poll.h>
 #include <sched.h>
@@ -15,7 +16,9 @@
 #include <utime.h>
 #include <sys/epoll.h>
 #include <sys/resource.h>
+#include <dirent.h>
 #include <sys/sem.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/sysinfo.h>
@@ -398,6 +401,106 @@ static void test_signal_layouts(void **state)
 	AT(d, "si_stime", MEMBER(siginfo_t, si_stime));
 }
 
+static void test_io_layouts(void **state)
+{
+	const struct scry_struct_desc *d = desc("msghdr");
+
+	assert_int_equal(d->size, sizeof(struct msghdr));
+	AT(d, "msg_name", MEMBER(struct msghdr, msg_name));
+	AT(d, "msg_namelen", MEMBER(struct msghdr, msg_namelen));
+	AT(d, "msg_iov", MEMBER(struct msghdr, msg_iov));
+	AT(d, "msg_iovlen", MEMBER(struct msghdr, msg_iovlen));
+	AT(d, "msg_control", MEMBER(struct msghdr, msg_control));
+	AT(d, "msg_controllen", MEMBER(struct msghdr, msg_controllen));
+	AT(d, "msg_flags", MEMBER(struct msghdr, msg_flags));
+	assert_int_equal(d->ntails, 0);
+	assert_int_equal(desc("msghdr_iov")->size, sizeof(struct msghdr));
+	assert_int_equal(desc("msghdr_data")->size, sizeof(struct msghdr));
+
+	d = desc("dirent64");
+	assert_int_equal(d->size, offsetof(struct dirent64, d_name));
+	AT(d, "d_ino", MEMBER(struct dirent64, d_ino));
+	AT(d, "d_off", MEMBER(struct dirent64, d_off));
+	AT(d, "d_reclen", MEMBER(struct dirent64, d_reclen));
+	AT(d, "d_type", MEMBER(struct dirent64, d_type));
+	assert_int_equal(d->ntails, 1);
+	assert_string_equal(d->tails[0].name, "d_name");
+	assert_int_equal(d->tails[0].kind, SCRY_TAIL_STRING);
+
+	d = desc("dirents");                        /* the record count, then the records */
+	AT(d, "nentries", 0, 4);
+	assert_int_equal(d->ntails, 1);
+	assert_string_equal(d->tails[0].name, "entries");
+	assert_int_equal(d->tails[0].kind, SCRY_TAIL_STRUCTS);
+	assert_string_equal(d->tails[0].elem->name, "dirent64");
+
+	d = desc("iovec_data");
+	assert_int_equal(d->size, sizeof(struct iovec));
+	assert_int_equal(d->ntails, 1);
+	assert_string_equal(d->tails[0].name, "data");
+	assert_int_equal(d->tails[0].kind, SCRY_TAIL_BYTES);
+
+	d = desc("msghdr_data");
+	assert_int_equal(d->ntails, 2);
+	assert_string_equal(d->tails[0].name, "name");
+	assert_int_equal(d->tails[0].kind, SCRY_TAIL_BYTES);
+	assert_string_equal(d->tails[1].name, "iov");
+	assert_int_equal(d->tails[1].kind, SCRY_TAIL_STRUCTS);
+	assert_string_equal(d->tails[1].elem->name, "iovec_data");
+	assert_string_equal(desc("msghdr_iov")->tails[1].elem->name, "iovec");
+}
+
+/* Spans of captured elements: fixed bytes, then each tail. */
+static void test_spans(void **state)
+{
+	uint8_t b[256] = { 0 };
+	struct scry_tail_val t[2];
+	size_t pos = 56;
+	uint32_t v;
+
+	/* msghdr_data: 56 bytes, name (2 bytes), 2 iovecs with 3 and 0 data bytes */
+	v = 2, memcpy(b + pos, &v, 4), pos += 4;
+	b[pos++] = 1, b[pos++] = 0;                 /* AF_UNIX */
+	v = 2, memcpy(b + pos, &v, 4), pos += 4;
+	pos += 16;                                  /* iov_base, iov_len */
+	v = 3, memcpy(b + pos, &v, 4), pos += 4;
+	memcpy(b + pos, "abc", 3), pos += 3;
+	pos += 16;
+	v = 0, memcpy(b + pos, &v, 4), pos += 4;
+	assert_int_equal(pos, 56 + 4 + 2 + 4 + 20 + 3 + 20);
+	assert_int_equal(scry_struct_span(desc("msghdr_data"), b, sizeof(b), t), pos);
+	assert_ptr_equal(t[0].p, b + 60);
+	assert_int_equal(t[0].n, 2);
+	assert_int_equal(t[0].len, 2);
+	assert_ptr_equal(t[1].p, b + 66);
+	assert_int_equal(t[1].n, 2);
+	assert_int_equal(t[1].len, 43);
+	/* cut anywhere: not a whole element */
+	for (size_t cut = 0; cut < pos; cut++)
+		assert_int_equal(scry_struct_span(desc("msghdr_data"), b, cut, NULL), 0);
+	/* fixed size */
+	assert_int_equal(scry_struct_span(desc("msghdr"), b, sizeof(b), NULL), 56);
+	assert_int_equal(scry_struct_span(desc("iovec"), b, 15, NULL), 0);
+	/* dirent64: 19 bytes and a NUL-terminated name */
+	memset(b, 0, sizeof(b));
+	memcpy(b + 19, "sub", 4);
+	assert_int_equal(scry_struct_span(desc("dirent64"), b, 23, t), 23);
+	assert_ptr_equal(t[0].p, b + 19);
+	assert_int_equal(t[0].len, 3);
+	b[22] = 'x';
+	assert_int_equal(scry_struct_span(desc("dirent64"), b, 23, NULL), 0);
+	assert_int_equal(scry_struct_span(NULL, b, 23, NULL), 0);
+	/* dirents: 7 records, 1 copied */
+	memset(b, 0, sizeof(b));
+	v = 7, memcpy(b, &v, 4);
+	v = 1, memcpy(b + 4, &v, 4);
+	memcpy(b + 8 + 19, "sub", 4);
+	assert_int_equal(scry_struct_span(desc("dirents"), b, sizeof(b), t), 8 + 23);
+	assert_ptr_equal(t[0].p, b + 8);
+	assert_int_equal(t[0].n, 1);
+	assert_int_equal(t[0].len, 23);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -408,6 +511,8 @@ int main(void)
 		cmocka_unit_test(test_time_layouts),
 		cmocka_unit_test(test_process_layouts),
 		cmocka_unit_test(test_signal_layouts),
+		cmocka_unit_test(test_io_layouts),
+		cmocka_unit_test(test_spans),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -41,6 +41,9 @@ static struct sc scs[] = {
 	{ .name = "exit", .nr = 60, .spec = "int", .argn = { "error_code" }, .nargs = 1 },
 	{ .name = "exit_group", .nr = 231, .spec = "int", .argn = { "error_code" }, .nargs = 1 },
 	{ .name = "openat", .nr = 257, .spec = "dirfd, path, flags:open, mode", .argn = { "dfd", "filename", "flags", "mode" }, .nargs = 4 },
+	{ .name = "select", .nr = 23, .spec = "int, iofdset(n), iofdset(n), iofdset(n), iostruct:timeval",
+	  .argn = { "n", "inp", "outp", "exp", "tvp" }, .nargs = 5 },
+	{ .name = "recvmsg", .nr = 47, .spec = "fd, iomsghdr, flags:msg", .argn = { "fd", "msg", "flags" }, .nargs = 3 },
 	{ .name = "pipe2", .nr = 293, .spec = "oarray:int(2), int", .argn = { "fildes", "flags" }, .nargs = 2 },   /* flags as a number here */
 };
 
@@ -276,6 +279,102 @@ static void test_threads_interleaved(void **state)
 	       "[pid  8909] +++ exited with 0 +++\n"
 	       "exit_group(5)                           = ?\n"
 	       "+++ exited with 5 +++\n");
+}
+
+static void in_bytes(struct trace_call *c, unsigned i, const void *p, size_t n, uint32_t count)
+{
+	c->in[i].have = true;
+	c->in[i].p = p;
+	c->in[i].len = (uint32_t)n;
+	c->in[i].n = count;
+}
+
+/* In-out captures: select's sets and timeout print on entry with the values passed, the
+ * exit's in the return column; recvmsg's header at exit, with msg_namelen as passed. */
+static void test_inout_args(void **state)
+{
+	static const uint64_t set_in = 0x8, set_out = 0x8, zero = 0;
+	static const int64_t tv_in[2] = { 1, 0 }, tv_left[2] = { 0, 949612 };
+	struct trace_call c;
+	struct run r;
+
+	/* strace -f of a select in one thread while another writes to the pipe */
+	start(&r, NULL);
+	trace_printer_task(r.p, 23611, 23611, 23612);
+	c = entry("select", 23611, 23611, T0);
+	in_int(&c, 0, 4);
+	in_bytes(&c, 1, &set_in, 8, 1);
+	in_bytes(&c, 2, NULL, 0, 0);
+	in_bytes(&c, 3, NULL, 0, 0);
+	in_bytes(&c, 4, tv_in, 16, 1);
+	trace_printer_entry(r.p, &c);
+	simple(&r, "close", 23611, 23612, T0 + 100, 5, 0);
+	c = exit_of("select", 23611, 23611, T0 + 2000, 1);
+	out_bytes(&c, 1, &set_out, 8, 1);
+	out_bytes(&c, 2, NULL, 0, 0);
+	out_bytes(&c, 3, NULL, 0, 0);
+	out_bytes(&c, 4, tv_left, 16, 1);
+	trace_printer_exit(r.p, &c);
+	/* ... and one that failed: what was passed */
+	c = entry("select", 23611, 23611, T0 + 3000);
+	in_int(&c, 0, 4);
+	in_bytes(&c, 1, &set_in, 8, 1);
+	in_bytes(&c, 2, &zero, 8, 1);
+	in_bytes(&c, 3, NULL, 0, 0);
+	in_bytes(&c, 4, tv_in, 16, 1);
+	trace_printer_entry(r.p, &c);
+	c = exit_of("select", 23611, 23611, T0 + 4000, -4);
+	out_bytes(&c, 1, NULL, 0, 0);
+	out_bytes(&c, 2, NULL, 0, 0);
+	out_bytes(&c, 3, NULL, 0, 0);
+	out_bytes(&c, 4, NULL, 0, 0);
+	trace_printer_exit(r.p, &c);
+	expect(&r,
+	       "[pid 23611] select(4, [3], NULL, NULL, {tv_sec=1, tv_usec=0} <unfinished ...>\n"
+	       "[pid 23612] close(5)                    = 0\n"
+	       "[pid 23611] <... select resumed>)       = 1 (in [3], left {tv_sec=0, tv_usec=949612})\n"
+	       "[pid 23611] select(4, [3], [], NULL, {tv_sec=1, tv_usec=0}) = -1 EINTR (Interrupted system call)\n");
+
+	/* recvmsg: printed at exit; on entry only the header was read */
+	{
+		static uint8_t hin[56], hout[56 + 4 + 4 + 4 + 20 + 3];
+		uint64_t namelen_in = 128, namelen_out = 0, iov = 0x7ffd2000, iovlen = 1, base = 0x7ffd3000,
+			 len = 16;
+		uint32_t one = 1, three = 3;
+
+		memcpy(hin + 8, &namelen_in, 4);
+		memcpy(hin + 16, &iov, 8);
+		memcpy(hin + 24, &iovlen, 8);
+		memcpy(hout + 8, &namelen_out, 4);
+		memcpy(hout + 16, &iov, 8);
+		memcpy(hout + 24, &iovlen, 8);
+		memcpy(hout + 60, &one, 4);                 /* no name (4 zero bytes), 1 iovec */
+		memcpy(hout + 64, &base, 8);
+		memcpy(hout + 72, &len, 8);
+		memcpy(hout + 80, &three, 4);
+		memcpy(hout + 84, "abc", 3);
+		start(&r, NULL);
+		c = entry("recvmsg", 300, 300, T0);
+		in_int(&c, 0, 5);
+		in_bytes(&c, 1, hin, sizeof(hin), 1);
+		in_int(&c, 2, 0);
+		trace_printer_entry(r.p, &c);
+		c = exit_of("recvmsg", 300, 300, T0 + 1000, 3);
+		out_bytes(&c, 1, hout, sizeof(hout), 1);
+		trace_printer_exit(r.p, &c);
+		c = entry("recvmsg", 300, 300, T0 + 2000);
+		in_int(&c, 0, 5);
+		in_bytes(&c, 1, hin, sizeof(hin), 1);
+		in_int(&c, 2, 0x40);
+		trace_printer_entry(r.p, &c);
+		c = exit_of("recvmsg", 300, 300, T0 + 3000, -11);
+		out_bytes(&c, 1, NULL, 0, 0);
+		trace_printer_exit(r.p, &c);
+		expect(&r,
+		       "recvmsg(5, {msg_name=NULL, msg_namelen=128 => 0, msg_iov=[{iov_base=\"abc\", iov_len=16}], "
+		       "msg_iovlen=1, msg_controllen=0, msg_flags=0}, 0) = 3\n"
+		       "recvmsg(5, {msg_namelen=128}, MSG_DONTWAIT) = -1 EAGAIN (Resource temporarily unavailable)\n");
+	}
 }
 
 /* strace -f: a thread blocked in read while the leader calls exit_group */
@@ -946,6 +1045,7 @@ int main(void)
 		cmocka_unit_test(test_one_task),
 		cmocka_unit_test(test_threads_interleaved),
 		cmocka_unit_test(test_thread_killed_in_call),
+		cmocka_unit_test(test_inout_args),
 		cmocka_unit_test(test_outfile_prefix),
 		cmocka_unit_test(test_times),
 		cmocka_unit_test(test_status_filter),
