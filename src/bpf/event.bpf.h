@@ -433,6 +433,9 @@ static __always_inline void count_truncated(void)
 /* A user string at pos, at most max bytes with its NUL (max is clamped to 8..SCRY_STR_MAX):
  * NUL-terminated, "(null)" / "(fault)" when it cannot be read.  A string cut at
  * SCRY_STR_MAX is counted (a shorter max is the user's -s, not a loss).
+ * bpf_probe_read_user_str() returns the bytes copied with the NUL, or < 0 (the buffer then
+ * zeroed); kernels before the 2025 fix of strncpy_from_user_nofault() return 0 for "",
+ * whose NUL they did copy: that is an empty string, not a fault.
  * The caller guarantees pos <= SCRY_EVENT_MAX. */
 static __always_inline __u32 write_user_str(__u8 *b, __u32 pos, __u64 uptr, __u32 max)
 {
@@ -447,9 +450,13 @@ static __always_inline __u32 write_user_str(__u8 *b, __u32 pos, __u64 uptr, __u3
 		return pos + 7;
 	}
 	n = bpf_probe_read_user_str(b + pos, max, (const void *)uptr);
-	if (n <= 0) {
+	if (n < 0) {
 		__builtin_memcpy(b + pos, "(fault)", 8);
 		return pos + 8;
+	}
+	if (n == 0) {
+		b[pos] = 0;
+		return pos + 1;
 	}
 	if (n == SCRY_STR_MAX)
 		count_truncated();
