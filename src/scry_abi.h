@@ -75,6 +75,10 @@ enum {
 	SCRY_SC_ENTRY_OPS = 1 << 3,   /* entry payload written by entry_ops (user memory captured) */
 	SCRY_SC_EXIT_OPS  = 1 << 4,   /* exit payload written by exit_ops */
 	SCRY_SC_COUNT     = 1 << 5,   /* count calls, errors and time in "sc_counts" (no events) */
+	SCRY_SC_DEFER     = 1 << 6,   /* the entry reads user strings: when one cannot be read (its
+	                               * page not mapped yet) the entry is written at the exit */
+	SCRY_SC_EXEC      = 1 << 7,   /* execve, execveat: a deferred entry is written before the
+	                               * old image goes (sched_prepare_exec) */
 };
 
 /* Per syscall number and CPU (map "sc_counts"): `scry trace -c` aggregates in the kernel. */
