@@ -97,8 +97,11 @@ enum scry_sop_kind {
 	                       * the NUL; "(null)" / "(fault)" when it cannot be read */
 	SCRY_SOP_SEQ,         /* uint32 n, then n elements of `elem` bytes read from argument
 	                       * `arg`; n = min(length, max), 0 if the pointer is NULL/unreadable */
-	SCRY_SOP_STRV,        /* uint32 n, then n strings (each at most `elem` bytes with the NUL)
-	                       * of the NULL-terminated user array at argument `arg`; n <= max */
+	SCRY_SOP_STRV,        /* the NULL-terminated user array of strings at argument `arg`:
+	                       * uint64 the pointer, uint32 its count of pointers (at most
+	                       * SCRY_STRV_COUNT_MAX counted; SCRY_STRV_UNREADABLE when the array
+	                       * cannot be read), uint32 n, then its first n strings (n <= max,
+	                       * each at most `elem` bytes with the NUL) */
 };
 
 enum scry_sop_len {          /* SEQ: where its length comes from */
@@ -115,6 +118,8 @@ enum scry_sop_len {          /* SEQ: where its length comes from */
 #define SCRY_MAX_SC_OPS   8
 #define SCRY_SEQ_MAX      4096   /* bytes one SEQ operation copies at most (--snaplen bound) */
 #define SCRY_STRV_MAX     32     /* strings one STRV operation copies at most */
+#define SCRY_STRV_COUNT_MAX  (1u << 17)  /* pointers one STRV operation counts at most */
+#define SCRY_STRV_UNREADABLE 0xffffffffu
 
 struct scry_sc_op {
 	__u8  kind;           /* enum scry_sop_kind */

@@ -292,29 +292,59 @@ static __always_inline void op_seq(struct area *a, const struct scry_sc_op *op, 
 	a->pos = pos + 4 + bytes;
 }
 
-/* STRV: uint32 n, then n strings from a NULL-terminated array of user pointers (read at
- * src: see struct area).  An array or string that cannot be read is a fault. */
+/* Counting the pointers of a user string array from index `count` on (bpf_loop). */
+struct strv_walk {
+	__u64 arr;
+	__u32 count;          /* pointers before the NULL seen so far */
+	__u32 bad;            /* a slot could not be read */
+};
+
+static long strv_count_one(__u32 i, void *data)
+{
+	struct strv_walk *w = data;
+	__u64 p = 0;
+
+	if (bpf_probe_read_user(&p, 8, (void *)(w->arr + 8 * (__u64)w->count))) {
+		w->bad = 1;
+		return 1;
+	}
+	if (!p)
+		return 1;
+	w->count++;
+	return 0;
+}
+
+/* STRV (scry_abi.h): the array's pointer, count, n, then n strings, read at src (see struct
+ * area).  An array or string that cannot be read is a fault. */
 static __always_inline void op_strv(struct area *a, const struct scry_sc_op *op, __u32 pos)
 {
-	__u64 arr = a->src[op->arg & 7];
+	struct strv_walk w = { .arr = a->src[op->arg & 7] };
 	__u32 start = pos, n = 0, max = op->max, each = op->elem;
+	bool end = !w.arr, full = false;
 	__u8 *buf = a->buf;
 
-	pos += 4;
+	pos += 16;
 	if (each > SCRY_STR_MAX)
 		each = SCRY_STR_MAX;
-	for (__u32 i = 0; i < SCRY_STRV_MAX && arr; i++) {
+	for (__u32 i = 0; i < SCRY_STRV_MAX && !end; i++) {
 		__u64 p = 0;
 		long len;
 
-		if (i >= max || pos > SCRY_EVENT_MAX)
+		if (i >= max)
 			break;
-		if (bpf_probe_read_user(&p, 8, (void *)(arr + 8 * i))) {
-			a->faults++;
+		if (pos > SCRY_EVENT_MAX) {
+			full = true;
 			break;
 		}
-		if (!p)
+		if (bpf_probe_read_user(&p, 8, (void *)(w.arr + 8 * i))) {
+			a->faults++;
+			w.bad = 1;
 			break;
+		}
+		if (!p) {
+			end = true;
+			break;
+		}
 		len = bpf_probe_read_user_str(buf + pos, each, (void *)p);
 		if (len < 0) {
 			a->faults++;
@@ -327,8 +357,18 @@ static __always_inline void op_strv(struct area *a, const struct scry_sc_op *op,
 		pos += len;
 		n++;
 	}
-	if (start <= SCRY_EVENT_MAX)
-		WR(__u32, buf, start, n);
+	w.count = n;
+	if (!end && !w.bad)
+		bpf_loop(SCRY_STRV_COUNT_MAX - n, strv_count_one, &w, 0);
+	if (full && w.count > n)
+		count_truncated();
+	if (w.bad && !w.count)
+		w.count = SCRY_STRV_UNREADABLE;
+	if (start <= SCRY_EVENT_MAX) {
+		WR(__u64, buf, start, a->regs[op->arg & 7]);
+		WR(__u32, buf, start + 8, w.count);
+		WR(__u32, buf, start + 12, n);
+	}
 	a->pos = pos;
 }
 

@@ -14,8 +14,9 @@
 /* One argument as recorded.  Plain kinds: v.  PATH/STR: p/len (bytes without the NUL),
  * truncated when the capture was cut.  BUF/SOCKADDR: p/len bytes.  STRUCT/ARRAY: p holds
  * n packed elements of the type's size (n == 0 for STRUCT: NULL pointer or unreadable).
- * STRV: p holds n NUL-terminated strings back to back.  have: the field was recorded
- * (an OUT capture of a failed call, or of an unfinished call, is not). */
+ * STRV: p holds n NUL-terminated strings back to back, the first n of count (when
+ * have_count; SCRY_STRV_UNREADABLE: the array could not be read).  have: the field was
+ * recorded (an OUT capture of a failed call, or of an unfinished call, is not). */
 struct scry_argval {
 	bool have;
 	uint64_t v;             /* register value (for captures: the pointer, when known) */
@@ -24,6 +25,8 @@ struct scry_argval {
 	uint32_t len;           /* bytes at p */
 	uint32_t n;             /* elements (STRUCT/ARRAY/STRV) */
 	bool truncated;         /* the kernel side cut it (string longer than its capture) */
+	bool have_count;        /* STRV: count is known */
+	uint32_t count;         /* STRV: strings in the user array */
 };
 
 struct scry_fmt_opts {
