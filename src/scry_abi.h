@@ -75,8 +75,12 @@ enum {
 	SCRY_SC_ENTRY_OPS = 1 << 3,   /* entry payload written by entry_ops (user memory captured) */
 	SCRY_SC_EXIT_OPS  = 1 << 4,   /* exit payload written by exit_ops */
 	SCRY_SC_COUNT     = 1 << 5,   /* count calls, errors and time in "sc_counts" (no events) */
-	SCRY_SC_FILTER_ENTRY = 1 << 6,/* the entry passes the filter program flt_enter[entry_id] */
-	SCRY_SC_FILTER_EXIT  = 1 << 7,/* the exit passes flt_exit[exit_id] */
+	SCRY_SC_DEFER     = 1 << 6,   /* the entry reads user strings: when one cannot be read (its
+	                               * page not mapped yet) the entry is written at the exit */
+	SCRY_SC_EXEC      = 1 << 7,   /* execve, execveat: a deferred entry is written before the
+	                               * old image goes (sched_prepare_exec) */
+	SCRY_SC_FILTER_ENTRY = 1 << 8,/* the entry passes the filter program flt_enter[entry_id] */
+	SCRY_SC_FILTER_EXIT  = 1 << 9,/* the exit passes flt_exit[exit_id] */
 };
 
 /* Per syscall number and CPU (map "sc_counts"): `scry trace -c` aggregates in the kernel. */
@@ -95,8 +99,11 @@ enum scry_sop_kind {
 	                       * the NUL; "(null)" / "(fault)" when it cannot be read */
 	SCRY_SOP_SEQ,         /* uint32 n, then n elements of `elem` bytes read from argument
 	                       * `arg`; n = min(length, max), 0 if the pointer is NULL/unreadable */
-	SCRY_SOP_STRV,        /* uint32 n, then n strings (each at most `elem` bytes with the NUL)
-	                       * of the NULL-terminated user array at argument `arg`; n <= max */
+	SCRY_SOP_STRV,        /* the NULL-terminated user array of strings at argument `arg`:
+	                       * uint64 the pointer, uint32 its count of pointers (at most
+	                       * SCRY_STRV_COUNT_MAX counted; SCRY_STRV_UNREADABLE when the array
+	                       * cannot be read), uint32 n, then its first n strings (n <= max,
+	                       * each at most `elem` bytes with the NUL) */
 	SCRY_SOP_IOV,         /* uint32 n, then n iovecs of the array at argument `arg` (length as
 	                       * SEQ, n <= max), each {u64 iov_base, u64 iov_len, uint32 dn, dn
 	                       * bytes read from iov_base}: dn <= iov_len and `elem`, all the dn
@@ -134,6 +141,8 @@ enum scry_sop_len {          /* SEQ: where its length comes from */
 #define SCRY_DIRENTS_MAX  8192   /* bytes of a getdents64 buffer whose entries DIRENTS copies */
 #define SCRY_DIRENTS_COUNT 65536  /* records DIRENTS counts at most */
 #define SCRY_NAME_MAX     256    /* bytes of a d_name read (with the NUL) */
+#define SCRY_STRV_COUNT_MAX  (1u << 17)  /* pointers one STRV operation counts at most */
+#define SCRY_STRV_UNREADABLE 0xffffffffu
 
 struct scry_sc_op {
 	__u8  kind;           /* enum scry_sop_kind */
@@ -150,14 +159,13 @@ struct scry_sc_op {
 struct scry_sc_desc {
 	__u16 entry_id;      /* CTF event id of syscall_entry_NAME */
 	__u16 exit_id;       /* CTF event id of syscall_exit_NAME */
-	__u8  flags;         /* SCRY_SC_* */
+	__u16 flags;         /* SCRY_SC_* */
 	__u8  nargs;         /* arguments written on entry, each 8 bytes unless a string */
 	__u8  str_mask;      /* bit i: argument i is a NUL-terminated user string */
 	__u8  s32_mask;      /* bit i: argument i is a 32-bit signed C type: sign-extend */
 	__u8  u32_mask;      /* bit i: argument i is a 32-bit unsigned C type: zero-extend */
 	__u8  n_entry_ops;
 	__u8  n_exit_ops;
-	__u8  pad;
 	struct scry_sc_op entry_ops[SCRY_MAX_SC_OPS];
 	struct scry_sc_op exit_ops[SCRY_MAX_SC_OPS];
 };

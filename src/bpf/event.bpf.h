@@ -80,7 +80,11 @@ struct area {
 	__u32 copy_src;
 	__u32 nest;         /* syscall ops: where the parent element of nested ops starts */
 	__u32 nest_n;       /* ... and whether it was read (0: nested ops write nothing) */
+	__u32 faults;       /* syscall ops: user strings or string arrays that could not be read */
+	__u32 pad;
 	__u64 regs[8];      /* syscall ops: arguments 0..5, [6] the return value */
+	__u64 src[8];       /* syscall ops: where the strings of argument i are read (regs[i],
+			     * except for an execve entry rebuilt from the new image) */
 	__u8 buf[SCRY_SCRATCH_SIZE];
 };
 
@@ -294,15 +298,15 @@ static __always_inline __s64 ctx_int(struct task_struct *t, const int c)
 	}
 }
 
-/* Header (id, timestamp) and the enabled contexts; returns the position after them.
+/* Header (id, timestamp ts) and the enabled contexts; returns the position after them.
  * t: bpf_get_current_task_btf(), already taken by the caller's target filter (one helper
- * call gives pid, tid and comm).  Every context is 4 bytes but procname (16). */
-static __always_inline __u32 write_head(__u8 *b, __u16 id, struct task_struct *t)
+ * call gives pid, tid and comm). */
+static __always_inline __u32 write_head_at(__u8 *b, __u16 id, struct task_struct *t, __u64 ts)
 {
 	__u32 pos = SCRY_EVENT_HEADER_SIZE;
 
 	WR(__u16, b, 0, id);
-	WR(__u64, b, 2, bpf_ktime_get_ns());
+	WR(__u64, b, 2, ts);
 #pragma unroll
 	for (int c = 0; c < SCRY_CTX_NR; c++) {
 		if (!(ctx_mask & (1ULL << c)))
@@ -318,6 +322,23 @@ static __always_inline __u32 write_head(__u8 *b, __u16 id, struct task_struct *t
 		pos += 4;
 	}
 	return pos;
+}
+
+/* Where write_head puts the procname context (when enabled). */
+static __always_inline __u32 procname_offset(void)
+{
+	__u32 off = SCRY_EVENT_HEADER_SIZE;
+
+	for (int c = SCRY_CTX_PID; c < SCRY_CTX_PROCNAME; c++)
+		if (ctx_mask & (1ULL << c))
+			off += 4;
+	return off;
+}
+
+/* The same, stamped now. */
+static __always_inline __u32 write_head(__u8 *b, __u16 id, struct task_struct *t)
+{
+	return write_head_at(b, id, t, bpf_ktime_get_ns());
 }
 
 /* Bytes of header + enabled contexts, a verifier constant (set with ctx_mask), so that
@@ -397,7 +418,8 @@ static __always_inline __u8 *stage_begin(struct scry_stage **out, __u32 max)
 	return st->data + len + 2;
 }
 
-/* Give the stage back without an event (it outgrew its room: counted lost by the caller). */
+/* Give the stage back without an event (it outgrew its room, counted lost by the caller,
+ * or it was deferred to the syscall's exit). */
 static __always_inline void stage_abort(struct scry_stage *st)
 {
 	asm volatile("" ::: "memory");
@@ -457,10 +479,14 @@ static __always_inline void count_truncated(void)
 }
 
 /* A user string at pos, at most max bytes with its NUL (max is clamped to 8..SCRY_STR_MAX):
- * NUL-terminated, "(null)" / "(fault)" when it cannot be read.  A string cut at
+ * NUL-terminated, "(null)" / "(fault)" when it cannot be read (*faults is then counted up:
+ * mostly a page not mapped yet, which the syscall itself will fault in).  A string cut at
  * SCRY_STR_MAX is counted (a shorter max is the user's -s, not a loss).
+ * bpf_probe_read_user_str() returns the bytes copied with the NUL, or < 0 (the buffer then
+ * zeroed); kernels before the 2025 fix of strncpy_from_user_nofault() return 0 for "",
+ * whose NUL they did copy: that is an empty string, not a fault.
  * The caller guarantees pos <= SCRY_EVENT_MAX. */
-static __always_inline __u32 write_user_str(__u8 *b, __u32 pos, __u64 uptr, __u32 max)
+static __always_inline __u32 write_user_str(__u8 *b, __u32 pos, __u64 uptr, __u32 max, __u32 *faults)
 {
 	long n;
 
@@ -473,9 +499,14 @@ static __always_inline __u32 write_user_str(__u8 *b, __u32 pos, __u64 uptr, __u3
 		return pos + 7;
 	}
 	n = bpf_probe_read_user_str(b + pos, max, (const void *)uptr);
-	if (n <= 0) {
+	if (n < 0) {
+		(*faults)++;
 		__builtin_memcpy(b + pos, "(fault)", 8);
 		return pos + 8;
+	}
+	if (n == 0) {
+		b[pos] = 0;
+		return pos + 1;
 	}
 	if (n == SCRY_STR_MAX)
 		count_truncated();

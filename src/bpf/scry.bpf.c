@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* scry.bpf.c — scry's kernel programs.
  *   sys_enter / sys_exit  every syscall (BTF tracepoints; classic raw_syscalls fallback),
- *                         arguments from the per-number descriptor table, user strings read
+ *                         arguments from the per-number descriptor table, user strings read;
+ *                         an entry whose strings are not mapped yet is written at the exit
  *   scry_tp               any tracefs tracepoint, its payload built from the raw record by
  *                         the copy operations of its descriptor (slot = attach cookie)
  *   sched_process_fork    fork tracking of followed processes + the fork event in
@@ -74,6 +75,64 @@ static __always_inline void count_exit(struct task_struct *t, long id, long ret)
 	te->ts = 0;
 }
 
+/* Deferred entries.  bpf_probe_read_user_str() cannot fault a page in: a string in a page
+ * the process has not touched yet (a child's rodata right after fork, glibc's "" for
+ * fstat) reads as a fault at sys_enter.  The syscall itself faults it in, so such an entry
+ * is kept here and written at sys_exit (or, for execve, at sched_prepare_exec, before the
+ * old image goes) with its entry time and its strings read again. */
+struct deferred {
+	__u64 ts;             /* entry time */
+	__u64 args[SCRY_MAX_ARGS];
+	__u64 comm[2];        /* the task's name at entry (exec changes it) */
+	__s32 nr;
+	__u32 pending;        /* 1: an entry waits for its syscall's exit */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct deferred);
+} deferred SEC(".maps");
+
+/* Entries kept and not written yet, over all tasks: those still waiting when recording
+ * stops (a call blocked at the end) are reported lost by user space. */
+__u64 deferred_waiting = 0;
+
+/* The writing of a fixed-layout entry with strings (write_args): its position and the
+ * strings that could not be read, kept in map memory, not on the stack, so that the
+ * verifier sees one unknown position after each argument instead of following every
+ * combination of string lengths. */
+struct args_walk {
+	__u32 pos;
+	__u32 faults;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct args_walk);
+} args_walk SEC(".maps");
+
+/* Keep t's entry of syscall id for its exit; false (write it now) when no room. */
+static __always_inline bool defer_entry(struct task_struct *t, long id, const __u64 *args, __u64 ts)
+{
+	struct deferred *de = bpf_task_storage_get(&deferred, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+
+	if (!de || de->pending)   /* pending: an exit was missed; that entry waits for the next */
+		return false;
+	de->ts = ts;
+	de->nr = id;
+	de->comm[0] = *(__u64 *)&t->comm[0];
+	de->comm[1] = *(__u64 *)&t->comm[8];
+	for (int i = 0; i < SCRY_MAX_ARGS; i++)
+		de->args[i] = args[i];
+	de->pending = 1;
+	__sync_fetch_and_add(&deferred_waiting, 1);
+	return true;
+}
+
 /* ---- syscalls ---------------------------------------------------------------------- */
 
 /* Entry of a syscall without string arguments: nargs (a constant here) int64 values,
@@ -103,13 +162,14 @@ static __always_inline void enter_fixed(const struct scry_sc_desc *d, const __u6
 		ring_commit(p);
 }
 
-/* The arguments of an entry event with user strings at p + pos, in a room of
+/* The arguments of an entry event with user strings at p + w->pos, in a room of
  * str_limit + SCRY_STR_MAX bytes; returns the end, or 0 when the event outgrew the room
- * (then the caller drops it). */
-static __always_inline __u32 write_args(__u8 *p, __u32 pos, __u32 str_limit, const struct scry_sc_desc *d,
-					const __u64 *args)
+ * (then the caller drops it).  Strings that could not be read are counted in w->faults. */
+static __always_inline __u32 write_args(__u8 *p, struct args_walk *w, __u32 str_limit,
+					const struct scry_sc_desc *d, const __u64 *args)
 {
 	for (int i = 0; i < SCRY_MAX_ARGS; i++) {
+		__u32 pos = *(volatile __u32 *)&w->pos;
 		__u64 v = args[i];
 
 		if (i >= d->nargs)
@@ -117,7 +177,7 @@ static __always_inline __u32 write_args(__u8 *p, __u32 pos, __u32 str_limit, con
 		if (d->str_mask & (1 << i)) {
 			if (pos > str_limit)
 				return 0;
-			pos = write_user_str(p, pos, v, SCRY_STR_MAX);
+			*(volatile __u32 *)&w->pos = write_user_str(p, pos, v, SCRY_STR_MAX, &w->faults);
 			continue;
 		}
 		if (pos > str_limit + SCRY_STR_MAX - 8)
@@ -127,9 +187,9 @@ static __always_inline __u32 write_args(__u8 *p, __u32 pos, __u32 str_limit, con
 		else if (d->u32_mask & (1 << i))
 			v = (__u32)v;
 		WR(__u64, p, pos, v);
-		pos += 8;
+		*(volatile __u32 *)&w->pos = pos + 8;
 	}
-	return pos;
+	return w->pos;
 }
 
 /* Room in the stage for an entry with one string: header, contexts and other arguments
@@ -137,36 +197,44 @@ static __always_inline __u32 write_args(__u8 *p, __u32 pos, __u32 str_limit, con
 #define STAGE_STR_HEAD 512
 #define STAGE_STR_MAX  (STAGE_STR_HEAD + SCRY_STR_MAX)
 
-/* Entry with user strings.  With one string (openat, execve, ...) it is written in the
- * stage like fixed events; with several (rename, mount, ...) it is built in the per-CPU
- * area, whose size allows them all, then copied to the ring. */
-static __always_inline void enter_strings(const struct scry_sc_desc *d, const __u64 *args, struct task_struct *t)
+/* Entry of syscall id with user strings, stamped ts.  With one string (openat, execve, ...)
+ * it is written in the stage like fixed events; with several (rename, mount, ...) it is
+ * built in the per-CPU area, whose size allows them all, then copied to the ring.
+ * defer: a string that cannot be read sends the whole entry to the syscall's exit. */
+static __always_inline void enter_strings(const struct scry_sc_desc *d, long id, const __u64 *args,
+					  struct task_struct *t, __u64 ts, bool defer)
 {
 	struct scry_stage *st = NULL;
+	__u32 pos, zero = 0;
+	struct args_walk *w = bpf_map_lookup_elem(&args_walk, &zero);
 	struct area *a;
-	__u32 pos;
 	__u8 *p;
 
+	if (!w)
+		return;
+	w->faults = 0;
 	if (!(d->str_mask & (d->str_mask - 1)) && (p = stage_begin(&st, STAGE_STR_MAX))) {
-		pos = write_head(p, d->entry_id, t);
-		pos = write_args(p, pos, STAGE_STR_HEAD, d, args);
-		if (pos) {
-			stage_commit(st, pos);
-		} else {
+		w->pos = write_head_at(p, d->entry_id, t, ts);
+		pos = write_args(p, w, STAGE_STR_HEAD, d, args);
+		if (!pos) {
 			stage_abort(st);
 			count_drop(false);
+		} else if (w->faults && defer && defer_entry(t, id, args, ts)) {
+			stage_abort(st);
+		} else {
+			stage_commit(st, pos);
 		}
 		return;
 	}
 	a = area_get(AREA_SYS_ENTER);
 	if (!a)
 		return;
-	pos = write_head(a->buf, d->entry_id, t);
-	pos = write_args(a->buf, pos, SCRY_EVENT_MAX, d, args);
-	if (pos)
-		submit(a, pos);
-	else
+	w->pos = write_head_at(a->buf, d->entry_id, t, ts);
+	pos = write_args(a->buf, w, SCRY_EVENT_MAX, d, args);
+	if (!pos)
 		count_drop(false);
+	else if (!(w->faults && defer && defer_entry(t, id, args, ts)))
+		submit(a, pos);
 	area_put(a);
 }
 
@@ -419,32 +487,83 @@ static __always_inline void op_dirents(struct area *a, const struct scry_sc_op *
 	WR(__u32, buf, pos + 8, w.n);
 }
 
-/* STRV: uint32 n, then n strings from a NULL-terminated array of user pointers. */
+/* Counting the pointers of a user string array from index `count` on (bpf_loop). */
+struct strv_walk {
+	__u64 arr;
+	__u32 count;          /* pointers before the NULL seen so far */
+	__u32 bad;            /* a slot could not be read */
+};
+
+static long strv_count_one(__u32 i, void *data)
+{
+	struct strv_walk *w = data;
+	__u64 p = 0;
+
+	if (bpf_probe_read_user(&p, 8, (void *)(w->arr + 8 * (__u64)w->count))) {
+		w->bad = 1;
+		return 1;
+	}
+	if (!p)
+		return 1;
+	w->count++;
+	return 0;
+}
+
+/* STRV (scry_abi.h): the array's pointer, count, n, then n strings, read at src (see struct
+ * area).  An array or string that cannot be read is a fault. */
 static __always_inline void op_strv(struct area *a, const struct scry_sc_op *op, __u32 pos)
 {
-	__u64 arr = a->regs[op->arg & 7];
+	struct strv_walk w = { .arr = a->src[op->arg & 7] };
 	__u32 start = pos, n = 0, max = op->max, each = op->elem;
+	bool end = !w.arr, full = false;
 	__u8 *buf = a->buf;
 
-	pos += 4;
+	pos += 16;
 	if (each > SCRY_STR_MAX)
 		each = SCRY_STR_MAX;
-	for (__u32 i = 0; i < SCRY_STRV_MAX && arr; i++) {
+	for (__u32 i = 0; i < SCRY_STRV_MAX && !end; i++) {
 		__u64 p = 0;
 		long len;
 
-		if (i >= max || pos > SCRY_EVENT_MAX)
+		if (i >= max)
 			break;
-		if (bpf_probe_read_user(&p, 8, (void *)(arr + 8 * i)) || !p)
+		if (pos > SCRY_EVENT_MAX) {
+			full = true;
 			break;
+		}
+		if (bpf_probe_read_user(&p, 8, (void *)(w.arr + 8 * i))) {
+			a->faults++;
+			w.bad = 1;
+			break;
+		}
+		if (!p) {
+			end = true;
+			break;
+		}
 		len = bpf_probe_read_user_str(buf + pos, each, (void *)p);
-		if (len <= 0)
+		if (len < 0) {
+			a->faults++;
 			break;
+		}
+		if (len == 0) {   /* "" on kernels before the strncpy_from_user_nofault fix */
+			buf[pos] = 0;
+			len = 1;
+		}
 		pos += len;
 		n++;
 	}
-	if (start <= SCRY_EVENT_MAX)
-		WR(__u32, buf, start, n);
+	w.count = n;
+	if (!end && !w.bad)
+		bpf_loop(SCRY_STRV_COUNT_MAX - n, strv_count_one, &w, 0);
+	if (full && w.count > n)
+		count_truncated();
+	if (w.bad && !w.count)
+		w.count = SCRY_STRV_UNREADABLE;
+	if (start <= SCRY_EVENT_MAX) {
+		WR(__u64, buf, start, a->regs[op->arg & 7]);
+		WR(__u32, buf, start + 8, w.count);
+		WR(__u32, buf, start + 12, n);
+	}
 	a->pos = pos;
 }
 
@@ -475,7 +594,7 @@ static long sc_op(__u32 i, void *data)
 		a->pos = pos + 8;
 		break;
 	case SCRY_SOP_STR:
-		a->pos = write_user_str(buf, pos, v, op->max);
+		a->pos = write_user_str(buf, pos, a->src[op->arg & 7], op->max, &a->faults);
 		break;
 	case SCRY_SOP_SEQ:
 		op_seq(a, op, pos);
@@ -495,25 +614,125 @@ static long sc_op(__u32 i, void *data)
 	return 0;
 }
 
-/* Build an entry or exit event from its operations in the per-CPU area, then hand it to
- * the ring.  regs: arguments 0..5 and the return value. */
-static __always_inline void write_ops(__u32 kind, __u16 id, const struct scry_sc_op *ops, __u8 nops,
-				      const __u64 *args, long ret, struct task_struct *t)
+/* The registers the operations read: arguments 0..5 and the return value; strings are
+ * read where the arguments point. */
+static __always_inline void ops_init(struct area *a, const __u64 *args, long ret)
 {
-	struct sc_walk w = { .ops = ops };
-	struct area *a = area_get(kind);
+	for (int i = 0; i < SCRY_MAX_ARGS; i++) {
+		a->regs[i] = args[i];
+		a->src[i] = args[i];
+	}
+	a->regs[6] = ret;
+	a->faults = 0;
+	a->nest_n = 0;
+}
+
+/* Build an event from its operations in the area (ops_init first); a->pos is its end. */
+static __always_inline void ops_run(struct area *a, __u16 id, const struct scry_sc_op *ops, __u8 nops,
+				    struct task_struct *t, __u64 ts)
+{
+	struct sc_walk w = { .ops = ops, .a = a };
+
+	a->pos = write_head_at(a->buf, id, t, ts);
+	bpf_loop(nops, sc_op, &w, 0);
+}
+
+/* Exit event built from its operations, handed to the ring. */
+static __always_inline void exit_ops(const struct scry_sc_desc *d, const __u64 *args, long ret,
+				     struct task_struct *t)
+{
+	struct area *a = area_get(AREA_SYS_EXIT);
 
 	if (!a)
 		return;
-	w.a = a;
-	for (int i = 0; i < SCRY_MAX_ARGS; i++)
-		a->regs[i] = args[i];
-	a->regs[6] = ret;
-	a->nest_n = 0;
-	a->pos = write_head(a->buf, id, t);
-	bpf_loop(nops, sc_op, &w, 0);
+	ops_init(a, args, ret);
+	ops_run(a, d->exit_id, d->exit_ops, d->n_exit_ops, t, bpf_ktime_get_ns());
 	submit(a, a->pos);
 	area_put(a);
+}
+
+/* Entry of syscall id built from its operations, stamped ts; deferred like enter_strings. */
+static __always_inline void enter_ops(const struct scry_sc_desc *d, long id, const __u64 *args,
+				      struct task_struct *t, __u64 ts, bool defer)
+{
+	struct area *a = area_get(AREA_SYS_ENTER);
+
+	if (!a)
+		return;
+	ops_init(a, args, 0);
+	ops_run(a, d->entry_id, d->entry_ops, d->n_entry_ops, t, ts);
+	if (!(a->faults && defer && defer_entry(t, id, args, ts)))
+		submit(a, a->pos);
+	area_put(a);
+}
+
+/* A successful execve's deferred entry when sched_prepare_exec could not write it: the old
+ * image is gone, so the strings are read where exec copied them into the new one: the
+ * file name right after the environment strings (mm->env_end; fs/exec.c copies it first,
+ * then envp, then argv, top down), argv and envp through the pointer arrays above the new
+ * stack pointer (argc, argv[], NULL, envp[], NULL).  A script's argv then reads as its
+ * interpreter's, and execveat's path relative to a directory fd as "/dev/fd/N/path".
+ * procname is the name at entry (comm). */
+static __always_inline void enter_exec_image(const struct scry_sc_desc *d, const __u64 *args,
+					     const __u64 *comm, struct task_struct *t, __u64 ts)
+{
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(t);
+	__u64 sp = BPF_CORE_READ(regs, sp), argc = 0, name = BPF_CORE_READ(t, mm, env_end);
+	struct area *a;
+	bool argv_done = false;
+
+	if (bpf_probe_read_user(&argc, 8, (void *)sp))
+		argc = 0;
+	a = area_get(AREA_SYS_ENTER);
+	if (!a)
+		return;
+	ops_init(a, args, 0);
+	for (int i = 0; i < SCRY_MAX_SC_OPS && i < d->n_entry_ops; i++) {
+		const struct scry_sc_op *op = &d->entry_ops[i];
+
+		if (op->kind == SCRY_SOP_STR) {
+			a->src[op->arg & 7] = name;
+		} else if (op->kind == SCRY_SOP_STRV) {
+			a->src[op->arg & 7] = argv_done ? sp + 16 + 8 * argc : sp + 8;
+			argv_done = true;
+		}
+	}
+	ops_run(a, d->entry_id, d->entry_ops, d->n_entry_ops, t, ts);
+	if (ctx_mask & (1ULL << SCRY_CTX_PROCNAME)) {
+		WR(__u64, a->buf, procname_offset(), comm[0]);
+		WR(__u64, a->buf, procname_offset() + 8, comm[1]);
+	}
+	submit(a, a->pos);
+	area_put(a);
+}
+
+/* The entry deferred by t, if any, written now with its entry time and its strings read
+ * again (the syscall has faulted their pages in).  exit_nr, ret: the syscall exiting, or
+ * -1 before an exec replaces the image.  The entry may be another syscall's than the one
+ * exiting (its exit was missed): it is written all the same. */
+static __always_inline void resume_entry(struct task_struct *t, long exit_nr, long ret)
+{
+	struct deferred *de = bpf_task_storage_get(&deferred, t, 0, 0);
+	struct scry_sc_desc *d;
+	__u32 nr;
+
+	if (!de || !de->pending)
+		return;
+	de->pending = 0;
+	__sync_fetch_and_sub(&deferred_waiting, 1);
+	nr = de->nr;
+	d = nr < SCRY_MAX_SYSCALLS ? bpf_map_lookup_elem(&syscalls, &nr) : NULL;
+	if (!d) {
+		count_drop(false);
+		return;
+	}
+	if ((d->flags & (SCRY_SC_EXEC | SCRY_SC_ENTRY_OPS)) == (SCRY_SC_EXEC | SCRY_SC_ENTRY_OPS) &&
+	    exit_nr == nr && ret == 0)
+		enter_exec_image(d, de->args, de->comm, t, de->ts);
+	else if (d->flags & SCRY_SC_ENTRY_OPS)
+		enter_ops(d, nr, de->args, t, de->ts, false);
+	else
+		enter_strings(d, nr, de->args, t, de->ts, false);
 }
 
 static __always_inline void enter_unknown(long id, const __u64 *args, __u16 ev, struct task_struct *t)
@@ -559,11 +778,11 @@ static __always_inline void sys_enter(void *ctx, long id, const __u64 *args)
 		return;
 	}
 	if (d->flags & SCRY_SC_ENTRY_OPS) {
-		write_ops(AREA_SYS_ENTER, d->entry_id, d->entry_ops, d->n_entry_ops, args, 0, t);
+		enter_ops(d, id, args, t, bpf_ktime_get_ns(), d->flags & SCRY_SC_DEFER);
 		return;
 	}
 	if (d->str_mask) {
-		enter_strings(d, args, t);
+		enter_strings(d, id, args, t, bpf_ktime_get_ns(), d->flags & SCRY_SC_DEFER);
 		return;
 	}
 	switch (d->nargs) {
@@ -592,13 +811,15 @@ static __always_inline void sys_exit(void *ctx, long id, long ret, const __u64 *
 		count_exit(t, id, ret);
 		return;
 	}
+	if (d && (d->flags & SCRY_SC_DEFER))
+		resume_entry(t, id, ret);
 	if (d && (d->flags & (SCRY_SC_EXIT | SCRY_SC_FILTER_EXIT)) == (SCRY_SC_EXIT | SCRY_SC_FILTER_EXIT) &&
 	    !filter_pass(ctx, &flt_exit, SCRY_FENV_EXIT, d->exit_id, t, args, ret, 0))
 		return;
 	hs = head_size();
 	if (d && (d->flags & (SCRY_SC_EXIT | SCRY_SC_UNKNOWN | SCRY_SC_EXIT_OPS)) ==
 			 (SCRY_SC_EXIT | SCRY_SC_EXIT_OPS)) {
-		write_ops(AREA_SYS_EXIT, d->exit_id, d->exit_ops, d->n_exit_ops, args, ret, t);
+		exit_ops(d, args, ret, t);
 		return;
 	}
 	if (d && (d->flags & (SCRY_SC_EXIT | SCRY_SC_UNKNOWN)) == SCRY_SC_EXIT) {
@@ -649,6 +870,16 @@ int BPF_PROG(scry_sys_exit_btf, struct pt_regs *regs, long ret)
 		regs->di, regs->si, regs->dx, regs->r10, regs->r8, regs->r9,
 	};
 	sys_exit(ctx, regs->orig_ax, ret, args);
+	return 0;
+}
+
+/* exec is past its checks and about to replace the image (Linux 6.10): a deferred execve
+ * entry is written now, its strings read from the old image, whose pages exec has just
+ * faulted in by copying them. */
+SEC("tp_btf/sched_prepare_exec")
+int BPF_PROG(scry_prepare_exec, struct task_struct *task, struct linux_binprm *bprm)
+{
+	resume_entry(bpf_get_current_task_btf(), -1, 0);
 	return 0;
 }
 

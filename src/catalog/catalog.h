@@ -36,6 +36,13 @@ enum scry_fsrc {
 	SCRY_SRC_LEN,    /* the element count of the following SEQ field (written by the BPF op) */
 };
 
+/* A syscall field that describes its argument beside the argument's own field. */
+enum scry_faux {
+	SCRY_AUX_NONE,
+	SCRY_AUX_PTR,          /* the pointer the argument passed (a string array's) */
+	SCRY_AUX_COUNT,        /* the elements of the user array (a string array's pointers) */
+};
+
 struct scry_field {
 	char *name;            /* CTF field name (LTTng's where it defines one) */
 	enum scry_ftype type;
@@ -50,6 +57,7 @@ struct scry_field {
 	int16_t adjust;        /* FIXED int32: added to the raw value (LTTng's prio - 100) */
 	const struct scry_struct_desc *sdesc;   /* STRUCTSEQ: the element type */
 	int arg;               /* syscall events: the argument this field holds, or -1 */
+	enum scry_faux aux;    /* ... or describes */
 };
 
 enum scry_ekind {

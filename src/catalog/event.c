@@ -260,6 +260,22 @@ static struct scry_field *add_seq(struct builder *b, const char *name, enum scry
 	return f;
 }
 
+/* "_NAME_what", an integer field about argument arg (see enum scry_faux). */
+static struct scry_field *add_aux(struct builder *b, const char *name, const char *what, uint8_t size,
+				  unsigned arg, enum scry_faux aux)
+{
+	struct scry_field *f;
+	char fname[160];
+
+	snprintf(fname, sizeof(fname), "_%s_%s", name, what);
+	if (!(f = add(b, fname, SCRY_F_INT, size, false)))
+		return NULL;
+	f->base = aux == SCRY_AUX_PTR ? 16 : 10;
+	f->arg = (int)arg;
+	f->aux = aux;
+	return f;
+}
+
 static struct scry_sc_op *add_op(struct scry_event *ev, uint8_t kind, unsigned arg)
 {
 	struct scry_sc_op *op = &ev->ops[ev->nops++];
@@ -429,8 +445,9 @@ static bool add_capture(struct builder *b, const struct scry_syscall *sc, unsign
 	struct scry_sc_op *op;
 	unsigned elem = 1, max;
 
-	if (a->kind == SCRY_A_STRV) {
-		if (!(f = add_seq(b, name, SCRY_F_STRSEQ, 1)))
+	if (a->kind == SCRY_A_STRV) {   /* the layout of SCRY_SOP_STRV */
+		if (!add_aux(b, name, "ptr", 8, i, SCRY_AUX_PTR) || !add_aux(b, name, "count", 4, i, SCRY_AUX_COUNT) ||
+		    !(f = add_seq(b, name, SCRY_F_STRSEQ, 1)))
 			goto nomem;
 		f->arg = (int)i;
 		op = add_op(b->ev, SCRY_SOP_STRV, i);

@@ -302,7 +302,8 @@ int cmd_trace(int argc, char **argv)
 	if (sum && trace_summary_print(sum, out, o.sortby))
 		fprintf(stderr, "scry: writing the summary failed\n");
 	if (ssum.discarded)
-		fprintf(stderr, "scry: %llu events lost (ring buffer full): calls are missing above\n",
+		fprintf(stderr, "scry: %llu events lost (ring buffer full, or calls still blocked at the end): "
+			"calls are missing above\n",
 			(unsigned long long)ssum.discarded);
 	if (live && trace_live_malformed(live))
 		fprintf(stderr, "scry: %llu events could not be decoded\n",

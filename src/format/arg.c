@@ -10,7 +10,9 @@
  *    argument that was not recorded prints as "?".
  *  - argv and envp are both STRV: a STRV argument preceded by another STRV argument
  *    (spec[-1], when val points into all[]) is the environment, shown as
- *    "0x7ffd... / * 25 vars * /" unless verbose.
+ *    "0x7ffd... / * 25 vars * /" (the count of the whole array) unless verbose.  A NULL
+ *    array prints as NULL, one that could not be read as its pointer; a list of which not
+ *    every string was recorded ends with "...".
  *  - some sets depend on another argument of the call and are resolved here: "sockproto"
  *    (socket's protocol, by the family in argument 0), "sockopt" (by the level in
  *    argument 1) and "fcntl_arg" (by the command in argument 1).
@@ -370,8 +372,9 @@ static void put_strv(struct outbuf *ob, const struct scry_argspec *spec, const s
 	unsigned strsize = o ? o->strsize : 32;
 	bool verbose = o && o->verbose;
 	const uint8_t *s = val->p, *end;
+	uint32_t count = val->have_count ? val->count : val->n;
 
-	if (!val->p) {
+	if (!val->p || (val->have_ptr && !val->v) || count == SCRY_STRV_UNREADABLE) {
 		put_pointer(ob, val);
 		return;
 	}
@@ -383,8 +386,8 @@ static void put_strv(struct outbuf *ob, const struct scry_argspec *spec, const s
 		if (ptr)
 			put_pointer(ob, val);
 		ob_puts(ob, ptr ? " /* " : "[/* ");
-		ob_u64(ob, val->n);
-		ob_puts(ob, val->n == 1 ? " var */" : " vars */");
+		ob_u64(ob, count);
+		ob_puts(ob, count == 1 ? " var */" : " vars */");
 		if (!ptr)
 			ob_putc(ob, ']');
 		return;
@@ -404,7 +407,7 @@ static void put_strv(struct outbuf *ob, const struct scry_argspec *spec, const s
 		scry_fmt_str(ob, s, n, strsize, false);
 		s += n + 1;
 	}
-	if (val->truncated)
+	if (val->truncated || count > val->n)
 		ob_puts(ob, val->n ? ", ..." : "...");
 	ob_putc(ob, ']');
 }

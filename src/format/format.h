@@ -14,8 +14,9 @@
 /* One argument as recorded.  Plain kinds: v.  PATH/STR: p/len (bytes without the NUL),
  * truncated when the capture was cut.  BUF/SOCKADDR: p/len bytes.  STRUCT/ARRAY: p holds
  * n packed elements of the type's size (n == 0 for STRUCT: NULL pointer or unreadable).
- * STRV: p holds n NUL-terminated strings back to back.  have: the field was recorded
- * (an OUT capture of a failed call, or of an unfinished call, is not). */
+ * STRV: p holds n NUL-terminated strings back to back, the first n of count (when
+ * have_count; SCRY_STRV_UNREADABLE: the array could not be read).  have: the field was
+ * recorded (an OUT capture of a failed call, or of an unfinished call, is not). */
 struct scry_argval {
 	bool have;
 	uint64_t v;             /* register value (for captures: the pointer, when known) */
@@ -28,6 +29,8 @@ struct scry_argval {
 	 * for the kinds shown on entry (scry_fmt_at_entry), for a failed call, and as
 	 * recvmsg's "msg_namelen=128 => 16". */
 	const struct scry_argval *entry;
+	bool have_count;        /* STRV: count is known */
+	uint32_t count;         /* STRV: strings in the user array */
 };
 
 struct scry_fmt_opts {

@@ -131,7 +131,7 @@ static struct fgen_loc locate(const struct scry_event *ev, const struct filter_a
 	sf = &ev->fields[a->top];
 	switch (ev->kind) {
 	case SCRY_EV_SYSCALL_ENTRY:
-		if (sf->arg < 0)
+		if (sf->arg < 0 || sf->aux == SCRY_AUX_COUNT)   /* a count is not in a register */
 			break;
 		if (sf->type == SCRY_F_INT)
 			l = (struct fgen_loc){ .kind = FGEN_ARG, .arg = (uint8_t)sf->arg, .ext = arg_ext(ev, sf->arg) };

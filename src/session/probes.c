@@ -30,6 +30,7 @@ struct scry_probes {
 	int strnstr_id;            /* vmlinux BTF id of kfunc bpf_strnstr, 0 if none */
 	struct loaded_filter *filters;   /* filter programs loaded (closed with the probes) */
 	size_t nfilters, capfilters;
+	bool prepare_exec;         /* scry_prepare_exec is loaded */
 };
 
 struct loaded_filter {
@@ -164,6 +165,11 @@ int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o,
 	p->strnstr_id = vmlinux ? btf__find_by_name_kind(vmlinux, "bpf_strnstr", BTF_KIND_FUNC) : -1;
 	if (p->strnstr_id < 0)
 		p->strnstr_id = 0;
+	/* sched_prepare_exec (Linux 6.10) lets a deferred execve entry be read from the old
+	 * image; without it, it is read from the new one (SCRY_NO_PREPARE_EXEC=1 forces this,
+	 * for tests) */
+	p->prepare_exec = o->syscalls && p->btf_tp && btf_has_typedef(vmlinux, "btf_trace_sched_prepare_exec") &&
+			  !getenv("SCRY_NO_PREPARE_EXEC");
 	btf__free(vmlinux);
 
 	p->skel->rodata->ctx_mask = o->ctx_mask;
@@ -187,6 +193,7 @@ int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o,
 	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_btf, o->syscalls && p->btf_tp);
 	bpf_program__set_autoload(p->skel->progs.scry_sys_enter_tp, o->syscalls && !p->btf_tp);
 	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_tp, o->syscalls && !p->btf_tp);
+	bpf_program__set_autoload(p->skel->progs.scry_prepare_exec, p->prepare_exec);
 	bool need_fork = !o->target_all || o->fork_event_id != 0xffff || o->track_vpid;
 	if (need_fork && !btf_fork) {
 		snprintf(err, errlen, "this kernel lacks the BTF tracepoint sched_process_fork needed to follow children and record forks");
@@ -340,6 +347,9 @@ int scry_probes_attach(struct scry_probes *p, char *err, size_t errlen)
 			if (!ret)
 				ret = add_link(p, bpf_program__attach(p->skel->progs.scry_sys_exit_tp), "raw_syscalls:sys_exit", err, errlen);
 		}
+		if (!ret && p->prepare_exec)
+			ret = add_link(p, bpf_program__attach(p->skel->progs.scry_prepare_exec),
+				       "tp_btf/sched_prepare_exec", err, errlen);
 		if (ret)
 			return ret;
 	}
@@ -482,6 +492,11 @@ uint64_t scry_probes_recursion_misses(struct scry_probes *p)
 			sum += info.recursion_misses;
 	}
 	return sum;
+}
+
+uint64_t scry_probes_deferred_waiting(struct scry_probes *p)
+{
+	return __atomic_load_n(&p->skel->bss->deferred_waiting, __ATOMIC_RELAXED);
 }
 
 void scry_probes_detach(struct scry_probes *p)

@@ -68,6 +68,9 @@ int scry_probes_stats(struct scry_probes *p, struct scry_cpu_stats *out);
 /* Events the kernel skipped because a program was already running on that CPU
  * (bpf_prog_info.recursion_misses summed over the programs). */
 uint64_t scry_probes_recursion_misses(struct scry_probes *p);
+/* Syscall entries kept for their exit (their strings were not mapped yet at entry) and
+ * not written yet: after detach, those are lost (calls still blocked). */
+uint64_t scry_probes_deferred_waiting(struct scry_probes *p);
 /* Detach every program (no event is produced after this returns); maps stay readable. */
 void scry_probes_detach(struct scry_probes *p);
 void scry_probes_close(struct scry_probes *p);

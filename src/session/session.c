@@ -459,7 +459,7 @@ static int write_metadata(struct scry_session *s, char *err, size_t errlen)
 
 /* A syscall descriptor's flags once the filter is known: an event the filter can never
  * accept is not recorded; one it may accept goes through its filter program. */
-static uint8_t filtered_flags(const struct scry_session *s, uint8_t flags, uint16_t id, uint8_t rec, uint8_t filt)
+static uint16_t filtered_flags(const struct scry_session *s, uint16_t flags, uint16_t id, uint16_t rec, uint16_t filt)
 {
 	switch (s->filters ? scry_filters_use(s->filters, id) : SCRY_FILTER_NONE) {
 	case SCRY_FILTER_NEVER:
@@ -469,6 +469,15 @@ static uint8_t filtered_flags(const struct scry_session *s, uint8_t flags, uint1
 	default:
 		return flags;
 	}
+}
+
+/* Does the entry event read user strings (paths, names, argv)? */
+static bool reads_strings(const struct scry_event *ev)
+{
+	for (unsigned i = 0; i < ev->nops; i++)
+		if (ev->ops[i].kind == SCRY_SOP_STR || ev->ops[i].kind == SCRY_SOP_STRV)
+			return true;
+	return ev->str_mask != 0;
 }
 
 static int set_syscall_table(struct scry_session *s, char *err, size_t errlen)
@@ -497,6 +506,10 @@ static int set_syscall_table(struct scry_session *s, char *err, size_t errlen)
 			d.str_mask = ev->str_mask;
 			d.s32_mask = ev->s32_mask;
 			d.u32_mask = ev->u32_mask;
+			if (reads_strings(ev) && !s->opts.count_syscalls)
+				d.flags |= SCRY_SC_DEFER;
+			if (!strcmp(ev->tp, "execve") || !strcmp(ev->tp, "execveat"))
+				d.flags |= SCRY_SC_EXEC;
 			if (ev->nops && !s->opts.count_syscalls) {
 				d.flags |= SCRY_SC_ENTRY_OPS;
 				d.n_entry_ops = ev->nops;
@@ -674,7 +687,8 @@ int scry_session_stop(struct scry_session *s, struct scry_session_summary *out, 
 	memset(out, 0, sizeof(*out));
 	if (s->probes) {
 		scry_probes_detach(s->probes);
-		misses = scry_probes_recursion_misses(s->probes);
+		/* program runs the kernel skipped, and entries still waiting for their exit */
+		misses = scry_probes_recursion_misses(s->probes) + scry_probes_deferred_waiting(s->probes);
 	}
 	s->stop_ts = scry_monotonic_ns();
 	if (s->consumer) {

@@ -43,7 +43,8 @@ struct scry_session_opts {
 
 struct scry_session_summary {
 	uint64_t events;                /* written to the trace */
-	uint64_t discarded;             /* lost in the kernel (ring full, build area busy, re-entry) */
+	uint64_t discarded;             /* lost in the kernel (ring full, build area busy, re-entry,
+					 * an entry deferred to an exit that never came) */
 	uint64_t truncated;             /* events with a string cut at SCRY_STR_MAX bytes */
 	uint64_t bytes;                 /* bytes of the stream files */
 	uint64_t clamped;               /* timestamps raised to keep a stream ordered */

@@ -183,14 +183,27 @@ static void fill_args(const struct scry_event *ev, const struct scry_fieldval *v
 		if (f->arg < 0 || f->arg >= SCRY_MAX_ARGS)
 			continue;
 		a = &out[f->arg];
+		switch (f->aux) {
+		case SCRY_AUX_PTR:
+			a->v = vals[i].v;
+			a->have_ptr = true;
+			continue;
+		case SCRY_AUX_COUNT:
+			a->count = (uint32_t)vals[i].v;
+			a->have_count = true;
+			continue;
+		default:
+			break;
+		}
 		a->have = true;
-		a->v = vals[i].v;
 		a->p = vals[i].p;
 		a->len = vals[i].len;
 		a->n = vals[i].n;
-		if (f->type == SCRY_F_INT)
+		if (f->type == SCRY_F_INT) {
+			a->v = vals[i].v;
 			a->have_ptr = scry_akind_captures(sc->spec[f->arg].kind) ||
 				      sc->spec[f->arg].kind == SCRY_A_STRV;
+		}
 	}
 }
 

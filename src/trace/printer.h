@@ -38,7 +38,11 @@
  *  - INOUT arguments are printed when the call returns, with their exit value.
  *  - execve in a non-leader thread: the call returns under the leader's tid (the line goes
  *    on if nothing came between); strace's "+++ superseded by execve +++" is not printed.
- *  - status=unavailable never matches; status=detached matches calls pending at the end. */
+ *  - status=unavailable never matches; status=detached matches calls pending at the end.
+ *  - a call whose strings were not mapped yet when it entered (a child's first calls after
+ *    fork) reaches scry when it returns: its entry part is printed then, in its entry-time
+ *    place among lines not printed yet; one still blocked at the end is not shown.
+ *  - -v lists at most 32 of execve's argv/envp strings, then "...". */
 #ifndef SCRY_TRACE_PRINTER_H
 #define SCRY_TRACE_PRINTER_H
 

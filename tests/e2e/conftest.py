@@ -88,7 +88,10 @@ def record(scry):
 def _to_py(field):
     import bt2
     if isinstance(field, bt2._StringFieldConst):
-        return str(field)
+        # babeltrace2 2.0.4 keeps, in an empty string field, the text of the previous event
+        # of the same class: bt_field_string_clear() sets the length to 0 but leaves the
+        # buffer, which str() reads up to its NUL.  The length is right.
+        return str(field) if len(field) else ""
     if isinstance(field, bt2._BoolFieldConst):
         return bool(field)
     if isinstance(field, bt2._IntegerFieldConst):

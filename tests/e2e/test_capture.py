@@ -91,11 +91,15 @@ def test_mmap_and_failure(rec):
 
 
 def test_execve_argv_envp(rec):
-    # scry's own exec of the workload: argv and envp are in pages the kernel has touched.
-    # (The child's execve right after fork reads "(fault)": its copy-on-write pages are
-    # not mapped yet and the kernel side cannot fault them in — a known limit.)
+    # scry's own exec of the workload, then the workload's child's, right after fork
     seen, tr = rec
     (en, ex), = calls(tr, "execve", filename=seen["prog"])
     assert en["argv"] == [seen["prog"], seen["base"]] and ex["ret"] == 0
+    assert en["_argv_count"] == 2 and en["_argv_ptr"] != 0
+    assert en["_envp_count"] == len(os.environ)
     assert len(en["envp"]) == min(len(os.environ), 32)
     assert all("=" in v for v in en["envp"])
+    (en, ex), = calls(tr, "execve", pid=seen["child"])
+    assert en["filename"] == "/bin/true" and ex["ret"] == 0
+    assert en["argv"] == ["true", "arg1"] and en["_argv_count"] == 2
+    assert en["envp"] == ["SCRY_TEST=1"] and en["_envp_count"] == 1

@@ -132,7 +132,8 @@ static void fill_env(struct cur *c, struct scry_filter_env *e)
 
 		if (ev->kind == SCRY_EV_SYSCALL_EXIT && !strcmp(f->name, "ret"))
 			e->ret = (int64_t)v->v;
-		if (ev->kind != SCRY_EV_SYSCALL_ENTRY || f->arg < 0 || f->arg >= SCRY_MAX_ARGS)
+		if (ev->kind != SCRY_EV_SYSCALL_ENTRY || f->arg < 0 || f->arg >= SCRY_MAX_ARGS ||
+		    f->aux == SCRY_AUX_COUNT)
 			continue;
 		if (f->type == SCRY_F_INT) {
 			e->args[f->arg] = v->v;

@@ -275,11 +275,33 @@ static void test_syscall_events(void **state)
 	assert_int_equal(ex->nops, 2);
 	assert_int_equal(ex->ops[0].kind, SCRY_SOP_RET);
 	assert_int_equal(ex->ops[1].flags & SCRY_SOPF_OK_ONLY, SCRY_SOPF_OK_ONLY);
-	/* execve: argv and envp are string sequences read on entry */
+	/* execve: argv and envp are string sequences read on entry, each after the array's
+	 * pointer and count of strings (one operation writes the four fields) */
 	en = scry_catalog_syscall_entry(cat, scry_catalog_syscall_by_name(cat, "execve"));
-	assert_int_equal(en->fields[2].type, SCRY_F_STRSEQ);
-	assert_string_equal(en->fields[2].name, "argv");
+	assert_int_equal(en->nfields, 9);
+	assert_string_equal(en->fields[1].name, "_argv_ptr");
+	assert_int_equal(en->fields[1].size, 8);
+	assert_int_equal(en->fields[1].base, 16);
+	assert_int_equal(en->fields[1].aux, SCRY_AUX_PTR);
+	assert_int_equal(en->fields[1].arg, 1);
+	assert_string_equal(en->fields[2].name, "_argv_count");
+	assert_int_equal(en->fields[2].size, 4);
+	assert_int_equal(en->fields[2].aux, SCRY_AUX_COUNT);
+	assert_int_equal(en->fields[2].arg, 1);
+	assert_string_equal(en->fields[3].name, "_argv_length");
+	assert_int_equal(en->fields[3].aux, SCRY_AUX_NONE);
+	assert_int_equal(en->fields[4].type, SCRY_F_STRSEQ);
+	assert_string_equal(en->fields[4].name, "argv");
+	assert_int_equal(en->fields[4].length_field, 3);
+	assert_int_equal(en->fields[4].aux, SCRY_AUX_NONE);
+	assert_string_equal(en->fields[5].name, "_envp_ptr");
+	assert_int_equal(en->fields[5].arg, 2);
+	assert_string_equal(en->fields[8].name, "envp");
+	assert_int_equal(en->nops, 3);
 	assert_int_equal(en->ops[1].kind, SCRY_SOP_STRV);
+	assert_int_equal(en->ops[1].arg, 1);
+	assert_int_equal(en->ops[2].kind, SCRY_SOP_STRV);
+	assert_int_equal(en->ops[2].max, SCRY_STRV_MAX);
 	/* getppid: no argument */
 	en = scry_catalog_syscall_entry(cat, scry_catalog_syscall_by_name(cat, "getppid"));
 	assert_int_equal(en->nfields, 0);

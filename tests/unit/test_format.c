@@ -629,6 +629,33 @@ static void test_strv(void **state)
 	all[1].truncated = true;
 	EXPECT(scry_fmt_arg(&ob, &specs[1], &all[1], all, 0, true, &vopts),
 	       "[\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"..., \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"..., ...]");
+	/* the count of the whole array: 41 variables of which 2 recorded */
+	all[1] = strv(argv, 2, store, 0x7ffd2daa1000);
+	all[2] = strv(envp, 2, store2, 0x7ffd2daa1420);
+	all[2].have_count = true;
+	all[2].count = 41;
+	EXPECT(scry_fmt_arg(&ob, &specs[2], &all[2], all, 0, true, &opts), "0x7ffd2daa1420 /* 41 vars */");
+	EXPECT(scry_fmt_arg(&ob, &specs[2], &all[2], all, 0, true, &vopts), "[\"A=1\", \"B=2\\n\", ...]");
+	all[2].count = 0;
+	all[2].n = 0;
+	EXPECT(scry_fmt_arg(&ob, &specs[2], &all[2], all, 0, true, &opts), "0x7ffd2daa1420 /* 0 vars */");
+	EXPECT(scry_fmt_arg(&ob, &specs[2], &all[2], all, 0, true, &vopts), "[]");
+	/* argv: every string recorded, then more than recorded */
+	all[1].have_count = true;
+	all[1].count = 2;
+	EXPECT(scry_fmt_arg(&ob, &specs[1], &all[1], all, 0, true, &opts), "[\"ls\", \"-l\"]");
+	all[1].count = 3;
+	EXPECT(scry_fmt_arg(&ob, &specs[1], &all[1], all, 0, true, &opts), "[\"ls\", \"-l\", ...]");
+	/* an array that could not be read: its pointer, as strace */
+	all[1].count = SCRY_STRV_UNREADABLE;
+	all[1].n = 0;
+	EXPECT(scry_fmt_arg(&ob, &specs[1], &all[1], all, 0, true, &opts), "0x7ffd2daa1000");
+	all[2].count = SCRY_STRV_UNREADABLE;
+	EXPECT(scry_fmt_arg(&ob, &specs[2], &all[2], all, 0, true, &opts), "0x7ffd2daa1420");
+	/* a NULL array recorded with its pointer */
+	all[1] = strv(argv, 0, store, 0);
+	all[1].have_count = true;
+	EXPECT(scry_fmt_arg(&ob, &specs[1], &all[1], all, 0, true, &opts), "NULL");
 }
 
 /* ---------------------------------------------------------------- buffers */
