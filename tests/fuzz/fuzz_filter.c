@@ -1,13 +1,16 @@
 /* fuzz_filter.c — libFuzzer target: input bytes as a filter expression through filter_parse
  * (errors must point inside the text, on one line), filter_check against a fixed set of event
  * schemas, filter_lower for each event (IR invariants: bounded size and stack, forward jumps,
- * RET last), and evaluation of every matchable event both ways (AST and IR) over values
- * derived from the input: the two must agree. */
+ * RET last), evaluation of every matchable event both ways (AST and IR) over values
+ * derived from the input: the two must agree; and the eBPF compiler (bpf_gen.c) on every
+ * matchable IR: it compiles or refuses with a reason, and a program ends in exit with its
+ * jumps forward and inside it (loading it is tests/e2e/test_filter_diff.py's part). */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "filter/bpf_gen.h"
 #include "filter/filter.h"
 
 static const struct filter_field ctx[] = {
@@ -104,6 +107,44 @@ static void check_ir(const struct filter_ir *ir)
 	}
 }
 
+/* Compile ir with every access located somewhere the compiler knows (ints in arguments,
+ * strings as user strings, some unreadable): a refusal must say why; a program must end
+ * in exit, jump only forward and stay inside. */
+static void check_compile(const struct filter_ir *ir, uint64_t seed)
+{
+	struct fgen_loc locs[FILTER_MAX_REFS];
+	struct fgen_target t = { .env_fd = 3, .back_fd = 4, .strnstr_btf_id = (seed & 1) ? 99 : 0, .test = seed & 2 };
+	struct fgen_prog prog;
+	char why[200];
+
+	for (uint32_t i = 0; i < ir->naccess && i < FILTER_MAX_REFS; i++) {
+		const struct filter_access *a = &ir->access[i];
+		if (a->nsteps && (seed >> 2 & 1))
+			locs[i] = (struct fgen_loc){ .kind = FGEN_NONE };
+		else if (a->type == FF_STRING)
+			locs[i] = (struct fgen_loc){ .kind = (seed >> 3 & 1) ? FGEN_USTR : FGEN_REC_LOC, .arg = i % 6,
+						     .max = 32 + (uint32_t)(seed % 4000), .off = 8 + 4 * (i % 8) };
+		else
+			locs[i] = (struct fgen_loc){ .kind = (seed >> 4 & 1) ? FGEN_ARG : FGEN_REC_INT, .arg = i % 6,
+						     .ext = (uint8_t)(i % 3), .size = (uint8_t)(1u << (i % 4)),
+						     .is_signed = i & 1, .off = (uint16_t)(8 + 2 * i), .adjust = (int16_t)(i % 3 - 1) };
+	}
+	if (fgen_compile(ir, locs, &t, &prog, why, sizeof(why))) {
+		if (!why[0])
+			abort();
+		return;
+	}
+	if (!prog.n || prog.insns[prog.n - 1].code != (BPF_JMP | BPF_EXIT))
+		abort();
+	for (size_t i = 0; i < prog.n; i++) {
+		uint8_t c = prog.insns[i].code;
+		if ((c & 7) == BPF_JMP && (c & 0xf0) != BPF_CALL && (c & 0xf0) != BPF_EXIT &&
+		    (prog.insns[i].off < 0 || i + 1 + (size_t)prog.insns[i].off >= prog.n))
+			abort();
+	}
+	fgen_prog_free(&prog);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static FILE *devnull;
@@ -145,6 +186,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		if (devnull && (seed & 63) == 0)
 			filter_ir_dump(devnull, &ir);
+		if (ir.status == FILTER_EV_MATCHABLE)
+			check_compile(&ir, seed);
 		for (int k = 0; k < 4; k++) {
 			struct vals v = { seed + (uint64_t)k * 0x51ed27, (uint32_t)k };
 			struct filter_values fv = { e, get, &v };
