@@ -235,21 +235,13 @@ static int parse_args(int argc, char **argv, struct record_args *a, char *err, s
 		snprintf(err, errlen, "a command cannot be combined with --track-pid (its processes are tracked)");
 		return -EINVAL;
 	}
-	if (a->track.npids) {   /* the pid tracker narrows -a to these processes and their children */
-		pid_t *p = realloc(a->pids, (a->npids + a->track.npids) * sizeof(*p));
-		if (!p)
-			goto oom;
-		a->pids = p;
-		memcpy(a->pids + a->npids, a->track.pids, a->track.npids * sizeof(*p));
-		a->npids += a->track.npids;
-		a->until_stopped = a->so.target_all;
-		a->so.target_all = false;
-	}
+	a->until_stopped = a->so.target_all && a->track.npids;   /* -a --track-pid: until stopped */
+	if (cli_track_apply(&a->track, &a->so, &a->pids, &a->npids))
+		goto oom;
 	if (!a->cmd && !a->so.target_all && !a->npids) {
 		snprintf(err, errlen, "nothing to trace: give -- CMD, -p PID or -a");
 		return -EINVAL;
 	}
-	cli_track_apply(&a->track, &a->so);
 	for (size_t i = 0; i < a->npids; i++) {
 		pid_t tgid = process_of(a->pids[i]);
 		if (tgid <= 0) {

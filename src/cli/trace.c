@@ -249,18 +249,10 @@ int cmd_trace(int argc, char **argv)
 	so.nevents = nspecs;
 	so.ctx_mask = (1ULL << SCRY_CTX_PID) | (1ULL << SCRY_CTX_TID);
 	so.target_all = o.all;
-	if (o.track.npids) {   /* the pid tracker narrows -a to these processes and their children */
-		pid_t *p = realloc(o.pids, (o.npids + o.track.npids) * sizeof(*p));
-		if (!p) {
-			snprintf(err, sizeof(err), "out of memory");
-			goto fail;
-		}
-		o.pids = p;
-		memcpy(o.pids + o.npids, o.track.pids, o.track.npids * sizeof(*p));
-		o.npids += o.track.npids;
-		so.target_all = false;
+	if (cli_track_apply(&o.track, &so, &o.pids, &o.npids)) {
+		snprintf(err, sizeof(err), "out of memory");
+		goto fail;
 	}
-	cli_track_apply(&o.track, &so);
 	so.filter_entries_only = true;
 	so.capture.strsize = o.strsize;
 	/* the catalog bounds it to SCRY_SEQ_MAX */

@@ -112,8 +112,17 @@ int cli_track_option(struct cli_track *t, int opt, const char *arg, char *err, s
 	}
 }
 
-void cli_track_apply(const struct cli_track *t, struct scry_session_opts *so)
+int cli_track_apply(const struct cli_track *t, struct scry_session_opts *so, pid_t **pids, size_t *npids)
 {
+	if (t->npids) {
+		pid_t *p = realloc(*pids, (*npids + t->npids) * sizeof(*p));
+		if (!p)
+			return -1;
+		memcpy(p + *npids, t->pids, t->npids * sizeof(*p));
+		*pids = p;
+		*npids += t->npids;
+		so->target_all = false;
+	}
 	so->filter = t->filter;
 	if (t->vpid_given) {
 		so->track_vpids = t->vpids;
@@ -129,6 +138,7 @@ void cli_track_apply(const struct cli_track *t, struct scry_session_opts *so)
 	}
 	so->track_cgroups = t->cgroups;
 	so->ntrack_cgroups = t->ncgroups;
+	return 0;
 }
 
 void cli_track_free(struct cli_track *t)

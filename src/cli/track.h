@@ -50,8 +50,10 @@ struct cli_track {
 
 /* Handle option opt (one of CLI_OPT_*): 0, or -1 with err filled. */
 int cli_track_option(struct cli_track *t, int opt, const char *arg, char *err, size_t errlen);
-/* Point the session options at the trackers and the filter (t must outlive them). */
-void cli_track_apply(const struct cli_track *t, struct scry_session_opts *so);
+/* Point the session options at the trackers and the filter (t must outlive them); the
+ * pid tracker's pids join *pids (the processes followed) and narrow -a to them.
+ * -1 when memory runs out. */
+int cli_track_apply(const struct cli_track *t, struct scry_session_opts *so, pid_t **pids, size_t *npids);
 void cli_track_free(struct cli_track *t);
 
 #endif

@@ -47,39 +47,7 @@
 #define SA_RESTORER 0x04000000   /* the kernel's; the C library does not export it */
 #endif
 
-static struct outbuf ob;
-static FILE *devnull;
-
-static int setup(void **state)
-{
-	setenv("TZ", "UTC", 1);
-	tzset();
-	devnull = fopen("/dev/null", "w");
-	if (!devnull || ob_init(&ob, devnull))
-		return -1;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	ob_free(&ob);
-	fclose(devnull);
-	return 0;
-}
-
-/* What was printed since the last call. */
-static const char *took(void)
-{
-	static char s[65536];
-	size_t n = ob.n < sizeof(s) - 1 ? ob.n : sizeof(s) - 1;
-
-	memcpy(s, ob.buf, n);
-	s[n] = 0;
-	ob.n = 0;
-	return s;
-}
-
-#define EXPECT(stmt, str) do { ob.n = 0; stmt; assert_string_equal(took(), (str)); } while (0)
+#include "fmt_test_util.h"
 #define FLAGS(set, v, str) EXPECT(assert_true(scry_fmt_flags(&ob, set, (v))), str)
 #define ENUM(set, v, str) EXPECT(assert_true(scry_fmt_enum(&ob, set, (v))), str)
 #define RET(name, r, str) EXPECT(scry_fmt_ret(&ob, name, (r)), str)

@@ -18,34 +18,7 @@
 #include "catalog/argspec.h"
 #include "format/format.h"
 
-static struct outbuf ob;
-static FILE *devnull;
-
-static int setup(void **state)
-{
-	devnull = fopen("/dev/null", "w");
-	return !devnull || ob_init(&ob, devnull) ? -1 : 0;
-}
-
-static int teardown(void **state)
-{
-	ob_free(&ob);
-	fclose(devnull);
-	return 0;
-}
-
-static const char *took(void)
-{
-	static char s[8192];
-	size_t n = ob.n < sizeof(s) - 1 ? ob.n : sizeof(s) - 1;
-
-	memcpy(s, ob.buf, n);
-	s[n] = 0;
-	ob.n = 0;
-	return s;
-}
-
-#define EXPECT(stmt, str) do { ob.n = 0; stmt; assert_string_equal(took(), (str)); } while (0)
+#include "fmt_test_util.h"
 
 static const struct scry_fmt_opts opts = { .strsize = 32 };
 static const struct scry_fmt_opts vopts = { .strsize = 32, .verbose = true };
