@@ -79,8 +79,6 @@ enum {
 	                               * page not mapped yet) the entry is written at the exit */
 	SCRY_SC_EXEC      = 1 << 7,   /* execve, execveat: a deferred entry is written before the
 	                               * old image goes (sched_prepare_exec) */
-	SCRY_SC_FILTER_ENTRY = 1 << 8,/* the entry passes the filter program flt_enter[entry_id] */
-	SCRY_SC_FILTER_EXIT  = 1 << 9,/* the exit passes flt_exit[exit_id] */
 };
 
 /* Per syscall number and CPU (map "sc_counts"): `scry trace -c` aggregates in the kernel. */
@@ -190,7 +188,6 @@ struct scry_tp_op {
 	__u16 elem;           /* SEQ: element size in bytes */
 };
 
-#define SCRY_TP_FILTER 0x1           /* scry_tp_desc.flags: passes flt_tp[event_id] */
 
 struct scry_tp_desc {
 	__u16 event_id;
@@ -201,26 +198,28 @@ struct scry_tp_desc {
 };
 
 /* ---- filters (src/filter/bpf_gen.c writes the programs) -------------------------------
- * A dispatcher (sys_enter, sys_exit, scry_tp) whose event has a filter copies what the
- * filter may read into this CPU's filter environment of its kind (map "filter_env"), marks
- * it owned, and tail-calls the event's filter program (prog arrays flt_enter, flt_exit,
- * flt_tp, index = event id).  The filter reads only the environment (tracepoints: also the
- * raw record at `base`), and either frees the environment and returns (event rejected) or
- * sets `accept` and tail-calls the dispatcher again (prog arrays back_enter/back_exit/
- * back_tp, index 0), which then writes the event as usual. */
+ * A filter front is attached to a hook in place of its dispatcher (sys_enter, sys_exit:
+ * one front for every filtered call; a filtered tracepoint: its own front, with the same
+ * cookie).  It reads the event's values where the hook has them and either returns (the
+ * event is rejected: nothing else runs) or tail-calls the dispatcher (prog arrays
+ * back_enter/back_exit/back_tp, index 0), which writes the event as usual.  An exit whose
+ * call deferred its entry (SCRY_SC_DEFER) still runs back_exit[1], which writes the
+ * deferred entry when it was accepted.  The filter environment of each kind is the fronts'
+ * scratch (strings, unaligned record reads); tests fill it with an event's values. */
 enum { SCRY_FENV_ENTER, SCRY_FENV_EXIT, SCRY_FENV_TP, SCRY_FENV_NR };
 
 #define SCRY_FILTER_SEG_MAX 256            /* a glob segment copied for bpf_strnstr, with NUL */
 #define SCRY_FILTER_STR_ROOM (SCRY_STR_MAX + 256)   /* string buffer: value + compare slack */
 
 struct scry_filter_env {
-	__u32 owner;          /* tid + 1 of the task whose filter runs here; 0: free */
-	__u32 accept;         /* 1: the filter accepted, the dispatcher writes the event */
+	__u32 owner;          /* 1 while a front uses it; 0: free */
+	__u32 pad;
 	__u64 base;           /* tracepoints: address of the raw record */
-	__u64 args[SCRY_MAX_ARGS];   /* syscalls: raw argument registers */
-	__s64 ret;            /* sys_exit: return value */
-	__s64 ctx[SCRY_CTX_NR];      /* integer contexts of filter_ctx_mask */
-	char comm[SCRY_COMM_LEN];    /* procname, if in filter_ctx_mask */
+	__u64 args[SCRY_MAX_ARGS];   /* tests: raw argument registers */
+	__s64 ret;            /* tests: return value */
+	__s64 nr;             /* tests: syscall number */
+	__s64 ctx[SCRY_CTX_NR];      /* tests: integer contexts */
+	char comm[SCRY_COMM_LEN];    /* tests: procname */
 	__u64 comm_nul;       /* zero: ends comm when it has no NUL */
 	__u64 tmp;            /* scratch for unaligned record reads */
 	__u8 seg[SCRY_FILTER_SEG_MAX];

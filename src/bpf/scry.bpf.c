@@ -749,30 +749,34 @@ static __always_inline void enter_unknown(long id, const __u64 *args, __u16 ev, 
 	ring_commit(p);
 }
 
-static __always_inline void sys_enter(void *ctx, long id, const __u64 *args)
+/* Is the entry of syscall id recorded for t (current)?  *dp: its descriptor, NULL for a
+ * call the table does not know (recorded as syscall_entry_unknown if selected).  Nothing
+ * else is read before this answer: a rejected event costs only the target check. */
+static __always_inline bool enter_wanted(struct task_struct *t, long id, struct scry_sc_desc **dp)
 {
-	struct task_struct *t = bpf_get_current_task_btf();
 	struct scry_sc_desc *d = NULL;
 	__u32 nr = id;
 
 	if (!target_ok(t))
-		return;
+		return false;
 	if (id >= 0 && id < SCRY_MAX_SYSCALLS)
 		d = bpf_map_lookup_elem(&syscalls, &nr);
-	if (!d) {
-		if (unknown_entry_id != SCRY_NO_EVENT)
-			enter_unknown(id, args, unknown_entry_id, t);
-		return;
-	}
+	*dp = d;
+	if (!d)
+		return unknown_entry_id != SCRY_NO_EVENT;
 	if (d->flags & SCRY_SC_COUNT) {
 		count_enter(t, id);
+		return false;
+	}
+	return d->flags & SCRY_SC_ENTRY;
+}
+
+static __always_inline void sys_enter(long id, const __u64 *args, struct task_struct *t, struct scry_sc_desc *d)
+{
+	if (!d) {
+		enter_unknown(id, args, unknown_entry_id, t);
 		return;
 	}
-	if (!(d->flags & SCRY_SC_ENTRY))
-		return;
-	if ((d->flags & SCRY_SC_FILTER_ENTRY) &&
-	    !filter_pass(ctx, &flt_enter, SCRY_FENV_ENTER, d->entry_id, t, args, 0, 0))
-		return;
 	if (d->flags & SCRY_SC_UNKNOWN) {
 		enter_unknown(id, args, d->entry_id, t);
 		return;
@@ -796,33 +800,54 @@ static __always_inline void sys_enter(void *ctx, long id, const __u64 *args)
 	}
 }
 
-static __always_inline void sys_exit(void *ctx, long id, long ret, const __u64 *args)
+/* The descriptor of syscall id at its exit for t (current), the deferred entry of the call
+ * written first; NULL when t is not a target or the table does not know the call. */
+static __always_inline struct scry_sc_desc *exit_resume(struct task_struct *t, long id, long ret, bool *target)
 {
-	struct task_struct *t = bpf_get_current_task_btf();
 	struct scry_sc_desc *d = NULL;
-	__u32 nr = id, hs;
-	__u8 *p;
+	__u32 nr = id;
 
-	if (!target_ok(t))
-		return;
+	*target = target_ok(t);
+	if (!*target)
+		return NULL;
 	if (id >= 0 && id < SCRY_MAX_SYSCALLS)
 		d = bpf_map_lookup_elem(&syscalls, &nr);
-	if (d && (d->flags & SCRY_SC_COUNT)) {
-		count_exit(t, id, ret);
-		return;
-	}
 	if (d && (d->flags & SCRY_SC_DEFER))
 		resume_entry(t, id, ret);
-	if (d && (d->flags & (SCRY_SC_EXIT | SCRY_SC_FILTER_EXIT)) == (SCRY_SC_EXIT | SCRY_SC_FILTER_EXIT) &&
-	    !filter_pass(ctx, &flt_exit, SCRY_FENV_EXIT, d->exit_id, t, args, ret, 0))
-		return;
-	hs = head_size();
-	if (d && (d->flags & (SCRY_SC_EXIT | SCRY_SC_UNKNOWN | SCRY_SC_EXIT_OPS)) ==
-			 (SCRY_SC_EXIT | SCRY_SC_EXIT_OPS)) {
-		exit_ops(d, args, ret, t);
+	return d;
+}
+
+/* Is the exit of syscall id recorded?  (*dp as for enter_wanted) */
+static __always_inline bool exit_wanted(struct task_struct *t, long id, long ret, struct scry_sc_desc **dp)
+{
+	bool target;
+	struct scry_sc_desc *d = exit_resume(t, id, ret, &target);
+
+	*dp = d;
+	if (!target)
+		return false;
+	if (!d)
+		return unknown_exit_id != SCRY_NO_EVENT;
+	if (d->flags & SCRY_SC_COUNT) {
+		count_exit(t, id, ret);
+		return false;
+	}
+	return d->flags & SCRY_SC_EXIT;
+}
+
+/* Write the exit of syscall id; args (read only for exit captures) may be NULL otherwise. */
+static __always_inline void sys_exit(long id, long ret, const __u64 *args, struct task_struct *t,
+				     struct scry_sc_desc *d)
+{
+	__u32 hs = head_size();
+	__u8 *p;
+
+	if (d && (d->flags & (SCRY_SC_UNKNOWN | SCRY_SC_EXIT_OPS)) == SCRY_SC_EXIT_OPS) {
+		if (args)
+			exit_ops(d, args, ret, t);
 		return;
 	}
-	if (d && (d->flags & (SCRY_SC_EXIT | SCRY_SC_UNKNOWN)) == SCRY_SC_EXIT) {
+	if (d && !(d->flags & SCRY_SC_UNKNOWN)) {
 		struct scry_stage *st = NULL;
 
 		p = stage_begin(&st, hs + 8);
@@ -836,8 +861,6 @@ static __always_inline void sys_exit(void *ctx, long id, long ret, const __u64 *
 			ring_commit(p);
 		return;
 	}
-	if (d && !(d->flags & SCRY_SC_EXIT))
-		return;
 	__u16 ev = d ? d->exit_id : unknown_exit_id;
 	if (ev == SCRY_NO_EVENT)
 		return;
@@ -850,13 +873,23 @@ static __always_inline void sys_exit(void *ctx, long id, long ret, const __u64 *
 	ring_commit(p);
 }
 
+static __always_inline bool exit_captures(const struct scry_sc_desc *d)
+{
+	return d && (d->flags & (SCRY_SC_UNKNOWN | SCRY_SC_EXIT_OPS)) == SCRY_SC_EXIT_OPS;
+}
+
 SEC("tp_btf/sys_enter")
 int BPF_PROG(scry_sys_enter_btf, struct pt_regs *regs, long id)
 {
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct scry_sc_desc *d;
+
+	if (!enter_wanted(t, id, &d))
+		return 0;
 	__u64 args[SCRY_MAX_ARGS] = {
 		regs->di, regs->si, regs->dx, regs->r10, regs->r8, regs->r9,
 	};
-	sys_enter(ctx, id, args);
+	sys_enter(id, args, t, d);
 	return 0;
 }
 
@@ -866,10 +899,30 @@ int BPF_PROG(scry_sys_enter_btf, struct pt_regs *regs, long id)
 SEC("tp_btf/sys_exit")
 int BPF_PROG(scry_sys_exit_btf, struct pt_regs *regs, long ret)
 {
-	__u64 args[SCRY_MAX_ARGS] = {
-		regs->di, regs->si, regs->dx, regs->r10, regs->r8, regs->r9,
-	};
-	sys_exit(ctx, regs->orig_ax, ret, args);
+	struct task_struct *t = bpf_get_current_task_btf();
+	long id = regs->orig_ax;
+	struct scry_sc_desc *d;
+
+	if (!exit_wanted(t, id, ret, &d))
+		return 0;
+	if (exit_captures(d)) {
+		__u64 args[SCRY_MAX_ARGS] = {
+			regs->di, regs->si, regs->dx, regs->r10, regs->r8, regs->r9,
+		};
+		sys_exit(id, ret, args, t, d);
+	} else {
+		sys_exit(id, ret, NULL, t, d);
+	}
+	return 0;
+}
+
+/* A filter front rejected the exit of a call that deferred its entry: write the entry. */
+SEC("tp_btf/sys_exit")
+int BPF_PROG(scry_sys_exit_resume_btf, struct pt_regs *regs, long ret)
+{
+	bool target;
+
+	exit_resume(bpf_get_current_task_btf(), regs->orig_ax, ret, &target);
 	return 0;
 }
 
@@ -898,22 +951,45 @@ struct raw_sys_exit {
 SEC("tracepoint/raw_syscalls/sys_enter")
 int scry_sys_enter_tp(struct raw_sys_enter *ctx)
 {
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct scry_sc_desc *d;
+
+	if (!enter_wanted(t, ctx->id, &d))
+		return 0;
 	__u64 args[SCRY_MAX_ARGS] = {
 		ctx->args[0], ctx->args[1], ctx->args[2], ctx->args[3], ctx->args[4], ctx->args[5],
 	};
-	sys_enter(ctx, ctx->id, args);
+	sys_enter(ctx->id, args, t, d);
 	return 0;
 }
 
 SEC("tracepoint/raw_syscalls/sys_exit")
 int scry_sys_exit_tp(struct raw_sys_exit *ctx)
 {
-	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
-	__u64 args[SCRY_MAX_ARGS] = {
-		BPF_CORE_READ(regs, di), BPF_CORE_READ(regs, si), BPF_CORE_READ(regs, dx),
-		BPF_CORE_READ(regs, r10), BPF_CORE_READ(regs, r8), BPF_CORE_READ(regs, r9),
-	};
-	sys_exit(ctx, ctx->id, ctx->ret, args);
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct scry_sc_desc *d;
+
+	if (!exit_wanted(t, ctx->id, ctx->ret, &d))
+		return 0;
+	if (exit_captures(d)) {
+		struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(t);
+		__u64 args[SCRY_MAX_ARGS] = {
+			BPF_CORE_READ(regs, di), BPF_CORE_READ(regs, si), BPF_CORE_READ(regs, dx),
+			BPF_CORE_READ(regs, r10), BPF_CORE_READ(regs, r8), BPF_CORE_READ(regs, r9),
+		};
+		sys_exit(ctx->id, ctx->ret, args, t, d);
+	} else {
+		sys_exit(ctx->id, ctx->ret, NULL, t, d);
+	}
+	return 0;
+}
+
+SEC("tracepoint/raw_syscalls/sys_exit")
+int scry_sys_exit_resume_tp(struct raw_sys_exit *ctx)
+{
+	bool target;
+
+	exit_resume(bpf_get_current_task_btf(), ctx->id, ctx->ret, &target);
 	return 0;
 }
 
@@ -1011,9 +1087,6 @@ int scry_tp(void *ctx)
 		return 0;
 	w.d = bpf_map_lookup_elem(&tps, &slot);
 	if (!w.d)
-		return 0;
-	if ((w.d->flags & SCRY_TP_FILTER) &&
-	    !filter_pass(ctx, &flt_tp, SCRY_FENV_TP, w.d->event_id, t, NULL, 0, (unsigned long)ctx))
 		return 0;
 	w.a = area_get(AREA_TP);
 	if (!w.a)

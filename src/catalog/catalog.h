@@ -153,6 +153,10 @@ int scry_event_decode(const struct scry_event *ev, const uint8_t *p, size_t size
 /* Tracefs id of a tracepoint (events/SYS/NAME/id), -1 if none. */
 int scry_catalog_tracepoint_id(struct scry_catalog *cat, const char *system, const char *name);
 
+/* Does the syscall entry event read user strings (paths, names, argv)?  Such an entry may
+ * be deferred to the call's exit (SCRY_SC_DEFER). */
+bool scry_event_reads_strings(const struct scry_event *ev);
+
 /* Generic tracepoint: the BPF copy operations that write ev's payload from the raw record.
  * Adjacent FIXED fields are merged into one COPY.  -1 if it needs more than SCRY_MAX_TP_OPS. */
 int scry_event_tp_ops(const struct scry_event *ev, struct scry_tp_desc *out);

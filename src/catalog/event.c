@@ -650,6 +650,14 @@ fail:
 	return NULL;
 }
 
+bool scry_event_reads_strings(const struct scry_event *ev)
+{
+	for (unsigned i = 0; i < ev->nops; i++)
+		if (ev->ops[i].kind == SCRY_SOP_STR || ev->ops[i].kind == SCRY_SOP_STRV)
+			return true;
+	return ev->str_mask != 0;
+}
+
 int scry_event_tp_ops(const struct scry_event *ev, struct scry_tp_desc *out)
 {
 	unsigned n = 0;

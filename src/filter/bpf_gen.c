@@ -22,6 +22,10 @@
 #define KEY_OFF (-120)           /* u32 key of the environment lookup */
 #define LEN_OFF (-128)           /* length of the string in env->str */
 #define POS_OFF (-136)           /* glob: search position */
+#define TASK_OFF (-144)          /* live: the current task (bpf_get_current_task_btf) */
+#define SCR1_OFF (-152)          /* live: scratch for the pid contexts' kernel reads */
+#define SCR2_OFF (-160)
+#define SCR3_OFF (-168)
 #define MAX_SEGS 64
 
 struct fixup {
@@ -37,6 +41,8 @@ struct gen {
 	struct fixup *fix;
 	size_t nfix, capfix;
 	const struct fgen_target *t;
+	bool use_env;            /* the program owns this CPU's environment while it runs */
+	uint32_t accept, reject; /* a front's exits */
 	bool oom;
 	char *why;
 	size_t whylen;
@@ -159,12 +165,100 @@ static uint8_t size_code(unsigned size)
 	return size == 1 ? BPF_B : size == 2 ? BPF_H : size == 4 ? BPF_W : BPF_DW;
 }
 
+/* Argument register arg of the syscall into reg. */
+static void load_arg(struct gen *g, uint8_t reg, unsigned arg)
+{
+	if (g->t->test)
+		ldx(g, BPF_DW, reg, R7, (int16_t)(ENV(args) + 8 * arg));
+	else if (g->t->src == FGEN_SRC_SYSCALL_BTF) {
+		ldx(g, BPF_DW, reg, R6, 0);
+		ldx(g, BPF_DW, reg, reg, g->t->regs_off[arg]);
+	} else {
+		ldx(g, BPF_DW, reg, R6, (int16_t)(16 + 8 * arg));
+	}
+}
+
+/* Sign- or zero-extend the size-byte value in R0 after adding adjust. */
+static void extend(struct gen *g, unsigned size, bool is_signed, int16_t adjust)
+{
+	if (adjust)
+		alu_imm(g, BPF_ADD, R0, adjust);
+	if (is_signed && size < 8) {
+		alu_imm(g, BPF_LSH, R0, 64 - 8 * (int)size);
+		alu_imm(g, BPF_ARSH, R0, 64 - 8 * (int)size);
+	} else if (adjust && size == 4) {
+		put(g, BPF_ALU | BPF_MOV | BPF_X, R0, R0, 0, 0);
+	}
+}
+
+/* bpf_probe_read_kernel(fp + dst, size, R3), the destination zeroed first. */
+static void kread(struct gen *g, int16_t dst, int32_t size)
+{
+	st_imm(g, BPF_DW, FP, dst, 0);
+	mov_reg(g, R1, FP);
+	alu_imm(g, BPF_ADD, R1, dst);
+	mov_imm(g, R2, size);
+	call(g, BPF_FUNC_probe_read_kernel);
+}
+
+/* A context of the current task into R0 (live programs). */
+static int load_ctx_live(struct gen *g, unsigned c)
+{
+	const struct fgen_ctx_path *p = g->t->ctx && c < SCRY_CTX_NR ? &g->t->ctx[c] : NULL;
+	const struct fgen_pid_layout *pl = &g->t->pid;
+
+	if (!p || p->how == FGEN_CTXP_NONE || p->nsteps > FGEN_CTXP_MAX_STEPS) {
+		snprintf(g->why, g->whylen, "a context this kernel's BTF does not describe");
+		return -1;
+	}
+	if (p->how == FGEN_CTXP_CPU) {
+		call(g, BPF_FUNC_get_smp_processor_id);
+		return 0;
+	}
+	ldx(g, BPF_DW, p->how == FGEN_CTXP_LOAD ? R0 : R3, FP, TASK_OFF);
+	for (unsigned k = 0; k < p->nsteps; k++)
+		ldx(g, BPF_DW, p->how == FGEN_CTXP_LOAD ? R0 : R3, p->how == FGEN_CTXP_LOAD ? R0 : R3, (int16_t)p->step[k]);
+	if (p->how == FGEN_CTXP_LOAD) {
+		if (p->size != 1 && p->size != 2 && p->size != 4 && p->size != 8)
+			return -1;
+		ldx(g, size_code(p->size), R0, R0, (int16_t)p->off);
+		extend(g, p->size, p->is_signed, p->adjust);
+		return 0;
+	}
+	/* struct pid *: read as a number, then numbers[level] (the verifier has no
+	 * variable offsets into kernel objects) */
+	alu_imm(g, BPF_ADD, R3, p->off);
+	kread(g, SCR1_OFF, 8);
+	ldx(g, BPF_DW, R3, FP, SCR1_OFF);
+	alu_imm(g, BPF_ADD, R3, pl->level);
+	kread(g, SCR2_OFF, 4);
+	ldx(g, BPF_W, R3, FP, SCR2_OFF);
+	alu_imm(g, BPF_AND, R3, 63);
+	alu_imm(g, BPF_MUL, R3, pl->upid_size);
+	ldx(g, BPF_DW, R1, FP, SCR1_OFF);
+	alu_reg(g, BPF_ADD, R3, R1);
+	if (p->how == FGEN_CTXP_PIDNR) {
+		alu_imm(g, BPF_ADD, R3, pl->numbers + pl->upid_nr);
+		kread(g, SCR3_OFF, 4);
+		ldx(g, BPF_W, R0, FP, SCR3_OFF);
+		extend(g, 4, true, 0);
+	} else {
+		alu_imm(g, BPF_ADD, R3, pl->numbers + pl->upid_ns);
+		kread(g, SCR3_OFF, 8);
+		ldx(g, BPF_DW, R3, FP, SCR3_OFF);
+		alu_imm(g, BPF_ADD, R3, pl->ns_inum);
+		kread(g, SCR2_OFF, 4);
+		ldx(g, BPF_W, R0, FP, SCR2_OFF);
+	}
+	return 0;
+}
+
 /* The int64 value of an integer access into R0. */
 static int load_int(struct gen *g, const struct fgen_loc *l)
 {
 	switch (l->kind) {
 	case FGEN_ARG:
-		ldx(g, BPF_DW, R0, R7, (int16_t)(ENV(args) + 8 * l->arg));
+		load_arg(g, R0, l->arg);
 		if (l->ext == FGEN_EXT_S32) {
 			alu_imm(g, BPF_LSH, R0, 32);
 			alu_imm(g, BPF_ARSH, R0, 32);
@@ -173,9 +267,27 @@ static int load_int(struct gen *g, const struct fgen_loc *l)
 		}
 		return 0;
 	case FGEN_RET:
-		ldx(g, BPF_DW, R0, R7, ENV(ret));
+		if (g->t->test)
+			ldx(g, BPF_DW, R0, R7, ENV(ret));
+		else if (!g->t->exit)
+			return -1;
+		else
+			ldx(g, BPF_DW, R0, R6, g->t->src == FGEN_SRC_SYSCALL_BTF ? 8 : 16);
+		return 0;
+	case FGEN_NR:
+		if (g->t->test)
+			ldx(g, BPF_DW, R0, R7, ENV(nr));
+		else if (g->t->src == FGEN_SRC_SYSCALL_BTF && g->t->exit) {
+			ldx(g, BPF_DW, R0, R6, 0);
+			ldx(g, BPF_DW, R0, R0, g->t->orig_ax_off);
+		} else if (g->t->src != FGEN_SRC_TP)
+			ldx(g, BPF_DW, R0, R6, 8);
+		else
+			return -1;
 		return 0;
 	case FGEN_CTX:
+		if (!g->t->test)
+			return load_ctx_live(g, l->ctx);
 		ldx(g, BPF_DW, R0, R7, (int16_t)(ENV(ctx) + 8 * l->ctx));
 		return 0;
 	case FGEN_REC_INT: {
@@ -186,14 +298,7 @@ static int load_int(struct gen *g, const struct fgen_loc *l)
 			ldx(g, size_code(size), R0, R6, (int16_t)l->off);
 		else
 			rec_read(g, R0, size_code(size), size, l->off);
-		if (l->adjust)
-			alu_imm(g, BPF_ADD, R0, l->adjust);
-		if (l->is_signed && size < 8) {
-			alu_imm(g, BPF_LSH, R0, 64 - 8 * (int)size);
-			alu_imm(g, BPF_ARSH, R0, 64 - 8 * (int)size);
-		} else if (l->adjust && size == 4) {
-			put(g, BPF_ALU | BPF_MOV | BPF_X, R0, R0, 0, 0);
-		}
+		extend(g, size, l->is_signed, l->adjust);
 		return 0;
 	}
 	default:
@@ -235,7 +340,7 @@ static int load_str(struct gen *g, const struct fgen_loc *l)
 		uint64_t null = 0;
 
 		memcpy(&null, "(null)", 6);
-		ldx(g, BPF_DW, R3, R7, (int16_t)(ENV(args) + 8 * l->arg));
+		load_arg(g, R3, l->arg);
 		jmp_imm(g, BPF_JNE, R3, 0, read);
 		ld_imm64(g, R1, null);
 		stx(g, BPF_DW, R7, R1, ENV(str));
@@ -255,8 +360,16 @@ static int load_str(struct gen *g, const struct fgen_loc *l)
 		mov_reg(g, R1, R7);
 		alu_imm(g, BPF_ADD, R1, ENV(str));
 		mov_imm(g, R2, SCRY_COMM_LEN + 1);
-		mov_reg(g, R3, R7);
-		alu_imm(g, BPF_ADD, R3, ENV(comm));
+		if (test) {
+			mov_reg(g, R3, R7);
+			alu_imm(g, BPF_ADD, R3, ENV(comm));
+		} else if (!g->t->comm_off) {
+			snprintf(g->why, g->whylen, "this kernel's BTF does not describe task_struct.comm");
+			return -1;
+		} else {
+			ldx(g, BPF_DW, R3, FP, TASK_OFF);
+			alu_imm(g, BPF_ADD, R3, g->t->comm_off);
+		}
 		call(g, BPF_FUNC_probe_read_kernel_str);
 		str_result(g, SCRY_COMM_LEN + 1, "");
 		return 0;
@@ -552,87 +665,372 @@ static int insn(struct gen *g, const struct filter_ir *ir, const struct fgen_loc
 	}
 }
 
-static int resolve(struct gen *g)
+/* Patch the jumps, except those to labels keep_a and keep_b, which stay in g->fix (a
+ * body's exits, placed when the body is copied into a program; UINT32_MAX: none). */
+static int resolve(struct gen *g, uint32_t keep_a, uint32_t keep_b)
 {
+	size_t kept = 0;
+
 	for (size_t i = 0; i < g->nfix; i++) {
-		size_t at = g->fix[i].at, to = g->label[g->fix[i].label];
-		long off = (long)to - (long)at - 1;
+		size_t at = g->fix[i].at, to;
+		long off;
+
+		if (g->fix[i].label == keep_a || g->fix[i].label == keep_b) {
+			g->fix[kept++] = g->fix[i];
+			continue;
+		}
+		to = g->label[g->fix[i].label];
+		off = (long)to - (long)at - 1;
 		if (to == SIZE_MAX || off < 0 || off > INT16_MAX) {
 			snprintf(g->why, g->whylen, "the program is too long for eBPF jumps");
 			return -1;
 		}
 		g->in[at].off = (int16_t)off;
 	}
+	g->nfix = kept;
 	return 0;
 }
 
-int fgen_compile(const struct filter_ir *ir, const struct fgen_loc *locs, const struct fgen_target *t,
-		 struct fgen_prog *out, char *why, size_t whylen)
+/* ---- bodies: one case's code, its exits left open ------------------------------------ */
+
+struct body {
+	struct bpf_insn *in;
+	size_t n;
+	struct fixup *exits;     /* label BODY_REJECT / BODY_ACCEPT */
+	size_t nexits;
+	uint32_t label;          /* in the program */
+};
+
+enum { BODY_REJECT, BODY_ACCEPT };
+
+static int body_compile(const struct fgen_case *c, const struct fgen_target *t, struct body *b, char *why,
+			size_t whylen)
 {
+	const struct filter_ir *ir = c->ir;
 	struct gen g = { .t = t, .why = why, .whylen = whylen };
 	uint32_t reject, accept;
-	int ret = -1;
 
-	snprintf(why, whylen, "out of memory");
-	memset(out, 0, sizeof(*out));
+	memset(b, 0, sizeof(*b));
 	if (ir->status != FILTER_EV_MATCHABLE || ir->max_stack > FILTER_IR_MAX_STACK) {
 		snprintf(why, whylen, "the event cannot match");
 		return -1;
 	}
 	for (uint32_t i = 0; i < ir->naccess; i++) {
-		if (locs[i].kind == FGEN_NONE) {
+		if (c->locs[i].kind == FGEN_NONE) {
 			snprintf(why, whylen, "a value the kernel filter cannot read (struct member, array element or captured data)");
 			return -1;
 		}
 	}
-	/* IR instruction i starts at label i; then reject, accept */
+	/* IR instruction i starts at label i; then reject, accept (left open) */
 	for (uint32_t i = 0; i <= ir->ninsns; i++)
 		label_new(&g);
 	reject = label_new(&g);
 	accept = label_new(&g);
-
-	mov_reg(&g, R6, R1);
-	st_imm(&g, BPF_W, FP, KEY_OFF, (int32_t)t->env_kind);
-	mov_reg(&g, R2, FP);
-	alu_imm(&g, BPF_ADD, R2, KEY_OFF);
-	ld_map(&g, R1, t->env_fd);
-	call(&g, BPF_FUNC_map_lookup_elem);
-	{
-		uint32_t have = label_new(&g);
-		jmp_imm(&g, BPF_JNE, R0, 0, have);
-		ret_imm(&g, 0);
-		label_here(&g, have);
-	}
-	mov_reg(&g, R7, R0);
 	for (uint32_t i = 0; i < ir->ninsns; i++) {
 		label_here(&g, i);
-		if (insn(&g, ir, locs, i, reject)) {
+		if (insn(&g, ir, c->locs, i, reject)) {
 			if (!why[0] || !strcmp(why, "out of memory"))
 				snprintf(why, whylen, "instruction %u (%s) cannot be compiled", i,
 					 filter_ir_op_name(ir->insns[i].op));
-			goto out;
+			goto fail;
 		}
 	}
 	label_here(&g, ir->ninsns);
 	ja(&g, accept);
+	if (g.oom || resolve(&g, reject, accept))
+		goto fail;
+	for (size_t i = 0; i < g.nfix; i++)
+		g.fix[i].label = g.fix[i].label == reject ? BODY_REJECT : BODY_ACCEPT;
+	b->in = g.in;
+	b->n = g.n;
+	b->exits = g.fix;
+	b->nexits = g.nfix;
+	free(g.label);
+	return 0;
+fail:
+	if (g.oom)
+		snprintf(why, whylen, "out of memory");
+	free(g.in);
+	free(g.label);
+	free(g.fix);
+	return -1;
+}
 
-	label_here(&g, accept);
-	if (t->test) {
-		st_imm(&g, BPF_W, R7, ENV(owner), 0);
-		ret_imm(&g, 1);
-	} else {
-		st_imm(&g, BPF_W, R7, ENV(accept), 1);
-		mov_reg(&g, R1, R6);
-		ld_map(&g, R2, t->back_fd);
-		mov_imm(&g, R3, 0);
-		call(&g, BPF_FUNC_tail_call);
+static bool body_same(const struct body *a, const struct body *b)
+{
+	return a->n == b->n && a->nexits == b->nexits &&
+	       !memcmp(a->in, b->in, a->n * sizeof(*a->in)) &&
+	       !memcmp(a->exits, b->exits, a->nexits * sizeof(*a->exits));
+}
+
+/* Does access l need the environment (string buffer, record reads, scratch)? */
+static bool loc_uses_env(const struct fgen_loc *l)
+{
+	switch (l->kind) {
+	case FGEN_ARG:
+	case FGEN_RET:
+	case FGEN_NR:
+	case FGEN_CTX:
+		return false;
+	case FGEN_REC_INT:
+		return !(l->off >= 8 && l->size && l->off % l->size == 0);
+	default:
+		return true;
 	}
+}
+
+/* ---- the program --------------------------------------------------------------------- */
+
+struct range {
+	uint32_t lo, hi;         /* keys */
+	uint32_t body;
+};
+
+enum { BODY_PASS = UINT32_MAX, BODY_DROP = UINT32_MAX - 1 };
+
+/* The label of body k (BODY_PASS: accept, BODY_DROP: reject). */
+static uint32_t body_label(const struct gen *g, const struct body *bodies, uint32_t k)
+{
+	return k == BODY_PASS ? g->accept : k == BODY_DROP ? g->reject : bodies[k].label;
+}
+
+/* Append [lo, hi] going to body to ranges, merged with the last range when it continues it. */
+static void add_range(struct range *r, size_t *n, uint32_t lo, uint32_t hi, uint32_t body)
+{
+	if (*n && r[*n - 1].body == body && r[*n - 1].hi + 1 == lo)
+		r[*n - 1].hi = hi;
+	else
+		r[(*n)++] = (struct range){ lo, hi, body };
+}
+
+/* Binary search of R1 over ranges[lo, hi), which are sorted and cover every number up to
+ * UINT32_MAX (larger ones, like -1, belong to the last range). */
+static void bst(struct gen *g, const struct range *r, size_t lo, size_t hi, const struct body *bodies)
+{
+	if (hi - lo == 1) {
+		ja(g, body_label(g, bodies, r[lo].body));
+		return;
+	}
+	size_t mid = lo + (hi - lo) / 2;
+	uint32_t right = label_new(g);
+	jmp_imm(g, BPF_JGE, R1, (int32_t)r[mid].lo, right);
+	bst(g, r, lo, mid, bodies);
+	label_here(g, right);
+	bst(g, r, mid, hi, bodies);
+}
+
+static int case_cmp(const void *a, const void *b)
+{
+	const struct fgen_case *x = a, *y = b;
+	if (x->dflt != y->dflt)
+		return x->dflt ? -1 : 1;
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* Count this event as nested in the stats map (live programs). */
+static void count_nested(struct gen *g)
+{
+	st_imm(g, BPF_W, FP, KEY_OFF, 0);
+	mov_reg(g, R2, FP);
+	alu_imm(g, BPF_ADD, R2, KEY_OFF);
+	ld_map(g, R1, g->t->stats_fd);
+	call(g, BPF_FUNC_map_lookup_elem);
+	uint32_t none = label_new(g);
+	jmp_imm(g, BPF_JEQ, R0, 0, none);
+	ldx(g, BPF_DW, R1, R0, (int16_t)offsetof(struct scry_cpu_stats, nested));
+	alu_imm(g, BPF_ADD, R1, 1);
+	stx(g, BPF_DW, R0, R1, (int16_t)offsetof(struct scry_cpu_stats, nested));
+	label_here(g, none);
+}
+
+static void tail_call_back(struct gen *g, int32_t index)
+{
+	mov_reg(g, R1, R6);
+	ld_map(g, R2, g->t->back_fd);
+	mov_imm(g, R3, index);
+	call(g, BPF_FUNC_tail_call);
+	ret_imm(g, 0);
+}
+
+int fgen_compile(const struct fgen_case *cases_in, size_t n, const struct fgen_target *t, struct fgen_prog *out,
+		 char *why, size_t whylen)
+{
+	struct gen g = { .t = t, .why = why, .whylen = whylen };
+	bool sw = !t->test && t->src != FGEN_SRC_TP, use_task = false;
+	struct fgen_case *cases = NULL, *dflt = NULL;
+	uint32_t dflt_body = BODY_PASS;
+	struct body *bodies = NULL;
+	struct range *ranges = NULL, *keyed = NULL;
+	size_t nbodies = 0, nranges = 0, nkeyed = 0;
+	uint32_t accept, reject;
+	int ret = -1;
+
+	why[0] = 0;
+	memset(out, 0, sizeof(*out));
+	if (!n || (!sw && (n != 1 || cases_in[0].action != FGEN_FILTER))) {
+		snprintf(why, whylen, n ? "only syscall fronts hold several cases" : "no filter to compile");
+		return -1;
+	}
+	cases = malloc(n * sizeof(*cases));
+	bodies = calloc(n, sizeof(*bodies));
+	ranges = malloc((2 * n + 2) * sizeof(*ranges));
+	keyed = malloc(n * sizeof(*keyed));
+	if (!cases || !bodies || !ranges || !keyed) {
+		snprintf(why, whylen, "out of memory");
+		goto out;
+	}
+	memcpy(cases, cases_in, n * sizeof(*cases));
+	qsort(cases, n, sizeof(*cases), case_cmp);
+	for (size_t i = 0; i < n; i++) {
+		struct body b;
+		size_t k;
+
+		if (cases[i].dflt) {
+			if (dflt) {
+				snprintf(why, whylen, "two default cases");
+				goto out;
+			}
+			dflt = &cases[i];
+		} else if (i && !cases[i - 1].dflt && cases[i].key == cases[i - 1].key) {
+			snprintf(why, whylen, "two filters for one syscall number");
+			goto out;
+		}
+		if (cases[i].action == FGEN_FILTER) {
+			if (body_compile(&cases[i], t, &b, why, whylen))
+				goto out;
+			for (k = 0; k < nbodies && !body_same(&bodies[k], &b); k++)
+				;
+			if (k < nbodies) {
+				free(b.in);
+				free(b.exits);
+			} else {
+				bodies[nbodies++] = b;
+			}
+			for (uint32_t a = 0; a < cases[i].ir->naccess; a++) {
+				const struct fgen_loc *l = &cases[i].locs[a];
+				g.use_env |= t->test || loc_uses_env(l) ||
+					     (l->kind == FGEN_CTX && t->ctx && l->ctx < SCRY_CTX_NR &&
+					      (t->ctx[l->ctx].how == FGEN_CTXP_PIDNR || t->ctx[l->ctx].how == FGEN_CTXP_PIDNS));
+				use_task |= l->kind == FGEN_COMM ||
+					    (l->kind == FGEN_CTX && !(t->ctx && l->ctx < SCRY_CTX_NR &&
+								      t->ctx[l->ctx].how == FGEN_CTXP_CPU));
+			}
+		} else {
+			k = cases[i].action == FGEN_PASS ? BODY_PASS : BODY_DROP;
+		}
+		if (cases[i].dflt) {
+			dflt_body = (uint32_t)k;
+			continue;
+		}
+		keyed[nkeyed++] = (struct range){ cases[i].key, cases[i].key, (uint32_t)k };
+	}
+	/* ranges: runs of numbers with the same body over all of [0, UINT32_MAX], the numbers
+	 * without a case taking the default's; a single range needs no search */
+	uint32_t pos = 0;
+	for (size_t i = 0; i < nkeyed; i++) {
+		if (keyed[i].lo > INT32_MAX) {
+			snprintf(why, whylen, "syscall number %u out of range", keyed[i].lo);
+			goto out;
+		}
+		if (pos < keyed[i].lo)
+			add_range(ranges, &nranges, pos, keyed[i].lo - 1, dflt_body);
+		add_range(ranges, &nranges, keyed[i].lo, keyed[i].hi, keyed[i].body);
+		pos = keyed[i].hi + 1;
+	}
+	add_range(ranges, &nranges, pos, UINT32_MAX, dflt_body);
+	if (!nbodies && !sw) {
+		snprintf(why, whylen, "no filter to compile");
+		goto out;
+	}
+	if (t->test)
+		use_task = false;
+	accept = label_new(&g);
+	reject = label_new(&g);
+	for (size_t k = 0; k < nbodies; k++)
+		bodies[k].label = label_new(&g);
+	g.accept = accept;
+	g.reject = reject;
+
+	/* prologue */
+	mov_reg(&g, R6, R1);
+	if (g.use_env) {
+		uint32_t have = label_new(&g), free_ = label_new(&g);
+		st_imm(&g, BPF_W, FP, KEY_OFF, (int32_t)t->env_kind);
+		mov_reg(&g, R2, FP);
+		alu_imm(&g, BPF_ADD, R2, KEY_OFF);
+		ld_map(&g, R1, t->env_fd);
+		call(&g, BPF_FUNC_map_lookup_elem);
+		jmp_imm(&g, BPF_JNE, R0, 0, have);
+		ret_imm(&g, 0);
+		label_here(&g, have);
+		mov_reg(&g, R7, R0);
+		if (!t->test) {
+			ldx(&g, BPF_W, R1, R7, ENV(owner));
+			jmp_imm(&g, BPF_JEQ, R1, 0, free_);
+			count_nested(&g);
+			ret_imm(&g, 0);
+			label_here(&g, free_);
+			st_imm(&g, BPF_W, R7, ENV(owner), 1);
+			if (t->src == FGEN_SRC_TP)
+				stx(&g, BPF_DW, R7, R6, ENV(base));
+		}
+	}
+	if (use_task) {
+		call(&g, BPF_FUNC_get_current_task_btf);
+		stx(&g, BPF_DW, FP, R0, TASK_OFF);
+	}
+	if (sw) {
+		if (t->src == FGEN_SRC_SYSCALL_BTF && t->exit) {
+			ldx(&g, BPF_DW, R1, R6, 0);
+			ldx(&g, BPF_DW, R1, R1, t->orig_ax_off);
+		} else {
+			ldx(&g, BPF_DW, R1, R6, 8);
+		}
+		bst(&g, ranges, 0, nranges, bodies);
+	}
+	for (size_t k = 0; k < nbodies; k++) {
+		const struct body *b = &bodies[k];
+		size_t base = g.n;
+
+		label_here(&g, b->label);
+		for (size_t i = 0; i < b->n; i++)
+			put(&g, b->in[i].code, b->in[i].dst_reg, b->in[i].src_reg, b->in[i].off, b->in[i].imm);
+		for (size_t i = 0; i < b->nexits && !g.oom; i++) {
+			if (!grow(&g, (void **)&g.fix, g.nfix, &g.capfix, sizeof(*g.fix)))
+				break;
+			g.fix[g.nfix++] = (struct fixup){ base + b->exits[i].at,
+				b->exits[i].label == BODY_ACCEPT ? accept : reject };
+		}
+	}
+
+	/* epilogue */
+	label_here(&g, accept);
+	if (g.use_env)
+		st_imm(&g, BPF_W, R7, ENV(owner), 0);
+	if (t->test)
+		ret_imm(&g, 1);
+	else
+		tail_call_back(&g, 0);
 	label_here(&g, reject);
-	st_imm(&g, BPF_W, R7, ENV(accept), 0);
-	st_imm(&g, BPF_W, R7, ENV(owner), 0);
+	if (g.use_env)
+		st_imm(&g, BPF_W, R7, ENV(owner), 0);
+	if (!t->test && t->exit) {
+		/* a deferred entry anywhere: its call's exit may be this one (resume_entry) */
+		uint32_t none = label_new(&g);
+		put(&g, BPF_LD | BPF_DW | BPF_IMM, R1, BPF_PSEUDO_MAP_VALUE, 0, t->waiting_fd);
+		put(&g, 0, 0, 0, 0, (int32_t)t->waiting_off);
+		ldx(&g, BPF_DW, R1, R1, 0);
+		jmp_imm(&g, BPF_JEQ, R1, 0, none);
+		tail_call_back(&g, 1);
+		label_here(&g, none);
+	}
 	ret_imm(&g, 0);
 
-	if (g.oom || resolve(&g))
+	if (g.oom) {
+		snprintf(why, whylen, "out of memory");
+		goto out;
+	}
+	if (resolve(&g, UINT32_MAX, UINT32_MAX))
 		goto out;
 	out->insns = g.in;
 	out->n = g.n;
@@ -640,6 +1038,14 @@ int fgen_compile(const struct filter_ir *ir, const struct fgen_loc *locs, const 
 	why[0] = 0;
 	ret = 0;
 out:
+	for (size_t k = 0; k < nbodies; k++) {
+		free(bodies[k].in);
+		free(bodies[k].exits);
+	}
+	free(bodies);
+	free(cases);
+	free(ranges);
+	free(keyed);
 	free(g.in);
 	free(g.label);
 	free(g.fix);

@@ -16,7 +16,7 @@ struct scry_filters {
 	size_t n;
 	struct filter_schema *schemas;
 	uint8_t *use;                     /* enum scry_filter_use per event */
-	uint64_t ctx_mask;
+	int *front_fd;                    /* tracepoint events: their front (owned by the probes) */
 };
 
 static struct filter_field *ctx_fields(void)
@@ -86,10 +86,16 @@ void scry_filter_schema_free(struct filter_schema *s)
 	s->fields = NULL;
 }
 
+/* syscall_entry_unknown / syscall_exit_unknown (builtins on raw_syscalls) */
+static bool unknown_syscall(const struct scry_event *ev, const char *tp)
+{
+	return ev->kind == SCRY_EV_BUILTIN && ev->system && !strcmp(ev->system, "raw_syscalls") && !strcmp(ev->tp, tp);
+}
+
 unsigned scry_filter_env_kind(const struct scry_event *ev)
 {
-	return ev->kind == SCRY_EV_SYSCALL_ENTRY ? SCRY_FENV_ENTER :
-	       ev->kind == SCRY_EV_SYSCALL_EXIT ? SCRY_FENV_EXIT : SCRY_FENV_TP;
+	return ev->kind == SCRY_EV_SYSCALL_ENTRY || unknown_syscall(ev, "sys_enter") ? SCRY_FENV_ENTER :
+	       ev->kind == SCRY_EV_SYSCALL_EXIT || unknown_syscall(ev, "sys_exit") ? SCRY_FENV_EXIT : SCRY_FENV_TP;
 }
 
 /* How the entry writer extends argument arg (ops: the INT operation's flags; else masks). */
@@ -142,6 +148,10 @@ static struct fgen_loc locate(const struct scry_event *ev, const struct filter_a
 		if (sf->type == SCRY_F_INT && !strcmp(sf->name, "ret") && a->top == 0)
 			l.kind = FGEN_RET;
 		break;
+	case SCRY_EV_BUILTIN:   /* the unknown syscalls: id and ret (args: an array) */
+		if (scry_filter_env_kind(ev) != SCRY_FENV_TP && sf->type == SCRY_F_INT)
+			l.kind = !strcmp(sf->name, "id") ? FGEN_NR : !strcmp(sf->name, "ret") ? FGEN_RET : FGEN_NONE;
+		break;
 	case SCRY_EV_TRACEPOINT:
 		if (sf->src == SCRY_SRC_FIXED && sf->type == SCRY_F_INT && sf->src_size == sf->size)
 			l = (struct fgen_loc){ .kind = FGEN_REC_INT, .off = sf->src_off, .size = sf->size,
@@ -189,7 +199,7 @@ struct scry_filters *scry_filters_prepare(const char *text, const struct scry_ev
 	struct filter_error fe = { 0 };
 
 	if (!f || !(f->text = strdup(text)) || !(f->schemas = calloc(n ? n : 1, sizeof(*f->schemas))) ||
-	    !(f->use = calloc(n ? n : 1, 1)))
+	    !(f->use = calloc(n ? n : 1, 1)) || !(f->front_fd = malloc((n ? n : 1) * sizeof(int))))
 		goto oom;
 	f->events = events;
 	f->n = n;
@@ -215,11 +225,6 @@ struct scry_filters *scry_filters_prepare(const char *text, const struct scry_ev
 			continue;
 		}
 		f->use[i] = SCRY_FILTER_KERNEL;
-		for (size_t r = 0; r < filter_nrefs(f->f); r++) {
-			const struct filter_access *a = filter_event_access(f->f, i, r);
-			if (a && a->is_ctx && a->ctx_id >= 0)
-				f->ctx_mask |= 1ULL << a->ctx_id;
-		}
 	}
 	return f;
 oom:
@@ -228,9 +233,9 @@ oom:
 	return NULL;
 }
 
-uint64_t scry_filters_ctx_mask(const struct scry_filters *f)
+int scry_filters_front_fd(const struct scry_filters *f, size_t id)
 {
-	return f->ctx_mask;
+	return id < f->n && f->use[id] == SCRY_FILTER_KERNEL ? f->front_fd[id] : -1;
 }
 
 enum scry_filter_use scry_filters_use(const struct scry_filters *f, size_t id)
@@ -238,70 +243,141 @@ enum scry_filter_use scry_filters_use(const struct scry_filters *f, size_t id)
 	return id < f->n ? f->use[id] : SCRY_FILTER_NONE;
 }
 
+/* Lower the filter for event i and say where the kernel finds its values. */
+static int lower_event(struct scry_filters *f, size_t i, struct filter_ir *ir, struct fgen_loc **locs,
+		       char *err, size_t errlen)
+{
+	const struct scry_event *ev = f->events[i];
+	struct filter_error fe = { 0 };
+
+	if (filter_lower(f->f, &f->schemas[i], ir, &fe)) {
+		snprintf(err, errlen, "filter: %s (event %s)", fe.msg, ev->name);
+		return -E2BIG;
+	}
+	*locs = calloc(ir->naccess ? ir->naccess : 1, sizeof(**locs));
+	if (!*locs) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	scry_filter_locs(ev, ir, *locs);
+	for (uint32_t a = 0; a < ir->naccess; a++) {
+		if ((*locs)[a].kind == FGEN_NONE) {
+			snprintf(err, errlen, "filter: `%s` of %s cannot be evaluated in the kernel "
+				 "(struct members, array elements and captured data are not filterable yet)",
+				 filter_ref_text(f->f, ir->access[a].ref), ev->name);
+			return -ENOTSUP;
+		}
+	}
+	return 0;
+}
+
+/* Compile and load one front of kind from cases; on failure name the event at fault. */
+static int load_front(struct scry_filters *f, struct scry_probes *p, unsigned kind, const struct fgen_case *cases,
+		      size_t n, const size_t *event_of, char *log, size_t log_size, bool verbose, char *err, size_t errlen)
+{
+	struct fgen_target t;
+	struct fgen_prog prog = { 0 };
+	char why[160];
+	int ret = scry_probes_filter_target(p, kind, &t);
+
+	if (ret) {
+		snprintf(err, errlen, "filter: this kernel's BTF lacks the syscall registers a filter reads");
+		return ret;
+	}
+	if (fgen_compile(cases, n, &t, &prog, why, sizeof(why))) {
+		size_t bad = 0;
+		for (size_t k = 0; k < n && n > 1; k++) {   /* which one? */
+			if (fgen_compile(&cases[k], 1, &t, &prog, why, sizeof(why))) {
+				bad = k;
+				break;
+			}
+			fgen_prog_free(&prog);
+		}
+		snprintf(err, errlen, "filter: cannot compile the filter for %s: %s", f->events[event_of[bad]]->name, why);
+		return -ENOTSUP;
+	}
+	if (log)
+		log[0] = 0;
+	ret = scry_probes_load_front(p, kind, prog.insns, prog.n, log, log_size);
+	if (ret < 0) {
+		if (log && log[0])
+			fprintf(stderr, "%s\n", log);
+		snprintf(err, errlen, "filter: the kernel refused the filter program of %s: %s%s "
+			 "(a bug in scry: please report the expression)",
+			 kind == SCRY_FENV_TP ? f->events[event_of[0]]->name : kind == SCRY_FENV_ENTER ? "syscall entries" : "syscall exits",
+			 strerror(-ret), verbose ? "" : "; --verbose shows the verifier log");
+	}
+	fgen_prog_free(&prog);
+	return ret;
+}
+
 int scry_filters_install(struct scry_filters *f, struct scry_probes *p, bool verbose, char *err, size_t errlen)
 {
 	size_t log_size = verbose ? 1 << 20 : 0;
 	char *log = verbose ? malloc(log_size) : NULL;
+	struct filter_ir *irs = calloc(f->n ? f->n : 1, sizeof(*irs));
+	struct fgen_loc **locs = calloc(f->n ? f->n : 1, sizeof(*locs));
+	struct fgen_case *cases[2] = { calloc(f->n ? f->n : 1, sizeof(struct fgen_case)),
+				       calloc(f->n ? f->n : 1, sizeof(struct fgen_case)) };
+	size_t *event_of[2] = { calloc(f->n ? f->n : 1, sizeof(size_t)), calloc(f->n ? f->n : 1, sizeof(size_t)) };
+	size_t ncases[2] = { 0, 0 };
 	int ret = 0;
 
+	if (!irs || !locs || !cases[0] || !cases[1] || !event_of[0] || !event_of[1]) {
+		snprintf(err, errlen, "out of memory");
+		ret = -ENOMEM;
+		goto out;
+	}
 	for (size_t i = 0; i < f->n && !ret; i++) {
 		const struct scry_event *ev = f->events[i];
-		struct filter_ir ir = { 0 };
-		struct filter_error fe = { 0 };
-		struct fgen_target t = { 0 };
-		struct fgen_prog prog = { 0 };
-		struct fgen_loc *locs = NULL;
-		char why[160];
 		unsigned kind = scry_filter_env_kind(ev);
 
+		f->front_fd[i] = -1;
 		if (f->use[i] != SCRY_FILTER_KERNEL)
 			continue;
-		if (filter_lower(f->f, &f->schemas[i], &ir, &fe)) {
-			snprintf(err, errlen, "filter: %s (event %s)", fe.msg, ev->name);
-			ret = -E2BIG;
-			goto next;
-		}
-		locs = calloc(ir.naccess ? ir.naccess : 1, sizeof(*locs));
-		if (!locs) {
-			snprintf(err, errlen, "out of memory");
-			ret = -ENOMEM;
-			goto next;
-		}
-		scry_filter_locs(ev, &ir, locs);
-		for (uint32_t a = 0; a < ir.naccess; a++) {
-			if (locs[a].kind == FGEN_NONE) {
-				snprintf(err, errlen, "filter: `%s` of %s cannot be evaluated in the kernel "
-					 "(struct members, array elements and captured data are not filterable yet)",
-					 filter_ref_text(f->f, ir.access[a].ref), ev->name);
-				ret = -ENOTSUP;
-				goto next;
+		if ((ret = lower_event(f, i, &irs[i], &locs[i], err, errlen)))
+			break;
+		struct fgen_case c = { .key = ev->nr >= 0 ? (uint32_t)ev->nr : 0, .dflt = ev->nr < 0,
+				       .action = FGEN_FILTER, .ir = &irs[i], .locs = locs[i] };
+		if (kind == SCRY_FENV_TP) {
+			ret = load_front(f, p, kind, &c, 1, &i, log, log_size, verbose, err, errlen);
+			if (ret >= 0) {
+				f->front_fd[i] = ret;
+				ret = 0;
 			}
+			continue;
 		}
-		ret = scry_probes_filter_target(p, kind, &t);
-		if (ret) {
-			snprintf(err, errlen, "filter: no filter environment in the BPF object");
-			goto next;
-		}
-		if (fgen_compile(&ir, locs, &t, &prog, why, sizeof(why))) {
-			snprintf(err, errlen, "filter: cannot compile the filter for %s: %s", ev->name, why);
-			ret = -ENOTSUP;
-			goto next;
-		}
-		if (log)
-			log[0] = 0;
-		ret = scry_probes_install_filter(p, kind, (unsigned)i, prog.insns, prog.n, log, log_size);
-		if (ret) {
-			if (log && log[0])
-				fprintf(stderr, "%s\n", log);
-			snprintf(err, errlen, "filter: the kernel refused the filter program of %s: %s%s "
-				 "(a bug in scry: please report the expression)", ev->name, strerror(-ret),
-				 verbose ? "" : "; --verbose shows the verifier log");
-		}
-next:
-		fgen_prog_free(&prog);
-		free(locs);
-		filter_ir_free(&ir);
+		event_of[kind][ncases[kind]] = i;
+		cases[kind][ncases[kind]++] = c;
 	}
+	/* a syscall front decides for every call: the unfiltered ones pass, the never
+	 * matching ones are dropped at once */
+	for (size_t i = 0; i < f->n && !ret; i++) {
+		const struct scry_event *ev = f->events[i];
+		unsigned kind = scry_filter_env_kind(ev);
+
+		if (kind == SCRY_FENV_TP || f->use[i] == SCRY_FILTER_KERNEL || !ncases[kind])
+			continue;
+		event_of[kind][ncases[kind]] = i;
+		cases[kind][ncases[kind]++] = (struct fgen_case){
+			.key = ev->nr >= 0 ? (uint32_t)ev->nr : 0, .dflt = ev->nr < 0,
+			.action = f->use[i] == SCRY_FILTER_NEVER ? FGEN_DROP : FGEN_PASS };
+	}
+	for (unsigned kind = 0; kind < 2 && !ret; kind++)
+		if (ncases[kind] && (ret = load_front(f, p, kind, cases[kind], ncases[kind], event_of[kind], log,
+						      log_size, verbose, err, errlen)) > 0)
+			ret = 0;
+out:
+	for (size_t i = 0; irs && locs && i < f->n; i++) {
+		filter_ir_free(&irs[i]);
+		free(locs[i]);
+	}
+	free(irs);
+	free(locs);
+	free(cases[0]);
+	free(cases[1]);
+	free(event_of[0]);
+	free(event_of[1]);
 	free(log);
 	return ret;
 }
@@ -316,6 +392,7 @@ void scry_filters_free(struct scry_filters *f)
 	free(f->schemas);
 	filter_free(f->f);
 	free(f->use);
+	free(f->front_fd);
 	free(f->text);
 	free(f);
 }

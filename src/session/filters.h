@@ -1,6 +1,6 @@
 /* filters.h — a session's event filter: the expression checked against the catalog events
- * of the session before anything is loaded, then compiled per event (src/filter/bpf_gen.c)
- * and installed as the event's filter program in the kernel (probes.c).
+ * of the session before anything is loaded, then compiled to filter fronts
+ * (src/filter/bpf_gen.c) that run in the kernel before the dispatchers (probes.c).
  * Semantics are LTTng's: a field an event lacks makes the expression false for that event,
  * which is then not recorded at all. */
 #ifndef SCRY_SESSION_FILTERS_H
@@ -17,7 +17,7 @@ struct scry_filters;
 enum scry_filter_use {
 	SCRY_FILTER_NONE,      /* recorded without a filter */
 	SCRY_FILTER_NEVER,     /* the expression is false for every event of this kind */
-	SCRY_FILTER_KERNEL,    /* a filter program decides */
+	SCRY_FILTER_KERNEL,    /* a filter front decides (src/filter/bpf_gen.c) */
 };
 
 /* Parse and check text against events[0..n) (CTF id = index).  skip_exits: only syscall
@@ -26,12 +26,13 @@ enum scry_filter_use {
  * (several lines: the message, the expression and a caret under the offending token). */
 struct scry_filters *scry_filters_prepare(const char *text, const struct scry_event *const *events, size_t n,
 					  bool skip_exits, char *err, size_t errlen);
-/* Contexts the compiled filters read (1 << enum scry_ctx). */
-uint64_t scry_filters_ctx_mask(const struct scry_filters *f);
 enum scry_filter_use scry_filters_use(const struct scry_filters *f, size_t id);
-/* Compile and install the programs (after the probes are loaded).  An event whose filter
- * the kernel cannot express, or a program the verifier refuses, is an error naming the
- * event (--verbose: the verifier log). */
+/* The filter front of tracepoint event id once installed, -1 if none. */
+int scry_filters_front_fd(const struct scry_filters *f, size_t id);
+/* Compile and load the fronts (after the probes are loaded): one for the filtered syscall
+ * entries, one for the exits, one per filtered tracepoint.  An event whose filter the
+ * kernel cannot express, or a program the verifier refuses, is an error naming the event
+ * (--verbose: the verifier log). */
 int scry_filters_install(struct scry_filters *f, struct scry_probes *p, bool verbose, char *err, size_t errlen);
 void scry_filters_free(struct scry_filters *f);
 

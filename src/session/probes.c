@@ -5,13 +5,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <linux/perf_event.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "scry.skel.h"
 #include "catalog/catalog.h"
 #include "filter/bpf_gen.h"
+#include "session/ctx_paths.h"
 #include "session/probes.h"
 
 #define MAX_LINKS (SCRY_MAX_TP + 8)
@@ -28,8 +32,12 @@ struct scry_probes {
 	size_t stages_len, stage_stride;
 	bool btf_tp;               /* kernel has BTF tracepoints (tp_btf) */
 	int strnstr_id;            /* vmlinux BTF id of kfunc bpf_strnstr, 0 if none */
-	struct loaded_filter *filters;   /* filter programs loaded (closed with the probes) */
+	struct loaded_filter *filters;   /* filter fronts loaded (closed with the probes) */
 	size_t nfilters, capfilters;
+	int sys_front[2];          /* fds of the sys_enter / sys_exit fronts, -1: none */
+	int *front_links;          /* links of the fronts attached (fds) */
+	size_t nfront_links;
+	struct scry_ctx_layout layout;   /* contexts and registers in kernel BTF */
 	bool prepare_exec;         /* scry_prepare_exec is loaded */
 };
 
@@ -41,6 +49,10 @@ struct loaded_filter {
 };
 
 static bool verbose_print;
+
+static int attach_front_tp(struct scry_probes *p, int prog_fd, const char *system, const char *name, __u64 cookie,
+			   char *err, size_t errlen);
+static int add_front_link(struct scry_probes *p, int fd, const char *what, char *err, size_t errlen);
 
 static int print_fn(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
@@ -94,6 +106,7 @@ static int fill_trackers(struct scry_probes *p, const struct scry_probes_opts *o
 		p->skel->progs.scry_tp,
 	};
 	struct bpf_map *back_maps[SCRY_FENV_NR] = { p->skel->maps.back_enter, p->skel->maps.back_exit, p->skel->maps.back_tp };
+	struct bpf_program *resume = p->btf_tp ? p->skel->progs.scry_sys_exit_resume_btf : p->skel->progs.scry_sys_exit_resume_tp;
 	int ret;
 
 	if ((ret = fill_set(bpf_map__fd(p->skel->maps.track_vpid), o->track_vpids, o->ntrack_vpids, "vpid", err, errlen)) ||
@@ -117,6 +130,13 @@ static int fill_trackers(struct scry_probes *p, const struct scry_probes_opts *o
 			return ret;
 		}
 	}
+	__u32 one = 1;
+	int rfd = bpf_program__fd(resume);
+	if (rfd >= 0 && bpf_map_update_elem(bpf_map__fd(p->skel->maps.back_exit), &one, &rfd, BPF_ANY)) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot prepare the filter dispatch: %s", strerror(-ret));
+		return ret;
+	}
 	return 0;
 }
 
@@ -131,6 +151,7 @@ int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o,
 	if (!p)
 		goto fail_msg;
 	p->opts = *o;
+	p->sys_front[0] = p->sys_front[1] = -1;
 	p->links = calloc(MAX_LINKS, sizeof(*p->links));
 	if (!p->links)
 		goto fail_msg;
@@ -170,6 +191,7 @@ int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o,
 	 * for tests) */
 	p->prepare_exec = o->syscalls && p->btf_tp && btf_has_typedef(vmlinux, "btf_trace_sched_prepare_exec") &&
 			  !getenv("SCRY_NO_PREPARE_EXEC");
+	scry_ctx_layout(vmlinux, &p->layout);
 	btf__free(vmlinux);
 
 	p->skel->rodata->ctx_mask = o->ctx_mask;
@@ -179,7 +201,6 @@ int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o,
 	p->skel->rodata->fork_event_id = o->fork_event_id;
 	p->skel->rodata->unknown_entry_id = o->unknown_entry_id;
 	p->skel->rodata->unknown_exit_id = o->unknown_exit_id;
-	p->skel->rodata->filter_ctx_mask = o->filter_ctx_mask;
 	p->skel->rodata->track_mask = (o->track_vpid ? SCRY_TRACK_VPID : 0) | (o->track_uid ? SCRY_TRACK_UID : 0) |
 				      (o->track_gid ? SCRY_TRACK_GID : 0) | (o->ntrack_cgroups ? SCRY_TRACK_CGROUP : 0);
 	p->skel->rodata->n_track_cgroups = o->ntrack_cgroups;
@@ -193,6 +214,8 @@ int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o,
 	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_btf, o->syscalls && p->btf_tp);
 	bpf_program__set_autoload(p->skel->progs.scry_sys_enter_tp, o->syscalls && !p->btf_tp);
 	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_tp, o->syscalls && !p->btf_tp);
+	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_resume_btf, o->syscalls && p->btf_tp);
+	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_resume_tp, o->syscalls && !p->btf_tp);
 	bpf_program__set_autoload(p->skel->progs.scry_prepare_exec, p->prepare_exec);
 	bool need_fork = !o->target_all || o->fork_event_id != 0xffff || o->track_vpid;
 	if (need_fork && !btf_fork) {
@@ -205,10 +228,6 @@ int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o,
 	bpf_map__set_max_entries(p->skel->maps.rings, p->ncpus);
 	bpf_map__set_max_entries(p->skel->maps.areas, p->ncpus * SCRY_AREAS_PER_CPU);
 	bpf_map__set_max_entries(p->skel->maps.stages, p->ncpus);
-	unsigned nids = o->nevent_ids ? o->nevent_ids : 1;
-	bpf_map__set_max_entries(p->skel->maps.flt_enter, nids);
-	bpf_map__set_max_entries(p->skel->maps.flt_exit, nids);
-	bpf_map__set_max_entries(p->skel->maps.flt_tp, nids);
 	bpf_program__set_autoload(p->skel->progs.scry_flush, true);
 	/* The inner ring template keeps its size: ring buffers of any size may be inserted
 	 * (libbpf 1.1 cannot resize an inner map template). */
@@ -310,7 +329,7 @@ int scry_probes_track(struct scry_probes *p, pid_t tgid)
 }
 
 int scry_probes_attach_tracepoint(struct scry_probes *p, const char *system, const char *name,
-				  const struct scry_tp_desc *d, char *err, size_t errlen)
+				  const struct scry_tp_desc *d, int front_fd, char *err, size_t errlen)
 {
 	char what[256];
 	__u32 slot = p->next_tp_slot;
@@ -326,11 +345,22 @@ int scry_probes_attach_tracepoint(struct scry_probes *p, const char *system, con
 	}
 	LIBBPF_OPTS(bpf_tracepoint_opts, topts, .bpf_cookie = slot);
 	snprintf(what, sizeof(what), "tracepoint %s:%s", system, name);
-	int ret = add_link(p, bpf_program__attach_tracepoint_opts(p->skel->progs.scry_tp, system, name, &topts),
+	int ret = front_fd >= 0 ? attach_front_tp(p, front_fd, system, name, slot, err, errlen) :
+		  add_link(p, bpf_program__attach_tracepoint_opts(p->skel->progs.scry_tp, system, name, &topts),
 			   what, err, errlen);
 	if (!ret)
 		p->next_tp_slot++;
 	return ret;
+}
+
+/* The syscall front of kind 0 (entry) or 1 (exit) on its hook. */
+static int attach_front_sys(struct scry_probes *p, int kind, char *err, size_t errlen)
+{
+	const char *what = kind ? "sys_exit" : "sys_enter";
+
+	if (p->btf_tp)
+		return add_front_link(p, bpf_raw_tracepoint_open(NULL, p->sys_front[kind]), what, err, errlen);
+	return attach_front_tp(p, p->sys_front[kind], "raw_syscalls", what, 0, err, errlen);
 }
 
 int scry_probes_attach(struct scry_probes *p, char *err, size_t errlen)
@@ -338,15 +368,21 @@ int scry_probes_attach(struct scry_probes *p, char *err, size_t errlen)
 	int ret = 0;
 
 	if (p->opts.syscalls) {
-		if (p->btf_tp) {
+		/* a filter front replaces its dispatcher on the hook (it tail-calls it) */
+		if (p->sys_front[0] >= 0)
+			ret = attach_front_sys(p, 0, err, errlen);
+		else if (p->btf_tp)
 			ret = add_link(p, bpf_program__attach(p->skel->progs.scry_sys_enter_btf), "tp_btf/sys_enter", err, errlen);
-			if (!ret)
-				ret = add_link(p, bpf_program__attach(p->skel->progs.scry_sys_exit_btf), "tp_btf/sys_exit", err, errlen);
-		} else {
+		else
 			ret = add_link(p, bpf_program__attach(p->skel->progs.scry_sys_enter_tp), "raw_syscalls:sys_enter", err, errlen);
-			if (!ret)
-				ret = add_link(p, bpf_program__attach(p->skel->progs.scry_sys_exit_tp), "raw_syscalls:sys_exit", err, errlen);
-		}
+		if (ret)
+			return ret;
+		if (p->sys_front[1] >= 0)
+			ret = attach_front_sys(p, 1, err, errlen);
+		else if (p->btf_tp)
+			ret = add_link(p, bpf_program__attach(p->skel->progs.scry_sys_exit_btf), "tp_btf/sys_exit", err, errlen);
+		else
+			ret = add_link(p, bpf_program__attach(p->skel->progs.scry_sys_exit_tp), "raw_syscalls:sys_exit", err, errlen);
 		if (!ret && p->prepare_exec)
 			ret = add_link(p, bpf_program__attach(p->skel->progs.scry_prepare_exec),
 				       "tp_btf/sched_prepare_exec", err, errlen);
@@ -375,20 +411,31 @@ int scry_probes_filter_target(struct scry_probes *p, unsigned kind, struct fgen_
 	if (kind >= SCRY_FENV_NR)
 		return -EINVAL;
 	memset(t, 0, sizeof(*t));
+	t->src = kind == SCRY_FENV_TP ? FGEN_SRC_TP : p->btf_tp ? FGEN_SRC_SYSCALL_BTF : FGEN_SRC_SYSCALL_TP;
+	if (t->src == FGEN_SRC_SYSCALL_BTF && !p->layout.regs_ok)
+		return -ENOTSUP;
+	t->exit = kind == SCRY_FENV_EXIT;
 	t->env_kind = kind;
 	t->env_fd = bpf_map__fd(p->skel->maps.filter_env);
 	t->back_fd = bpf_map__fd(back[kind]);
+	t->waiting_fd = bpf_map__fd(p->skel->maps.bss);
+	t->waiting_off = (uint32_t)((char *)&p->skel->bss->deferred_waiting - (char *)p->skel->bss);
+	t->stats_fd = bpf_map__fd(p->skel->maps.stats);
 	t->strnstr_btf_id = p->strnstr_id;
+	memcpy(t->regs_off, p->layout.regs_off, sizeof(t->regs_off));
+	t->orig_ax_off = p->layout.orig_ax_off;
+	t->ctx = p->layout.ctx;
+	t->comm_off = p->layout.comm_off;
+	t->pid = p->layout.pid;
 	return 0;
 }
 
-int scry_probes_install_filter(struct scry_probes *p, unsigned kind, unsigned id, const struct bpf_insn *insns,
-			       size_t n, char *log, size_t logsize)
+int scry_probes_load_front(struct scry_probes *p, unsigned kind, const struct bpf_insn *insns, size_t n,
+			   char *log, size_t logsize)
 {
-	struct bpf_map *flt[SCRY_FENV_NR] = { p->skel->maps.flt_enter, p->skel->maps.flt_exit, p->skel->maps.flt_tp };
 	struct bpf_program *d = dispatcher(p, kind);
 	struct bpf_prog_info info;
-	__u32 len = sizeof(info), key = id;
+	__u32 len = sizeof(info);
 	int fd = -1;
 
 	if (!d || bpf_program__fd(d) < 0)
@@ -432,8 +479,70 @@ int scry_probes_install_filter(struct scry_probes *p, unsigned kind, unsigned id
 		}
 		p->filters[p->nfilters++] = (struct loaded_filter){ kind, copy, n, fd };
 	}
-	if (bpf_map_update_elem(bpf_map__fd(flt[kind]), &key, &fd, BPF_ANY))
+	if (kind == SCRY_FENV_ENTER || kind == SCRY_FENV_EXIT)
+		p->sys_front[kind] = fd;
+	return fd;
+}
+
+/* Remember a front's link (an fd) to close it with the probes. */
+static int add_front_link(struct scry_probes *p, int fd, const char *what, char *err, size_t errlen)
+{
+	int *l;
+
+	if (fd < 0) {
+		int e = -errno;
+		snprintf(err, errlen, "cannot attach the filter of %s: %s", what, strerror(-e));
+		return e ? e : -EINVAL;
+	}
+	l = realloc(p->front_links, (p->nfront_links + 1) * sizeof(*l));
+	if (!l) {
+		close(fd);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	p->front_links = l;
+	l[p->nfront_links++] = fd;
+	return 0;
+}
+
+/* A front on tracefs tracepoint system:name with a BPF cookie (what libbpf does for the
+ * programs it loaded itself). */
+static int attach_front_tp(struct scry_probes *p, int prog_fd, const char *system, const char *name, __u64 cookie,
+			   char *err, size_t errlen)
+{
+	static const char *const roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	char path[512], what[256];
+	struct perf_event_attr a = { .type = PERF_TYPE_TRACEPOINT, .size = sizeof(a), .sample_period = 1, .wakeup_events = 1 };
+	long long id = -1;
+	int pfd, link;
+
+	snprintf(what, sizeof(what), "tracepoint %s:%s", system, name);
+	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]) && id < 0; i++) {
+		snprintf(path, sizeof(path), "%s/events/%s/%s/id", roots[i], system, name);
+		FILE *f = fopen(path, "r");
+		if (f) {
+			if (fscanf(f, "%lld", &id) != 1)
+				id = -1;
+			fclose(f);
+		}
+	}
+	if (id < 0) {
+		snprintf(err, errlen, "cannot attach the filter of %s: no tracefs id", what);
+		return -ENOENT;
+	}
+	a.config = (__u64)id;
+	pfd = (int)syscall(__NR_perf_event_open, &a, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	if (add_front_link(p, pfd, what, err, errlen))
 		return -errno;
+	LIBBPF_OPTS(bpf_link_create_opts, lo, .perf_event.bpf_cookie = cookie);
+	link = bpf_link_create(prog_fd, pfd, BPF_PERF_EVENT, &lo);
+	if (add_front_link(p, link, what, err, errlen))
+		return -errno;
+	if (ioctl(pfd, PERF_EVENT_IOC_ENABLE, 0)) {
+		int e = -errno;
+		snprintf(err, errlen, "cannot enable the filter of %s: %s", what, strerror(-e));
+		return e;
+	}
 	return 0;
 }
 
@@ -504,6 +613,10 @@ void scry_probes_detach(struct scry_probes *p)
 	for (size_t i = 0; i < p->nlinks; i++)
 		bpf_link__destroy(p->links[i]);
 	p->nlinks = 0;
+	/* links first, then the perf events they were on (attach order reversed) */
+	for (size_t i = p->nfront_links; i-- > 0;)
+		close(p->front_links[i]);
+	p->nfront_links = 0;
 }
 
 void scry_probes_close(struct scry_probes *p)
@@ -513,6 +626,7 @@ void scry_probes_close(struct scry_probes *p)
 	if (p->links)
 		scry_probes_detach(p);
 	free(p->links);
+	free(p->front_links);
 	if (p->ring_fds)
 		for (unsigned i = 0; i < p->ncpus; i++)
 			if (p->ring_fds[i] >= 0)

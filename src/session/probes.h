@@ -21,7 +21,6 @@ struct scry_probes_opts {
 	size_t ring_size;           /* bytes per CPU ring, a power of two multiple of the page size */
 	bool verbose;               /* libbpf and verifier messages on stderr */
 	unsigned nevent_ids;        /* size of the filter prog arrays (event ids 0..n-1) */
-	uint64_t filter_ctx_mask;   /* contexts the filter programs read */
 	/* trackers (all combined with AND; the pid tracker is scry_probes_track) */
 	const uint32_t *track_vpids, *track_uids, *track_gids;
 	size_t ntrack_vpids, ntrack_uids, ntrack_gids;
@@ -41,21 +40,25 @@ int scry_probes_sc_count(struct scry_probes *p, unsigned nr, struct scry_sc_coun
  * scry_probes_attach(): a call racing with a fork in the kernel may leave a CPU's memo
  * of an earlier "not followed" answer for that very tgid in place. */
 int scry_probes_track(struct scry_probes *p, pid_t tgid);
-/* Attach the generic tracepoint program to system:name with its copy operations. */
+/* Attach the generic tracepoint program to system:name with its copy operations, or
+ * front_fd (>= 0: the event's filter front, which tail-calls it). */
 int scry_probes_attach_tracepoint(struct scry_probes *p, const char *system, const char *name,
-				  const struct scry_tp_desc *d, char *err, size_t errlen);
+				  const struct scry_tp_desc *d, int front_fd, char *err, size_t errlen);
 /* Attach the syscall and fork programs (after every descriptor is set). */
 int scry_probes_attach(struct scry_probes *p, char *err, size_t errlen);
 
-/* Filters: what a filter program for dispatcher kind (SCRY_FENV_*) refers to (env and
- * back maps, bpf_strnstr's BTF id), and loading one (with the dispatcher's program type and
- * hook) as the filter of event id.  Identical programs are loaded once.  log: the verifier
- * log on failure (may be NULL). */
+/* Filters: where a front for dispatcher kind (SCRY_FENV_*) finds its values and maps
+ * (fgen_target: source, registers and contexts from kernel BTF, env/back/stats maps,
+ * bpf_strnstr's BTF id); -ENOTSUP when the kernel's BTF lacks what it needs. */
 struct fgen_target;
 struct bpf_insn;
 int scry_probes_filter_target(struct scry_probes *p, unsigned kind, struct fgen_target *t);
-int scry_probes_install_filter(struct scry_probes *p, unsigned kind, unsigned id, const struct bpf_insn *insns,
-			       size_t n, char *log, size_t logsize);
+/* Load a filter front of kind (SCRY_FENV_*, a program of fgen_compile); identical
+ * programs are loaded once.  A syscall front is attached by scry_probes_attach in place
+ * of its dispatcher; a tracepoint's is given to scry_probes_attach_tracepoint.  Returns
+ * the program's fd (owned by the probes), or -errno with the verifier's log in log. */
+int scry_probes_load_front(struct scry_probes *p, unsigned kind, const struct bpf_insn *insns, size_t n,
+			   char *log, size_t logsize);
 
 unsigned scry_probes_ncpus(const struct scry_probes *p);
 int scry_probes_ring_fd(const struct scry_probes *p, unsigned cpu);

@@ -458,26 +458,12 @@ static int write_metadata(struct scry_session *s, char *err, size_t errlen)
 }
 
 /* A syscall descriptor's flags once the filter is known: an event the filter can never
- * accept is not recorded; one it may accept goes through its filter program. */
-static uint16_t filtered_flags(const struct scry_session *s, uint16_t flags, uint16_t id, uint16_t rec, uint16_t filt)
+ * accept is not recorded (one it may accept passes the syscall's filter front first). */
+static uint16_t filtered_flags(const struct scry_session *s, uint16_t flags, uint16_t id, uint16_t rec)
 {
-	switch (s->filters ? scry_filters_use(s->filters, id) : SCRY_FILTER_NONE) {
-	case SCRY_FILTER_NEVER:
+	if (s->filters && scry_filters_use(s->filters, id) == SCRY_FILTER_NEVER)
 		return flags & ~rec;
-	case SCRY_FILTER_KERNEL:
-		return flags | filt;
-	default:
-		return flags;
-	}
-}
-
-/* Does the entry event read user strings (paths, names, argv)? */
-static bool reads_strings(const struct scry_event *ev)
-{
-	for (unsigned i = 0; i < ev->nops; i++)
-		if (ev->ops[i].kind == SCRY_SOP_STR || ev->ops[i].kind == SCRY_SOP_STRV)
-			return true;
-	return ev->str_mask != 0;
+	return flags;
 }
 
 static int set_syscall_table(struct scry_session *s, char *err, size_t errlen)
@@ -506,7 +492,7 @@ static int set_syscall_table(struct scry_session *s, char *err, size_t errlen)
 			d.str_mask = ev->str_mask;
 			d.s32_mask = ev->s32_mask;
 			d.u32_mask = ev->u32_mask;
-			if (reads_strings(ev) && !s->opts.count_syscalls)
+			if (scry_event_reads_strings(ev) && !s->opts.count_syscalls)
 				d.flags |= SCRY_SC_DEFER;
 			if (!strcmp(ev->tp, "execve") || !strcmp(ev->tp, "execveat"))
 				d.flags |= SCRY_SC_EXEC;
@@ -521,8 +507,8 @@ static int set_syscall_table(struct scry_session *s, char *err, size_t errlen)
 				d.n_exit_ops = ev->nops;
 				memcpy(d.exit_ops, ev->ops, sizeof(d.exit_ops));
 			}
-			d.flags = filtered_flags(s, d.flags, d.entry_id, SCRY_SC_ENTRY, SCRY_SC_FILTER_ENTRY);
-			d.flags = filtered_flags(s, d.flags, d.exit_id, SCRY_SC_EXIT, SCRY_SC_FILTER_EXIT);
+			d.flags = filtered_flags(s, d.flags, d.entry_id, SCRY_SC_ENTRY);
+			d.flags = filtered_flags(s, d.flags, d.exit_id, SCRY_SC_EXIT);
 		} else if (!known[nr] && s->unknown_entry != NO_EVENT) {
 			d.entry_id = s->unknown_entry;
 			d.exit_id = s->unknown_exit;
@@ -548,7 +534,6 @@ int scry_session_load(struct scry_session *s, char *err, size_t errlen)
 		.ring_size = s->opts.ring_size,
 		.verbose = s->opts.verbose,
 		.nevent_ids = (unsigned)s->nevents,
-		.filter_ctx_mask = s->filters ? scry_filters_ctx_mask(s->filters) : 0,
 		.track_vpids = s->opts.track_vpids, .ntrack_vpids = s->opts.ntrack_vpids, .track_vpid = s->opts.track_vpids != NULL,
 		.track_uids = s->opts.track_uids, .ntrack_uids = s->opts.ntrack_uids, .track_uid = s->opts.track_uids != NULL,
 		.track_gids = s->opts.track_gids, .ntrack_gids = s->opts.ntrack_gids, .track_gid = s->opts.track_gids != NULL,
@@ -613,16 +598,11 @@ int scry_session_start(struct scry_session *s, char *err, size_t errlen)
 			return -E2BIG;
 		}
 		d.event_id = s->tps[i].id;
-		switch (s->filters ? scry_filters_use(s->filters, d.event_id) : SCRY_FILTER_NONE) {
-		case SCRY_FILTER_NEVER:
+		if (s->filters && scry_filters_use(s->filters, d.event_id) == SCRY_FILTER_NEVER)
 			continue;
-		case SCRY_FILTER_KERNEL:
-			d.flags |= SCRY_TP_FILTER;
-			break;
-		default:
-			break;
-		}
-		ret = scry_probes_attach_tracepoint(s->probes, s->tps[i].system, s->tps[i].name, &d, err, errlen);
+		ret = scry_probes_attach_tracepoint(s->probes, s->tps[i].system, s->tps[i].name, &d,
+						    s->filters ? scry_filters_front_fd(s->filters, d.event_id) : -1,
+						    err, errlen);
 		if (ret)
 			return ret;
 	}

@@ -130,8 +130,10 @@ static void fill_env(struct cur *c, struct scry_filter_env *e)
 		const struct scry_field *f = &ev->fields[i];
 		const struct scry_fieldval *v = &c->vals[i];
 
-		if (ev->kind == SCRY_EV_SYSCALL_EXIT && !strcmp(f->name, "ret"))
+		if ((ev->kind == SCRY_EV_SYSCALL_EXIT || ev->kind == SCRY_EV_BUILTIN) && !strcmp(f->name, "ret"))
 			e->ret = (int64_t)v->v;
+		if (ev->kind == SCRY_EV_BUILTIN && !strcmp(f->name, "id"))   /* the unknown syscalls */
+			e->nr = (int64_t)v->v;
 		if (ev->kind != SCRY_EV_SYSCALL_ENTRY || f->arg < 0 || f->arg >= SCRY_MAX_ARGS ||
 		    f->aux == SCRY_AUX_COUNT)
 			continue;
@@ -404,7 +406,8 @@ int main(int argc, char **argv)
 			continue;
 		}
 		if (ir.status == FILTER_EV_MATCHABLE) {
-			if (fgen_compile(&ir, locs, &t, &prog, why, sizeof(why))) {
+			struct fgen_case one = { .ir = &ir, .locs = locs };
+			if (fgen_compile(&one, 1, &t, &prog, why, sizeof(why))) {
 				fprintf(stderr, "filter_diff: cannot compile %s for %s: %s\n", text, ev0->name, why);
 				return 1;
 			}

@@ -126,7 +126,7 @@ static void test_compile(void **state)
 
 	/* accesses follow the order of first reference */
 	assert_int_equal(ir.naccess, 2);
-	assert_int_equal(fgen_compile(&ir, locs, &t, &prog, why, sizeof(why)), 0);
+	assert_int_equal(fgen_compile(&(struct fgen_case){ .ir = &ir, .locs = locs }, 1, &t, &prog, why, sizeof(why)), 0);
 	assert_true(prog.n > 20);
 	assert_int_equal(prog.insns[prog.n - 1].code, BPF_JMP | BPF_EXIT);
 	for (size_t i = 0; i < prog.n; i++) {
@@ -140,7 +140,7 @@ static void test_compile(void **state)
 	fgen_prog_free(&prog);
 
 	locs[1].kind = FGEN_NONE;   /* e.g. a struct member */
-	assert_int_equal(fgen_compile(&ir, locs, &t, &prog, why, sizeof(why)), -1);
+	assert_int_equal(fgen_compile(&(struct fgen_case){ .ir = &ir, .locs = locs }, 1, &t, &prog, why, sizeof(why)), -1);
 	assert_non_null(strstr(why, "cannot read"));
 	filter_ir_free(&ir);
 	filter_free(f);
@@ -148,10 +148,10 @@ static void test_compile(void **state)
 	/* a star inside needs bpf_strnstr */
 	f = lower("filename == \"*a*b\"", &ir);
 	locs[0] = (struct fgen_loc){ .kind = FGEN_USTR, .arg = 1, .max = 4096 };
-	assert_int_equal(fgen_compile(&ir, locs, &t, &prog, why, sizeof(why)), -1);
+	assert_int_equal(fgen_compile(&(struct fgen_case){ .ir = &ir, .locs = locs }, 1, &t, &prog, why, sizeof(why)), -1);
 	assert_non_null(strstr(why, "bpf_strnstr"));
 	t.strnstr_btf_id = 1234;
-	assert_int_equal(fgen_compile(&ir, locs, &t, &prog, why, sizeof(why)), 0);
+	assert_int_equal(fgen_compile(&(struct fgen_case){ .ir = &ir, .locs = locs }, 1, &t, &prog, why, sizeof(why)), 0);
 	bool kfunc = false;
 	for (size_t i = 0; i < prog.n; i++)
 		kfunc |= prog.insns[i].code == (BPF_JMP | BPF_CALL) && prog.insns[i].src_reg == BPF_PSEUDO_KFUNC_CALL &&

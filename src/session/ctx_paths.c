@@ -1,0 +1,168 @@
+/* ctx_paths.c — context access paths from kernel BTF (see ctx_paths.h). */
+#include <string.h>
+#include <bpf/btf.h>
+#include "session/ctx_paths.h"
+
+/* Byte offset of member name in the struct or union id (anonymous members searched too);
+ * *mtype its type.  -1 when absent. */
+static long member_off(const struct btf *btf, __u32 id, const char *name, __u32 *mtype, int depth)
+{
+	const struct btf_type *t = btf__type_by_id(btf, id);
+	const struct btf_member *m;
+
+	if (!t || !btf_is_composite(t) || depth > 8)
+		return -1;
+	m = btf_members(t);
+	for (int i = 0; i < btf_vlen(t); i++, m++) {
+		const char *mn = btf__name_by_offset(btf, m->name_off);
+		__u32 bit = btf_member_bit_offset(t, (__u32)i);
+
+		if (bit % 8)
+			continue;
+		if (mn && *mn) {
+			if (!strcmp(mn, name)) {
+				*mtype = m->type;
+				return bit / 8;
+			}
+			continue;
+		}
+		int sub = btf__resolve_type(btf, m->type);
+		long o = sub > 0 ? member_off(btf, (__u32)sub, name, mtype, depth + 1) : -1;
+		if (o >= 0)
+			return bit / 8 + o;
+	}
+	return -1;
+}
+
+static int struct_id(const struct btf *btf, const char *name)
+{
+	return btf__find_by_name_kind(btf, name, BTF_KIND_STRUCT);
+}
+
+/* Walk spec ("a.b->c.d") from struct root: every "->" is a pointer load.  Fills p's steps,
+ * off, size (0 when over 8 bytes) and signedness; how = FGEN_CTXP_LOAD.  -1 when a member
+ * is missing. */
+static int walk(const struct btf *btf, const char *root, const char *spec, struct fgen_ctx_path *p)
+{
+	char buf[128], *save = NULL;
+	int id = struct_id(btf, root);
+	long off = 0;
+	const char *s = spec;
+
+	memset(p, 0, sizeof(*p));
+	if (id <= 0 || strlen(spec) >= sizeof(buf))
+		return -1;
+	while (*s) {
+		const char *arrow = strstr(s, "->");
+		size_t len = arrow ? (size_t)(arrow - s) : strlen(s);
+
+		memcpy(buf, s, len);
+		buf[len] = 0;
+		for (char *name = strtok_r(buf, ".", &save); name; name = strtok_r(NULL, ".", &save)) {
+			__u32 mt = 0;
+			long o = member_off(btf, (__u32)id, name, &mt, 0);
+			if (o < 0)
+				return -1;
+			off += o;
+			id = btf__resolve_type(btf, mt);
+			if (id < 0)
+				return -1;
+		}
+		if (!arrow) {
+			const struct btf_type *t = btf__type_by_id(btf, (__u32)id);
+			long size = btf__resolve_size(btf, (__u32)id);
+			if (off > UINT16_MAX)
+				return -1;
+			p->off = (uint16_t)off;
+			p->size = size > 0 && size <= 8 ? (uint8_t)size : 0;   /* 0: not loadable */
+			p->is_signed = btf_is_int(t) && (btf_int_encoding(t) & BTF_INT_SIGNED);
+			p->how = FGEN_CTXP_LOAD;
+			return 0;
+		}
+		const struct btf_type *t = btf__type_by_id(btf, (__u32)id);
+		if (!t || !btf_is_ptr(t) || p->nsteps >= FGEN_CTXP_MAX_STEPS || off > UINT16_MAX)
+			return -1;
+		p->step[p->nsteps++] = (uint16_t)off;
+		id = btf__resolve_type(btf, t->type);
+		if (id < 0)
+			return -1;
+		off = 0;
+		s = arrow + 2;
+	}
+	return -1;
+}
+
+static long off_of(const struct btf *btf, const char *root, const char *spec)
+{
+	struct fgen_ctx_path p;
+	return walk(btf, root, spec, &p) ? -1 : p.off;
+}
+
+int scry_ctx_layout(const struct btf *btf, struct scry_ctx_layout *out)
+{
+	static const struct { int ctx; const char *spec; int16_t adjust; uint8_t how; } paths[] = {
+		{ SCRY_CTX_PID, "tgid", 0, FGEN_CTXP_LOAD },
+		{ SCRY_CTX_TID, "pid", 0, FGEN_CTXP_LOAD },
+		{ SCRY_CTX_PPID, "real_parent->tgid", 0, FGEN_CTXP_LOAD },
+		{ SCRY_CTX_VPID, "group_leader->thread_pid", 0, FGEN_CTXP_PIDNR },
+		{ SCRY_CTX_VTID, "thread_pid", 0, FGEN_CTXP_PIDNR },
+		{ SCRY_CTX_CPU_ID, NULL, 0, FGEN_CTXP_CPU },
+		{ SCRY_CTX_UID, "cred->uid.val", 0, FGEN_CTXP_LOAD },
+		{ SCRY_CTX_GID, "cred->gid.val", 0, FGEN_CTXP_LOAD },
+		{ SCRY_CTX_EUID, "cred->euid.val", 0, FGEN_CTXP_LOAD },
+		{ SCRY_CTX_PRIO, "prio", -100, FGEN_CTXP_LOAD },
+		{ SCRY_CTX_NICE, "static_prio", -120, FGEN_CTXP_LOAD },
+		{ SCRY_CTX_CGROUP_NS, "nsproxy->cgroup_ns->ns.inum", 0, FGEN_CTXP_LOAD },
+		{ SCRY_CTX_IPC_NS, "nsproxy->ipc_ns->ns.inum", 0, FGEN_CTXP_LOAD },
+		{ SCRY_CTX_MNT_NS, "nsproxy->mnt_ns->ns.inum", 0, FGEN_CTXP_LOAD },
+		{ SCRY_CTX_NET_NS, "nsproxy->net_ns->ns.inum", 0, FGEN_CTXP_LOAD },
+		{ SCRY_CTX_PID_NS, "thread_pid", 0, FGEN_CTXP_PIDNS },
+		{ SCRY_CTX_USER_NS, "cred->user_ns->ns.inum", 0, FGEN_CTXP_LOAD },
+		{ SCRY_CTX_UTS_NS, "nsproxy->uts_ns->ns.inum", 0, FGEN_CTXP_LOAD },
+	};
+	static const char *const regs[6] = { "di", "si", "dx", "r10", "r8", "r9" };
+	long comm, level, numbers, nr, ns, inum, usize, ax;
+	int upid;
+
+	memset(out, 0, sizeof(*out));
+	if (!btf || struct_id(btf, "task_struct") <= 0)
+		return -1;
+	comm = off_of(btf, "task_struct", "comm");
+	level = off_of(btf, "pid", "level");
+	numbers = off_of(btf, "pid", "numbers");
+	nr = off_of(btf, "upid", "nr");
+	ns = off_of(btf, "upid", "ns");
+	inum = off_of(btf, "pid_namespace", "ns.inum");
+	upid = struct_id(btf, "upid");
+	usize = upid > 0 ? btf__resolve_size(btf, (__u32)upid) : -1;
+	bool pid_ok = level >= 0 && numbers >= 0 && nr >= 0 && ns >= 0 && inum >= 0 && usize > 0;
+	if (pid_ok)
+		out->pid = (struct fgen_pid_layout){ (uint16_t)level, (uint16_t)numbers, (uint16_t)usize,
+						     (uint16_t)nr, (uint16_t)ns, (uint16_t)inum };
+	out->comm_off = comm >= 0 ? (uint16_t)comm : 0;
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		struct fgen_ctx_path *p = &out->ctx[paths[i].ctx];
+
+		if (paths[i].how == FGEN_CTXP_CPU) {
+			p->how = FGEN_CTXP_CPU;
+			continue;
+		}
+		if (walk(btf, "task_struct", paths[i].spec, p) || (paths[i].how == FGEN_CTXP_LOAD && !p->size)) {
+			memset(p, 0, sizeof(*p));
+			continue;
+		}
+		p->adjust = paths[i].adjust;
+		if (paths[i].how != FGEN_CTXP_LOAD)
+			p->how = pid_ok ? paths[i].how : FGEN_CTXP_NONE;
+	}
+	out->regs_ok = true;
+	for (int i = 0; i < 6; i++) {
+		long o = off_of(btf, "pt_regs", regs[i]);
+		out->regs_ok &= o >= 0;
+		out->regs_off[i] = (int16_t)(o >= 0 ? o : 0);
+	}
+	ax = off_of(btf, "pt_regs", "orig_ax");
+	out->regs_ok &= ax >= 0;
+	out->orig_ax_off = (int16_t)(ax >= 0 ? ax : 0);
+	return 0;
+}

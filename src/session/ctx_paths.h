@@ -1,0 +1,26 @@
+/* ctx_paths.h — where a filter front finds each context of the current task and the
+ * syscall's registers: member offsets read from this kernel's BTF (task_struct, cred,
+ * nsproxy, pid, pt_regs).  The counterpart of ctx_int() in src/bpf/event.bpf.h, which the
+ * event writer uses; the two must agree (tests/e2e/test_record_filter.py checks them). */
+#ifndef SCRY_SESSION_CTX_PATHS_H
+#define SCRY_SESSION_CTX_PATHS_H
+
+#include <stdint.h>
+#include "filter/bpf_gen.h"
+#include "scry_abi.h"
+
+struct btf;
+
+struct scry_ctx_layout {
+	struct fgen_ctx_path ctx[SCRY_CTX_NR];   /* how FGEN_CTXP_NONE: not found */
+	uint16_t comm_off;
+	struct fgen_pid_layout pid;
+	int16_t regs_off[6];                     /* di, si, dx, r10, r8, r9 */
+	int16_t orig_ax_off;
+	bool regs_ok;                            /* pt_regs has the x86-64 argument registers */
+};
+
+/* Fill out from btf (vmlinux).  0, or -1 when task_struct itself is missing. */
+int scry_ctx_layout(const struct btf *btf, struct scry_ctx_layout *out);
+
+#endif
