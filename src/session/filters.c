@@ -1,5 +1,6 @@
 /* filters.c — see filters.h: catalog events as filter schemas, accesses located for the
- * kernel (environment slot or raw record offset), and the per-event compile/install loop. */
+ * kernel (environment slot or raw record offset), each event classified (never, kernel,
+ * user space), and the per-event compile/install loop. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 #include "filter/filter.h"
 #include "session/filters.h"
 #include "session/probes.h"
+#include "session/user_filter.h"
 
 struct scry_filters {
 	char *text;
@@ -16,6 +18,7 @@ struct scry_filters {
 	size_t n;
 	struct filter_schema *schemas;
 	uint8_t *use;                     /* enum scry_filter_use per event */
+	int16_t *user_ref;                /* SCRY_FILTER_USER: a reference the kernel cannot read */
 	uint64_t ctx_mask;
 };
 
@@ -35,14 +38,26 @@ static struct filter_field *ctx_fields(void)
 }
 
 static const struct filter_field int_elem = { .type = FF_INT };
+static const struct filter_field str_elem = { .type = FF_STRING };
 static const struct filter_field other_elem = { .type = FF_OTHER };
 
+/* One block: the fields, then the nodes and names of struct elements (user_filter.h). */
 int scry_filter_schema(const struct scry_event *ev, struct filter_schema *out)
 {
-	struct filter_field *fs = calloc(ev->nfields ? ev->nfields : 1, sizeof(*fs));
+	size_t nodes = ev->nfields ? ev->nfields : 1, names = 0;
+	struct filter_field *fs, *next;
+	char *name_at;
 
-	if (!fs)
+	for (unsigned i = 0; i < ev->nfields; i++)
+		if (ev->fields[i].type == SCRY_F_STRUCTSEQ && ev->fields[i].sdesc) {
+			size_t nb;
+			nodes += scry_user_elem_size(ev->fields[i].sdesc, &nb);
+			names += nb;
+		}
+	if (!(fs = calloc(1, nodes * sizeof(*fs) + names)))
 		return -ENOMEM;
+	next = fs + (ev->nfields ? ev->nfields : 1);
+	name_at = (char *)(fs + nodes);
 	for (unsigned i = 0; i < ev->nfields; i++) {
 		const struct scry_field *sf = &ev->fields[i];
 		struct filter_field *ff = &fs[i];
@@ -66,6 +81,14 @@ int scry_filter_schema(const struct scry_event *ev, struct filter_schema *out)
 		case SCRY_F_SEQ:
 			ff->type = FF_SEQUENCE;
 			ff->elem = &int_elem;
+			break;
+		case SCRY_F_STRSEQ:
+			ff->type = FF_SEQUENCE;
+			ff->elem = &str_elem;
+			break;
+		case SCRY_F_STRUCTSEQ:
+			ff->type = FF_SEQUENCE;
+			ff->elem = sf->sdesc ? scry_user_elem_schema(sf->sdesc, &next, &name_at) : &other_elem;
 			break;
 		default:
 			ff->type = FF_SEQUENCE;
@@ -189,7 +212,7 @@ struct scry_filters *scry_filters_prepare(const char *text, const struct scry_ev
 	struct filter_error fe = { 0 };
 
 	if (!f || !(f->text = strdup(text)) || !(f->schemas = calloc(n ? n : 1, sizeof(*f->schemas))) ||
-	    !(f->use = calloc(n ? n : 1, 1)))
+	    !(f->use = calloc(n ? n : 1, 1)) || !(f->user_ref = calloc(n ? n : 1, sizeof(*f->user_ref))))
 		goto oom;
 	f->events = events;
 	f->n = n;
@@ -215,7 +238,16 @@ struct scry_filters *scry_filters_prepare(const char *text, const struct scry_ev
 			continue;
 		}
 		f->use[i] = SCRY_FILTER_KERNEL;
+		f->user_ref[i] = -1;
 		for (size_t r = 0; r < filter_nrefs(f->f); r++) {
+			const struct filter_access *a = filter_event_access(f->f, i, r);
+			if (a && locate(events[i], a).kind == FGEN_NONE) {
+				f->use[i] = SCRY_FILTER_USER;
+				f->user_ref[i] = (int16_t)r;
+				break;
+			}
+		}
+		for (size_t r = 0; r < filter_nrefs(f->f) && f->use[i] == SCRY_FILTER_KERNEL; r++) {
 			const struct filter_access *a = filter_event_access(f->f, i, r);
 			if (a && a->is_ctx && a->ctx_id >= 0)
 				f->ctx_mask |= 1ULL << a->ctx_id;
@@ -236,6 +268,16 @@ uint64_t scry_filters_ctx_mask(const struct scry_filters *f)
 enum scry_filter_use scry_filters_use(const struct scry_filters *f, size_t id)
 {
 	return id < f->n ? f->use[id] : SCRY_FILTER_NONE;
+}
+
+const struct filter *scry_filters_expr(const struct scry_filters *f)
+{
+	return f->f;
+}
+
+int scry_filters_user_ref(const struct scry_filters *f, size_t id)
+{
+	return id < f->n && f->use[id] == SCRY_FILTER_USER ? f->user_ref[id] : -1;
 }
 
 int scry_filters_install(struct scry_filters *f, struct scry_probes *p, bool verbose, char *err, size_t errlen)
@@ -270,8 +312,9 @@ int scry_filters_install(struct scry_filters *f, struct scry_probes *p, bool ver
 		scry_filter_locs(ev, &ir, locs);
 		for (uint32_t a = 0; a < ir.naccess; a++) {
 			if (locs[a].kind == FGEN_NONE) {
-				snprintf(err, errlen, "filter: `%s` of %s cannot be evaluated in the kernel "
-					 "(struct members, array elements and captured data are not filterable yet)",
+				/* such events are SCRY_FILTER_USER (prepare) */
+				snprintf(err, errlen, "filter: `%s` of %s cannot be read by the kernel filter "
+					 "(a bug in scry: please report the expression)",
 					 filter_ref_text(f->f, ir.access[a].ref), ev->name);
 				ret = -ENOTSUP;
 				goto next;
@@ -316,6 +359,7 @@ void scry_filters_free(struct scry_filters *f)
 	free(f->schemas);
 	filter_free(f->f);
 	free(f->use);
+	free(f->user_ref);
 	free(f->text);
 	free(f);
 }
