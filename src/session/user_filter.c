@@ -311,7 +311,7 @@ int scry_user_filter_new(struct scry_user_filter **out, const struct scry_filter
 			    (a->ctx_id >= 0 && a->ctx_id < SCRY_CTX_NR && (ctx_mask & (1ULL << a->ctx_id))))
 				continue;
 			snprintf(err, errlen, "filter: `%s` is not recorded, and the filter of %s is evaluated "
-				 "in user space (the kernel filter cannot read `%s`): record the context (-c)",
+				 "in user space (the kernel filter cannot read `%s`); scry record: add it with -c",
 				 filter_ref_text(expr, r), events[i]->name,
 				 filter_ref_text(expr, (size_t)scry_filters_user_ref(f, i)));
 			ret = -EINVAL;
