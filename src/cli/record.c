@@ -352,6 +352,9 @@ int cmd_record(int argc, char **argv)
 		(unsigned long long)sum.events, (unsigned long long)sum.discarded,
 		(unsigned long long)sum.bytes, scry_session_dir(s), sum.seconds,
 		sum.seconds > 0 ? sum.events / sum.seconds : 0.0);
+	if (sum.filtered)
+		fprintf(stderr, "scry: %llu events filtered out in user space (rejected by --filter, not lost)\n",
+			(unsigned long long)sum.filtered);
 	if (sum.truncated)
 		fprintf(stderr, "scry: %llu events had a string cut at %d bytes\n",
 			(unsigned long long)sum.truncated, SCRY_STR_MAX);

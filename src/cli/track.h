@@ -29,7 +29,9 @@ enum { CLI_OPT_FILTER = 400, CLI_OPT_TRACK_PID, CLI_OPT_TRACK_VPID, CLI_OPT_TRAC
 #define CLI_TRACK_USAGE \
 	"      --filter EXPR      record only events for which EXPR (LTTng's filter language) is\n" \
 	"                         true, decided in the kernel: 'fd == 1 && count > 4096',\n" \
-	"                         'filename == \"/etc/*\"', '$ctx.procname != \"sshd\"'\n" \
+	"                         'filename == \"/etc/*\"', '$ctx.procname != \"sshd\"'; in user\n" \
+	"                         space, before writing, for struct members, array elements,\n" \
+	"                         captured data: 'uservaddr[3] == 0x50', 'ufds[0].fd == 3'\n" \
 	"      --track-pid LIST   only these processes and their children (with -a)\n" \
 	"      --track-vpid LIST  only these pids as seen in their pid namespace\n" \
 	"      --track-uid LIST   only processes of these users (names or uids)\n" \

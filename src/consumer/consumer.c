@@ -31,13 +31,33 @@ struct scry_consumer {
 	scry_event_sink sink;            /* live mode */
 	void *sink_ctx;
 	uint64_t sink_events;
+	scry_event_pred pred;            /* user-space filter of the events in pred_ids */
+	void *pred_ctx;
+	const uint64_t *pred_ids;
+	uint64_t filtered;
 	uint64_t stage_max_age_ns;
 };
+
+/* Does the user-space filter drop this event?  One bit test for the others. */
+static bool rejected(struct scry_consumer *c, unsigned cpu, const uint8_t *ev, size_t size)
+{
+	uint16_t id;
+
+	if (!c->pred_ids || size < 2)
+		return false;
+	memcpy(&id, ev, 2);
+	if (!(c->pred_ids[id >> 6] >> (id & 63) & 1) || c->pred(c->pred_ctx, cpu, ev, size))
+		return false;
+	c->filtered++;
+	return true;
+}
 
 static void append(struct cpu_stream *cs, const uint8_t *ev, size_t size)
 {
 	int ret;
 
+	if (rejected(cs->c, cs->cpu, ev, size))
+		return;
 	if (cs->c->sink) {
 		cs->c->sink(cs->c->sink_ctx, cs->cpu, ev, size);
 		cs->c->sink_events++;
@@ -115,6 +135,11 @@ int scry_consumer_open(struct scry_consumer **out, const struct scry_consumer_op
 	c->ring_size = o->ring_size;
 	c->sink = o->sink;
 	c->sink_ctx = o->sink_ctx;
+	if (o->pred && o->pred_ids) {
+		c->pred = o->pred;
+		c->pred_ctx = o->pred_ctx;
+		c->pred_ids = o->pred_ids;
+	}
 	c->stage_max_age_ns = o->stage_max_age_ns ? o->stage_max_age_ns : 20 * 1000 * 1000ULL;
 	c->ncpus = scry_probes_ncpus(o->probes);
 	c->cpus = calloc(c->ncpus, sizeof(*c->cpus));
@@ -219,6 +244,7 @@ void scry_consumer_stats(struct scry_consumer *c, struct scry_consumer_stats *ou
 		out->clamped += ss->clamped;
 	}
 	out->errors = c->errors;
+	out->filtered = c->filtered;
 	sum_kstats(c, out, false);
 }
 

@@ -6,6 +6,7 @@
 #ifndef SCRY_CONSUMER_H
 #define SCRY_CONSUMER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "session/probes.h"
@@ -14,10 +15,18 @@
  * header, contexts, payload; valid during the call).  Per CPU in time order. */
 typedef void (*scry_event_sink)(void *ctx, unsigned cpu, const uint8_t *ev, size_t size);
 
+/* A user-space filter: asked about each event whose id has its bit set (same arguments as
+ * the sink); false drops the event before it reaches a stream or the sink. */
+typedef bool (*scry_event_pred)(void *ctx, unsigned cpu, const uint8_t *ev, size_t size);
+#define SCRY_PRED_IDS_WORDS (65536 / 64)   /* a bit per uint16 event id */
+
 struct scry_consumer_opts {
 	struct scry_probes *probes;
 	scry_event_sink sink;       /* non-NULL: live mode, no streams (dir... unused) */
 	void *sink_ctx;
+	scry_event_pred pred;       /* non-NULL: events of the ids in pred_ids are filtered */
+	void *pred_ctx;
+	const uint64_t *pred_ids;   /* SCRY_PRED_IDS_WORDS words; valid while the consumer is */
 	uint64_t stage_max_age_ns;  /* staged events are fetched at least this often (0: 20 ms) */
 	const char *dir;            /* the trace's kernel/ directory */
 	const char *channel;        /* "channel0" */
@@ -35,6 +44,7 @@ struct scry_consumer_stats {
 	uint64_t bytes;             /* bytes written to stream files */
 	uint64_t clamped;           /* events whose timestamp was raised to keep a stream ordered */
 	uint64_t errors;            /* events the streams refused (write errors) */
+	uint64_t filtered;          /* events the user-space filter rejected (not lost) */
 };
 
 struct scry_consumer;

@@ -1,5 +1,6 @@
 /* filters.c — see filters.h: catalog events as filter schemas, accesses located for the
- * kernel (environment slot or raw record offset), and the per-event compile/install loop. */
+ * kernel (environment slot or raw record offset), each event classified (never, kernel,
+ * user space), and the per-event compile/install loop. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 #include "filter/filter.h"
 #include "session/filters.h"
 #include "session/probes.h"
+#include "session/user_filter.h"
 
 struct scry_filters {
 	char *text;
@@ -17,6 +19,7 @@ struct scry_filters {
 	struct filter_schema *schemas;
 	uint8_t *use;                     /* enum scry_filter_use per event */
 	int *front_fd;                    /* tracepoint events: their front (owned by the probes) */
+	int16_t *user_ref;                /* SCRY_FILTER_USER: a reference the kernel cannot read */
 };
 
 static struct filter_field *ctx_fields(void)
@@ -35,14 +38,26 @@ static struct filter_field *ctx_fields(void)
 }
 
 static const struct filter_field int_elem = { .type = FF_INT };
+static const struct filter_field str_elem = { .type = FF_STRING };
 static const struct filter_field other_elem = { .type = FF_OTHER };
 
+/* One block: the fields, then the nodes and names of struct elements (user_filter.h). */
 int scry_filter_schema(const struct scry_event *ev, struct filter_schema *out)
 {
-	struct filter_field *fs = calloc(ev->nfields ? ev->nfields : 1, sizeof(*fs));
+	size_t nodes = ev->nfields ? ev->nfields : 1, names = 0;
+	struct filter_field *fs, *next;
+	char *name_at;
 
-	if (!fs)
+	for (unsigned i = 0; i < ev->nfields; i++)
+		if (ev->fields[i].type == SCRY_F_STRUCTSEQ && ev->fields[i].sdesc) {
+			size_t nb;
+			nodes += scry_user_elem_size(ev->fields[i].sdesc, &nb);
+			names += nb;
+		}
+	if (!(fs = calloc(1, nodes * sizeof(*fs) + names)))
 		return -ENOMEM;
+	next = fs + (ev->nfields ? ev->nfields : 1);
+	name_at = (char *)(fs + nodes);
 	for (unsigned i = 0; i < ev->nfields; i++) {
 		const struct scry_field *sf = &ev->fields[i];
 		struct filter_field *ff = &fs[i];
@@ -66,6 +81,14 @@ int scry_filter_schema(const struct scry_event *ev, struct filter_schema *out)
 		case SCRY_F_SEQ:
 			ff->type = FF_SEQUENCE;
 			ff->elem = &int_elem;
+			break;
+		case SCRY_F_STRSEQ:
+			ff->type = FF_SEQUENCE;
+			ff->elem = &str_elem;
+			break;
+		case SCRY_F_STRUCTSEQ:
+			ff->type = FF_SEQUENCE;
+			ff->elem = sf->sdesc ? scry_user_elem_schema(sf->sdesc, &next, &name_at) : &other_elem;
 			break;
 		default:
 			ff->type = FF_SEQUENCE;
@@ -199,7 +222,8 @@ struct scry_filters *scry_filters_prepare(const char *text, const struct scry_ev
 	struct filter_error fe = { 0 };
 
 	if (!f || !(f->text = strdup(text)) || !(f->schemas = calloc(n ? n : 1, sizeof(*f->schemas))) ||
-	    !(f->use = calloc(n ? n : 1, 1)) || !(f->front_fd = malloc((n ? n : 1) * sizeof(int))))
+	    !(f->use = calloc(n ? n : 1, 1)) || !(f->front_fd = malloc((n ? n : 1) * sizeof(int))) ||
+	    !(f->user_ref = calloc(n ? n : 1, sizeof(*f->user_ref))))
 		goto oom;
 	f->events = events;
 	f->n = n;
@@ -225,6 +249,17 @@ struct scry_filters *scry_filters_prepare(const char *text, const struct scry_ev
 			continue;
 		}
 		f->use[i] = SCRY_FILTER_KERNEL;
+		f->user_ref[i] = -1;
+		/* scry's own fork event has no filter front: decided in user space */
+		bool no_front = events[i]->kind == SCRY_EV_BUILTIN && scry_filter_env_kind(events[i]) == SCRY_FENV_TP;
+		for (size_t r = 0; r < filter_nrefs(f->f); r++) {
+			const struct filter_access *a = filter_event_access(f->f, i, r);
+			if (a && (no_front || locate(events[i], a).kind == FGEN_NONE)) {
+				f->use[i] = SCRY_FILTER_USER;
+				f->user_ref[i] = (int16_t)r;
+				break;
+			}
+		}
 	}
 	return f;
 oom:
@@ -261,9 +296,9 @@ static int lower_event(struct scry_filters *f, size_t i, struct filter_ir *ir, s
 	}
 	scry_filter_locs(ev, ir, *locs);
 	for (uint32_t a = 0; a < ir->naccess; a++) {
-		if ((*locs)[a].kind == FGEN_NONE) {
-			snprintf(err, errlen, "filter: `%s` of %s cannot be evaluated in the kernel "
-				 "(struct members, array elements and captured data are not filterable yet)",
+		if ((*locs)[a].kind == FGEN_NONE) {   /* such events are SCRY_FILTER_USER (prepare) */
+			snprintf(err, errlen, "filter: `%s` of %s cannot be read by the kernel filter "
+				 "(a bug in scry: please report the expression)",
 				 filter_ref_text(f->f, ir->access[a].ref), ev->name);
 			return -ENOTSUP;
 		}
@@ -309,6 +344,16 @@ static int load_front(struct scry_filters *f, struct scry_probes *p, unsigned ki
 	}
 	fgen_prog_free(&prog);
 	return ret;
+}
+
+const struct filter *scry_filters_expr(const struct scry_filters *f)
+{
+	return f->f;
+}
+
+int scry_filters_user_ref(const struct scry_filters *f, size_t id)
+{
+	return id < f->n && f->use[id] == SCRY_FILTER_USER ? f->user_ref[id] : -1;
 }
 
 int scry_filters_install(struct scry_filters *f, struct scry_probes *p, bool verbose, char *err, size_t errlen)
@@ -393,6 +438,7 @@ void scry_filters_free(struct scry_filters *f)
 	filter_free(f->f);
 	free(f->use);
 	free(f->front_fd);
+	free(f->user_ref);
 	free(f->text);
 	free(f);
 }

@@ -1,6 +1,9 @@
 /* filters.h — a session's event filter: the expression checked against the catalog events
  * of the session before anything is loaded, then compiled to filter fronts
- * (src/filter/bpf_gen.c) that run in the kernel before the dispatchers (probes.c).
+ * (src/filter/bpf_gen.c) that run in the kernel before the dispatchers (probes.c).  An
+ * event whose filter reads a value the kernel program cannot (struct members, array
+ * elements, captured data, string arrays; scry's own fork event) is recorded unfiltered and
+ * decided in user space before it is written (user_filter.c).
  * Semantics are LTTng's: a field an event lacks makes the expression false for that event,
  * which is then not recorded at all. */
 #ifndef SCRY_SESSION_FILTERS_H
@@ -18,6 +21,7 @@ enum scry_filter_use {
 	SCRY_FILTER_NONE,      /* recorded without a filter */
 	SCRY_FILTER_NEVER,     /* the expression is false for every event of this kind */
 	SCRY_FILTER_KERNEL,    /* a filter front decides (src/filter/bpf_gen.c) */
+	SCRY_FILTER_USER,      /* recorded without a kernel filter, decided in user space */
 };
 
 /* Parse and check text against events[0..n) (CTF id = index).  skip_exits: only syscall
@@ -29,10 +33,14 @@ struct scry_filters *scry_filters_prepare(const char *text, const struct scry_ev
 enum scry_filter_use scry_filters_use(const struct scry_filters *f, size_t id);
 /* The filter front of tracepoint event id once installed, -1 if none. */
 int scry_filters_front_fd(const struct scry_filters *f, size_t id);
-/* Compile and load the fronts (after the probes are loaded): one for the filtered syscall
- * entries, one for the exits, one per filtered tracepoint.  An event whose filter the
- * kernel cannot express, or a program the verifier refuses, is an error naming the event
- * (--verbose: the verifier log). */
+/* The checked expression (valid until scry_filters_free). */
+const struct filter *scry_filters_expr(const struct scry_filters *f);
+/* SCRY_FILTER_USER: the first reference (filter_ref_text) the kernel cannot read; else -1. */
+int scry_filters_user_ref(const struct scry_filters *f, size_t id);
+/* Compile and load the fronts of the SCRY_FILTER_KERNEL events (after the probes are
+ * loaded): one for the filtered syscall entries, one for the exits, one per filtered
+ * tracepoint.  A program that cannot be compiled or that the verifier refuses is an error
+ * naming the event (--verbose: the verifier log). */
 int scry_filters_install(struct scry_filters *f, struct scry_probes *p, bool verbose, char *err, size_t errlen);
 void scry_filters_free(struct scry_filters *f);
 

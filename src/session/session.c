@@ -18,6 +18,7 @@
 #include "consumer/consumer.h"
 #include "ctf/metadata.h"
 #include "session/filters.h"
+#include "session/user_filter.h"
 #include "session/probes.h"
 #include "session/session.h"
 #include "util/clock.h"
@@ -52,6 +53,7 @@ struct scry_session {
 	struct scry_probes *probes;
 	struct scry_consumer *consumer;
 	struct scry_filters *filters;
+	struct scry_user_filter *ufilter;   /* the filter's events decided in user space */
 	int *cgroup_fds;
 	bool started;
 };
@@ -400,6 +402,12 @@ int scry_session_create(struct scry_session **out, const struct scry_session_opt
 			ret = -EINVAL;
 			goto fail;
 		}
+		ret = scry_user_filter_new(&s->ufilter, s->filters, (const struct scry_event *const *)s->events,
+					   s->nevents, o->ctx_mask, err, errlen);
+		if (ret)
+			goto fail;
+		if (s->ufilter && o->verbose)
+			scry_user_filter_explain(s->ufilter, stderr);
 	}
 	ret = open_cgroups(s, err, errlen);
 	if (ret)
@@ -581,6 +589,8 @@ int scry_session_start(struct scry_session *s, char *err, size_t errlen)
 		.stream_id = 0, .packet_size = s->opts.packet_size, .ring_size = s->opts.ring_size,
 		.sink = s->opts.sink, .sink_ctx = s->opts.sink_ctx,
 		.stage_max_age_ns = s->opts.sink ? 2 * 1000 * 1000ULL : 0,
+		.pred = s->ufilter ? scry_user_filter_match : NULL, .pred_ctx = s->ufilter,
+		.pred_ids = s->ufilter ? scry_user_filter_ids(s->ufilter) : NULL,
 	};
 	int ret;
 
@@ -682,6 +692,7 @@ int scry_session_stop(struct scry_session *s, struct scry_session_summary *out, 
 	out->truncated = cs.truncated;
 	out->bytes = cs.bytes;
 	out->clamped = cs.clamped;
+	out->filtered = cs.filtered;
 	out->seconds = s->start_ts ? (s->stop_ts - s->start_ts) / 1e9 : 0;
 	return ret;
 }
@@ -695,6 +706,7 @@ void scry_session_destroy(struct scry_session *s)
 		scry_consumer_close(s->consumer, scry_monotonic_ns(), &cs);
 	}
 	scry_probes_close(s->probes);
+	scry_user_filter_free(s->ufilter);
 	scry_filters_free(s->filters);
 	if (s->cgroup_fds)
 		for (size_t i = 0; i < s->opts.ntrack_cgroups; i++)

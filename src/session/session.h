@@ -31,7 +31,8 @@ struct scry_session_opts {
 	void *sink_ctx;
 	bool count_syscalls;            /* selected syscalls are counted in the kernel, no events */
 	bool verbose;
-	/* filter (LTTng's language), evaluated in the kernel before an event is written */
+	/* filter (LTTng's language), evaluated in the kernel before an event is written, or in
+	 * user space before the consumer writes it when the kernel cannot read its values */
 	const char *filter;
 	bool filter_entries_only;       /* syscall exits unfiltered (scry trace: the entry decides) */
 	/* trackers besides the pid one (scry_session_track), combined with AND */
@@ -48,6 +49,7 @@ struct scry_session_summary {
 	uint64_t truncated;             /* events with a string cut at SCRY_STR_MAX bytes */
 	uint64_t bytes;                 /* bytes of the stream files */
 	uint64_t clamped;               /* timestamps raised to keep a stream ordered */
+	uint64_t filtered;              /* recorded, then rejected by the filter in user space */
 	double seconds;                 /* from start to stop */
 };
 
