@@ -1109,36 +1109,16 @@ int scry_flush(void *ctx)
 
 /* ---- process lifecycle ------------------------------------------------------------- */
 
-SEC("tp_btf/sched_process_fork")
-int BPF_PROG(scry_fork, struct task_struct *parent, struct task_struct *child)
+/* The fork event (lttng-modules' layout) into the fork area. */
+static __always_inline void write_fork(struct task_struct *parent, struct task_struct *child)
 {
 	__u32 ptgid = parent->tgid, ctgid = child->tgid;
 	struct area *a;
 	__u32 pos, level;
 
-	if (ptgid == self_tgid)
-		return 0;
-	if (!target_all) {
-		if (!bpf_map_lookup_elem(&tracked, &ptgid))
-			return 0;
-		if (ctgid != ptgid)
-			target_add(ctgid);
-	}
-	if ((track_mask & SCRY_TRACK_VPID) && ctgid != ptgid) {
-		__u32 pv = task_vnr(BPF_CORE_READ(parent, group_leader, thread_pid));
-		__u32 cv = task_vnr(BPF_CORE_READ(child, thread_pid));
-		__u8 one = 1;
-
-		if (bpf_map_lookup_elem(&track_vpid, &pv)) {
-			bpf_map_update_elem(&track_vpid, &cv, &one, BPF_ANY);
-			target_gen_bump();
-		}
-	}
-	if (fork_event_id == SCRY_NO_EVENT)
-		return 0;
 	a = area_get(AREA_FORK);
 	if (!a)
-		return 0;
+		return;
 	pos = write_head(a->buf, fork_event_id, bpf_get_current_task_btf());
 	if (pos > 512)
 		goto out;
@@ -1171,5 +1151,44 @@ int BPF_PROG(scry_fork, struct task_struct *parent, struct task_struct *child)
 	submit(a, pos);
 out:
 	area_put(a);
+}
+
+/* Fork tracking (the command's or -p's children, --track-vpid), then the fork event of a
+ * target (the parent is current): through its filter front when it has one (flt_fork[0],
+ * which tail-calls scry_fork_write), else written here. */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(scry_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid = parent->tgid, ctgid = child->tgid;
+
+	if (ptgid == self_tgid)
+		return 0;
+	if (!target_all) {
+		if (!bpf_map_lookup_elem(&tracked, &ptgid))
+			return 0;
+		if (ctgid != ptgid)
+			target_add(ctgid);
+	}
+	if ((track_mask & SCRY_TRACK_VPID) && ctgid != ptgid) {
+		__u32 pv = task_vnr(BPF_CORE_READ(parent, group_leader, thread_pid));
+		__u32 cv = task_vnr(BPF_CORE_READ(child, thread_pid));
+		__u8 one = 1;
+
+		if (bpf_map_lookup_elem(&track_vpid, &pv)) {
+			bpf_map_update_elem(&track_vpid, &cv, &one, BPF_ANY);
+			target_gen_bump();
+		}
+	}
+	if (fork_event_id == SCRY_NO_EVENT || !target_ok(bpf_get_current_task_btf()))
+		return 0;
+	bpf_tail_call_static(ctx, &flt_fork, 0);
+	write_fork(parent, child);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(scry_fork_write, struct task_struct *parent, struct task_struct *child)
+{
+	write_fork(parent, child);
 	return 0;
 }

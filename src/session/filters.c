@@ -118,7 +118,8 @@ static bool unknown_syscall(const struct scry_event *ev, const char *tp)
 unsigned scry_filter_env_kind(const struct scry_event *ev)
 {
 	return ev->kind == SCRY_EV_SYSCALL_ENTRY || unknown_syscall(ev, "sys_enter") ? SCRY_FENV_ENTER :
-	       ev->kind == SCRY_EV_SYSCALL_EXIT || unknown_syscall(ev, "sys_exit") ? SCRY_FENV_EXIT : SCRY_FENV_TP;
+	       ev->kind == SCRY_EV_SYSCALL_EXIT || unknown_syscall(ev, "sys_exit") ? SCRY_FENV_EXIT :
+	       ev->kind == SCRY_EV_BUILTIN ? SCRY_FENV_FORK : SCRY_FENV_TP;
 }
 
 /* How the entry writer extends argument arg (ops: the INT operation's flags; else masks). */
@@ -172,7 +173,7 @@ static struct fgen_loc locate(const struct scry_event *ev, const struct filter_a
 			l.kind = FGEN_RET;
 		break;
 	case SCRY_EV_BUILTIN:   /* the unknown syscalls: id and ret (args: an array) */
-		if (scry_filter_env_kind(ev) != SCRY_FENV_TP && sf->type == SCRY_F_INT)
+		if (scry_filter_env_kind(ev) <= SCRY_FENV_EXIT && sf->type == SCRY_F_INT)
 			l.kind = !strcmp(sf->name, "id") ? FGEN_NR : !strcmp(sf->name, "ret") ? FGEN_RET : FGEN_NONE;
 		break;
 	case SCRY_EV_TRACEPOINT:
@@ -250,11 +251,9 @@ struct scry_filters *scry_filters_prepare(const char *text, const struct scry_ev
 		}
 		f->use[i] = SCRY_FILTER_KERNEL;
 		f->user_ref[i] = -1;
-		/* scry's own fork event has no filter front: decided in user space */
-		bool no_front = events[i]->kind == SCRY_EV_BUILTIN && scry_filter_env_kind(events[i]) == SCRY_FENV_TP;
 		for (size_t r = 0; r < filter_nrefs(f->f); r++) {
 			const struct filter_access *a = filter_event_access(f->f, i, r);
-			if (a && (no_front || locate(events[i], a).kind == FGEN_NONE)) {
+			if (a && locate(events[i], a).kind == FGEN_NONE) {
 				f->use[i] = SCRY_FILTER_USER;
 				f->user_ref[i] = (int16_t)r;
 				break;
@@ -339,7 +338,7 @@ static int load_front(struct scry_filters *f, struct scry_probes *p, unsigned ki
 			fprintf(stderr, "%s\n", log);
 		snprintf(err, errlen, "filter: the kernel refused the filter program of %s: %s%s "
 			 "(a bug in scry: please report the expression)",
-			 kind == SCRY_FENV_TP ? f->events[event_of[0]]->name : kind == SCRY_FENV_ENTER ? "syscall entries" : "syscall exits",
+			 kind >= SCRY_FENV_TP ? f->events[event_of[0]]->name : kind == SCRY_FENV_ENTER ? "syscall entries" : "syscall exits",
 			 strerror(-ret), verbose ? "" : "; --verbose shows the verifier log");
 	}
 	fgen_prog_free(&prog);
@@ -384,7 +383,7 @@ int scry_filters_install(struct scry_filters *f, struct scry_probes *p, bool ver
 			break;
 		struct fgen_case c = { .key = ev->nr >= 0 ? (uint32_t)ev->nr : 0, .dflt = ev->nr < 0,
 				       .action = FGEN_FILTER, .ir = &irs[i], .locs = locs[i] };
-		if (kind == SCRY_FENV_TP) {
+		if (kind >= SCRY_FENV_TP) {
 			ret = load_front(f, p, kind, &c, 1, &i, log, log_size, verbose, err, errlen);
 			if (ret >= 0) {
 				f->front_fd[i] = ret;
@@ -401,7 +400,7 @@ int scry_filters_install(struct scry_filters *f, struct scry_probes *p, bool ver
 		const struct scry_event *ev = f->events[i];
 		unsigned kind = scry_filter_env_kind(ev);
 
-		if (kind == SCRY_FENV_TP || f->use[i] == SCRY_FILTER_KERNEL || !ncases[kind])
+		if (kind >= SCRY_FENV_TP || f->use[i] == SCRY_FILTER_KERNEL || !ncases[kind])
 			continue;
 		event_of[kind][ncases[kind]] = i;
 		cases[kind][ncases[kind]++] = (struct fgen_case){

@@ -104,8 +104,10 @@ static int fill_trackers(struct scry_probes *p, const struct scry_probes_opts *o
 		p->btf_tp ? p->skel->progs.scry_sys_enter_btf : p->skel->progs.scry_sys_enter_tp,
 		p->btf_tp ? p->skel->progs.scry_sys_exit_btf : p->skel->progs.scry_sys_exit_tp,
 		p->skel->progs.scry_tp,
+		p->skel->progs.scry_fork_write,
 	};
-	struct bpf_map *back_maps[SCRY_FENV_NR] = { p->skel->maps.back_enter, p->skel->maps.back_exit, p->skel->maps.back_tp };
+	struct bpf_map *back_maps[SCRY_FENV_NR] = { p->skel->maps.back_enter, p->skel->maps.back_exit, p->skel->maps.back_tp,
+						    p->skel->maps.back_fork };
 	struct bpf_program *resume = p->btf_tp ? p->skel->progs.scry_sys_exit_resume_btf : p->skel->progs.scry_sys_exit_resume_tp;
 	int ret;
 
@@ -224,6 +226,7 @@ int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o,
 		goto fail;
 	}
 	bpf_program__set_autoload(p->skel->progs.scry_fork, need_fork);
+	bpf_program__set_autoload(p->skel->progs.scry_fork_write, need_fork);
 
 	bpf_map__set_max_entries(p->skel->maps.rings, p->ncpus);
 	bpf_map__set_max_entries(p->skel->maps.areas, p->ncpus * SCRY_AREAS_PER_CPU);
@@ -400,18 +403,20 @@ static struct bpf_program *dispatcher(struct scry_probes *p, unsigned kind)
 	case SCRY_FENV_ENTER: return p->btf_tp ? p->skel->progs.scry_sys_enter_btf : p->skel->progs.scry_sys_enter_tp;
 	case SCRY_FENV_EXIT: return p->btf_tp ? p->skel->progs.scry_sys_exit_btf : p->skel->progs.scry_sys_exit_tp;
 	case SCRY_FENV_TP: return p->skel->progs.scry_tp;
+	case SCRY_FENV_FORK: return p->skel->progs.scry_fork;
 	default: return NULL;
 	}
 }
 
 int scry_probes_filter_target(struct scry_probes *p, unsigned kind, struct fgen_target *t)
 {
-	struct bpf_map *back[SCRY_FENV_NR] = { p->skel->maps.back_enter, p->skel->maps.back_exit, p->skel->maps.back_tp };
+	struct bpf_map *back[SCRY_FENV_NR] = { p->skel->maps.back_enter, p->skel->maps.back_exit, p->skel->maps.back_tp,
+					       p->skel->maps.back_fork };
 
 	if (kind >= SCRY_FENV_NR)
 		return -EINVAL;
 	memset(t, 0, sizeof(*t));
-	t->src = kind == SCRY_FENV_TP ? FGEN_SRC_TP : p->btf_tp ? FGEN_SRC_SYSCALL_BTF : FGEN_SRC_SYSCALL_TP;
+	t->src = kind >= SCRY_FENV_TP ? FGEN_SRC_TP : p->btf_tp ? FGEN_SRC_SYSCALL_BTF : FGEN_SRC_SYSCALL_TP;
 	if (t->src == FGEN_SRC_SYSCALL_BTF && !p->layout.regs_ok)
 		return -ENOTSUP;
 	t->exit = kind == SCRY_FENV_EXIT;
@@ -481,6 +486,11 @@ int scry_probes_load_front(struct scry_probes *p, unsigned kind, const struct bp
 	}
 	if (kind == SCRY_FENV_ENTER || kind == SCRY_FENV_EXIT)
 		p->sys_front[kind] = fd;
+	if (kind == SCRY_FENV_FORK) {
+		__u32 zero = 0;
+		if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.flt_fork), &zero, &fd, BPF_ANY))
+			return -errno;
+	}
 	return fd;
 }
 
