@@ -129,7 +129,7 @@ static void check_compile(const struct filter_ir *ir, uint64_t seed)
 						     .ext = (uint8_t)(i % 3), .size = (uint8_t)(1u << (i % 4)),
 						     .is_signed = i & 1, .off = (uint16_t)(8 + 2 * i), .adjust = (int16_t)(i % 3 - 1) };
 	}
-	struct fgen_case one = { .key = (uint32_t)(seed >> 8 & 511), .ir = ir, .locs = locs, .resume = seed >> 5 & 1 };
+	struct fgen_case one = { .key = (uint32_t)(seed >> 8 & 511), .dflt = seed >> 5 & 1, .ir = ir, .locs = locs };
 	t.exit = seed >> 6 & 1;
 	t.src = (uint8_t)(seed >> 7 & 1);
 	if (fgen_compile(&one, 1, &t, &prog, why, sizeof(why))) {
