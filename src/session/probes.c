@@ -97,17 +97,29 @@ static int fill_set(int fd, const uint32_t *keys, size_t n, const char *what, ch
 	return 0;
 }
 
-/* Tracker maps, and each dispatcher at index 0 of its back_* array (for the filters). */
+static struct bpf_program *dispatcher(struct scry_probes *p, unsigned kind)
+{
+	switch (kind) {
+	case SCRY_FENV_ENTER: return p->btf_tp ? p->skel->progs.scry_sys_enter_btf : p->skel->progs.scry_sys_enter_tp;
+	case SCRY_FENV_EXIT: return p->btf_tp ? p->skel->progs.scry_sys_exit_btf : p->skel->progs.scry_sys_exit_tp;
+	case SCRY_FENV_TP: return p->skel->progs.scry_tp;
+	case SCRY_FENV_FORK: return p->skel->progs.scry_fork;
+	default: return NULL;
+	}
+}
+
+/* The prog array through which a front of kind reaches its dispatcher. */
+static struct bpf_map *back_map(struct scry_probes *p, unsigned kind)
+{
+	struct bpf_map *back[SCRY_FENV_NR] = { p->skel->maps.back_enter, p->skel->maps.back_exit, p->skel->maps.back_tp,
+					       p->skel->maps.back_fork };
+	return kind < SCRY_FENV_NR ? back[kind] : NULL;
+}
+
+/* Tracker maps, and each dispatcher at index 0 of its back_* array (for the filters; the
+ * fork front goes on to scry_fork_write, past the fork tracking). */
 static int fill_trackers(struct scry_probes *p, const struct scry_probes_opts *o, char *err, size_t errlen)
 {
-	struct bpf_program *back[SCRY_FENV_NR] = {
-		p->btf_tp ? p->skel->progs.scry_sys_enter_btf : p->skel->progs.scry_sys_enter_tp,
-		p->btf_tp ? p->skel->progs.scry_sys_exit_btf : p->skel->progs.scry_sys_exit_tp,
-		p->skel->progs.scry_tp,
-		p->skel->progs.scry_fork_write,
-	};
-	struct bpf_map *back_maps[SCRY_FENV_NR] = { p->skel->maps.back_enter, p->skel->maps.back_exit, p->skel->maps.back_tp,
-						    p->skel->maps.back_fork };
 	struct bpf_program *resume = p->btf_tp ? p->skel->progs.scry_sys_exit_resume_btf : p->skel->progs.scry_sys_exit_resume_tp;
 	int ret;
 
@@ -125,8 +137,8 @@ static int fill_trackers(struct scry_probes *p, const struct scry_probes_opts *o
 	}
 	for (int k = 0; k < SCRY_FENV_NR; k++) {
 		__u32 zero = 0;
-		int fd = bpf_program__fd(back[k]);
-		if (fd >= 0 && bpf_map_update_elem(bpf_map__fd(back_maps[k]), &zero, &fd, BPF_ANY)) {
+		int fd = bpf_program__fd(k == SCRY_FENV_FORK ? p->skel->progs.scry_fork_write : dispatcher(p, (unsigned)k));
+		if (fd >= 0 && bpf_map_update_elem(bpf_map__fd(back_map(p, (unsigned)k)), &zero, &fd, BPF_ANY)) {
 			ret = -errno;
 			snprintf(err, errlen, "cannot prepare the filter dispatch: %s", strerror(-ret));
 			return ret;
@@ -397,22 +409,9 @@ int scry_probes_attach(struct scry_probes *p, char *err, size_t errlen)
 	return ret;
 }
 
-static struct bpf_program *dispatcher(struct scry_probes *p, unsigned kind)
-{
-	switch (kind) {
-	case SCRY_FENV_ENTER: return p->btf_tp ? p->skel->progs.scry_sys_enter_btf : p->skel->progs.scry_sys_enter_tp;
-	case SCRY_FENV_EXIT: return p->btf_tp ? p->skel->progs.scry_sys_exit_btf : p->skel->progs.scry_sys_exit_tp;
-	case SCRY_FENV_TP: return p->skel->progs.scry_tp;
-	case SCRY_FENV_FORK: return p->skel->progs.scry_fork;
-	default: return NULL;
-	}
-}
 
 int scry_probes_filter_target(struct scry_probes *p, unsigned kind, struct fgen_target *t)
 {
-	struct bpf_map *back[SCRY_FENV_NR] = { p->skel->maps.back_enter, p->skel->maps.back_exit, p->skel->maps.back_tp,
-					       p->skel->maps.back_fork };
-
 	if (kind >= SCRY_FENV_NR)
 		return -EINVAL;
 	memset(t, 0, sizeof(*t));
@@ -422,7 +421,7 @@ int scry_probes_filter_target(struct scry_probes *p, unsigned kind, struct fgen_
 	t->exit = kind == SCRY_FENV_EXIT;
 	t->env_kind = kind;
 	t->env_fd = bpf_map__fd(p->skel->maps.filter_env);
-	t->back_fd = bpf_map__fd(back[kind]);
+	t->back_fd = bpf_map__fd(back_map(p, kind));
 	t->waiting_fd = bpf_map__fd(p->skel->maps.bss);
 	t->waiting_off = (uint32_t)((char *)&p->skel->bss->deferred_waiting - (char *)p->skel->bss);
 	t->stats_fd = bpf_map__fd(p->skel->maps.stats);
