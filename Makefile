@@ -7,6 +7,8 @@
 BUILD    ?= build
 CC       ?= gcc
 CLANG    ?= clang
+# BPF programs: clang 16 (clang 14 drops the BTF type tags of kptrs)
+BPF_CLANG ?= clang-16
 BPFTOOL  ?= bpftool
 PYTHON   ?= /usr/bin/python3
 ARCH     := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
@@ -43,7 +45,7 @@ $(BUILD)/vmlinux.h:
 
 $(BUILD)/%.bpf.o: src/bpf/%.bpf.c $(BUILD)/vmlinux.h $(wildcard src/bpf/*.h) src/scry_abi.h
 	@mkdir -p $(@D)
-	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+	$(BPF_CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@

@@ -5,7 +5,7 @@ BENCH_OUT := $(BUILD)/bench
 
 $(BENCH_OUT)/floor.bpf.o: bench/floor.bpf.c $(BUILD)/vmlinux.h
 	@mkdir -p $(@D)
-	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+	$(BPF_CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 $(BENCH_OUT)/floor.skel.h: $(BENCH_OUT)/floor.bpf.o
 	$(BPFTOOL) gen skeleton $< name floor_bpf > $@.tmp && mv $@.tmp $@

@@ -5,7 +5,9 @@
 #   scripts/deps.sh --bench   also the peer tracers used by bench/run.sh
 set -euo pipefail
 
-PKGS=(gcc make clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config
+# clang-16 compiles the BPF programs (clang 14 drops the BTF type tags of kptrs); clang 14
+# with its libFuzzer runtime builds the fuzzers and sanitizer builds.
+PKGS=(gcc make clang clang-16 llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config
       libcmocka-dev babeltrace2 python3-bt2 python3-pytest valgrind
       libclang-rt-14-dev jq)
 BENCH_PKGS=(strace linux-perf bpftrace hyperfine)

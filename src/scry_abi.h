@@ -228,6 +228,32 @@ struct scry_filter_env {
 	__u8 str[SCRY_FILTER_STR_ROOM];
 };
 
+/* The per-CPU memo of the current task (map "memo"; src/bpf/event.bpf.h, memo_current and
+ * target_ok): syscall programs and their filter fronts find who is current without the
+ * helper call (the largest part of a rejected event's cost).  The saved user registers a
+ * syscall tracepoint is given lie on the task's kernel stack, and a live task's stack is
+ * its own: the memo holds the registers' address, the task (an untrusted kernel pointer:
+ * reads through it are checked) and the task's stack when filled; a hit is proved when
+ * that task still owns that stack and has not exited (a freed task's memory says
+ * exit_state != 0, or belongs to a task with another stack).  The rest is the last
+ * answer of the target check for that task, valid for tracker generation gen. */
+#if defined(__bpf__)
+#define SCRY_KPTR_TASK struct task_struct __attribute__((btf_type_tag("kptr_untrusted"))) *
+#else
+#define SCRY_KPTR_TASK __u64
+#endif
+struct scry_memo {
+	__u64 regs;           /* the task's saved user registers; 0: none */
+	SCRY_KPTR_TASK task;
+	__u64 stack;          /* task->stack when filled */
+	__u64 gen;            /* tracked_gen of the answer; SCRY_MEMO_NO_GEN: no answer */
+	__u64 ug;             /* real gid << 32 | uid (uid/gid trackers) */
+	__u64 cgroups;        /* the css_set (cgroup tracker) */
+	__u32 tgid;
+	__u32 ok;             /* the answer: is the task a target */
+};
+#define SCRY_MEMO_NO_GEN (~0ULL)
+
 /* Trackers (session-wide, all combined with AND): rodata track_mask bits. */
 enum {
 	SCRY_TRACK_VPID   = 1 << 0,   /* map track_vpid: vpid -> 1 (children added at fork) */

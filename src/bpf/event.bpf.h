@@ -113,25 +113,19 @@ struct {
 	__type(value, __u64);
 } tracked_gen SEC(".maps");
 
-/* The last answer of target_ok() on this CPU: consecutive events mostly come from the
- * same process, and a per-CPU array read is far cheaper than hash lookups.  The answer
- * holds while the process, the generation of the tracker maps, the task's credentials
- * (uid/gid trackers: a set*id() installs new ones) and its cgroup set (cgroup tracker)
- * stay the same. */
-struct target_memo {
-	__u32 tgid;
-	__u32 ok;
-	__u64 gen;
-	__u64 cred;
-	__u64 cgroups;
-};
+/* The current task's memo on this CPU (struct scry_memo in scry_abi.h): consecutive events
+ * mostly come from the same task, and a per-CPU array read is far cheaper than a helper
+ * call and hash lookups.  Created by user space without the kptr when the kernel has no
+ * untrusted kptrs (Linux < 6.4): memo_by_regs = 0 then, and only the answer part is used,
+ * keyed by tgid. */
+const volatile __u8 memo_by_regs = 1;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct target_memo);
-} target_memo SEC(".maps");
+	__type(value, struct scry_memo);
+} memo SEC(".maps");
 
 static __always_inline __u32 pid_ns_inum(struct task_struct *t)
 {
@@ -146,11 +140,10 @@ static __always_inline __s32 task_vnr(struct pid *p)
 	return BPF_CORE_READ(p, numbers[level].nr);
 }
 
-/* The trackers other than the pid one (t is current). */
-static __always_inline bool track_ok(struct task_struct *t)
+/* The trackers other than the pid one (t is current, ug its real gid << 32 | uid). */
+static __always_inline bool track_ok(struct task_struct *t, __u64 ug)
 {
 	if (track_mask & (SCRY_TRACK_UID | SCRY_TRACK_GID)) {
-		__u64 ug = bpf_get_current_uid_gid();
 		__u32 uid = ug, gid = ug >> 32;
 
 		if ((track_mask & SCRY_TRACK_UID) && !bpf_map_lookup_elem(&track_uid, &uid))
@@ -175,34 +168,85 @@ static __always_inline bool track_ok(struct task_struct *t)
 	return true;
 }
 
-/* Is current (t) recorded?  Not scry itself; system-wide or a followed tgid (pid tracker,
- * -p, the command); then the other trackers.  Answers are memoized per CPU. */
-static __always_inline bool target_ok(struct task_struct *t)
+/* What of task t the memo's answer depends on (see struct scry_memo). */
+static __always_inline __u64 task_ug(struct task_struct *t)
 {
-	__u32 zero = 0, tgid = t->tgid;
-	struct target_memo *m;
-	__u64 *gen, cred = 0, cgroups = 0;
+	const struct cred *c;
+
+	if (!(track_mask & (SCRY_TRACK_UID | SCRY_TRACK_GID)))
+		return 0;
+	c = t->cred;
+	return (__u64)c->gid.val << 32 | c->uid.val;
+}
+
+static __always_inline __u64 task_cgroups(struct task_struct *t)
+{
+	return (track_mask & SCRY_TRACK_CGROUP) ? (__u64)t->cgroups : 0;
+}
+
+/* Current, proved from memo m for a syscall program given regs (see struct scry_memo), or
+ * NULL.  An untrusted pointer: for reads only. */
+static __always_inline struct task_struct *memo_current(struct scry_memo *m, const void *regs)
+{
+	struct task_struct *mt;
+
+	if (!memo_by_regs || !regs || m->regs != (__u64)regs)
+		return NULL;
+	mt = m->task;
+	if (!mt || (__u64)mt->stack != m->stack || mt->exit_state)
+		return NULL;
+	return mt;
+}
+
+/* Is current recorded?  Not scry itself; system-wide or a followed tgid (pid tracker, -p,
+ * the command); then the other trackers.  *tp: current, asked for only when needed (may be
+ * given); set whenever the answer is yes.  regs: the syscall's saved user registers, or
+ * NULL; with them a memo hit answers without asking for the task. */
+static __always_inline bool target_ok(const void *regs, struct task_struct **tp)
+{
+	struct task_struct *t = *tp, *mt;
+	__u32 zero = 0, tgid;
+	struct scry_memo *m;
+	__u64 *gen, ug, cgroups;
 	bool ok;
 
-	if (tgid == self_tgid)
-		return false;
-	if (target_all && !track_mask)
-		return true;
-	if (track_mask & (SCRY_TRACK_UID | SCRY_TRACK_GID))
-		cred = (__u64)t->cred;
-	if (track_mask & SCRY_TRACK_CGROUP)
-		cgroups = (__u64)t->cgroups;
+	if (target_all && !track_mask) {
+		if (!t)
+			t = *tp = bpf_get_current_task_btf();
+		return t->tgid != self_tgid;
+	}
 	gen = bpf_map_lookup_elem(&tracked_gen, &zero);
-	m = bpf_map_lookup_elem(&target_memo, &zero);
-	if (gen && m && m->tgid == tgid && m->gen == *gen && m->cred == cred && m->cgroups == cgroups)
-		return m->ok;
-	ok = (target_all || bpf_map_lookup_elem(&tracked, &tgid) != NULL) && (!track_mask || track_ok(t));
-	if (gen && m) {
-		m->tgid = tgid;
+	m = bpf_map_lookup_elem(&memo, &zero);
+	if (!gen || !m)
+		return false;
+	mt = memo_current(m, regs);
+	if (mt && m->gen == *gen && task_ug(mt) == m->ug && task_cgroups(mt) == m->cgroups) {
+		if (!m->ok)
+			return false;
+		if (!t)
+			*tp = bpf_get_current_task_btf();
+		return true;
+	}
+	if (!t)
+		t = *tp = bpf_get_current_task_btf();
+	tgid = t->tgid;
+	ug = task_ug(t);
+	cgroups = task_cgroups(t);
+	if (m->tgid == tgid && m->gen == *gen && m->ug == ug && m->cgroups == cgroups) {
+		ok = m->ok;       /* another thread of the process: the same answer */
+	} else {
+		ok = tgid != self_tgid &&
+		     (target_all || bpf_map_lookup_elem(&tracked, &tgid) != NULL) && track_ok(t, ug);
 		m->gen = *gen;
-		m->cred = cred;
+		m->ug = ug;
 		m->cgroups = cgroups;
+		m->tgid = tgid;
 		m->ok = ok;
+	}
+	if (memo_by_regs && regs) {
+		m->regs = (__u64)regs;
+		m->task = t;
+		m->stack = (__u64)t->stack;
 	}
 	return ok;
 }

@@ -749,15 +749,17 @@ static __always_inline void enter_unknown(long id, const __u64 *args, __u16 ev, 
 	ring_commit(p);
 }
 
-/* Is the entry of syscall id recorded for t (current)?  *dp: its descriptor, NULL for a
- * call the table does not know (recorded as syscall_entry_unknown if selected).  Nothing
- * else is read before this answer: a rejected event costs only the target check. */
-static __always_inline bool enter_wanted(struct task_struct *t, long id, struct scry_sc_desc **dp)
+/* Is the entry of syscall id recorded for current?  *tp: current when yes (regs and *tp as
+ * for target_ok); *dp: its descriptor, NULL for a call the table does not know (recorded
+ * as syscall_entry_unknown if selected).  Nothing else is read before this answer: a
+ * rejected event costs only the target check. */
+static __always_inline bool enter_wanted(const void *regs, struct task_struct **tp, long id,
+					 struct scry_sc_desc **dp)
 {
 	struct scry_sc_desc *d = NULL;
 	__u32 nr = id;
 
-	if (!target_ok(t))
+	if (!target_ok(regs, tp))
 		return false;
 	if (id >= 0 && id < SCRY_MAX_SYSCALLS)
 		d = bpf_map_lookup_elem(&syscalls, &nr);
@@ -765,7 +767,7 @@ static __always_inline bool enter_wanted(struct task_struct *t, long id, struct 
 	if (!d)
 		return unknown_entry_id != SCRY_NO_EVENT;
 	if (d->flags & SCRY_SC_COUNT) {
-		count_enter(t, id);
+		count_enter(*tp, id);
 		return false;
 	}
 	return d->flags & SCRY_SC_ENTRY;
@@ -800,28 +802,31 @@ static __always_inline void sys_enter(long id, const __u64 *args, struct task_st
 	}
 }
 
-/* The descriptor of syscall id at its exit for t (current), the deferred entry of the call
- * written first; NULL when t is not a target or the table does not know the call. */
-static __always_inline struct scry_sc_desc *exit_resume(struct task_struct *t, long id, long ret, bool *target)
+/* The descriptor of syscall id at its exit for current, the deferred entry of the call
+ * written first; NULL when current is not a target or the table does not know the call.
+ * (regs and *tp as for target_ok) */
+static __always_inline struct scry_sc_desc *exit_resume(const void *regs, struct task_struct **tp, long id,
+							long ret, bool *target)
 {
 	struct scry_sc_desc *d = NULL;
 	__u32 nr = id;
 
-	*target = target_ok(t);
+	*target = target_ok(regs, tp);
 	if (!*target)
 		return NULL;
 	if (id >= 0 && id < SCRY_MAX_SYSCALLS)
 		d = bpf_map_lookup_elem(&syscalls, &nr);
 	if (d && (d->flags & SCRY_SC_DEFER))
-		resume_entry(t, id, ret);
+		resume_entry(*tp, id, ret);
 	return d;
 }
 
 /* Is the exit of syscall id recorded?  (*dp as for enter_wanted) */
-static __always_inline bool exit_wanted(struct task_struct *t, long id, long ret, struct scry_sc_desc **dp)
+static __always_inline bool exit_wanted(const void *regs, struct task_struct **tp, long id, long ret,
+					struct scry_sc_desc **dp)
 {
 	bool target;
-	struct scry_sc_desc *d = exit_resume(t, id, ret, &target);
+	struct scry_sc_desc *d = exit_resume(regs, tp, id, ret, &target);
 
 	*dp = d;
 	if (!target)
@@ -829,7 +834,7 @@ static __always_inline bool exit_wanted(struct task_struct *t, long id, long ret
 	if (!d)
 		return unknown_exit_id != SCRY_NO_EVENT;
 	if (d->flags & SCRY_SC_COUNT) {
-		count_exit(t, id, ret);
+		count_exit(*tp, id, ret);
 		return false;
 	}
 	return d->flags & SCRY_SC_EXIT;
@@ -881,10 +886,10 @@ static __always_inline bool exit_captures(const struct scry_sc_desc *d)
 SEC("tp_btf/sys_enter")
 int BPF_PROG(scry_sys_enter_btf, struct pt_regs *regs, long id)
 {
-	struct task_struct *t = bpf_get_current_task_btf();
+	struct task_struct *t = NULL;
 	struct scry_sc_desc *d;
 
-	if (!enter_wanted(t, id, &d))
+	if (!enter_wanted(regs, &t, id, &d))
 		return 0;
 	__u64 args[SCRY_MAX_ARGS] = {
 		regs->di, regs->si, regs->dx, regs->r10, regs->r8, regs->r9,
@@ -899,11 +904,11 @@ int BPF_PROG(scry_sys_enter_btf, struct pt_regs *regs, long id)
 SEC("tp_btf/sys_exit")
 int BPF_PROG(scry_sys_exit_btf, struct pt_regs *regs, long ret)
 {
-	struct task_struct *t = bpf_get_current_task_btf();
+	struct task_struct *t = NULL;
 	long id = regs->orig_ax;
 	struct scry_sc_desc *d;
 
-	if (!exit_wanted(t, id, ret, &d))
+	if (!exit_wanted(regs, &t, id, ret, &d))
 		return 0;
 	if (exit_captures(d)) {
 		__u64 args[SCRY_MAX_ARGS] = {
@@ -920,9 +925,10 @@ int BPF_PROG(scry_sys_exit_btf, struct pt_regs *regs, long ret)
 SEC("tp_btf/sys_exit")
 int BPF_PROG(scry_sys_exit_resume_btf, struct pt_regs *regs, long ret)
 {
+	struct task_struct *t = NULL;
 	bool target;
 
-	exit_resume(bpf_get_current_task_btf(), regs->orig_ax, ret, &target);
+	exit_resume(regs, &t, regs->orig_ax, ret, &target);
 	return 0;
 }
 
@@ -951,10 +957,10 @@ struct raw_sys_exit {
 SEC("tracepoint/raw_syscalls/sys_enter")
 int scry_sys_enter_tp(struct raw_sys_enter *ctx)
 {
-	struct task_struct *t = bpf_get_current_task_btf();
+	struct task_struct *t = NULL;
 	struct scry_sc_desc *d;
 
-	if (!enter_wanted(t, ctx->id, &d))
+	if (!enter_wanted(NULL, &t, ctx->id, &d))
 		return 0;
 	__u64 args[SCRY_MAX_ARGS] = {
 		ctx->args[0], ctx->args[1], ctx->args[2], ctx->args[3], ctx->args[4], ctx->args[5],
@@ -966,10 +972,10 @@ int scry_sys_enter_tp(struct raw_sys_enter *ctx)
 SEC("tracepoint/raw_syscalls/sys_exit")
 int scry_sys_exit_tp(struct raw_sys_exit *ctx)
 {
-	struct task_struct *t = bpf_get_current_task_btf();
+	struct task_struct *t = NULL;
 	struct scry_sc_desc *d;
 
-	if (!exit_wanted(t, ctx->id, ctx->ret, &d))
+	if (!exit_wanted(NULL, &t, ctx->id, ctx->ret, &d))
 		return 0;
 	if (exit_captures(d)) {
 		struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(t);
@@ -987,9 +993,10 @@ int scry_sys_exit_tp(struct raw_sys_exit *ctx)
 SEC("tracepoint/raw_syscalls/sys_exit")
 int scry_sys_exit_resume_tp(struct raw_sys_exit *ctx)
 {
+	struct task_struct *t = NULL;
 	bool target;
 
-	exit_resume(bpf_get_current_task_btf(), ctx->id, ctx->ret, &target);
+	exit_resume(NULL, &t, ctx->id, ctx->ret, &target);
 	return 0;
 }
 
@@ -1083,7 +1090,7 @@ int scry_tp(void *ctx)
 	__u32 slot = bpf_get_attach_cookie(ctx);
 	struct tp_walk w = { .base = (unsigned long)ctx };
 
-	if (!target_ok(t))
+	if (!target_ok(NULL, &t))
 		return 0;
 	w.d = bpf_map_lookup_elem(&tps, &slot);
 	if (!w.d)
@@ -1179,7 +1186,9 @@ int BPF_PROG(scry_fork, struct task_struct *parent, struct task_struct *child)
 			target_gen_bump();
 		}
 	}
-	if (fork_event_id == SCRY_NO_EVENT || !target_ok(bpf_get_current_task_btf()))
+	struct task_struct *t = parent;   /* current */
+
+	if (fork_event_id == SCRY_NO_EVENT || !target_ok(NULL, &t))
 		return 0;
 	bpf_tail_call_static(ctx, &flt_fork, 0);
 	write_fork(parent, child);

@@ -12,6 +12,8 @@
 #define R1 BPF_REG_1
 #define R2 BPF_REG_2
 #define R3 BPF_REG_3
+#define R4 BPF_REG_4
+#define R5 BPF_REG_5
 #define R6 BPF_REG_6
 #define R7 BPF_REG_7
 #define R8 BPF_REG_8
@@ -19,6 +21,7 @@
 #define FP BPF_REG_10
 
 #define ENV(f) ((int16_t)offsetof(struct scry_filter_env, f))
+#define MEMO(f) ((int16_t)offsetof(struct scry_memo, f))
 #define KEY_OFF (-120)           /* u32 key of the environment lookup */
 #define LEN_OFF (-128)           /* length of the string in env->str */
 #define POS_OFF (-136)           /* glob: search position */
@@ -843,6 +846,55 @@ static void count_nested(struct gen *g)
 	label_here(g, none);
 }
 
+/* The current task into TASK_OFF.  A syscall front with the memo (struct scry_memo) takes
+ * it from there when the memo's registers are this call's and its task still owns its
+ * stack and has not exited (an untrusted pointer: reads are checked); else from the
+ * helper, and fills the memo's identity for the next event (its target answer voided). */
+static void current_task(struct gen *g)
+{
+	const struct fgen_target *t = g->t;
+	uint32_t slow, have;
+
+	if (!t->memo) {
+		call(g, BPF_FUNC_get_current_task_btf);
+		stx(g, BPF_DW, FP, R0, TASK_OFF);
+		return;
+	}
+	slow = label_new(g);
+	have = label_new(g);
+	st_imm(g, BPF_W, FP, KEY_OFF, 0);
+	mov_reg(g, R2, FP);
+	alu_imm(g, BPF_ADD, R2, KEY_OFF);
+	ld_map(g, R1, t->memo_fd);
+	call(g, BPF_FUNC_map_lookup_elem);
+	stx(g, BPF_DW, FP, R0, SCR1_OFF);
+	jmp_imm(g, BPF_JEQ, R0, 0, slow);
+	ldx(g, BPF_DW, R1, R6, 0);                       /* the pt_regs argument */
+	ldx(g, BPF_DW, R2, R0, MEMO(regs));
+	jmp_reg(g, BPF_JNE, R1, R2, slow);
+	ldx(g, BPF_DW, R3, R0, MEMO(task));
+	jmp_imm(g, BPF_JEQ, R3, 0, slow);
+	ldx(g, BPF_DW, R4, R3, t->task_stack_off);
+	ldx(g, BPF_DW, R5, R0, MEMO(stack));
+	jmp_reg(g, BPF_JNE, R4, R5, slow);
+	ldx(g, BPF_W, R4, R3, t->task_exit_state_off);
+	jmp_imm(g, BPF_JNE, R4, 0, slow);
+	stx(g, BPF_DW, FP, R3, TASK_OFF);
+	ja(g, have);
+	label_here(g, slow);
+	call(g, BPF_FUNC_get_current_task_btf);
+	stx(g, BPF_DW, FP, R0, TASK_OFF);
+	ldx(g, BPF_DW, R1, FP, SCR1_OFF);
+	jmp_imm(g, BPF_JEQ, R1, 0, have);
+	ldx(g, BPF_DW, R2, R6, 0);
+	stx(g, BPF_DW, R1, R2, MEMO(regs));
+	stx(g, BPF_DW, R1, R0, MEMO(task));
+	ldx(g, BPF_DW, R3, R0, t->task_stack_off);
+	stx(g, BPF_DW, R1, R3, MEMO(stack));
+	st_imm(g, BPF_DW, R1, MEMO(gen), -1);            /* SCRY_MEMO_NO_GEN */
+	label_here(g, have);
+}
+
 static void tail_call_back(struct gen *g, int32_t index)
 {
 	mov_reg(g, R1, R6);
@@ -975,10 +1027,8 @@ int fgen_compile(const struct fgen_case *cases_in, size_t n, const struct fgen_t
 				stx(&g, BPF_DW, R7, R6, ENV(base));
 		}
 	}
-	if (use_task) {
-		call(&g, BPF_FUNC_get_current_task_btf);
-		stx(&g, BPF_DW, FP, R0, TASK_OFF);
-	}
+	if (use_task)
+		current_task(&g);
 	if (sw) {
 		if (t->src == FGEN_SRC_SYSCALL_BTF && t->exit) {
 			ldx(&g, BPF_DW, R1, R6, 0);

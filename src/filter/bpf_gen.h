@@ -105,6 +105,10 @@ struct fgen_target {
 	const struct fgen_ctx_path *ctx;   /* [SCRY_CTX_NR], live programs; NULL: no contexts */
 	uint16_t comm_off;         /* task_struct.comm (0: unknown) */
 	struct fgen_pid_layout pid;
+	bool memo;                 /* FGEN_SRC_SYSCALL_BTF: the current task from the memo map */
+	int memo_fd;               /* (struct scry_memo, its kptr usable) when the registers */
+	int16_t task_stack_off;    /* match; task_struct.stack and .exit_state prove it */
+	int16_t task_exit_state_off;
 };
 
 /* What a syscall front does for a number. */

@@ -164,5 +164,9 @@ int scry_ctx_layout(const struct btf *btf, struct scry_ctx_layout *out)
 	ax = off_of(btf, "pt_regs", "orig_ax");
 	out->regs_ok &= ax >= 0;
 	out->orig_ax_off = (int16_t)(ax >= 0 ? ax : 0);
+	long stack = off_of(btf, "task_struct", "stack"), exit_state = off_of(btf, "task_struct", "exit_state");
+	out->memo_ok = stack >= 0 && stack <= INT16_MAX && exit_state >= 0 && exit_state <= INT16_MAX;
+	out->stack_off = (int16_t)(out->memo_ok ? stack : 0);
+	out->exit_state_off = (int16_t)(out->memo_ok ? exit_state : 0);
 	return 0;
 }

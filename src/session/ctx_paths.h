@@ -18,6 +18,8 @@ struct scry_ctx_layout {
 	int16_t regs_off[6];                     /* di, si, dx, r10, r8, r9 */
 	int16_t orig_ax_off;
 	bool regs_ok;                            /* pt_regs has the x86-64 argument registers */
+	int16_t stack_off, exit_state_off;       /* task_struct.stack, .exit_state (struct scry_memo) */
+	bool memo_ok;                            /* ... both found */
 };
 
 /* Fill out from btf (vmlinux).  0, or -1 when task_struct itself is missing. */

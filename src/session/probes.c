@@ -39,6 +39,7 @@ struct scry_probes {
 	size_t nfront_links;
 	struct scry_ctx_layout layout;   /* contexts and registers in kernel BTF */
 	bool prepare_exec;         /* scry_prepare_exec is loaded */
+	bool memo_by_regs;         /* the memo keeps the current task (untrusted kptr) */
 };
 
 struct loaded_filter {
@@ -64,6 +65,55 @@ static int print_fn(enum libbpf_print_level level, const char *fmt, va_list ap)
 static bool btf_has_typedef(const struct btf *btf, const char *name)
 {
 	return btf && btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) > 0;
+}
+
+/* Does the kernel take untrusted kptrs in map values (Linux 6.4's "kptr_untrusted")?
+ * Probed by creating a one-entry map whose value holds one. */
+static bool kernel_has_untrusted_kptr(void)
+{
+	struct btf *b = btf__new_empty();
+	int key, task, tag, ptr, val, fd = -1;
+
+	if (!b)
+		return false;
+	key = btf__add_int(b, "int", 4, BTF_INT_SIGNED);
+	task = btf__add_struct(b, "task_struct", 0);
+	tag = task > 0 ? btf__add_type_tag(b, "kptr_untrusted", task) : -1;
+	ptr = tag > 0 ? btf__add_ptr(b, tag) : -1;
+	val = ptr > 0 ? btf__add_struct(b, "scry_probe_kptr", 8) : -1;
+	if (key > 0 && val > 0 && !btf__add_field(b, "task", ptr, 0, 0) && !btf__load_into_kernel(b)) {
+		LIBBPF_OPTS(bpf_map_create_opts, mo, .btf_fd = btf__fd(b), .btf_key_type_id = key,
+			    .btf_value_type_id = val);
+		fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "scry_kptr", 4, 8, 1, &mo);
+	}
+	if (fd >= 0)
+		close(fd);
+	btf__free(b);
+	return fd >= 0;
+}
+
+/* The memo map (struct scry_memo): with its kptr as the object declares it, or, on a
+ * kernel without untrusted kptrs (or SCRY_NO_KPTR=1, for tests), created here without BTF
+ * and used by tgid only (rodata memo_by_regs = 0). */
+static int prepare_memo(struct scry_probes *p, char *err, size_t errlen)
+{
+	int fd, ret;
+
+	p->memo_by_regs = !getenv("SCRY_NO_KPTR") && kernel_has_untrusted_kptr();
+	p->skel->rodata->memo_by_regs = p->memo_by_regs;
+	if (p->memo_by_regs)
+		return 0;
+	fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "memo", 4, sizeof(struct scry_memo), 1, NULL);
+	if (fd < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot create the memo map: %s", strerror(-ret));
+		return ret;
+	}
+	ret = bpf_map__reuse_fd(p->skel->maps.memo, fd);
+	close(fd);
+	if (ret)
+		snprintf(err, errlen, "cannot use the memo map: %s", strerror(-ret));
+	return ret;
 }
 
 static int add_link(struct scry_probes *p, struct bpf_link *l, const char *what, char *err, size_t errlen)
@@ -244,6 +294,9 @@ int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o,
 	bpf_map__set_max_entries(p->skel->maps.areas, p->ncpus * SCRY_AREAS_PER_CPU);
 	bpf_map__set_max_entries(p->skel->maps.stages, p->ncpus);
 	bpf_program__set_autoload(p->skel->progs.scry_flush, true);
+	ret = prepare_memo(p, err, errlen);
+	if (ret)
+		goto fail;
 	/* The inner ring template keeps its size: ring buffers of any size may be inserted
 	 * (libbpf 1.1 cannot resize an inner map template). */
 
@@ -431,6 +484,10 @@ int scry_probes_filter_target(struct scry_probes *p, unsigned kind, struct fgen_
 	t->ctx = p->layout.ctx;
 	t->comm_off = p->layout.comm_off;
 	t->pid = p->layout.pid;
+	t->memo = t->src == FGEN_SRC_SYSCALL_BTF && p->memo_by_regs && p->layout.memo_ok;
+	t->memo_fd = bpf_map__fd(p->skel->maps.memo);
+	t->task_stack_off = p->layout.stack_off;
+	t->task_exit_state_off = p->layout.exit_state_off;
 	return 0;
 }
 

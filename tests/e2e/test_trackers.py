@@ -48,12 +48,13 @@ class Forker:
             self.p.wait()
 
 
-def system_wide(scry, out, *args):
+def system_wide(scry, out, *args, env=None):
     """`scry record -a` in the background, returned once its streams exist (the programs are
     attached right after); --duration bounds it, SIGINT stops it."""
     p = subprocess.Popen([scry, "record", "-q", "-a", "--duration", "30", "-o", str(out),
                           "-e", "syscall:getppid", "-c", CTX, *args],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env={**os.environ, **(env or {})})
     deadline = time.time() + 20
     while not glob.glob(f"{out}/kernel/channel0_*"):
         assert p.poll() is None, p.communicate()[1]
@@ -63,11 +64,11 @@ def system_wide(scry, out, *args):
     return p
 
 
-def run(scry, tmp_path, args, forkers):
+def run(scry, tmp_path, args, forkers, env=None):
     """Record -a with args while every forker runs; the events, by pid."""
     out = tmp_path / "trace"
     try:
-        rec = system_wide(scry, out, *args)
+        rec = system_wide(scry, out, *args, env=env)
         for f in forkers:
             f.go()
         for f in forkers:
@@ -228,3 +229,59 @@ def test_trace_track_uid(scry, tmp_path):
     assert not any("root" in c for c in calls)
     assert any(c.startswith('execve("/bin/echo", ["/bin/echo", "nobody"]') for c in calls)
     assert calls[-1] == "+++ exited with 0 +++"
+
+
+# --- the per-CPU memo (struct scry_memo): syscall programs and filter fronts know the
+# current task from the saved registers' address, checked against the memo's task; the
+# tracker's answer is kept while the uid stays.  uidswap runs pinned to CPU 0.
+
+class UidSwap(Forker):
+    """tests/workload/uidswap.c, started and waiting for "go"."""
+    def __init__(self, workload, *args):
+        self.p = subprocess.Popen([workload("uidswap"), *args], stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, text=True)
+        self.pid = json.loads(self.p.stdout.readline())["pid"]
+
+    def finish(self):
+        self.out = json.loads(self.p.stdout.readline())
+        assert self.p.wait(timeout=30) == 0
+        return self
+
+
+MEMO_WAYS = {
+    "tracker": (["--track-uid", "65534"], None),
+    "filter": (["--filter", "$ctx.uid == 65534"], None),
+    "tracker-without-kptr": (["--track-uid", "65534"], {"SCRY_NO_KPTR": "1"}),
+}
+
+
+@pytest.mark.parametrize("way", MEMO_WAYS)
+def test_memo_uid_changes(scry, workload, tmp_path, way):
+    """One task, root -> nobody -> root -> nobody: exactly the 2 + 4 getppid calls made as
+    nobody are recorded (the memo's answer does not outlive the uid it was given for)."""
+    args, env = MEMO_WAYS[way]
+    w = UidSwap(workload, "swap")
+    evs, by_pid = run(scry, tmp_path, args, [w], env=env)
+    assert set(by_pid) == {w.pid}
+    assert [e["name"] for e in by_pid[w.pid]] == ["syscall_entry_getppid", "syscall_exit_getppid"] * 6
+    assert {e["ctx"]["uid"] for e in evs} == {65534}
+
+
+@pytest.mark.parametrize("way", MEMO_WAYS)
+def test_memo_stack_reuse(scry, workload, tmp_path, way):
+    """Children made one after the other on CPU 0 (by a parent on CPU 1), odd ones as nobody:
+    a child mostly gets its reaped sibling's kernel stack (the same saved-registers address)
+    in another task_struct, and meets the memo its sibling left; exactly the odd children's
+    calls are recorded."""
+    if (os.cpu_count() or 1) < 2:
+        pytest.skip("needs 2 CPUs")
+    args, env = MEMO_WAYS[way]
+    w = UidSwap(workload, "children", "24", "5")
+    evs, by_pid = run(scry, tmp_path, args, [w], env=env)
+    kids = w.out["children"]
+    assert len(kids) == 24
+    odd = {k for i, k in enumerate(kids, 1) if i % 2}
+    assert set(by_pid) == odd
+    for k in odd:
+        assert [e["name"] for e in by_pid[k]] == ["syscall_entry_getppid", "syscall_exit_getppid"] * 5, k
+        assert {e["ctx"]["uid"] for e in by_pid[k]} == {65534}
