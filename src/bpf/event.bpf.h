@@ -243,10 +243,14 @@ static __always_inline bool target_ok(const void *regs, struct task_struct **tp)
 		m->tgid = tgid;
 		m->ok = ok;
 	}
+	/* the identity is the answer's task, or none: a program without regs (tracepoints,
+	 * fork) may have answered for a task that is not the memo's */
 	if (memo_by_regs && regs) {
 		m->regs = (__u64)regs;
 		m->task = t;
 		m->stack = (__u64)t->stack;
+	} else {
+		m->regs = 0;
 	}
 	return ok;
 }

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import read_trace
+from conftest import read_trace, run_babeltrace2
 
 CGROUP2 = Path("/sys/fs/cgroup/unified")
 NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
@@ -285,3 +285,16 @@ def test_memo_stack_reuse(scry, workload, tmp_path, way):
     for k in odd:
         assert [e["name"] for e in by_pid[k]] == ["syscall_entry_getppid", "syscall_exit_getppid"] * 5, k
         assert {e["ctx"]["uid"] for e in by_pid[k]} == {65534}
+
+
+def test_memo_command_every_call(record, workload, tmp_path):
+    """`record -- cmd` follows the command through the memo, which the tracepoint programs
+    (sched_switch and the others of the default set) answer for other tasks in between:
+    every one of 100000 getppid calls is recorded, entry and exit, none lost (babeltrace2)."""
+    rec = record(tmp_path / "t", cmd=[workload("getppid_loop"), "100000"]).check()
+    pid = json.loads(rec.stdout)["pid"]
+    bt = run_babeltrace2(tmp_path / "t")
+    assert bt.returncode == 0, bt.stderr
+    mine = Counter(l.split(": {")[0].split()[-1] for l in bt.stdout.splitlines() if f"pid = {pid}," in l)
+    assert mine["syscall_entry_getppid"] == 100000
+    assert mine["syscall_exit_getppid"] == 100000
