@@ -20,6 +20,7 @@ struct scry_filters {
 	uint8_t *use;                     /* enum scry_filter_use per event */
 	int *front_fd;                    /* tracepoint events: their front (owned by the probes) */
 	int16_t *user_ref;                /* SCRY_FILTER_USER: a reference the kernel cannot read */
+	char **user_why;                  /* SCRY_FILTER_USER by install: why the kernel cannot */
 };
 
 static struct filter_field *ctx_fields(void)
@@ -224,7 +225,8 @@ struct scry_filters *scry_filters_prepare(const char *text, const struct scry_ev
 
 	if (!f || !(f->text = strdup(text)) || !(f->schemas = calloc(n ? n : 1, sizeof(*f->schemas))) ||
 	    !(f->use = calloc(n ? n : 1, 1)) || !(f->front_fd = malloc((n ? n : 1) * sizeof(int))) ||
-	    !(f->user_ref = calloc(n ? n : 1, sizeof(*f->user_ref))))
+	    !(f->user_ref = calloc(n ? n : 1, sizeof(*f->user_ref))) ||
+	    !(f->user_why = calloc(n ? n : 1, sizeof(*f->user_why))))
 		goto oom;
 	f->events = events;
 	f->n = n;
@@ -355,7 +357,34 @@ int scry_filters_user_ref(const struct scry_filters *f, size_t id)
 	return id < f->n && f->use[id] == SCRY_FILTER_USER ? f->user_ref[id] : -1;
 }
 
-int scry_filters_install(struct scry_filters *f, struct scry_probes *p, bool verbose, char *err, size_t errlen)
+const char *scry_filters_user_why(const struct scry_filters *f, size_t id)
+{
+	return id < f->n && f->use[id] == SCRY_FILTER_USER ? f->user_why[id] : NULL;
+}
+
+/* Can this kernel run the filter of event i alone (case c)?  If not, the event is decided
+ * in user space from now on, with the compiler's reason.  -ENOMEM, else 0. */
+static int kernel_can(struct scry_filters *f, struct scry_probes *p, size_t i, const struct fgen_case *c)
+{
+	struct fgen_target t;
+	struct fgen_prog prog = { 0 };
+	char why[160];
+
+	if (scry_probes_filter_target(p, scry_filter_env_kind(f->events[i]), &t))
+		snprintf(why, sizeof(why), "this kernel's BTF lacks the syscall registers");
+	else if (!fgen_compile(c, 1, &t, &prog, why, sizeof(why))) {
+		fgen_prog_free(&prog);
+		return 0;
+	}
+	if (!(f->user_why[i] = strdup(why)))
+		return -ENOMEM;
+	f->use[i] = SCRY_FILTER_USER;
+	f->user_ref[i] = -1;
+	return 0;
+}
+
+int scry_filters_install(struct scry_filters *f, struct scry_probes *p, bool verbose, size_t *moved,
+			 char *err, size_t errlen)
 {
 	size_t log_size = verbose ? 1 << 20 : 0;
 	char *log = verbose ? malloc(log_size) : NULL;
@@ -367,6 +396,7 @@ int scry_filters_install(struct scry_filters *f, struct scry_probes *p, bool ver
 	size_t ncases[2] = { 0, 0 };
 	int ret = 0;
 
+	*moved = 0;
 	if (!irs || !locs || !cases[0] || !cases[1] || !event_of[0] || !event_of[1]) {
 		snprintf(err, errlen, "out of memory");
 		ret = -ENOMEM;
@@ -383,6 +413,14 @@ int scry_filters_install(struct scry_filters *f, struct scry_probes *p, bool ver
 			break;
 		struct fgen_case c = { .key = ev->nr >= 0 ? (uint32_t)ev->nr : 0, .dflt = ev->nr < 0,
 				       .action = FGEN_FILTER, .ir = &irs[i], .locs = locs[i] };
+		if ((ret = kernel_can(f, p, i, &c))) {
+			snprintf(err, errlen, "out of memory");
+			break;
+		}
+		if (f->use[i] != SCRY_FILTER_KERNEL) {
+			++*moved;
+			continue;
+		}
 		if (kind >= SCRY_FENV_TP) {
 			ret = load_front(f, p, kind, &c, 1, &i, log, log_size, verbose, err, errlen);
 			if (ret >= 0) {
@@ -438,6 +476,9 @@ void scry_filters_free(struct scry_filters *f)
 	free(f->use);
 	free(f->front_fd);
 	free(f->user_ref);
+	for (size_t i = 0; f->user_why && i < f->n; i++)
+		free(f->user_why[i]);
+	free(f->user_why);
 	free(f->text);
 	free(f);
 }

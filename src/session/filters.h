@@ -37,11 +37,17 @@ int scry_filters_front_fd(const struct scry_filters *f, size_t id);
 const struct filter *scry_filters_expr(const struct scry_filters *f);
 /* SCRY_FILTER_USER: the first reference (filter_ref_text) the kernel cannot read; else -1. */
 int scry_filters_user_ref(const struct scry_filters *f, size_t id);
+/* SCRY_FILTER_USER set by install: why this kernel cannot run the filter (a glob needing
+ * the kfunc bpf_strnstr, a context its BTF does not describe, ...); else NULL. */
+const char *scry_filters_user_why(const struct scry_filters *f, size_t id);
 /* Compile and load the fronts of the SCRY_FILTER_KERNEL events (after the probes are
  * loaded): one for the filtered syscall entries, one for the exits, one per filtered
- * tracepoint.  A program that cannot be compiled or that the verifier refuses is an error
- * naming the event (--verbose: the verifier log). */
-int scry_filters_install(struct scry_filters *f, struct scry_probes *p, bool verbose, char *err, size_t errlen);
+ * tracepoint.  An event whose filter this kernel cannot run becomes SCRY_FILTER_USER
+ * (*moved counts them: the user-space filter is to be made again).  A program the
+ * verifier refuses, or fronts too large once combined, is an error naming the event
+ * (--verbose: the verifier log). */
+int scry_filters_install(struct scry_filters *f, struct scry_probes *p, bool verbose, size_t *moved,
+			 char *err, size_t errlen);
 void scry_filters_free(struct scry_filters *f);
 
 /* The filter schema of a catalog event (fields, every scry context) and where the kernel

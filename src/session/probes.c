@@ -247,7 +247,10 @@ int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o,
 	struct btf *vmlinux = btf__load_vmlinux_btf();   /* parsed once for both probes */
 	p->btf_tp = btf_has_typedef(vmlinux, "btf_trace_sys_enter");
 	bool btf_fork = btf_has_typedef(vmlinux, "btf_trace_sched_process_fork");
-	p->strnstr_id = vmlinux ? btf__find_by_name_kind(vmlinux, "bpf_strnstr", BTF_KIND_FUNC) : -1;
+	/* kfunc bpf_strnstr (6.17): glob middles; without it (or SCRY_NO_STRNSTR=1, for tests)
+	 * such filters are decided in user space */
+	p->strnstr_id = vmlinux && !getenv("SCRY_NO_STRNSTR") ?
+			btf__find_by_name_kind(vmlinux, "bpf_strnstr", BTF_KIND_FUNC) : -1;
 	if (p->strnstr_id < 0)
 		p->strnstr_id = 0;
 	/* sched_prepare_exec (Linux 6.10) lets a deferred execve entry be read from the old

@@ -554,9 +554,21 @@ int scry_session_load(struct scry_session *s, char *err, size_t errlen)
 	if (ret)
 		return ret;
 	if (s->filters) {
-		ret = scry_filters_install(s->filters, s->probes, s->opts.verbose, err, errlen);
+		size_t moved;
+
+		ret = scry_filters_install(s->filters, s->probes, s->opts.verbose, &moved, err, errlen);
 		if (ret)
 			return ret;
+		if (moved) {   /* filters this kernel cannot run: decided in user space too */
+			scry_user_filter_free(s->ufilter);
+			s->ufilter = NULL;
+			ret = scry_user_filter_new(&s->ufilter, s->filters, (const struct scry_event *const *)s->events,
+						   s->nevents, s->opts.ctx_mask, err, errlen);
+			if (ret)
+				return ret;
+			if (s->opts.verbose)
+				scry_user_filter_explain(s->ufilter, stderr);
+		}
 	}
 	ret = set_syscall_table(s, err, errlen);
 	if (ret || s->opts.sink)

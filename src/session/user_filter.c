@@ -310,10 +310,13 @@ int scry_user_filter_new(struct scry_user_filter **out, const struct scry_filter
 			if (!a || !a->is_ctx || a->ctx_id == SCRY_CTX_CPU_ID ||
 			    (a->ctx_id >= 0 && a->ctx_id < SCRY_CTX_NR && (ctx_mask & (1ULL << a->ctx_id))))
 				continue;
+			int ur = scry_filters_user_ref(f, i);
+
 			snprintf(err, errlen, "filter: `%s` is not recorded, and the filter of %s is evaluated "
-				 "in user space (the kernel filter cannot read `%s`); scry record: add it with -c",
-				 filter_ref_text(expr, r), events[i]->name,
-				 filter_ref_text(expr, (size_t)scry_filters_user_ref(f, i)));
+				 "in user space (the kernel filter cannot %s%s%s); scry record: add it with -c",
+				 filter_ref_text(expr, r), events[i]->name, ur >= 0 ? "read `" : "run here: ",
+				 ur >= 0 ? filter_ref_text(expr, (size_t)ur) : scry_filters_user_why(f, i),
+				 ur >= 0 ? "`" : "");
 			ret = -EINVAL;
 			goto fail;
 		}
@@ -335,9 +338,14 @@ void scry_user_filter_explain(const struct scry_user_filter *u, FILE *out)
 		int r = scry_filters_user_ref(u->f, i);
 		const struct filter_access *a = r >= 0 ? filter_event_access(u->expr, i, (size_t)r) : NULL;
 
+		const char *why = scry_filters_user_why(u->f, i);
+
 		if (a)
 			fprintf(out, "scry: filter: %s: `%s` is evaluated in user space (the kernel filter cannot read %s)\n",
 				u->events[i]->name, filter_ref_text(u->expr, (size_t)r), reason(u->events[i], a));
+		else if (why)
+			fprintf(out, "scry: filter: %s: evaluated in user space (this kernel cannot run its filter: %s)\n",
+				u->events[i]->name, why);
 	}
 }
 

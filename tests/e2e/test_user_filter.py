@@ -6,6 +6,7 @@ workload (tests/workload/netports.c: UDP sends, connects and polls on loopback p
 picks) are in the trace, with their values; the others are counted as filtered out in user
 space (not as losses); --verbose names the fallback; `scry trace --filter` applies it too."""
 import json
+import os
 import re
 import socket
 import subprocess
@@ -188,3 +189,48 @@ def test_trace_filter_user_space(scry, tmp_path, workload):
                        text=True, timeout=60, stdin=subprocess.DEVNULL, cwd=tmp_path)
     assert p.returncode == 1 and p.stderr.splitlines() == \
         ["scry trace: --filter and -c exclude each other (-c counts in the kernel without events)"]
+
+
+def no_strnstr(scry, out, *args):
+    """scry record as on a kernel without the kfunc bpf_strnstr (SCRY_NO_STRNSTR=1)."""
+    return subprocess.run([scry, "record", "-o", str(out), *args], capture_output=True, text=True, timeout=60,
+                          stdin=subprocess.DEVNULL, env={**os.environ, "SCRY_NO_STRNSTR": "1"})
+
+
+def test_kernel_cannot_compile(scry, workload, tmp_path):
+    """A glob with a star inside needs bpf_strnstr (Linux 6.17): without it the filter of the
+    events it applies to is run in user space (said with -v), with the same result as in the
+    kernel: exactly the openat of beta-mid-dle.log."""
+    expr = 'filename == "*mid*"'
+    for way in ("user", "kernel"):
+        d = tmp_path / way
+        d.mkdir()
+        args = ["-v", "-e", "syscall:openat", "--filter", expr, "--", workload("filterwl"), "files", str(d)]
+        r = no_strnstr(scry, d / "trace", *args) if way == "user" else \
+            subprocess.run([scry, "record", "-o", str(d / "trace"), *args], capture_output=True, text=True,
+                           timeout=60, stdin=subprocess.DEVNULL)
+        assert r.returncode == 0, r.stderr
+        wl = json.loads(r.stdout.strip().splitlines()[-1])
+        evs = read_trace(d / "trace").events
+        assert [(e["name"], e["fields"]["filename"]) for e in evs] == [("syscall_entry_openat", wl["beta"])]
+        said = [l for l in r.stderr.splitlines() if l.startswith("scry: filter: ")]
+        if way == "user":
+            assert said == ["scry: filter: syscall_entry_openat: evaluated in user space (this kernel cannot run "
+                            "its filter: a pattern with a star inside needs the kfunc bpf_strnstr (Linux 6.17))"]
+            assert filtered(r) >= 5        # filterwl's other five openat calls, and the loader's
+        else:
+            assert said == [] and filtered(r) == 0
+
+
+def test_kernel_cannot_compile_context_not_recorded(scry, workload, tmp_path):
+    """... and a context the user-space filter needs must then be recorded: a one-line error,
+    nothing written."""
+    out = tmp_path / "trace"
+    r = no_strnstr(scry, out, "-q", "-c", "pid,tid", "-e", "syscall:openat", "--filter",
+                   '$ctx.procname == "x*" && filename == "*mid*"', "--", "true")
+    assert r.returncode == 1
+    assert r.stderr.splitlines() == [
+        "scry: filter: `$ctx.procname` is not recorded, and the filter of syscall_entry_openat is evaluated in "
+        "user space (the kernel filter cannot run here: a pattern with a star inside needs the kfunc bpf_strnstr "
+        "(Linux 6.17)); scry record: add it with -c"]
+    assert not out.exists()
