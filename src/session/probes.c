@@ -579,22 +579,12 @@ static int add_front_link(struct scry_probes *p, int fd, const char *what, char 
 static int attach_front_tp(struct scry_probes *p, int prog_fd, const char *system, const char *name, __u64 cookie,
 			   char *err, size_t errlen)
 {
-	static const char *const roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
-	char path[512], what[256];
+	char what[256];
 	struct perf_event_attr a = { .type = PERF_TYPE_TRACEPOINT, .size = sizeof(a), .sample_period = 1, .wakeup_events = 1 };
-	long long id = -1;
+	int id = p->opts.cat ? scry_catalog_tracepoint_id(p->opts.cat, system, name) : -1;
 	int pfd, link;
 
 	snprintf(what, sizeof(what), "tracepoint %s:%s", system, name);
-	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]) && id < 0; i++) {
-		snprintf(path, sizeof(path), "%s/events/%s/%s/id", roots[i], system, name);
-		FILE *f = fopen(path, "r");
-		if (f) {
-			if (fscanf(f, "%lld", &id) != 1)
-				id = -1;
-			fclose(f);
-		}
-	}
 	if (id < 0) {
 		snprintf(err, errlen, "cannot attach the filter of %s: no tracefs id", what);
 		return -ENOENT;

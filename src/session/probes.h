@@ -11,6 +11,8 @@
 #include <sys/types.h>
 #include "scry_abi.h"
 
+struct scry_catalog;
+
 struct scry_probes_opts {
 	uint64_t ctx_mask;          /* enabled contexts, 1 << enum scry_ctx */
 	bool target_all;            /* system-wide; otherwise only tracked tgids (and their children) */
@@ -27,6 +29,7 @@ struct scry_probes_opts {
 	bool track_uid, track_gid, track_vpid;   /* tracker in use (even if empty: nothing passes) */
 	const int *track_cgroup_fds;             /* open cgroup v2 directories */
 	size_t ntrack_cgroups;
+	struct scry_catalog *cat;   /* tracefs ids of the tracepoints a filter front attaches to */
 };
 
 struct scry_probes;

@@ -533,6 +533,7 @@ static int set_syscall_table(struct scry_session *s, char *err, size_t errlen)
 int scry_session_load(struct scry_session *s, char *err, size_t errlen)
 {
 	struct scry_probes_opts po = {
+		.cat = s->cat,
 		.ctx_mask = s->opts.ctx_mask,
 		.target_all = s->opts.target_all,
 		.fork_event_id = s->fork_id,
