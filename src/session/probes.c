@@ -67,8 +67,8 @@ static bool btf_has_typedef(const struct btf *btf, const char *name)
 	return btf && btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) > 0;
 }
 
-/* Does the kernel take untrusted kptrs in map values (Linux 6.4's "kptr_untrusted")?
- * Probed by creating a one-entry map whose value holds one. */
+/* Does the kernel take untrusted kptrs in per-CPU array values (Linux 6.4's
+ * "kptr_untrusted", in per-CPU maps since 6.5)?  Probed by creating such a map. */
 static bool kernel_has_untrusted_kptr(void)
 {
 	struct btf *b = btf__new_empty();
@@ -84,7 +84,7 @@ static bool kernel_has_untrusted_kptr(void)
 	if (key > 0 && val > 0 && !btf__add_field(b, "task", ptr, 0, 0) && !btf__load_into_kernel(b)) {
 		LIBBPF_OPTS(bpf_map_create_opts, mo, .btf_fd = btf__fd(b), .btf_key_type_id = key,
 			    .btf_value_type_id = val);
-		fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "scry_kptr", 4, 8, 1, &mo);
+		fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "scry_kptr", 4, 8, 1, &mo);
 	}
 	if (fd >= 0)
 		close(fd);
