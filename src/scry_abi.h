@@ -256,7 +256,7 @@ struct scry_memo {
 
 /* Trackers (session-wide, all combined with AND): rodata track_mask bits. */
 enum {
-	SCRY_TRACK_VPID   = 1 << 0,   /* map track_vpid: vpid -> 1 (children added at fork) */
+	SCRY_TRACK_VPID   = 1 << 0,   /* map track_vpid: vpid -> 1 (children: vpid_followed) */
 	SCRY_TRACK_UID    = 1 << 1,   /* map track_uid: real uid -> 1 */
 	SCRY_TRACK_GID    = 1 << 2,   /* map track_gid: real gid -> 1 */
 	SCRY_TRACK_CGROUP = 1 << 3,   /* cgroup array track_cgroup[0..n_track_cgroups) */

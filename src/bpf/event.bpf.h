@@ -60,6 +60,15 @@ struct {
 	__type(value, __u8);
 } track_vpid SEC(".maps"), track_uid SEC(".maps"), track_gid SEC(".maps");
 
+/* The vpid tracker's followers: processes forked by a process it passes (pid in the initial
+ * namespace -> 1).  Not their vpids: those mean other processes in other namespaces. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, __u8);
+} vpid_followed SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);
 	__uint(max_entries, SCRY_MAX_TRACK_CGROUPS);
@@ -140,6 +149,15 @@ static __always_inline __s32 task_vnr(struct pid *p)
 	return BPF_CORE_READ(p, numbers[level].nr);
 }
 
+/* Does process t pass the vpid tracker: its vpid (the group leader's, in its namespace) is
+ * tracked, or it was forked by a process that passes? */
+static __always_inline bool vpid_ok(struct task_struct *t)
+{
+	__u32 vpid = task_vnr(BPF_CORE_READ(t, group_leader, thread_pid)), tgid = BPF_CORE_READ(t, tgid);
+
+	return bpf_map_lookup_elem(&track_vpid, &vpid) || bpf_map_lookup_elem(&vpid_followed, &tgid);
+}
+
 /* The trackers other than the pid one (t is current, ug its real gid << 32 | uid). */
 static __always_inline bool track_ok(struct task_struct *t, __u64 ug)
 {
@@ -151,12 +169,8 @@ static __always_inline bool track_ok(struct task_struct *t, __u64 ug)
 		if ((track_mask & SCRY_TRACK_GID) && !bpf_map_lookup_elem(&track_gid, &gid))
 			return false;
 	}
-	if (track_mask & SCRY_TRACK_VPID) {
-		__u32 vpid = task_vnr(BPF_CORE_READ(t, group_leader, thread_pid));
-
-		if (!bpf_map_lookup_elem(&track_vpid, &vpid))
-			return false;
-	}
+	if ((track_mask & SCRY_TRACK_VPID) && !vpid_ok(t))
+		return false;
 	if (track_mask & SCRY_TRACK_CGROUP) {
 		for (__u32 i = 0; i < SCRY_MAX_TRACK_CGROUPS; i++) {
 			if (i >= n_track_cgroups)

@@ -1176,15 +1176,11 @@ int BPF_PROG(scry_fork, struct task_struct *parent, struct task_struct *child)
 		if (ctgid != ptgid)
 			target_add(ctgid);
 	}
-	if ((track_mask & SCRY_TRACK_VPID) && ctgid != ptgid) {
-		__u32 pv = task_vnr(BPF_CORE_READ(parent, group_leader, thread_pid));
-		__u32 cv = task_vnr(BPF_CORE_READ(child, thread_pid));
+	if ((track_mask & SCRY_TRACK_VPID) && ctgid != ptgid && vpid_ok(parent)) {
 		__u8 one = 1;
 
-		if (bpf_map_lookup_elem(&track_vpid, &pv)) {
-			bpf_map_update_elem(&track_vpid, &cv, &one, BPF_ANY);
-			target_gen_bump();
-		}
+		bpf_map_update_elem(&vpid_followed, &ctgid, &one, BPF_ANY);
+		target_gen_bump();
 	}
 	struct task_struct *t = parent;   /* current */
 

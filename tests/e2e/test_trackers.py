@@ -214,6 +214,37 @@ def test_track_vpid_namespaced(scry, workload, tmp_path):
     assert mine[1]["fields"]["ret"] == 0          # getppid of a namespace's init
 
 
+def test_track_vpid_children_not_by_number(scry, workload, tmp_path):
+    """A tracked process's child C is followed as that process, not as "vpid C": a process of
+    another pid namespace whose vpid is C (ns_last_pid set there) is not recorded."""
+    a = Forker(workload, 1)
+    out = tmp_path / "trace"
+    b = None
+    try:
+        rec = system_wide(scry, out, "--track-vpid", str(a.pid))
+        a.go()
+        a.finish()
+        c = a.children[0]
+        b = Forker(workload, 0, prefix=["unshare", "--pid", "--fork", "sh", "-c",
+                                        f'echo {c - 1} > /proc/sys/kernel/ns_last_pid; "$0" "$@"; true'])
+        assert b.vpid == c
+        b.go()
+        b.finish()
+        rec.send_signal(signal.SIGINT)
+        _, err = rec.communicate(timeout=60)
+        assert rec.returncode == 0, err
+    finally:
+        for f in (a, b):
+            if f:
+                f.kill()
+    evs = read_trace(out).events
+    by_pid = {}
+    for e in evs:
+        by_pid.setdefault(e["pid"], []).append(e)
+    check_tree(by_pid, a)
+    assert set(by_pid) == {a.pid, c}
+
+
 def test_trace_track_uid(scry, tmp_path):
     """scry trace with a tracker: only the calls made as nobody (after setpriv's setresuid)."""
     out = tmp_path / "trace.out"
