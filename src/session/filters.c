@@ -307,13 +307,16 @@ static int lower_event(struct scry_filters *f, size_t i, struct filter_ir *ir, s
 	return 0;
 }
 
-/* Compile and load one front of kind from cases; on failure name the event at fault. */
+/* Compile and load one front of kind from cases; on failure name the front (a tracepoint's
+ * event, or the syscall entries or exits). */
 static int load_front(struct scry_filters *f, struct scry_probes *p, unsigned kind, const struct fgen_case *cases,
 		      size_t n, const size_t *event_of, char *log, size_t log_size, bool verbose, char *err, size_t errlen)
 {
 	struct fgen_target t;
 	struct fgen_prog prog = { 0 };
 	char why[160];
+	const char *what = kind >= SCRY_FENV_TP ? f->events[event_of[0]]->name :
+			   kind == SCRY_FENV_ENTER ? "syscall entries" : "syscall exits";
 	int ret = scry_probes_filter_target(p, kind, &t);
 
 	if (ret) {
@@ -321,15 +324,8 @@ static int load_front(struct scry_filters *f, struct scry_probes *p, unsigned ki
 		return ret;
 	}
 	if (fgen_compile(cases, n, &t, &prog, why, sizeof(why))) {
-		size_t bad = 0;
-		for (size_t k = 0; k < n && n > 1; k++) {   /* which one? */
-			if (fgen_compile(&cases[k], 1, &t, &prog, why, sizeof(why))) {
-				bad = k;
-				break;
-			}
-			fgen_prog_free(&prog);
-		}
-		snprintf(err, errlen, "filter: cannot compile the filter for %s: %s", f->events[event_of[bad]]->name, why);
+		/* each event's filter compiled alone (kernel_can): only their sum can fail */
+		snprintf(err, errlen, "filter: cannot compile the filter for %s: %s", what, why);
 		return -ENOTSUP;
 	}
 	if (log)
@@ -340,8 +336,7 @@ static int load_front(struct scry_filters *f, struct scry_probes *p, unsigned ki
 			fprintf(stderr, "%s\n", log);
 		snprintf(err, errlen, "filter: the kernel refused the filter program of %s: %s%s "
 			 "(a bug in scry: please report the expression)",
-			 kind >= SCRY_FENV_TP ? f->events[event_of[0]]->name : kind == SCRY_FENV_ENTER ? "syscall entries" : "syscall exits",
-			 strerror(-ret), verbose ? "" : "; --verbose shows the verifier log");
+			 what, strerror(-ret), verbose ? "" : "; --verbose shows the verifier log");
 	}
 	fgen_prog_free(&prog);
 	return ret;

@@ -337,7 +337,6 @@ void scry_user_filter_explain(const struct scry_user_filter *u, FILE *out)
 	for (size_t i = 0; i < u->n; i++) {
 		int r = scry_filters_user_ref(u->f, i);
 		const struct filter_access *a = r >= 0 ? filter_event_access(u->expr, i, (size_t)r) : NULL;
-
 		const char *why = scry_filters_user_why(u->f, i);
 
 		if (a)
