@@ -7,6 +7,7 @@ int cmd_record(int argc, char **argv);   /* src/cli/record.c */
 int cmd_view(int argc, char **argv);     /* src/cli/view.c   */
 int cmd_list(int argc, char **argv);     /* src/cli/list.c   */
 int cmd_trace(int argc, char **argv);    /* src/cli/trace.c  */
+int cmd_recover(int argc, char **argv);  /* src/cli/recover.c */
 
 #define SCRY_VERSION_MAJOR 0
 #define SCRY_VERSION_MINOR 1

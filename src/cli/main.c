@@ -15,6 +15,7 @@ static void usage(FILE *f)
 		"  view [--json] DIR  print a recorded trace, one line per event, time-ordered\n"
 		"  list [GLOB|syscalls|contexts]\n"
 		"                     show available tracepoints, syscalls or contexts\n"
+		"  recover DIR        make a trace whose recorder died readable (complete packets kept)\n"
 		"\n"
 		"`scry COMMAND --help` describes each command.\n");
 }
@@ -34,6 +35,8 @@ int main(int argc, char **argv)
 		return cmd_view(argc - 1, argv + 1);
 	if (!strcmp(cmd, "list"))
 		return cmd_list(argc - 1, argv + 1);
+	if (!strcmp(cmd, "recover"))
+		return cmd_recover(argc - 1, argv + 1);
 	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
 		usage(stdout);
 		return 0;
@@ -42,6 +45,6 @@ int main(int argc, char **argv)
 		printf("scry %d.%d.%d\n", SCRY_VERSION_MAJOR, SCRY_VERSION_MINOR, SCRY_VERSION_PATCH);
 		return 0;
 	}
-	fprintf(stderr, "scry: unknown command '%s' (try: record, trace, view, list)\n", cmd);
+	fprintf(stderr, "scry: unknown command '%s' (try: record, trace, view, list, recover)\n", cmd);
 	return 2;
 }

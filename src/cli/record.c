@@ -268,6 +268,24 @@ static void human_bytes(uint64_t b, char *out, size_t len)
 		snprintf(out, len, "%.1f KB", b / 1024.0);
 }
 
+/* "disk full" for ENOSPC and EDQUOT, else the error's text. */
+static const char *write_error_name(int error)
+{
+	return error == -ENOSPC || error == -EDQUOT ? "disk full" : strerror(-error);
+}
+
+/* The lines that say what the output lost (nothing when it lost nothing). */
+static void print_output_losses(const struct scry_session_summary *sum, const char *dir)
+{
+	if (sum->write_error)
+		fprintf(stderr, "scry: %s: %s after %llu events; %llu events lost (the trace ends at its last "
+			"complete packet)\n", dir, write_error_name(sum->write_error),
+			(unsigned long long)sum->events, (unsigned long long)(sum->lost - sum->too_big));
+	if (sum->too_big)
+		fprintf(stderr, "scry: %llu events lost: longer than a packet (raise --packet-size)\n",
+			(unsigned long long)sum->too_big);
+}
+
 /* The consumer loop; returns when it is time to stop. */
 static void run_loop(struct scry_session *s, struct record_args *a, struct scry_child *child, int *wstatus,
 		     bool *child_done)
@@ -293,7 +311,10 @@ static void run_loop(struct scry_session *s, struct record_args *a, struct scry_
 			human_bytes(p.bytes, mb, sizeof(mb));
 			fprintf(stderr, "\r\033[K[scry] %.0f events/s, %s written, %llu lost",
 				(p.events - last_events) / ((now - last_t) / 1e9), mb,
-				(unsigned long long)p.discarded);
+				(unsigned long long)(p.discarded + p.lost));
+			if (p.write_error)
+				fprintf(stderr, "; %s after %llu events", write_error_name(p.write_error),
+					(unsigned long long)p.events);
 			last_events = p.events;
 			last_t = now;
 			next_status = now + 1000000000ULL;
@@ -358,6 +379,7 @@ int cmd_record(int argc, char **argv)
 	if (sum.truncated)
 		fprintf(stderr, "scry: %llu events had a string cut at %d bytes\n",
 			(unsigned long long)sum.truncated, SCRY_STR_MAX);
+	print_output_losses(&sum, scry_session_dir(s));
 	ret = 0;
 	if (a.cmd) {
 		if (!child_done) {
@@ -367,6 +389,8 @@ int cmd_record(int argc, char **argv)
 		}
 		ret = child_done ? scry_exit_status(wstatus) : (stop_signal ? 128 + stop_signal : 0);
 	}
+	if (sum.write_error)
+		ret = 1;   /* the trace is incomplete, whatever the command's status */
 	goto out;
 fail:
 	fprintf(stderr, "scry: %s\n", err);

@@ -21,8 +21,8 @@ struct scry_consumer {
 	struct cpu_stream *cpus;
 	unsigned ncpus;
 	struct scry_cpu_stats *kstats;   /* scratch for the per-CPU counters */
-	uint64_t errors;
-	int last_error;
+	uint64_t errors;                 /* malformed ring records (cannot happen) */
+	int write_error;                 /* the first stream write error: every stream stopped */
 	size_t ring_size;
 	uint64_t *flushed_ns;            /* per CPU: when its stage was last flushed by us */
 	uint64_t last_poll_ns;           /* pacing: when the last poll ran ... */
@@ -52,6 +52,16 @@ static bool rejected(struct scry_consumer *c, unsigned cpu, const uint8_t *ev, s
 	return true;
 }
 
+/* A stream could not write (disk full...): every stream stops where it is, so that the trace
+ * ends at one point, and what comes next is counted lost (the streams count it), never
+ * retried per event. */
+static void output_failed(struct scry_consumer *c, int error)
+{
+	c->write_error = error;
+	for (unsigned i = 0; i < c->ncpus; i++)
+		ctf_stream_fail(c->cpus[i].stream, error);
+}
+
 static void append(struct cpu_stream *cs, const uint8_t *ev, size_t size)
 {
 	int ret;
@@ -64,11 +74,8 @@ static void append(struct cpu_stream *cs, const uint8_t *ev, size_t size)
 		return;
 	}
 	ret = ctf_stream_append(cs->stream, ev, size);
-
-	if (ret) {
-		cs->c->errors++;
-		cs->c->last_error = ret;
-	}
+	if (ret && ret != -E2BIG && ret != -EINVAL && !cs->c->write_error)
+		output_failed(cs->c, ret);
 }
 
 /* One ring record: a single event, or a staged batch of [u16 length][event] entries. */
@@ -89,7 +96,6 @@ static int on_record(void *ctx, const void *data, size_t size)
 		memcpy(&w, p, 2);
 		if (!w || p + 2 + w > end) {   /* cannot happen with scry's BPF side */
 			cs->c->errors++;
-			cs->c->last_error = -EPROTO;
 			break;
 		}
 		append(cs, p + 2, w);
@@ -223,14 +229,12 @@ uint64_t scry_consumer_poll_delay_ns(const struct scry_consumer *c)
 
 int scry_consumer_flush(struct scry_consumer *c)
 {
-	int ret = 0;
-
-	for (unsigned i = 0; i < c->ncpus && !c->sink; i++) {
+	for (unsigned i = 0; i < c->ncpus && !c->sink && !c->write_error; i++) {
 		int r = ctf_stream_flush(c->cpus[i].stream);
-		if (r && !ret)
-			ret = r;
+		if (r)
+			output_failed(c, r);
 	}
-	return ret;
+	return c->write_error;
 }
 
 void scry_consumer_stats(struct scry_consumer *c, struct scry_consumer_stats *out)
@@ -242,7 +246,10 @@ void scry_consumer_stats(struct scry_consumer *c, struct scry_consumer_stats *ou
 		out->events += ss->events;
 		out->bytes += ss->bytes;
 		out->clamped += ss->clamped;
+		out->lost += ss->lost;
+		out->too_big += ss->too_big;
 	}
+	out->write_error = c->write_error;
 	out->errors = c->errors;
 	out->filtered = c->filtered;
 	sum_kstats(c, out, false);
@@ -265,20 +272,24 @@ int scry_consumer_close(struct scry_consumer *c, uint64_t end_ts, struct scry_co
 	while (n > 0);
 	if (n < 0)
 		ret = (int)n;
-	int r = scry_consumer_flush(c);
-	if (r && !ret)
-		ret = r;
 	scry_consumer_stats(c, out);
-	out->bytes = 0;
+	/* the last packets: their events, bytes and losses */
+	out->events = c->sink_events;
+	out->bytes = out->lost = out->too_big = 0;
 	for (unsigned i = 0; i < c->ncpus && !c->sink; i++) {
 		struct ctf_stream_stats fin = { 0 };
-		r = ctf_stream_close(c->cpus[i].stream, end_ts, &fin);
+		int r = ctf_stream_close(c->cpus[i].stream, end_ts, &fin);
+
+		if (!c->write_error)
+			c->write_error = fin.error ? fin.error : r;
+		out->events += fin.events;
 		out->bytes += fin.bytes;
-		if (r && !ret)
-			ret = r;
+		out->lost += fin.lost;
+		out->too_big += fin.too_big;
 	}
+	out->write_error = c->write_error;
 	if (c->errors && !ret)
-		ret = c->last_error;
+		ret = -EPROTO;
 	consumer_free(c);
 	return ret;
 }

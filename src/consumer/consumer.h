@@ -43,7 +43,12 @@ struct scry_consumer_stats {
 	uint64_t truncated;         /* events whose strings were cut at SCRY_STR_MAX */
 	uint64_t bytes;             /* bytes written to stream files */
 	uint64_t clamped;           /* events whose timestamp was raised to keep a stream ordered */
-	uint64_t errors;            /* events the streams refused (write errors) */
+	uint64_t lost;              /* events not written: the output failed (write_error), or
+				     * too_big; counted once the rings gave them */
+	uint64_t too_big;           /* events longer than a packet's payload (--packet-size) */
+	int write_error;            /* -errno of the first failed write (every stream stopped
+				     * there, the files end at their last complete packet), or 0 */
+	uint64_t errors;            /* malformed ring records (cannot happen) */
 	uint64_t filtered;          /* events the user-space filter rejected (not lost) */
 };
 
@@ -55,11 +60,12 @@ long scry_consumer_poll(struct scry_consumer *c);
 /* How long the owner may wait before the next poll: the time the fill rate seen so far
  * takes to fill a sixteenth of a ring (0.2 to 20 ms), 0 after a poll that moved a lot. */
 uint64_t scry_consumer_poll_delay_ns(const struct scry_consumer *c);
-/* Write out partly filled packets. */
+/* Write out partly filled packets.  Returns the write error that stopped the streams, or 0. */
 int scry_consumer_flush(struct scry_consumer *c);
 /* Running totals (events and bytes so far). */
 void scry_consumer_stats(struct scry_consumer *c, struct scry_consumer_stats *out);
-/* Final drain, close every stream (end_ts: timestamp_end of the last packets), free c. */
+/* Final drain, close every stream (end_ts: timestamp_end of the last packets), free c.
+ * Write errors are in out (write_error, lost), not in the return value. */
 int scry_consumer_close(struct scry_consumer *c, uint64_t end_ts, struct scry_consumer_stats *out);
 
 #endif

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "ctf/metadata.h"
 #include "cli/commands.h"
@@ -398,18 +399,32 @@ cleanup:
 int ctf_metadata_write(const char *path, const struct ctf_trace_info *ti,
 		       const struct scry_event *const *events, size_t nevents, char *err, size_t errlen)
 {
+	char tmp[4096];
+	const char *base = strrchr(path, '/');
 	char *text;
 	size_t len, off = 0;
 	int fd = -1, ret = 0;
+	struct stat st;
 
+	/* written under a hidden name (readers skip it), renamed when whole: a trace never has
+	 * a partial metadata file, whatever stops the writer */
+	base = base ? base + 1 : path;
+	if (snprintf(tmp, sizeof(tmp), "%.*s.%s.tmp", (int)(base - path), path, base) >= (int)sizeof(tmp)) {
+		snprintf(err, errlen, "%s: path too long", path);
+		return -ENAMETOOLONG;
+	}
+	if (lstat(path, &st) == 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(EEXIST));
+		return -EEXIST;
+	}
 	text = ctf_metadata_text(ti, events, nevents, err, errlen);
 	if (!text)
 		return -EINVAL;
 	len = strlen(text);
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		ret = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
 		goto cleanup;
 	}
 	while (off < len) {
@@ -434,6 +449,12 @@ cleanup:
 		ret = -errno;
 		snprintf(err, errlen, "%s: close: %s", path, strerror(errno));
 	}
+	if (fd >= 0 && ret == 0 && rename(tmp, path) < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	}
+	if (fd >= 0 && ret)
+		unlink(tmp);
 	free(text);
 	return ret;
 }

@@ -2,7 +2,12 @@
  * Events are appended as raw bytes into a packet buffer whose first 84 bytes are the
  * packet header and context; a packet is filled in and written whole (then its index
  * entry) when the next event does not fit, on flush, and on close.  Packets carry no
- * padding: packet_size = content_size. */
+ * padding: packet_size = content_size.
+ *
+ * A failed write (disk full, I/O error) leaves the file ending at its last complete packet
+ * and fails the stream: it writes nothing more, and the events of the packet that did not
+ * fit and every event appended from then on are counted in st.lost, so that nothing is
+ * lost uncounted and no write is retried per event. */
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -12,38 +17,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ctf/packet.h"
 #include "ctf/stream.h"
 #include "scry_abi.h"
 
 #if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "scry writes little-endian CTF from host-order event bytes: little-endian hosts only"
 #endif
-
-#define CTF_MAGIC          0xC1FC1FC1u
-#define PKT_HEADER_SIZE    32
-#define PKT_CONTEXT_SIZE   52
-#define PKT_EVENTS_OFF     (PKT_HEADER_SIZE + PKT_CONTEXT_SIZE)   /* 84 */
-#define PKT_MAX_SIZE       (1u << 30)
-
-/* Offsets in a packet (header then context). */
-#define OFF_MAGIC          0
-#define OFF_UUID           4
-#define OFF_STREAM_ID      20
-#define OFF_INSTANCE_ID    24
-#define OFF_TS_BEGIN       32
-#define OFF_TS_END         40
-#define OFF_CONTENT_SIZE   48
-#define OFF_PACKET_SIZE    56
-#define OFF_SEQ_NUM        64
-#define OFF_DISCARDED      72
-#define OFF_CPU_ID         80
-
-/* LTTng's ctf_packet_index_file_hdr / ctf_packet_index (format 1.1), big-endian. */
-#define CTF_INDEX_MAGIC    0xC1F1DCC1u
-#define CTF_INDEX_MAJOR    1
-#define CTF_INDEX_MINOR    1
-#define CTF_INDEX_HDR_LEN  16
-#define CTF_INDEX_LEN      72
 
 struct ctf_stream {
 	int fd, idx_fd;
@@ -59,16 +39,10 @@ struct ctf_stream {
 	uint64_t seq;            /* packet_seq_num of the next packet */
 	uint64_t file_off, idx_off;
 	uint64_t start_ts;
-	uint64_t stream_id, instance_id;
 	unsigned cpu;
 	struct ctf_stream_stats st;
 	char path[4096];
 };
-
-static void put_le32(uint8_t *p, uint32_t v) { v = htole32(v); memcpy(p, &v, 4); }
-static void put_le64(uint8_t *p, uint64_t v) { v = htole64(v); memcpy(p, &v, 8); }
-static void put_be32(uint8_t *p, uint32_t v) { v = htobe32(v); memcpy(p, &v, 4); }
-static void put_be64(uint8_t *p, uint64_t v) { v = htobe64(v); memcpy(p, &v, 8); }
 
 /* write() all of buf, retrying short writes and EINTR.  0 or -errno. */
 static int write_all(int fd, const void *buf, size_t len)
@@ -91,7 +65,19 @@ static int write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
-/* Fill in the packet context, write the packet whole, then its index entry. */
+/* The stream stops writing: the events of the current packet are lost. */
+static void stream_fail(struct ctf_stream *s, int error)
+{
+	if (!s->st.error)
+		s->st.error = error;
+	s->st.events -= s->pkt_events;
+	s->st.lost += s->pkt_events;
+	s->used = PKT_EVENTS_OFF;
+	s->pkt_events = 0;
+}
+
+/* Fill in the packet context, write the packet whole, then its index entry.  A failure
+ * fails the stream (stream_fail) once the file is back at its last complete packet. */
 static int write_packet(struct ctf_stream *s, uint64_t end_ts)
 {
 	uint8_t ent[CTF_INDEX_LEN];
@@ -114,8 +100,10 @@ static int write_packet(struct ctf_stream *s, uint64_t end_ts)
 		s->used = used;
 		s->pkt_events = events;
 		s->discarded = discarded;
-		if (r < 0)
-			return r;    /* this packet stays buffered; a retry goes on from here */
+		if (r < 0) {
+			stream_fail(s, r);   /* this packet's events are lost too */
+			return r;
+		}
 	}
 	bits = (uint64_t)s->used * 8;
 
@@ -136,21 +124,14 @@ static int write_packet(struct ctf_stream *s, uint64_t end_ts)
 
 	r = write_all(s->fd, s->buf, s->used);
 	if (r < 0) {
-		/* Leave the file ending at the last complete packet; the packet stays buffered. */
+		/* Leave the file ending at the last complete packet. */
 		if (ftruncate(s->fd, (off_t)s->file_off) == 0)
 			lseek(s->fd, (off_t)s->file_off, SEEK_SET);
+		stream_fail(s, r);
 		return r;
 	}
 
-	put_be64(ent + 0, s->file_off);
-	put_be64(ent + 8, bits);
-	put_be64(ent + 16, bits);
-	put_be64(ent + 24, begin);
-	put_be64(ent + 32, end);
-	put_be64(ent + 40, s->discarded);
-	put_be64(ent + 48, s->stream_id);
-	put_be64(ent + 56, s->instance_id);
-	put_be64(ent + 64, s->seq);
+	ctf_index_entry(ent, s->buf, s->file_off);
 
 	s->file_off += s->used;
 	s->st.bytes += s->used;
@@ -163,8 +144,10 @@ static int write_packet(struct ctf_stream *s, uint64_t end_ts)
 
 	r = write_all(s->idx_fd, ent, sizeof(ent));
 	if (r < 0) {
+		/* The packet is written; readers that find the index short scan the stream. */
 		if (ftruncate(s->idx_fd, (off_t)s->idx_off) == 0)
 			lseek(s->idx_fd, (off_t)s->idx_off, SEEK_SET);
+		stream_fail(s, r);
 		return r;
 	}
 	s->idx_off += sizeof(ent);
@@ -197,8 +180,6 @@ struct ctf_stream *ctf_stream_open(const struct ctf_stream_opts *o, char *err, s
 	s->used = PKT_EVENTS_OFF;
 	s->start_ts = o->start_ts;
 	s->cpu = o->cpu;
-	s->stream_id = o->stream_id;
-	s->instance_id = o->stream_instance_id;
 	s->buf = malloc(s->cap);
 	s->offs = malloc((s->cap / SCRY_EVENT_HEADER_SIZE + 1) * sizeof(*s->offs));
 	if (!s->buf || !s->offs) {
@@ -242,10 +223,7 @@ struct ctf_stream *ctf_stream_open(const struct ctf_stream_opts *o, char *err, s
 		unlink(s->path);   /* created above by us: leave nothing half-made */
 		goto fail;
 	}
-	put_be32(hdr + 0, CTF_INDEX_MAGIC);
-	put_be32(hdr + 4, CTF_INDEX_MAJOR);
-	put_be32(hdr + 8, CTF_INDEX_MINOR);
-	put_be32(hdr + 12, CTF_INDEX_LEN);
+	ctf_index_header(hdr);
 	r = write_all(s->idx_fd, hdr, sizeof(hdr));
 	if (r < 0) {
 		snprintf(err, errlen, "%s: write: %s", idx_path, strerror(-r));
@@ -280,15 +258,26 @@ int ctf_stream_append(struct ctf_stream *s, const void *ev, size_t len)
 	uint64_t ts, floor;
 	uint64_t k;
 
-	if (len < SCRY_EVENT_HEADER_SIZE)
+	if (s->st.error) {
+		s->st.lost++;
+		return s->st.error;
+	}
+	if (len < SCRY_EVENT_HEADER_SIZE) {
+		s->st.lost++;
 		return -EINVAL;
-	if (len > s->cap - PKT_EVENTS_OFF)
+	}
+	if (len > s->cap - PKT_EVENTS_OFF) {
+		s->st.lost++;
+		s->st.too_big++;
 		return -E2BIG;
+	}
 	if (s->used + len > s->cap) {
 		int r = write_packet(s, 0);
 
-		if (r < 0)
+		if (r < 0) {
+			s->st.lost++;   /* this event too */
 			return r;
+		}
 	}
 	ts = ev_ts(ev);
 	/* Older than what is already on disk: it can only get the last written time. */
@@ -335,7 +324,14 @@ void ctf_stream_set_discarded(struct ctf_stream *s, uint64_t cumulative)
 
 int ctf_stream_flush(struct ctf_stream *s)
 {
+	if (s->st.error)
+		return s->st.error;
 	return s->pkt_events ? write_packet(s, 0) : 0;
+}
+
+void ctf_stream_fail(struct ctf_stream *s, int error)
+{
+	stream_fail(s, error < 0 ? error : -EIO);
 }
 
 int ctf_stream_close(struct ctf_stream *s, uint64_t end_ts, struct ctf_stream_stats *final)
@@ -345,9 +341,10 @@ int ctf_stream_close(struct ctf_stream *s, uint64_t end_ts, struct ctf_stream_st
 	if (!s)
 		return 0;
 	/* The last packet carries the final discarded count and reaches end_ts; a stream
-	 * that never wrote a packet gets an empty one so its file is a valid CTF stream. */
-	if (s->pkt_events || s->seq == 0 || s->discarded != s->prev_discarded ||
-	    end_ts > s->prev_end)
+	 * that never wrote a packet gets an empty one so its file is a valid CTF stream.
+	 * A failed stream writes nothing more (its error is in its stats). */
+	if (!s->st.error && (s->pkt_events || s->seq == 0 || s->discarded != s->prev_discarded ||
+			     end_ts > s->prev_end))
 		r = write_packet(s, end_ts);
 	if (fsync(s->fd) < 0 && r == 0)
 		r = -errno;

@@ -6,7 +6,8 @@
  * context, see docs/FORMAT.md), keeps timestamps non-decreasing (an event older than
  * the current packet's last one is moved to its place in the packet; one older than
  * what is already written gets the last written timestamp), and writes each packet whole when it is
- * full or flushed, so a trace cut by SIGKILL is readable up to its last written packet. */
+ * full or flushed.  A failed write (disk full) fails the stream: the file ends at its last
+ * complete packet, nothing more is written, and every event not written is counted. */
 #ifndef SCRY_CTF_STREAM_H
 #define SCRY_CTF_STREAM_H
 
@@ -25,7 +26,10 @@ struct ctf_stream_opts {
 };
 
 struct ctf_stream_stats {
-	uint64_t events;
+	uint64_t events;            /* written, or waiting in the current packet */
+	uint64_t lost;              /* appended but not written: the stream failed, or too_big */
+	uint64_t too_big;           /* events longer than a packet's payload */
+	int error;                  /* the write error that failed the stream (-errno), or 0 */
 	uint64_t packets;
 	uint64_t bytes;             /* bytes written to the stream file */
 	uint64_t clamped;           /* events whose timestamp was raised to keep order */
@@ -35,13 +39,18 @@ struct ctf_stream_stats {
 struct ctf_stream;
 
 struct ctf_stream *ctf_stream_open(const struct ctf_stream_opts *o, char *err, size_t errlen);
-/* Append one event (len bytes).  Events longer than a packet's payload are refused (-E2BIG). */
+/* Append one event (len bytes).  Events longer than a packet's payload are refused (-E2BIG);
+ * a write error fails the stream and is returned, then returned again by every later
+ * append (each such event counted lost). */
 int ctf_stream_append(struct ctf_stream *s, const void *ev, size_t len);
+/* Stop writing (another stream of the trace failed): the current packet's events are lost. */
+void ctf_stream_fail(struct ctf_stream *s, int error);
 /* Cumulative count of events lost on this stream so far (goes into the next packet). */
 void ctf_stream_set_discarded(struct ctf_stream *s, uint64_t cumulative);
 /* Write the current packet now if it holds any event (timer flush). */
 int ctf_stream_flush(struct ctf_stream *s);
 /* Flush, write one (empty) packet if the stream never had one, close the files, free s.
+ * Returns the error of a write or close here (not the error that failed the stream before).
  * end_ts: timestamp_end of the last packet if later than its last event.
  * final (may be NULL): the stream's totals, the last packets included. */
 int ctf_stream_close(struct ctf_stream *s, uint64_t end_ts, struct ctf_stream_stats *final);

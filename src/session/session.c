@@ -17,7 +17,9 @@
 #include <bpf/libbpf.h>
 #include "consumer/consumer.h"
 #include "ctf/metadata.h"
+#include "ctf/trace_dir.h"
 #include "session/filters.h"
+#include "session/guard.h"
 #include "session/user_filter.h"
 #include "session/probes.h"
 #include "session/session.h"
@@ -55,6 +57,8 @@ struct scry_session {
 	struct scry_filters *filters;
 	struct scry_user_filter *ufilter;   /* the filter's events decided in user space */
 	int *cgroup_fds;
+	struct ctf_trace_dir *tdir;      /* the trace directory, made and locked by load */
+	struct scry_guard guard;         /* recovers the trace if we die (SIGKILL...) */
 	bool started;
 };
 
@@ -346,6 +350,9 @@ int scry_session_create(struct scry_session **out, const struct scry_session_opt
 			char *err, size_t errlen)
 {
 	struct scry_session *s = calloc(1, sizeof(*s));
+
+	if (s)
+		s->guard.fd = -1;
 	const char *const *specs = o->events;
 	size_t nspecs = o->nevents;
 	int ret = -ENOMEM;
@@ -551,6 +558,9 @@ int scry_session_load(struct scry_session *s, char *err, size_t errlen)
 	int ret;
 
 	random_uuid(s->uuid);
+	/* forked before any BPF object or trace file exists, so that it holds none */
+	if (!s->opts.sink && (ret = scry_guard_start(&s->guard, s->dir, err, errlen)))
+		return ret;
 	ret = scry_probes_load(&s->probes, &po, err, errlen);
 	if (ret)
 		return ret;
@@ -574,17 +584,10 @@ int scry_session_load(struct scry_session *s, char *err, size_t errlen)
 	ret = set_syscall_table(s, err, errlen);
 	if (ret || s->opts.sink)
 		return ret;
-	if (mkdir(s->dir, 0755) && errno != EEXIST) {
-		ret = -errno;
-		snprintf(err, errlen, "cannot create '%s': %s", s->dir, strerror(errno));
+	ret = ctf_trace_dir_make(&s->tdir, s->dir, err, errlen);
+	if (ret)
 		return ret;
-	}
-	if (mkdir(s->kernel_dir, 0755)) {
-		ret = -errno;
-		snprintf(err, errlen, "cannot create '%s': %s", s->kernel_dir, strerror(errno));
-		return ret;
-	}
-	return write_metadata(s, err, errlen);
+	return write_metadata(s, err, errlen);   /* on failure, destroy removes the directory */
 }
 
 int scry_session_track(struct scry_session *s, pid_t tgid, char *err, size_t errlen)
@@ -678,6 +681,9 @@ void scry_session_progress(struct scry_session *s, struct scry_session_summary *
 	out->events = cs.events;
 	out->discarded = cs.discarded;
 	out->bytes = cs.bytes;
+	out->lost = cs.lost;
+	out->too_big = cs.too_big;
+	out->write_error = cs.write_error;
 	out->seconds = (scry_monotonic_ns() - s->start_ts) / 1e9;
 }
 
@@ -700,12 +706,18 @@ int scry_session_stop(struct scry_session *s, struct scry_session_summary *out, 
 		if (ret)
 			snprintf(err, errlen, "writing the trace failed: %s", strerror(-ret));
 	}
+	ctf_trace_dir_close(s->tdir, true);
+	s->tdir = NULL;
+	scry_guard_release(&s->guard);
 	out->events = cs.events;
 	out->discarded = cs.discarded + misses;
 	out->truncated = cs.truncated;
 	out->bytes = cs.bytes;
 	out->clamped = cs.clamped;
 	out->filtered = cs.filtered;
+	out->lost = cs.lost;
+	out->too_big = cs.too_big;
+	out->write_error = cs.write_error;
 	out->seconds = s->start_ts ? (s->stop_ts - s->start_ts) / 1e9 : 0;
 	return ret;
 }
@@ -718,6 +730,8 @@ void scry_session_destroy(struct scry_session *s)
 		struct scry_consumer_stats cs;
 		scry_consumer_close(s->consumer, scry_monotonic_ns(), &cs);
 	}
+	ctf_trace_dir_close(s->tdir, s->started);   /* never started: nothing is left behind */
+	scry_guard_release(&s->guard);
 	scry_probes_close(s->probes);
 	scry_user_filter_free(s->ufilter);
 	scry_filters_free(s->filters);

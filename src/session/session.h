@@ -50,6 +50,10 @@ struct scry_session_summary {
 	uint64_t bytes;                 /* bytes of the stream files */
 	uint64_t clamped;               /* timestamps raised to keep a stream ordered */
 	uint64_t filtered;              /* recorded, then rejected by the filter in user space */
+	uint64_t lost;                  /* not written: the trace's disk failed (write_error), or
+					 * too_big; events + discarded + lost = what was generated */
+	uint64_t too_big;               /* events longer than a packet (--packet-size) */
+	int write_error;                /* -errno of the failed write that stopped the trace, or 0 */
 	double seconds;                 /* from start to stop */
 };
 

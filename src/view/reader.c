@@ -494,6 +494,13 @@ static int load_packet(struct view *v, struct view_stream *s)
 			packet = HAS(st, ROLE_CONTENT_SIZE) ? (content + 7) & ~(uint64_t)7 : remaining * 8;
 		if (!HAS(st, ROLE_CONTENT_SIZE))
 			content = packet;
+		if (packet % 8 == 0 && packet / 8 > remaining && content <= packet && content >= s->cur.pos) {
+			snprintf(err, sizeof(err),
+				 "incomplete: %" PRIu64 " of its %" PRIu64 " bytes in the file (its recorder died "
+				 "writing it; `scry recover` cuts it)", remaining, packet / 8);
+			corrupt(v, s, off, err);
+			return 0;
+		}
 		if (packet % 8 || packet == 0 || packet / 8 > remaining || content > packet || content < s->cur.pos) {
 			snprintf(err, sizeof(err),
 				 "bad sizes: content_size %" PRIu64 " bits, packet_size %" PRIu64 " bits, %" PRIu64
