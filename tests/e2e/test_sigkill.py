@@ -27,6 +27,8 @@ def test_sigkill_leaves_readable_trace(scry, tmp_path):
         p.wait()
     assert p.returncode == -signal.SIGKILL
     assert mine, "no scry_* BPF program was loaded while recording"
+    # the recording's guardian holds stderr until it has made the trace whole
+    assert "scry: the recorder of " in p.stderr.read()
 
     bt = run_babeltrace2(out)
     assert bt.returncode == 0, bt.stderr
