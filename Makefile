@@ -19,7 +19,7 @@ override CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow -Werr
 LDLIBS   += -lbpf -lelf -lz -lm
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -I$(BUILD) -Isrc -Wall -Wno-unused-function
 
-LIB_DIRS := src/util src/catalog src/format src/filter src/ctf src/consumer src/session src/trace src/view src/cli
+LIB_DIRS := src/util src/catalog src/format src/filter src/ctf src/kernel src/consumer src/session src/trace src/view src/cli
 LIB_SRCS := $(filter-out src/cli/main.c,$(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c)))
 LIB_OBJS := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
 BPF_SRCS := $(wildcard src/bpf/*.bpf.c)
@@ -30,7 +30,7 @@ WORKLOADS:= $(patsubst tests/workload/%.c,$(BUILD)/workload/%,$(wildcard tests/w
 FUZZ_SRCS:= $(wildcard tests/fuzz/fuzz_*.c)
 TOOLS    := $(patsubst tests/tools/%.c,$(BUILD)/tools/%,$(wildcard tests/tools/*.c))
 
-.PHONY: all deps run test unit e2e sanitize fuzz valgrind bench clean gen-syscalls check-gen
+.PHONY: all deps run test unit e2e sanitize fuzz valgrind bench clean gen-syscalls check-gen check-layers
 .DEFAULT_GOAL := all
 .SECONDARY:
 
@@ -98,7 +98,11 @@ valgrind: $(UNIT_BINS)
 fuzz:
 	@scripts/fuzz.sh $(FUZZ_SRCS)
 
+check-layers:
+	@scripts/check-layers.sh
+
 test: deps
+	$(MAKE) check-layers
 	$(MAKE) all unit
 	$(MAKE) sanitize
 	$(MAKE) valgrind

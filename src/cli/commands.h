@@ -9,8 +9,4 @@ int cmd_list(int argc, char **argv);     /* src/cli/list.c   */
 int cmd_trace(int argc, char **argv);    /* src/cli/trace.c  */
 int cmd_recover(int argc, char **argv);  /* src/cli/recover.c */
 
-#define SCRY_VERSION_MAJOR 0
-#define SCRY_VERSION_MINOR 1
-#define SCRY_VERSION_PATCH 0
-
 #endif

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "cli/commands.h"
+#include "util/version.h"
 
 static void usage(FILE *f)
 {

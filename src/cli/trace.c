@@ -15,7 +15,7 @@
 #include "cli/launch.h"
 #include "session/session.h"
 #include "trace/live.h"
-#include "trace/options.h"
+#include "cli/trace_options.h"
 #include "trace/printer.h"
 #include "trace/summary.h"
 #include "util/clock.h"
@@ -204,6 +204,7 @@ int cmd_trace(int argc, char **argv)
 	FILE *out = stderr;
 	int wstatus = 0, ret = 1;
 	bool child_done = false;
+	struct cli_track track = { 0 };
 
 	trace_opts_init(&o);
 	if (!(nc.cat = scry_catalog_open(NULL, err, sizeof(err))) || build_names(&nc)) {
@@ -213,7 +214,7 @@ int cmd_trace(int argc, char **argv)
 	}
 	names.names = nc.names;
 	names.nnames = nc.n;
-	if (trace_opts_parse(&o, argc, argv, &names, err, sizeof(err)))
+	if (trace_opts_parse(&o, &track, argc, argv, &names, err, sizeof(err)))
 		goto fail;
 	if (o.help) {
 		trace_opts_usage(stdout);
@@ -249,7 +250,7 @@ int cmd_trace(int argc, char **argv)
 	so.nevents = nspecs;
 	so.ctx_mask = (1ULL << SCRY_CTX_PID) | (1ULL << SCRY_CTX_TID);
 	so.target_all = o.all;
-	if (cli_track_apply(&o.track, &so, &o.pids, &o.npids)) {
+	if (cli_track_apply(&track, &so, &o.pids, &o.npids)) {
 		snprintf(err, sizeof(err), "out of memory");
 		goto fail;
 	}
@@ -325,5 +326,6 @@ out:
 	free(nc.names);
 	scry_catalog_close(nc.cat);
 	trace_opts_free(&o);
+	cli_track_free(&track);
 	return ret;
 }

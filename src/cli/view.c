@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli/commands.h"
-#include "filter/view_filter.h"
+#include "view/view_filter.h"
 #include "view/output.h"
 #include "view/reader.h"
 

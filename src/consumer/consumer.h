@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "session/probes.h"
+#include "kernel/probes.h"
 
 /* Live mode: each event handed to a callback instead of a CTF stream (cpu, its bytes:
  * header, contexts, payload; valid during the call).  Per CPU in time order. */

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 
 #include "ctf/metadata.h"
-#include "cli/commands.h"
+#include "util/version.h"
 
 static void uuid_str(const uint8_t u[16], char out[37])
 {

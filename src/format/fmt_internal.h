@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "view/outbuf.h"
+#include "util/outbuf.h"
 
 struct fmt_xval {
 	uint64_t v;

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "catalog/argspec.h"
-#include "view/outbuf.h"
+#include "util/outbuf.h"
 
 /* One argument as recorded.  Plain kinds: v.  PATH/STR: p/len (bytes without the NUL),
  * truncated when the capture was cut.  BUF/SOCKADDR: p/len bytes.  STRUCT/ARRAY: p holds

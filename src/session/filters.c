@@ -8,7 +8,7 @@
 #include "filter/bpf_gen.h"
 #include "filter/filter.h"
 #include "session/filters.h"
-#include "session/probes.h"
+#include "kernel/probes.h"
 #include "session/user_filter.h"
 
 struct scry_filters {

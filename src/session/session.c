@@ -21,7 +21,7 @@
 #include "session/filters.h"
 #include "session/guard.h"
 #include "session/user_filter.h"
-#include "session/probes.h"
+#include "kernel/probes.h"
 #include "session/session.h"
 #include "util/clock.h"
 

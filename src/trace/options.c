@@ -1,10 +1,9 @@
-/* options.c — `scry trace` options (see options.h).  Set syntax as strace's: -e trace=
+/* options.c — `scry trace` settings (see options.h); the command line is cli/trace_options.c.  Set syntax as strace's: -e trace=
  * replaces the previous selection; a leading '!' inverts the whole set; "all" and "none";
  * "?NAME" ignores an unknown name; "/REGEX" selects the names matching an extended regular
  * expression; "%class" (and strace's deprecated bare "file", "network", ...). */
 #include <ctype.h>
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <regex.h>
 #include <stdarg.h>
@@ -35,13 +34,6 @@ static void sel_set(struct sel *s, int nr)
 		s->bits[nr / 64] |= 1ULL << (nr % 64);
 }
 
-static void warn(struct trace_opts *o, const char *msg)
-{
-	size_t n = strlen(o->warn);
-
-	snprintf(o->warn + n, sizeof(o->warn) - n, "%s%s", n ? "\n" : "", msg);
-}
-
 void trace_opts_init(struct trace_opts *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -56,7 +48,6 @@ void trace_opts_init(struct trace_opts *o)
 
 void trace_opts_free(struct trace_opts *o)
 {
-	cli_track_free(&o->track);
 	free(o->pids);
 	o->pids = NULL;
 	o->npids = 0;
@@ -292,35 +283,7 @@ static uint64_t signal_bit(const char *t)
 	return sig >= 1 && sig <= 64 ? 1ULL << (sig - 1) : 0;
 }
 
-static int parse_sortby(const char *s, enum trace_sort *out)
-{
-	static const struct {
-		const char *name;
-		enum trace_sort sort;
-	} map[] = {
-		{ "time", TRACE_SORT_TIME }, { "time_percent", TRACE_SORT_TIME },
-		{ "time-percent", TRACE_SORT_TIME }, { "time_total", TRACE_SORT_TIME },
-		{ "time-total", TRACE_SORT_TIME }, { "total_time", TRACE_SORT_TIME },
-		{ "total-time", TRACE_SORT_TIME }, { "avg_time", TRACE_SORT_AVG },
-		{ "avg-time", TRACE_SORT_AVG }, { "time_avg", TRACE_SORT_AVG },
-		{ "time-avg", TRACE_SORT_AVG }, { "calls", TRACE_SORT_CALLS },
-		{ "count", TRACE_SORT_CALLS }, { "errors", TRACE_SORT_ERRORS },
-		{ "error", TRACE_SORT_ERRORS }, { "name", TRACE_SORT_NAME },
-		{ "syscall", TRACE_SORT_NAME }, { "syscall_name", TRACE_SORT_NAME },
-		{ "syscall-name", TRACE_SORT_NAME }, { "nothing", TRACE_SORT_NOTHING },
-		{ "none", TRACE_SORT_NOTHING },
-	};
-
-	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
-		if (!strcmp(map[i].name, s)) {
-			*out = map[i].sort;
-			return 0;
-		}
-	return -1;
-}
-
-/* -e QUALIFIER=SET, or -e SET (trace=) */
-static int parse_e(struct trace_opts *o, const char *arg, const struct trace_names *names,
+int trace_opts_qualifier(struct trace_opts *o, const char *arg, const struct trace_names *names,
 		   char *err, size_t errlen)
 {
 	static const char *const unsupported[] = {
@@ -355,268 +318,4 @@ static int parse_e(struct trace_opts *o, const char *arg, const struct trace_nam
 		}
 	snprintf(err, errlen, "invalid -e qualifier '%.*s' (expected trace=, status= or signal=)", (int)qlen, arg);
 	return -1;
-}
-
-void trace_opts_usage(FILE *f)
-{
-	fprintf(f,
-		"usage: scry trace [OPTIONS] [--] CMD ARGS...\n"
-		"       scry trace [OPTIONS] -p PID[,PID...] | -a\n"
-		"Print system calls live, one line per call, as strace does.\n"
-		"\n"
-		"  -f, --follow           follow forks and threads (default)\n"
-		"      --no-follow        trace only the command or the processes given\n"
-		"  -p, --pid PID[,PID]    trace running processes (repeatable)\n"
-		"  -a, --all              trace the whole system\n"
-		"  -e trace=SET           syscalls: names, %%file %%network %%process %%signal %%memory %%ipc\n"
-		"                         %%desc %%creds %%clock %%pure %%stat %%lstat %%fstat %%%%stat %%statfs\n"
-		"                         %%fstatfs %%%%statfs, /REGEX, ?NAME, all, none; '!' inverts\n"
-		"  -e status=SET          successful, failed, unfinished, detached (unavailable accepted)\n"
-		"  -e signal=SET          signals shown (names or numbers; '!' inverts)\n"
-		"  -z, -Z                 successful calls only, failed calls only\n"
-		"  -T                     time spent in each call <s.us>\n"
-		"  -t, -tt, -ttt          time of day, with microseconds, as seconds since the epoch\n"
-		"  -r                     time since the previous line\n"
-		"  -s, --string-limit N   longest string shown (default 32)\n"
-		"  -y, --decode-fds       file descriptors with their paths\n"
-		"  -v, --no-abbrev        structures and arrays in full\n"
-		"  -o, --output FILE      write the trace to FILE (lines get a pid prefix)\n"
-		"  -c, --summary-only     count time, calls and errors per syscall; print a table\n"
-		"  -C, --summary          -c and the trace\n"
-		"  -S, --summary-sort-by  time (default), avg_time, calls, errors, name, nothing\n"
-		"  -w                     accepted: scry's times are always latencies (entry to exit)\n"
-		"      --json             one JSON object per line\n"
-		"      --snaplen N        bytes captured per data buffer (K/M suffixes)\n"
-		CLI_TRACK_USAGE
-		"                         (--filter decides on a call's entry: its fields are the\n"
-		"                         arguments; the return value is known only with scry record)\n"
-		"\n"
-		"scry exits with the traced command's status.\n");
-}
-
-int trace_opts_parse(struct trace_opts *o, int argc, char **argv, const struct trace_names *names,
-		     char *err, size_t errlen)
-{
-	enum { OPT_NOFOLLOW = 256, OPT_TRACE, OPT_STATUS, OPT_SIGNAL, OPT_JSON, OPT_SNAPLEN };
-	static const struct option longopts[] = {
-		{ "follow", no_argument, NULL, 'f' },
-		{ "no-follow", no_argument, NULL, OPT_NOFOLLOW },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "all", no_argument, NULL, 'a' },
-		{ "trace", required_argument, NULL, OPT_TRACE },
-		{ "status", required_argument, NULL, OPT_STATUS },
-		{ "signal", required_argument, NULL, OPT_SIGNAL },
-		{ "successful-only", no_argument, NULL, 'z' },
-		{ "failed-only", no_argument, NULL, 'Z' },
-		{ "syscall-times", no_argument, NULL, 'T' },
-		{ "relative-timestamps", no_argument, NULL, 'r' },
-		{ "string-limit", required_argument, NULL, 's' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "summary-only", no_argument, NULL, 'c' },
-		{ "summary", no_argument, NULL, 'C' },
-		{ "summary-sort-by", required_argument, NULL, 'S' },
-		{ "summary-wall-clock", no_argument, NULL, 'w' },
-		{ "decode-fds", no_argument, NULL, 'y' },
-		{ "no-abbrev", no_argument, NULL, 'v' },
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "snaplen", required_argument, NULL, OPT_SNAPLEN },
-		{ "help", no_argument, NULL, 'h' },
-		CLI_TRACK_LONGOPTS,
-		{ 0 },
-	};
-	int opt, nf = 0;
-	bool z = false, Z = false, sort_given = false;
-	char buf[64];
-
-	trace_opts_init(o);
-	optind = 0;      /* 0: glibc re-initializes its state (clustered options of a previous parse) */
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+:fp:ae:zZTtrs:o:cCS:wyvh", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'f':
-			o->follow = true;
-			nf++;
-			break;
-		case OPT_NOFOLLOW:
-			o->follow = false;
-			break;
-		case 'p':
-			if (scry_parse_pids(optarg, &o->pids, &o->npids)) {
-				snprintf(err, errlen, "invalid pid list '%s' (expected PID[,PID...])", optarg);
-				return -1;
-			}
-			break;
-		case 'a':
-			o->all = true;
-			break;
-		case 'e':
-			if (parse_e(o, optarg, names, err, errlen))
-				return -1;
-			break;
-		case OPT_TRACE:
-			if (trace_opts_set_trace(o, optarg, names, err, errlen))
-				return -1;
-			break;
-		case OPT_STATUS:
-		case OPT_SIGNAL:
-			snprintf(buf, sizeof(buf), "%s=", opt == OPT_STATUS ? "status" : "signal");
-			{
-				size_t n = strlen(buf) + strlen(optarg) + 1;
-				char *q = malloc(n);
-				int rc;
-
-				if (!q) {
-					snprintf(err, errlen, "out of memory");
-					return -1;
-				}
-				snprintf(q, n, "%s%s", buf, optarg);
-				rc = parse_e(o, q, names, err, errlen);
-				free(q);
-				if (rc)
-					return -1;
-			}
-			break;
-		case 'z':
-			z = true;
-			o->status = TRACE_ST_SUCCESSFUL;
-			break;
-		case 'Z':
-			Z = true;
-			o->status = TRACE_ST_FAILED;
-			break;
-		case 'T':
-			o->durations = true;
-			break;
-		case 't':
-			if (o->tstamp < 3)
-				o->tstamp++;
-			break;
-		case 'r':
-			o->relative = true;
-			break;
-		case 's': {
-			char *end;
-			unsigned long v;
-
-			errno = 0;
-			v = strtoul(optarg, &end, 10);
-			if (!*optarg || *end || errno || v > INT_MAX || optarg[0] == '-') {
-				snprintf(err, errlen, "invalid -s '%s' (expected a number of bytes)", optarg);
-				return -1;
-			}
-			o->strsize = (unsigned)v;
-			break;
-		}
-		case 'o':
-			if (!*optarg) {
-				snprintf(err, errlen, "-o needs a file name");
-				return -1;
-			}
-			o->outfile = optarg;
-			break;
-		case 'c':
-			o->count = TRACE_COUNT_ONLY;
-			break;
-		case 'C':
-			o->count = TRACE_COUNT_ALSO;
-			break;
-		case 'S':
-			if (parse_sortby(optarg, &o->sortby)) {
-				snprintf(err, errlen, "invalid sortby '%s' (expected time, avg_time, calls, errors, name, nothing)",
-					 optarg);
-				return -1;
-			}
-			sort_given = true;
-			break;
-		case 'w':
-			o->wallclock = true;
-			break;
-		case 'y':
-			o->decode_fds = true;
-			break;
-		case 'v':
-			o->verbose = true;
-			break;
-		case OPT_JSON:
-			o->json = true;
-			break;
-		case OPT_SNAPLEN:
-			if (scry_parse_size(optarg, &o->snaplen) || o->snaplen > (1ULL << 30)) {
-				snprintf(err, errlen, "invalid --snaplen '%s' (expected bytes, e.g. 256, 4K, 1M)", optarg);
-				return -1;
-			}
-			break;
-		case 'h':
-			o->help = true;
-			return 0;
-		CLI_TRACK_CASES:
-			if (cli_track_option(&o->track, opt, optarg, err, errlen))
-				return -1;
-			break;
-		case ':':
-			snprintf(err, errlen, "option '%s' needs an argument", argv[optind - 1]);
-			return -1;
-		default:
-			if (optopt && optopt < 256)
-				snprintf(err, errlen, "invalid option '-%c' (see scry trace --help)", optopt);
-			else
-				snprintf(err, errlen, "invalid option '%s' (see scry trace --help)", argv[optind - 1]);
-			return -1;
-		}
-	}
-	if (optind < argc)
-		o->cmd = &argv[optind];
-
-	if (z && Z) {
-		snprintf(err, errlen, "-z (successful calls only) and -Z (failed calls only) exclude each other");
-		return -1;
-	}
-	if (o->json && o->count) {
-		snprintf(err, errlen, "--json and -%c exclude each other (the summary is a table)",
-			 o->count == TRACE_COUNT_ONLY ? 'c' : 'C');
-		return -1;
-	}
-	if (nf > 1 && o->outfile) {
-		snprintf(err, errlen, "-ff (one output file per process) is not supported; use -f -o FILE");
-		return -1;
-	}
-	if (o->all && o->npids) {
-		snprintf(err, errlen, "-a and -p exclude each other: -a already traces every process");
-		return -1;
-	}
-	if (o->all && o->cmd) {
-		snprintf(err, errlen, "a command cannot be combined with -a");
-		return -1;
-	}
-	if (o->track.filter && o->count) {
-		snprintf(err, errlen, "--filter and -%c exclude each other (-c counts in the kernel without events)",
-			 o->count == TRACE_COUNT_ONLY ? 'c' : 'C');
-		return -1;
-	}
-	if (o->cmd && o->track.npids) {
-		snprintf(err, errlen, "a command cannot be combined with --track-pid (its processes are tracked)");
-		return -1;
-	}
-	if (!o->cmd && !o->npids && !o->all && !o->track.npids) {
-		snprintf(err, errlen, "nothing to trace: give a command, -p PID or -a");
-		return -1;
-	}
-
-	if (o->count == TRACE_COUNT_ONLY) {
-		if (o->durations)
-			warn(o, "-T has no effect with -c");
-		if (o->tstamp)
-			warn(o, "-t has no effect with -c");
-		if (o->relative)
-			warn(o, "-r has no effect with -c");
-		if (o->decode_fds)
-			warn(o, "-y has no effect with -c");
-	}
-	if (o->json && (o->tstamp || o->relative || o->durations))
-		warn(o, "-t, -r and -T have no effect with --json (each line has ts and duration_ns)");
-	if (!o->count && sort_given)
-		warn(o, "-S has no effect without -c or -C");
-	if (!o->count && o->wallclock)
-		warn(o, "-w has no effect without -c or -C");
-	return 0;
 }

@@ -1,5 +1,5 @@
-/* options.h — the `scry trace` command line, in strace's spelling where strace has the
- * option (src/trace/options.c):
+/* options.h — the settings of `scry trace`, in strace's terms (src/trace/options.c); its
+ * command line, in strace's spelling where strace has the option, is cli/trace_options.c:
  *   -f / --no-follow, -p PID[,PID], -a, -e trace=SET, -e status=SET, -e signal=SET, -z, -Z,
  *   -T, -t/-tt/-ttt, -r, -s N, -o FILE, -c, -C, -S SORTBY, -w, -y, -v, --json,
  *   --snaplen N, [--] CMD ARGS...
@@ -12,7 +12,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
-#include "cli/track.h"
 
 #define TRACE_NR_MAX 1024                    /* syscall numbers in the selection bitmap */
 
@@ -62,7 +61,7 @@ struct trace_opts {
 	bool verbose;                        /* -v */
 	bool json;                           /* --json */
 	bool help;                           /* -h: print trace_opts_usage and exit 0 */
-	struct cli_track track;              /* --filter, --track-* */
+	bool filtered;                       /* --filter given (decided on a call's entry) */
 	char warn[512];                      /* options that have no effect, '\n'-separated */
 };
 
@@ -79,21 +78,19 @@ struct trace_names {
 /* Defaults: follow, everything selected, status all, every signal, strsize 32. */
 void trace_opts_init(struct trace_opts *o);
 
-/* Parse argv[1..argc) (argv[0] is "trace"); options stop at "--" or the first non-option
- * (the command).  0, or -1 with a one-line message in err (no "scry trace: " prefix).
- * o is initialized by the call; free it with trace_opts_free in both cases. */
-int trace_opts_parse(struct trace_opts *o, int argc, char **argv, const struct trace_names *names,
-		     char *err, size_t errlen);
+/* Free what o holds (its pids). */
 void trace_opts_free(struct trace_opts *o);
 
 /* Parse one -e trace= value (without "trace=") into o's selection, replacing it. */
 int trace_opts_set_trace(struct trace_opts *o, const char *set, const struct trace_names *names,
 			 char *err, size_t errlen);
 
+/* One -e QUALIFIER=SET, or -e SET (trace=): trace=, status=, signal=. */
+int trace_opts_qualifier(struct trace_opts *o, const char *arg, const struct trace_names *names,
+			 char *err, size_t errlen);
+
 bool trace_opts_selected(const struct trace_opts *o, int nr);
 /* True when every syscall is selected (no filter needed in the kernel). */
 bool trace_opts_selects_all(const struct trace_opts *o);
-
-void trace_opts_usage(FILE *f);
 
 #endif /* SCRY_TRACE_OPTIONS_H */

@@ -27,7 +27,7 @@ static bool never_returns(const char *name)
  * status) but are shown only by the +++ line. */
 static bool selected(const struct trace_printer *p, int nr, const char *name)
 {
-	return trace_opts_selected(&p->o, nr) && !(p->o.track.filter && never_returns(name));
+	return trace_opts_selected(&p->o, nr) && !(p->o.filtered && never_returns(name));
 }
 
 static bool is_exec(const char *name)
@@ -468,7 +468,7 @@ void trace_printer_exit(struct trace_printer *p, const struct trace_call *c)
 		t->pend = NULL;
 	if (!pd && is_exec(c->name) && c->ret == 0)
 		pd = steal_exec(p, c->pid, c->tid);
-	if (!pd && p->o.track.filter)   /* --filter rejected its entry: the call is not shown */
+	if (!pd && p->o.filtered)   /* --filter rejected its entry: the call is not shown */
 		return;
 	if (pd) {
 		full = pd->c;

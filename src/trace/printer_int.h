@@ -8,7 +8,7 @@
 #include "trace/fdtrack.h"
 #include "trace/imap.h"
 #include "trace/printer.h"
-#include "view/outbuf.h"
+#include "util/outbuf.h"
 
 #define TRACE_RET_COLUMN 40     /* strace's default -a: where " = " goes */
 

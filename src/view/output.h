@@ -4,7 +4,7 @@
 #define SCRY_VIEW_OUTPUT_H
 
 #include <stdbool.h>
-#include "view/outbuf.h"
+#include "util/outbuf.h"
 #include "view/reader.h"
 
 struct text_out {

@@ -11,7 +11,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "view/outbuf.h"
+#include "util/outbuf.h"
 #include "view/reader.h"
 
 #define CTF_MAGIC 0xC1FC1FC1u

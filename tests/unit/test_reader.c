@@ -336,7 +336,7 @@ static void test_corrupt_packets(void **state)
 		free(errs);
 		free(out);
 	}
-	/* truncated file: the last packet is cut */
+	/* truncated file: the last packet is cut (a recorder that died writing it) */
 	snprintf(dst, sizeof(dst), "%s-bad", tdir);
 	make_copy(dst);
 	snprintf(path, sizeof(path), "%s/kernel/channel0_0", dst);
@@ -347,7 +347,8 @@ static void test_corrupt_packets(void **state)
 	int nerr = 0;
 	char *out = render(dst, 0, 0, &errs, &nerr);
 	assert_int_equal(nerr, 1);
-	assert_non_null(strstr(errs, "bad sizes"));
+	assert_non_null(strstr(errs, "incomplete: "));
+	assert_non_null(strstr(errs, "`scry recover` cuts it"));
 	free(errs);
 	free(out);
 	char cmd[400];

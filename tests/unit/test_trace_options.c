@@ -1,4 +1,4 @@
-/* test_trace_options.c — `scry trace` options (src/trace/options.c) and strace's syscall
+/* test_trace_options.c — `scry trace` options (src/trace/options.c, src/cli/trace_options.c) and strace's syscall
  * classes (src/trace/classes.c), with the generated x86_64 syscall table as the names. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,7 +9,7 @@
 #include <cmocka.h>
 #include "catalog/syscall_table.h"
 #include "trace/classes.h"
-#include "trace/options.h"
+#include "cli/trace_options.h"
 
 /* strace's spellings of the syscalls the kernel names differently */
 static const char *const aliases[][2] = {
@@ -62,6 +62,8 @@ static int nr(const char *name)
 
 /* Parse a NULL-terminated list of arguments (after "trace"); o->cmd points into argv,
  * which stays valid until the next call. */
+static struct cli_track track;
+
 static int parse(struct trace_opts *o, char *err, ...)
 {
 	static char *argv[32] = { "trace" };
@@ -73,7 +75,8 @@ static int parse(struct trace_opts *o, char *err, ...)
 		argc++;
 	va_end(ap);
 	err[0] = '\0';
-	rc = trace_opts_parse(o, argc, argv, &names, err, 256);
+	cli_track_free(&track);
+	rc = trace_opts_parse(o, &track, argc, argv, &names, err, 256);
 	return rc;
 }
 
@@ -367,9 +370,10 @@ static void test_bad_options(void **state)
 
 		while (argc <= 6 && cases[i].args[argc - 1])
 			argv[argc] = (char *)cases[i].args[argc - 1], argc++;
-		assert_int_equal(trace_opts_parse(&o, argc, argv, &names, err, sizeof(err)), -1);
+		assert_int_equal(trace_opts_parse(&o, &track, argc, argv, &names, err, sizeof(err)), -1);
 		assert_string_equal(err, cases[i].err);
 		trace_opts_free(&o);
+		cli_track_free(&track);
 	}
 
 	/* -p with a command is allowed (strace allows it) */

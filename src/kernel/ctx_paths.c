@@ -1,7 +1,7 @@
 /* ctx_paths.c — context access paths from kernel BTF (see ctx_paths.h). */
 #include <string.h>
 #include <bpf/btf.h>
-#include "session/ctx_paths.h"
+#include "kernel/ctx_paths.h"
 
 /* Byte offset of member name in the struct or union id (anonymous members searched too);
  * *mtype its type.  -1 when absent. */

@@ -15,8 +15,8 @@
 #include "scry.skel.h"
 #include "catalog/catalog.h"
 #include "filter/bpf_gen.h"
-#include "session/ctx_paths.h"
-#include "session/probes.h"
+#include "kernel/ctx_paths.h"
+#include "kernel/probes.h"
 
 #define MAX_LINKS (SCRY_MAX_TP + 8)
 

@@ -1,7 +1,7 @@
 /* outbuf.h — one large output buffer flushed with fwrite, and hand-written integer and
- * time-of-day formatters for the text and JSON sinks (src/view/outbuf.c). */
-#ifndef SCRY_VIEW_OUTBUF_H
-#define SCRY_VIEW_OUTBUF_H
+ * time-of-day formatters for the text and JSON sinks (src/util/outbuf.c). */
+#ifndef SCRY_UTIL_OUTBUF_H
+#define SCRY_UTIL_OUTBUF_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -3,7 +3,7 @@
  * decoded value buffer of the current event alongside the plan's ops. */
 #include <stdlib.h>
 #include <string.h>
-#include "filter/view_filter.h"
+#include "view/view_filter.h"
 
 #define BAD UINT32_MAX
 

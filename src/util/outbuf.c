@@ -1,7 +1,7 @@
-/* outbuf.c — output buffer flushing and number/time formatting for `scry view`. */
+/* outbuf.c — output buffer flushing and number/time formatting (scry view, scry trace). */
 #include <stdlib.h>
 #include <time.h>
-#include "view/outbuf.h"
+#include "util/outbuf.h"
 
 int ob_init(struct outbuf *ob, FILE *f)
 {

@@ -1,9 +1,9 @@
 /* view_filter.h — `scry view --filter`: the event classes of the traces a view opened, as
  * filter schemas (payload fields as the view names them, contexts from the stream and event
  * context scopes, plus cpu_id from the packet context), and the filter applied to each
- * decoded event (src/filter/view_filter.c). */
-#ifndef SCRY_FILTER_VIEW_FILTER_H
-#define SCRY_FILTER_VIEW_FILTER_H
+ * decoded event (src/view/view_filter.c). */
+#ifndef SCRY_VIEW_VIEW_FILTER_H
+#define SCRY_VIEW_VIEW_FILTER_H
 
 #include <stdbool.h>
 #include "filter/filter.h"
