@@ -759,6 +759,11 @@ const char *scry_session_dir(const struct scry_session *s)
 	return s->dir;
 }
 
+uint64_t scry_session_ctx_mask(const struct scry_session *s)
+{
+	return s->opts.ctx_mask;
+}
+
 size_t scry_session_nevents(const struct scry_session *s)
 {
 	return s->nevents;

@@ -85,5 +85,7 @@ void scry_session_destroy(struct scry_session *s);
 
 const char *scry_session_dir(const struct scry_session *s);
 size_t scry_session_nevents(const struct scry_session *s);
+/* The contexts its records carry (1 << enum scry_ctx; catalog/record.h reads them). */
+uint64_t scry_session_ctx_mask(const struct scry_session *s);
 
 #endif

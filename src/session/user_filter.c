@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "catalog/record.h"
 #include "consumer/consumer.h"
 #include "filter/filter.h"
 #include "session/user_filter.h"
@@ -18,11 +19,10 @@ struct scry_user_filter {
 	const struct scry_event *const *events;
 	size_t n;
 	uint64_t ids[SCRY_PRED_IDS_WORDS];
-	int ctx_off[SCRY_CTX_NR];          /* byte offset in the event, -1: not recorded */
-	size_t head;                       /* header + contexts */
+	struct scry_record_layout layout;  /* where the contexts are */
 	struct scry_fieldval *vals;        /* the current event's payload */
-	const struct scry_event *ev;       /* ... its description, bytes and ring CPU */
-	const uint8_t *b;
+	const struct scry_event *ev;       /* ... its description, record and ring CPU */
+	struct scry_record rec;
 	unsigned cpu;
 };
 
@@ -214,36 +214,31 @@ static int get(void *arg, const struct filter_access *a, struct filter_value *ou
 		return field_value(u, a, out);
 	if (a->ctx_id < 0 || a->ctx_id >= SCRY_CTX_NR)
 		return -1;
-	if (u->ctx_off[a->ctx_id] < 0) {
+	if (u->layout.ctx_off[a->ctx_id] < 0) {
 		if (a->ctx_id != SCRY_CTX_CPU_ID)
 			return -1;
 		out->i = u->cpu;                      /* the ring's CPU: what the kernel would record */
 		return 0;
 	}
 	if (a->ctx_id == SCRY_CTX_PROCNAME) {
-		out->s = (const char *)u->b + u->ctx_off[a->ctx_id];
-		out->len = strnlen(out->s, SCRY_COMM_LEN);
+		out->s = scry_record_procname(&u->layout, &u->rec, &out->len);
 		return 0;
 	}
-	out->i = rd_int(u->b + u->ctx_off[a->ctx_id], 4, scry_context(a->ctx_id)->is_signed, false);
-	return 0;
+	return scry_record_ctx(&u->layout, &u->rec, a->ctx_id, &out->i) ? 0 : -1;
 }
 
 bool scry_user_filter_match(void *ctx, unsigned cpu, const uint8_t *ev, size_t size)
 {
 	struct scry_user_filter *u = ctx;
 	struct filter_values v = { .get = get, .arg = u };
-	uint16_t id;
+	struct scry_record *r = &u->rec;
 
-	if (size < u->head)
+	if (scry_record_read(&u->layout, ev, size, r) < 0 || r->id >= u->n ||
+	    scry_event_decode(u->events[r->id], r->payload, r->payload_size, u->vals) < 0)
 		return false;
-	memcpy(&id, ev, 2);
-	if (id >= u->n || scry_event_decode(u->events[id], ev + u->head, size - u->head, u->vals) < 0)
-		return false;
-	u->ev = u->events[id];
-	u->b = ev;
+	u->ev = u->events[r->id];
 	u->cpu = cpu;
-	v.event = id;
+	v.event = r->id;
 	return filter_eval(u->expr, &v);
 }
 
@@ -272,7 +267,7 @@ int scry_user_filter_new(struct scry_user_filter **out, const struct scry_filter
 {
 	struct scry_user_filter *u = NULL;
 	const struct filter *expr = scry_filters_expr(f);
-	size_t pos = SCRY_EVENT_HEADER_SIZE, maxf = 1;
+	size_t maxf = 1;
 	int ret = -ENOMEM;
 
 	*out = NULL;
@@ -290,14 +285,7 @@ int scry_user_filter_new(struct scry_user_filter **out, const struct scry_filter
 	u->expr = expr;
 	u->events = events;
 	u->n = n;
-	for (int c = 0; c < SCRY_CTX_NR; c++) {
-		u->ctx_off[c] = -1;
-		if (!(ctx_mask & (1ULL << c)))
-			continue;
-		u->ctx_off[c] = (int)pos;
-		pos += c == SCRY_CTX_PROCNAME ? SCRY_COMM_LEN : 4;
-	}
-	u->head = pos;
+	scry_record_layout_init(&u->layout, ctx_mask);
 	for (size_t i = 0; i < n; i++) {
 		if (scry_filters_use(f, i) != SCRY_FILTER_USER)
 			continue;

@@ -6,12 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include "catalog/catalog.h"
+#include "catalog/record.h"
 #include "session/session.h"
 #include "trace/live.h"
 #include "util/clock.h"
 
-#define CTX_BYTES 8            /* contexts pid, tid */
-#define PAYLOAD_OFF (SCRY_EVENT_HEADER_SIZE + CTX_BYTES)
 #define MAX_FIELDS 64
 #define EXIT_SLOTS 4096        /* pid -> exit code seen in exit/exit_group, or fatal signal */
 
@@ -31,6 +30,7 @@ struct trace_live {
 	struct trace_live_ops ops;
 	const struct scry_event *const *events;
 	size_t nevents;
+	struct scry_record_layout layout;    /* the session's contexts (pid and tid among them) */
 	const struct scry_syscall **by_nr;   /* SCRY_MAX_SYSCALLS */
 	int signal_id, pexit_id;
 	int sig_f[3];                        /* sig, errno, code field indices */
@@ -88,6 +88,11 @@ int trace_live_bind(struct trace_live *l, struct scry_session *s, char *err, siz
 	const struct scry_syscall *list;
 	size_t n = scry_catalog_syscalls(cat, &list);
 
+	scry_record_layout_init(&l->layout, scry_session_ctx_mask(s));
+	if (l->layout.ctx_off[SCRY_CTX_PID] < 0 || l->layout.ctx_off[SCRY_CTX_TID] < 0) {
+		snprintf(err, errlen, "live output needs the pid and tid contexts");
+		return -EINVAL;
+	}
 	for (size_t i = 0; i < n; i++)
 		if (list[i].nr >= 0 && list[i].nr < SCRY_MAX_SYSCALLS)
 			l->by_nr[list[i].nr] = &list[i];
@@ -127,7 +132,7 @@ void trace_live_sink(void *ctx, unsigned cpu, const uint8_t *ev, size_t size)
 	struct trace_live *l = ctx;
 	struct pending *p;
 
-	if (size < PAYLOAD_OFF)
+	if (size < l->layout.payload_off)
 		return;
 	if (l->npend == l->cappend) {
 		size_t ncap = l->cappend ? l->cappend * 2 : 4096;
@@ -209,23 +214,27 @@ static void fill_args(const struct scry_event *ev, const struct scry_fieldval *v
 
 static void dispatch(struct trace_live *l, const uint8_t *b, uint32_t len)
 {
+	struct scry_record r;
+	int64_t pid64, tid64;
+	int32_t pid, tid;
 	uint16_t id;
 	uint64_t ts;
-	int32_t pid, tid;
 	const struct scry_event *ev;
 	const struct scry_syscall *sc;
 	struct trace_call c;
 	int64_t rts;
 
-	memcpy(&id, b, 2);
-	memcpy(&ts, b + 2, 8);
-	memcpy(&pid, b + SCRY_EVENT_HEADER_SIZE, 4);
-	memcpy(&tid, b + SCRY_EVENT_HEADER_SIZE + 4, 4);
+	if (scry_record_read(&l->layout, b, len, &r) < 0 || !scry_record_ctx(&l->layout, &r, SCRY_CTX_PID, &pid64) ||
+	    !scry_record_ctx(&l->layout, &r, SCRY_CTX_TID, &tid64))
+		goto bad;
+	id = r.id;
+	ts = r.ts;
+	pid = (int32_t)pid64;
+	tid = (int32_t)tid64;
 	if (id >= l->nevents)
 		goto bad;
 	ev = l->events[id];
-	if (ev->nfields > MAX_FIELDS ||
-	    scry_event_decode(ev, b + PAYLOAD_OFF, len - PAYLOAD_OFF, l->vals) < 0)
+	if (ev->nfields > MAX_FIELDS || scry_event_decode(ev, r.payload, r.payload_size, l->vals) < 0)
 		goto bad;
 	rts = (int64_t)ts + l->realtime_off;
 	if ((int)id == l->signal_id) {

@@ -22,7 +22,7 @@ struct trace_live_ops {
 
 struct trace_live;
 
-/* The session must record contexts pid and tid only (in that order). */
+/* The session must record the contexts pid and tid (and may record others). */
 struct trace_live *trace_live_new(const struct trace_live_ops *ops);
 /* Bind to the session's events (after scry_session_create). */
 int trace_live_bind(struct trace_live *l, struct scry_session *s, char *err, size_t errlen);

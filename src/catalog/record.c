@@ -1,0 +1,55 @@
+/* record.c — reading a record's header and contexts (see record.h). */
+#include <string.h>
+#include "catalog/catalog.h"
+#include "catalog/record.h"
+
+void scry_record_layout_init(struct scry_record_layout *l, uint64_t ctx_mask)
+{
+	size_t pos = SCRY_EVENT_HEADER_SIZE;
+
+	l->ctx_mask = ctx_mask;
+	for (int c = 0; c < SCRY_CTX_NR; c++) {
+		l->ctx_off[c] = -1;
+		if (!(ctx_mask & (1ULL << c)))
+			continue;
+		l->ctx_off[c] = (int16_t)pos;
+		pos += scry_context_size(1ULL << c);
+	}
+	l->payload_off = (uint16_t)pos;
+}
+
+int scry_record_read(const struct scry_record_layout *l, const uint8_t *bytes, size_t size,
+		     struct scry_record *r)
+{
+	if (size < l->payload_off)
+		return -1;
+	memcpy(&r->id, bytes, 2);
+	memcpy(&r->ts, bytes + 2, 8);
+	r->bytes = bytes;
+	r->size = size;
+	r->payload = bytes + l->payload_off;
+	r->payload_size = size - l->payload_off;
+	return 0;
+}
+
+bool scry_record_ctx(const struct scry_record_layout *l, const struct scry_record *r, int ctx, int64_t *v)
+{
+	uint32_t u;
+
+	if (ctx < 0 || ctx >= SCRY_CTX_NR || l->ctx_off[ctx] < 0 || ctx == SCRY_CTX_PROCNAME)
+		return false;
+	memcpy(&u, r->bytes + l->ctx_off[ctx], 4);
+	*v = scry_context(ctx)->is_signed ? (int64_t)(int32_t)u : (int64_t)u;
+	return true;
+}
+
+const char *scry_record_procname(const struct scry_record_layout *l, const struct scry_record *r, size_t *len)
+{
+	const char *s;
+
+	if (l->ctx_off[SCRY_CTX_PROCNAME] < 0)
+		return NULL;
+	s = (const char *)r->bytes + l->ctx_off[SCRY_CTX_PROCNAME];
+	*len = strnlen(s, SCRY_COMM_LEN);
+	return s;
+}
