@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <sys/wait.h>
 #include "cli/commands.h"
@@ -286,60 +285,50 @@ static void print_output_losses(const struct scry_session_summary *sum, const ch
 			(unsigned long long)sum->too_big);
 }
 
-/* The consumer loop; returns when it is time to stop. */
-static void run_loop(struct scry_session *s, struct record_args *a, struct scry_child *child, int *wstatus,
-		     bool *child_done)
+/* The live status line, once a second. */
+struct status {
+	struct scry_session *s;
+	uint64_t last_events, last_t;
+};
+
+static void status_line(void *ctx, uint64_t now)
 {
-	bool status_line = !a->quiet && isatty(STDERR_FILENO);
-	uint64_t start = scry_monotonic_ns(), next_flush = start + 1000000000ULL;
-	uint64_t next_status = start + 1000000000ULL, next_alive = start;
-	uint64_t deadline = a->duration > 0 ? start + (uint64_t)(a->duration * 1e9) : 0;
-	uint64_t last_events = 0, last_t = start;
+	struct status *st = ctx;
+	struct scry_session_summary p;
+	char mb[32];
 
-	while (!stop_signal) {
-		long moved = scry_session_poll(s);
-		uint64_t now = scry_monotonic_ns();
+	scry_session_progress(st->s, &p);
+	human_bytes(p.bytes, mb, sizeof(mb));
+	fprintf(stderr, "\r\033[K[scry] %.0f events/s, %s written, %llu lost",
+		(p.events - st->last_events) / ((now - st->last_t) / 1e9), mb,
+		(unsigned long long)(p.discarded + p.lost));
+	if (p.write_error)
+		fprintf(stderr, "; %s after %llu events", write_error_name(p.write_error),
+			(unsigned long long)p.events);
+	st->last_events = p.events;
+	st->last_t = now;
+}
 
-		if (now >= next_flush) {
-			scry_session_flush(s);
-			next_flush = now + 1000000000ULL;
-		}
-		if (status_line && now >= next_status) {
-			struct scry_session_summary p;
-			char mb[32];
-			scry_session_progress(s, &p);
-			human_bytes(p.bytes, mb, sizeof(mb));
-			fprintf(stderr, "\r\033[K[scry] %.0f events/s, %s written, %llu lost",
-				(p.events - last_events) / ((now - last_t) / 1e9), mb,
-				(unsigned long long)(p.discarded + p.lost));
-			if (p.write_error)
-				fprintf(stderr, "; %s after %llu events", write_error_name(p.write_error),
-					(unsigned long long)p.events);
-			last_events = p.events;
-			last_t = now;
-			next_status = now + 1000000000ULL;
-		}
-		if (deadline && now >= deadline)
-			break;
-		if (child) {
-			pid_t r = waitpid(child->pid, wstatus, WNOHANG);
-			if (r == child->pid) {
-				*child_done = true;
-				break;
-			}
-		} else if (a->npids && !a->until_stopped && now >= next_alive) {
-			if (!scry_any_alive(a->pids, a->npids))
-				break;
-			next_alive = now + 100000000ULL;
-		}
-		uint64_t delay = moved < 0 ? 10000000ULL : scry_session_poll_delay_ns(s);
-		if (delay) {
-			struct timespec ts = { 0, (long)delay };
-			nanosleep(&ts, NULL);
-		}
-	}
-	if (status_line)
+/* Record until the command ends, the processes (-p) end, --duration, or a signal. */
+static int run(struct scry_session *s, struct record_args *a, struct scry_child *child,
+	       struct scry_run_end *end, char *err, size_t errlen)
+{
+	bool show = !a->quiet && isatty(STDERR_FILENO);
+	struct status st = { .s = s, .last_t = scry_monotonic_ns() };
+	struct scry_run_opts ro = {
+		.duration_ns = a->duration > 0 ? (uint64_t)(a->duration * 1e9) : 0,
+		.child = child ? child->pid : 0,
+		.pids = child || a->until_stopped ? NULL : a->pids,
+		.npids = child || a->until_stopped ? 0 : a->npids,
+		.every_second = show ? status_line : NULL,
+		.ctx = &st,
+		.stop = &stop_signal,
+	};
+	int ret = scry_session_run(s, &ro, end, err, errlen);
+
+	if (show)
 		fprintf(stderr, "\r\033[K");
+	return ret;
 }
 
 int cmd_record(int argc, char **argv)
@@ -348,6 +337,7 @@ int cmd_record(int argc, char **argv)
 	struct scry_session *s = NULL;
 	struct scry_session_summary sum;
 	struct scry_child child = { .pid = -1, .go_fd = -1, .status_fd = -1 };
+	struct scry_run_end end;
 	char err[1024] = "";
 	int wstatus = 0, ret = 1;
 	bool child_done = false;
@@ -365,7 +355,10 @@ int cmd_record(int argc, char **argv)
 	if (cli_launch(s, a.pids, a.npids, a.cmd, &child, on_signal, NULL, NULL, err, sizeof(err)))
 		goto fail;
 
-	run_loop(s, &a, a.cmd ? &child : NULL, &wstatus, &child_done);
+	if (run(s, &a, a.cmd ? &child : NULL, &end, err, sizeof(err)))
+		fprintf(stderr, "scry: %s\n", err);
+	child_done = end.child_done;
+	wstatus = end.wstatus;
 
 	if (scry_session_stop(s, &sum, err, sizeof(err)))
 		fprintf(stderr, "scry: %s\n", err);

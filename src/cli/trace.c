@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <sys/wait.h>
 #include "catalog/catalog.h"
@@ -139,37 +138,37 @@ static void gate_exec(void *ctx, pid_t pid)
 	trace_live_gate_exec(ctx, (int)pid);
 }
 
-static void run_loop(struct scry_session *s, struct trace_live *live, struct trace_printer *pr,
-		     const struct trace_opts *o, struct scry_child *child, int *wstatus, bool *child_done)
+/* After each poll: hand the printer the events older than the live lag. */
+struct live_pump {
+	struct trace_live *live;
+	struct trace_printer *pr;
+};
+
+static void pump(void *ctx, uint64_t now)
 {
-	uint64_t next_alive = 0;
+	struct live_pump *lp = ctx;
 
-	while (!stop_signal) {
-		uint64_t t0 = scry_monotonic_ns(), delay;
-		long moved = scry_session_poll(s);
+	trace_live_pump(lp->live, now > LIVE_LAG_NS ? now - LIVE_LAG_NS : 0);
+	trace_printer_batch_end(lp->pr);
+}
 
-		if (live) {
-			trace_live_pump(live, t0 > LIVE_LAG_NS ? t0 - LIVE_LAG_NS : 0);
-			trace_printer_batch_end(pr);
-		}
-		if (child) {
-			if (waitpid(child->pid, wstatus, WNOHANG) == child->pid) {
-				*child_done = true;
-				break;
-			}
-		} else if (o->npids && t0 >= next_alive) {
-			if (!scry_any_alive(o->pids, o->npids))
-				break;
-			next_alive = t0 + 100000000ULL;
-		}
-		delay = moved < 0 ? 10000000ULL : scry_session_poll_delay_ns(s);
-		if (delay > 5000000ULL)
-			delay = 5000000ULL;   /* live output: keep the latency low */
-		if (delay) {
-			struct timespec ts = { 0, (long)delay };
-			nanosleep(&ts, NULL);
-		}
-	}
+/* Trace until the command ends, the processes (-p) end, or a signal. */
+static int run(struct scry_session *s, struct trace_live *live, struct trace_printer *pr,
+	       const struct trace_opts *o, struct scry_child *child, struct scry_run_end *end,
+	       char *err, size_t errlen)
+{
+	struct live_pump lp = { .live = live, .pr = pr };
+	struct scry_run_opts ro = {
+		.child = child ? child->pid : 0,
+		.pids = child ? NULL : o->pids,
+		.npids = child ? 0 : o->npids,
+		.max_poll_delay_ns = 5000000ULL,     /* live output: keep the latency low */
+		.after_poll = live ? pump : NULL,
+		.ctx = &lp,
+		.stop = &stop_signal,
+	};
+
+	return scry_session_run(s, &ro, end, err, errlen);
 }
 
 /* -c: the kernel's totals into the summary. */
@@ -199,6 +198,7 @@ int cmd_trace(int argc, char **argv)
 	struct trace_printer *pr = NULL;
 	struct trace_summary *sum = NULL;
 	struct scry_child child = { .pid = -1, .go_fd = -1, .status_fd = -1 };
+	struct scry_run_end end;
 	char err[1024] = "", **specs = NULL;
 	size_t nspecs = 0;
 	FILE *out = stderr;
@@ -282,7 +282,10 @@ int cmd_trace(int argc, char **argv)
 		       err, sizeof(err)))
 		goto fail;
 
-	run_loop(s, live, pr, &o, o.cmd ? &child : NULL, &wstatus, &child_done);
+	if (run(s, live, pr, &o, o.cmd ? &child : NULL, &end, err, sizeof(err)))
+		fprintf(stderr, "scry: %s\n", err);
+	child_done = end.child_done;
+	wstatus = end.wstatus;
 
 	if (scry_session_stop(s, &ssum, err, sizeof(err)))
 		fprintf(stderr, "scry: %s\n", err);

@@ -5,6 +5,7 @@
 #ifndef SCRY_SESSION_H
 #define SCRY_SESSION_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -79,6 +80,30 @@ struct scry_catalog *scry_session_catalog(const struct scry_session *s);
 int scry_session_sc_count(struct scry_session *s, unsigned nr, struct scry_sc_count *out);
 /* The events, indexed by CTF event id (live mode decodes with them). */
 size_t scry_session_events(const struct scry_session *s, const struct scry_event *const **events);
+/* How a run ends (scry_session_run): whichever comes first. */
+struct scry_run_opts {
+	uint64_t duration_ns;           /* > 0: a deadline */
+	pid_t child;                    /* > 0: the command scry started: its end (reaped) */
+	const pid_t *pids;              /* the end of every one of these processes (-p) */
+	size_t npids;
+	uint64_t max_poll_delay_ns;     /* > 0: poll at least this often (live output) */
+	void (*after_poll)(void *ctx, uint64_t now);    /* after each poll of the rings */
+	void (*every_second)(void *ctx, uint64_t now);  /* a status line */
+	void *ctx;
+	volatile sig_atomic_t *stop;    /* set by a signal handler: stop */
+};
+
+struct scry_run_end {
+	bool child_done;                /* the command ended; wstatus as waitpid gives it */
+	int wstatus;
+	bool deadline;
+	bool targets_ended;
+};
+
+/* Move events into the outputs until the run ends (see struct scry_run_opts): one event
+ * loop, polls paced by the fill rate, packets flushed every second. */
+int scry_session_run(struct scry_session *s, const struct scry_run_opts *o, struct scry_run_end *end,
+		     char *err, size_t errlen);
 /* Detach, drain, close the trace. */
 int scry_session_stop(struct scry_session *s, struct scry_session_summary *out, char *err, size_t errlen);
 void scry_session_destroy(struct scry_session *s);

@@ -154,10 +154,3 @@ int scry_exit_status(int wstatus)
 	return 1;
 }
 
-bool scry_any_alive(const pid_t *pids, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!(kill(pids[i], 0) && errno == ESRCH))
-			return true;
-	return false;
-}

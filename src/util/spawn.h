@@ -22,8 +22,6 @@ int scry_spawn_held(char *const argv[], struct scry_child *c, char *err, size_t 
 int scry_spawn_release(struct scry_child *c, char *err, size_t errlen);
 /* Kill and reap a child that was never released. */
 void scry_spawn_abort(struct scry_child *c);
-/* True while one of the processes (-p) still exists. */
-bool scry_any_alive(const pid_t *pids, size_t n);
 /* Exit status the way a shell reports it: code, or 128 + signal. */
 int scry_exit_status(int wstatus);
 

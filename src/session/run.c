@@ -1,0 +1,121 @@
+/* run.c — a session's event loop (scry_session_run, see session.h), on util/loop.h: the
+ * rings polled at the pace of their fill rate, packets flushed every second, the run ended
+ * by a deadline, the end of the command scry started (pidfd), the end of every process
+ * given with -p, or a signal. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "session/session.h"
+#include "util/clock.h"
+#include "util/loop.h"
+
+#define SECOND 1000000000ULL
+
+struct run {
+	struct scry_session *s;
+	const struct scry_run_opts *o;
+	struct scry_run_end *end;
+	struct scry_loop *loop;
+	size_t pids_left;
+};
+
+static uint64_t poll_tick(void *ctx, uint64_t now)
+{
+	struct run *r = ctx;
+	long moved = scry_session_poll(r->s);
+	uint64_t delay = moved < 0 ? 10 * 1000 * 1000ULL : scry_session_poll_delay_ns(r->s);
+
+	if (r->o->after_poll)
+		r->o->after_poll(r->o->ctx, now);
+	if (r->o->max_poll_delay_ns && delay > r->o->max_poll_delay_ns)
+		delay = r->o->max_poll_delay_ns;
+	return delay;
+}
+
+static uint64_t flush_tick(void *ctx, uint64_t now)
+{
+	struct run *r = ctx;
+
+	scry_session_flush(r->s);
+	return SECOND;
+}
+
+static uint64_t second_tick(void *ctx, uint64_t now)
+{
+	struct run *r = ctx;
+
+	r->o->every_second(r->o->ctx, now);
+	return SECOND;
+}
+
+static uint64_t deadline(void *ctx, uint64_t now)
+{
+	struct run *r = ctx;
+
+	r->end->deadline = true;
+	scry_loop_quit(r->loop);
+	return SCRY_LOOP_NEVER;
+}
+
+static void child_ended(void *ctx, pid_t pid)
+{
+	struct run *r = ctx;
+
+	if (waitpid(pid, &r->end->wstatus, 0) == pid)
+		r->end->child_done = true;
+	scry_loop_quit(r->loop);
+}
+
+static void target_ended(void *ctx, pid_t pid)
+{
+	struct run *r = ctx;
+
+	if (r->pids_left && !--r->pids_left) {
+		r->end->targets_ended = true;
+		scry_loop_quit(r->loop);
+	}
+}
+
+int scry_session_run(struct scry_session *s, const struct scry_run_opts *o, struct scry_run_end *end,
+		     char *err, size_t errlen)
+{
+	struct run r = { .s = s, .o = o, .end = end };
+	int ret;
+
+	memset(end, 0, sizeof(*end));
+	ret = scry_loop_new(&r.loop);
+	if (ret) {
+		snprintf(err, errlen, "event loop: %s", strerror(-ret));
+		return ret;
+	}
+	if ((ret = scry_loop_timer(r.loop, 0, poll_tick, &r)) < 0 ||
+	    (ret = scry_loop_timer(r.loop, SECOND, flush_tick, &r)) < 0 ||
+	    (o->every_second && (ret = scry_loop_timer(r.loop, SECOND, second_tick, &r)) < 0) ||
+	    (o->duration_ns && (ret = scry_loop_timer(r.loop, o->duration_ns, deadline, &r)) < 0))
+		goto fail;
+	if (o->child > 0 && (ret = scry_loop_pid(r.loop, o->child, child_ended, &r)) < 0)
+		goto fail;
+	for (size_t i = 0; i < o->npids; i++) {
+		ret = scry_loop_pid(r.loop, o->pids[i], target_ended, &r);
+		if (ret == 0)
+			r.pids_left++;
+		else if (ret != -ESRCH)
+			goto fail;
+	}
+	if (o->npids && !r.pids_left) {
+		end->targets_ended = true;          /* all gone already */
+		scry_loop_free(r.loop);
+		return 0;
+	}
+	ret = scry_loop_run(r.loop, o->stop);
+	if (ret)
+		goto fail;
+	scry_loop_free(r.loop);
+	return 0;
+fail:
+	snprintf(err, errlen, "event loop: %s", strerror(-ret));
+	scry_loop_free(r.loop);
+	return ret;
+}

@@ -1,0 +1,208 @@
+/* loop.c — the event loop (see loop.h): epoll_pwait2 with a nanosecond timeout for the
+ * timers, kept in a small array (a handful per session). */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util/clock.h"
+#include "util/loop.h"
+
+enum { W_FD, W_PID };
+
+struct watch {                 /* an fd or a pidfd, registered with epoll (data.ptr) */
+	int kind, fd;
+	pid_t pid;
+	scry_fd_fn fd_fn;
+	scry_pid_fn pid_fn;
+	void *ctx;
+	bool dead;
+};
+
+struct timer {
+	uint64_t due;              /* SCRY_LOOP_NEVER: free slot */
+	scry_timer_fn fn;
+	void *ctx;
+};
+
+struct scry_loop {
+	int ep;
+	bool quit;
+	struct timer *timers;
+	size_t ntimers;
+	struct watch **watches;
+	size_t nwatches;
+};
+
+int scry_loop_new(struct scry_loop **out)
+{
+	struct scry_loop *l = calloc(1, sizeof(*l));
+
+	if (!l)
+		return -ENOMEM;
+	l->ep = epoll_create1(EPOLL_CLOEXEC);
+	if (l->ep < 0) {
+		int e = errno;
+
+		free(l);
+		return -e;
+	}
+	*out = l;
+	return 0;
+}
+
+void scry_loop_free(struct scry_loop *l)
+{
+	if (!l)
+		return;
+	for (size_t i = 0; i < l->nwatches; i++) {
+		if (l->watches[i]->kind == W_PID)
+			close(l->watches[i]->fd);
+		free(l->watches[i]);
+	}
+	free(l->watches);
+	free(l->timers);
+	close(l->ep);
+	free(l);
+}
+
+int scry_loop_timer(struct scry_loop *l, uint64_t delay_ns, scry_timer_fn fn, void *ctx)
+{
+	size_t i;
+
+	for (i = 0; i < l->ntimers && l->timers[i].due != SCRY_LOOP_NEVER; i++)
+		;
+	if (i == l->ntimers) {
+		struct timer *t = realloc(l->timers, (l->ntimers + 1) * sizeof(*t));
+
+		if (!t)
+			return -ENOMEM;
+		l->timers = t;
+		l->ntimers++;
+	}
+	l->timers[i] = (struct timer){ .due = scry_monotonic_ns() + delay_ns, .fn = fn, .ctx = ctx };
+	return (int)i;
+}
+
+void scry_loop_timer_cancel(struct scry_loop *l, int id)
+{
+	if (id >= 0 && (size_t)id < l->ntimers)
+		l->timers[id].due = SCRY_LOOP_NEVER;
+}
+
+static int add_watch(struct scry_loop *l, struct watch *w)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = w };
+	struct watch **ws = realloc(l->watches, (l->nwatches + 1) * sizeof(*ws));
+
+	if (!ws)
+		return -ENOMEM;
+	l->watches = ws;
+	if (epoll_ctl(l->ep, EPOLL_CTL_ADD, w->fd, &ev) < 0)
+		return -errno;
+	l->watches[l->nwatches++] = w;
+	return 0;
+}
+
+int scry_loop_fd(struct scry_loop *l, int fd, scry_fd_fn fn, void *ctx)
+{
+	struct watch *w = calloc(1, sizeof(*w));
+	int r;
+
+	if (!w)
+		return -ENOMEM;
+	*w = (struct watch){ .kind = W_FD, .fd = fd, .fd_fn = fn, .ctx = ctx };
+	if ((r = add_watch(l, w)))
+		free(w);
+	return r;
+}
+
+int scry_loop_pid(struct scry_loop *l, pid_t pid, scry_pid_fn fn, void *ctx)
+{
+	struct watch *w;
+	int fd = (int)syscall(SYS_pidfd_open, pid, 0), r;
+
+	if (fd < 0)
+		return -errno;
+	if (!(w = calloc(1, sizeof(*w)))) {
+		close(fd);
+		return -ENOMEM;
+	}
+	*w = (struct watch){ .kind = W_PID, .fd = fd, .pid = pid, .pid_fn = fn, .ctx = ctx };
+	if ((r = add_watch(l, w))) {
+		close(fd);
+		free(w);
+	}
+	return r;
+}
+
+void scry_loop_quit(struct scry_loop *l)
+{
+	l->quit = true;
+}
+
+/* Run the timers that are due; returns the ns until the next one. */
+static uint64_t run_timers(struct scry_loop *l)
+{
+	uint64_t now = scry_monotonic_ns(), next = SCRY_LOOP_NEVER;
+
+	for (size_t i = 0; i < l->ntimers && !l->quit; i++) {
+		struct timer *t = &l->timers[i];
+
+		if (t->due == SCRY_LOOP_NEVER)
+			continue;
+		if (t->due <= now) {
+			uint64_t d = t->fn(t->ctx, now);
+
+			t = &l->timers[i];          /* the callback may have added timers */
+			if (t->due == SCRY_LOOP_NEVER)
+				continue;           /* cancelled by its own callback */
+			now = scry_monotonic_ns();
+			t->due = d == SCRY_LOOP_NEVER ? SCRY_LOOP_NEVER : now + d;
+		}
+		if (t->due != SCRY_LOOP_NEVER) {
+			uint64_t d = t->due > now ? t->due - now : 0;
+
+			if (d < next)
+				next = d;
+		}
+	}
+	return next;
+}
+
+int scry_loop_run(struct scry_loop *l, volatile sig_atomic_t *stop)
+{
+	struct epoll_event evs[16];
+
+	l->quit = false;
+	while (!l->quit && !(stop && *stop)) {
+		uint64_t wait = run_timers(l);
+		struct timespec ts = { (time_t)(wait / 1000000000ULL), (long)(wait % 1000000000ULL) };
+		int n;
+
+		if (l->quit || (stop && *stop))
+			break;
+		n = epoll_pwait2(l->ep, evs, 16, wait == SCRY_LOOP_NEVER ? NULL : &ts, NULL);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		for (int i = 0; i < n && !l->quit; i++) {
+			struct watch *w = evs[i].data.ptr;
+
+			if (w->kind == W_FD) {
+				w->fd_fn(w->ctx, w->fd);
+			} else if (!w->dead) {
+				w->dead = true;     /* once: the pidfd stays readable */
+				epoll_ctl(l->ep, EPOLL_CTL_DEL, w->fd, NULL);
+				w->pid_fn(w->ctx, w->pid);
+			}
+		}
+	}
+	return 0;
+}
