@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include "cli/commands.h"
 #include "cli/launch.h"
+#include "cli/report.h"
 #include "cli/track.h"
 #include "session/session.h"
 #include "util/clock.h"
@@ -257,34 +258,6 @@ oom:
 	return -ENOMEM;
 }
 
-static void human_bytes(uint64_t b, char *out, size_t len)
-{
-	if (b >= (1ULL << 30))
-		snprintf(out, len, "%.2f GB", b / (double)(1ULL << 30));
-	else if (b >= (1ULL << 20))
-		snprintf(out, len, "%.1f MB", b / (double)(1ULL << 20));
-	else
-		snprintf(out, len, "%.1f KB", b / 1024.0);
-}
-
-/* "disk full" for ENOSPC and EDQUOT, else the error's text. */
-static const char *write_error_name(int error)
-{
-	return error == -ENOSPC || error == -EDQUOT ? "disk full" : strerror(-error);
-}
-
-/* The lines that say what the output lost (nothing when it lost nothing). */
-static void print_output_losses(const struct scry_session_summary *sum, const char *dir)
-{
-	if (sum->write_error)
-		fprintf(stderr, "scry: %s: %s after %llu events; %llu events lost (the trace ends at its last "
-			"complete packet)\n", dir, write_error_name(sum->write_error),
-			(unsigned long long)sum->events, (unsigned long long)(sum->lost - sum->too_big));
-	if (sum->too_big)
-		fprintf(stderr, "scry: %llu events lost: longer than a packet (raise --packet-size)\n",
-			(unsigned long long)sum->too_big);
-}
-
 /* The live status line, once a second. */
 struct status {
 	struct scry_session *s;
@@ -298,12 +271,12 @@ static void status_line(void *ctx, uint64_t now)
 	char mb[32];
 
 	scry_session_progress(st->s, &p);
-	human_bytes(p.bytes, mb, sizeof(mb));
+	cli_human_bytes(p.bytes, mb, sizeof(mb));
 	fprintf(stderr, "\r\033[K[scry] %.0f events/s, %s written, %llu lost",
 		(p.events - st->last_events) / ((now - st->last_t) / 1e9), mb,
 		(unsigned long long)(p.discarded + p.lost));
 	if (p.write_error)
-		fprintf(stderr, "; %s after %llu events", write_error_name(p.write_error),
+		fprintf(stderr, "; %s after %llu events", cli_write_error_name(p.write_error),
 			(unsigned long long)p.events);
 	st->last_events = p.events;
 	st->last_t = now;
@@ -362,17 +335,7 @@ int cmd_record(int argc, char **argv)
 
 	if (scry_session_stop(s, &sum, err, sizeof(err)))
 		fprintf(stderr, "scry: %s\n", err);
-	fprintf(stderr, "scry: %llu events recorded, %llu discarded, %llu bytes written to %s in %.3f s (%.0f events/s)\n",
-		(unsigned long long)sum.events, (unsigned long long)sum.discarded,
-		(unsigned long long)sum.bytes, scry_session_dir(s), sum.seconds,
-		sum.seconds > 0 ? sum.events / sum.seconds : 0.0);
-	if (sum.filtered)
-		fprintf(stderr, "scry: %llu events filtered out in user space (rejected by --filter, not lost)\n",
-			(unsigned long long)sum.filtered);
-	if (sum.truncated)
-		fprintf(stderr, "scry: %llu events had a string cut at %d bytes\n",
-			(unsigned long long)sum.truncated, SCRY_STR_MAX);
-	print_output_losses(&sum, scry_session_dir(s));
+	cli_report_recording(&sum, scry_session_dir(s));
 	ret = 0;
 	if (a.cmd) {
 		if (!child_done) {

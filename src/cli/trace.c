@@ -12,6 +12,7 @@
 #include "catalog/catalog.h"
 #include "cli/commands.h"
 #include "cli/launch.h"
+#include "cli/report.h"
 #include "session/session.h"
 #include "trace/live.h"
 #include "cli/trace_options.h"
@@ -259,6 +260,7 @@ int cmd_trace(int argc, char **argv)
 	/* the catalog bounds it to SCRY_SEQ_MAX */
 	so.capture.snaplen = (unsigned)(o.snaplen ? o.snaplen : o.strsize + 1);
 	so.count_syscalls = o.count == TRACE_COUNT_ONLY;
+	so.output = o.record_dir;
 	so.sink = discard;   /* live mode: no trace directory */
 	if (!so.count_syscalls) {
 		struct trace_live_ops ops = {
@@ -301,6 +303,8 @@ int cmd_trace(int argc, char **argv)
 		fprintf(stderr, "scry: %llu events lost (ring buffer full, or calls still blocked at the end): "
 			"calls are missing above\n",
 			(unsigned long long)ssum.discarded);
+	if (o.record_dir)
+		cli_report_recording(&ssum, scry_session_dir(s));
 	if (live && trace_live_malformed(live))
 		fprintf(stderr, "scry: %llu events could not be decoded\n",
 			(unsigned long long)trace_live_malformed(live));
@@ -310,6 +314,8 @@ int cmd_trace(int argc, char **argv)
 			child_done = true;
 		ret = child_done ? scry_exit_status(wstatus) : (stop_signal ? 128 + stop_signal : 0);
 	}
+	if (ssum.write_error)
+		ret = 1;   /* the trace (--record) is incomplete */
 	goto out;
 fail:
 	fprintf(stderr, "scry trace: %s\n", err);

@@ -71,6 +71,8 @@ void trace_opts_usage(FILE *f)
 		"  -w                     accepted: scry's times are always latencies (entry to exit)\n"
 		"      --json             one JSON object per line\n"
 		"      --snaplen N        bytes captured per data buffer (K/M suffixes)\n"
+		"      --record DIR       also write the events as a CTF trace in DIR (as scry record;\n"
+		"                         contexts pid and tid)\n"
 		CLI_TRACK_USAGE
 		"                         (--filter decides on a call's entry: its fields are the\n"
 		"                         arguments; the return value is known only with scry record)\n"
@@ -81,7 +83,7 @@ void trace_opts_usage(FILE *f)
 int trace_opts_parse(struct trace_opts *o, struct cli_track *track, int argc, char **argv,
 		     const struct trace_names *names, char *err, size_t errlen)
 {
-	enum { OPT_NOFOLLOW = 256, OPT_TRACE, OPT_STATUS, OPT_SIGNAL, OPT_JSON, OPT_SNAPLEN };
+	enum { OPT_NOFOLLOW = 256, OPT_TRACE, OPT_STATUS, OPT_SIGNAL, OPT_JSON, OPT_SNAPLEN, OPT_RECORD };
 	static const struct option longopts[] = {
 		{ "follow", no_argument, NULL, 'f' },
 		{ "no-follow", no_argument, NULL, OPT_NOFOLLOW },
@@ -104,6 +106,7 @@ int trace_opts_parse(struct trace_opts *o, struct cli_track *track, int argc, ch
 		{ "no-abbrev", no_argument, NULL, 'v' },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "snaplen", required_argument, NULL, OPT_SNAPLEN },
+		{ "record", required_argument, NULL, OPT_RECORD },
 		{ "help", no_argument, NULL, 'h' },
 		CLI_TRACK_LONGOPTS,
 		{ 0 },
@@ -231,6 +234,9 @@ int trace_opts_parse(struct trace_opts *o, struct cli_track *track, int argc, ch
 				return -1;
 			}
 			break;
+		case OPT_RECORD:
+			o->record_dir = optarg;
+			break;
 		case 'h':
 			o->help = true;
 			return 0;
@@ -254,6 +260,10 @@ int trace_opts_parse(struct trace_opts *o, struct cli_track *track, int argc, ch
 
 	if (z && Z) {
 		snprintf(err, errlen, "-z (successful calls only) and -Z (failed calls only) exclude each other");
+		return -1;
+	}
+	if (o->record_dir && o->count == TRACE_COUNT_ONLY) {
+		snprintf(err, errlen, "--record and -c exclude each other (-c counts in the kernel without events)");
 		return -1;
 	}
 	if (o->json && o->count) {

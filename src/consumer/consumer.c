@@ -28,9 +28,10 @@ struct scry_consumer {
 	uint64_t last_poll_ns;           /* pacing: when the last poll ran ... */
 	long last_moved;                 /* ... what it moved ... */
 	double rate;                     /* ... and the fill rate seen, bytes per ns (EMA) */
-	scry_event_sink sink;            /* live mode */
+	scry_event_sink sink;            /* record sink (live output), or NULL */
 	void *sink_ctx;
 	uint64_t sink_events;
+	bool ctf;                        /* CTF streams (a trace directory) */
 	scry_event_pred pred;            /* user-space filter of the events in pred_ids */
 	void *pred_ctx;
 	const uint64_t *pred_ids;
@@ -71,8 +72,9 @@ static void append(struct cpu_stream *cs, const uint8_t *ev, size_t size)
 	if (cs->c->sink) {
 		cs->c->sink(cs->c->sink_ctx, cs->cpu, ev, size);
 		cs->c->sink_events++;
-		return;
 	}
+	if (!cs->c->ctf)
+		return;
 	ret = ctf_stream_append(cs->stream, ev, size);
 	if (ret && ret != -E2BIG && ret != -EINVAL && !cs->c->write_error)
 		output_failed(cs->c, ret);
@@ -141,6 +143,7 @@ int scry_consumer_open(struct scry_consumer **out, const struct scry_consumer_op
 	c->ring_size = o->ring_size;
 	c->sink = o->sink;
 	c->sink_ctx = o->sink_ctx;
+	c->ctf = o->dir != NULL;
 	if (o->pred && o->pred_ids) {
 		c->pred = o->pred;
 		c->pred_ctx = o->pred_ctx;
@@ -161,7 +164,7 @@ int scry_consumer_open(struct scry_consumer **out, const struct scry_consumer_op
 		};
 		c->cpus[i].c = c;
 		c->cpus[i].cpu = i;
-		if (!c->sink && !(c->cpus[i].stream = ctf_stream_open(&so, err, errlen))) {
+		if (c->ctf && !(c->cpus[i].stream = ctf_stream_open(&so, err, errlen))) {
 			ret = -EIO;
 			goto fail;
 		}
@@ -229,7 +232,7 @@ uint64_t scry_consumer_poll_delay_ns(const struct scry_consumer *c)
 
 int scry_consumer_flush(struct scry_consumer *c)
 {
-	for (unsigned i = 0; i < c->ncpus && !c->sink && !c->write_error; i++) {
+	for (unsigned i = 0; i < c->ncpus && c->ctf && !c->write_error; i++) {
 		int r = ctf_stream_flush(c->cpus[i].stream);
 		if (r)
 			output_failed(c, r);
@@ -240,8 +243,8 @@ int scry_consumer_flush(struct scry_consumer *c)
 void scry_consumer_stats(struct scry_consumer *c, struct scry_consumer_stats *out)
 {
 	memset(out, 0, sizeof(*out));
-	out->events = c->sink_events;
-	for (unsigned i = 0; i < c->ncpus && !c->sink; i++) {
+	out->events = c->ctf ? 0 : c->sink_events;
+	for (unsigned i = 0; i < c->ncpus && c->ctf; i++) {
 		const struct ctf_stream_stats *ss = ctf_stream_stats(c->cpus[i].stream);
 		out->events += ss->events;
 		out->bytes += ss->bytes;
@@ -274,9 +277,9 @@ int scry_consumer_close(struct scry_consumer *c, uint64_t end_ts, struct scry_co
 		ret = (int)n;
 	scry_consumer_stats(c, out);
 	/* the last packets: their events, bytes and losses */
-	out->events = c->sink_events;
+	out->events = c->ctf ? 0 : c->sink_events;
 	out->bytes = out->lost = out->too_big = 0;
-	for (unsigned i = 0; i < c->ncpus && !c->sink; i++) {
+	for (unsigned i = 0; i < c->ncpus && c->ctf; i++) {
 		struct ctf_stream_stats fin = { 0 };
 		int r = ctf_stream_close(c->cpus[i].stream, end_ts, &fin);
 

@@ -22,13 +22,13 @@ typedef bool (*scry_event_pred)(void *ctx, unsigned cpu, const uint8_t *ev, size
 
 struct scry_consumer_opts {
 	struct scry_probes *probes;
-	scry_event_sink sink;       /* non-NULL: live mode, no streams (dir... unused) */
+	scry_event_sink sink;       /* non-NULL: every event handed to it too (live output) */
 	void *sink_ctx;
 	scry_event_pred pred;       /* non-NULL: events of the ids in pred_ids are filtered */
 	void *pred_ctx;
 	const uint64_t *pred_ids;   /* SCRY_PRED_IDS_WORDS words; valid while the consumer is */
 	uint64_t stage_max_age_ns;  /* staged events are fetched at least this often (0: 20 ms) */
-	const char *dir;            /* the trace's kernel/ directory */
+	const char *dir;            /* the trace's kernel/ directory; NULL: no CTF streams */
 	const char *channel;        /* "channel0" */
 	const uint8_t *uuid;        /* 16 bytes */
 	size_t ring_size;           /* bytes of each CPU's ring */
@@ -38,7 +38,7 @@ struct scry_consumer_opts {
 };
 
 struct scry_consumer_stats {
-	uint64_t events;            /* events written to the streams */
+	uint64_t events;            /* events written to the streams (without any: given to the sink) */
 	uint64_t discarded;         /* events lost in the kernel (ring full or build area busy) */
 	uint64_t truncated;         /* events whose strings were cut at SCRY_STR_MAX */
 	uint64_t bytes;             /* bytes written to stream files */

@@ -264,6 +264,12 @@ fail:
 	return ret;
 }
 
+/* A trace directory is written: no live sink, or an output given beside it. */
+static bool has_trace(const struct scry_session *s)
+{
+	return !s->opts.sink || s->opts.output;
+}
+
 static bool dir_is_empty(const char *path)
 {
 	DIR *d = opendir(path);
@@ -379,7 +385,7 @@ int scry_session_create(struct scry_session **out, const struct scry_session_opt
 	for (int i = 0; i < SCRY_MAX_SYSCALLS; i++)
 		s->sc_entry[i] = s->sc_exit[i] = NO_EVENT;
 
-	ret = o->sink ? 0 : check_output(s, err, errlen);
+	ret = has_trace(s) ? check_output(s, err, errlen) : 0;
 	if (ret)
 		goto fail;
 	s->cat = scry_catalog_open(NULL, err, errlen);
@@ -559,7 +565,7 @@ int scry_session_load(struct scry_session *s, char *err, size_t errlen)
 
 	random_uuid(s->uuid);
 	/* forked before any BPF object or trace file exists, so that it holds none */
-	if (!s->opts.sink && (ret = scry_guard_start(&s->guard, s->dir, err, errlen)))
+	if (has_trace(s) && (ret = scry_guard_start(&s->guard, s->dir, err, errlen)))
 		return ret;
 	ret = scry_probes_load(&s->probes, &po, err, errlen);
 	if (ret)
@@ -582,7 +588,7 @@ int scry_session_load(struct scry_session *s, char *err, size_t errlen)
 		}
 	}
 	ret = set_syscall_table(s, err, errlen);
-	if (ret || s->opts.sink)
+	if (ret || !has_trace(s))
 		return ret;
 	ret = ctf_trace_dir_make(&s->tdir, s->dir, err, errlen);
 	if (ret)
@@ -601,7 +607,7 @@ int scry_session_track(struct scry_session *s, pid_t tgid, char *err, size_t err
 int scry_session_start(struct scry_session *s, char *err, size_t errlen)
 {
 	struct scry_consumer_opts co = {
-		.probes = s->probes, .dir = s->kernel_dir, .channel = CHANNEL, .uuid = s->uuid,
+		.probes = s->probes, .dir = has_trace(s) ? s->kernel_dir : NULL, .channel = CHANNEL, .uuid = s->uuid,
 		.stream_id = 0, .packet_size = s->opts.packet_size, .ring_size = s->opts.ring_size,
 		.sink = s->opts.sink, .sink_ctx = s->opts.sink_ctx,
 		.stage_max_age_ns = s->opts.sink ? 2 * 1000 * 1000ULL : 0,

@@ -18,7 +18,7 @@
 #define SCRY_DEFAULT_PACKET_SIZE (1u << 20)
 
 struct scry_session_opts {
-	const char *output;             /* trace directory; NULL: ./scry-YYYYmmdd-HHMMSS */
+	const char *output;             /* trace directory; NULL: ./scry-YYYYmmdd-HHMMSS (none with a sink) */
 	const char *const *events;      /* event specs (-e), NULL/0: the default set */
 	size_t nevents;
 	uint64_t ctx_mask;              /* contexts, 1 << enum scry_ctx */
@@ -27,7 +27,8 @@ struct scry_session_opts {
 					 * beyond 8 CPUs (64 MiB in all, at least 1 MiB each) */
 	size_t packet_size;
 	struct scry_capture_opts capture;   /* user memory read by syscall events (-s, --snaplen) */
-	/* live mode (scry trace): no trace directory; every event goes to sink (consumer.h) */
+	/* live mode (scry trace): every event goes to sink (consumer.h); no trace directory
+	 * unless output is given too */
 	void (*sink)(void *ctx, unsigned cpu, const uint8_t *ev, size_t size);
 	void *sink_ctx;
 	bool count_syscalls;            /* selected syscalls are counted in the kernel, no events */

@@ -60,6 +60,7 @@ struct trace_opts {
 	bool decode_fds;                     /* -y */
 	bool verbose;                        /* -v */
 	bool json;                           /* --json */
+	const char *record_dir;              /* --record DIR: the CTF trace of the same events */
 	bool help;                           /* -h: print trace_opts_usage and exit 0 */
 	bool filtered;                       /* --filter given (decided on a call's entry) */
 	char warn[512];                      /* options that have no effect, '\n'-separated */

@@ -1,0 +1,17 @@
+/* report.h — what scry says at the end of a recording (scry record, scry trace --record):
+ * the summary line, then one line for each kind of loss or alteration, never silent. */
+#ifndef SCRY_CLI_REPORT_H
+#define SCRY_CLI_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "session/session.h"
+
+/* On stderr: "scry: N events recorded, D discarded, B bytes written to DIR in S s (R
+ * events/s)", then the events filtered in user space, strings cut, and what the output lost. */
+void cli_report_recording(const struct scry_session_summary *sum, const char *dir);
+/* "disk full" for ENOSPC and EDQUOT, else the error's text. */
+const char *cli_write_error_name(int error);
+void cli_human_bytes(uint64_t b, char *out, size_t len);
+
+#endif
