@@ -8,7 +8,10 @@ import subprocess
 
 from conftest import SUMMARY_RE
 
-LINE_RE = re.compile(r"^(\d+) +([a-z_0-9]+)\((.*)\) += (-?\d+|0x[0-9a-f]+|\?)(?: ([A-Z][A-Z0-9_]+) \(.*\))?(?: \(.*\))?$")
+RET = r" += (-?\d+|0x[0-9a-f]+|\?)(?: ([A-Z][A-Z0-9_]+) \(.*\))?(?: \(.*\))?$"
+UNFINISHED_RE = re.compile(r"^\d+ +([a-z_0-9]+)\(.* <unfinished \.\.\.>$")
+RESUMED_RE = re.compile(r"^(\d+) +<\.\.\. ([a-z_0-9]+) resumed>(.*)" + RET)
+LINE_RE = re.compile(r"^(\d+) +([a-z_0-9]+)\((.*)\)" + RET)
 
 
 def test_trace_record_agree(scry, workload, tmp_path, bt2_read):
@@ -23,13 +26,24 @@ def test_trace_record_agree(scry, workload, tmp_path, bt2_read):
     summary = [l for l in p.stderr.splitlines() if SUMMARY_RE.match(l)]
     assert len(summary) == 1 and SUMMARY_RE.match(summary[0])[4] == str(tdir), p.stderr
 
-    printed = []
+    printed, unfinished = [], {}
     for l in lines:
-        m = LINE_RE.match(l)
-        if m and int(m[1]) == pid:
-            ret = m[4] if m[4] == "?" else str(int(m[4], 0))
-            if m[5]:                       # -1 ENOENT (...): the raw value is -errno
-                ret = str(-getattr(errno, m[5]))
+        if not l.startswith(f"{pid} "):
+            continue
+        m = UNFINISHED_RE.match(l)
+        if m:                              # name(... <unfinished ...>: its place is its entry
+            unfinished[m[1]] = len(printed)
+            printed.append((m[1], "?"))
+            continue
+        m = RESUMED_RE.match(l) or LINE_RE.match(l)
+        if not m:
+            continue
+        ret = m[4] if m[4] == "?" else str(int(m[4], 0))
+        if m[5]:                           # -1 ENOENT (...): the raw value is -errno
+            ret = str(-getattr(errno, m[5]))
+        if l.split(None, 1)[1].startswith("<..."):
+            printed[unfinished.pop(m[2])] = (m[2], ret)
+        else:
             printed.append((m[2], ret))
     assert printed and printed[0][0] == "execve", printed[:3]
 
