@@ -24,6 +24,18 @@ const volatile __u16 unknown_exit_id = SCRY_NO_EVENT;
 const volatile __u32 track_mask = 0;       /* SCRY_TRACK_* trackers in use */
 const volatile __u32 n_track_cgroups = 0;
 
+/* The session's switch: every event starts and stops being written at one instant, when
+ * user space flips it through the mmapped .bss (scry_probes_set_recording).  The programs
+ * are attached before it is turned on and detached after it is turned off, so attaching
+ * and detaching one tracepoint after another does not show in the trace.  Fork tracking
+ * does not wait for it: a child forked before the start is followed all the same. */
+volatile __u32 scry_recording = 0;
+
+static __always_inline bool recording(void)
+{
+	return scry_recording;
+}
+
 struct ring_inner {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 1 << 20);         /* resized by user space before load */

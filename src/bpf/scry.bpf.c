@@ -759,7 +759,7 @@ static __always_inline bool enter_wanted(const void *regs, struct task_struct **
 	struct scry_sc_desc *d = NULL;
 	__u32 nr = id;
 
-	if (!target_ok(regs, tp))
+	if (!recording() || !target_ok(regs, tp))
 		return false;
 	if (id >= 0 && id < SCRY_MAX_SYSCALLS)
 		d = bpf_map_lookup_elem(&syscalls, &nr);
@@ -811,7 +811,7 @@ static __always_inline struct scry_sc_desc *exit_resume(const void *regs, struct
 	struct scry_sc_desc *d = NULL;
 	__u32 nr = id;
 
-	*target = target_ok(regs, tp);
+	*target = recording() && target_ok(regs, tp);
 	if (!*target)
 		return NULL;
 	if (id >= 0 && id < SCRY_MAX_SYSCALLS)
@@ -938,7 +938,8 @@ int BPF_PROG(scry_sys_exit_resume_btf, struct pt_regs *regs, long ret)
 SEC("tp_btf/sched_prepare_exec")
 int BPF_PROG(scry_prepare_exec, struct task_struct *task, struct linux_binprm *bprm)
 {
-	resume_entry(bpf_get_current_task_btf(), -1, 0);
+	if (recording())
+		resume_entry(bpf_get_current_task_btf(), -1, 0);
 	return 0;
 }
 
@@ -1090,7 +1091,7 @@ int scry_tp(void *ctx)
 	__u32 slot = bpf_get_attach_cookie(ctx);
 	struct tp_walk w = { .base = (unsigned long)ctx };
 
-	if (!target_ok(NULL, &t))
+	if (!recording() || !target_ok(NULL, &t))
 		return 0;
 	w.d = bpf_map_lookup_elem(&tps, &slot);
 	if (!w.d)
@@ -1184,7 +1185,7 @@ int BPF_PROG(scry_fork, struct task_struct *parent, struct task_struct *child)
 	}
 	struct task_struct *t = parent;   /* current */
 
-	if (fork_event_id == SCRY_NO_EVENT || !target_ok(NULL, &t))
+	if (fork_event_id == SCRY_NO_EVENT || !recording() || !target_ok(NULL, &t))
 		return 0;
 	bpf_tail_call_static(ctx, &flt_fork, 0);
 	write_fork(parent, child);

@@ -1,5 +1,6 @@
 /* probes.c — load, configure, attach and take down scry's BPF programs (see probes.h). */
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -667,10 +668,42 @@ uint64_t scry_probes_deferred_waiting(struct scry_probes *p)
 	return __atomic_load_n(&p->skel->bss->deferred_waiting, __ATOMIC_RELAXED);
 }
 
+void scry_probes_set_recording(struct scry_probes *p, bool on)
+{
+	__atomic_store_n(&p->skel->bss->scry_recording, on ? 1 : 0, __ATOMIC_SEQ_CST);
+}
+
+/* Detaching a tracefs tracepoint waits for an RCU grace period (tens of ms): the links are
+ * destroyed by several threads at once, whose waits overlap. */
+struct detach_work {
+	struct bpf_link **links;
+	size_t n;
+	size_t next;               /* atomic */
+};
+
+static void *detach_worker(void *arg)
+{
+	struct detach_work *w = arg;
+	size_t i;
+
+	while ((i = __atomic_fetch_add(&w->next, 1, __ATOMIC_RELAXED)) < w->n)
+		bpf_link__destroy(w->links[i]);
+	return NULL;
+}
+
 void scry_probes_detach(struct scry_probes *p)
 {
-	for (size_t i = 0; i < p->nlinks; i++)
-		bpf_link__destroy(p->links[i]);
+	struct detach_work w = { .links = p->links, .n = p->nlinks };
+	pthread_t th[16];
+	size_t nth = 0;
+
+	/* (the switch is off: the order in which events stop coming does not matter) */
+	while (nth < sizeof(th) / sizeof(th[0]) && nth + 1 < p->nlinks &&
+	       pthread_create(&th[nth], NULL, detach_worker, &w) == 0)
+		nth++;
+	detach_worker(&w);
+	for (size_t i = 0; i < nth; i++)
+		pthread_join(th[i], NULL);
 	p->nlinks = 0;
 	/* links first, then the perf events they were on (attach order reversed) */
 	for (size_t i = p->nfront_links; i-- > 0;)

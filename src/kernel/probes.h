@@ -77,6 +77,10 @@ uint64_t scry_probes_recursion_misses(struct scry_probes *p);
 /* Syscall entries kept for their exit (their strings were not mapped yet at entry) and
  * not written yet: after detach, those are lost (calls still blocked). */
 uint64_t scry_probes_deferred_waiting(struct scry_probes *p);
+/* The switch every program reads: events are written only while it is on.  Turned on once
+ * everything is attached and off before anything is detached, so that every event of the
+ * session starts and stops at one instant. */
+void scry_probes_set_recording(struct scry_probes *p, bool on);
 /* Detach every program (no event is produced after this returns); maps stay readable. */
 void scry_probes_detach(struct scry_probes *p);
 void scry_probes_close(struct scry_probes *p);

@@ -641,6 +641,8 @@ int scry_session_start(struct scry_session *s, char *err, size_t errlen)
 	ret = scry_probes_attach(s->probes, err, errlen);
 	if (ret)
 		return ret;
+	s->start_ts = scry_monotonic_ns();
+	scry_probes_set_recording(s->probes, true);   /* every event from this instant on */
 	s->started = true;
 	return 0;
 }
@@ -701,11 +703,14 @@ int scry_session_stop(struct scry_session *s, struct scry_session_summary *out, 
 
 	memset(out, 0, sizeof(*out));
 	if (s->probes) {
+		scry_probes_set_recording(s->probes, false);   /* every event until this instant */
+		s->stop_ts = scry_monotonic_ns();
 		scry_probes_detach(s->probes);
 		/* program runs the kernel skipped, and entries still waiting for their exit */
 		misses = scry_probes_recursion_misses(s->probes) + scry_probes_deferred_waiting(s->probes);
 	}
-	s->stop_ts = scry_monotonic_ns();
+	if (!s->stop_ts)
+		s->stop_ts = scry_monotonic_ns();
 	if (s->consumer) {
 		ret = scry_consumer_close(s->consumer, s->stop_ts, &cs);
 		s->consumer = NULL;

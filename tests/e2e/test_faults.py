@@ -264,3 +264,18 @@ def test_metadata_that_does_not_fit_leaves_nothing(scry, small_fs):
     assert p.stderr == f"scry: {out}/kernel/metadata: write: No space left on device\n"
     assert not out.exists(), list(out.rglob("*"))
     assert list(fs.iterdir()) == []
+
+
+def test_duration_starts_and_stops_at_one_instant(scry, tmp_path, bt2_read):
+    """--duration 1 with every sched tracepoint (each detached in turn, ~50 ms apiece): the
+    events span at most the duration (not the detaching), and the summary says 1 s."""
+    out = tmp_path / "t"
+    p = subprocess.run([scry, "record", "-q", "-a", "-e", "sched:*", "--duration", "1", "-o", str(out)],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    secs = float(re.search(r" in ([0-9.]+) s ", p.stderr)[1])
+    assert 1.0 <= secs <= 1.01, p.stderr
+    ts = [e["ts"] for e in bt2_read(out, fields=False).events]
+    assert len(ts) > 10
+    span = (max(ts) - min(ts)) / 1e9
+    assert span <= 1.01, f"events span {span:.3f} s for --duration 1"
