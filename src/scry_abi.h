@@ -268,6 +268,11 @@ struct scry_cpu_stats {
 	__u64 discarded;      /* ring buffer full: event dropped */
 	__u64 nested;         /* build area busy (nested/preempted program): event dropped */
 	__u64 truncated;      /* event larger than SCRY_EVENT_MAX: strings or captures cut */
+	__u64 unfollowed;     /* child of a followed process not followed: the follow set full */
 };
+
+/* Processes followed at once (the command's or -p's descendants, --track-vpid's): a process
+ * leaves the set when its last thread exits, so this bounds the live ones only. */
+#define SCRY_FOLLOW_MAX   131072
 
 #endif /* SCRY_ABI_H */

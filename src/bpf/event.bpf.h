@@ -56,10 +56,13 @@ struct {
 	__type(value, struct scry_cpu_stats);
 } stats SEC(".maps");
 
-/* Followed processes (tgid -> 1) when not system-wide; fork tracking adds children. */
+/* Followed processes (tgid -> 1) when not system-wide; fork tracking adds children, and a
+ * process leaves when its last thread exits (scry_exit), so that a reused pid is never
+ * followed by mistake.  Allocated as entries come (the set holds the live ones). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
+	__uint(max_entries, SCRY_FOLLOW_MAX);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, __u32);
 	__type(value, __u8);
 } tracked SEC(".maps");
@@ -73,10 +76,12 @@ struct {
 } track_vpid SEC(".maps"), track_uid SEC(".maps"), track_gid SEC(".maps");
 
 /* The vpid tracker's followers: processes forked by a process it passes (pid in the initial
- * namespace -> 1).  Not their vpids: those mean other processes in other namespaces. */
+ * namespace -> 1).  Not their vpids: those mean other processes in other namespaces.  Left
+ * at exit, as `tracked`. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
+	__uint(max_entries, SCRY_FOLLOW_MAX);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, __u32);
 	__type(value, __u8);
 } vpid_followed SEC(".maps");
@@ -291,13 +296,26 @@ static __always_inline void target_gen_bump(void)
 		__sync_fetch_and_add(gen, 1);
 }
 
-/* Follow tgid from now on (fork tracking). */
-static __always_inline void target_add(__u32 tgid)
+static __always_inline struct scry_cpu_stats *cpu_stats(void);
+
+/* Add tgid to a follow set (tracked, vpid_followed); a full set is counted, never silent. */
+static __always_inline void follow_add(void *set, __u32 tgid)
 {
 	__u8 one = 1;
 
-	bpf_map_update_elem(&tracked, &tgid, &one, BPF_ANY);
+	if (bpf_map_update_elem(set, &tgid, &one, BPF_ANY)) {
+		struct scry_cpu_stats *st = cpu_stats();
+
+		if (st)
+			st->unfollowed++;
+	}
 	target_gen_bump();
+}
+
+/* Follow tgid from now on (fork tracking). */
+static __always_inline void target_add(__u32 tgid)
+{
+	follow_add(&tracked, tgid);
 }
 
 static __always_inline struct scry_cpu_stats *cpu_stats(void)

@@ -1177,18 +1177,33 @@ int BPF_PROG(scry_fork, struct task_struct *parent, struct task_struct *child)
 		if (ctgid != ptgid)
 			target_add(ctgid);
 	}
-	if ((track_mask & SCRY_TRACK_VPID) && ctgid != ptgid && vpid_ok(parent)) {
-		__u8 one = 1;
-
-		bpf_map_update_elem(&vpid_followed, &ctgid, &one, BPF_ANY);
-		target_gen_bump();
-	}
+	if ((track_mask & SCRY_TRACK_VPID) && ctgid != ptgid && vpid_ok(parent))
+		follow_add(&vpid_followed, ctgid);
 	struct task_struct *t = parent;   /* current */
 
 	if (fork_event_id == SCRY_NO_EVENT || !recording() || !target_ok(NULL, &t))
 		return 0;
 	bpf_tail_call_static(ctx, &flt_fork, 0);
 	write_fork(parent, child);
+	return 0;
+}
+
+/* A followed process whose last thread exits leaves the follow sets: its pid may be reused
+ * by any process.  (signal->live reached 0 in do_exit before this tracepoint.) */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(scry_exit, struct task_struct *p)
+{
+	__u32 tgid = p->tgid;
+	bool left = false;
+
+	if (p->signal->live.counter != 0)
+		return 0;
+	if (!target_all && !bpf_map_delete_elem(&tracked, &tgid))
+		left = true;
+	if ((track_mask & SCRY_TRACK_VPID) && !bpf_map_delete_elem(&vpid_followed, &tgid))
+		left = true;
+	if (left)
+		target_gen_bump();     /* no memo keeps the answer for a pid reused later */
 	return 0;
 }
 

@@ -35,6 +35,9 @@ void cli_report_recording(const struct scry_session_summary *sum, const char *di
 		fprintf(stderr, "scry: %s: %s after %llu events; %llu events lost (the trace ends at its last "
 			"complete packet)\n", dir, cli_write_error_name(sum->write_error),
 			(unsigned long long)sum->events, (unsigned long long)(sum->lost - sum->too_big));
+	if (sum->unfollowed)
+		fprintf(stderr, "scry: %llu processes could not be followed (the follow set was full): their "
+			"events are missing\n", (unsigned long long)sum->unfollowed);
 	if (sum->too_big)
 		fprintf(stderr, "scry: %llu events lost: longer than a packet (raise --packet-size)\n",
 			(unsigned long long)sum->too_big);

@@ -305,6 +305,9 @@ int cmd_trace(int argc, char **argv)
 			(unsigned long long)ssum.discarded);
 	if (o.record_dir)
 		cli_report_recording(&ssum, scry_session_dir(s));
+	else if (ssum.unfollowed)
+		fprintf(stderr, "scry: %llu processes could not be followed (the follow set was full): their "
+			"calls are missing\n", (unsigned long long)ssum.unfollowed);
 	if (live && trace_live_malformed(live))
 		fprintf(stderr, "scry: %llu events could not be decoded\n",
 			(unsigned long long)trace_live_malformed(live));

@@ -117,6 +117,7 @@ static void sum_kstats(struct scry_consumer *c, struct scry_consumer_stats *out,
 		if (out) {
 			out->discarded += lost;
 			out->truncated += c->kstats[i].truncated;
+			out->unfollowed += c->kstats[i].unfollowed;
 		}
 	}
 }

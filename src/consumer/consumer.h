@@ -50,6 +50,7 @@ struct scry_consumer_stats {
 				     * there, the files end at their last complete packet), or 0 */
 	uint64_t errors;            /* malformed ring records (cannot happen) */
 	uint64_t filtered;          /* events the user-space filter rejected (not lost) */
+	uint64_t unfollowed;        /* children not followed: the follow set was full */
 };
 
 struct scry_consumer;

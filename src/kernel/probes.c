@@ -293,6 +293,16 @@ int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o,
 	}
 	bpf_program__set_autoload(p->skel->progs.scry_fork, need_fork);
 	bpf_program__set_autoload(p->skel->progs.scry_fork_write, need_fork);
+	/* followed processes leave the follow sets at exit */
+	bpf_program__set_autoload(p->skel->progs.scry_exit, !o->target_all || o->track_vpid);
+	if (getenv("SCRY_FOLLOW_MAX")) {          /* tests: a small follow set, to fill it */
+		unsigned max = (unsigned)strtoul(getenv("SCRY_FOLLOW_MAX"), NULL, 0);
+
+		if (max) {
+			bpf_map__set_max_entries(p->skel->maps.tracked, max);
+			bpf_map__set_max_entries(p->skel->maps.vpid_followed, max);
+		}
+	}
 
 	bpf_map__set_max_entries(p->skel->maps.rings, p->ncpus);
 	bpf_map__set_max_entries(p->skel->maps.areas, p->ncpus * SCRY_AREAS_PER_CPU);
@@ -463,6 +473,8 @@ int scry_probes_attach(struct scry_probes *p, char *err, size_t errlen)
 	}
 	if (bpf_program__autoload(p->skel->progs.scry_fork))
 		ret = add_link(p, bpf_program__attach(p->skel->progs.scry_fork), "tp_btf/sched_process_fork", err, errlen);
+	if (!ret && bpf_program__autoload(p->skel->progs.scry_exit))
+		ret = add_link(p, bpf_program__attach(p->skel->progs.scry_exit), "tp_btf/sched_process_exit", err, errlen);
 	return ret;
 }
 

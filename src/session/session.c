@@ -726,6 +726,7 @@ int scry_session_stop(struct scry_session *s, struct scry_session_summary *out, 
 	out->bytes = cs.bytes;
 	out->clamped = cs.clamped;
 	out->filtered = cs.filtered;
+	out->unfollowed = cs.unfollowed;
 	out->lost = cs.lost;
 	out->too_big = cs.too_big;
 	out->write_error = cs.write_error;

@@ -56,6 +56,8 @@ struct scry_session_summary {
 					 * too_big; events + discarded + lost = what was generated */
 	uint64_t too_big;               /* events longer than a packet (--packet-size) */
 	int write_error;                /* -errno of the failed write that stopped the trace, or 0 */
+	uint64_t unfollowed;            /* children of followed processes that could not be
+					 * followed (SCRY_FOLLOW_MAX live at once) */
 	double seconds;                 /* from start to stop */
 };
 
