@@ -95,6 +95,16 @@ static bool has_events(const char *dir)
 	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/* Is tracefs mounted at dir but closed to us (it is root's, mode 0700)? */
+static bool tracefs_denied(const char *dir)
+{
+	char p[512];
+	struct stat st;
+
+	snprintf(p, sizeof(p), "%s/events", dir);
+	return stat(p, &st) < 0 && errno == EACCES;
+}
+
 /* The tracefs directory to use, mounting it at /sys/kernel/tracing if we may. */
 static int find_tracefs(const char *want, char **out, char *err, size_t errlen)
 {
@@ -120,9 +130,12 @@ static int find_tracefs(const char *want, char **out, char *err, size_t errlen)
 		*out = strdup(debug);
 		goto done;
 	}
-	if (geteuid() != 0)
-		snprintf(err, errlen, "cannot use tracefs at %s: run scry as root "
-			 "(or mount it: mount -t tracefs nodev %s)", dflt, dflt);
+	if (tracefs_denied(dflt))
+		snprintf(err, errlen, "reading tracefs (%s) needs root or CAP_DAC_READ_SEARCH "
+			 "(run scry with sudo)", dflt);
+	else if (geteuid() != 0)
+		snprintf(err, errlen, "tracefs is not mounted at %s: as root, mount -t tracefs nodev %s",
+			 dflt, dflt);
 	else
 		snprintf(err, errlen, "tracefs is not available at %s: mount -t tracefs nodev %s "
 			 "failed (%s)", dflt, dflt, strerror(errno));

@@ -41,7 +41,8 @@ static void usage(FILE *f)
 		"  -p, --pid PID[,PID]    trace these processes and their future children\n"
 		"  -a, --all              trace the whole system\n"
 		"      --duration TIME    stop after TIME (seconds, or 500ms, 2m)\n"
-		"      --buffer-size SIZE per-CPU ring buffer (default 8M, less beyond 8 CPUs; K/M/G)\n"
+		"      --buffer-size SIZE per-CPU ring buffer (default 8M, less beyond 8 CPUs; K/M/G;\n"
+		"                         below 64K it loses most events: a warning says so)\n"
 		"      --packet-size SIZE CTF packet size (default 1M)\n"
 		"      --snaplen N        capture up to N bytes (at most 4096) of the data buffers of\n"
 		"                         read/write/send/recv... (default 0: their pointer only)\n"
@@ -52,6 +53,10 @@ static void usage(FILE *f)
 		"Without -p or -a, CMD is started, and it and its descendants are traced; scry exits\n"
 		"with CMD's status.  scry never records itself.\n");
 }
+
+/* Below this a ring holds less than two of the largest events (SCRY_SCRATCH_SIZE) and
+ * four staged batches (SCRY_STAGE_SIZE): --buffer-size warns. */
+#define CLI_USEFUL_RING (2 * SCRY_SCRATCH_SIZE)
 
 struct record_args {
 	struct scry_session_opts so;
@@ -66,11 +71,15 @@ struct record_args {
 	struct cli_track track;
 };
 
-static int add_events(struct record_args *a, const char *list)
+static int add_events(struct record_args *a, const char *list, char *err, size_t errlen)
 {
-	char *copy = strdup(list), *save = NULL, *tok;
+	char *copy, *save = NULL, *tok;
 
-	if (!copy)
+	if (!list[strspn(list, ", \t")]) {
+		snprintf(err, errlen, "empty event list in -e '%s' (`scry list` shows the events)", list);
+		return -EINVAL;
+	}
+	if (!(copy = strdup(list)))
 		return -ENOMEM;
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		char **e = realloc(a->events, (a->nevents + 1) * sizeof(*e));
@@ -112,24 +121,6 @@ static int parse_contexts(const char *list, uint64_t *mask, char *err, size_t er
 	return 0;
 }
 
-/* The process (tgid) of a pid or thread id, from /proc; -1 if there is none. */
-static pid_t process_of(pid_t pid)
-{
-	char path[64], line[256];
-	pid_t tgid = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Tgid: %d", &tgid) == 1)
-			break;
-	fclose(f);
-	return tgid;
-}
-
 static int parse_args(int argc, char **argv, struct record_args *a, char *err, size_t errlen)
 {
 	enum { OPT_DURATION = 256, OPT_BUFFER, OPT_PACKET, OPT_SNAPLEN };
@@ -159,10 +150,15 @@ static int parse_args(int argc, char **argv, struct record_args *a, char *err, s
 		case 'o':
 			a->so.output = optarg;
 			break;
-		case 'e':
-			if (add_events(a, optarg))
+		case 'e': {
+			int r = add_events(a, optarg, err, errlen);
+
+			if (r == -EINVAL)
+				return r;
+			if (r)
 				goto oom;
 			break;
+		}
 		case 'c':
 			if (parse_contexts(optarg, &a->so.ctx_mask, err, errlen))
 				return -EINVAL;
@@ -188,6 +184,10 @@ static int parse_args(int argc, char **argv, struct record_args *a, char *err, s
 				return -EINVAL;
 			}
 			a->so.ring_size = scry_pow2_at_least(size, (uint64_t)sysconf(_SC_PAGESIZE));
+			if (a->so.ring_size < CLI_USEFUL_RING)
+				fprintf(stderr, "scry: warning: --buffer-size %zu bytes per CPU is below %dK (two "
+					"of the largest events): large events never fit and most events will be "
+					"lost\n", a->so.ring_size, CLI_USEFUL_RING / 1024);
 			break;
 		case OPT_PACKET:
 			if (scry_parse_size(optarg, &size) || size < 4096 || size > (256ULL << 20)) {
@@ -242,14 +242,8 @@ static int parse_args(int argc, char **argv, struct record_args *a, char *err, s
 		snprintf(err, errlen, "nothing to trace: give -- CMD, -p PID or -a");
 		return -EINVAL;
 	}
-	for (size_t i = 0; i < a->npids; i++) {
-		pid_t tgid = process_of(a->pids[i]);
-		if (tgid <= 0) {
-			snprintf(err, errlen, "no process with pid %d", (int)a->pids[i]);
-			return -ESRCH;
-		}
-		a->pids[i] = tgid;   /* a thread id stands for its process, as with perf -p */
-	}
+	if (cli_resolve_pids(a->pids, a->npids, err, errlen))
+		return -ESRCH;
 	a->so.events = (const char *const *)a->events;
 	a->so.nevents = a->nevents;
 	return 0;

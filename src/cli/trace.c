@@ -208,6 +208,13 @@ int cmd_trace(int argc, char **argv)
 	struct cli_track track = { 0 };
 
 	trace_opts_init(&o);
+	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		trace_opts_usage(stdout);
+		return 0;
+	}
+	/* the privileges first: without them tracefs cannot be read either */
+	if (scry_check_privileges("scry trace", err, sizeof(err)))
+		goto fail;
 	if (!(nc.cat = scry_catalog_open(NULL, err, sizeof(err))) || build_names(&nc)) {
 		if (!err[0])
 			snprintf(err, sizeof(err), "out of memory");
@@ -226,7 +233,7 @@ int cmd_trace(int argc, char **argv)
 		nl = strchr(w, '\n');
 		fprintf(stderr, "scry trace: %.*s\n", nl ? (int)(nl - w) : (int)strlen(w), w);
 	}
-	if (scry_check_privileges("scry trace", err, sizeof(err)))
+	if (cli_resolve_pids(o.pids, o.npids, err, sizeof(err)))
 		goto fail;
 	if (o.cmd && scry_spawn_check(o.cmd[0], err, sizeof(err)))
 		goto fail;

@@ -150,3 +150,35 @@ void cli_track_free(struct cli_track *t)
 	free(t->cgroups);
 	memset(t, 0, sizeof(*t));
 }
+
+/* The process (tgid) of a pid or thread id, from /proc; -1 if there is none. */
+static pid_t process_of(pid_t pid)
+{
+	char path[64], line[256];
+	pid_t tgid = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid;
+}
+
+int cli_resolve_pids(pid_t *pids, size_t n, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < n; i++) {
+		pid_t tgid = process_of(pids[i]);
+
+		if (tgid <= 0) {
+			snprintf(err, errlen, "no process with pid %d", (int)pids[i]);
+			return -ESRCH;
+		}
+		pids[i] = tgid;   /* a thread id stands for its process, as with perf -p */
+	}
+	return 0;
+}

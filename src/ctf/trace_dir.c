@@ -68,7 +68,7 @@ void ctf_trace_dir_close(struct ctf_trace_dir *d, bool keep)
 	free(d);
 }
 
-int ctf_trace_dir_make(struct ctf_trace_dir **out, const char *dir, char *err, size_t errlen)
+int ctf_trace_dir_make(struct ctf_trace_dir **out, const char *dir, bool exclusive, char *err, size_t errlen)
 {
 	struct ctf_trace_dir *d = calloc(1, sizeof(*d));
 	int ret;
@@ -83,9 +83,12 @@ int ctf_trace_dir_make(struct ctf_trace_dir **out, const char *dir, char *err, s
 		return -ENOMEM;
 	}
 	d->lock_fd = -1;
-	if (mkdir(dir, 0755) == 0)
+	if (mkdir(dir, 0755) == 0) {
 		d->made_dir = true;
-	else if (errno != EEXIST) {
+	} else if (errno == EEXIST && exclusive) {
+		ret = -EEXIST;                /* the caller picks another name */
+		goto fail;
+	} else if (errno != EEXIST) {
 		ret = -errno;
 		snprintf(err, errlen, "cannot create '%s': %s", dir, strerror(errno));
 		goto fail;

@@ -10,9 +10,10 @@
 
 struct ctf_trace_dir;
 
-/* Make DIR (or use it if it exists and is empty), DIR/kernel and DIR/kernel/index, and lock
- * DIR.  0 or -errno with a reason in err. */
-int ctf_trace_dir_make(struct ctf_trace_dir **out, const char *dir, char *err, size_t errlen);
+/* Make DIR (or, unless exclusive, use it if it exists and is empty), DIR/kernel and
+ * DIR/kernel/index, and lock DIR.  0 or -errno with a reason in err (exclusive and DIR
+ * exists: -EEXIST, no message). */
+int ctf_trace_dir_make(struct ctf_trace_dir **out, const char *dir, bool exclusive, char *err, size_t errlen);
 const char *ctf_trace_dir_kernel(const struct ctf_trace_dir *d);   /* DIR/kernel */
 /* Unlock; unless keep, remove what make made, with every file inside. */
 void ctf_trace_dir_close(struct ctf_trace_dir *d, bool keep);

@@ -306,6 +306,8 @@ static int check_output(struct scry_session *s, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
+	if (!s->opts.output)
+		return 0;      /* a default name: make_trace_dir finds a free one */
 	if (stat(s->dir, &st) == 0) {
 		if (!S_ISDIR(st.st_mode)) {
 			snprintf(err, errlen, "output '%s' exists and is not a directory", s->dir);
@@ -320,6 +322,43 @@ static int check_output(struct scry_session *s, char *err, size_t errlen)
 		return -errno;
 	}
 	return 0;
+}
+
+/* Make and lock the trace directory: -o's as given (it may exist, empty), or the default
+ * name made exclusively, with -1, -2... added when a run started in the same second has it. */
+static int make_trace_dir(struct scry_session *s, char *err, size_t errlen)
+{
+	char *base = s->dir;
+	int ret = -EEXIST;
+
+	if (s->opts.output)
+		return ctf_trace_dir_make(&s->tdir, s->dir, false, err, errlen);
+	for (unsigned k = 0; k < 1000 && ret == -EEXIST; k++) {
+		char *name = NULL, *kdir = NULL;
+
+		if ((k ? asprintf(&name, "%s-%u", base, k) : asprintf(&name, "%s", base)) < 0 ||
+		    asprintf(&kdir, "%s/kernel", name) < 0) {
+			free(name);
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		ret = ctf_trace_dir_make(&s->tdir, name, true, err, errlen);
+		if (ret == 0) {
+			if (s->dir != base)
+				free(s->dir);
+			free(s->kernel_dir);
+			s->dir = name;
+			s->kernel_dir = kdir;
+		} else {
+			free(name);
+			free(kdir);
+		}
+	}
+	if (base != s->dir)
+		free(base);
+	if (ret == -EEXIST)
+		snprintf(err, errlen, "cannot find a free directory name beside '%s'", base);
+	return ret;
 }
 
 /* --track-cgroup: each path must be a cgroup v2 directory. */
@@ -564,8 +603,10 @@ int scry_session_load(struct scry_session *s, char *err, size_t errlen)
 	int ret;
 
 	random_uuid(s->uuid);
-	/* forked before any BPF object or trace file exists, so that it holds none */
-	if (has_trace(s) && (ret = scry_guard_start(&s->guard, s->dir, err, errlen)))
+	/* the trace directory first (destroy removes it if the session never starts), then its
+	 * guardian, forked before any BPF object or trace file exists so that it holds none */
+	if (has_trace(s) && ((ret = make_trace_dir(s, err, errlen)) ||
+			     (ret = scry_guard_start(&s->guard, s->dir, err, errlen))))
 		return ret;
 	ret = scry_probes_load(&s->probes, &po, err, errlen);
 	if (ret)
@@ -589,9 +630,6 @@ int scry_session_load(struct scry_session *s, char *err, size_t errlen)
 	}
 	ret = set_syscall_table(s, err, errlen);
 	if (ret || !has_trace(s))
-		return ret;
-	ret = ctf_trace_dir_make(&s->tdir, s->dir, err, errlen);
-	if (ret)
 		return ret;
 	return write_metadata(s, err, errlen);   /* on failure, destroy removes the directory */
 }

@@ -208,6 +208,10 @@ static int load_trace(struct view_trace *t, const char *dir, char *err, size_t e
 		snprintf(err, errlen, "%s: %s", path, perr);
 		goto cleanup;
 	}
+	if (!text[strspn(text, " \t\r\n")]) {
+		snprintf(err, errlen, "%s: the metadata is empty: no event can be decoded", path);
+		goto cleanup;
+	}
 	t->m = tsdl_parse(text, textlen, perr, sizeof(perr));
 	if (!t->m) {
 		snprintf(err, errlen, "%s: %s", path, perr);
@@ -565,9 +569,17 @@ static int read_event(struct view *v, struct view_stream *s)
 		snprintf(err, sizeof(err), "event of size 0");
 		goto bad;
 	}
+	if (s->nevents_read && st->clock < s->cycles) {
+		/* a stream's events never go back in time: a damaged timestamp, which a time-
+		 * ordered merge cannot place (babeltrace2 stops there too) */
+		snprintf(err, sizeof(err), "timestamp goes back in time (%" PRIu64 " clock cycles before the "
+			 "previous event of the stream)", s->cycles - st->clock);
+		goto bad;
+	}
 	s->ev = ev;
 	s->cycles = st->clock;
 	s->ts_ns = view_cycles_to_ns(s->t, st->clock);
+	s->nevents_read++;
 	return 1;
 bad: {
 	char msg[400];

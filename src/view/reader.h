@@ -55,7 +55,8 @@ struct view_stream {
 	bool had_packet_before;
 	/* current event */
 	const struct view_event_class *ev;
-	uint64_t cycles;
+	uint64_t cycles;                   /* the current event's clock value */
+	uint64_t nevents_read;             /* events decoded so far */
 	int64_t ts_ns;                     /* ns since the epoch */
 	struct vbuf vals;                  /* stream event context, event context, payload */
 	size_t nv_ectx, nv_ctx;            /* values of each scope */
