@@ -1,18 +1,21 @@
-/* loop.c — the event loop (see loop.h): epoll_pwait2 with a nanosecond timeout for the
+/* loop.c — the event loop (see loop.h): epoll_pwait2 with a nanosecond timeout (epoll_wait
+ * in milliseconds where the kernel lacks it; pids polled where it lacks pidfds) for the
  * timers, kept in a small array (a handful per session). */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <signal.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "util/clock.h"
 #include "util/loop.h"
 
-enum { W_FD, W_PID };
+enum { W_FD, W_PID, W_PIDPOLL };
 
 struct watch {                 /* an fd or a pidfd, registered with epoll (data.ptr) */
 	int kind, fd;
@@ -32,6 +35,7 @@ struct timer {
 struct scry_loop {
 	int ep;
 	bool quit;
+	bool no_pwait2;            /* the kernel has no epoll_pwait2: epoll_wait */
 	struct timer *timers;
 	size_t ntimers;
 	struct watch **watches;
@@ -121,11 +125,47 @@ int scry_loop_fd(struct scry_loop *l, int fd, scry_fd_fn fn, void *ctx)
 	return r;
 }
 
+/* Without pidfds (Linux < 5.3, or valgrind): the process is looked at every 10 ms, a child
+ * with waitid(WNOWAIT) (it stays to be reaped), another process with kill(pid, 0). */
+static bool pid_ended(pid_t pid)
+{
+	siginfo_t si = { 0 };
+
+	if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0)
+		return si.si_pid == pid;
+	return errno == ECHILD && kill(pid, 0) < 0 && errno == ESRCH;
+}
+
+static uint64_t pid_poll(void *ctx, uint64_t now)
+{
+	struct watch *w = ctx;
+
+	if (!pid_ended(w->pid))
+		return 10 * 1000 * 1000ULL;
+	w->pid_fn(w->ctx, w->pid);
+	return SCRY_LOOP_NEVER;
+}
+
 int scry_loop_pid(struct scry_loop *l, pid_t pid, scry_pid_fn fn, void *ctx)
 {
 	struct watch *w;
 	int fd = (int)syscall(SYS_pidfd_open, pid, 0), r;
 
+	if (fd < 0 && errno == ENOSYS) {
+		struct watch **ws;
+
+		if (kill(pid, 0) < 0 && errno == ESRCH)
+			return -ESRCH;
+		if (!(ws = realloc(l->watches, (l->nwatches + 1) * sizeof(*ws))))
+			return -ENOMEM;
+		l->watches = ws;
+		if (!(w = calloc(1, sizeof(*w))))
+			return -ENOMEM;
+		*w = (struct watch){ .kind = W_PIDPOLL, .fd = -1, .pid = pid, .pid_fn = fn, .ctx = ctx };
+		l->watches[l->nwatches++] = w;
+		r = scry_loop_timer(l, 0, pid_poll, w);
+		return r < 0 ? r : 0;
+	}
 	if (fd < 0)
 		return -errno;
 	if (!(w = calloc(1, sizeof(*w)))) {
@@ -186,7 +226,13 @@ int scry_loop_run(struct scry_loop *l, volatile sig_atomic_t *stop)
 
 		if (l->quit || (stop && *stop))
 			break;
-		n = epoll_pwait2(l->ep, evs, 16, wait == SCRY_LOOP_NEVER ? NULL : &ts, NULL);
+		n = l->no_pwait2 ? -1 : epoll_pwait2(l->ep, evs, 16, wait == SCRY_LOOP_NEVER ? NULL : &ts, NULL);
+		if (n < 0 && (l->no_pwait2 || errno == ENOSYS)) {
+			/* Linux < 5.11 (or valgrind): milliseconds, rounded up */
+			l->no_pwait2 = true;
+			n = epoll_wait(l->ep, evs, 16, wait == SCRY_LOOP_NEVER ? -1 :
+				       wait > 3600000000000ULL ? 3600000 : (int)((wait + 999999) / 1000000));
+		}
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
