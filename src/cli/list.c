@@ -7,6 +7,8 @@
 #include <string.h>
 #include "catalog/catalog.h"
 #include "cli/commands.h"
+#include "kernel/features.h"
+#include "util/privs.h"
 
 static void usage(FILE *f)
 {
@@ -18,6 +20,7 @@ static void usage(FILE *f)
 		"  scry list syscalls        every syscall: number, name, arguments and C types\n"
 		"  scry list 'syscalls:open*'  syscalls matching a glob\n"
 		"  scry list contexts        the contexts of -c: name and CTF type\n"
+		"  scry list features        what this kernel offers scry, and what scry does with it\n"
 		"\n"
 		"  -f, --fields   show each matching event's CTF fields (name and type)\n"
 		"  -h, --help     this help\n");
@@ -78,6 +81,19 @@ static int list_contexts(void)
 		else
 			printf("%-12s %sint%u\n", c->name, c->is_signed ? "" : "u", c->size * 8u);
 	}
+	return 0;
+}
+
+/* `scry list features`: one line per kernel feature: present or not, scry's choice, and how
+ * it was found out (kernel/features.c). */
+static int list_features(void)
+{
+	struct scry_feature_report r[32];
+	size_t n = scry_features_probe(r, sizeof(r) / sizeof(r[0]));
+
+	printf("%-15s %-7s %s\n", "FEATURE", "KERNEL", "SCRY");
+	for (size_t i = 0; i < n; i++)
+		printf("%-15s %-7s %s  [%s]\n", r[i].name, r[i].present ? "yes" : "no", r[i].use, r[i].why);
 	return 0;
 }
 
@@ -219,6 +235,13 @@ int cmd_list(int argc, char **argv)
 	}
 	if (optind < argc && !strcmp(argv[optind], "contexts") && argc - optind == 1)
 		return list_contexts();
+	if (optind < argc && !strcmp(argv[optind], "features") && argc - optind == 1) {
+		if (scry_check_privileges("scry list features", err, sizeof(err))) {
+			fprintf(stderr, "scry list: %s\n", err);
+			return 1;
+		}
+		return list_features();
+	}
 	if (!(cat = scry_catalog_open(NULL, err, sizeof(err)))) {
 		fprintf(stderr, "scry list: %s\n", err);
 		return 1;

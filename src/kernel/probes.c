@@ -17,6 +17,7 @@
 #include "catalog/catalog.h"
 #include "filter/bpf_gen.h"
 #include "kernel/ctx_paths.h"
+#include "kernel/features.h"
 #include "kernel/probes.h"
 
 #define MAX_LINKS (SCRY_MAX_TP + 8)
@@ -63,36 +64,6 @@ static int print_fn(enum libbpf_print_level level, const char *fmt, va_list ap)
 	return vfprintf(stderr, fmt, ap);
 }
 
-static bool btf_has_typedef(const struct btf *btf, const char *name)
-{
-	return btf && btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) > 0;
-}
-
-/* Does the kernel take untrusted kptrs in per-CPU array values (Linux 6.4's
- * "kptr_untrusted", in per-CPU maps since 6.5)?  Probed by creating such a map. */
-static bool kernel_has_untrusted_kptr(void)
-{
-	struct btf *b = btf__new_empty();
-	int key, task, tag, ptr, val, fd = -1;
-
-	if (!b)
-		return false;
-	key = btf__add_int(b, "int", 4, BTF_INT_SIGNED);
-	task = btf__add_struct(b, "task_struct", 0);
-	tag = task > 0 ? btf__add_type_tag(b, "kptr_untrusted", task) : -1;
-	ptr = tag > 0 ? btf__add_ptr(b, tag) : -1;
-	val = ptr > 0 ? btf__add_struct(b, "scry_probe_kptr", 8) : -1;
-	if (key > 0 && val > 0 && !btf__add_field(b, "task", ptr, 0, 0) && !btf__load_into_kernel(b)) {
-		LIBBPF_OPTS(bpf_map_create_opts, mo, .btf_fd = btf__fd(b), .btf_key_type_id = key,
-			    .btf_value_type_id = val);
-		fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "scry_kptr", 4, 8, 1, &mo);
-	}
-	if (fd >= 0)
-		close(fd);
-	btf__free(b);
-	return fd >= 0;
-}
-
 /* The memo map (struct scry_memo): with its kptr as the object declares it, or, on a
  * kernel without untrusted kptrs (or SCRY_NO_KPTR=1, for tests), created here without BTF
  * and used by tgid only (rodata memo_by_regs = 0). */
@@ -100,7 +71,7 @@ static int prepare_memo(struct scry_probes *p, char *err, size_t errlen)
 {
 	int fd, ret;
 
-	p->memo_by_regs = !getenv("SCRY_NO_KPTR") && kernel_has_untrusted_kptr();
+	p->memo_by_regs = !getenv("SCRY_NO_KPTR") && scry_feature_kptr_untrusted();
 	p->skel->rodata->memo_by_regs = p->memo_by_regs;
 	if (p->memo_by_regs)
 		return 0;
@@ -234,7 +205,7 @@ int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o,
 	for (unsigned i = 0; i < p->ncpus; i++)
 		p->ring_fds[i] = -1;
 
-	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0) {
+	if (!scry_feature_btf()) {
 		snprintf(err, errlen, "this kernel has no BTF (/sys/kernel/btf/vmlinux): scry needs CONFIG_DEBUG_INFO_BTF");
 		ret = -ENOTSUP;
 		goto fail;
@@ -246,18 +217,15 @@ int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o,
 		goto fail;
 	}
 	struct btf *vmlinux = btf__load_vmlinux_btf();   /* parsed once for both probes */
-	p->btf_tp = btf_has_typedef(vmlinux, "btf_trace_sys_enter");
-	bool btf_fork = btf_has_typedef(vmlinux, "btf_trace_sched_process_fork");
+	p->btf_tp = scry_feature_tp_btf(vmlinux, "sys_enter");
+	bool btf_fork = scry_feature_tp_btf(vmlinux, "sched_process_fork");
 	/* kfunc bpf_strnstr (6.17): glob middles; without it (or SCRY_NO_STRNSTR=1, for tests)
 	 * such filters are decided in user space */
-	p->strnstr_id = vmlinux && !getenv("SCRY_NO_STRNSTR") ?
-			btf__find_by_name_kind(vmlinux, "bpf_strnstr", BTF_KIND_FUNC) : -1;
-	if (p->strnstr_id < 0)
-		p->strnstr_id = 0;
+	p->strnstr_id = getenv("SCRY_NO_STRNSTR") ? 0 : scry_feature_strnstr(vmlinux);
 	/* sched_prepare_exec (Linux 6.10) lets a deferred execve entry be read from the old
 	 * image; without it, it is read from the new one (SCRY_NO_PREPARE_EXEC=1 forces this,
 	 * for tests) */
-	p->prepare_exec = o->syscalls && p->btf_tp && btf_has_typedef(vmlinux, "btf_trace_sched_prepare_exec") &&
+	p->prepare_exec = o->syscalls && p->btf_tp && scry_feature_prepare_exec(vmlinux) &&
 			  !getenv("SCRY_NO_PREPARE_EXEC");
 	scry_ctx_layout(vmlinux, &p->layout);
 	btf__free(vmlinux);

@@ -1,0 +1,204 @@
+/* features.c — the kernel feature checks (see features.h).  Each answers from what the
+ * kernel says (its BTF, a map or program it accepts, a file it exposes), never from its
+ * version number. */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "kernel/features.h"
+
+bool scry_feature_btf(void)
+{
+	return access("/sys/kernel/btf/vmlinux", R_OK) == 0;
+}
+
+static bool btf_has(const struct btf *btf, const char *name, int kind)
+{
+	return btf && btf__find_by_name_kind(btf, name, kind) > 0;
+}
+
+bool scry_feature_tp_btf(const struct btf *vmlinux, const char *tp)
+{
+	char name[128];
+
+	snprintf(name, sizeof(name), "btf_trace_%s", tp);
+	return btf_has(vmlinux, name, BTF_KIND_TYPEDEF);
+}
+
+/* Untrusted kptrs in per-CPU array values (Linux 6.4's "kptr_untrusted", in per-CPU maps
+ * since 6.5): probed by creating such a map. */
+bool scry_feature_kptr_untrusted(void)
+{
+	struct btf *b = btf__new_empty();
+	int key, task, tag, ptr, val, fd = -1;
+
+	if (!b)
+		return false;
+	key = btf__add_int(b, "int", 4, BTF_INT_SIGNED);
+	task = btf__add_struct(b, "task_struct", 0);
+	tag = task > 0 ? btf__add_type_tag(b, "kptr_untrusted", task) : -1;
+	ptr = tag > 0 ? btf__add_ptr(b, tag) : -1;
+	val = ptr > 0 ? btf__add_struct(b, "scry_probe_kptr", 8) : -1;
+	if (key > 0 && val > 0 && !btf__add_field(b, "task", ptr, 0, 0) && !btf__load_into_kernel(b)) {
+		LIBBPF_OPTS(bpf_map_create_opts, mo, .btf_fd = btf__fd(b), .btf_key_type_id = key,
+			    .btf_value_type_id = val);
+		fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "scry_kptr", 4, 8, 1, &mo);
+	}
+	if (fd >= 0)
+		close(fd);
+	btf__free(b);
+	return fd >= 0;
+}
+
+int scry_feature_strnstr(const struct btf *vmlinux)
+{
+	int id = vmlinux ? btf__find_by_name_kind(vmlinux, "bpf_strnstr", BTF_KIND_FUNC) : -1;
+
+	return id > 0 ? id : 0;
+}
+
+bool scry_feature_prepare_exec(const struct btf *vmlinux)
+{
+	return scry_feature_tp_btf(vmlinux, "sched_prepare_exec");
+}
+
+/* kprobes: the kernel's kprobe PMU (perf_event_open of a kprobe). */
+static bool has_kprobes(char *why, size_t n)
+{
+	if (access("/sys/bus/event_source/devices/kprobe/type", R_OK) == 0) {
+		snprintf(why, n, "kprobe PMU present");
+		return true;
+	}
+	snprintf(why, n, "no kprobe PMU (/sys/bus/event_source/devices/kprobe): kernel built without kprobes");
+	return false;
+}
+
+/* fentry: load a program on a kernel function and attach it (a kernel may load and still
+ * refuse to attach). */
+static bool fentry_can_attach(const struct btf *vmlinux, char *why, size_t n)
+{
+	struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	int id = vmlinux ? btf__find_by_name_kind(vmlinux, "do_sys_openat2", BTF_KIND_FUNC) : -1;
+	int fd, link;
+
+	if (id <= 0) {
+		snprintf(n ? why : why, n, "no BTF for do_sys_openat2 to try it on");
+		return false;
+	}
+	LIBBPF_OPTS(bpf_prog_load_opts, po, .expected_attach_type = BPF_TRACE_FENTRY, .attach_btf_id = id);
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "scry_fentry", "GPL", insns, 2, &po);
+	if (fd < 0) {
+		snprintf(why, n, "loading a fentry program: %s", strerror(errno));
+		return false;
+	}
+	link = bpf_link_create(fd, 0, BPF_TRACE_FENTRY, NULL);
+	if (link < 0) {
+		snprintf(why, n, "attaching a fentry program: %s", strerror(errno));
+		close(fd);
+		return false;
+	}
+	close(link);
+	close(fd);
+	snprintf(why, n, "a fentry program attached to do_sys_openat2");
+	return true;
+}
+
+/* perf events: a sampling software event on this CPU. */
+static bool perf_sampling(char *why, size_t n)
+{
+	struct perf_event_attr a = { .type = PERF_TYPE_SOFTWARE, .size = sizeof(a),
+				     .config = PERF_COUNT_SW_CPU_CLOCK, .sample_period = 1000000 };
+	int fd = (int)syscall(__NR_perf_event_open, &a, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+
+	if (fd < 0) {
+		snprintf(why, n, "perf_event_open(cpu-clock): %s", strerror(errno));
+		return false;
+	}
+	close(fd);
+	snprintf(why, n, "perf_event_open(cpu-clock sampling) works");
+	return true;
+}
+
+static bool bpf_stats_on(char *why, size_t n)
+{
+	char c = '0';
+	int fd = open("/proc/sys/kernel/bpf_stats_enabled", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || read(fd, &c, 1) != 1) {
+		snprintf(why, n, "no /proc/sys/kernel/bpf_stats_enabled");
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	close(fd);
+	snprintf(why, n, "kernel.bpf_stats_enabled = %c", c);
+	return c == '1';
+}
+
+size_t scry_features_probe(struct scry_feature_report *out, size_t max)
+{
+	struct btf *vm = scry_feature_btf() ? btf__load_vmlinux_btf() : NULL;
+	size_t k = 0;
+
+#define ADD(nm, ok, yes, no, ...) do { \
+		if (k < max) { \
+			struct scry_feature_report *r = &out[k++]; \
+			r->name = nm; r->present = (ok); r->use = r->present ? (yes) : (no); \
+			if (!r->why[0]) snprintf(r->why, sizeof(r->why), __VA_ARGS__); \
+		} \
+	} while (0)
+
+	memset(out, 0, max * sizeof(*out));
+	ADD("btf", vm != NULL, "CO-RE: one BPF object for every kernel", "scry cannot run (needs CONFIG_DEBUG_INFO_BTF)",
+	    "%s", vm ? "/sys/kernel/btf/vmlinux" : "no /sys/kernel/btf/vmlinux");
+	ADD("ringbuf", libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, NULL) == 1,
+	    "one BPF ring buffer per CPU", "scry cannot run (needs BPF ring buffers, Linux 5.8)", "map type probed");
+	ADD("tp_btf", scry_feature_tp_btf(vm, "sys_enter"), "BTF tracepoints for syscalls, fork and exit",
+	    "raw tracepoints for syscalls (no fork tracking: -a only)", "btf_trace_sys_enter in kernel BTF");
+	bool kptr = scry_feature_kptr_untrusted();
+	ADD("kptr_untrusted", kptr && !getenv("SCRY_NO_KPTR"),
+	    "task memo keyed by the syscall's registers (no helper call per event)",
+	    "task memo keyed by tgid", "%s%s", kptr ? "a per-CPU map with a kptr accepted" : "per-CPU kptr map refused",
+	    getenv("SCRY_NO_KPTR") ? " (SCRY_NO_KPTR set)" : "");
+	int strnstr = scry_feature_strnstr(vm);
+	ADD("strnstr", strnstr && !getenv("SCRY_NO_STRNSTR"), "filter globs with a star inside run in the kernel",
+	    "filter globs with a star inside run in user space", "%s%s",
+	    strnstr ? "kfunc bpf_strnstr in kernel BTF" : "no kfunc bpf_strnstr (Linux 6.17)",
+	    getenv("SCRY_NO_STRNSTR") ? " (SCRY_NO_STRNSTR set)" : "");
+	bool pe = scry_feature_prepare_exec(vm);
+	ADD("prepare_exec", pe && !getenv("SCRY_NO_PREPARE_EXEC"),
+	    "a deferred execve entry read from the old image", "a deferred execve entry rebuilt from the new image",
+	    "%s%s", pe ? "btf_trace_sched_prepare_exec in kernel BTF" : "no sched_prepare_exec (Linux 6.10)",
+	    getenv("SCRY_NO_PREPARE_EXEC") ? " (SCRY_NO_PREPARE_EXEC set)" : "");
+	ADD("bpf_iter", btf_has(vm, "bpf_iter__task", BTF_KIND_STRUCT), "available (for a statedump; not used yet)", "not available: no statedump",
+	    "bpf_iter__task in kernel BTF");
+	ADD("uprobe_multi", btf_has(vm, "bpf_uprobe_multi_link", BTF_KIND_STRUCT), "available (for dynamic probes; not used yet)",
+	    "one link per function (for dynamic probes)", "bpf_uprobe_multi_link in kernel BTF");
+	{
+		struct scry_feature_report tmp = { 0 };
+		bool ok = has_kprobes(tmp.why, sizeof(tmp.why));
+
+		ADD("kprobes", ok, "available (for kprobe: events; not used yet)", "kprobe: events are refused for this reason", "%s", tmp.why);
+		ok = fentry_can_attach(vm, tmp.why, sizeof(tmp.why));
+		ADD("fentry", ok, "available (for fentry: events; not used yet)", "fentry: events are refused for this reason", "%s", tmp.why);
+		ok = perf_sampling(tmp.why, sizeof(tmp.why));
+		ADD("perf_events", ok, "available (for sampling and counters; not used yet)", "not available", "%s", tmp.why);
+		ok = bpf_stats_on(tmp.why, sizeof(tmp.why));
+		ADD("bpf_stats", ok, "program run counts and times available", "off (sysctl kernel.bpf_stats_enabled=1)",
+		    "%s", tmp.why);
+	}
+#undef ADD
+	btf__free(vm);
+	return k;
+}

@@ -1,0 +1,32 @@
+/* features.h — what this kernel offers scry, as named checks gathered in one place (as
+ * libbpf-tools' probe_tp_btf, fentry_can_attach...): the loader (probes.c) asks them and
+ * chooses, and `scry list features` prints each answer with scry's choice.  Every check that
+ * has a fallback can be forced off for tests (SCRY_NO_KPTR=1, SCRY_NO_STRNSTR=1,
+ * SCRY_NO_PREPARE_EXEC=1). */
+#ifndef SCRY_KERNEL_FEATURES_H
+#define SCRY_KERNEL_FEATURES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct btf;
+
+bool scry_feature_btf(void);                            /* /sys/kernel/btf/vmlinux */
+bool scry_feature_tp_btf(const struct btf *vmlinux, const char *tp);   /* "sys_enter" */
+bool scry_feature_kptr_untrusted(void);                 /* untrusted kptrs in per-CPU maps */
+int scry_feature_strnstr(const struct btf *vmlinux);    /* kfunc bpf_strnstr's BTF id, or 0 */
+bool scry_feature_prepare_exec(const struct btf *vmlinux);
+
+/* One line of `scry list features`. */
+struct scry_feature_report {
+	const char *name;
+	bool present;           /* the kernel offers it (or allows it) */
+	const char *use;        /* what scry does given the answer */
+	char why[160];          /* how it was found out, or why not */
+};
+
+/* Probe every feature scry knows (ringbuf, tp_btf, kptr memo, strnstr, prepare_exec, BPF
+ * iterators, uprobe_multi, kprobes, fentry, perf events, bpf_stats); n entries in out. */
+size_t scry_features_probe(struct scry_feature_report *out, size_t max);
+
+#endif

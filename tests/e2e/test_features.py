@@ -1,0 +1,49 @@
+"""tests/e2e/test_features.py — `scry list features` on this machine (issue 12): one row per
+feature, each answer checked against what the kernel shows independently (its files and
+sysctls), and the forced fallbacks (SCRY_NO_KPTR, SCRY_NO_STRNSTR, SCRY_NO_PREPARE_EXEC)."""
+import os
+import re
+import subprocess
+from pathlib import Path
+
+ROW = re.compile(r"^(\S+) +(yes|no) +(.*?)  \[(.+)\]$")
+NAMES = ["btf", "ringbuf", "tp_btf", "kptr_untrusted", "strnstr", "prepare_exec", "bpf_iter",
+         "uprobe_multi", "kprobes", "fentry", "perf_events", "bpf_stats"]
+
+
+def features(scry, **env):
+    p = subprocess.run([scry, "list", "features"], capture_output=True, text=True, timeout=60,
+                       env=dict(os.environ, **env))
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    assert lines[0].split() == ["FEATURE", "KERNEL", "SCRY"]
+    rows = {}
+    for l in lines[1:]:
+        m = ROW.match(l)
+        assert m, l
+        rows[m[1]] = (m[2] == "yes", m[3], m[4])
+    assert list(rows) == NAMES
+    return rows
+
+
+def test_features_match_the_kernel(scry):
+    f = features(scry)
+    assert f["btf"][0] == Path("/sys/kernel/btf/vmlinux").exists()
+    kprobe_pmu = Path("/sys/bus/event_source/devices/kprobe/type").exists()
+    assert f["kprobes"][0] == kprobe_pmu
+    if not kprobe_pmu:
+        assert f["kprobes"][1] == "kprobe: events are refused for this reason"
+        assert "kernel built without kprobes" in f["kprobes"][2]
+    stats = Path("/proc/sys/kernel/bpf_stats_enabled").read_text().strip()
+    assert f["bpf_stats"] == (stats == "1", f["bpf_stats"][1], f"kernel.bpf_stats_enabled = {stats}")
+    assert f["ringbuf"][0] and f["tp_btf"][0]      # scry records on this machine at all
+    if not f["fentry"][0]:
+        assert re.match(r"(loading|attaching) a fentry program: ", f["fentry"][2])
+
+
+def test_forced_fallbacks(scry):
+    f = features(scry, SCRY_NO_KPTR="1", SCRY_NO_STRNSTR="1", SCRY_NO_PREPARE_EXEC="1")
+    assert f["kptr_untrusted"][:2] == (False, "task memo keyed by tgid")
+    assert f["kptr_untrusted"][2].endswith("(SCRY_NO_KPTR set)")
+    assert f["strnstr"][:2] == (False, "filter globs with a star inside run in user space")
+    assert f["prepare_exec"][:2] == (False, "a deferred execve entry rebuilt from the new image")
