@@ -228,7 +228,7 @@ struct scry_filter_env {
 	__u8 str[SCRY_FILTER_STR_ROOM];
 };
 
-/* The per-CPU memo of the current task (map "memo"; src/bpf/event.bpf.h, memo_current and
+/* The per-CPU memo of the current task (map "memo"; src/bpf/lib/target.bpf.h, memo_current and
  * target_ok): syscall programs and their filter fronts find who is current without the
  * helper call (the largest part of a rejected event's cost).  The saved user registers a
  * syscall tracepoint is given lie on the task's kernel stack, and a live task's stack is

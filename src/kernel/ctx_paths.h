@@ -1,6 +1,6 @@
 /* ctx_paths.h — where a filter front finds each context of the current task and the
  * syscall's registers: member offsets read from this kernel's BTF (task_struct, cred,
- * nsproxy, pid, pt_regs).  The counterpart of ctx_int() in src/bpf/event.bpf.h, which the
+ * nsproxy, pid, pt_regs).  The counterpart of ctx_int() in src/bpf/lib/record.bpf.h, which the
  * event writer uses; the two must agree (tests/e2e/test_record_filter.py checks them). */
 #ifndef SCRY_SESSION_CTX_PATHS_H
 #define SCRY_SESSION_CTX_PATHS_H

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: GPL-2.0
+/* buffer.bpf.h — how an event is reserved and committed, hidden from the sources: per-CPU
+ * build areas (one per program kind, so that a program interrupting another never writes
+ * over its event), the per-CPU stage that batches fixed-size events into one ring copy,
+ * the per-CPU ring itself (no wakeup per event), and the loss counters of every event
+ * that found no room.  An overwrite (flight recorder) backend is a second implementation of
+ * these functions. */
+
+/* Store v as type at b + pos (event bytes are written in place, host order). */
+#define WR(type, b, pos, v) (*(type *)((b) + (pos)) = (type)(v))
+
+static __always_inline struct scry_cpu_stats *cpu_stats(void)
+{
+	__u32 zero = 0;
+	return bpf_map_lookup_elem(&stats, &zero);
+}
+
+static __always_inline void count_drops(bool nested, __u32 n)
+{
+	struct scry_cpu_stats *st = cpu_stats();
+	if (!st)
+		return;
+	if (nested)
+		st->nested += n;
+	else
+		st->discarded += n;
+}
+
+static __always_inline void count_drop(bool nested)
+{
+	count_drops(nested, 1);
+}
+
+/* Take this CPU's build area of the given kind; NULL (and the event counted lost) when a
+ * preempted or nested run of the same kind holds it. */
+static __always_inline struct area *area_get(__u32 kind)
+{
+	__u32 key = bpf_get_smp_processor_id() * AREA_NR + kind;
+	struct area *a = bpf_map_lookup_elem(&areas, &key);
+	if (!a)
+		return NULL;
+	if (__sync_lock_test_and_set(&a->busy, 1)) {
+		count_drop(true);
+		return NULL;
+	}
+	return a;
+}
+
+static __always_inline void area_put(struct area *a)
+{
+	asm volatile("" ::: "memory");
+	*(volatile __u32 *)&a->busy = 0;
+}
+
+static __always_inline void *cpu_ring(void)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+
+	return bpf_map_lookup_elem(&rings, &cpu);
+}
+
+static __always_inline struct scry_stage *cpu_stage(void)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+
+	return bpf_map_lookup_elem(&stages, &cpu);
+}
+
+/* Hand the staged events to the ring (caller holds st->busy or runs where no writer of
+ * this CPU can be interrupted). */
+static __always_inline void stage_flush(struct scry_stage *st)
+{
+	__u32 len = st->len;
+	void *ring;
+
+	if (len > 2 && len <= SCRY_STAGE_SIZE) {
+		ring = cpu_ring();
+		if (!ring || bpf_ringbuf_output(ring, st->data, len, BPF_RB_NO_WAKEUP))
+			count_drops(false, st->nevents);
+	}
+	st->len = 0;
+	st->nevents = 0;
+}
+
+/* Before writing any event outside the stage: flush what is staged, so that the ring
+ * keeps this CPU's events in time order.  Not possible when we interrupted a stage
+ * writer (busy): the stream writer puts the event back in place (ctf/stream.c). */
+static __always_inline void stage_drain(void)
+{
+	struct scry_stage *st = cpu_stage();
+
+	if (st && !st->busy && st->len > 2) {
+		st->busy = 1;
+		asm volatile("" ::: "memory");
+		stage_flush(st);
+		asm volatile("" ::: "memory");
+		st->busy = 0;
+	}
+}
+
+/* Room for an event of at most max bytes (a verifier constant) in this CPU's stage,
+ * flushed first when too full.  NULL when the stage is held by the code this program
+ * interrupted: the caller then writes to the ring directly.  The event is then written at
+ * the returned pointer and closed with stage_commit(st, its size). */
+static __always_inline __u8 *stage_begin(struct scry_stage **out, __u32 max)
+{
+	struct scry_stage *st = cpu_stage();
+	__u32 len;
+
+	if (!st || st->busy)
+		return NULL;
+	st->busy = 1;
+	asm volatile("" ::: "memory");
+	len = st->len;
+	if (len < 2 || len > SCRY_STAGE_SIZE - 2 - max) {
+		if (len >= 2)
+			stage_flush(st);
+		WR(__u16, st->data, 0, SCRY_STAGE_MARK);
+		st->len = len = 2;
+	}
+	*out = st;
+	return st->data + len + 2;
+}
+
+/* Give the stage back without an event (it outgrew its room, counted lost by the caller,
+ * or it was deferred to the syscall's exit). */
+static __always_inline void stage_abort(struct scry_stage *st)
+{
+	asm volatile("" ::: "memory");
+	st->busy = 0;
+}
+
+static __always_inline void stage_commit(struct scry_stage *st, __u32 size)
+{
+	__u32 len = st->len;
+
+	if (len <= SCRY_STAGE_SIZE - 2)
+		WR(__u16, st->data, len, size);
+	st->len = len + 2 + size;
+	st->nevents++;
+	asm volatile("" ::: "memory");
+	st->busy = 0;
+}
+
+/* A slot of exactly size bytes (a verifier constant) in this CPU's ring, or NULL with the
+ * event counted lost; filled in place, then ring_commit(). */
+static __always_inline void *ring_reserve(__u32 size)
+{
+	void *ring, *p;
+
+	stage_drain();
+	ring = cpu_ring();
+	p = ring ? bpf_ringbuf_reserve(ring, size, 0) : NULL;
+	if (!p)
+		count_drop(false);
+	return p;
+}
+
+static __always_inline void ring_commit(void *p)
+{
+	bpf_ringbuf_submit(p, BPF_RB_NO_WAKEUP);
+}
+
+/* Hand len bytes of the build area to this CPU's ring; count the event lost if full. */
+static __always_inline void submit(struct area *a, __u32 len)
+{
+	void *ring;
+
+	stage_drain();
+	ring = cpu_ring();
+	if (len > SCRY_SCRATCH_SIZE)
+		len = SCRY_SCRATCH_SIZE;
+	if (!ring || bpf_ringbuf_output(ring, a->buf, len, BPF_RB_NO_WAKEUP))
+		count_drop(false);
+}
+
+static __always_inline void count_truncated(void)
+{
+	struct scry_cpu_stats *st = cpu_stats();
+
+	if (st)
+		st->truncated++;
+}

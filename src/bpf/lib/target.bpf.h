@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0
+/* target.bpf.h — is the current task recorded?  Not scry itself; system-wide or a followed
+ * process (the pid tracker, -p, the command and their descendants); then the other
+ * trackers (vpid, uid, gid, cgroup).  The answer is kept in a per-CPU memo keyed by the
+ * syscall's saved registers, proved without a helper call (struct scry_memo).  The follow
+ * sets grow at fork (lifecycle.bpf.h) and shrink at exit. */
+
+/* Does process t pass the vpid tracker: its vpid (the group leader's, in its namespace) is
+ * tracked, or it was forked by a process that passes? */
+static __always_inline bool vpid_ok(struct task_struct *t)
+{
+	__u32 vpid = task_vnr(BPF_CORE_READ(t, group_leader, thread_pid)), tgid = BPF_CORE_READ(t, tgid);
+
+	return bpf_map_lookup_elem(&track_vpid, &vpid) || bpf_map_lookup_elem(&vpid_followed, &tgid);
+}
+
+/* The trackers other than the pid one (t is current, ug its real gid << 32 | uid). */
+static __always_inline bool track_ok(struct task_struct *t, __u64 ug)
+{
+	if (track_mask & (SCRY_TRACK_UID | SCRY_TRACK_GID)) {
+		__u32 uid = ug, gid = ug >> 32;
+
+		if ((track_mask & SCRY_TRACK_UID) && !bpf_map_lookup_elem(&track_uid, &uid))
+			return false;
+		if ((track_mask & SCRY_TRACK_GID) && !bpf_map_lookup_elem(&track_gid, &gid))
+			return false;
+	}
+	if ((track_mask & SCRY_TRACK_VPID) && !vpid_ok(t))
+		return false;
+	if (track_mask & SCRY_TRACK_CGROUP) {
+		for (__u32 i = 0; i < SCRY_MAX_TRACK_CGROUPS; i++) {
+			if (i >= n_track_cgroups)
+				return false;
+			if (bpf_current_task_under_cgroup(&track_cgroup, i) == 1)
+				break;
+		}
+	}
+	return true;
+}
+
+/* What of task t the memo's answer depends on (see struct scry_memo). */
+static __always_inline __u64 task_ug(struct task_struct *t)
+{
+	const struct cred *c;
+
+	if (!(track_mask & (SCRY_TRACK_UID | SCRY_TRACK_GID)))
+		return 0;
+	c = t->cred;
+	return (__u64)c->gid.val << 32 | c->uid.val;
+}
+
+static __always_inline __u64 task_cgroups(struct task_struct *t)
+{
+	return (track_mask & SCRY_TRACK_CGROUP) ? (__u64)t->cgroups : 0;
+}
+
+/* Current, proved from memo m for a syscall program given regs (see struct scry_memo), or
+ * NULL.  An untrusted pointer: for reads only. */
+static __always_inline struct task_struct *memo_current(struct scry_memo *m, const void *regs)
+{
+	struct task_struct *mt;
+
+	if (!memo_by_regs || !regs || m->regs != (__u64)regs)
+		return NULL;
+	mt = m->task;
+	if (!mt || (__u64)mt->stack != m->stack || mt->exit_state)
+		return NULL;
+	return mt;
+}
+
+/* Is current recorded?  Not scry itself; system-wide or a followed tgid (pid tracker, -p,
+ * the command); then the other trackers.  *tp: current, asked for only when needed (may be
+ * given); set whenever the answer is yes.  regs: the syscall's saved user registers, or
+ * NULL; with them a memo hit answers without asking for the task. */
+static __always_inline bool target_ok(const void *regs, struct task_struct **tp)
+{
+	struct task_struct *t = *tp, *mt;
+	__u32 zero = 0, tgid;
+	struct scry_memo *m;
+	__u64 *gen, ug, cgroups;
+	bool ok;
+
+	if (target_all && !track_mask) {
+		if (!t)
+			t = *tp = bpf_get_current_task_btf();
+		return t->tgid != self_tgid;
+	}
+	gen = bpf_map_lookup_elem(&tracked_gen, &zero);
+	m = bpf_map_lookup_elem(&memo, &zero);
+	if (!gen || !m)
+		return false;
+	mt = memo_current(m, regs);
+	if (mt && m->gen == *gen && task_ug(mt) == m->ug && task_cgroups(mt) == m->cgroups) {
+		if (!m->ok)
+			return false;
+		if (!t)
+			*tp = bpf_get_current_task_btf();
+		return true;
+	}
+	if (!t)
+		t = *tp = bpf_get_current_task_btf();
+	tgid = t->tgid;
+	ug = task_ug(t);
+	cgroups = task_cgroups(t);
+	if (m->tgid == tgid && m->gen == *gen && m->ug == ug && m->cgroups == cgroups) {
+		ok = m->ok;       /* another thread of the process: the same answer */
+	} else {
+		ok = tgid != self_tgid &&
+		     (target_all || bpf_map_lookup_elem(&tracked, &tgid) != NULL) && track_ok(t, ug);
+		m->gen = *gen;
+		m->ug = ug;
+		m->cgroups = cgroups;
+		m->tgid = tgid;
+		m->ok = ok;
+	}
+	/* the identity is the answer's task, or none: a program without regs (tracepoints,
+	 * fork) may have answered for a task that is not the memo's */
+	if (memo_by_regs && regs) {
+		m->regs = (__u64)regs;
+		m->task = t;
+		m->stack = (__u64)t->stack;
+	} else {
+		m->regs = 0;
+	}
+	return ok;
+}
+
+/* The tracker maps changed (a followed process or vpid added): forget the memos. */
+static __always_inline void target_gen_bump(void)
+{
+	__u32 zero = 0;
+	__u64 *gen = bpf_map_lookup_elem(&tracked_gen, &zero);
+
+	if (gen)
+		__sync_fetch_and_add(gen, 1);
+}
+
+static __always_inline struct scry_cpu_stats *cpu_stats(void);
+
+/* Add tgid to a follow set (tracked, vpid_followed); a full set is counted, never silent. */
+static __always_inline void follow_add(void *set, __u32 tgid)
+{
+	__u8 one = 1;
+
+	if (bpf_map_update_elem(set, &tgid, &one, BPF_ANY)) {
+		struct scry_cpu_stats *st = cpu_stats();
+
+		if (st)
+			st->unfollowed++;
+	}
+	target_gen_bump();
+}
+
+/* Follow tgid from now on (fork tracking). */
+static __always_inline void target_add(__u32 tgid)
+{
+	follow_add(&tracked, tgid);
+}

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: GPL-2.0
+/* lifecycle.bpf.h — the process lifecycle source: fork tracking of followed processes and
+ * the fork event in lttng-modules' layout; followed processes leaving the follow sets at
+ * exit. */
+
+/* ---- process lifecycle ------------------------------------------------------------- */
+
+/* The fork event (lttng-modules' layout) into the fork area. */
+static __always_inline void write_fork(struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid = parent->tgid, ctgid = child->tgid;
+	struct area *a;
+	__u32 pos, level;
+
+	a = area_get(AREA_FORK);
+	if (!a)
+		return;
+	pos = write_head(a->buf, fork_event_id, bpf_get_current_task_btf());
+	if (pos > 512)
+		goto out;
+	bpf_probe_read_kernel(a->buf + pos, SCRY_COMM_LEN, parent->comm);
+	pos += SCRY_COMM_LEN;
+	WR(__s32, a->buf, pos, parent->pid);
+	WR(__s32, a->buf, pos + 4, ptgid);
+	WR(__u32, a->buf, pos + 8, pid_ns_inum(parent));
+	pos += 12;
+	bpf_probe_read_kernel(a->buf + pos, SCRY_COMM_LEN, child->comm);
+	pos += SCRY_COMM_LEN;
+	WR(__s32, a->buf, pos, child->pid);
+	pos += 4;
+	level = BPF_CORE_READ(child, thread_pid, level);
+	if (level >= SCRY_MAX_PIDNS_LEVEL)
+		level = SCRY_MAX_PIDNS_LEVEL - 1;
+	WR(__u8, a->buf, pos, level + 1);
+	pos += 1;
+	for (__u32 i = 0; i < SCRY_MAX_PIDNS_LEVEL; i++) {
+		if (i > level || pos > 1024)
+			break;
+		WR(__s32, a->buf, pos, BPF_CORE_READ(child, thread_pid, numbers[i].nr));
+		pos += 4;
+	}
+	if (pos > 1024)
+		goto out;
+	WR(__s32, a->buf, pos, ctgid);
+	WR(__u32, a->buf, pos + 4, pid_ns_inum(child));
+	pos += 8;
+	submit(a, pos);
+out:
+	area_put(a);
+}
+
+/* Fork tracking (the command's or -p's children, --track-vpid), then the fork event of a
+ * target (the parent is current): through its filter front when it has one (flt_fork[0],
+ * which tail-calls scry_fork_write), else written here. */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(scry_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid = parent->tgid, ctgid = child->tgid;
+
+	if (ptgid == self_tgid)
+		return 0;
+	if (!target_all) {
+		if (!bpf_map_lookup_elem(&tracked, &ptgid))
+			return 0;
+		if (ctgid != ptgid)
+			target_add(ctgid);
+	}
+	if ((track_mask & SCRY_TRACK_VPID) && ctgid != ptgid && vpid_ok(parent))
+		follow_add(&vpid_followed, ctgid);
+	struct task_struct *t = parent;   /* current */
+
+	if (fork_event_id == SCRY_NO_EVENT || !recording() || !target_ok(NULL, &t))
+		return 0;
+	bpf_tail_call_static(ctx, &flt_fork, 0);
+	write_fork(parent, child);
+	return 0;
+}
+
+/* A followed process whose last thread exits leaves the follow sets: its pid may be reused
+ * by any process.  (signal->live reached 0 in do_exit before this tracepoint.) */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(scry_exit, struct task_struct *p)
+{
+	__u32 tgid = p->tgid;
+	bool left = false;
+
+	if (p->signal->live.counter != 0)
+		return 0;
+	if (!target_all && !bpf_map_delete_elem(&tracked, &tgid))
+		left = true;
+	if ((track_mask & SCRY_TRACK_VPID) && !bpf_map_delete_elem(&vpid_followed, &tgid))
+		left = true;
+	if (left)
+		target_gen_bump();     /* no memo keeps the answer for a pid reused later */
+	return 0;
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(scry_fork_write, struct task_struct *parent, struct task_struct *child)
+{
+	write_fork(parent, child);
+	return 0;
+}

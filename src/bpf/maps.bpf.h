@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: GPL-2.0
+/* maps.bpf.h — every map and load-time setting of scry's BPF programs, in one documented
+ * place (Falco's modern_bpf keeps the same rule): the session's switch, the per-CPU rings,
+ * build areas and stages, the loss counters, the follow sets and trackers, the memo, the
+ * syscall and tracepoint descriptor tables, the counting and deferred-entry task storage,
+ * and the filter fronts' environments and prog arrays.  User space fills and reads them
+ * through src/kernel/probes.c.  Included first by scry.bpf.c. */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_tracing.h>
+#include "scry_abi.h"
+
+#define SCRY_NO_EVENT 0xffff
+
+/* Load-time settings (rodata): the verifier drops the code of disabled contexts. */
+const volatile __u64 ctx_mask = (1ULL << SCRY_CTX_PID) | (1ULL << SCRY_CTX_TID) | (1ULL << SCRY_CTX_PROCNAME);
+const volatile __u32 head_bytes = SCRY_EVENT_HEADER_SIZE + 24; /* header + contexts of ctx_mask */
+const volatile __u32 self_tgid = 0;        /* scry itself: never recorded */
+const volatile __u8 target_all = 0;        /* 1: system-wide; 0: only tgids in `tracked` */
+const volatile __u16 fork_event_id = SCRY_NO_EVENT;
+const volatile __u16 unknown_entry_id = SCRY_NO_EVENT;
+const volatile __u16 unknown_exit_id = SCRY_NO_EVENT;
+const volatile __u32 track_mask = 0;       /* SCRY_TRACK_* trackers in use */
+const volatile __u32 n_track_cgroups = 0;
+
+/* The session's switch: every event starts and stops being written at one instant, when
+ * user space flips it through the mmapped .bss (scry_probes_set_recording).  The programs
+ * are attached before it is turned on and detached after it is turned off, so attaching
+ * and detaching one tracepoint after another does not show in the trace.  Fork tracking
+ * does not wait for it: a child forked before the start is followed all the same. */
+volatile __u32 scry_recording = 0;
+
+static __always_inline bool recording(void)
+{
+	return scry_recording;
+}
+
+struct ring_inner {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 20);         /* resized by user space before load */
+};
+
+/* One ring buffer per CPU (index = CPU), created and inserted by user space. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 1);               /* resized to the number of possible CPUs */
+	__type(key, __u32);
+	__array(values, struct ring_inner);
+} rings SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct scry_cpu_stats);
+} stats SEC(".maps");
+
+/* Followed processes (tgid -> 1) when not system-wide; fork tracking adds children, and a
+ * process leaves when its last thread exits (scry_exit), so that a reused pid is never
+ * followed by mistake.  Allocated as entries come (the set holds the live ones). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SCRY_FOLLOW_MAX);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u32);
+	__type(value, __u8);
+} tracked SEC(".maps");
+
+/* Trackers (SCRY_TRACK_*): an event passes when its task is in every tracker in use. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u8);
+} track_vpid SEC(".maps"), track_uid SEC(".maps"), track_gid SEC(".maps");
+
+/* The vpid tracker's followers: processes forked by a process it passes (pid in the initial
+ * namespace -> 1).  Not their vpids: those mean other processes in other namespaces.  Left
+ * at exit, as `tracked`. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SCRY_FOLLOW_MAX);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u32);
+	__type(value, __u8);
+} vpid_followed SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);
+	__uint(max_entries, SCRY_MAX_TRACK_CGROUPS);
+	__type(key, __u32);
+	__type(value, __u32);
+} track_cgroup SEC(".maps");
+
+/* Event build areas, one per CPU and program kind (index cpu * AREA_NR + kind) so that an
+ * interrupt-context program never writes over the area of the program it interrupted.
+ * A plain array: per-CPU map values are limited to 32 KiB. */
+enum { AREA_SYS_ENTER, AREA_SYS_EXIT, AREA_TP, AREA_FORK, AREA_NR };
+_Static_assert(AREA_NR == SCRY_AREAS_PER_CPU, "scry_abi.h SCRY_AREAS_PER_CPU");
+
+struct area {
+	__u32 busy;
+	__u32 pos;          /* generic tracepoints: write position, kept here (not on the */
+	__u32 copy_dst;     /* stack) so the verifier checks the bpf_loop callback once  */
+	__u32 copy_src;
+	__u32 nest;         /* syscall ops: where the parent element of nested ops starts */
+	__u32 nest_n;       /* ... and whether it was read (0: nested ops write nothing) */
+	__u32 faults;       /* syscall ops: user strings or string arrays that could not be read */
+	__u32 pad;
+	__u64 regs[8];      /* syscall ops: arguments 0..5, [6] the return value */
+	__u64 src[8];       /* syscall ops: where the strings of argument i are read (regs[i],
+			     * except for an execve entry rebuilt from the new image) */
+	__u8 buf[SCRY_SCRATCH_SIZE];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, AREA_NR);        /* resized to possible CPUs * AREA_NR */
+	__type(key, __u32);
+	__type(value, struct area);
+} areas SEC(".maps");
+
+/* Per-CPU staging buffers (index = CPU), see scry_abi.h. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);               /* resized to the number of possible CPUs */
+	__uint(map_flags, BPF_F_MMAPABLE);    /* the consumer reads len to know when to flush */
+	__type(key, __u32);
+	__type(value, struct scry_stage);
+} stages SEC(".maps");
+
+/* Generation of `tracked`: bumped whenever a tgid is added, so that the per-CPU cache
+ * below never keeps a stale "not followed" answer. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} tracked_gen SEC(".maps");
+
+/* The current task's memo on this CPU (struct scry_memo in scry_abi.h): consecutive events
+ * mostly come from the same task, and a per-CPU array read is far cheaper than a helper
+ * call and hash lookups.  Created by user space without the kptr when the kernel has no
+ * untrusted kptrs (Linux < 6.4): memo_by_regs = 0 then, and only the answer part is used,
+ * keyed by tgid. */
+const volatile __u8 memo_by_regs = 1;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct scry_memo);
+} memo SEC(".maps");
+
+/* ---- descriptor tables (filled by user space) ---------------------------------------- */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, SCRY_MAX_SYSCALLS);
+	__type(key, __u32);
+	__type(value, struct scry_sc_desc);
+} syscalls SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, SCRY_MAX_TP);
+	__type(key, __u32);
+	__type(value, struct scry_tp_desc);
+} tps SEC(".maps");
+
+/* Counting mode (SCRY_SC_COUNT): entry time per task, totals per syscall and CPU. */
+struct task_entry {
+	__u64 ts;
+	__s64 nr;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct task_entry);
+} task_entry SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, SCRY_MAX_SYSCALLS);
+	__type(key, __u32);
+	__type(value, struct scry_sc_count);
+} sc_counts SEC(".maps");
+
+/* Deferred entries.  bpf_probe_read_user_str() cannot fault a page in: a string in a page
+ * the process has not touched yet (a child's rodata right after fork, glibc's "" for
+ * fstat) reads as a fault at sys_enter.  The syscall itself faults it in, so such an entry
+ * is kept here and written at sys_exit (or, for execve, at sched_prepare_exec, before the
+ * old image goes) with its entry time and its strings read again. */
+struct deferred {
+	__u64 ts;             /* entry time */
+	__u64 args[SCRY_MAX_ARGS];
+	__u64 comm[2];        /* the task's name at entry (exec changes it) */
+	__s32 nr;
+	__u32 pending;        /* 1: an entry waits for its syscall's exit */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct deferred);
+} deferred SEC(".maps");
+
+/* Entries kept and not written yet, over all tasks: those still waiting when recording
+ * stops (a call blocked at the end) are reported lost by user space. */
+__u64 deferred_waiting = 0;
+
+/* The writing of a fixed-layout entry with strings (write_args): its position and the
+ * strings that could not be read, kept in map memory, not on the stack, so that the
+ * verifier sees one unknown position after each argument instead of following every
+ * combination of string lengths. */
+struct args_walk {
+	__u32 pos;
+	__u32 faults;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct args_walk);
+} args_walk SEC(".maps");
+
+/* ---- filter fronts: a front generated at run time (src/filter/bpf_gen.c) runs first on
+ * the hook and, once it accepted an event, reaches its dispatcher through these prog arrays
+ * (scry_abi.h); the fronts are not compiled with this object. */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, SCRY_FENV_NR);
+	__type(key, __u32);
+	__type(value, struct scry_filter_env);
+} filter_env SEC(".maps");
+
+/* Index 0: the dispatcher; back_exit index 1: the resume program (deferred entries).  A
+ * prog array only takes programs of its owner's type and hook. */
+struct back_array {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__type(value, __u32);
+};
+struct back_array back_enter SEC(".maps"), back_exit SEC(".maps"), back_tp SEC(".maps"), back_fork SEC(".maps");
+
+/* The fork event's front (index 0), which scry_fork tries before writing the event. */
+struct back_array flt_fork SEC(".maps");

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-2.0
+/* syscall_args.bpf.h — syscall entries of fixed layout: integer arguments and user strings. */
+
+/* ---- syscalls ---------------------------------------------------------------------- */
+
+/* Entry of a syscall without string arguments: nargs (a constant here) int64 values,
+ * written in place in the ring. */
+static __always_inline void enter_fixed(const struct scry_sc_desc *d, const __u64 *args, const int nargs,
+					struct task_struct *t)
+{
+	__u32 hs = head_size();
+	struct scry_stage *st = NULL;
+	__u8 *p = stage_begin(&st, hs + 8 * nargs);
+
+	if (!p && !(p = ring_reserve(hs + 8 * nargs)))
+		return;
+	write_head(p, d->entry_id, t);
+	for (int i = 0; i < nargs; i++) {
+		__u64 v = args[i];
+
+		if (d->s32_mask & (1 << i))
+			v = (__s64)(__s32)v;
+		else if (d->u32_mask & (1 << i))
+			v = (__u32)v;
+		WR(__u64, p, hs + 8 * i, v);
+	}
+	if (st)
+		stage_commit(st, hs + 8 * nargs);
+	else
+		ring_commit(p);
+}
+
+/* The arguments of an entry event with user strings at p + w->pos, in a room of
+ * str_limit + SCRY_STR_MAX bytes; returns the end, or 0 when the event outgrew the room
+ * (then the caller drops it).  Strings that could not be read are counted in w->faults. */
+static __always_inline __u32 write_args(__u8 *p, struct args_walk *w, __u32 str_limit,
+					const struct scry_sc_desc *d, const __u64 *args)
+{
+	for (int i = 0; i < SCRY_MAX_ARGS; i++) {
+		__u32 pos = *(volatile __u32 *)&w->pos;
+		__u64 v = args[i];
+
+		if (i >= d->nargs)
+			break;
+		if (d->str_mask & (1 << i)) {
+			if (pos > str_limit)
+				return 0;
+			*(volatile __u32 *)&w->pos = write_user_str(p, pos, v, SCRY_STR_MAX, &w->faults);
+			continue;
+		}
+		if (pos > str_limit + SCRY_STR_MAX - 8)
+			return 0;
+		if (d->s32_mask & (1 << i))
+			v = (__s64)(__s32)v;
+		else if (d->u32_mask & (1 << i))
+			v = (__u32)v;
+		WR(__u64, p, pos, v);
+		*(volatile __u32 *)&w->pos = pos + 8;
+	}
+	return w->pos;
+}
+
+/* Room in the stage for an entry with one string: header, contexts and other arguments
+ * within STAGE_STR_HEAD bytes, plus the string. */
+#define STAGE_STR_HEAD 512
+#define STAGE_STR_MAX  (STAGE_STR_HEAD + SCRY_STR_MAX)
+
+/* Entry of syscall id with user strings, stamped ts.  With one string (openat, execve, ...)
+ * it is written in the stage like fixed events; with several (rename, mount, ...) it is
+ * built in the per-CPU area, whose size allows them all, then copied to the ring.
+ * defer: a string that cannot be read sends the whole entry to the syscall's exit. */
+static __always_inline void enter_strings(const struct scry_sc_desc *d, long id, const __u64 *args,
+					  struct task_struct *t, __u64 ts, bool defer)
+{
+	struct scry_stage *st = NULL;
+	__u32 pos, zero = 0;
+	struct args_walk *w = bpf_map_lookup_elem(&args_walk, &zero);
+	struct area *a;
+	__u8 *p;
+
+	if (!w)
+		return;
+	w->faults = 0;
+	if (!(d->str_mask & (d->str_mask - 1)) && (p = stage_begin(&st, STAGE_STR_MAX))) {
+		w->pos = write_head_at(p, d->entry_id, t, ts);
+		pos = write_args(p, w, STAGE_STR_HEAD, d, args);
+		if (!pos) {
+			stage_abort(st);
+			count_drop(false);
+		} else if (w->faults && defer && defer_entry(t, id, args, ts)) {
+			stage_abort(st);
+		} else {
+			stage_commit(st, pos);
+		}
+		return;
+	}
+	a = area_get(AREA_SYS_ENTER);
+	if (!a)
+		return;
+	w->pos = write_head_at(a->buf, d->entry_id, t, ts);
+	pos = write_args(a->buf, w, SCRY_EVENT_MAX, d, args);
+	if (!pos)
+		count_drop(false);
+	else if (!(w->faults && defer && defer_entry(t, id, args, ts)))
+		submit(a, pos);
+	area_put(a);
+}

@@ -1,0 +1,431 @@
+// SPDX-License-Identifier: GPL-2.0
+/* syscall_ops.bpf.h — syscalls that capture user memory: the payload written by the
+ * descriptor's operations (sequences, iovecs, directory entries, string arrays). */
+
+/* ---- syscalls that capture user memory: payload written by operations -------------- */
+
+struct sc_walk {
+	const struct scry_sc_op *ops;
+	struct area *a;
+};
+
+/* Where a SEQ, IOV or DIRENTS operation reads (*ptr) and its length before the max bound
+ * (*len); false for a nested operation whose parent was not read (it writes nothing). */
+static __always_inline bool op_source(struct area *a, const struct scry_sc_op *op, __u64 *ptr, __u64 *len)
+{
+	__u32 nest = a->nest, bits;
+	__u8 *buf = a->buf;
+	__u64 l;
+	__s64 v;
+
+	*ptr = a->regs[op->arg & 7];
+	if (op->flags & SCRY_SOPF_NESTED) {
+		if (!a->nest_n || nest > SCRY_EVENT_MAX)
+			return false;
+		*ptr = *(__u64 *)(buf + nest + op->ptr_off);
+	}
+	switch (op->len_src) {
+	case SCRY_SLEN_ARG:
+		l = a->regs[op->len_arg & 7];
+		break;
+	case SCRY_SLEN_RET:
+		l = (__s64)a->regs[6] > 0 ? a->regs[6] : 0;
+		break;
+	case SCRY_SLEN_UPTR: {
+		__u32 u = 0;
+
+		if (bpf_probe_read_user(&u, 4, (void *)a->regs[op->len_arg & 7]))
+			u = 0;
+		l = u;
+		break;
+	}
+	case SCRY_SLEN_ARG_BITS:
+		v = (__s32)a->regs[op->len_arg & 7];
+		bits = op->elem * 8;
+		l = v > 0 && bits ? ((__u64)v + bits - 1) / bits : 0;
+		break;
+	case SCRY_SLEN_FIELD32:
+		l = nest <= SCRY_EVENT_MAX ? *(__u32 *)(buf + nest + op->len_arg) : 0;
+		break;
+	case SCRY_SLEN_FIELD64:
+		l = nest <= SCRY_EVENT_MAX ? *(__u64 *)(buf + nest + op->len_arg) : 0;
+		break;
+	default:
+		l = op->max;
+		break;
+	}
+	if ((op->flags & SCRY_SOPF_OK_ONLY) && (__s64)a->regs[6] < 0)
+		l = 0;
+	if (!*ptr)
+		l = 0;
+	*len = l;
+	return true;
+}
+
+/* SEQ: uint32 n, then n elements.  A SEQ that is not nested becomes the parent of the
+ * nested operations that follow. */
+static __always_inline void op_seq(struct area *a, const struct scry_sc_op *op, __u32 pos)
+{
+	__u32 elem = op->elem, n, bytes, room;
+	__u8 *buf = a->buf;
+	__u64 ptr, len;
+
+	if (!op_source(a, op, &ptr, &len)) {
+		a->pos = pos;
+		return;
+	}
+	if (!elem)
+		len = 0;
+	n = len < op->max ? (__u32)len : op->max;
+	bytes = n * elem;
+	room = SCRY_SEQ_MAX;
+	if (bytes > room) {
+		n = room / elem;
+		bytes = n * elem;
+		count_truncated();
+	}
+	if (bytes > SCRY_SEQ_MAX)
+		bytes = 0;
+	if (bytes && bpf_probe_read_user(buf + pos + 4, bytes, (void *)ptr)) {
+		n = 0;
+		bytes = 0;
+	}
+	WR(__u32, buf, pos, n);
+	if (!(op->flags & SCRY_SOPF_NESTED)) {
+		a->nest = pos + 4;
+		a->nest_n = n;
+	}
+	a->pos = pos + 4 + bytes;
+}
+
+/* One IOV walk (bpf_loop callback data). */
+struct iov_walk {
+	struct area *a;
+	__u64 vec;            /* the user iovec array */
+	__u32 n;              /* iovecs to read */
+	__u32 done;           /* iovecs written */
+	__u32 each;           /* data bytes kept per iovec */
+	__u32 room;           /* data bytes left for the whole operation */
+	__u64 ret_left;       /* SCRY_SOPF_RETDATA: bytes of the return value not yet placed */
+	__u32 retdata;
+};
+
+/* iovec i: {u64 iov_base, u64 iov_len} read in place, then uint32 dn and dn bytes */
+static long iov_one(__u32 i, void *data)
+{
+	struct iov_walk *w = data;
+	struct area *a = w->a;
+	__u32 pos = a->pos;
+	__u8 *buf = a->buf;
+	__u64 base, len, dn;
+
+	if (i >= w->n || pos > SCRY_EVENT_MAX)
+		return 1;
+	if (bpf_probe_read_user(buf + pos, 16, (void *)(w->vec + 16 * (__u64)i)))
+		return 1;
+	base = *(__u64 *)(buf + pos);
+	len = *(__u64 *)(buf + pos + 8);
+	if (w->retdata) {
+		if (len > w->ret_left)
+			len = w->ret_left;
+		w->ret_left -= len;
+	}
+	dn = len < w->each ? len : w->each;
+	if (dn > w->room) {
+		dn = w->room;
+		count_truncated();
+	}
+	if (dn > SCRY_SEQ_MAX)
+		dn = 0;
+	if (dn && bpf_probe_read_user(buf + pos + 20, dn, (void *)base))
+		dn = 0;
+	w->room -= dn;
+	WR(__u32, buf, pos + 16, dn);
+	a->pos = pos + 20 + dn;
+	w->done++;
+	return 0;
+}
+
+/* IOV: uint32 n, then the iovecs with their data (scry_abi.h). */
+static __always_inline void op_iov(struct area *a, const struct scry_sc_op *op, __u32 pos)
+{
+	struct iov_walk w = { .a = a, .room = SCRY_SEQ_MAX };
+	__u64 ptr, len;
+
+	if (!op_source(a, op, &ptr, &len)) {
+		a->pos = pos;
+		return;
+	}
+	w.vec = ptr;
+	w.n = len < op->max ? (__u32)len : op->max;
+	w.each = op->elem;
+	w.retdata = op->flags & SCRY_SOPF_RETDATA;
+	w.ret_left = (__s64)a->regs[6] > 0 ? a->regs[6] : 0;
+	a->pos = pos + 4;
+	bpf_loop(w.n, iov_one, &w, 0);
+	WR(__u32, a->buf, pos, w.done);
+}
+
+/* One DIRENTS walk (bpf_loop callback data). */
+struct dent_walk {
+	struct area *a;
+	__u64 ubuf;           /* the user buffer */
+	__u64 off;            /* of the next record in it */
+	__u64 end;            /* bytes the call returned */
+	__u64 copy_end;       /* records are copied while they end within these bytes */
+	__u32 copying;        /* 0 once a record was not copied: the rest are only counted */
+	__u32 n;              /* records copied */
+	__u32 total;          /* records counted */
+};
+
+/* Record i: copied (the 19 bytes up to d_name read in place, then d_name, at most
+ * d_reclen - 19 bytes with its NUL) or only counted (its d_reclen read).  Stops at a
+ * record that does not end within the bytes returned. */
+static long dent_one(__u32 i, void *data)
+{
+	struct dent_walk *w = data;
+	struct area *a = w->a;
+	__u32 pos = a->pos, max;
+	__u8 *buf = a->buf;
+	__u16 reclen = 0;
+	long n;
+
+	if (w->off + 19 > w->end)
+		return 1;
+	if (w->copying && w->off + 19 <= w->copy_end && pos <= SCRY_EVENT_MAX) {
+		if (bpf_probe_read_user(buf + pos, 19, (void *)(w->ubuf + w->off)))
+			return 1;
+		reclen = *(__u16 *)(buf + pos + 16);
+	} else {
+		w->copying = 0;
+		if (bpf_probe_read_user(&reclen, 2, (void *)(w->ubuf + w->off + 16)))
+			return 1;
+	}
+	if (reclen < 20 || w->off + reclen > w->end)
+		return 1;
+	if (w->copying && w->off + reclen <= w->copy_end && pos <= SCRY_EVENT_MAX) {
+		max = reclen - 19;
+		if (max > SCRY_NAME_MAX)
+			max = SCRY_NAME_MAX;
+		n = bpf_probe_read_user_str(buf + pos + 19, max, (void *)(w->ubuf + w->off + 19));
+		if (n <= 0) {
+			buf[pos + 19] = 0;
+			n = 1;
+		}
+		a->pos = pos + 19 + (__u32)n;
+		w->n++;
+	} else {
+		w->copying = 0;
+	}
+	w->off += reclen;
+	w->total++;
+	return 0;
+}
+
+/* DIRENTS: the records of a getdents64 buffer, counted and the first ones copied
+ * (scry_abi.h). */
+static __always_inline void op_dirents(struct area *a, const struct scry_sc_op *op, __u32 pos)
+{
+	struct dent_walk w = { .a = a, .copying = 1 };
+	__u8 *buf = a->buf;
+	__u64 ptr, len;
+
+	if (!op_source(a, op, &ptr, &len)) {
+		a->pos = pos;
+		return;
+	}
+	if ((__s64)a->regs[6] < 0 || !ptr) {
+		WR(__u32, buf, pos, 0);
+		a->pos = pos + 4;
+		return;
+	}
+	w.ubuf = ptr;
+	w.end = len;
+	w.copy_end = len < op->max ? len : op->max;
+	if (w.copy_end > SCRY_DIRENTS_MAX)
+		w.copy_end = SCRY_DIRENTS_MAX;
+	a->pos = pos + 12;
+	bpf_loop(SCRY_DIRENTS_COUNT, dent_one, &w, 0);
+	WR(__u32, buf, pos, 1);
+	WR(__u32, buf, pos + 4, w.total);
+	WR(__u32, buf, pos + 8, w.n);
+}
+
+/* Counting the pointers of a user string array from index `count` on (bpf_loop). */
+struct strv_walk {
+	__u64 arr;
+	__u32 count;          /* pointers before the NULL seen so far */
+	__u32 bad;            /* a slot could not be read */
+};
+
+static long strv_count_one(__u32 i, void *data)
+{
+	struct strv_walk *w = data;
+	__u64 p = 0;
+
+	if (bpf_probe_read_user(&p, 8, (void *)(w->arr + 8 * (__u64)w->count))) {
+		w->bad = 1;
+		return 1;
+	}
+	if (!p)
+		return 1;
+	w->count++;
+	return 0;
+}
+
+/* STRV (scry_abi.h): the array's pointer, count, n, then n strings, read at src (see struct
+ * area).  An array or string that cannot be read is a fault. */
+static __always_inline void op_strv(struct area *a, const struct scry_sc_op *op, __u32 pos)
+{
+	struct strv_walk w = { .arr = a->src[op->arg & 7] };
+	__u32 start = pos, n = 0, max = op->max, each = op->elem;
+	bool end = !w.arr, full = false;
+	__u8 *buf = a->buf;
+
+	pos += 16;
+	if (each > SCRY_STR_MAX)
+		each = SCRY_STR_MAX;
+	for (__u32 i = 0; i < SCRY_STRV_MAX && !end; i++) {
+		__u64 p = 0;
+		long len;
+
+		if (i >= max)
+			break;
+		if (pos > SCRY_EVENT_MAX) {
+			full = true;
+			break;
+		}
+		if (bpf_probe_read_user(&p, 8, (void *)(w.arr + 8 * i))) {
+			a->faults++;
+			w.bad = 1;
+			break;
+		}
+		if (!p) {
+			end = true;
+			break;
+		}
+		len = bpf_probe_read_user_str(buf + pos, each, (void *)p);
+		if (len < 0) {
+			a->faults++;
+			break;
+		}
+		if (len == 0) {   /* "" on kernels before the strncpy_from_user_nofault fix */
+			buf[pos] = 0;
+			len = 1;
+		}
+		pos += len;
+		n++;
+	}
+	w.count = n;
+	if (!end && !w.bad)
+		bpf_loop(SCRY_STRV_COUNT_MAX - n, strv_count_one, &w, 0);
+	if (full && w.count > n)
+		count_truncated();
+	if (w.bad && !w.count)
+		w.count = SCRY_STRV_UNREADABLE;
+	if (start <= SCRY_EVENT_MAX) {
+		WR(__u64, buf, start, a->regs[op->arg & 7]);
+		WR(__u32, buf, start + 8, w.count);
+		WR(__u32, buf, start + 12, n);
+	}
+	a->pos = pos;
+}
+
+static long sc_op(__u32 i, void *data)
+{
+	struct sc_walk *w = data;
+	struct area *a = w->a;
+	const struct scry_sc_op *op;
+	__u32 pos = a->pos;
+	__u8 *buf = a->buf;
+	__u64 v;
+
+	if (i >= SCRY_MAX_SC_OPS || pos > SCRY_EVENT_MAX)
+		return 1;
+	op = &w->ops[i];
+	v = a->regs[op->arg & 7];
+	switch (op->kind) {
+	case SCRY_SOP_INT:
+		if (op->flags & SCRY_SOPF_S32)
+			v = (__s64)(__s32)v;
+		else if (op->flags & SCRY_SOPF_U32)
+			v = (__u32)v;
+		WR(__u64, buf, pos, v);
+		a->pos = pos + 8;
+		break;
+	case SCRY_SOP_RET:
+		WR(__u64, buf, pos, a->regs[6]);
+		a->pos = pos + 8;
+		break;
+	case SCRY_SOP_STR:
+		a->pos = write_user_str(buf, pos, a->src[op->arg & 7], op->max, &a->faults);
+		break;
+	case SCRY_SOP_SEQ:
+		op_seq(a, op, pos);
+		break;
+	case SCRY_SOP_STRV:
+		op_strv(a, op, pos);
+		break;
+	case SCRY_SOP_IOV:
+		op_iov(a, op, pos);
+		break;
+	case SCRY_SOP_DIRENTS:
+		op_dirents(a, op, pos);
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+/* The registers the operations read: arguments 0..5 and the return value; strings are
+ * read where the arguments point. */
+static __always_inline void ops_init(struct area *a, const __u64 *args, long ret)
+{
+	for (int i = 0; i < SCRY_MAX_ARGS; i++) {
+		a->regs[i] = args[i];
+		a->src[i] = args[i];
+	}
+	a->regs[6] = ret;
+	a->faults = 0;
+	a->nest_n = 0;
+}
+
+/* Build an event from its operations in the area (ops_init first); a->pos is its end. */
+static __always_inline void ops_run(struct area *a, __u16 id, const struct scry_sc_op *ops, __u8 nops,
+				    struct task_struct *t, __u64 ts)
+{
+	struct sc_walk w = { .ops = ops, .a = a };
+
+	a->pos = write_head_at(a->buf, id, t, ts);
+	bpf_loop(nops, sc_op, &w, 0);
+}
+
+/* Exit event built from its operations, handed to the ring. */
+static __always_inline void exit_ops(const struct scry_sc_desc *d, const __u64 *args, long ret,
+				     struct task_struct *t)
+{
+	struct area *a = area_get(AREA_SYS_EXIT);
+
+	if (!a)
+		return;
+	ops_init(a, args, ret);
+	ops_run(a, d->exit_id, d->exit_ops, d->n_exit_ops, t, bpf_ktime_get_ns());
+	submit(a, a->pos);
+	area_put(a);
+}
+
+/* Entry of syscall id built from its operations, stamped ts; deferred like enter_strings. */
+static __always_inline void enter_ops(const struct scry_sc_desc *d, long id, const __u64 *args,
+				      struct task_struct *t, __u64 ts, bool defer)
+{
+	struct area *a = area_get(AREA_SYS_ENTER);
+
+	if (!a)
+		return;
+	ops_init(a, args, 0);
+	ops_run(a, d->entry_id, d->entry_ops, d->n_entry_ops, t, ts);
+	if (!(a->faults && defer && defer_entry(t, id, args, ts)))
+		submit(a, a->pos);
+	area_put(a);
+}

@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: GPL-2.0
+/* syscalls.bpf.h — the syscall source: sys_enter and sys_exit (BTF tracepoints; the
+ * classic raw_syscalls tracepoints where the kernel has no tp_btf), each call's
+ * descriptor from the syscalls table, deferred entries written at the exit or before exec. */
+
+/* A successful execve's deferred entry when sched_prepare_exec could not write it: the old
+ * image is gone, so the strings are read where exec copied them into the new one: the
+ * file name right after the environment strings (mm->env_end; fs/exec.c copies it first,
+ * then envp, then argv, top down), argv and envp through the pointer arrays above the new
+ * stack pointer (argc, argv[], NULL, envp[], NULL).  A script's argv then reads as its
+ * interpreter's, and execveat's path relative to a directory fd as "/dev/fd/N/path".
+ * procname is the name at entry (comm). */
+static __always_inline void enter_exec_image(const struct scry_sc_desc *d, const __u64 *args,
+					     const __u64 *comm, struct task_struct *t, __u64 ts)
+{
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(t);
+	__u64 sp = BPF_CORE_READ(regs, sp), argc = 0, name = BPF_CORE_READ(t, mm, env_end);
+	struct area *a;
+	bool argv_done = false;
+
+	if (bpf_probe_read_user(&argc, 8, (void *)sp))
+		argc = 0;
+	a = area_get(AREA_SYS_ENTER);
+	if (!a)
+		return;
+	ops_init(a, args, 0);
+	for (int i = 0; i < SCRY_MAX_SC_OPS && i < d->n_entry_ops; i++) {
+		const struct scry_sc_op *op = &d->entry_ops[i];
+
+		if (op->kind == SCRY_SOP_STR) {
+			a->src[op->arg & 7] = name;
+		} else if (op->kind == SCRY_SOP_STRV) {
+			a->src[op->arg & 7] = argv_done ? sp + 16 + 8 * argc : sp + 8;
+			argv_done = true;
+		}
+	}
+	ops_run(a, d->entry_id, d->entry_ops, d->n_entry_ops, t, ts);
+	if (ctx_mask & (1ULL << SCRY_CTX_PROCNAME)) {
+		WR(__u64, a->buf, procname_offset(), comm[0]);
+		WR(__u64, a->buf, procname_offset() + 8, comm[1]);
+	}
+	submit(a, a->pos);
+	area_put(a);
+}
+
+/* The entry deferred by t, if any, written now with its entry time and its strings read
+ * again (the syscall has faulted their pages in).  exit_nr, ret: the syscall exiting, or
+ * -1 before an exec replaces the image.  The entry may be another syscall's than the one
+ * exiting (its exit was missed): it is written all the same. */
+static __always_inline void resume_entry(struct task_struct *t, long exit_nr, long ret)
+{
+	struct deferred *de = bpf_task_storage_get(&deferred, t, 0, 0);
+	struct scry_sc_desc *d;
+	__u32 nr;
+
+	if (!de || !de->pending)
+		return;
+	de->pending = 0;
+	__sync_fetch_and_sub(&deferred_waiting, 1);
+	nr = de->nr;
+	d = nr < SCRY_MAX_SYSCALLS ? bpf_map_lookup_elem(&syscalls, &nr) : NULL;
+	if (!d) {
+		count_drop(false);
+		return;
+	}
+	if ((d->flags & (SCRY_SC_EXEC | SCRY_SC_ENTRY_OPS)) == (SCRY_SC_EXEC | SCRY_SC_ENTRY_OPS) &&
+	    exit_nr == nr && ret == 0)
+		enter_exec_image(d, de->args, de->comm, t, de->ts);
+	else if (d->flags & SCRY_SC_ENTRY_OPS)
+		enter_ops(d, nr, de->args, t, de->ts, false);
+	else
+		enter_strings(d, nr, de->args, t, de->ts, false);
+}
+
+static __always_inline void enter_unknown(long id, const __u64 *args, __u16 ev, struct task_struct *t)
+{
+	__u32 hs = head_size();
+	__u8 *p = ring_reserve(hs + 8 + 8 * SCRY_MAX_ARGS);
+
+	if (!p)
+		return;
+	write_head(p, ev, t);
+	WR(__s64, p, hs, id);
+	for (int i = 0; i < SCRY_MAX_ARGS; i++)
+		WR(__u64, p, hs + 8 + 8 * i, args[i]);
+	ring_commit(p);
+}
+
+/* Is the entry of syscall id recorded for current?  *tp: current when yes (regs and *tp as
+ * for target_ok); *dp: its descriptor, NULL for a call the table does not know (recorded
+ * as syscall_entry_unknown if selected).  Nothing else is read before this answer: a
+ * rejected event costs only the target check. */
+static __always_inline bool enter_wanted(const void *regs, struct task_struct **tp, long id,
+					 struct scry_sc_desc **dp)
+{
+	struct scry_sc_desc *d = NULL;
+	__u32 nr = id;
+
+	if (!recording() || !target_ok(regs, tp))
+		return false;
+	if (id >= 0 && id < SCRY_MAX_SYSCALLS)
+		d = bpf_map_lookup_elem(&syscalls, &nr);
+	*dp = d;
+	if (!d)
+		return unknown_entry_id != SCRY_NO_EVENT;
+	if (d->flags & SCRY_SC_COUNT) {
+		count_enter(*tp, id);
+		return false;
+	}
+	return d->flags & SCRY_SC_ENTRY;
+}
+
+static __always_inline void sys_enter(long id, const __u64 *args, struct task_struct *t, struct scry_sc_desc *d)
+{
+	if (!d) {
+		enter_unknown(id, args, unknown_entry_id, t);
+		return;
+	}
+	if (d->flags & SCRY_SC_UNKNOWN) {
+		enter_unknown(id, args, d->entry_id, t);
+		return;
+	}
+	if (d->flags & SCRY_SC_ENTRY_OPS) {
+		enter_ops(d, id, args, t, bpf_ktime_get_ns(), d->flags & SCRY_SC_DEFER);
+		return;
+	}
+	if (d->str_mask) {
+		enter_strings(d, id, args, t, bpf_ktime_get_ns(), d->flags & SCRY_SC_DEFER);
+		return;
+	}
+	switch (d->nargs) {
+	case 0: enter_fixed(d, args, 0, t); break;
+	case 1: enter_fixed(d, args, 1, t); break;
+	case 2: enter_fixed(d, args, 2, t); break;
+	case 3: enter_fixed(d, args, 3, t); break;
+	case 4: enter_fixed(d, args, 4, t); break;
+	case 5: enter_fixed(d, args, 5, t); break;
+	default: enter_fixed(d, args, 6, t); break;
+	}
+}
+
+/* The descriptor of syscall id at its exit for current, the deferred entry of the call
+ * written first; NULL when current is not a target or the table does not know the call.
+ * (regs and *tp as for target_ok) */
+static __always_inline struct scry_sc_desc *exit_resume(const void *regs, struct task_struct **tp, long id,
+							long ret, bool *target)
+{
+	struct scry_sc_desc *d = NULL;
+	__u32 nr = id;
+
+	*target = recording() && target_ok(regs, tp);
+	if (!*target)
+		return NULL;
+	if (id >= 0 && id < SCRY_MAX_SYSCALLS)
+		d = bpf_map_lookup_elem(&syscalls, &nr);
+	if (d && (d->flags & SCRY_SC_DEFER))
+		resume_entry(*tp, id, ret);
+	return d;
+}
+
+/* Is the exit of syscall id recorded?  (*dp as for enter_wanted) */
+static __always_inline bool exit_wanted(const void *regs, struct task_struct **tp, long id, long ret,
+					struct scry_sc_desc **dp)
+{
+	bool target;
+	struct scry_sc_desc *d = exit_resume(regs, tp, id, ret, &target);
+
+	*dp = d;
+	if (!target)
+		return false;
+	if (!d)
+		return unknown_exit_id != SCRY_NO_EVENT;
+	if (d->flags & SCRY_SC_COUNT) {
+		count_exit(*tp, id, ret);
+		return false;
+	}
+	return d->flags & SCRY_SC_EXIT;
+}
+
+/* Write the exit of syscall id; args (read only for exit captures) may be NULL otherwise. */
+static __always_inline void sys_exit(long id, long ret, const __u64 *args, struct task_struct *t,
+				     struct scry_sc_desc *d)
+{
+	__u32 hs = head_size();
+	__u8 *p;
+
+	if (d && (d->flags & (SCRY_SC_UNKNOWN | SCRY_SC_EXIT_OPS)) == SCRY_SC_EXIT_OPS) {
+		if (args)
+			exit_ops(d, args, ret, t);
+		return;
+	}
+	if (d && !(d->flags & SCRY_SC_UNKNOWN)) {
+		struct scry_stage *st = NULL;
+
+		p = stage_begin(&st, hs + 8);
+		if (!p && !(p = ring_reserve(hs + 8)))
+			return;
+		write_head(p, d->exit_id, t);
+		WR(__s64, p, hs, ret);
+		if (st)
+			stage_commit(st, hs + 8);
+		else
+			ring_commit(p);
+		return;
+	}
+	__u16 ev = d ? d->exit_id : unknown_exit_id;
+	if (ev == SCRY_NO_EVENT)
+		return;
+	p = ring_reserve(hs + 16);
+	if (!p)
+		return;
+	write_head(p, ev, t);
+	WR(__s64, p, hs, id);
+	WR(__s64, p, hs + 8, ret);
+	ring_commit(p);
+}
+
+static __always_inline bool exit_captures(const struct scry_sc_desc *d)
+{
+	return d && (d->flags & (SCRY_SC_UNKNOWN | SCRY_SC_EXIT_OPS)) == SCRY_SC_EXIT_OPS;
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(scry_sys_enter_btf, struct pt_regs *regs, long id)
+{
+	struct task_struct *t = NULL;
+	struct scry_sc_desc *d;
+
+	if (!enter_wanted(regs, &t, id, &d))
+		return 0;
+	__u64 args[SCRY_MAX_ARGS] = {
+		regs->di, regs->si, regs->dx, regs->r10, regs->r8, regs->r9,
+	};
+	sys_enter(id, args, t, d);
+	return 0;
+}
+
+/* At sys_exit the saved user registers still hold the arguments (nothing between the
+ * syscall and this tracepoint rewrites them, except execve/rt_sigreturn, which have no
+ * exit captures): out-structs are read from the pointers the caller passed. */
+SEC("tp_btf/sys_exit")
+int BPF_PROG(scry_sys_exit_btf, struct pt_regs *regs, long ret)
+{
+	struct task_struct *t = NULL;
+	long id = regs->orig_ax;
+	struct scry_sc_desc *d;
+
+	if (!exit_wanted(regs, &t, id, ret, &d))
+		return 0;
+	if (exit_captures(d)) {
+		__u64 args[SCRY_MAX_ARGS] = {
+			regs->di, regs->si, regs->dx, regs->r10, regs->r8, regs->r9,
+		};
+		sys_exit(id, ret, args, t, d);
+	} else {
+		sys_exit(id, ret, NULL, t, d);
+	}
+	return 0;
+}
+
+/* A filter front rejected the exit of a call that deferred its entry: write the entry. */
+SEC("tp_btf/sys_exit")
+int BPF_PROG(scry_sys_exit_resume_btf, struct pt_regs *regs, long ret)
+{
+	struct task_struct *t = NULL;
+	bool target;
+
+	exit_resume(regs, &t, regs->orig_ax, ret, &target);
+	return 0;
+}
+
+/* exec is past its checks and about to replace the image (Linux 6.10): a deferred execve
+ * entry is written now, its strings read from the old image, whose pages exec has just
+ * faulted in by copying them. */
+SEC("tp_btf/sched_prepare_exec")
+int BPF_PROG(scry_prepare_exec, struct task_struct *task, struct linux_binprm *bprm)
+{
+	if (recording())
+		resume_entry(bpf_get_current_task_btf(), -1, 0);
+	return 0;
+}
+
+struct raw_sys_enter {
+	__u64 common;
+	long id;
+	unsigned long args[6];
+};
+
+struct raw_sys_exit {
+	__u64 common;
+	long id;
+	long ret;
+};
+
+SEC("tracepoint/raw_syscalls/sys_enter")
+int scry_sys_enter_tp(struct raw_sys_enter *ctx)
+{
+	struct task_struct *t = NULL;
+	struct scry_sc_desc *d;
+
+	if (!enter_wanted(NULL, &t, ctx->id, &d))
+		return 0;
+	__u64 args[SCRY_MAX_ARGS] = {
+		ctx->args[0], ctx->args[1], ctx->args[2], ctx->args[3], ctx->args[4], ctx->args[5],
+	};
+	sys_enter(ctx->id, args, t, d);
+	return 0;
+}
+
+SEC("tracepoint/raw_syscalls/sys_exit")
+int scry_sys_exit_tp(struct raw_sys_exit *ctx)
+{
+	struct task_struct *t = NULL;
+	struct scry_sc_desc *d;
+
+	if (!exit_wanted(NULL, &t, ctx->id, ctx->ret, &d))
+		return 0;
+	if (exit_captures(d)) {
+		struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(t);
+		__u64 args[SCRY_MAX_ARGS] = {
+			BPF_CORE_READ(regs, di), BPF_CORE_READ(regs, si), BPF_CORE_READ(regs, dx),
+			BPF_CORE_READ(regs, r10), BPF_CORE_READ(regs, r8), BPF_CORE_READ(regs, r9),
+		};
+		sys_exit(ctx->id, ctx->ret, args, t, d);
+	} else {
+		sys_exit(ctx->id, ctx->ret, NULL, t, d);
+	}
+	return 0;
+}
+
+SEC("tracepoint/raw_syscalls/sys_exit")
+int scry_sys_exit_resume_tp(struct raw_sys_exit *ctx)
+{
+	struct task_struct *t = NULL;
+	bool target;
+
+	exit_resume(NULL, &t, ctx->id, ctx->ret, &target);
+	return 0;
+}

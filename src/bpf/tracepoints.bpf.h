@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0
+/* tracepoints.bpf.h — the tracepoint source: any tracefs tracepoint, its payload built from
+ * the raw record by the copy operations of its descriptor (slot = attach cookie). */
+
+/* ---- generic tracepoints ----------------------------------------------------------- */
+
+/* One walk over a descriptor's copy operations (bpf_loop callback data).  The position
+ * and last copy live in the build area (struct area), not here. */
+struct tp_walk {
+	unsigned long base;         /* the raw trace record */
+	struct scry_tp_desc *d;
+	struct area *a;
+};
+
+/* Where a __data_loc / __rel_loc field's data lies in the record; *loc gets the raw u32
+ * (length << 16 | offset). */
+static __always_inline __u32 loc_offset(struct tp_walk *w, struct scry_tp_op *op, __u32 *loc)
+{
+	__u32 off;
+
+	bpf_probe_read_kernel(loc, 4, (void *)(w->base + op->src_off));
+	off = *loc & 0xffff;
+	if (op->kind == SCRY_OP_STR_REL || op->kind == SCRY_OP_SEQ_REL)
+		off += op->src_off + 4;   /* relative to the end of the loc field */
+	return off;
+}
+
+static long tp_op(__u32 i, void *data)
+{
+	struct tp_walk *w = data;
+	struct area *a = w->a;
+	struct scry_tp_op *op;
+	__u32 loc = 0, off, len, pos = a->pos;
+	__u8 *buf = a->buf;
+	long n;
+
+	if (i >= SCRY_MAX_TP_OPS || pos > SCRY_EVENT_MAX)
+		return 1;
+	op = &w->d->ops[i];
+	switch (op->kind) {
+	case SCRY_OP_COPY:
+		len = op->len;
+		if (len > SCRY_STR_MAX)
+			len = SCRY_STR_MAX;
+		if (bpf_probe_read_kernel(buf + pos, len, (void *)(w->base + op->src_off)))
+			__builtin_memset(buf + pos, 0, 8);
+		a->copy_dst = pos;
+		a->copy_src = op->src_off;
+		a->pos = pos + len;
+		break;
+	case SCRY_OP_ADD32:
+		off = a->copy_dst + (__u32)(op->src_off - a->copy_src);
+		if (off <= SCRY_EVENT_MAX)
+			*(__s32 *)(buf + off) += (__s16)op->elem;
+		break;
+	case SCRY_OP_STR_LOC:
+	case SCRY_OP_STR_REL:
+		off = loc_offset(w, op, &loc);
+		n = bpf_probe_read_kernel_str(buf + pos, SCRY_STR_MAX, (void *)(w->base + off));
+		if (n <= 0) {
+			buf[pos] = 0;
+			n = 1;
+		}
+		a->pos = pos + n;
+		break;
+	case SCRY_OP_SEQ_LOC:
+	case SCRY_OP_SEQ_REL:
+		off = loc_offset(w, op, &loc);
+		len = loc >> 16;
+		n = op->elem ? len / op->elem : 0;
+		len = (__u32)n * op->elem;
+		if (len > SCRY_STR_MAX - 8) {
+			len = 0;
+			n = 0;
+		}
+		WR(__u32, buf, pos, n);
+		pos += 4;
+		if (len && bpf_probe_read_kernel(buf + pos, len, (void *)(w->base + off)))
+			__builtin_memset(buf + pos, 0, 8);
+		a->pos = pos + len;
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+SEC("tracepoint")
+int scry_tp(void *ctx)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	__u32 slot = bpf_get_attach_cookie(ctx);
+	struct tp_walk w = { .base = (unsigned long)ctx };
+
+	if (!recording() || !target_ok(NULL, &t))
+		return 0;
+	w.d = bpf_map_lookup_elem(&tps, &slot);
+	if (!w.d)
+		return 0;
+	w.a = area_get(AREA_TP);
+	if (!w.a)
+		return 0;
+	w.a->pos = write_head(w.a->buf, w.d->event_id, t);
+	bpf_loop(w.d->nops, tp_op, &w, 0);
+	submit(w.a, w.a->pos);
+	area_put(w.a);
+	return 0;
+}
