@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/stat.h>
 
 #include "ctf/metadata.h"
 #include "util/version.h"
@@ -404,7 +403,6 @@ int ctf_metadata_write(const char *path, const struct ctf_trace_info *ti,
 	char *text;
 	size_t len, off = 0;
 	int fd = -1, ret = 0;
-	struct stat st;
 
 	/* written under a hidden name (readers skip it), renamed when whole: a trace never has
 	 * a partial metadata file, whatever stops the writer */
@@ -412,10 +410,6 @@ int ctf_metadata_write(const char *path, const struct ctf_trace_info *ti,
 	if (snprintf(tmp, sizeof(tmp), "%.*s.%s.tmp", (int)(base - path), path, base) >= (int)sizeof(tmp)) {
 		snprintf(err, errlen, "%s: path too long", path);
 		return -ENAMETOOLONG;
-	}
-	if (lstat(path, &st) == 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(EEXIST));
-		return -EEXIST;
 	}
 	text = ctf_metadata_text(ti, events, nevents, err, errlen);
 	if (!text)

@@ -1,5 +1,5 @@
 /* metadata.h — CTF 1.8 TSDL metadata for a scry trace, in LTTng's kernel layout.
- * Written once when recording starts: every enabled event is known then.
+ * Written when recording starts, and again, whole, when an event is enabled later.
  * The event id of events[i] is i. */
 #ifndef SCRY_CTF_METADATA_H
 #define SCRY_CTF_METADATA_H
@@ -26,7 +26,8 @@ struct ctf_trace_info {
 /* The metadata text (malloc'd, caller frees), or NULL with a reason in err. */
 char *ctf_metadata_text(const struct ctf_trace_info *ti, const struct scry_event *const *events,
 			size_t nevents, char *err, size_t errlen);
-/* Write it to path (created exclusively, fsync'd).  0 or -errno with a reason in err. */
+/* Write it to path, whole: under a hidden name, fsync'd, then renamed over path (an event
+ * enabled after start rewrites it).  0 or -errno with a reason in err. */
 int ctf_metadata_write(const char *path, const struct ctf_trace_info *ti,
 		       const struct scry_event *const *events, size_t nevents, char *err, size_t errlen);
 

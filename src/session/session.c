@@ -59,6 +59,11 @@ struct scry_session {
 	int *cgroup_fds;
 	struct ctf_trace_dir *tdir;      /* the trace directory, made and locked by load */
 	struct scry_guard guard;         /* recovers the trace if we die (SIGKILL...) */
+	char created[64];                /* the metadata's creation time, clock offset and */
+	int64_t clock_off_s;             /* clock uuid, fixed by its first write */
+	uint64_t clock_off_ns;
+	uint8_t clock_uuid[16];
+	size_t ntps_attached;            /* s->tps[0..n) are attached */
 	bool started;
 };
 
@@ -438,7 +443,7 @@ int scry_session_create(struct scry_session **out, const struct scry_session_opt
 		nspecs = sizeof(default_events) / sizeof(default_events[0]);
 	}
 	for (size_t i = 0; i < nspecs; i++) {
-		ret = enable_spec(s, specs[i], err, errlen);
+		ret = scry_session_enable_event(s, specs[i], err, errlen);
 		if (ret)
 			goto fail;
 	}
@@ -485,32 +490,37 @@ static void random_uuid(uint8_t u[16])
 	u[8] = (u[8] & 0x3f) | 0x80;   /* variant */
 }
 
+/* The metadata of every event enabled so far, written whole (again when an event is enabled
+ * after start: before its first record can be written).  What describes the trace itself
+ * (clock offset and uuid, creation time) is fixed by the first write. */
 static int write_metadata(struct scry_session *s, char *err, size_t errlen)
 {
 	struct utsname un;
-	char host[256] = "", datetime[64], path[4096];
+	char host[256] = "", path[4096];
 	struct ctf_trace_info ti = { 0 };
-	int64_t off_s;
-	uint64_t off_ns;
-	time_t now = time(NULL);
-	struct tm tm;
 	const char *base = strrchr(s->dir, '/');
 
+	if (!s->created[0]) {
+		time_t now = time(NULL);
+		struct tm tm;
+
+		localtime_r(&now, &tm);
+		strftime(s->created, sizeof(s->created), "%Y%m%dT%H%M%S%z", &tm);
+		scry_clock_offset(&s->clock_off_s, &s->clock_off_ns);
+		random_uuid(s->clock_uuid);
+	}
 	uname(&un);
 	gethostname(host, sizeof(host) - 1);
-	localtime_r(&now, &tm);
-	strftime(datetime, sizeof(datetime), "%Y%m%dT%H%M%S%z", &tm);
-	scry_clock_offset(&off_s, &off_ns);
 	memcpy(ti.uuid, s->uuid, 16);
-	random_uuid(ti.clock_uuid);
+	memcpy(ti.clock_uuid, s->clock_uuid, 16);
 	ti.hostname = host;
 	ti.sysname = un.sysname;
 	ti.kernel_release = un.release;
 	ti.kernel_version = un.version;
 	ti.trace_name = base && base[1] ? base + 1 : s->dir;
-	ti.creation_datetime = datetime;
-	ti.clock_offset_s = off_s;
-	ti.clock_offset_ns = off_ns;
+	ti.creation_datetime = s->created;
+	ti.clock_offset_s = s->clock_off_s;
+	ti.clock_offset_ns = s->clock_off_ns;
 	ti.ctx_mask = s->opts.ctx_mask;
 	ti.channel = CHANNEL;
 	snprintf(path, sizeof(path), "%s/metadata", s->kernel_dir);
@@ -642,6 +652,57 @@ int scry_session_track(struct scry_session *s, pid_t tgid, char *err, size_t err
 	return ret;
 }
 
+/* Attach the tracepoints enabled since the last call. */
+static int attach_tracepoints(struct scry_session *s, char *err, size_t errlen)
+{
+	for (; s->ntps_attached < s->ntps; s->ntps_attached++) {
+		const struct tp_ref *t = &s->tps[s->ntps_attached];
+		struct scry_tp_desc d;
+		int ret;
+
+		if (scry_event_tp_ops(s->events[t->id], &d) < 0) {
+			snprintf(err, errlen, "tracepoint %s:%s has too many fields for scry", t->system, t->name);
+			return -E2BIG;
+		}
+		d.event_id = t->id;
+		if (s->filters && scry_filters_use(s->filters, d.event_id) == SCRY_FILTER_NEVER)
+			continue;
+		ret = scry_probes_attach_tracepoint(s->probes, t->system, t->name, &d,
+						    s->filters ? scry_filters_front_fd(s->filters, d.event_id) : -1,
+						    err, errlen);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int scry_session_enable_event(struct scry_session *s, const char *spec, char *err, size_t errlen)
+{
+	size_t before = s->nevents;
+	uint16_t fork_id = s->fork_id, unknown = s->unknown_entry;
+	int ret;
+
+	err[0] = 0;
+	if (s->probes && s->filters) {
+		snprintf(err, errlen, "cannot enable '%s' on a running session with a filter", spec);
+		return -ENOTSUP;
+	}
+	ret = enable_spec(s, spec, err, errlen);
+	if (ret || !s->probes || s->nevents == before)
+		return ret;
+	/* loaded: the new events are described, then their descriptors set or attached */
+	if ((s->fork_id != fork_id || s->unknown_entry != unknown)) {
+		snprintf(err, errlen, "'%s' cannot be enabled once the session is loaded (fork and unknown "
+			 "syscall events are load-time settings)", spec);
+		return -ENOTSUP;
+	}
+	if (has_trace(s) && (ret = write_metadata(s, err, errlen)))
+		return ret;
+	if ((ret = set_syscall_table(s, err, errlen)))
+		return ret;
+	return s->started ? attach_tracepoints(s, err, errlen) : 0;
+}
+
 int scry_session_start(struct scry_session *s, char *err, size_t errlen)
 {
 	struct scry_consumer_opts co = {
@@ -659,23 +720,9 @@ int scry_session_start(struct scry_session *s, char *err, size_t errlen)
 	ret = scry_consumer_open(&s->consumer, &co, err, errlen);
 	if (ret)
 		return ret;
-	for (size_t i = 0; i < s->ntps; i++) {
-		struct scry_tp_desc d;
-		const struct scry_event *ev = s->events[s->tps[i].id];
-
-		if (scry_event_tp_ops(ev, &d) < 0) {
-			snprintf(err, errlen, "tracepoint %s:%s has too many fields for scry", s->tps[i].system, s->tps[i].name);
-			return -E2BIG;
-		}
-		d.event_id = s->tps[i].id;
-		if (s->filters && scry_filters_use(s->filters, d.event_id) == SCRY_FILTER_NEVER)
-			continue;
-		ret = scry_probes_attach_tracepoint(s->probes, s->tps[i].system, s->tps[i].name, &d,
-						    s->filters ? scry_filters_front_fd(s->filters, d.event_id) : -1,
-						    err, errlen);
-		if (ret)
-			return ret;
-	}
+	ret = attach_tracepoints(s, err, errlen);
+	if (ret)
+		return ret;
 	ret = scry_probes_attach(s->probes, err, errlen);
 	if (ret)
 		return ret;

@@ -66,6 +66,13 @@ struct scry_session;
 /* Resolve the events and check the output directory; nothing is created yet. */
 int scry_session_create(struct scry_session **out, const struct scry_session_opts *o,
 			char *err, size_t errlen);
+/* Enable the events of spec (scry record -e's syntax: 'syscall:open*', 'sched:*').  Before
+ * load, as opts.events.  After load, even once started: the metadata describes the new
+ * events before their first record can be written, then their syscall descriptors are set
+ * and their tracepoints attached.  Not on a loaded session with a filter (-ENOTSUP), nor the
+ * fork event or unknown syscalls (load-time settings).  Pointers from scry_session_events
+ * are valid until the next call. */
+int scry_session_enable_event(struct scry_session *s, const char *spec, char *err, size_t errlen);
 /* Follow a process (and its future children); valid after start's load, before or after attach. */
 int scry_session_track(struct scry_session *s, pid_t tgid, char *err, size_t errlen);
 /* Create the trace directory and metadata, load the BPF programs and their tables. */

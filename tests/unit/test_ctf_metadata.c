@@ -215,9 +215,9 @@ static void test_control_chars_escaped(void **state)
 	free(t);
 }
 
-static void test_write_exclusive(void **state)
+static void test_write_whole(void **state)
 {
-	char dir[] = "/tmp/scry-ctf-md-XXXXXX", path[64];
+	char dir[] = "/tmp/scry-ctf-md-XXXXXX", path[64], tmp[80];
 	struct ctf_trace_info ti;
 	char err[256] = "";
 	char *t, *disk;
@@ -225,7 +225,17 @@ static void test_write_exclusive(void **state)
 
 	assert_non_null(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/metadata", dir);
+	snprintf(tmp, sizeof(tmp), "%s/.metadata.tmp", dir);
 	fill_trace_info(&ti, CTX_PTP);
+	/* first with one event, then again with all of them (an event enabled after start) */
+	assert_int_equal(ctf_metadata_write(path, &ti, t_events, 1, err, sizeof(err)), 0);
+	t = ctf_metadata_text(&ti, t_events, 1, err, sizeof(err));
+	disk = (char *)slurp(path, &len);
+	assert_non_null(t);
+	assert_non_null(disk);
+	assert_string_equal(disk, t);
+	free(t);
+	free(disk);
 	assert_int_equal(ctf_metadata_write(path, &ti, t_events, T_NEVENTS, err, sizeof(err)), 0);
 	t = ctf_metadata_text(&ti, t_events, T_NEVENTS, err, sizeof(err));
 	disk = (char *)slurp(path, &len);
@@ -233,8 +243,11 @@ static void test_write_exclusive(void **state)
 	assert_non_null(disk);
 	assert_int_equal(len, strlen(t));
 	assert_string_equal(disk, t);
-	assert_int_equal(ctf_metadata_write(path, &ti, t_events, T_NEVENTS, err, sizeof(err)), -EEXIST);
-	assert_non_null(strstr(err, path));
+	assert_int_equal(access(tmp, F_OK), -1);      /* no hidden file left behind */
+	/* a directory that cannot take it: an error naming the hidden file, the old one kept */
+	snprintf(path, sizeof(path), "%s/none/metadata", dir);
+	assert_true(ctf_metadata_write(path, &ti, t_events, T_NEVENTS, err, sizeof(err)) < 0);
+	assert_non_null(strstr(err, "/none/.metadata.tmp"));
 	free(t);
 	free(disk);
 	rm_rf(dir);
@@ -250,7 +263,7 @@ int main(void)
 		cmocka_unit_test(test_struct_tails),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_control_chars_escaped),
-		cmocka_unit_test(test_write_exclusive),
+		cmocka_unit_test(test_write_whole),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

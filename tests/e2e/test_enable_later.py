@@ -1,0 +1,40 @@
+"""tests/e2e/test_enable_later.py — an event enabled on a running session through the verb
+layer (issue 12): build/tools/enable_later records a child's getppid, enables getpid while
+recording, and the child calls getppid N times, getpid N times, getppid N times.  The trace
+(read by bt2 and babeltrace2) holds exactly those calls, in that order, every getpid after the
+enable, and its metadata describes getpid."""
+import json
+import subprocess
+
+from conftest import ROOT
+
+TOOL = ROOT / "build" / "tools" / "enable_later"
+
+
+def test_event_enabled_after_start(tmp_path, bt2_read):
+    out = tmp_path / "t"
+    n = 1000
+    p = subprocess.run([str(TOOL), str(out), str(n)], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    info = json.loads(p.stdout)
+    assert info["discarded"] == 0
+    bt = subprocess.run(["babeltrace2", str(out)], capture_output=True, text=True, timeout=120)
+    assert bt.returncode == 0 and not bt.stderr, bt.stderr
+    evs = [e for e in bt2_read(out, fields=False).events if e["pid"] == info["child"]]
+    names = [e["name"] for e in evs]
+    assert names == (["syscall_entry_getppid", "syscall_exit_getppid"] * n +
+                     ["syscall_entry_getpid", "syscall_exit_getpid"] * n +
+                     ["syscall_entry_getppid", "syscall_exit_getppid"] * n)
+    assert info["events"] == 6 * n
+    # the clock values are CLOCK_MONOTONIC ns: every getpid after the enable returned
+    assert all(e["ts"] > info["enabled_ns"] for e in evs if "getpid" in e["name"] and "getppid" not in e["name"])
+    meta = (out / "kernel" / "metadata").read_text()
+    assert 'name = "syscall_entry_getpid";' in meta and 'name = "syscall_exit_getpid";' in meta
+    assert not list((out / "kernel").glob(".*"))      # no hidden metadata file left
+
+
+def test_enable_unknown_event_is_an_error(scry, tmp_path):
+    """(the verb's errors are the CLI's: an unknown event after start gets the same message)"""
+    p = subprocess.run([scry, "record", "-q", "-e", "syscall:nosuchcall", "-o", str(tmp_path / "t"),
+                        "--", "/bin/true"], capture_output=True, text=True)
+    assert p.returncode == 1 and "unknown event 'syscall:nosuchcall'" in p.stderr
