@@ -58,6 +58,7 @@ enum scry_ctx {
  * event id) and holds [u16 length][event] entries. */
 #define SCRY_STAGE_SIZE        (16384 - 16)   /* the whole struct: 16 KiB */
 #define SCRY_STAGE_MARK        0xffff
+#define SCRY_NO_EVENT          0xffff   /* an event id: none (disabled, not recorded) */
 
 struct scry_stage {
 	__u32 len;            /* bytes used in data (0: empty; else starts with the mark) */

@@ -11,7 +11,6 @@
 #include <bpf/bpf_tracing.h>
 #include "scry_abi.h"
 
-#define SCRY_NO_EVENT 0xffff
 
 /* Load-time settings (rodata): the verifier drops the code of disabled contexts. */
 const volatile __u64 ctx_mask = (1ULL << SCRY_CTX_PID) | (1ULL << SCRY_CTX_TID) | (1ULL << SCRY_CTX_PROCNAME);

@@ -95,7 +95,7 @@ int scry_tp(void *ctx)
 	if (!recording() || !target_ok(NULL, &t))
 		return 0;
 	w.d = bpf_map_lookup_elem(&tps, &slot);
-	if (!w.d)
+	if (!w.d || w.d->event_id == SCRY_NO_EVENT)   /* disabled, its link on its way out */
 		return 0;
 	w.a = area_get(AREA_TP);
 	if (!w.a)

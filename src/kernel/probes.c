@@ -30,6 +30,7 @@ struct scry_probes {
 	struct bpf_link **links;
 	size_t nlinks;
 	unsigned next_tp_slot;
+	int tp_link[SCRY_MAX_TP];  /* a tracepoint slot's index in links, -1: a front's */
 	uint8_t *stages;           /* the stages map, mmapped read-only */
 	size_t stages_len, stage_stride;
 	bool btf_tp;               /* kernel has BTF tracepoints (tp_btf) */
@@ -398,9 +399,27 @@ int scry_probes_attach_tracepoint(struct scry_probes *p, const char *system, con
 	int ret = front_fd >= 0 ? attach_front_tp(p, front_fd, system, name, slot, err, errlen) :
 		  add_link(p, bpf_program__attach_tracepoint_opts(p->skel->progs.scry_tp, system, name, &topts),
 			   what, err, errlen);
-	if (!ret)
-		p->next_tp_slot++;
-	return ret;
+	if (ret)
+		return ret;
+	p->tp_link[slot] = front_fd >= 0 ? -1 : (int)p->nlinks - 1;
+	p->next_tp_slot++;
+	return (int)slot;
+}
+
+int scry_probes_detach_tracepoint(struct scry_probes *p, int slot)
+{
+	struct scry_tp_desc off = { .event_id = SCRY_NO_EVENT };
+	__u32 k = (__u32)slot;
+	int l;
+
+	if (slot < 0 || (unsigned)slot >= p->next_tp_slot || (l = p->tp_link[slot]) < 0 || !p->links[l])
+		return -ENOENT;
+	/* written no more from now on, then detached (which waits for the tracepoint) */
+	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.tps), &k, &off, BPF_ANY))
+		return -errno;
+	bpf_link__destroy(p->links[l]);
+	p->links[l] = NULL;
+	return 0;
 }
 
 /* The syscall front of kind 0 (entry) or 1 (exit) on its hook. */
@@ -667,7 +686,7 @@ static void *detach_worker(void *arg)
 	size_t i;
 
 	while ((i = __atomic_fetch_add(&w->next, 1, __ATOMIC_RELAXED)) < w->n)
-		bpf_link__destroy(w->links[i]);
+		bpf_link__destroy(w->links[i]);   /* NULL (detached already): nothing */
 	return NULL;
 }
 

@@ -44,9 +44,12 @@ int scry_probes_sc_count(struct scry_probes *p, unsigned nr, struct scry_sc_coun
  * of an earlier "not followed" answer for that very tgid in place. */
 int scry_probes_track(struct scry_probes *p, pid_t tgid);
 /* Attach the generic tracepoint program to system:name with its copy operations, or
- * front_fd (>= 0: the event's filter front, which tail-calls it). */
+ * front_fd (>= 0: the event's filter front, which tail-calls it).  Returns its slot (>= 0)
+ * or -errno. */
 int scry_probes_attach_tracepoint(struct scry_probes *p, const char *system, const char *name,
 				  const struct scry_tp_desc *d, int front_fd, char *err, size_t errlen);
+/* Stop writing the tracepoint of slot at once, then detach it (not a front's: -ENOENT). */
+int scry_probes_detach_tracepoint(struct scry_probes *p, int slot);
 /* Attach the syscall and fork programs (after every descriptor is set). */
 int scry_probes_attach(struct scry_probes *p, char *err, size_t errlen);
 

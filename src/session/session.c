@@ -36,6 +36,8 @@ static const char *const default_events[] = {
 struct tp_ref {
 	char *system, *name;
 	int id;
+	int slot;                        /* probes' slot once attached, else -1 */
+	bool disabled;
 };
 
 struct scry_session {
@@ -48,6 +50,7 @@ struct scry_session {
 	struct tp_ref *tps;              /* generic tracepoints to attach */
 	size_t ntps;
 	uint16_t *sc_entry, *sc_exit;    /* per syscall number: event ids or NO_EVENT */
+	bool *sc_off;                    /* per syscall number: disabled (its ids kept) */
 	uint16_t unknown_entry, unknown_exit, fork_id;
 	bool any_syscall;
 	uint8_t uuid[16];
@@ -155,6 +158,8 @@ static int enable_tracepoint(struct scry_session *s, const char *system, const c
 	t[s->ntps].system = strdup(system);
 	t[s->ntps].name = strdup(name);
 	t[s->ntps].id = id;
+	t[s->ntps].slot = -1;
+	t[s->ntps].disabled = false;
 	if (!t[s->ntps].system || !t[s->ntps].name)
 		return -ENOMEM;
 	s->ntps++;
@@ -424,7 +429,8 @@ int scry_session_create(struct scry_session **out, const struct scry_session_opt
 	s->unknown_entry = s->unknown_exit = s->fork_id = NO_EVENT;
 	s->sc_entry = malloc(SCRY_MAX_SYSCALLS * sizeof(uint16_t));
 	s->sc_exit = malloc(SCRY_MAX_SYSCALLS * sizeof(uint16_t));
-	if (!s->sc_entry || !s->sc_exit)
+	s->sc_off = calloc(SCRY_MAX_SYSCALLS, sizeof(bool));
+	if (!s->sc_entry || !s->sc_exit || !s->sc_off)
 		goto oom;
 	for (int i = 0; i < SCRY_MAX_SYSCALLS; i++)
 		s->sc_entry[i] = s->sc_exit[i] = NO_EVENT;
@@ -553,7 +559,7 @@ static int set_syscall_table(struct scry_session *s, char *err, size_t errlen)
 	for (unsigned nr = 0; nr < SCRY_MAX_SYSCALLS && !ret; nr++) {
 		struct scry_sc_desc d = { .entry_id = NO_EVENT, .exit_id = NO_EVENT };
 
-		if (known[nr] && s->sc_entry[nr] != NO_EVENT) {
+		if (known[nr] && s->sc_entry[nr] != NO_EVENT && !s->sc_off[nr]) {
 			const struct scry_event *ev = s->events[s->sc_entry[nr]];
 			d.entry_id = s->sc_entry[nr];
 			d.exit_id = s->sc_exit[nr];
@@ -656,10 +662,12 @@ int scry_session_track(struct scry_session *s, pid_t tgid, char *err, size_t err
 static int attach_tracepoints(struct scry_session *s, char *err, size_t errlen)
 {
 	for (; s->ntps_attached < s->ntps; s->ntps_attached++) {
-		const struct tp_ref *t = &s->tps[s->ntps_attached];
+		struct tp_ref *t = &s->tps[s->ntps_attached];
 		struct scry_tp_desc d;
 		int ret;
 
+		if (t->disabled)
+			continue;
 		if (scry_event_tp_ops(s->events[t->id], &d) < 0) {
 			snprintf(err, errlen, "tracepoint %s:%s has too many fields for scry", t->system, t->name);
 			return -E2BIG;
@@ -670,8 +678,55 @@ static int attach_tracepoints(struct scry_session *s, char *err, size_t errlen)
 		ret = scry_probes_attach_tracepoint(s->probes, t->system, t->name, &d,
 						    s->filters ? scry_filters_front_fd(s->filters, d.event_id) : -1,
 						    err, errlen);
-		if (ret)
+		if (ret < 0)
 			return ret;
+		t->slot = ret;
+	}
+	return 0;
+}
+
+int scry_session_disable_event(struct scry_session *s, const char *spec, char *err, size_t errlen)
+{
+	const char *colon = strchr(spec, ':');
+	size_t matched = 0;
+	int ret;
+
+	err[0] = 0;
+	if (s->probes && s->filters) {
+		snprintf(err, errlen, "cannot disable '%s' on a running session with a filter", spec);
+		return -ENOTSUP;
+	}
+	if (colon && (!strncmp(spec, "syscall:", 8) || !strncmp(spec, "syscalls:", 9))) {
+		const struct scry_syscall *scs;
+		size_t n = scry_catalog_syscalls(s->cat, &scs);
+
+		for (size_t i = 0; i < n; i++)
+			if (scs[i].nr >= 0 && scs[i].nr < SCRY_MAX_SYSCALLS && s->sc_entry[scs[i].nr] != NO_EVENT &&
+			    !s->sc_off[scs[i].nr] && !fnmatch(colon + 1, scs[i].name, 0)) {
+				s->sc_off[scs[i].nr] = true;
+				matched++;
+			}
+		if (matched && s->probes && (ret = set_syscall_table(s, err, errlen)))
+			return ret;
+	} else {
+		for (size_t i = 0; i < s->ntps; i++) {
+			struct tp_ref *t = &s->tps[i];
+			char full[512];
+
+			snprintf(full, sizeof(full), "%s:%s", t->system, t->name);
+			if (t->disabled || (colon ? fnmatch(spec, full, 0) : fnmatch(spec, t->name, 0)))
+				continue;
+			if (t->slot >= 0 && (ret = scry_probes_detach_tracepoint(s->probes, t->slot))) {
+				snprintf(err, errlen, "cannot detach %s: %s", full, strerror(-ret));
+				return ret;
+			}
+			t->disabled = true;
+			matched++;
+		}
+	}
+	if (!matched) {
+		snprintf(err, errlen, "no enabled event matches '%s'", spec);
+		return -ENOENT;
 	}
 	return 0;
 }
@@ -846,6 +901,7 @@ void scry_session_destroy(struct scry_session *s)
 	free(s->events);
 	free(s->sc_entry);
 	free(s->sc_exit);
+	free(s->sc_off);
 	free(s->dir);
 	free(s->kernel_dir);
 	free(s);

@@ -73,6 +73,10 @@ int scry_session_create(struct scry_session **out, const struct scry_session_opt
  * fork event or unknown syscalls (load-time settings).  Pointers from scry_session_events
  * are valid until the next call. */
 int scry_session_enable_event(struct scry_session *s, const char *spec, char *err, size_t errlen);
+/* Disable the enabled events matching spec (same syntax): a syscall's descriptor stops
+ * recording it at once; a tracepoint stops being written at once, then is detached.  Their
+ * event ids and metadata stay (enable them again with a new spec is not supported yet). */
+int scry_session_disable_event(struct scry_session *s, const char *spec, char *err, size_t errlen);
 /* Follow a process (and its future children); valid after start's load, before or after attach. */
 int scry_session_track(struct scry_session *s, pid_t tgid, char *err, size_t errlen);
 /* Create the trace directory and metadata, load the BPF programs and their tables. */

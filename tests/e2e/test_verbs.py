@@ -1,14 +1,17 @@
-"""tests/e2e/test_enable_later.py — an event enabled on a running session through the verb
-layer (issue 12): build/tools/enable_later records a child's getppid, enables getpid while
-recording, and the child calls getppid N times, getpid N times, getppid N times.  The trace
-(read by bt2 and babeltrace2) holds exactly those calls, in that order, every getpid after the
-enable, and its metadata describes getpid."""
+"""tests/e2e/test_verbs.py — the session's verbs on a running session (issue 12).
+build/tools/enable_later records a child's getppid, enables getpid while recording, and the
+child calls getppid N times, getpid N times, getppid N times: the trace (read by bt2 and
+babeltrace2) holds exactly those calls, in that order, every getpid after the enable, and
+its metadata describes getpid.  build/tools/disable_later disables getppid and the
+sched_process_exit tracepoint (detached) between two phases of getppid and getpid calls: the
+second phase's getppid and the child's exit are not recorded, getpid is."""
 import json
 import subprocess
 
 from conftest import ROOT
 
 TOOL = ROOT / "build" / "tools" / "enable_later"
+DISABLE = ROOT / "build" / "tools" / "disable_later"
 
 
 def test_event_enabled_after_start(tmp_path, bt2_read):
@@ -38,3 +41,18 @@ def test_enable_unknown_event_is_an_error(scry, tmp_path):
     p = subprocess.run([scry, "record", "-q", "-e", "syscall:nosuchcall", "-o", str(tmp_path / "t"),
                         "--", "/bin/true"], capture_output=True, text=True)
     assert p.returncode == 1 and "unknown event 'syscall:nosuchcall'" in p.stderr
+
+
+def test_events_disabled_while_recording(tmp_path, bt2_read):
+    out = tmp_path / "t"
+    n = 1000
+    p = subprocess.run([str(DISABLE), str(out), str(n)], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    info = json.loads(p.stdout)
+    assert info["again"] == "no enabled event matches 'syscall:getppid'"
+    bt = subprocess.run(["babeltrace2", str(out)], capture_output=True, text=True, timeout=120)
+    assert bt.returncode == 0 and not bt.stderr, bt.stderr
+    names = [e["name"] for e in bt2_read(out, fields=False).events if e["pid"] == info["child"]]
+    assert names == (["syscall_entry_getppid", "syscall_exit_getppid"] * n +
+                     ["syscall_entry_getpid", "syscall_exit_getpid"] * n +
+                     ["syscall_entry_getpid", "syscall_exit_getpid"] * n)
