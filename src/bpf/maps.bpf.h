@@ -55,16 +55,21 @@ struct {
 	__type(value, struct scry_cpu_stats);
 } stats SEC(".maps");
 
-/* Followed processes (tgid -> 1) when not system-wide; fork tracking adds children, and a
- * process leaves when its last thread exits (scry_exit), so that a reused pid is never
- * followed by mistake.  Allocated as entries come (the set holds the live ones). */
-struct {
+/* The follow sets (tgid -> 1): a process leaves when its last thread exits (scry_exit), so
+ * that a reused pid is never followed by mistake; allocated as entries come (a set holds the
+ * live ones).
+ *   tracked        followed processes when not system-wide; fork tracking adds children
+ *   vpid_followed  the vpid tracker's followers: processes forked by a process it passes
+ *                  (pid in the initial namespace; not their vpids, which mean other
+ *                  processes in other namespaces) */
+struct follow_set {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, SCRY_FOLLOW_MAX);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, __u32);
 	__type(value, __u8);
-} tracked SEC(".maps");
+};
+struct follow_set tracked SEC(".maps"), vpid_followed SEC(".maps");
 
 /* Trackers (SCRY_TRACK_*): an event passes when its task is in every tracker in use. */
 struct {
@@ -73,17 +78,6 @@ struct {
 	__type(key, __u32);
 	__type(value, __u8);
 } track_vpid SEC(".maps"), track_uid SEC(".maps"), track_gid SEC(".maps");
-
-/* The vpid tracker's followers: processes forked by a process it passes (pid in the initial
- * namespace -> 1).  Not their vpids: those mean other processes in other namespaces.  Left
- * at exit, as `tracked`. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, SCRY_FOLLOW_MAX);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, __u32);
-	__type(value, __u8);
-} vpid_followed SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);
