@@ -112,6 +112,7 @@ test: deps
 bench: deps all
 	@bench/run.sh
 	@bench/trace.sh
+	@bench/startup.sh
 
 gen-syscalls:
 	$(PYTHON) scripts/gen_syscalls.py > src/catalog/syscall_table.c

@@ -1,0 +1,47 @@
+#!/bin/bash
+# bench/startup.sh (run by `make bench`) — issue 12's rows: how long a tracer takes to start
+# and stop around a command that does nothing (`/bin/true`), the whole run timed from the
+# outside by hyperfine (BENCH_STARTUP_RUNS runs, default 10, after 2 warm-ups): scry trace,
+# scry record (default events), strace, perf trace, bpftrace with one probe.  And how long
+# `scry record -a -e 'sched:*' --duration 1` takes in all, and how long its trace spans
+# (the switch: the events start and stop at one instant, whatever attaching takes).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+SCRY=./scry
+RUNS=${BENCH_STARTUP_RUNS:-10}
+WORK=build/bench/startup.$$
+mkdir -p "$WORK"
+trap 'rm -rf "$WORK"' EXIT
+have() { command -v "$1" >/dev/null 2>&1; }
+
+if ! have hyperfine; then
+	echo "bench (start-up): hyperfine not installed: rows skipped" >&2
+	exit 0
+fi
+cmds=(-n "scry trace" "$SCRY trace -o /dev/null -- /bin/true"
+      -n "scry record" "rm -rf $WORK/t && $SCRY record -q -o $WORK/t -- /bin/true")
+have strace && cmds+=(-n "strace" "strace -f -o /dev/null /bin/true")
+have perf && cmds+=(-n "perf trace" "perf trace -o /dev/null -- /bin/true")
+have bpftrace && cmds+=(-n "bpftrace, one probe" "bpftrace -e 'tracepoint:raw_syscalls:sys_enter { @n = count(); }' -c /bin/true")
+echo "bench (start-up): a tracer around /bin/true, start to exit, mean of $RUNS runs (hyperfine)"
+hyperfine -N -w 2 -r "$RUNS" --export-json "$WORK/h.json" "${cmds[@]}" >/dev/null 2>"$WORK/h.err" ||
+	{ echo "bench (start-up): hyperfine failed: $(tail -n 3 "$WORK/h.err")" >&2; exit 0; }
+/usr/bin/python3 - "$WORK/h.json" <<'PY'
+import json, sys
+rs = json.load(open(sys.argv[1]))["results"]
+print(f"{'configuration':26} {'ms':>8} {'± ms':>7}")
+for r in rs:
+    print(f"{r['command']:26} {r['mean'] * 1e3:8.1f} {r['stddev'] * 1e3:7.1f}")
+scry = next(r for r in rs if r["command"] == "scry trace")
+print(f"target: scry trace -- /bin/true <= 100 ms : {scry['mean'] * 1e3:.0f} ms  "
+      f"{'met' if scry['mean'] <= 0.1 else 'NOT met'}")
+PY
+
+# --duration: the wall time of the run, and the span of its events (the summary's seconds)
+start=$(date +%s%N)
+"$SCRY" record -q -a -e 'sched:*' --duration 1 -o "$WORK/d" 2> "$WORK/d.err" >/dev/null
+end=$(date +%s%N)
+secs=$(sed -n 's/.* in \([0-9.]*\) s .*/\1/p' "$WORK/d.err")
+awk -v a="$start" -v b="$end" -v s="${secs:-?}" 'BEGIN {
+	printf "scry record -a -e sched:* --duration 1: %.2f s in all, recording %s s (switch on to off)\n", (b - a) / 1e9, s }'
