@@ -25,7 +25,7 @@ have strace && cmds+=(-n "strace" "strace -f -o /dev/null /bin/true")
 have perf && cmds+=(-n "perf trace" "perf trace -o /dev/null -- /bin/true")
 have bpftrace && cmds+=(-n "bpftrace, one probe" "bpftrace -e 'tracepoint:raw_syscalls:sys_enter { @n = count(); }' -c /bin/true")
 echo "bench (start-up): a tracer around /bin/true, start to exit, mean of $RUNS runs (hyperfine)"
-hyperfine -N -w 2 -r "$RUNS" --export-json "$WORK/h.json" "${cmds[@]}" >/dev/null 2>"$WORK/h.err" ||
+hyperfine -w 2 -r "$RUNS" --export-json "$WORK/h.json" "${cmds[@]}" >/dev/null 2>"$WORK/h.err" ||
 	{ echo "bench (start-up): hyperfine failed: $(tail -n 3 "$WORK/h.err")" >&2; exit 0; }
 /usr/bin/python3 - "$WORK/h.json" <<'PY'
 import json, sys

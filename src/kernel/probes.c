@@ -177,6 +177,29 @@ static int fill_trackers(struct scry_probes *p, const struct scry_probes_opts *o
 	return 0;
 }
 
+/* Every key 0..n-1 of an array map at once: one syscall, and for a map of maps one wait for
+ * the programs (an update at a time waits a grace period each, ~7 ms per CPU's ring). */
+static int update_all(int map_fd, const void *values, unsigned n)
+{
+	__u32 *keys = malloc(n * sizeof(*keys));
+	__u32 count = n;
+	int ret = 0;
+
+	if (!keys)
+		return -ENOMEM;
+	for (unsigned i = 0; i < n; i++)
+		keys[i] = i;
+	if (bpf_map_update_batch(map_fd, keys, values, &count, NULL) || count != n)
+		ret = errno ? -errno : -EIO;
+	free(keys);
+	return ret;
+}
+
+static int install_rings(struct scry_probes *p)
+{
+	return update_all(bpf_map__fd(p->skel->maps.rings), p->ring_fds, p->ncpus);
+}
+
 int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o, char *err, size_t errlen)
 {
 	struct scry_probes *p;
@@ -302,7 +325,6 @@ int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o,
 		snprintf(err, errlen, "cannot map the staging buffers: %s", strerror(-ret));
 		goto fail;
 	}
-	int rings_fd = bpf_map__fd(p->skel->maps.rings);
 	for (unsigned cpu = 0; cpu < p->ncpus; cpu++) {
 		int fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "scry_ring", 0, 0, o->ring_size, NULL);
 		if (fd < 0) {
@@ -312,11 +334,10 @@ int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o,
 			goto fail;
 		}
 		p->ring_fds[cpu] = fd;
-		if (bpf_map_update_elem(rings_fd, &cpu, &fd, BPF_ANY)) {
-			ret = -errno;
-			snprintf(err, errlen, "cannot install the ring buffer of CPU %u: %s", cpu, strerror(-ret));
-			goto fail;
-		}
+	}
+	if ((ret = install_rings(p)) < 0) {
+		snprintf(err, errlen, "cannot install the ring buffers: %s", strerror(-ret));
+		goto fail;
 	}
 	*out = p;
 	return 0;
@@ -327,13 +348,11 @@ fail:
 	return ret < 0 ? ret : -EINVAL;
 }
 
-int scry_probes_set_syscall(struct scry_probes *p, unsigned nr, const struct scry_sc_desc *d)
+int scry_probes_set_syscalls(struct scry_probes *p, const struct scry_sc_desc *d, unsigned n)
 {
-	if (nr >= SCRY_MAX_SYSCALLS)
+	if (n > SCRY_MAX_SYSCALLS)
 		return -ERANGE;
-	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.syscalls), &nr, d, BPF_ANY))
-		return -errno;
-	return 0;
+	return update_all(bpf_map__fd(p->skel->maps.syscalls), d, n);
 }
 
 int scry_probes_sc_count(struct scry_probes *p, unsigned nr, struct scry_sc_count *out)

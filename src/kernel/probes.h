@@ -35,8 +35,8 @@ struct scry_probes_opts {
 struct scry_probes;
 
 int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o, char *err, size_t errlen);
-/* Descriptor of syscall number nr (before or after attach). */
-int scry_probes_set_syscall(struct scry_probes *p, unsigned nr, const struct scry_sc_desc *d);
+/* The descriptors of syscall numbers 0..n-1 (before or after attach), in one update. */
+int scry_probes_set_syscalls(struct scry_probes *p, const struct scry_sc_desc *d, unsigned n);
 /* Counting mode totals of syscall nr over every CPU. */
 int scry_probes_sc_count(struct scry_probes *p, unsigned nr, struct scry_sc_count *out);
 /* Follow tgid (and, by fork tracking, its future children).  Meant to be called before

@@ -547,17 +547,20 @@ static int set_syscall_table(struct scry_session *s, char *err, size_t errlen)
 	const struct scry_syscall *scs;
 	size_t n = scry_catalog_syscalls(s->cat, &scs);
 	bool *known = calloc(SCRY_MAX_SYSCALLS, sizeof(bool));
+	struct scry_sc_desc *table = calloc(SCRY_MAX_SYSCALLS, sizeof(*table));
 	int ret = 0;
 
-	if (!known) {
+	if (!known || !table) {
+		free(known);
+		free(table);
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < n; i++)
 		if (scs[i].nr >= 0 && scs[i].nr < SCRY_MAX_SYSCALLS)
 			known[scs[i].nr] = true;
-	for (unsigned nr = 0; nr < SCRY_MAX_SYSCALLS && !ret; nr++) {
-		struct scry_sc_desc d = { .entry_id = NO_EVENT, .exit_id = NO_EVENT };
+	for (unsigned nr = 0; nr < SCRY_MAX_SYSCALLS; nr++) {
+		struct scry_sc_desc *dp = &table[nr], d = { .entry_id = NO_EVENT, .exit_id = NO_EVENT };
 
 		if (known[nr] && s->sc_entry[nr] != NO_EVENT && !s->sc_off[nr]) {
 			const struct scry_event *ev = s->events[s->sc_entry[nr]];
@@ -590,9 +593,11 @@ static int set_syscall_table(struct scry_session *s, char *err, size_t errlen)
 			d.exit_id = s->unknown_exit;
 			d.flags = SCRY_SC_ENTRY | SCRY_SC_EXIT | SCRY_SC_UNKNOWN;
 		}
-		ret = scry_probes_set_syscall(s->probes, nr, &d);
+		*dp = d;
 	}
+	ret = scry_probes_set_syscalls(s->probes, table, SCRY_MAX_SYSCALLS);
 	free(known);
+	free(table);
 	if (ret)
 		snprintf(err, errlen, "cannot fill the syscall table: %s", strerror(-ret));
 	return ret;
