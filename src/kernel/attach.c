@@ -1,0 +1,142 @@
+/* attach.c — attaching scry's programs (syscalls, fork and exit, each generic tracepoint by
+ * its slot), detaching one tracepoint, and taking everything down (see probes.h). */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "kernel/probes_int.h"
+
+int probes_add_link(struct scry_probes *p, struct bpf_link *l, const char *what, char *err, size_t errlen)
+{
+	int e = -errno;
+
+	if (!l) {
+		snprintf(err, errlen, "cannot attach %s: %s", what, strerror(-e));
+		return e ? e : -EINVAL;
+	}
+	if (p->nlinks >= MAX_LINKS) {
+		bpf_link__destroy(l);
+		snprintf(err, errlen, "too many probes (limit %d)", MAX_LINKS);
+		return -E2BIG;
+	}
+	p->links[p->nlinks++] = l;
+	return 0;
+}
+
+int scry_probes_attach_tracepoint(struct scry_probes *p, const char *system, const char *name,
+				  const struct scry_tp_desc *d, int front_fd, char *err, size_t errlen)
+{
+	char what[256];
+	__u32 slot = p->next_tp_slot;
+
+	if (slot >= SCRY_MAX_TP) {
+		snprintf(err, errlen, "too many tracepoints (limit %d)", SCRY_MAX_TP);
+		return -E2BIG;
+	}
+	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.tps), &slot, d, BPF_ANY)) {
+		int e = -errno;
+		snprintf(err, errlen, "cannot store the descriptor of %s:%s: %s", system, name, strerror(-e));
+		return e;
+	}
+	LIBBPF_OPTS(bpf_tracepoint_opts, topts, .bpf_cookie = slot);
+	snprintf(what, sizeof(what), "tracepoint %s:%s", system, name);
+	int ret = front_fd >= 0 ? probes_attach_front_tp(p, front_fd, system, name, slot, err, errlen) :
+		  probes_add_link(p, bpf_program__attach_tracepoint_opts(p->skel->progs.scry_tp, system, name, &topts),
+			   what, err, errlen);
+	if (ret)
+		return ret;
+	p->tp_link[slot] = front_fd >= 0 ? -1 : (int)p->nlinks - 1;
+	p->next_tp_slot++;
+	return (int)slot;
+}
+
+int scry_probes_detach_tracepoint(struct scry_probes *p, int slot)
+{
+	struct scry_tp_desc off = { .event_id = SCRY_NO_EVENT };
+	__u32 k = (__u32)slot;
+	int l;
+
+	if (slot < 0 || (unsigned)slot >= p->next_tp_slot || (l = p->tp_link[slot]) < 0 || !p->links[l])
+		return -ENOENT;
+	/* written no more from now on, then detached (which waits for the tracepoint) */
+	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.tps), &k, &off, BPF_ANY))
+		return -errno;
+	bpf_link__destroy(p->links[l]);
+	p->links[l] = NULL;
+	return 0;
+}
+
+int scry_probes_attach(struct scry_probes *p, char *err, size_t errlen)
+{
+	int ret = 0;
+
+	if (p->opts.syscalls) {
+		/* a filter front replaces its dispatcher on the hook (it tail-calls it) */
+		if (p->sys_front[0] >= 0)
+			ret = probes_attach_front_sys(p, 0, err, errlen);
+		else if (p->btf_tp)
+			ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_sys_enter_btf), "tp_btf/sys_enter", err, errlen);
+		else
+			ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_sys_enter_tp), "raw_syscalls:sys_enter", err, errlen);
+		if (ret)
+			return ret;
+		if (p->sys_front[1] >= 0)
+			ret = probes_attach_front_sys(p, 1, err, errlen);
+		else if (p->btf_tp)
+			ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_sys_exit_btf), "tp_btf/sys_exit", err, errlen);
+		else
+			ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_sys_exit_tp), "raw_syscalls:sys_exit", err, errlen);
+		if (!ret && p->prepare_exec)
+			ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_prepare_exec),
+				       "tp_btf/sched_prepare_exec", err, errlen);
+		if (ret)
+			return ret;
+	}
+	if (bpf_program__autoload(p->skel->progs.scry_fork))
+		ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_fork), "tp_btf/sched_process_fork", err, errlen);
+	if (!ret && bpf_program__autoload(p->skel->progs.scry_exit))
+		ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_exit), "tp_btf/sched_process_exit", err, errlen);
+	return ret;
+}
+
+/* Detaching a tracefs tracepoint waits for an RCU grace period (tens of ms): the links are
+ * destroyed by several threads at once, whose waits overlap. */
+struct detach_work {
+	struct bpf_link **links;
+	size_t n;
+	size_t next;               /* atomic */
+};
+
+static void *detach_worker(void *arg)
+{
+	struct detach_work *w = arg;
+	size_t i;
+
+	while ((i = __atomic_fetch_add(&w->next, 1, __ATOMIC_RELAXED)) < w->n)
+		bpf_link__destroy(w->links[i]);   /* NULL (detached already): nothing */
+	return NULL;
+}
+
+void scry_probes_detach(struct scry_probes *p)
+{
+	struct detach_work w = { .links = p->links, .n = p->nlinks };
+	pthread_t th[16];
+	size_t nth = 0;
+
+	/* (the switch is off: the order in which events stop coming does not matter) */
+	while (nth < sizeof(th) / sizeof(th[0]) && nth + 1 < p->nlinks &&
+	       pthread_create(&th[nth], NULL, detach_worker, &w) == 0)
+		nth++;
+	detach_worker(&w);
+	for (size_t i = 0; i < nth; i++)
+		pthread_join(th[i], NULL);
+	p->nlinks = 0;
+	/* links first, then the perf events they were on (attach order reversed) */
+	for (size_t i = p->nfront_links; i-- > 0;)
+		close(p->front_links[i]);
+	p->nfront_links = 0;
+}

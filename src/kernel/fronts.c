@@ -1,0 +1,211 @@
+/* fronts.c — filter fronts in the kernel: where a front of each kind finds its values and
+ * maps (scry_probes_filter_target), loading a front compiled by src/filter/bpf_gen.c once
+ * per distinct program, the prog arrays through which an accepting front reaches its
+ * dispatcher, and attaching fronts in place of the dispatchers (see probes.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <linux/perf_event.h>
+#include "catalog/catalog.h"
+#include "filter/bpf_gen.h"
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "kernel/probes_int.h"
+
+static struct bpf_program *dispatcher(struct scry_probes *p, unsigned kind)
+{
+	switch (kind) {
+	case SCRY_FENV_ENTER: return p->btf_tp ? p->skel->progs.scry_sys_enter_btf : p->skel->progs.scry_sys_enter_tp;
+	case SCRY_FENV_EXIT: return p->btf_tp ? p->skel->progs.scry_sys_exit_btf : p->skel->progs.scry_sys_exit_tp;
+	case SCRY_FENV_TP: return p->skel->progs.scry_tp;
+	case SCRY_FENV_FORK: return p->skel->progs.scry_fork;
+	default: return NULL;
+	}
+}
+
+/* The prog array through which a front of kind reaches its dispatcher. */
+static struct bpf_map *back_map(struct scry_probes *p, unsigned kind)
+{
+	struct bpf_map *back[SCRY_FENV_NR] = { p->skel->maps.back_enter, p->skel->maps.back_exit, p->skel->maps.back_tp,
+					       p->skel->maps.back_fork };
+	return kind < SCRY_FENV_NR ? back[kind] : NULL;
+}
+
+/* Each dispatcher at index 0 of its back_* array, the resume program at back_exit's 1 (the
+ * fork front goes on to scry_fork_write, past the fork tracking). */
+int probes_prepare_dispatch(struct scry_probes *p, char *err, size_t errlen)
+{
+	struct bpf_program *resume = p->btf_tp ? p->skel->progs.scry_sys_exit_resume_btf : p->skel->progs.scry_sys_exit_resume_tp;
+	int ret;
+
+	for (int k = 0; k < SCRY_FENV_NR; k++) {
+		__u32 zero = 0;
+		int fd = bpf_program__fd(k == SCRY_FENV_FORK ? p->skel->progs.scry_fork_write : dispatcher(p, (unsigned)k));
+		if (fd >= 0 && bpf_map_update_elem(bpf_map__fd(back_map(p, (unsigned)k)), &zero, &fd, BPF_ANY)) {
+			ret = -errno;
+			snprintf(err, errlen, "cannot prepare the filter dispatch: %s", strerror(-ret));
+			return ret;
+		}
+	}
+	__u32 one = 1;
+	int rfd = bpf_program__fd(resume);
+	if (rfd >= 0 && bpf_map_update_elem(bpf_map__fd(p->skel->maps.back_exit), &one, &rfd, BPF_ANY)) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot prepare the filter dispatch: %s", strerror(-ret));
+		return ret;
+	}
+	return 0;
+}
+
+int scry_probes_filter_target(struct scry_probes *p, unsigned kind, struct fgen_target *t)
+{
+	if (kind >= SCRY_FENV_NR)
+		return -EINVAL;
+	memset(t, 0, sizeof(*t));
+	t->src = kind >= SCRY_FENV_TP ? FGEN_SRC_TP : p->btf_tp ? FGEN_SRC_SYSCALL_BTF : FGEN_SRC_SYSCALL_TP;
+	if (t->src == FGEN_SRC_SYSCALL_BTF && !p->layout.regs_ok)
+		return -ENOTSUP;
+	t->exit = kind == SCRY_FENV_EXIT;
+	t->env_kind = kind;
+	t->env_fd = bpf_map__fd(p->skel->maps.filter_env);
+	t->back_fd = bpf_map__fd(back_map(p, kind));
+	t->waiting_fd = bpf_map__fd(p->skel->maps.bss);
+	t->waiting_off = (uint32_t)((char *)&p->skel->bss->deferred_waiting - (char *)p->skel->bss);
+	t->stats_fd = bpf_map__fd(p->skel->maps.stats);
+	t->strnstr_btf_id = p->strnstr_id;
+	memcpy(t->regs_off, p->layout.regs_off, sizeof(t->regs_off));
+	t->orig_ax_off = p->layout.orig_ax_off;
+	t->ctx = p->layout.ctx;
+	t->comm_off = p->layout.comm_off;
+	t->pid = p->layout.pid;
+	t->memo = t->src == FGEN_SRC_SYSCALL_BTF && p->memo_by_regs && p->layout.memo_ok;
+	t->memo_fd = bpf_map__fd(p->skel->maps.memo);
+	t->task_stack_off = p->layout.stack_off;
+	t->task_exit_state_off = p->layout.exit_state_off;
+	return 0;
+}
+
+int scry_probes_load_front(struct scry_probes *p, unsigned kind, const struct bpf_insn *insns, size_t n,
+			   char *log, size_t logsize)
+{
+	struct bpf_program *d = dispatcher(p, kind);
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info);
+	int fd = -1;
+
+	if (!d || bpf_program__fd(d) < 0)
+		return -EINVAL;
+	for (size_t i = 0; i < p->nfilters && fd < 0; i++) {
+		struct loaded_filter *lf = &p->filters[i];
+		if (lf->kind == kind && lf->n == n && !memcmp(lf->insns, insns, n * sizeof(*insns)))
+			fd = lf->fd;
+	}
+	if (fd < 0) {
+		memset(&info, 0, sizeof(info));
+		if (bpf_obj_get_info_by_fd(bpf_program__fd(d), &info, &len))
+			return -errno;
+		LIBBPF_OPTS(bpf_prog_load_opts, lo, .expected_attach_type = bpf_program__expected_attach_type(d),
+			    .attach_btf_id = info.attach_btf_id);
+		if (p->nfilters == p->capfilters) {
+			size_t cap = p->capfilters ? 2 * p->capfilters : 16;
+			struct loaded_filter *lf = realloc(p->filters, cap * sizeof(*lf));
+			if (!lf)
+				return -ENOMEM;
+			p->filters = lf;
+			p->capfilters = cap;
+		}
+		struct bpf_insn *copy = malloc(n * sizeof(*insns));
+		if (!copy)
+			return -ENOMEM;
+		memcpy(copy, insns, n * sizeof(*insns));
+		fd = bpf_prog_load(bpf_program__type(d), "scry_filter", "GPL", insns, n, &lo);
+		if (fd < 0) {
+			int e = -errno;
+			if (log && logsize) {   /* again with the verifier's log (a full log fails a load) */
+				log[0] = 0;
+				lo.log_buf = log;
+				lo.log_size = (__u32)logsize;
+				lo.log_level = 1;
+				if ((fd = bpf_prog_load(bpf_program__type(d), "scry_filter", "GPL", insns, n, &lo)) >= 0)
+					close(fd);
+			}
+			free(copy);
+			return e;
+		}
+		p->filters[p->nfilters++] = (struct loaded_filter){ kind, copy, n, fd };
+	}
+	if (kind == SCRY_FENV_ENTER || kind == SCRY_FENV_EXIT)
+		p->sys_front[kind] = fd;
+	if (kind == SCRY_FENV_FORK) {
+		__u32 zero = 0;
+		if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.flt_fork), &zero, &fd, BPF_ANY))
+			return -errno;
+	}
+	return fd;
+}
+
+/* The syscall front of kind 0 (entry) or 1 (exit) on its hook. */
+int probes_attach_front_sys(struct scry_probes *p, int kind, char *err, size_t errlen)
+{
+	const char *what = kind ? "sys_exit" : "sys_enter";
+
+	if (p->btf_tp)
+		return probes_add_front_link(p, bpf_raw_tracepoint_open(NULL, p->sys_front[kind]), what, err, errlen);
+	return probes_attach_front_tp(p, p->sys_front[kind], "raw_syscalls", what, 0, err, errlen);
+}
+
+/* Remember a front's link (an fd) to close it with the probes. */
+int probes_add_front_link(struct scry_probes *p, int fd, const char *what, char *err, size_t errlen)
+{
+	int *l;
+
+	if (fd < 0) {
+		int e = -errno;
+		snprintf(err, errlen, "cannot attach the filter of %s: %s", what, strerror(-e));
+		return e ? e : -EINVAL;
+	}
+	l = realloc(p->front_links, (p->nfront_links + 1) * sizeof(*l));
+	if (!l) {
+		close(fd);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	p->front_links = l;
+	l[p->nfront_links++] = fd;
+	return 0;
+}
+
+/* A front on tracefs tracepoint system:name with a BPF cookie (what libbpf does for the
+ * programs it loaded itself). */
+int probes_attach_front_tp(struct scry_probes *p, int prog_fd, const char *system, const char *name, __u64 cookie,
+			   char *err, size_t errlen)
+{
+	char what[256];
+	struct perf_event_attr a = { .type = PERF_TYPE_TRACEPOINT, .size = sizeof(a), .sample_period = 1, .wakeup_events = 1 };
+	int id = p->opts.cat ? scry_catalog_tracepoint_id(p->opts.cat, system, name) : -1;
+	int pfd, link;
+
+	snprintf(what, sizeof(what), "tracepoint %s:%s", system, name);
+	if (id < 0) {
+		snprintf(err, errlen, "cannot attach the filter of %s: no tracefs id", what);
+		return -ENOENT;
+	}
+	a.config = (__u64)id;
+	pfd = (int)syscall(__NR_perf_event_open, &a, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	if (probes_add_front_link(p, pfd, what, err, errlen))
+		return -errno;
+	LIBBPF_OPTS(bpf_link_create_opts, lo, .perf_event.bpf_cookie = cookie);
+	link = bpf_link_create(prog_fd, pfd, BPF_PERF_EVENT, &lo);
+	if (probes_add_front_link(p, link, what, err, errlen))
+		return -errno;
+	if (ioctl(pfd, PERF_EVENT_IOC_ENABLE, 0)) {
+		int e = -errno;
+		snprintf(err, errlen, "cannot enable the filter of %s: %s", what, strerror(-e));
+		return e;
+	}
+	return 0;
+}

@@ -1,0 +1,56 @@
+/* probes_int.h — the state the loader's files share (probes.c, trackers.c, fronts.c,
+ * attach.c, stats.c): struct scry_probes and the functions one of them offers the others.
+ * Private to src/kernel/. */
+#ifndef SCRY_KERNEL_PROBES_INT_H
+#define SCRY_KERNEL_PROBES_INT_H
+
+#include <stdbool.h>
+#include "scry.skel.h"
+#include "kernel/ctx_paths.h"
+#include "kernel/probes.h"
+
+#define MAX_LINKS (SCRY_MAX_TP + 8)
+
+struct scry_probes {
+	struct scry_bpf *skel;
+	struct scry_probes_opts opts;
+	unsigned ncpus;
+	int *ring_fds;
+	struct bpf_link **links;
+	size_t nlinks;
+	unsigned next_tp_slot;
+	int tp_link[SCRY_MAX_TP];  /* a tracepoint slot's index in links, -1: a front's */
+	uint8_t *stages;           /* the stages map, mmapped read-only */
+	size_t stages_len, stage_stride;
+	bool btf_tp;               /* kernel has BTF tracepoints (tp_btf) */
+	int strnstr_id;            /* vmlinux BTF id of kfunc bpf_strnstr, 0 if none */
+	struct loaded_filter *filters;   /* filter fronts loaded (closed with the probes) */
+	size_t nfilters, capfilters;
+	int sys_front[2];          /* fds of the sys_enter / sys_exit fronts, -1: none */
+	int *front_links;          /* links of the fronts attached (fds) */
+	size_t nfront_links;
+	struct scry_ctx_layout layout;   /* contexts and registers in kernel BTF */
+	bool prepare_exec;         /* scry_prepare_exec is loaded */
+	bool memo_by_regs;         /* the memo keeps the current task (untrusted kptr) */
+};
+
+struct loaded_filter {
+	unsigned kind;
+	struct bpf_insn *insns;
+	size_t n;
+	int fd;
+};
+
+/* trackers.c */
+int probes_fill_trackers(struct scry_probes *p, const struct scry_probes_opts *o, char *err, size_t errlen);
+int probes_prepare_memo(struct scry_probes *p, char *err, size_t errlen);
+/* fronts.c */
+int probes_prepare_dispatch(struct scry_probes *p, char *err, size_t errlen);
+int probes_add_front_link(struct scry_probes *p, int fd, const char *what, char *err, size_t errlen);
+int probes_attach_front_sys(struct scry_probes *p, int kind, char *err, size_t errlen);
+int probes_attach_front_tp(struct scry_probes *p, int prog_fd, const char *system, const char *name, __u64 cookie,
+			   char *err, size_t errlen);
+/* attach.c */
+int probes_add_link(struct scry_probes *p, struct bpf_link *l, const char *what, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,88 @@
+/* stats.c — what the kernel side counted: losses per CPU, counting-mode totals, recursion
+ * misses, deferred entries still waiting; and the staging buffers' fill, read without a
+ * syscall, with the flush of one CPU's stage (see probes.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "kernel/probes_int.h"
+
+int scry_probes_sc_count(struct scry_probes *p, unsigned nr, struct scry_sc_count *out)
+{
+	struct scry_sc_count *percpu;
+	int ncpus = libbpf_num_possible_cpus();
+	__u32 key = nr;
+
+	memset(out, 0, sizeof(*out));
+	if (ncpus <= 0)
+		return -EINVAL;
+	if (!(percpu = calloc((size_t)ncpus, sizeof(*percpu))))
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(bpf_map__fd(p->skel->maps.sc_counts), &key, percpu)) {
+		int ret = -errno;
+		free(percpu);
+		return ret;
+	}
+	for (int i = 0; i < ncpus; i++) {
+		out->calls += percpu[i].calls;
+		out->errors += percpu[i].errors;
+		out->ns += percpu[i].ns;
+	}
+	free(percpu);
+	return 0;
+}
+
+uint32_t scry_probes_staged(const struct scry_probes *p, unsigned cpu)
+{
+	const struct scry_stage *st;
+
+	if (!p->stages || cpu >= p->ncpus)
+		return 0;
+	st = (const struct scry_stage *)(p->stages + (size_t)cpu * p->stage_stride);
+	return __atomic_load_n(&st->len, __ATOMIC_RELAXED);
+}
+
+int scry_probes_flush_stage(struct scry_probes *p, unsigned cpu)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, topts, .flags = BPF_F_TEST_RUN_ON_CPU, .cpu = cpu);
+
+	if (bpf_prog_test_run_opts(bpf_program__fd(p->skel->progs.scry_flush), &topts))
+		return -errno;
+	return 0;
+}
+
+int scry_probes_stats(struct scry_probes *p, struct scry_cpu_stats *out)
+{
+	__u32 zero = 0;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(p->skel->maps.stats), &zero, out))
+		return -errno;
+	return 0;
+}
+
+uint64_t scry_probes_recursion_misses(struct scry_probes *p)
+{
+	struct bpf_program *prog;
+	uint64_t sum = 0;
+
+	bpf_object__for_each_program(prog, p->skel->obj) {
+		struct bpf_prog_info info;
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(prog);
+
+		if (fd < 0)
+			continue;
+		memset(&info, 0, sizeof(info));
+		if (!bpf_obj_get_info_by_fd(fd, &info, &len))
+			sum += info.recursion_misses;
+	}
+	return sum;
+}
+
+uint64_t scry_probes_deferred_waiting(struct scry_probes *p)
+{
+	return __atomic_load_n(&p->skel->bss->deferred_waiting, __ATOMIC_RELAXED);
+}

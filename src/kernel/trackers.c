@@ -1,0 +1,88 @@
+/* trackers.c — who is recorded, in the kernel's maps: the tracker sets (vpid, uid, gid,
+ * cgroup), the followed processes (-p, the command; their children follow by fork
+ * tracking), and the memo map that keeps the answer per CPU (see probes.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "kernel/features.h"
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "kernel/probes_int.h"
+
+static int fill_set(int fd, const uint32_t *keys, size_t n, const char *what, char *err, size_t errlen)
+{
+	__u8 one = 1;
+
+	for (size_t i = 0; i < n; i++) {
+		if (bpf_map_update_elem(fd, &keys[i], &one, BPF_ANY)) {
+			int e = -errno;
+			snprintf(err, errlen, "cannot track %s %u: %s", what, keys[i], strerror(-e));
+			return e;
+		}
+	}
+	return 0;
+}
+
+/* The tracker maps (vpid, uid, gid, cgroup). */
+int probes_fill_trackers(struct scry_probes *p, const struct scry_probes_opts *o, char *err, size_t errlen)
+{
+	int ret;
+
+	if ((ret = fill_set(bpf_map__fd(p->skel->maps.track_vpid), o->track_vpids, o->ntrack_vpids, "vpid", err, errlen)) ||
+	    (ret = fill_set(bpf_map__fd(p->skel->maps.track_uid), o->track_uids, o->ntrack_uids, "uid", err, errlen)) ||
+	    (ret = fill_set(bpf_map__fd(p->skel->maps.track_gid), o->track_gids, o->ntrack_gids, "gid", err, errlen)))
+		return ret;
+	for (size_t i = 0; i < o->ntrack_cgroups; i++) {
+		__u32 key = i;
+		if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.track_cgroup), &key, &o->track_cgroup_fds[i], BPF_ANY)) {
+			ret = -errno;
+			snprintf(err, errlen, "cannot track cgroup #%zu: %s", i + 1, strerror(-ret));
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/* The memo map (struct scry_memo): with its kptr as the object declares it, or, on a
+ * kernel without untrusted kptrs (or SCRY_NO_KPTR=1, for tests), created here without BTF
+ * and used by tgid only (rodata memo_by_regs = 0). */
+int probes_prepare_memo(struct scry_probes *p, char *err, size_t errlen)
+{
+	int fd, ret;
+
+	p->memo_by_regs = !getenv("SCRY_NO_KPTR") && scry_feature_kptr_untrusted();
+	p->skel->rodata->memo_by_regs = p->memo_by_regs;
+	if (p->memo_by_regs)
+		return 0;
+	fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "memo", 4, sizeof(struct scry_memo), 1, NULL);
+	if (fd < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot create the memo map: %s", strerror(-ret));
+		return ret;
+	}
+	ret = bpf_map__reuse_fd(p->skel->maps.memo, fd);
+	close(fd);
+	if (ret)
+		snprintf(err, errlen, "cannot use the memo map: %s", strerror(-ret));
+	return ret;
+}
+
+int scry_probes_track(struct scry_probes *p, pid_t tgid)
+{
+	__u32 key = tgid, zero = 0;
+	__u8 one = 1;
+	__u64 gen = 0;
+	int gen_fd = bpf_map__fd(p->skel->maps.tracked_gen);
+
+	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.tracked), &key, &one, BPF_ANY))
+		return -errno;
+	/* invalidate the programs' per-CPU "not followed" memos (see target_ok) */
+	if (bpf_map_lookup_elem(gen_fd, &zero, &gen))
+		return -errno;
+	gen += 1ULL << 32;
+	if (bpf_map_update_elem(gen_fd, &zero, &gen, BPF_ANY))
+		return -errno;
+	return 0;
+}
