@@ -14,6 +14,7 @@
 #include "cli/track.h"
 #include "session/session.h"
 #include "util/clock.h"
+#include "util/log.h"
 #include "util/parse.h"
 #include "util/privs.h"
 #include "util/spawn.h"
@@ -207,7 +208,7 @@ static int parse_args(int argc, char **argv, struct record_args *a, char *err, s
 			a->quiet = true;
 			break;
 		case 'v':
-			a->so.verbose = true;
+			scry_log_set(NULL, NULL, true);   /* libbpf, the verifier, where filters run */
 			break;
 		case 'h':
 			usage(stdout);

@@ -18,14 +18,13 @@
 #include "kernel/ctx_paths.h"
 #include "kernel/features.h"
 #include "kernel/probes_int.h"
+#include "util/log.h"
 
-static bool verbose_print;
-
+/* libbpf's messages (and the verifier's logs): SCRY_LOG_VERBOSE. */
 static int print_fn(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	if (!verbose_print)
-		return 0;
-	return vfprintf(stderr, fmt, ap);
+	scry_logv(SCRY_LOG_VERBOSE, fmt, ap);
+	return 0;
 }
 
 /* Every key 0..n-1 of an array map at once: one syscall, and for a map of maps one wait for
@@ -56,7 +55,6 @@ int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o,
 	struct scry_probes *p;
 	int ret = -ENOMEM;
 
-	verbose_print = o->verbose;
 	libbpf_set_print(print_fn);
 	p = calloc(1, sizeof(*p));
 	if (!p)
@@ -160,7 +158,7 @@ int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o,
 	ret = scry_bpf__load(p->skel);
 	if (ret) {
 		snprintf(err, errlen, "the kernel refused scry's BPF programs: %s%s", strerror(-ret),
-			 o->verbose ? "" : " (--verbose shows the verifier log)");
+			 scry_log_verbose() ? "" : " (--verbose shows the verifier log)");
 		goto fail;
 	}
 	ret = probes_fill_trackers(p, o, err, errlen);

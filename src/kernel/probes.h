@@ -21,7 +21,6 @@ struct scry_probes_opts {
 	uint16_t unknown_exit_id;
 	bool syscalls;              /* attach the syscall programs */
 	size_t ring_size;           /* bytes per CPU ring, a power of two multiple of the page size */
-	bool verbose;               /* libbpf and verifier messages on stderr */
 	unsigned nevent_ids;        /* size of the filter prog arrays (event ids 0..n-1) */
 	/* trackers (all combined with AND; the pid tracker is scry_probes_track) */
 	const uint32_t *track_vpids, *track_uids, *track_gids;

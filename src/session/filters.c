@@ -10,6 +10,7 @@
 #include "session/filters.h"
 #include "kernel/probes.h"
 #include "session/user_filter.h"
+#include "util/log.h"
 
 struct scry_filters {
 	char *text;
@@ -333,7 +334,7 @@ static int load_front(struct scry_filters *f, struct scry_probes *p, unsigned ki
 	ret = scry_probes_load_front(p, kind, prog.insns, prog.n, log, log_size);
 	if (ret < 0) {
 		if (log && log[0])
-			fprintf(stderr, "%s\n", log);
+			scry_log(SCRY_LOG_VERBOSE, "%s", log);
 		snprintf(err, errlen, "filter: the kernel refused the filter program of %s: %s%s "
 			 "(a bug in scry: please report the expression)",
 			 what, strerror(-ret), verbose ? "" : "; --verbose shows the verifier log");

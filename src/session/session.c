@@ -24,6 +24,7 @@
 #include "kernel/probes.h"
 #include "session/session.h"
 #include "util/clock.h"
+#include "util/log.h"
 
 #define CHANNEL "channel0"
 #define NO_EVENT 0xffff
@@ -248,8 +249,7 @@ static int enable_spec(struct scry_session *s, const char *spec, char *err, size
 			ret = enable_tracepoint(s, system, c + 1, err, errlen);
 			if (ret == -ENOENT && has_glob) {
 				/* a glob skips the tracepoints whose format scry cannot use */
-				if (s->opts.verbose)
-					fprintf(stderr, "scry: skipping %s: %s\n", tps[i], err);
+				scry_log(SCRY_LOG_VERBOSE, "scry: skipping %s: %s", tps[i], err);
 				err[0] = 0;
 				continue;
 			}
@@ -469,8 +469,8 @@ int scry_session_create(struct scry_session **out, const struct scry_session_opt
 					   s->nevents, o->ctx_mask, err, errlen);
 		if (ret)
 			goto fail;
-		if (s->ufilter && o->verbose)
-			scry_user_filter_explain(s->ufilter, stderr);
+		if (s->ufilter)
+			scry_user_filter_explain(s->ufilter);
 	}
 	ret = open_cgroups(s, err, errlen);
 	if (ret)
@@ -614,7 +614,6 @@ int scry_session_load(struct scry_session *s, char *err, size_t errlen)
 		.unknown_exit_id = s->unknown_exit,
 		.syscalls = s->any_syscall,
 		.ring_size = s->opts.ring_size,
-		.verbose = s->opts.verbose,
 		.nevent_ids = (unsigned)s->nevents,
 		.track_vpids = s->opts.track_vpids, .ntrack_vpids = s->opts.ntrack_vpids, .track_vpid = s->opts.track_vpids != NULL,
 		.track_uids = s->opts.track_uids, .ntrack_uids = s->opts.ntrack_uids, .track_uid = s->opts.track_uids != NULL,
@@ -635,7 +634,7 @@ int scry_session_load(struct scry_session *s, char *err, size_t errlen)
 	if (s->filters) {
 		size_t moved;
 
-		ret = scry_filters_install(s->filters, s->probes, s->opts.verbose, &moved, err, errlen);
+		ret = scry_filters_install(s->filters, s->probes, scry_log_verbose(), &moved, err, errlen);
 		if (ret)
 			return ret;
 		if (moved) {   /* filters this kernel cannot run: decided in user space too */
@@ -645,8 +644,7 @@ int scry_session_load(struct scry_session *s, char *err, size_t errlen)
 						   s->nevents, s->opts.ctx_mask, err, errlen);
 			if (ret)
 				return ret;
-			if (s->opts.verbose)
-				scry_user_filter_explain(s->ufilter, stderr);
+			scry_user_filter_explain(s->ufilter);
 		}
 	}
 	ret = set_syscall_table(s, err, errlen);

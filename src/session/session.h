@@ -32,7 +32,6 @@ struct scry_session_opts {
 	void (*sink)(void *ctx, unsigned cpu, const uint8_t *ev, size_t size);
 	void *sink_ctx;
 	bool count_syscalls;            /* selected syscalls are counted in the kernel, no events */
-	bool verbose;
 	/* filter (LTTng's language), evaluated in the kernel before an event is written, or in
 	 * user space before the consumer writes it when the kernel cannot read its values */
 	const char *filter;

@@ -10,6 +10,7 @@
 #include "consumer/consumer.h"
 #include "filter/filter.h"
 #include "session/user_filter.h"
+#include "util/log.h"
 
 #define MAX_DEPTH 4                    /* struct nesting, as ctf/metadata.c allows */
 
@@ -320,7 +321,7 @@ fail:
 	return ret;
 }
 
-void scry_user_filter_explain(const struct scry_user_filter *u, FILE *out)
+void scry_user_filter_explain(const struct scry_user_filter *u)
 {
 	for (size_t i = 0; i < u->n; i++) {
 		int r = scry_filters_user_ref(u->f, i);
@@ -328,10 +329,10 @@ void scry_user_filter_explain(const struct scry_user_filter *u, FILE *out)
 		const char *why = scry_filters_user_why(u->f, i);
 
 		if (a)
-			fprintf(out, "scry: filter: %s: `%s` is evaluated in user space (the kernel filter cannot read %s)\n",
+			scry_log(SCRY_LOG_VERBOSE, "scry: filter: %s: `%s` is evaluated in user space (the kernel filter cannot read %s)",
 				u->events[i]->name, filter_ref_text(u->expr, (size_t)r), reason(u->events[i], a));
 		else if (why)
-			fprintf(out, "scry: filter: %s: evaluated in user space (this kernel cannot run its filter: %s)\n",
+			scry_log(SCRY_LOG_VERBOSE, "scry: filter: %s: evaluated in user space (this kernel cannot run its filter: %s)",
 				u->events[i]->name, why);
 	}
 }

@@ -24,7 +24,7 @@ int scry_user_filter_new(struct scry_user_filter **out, const struct scry_filter
 			 const struct scry_event *const *events, size_t n, uint64_t ctx_mask,
 			 char *err, size_t errlen);
 /* One line per such event: the reference the kernel cannot read, and why (--verbose). */
-void scry_user_filter_explain(const struct scry_user_filter *u, FILE *out);
+void scry_user_filter_explain(const struct scry_user_filter *u);   /* SCRY_LOG_VERBOSE lines */
 /* consumer.h's scry_event_pred (ctx: the user filter): does the event (header, contexts,
  * payload) match?  false when it cannot be decoded. */
 bool scry_user_filter_match(void *ctx, unsigned cpu, const uint8_t *ev, size_t size);

@@ -16,6 +16,7 @@
 #include "filter/filter.h"
 #include "session/filters.h"
 #include "session/user_filter.h"
+#include "util/log.h"
 
 #define CTX_MASK ((1ULL << SCRY_CTX_PID) | (1ULL << SCRY_CTX_PROCNAME))
 #define INT(nm, sz, sg, a) { .name = nm, .type = SCRY_F_INT, .size = sz, .is_signed = sg, .arg = a, .length_field = -1 }
@@ -256,6 +257,15 @@ static void test_classify(void **state)
 	scry_filters_free(f);
 }
 
+/* The log callback: the lines said, each ended by a newline. */
+static void capture(void *ctx, enum scry_log_level level, const char *text)
+{
+	FILE *m = ctx;
+
+	assert_int_equal(level, SCRY_LOG_VERBOSE);
+	fprintf(m, "%s\n", text);
+}
+
 static void explain_has(const char *expr, const char *line)
 {
 	struct scry_filters *f = prep(expr);
@@ -267,7 +277,13 @@ static void explain_has(const char *expr, const char *line)
 	assert_non_null(m);
 	assert_int_equal(scry_user_filter_new(&u, f, evp, NEV, CTX_MASK, err, sizeof(err)), 0);
 	assert_non_null(u);
-	scry_user_filter_explain(u, m);
+	scry_log_set(capture, m, false);
+	scry_user_filter_explain(u);          /* not verbose: nothing */
+	fflush(m);
+	assert_int_equal(len, 0);
+	scry_log_set(capture, m, true);
+	scry_user_filter_explain(u);
+	scry_log_set(NULL, NULL, false);
 	fclose(m);
 	assert_string_equal(out, line);
 	free(out);
