@@ -123,8 +123,10 @@ int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o,
 	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_btf, o->syscalls && p->btf_tp);
 	bpf_program__set_autoload(p->skel->progs.scry_sys_enter_tp, o->syscalls && !p->btf_tp);
 	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_tp, o->syscalls && !p->btf_tp);
-	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_resume_btf, o->syscalls && p->btf_tp);
-	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_resume_tp, o->syscalls && !p->btf_tp);
+	/* the resume program serves only the exit filter front (a rejected exit whose entry was
+	 * deferred): not verified when there is no filter (~35 ms of a start-up) */
+	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_resume_btf, o->syscalls && o->filter && p->btf_tp);
+	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_resume_tp, o->syscalls && o->filter && !p->btf_tp);
 	bpf_program__set_autoload(p->skel->progs.scry_prepare_exec, p->prepare_exec);
 	bool need_fork = !o->target_all || o->fork_event_id != 0xffff || o->track_vpid;
 	if (need_fork && !btf_fork) {

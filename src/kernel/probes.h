@@ -20,6 +20,7 @@ struct scry_probes_opts {
 	uint16_t unknown_entry_id;  /* ids of syscall_{entry,exit}_unknown, or 0xffff */
 	uint16_t unknown_exit_id;
 	bool syscalls;              /* attach the syscall programs */
+	bool filter;                /* filter fronts will be loaded (scry_probes_load_front) */
 	size_t ring_size;           /* bytes per CPU ring, a power of two multiple of the page size */
 	unsigned nevent_ids;        /* size of the filter prog arrays (event ids 0..n-1) */
 	/* trackers (all combined with AND; the pid tracker is scry_probes_track) */

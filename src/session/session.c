@@ -613,6 +613,7 @@ int scry_session_load(struct scry_session *s, char *err, size_t errlen)
 		.unknown_entry_id = s->unknown_entry,
 		.unknown_exit_id = s->unknown_exit,
 		.syscalls = s->any_syscall,
+		.filter = s->filters != NULL,
 		.ring_size = s->opts.ring_size,
 		.nevent_ids = (unsigned)s->nevents,
 		.track_vpids = s->opts.track_vpids, .ntrack_vpids = s->opts.ntrack_vpids, .track_vpid = s->opts.track_vpids != NULL,
