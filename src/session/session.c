@@ -1,9 +1,9 @@
-/* session.c — a recording session (see session.h): event resolution, the trace directory
- * and its metadata, the probes and the consumer. */
+/* session.c — a recording session (see session.h): its lifecycle (create, load, track,
+ * start, stop, destroy), the trace directory and its metadata, the probes and the consumer.
+ * Its events are events.c's. */
 #include <errno.h>
 #include <fcntl.h>
 #include <dirent.h>
-#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,259 +23,17 @@
 #include "session/user_filter.h"
 #include "kernel/probes.h"
 #include "session/session.h"
+#include "session/session_int.h"
 #include "util/clock.h"
 #include "util/log.h"
-
-#define CHANNEL "channel0"
-#define NO_EVENT 0xffff
 
 static const char *const default_events[] = {
 	"syscall:*", "sched:sched_switch", "sched:sched_process_fork",
 	"sched:sched_process_exec", "sched:sched_process_exit",
 };
 
-struct tp_ref {
-	char *system, *name;
-	int id;
-	int slot;                        /* probes' slot once attached, else -1 */
-	bool disabled;
-};
-
-struct scry_session {
-	struct scry_session_opts opts;
-	struct scry_catalog *cat;
-	char *dir;                       /* trace directory */
-	char *kernel_dir;
-	const struct scry_event **events;/* enabled events; CTF id = index */
-	size_t nevents, capevents;
-	struct tp_ref *tps;              /* generic tracepoints to attach */
-	size_t ntps;
-	uint16_t *sc_entry, *sc_exit;    /* per syscall number: event ids or NO_EVENT */
-	bool *sc_off;                    /* per syscall number: disabled (its ids kept) */
-	uint16_t unknown_entry, unknown_exit, fork_id;
-	bool any_syscall;
-	uint8_t uuid[16];
-	uint64_t start_ts, stop_ts;
-	struct scry_probes *probes;
-	struct scry_consumer *consumer;
-	struct scry_filters *filters;
-	struct scry_user_filter *ufilter;   /* the filter's events decided in user space */
-	int *cgroup_fds;
-	struct ctf_trace_dir *tdir;      /* the trace directory, made and locked by load */
-	struct scry_guard guard;         /* recovers the trace if we die (SIGKILL...) */
-	char created[64];                /* the metadata's creation time, clock offset and */
-	int64_t clock_off_s;             /* clock uuid, fixed by its first write */
-	uint64_t clock_off_ns;
-	uint8_t clock_uuid[16];
-	size_t ntps_attached;            /* s->tps[0..n) are attached */
-	bool started;
-};
-
-static int add_event(struct scry_session *s, const struct scry_event *ev)
-{
-	for (size_t i = 0; i < s->nevents; i++)
-		if (s->events[i] == ev)
-			return (int)i;
-	if (s->nevents >= NO_EVENT)
-		return -E2BIG;
-	if (s->nevents == s->capevents) {
-		size_t cap = s->capevents ? 2 * s->capevents : 256;
-		const struct scry_event **e = realloc(s->events, cap * sizeof(*e));
-		if (!e)
-			return -ENOMEM;
-		s->events = e;
-		s->capevents = cap;
-	}
-	s->events[s->nevents] = ev;
-	return (int)s->nevents++;
-}
-
-static int enable_syscall(struct scry_session *s, const struct scry_syscall *sc)
-{
-	int id;
-
-	if (sc->nr < 0 || sc->nr >= SCRY_MAX_SYSCALLS)
-		return 0;
-	if (s->sc_entry[sc->nr] != NO_EVENT)
-		return 0;
-	id = add_event(s, scry_catalog_syscall_entry(s->cat, sc));
-	if (id < 0)
-		return id;
-	s->sc_entry[sc->nr] = id;
-	id = add_event(s, scry_catalog_syscall_exit(s->cat, sc));
-	if (id < 0)
-		return id;
-	s->sc_exit[sc->nr] = id;
-	s->any_syscall = true;
-	return 0;
-}
-
-static int enable_unknown_syscalls(struct scry_session *s)
-{
-	int id;
-
-	if (s->unknown_entry != NO_EVENT)
-		return 0;
-	id = add_event(s, scry_catalog_builtin(s->cat, "syscall_entry_unknown"));
-	if (id < 0)
-		return id;
-	s->unknown_entry = id;
-	id = add_event(s, scry_catalog_builtin(s->cat, "syscall_exit_unknown"));
-	if (id < 0)
-		return id;
-	s->unknown_exit = id;
-	s->any_syscall = true;
-	return 0;
-}
-
-static int enable_tracepoint(struct scry_session *s, const char *system, const char *name,
-			     char *err, size_t errlen)
-{
-	const struct scry_event *ev;
-	int id;
-
-	if (!strcmp(system, "sched") && !strcmp(name, "sched_process_fork")) {
-		if (s->fork_id != NO_EVENT)
-			return 0;
-		id = add_event(s, scry_catalog_builtin(s->cat, "sched_process_fork"));
-		if (id < 0)
-			return id;
-		s->fork_id = id;
-		return 0;
-	}
-	ev = scry_catalog_tracepoint(s->cat, system, name, err, errlen);
-	if (!ev)
-		return -ENOENT;
-	size_t before = s->nevents;
-	id = add_event(s, ev);
-	if (id < 0)
-		return id;
-	if (s->nevents == before)
-		return 0;                /* already enabled */
-	struct tp_ref *t = realloc(s->tps, (s->ntps + 1) * sizeof(*t));
-	if (!t)
-		return -ENOMEM;
-	s->tps = t;
-	t[s->ntps].system = strdup(system);
-	t[s->ntps].name = strdup(name);
-	t[s->ntps].id = id;
-	t[s->ntps].slot = -1;
-	t[s->ntps].disabled = false;
-	if (!t[s->ntps].system || !t[s->ntps].name)
-		return -ENOMEM;
-	s->ntps++;
-	return 0;
-}
-
-/* "did you mean" over every event name scry knows. */
-static void suggest(struct scry_session *s, const char *spec, char *err, size_t errlen)
-{
-	const char *const *tps;
-	const struct scry_syscall *scs;
-	size_t ntp = scry_catalog_tracepoints(s->cat, &tps);
-	size_t nsc = scry_catalog_syscalls(s->cat, &scs);
-	const char **all = malloc((ntp + nsc) * sizeof(*all));
-	char **owned = malloc(nsc * sizeof(*owned));
-	const char *best[3];
-	size_t n = 0, nb;
-
-	if (!all || !owned)
-		goto out;
-	for (size_t i = 0; i < ntp; i++)
-		all[n++] = tps[i];
-	for (size_t i = 0; i < nsc; i++) {
-		owned[i] = NULL;
-		if (asprintf(&owned[i], "syscall:%s", scs[i].name) < 0)
-			owned[i] = NULL;
-		if (owned[i])
-			all[n++] = owned[i];
-	}
-	nb = scry_closest(spec, all, n, best, 3);
-	if (nb) {
-		size_t len = strlen(err);
-		snprintf(err + len, errlen - len, "; did you mean %s%s%s%s%s?", best[0],
-			 nb > 1 ? ", " : "", nb > 1 ? best[1] : "", nb > 2 ? ", " : "", nb > 2 ? best[2] : "");
-	}
-	for (size_t i = 0; i < nsc; i++)
-		free(owned[i]);
-out:
-	free(owned);
-	free(all);
-}
-
-/* One -e spec: "syscall:GLOB", "SYSTEM:GLOB", or "GLOB" (tracepoint event names). */
-static int enable_spec(struct scry_session *s, const char *spec, char *err, size_t errlen)
-{
-	const char *colon = strchr(spec, ':');
-	size_t matched = 0;
-	int ret;
-
-	if (!*spec) {
-		snprintf(err, errlen, "empty event name");
-		return -EINVAL;
-	}
-	if (colon && (!strncmp(spec, "syscall:", 8) || !strncmp(spec, "syscalls:", 9))) {
-		const char *glob = colon + 1;
-		const struct scry_syscall *scs;
-		size_t n = scry_catalog_syscalls(s->cat, &scs);
-
-		for (size_t i = 0; i < n; i++) {
-			if (fnmatch(glob, scs[i].name, 0))
-				continue;
-			ret = enable_syscall(s, &scs[i]);
-			if (ret < 0)
-				goto fail;
-			matched++;
-		}
-		if (!strcmp(glob, "*") || !fnmatch(glob, "unknown", 0)) {
-			ret = enable_unknown_syscalls(s);
-			if (ret < 0)
-				goto fail;
-			matched++;
-		}
-	} else {
-		const char *const *tps;
-		size_t n = scry_catalog_tracepoints(s->cat, &tps);
-		bool has_glob = strpbrk(spec, "*?[") != NULL;
-
-		for (size_t i = 0; i < n; i++) {
-			const char *c = strchr(tps[i], ':');
-			if (!c)
-				continue;
-			if (colon ? fnmatch(spec, tps[i], 0) : fnmatch(spec, c + 1, 0))
-				continue;
-			char system[256];
-			snprintf(system, sizeof(system), "%.*s", (int)(c - tps[i]), tps[i]);
-			ret = enable_tracepoint(s, system, c + 1, err, errlen);
-			if (ret == -ENOENT && has_glob) {
-				/* a glob skips the tracepoints whose format scry cannot use */
-				scry_log(SCRY_LOG_VERBOSE, "scry: skipping %s: %s", tps[i], err);
-				err[0] = 0;
-				continue;
-			}
-			if (ret < 0)
-				goto fail;
-			matched++;
-		}
-	}
-	if (!matched) {
-		snprintf(err, errlen, "unknown event '%s'", spec);
-		suggest(s, spec, err, errlen);
-		return -ENOENT;
-	}
-	return 0;
-fail:
-	if (ret == -ENOMEM)
-		snprintf(err, errlen, "out of memory");
-	else if (ret == -E2BIG)
-		snprintf(err, errlen, "too many events (limit %d)", NO_EVENT);
-	else if (!err[0])
-		snprintf(err, errlen, "cannot enable '%s': %s", spec, strerror(-ret));
-	return ret;
-}
-
 /* A trace directory is written: no live sink, or an output given beside it. */
-static bool has_trace(const struct scry_session *s)
+bool session_has_trace(const struct scry_session *s)
 {
 	return !s->opts.sink || s->opts.output;
 }
@@ -435,7 +193,7 @@ int scry_session_create(struct scry_session **out, const struct scry_session_opt
 	for (int i = 0; i < SCRY_MAX_SYSCALLS; i++)
 		s->sc_entry[i] = s->sc_exit[i] = NO_EVENT;
 
-	ret = has_trace(s) ? check_output(s, err, errlen) : 0;
+	ret = session_has_trace(s) ? check_output(s, err, errlen) : 0;
 	if (ret)
 		goto fail;
 	s->cat = scry_catalog_open(NULL, err, errlen);
@@ -499,7 +257,7 @@ static void random_uuid(uint8_t u[16])
 /* The metadata of every event enabled so far, written whole (again when an event is enabled
  * after start: before its first record can be written).  What describes the trace itself
  * (clock offset and uuid, creation time) is fixed by the first write. */
-static int write_metadata(struct scry_session *s, char *err, size_t errlen)
+int session_write_metadata(struct scry_session *s, char *err, size_t errlen)
 {
 	struct utsname un;
 	char host[256] = "", path[4096];
@@ -533,76 +291,6 @@ static int write_metadata(struct scry_session *s, char *err, size_t errlen)
 	return ctf_metadata_write(path, &ti, (const struct scry_event *const *)s->events, s->nevents, err, errlen);
 }
 
-/* A syscall descriptor's flags once the filter is known: an event the filter can never
- * accept is not recorded (one it may accept passes the syscall's filter front first). */
-static uint16_t filtered_flags(const struct scry_session *s, uint16_t flags, uint16_t id, uint16_t rec)
-{
-	if (s->filters && scry_filters_use(s->filters, id) == SCRY_FILTER_NEVER)
-		return flags & ~rec;
-	return flags;
-}
-
-static int set_syscall_table(struct scry_session *s, char *err, size_t errlen)
-{
-	const struct scry_syscall *scs;
-	size_t n = scry_catalog_syscalls(s->cat, &scs);
-	bool *known = calloc(SCRY_MAX_SYSCALLS, sizeof(bool));
-	struct scry_sc_desc *table = calloc(SCRY_MAX_SYSCALLS, sizeof(*table));
-	int ret = 0;
-
-	if (!known || !table) {
-		free(known);
-		free(table);
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < n; i++)
-		if (scs[i].nr >= 0 && scs[i].nr < SCRY_MAX_SYSCALLS)
-			known[scs[i].nr] = true;
-	for (unsigned nr = 0; nr < SCRY_MAX_SYSCALLS; nr++) {
-		struct scry_sc_desc *dp = &table[nr], d = { .entry_id = NO_EVENT, .exit_id = NO_EVENT };
-
-		if (known[nr] && s->sc_entry[nr] != NO_EVENT && !s->sc_off[nr]) {
-			const struct scry_event *ev = s->events[s->sc_entry[nr]];
-			d.entry_id = s->sc_entry[nr];
-			d.exit_id = s->sc_exit[nr];
-			d.flags = s->opts.count_syscalls ? SCRY_SC_COUNT : SCRY_SC_ENTRY | SCRY_SC_EXIT;
-			d.nargs = ev->nargs;
-			d.str_mask = ev->str_mask;
-			d.s32_mask = ev->s32_mask;
-			d.u32_mask = ev->u32_mask;
-			if (scry_event_reads_strings(ev) && !s->opts.count_syscalls)
-				d.flags |= SCRY_SC_DEFER;
-			if (!strcmp(ev->tp, "execve") || !strcmp(ev->tp, "execveat"))
-				d.flags |= SCRY_SC_EXEC;
-			if (ev->nops && !s->opts.count_syscalls) {
-				d.flags |= SCRY_SC_ENTRY_OPS;
-				d.n_entry_ops = ev->nops;
-				memcpy(d.entry_ops, ev->ops, sizeof(d.entry_ops));
-			}
-			ev = s->events[s->sc_exit[nr]];
-			if (ev->nops && !s->opts.count_syscalls) {
-				d.flags |= SCRY_SC_EXIT_OPS;
-				d.n_exit_ops = ev->nops;
-				memcpy(d.exit_ops, ev->ops, sizeof(d.exit_ops));
-			}
-			d.flags = filtered_flags(s, d.flags, d.entry_id, SCRY_SC_ENTRY);
-			d.flags = filtered_flags(s, d.flags, d.exit_id, SCRY_SC_EXIT);
-		} else if (!known[nr] && s->unknown_entry != NO_EVENT) {
-			d.entry_id = s->unknown_entry;
-			d.exit_id = s->unknown_exit;
-			d.flags = SCRY_SC_ENTRY | SCRY_SC_EXIT | SCRY_SC_UNKNOWN;
-		}
-		*dp = d;
-	}
-	ret = scry_probes_set_syscalls(s->probes, table, SCRY_MAX_SYSCALLS);
-	free(known);
-	free(table);
-	if (ret)
-		snprintf(err, errlen, "cannot fill the syscall table: %s", strerror(-ret));
-	return ret;
-}
-
 int scry_session_load(struct scry_session *s, char *err, size_t errlen)
 {
 	struct scry_probes_opts po = {
@@ -626,7 +314,7 @@ int scry_session_load(struct scry_session *s, char *err, size_t errlen)
 	random_uuid(s->uuid);
 	/* the trace directory first (destroy removes it if the session never starts), then its
 	 * guardian, forked before any BPF object or trace file exists so that it holds none */
-	if (has_trace(s) && ((ret = make_trace_dir(s, err, errlen)) ||
+	if (session_has_trace(s) && ((ret = make_trace_dir(s, err, errlen)) ||
 			     (ret = scry_guard_start(&s->guard, s->dir, err, errlen))))
 		return ret;
 	ret = scry_probes_load(&s->probes, &po, err, errlen);
@@ -648,10 +336,10 @@ int scry_session_load(struct scry_session *s, char *err, size_t errlen)
 			scry_user_filter_explain(s->ufilter);
 		}
 	}
-	ret = set_syscall_table(s, err, errlen);
-	if (ret || !has_trace(s))
+	ret = session_set_syscall_table(s, err, errlen);
+	if (ret || !session_has_trace(s))
 		return ret;
-	return write_metadata(s, err, errlen);   /* on failure, destroy removes the directory */
+	return session_write_metadata(s, err, errlen);   /* on failure, destroy removes the directory */
 }
 
 int scry_session_track(struct scry_session *s, pid_t tgid, char *err, size_t errlen)
@@ -662,110 +350,10 @@ int scry_session_track(struct scry_session *s, pid_t tgid, char *err, size_t err
 	return ret;
 }
 
-/* Attach the tracepoints enabled since the last call. */
-static int attach_tracepoints(struct scry_session *s, char *err, size_t errlen)
-{
-	for (; s->ntps_attached < s->ntps; s->ntps_attached++) {
-		struct tp_ref *t = &s->tps[s->ntps_attached];
-		struct scry_tp_desc d;
-		int ret;
-
-		if (t->disabled)
-			continue;
-		if (scry_event_tp_ops(s->events[t->id], &d) < 0) {
-			snprintf(err, errlen, "tracepoint %s:%s has too many fields for scry", t->system, t->name);
-			return -E2BIG;
-		}
-		d.event_id = t->id;
-		if (s->filters && scry_filters_use(s->filters, d.event_id) == SCRY_FILTER_NEVER)
-			continue;
-		ret = scry_probes_attach_tracepoint(s->probes, t->system, t->name, &d,
-						    s->filters ? scry_filters_front_fd(s->filters, d.event_id) : -1,
-						    err, errlen);
-		if (ret < 0)
-			return ret;
-		t->slot = ret;
-	}
-	return 0;
-}
-
-int scry_session_disable_event(struct scry_session *s, const char *spec, char *err, size_t errlen)
-{
-	const char *colon = strchr(spec, ':');
-	size_t matched = 0;
-	int ret;
-
-	err[0] = 0;
-	if (s->probes && s->filters) {
-		snprintf(err, errlen, "cannot disable '%s' on a running session with a filter", spec);
-		return -ENOTSUP;
-	}
-	if (colon && (!strncmp(spec, "syscall:", 8) || !strncmp(spec, "syscalls:", 9))) {
-		const struct scry_syscall *scs;
-		size_t n = scry_catalog_syscalls(s->cat, &scs);
-
-		for (size_t i = 0; i < n; i++)
-			if (scs[i].nr >= 0 && scs[i].nr < SCRY_MAX_SYSCALLS && s->sc_entry[scs[i].nr] != NO_EVENT &&
-			    !s->sc_off[scs[i].nr] && !fnmatch(colon + 1, scs[i].name, 0)) {
-				s->sc_off[scs[i].nr] = true;
-				matched++;
-			}
-		if (matched && s->probes && (ret = set_syscall_table(s, err, errlen)))
-			return ret;
-	} else {
-		for (size_t i = 0; i < s->ntps; i++) {
-			struct tp_ref *t = &s->tps[i];
-			char full[512];
-
-			snprintf(full, sizeof(full), "%s:%s", t->system, t->name);
-			if (t->disabled || (colon ? fnmatch(spec, full, 0) : fnmatch(spec, t->name, 0)))
-				continue;
-			if (t->slot >= 0 && (ret = scry_probes_detach_tracepoint(s->probes, t->slot))) {
-				snprintf(err, errlen, "cannot detach %s: %s", full, strerror(-ret));
-				return ret;
-			}
-			t->disabled = true;
-			matched++;
-		}
-	}
-	if (!matched) {
-		snprintf(err, errlen, "no enabled event matches '%s'", spec);
-		return -ENOENT;
-	}
-	return 0;
-}
-
-int scry_session_enable_event(struct scry_session *s, const char *spec, char *err, size_t errlen)
-{
-	size_t before = s->nevents;
-	uint16_t fork_id = s->fork_id, unknown = s->unknown_entry;
-	int ret;
-
-	err[0] = 0;
-	if (s->probes && s->filters) {
-		snprintf(err, errlen, "cannot enable '%s' on a running session with a filter", spec);
-		return -ENOTSUP;
-	}
-	ret = enable_spec(s, spec, err, errlen);
-	if (ret || !s->probes || s->nevents == before)
-		return ret;
-	/* loaded: the new events are described, then their descriptors set or attached */
-	if ((s->fork_id != fork_id || s->unknown_entry != unknown)) {
-		snprintf(err, errlen, "'%s' cannot be enabled once the session is loaded (fork and unknown "
-			 "syscall events are load-time settings)", spec);
-		return -ENOTSUP;
-	}
-	if (has_trace(s) && (ret = write_metadata(s, err, errlen)))
-		return ret;
-	if ((ret = set_syscall_table(s, err, errlen)))
-		return ret;
-	return s->started ? attach_tracepoints(s, err, errlen) : 0;
-}
-
 int scry_session_start(struct scry_session *s, char *err, size_t errlen)
 {
 	struct scry_consumer_opts co = {
-		.probes = s->probes, .dir = has_trace(s) ? s->kernel_dir : NULL, .channel = CHANNEL, .uuid = s->uuid,
+		.probes = s->probes, .dir = session_has_trace(s) ? s->kernel_dir : NULL, .channel = CHANNEL, .uuid = s->uuid,
 		.stream_id = 0, .packet_size = s->opts.packet_size, .ring_size = s->opts.ring_size,
 		.sink = s->opts.sink, .sink_ctx = s->opts.sink_ctx,
 		.stage_max_age_ns = s->opts.sink ? 2 * 1000 * 1000ULL : 0,
@@ -779,7 +367,7 @@ int scry_session_start(struct scry_session *s, char *err, size_t errlen)
 	ret = scry_consumer_open(&s->consumer, &co, err, errlen);
 	if (ret)
 		return ret;
-	ret = attach_tracepoints(s, err, errlen);
+	ret = session_attach_tracepoints(s, err, errlen);
 	if (ret)
 		return ret;
 	ret = scry_probes_attach(s->probes, err, errlen);
