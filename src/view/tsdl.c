@@ -269,17 +269,12 @@ static int parse_block(struct parser *P, enum block b)
 	if (!tsdl_expect(P, '{'))
 		return -1;
 	while (!P->failed && !tsdl_is_punct(P, '}')) {
-		if (P->lx.tok == TK_EOF) {
-			tsdl_perr(P, "unexpected end of metadata");
+		int r = tsdl_scope_item(P);
+
+		if (r < 0)
 			return -1;
-		}
-		if (tsdl_is_word(P, "typealias") || tsdl_is_word(P, "typedef")) {
-			int td = tsdl_is_word(P, "typedef");
-			tsdl_next(P);
-			if (tsdl_parse_typealias(P, td))
-				return -1;
+		if (r)
 			continue;
-		}
 		const char *key;
 		struct value v;
 		if (tsdl_parse_attr(P, &key, &v))

@@ -63,5 +63,6 @@ enum ctf_byte_order tsdl_value_bo(struct parser *P, const struct value *v);
 /* tsdl_types.c */
 struct ctf_type *tsdl_parse_type_spec(struct parser *P, int field_ctx, const char **leftover);
 int tsdl_parse_typealias(struct parser *P, int is_typedef);
+int tsdl_scope_item(struct parser *P);   /* EOF: -1; a typealias/typedef consumed: 1; else 0 */
 
 #endif

@@ -474,21 +474,33 @@ static int add_field(struct parser *P, struct ctf_type *t, size_t *cap, const ch
 	return 0;
 }
 
+/* At an item of a { } scope: the end of the metadata is an error (-1), a typealias or
+ * typedef is parsed here (1: consumed), anything else is the caller's (0). */
+int tsdl_scope_item(struct parser *P)
+{
+	if (P->lx.tok == TK_EOF) {
+		tsdl_perr(P, "unexpected end of metadata");
+		return -1;
+	}
+	if (tsdl_is_word(P, "typealias") || tsdl_is_word(P, "typedef")) {
+		int td = tsdl_is_word(P, "typedef");
+
+		tsdl_next(P);
+		return tsdl_parse_typealias(P, td) ? -1 : 1;
+	}
+	return 0;
+}
+
 static int parse_fields(struct parser *P, struct ctf_type *t)
 {
 	size_t cap = 0;
 	while (!P->failed && !tsdl_is_punct(P, '}')) {
-		if (P->lx.tok == TK_EOF) {
-			tsdl_perr(P, "unexpected end of metadata");
+		int r = tsdl_scope_item(P);
+
+		if (r < 0)
 			return -1;
-		}
-		if (tsdl_is_word(P, "typealias") || tsdl_is_word(P, "typedef")) {
-			int td = tsdl_is_word(P, "typedef");
-			tsdl_next(P);
-			if (tsdl_parse_typealias(P, td))
-				return -1;
+		if (r)
 			continue;
-		}
 		const char *name = NULL;
 		struct ctf_type *base = tsdl_parse_type_spec(P, 1, &name);
 		if (!base)
