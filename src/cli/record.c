@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/wait.h>
+#include "cli/channels.h"
 #include "cli/commands.h"
 #include "cli/launch.h"
 #include "cli/report.h"
@@ -39,6 +40,10 @@ static void usage(FILE *f)
 		"                         'syscall:openat', 'syscall:open*', 'syscall:*', 'block:block_rq_issue'.\n"
 		"                         Default: all syscalls + sched_switch + sched_process_fork/exec/exit\n"
 		"  -c, --context LIST     contexts (default pid,tid,procname); `scry list contexts` shows them\n"
+		"      --channel NAME     the -e, -c and --buffer-size after it apply to channel NAME (a\n"
+		"                         stream class of its own: NAME_<cpu> files, its contexts and\n"
+		"                         buffers); before any --channel, -e adds to channel0 and -c,\n"
+		"                         --buffer-size set every channel's default\n"
 		"  -p, --pid PID[,PID]    trace these processes and their future children\n"
 		"  -a, --all              trace the whole system\n"
 		"      --duration TIME    stop after TIME (seconds, or 500ms, 2m)\n"
@@ -61,8 +66,7 @@ static void usage(FILE *f)
 
 struct record_args {
 	struct scry_session_opts so;
-	char **events;
-	size_t nevents;
+	struct cli_channels chans;
 	pid_t *pids;
 	size_t npids;
 	double duration;
@@ -72,63 +76,14 @@ struct record_args {
 	struct cli_track track;
 };
 
-static int add_events(struct record_args *a, const char *list, char *err, size_t errlen)
-{
-	char *copy, *save = NULL, *tok;
-
-	if (!list[strspn(list, ", \t")]) {
-		snprintf(err, errlen, "empty event list in -e '%s' (`scry list` shows the events)", list);
-		return -EINVAL;
-	}
-	if (!(copy = strdup(list)))
-		return -ENOMEM;
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char **e = realloc(a->events, (a->nevents + 1) * sizeof(*e));
-		if (!e || !(e[a->nevents] = strdup(tok))) {
-			free(copy);
-			return -ENOMEM;
-		}
-		a->events = e;
-		a->nevents++;
-	}
-	free(copy);
-	return 0;
-}
-
-static int parse_contexts(const char *list, uint64_t *mask, char *err, size_t errlen)
-{
-	char *copy = strdup(list), *save = NULL, *tok;
-
-	if (!copy)
-		return -ENOMEM;
-	*mask = 0;
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		const char *name = tok[0] == '$' ? tok + 1 : tok;
-		if (!strncmp(name, "ctx.", 4))
-			name += 4;
-		int c = scry_context_by_name(name);
-		if (c < 0) {
-			snprintf(err, errlen, "unknown context '%s' (`scry list contexts` shows them)", tok);
-			free(copy);
-			return -EINVAL;
-		}
-		*mask |= 1ULL << c;
-	}
-	free(copy);
-	if (!*mask) {
-		snprintf(err, errlen, "empty context list");
-		return -EINVAL;
-	}
-	return 0;
-}
-
 static int parse_args(int argc, char **argv, struct record_args *a, char *err, size_t errlen)
 {
-	enum { OPT_DURATION = 256, OPT_BUFFER, OPT_PACKET, OPT_SNAPLEN };
+	enum { OPT_DURATION = 256, OPT_BUFFER, OPT_PACKET, OPT_SNAPLEN, OPT_CHANNEL };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "event", required_argument, NULL, 'e' },
 		{ "context", required_argument, NULL, 'c' },
+		{ "channel", required_argument, NULL, OPT_CHANNEL },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "all", no_argument, NULL, 'a' },
 		{ "duration", required_argument, NULL, OPT_DURATION },
@@ -144,7 +99,8 @@ static int parse_args(int argc, char **argv, struct record_args *a, char *err, s
 	uint64_t size;
 	int opt;
 
-	a->so.ctx_mask = DEFAULT_CTX;
+	if (cli_channels_init(&a->chans, DEFAULT_CTX))
+		goto oom;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "+o:e:c:p:aqvh", longopts, NULL)) != -1) {
 		switch (opt) {
@@ -152,7 +108,7 @@ static int parse_args(int argc, char **argv, struct record_args *a, char *err, s
 			a->so.output = optarg;
 			break;
 		case 'e': {
-			int r = add_events(a, optarg, err, errlen);
+			int r = cli_channels_events(&a->chans, optarg, err, errlen);
 
 			if (r == -EINVAL)
 				return r;
@@ -160,9 +116,18 @@ static int parse_args(int argc, char **argv, struct record_args *a, char *err, s
 				goto oom;
 			break;
 		}
-		case 'c':
-			if (parse_contexts(optarg, &a->so.ctx_mask, err, errlen))
-				return -EINVAL;
+		case 'c': {
+			int r = cli_channels_contexts(&a->chans, optarg, err, errlen);
+
+			if (r == -EINVAL)
+				return r;
+			if (r)
+				goto oom;
+			break;
+		}
+		case OPT_CHANNEL:
+			if (cli_channels_open(&a->chans, optarg, err, errlen))
+				goto oom;
 			break;
 		case 'p':
 			if (scry_parse_pids(optarg, &a->pids, &a->npids)) {
@@ -184,11 +149,12 @@ static int parse_args(int argc, char **argv, struct record_args *a, char *err, s
 				snprintf(err, errlen, "invalid buffer size '%s' (expected e.g. 64K, 8M, up to 4G)", optarg);
 				return -EINVAL;
 			}
-			a->so.ring_size = scry_pow2_at_least(size, (uint64_t)sysconf(_SC_PAGESIZE));
-			if (a->so.ring_size < CLI_USEFUL_RING)
+			size = scry_pow2_at_least(size, (uint64_t)sysconf(_SC_PAGESIZE));
+			cli_channels_ring_size(&a->chans, size);
+			if (size < CLI_USEFUL_RING)
 				fprintf(stderr, "scry: warning: --buffer-size %zu bytes per CPU is below %dK (two "
 					"of the largest events): large events never fit and most events will be "
-					"lost\n", a->so.ring_size, CLI_USEFUL_RING / 1024);
+					"lost\n", (size_t)size, CLI_USEFUL_RING / 1024);
 			break;
 		case OPT_PACKET:
 			if (scry_parse_size(optarg, &size) || size < 4096 || size > (256ULL << 20)) {
@@ -245,8 +211,14 @@ static int parse_args(int argc, char **argv, struct record_args *a, char *err, s
 	}
 	if (cli_resolve_pids(a->pids, a->npids, err, errlen))
 		return -ESRCH;
-	a->so.events = (const char *const *)a->events;
-	a->so.nevents = a->nevents;
+	{
+		int r = cli_channels_finish(&a->chans, &a->so, err, errlen);
+
+		if (r == -EINVAL)
+			return r;
+		if (r)
+			goto oom;
+	}
 	return 0;
 oom:
 	snprintf(err, errlen, "out of memory");
@@ -350,9 +322,7 @@ fail:
 		scry_spawn_abort(&child);
 out:
 	scry_session_destroy(s);
-	for (size_t i = 0; i < a.nevents; i++)
-		free(a.events[i]);
-	free(a.events);
+	cli_channels_free(&a.chans);
 	free(a.pids);
 	cli_track_free(&a.track);
 	return ret;

@@ -109,11 +109,6 @@ static int event_specs(const struct trace_opts *o, struct scry_catalog *cat, cha
 	return 0;
 }
 
-/* -c: the kernel counts; no event is written, and none is kept if one came */
-static void discard(void *ctx, unsigned cpu, const uint8_t *ev, size_t size)
-{
-}
-
 static void on_entry(void *ctx, const struct trace_call *c)
 {
 	trace_printer_entry(ctx, c);
@@ -193,6 +188,7 @@ int cmd_trace(int argc, char **argv)
 	struct names_ctx nc = { 0 };
 	struct trace_names names = { .lookup = lookup, .ctx = &nc };
 	struct scry_session_opts so = { 0 };
+	struct scry_channel_opts chan = { 0 };
 	struct scry_session *s = NULL;
 	struct scry_session_summary ssum;
 	struct trace_live *live = NULL;
@@ -254,9 +250,11 @@ int cmd_trace(int argc, char **argv)
 		snprintf(err, sizeof(err), "out of memory");
 		goto fail;
 	}
-	so.events = (const char *const *)specs;
-	so.nevents = nspecs;
-	so.ctx_mask = (1ULL << SCRY_CTX_PID) | (1ULL << SCRY_CTX_TID);
+	chan.events = (const char *const *)specs;
+	chan.nevents = nspecs;
+	chan.ctx_mask = (1ULL << SCRY_CTX_PID) | (1ULL << SCRY_CTX_TID);
+	so.channels = &chan;
+	so.nchannels = 1;
 	so.target_all = o.all;
 	if (cli_track_apply(&track, &so, &o.pids, &o.npids)) {
 		snprintf(err, sizeof(err), "out of memory");
@@ -266,10 +264,11 @@ int cmd_trace(int argc, char **argv)
 	so.capture.strsize = o.strsize;
 	/* the catalog bounds it to SCRY_SEQ_MAX */
 	so.capture.snaplen = (unsigned)(o.snaplen ? o.snaplen : o.strsize + 1);
-	so.count_syscalls = o.count == TRACE_COUNT_ONLY;
+	/* -c: a counting channel (no event, no trace); else the live printer is the channel's
+	 * record sink, beside --record's trace directory */
+	chan.kind = o.count == TRACE_COUNT_ONLY ? SCRY_CHANNEL_COUNT : SCRY_CHANNEL_EVENTS;
 	so.output = o.record_dir;
-	so.sink = discard;   /* live mode: no trace directory */
-	if (!so.count_syscalls) {
+	if (chan.kind == SCRY_CHANNEL_EVENTS) {
 		struct trace_live_ops ops = {
 			.entry = on_entry, .exit = on_exit_ev, .signal = on_signal_ev,
 			.proc_exit = on_proc_exit, .ctx = pr,
@@ -278,8 +277,8 @@ int cmd_trace(int argc, char **argv)
 			snprintf(err, sizeof(err), "out of memory");
 			goto fail;
 		}
-		so.sink = trace_live_sink;
-		so.sink_ctx = live;
+		chan.sink = trace_live_sink;
+		chan.sink_ctx = live;
 	}
 	if (scry_session_create(&s, &so, err, sizeof(err)))
 		goto fail;
@@ -300,7 +299,7 @@ int cmd_trace(int argc, char **argv)
 		fprintf(stderr, "scry: %s\n", err);
 	if (live)
 		trace_live_pump(live, UINT64_MAX);
-	if (so.count_syscalls)
+	if (chan.kind == SCRY_CHANNEL_COUNT)
 		add_counts(s, sum, &o);
 	if (trace_printer_finish(pr))
 		fprintf(stderr, "scry: writing the trace output failed\n");

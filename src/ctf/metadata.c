@@ -1,7 +1,7 @@
 /* metadata.c — the TSDL (CTF 1.8) metadata of a scry trace, written as lttng-modules
  * writes a kernel trace's metadata: byte-aligned typealiases, the trace/env/clock blocks,
- * one stream class (packet context and event header as in docs/FORMAT.md), then one
- * event block per recorded event.  Field names get LTTng's leading underscore, which
+ * one stream class per channel (packet context and event header as in docs/FORMAT.md),
+ * each followed by the blocks of its events.  Field names get LTTng's leading underscore, which
  * readers strip (it also keeps TSDL keywords such as "string" usable as field names). */
 #include <errno.h>
 #include <fcntl.h>
@@ -233,35 +233,77 @@ static void put_contexts(FILE *f, uint64_t mask)
 	fputs("\t};\n", f);
 }
 
-char *ctf_metadata_text(const struct ctf_trace_info *ti, const struct scry_event *const *events,
-			size_t nevents, char *err, size_t errlen)
+/* A stream class's contexts and events are ones the metadata can describe. */
+static int check_stream(const struct ctf_stream_class *sc, size_t id, char *err, size_t errlen)
+{
+	if (sc->nevents > 65536) {
+		snprintf(err, errlen, "stream %zu: too many events (%zu): event ids are 16-bit", id, sc->nevents);
+		return -1;
+	}
+	if (sc->ctx_mask >> SCRY_CTX_NR) {
+		snprintf(err, errlen, "unknown context bits in mask 0x%llx", (unsigned long long)sc->ctx_mask);
+		return -1;
+	}
+	for (int c = 0; c < SCRY_CTX_NR; c++) {
+		const struct scry_context_desc *d;
+
+		if (!(sc->ctx_mask & (1ULL << c)))
+			continue;
+		d = scry_context((enum scry_ctx)c);
+		if (!d || !is_ident(d->name) ||
+		    (d->type != SCRY_F_TEXT && !valid_int_size(d->size))) {
+			snprintf(err, errlen, "context %d has no usable description", c);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* A stream class and its events' blocks. */
+static int put_stream(FILE *f, const struct ctf_stream_class *sc, size_t id, char *err, size_t errlen)
+{
+	fprintf(f, "stream {\n"
+		   "\tid = %zu;\n"
+		   "\tevent.header := struct event_header_scry;\n"
+		   "\tpacket.context := struct packet_context;\n", id);
+	if (sc->ctx_mask)
+		put_contexts(f, sc->ctx_mask);
+	fputs("};\n\n", f);
+
+	for (size_t i = 0; i < sc->nevents; i++) {
+		const struct scry_event *ev = sc->events[i];
+
+		if (!ev || !ev->name || !*ev->name) {
+			snprintf(err, errlen, "event %zu has no name", i);
+			return -1;
+		}
+		fputs("event {\n\tname = ", f);
+		put_str(f, ev->name);
+		fprintf(f, ";\n\tid = %zu;\n\tstream_id = %zu;\n", i, id);
+		fputs("\tfields := struct {\n", f);
+		for (unsigned j = 0; j < ev->nfields; j++)
+			if (put_field(f, ev, j, err, errlen) < 0)
+				return -1;
+		fputs("\t};\n", f);
+		fputs("};\n\n", f);
+	}
+	return 0;
+}
+
+char *ctf_metadata_text(const struct ctf_trace_info *ti, char *err, size_t errlen)
 {
 	char *buf = NULL, uuid[37], cuuid[37];
 	size_t len = 0;
 	FILE *f = NULL;
 	int ok = 0;
 
-	if (nevents > 65536) {
-		snprintf(err, errlen, "too many events (%zu): event ids are 16-bit", nevents);
+	if (!ti->nstreams) {
+		snprintf(err, errlen, "a trace needs at least one channel");
 		return NULL;
 	}
-	if (ti->ctx_mask >> SCRY_CTX_NR) {
-		snprintf(err, errlen, "unknown context bits in mask 0x%llx",
-			 (unsigned long long)ti->ctx_mask);
-		return NULL;
-	}
-	for (int c = 0; c < SCRY_CTX_NR; c++) {
-		const struct scry_context_desc *d;
-
-		if (!(ti->ctx_mask & (1ULL << c)))
-			continue;
-		d = scry_context((enum scry_ctx)c);
-		if (!d || !is_ident(d->name) ||
-		    (d->type != SCRY_F_TEXT && !valid_int_size(d->size))) {
-			snprintf(err, errlen, "context %d has no usable description", c);
+	for (size_t k = 0; k < ti->nstreams; k++)
+		if (check_stream(&ti->streams[k], k, err, errlen))
 			return NULL;
-		}
-	}
 	f = open_memstream(&buf, &len);
 	if (!f) {
 		snprintf(err, errlen, "open_memstream: %s", strerror(errno));
@@ -353,31 +395,9 @@ char *ctf_metadata_text(const struct ctf_trace_info *ti, const struct scry_event
 	      "\tuint64_clock_monotonic_t timestamp;\n"
 	      "} align(8);\n\n", f);
 
-	fputs("stream {\n"
-	      "\tid = 0;\n"
-	      "\tevent.header := struct event_header_scry;\n"
-	      "\tpacket.context := struct packet_context;\n", f);
-	if (ti->ctx_mask)
-		put_contexts(f, ti->ctx_mask);
-	fputs("};\n\n", f);
-
-	for (size_t i = 0; i < nevents; i++) {
-		const struct scry_event *ev = events[i];
-
-		if (!ev || !ev->name || !*ev->name) {
-			snprintf(err, errlen, "event %zu has no name", i);
+	for (size_t k = 0; k < ti->nstreams; k++)
+		if (put_stream(f, &ti->streams[k], k, err, errlen))
 			goto cleanup;
-		}
-		fputs("event {\n\tname = ", f);
-		put_str(f, ev->name);
-		fprintf(f, ";\n\tid = %zu;\n\tstream_id = 0;\n", i);
-		fputs("\tfields := struct {\n", f);
-		for (unsigned j = 0; j < ev->nfields; j++)
-			if (put_field(f, ev, j, err, errlen) < 0)
-				goto cleanup;
-		fputs("\t};\n", f);
-		fputs("};\n\n", f);
-	}
 	if (fflush(f) != 0 || ferror(f)) {
 		snprintf(err, errlen, "building metadata: %s", strerror(errno ? errno : ENOMEM));
 		goto cleanup;
@@ -395,8 +415,7 @@ cleanup:
 	return buf;
 }
 
-int ctf_metadata_write(const char *path, const struct ctf_trace_info *ti,
-		       const struct scry_event *const *events, size_t nevents, char *err, size_t errlen)
+int ctf_metadata_write(const char *path, const struct ctf_trace_info *ti, char *err, size_t errlen)
 {
 	char tmp[4096];
 	const char *base = strrchr(path, '/');
@@ -411,7 +430,7 @@ int ctf_metadata_write(const char *path, const struct ctf_trace_info *ti,
 		snprintf(err, errlen, "%s: path too long", path);
 		return -ENAMETOOLONG;
 	}
-	text = ctf_metadata_text(ti, events, nevents, err, errlen);
+	text = ctf_metadata_text(ti, err, errlen);
 	if (!text)
 		return -EINVAL;
 	len = strlen(text);

@@ -1,6 +1,6 @@
 /* metadata.h — CTF 1.8 TSDL metadata for a scry trace, in LTTng's kernel layout.
  * Written when recording starts, and again, whole, when an event is enabled later.
- * The event id of events[i] is i. */
+ * One stream class per channel; in each, the event id of events[i] is i. */
 #ifndef SCRY_CTF_METADATA_H
 #define SCRY_CTF_METADATA_H
 
@@ -19,16 +19,21 @@ struct ctf_trace_info {
 	int64_t clock_offset_s;       /* CLOCK_REALTIME - CLOCK_MONOTONIC at start: seconds ... */
 	uint64_t clock_offset_ns;     /* ... and nanoseconds (0..999999999) */
 	uint8_t clock_uuid[16];
-	uint64_t ctx_mask;            /* enabled contexts: bit (1 << enum scry_ctx) */
-	const char *channel;          /* channel name of stream class 0, e.g. "channel0" */
+	const struct ctf_stream_class *streams;   /* stream class id = index (a channel each) */
+	size_t nstreams;
+};
+
+/* A channel's stream class: its event context and its events (event id i = events[i]). */
+struct ctf_stream_class {
+	uint64_t ctx_mask;            /* the contexts its events carry: bit (1 << enum scry_ctx) */
+	const struct scry_event *const *events;
+	size_t nevents;
 };
 
 /* The metadata text (malloc'd, caller frees), or NULL with a reason in err. */
-char *ctf_metadata_text(const struct ctf_trace_info *ti, const struct scry_event *const *events,
-			size_t nevents, char *err, size_t errlen);
+char *ctf_metadata_text(const struct ctf_trace_info *ti, char *err, size_t errlen);
 /* Write it to path, whole: under a hidden name, fsync'd, then renamed over path (an event
  * enabled after start rewrites it).  0 or -errno with a reason in err. */
-int ctf_metadata_write(const char *path, const struct ctf_trace_info *ti,
-		       const struct scry_event *const *events, size_t nevents, char *err, size_t errlen);
+int ctf_metadata_write(const char *path, const struct ctf_trace_info *ti, char *err, size_t errlen);
 
 #endif

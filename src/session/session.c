@@ -1,6 +1,6 @@
 /* session.c — a recording session (see session.h): its lifecycle (create, load, track,
- * start, stop, destroy), the trace directory and its metadata, the probes and the consumer.
- * Its events are events.c's. */
+ * start, stop, destroy) over its channels (channel.c), the trace directory and its
+ * metadata.  Its events are events.c's. */
 #include <errno.h>
 #include <fcntl.h>
 #include <dirent.h>
@@ -27,15 +27,30 @@
 #include "util/clock.h"
 #include "util/log.h"
 
-static const char *const default_events[] = {
-	"syscall:*", "sched:sched_switch", "sched:sched_process_fork",
-	"sched:sched_process_exec", "sched:sched_process_exit",
-};
-
-/* A trace directory is written: no live sink, or an output given beside it. */
+/* A trace directory is written: an output given, or every channel writes events and none
+ * has a record sink. */
 bool session_has_trace(const struct scry_session *s)
 {
-	return !s->opts.sink || s->opts.output;
+	return s->has_trace;
+}
+
+static bool wants_trace(const struct scry_session_opts *o)
+{
+	if (o->output)
+		return true;
+	for (size_t i = 0; i < o->nchannels; i++)
+		if (o->channels[i].sink || o->channels[i].kind == SCRY_CHANNEL_COUNT)
+			return false;
+	return true;
+}
+
+struct scry_channel *session_channel(const struct scry_session *s, const char *name, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < s->nchans; i++)
+		if (!name || !strcmp(s->chans[i]->name, name))
+			return s->chans[i];
+	snprintf(err, errlen, "no channel named '%s'", name ? name : "");
+	return NULL;
 }
 
 static bool dir_is_empty(const char *path)
@@ -162,38 +177,23 @@ static int open_cgroups(struct scry_session *s, char *err, size_t errlen)
 int scry_session_create(struct scry_session **out, const struct scry_session_opts *o,
 			char *err, size_t errlen)
 {
+	static const struct scry_channel_opts one_default = { 0 };
 	struct scry_session *s = calloc(1, sizeof(*s));
-
-	if (s)
-		s->guard.fd = -1;
-	const char *const *specs = o->events;
-	size_t nspecs = o->nevents;
 	int ret = -ENOMEM;
 
 	err[0] = 0;
 	if (!s)
 		goto oom;
+	s->guard.fd = -1;
 	s->opts = *o;
-	if (!s->opts.ring_size) {
-		int ncpus = libbpf_num_possible_cpus();
-		size_t size = SCRY_DEFAULT_RING_SIZE;
-
-		while (ncpus > 0 && size > SCRY_MIN_RING_SIZE && size * (size_t)ncpus > SCRY_DEFAULT_RING_TOTAL)
-			size /= 2;
-		s->opts.ring_size = size;
+	if (!s->opts.nchannels) {
+		s->opts.channels = &one_default;
+		s->opts.nchannels = 1;
 	}
 	if (!s->opts.packet_size)
 		s->opts.packet_size = SCRY_DEFAULT_PACKET_SIZE;
-	s->unknown_entry = s->unknown_exit = s->fork_id = NO_EVENT;
-	s->sc_entry = malloc(SCRY_MAX_SYSCALLS * sizeof(uint16_t));
-	s->sc_exit = malloc(SCRY_MAX_SYSCALLS * sizeof(uint16_t));
-	s->sc_off = calloc(SCRY_MAX_SYSCALLS, sizeof(bool));
-	if (!s->sc_entry || !s->sc_exit || !s->sc_off)
-		goto oom;
-	for (int i = 0; i < SCRY_MAX_SYSCALLS; i++)
-		s->sc_entry[i] = s->sc_exit[i] = NO_EVENT;
-
-	ret = session_has_trace(s) ? check_output(s, err, errlen) : 0;
+	s->has_trace = wants_trace(&s->opts);
+	ret = s->has_trace ? check_output(s, err, errlen) : 0;
 	if (ret)
 		goto fail;
 	s->cat = scry_catalog_open(NULL, err, errlen);
@@ -202,37 +202,28 @@ int scry_session_create(struct scry_session **out, const struct scry_session_opt
 		goto fail;
 	}
 	scry_catalog_set_capture(s->cat, &o->capture);
-	if (!nspecs) {
-		specs = default_events;
-		nspecs = sizeof(default_events) / sizeof(default_events[0]);
-	}
-	for (size_t i = 0; i < nspecs; i++) {
-		ret = scry_session_enable_event(s, specs[i], err, errlen);
-		if (ret)
-			goto fail;
-	}
-	if (o->filter) {
-		if (o->count_syscalls) {
-			snprintf(err, errlen, "a filter cannot be combined with counting (-c)");
-			ret = -EINVAL;
-			goto fail;
-		}
-		s->filters = scry_filters_prepare(o->filter, (const struct scry_event *const *)s->events, s->nevents,
-						  o->filter_entries_only, err, errlen);
-		if (!s->filters) {
-			ret = -EINVAL;
-			goto fail;
-		}
-		ret = scry_user_filter_new(&s->ufilter, s->filters, (const struct scry_event *const *)s->events,
-					   s->nevents, o->ctx_mask, err, errlen);
-		if (ret)
-			goto fail;
-		if (s->ufilter)
-			scry_user_filter_explain(s->ufilter);
-	}
 	ret = open_cgroups(s, err, errlen);
 	if (ret)
 		goto fail;
+	s->chans = calloc(s->opts.nchannels, sizeof(*s->chans));
+	if (!s->chans)
+		goto oom;
+	for (size_t i = 0; i < s->opts.nchannels; i++) {
+		struct scry_channel *c;
+
+		ret = channel_new(&c, s, &s->opts.channels[i], (unsigned)i, err, errlen);
+		if (c)
+			s->chans[s->nchans++] = c;
+		if (ret)
+			goto fail;
+		for (size_t j = 0; j + 1 < s->nchans; j++)
+			if (!strcmp(s->chans[j]->name, c->name)) {
+				snprintf(err, errlen, "two channels named '%s'", c->name);
+				ret = -EINVAL;
+				goto fail;
+			}
+	}
+	s->opts.channels = NULL;   /* the caller's: the channels hold copies */
 	*out = s;
 	return 0;
 oom:
@@ -262,7 +253,9 @@ int session_write_metadata(struct scry_session *s, char *err, size_t errlen)
 	struct utsname un;
 	char host[256] = "", path[4096];
 	struct ctf_trace_info ti = { 0 };
+	struct ctf_stream_class *sc;
 	const char *base = strrchr(s->dir, '/');
+	int ret;
 
 	if (!s->created[0]) {
 		time_t now = time(NULL);
@@ -285,30 +278,26 @@ int session_write_metadata(struct scry_session *s, char *err, size_t errlen)
 	ti.creation_datetime = s->created;
 	ti.clock_offset_s = s->clock_off_s;
 	ti.clock_offset_ns = s->clock_off_ns;
-	ti.ctx_mask = s->opts.ctx_mask;
-	ti.channel = CHANNEL;
+	sc = calloc(s->nchans, sizeof(*sc));
+	if (!sc) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < s->nchans; i++) {
+		sc[i].ctx_mask = s->chans[i]->opts.ctx_mask;
+		sc[i].events = (const struct scry_event *const *)s->chans[i]->events;
+		sc[i].nevents = s->chans[i]->nevents;
+	}
+	ti.streams = sc;
+	ti.nstreams = s->nchans;
 	snprintf(path, sizeof(path), "%s/metadata", s->kernel_dir);
-	return ctf_metadata_write(path, &ti, (const struct scry_event *const *)s->events, s->nevents, err, errlen);
+	ret = ctf_metadata_write(path, &ti, err, errlen);
+	free(sc);
+	return ret;
 }
 
 int scry_session_load(struct scry_session *s, char *err, size_t errlen)
 {
-	struct scry_probes_opts po = {
-		.cat = s->cat,
-		.ctx_mask = s->opts.ctx_mask,
-		.target_all = s->opts.target_all,
-		.fork_event_id = s->fork_id,
-		.unknown_entry_id = s->unknown_entry,
-		.unknown_exit_id = s->unknown_exit,
-		.syscalls = s->any_syscall,
-		.filter = s->filters != NULL,
-		.ring_size = s->opts.ring_size,
-		.nevent_ids = (unsigned)s->nevents,
-		.track_vpids = s->opts.track_vpids, .ntrack_vpids = s->opts.ntrack_vpids, .track_vpid = s->opts.track_vpids != NULL,
-		.track_uids = s->opts.track_uids, .ntrack_uids = s->opts.ntrack_uids, .track_uid = s->opts.track_uids != NULL,
-		.track_gids = s->opts.track_gids, .ntrack_gids = s->opts.ntrack_gids, .track_gid = s->opts.track_gids != NULL,
-		.track_cgroup_fds = s->cgroup_fds, .ntrack_cgroups = s->opts.ntrack_cgroups,
-	};
 	int ret;
 
 	random_uuid(s->uuid);
@@ -317,71 +306,57 @@ int scry_session_load(struct scry_session *s, char *err, size_t errlen)
 	if (session_has_trace(s) && ((ret = make_trace_dir(s, err, errlen)) ||
 			     (ret = scry_guard_start(&s->guard, s->dir, err, errlen))))
 		return ret;
-	ret = scry_probes_load(&s->probes, &po, err, errlen);
-	if (ret)
-		return ret;
-	if (s->filters) {
-		size_t moved;
-
-		ret = scry_filters_install(s->filters, s->probes, scry_log_verbose(), &moved, err, errlen);
-		if (ret)
+	for (size_t i = 0; i < s->nchans; i++)
+		if ((ret = channel_load(s->chans[i], err, errlen)))
 			return ret;
-		if (moved) {   /* filters this kernel cannot run: decided in user space too */
-			scry_user_filter_free(s->ufilter);
-			s->ufilter = NULL;
-			ret = scry_user_filter_new(&s->ufilter, s->filters, (const struct scry_event *const *)s->events,
-						   s->nevents, s->opts.ctx_mask, err, errlen);
-			if (ret)
-				return ret;
-			scry_user_filter_explain(s->ufilter);
-		}
-	}
-	ret = session_set_syscall_table(s, err, errlen);
-	if (ret || !session_has_trace(s))
-		return ret;
+	s->loaded = true;
+	if (!session_has_trace(s))
+		return 0;
 	return session_write_metadata(s, err, errlen);   /* on failure, destroy removes the directory */
 }
 
 int scry_session_track(struct scry_session *s, pid_t tgid, char *err, size_t errlen)
 {
-	int ret = scry_probes_track(s->probes, tgid);
-	if (ret)
-		snprintf(err, errlen, "cannot follow pid %d: %s", (int)tgid, strerror(-ret));
-	return ret;
+	for (size_t i = 0; i < s->nchans; i++) {
+		int ret = scry_probes_track(s->chans[i]->probes, tgid);
+
+		if (ret) {
+			snprintf(err, errlen, "cannot follow pid %d: %s", (int)tgid, strerror(-ret));
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/* Every event of every channel starts (or stops) at one instant: the switches are flipped
+ * one after the other, with nothing in between. */
+static void set_recording(struct scry_session *s, bool on)
+{
+	for (size_t i = 0; i < s->nchans; i++)
+		if (s->chans[i]->probes)
+			scry_probes_set_recording(s->chans[i]->probes, on);
 }
 
 int scry_session_start(struct scry_session *s, char *err, size_t errlen)
 {
-	struct scry_consumer_opts co = {
-		.probes = s->probes, .dir = session_has_trace(s) ? s->kernel_dir : NULL, .channel = CHANNEL, .uuid = s->uuid,
-		.stream_id = 0, .packet_size = s->opts.packet_size, .ring_size = s->opts.ring_size,
-		.sink = s->opts.sink, .sink_ctx = s->opts.sink_ctx,
-		.stage_max_age_ns = s->opts.sink ? 2 * 1000 * 1000ULL : 0,
-		.pred = s->ufilter ? scry_user_filter_match : NULL, .pred_ctx = s->ufilter,
-		.pred_ids = s->ufilter ? scry_user_filter_ids(s->ufilter) : NULL,
-	};
 	int ret;
 
 	s->start_ts = scry_monotonic_ns();
-	co.start_ts = s->start_ts;
-	ret = scry_consumer_open(&s->consumer, &co, err, errlen);
-	if (ret)
-		return ret;
-	ret = session_attach_tracepoints(s, err, errlen);
-	if (ret)
-		return ret;
-	ret = scry_probes_attach(s->probes, err, errlen);
-	if (ret)
-		return ret;
+	for (size_t i = 0; i < s->nchans; i++)
+		if ((ret = channel_start(s->chans[i], err, errlen)))
+			return ret;
 	s->start_ts = scry_monotonic_ns();
-	scry_probes_set_recording(s->probes, true);   /* every event from this instant on */
+	set_recording(s, true);   /* every event from this instant on */
 	s->started = true;
 	return 0;
 }
 
 int scry_session_sc_count(struct scry_session *s, unsigned nr, struct scry_sc_count *out)
 {
-	return s->probes ? scry_probes_sc_count(s->probes, nr, out) : -EINVAL;
+	for (size_t i = 0; i < s->nchans; i++)
+		if (s->chans[i]->opts.kind == SCRY_CHANNEL_COUNT)
+			return s->chans[i]->probes ? scry_probes_sc_count(s->chans[i]->probes, nr, out) : -EINVAL;
+	return -ENOENT;
 }
 
 struct scry_catalog *scry_session_catalog(const struct scry_session *s)
@@ -389,79 +364,119 @@ struct scry_catalog *scry_session_catalog(const struct scry_session *s)
 	return s->cat;
 }
 
-size_t scry_session_events(const struct scry_session *s, const struct scry_event *const **events)
+size_t scry_session_events(const struct scry_session *s, unsigned chan, const struct scry_event *const **events)
 {
-	*events = (const struct scry_event *const *)s->events;
-	return s->nevents;
+	*events = (const struct scry_event *const *)s->chans[chan]->events;
+	return s->chans[chan]->nevents;
 }
 
 long scry_session_poll(struct scry_session *s)
 {
-	return s->consumer ? scry_consumer_poll(s->consumer) : 0;
+	long total = 0;
+
+	for (size_t i = 0; i < s->nchans; i++) {
+		long n = s->chans[i]->consumer ? scry_consumer_poll(s->chans[i]->consumer) : 0;
+
+		if (n < 0)
+			return n;
+		total += n;
+	}
+	return total;
 }
 
 uint64_t scry_session_poll_delay_ns(const struct scry_session *s)
 {
-	return s->consumer ? scry_consumer_poll_delay_ns(s->consumer) : 10 * 1000 * 1000ULL;
+	uint64_t delay = 10 * 1000 * 1000ULL;
+
+	for (size_t i = 0; i < s->nchans; i++)
+		if (s->chans[i]->consumer) {
+			uint64_t d = scry_consumer_poll_delay_ns(s->chans[i]->consumer);
+			if (d < delay)
+				delay = d;
+		}
+	return delay;
 }
 
 int scry_session_flush(struct scry_session *s)
 {
-	return s->consumer ? scry_consumer_flush(s->consumer) : 0;
+	int ret = 0;
+
+	for (size_t i = 0; i < s->nchans; i++)
+		if (s->chans[i]->consumer) {
+			int r = scry_consumer_flush(s->chans[i]->consumer);
+			if (r && !ret)
+				ret = r;
+		}
+	return ret;
+}
+
+/* The channels' consumer totals added up. */
+static void add_stats(struct scry_session_summary *out, const struct scry_consumer_stats *cs)
+{
+	out->events += cs->events;
+	out->discarded += cs->discarded;
+	out->truncated += cs->truncated;
+	out->bytes += cs->bytes;
+	out->clamped += cs->clamped;
+	out->filtered += cs->filtered;
+	out->unfollowed += cs->unfollowed;
+	out->lost += cs->lost;
+	out->too_big += cs->too_big;
+	if (!out->write_error)
+		out->write_error = cs->write_error;
 }
 
 void scry_session_progress(struct scry_session *s, struct scry_session_summary *out)
 {
-	struct scry_consumer_stats cs;
-
 	memset(out, 0, sizeof(*out));
-	if (!s->consumer)
-		return;
-	scry_consumer_stats(s->consumer, &cs);
-	out->events = cs.events;
-	out->discarded = cs.discarded;
-	out->bytes = cs.bytes;
-	out->lost = cs.lost;
-	out->too_big = cs.too_big;
-	out->write_error = cs.write_error;
-	out->seconds = (scry_monotonic_ns() - s->start_ts) / 1e9;
+	for (size_t i = 0; i < s->nchans; i++)
+		if (s->chans[i]->consumer) {
+			struct scry_consumer_stats cs;
+
+			scry_consumer_stats(s->chans[i]->consumer, &cs);
+			add_stats(out, &cs);
+		}
+	out->seconds = s->start_ts ? (scry_monotonic_ns() - s->start_ts) / 1e9 : 0;
 }
 
 int scry_session_stop(struct scry_session *s, struct scry_session_summary *out, char *err, size_t errlen)
 {
-	struct scry_consumer_stats cs = { 0 };
-	uint64_t misses = 0;
 	int ret = 0;
 
 	memset(out, 0, sizeof(*out));
-	if (s->probes) {
-		scry_probes_set_recording(s->probes, false);   /* every event until this instant */
+	if (s->loaded) {
+		set_recording(s, false);   /* every event until this instant */
 		s->stop_ts = scry_monotonic_ns();
-		scry_probes_detach(s->probes);
+	}
+	for (size_t i = 0; i < s->nchans; i++) {
+		struct scry_channel *c = s->chans[i];
+
+		if (!c->probes)
+			continue;
+		scry_probes_detach(c->probes);
 		/* program runs the kernel skipped, and entries still waiting for their exit */
-		misses = scry_probes_recursion_misses(s->probes) + scry_probes_deferred_waiting(s->probes);
+		out->discarded += scry_probes_recursion_misses(c->probes) + scry_probes_deferred_waiting(c->probes);
 	}
 	if (!s->stop_ts)
 		s->stop_ts = scry_monotonic_ns();
-	if (s->consumer) {
-		ret = scry_consumer_close(s->consumer, s->stop_ts, &cs);
-		s->consumer = NULL;
-		if (ret)
-			snprintf(err, errlen, "writing the trace failed: %s", strerror(-ret));
+	for (size_t i = 0; i < s->nchans; i++) {
+		struct scry_channel *c = s->chans[i];
+		struct scry_consumer_stats cs = { 0 };
+		int r;
+
+		if (!c->consumer)
+			continue;
+		r = scry_consumer_close(c->consumer, s->stop_ts, &cs);
+		c->consumer = NULL;
+		if (r && !ret) {
+			ret = r;
+			snprintf(err, errlen, "writing the trace failed: %s", strerror(-r));
+		}
+		add_stats(out, &cs);
 	}
 	ctf_trace_dir_close(s->tdir, true);
 	s->tdir = NULL;
 	scry_guard_release(&s->guard);
-	out->events = cs.events;
-	out->discarded = cs.discarded + misses;
-	out->truncated = cs.truncated;
-	out->bytes = cs.bytes;
-	out->clamped = cs.clamped;
-	out->filtered = cs.filtered;
-	out->unfollowed = cs.unfollowed;
-	out->lost = cs.lost;
-	out->too_big = cs.too_big;
-	out->write_error = cs.write_error;
 	out->seconds = s->start_ts ? (s->stop_ts - s->start_ts) / 1e9 : 0;
 	return ret;
 }
@@ -470,30 +485,17 @@ void scry_session_destroy(struct scry_session *s)
 {
 	if (!s)
 		return;
-	if (s->consumer) {
-		struct scry_consumer_stats cs;
-		scry_consumer_close(s->consumer, scry_monotonic_ns(), &cs);
-	}
+	for (size_t i = 0; i < s->nchans; i++)
+		channel_free(s->chans[i]);   /* consumers closed, BPF objects closed */
+	free(s->chans);
 	ctf_trace_dir_close(s->tdir, s->started);   /* never started: nothing is left behind */
 	scry_guard_release(&s->guard);
-	scry_probes_close(s->probes);
-	scry_user_filter_free(s->ufilter);
-	scry_filters_free(s->filters);
 	if (s->cgroup_fds)
 		for (size_t i = 0; i < s->opts.ntrack_cgroups; i++)
 			if (s->cgroup_fds[i] >= 0)
 				close(s->cgroup_fds[i]);
 	free(s->cgroup_fds);
 	scry_catalog_close(s->cat);
-	for (size_t i = 0; i < s->ntps; i++) {
-		free(s->tps[i].system);
-		free(s->tps[i].name);
-	}
-	free(s->tps);
-	free(s->events);
-	free(s->sc_entry);
-	free(s->sc_exit);
-	free(s->sc_off);
 	free(s->dir);
 	free(s->kernel_dir);
 	free(s);
@@ -504,12 +506,7 @@ const char *scry_session_dir(const struct scry_session *s)
 	return s->dir;
 }
 
-uint64_t scry_session_ctx_mask(const struct scry_session *s)
+uint64_t scry_session_ctx_mask(const struct scry_session *s, unsigned chan)
 {
-	return s->opts.ctx_mask;
-}
-
-size_t scry_session_nevents(const struct scry_session *s)
-{
-	return s->nevents;
+	return s->chans[chan]->opts.ctx_mask;
 }

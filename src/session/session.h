@@ -1,7 +1,8 @@
-/* session.h — a recording session, LTTng's model: one channel (channel0) of per-CPU ring
- * buffers, the enabled events (their CTF ids are their index), the contexts, the targets
- * (system-wide or followed processes) and the output trace directory.
- * The CLI drives it: create -> [track] -> start -> poll/flush ... -> stop -> destroy. */
+/* session.h — a recording session, LTTng's model: channels (each a stream class of the
+ * trace: per-CPU ring buffers, its enabled events — their CTF ids are their index in the
+ * channel —, its contexts), the targets (system-wide or followed processes), the filter,
+ * and the outputs (the trace directory; a channel's record sink).
+ * The CLI drives it: create -> [track] -> load -> start -> run ... -> stop -> destroy. */
 #ifndef SCRY_SESSION_H
 #define SCRY_SESSION_H
 
@@ -17,21 +18,37 @@
 #define SCRY_MIN_RING_SIZE       (1u << 20)
 #define SCRY_DEFAULT_PACKET_SIZE (1u << 20)
 
-struct scry_session_opts {
-	const char *output;             /* trace directory; NULL: ./scry-YYYYmmdd-HHMMSS (none with a sink) */
+#define SCRY_DEFAULT_CHANNEL "channel0"
+
+enum scry_channel_kind {
+	SCRY_CHANNEL_EVENTS,            /* events written to the trace (and the record sink) */
+	SCRY_CHANNEL_COUNT,             /* its syscalls counted in the kernel, no event written
+					 * (scry trace -c: scry_session_sc_count) */
+};
+
+/* A channel: LTTng's, one stream class of the trace (stream files NAME_<cpu>). */
+struct scry_channel_opts {
+	const char *name;               /* NULL: SCRY_DEFAULT_CHANNEL */
+	enum scry_channel_kind kind;
 	const char *const *events;      /* event specs (-e), NULL/0: the default set */
 	size_t nevents;
-	uint64_t ctx_mask;              /* contexts, 1 << enum scry_ctx */
-	bool target_all;                /* -a */
+	uint64_t ctx_mask;              /* contexts its events carry, 1 << enum scry_ctx */
 	size_t ring_size;               /* per-CPU ring bytes (power of two pages); 0: 8 MiB, less
 					 * beyond 8 CPUs (64 MiB in all, at least 1 MiB each) */
-	size_t packet_size;
-	struct scry_capture_opts capture;   /* user memory read by syscall events (-s, --snaplen) */
-	/* live mode (scry trace): every event goes to sink (consumer.h); no trace directory
-	 * unless output is given too */
+	/* a record sink (scry trace's live printer): every record of the channel, in each
+	 * CPU's time order (header, contexts, payload: catalog/record.h reads them) */
 	void (*sink)(void *ctx, unsigned cpu, const uint8_t *ev, size_t size);
 	void *sink_ctx;
-	bool count_syscalls;            /* selected syscalls are counted in the kernel, no events */
+};
+
+struct scry_session_opts {
+	const char *output;             /* trace directory; NULL: ./scry-YYYYmmdd-HHMMSS, none when
+					 * a channel has a sink or counts */
+	const struct scry_channel_opts *channels;   /* NULL/0: one channel of the defaults */
+	size_t nchannels;
+	bool target_all;                /* -a */
+	size_t packet_size;
+	struct scry_capture_opts capture;   /* user memory read by syscall events (-s, --snaplen) */
 	/* filter (LTTng's language), evaluated in the kernel before an event is written, or in
 	 * user space before the consumer writes it when the kernel cannot read its values */
 	const char *filter;
@@ -65,17 +82,19 @@ struct scry_session;
 /* Resolve the events and check the output directory; nothing is created yet. */
 int scry_session_create(struct scry_session **out, const struct scry_session_opts *o,
 			char *err, size_t errlen);
-/* Enable the events of spec (scry record -e's syntax: 'syscall:open*', 'sched:*').  Before
- * load, as opts.events.  After load, even once started: the metadata describes the new
+/* Enable the events of spec (scry record -e's syntax: 'syscall:open*', 'sched:*') in the
+ * channel named channel (NULL: the first).  Before load, as its opts.events.  After load, even once started: the metadata describes the new
  * events before their first record can be written, then their syscall descriptors are set
  * and their tracepoints attached.  Not on a loaded session with a filter (-ENOTSUP), nor the
  * fork event or unknown syscalls (load-time settings).  Pointers from scry_session_events
  * are valid until the next call. */
-int scry_session_enable_event(struct scry_session *s, const char *spec, char *err, size_t errlen);
-/* Disable the enabled events matching spec (same syntax): a syscall's descriptor stops
+int scry_session_enable_event(struct scry_session *s, const char *channel, const char *spec,
+			      char *err, size_t errlen);
+/* Disable the enabled events of channel (NULL: the first) matching spec (same syntax): a syscall's descriptor stops
  * recording it at once; a tracepoint stops being written at once, then is detached.  Their
  * event ids and metadata stay (enable them again with a new spec is not supported yet). */
-int scry_session_disable_event(struct scry_session *s, const char *spec, char *err, size_t errlen);
+int scry_session_disable_event(struct scry_session *s, const char *channel, const char *spec,
+			       char *err, size_t errlen);
 /* Follow a process (and its future children); valid after start's load, before or after attach. */
 int scry_session_track(struct scry_session *s, pid_t tgid, char *err, size_t errlen);
 /* Create the trace directory and metadata, load the BPF programs and their tables. */
@@ -89,10 +108,10 @@ uint64_t scry_session_poll_delay_ns(const struct scry_session *s);
 int scry_session_flush(struct scry_session *s);
 void scry_session_progress(struct scry_session *s, struct scry_session_summary *out);
 struct scry_catalog *scry_session_catalog(const struct scry_session *s);
-/* count_syscalls: totals of syscall nr so far. */
+/* The counting channel's totals of syscall nr so far (-ENOENT: no channel counts). */
 int scry_session_sc_count(struct scry_session *s, unsigned nr, struct scry_sc_count *out);
-/* The events, indexed by CTF event id (live mode decodes with them). */
-size_t scry_session_events(const struct scry_session *s, const struct scry_event *const **events);
+/* Channel chan's events, indexed by CTF event id (a record sink decodes with them). */
+size_t scry_session_events(const struct scry_session *s, unsigned chan, const struct scry_event *const **events);
 /* How a run ends (scry_session_run): whichever comes first. */
 struct scry_run_opts {
 	uint64_t duration_ns;           /* > 0: a deadline */
@@ -122,8 +141,7 @@ int scry_session_stop(struct scry_session *s, struct scry_session_summary *out, 
 void scry_session_destroy(struct scry_session *s);
 
 const char *scry_session_dir(const struct scry_session *s);
-size_t scry_session_nevents(const struct scry_session *s);
-/* The contexts its records carry (1 << enum scry_ctx; catalog/record.h reads them). */
-uint64_t scry_session_ctx_mask(const struct scry_session *s);
+/* The contexts channel chan's records carry (1 << enum scry_ctx; catalog/record.h reads them). */
+uint64_t scry_session_ctx_mask(const struct scry_session *s, unsigned chan);
 
 #endif

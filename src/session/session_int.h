@@ -1,6 +1,7 @@
-/* session_int.h — the session object as its files see it (session.c: the lifecycle and the
- * trace directory; events.c: enabling and disabling events, the syscall table, attaching
- * tracepoints).  Private to src/session/. */
+/* session_int.h — the session and channel objects as their files see them (session.c: the
+ * lifecycle and the trace directory; channel.c: a channel's BPF object, rings and
+ * consumer; events.c: enabling and disabling a channel's events, its syscall table,
+ * attaching its tracepoints).  Private to src/session/. */
 #ifndef SCRY_SESSION_INT_H
 #define SCRY_SESSION_INT_H
 
@@ -8,9 +9,7 @@
 #include "session/guard.h"
 #include "session/session.h"
 
-#define CHANNEL "channel0"
 #define NO_EVENT 0xffff
-
 
 struct tp_ref {
 	char *system, *name;
@@ -19,25 +18,38 @@ struct tp_ref {
 	bool disabled;
 };
 
+/* A channel: a stream class of the trace (its events, their ids, its contexts) over a
+ * set of per-CPU rings, filled by one BPF object of its own (its load-time settings are
+ * the channel's: contexts, the fork and unknown-syscall events, ring size). */
+struct scry_channel {
+	struct scry_session *s;
+	struct scry_channel_opts opts;   /* name owned (name below) */
+	char *name;
+	unsigned id;                     /* stream class id = index in the session */
+	const struct scry_event **events;/* enabled events; CTF id = index */
+	size_t nevents, capevents;
+	struct tp_ref *tps;              /* generic tracepoints to attach */
+	size_t ntps;
+	size_t ntps_attached;            /* tps[0..n) are attached */
+	uint16_t *sc_entry, *sc_exit;    /* per syscall number: event ids or NO_EVENT */
+	bool *sc_off;                    /* per syscall number: disabled (its ids kept) */
+	uint16_t unknown_entry, unknown_exit, fork_id;
+	bool any_syscall;
+	struct scry_probes *probes;
+	struct scry_consumer *consumer;
+	struct scry_filters *filters;
+	struct scry_user_filter *ufilter;   /* the filter's events decided in user space */
+};
+
 struct scry_session {
 	struct scry_session_opts opts;
 	struct scry_catalog *cat;
 	char *dir;                       /* trace directory */
 	char *kernel_dir;
-	const struct scry_event **events;/* enabled events; CTF id = index */
-	size_t nevents, capevents;
-	struct tp_ref *tps;              /* generic tracepoints to attach */
-	size_t ntps;
-	uint16_t *sc_entry, *sc_exit;    /* per syscall number: event ids or NO_EVENT */
-	bool *sc_off;                    /* per syscall number: disabled (its ids kept) */
-	uint16_t unknown_entry, unknown_exit, fork_id;
-	bool any_syscall;
+	struct scry_channel **chans;     /* stream class id = index */
+	size_t nchans;
 	uint8_t uuid[16];
 	uint64_t start_ts, stop_ts;
-	struct scry_probes *probes;
-	struct scry_consumer *consumer;
-	struct scry_filters *filters;
-	struct scry_user_filter *ufilter;   /* the filter's events decided in user space */
 	int *cgroup_fds;
 	struct ctf_trace_dir *tdir;      /* the trace directory, made and locked by load */
 	struct scry_guard guard;         /* recovers the trace if we die (SIGKILL...) */
@@ -45,16 +57,24 @@ struct scry_session {
 	int64_t clock_off_s;             /* clock uuid, fixed by its first write */
 	uint64_t clock_off_ns;
 	uint8_t clock_uuid[16];
-	size_t ntps_attached;            /* s->tps[0..n) are attached */
-	bool started;
+	bool has_trace;                  /* a trace directory is written (session_has_trace) */
+	bool loaded, started;
 };
 
 /* session.c */
 bool session_has_trace(const struct scry_session *s);
 int session_write_metadata(struct scry_session *s, char *err, size_t errlen);
+/* The channel named name (NULL: the first), or NULL with a reason in err. */
+struct scry_channel *session_channel(const struct scry_session *s, const char *name, char *err, size_t errlen);
+/* channel.c */
+int channel_new(struct scry_channel **out, struct scry_session *s, const struct scry_channel_opts *o,
+		unsigned id, char *err, size_t errlen);
+int channel_load(struct scry_channel *c, char *err, size_t errlen);
+int channel_start(struct scry_channel *c, char *err, size_t errlen);
+void channel_free(struct scry_channel *c);
 /* events.c */
-int session_enable_spec(struct scry_session *s, const char *spec, char *err, size_t errlen);
-int session_set_syscall_table(struct scry_session *s, char *err, size_t errlen);
-int session_attach_tracepoints(struct scry_session *s, char *err, size_t errlen);
+int channel_enable_spec(struct scry_channel *c, const char *spec, char *err, size_t errlen);
+int channel_set_syscall_table(struct scry_channel *c, char *err, size_t errlen);
+int channel_attach_tracepoints(struct scry_channel *c, char *err, size_t errlen);
 
 #endif

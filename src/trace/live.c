@@ -88,7 +88,7 @@ int trace_live_bind(struct trace_live *l, struct scry_session *s, char *err, siz
 	const struct scry_syscall *list;
 	size_t n = scry_catalog_syscalls(cat, &list);
 
-	scry_record_layout_init(&l->layout, scry_session_ctx_mask(s));
+	scry_record_layout_init(&l->layout, scry_session_ctx_mask(s, 0));
 	if (l->layout.ctx_off[SCRY_CTX_PID] < 0 || l->layout.ctx_off[SCRY_CTX_TID] < 0) {
 		snprintf(err, errlen, "live output needs the pid and tid contexts");
 		return -EINVAL;
@@ -96,7 +96,7 @@ int trace_live_bind(struct trace_live *l, struct scry_session *s, char *err, siz
 	for (size_t i = 0; i < n; i++)
 		if (list[i].nr >= 0 && list[i].nr < SCRY_MAX_SYSCALLS)
 			l->by_nr[list[i].nr] = &list[i];
-	l->nevents = scry_session_events(s, &l->events);
+	l->nevents = scry_session_events(s, 0, &l->events);
 	for (size_t i = 0; i < l->nevents; i++) {
 		const struct scry_event *ev = l->events[i];
 

@@ -119,7 +119,8 @@ class Trace:
 def read_trace(path, fields=True):
     """Read a trace with bt2 (muxed, time-ordered).  Each event is a dict with name, ts (ns
     from the clock snapshot), cpu (packet context cpu_id), stream (stream id), the common
-    context flattened (pid, tid, procname, ...) plus 'ctx', and 'fields' (the payload)."""
+    context flattened (pid, tid, procname, ...) plus 'ctx', and 'fields' (the payload);
+    channel is the stream class id."""
     import bt2
     tr = Trace()
     for msg in bt2.TraceCollectionMessageIterator(str(path)):
@@ -129,6 +130,7 @@ def read_trace(path, fields=True):
             pkt = ev.packet
             d["cpu"] = int(pkt.context_field["cpu_id"]) if pkt is not None and pkt.context_field is not None and "cpu_id" in pkt.context_field else None
             d["stream"] = ev.stream.id
+            d["channel"] = ev.stream.cls.id     # the stream class: scry's channel
             ctx = _to_py(ev.common_context_field) if ev.common_context_field is not None else {}
             d["ctx"] = ctx
             for k in ("pid", "tid", "procname"):

@@ -302,10 +302,11 @@ static int run_workload(struct scry_session *s, char **cmd, char *err, size_t er
 
 int main(int argc, char **argv)
 {
-	struct scry_session_opts so = {
+	struct scry_channel_opts chan = {
 		.events = event_specs, .nevents = sizeof(event_specs) / sizeof(event_specs[0]),
 		.ctx_mask = CTX_MASK, .sink = sink,
 	};
+	struct scry_session_opts so = { .channels = &chan, .nchannels = 1 };
 	struct scry_session *s = NULL;
 	struct scry_session_summary sum;
 	const struct scry_event *const *events;
@@ -340,7 +341,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "filter_diff: %s\n", err);
 		return 1;
 	}
-	size_t nev = scry_session_events(s, &events);
+	size_t nev = scry_session_events(s, 0, &events);
 	fprintf(stderr, "filter_diff: %zu events recorded\n", nrecs);
 
 	struct btf *vml = btf__load_vmlinux_btf();

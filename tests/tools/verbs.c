@@ -49,6 +49,7 @@ int main(int argc, char **argv)
 	const char *enable_events[] = { "syscall:getppid" };
 	const char *disable_events[] = { "syscall:getppid", "syscall:getpid", "sched:sched_process_exit" };
 	struct scry_session_opts so = { 0 };
+	struct scry_channel_opts chan = { 0 };
 	struct scry_session *s = NULL;
 	struct scry_session_summary sum;
 	char err[1024] = "", again[256] = "";
@@ -75,22 +76,24 @@ int main(int argc, char **argv)
 	}
 	close(pipefd[0]);
 	so.output = argv[2];
-	so.events = enable ? enable_events : disable_events;
-	so.nevents = enable ? 1 : 3;
-	so.ctx_mask = (1ULL << SCRY_CTX_PID) | (1ULL << SCRY_CTX_TID);
+	chan.events = enable ? enable_events : disable_events;
+	chan.nevents = enable ? 1 : 3;
+	chan.ctx_mask = (1ULL << SCRY_CTX_PID) | (1ULL << SCRY_CTX_TID);
+	so.channels = &chan;
+	so.nchannels = 1;
 	if (scry_session_create(&s, &so, err, sizeof(err)) || scry_session_load(s, err, sizeof(err)) ||
 	    scry_session_track(s, child, err, sizeof(err)) || scry_session_start(s, err, sizeof(err)) ||
 	    go(pipefd[1], 1))
 		goto fail;
 	usleep(200000);                       /* the first phase is over */
 	if (enable) {
-		if (scry_session_enable_event(s, "syscall:getpid", err, sizeof(err)))
+		if (scry_session_enable_event(s, NULL, "syscall:getpid", err, sizeof(err)))
 			goto fail;
 	} else {
-		if (scry_session_disable_event(s, "syscall:getppid", err, sizeof(err)) ||
-		    scry_session_disable_event(s, "sched_process_exit", err, sizeof(err)))
+		if (scry_session_disable_event(s, NULL, "syscall:getppid", err, sizeof(err)) ||
+		    scry_session_disable_event(s, NULL, "sched_process_exit", err, sizeof(err)))
 			goto fail;
-		if (scry_session_disable_event(s, "syscall:getppid", again, sizeof(again)) != -ENOENT)
+		if (scry_session_disable_event(s, NULL, "syscall:getppid", again, sizeof(again)) != -ENOENT)
 			goto fail;
 	}
 	changed = scry_monotonic_ns();

@@ -163,6 +163,9 @@ static inline void rm_rf(const char *path)
 		fprintf(stderr, "warning: could not remove %s\n", path);
 }
 
+/* The one stream class of fill_trace_info's trace. */
+static struct ctf_stream_class t_stream;
+
 static inline void fill_trace_info(struct ctf_trace_info *ti, uint64_t mask)
 {
 	memset(ti, 0, sizeof(*ti));
@@ -176,8 +179,28 @@ static inline void fill_trace_info(struct ctf_trace_info *ti, uint64_t mask)
 	ti->creation_datetime = "20261122T023400+0000";
 	ti->clock_offset_s = 1700000000;     /* 2023-11-14T22:13:20Z */
 	ti->clock_offset_ns = 250000000;
-	ti->ctx_mask = mask;
-	ti->channel = "channel0";
+	t_stream.ctx_mask = mask;
+	t_stream.events = t_events;
+	t_stream.nevents = T_NEVENTS;
+	ti->streams = &t_stream;
+	ti->nstreams = 1;
+}
+
+/* The metadata of one channel of these events (fill_trace_info's contexts). */
+static inline char *t_metadata_text(const struct ctf_trace_info *ti, const struct scry_event *const *evs,
+				    size_t n, char *err, size_t errlen)
+{
+	t_stream.events = evs;
+	t_stream.nevents = n;
+	return ctf_metadata_text(ti, err, errlen);
+}
+
+static inline int t_metadata_write(const char *path, const struct ctf_trace_info *ti,
+				   const struct scry_event *const *evs, size_t n, char *err, size_t errlen)
+{
+	t_stream.events = evs;
+	t_stream.nevents = n;
+	return ctf_metadata_write(path, ti, err, errlen);
 }
 
 #endif

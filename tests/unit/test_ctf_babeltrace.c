@@ -88,7 +88,7 @@ static void build_trace(void)
 	assert_int_equal(mkdir(kdir, 0755), 0);
 	fill_trace_info(&ti, ALL_CTX);
 	snprintf(path, sizeof(path), "%s/metadata", kdir);
-	if (ctf_metadata_write(path, &ti, t_events, T_NEVENTS, err, sizeof(err)) != 0)
+	if (t_metadata_write(path, &ti, t_events, T_NEVENTS, err, sizeof(err)) != 0)
 		fail_msg("metadata: %s", err);
 
 	for (unsigned cpu = 0; cpu < 3; cpu++) {

@@ -24,7 +24,7 @@ static char *text_for(uint64_t mask)
 	char *t;
 
 	fill_trace_info(&ti, mask);
-	t = ctf_metadata_text(&ti, t_events, T_NEVENTS, err, sizeof(err));
+	t = t_metadata_text(&ti, t_events, T_NEVENTS, err, sizeof(err));
 	if (!t)
 		fail_msg("ctf_metadata_text: %s", err);
 	return t;
@@ -84,6 +84,39 @@ static void test_stream_class(void **state)
 		      "\t\tinteger { size = 8; align = 8; signed = 0; encoding = UTF8; base = 10; } _procname[16];\n"
 		      "\t};\n};");
 	free(t);
+}
+
+/* Two channels: two stream classes, each with its contexts, each with its own event ids. */
+static void test_two_stream_classes(void **state)
+{
+	struct ctf_stream_class sc[2] = {
+		{ .ctx_mask = 1ULL << SCRY_CTX_PID, .events = t_events, .nevents = 2 },
+		{ .ctx_mask = 1ULL << SCRY_CTX_PRIO, .events = t_events + T_SWITCH, .nevents = 1 },
+	};
+	struct ctf_trace_info ti;
+	char err[256] = "", *t;
+
+	fill_trace_info(&ti, 0);
+	ti.streams = sc;
+	ti.nstreams = 2;
+	t = ctf_metadata_text(&ti, err, sizeof(err));
+	if (!t)
+		fail_msg("ctf_metadata_text: %s", err);
+	assert_has(t, "stream {\n\tid = 0;\n\tevent.header := struct event_header_scry;\n"
+		      "\tpacket.context := struct packet_context;\n\tevent.context := struct {\n"
+		      "\t\tinteger { size = 32; align = 8; signed = 1; encoding = none; base = 10; } _pid;\n\t};\n};");
+	assert_has(t, "stream {\n\tid = 1;\n\tevent.header := struct event_header_scry;\n"
+		      "\tpacket.context := struct packet_context;\n\tevent.context := struct {\n"
+		      "\t\tinteger { size = 32; align = 8; signed = 1; encoding = none; base = 10; } _prio;\n\t};\n};");
+	assert_has(t, "\tname = \"syscall_entry_openat\";\n\tid = 0;\n\tstream_id = 0;\n");
+	assert_has(t, "\tname = \"syscall_exit_openat\";\n\tid = 1;\n\tstream_id = 0;\n");
+	assert_has(t, "\tname = \"sched_switch\";\n\tid = 0;\n\tstream_id = 1;\n");
+	/* the second stream class follows the first one's events */
+	assert_true(strstr(t, "\tid = 1;\n\tevent.header") > strstr(t, "\tname = \"syscall_exit_openat\""));
+	free(t);
+	ti.nstreams = 0;
+	assert_null(ctf_metadata_text(&ti, err, sizeof(err)));
+	assert_non_null(strstr(err, "channel"));
 }
 
 static void test_context_order_and_types(void **state)
@@ -151,7 +184,7 @@ static void test_struct_tails(void **state)
 	f[1].sdesc = scry_struct_find("msghdr_data");
 	f[3].sdesc = scry_struct_find("dirents");
 	fill_trace_info(&ti, 0);
-	t = ctf_metadata_text(&ti, evs, 1, err, sizeof(err));
+	t = t_metadata_text(&ti, evs, 1, err, sizeof(err));
 	if (!t)
 		fail_msg("ctf_metadata_text: %s", err);
 #define I(bits, s, base) "integer { size = " #bits "; align = 8; signed = " #s "; encoding = none; base = " #base "; }"
@@ -185,19 +218,19 @@ static void test_refusals(void **state)
 	const struct scry_event *evs[1] = { &ev };
 
 	fill_trace_info(&ti, CTX_PTP);
-	assert_null(ctf_metadata_text(&ti, evs, 1, err, sizeof(err)));
+	assert_null(t_metadata_text(&ti, evs, 1, err, sizeof(err)));
 	assert_non_null(strstr(err, "length field"));
 	ev.fields = fwd_seq;
-	assert_null(ctf_metadata_text(&ti, evs, 1, err, sizeof(err)));
+	assert_null(t_metadata_text(&ti, evs, 1, err, sizeof(err)));
 	ev.fields = bad_name;
 	ev.nfields = 1;
-	assert_null(ctf_metadata_text(&ti, evs, 1, err, sizeof(err)));
+	assert_null(t_metadata_text(&ti, evs, 1, err, sizeof(err)));
 	assert_non_null(strstr(err, "a-b"));
 	ev.fields = bad_size;
-	assert_null(ctf_metadata_text(&ti, evs, 1, err, sizeof(err)));
+	assert_null(t_metadata_text(&ti, evs, 1, err, sizeof(err)));
 	assert_non_null(strstr(err, "size"));
-	ti.ctx_mask = 1ULL << SCRY_CTX_NR;
-	assert_null(ctf_metadata_text(&ti, t_events, T_NEVENTS, err, sizeof(err)));
+	t_stream.ctx_mask = 1ULL << SCRY_CTX_NR;
+	assert_null(t_metadata_text(&ti, t_events, T_NEVENTS, err, sizeof(err)));
 	assert_non_null(strstr(err, "context"));
 }
 
@@ -209,7 +242,7 @@ static void test_control_chars_escaped(void **state)
 
 	fill_trace_info(&ti, 0);
 	ti.kernel_version = "a\nb\tc\x01";
-	t = ctf_metadata_text(&ti, t_events, T_NEVENTS, err, sizeof(err));
+	t = t_metadata_text(&ti, t_events, T_NEVENTS, err, sizeof(err));
 	assert_non_null(t);
 	assert_has(t, "\tkernel_version = \"a\\nb\\tc \";\n");
 	free(t);
@@ -228,16 +261,16 @@ static void test_write_whole(void **state)
 	snprintf(tmp, sizeof(tmp), "%s/.metadata.tmp", dir);
 	fill_trace_info(&ti, CTX_PTP);
 	/* first with one event, then again with all of them (an event enabled after start) */
-	assert_int_equal(ctf_metadata_write(path, &ti, t_events, 1, err, sizeof(err)), 0);
-	t = ctf_metadata_text(&ti, t_events, 1, err, sizeof(err));
+	assert_int_equal(t_metadata_write(path, &ti, t_events, 1, err, sizeof(err)), 0);
+	t = t_metadata_text(&ti, t_events, 1, err, sizeof(err));
 	disk = (char *)slurp(path, &len);
 	assert_non_null(t);
 	assert_non_null(disk);
 	assert_string_equal(disk, t);
 	free(t);
 	free(disk);
-	assert_int_equal(ctf_metadata_write(path, &ti, t_events, T_NEVENTS, err, sizeof(err)), 0);
-	t = ctf_metadata_text(&ti, t_events, T_NEVENTS, err, sizeof(err));
+	assert_int_equal(t_metadata_write(path, &ti, t_events, T_NEVENTS, err, sizeof(err)), 0);
+	t = t_metadata_text(&ti, t_events, T_NEVENTS, err, sizeof(err));
 	disk = (char *)slurp(path, &len);
 	assert_non_null(t);
 	assert_non_null(disk);
@@ -246,7 +279,7 @@ static void test_write_whole(void **state)
 	assert_int_equal(access(tmp, F_OK), -1);      /* no hidden file left behind */
 	/* a directory that cannot take it: an error naming the hidden file, the old one kept */
 	snprintf(path, sizeof(path), "%s/none/metadata", dir);
-	assert_true(ctf_metadata_write(path, &ti, t_events, T_NEVENTS, err, sizeof(err)) < 0);
+	assert_true(t_metadata_write(path, &ti, t_events, T_NEVENTS, err, sizeof(err)) < 0);
 	assert_non_null(strstr(err, "/none/.metadata.tmp"));
 	free(t);
 	free(disk);
@@ -258,6 +291,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_header_trace_env_clock),
 		cmocka_unit_test(test_stream_class),
+		cmocka_unit_test(test_two_stream_classes),
 		cmocka_unit_test(test_context_order_and_types),
 		cmocka_unit_test(test_events),
 		cmocka_unit_test(test_struct_tails),

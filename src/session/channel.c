@@ -1,0 +1,201 @@
+/* channel.c — a session's channel (LTTng's): one stream class of the trace, its events and
+ * contexts, its own BPF object (whose load-time settings are the channel's), its per-CPU
+ * rings and the consumer that moves them into its streams (NAME_<cpu>) and its record sink.
+ * A channel of kind COUNT writes nothing: its syscalls are counted in the kernel.
+ * Several channels cost nothing on the paths of one: each has its programs, and a program
+ * whose channel does not record an event returns at its descriptor. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/libbpf.h>
+#include "consumer/consumer.h"
+#include "kernel/probes.h"
+#include "session/filters.h"
+#include "session/session_int.h"
+#include "session/user_filter.h"
+#include "util/clock.h"
+#include "util/log.h"
+
+static const char *const default_events[] = {
+	"syscall:*", "sched:sched_switch", "sched:sched_process_fork",
+	"sched:sched_process_exec", "sched:sched_process_exit",
+};
+
+/* A channel name names files (NAME_<cpu>, index/NAME_<cpu>.idx): LTTng's characters. */
+static bool valid_name(const char *n)
+{
+	if (!*n || strlen(n) > 200 || n[0] == '.')
+		return false;
+	for (; *n; n++)
+		if (!((*n >= 'a' && *n <= 'z') || (*n >= 'A' && *n <= 'Z') || (*n >= '0' && *n <= '9') ||
+		      *n == '_' || *n == '-' || *n == '.'))
+			return false;
+	return true;
+}
+
+static size_t default_ring_size(void)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	size_t size = SCRY_DEFAULT_RING_SIZE;
+
+	while (ncpus > 0 && size > SCRY_MIN_RING_SIZE && size * (size_t)ncpus > SCRY_DEFAULT_RING_TOTAL)
+		size /= 2;
+	return size;
+}
+
+static int prepare_filter(struct scry_channel *c, char *err, size_t errlen)
+{
+	const struct scry_session_opts *so = &c->s->opts;
+
+	if (c->opts.kind == SCRY_CHANNEL_COUNT) {
+		snprintf(err, errlen, "a filter cannot be combined with counting (-c)");
+		return -EINVAL;
+	}
+	c->filters = scry_filters_prepare(so->filter, (const struct scry_event *const *)c->events, c->nevents,
+					  so->filter_entries_only, err, errlen);
+	if (!c->filters)
+		return -EINVAL;
+	return scry_user_filter_new(&c->ufilter, c->filters, (const struct scry_event *const *)c->events,
+				    c->nevents, c->opts.ctx_mask, err, errlen);
+}
+
+int channel_new(struct scry_channel **out, struct scry_session *s, const struct scry_channel_opts *o,
+		unsigned id, char *err, size_t errlen)
+{
+	struct scry_channel *c = calloc(1, sizeof(*c));
+	const char *const *specs = o->events;
+	size_t nspecs = o->nevents;
+	int ret = -ENOMEM;
+
+	*out = c;
+	if (!c)
+		goto oom;
+	c->s = s;
+	c->id = id;
+	c->opts = *o;
+	c->name = strdup(o->name ? o->name : SCRY_DEFAULT_CHANNEL);
+	if (!c->name)
+		goto oom;
+	c->opts.name = c->name;
+	if (!valid_name(c->name)) {
+		snprintf(err, errlen, "invalid channel name '%s' (letters, digits, '_', '-', '.')", c->name);
+		return -EINVAL;
+	}
+	if (!c->opts.ring_size)
+		c->opts.ring_size = default_ring_size();
+	c->unknown_entry = c->unknown_exit = c->fork_id = NO_EVENT;
+	c->sc_entry = malloc(SCRY_MAX_SYSCALLS * sizeof(uint16_t));
+	c->sc_exit = malloc(SCRY_MAX_SYSCALLS * sizeof(uint16_t));
+	c->sc_off = calloc(SCRY_MAX_SYSCALLS, sizeof(bool));
+	if (!c->sc_entry || !c->sc_exit || !c->sc_off)
+		goto oom;
+	for (int i = 0; i < SCRY_MAX_SYSCALLS; i++)
+		c->sc_entry[i] = c->sc_exit[i] = NO_EVENT;
+	if (!nspecs) {
+		specs = default_events;
+		nspecs = sizeof(default_events) / sizeof(default_events[0]);
+	}
+	for (size_t i = 0; i < nspecs; i++) {
+		err[0] = 0;
+		ret = channel_enable_spec(c, specs[i], err, errlen);
+		if (ret)
+			return ret;
+	}
+	return s->opts.filter ? prepare_filter(c, err, errlen) : 0;
+oom:
+	snprintf(err, errlen, "out of memory");
+	return ret;
+}
+
+/* Its BPF object, loaded with the channel's settings and the session's trackers; its
+ * filter fronts; its syscall table. */
+int channel_load(struct scry_channel *c, char *err, size_t errlen)
+{
+	const struct scry_session_opts *so = &c->s->opts;
+	struct scry_probes_opts po = {
+		.cat = c->s->cat,
+		.ctx_mask = c->opts.ctx_mask,
+		.target_all = so->target_all,
+		.fork_event_id = c->fork_id,
+		.unknown_entry_id = c->unknown_entry,
+		.unknown_exit_id = c->unknown_exit,
+		.syscalls = c->any_syscall,
+		.filter = c->filters != NULL,
+		.ring_size = c->opts.ring_size,
+		.nevent_ids = (unsigned)c->nevents,
+		.track_vpids = so->track_vpids, .ntrack_vpids = so->ntrack_vpids, .track_vpid = so->track_vpids != NULL,
+		.track_uids = so->track_uids, .ntrack_uids = so->ntrack_uids, .track_uid = so->track_uids != NULL,
+		.track_gids = so->track_gids, .ntrack_gids = so->ntrack_gids, .track_gid = so->track_gids != NULL,
+		.track_cgroup_fds = c->s->cgroup_fds, .ntrack_cgroups = so->ntrack_cgroups,
+	};
+	int ret = scry_probes_load(&c->probes, &po, err, errlen);
+
+	if (ret)
+		return ret;
+	if (c->filters) {
+		size_t moved;
+
+		ret = scry_filters_install(c->filters, c->probes, scry_log_verbose(), &moved, err, errlen);
+		if (ret)
+			return ret;
+		if (moved) {   /* filters this kernel cannot run: decided in user space too */
+			scry_user_filter_free(c->ufilter);
+			c->ufilter = NULL;
+			ret = scry_user_filter_new(&c->ufilter, c->filters, (const struct scry_event *const *)c->events,
+						   c->nevents, c->opts.ctx_mask, err, errlen);
+			if (ret)
+				return ret;
+		}
+		if (c->ufilter)
+			scry_user_filter_explain(c->ufilter);
+	}
+	return channel_set_syscall_table(c, err, errlen);
+}
+
+/* Its consumer, then its programs attached (recording starts with the session's switch). */
+int channel_start(struct scry_channel *c, char *err, size_t errlen)
+{
+	struct scry_session *s = c->s;
+	struct scry_consumer_opts co = {
+		.probes = c->probes, .dir = session_has_trace(s) ? s->kernel_dir : NULL, .channel = c->name,
+		.uuid = s->uuid, .stream_id = c->id, .packet_size = s->opts.packet_size,
+		.ring_size = c->opts.ring_size, .start_ts = s->start_ts,
+		.sink = c->opts.sink, .sink_ctx = c->opts.sink_ctx,
+		.stage_max_age_ns = c->opts.sink ? 2 * 1000 * 1000ULL : 0,
+		.pred = c->ufilter ? scry_user_filter_match : NULL, .pred_ctx = c->ufilter,
+		.pred_ids = c->ufilter ? scry_user_filter_ids(c->ufilter) : NULL,
+	};
+	int ret;
+
+	if (c->opts.kind != SCRY_CHANNEL_COUNT && (ret = scry_consumer_open(&c->consumer, &co, err, errlen)))
+		return ret;
+	ret = channel_attach_tracepoints(c, err, errlen);
+	if (ret)
+		return ret;
+	return scry_probes_attach(c->probes, err, errlen);
+}
+
+void channel_free(struct scry_channel *c)
+{
+	if (!c)
+		return;
+	if (c->consumer) {
+		struct scry_consumer_stats cs;
+		scry_consumer_close(c->consumer, scry_monotonic_ns(), &cs);
+	}
+	scry_probes_close(c->probes);
+	scry_user_filter_free(c->ufilter);
+	scry_filters_free(c->filters);
+	for (size_t i = 0; i < c->ntps; i++) {
+		free(c->tps[i].system);
+		free(c->tps[i].name);
+	}
+	free(c->tps);
+	free(c->events);
+	free(c->sc_entry);
+	free(c->sc_exit);
+	free(c->sc_off);
+	free(c->name);
+	free(c);
+}
