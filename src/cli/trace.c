@@ -253,6 +253,7 @@ int cmd_trace(int argc, char **argv)
 	chan.events = (const char *const *)specs;
 	chan.nevents = nspecs;
 	chan.ctx_mask = (1ULL << SCRY_CTX_PID) | (1ULL << SCRY_CTX_TID);
+	so.catalog = nc.cat;
 	so.channels = &chan;
 	so.nchannels = 1;
 	so.target_all = o.all;

@@ -196,7 +196,7 @@ int scry_session_create(struct scry_session **out, const struct scry_session_opt
 	ret = s->has_trace ? check_output(s, err, errlen) : 0;
 	if (ret)
 		goto fail;
-	s->cat = scry_catalog_open(NULL, err, errlen);
+	s->cat = o->catalog ? o->catalog : scry_catalog_open(NULL, err, errlen);
 	if (!s->cat) {
 		ret = -ENOENT;
 		goto fail;
@@ -495,7 +495,8 @@ void scry_session_destroy(struct scry_session *s)
 			if (s->cgroup_fds[i] >= 0)
 				close(s->cgroup_fds[i]);
 	free(s->cgroup_fds);
-	scry_catalog_close(s->cat);
+	if (s->cat != s->opts.catalog)
+		scry_catalog_close(s->cat);
 	free(s->dir);
 	free(s->kernel_dir);
 	free(s);

@@ -46,6 +46,8 @@ struct scry_session_opts {
 					 * a channel has a sink or counts */
 	const struct scry_channel_opts *channels;   /* NULL/0: one channel of the defaults */
 	size_t nchannels;
+	struct scry_catalog *catalog;   /* the caller's, open until destroy (a catalog reads
+					 * ~700 tracefs formats: one is enough); NULL: its own */
 	bool target_all;                /* -a */
 	size_t packet_size;
 	struct scry_capture_opts capture;   /* user memory read by syscall events (-s, --snaplen) */
