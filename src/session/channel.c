@@ -150,7 +150,7 @@ int channel_load(struct scry_channel *c, char *err, size_t errlen)
 		if (c->ufilter)
 			scry_user_filter_explain(c->ufilter);
 	}
-	return channel_set_syscall_table(c, err, errlen);
+	return channel_describe(c, err, errlen);
 }
 
 /* Its consumer, then its programs attached (recording starts with the session's switch). */
@@ -170,10 +170,35 @@ int channel_start(struct scry_channel *c, char *err, size_t errlen)
 
 	if (c->opts.kind != SCRY_CHANNEL_COUNT && (ret = scry_consumer_open(&c->consumer, &co, err, errlen)))
 		return ret;
-	ret = channel_attach_tracepoints(c, err, errlen);
+	ret = channel_attach(c, err, errlen);
 	if (ret)
 		return ret;
 	return scry_probes_attach(c->probes, err, errlen);
+}
+
+int scry_session_add_context(struct scry_session *s, const char *channel, unsigned ctx, char *err, size_t errlen)
+{
+	struct scry_channel *c = session_channel(s, channel, err, errlen);
+
+	if (!c)
+		return -ENOENT;
+	if (ctx >= SCRY_CTX_NR) {
+		snprintf(err, errlen, "unknown context %u", ctx);
+		return -EINVAL;
+	}
+	if (c->probes) {
+		snprintf(err, errlen, "cannot add context '%s' to channel '%s': the session is loaded",
+			 scry_context(ctx)->name, c->name);
+		return -EBUSY;
+	}
+	c->opts.ctx_mask |= 1ULL << ctx;
+	if (c->ufilter) {   /* the user-space filter reads records: their layout changed */
+		scry_user_filter_free(c->ufilter);
+		c->ufilter = NULL;
+		return scry_user_filter_new(&c->ufilter, c->filters, (const struct scry_event *const *)c->events,
+					    c->nevents, c->opts.ctx_mask, err, errlen);
+	}
+	return 0;
 }
 
 void channel_free(struct scry_channel *c)

@@ -1,18 +1,27 @@
-/* events.c — a channel's events (see session.h): the -e specs resolved against the catalog
- * (syscalls by number, tracepoints, the fork and unknown-syscall built-ins), with "did you
- * mean" suggestions; enabling and disabling them, before or while recording; the syscall
- * descriptor table its BPF object reads; attaching its tracepoints. */
+/* events.c — a channel's events (see session.h): each -e spec resolved by the first source
+ * that claims it (source.h: syscalls, tracepoints), with "did you mean" suggestions over every
+ * source's names; the verbs enabling and disabling events, before or while recording; the
+ * sources asked to bring the channel's BPF object in line (tables, attachments). */
 #include <errno.h>
-#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "kernel/probes.h"
-#include "session/filters.h"
 #include "session/session_int.h"
-#include "util/log.h"
+#include "session/source.h"
 
-static int add_event(struct scry_channel *c, const struct scry_event *ev)
+/* Every source, in the order they are asked to claim a spec: the last claims the rest. */
+static const struct scry_source *const sources[] = { &scry_source_syscalls, &scry_source_tracepoints };
+#define NSOURCES (sizeof(sources) / sizeof(sources[0]))
+
+static const struct scry_source *source_of(const char *spec)
+{
+	for (size_t i = 0; i < NSOURCES; i++)
+		if (sources[i]->claims(spec))
+			return sources[i];
+	return NULL;
+}
+
+int channel_add_event(struct scry_channel *c, const struct scry_event *ev)
 {
 	for (size_t i = 0; i < c->nevents; i++)
 		if (c->events[i] == ev)
@@ -31,123 +40,41 @@ static int add_event(struct scry_channel *c, const struct scry_event *ev)
 	return (int)c->nevents++;
 }
 
-static int enable_syscall(struct scry_channel *c, const struct scry_syscall *sc)
-{
-	int id;
-
-	if (sc->nr < 0 || sc->nr >= SCRY_MAX_SYSCALLS)
-		return 0;
-	if (c->sc_entry[sc->nr] != NO_EVENT)
-		return 0;
-	id = add_event(c, scry_catalog_syscall_entry(c->s->cat, sc));
-	if (id < 0)
-		return id;
-	c->sc_entry[sc->nr] = id;
-	id = add_event(c, scry_catalog_syscall_exit(c->s->cat, sc));
-	if (id < 0)
-		return id;
-	c->sc_exit[sc->nr] = id;
-	c->any_syscall = true;
-	return 0;
-}
-
-static int enable_unknown_syscalls(struct scry_channel *c)
-{
-	int id;
-
-	if (c->unknown_entry != NO_EVENT)
-		return 0;
-	id = add_event(c, scry_catalog_builtin(c->s->cat, "syscall_entry_unknown"));
-	if (id < 0)
-		return id;
-	c->unknown_entry = id;
-	id = add_event(c, scry_catalog_builtin(c->s->cat, "syscall_exit_unknown"));
-	if (id < 0)
-		return id;
-	c->unknown_exit = id;
-	c->any_syscall = true;
-	return 0;
-}
-
-static int enable_tracepoint(struct scry_channel *c, const char *system, const char *name,
-			     char *err, size_t errlen)
-{
-	const struct scry_event *ev;
-	int id;
-
-	if (!strcmp(system, "sched") && !strcmp(name, "sched_process_fork")) {
-		if (c->fork_id != NO_EVENT)
-			return 0;
-		id = add_event(c, scry_catalog_builtin(c->s->cat, "sched_process_fork"));
-		if (id < 0)
-			return id;
-		c->fork_id = id;
-		return 0;
-	}
-	ev = scry_catalog_tracepoint(c->s->cat, system, name, err, errlen);
-	if (!ev)
-		return -ENOENT;
-	size_t before = c->nevents;
-	id = add_event(c, ev);
-	if (id < 0)
-		return id;
-	if (c->nevents == before)
-		return 0;                /* already enabled */
-	struct tp_ref *t = realloc(c->tps, (c->ntps + 1) * sizeof(*t));
-	if (!t)
-		return -ENOMEM;
-	c->tps = t;
-	t[c->ntps].system = strdup(system);
-	t[c->ntps].name = strdup(name);
-	t[c->ntps].id = id;
-	t[c->ntps].slot = -1;
-	t[c->ntps].disabled = false;
-	if (!t[c->ntps].system || !t[c->ntps].name)
-		return -ENOMEM;
-	c->ntps++;
-	return 0;
-}
-
-/* "did you mean" over every event name scry knows. */
+/* "did you mean" over every event name the sources offer. */
 static void suggest(struct scry_channel *c, const char *spec, char *err, size_t errlen)
 {
-	const char *const *tps;
-	const struct scry_syscall *scs;
-	size_t ntp = scry_catalog_tracepoints(c->s->cat, &tps);
-	size_t nsc = scry_catalog_syscalls(c->s->cat, &scs);
-	const char **all = malloc((ntp + nsc) * sizeof(*all));
-	char **owned = malloc(nsc * sizeof(*owned));
-	const char *best[3];
-	size_t n = 0, nb;
+	char **owned[NSOURCES] = { 0 };
+	size_t nowned[NSOURCES] = { 0 }, n = 0, nb;
+	const char **all = NULL, *best[3];
 
-	if (!all || !owned)
+	for (size_t i = 0; i < NSOURCES; i++)
+		if (sources[i]->names && sources[i]->names(c, &owned[i], &nowned[i]) == 0)
+			n += nowned[i];
+	if (!(all = malloc((n ? n : 1) * sizeof(*all))))
 		goto out;
-	for (size_t i = 0; i < ntp; i++)
-		all[n++] = tps[i];
-	for (size_t i = 0; i < nsc; i++) {
-		owned[i] = NULL;
-		if (asprintf(&owned[i], "syscall:%s", scs[i].name) < 0)
-			owned[i] = NULL;
-		if (owned[i])
-			all[n++] = owned[i];
-	}
+	n = 0;
+	for (size_t i = 0; i < NSOURCES; i++)
+		for (size_t k = 0; k < nowned[i]; k++)
+			all[n++] = owned[i][k];
 	nb = scry_closest(spec, all, n, best, 3);
 	if (nb) {
 		size_t len = strlen(err);
 		snprintf(err + len, errlen - len, "; did you mean %s%s%s%s%s?", best[0],
 			 nb > 1 ? ", " : "", nb > 1 ? best[1] : "", nb > 2 ? ", " : "", nb > 2 ? best[2] : "");
 	}
-	for (size_t i = 0; i < nsc; i++)
-		free(owned[i]);
 out:
-	free(owned);
 	free(all);
+	for (size_t i = 0; i < NSOURCES; i++) {
+		for (size_t k = 0; k < nowned[i]; k++)
+			free(owned[i][k]);
+		free(owned[i]);
+	}
 }
 
 /* One -e spec: "syscall:GLOB", "SYSTEM:GLOB", or "GLOB" (tracepoint event names). */
 int channel_enable_spec(struct scry_channel *c, const char *spec, char *err, size_t errlen)
 {
-	const char *colon = strchr(spec, ':');
+	const struct scry_source *src = source_of(spec);
 	size_t matched = 0;
 	int ret;
 
@@ -155,49 +82,15 @@ int channel_enable_spec(struct scry_channel *c, const char *spec, char *err, siz
 		snprintf(err, errlen, "empty event name");
 		return -EINVAL;
 	}
-	if (colon && (!strncmp(spec, "syscall:", 8) || !strncmp(spec, "syscalls:", 9))) {
-		const char *glob = colon + 1;
-		const struct scry_syscall *scs;
-		size_t n = scry_catalog_syscalls(c->s->cat, &scs);
-
-		for (size_t i = 0; i < n; i++) {
-			if (fnmatch(glob, scs[i].name, 0))
-				continue;
-			ret = enable_syscall(c, &scs[i]);
-			if (ret < 0)
-				goto fail;
-			matched++;
-		}
-		if (!strcmp(glob, "*") || !fnmatch(glob, "unknown", 0)) {
-			ret = enable_unknown_syscalls(c);
-			if (ret < 0)
-				goto fail;
-			matched++;
-		}
-	} else {
-		const char *const *tps;
-		size_t n = scry_catalog_tracepoints(c->s->cat, &tps);
-		bool has_glob = strpbrk(spec, "*?[") != NULL;
-
-		for (size_t i = 0; i < n; i++) {
-			const char *sep = strchr(tps[i], ':');
-			if (!sep)
-				continue;
-			if (colon ? fnmatch(spec, tps[i], 0) : fnmatch(spec, sep + 1, 0))
-				continue;
-			char system[256];
-			snprintf(system, sizeof(system), "%.*s", (int)(sep - tps[i]), tps[i]);
-			ret = enable_tracepoint(c, system, sep + 1, err, errlen);
-			if (ret == -ENOENT && has_glob) {
-				/* a glob skips the tracepoints whose format scry cannot use */
-				scry_log(SCRY_LOG_VERBOSE, "scry: skipping %s: %s", tps[i], err);
-				err[0] = 0;
-				continue;
-			}
-			if (ret < 0)
-				goto fail;
-			matched++;
-		}
+	ret = src->enable(c, spec, &matched, err, errlen);
+	if (ret < 0) {
+		if (ret == -ENOMEM)
+			snprintf(err, errlen, "out of memory");
+		else if (ret == -E2BIG)
+			snprintf(err, errlen, "too many events (limit %d)", NO_EVENT);
+		else if (!err[0])
+			snprintf(err, errlen, "cannot enable '%s': %s", spec, strerror(-ret));
+		return ret;
 	}
 	if (!matched) {
 		snprintf(err, errlen, "unknown event '%s'", spec);
@@ -205,110 +98,24 @@ int channel_enable_spec(struct scry_channel *c, const char *spec, char *err, siz
 		return -ENOENT;
 	}
 	return 0;
-fail:
-	if (ret == -ENOMEM)
-		snprintf(err, errlen, "out of memory");
-	else if (ret == -E2BIG)
-		snprintf(err, errlen, "too many events (limit %d)", NO_EVENT);
-	else if (!err[0])
-		snprintf(err, errlen, "cannot enable '%s': %s", spec, strerror(-ret));
-	return ret;
 }
 
-/* A syscall descriptor's flags once the filter is known: an event the filter can never
- * accept is not recorded (one it may accept passes the syscall's filter front first). */
-static uint16_t filtered_flags(const struct scry_channel *c, uint16_t flags, uint16_t id, uint16_t rec)
+int channel_describe(struct scry_channel *c, char *err, size_t errlen)
 {
-	if (c->filters && scry_filters_use(c->filters, id) == SCRY_FILTER_NEVER)
-		return flags & ~rec;
-	return flags;
-}
-
-int channel_set_syscall_table(struct scry_channel *c, char *err, size_t errlen)
-{
-	const struct scry_syscall *scs;
-	size_t n = scry_catalog_syscalls(c->s->cat, &scs);
-	bool *known = calloc(SCRY_MAX_SYSCALLS, sizeof(bool));
-	struct scry_sc_desc *table = calloc(SCRY_MAX_SYSCALLS, sizeof(*table));
-	bool count = c->opts.kind == SCRY_CHANNEL_COUNT;
-	int ret = 0;
-
-	if (!known || !table) {
-		free(known);
-		free(table);
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < n; i++)
-		if (scs[i].nr >= 0 && scs[i].nr < SCRY_MAX_SYSCALLS)
-			known[scs[i].nr] = true;
-	for (unsigned nr = 0; nr < SCRY_MAX_SYSCALLS; nr++) {
-		struct scry_sc_desc *dp = &table[nr], d = { .entry_id = NO_EVENT, .exit_id = NO_EVENT };
-
-		if (known[nr] && c->sc_entry[nr] != NO_EVENT && !c->sc_off[nr]) {
-			const struct scry_event *ev = c->events[c->sc_entry[nr]];
-			d.entry_id = c->sc_entry[nr];
-			d.exit_id = c->sc_exit[nr];
-			d.flags = count ? SCRY_SC_COUNT : SCRY_SC_ENTRY | SCRY_SC_EXIT;
-			d.nargs = ev->nargs;
-			d.str_mask = ev->str_mask;
-			d.s32_mask = ev->s32_mask;
-			d.u32_mask = ev->u32_mask;
-			if (scry_event_reads_strings(ev) && !count)
-				d.flags |= SCRY_SC_DEFER;
-			if (!strcmp(ev->tp, "execve") || !strcmp(ev->tp, "execveat"))
-				d.flags |= SCRY_SC_EXEC;
-			if (ev->nops && !count) {
-				d.flags |= SCRY_SC_ENTRY_OPS;
-				d.n_entry_ops = ev->nops;
-				memcpy(d.entry_ops, ev->ops, sizeof(d.entry_ops));
-			}
-			ev = c->events[c->sc_exit[nr]];
-			if (ev->nops && !count) {
-				d.flags |= SCRY_SC_EXIT_OPS;
-				d.n_exit_ops = ev->nops;
-				memcpy(d.exit_ops, ev->ops, sizeof(d.exit_ops));
-			}
-			d.flags = filtered_flags(c, d.flags, d.entry_id, SCRY_SC_ENTRY);
-			d.flags = filtered_flags(c, d.flags, d.exit_id, SCRY_SC_EXIT);
-		} else if (!known[nr] && c->unknown_entry != NO_EVENT) {
-			d.entry_id = c->unknown_entry;
-			d.exit_id = c->unknown_exit;
-			d.flags = SCRY_SC_ENTRY | SCRY_SC_EXIT | SCRY_SC_UNKNOWN;
-		}
-		*dp = d;
-	}
-	ret = scry_probes_set_syscalls(c->probes, table, SCRY_MAX_SYSCALLS);
-	free(known);
-	free(table);
-	if (ret)
-		snprintf(err, errlen, "cannot fill the syscall table: %s", strerror(-ret));
-	return ret;
-}
-
-/* Attach the tracepoints enabled since the last call. */
-int channel_attach_tracepoints(struct scry_channel *c, char *err, size_t errlen)
-{
-	for (; c->ntps_attached < c->ntps; c->ntps_attached++) {
-		struct tp_ref *t = &c->tps[c->ntps_attached];
-		struct scry_tp_desc d;
-		int ret;
-
-		if (t->disabled)
-			continue;
-		if (scry_event_tp_ops(c->events[t->id], &d) < 0) {
-			snprintf(err, errlen, "tracepoint %s:%s has too many fields for scry", t->system, t->name);
-			return -E2BIG;
-		}
-		d.event_id = t->id;
-		if (c->filters && scry_filters_use(c->filters, d.event_id) == SCRY_FILTER_NEVER)
-			continue;
-		ret = scry_probes_attach_tracepoint(c->probes, t->system, t->name, &d,
-						    c->filters ? scry_filters_front_fd(c->filters, d.event_id) : -1,
-						    err, errlen);
-		if (ret < 0)
+	for (size_t i = 0; i < NSOURCES; i++) {
+		int ret = sources[i]->describe ? sources[i]->describe(c, err, errlen) : 0;
+		if (ret)
 			return ret;
-		t->slot = ret;
+	}
+	return 0;
+}
+
+int channel_attach(struct scry_channel *c, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < NSOURCES; i++) {
+		int ret = sources[i]->attach ? sources[i]->attach(c, err, errlen) : 0;
+		if (ret)
+			return ret;
 	}
 	return 0;
 }
@@ -317,7 +124,7 @@ int scry_session_disable_event(struct scry_session *s, const char *channel, cons
 			       char *err, size_t errlen)
 {
 	struct scry_channel *c = session_channel(s, channel, err, errlen);
-	const char *colon = strchr(spec, ':');
+	const struct scry_source *src;
 	size_t matched = 0;
 	int ret;
 
@@ -328,39 +135,14 @@ int scry_session_disable_event(struct scry_session *s, const char *channel, cons
 		snprintf(err, errlen, "cannot disable '%s' on a running session with a filter", spec);
 		return -ENOTSUP;
 	}
-	if (colon && (!strncmp(spec, "syscall:", 8) || !strncmp(spec, "syscalls:", 9))) {
-		const struct scry_syscall *scs;
-		size_t n = scry_catalog_syscalls(c->s->cat, &scs);
-
-		for (size_t i = 0; i < n; i++)
-			if (scs[i].nr >= 0 && scs[i].nr < SCRY_MAX_SYSCALLS && c->sc_entry[scs[i].nr] != NO_EVENT &&
-			    !c->sc_off[scs[i].nr] && !fnmatch(colon + 1, scs[i].name, 0)) {
-				c->sc_off[scs[i].nr] = true;
-				matched++;
-			}
-		if (matched && c->probes && (ret = channel_set_syscall_table(c, err, errlen)))
-			return ret;
-	} else {
-		for (size_t i = 0; i < c->ntps; i++) {
-			struct tp_ref *t = &c->tps[i];
-			char full[512];
-
-			snprintf(full, sizeof(full), "%s:%s", t->system, t->name);
-			if (t->disabled || (colon ? fnmatch(spec, full, 0) : fnmatch(spec, t->name, 0)))
-				continue;
-			if (t->slot >= 0 && (ret = scry_probes_detach_tracepoint(c->probes, t->slot))) {
-				snprintf(err, errlen, "cannot detach %s: %s", full, strerror(-ret));
-				return ret;
-			}
-			t->disabled = true;
-			matched++;
-		}
-	}
+	src = source_of(spec);
+	if ((ret = src->disable(c, spec, &matched, err, errlen)))
+		return ret;
 	if (!matched) {
 		snprintf(err, errlen, "no enabled event matches '%s'", spec);
 		return -ENOENT;
 	}
-	return 0;
+	return c->probes && src->describe ? src->describe(c, err, errlen) : 0;
 }
 
 int scry_session_enable_event(struct scry_session *s, const char *channel, const char *spec,
@@ -394,7 +176,7 @@ int scry_session_enable_event(struct scry_session *s, const char *channel, const
 	}
 	if (session_has_trace(s) && (ret = session_write_metadata(s, err, errlen)))
 		return ret;
-	if ((ret = channel_set_syscall_table(c, err, errlen)))
+	if ((ret = channel_describe(c, err, errlen)))
 		return ret;
-	return s->started ? channel_attach_tracepoints(c, err, errlen) : 0;
+	return s->started ? channel_attach(c, err, errlen) : 0;
 }

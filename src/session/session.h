@@ -97,6 +97,10 @@ int scry_session_enable_event(struct scry_session *s, const char *channel, const
  * event ids and metadata stay (enable them again with a new spec is not supported yet). */
 int scry_session_disable_event(struct scry_session *s, const char *channel, const char *spec,
 			       char *err, size_t errlen);
+/* Add context ctx (enum scry_ctx) to channel (NULL: the first): every event of the channel
+ * carries it.  Before load only (contexts are load-time settings of the channel's BPF
+ * object, as lttng add-context refuses a started session): -EBUSY after. */
+int scry_session_add_context(struct scry_session *s, const char *channel, unsigned ctx, char *err, size_t errlen);
 /* Follow a process (and its future children); valid after start's load, before or after attach. */
 int scry_session_track(struct scry_session *s, pid_t tgid, char *err, size_t errlen);
 /* Create the trace directory and metadata, load the BPF programs and their tables. */

@@ -1,7 +1,7 @@
 /* session_int.h — the session and channel objects as their files see them (session.c: the
  * lifecycle and the trace directory; channel.c: a channel's BPF object, rings and
- * consumer; events.c: enabling and disabling a channel's events, its syscall table,
- * attaching its tracepoints).  Private to src/session/. */
+ * consumer; events.c: enabling and disabling a channel's events through the sources of
+ * source.h, src_*.c).  Private to src/session/. */
 #ifndef SCRY_SESSION_INT_H
 #define SCRY_SESSION_INT_H
 
@@ -72,9 +72,11 @@ int channel_new(struct scry_channel **out, struct scry_session *s, const struct 
 int channel_load(struct scry_channel *c, char *err, size_t errlen);
 int channel_start(struct scry_channel *c, char *err, size_t errlen);
 void channel_free(struct scry_channel *c);
-/* events.c */
+/* events.c (over the sources of source.h) */
 int channel_enable_spec(struct scry_channel *c, const char *spec, char *err, size_t errlen);
-int channel_set_syscall_table(struct scry_channel *c, char *err, size_t errlen);
-int channel_attach_tracepoints(struct scry_channel *c, char *err, size_t errlen);
+/* the BPF object's tables say what is enabled (after load, after a change) */
+int channel_describe(struct scry_channel *c, char *err, size_t errlen);
+/* attach what is enabled and not attached yet (at start, after a change once started) */
+int channel_attach(struct scry_channel *c, char *err, size_t errlen);
 
 #endif

@@ -2,7 +2,8 @@
 build/tools/verbs enable records a child's getppid, enables getpid while recording, and the
 child calls getppid N times, getpid N times, getppid N times: the trace (read by bt2 and
 babeltrace2) holds exactly those calls, in that order, every getpid after the enable, and
-its metadata describes getpid.  build/tools/verbs disable disables getppid and the
+its metadata describes getpid; the procname context added before load (add_context) is in
+every record, adding prio after start is refused.  build/tools/verbs disable disables getppid and the
 sched_process_exit tracepoint (detached) between two phases of getppid and getpid calls: the
 second phase's getppid and the child's exit are not recorded, getpid is."""
 import json
@@ -38,6 +39,9 @@ def test_event_enabled_after_start(tmp_path, bt2_read):
     assert all(e["ts"] > info["changed_ns"] for e in evs if e["name"].endswith("_getpid"))
     meta = (out / "kernel" / "metadata").read_text()
     assert 'name = "syscall_entry_getpid";' in meta and 'name = "syscall_exit_getpid";' in meta
+    # the context added before load is in every record, one added after start is refused
+    assert all(e["procname"] == "verbs" for e in evs), {e["procname"] for e in evs}
+    assert info["again"] == "cannot add context 'prio' to channel 'channel0': the session is loaded"
     assert not list((out / "kernel").glob(".*"))      # no hidden metadata file left
 
 

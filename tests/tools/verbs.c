@@ -1,13 +1,16 @@
 /* verbs.c — the session's verbs on a running session, for tests/e2e/test_verbs.py.
  *   verbs enable DIR N    records syscall:getppid of a child; the child calls getppid N
  *                         times; syscall:getpid is enabled (scry_session_enable_event); the
- *                         child calls getpid N times, then getppid N times
+ *                         child calls getpid N times, then getppid N times; the procname
+ *                         context is added before load (scry_session_add_context), and
+ *                         adding one after start is refused
  *   verbs disable DIR N   records syscall:getppid, syscall:getpid, sched:sched_process_exit;
  *                         the child calls getppid N times and getpid N times; getppid and the
  *                         tracepoint are disabled (scry_session_disable_event); the child
  *                         calls getppid N times and getpid N times, and exits
  * Prints {"child":PID,"changed_ns":T,"events":E,"discarded":D,"again":"..."}: T the
- * CLOCK_MONOTONIC time the verb returned, "again" the error of disabling getppid twice. */
+ * CLOCK_MONOTONIC time the verb returned, "again" the error of disabling getppid twice
+ * (disable) or of adding a context after start (enable). */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -81,9 +84,13 @@ int main(int argc, char **argv)
 	chan.ctx_mask = (1ULL << SCRY_CTX_PID) | (1ULL << SCRY_CTX_TID);
 	so.channels = &chan;
 	so.nchannels = 1;
-	if (scry_session_create(&s, &so, err, sizeof(err)) || scry_session_load(s, err, sizeof(err)) ||
+	if (scry_session_create(&s, &so, err, sizeof(err)) ||
+	    (enable && scry_session_add_context(s, NULL, SCRY_CTX_PROCNAME, err, sizeof(err))) ||
+	    scry_session_load(s, err, sizeof(err)) ||
 	    scry_session_track(s, child, err, sizeof(err)) || scry_session_start(s, err, sizeof(err)) ||
 	    go(pipefd[1], 1))
+		goto fail;
+	if (enable && scry_session_add_context(s, NULL, SCRY_CTX_PRIO, again, sizeof(again)) != -EBUSY)
 		goto fail;
 	usleep(200000);                       /* the first phase is over */
 	if (enable) {

@@ -1,0 +1,166 @@
+/* src_tracepoints.c — the tracepoint source: "SYSTEM:GLOB" or "GLOB" (event names) enables
+ * the tracefs tracepoints that match (a glob skips those whose format scry cannot use), each
+ * attached to the generic tracepoint program of src/bpf/tracepoints.bpf.h with the copy
+ * operations of its format (or to its filter front); sched_process_fork is the lifecycle
+ * program's (src/bpf/lifecycle.bpf.h: it also follows the children), a load-time setting.
+ * Disabling stops a tracepoint's writing at once, then detaches it. */
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "kernel/probes.h"
+#include "session/filters.h"
+#include "session/session_int.h"
+#include "session/source.h"
+#include "util/log.h"
+
+static bool claims(const char *spec)
+{
+	return true;    /* what no other source claims: tracepoints */
+}
+
+static int enable_tracepoint(struct scry_channel *c, const char *system, const char *name,
+			     char *err, size_t errlen)
+{
+	const struct scry_event *ev;
+	int id;
+
+	if (!strcmp(system, "sched") && !strcmp(name, "sched_process_fork")) {
+		if (c->fork_id != NO_EVENT)
+			return 0;
+		id = channel_add_event(c, scry_catalog_builtin(c->s->cat, "sched_process_fork"));
+		if (id < 0)
+			return id;
+		c->fork_id = id;
+		return 0;
+	}
+	ev = scry_catalog_tracepoint(c->s->cat, system, name, err, errlen);
+	if (!ev)
+		return -ENOENT;
+	size_t before = c->nevents;
+	id = channel_add_event(c, ev);
+	if (id < 0)
+		return id;
+	if (c->nevents == before)
+		return 0;                /* already enabled */
+	struct tp_ref *t = realloc(c->tps, (c->ntps + 1) * sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	c->tps = t;
+	t[c->ntps].system = strdup(system);
+	t[c->ntps].name = strdup(name);
+	t[c->ntps].id = id;
+	t[c->ntps].slot = -1;
+	t[c->ntps].disabled = false;
+	if (!t[c->ntps].system || !t[c->ntps].name)
+		return -ENOMEM;
+	c->ntps++;
+	return 0;
+}
+
+static int enable(struct scry_channel *c, const char *spec, size_t *matched, char *err, size_t errlen)
+{
+	const char *const *tps;
+	size_t n = scry_catalog_tracepoints(c->s->cat, &tps);
+	bool has_glob = strpbrk(spec, "*?[") != NULL, has_system = strchr(spec, ':') != NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *sep = strchr(tps[i], ':');
+		char system[256];
+		int ret;
+
+		if (!sep || (has_system ? fnmatch(spec, tps[i], 0) : fnmatch(spec, sep + 1, 0)))
+			continue;
+		snprintf(system, sizeof(system), "%.*s", (int)(sep - tps[i]), tps[i]);
+		ret = enable_tracepoint(c, system, sep + 1, err, errlen);
+		if (ret == -ENOENT && has_glob) {
+			/* a glob skips the tracepoints whose format scry cannot use */
+			scry_log(SCRY_LOG_VERBOSE, "scry: skipping %s: %s", tps[i], err);
+			err[0] = 0;
+			continue;
+		}
+		if (ret < 0)
+			return ret;
+		(*matched)++;
+	}
+	return 0;
+}
+
+static int disable(struct scry_channel *c, const char *spec, size_t *matched, char *err, size_t errlen)
+{
+	bool has_system = strchr(spec, ':') != NULL;
+
+	for (size_t i = 0; i < c->ntps; i++) {
+		struct tp_ref *t = &c->tps[i];
+		char full[512];
+		int ret;
+
+		snprintf(full, sizeof(full), "%s:%s", t->system, t->name);
+		if (t->disabled || (has_system ? fnmatch(spec, full, 0) : fnmatch(spec, t->name, 0)))
+			continue;
+		if (t->slot >= 0 && (ret = scry_probes_detach_tracepoint(c->probes, t->slot))) {
+			snprintf(err, errlen, "cannot detach %s: %s", full, strerror(-ret));
+			return ret;
+		}
+		t->disabled = true;
+		(*matched)++;
+	}
+	return 0;
+}
+
+/* Attach the tracepoints enabled since the last call. */
+static int attach(struct scry_channel *c, char *err, size_t errlen)
+{
+	for (; c->ntps_attached < c->ntps; c->ntps_attached++) {
+		struct tp_ref *t = &c->tps[c->ntps_attached];
+		struct scry_tp_desc d;
+		int ret;
+
+		if (t->disabled)
+			continue;
+		if (scry_event_tp_ops(c->events[t->id], &d) < 0) {
+			snprintf(err, errlen, "tracepoint %s:%s has too many fields for scry", t->system, t->name);
+			return -E2BIG;
+		}
+		d.event_id = t->id;
+		if (c->filters && scry_filters_use(c->filters, d.event_id) == SCRY_FILTER_NEVER)
+			continue;
+		ret = scry_probes_attach_tracepoint(c->probes, t->system, t->name, &d,
+						    c->filters ? scry_filters_front_fd(c->filters, d.event_id) : -1,
+						    err, errlen);
+		if (ret < 0)
+			return ret;
+		t->slot = ret;
+	}
+	return 0;
+}
+
+static int names(struct scry_channel *c, char ***out, size_t *n)
+{
+	const char *const *tps;
+	size_t ntp = scry_catalog_tracepoints(c->s->cat, &tps);
+	char **v = calloc(ntp ? ntp : 1, sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < ntp; i++)
+		if (!(v[i] = strdup(tps[i]))) {
+			for (size_t k = 0; k < i; k++)
+				free(v[k]);
+			free(v);
+			return -ENOMEM;
+		}
+	*out = v;
+	*n = ntp;
+	return 0;
+}
+
+const struct scry_source scry_source_tracepoints = {
+	.name = "tracepoints",
+	.claims = claims,
+	.enable = enable,
+	.disable = disable,
+	.attach = attach,
+	.names = names,
+};
