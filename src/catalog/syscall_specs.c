@@ -1,7 +1,7 @@
 /* syscall_specs.c — hand-kept argument specifications (grammar in argspec.h): what the
  * kernel's format files do not say, for every x86_64 syscall whose arguments strace
  * decodes beyond plain integers.  Argument counts and LEN names follow the generated
- * table (syscall_table.c); tests/unit/test_format.c parses every row against it and
+ * table (syscall_table.c); tests/unit/test_format_structs.c parses every row against it and
  * checks that each set and struct type named here exists.  Syscalls not listed get plain
  * values typed from their format file.
  *

@@ -20,8 +20,6 @@
 
 #include "fmt_test_util.h"
 
-static const struct scry_fmt_opts opts = { .strsize = 32 };
-static const struct scry_fmt_opts vopts = { .strsize = 32, .verbose = true };
 static const struct scry_fmt_opts s5 = { .strsize = 5 };
 
 /* A payload being built. */
@@ -62,11 +60,6 @@ static void iov_bare(struct blob *x, uint64_t base, uint64_t len)
 	put64(x, len);
 }
 
-static struct scry_argval val(uint64_t v)
-{
-	struct scry_argval a = { .have = true, .v = v };
-	return a;
-}
 
 /* A capture: n elements in the blob; ptr known (read on exit: the entry had it) or not. */
 static struct scry_argval cap(const struct blob *x, uint32_t n, uint64_t ptr, bool ptr_known)
@@ -343,7 +336,7 @@ static void test_recvmsg(void **state)
 
 /* ---------------------------------------------------------------- fd sets */
 
-static const char *fdpath(void *ctx, int pid, int fd)
+static const char *pipe_path(void *ctx, int pid, int fd)
 {
 	return fd == 3 ? "pipe:[42]" : NULL;
 }
@@ -353,7 +346,7 @@ static void test_fdsets(void **state)
 	static const char *const names[] = { "n", "inp", "outp", "exp", "tvp" };
 	const char *spec = "int, iofdset(n), iofdset(n), iofdset(n), iostruct:timeval";
 	const struct scry_argspec *in = parse(spec, names, 5, 1), *out = in + 1, *ex = in + 2;
-	const struct scry_fmt_opts yopts = { .strsize = 32, .fd_path = fdpath };
+	const struct scry_fmt_opts yopts = { .strsize = 32, .fd_path = pipe_path };
 	struct scry_argval all[SCRY_MAX_ARGS] = { val(4) };
 	struct blob a = { .n = 0 }, b = { .n = 0 }, c = { .n = 0 }, big = { .n = 0 };
 
