@@ -13,6 +13,7 @@
 #include "ctf/recover.h"
 #include "ctf/trace_dir.h"
 #include "session/guard.h"
+#include "util/log.h"
 
 #define RELEASE 'R'
 
@@ -52,11 +53,11 @@ static void __attribute__((noreturn)) guardian(int fd, const char *dir)
 	if (r == -ENOENT && !rep.streams)
 		_exit(0);                     /* it died before the trace began: nothing in it */
 	if (r < 0) {
-		fprintf(stderr, "scry: the recorder of %s died; recovery failed: %s\n", dir, err);
+		scry_log(SCRY_LOG_INFO, "scry: the recorder of %s died; recovery failed: %s", dir, err);
 		_exit(1);
 	}
-	fprintf(stderr, "scry: the recorder of %s died; its trace keeps %llu complete packets "
-		"(%llu bytes of unfinished packets cut, %u indexes rebuilt)\n", dir,
+	scry_log(SCRY_LOG_INFO, "scry: the recorder of %s died; its trace keeps %llu complete packets "
+		 "(%llu bytes of unfinished packets cut, %u indexes rebuilt)", dir,
 		(unsigned long long)rep.packets, (unsigned long long)rep.bytes_cut, rep.indexes_rebuilt);
 	_exit(0);
 }
