@@ -276,7 +276,7 @@ int cmd_record(int argc, char **argv)
 	struct record_args a = { 0 };
 	struct scry_session *s = NULL;
 	struct scry_session_summary sum;
-	struct scry_child child = { .pid = -1, .go_fd = -1, .status_fd = -1 };
+	struct scry_child child = { .pid = -1, .status_fd = -1 };
 	struct scry_run_end end;
 	char err[1024] = "";
 	int wstatus = 0, ret = 1;
@@ -318,7 +318,7 @@ int cmd_record(int argc, char **argv)
 fail:
 	fprintf(stderr, "scry: %s\n", err);
 	ret = 1;
-	if (child.pid > 0 && child.go_fd >= 0)
+	if (child.pid > 0 && child.held)
 		scry_spawn_abort(&child);
 out:
 	scry_session_destroy(s);

@@ -194,7 +194,7 @@ int cmd_trace(int argc, char **argv)
 	struct trace_live *live = NULL;
 	struct trace_printer *pr = NULL;
 	struct trace_summary *sum = NULL;
-	struct scry_child child = { .pid = -1, .go_fd = -1, .status_fd = -1 };
+	struct scry_child child = { .pid = -1, .status_fd = -1 };
 	struct scry_run_end end;
 	char err[1024] = "", **specs = NULL;
 	size_t nspecs = 0;
@@ -330,7 +330,7 @@ int cmd_trace(int argc, char **argv)
 fail:
 	fprintf(stderr, "scry trace: %s\n", err);
 	ret = 1;
-	if (child.pid > 0 && child.go_fd >= 0)
+	if (child.pid > 0 && child.held)
 		scry_spawn_abort(&child);
 out:
 	scry_session_destroy(s);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include "util/spawn.h"
 
@@ -61,10 +62,10 @@ int scry_spawn_check(const char *name, char *err, size_t errlen)
 
 int scry_spawn_held(char *const argv[], struct scry_child *c, char *err, size_t errlen)
 {
-	int go[2], st[2];
+	int st[2];
 	char *file = resolve(argv[0]);
 
-	if (pipe2(go, O_CLOEXEC) || pipe2(st, O_CLOEXEC)) {
+	if (pipe2(st, O_CLOEXEC)) {
 		snprintf(err, errlen, "cannot create a pipe: %s", strerror(errno));
 		free(file);
 		return -errno;
@@ -73,22 +74,22 @@ int scry_spawn_held(char *const argv[], struct scry_child *c, char *err, size_t 
 	if (pid < 0) {
 		int e = errno;
 		snprintf(err, errlen, "cannot fork: %s", strerror(e));
-		close(go[0]); close(go[1]); close(st[0]); close(st[1]);
+		close(st[0]); close(st[1]);
 		free(file);
 		return -e;
 	}
 	if (pid == 0) {
-		char b;
 		int e;
 
-		close(go[1]);
 		close(st[0]);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
 		signal(SIGPIPE, SIG_DFL);
-		if (read(go[0], &b, 1) != 1)
-			_exit(127);            /* the tracer went away before releasing us */
-		close(go[0]);
+		/* stop here, before the tracer follows us: when it lets us go (SIGCONT) the next
+		 * thing we do is the execve, which is where the trace of the command begins (the
+		 * kill's exit is behind us; glibc's raise() would restore its mask afterwards) */
+		syscall(SYS_kill, getpid(), SIGSTOP);
 		if (file)
 			execv(file, argv);
 		else
@@ -99,27 +100,38 @@ int scry_spawn_held(char *const argv[], struct scry_child *c, char *err, size_t 
 		_exit(127);
 	}
 	free(file);
-	close(go[0]);
 	close(st[1]);
 	c->pid = pid;
 	c->cmd = argv[0];
-	c->go_fd = go[1];
 	c->status_fd = st[0];
-	return 0;
+	for (;;) {     /* until it has stopped itself */
+		int ws;
+		pid_t r = waitpid(pid, &ws, WUNTRACED);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r == pid && WIFSTOPPED(ws)) {
+			c->held = true;
+			return 0;
+		}
+		snprintf(err, errlen, "cannot start '%s': it ended before it could be traced", argv[0]);
+		close(st[0]);
+		c->status_fd = -1;
+		c->pid = -1;
+		return -ECHILD;
+	}
 }
 
 int scry_spawn_release(struct scry_child *c, char *err, size_t errlen)
 {
-	char b = 1;
 	int e = 0;
 	ssize_t n;
 
-	if (write(c->go_fd, &b, 1) != 1) {
+	if (kill(c->pid, SIGCONT)) {
 		snprintf(err, errlen, "cannot release the command: %s", strerror(errno));
 		return -errno;
 	}
-	close(c->go_fd);
-	c->go_fd = -1;
+	c->held = false;
 	do
 		n = read(c->status_fd, &e, sizeof(e));
 	while (n < 0 && errno == EINTR);
@@ -136,8 +148,6 @@ void scry_spawn_abort(struct scry_child *c)
 {
 	if (c->pid <= 0)
 		return;
-	if (c->go_fd >= 0)
-		close(c->go_fd);
 	if (c->status_fd >= 0)
 		close(c->status_fd);
 	kill(c->pid, SIGKILL);

@@ -1,5 +1,7 @@
 /* spawn.h — start a command held before exec, so that a tracer can follow it from its
- * first instruction: spawn (fork, child waits), set up tracing of the pid, release (exec). */
+ * execve on: spawn (fork; the child stops itself, SIGSTOP, with nothing left to do but the
+ * execve), set up tracing of the pid, release (SIGCONT: it execs).  Killed while held
+ * (scry_spawn_abort, or the tracer's death orphaning its process group) it never runs. */
 #ifndef SCRY_SPAWN_H
 #define SCRY_SPAWN_H
 
@@ -9,8 +11,8 @@
 
 struct scry_child {
 	pid_t pid;
-	int go_fd;        /* write end: one byte lets the child exec */
 	int status_fd;    /* read end: the child's exec errno, EOF when exec succeeded */
+	bool held;        /* stopped, not released yet */
 	const char *cmd;  /* argv[0], for messages */
 };
 

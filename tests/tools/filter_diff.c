@@ -286,7 +286,7 @@ static int decode(struct cur *c, const struct scry_event *const *events, size_t 
 
 static int run_workload(struct scry_session *s, char **cmd, char *err, size_t errlen)
 {
-	struct scry_child child = { .pid = -1, .go_fd = -1, .status_fd = -1 };
+	struct scry_child child = { .pid = -1, .status_fd = -1 };
 	int status;
 
 	if (cli_launch(s, NULL, 0, cmd, &child, NULL, NULL, NULL, err, errlen))
