@@ -13,6 +13,7 @@
 #include "cli/launch.h"
 #include "cli/report.h"
 #include "cli/track.h"
+#include "kernel/features.h"
 #include "session/session.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -286,6 +287,7 @@ int cmd_record(int argc, char **argv)
 		goto fail;
 	if (scry_check_privileges("scry record", err, sizeof(err)))
 		goto fail;
+	scry_features_prefetch();   /* the kernel's BTF parsed while we prepare */
 	if (a.cmd && scry_spawn_check(a.cmd[0], err, sizeof(err)))
 		goto fail;
 	if (scry_session_create(&s, &a.so, err, sizeof(err)))

@@ -13,6 +13,7 @@
 #include "cli/commands.h"
 #include "cli/launch.h"
 #include "cli/report.h"
+#include "kernel/features.h"
 #include "session/session.h"
 #include "trace/live.h"
 #include "cli/trace_options.h"
@@ -211,6 +212,7 @@ int cmd_trace(int argc, char **argv)
 	/* the privileges first: without them tracefs cannot be read either */
 	if (scry_check_privileges("scry trace", err, sizeof(err)))
 		goto fail;
+	scry_features_prefetch();   /* the kernel's BTF parsed while we prepare */
 	if (!(nc.cat = scry_catalog_open(NULL, err, sizeof(err))) || build_names(&nc)) {
 		if (!err[0])
 			snprintf(err, sizeof(err), "out of memory");

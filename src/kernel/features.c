@@ -2,6 +2,7 @@
  * kernel says (its BTF, a map or program it accepts, a file it exposes), never from its
  * version number. */
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
@@ -23,6 +24,45 @@ bool scry_feature_btf(void)
 static bool btf_has(const struct btf *btf, const char *name, int kind)
 {
 	return btf && btf__find_by_name_kind(btf, name, kind) > 0;
+}
+
+static struct {
+	pthread_t th;
+	bool started, done;
+	struct btf *btf;
+} kbtf;
+
+static void *parse_vmlinux(void *arg)
+{
+	kbtf.btf = btf__load_vmlinux_btf();
+	return NULL;
+}
+
+void scry_features_prefetch(void)
+{
+	if (!kbtf.started && !kbtf.done && scry_feature_btf())
+		kbtf.started = pthread_create(&kbtf.th, NULL, parse_vmlinux, NULL) == 0;
+}
+
+const struct btf *scry_features_vmlinux(void)
+{
+	if (kbtf.started) {
+		pthread_join(kbtf.th, NULL);
+		kbtf.started = false;
+		kbtf.done = true;
+	} else if (!kbtf.done) {
+		kbtf.btf = scry_feature_btf() ? btf__load_vmlinux_btf() : NULL;
+		kbtf.done = true;
+	}
+	return kbtf.btf;
+}
+
+void scry_features_release(void)
+{
+	if (kbtf.started)
+		pthread_join(kbtf.th, NULL);
+	btf__free(kbtf.btf);
+	memset(&kbtf, 0, sizeof(kbtf));
 }
 
 bool scry_feature_tp_btf(const struct btf *vmlinux, const char *tp)
@@ -148,7 +188,7 @@ static bool bpf_stats_on(char *why, size_t n)
 
 size_t scry_features_probe(struct scry_feature_report *out, size_t max)
 {
-	struct btf *vm = scry_feature_btf() ? btf__load_vmlinux_btf() : NULL;
+	const struct btf *vm = scry_features_vmlinux();
 	size_t k = 0;
 
 #define ADD(nm, ok, yes, no, ...) do { \
@@ -199,6 +239,6 @@ size_t scry_features_probe(struct scry_feature_report *out, size_t max)
 		    "%s", tmp.why);
 	}
 #undef ADD
-	btf__free(vm);
+	scry_features_release();
 	return k;
 }

@@ -12,6 +12,13 @@
 struct btf;
 
 bool scry_feature_btf(void);                            /* /sys/kernel/btf/vmlinux */
+/* The kernel's BTF, parsed once for the whole process (~40 ms for 6.x's 120k types):
+ * prefetch starts parsing it in a thread, so that it overlaps what the caller does until
+ * the first load; vmlinux waits for it (parses it if no prefetch ran; NULL without BTF);
+ * release frees it once nothing more is to be loaded. */
+void scry_features_prefetch(void);
+const struct btf *scry_features_vmlinux(void);
+void scry_features_release(void);
 bool scry_feature_tp_btf(const struct btf *vmlinux, const char *tp);   /* "sys_enter" */
 bool scry_feature_kptr_untrusted(void);                 /* untrusted kptrs in per-CPU maps */
 int scry_feature_strnstr(const struct btf *vmlinux);    /* kfunc bpf_strnstr's BTF id, or 0 */

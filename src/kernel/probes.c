@@ -89,7 +89,7 @@ int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o,
 		snprintf(err, errlen, "cannot open the BPF object: %s", strerror(-ret));
 		goto fail;
 	}
-	struct btf *vmlinux = btf__load_vmlinux_btf();   /* parsed once for both probes */
+	const struct btf *vmlinux = scry_features_vmlinux();
 	p->btf_tp = scry_feature_tp_btf(vmlinux, "sys_enter");
 	bool btf_fork = scry_feature_tp_btf(vmlinux, "sched_process_fork");
 	/* kfunc bpf_strnstr (6.17): glob middles; without it (or SCRY_NO_STRNSTR=1, for tests)
@@ -101,7 +101,6 @@ int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o,
 	p->prepare_exec = o->syscalls && p->btf_tp && scry_feature_prepare_exec(vmlinux) &&
 			  !getenv("SCRY_NO_PREPARE_EXEC");
 	scry_ctx_layout(vmlinux, &p->layout);
-	btf__free(vmlinux);
 
 	p->skel->rodata->ctx_mask = o->ctx_mask;
 	p->skel->rodata->head_bytes = SCRY_EVENT_HEADER_SIZE + scry_context_size(o->ctx_mask);

@@ -21,6 +21,7 @@
 #include "session/filters.h"
 #include "session/guard.h"
 #include "session/user_filter.h"
+#include "kernel/features.h"
 #include "kernel/probes.h"
 #include "session/session.h"
 #include "session/session_int.h"
@@ -184,6 +185,7 @@ int scry_session_create(struct scry_session **out, const struct scry_session_opt
 	err[0] = 0;
 	if (!s)
 		goto oom;
+	scry_features_prefetch();   /* the kernel's BTF parsed while the events are resolved */
 	s->guard.fd = -1;
 	s->opts = *o;
 	if (!s->opts.nchannels) {
@@ -298,7 +300,7 @@ int session_write_metadata(struct scry_session *s, char *err, size_t errlen)
 
 int scry_session_load(struct scry_session *s, char *err, size_t errlen)
 {
-	int ret;
+	int ret = 0;
 
 	random_uuid(s->uuid);
 	/* the trace directory first (destroy removes it if the session never starts), then its
@@ -308,7 +310,10 @@ int scry_session_load(struct scry_session *s, char *err, size_t errlen)
 		return ret;
 	for (size_t i = 0; i < s->nchans; i++)
 		if ((ret = channel_load(s->chans[i], err, errlen)))
-			return ret;
+			break;
+	scry_features_release();    /* every channel's object is loaded */
+	if (ret)
+		return ret;
 	s->loaded = true;
 	if (!session_has_trace(s))
 		return 0;
@@ -485,6 +490,7 @@ void scry_session_destroy(struct scry_session *s)
 {
 	if (!s)
 		return;
+	scry_features_release();   /* a prefetch still running (never loaded) */
 	for (size_t i = 0; i < s->nchans; i++)
 		channel_free(s->chans[i]);   /* consumers closed, BPF objects closed */
 	free(s->chans);
