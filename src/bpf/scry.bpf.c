@@ -7,6 +7,7 @@
  *                      (syscall_defer); counting (syscall_count)
  *   tracepoints.bpf.h  any tracefs tracepoint, copied by its descriptor's operations
  *   lifecycle.bpf.h    fork tracking, the fork event, exits of followed processes
+ *   signals.bpf.h      signal_deliver with its siginfo, the fatal signal behind a SIGKILL
  * All events are written in their final CTF layout (docs/FORMAT.md).  To add a source: a
  * header here, its maps in maps.bpf.h, its loader part in src/kernel/probes.c. */
 #include "maps.bpf.h"
@@ -20,6 +21,7 @@
 #include "syscalls.bpf.h"
 #include "tracepoints.bpf.h"
 #include "lifecycle.bpf.h"
+#include "signals.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 

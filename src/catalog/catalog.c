@@ -19,6 +19,8 @@ struct tp_cache {
 	struct scry_event *ev;
 };
 
+#define NBUILTINS 5
+
 struct scry_catalog {
 	char *tracefs;
 	struct scry_syscalls sc;
@@ -27,13 +29,14 @@ struct scry_catalog {
 	struct tp_cache *cache;
 	size_t ncache, capcache;
 	struct scry_event **sc_entry, **sc_exit;   /* parallel to sc.list, built on use */
-	struct scry_event *builtins[3];
+	struct scry_event *builtins[NBUILTINS];
 	struct scry_capture_opts cap;
 	bool built;                /* a syscall event exists: cap is fixed */
 };
 
-static const char *const builtin_names[3] = {
-	"syscall_entry_unknown", "syscall_exit_unknown", "sched_process_fork",
+static const char *const builtin_names[NBUILTINS] = {
+	"syscall_entry_unknown", "syscall_exit_unknown", "sched_process_fork", "signal_deliver",
+	"signal_generate",
 };
 
 int scry_read_text(const char *path, char **buf, size_t *len)
@@ -266,7 +269,7 @@ void scry_catalog_close(struct scry_catalog *cat)
 	}
 	free(cat->sc_entry);
 	free(cat->sc_exit);
-	for (size_t i = 0; i < 3; i++)
+	for (size_t i = 0; i < NBUILTINS; i++)
 		scry_event_free(cat->builtins[i]);
 	scry_syscalls_free(&cat->sc);
 	free(cat->tracefs);
@@ -408,7 +411,7 @@ const struct scry_event *scry_catalog_syscall_exit(struct scry_catalog *cat, con
 
 const struct scry_event *scry_catalog_builtin(struct scry_catalog *cat, const char *name)
 {
-	for (size_t i = 0; name && i < 3; i++)
+	for (size_t i = 0; name && i < NBUILTINS; i++)
 		if (!strcmp(name, builtin_names[i])) {
 			if (!cat->builtins[i])
 				cat->builtins[i] = scry_event_builtin(name);

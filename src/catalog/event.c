@@ -1,6 +1,7 @@
 /* event.c — builds struct scry_event: generic tracepoints from their tracefs format
  * (common_* dropped, LTTng names, CTF types), syscall entry/exit events, the built-ins
- * (syscall_*_unknown, sched_process_fork in lttng-modules' layout), and the BPF copy
+ * (syscall_*_unknown, sched_process_fork, signal_deliver and signal_generate in lttng-modules'
+ * layout), and the BPF copy
  * operations of a generic tracepoint (scry_event_tp_ops). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -641,6 +642,41 @@ struct scry_event *scry_event_builtin(const char *name)
 		f->length_field = (int)b.ev->nfields - 2;
 		if (!add(&b, "child_pid", SCRY_F_INT, 4, true) || !add(&b, "child_ns_inum", SCRY_F_INT, 4, false))
 			goto fail;
+	} else if (!strcmp(name, "signal_deliver") || !strcmp(name, "signal_generate")) {
+		/* lttng-modules signal.h, deliver: int sig, errno, code; unsigned long sa_handler,
+		 * sa_flags; generate: int sig, errno, code; ctf_array_text comm; pid_t pid; int
+		 * group, result.  Then scry's: generate's target tgid, and for both the views of the
+		 * siginfo union (src/bpf/signals.bpf.h): pid and uid (kill, queue, child), status,
+		 * utime and stime (child), addr (fault), value (queue, timer) */
+		static const struct { const char *name; uint8_t size; bool is_signed; uint8_t base; } head[] = {
+			{ "sig", 4, true, 10 }, { "errno", 4, true, 10 }, { "code", 4, true, 10 },
+		}, deliver[] = {
+			{ "sa_handler", 8, false, 16 }, { "sa_flags", 8, false, 16 },
+		}, generate[] = {
+			{ "pid", 4, true, 10 }, { "group", 4, true, 10 }, { "result", 4, true, 10 },
+			{ "tgid", 4, true, 10 },
+		}, views[] = {
+			{ "si_pid", 4, true, 10 }, { "si_uid", 4, false, 10 }, { "si_status", 4, true, 10 },
+			{ "si_utime", 8, true, 10 }, { "si_stime", 8, true, 10 }, { "si_addr", 8, false, 16 },
+			{ "si_value", 8, false, 16 },
+		};
+		bool gen = !strcmp(name, "signal_generate");
+		const struct { const void *v; size_t n; } parts[] = {
+			{ head, 3 }, { gen ? (const void *)generate : (const void *)deliver, gen ? 4 : 2 }, { views, 7 },
+		};
+
+		if (!(b.ev = event_new(name, "signal", name, SCRY_EV_BUILTIN, -1)))
+			return NULL;
+		for (size_t k = 0; k < 3; k++)
+			for (size_t i = 0; i < parts[k].n; i++) {
+				const typeof(head[0]) *d = (const typeof(head[0]) *)parts[k].v + i;
+
+				if (gen && k == 1 && i == 0 && !add_text(&b, "comm", SCRY_COMM_LEN))
+					goto fail;
+				if (!(f = add(&b, d->name, SCRY_F_INT, d->size, d->is_signed)))
+					goto fail;
+				f->base = d->base;
+			}
 	} else {
 		return NULL;
 	}

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include "catalog/catalog.h"
 #include "cli/commands.h"
@@ -77,7 +78,7 @@ static int event_specs(const struct trace_opts *o, struct scry_catalog *cat, cha
 		"fcntl", "socket", "socketpair", "pipe", "pipe2", "accept", "accept4",
 	};
 	const size_t nfd = sizeof(fd_calls) / sizeof(fd_calls[0]);
-	char **specs = calloc(n + 4 + nfd, sizeof(*specs));
+	char **specs = calloc(n + 5 + nfd, sizeof(*specs));
 
 	if (!specs)
 		return -ENOMEM;
@@ -100,6 +101,7 @@ static int event_specs(const struct trace_opts *o, struct scry_catalog *cat, cha
 			    asprintf(&specs[k++], "syscall:%s", fd_calls[i]) < 0)
 				specs[k - 1] = NULL;
 		specs[k++] = strdup("signal:signal_deliver");
+		specs[k++] = strdup("signal:signal_generate");   /* the ignored ones */
 		specs[k++] = strdup("sched:sched_process_exit");
 	}
 	*out = specs;
@@ -120,9 +122,14 @@ static void on_exit_ev(void *ctx, const struct trace_call *c)
 	trace_printer_exit(ctx, c);
 }
 
-static void on_signal_ev(void *ctx, int pid, int tid, int64_t ts, int sig, int code, int err)
+static void on_signal_ev(void *ctx, int pid, int tid, int64_t ts, const uint8_t *si)
 {
-	trace_printer_signal(ctx, pid, tid, ts, sig, code, err);
+	trace_printer_signal(ctx, pid, tid, ts, si);
+}
+
+static void on_signal_ignored_ev(void *ctx, int pid, int tid, int64_t ts, const uint8_t *si)
+{
+	trace_printer_signal_ignored(ctx, pid, tid, ts, si);
 }
 
 static void on_proc_exit(void *ctx, int pid, int64_t ts, int status)
@@ -147,6 +154,22 @@ static void pump(void *ctx, uint64_t now)
 
 	trace_live_pump(lp->live, now > LIVE_LAG_NS ? now - LIVE_LAG_NS : 0);
 	trace_printer_batch_end(lp->pr);
+}
+
+/* The command was killed by sig: scry dies of it too, as strace does (the shell then says
+ * "Terminated" and $? is 128 + sig), without a core file of its own. */
+static void die_like(int sig)
+{
+	struct rlimit none = { 0, 0 };
+	sigset_t set;
+
+	fflush(NULL);
+	setrlimit(RLIMIT_CORE, &none);
+	signal(sig, SIG_DFL);
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	raise(sig);
 }
 
 /* Trace until the command ends, the processes (-p) end, or a signal. */
@@ -273,7 +296,7 @@ int cmd_trace(int argc, char **argv)
 	so.output = o.record_dir;
 	if (chan.kind == SCRY_CHANNEL_EVENTS) {
 		struct trace_live_ops ops = {
-			.entry = on_entry, .exit = on_exit_ev, .signal = on_signal_ev,
+			.entry = on_entry, .exit = on_exit_ev, .signal = on_signal_ev, .signal_ignored = on_signal_ignored_ev,
 			.proc_exit = on_proc_exit, .ctx = pr,
 		};
 		if (!(live = trace_live_new(&ops))) {
@@ -348,5 +371,7 @@ out:
 	scry_catalog_close(nc.cat);
 	trace_opts_free(&o);
 	cli_track_free(&track);
+	if (ret > 128 && child_done && WIFSIGNALED(wstatus) && !ssum.write_error)
+		die_like(WTERMSIG(wstatus));
 	return ret;
 }

@@ -89,6 +89,22 @@ void scry_fmt_str(struct outbuf *ob, const uint8_t *p, size_t len, size_t max, b
 /* A socket address: {sa_family=AF_INET, sin_port=htons(80), sin_addr=inet_addr("1.2.3.4")} */
 void scry_fmt_sockaddr(struct outbuf *ob, const uint8_t *p, size_t len);
 
+/* A siginfo_t (its first 48 bytes: signo, errno, code, then the union) as strace prints
+ * it: {si_signo=SIGUSR1, si_code=SI_USER, si_pid=12, si_uid=0} (siginfo.c). */
+void scry_fmt_siginfo(struct outbuf *ob, const uint8_t *p);
+/* "SI_USER", "CLD_EXITED", "SEGV_MAPERR"...; NULL when unknown.  The generic codes are
+ * looked up first, then those of the signal (as strace does). */
+const char *scry_si_code_name(int sig, int code);
+/* The members of the union (and si_errno) a signal and code carry, in strace's order:
+ * the number of them (up to max filled). */
+enum scry_si_kind { SCRY_SI_INT, SCRY_SI_UINT, SCRY_SI_HEX, SCRY_SI_PTR, SCRY_SI_SIGNAL, SCRY_SI_ERRNO };
+struct scry_si_field {
+	const char *name;
+	enum scry_si_kind kind;
+	int64_t v;
+};
+size_t scry_siginfo_fields(const uint8_t *p, struct scry_si_field *f, size_t max);
+
 /* One struct of a described type: {st_mode=S_IFREG|0644, st_size=123, ...} */
 void scry_fmt_struct(struct outbuf *ob, const char *type, const uint8_t *p, size_t len,
 		     const struct scry_fmt_opts *o);

@@ -417,54 +417,6 @@ static void put_wstatus(struct outbuf *ob, uint32_t s)
 	ob_putc(ob, ']');
 }
 
-static void put_siginfo(struct outbuf *ob, const uint8_t *p)
-{
-	static const struct fmt_xval codes[] = {
-		{ 0, "SI_USER" }, { 0x80, "SI_KERNEL" }, { (uint32_t)-1, "SI_QUEUE" },
-		{ (uint32_t)-2, "SI_TIMER" }, { (uint32_t)-3, "SI_MESGQ" }, { (uint32_t)-4, "SI_ASYNCIO" },
-		{ (uint32_t)-5, "SI_SIGIO" }, { (uint32_t)-6, "SI_TKILL" },
-	};
-	static const struct fmt_xval cld[] = {
-		{ 1, "CLD_EXITED" }, { 2, "CLD_KILLED" }, { 3, "CLD_DUMPED" }, { 4, "CLD_TRAPPED" },
-		{ 5, "CLD_STOPPED" }, { 6, "CLD_CONTINUED" },
-	};
-	int64_t signo = S32(0), code = S32(8);
-	const char *cname = NULL;
-
-	OB_LIT(ob, "{si_signo=");
-	fmt_signame(ob, signo);
-	OB_LIT(ob, ", si_code=");
-	if (signo == 17 && code > 0)
-		cname = fmt_xlookup(cld, sizeof(cld) / sizeof(cld[0]), (uint64_t)code);
-	if (!cname)
-		cname = fmt_xlookup(codes, sizeof(codes) / sizeof(codes[0]), (uint32_t)code);
-	if (cname)
-		ob_puts(ob, cname);
-	else
-		ob_i64(ob, code);
-	if (signo == 17 && code > 0 && code <= 6) {
-		OB_LIT(ob, ", si_pid=");
-		ob_i64(ob, S32(16));
-		OB_LIT(ob, ", si_uid=");
-		ob_u64(ob, U32(20));
-		OB_LIT(ob, ", si_status=");
-		if (code == 1)
-			ob_i64(ob, S32(24));
-		else
-			fmt_signame(ob, S32(24));
-		OB_LIT(ob, ", si_utime=");
-		ob_i64(ob, S64(32));
-		OB_LIT(ob, ", si_stime=");
-		ob_i64(ob, S64(40));
-	} else if (code <= 0) {
-		OB_LIT(ob, ", si_pid=");
-		ob_i64(ob, S32(16));
-		OB_LIT(ob, ", si_uid=");
-		ob_u64(ob, U32(20));
-	}
-	ob_putc(ob, '}');
-}
-
 /* ---- processes and files ---- */
 
 static void put_open_how(struct outbuf *ob, const uint8_t *p)
@@ -627,7 +579,7 @@ void fmt_struct_one(struct outbuf *ob, const struct scry_struct_desc *d, const u
 	else if (!strcmp(t, "stack_t"))
 		put_stack_t(ob, p);
 	else if (!strcmp(t, "siginfo"))
-		put_siginfo(ob, p);
+		scry_fmt_siginfo(ob, p);
 	else if (!strcmp(t, "open_how"))
 		put_open_how(ob, p);
 	else if (!strcmp(t, "clone_args"))

@@ -100,6 +100,11 @@ int scry_probes_attach(struct scry_probes *p, char *err, size_t errlen)
 		ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_fork), "tp_btf/sched_process_fork", err, errlen);
 	if (!ret && bpf_program__autoload(p->skel->progs.scry_exit))
 		ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_exit), "tp_btf/sched_process_exit", err, errlen);
+	if (!ret && bpf_program__autoload(p->skel->progs.scry_signal))
+		ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_signal), "raw_tp/signal_deliver", err, errlen);
+	if (!ret && bpf_program__autoload(p->skel->progs.scry_signal_gen))
+		ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_signal_gen), "raw_tp/signal_generate",
+				      err, errlen);
 	return ret;
 }
 

@@ -107,6 +107,8 @@ int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o,
 	p->skel->rodata->self_tgid = getpid();
 	p->skel->rodata->target_all = o->target_all;
 	p->skel->rodata->fork_event_id = o->fork_event_id;
+	p->skel->rodata->signal_event_id = o->signal_event_id;
+	p->skel->rodata->signal_gen_event_id = o->signal_gen_event_id;
 	p->skel->rodata->unknown_entry_id = o->unknown_entry_id;
 	p->skel->rodata->unknown_exit_id = o->unknown_exit_id;
 	p->skel->rodata->track_mask = (o->track_vpid ? SCRY_TRACK_VPID : 0) | (o->track_uid ? SCRY_TRACK_UID : 0) |
@@ -137,6 +139,8 @@ int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o,
 	bpf_program__set_autoload(p->skel->progs.scry_fork_write, need_fork);
 	/* followed processes leave the follow sets at exit */
 	bpf_program__set_autoload(p->skel->progs.scry_exit, !o->target_all || o->track_vpid);
+	bpf_program__set_autoload(p->skel->progs.scry_signal, o->signal_event_id != 0xffff);
+	bpf_program__set_autoload(p->skel->progs.scry_signal_gen, o->signal_gen_event_id != 0xffff);
 	if (getenv("SCRY_FOLLOW_MAX")) {          /* tests: a small follow set, to fill it */
 		unsigned max = (unsigned)strtoul(getenv("SCRY_FOLLOW_MAX"), NULL, 0);
 

@@ -17,6 +17,8 @@ struct scry_probes_opts {
 	uint64_t ctx_mask;          /* enabled contexts, 1 << enum scry_ctx */
 	bool target_all;            /* system-wide; otherwise only tracked tgids (and their children) */
 	uint16_t fork_event_id;     /* SCRY_NO_EVENT (0xffff) when sched_process_fork is not recorded */
+	uint16_t signal_event_id;   /* the signal_deliver builtin (signals.bpf.h), or SCRY_NO_EVENT */
+	uint16_t signal_gen_event_id;   /* the signal_generate builtin, or SCRY_NO_EVENT */
 	uint16_t unknown_entry_id;  /* ids of syscall_{entry,exit}_unknown, or 0xffff */
 	uint16_t unknown_exit_id;
 	bool syscalls;              /* attach the syscall programs */

@@ -84,7 +84,7 @@ int channel_new(struct scry_channel **out, struct scry_session *s, const struct 
 	}
 	if (!c->opts.ring_size)
 		c->opts.ring_size = default_ring_size();
-	c->unknown_entry = c->unknown_exit = c->fork_id = NO_EVENT;
+	c->unknown_entry = c->unknown_exit = c->fork_id = c->signal_id = c->signal_gen_id = NO_EVENT;
 	c->sc_entry = malloc(SCRY_MAX_SYSCALLS * sizeof(uint16_t));
 	c->sc_exit = malloc(SCRY_MAX_SYSCALLS * sizeof(uint16_t));
 	c->sc_off = calloc(SCRY_MAX_SYSCALLS, sizeof(bool));
@@ -118,6 +118,8 @@ int channel_load(struct scry_channel *c, char *err, size_t errlen)
 		.ctx_mask = c->opts.ctx_mask,
 		.target_all = so->target_all,
 		.fork_event_id = c->fork_id,
+		.signal_event_id = c->signal_id,
+		.signal_gen_event_id = c->signal_gen_id,
 		.unknown_entry_id = c->unknown_entry,
 		.unknown_exit_id = c->unknown_exit,
 		.syscalls = c->any_syscall,

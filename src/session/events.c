@@ -23,6 +23,8 @@ static const struct scry_source *source_of(const char *spec)
 
 int channel_add_event(struct scry_channel *c, const struct scry_event *ev)
 {
+	if (!ev)
+		return -ENOMEM;   /* the catalog could not build it */
 	for (size_t i = 0; i < c->nevents; i++)
 		if (c->events[i] == ev)
 			return (int)i;
@@ -150,7 +152,7 @@ int scry_session_enable_event(struct scry_session *s, const char *channel, const
 {
 	struct scry_channel *c = session_channel(s, channel, err, errlen);
 	size_t before;
-	uint16_t fork_id, unknown;
+	uint16_t fork_id, signal_id, signal_gen_id, unknown;
 	bool any_syscall;
 	int ret;
 
@@ -158,6 +160,8 @@ int scry_session_enable_event(struct scry_session *s, const char *channel, const
 		return -ENOENT;
 	before = c->nevents;
 	fork_id = c->fork_id;
+	signal_id = c->signal_id;
+	signal_gen_id = c->signal_gen_id;
 	unknown = c->unknown_entry;
 	any_syscall = c->any_syscall;
 	err[0] = 0;
@@ -169,9 +173,11 @@ int scry_session_enable_event(struct scry_session *s, const char *channel, const
 	if (ret || !c->probes || c->nevents == before)
 		return ret;
 	/* loaded: the new events are described, then their descriptors set or attached */
-	if (c->fork_id != fork_id || c->unknown_entry != unknown || c->any_syscall != any_syscall) {
-		snprintf(err, errlen, "'%s' cannot be enabled once the session is loaded (the fork and unknown "
-			 "syscall events, and syscalls in a channel without any, are load-time settings)", spec);
+	if (c->fork_id != fork_id || c->signal_id != signal_id || c->signal_gen_id != signal_gen_id ||
+	    c->unknown_entry != unknown ||
+	    c->any_syscall != any_syscall) {
+		snprintf(err, errlen, "'%s' cannot be enabled once the session is loaded (the fork, signal and "
+			 "unknown syscall events, and syscalls in a channel without any, are load-time settings)", spec);
 		return -ENOTSUP;
 	}
 	if (session_has_trace(s) && (ret = session_write_metadata(s, err, errlen)))

@@ -1,11 +1,12 @@
 /* src_tracepoints.c — the tracepoint source: "SYSTEM:GLOB" or "GLOB" (event names) enables
  * the tracefs tracepoints that match (a glob skips those whose format scry cannot use), each
  * attached to the generic tracepoint program of src/bpf/tracepoints.bpf.h with the copy
- * operations of its format (or to its filter front); sched_process_fork is the lifecycle
- * program's (src/bpf/lifecycle.bpf.h: it also follows the children), a load-time setting.
+ * operations of its format (or to its filter front), but for those with programs of their
+ * own (builtins[] below).
  * Disabling stops a tracepoint's writing at once, then detaches it. */
 #include <errno.h>
 #include <fnmatch.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,19 +21,40 @@ static bool claims(const char *spec)
 	return true;    /* what no other source claims: tracepoints */
 }
 
+/* Tracepoints with programs of their own, each a load-time setting (its event id in
+ * rodata): sched_process_fork (src/bpf/lifecycle.bpf.h: it also follows the children),
+ * signal_deliver (src/bpf/signals.bpf.h: the signal that really killed a process, with its
+ * siginfo) and signal_generate (the signals a followed process sends or is sent, ignored
+ * ones included).  The signal ones only without a filter (the generic path has the filter
+ * fronts). */
+static const struct {
+	const char *system, *name;
+	size_t id_off;            /* of its id in struct scry_channel */
+	bool unfiltered;
+} builtins[] = {
+	{ "sched", "sched_process_fork", offsetof(struct scry_channel, fork_id), false },
+	{ "signal", "signal_deliver", offsetof(struct scry_channel, signal_id), true },
+	{ "signal", "signal_generate", offsetof(struct scry_channel, signal_gen_id), true },
+};
+
 static int enable_tracepoint(struct scry_channel *c, const char *system, const char *name,
 			     char *err, size_t errlen)
 {
 	const struct scry_event *ev;
 	int id;
 
-	if (!strcmp(system, "sched") && !strcmp(name, "sched_process_fork")) {
-		if (c->fork_id != NO_EVENT)
+	for (size_t i = 0; i < sizeof(builtins) / sizeof(builtins[0]); i++) {
+		uint16_t *slot = (uint16_t *)((char *)c + builtins[i].id_off);
+
+		if (strcmp(system, builtins[i].system) || strcmp(name, builtins[i].name) ||
+		    (builtins[i].unfiltered && c->s->opts.filter))
+			continue;
+		if (*slot != NO_EVENT)
 			return 0;
-		id = channel_add_event(c, scry_catalog_builtin(c->s->cat, "sched_process_fork"));
+		id = channel_add_event(c, scry_catalog_builtin(c->s->cat, name));
 		if (id < 0)
 			return id;
-		c->fork_id = id;
+		*slot = (uint16_t)id;
 		return 0;
 	}
 	ev = scry_catalog_tracepoint(c->s->cat, system, name, err, errlen);

@@ -12,6 +12,7 @@
 #include "util/clock.h"
 
 #define MAX_FIELDS 64
+#define TRACE_SIGNAL_IGNORED 1 /* include/trace/events/signal.h: signal_generate's result */
 #define EXIT_SLOTS 4096        /* pid -> exit code seen in exit/exit_group, or fatal signal */
 
 struct pending {
@@ -26,15 +27,24 @@ struct exit_slot {
 	int status;                /* wait(2) status to report */
 };
 
+/* The fields of a signal event: sig, errno, code; the siginfo union's views (the builtins
+ * of src/bpf/signals.bpf.h: addr, value, utime, stime), or -1; deliver's sa_handler;
+ * generate's result and target (pid, tgid). */
+struct sig_event {
+	int id;
+	int f[3];
+	int views[4];
+	int handler, result, tid, tgid;
+};
+
 struct trace_live {
 	struct trace_live_ops ops;
 	const struct scry_event *const *events;
 	size_t nevents;
 	struct scry_record_layout layout;    /* the session's contexts (pid and tid among them) */
 	const struct scry_syscall **by_nr;   /* SCRY_MAX_SYSCALLS */
-	int signal_id, pexit_id;
-	int sig_f[3];                        /* sig, errno, code field indices */
-	int sig_handler_f;
+	struct sig_event deliver, generate;  /* signal:signal_deliver, signal:signal_generate */
+	int pexit_id;
 	int group_dead_f;
 	int64_t realtime_off;                /* CLOCK_REALTIME - CLOCK_MONOTONIC */
 	struct pending *pend;
@@ -55,7 +65,7 @@ struct trace_live *trace_live_new(const struct trace_live_ops *ops)
 	if (!l)
 		return NULL;
 	l->ops = *ops;
-	l->signal_id = l->pexit_id = -1;
+	l->deliver.id = l->generate.id = l->pexit_id = -1;
 	l->by_nr = calloc(SCRY_MAX_SYSCALLS, sizeof(*l->by_nr));
 	if (!l->by_nr) {
 		free(l);
@@ -100,16 +110,27 @@ int trace_live_bind(struct trace_live *l, struct scry_session *s, char *err, siz
 	for (size_t i = 0; i < l->nevents; i++) {
 		const struct scry_event *ev = l->events[i];
 
-		if (ev->kind != SCRY_EV_TRACEPOINT)
+		if (ev->kind != SCRY_EV_TRACEPOINT && ev->kind != SCRY_EV_BUILTIN)
 			continue;
-		if (!strcmp(ev->system, "signal") && !strcmp(ev->tp, "signal_deliver")) {
-			l->signal_id = (int)i;
-			l->sig_f[0] = field_index(ev, "sig");
-			l->sig_f[1] = field_index(ev, "errno");
-			l->sig_f[2] = field_index(ev, "code");
-			l->sig_handler_f = field_index(ev, "sa_handler");
-			if (l->sig_f[0] < 0 || l->sig_f[1] < 0 || l->sig_f[2] < 0 || l->sig_handler_f < 0) {
-				snprintf(err, errlen, "signal:signal_deliver lacks sig/errno/code/sa_handler");
+		if (!strcmp(ev->system, "signal") &&
+		    (!strcmp(ev->tp, "signal_deliver") || !strcmp(ev->tp, "signal_generate"))) {
+			bool gen = !strcmp(ev->tp, "signal_generate");
+			struct sig_event *se = gen ? &l->generate : &l->deliver;
+			static const char *const views[4] = { "si_addr", "si_value", "si_utime", "si_stime" };
+
+			se->id = (int)i;
+			se->f[0] = field_index(ev, "sig");
+			se->f[1] = field_index(ev, "errno");
+			se->f[2] = field_index(ev, "code");
+			for (int k = 0; k < 4; k++)
+				se->views[k] = field_index(ev, views[k]);
+			se->handler = field_index(ev, "sa_handler");
+			se->result = field_index(ev, "result");
+			se->tid = field_index(ev, "pid");
+			se->tgid = field_index(ev, "tgid");
+			if (se->f[0] < 0 || se->f[1] < 0 || se->f[2] < 0 || (!gen && se->handler < 0) ||
+			    (gen && (se->result < 0 || se->tid < 0))) {
+				snprintf(err, errlen, "signal:%s lacks the fields scry trace reads", ev->tp);
 				return -EINVAL;
 			}
 		} else if (!strcmp(ev->system, "sched") && !strcmp(ev->tp, "sched_process_exit")) {
@@ -125,6 +146,21 @@ int trace_live_bind(struct trace_live *l, struct scry_session *s, char *err, siz
 		l->realtime_off = sec * 1000000000LL + (int64_t)nsec;
 	}
 	return 0;
+}
+
+/* The first 48 bytes of a siginfo_t from a signal event just decoded into l->vals. */
+static void sig_info(const struct trace_live *l, const struct sig_event *se, uint8_t si[48])
+{
+	static const int at[4] = { 16, 24, 32, 40 };   /* addr, value, utime, stime in siginfo_t */
+	int32_t w[3];
+
+	memset(si, 0, 48);
+	for (int k = 0; k < 3; k++)
+		w[k] = (int32_t)l->vals[se->f[k]].v;
+	memcpy(si, w, sizeof(w));                           /* signo, errno, code */
+	for (int k = 0; k < 4; k++)                         /* the union, 8 bytes at a time */
+		if (se->views[k] >= 0)
+			memcpy(si + at[k], &l->vals[se->views[k]].v, 8);
 }
 
 void trace_live_sink(void *ctx, unsigned cpu, const uint8_t *ev, size_t size)
@@ -237,17 +273,31 @@ static void dispatch(struct trace_live *l, const uint8_t *b, uint32_t len)
 	if (ev->nfields > MAX_FIELDS || scry_event_decode(ev, r.payload, r.payload_size, l->vals) < 0)
 		goto bad;
 	rts = (int64_t)ts + l->realtime_off;
-	if ((int)id == l->signal_id) {
-		int sig = (int)l->vals[l->sig_f[0]].v;
+	if ((int)id == l->deliver.id) {
+		int sig = (int)l->vals[l->deliver.f[0]].v;
+		uint8_t si[48];
 
-		if (l->vals[l->sig_handler_f].v == 0 && sig > 0) {   /* default action: may be fatal */
+		if (l->vals[l->deliver.handler].v == 0 && sig > 0) {   /* default action: may be fatal */
 			struct exit_slot *e = exit_slot(l, pid);
 			e->pid = pid;
 			e->status = sig & 0x7f;
 		}
-		if (l->ops.signal)
-			l->ops.signal(l->ops.ctx, pid, tid, rts, sig, (int)l->vals[l->sig_f[2]].v,
-				      (int)l->vals[l->sig_f[1]].v);
+		if (l->ops.signal) {
+			sig_info(l, &l->deliver, si);
+			l->ops.signal(l->ops.ctx, pid, tid, rts, si);
+		}
+		return;
+	}
+	if ((int)id == l->generate.id) {
+		uint8_t si[48];
+		int ttid = (int)l->vals[l->generate.tid].v;
+		int tpid = l->generate.tgid >= 0 ? (int)l->vals[l->generate.tgid].v : ttid;
+
+		/* a signal the target ignores is never delivered (strace sees it, stopping there) */
+		if ((int)l->vals[l->generate.result].v == TRACE_SIGNAL_IGNORED && l->ops.signal_ignored) {
+			sig_info(l, &l->generate, si);
+			l->ops.signal_ignored(l->ops.ctx, tpid, ttid, rts, si);
+		}
 		return;
 	}
 	if ((int)id == l->pexit_id) {

@@ -13,8 +13,11 @@ struct scry_session;
 struct trace_live_ops {
 	void (*entry)(void *ctx, const struct trace_call *c);
 	void (*exit)(void *ctx, const struct trace_call *c);
-	/* a signal delivered to tid (signal:signal_deliver) */
-	void (*signal)(void *ctx, int pid, int tid, int64_t ts, int sig, int code, int err);
+	/* a signal delivered to tid (signal:signal_deliver); si: the first 48 bytes of its
+	 * siginfo_t (signo, errno, code, the union; the union zero when the event lacks it) */
+	void (*signal)(void *ctx, int pid, int tid, int64_t ts, const uint8_t *si);
+	/* a signal sent to tid that its handler ignores (signal:signal_generate) */
+	void (*signal_ignored)(void *ctx, int pid, int tid, int64_t ts, const uint8_t *si);
 	/* the last thread of pid exited; status as wait(2) reports it */
 	void (*proc_exit)(void *ctx, int pid, int64_t ts, int status);
 	void *ctx;

@@ -9,7 +9,6 @@
 #include <sys/wait.h>
 #include "trace/classes.h"
 #include "trace/printer_int.h"
-#include "trace/siginfo.h"
 
 enum end_how { END_DIED, END_DETACHED };
 
@@ -87,6 +86,8 @@ static struct pend *pend_new(const struct trace_call *c)
 	pd->k = entry_args(&pd->c);
 	return pd;
 }
+
+static void put_sigq(struct trace_printer *p, int tid, int64_t ts);
 
 static struct task *task_get(struct trace_printer *p, int tid, int pid)
 {
@@ -527,6 +528,7 @@ void trace_printer_exit(struct trace_printer *p, const struct trace_call *c)
 	if (is_exec(c->name) && c->ret == 0)
 		exec_done(p, c->pid, c->tid);
 	pend_free(pd);
+	put_sigq(p, c->tid, c->ts_exit);
 }
 
 /* A pending call that will not return: its task died, or tracing stops. */
@@ -601,44 +603,58 @@ void trace_printer_exited(struct trace_printer *p, int pid, int64_t ts, int stat
 	fdtrack_drop(&p->fds, pid);
 }
 
-void trace_printer_signal(struct trace_printer *p, int pid, int tid, int64_t ts, int sig, int code, int err)
+/* "--- SIGUSR1 {si_signo=SIGUSR1, si_code=SI_USER, si_pid=12, si_uid=0} ---".  SIGKILL is
+ * never shown (strace cannot see it: the kernel kills without stopping at it); --json
+ * reports it. */
+void trace_printer_signal(struct trace_printer *p, int pid, int tid, int64_t ts, const uint8_t *si)
 {
-	const char *s = scry_signal_name(sig), *cn;
+	int sig = (int)((uint32_t)si[0] | (uint32_t)si[1] << 8 | (uint32_t)si[2] << 16 | (uint32_t)si[3] << 24);
+	const char *s = scry_signal_name(sig);
 
 	task_get(p, tid, pid);
 	if (p->quiet || (sig >= 1 && sig <= 64 && !(p->o.sigset >> (sig - 1) & 1)))
 		return;
 	if (p->o.json) {
-		trace_json_signal(p, pid, tid, ts, sig, code, err);
+		trace_json_signal(p, pid, tid, ts, si);
 		return;
 	}
+	if (sig == SIGKILL)
+		return;
 	leader(p, tid, ts);
 	OB_LIT(&p->ob, "--- ");
 	if (s)
 		ob_puts(&p->ob, s);
 	else
 		ob_i64(&p->ob, sig);
-	OB_LIT(&p->ob, " {si_signo=");
-	if (s)
-		ob_puts(&p->ob, s);
-	else
-		ob_i64(&p->ob, sig);
-	OB_LIT(&p->ob, ", si_code=");
-	if ((cn = trace_si_code_name(sig, code)))
-		ob_puts(&p->ob, cn);
-	else
-		put_num(p, "%#llx", (unsigned)code, 0);
-	if (err) {
-		const char *e = scry_errno_name(err);
-
-		OB_LIT(&p->ob, ", si_errno=");
-		if (e)
-			ob_puts(&p->ob, e);
-		else
-			ob_i64(&p->ob, err);
-	}
-	OB_LIT(&p->ob, "} ---");
+	ob_putc(&p->ob, ' ');
+	scry_fmt_siginfo(&p->ob, si);
+	OB_LIT(&p->ob, " ---");
 	trace_printer_line_end(p);
+}
+
+void trace_printer_signal_ignored(struct trace_printer *p, int pid, int tid, int64_t ts, const uint8_t *si)
+{
+	struct task *t = imap_get(&p->tasks, tid);
+
+	/* only to a task already shown (not scry, nor the command before its execve) */
+	if (!t)
+		return;
+	if (t->pend && t->nsigq < TASK_SIGQ) {
+		memcpy(t->sigq[t->nsigq++], si, 48);
+		return;
+	}
+	trace_printer_signal(p, pid, tid, ts, si);
+}
+
+/* The ignored signals that arrived during t's call, after its line (t may go meanwhile). */
+static void put_sigq(struct trace_printer *p, int tid, int64_t ts)
+{
+	struct task *t = imap_get(&p->tasks, tid);
+
+	for (unsigned i = 0; t && i < t->nsigq; i++)
+		trace_printer_signal(p, t->pid, tid, ts, t->sigq[i]);
+	if (t)
+		t->nsigq = 0;
 }
 
 void trace_printer_task(struct trace_printer *p, int parent_pid, int pid, int tid)

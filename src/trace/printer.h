@@ -63,7 +63,10 @@ void trace_printer_entry(struct trace_printer *p, const struct trace_call *c);
 /* A syscall returned (c->have_exit, c->out, c->ret); matched with tid's pending entry. */
 void trace_printer_exit(struct trace_printer *p, const struct trace_call *c);
 /* A signal delivered to tid: "--- SIG {si_signo=SIG, si_code=CODE[, si_errno=E]} ---". */
-void trace_printer_signal(struct trace_printer *p, int pid, int tid, int64_t ts, int sig, int code, int err);
+void trace_printer_signal(struct trace_printer *p, int pid, int tid, int64_t ts, const uint8_t *si);
+/* A signal sent to tid that it ignores: shown as strace shows it (strace stops the task
+ * for it), after the call tid is in returns. */
+void trace_printer_signal_ignored(struct trace_printer *p, int pid, int tid, int64_t ts, const uint8_t *si);
 /* Process pid ended (its last thread); status as wait(2) gives it.  Pending calls of its
  * threads end as "<... NAME resumed> <unfinished ...>) = ?", then "+++ exited with N +++"
  * (or "+++ killed by SIG +++") for each of its tasks, the leader last. */

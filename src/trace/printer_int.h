@@ -20,9 +20,13 @@ struct pend {
 	bool shown;                 /* its entry part was written */
 };
 
+#define TASK_SIGQ 4
+
 struct task {
 	int tid, pid;
 	struct pend *pend;
+	unsigned nsigq;                  /* ignored signals shown when pend returns */
+	uint8_t sigq[TASK_SIGQ][48];
 };
 
 struct trace_printer {
@@ -52,7 +56,7 @@ struct trace_printer {
 /* Whole-call JSON objects (printer_json.c). */
 void trace_json_call(struct trace_printer *p, const struct trace_call *c, const struct scry_argval *all,
 		     bool unfinished, bool detached);
-void trace_json_signal(struct trace_printer *p, int pid, int tid, int64_t ts, int sig, int code, int err);
+void trace_json_signal(struct trace_printer *p, int pid, int tid, int64_t ts, const uint8_t *si);
 void trace_json_exit(struct trace_printer *p, int pid, int tid, int64_t ts, int status);
 /* A JSON string of n bytes: quotes, escapes, and invalid UTF-8 bytes as \u00XX. */
 void trace_json_str(struct outbuf *ob, const char *s, size_t n);

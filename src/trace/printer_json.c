@@ -14,7 +14,6 @@
 #include <string.h>
 #include <sys/wait.h>
 #include "trace/printer_int.h"
-#include "trace/siginfo.h"
 
 /* Length of the valid UTF-8 sequence at s (at most n bytes), 0 if invalid. */
 static size_t utf8_len(const unsigned char *s, size_t n)
@@ -194,24 +193,47 @@ void trace_json_call(struct trace_printer *p, const struct trace_call *c, const 
 	trace_printer_line_end(p);
 }
 
-void trace_json_signal(struct trace_printer *p, int pid, int tid, int64_t ts, int sig, int code, int err)
+/* {"event":"signal",...,"signal":"SIGCHLD","signo":17,"si_code":"CLD_EXITED","code":1,
+ * "si_errno":null,"si_pid":12,"si_uid":0,"si_status":0,...}: the union's members as
+ * scry_siginfo_fields lists them, numbers as numbers, addresses as "0x..." strings,
+ * signals and errnos by name. */
+void trace_json_signal(struct trace_printer *p, int pid, int tid, int64_t ts, const uint8_t *si)
 {
 	struct outbuf *ob = &p->ob;
+	struct scry_si_field f[8];
+	int32_t w[3];
+	size_t n = scry_siginfo_fields(si, f, 8);
 
+	memcpy(w, si, sizeof(w));
 	head(p, "signal", ts, pid, tid);
 	OB_LIT(ob, ",\"signal\":");
-	json_cstr(ob, scry_signal_name(sig));
+	json_cstr(ob, scry_signal_name(w[0]));
 	OB_LIT(ob, ",\"signo\":");
-	ob_i64(ob, sig);
+	ob_i64(ob, w[0]);
 	OB_LIT(ob, ",\"si_code\":");
-	json_cstr(ob, trace_si_code_name(sig, code));
+	json_cstr(ob, scry_si_code_name(w[0], w[2]));
 	OB_LIT(ob, ",\"code\":");
-	ob_i64(ob, code);
+	ob_i64(ob, w[2]);
 	OB_LIT(ob, ",\"si_errno\":");
-	if (err)
-		json_cstr(ob, scry_errno_name(err));
-	else
-		OB_LIT(ob, "null");
+	json_cstr(ob, w[1] ? scry_errno_name(w[1]) : NULL);
+	for (size_t i = 0; i < n && i < 8; i++) {
+		char hex[24];
+
+		if (f[i].kind == SCRY_SI_ERRNO)
+			continue;                       /* si_errno above */
+		OB_LIT(ob, ",\"");
+		ob_puts(ob, f[i].name);
+		OB_LIT(ob, "\":");
+		switch (f[i].kind) {
+		case SCRY_SI_UINT: ob_u64(ob, (uint64_t)f[i].v); break;
+		case SCRY_SI_HEX: case SCRY_SI_PTR:
+			snprintf(hex, sizeof(hex), "%#llx", (unsigned long long)f[i].v);
+			json_cstr(ob, hex);
+			break;
+		case SCRY_SI_SIGNAL: json_cstr(ob, scry_signal_name((int)f[i].v)); break;
+		default: ob_i64(ob, f[i].v); break;
+		}
+	}
 	ob_putc(ob, '}');
 	trace_printer_line_end(p);
 }

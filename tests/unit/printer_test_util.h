@@ -182,6 +182,27 @@ static inline void expect(struct run *r, const char *want)
 }
 
 /* read(fd, buf, count) entering */
+/* A signal as live.c hands it over: signo, errno, code, then the union's first four
+ * 8-byte words (u: NULL for zeros). */
+static inline void sig_of(uint8_t si[48], int signo, int code, int err, const uint64_t *u)
+{
+	int32_t w[3] = { signo, err, code };
+
+	memset(si, 0, 48);
+	memcpy(si, w, sizeof(w));
+	if (u)
+		memcpy(si + 16, u, 32);
+}
+
+static inline void signal_at(struct run *r, int pid, int tid, int64_t ts, int signo, int code, int err,
+			     const uint64_t *u)
+{
+	uint8_t si[48];
+
+	sig_of(si, signo, code, err, u);
+	trace_printer_signal(r->p, pid, tid, ts, si);
+}
+
 static inline void read_in(struct run *r, int pid, int tid, int64_t ts, int fd, int count)
 {
 	struct trace_call c = entry("read", pid, tid, ts);

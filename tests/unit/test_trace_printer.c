@@ -343,29 +343,63 @@ static void test_status_filter(void **state)
 
 static void test_signals(void **state)
 {
+	/* the union's words: SIGCHLD's pid 7, uid 1000, status 3, utime 5, stime 6; a fault's
+	 * address; a queued value 42 from pid 9 */
+	static const uint64_t chld[4] = { 7 | 1000ULL << 32, 3, 5, 6 }, fault[4] = { 0x10 },
+			      queued[4] = { 9, 42 }, kill_[4] = { 9 | 0ULL << 32 };
 	struct run r;
 	struct trace_call c;
 
 	start(&r, NULL);
-	trace_printer_signal(r.p, 100, 100, T0, 17, 1, 0);
-	trace_printer_signal(r.p, 100, 100, T0, 11, 1, 0);
-	trace_printer_signal(r.p, 100, 100, T0, 10, 0, 0);
-	trace_printer_signal(r.p, 100, 100, T0, 15, -6, 1);
-	trace_printer_signal(r.p, 100, 100, T0, 10, 123, 0);
+	signal_at(&r, 100, 100, T0, 17, 1, 0, chld);
+	signal_at(&r, 100, 100, T0, 17, 2, 0, (const uint64_t[4]){ 7, 15 });
+	signal_at(&r, 100, 100, T0, 11, 1, 0, fault);
+	signal_at(&r, 100, 100, T0, 11, 0x80, 0, NULL);
+	signal_at(&r, 100, 100, T0, 10, 0, 0, kill_);
+	signal_at(&r, 100, 100, T0, 10, -1, 0, queued);
+	signal_at(&r, 100, 100, T0, 15, -6, 1, kill_);
+	signal_at(&r, 100, 100, T0, 10, 123, 0, NULL);
+	signal_at(&r, 100, 100, T0, 9, 0, 0, kill_);      /* SIGKILL: strace never shows it */
 	/* a signal while a call is open: the call is resumed later */
 	read_in(&r, 100, 100, T0 + 10, 0, 16);
-	trace_printer_signal(r.p, 100, 100, T0 + 20, 2, 0x80, 0);
+	signal_at(&r, 100, 100, T0 + 20, 2, 0x80, 0, NULL);
 	c = exit_of("read", 100, 100, T0 + 30, -4);
 	trace_printer_exit(r.p, &c);
 	expect(&r,
-	       "--- SIGCHLD {si_signo=SIGCHLD, si_code=CLD_EXITED} ---\n"
-	       "--- SIGSEGV {si_signo=SIGSEGV, si_code=SEGV_MAPERR} ---\n"
-	       "--- SIGUSR1 {si_signo=SIGUSR1, si_code=SI_USER} ---\n"
-	       "--- SIGTERM {si_signo=SIGTERM, si_code=SI_TKILL, si_errno=EPERM} ---\n"
+	       "--- SIGCHLD {si_signo=SIGCHLD, si_code=CLD_EXITED, si_pid=7, si_uid=1000, si_status=3, si_utime=5, si_stime=6} ---\n"
+	       "--- SIGCHLD {si_signo=SIGCHLD, si_code=CLD_KILLED, si_pid=7, si_uid=0, si_status=SIGTERM, si_utime=0, si_stime=0} ---\n"
+	       "--- SIGSEGV {si_signo=SIGSEGV, si_code=SEGV_MAPERR, si_addr=0x10} ---\n"
+	       "--- SIGSEGV {si_signo=SIGSEGV, si_code=SI_KERNEL, si_addr=NULL} ---\n"
+	       "--- SIGUSR1 {si_signo=SIGUSR1, si_code=SI_USER, si_pid=9, si_uid=0} ---\n"
+	       "--- SIGUSR1 {si_signo=SIGUSR1, si_code=SI_QUEUE, si_pid=9, si_uid=0, si_int=42, si_ptr=0x2a} ---\n"
+	       "--- SIGTERM {si_signo=SIGTERM, si_code=SI_TKILL, si_errno=EPERM, si_pid=9, si_uid=0} ---\n"
 	       "--- SIGUSR1 {si_signo=SIGUSR1, si_code=0x7b} ---\n"
 	       "read(0,  <unfinished ...>\n"
 	       "--- SIGINT {si_signo=SIGINT, si_code=SI_KERNEL} ---\n"
 	       "<... read resumed>0x7ffd1000, 16)       = -1 EINTR (Interrupted system call)\n");
+}
+
+/* An ignored signal (never delivered) shows after the call it arrived in returns, as
+ * strace shows it; to a task not seen yet (scry, the command before its exec) never. */
+static void test_signal_ignored(void **state)
+{
+	static const uint64_t chld[4] = { 7, 0 };
+	struct run r;
+	struct trace_call c;
+	uint8_t si[48];
+
+	start(&r, NULL);
+	sig_of(si, 17, 1, 0, chld);
+	trace_printer_signal_ignored(r.p, 555, 555, T0, si);       /* unknown task */
+	read_in(&r, 100, 100, T0 + 10, 0, 16);
+	trace_printer_signal_ignored(r.p, 100, 100, T0 + 20, si);  /* during read */
+	c = exit_of("read", 100, 100, T0 + 30, 0);
+	trace_printer_exit(r.p, &c);
+	trace_printer_signal_ignored(r.p, 100, 100, T0 + 40, si);  /* between calls: now */
+	expect(&r,
+	       "read(0, \"\", 16)                         = 0\n"
+	       "--- SIGCHLD {si_signo=SIGCHLD, si_code=CLD_EXITED, si_pid=7, si_uid=0, si_status=0, si_utime=0, si_stime=0} ---\n"
+	       "--- SIGCHLD {si_signo=SIGCHLD, si_code=CLD_EXITED, si_pid=7, si_uid=0, si_status=0, si_utime=0, si_stime=0} ---\n");
 }
 
 static void no_sigchld(struct trace_opts *o)
@@ -385,9 +419,9 @@ static void test_selection(void **state)
 	struct run r;
 
 	start(&r, no_sigchld);
-	trace_printer_signal(r.p, 100, 100, T0, 17, 1, 0);
-	trace_printer_signal(r.p, 100, 100, T0, 15, 0, 0);
-	expect(&r, "--- SIGTERM {si_signo=SIGTERM, si_code=SI_USER} ---\n");
+	signal_at(&r, 100, 100, T0, 17, 1, 0, NULL);
+	signal_at(&r, 100, 100, T0, 15, 0, 0, NULL);
+	expect(&r, "--- SIGTERM {si_signo=SIGTERM, si_code=SI_USER, si_pid=0, si_uid=0} ---\n");
 
 	start(&r, only_close);
 	read_in(&r, 100, 100, T0, 0, 4);
@@ -421,7 +455,7 @@ static void test_counting(void **state)
 	read_in(&r, 100, 100, T0, 0, 4);
 	read_out(&r, 100, 100, T0 + 5000, "ab", 2);
 	simple(&r, "close", 100, 100, T0 + 10000, 3, -9);
-	trace_printer_signal(r.p, 100, 100, T0, 17, 1, 0);
+	signal_at(&r, 100, 100, T0, 17, 1, 0, NULL);
 	simple(&r, "exit_group", 100, 100, T0 + 30000, 0, 0);
 	trace_printer_exited(r.p, 100, T0 + 40000, 0);
 	assert_int_equal(trace_printer_finish(r.p), 0);
@@ -512,6 +546,7 @@ int main(void)
 		cmocka_unit_test(test_times),
 		cmocka_unit_test(test_status_filter),
 		cmocka_unit_test(test_signals),
+		cmocka_unit_test(test_signal_ignored),
 		cmocka_unit_test(test_selection),
 		cmocka_unit_test(test_counting),
 		cmocka_unit_test(test_detached_and_lost),

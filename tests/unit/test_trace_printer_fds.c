@@ -251,7 +251,7 @@ static void test_json(void **state)
 	read_in(&r, 100, 101, T0 + 5, 3, 8);
 	openat_call(&r, 100, 100, T0 + 1000, -100, "/tmp/a\"b\\c\n\001\377é", 0100, 0644, -2);
 	read_out(&r, 100, 101, T0 + 20000, "x\ty", 3);
-	trace_printer_signal(r.p, 100, 100, T0 + 30000, 17, 1, 0);
+	signal_at(&r, 100, 100, T0 + 30000, 17, 2, 0, (const uint64_t[4]){ 7 | 1000ULL << 32, 9, 4, 0x7fffffffffffffffLL });
 	c = entry("close", 100, 101, T0 + 40000);
 	in_int(&c, 0, 3);
 	trace_printer_entry(r.p, &c);
@@ -265,7 +265,8 @@ static void test_json(void **state)
 		"{\"event\":\"syscall\",\"ts\":1700000000.000000005,\"pid\":100,\"tid\":101,\"syscall\":\"read\","
 		"\"args\":[\"3\",\"\\\"x\\\\ty\\\"\",\"8\"],\"ret\":3,\"error\":null,\"duration_ns\":19995}\n"
 		"{\"event\":\"signal\",\"ts\":1700000000.000030000,\"pid\":100,\"tid\":100,\"signal\":\"SIGCHLD\","
-		"\"signo\":17,\"si_code\":\"CLD_EXITED\",\"code\":1,\"si_errno\":null}\n"
+		"\"signo\":17,\"si_code\":\"CLD_KILLED\",\"code\":2,\"si_errno\":null,\"si_pid\":7,\"si_uid\":1000,"
+		"\"si_status\":\"SIGKILL\",\"si_utime\":4,\"si_stime\":9223372036854775807}\n"
 		"{\"event\":\"syscall\",\"ts\":1700000000.000050000,\"pid\":100,\"tid\":100,\"syscall\":\"exit_group\","
 		"\"args\":[\"3\"],\"ret\":null,\"error\":null,\"unfinished\":true}\n"
 		"{\"event\":\"syscall\",\"ts\":1700000000.000040000,\"pid\":100,\"tid\":101,\"syscall\":\"close\","
