@@ -62,7 +62,7 @@ int BPF_PROG(scry_fork, struct task_struct *parent, struct task_struct *child)
 	if (!target_all) {
 		if (!bpf_map_lookup_elem(&tracked, &ptgid))
 			return 0;
-		if (ctgid != ptgid)
+		if (ctgid != ptgid && follow_forks)
 			target_add(ctgid);
 	}
 	if ((track_mask & SCRY_TRACK_VPID) && ctgid != ptgid && vpid_ok(parent))

@@ -17,6 +17,7 @@ const volatile __u64 ctx_mask = (1ULL << SCRY_CTX_PID) | (1ULL << SCRY_CTX_TID) 
 const volatile __u32 head_bytes = SCRY_EVENT_HEADER_SIZE + 24; /* header + contexts of ctx_mask */
 const volatile __u32 self_tgid = 0;        /* scry itself: never recorded */
 const volatile __u8 target_all = 0;        /* 1: system-wide; 0: only tgids in `tracked` */
+const volatile __u8 follow_forks = 1;      /* the children of tracked tgids are tracked */
 const volatile __u16 fork_event_id = SCRY_NO_EVENT;
 const volatile __u16 signal_event_id = SCRY_NO_EVENT;   /* signals.bpf.h */
 const volatile __u16 signal_gen_event_id = SCRY_NO_EVENT;

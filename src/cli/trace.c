@@ -78,7 +78,7 @@ static int event_specs(const struct trace_opts *o, struct scry_catalog *cat, cha
 		"fcntl", "socket", "socketpair", "pipe", "pipe2", "accept", "accept4",
 	};
 	const size_t nfd = sizeof(fd_calls) / sizeof(fd_calls[0]);
-	char **specs = calloc(n + 5 + nfd, sizeof(*specs));
+	char **specs = calloc(n + 6 + nfd, sizeof(*specs));
 
 	if (!specs)
 		return -ENOMEM;
@@ -102,6 +102,8 @@ static int event_specs(const struct trace_opts *o, struct scry_catalog *cat, cha
 				specs[k - 1] = NULL;
 		specs[k++] = strdup("signal:signal_deliver");
 		specs[k++] = strdup("signal:signal_generate");   /* the ignored ones */
+		if (o->follow)                                    /* children shown from their birth */
+			specs[k++] = strdup("sched:sched_process_fork");
 		specs[k++] = strdup("sched:sched_process_exit");
 	}
 	*out = specs;
@@ -130,6 +132,11 @@ static void on_signal_ev(void *ctx, int pid, int tid, int64_t ts, const uint8_t 
 static void on_signal_ignored_ev(void *ctx, int pid, int tid, int64_t ts, const uint8_t *si)
 {
 	trace_printer_signal_ignored(ctx, pid, tid, ts, si);
+}
+
+static void on_task_ev(void *ctx, int parent_pid, int pid, int tid)
+{
+	trace_printer_task(ctx, parent_pid, pid, tid);
 }
 
 static void on_proc_exit(void *ctx, int pid, int64_t ts, int status)
@@ -282,6 +289,7 @@ int cmd_trace(int argc, char **argv)
 	so.channels = &chan;
 	so.nchannels = 1;
 	so.target_all = o.all;
+	so.no_follow = !o.follow;
 	if (cli_track_apply(&track, &so, &o.pids, &o.npids)) {
 		snprintf(err, sizeof(err), "out of memory");
 		goto fail;
@@ -297,7 +305,7 @@ int cmd_trace(int argc, char **argv)
 	if (chan.kind == SCRY_CHANNEL_EVENTS) {
 		struct trace_live_ops ops = {
 			.entry = on_entry, .exit = on_exit_ev, .signal = on_signal_ev, .signal_ignored = on_signal_ignored_ev,
-			.proc_exit = on_proc_exit, .ctx = pr,
+			.proc_exit = on_proc_exit, .task = on_task_ev, .ctx = pr,
 		};
 		if (!(live = trace_live_new(&ops))) {
 			snprintf(err, sizeof(err), "out of memory");

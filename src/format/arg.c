@@ -510,6 +510,9 @@ bool scry_fmt_at_entry(const struct scry_argspec *spec)
 {
 	if (spec->dir == SCRY_DIR_OUT)
 		return false;
+	/* clone's parent_tid, child_tidptr and tls: strace shows them when the call returns */
+	if (spec->set && spec->kind == SCRY_A_ENUM && !strncmp(spec->set, "clone_", 6) && strcmp(spec->set, "clone_stack"))
+		return false;
 	if (spec->dir != SCRY_DIR_INOUT)
 		return true;
 	switch (spec->kind) {

@@ -106,6 +106,7 @@ int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o,
 	p->skel->rodata->head_bytes = SCRY_EVENT_HEADER_SIZE + scry_context_size(o->ctx_mask);
 	p->skel->rodata->self_tgid = getpid();
 	p->skel->rodata->target_all = o->target_all;
+	p->skel->rodata->follow_forks = !o->no_follow;
 	p->skel->rodata->fork_event_id = o->fork_event_id;
 	p->skel->rodata->signal_event_id = o->signal_event_id;
 	p->skel->rodata->signal_gen_event_id = o->signal_gen_event_id;

@@ -16,6 +16,7 @@ struct scry_catalog;
 struct scry_probes_opts {
 	uint64_t ctx_mask;          /* enabled contexts, 1 << enum scry_ctx */
 	bool target_all;            /* system-wide; otherwise only tracked tgids (and their children) */
+	bool no_follow;             /* ... without their children */
 	uint16_t fork_event_id;     /* SCRY_NO_EVENT (0xffff) when sched_process_fork is not recorded */
 	uint16_t signal_event_id;   /* the signal_deliver builtin (signals.bpf.h), or SCRY_NO_EVENT */
 	uint16_t signal_gen_event_id;   /* the signal_generate builtin, or SCRY_NO_EVENT */

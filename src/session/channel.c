@@ -117,6 +117,7 @@ int channel_load(struct scry_channel *c, char *err, size_t errlen)
 		.cat = c->s->cat,
 		.ctx_mask = c->opts.ctx_mask,
 		.target_all = so->target_all,
+		.no_follow = so->no_follow,
 		.fork_event_id = c->fork_id,
 		.signal_event_id = c->signal_id,
 		.signal_gen_event_id = c->signal_gen_id,

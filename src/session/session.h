@@ -49,6 +49,8 @@ struct scry_session_opts {
 	struct scry_catalog *catalog;   /* the caller's, open until destroy (a catalog reads
 					 * ~700 tracefs formats: one is enough); NULL: its own */
 	bool target_all;                /* -a */
+	bool no_follow;                 /* the children of followed processes are not followed
+					 * (scry trace without -f, as strace) */
 	size_t packet_size;
 	struct scry_capture_opts capture;   /* user memory read by syscall events (-s, --snaplen) */
 	/* filter (LTTng's language), evaluated in the kernel before an event is written, or in

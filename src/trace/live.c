@@ -46,6 +46,7 @@ struct trace_live {
 	struct sig_event deliver, generate;  /* signal:signal_deliver, signal:signal_generate */
 	int pexit_id;
 	int group_dead_f;
+	int fork_id, fork_f[3];              /* sched_process_fork: parent_pid, child_pid, child_tid */
 	int64_t realtime_off;                /* CLOCK_REALTIME - CLOCK_MONOTONIC */
 	struct pending *pend;
 	size_t npend, cappend;
@@ -65,7 +66,7 @@ struct trace_live *trace_live_new(const struct trace_live_ops *ops)
 	if (!l)
 		return NULL;
 	l->ops = *ops;
-	l->deliver.id = l->generate.id = l->pexit_id = -1;
+	l->deliver.id = l->generate.id = l->pexit_id = l->fork_id = -1;
 	l->by_nr = calloc(SCRY_MAX_SYSCALLS, sizeof(*l->by_nr));
 	if (!l->by_nr) {
 		free(l);
@@ -133,6 +134,15 @@ int trace_live_bind(struct trace_live *l, struct scry_session *s, char *err, siz
 				snprintf(err, errlen, "signal:%s lacks the fields scry trace reads", ev->tp);
 				return -EINVAL;
 			}
+		} else if (!strcmp(ev->system, "sched") && !strcmp(ev->tp, "sched_process_fork")) {
+			static const char *const names[3] = { "parent_pid", "child_pid", "child_tid" };
+
+			for (int k = 0; k < 3; k++)
+				if ((l->fork_f[k] = field_index(ev, names[k])) < 0) {
+					snprintf(err, errlen, "sched:sched_process_fork lacks %s", names[k]);
+					return -EINVAL;
+				}
+			l->fork_id = (int)i;
 		} else if (!strcmp(ev->system, "sched") && !strcmp(ev->tp, "sched_process_exit")) {
 			l->pexit_id = (int)i;
 			l->group_dead_f = field_index(ev, "group_dead");
@@ -298,6 +308,12 @@ static void dispatch(struct trace_live *l, const uint8_t *b, uint32_t len)
 			sig_info(l, &l->generate, si);
 			l->ops.signal_ignored(l->ops.ctx, tpid, ttid, rts, si);
 		}
+		return;
+	}
+	if ((int)id == l->fork_id) {
+		if (l->ops.task)
+			l->ops.task(l->ops.ctx, (int)l->vals[l->fork_f[0]].v, (int)l->vals[l->fork_f[1]].v,
+				    (int)l->vals[l->fork_f[2]].v);
 		return;
 	}
 	if ((int)id == l->pexit_id) {

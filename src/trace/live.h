@@ -18,6 +18,8 @@ struct trace_live_ops {
 	void (*signal)(void *ctx, int pid, int tid, int64_t ts, const uint8_t *si);
 	/* a signal sent to tid that its handler ignores (signal:signal_generate) */
 	void (*signal_ignored)(void *ctx, int pid, int tid, int64_t ts, const uint8_t *si);
+	/* a new task tid of process pid, forked by parent_pid (sched:sched_process_fork) */
+	void (*task)(void *ctx, int parent_pid, int pid, int tid);
 	/* the last thread of pid exited; status as wait(2) reports it */
 	void (*proc_exit)(void *ctx, int pid, int64_t ts, int status);
 	void *ctx;

@@ -37,7 +37,6 @@ static void sel_set(struct sel *s, int nr)
 void trace_opts_init(struct trace_opts *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->follow = true;
 	memset(o->sel, 0xff, sizeof(o->sel));
 	o->sel_rest = true;
 	o->status = TRACE_ST_ALL;

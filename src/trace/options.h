@@ -37,7 +37,7 @@ enum trace_sort {                            /* -S, for the -c table */
 
 struct trace_opts {
 	/* what to trace */
-	bool follow;                         /* -f (default); --no-follow: only the tasks given */
+	bool follow;                         /* -f: children too; default (--no-follow): only the processes given */
 	pid_t *pids;                         /* -p (malloc'd) */
 	size_t npids;
 	bool all;                            /* -a: system-wide */
@@ -76,7 +76,7 @@ struct trace_names {
 	size_t nnames;
 };
 
-/* Defaults: follow, everything selected, status all, every signal, strsize 32. */
+/* Defaults: not following children, everything selected, status all, every signal, strsize 32. */
 void trace_opts_init(struct trace_opts *o);
 
 /* Free what o holds (its pids). */

@@ -253,10 +253,12 @@ void trace_printer_fmt_arg(struct trace_printer *p, struct outbuf *ob, const str
 /* Arguments from..to-1, comma-separated.  An argument the formatter prints as nothing is
  * left out with its comma (strace shows openat's mode only with O_CREAT, for instance).
  * True when something was printed. */
-static bool put_args(struct trace_printer *p, const struct trace_call *c, unsigned from, unsigned to,
-		     const struct scry_argval *all, bool have_ret)
+/* from the argument `from` to `to`, separated by ", " (also before the first printed when
+ * lead); an argument that prints nothing is left out with its separator. */
+static bool put_args_lead(struct trace_printer *p, const struct trace_call *c, unsigned from, unsigned to,
+			  const struct scry_argval *all, bool have_ret, bool lead)
 {
-	bool any = false;
+	bool any = lead;
 
 	for (unsigned i = from; i < to; i++) {
 		size_t before = p->ob.n, at;
@@ -273,12 +275,27 @@ static bool put_args(struct trace_printer *p, const struct trace_call *c, unsign
 	return any;
 }
 
+static bool put_args(struct trace_printer *p, const struct trace_call *c, unsigned from, unsigned to,
+		     const struct scry_argval *all, bool have_ret)
+{
+	return put_args_lead(p, c, from, to, all, have_ret, false);
+}
+
+/* Does the part printed at exit begin with the separator?  strace's clone decoder writes
+ * ", child_tidptr=..." when the call returns; the other decoders end the entry part with
+ * ", " (read(0,  <unfinished ...>). */
+static bool sep_at_exit(const struct trace_call *c, unsigned k)
+{
+	return k > 0 && k < c->nargs && c->specs && c->specs[k].kind == SCRY_A_ENUM && c->specs[k].set &&
+	       !strncmp(c->specs[k].set, "clone_", 6);
+}
+
 /* "NAME(arg, arg, " — what strace prints when the call enters. */
 static void put_entry_part(struct trace_printer *p, const struct pend *pd)
 {
 	ob_puts(&p->ob, pd->c.name);
 	ob_putc(&p->ob, '(');
-	if (put_args(p, &pd->c, 0, pd->k, pd->c.in, false) && pd->k < pd->c.nargs)
+	if (put_args(p, &pd->c, 0, pd->k, pd->c.in, false) && pd->k < pd->c.nargs && !sep_at_exit(&pd->c, pd->k))
 		OB_LIT(&p->ob, ", ");
 }
 
@@ -516,7 +533,7 @@ void trace_printer_exit(struct trace_printer *p, const struct trace_call *c)
 			OB_LIT(&p->ob, " resumed>");
 		}
 		from = pd ? pd->k : entry_args(&full);
-		put_args(p, &full, from, full.nargs, all, true);
+		put_args_lead(p, &full, from, full.nargs, all, true, pd && sep_at_exit(&full, from));
 		p->open_tid = 0;
 	} else if (pd && p->open_tid == c->tid) {
 		close_open(p, " <unfinished ...>");   /* not wanted after all (cannot happen) */
@@ -657,8 +674,13 @@ static void put_sigq(struct trace_printer *p, int tid, int64_t ts)
 		t->nsigq = 0;
 }
 
+/* With -f a new task is announced where strace announces it: "scry: Process N attached" on
+ * stderr, in the middle of the line being written when the lines go to stderr too (the line
+ * goes on after it; strace -o says nothing); from then on lines carry the "[pid N]" prefix. */
 void trace_printer_task(struct trace_printer *p, int parent_pid, int pid, int tid)
 {
+	if (p->announce && !imap_get(&p->tasks, tid))
+		put_num(p, "scry: Process %lld attached\n", tid, 0);
 	if (tid != pid)
 		task_get(p, pid, pid);   /* a new thread: its process is alive (the parent process
 					  * of a new process may be scry itself: not counted) */
@@ -683,7 +705,9 @@ struct trace_printer *trace_printer_new(const struct trace_opts *o, FILE *out, s
 	p->tty = isatty(fileno(out));
 	p->quiet = o->count == TRACE_COUNT_ONLY;
 	p->deferred = o->json || (o->status & sfu) != sfu;
+	/* strace -o: the pid on every line when following children or several processes */
 	p->numeric_pfx = o->outfile && (o->follow || o->all || o->npids + (o->cmd ? 1 : 0) > 1);
+	p->announce = o->follow && out == stderr && !p->quiet && !o->json;
 	fdtrack_init(&p->fds);
 	p->fo.strsize = o->strsize;
 	p->fo.verbose = o->verbose;

@@ -37,6 +37,7 @@ struct trace_printer {
 	bool quiet;                 /* -c: count, print nothing */
 	bool deferred;              /* whole calls printed when they return (status filter, JSON) */
 	bool numeric_pfx;           /* -o: "%-5d " prefix on every line */
+	bool announce;              /* -f to stderr: "scry: Process N attached" (trace_printer_task) */
 	struct trace_summary *sum;
 	struct imap tasks;          /* tid -> struct task *, the tasks alive */
 	int open_tid;               /* task whose line is open (entry part written), 0: none */

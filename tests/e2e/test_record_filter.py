@@ -9,6 +9,7 @@ import json
 import os
 import shutil
 import signal
+import re
 import subprocess
 import time
 
@@ -282,7 +283,8 @@ def trace_lines(scry, tmp_path, expr, cmd):
     out = tmp_path / "trace.out"
     p = subprocess.run([scry, "trace", "-o", str(out), "--filter", expr, "--", *map(str, cmd)],
                        capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
-    lines = [" ".join(l.split()[1:]) for l in out.read_text().splitlines()]   # pid prefix, alignment
+    # the pid prefix (-f), the alignment
+    lines = [" ".join(re.sub(r"^\d+ +", "", l).split()) for l in out.read_text().splitlines()]
     return p, lines
 
 

@@ -27,7 +27,7 @@ def trace(scry, tmp_path, *args, cmd, opts=()):
 @pytest.fixture(scope="module")
 def wl(tmp_path_factory, scry, workload):
     base = tmp_path_factory.mktemp("tracewl")
-    p, text = trace(scry, base, cmd=[workload("syscalls"), base])
+    p, text = trace(scry, base, cmd=[workload("syscalls"), base], opts=["-f"])   # it forks a child
     assert p.returncode == 0, p.stderr
     seen = json.loads(p.stdout.strip().splitlines()[-1])
     return seen, text.splitlines()
@@ -151,3 +151,36 @@ def test_agrees_with_strace(scry, tmp_path, cmd):
     ours = normalize(calls_of((tmp_path / "scry.out").read_text()))
     theirs = normalize(calls_of(st.read_text()))
     assert ours == theirs
+
+
+@pytest.mark.skipif(not shutil.which("strace"), reason="strace not installed")
+def test_children_only_with_f(scry, tmp_path, workload):
+    """strace's -f (issue 17 items 2, 4): without it only the command is traced (its children
+    are not even followed in the kernel) and -o lines carry no pid; with it each process's
+    calls equal strace -f's, every line prefixed with its pid."""
+    env = {"PATH": "/usr/bin:/bin", "LANG": "C"}
+    cmd = [workload("forker"), "2"]     # two children one after the other, each: getppid, exit
+
+    def run(name, argv, *opts):
+        out = tmp_path / f"{name}{''.join(opts)}.out"
+        p = subprocess.run([*argv, *opts, "-o", str(out), *(["--"] if name == "scry" else []), *cmd],
+                           capture_output=True, text=True, env=env)
+        assert p.returncode == 0 and '"children":2' in p.stdout, p.stderr
+        return out.read_text()
+
+    ours, theirs = run("scry", [scry, "trace"]), run("strace", ["strace"])
+    assert not any(re.match(r"^\d+ ", l) for l in ours.splitlines()), ours
+    assert normalize(calls_of(ours)) == normalize(calls_of(theirs))
+    assert "getppid" not in [c for c, _ in calls_of(ours)]          # the children's are not there
+
+    def per_pid(text):
+        procs = {}
+        for l in text.splitlines():
+            m = re.match(r"^(\d+) +(.*)$", l)
+            assert m, l                                             # every line has its pid
+            procs.setdefault(m[1], []).append(m[2])
+        return sorted(normalize(calls_of("\n".join(v))) for v in procs.values())
+
+    ours, theirs = run("scry", [scry, "trace"], "-f"), run("strace", ["strace"], "-f")
+    assert per_pid(ours) == per_pid(theirs)
+    assert len(per_pid(ours)) == 3                                  # the parent and its two children

@@ -17,7 +17,7 @@ LINE_RE = re.compile(r"^(\d+) +([a-z_0-9]+)\((.*)\)" + RET)
 def test_trace_record_agree(scry, workload, tmp_path, bt2_read):
     out = tmp_path / "lines"
     tdir = tmp_path / "t"
-    p = subprocess.run([scry, "trace", "-o", str(out), "--record", str(tdir), "--",
+    p = subprocess.run([scry, "trace", "-f", "-o", str(out), "--record", str(tdir), "--",
                         workload("syscalls"), str(tmp_path)],
                        capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
     assert p.returncode == 0, p.stderr

@@ -248,7 +248,7 @@ def test_track_vpid_children_not_by_number(scry, workload, tmp_path):
 def test_trace_track_uid(scry, tmp_path):
     """scry trace with a tracker: only the calls made as nobody (after setpriv's setresuid)."""
     out = tmp_path / "trace.out"
-    p = subprocess.run([scry, "trace", "-o", str(out), "--track-uid", "nobody", "--", "sh", "-c",
+    p = subprocess.run([scry, "trace", "-f", "-o", str(out), "--track-uid", "nobody", "--", "sh", "-c",
                         f"{' '.join(NOBODY)} /bin/echo nobody; /bin/echo root"],
                        capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
     assert p.returncode == 0, p.stderr

@@ -180,7 +180,7 @@ def test_trace_filter_user_space(scry, tmp_path, workload):
                        capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
     assert p.returncode == 0, p.stderr
     wl = json.loads(p.stdout)
-    lines = [" ".join(l.split()[1:]) for l in out.read_text().splitlines()]
+    lines = [" ".join(re.sub(r"^\d+ +", "", l).split()) for l in out.read_text().splitlines()]   # -f pid prefix
     addr = f'{{sa_family=AF_INET, sin_port=htons({a}), sin_addr=inet_addr("127.0.0.1")}}'
     assert lines == [f'sendto({wl["s"]}, "alpha", 5, 0, {addr}, 16) = 5',
                      f'sendto({wl["s"]}, "charlie", 7, 0, {addr}, 16) = 7',

@@ -153,6 +153,7 @@ static inline void start(struct run *r, void (*tweak)(struct trace_opts *))
 {
 	memset(r, 0, sizeof(*r));
 	trace_opts_init(&r->o);
+	r->o.follow = true;           /* the printer tests model strace -f */
 	if (tweak)
 		tweak(&r->o);
 	r->f = open_memstream(&r->buf, &r->len);

@@ -86,7 +86,7 @@ static void test_defaults(void **state)
 	char err[256];
 
 	assert_int_equal(parse(&o, err, "ls", "-l", "/etc", NULL), 0);
-	assert_true(o.follow);
+	assert_false(o.follow);                 /* strace: children only with -f */
 	assert_non_null(o.cmd);
 	assert_string_equal(o.cmd[0], "ls");
 	assert_string_equal(o.cmd[1], "-l");    /* options stop at the command */
@@ -284,6 +284,7 @@ static void test_output_options(void **state)
 
 	assert_int_equal(parse(&o, err, "-f", "-T", "-tt", "-y", "-v", "-s", "128", "-o", "/tmp/out",
 			       "--snaplen", "4K", "-p", "12,34", "-p", "56", NULL), 0);
+	assert_true(o.follow);
 	assert_true(o.durations);
 	assert_int_equal(o.tstamp, 2);
 	assert_true(o.decode_fds);

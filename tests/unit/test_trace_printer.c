@@ -216,6 +216,35 @@ static void test_outfile_prefix(void **state)
 	       "8927  +++ exited with 5 +++\n");
 }
 
+static void outfile_nofollow(struct trace_opts *o)
+{
+	o->outfile = "trace.out";
+	o->follow = false;
+	o->cmd = (char *[]){ "true", NULL };
+}
+
+/* strace -o FILE without -f: no prefix; a new task (-f) is announced only on stderr output */
+static void test_outfile_no_follow(void **state)
+{
+	struct run r;
+
+	start(&r, outfile_nofollow);
+	read_in(&r, 8927, 8927, T0 + 10, 0, 0);
+	read_out(&r, 8927, 8927, T0 + 20, "", 0);
+	expect(&r, "read(0, \"\", 0)                          = 0\n");
+
+	start(&r, NULL);
+	r.p->announce = true;         /* as when the lines go to stderr */
+	read_in(&r, 100, 100, T0, 0, 4);
+	trace_printer_task(r.p, 100, 101, 101);
+	read_out(&r, 100, 100, T0 + 20, "ab", 2);
+	simple(&r, "getpid", 100, 100, T0 + 30, 0, 100);
+	expect(&r,
+	       "read(0, scry: Process 101 attached\n"
+	       "\"ab\", 4) = 2\n"          /* strace's column runs on across its message */
+	       "[pid   100] getpid()                    = 100\n");
+}
+
 static void tt_T(struct trace_opts *o)
 {
 	o->tstamp = 2;
@@ -545,6 +574,7 @@ int main(void)
 		cmocka_unit_test(test_outfile_prefix),
 		cmocka_unit_test(test_times),
 		cmocka_unit_test(test_status_filter),
+		cmocka_unit_test(test_outfile_no_follow),
 		cmocka_unit_test(test_signals),
 		cmocka_unit_test(test_signal_ignored),
 		cmocka_unit_test(test_selection),
