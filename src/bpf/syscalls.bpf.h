@@ -220,6 +220,14 @@ static __always_inline bool exit_captures(const struct scry_sc_desc *d)
 	return d && (d->flags & (SCRY_SC_UNKNOWN | SCRY_SC_EXIT_OPS)) == SCRY_SC_EXIT_OPS;
 }
 
+/* rt_sigreturn: its argument (catalog/syscalls.c) is the signal frame's uc_sigmask.  At the
+ * call the handler has returned into the frame's restorer, popping pretcode: the stack
+ * pointer is at the frame's ucontext, and uc_sigmask follows uc_flags, uc_link, uc_stack
+ * (24 bytes) and uc_mcontext (struct sigcontext, 256 bytes).  After the call orig_ax is -1
+ * (restore_sigcontext): an exit with id -1 is rt_sigreturn's. */
+#define SCRY_NR_RT_SIGRETURN 15
+#define SCRY_SIGFRAME_MASK_OFF (8 + 8 + 24 + 256)
+
 SEC("tp_btf/sys_enter")
 int BPF_PROG(scry_sys_enter_btf, struct pt_regs *regs, long id)
 {
@@ -231,6 +239,8 @@ int BPF_PROG(scry_sys_enter_btf, struct pt_regs *regs, long id)
 	__u64 args[SCRY_MAX_ARGS] = {
 		regs->di, regs->si, regs->dx, regs->r10, regs->r8, regs->r9,
 	};
+	if (id == SCRY_NR_RT_SIGRETURN)
+		args[0] = regs->sp + SCRY_SIGFRAME_MASK_OFF;
 	sys_enter(id, args, t, d);
 	return 0;
 }
@@ -245,6 +255,8 @@ int BPF_PROG(scry_sys_exit_btf, struct pt_regs *regs, long ret)
 	long id = regs->orig_ax;
 	struct scry_sc_desc *d;
 
+	if (id == -1)
+		id = SCRY_NR_RT_SIGRETURN;
 	if (!exit_wanted(regs, &t, id, ret, &d))
 		return 0;
 	if (exit_captures(d)) {

@@ -87,6 +87,9 @@ static const struct scry_struct_field f_sigaction[] = {
 	X("sa_handler", 0, 8), X("sa_flags", 8, 8), X("sa_restorer", 16, 8), X("sa_mask", 24, 8),
 };
 static const struct scry_struct_field f_sigset[] = { X("sigset", 0, 8) };
+/* the mask a signal handler's return restores: the ucontext's uc_sigmask in the signal
+ * frame (rt_sigreturn's argument read from the user stack, src/catalog/syscalls.c) */
+static const struct scry_struct_field f_sigframe_mask[] = { X("mask", 0, 8) };
 
 static const struct scry_struct_field f_open_how[] = {
 	X("flags", 0, 8), X("mode", 8, 8), X("resolve", 16, 8),
@@ -189,6 +192,7 @@ static const struct scry_struct_desc descs[] = {
 	DESC("rusage", 144, f_rusage),
 	DESC("sigaction", 32, f_sigaction),
 	DESC("sigset", 8, f_sigset),
+	DESC("sigframe_mask", 8, f_sigframe_mask),
 	DESC("open_how", 24, f_open_how),
 	DESC("clone_args", 88, f_clone_args),
 	DESC("pollfd", 8, f_pollfd),
@@ -225,10 +229,10 @@ static const struct scry_struct_desc *const desc_list[NDESCS] = {
 	&descs[15], &descs[16], &descs[17], &descs[18], &descs[19], &descs[20], &descs[21],
 	&descs[22], &descs[23], &descs[24], &descs[25], &descs[26], &descs[27], &descs[28],
 	&descs[29], &descs[30], &descs[31], &descs[32], &descs[33], &descs[34], &descs[35],
-	&descs[36], &descs[37],
+	&descs[36], &descs[37], &descs[38],
 };
 
-_Static_assert(NDESCS == 38, "desc_list must list every description");
+_Static_assert(NDESCS == 39, "desc_list must list every description");
 
 const struct scry_struct_desc *scry_struct_find(const char *name)
 {

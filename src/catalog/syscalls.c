@@ -157,6 +157,22 @@ static void fill_spec(struct scry_syscall *sc)
 	}
 }
 
+/* Arguments a syscall takes from its caller's stack rather than its registers, as strace
+ * shows them: rt_sigreturn's is the mask the signal frame restores, whose address the BPF
+ * entry program passes as argument 0 (src/bpf/syscalls.bpf.h, SCRY_SIGFRAME_MASK_OFF). */
+static void add_frame_args(struct scry_syscall *sc)
+{
+	char err[128];
+
+	if (strcmp(sc->name, "rt_sigreturn") || sc->nargs)
+		return;
+	sc->args[0] = (struct scry_syscall_arg){ .name = "uc_sigmask", .ctype = "sigset_t *", .size = 8,
+						 .is_pointer = true };
+	if (scry_argspec_parse("istruct:sigframe_mask", (const char *[]){ "uc_sigmask" }, 1, sc->spec, err,
+			       sizeof(err)) == 0)
+		sc->nargs = 1;
+}
+
 int scry_syscalls_load(const char *tracefs, struct scry_syscalls *out, char *err, size_t errlen)
 {
 	struct scry_syscalls s = { 0 };
@@ -180,6 +196,7 @@ int scry_syscalls_load(const char *tracefs, struct scry_syscalls *out, char *err
 		if (tracefs && refresh(&s, tracefs, row, sc, &s.args_known[s.n]) < 0)
 			goto nomem;
 		fill_spec(sc);
+		add_frame_args(sc);
 		s.n++;
 	}
 	*out = s;

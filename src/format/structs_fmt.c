@@ -578,6 +578,11 @@ void fmt_struct_one(struct outbuf *ob, const struct scry_struct_desc *d, const u
 		put_sigaction(ob, p);
 	else if (!strcmp(t, "stack_t"))
 		put_stack_t(ob, p);
+	else if (!strcmp(t, "sigframe_mask")) {     /* rt_sigreturn({mask=[INT]}) */
+		OB_LIT(ob, "{mask=");
+		fmt_sigset(ob, p, 8);
+		ob_putc(ob, '}');
+	}
 	else if (!strcmp(t, "siginfo"))
 		scry_fmt_siginfo(ob, p);
 	else if (!strcmp(t, "open_how"))

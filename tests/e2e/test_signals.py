@@ -36,6 +36,23 @@ def signal_lines(text):
     return sorted(per.values())
 
 
+def calls_per_process(text):
+    """(name, ret) of each process's returned calls in order (resumed lines merged)."""
+    per = {}
+    for line in text.splitlines():
+        m = re.match(r"^(\d+) +(.*)$", line)
+        if not m or m[2].startswith(("---", "+++")) or m[2].endswith("<unfinished ...>"):
+            continue
+        c = re.match(r"^<\.\.\. (\w+) resumed>.*\) += (.*)$", m[2]) or re.match(r"^(\w+)\(.*\) += (.*)$", m[2])
+        if c:
+            ret = c[2].split()[0]
+            if ret == "?":     # died in the call: "= ?" or "<unfinished ...>" as lines interleave
+                continue
+            ret = "ADDR" if ret.startswith("0x") else "N" if c[1] in ("getpid", "clone", "wait4", "set_tid_address") else ret
+            per.setdefault(m[1], []).append((c[1], ret))
+    return sorted(per.values())
+
+
 def both(scry, tmp_path, cmd, opts=()):
     st, sc = tmp_path / "strace.out", tmp_path / "scry.out"
     a = subprocess.run(["strace", *opts, "-o", str(st), *cmd], capture_output=True, text=True)
@@ -68,6 +85,10 @@ def test_signal_kinds_as_strace(scry, tmp_path, workload):
     assert any("--- SIGUSR1 {si_signo=SIGUSR1, si_code=SI_QUEUE, " in l and "si_int=42, si_ptr=0x2a}" in l
                for l in lines)
     assert any(l.endswith("--- SIGSEGV {si_signo=SIGSEGV, si_code=SEGV_MAPERR, si_addr=0x10} ---") for l in lines)
+    # the handler's return: the mask restored from the signal frame, kill's 0 restored
+    assert any(re.match(r"^\d+ +rt_sigreturn\(\{mask=\[\]\}\) += 0$", l) for l in lines), ours
+    # each process's calls (names and return values, addresses and pids aside) equal strace's
+    assert calls_per_process(ours) == calls_per_process(theirs)
     # the ignored SIGUSR1 shows after the rt_sigqueueinfo that sent it, as strace's does
     i = next(i for i, l in enumerate(lines) if "rt_sigqueueinfo(" in l)
     assert "--- SIGUSR1" in lines[i + 1], lines[i:i + 2]

@@ -16,17 +16,26 @@ static void on_alarm(int sig)
 int main(void)
 {
 	union sigval v = { .sival_int = 42 };
-	int st;
-	pid_t c = fork();
+	int st, ready[2];
+	char b = 0;
+	pid_t c;
+
+	if (pipe(ready))
+		return 1;
+	c = fork();
 
 	if (c == 0)
 		_exit(3);
 	waitpid(c, &st, 0);
 	c = fork();
-	if (c == 0) {
+	if (c == 0) {                     /* it says it is ready: killed in pause(), not before */
+		if (write(ready[1], &b, 1) != 1)
+			_exit(1);
 		pause();
 		_exit(0);
 	}
+	if (read(ready[0], &b, 1) != 1)
+		return 1;
 	kill(c, SIGUSR2);
 	waitpid(c, &st, 0);
 	signal(SIGUSR1, SIG_IGN);
