@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "catalog/argspec.h"
+#include "catalog/catalog.h"
 #include "format/format.h"
 
 struct trace_call {
@@ -15,6 +16,7 @@ struct trace_call {
 	int nr;                       /* syscall number */
 	unsigned nargs;
 	const struct scry_argspec *specs;   /* nargs entries */
+	const struct scry_syscall_arg *args; /* nargs entries: names, C sizes (NULL: unknown) */
 	int pid, tid;
 	int64_t ts_entry, ts_exit;    /* ns since the epoch (CLOCK_REALTIME) */
 	bool have_entry, have_exit;

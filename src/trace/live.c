@@ -347,6 +347,7 @@ static void dispatch(struct trace_live *l, const uint8_t *b, uint32_t len)
 	c.nr = sc->nr;
 	c.nargs = sc->nargs;
 	c.specs = sc->spec;
+	c.args = sc->args;
 	c.pid = pid;
 	c.tid = tid;
 	if (ev->kind == SCRY_EV_SYSCALL_ENTRY) {

@@ -60,7 +60,12 @@ void trace_json_call(struct trace_printer *p, const struct trace_call *c, const 
 void trace_json_signal(struct trace_printer *p, int pid, int tid, int64_t ts, const uint8_t *si);
 void trace_json_exit(struct trace_printer *p, int pid, int tid, int64_t ts, int status);
 /* A JSON string of n bytes: quotes, escapes, and invalid UTF-8 bytes as \u00XX. */
-void trace_json_str(struct outbuf *ob, const char *s, size_t n);
+/* json_args.c: an argument's kind name ("fd", "flags"...), and its typed value as
+ * ,"value":... (with ,"ptr":... for a capture; ,"truncated":true when the value is cut:
+ * by the kernel side, or as the text shows with "..." when cut is set). */
+const char *trace_json_kind(enum scry_akind k);
+void trace_json_arg_value(struct outbuf *ob, const struct trace_call *c, unsigned i, const struct scry_argval *v,
+			  bool cut);
 
 /* Shared helpers (printer.c). */
 void trace_printer_line_end(struct trace_printer *p);

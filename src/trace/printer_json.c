@@ -1,132 +1,40 @@
-/* printer_json.c — `scry trace --json`: one object per line, always valid JSON:
- *   {"event":"syscall","ts":1700000000.000012345,"pid":1,"tid":1,"syscall":"openat",
- *    "args":["AT_FDCWD","\"/etc/passwd\"","O_RDONLY"],"ret":3,"error":null,
- *    "duration_ns":12000}
- *     args: each argument exactly as the text output prints it; "ret" and "error" null and
+/* printer_json.c — `scry trace --json`: one object per line, always valid JSON, values as
+ * util/json.h writes them (integers beyond 2^53 as exact strings, bytes that are not UTF-8
+ * as U+DC80 + byte):
+ *   {"event":"syscall","ts":"1700000000000012345","pid":1,"tid":1,"syscall":"openat",
+ *    "args":[{"name":"dfd","type":"dirfd","value":-100,"text":"AT_FDCWD"},
+ *            {"name":"filename","type":"path","value":"/etc/passwd","text":"\"/etc/passwd\""},
+ *            {"name":"flags","type":"flags","value":0,"names":["O_RDONLY"],"text":"O_RDONLY"}],
+ *    "ret":3,"error":null,"duration_ns":12000}
+ *     args: each argument's name (the kernel's), kind, typed value (json_args.c) and the text
+ *     strace prints (an argument strace leaves out is left out); "ret" and "error" null and
  *     "unfinished":true for a call that never returned ("detached":true when tracing
  *     stopped first); duration_ns when both ends are known
  *   {"event":"signal","ts":..,"pid":..,"tid":..,"signal":"SIGCHLD","signo":17,
  *    "si_code":"CLD_EXITED","code":1,"si_errno":null}
  *   {"event":"exit","ts":..,"pid":..,"tid":..,"exit_code":0}
  *   {"event":"exit","ts":..,"pid":..,"tid":..,"signal":"SIGKILL","signo":9,"core_dumped":false}
- * ts: seconds since the epoch with nanoseconds (the call's entry when known). */
+ * ts: nanoseconds since the epoch (the call's entry when known), a string by the 2^53 rule. */
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
 #include "trace/printer_int.h"
-
-/* Length of the valid UTF-8 sequence at s (at most n bytes), 0 if invalid. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	size_t len;
-	unsigned char lo = 0x80, hi = 0xbf;
-
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		len = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		len = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		len = 4;
-	else
-		return 0;
-	if (len > n)
-		return 0;
-	if (s[0] == 0xe0)
-		lo = 0xa0;      /* overlong */
-	else if (s[0] == 0xed)
-		hi = 0x9f;      /* surrogates */
-	else if (s[0] == 0xf0)
-		lo = 0x90;      /* overlong */
-	else if (s[0] == 0xf4)
-		hi = 0x8f;      /* above U+10FFFF */
-	if (s[1] < lo || s[1] > hi)
-		return 0;
-	for (size_t i = 2; i < len; i++)
-		if (s[i] < 0x80 || s[i] > 0xbf)
-			return 0;
-	return len;
-}
-
-void trace_json_str(struct outbuf *ob, const char *str, size_t n)
-{
-	const unsigned char *s = (const unsigned char *)str;
-	static const char hex[] = "0123456789abcdef";
-
-	ob_putc(ob, '"');
-	for (size_t i = 0; i < n;) {
-		unsigned char c = s[i];
-		size_t run = i;
-
-		/* copy a run of plain ASCII at once */
-		while (run < n && s[run] >= 0x20 && s[run] < 0x80 && s[run] != '"' && s[run] != '\\')
-			run++;
-		if (run > i) {
-			ob_write(ob, s + i, run - i);
-			i = run;
-			continue;
-		}
-		if (c == '"' || c == '\\') {
-			char e[2] = { '\\', (char)c };
-
-			ob_write(ob, e, 2);
-			i++;
-		} else if (c < 0x20) {
-			const char *e = c == '\n' ? "\\n" : c == '\t' ? "\\t" : c == '\r' ? "\\r" :
-					c == '\b' ? "\\b" : c == '\f' ? "\\f" : NULL;
-
-			if (e) {
-				ob_write(ob, e, 2);
-			} else {
-				char u[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
-
-				ob_write(ob, u, 6);
-			}
-			i++;
-		} else {
-			size_t l = utf8_len(s + i, n - i);
-
-			if (l) {
-				ob_write(ob, s + i, l);
-				i += l;
-			} else {   /* not UTF-8: the byte as a code point */
-				char u[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
-
-				ob_write(ob, u, 6);
-				i++;
-			}
-		}
-	}
-	ob_putc(ob, '"');
-}
-
-static void json_cstr(struct outbuf *ob, const char *s)
-{
-	if (s)
-		trace_json_str(ob, s, strlen(s));
-	else
-		OB_LIT(ob, "null");
-}
+#include "util/json.h"
 
 static void head(struct trace_printer *p, const char *event, int64_t ts, int pid, int tid)
 {
-	char tmp[64];
-	int n;
-
-	if (ts < 0)
-		ts = 0;
-	n = snprintf(tmp, sizeof(tmp), "%lld.%09lld", (long long)(ts / 1000000000), (long long)(ts % 1000000000));
 	OB_LIT(&p->ob, "{\"event\":\"");
 	ob_puts(&p->ob, event);
 	OB_LIT(&p->ob, "\",\"ts\":");
-	ob_write(&p->ob, tmp, (size_t)n);
+	json_i64(&p->ob, ts < 0 ? 0 : ts);
 	OB_LIT(&p->ob, ",\"pid\":");
 	ob_i64(&p->ob, pid);
 	OB_LIT(&p->ob, ",\"tid\":");
 	ob_i64(&p->ob, tid);
 }
 
-/* One argument formatted by the text printer, then escaped, after a comma when sep;
- * false when the text printer leaves it out (it prints as nothing). */
+/* One argument as an object (name, type, typed value, the text printer's text), after a
+ * comma when sep; false when the text printer leaves it out (it prints as nothing). */
 static bool json_arg(struct trace_printer *p, const struct trace_call *c, unsigned i,
 		     const struct scry_argval *all, bool have_ret, bool sep)
 {
@@ -148,7 +56,26 @@ static bool json_arg(struct trace_printer *p, const struct trace_call *c, unsign
 		return false;
 	if (sep)
 		ob_putc(&p->ob, ',');
-	trace_json_str(&p->ob, s, n);
+	OB_LIT(&p->ob, "{\"name\":");
+	json_cstr(&p->ob, c->args ? c->args[i].name : NULL);
+	OB_LIT(&p->ob, ",\"type\":");
+	json_cstr(&p->ob, trace_json_kind(c->specs[i].kind));
+	trace_json_arg_value(&p->ob, c, i, &all[i], n >= 4 && (!memcmp(s + n - 4, "\"...", 4) ||
+							      !memcmp(s + n - 4, "...]", 4) || memmem(s, n, "\"..., ", 6)));
+	if (c->specs[i].kind == SCRY_A_FLAGS) {      /* the names the text or-s together */
+		OB_LIT(&p->ob, ",\"names\":[");
+		for (size_t k = 0, from = 0; k <= n; k++)
+			if (k == n || s[k] == '|') {
+				if (from)
+					ob_putc(&p->ob, ',');
+				json_str(&p->ob, s + from, k - from);
+				from = k + 1;
+			}
+		ob_putc(&p->ob, ']');
+	}
+	OB_LIT(&p->ob, ",\"text\":");
+	json_str(&p->ob, s, n);
+	ob_putc(&p->ob, '}');
 	return true;
 }
 
@@ -170,7 +97,7 @@ void trace_json_call(struct trace_printer *p, const struct trace_call *c, const 
 			OB_LIT(ob, ",\"detached\":true");
 	} else {
 		OB_LIT(ob, ",\"ret\":");
-		ob_i64(ob, c->ret);
+		json_i64(ob, c->ret);
 		OB_LIT(ob, ",\"error\":");
 		if (trace_call_failed(c->ret)) {
 			const char *e = scry_errno_name((int)-c->ret);
@@ -195,8 +122,8 @@ void trace_json_call(struct trace_printer *p, const struct trace_call *c, const 
 
 /* {"event":"signal",...,"signal":"SIGCHLD","signo":17,"si_code":"CLD_EXITED","code":1,
  * "si_errno":null,"si_pid":12,"si_uid":0,"si_status":0,...}: the union's members as
- * scry_siginfo_fields lists them, numbers as numbers, addresses as "0x..." strings,
- * signals and errnos by name. */
+ * scry_siginfo_fields lists them, numbers (addresses too) as numbers, signals and errnos
+ * by name. */
 void trace_json_signal(struct trace_printer *p, int pid, int tid, int64_t ts, const uint8_t *si)
 {
 	struct outbuf *ob = &p->ob;
@@ -217,21 +144,15 @@ void trace_json_signal(struct trace_printer *p, int pid, int tid, int64_t ts, co
 	OB_LIT(ob, ",\"si_errno\":");
 	json_cstr(ob, w[1] ? scry_errno_name(w[1]) : NULL);
 	for (size_t i = 0; i < n && i < 8; i++) {
-		char hex[24];
-
 		if (f[i].kind == SCRY_SI_ERRNO)
 			continue;                       /* si_errno above */
 		OB_LIT(ob, ",\"");
 		ob_puts(ob, f[i].name);
 		OB_LIT(ob, "\":");
 		switch (f[i].kind) {
-		case SCRY_SI_UINT: ob_u64(ob, (uint64_t)f[i].v); break;
-		case SCRY_SI_HEX: case SCRY_SI_PTR:
-			snprintf(hex, sizeof(hex), "%#llx", (unsigned long long)f[i].v);
-			json_cstr(ob, hex);
-			break;
+		case SCRY_SI_UINT: case SCRY_SI_HEX: case SCRY_SI_PTR: json_u64(ob, (uint64_t)f[i].v); break;
 		case SCRY_SI_SIGNAL: json_cstr(ob, scry_signal_name((int)f[i].v)); break;
-		default: ob_i64(ob, f[i].v); break;
+		default: json_i64(ob, f[i].v); break;
 		}
 	}
 	ob_putc(ob, '}');

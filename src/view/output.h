@@ -24,7 +24,5 @@ struct json_out {
 
 void json_out_init(struct json_out *o, struct outbuf *ob);
 void json_event(struct json_out *o, const struct view_stream *s);
-/* JSON string body of len bytes: escapes, invalid UTF-8 -> \uFFFD (no quotes added). */
-void json_escape(struct outbuf *ob, const uint8_t *p, size_t len);
 
 #endif

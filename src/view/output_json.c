@@ -1,9 +1,13 @@
 /* output_json.c — `scry view --json`: one object per event and line,
  * {"timestamp": ns since the epoch, "time": ISO-8601 UTC with ns, "name", "cpu_id",
- *  "context": {stream and event context fields}, "payload": {fields}}, with strict string
- * escaping (control characters, quotes, invalid UTF-8 as \uFFFD). */
+ *  "context": {stream and event context fields}, "payload": {fields}}, values as
+ * util/json.h writes them (integers beyond 2^53, the timestamp among them, as exact decimal
+ * strings; bytes that are not UTF-8 as U+DC80 + byte).  The auxiliary fields of the CTF
+ * layout (names beginning with "_": a sequence's length, the pointer and count behind a
+ * captured array) are left out; `scry view` and babeltrace2 show them. */
 #include <math.h>
 #include <stdio.h>
+#include "util/json.h"
 #include "view/output.h"
 
 void json_out_init(struct json_out *o, struct outbuf *ob)
@@ -13,89 +17,9 @@ void json_out_init(struct json_out *o, struct outbuf *ob)
 	o->tod.gmt = 1;
 }
 
-/* Length of the valid UTF-8 sequence at p (1..4), or 0 if invalid. */
-static size_t utf8_len(const uint8_t *p, size_t left)
-{
-	uint8_t c = p[0];
-	if (c < 0x80)
-		return 1;
-	size_t n;
-	uint32_t cp;
-	if (c >= 0xC2 && c <= 0xDF) {
-		n = 2;
-		cp = c & 0x1F;
-	} else if (c >= 0xE0 && c <= 0xEF) {
-		n = 3;
-		cp = c & 0x0F;
-	} else if (c >= 0xF0 && c <= 0xF4) {
-		n = 4;
-		cp = c & 0x07;
-	} else {
-		return 0;
-	}
-	if (left < n)
-		return 0;
-	for (size_t i = 1; i < n; i++) {
-		if ((p[i] & 0xC0) != 0x80)
-			return 0;
-		cp = cp << 6 | (p[i] & 0x3F);
-	}
-	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)) || (cp >= 0xD800 && cp <= 0xDFFF))
-		return 0;
-	return n;
-}
-
-void json_escape(struct outbuf *ob, const uint8_t *p, size_t len)
-{
-	size_t i = 0;
-	while (i < len) {
-		size_t run = i;
-		while (run < len && p[run] >= 0x20 && p[run] < 0x80 && p[run] != '"' && p[run] != '\\')
-			run++;
-		if (run > i) {
-			ob_write(ob, p + i, run - i);
-			i = run;
-			continue;
-		}
-		uint8_t c = p[i];
-		ob_reserve(ob);
-		if (c == '"') {
-			OB_LIT(ob, "\\\"");
-		} else if (c == '\\') {
-			OB_LIT(ob, "\\\\");
-		} else if (c == '\n') {
-			OB_LIT(ob, "\\n");
-		} else if (c == '\t') {
-			OB_LIT(ob, "\\t");
-		} else if (c == '\r') {
-			OB_LIT(ob, "\\r");
-		} else if (c == '\b') {
-			OB_LIT(ob, "\\b");
-		} else if (c == '\f') {
-			OB_LIT(ob, "\\f");
-		} else if (c < 0x20) {
-			char u[7] = { '\\', 'u', '0', '0', "0123456789abcdef"[c >> 4], "0123456789abcdef"[c & 15], 0 };
-			ob_write(ob, u, 6);
-		} else {
-			size_t n = utf8_len(p + i, len - i);
-			if (!n) {
-				OB_LIT(ob, "\\ufffd");
-				i++;
-				continue;
-			}
-			ob_write(ob, p + i, n);
-			i += n;
-			continue;
-		}
-		i++;
-	}
-}
-
 static void put_str(struct outbuf *ob, const uint8_t *p, size_t len)
 {
-	ob_putc(ob, '"');
-	json_escape(ob, p, len);
-	ob_putc(ob, '"');
+	json_str(ob, p, len);
 }
 
 static uint32_t put_value(struct outbuf *ob, const struct op *ops, uint32_t i, const struct val **vi);
@@ -105,7 +29,7 @@ static uint32_t put_members(struct outbuf *ob, const struct op *ops, uint32_t i,
 {
 	uint32_t j = i + 1;
 	while (ops[j].kind != OP_STRUCT_END) {
-		if (ops[j].flags & OPF_HIDDEN) {
+		if ((ops[j].flags & OPF_HIDDEN) || (ops[j].kind == OP_INT && ops[j].name && ops[j].name[0] == '_')) {
 			(*vi)++;
 			j = ops[j].next;
 			continue;
@@ -131,9 +55,9 @@ static uint32_t put_value(struct outbuf *ob, const struct op *ops, uint32_t i, c
 		if (lab)
 			put_str(ob, (const uint8_t *)lab, strlen(lab));
 		else if (o->flags & OPF_SIGNED)
-			ob_i64(ob, (int64_t)v);
+			json_i64(ob, (int64_t)v);
 		else
-			ob_u64(ob, v);
+			json_u64(ob, v);
 		return i + 1;
 	}
 	case OP_FLOAT: {
@@ -199,7 +123,7 @@ void json_event(struct json_out *o, const struct view_stream *s)
 	tod_lookup(&o->tod, sec);
 	ob_reserve(ob);
 	OB_LIT(ob, "{\"timestamp\":");
-	ob_i64(ob, ns);
+	json_i64(ob, ns);
 	OB_LIT(ob, ",\"time\":\"");
 	ob_write(ob, o->tod.date, 10);
 	ob_putc(ob, 'T');

@@ -105,7 +105,7 @@ def test_signal_json(scry, tmp_path, workload):
     forks = [e["ret"] for e in evs if e["event"] == "syscall" and e["syscall"] in ("fork", "clone", "clone3")]
     assert [e["si_pid"] for e in chld] == forks[:2]
     segv = [e for e in sigs if e["signal"] == "SIGSEGV"]
-    assert len(segv) == 1 and segv[0]["si_addr"] == "0x10" and segv[0]["si_code"] == "SEGV_MAPERR"
+    assert len(segv) == 1 and segv[0]["si_addr"] == 0x10 and segv[0]["si_code"] == "SEGV_MAPERR"
     q = [e for e in sigs if e["signal"] == "SIGUSR1"]
     assert len(q) == 1 and q[0]["si_int"] == 42 and q[0]["si_pid"] == segv[0]["pid"]
 

@@ -33,6 +33,7 @@ struct sc {
 	const char *argn[6];
 	unsigned nargs;
 	struct scry_argspec specs[6];
+	struct scry_syscall_arg args[6];   /* names from argn; 8-byte values */
 };
 
 static struct sc scs[] = {
@@ -57,6 +58,9 @@ static inline int setup(void **state)
 
 	setenv("TZ", "UTC", 1);
 	tzset();
+	for (size_t i = 0; i < sizeof(scs) / sizeof(scs[0]); i++)
+		for (unsigned k = 0; k < scs[i].nargs; k++)
+			scs[i].args[k] = (struct scry_syscall_arg){ .name = scs[i].argn[k], .size = 8, .is_signed = true };
 	for (size_t i = 0; i < sizeof(scs) / sizeof(scs[0]); i++)
 		if (scs[i].nargs && scry_argspec_parse(scs[i].spec, scs[i].argn, scs[i].nargs, scs[i].specs,
 						       err, sizeof(err))) {
@@ -86,6 +90,7 @@ static inline struct trace_call entry(const char *name, int pid, int tid, int64_
 	c.nr = s->nr;
 	c.nargs = s->nargs;
 	c.specs = s->specs;
+	c.args = s->args;
 	c.pid = pid;
 	c.tid = tid;
 	c.ts_entry = ts;

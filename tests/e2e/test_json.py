@@ -1,0 +1,88 @@
+"""tests/e2e/test_json.py — JSON a program can trust (issue 17): `scry trace --json` and
+`scry view --json` read by Python's json module and by jq — integers beyond 2^53 (the
+timestamps, RLIM64_INFINITY) as exact decimal strings, bytes that are not UTF-8 recovered
+exactly (surrogateescape), each trace argument with its name, type and typed value beside
+strace's text, and no CTF length fields in view's objects."""
+import json
+import os
+import subprocess
+import time
+
+import pytest
+
+NAME = b"/tmp/scry-json-\xff\xfe-" + str(os.getpid()).encode()
+PROG = ("import os, resource\n"
+        f"fd = os.open({NAME!r}, os.O_CREAT | os.O_WRONLY, 0o600)\n"
+        "os.write(fd, b'ab\\xffcd')\n"
+        "os.close(fd)\n"
+        f"os.unlink({NAME!r})\n"
+        "resource.getrlimit(resource.RLIMIT_CORE)\n")
+
+
+def lines_of(path):
+    return [json.loads(l) for l in open(path, encoding="utf-8", errors="surrogateescape")]
+
+
+def test_trace_json(scry, tmp_path):
+    out = tmp_path / "t.json"
+    before = time.time_ns()
+    p = subprocess.run([scry, "trace", "--json", "-o", str(out), "-e", "trace=openat,write,prlimit64", "--",
+                        "/usr/bin/python3", "-c", PROG], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    evs = [e for e in lines_of(out) if e["event"] == "syscall"]
+    for e in evs:       # ns since the epoch, exact: a string (above 2^53)
+        assert isinstance(e["ts"], str) and before <= int(e["ts"]) <= time.time_ns()
+    op = [e for e in evs if e["syscall"] == "openat" and e["args"][1]["value"].startswith("/tmp/scry-json-")]
+    assert len(op) == 1
+    dfd, name, flags, mode = op[0]["args"]
+    assert (dfd["name"], dfd["type"], dfd["value"], dfd["text"]) == ("dfd", "dirfd", -100, "AT_FDCWD")
+    assert name["name"] == "filename" and name["type"] == "path"
+    assert name["value"].encode("utf-8", "surrogateescape") == NAME     # the bytes, exactly
+    assert flags["value"] == os.O_CREAT | os.O_WRONLY | os.O_CLOEXEC
+    assert sorted(flags["names"]) == ["O_CLOEXEC", "O_CREAT", "O_WRONLY"]
+    assert (mode["type"], mode["value"], mode["text"]) == ("oct", 0o600, "0600")
+    fd = op[0]["ret"]
+    wr = [e for e in evs if e["syscall"] == "write" and e["args"][0]["value"] == fd]
+    assert len(wr) == 1 and wr[0]["ret"] == 5
+    assert wr[0]["args"][1]["value"].encode("utf-8", "surrogateescape") == b"ab\xffcd"
+    assert wr[0]["args"][2] == {"name": "count", "type": "uint", "value": 5, "text": "5"}
+    pl = [e for e in evs if e["syscall"] == "prlimit64" and e["args"][1]["text"] == "RLIMIT_CORE"]
+    assert pl, [e["args"] for e in evs if e["syscall"] == "prlimit64"]
+    old = pl[-1]["args"][3]
+    assert old["type"] == "struct" and set(old["value"]) == {"rlim_cur", "rlim_max"}
+    import resource
+    cur, mx = resource.getrlimit(resource.RLIMIT_CORE)
+    want = [v if v != resource.RLIM_INFINITY else 2**64 - 1 for v in (cur, mx)]
+    got = [int(old["value"][k]) for k in ("rlim_cur", "rlim_max")]
+    assert got == want
+    # jq reads every line, and the exact values survive it
+    q = subprocess.run(["jq", "-r", 'select(.event == "syscall") | .ts'], stdin=open(out, "rb"),
+                       capture_output=True, text=True)
+    assert q.returncode == 0 and q.stdout.split() == [e["ts"] for e in evs]
+
+
+def test_view_json(scry, tmp_path):
+    tdir = tmp_path / "trace"
+    p = subprocess.run([scry, "record", "-q", "-o", str(tdir), "-e", "syscall:openat", "-e", "syscall:prlimit64",
+                        "-e", "syscall:execve", "--", "/usr/bin/python3", "-c", PROG], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    out = tmp_path / "v.json"
+    with open(out, "wb") as f:
+        assert subprocess.run([scry, "view", "--json", str(tdir)], stdout=f).returncode == 0
+    evs = lines_of(out)
+    assert evs
+    for e in evs:
+        assert isinstance(e["timestamp"], str) and int(e["timestamp"]) > 2**53
+        assert not [k for k in e["payload"] if k.startswith("_")], e["payload"]   # no CTF length fields
+    ex = [e for e in evs if e["name"] == "syscall_entry_execve"]
+    assert ex and ex[0]["payload"]["argv"][:2] == ["/usr/bin/python3", "-c"]
+    op = [e for e in evs if e["name"] == "syscall_entry_openat" and e["payload"]["filename"].startswith("/tmp/scry-json")]
+    assert len(op) == 1 and op[0]["payload"]["filename"].encode("utf-8", "surrogateescape") == NAME
+    import resource
+    if resource.getrlimit(resource.RLIMIT_CORE)[1] == resource.RLIM_INFINITY:
+        ends = [e for e in evs if e["name"] == "syscall_exit_prlimit64" and "old_rlim" in e["payload"]]
+        # a captured struct is a sequence of 0 or 1 in the trace
+        assert any(r.get("rlim_max") == "18446744073709551615" for e in ends for r in e["payload"]["old_rlim"]), ends
+    q = subprocess.run(["jq", "-s", "-e", "[.[] | .timestamp | tonumber] | length > 0 and all(. > 0)"],
+                       stdin=open(out, "rb"), capture_output=True, text=True)
+    assert q.returncode == 0, q.stderr
