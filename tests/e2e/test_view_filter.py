@@ -76,7 +76,7 @@ def view(scry, rec, expr, json_out=True):
 
 
 def key_json(o):
-    return (o["timestamp"], o["name"], o["context"].get("tid"))
+    return (int(o["timestamp"]), o["name"], o["context"].get("tid"))
 
 
 def key_bt2(e):
@@ -94,7 +94,7 @@ def check_same(scry, rec, expr, pred, at_least=1):
     want = [e for e in rec.events if pred(e)]
     assert len(want) >= at_least, f"{expr!r}: the workload should produce at least {at_least} matches"
     assert Counter(key_json(o) for o in got) == Counter(key_bt2(e) for e in want), expr
-    ts = [o["timestamp"] for o in got]
+    ts = [int(o["timestamp"]) for o in got]
     assert ts == sorted(ts)
     return got
 
