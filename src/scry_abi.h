@@ -136,7 +136,8 @@ enum scry_sop_len {          /* SEQ: where its length comes from */
 
 #define SCRY_MAX_SC_OPS   8
 #define SCRY_SEQ_MAX      4096   /* bytes one SEQ operation copies at most (--snaplen bound) */
-#define SCRY_STRV_MAX     32     /* strings one STRV operation copies at most */
+#define SCRY_STRV_MAX     1024   /* strings one STRV operation copies at most (a bpf_loop bound;
+				  * the event's size bounds them first: SCRY_EVENT_MAX) */
 #define SCRY_DIRENTS_MAX  8192   /* bytes of a getdents64 buffer whose entries DIRENTS copies */
 #define SCRY_DIRENTS_COUNT 65536  /* records DIRENTS counts at most */
 #define SCRY_NAME_MAX     256    /* bytes of a d_name read (with the NUL) */

@@ -273,62 +273,87 @@ static long strv_count_one(__u32 i, void *data)
 	return 0;
 }
 
-/* STRV (scry_abi.h): the array's pointer, count, n, then n strings, read at src (see struct
- * area).  An array or string that cannot be read is a fault. */
-static __always_inline void op_strv(struct area *a, const struct scry_sc_op *op, __u32 pos)
-{
-	struct strv_walk w = { .arr = a->src[op->arg & 7] };
-	__u32 start = pos, n = 0, max = op->max, each = op->elem;
-	bool end = !w.arr, full = false;
-	__u8 *buf = a->buf;
+/* Copying the strings of a user string array, one per call (bpf_loop). */
+struct strv_copy {
+	struct area *a;
+	__u64 arr;
+	__u32 pos;            /* where the next string goes */
+	__u32 n;              /* strings copied */
+	__u32 each;           /* bytes of one string at most, with its NUL */
+	__u32 max;            /* strings to copy at most */
+	__u8 end;             /* the NULL that ends the array was read */
+	__u8 full;            /* the event is full */
+	__u8 bad;             /* a slot could not be read */
+};
 
-	pos += 16;
+static long strv_copy_one(__u32 i, void *data)
+{
+	struct strv_copy *c = data;
+	struct area *a = c->a;
+	__u32 pos = c->pos, each = c->each;
+	__u64 p = 0;
+	long len;
+
+	if (i >= c->max)
+		return 1;
+	if (pos > SCRY_EVENT_MAX) {
+		c->full = 1;
+		return 1;
+	}
 	if (each > SCRY_STR_MAX)
 		each = SCRY_STR_MAX;
-	for (__u32 i = 0; i < SCRY_STRV_MAX && !end; i++) {
-		__u64 p = 0;
-		long len;
-
-		if (i >= max)
-			break;
-		if (pos > SCRY_EVENT_MAX) {
-			full = true;
-			break;
-		}
-		if (bpf_probe_read_user(&p, 8, (void *)(w.arr + 8 * i))) {
-			a->faults++;
-			w.bad = 1;
-			break;
-		}
-		if (!p) {
-			end = true;
-			break;
-		}
-		len = bpf_probe_read_user_str(buf + pos, each, (void *)p);
-		if (len < 0) {
-			a->faults++;
-			break;
-		}
-		if (len == 0) {   /* "" on kernels before the strncpy_from_user_nofault fix */
-			buf[pos] = 0;
-			len = 1;
-		}
-		pos += len;
-		n++;
+	if (bpf_probe_read_user(&p, 8, (void *)(c->arr + 8 * (__u64)i))) {
+		a->faults++;
+		c->bad = 1;
+		return 1;
 	}
-	w.count = n;
-	if (!end && !w.bad)
-		bpf_loop(SCRY_STRV_COUNT_MAX - n, strv_count_one, &w, 0);
-	if (full && w.count > n)
+	if (!p) {
+		c->end = 1;
+		return 1;
+	}
+	len = bpf_probe_read_user_str(a->buf + pos, each, (void *)p);
+	if (len < 0) {
+		a->faults++;
+		return 1;
+	}
+	if (len == 0) {   /* "" on kernels before the strncpy_from_user_nofault fix */
+		a->buf[pos] = 0;
+		len = 1;
+	}
+	c->pos = pos + (__u32)len;
+	c->n++;
+	return 0;
+}
+
+/* STRV (scry_abi.h): the array's pointer, count, n, then n strings, read at src (see struct
+ * area): as many as the operation asks (op->max) and the event holds; the pointers after
+ * them are counted.  An array or string that cannot be read is a fault. */
+static __always_inline void op_strv(struct area *a, const struct scry_sc_op *op, __u32 pos)
+{
+	struct strv_copy c = { .a = a, .arr = a->src[op->arg & 7], .pos = pos + 16, .each = op->elem,
+			       .max = op->max };
+	struct strv_walk w = { .arr = c.arr };
+	__u32 start = pos;
+	__u8 *buf = a->buf;
+
+	if (c.arr)
+		bpf_loop(SCRY_STRV_MAX, strv_copy_one, &c, 0);
+	else
+		c.end = 1;
+	w.count = c.n;
+	w.bad = c.bad;
+	if (!c.end && !w.bad)
+		bpf_loop(SCRY_STRV_COUNT_MAX - c.n, strv_count_one, &w, 0);
+	if (c.full && w.count > c.n)
 		count_truncated();
 	if (w.bad && !w.count)
 		w.count = SCRY_STRV_UNREADABLE;
 	if (start <= SCRY_EVENT_MAX) {
 		WR(__u64, buf, start, a->regs[op->arg & 7]);
 		WR(__u32, buf, start + 8, w.count);
-		WR(__u32, buf, start + 12, n);
+		WR(__u32, buf, start + 12, c.n);
 	}
-	a->pos = pos;
+	a->pos = c.pos;
 }
 
 static long sc_op(__u32 i, void *data)

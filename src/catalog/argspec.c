@@ -31,6 +31,7 @@ static const struct kindname kinds[] = {
 	{ "str", SCRY_A_STR, false, false, false },
 	{ "strv", SCRY_A_STRV, false, false, false },
 	{ "buf", SCRY_A_BUF, true, false, true },
+	{ "hexbuf", SCRY_A_BUF, true, false, true },    /* shown in \x hex (set "hex") */
 	{ "struct", SCRY_A_STRUCT, true, true, false },
 	{ "array", SCRY_A_ARRAY, true, true, true },
 	{ "sockaddr", SCRY_A_SOCKADDR, true, false, true },
@@ -120,6 +121,10 @@ static int parse_one(const char **pp, const char *const *argnames, unsigned narg
 		return -1;
 	}
 	a->kind = k->kind;
+	if (!strcmp(k->name, "hexbuf") && !(a->set = intern("hex", 3))) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
 	if (k->named) {
 		if (*p != ':' || !(n = word(p + 1))) {
 			snprintf(err, errlen, "'%s' needs a name (%s:NAME)", k->name, k->name);

@@ -14,6 +14,8 @@
  * Capture kinds take a direction prefix: i = read on entry (syscall_entry_*), o = read on
  * exit from the same pointer (syscall_exit_*), io = both:
  *     buf(LEN)          data bytes (cut at --snaplen; LEN in bytes)
+ *     hexbuf(LEN)       the same, shown as strace shows random or binary data: "\x3f\xb0..."
+ *                       (set "hex")
  *     struct:TYPE       one struct TYPE (structs.c)
  *     array:TYPE(LEN)   LEN elements of TYPE
  *     sockaddr(LEN)     a socket address of LEN bytes (at most 128 read)

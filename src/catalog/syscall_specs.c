@@ -227,7 +227,7 @@ const struct scry_sc_specrow scry_sc_specs[] = {
 	{ "sched_setaffinity", "pid, uint, ptr" },
 	{ "sched_getaffinity", "pid, uint, ptr" },
 	{ "getcpu", "ostruct:uint, ostruct:uint, ptr" },
-	{ "getrandom", "obuf(ret), uint, flags:getrandom" },
+	{ "getrandom", "ohexbuf(ret), uint, flags:getrandom" },
 	{ "ptrace", "enum:ptrace, pid, ptr, ptr" },
 	{ "seccomp", "enum:seccomp_op, hex, ptr" },
 	{ "syslog", "enum:syslog, ptr, int" },

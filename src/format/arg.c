@@ -447,7 +447,10 @@ static void put_buf(struct outbuf *ob, const struct scry_argspec *spec, const st
 	if (i == 0 && spec->dir == SCRY_DIR_OUT && spec->len == SCRY_LEN_RET && n > 1 && !val->p[n - 1] &&
 	    (val->p[0] == '/' || val->p[0] == '(') && !memchr(val->p, 0, n - 1))
 		n--;
-	scry_fmt_str(ob, val->p, n, strsize, more);
+	if (spec->set && !strcmp(spec->set, "hex"))
+		scry_fmt_str_hex(ob, val->p, n, strsize, more);
+	else
+		scry_fmt_str(ob, val->p, n, strsize, more);
 }
 
 static void put_array(struct outbuf *ob, const struct scry_argspec *spec, const struct scry_argval *val,

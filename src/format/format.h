@@ -86,6 +86,9 @@ bool scry_fmt_set_exists(const char *set, bool is_enum);
 /* A string or byte buffer as strace shows it: "abc\n"..., cut at max bytes. */
 void scry_fmt_str(struct outbuf *ob, const uint8_t *p, size_t len, size_t max, bool more);
 
+/* The same with every byte as \xNN (strace's QUOTE_FORCE_HEX: getrandom's bytes). */
+void scry_fmt_str_hex(struct outbuf *ob, const uint8_t *p, size_t len, size_t max, bool more);
+
 /* A socket address: {sa_family=AF_INET, sin_port=htons(80), sin_addr=inet_addr("1.2.3.4")} */
 void scry_fmt_sockaddr(struct outbuf *ob, const uint8_t *p, size_t len);
 

@@ -45,6 +45,22 @@ static void put_escaped(struct outbuf *ob, const uint8_t *p, size_t n)
 	ob_write(ob, tmp, t);
 }
 
+void scry_fmt_str_hex(struct outbuf *ob, const uint8_t *p, size_t len, size_t max, bool more)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t n = len < max ? len : max;
+
+	ob_putc(ob, '"');
+	for (size_t i = 0; p && i < n; i++) {
+		char x[4] = { '\\', 'x', hex[p[i] >> 4], hex[p[i] & 15] };
+
+		ob_write(ob, x, 4);
+	}
+	ob_putc(ob, '"');
+	if (more || len > max)
+		OB_LIT(ob, "...");
+}
+
 void scry_fmt_str(struct outbuf *ob, const uint8_t *p, size_t len, size_t max, bool more)
 {
 	size_t n = len < max ? len : max;

@@ -184,3 +184,27 @@ def test_children_only_with_f(scry, tmp_path, workload):
     ours, theirs = run("scry", [scry, "trace"], "-f"), run("strace", ["strace"], "-f")
     assert per_pid(ours) == per_pid(theirs)
     assert len(per_pid(ours)) == 3                                  # the parent and its two children
+
+
+@pytest.mark.skipif(not shutil.which("strace"), reason="strace not installed")
+def test_verbose_strings_and_hex(scry, tmp_path):
+    """-v shows every string of an environment (not the first 32: issue 17 item 5), and
+    getrandom's bytes are hex as strace shows them ("\\x3f\\xb0...")."""
+    env = [f"V{i}=x{i}" for i in range(60)]
+    cmd = ["/usr/bin/env", "-i", *env, "/bin/true"]
+    out = tmp_path / "v.out"
+    p = subprocess.run([scry, "trace", "-v", "-o", str(out), "-e", "trace=execve", "--", *cmd],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    st = subprocess.run(["strace", "-v", "-e", "trace=execve", "--", *cmd], capture_output=True, text=True)
+    ours = [l for l in out.read_text().splitlines() if l.startswith('execve("/bin/true"')]
+    theirs = [l for l in st.stderr.splitlines() if l.startswith('execve("/bin/true"')]
+    assert len(ours) == 1 and ours == theirs
+    assert all(f'"{e}"' in ours[0] for e in env)
+
+    out = tmp_path / "r.out"
+    p = subprocess.run([scry, "trace", "-o", str(out), "-e", "trace=getrandom", "--", "/usr/bin/python3", "-c",
+                        "import os; os.write(1, os.getrandom(16).hex().encode())"], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    want = "".join(f"\\x{p.stdout[i:i + 2]}" for i in range(0, 32, 2))
+    assert f'getrandom("{want}", 16, 0) = 16' in [" ".join(l.split()) for l in out.read_text().splitlines()]
