@@ -52,6 +52,8 @@ static void pend_free(struct pend *pd)
 /* First argument strace prints when the call returns. */
 static unsigned entry_args(const struct trace_call *c)
 {
+	if (c->name && !strcmp(c->name, "clone3"))
+		return c->nargs ? 1 : 0;   /* the struct; " => {parent_tid=[N]}, size" at exit */
 	for (unsigned i = 0; c->specs && i < c->nargs; i++)
 		if (!scry_fmt_at_entry(&c->specs[i]))
 			return i;
@@ -286,8 +288,26 @@ static bool put_args(struct trace_printer *p, const struct trace_call *c, unsign
  * ", " (read(0,  <unfinished ...>). */
 static bool sep_at_exit(const struct trace_call *c, unsigned k)
 {
+	if (k == 1 && c->nargs > 1 && c->name && !strcmp(c->name, "clone3"))
+		return true;
 	return k > 0 && k < c->nargs && c->specs && c->specs[k].kind == SCRY_A_ENUM && c->specs[k].set &&
 	       !strncmp(c->specs[k].set, "clone_", 6);
+}
+
+/* clone3 with CLONE_PARENT_SETTID: strace shows what the kernel stored at parent_tid, the
+ * new task's id — the value the call returns. */
+static void put_clone3_out(struct trace_printer *p, const struct trace_call *c, const struct scry_argval *all)
+{
+	uint64_t flags = 0;
+
+	if (!c->name || strcmp(c->name, "clone3") || c->ret <= 0 || !all[0].p || all[0].len < 8)
+		return;
+	memcpy(&flags, all[0].p, 8);
+	if (flags & 0x00100000) {   /* CLONE_PARENT_SETTID */
+		OB_LIT(&p->ob, " => {parent_tid=[");
+		ob_i64(&p->ob, c->ret);
+		OB_LIT(&p->ob, "]}");
+	}
 }
 
 /* "NAME(arg, arg, " — what strace prints when the call enters. */
@@ -523,7 +543,11 @@ void trace_printer_exit(struct trace_printer *p, const struct trace_call *c)
 		leader(p, c->tid, full.have_entry ? full.ts_entry : full.ts_exit);
 		ob_puts(&p->ob, full.name);
 		ob_putc(&p->ob, '(');
-		put_args(p, &full, 0, full.nargs, all, true);
+		from = entry_args(&full);
+		bool any = put_args(p, &full, 0, from, all, true);
+
+		put_clone3_out(p, &full, all);
+		put_args_lead(p, &full, from, full.nargs, all, true, any);
 	} else if (show) {
 		cont = pd && pd->shown && p->open_tid == c->tid;
 		if (!cont) {
@@ -533,6 +557,8 @@ void trace_printer_exit(struct trace_printer *p, const struct trace_call *c)
 			OB_LIT(&p->ob, " resumed>");
 		}
 		from = pd ? pd->k : entry_args(&full);
+		if (pd)
+			put_clone3_out(p, &full, all);
 		put_args_lead(p, &full, from, full.nargs, all, true, pd && sep_at_exit(&full, from));
 		p->open_tid = 0;
 	} else if (pd && p->open_tid == c->tid) {

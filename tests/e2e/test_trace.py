@@ -208,3 +208,20 @@ def test_verbose_strings_and_hex(scry, tmp_path):
     assert p.returncode == 0, p.stderr
     want = "".join(f"\\x{p.stdout[i:i + 2]}" for i in range(0, 32, 2))
     assert f'getrandom("{want}", 16, 0) = 16' in [" ".join(l.split()) for l in out.read_text().splitlines()]
+
+
+@pytest.mark.skipif(not shutil.which("strace"), reason="strace not installed")
+def test_clone3_parent_tid(scry, tmp_path):
+    """clone3 with CLONE_PARENT_SETTID shows " => {parent_tid=[N]}" as strace does (issue 17
+    item 5), where N is the new thread's id, also with a status filter (whole lines)."""
+    prog = "import threading; t = threading.Thread(target=lambda: 0); t.start(); t.join()"
+    for opts in ([], ["-z"]):
+        out = tmp_path / "c.out"
+        p = subprocess.run([scry, "trace", "-f", *opts, "-o", str(out), "-e", "trace=clone3", "--",
+                            "/usr/bin/python3", "-c", prog], capture_output=True, text=True)
+        assert p.returncode == 0, p.stderr
+        lines = [l for l in out.read_text().splitlines() if "clone3(" in l]
+        assert len(lines) == 1, lines
+        m = re.match(r"^\d+ +clone3\(\{flags=.*CLONE_PARENT_SETTID.*, tls=0x[0-9a-f]+\} "
+                     r"=> \{parent_tid=\[(\d+)\]\}, 88\) = (\d+)$", lines[0])
+        assert m and m[1] == m[2], lines[0]
