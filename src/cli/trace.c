@@ -75,7 +75,10 @@ static int event_specs(const struct trace_opts *o, struct scry_catalog *cat, cha
 	size_t n = scry_catalog_syscalls(cat, &list), k = 0;
 	static const char *const fd_calls[] = {
 		"open", "openat", "openat2", "creat", "close", "close_range", "dup", "dup2", "dup3",
-		"fcntl", "socket", "socketpair", "pipe", "pipe2", "accept", "accept4",
+		"fcntl", "socket", "socketpair", "pipe", "pipe2", "accept", "accept4", "chdir", "fchdir",
+		"unlink", "unlinkat", "rmdir", "epoll_create", "epoll_create1", "eventfd", "eventfd2",
+		"signalfd", "signalfd4", "timerfd_create", "inotify_init", "inotify_init1", "memfd_create",
+		"pidfd_open", "pidfd_getfd", "fanotify_init", "userfaultfd", "perf_event_open",
 	};
 	const size_t nfd = sizeof(fd_calls) / sizeof(fd_calls[0]);
 	char **specs = calloc(n + 6 + nfd, sizeof(*specs));
@@ -144,9 +147,19 @@ static void on_proc_exit(void *ctx, int pid, int64_t ts, int status)
 	trace_printer_exited(ctx, pid, ts, status);
 }
 
-static void gate_exec(void *ctx, pid_t pid)
+/* The command is held before its exec: shown from its exec on, with what it inherited
+ * (-y: its descriptors and working directory as they are now). */
+struct on_child_ctx {
+	struct trace_live *live;
+	struct trace_printer *pr;
+};
+
+static void on_child(void *ctx, pid_t pid)
 {
-	trace_live_gate_exec(ctx, (int)pid);
+	struct on_child_ctx *c = ctx;
+
+	trace_live_gate_exec(c->live, (int)pid);
+	trace_printer_prime(c->pr, (int)pid);
 }
 
 /* After each poll: hand the printer the events older than the live lag. */
@@ -320,8 +333,10 @@ int cmd_trace(int argc, char **argv)
 		goto fail;
 	if (scry_session_load(s, err, sizeof(err)))
 		goto fail;
-	if (cli_launch(s, o.pids, o.npids, o.cmd, &child, on_signal, live ? gate_exec : NULL, live,
-		       err, sizeof(err)))
+	for (size_t i = 0; i < o.npids; i++)
+		trace_printer_prime(pr, o.pids[i]);
+	if (cli_launch(s, o.pids, o.npids, o.cmd, &child, on_signal, live ? on_child : NULL,
+		       &(struct on_child_ctx){ live, pr }, err, sizeof(err)))
 		goto fail;
 
 	if (run(s, live, pr, &o, o.cmd ? &child : NULL, &end, err, sizeof(err)))

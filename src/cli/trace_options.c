@@ -221,7 +221,7 @@ int trace_opts_parse(struct trace_opts *o, struct cli_track *track, int argc, ch
 			o->wallclock = true;
 			break;
 		case 'y':
-			o->decode_fds = true;
+			o->decode_fds++;
 			break;
 		case 'v':
 			o->verbose = true;

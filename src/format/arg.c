@@ -39,16 +39,25 @@ static void put_pointer(struct outbuf *ob, const struct scry_argval *val)
 	fmt_ptr(ob, val->v);
 }
 
+void scry_fmt_fd_path(struct outbuf *ob, const char *path)
+{
+	size_t n = strlen(path), d = sizeof(" (deleted)") - 1;
+	bool deleted = n > d && !strcmp(path + n - d, " (deleted)");
+
+	ob_putc(ob, '<');
+	ob_write(ob, path, deleted ? n - d : n);
+	ob_putc(ob, '>');
+	if (deleted)
+		OB_LIT(ob, "(deleted)");
+}
+
 void fmt_fd(struct outbuf *ob, int64_t fd, const struct scry_fmt_opts *o)
 {
 	const char *path;
 
 	ob_i64(ob, fd);
-	if (fd >= 0 && o && o->fd_path && (path = o->fd_path(o->fd_ctx, o->pid, (int)fd))) {
-		ob_putc(ob, '<');
-		ob_puts(ob, path);
-		ob_putc(ob, '>');
-	}
+	if (fd >= 0 && o && o->fd_path && (path = o->fd_path(o->fd_ctx, o->pid, (int)fd)))
+		scry_fmt_fd_path(ob, path);
 }
 
 /* The value LEN refers to, when known. */
@@ -574,9 +583,13 @@ void scry_fmt_arg(struct outbuf *ob, const struct scry_argspec *spec, const stru
 		fmt_fd(ob, (int32_t)val->v, o);
 		break;
 	case SCRY_A_DIRFD:
-		if ((int32_t)val->v == -100)
+		if ((int32_t)val->v == -100) {
+			const char *cwd = o && o->fd_path ? o->fd_path(o->fd_ctx, o->pid, -100) : NULL;
+
 			OB_LIT(ob, "AT_FDCWD");
-		else
+			if (cwd)
+				scry_fmt_fd_path(ob, cwd);   /* -y: AT_FDCWD</home/u> */
+		} else
 			fmt_fd(ob, (int32_t)val->v, o);
 		break;
 	case SCRY_A_PID:

@@ -89,6 +89,10 @@ void scry_fmt_str(struct outbuf *ob, const uint8_t *p, size_t len, size_t max, b
 /* The same with every byte as \xNN (strace's QUOTE_FORCE_HEX: getrandom's bytes). */
 void scry_fmt_str_hex(struct outbuf *ob, const uint8_t *p, size_t len, size_t max, bool more);
 
+/* What -y shows after a descriptor: "</etc/passwd>", an unlinked file's as strace shows
+ * it: "</tmp/f>(deleted)" (path as readlink gives it: "/tmp/f (deleted)"). */
+void scry_fmt_fd_path(struct outbuf *ob, const char *path);
+
 /* A socket address: {sa_family=AF_INET, sin_port=htons(80), sin_addr=inet_addr("1.2.3.4")} */
 void scry_fmt_sockaddr(struct outbuf *ob, const uint8_t *p, size_t len);
 

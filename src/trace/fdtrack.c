@@ -1,4 +1,5 @@
 /* fdtrack.c — see fdtrack.h. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -25,7 +26,10 @@ struct fdent {
 struct fdtab {
 	struct fdent *v;
 	int cap;
+	char *cwd;              /* the working directory, NULL until asked (/proc/PID/cwd) */
 };
+
+#define DELETED " (deleted)"    /* what readlink appends for an unlinked file */
 
 void fdtrack_init(struct fdtrack *t)
 {
@@ -40,6 +44,7 @@ static void tab_free(struct fdtab *tb)
 	for (int i = 0; i < tb->cap; i++)
 		free(tb->v[i].path);
 	free(tb->v);
+	free(tb->cwd);
 	free(tb);
 }
 
@@ -123,11 +128,23 @@ static char *fd_link(struct fdtrack *t, int pid, int fd)
 	return read_link(t, pid, what);
 }
 
+/* pid's working directory (cached; /proc/PID/cwd the first time), or NULL. */
+static const char *cwd_of(struct fdtrack *t, int pid)
+{
+	struct fdtab *tb = tab_of(t, pid, true);
+
+	if (tb && !tb->cwd)
+		tb->cwd = read_link(t, pid, "cwd");
+	return tb ? tb->cwd : NULL;
+}
+
 const char *fdtrack_path(struct fdtrack *t, int pid, int fd)
 {
 	struct fdtab *tb = tab_of(t, pid, false);
 	char *s, *b;
 
+	if (fd == AT_FDCWD)
+		return cwd_of(t, pid);
 	if (fd < 0)
 		return NULL;
 	if (tb && fd < tb->cap && tb->v[fd].path)
@@ -158,7 +175,7 @@ static char *resolve(struct fdtrack *t, int pid, int dirfd, const char *path)
 	} else {
 		size_t bl;
 
-		base = dirfd == AT_FDCWD ? read_link(t, pid, "cwd") : fd_dup_path(t, pid, dirfd);
+		base = fd_dup_path(t, pid, dirfd);   /* AT_FDCWD: the working directory */
 		if (!base || base[0] != '/') {
 			free(base);
 			return strdup(path);
@@ -173,6 +190,48 @@ static char *resolve(struct fdtrack *t, int pid, int dirfd, const char *path)
 		return strdup(real);
 	}
 	return abs;
+}
+
+/* The absolute path of a name that no longer exists (unlinked): the directory resolved,
+ * the last component kept. */
+static char *resolve_gone(struct fdtrack *t, int pid, int dirfd, const char *name)
+{
+	const char *slash = strrchr(name, '/');
+	char *dir, *path = NULL, *dname;
+
+	if (!slash)
+		dir = dirfd == AT_FDCWD ? (cwd_of(t, pid) ? strdup(cwd_of(t, pid)) : NULL) : fd_dup_path(t, pid, dirfd);
+	else if (!(dname = strndup(name, slash == name ? 1 : (size_t)(slash - name))))
+		return NULL;
+	else {
+		dir = resolve(t, pid, dirfd, dname);
+		free(dname);
+	}
+	if (dir && dir[0] == '/' &&
+	    asprintf(&path, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", slash ? slash + 1 : name) < 0)
+		path = NULL;
+	free(dir);
+	return path;
+}
+
+/* Every descriptor, of every process, on path now names a deleted file (as readlink then
+ * says: "PATH (deleted)"). */
+static void mark_deleted(struct fdtrack *t, const char *path)
+{
+	size_t n = strlen(path);
+
+	for (size_t k = 0; k < t->procs.cap; k++) {
+		struct fdtab *tb = t->procs.slots[k].key ? t->procs.slots[k].val : NULL;
+
+		for (int i = 0; tb && i < tb->cap; i++) {
+			char *p = tb->v[i].path, *np;
+
+			if (!p || strncmp(p, path, n) || p[n] || asprintf(&np, "%s%s", p, DELETED) < 0)
+				continue;
+			free(p);
+			tb->v[i].path = np;
+		}
+	}
 }
 
 static bool arg_have(const struct trace_call *c, const struct scry_argval *all, unsigned i)
@@ -310,6 +369,27 @@ void fdtrack_apply(struct fdtrack *t, const struct trace_call *c, const struct s
 				     arg_have(c, all, 2) && (all[2].v & CLOSE_RANGE_CLOEXEC_));
 	} else if (!strcmp(n, "execve") || !strcmp(n, "execveat")) {
 		exec_closes(t, pid);
+	} else if (!strcmp(n, "chdir") || !strcmp(n, "fchdir")) {
+		struct fdtab *tb = tab_of(t, pid, true);
+		char *name = n[0] == 'c' ? arg_str(c, all, 0) : NULL;
+		char *dir = name ? resolve(t, pid, AT_FDCWD, name) : fd_dup_path(t, pid, arg_int(c, all, 0, -1));
+
+		free(name);
+		if (tb) {
+			free(tb->cwd);
+			tb->cwd = dir;   /* NULL: asked again from /proc */
+		} else {
+			free(dir);
+		}
+	} else if (!strcmp(n, "unlink") || !strcmp(n, "unlinkat") || !strcmp(n, "rmdir")) {
+		unsigned a = n[6] == 'a' ? 1 : 0;
+		char *name = arg_str(c, all, a);
+		char *path = name ? resolve_gone(t, pid, a ? arg_int(c, all, 0, AT_FDCWD) : AT_FDCWD, name) : NULL;
+
+		free(name);
+		if (path)
+			mark_deleted(t, path);
+		free(path);
 	} else if (!strcmp(n, "pipe") || !strcmp(n, "pipe2")) {
 		fd_pair(t, c, all, 0, n[4] == '2' && arg_have(c, all, 1) && (all[1].v & O_CLOEXEC));
 	} else if (!strcmp(n, "socketpair")) {
@@ -334,6 +414,38 @@ void fdtrack_fork(struct fdtrack *t, int parent_pid, int pid)
 	for (int i = 0; i < from->cap; i++)
 		if (from->v[i].path)
 			ent_set(t, pid, i, strdup(from->v[i].path), from->v[i].cloexec);
+	if (from->cwd)
+		to->cwd = strdup(from->cwd);
+}
+
+void fdtrack_prime(struct fdtrack *t, int pid)
+{
+	char dir[128];
+	DIR *d;
+	struct dirent *e;
+
+	snprintf(dir, sizeof(dir), "%s/%d/fd", t->proc_root, pid);
+	if (!(d = opendir(dir)))
+		return;
+	while ((e = readdir(d))) {
+		char info[160], line[128];
+		int fd = atoi(e->d_name);
+		unsigned long flags = 0;
+		FILE *f;
+
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(info, sizeof(info), "%s/%d/fdinfo/%d", t->proc_root, pid, fd);
+		if ((f = fopen(info, "re"))) {
+			while (fgets(line, sizeof(line), f))
+				if (sscanf(line, "flags: %lo", &flags) == 1)
+					break;
+			fclose(f);
+		}
+		ent_set(t, pid, fd, fd_link(t, pid, fd), flags & O_CLOEXEC);
+	}
+	closedir(d);
+	cwd_of(t, pid);
 }
 
 void fdtrack_drop(struct fdtrack *t, int pid)

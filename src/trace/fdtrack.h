@@ -1,8 +1,10 @@
 /* fdtrack.h — `scry trace -y`: which path each file descriptor of each process refers to,
  * kept from the calls seen (open/openat/openat2/creat, dup*, fcntl F_DUPFD*, close,
  * close_range, execve's close-on-exec, fds of sockets, pipes and other objects read from
- * /proc/PID/fd when the call is seen), and /proc/PID/fd/N for the fds no call told about
- * (src/trace/fdtrack.c).  Paths are resolved in scry's own mount namespace. */
+ * /proc/PID/fd when the call is seen), the working directory (chdir, fchdir), files
+ * unlinked while open marked deleted, what a process had open before it was traced
+ * (fdtrack_prime), and /proc/PID/fd/N for the fds no call told about (src/trace/fdtrack.c).
+ * Paths are resolved in scry's own mount namespace. */
 #ifndef SCRY_TRACE_FDTRACK_H
 #define SCRY_TRACE_FDTRACK_H
 
@@ -21,12 +23,17 @@ struct fdtrack {
 void fdtrack_init(struct fdtrack *t);
 void fdtrack_free(struct fdtrack *t);
 
-/* The path of fd in process pid, or NULL.  Valid until the fourth next call. */
+/* The path of fd in process pid (AT_FDCWD: its working directory), or NULL; an unlinked
+ * file's ends with " (deleted)", as readlink says.  Valid until the fourth next call. */
 const char *fdtrack_path(struct fdtrack *t, int pid, int fd);
 
 /* Apply what a returned call did to pid's descriptors.  all: the argument values at exit
  * (exit captures, else the entry values). */
 void fdtrack_apply(struct fdtrack *t, const struct trace_call *c, const struct scry_argval *all);
+
+/* What pid has open now, and its working directory, from /proc (the command scry started,
+ * before its exec; a process given with -p): the descriptors it inherited. */
+void fdtrack_prime(struct fdtrack *t, int pid);
 
 /* A new process inherits its parent's descriptors; a process that ended has none. */
 void fdtrack_fork(struct fdtrack *t, int parent_pid, int pid);

@@ -57,7 +57,7 @@ struct trace_opts {
 	enum trace_count count;              /* -c, -C */
 	enum trace_sort sortby;              /* -S */
 	bool wallclock;                      /* -w (scry always measures latency) */
-	bool decode_fds;                     /* -y */
+	unsigned decode_fds;                 /* -y: 1, -yy: 2 (sockets by protocol and address) */
 	bool verbose;                        /* -v */
 	bool json;                           /* --json */
 	const char *record_dir;              /* --record DIR: the CTF trace of the same events */

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include "trace/classes.h"
 #include "trace/printer_int.h"
+#include "trace/sockdesc.h"
 
 enum end_how { END_DIED, END_DETACHED };
 
@@ -34,9 +35,16 @@ static bool is_exec(const char *name)
 	return name && (!strcmp(name, "execve") || !strcmp(name, "execveat"));
 }
 
+/* -y: the descriptor's path; -yy: a socket by protocol and addresses (sockdesc.c). */
 static const char *fd_path_cb(void *ctx, int pid, int fd)
 {
-	return fdtrack_path(ctx, pid, fd);
+	struct trace_printer *p = ctx;
+	const char *path = fdtrack_path(&p->fds, pid, fd);
+
+	if (path && p->o.decode_fds > 1 && !strncmp(path, "socket:[", 8) &&
+	    sockdesc_name(p->fds.proc_root, pid, path, p->sockname, sizeof(p->sockname)))
+		return p->sockname;
+	return path;
 }
 
 /* ---- tasks and pending calls ---- */
@@ -335,13 +343,10 @@ static void put_ret(struct trace_printer *p, const struct trace_call *c, const s
 	pad_to_ret(p);
 	scry_fmt_ret_call(&p->ob, c->name, c->ret, c->specs, all, c->nargs, &p->fo);
 	if (p->o.decode_fds && c->ret >= 0 && returns_fd(c, all)) {
-		const char *path = fdtrack_path(&p->fds, c->pid, (int)c->ret);
+		const char *path = fd_path_cb(p, c->pid, (int)c->ret);
 
-		if (path) {
-			ob_putc(&p->ob, '<');
-			ob_puts(&p->ob, path);
-			ob_putc(&p->ob, '>');
-		}
+		if (path)
+			scry_fmt_fd_path(&p->ob, path);
 	}
 	if (p->o.durations && c->have_entry) {
 		int64_t d = c->ts_exit > c->ts_entry ? c->ts_exit - c->ts_entry : 0;
@@ -715,6 +720,12 @@ void trace_printer_task(struct trace_printer *p, int parent_pid, int pid, int ti
 		fdtrack_fork(&p->fds, parent_pid, pid);
 }
 
+void trace_printer_prime(struct trace_printer *p, int pid)
+{
+	if (p->o.decode_fds)
+		fdtrack_prime(&p->fds, pid);
+}
+
 /* ---- life cycle ---- */
 
 struct trace_printer *trace_printer_new(const struct trace_opts *o, FILE *out, struct trace_summary *sum)
@@ -739,7 +750,7 @@ struct trace_printer *trace_printer_new(const struct trace_opts *o, FILE *out, s
 	p->fo.verbose = o->verbose;
 	if (o->decode_fds) {
 		p->fo.fd_path = fd_path_cb;
-		p->fo.fd_ctx = &p->fds;
+		p->fo.fd_ctx = p;
 	}
 	if (ob_init(&p->ob, out))
 		goto fail;

@@ -74,6 +74,8 @@ void trace_printer_exited(struct trace_printer *p, int pid, int64_t ts, int stat
 /* Optional: a new task (fork, clone, thread) before its first event: it counts for the
  * pid prefix at once, and a new process inherits its parent's -y fd table. */
 void trace_printer_task(struct trace_printer *p, int parent_pid, int pid, int tid);
+/* -y: what process pid has open before it is traced (the command before its exec, -p). */
+void trace_printer_prime(struct trace_printer *p, int pid);
 
 /* After each batch of events: flushes when the output is a terminal (partial lines
  * included, as strace shows them); block-buffered otherwise. */
