@@ -112,7 +112,15 @@ enum scry_sop_kind {
 	                       * then {uint32 nentries (all the records), uint32 k, k entries of
 	                       * those within the first `max` bytes, each {u64 d_ino, s64 d_off,
 	                       * u16 d_reclen, u8 d_type, string d_name}} */
+	SCRY_SOP_FILE,        /* the open file the returned descriptor refers to (nothing read
+	                       * when the call failed): uint32 its inode's mode, uint64 its inode
+	                       * number, then SCRY_FILE_NAME bytes of its dentry's name, NUL-padded
+	                       * ("[eventpoll]" for an anonymous inode); with SCRY_SOPF_PAIR, the
+	                       * same for each of the two descriptors of the int[2] at argument
+	                       * `arg` (pipe, pipe2, socketpair) */
 };
+
+#define SCRY_FILE_NAME    32
 
 enum scry_sop_len {          /* SEQ: where its length comes from */
 	SCRY_SLEN_CONST,      /* max */
@@ -132,13 +140,15 @@ enum scry_sop_len {          /* SEQ: where its length comes from */
  * last SEQ without this flag read (a msghdr's msg_name, msg_iov); when that SEQ read
  * nothing, the operation writes nothing at all (its field is part of the element). */
 #define SCRY_SOPF_NESTED  0x08
+#define SCRY_SOPF_PAIR    0x20   /* FILE: the two fds of the int[2] at argument `arg` */
 #define SCRY_SOPF_RETDATA 0x10   /* IOV: the data bytes together <= the return value (0 if < 0) */
 
 #define SCRY_MAX_SC_OPS   8
 #define SCRY_SEQ_MAX      4096   /* bytes one SEQ operation copies at most (--snaplen bound) */
 #define SCRY_STRV_MAX     1024   /* strings one STRV operation copies at most (a bpf_loop bound;
 				  * the event's size bounds them first: SCRY_EVENT_MAX) */
-#define SCRY_DIRENTS_MAX  8192   /* bytes of a getdents64 buffer whose entries DIRENTS copies */
+#define SCRY_DIRENTS_MAX  32768  /* bytes of a getdents64 buffer whose entries DIRENTS copies (and
+				  * the event holds: SCRY_EVENT_MAX) */
 #define SCRY_DIRENTS_COUNT 65536  /* records DIRENTS counts at most */
 #define SCRY_NAME_MAX     256    /* bytes of a d_name read (with the NUL) */
 #define SCRY_STRV_COUNT_MAX  (1u << 17)  /* pointers one STRV operation counts at most */

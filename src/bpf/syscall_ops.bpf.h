@@ -356,6 +356,52 @@ static __always_inline void op_strv(struct area *a, const struct scry_sc_op *op,
 	a->pos = c.pos;
 }
 
+/* FILE (scry_abi.h): what descriptor fd of the current task refers to, read from its file
+ * table at the call's exit — the name the descriptor had then, whatever the task does with
+ * it afterwards (the user-space printer runs behind). */
+static __always_inline void file_of(struct area *a, __u32 pos, long fd)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct fdtable *fdt = BPF_CORE_READ(t, files, fdt);
+	struct file *f = NULL, **fds;
+	__u32 mode = 0;
+	__u64 ino = 0;
+	__u8 *buf = a->buf;
+
+	if (pos > SCRY_EVENT_MAX)
+		return;
+	__builtin_memset(buf + pos + 12, 0, SCRY_FILE_NAME);
+	if (fd >= 0 && fdt && fd < BPF_CORE_READ(fdt, max_fds)) {
+		fds = BPF_CORE_READ(fdt, fd);
+		bpf_probe_read_kernel(&f, sizeof(f), &fds[fd]);
+	}
+	if (f) {
+		struct inode *in = BPF_CORE_READ(f, f_inode);
+
+		mode = BPF_CORE_READ(in, i_mode);
+		ino = BPF_CORE_READ(in, i_ino);
+		bpf_probe_read_kernel_str(buf + pos + 12, SCRY_FILE_NAME, BPF_CORE_READ(f, f_path.dentry, d_name.name));
+	}
+	WR(__u32, buf, pos, mode);
+	WR(__u64, buf, pos + 4, ino);
+}
+
+static __always_inline void op_file(struct area *a, const struct scry_sc_op *op, __u32 pos)
+{
+	__s32 fds[2] = { -1, -1 };
+
+	if (!(op->flags & SCRY_SOPF_PAIR)) {
+		file_of(a, pos, (long)a->regs[6]);
+		a->pos = pos + 12 + SCRY_FILE_NAME;
+		return;
+	}
+	if ((long)a->regs[6] < 0 || bpf_probe_read_user(fds, sizeof(fds), (void *)a->regs[op->arg & 7]))
+		fds[0] = fds[1] = -1;
+	file_of(a, pos, fds[0]);
+	file_of(a, pos + 12 + SCRY_FILE_NAME, fds[1]);
+	a->pos = pos + 2 * (12 + SCRY_FILE_NAME);
+}
+
 static long sc_op(__u32 i, void *data)
 {
 	struct sc_walk *w = data;
@@ -396,6 +442,9 @@ static long sc_op(__u32 i, void *data)
 		break;
 	case SCRY_SOP_DIRENTS:
 		op_dirents(a, op, pos);
+		break;
+	case SCRY_SOP_FILE:
+		op_file(a, op, pos);
 		break;
 	default:
 		break;

@@ -32,6 +32,7 @@ static const struct kindname kinds[] = {
 	{ "strv", SCRY_A_STRV, false, false, false },
 	{ "buf", SCRY_A_BUF, true, false, true },
 	{ "hexbuf", SCRY_A_BUF, true, false, true },    /* shown in \x hex (set "hex") */
+	{ "pathbuf", SCRY_A_BUF, true, false, true },   /* a path written by the kernel (set "path") */
 	{ "struct", SCRY_A_STRUCT, true, true, false },
 	{ "array", SCRY_A_ARRAY, true, true, true },
 	{ "sockaddr", SCRY_A_SOCKADDR, true, false, true },
@@ -121,7 +122,8 @@ static int parse_one(const char **pp, const char *const *argnames, unsigned narg
 		return -1;
 	}
 	a->kind = k->kind;
-	if (!strcmp(k->name, "hexbuf") && !(a->set = intern("hex", 3))) {
+	if ((!strcmp(k->name, "hexbuf") && !(a->set = intern("hex", 3))) ||
+	    (!strcmp(k->name, "pathbuf") && !(a->set = intern("path", 4)))) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}

@@ -16,6 +16,8 @@
  *     buf(LEN)          data bytes (cut at --snaplen; LEN in bytes)
  *     hexbuf(LEN)       the same, shown as strace shows random or binary data: "\x3f\xb0..."
  *                       (set "hex")
+ *     pathbuf(LEN)      a path the kernel writes (getcwd): read whole (PATH_MAX), never cut
+ *                       at -s (set "path")
  *     struct:TYPE       one struct TYPE (structs.c)
  *     array:TYPE(LEN)   LEN elements of TYPE
  *     sockaddr(LEN)     a socket address of LEN bytes (at most 128 read)

@@ -458,6 +458,10 @@ static bool add_capture(struct builder *b, const struct scry_syscall *sc, unsign
 	}
 	switch (a->kind) {
 	case SCRY_A_BUF:
+		if (a->set && !strcmp(a->set, "path")) {
+			max = SCRY_SEQ_MAX;     /* a path: whole (PATH_MAX) */
+			break;
+		}
 		if (!o->snaplen)
 			return false;
 		max = o->snaplen;
@@ -578,9 +582,55 @@ fail:
 	return NULL;
 }
 
+/* Calls returning a descriptor that no argument names (a socket, an anonymous inode...):
+ * their exit records what the descriptor is (SCRY_SOP_FILE), as it was then. */
+static bool returns_file(const char *name)
+{
+	static const char *const calls[] = {
+		"socket", "accept", "accept4", "epoll_create", "epoll_create1", "eventfd", "eventfd2",
+		"signalfd", "signalfd4", "timerfd_create", "inotify_init", "inotify_init1", "memfd_create",
+		"memfd_secret", "pidfd_open", "pidfd_getfd", "fanotify_init", "userfaultfd",
+		"perf_event_open", "open_by_handle_at", "io_uring_setup",
+	};
+
+	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++)
+		if (!strcmp(calls[i], name))
+			return true;
+	return false;
+}
+
+static struct scry_field *add_text(struct builder *b, const char *name, uint32_t count);
+
+/* The int[2] argument of pipe, pipe2 and socketpair, or -1. */
+static int fd_pair_arg(const struct scry_syscall *sc)
+{
+	if (strcmp(sc->name, "pipe") && strcmp(sc->name, "pipe2") && strcmp(sc->name, "socketpair"))
+		return -1;
+	for (unsigned i = 0; i < sc->nargs; i++)
+		if (sc->spec[i].kind == SCRY_A_ARRAY && sc->spec[i].dir == SCRY_DIR_OUT)
+			return (int)i;
+	return -1;
+}
+
+/* PREFIX_mode (octal), PREFIX_ino, PREFIX_name: one SCRY_SOP_FILE record. */
+static bool add_file_fields(struct builder *b, const char *prefix)
+{
+	char n[3][32];
+	struct scry_field *f;
+
+	snprintf(n[0], sizeof(n[0]), "%s_mode", prefix);
+	snprintf(n[1], sizeof(n[1]), "%s_ino", prefix);
+	snprintf(n[2], sizeof(n[2]), "%s_name", prefix);
+	if (!(f = add(b, n[0], SCRY_F_INT, 4, false)))
+		return false;
+	f->base = 8;
+	return add(b, n[1], SCRY_F_INT, 8, false) && add_text(b, n[2], SCRY_FILE_NAME);
+}
+
 struct scry_event *scry_event_syscall_exit(const struct scry_syscall *sc, const struct scry_capture_opts *o)
 {
 	struct builder b = { 0 };
+	int pair;
 	bool failed = false;
 	char name[128];
 
@@ -593,6 +643,15 @@ struct scry_event *scry_event_syscall_exit(const struct scry_syscall *sc, const 
 	for (unsigned i = 0; i < sc->nargs && i < SCRY_MAX_ARGS; i++)
 		if (captured_at(&sc->spec[i], true) && !add_capture(&b, sc, i, o, true, &failed) && failed)
 			goto fail;
+	if (returns_file(sc->name)) {   /* SCRY_SOP_FILE: what the new descriptor is */
+		if (!add_file_fields(&b, "fd"))
+			goto fail;
+		add_op(b.ev, SCRY_SOP_FILE, 0);
+	} else if ((pair = fd_pair_arg(sc)) >= 0) {   /* ... the two of a pipe */
+		if (!add_file_fields(&b, "fd0") || !add_file_fields(&b, "fd1"))
+			goto fail;
+		add_op(b.ev, SCRY_SOP_FILE, (unsigned)pair)->flags = SCRY_SOPF_PAIR;
+	}
 	if (b.ev->nops == 1)
 		b.ev->nops = 0;   /* ret only: the fixed layout */
 	return b.ev;

@@ -134,6 +134,10 @@ static const struct scry_struct_field f_sysinfo[] = {
 };
 
 static const struct scry_struct_field f_int[] = { S("int", 0, 4) };
+/* a file descriptor in an array (pipe's two): -y names it */
+static const struct scry_struct_field f_fd[] = { S("fd", 0, 4) };
+/* a socket address's length, in and out (accept, getsockname...): [110 => 2] when changed */
+static const struct scry_struct_field f_socklen[] = { S("socklen", 0, 4) };
 static const struct scry_struct_field f_uint[] = { U("uint", 0, 4) };
 static const struct scry_struct_field f_long[] = { S("long", 0, 8) };
 static const struct scry_struct_field f_ulong[] = { X("ulong", 0, 8) };
@@ -207,6 +211,8 @@ static const struct scry_struct_desc descs[] = {
 	DESC("utsname", 390, f_utsname),
 	DESC("sysinfo", 112, f_sysinfo),
 	DESC("int", 4, f_int),
+	DESC("socklen", 4, f_socklen),
+	DESC("fd", 4, f_fd),
 	DESC("uint", 4, f_uint),
 	DESC("long", 8, f_long),
 	DESC("ulong", 8, f_ulong),
@@ -229,10 +235,10 @@ static const struct scry_struct_desc *const desc_list[NDESCS] = {
 	&descs[15], &descs[16], &descs[17], &descs[18], &descs[19], &descs[20], &descs[21],
 	&descs[22], &descs[23], &descs[24], &descs[25], &descs[26], &descs[27], &descs[28],
 	&descs[29], &descs[30], &descs[31], &descs[32], &descs[33], &descs[34], &descs[35],
-	&descs[36], &descs[37], &descs[38],
+	&descs[36], &descs[37], &descs[38], &descs[39], &descs[40],
 };
 
-_Static_assert(NDESCS == 39, "desc_list must list every description");
+_Static_assert(NDESCS == 41, "desc_list must list every description");
 
 const struct scry_struct_desc *scry_struct_find(const char *name)
 {

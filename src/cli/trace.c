@@ -79,6 +79,7 @@ static int event_specs(const struct trace_opts *o, struct scry_catalog *cat, cha
 		"unlink", "unlinkat", "rmdir", "epoll_create", "epoll_create1", "eventfd", "eventfd2",
 		"signalfd", "signalfd4", "timerfd_create", "inotify_init", "inotify_init1", "memfd_create",
 		"pidfd_open", "pidfd_getfd", "fanotify_init", "userfaultfd", "perf_event_open",
+		"bind", "connect", "listen", "sendto", "sendmsg", "sendmmsg",
 	};
 	const size_t nfd = sizeof(fd_calls) / sizeof(fd_calls[0]);
 	char **specs = calloc(n + 6 + nfd, sizeof(*specs));

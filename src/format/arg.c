@@ -453,9 +453,11 @@ static void put_buf(struct outbuf *ob, const struct scry_argspec *spec, const st
 	}
 	more = val->truncated || (known && total > n);
 	/* getcwd's path: the length returned counts the NUL */
-	if (i == 0 && spec->dir == SCRY_DIR_OUT && spec->len == SCRY_LEN_RET && n > 1 && !val->p[n - 1] &&
-	    (val->p[0] == '/' || val->p[0] == '(') && !memchr(val->p, 0, n - 1))
-		n--;
+	if (spec->set && !strcmp(spec->set, "path")) {   /* getcwd: a path, whole, without its NUL */
+		if (n && !val->p[n - 1])
+			n--;
+		strsize = (unsigned)n;
+	}
 	if (spec->set && !strcmp(spec->set, "hex"))
 		scry_fmt_str_hex(ob, val->p, n, strsize, more);
 	else
@@ -624,10 +626,20 @@ void scry_fmt_arg(struct outbuf *ob, const struct scry_argspec *spec, const stru
 		put_buf(ob, spec, val, all, ret, have_ret, o);
 		break;
 	case SCRY_A_STRUCT:
-		if (val->p && val->n)
+		if (val->p && val->n && val->len >= 4 && spec->set && !strcmp(spec->set, "socklen") && val->entry &&
+		    val->entry->have && val->entry->p && val->entry->len >= 4 &&
+		    fmt_get(val->entry->p, 4) != fmt_get(val->p, 4)) {
+			/* a socket address's length the kernel changed: [110 => 2] */
+			ob_putc(ob, '[');
+			ob_i64(ob, fmt_gets(val->entry->p, 4));
+			OB_LIT(ob, " => ");
+			ob_i64(ob, fmt_gets(val->p, 4));
+			ob_putc(ob, ']');
+		} else if (val->p && val->n) {
 			scry_fmt_struct(ob, spec->set, val->p, val->len, o);
-		else
+		} else {
 			put_pointer(ob, val);
+		}
 		break;
 	case SCRY_A_ARRAY:
 		put_array(ob, spec, val, all, ret, have_ret, o);

@@ -541,6 +541,10 @@ void fmt_struct_one(struct outbuf *ob, const struct scry_struct_desc *d, const u
 			fmt_sigset(ob, p, 8);
 			return;
 		}
+		if (!strcmp(t, "fd") && in_array) {   /* pipe's: 3</path> with -y */
+			fmt_fd(ob, S32(0), o);
+			return;
+		}
 		if (!in_array)
 			ob_putc(ob, '[');
 		put_scalar(ob, &d->fields[0], p);

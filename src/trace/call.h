@@ -11,6 +11,14 @@
 #include "catalog/catalog.h"
 #include "format/format.h"
 
+/* What a descriptor the call returned is, recorded at its exit (catalog: SCRY_SOP_FILE). */
+struct trace_file {
+	bool have;
+	uint32_t mode;                /* its inode's mode (S_IFSOCK, S_IFIFO, 0600 anonymous...) */
+	uint64_t ino;
+	char name[33];                /* its dentry's name: "[eventpoll]", "TCP", "memfd:x" */
+};
+
 struct trace_call {
 	const char *name;             /* as strace names it: "stat", "openat" */
 	int nr;                       /* syscall number */
@@ -23,6 +31,7 @@ struct trace_call {
 	struct scry_argval in[SCRY_MAX_ARGS];    /* from syscall_entry_*: plain values, IN captures */
 	struct scry_argval out[SCRY_MAX_ARGS];   /* from syscall_exit_*: OUT captures (have=false if none) */
 	int64_t ret;
+	struct trace_file file[2];    /* the returned descriptor, or a pipe's two, when recorded */
 };
 
 #endif /* SCRY_TRACE_CALL_H */

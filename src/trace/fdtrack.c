@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include "trace/classes.h"
 #include "trace/fdtrack.h"
 
@@ -21,6 +22,9 @@
 struct fdent {
 	char *path;
 	bool cloexec;
+	char proto[16];         /* a socket's protocol when it was made ("TCP", "UNIX-STREAM") */
+	bool fresh;             /* a socket neither bound nor connected yet (made by socket()) */
+	char *seen;             /* -yy: how it was last described (sockdesc), for when it is gone */
 };
 
 struct fdtab {
@@ -41,8 +45,10 @@ static void tab_free(struct fdtab *tb)
 {
 	if (!tb)
 		return;
-	for (int i = 0; i < tb->cap; i++)
+	for (int i = 0; i < tb->cap; i++) {
 		free(tb->v[i].path);
+		free(tb->v[i].seen);
+	}
 	free(tb->v);
 	free(tb->cwd);
 	free(tb);
@@ -99,6 +105,10 @@ static void ent_set(struct fdtrack *t, int pid, int fd, char *path, bool cloexec
 	free(tb->v[fd].path);
 	tb->v[fd].path = path;
 	tb->v[fd].cloexec = path && cloexec;
+	tb->v[fd].proto[0] = '\0';
+	tb->v[fd].fresh = false;
+	free(tb->v[fd].seen);
+	tb->v[fd].seen = NULL;
 }
 
 void fdtrack_set(struct fdtrack *t, int pid, int fd, const char *path, bool cloexec)
@@ -155,6 +165,41 @@ const char *fdtrack_path(struct fdtrack *t, int pid, int fd)
 	snprintf(b, sizeof(t->buf[0]), "%s", s);
 	free(s);
 	return b;
+}
+
+const char *fdtrack_proto(struct fdtrack *t, int pid, int fd, bool *fresh)
+{
+	struct fdtab *tb = tab_of(t, pid, false);
+	bool ok = tb && fd >= 0 && fd < tb->cap && tb->v[fd].path && tb->v[fd].proto[0];
+
+	if (fresh)
+		*fresh = ok && tb->v[fd].fresh;
+	return ok ? tb->v[fd].proto : NULL;
+}
+
+const char *fdtrack_seen(struct fdtrack *t, int pid, int fd, const char *now)
+{
+	struct fdtab *tb = tab_of(t, pid, false);
+	struct fdent *e = tb && fd >= 0 && fd < tb->cap && tb->v[fd].path ? &tb->v[fd] : NULL;
+
+	if (!e)
+		return now;
+	if (now && (!e->seen || strcmp(e->seen, now))) {
+		free(e->seen);
+		e->seen = strdup(now);
+	}
+	return now ? now : e->seen;
+}
+
+/* Calls after which a socket has a local address (or a peer): it is no longer fresh. */
+static bool is_binding(const char *n)
+{
+	static const char *const calls[] = { "bind", "connect", "listen", "sendto", "sendmsg", "sendmmsg" };
+
+	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++)
+		if (!strcmp(n, calls[i]))
+			return true;
+	return false;
 }
 
 static char *fd_dup_path(struct fdtrack *t, int pid, int fd)
@@ -234,6 +279,36 @@ static void mark_deleted(struct fdtrack *t, const char *path)
 	}
 }
 
+/* What readlink would have said of the descriptor when the call returned: socket:[INO],
+ * pipe:[INO], anon_inode:NAME; a file's own name otherwise (memfd:x). */
+static char *file_link(const struct trace_file *f)
+{
+	char *s = NULL;
+
+	if (S_ISSOCK(f->mode))
+		asprintf(&s, "socket:[%llu]", (unsigned long long)f->ino);
+	else if (S_ISFIFO(f->mode))
+		asprintf(&s, "pipe:[%llu]", (unsigned long long)f->ino);
+	else if (!(f->mode & S_IFMT))
+		asprintf(&s, "anon_inode:%s", f->name);
+	else if (f->name[0] && asprintf(&s, "/%s", f->name) < 0)
+		s = NULL;
+	return s;
+}
+
+/* newfd refers to what oldfd does (dup, F_DUPFD), its socket protocol included. */
+static void ent_dup(struct fdtrack *t, int pid, int newfd, int oldfd, bool cloexec)
+{
+	const char *proto = fdtrack_proto(t, pid, oldfd, NULL);
+	char keep[sizeof(((struct fdent *)0)->proto)];
+	struct fdtab *tb;
+
+	snprintf(keep, sizeof(keep), "%s", proto ? proto : "");
+	ent_set(t, pid, newfd, fd_dup_path(t, pid, oldfd), cloexec);
+	if ((tb = tab_of(t, pid, false)) && newfd >= 0 && newfd < tb->cap && tb->v[newfd].path)
+		memcpy(tb->v[newfd].proto, keep, sizeof(keep));
+}
+
 static bool arg_have(const struct trace_call *c, const struct scry_argval *all, unsigned i)
 {
 	return i < c->nargs && all[i].have;
@@ -277,8 +352,16 @@ static void fd_pair(struct fdtrack *t, const struct trace_call *c, const struct 
 	if (!arg_have(c, all, arg) || !all[arg].p || all[arg].len < sizeof(fds))
 		return;
 	memcpy(fds, all[arg].p, sizeof(fds));
-	for (int i = 0; i < 2; i++)
-		ent_set(t, c->pid, fds[i], fd_link(t, c->pid, fds[i]), cloexec);
+	for (int i = 0; i < 2; i++) {
+		struct fdtab *tb;
+
+		ent_set(t, c->pid, fds[i], c->file[i].have ? file_link(&c->file[i]) : fd_link(t, c->pid, fds[i]),
+			cloexec);
+		if (c->file[i].have && S_ISSOCK(c->file[i].mode) && (tb = tab_of(t, c->pid, false)) &&
+		    fds[i] >= 0 && fds[i] < tb->cap)
+			snprintf(tb->v[fds[i]].proto, sizeof(tb->v[fds[i]].proto), "%.*s",
+				 (int)sizeof(tb->v[fds[i]].proto) - 1, c->file[i].name);
+	}
 }
 
 static void exec_closes(struct fdtrack *t, int pid)
@@ -338,6 +421,14 @@ void fdtrack_apply(struct fdtrack *t, const struct trace_call *c, const struct s
 	}
 	if (ret < 0)
 		return;
+	if (is_binding(n) && arg_have(c, all, 0)) {   /* the socket has an address now */
+		struct fdtab *tb = tab_of(t, pid, false);
+		int fd = arg_int(c, all, 0, -1);
+
+		if (tb && fd >= 0 && fd < tb->cap)
+			tb->v[fd].fresh = false;
+		return;
+	}
 	if (!strcmp(n, "open")) {
 		opened(t, c, all, AT_FDCWD, 0, arg_have(c, all, 1) ? all[1].v : 0);
 	} else if (!strcmp(n, "openat")) {
@@ -354,13 +445,13 @@ void fdtrack_apply(struct fdtrack *t, const struct trace_call *c, const struct s
 		bool cx = n[3] == '3' && arg_have(c, all, 2) && (all[2].v & O_CLOEXEC);
 
 		if ((int)ret != arg_int(c, all, 0, -1))
-			ent_set(t, pid, (int)ret, fd_dup_path(t, pid, arg_int(c, all, 0, -1)), cx);
+			ent_dup(t, pid, (int)ret, arg_int(c, all, 0, -1), cx);
 	} else if (!strcmp(n, "fcntl")) {
 		int cmd = arg_int(c, all, 1, -1), fd = arg_int(c, all, 0, -1);
 		struct fdtab *tb = tab_of(t, pid, false);
 
 		if (cmd == F_DUPFD_ || cmd == F_DUPFD_CLOEXEC_)
-			ent_set(t, pid, (int)ret, fd_dup_path(t, pid, fd), cmd == F_DUPFD_CLOEXEC_);
+			ent_dup(t, pid, (int)ret, fd, cmd == F_DUPFD_CLOEXEC_);
 		else if (cmd == F_SETFD_ && tb && fd >= 0 && fd < tb->cap && tb->v[fd].path)
 			tb->v[fd].cloexec = arg_have(c, all, 2) && (all[2].v & 1);
 	} else if (!strcmp(n, "close_range")) {
@@ -401,7 +492,14 @@ void fdtrack_apply(struct fdtrack *t, const struct trace_call *c, const struct s
 			if (!strcmp(cloexec_args[i].name, n))
 				cx = !cloexec_args[i].bit ||
 				     (arg_have(c, all, cloexec_args[i].arg) && (all[cloexec_args[i].arg].v & cloexec_args[i].bit));
-		ent_set(t, pid, (int)ret, fd_link(t, pid, (int)ret), cx);
+		struct fdtab *tb;
+
+		ent_set(t, pid, (int)ret, c->file[0].have ? file_link(&c->file[0]) : fd_link(t, pid, (int)ret), cx);
+		if (c->file[0].have && S_ISSOCK(c->file[0].mode) && (tb = tab_of(t, pid, false)) && ret < tb->cap) {
+			snprintf(tb->v[ret].proto, sizeof(tb->v[ret].proto), "%.*s", (int)sizeof(tb->v[ret].proto) - 1,
+				 c->file[0].name);
+			tb->v[ret].fresh = !strcmp(n, "socket");
+		}
 	}
 }
 
@@ -412,8 +510,11 @@ void fdtrack_fork(struct fdtrack *t, int parent_pid, int pid)
 	if (!from || parent_pid == pid || tab_of(t, pid, false) || !(to = tab_of(t, pid, true)))
 		return;
 	for (int i = 0; i < from->cap; i++)
-		if (from->v[i].path)
+		if (from->v[i].path) {
 			ent_set(t, pid, i, strdup(from->v[i].path), from->v[i].cloexec);
+			if (i < to->cap)
+				memcpy(to->v[i].proto, from->v[i].proto, sizeof(to->v[i].proto));
+		}
 	if (from->cwd)
 		to->cwd = strdup(from->cwd);
 }

@@ -27,6 +27,15 @@ void fdtrack_free(struct fdtrack *t);
  * file's ends with " (deleted)", as readlink says.  Valid until the fourth next call. */
 const char *fdtrack_path(struct fdtrack *t, int pid, int fd);
 
+/* A socket's protocol as the kernel named it when the call that made it returned ("TCP",
+ * "UNIX-STREAM"), or NULL; *fresh (may be NULL): made by socket() and not bound, connected
+ * or sent from since — what /proc says of it now may be later than the line shown. */
+const char *fdtrack_proto(struct fdtrack *t, int pid, int fd, bool *fresh);
+
+/* -yy: remember now (a socket's description) for pid's fd and return it; with now NULL
+ * (the socket is gone from /proc), the last one remembered, or NULL. */
+const char *fdtrack_seen(struct fdtrack *t, int pid, int fd, const char *now);
+
 /* Apply what a returned call did to pid's descriptors.  all: the argument values at exit
  * (exit captures, else the entry values). */
 void fdtrack_apply(struct fdtrack *t, const struct trace_call *c, const struct scry_argval *all);

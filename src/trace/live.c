@@ -258,6 +258,35 @@ static void fill_args(const struct scry_event *ev, const struct scry_fieldval *v
 	}
 }
 
+/* What a returned descriptor is (SCRY_SOP_FILE: fd_mode, fd_ino, fd_name), or the two of a
+ * pipe (fd0_*, fd1_*), when recorded. */
+static void fill_file(const struct scry_event *ev, const struct scry_fieldval *vals, struct trace_file *files)
+{
+	for (unsigned i = 0; i < ev->nfields; i++) {
+		const char *n = ev->fields[i].name, *part;
+		struct trace_file *out;
+
+		if (!strncmp(n, "fd_", 3))
+			out = &files[0];
+		else if (!strncmp(n, "fd0_", 4) || !strncmp(n, "fd1_", 4))
+			out = &files[n[2] - '0'];
+		else
+			continue;
+		part = strchr(n, '_');
+		if (!strcmp(part, "_mode")) {
+			out->mode = (uint32_t)vals[i].v;
+			out->have = true;
+		} else if (!strcmp(part, "_ino")) {
+			out->ino = vals[i].v;
+		} else if (!strcmp(part, "_name") && vals[i].p) {
+			size_t k = vals[i].len < sizeof(out->name) - 1 ? vals[i].len : sizeof(out->name) - 1;
+
+			memcpy(out->name, vals[i].p, k);
+			out->name[k] = '\0';
+		}
+	}
+}
+
 static void dispatch(struct trace_live *l, const uint8_t *b, uint32_t len)
 {
 	struct scry_record r;
@@ -368,6 +397,7 @@ static void dispatch(struct trace_live *l, const uint8_t *b, uint32_t len)
 		c.have_exit = true;
 		c.ret = (int64_t)l->vals[0].v;
 		fill_args(ev, l->vals, c.out, sc);
+		fill_file(ev, l->vals, c.file);
 		if (l->ops.exit)
 			l->ops.exit(l->ops.ctx, &c);
 	}

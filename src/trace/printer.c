@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include "trace/classes.h"
 #include "trace/printer_int.h"
@@ -35,15 +37,41 @@ static bool is_exec(const char *name)
 	return name && (!strcmp(name, "execve") || !strcmp(name, "execveat"));
 }
 
-/* -y: the descriptor's path; -yy: a socket by protocol and addresses (sockdesc.c). */
+/* -y: the descriptor's path; -yy: a socket by protocol and addresses (sockdesc.c), a
+ * device with its numbers. */
 static const char *fd_path_cb(void *ctx, int pid, int fd)
 {
 	struct trace_printer *p = ctx;
 	const char *path = fdtrack_path(&p->fds, pid, fd);
 
-	if (path && p->o.decode_fds > 1 && !strncmp(path, "socket:[", 8) &&
-	    sockdesc_name(p->fds.proc_root, pid, path, p->sockname, sizeof(p->sockname)))
+	struct stat st;
+
+	if (!path || p->o.decode_fds < 2)
+		return path;
+	if (!strncmp(path, "socket:[", 8)) {
+		bool fresh;
+		const char *proto = fdtrack_proto(&p->fds, pid, fd, &fresh);
+
+		const char *seen;
+
+		if (!fresh) {      /* its state now, or as last seen when it is gone by now */
+			seen = fdtrack_seen(&p->fds, pid, fd,
+					    sockdesc_name(p->fds.proc_root, pid, path, p->sockname, sizeof(p->sockname)) ?
+					    p->sockname : NULL);
+			if (seen)
+				return seen;
+		}
+		if (proto) {       /* fresh, or never seen: as strace names one neither bound nor connected */
+			snprintf(p->sockname, sizeof(p->sockname), "%s:%s", proto, path + 7);
+			return p->sockname;
+		}
+	}
+	/* a device: /dev/null<char 1:3> */
+	if (!strncmp(path, "/dev/", 5) && !stat(path, &st) && (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))) {
+		snprintf(p->sockname, sizeof(p->sockname), "%s<%s %u:%u>", path, S_ISCHR(st.st_mode) ? "char" : "block",
+			 major(st.st_rdev), minor(st.st_rdev));
 		return p->sockname;
+	}
 	return path;
 }
 
@@ -498,7 +526,7 @@ void trace_printer_exit(struct trace_printer *p, const struct trace_call *c)
 	struct pend *pd = t ? t->pend : NULL;
 	struct scry_argval all[SCRY_MAX_ARGS];
 	struct trace_call full;
-	bool sel = selected(p, c->nr, c->name), show, cont = false;
+	bool sel = selected(p, c->nr, c->name), show, cont = false, early;
 	unsigned from = 0;
 
 	if (!c->name)
@@ -524,6 +552,7 @@ void trace_printer_exit(struct trace_printer *p, const struct trace_call *c)
 	full.have_exit = true;
 	full.ts_exit = c->ts_exit;
 	full.ret = c->ret;
+	memcpy(full.file, c->file, sizeof(full.file));
 	memcpy(full.out, c->out, sizeof(full.out));
 	for (unsigned i = 0; i < SCRY_MAX_ARGS; i++) {
 		const struct scry_argval *in = pd ? &pd->c.in[i] : &c->in[i];
@@ -537,6 +566,11 @@ void trace_printer_exit(struct trace_printer *p, const struct trace_call *c)
 			all[i].entry = in;
 	}
 
+	/* a pipe's two new descriptors are named in its own line (pipe2([3<pipe:[N]>, ...])) */
+	early = p->o.decode_fds && (!strcmp(c->name, "pipe") || !strcmp(c->name, "pipe2") ||
+				    !strcmp(c->name, "socketpair"));
+	if (early)
+		fdtrack_apply(&p->fds, &full, all);
 	if (sel && p->sum)
 		trace_summary_call(p->sum, &full);
 	show = sel && !p->quiet &&
@@ -569,7 +603,7 @@ void trace_printer_exit(struct trace_printer *p, const struct trace_call *c)
 	} else if (pd && p->open_tid == c->tid) {
 		close_open(p, " <unfinished ...>");   /* not wanted after all (cannot happen) */
 	}
-	if (p->o.decode_fds)
+	if (p->o.decode_fds && !early)
 		fdtrack_apply(&p->fds, &full, all);
 	if (show)
 		put_ret(p, &full, all);

@@ -37,7 +37,7 @@ struct trace_printer {
 	bool quiet;                 /* -c: count, print nothing */
 	bool deferred;              /* whole calls printed when they return (status filter, JSON) */
 	bool numeric_pfx;           /* -o: "%-5d " prefix on every line */
-	char sockname[160];         /* -yy: the last socket named (fd_path_cb) */
+	char sockname[PATH_MAX + 64]; /* -yy: the last socket or device named (fd_path_cb) */
 	bool announce;              /* -f to stderr: "scry: Process N attached" (trace_printer_task) */
 	struct trace_summary *sum;
 	struct imap tasks;          /* tid -> struct task *, the tasks alive */
