@@ -31,6 +31,9 @@ struct fdtab {
 	struct fdent *v;
 	int cap;
 	char *cwd;              /* the working directory, NULL until asked (/proc/PID/cwd) */
+	bool complete;          /* every open fd is known (primed, or forked from such a table):
+				 * an fd not here is not open, /proc is not asked (it may tell a
+				 * later state: the lines are printed behind the calls) */
 };
 
 #define DELETED " (deleted)"    /* what readlink appends for an unlinked file */
@@ -159,7 +162,7 @@ const char *fdtrack_path(struct fdtrack *t, int pid, int fd)
 		return NULL;
 	if (tb && fd < tb->cap && tb->v[fd].path)
 		return tb->v[fd].path;
-	if (!(s = fd_link(t, pid, fd)))
+	if ((tb && tb->complete) || !(s = fd_link(t, pid, fd)))
 		return NULL;
 	b = t->buf[t->next_buf++ % 4];
 	snprintf(b, sizeof(t->buf[0]), "%s", s);
@@ -517,10 +520,12 @@ void fdtrack_fork(struct fdtrack *t, int parent_pid, int pid)
 		}
 	if (from->cwd)
 		to->cwd = strdup(from->cwd);
+	to->complete = from->complete;
 }
 
 void fdtrack_prime(struct fdtrack *t, int pid)
 {
+	struct fdtab *tb;
 	char dir[128];
 	DIR *d;
 	struct dirent *e;
@@ -547,6 +552,8 @@ void fdtrack_prime(struct fdtrack *t, int pid)
 	}
 	closedir(d);
 	cwd_of(t, pid);
+	if ((tb = tab_of(t, pid, true)))
+		tb->complete = true;
 }
 
 void fdtrack_drop(struct fdtrack *t, int pid)

@@ -2,7 +2,8 @@
 17): inherited ones (stdout a pipe), AT_FDCWD with the working directory, a file opened
 relative to a directory fd, a file unlinked while open marked (deleted), dup, pipes, TCP,
 UDP and UNIX sockets on loopback (-yy: addresses, the UNIX peer, an abstract name), and
-the working directory followed across chdir.  Same workload under strace and scry; the
+the working directory followed across chdir, an epoll fd, dup2 and F_DUPFD, and across an
+execve the inherited descriptor kept and the close-on-exec one gone.  Same workload under strace and scry; the
 lines of the calls compared are equal once inode numbers and ports are renamed."""
 import re
 import shutil
@@ -34,15 +35,25 @@ u.sendto(b"x", u.getsockname()); u.recv(1)
 x, y = socket.socketpair()
 x.send(b"z"); y.recv(1)
 l = socket.socket(socket.AF_UNIX); l.bind("\0scry-fds-{tag}"); l.listen()
+import select, fcntl
+e = select.epoll()
+os.dup2(h, 40)
+k = fcntl.fcntl(h, fcntl.F_DUPFD, 50)
+os.fstat(40)
 time.sleep(0.5)   # sockets still open when the lines are printed (-yy reads /proc/PID/net)
+keep = os.open("/etc/hostname", os.O_RDONLY)       # inherited across the exec below
+os.dup2(keep, 7)
+gone = os.open("/etc/passwd", os.O_RDONLY)         # close-on-exec (Python's default)
+os.dup2(gone, 9, inheritable=False)
+os.execv("/bin/sh", ["sh", "-c", "read x <&7; read y <&9 2>/dev/null; true"])
 """
-CALLS = "write,openat,dup,pipe2,read,sendto,recvfrom,listen,chdir"
+CALLS = "write,openat,dup,dup2,fcntl,pipe2,read,sendto,recvfrom,listen,chdir,epoll_create1,newfstatat,execve"
 
 
 def normalized(text):
     out = []
     for l in text.splitlines():
-        if not re.match(r"^(write|openat|dup|read|sendto|recvfrom|listen|chdir)\(", l):
+        if not re.match(r"^(write|openat|dup|dup2|fcntl|read|sendto|recvfrom|listen|chdir|epoll_create1|newfstatat)\(", l):
             continue
         if "/usr/lib" in l or ".py" in l or "ENOENT" in l or "python" in l or "encodings" in l:
             continue                    # the interpreter starting up
@@ -72,6 +83,12 @@ def test_fds_as_strace(scry, tmp_path, y):
     assert re.search(r'write\(4</tmp/scry-fds-[^>]*>\(deleted\), "b", 1\) = 1', text)
     assert re.search(r'write\(5</tmp/scry-fds-[^>]*>\(deleted\), "c", 1\) = 1', text)
     assert 'openat(AT_FDCWD</usr>, "share", O_RDONLY|O_CLOEXEC) = 8</usr/share>' in ours   # after chdir
+    assert re.search(r"epoll_create1\(EPOLL_CLOEXEC\) = \d+<anon_inode:\[eventpoll\]>", text)
+    assert "dup2(8</usr/share>, 40) = 40</usr/share>" in ours
+    assert "fcntl(8</usr/share>, F_DUPFD, 50) = 50</usr/share>" in ours
+    # after the exec: 7 kept its file, 9 (close-on-exec) was closed and reopened by the shell
+    assert "dup2(7</etc/hostname>, 0) = 0</etc/hostname>" in ours
+    assert any(re.match(r"^(fcntl|dup2|read)\(9, .*= -1 EBADF", l) for l in ours), ours[-12:]
     if y == "-yy":
         assert re.search(r"sendto\(\d+<TCP:\[127\.0\.0\.1:P->127\.0\.0\.1:P\]>", text)
         assert re.search(r"recvfrom\(\d+<UDP:\[127\.0\.0\.1:P\]>", text)
