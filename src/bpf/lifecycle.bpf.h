@@ -55,12 +55,12 @@ out:
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(scry_fork, struct task_struct *parent, struct task_struct *child)
 {
-	__u32 ptgid = parent->tgid, ctgid = child->tgid;
+	__u32 ptgid = parent->tgid, ctgid = child->tgid, pkey = follow_forks ? ptgid : parent->pid;
 
 	if (ptgid == self_tgid)
 		return 0;
 	if (!target_all) {
-		if (!bpf_map_lookup_elem(&tracked, &ptgid))
+		if (!bpf_map_lookup_elem(&tracked, &pkey))
 			return 0;
 		if (ctgid != ptgid && follow_forks)
 			target_add(ctgid);
@@ -77,16 +77,22 @@ int BPF_PROG(scry_fork, struct task_struct *parent, struct task_struct *child)
 }
 
 /* A followed process whose last thread exits leaves the follow sets: its pid may be reused
- * by any process.  (signal->live reached 0 in do_exit before this tracepoint.) */
+ * by any process.  (signal->live reached 0 in do_exit before this tracepoint.)  Without
+ * fork following the set holds threads: each leaves as it exits. */
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(scry_exit, struct task_struct *p)
 {
-	__u32 tgid = p->tgid;
+	__u32 tgid = p->tgid, tid = p->pid;
 	bool left = false;
 
-	if (p->signal->live.counter != 0)
+	if (!follow_forks && !target_all && !bpf_map_delete_elem(&tracked, &tid))
+		left = true;
+	if (p->signal->live.counter != 0) {
+		if (left)
+			target_gen_bump();
 		return 0;
-	if (!target_all && !bpf_map_delete_elem(&tracked, &tgid))
+	}
+	if (follow_forks && !target_all && !bpf_map_delete_elem(&tracked, &tgid))
 		left = true;
 	if ((track_mask & SCRY_TRACK_VPID) && !bpf_map_delete_elem(&vpid_followed, &tgid))
 		left = true;

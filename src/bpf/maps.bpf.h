@@ -61,7 +61,8 @@ struct {
 /* The follow sets (tgid -> 1): a process leaves when its last thread exits (scry_exit), so
  * that a reused pid is never followed by mistake; allocated as entries come (a set holds the
  * live ones).
- *   tracked        followed processes when not system-wide; fork tracking adds children
+ *   tracked        followed processes when not system-wide; fork tracking adds children;
+ *                  without fork following (follow_forks 0) followed threads (tid -> 1)
  *   vpid_followed  the vpid tracker's followers: processes forked by a process it passes
  *                  (pid in the initial namespace; not their vpids, which mean other
  *                  processes in other namespaces) */

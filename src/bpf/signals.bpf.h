@@ -107,8 +107,12 @@ static __always_inline bool task_followed(struct task_struct *t)
 
 	if (tgid == self_tgid || (track_mask & SCRY_TRACK_CGROUP))
 		return false;
-	if (!target_all && !bpf_map_lookup_elem(&tracked, &tgid))
-		return false;
+	if (!target_all) {
+		__u32 key = follow_key(t);
+
+		if (!bpf_map_lookup_elem(&tracked, &key))
+			return false;
+	}
 	if (track_mask & (SCRY_TRACK_UID | SCRY_TRACK_GID)) {
 		c = BPF_CORE_READ(t, cred);
 		ug = (__u64)BPF_CORE_READ(c, gid.val) << 32 | BPF_CORE_READ(c, uid.val);

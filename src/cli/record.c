@@ -210,7 +210,7 @@ static int parse_args(int argc, char **argv, struct record_args *a, char *err, s
 		snprintf(err, errlen, "nothing to trace: give -- CMD, -p PID or -a");
 		return -EINVAL;
 	}
-	if (cli_resolve_pids(a->pids, a->npids, err, errlen))
+	if (cli_resolve_pids(a->pids, a->npids, false, err, errlen))
 		return -ESRCH;
 	{
 		int r = cli_channels_finish(&a->chans, &a->so, err, errlen);

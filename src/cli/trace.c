@@ -275,7 +275,7 @@ int cmd_trace(int argc, char **argv)
 		nl = strchr(w, '\n');
 		fprintf(stderr, "scry trace: %.*s\n", nl ? (int)(nl - w) : (int)strlen(w), w);
 	}
-	if (cli_resolve_pids(o.pids, o.npids, err, sizeof(err)))
+	if (cli_resolve_pids(o.pids, o.npids, !o.follow, err, sizeof(err)))
 		goto fail;
 	if (o.cmd && scry_spawn_check(o.cmd[0], err, sizeof(err)))
 		goto fail;

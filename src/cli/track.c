@@ -169,7 +169,7 @@ static pid_t process_of(pid_t pid)
 	return tgid;
 }
 
-int cli_resolve_pids(pid_t *pids, size_t n, char *err, size_t errlen)
+int cli_resolve_pids(pid_t *pids, size_t n, bool threads, char *err, size_t errlen)
 {
 	for (size_t i = 0; i < n; i++) {
 		pid_t tgid = process_of(pids[i]);
@@ -178,7 +178,8 @@ int cli_resolve_pids(pid_t *pids, size_t n, char *err, size_t errlen)
 			snprintf(err, errlen, "no process with pid %d", (int)pids[i]);
 			return -ESRCH;
 		}
-		pids[i] = tgid;   /* a thread id stands for its process, as with perf -p */
+		if (!threads)
+			pids[i] = tgid;   /* a thread id stands for its process, as with perf -p */
 	}
 	return 0;
 }

@@ -58,8 +58,9 @@ int cli_track_option(struct cli_track *t, int opt, const char *arg, char *err, s
 int cli_track_apply(const struct cli_track *t, struct scry_session_opts *so, pid_t **pids, size_t *npids);
 void cli_track_free(struct cli_track *t);
 
-/* Each pid (-p) to its process (a thread id stands for its process); -ESRCH with a message
- * naming the first pid that has no process. */
-int cli_resolve_pids(pid_t *pids, size_t n, char *err, size_t errlen);
+/* Each pid (-p) to its process (a thread id stands for its process), or, with threads, each
+ * checked and kept as given (scry trace without -f follows the thread, as strace -p does);
+ * -ESRCH with a message naming the first pid that has no process. */
+int cli_resolve_pids(pid_t *pids, size_t n, bool threads, char *err, size_t errlen);
 
 #endif

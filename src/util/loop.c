@@ -2,6 +2,7 @@
  * in milliseconds where the kernel lacks it; pids polled where it lacks pidfds) for the
  * timers, kept in a small array (a handful per session). */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,7 +152,11 @@ int scry_loop_pid(struct scry_loop *l, pid_t pid, scry_pid_fn fn, void *ctx)
 	struct watch *w;
 	int fd = (int)syscall(SYS_pidfd_open, pid, 0), r;
 
-	if (fd < 0 && errno == ENOSYS) {
+	/* a thread, not a process (ENOENT; EINVAL before 6.9): PIDFD_THREAD (Linux 6.9) */
+	if (fd < 0 && (errno == ENOENT || errno == EINVAL))
+		fd = (int)syscall(SYS_pidfd_open, pid, O_EXCL);
+
+	if (fd < 0 && (errno == ENOSYS || errno == EINVAL)) {   /* no pidfds: poll */
 		struct watch **ws;
 
 		if (kill(pid, 0) < 0 && errno == ESRCH)

@@ -42,7 +42,7 @@ def normalize(line):
     l = re.sub(r"/\* \d{4}-\d\d-\d\dT[^*]*\*/", "/*T*/", l)
     l = re.sub(r"\b\d{3,7}\b", "N", l)                   # pids, inode numbers, sizes that vary
     l = re.sub(r"(st_[amc]time(_nsec)?|tv_n?sec|si_[us]time)=\d+", r"\1=T", l)
-    l = re.sub(r"(freeram|uptime|loads|bufferram|sharedram)=[^,]*(\]|)", r"\1=V", l)
+    l = re.sub(r"(freeram|uptime|loads|bufferram|sharedram|procs)=[^,]*(\]|)", r"\1=V", l)
     l = re.sub(r'getrandom\("[^"]*"', 'getrandom("R"', l)
     l = re.sub(r'"_=[^"]*"', '"_=TOOL"', l)
     return " ".join(l.split())

@@ -6,7 +6,9 @@ equals strace's for the same run environment."""
 import json
 import re
 import shutil
+import signal
 import subprocess
+import time
 
 import pytest
 
@@ -225,3 +227,55 @@ def test_clone3_parent_tid(scry, tmp_path):
         m = re.match(r"^\d+ +clone3\(\{flags=.*CLONE_PARENT_SETTID.*, tls=0x[0-9a-f]+\} "
                      r"=> \{parent_tid=\[(\d+)\]\}, 88\) = (\d+)$", lines[0])
         assert m and m[1] == m[2], lines[0]
+
+
+@pytest.mark.skipif(not shutil.which("strace"), reason="strace not installed")
+def test_threads_followed_only_with_f(scry, tmp_path, workload):
+    """Without -f, strace follows the thread it started (or attached to), not the other
+    threads of its process: scry neither (issue 17 item 2; they were recorded by process).
+    scry_workload's thread calls faccessat(PATH.thread); with -f it is there, in both."""
+    cmd = [workload("scry_workload"), str(tmp_path / "a"), "3", str(tmp_path / "b"), "4"]
+    filt = ["-e", "trace=faccessat,openat"]
+
+    def lines(tool, *opts):
+        out = tmp_path / f"{tool}.out"
+        argv = [scry, "trace"] if tool == "scry" else ["strace"]
+        p = subprocess.run([*argv, *opts, *filt, "-o", str(out), "--", *cmd], capture_output=True, text=True)
+        assert p.returncode == 0, p.stderr
+        return [re.sub(r"^\d+ +", "", l) for l in out.read_text().splitlines()
+                if "faccessat(" in l or str(tmp_path) in l]
+
+    for opts in ([], ["-f"]):
+        ours, theirs = lines("scry", *opts), lines("strace", *opts)
+        assert ours == theirs, (opts, ours, theirs)
+        assert any(".thread" in l for l in ours) == (opts == ["-f"]), ours
+
+
+def test_p_thread_without_f(scry, tmp_path):
+    """-p TID without -f traces that thread only (strace -p's semantics); with -f, its whole
+    process.  A Python process whose second thread (TID printed) calls getppid in a loop
+    while the main thread calls getpid: each appears only where followed."""
+    prog = ("import os, sys, threading, time\n"
+            "def f():\n"
+            "    print(threading.get_native_id(), flush=True)\n"
+            "    while True: os.getppid(); time.sleep(0.01)\n"
+            "threading.Thread(target=f, daemon=True).start()\n"
+            "for _ in range(1500): os.getpid(); time.sleep(0.01)\n")
+    target = subprocess.Popen(["/usr/bin/python3", "-c", prog], stdout=subprocess.PIPE, text=True)
+    try:
+        tid = int(target.stdout.readline())
+        seen = {}
+        for opts in ([], ["-f"]):
+            out = tmp_path / "p.out"
+            p = subprocess.Popen([scry, "trace", *opts, "-o", str(out), "-e", "trace=getpid,getppid",
+                                  "-p", str(tid)], stderr=subprocess.PIPE, text=True)
+            time.sleep(1.5)
+            p.send_signal(signal.SIGINT)
+            assert p.wait(timeout=30) == 0 or p.returncode == -signal.SIGINT, p.stderr.read()
+            text = out.read_text()
+            seen[tuple(opts)] = ("getppid()" in text, "getpid()" in text)
+        assert seen[()] == (True, False), seen
+        assert seen[("-f",)] == (True, True), seen
+    finally:
+        target.kill()
+        target.wait()

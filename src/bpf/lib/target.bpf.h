@@ -68,6 +68,13 @@ static __always_inline struct task_struct *memo_current(struct scry_memo *m, con
 	return mt;
 }
 
+/* The key of task t in `tracked`: its process (tgid), or, when children are not followed
+ * (scry trace without -f, as strace), the thread itself: strace follows neither. */
+static __always_inline __u32 follow_key(struct task_struct *t)
+{
+	return follow_forks ? BPF_CORE_READ(t, tgid) : BPF_CORE_READ(t, pid);
+}
+
 /* Is current recorded?  Not scry itself; system-wide or a followed tgid (pid tracker, -p,
  * the command); then the other trackers.  *tp: current, asked for only when needed (may be
  * given); set whenever the answer is yes.  regs: the syscall's saved user registers, or
@@ -75,7 +82,7 @@ static __always_inline struct task_struct *memo_current(struct scry_memo *m, con
 static __always_inline bool target_ok(const void *regs, struct task_struct **tp)
 {
 	struct task_struct *t = *tp, *mt;
-	__u32 zero = 0, tgid;
+	__u32 zero = 0, tgid, key;
 	struct scry_memo *m;
 	__u64 *gen, ug, cgroups;
 	bool ok;
@@ -100,17 +107,18 @@ static __always_inline bool target_ok(const void *regs, struct task_struct **tp)
 	if (!t)
 		t = *tp = bpf_get_current_task_btf();
 	tgid = t->tgid;
+	key = follow_forks ? tgid : t->pid;
 	ug = task_ug(t);
 	cgroups = task_cgroups(t);
-	if (m->tgid == tgid && m->gen == *gen && m->ug == ug && m->cgroups == cgroups) {
-		ok = m->ok;       /* another thread of the process: the same answer */
+	if (m->tgid == key && m->gen == *gen && m->ug == ug && m->cgroups == cgroups) {
+		ok = m->ok;       /* another thread of the process (or the thread): the same answer */
 	} else {
 		ok = tgid != self_tgid &&
-		     (target_all || bpf_map_lookup_elem(&tracked, &tgid) != NULL) && track_ok(t, ug);
+		     (target_all || bpf_map_lookup_elem(&tracked, &key) != NULL) && track_ok(t, ug);
 		m->gen = *gen;
 		m->ug = ug;
 		m->cgroups = cgroups;
-		m->tgid = tgid;
+		m->tgid = key;
 		m->ok = ok;
 	}
 	/* the identity is the answer's task, or none: a program without regs (tracepoints,
