@@ -17,6 +17,8 @@ static void usage(FILE *f)
 		"  list [GLOB|syscalls|contexts]\n"
 		"                     show available tracepoints, syscalls or contexts\n"
 		"  recover DIR        make a trace whose recorder died readable (complete packets kept)\n"
+		"  serve --config FILE [--listen ADDR:PORT] [-p PID,...|-a|-- CMD ARGS]\n"
+		"                     syscall metrics kept in the kernel, served to Prometheus\n"
 		"\n"
 		"`scry COMMAND --help` describes each command.\n");
 }
@@ -38,6 +40,8 @@ int main(int argc, char **argv)
 		return cmd_list(argc - 1, argv + 1);
 	if (!strcmp(cmd, "recover"))
 		return cmd_recover(argc - 1, argv + 1);
+	if (!strcmp(cmd, "serve"))
+		return cmd_serve(argc - 1, argv + 1);
 	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
 		usage(stdout);
 		return 0;
@@ -46,6 +50,6 @@ int main(int argc, char **argv)
 		printf("scry %d.%d.%d\n", SCRY_VERSION_MAJOR, SCRY_VERSION_MINOR, SCRY_VERSION_PATCH);
 		return 0;
 	}
-	fprintf(stderr, "scry: unknown command '%s' (try: record, trace, view, list, recover)\n", cmd);
+	fprintf(stderr, "scry: unknown command '%s' (try: record, trace, view, list, recover, serve)\n", cmd);
 	return 2;
 }
