@@ -34,6 +34,9 @@ static int fail(struct walk *w, const yaml_node_t *n, const char *path, const ch
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	snprintf(w->err, w->errlen, "%s:%zu: %s: %s", w->file, n ? n->start_mark.line + 1 : 1, path, msg);
+	for (char *c = w->err; *c; c++)   /* one line, whatever the values quoted */
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
 	return -EINVAL;
 }
 
@@ -168,6 +171,43 @@ static int parse_static_map(struct walk *w, yaml_node_t *n, const char *path, st
 	return 0;
 }
 
+/* glibc's regcomp takes exponential time on stacked quantifiers ("a+++++"): refused, as
+ * are expressions longer than REGEXP_MAX_LEN. */
+#define REGEXP_MAX_LEN 512
+
+static bool regexp_tame(const char *re)
+{
+	bool after_quant = false, in_bracket = false;
+
+	if (strlen(re) > REGEXP_MAX_LEN)
+		return false;
+	for (const char *c = re; *c; c++) {
+		bool quant = false;
+
+		if (*c == '\\' && c[1]) {
+			c++;
+		} else if (in_bracket) {
+			if (*c == ']')
+				in_bracket = false;
+		} else if (*c == '[') {
+			in_bracket = true;
+			if (c[1] == '^')
+				c++;
+			if (c[1] == ']')
+				c++;
+		} else if (*c == '+' || *c == '*' || *c == '?' || *c == '{') {
+			if (after_quant)
+				return false;
+			quant = true;
+			if (*c == '{')
+				while (c[1] && *c != '}')
+					c++;
+		}
+		after_quant = quant;
+	}
+	return true;
+}
+
 static int parse_regexps(struct walk *w, yaml_node_t *n, const char *path, struct scry_decoder *d)
 {
 	size_t cap;
@@ -189,6 +229,9 @@ static int parse_regexps(struct walk *w, yaml_node_t *n, const char *path, struc
 
 		if ((ret = want_scalar(w, e, path, &re)))
 			return ret;
+		if (!regexp_tame(re))
+			return fail(w, e, path, "regular expression '%.60s' refused (stacked quantifiers, or longer than %d)",
+				    re, REGEXP_MAX_LEN);
 		if ((rc = regcomp(&d->res[d->nres], re, REG_EXTENDED | REG_NOSUB))) {
 			char msg[128];
 
@@ -644,6 +687,9 @@ int scry_metrics_config_parse(const char *text, size_t len, const char *file, co
 		snprintf(err, errlen, "%s:%zu: %s%s%s", file, parser.problem_mark.line + 1,
 			 parser.problem ? parser.problem : "not YAML", parser.context ? " " : "",
 			 parser.context ? parser.context : "");
+		for (char *p = err; *p; p++)
+			if ((unsigned char)*p < 0x20)
+				*p = '?';
 		yaml_parser_delete(&parser);
 		scry_metrics_config_free(c);
 		return -EINVAL;
