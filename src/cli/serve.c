@@ -310,8 +310,8 @@ int cmd_serve(int argc, char **argv)
 	d = NULL;
 	cli_metrics_stop(&m);
 	ret = 0;
-	if (m.child.pid > 0 && waitpid(m.child.pid, &wstatus, WNOHANG) == m.child.pid && !stop_signal)
-		ret = scry_exit_status(wstatus);
+	if (m.child.pid > 0)
+		waitpid(m.child.pid, &wstatus, WNOHANG);   /* reaped if it ended */
 	goto out;
 fail:
 	fprintf(stderr, "scry serve: %s\n", err);
