@@ -17,9 +17,13 @@ CFLAGS   ?= -O2 -g
 override CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow -Werror=implicit-function-declaration \
             -D_GNU_SOURCE -Isrc -I$(BUILD)
 LDLIBS   += -lbpf -lelf -lz -lm
+# libyaml: the metrics config (src/metrics/config.c)
+LDLIBS   += -lyaml
+# libmicrohttpd: scry serve's HTTP endpoint (src/cli/serve.c)
+LDLIBS   += -lmicrohttpd
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -I$(BUILD) -Isrc -Wall -Wno-unused-function
 
-LIB_DIRS := src/util src/catalog src/format src/filter src/ctf src/kernel src/consumer src/session src/trace src/view src/cli
+LIB_DIRS := src/util src/catalog src/format src/metrics src/filter src/ctf src/kernel src/consumer src/session src/trace src/view src/cli
 LIB_SRCS := $(filter-out src/cli/main.c,$(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c)))
 LIB_OBJS := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
 BPF_SRCS := $(wildcard src/bpf/*.bpf.c)

@@ -287,4 +287,70 @@ struct scry_cpu_stats {
  * leaves the set when its last thread exits, so this bounds the live ones only. */
 #define SCRY_FOLLOW_MAX   131072
 
+/* ---- in-kernel metrics (a channel of kind SCRY_CHANNEL_METRICS: src/bpf/metrics.bpf.h,
+ * docs/METRICS.md) ----------------------------------------------------------------------
+ * Up to SCRY_METRICS_MAX metrics, each a counter or a histogram of syscall exits, keyed by
+ * the labels it asks for (struct scry_metric_key: the fields of other labels are zero), in
+ * a per-CPU hash of its own (inner map metric_id of metric_counters or metric_hists) whose
+ * max_entries bounds its series; an update refused because it is full is counted
+ * (scry_metric_stats.overflow).  Map "metric_sc" (index: syscall number) holds the mask of
+ * the metrics a syscall feeds. */
+#define SCRY_METRICS_MAX       16
+#define SCRY_HIST_BUCKETS      64
+
+enum scry_metric_kind { SCRY_METRIC_COUNTER = 1, SCRY_METRIC_HISTOGRAM };
+enum scry_metric_value {
+	SCRY_MV_COUNT = 1,    /* 1 per call */
+	SCRY_MV_RET,          /* the return value (bytes moved by read/write...), when >= 0 */
+	SCRY_MV_LATENCY,      /* ns from the call's entry to its exit (entry seen by scry) */
+};
+enum scry_metric_when { SCRY_MW_ANY, SCRY_MW_ERROR, SCRY_MW_SUCCESS };   /* error: ret in [-4095, -1] */
+enum scry_metric_label_src {    /* bits of scry_metric_desc.labels: what the key holds */
+	SCRY_ML_SYSCALL = 1 << 0,   /* nr */
+	SCRY_ML_ERRNO   = 1 << 1,   /* err: -ret for an error, else 0 */
+	SCRY_ML_COMM    = 1 << 2,   /* comm at the exit */
+	SCRY_ML_PID     = 1 << 3,   /* tgid */
+	SCRY_ML_TID     = 1 << 4,
+	SCRY_ML_UID     = 1 << 5,   /* real uid */
+};
+enum scry_bucket_type {
+	SCRY_HB_EXP2 = 1,     /* bucket k (min <= k <= max): values <= 2^k */
+	SCRY_HB_LINEAR,       /* bucket k: values <= k * width */
+};
+
+struct scry_metric_desc {
+	__u8  kind;           /* enum scry_metric_kind */
+	__u8  value;          /* enum scry_metric_value */
+	__u8  when;           /* enum scry_metric_when */
+	__u8  bucket_type;    /* histograms: enum scry_bucket_type */
+	__u32 labels;         /* SCRY_ML_* */
+	__u32 bucket_min;     /* histograms: the first bucket's k; values below it fall in it */
+	__u32 bucket_max;     /* the last (max - min < SCRY_HIST_BUCKETS); values above it are
+	                       * in the count and sum only (the +Inf bucket) */
+	__u64 bucket_width;   /* SCRY_HB_LINEAR */
+};
+
+struct scry_metric_key {
+	__u32 nr;
+	__s32 err;
+	__u32 pid;
+	__u32 tid;
+	__u32 uid;
+	__u32 pad;
+	char  comm[SCRY_COMM_LEN];
+};
+
+struct scry_metric_hist {
+	__u64 count;
+	__u64 sum;
+	__u64 buckets[SCRY_HIST_BUCKETS];    /* index k - bucket_min, not cumulative */
+};
+
+/* Per CPU (map "metric_stats"). */
+struct scry_metric_stats {
+	__u64 events;                        /* syscall exits that fed at least one metric */
+	__u64 no_entry;                      /* latency unknown (entry before the start): not counted */
+	__u64 overflow[SCRY_METRICS_MAX];    /* updates lost: the metric's map was full */
+};
+
 #endif /* SCRY_ABI_H */

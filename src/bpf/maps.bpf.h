@@ -249,3 +249,68 @@ struct back_array back_enter SEC(".maps"), back_exit SEC(".maps"), back_tp SEC("
 
 /* The fork event's front (index 0), which scry_fork tries before writing the event. */
 struct back_array flt_fork SEC(".maps");
+
+/* ---- in-kernel metrics (metrics.bpf.h; scry_abi.h describes them) ---------------------
+ * The metrics channel's own maps: each metric's series in an inner per-CPU hash created by
+ * user space with the metric's max_entries (index = metric id); a counter's value a u64, a
+ * histogram's a struct scry_metric_hist.  The templates' size is not the inner maps'. */
+const volatile __u32 n_metrics = 0;            /* metrics 0..n-1 in metric_descs */
+const volatile __u32 metrics_label_union = 0;  /* SCRY_ML_* some metric uses */
+const volatile __u32 metrics_latency_mask = 0; /* metrics whose value is the latency */
+
+struct metric_counter_inner {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct scry_metric_key);
+	__type(value, __u64);
+};
+
+struct metric_hist_inner {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct scry_metric_key);
+	__type(value, struct scry_metric_hist);
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, SCRY_METRICS_MAX);
+	__type(key, __u32);
+	__array(values, struct metric_counter_inner);
+} metric_counters SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, SCRY_METRICS_MAX);
+	__type(key, __u32);
+	__array(values, struct metric_hist_inner);
+} metric_hists SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, SCRY_METRICS_MAX);
+	__type(key, __u32);
+	__type(value, struct scry_metric_desc);
+} metric_descs SEC(".maps");
+
+/* Per syscall number: the mask of the metrics it feeds (bit = metric id). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, SCRY_MAX_SYSCALLS);
+	__type(key, __u32);
+	__type(value, __u32);
+} metric_sc SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct scry_metric_stats);
+} metric_stats SEC(".maps");
+
+/* A new series' first value (hash updates copy it; too large for the stack). */
+struct scry_metric_hist metric_zero;
+/* (a global of the key's type, so that its BTF is complete for the inner map templates) */
+struct scry_metric_key metric_zero_key;

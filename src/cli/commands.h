@@ -8,5 +8,7 @@ int cmd_view(int argc, char **argv);     /* src/cli/view.c   */
 int cmd_list(int argc, char **argv);     /* src/cli/list.c   */
 int cmd_trace(int argc, char **argv);    /* src/cli/trace.c  */
 int cmd_recover(int argc, char **argv);  /* src/cli/recover.c */
+int cmd_serve(int argc, char **argv);    /* src/cli/serve.c  */
+int cmd_top(int argc, char **argv);      /* src/cli/top.c    */
 
 #endif

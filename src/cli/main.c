@@ -17,6 +17,10 @@ static void usage(FILE *f)
 		"  list [GLOB|syscalls|contexts]\n"
 		"                     show available tracepoints, syscalls or contexts\n"
 		"  recover DIR        make a trace whose recorder died readable (complete packets kept)\n"
+		"  serve --config FILE [--listen ADDR:PORT] [-p PID,...|-a|-- CMD ARGS]\n"
+		"                     syscall metrics kept in the kernel, served to Prometheus\n"
+		"  top [-d SECONDS] [-n COUNT] [-s KEY] [-p PID,...|-a|-- CMD ARGS]\n"
+		"                     live table of syscalls per process: calls/s, errors, latency, bytes\n"
 		"\n"
 		"`scry COMMAND --help` describes each command.\n");
 }
@@ -38,6 +42,10 @@ int main(int argc, char **argv)
 		return cmd_list(argc - 1, argv + 1);
 	if (!strcmp(cmd, "recover"))
 		return cmd_recover(argc - 1, argv + 1);
+	if (!strcmp(cmd, "serve"))
+		return cmd_serve(argc - 1, argv + 1);
+	if (!strcmp(cmd, "top"))
+		return cmd_top(argc - 1, argv + 1);
 	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
 		usage(stdout);
 		return 0;
@@ -46,6 +54,6 @@ int main(int argc, char **argv)
 		printf("scry %d.%d.%d\n", SCRY_VERSION_MAJOR, SCRY_VERSION_MINOR, SCRY_VERSION_PATCH);
 		return 0;
 	}
-	fprintf(stderr, "scry: unknown command '%s' (try: record, trace, view, list, recover)\n", cmd);
+	fprintf(stderr, "scry: unknown command '%s' (try: record, trace, view, list, recover, serve, top)\n", cmd);
 	return 2;
 }

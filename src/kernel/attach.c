@@ -96,6 +96,14 @@ int scry_probes_attach(struct scry_probes *p, char *err, size_t errlen)
 		if (ret)
 			return ret;
 	}
+	if (bpf_program__autoload(p->skel->progs.scry_metrics_enter))
+		ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_metrics_enter), "tp_btf/sys_enter (metrics)",
+				      err, errlen);
+	if (!ret && bpf_program__autoload(p->skel->progs.scry_metrics_exit))
+		ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_metrics_exit), "tp_btf/sys_exit (metrics)",
+				      err, errlen);
+	if (ret)
+		return ret;
 	if (bpf_program__autoload(p->skel->progs.scry_fork))
 		ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_fork), "tp_btf/sched_process_fork", err, errlen);
 	if (!ret && bpf_program__autoload(p->skel->progs.scry_exit))

@@ -12,6 +12,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include "scry_abi.h"    /* before the skeleton: its .bss holds scry_abi.h structs */
 #include "scry.skel.h"
 #include "catalog/catalog.h"
 #include "filter/bpf_gen.h"
@@ -61,6 +62,8 @@ int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o,
 		goto fail_msg;
 	p->opts = *o;
 	p->sys_front[0] = p->sys_front[1] = -1;
+	for (unsigned i = 0; i < SCRY_METRICS_MAX; i++)
+		p->metric_fds[i] = -1;
 	p->links = calloc(MAX_LINKS, sizeof(*p->links));
 	if (!p->links)
 		goto fail_msg;
@@ -156,6 +159,8 @@ int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o,
 	bpf_map__set_max_entries(p->skel->maps.stages, p->ncpus);
 	bpf_program__set_autoload(p->skel->progs.scry_flush, true);
 	ret = probes_prepare_memo(p, err, errlen);
+	if (!ret)
+		ret = probes_prepare_metrics(p, err, errlen);
 	if (ret)
 		goto fail;
 	/* The inner ring template keeps its size: ring buffers of any size may be inserted
@@ -170,6 +175,8 @@ int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o,
 	ret = probes_fill_trackers(p, o, err, errlen);
 	if (!ret)
 		ret = probes_prepare_dispatch(p, err, errlen);
+	if (!ret)
+		ret = probes_install_metrics(p, err, errlen);
 	if (ret)
 		goto fail;
 	p->stage_stride = (sizeof(struct scry_stage) + 7) & ~(size_t)7;
@@ -247,6 +254,9 @@ void scry_probes_close(struct scry_probes *p)
 		free(p->filters[i].insns);
 	}
 	free(p->filters);
+	for (unsigned i = 0; i < SCRY_METRICS_MAX; i++)
+		if (p->metric_fds[i] >= 0)
+			close(p->metric_fds[i]);
 	scry_bpf__destroy(p->skel);
 	free(p);
 }

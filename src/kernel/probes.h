@@ -33,6 +33,12 @@ struct scry_probes_opts {
 	const int *track_cgroup_fds;             /* open cgroup v2 directories */
 	size_t ntrack_cgroups;
 	struct scry_catalog *cat;   /* tracefs ids of the tracepoints a filter front attaches to */
+	/* in-kernel metrics (a metrics channel: metrics.bpf.h, kernel/metrics.c): nmetrics > 0
+	 * loads their programs; metric_sc[nr] the mask of the metrics syscall nr feeds */
+	const struct scry_metric_desc *metrics;
+	const uint32_t *metric_max_entries;    /* series each metric holds at most */
+	unsigned nmetrics;
+	const uint32_t *metric_sc;             /* SCRY_MAX_SYSCALLS masks */
 };
 
 struct scry_probes;
@@ -90,5 +96,18 @@ void scry_probes_set_recording(struct scry_probes *p, bool on);
 /* Detach every program (no event is produced after this returns); maps stay readable. */
 void scry_probes_detach(struct scry_probes *p);
 void scry_probes_close(struct scry_probes *p);
+
+/* Metrics (kernel/metrics.c): the per-CPU hash of metric id (key struct scry_metric_key;
+ * value u64 for a counter, struct scry_metric_hist for a histogram, one per CPU), or -1. */
+int scry_probes_metric_fd(const struct scry_probes *p, unsigned id);
+/* The metrics programs' counters summed over the CPUs. */
+int scry_probes_metric_stats(struct scry_probes *p, struct scry_metric_stats *out);
+/* Each loaded program's kernel statistics (run_cnt and run_time_ns count only while
+ * bpf_stats are enabled: BPF_ENABLE_STATS). */
+struct scry_prog_stats {
+	const char *name;
+	uint64_t run_cnt, run_time_ns, recursion_misses;
+};
+size_t scry_probes_prog_stats(struct scry_probes *p, struct scry_prog_stats *out, size_t max);
 
 #endif

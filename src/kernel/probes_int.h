@@ -5,6 +5,7 @@
 #define SCRY_KERNEL_PROBES_INT_H
 
 #include <stdbool.h>
+#include "scry_abi.h"    /* before the skeleton: its .bss holds scry_abi.h structs */
 #include "scry.skel.h"
 #include "kernel/ctx_paths.h"
 #include "kernel/probes.h"
@@ -32,6 +33,7 @@ struct scry_probes {
 	struct scry_ctx_layout layout;   /* contexts and registers in kernel BTF */
 	bool prepare_exec;         /* scry_prepare_exec is loaded */
 	bool memo_by_regs;         /* the memo keeps the current task (untrusted kptr) */
+	int metric_fds[SCRY_METRICS_MAX];   /* inner maps of the metrics, -1: none */
 };
 
 struct loaded_filter {
@@ -50,6 +52,9 @@ int probes_add_front_link(struct scry_probes *p, int fd, const char *what, char 
 int probes_attach_front_sys(struct scry_probes *p, int kind, char *err, size_t errlen);
 int probes_attach_front_tp(struct scry_probes *p, int prog_fd, const char *system, const char *name, __u64 cookie,
 			   char *err, size_t errlen);
+/* metrics.c */
+int probes_prepare_metrics(struct scry_probes *p, char *err, size_t errlen);
+int probes_install_metrics(struct scry_probes *p, char *err, size_t errlen);
 /* attach.c */
 int probes_add_link(struct scry_probes *p, struct bpf_link *l, const char *what, char *err, size_t errlen);
 

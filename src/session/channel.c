@@ -1,7 +1,8 @@
 /* channel.c — a session's channel (LTTng's): one stream class of the trace, its events and
  * contexts, its own BPF object (whose load-time settings are the channel's), its per-CPU
  * rings and the consumer that moves them into its streams (NAME_<cpu>) and its record sink.
- * A channel of kind COUNT writes nothing: its syscalls are counted in the kernel.
+ * A channel of kind COUNT writes nothing: its syscalls are counted in the kernel; one of
+ * kind METRICS neither: it has no events, its metrics are updated in the kernel.
  * Several channels cost nothing on the paths of one: each has its programs, and a program
  * whose channel does not record an event returns at its descriptor. */
 #include <errno.h>
@@ -48,6 +49,10 @@ static int prepare_filter(struct scry_channel *c, char *err, size_t errlen)
 {
 	const struct scry_session_opts *so = &c->s->opts;
 
+	if (c->opts.kind == SCRY_CHANNEL_METRICS) {
+		snprintf(err, errlen, "a filter cannot be combined with metrics (use the trackers)");
+		return -EINVAL;
+	}
 	if (c->opts.kind == SCRY_CHANNEL_COUNT) {
 		snprintf(err, errlen, "a filter cannot be combined with counting (-c)");
 		return -EINVAL;
@@ -92,7 +97,12 @@ int channel_new(struct scry_channel **out, struct scry_session *s, const struct 
 		goto oom;
 	for (int i = 0; i < SCRY_MAX_SYSCALLS; i++)
 		c->sc_entry[i] = c->sc_exit[i] = NO_EVENT;
-	if (!nspecs) {
+	if (o->kind == SCRY_CHANNEL_METRICS) {
+		if (!o->nmetrics || nspecs) {
+			snprintf(err, errlen, "a metrics channel has metrics and no events");
+			return -EINVAL;
+		}
+	} else if (!nspecs) {
 		specs = default_events;
 		nspecs = sizeof(default_events) / sizeof(default_events[0]);
 	}
@@ -131,6 +141,8 @@ int channel_load(struct scry_channel *c, char *err, size_t errlen)
 		.track_uids = so->track_uids, .ntrack_uids = so->ntrack_uids, .track_uid = so->track_uids != NULL,
 		.track_gids = so->track_gids, .ntrack_gids = so->ntrack_gids, .track_gid = so->track_gids != NULL,
 		.track_cgroup_fds = c->s->cgroup_fds, .ntrack_cgroups = so->ntrack_cgroups,
+		.metrics = c->opts.metrics, .metric_max_entries = c->opts.metric_max_entries,
+		.nmetrics = c->opts.kind == SCRY_CHANNEL_METRICS ? c->opts.nmetrics : 0, .metric_sc = c->opts.metric_sc,
 	};
 	int ret = scry_probes_load(&c->probes, &po, err, errlen);
 
@@ -171,7 +183,7 @@ int channel_start(struct scry_channel *c, char *err, size_t errlen)
 	};
 	int ret;
 
-	if (c->opts.kind != SCRY_CHANNEL_COUNT && (ret = scry_consumer_open(&c->consumer, &co, err, errlen)))
+	if (c->opts.kind == SCRY_CHANNEL_EVENTS && (ret = scry_consumer_open(&c->consumer, &co, err, errlen)))
 		return ret;
 	ret = channel_attach(c, err, errlen);
 	if (ret)

@@ -40,7 +40,7 @@ static bool wants_trace(const struct scry_session_opts *o)
 	if (o->output)
 		return true;
 	for (size_t i = 0; i < o->nchannels; i++)
-		if (o->channels[i].sink || o->channels[i].kind == SCRY_CHANNEL_COUNT)
+		if (o->channels[i].sink || o->channels[i].kind != SCRY_CHANNEL_EVENTS)
 			return false;
 	return true;
 }
@@ -362,6 +362,35 @@ int scry_session_sc_count(struct scry_session *s, unsigned nr, struct scry_sc_co
 		if (s->chans[i]->opts.kind == SCRY_CHANNEL_COUNT)
 			return s->chans[i]->probes ? scry_probes_sc_count(s->chans[i]->probes, nr, out) : -EINVAL;
 	return -ENOENT;
+}
+
+static struct scry_channel *metrics_channel(const struct scry_session *s)
+{
+	for (size_t i = 0; i < s->nchans; i++)
+		if (s->chans[i]->opts.kind == SCRY_CHANNEL_METRICS && s->chans[i]->probes)
+			return s->chans[i];
+	return NULL;
+}
+
+int scry_session_metric_fd(const struct scry_session *s, unsigned id)
+{
+	struct scry_channel *c = metrics_channel(s);
+
+	return c ? scry_probes_metric_fd(c->probes, id) : -1;
+}
+
+int scry_session_metric_stats(struct scry_session *s, struct scry_metric_stats *out)
+{
+	struct scry_channel *c = metrics_channel(s);
+
+	return c ? scry_probes_metric_stats(c->probes, out) : -ENOENT;
+}
+
+size_t scry_session_prog_stats(struct scry_session *s, struct scry_prog_stats *out, size_t max)
+{
+	struct scry_channel *c = metrics_channel(s);
+
+	return c ? scry_probes_prog_stats(c->probes, out, max) : 0;
 }
 
 struct scry_catalog *scry_session_catalog(const struct scry_session *s)

@@ -24,6 +24,9 @@ enum scry_channel_kind {
 	SCRY_CHANNEL_EVENTS,            /* events written to the trace (and the record sink) */
 	SCRY_CHANNEL_COUNT,             /* its syscalls counted in the kernel, no event written
 					 * (scry trace -c: scry_session_sc_count) */
+	SCRY_CHANNEL_METRICS,           /* counters and histograms of syscalls updated in the
+					 * kernel (opts.metrics), no event written (scry serve,
+					 * scry top: scry_session_metric_fd) */
 };
 
 /* A channel: LTTng's, one stream class of the trace (stream files NAME_<cpu>). */
@@ -39,6 +42,13 @@ struct scry_channel_opts {
 	 * CPU's time order (header, contexts, payload: catalog/record.h reads them) */
 	void (*sink)(void *ctx, unsigned cpu, const uint8_t *ev, size_t size);
 	void *sink_ctx;
+	/* SCRY_CHANNEL_METRICS (metrics/config.h builds them): nmetrics descriptors, each
+	 * metric's bound on its series, and per syscall number the mask of the metrics it feeds
+	 * (SCRY_MAX_SYSCALLS entries) */
+	const struct scry_metric_desc *metrics;
+	const uint32_t *metric_max_entries;
+	unsigned nmetrics;
+	const uint32_t *metric_sc;
 };
 
 struct scry_session_opts {
@@ -118,6 +128,13 @@ void scry_session_progress(struct scry_session *s, struct scry_session_summary *
 struct scry_catalog *scry_session_catalog(const struct scry_session *s);
 /* The counting channel's totals of syscall nr so far (-ENOENT: no channel counts). */
 int scry_session_sc_count(struct scry_session *s, unsigned nr, struct scry_sc_count *out);
+/* The metrics channel's map of metric id (see scry_probes_metric_fd), -1 if none. */
+int scry_session_metric_fd(const struct scry_session *s, unsigned id);
+/* The metrics channel's kernel counters (-ENOENT: no metrics channel). */
+int scry_session_metric_stats(struct scry_session *s, struct scry_metric_stats *out);
+/* The metrics channel's programs: their kernel statistics (kernel/probes.h). */
+struct scry_prog_stats;
+size_t scry_session_prog_stats(struct scry_session *s, struct scry_prog_stats *out, size_t max);
 /* Channel chan's events, indexed by CTF event id (a record sink decodes with them). */
 size_t scry_session_events(const struct scry_session *s, unsigned chan, const struct scry_event *const **events);
 /* How a run ends (scry_session_run): whichever comes first. */

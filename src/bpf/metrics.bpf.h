@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: GPL-2.0
+/* metrics.bpf.h — the metrics channel (scry serve, scry top): counters and histograms of
+ * syscall exits updated here, in per-CPU hashes keyed by their labels (scry_abi.h, struct
+ * scry_metric_desc); no event is written and nothing is copied to user space per call.
+ * Its own sys_enter/sys_exit programs, loaded only for a metrics channel: the recording
+ * programs (syscalls.bpf.h) are untouched.  The entry program keeps the entry time of the
+ * calls a latency metric wants (task storage "task_entry", as the counting channel). */
+
+/* What one syscall exit gives every metric (bpf_loop callback data). */
+struct metric_call {
+	__u32 mask;           /* metrics this syscall feeds */
+	__u32 nr;
+	__s64 ret;
+	__s64 lat;            /* ns, or -1: entry not seen */
+	struct scry_metric_stats *st;
+	struct scry_metric_key key;   /* every label the metrics use; each copies its own */
+};
+
+/* ceil(log2(v)) for v >= 1 (0 for v <= 1): the exp2 bucket of v. */
+static __always_inline __u32 log2_ceil(__u64 v)
+{
+	__u32 r = 0;
+
+	if (v <= 1)
+		return 0;
+	v--;
+	if (v >> 32) { v >>= 32; r += 32; }
+	if (v >> 16) { v >>= 16; r += 16; }
+	if (v >> 8) { v >>= 8; r += 8; }
+	if (v >> 4) { v >>= 4; r += 4; }
+	if (v >> 2) { v >>= 2; r += 2; }
+	if (v >> 1) { v >>= 1; r += 1; }
+	return r + (__u32)v;
+}
+
+static __always_inline void hist_add(const struct scry_metric_desc *d, struct scry_metric_hist *h, __u64 v)
+{
+	__u64 k;
+
+	if (d->bucket_type == SCRY_HB_LINEAR)
+		k = d->bucket_width ? (v + d->bucket_width - 1) / d->bucket_width : 0;
+	else
+		k = log2_ceil(v);
+	if (k < d->bucket_min)
+		k = d->bucket_min;
+	h->count++;
+	h->sum += v;
+	k -= d->bucket_min;
+	if (k <= d->bucket_max - d->bucket_min && k < SCRY_HIST_BUCKETS)
+		h->buckets[k]++;
+}
+
+/* The series of key in map inner (a per-CPU hash), added if new; NULL when the map is full
+ * (counted in overflow[i]). */
+static __always_inline void *metric_series(void *inner, const struct scry_metric_key *key, const void *zero,
+					   struct scry_metric_stats *st, __u32 i)
+{
+	void *v = bpf_map_lookup_elem(inner, key);
+	long err;
+
+	if (v)
+		return v;
+	err = bpf_map_update_elem(inner, key, zero, BPF_NOEXIST);
+	if (err && err != -17 /* EEXIST: added meanwhile */) {
+		if (i < SCRY_METRICS_MAX)
+			st->overflow[i]++;
+		return NULL;
+	}
+	return bpf_map_lookup_elem(inner, key);
+}
+
+static long metric_one(__u32 i, void *data)
+{
+	struct metric_call *c = data;
+	struct scry_metric_key key = {};
+	struct scry_metric_desc *d;
+	bool error = c->ret < 0 && c->ret >= -4095;
+	__u64 v;
+	void *inner, *s;
+
+	if (i >= SCRY_METRICS_MAX)
+		return 1;
+	if (!(c->mask & (1u << i)))
+		return 0;
+	d = bpf_map_lookup_elem(&metric_descs, &i);
+	if (!d)
+		return 0;
+	if ((d->when == SCRY_MW_ERROR && !error) || (d->when == SCRY_MW_SUCCESS && error))
+		return 0;
+	switch (d->value) {
+	case SCRY_MV_RET:
+		if (c->ret < 0)
+			return 0;
+		v = c->ret;
+		break;
+	case SCRY_MV_LATENCY:
+		if (c->lat < 0)
+			return 0;
+		v = c->lat;
+		break;
+	default:
+		v = 1;
+	}
+	if (d->labels & SCRY_ML_SYSCALL)
+		key.nr = c->key.nr;
+	if (d->labels & SCRY_ML_ERRNO)
+		key.err = c->key.err;
+	if (d->labels & SCRY_ML_PID)
+		key.pid = c->key.pid;
+	if (d->labels & SCRY_ML_TID)
+		key.tid = c->key.tid;
+	if (d->labels & SCRY_ML_UID)
+		key.uid = c->key.uid;
+	if (d->labels & SCRY_ML_COMM)
+		__builtin_memcpy(key.comm, c->key.comm, sizeof(key.comm));
+	if (d->kind == SCRY_METRIC_HISTOGRAM) {
+		inner = bpf_map_lookup_elem(&metric_hists, &i);
+		if (!inner)
+			return 0;
+		s = metric_series(inner, &key, &metric_zero, c->st, i);
+		if (s)
+			hist_add(d, s, v);
+	} else {
+		inner = bpf_map_lookup_elem(&metric_counters, &i);
+		if (!inner)
+			return 0;
+		s = metric_series(inner, &key, &metric_zero, c->st, i);
+		if (s)
+			*(__u64 *)s += v;
+	}
+	return 0;
+}
+
+static __always_inline void metrics_exit(struct task_struct *t, long id, long ret)
+{
+	struct metric_call c = { .nr = id, .ret = ret, .lat = -1 };
+	__u32 zero = 0, nr = id, *mask;
+	struct task_entry *te;
+
+	if (id < 0 || id >= SCRY_MAX_SYSCALLS)
+		return;
+	mask = bpf_map_lookup_elem(&metric_sc, &nr);
+	c.st = bpf_map_lookup_elem(&metric_stats, &zero);
+	if (!mask || !*mask || !c.st)
+		return;
+	c.mask = *mask;
+	c.st->events++;
+	if (c.mask & metrics_latency_mask) {
+		te = bpf_task_storage_get(&task_entry, t, 0, 0);
+		if (te && te->ts && te->nr == id)
+			c.lat = bpf_ktime_get_ns() - te->ts;
+		else
+			c.st->no_entry++;
+		if (te)
+			te->ts = 0;
+	}
+	c.key.nr = nr;
+	c.key.err = ret < 0 && ret >= -4095 ? -ret : 0;
+	if (metrics_label_union & (SCRY_ML_PID | SCRY_ML_TID)) {
+		__u64 pt = bpf_get_current_pid_tgid();
+
+		c.key.pid = pt >> 32;
+		c.key.tid = (__u32)pt;
+	}
+	if (metrics_label_union & SCRY_ML_UID)
+		c.key.uid = (__u32)bpf_get_current_uid_gid();
+	if (metrics_label_union & SCRY_ML_COMM)
+		bpf_get_current_comm(c.key.comm, sizeof(c.key.comm));
+	bpf_loop(n_metrics, metric_one, &c, 0);
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(scry_metrics_enter, struct pt_regs *regs, long id)
+{
+	struct task_struct *t = NULL;
+	struct task_entry *te;
+	__u32 nr = id, *mask;
+
+	if (!recording() || id < 0 || id >= SCRY_MAX_SYSCALLS)
+		return 0;
+	mask = bpf_map_lookup_elem(&metric_sc, &nr);
+	if (!mask || !(*mask & metrics_latency_mask) || !target_ok(regs, &t))
+		return 0;
+	te = bpf_task_storage_get(&task_entry, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (te) {
+		te->ts = bpf_ktime_get_ns();
+		te->nr = id;
+	}
+	return 0;
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(scry_metrics_exit, struct pt_regs *regs, long ret)
+{
+	struct task_struct *t = NULL;
+	long id = regs->orig_ax;
+
+	if (id == -1)
+		id = SCRY_NR_RT_SIGRETURN;
+	if (!recording() || !target_ok(regs, &t))
+		return 0;
+	metrics_exit(t, id, ret);
+	return 0;
+}

@@ -1,0 +1,139 @@
+/* metrics.c — the loader's part of the in-kernel metrics (src/bpf/metrics.bpf.h): the
+ * metrics programs loaded only when metrics are asked for, each metric's per-CPU hash
+ * created with its bound and put in its outer map, the descriptors and the per-syscall
+ * masks filled; the maps' fds and the programs' counters for the readers (see probes.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "kernel/probes_int.h"
+
+/* Before load: the programs' autoload and the load-time settings. */
+int probes_prepare_metrics(struct scry_probes *p, char *err, size_t errlen)
+{
+	const struct scry_probes_opts *o = &p->opts;
+	uint32_t labels = 0, latency = 0;
+
+	for (unsigned i = 0; i < SCRY_METRICS_MAX; i++)
+		p->metric_fds[i] = -1;
+	if (o->nmetrics > SCRY_METRICS_MAX) {
+		snprintf(err, errlen, "at most %d metrics", SCRY_METRICS_MAX);
+		return -E2BIG;
+	}
+	if (o->nmetrics && !p->btf_tp) {
+		snprintf(err, errlen, "this kernel lacks the BTF tracepoints sys_enter/sys_exit that metrics need");
+		return -ENOTSUP;
+	}
+	for (unsigned i = 0; i < o->nmetrics; i++) {
+		labels |= o->metrics[i].labels;
+		if (o->metrics[i].value == SCRY_MV_LATENCY)
+			latency |= 1u << i;
+	}
+	p->skel->rodata->n_metrics = o->nmetrics;
+	p->skel->rodata->metrics_label_union = labels;
+	p->skel->rodata->metrics_latency_mask = latency;
+	bpf_program__set_autoload(p->skel->progs.scry_metrics_exit, o->nmetrics > 0);
+	bpf_program__set_autoload(p->skel->progs.scry_metrics_enter, latency != 0);
+	return 0;
+}
+
+/* After load: one hash per metric, the descriptors, the masks. */
+int probes_install_metrics(struct scry_probes *p, char *err, size_t errlen)
+{
+	const struct scry_probes_opts *o = &p->opts;
+	int ret;
+
+	if (!o->nmetrics)
+		return 0;
+	for (unsigned i = 0; i < o->nmetrics; i++) {
+		const struct scry_metric_desc *d = &o->metrics[i];
+		bool hist = d->kind == SCRY_METRIC_HISTOGRAM;
+		struct bpf_map *outer = hist ? p->skel->maps.metric_hists : p->skel->maps.metric_counters;
+		LIBBPF_OPTS(bpf_map_create_opts, mo, .map_flags = BPF_F_NO_PREALLOC);
+		char name[16];
+		__u32 key = i;
+		int fd;
+
+		snprintf(name, sizeof(name), "scry_metric%u", i % SCRY_METRICS_MAX);
+		fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_HASH, name, sizeof(struct scry_metric_key),
+				    hist ? sizeof(struct scry_metric_hist) : sizeof(__u64),
+				    o->metric_max_entries[i], &mo);
+		if (fd < 0) {
+			ret = -errno;
+			snprintf(err, errlen, "cannot create the map of metric %u (%u series): %s", i,
+				 o->metric_max_entries[i], strerror(-ret));
+			return ret;
+		}
+		p->metric_fds[i] = fd;
+		if (bpf_map_update_elem(bpf_map__fd(outer), &key, &fd, BPF_ANY) ||
+		    bpf_map_update_elem(bpf_map__fd(p->skel->maps.metric_descs), &key, d, BPF_ANY)) {
+			ret = -errno;
+			snprintf(err, errlen, "cannot install metric %u: %s", i, strerror(-ret));
+			return ret;
+		}
+	}
+	for (__u32 nr = 0; nr < SCRY_MAX_SYSCALLS; nr++) {
+		if (!o->metric_sc[nr])
+			continue;
+		if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.metric_sc), &nr, &o->metric_sc[nr], BPF_ANY)) {
+			ret = -errno;
+			snprintf(err, errlen, "cannot fill the metrics' syscall table: %s", strerror(-ret));
+			return ret;
+		}
+	}
+	return 0;
+}
+
+int scry_probes_metric_fd(const struct scry_probes *p, unsigned id)
+{
+	return id < SCRY_METRICS_MAX ? p->metric_fds[id] : -1;
+}
+
+int scry_probes_metric_stats(struct scry_probes *p, struct scry_metric_stats *out)
+{
+	struct scry_metric_stats *percpu = calloc(p->ncpus, sizeof(*percpu));
+	__u32 zero = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!percpu)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(bpf_map__fd(p->skel->maps.metric_stats), &zero, percpu)) {
+		int ret = -errno;
+		free(percpu);
+		return ret;
+	}
+	for (unsigned c = 0; c < p->ncpus; c++) {
+		out->events += percpu[c].events;
+		out->no_entry += percpu[c].no_entry;
+		for (int i = 0; i < SCRY_METRICS_MAX; i++)
+			out->overflow[i] += percpu[c].overflow[i];
+	}
+	free(percpu);
+	return 0;
+}
+
+size_t scry_probes_prog_stats(struct scry_probes *p, struct scry_prog_stats *out, size_t max)
+{
+	struct bpf_program *prog;
+	size_t n = 0;
+
+	bpf_object__for_each_program(prog, p->skel->obj) {
+		struct bpf_prog_info info;
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(prog);
+
+		if (fd < 0 || n >= max)
+			continue;
+		memset(&info, 0, sizeof(info));
+		if (bpf_obj_get_info_by_fd(fd, &info, &len))
+			continue;
+		out[n++] = (struct scry_prog_stats){
+			.name = bpf_program__name(prog), .run_cnt = info.run_cnt,
+			.run_time_ns = info.run_time_ns, .recursion_misses = info.recursion_misses,
+		};
+	}
+	return n;
+}

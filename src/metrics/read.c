@@ -1,0 +1,210 @@
+/* read.c — a snapshot of the kernel's metrics (see read.h). */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "metrics/read.h"
+
+#define LABEL_TEXT_MAX 256
+
+static size_t nbuckets(const struct scry_metric *m)
+{
+	return m->desc.bucket_max - m->desc.bucket_min + 1;
+}
+
+static void series_free(struct scry_series *s, size_t nlabels)
+{
+	for (size_t i = 0; s->values && i < nlabels; i++)
+		free(s->values[i]);
+	free(s->values);
+	free(s->buckets);
+}
+
+static size_t g_nlabels;   /* qsort's comparison: the labels of the metric being sorted */
+
+static int cmp_series(const void *a, const void *b)
+{
+	const struct scry_series *x = a, *y = b;
+
+	for (size_t i = 0; i < g_nlabels; i++) {
+		int c = strcmp(x->values[i], y->values[i]);
+		if (c)
+			return c;
+	}
+	return 0;
+}
+
+/* One kernel series: its labels decoded, its values summed over the CPUs. */
+static int add_series(struct scry_metric_snap *ms, const struct scry_metric_key *k, const void *percpu,
+		      unsigned ncpus, size_t stride, const struct scry_syscall_names *sn, size_t *cap)
+{
+	const struct scry_metric *m = ms->m;
+	bool hist = m->desc.kind == SCRY_METRIC_HISTOGRAM;
+	struct scry_series s = { 0 };
+	char buf[LABEL_TEXT_MAX];
+
+	if (!(s.values = calloc(m->nlabels ? m->nlabels : 1, sizeof(char *))))
+		return -ENOMEM;
+	for (size_t i = 0; i < m->nlabels; i++) {
+		int r = scry_metric_decode(&m->labels[i], k, sn, buf, sizeof(buf));
+
+		if (r <= 0) {
+			if (r < 0)
+				ms->decode_errors++;
+			else
+				ms->skipped++;
+			series_free(&s, m->nlabels);
+			return 0;
+		}
+		if (!(s.values[i] = strdup(buf))) {
+			series_free(&s, m->nlabels);
+			return -ENOMEM;
+		}
+	}
+	if (hist && !(s.buckets = calloc(nbuckets(m), sizeof(uint64_t)))) {
+		series_free(&s, m->nlabels);
+		return -ENOMEM;
+	}
+	for (unsigned c = 0; c < ncpus; c++) {
+		const uint8_t *v = (const uint8_t *)percpu + c * stride;
+
+		if (hist) {
+			const struct scry_metric_hist *h = (const void *)v;
+
+			s.count += h->count;
+			s.sum += h->sum;
+			for (size_t b = 0; b < nbuckets(m) && b < SCRY_HIST_BUCKETS; b++)
+				s.buckets[b] += h->buckets[b];
+		} else {
+			s.value += *(const uint64_t *)v;
+		}
+	}
+	if (ms->n == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 64;
+		struct scry_series *g = realloc(ms->series, ncap * sizeof(*g));
+
+		if (!g) {
+			series_free(&s, m->nlabels);
+			return -ENOMEM;
+		}
+		ms->series = g;
+		*cap = ncap;
+	}
+	ms->series[ms->n++] = s;
+	return 0;
+}
+
+/* Series that decode alike (a static_map folding values together) summed into one. */
+static void merge_series(struct scry_metric_snap *ms)
+{
+	const struct scry_metric *m = ms->m;
+	size_t out = 0;
+
+	g_nlabels = m->nlabels;
+	qsort(ms->series, ms->n, sizeof(*ms->series), cmp_series);
+	for (size_t i = 0; i < ms->n; i++) {
+		if (out && !cmp_series(&ms->series[out - 1], &ms->series[i])) {
+			struct scry_series *d = &ms->series[out - 1], *s = &ms->series[i];
+
+			d->value += s->value;
+			d->count += s->count;
+			d->sum += s->sum;
+			for (size_t b = 0; s->buckets && b < nbuckets(m); b++)
+				d->buckets[b] += s->buckets[b];
+			series_free(s, m->nlabels);
+			continue;
+		}
+		ms->series[out++] = ms->series[i];
+	}
+	ms->n = out;
+}
+
+static int read_metric(struct scry_metric_snap *ms, int fd, const struct scry_syscall_names *sn)
+{
+	bool hist = ms->m->desc.kind == SCRY_METRIC_HISTOGRAM;
+	int ncpus = libbpf_num_possible_cpus();
+	size_t stride = hist ? sizeof(struct scry_metric_hist) : sizeof(uint64_t), cap = 0;
+	struct scry_metric_key key, next;
+	void *values;
+	bool first = true;
+	int ret = 0;
+
+	if (ncpus <= 0 || fd < 0) {
+		ms->error = -EBADF;
+		return 0;
+	}
+	stride = (stride + 7) & ~(size_t)7;
+	if (!(values = malloc((size_t)ncpus * stride)))
+		return -ENOMEM;
+	while (!bpf_map_get_next_key(fd, first ? NULL : &key, &next)) {
+		first = false;
+		key = next;
+		if (bpf_map_lookup_elem(fd, &key, values))
+			continue;   /* removed meanwhile (never: series are not deleted) */
+		if ((ret = add_series(ms, &key, values, (unsigned)ncpus, stride, sn, &cap)))
+			break;
+	}
+	if (!ret && errno != ENOENT && !first)
+		ms->error = -errno;
+	free(values);
+	if (!ret)
+		merge_series(ms);
+	return ret;
+}
+
+int scry_metrics_read(const struct scry_metrics_config *c, const int *fds, const struct scry_syscall_names *sn,
+		      struct scry_metrics_snap *out)
+{
+	int ret = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!(out->m = calloc(c->nmetrics ? c->nmetrics : 1, sizeof(*out->m))))
+		return -ENOMEM;
+	out->n = c->nmetrics;
+	for (size_t i = 0; i < c->nmetrics && !ret; i++) {
+		out->m[i].m = &c->metrics[i];
+		ret = read_metric(&out->m[i], fds[i], sn);
+	}
+	if (ret)
+		scry_metrics_snap_free(out);
+	return ret;
+}
+
+void scry_metrics_snap_free(struct scry_metrics_snap *s)
+{
+	for (size_t i = 0; s->m && i < s->n; i++) {
+		for (size_t j = 0; j < s->m[i].n; j++)
+			series_free(&s->m[i].series[j], s->m[i].m ? s->m[i].m->nlabels : 0);
+		free(s->m[i].series);
+	}
+	free(s->m);
+	memset(s, 0, sizeof(*s));
+}
+
+double scry_metric_bucket_le(const struct scry_metric *m, size_t i)
+{
+	double k = (double)(m->desc.bucket_min + i);
+
+	if (m->desc.bucket_type == SCRY_HB_LINEAR)
+		return k * (double)m->desc.bucket_width;
+	return ldexp(1.0, (int)k);
+}
+
+double scry_metric_quantile(const struct scry_metric *m, const struct scry_series *s, double q)
+{
+	uint64_t rank, seen = 0;
+
+	if (!s->count || !s->buckets)
+		return -1;
+	rank = (uint64_t)ceil(q * (double)s->count);
+	if (rank < 1)
+		rank = 1;
+	for (size_t i = 0; i < nbuckets(m); i++) {
+		seen += s->buckets[i];
+		if (seen >= rank)
+			return scry_metric_bucket_le(m, i);
+	}
+	return -1;
+}

@@ -1,0 +1,43 @@
+/* table.h — scry top's table: the rows of a metrics snapshot (read.h) joined by their
+ * (pid, comm, syscall) labels — calls, errors and bytes counters, a latency histogram —,
+ * rates against the previous snapshot, sorted by a key, rendered as text. */
+#ifndef SCRY_METRICS_TABLE_H
+#define SCRY_METRICS_TABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "metrics/read.h"
+
+/* The config scry top runs: metric i of enum scry_top_metric, labels pid, comm, syscall. */
+extern const char scry_top_config[];
+enum scry_top_metric { SCRY_TOP_CALLS, SCRY_TOP_ERRORS, SCRY_TOP_BYTES, SCRY_TOP_LATENCY, SCRY_TOP_NMETRICS };
+
+enum scry_top_sort { SCRY_TOP_BY_CALLS, SCRY_TOP_BY_ERRORS, SCRY_TOP_BY_LATENCY, SCRY_TOP_BY_BYTES };
+
+struct scry_top_row {
+	char *pid, *comm, *syscall;      /* the row's labels */
+	uint64_t calls, errors, bytes;   /* totals since the start */
+	double calls_rate, errors_rate, bytes_rate;   /* per second since the previous table */
+	double p50_ns, p99_ns;           /* over the whole run; -1: none measured, or beyond */
+};
+
+struct scry_top_table {
+	struct scry_top_row *rows;
+	size_t n;
+	uint64_t t_ns;                   /* when the snapshot was read */
+};
+
+/* Rows of snap (read at t_ns), rates against prev (may be NULL or empty).  0 or -ENOMEM. */
+int scry_top_table_build(struct scry_top_table *out, const struct scry_metrics_snap *snap, uint64_t t_ns,
+			 const struct scry_top_table *prev);
+/* Display order; scry_top_table_sort_keys gives back the order build's prev needs. */
+void scry_top_table_sort(struct scry_top_table *t, enum scry_top_sort by);
+void scry_top_table_sort_keys(struct scry_top_table *t);
+/* At most max_rows rows (0: all) under a header line. */
+void scry_top_table_print(FILE *f, const struct scry_top_table *t, enum scry_top_sort by, size_t max_rows,
+			  double interval_s);
+void scry_top_table_free(struct scry_top_table *t);
+
+#endif /* SCRY_METRICS_TABLE_H */
