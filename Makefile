@@ -34,7 +34,7 @@ TOOLS    := $(patsubst tests/tools/%.c,$(BUILD)/tools/%,$(wildcard tests/tools/*
 .DEFAULT_GOAL := all
 .SECONDARY:
 
-all: scry $(WORKLOADS) $(TOOLS)
+all: scry $(WORKLOADS) $(TOOLS) $(BUILD)/workload/uprobed-O0 $(BUILD)/workload/uprobed.stripped
 
 scry: $(BUILD)/scry
 	@ln -sf $(BUILD)/scry scry
@@ -73,6 +73,14 @@ $(BUILD)/tools/%: tests/tools/%.c $(BUILD)/libscry.a
 $(BUILD)/workload/%: tests/workload/%.c
 	@mkdir -p $(@D)
 	$(CC) -O1 -g -Wall -D_GNU_SOURCE -pthread -o $@ $<
+
+# The uprobe tests' workload also at -O0, and stripped (no symbols, no DWARF).
+$(BUILD)/workload/uprobed-O0: tests/workload/uprobed.c
+	@mkdir -p $(@D)
+	$(CC) -O0 -g -Wall -D_GNU_SOURCE -o $@ $<
+
+$(BUILD)/workload/uprobed.stripped: $(BUILD)/workload/uprobed
+	strip -o $@ $<
 
 -include $(LIB_OBJS:.o=.d) $(BUILD)/obj/cli/main.d
 

@@ -10,6 +10,8 @@ set -euo pipefail
 PKGS=(gcc make clang clang-16 llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config
       libcmocka-dev babeltrace2 python3-bt2 python3-pytest valgrind
       libclang-rt-14-dev jq)
+# uprobes: <sys/sdt.h> for the USDT workload, bpftrace to check probe values against
+PKGS+=(systemtap-sdt-dev bpftrace)
 BENCH_PKGS=(strace linux-perf bpftrace hyperfine)
 
 for arg in "$@"; do

@@ -8,6 +8,7 @@
  *   tracepoints.bpf.h  any tracefs tracepoint, copied by its descriptor's operations
  *   lifecycle.bpf.h    fork tracking, the fork event, exits of followed processes
  *   signals.bpf.h      signal_deliver with its siginfo, the fatal signal behind a SIGKILL
+ *   uprobes.bpf.h      uprobes and uretprobes: registers and user strings by descriptor
  * All events are written in their final CTF layout (docs/FORMAT.md).  To add a source: a
  * header here, its maps in maps.bpf.h, its loader part in src/kernel/probes.c. */
 #include "maps.bpf.h"
@@ -22,6 +23,7 @@
 #include "tracepoints.bpf.h"
 #include "lifecycle.bpf.h"
 #include "signals.bpf.h"
+#include "uprobes.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
