@@ -132,6 +132,7 @@ int scry_elf_load(struct scry_elf *e, const char *path, char *err, size_t errlen
 		snprintf(err, errlen, "%s: not an x86-64 ELF file (scry's uprobes read the x86-64 registers)", path);
 		goto out;
 	}
+	e->entry = eh.e_entry;
 	if (elf_getphdrnum(elf, &nph))
 		nph = 0;
 	for (size_t i = 0; i < nph && e->nloads < sizeof(e->loads) / sizeof(e->loads[0]); i++) {

@@ -21,6 +21,7 @@ struct scry_elf {
 	struct scry_elf_func *funcs;   /* sorted by name, one per name */
 	size_t nfuncs;
 	bool has_symtab;        /* .symtab present (not stripped) */
+	uint64_t entry;         /* e_entry: the entry point (jumped to, never called) */
 	uint8_t build_id[64];
 	size_t build_id_len;
 	/* program headers PT_LOAD (vaddr -> offset) */

@@ -1,17 +1,21 @@
 /* uprobe.c — see uprobe.h: a uprobe spec parsed, its binary's functions read (elfsyms.c),
  * the probes it names, and their events: "uprobe_<binary>_<function>" (uretprobe_ at the
  * return; _0x<offset> for FUNC+OFF, the address alone for 0xADDR), every character a CTF
- * identifier cannot hold replaced by '_', the spec resolved kept as model.emf.uri. */
+ * identifier cannot hold replaced by '_', the spec resolved kept as model.emf.uri.  Fields:
+ * with DWARF (dwarf.h), the parameters located in registers by name and type at a
+ * function's entry and its typed return value; without, arg0..arg5 and ret (uint64). */
 #include <errno.h>
 #include <fnmatch.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "catalog/dwarf.h"
 #include "catalog/elfsyms.h"
 #include "catalog/event.h"
 #include "catalog/internal.h"
 #include "catalog/uprobe.h"
+#include "util/log.h"
 
 bool scry_uprobe_claims(const char *spec)
 {
@@ -67,8 +71,16 @@ oom:
 	return NULL;
 }
 
-/* The event of one probe: built once per key, then the catalog's. */
-static int probe_event(struct scry_catalog *cat, struct scry_uprobe *u, const char *suffix)
+static void dw_field(struct uparam *p, const struct scry_dw_param *dp)
+{
+	*p = (struct uparam){ .name = dp->name, .str = dp->kind == SCRY_DW_STR, .size = dp->size,
+			      .base = dp->base, .is_signed = dp->is_signed, .reg = (uint8_t)dp->reg };
+}
+
+/* The event of one probe: built once per key, then the catalog's.  dwf: the function's
+ * DWARF when it has some and the probe is at its entry (or return). */
+static int probe_event(struct scry_catalog *cat, struct scry_uprobe *u, const char *suffix,
+		       const struct scry_dw_func *dwf, bool quiet)
 {
 	static const char *const regs[] = { "arg0", "arg1", "arg2", "arg3", "arg4", "arg5" };
 	const char *base = strrchr(u->path, '/') ? strrchr(u->path, '/') + 1 : u->path;
@@ -81,7 +93,21 @@ static int probe_event(struct scry_catalog *cat, struct scry_uprobe *u, const ch
 	snprintf(name, sizeof(name), "%s_%s_%s", kind, base, suffix);
 	snprintf(uri, sizeof(uri), "%s:%s:%s", kind, u->path, suffix);
 	snprintf(key, sizeof(key), "%s", uri);
-	if (u->ret)
+	if (dwf && u->ret) {
+		if (dwf->ret.kind != SCRY_DW_NONE)
+			dw_field(&p[n++], &dwf->ret);
+	} else if (dwf) {
+		for (unsigned i = 0; i < dwf->nparams; i++) {
+			if (dwf->params[i].kind != SCRY_DW_NONE && n < SCRY_MAX_UP_OPS) {
+				dw_field(&p[n++], &dwf->params[i]);
+				continue;
+			}
+			if (!quiet)
+				scry_log(SCRY_LOG_INFO, "scry: %s: parameter %s (%s) not recorded: %s", uri,
+					 dwf->params[i].name, dwf->params[i].ctype,
+					 dwf->params[i].kind != SCRY_DW_NONE ? "more than 8 fields" : dwf->params[i].why);
+		}
+	} else if (u->ret)
 		p[n++] = (struct uparam){ .name = "ret", .size = 8, .base = 10, .reg = SCRY_UREG_RET };
 	else
 		for (int i = 0; i < 6; i++)
@@ -126,7 +152,7 @@ static void suggest(const struct scry_elf *e, const char *name, char *err, size_
 }
 
 static int add_probe(struct scry_catalog *cat, struct scry_uprobe **v, size_t *n, const char *path, bool ret,
-		     const char *func, uint64_t offset, const char *suffix)
+		     const char *func, uint64_t offset, const char *suffix, const struct scry_dw_func *dwf, bool quiet)
 {
 	struct scry_uprobe *nv = realloc(*v, (*n + 1) * sizeof(**v)), *u;
 
@@ -142,7 +168,7 @@ static int add_probe(struct scry_catalog *cat, struct scry_uprobe **v, size_t *n
 		return -ENOMEM;
 	}
 	++*n;
-	return probe_event(cat, u, suffix);
+	return probe_event(cat, u, suffix, dwf, quiet);
 }
 
 int scry_catalog_uprobes(struct scry_catalog *cat, const char *spec, struct scry_uprobe **out, size_t *n,
@@ -152,6 +178,8 @@ int scry_catalog_uprobes(struct scry_catalog *cat, const char *spec, struct scry
 	const char *rest = spec + (ret ? 10 : 7), *colon = strchr(rest, ':'), *target;
 	char *pathspec = NULL, *path = NULL, *func = NULL, suffix[600];
 	struct scry_elf e = { 0 };
+	struct scry_dwarf *dw = NULL;
+	struct scry_dw_func dwf;
 	struct scry_uprobe *v = NULL;
 	size_t nv = 0;
 	int rc = -EINVAL;
@@ -172,6 +200,7 @@ int scry_catalog_uprobes(struct scry_catalog *cat, const char *spec, struct scry
 		goto out;
 	if (scry_elf_load(&e, path, err, errlen))
 		goto out;
+	dw = scry_dwarf_open(path, e.build_id, e.build_id_len, suffix, sizeof(suffix));
 	if (!strncmp(target, "0x", 2)) {                     /* an address */
 		char *end;
 		uint64_t addr = strtoull(target, &end, 16);
@@ -186,7 +215,7 @@ int scry_catalog_uprobes(struct scry_catalog *cat, const char *spec, struct scry
 			goto out;
 		}
 		snprintf(suffix, sizeof(suffix), "0x%" PRIx64, addr);
-		rc = add_probe(cat, &v, &nv, path, ret, NULL, (uint64_t)off, suffix);
+		rc = add_probe(cat, &v, &nv, path, ret, NULL, (uint64_t)off, suffix, NULL, true);
 		goto out;
 	}
 	if (!e.nfuncs) {
@@ -225,7 +254,8 @@ int scry_catalog_uprobes(struct scry_catalog *cat, const char *spec, struct scry
 			goto out;
 		}
 		snprintf(suffix, sizeof(suffix), "%s_0x%" PRIx64, func, off);
-		rc = add_probe(cat, &v, &nv, path, ret, func, f->offset + off, suffix);
+		rc = add_probe(cat, &v, &nv, path, ret, func, f->offset + off, suffix,
+			       off == 0 && dw && !scry_dwarf_func(dw, f->addr, &dwf) ? &dwf : NULL, false);
 		goto out;
 	}
 	bool glob = strpbrk(target, "*?[") != NULL;
@@ -234,6 +264,13 @@ int scry_catalog_uprobes(struct scry_catalog *cat, const char *spec, struct scry
 	for (size_t i = 0; i < e.nfuncs; i++)
 		if (glob ? !fnmatch(target, e.funcs[i].name, 0) : !strcmp(target, e.funcs[i].name))
 			matches++;
+	/* the entry point is jumped to, not called: its "return address" is argc, which a
+	 * uretprobe would overwrite */
+	if (ret && !glob && matches && scry_elf_func(&e, target)->addr == e.entry && e.entry) {
+		snprintf(err, errlen, "'%s': %s is the entry point of %s, never called nor returned from "
+			 "(a uretprobe would overwrite argc)", spec, target, path);
+		goto out;
+	}
 	if (!matches) {
 		snprintf(err, errlen, "no function %s '%s' in %s", glob ? "matches" : "named", target, path);
 		if (!glob)
@@ -251,14 +288,15 @@ int scry_catalog_uprobes(struct scry_catalog *cat, const char *spec, struct scry
 		const struct scry_elf_func *f = &e.funcs[i];
 		bool dup = false;
 
-		if (glob ? fnmatch(target, f->name, 0) : strcmp(target, f->name))
+		if ((glob ? fnmatch(target, f->name, 0) : strcmp(target, f->name)) || (ret && f->addr == e.entry))
 			continue;
 		/* aliases (two names at one address) are probed once: the first name */
 		for (size_t k = 0; k < nv && !dup; k++)
 			dup = v[k].offset == f->offset;
 		if (dup)
 			continue;
-		if ((rc = add_probe(cat, &v, &nv, path, ret, f->name, f->offset, f->name)))
+		if ((rc = add_probe(cat, &v, &nv, path, ret, f->name, f->offset, f->name,
+				    dw && !scry_dwarf_func(dw, f->addr, &dwf) ? &dwf : NULL, glob)))
 			goto out;
 	}
 	rc = 0;
@@ -272,6 +310,7 @@ out:
 		*n = nv;
 	}
 	scry_elf_free(&e);
+	scry_dwarf_close(dw);
 	free(pathspec);
 	free(path);
 	free(func);
