@@ -316,3 +316,46 @@ out:
 	free(func);
 	return rc;
 }
+
+int scry_uprobe_list(const char *spec, scry_uprobe_list_fn fn, void *ctx, size_t *found, char *err, size_t errlen)
+{
+	const char *rest = spec + (strncmp(spec, "uretprobe:", 10) ? 7 : 10), *colon = strchr(rest, ':');
+	char *pathspec = colon ? strndup(rest, (size_t)(colon - rest)) : strdup(rest), *path = NULL, why[256];
+	const char *glob = colon && colon[1] ? colon + 1 : "*";
+	struct scry_elf e = { 0 };
+	struct scry_dwarf *dw = NULL;
+	struct scry_dw_func dwf;
+	int rc = -EINVAL;
+
+	*found = 0;
+	if (!pathspec) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	if (!*pathspec) {
+		snprintf(err, errlen, "'%s': expected uprobe:PATH[:GLOB]", spec);
+		goto out;
+	}
+	if (!(path = scry_elf_find(pathspec, err, errlen)) || scry_elf_load(&e, path, err, errlen))
+		goto out;
+	dw = scry_dwarf_open(path, e.build_id, e.build_id_len, why, sizeof(why));
+	for (size_t i = 0; i < e.nfuncs; i++) {
+		if (fnmatch(glob, e.funcs[i].name, 0))
+			continue;
+		++*found;
+		fn(ctx, path, e.funcs[i].name, e.funcs[i].addr,
+		   dw && !scry_dwarf_func(dw, e.funcs[i].addr, &dwf) ? &dwf : NULL);
+	}
+	rc = 0;
+	if (!*found) {
+		snprintf(err, errlen, "no function matches '%s' in %s%s", glob, path,
+			 e.nfuncs ? "" : " (it has no function symbols: stripped)");
+		rc = -ENOENT;
+	}
+out:
+	scry_elf_free(&e);
+	scry_dwarf_close(dw);
+	free(pathspec);
+	free(path);
+	return rc;
+}

@@ -31,4 +31,12 @@ int scry_catalog_uprobes(struct scry_catalog *cat, const char *spec, struct scry
 			 char *err, size_t errlen);
 void scry_uprobes_free(struct scry_uprobe *u, size_t n);
 
+/* Listing (scry list uprobe:PATH[:GLOB]): each function of PATH matching GLOB (all without
+ * one), sorted by name, with its DWARF description (NULL when it has none).  *found
+ * counts them; -errno with a one-line reason in err. */
+struct scry_dw_func;
+typedef void (*scry_uprobe_list_fn)(void *ctx, const char *path, const char *func, uint64_t addr,
+				    const struct scry_dw_func *dw);
+int scry_uprobe_list(const char *spec, scry_uprobe_list_fn fn, void *ctx, size_t *found, char *err, size_t errlen);
+
 #endif

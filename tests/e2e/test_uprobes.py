@@ -290,3 +290,47 @@ def test_uretprobe_on_entry_point_refused(scry, workload, trace_dir):
     wl = workload("uprobed")
     line = run_bad(scry, trace_dir, f"uretprobe:{wl}:_start")
     assert "_start is the entry point" in line and "overwrite argc" in line
+
+
+# ---- listing -------------------------------------------------------------------------------
+
+def test_list_functions_with_parameters(scry, workload):
+    wl = workload("uprobed")
+    p = subprocess.run([scry, "list", f"uprobe:{wl}:[ps]*"], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    real = os.path.realpath(wl)
+    assert p.stdout == (
+        f"uprobe:{real}:paint\n"
+        "    enum color c\n    void *where\n    short int level\n    long long unsigned int big\n"
+        "    -> enum color\n"
+        f"uprobe:{real}:sum_pair\n"
+        "    struct pair p    [not recorded: a struct by value (in 2 registers): members are not recorded]\n"
+        "    double scale    [not recorded: floating point: passed in an SSE register]\n"
+        "    int k\n    -> long int\n")
+    p = subprocess.run([scry, "list", f"uprobe:{wl}:greet"], capture_output=True, text=True, timeout=60)
+    assert p.stdout == f"uprobe:{real}:greet\n    const char *name    [string]\n    int times\n    -> int\n"
+    # without DWARF: the names only
+    p = subprocess.run([scry, "list", f"uprobe:{LIBC}:mallo?"], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0 and p.stdout.startswith(f"uprobe:{os.path.realpath(LIBC)}:malloc\n"), p.stdout
+
+
+def test_list_bad_input(scry, workload):
+    p = subprocess.run([scry, "list", f"uprobe:{workload('uprobed.stripped')}:*"], capture_output=True, text=True)
+    assert p.returncode == 1 and p.stderr.strip().splitlines() == [
+        f"scry list: no function matches '*' in {os.path.realpath(workload('uprobed.stripped'))} "
+        "(it has no function symbols: stripped)"]
+    p = subprocess.run([scry, "list", "usdt:/bin/true"], capture_output=True, text=True)
+    assert p.returncode == 1 and "(it has no .note.stapsdt notes)" in p.stderr
+
+
+def test_list_usdt(scry, workload):
+    wl = workload("uprobed")
+    p = subprocess.run([scry, "list", f"usdt:{wl}"], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"usdt:{os.path.realpath(wl)}:scrywl:tick  3 arguments (")
+    # readelf (binutils) reads the same note
+    re_out = subprocess.run(["readelf", "-n", wl], capture_output=True, text=True).stdout
+    assert "Provider: scrywl" in re_out and "Name: tick" in re_out
+    args = next(l.split("Arguments:")[1].strip() for l in re_out.splitlines() if "Arguments:" in l)
+    assert lines[0].endswith(f"({args})")
