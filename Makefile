@@ -21,6 +21,8 @@ LDLIBS   += -lbpf -lelf -lz -lm
 LDLIBS   += -lyaml
 # libmicrohttpd: scry serve's HTTP endpoint (src/cli/serve.c)
 LDLIBS   += -lmicrohttpd
+# elfutils' libdw: the DWARF of probed binaries (uprobe parameters, src/catalog/dwarf.c)
+LDLIBS   += -ldw
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -I$(BUILD) -Isrc -Wall -Wno-unused-function
 
 LIB_DIRS := src/util src/catalog src/format src/metrics src/filter src/ctf src/kernel src/consumer src/session src/trace src/view src/cli
@@ -38,7 +40,7 @@ TOOLS    := $(patsubst tests/tools/%.c,$(BUILD)/tools/%,$(wildcard tests/tools/*
 .DEFAULT_GOAL := all
 .SECONDARY:
 
-all: scry $(WORKLOADS) $(TOOLS)
+all: scry $(WORKLOADS) $(TOOLS) $(BUILD)/workload/uprobed-O0 $(BUILD)/workload/uprobed.stripped
 
 scry: $(BUILD)/scry
 	@ln -sf $(BUILD)/scry scry
@@ -77,6 +79,14 @@ $(BUILD)/tools/%: tests/tools/%.c $(BUILD)/libscry.a
 $(BUILD)/workload/%: tests/workload/%.c
 	@mkdir -p $(@D)
 	$(CC) -O1 -g -Wall -D_GNU_SOURCE -pthread -o $@ $<
+
+# The uprobe tests' workload also at -O0, and stripped (no symbols, no DWARF).
+$(BUILD)/workload/uprobed-O0: tests/workload/uprobed.c
+	@mkdir -p $(@D)
+	$(CC) -O0 -g -Wall -D_GNU_SOURCE -o $@ $<
+
+$(BUILD)/workload/uprobed.stripped: $(BUILD)/workload/uprobed
+	strip -o $@ $<
 
 -include $(LIB_OBJS:.o=.d) $(BUILD)/obj/cli/main.d
 

@@ -11,6 +11,11 @@ PKGS=(gcc make clang clang-16 llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-
       libcmocka-dev babeltrace2 python3-bt2 python3-pytest valgrind
       libclang-rt-14-dev jq
       libyaml-dev libmicrohttpd-dev prometheus)
+# uprobes: <sys/sdt.h> for the USDT workload, bpftrace to check probe values against,
+# libc6-dbg: separate debug info found by build id (typed libc parameters)
+PKGS+=(systemtap-sdt-dev bpftrace libc6-dbg)
+# uprobes: elfutils' libdw for the DWARF of probed binaries
+PKGS+=(libdw-dev)
 BENCH_PKGS=(strace linux-perf bpftrace hyperfine)
 
 for arg in "$@"; do

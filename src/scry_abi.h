@@ -22,7 +22,7 @@
 #define SCRY_SCRATCH_SIZE      32768    /* per-CPU event build area (must be a power of 2) */
 #define SCRY_EVENT_MAX         (SCRY_SCRATCH_SIZE - SCRY_STR_MAX - 64)
 #define SCRY_MAX_CPUS          1024
-#define SCRY_AREAS_PER_CPU     4        /* event build areas per CPU (one per program kind) */
+#define SCRY_AREAS_PER_CPU     5        /* event build areas per CPU (one per program kind) */
 #define SCRY_COMM_LEN          16
 #define SCRY_MAX_PIDNS_LEVEL   8        /* vtids recorded in sched_process_fork */
 
@@ -351,6 +351,32 @@ struct scry_metric_stats {
 	__u64 events;                        /* syscall exits that fed at least one metric */
 	__u64 no_entry;                      /* latency unknown (entry before the start): not counted */
 	__u64 overflow[SCRY_METRICS_MAX];    /* updates lost: the metric's map was full */
+};
+
+/* Uprobes (src/bpf/uprobes.bpf.h): per attached probe (map "uprobes", index = attach
+ * cookie), the event and how its payload is written, one CTF field per operation. */
+#define SCRY_MAX_UPROBES  1024
+#define SCRY_MAX_UP_OPS   8
+enum scry_uop_kind {
+	SCRY_UOP_REG = 1,     /* integer: the low `size` bytes of register `reg` */
+	SCRY_UOP_USTR,        /* string: the user string register `reg` points to, at most
+	                       * `max` bytes with the NUL; "(null)" / "(fault)" */
+};
+/* Registers (x86-64 System V): the six integer argument registers, then the return value. */
+enum { SCRY_UREG_ARG0, SCRY_UREG_ARG5 = 5, SCRY_UREG_RET, SCRY_UREG_NR };
+struct scry_up_op {
+	__u8 kind;            /* enum scry_uop_kind */
+	__u8 reg;             /* SCRY_UREG_* */
+	__u8 size;            /* REG: 1, 2, 4 or 8 */
+	__u8 pad;
+	__u16 max;            /* USTR: bytes with the NUL */
+	__u16 pad2;
+};
+struct scry_up_desc {
+	__u16 event_id;       /* SCRY_NO_EVENT: disabled */
+	__u8 nops;
+	__u8 pad[5];
+	struct scry_up_op ops[SCRY_MAX_UP_OPS];
 };
 
 #endif /* SCRY_ABI_H */

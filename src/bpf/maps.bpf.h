@@ -93,7 +93,7 @@ struct {
 /* Event build areas, one per CPU and program kind (index cpu * AREA_NR + kind) so that an
  * interrupt-context program never writes over the area of the program it interrupted.
  * A plain array: per-CPU map values are limited to 32 KiB. */
-enum { AREA_SYS_ENTER, AREA_SYS_EXIT, AREA_TP, AREA_FORK, AREA_NR };
+enum { AREA_SYS_ENTER, AREA_SYS_EXIT, AREA_TP, AREA_FORK, AREA_UPROBE, AREA_NR };
 _Static_assert(AREA_NR == SCRY_AREAS_PER_CPU, "scry_abi.h SCRY_AREAS_PER_CPU");
 
 struct area {
@@ -165,6 +165,14 @@ struct {
 	__type(key, __u32);
 	__type(value, struct scry_tp_desc);
 } tps SEC(".maps");
+
+/* Uprobes: one descriptor per attached probe (its attach cookie), uprobes.bpf.h. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, SCRY_MAX_UPROBES);
+	__type(key, __u32);
+	__type(value, struct scry_up_desc);
+} uprobes SEC(".maps");
 
 /* Counting mode (SCRY_SC_COUNT): entry time per task, totals per syscall and CPU. */
 struct task_entry {

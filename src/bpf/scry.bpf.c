@@ -9,6 +9,7 @@
  *   lifecycle.bpf.h    fork tracking, the fork event, exits of followed processes
  *   signals.bpf.h      signal_deliver with its siginfo, the fatal signal behind a SIGKILL
  *   metrics.bpf.h      the metrics channel: counters and histograms of syscalls, in maps
+ *   uprobes.bpf.h      uprobes and uretprobes: registers and user strings by descriptor
  * All events are written in their final CTF layout (docs/FORMAT.md).  To add a source: a
  * header here, its maps in maps.bpf.h, its loader part in src/kernel/probes.c. */
 #include "maps.bpf.h"
@@ -24,6 +25,7 @@
 #include "lifecycle.bpf.h"
 #include "signals.bpf.h"
 #include "metrics.bpf.h"
+#include "uprobes.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 

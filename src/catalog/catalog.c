@@ -15,7 +15,7 @@
 #include "catalog/internal.h"
 
 struct tp_cache {
-	char *key;                 /* "system:event" */
+	char *key;                 /* "system:event", "uprobe:PATH:FUNC" (internal.h) */
 	struct scry_event *ev;
 };
 
@@ -311,6 +311,38 @@ static bool safe_component(const char *s)
 	return s && *s && !strchr(s, '/') && strcmp(s, ".") && strcmp(s, "..");
 }
 
+const struct scry_event *scry_catalog_cached(struct scry_catalog *cat, const char *key)
+{
+	for (size_t i = 0; i < cat->ncache; i++)
+		if (!strcmp(cat->cache[i].key, key))
+			return cat->cache[i].ev;
+	return NULL;
+}
+
+const struct scry_event *scry_catalog_cache(struct scry_catalog *cat, const char *key, struct scry_event *ev)
+{
+	char *k = strdup(key);
+
+	if (k && cat->ncache == cat->capcache) {
+		size_t ncap = cat->capcache ? cat->capcache * 2 : 32;
+		struct tp_cache *n = realloc(cat->cache, ncap * sizeof(*n));
+
+		if (!n) {
+			free(k);
+			k = NULL;
+		} else {
+			cat->cache = n;
+			cat->capcache = ncap;
+		}
+	}
+	if (!k) {
+		scry_event_free(ev);
+		return NULL;
+	}
+	cat->cache[cat->ncache++] = (struct tp_cache){ k, ev };
+	return ev;
+}
+
 const struct scry_event *scry_catalog_tracepoint(struct scry_catalog *cat, const char *system,
 						 const char *name, char *err, size_t errlen)
 {
@@ -331,11 +363,10 @@ const struct scry_event *scry_catalog_tracepoint(struct scry_catalog *cat, const
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	for (size_t i = 0; i < cat->ncache; i++)
-		if (!strcmp(cat->cache[i].key, key)) {
-			free(key);
-			return cat->cache[i].ev;
-		}
+	if ((ev = (struct scry_event *)scry_catalog_cached(cat, key))) {
+		free(key);
+		return ev;
+	}
 	snprintf(path, sizeof(path), "%s/events/%s/%s/format", cat->tracefs, system, name);
 	if (scry_read_text(path, &text, &len) < 0) {
 		if (errno == ENOENT)
@@ -348,19 +379,13 @@ const struct scry_event *scry_catalog_tracepoint(struct scry_catalog *cat, const
 		snprintf(err, errlen, "tracepoint '%s': %s", key, perr);
 		goto fail;
 	}
-	if (cat->ncache == cat->capcache) {
-		size_t ncap = cat->capcache ? cat->capcache * 2 : 32;
-		struct tp_cache *n = realloc(cat->cache, ncap * sizeof(*n));
-
-		if (!n) {
-			snprintf(err, errlen, "out of memory");
-			goto fail;
-		}
-		cat->cache = n;
-		cat->capcache = ncap;
-	}
-	cat->cache[cat->ncache++] = (struct tp_cache){ key, ev };
 	free(text);
+	if (!scry_catalog_cache(cat, key, ev)) {
+		snprintf(err, errlen, "out of memory");
+		free(key);
+		return NULL;
+	}
+	free(key);
 	return ev;
 fail:
 	scry_event_free(ev);
@@ -437,4 +462,9 @@ int scry_catalog_tracepoint_id(struct scry_catalog *cat, const char *system, con
 		id = -1;
 	free(text);
 	return (int)id;
+}
+
+const struct scry_capture_opts *scry_catalog_capture(const struct scry_catalog *cat)
+{
+	return &cat->cap;
 }

@@ -65,6 +65,7 @@ enum scry_ekind {
 	SCRY_EV_SYSCALL_EXIT,
 	SCRY_EV_TRACEPOINT,    /* generic: payload built from the raw record by scry_tp_desc ops */
 	SCRY_EV_BUILTIN,       /* layout written by a dedicated scry BPF program */
+	SCRY_EV_UPROBE,        /* a uprobe or uretprobe (uprobe.h): registers by scry_up_desc */
 };
 
 struct scry_event {
@@ -80,6 +81,8 @@ struct scry_event {
 	/* syscall events that capture user memory: the payload operations (nops > 0) */
 	uint8_t nops;
 	struct scry_sc_op ops[SCRY_MAX_SC_OPS];
+	/* the probe it records, for its reader (CTF model.emf.uri: "uprobe:/bin/ls:main"), or NULL */
+	char *emf_uri;
 };
 
 struct scry_syscall_arg {

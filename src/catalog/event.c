@@ -25,6 +25,7 @@ void scry_event_free(struct scry_event *ev)
 	free(ev->name);
 	free(ev->system);
 	free(ev->tp);
+	free(ev->emf_uri);
 	free(ev);
 }
 

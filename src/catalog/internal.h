@@ -19,6 +19,13 @@ int scry_lttng_field_adjust(const char *system, const char *event, const char *f
  * prefixes every field with '_', as LTTng does).  Returns a malloc'ed string. */
 char *scry_ctf_ident(const char *name);
 
+/* Events the catalog built on demand, by key ("system:event", "uprobe:PATH:FUNC"...):
+ * the one cached, or NULL; cache takes ev (freed if it cannot: NULL then). */
+const struct scry_event *scry_catalog_cached(struct scry_catalog *cat, const char *key);
+const struct scry_event *scry_catalog_cache(struct scry_catalog *cat, const char *key, struct scry_event *ev);
+/* The capture options (strings' size). */
+const struct scry_capture_opts *scry_catalog_capture(const struct scry_catalog *cat);
+
 /* Read a whole (small, possibly unseekable) file: 0, or -1 with errno set. */
 int scry_read_text(const char *path, char **buf, size_t *len);
 

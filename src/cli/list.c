@@ -6,6 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "catalog/catalog.h"
+#include "catalog/dwarf.h"
+#include "catalog/elfsyms.h"
+#include "catalog/uprobe.h"
+#include "catalog/usdt.h"
 #include "cli/commands.h"
 #include "kernel/features.h"
 #include "util/privs.h"
@@ -21,6 +25,9 @@ static void usage(FILE *f)
 		"  scry list 'syscalls:open*'  syscalls matching a glob\n"
 		"  scry list contexts        the contexts of -c: name and CTF type\n"
 		"  scry list features        what this kernel offers scry, and what scry does with it\n"
+		"  scry list 'uprobe:PATH[:GLOB]'  the functions of a binary or library a uprobe can\n"
+		"                            probe, with their parameters and types (DWARF)\n"
+		"  scry list usdt:PATH       the USDT probes of a binary, with their argument counts\n"
 		"\n"
 		"  -f, --fields   show each matching event's CTF fields (name and type)\n"
 		"  -h, --help     this help\n");
@@ -95,6 +102,87 @@ static int list_features(void)
 	for (size_t i = 0; i < n; i++)
 		printf("%-15s %-7s %s  [%s]\n", r[i].name, r[i].present ? "yes" : "no", r[i].use, r[i].why);
 	return 0;
+}
+
+/* One function for scry list uprobe:...: its parameters and return value from DWARF, each
+ * with the field it is recorded as, or why it is not. */
+static void print_uprobe_fn(void *ctx, const char *path, const char *func, uint64_t addr,
+			    const struct scry_dw_func *dw)
+{
+	printf("uprobe:%s:%s\n", path, func);
+	if (!dw) {
+		printf("    (no DWARF for it: arg0..arg5 at entry, ret at return, uint64 registers)\n");
+		return;
+	}
+	for (unsigned i = 0; i < dw->nparams; i++) {
+		const struct scry_dw_param *p = &dw->params[i];
+		size_t n = strlen(p->ctype);
+
+		printf("    %s%s%s", p->ctype, n && p->ctype[n - 1] == '*' ? "" : " ", p->name);
+		if (p->kind == SCRY_DW_NONE)
+			printf("    [not recorded: %s]", p->why);
+		else if (p->kind == SCRY_DW_STR)
+			printf("    [string]");
+		printf("\n");
+	}
+	if (dw->variadic)
+		printf("    ...    [not recorded: variadic]\n");
+	printf("    -> %s", dw->ret.ctype);
+	if (dw->ret.kind == SCRY_DW_NONE && dw->ret.why[0])
+		printf("    [not recorded: %s]", dw->ret.why);
+	printf("\n");
+}
+
+static int list_uprobes(const char *spec)
+{
+	char err[1024];
+	size_t found;
+
+	if (scry_uprobe_list(spec, print_uprobe_fn, NULL, &found, err, sizeof(err))) {
+		fprintf(stderr, "scry list: %s\n", err);
+		return 1;
+	}
+	return 0;
+}
+
+static int list_usdt(const char *spec)
+{
+	struct scry_usdt_note *notes;
+	char err[1024], *path;
+	size_t n;
+	const char *rest = spec + 5, *colon = strchr(rest, ':');
+	char *pathspec = colon ? strndup(rest, (size_t)(colon - rest)) : strdup(rest);
+	const char *glob = colon && colon[1] ? colon + 1 : "*";
+	size_t found = 0;
+
+	if (!pathspec || !(path = scry_elf_find(pathspec, err, sizeof(err)))) {
+		fprintf(stderr, "scry list: %s\n", pathspec ? err : "out of memory");
+		free(pathspec);
+		return 1;
+	}
+	free(pathspec);
+	if (scry_usdt_notes(path, &notes, &n, err, sizeof(err))) {
+		fprintf(stderr, "scry list: %s\n", err);
+		free(path);
+		return 1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		char pn[512];
+
+		snprintf(pn, sizeof(pn), "%s:%s", notes[i].provider, notes[i].name);
+		if (fnmatch(glob, pn, 0))
+			continue;
+		found++;
+		printf("usdt:%s:%s:%s  %u argument%s%s%s%s\n", path, notes[i].provider, notes[i].name, notes[i].nargs,
+		       notes[i].nargs == 1 ? "" : "s", notes[i].nargs ? " (" : "", notes[i].args,
+		       notes[i].nargs ? ")" : "");
+	}
+	if (!found)
+		fprintf(stderr, "scry list: no USDT probe matches '%s' in %s%s\n", glob, path,
+			n ? "" : " (it has no .note.stapsdt notes)");
+	scry_usdt_notes_free(notes, n);
+	free(path);
+	return found ? 0 : 1;
 }
 
 static void print_syscall(struct scry_catalog *cat, const struct scry_syscall *sc)
@@ -242,6 +330,11 @@ int cmd_list(int argc, char **argv)
 		}
 		return list_features();
 	}
+	if (optind < argc && argc - optind == 1 &&
+	    (!strncmp(argv[optind], "uprobe:", 7) || !strncmp(argv[optind], "uretprobe:", 10)))
+		return list_uprobes(argv[optind]);
+	if (optind < argc && argc - optind == 1 && !strncmp(argv[optind], "usdt:", 5))
+		return list_usdt(argv[optind]);
 	if (!(cat = scry_catalog_open(NULL, err, sizeof(err)))) {
 		fprintf(stderr, "scry list: %s\n", err);
 		return 1;

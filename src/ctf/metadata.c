@@ -280,6 +280,11 @@ static int put_stream(FILE *f, const struct ctf_stream_class *sc, size_t id, cha
 		fputs("event {\n\tname = ", f);
 		put_str(f, ev->name);
 		fprintf(f, ";\n\tid = %zu;\n\tstream_id = %zu;\n", i, id);
+		if (ev->emf_uri) {
+			fputs("\tmodel.emf.uri = ", f);
+			put_str(f, ev->emf_uri);
+			fputs(";\n", f);
+		}
 		fputs("\tfields := struct {\n", f);
 		for (unsigned j = 0; j < ev->nfields; j++)
 			if (put_field(f, ev, j, err, errlen) < 0)

@@ -70,6 +70,52 @@ int scry_probes_detach_tracepoint(struct scry_probes *p, int slot)
 	return 0;
 }
 
+int scry_probes_attach_uprobe(struct scry_probes *p, const char *path, uint64_t offset, bool ret,
+			      const struct scry_up_desc *d, char *err, size_t errlen)
+{
+	char what[600];
+	__u32 slot = p->next_up_slot;
+	int r;
+
+	if (!bpf_program__autoload(p->skel->progs.scry_uprobe)) {
+		snprintf(err, errlen, "uprobes cannot be added to a session loaded without one");
+		return -ENOTSUP;
+	}
+	if (slot >= SCRY_MAX_UPROBES) {
+		snprintf(err, errlen, "too many uprobes (limit %d)", SCRY_MAX_UPROBES);
+		return -E2BIG;
+	}
+	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.uprobes), &slot, d, BPF_ANY)) {
+		int e = -errno;
+		snprintf(err, errlen, "cannot store the descriptor of a uprobe on %s: %s", path, strerror(-e));
+		return e;
+	}
+	LIBBPF_OPTS(bpf_uprobe_opts, uopts, .bpf_cookie = slot, .retprobe = ret);
+	snprintf(what, sizeof(what), "%s %s+0x%llx", ret ? "uretprobe" : "uprobe", path, (unsigned long long)offset);
+	r = probes_add_link(p, bpf_program__attach_uprobe_opts(p->skel->progs.scry_uprobe, -1, path, (size_t)offset,
+								&uopts), what, err, errlen);
+	if (r)
+		return r;
+	p->up_link[slot] = (int)p->nlinks - 1;
+	p->next_up_slot++;
+	return (int)slot;
+}
+
+int scry_probes_detach_uprobe(struct scry_probes *p, int slot)
+{
+	struct scry_up_desc off = { .event_id = SCRY_NO_EVENT };
+	__u32 k = (__u32)slot;
+	int l;
+
+	if (slot < 0 || (unsigned)slot >= p->next_up_slot || (l = p->up_link[slot]) < 0 || !p->links[l])
+		return -ENOENT;
+	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.uprobes), &k, &off, BPF_ANY))
+		return -errno;
+	bpf_link__destroy(p->links[l]);
+	p->links[l] = NULL;
+	return 0;
+}
+
 int scry_probes_attach(struct scry_probes *p, char *err, size_t errlen)
 {
 	int ret = 0;

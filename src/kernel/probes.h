@@ -23,6 +23,7 @@ struct scry_probes_opts {
 	uint16_t unknown_entry_id;  /* ids of syscall_{entry,exit}_unknown, or 0xffff */
 	uint16_t unknown_exit_id;
 	bool syscalls;              /* attach the syscall programs */
+	bool uprobes;               /* load the uprobe program (scry_probes_attach_uprobe) */
 	bool filter;                /* filter fronts will be loaded (scry_probes_load_front) */
 	size_t ring_size;           /* bytes per CPU ring, a power of two multiple of the page size */
 	unsigned nevent_ids;        /* size of the filter prog arrays (event ids 0..n-1) */
@@ -59,6 +60,13 @@ int scry_probes_attach_tracepoint(struct scry_probes *p, const char *system, con
 				  const struct scry_tp_desc *d, int front_fd, char *err, size_t errlen);
 /* Stop writing the tracepoint of slot at once, then detach it (not a front's: -ENOENT). */
 int scry_probes_detach_tracepoint(struct scry_probes *p, int slot);
+/* Attach the uprobe program (loaded with opts.uprobes) to the file offset of path, at the
+ * function's return if ret, writing its event by d.  Every process mapping the file, now
+ * or later, is probed (the probe is on the inode).  Returns its slot (>= 0) or -errno. */
+int scry_probes_attach_uprobe(struct scry_probes *p, const char *path, uint64_t offset, bool ret,
+			      const struct scry_up_desc *d, char *err, size_t errlen);
+/* Stop writing the uprobe of slot at once, then detach it. */
+int scry_probes_detach_uprobe(struct scry_probes *p, int slot);
 /* Attach the syscall and fork programs (after every descriptor is set). */
 int scry_probes_attach(struct scry_probes *p, char *err, size_t errlen);
 

@@ -10,7 +10,7 @@
 #include "kernel/ctx_paths.h"
 #include "kernel/probes.h"
 
-#define MAX_LINKS (SCRY_MAX_TP + 8)
+#define MAX_LINKS (SCRY_MAX_TP + SCRY_MAX_UPROBES + 8)
 
 struct scry_probes {
 	struct scry_bpf *skel;
@@ -21,6 +21,8 @@ struct scry_probes {
 	size_t nlinks;
 	unsigned next_tp_slot;
 	int tp_link[SCRY_MAX_TP];  /* a tracepoint slot's index in links, -1: a front's */
+	unsigned next_up_slot;
+	int up_link[SCRY_MAX_UPROBES];   /* a uprobe slot's index in links */
 	uint8_t *stages;           /* the stages map, mmapped read-only */
 	size_t stages_len, stage_stride;
 	bool btf_tp;               /* kernel has BTF tracepoints (tp_btf) */

@@ -134,6 +134,7 @@ int channel_load(struct scry_channel *c, char *err, size_t errlen)
 		.unknown_entry_id = c->unknown_entry,
 		.unknown_exit_id = c->unknown_exit,
 		.syscalls = c->any_syscall,
+		.uprobes = c->nups > 0,
 		.filter = c->filters != NULL,
 		.ring_size = c->opts.ring_size,
 		.nevent_ids = (unsigned)c->nevents,
@@ -232,6 +233,11 @@ void channel_free(struct scry_channel *c)
 		free(c->tps[i].name);
 	}
 	free(c->tps);
+	for (size_t i = 0; i < c->nups; i++) {
+		free(c->ups[i].u.path);
+		free(c->ups[i].u.func);
+	}
+	free(c->ups);
 	free(c->events);
 	free(c->sc_entry);
 	free(c->sc_exit);

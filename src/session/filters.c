@@ -151,6 +151,8 @@ static struct fgen_loc locate(const struct scry_event *ev, const struct filter_a
 	struct fgen_loc l = { .kind = FGEN_NONE };
 	const struct scry_field *sf;
 
+	if (ev->kind == SCRY_EV_UPROBE)   /* no filter front on uprobes: decided in user space */
+		return l;
 	if (a->is_ctx) {
 		if (a->ctx_id == SCRY_CTX_PROCNAME)
 			l.kind = FGEN_COMM;

@@ -6,6 +6,7 @@
 #define SCRY_SESSION_INT_H
 
 #include "catalog/catalog.h"
+#include "catalog/uprobe.h"
 #include "session/guard.h"
 #include "session/session.h"
 
@@ -13,6 +14,14 @@
 
 struct tp_ref {
 	char *system, *name;
+	int id;
+	int slot;                        /* probes' slot once attached, else -1 */
+	bool disabled;
+};
+
+/* A uprobe to attach (src_uprobes.c). */
+struct up_ref {
+	struct scry_uprobe u;
 	int id;
 	int slot;                        /* probes' slot once attached, else -1 */
 	bool disabled;
@@ -31,6 +40,8 @@ struct scry_channel {
 	struct tp_ref *tps;              /* generic tracepoints to attach */
 	size_t ntps;
 	size_t ntps_attached;            /* tps[0..n) are attached */
+	struct up_ref *ups;              /* uprobes to attach */
+	size_t nups, nups_attached;
 	uint16_t *sc_entry, *sc_exit;    /* per syscall number: event ids or NO_EVENT */
 	bool *sc_off;                    /* per syscall number: disabled (its ids kept) */
 	uint16_t unknown_entry, unknown_exit, fork_id, signal_id, signal_gen_id;

@@ -1,0 +1,321 @@
+/* dwarf.c — see dwarf.h: parameters and return types of probed functions through libdw. */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "catalog/dwarf.h"
+#include "scry_abi.h"
+
+struct scry_dwarf {
+	Dwarf *dw;
+	int fd;
+};
+
+static Dwarf *try_open(const char *path, int *fd)
+{
+	Dwarf *dw;
+
+	if ((*fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return NULL;
+	if (!(dw = dwarf_begin(*fd, DWARF_C_READ))) {
+		close(*fd);
+		*fd = -1;
+	}
+	return dw;
+}
+
+struct scry_dwarf *scry_dwarf_open(const char *path, const uint8_t *build_id, size_t idlen, char *why, size_t whylen)
+{
+	struct scry_dwarf *d = calloc(1, sizeof(*d));
+	char dbg[256];
+	size_t n;
+
+	if (!d) {
+		snprintf(why, whylen, "out of memory");
+		return NULL;
+	}
+	if ((d->dw = try_open(path, &d->fd)))
+		return d;
+	if (idlen >= 2) {
+		n = (size_t)snprintf(dbg, sizeof(dbg), "/usr/lib/debug/.build-id/%02x/", build_id[0]);
+		for (size_t i = 1; i < idlen && n + 3 < sizeof(dbg); i++)
+			n += (size_t)snprintf(dbg + n, sizeof(dbg) - n, "%02x", build_id[i]);
+		snprintf(dbg + n, sizeof(dbg) - n, ".debug");
+		if ((d->dw = try_open(dbg, &d->fd)))
+			return d;
+	}
+	snprintf(why, whylen, "%s has no DWARF (nor separate debug info by build id)", path);
+	free(d);
+	return NULL;
+}
+
+void scry_dwarf_close(struct scry_dwarf *d)
+{
+	if (!d)
+		return;
+	dwarf_end(d->dw);
+	if (d->fd >= 0)
+		close(d->fd);
+	free(d);
+}
+
+/* The type DIE of die (DW_AT_type), or false for void. */
+static bool type_of(Dwarf_Die *die, Dwarf_Die *out)
+{
+	Dwarf_Attribute a;
+
+	return dwarf_attr_integrate(die, DW_AT_type, &a) && dwarf_formref_die(&a, out);
+}
+
+/* Skip typedefs and qualifiers. */
+static bool peel(Dwarf_Die *t, Dwarf_Die *out)
+{
+	Dwarf_Die cur = *t;
+
+	for (int i = 0; i < 16; i++) {
+		int tag = dwarf_tag(&cur);
+		if (tag != DW_TAG_typedef && tag != DW_TAG_const_type && tag != DW_TAG_volatile_type &&
+		    tag != DW_TAG_restrict_type && tag != DW_TAG_atomic_type) {
+			*out = cur;
+			return true;
+		}
+		if (!type_of(&cur, &cur))
+			return false;     /* const void */
+	}
+	return false;
+}
+
+/* The C spelling of type t (NULL: void) into buf. */
+static void type_name(Dwarf_Die *t, char *buf, size_t len, int depth)
+{
+	Dwarf_Die inner;
+	const char *name = t ? dwarf_diename(t) : NULL;
+	char sub[96];
+
+	if (!t) {
+		snprintf(buf, len, "void");
+		return;
+	}
+	if (depth > 8) {
+		snprintf(buf, len, "...");
+		return;
+	}
+	switch (dwarf_tag(t)) {
+	case DW_TAG_pointer_type:
+		type_name(type_of(t, &inner) ? &inner : NULL, sub, sizeof(sub), depth + 1);
+		snprintf(buf, len, "%.100s%s*", sub, sub[strlen(sub) - 1] == '*' ? "" : " ");
+		break;
+	case DW_TAG_const_type:
+	case DW_TAG_volatile_type:
+		type_name(type_of(t, &inner) ? &inner : NULL, sub, sizeof(sub), depth + 1);
+		snprintf(buf, len, "%s %.100s", dwarf_tag(t) == DW_TAG_const_type ? "const" : "volatile", sub);
+		break;
+	case DW_TAG_structure_type:
+		snprintf(buf, len, "struct %s", name ? name : "<anonymous>");
+		break;
+	case DW_TAG_union_type:
+		snprintf(buf, len, "union %s", name ? name : "<anonymous>");
+		break;
+	case DW_TAG_enumeration_type:
+		snprintf(buf, len, "enum %s", name ? name : "<anonymous>");
+		break;
+	case DW_TAG_array_type:
+		type_name(type_of(t, &inner) ? &inner : NULL, sub, sizeof(sub), depth + 1);
+		snprintf(buf, len, "%s[]", sub);
+		break;
+	case DW_TAG_subroutine_type:
+		snprintf(buf, len, "function");
+		break;
+	default:
+		snprintf(buf, len, "%s", name ? name : "?");
+	}
+}
+
+static bool has_float(Dwarf_Die *t, int depth)
+{
+	Dwarf_Die p, child, mt;
+	Dwarf_Attribute a;
+	Dwarf_Word enc;
+
+	if (depth > 6 || !peel(t, &p))
+		return false;
+	switch (dwarf_tag(&p)) {
+	case DW_TAG_base_type:
+		return dwarf_attr(&p, DW_AT_encoding, &a) && !dwarf_formudata(&a, &enc) &&
+		       (enc == DW_ATE_float || enc == DW_ATE_complex_float);
+	case DW_TAG_array_type:
+		return type_of(&p, &mt) && has_float(&mt, depth + 1);
+	case DW_TAG_structure_type:
+	case DW_TAG_union_type:
+		if (dwarf_child(&p, &child))
+			return false;
+		do {
+			if (dwarf_tag(&child) == DW_TAG_member && type_of(&child, &mt) && has_float(&mt, depth + 1))
+				return true;
+		} while (!dwarf_siblingof(&child, &child));
+		return false;
+	default:
+		return false;
+	}
+}
+
+/* Describe a value of type t (NULL: void) as a field; *gprs: the integer registers it takes
+ * (0 when it is passed elsewhere, why set). */
+static void classify(Dwarf_Die *t, struct scry_dw_param *p, int *gprs)
+{
+	Dwarf_Die pt, target, tp;
+	Dwarf_Attribute a;
+	Dwarf_Word enc = 0;
+	int size;
+
+	*gprs = 0;
+	p->kind = SCRY_DW_NONE;
+	type_name(t, p->ctype, sizeof(p->ctype), 0);
+	if (!t)
+		return;
+	if (!peel(t, &pt)) {
+		snprintf(p->why, sizeof(p->why), "type unknown");
+		return;
+	}
+	size = dwarf_bytesize(&pt);
+	switch (dwarf_tag(&pt)) {
+	case DW_TAG_pointer_type:
+	case DW_TAG_reference_type:
+	case DW_TAG_rvalue_reference_type:
+		*gprs = 1;
+		p->kind = SCRY_DW_INT;
+		p->size = 8;
+		p->base = 16;
+		if (type_of(&pt, &target) && peel(&target, &tp) && dwarf_tag(&tp) == DW_TAG_base_type &&
+		    dwarf_bytesize(&tp) == 1 && dwarf_attr(&tp, DW_AT_encoding, &a) && !dwarf_formudata(&a, &enc) &&
+		    (enc == DW_ATE_signed_char || enc == DW_ATE_unsigned_char))
+			p->kind = SCRY_DW_STR;
+		return;
+	case DW_TAG_enumeration_type:
+		*gprs = 1;
+		p->kind = SCRY_DW_INT;
+		p->size = size > 0 && size <= 8 ? (uint8_t)size : 4;
+		p->base = 10;
+		if (type_of(&pt, &target) && peel(&target, &tp) && dwarf_attr(&tp, DW_AT_encoding, &a) &&
+		    !dwarf_formudata(&a, &enc))
+			p->is_signed = enc == DW_ATE_signed || enc == DW_ATE_signed_char;
+		return;
+	case DW_TAG_base_type:
+		if (dwarf_attr(&pt, DW_AT_encoding, &a))
+			dwarf_formudata(&a, &enc);
+		if (enc == DW_ATE_float || enc == DW_ATE_complex_float) {
+			snprintf(p->why, sizeof(p->why), "%s", size > 8 ? "a long double: passed on the stack" :
+				 "floating point: passed in an SSE register");
+			return;
+		}
+		if (size == 16) {
+			*gprs = 2;
+			snprintf(p->why, sizeof(p->why), "a 128-bit integer: wider than a field");
+			return;
+		}
+		if (size != 1 && size != 2 && size != 4 && size != 8) {
+			snprintf(p->why, sizeof(p->why), "an integer of %d bytes", size);
+			return;
+		}
+		*gprs = 1;
+		p->kind = SCRY_DW_INT;
+		p->size = (uint8_t)size;
+		p->is_signed = enc == DW_ATE_signed || enc == DW_ATE_signed_char;
+		p->base = 10;
+		return;
+	case DW_TAG_structure_type:
+	case DW_TAG_union_type:
+	case DW_TAG_class_type:
+		if (size > 16 || size < 0) {
+			snprintf(p->why, sizeof(p->why), "a struct of more than 16 bytes by value: passed on the stack");
+		} else if (has_float(&pt, 0)) {
+			snprintf(p->why, sizeof(p->why), "a struct with floating-point members by value: not in integer registers");
+		} else {
+			*gprs = (size + 7) / 8;
+			snprintf(p->why, sizeof(p->why), "a struct by value (in %d register%s): members are not recorded",
+				 *gprs, *gprs > 1 ? "s" : "");
+		}
+		return;
+	default:
+		snprintf(p->why, sizeof(p->why), "type not recorded");
+	}
+}
+
+struct find_ctx {
+	uint64_t addr;
+	Dwarf_Die found;
+	bool ok;
+};
+
+static int find_cb(Dwarf_Die *f, void *arg)
+{
+	struct find_ctx *c = arg;
+	Dwarf_Addr lo;
+
+	if (dwarf_lowpc(f, &lo) == 0 && lo == c->addr) {
+		c->found = *f;
+		c->ok = true;
+		return DWARF_CB_ABORT;
+	}
+	return DWARF_CB_OK;
+}
+
+int scry_dwarf_func(struct scry_dwarf *d, uint64_t addr, struct scry_dw_func *out)
+{
+	struct find_ctx c = { .addr = addr };
+	Dwarf_Die cu, child, t;
+	int gprs, next = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (dwarf_addrdie(d->dw, addr, &cu))
+		dwarf_getfuncs(&cu, find_cb, &c, 0);
+	if (!c.ok) {                       /* no aranges: every CU */
+		Dwarf_Off off = 0, noff;
+		size_t hsize;
+
+		while (!c.ok && dwarf_nextcu(d->dw, off, &noff, &hsize, NULL, NULL, NULL) == 0) {
+			if (dwarf_offdie(d->dw, off + hsize, &cu))
+				dwarf_getfuncs(&cu, find_cb, &c, 0);
+			off = noff;
+		}
+	}
+	if (!c.ok)
+		return -1;
+	classify(type_of(&c.found, &t) ? &t : NULL, &out->ret, &gprs);
+	snprintf(out->ret.name, sizeof(out->ret.name), "ret");
+	out->ret.reg = out->ret.kind == SCRY_DW_NONE ? -1 : SCRY_UREG_RET;
+	if (out->ret.kind == SCRY_DW_NONE && gprs)   /* a small struct returned in rax:rdx */
+		snprintf(out->ret.why, sizeof(out->ret.why), "a struct returned by value: not recorded");
+	if (dwarf_child(&c.found, &child))
+		return 0;
+	do {
+		struct scry_dw_param *p;
+		const char *name;
+
+		if (dwarf_tag(&child) == DW_TAG_unspecified_parameters)
+			out->variadic = true;
+		if (dwarf_tag(&child) != DW_TAG_formal_parameter || out->nparams >= SCRY_DW_MAX_PARAMS)
+			continue;
+		p = &out->params[out->nparams++];
+		name = dwarf_diename(&child);
+		snprintf(p->name, sizeof(p->name), "%s", name ? name : "");
+		if (!name)
+			snprintf(p->name, sizeof(p->name), "arg%u", out->nparams - 1);
+		classify(type_of(&child, &t) ? &t : NULL, p, &gprs);
+		p->reg = -1;
+		if (gprs && next + gprs > 6) {
+			p->kind = SCRY_DW_NONE;
+			/* the whole argument goes to the stack; later ones may still fit */
+			snprintf(p->why, sizeof(p->why), "past the six integer registers: passed on the stack");
+			continue;
+		}
+		if (p->kind != SCRY_DW_NONE)
+			p->reg = next;
+		next += gprs;
+	} while (!dwarf_siblingof(&child, &child));
+	return 0;
+}

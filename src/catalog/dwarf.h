@@ -1,0 +1,51 @@
+/* dwarf.h — a probed function's parameters and return type from DWARF (elfutils' libdw),
+ * in the binary or its separate debug file (/usr/lib/debug/.build-id/xx/yyyy.debug), each
+ * located at the function's entry by the x86-64 System V calling convention: the first six
+ * integer-class parameters (integers, enums, pointers, structs of at most 16 bytes without
+ * floating-point members, one register per eightbyte) in rdi, rsi, rdx, rcx, r8, r9.  A
+ * parameter that is not in one of those registers (a float or double: an SSE register; a
+ * larger struct, a long double, a seventh integer: the stack) is named with the reason. */
+#ifndef SCRY_CATALOG_DWARF_H
+#define SCRY_CATALOG_DWARF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SCRY_DW_MAX_PARAMS 32
+
+enum scry_dw_kind {
+	SCRY_DW_NONE,        /* not recorded (void, or not located) */
+	SCRY_DW_INT,         /* an integer, enum or pointer of `size` bytes */
+	SCRY_DW_STR,         /* char *: the string it points to */
+};
+
+struct scry_dw_param {
+	char name[64];
+	char ctype[128];     /* as C writes it: "const char *", "enum color", "struct pair" */
+	enum scry_dw_kind kind;
+	uint8_t size;
+	bool is_signed;
+	uint8_t base;        /* 16 for pointers */
+	int reg;             /* SCRY_UREG_*, or -1 */
+	char why[96];        /* reg -1: why it is not recorded */
+};
+
+struct scry_dw_func {
+	unsigned nparams;
+	struct scry_dw_param params[SCRY_DW_MAX_PARAMS];
+	struct scry_dw_param ret;   /* kind SCRY_DW_NONE for void */
+	bool variadic;
+};
+
+struct scry_dwarf;
+
+/* The DWARF of path (build_id: its GNU build id, to find separate debug info), or NULL when
+ * it has none (why says so). */
+struct scry_dwarf *scry_dwarf_open(const char *path, const uint8_t *build_id, size_t idlen, char *why, size_t whylen);
+void scry_dwarf_close(struct scry_dwarf *d);
+/* The function whose code starts at addr (link-time address): 0, or -1 when DWARF does not
+ * describe one there. */
+int scry_dwarf_func(struct scry_dwarf *d, uint64_t addr, struct scry_dw_func *out);
+
+#endif

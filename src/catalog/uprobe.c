@@ -1,0 +1,361 @@
+/* uprobe.c — see uprobe.h: a uprobe spec parsed, its binary's functions read (elfsyms.c),
+ * the probes it names, and their events: "uprobe_<binary>_<function>" (uretprobe_ at the
+ * return; _0x<offset> for FUNC+OFF, the address alone for 0xADDR), every character a CTF
+ * identifier cannot hold replaced by '_', the spec resolved kept as model.emf.uri.  Fields:
+ * with DWARF (dwarf.h), the parameters located in registers by name and type at a
+ * function's entry and its typed return value; without, arg0..arg5 and ret (uint64). */
+#include <errno.h>
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "catalog/dwarf.h"
+#include "catalog/elfsyms.h"
+#include "catalog/event.h"
+#include "catalog/internal.h"
+#include "catalog/uprobe.h"
+#include "util/log.h"
+
+bool scry_uprobe_claims(const char *spec)
+{
+	return !strncmp(spec, "uprobe:", 7) || !strncmp(spec, "uretprobe:", 10);
+}
+
+/* One field of a probe's event and how the BPF side writes it. */
+struct uparam {
+	const char *name;
+	bool str;
+	uint8_t size, base;
+	bool is_signed;
+	uint8_t reg;
+};
+
+static struct scry_event *build_event(const char *name, const char *system, const char *tp, const char *uri,
+				      const struct uparam *p, unsigned n, struct scry_up_desc *d, unsigned strmax)
+{
+	struct scry_event *ev = calloc(1, sizeof(*ev));
+
+	memset(d, 0, sizeof(*d));
+	if (!ev)
+		return NULL;
+	ev->kind = SCRY_EV_UPROBE;
+	ev->nr = -1;
+	ev->name = scry_ctf_ident(name);
+	ev->system = strdup(system);
+	ev->tp = strdup(tp);
+	ev->emf_uri = strdup(uri);
+	ev->fields = calloc(n ? n : 1, sizeof(*ev->fields));
+	if (!ev->name || !ev->system || !ev->tp || !ev->emf_uri || !ev->fields)
+		goto oom;
+	for (unsigned i = 0; i < n && i < SCRY_MAX_UP_OPS; i++) {
+		struct scry_field *f = &ev->fields[i];
+
+		if (!(f->name = scry_ctf_ident(p[i].name)))
+			goto oom;
+		ev->nfields++;
+		f->type = p[i].str ? SCRY_F_STRING : SCRY_F_INT;
+		f->size = p[i].str ? 1 : p[i].size;
+		f->is_signed = p[i].is_signed;
+		f->base = p[i].base;
+		f->length_field = -1;
+		f->arg = -1;
+		f->src = SCRY_SRC_NONE;
+		d->ops[i] = (struct scry_up_op){ .kind = p[i].str ? SCRY_UOP_USTR : SCRY_UOP_REG, .reg = p[i].reg,
+						 .size = p[i].size, .max = (__u16)strmax };
+		d->nops++;
+	}
+	return ev;
+oom:
+	scry_event_free(ev);
+	return NULL;
+}
+
+static void dw_field(struct uparam *p, const struct scry_dw_param *dp)
+{
+	*p = (struct uparam){ .name = dp->name, .str = dp->kind == SCRY_DW_STR, .size = dp->size,
+			      .base = dp->base, .is_signed = dp->is_signed, .reg = (uint8_t)dp->reg };
+}
+
+/* The event of one probe: built once per key, then the catalog's.  dwf: the function's
+ * DWARF when it has some and the probe is at its entry (or return). */
+static int probe_event(struct scry_catalog *cat, struct scry_uprobe *u, const char *suffix,
+		       const struct scry_dw_func *dwf, bool quiet)
+{
+	static const char *const regs[] = { "arg0", "arg1", "arg2", "arg3", "arg4", "arg5" };
+	const char *base = strrchr(u->path, '/') ? strrchr(u->path, '/') + 1 : u->path;
+	const char *kind = u->ret ? "uretprobe" : "uprobe";
+	char name[512], key[4200], uri[4200];
+	struct uparam p[SCRY_MAX_UP_OPS];
+	unsigned n = 0, strmax = scry_catalog_capture(cat)->strsize;
+	struct scry_event *ev;
+
+	snprintf(name, sizeof(name), "%s_%s_%s", kind, base, suffix);
+	snprintf(uri, sizeof(uri), "%s:%s:%s", kind, u->path, suffix);
+	snprintf(key, sizeof(key), "%s", uri);
+	if (dwf && u->ret) {
+		if (dwf->ret.kind != SCRY_DW_NONE)
+			dw_field(&p[n++], &dwf->ret);
+	} else if (dwf) {
+		for (unsigned i = 0; i < dwf->nparams; i++) {
+			if (dwf->params[i].kind != SCRY_DW_NONE && n < SCRY_MAX_UP_OPS) {
+				dw_field(&p[n++], &dwf->params[i]);
+				continue;
+			}
+			if (!quiet)
+				scry_log(SCRY_LOG_INFO, "scry: %s: parameter %s (%s) not recorded: %s", uri,
+					 dwf->params[i].name, dwf->params[i].ctype,
+					 dwf->params[i].kind != SCRY_DW_NONE ? "more than 8 fields" : dwf->params[i].why);
+		}
+	} else if (u->ret)
+		p[n++] = (struct uparam){ .name = "ret", .size = 8, .base = 10, .reg = SCRY_UREG_RET };
+	else
+		for (int i = 0; i < 6; i++)
+			p[n++] = (struct uparam){ .name = regs[i], .size = 8, .base = 10, .reg = (uint8_t)i };
+	strmax = strmax ? strmax + 1 : SCRY_STR_MAX;
+	if ((u->ev = scry_catalog_cached(cat, key))) {
+		/* the same probe again: its descriptor is rebuilt the same way */
+		struct scry_event *tmp = build_event(name, kind, suffix, uri, p, n, &u->desc, strmax);
+		scry_event_free(tmp);
+		return tmp ? 0 : -ENOMEM;
+	}
+	if (!(ev = build_event(name, kind, suffix, uri, p, n, &u->desc, strmax)) || !(u->ev = scry_catalog_cache(cat, key, ev)))
+		return -ENOMEM;
+	return 0;
+}
+
+void scry_uprobes_free(struct scry_uprobe *u, size_t n)
+{
+	for (size_t i = 0; u && i < n; i++) {
+		free(u[i].path);
+		free(u[i].func);
+	}
+	free(u);
+}
+
+/* "did you mean" over the functions of e. */
+static void suggest(const struct scry_elf *e, const char *name, char *err, size_t errlen)
+{
+	const char **all = malloc((e->nfuncs ? e->nfuncs : 1) * sizeof(*all)), *best[3];
+	size_t nb, len;
+
+	if (!all)
+		return;
+	for (size_t i = 0; i < e->nfuncs; i++)
+		all[i] = e->funcs[i].name;
+	nb = scry_closest(name, all, e->nfuncs, best, 3);
+	len = strlen(err);
+	if (nb)
+		snprintf(err + len, errlen - len, "; did you mean %s%s%s%s%s?", best[0], nb > 1 ? ", " : "",
+			 nb > 1 ? best[1] : "", nb > 2 ? ", " : "", nb > 2 ? best[2] : "");
+	free(all);
+}
+
+static int add_probe(struct scry_catalog *cat, struct scry_uprobe **v, size_t *n, const char *path, bool ret,
+		     const char *func, uint64_t offset, const char *suffix, const struct scry_dw_func *dwf, bool quiet)
+{
+	struct scry_uprobe *nv = realloc(*v, (*n + 1) * sizeof(**v)), *u;
+
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	u = &nv[*n];
+	memset(u, 0, sizeof(*u));
+	u->ret = ret;
+	u->offset = offset;
+	if (!(u->path = strdup(path)) || (func && !(u->func = strdup(func)))) {
+		free(u->path);
+		return -ENOMEM;
+	}
+	++*n;
+	return probe_event(cat, u, suffix, dwf, quiet);
+}
+
+int scry_catalog_uprobes(struct scry_catalog *cat, const char *spec, struct scry_uprobe **out, size_t *n,
+			 char *err, size_t errlen)
+{
+	bool ret = !strncmp(spec, "uretprobe:", 10);
+	const char *rest = spec + (ret ? 10 : 7), *colon = strchr(rest, ':'), *target;
+	char *pathspec = NULL, *path = NULL, *func = NULL, suffix[600];
+	struct scry_elf e = { 0 };
+	struct scry_dwarf *dw = NULL;
+	struct scry_dw_func dwf;
+	struct scry_uprobe *v = NULL;
+	size_t nv = 0;
+	int rc = -EINVAL;
+
+	*out = NULL;
+	*n = 0;
+	if (!colon || colon == rest || !colon[1]) {
+		snprintf(err, errlen, "'%s': expected %s:PATH:FUNCTION (or FUNCTION+OFFSET, 0xADDRESS, a glob)", spec,
+			 ret ? "uretprobe" : "uprobe");
+		return -EINVAL;
+	}
+	target = colon + 1;
+	if (!(pathspec = strndup(rest, (size_t)(colon - rest)))) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	if (!(path = scry_elf_find(pathspec, err, errlen)))
+		goto out;
+	if (scry_elf_load(&e, path, err, errlen))
+		goto out;
+	dw = scry_dwarf_open(path, e.build_id, e.build_id_len, suffix, sizeof(suffix));
+	if (!strncmp(target, "0x", 2)) {                     /* an address */
+		char *end;
+		uint64_t addr = strtoull(target, &end, 16);
+		int64_t off;
+
+		if (*end || end == target + 2) {
+			snprintf(err, errlen, "'%s': invalid address '%s'", spec, target);
+			goto out;
+		}
+		if ((off = scry_elf_offset(&e, addr)) < 0) {
+			snprintf(err, errlen, "'%s': address 0x%" PRIx64 " is in no loaded segment of %s", spec, addr, path);
+			goto out;
+		}
+		snprintf(suffix, sizeof(suffix), "0x%" PRIx64, addr);
+		rc = add_probe(cat, &v, &nv, path, ret, NULL, (uint64_t)off, suffix, NULL, true);
+		goto out;
+	}
+	if (!e.nfuncs) {
+		snprintf(err, errlen, "%s has no function symbols (stripped): probe it by address, uprobe:%s:0xADDRESS",
+			 path, pathspec);
+		goto out;
+	}
+	const char *plus = strchr(target, '+');
+	if (plus) {                                          /* FUNC+OFFSET */
+		const struct scry_elf_func *f;
+		char *end;
+		uint64_t off;
+
+		if (!(func = strndup(target, (size_t)(plus - target)))) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		off = strtoull(plus + 1, &end, 0);
+		if (*end || end == plus + 1) {
+			snprintf(err, errlen, "'%s': invalid offset '%s'", spec, plus + 1);
+			goto out;
+		}
+		if (!(f = scry_elf_func(&e, func))) {
+			snprintf(err, errlen, "no function '%s' in %s", func, path);
+			suggest(&e, func, err, errlen);
+			rc = -ENOENT;
+			goto out;
+		}
+		if (f->size && off >= f->size) {
+			snprintf(err, errlen, "'%s': offset %" PRIu64 " is past the end of %s (%" PRIu64 " bytes)", spec, off,
+				 func, f->size);
+			goto out;
+		}
+		if (ret) {
+			snprintf(err, errlen, "'%s': a uretprobe is set on a function, not at an offset", spec);
+			goto out;
+		}
+		snprintf(suffix, sizeof(suffix), "%s_0x%" PRIx64, func, off);
+		rc = add_probe(cat, &v, &nv, path, ret, func, f->offset + off, suffix,
+			       off == 0 && dw && !scry_dwarf_func(dw, f->addr, &dwf) ? &dwf : NULL, false);
+		goto out;
+	}
+	bool glob = strpbrk(target, "*?[") != NULL;
+	size_t matches = 0;
+
+	for (size_t i = 0; i < e.nfuncs; i++)
+		if (glob ? !fnmatch(target, e.funcs[i].name, 0) : !strcmp(target, e.funcs[i].name))
+			matches++;
+	/* the entry point is jumped to, not called: its "return address" is argc, which a
+	 * uretprobe would overwrite */
+	if (ret && !glob && matches && scry_elf_func(&e, target)->addr == e.entry && e.entry) {
+		snprintf(err, errlen, "'%s': %s is the entry point of %s, never called nor returned from "
+			 "(a uretprobe would overwrite argc)", spec, target, path);
+		goto out;
+	}
+	if (!matches) {
+		snprintf(err, errlen, "no function %s '%s' in %s", glob ? "matches" : "named", target, path);
+		if (!glob)
+			suggest(&e, target, err, errlen);
+		rc = -ENOENT;
+		goto out;
+	}
+	if (matches > SCRY_UPROBE_GLOB_MAX) {
+		snprintf(err, errlen, "'%s' matches %zu functions of %s, more than the %d one spec may probe "
+			 "(one uprobe each): narrow the glob", spec, matches, path, SCRY_UPROBE_GLOB_MAX);
+		rc = -ERANGE;
+		goto out;
+	}
+	for (size_t i = 0; i < e.nfuncs; i++) {
+		const struct scry_elf_func *f = &e.funcs[i];
+		bool dup = false;
+
+		if ((glob ? fnmatch(target, f->name, 0) : strcmp(target, f->name)) || (ret && f->addr == e.entry))
+			continue;
+		/* aliases (two names at one address) are probed once: the first name */
+		for (size_t k = 0; k < nv && !dup; k++)
+			dup = v[k].offset == f->offset;
+		if (dup)
+			continue;
+		if ((rc = add_probe(cat, &v, &nv, path, ret, f->name, f->offset, f->name,
+				    dw && !scry_dwarf_func(dw, f->addr, &dwf) ? &dwf : NULL, glob)))
+			goto out;
+	}
+	rc = 0;
+out:
+	if (rc == -ENOMEM)
+		snprintf(err, errlen, "out of memory");
+	if (rc) {
+		scry_uprobes_free(v, nv);
+	} else {
+		*out = v;
+		*n = nv;
+	}
+	scry_elf_free(&e);
+	scry_dwarf_close(dw);
+	free(pathspec);
+	free(path);
+	free(func);
+	return rc;
+}
+
+int scry_uprobe_list(const char *spec, scry_uprobe_list_fn fn, void *ctx, size_t *found, char *err, size_t errlen)
+{
+	const char *rest = spec + (strncmp(spec, "uretprobe:", 10) ? 7 : 10), *colon = strchr(rest, ':');
+	char *pathspec = colon ? strndup(rest, (size_t)(colon - rest)) : strdup(rest), *path = NULL, why[256];
+	const char *glob = colon && colon[1] ? colon + 1 : "*";
+	struct scry_elf e = { 0 };
+	struct scry_dwarf *dw = NULL;
+	struct scry_dw_func dwf;
+	int rc = -EINVAL;
+
+	*found = 0;
+	if (!pathspec) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	if (!*pathspec) {
+		snprintf(err, errlen, "'%s': expected uprobe:PATH[:GLOB]", spec);
+		goto out;
+	}
+	if (!(path = scry_elf_find(pathspec, err, errlen)) || scry_elf_load(&e, path, err, errlen))
+		goto out;
+	dw = scry_dwarf_open(path, e.build_id, e.build_id_len, why, sizeof(why));
+	for (size_t i = 0; i < e.nfuncs; i++) {
+		if (fnmatch(glob, e.funcs[i].name, 0))
+			continue;
+		++*found;
+		fn(ctx, path, e.funcs[i].name, e.funcs[i].addr,
+		   dw && !scry_dwarf_func(dw, e.funcs[i].addr, &dwf) ? &dwf : NULL);
+	}
+	rc = 0;
+	if (!*found) {
+		snprintf(err, errlen, "no function matches '%s' in %s%s", glob, path,
+			 e.nfuncs ? "" : " (it has no function symbols: stripped)");
+		rc = -ENOENT;
+	}
+out:
+	scry_elf_free(&e);
+	scry_dwarf_close(dw);
+	free(pathspec);
+	free(path);
+	return rc;
+}

@@ -1,0 +1,105 @@
+/* src_uprobes.c — the uprobe source: "uprobe:PATH:FUNC" and "uretprobe:PATH:FUNC" (with
+ * FUNC+OFF, 0xADDR and globs; catalog/uprobe.h) each resolved into probes on the file's
+ * inode, so processes started later are probed too, each attached to the uprobe program of
+ * src/bpf/uprobes.bpf.h with its descriptor.  The program is loaded only when the channel
+ * has a uprobe.  A filter over a uprobe's fields is decided in user space (user_filter.c). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "kernel/probes.h"
+#include "session/filters.h"
+#include "session/session_int.h"
+#include "session/source.h"
+
+static int enable(struct scry_channel *c, const char *spec, size_t *matched, char *err, size_t errlen)
+{
+	struct scry_uprobe *v;
+	size_t n;
+	int ret = scry_catalog_uprobes(c->s->cat, spec, &v, &n, err, errlen);
+
+	if (ret)
+		return ret;
+	if (c->probes && !c->nups) {
+		snprintf(err, errlen, "'%s': uprobes cannot be added to a channel loaded without one", spec);
+		ret = -ENOTSUP;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t before = c->nevents;
+		int id = channel_add_event(c, v[i].ev);
+		struct up_ref *r;
+
+		if (id < 0) {
+			ret = id;
+			goto out;
+		}
+		(*matched)++;
+		if (c->nevents == before)
+			continue;                 /* already enabled */
+		if (!(r = realloc(c->ups, (c->nups + 1) * sizeof(*r)))) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		c->ups = r;
+		r[c->nups] = (struct up_ref){ .u = v[i], .id = id, .slot = -1 };
+		v[i].path = v[i].func = NULL;  /* now the channel's */
+		c->nups++;
+	}
+out:
+	scry_uprobes_free(v, n);
+	return ret;
+}
+
+static int disable(struct scry_channel *c, const char *spec, size_t *matched, char *err, size_t errlen)
+{
+	struct scry_uprobe *v;
+	size_t n;
+	int ret = scry_catalog_uprobes(c->s->cat, spec, &v, &n, err, errlen);
+
+	if (ret)
+		return ret;
+	for (size_t k = 0; k < n; k++)
+		for (size_t i = 0; i < c->nups; i++) {
+			struct up_ref *r = &c->ups[i];
+
+			if (r->disabled || r->u.ev != v[k].ev)
+				continue;
+			if (r->slot >= 0 && (ret = scry_probes_detach_uprobe(c->probes, r->slot))) {
+				snprintf(err, errlen, "cannot detach %s: %s", r->u.ev->name, strerror(-ret));
+				goto out;
+			}
+			r->disabled = true;
+			(*matched)++;
+		}
+out:
+	scry_uprobes_free(v, n);
+	return ret;
+}
+
+/* Attach the uprobes enabled since the last call. */
+static int attach(struct scry_channel *c, char *err, size_t errlen)
+{
+	for (; c->nups_attached < c->nups; c->nups_attached++) {
+		struct up_ref *r = &c->ups[c->nups_attached];
+		struct scry_up_desc d = r->u.desc;
+		int ret;
+
+		if (r->disabled || (c->filters && scry_filters_use(c->filters, (size_t)r->id) == SCRY_FILTER_NEVER))
+			continue;
+		d.event_id = (__u16)r->id;
+		ret = scry_probes_attach_uprobe(c->probes, r->u.path, r->u.offset, r->u.ret, &d, err, errlen);
+		if (ret < 0)
+			return ret;
+		r->slot = ret;
+	}
+	return 0;
+}
+
+const struct scry_source scry_source_uprobes = {
+	.name = "uprobes",
+	.claims = scry_uprobe_claims,
+	.enable = enable,
+	.disable = disable,
+	.attach = attach,
+};

@@ -1,0 +1,77 @@
+/* uprobed.c — functions with known arguments and return values, for the uprobe tests
+ * (test_uprobes.py): integers of each size and sign, an enum, a pointer, a string, a
+ * struct and a double by value (which the ABI registers cannot hold), three handle_*
+ * functions for globs, a USDT probe (<sys/sdt.h>), and libc's malloc and open.
+ *   uprobed [N]     calls each function N times (default 3), i = 0..N-1
+ * Prints {"pid":P} first.  Built -O1 -g (and -O0, stripped: the Makefile). */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sdt.h>
+#include <unistd.h>
+
+#define NOIPA __attribute__((noipa))
+
+enum color { RED = 1, GREEN = 2, BLUE = 40 };
+struct pair { long x, y; };
+
+volatile long sink;
+
+NOIPA long add3(int a, long b, unsigned char c)
+{
+	return a + b + c;
+}
+
+NOIPA int greet(const char *name, int times)
+{
+	return (int)strlen(name) * times;
+}
+
+NOIPA enum color paint(enum color c, void *where, short level, unsigned long long big)
+{
+	sink = (long)where + level + (long)big;
+	return c == RED ? BLUE : GREEN;
+}
+
+NOIPA long sum_pair(struct pair p, double scale, int k)
+{
+	return (long)((p.x + p.y) * scale) + k;
+}
+
+NOIPA int handle_alpha(int v) { return v + 1; }
+NOIPA int handle_beta(int v) { return v + 2; }
+NOIPA int handle_gamma(int v) { return v + 3; }
+
+NOIPA int recurse(int depth)
+{
+	return depth <= 0 ? 0 : 1 + recurse(depth - 1);
+}
+
+int main(int argc, char **argv)
+{
+	int n = argc > 1 ? atoi(argv[1]) : 3;
+
+	printf("{\"pid\":%d}\n", getpid());
+	fflush(stdout);
+	for (int i = 0; i < n; i++) {
+		struct pair p = { 10 + i, 20 };
+		void *m;
+		int fd;
+
+		sink = add3(7 + i, -100000000000L, 200);
+		sink = greet("scry-probe", 3 + i);
+		sink = paint(RED, (void *)0x1234, -5, 0xfedcba9876543210ULL);
+		sink = sum_pair(p, 0.5, i);
+		sink = handle_alpha(i) + handle_beta(i) + handle_gamma(i);
+		sink = recurse(2);
+		DTRACE_PROBE3(scrywl, tick, i, 42 + i, -7);
+		m = malloc(12345 + i);
+		sink = (long)m;
+		free(m);
+		fd = open("/dev/null", O_RDONLY);
+		if (fd >= 0)
+			close(fd);
+	}
+	return 0;
+}
