@@ -8,5 +8,12 @@ int cmd_view(int argc, char **argv);     /* src/cli/view.c   */
 int cmd_list(int argc, char **argv);     /* src/cli/list.c   */
 int cmd_trace(int argc, char **argv);    /* src/cli/trace.c  */
 int cmd_recover(int argc, char **argv);  /* src/cli/recover.c */
+/* src/cli/control.c: the session verbs of ctl/verbs.h, through the daemon */
+int cmd_control(int argc, char **argv);
+/* `scry list [NAME]` when a daemon runs: its sessions, or session NAME (*handled false:
+ * no daemon, or no such session — the events are listed instead) */
+#include <stdbool.h>
+int cmd_list_sessions(int argc, char **argv, bool *handled);
+int cmd_daemon(int argc, char **argv);   /* scryd, or `scry daemon` */
 
 #endif
