@@ -249,7 +249,15 @@ int cmd_list_sessions(int argc, char **argv, bool *handled)
 	int fd, ret;
 
 	*handled = false;
-	if ((fd = connect_daemon()) < 0)
+	if ((fd = connect_daemon()) == -EACCES || fd == -EPERM) {
+		char err[256];
+
+		refused(err, sizeof(err));
+		fprintf(stderr, "scry: %s\n", err);
+		*handled = true;
+		return 1;
+	}
+	if (fd < 0)
 		return 0;            /* no daemon: no session to list */
 	close(fd);
 	ret = request(argc, argv, false, argc > 1, &failed);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -506,6 +507,7 @@ int scryd_main(int argc, char **argv)
 		snprintf(err, sizeof(err), "cannot open %s/scryd.log: %s", dir, strerror(errno));
 		goto fail;
 	}
+	prctl(PR_SET_NAME, "scryd");
 	scry_log_set(log_to_fd, NULL, false);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);

@@ -617,12 +617,11 @@ static int verb_track(struct verb_ctx *v, int argc, char **argv, bool add)
 				   s->name);
 		if (scry_parse_pids(lists[0], &pids, &n))
 			return ERR("invalid pid list '%s' (expected PID[,PID...])", lists[0]);
-		for (size_t i = 0; i < n && !ret; i++) {
+		for (size_t i = 0; i < n && !ret; i++)
 			ret = scry_session_track(s->eng, pids[i], r->err, r->errlen);
-			if (!ret)
-				ret = add_u32s((uint32_t **)&s->pids, &s->npids, lists[0], true) ? ERR("out of memory") : 0;
-		}
 		free(pids);
+		if (!ret && add_u32s((uint32_t **)&s->pids, &s->npids, lists[0], true))
+			ret = ERR("out of memory");
 		if (!ret)
 			fprintf(r->out, "PID %s added to the pid tracker of session %s\n", lists[0], s->name);
 		return ret;
@@ -646,8 +645,9 @@ static int verb_track(struct verb_ctx *v, int argc, char **argv, bool add)
 				return ERR("invalid pid list '%s' (expected PID[,PID...])", lists[0]);
 			for (size_t i = 0; i < n; i++)
 				if (kill(pids[i], 0) < 0 && errno == ESRCH) {
+					ret = ERR("no process with pid %d", (int)pids[i]);
 					free(pids);
-					return ERR("no process with pid %d", (int)pids[i]);
+					return ret;
 				}
 			free(pids);
 		}
