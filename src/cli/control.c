@@ -176,7 +176,7 @@ static int request(int argc, char **argv, bool start, bool quiet_error, bool *fa
 {
 	struct scry_ctl_builder b;
 	struct scry_ctl_msg m;
-	char err[1024], cur[256], cwd[PATH_MAX];
+	char err[1024] = "", err2[256], cur[256], cwd[PATH_MAX];
 	const char *status, *out, *e;
 	int fd, ret = 1;
 
@@ -199,10 +199,14 @@ static int request(int argc, char **argv, bool start, bool quiet_error, bool *fa
 			argv[0], SCRY_CTL_MAX_PAYLOAD);
 		goto out;
 	}
-	if (scry_ctl_send(fd, &b, err, sizeof(err)) || scry_ctl_recv(fd, &m, err, sizeof(err))) {
+	/* a daemon that refuses the caller replies before reading: its reply is still read */
+	if (scry_ctl_send(fd, &b, err, sizeof(err)) < 0 && scry_ctl_recv(fd, &m, err2, sizeof(err2)) == 0)
+		goto answered;
+	if (err[0] || scry_ctl_recv(fd, &m, err, sizeof(err))) {
 		fprintf(stderr, "scry: %s\n", err);
 		goto out;
 	}
+answered:
 	status = scry_ctl_get(&m, "status");
 	out = scry_ctl_get(&m, "out");
 	e = scry_ctl_get(&m, "error");

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/socket.h>
 #include "ctl/proto.h"
 
 static uint32_t get32(const uint8_t *p)
@@ -222,7 +223,7 @@ void scry_ctl_builder_free(struct scry_ctl_builder *b)
 int scry_ctl_send(int fd, const struct scry_ctl_builder *b, char *err, size_t errlen)
 {
 	for (size_t off = 0; off < b->len;) {
-		ssize_t n = write(fd, b->buf + off, b->len - off);
+		ssize_t n = send(fd, b->buf + off, b->len - off, MSG_NOSIGNAL);
 
 		if (n < 0 && errno == EINTR)
 			continue;

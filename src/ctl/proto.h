@@ -69,8 +69,8 @@ void scry_ctl_addf(struct scry_ctl_builder *b, const char *key, const char *fmt,
 int scry_ctl_finish(struct scry_ctl_builder *b);
 void scry_ctl_builder_free(struct scry_ctl_builder *b);
 
-/* Send a whole message, receive a whole message (blocking fd, with the socket's timeouts):
- * 0 or -errno with a reason. */
+/* Send a whole message (never raising SIGPIPE), receive a whole message (blocking socket,
+ * with its timeouts): 0 or -errno with a reason. */
 int scry_ctl_send(int fd, const struct scry_ctl_builder *b, char *err, size_t errlen);
 int scry_ctl_recv(int fd, struct scry_ctl_msg *m, char *err, size_t errlen);
 

@@ -418,3 +418,40 @@ def test_foreground_daemon_and_sigterm(scry, tmp_path, bt2_read):
     tr = read_events(bt2_read, out)
     assert [e["fields"]["count"] for e in tr.events if e["name"] == "syscall_entry_write"
             and e["fields"]["count"] == 777] == [777] * 3
+
+
+def test_track_and_filter(daemon, tmp_path, bt2_read):
+    """track -k --pid before start (the process and its children recorded, no other), then
+    on the started session; enable-event --filter (the session's one filter)."""
+    out = tmp_path / "trace"
+    daemon.run("create", "tr", "-o", out)
+    p = daemon.run("enable-event", "-k", "--syscall", "write", "--filter", "count == 777 || count == 555")
+    assert p.stdout == "Kernel syscall write enabled in channel channel0\n"
+    p = daemon.run("enable-event", "-k", "--syscall", "openat", check=False)
+    assert p.returncode == 1 and p.stderr.startswith("scry: session 'tr' has the filter 'count == 777 || count == 555'")
+    daemon.run("add-context", "-k", "-t", "pid", "-t", "procname")
+    # echo writes 6 bytes: the filter keeps it out
+    shell = "read x; echo hello >/dev/null; dd if=/dev/zero of=/dev/null bs=$x count=2 status=none"
+    a = subprocess.Popen(["/bin/sh", "-c", shell], stdin=subprocess.PIPE, text=True)
+    b = subprocess.Popen(["/bin/sh", "-c", shell], stdin=subprocess.PIPE, text=True)
+    c = subprocess.Popen(["/bin/sh", "-c", shell], stdin=subprocess.PIPE, text=True)
+    try:
+        daemon.run("track", "-k", "--pid", a.pid)
+        assert f"PID: {a.pid}\n" in daemon.run("status").stdout
+        daemon.run("start")
+        p = daemon.run("track", "-k", "--pid", b.pid)
+        assert p.stdout == f"PID {b.pid} added to the pid tracker of session tr\n"
+        p = daemon.run("untrack", "-k", "--pid", b.pid, check=False)
+        assert p.returncode == 1 and "only track --pid changes a started session" in p.stderr
+        a.communicate("777\n", timeout=30)
+        b.communicate("555\n", timeout=30)
+        c.communicate("777\n", timeout=30)      # not tracked
+        unfiltered, _ = dd(tmp_path)            # tracked by nobody
+    finally:
+        for x in (a, b, c):
+            if x.poll() is None:
+                x.kill()
+    daemon.run("stop")
+    tr = read_events(bt2_read, out)
+    writes = [(e["procname"], e["fields"]["count"]) for e in tr.events if e["name"] == "syscall_entry_write"]
+    assert sorted(writes) == [("dd", 555)] * 2 + [("dd", 777)] * 2, writes
