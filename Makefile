@@ -25,7 +25,7 @@ LDLIBS   += -lmicrohttpd
 LDLIBS   += -ldw
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -I$(BUILD) -Isrc -Wall -Wno-unused-function
 
-LIB_DIRS := src/util src/catalog src/format src/metrics src/filter src/ctf src/kernel src/consumer src/session src/trace src/view src/cli
+LIB_DIRS := src/util src/ctl src/catalog src/format src/metrics src/filter src/ctf src/kernel src/consumer src/session src/daemon src/trace src/view src/cli
 LIB_SRCS := $(filter-out src/cli/main.c,$(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c)))
 LIB_OBJS := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
 BPF_SRCS := $(wildcard src/bpf/*.bpf.c)
@@ -36,14 +36,19 @@ WORKLOADS:= $(patsubst tests/workload/%.c,$(BUILD)/workload/%,$(wildcard tests/w
 FUZZ_SRCS:= $(wildcard tests/fuzz/fuzz_*.c)
 TOOLS    := $(patsubst tests/tools/%.c,$(BUILD)/tools/%,$(wildcard tests/tools/*.c))
 
-.PHONY: all deps run test unit e2e sanitize fuzz valgrind bench clean gen-syscalls check-gen check-layers
+.PHONY: all scryd deps run test unit e2e sanitize fuzz valgrind bench clean gen-syscalls check-gen check-layers
 .DEFAULT_GOAL := all
 .SECONDARY:
 
-all: scry $(WORKLOADS) $(TOOLS) $(BUILD)/workload/uprobed-O0 $(BUILD)/workload/uprobed.stripped
+all: scry scryd $(WORKLOADS) $(TOOLS) $(BUILD)/workload/uprobed-O0 $(BUILD)/workload/uprobed.stripped
 
 scry: $(BUILD)/scry
 	@ln -sf $(BUILD)/scry scry
+
+# scryd, the session daemon: scry itself, run under that name (main.c looks at argv[0])
+scryd: $(BUILD)/scry
+	@ln -sf scry $(BUILD)/scryd
+	@ln -sf $(BUILD)/scryd scryd
 
 $(BUILD)/vmlinux.h:
 	@mkdir -p $(BUILD)
@@ -135,7 +140,7 @@ check-gen:
 	$(PYTHON) scripts/gen_syscalls.py | diff -u src/catalog/syscall_table.c - && echo "syscall table: up to date"
 
 clean:
-	rm -rf build build-asan scry
+	rm -rf build build-asan scry scryd
 
 # Benchmark programs (floor BPF program, workloads): bench/bench.mk
 -include bench/bench.mk

@@ -10,5 +10,12 @@ int cmd_trace(int argc, char **argv);    /* src/cli/trace.c  */
 int cmd_recover(int argc, char **argv);  /* src/cli/recover.c */
 int cmd_serve(int argc, char **argv);    /* src/cli/serve.c  */
 int cmd_top(int argc, char **argv);      /* src/cli/top.c    */
+/* src/cli/control.c: the session verbs of ctl/verbs.h, through the daemon */
+int cmd_control(int argc, char **argv);
+/* `scry list [NAME]` when a daemon runs: its sessions, or session NAME (*handled false:
+ * no daemon, or no such session — the events are listed instead) */
+#include <stdbool.h>
+int cmd_list_sessions(int argc, char **argv, bool *handled);
+int cmd_daemon(int argc, char **argv);   /* scryd, or `scry daemon` */
 
 #endif

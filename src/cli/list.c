@@ -30,6 +30,8 @@ static void usage(FILE *f)
 		"  scry list usdt:PATH       the USDT probes of a binary, with their argument counts\n"
 		"\n"
 		"  -f, --fields   show each matching event's CTF fields (name and type)\n"
+		"  -k, --kernel   the kernel's events (as lttng list -k; without it, `scry list` lists the\n"
+		"                 daemon's sessions when a daemon runs)\n"
 		"  -h, --help     this help\n");
 }
 
@@ -299,6 +301,7 @@ int cmd_list(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "fields", no_argument, NULL, 'f' },
+		{ "kernel", no_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -308,8 +311,10 @@ int cmd_list(int argc, char **argv)
 	int c, ret = 0;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "fh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "fhk", opts, NULL)) != -1) {
 		switch (c) {
+		case 'k':       /* lttng list -k: the kernel's events (the only domain) */
+			break;
 		case 'f':
 			fields = true;
 			break;

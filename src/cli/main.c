@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "cli/commands.h"
+#include "ctl/verbs.h"
 #include "util/version.h"
 
 static void usage(FILE *f)
@@ -22,11 +23,37 @@ static void usage(FILE *f)
 		"  top [-d SECONDS] [-n COUNT] [-s KEY] [-p PID,...|-a|-- CMD ARGS]\n"
 		"                     live table of syscalls per process: calls/s, errors, latency, bytes\n"
 		"\n"
+		"Sessions, through the daemon scryd (LTTng's commands and options):\n"
+		"  create [NAME] [-o DIR]  enable-channel -k CHAN  enable-event -k [-c CHAN] [--syscall] EVENT\n"
+		"  disable-event  add-context -k -t TYPE  track/untrack -k --pid PID  start  stop\n"
+		"  list [NAME]  status  set-session NAME  destroy [NAME|-a]    daemon [--foreground]\n"
+		"\n"
 		"`scry COMMAND --help` describes each command.\n");
+}
+
+/* `scry list [NAME]` lists the daemon's sessions when one runs (as `lttng list`), the
+ * events otherwise, and always with -k or a keyword of the event listing. */
+static int list(int argc, char **argv)
+{
+	bool handled = false;
+	int ret;
+
+	if (argc <= 2 && !(argc == 2 && (argv[1][0] == '-' || strchr(argv[1], ':') ||
+					 !strcmp(argv[1], "syscalls") || !strcmp(argv[1], "contexts") ||
+					 !strcmp(argv[1], "features")))) {
+		ret = cmd_list_sessions(argc, argv, &handled);
+		if (handled)
+			return ret;
+	}
+	return cmd_list(argc, argv);
 }
 
 int main(int argc, char **argv)
 {
+	const char *base = strrchr(argv[0], '/');
+
+	if (!strcmp(base ? base + 1 : argv[0], "scryd"))
+		return cmd_daemon(argc, argv);
 	if (argc < 2) {
 		usage(stderr);
 		return 2;
@@ -39,7 +66,11 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "view"))
 		return cmd_view(argc - 1, argv + 1);
 	if (!strcmp(cmd, "list"))
-		return cmd_list(argc - 1, argv + 1);
+		return list(argc - 1, argv + 1);
+	if (!strcmp(cmd, "daemon"))
+		return cmd_daemon(argc - 1, argv + 1);
+	if (scry_ctl_verb(cmd))
+		return cmd_control(argc - 1, argv + 1);
 	if (!strcmp(cmd, "recover"))
 		return cmd_recover(argc - 1, argv + 1);
 	if (!strcmp(cmd, "serve"))

@@ -1,9 +1,11 @@
 /* run.c — a session's event loop (scry_session_run, see session.h), on util/loop.h: the
- * rings polled at the pace of their fill rate, packets flushed every second, the run ended
+ * rings polled at the pace of their fill rate, packets flushed every second (the pump: the
+ * same timers in the daemon's loop, one per started session), the run ended
  * by a deadline, the end of the command scry started (pidfd), the end of every process
  * given with -p, or a signal. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 
@@ -13,33 +15,72 @@
 
 #define SECOND 1000000000ULL
 
+struct scry_session_pump {
+	struct scry_session *s;
+	struct scry_loop *loop;
+	uint64_t max_poll_delay_ns;
+	void (*after_poll)(void *ctx, uint64_t now);
+	void *ctx;
+	int poll_timer, flush_timer;
+};
+
 struct run {
 	struct scry_session *s;
 	const struct scry_run_opts *o;
 	struct scry_run_end *end;
 	struct scry_loop *loop;
+	struct scry_session_pump *pump;
 	size_t pids_left;
 };
 
 static uint64_t poll_tick(void *ctx, uint64_t now)
 {
-	struct run *r = ctx;
-	long moved = scry_session_poll(r->s);
-	uint64_t delay = moved < 0 ? 10 * 1000 * 1000ULL : scry_session_poll_delay_ns(r->s);
+	struct scry_session_pump *p = ctx;
+	long moved = scry_session_poll(p->s);
+	uint64_t delay = moved < 0 ? 10 * 1000 * 1000ULL : scry_session_poll_delay_ns(p->s);
 
-	if (r->o->after_poll)
-		r->o->after_poll(r->o->ctx, now);
-	if (r->o->max_poll_delay_ns && delay > r->o->max_poll_delay_ns)
-		delay = r->o->max_poll_delay_ns;
+	if (p->after_poll)
+		p->after_poll(p->ctx, now);
+	if (p->max_poll_delay_ns && delay > p->max_poll_delay_ns)
+		delay = p->max_poll_delay_ns;
 	return delay;
 }
 
 static uint64_t flush_tick(void *ctx, uint64_t now)
 {
-	struct run *r = ctx;
+	struct scry_session_pump *p = ctx;
 
-	scry_session_flush(r->s);
+	scry_session_flush(p->s);
 	return SECOND;
+}
+
+int scry_session_pump_start(struct scry_session *s, struct scry_loop *l, uint64_t max_poll_delay_ns,
+			    void (*after_poll)(void *ctx, uint64_t now), void *ctx, struct scry_session_pump **out)
+{
+	struct scry_session_pump *p = calloc(1, sizeof(*p));
+	int ret;
+
+	*out = NULL;
+	if (!p)
+		return -ENOMEM;
+	*p = (struct scry_session_pump){ .s = s, .loop = l, .max_poll_delay_ns = max_poll_delay_ns,
+					 .after_poll = after_poll, .ctx = ctx, .poll_timer = -1, .flush_timer = -1 };
+	if ((ret = p->poll_timer = scry_loop_timer(l, 0, poll_tick, p)) < 0 ||
+	    (ret = p->flush_timer = scry_loop_timer(l, SECOND, flush_tick, p)) < 0) {
+		scry_session_pump_stop(p);
+		return ret;
+	}
+	*out = p;
+	return 0;
+}
+
+void scry_session_pump_stop(struct scry_session_pump *p)
+{
+	if (!p)
+		return;
+	scry_loop_timer_cancel(p->loop, p->poll_timer);
+	scry_loop_timer_cancel(p->loop, p->flush_timer);
+	free(p);
 }
 
 static uint64_t second_tick(void *ctx, uint64_t now)
@@ -90,8 +131,7 @@ int scry_session_run(struct scry_session *s, const struct scry_run_opts *o, stru
 		snprintf(err, errlen, "event loop: %s", strerror(-ret));
 		return ret;
 	}
-	if ((ret = scry_loop_timer(r.loop, 0, poll_tick, &r)) < 0 ||
-	    (ret = scry_loop_timer(r.loop, SECOND, flush_tick, &r)) < 0 ||
+	if ((ret = scry_session_pump_start(s, r.loop, o->max_poll_delay_ns, o->after_poll, o->ctx, &r.pump)) < 0 ||
 	    (o->every_second && (ret = scry_loop_timer(r.loop, SECOND, second_tick, &r)) < 0) ||
 	    (o->duration_ns && (ret = scry_loop_timer(r.loop, o->duration_ns, deadline, &r)) < 0))
 		goto fail;
@@ -106,16 +146,19 @@ int scry_session_run(struct scry_session *s, const struct scry_run_opts *o, stru
 	}
 	if (o->npids && !r.pids_left) {
 		end->targets_ended = true;          /* all gone already */
+		scry_session_pump_stop(r.pump);
 		scry_loop_free(r.loop);
 		return 0;
 	}
 	ret = scry_loop_run(r.loop, o->stop);
 	if (ret)
 		goto fail;
+	scry_session_pump_stop(r.pump);
 	scry_loop_free(r.loop);
 	return 0;
 fail:
 	snprintf(err, errlen, "event loop: %s", strerror(-ret));
+	scry_session_pump_stop(r.pump);
 	scry_loop_free(r.loop);
 	return ret;
 }

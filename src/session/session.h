@@ -161,6 +161,15 @@ struct scry_run_end {
  * loop, polls paced by the fill rate, packets flushed every second. */
 int scry_session_run(struct scry_session *s, const struct scry_run_opts *o, struct scry_run_end *end,
 		     char *err, size_t errlen);
+/* The session's pump: its rings polled at the pace of their fill rate and its packets
+ * flushed every second, as timers of loop l — scry_session_run's own loop, or a daemon's
+ * that runs every session and its control socket in one loop.  after_poll may be NULL. */
+struct scry_loop;
+struct scry_session_pump;
+int scry_session_pump_start(struct scry_session *s, struct scry_loop *l, uint64_t max_poll_delay_ns,
+			    void (*after_poll)(void *ctx, uint64_t now), void *ctx, struct scry_session_pump **out);
+/* Cancel its timers (before scry_session_stop). */
+void scry_session_pump_stop(struct scry_session_pump *p);
 /* Detach, drain, close the trace. */
 int scry_session_stop(struct scry_session *s, struct scry_session_summary *out, char *err, size_t errlen);
 void scry_session_destroy(struct scry_session *s);

@@ -126,6 +126,35 @@ int scry_loop_fd(struct scry_loop *l, int fd, scry_fd_fn fn, void *ctx)
 	return r;
 }
 
+void scry_loop_fd_cancel(struct scry_loop *l, int fd)
+{
+	for (size_t i = 0; i < l->nwatches; i++) {
+		struct watch *w = l->watches[i];
+
+		if (w->kind == W_FD && w->fd == fd && !w->dead) {
+			w->dead = true;     /* freed by the loop, out of its dispatch */
+			epoll_ctl(l->ep, EPOLL_CTL_DEL, fd, NULL);
+			return;
+		}
+	}
+}
+
+/* Free the fd watches cancelled since the last round (none is in a dispatch now). */
+static void reap_watches(struct scry_loop *l)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < l->nwatches; i++) {
+		struct watch *w = l->watches[i];
+
+		if (w->kind == W_FD && w->dead)
+			free(w);
+		else
+			l->watches[k++] = w;
+	}
+	l->nwatches = k;
+}
+
 /* Without pidfds (Linux < 5.3, or valgrind): the process is looked at every 10 ms, a child
  * with waitid(WNOWAIT) (it stays to be reaped), another process with kill(pid, 0). */
 static bool pid_ended(pid_t pid)
@@ -225,7 +254,10 @@ int scry_loop_run(struct scry_loop *l, volatile sig_atomic_t *stop)
 
 	l->quit = false;
 	while (!l->quit && !(stop && *stop)) {
-		uint64_t wait = run_timers(l);
+		uint64_t wait;
+
+		reap_watches(l);
+		wait = run_timers(l);
 		struct timespec ts = { (time_t)(wait / 1000000000ULL), (long)(wait % 1000000000ULL) };
 		int n;
 
@@ -247,7 +279,8 @@ int scry_loop_run(struct scry_loop *l, volatile sig_atomic_t *stop)
 			struct watch *w = evs[i].data.ptr;
 
 			if (w->kind == W_FD) {
-				w->fd_fn(w->ctx, w->fd);
+				if (!w->dead)
+					w->fd_fn(w->ctx, w->fd);
 			} else if (!w->dead) {
 				w->dead = true;     /* once: the pidfd stays readable */
 				epoll_ctl(l->ep, EPOLL_CTL_DEL, w->fd, NULL);

@@ -27,6 +27,8 @@ int scry_loop_timer(struct scry_loop *l, uint64_t delay_ns, scry_timer_fn fn, vo
 void scry_loop_timer_cancel(struct scry_loop *l, int id);
 /* fn when fd is readable (level-triggered).  0 or -errno. */
 int scry_loop_fd(struct scry_loop *l, int fd, scry_fd_fn fn, void *ctx);
+/* Stop watching fd (from a callback too); the caller closes it. */
+void scry_loop_fd_cancel(struct scry_loop *l, int fd);
 /* fn once when process pid ends (its pidfd becomes readable; a child is not reaped).
  * -ESRCH when there is no such process. */
 int scry_loop_pid(struct scry_loop *l, pid_t pid, scry_pid_fn fn, void *ctx);

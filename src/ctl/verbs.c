@@ -1,0 +1,106 @@
+/* verbs.c — the control verbs and their --help (see verbs.h). */
+#include <string.h>
+#include "ctl/verbs.h"
+
+#define SESSION_OPT "  -s, --session NAME     the session (default: the current one, see set-session)\n"
+
+const struct scry_ctl_verb scry_ctl_verbs[] = {
+	{ "create",
+	  "usage: scry create [NAME] [-o DIR] [--snapshot]\n"
+	  "Create a recording session in the daemon (scryd, started on demand) and make it the\n"
+	  "current one (remembered in ~/.scryrc).  NAME defaults to auto-YYYYmmdd-HHMMSS.\n"
+	  "\n"
+	  "  -o, --output DIR       trace directory (default ~/scry-traces/NAME-YYYYmmdd-HHMMSS);\n"
+	  "                         it must not exist or be empty\n"
+	  "      --snapshot         a flight recorder (overwrite channels): not implemented yet\n" },
+	{ "destroy",
+	  "usage: scry destroy [NAME | -a]\n"
+	  "Stop the session if it records (its trace complete) and forget it.\n"
+	  "\n"
+	  "  -a, --all              every session\n" },
+	{ "enable-channel",
+	  "usage: scry enable-channel -k [--discard] [--subbuf-size S] [--num-subbuf N] [-s NAME] CHANNEL\n"
+	  "Add a channel (a stream class: files CHANNEL_<cpu>, its own per-CPU buffers, events and\n"
+	  "contexts) to a session that has not started.\n"
+	  "\n"
+	  "  -k, --kernel           the kernel domain (the only one)\n"
+	  "      --discard          when the buffer is full, new events are discarded (counted)\n"
+	  "      --overwrite        the oldest sub-buffer is overwritten: not implemented yet\n"
+	  "      --subbuf-size S    sub-buffer size (K/M/G; rounded up to a power of two)\n"
+	  "      --num-subbuf N     number of sub-buffers (rounded up to a power of two); the\n"
+	  "                         per-CPU buffer is S x N (default 8M per CPU)\n"
+	  SESSION_OPT },
+	{ "enable-event",
+	  "usage: scry enable-event -k [-c CHANNEL] [--syscall] [-a] [--filter EXPR] [-s NAME] EVENT[,EVENT...]\n"
+	  "Enable events in a channel (channel0, made if missing, by default); on a started session\n"
+	  "too, where they take effect at once.\n"
+	  "\n"
+	  "  -k, --kernel           the kernel domain (the only one)\n"
+	  "  -c, --channel NAME     the channel\n"
+	  "      --syscall          EVENTs are syscall names or globs (openat, 'read*')\n"
+	  "      --tracepoint       EVENTs are tracepoint names or globs (sched_switch, 'sched_*';\n"
+	  "                         SYSTEM:NAME also works); the default\n"
+	  "  -a, --all              every syscall (with --syscall), or every tracepoint and syscall\n"
+	  "      --filter EXPR      record only events for which EXPR (LTTng's filter language) is\n"
+	  "                         true; a session has one filter: every enable-event gives the same\n"
+	  SESSION_OPT },
+	{ "disable-event",
+	  "usage: scry disable-event -k [-c CHANNEL] [--syscall] [-a] [-s NAME] EVENT[,EVENT...]\n"
+	  "Disable enabled events of a channel; on a started session too, at once.\n"
+	  "\n"
+	  "  -k, --kernel           the kernel domain (the only one)\n"
+	  "  -c, --channel NAME     the channel (default channel0)\n"
+	  "      --syscall          EVENTs are syscall names or globs\n"
+	  "  -a, --all              every enabled event of the channel (with --syscall: its syscalls)\n"
+	  SESSION_OPT },
+	{ "add-context",
+	  "usage: scry add-context -k [-c CHANNEL] -t TYPE [-t TYPE...] [-s NAME]\n"
+	  "Add contexts to every event of a channel (every channel without -c), before start.\n"
+	  "`scry list contexts` shows the types (pid, tid, vpid, ppid, procname, prio...).\n"
+	  "\n"
+	  "  -k, --kernel           the kernel domain (the only one)\n"
+	  "  -c, --channel NAME     the channel\n"
+	  "  -t, --type TYPE        a context type (repeatable)\n"
+	  SESSION_OPT },
+	{ "track",
+	  "usage: scry track -k (--pid LIST | --vpid LIST | --uid LIST | --gid LIST) [-s NAME]\n"
+	  "Record only these processes (and their children, for --pid).  Without a tracker a\n"
+	  "session records every process.  --pid also on a started session that has a pid tracker.\n"
+	  "\n"
+	  "  -k, --kernel           the kernel domain (the only one)\n"
+	  "      --pid LIST         process ids (comma-separated)\n"
+	  "      --vpid LIST        process ids as seen in their pid namespace\n"
+	  "      --uid LIST         user ids\n"
+	  "      --gid LIST         group ids\n"
+	  SESSION_OPT },
+	{ "untrack",
+	  "usage: scry untrack -k (--pid LIST | --vpid LIST | --uid LIST | --gid LIST | --all) [-s NAME]\n"
+	  "Remove values from a tracker before start; --all removes the trackers.\n"
+	  "\n"
+	  "  -k, --kernel           the kernel domain (the only one)\n"
+	  "      --pid, --vpid, --uid, --gid LIST   values to remove\n"
+	  "  -a, --all              every tracker (every process recorded again)\n"
+	  SESSION_OPT },
+	{ "start",
+	  "usage: scry start [NAME]\n"
+	  "Load and attach the session's events; recording begins for every event at one instant.\n" },
+	{ "stop",
+	  "usage: scry stop [NAME]\n"
+	  "Stop recording: every event until this instant is in the trace, which is complete.\n" },
+	{ "status",
+	  "usage: scry status\n"
+	  "The current session: its state, output, channels, events, contexts, trackers, counts.\n" },
+	{ "set-session",
+	  "usage: scry set-session NAME\n"
+	  "Make NAME the current session (remembered in ~/.scryrc).\n" },
+};
+
+const unsigned scry_ctl_nverbs = sizeof(scry_ctl_verbs) / sizeof(scry_ctl_verbs[0]);
+
+const struct scry_ctl_verb *scry_ctl_verb(const char *name)
+{
+	for (unsigned i = 0; i < scry_ctl_nverbs; i++)
+		if (!strcmp(scry_ctl_verbs[i].name, name))
+			return &scry_ctl_verbs[i];
+	return NULL;
+}

@@ -1,0 +1,91 @@
+/* daemon_int.h — the daemon's objects as its files see them: the daemon (its loop, its
+ * catalog, its sessions: server.c), a session's configuration — what create, enable-channel,
+ * enable-event, add-context and track said, in order — and the engine session built from
+ * it (sessions.c), the verbs that change them (verbs.c).  Private to src/daemon/.
+ *
+ * A session's configuration is the truth until start: after each change an engine session
+ * (session/session.h) is built from it again (scry_session_create: events resolved, output
+ * checked; nothing loaded), so that a bad event or option fails the command that gave it,
+ * with the engine's reason.  start loads and starts that engine session and puts its pump on
+ * the daemon's loop; once started, changes go to the engine's verbs (enable/disable an event,
+ * track a pid) and are added to the configuration; stop completes the trace and frees the
+ * engine session (its BPF objects and rings). */
+#ifndef SCRY_DAEMON_INT_H
+#define SCRY_DAEMON_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include "session/session.h"
+
+struct dop {                       /* an enable-event or disable-event, in order */
+	bool enable;
+	char *spec;                    /* the engine's spec: syscall:GLOB, SYSTEM:GLOB, GLOB */
+};
+
+struct dchannel {
+	char *name;
+	size_t ring_size;              /* per CPU; 0: the engine's default */
+	uint64_t subbuf_size, num_subbuf;
+	uint64_t ctx_mask;
+	struct dop *ops;
+	size_t nops;
+};
+
+enum dstate { D_CREATED, D_STARTED, D_STOPPED };
+
+struct dsession {
+	char *name, *dir;
+	enum dstate state;
+	struct dchannel *chans;
+	size_t nchans;
+	char *filter;                  /* one per session (the engine's) */
+	pid_t *pids;                   /* pid tracker (none: every process) */
+	size_t npids;
+	uint32_t *vpids, *uids, *gids;
+	size_t nvpids, nuids, ngids;
+	struct scry_session *eng;      /* built from the above; loaded once started */
+	struct scry_session_pump *pump;
+	struct scry_session_summary sum;   /* at stop */
+	char stop_error[256];
+};
+
+struct daemon {
+	struct scry_loop *loop;
+	struct scry_catalog *cat;
+	struct dsession **sess;
+	size_t nsess;
+	volatile sig_atomic_t *stop;
+};
+
+/* sessions.c */
+struct dsession *dsession_find(struct daemon *d, const char *name);
+int dsession_add(struct daemon *d, const char *name, const char *dir, char *err, size_t errlen);
+/* Rebuild s->eng from the configuration (before start): 0 or -errno with the reason. */
+int dsession_rebuild(struct daemon *d, struct dsession *s, char *err, size_t errlen);
+struct dchannel *dsession_channel(struct dsession *s, const char *name);
+int dsession_add_channel(struct dsession *s, const char *name, struct dchannel **out);
+int dchannel_add_op(struct dchannel *c, bool enable, const char *spec);
+int dsession_start(struct daemon *d, struct dsession *s, char *err, size_t errlen);
+int dsession_stop(struct daemon *d, struct dsession *s, char *err, size_t errlen);
+/* Stop it if it runs, remove it from the daemon, free it. */
+void dsession_destroy(struct daemon *d, struct dsession *s);
+/* `list NAME`: the session described, LTTng's way. */
+void dsession_describe(struct dsession *s, FILE *out);
+
+/* verbs.c: run one request's command line; out gets what to print, err the reason of a
+ * failure; *set_session the session to make current (static or s->name), *clear_session
+ * a destroyed one.  Returns 0 or -errno. */
+struct dreply {
+	FILE *out;
+	char *err;
+	size_t errlen;
+	const char *set_session;
+	char **cleared;                /* names of destroyed sessions (owned) */
+	size_t ncleared;
+};
+int daemon_verb(struct daemon *d, char **argv, int argc, const char *cwd, const char *home,
+		const char *current, struct dreply *r);
+
+#endif

@@ -1,0 +1,334 @@
+/* sessions.c — the daemon's sessions (see daemon_int.h): the configuration, the engine
+ * session built from it, start and stop on the daemon's loop, and `list NAME`. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "daemon/daemon_int.h"
+#include "util/log.h"
+
+struct dsession *dsession_find(struct daemon *d, const char *name)
+{
+	for (size_t i = 0; i < d->nsess; i++)
+		if (!strcmp(d->sess[i]->name, name))
+			return d->sess[i];
+	return NULL;
+}
+
+int dsession_add(struct daemon *d, const char *name, const char *dir, char *err, size_t errlen)
+{
+	struct dsession **v = realloc(d->sess, (d->nsess + 1) * sizeof(*v)), *s;
+
+	if (!v)
+		goto oom;
+	d->sess = v;
+	if (!(s = calloc(1, sizeof(*s))))
+		goto oom;
+	s->name = strdup(name);
+	s->dir = strdup(dir);
+	if (!s->name || !s->dir) {
+		free(s->name);
+		free(s->dir);
+		free(s);
+		goto oom;
+	}
+	d->sess[d->nsess++] = s;
+	return 0;
+oom:
+	snprintf(err, errlen, "out of memory");
+	return -ENOMEM;
+}
+
+struct dchannel *dsession_channel(struct dsession *s, const char *name)
+{
+	for (size_t i = 0; i < s->nchans; i++)
+		if (!strcmp(s->chans[i].name, name))
+			return &s->chans[i];
+	return NULL;
+}
+
+int dsession_add_channel(struct dsession *s, const char *name, struct dchannel **out)
+{
+	struct dchannel *v = realloc(s->chans, (s->nchans + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	s->chans = v;
+	memset(&v[s->nchans], 0, sizeof(v[0]));
+	if (!(v[s->nchans].name = strdup(name)))
+		return -ENOMEM;
+	*out = &v[s->nchans++];
+	return 0;
+}
+
+int dchannel_add_op(struct dchannel *c, bool enable, const char *spec)
+{
+	struct dop *v = realloc(c->ops, (c->nops + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	c->ops = v;
+	if (!(v[c->nops].spec = strdup(spec)))
+		return -ENOMEM;
+	v[c->nops++].enable = enable;
+	return 0;
+}
+
+static bool has_enable(const struct dchannel *c)
+{
+	for (size_t i = 0; i < c->nops; i++)
+		if (c->ops[i].enable)
+			return true;
+	return false;
+}
+
+/* The engine session of the configuration: its channels with at least one event (a
+ * channel's first enable-event is its opts.events, the rest replayed through the verbs,
+ * in order). */
+int dsession_rebuild(struct daemon *d, struct dsession *s, char *err, size_t errlen)
+{
+	struct scry_channel_opts *co = NULL;
+	struct scry_session_opts so = {
+		.output = s->dir, .catalog = d->cat, .target_all = s->npids == 0, .filter = s->filter,
+		.track_vpids = s->nvpids ? s->vpids : NULL, .ntrack_vpids = s->nvpids,
+		.track_uids = s->nuids ? s->uids : NULL, .ntrack_uids = s->nuids,
+		.track_gids = s->ngids ? s->gids : NULL, .ntrack_gids = s->ngids,
+	};
+	size_t *first = NULL, n = 0;
+	int ret = -ENOMEM;
+
+	scry_session_destroy(s->eng);
+	s->eng = NULL;
+	co = calloc(s->nchans ? s->nchans : 1, sizeof(*co));
+	first = calloc(s->nchans ? s->nchans : 1, sizeof(*first));
+	if (!co || !first) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < s->nchans; i++) {
+		struct dchannel *c = &s->chans[i];
+
+		if (!has_enable(c))
+			continue;
+		while (!c->ops[first[i]].enable)
+			first[i]++;      /* disables before any enable: nothing to disable */
+		co[n++] = (struct scry_channel_opts){
+			.name = c->name, .events = (const char *const *)&c->ops[first[i]].spec, .nevents = 1,
+			.ctx_mask = c->ctx_mask, .ring_size = c->ring_size,
+		};
+	}
+	ret = 0;
+	if (!n)
+		goto out;            /* no event yet: nothing to build */
+	so.channels = co;
+	so.nchannels = n;
+	if ((ret = scry_session_create(&s->eng, &so, err, errlen)))
+		goto out;
+	for (size_t i = 0; i < s->nchans && !ret; i++) {
+		struct dchannel *c = &s->chans[i];
+
+		if (!has_enable(c))
+			continue;
+		for (size_t k = first[i] + 1; k < c->nops && !ret; k++)
+			ret = c->ops[k].enable ? scry_session_enable_event(s->eng, c->name, c->ops[k].spec, err, errlen)
+					       : scry_session_disable_event(s->eng, c->name, c->ops[k].spec, err, errlen);
+	}
+	if (ret) {
+		scry_session_destroy(s->eng);
+		s->eng = NULL;
+	}
+out:
+	free(co);
+	free(first);
+	return ret;
+}
+
+int dsession_start(struct daemon *d, struct dsession *s, char *err, size_t errlen)
+{
+	int ret;
+
+	if (s->state == D_STARTED) {
+		snprintf(err, errlen, "session '%s' is already started", s->name);
+		return -EALREADY;
+	}
+	if (s->state == D_STOPPED) {
+		snprintf(err, errlen, "session '%s' was stopped and its trace is complete: restarting a stopped "
+			 "session is not supported yet (create a new session)", s->name);
+		return -ENOTSUP;
+	}
+	if (!s->eng) {
+		snprintf(err, errlen, "session '%s' has no event enabled (scry enable-event first)", s->name);
+		return -ENOENT;
+	}
+	if ((ret = scry_session_load(s->eng, err, errlen)))
+		goto fail;
+	for (size_t i = 0; i < s->npids; i++)
+		if ((ret = scry_session_track(s->eng, s->pids[i], err, errlen)))
+			goto fail;
+	if ((ret = scry_session_start(s->eng, err, errlen)))
+		goto fail;
+	if ((ret = scry_session_pump_start(s->eng, d->loop, 0, NULL, NULL, &s->pump))) {
+		struct scry_session_summary sum;
+		char e2[256];
+
+		snprintf(err, errlen, "event loop: %s", strerror(-ret));
+		scry_session_stop(s->eng, &sum, e2, sizeof(e2));
+		goto fail;
+	}
+	s->state = D_STARTED;
+	scry_log(SCRY_LOG_INFO, "scryd: session %s started, trace %s", s->name, scry_session_dir(s->eng));
+	return 0;
+fail:
+	/* nothing recorded: the engine session is built again from the configuration */
+	scry_session_destroy(s->eng);
+	s->eng = NULL;
+	{
+		char e2[256];
+
+		dsession_rebuild(d, s, e2, sizeof(e2));
+	}
+	return ret;
+}
+
+int dsession_stop(struct daemon *d, struct dsession *s, char *err, size_t errlen)
+{
+	int ret;
+
+	if (s->state != D_STARTED) {
+		snprintf(err, errlen, "session '%s' is not started", s->name);
+		return -EINVAL;
+	}
+	scry_session_pump_stop(s->pump);
+	s->pump = NULL;
+	ret = scry_session_stop(s->eng, &s->sum, s->stop_error, sizeof(s->stop_error));
+	if (!ret)
+		s->stop_error[0] = 0;
+	scry_session_destroy(s->eng);     /* its BPF objects and rings freed; the trace stays */
+	s->eng = NULL;
+	s->state = D_STOPPED;
+	scry_log(SCRY_LOG_INFO, "scryd: session %s stopped: %llu events, %llu discarded, %llu lost", s->name,
+		 (unsigned long long)s->sum.events, (unsigned long long)s->sum.discarded,
+		 (unsigned long long)s->sum.lost);
+	if (ret)
+		snprintf(err, errlen, "%s", s->stop_error);
+	return ret;
+}
+
+static void free_session(struct dsession *s)
+{
+	for (size_t i = 0; i < s->nchans; i++) {
+		for (size_t k = 0; k < s->chans[i].nops; k++)
+			free(s->chans[i].ops[k].spec);
+		free(s->chans[i].ops);
+		free(s->chans[i].name);
+	}
+	free(s->chans);
+	free(s->filter);
+	free(s->pids);
+	free(s->vpids);
+	free(s->uids);
+	free(s->gids);
+	free(s->name);
+	free(s->dir);
+	free(s);
+}
+
+void dsession_destroy(struct daemon *d, struct dsession *s)
+{
+	char err[256];
+
+	if (s->state == D_STARTED)
+		dsession_stop(d, s, err, sizeof(err));
+	scry_session_destroy(s->eng);
+	for (size_t i = 0; i < d->nsess; i++)
+		if (d->sess[i] == s) {
+			memmove(&d->sess[i], &d->sess[i + 1], (d->nsess - i - 1) * sizeof(*d->sess));
+			d->nsess--;
+			break;
+		}
+	free_session(s);
+}
+
+static void list_u32(FILE *out, const char *what, const uint32_t *v, size_t n)
+{
+	fprintf(out, "  %s: ", what);
+	if (!n)
+		fprintf(out, "all");
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, "%s%u", i ? ", " : "", v[i]);
+	fprintf(out, "\n");
+}
+
+static const char *state_name(enum dstate st)
+{
+	return st == D_STARTED ? "active" : st == D_STOPPED ? "stopped" : "inactive";
+}
+
+void dsession_describe(struct dsession *s, FILE *out)
+{
+	struct scry_session_summary sum = s->sum;
+
+	fprintf(out, "Recording session %s: [%s]\n", s->name, state_name(s->state));
+	fprintf(out, "    Trace output: %s\n", s->dir);
+	if (s->filter)
+		fprintf(out, "    Filter: %s\n", s->filter);
+	if (s->state == D_STARTED)
+		scry_session_progress(s->eng, &sum);
+	if (s->state != D_CREATED)
+		fprintf(out, "    Events: %llu recorded, %llu discarded, %llu lost, %llu bytes\n",
+			(unsigned long long)sum.events, (unsigned long long)sum.discarded,
+			(unsigned long long)sum.lost, (unsigned long long)sum.bytes);
+	if (s->stop_error[0])
+		fprintf(out, "    Error: %s\n", s->stop_error);
+	fprintf(out, "\n=== Domain: Linux kernel ===\n\nTracked process attributes\n");
+	fprintf(out, "  PID: ");
+	if (!s->npids)
+		fprintf(out, "all");
+	for (size_t i = 0; i < s->npids; i++)
+		fprintf(out, "%s%d", i ? ", " : "", (int)s->pids[i]);
+	fprintf(out, "\n");
+	list_u32(out, "VPID", s->vpids, s->nvpids);
+	list_u32(out, "UID", s->uids, s->nuids);
+	list_u32(out, "GID", s->gids, s->ngids);
+	fprintf(out, "\nChannels:\n-------------\n");
+	if (!s->nchans)
+		fprintf(out, "None\n");
+	for (size_t i = 0; i < s->nchans; i++) {
+		struct dchannel *c = &s->chans[i];
+		bool ctx_any = false;
+
+		fprintf(out, "- %s: [enabled]\n\n    Attributes:\n", c->name);
+		fprintf(out, "      Mode: discard\n");
+		if (c->subbuf_size)
+			fprintf(out, "      Sub-buffer size: %llu bytes\n      Sub-buffer count: %llu\n",
+				(unsigned long long)c->subbuf_size, (unsigned long long)c->num_subbuf);
+		if (c->ring_size)
+			fprintf(out, "      Buffer size per CPU: %zu bytes\n", c->ring_size);
+		else
+			fprintf(out, "      Buffer size per CPU: default\n");
+		fprintf(out, "\n    Contexts:\n");
+		for (unsigned k = 0; k < SCRY_CTX_NR; k++)
+			if (c->ctx_mask & (1ULL << k)) {
+				fprintf(out, "      %s\n", scry_context(k)->name);
+				ctx_any = true;
+			}
+		if (!ctx_any)
+			fprintf(out, "      None\n");
+		fprintf(out, "\n    Recording event rules:\n");
+		if (!c->nops)
+			fprintf(out, "      None\n");
+		for (size_t k = 0; k < c->nops; k++) {
+			if (!c->ops[k].enable)
+				continue;
+			bool off = false;
+
+			for (size_t j = k + 1; j < c->nops; j++)
+				if (!strcmp(c->ops[j].spec, c->ops[k].spec))
+					off = !c->ops[j].enable;
+			fprintf(out, "      %s (type: %s) [%s%s]\n", c->ops[k].spec,
+				!strncmp(c->ops[k].spec, "syscall:", 8) ? "syscall" : "tracepoint",
+				off ? "disabled" : "enabled", s->filter ? ", with filter" : "");
+		}
+		fprintf(out, "\n");
+	}
+}

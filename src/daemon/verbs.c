@@ -1,0 +1,788 @@
+/* verbs.c — the daemon's side of each control verb (ctl/verbs.h lists them and their
+ * --help): its options parsed as LTTng's command of the same name takes them, then the
+ * session's configuration changed (sessions.c) or the started engine session driven. */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <dirent.h>
+#include <time.h>
+#include <unistd.h>
+#include "daemon/daemon_int.h"
+#include "util/parse.h"
+
+/* The reason of a refusal into r->err: -EINVAL. */
+static int __attribute__((format(printf, 2, 3))) refuse(struct dreply *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->err, r->errlen, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+#define ERR(...) refuse(r, __VA_ARGS__)
+
+struct verb_ctx {
+	struct daemon *d;
+	const char *cwd, *home, *current;
+	struct dreply *r;
+	const char *verb;
+};
+
+/* getopt over the request's argv: opterr off, the offending option named in the reason. */
+static int bad_option(struct verb_ctx *v, int argc, char **argv)
+{
+	struct dreply *r = v->r;
+	const char *opt = optind - 1 < argc && optind >= 1 ? argv[optind - 1] : "?";
+
+	if (optopt && strchr("oscti", optopt) && opt[0] == '-' && opt[1] == optopt && !opt[2])
+		return ERR("%s: option '%s' needs a value (scry %s --help)", v->verb, opt, v->verb);
+	return ERR("%s: invalid option '%s' (scry %s --help)", v->verb, opt, v->verb);
+}
+
+static bool valid_name(const char *n)
+{
+	if (!*n || strlen(n) > 200 || n[0] == '.' || n[0] == '-')
+		return false;
+	for (; *n; n++)
+		if (!((*n >= 'a' && *n <= 'z') || (*n >= 'A' && *n <= 'Z') || (*n >= '0' && *n <= '9') ||
+		      *n == '_' || *n == '-' || *n == '.'))
+			return false;
+	return true;
+}
+
+/* The session a verb acts on: -s NAME, else the caller's current one. */
+static struct dsession *target(struct verb_ctx *v, const char *name)
+{
+	struct dreply *r = v->r;
+	struct dsession *s;
+
+	if (!name && !(name = v->current)) {
+		ERR("no current session: create one (scry create) or choose one (scry set-session NAME)");
+		return NULL;
+	}
+	if (!(s = dsession_find(v->d, name)))
+		ERR("session '%s' not found%s (scry list shows the sessions)", name,
+		    name == v->current ? " (the current one, from ~/.scryrc)" : "");
+	return s;
+}
+
+/* Before start, configuration only; a stopped session takes no change. */
+static int changeable(struct verb_ctx *v, struct dsession *s)
+{
+	struct dreply *r = v->r;
+
+	if (s->state == D_STOPPED)
+		return ERR("session '%s' is stopped and its trace complete: it takes no change", s->name);
+	return 0;
+}
+
+static int resolve_path(struct verb_ctx *v, const char *path, char **out)
+{
+	if (path[0] == '/')
+		*out = strdup(path);
+	else if (asprintf(out, "%s/%s", v->cwd ? v->cwd : "/", path) < 0)
+		*out = NULL;
+	return *out ? 0 : -ENOMEM;
+}
+
+static bool dir_unusable(const char *dir, char *why, size_t len)
+{
+	struct stat st;
+	DIR *d;
+	struct dirent *e;
+
+	if (stat(dir, &st) < 0)
+		return false;
+	if (!S_ISDIR(st.st_mode)) {
+		snprintf(why, len, "output '%s' exists and is not a directory", dir);
+		return true;
+	}
+	if (!(d = opendir(dir)))
+		return false;
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+			snprintf(why, len, "output directory '%s' exists and is not empty: refusing to overwrite it", dir);
+			closedir(d);
+			return true;
+		}
+	closedir(d);
+	return false;
+}
+
+static int verb_create(struct verb_ctx *v, int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "output", required_argument, NULL, 'o' }, { "snapshot", no_argument, NULL, 'S' },
+		{ "kernel", no_argument, NULL, 'k' }, { 0 } };
+	struct dreply *r = v->r;
+	const char *out = NULL, *name = NULL;
+	char autoname[64], stamp[32], *dir = NULL;
+	time_t now = time(NULL);
+	struct tm tm;
+	int opt, ret;
+
+	while ((opt = getopt_long(argc, argv, ":o:k", lo, NULL)) != -1) {
+		switch (opt) {
+		case 'o': out = optarg; break;
+		case 'k': break;
+		case 'S': return ERR("create --snapshot: overwrite channels (the flight recorder) are not implemented yet");
+		default: return bad_option(v, argc, argv);
+		}
+	}
+	if (optind < argc)
+		name = argv[optind++];
+	if (optind < argc)
+		return ERR("create: unexpected argument '%s' (scry create --help)", argv[optind]);
+	localtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+	if (!name) {
+		snprintf(autoname, sizeof(autoname), "auto-%s", stamp);
+		name = autoname;
+	}
+	if (!valid_name(name))
+		return ERR("invalid session name '%s' (letters, digits, '_', '-', '.')", name);
+	if (dsession_find(v->d, name))
+		return ERR("session '%s' already exists", name);
+	if (out)
+		ret = resolve_path(v, out, &dir);
+	else
+		ret = asprintf(&dir, "%s/scry-traces/%s-%s", v->home && *v->home ? v->home : "/root", name,
+			       stamp) < 0 ? -ENOMEM : 0;
+	if (ret)
+		return ERR("out of memory");
+	for (size_t i = 0; i < v->d->nsess; i++)
+		if (!strcmp(v->d->sess[i]->dir, dir)) {
+			ret = ERR("output '%s' is the trace directory of session '%s'", dir, v->d->sess[i]->name);
+			goto out;
+		}
+	if (dir_unusable(dir, r->err, r->errlen)) {
+		ret = -EEXIST;
+		goto out;
+	}
+	if ((ret = dsession_add(v->d, name, dir, r->err, r->errlen)))
+		goto out;
+	fprintf(r->out, "Session %s created.\nTraces will be output to %s\n", name, dir);
+	r->set_session = v->d->sess[v->d->nsess - 1]->name;
+out:
+	free(dir);
+	return ret;
+}
+
+static int clear_current(struct dreply *r, const char *name)
+{
+	char **v = realloc(r->cleared, (r->ncleared + 1) * sizeof(*v));
+
+	if (!v || !(v[r->ncleared] = strdup(name)))
+		return -ENOMEM;
+	r->cleared = v;
+	r->ncleared++;
+	return 0;
+}
+
+static int destroy_one(struct verb_ctx *v, struct dsession *s)
+{
+	struct dreply *r = v->r;
+	bool was_started = s->state == D_STARTED;
+	char name[256];
+
+	snprintf(name, sizeof(name), "%s", s->name);
+	if (was_started) {
+		char err[512];
+
+		if (dsession_stop(v->d, s, err, sizeof(err)))
+			fprintf(r->out, "Session %s: %s\n", name, err);
+	}
+	dsession_destroy(v->d, s);
+	clear_current(r, name);
+	fprintf(r->out, "Session %s destroyed.\n", name);
+	return 0;
+}
+
+static int verb_destroy(struct verb_ctx *v, int argc, char **argv)
+{
+	static const struct option lo[] = { { "all", no_argument, NULL, 'a' }, { 0 } };
+	struct dreply *r = v->r;
+	bool all = false;
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, ":a", lo, NULL)) != -1) {
+		if (opt != 'a')
+			return bad_option(v, argc, argv);
+		all = true;
+	}
+	if (all) {
+		if (optind < argc)
+			return ERR("destroy: -a and a session name are exclusive");
+		while (v->d->nsess)
+			destroy_one(v, v->d->sess[0]);
+		return 0;
+	}
+	if (optind + 1 < argc)
+		return ERR("destroy: unexpected argument '%s' (scry destroy --help)", argv[optind + 1]);
+	struct dsession *s = target(v, optind < argc ? argv[optind] : NULL);
+	return s ? destroy_one(v, s) : -ENOENT;
+}
+
+/* LTTng rounds sub-buffer sizes and counts up to powers of two; a CPU's buffer is their
+ * product, at least a page. */
+static int verb_enable_channel(struct verb_ctx *v, int argc, char **argv)
+{
+	enum { O_DISCARD = 256, O_OVERWRITE, O_SUBBUF, O_NUMSUB };
+	static const struct option lo[] = {
+		{ "kernel", no_argument, NULL, 'k' }, { "userspace", no_argument, NULL, 'u' },
+		{ "session", required_argument, NULL, 's' }, { "discard", no_argument, NULL, O_DISCARD },
+		{ "overwrite", no_argument, NULL, O_OVERWRITE }, { "subbuf-size", required_argument, NULL, O_SUBBUF },
+		{ "num-subbuf", required_argument, NULL, O_NUMSUB }, { 0 } };
+	struct dreply *r = v->r;
+	const char *sname = NULL;
+	uint64_t subbuf = 0, nsub = 0, page = (uint64_t)sysconf(_SC_PAGESIZE);
+	struct dsession *s;
+	struct dchannel *c;
+	char *names, *save = NULL, *tok;
+	int opt, ret = 0;
+
+	while ((opt = getopt_long(argc, argv, ":kus:", lo, NULL)) != -1) {
+		switch (opt) {
+		case 'k': case O_DISCARD: break;
+		case 'u': return ERR("enable-channel: scry records the kernel domain only (-k)");
+		case 's': sname = optarg; break;
+		case O_OVERWRITE:
+			return ERR("enable-channel --overwrite: overwrite channels (the flight recorder) are not implemented yet");
+		case O_SUBBUF:
+			if (scry_parse_size(optarg, &subbuf) || !subbuf || subbuf > (1ULL << 30))
+				return ERR("invalid sub-buffer size '%s' (expected e.g. 256K, 1M, up to 1G)", optarg);
+			break;
+		case O_NUMSUB: {
+			char *end;
+
+			errno = 0;
+			nsub = strtoull(optarg, &end, 10);
+			if (errno || *end || !nsub || nsub > 1024)
+				return ERR("invalid sub-buffer count '%s' (expected 1 to 1024)", optarg);
+			break;
+		}
+		default: return bad_option(v, argc, argv);
+		}
+	}
+	if (optind >= argc)
+		return ERR("enable-channel: give a channel name (scry enable-channel --help)");
+	if (optind + 1 < argc)
+		return ERR("enable-channel: unexpected argument '%s'", argv[optind + 1]);
+	if (!(s = target(v, sname)))
+		return -ENOENT;
+	if ((ret = changeable(v, s)))
+		return ret;
+	if (s->state == D_STARTED)
+		return ERR("cannot add a channel to session '%s': it is started (as LTTng, channels are added before start)",
+			   s->name);
+	subbuf = subbuf ? scry_pow2_at_least(subbuf, page) : 0;
+	nsub = nsub ? scry_pow2_at_least(nsub, 1) : 0;
+	if ((subbuf || nsub) && (subbuf ? subbuf : 1ULL << 20) * (nsub ? nsub : 4) > (1ULL << 32))
+		return ERR("enable-channel: a buffer of more than 4G per CPU");
+	if (!(names = strdup(argv[optind])))
+		return ERR("out of memory");
+	for (tok = strtok_r(names, ",", &save); tok && !ret; tok = strtok_r(NULL, ",", &save)) {
+		if (!valid_name(tok)) {
+			ret = ERR("invalid channel name '%s' (letters, digits, '_', '-', '.')", tok);
+			break;
+		}
+		if (dsession_channel(s, tok)) {
+			ret = ERR("channel '%s' already exists in session '%s'", tok, s->name);
+			break;
+		}
+		if (dsession_add_channel(s, tok, &c)) {
+			ret = ERR("out of memory");
+			break;
+		}
+		if (subbuf || nsub) {
+			c->subbuf_size = subbuf ? subbuf : 1ULL << 20;
+			c->num_subbuf = nsub ? nsub : 4;
+			c->ring_size = (size_t)(c->subbuf_size * c->num_subbuf);
+		}
+		fprintf(r->out, "Kernel channel %s enabled for session %s\n", tok, s->name);
+	}
+	free(names);
+	return ret;
+}
+
+/* The channel an event verb names (-c), channel0 by default (made when missing, before
+ * start, as LTTng does). */
+static struct dchannel *event_channel(struct verb_ctx *v, struct dsession *s, const char *chan, bool make)
+{
+	struct dreply *r = v->r;
+	struct dchannel *c = dsession_channel(s, chan ? chan : SCRY_DEFAULT_CHANNEL);
+
+	if (c)
+		return c;
+	if (chan || !make || s->state != D_CREATED) {
+		ERR("no channel '%s' in session '%s'", chan ? chan : SCRY_DEFAULT_CHANNEL, s->name);
+		return NULL;
+	}
+	if (dsession_add_channel(s, SCRY_DEFAULT_CHANNEL, &c)) {
+		ERR("out of memory");
+		return NULL;
+	}
+	return c;
+}
+
+/* An event name of enable-event/disable-event to the engine's spec. */
+static char *spec_of(const char *name, bool syscall)
+{
+	char *spec = NULL;
+
+	if (strchr(name, ':'))
+		return strdup(name);
+	if (asprintf(&spec, "%s%s", syscall ? "syscall:" : "", name) < 0)
+		return NULL;
+	return spec;
+}
+
+/* Apply one enable or disable of spec to channel c: before start, the configuration (its
+ * engine session rebuilt to check it); once started, the engine's verb, then the
+ * configuration. */
+static int apply_op(struct verb_ctx *v, struct dsession *s, struct dchannel *c, bool enable, const char *spec)
+{
+	struct dreply *r = v->r;
+	int ret;
+
+	if (s->state == D_STARTED) {
+		ret = enable ? scry_session_enable_event(s->eng, c->name, spec, r->err, r->errlen)
+			     : scry_session_disable_event(s->eng, c->name, spec, r->err, r->errlen);
+		if (ret)
+			return ret;
+		return dchannel_add_op(c, enable, spec) ? ERR("out of memory") : 0;
+	}
+	if (dchannel_add_op(c, enable, spec))
+		return ERR("out of memory");
+	ret = dsession_rebuild(v->d, s, r->err, r->errlen);
+	if (ret) {
+		char e2[256];
+
+		free(c->ops[--c->nops].spec);       /* the configuration as it was */
+		dsession_rebuild(v->d, s, e2, sizeof(e2));
+	}
+	return ret;
+}
+
+static int verb_event(struct verb_ctx *v, int argc, char **argv, bool enable)
+{
+	enum { O_SYSCALL = 256, O_TRACEPOINT, O_FILTER };
+	static const struct option lo[] = {
+		{ "kernel", no_argument, NULL, 'k' }, { "userspace", no_argument, NULL, 'u' },
+		{ "session", required_argument, NULL, 's' }, { "channel", required_argument, NULL, 'c' },
+		{ "syscall", no_argument, NULL, O_SYSCALL }, { "tracepoint", no_argument, NULL, O_TRACEPOINT },
+		{ "all", no_argument, NULL, 'a' }, { "filter", required_argument, NULL, O_FILTER }, { 0 } };
+	struct dreply *r = v->r;
+	const char *sname = NULL, *chan = NULL, *filter = NULL;
+	bool syscall = false, all = false;
+	struct dsession *s;
+	struct dchannel *c;
+	char *list = NULL, *save = NULL, *tok;
+	int opt, ret = 0;
+
+	while ((opt = getopt_long(argc, argv, ":kus:c:a", lo, NULL)) != -1) {
+		switch (opt) {
+		case 'k': case O_TRACEPOINT: break;
+		case 'u': return ERR("%s: scry records the kernel domain only (-k)", v->verb);
+		case 's': sname = optarg; break;
+		case 'c': chan = optarg; break;
+		case O_SYSCALL: syscall = true; break;
+		case 'a': all = true; break;
+		case O_FILTER:
+			if (!enable)
+				return bad_option(v, argc, argv);
+			filter = optarg;
+			break;
+		default: return bad_option(v, argc, argv);
+		}
+	}
+	if (all == (optind < argc))
+		return ERR("%s: give event names or -a (scry %s --help)", v->verb, v->verb);
+	if (optind + 1 < argc)
+		return ERR("%s: unexpected argument '%s' (event names are comma-separated)", v->verb, argv[optind + 1]);
+	if (!(s = target(v, sname)))
+		return -ENOENT;
+	if ((ret = changeable(v, s)))
+		return ret;
+	if (filter && !*filter)
+		return ERR("enable-event: empty filter");
+	if (enable && (filter || s->filter) && !(filter && s->filter && !strcmp(filter, s->filter))) {
+		if (s->filter)
+			return ERR("session '%s' has the filter '%s': its events share one filter (every enable-event "
+				   "gives it, per-event filters are not supported yet)", s->name, s->filter);
+		if (s->eng || s->state != D_CREATED)
+			return ERR("a filter must come with the session's first enable-event (its events share one "
+				   "filter; per-event filters are not supported yet)");
+	}
+	if (!(c = event_channel(v, s, chan, enable)))
+		return -ENOENT;
+	if (filter && !s->filter && !(s->filter = strdup(filter)))
+		return ERR("out of memory");
+	if (all) {
+		static const char *const both[] = { "*", "syscall:*" };
+		bool any = false;
+
+		for (size_t i = syscall ? 1 : 0; i < 2; i++) {
+			ret = apply_op(v, s, c, enable, both[i]);
+			if (!ret)
+				any = true;
+			else if (!enable && ret == -ENOENT)
+				ret = 0;          /* nothing of that kind was enabled */
+			else
+				break;
+		}
+		if (!ret && !any)
+			ret = ERR("no enabled event in channel '%s'", c->name);
+		if (!ret)
+			fprintf(r->out, "All kernel %s %s in channel %s\n", syscall ? "system calls" : "events",
+				enable ? "are enabled" : "are disabled", c->name);
+		goto out;
+	}
+	if (!(list = strdup(argv[optind]))) {
+		ret = ERR("out of memory");
+		goto out;
+	}
+	for (tok = strtok_r(list, ",", &save); tok && !ret; tok = strtok_r(NULL, ",", &save)) {
+		char *spec = spec_of(tok, syscall);
+
+		if (!spec) {
+			ret = ERR("out of memory");
+			break;
+		}
+		ret = apply_op(v, s, c, enable, spec);
+		if (!ret)
+			fprintf(r->out, "Kernel %s %s %s in channel %s\n", syscall ? "syscall" : "event", tok,
+				enable ? "enabled" : "disabled", c->name);
+		free(spec);
+	}
+out:
+	if (ret && s->filter && filter && !s->eng && s->state == D_CREATED) {
+		bool used = false;       /* the filter came with this command and nothing took it */
+
+		for (size_t i = 0; i < s->nchans; i++)
+			used |= s->chans[i].nops > 0;
+		if (!used) {
+			free(s->filter);
+			s->filter = NULL;
+		}
+	}
+	free(list);
+	return ret;
+}
+
+static int verb_add_context(struct verb_ctx *v, int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "kernel", no_argument, NULL, 'k' }, { "userspace", no_argument, NULL, 'u' },
+		{ "session", required_argument, NULL, 's' }, { "channel", required_argument, NULL, 'c' },
+		{ "type", required_argument, NULL, 't' }, { 0 } };
+	struct dreply *r = v->r;
+	const char *sname = NULL, *chan = NULL;
+	uint64_t mask = 0;
+	struct dsession *s;
+	int opt, ret;
+
+	while ((opt = getopt_long(argc, argv, ":kus:c:t:", lo, NULL)) != -1) {
+		switch (opt) {
+		case 'k': break;
+		case 'u': return ERR("add-context: scry records the kernel domain only (-k)");
+		case 's': sname = optarg; break;
+		case 'c': chan = optarg; break;
+		case 't': {
+			const char *n = optarg;
+			int k;
+
+			if (!strncmp(n, "$ctx.", 5))
+				n += 5;
+			if ((k = scry_context_by_name(n)) < 0)
+				return ERR("unknown context type '%s' (scry list contexts shows them)", optarg);
+			mask |= 1ULL << k;
+			break;
+		}
+		default: return bad_option(v, argc, argv);
+		}
+	}
+	if (!mask)
+		return ERR("add-context: give a context type with -t (scry add-context --help)");
+	if (optind < argc)
+		return ERR("add-context: unexpected argument '%s'", argv[optind]);
+	if (!(s = target(v, sname)))
+		return -ENOENT;
+	if ((ret = changeable(v, s)))
+		return ret;
+	if (s->state == D_STARTED)
+		return ERR("cannot add a context to session '%s': it is started (contexts are set before start, "
+			   "as LTTng's kernel domain does)", s->name);
+	if (chan && !dsession_channel(s, chan))
+		return ERR("no channel '%s' in session '%s'", chan, s->name);
+	if (!s->nchans && !chan) {
+		struct dchannel *c;
+
+		if (dsession_add_channel(s, SCRY_DEFAULT_CHANNEL, &c))
+			return ERR("out of memory");
+	}
+	for (size_t i = 0; i < s->nchans; i++)
+		if (!chan || !strcmp(chan, s->chans[i].name))
+			s->chans[i].ctx_mask |= mask;
+	if ((ret = dsession_rebuild(v->d, s, r->err, r->errlen)))
+		return ret;
+	for (unsigned k = 0; k < SCRY_CTX_NR; k++)
+		if (mask & (1ULL << k))
+			fprintf(r->out, "Kernel context %s added to %s%s\n", scry_context(k)->name,
+				chan ? "channel " : "all channels", chan ? chan : "");
+	return 0;
+}
+
+static int add_u32s(uint32_t **v, size_t *n, const char *list, bool add)
+{
+	pid_t *vals = NULL;
+	size_t nv = 0;
+
+	if (scry_parse_pids(list, &vals, &nv))
+		return -EINVAL;
+	for (size_t i = 0; i < nv; i++) {
+		size_t k;
+
+		for (k = 0; k < *n && (*v)[k] != (uint32_t)vals[i]; k++)
+			;
+		if (add && k == *n) {
+			uint32_t *nvv = realloc(*v, (*n + 1) * sizeof(**v));
+
+			if (!nvv) {
+				free(vals);
+				return -ENOMEM;
+			}
+			*v = nvv;
+			(*v)[(*n)++] = (uint32_t)vals[i];
+		} else if (!add && k < *n) {
+			(*v)[k] = (*v)[--*n];
+		}
+	}
+	free(vals);
+	return 0;
+}
+
+static int verb_track(struct verb_ctx *v, int argc, char **argv, bool add)
+{
+	enum { O_PID = 256, O_VPID, O_UID, O_GID };
+	static const struct option lo[] = {
+		{ "kernel", no_argument, NULL, 'k' }, { "userspace", no_argument, NULL, 'u' },
+		{ "session", required_argument, NULL, 's' }, { "pid", required_argument, NULL, O_PID },
+		{ "vpid", required_argument, NULL, O_VPID }, { "uid", required_argument, NULL, O_UID },
+		{ "gid", required_argument, NULL, O_GID }, { "all", no_argument, NULL, 'a' }, { 0 } };
+	struct dreply *r = v->r;
+	const char *sname = NULL, *lists[4] = { 0 };
+	static const char *const kinds[4] = { "pid", "vpid", "uid", "gid" };
+	bool all = false;
+	struct dsession *s;
+	int opt, ret;
+
+	while ((opt = getopt_long(argc, argv, ":kus:a", lo, NULL)) != -1) {
+		switch (opt) {
+		case 'k': break;
+		case 'u': return ERR("%s: scry records the kernel domain only (-k)", v->verb);
+		case 's': sname = optarg; break;
+		case O_PID: case O_VPID: case O_UID: case O_GID: lists[opt - O_PID] = optarg; break;
+		case 'a':
+			if (add)
+				return ERR("track: -a: a session without a tracker records every process already");
+			all = true;
+			break;
+		default: return bad_option(v, argc, argv);
+		}
+	}
+	if (optind < argc)
+		return ERR("%s: unexpected argument '%s' (scry %s --help)", v->verb, argv[optind], v->verb);
+	if (!all && !lists[0] && !lists[1] && !lists[2] && !lists[3])
+		return ERR("%s: give --pid, --vpid, --uid or --gid (scry %s --help)", v->verb, v->verb);
+	if (!(s = target(v, sname)))
+		return -ENOENT;
+	if ((ret = changeable(v, s)))
+		return ret;
+	if (s->state == D_STARTED) {
+		pid_t *pids = NULL;
+		size_t n = 0;
+
+		if (!add || lists[1] || lists[2] || lists[3])
+			return ERR("%s: session '%s' is started: only track --pid changes a started session",
+				   v->verb, s->name);
+		if (!s->npids)
+			return ERR("track --pid: session '%s' was started recording every process (track before start)",
+				   s->name);
+		if (scry_parse_pids(lists[0], &pids, &n))
+			return ERR("invalid pid list '%s' (expected PID[,PID...])", lists[0]);
+		for (size_t i = 0; i < n && !ret; i++)
+			ret = scry_session_track(s->eng, pids[i], r->err, r->errlen);
+		free(pids);
+		if (!ret && add_u32s((uint32_t **)&s->pids, &s->npids, lists[0], true))
+			ret = ERR("out of memory");
+		if (!ret)
+			fprintf(r->out, "PID %s added to the pid tracker of session %s\n", lists[0], s->name);
+		return ret;
+	}
+	if (all) {
+		s->npids = s->nvpids = s->nuids = s->ngids = 0;
+		fprintf(r->out, "Every tracker of session %s removed: every process is recorded\n", s->name);
+		return dsession_rebuild(v->d, s, r->err, r->errlen);
+	}
+	uint32_t **vals[4] = { (uint32_t **)&s->pids, &s->vpids, &s->uids, &s->gids };
+	size_t *ns[4] = { &s->npids, &s->nvpids, &s->nuids, &s->ngids };
+
+	for (int k = 0; k < 4; k++) {
+		if (!lists[k])
+			continue;
+		if (k == 0 && add) {     /* a pid must name a process now (its children follow it) */
+			pid_t *pids = NULL;
+			size_t n = 0;
+
+			if (scry_parse_pids(lists[0], &pids, &n))
+				return ERR("invalid pid list '%s' (expected PID[,PID...])", lists[0]);
+			for (size_t i = 0; i < n; i++)
+				if (kill(pids[i], 0) < 0 && errno == ESRCH) {
+					ret = ERR("no process with pid %d", (int)pids[i]);
+					free(pids);
+					return ret;
+				}
+			free(pids);
+		}
+		ret = add_u32s(vals[k], ns[k], lists[k], add);
+		if (ret == -EINVAL)
+			return ERR("invalid %s list '%s' (expected numbers, comma-separated)", kinds[k], lists[k]);
+		if (ret)
+			return ERR("out of memory");
+		fprintf(r->out, "%s %s %s the %s tracker of session %s\n", kinds[k], lists[k],
+			add ? "added to" : "removed from", kinds[k], s->name);
+	}
+	return dsession_rebuild(v->d, s, r->err, r->errlen);
+}
+
+static int verb_start_stop(struct verb_ctx *v, int argc, char **argv, bool start)
+{
+	struct dreply *r = v->r;
+	struct dsession *s;
+	int ret;
+
+	if (argc > 1 && argv[1][0] == '-')
+		return ERR("%s: invalid option '%s' (scry %s --help)", v->verb, argv[1], v->verb);
+	if (argc > 2)
+		return ERR("%s: unexpected argument '%s'", v->verb, argv[2]);
+	if (!(s = target(v, argc > 1 ? argv[1] : NULL)))
+		return -ENOENT;
+	if (start) {
+		if ((ret = dsession_start(v->d, s, r->err, r->errlen)))
+			return ret;
+		fprintf(r->out, "Tracing started for session %s\n", s->name);
+		return 0;
+	}
+	ret = dsession_stop(v->d, s, r->err, r->errlen);
+	if (ret && s->state != D_STOPPED)
+		return ret;
+	fprintf(r->out, "Tracing stopped for session %s: %llu events recorded, %llu discarded, %llu lost; "
+		"trace in %s\n", s->name, (unsigned long long)s->sum.events,
+		(unsigned long long)s->sum.discarded, (unsigned long long)s->sum.lost, s->dir);
+	return ret;
+}
+
+static int verb_list(struct verb_ctx *v, int argc, char **argv)
+{
+	struct dreply *r = v->r;
+	struct dsession *s;
+
+	if (argc > 2)
+		return ERR("list: unexpected argument '%s'", argv[2]);
+	if (argc == 2) {
+		if (!(s = dsession_find(v->d, argv[1])))
+			return ERR("session '%s' not found (scry list shows the sessions)", argv[1]);
+		dsession_describe(s, r->out);
+		return 0;
+	}
+	if (!v->d->nsess) {
+		fprintf(r->out, "Currently no available recording session\n");
+		return 0;
+	}
+	fprintf(r->out, "Available recording sessions:\n");
+	for (size_t i = 0; i < v->d->nsess; i++) {
+		s = v->d->sess[i];
+		fprintf(r->out, "  %zu) %s [%s]%s\n     Trace output: %s\n\n", i + 1, s->name,
+			s->state == D_STARTED ? "active" : s->state == D_STOPPED ? "stopped" : "inactive",
+			v->current && !strcmp(v->current, s->name) ? " (current)" : "", s->dir);
+	}
+	fprintf(r->out, "Use scry list <session_name> for more details\n");
+	return 0;
+}
+
+static int verb_status(struct verb_ctx *v, int argc, char **argv)
+{
+	struct dreply *r = v->r;
+	struct dsession *s;
+
+	if (argc > 1)
+		return ERR("status: unexpected argument '%s' (the current session; scry list NAME for another)", argv[1]);
+	if (!(s = target(v, NULL)))
+		return -ENOENT;
+	dsession_describe(s, r->out);
+	return 0;
+}
+
+static int verb_set_session(struct verb_ctx *v, int argc, char **argv)
+{
+	struct dreply *r = v->r;
+	struct dsession *s;
+
+	if (argc != 2 || argv[1][0] == '-')
+		return ERR("set-session: give one session name (scry set-session --help)");
+	if (!(s = dsession_find(v->d, argv[1])))
+		return ERR("session '%s' not found (scry list shows the sessions)", argv[1]);
+	r->set_session = s->name;
+	fprintf(r->out, "Session set to %s\n", s->name);
+	return 0;
+}
+
+int daemon_verb(struct daemon *d, char **argv, int argc, const char *cwd, const char *home,
+		const char *current, struct dreply *r)
+{
+	struct verb_ctx v = { .d = d, .cwd = cwd, .home = home, .current = current && *current ? current : NULL,
+			      .r = r, .verb = argc ? argv[0] : "" };
+
+	if (!argc) {
+		snprintf(r->err, r->errlen, "empty command");
+		return -EINVAL;
+	}
+	optind = 0;      /* getopt re-initialised for this argv */
+	opterr = 0;
+	optopt = 0;
+	if (!strcmp(v.verb, "create"))
+		return verb_create(&v, argc, argv);
+	if (!strcmp(v.verb, "destroy"))
+		return verb_destroy(&v, argc, argv);
+	if (!strcmp(v.verb, "enable-channel"))
+		return verb_enable_channel(&v, argc, argv);
+	if (!strcmp(v.verb, "enable-event"))
+		return verb_event(&v, argc, argv, true);
+	if (!strcmp(v.verb, "disable-event"))
+		return verb_event(&v, argc, argv, false);
+	if (!strcmp(v.verb, "add-context"))
+		return verb_add_context(&v, argc, argv);
+	if (!strcmp(v.verb, "track"))
+		return verb_track(&v, argc, argv, true);
+	if (!strcmp(v.verb, "untrack"))
+		return verb_track(&v, argc, argv, false);
+	if (!strcmp(v.verb, "start"))
+		return verb_start_stop(&v, argc, argv, true);
+	if (!strcmp(v.verb, "stop"))
+		return verb_start_stop(&v, argc, argv, false);
+	if (!strcmp(v.verb, "list"))
+		return verb_list(&v, argc, argv);
+	if (!strcmp(v.verb, "status"))
+		return verb_status(&v, argc, argv);
+	if (!strcmp(v.verb, "set-session"))
+		return verb_set_session(&v, argc, argv);
+	snprintf(r->err, r->errlen, "unknown command '%.64s'", v.verb);
+	return -EINVAL;
+}

@@ -1,0 +1,457 @@
+"""tests/e2e/test_daemon.py — scryd and the session verbs (issue 13): LTTng's commands driven
+through the daemon (started on demand by the first one) with real workloads, the traces read
+back by babeltrace2 and bt2 (exact events: dd's openat of its output in one channel, its three
+777-byte writes in another); runtime enable/disable on a started session; two sessions at
+once, each with exactly its events; malformed and oversized messages answered with an error
+while the daemon keeps serving; non-root refused, at the socket and by SO_PEERCRED; the daemon
+killed with SIGKILL: traces readable, none of its BPF programs or links left, a new daemon
+starts clean.  Every test has its own run directory ($SCRY_RUNDIR) and home (~/.scryrc), and
+its daemon is stopped by the fixture's finalizer."""
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import stat
+import struct
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import pid_alive, run_babeltrace2
+
+MAGIC = 0x59524353
+REFUSED = re.compile(r"^scry: the control socket is (root-only|for root and the group '[^']+' only)$")
+
+
+class Daemon:
+    def __init__(self, scry, rundir, home):
+        self.scry = scry
+        self.rundir = Path(rundir)
+        self.home = Path(home)
+        self.env = dict(os.environ, SCRY_RUNDIR=str(rundir), HOME=str(home))
+
+    def run(self, *args, check=True, timeout=120, prefix=(), cwd=None):
+        p = subprocess.run(list(prefix) + [self.scry] + [str(a) for a in args], capture_output=True,
+                           text=True, env=self.env, timeout=timeout, stdin=subprocess.DEVNULL, cwd=cwd)
+        if check:
+            assert p.returncode == 0, f"scry {' '.join(map(str, args))} exited {p.returncode}:\n{p.stderr}"
+        return p
+
+    def pid(self):
+        try:
+            return int((self.rundir / "scryd.pid").read_text().split()[0])
+        except (FileNotFoundError, IndexError, ValueError):
+            return None
+
+    def kill(self, sig=signal.SIGTERM, timeout=30):
+        pid = self.pid()
+        if not pid or not pid_alive(pid) or Path(f"/proc/{pid}/comm").read_text() != "scryd\n":
+            return
+        os.kill(pid, sig)
+        deadline = time.monotonic() + timeout
+        while pid_alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if pid_alive(pid):
+            os.kill(pid, signal.SIGKILL)
+
+    def request(self, payload_strings=None, raw=None):
+        """Send one message (raw bytes, or a request of key=value strings); the reply's strings."""
+        if raw is None:
+            p = b"".join(s.encode() + b"\0" for s in payload_strings)
+            raw = struct.pack("<IHHI", MAGIC, 1, 1, len(p)) + p
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.settimeout(20)
+            s.connect(str(self.rundir / "control"))
+            s.sendall(raw)
+            return read_reply(s)
+
+
+def read_reply(s):
+    head = b""
+    while len(head) < 12:
+        chunk = s.recv(12 - len(head))
+        assert chunk, "the daemon closed the connection without a reply"
+        head += chunk
+    magic, version, mtype, length = struct.unpack("<IHHI", head)
+    assert (magic, version, mtype) == (MAGIC, 1, 2), (magic, version, mtype)
+    body = b""
+    while len(body) < length:
+        chunk = s.recv(length - len(body))
+        assert chunk
+        body += chunk
+    assert body.endswith(b"\0")
+    return [tuple(x.decode().split("=", 1)) for x in body[:-1].split(b"\0")]
+
+
+@pytest.fixture
+def daemon(scry, tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    d = Daemon(scry, tmp_path / "run", home)
+    yield d
+    d.kill()
+    assert not d.pid() or not pid_alive(d.pid()), "the test's daemon is still running"
+
+
+def dd(tmp_path, name="dd.out"):
+    """dd writes 3 x 777 bytes to its output (opened as fd 1): returns (pid, path)."""
+    out = tmp_path / name
+    p = subprocess.Popen(["dd", "if=/dev/zero", f"of={out}", "bs=777", "count=3", "status=none"],
+                         stdin=subprocess.DEVNULL)
+    assert p.wait(timeout=30) == 0
+    assert out.stat().st_size == 3 * 777
+    return p.pid, str(out)
+
+
+def read_events(bt2_read, trace):
+    bt = run_babeltrace2(trace)
+    assert bt.returncode == 0 and bt.stderr == "", bt.stderr
+    tr = bt2_read(trace)
+    assert len(tr.events) == len(bt.stdout.splitlines())
+    return tr
+
+
+def test_two_channels_exact_events(daemon, tmp_path, bt2_read):
+    out = tmp_path / "trace"
+    p = daemon.run("create", "web", "-o", out)
+    assert p.stdout == f"Session web created.\nTraces will be output to {out}\n"
+    assert (daemon.home / ".scryrc").read_text() == "session=web\n"
+    st = os.stat(daemon.rundir)
+    assert st.st_uid == 0 and stat.S_IMODE(st.st_mode) & 0o007 == 0, oct(st.st_mode)
+    sock = os.stat(daemon.rundir / "control")
+    assert stat.S_ISSOCK(sock.st_mode) and stat.S_IMODE(sock.st_mode) & 0o007 == 0, oct(sock.st_mode)
+    daemon.run("enable-channel", "-k", "--discard", "--subbuf-size", "200K", "--num-subbuf", "3", "files")
+    daemon.run("enable-event", "-k", "-c", "files", "--syscall", "openat")
+    daemon.run("enable-channel", "-k", "io")
+    daemon.run("enable-event", "-k", "-c", "io", "--syscall", "write")
+    daemon.run("add-context", "-k", "-t", "pid", "-t", "procname")
+    lst = daemon.run("list", "web").stdout
+    # LTTng's rounding: 200K -> 256K sub-buffers, 3 -> 4 of them: 1 MiB per CPU
+    assert "- files: [enabled]" in lst and "Sub-buffer size: 262144 bytes" in lst and \
+        "Sub-buffer count: 4" in lst and "Buffer size per CPU: 1048576 bytes" in lst, lst
+    assert "syscall:openat (type: syscall) [enabled]" in lst and "syscall:write (type: syscall) [enabled]" in lst
+    assert "Recording session web: [inactive]" in lst
+    daemon.run("start")
+    assert "Recording session web: [active]" in daemon.run("status").stdout
+    pid, path = dd(tmp_path)
+    p = daemon.run("stop")
+    assert p.stdout.startswith("Tracing stopped for session web: "), p.stdout
+    assert "Recording session web: [stopped]" in daemon.run("list", "web").stdout
+
+    ncpu = os.cpu_count()
+    files = sorted(x.name for x in (out / "kernel").iterdir() if x.is_file())
+    assert files == sorted(["metadata"] + [f"files_{c}" for c in range(ncpu)] + [f"io_{c}" for c in range(ncpu)])
+    tr = read_events(bt2_read, out)
+    names = {0: set(), 1: set()}
+    for e in tr.events:
+        names[e["channel"]].add(e["name"])
+        assert set(e["ctx"]) == {"pid", "procname"}, e
+    assert names[0] == {"syscall_entry_openat", "syscall_exit_openat"}, names
+    assert names[1] == {"syscall_entry_write", "syscall_exit_write"}, names
+    mine = [e for e in tr.events if e["pid"] == pid]
+    opens = [e for e in mine if e["name"] == "syscall_entry_openat" and e["fields"]["filename"] == path]
+    assert len(opens) == 1 and opens[0]["channel"] == 0 and opens[0]["procname"] == "dd"
+    writes = [e for e in mine if e["name"] == "syscall_entry_write"]
+    assert [(e["fields"]["fd"], e["fields"]["count"]) for e in writes] == [(1, 777)] * 3, writes
+    assert [e["fields"]["ret"] for e in mine if e["name"] == "syscall_exit_write"] == [777] * 3
+
+    p = daemon.run("destroy")
+    assert p.stdout == "Session web destroyed.\n"
+    assert not (daemon.home / ".scryrc").exists()
+    assert daemon.run("list").stdout == "Currently no available recording session\n"
+
+
+def test_runtime_enable_disable(daemon, tmp_path, bt2_read):
+    out = tmp_path / "trace"
+    a, b = tmp_path / "before.txt", tmp_path / "after.txt"
+    a.write_text("a")
+    b.write_text("b")
+    daemon.run("create", "rt", "-o", out)
+    daemon.run("enable-event", "-k", "--syscall", "openat,read")
+    daemon.run("add-context", "-k", "-t", "pid")
+    daemon.run("start")
+    subprocess.run(["/bin/cat", a], check=True, capture_output=True)
+    # on the started session: write enabled, openat disabled, each at once
+    daemon.run("enable-event", "-k", "--syscall", "write")
+    pid, path = dd(tmp_path)
+    p = daemon.run("disable-event", "-k", "--syscall", "openat")
+    assert p.stdout == "Kernel syscall openat disabled in channel channel0\n"
+    subprocess.run(["/bin/cat", b], check=True, capture_output=True)
+    daemon.run("stop")
+    tr = read_events(bt2_read, out)
+    opened = [e["fields"]["filename"] for e in tr.events if e["name"] == "syscall_entry_openat"]
+    assert str(a) in opened and path in opened and str(b) not in opened, opened
+    writes = [e["fields"]["count"] for e in tr.events if e["name"] == "syscall_entry_write" and e["pid"] == pid]
+    assert writes == [777] * 3, writes
+    # what a started session refuses, with the engine's reason
+    daemon.run("create", "rt2", "-o", tmp_path / "t2")
+    daemon.run("enable-event", "-k", "sched_switch")
+    daemon.run("start")
+    p = daemon.run("add-context", "-k", "-t", "vpid", check=False)
+    assert p.returncode == 1 and p.stderr.count("\n") == 1 and "is started" in p.stderr, p.stderr
+    p = daemon.run("enable-channel", "-k", "more", check=False)
+    assert p.returncode == 1 and p.stderr.startswith("scry: cannot add a channel to session 'rt2'"), p.stderr
+    daemon.run("destroy", "-a")
+
+
+def test_two_concurrent_sessions(daemon, tmp_path, bt2_read):
+    ta, tb = tmp_path / "a", tmp_path / "b"
+    daemon.run("create", "sa", "-o", ta)
+    daemon.run("create", "sb", "-o", tb)
+    assert (daemon.home / ".scryrc").read_text() == "session=sb\n"
+    daemon.run("enable-event", "-k", "-s", "sa", "--syscall", "openat")
+    daemon.run("add-context", "-k", "-s", "sa", "-t", "pid")
+    daemon.run("enable-event", "-k", "--syscall", "write")      # the current one: sb
+    daemon.run("add-context", "-k", "-t", "pid", "-t", "procname")
+    daemon.run("start", "sa")
+    daemon.run("start", "sb")
+    lst = daemon.run("list").stdout
+    assert re.search(r"1\) sa \[active\]", lst) and re.search(r"2\) sb \[active\] \(current\)", lst), lst
+    pid, path = dd(tmp_path)
+    daemon.run("stop", "sa")
+    daemon.run("stop", "sb")
+    ea = read_events(bt2_read, ta).events
+    eb = read_events(bt2_read, tb).events
+    assert {e["name"] for e in ea} == {"syscall_entry_openat", "syscall_exit_openat"}
+    assert {e["name"] for e in eb} == {"syscall_entry_write", "syscall_exit_write"}
+    assert all(set(e["ctx"]) == {"pid"} for e in ea) and all(set(e["ctx"]) == {"pid", "procname"} for e in eb)
+    assert [e["fields"]["filename"] for e in ea if e["pid"] == pid and e["name"] == "syscall_entry_openat"
+            and e["fields"]["filename"] == path] == [path]
+    assert [e["fields"]["count"] for e in eb if e["pid"] == pid and e["name"] == "syscall_entry_write"] == [777] * 3
+    daemon.run("destroy", "-a")
+
+
+def test_malformed_messages_keep_the_daemon_serving(daemon, tmp_path):
+    daemon.run("create", "m", "-o", tmp_path / "t")
+    pid = daemon.pid()
+    cases = [
+        (struct.pack("<IHHI", 0x12345678, 1, 1, 0), "malformed message: bad magic 0x12345678"),
+        (struct.pack("<IHHI", MAGIC, 9, 1, 0), "protocol version 9 not supported"),
+        (struct.pack("<IHHI", MAGIC, 1, 7, 0), "malformed message: unknown message type 7"),
+        (struct.pack("<IHHI", MAGIC, 1, 1, 1 << 30), "message too large: 1073741824 bytes of payload"),
+        (struct.pack("<IHHI", MAGIC, 1, 1, 4) + b"abc\0", "malformed message: string 1 is not key=value"),
+        (struct.pack("<IHHI", MAGIC, 1, 1, 4) + b"a=bc", "malformed message: its last string is not NUL-terminated"),
+        (struct.pack("<IHHI", MAGIC, 1, 2, 9) + b"status=0\0", "malformed message: not a request"),
+    ]
+    for raw, reason in cases:
+        kv = daemon.request(raw=raw)
+        assert kv[0] == ("status", "1"), kv
+        assert dict(kv)["error"].startswith(reason), (reason, kv)
+    # a request with an unknown verb and one with a bad option: the daemon's reasons
+    assert dict(daemon.request(["arg=frobnicate"]))["error"] == "unknown command 'frobnicate'"
+    assert dict(daemon.request(["arg=create", "arg=--bogus"]))["error"] == \
+        "create: invalid option '--bogus' (scry create --help)"
+    # a client that sends half a message and goes away
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        s.connect(str(daemon.rundir / "control"))
+        s.sendall(struct.pack("<IHHI", MAGIC, 1, 1, 100) + b"arg=li")
+    # an oversized command line from the CLI: refused before sending
+    p = daemon.run("enable-event", "-k", "x" * (70 << 10), check=False)
+    assert p.returncode == 1 and "larger than the protocol allows" in p.stderr
+    assert daemon.pid() == pid and pid_alive(pid)
+    assert "1) m [inactive]" in daemon.run("list").stdout
+
+
+def test_cli_errors_are_one_line(daemon, tmp_path):
+    p = daemon.run("enable-event", "--help")
+    assert p.stdout.startswith("usage: scry enable-event -k") and "--syscall" in p.stdout
+    assert not (daemon.rundir / "control").exists(), "--help started a daemon"
+    for args, reason in [
+        (["start"], "no current session: create one (scry create) or choose one (scry set-session NAME)"),
+        (["create", "bad/name"], "invalid session name 'bad/name' (letters, digits, '_', '-', '.')"),
+        (["create", "x", "--snapshot"], "create --snapshot: overwrite channels (the flight recorder) are not implemented yet"),
+        (["set-session", "nope"], "session 'nope' not found (scry list shows the sessions)"),
+    ]:
+        p = daemon.run(*args, check=False)
+        assert p.returncode == 1 and p.stderr == f"scry: {reason}\n", (args, p.stderr)
+    nonempty = tmp_path / "full"
+    nonempty.mkdir()
+    (nonempty / "f").write_text("x")
+    p = daemon.run("create", "x", "-o", nonempty, check=False)
+    assert p.returncode == 1 and p.stderr == \
+        f"scry: output directory '{nonempty}' exists and is not empty: refusing to overwrite it\n"
+    daemon.run("create", "e", "-o", tmp_path / "t")
+    p = daemon.run("enable-event", "-k", "sched_swich", check=False)
+    assert p.returncode == 1 and p.stderr.startswith("scry: unknown event 'sched_swich'") and \
+        p.stderr.count("\n") == 1, p.stderr
+    p = daemon.run("start", check=False)
+    assert p.stderr == "scry: session 'e' has no event enabled (scry enable-event first)\n"
+    p = daemon.run("track", "-k", "--pid", "999999999", check=False)
+    assert p.stderr == "scry: no process with pid 999999999\n"
+    # default output directory, as lttng: ~/scry-traces/NAME-YYYYmmdd-HHMMSS
+    p = daemon.run("create", "d")
+    assert re.fullmatch(rf"Session d created\.\nTraces will be output to {daemon.home}/scry-traces/d-\d{{8}}-\d{{6}}\n",
+                        p.stdout), p.stdout
+
+
+def test_non_root_refused(daemon, tmp_path):
+    nobody = ["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups"]
+    # no daemon yet: a non-root command does not start one
+    p = daemon.run("create", "x", prefix=nobody, check=False)
+    assert p.returncode == 1 and REFUSED.match(p.stderr.rstrip("\n")) and p.stderr.count("\n") == 1, p.stderr
+    assert not (daemon.rundir / "control").exists()
+    # a daemon in a directory nobody can reach: the socket's permissions refuse them
+    rundir = Path(tempfile.mkdtemp(prefix="scry-run-", dir="/tmp"))
+    os.chmod(rundir, 0o755)
+    d = Daemon(daemon.scry, rundir / "run", daemon.home)
+    try:
+        d.run("create", "x", "-o", tmp_path / "t")
+        p = d.run("list", prefix=nobody, check=False)
+        assert p.returncode == 1 and REFUSED.match(p.stderr.rstrip("\n")), p.stderr
+        # the socket opened to everyone: SO_PEERCRED refuses them, with the same line
+        os.chmod(d.rundir, 0o755)
+        os.chmod(d.rundir / "control", 0o666)
+        p = d.run("destroy", "x", prefix=nobody, check=False)
+        assert p.returncode == 1 and p.stderr.startswith("scry: the control socket is ") and \
+            REFUSED.match(p.stderr.rstrip("\n")), p.stderr
+        assert "1) x [inactive]" in d.run("list").stdout     # nothing was destroyed
+        assert "scryd: refused uid 65534" in (d.rundir / "scryd.log").read_text()
+    finally:
+        d.kill()
+        shutil.rmtree(rundir, ignore_errors=True)
+
+
+def bpf_ids(pid):
+    """The BPF program and link ids process pid holds (its fds' fdinfo)."""
+    progs, links = set(), set()
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            target = os.readlink(f"/proc/{pid}/fd/{fd}")
+            info = Path(f"/proc/{pid}/fdinfo/{fd}").read_text()
+        except OSError:
+            continue
+        if target == "anon_inode:bpf-prog":
+            progs |= {int(m) for m in re.findall(r"^prog_id:\s*(\d+)", info, re.M)}
+        elif target == "anon_inode:bpf_link":
+            links |= {int(m) for m in re.findall(r"^link_id:\s*(\d+)", info, re.M)}
+    return progs, links
+
+
+def loaded_ids(kind):
+    out = subprocess.run(["bpftool", kind, "show", "-j"], capture_output=True, text=True, check=True)
+    return {x["id"] for x in json.loads(out.stdout or "[]")}
+
+
+def test_sigkill_daemon(daemon, tmp_path, bt2_read):
+    out = tmp_path / "trace"
+    daemon.run("create", "k", "-o", out)
+    daemon.run("enable-event", "-k", "--syscall", "openat,write")
+    daemon.run("enable-event", "-k", "sched_process_exec")
+    daemon.run("add-context", "-k", "-t", "pid")
+    daemon.run("start")
+    pid = daemon.pid()
+    progs, links = bpf_ids(pid)
+    assert progs and links, (progs, links)
+    dpid, path = dd(tmp_path)
+    time.sleep(2.5)                      # packets flushed every second
+    daemon.kill(signal.SIGKILL)
+    assert not pid_alive(pid)
+    # its guardian recovers the trace: babeltrace2 reads it, dd's events in it
+    deadline = time.monotonic() + 30
+    while True:
+        bt = run_babeltrace2(out)
+        if bt.returncode == 0 and bt.stderr == "":
+            break
+        assert time.monotonic() < deadline, bt.stderr
+        time.sleep(0.3)
+    tr = bt2_read(out)
+    assert [e["fields"]["count"] for e in tr.events if e["pid"] == dpid and e["name"] == "syscall_entry_write"] \
+        == [777] * 3
+    assert any(e["name"] == "syscall_entry_openat" and e["fields"]["filename"] == path for e in tr.events)
+    # none of its programs or links left (freed with its last fd: deferred, poll a little)
+    deadline = time.monotonic() + 15
+    while (progs & loaded_ids("prog")) or (links & loaded_ids("link")):
+        assert time.monotonic() < deadline, (progs & loaded_ids("prog"), links & loaded_ids("link"))
+        time.sleep(0.2)
+    # a new daemon starts clean (the dead one's socket and pid file replaced)
+    daemon.run("create", "k2", "-o", tmp_path / "t2")
+    assert daemon.pid() != pid and pid_alive(daemon.pid())
+    lst = daemon.run("list").stdout
+    assert "1) k2 [inactive] (current)" in lst and "2)" not in lst, lst
+    daemon.run("enable-event", "-k", "--syscall", "write")
+    daemon.run("start")
+    dpid, _ = dd(tmp_path, "dd2.out")
+    daemon.run("stop")
+    tr = read_events(bt2_read, tmp_path / "t2")
+    assert [e["fields"]["count"] for e in tr.events if e["name"] == "syscall_entry_write"
+            and e["fields"]["count"] == 777] == [777] * 3
+
+
+def test_foreground_daemon_and_sigterm(scry, tmp_path, bt2_read):
+    """scryd --foreground (the systemd unit's way): logs to stderr, one per run directory, and
+    SIGTERM stops every started session with its trace complete (no recovery needed)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    d = Daemon(scry, tmp_path / "run", home)
+    scryd = str(Path(scry).resolve().parent / "scryd")
+    p = subprocess.Popen([scryd, "--foreground"], env=d.env, stdin=subprocess.DEVNULL,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while not (d.rundir / "control").exists():
+            assert p.poll() is None, p.stderr.read()
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        assert d.pid() == p.pid
+        second = subprocess.run([scryd, "--foreground"], env=d.env, capture_output=True, text=True, timeout=30)
+        assert second.returncode == 1 and second.stderr == \
+            f"scryd: a daemon already runs for {d.rundir} (pid {p.pid})\n", second.stderr
+        out = tmp_path / "trace"
+        d.run("create", "f", "-o", out)
+        d.run("enable-event", "-k", "--syscall", "write")
+        d.run("start")
+        dpid, _ = dd(tmp_path)
+        p.send_signal(signal.SIGTERM)
+        assert p.wait(timeout=60) == 0
+        err = p.stderr.read()
+        assert "scryd: session f started" in err and "scryd: Terminated: stopping 1 session(s)" in err, err
+        assert "recover" not in err and not (d.rundir / "control").exists()
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    tr = read_events(bt2_read, out)
+    assert [e["fields"]["count"] for e in tr.events if e["name"] == "syscall_entry_write"
+            and e["fields"]["count"] == 777] == [777] * 3
+
+
+def test_track_and_filter(daemon, tmp_path, bt2_read):
+    """track -k --pid before start (the process and its children recorded, no other), then
+    on the started session; enable-event --filter (the session's one filter)."""
+    out = tmp_path / "trace"
+    daemon.run("create", "tr", "-o", out)
+    p = daemon.run("enable-event", "-k", "--syscall", "write", "--filter", "count == 777 || count == 555")
+    assert p.stdout == "Kernel syscall write enabled in channel channel0\n"
+    p = daemon.run("enable-event", "-k", "--syscall", "openat", check=False)
+    assert p.returncode == 1 and p.stderr.startswith("scry: session 'tr' has the filter 'count == 777 || count == 555'")
+    daemon.run("add-context", "-k", "-t", "pid", "-t", "procname")
+    # echo writes 6 bytes: the filter keeps it out
+    shell = "read x; echo hello >/dev/null; dd if=/dev/zero of=/dev/null bs=$x count=2 status=none"
+    a = subprocess.Popen(["/bin/sh", "-c", shell], stdin=subprocess.PIPE, text=True)
+    b = subprocess.Popen(["/bin/sh", "-c", shell], stdin=subprocess.PIPE, text=True)
+    c = subprocess.Popen(["/bin/sh", "-c", shell], stdin=subprocess.PIPE, text=True)
+    try:
+        daemon.run("track", "-k", "--pid", a.pid)
+        assert f"PID: {a.pid}\n" in daemon.run("status").stdout
+        daemon.run("start")
+        p = daemon.run("track", "-k", "--pid", b.pid)
+        assert p.stdout == f"PID {b.pid} added to the pid tracker of session tr\n"
+        p = daemon.run("untrack", "-k", "--pid", b.pid, check=False)
+        assert p.returncode == 1 and "only track --pid changes a started session" in p.stderr
+        a.communicate("777\n", timeout=30)
+        b.communicate("555\n", timeout=30)
+        c.communicate("777\n", timeout=30)      # not tracked
+        unfiltered, _ = dd(tmp_path)            # tracked by nobody
+    finally:
+        for x in (a, b, c):
+            if x.poll() is None:
+                x.kill()
+    daemon.run("stop")
+    tr = read_events(bt2_read, out)
+    writes = [(e["procname"], e["fields"]["count"]) for e in tr.events if e["name"] == "syscall_entry_write"]
+    assert sorted(writes) == [("dd", 555)] * 2 + [("dd", 777)] * 2, writes
