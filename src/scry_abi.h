@@ -201,11 +201,17 @@ struct scry_tp_op {
 };
 
 
+/* scry_tp_desc.flags.  SCRY_TP_NEXT_TASK: the event is also recorded when current is not
+ * followed but the task switched in is (sched_switch: current is prev; next_tid at
+ * task_off, checked against the CPU's rq->curr, which the scheduler set to next before the
+ * tracepoint), so that a targeted trace shows its tasks switched in. */
+#define SCRY_TP_NEXT_TASK 1
+
 struct scry_tp_desc {
 	__u16 event_id;
 	__u16 nops;
 	__u16 flags;          /* SCRY_TP_* */
-	__u16 pad;
+	__u16 task_off;       /* SCRY_TP_NEXT_TASK: the raw record's offset of the int32 tid */
 	struct scry_tp_op ops[SCRY_MAX_TP_OPS];
 };
 

@@ -97,29 +97,6 @@ int BPF_PROG(scry_signal, int sig, struct kernel_siginfo *info, struct k_sigacti
 	return 0;
 }
 
-/* Is process t (not current) followed?  As target_ok without the memo; with the cgroup
- * tracker only current can be asked, so another task is not. */
-static __always_inline bool task_followed(struct task_struct *t)
-{
-	__u32 tgid = BPF_CORE_READ(t, tgid);
-	const struct cred *c;
-	__u64 ug = 0;
-
-	if (tgid == self_tgid || (track_mask & SCRY_TRACK_CGROUP))
-		return false;
-	if (!target_all) {
-		__u32 key = follow_key(t);
-
-		if (!bpf_map_lookup_elem(&tracked, &key))
-			return false;
-	}
-	if (track_mask & (SCRY_TRACK_UID | SCRY_TRACK_GID)) {
-		c = BPF_CORE_READ(t, cred);
-		ug = (__u64)BPF_CORE_READ(c, gid.val) << 32 | BPF_CORE_READ(c, uid.val);
-	}
-	return track_ok(t, ug);
-}
-
 SEC("raw_tp/signal_generate")
 int BPF_PROG(scry_signal_gen, int sig, struct kernel_siginfo *info, struct task_struct *task, int group,
 	     int result)

@@ -85,6 +85,27 @@ static long tp_op(__u32 i, void *data)
 	return 0;
 }
 
+struct task_struct *bpf_task_from_pid(s32 pid) __ksym __weak;
+void bpf_task_release(struct task_struct *p) __ksym __weak;
+
+/* SCRY_TP_NEXT_TASK: is the task switched in (tid at d->task_off in the record) followed? */
+static __always_inline bool next_followed(void *ctx, struct scry_tp_desc *d)
+{
+	struct task_struct *next;
+	__s32 tid = 0;
+	bool ok;
+
+	if (!(d->flags & SCRY_TP_NEXT_TASK) || !bpf_task_from_pid)
+		return false;
+	bpf_probe_read_kernel(&tid, sizeof(tid), ctx + (d->task_off & 0xfff));
+	next = bpf_task_from_pid(tid);
+	if (!next)
+		return false;
+	ok = task_followed(next);
+	bpf_task_release(next);
+	return ok;
+}
+
 SEC("tracepoint")
 int scry_tp(void *ctx)
 {
@@ -92,10 +113,12 @@ int scry_tp(void *ctx)
 	__u32 slot = bpf_get_attach_cookie(ctx);
 	struct tp_walk w = { .base = (unsigned long)ctx };
 
-	if (!recording() || !target_ok(NULL, &t))
+	if (!recording())
 		return 0;
 	w.d = bpf_map_lookup_elem(&tps, &slot);
 	if (!w.d || w.d->event_id == SCRY_NO_EVENT)   /* disabled, its link on its way out */
+		return 0;
+	if (!target_ok(NULL, &t) && !next_followed(ctx, w.d))
 		return 0;
 	w.a = area_get(AREA_TP);
 	if (!w.a)

@@ -806,5 +806,13 @@ int scry_event_tp_ops(const struct scry_event *ev, struct scry_tp_desc *out)
 		copy = -1;
 	}
 	out->nops = (uint16_t)n;
+	/* sched_switch concerns next as much as current (prev): SCRY_TP_NEXT_TASK */
+	if (!strcmp(ev->system, "sched") && !strcmp(ev->tp, "sched_switch"))
+		for (unsigned i = 0; i < ev->nfields; i++)
+			if (!strcmp(ev->fields[i].name, "next_tid") && ev->fields[i].src == SCRY_SRC_FIXED &&
+			    ev->fields[i].src_size == 4) {
+				out->flags |= SCRY_TP_NEXT_TASK;
+				out->task_off = ev->fields[i].src_off;
+			}
 	return (int)n;
 }

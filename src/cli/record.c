@@ -58,7 +58,8 @@ static void usage(FILE *f)
 		"  -v, --verbose          libbpf and verifier messages\n"
 		"\n"
 		"Without -p or -a, CMD is started, and it and its descendants are traced; scry exits\n"
-		"with CMD's status.  scry never records itself.\n");
+		"with CMD's status.  scry never records itself, except as the prev of a sched_switch\n"
+		"into a traced task (recorded when its prev or its next is traced).\n");
 }
 
 /* Below this a ring holds less than two of the largest events (SCRY_SCRATCH_SIZE) and

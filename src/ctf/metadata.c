@@ -347,12 +347,20 @@ char *ctf_metadata_text(const struct ctf_trace_info *ti, char *err, size_t errle
 	put_str(f, ti->kernel_release);
 	fputs(";\n\tkernel_version = ", f);
 	put_str(f, ti->kernel_version);
-	fprintf(f, ";\n\ttracer_name = \"scry\";\n"
+	/* The lttng-modules version whose event layout scry follows: Trace Compass picks its
+	 * kernel event layout from these (docs/FORMAT.md, "Environment"); scry's own name and
+	 * version follow in scry_* fields. */
+	fprintf(f, ";\n\ttracer_name = \"lttng-modules\";\n"
 		   "\ttracer_major = %d;\n"
 		   "\ttracer_minor = %d;\n"
 		   "\ttracer_patchlevel = %d;\n"
+		   "\tscry_tracer_name = \"scry\";\n"
+		   "\tscry_tracer_major = %d;\n"
+		   "\tscry_tracer_minor = %d;\n"
+		   "\tscry_tracer_patchlevel = %d;\n"
 		   "\ttrace_buffering_scheme = \"global\";\n"
 		   "\ttrace_name = ",
+		SCRY_LTTNG_MODULES_MAJOR, SCRY_LTTNG_MODULES_MINOR, SCRY_LTTNG_MODULES_PATCHLEVEL,
 		SCRY_VERSION_MAJOR, SCRY_VERSION_MINOR, SCRY_VERSION_PATCH);
 	put_str(f, ti->trace_name);
 	fputs(";\n\ttrace_creation_datetime = ", f);

@@ -174,3 +174,20 @@ def pid_alive(pid):
         return True
     except ProcessLookupError:
         return False
+
+
+def split_switch_ins(events, pids):
+    """A targeted trace also records a sched_switch whose next (not its current, prev) is a
+    followed task.  Returns (the events whose context pid is in pids, those switches into a
+    thread of pids, the rest: events of other processes that are not such switches)."""
+    tids = {e["tid"] for e in events if e["pid"] in pids}
+    own = [e for e in events if e["pid"] in pids]
+    ins, rest = [], []
+    for e in events:
+        if e["pid"] in pids:
+            continue
+        if e["name"] == "sched_switch" and e["fields"]["next_tid"] in tids:
+            ins.append(e)
+        else:
+            rest.append(e)
+    return own, ins, rest

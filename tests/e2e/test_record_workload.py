@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from conftest import O_CLOEXEC, O_CREAT, O_TRUNC, O_WRONLY, read_trace, run_babeltrace2
+from conftest import O_CLOEXEC, O_CREAT, O_TRUNC, O_WRONLY, read_trace, run_babeltrace2, split_switch_ins
 
 N_BYTES = 4321
 M_BYTES = 1234
@@ -169,7 +169,8 @@ def test_priorities_as_lttng(rec):
 
 def test_only_workload_traced(rec):
     pids = {rec.wl["pid"], rec.wl["child"]["pid"]}
-    others = Counter((e["pid"], e["procname"]) for e in rec.trace.events if e["pid"] not in pids)
+    _, _, rest = split_switch_ins(rec.trace.events, pids)
+    others = Counter((e["pid"], e["procname"]) for e in rest)
     assert not others, f"events from processes other than the workload: {others.most_common(5)}"
 
 

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from conftest import read_trace
+from conftest import read_trace, split_switch_ins
 
 
 @pytest.fixture
@@ -27,8 +27,11 @@ def test_descendants_only(record, workload, ticker, tmp_path):
     tree = json.loads(r.stdout.strip().splitlines()[-1])
     assert len(tree["pids"]) == 4 and len(tree["tids"]) == 6
     tr = read_trace(tmp_path / "trace")
-    pids = {e["pid"] for e in tr.events}
-    tids = {e["tid"] for e in tr.events}
+    own, ins, rest = split_switch_ins(tr.events, set(tree["pids"]))
+    assert not rest, f"events from outside the tree: {rest[:3]}"
+    assert ins, "no switch into the tree from another task"
+    pids = {e["pid"] for e in own}
+    tids = {e["tid"] for e in own}
     assert set(tree["pids"]) <= pids, f"missing pids: {set(tree['pids']) - pids}"
     assert set(tree["tids"]) <= tids, f"missing tids: {set(tree['tids']) - tids}"
     assert ticker.pid not in pids, "an unrelated process was traced"
@@ -45,8 +48,10 @@ def test_pid_option(scry, record, ticker, tmp_path):
     getppid = [e for e in tr.events if e["name"] == "syscall_entry_getppid"]
     assert getppid, "no getppid from the traced pid"
     assert all(e["pid"] == ticker.pid for e in getppid)
-    assert {e["pid"] for e in tr.events} == {ticker.pid}, "events from other processes"
-    assert all(e["procname"] == "ticker" for e in tr.events)
+    own, ins, rest = split_switch_ins(tr.events, {ticker.pid})
+    assert not rest, f"events from other processes: {rest[:3]}"
+    assert all(e["procname"] == "ticker" for e in own)
+    assert all(e["fields"]["next_tid"] == ticker.pid for e in ins)
     assert ticker.poll() is None, "scry must leave the traced process running"
     assert r.summary()["events"] == len(tr.events)
 
@@ -57,10 +62,13 @@ def test_all_but_not_itself(scry, ticker, tmp_path):
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     _, err = p.communicate(timeout=120)
     assert p.returncode == 0, err
-    tr = read_trace(out, fields=False)
+    tr = read_trace(out)
     pids = {e["pid"] for e in tr.events}
     assert ticker.pid in pids, "system-wide trace misses a running process"
-    assert p.pid not in pids, "scry recorded itself"
+    # scry is current only in the switches out of it (their next is followed)
+    mine = [e for e in tr.events if e["pid"] == p.pid]
+    assert all(e["name"] == "sched_switch" and e["fields"]["next_tid"] != e["tid"] for e in mine), \
+        f"scry recorded itself: {[e['name'] for e in mine][:5]}"
 
 
 def test_pid_option_with_thread_id(record, tmp_path):
@@ -80,7 +88,9 @@ def test_pid_option_with_thread_id(record, tmp_path):
         r = record(tmp_path / "trace", "-p", str(tid), "--duration", "1")
         r.check()
         tr = read_trace(tmp_path / "trace")
-        assert {e["pid"] for e in tr.events} == {pid}
+        own, ins, rest = split_switch_ins(tr.events, {pid})
+        assert not rest, rest[:3]
+        assert {e["pid"] for e in own} == {pid}
         assert tid in {e["tid"] for e in tr.events if e["name"] == "syscall_entry_getppid"}
     finally:
         p.kill()

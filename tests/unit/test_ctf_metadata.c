@@ -48,9 +48,11 @@ static void test_header_trace_env_clock(void **state)
 	assert_has(t, "\tsysname = \"Linux\";\n");
 	assert_has(t, "\tkernel_release = \"6.18.0-test\";\n");
 	assert_has(t, "\tkernel_version = \"#1 SMP PREEMPT_DYNAMIC Debian 6.18\";\n");
-	assert_has(t, "\ttracer_name = \"scry\";\n");
-	assert_has(t, "\ttracer_major = ");
-	assert_has(t, "\ttracer_patchlevel = ");
+	assert_has(t, "\ttracer_name = \"lttng-modules\";\n");
+	assert_has(t, "\ttracer_major = 2;\n\ttracer_minor = 13;\n\ttracer_patchlevel = 0;\n");
+	assert_has(t, "\tscry_tracer_name = \"scry\";\n");
+	assert_has(t, "\tscry_tracer_major = ");
+	assert_has(t, "\tscry_tracer_patchlevel = ");
 	assert_has(t, "\ttrace_buffering_scheme = \"global\";\n");
 	assert_has(t, "\ttrace_name = \"scry-20261122-023400\";\n");
 	assert_has(t, "\ttrace_creation_datetime = \"20261122T023400+0000\";\n");

@@ -133,6 +133,29 @@ static __always_inline bool target_ok(const void *regs, struct task_struct **tp)
 	return ok;
 }
 
+/* Is process t (not current) followed?  As target_ok without the memo; with the cgroup
+ * tracker only current can be asked, so another task is not. */
+static __always_inline bool task_followed(struct task_struct *t)
+{
+	__u32 tgid = BPF_CORE_READ(t, tgid);
+	const struct cred *c;
+	__u64 ug = 0;
+
+	if (tgid == self_tgid || (track_mask & SCRY_TRACK_CGROUP))
+		return false;
+	if (!target_all) {
+		__u32 key = follow_key(t);
+
+		if (!bpf_map_lookup_elem(&tracked, &key))
+			return false;
+	}
+	if (track_mask & (SCRY_TRACK_UID | SCRY_TRACK_GID)) {
+		c = BPF_CORE_READ(t, cred);
+		ug = (__u64)BPF_CORE_READ(c, gid.val) << 32 | BPF_CORE_READ(c, uid.val);
+	}
+	return track_ok(t, ug);
+}
+
 /* The tracker maps changed (a followed process or vpid added): forget the memos. */
 static __always_inline void target_gen_bump(void)
 {

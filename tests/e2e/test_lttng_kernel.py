@@ -1,0 +1,115 @@
+"""tests/e2e/test_lttng_kernel.py — what kernel analyses written for LTTng key on.  The env
+declares the lttng-modules layout scry follows (read back by babeltrace2, every packet's end
+time set, so that babeltrace2's lttng-crash fix-up never applies).  A targeted trace (`-- CMD`, `-p PID`) lets a reader that
+follows sched_switch alone know which thread is on each CPU, as Trace Compass's kernel state
+provider does: a sched_switch is recorded when its prev or its next is a followed task, so
+every syscall of the target is attributed to the right thread.  The reconstruction is
+written with babeltrace2's Python bindings, from sched_switch's next_tid only; the event
+context (tid) is the ground truth it is checked against."""
+import collections
+import json
+import struct
+import subprocess
+
+import pytest
+
+from conftest import read_trace
+
+
+def per_cpu_attribution(tr):
+    """(counts by reconstructed tid, events whose CPU had no known thread yet, mismatches
+    (reconstructed tid, context tid, name)) for the syscall entries of tr."""
+    cur, counts, unknown, wrong = {}, collections.Counter(), 0, collections.Counter()
+    for e in tr.events:
+        if e["name"] == "sched_switch":
+            cur[e["cpu"]] = e["fields"]["next_tid"]
+        elif e["name"].startswith("syscall_entry_"):
+            c = cur.get(e["cpu"])
+            if c is None:
+                unknown += 1
+                continue
+            counts[c] += 1
+            if c != e["tid"]:
+                wrong[(c, e["tid"], e["name"])] += 1
+    return counts, unknown, wrong
+
+
+def test_dd_syscalls_attributed_from_sched_switch(record, tmp_path):
+    r = record(tmp_path / "t", cmd=["dd", "if=/dev/zero", "of=/dev/null", "bs=4k", "count=3000"])
+    r.check()
+    tr = read_trace(tmp_path / "t")
+    entries = [e for e in tr.events if e["name"].startswith("syscall_entry_")]
+    dd = {e["tid"] for e in entries if e["procname"] == "dd"}
+    assert len(dd) == 1, f"dd's tid: {dd}"
+    dd = dd.pop()
+    reads = sum(1 for e in entries if e["tid"] == dd and e["name"] == "syscall_entry_read")
+    writes = sum(1 for e in entries if e["tid"] == dd and e["name"] == "syscall_entry_write")
+    assert reads >= 3000 and writes >= 3000, (reads, writes)
+    counts, unknown, wrong = per_cpu_attribution(tr)
+    assert unknown == 0, f"{unknown} syscalls on a CPU whose thread no sched_switch told"
+    assert not wrong, f"syscalls attributed to the wrong thread: {wrong.most_common(5)}"
+    assert counts[dd] == sum(1 for e in entries if e["tid"] == dd) >= 6000
+    assert set(counts) == {e["tid"] for e in entries}
+    # the switches that put dd on a CPU come from tasks that are not followed
+    switches = [e for e in tr.events if e["name"] == "sched_switch"]
+    ins = [s for s in switches if s["fields"]["next_tid"] == dd]
+    assert ins, "dd was never seen switched in"
+    assert any(s["tid"] != dd and s["fields"]["prev_tid"] != dd for s in ins)
+    for s in switches:   # each concerns a followed task, prev (current) or next
+        f = s["fields"]
+        assert dd in (f["prev_tid"], f["next_tid"]), f
+        assert s["tid"] == f["prev_tid"], s
+
+
+def test_pid_option_switch_in(record, workload, tmp_path):
+    p = subprocess.Popen([workload("ticker"), "60"], stdout=subprocess.PIPE, text=True)
+    try:
+        pid = json.loads(p.stdout.readline())["pid"]
+        r = record(tmp_path / "t", "-p", str(pid), "--duration", "1")
+        r.check()
+    finally:
+        p.kill()
+        p.wait()
+    tr = read_trace(tmp_path / "t")
+    counts, unknown, wrong = per_cpu_attribution(tr)
+    getppid = [e for e in tr.events if e["name"] == "syscall_entry_getppid"]
+    assert len(getppid) >= 20, len(getppid)
+    # the ticker sleeps 20 ms between calls: each wake-up is a switch into it, recorded
+    assert not wrong, wrong.most_common(5)
+    assert unknown <= 1, unknown     # at most the call in progress when recording began
+    assert counts[pid] >= len(getppid)
+    ins = [e for e in tr.events if e["name"] == "sched_switch" and e["fields"]["next_tid"] == pid]
+    assert len(ins) >= len(getppid) - 1
+    assert all(e["tid"] != pid for e in ins)
+
+
+def test_env_declares_lttng_modules(record, tmp_path):
+    import bt2
+    r = record(tmp_path / "t", cmd=["/bin/true"])
+    r.check()
+    env = None
+    for msg in bt2.TraceCollectionMessageIterator(str(tmp_path / "t")):
+        if type(msg) is bt2._StreamBeginningMessageConst:
+            env = {k: (str(v) if isinstance(v, bt2._StringValueConst) else int(v))
+                   for k, v in msg.stream.trace.environment.items()}
+            break
+    assert env is not None
+    assert env["tracer_name"] == "lttng-modules" and env["domain"] == "kernel"
+    assert (env["tracer_major"], env["tracer_minor"], env["tracer_patchlevel"]) == (2, 13, 0)
+    assert env["trace_buffering_scheme"] == "global"
+    assert env["scry_tracer_name"] == "scry"
+    ver = subprocess.run([str(__import__("conftest").SCRY), "--version"], capture_output=True,
+                         text=True, check=True).stdout.split()[1]
+    assert ver == "%d.%d.%d" % (env["scry_tracer_major"], env["scry_tracer_minor"],
+                                env["scry_tracer_patchlevel"])
+    # babeltrace2's lttng-crash quirk rewrites a packet whose timestamp_end is 0 while its
+    # timestamp_begin is not: no packet of a scry trace is one (read from the index)
+    n = 0
+    for idx in (r.dir / "kernel" / "index").glob("*.idx"):
+        b = idx.read_bytes()
+        entry = struct.unpack(">I", b[12:16])[0]
+        for off in range(16, len(b), entry):
+            ts_begin, ts_end = struct.unpack(">QQ", b[off + 24:off + 40])
+            assert ts_end >= ts_begin > 0, (idx.name, ts_begin, ts_end)
+            n += 1
+    assert n > 0
