@@ -83,7 +83,7 @@ int cli_metrics_prepare(struct cli_metrics *m, const char *path, const char *tex
 	m->so.target_all = !m->cmd && !m->npids;
 	if (cli_track_apply(&m->track, &m->so, &m->pids, &m->npids))
 		goto oom;
-	if (cli_resolve_pids(m->pids, m->npids, err, errlen))
+	if (cli_resolve_pids(m->pids, m->npids, false, err, errlen))
 		return -1;
 	if (!(m->cat = scry_catalog_open(NULL, err, errlen)))
 		return -1;
