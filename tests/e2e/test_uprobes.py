@@ -3,6 +3,7 @@ values of known functions of build/workload/uprobed (tests/workload/uprobed.c), 
 binary started after scry, libc probes by register checked against bpftrace, --filter on
 probe fields, scry view and babeltrace2 reading the events, and bad input."""
 import os
+import re
 import shutil
 import subprocess
 import time
@@ -161,7 +162,19 @@ def test_programs_not_loaded_without_uprobe(scry, record, workload, trace_dir):
         p.stdout.readline()                 # the ticker runs: scry is attached
         names = {pr["name"] for pr in scry_progs()}
         assert "scry_sys_enter_" in " ".join(names) or any(n.startswith("scry_sys") for n in names), names
-        mine = [pr for pr in scry_progs() if pr["name"] == "scry_uprobe"]
+        # this scry's programs only (other tests may run scry with uprobes at the same time):
+        # the program ids its descriptors hold
+        held = set()
+        for fd in os.listdir(f"/proc/{p.pid}/fdinfo"):
+            try:
+                m = re.search(r"^prog_id:\s+(\d+)", open(f"/proc/{p.pid}/fdinfo/{fd}").read(), re.M)
+            except OSError:
+                continue
+            if m:
+                held.add(int(m[1]))
+        progs = [pr for pr in scry_progs() if pr["id"] in held]
+        assert any(pr["name"].startswith("scry_sys") for pr in progs), progs
+        mine = [pr for pr in progs if pr["name"] == "scry_uprobe"]
         assert not mine, mine
     finally:
         p.kill()
