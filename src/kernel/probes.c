@@ -154,6 +154,14 @@ int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o,
 			bpf_map__set_max_entries(p->skel->maps.vpid_followed, max);
 		}
 	}
+	/* the vpid tracker's maps only with it: a hash's bucket array is allocated whole at
+	 * creation (~2 MiB for the follow set's 131072: ms of start-up) */
+	if (!o->track_vpid) {
+		bpf_map__set_max_entries(p->skel->maps.vpid_followed, 1);
+		bpf_map__set_max_entries(p->skel->maps.track_vpid, 1);
+	}
+	if (o->target_all)      /* system-wide: no follow set */
+		bpf_map__set_max_entries(p->skel->maps.tracked, 1);
 
 	bpf_map__set_max_entries(p->skel->maps.rings, p->ncpus);
 	bpf_map__set_max_entries(p->skel->maps.areas, p->ncpus * SCRY_AREAS_PER_CPU);
