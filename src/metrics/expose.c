@@ -13,6 +13,10 @@ static void fmt_double(char *buf, size_t len, double v)
 		snprintf(buf, len, v > 0 ? "+Inf" : "-Inf");
 		return;
 	}
+	if (v == floor(v) && fabs(v) < 1e15) {
+		snprintf(buf, len, "%.0f", v);
+		return;
+	}
 	for (int p = 1; p <= 17; p++) {
 		snprintf(buf, len, "%.*g", p, v);
 		if (strtod(buf, NULL) == v)
