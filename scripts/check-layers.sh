@@ -6,7 +6,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-LAYERS=(util catalog format metrics filter ctf kernel consumer session view trace cli)
+LAYERS=(util catalog format metrics filter ctf kernel consumer session view trace spans cli)
 
 declare -A rank
 for i in "${!LAYERS[@]}"; do rank[${LAYERS[$i]}]=$i; done
