@@ -131,7 +131,9 @@ static void test_config_fields(void **state)
 static void test_config_errors(void **state)
 {
 	parse_err("", "t.yaml:1: metrics: the file is empty");
-	parse_err("metric: {}\n", "t.yaml:1: metric: unknown key (metrics)");
+	parse_err("metric: {}\n", "t.yaml:1: metric: unknown key (metrics, tracing)");
+	parse_err("tracing:\n  spans:\n    - name: syscall\n", "t.yaml:3: tracing.spans[0]: unknown span 'syscall'");
+	parse_err("tracing: {}\n", "t.yaml:1: metrics: missing (and no tracing: spans:)");
 	parse_err("metrics:\n  counters:\n    - name: a\n      max_entries: 0\n",
 		  "t.yaml:4: metrics.counters[0].max_entries: '0' is not an integer from 1 to 1048576");
 	parse_err("metrics:\n  counters:\n    - name: a\n      labels:\n        - {name: x, source: pid}\n"
@@ -150,6 +152,15 @@ static void test_config_errors(void **state)
 	parse_err("metrics:\n  counters:\n    - name: \"a\\nb\"\n", "t.yaml:3: metrics.counters[0].name: 'a?b' is not a metric name");
 	parse_err("metrics:\n  counters:\n    - name: a\n      syscalls: [read, nosuch]\n",
 		  "t.yaml:4: metrics.counters[0].syscalls: unknown syscall 'nosuch'");
+}
+
+static void test_tracing_only(void **state)
+{
+	struct scry_metrics_config *c = parse_ok("tracing:\n  spans:\n    - name: process\n");
+
+	assert_int_equal(c->nmetrics, 0);
+	assert_true(c->process_spans);
+	scry_metrics_config_free(c);
 }
 
 static void test_expose(void **state)
@@ -227,6 +238,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_config_fields),
 		cmocka_unit_test(test_config_errors),
+		cmocka_unit_test(test_tracing_only),
 		cmocka_unit_test(test_expose),
 		cmocka_unit_test(test_top_table),
 	};
