@@ -314,6 +314,10 @@ int cmd_serve(int argc, char **argv)
 
 		if (scry_session_run(m.s, &ro, &end, err, sizeof(err)))
 			fprintf(stderr, "scry: %s\n", err);
+		if (stop_signal)
+			fprintf(stderr, "scry: stopped by %s\n", strsignal(stop_signal));
+		else if (end.deadline)
+			fprintf(stderr, "scry: stopped after --duration\n");
 	}
 	MHD_stop_daemon(d);
 	d = NULL;
