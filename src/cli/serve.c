@@ -40,9 +40,11 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: scry serve --config FILE [--listen ADDR:PORT] [OPTIONS] [-- CMD ARGS...]\n"
 		"Keep the metrics FILE declares (counters and histograms of syscalls, docs/METRICS.md)\n"
-		"in the kernel and serve them to Prometheus at http://ADDR:PORT/metrics.\n"
+		"in the kernel and serve them to Prometheus at http://ADDR:PORT/metrics; send the spans\n"
+		"it declares (tracing: spans:) to an OpenTelemetry collector over OTLP/HTTP, configured\n"
+		"by OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_SERVICE_NAME and the other OTEL_* variables.\n"
 		"\n"
-		"  -C, --config FILE      the metrics config (YAML; examples/metrics.yaml)\n"
+		"  -C, --config FILE      the config (YAML; examples/metrics.yaml, examples/spans.yaml)\n"
 		"  -l, --listen ADDR:PORT where to listen (default " DEFAULT_LISTEN "; [::1]:PORT for IPv6)\n"
 		"      --bpf-stats        have the kernel count the runs and run time of BPF programs\n"
 		"                         while serving (BPF_ENABLE_STATS; a small cost to every BPF\n"
