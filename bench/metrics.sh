@@ -8,6 +8,7 @@
 #    +35 ns for a simple map update, +96 ns for a complex one, on its tracepoint benchmark)
 #  - ns per getppid call with each, measured inside the loop (noisier: the VM's drift)
 #  - the time of one scrape of 10,000 series (getppid calls by pid, build/workload/forker)
+#  - process spans: how fast N exec'd processes' spans reach an OTLP receiver, scry's CPU per span
 # Environment: BENCH_CALLS (3000000), BENCH_ROUNDS (3), BENCH_CPU.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -143,4 +144,36 @@ if start_bg bypid "$SCRY" serve -a --config "$WORK/bypid.yaml" --listen 127.0.0.
 	echo
 	echo "== a scrape of $n series: $(awk -v s="$best" 'BEGIN {printf "%.1f ms", s * 1000}') over HTTP (best of 5);" \
 	     "reading and rendering $(awk -v s="$self" 'BEGIN {printf "%.1f ms", s * 1000}')"
+fi
+
+# --- process spans: export throughput and scry's CPU per span (receiver: tests/node)
+if have node && [[ -d tests/node/node_modules/@opentelemetry/otlp-transformer ]]; then
+	N_SPANS=${BENCH_SPANS:-2000}
+	rport=$(free_port)
+	node tests/node/otlp_receiver.js "$rport" > "$WORK/spans.jsonl" 2>&1 & RECV=$!
+	for _ in $(seq 50); do grep -q listening "$WORK/spans.jsonl" 2>/dev/null && break; sleep 0.1; done
+	t0=$(date +%s%N)
+	OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:$rport "$SCRY" serve --config examples/spans.yaml \
+		--listen 127.0.0.1:$(free_port) --duration 600 -- \
+		sh -c "i=0; while [ \$i -lt $N_SPANS ]; do /bin/true; i=\$((i+1)); done" \
+		> "$WORK/spans.serve" 2>&1 & BG_PID=$!
+	for _ in $(seq 300); do grep -q serving "$WORK/spans.serve" 2>/dev/null && break; sleep 0.05; done
+	cpu0=$(awk '{print ($14 + $15) * 10}' /proc/$BG_PID/stat 2>/dev/null)   # ms (100 Hz ticks), after loading
+	# the command's end does not stop serve: wait for its spans, then stop it
+	for _ in $(seq 1200); do
+		(( $(grep -c '"spanId"' "$WORK/spans.jsonl") >= N_SPANS )) && break
+		sleep 0.1
+	done
+	t1=$(date +%s%N)
+	cpu=$(awk -v c0="${cpu0:-0}" '{print ($14 + $15) * 10 - c0}' /proc/$BG_PID/stat 2>/dev/null)
+	stop_bg
+	kill "$RECV" 2>/dev/null; wait "$RECV" 2>/dev/null
+	got=$(grep -c '"spanId"' "$WORK/spans.jsonl")
+	echo
+	echo "== process spans: $got spans of $N_SPANS exec'd processes received in" \
+	     "$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.2f s", (b - a) / 1e9}') (the command's run);" \
+	     "scry's CPU after loading ${cpu:-?} ms ($(awk -v c="${cpu:-0}" -v n="$got" 'BEGIN {if (n) printf "%.0f us", c * 1000 / n; else print "?"}') per span)"
+	grep '^scry: .* spans sent' "$WORK/spans.serve"
+else
+	echo "bench (metrics): node or tests/node/node_modules missing: span rows skipped" >&2
 fi
