@@ -15,7 +15,7 @@ ARCH     := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 
 CFLAGS   ?= -O2 -g
 override CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow -Werror=implicit-function-declaration \
-            -D_GNU_SOURCE -Isrc -I$(BUILD)
+            -D_GNU_SOURCE -Isrc -I$(BUILD) -I$(BUILD)/otlp
 LDLIBS   += -lbpf -lelf -lz -lm
 # libyaml: the metrics config (src/metrics/config.c)
 LDLIBS   += -lyaml
@@ -23,11 +23,21 @@ LDLIBS   += -lyaml
 LDLIBS   += -lmicrohttpd
 # elfutils' libdw: the DWARF of probed binaries (uprobe parameters, src/catalog/dwarf.c)
 LDLIBS   += -ldw
+# protobuf-c: OTLP's messages (generated from proto/ by protoc-c), src/spans/otlp.c
+LDLIBS   += -lprotobuf-c
+# libcurl: spans sent over OTLP/HTTP (src/spans/exporter.c)
+LDLIBS   += -lcurl
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -I$(BUILD) -Isrc -Wall -Wno-unused-function
 
-LIB_DIRS := src/util src/ctl src/catalog src/format src/metrics src/filter src/ctf src/kernel src/consumer src/session src/daemon src/trace src/view src/cli
+LIB_DIRS := src/util src/ctl src/catalog src/format src/metrics src/filter src/ctf src/kernel src/consumer src/session src/daemon src/view src/trace src/spans src/cli
 LIB_SRCS := $(filter-out src/cli/main.c,$(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c)))
 LIB_OBJS := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
+# OTLP's .proto files (vendored from opentelemetry-proto v1.3.2), compiled by protoc-c
+PROTOS   := proto/opentelemetry/proto/common/v1/common.proto proto/opentelemetry/proto/resource/v1/resource.proto \
+            proto/opentelemetry/proto/trace/v1/trace.proto proto/opentelemetry/proto/collector/trace/v1/trace_service.proto
+PB_SRCS  := $(patsubst proto/%.proto,$(BUILD)/otlp/%.pb-c.c,$(PROTOS))
+PB_HDRS  := $(PB_SRCS:.c=.h)
+PB_OBJS  := $(PB_SRCS:.c=.o)
 BPF_SRCS := $(wildcard src/bpf/*.bpf.c)
 SKELS    := $(patsubst src/bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
 UNIT_SRCS:= $(wildcard tests/unit/test_*.c)
@@ -61,11 +71,18 @@ $(BUILD)/%.bpf.o: src/bpf/%.bpf.c $(BUILD)/vmlinux.h $(wildcard src/bpf/*.h src/
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/obj/%.o: src/%.c | $(SKELS)
+$(BUILD)/otlp/%.pb-c.c $(BUILD)/otlp/%.pb-c.h: proto/%.proto
+	@mkdir -p $(BUILD)/otlp
+	protoc-c --c_out=$(BUILD)/otlp -Iproto $<
+
+$(BUILD)/otlp/%.pb-c.o: $(BUILD)/otlp/%.pb-c.c $(PB_HDRS)
+	$(CC) -O2 -g -I$(BUILD)/otlp -c $< -o $@
+
+$(BUILD)/obj/%.o: src/%.c | $(SKELS) $(PB_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
-$(BUILD)/libscry.a: $(LIB_OBJS)
+$(BUILD)/libscry.a: $(LIB_OBJS) $(PB_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 
@@ -132,6 +149,7 @@ bench: deps all
 	@bench/run.sh
 	@bench/trace.sh
 	@bench/startup.sh
+	@bench/metrics.sh
 
 gen-syscalls:
 	$(PYTHON) scripts/gen_syscalls.py > src/catalog/syscall_table.c

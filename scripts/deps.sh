@@ -10,7 +10,12 @@ set -euo pipefail
 PKGS=(gcc make clang clang-16 llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config
       libcmocka-dev babeltrace2 python3-bt2 python3-pytest valgrind
       libclang-rt-14-dev jq
-      libyaml-dev libmicrohttpd-dev prometheus)
+      libyaml-dev libmicrohttpd-dev prometheus
+      libprotobuf-c-dev protobuf-c-compiler libcurl4-openssl-dev)
+# the span tests' OTLP decoder runs under node; npm from Debian only when there is none
+# (NodeSource's nodejs carries its own npm and conflicts with Debian's)
+command -v node >/dev/null 2>&1 || PKGS+=(nodejs)
+command -v npm >/dev/null 2>&1 || PKGS+=(npm)
 # uprobes: <sys/sdt.h> for the USDT workload, bpftrace to check probe values against,
 # libc6-dbg: separate debug info found by build id (typed libc parameters)
 PKGS+=(systemtap-sdt-dev bpftrace libc6-dbg)
@@ -57,6 +62,13 @@ if ((${#missing[@]})); then
 			fi
 		done
 	fi
+fi
+
+# The OTLP receiver of the span tests (tests/node): npm packages at their locked versions.
+if [[ ! -d "$(dirname "$0")/../tests/node/node_modules/@opentelemetry/otlp-transformer" ]]; then
+	(cd "$(dirname "$0")/../tests/node" && npm ci --no-audit --no-fund --loglevel=error) || {
+		echo "deps.sh: npm ci in tests/node failed (the span tests will be skipped)" >&2
+	}
 fi
 
 # tracefs: scry reads tracepoint formats from it.

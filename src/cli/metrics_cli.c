@@ -1,6 +1,7 @@
 /* metrics_cli.c — see metrics_cli.h. */
 #include <errno.h>
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -100,17 +101,29 @@ int cli_metrics_prepare(struct cli_metrics *m, const char *path, const char *tex
 	if (ret)
 		return -1;
 	scry_metrics_abi(m->cfg, m->descs, m->max_entries, m->sc_masks);
-	m->chan = (struct scry_channel_opts){
-		.name = "metrics", .kind = SCRY_CHANNEL_METRICS, .metrics = m->descs,
-		.metric_max_entries = m->max_entries, .nmetrics = (unsigned)m->cfg->nmetrics, .metric_sc = m->sc_masks,
-	};
-	m->so.channels = &m->chan;
-	m->so.nchannels = 1;
+	if (m->cfg->nmetrics)
+		m->chans[m->so.nchannels++] = (struct scry_channel_opts){
+			.name = "metrics", .kind = SCRY_CHANNEL_METRICS, .metrics = m->descs,
+			.metric_max_entries = m->max_entries, .nmetrics = (unsigned)m->cfg->nmetrics,
+			.metric_sc = m->sc_masks,
+		};
+	if (m->cfg->process_spans)   /* its sink is set by cli_metrics_start */
+		m->chans[m->so.nchannels++] = (struct scry_channel_opts){
+			.name = "spans", .kind = SCRY_CHANNEL_EVENTS, .events = scry_procspans_events,
+			.nevents = scry_procspans_nevents,
+			.ctx_mask = (1ULL << SCRY_CTX_PID) | (1ULL << SCRY_CTX_TID),
+		};
+	m->so.channels = m->chans;
 	m->so.catalog = m->cat;
 	return 0;
 oom:
 	snprintf(err, errlen, "out of memory");
 	return -1;
+}
+
+static void on_child(void *ctx, pid_t pid)
+{
+	trace_live_gate_exec(ctx, (int)pid);   /* its spans start at its execve */
 }
 
 int cli_metrics_start(struct cli_metrics *m, void (*on_signal)(int), char *err, size_t errlen)
@@ -120,16 +133,44 @@ int cli_metrics_start(struct cli_metrics *m, void (*on_signal)(int), char *err, 
 	scry_features_prefetch();
 	if (m->cmd && scry_spawn_check(m->cmd[0], err, errlen))
 		return -1;
-	if (scry_session_create(&m->s, &m->so, err, errlen) || scry_session_load(m->s, err, errlen))
+	if (m->cfg->process_spans) {
+		struct trace_live_ops ops;
+
+		if (scry_otlp_start(&m->exp, err, errlen))
+			return -1;
+		if (!(m->spans = scry_procspans_new(m->exp)))
+			goto oom;
+		scry_procspans_ops(m->spans, &ops);
+		if (!(m->live = trace_live_new(&ops)))
+			goto oom;
+		m->chans[m->so.nchannels - 1].sink = trace_live_sink;
+		m->chans[m->so.nchannels - 1].sink_ctx = m->live;
+	}
+	if (scry_session_create(&m->s, &m->so, err, errlen) ||
+	    (m->live && trace_live_bind(m->live, m->s, err, errlen)) || scry_session_load(m->s, err, errlen))
 		return -1;
 	for (unsigned i = 0; i < m->cfg->nmetrics; i++)
 		m->fds[i] = scry_session_metric_fd(m->s, i);
-	if (cli_launch(m->s, m->pids, m->npids, m->cmd, &m->child, on_signal, NULL, NULL, err, errlen)) {
+	if (cli_launch(m->s, m->pids, m->npids, m->cmd, &m->child, on_signal, m->live ? on_child : NULL, m->live,
+		       err, errlen)) {
 		if (m->child.pid > 0 && m->child.held)
 			scry_spawn_abort(&m->child);
 		return -1;
 	}
 	return 0;
+oom:
+	snprintf(err, errlen, "out of memory");
+	return -1;
+}
+
+#define LIVE_LAG_NS (4 * 1000 * 1000ULL)   /* events older than this are in time order */
+
+void cli_metrics_pump(void *ctx, uint64_t now)
+{
+	struct cli_metrics *m = ctx;
+
+	if (m->live)
+		trace_live_pump(m->live, now > LIVE_LAG_NS ? now - LIVE_LAG_NS : 0);
 }
 
 int cli_metrics_read(struct cli_metrics *m, struct scry_metrics_snap *out)
@@ -144,11 +185,37 @@ void cli_metrics_stop(struct cli_metrics *m)
 
 	if (m->s && scry_session_stop(m->s, &sum, err, sizeof(err)))
 		fprintf(stderr, "scry: %s\n", err);
+	if (m->live) {
+		struct timespec now;
+		struct scry_otlp_stats *st = &m->span_stats;
+		uint64_t dropped;
+
+		trace_live_pump(m->live, UINT64_MAX);
+		clock_gettime(CLOCK_REALTIME, &now);
+		scry_procspans_finish(m->spans, (uint64_t)now.tv_sec * 1000000000ULL + (uint64_t)now.tv_nsec);
+		const char *url = scry_otlp_endpoint(m->exp);
+		char *u = strdup(url ? url : "?");
+		scry_otlp_stop(m->exp, 5 * 1000000000ULL, st);
+		m->exp = NULL;
+		dropped = st->dropped_queue_full + st->dropped_failed + st->dropped_at_exit;
+		fprintf(stderr, "scry: %llu spans sent to %s, %llu dropped (queue full %llu, collector failed %llu, "
+			"unsent at exit %llu), %llu retries\n", (unsigned long long)st->sent, u ? u : "?",
+			(unsigned long long)dropped, (unsigned long long)st->dropped_queue_full,
+			(unsigned long long)st->dropped_failed, (unsigned long long)st->dropped_at_exit,
+			(unsigned long long)st->retries);
+		free(u);
+	}
 }
 
 void cli_metrics_free(struct cli_metrics *m)
 {
+	struct scry_otlp_stats st;
+
 	scry_session_destroy(m->s);
+	if (m->exp)
+		scry_otlp_stop(m->exp, 0, &st);
+	trace_live_free(m->live);
+	scry_procspans_free(m->spans);
 	scry_metrics_config_free(m->cfg);
 	free(m->sc_names);
 	free(m->sc_masks);

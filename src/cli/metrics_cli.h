@@ -1,6 +1,8 @@
 /* metrics_cli.h — what `scry serve` and `scry top` share: their target options (-p, -a,
  * the trackers, --duration, -- CMD), the metrics config resolved against the catalog's
- * syscalls, and the session of one metrics channel (no trace written) they read. */
+ * syscalls, and the session they read (no trace written): a metrics channel, and for a
+ * config with tracing: spans:, an events channel whose live events make process spans
+ * sent over OTLP (src/spans/). */
 #ifndef SCRY_CLI_METRICS_CLI_H
 #define SCRY_CLI_METRICS_CLI_H
 
@@ -11,11 +13,14 @@
 #include "metrics/config.h"
 #include "metrics/read.h"
 #include "session/session.h"
+#include "spans/exporter.h"
+#include "spans/procspans.h"
+#include "trace/live.h"
 #include "util/spawn.h"
 
 struct cli_metrics {
 	struct scry_session_opts so;
-	struct scry_channel_opts chan;
+	struct scry_channel_opts chans[2];
 	struct scry_catalog *cat;
 	struct scry_syscall_names sn;
 	char **sc_names;                 /* per syscall number: the name users know, or NULL */
@@ -32,6 +37,11 @@ struct cli_metrics {
 	char **cmd;
 	struct scry_session *s;
 	struct scry_child child;
+	/* spans (config tracing: spans:) */
+	struct trace_live *live;
+	struct scry_procspans *spans;
+	struct scry_otlp_exporter *exp;
+	struct scry_otlp_stats span_stats;   /* final, after cli_metrics_stop */
 };
 
 #define CLI_METRICS_TARGET_USAGE \
@@ -56,7 +66,10 @@ int cli_metrics_prepare(struct cli_metrics *m, const char *path, const char *tex
 /* Create, load, follow -p, start CMD held, attach, release CMD. */
 int cli_metrics_start(struct cli_metrics *m, void (*on_signal)(int), char *err, size_t errlen);
 int cli_metrics_read(struct cli_metrics *m, struct scry_metrics_snap *out);
-/* Stop the session (programs detached) and reap CMD (its status in *wstatus if it ended). */
+/* After each poll (scry_run_opts.after_poll, ctx = m): live events to the span builder. */
+void cli_metrics_pump(void *ctx, uint64_t now);
+/* Stop the session (programs detached); spans: the last events handed over, the spans
+ * still open ended now, the exporter flushed (5 s at most) and its counters reported. */
 void cli_metrics_stop(struct cli_metrics *m);
 void cli_metrics_free(struct cli_metrics *m);
 

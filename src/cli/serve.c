@@ -40,9 +40,11 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: scry serve --config FILE [--listen ADDR:PORT] [OPTIONS] [-- CMD ARGS...]\n"
 		"Keep the metrics FILE declares (counters and histograms of syscalls, docs/METRICS.md)\n"
-		"in the kernel and serve them to Prometheus at http://ADDR:PORT/metrics.\n"
+		"in the kernel and serve them to Prometheus at http://ADDR:PORT/metrics; send the spans\n"
+		"it declares (tracing: spans:) to an OpenTelemetry collector over OTLP/HTTP, configured\n"
+		"by OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_SERVICE_NAME and the other OTEL_* variables.\n"
 		"\n"
-		"  -C, --config FILE      the metrics config (YAML; examples/metrics.yaml)\n"
+		"  -C, --config FILE      the config (YAML; examples/metrics.yaml, examples/spans.yaml)\n"
 		"  -l, --listen ADDR:PORT where to listen (default " DEFAULT_LISTEN "; [::1]:PORT for IPv6)\n"
 		"      --bpf-stats        have the kernel count the runs and run time of BPF programs\n"
 		"                         while serving (BPF_ENABLE_STATS; a small cost to every BPF\n"
@@ -102,7 +104,12 @@ static int render(struct server *sv, bool om, char **buf, size_t *len)
 	uint64_t overflow[SCRY_METRICS_MAX];
 	for (int i = 0; i < SCRY_METRICS_MAX; i++)
 		overflow[i] = ks.overflow[i];
+	struct scry_otlp_stats os = { 0 };
+	if (m->exp)
+		scry_otlp_stats(m->exp, &os);
 	struct scry_expose_self self = {
+		.spans = m->exp != NULL, .spans_sent = os.sent, .spans_retries = os.retries,
+		.spans_dropped = os.dropped_queue_full + os.dropped_failed + os.dropped_at_exit,
 		.events = ks.events, .no_entry = ks.no_entry, .overflow = overflow, .progs = ep, .nprogs = nps,
 		.bpf_stats = sv->bpf_stats, .last_scrape_seconds = sv->last_scrape_s, .scrapes = ++sv->scrapes,
 	};
@@ -295,16 +302,24 @@ int cmd_serve(int argc, char **argv)
 	if (cli_metrics_start(&m, on_signal, err, sizeof(err)))
 		goto fail;
 	__atomic_store_n(&sv.ready, true, __ATOMIC_RELEASE);
-	fprintf(stderr, "scry: serving %zu metrics of %s at http://%s/metrics\n", m.cfg->nmetrics, config, listen);
+	fprintf(stderr, "scry: serving %zu metrics of %s at http://%s/metrics%s%s\n", m.cfg->nmetrics, config, listen,
+		m.exp ? "; process spans to " : "", m.exp ? scry_otlp_endpoint(m.exp) : "");
 	{
 		struct scry_run_opts ro = {
 			.duration_ns = m.duration > 0 ? (uint64_t)(m.duration * 1e9) : 0,
+			.max_poll_delay_ns = m.live ? 50 * 1000 * 1000ULL : 0,
+			.after_poll = m.live ? cli_metrics_pump : NULL,
+			.ctx = &m,
 			.stop = &stop_signal,
 		};
 		struct scry_run_end end;
 
 		if (scry_session_run(m.s, &ro, &end, err, sizeof(err)))
 			fprintf(stderr, "scry: %s\n", err);
+		if (stop_signal)
+			fprintf(stderr, "scry: stopped by %s\n", strsignal(stop_signal));
+		else if (end.deadline)
+			fprintf(stderr, "scry: stopped after --duration\n");
 	}
 	MHD_stop_daemon(d);
 	d = NULL;

@@ -608,9 +608,52 @@ static int parse_list(struct walk *w, yaml_node_t *n, const char *path, bool his
 	return 0;
 }
 
+/* tracing: spans: [{name: process}] */
+static int parse_tracing(struct walk *w, yaml_node_t *n, struct scry_metrics_config *c)
+{
+	int ret;
+
+	if ((ret = want_kind(w, n, "tracing", YAML_MAPPING_NODE)))
+		return ret;
+	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+		yaml_node_t *kn = node(w, p->key), *vn = node(w, p->value);
+		const char *k = scalar(kn);
+
+		if (!k || strcmp(k, "spans"))
+			return fail(w, kn, "tracing", "unknown key (spans)");
+		if ((ret = want_kind(w, vn, "tracing.spans", YAML_SEQUENCE_NODE)))
+			return ret;
+		for (yaml_node_item_t *it = vn->data.sequence.items.start; it < vn->data.sequence.items.top; it++) {
+			yaml_node_t *sn = node(w, *it);
+			char sub[64];
+			const char *name = NULL;
+
+			snprintf(sub, sizeof(sub), "tracing.spans[%d]", (int)(it - vn->data.sequence.items.start));
+			if ((ret = want_kind(w, sn, sub, YAML_MAPPING_NODE)))
+				return ret;
+			for (yaml_node_pair_t *q = sn->data.mapping.pairs.start; q < sn->data.mapping.pairs.top; q++) {
+				const char *sk = scalar(node(w, q->key));
+
+				if (!sk || strcmp(sk, "name"))
+					return fail(w, node(w, q->key), sub, "unknown key (name)");
+				if ((ret = want_scalar(w, node(w, q->value), sub, &name)))
+					return ret;
+			}
+			if (!name)
+				return fail(w, sn, sub, "a span needs a name (process)");
+			if (strcmp(name, "process"))
+				return fail(w, sn, sub, "unknown span '%.60s' (process: process lifetime spans, exec to exit)", name);
+			if (c->process_spans)
+				return fail(w, sn, sub, "process spans given twice");
+			c->process_spans = true;
+		}
+	}
+	return 0;
+}
+
 static int parse_root(struct walk *w, yaml_node_t *root, struct scry_metrics_config *c)
 {
-	yaml_node_t *metrics = NULL;
+	yaml_node_t *metrics = NULL, *tracing = NULL;
 	int ret;
 
 	if (!root)
@@ -623,14 +666,24 @@ static int parse_root(struct walk *w, yaml_node_t *root, struct scry_metrics_con
 
 		if (!k)
 			return fail(w, kn, "(top)", "a key must be a plain value");
-		if (strcmp(k, "metrics"))
-			return fail(w, kn, k, "unknown key (metrics)");
+		if (strcmp(k, "metrics") && strcmp(k, "tracing"))
+			return fail(w, kn, k, "unknown key (metrics, tracing)");
+		if (!strcmp(k, "tracing")) {
+			if (tracing)
+				return fail(w, kn, k, "given twice");
+			tracing = node(w, p->value);
+			continue;
+		}
 		if (metrics)
 			return fail(w, kn, k, "given twice");
 		metrics = node(w, p->value);
 	}
+	if (tracing && (ret = parse_tracing(w, tracing, c)))
+		return ret;
+	if (!metrics && !c->process_spans)
+		return fail(w, root, "metrics", "missing (and no tracing: spans:)");
 	if (!metrics)
-		return fail(w, root, "metrics", "missing");
+		return 0;
 	if ((ret = want_kind(w, metrics, "metrics", YAML_MAPPING_NODE)))
 		return ret;
 	bool seen[2] = { false, false };

@@ -58,6 +58,7 @@ struct scry_metrics_config {
 	char *file;
 	struct scry_metric *metrics;
 	size_t nmetrics;
+	bool process_spans;              /* tracing: spans: - name: process (spans/procspans.h) */
 };
 
 /* How syscall names and numbers are known (the catalog, or a table in tests): nr of

@@ -13,6 +13,10 @@ static void fmt_double(char *buf, size_t len, double v)
 		snprintf(buf, len, v > 0 ? "+Inf" : "-Inf");
 		return;
 	}
+	if (v == floor(v) && fabs(v) < 1e15) {
+		snprintf(buf, len, "%.0f", v);
+		return;
+	}
 	for (int p = 1; p <= 17; p++) {
 		snprintf(buf, len, "%.*g", p, v);
 		if (strtod(buf, NULL) == v)
@@ -185,6 +189,13 @@ static void put_self(FILE *f, const struct scry_metrics_snap *snap, const struct
 		fprintf(f, "%s%s{program=\"%s\"} %" PRIu64 "\n", fam, om ? "_total" : "", self->progs[i].name,
 			self->progs[i].recursion_misses);
 	put_counter(f, "scry_scrapes_total", "Scrapes served.", self->scrapes, om);
+	if (self->spans) {
+		put_counter(f, "scry_spans_sent_total", "Spans the OTLP collector accepted.", self->spans_sent, om);
+		put_counter(f, "scry_spans_dropped_total",
+			    "Spans lost: the queue was full, or the collector failed after every retry.",
+			    self->spans_dropped, om);
+		put_counter(f, "scry_span_export_retries_total", "OTLP requests sent again.", self->spans_retries, om);
+	}
 	put_help(f, "scry_last_scrape_duration_seconds", "How long the previous scrape took to read and render.");
 	fmt_double(num, sizeof(num), self->last_scrape_seconds);
 	fprintf(f, "# TYPE scry_last_scrape_duration_seconds gauge\nscry_last_scrape_duration_seconds %s\n", num);

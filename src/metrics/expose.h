@@ -25,6 +25,8 @@ struct scry_expose_self {
 	size_t nprogs;
 	bool bpf_stats;                  /* run_cnt and run_time_ns are counted */
 	double last_scrape_seconds;      /* the previous scrape's duration */
+	bool spans;                      /* spans are exported (the counters below) */
+	uint64_t spans_sent, spans_dropped, spans_retries;
 	uint64_t scrapes;
 };
 

@@ -121,34 +121,88 @@ static void merge_series(struct scry_metric_snap *ms)
 	ms->n = out;
 }
 
-static int read_metric(struct scry_metric_snap *ms, int fd, const struct scry_syscall_names *sn)
+/* Key by key (kernels without batch operations on hashes). */
+static int read_by_key(struct scry_metric_snap *ms, int fd, unsigned ncpus, size_t stride,
+		       const struct scry_syscall_names *sn, size_t *cap)
 {
-	bool hist = ms->m->desc.kind == SCRY_METRIC_HISTOGRAM;
-	int ncpus = libbpf_num_possible_cpus();
-	size_t stride = hist ? sizeof(struct scry_metric_hist) : sizeof(uint64_t), cap = 0;
 	struct scry_metric_key key, next;
-	void *values;
+	void *values = malloc((size_t)ncpus * stride);
 	bool first = true;
 	int ret = 0;
 
-	if (ncpus <= 0 || fd < 0) {
-		ms->error = -EBADF;
-		return 0;
-	}
-	stride = (stride + 7) & ~(size_t)7;
-	if (!(values = malloc((size_t)ncpus * stride)))
+	if (!values)
 		return -ENOMEM;
 	while (!bpf_map_get_next_key(fd, first ? NULL : &key, &next)) {
 		first = false;
 		key = next;
 		if (bpf_map_lookup_elem(fd, &key, values))
 			continue;   /* removed meanwhile (never: series are not deleted) */
-		if ((ret = add_series(ms, &key, values, (unsigned)ncpus, stride, sn, &cap)))
+		if ((ret = add_series(ms, &key, values, ncpus, stride, sn, cap)))
 			break;
 	}
-	if (!ret && errno != ENOENT && !first)
+	if (!ret && errno != ENOENT)
 		ms->error = -errno;
 	free(values);
+	return ret;
+}
+
+#define BATCH 1024
+
+/* In batches of up to BATCH series (one syscall each); -EOPNOTSUPP when the kernel has no
+ * batch lookup for this map. */
+static int read_batched(struct scry_metric_snap *ms, int fd, unsigned ncpus, size_t stride,
+			const struct scry_syscall_names *sn, size_t *cap)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	struct scry_metric_key *keys = malloc(BATCH * sizeof(*keys));
+	uint8_t *values = malloc((size_t)BATCH * ncpus * stride);
+	uint64_t in_batch[8], out_batch[8];   /* the hash's bucket cursor (a u32) */
+	bool first = true;
+	int ret = 0;
+
+	if (!keys || !values) {
+		free(keys);
+		free(values);
+		return -ENOMEM;
+	}
+	for (;;) {
+		__u32 count = BATCH;
+		int r = bpf_map_lookup_batch(fd, first ? NULL : in_batch, out_batch, keys, values, &count, &opts);
+		int e = r ? errno : 0;
+
+		if (r && e != ENOENT) {
+			ret = first && (e == EINVAL || e == ENOTSUP || e == EOPNOTSUPP) ? -EOPNOTSUPP : 0;
+			if (!ret)
+				ms->error = -e;
+			break;
+		}
+		for (__u32 i = 0; i < count && !ret; i++)
+			ret = add_series(ms, &keys[i], values + (size_t)i * ncpus * stride, ncpus, stride, sn, cap);
+		if (ret || r)
+			break;
+		memcpy(in_batch, out_batch, sizeof(in_batch));
+		first = false;
+	}
+	free(keys);
+	free(values);
+	return ret;
+}
+
+static int read_metric(struct scry_metric_snap *ms, int fd, const struct scry_syscall_names *sn)
+{
+	bool hist = ms->m->desc.kind == SCRY_METRIC_HISTOGRAM;
+	int ncpus = libbpf_num_possible_cpus();
+	size_t stride = hist ? sizeof(struct scry_metric_hist) : sizeof(uint64_t), cap = 0;
+	int ret;
+
+	if (ncpus <= 0 || fd < 0) {
+		ms->error = -EBADF;
+		return 0;
+	}
+	stride = (stride + 7) & ~(size_t)7;
+	ret = read_batched(ms, fd, (unsigned)ncpus, stride, sn, &cap);
+	if (ret == -EOPNOTSUPP)
+		ret = read_by_key(ms, fd, (unsigned)ncpus, stride, sn, &cap);
 	if (!ret)
 		merge_series(ms);
 	return ret;

@@ -66,3 +66,53 @@ def test_top_bad_options(scry):
         p = subprocess.run([scry, "top"] + args, capture_output=True, text=True, timeout=60)
         assert p.returncode != 0
         assert len(p.stderr.splitlines()) == 1 and msg in p.stderr, p.stderr
+
+
+def test_top_terminal_keys(scry):
+    """On a terminal: redrawn in place, e sorts by errors/s, q quits (exit 0)."""
+    import os
+    import pty
+    import select
+    import time
+
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execv(scry, [scry, "top", "-a", "-d", "0.2"])
+    out = b""
+    reaped = False
+
+    def read_until(needle, timeout=30):
+        nonlocal out
+        deadline = time.time() + timeout
+        while needle not in out:
+            assert time.time() < deadline, f"{needle!r} never shown; got:\n{out[-2000:]!r}"
+            r, _, _ = select.select([fd], [], [], 0.5)
+            if r:
+                try:
+                    out += os.read(fd, 65536)
+                except OSError:
+                    break
+    try:
+        read_until(b"sorted by calls/s")
+        assert b"\x1b[H\x1b[2J" in out            # redrawn in place
+        os.write(fd, b"e")
+        read_until(b"sorted by errors/s")
+        os.write(fd, b"q")
+        deadline = time.time() + 30
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                reaped = True
+                break
+            assert time.time() < deadline, "scry top did not quit on q"
+            try:
+                os.read(fd, 65536)
+            except OSError:
+                pass
+            time.sleep(0.1)
+        assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+    finally:
+        if not reaped:                            # our child, not reaped yet: its pid is still ours
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+        os.close(fd)

@@ -1,7 +1,7 @@
 /* fuzz_metrics_config.c — libFuzzer target: input bytes as a metrics config (YAML) through
  * scry_metrics_config_parse with a small syscall table: it parses or refuses with one line
  * "FILE:LINE: ..." (no newline); a parsed config is checked (names set, metrics within
- * SCRY_METRICS_MAX, histogram ranges within SCRY_HIST_BUCKETS), turned into what the kernel
+ * SCRY_METRICS_MAX (none: tracing only), histogram ranges within SCRY_HIST_BUCKETS), turned into what the kernel
  * is given, and every label of every metric decoded for a few keys. */
 #include <stddef.h>
 #include <stdint.h>
@@ -40,7 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		return 0;
 	}
-	if (!c || !c->nmetrics || c->nmetrics > SCRY_METRICS_MAX)
+	if (!c || (!c->nmetrics && !c->process_spans) || c->nmetrics > SCRY_METRICS_MAX)
 		abort();
 	scry_metrics_abi(c, descs, max_entries, masks);
 	for (size_t i = 0; i < c->nmetrics; i++) {
