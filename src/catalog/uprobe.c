@@ -15,11 +15,12 @@
 #include "catalog/event.h"
 #include "catalog/internal.h"
 #include "catalog/uprobe.h"
+#include "catalog/usdt.h"
 #include "util/log.h"
 
 bool scry_uprobe_claims(const char *spec)
 {
-	return !strncmp(spec, "uprobe:", 7) || !strncmp(spec, "uretprobe:", 10);
+	return !strncmp(spec, "uprobe:", 7) || !strncmp(spec, "uretprobe:", 10) || !strncmp(spec, "usdt:", 5);
 }
 
 /* One field of a probe's event and how the BPF side writes it. */
@@ -129,6 +130,7 @@ void scry_uprobes_free(struct scry_uprobe *u, size_t n)
 	for (size_t i = 0; u && i < n; i++) {
 		free(u[i].path);
 		free(u[i].func);
+		free(u[i].provider);
 	}
 	free(u);
 }
@@ -171,6 +173,123 @@ static int add_probe(struct scry_catalog *cat, struct scry_uprobe **v, size_t *n
 	return probe_event(cat, u, suffix, dwf, quiet);
 }
 
+/* usdt:PATH:PROVIDER:NAME or usdt:PATH:NAME: one probe per provider:name (libbpf attaches
+ * every note of that name), its arguments typed by the operands ("-4@%ebx": int32). */
+static int catalog_usdt(struct scry_catalog *cat, const char *spec, struct scry_uprobe **out, size_t *n,
+			char *err, size_t errlen)
+{
+	static const char *const argn[] = { "arg0", "arg1", "arg2", "arg3", "arg4", "arg5", "arg6", "arg7" };
+	const char *rest = spec + 5, *c1 = strchr(rest, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+	char *pathspec = NULL, *path = NULL, *prov = NULL, *name = NULL;
+	struct scry_usdt_note *notes = NULL;
+	size_t nn = 0;
+	int rc = -EINVAL;
+
+	if (!c1 || c1 == rest || !c1[1] || (c2 && (c2 == c1 + 1 || !c2[1]))) {
+		snprintf(err, errlen, "'%s': expected usdt:PATH:PROVIDER:NAME (or usdt:PATH:NAME)", spec);
+		return -EINVAL;
+	}
+	if (!(pathspec = strndup(rest, (size_t)(c1 - rest))) ||
+	    !(prov = c2 ? strndup(c1 + 1, (size_t)(c2 - c1 - 1)) : strdup("")) || !(name = strdup(c2 ? c2 + 1 : c1 + 1))) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	if (!(path = scry_elf_find(pathspec, err, errlen)) || scry_usdt_notes(path, &notes, &nn, err, errlen))
+		goto out;
+	for (size_t i = 0; i < nn; i++) {
+		struct scry_usdt_note *u = &notes[i];
+		struct uparam p[SCRY_MAX_UP_OPS];
+		struct scry_uprobe *nv, *pr;
+		char ename[512], uri[4200];
+		const char *a = u->args;
+		unsigned np = 0;
+		bool dup = false;
+		struct scry_event *ev;
+
+		if ((*prov && strcmp(prov, u->provider)) || strcmp(name, u->name))
+			continue;
+		for (size_t k = 0; k < *n && !dup; k++)
+			dup = !strcmp((*out)[k].provider, u->provider);
+		if (dup)
+			continue;
+		if (u->nargs > SCRY_MAX_UP_OPS) {
+			snprintf(err, errlen, "'%s': %u arguments, more than the %d scry records", spec, u->nargs,
+				 SCRY_MAX_UP_OPS);
+			goto out;
+		}
+		for (; np < u->nargs; np++) {
+			long sz = 8;
+
+			while (*a == ' ')
+				a++;
+			if (strchr(a, '@') && (!strchr(a, ' ') || strchr(a, '@') < strchr(a, ' ')))
+				sz = strtol(a, NULL, 10);
+			p[np] = (struct uparam){ .name = argn[np], .size = (uint8_t)(labs(sz) == 1 || labs(sz) == 2 ||
+					labs(sz) == 4 ? labs(sz) : 8), .base = 10, .is_signed = sz < 0, .reg = (uint8_t)np };
+			while (*a && *a != ' ')
+				a++;
+		}
+		if (!(nv = realloc(*out, (*n + 1) * sizeof(*nv)))) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		*out = nv;
+		pr = &nv[*n];
+		memset(pr, 0, sizeof(*pr));
+		if (!(pr->path = strdup(path)) || !(pr->func = strdup(u->name)) || !(pr->provider = strdup(u->provider))) {
+			free(pr->path);
+			free(pr->func);
+			rc = -ENOMEM;
+			goto out;
+		}
+		++*n;
+		snprintf(ename, sizeof(ename), "usdt_%s_%s", u->provider, u->name);
+		snprintf(uri, sizeof(uri), "usdt:%s:%s:%s", path, u->provider, u->name);
+		if (!(ev = build_event(ename, "usdt", u->name, uri, p, np, &pr->desc, 0))) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		for (unsigned k = 0; k < np; k++)
+			pr->desc.ops[k].kind = SCRY_UOP_USDT;
+		if ((pr->ev = scry_catalog_cached(cat, uri)))
+			scry_event_free(ev);
+		else if (!(pr->ev = scry_catalog_cache(cat, uri, ev))) {
+			rc = -ENOMEM;
+			goto out;
+		}
+	}
+	rc = 0;
+	if (!*n) {
+		const char **all = malloc((nn ? nn : 1) * sizeof(*all)), *best[3];
+		size_t nb = 0, len;
+
+		snprintf(err, errlen, "no USDT probe %s%s%s in %s%s", prov, *prov ? ":" : "", name, path,
+			 nn ? "" : " (it has no .note.stapsdt notes)");
+		for (size_t i = 0; all && i < nn; i++)
+			all[i] = notes[i].name;
+		if (all && nn && (nb = scry_closest(name, all, nn, best, 1))) {
+			len = strlen(err);
+			snprintf(err + len, errlen - len, "; did you mean %s?", best[0]);
+		}
+		free(all);
+		rc = -ENOENT;
+	}
+out:
+	if (rc == -ENOMEM)
+		snprintf(err, errlen, "out of memory");
+	if (rc) {
+		scry_uprobes_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+	}
+	scry_usdt_notes_free(notes, nn);
+	free(pathspec);
+	free(path);
+	free(prov);
+	free(name);
+	return rc;
+}
+
 int scry_catalog_uprobes(struct scry_catalog *cat, const char *spec, struct scry_uprobe **out, size_t *n,
 			 char *err, size_t errlen)
 {
@@ -186,6 +305,8 @@ int scry_catalog_uprobes(struct scry_catalog *cat, const char *spec, struct scry
 
 	*out = NULL;
 	*n = 0;
+	if (!strncmp(spec, "usdt:", 5))
+		return catalog_usdt(cat, spec, out, n, err, errlen);
 	if (!colon || colon == rest || !colon[1]) {
 		snprintf(err, errlen, "'%s': expected %s:PATH:FUNCTION (or FUNCTION+OFFSET, 0xADDRESS, a glob)", spec,
 			 ret ? "uretprobe" : "uprobe");

@@ -328,9 +328,57 @@ def test_list_usdt(scry, workload):
     p = subprocess.run([scry, "list", f"usdt:{wl}"], capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stderr
     lines = p.stdout.splitlines()
-    assert len(lines) == 1 and lines[0].startswith(f"usdt:{os.path.realpath(wl)}:scrywl:tick  3 arguments (")
-    # readelf (binutils) reads the same note
+    real = os.path.realpath(wl)
+    assert len(lines) == 2 and lines[0].startswith(f"usdt:{real}:scrywl:tick  3 arguments (")
+    assert lines[1].startswith(f"usdt:{real}:scrywl:guarded  2 arguments (")
+    # readelf (binutils) reads the same notes
     re_out = subprocess.run(["readelf", "-n", wl], capture_output=True, text=True).stdout
     assert "Provider: scrywl" in re_out and "Name: tick" in re_out
-    args = next(l.split("Arguments:")[1].strip() for l in re_out.splitlines() if "Arguments:" in l)
-    assert lines[0].endswith(f"({args})")
+    args = [l.split("Arguments:")[1].strip() for l in re_out.splitlines() if "Arguments:" in l]
+    assert [l[l.index("(") + 1:-1] for l in lines] == args
+
+
+# ---- USDT ----------------------------------------------------------------------------------
+
+def test_usdt_arguments_and_semaphore(record, workload, trace_dir):
+    """scrywl:tick's three int arguments; scrywl:guarded is reached only while its semaphore
+    is set (libbpf raises it through the kernel's uprobe reference counter)."""
+    wl = workload("uprobed")
+    record(trace_dir, "-e", f"usdt:{wl}:scrywl:tick", "-e", f"usdt:{wl}:guarded", cmd=[wl, N]).check()
+    tr = read_trace(trace_dir)
+    assert [e["fields"] for e in by_name(tr, "usdt_scrywl_tick")] == \
+        [{"arg0": i, "arg1": 42 + i, "arg2": -7} for i in range(N)]
+    assert [e["fields"]["arg0"] for e in by_name(tr, "usdt_scrywl_guarded")] == [10 * i for i in range(N)]
+    meta = next(trace_dir.rglob("metadata")).read_text()
+    blk = meta[meta.index('name = "usdt_scrywl_tick"'):]
+    assert "size = 32; align = 8; signed = 1; encoding = none; base = 10; } _arg2;" in blk[:blk.index("};\n\n")]
+    assert f'model.emf.uri = "usdt:{os.path.realpath(wl)}:scrywl:tick";' in blk
+
+
+@pytest.mark.skipif(not shutil.which("bpftrace"), reason="bpftrace is not installed (scripts/deps.sh)")
+def test_usdt_agrees_with_bpftrace(scry, workload, trace_dir):
+    wl = os.path.realpath(workload("uprobed"))
+    bt = subprocess.Popen(["bpftrace", "-e", f'usdt:{wl}:scrywl:tick {{ printf("T %d %d %d\\n", arg0, arg1, arg2); }}'],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = bt.stdout.readline()
+        assert "Attaching" in line, line + bt.stderr.read()
+        subprocess.run([scry, "record", "-q", "-o", str(trace_dir), "-e", f"usdt:{wl}:scrywl:tick", "--", wl, "4"],
+                       check=True, capture_output=True, timeout=120)
+        time.sleep(0.5)
+    finally:
+        bt.send_signal(2)
+        out, _ = bt.communicate(timeout=30)
+    theirs = [tuple(int(x) for x in l.split()[1:]) for l in out.splitlines() if l.startswith("T ")]
+    ours = [(e["fields"]["arg0"], e["fields"]["arg1"], e["fields"]["arg2"])
+            for e in by_name(read_trace(trace_dir), "usdt_scrywl_tick")]
+    assert ours == theirs == [(i, 42 + i, -7) for i in range(4)]
+
+
+def test_usdt_bad_input(scry, workload, trace_dir):
+    wl = workload("uprobed")
+    assert run_bad(scry, trace_dir, f"usdt:{wl}:scrywl:tikc") == \
+        f"scry: no USDT probe scrywl:tikc in {os.path.realpath(wl)}; did you mean tick?"
+    assert run_bad(scry, trace_dir, "usdt:/bin/true:x:y") == \
+        f"scry: no USDT probe x:y in {os.path.realpath('/bin/true')} (it has no .note.stapsdt notes)"
+    assert "expected usdt:PATH:PROVIDER:NAME" in run_bad(scry, trace_dir, f"usdt:{wl}")
