@@ -60,6 +60,10 @@ void trace_json_call(struct trace_printer *p, const struct trace_call *c, const 
 		     bool unfinished, bool detached);
 void trace_json_signal(struct trace_printer *p, int pid, int tid, int64_t ts, const uint8_t *si);
 void trace_json_exit(struct trace_printer *p, int pid, int tid, int64_t ts, int status);
+void trace_json_probe(struct trace_printer *p, int pid, int tid, int64_t ts, const char *label,
+		      const struct scry_event *ev, const struct scry_fieldval *vals);
+/* "uprobe:BINARY:FUNC" of a probe event (its model.emf.uri with the binary's base name). */
+void trace_probe_label(const struct scry_event *ev, char *buf, size_t len);
 /* A JSON string of n bytes: quotes, escapes, and invalid UTF-8 bytes as \u00XX. */
 /* json_args.c: an argument's kind name ("fd", "flags"...), and its typed value as
  * ,"value":... (with ,"ptr":... for a capture; ,"truncated":true when the value is cut:

@@ -426,3 +426,36 @@ def test_fentry_detection(scry, trace_dir, spec):
 
 def test_kernel_function_spec_needs_a_name(scry, trace_dir):
     assert run_bad(scry, trace_dir, "kprobe:") == "scry: 'kprobe:': expected kprobe:FUNCTION"
+
+
+# ---- scry trace --------------------------------------------------------------------------
+
+def test_trace_prints_probes(scry, workload):
+    wl = workload("uprobed")
+    p = subprocess.run([scry, "trace", "-e", "trace=none", "-e", f"uprobe:{wl}:greet", "-e", f"uretprobe:{wl}:greet",
+                        "-e", f"uprobe:{wl}:paint", "-e", f"usdt:{wl}:scrywl:tick", "-s", "4", "--", wl, "2"],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert p.stderr.splitlines() == [
+        'uprobe:uprobed:greet(name="scry"..., times=3)',
+        "uretprobe:uprobed:greet = 30",
+        "uprobe:uprobed:paint(c=1, where=0x1234, level=-5, big=18364758544493064720)",
+        "usdt:uprobed:scrywl:tick(arg0=0, arg1=42, arg2=-7)",
+        'uprobe:uprobed:greet(name="scry"..., times=4)',
+        "uretprobe:uprobed:greet = 40",
+        "uprobe:uprobed:paint(c=1, where=0x1234, level=-5, big=18364758544493064720)",
+        "usdt:uprobed:scrywl:tick(arg0=1, arg1=43, arg2=-7)",
+        "+++ exited with 0 +++"], p.stderr
+
+
+def test_trace_json_probes(scry, workload):
+    import json
+    wl = workload("uprobed")
+    p = subprocess.run([scry, "trace", "--json", "-e", "trace=none", "-e", f"uprobe:{wl}:add3",
+                        "-e", f"uretprobe:{wl}:add3", "--", wl, "1"], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    ev = [json.loads(l) for l in p.stderr.splitlines() if '"probe"' in l]
+    assert [(e["probe"], e["args"]) for e in ev] == [
+        ("uprobe:uprobed:add3", {"a": 7, "b": -100000000000, "c": 200}),
+        ("uretprobe:uprobed:add3", {"ret": -99999999793})]
+    assert ev[0]["tid"] == ev[1]["tid"] and ev[0]["ts"] <= ev[1]["ts"]
