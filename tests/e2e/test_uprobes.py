@@ -459,3 +459,17 @@ def test_trace_json_probes(scry, workload):
         ("uprobe:uprobed:add3", {"a": 7, "b": -100000000000, "c": 200}),
         ("uretprobe:uprobed:add3", {"ret": -99999999793})]
     assert ev[0]["tid"] == ev[1]["tid"] and ev[0]["ts"] <= ev[1]["ts"]
+
+
+def test_lttng_userspace_probe_spelling(record, workload, trace_dir, scry):
+    wl = workload("uprobed")
+    record(trace_dir, "--userspace-probe", f"elf:{wl}:handle_beta", "--userspace-probe", f"sdt:{wl}:scrywl:tick",
+           cmd=[wl, 2]).check()
+    tr = read_trace(trace_dir)
+    assert [(e["name"], e["fields"]) for e in tr.events] == [
+        ("uprobe_uprobed_handle_beta", {"v": 0}), ("usdt_scrywl_tick", {"arg0": 0, "arg1": 42, "arg2": -7}),
+        ("uprobe_uprobed_handle_beta", {"v": 1}), ("usdt_scrywl_tick", {"arg0": 1, "arg1": 43, "arg2": -7})]
+    p = subprocess.run([scry, "record", "-q", "-o", str(trace_dir) + "x", "--userspace-probe", "func:x", "--", "true"],
+                       capture_output=True, text=True)
+    assert p.returncode != 0 and p.stderr.strip() == \
+        "scry: --userspace-probe 'func:x': expected elf:PATH:SYMBOL or sdt:PATH:PROVIDER:NAME"
