@@ -21,7 +21,7 @@ LDLIBS   += -lbpf -lelf -lz -lm
 LDLIBS   += -ldw
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -I$(BUILD) -Isrc -Wall -Wno-unused-function
 # libbpf's usdt.bpf.h includes <linux/errno.h>, whose asm/ headers are multiarch
-BPF_CFLAGS += -idirafter /usr/include/$(shell $(CC) -dumpmachine)
+BPF_CFLAGS += -idirafter /usr/include/$(shell gcc -print-multiarch)
 
 LIB_DIRS := src/util src/catalog src/format src/filter src/ctf src/kernel src/consumer src/session src/trace src/view src/cli
 LIB_SRCS := $(filter-out src/cli/main.c,$(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c)))

@@ -82,7 +82,7 @@ static int event_specs(const struct trace_opts *o, struct scry_catalog *cat, cha
 		"bind", "connect", "listen", "sendto", "sendmsg", "sendmmsg",
 	};
 	const size_t nfd = sizeof(fd_calls) / sizeof(fd_calls[0]);
-	char **specs = calloc(n + 6 + nfd + o->nprobes, sizeof(*specs));
+	char **specs = calloc(n + 8 + nfd + o->nprobes, sizeof(*specs));
 
 	if (!specs)
 		return -ENOMEM;
@@ -112,6 +112,8 @@ static int event_specs(const struct trace_opts *o, struct scry_catalog *cat, cha
 	}
 	for (size_t i = 0; i < o->nprobes; i++)   /* -e uprobe:... */
 		specs[k++] = strdup(o->probes[i]);
+	if (o->flow && (asprintf(&specs[k++], "uprobe:%s", o->flow) < 0 || asprintf(&specs[k++], "uretprobe:%s", o->flow) < 0))
+		specs[k - 1] = NULL;
 	*out = specs;
 	*nout = k;
 	for (size_t i = 0; i < k; i++)

@@ -821,10 +821,17 @@ int trace_printer_finish(struct trace_printer *p)
 	return p->ob.error ? -1 : 0;
 }
 
+void trace_printer_leader(struct trace_printer *p, int pid, int tid, int64_t ts)
+{
+	task_get(p, tid, pid);
+	leader(p, tid, ts);
+}
+
 void trace_printer_free(struct trace_printer *p)
 {
 	if (!p)
 		return;
+	trace_flow_free(p->flow);
 	for (size_t i = 0; i < p->tasks.cap; i++)
 		if (p->tasks.slots[i].key) {
 			struct task *t = p->tasks.slots[i].val;
@@ -861,7 +868,7 @@ void trace_probe_label(const struct scry_event *ev, char *buf, size_t len)
 	snprintf(buf, len, "%.*s%.*s%s", (int)(c1 - uri + 1), uri, (int)(rest - base), base, rest);
 }
 
-static void put_probe_value(struct trace_printer *p, const struct scry_field *f, const struct scry_fieldval *v)
+void trace_probe_value(struct trace_printer *p, const struct scry_field *f, const struct scry_fieldval *v)
 {
 	if (f->type == SCRY_F_STRING) {
 		scry_fmt_str(&p->ob, v->p, v->len, p->o.strsize, false);
@@ -895,6 +902,12 @@ void trace_printer_probe(struct trace_printer *p, int pid, int tid, int64_t ts, 
 	task_get(p, tid, pid);
 	if (p->quiet)
 		return;
+	if (p->o.flow) {
+		if (!p->flow && !(p->flow = trace_flow_new()))
+			return;
+		trace_flow_probe(p, p->flow, pid, tid, ts, ev, vals);
+		return;
+	}
 	trace_probe_label(ev, label, sizeof(label));
 	if (p->o.json) {
 		trace_json_probe(p, pid, tid, ts, label, ev, vals);
@@ -905,7 +918,7 @@ void trace_printer_probe(struct trace_printer *p, int pid, int tid, int64_t ts, 
 	if (ret) {
 		if (ev->nfields) {
 			OB_LIT(&p->ob, " = ");
-			put_probe_value(p, &ev->fields[0], &vals[0]);
+			trace_probe_value(p, &ev->fields[0], &vals[0]);
 		}
 	} else {
 		ob_putc(&p->ob, '(');
@@ -914,7 +927,7 @@ void trace_printer_probe(struct trace_printer *p, int pid, int tid, int64_t ts, 
 				OB_LIT(&p->ob, ", ");
 			ob_puts(&p->ob, ev->fields[i].name);
 			ob_putc(&p->ob, '=');
-			put_probe_value(p, &ev->fields[i], &vals[i]);
+			trace_probe_value(p, &ev->fields[i], &vals[i]);
 		}
 		ob_putc(&p->ob, ')');
 	}

@@ -3,7 +3,8 @@
  * struct and a double by value (which the ABI registers cannot hold), three handle_*
  * functions for globs, USDT probes (<sys/sdt.h>; scrywl:guarded fires only while its
  * semaphore is set), and libc's malloc and open.
- *   uprobed [N]     calls each function N times (default 3), i = 0..N-1
+ *   uprobed [N [slow]]  calls each function N times (default 3), i = 0..N-1; slow: 200 ms
+ *                       between rounds (to attach with -p while main runs)
  * Prints {"pid":P} first.  Built -O1 -g (and -O0, stripped: the Makefile). */
 #include <fcntl.h>
 #include <stdio.h>
@@ -55,6 +56,7 @@ NOIPA int recurse(int depth)
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 3;
+	int slow = argc > 2 && !strcmp(argv[2], "slow");
 
 	printf("{\"pid\":%d}\n", getpid());
 	fflush(stdout);
@@ -78,6 +80,8 @@ int main(int argc, char **argv)
 		fd = open("/dev/null", O_RDONLY);
 		if (fd >= 0)
 			close(fd);
+		if (slow)
+			usleep(200 * 1000);
 	}
 	return 0;
 }
