@@ -125,6 +125,7 @@ bench: deps all
 	@bench/run.sh
 	@bench/trace.sh
 	@bench/startup.sh
+	@bench/uprobes.sh
 
 gen-syscalls:
 	$(PYTHON) scripts/gen_syscalls.py > src/catalog/syscall_table.c

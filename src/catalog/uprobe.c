@@ -81,7 +81,7 @@ static void dw_field(struct uparam *p, const struct scry_dw_param *dp)
 /* The event of one probe: built once per key, then the catalog's.  dwf: the function's
  * DWARF when it has some and the probe is at its entry (or return). */
 static int probe_event(struct scry_catalog *cat, struct scry_uprobe *u, const char *suffix,
-		       const struct scry_dw_func *dwf, bool quiet)
+		       const struct scry_dw_func *dwf, bool quiet, bool stmt)
 {
 	static const char *const regs[] = { "arg0", "arg1", "arg2", "arg3", "arg4", "arg5" };
 	const char *base = strrchr(u->path, '/') ? strrchr(u->path, '/') + 1 : u->path;
@@ -94,7 +94,9 @@ static int probe_event(struct scry_catalog *cat, struct scry_uprobe *u, const ch
 	snprintf(name, sizeof(name), "%s_%s_%s", kind, base, suffix);
 	snprintf(uri, sizeof(uri), "%s:%s:%s", kind, u->path, suffix);
 	snprintf(key, sizeof(key), "%s", uri);
-	if (dwf && u->ret) {
+	if (stmt) {
+		/* a statement probe: its time and task (its variables: not read yet) */
+	} else if (dwf && u->ret) {
 		if (dwf->ret.kind != SCRY_DW_NONE)
 			dw_field(&p[n++], &dwf->ret);
 	} else if (dwf) {
@@ -154,7 +156,8 @@ static void suggest(const struct scry_elf *e, const char *name, char *err, size_
 }
 
 static int add_probe(struct scry_catalog *cat, struct scry_uprobe **v, size_t *n, const char *path, bool ret,
-		     const char *func, uint64_t offset, const char *suffix, const struct scry_dw_func *dwf, bool quiet)
+		     const char *func, uint64_t offset, const char *suffix, const struct scry_dw_func *dwf, bool quiet,
+		     bool stmt)
 {
 	struct scry_uprobe *nv = realloc(*v, (*n + 1) * sizeof(**v)), *u;
 
@@ -170,7 +173,7 @@ static int add_probe(struct scry_catalog *cat, struct scry_uprobe **v, size_t *n
 		return -ENOMEM;
 	}
 	++*n;
-	return probe_event(cat, u, suffix, dwf, quiet);
+	return probe_event(cat, u, suffix, dwf, quiet, stmt);
 }
 
 /* usdt:PATH:PROVIDER:NAME or usdt:PATH:NAME: one probe per provider:name (libbpf attaches
@@ -336,7 +339,49 @@ int scry_catalog_uprobes(struct scry_catalog *cat, const char *spec, struct scry
 			goto out;
 		}
 		snprintf(suffix, sizeof(suffix), "0x%" PRIx64, addr);
-		rc = add_probe(cat, &v, &nv, path, ret, NULL, (uint64_t)off, suffix, NULL, true);
+		rc = add_probe(cat, &v, &nv, path, ret, NULL, (uint64_t)off, suffix, NULL, true, false);
+		goto out;
+	}
+	const char *lc = strrchr(target, ':');
+	if (lc && lc[1] && strspn(lc + 1, "0123456789") == strlen(lc + 1)) {   /* FILE:LINE */
+		char *file = strndup(target, (size_t)(lc - target));
+		int line = atoi(lc + 1), found = 0;
+		uint64_t *addrs = NULL;
+		size_t na = 0;
+
+		if (!file) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		if (ret) {
+			snprintf(err, errlen, "'%s': a uretprobe is set on a function, not on a line", spec);
+		} else if (!dw) {
+			snprintf(err, errlen, "'%s': %s has no DWARF line table (built without -g?)", spec, path);
+		} else if (scry_dwarf_line_addrs(dw, file, line, &addrs, &na, &found)) {
+			snprintf(err, errlen, "'%s': no code at %s:%d in %s", spec, file, line, path);
+			rc = -ENOENT;
+		} else if (found != line) {
+			snprintf(err, errlen, "'%s': line %d of %s has no code (the next line with code is %d)", spec,
+				 line, file, found);
+			rc = -ENOENT;
+		} else {
+			const char *fb = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+
+			snprintf(suffix, sizeof(suffix), "%s_%d", fb, line);
+			rc = 0;
+			for (size_t i = 0; i < na && !rc; i++) {
+				int64_t off = scry_elf_offset(&e, addrs[i]);
+
+				if (off >= 0)
+					rc = add_probe(cat, &v, &nv, path, false, NULL, (uint64_t)off, suffix, NULL, true, true);
+			}
+			if (!rc && !nv) {
+				snprintf(err, errlen, "'%s': the code of %s:%d is in no loaded segment", spec, file, line);
+				rc = -ENOENT;
+			}
+		}
+		free(addrs);
+		free(file);
 		goto out;
 	}
 	if (!e.nfuncs) {
@@ -376,7 +421,7 @@ int scry_catalog_uprobes(struct scry_catalog *cat, const char *spec, struct scry
 		}
 		snprintf(suffix, sizeof(suffix), "%s_0x%" PRIx64, func, off);
 		rc = add_probe(cat, &v, &nv, path, ret, func, f->offset + off, suffix,
-			       off == 0 && dw && !scry_dwarf_func(dw, f->addr, &dwf) ? &dwf : NULL, false);
+			       off == 0 && dw && !scry_dwarf_func(dw, f->addr, &dwf) ? &dwf : NULL, false, false);
 		goto out;
 	}
 	bool glob = strpbrk(target, "*?[") != NULL;
@@ -417,7 +462,7 @@ int scry_catalog_uprobes(struct scry_catalog *cat, const char *spec, struct scry
 		if (dup)
 			continue;
 		if ((rc = add_probe(cat, &v, &nv, path, ret, f->name, f->offset, f->name,
-				    dw && !scry_dwarf_func(dw, f->addr, &dwf) ? &dwf : NULL, glob)))
+				    dw && !scry_dwarf_func(dw, f->addr, &dwf) ? &dwf : NULL, glob, false)))
 			goto out;
 	}
 	rc = 0;

@@ -26,7 +26,6 @@ static int enable(struct scry_channel *c, const char *spec, size_t *matched, cha
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
-		size_t before = c->nevents;
 		int id = channel_add_event(c, v[i].ev);
 		struct up_ref *r;
 
@@ -35,8 +34,12 @@ static int enable(struct scry_channel *c, const char *spec, size_t *matched, cha
 			goto out;
 		}
 		(*matched)++;
-		if (c->nevents == before)
-			continue;                 /* already enabled */
+		/* already enabled: the same probe (a statement's copies share one event) */
+		bool dup = false;
+		for (size_t k = 0; k < c->nups && !dup; k++)
+			dup = c->ups[k].u.ev == v[i].ev && c->ups[k].u.offset == v[i].offset;
+		if (dup)
+			continue;
 		if (!(r = realloc(c->ups, (c->nups + 1) * sizeof(*r)))) {
 			ret = -ENOMEM;
 			goto out;

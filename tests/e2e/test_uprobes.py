@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import time
+from pathlib import Path
 
 import pytest
 
@@ -535,3 +536,37 @@ def test_flow_attached_mid_call(scry, workload):
 def test_flow_bad_input(scry, workload):
     p = subprocess.run([scry, "trace", "--flow", "nocolon", "--", "true"], capture_output=True, text=True)
     assert p.returncode != 0 and "--flow 'nocolon': expected [uprobe:]PATH:GLOB" in p.stderr
+
+
+# ---- statement probes --------------------------------------------------------------------
+
+def src_line(text):
+    """The line number of the first line of tests/workload/uprobed.c containing text."""
+    src = (Path(__file__).resolve().parents[1] / "workload" / "uprobed.c").read_text().splitlines()
+    return next(i + 1 for i, l in enumerate(src) if text in l)
+
+
+def test_statement_probes(record, workload, trace_dir):
+    wl = workload("uprobed")
+    rec_line = src_line("return depth <= 0 ? 0 : 1 + recurse(depth - 1);")
+    add_line = src_line("sink = add3(7 + i, -100000000000L, 200);")
+    record(trace_dir, "-e", f"uprobe:{wl}:uprobed.c:{rec_line}", "-e", f"uprobe:{wl}:uprobed.c:{add_line}",
+           cmd=[wl, N]).check()
+    tr = read_trace(trace_dir)
+    names = [e["name"] for e in tr.events]
+    assert names == ([f"uprobe_uprobed_uprobed_c_{add_line}"] + [f"uprobe_uprobed_uprobed_c_{rec_line}"] * 3) * N
+    assert all(e["fields"] == {} for e in tr.events)
+    meta = next(trace_dir.rglob("metadata")).read_text()
+    assert f'model.emf.uri = "uprobe:{os.path.realpath(wl)}:uprobed.c_{rec_line}";' in meta
+
+
+def test_statement_probe_bad_input(scry, workload, trace_dir):
+    wl = workload("uprobed")
+    real = os.path.realpath(wl)
+    line = run_bad(scry, trace_dir, f"uprobe:{wl}:uprobed.c:1")
+    assert line.startswith(f"scry: 'uprobe:{wl}:uprobed.c:1': line 1 of uprobed.c has no code (the next line with code is ")
+    assert run_bad(scry, trace_dir, f"uprobe:{wl}:nofile.c:10") == \
+        f"scry: 'uprobe:{wl}:nofile.c:10': no code at nofile.c:10 in {real}"
+    st = workload("uprobed.stripped")
+    assert run_bad(scry, trace_dir, f"uprobe:{st}:uprobed.c:10") == \
+        f"scry: 'uprobe:{st}:uprobed.c:10': {os.path.realpath(st)} has no DWARF line table (built without -g?)"

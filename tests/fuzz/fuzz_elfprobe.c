@@ -1,9 +1,8 @@
 /* fuzz_elfprobe.c — libFuzzer target: input bytes as an ELF file (in a memfd) read the way a
  * uprobe spec reads its binary: its functions and their file offsets (elfsyms.c), its USDT
- * notes (usdt.c), and the DWARF of its first functions (dwarf.c: parameters, types, the
- * registers they are in).  Nothing may crash or leak; every answer must be consistent
+ * notes (usdt.c), the DWARF of its first functions (dwarf.c: parameters, types, the
+ * registers they are in) and a line's addresses (statement probes).  Nothing may crash or leak; every answer must be consistent
  * (functions sorted and unique, offsets of loaded segments, register indexes in range). */
-#define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +47,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			for (unsigned k = 0; k < f.nparams; k++)
 				if (f.params[k].reg >= 6 || (f.params[k].kind != SCRY_DW_NONE && f.params[k].reg < 0))
 					abort();
+		}
+		if (dw) {                    /* a statement probe's line table */
+			uint64_t *addrs;
+			size_t na;
+			int found;
+
+			if (!scry_dwarf_line_addrs(dw, "uprobed.c", 53, &addrs, &na, &found)) {
+				for (size_t i = 1; i < na; i++)
+					if (addrs[i - 1] >= addrs[i])
+						abort();
+				free(addrs);
+			}
 		}
 		scry_dwarf_close(dw);
 		scry_elf_free(&e);
