@@ -28,6 +28,8 @@ LDLIBS   += -lprotobuf-c
 # libcurl: spans sent over OTLP/HTTP (src/spans/exporter.c)
 LDLIBS   += -lcurl
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -I$(BUILD) -Isrc -Wall -Wno-unused-function
+# libbpf's usdt.bpf.h includes <linux/errno.h>, whose asm/ headers are multiarch
+BPF_CFLAGS += -idirafter /usr/include/$(shell gcc -print-multiarch)
 
 LIB_DIRS := src/util src/ctl src/catalog src/format src/metrics src/filter src/ctf src/kernel src/consumer src/session src/daemon src/view src/trace src/spans src/cli
 LIB_SRCS := $(filter-out src/cli/main.c,$(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c)))
@@ -150,6 +152,7 @@ bench: deps all
 	@bench/trace.sh
 	@bench/startup.sh
 	@bench/metrics.sh
+	@bench/uprobes.sh
 
 gen-syscalls:
 	$(PYTHON) scripts/gen_syscalls.py > src/catalog/syscall_table.c

@@ -367,6 +367,8 @@ enum scry_uop_kind {
 	SCRY_UOP_REG = 1,     /* integer: the low `size` bytes of register `reg` */
 	SCRY_UOP_USTR,        /* string: the user string register `reg` points to, at most
 	                       * `max` bytes with the NUL; "(null)" / "(fault)" */
+	SCRY_UOP_USDT,        /* integer: the low `size` bytes of USDT argument `reg`
+	                       * (bpf_usdt_arg: the note's operand, sign- or zero-extended) */
 };
 /* Registers (x86-64 System V): the six integer argument registers, then the return value. */
 enum { SCRY_UREG_ARG0, SCRY_UREG_ARG5 = 5, SCRY_UREG_RET, SCRY_UREG_NR };

@@ -9,10 +9,12 @@
  *   lifecycle.bpf.h    fork tracking, the fork event, exits of followed processes
  *   signals.bpf.h      signal_deliver with its siginfo, the fatal signal behind a SIGKILL
  *   metrics.bpf.h      the metrics channel: counters and histograms of syscalls, in maps
- *   uprobes.bpf.h      uprobes and uretprobes: registers and user strings by descriptor
+ *   uprobes.bpf.h      uprobes, uretprobes and USDT probes: registers, user strings and
+ *                      USDT arguments by descriptor (libbpf's usdt.bpf.h: its maps)
  * All events are written in their final CTF layout (docs/FORMAT.md).  To add a source: a
  * header here, its maps in maps.bpf.h, its loader part in src/kernel/probes.c. */
 #include "maps.bpf.h"
+#include <bpf/usdt.bpf.h>
 #include "lib/buffer.bpf.h"
 #include "lib/record.bpf.h"
 #include "lib/target.bpf.h"

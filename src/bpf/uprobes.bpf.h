@@ -3,13 +3,13 @@
  * unless the session has one), its event and payload given by the descriptor of its slot
  * (the attach cookie, map "uprobes"): each operation writes one field from the x86-64
  * System V registers of the probed thread (arguments in rdi, rsi, rdx, rcx, r8, r9; the
- * return value in rax), as an integer of 1..8 bytes or as the user string it points to. */
+ * return value in rax), as an integer of 1..8 bytes or as the user string it points to;
+ * USDT probes (scry_usdt) their arguments as the note describes them (bpf_usdt_arg). */
 
-SEC("uprobe")
-int scry_uprobe(struct pt_regs *ctx)
+static __always_inline int up_write(struct pt_regs *ctx, __u32 slot, const bool usdt)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
-	__u32 slot = bpf_get_attach_cookie(ctx), pos, faults = 0;
+	__u32 pos, faults = 0;
 	struct scry_up_desc *d;
 	struct area *a;
 	__u64 regs[8];
@@ -31,6 +31,18 @@ int scry_uprobe(struct pt_regs *ctx)
 	regs[5] = ctx->r9;
 	regs[6] = ctx->ax;
 	regs[7] = 0;
+	if (usdt) {
+		/* the USDT arguments instead (SCRY_UOP_USDT reads them as registers) */
+		int cnt = bpf_usdt_arg_cnt(ctx);
+
+		for (int i = 0; i < 8; i++) {
+			long v = 0;
+
+			if (i < cnt)
+				bpf_usdt_arg(ctx, i, &v);
+			regs[i] = v;
+		}
+	}
 	pos = write_head(a->buf, d->event_id, t);
 	for (__u32 i = 0; i < SCRY_MAX_UP_OPS; i++) {
 		struct scry_up_op *op = &d->ops[i];
@@ -51,4 +63,18 @@ int scry_uprobe(struct pt_regs *ctx)
 	submit(a, pos);
 	area_put(a);
 	return 0;
+}
+
+SEC("uprobe")
+int scry_uprobe(struct pt_regs *ctx)
+{
+	return up_write(ctx, bpf_get_attach_cookie(ctx), false);
+}
+
+/* USDT probes: attached by libbpf (bpf_program__attach_usdt: the notes' addresses, their
+ * semaphores, the argument specs read by bpf_usdt_arg), the slot in the USDT cookie. */
+SEC("usdt")
+int scry_usdt(struct pt_regs *ctx)
+{
+	return up_write(ctx, (__u32)bpf_usdt_cookie(ctx), true);
 }

@@ -107,7 +107,7 @@ static void type_name(Dwarf_Die *t, char *buf, size_t len, int depth)
 	switch (dwarf_tag(t)) {
 	case DW_TAG_pointer_type:
 		type_name(type_of(t, &inner) ? &inner : NULL, sub, sizeof(sub), depth + 1);
-		snprintf(buf, len, "%.100s%s*", sub, sub[strlen(sub) - 1] == '*' ? "" : " ");
+		snprintf(buf, len, "%.100s%s*", sub, sub[0] && sub[strlen(sub) - 1] == '*' ? "" : " ");
 		break;
 	case DW_TAG_const_type:
 	case DW_TAG_volatile_type:
@@ -317,5 +317,56 @@ int scry_dwarf_func(struct scry_dwarf *d, uint64_t addr, struct scry_dw_func *ou
 			p->reg = next;
 		next += gprs;
 	} while (!dwarf_siblingof(&child, &child));
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+int scry_dwarf_line_addrs(struct scry_dwarf *d, const char *file, int line, uint64_t **addrs, size_t *n,
+			  int *found_line)
+{
+	Dwarf_Line **lines = NULL;
+	size_t nl = 0, k = 0;
+	uint64_t *v;
+
+	*addrs = NULL;
+	*n = 0;
+	if (dwarf_getsrc_file(d->dw, file, line, 0, &lines, &nl) || !nl) {
+		free(lines);
+		return -1;
+	}
+	if (!(v = calloc(nl, sizeof(*v)))) {
+		free(lines);
+		return -1;
+	}
+	*found_line = line;
+	for (size_t i = 0; i < nl; i++) {
+		Dwarf_Addr a;
+		bool stmt = false;
+		int ln;
+
+		if (dwarf_lineaddr(lines[i], &a) || dwarf_linebeginstatement(lines[i], &stmt) || !stmt)
+			continue;
+		if (!dwarf_lineno(lines[i], &ln))
+			*found_line = ln;
+		v[k++] = a;
+	}
+	free(lines);
+	qsort(v, k, sizeof(*v), cmp_u64);
+	size_t u = 0;
+	for (size_t i = 0; i < k; i++)
+		if (!u || v[u - 1] != v[i])
+			v[u++] = v[i];
+	if (!u) {
+		free(v);
+		return -1;
+	}
+	*addrs = v;
+	*n = u;
 	return 0;
 }

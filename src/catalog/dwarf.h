@@ -48,4 +48,10 @@ void scry_dwarf_close(struct scry_dwarf *d);
  * describe one there. */
 int scry_dwarf_func(struct scry_dwarf *d, uint64_t addr, struct scry_dw_func *out);
 
+/* Statement probes: the addresses of the code of FILE:LINE (file: a path or its tail,
+ * "server.c"), every copy of it (inlined ones too), sorted and unique; *found_line: the line
+ * that has code (LINE, or the next one that does).  0 (n >= 1), or -1 when no code is there. */
+int scry_dwarf_line_addrs(struct scry_dwarf *d, const char *file, int line, uint64_t **addrs, size_t *n,
+			  int *found_line);
+
 #endif

@@ -161,7 +161,8 @@ int scry_elf_load(struct scry_elf *e, const char *path, char *err, size_t errlen
 		}
 	}
 	/* one per name (.symtab and .dynsym both list the exported ones) */
-	qsort(e->funcs, e->nfuncs, sizeof(*e->funcs), by_name);
+	if (e->nfuncs)
+		qsort(e->funcs, e->nfuncs, sizeof(*e->funcs), by_name);
 	for (size_t i = 0; i < e->nfuncs; i++) {
 		if (k && !strcmp(e->funcs[k - 1].name, e->funcs[i].name)) {
 			free(e->funcs[i].name);

@@ -15,11 +15,12 @@
 #include "catalog/event.h"
 #include "catalog/internal.h"
 #include "catalog/uprobe.h"
+#include "catalog/usdt.h"
 #include "util/log.h"
 
 bool scry_uprobe_claims(const char *spec)
 {
-	return !strncmp(spec, "uprobe:", 7) || !strncmp(spec, "uretprobe:", 10);
+	return !strncmp(spec, "uprobe:", 7) || !strncmp(spec, "uretprobe:", 10) || !strncmp(spec, "usdt:", 5);
 }
 
 /* One field of a probe's event and how the BPF side writes it. */
@@ -80,7 +81,7 @@ static void dw_field(struct uparam *p, const struct scry_dw_param *dp)
 /* The event of one probe: built once per key, then the catalog's.  dwf: the function's
  * DWARF when it has some and the probe is at its entry (or return). */
 static int probe_event(struct scry_catalog *cat, struct scry_uprobe *u, const char *suffix,
-		       const struct scry_dw_func *dwf, bool quiet)
+		       const struct scry_dw_func *dwf, bool quiet, bool stmt)
 {
 	static const char *const regs[] = { "arg0", "arg1", "arg2", "arg3", "arg4", "arg5" };
 	const char *base = strrchr(u->path, '/') ? strrchr(u->path, '/') + 1 : u->path;
@@ -93,7 +94,9 @@ static int probe_event(struct scry_catalog *cat, struct scry_uprobe *u, const ch
 	snprintf(name, sizeof(name), "%s_%s_%s", kind, base, suffix);
 	snprintf(uri, sizeof(uri), "%s:%s:%s", kind, u->path, suffix);
 	snprintf(key, sizeof(key), "%s", uri);
-	if (dwf && u->ret) {
+	if (stmt) {
+		/* a statement probe: its time and task (its variables: not read yet) */
+	} else if (dwf && u->ret) {
 		if (dwf->ret.kind != SCRY_DW_NONE)
 			dw_field(&p[n++], &dwf->ret);
 	} else if (dwf) {
@@ -129,6 +132,7 @@ void scry_uprobes_free(struct scry_uprobe *u, size_t n)
 	for (size_t i = 0; u && i < n; i++) {
 		free(u[i].path);
 		free(u[i].func);
+		free(u[i].provider);
 	}
 	free(u);
 }
@@ -152,7 +156,8 @@ static void suggest(const struct scry_elf *e, const char *name, char *err, size_
 }
 
 static int add_probe(struct scry_catalog *cat, struct scry_uprobe **v, size_t *n, const char *path, bool ret,
-		     const char *func, uint64_t offset, const char *suffix, const struct scry_dw_func *dwf, bool quiet)
+		     const char *func, uint64_t offset, const char *suffix, const struct scry_dw_func *dwf, bool quiet,
+		     bool stmt)
 {
 	struct scry_uprobe *nv = realloc(*v, (*n + 1) * sizeof(**v)), *u;
 
@@ -168,7 +173,124 @@ static int add_probe(struct scry_catalog *cat, struct scry_uprobe **v, size_t *n
 		return -ENOMEM;
 	}
 	++*n;
-	return probe_event(cat, u, suffix, dwf, quiet);
+	return probe_event(cat, u, suffix, dwf, quiet, stmt);
+}
+
+/* usdt:PATH:PROVIDER:NAME or usdt:PATH:NAME: one probe per provider:name (libbpf attaches
+ * every note of that name), its arguments typed by the operands ("-4@%ebx": int32). */
+static int catalog_usdt(struct scry_catalog *cat, const char *spec, struct scry_uprobe **out, size_t *n,
+			char *err, size_t errlen)
+{
+	static const char *const argn[] = { "arg0", "arg1", "arg2", "arg3", "arg4", "arg5", "arg6", "arg7" };
+	const char *rest = spec + 5, *c1 = strchr(rest, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+	char *pathspec = NULL, *path = NULL, *prov = NULL, *name = NULL;
+	struct scry_usdt_note *notes = NULL;
+	size_t nn = 0;
+	int rc = -EINVAL;
+
+	if (!c1 || c1 == rest || !c1[1] || (c2 && (c2 == c1 + 1 || !c2[1]))) {
+		snprintf(err, errlen, "'%s': expected usdt:PATH:PROVIDER:NAME (or usdt:PATH:NAME)", spec);
+		return -EINVAL;
+	}
+	if (!(pathspec = strndup(rest, (size_t)(c1 - rest))) ||
+	    !(prov = c2 ? strndup(c1 + 1, (size_t)(c2 - c1 - 1)) : strdup("")) || !(name = strdup(c2 ? c2 + 1 : c1 + 1))) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	if (!(path = scry_elf_find(pathspec, err, errlen)) || scry_usdt_notes(path, &notes, &nn, err, errlen))
+		goto out;
+	for (size_t i = 0; i < nn; i++) {
+		struct scry_usdt_note *u = &notes[i];
+		struct uparam p[SCRY_MAX_UP_OPS];
+		struct scry_uprobe *nv, *pr;
+		char ename[512], uri[4200];
+		const char *a = u->args;
+		unsigned np = 0;
+		bool dup = false;
+		struct scry_event *ev;
+
+		if ((*prov && strcmp(prov, u->provider)) || strcmp(name, u->name))
+			continue;
+		for (size_t k = 0; k < *n && !dup; k++)
+			dup = !strcmp((*out)[k].provider, u->provider);
+		if (dup)
+			continue;
+		if (u->nargs > SCRY_MAX_UP_OPS) {
+			snprintf(err, errlen, "'%s': %u arguments, more than the %d scry records", spec, u->nargs,
+				 SCRY_MAX_UP_OPS);
+			goto out;
+		}
+		for (; np < u->nargs; np++) {
+			long sz = 8;
+
+			while (*a == ' ')
+				a++;
+			if (strchr(a, '@') && (!strchr(a, ' ') || strchr(a, '@') < strchr(a, ' ')))
+				sz = strtol(a, NULL, 10);
+			p[np] = (struct uparam){ .name = argn[np], .size = (uint8_t)(labs(sz) == 1 || labs(sz) == 2 ||
+					labs(sz) == 4 ? labs(sz) : 8), .base = 10, .is_signed = sz < 0, .reg = (uint8_t)np };
+			while (*a && *a != ' ')
+				a++;
+		}
+		if (!(nv = realloc(*out, (*n + 1) * sizeof(*nv)))) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		*out = nv;
+		pr = &nv[*n];
+		memset(pr, 0, sizeof(*pr));
+		if (!(pr->path = strdup(path)) || !(pr->func = strdup(u->name)) || !(pr->provider = strdup(u->provider))) {
+			free(pr->path);
+			free(pr->func);
+			rc = -ENOMEM;
+			goto out;
+		}
+		++*n;
+		snprintf(ename, sizeof(ename), "usdt_%s_%s", u->provider, u->name);
+		snprintf(uri, sizeof(uri), "usdt:%s:%s:%s", path, u->provider, u->name);
+		if (!(ev = build_event(ename, "usdt", u->name, uri, p, np, &pr->desc, 0))) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		for (unsigned k = 0; k < np; k++)
+			pr->desc.ops[k].kind = SCRY_UOP_USDT;
+		if ((pr->ev = scry_catalog_cached(cat, uri)))
+			scry_event_free(ev);
+		else if (!(pr->ev = scry_catalog_cache(cat, uri, ev))) {
+			rc = -ENOMEM;
+			goto out;
+		}
+	}
+	rc = 0;
+	if (!*n) {
+		const char **all = malloc((nn ? nn : 1) * sizeof(*all)), *best[3];
+		size_t nb = 0, len;
+
+		snprintf(err, errlen, "no USDT probe %s%s%s in %s%s", prov, *prov ? ":" : "", name, path,
+			 nn ? "" : " (it has no .note.stapsdt notes)");
+		for (size_t i = 0; all && i < nn; i++)
+			all[i] = notes[i].name;
+		if (all && nn && (nb = scry_closest(name, all, nn, best, 1))) {
+			len = strlen(err);
+			snprintf(err + len, errlen - len, "; did you mean %s?", best[0]);
+		}
+		free(all);
+		rc = -ENOENT;
+	}
+out:
+	if (rc == -ENOMEM)
+		snprintf(err, errlen, "out of memory");
+	if (rc) {
+		scry_uprobes_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+	}
+	scry_usdt_notes_free(notes, nn);
+	free(pathspec);
+	free(path);
+	free(prov);
+	free(name);
+	return rc;
 }
 
 int scry_catalog_uprobes(struct scry_catalog *cat, const char *spec, struct scry_uprobe **out, size_t *n,
@@ -186,6 +308,8 @@ int scry_catalog_uprobes(struct scry_catalog *cat, const char *spec, struct scry
 
 	*out = NULL;
 	*n = 0;
+	if (!strncmp(spec, "usdt:", 5))
+		return catalog_usdt(cat, spec, out, n, err, errlen);
 	if (!colon || colon == rest || !colon[1]) {
 		snprintf(err, errlen, "'%s': expected %s:PATH:FUNCTION (or FUNCTION+OFFSET, 0xADDRESS, a glob)", spec,
 			 ret ? "uretprobe" : "uprobe");
@@ -215,7 +339,49 @@ int scry_catalog_uprobes(struct scry_catalog *cat, const char *spec, struct scry
 			goto out;
 		}
 		snprintf(suffix, sizeof(suffix), "0x%" PRIx64, addr);
-		rc = add_probe(cat, &v, &nv, path, ret, NULL, (uint64_t)off, suffix, NULL, true);
+		rc = add_probe(cat, &v, &nv, path, ret, NULL, (uint64_t)off, suffix, NULL, true, false);
+		goto out;
+	}
+	const char *lc = strrchr(target, ':');
+	if (lc && lc[1] && strspn(lc + 1, "0123456789") == strlen(lc + 1)) {   /* FILE:LINE */
+		char *file = strndup(target, (size_t)(lc - target));
+		int line = atoi(lc + 1), found = 0;
+		uint64_t *addrs = NULL;
+		size_t na = 0;
+
+		if (!file) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		if (ret) {
+			snprintf(err, errlen, "'%s': a uretprobe is set on a function, not on a line", spec);
+		} else if (!dw) {
+			snprintf(err, errlen, "'%s': %s has no DWARF line table (built without -g?)", spec, path);
+		} else if (scry_dwarf_line_addrs(dw, file, line, &addrs, &na, &found)) {
+			snprintf(err, errlen, "'%s': no code at %s:%d in %s", spec, file, line, path);
+			rc = -ENOENT;
+		} else if (found != line) {
+			snprintf(err, errlen, "'%s': line %d of %s has no code (the next line with code is %d)", spec,
+				 line, file, found);
+			rc = -ENOENT;
+		} else {
+			const char *fb = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+
+			snprintf(suffix, sizeof(suffix), "%s_%d", fb, line);
+			rc = 0;
+			for (size_t i = 0; i < na && !rc; i++) {
+				int64_t off = scry_elf_offset(&e, addrs[i]);
+
+				if (off >= 0)
+					rc = add_probe(cat, &v, &nv, path, false, NULL, (uint64_t)off, suffix, NULL, true, true);
+			}
+			if (!rc && !nv) {
+				snprintf(err, errlen, "'%s': the code of %s:%d is in no loaded segment", spec, file, line);
+				rc = -ENOENT;
+			}
+		}
+		free(addrs);
+		free(file);
 		goto out;
 	}
 	if (!e.nfuncs) {
@@ -255,7 +421,7 @@ int scry_catalog_uprobes(struct scry_catalog *cat, const char *spec, struct scry
 		}
 		snprintf(suffix, sizeof(suffix), "%s_0x%" PRIx64, func, off);
 		rc = add_probe(cat, &v, &nv, path, ret, func, f->offset + off, suffix,
-			       off == 0 && dw && !scry_dwarf_func(dw, f->addr, &dwf) ? &dwf : NULL, false);
+			       off == 0 && dw && !scry_dwarf_func(dw, f->addr, &dwf) ? &dwf : NULL, false, false);
 		goto out;
 	}
 	bool glob = strpbrk(target, "*?[") != NULL;
@@ -296,7 +462,7 @@ int scry_catalog_uprobes(struct scry_catalog *cat, const char *spec, struct scry
 		if (dup)
 			continue;
 		if ((rc = add_probe(cat, &v, &nv, path, ret, f->name, f->offset, f->name,
-				    dw && !scry_dwarf_func(dw, f->addr, &dwf) ? &dwf : NULL, glob)))
+				    dw && !scry_dwarf_func(dw, f->addr, &dwf) ? &dwf : NULL, glob, false)))
 			goto out;
 	}
 	rc = 0;

@@ -2,7 +2,9 @@
  * uprobe:PATH:FUNC+OFF, uprobe:PATH:0xADDR and uprobe:PATH:GLOB resolved against the ELF
  * file (elfsyms.h) into the probes to attach (file offsets), each with its event
  * (catalog-owned) and the descriptor its BPF program writes it by (scry_up_desc).
- * Arguments: the x86-64 System V registers arg0..arg5 at entry and `ret` at return. */
+ * Arguments: the x86-64 System V registers arg0..arg5 at entry and `ret` at return.
+ * usdt:PATH:PROVIDER:NAME (or usdt:PATH:NAME) names a USDT probe (usdt.h): its event
+ * usdt_<provider>_<name>, its arguments arg0..argN typed by the note's operands. */
 #ifndef SCRY_CATALOG_UPROBE_H
 #define SCRY_CATALOG_UPROBE_H
 
@@ -19,11 +21,12 @@ struct scry_uprobe {
 	char *func;                 /* the function, or NULL (an address) */
 	uint64_t offset;            /* file offset of the probed instruction */
 	bool ret;                   /* uretprobe */
+	char *provider;             /* a USDT probe: its provider (func: its name), else NULL */
 	const struct scry_event *ev;
 	struct scry_up_desc desc;   /* event_id left to the session */
 };
 
-/* Is spec a uprobe spec ("uprobe:", "uretprobe:")? */
+/* Is spec a uprobe spec ("uprobe:", "uretprobe:", "usdt:")? */
 bool scry_uprobe_claims(const char *spec);
 /* The probes spec names (n >= 1), or -errno with a one-line reason in err (no file, no such
  * function with the closest names, a glob matching too many). */

@@ -40,6 +40,10 @@ static void usage(FILE *f)
 		"  -e, --event SPEC       event(s), repeatable, comma-separated: 'sched:sched_switch', 'sched:*',\n"
 		"                         'syscall:openat', 'syscall:open*', 'syscall:*', 'block:block_rq_issue'.\n"
 		"                         Default: all syscalls + sched_switch + sched_process_fork/exec/exit\n"
+		"                         Dynamic probes (docs/PROBES.md): 'uprobe:PATH:FUNC' (FUNC+OFF,\n"
+		"                         0xADDR, globs), 'uretprobe:PATH:FUNC', 'usdt:PATH:PROVIDER:NAME',\n"
+		"                         PATH a file or a name in $PATH; arguments typed from DWARF\n"
+		"      --userspace-probe SPEC  LTTng's spelling: elf:PATH:SYMBOL, sdt:PATH:PROVIDER:NAME\n"
 		"  -c, --context LIST     contexts (default pid,tid,procname); `scry list contexts` shows them\n"
 		"      --channel NAME     the -e, -c and --buffer-size after it apply to channel NAME (a\n"
 		"                         stream class of its own: NAME_<cpu> files, its contexts and\n"
@@ -80,12 +84,13 @@ struct record_args {
 
 static int parse_args(int argc, char **argv, struct record_args *a, char *err, size_t errlen)
 {
-	enum { OPT_DURATION = 256, OPT_BUFFER, OPT_PACKET, OPT_SNAPLEN, OPT_CHANNEL };
+	enum { OPT_DURATION = 256, OPT_BUFFER, OPT_PACKET, OPT_SNAPLEN, OPT_CHANNEL, OPT_USERSPACE_PROBE };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "event", required_argument, NULL, 'e' },
 		{ "context", required_argument, NULL, 'c' },
 		{ "channel", required_argument, NULL, OPT_CHANNEL },
+		{ "userspace-probe", required_argument, NULL, OPT_USERSPACE_PROBE },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "all", no_argument, NULL, 'a' },
 		{ "duration", required_argument, NULL, OPT_DURATION },
@@ -113,6 +118,25 @@ static int parse_args(int argc, char **argv, struct record_args *a, char *err, s
 			int r = cli_channels_events(&a->chans, optarg, err, errlen);
 
 			if (r == -EINVAL)
+				return r;
+			if (r)
+				goto oom;
+			break;
+		}
+		case OPT_USERSPACE_PROBE: {   /* LTTng's spelling: elf:PATH:SYMBOL, sdt:PATH:PROVIDER:NAME */
+			char spec[4200];
+			int r;
+
+			if (!strncmp(optarg, "elf:", 4))
+				snprintf(spec, sizeof(spec), "uprobe:%s", optarg + 4);
+			else if (!strncmp(optarg, "sdt:", 4))
+				snprintf(spec, sizeof(spec), "usdt:%s", optarg + 4);
+			else {
+				snprintf(err, errlen, "--userspace-probe '%s': expected elf:PATH:SYMBOL or "
+					 "sdt:PATH:PROVIDER:NAME", optarg);
+				return -EINVAL;
+			}
+			if ((r = cli_channels_events(&a->chans, spec, err, errlen)) == -EINVAL)
 				return r;
 			if (r)
 				goto oom;

@@ -82,7 +82,7 @@ static int event_specs(const struct trace_opts *o, struct scry_catalog *cat, cha
 		"bind", "connect", "listen", "sendto", "sendmsg", "sendmmsg",
 	};
 	const size_t nfd = sizeof(fd_calls) / sizeof(fd_calls[0]);
-	char **specs = calloc(n + 6 + nfd, sizeof(*specs));
+	char **specs = calloc(n + 8 + nfd + o->nprobes, sizeof(*specs));
 
 	if (!specs)
 		return -ENOMEM;
@@ -110,6 +110,10 @@ static int event_specs(const struct trace_opts *o, struct scry_catalog *cat, cha
 			specs[k++] = strdup("sched:sched_process_fork");
 		specs[k++] = strdup("sched:sched_process_exit");
 	}
+	for (size_t i = 0; i < o->nprobes; i++)   /* -e uprobe:... */
+		specs[k++] = strdup(o->probes[i]);
+	if (o->flow && (asprintf(&specs[k++], "uprobe:%s", o->flow) < 0 || asprintf(&specs[k++], "uretprobe:%s", o->flow) < 0))
+		specs[k - 1] = NULL;
 	*out = specs;
 	*nout = k;
 	for (size_t i = 0; i < k; i++)
@@ -146,6 +150,12 @@ static void on_task_ev(void *ctx, int parent_pid, int pid, int tid)
 static void on_proc_exit(void *ctx, int pid, int64_t ts, int status)
 {
 	trace_printer_exited(ctx, pid, ts, status);
+}
+
+static void on_probe(void *ctx, int pid, int tid, int64_t ts, const struct scry_event *ev,
+		     const struct scry_fieldval *vals)
+{
+	trace_printer_probe(ctx, pid, tid, ts, ev, vals);
 }
 
 /* The command is held before its exec: shown from its exec on, with what it inherited
@@ -319,7 +329,7 @@ int cmd_trace(int argc, char **argv)
 	if (chan.kind == SCRY_CHANNEL_EVENTS) {
 		struct trace_live_ops ops = {
 			.entry = on_entry, .exit = on_exit_ev, .signal = on_signal_ev, .signal_ignored = on_signal_ignored_ev,
-			.proc_exit = on_proc_exit, .task = on_task_ev, .ctx = pr,
+			.proc_exit = on_proc_exit, .task = on_task_ev, .probe = on_probe, .ctx = pr,
 		};
 		if (!(live = trace_live_new(&ops))) {
 			snprintf(err, sizeof(err), "out of memory");

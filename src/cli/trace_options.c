@@ -58,6 +58,12 @@ void trace_opts_usage(FILE *f)
 		"                         %%fstatfs %%%%statfs, /REGEX, ?NAME, all, none; '!' inverts\n"
 		"  -e status=SET          successful, failed, unfinished, detached (unavailable accepted)\n"
 		"  -e signal=SET          signals shown (names or numbers; '!' inverts)\n"
+		"  -e uprobe:PATH:FUNC    also a function's calls (uretprobe: its returns; FUNC+OFF,\n"
+		"                         0xADDR, globs; usdt:PATH:PROVIDER:NAME), with their arguments\n"
+		"                         (docs/PROBES.md); -e trace=none shows only those\n"
+		"      --flow [uprobe:]PATH:GLOB  the calls and returns of the functions matching GLOB as\n"
+		"                         an indented tree per thread: microseconds since the thread's\n"
+		"                         first call, -> FUNC(args), <- FUNC = ret <duration>\n"
 		"  -z, -Z                 successful calls only, failed calls only\n"
 		"  -T                     time spent in each call <s.us>\n"
 		"  -t, -tt, -ttt          time of day, with microseconds, as seconds since the epoch\n"
@@ -84,7 +90,7 @@ void trace_opts_usage(FILE *f)
 int trace_opts_parse(struct trace_opts *o, struct cli_track *track, int argc, char **argv,
 		     const struct trace_names *names, char *err, size_t errlen)
 {
-	enum { OPT_NOFOLLOW = 256, OPT_TRACE, OPT_STATUS, OPT_SIGNAL, OPT_JSON, OPT_SNAPLEN, OPT_RECORD };
+	enum { OPT_NOFOLLOW = 256, OPT_TRACE, OPT_STATUS, OPT_SIGNAL, OPT_JSON, OPT_SNAPLEN, OPT_RECORD, OPT_FLOW };
 	static const struct option longopts[] = {
 		{ "follow", no_argument, NULL, 'f' },
 		{ "no-follow", no_argument, NULL, OPT_NOFOLLOW },
@@ -108,6 +114,7 @@ int trace_opts_parse(struct trace_opts *o, struct cli_track *track, int argc, ch
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "snaplen", required_argument, NULL, OPT_SNAPLEN },
 		{ "record", required_argument, NULL, OPT_RECORD },
+		{ "flow", required_argument, NULL, OPT_FLOW },
 		{ "help", no_argument, NULL, 'h' },
 		CLI_TRACK_LONGOPTS,
 		{ 0 },
@@ -238,6 +245,17 @@ int trace_opts_parse(struct trace_opts *o, struct cli_track *track, int argc, ch
 		case OPT_RECORD:
 			o->record_dir = optarg;
 			break;
+		case OPT_FLOW:
+			if (o->flow) {
+				snprintf(err, errlen, "--flow is given once (a glob takes several functions)");
+				return -1;
+			}
+			o->flow = !strncmp(optarg, "uprobe:", 7) ? optarg + 7 : optarg;
+			if (!strchr(o->flow, ':')) {
+				snprintf(err, errlen, "--flow '%s': expected [uprobe:]PATH:GLOB", optarg);
+				return -1;
+			}
+			break;
 		case 'h':
 			o->help = true;
 			return 0;
@@ -259,6 +277,13 @@ int trace_opts_parse(struct trace_opts *o, struct cli_track *track, int argc, ch
 	if (optind < argc)
 		o->cmd = &argv[optind];
 
+	/* --flow alone shows the call tree only */
+	if (o->flow && !o->trace_given && trace_opts_set_trace(o, "none", names, err, errlen))
+		return -1;
+	if (o->flow && o->json) {
+		snprintf(err, errlen, "--flow and --json exclude each other (--json gives each call and return)");
+		return -1;
+	}
 	if (z && Z) {
 		snprintf(err, errlen, "-z (successful calls only) and -Z (failed calls only) exclude each other");
 		return -1;

@@ -70,35 +70,65 @@ int scry_probes_detach_tracepoint(struct scry_probes *p, int slot)
 	return 0;
 }
 
-int scry_probes_attach_uprobe(struct scry_probes *p, const char *path, uint64_t offset, bool ret,
-			      const struct scry_up_desc *d, char *err, size_t errlen)
+/* The next uprobe slot with its descriptor stored, or -errno. */
+static int up_slot(struct scry_probes *p, struct bpf_program *prog, const char *what, const struct scry_up_desc *d,
+		   char *err, size_t errlen)
 {
-	char what[600];
 	__u32 slot = p->next_up_slot;
-	int r;
 
-	if (!bpf_program__autoload(p->skel->progs.scry_uprobe)) {
-		snprintf(err, errlen, "uprobes cannot be added to a session loaded without one");
+	if (!bpf_program__autoload(prog)) {
+		snprintf(err, errlen, "%s: such probes cannot be added to a session loaded without one", what);
 		return -ENOTSUP;
 	}
 	if (slot >= SCRY_MAX_UPROBES) {
-		snprintf(err, errlen, "too many uprobes (limit %d)", SCRY_MAX_UPROBES);
+		snprintf(err, errlen, "too many uprobes and USDT probes (limit %d)", SCRY_MAX_UPROBES);
 		return -E2BIG;
 	}
 	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.uprobes), &slot, d, BPF_ANY)) {
 		int e = -errno;
-		snprintf(err, errlen, "cannot store the descriptor of a uprobe on %s: %s", path, strerror(-e));
+		snprintf(err, errlen, "cannot store the descriptor of %s: %s", what, strerror(-e));
 		return e;
 	}
-	LIBBPF_OPTS(bpf_uprobe_opts, uopts, .bpf_cookie = slot, .retprobe = ret);
-	snprintf(what, sizeof(what), "%s %s+0x%llx", ret ? "uretprobe" : "uprobe", path, (unsigned long long)offset);
-	r = probes_add_link(p, bpf_program__attach_uprobe_opts(p->skel->progs.scry_uprobe, -1, path, (size_t)offset,
-								&uopts), what, err, errlen);
+	return (int)slot;
+}
+
+static int up_link(struct scry_probes *p, struct bpf_link *l, int slot, const char *what, char *err, size_t errlen)
+{
+	int r = probes_add_link(p, l, what, err, errlen);
+
 	if (r)
 		return r;
 	p->up_link[slot] = (int)p->nlinks - 1;
 	p->next_up_slot++;
-	return (int)slot;
+	return slot;
+}
+
+int scry_probes_attach_uprobe(struct scry_probes *p, const char *path, uint64_t offset, bool ret,
+			      const struct scry_up_desc *d, char *err, size_t errlen)
+{
+	char what[600];
+	int slot;
+
+	snprintf(what, sizeof(what), "%s %s+0x%llx", ret ? "uretprobe" : "uprobe", path, (unsigned long long)offset);
+	if ((slot = up_slot(p, p->skel->progs.scry_uprobe, what, d, err, errlen)) < 0)
+		return slot;
+	LIBBPF_OPTS(bpf_uprobe_opts, uopts, .bpf_cookie = (__u64)slot, .retprobe = ret);
+	return up_link(p, bpf_program__attach_uprobe_opts(p->skel->progs.scry_uprobe, -1, path, (size_t)offset, &uopts),
+		       slot, what, err, errlen);
+}
+
+int scry_probes_attach_usdt(struct scry_probes *p, const char *path, const char *provider, const char *name,
+			    const struct scry_up_desc *d, char *err, size_t errlen)
+{
+	char what[700];
+	int slot;
+
+	snprintf(what, sizeof(what), "usdt %s:%s:%s", path, provider, name);
+	if ((slot = up_slot(p, p->skel->progs.scry_usdt, what, d, err, errlen)) < 0)
+		return slot;
+	LIBBPF_OPTS(bpf_usdt_opts, uopts, .usdt_cookie = (__u64)slot);
+	return up_link(p, bpf_program__attach_usdt(p->skel->progs.scry_usdt, -1, path, provider, name, &uopts),
+		       slot, what, err, errlen);
 }
 
 int scry_probes_detach_uprobe(struct scry_probes *p, int slot)

@@ -111,7 +111,7 @@ bool scry_feature_prepare_exec(const struct btf *vmlinux)
 }
 
 /* kprobes: the kernel's kprobe PMU (perf_event_open of a kprobe). */
-static bool has_kprobes(char *why, size_t n)
+bool scry_feature_kprobes(char *why, size_t n)
 {
 	if (access("/sys/bus/event_source/devices/kprobe/type", R_OK) == 0) {
 		snprintf(why, n, "kprobe PMU present");
@@ -123,7 +123,7 @@ static bool has_kprobes(char *why, size_t n)
 
 /* fentry: load a program on a kernel function and attach it (a kernel may load and still
  * refuse to attach). */
-static bool fentry_can_attach(const struct btf *vmlinux, char *why, size_t n)
+bool scry_feature_fentry(const struct btf *vmlinux, char *why, size_t n)
 {
 	struct bpf_insn insns[] = {
 		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
@@ -223,14 +223,15 @@ size_t scry_features_probe(struct scry_feature_report *out, size_t max)
 	    getenv("SCRY_NO_PREPARE_EXEC") ? " (SCRY_NO_PREPARE_EXEC set)" : "");
 	ADD("bpf_iter", btf_has(vm, "bpf_iter__task", BTF_KIND_STRUCT), "available (for a statedump; not used yet)", "not available: no statedump",
 	    "bpf_iter__task in kernel BTF");
-	ADD("uprobe_multi", btf_has(vm, "bpf_uprobe_multi_link", BTF_KIND_STRUCT), "available (for dynamic probes; not used yet)",
-	    "one link per function (for dynamic probes)", "bpf_uprobe_multi_link in kernel BTF");
+	ADD("uprobe_multi", btf_has(vm, "bpf_uprobe_multi_link", BTF_KIND_STRUCT),
+	    "not used: libbpf 1.1 has no uprobe_multi API; one link per function",
+	    "one link per function (uprobe: globs)", "bpf_uprobe_multi_link in kernel BTF");
 	{
 		struct scry_feature_report tmp = { 0 };
-		bool ok = has_kprobes(tmp.why, sizeof(tmp.why));
+		bool ok = scry_feature_kprobes(tmp.why, sizeof(tmp.why));
 
 		ADD("kprobes", ok, "available (for kprobe: events; not used yet)", "kprobe: events are refused for this reason", "%s", tmp.why);
-		ok = fentry_can_attach(vm, tmp.why, sizeof(tmp.why));
+		ok = scry_feature_fentry(vm, tmp.why, sizeof(tmp.why));
 		ADD("fentry", ok, "available (for fentry: events; not used yet)", "fentry: events are refused for this reason", "%s", tmp.why);
 		ok = perf_sampling(tmp.why, sizeof(tmp.why));
 		ADD("perf_events", ok, "available (for sampling and counters; not used yet)", "not available", "%s", tmp.why);

@@ -24,6 +24,11 @@ bool scry_feature_kptr_untrusted(void);                 /* untrusted kptrs in pe
 int scry_feature_strnstr(const struct btf *vmlinux);    /* kfunc bpf_strnstr's BTF id, or 0 */
 bool scry_feature_prepare_exec(const struct btf *vmlinux);
 
+/* kprobes (the kprobe PMU) and fentry (a trampoline program loaded and attached to a
+ * kernel function): false with the reason in why. */
+bool scry_feature_kprobes(char *why, size_t n);
+bool scry_feature_fentry(const struct btf *vmlinux, char *why, size_t n);
+
 /* One line of `scry list features`. */
 struct scry_feature_report {
 	const char *name;

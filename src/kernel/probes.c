@@ -146,6 +146,7 @@ int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o,
 	bpf_program__set_autoload(p->skel->progs.scry_signal, o->signal_event_id != 0xffff);
 	bpf_program__set_autoload(p->skel->progs.scry_signal_gen, o->signal_gen_event_id != 0xffff);
 	bpf_program__set_autoload(p->skel->progs.scry_uprobe, o->uprobes);
+	bpf_program__set_autoload(p->skel->progs.scry_usdt, o->usdt);
 	if (getenv("SCRY_FOLLOW_MAX")) {          /* tests: a small follow set, to fill it */
 		unsigned max = (unsigned)strtoul(getenv("SCRY_FOLLOW_MAX"), NULL, 0);
 

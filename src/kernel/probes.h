@@ -24,6 +24,7 @@ struct scry_probes_opts {
 	uint16_t unknown_exit_id;
 	bool syscalls;              /* attach the syscall programs */
 	bool uprobes;               /* load the uprobe program (scry_probes_attach_uprobe) */
+	bool usdt;                  /* load the USDT program (scry_probes_attach_usdt) */
 	bool filter;                /* filter fronts will be loaded (scry_probes_load_front) */
 	size_t ring_size;           /* bytes per CPU ring, a power of two multiple of the page size */
 	unsigned nevent_ids;        /* size of the filter prog arrays (event ids 0..n-1) */
@@ -65,7 +66,11 @@ int scry_probes_detach_tracepoint(struct scry_probes *p, int slot);
  * or later, is probed (the probe is on the inode).  Returns its slot (>= 0) or -errno. */
 int scry_probes_attach_uprobe(struct scry_probes *p, const char *path, uint64_t offset, bool ret,
 			      const struct scry_up_desc *d, char *err, size_t errlen);
-/* Stop writing the uprobe of slot at once, then detach it. */
+/* Attach the USDT program (loaded with opts.usdt) to every provider:name note of path
+ * (libbpf: addresses, semaphores, argument specs); a slot as scry_probes_attach_uprobe. */
+int scry_probes_attach_usdt(struct scry_probes *p, const char *path, const char *provider, const char *name,
+			    const struct scry_up_desc *d, char *err, size_t errlen);
+/* Stop writing the uprobe (or USDT probe) of slot at once, then detach it. */
 int scry_probes_detach_uprobe(struct scry_probes *p, int slot);
 /* Attach the syscall and fork programs (after every descriptor is set). */
 int scry_probes_attach(struct scry_probes *p, char *err, size_t errlen);

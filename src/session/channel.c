@@ -134,7 +134,8 @@ int channel_load(struct scry_channel *c, char *err, size_t errlen)
 		.unknown_entry_id = c->unknown_entry,
 		.unknown_exit_id = c->unknown_exit,
 		.syscalls = c->any_syscall,
-		.uprobes = c->nups > 0,
+		.uprobes = c->any_uprobe,
+		.usdt = c->any_usdt,
 		.filter = c->filters != NULL,
 		.ring_size = c->opts.ring_size,
 		.nevent_ids = (unsigned)c->nevents,
@@ -236,6 +237,7 @@ void channel_free(struct scry_channel *c)
 	for (size_t i = 0; i < c->nups; i++) {
 		free(c->ups[i].u.path);
 		free(c->ups[i].u.func);
+		free(c->ups[i].u.provider);
 	}
 	free(c->ups);
 	free(c->events);

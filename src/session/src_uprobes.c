@@ -1,8 +1,8 @@
 /* src_uprobes.c — the uprobe source: "uprobe:PATH:FUNC" and "uretprobe:PATH:FUNC" (with
  * FUNC+OFF, 0xADDR and globs; catalog/uprobe.h) each resolved into probes on the file's
  * inode, so processes started later are probed too, each attached to the uprobe program of
- * src/bpf/uprobes.bpf.h with its descriptor.  The program is loaded only when the channel
- * has a uprobe.  A filter over a uprobe's fields is decided in user space (user_filter.c). */
+ * src/bpf/uprobes.bpf.h with its descriptor; "usdt:PATH:PROVIDER:NAME" attached by libbpf
+ * to the USDT program.  The programs are loaded only when the channel has such a probe.  A filter over a uprobe's fields is decided in user space (user_filter.c). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,13 +20,12 @@ static int enable(struct scry_channel *c, const char *spec, size_t *matched, cha
 
 	if (ret)
 		return ret;
-	if (c->probes && !c->nups) {
+	if (c->probes && n && ((v[0].provider && !c->any_usdt) || (!v[0].provider && !c->any_uprobe))) {
 		snprintf(err, errlen, "'%s': uprobes cannot be added to a channel loaded without one", spec);
 		ret = -ENOTSUP;
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
-		size_t before = c->nevents;
 		int id = channel_add_event(c, v[i].ev);
 		struct up_ref *r;
 
@@ -35,15 +34,23 @@ static int enable(struct scry_channel *c, const char *spec, size_t *matched, cha
 			goto out;
 		}
 		(*matched)++;
-		if (c->nevents == before)
-			continue;                 /* already enabled */
+		/* already enabled: the same probe (a statement's copies share one event) */
+		bool dup = false;
+		for (size_t k = 0; k < c->nups && !dup; k++)
+			dup = c->ups[k].u.ev == v[i].ev && c->ups[k].u.offset == v[i].offset;
+		if (dup)
+			continue;
 		if (!(r = realloc(c->ups, (c->nups + 1) * sizeof(*r)))) {
 			ret = -ENOMEM;
 			goto out;
 		}
 		c->ups = r;
+		if (v[i].provider)
+			c->any_usdt = true;
+		else
+			c->any_uprobe = true;
 		r[c->nups] = (struct up_ref){ .u = v[i], .id = id, .slot = -1 };
-		v[i].path = v[i].func = NULL;  /* now the channel's */
+		v[i].path = v[i].func = v[i].provider = NULL;  /* now the channel's */
 		c->nups++;
 	}
 out:
@@ -88,7 +95,8 @@ static int attach(struct scry_channel *c, char *err, size_t errlen)
 		if (r->disabled || (c->filters && scry_filters_use(c->filters, (size_t)r->id) == SCRY_FILTER_NEVER))
 			continue;
 		d.event_id = (__u16)r->id;
-		ret = scry_probes_attach_uprobe(c->probes, r->u.path, r->u.offset, r->u.ret, &d, err, errlen);
+		ret = r->u.provider ? scry_probes_attach_usdt(c->probes, r->u.path, r->u.provider, r->u.func, &d, err, errlen) :
+		      scry_probes_attach_uprobe(c->probes, r->u.path, r->u.offset, r->u.ret, &d, err, errlen);
 		if (ret < 0)
 			return ret;
 		r->slot = ret;

@@ -356,6 +356,11 @@ static void dispatch(struct trace_live *l, const uint8_t *b, uint32_t len)
 			l->ops.proc_exit(l->ops.ctx, pid, rts, status);
 		return;
 	}
+	if (ev->kind == SCRY_EV_UPROBE) {
+		if (l->ops.probe && !(l->gate_pid && pid == l->gate_pid))   /* scry's child before its exec */
+			l->ops.probe(l->ops.ctx, pid, tid, rts, ev, l->vals);
+		return;
+	}
 	if (ev->kind != SCRY_EV_SYSCALL_ENTRY && ev->kind != SCRY_EV_SYSCALL_EXIT)
 		return;
 	if (ev->nr < 0 || ev->nr >= SCRY_MAX_SYSCALLS || !(sc = l->by_nr[ev->nr]))

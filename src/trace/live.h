@@ -9,6 +9,8 @@
 #include "trace/call.h"
 
 struct scry_session;
+struct scry_event;
+struct scry_fieldval;
 
 struct trace_live_ops {
 	void (*entry)(void *ctx, const struct trace_call *c);
@@ -22,6 +24,9 @@ struct trace_live_ops {
 	void (*task)(void *ctx, int parent_pid, int pid, int tid);
 	/* the last thread of pid exited; status as wait(2) reports it */
 	void (*proc_exit)(void *ctx, int pid, int64_t ts, int status);
+	/* a uprobe, uretprobe or USDT probe (an event of kind SCRY_EV_UPROBE) and its fields */
+	void (*probe)(void *ctx, int pid, int tid, int64_t ts, const struct scry_event *ev,
+		      const struct scry_fieldval *vals);
 	void *ctx;
 };
 

@@ -50,6 +50,9 @@ void trace_opts_free(struct trace_opts *o)
 	free(o->pids);
 	o->pids = NULL;
 	o->npids = 0;
+	free(o->probes);
+	o->probes = NULL;
+	o->nprobes = 0;
 }
 
 bool trace_opts_selected(const struct trace_opts *o, int nr)
@@ -292,6 +295,21 @@ int trace_opts_qualifier(struct trace_opts *o, const char *arg, const struct tra
 	const char *eq = strchr(arg, '=');
 	size_t qlen = eq ? (size_t)(eq - arg) : 0;
 
+	static const char *const probe_kinds[] = { "uprobe:", "uretprobe:", "usdt:", "kprobe:", "kretprobe:",
+						   "fentry:", "fexit:" };
+
+	for (size_t i = 0; i < sizeof(probe_kinds) / sizeof(probe_kinds[0]); i++)
+		if (!strncmp(arg, probe_kinds[i], strlen(probe_kinds[i]))) {   /* a dynamic probe */
+			const char **v = realloc(o->probes, (o->nprobes + 1) * sizeof(*v));
+
+			if (!v) {
+				snprintf(err, errlen, "out of memory");
+				return -1;
+			}
+			o->probes = v;
+			v[o->nprobes++] = arg;
+			return 0;
+		}
 	if (!eq)
 		return trace_opts_set_trace(o, arg, names, err, errlen);
 	if ((qlen == 5 && !strncmp(arg, "trace", 5)) || (qlen == 1 && arg[0] == 't'))

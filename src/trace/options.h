@@ -47,6 +47,9 @@ struct trace_opts {
 	bool trace_given;                    /* an -e trace= was given */
 	unsigned status;                     /* -e status=, -z, -Z: TRACE_ST_* */
 	uint64_t sigset;                     /* -e signal=: bit s-1 for signal s (1..64) */
+	const char **probes;                 /* -e uprobe:/uretprobe:/usdt:/kprobe:... specs (into argv) */
+	size_t nprobes;
+	const char *flow;                    /* --flow [uprobe:]PATH:GLOB: the call tree (into argv) */
 	/* how to print */
 	int tstamp;                          /* 0, 1 -t, 2 -tt, 3 -ttt */
 	bool relative;                       /* -r */

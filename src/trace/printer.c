@@ -821,10 +821,17 @@ int trace_printer_finish(struct trace_printer *p)
 	return p->ob.error ? -1 : 0;
 }
 
+void trace_printer_leader(struct trace_printer *p, int pid, int tid, int64_t ts)
+{
+	task_get(p, tid, pid);
+	leader(p, tid, ts);
+}
+
 void trace_printer_free(struct trace_printer *p)
 {
 	if (!p)
 		return;
+	trace_flow_free(p->flow);
 	for (size_t i = 0; i < p->tasks.cap; i++)
 		if (p->tasks.slots[i].key) {
 			struct task *t = p->tasks.slots[i].val;
@@ -843,4 +850,86 @@ void trace_printer_free(struct trace_printer *p)
 		fclose(p->ms);
 	free(p->ms_buf);
 	free(p);
+}
+
+/* ---- probes (uprobe, uretprobe, USDT) ---- */
+
+void trace_probe_label(const struct scry_event *ev, char *buf, size_t len)
+{
+	const char *uri = ev->emf_uri ? ev->emf_uri : ev->name, *c1 = strchr(uri, ':');
+	const char *path = c1 ? c1 + 1 : uri, *rest = strchr(path, ':'), *base;
+
+	if (!c1 || !rest) {
+		snprintf(buf, len, "%s", uri);
+		return;
+	}
+	base = memrchr(path, '/', (size_t)(rest - path));
+	base = base ? base + 1 : path;
+	snprintf(buf, len, "%.*s%.*s%s", (int)(c1 - uri + 1), uri, (int)(rest - base), base, rest);
+}
+
+void trace_probe_value(struct trace_printer *p, const struct scry_field *f, const struct scry_fieldval *v)
+{
+	if (f->type == SCRY_F_STRING) {
+		scry_fmt_str(&p->ob, v->p, v->len, p->o.strsize, false);
+		return;
+	}
+	if (f->type != SCRY_F_INT) {
+		OB_LIT(&p->ob, "?");
+		return;
+	}
+	if (f->base == 16) {
+		char tmp[24];
+		int n = snprintf(tmp, sizeof(tmp), "%#llx", (unsigned long long)v->v);
+		ob_write(&p->ob, tmp, (size_t)n);
+	} else if (f->is_signed) {
+		int64_t x = (int64_t)v->v;
+
+		if (f->size < 8 && (v->v >> (f->size * 8 - 1)) & 1)
+			x = (int64_t)(v->v | ~0ULL << (f->size * 8));
+		ob_i64(&p->ob, x);
+	} else {
+		ob_u64(&p->ob, v->v);
+	}
+}
+
+void trace_printer_probe(struct trace_printer *p, int pid, int tid, int64_t ts, const struct scry_event *ev,
+			 const struct scry_fieldval *vals)
+{
+	char label[512];
+	bool ret = ev->system && !strcmp(ev->system, "uretprobe");
+
+	task_get(p, tid, pid);
+	if (p->quiet)
+		return;
+	if (p->o.flow) {
+		if (!p->flow && !(p->flow = trace_flow_new()))
+			return;
+		trace_flow_probe(p, p->flow, pid, tid, ts, ev, vals);
+		return;
+	}
+	trace_probe_label(ev, label, sizeof(label));
+	if (p->o.json) {
+		trace_json_probe(p, pid, tid, ts, label, ev, vals);
+		return;
+	}
+	leader(p, tid, ts);
+	ob_puts(&p->ob, label);
+	if (ret) {
+		if (ev->nfields) {
+			OB_LIT(&p->ob, " = ");
+			trace_probe_value(p, &ev->fields[0], &vals[0]);
+		}
+	} else {
+		ob_putc(&p->ob, '(');
+		for (unsigned i = 0; i < ev->nfields; i++) {
+			if (i)
+				OB_LIT(&p->ob, ", ");
+			ob_puts(&p->ob, ev->fields[i].name);
+			ob_putc(&p->ob, '=');
+			trace_probe_value(p, &ev->fields[i], &vals[i]);
+		}
+		ob_putc(&p->ob, ')');
+	}
+	trace_printer_line_end(p);
 }

@@ -74,6 +74,15 @@ void trace_printer_exited(struct trace_printer *p, int pid, int64_t ts, int stat
 /* Optional: a new task (fork, clone, thread) before its first event: it counts for the
  * pid prefix at once, and a new process inherits its parent's -y fd table. */
 void trace_printer_task(struct trace_printer *p, int parent_pid, int pid, int tid);
+/* A uprobe, uretprobe or USDT probe (-e uprobe:..., see docs/PROBES.md) hit by tid:
+ *   uprobe:BINARY:FUNC(name=value, ...)        at the entry (USDT: usdt:BINARY:PROV:NAME(...))
+ *   uretprobe:BINARY:FUNC = value              at the return
+ * values as the event's fields are typed (strings quoted, -s bounds them, hex pointers);
+ * --json: {"event":"probe","probe":...,"args":{...}}. */
+struct scry_event;
+struct scry_fieldval;
+void trace_printer_probe(struct trace_printer *p, int pid, int tid, int64_t ts, const struct scry_event *ev,
+			 const struct scry_fieldval *vals);
 /* -y: what process pid has open before it is traced (the command before its exec, -p). */
 void trace_printer_prime(struct trace_printer *p, int pid);
 

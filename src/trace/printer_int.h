@@ -53,6 +53,7 @@ struct trace_printer {
 	FILE *ms;
 	char *ms_buf;
 	size_t ms_len;
+	struct trace_flow *flow;    /* --flow */
 };
 
 /* Whole-call JSON objects (printer_json.c). */
@@ -60,6 +61,20 @@ void trace_json_call(struct trace_printer *p, const struct trace_call *c, const 
 		     bool unfinished, bool detached);
 void trace_json_signal(struct trace_printer *p, int pid, int tid, int64_t ts, const uint8_t *si);
 void trace_json_exit(struct trace_printer *p, int pid, int tid, int64_t ts, int status);
+void trace_json_probe(struct trace_printer *p, int pid, int tid, int64_t ts, const char *label,
+		      const struct scry_event *ev, const struct scry_fieldval *vals);
+/* A probe event's field value as text (strings bounded by -s, hex for base 16). */
+void trace_probe_value(struct trace_printer *p, const struct scry_field *f, const struct scry_fieldval *v);
+/* --flow (flow.c): per-thread call trees; trace_flow_probe prints one probe hit. */
+struct trace_flow;
+struct trace_flow *trace_flow_new(void);
+void trace_flow_free(struct trace_flow *f);
+void trace_flow_probe(struct trace_printer *p, struct trace_flow *f, int pid, int tid, int64_t ts,
+		      const struct scry_event *ev, const struct scry_fieldval *vals);
+/* A line's start as every line has it: the open line ended, the pid prefix, -t stamps. */
+void trace_printer_leader(struct trace_printer *p, int pid, int tid, int64_t ts);
+/* "uprobe:BINARY:FUNC" of a probe event (its model.emf.uri with the binary's base name). */
+void trace_probe_label(const struct scry_event *ev, char *buf, size_t len);
 /* A JSON string of n bytes: quotes, escapes, and invalid UTF-8 bytes as \u00XX. */
 /* json_args.c: an argument's kind name ("fd", "flags"...), and its typed value as
  * ,"value":... (with ,"ptr":... for a capture; ,"truncated":true when the value is cut:

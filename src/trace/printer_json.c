@@ -177,3 +177,33 @@ void trace_json_exit(struct trace_printer *p, int pid, int tid, int64_t ts, int 
 	ob_putc(ob, '}');
 	trace_printer_line_end(p);
 }
+
+void trace_json_probe(struct trace_printer *p, int pid, int tid, int64_t ts, const char *label,
+		      const struct scry_event *ev, const struct scry_fieldval *vals)
+{
+	struct outbuf *ob = &p->ob;
+
+	head(p, "probe", ts, pid, tid);
+	OB_LIT(ob, ",\"probe\":");
+	json_cstr(ob, label);
+	OB_LIT(ob, ",\"args\":{");
+	for (unsigned i = 0; i < ev->nfields; i++) {
+		const struct scry_field *f = &ev->fields[i];
+
+		if (i)
+			ob_putc(ob, ',');
+		json_cstr(ob, f->name);
+		ob_putc(ob, ':');
+		if (f->type == SCRY_F_STRING)
+			json_str(ob, vals[i].p, vals[i].len);
+		else if (f->type == SCRY_F_INT && f->is_signed) {
+			int64_t x = (int64_t)vals[i].v;
+			if (f->size < 8 && (vals[i].v >> (f->size * 8 - 1)) & 1)
+				x = (int64_t)(vals[i].v | ~0ULL << (f->size * 8));
+			json_i64(ob, x);
+		} else
+			json_u64(ob, vals[i].v);
+	}
+	OB_LIT(ob, "}}");
+	trace_printer_line_end(p);
+}

@@ -1,13 +1,16 @@
 /* uprobed.c — functions with known arguments and return values, for the uprobe tests
  * (test_uprobes.py): integers of each size and sign, an enum, a pointer, a string, a
  * struct and a double by value (which the ABI registers cannot hold), three handle_*
- * functions for globs, a USDT probe (<sys/sdt.h>), and libc's malloc and open.
- *   uprobed [N]     calls each function N times (default 3), i = 0..N-1
+ * functions for globs, USDT probes (<sys/sdt.h>; scrywl:guarded fires only while its
+ * semaphore is set), and libc's malloc and open.
+ *   uprobed [N [slow]]  calls each function N times (default 3), i = 0..N-1; slow: 200 ms
+ *                       between rounds (to attach with -p while main runs)
  * Prints {"pid":P} first.  Built -O1 -g (and -O0, stripped: the Makefile). */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#define _SDT_HAS_SEMAPHORES 1   /* the USDT probes have semaphores, set by the tracer */
 #include <sys/sdt.h>
 #include <unistd.h>
 
@@ -17,6 +20,8 @@ enum color { RED = 1, GREEN = 2, BLUE = 40 };
 struct pair { long x, y; };
 
 volatile long sink;
+unsigned short scrywl_tick_semaphore __attribute__((section(".probes")));
+unsigned short scrywl_guarded_semaphore __attribute__((section(".probes")));
 
 NOIPA long add3(int a, long b, unsigned char c)
 {
@@ -51,6 +56,7 @@ NOIPA int recurse(int depth)
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 3;
+	int slow = argc > 2 && !strcmp(argv[2], "slow");
 
 	printf("{\"pid\":%d}\n", getpid());
 	fflush(stdout);
@@ -66,12 +72,16 @@ int main(int argc, char **argv)
 		sink = handle_alpha(i) + handle_beta(i) + handle_gamma(i);
 		sink = recurse(2);
 		DTRACE_PROBE3(scrywl, tick, i, 42 + i, -7);
+		if (scrywl_guarded_semaphore)   /* only reached while a tracer probes it */
+			DTRACE_PROBE2(scrywl, guarded, (long)i * 10, "guarded");
 		m = malloc(12345 + i);
 		sink = (long)m;
 		free(m);
 		fd = open("/dev/null", O_RDONLY);
 		if (fd >= 0)
 			close(fd);
+		if (slow)
+			usleep(200 * 1000);
 	}
 	return 0;
 }
