@@ -17,6 +17,9 @@ CFLAGS   ?= -O2 -g
 override CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow -Werror=implicit-function-declaration \
             -D_GNU_SOURCE -Isrc -I$(BUILD)
 LDLIBS   += -lbpf -lelf -lz -lm
+# scryd's save/load: LTTng's session XML
+LDLIBS   += -lxml2
+override CFLAGS += -I/usr/include/libxml2
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -I$(BUILD) -Isrc -Wall -Wno-unused-function
 
 LIB_DIRS := src/util src/ctl src/catalog src/format src/filter src/ctf src/kernel src/consumer src/session src/daemon src/trace src/view src/cli

@@ -9,7 +9,8 @@ set -euo pipefail
 # with its libFuzzer runtime builds the fuzzers and sanitizer builds.
 PKGS=(gcc make clang clang-16 llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config
       libcmocka-dev babeltrace2 python3-bt2 python3-pytest valgrind
-      libclang-rt-14-dev jq)
+      libclang-rt-14-dev jq
+      libxml2-dev libxml2-utils lttng-tools)   # scryd save/load: LTTng's session XML (libxml2), its schema (lttng-tools) and xmllint in the tests
 BENCH_PKGS=(strace linux-perf bpftrace hyperfine)
 
 for arg in "$@"; do

@@ -90,6 +90,24 @@ const struct scry_ctl_verb scry_ctl_verbs[] = {
 	{ "status",
 	  "usage: scry status\n"
 	  "The current session: its state, output, channels, events, contexts, trackers, counts.\n" },
+	{ "save",
+	  "usage: scry save [NAME | -a] [-o PATH] [-f]\n"
+	  "Save a session's configuration in LTTng's session XML (lttng load reads it; it validates\n"
+	  "against lttng-tools' session.xsd).\n"
+	  "\n"
+	  "  -o, --output-path PATH a directory (PATH/NAME.lttng) or a file; default ~/.scry/sessions\n"
+	  "  -a, --all              every session\n"
+	  "  -f, --force            overwrite an existing file\n" },
+	{ "load",
+	  "usage: scry load [FILE | NAME [-i PATH]] [-f] [--override-name NAME] [--override-url PATH]\n"
+	  "Create the sessions of an LTTng session file (every one, or NAME), as saved; started if\n"
+	  "they were.  Nothing is created when an element or value is unknown or unsupported: the\n"
+	  "error names it.\n"
+	  "\n"
+	  "  -i, --input-path PATH  a file, or a directory holding NAME.lttng (default ~/.scry/sessions)\n"
+	  "  -f, --force            replace sessions of the same names\n"
+	  "      --override-name N  the session's name\n"
+	  "      --override-url P   its trace directory (a path or file://PATH)\n" },
 	{ "set-session",
 	  "usage: scry set-session NAME\n"
 	  "Make NAME the current session (remembered in ~/.scryrc).\n" },

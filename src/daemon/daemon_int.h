@@ -66,11 +66,32 @@ int dsession_add(struct daemon *d, const char *name, const char *dir, char *err,
 int dsession_rebuild(struct daemon *d, struct dsession *s, char *err, size_t errlen);
 struct dchannel *dsession_channel(struct dsession *s, const char *name);
 int dsession_add_channel(struct dsession *s, const char *name, struct dchannel **out);
+/* Remove a channel that has no event (the pointers into s->chans move). */
+void dsession_drop_channel(struct dsession *s, struct dchannel *c);
 int dchannel_add_op(struct dchannel *c, bool enable, const char *spec);
+/* The channel's event rules, LTTng's: one per spec enable-event gave, in the order first
+ * given, enabled or not as its last enable-event/disable-event left it.  Returns how many
+ * (rules[] allocated, its specs pointing into c->ops); -ENOMEM. */
+struct drule {
+	const char *spec;
+	bool enabled;
+};
+int dchannel_rules(const struct dchannel *c, struct drule **rules);
 int dsession_start(struct daemon *d, struct dsession *s, char *err, size_t errlen);
 int dsession_stop(struct daemon *d, struct dsession *s, char *err, size_t errlen);
 /* Stop it if it runs, remove it from the daemon, free it. */
 void dsession_destroy(struct daemon *d, struct dsession *s);
+/* A new session, not registered (dsession_register adds it to the daemon). */
+struct dsession *dsession_new(const char *name, const char *dir);
+int dsession_register(struct daemon *d, struct dsession *s, char *err, size_t errlen);
+void dsession_free(struct dsession *s);
+/* session_xml.c: LTTng's session XML (session.xsd) */
+int dsession_save(const struct dsession *s, const char *path, bool force, char *err, size_t errlen);
+/* Read every session of file path (or only the one named only): each built (its engine
+ * session checks it) but none registered; *out, *n.  Unknown or unsupported elements: an
+ * error naming them. */
+int dsession_read_xml(struct daemon *d, const char *path, const char *only, struct dsession ***out,
+		      size_t *n, bool **started, char *err, size_t errlen);
 /* `list NAME`: the session described, LTTng's way. */
 void dsession_describe(struct dsession *s, FILE *out);
 

@@ -15,28 +15,46 @@ struct dsession *dsession_find(struct daemon *d, const char *name)
 	return NULL;
 }
 
-int dsession_add(struct daemon *d, const char *name, const char *dir, char *err, size_t errlen)
+struct dsession *dsession_new(const char *name, const char *dir)
 {
-	struct dsession **v = realloc(d->sess, (d->nsess + 1) * sizeof(*v)), *s;
+	struct dsession *s = calloc(1, sizeof(*s));
 
-	if (!v)
-		goto oom;
-	d->sess = v;
-	if (!(s = calloc(1, sizeof(*s))))
-		goto oom;
+	if (!s)
+		return NULL;
 	s->name = strdup(name);
 	s->dir = strdup(dir);
 	if (!s->name || !s->dir) {
-		free(s->name);
-		free(s->dir);
-		free(s);
-		goto oom;
+		dsession_free(s);
+		return NULL;
 	}
+	return s;
+}
+
+int dsession_register(struct daemon *d, struct dsession *s, char *err, size_t errlen)
+{
+	struct dsession **v = realloc(d->sess, (d->nsess + 1) * sizeof(*v));
+
+	if (!v) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	d->sess = v;
 	d->sess[d->nsess++] = s;
 	return 0;
-oom:
-	snprintf(err, errlen, "out of memory");
-	return -ENOMEM;
+}
+
+int dsession_add(struct daemon *d, const char *name, const char *dir, char *err, size_t errlen)
+{
+	struct dsession *s = dsession_new(name, dir);
+	int ret;
+
+	if (!s) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	if ((ret = dsession_register(d, s, err, errlen)))
+		dsession_free(s);
+	return ret;
 }
 
 struct dchannel *dsession_channel(struct dsession *s, const char *name)
@@ -61,6 +79,18 @@ int dsession_add_channel(struct dsession *s, const char *name, struct dchannel *
 	return 0;
 }
 
+void dsession_drop_channel(struct dsession *s, struct dchannel *c)
+{
+	size_t i = (size_t)(c - s->chans);
+
+	for (size_t k = 0; k < c->nops; k++)
+		free(c->ops[k].spec);
+	free(c->ops);
+	free(c->name);
+	memmove(&s->chans[i], &s->chans[i + 1], (s->nchans - i - 1) * sizeof(*c));
+	s->nchans--;
+}
+
 int dchannel_add_op(struct dchannel *c, bool enable, const char *spec)
 {
 	struct dop *v = realloc(c->ops, (c->nops + 1) * sizeof(*v));
@@ -72,6 +102,25 @@ int dchannel_add_op(struct dchannel *c, bool enable, const char *spec)
 		return -ENOMEM;
 	v[c->nops++].enable = enable;
 	return 0;
+}
+
+int dchannel_rules(const struct dchannel *c, struct drule **rules)
+{
+	size_t n = 0;
+
+	*rules = calloc(c->nops ? c->nops : 1, sizeof(**rules));
+	if (!*rules)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->nops; i++) {
+		size_t k;
+
+		for (k = 0; k < n && strcmp((*rules)[k].spec, c->ops[i].spec); k++)
+			;
+		if (k == n)
+			(*rules)[n++].spec = c->ops[i].spec;
+		(*rules)[k].enabled = c->ops[i].enable;
+	}
+	return (int)n;
 }
 
 static bool has_enable(const struct dchannel *c)
@@ -214,8 +263,11 @@ int dsession_stop(struct daemon *d, struct dsession *s, char *err, size_t errlen
 	return ret;
 }
 
-static void free_session(struct dsession *s)
+void dsession_free(struct dsession *s)
 {
+	if (!s)
+		return;
+	scry_session_destroy(s->eng);
 	for (size_t i = 0; i < s->nchans; i++) {
 		for (size_t k = 0; k < s->chans[i].nops; k++)
 			free(s->chans[i].ops[k].spec);
@@ -239,14 +291,13 @@ void dsession_destroy(struct daemon *d, struct dsession *s)
 
 	if (s->state == D_STARTED)
 		dsession_stop(d, s, err, sizeof(err));
-	scry_session_destroy(s->eng);
 	for (size_t i = 0; i < d->nsess; i++)
 		if (d->sess[i] == s) {
 			memmove(&d->sess[i], &d->sess[i + 1], (d->nsess - i - 1) * sizeof(*d->sess));
 			d->nsess--;
 			break;
 		}
-	free_session(s);
+	dsession_free(s);
 }
 
 static void list_u32(FILE *out, const char *what, const uint32_t *v, size_t n)
@@ -315,20 +366,16 @@ void dsession_describe(struct dsession *s, FILE *out)
 		if (!ctx_any)
 			fprintf(out, "      None\n");
 		fprintf(out, "\n    Recording event rules:\n");
-		if (!c->nops)
-			fprintf(out, "      None\n");
-		for (size_t k = 0; k < c->nops; k++) {
-			if (!c->ops[k].enable)
-				continue;
-			bool off = false;
+		struct drule *rules;
+		int nr = dchannel_rules(c, &rules);
 
-			for (size_t j = k + 1; j < c->nops; j++)
-				if (!strcmp(c->ops[j].spec, c->ops[k].spec))
-					off = !c->ops[j].enable;
-			fprintf(out, "      %s (type: %s) [%s%s]\n", c->ops[k].spec,
-				!strncmp(c->ops[k].spec, "syscall:", 8) ? "syscall" : "tracepoint",
-				off ? "disabled" : "enabled", s->filter ? ", with filter" : "");
-		}
+		if (nr == 0)
+			fprintf(out, "      None\n");
+		for (int k = 0; k < nr; k++)
+			fprintf(out, "      %s (type: %s) [%s%s]\n", rules[k].spec,
+				!strncmp(rules[k].spec, "syscall:", 8) ? "syscall" : "tracepoint",
+				rules[k].enabled ? "enabled" : "disabled", s->filter ? ", with filter" : "");
+		free(rules);
 		fprintf(out, "\n");
 	}
 }

@@ -455,3 +455,158 @@ def test_track_and_filter(daemon, tmp_path, bt2_read):
     tr = read_events(bt2_read, out)
     writes = [(e["procname"], e["fields"]["count"]) for e in tr.events if e["name"] == "syscall_entry_write"]
     assert sorted(writes) == [("dd", 555)] * 2 + [("dd", 777)] * 2, writes
+
+
+XSD = "/usr/share/xml/lttng/session.xsd"
+
+
+def test_save_xmllint_load(daemon, tmp_path, bt2_read):
+    """save writes LTTng's session XML (valid against lttng-tools' session.xsd, checked by
+    xmllint); load of it gives the same configuration (list output equal), which records."""
+    if not os.path.exists(XSD):
+        pytest.skip(f"{XSD} missing (Debian's lttng-tools installs it)")
+    out = tmp_path / "trace"
+    daemon.run("create", "web", "-o", out)
+    daemon.run("enable-channel", "-k", "--subbuf-size", "256K", "--num-subbuf", "8", "io")
+    daemon.run("enable-event", "-k", "-c", "io", "--syscall", "write,writev", "--filter", "count == 777")
+    daemon.run("enable-event", "-k", "-c", "io", "--syscall", "pwrite64", "--filter", "count == 777")
+    daemon.run("disable-event", "-k", "-c", "io", "--syscall", "writev")
+    daemon.run("add-context", "-k", "-t", "pid", "-t", "procname", "-t", "uid")
+    daemon.run("track", "-k", "--uid", "root")
+    before = daemon.run("list", "web").stdout
+    assert "UID: 0\n" in before and "syscall:writev (type: syscall) [disabled, with filter]" in before, before
+    xml = tmp_path / "web.lttng"
+    p = daemon.run("save", "-o", xml)
+    assert p.stdout == f"Session web saved successfully to {xml}\n"
+    lint = subprocess.run(["xmllint", "--noout", "--schema", XSD, str(xml)], capture_output=True, text=True)
+    assert lint.returncode == 0, lint.stderr
+    assert "<subbuffer_count>8</subbuffer_count>" in xml.read_text()
+    p = daemon.run("save", "-o", xml, check=False)
+    assert p.returncode == 1 and p.stderr == f"scry: '{xml}' exists: give -f to overwrite it\n"
+    # the default place, as lttng: ~/.scry/sessions/NAME.lttng, loaded by name
+    daemon.run("save")
+    assert (daemon.home / ".scry" / "sessions" / "web.lttng").read_text() == xml.read_text()
+    p = daemon.run("load", xml, check=False)
+    assert p.returncode == 1 and p.stderr == "scry: session 'web' already exists: give -f to replace it\n"
+    daemon.run("destroy")
+    p = daemon.run("load", xml)
+    assert p.stdout == f"Session web loaded from {xml}\n"
+    assert daemon.run("list", "web").stdout == before
+    assert (daemon.home / ".scryrc").read_text() == "session=web\n"
+    daemon.run("destroy")
+    daemon.run("load", "web")        # LTTng's `load NAME`: from ~/.scry/sessions
+    assert daemon.run("list", "web").stdout == before
+    daemon.run("start")
+    pid, _ = dd(tmp_path)
+    daemon.run("stop")
+    tr = read_events(bt2_read, out)
+    assert [(e["procname"], e["fields"]["count"]) for e in tr.events if e["name"] == "syscall_entry_write"] \
+        == [("dd", 777)] * 3
+    assert {e["name"] for e in tr.events} == {"syscall_entry_write"}, "the filter and the rules as saved"
+    # a started session saves as started; loading it starts it (as lttng)
+    daemon.run("create", "s2", "-o", tmp_path / "t2")
+    daemon.run("enable-event", "-k", "sched_process_exec")
+    daemon.run("start")
+    daemon.run("save", "-o", tmp_path)
+    assert "<started>true</started>" in (tmp_path / "s2.lttng").read_text()
+    p = daemon.run("load", tmp_path / "s2.lttng", "--override-name", "s3", "--override-url", tmp_path / "t3")
+    assert p.stdout == f"Session s3 loaded from {tmp_path / 's2.lttng'}\nTracing started for session s3\n"
+    assert "Recording session s3: [active]" in daemon.run("list", "s3").stdout
+    daemon.run("destroy", "-a")
+
+
+LTTNG_STYLE = """<?xml version="1.0" encoding="UTF-8"?>
+<sessions>
+  <session>
+    <name>{name}</name>
+    <domains>
+      <domain>
+        <type>{domain}</type>
+        <buffer_type>GLOBAL</buffer_type>
+        <channels>
+          <channel>
+            <name>channel0</name>
+            <enabled>true</enabled>
+            <overwrite_mode>{mode}</overwrite_mode>
+            <subbuffer_size>1048576</subbuffer_size>
+            <subbuffer_count>4</subbuffer_count>
+            <switch_timer_interval>0</switch_timer_interval>
+            <read_timer_interval>200000</read_timer_interval>
+            <output_type>SPLICE</output_type>
+            <tracefile_size>0</tracefile_size>
+            <tracefile_count>0</tracefile_count>
+            <live_timer_interval>0</live_timer_interval>
+            <monitor_timer_interval>1000000</monitor_timer_interval>
+            <blocking_timeout>0</blocking_timeout>
+            <events>
+              <event>
+                <name>sched_switch</name>
+                <enabled>true</enabled>
+                <type>TRACEPOINT</type>
+                <loglevel_type>ALL</loglevel_type>
+                <loglevel>-1</loglevel>
+              </event>
+              <event>
+                <name>openat</name>
+                <enabled>true</enabled>
+                <type>SYSCALL</type>
+              </event>{extra}
+            </events>
+            <contexts>
+              <context><type>VTID</type></context>
+            </contexts>
+          </channel>
+        </channels>
+      </domain>
+    </domains>
+    <started>false</started>
+    <attributes><snapshot_mode>false</snapshot_mode></attributes>
+    <output>
+      <consumer_output>
+        <enabled>true</enabled>
+        <destination><path>{path}</path></destination>
+      </consumer_output>
+    </output>
+  </session>
+</sessions>
+"""
+
+
+def test_load_lttng_file_and_refusals(daemon, tmp_path):
+    """An LTTng-style file (lttng's defaults: read timer, SPLICE, monitor timer...) loads;
+    an unknown element or an unsupported value is refused with one line naming it, and
+    nothing of the file is created."""
+    good = tmp_path / "good.lttng"
+    good.write_text(LTTNG_STYLE.format(name="lt", domain="KERNEL", mode="DISCARD", extra="", path=tmp_path / "t"))
+    if os.path.exists(XSD):
+        lint = subprocess.run(["xmllint", "--noout", "--schema", XSD, str(good)], capture_output=True, text=True)
+        assert lint.returncode == 0, lint.stderr
+    daemon.run("load", good)
+    lst = daemon.run("list", "lt").stdout
+    assert "sched_switch (type: tracepoint) [enabled]" in lst and "syscall:openat (type: syscall) [enabled]" in lst
+    assert "Sub-buffer size: 1048576 bytes" in lst and "      vtid\n" in lst, lst
+    daemon.run("destroy", "-a")
+    cases = [
+        (dict(extra="\n              <foo/>"), r"^scry: {f}:\d+: unknown element <foo> in <events>$"),
+        (dict(mode="OVERWRITE"), r"^scry: {f}:\d+: <overwrite_mode> OVERWRITE: overwrite channels are not implemented yet$"),
+        (dict(domain="UST"), r"^scry: {f}:\d+: <type> UST: scry records the kernel domain only$"),
+        (dict(extra="\n              <event><name>x</name><type>KPROBE</type></event>"),
+         r"^scry: {f}:\d+: <event> event 'x' of type KPROBE: scry records tracepoints and syscalls$"),
+        (dict(extra="\n              <event><name>no_such_tracepoint_x</name></event>"),
+         r"^scry: unknown event 'no_such_tracepoint_x'.*$"),
+    ]
+    for k, (over, pattern) in enumerate(cases):
+        args = dict(name="ok", domain="KERNEL", mode="DISCARD", extra="", path=tmp_path / f"t{k}")
+        args.update(over)
+        # two sessions, the second bad: neither is created
+        bad = LTTNG_STYLE.format(**args)
+        first = LTTNG_STYLE.format(name="first", domain="KERNEL", mode="DISCARD", extra="", path=tmp_path / f"f{k}")
+        f = tmp_path / f"bad{k}.lttng"
+        f.write_text(first.replace("</sessions>", "") + bad[bad.index("<session>"):])
+        p = daemon.run("load", f, check=False)
+        assert p.returncode == 1 and re.match(pattern.format(f=re.escape(str(f))), p.stderr.rstrip("\n")) \
+            and p.stderr.count("\n") == 1, (over, p.stderr)
+        assert daemon.run("list").stdout == "Currently no available recording session\n", over
+    (tmp_path / "junk.lttng").write_text("<sessions><session>")
+    p = daemon.run("load", tmp_path / "junk.lttng", check=False)
+    assert p.returncode == 1 and p.stderr.startswith(f"scry: {tmp_path / 'junk.lttng'}:1: not XML: "), p.stderr
