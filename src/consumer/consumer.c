@@ -144,7 +144,7 @@ int scry_consumer_open(struct scry_consumer **out, const struct scry_consumer_op
 	c->ring_size = o->ring_size;
 	c->sink = o->sink;
 	c->sink_ctx = o->sink_ctx;
-	c->ctf = o->dir != NULL;
+	c->ctf = o->dir != NULL || o->keep_packets;
 	if (o->pred && o->pred_ids) {
 		c->pred = o->pred;
 		c->pred_ctx = o->pred_ctx;
@@ -161,7 +161,7 @@ int scry_consumer_open(struct scry_consumer **out, const struct scry_consumer_op
 		struct ctf_stream_opts so = {
 			.dir = o->dir, .channel = o->channel, .cpu = i, .uuid = o->uuid,
 			.stream_id = o->stream_id, .stream_instance_id = i,
-			.packet_size = o->packet_size, .start_ts = o->start_ts,
+			.packet_size = o->packet_size, .start_ts = o->start_ts, .keep_packets = o->keep_packets,
 		};
 		c->cpus[i].c = c;
 		c->cpus[i].cpu = i;
@@ -257,6 +257,37 @@ void scry_consumer_stats(struct scry_consumer *c, struct scry_consumer_stats *ou
 	out->errors = c->errors;
 	out->filtered = c->filtered;
 	sum_kstats(c, out, false);
+}
+
+int scry_consumer_snapshot(struct scry_consumer *c, const char *dir, uint64_t max_bytes, uint64_t *bytes,
+			   char *err, size_t errlen)
+{
+	long n;
+	int tries = 0;
+
+	*bytes = 0;
+	/* what every CPU has staged, then the rings, drained (a few rounds: recording goes on) */
+	for (unsigned i = 0; i < c->ncpus; i++) {
+		if (scry_probes_staged(c->probes, i) > 2)
+			scry_probes_flush_stage(c->probes, i);
+		c->flushed_ns[i] = scry_monotonic_ns();
+	}
+	do
+		n = scry_consumer_poll(c);
+	while (n > 0 && ++tries < 8);
+	if (n < 0) {
+		snprintf(err, errlen, "reading the rings: %s", strerror((int)-n));
+		return (int)n;
+	}
+	for (unsigned i = 0; i < c->ncpus; i++) {
+		uint64_t b, p;
+		int r = ctf_stream_snapshot(c->cpus[i].stream, dir, max_bytes, &b, &p, err, errlen);
+
+		if (r)
+			return r;
+		*bytes += b;
+	}
+	return 0;
 }
 
 int scry_consumer_close(struct scry_consumer *c, uint64_t end_ts, struct scry_consumer_stats *out)

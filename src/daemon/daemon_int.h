@@ -45,6 +45,9 @@ struct dsession {
 	size_t npids;
 	uint32_t *vpids, *uids, *gids;
 	size_t nvpids, nuids, ngids;
+	bool snapshot;                 /* a flight recorder: overwrite channels kept in memory,
+					* written by snapshot record */
+	unsigned nsnapshots;
 	struct scry_session *eng;      /* built from the above; loaded once started */
 	struct scry_session_pump *pump;
 	struct scry_session_summary sum;   /* at stop */

@@ -57,7 +57,7 @@ static int write_channel(xmlTextWriterPtr w, const struct dsession *s, const str
 	if (nr < 0)
 		return -1;
 	bad |= OPEN(w, "channel") | el(w, "name", "%s", c->name) | el(w, "enabled", "true") |
-	       el(w, "overwrite_mode", "DISCARD");
+	       el(w, "overwrite_mode", "%s", s->snapshot ? "OVERWRITE" : "DISCARD");
 	if (c->subbuf_size)
 		bad |= el(w, "subbuffer_size", "%llu", (unsigned long long)c->subbuf_size) |
 		       el(w, "subbuffer_count", "%llu", (unsigned long long)c->num_subbuf);
@@ -144,8 +144,17 @@ int dsession_save(const struct dsession *s, const char *path, bool force, char *
 	}
 	bad |= CLOSE(w) | CLOSE(w);
 	bad |= el(w, "started", "%s", s->state == D_STARTED ? "true" : "false");
-	bad |= OPEN(w, "output") | OPEN(w, "consumer_output") | el(w, "enabled", "true") |
-	       OPEN(w, "destination") | el(w, "path", "%s", s->dir) | CLOSE(w) | CLOSE(w) | CLOSE(w);
+	if (s->snapshot)
+		bad |= OPEN(w, "attributes") | el(w, "snapshot_mode", "true") | CLOSE(w);
+	bad |= OPEN(w, "output");
+	if (s->snapshot)     /* LTTng's snapshot output: where snapshot record writes */
+		bad |= OPEN(w, "snapshot_outputs") | OPEN(w, "output") | el(w, "name", "snapshot-1") |
+		       el(w, "max_size", "0");
+	bad |= OPEN(w, "consumer_output") | el(w, "enabled", "true") |
+	       OPEN(w, "destination") | el(w, "path", "%s", s->dir) | CLOSE(w) | CLOSE(w);
+	if (s->snapshot)
+		bad |= CLOSE(w) | CLOSE(w);
+	bad |= CLOSE(w);
 	bad |= CLOSE(w) | CLOSE(w);
 	bad |= xmlTextWriterEndDocument(w) < 0;
 	xmlFreeTextWriter(w);      /* flushes and closes the file */
@@ -161,6 +170,8 @@ int dsession_save(const struct dsession *s, const char *path, bool force, char *
 
 struct rd {
 	struct daemon *d;
+	bool overwrite_seen, discard_seen;
+	xmlNodePtr mode_node;
 	const char *path;
 	char *err;
 	size_t errlen;
@@ -386,8 +397,14 @@ static int read_channel(struct rd *r, struct dsession *s, xmlNodePtr ch)
 		if (is(n, "enabled"))
 			ret = boolean(r, n, &enabled);
 		else if (is(n, "overwrite_mode")) {
-			if (strcmp(text(n, b, sizeof(b)), "DISCARD"))
-				ret = unsupported(r, n, "OVERWRITE: overwrite channels are not implemented yet");
+			text(n, b, sizeof(b));
+			if (!strcmp(b, "OVERWRITE"))
+				r->overwrite_seen = true;
+			else if (!strcmp(b, "DISCARD"))
+				r->discard_seen = true;
+			else
+				ret = unsupported(r, n, "is neither DISCARD nor OVERWRITE");
+			r->mode_node = n;
 		} else if (is(n, "subbuffer_size")) {
 			ret = number(r, n, &subbuf);
 			subbuf_given = true;
@@ -429,7 +446,7 @@ static int read_channel(struct rd *r, struct dsession *s, xmlNodePtr ch)
 	}
 	if (!enabled)
 		return unsupported(r, ch, "is disabled: disabled channels are not supported by scry yet");
-	if (subbuf_given || count != 4) {
+	if (subbuf_given || count != 4 || s->snapshot) {
 		uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
 
 		if (!subbuf)
@@ -595,8 +612,36 @@ static int read_domain(struct rd *r, struct dsession *s, xmlNodePtr dom)
 static int read_output(struct rd *r, xmlNodePtr out, char **dir)
 {
 	FOR_ELEMENTS(co, out) {
-		if (is(co, "snapshot_outputs"))
-			return unsupported(r, co, "(snapshot sessions are not implemented yet)");
+		if (is(co, "snapshot_outputs")) {
+			int nout = 0;
+
+			FOR_ELEMENTS(o, co) {
+				if (!is(o, "output"))
+					return unknown(r, o);
+				if (++nout > 1)
+					return unsupported(r, o, "(one snapshot output per session in scry)");
+				FOR_ELEMENTS(f, o) {
+					int ret;
+
+					if (is(f, "name") || is(f, "consumer_output"))
+						continue;
+					if (!is(f, "max_size"))
+						return unknown(r, f);
+					if ((ret = zero_only(r, f, "a snapshot output's maximum size (snapshot record "
+							     "-m gives one) is")))
+						return ret;
+				}
+				{
+					int ret = read_output(r, o, dir);   /* its consumer_output */
+
+					if (ret)
+						return ret;
+				}
+			}
+			continue;
+		}
+		if (is(co, "name") || is(co, "max_size"))
+			continue;        /* a snapshot output's, checked above */
 		if (!is(co, "consumer_output"))
 			return unknown(r, co);
 		FOR_ELEMENTS(n, co) {
@@ -636,12 +681,18 @@ static int read_session(struct rd *r, xmlNodePtr se, struct dsession **out, bool
 	char name[256] = "", *dir = NULL;
 	int ret = 0;
 
+	bool snapshot = false;
+
 	*started = false;
 	FOR_ELEMENTS(n, se) {
 		if (is(n, "name"))
 			text(n, name, sizeof(name));
 		else if (is(n, "output") && (ret = read_output(r, n, &dir)))
 			goto out;
+		else if (is(n, "attributes"))      /* the channels' defaults depend on it */
+			FOR_ELEMENTS(a, n)
+				if (is(a, "snapshot_mode") && (ret = boolean(r, a, &snapshot)))
+					goto out;
 	}
 	if (!name[0]) {
 		ret = unsupported(r, se, "has no <name>");
@@ -655,6 +706,8 @@ static int read_session(struct rd *r, xmlNodePtr se, struct dsession **out, bool
 		ret = -ENOMEM;
 		goto out;
 	}
+	s->snapshot = snapshot;
+	r->overwrite_seen = r->discard_seen = false;
 	r->filter_seen = r->unfiltered_seen = false;
 	free(r->filter);
 	r->filter = NULL;
@@ -674,8 +727,8 @@ static int read_session(struct rd *r, xmlNodePtr se, struct dsession **out, bool
 				bool on;
 
 				if (is(a, "snapshot_mode")) {
-					if (!(ret = boolean(r, a, &on)) && on)
-						ret = unsupported(r, a, "true: snapshot sessions are not implemented yet");
+					if (!(ret = boolean(r, a, &on)))
+						s->snapshot = on;
 				} else if (is(a, "live_timer_interval"))
 					ret = zero_only(r, a, "live sessions are");
 				else if (is(a, "rotation_schedules"))
@@ -692,6 +745,15 @@ static int read_session(struct rd *r, xmlNodePtr se, struct dsession **out, bool
 		}
 		if (ret)
 			goto out;
+	}
+	if (s->snapshot && r->discard_seen) {
+		ret = unsupported(r, r->mode_node, "DISCARD in a snapshot session: its channels overwrite in scry");
+		goto out;
+	}
+	if (!s->snapshot && r->overwrite_seen) {
+		ret = unsupported(r, r->mode_node, "OVERWRITE: scry's overwrite channels are those of snapshot "
+				  "sessions (snapshot_mode)");
+		goto out;
 	}
 	if (r->filter_seen) {
 		s->filter = r->filter;

@@ -139,6 +139,7 @@ int dsession_rebuild(struct daemon *d, struct dsession *s, char *err, size_t err
 	struct scry_channel_opts *co = NULL;
 	struct scry_session_opts so = {
 		.output = s->dir, .catalog = d->cat, .target_all = s->npids == 0, .filter = s->filter,
+		.snapshot = s->snapshot,
 		.track_vpids = s->nvpids ? s->vpids : NULL, .ntrack_vpids = s->nvpids,
 		.track_uids = s->nuids ? s->uids : NULL, .ntrack_uids = s->nuids,
 		.track_gids = s->ngids ? s->gids : NULL, .ntrack_gids = s->ngids,
@@ -163,7 +164,10 @@ int dsession_rebuild(struct daemon *d, struct dsession *s, char *err, size_t err
 			first[i]++;      /* disables before any enable: nothing to disable */
 		co[n++] = (struct scry_channel_opts){
 			.name = c->name, .events = (const char *const *)&c->ops[first[i]].spec, .nevents = 1,
-			.ctx_mask = c->ctx_mask, .ring_size = c->ring_size,
+			.ctx_mask = c->ctx_mask, .ring_size = s->snapshot ? 0 : c->ring_size,
+			/* a flight recorder keeps num_subbuf packets of subbuf_size per CPU */
+			.packet_size = s->snapshot ? (size_t)c->subbuf_size : 0,
+			.keep_packets = s->snapshot ? (unsigned)c->num_subbuf : 0,
 		};
 	}
 	ret = 0;
@@ -321,6 +325,8 @@ void dsession_describe(struct dsession *s, FILE *out)
 
 	fprintf(out, "Recording session %s: [%s]\n", s->name, state_name(s->state));
 	fprintf(out, "    Trace output: %s\n", s->dir);
+	if (s->snapshot)
+		fprintf(out, "    Snapshot mode: %u snapshot(s) recorded\n", s->nsnapshots);
 	if (s->filter)
 		fprintf(out, "    Filter: %s\n", s->filter);
 	if (s->state == D_STARTED)
@@ -349,11 +355,13 @@ void dsession_describe(struct dsession *s, FILE *out)
 		bool ctx_any = false;
 
 		fprintf(out, "- %s: [enabled]\n\n    Attributes:\n", c->name);
-		fprintf(out, "      Mode: discard\n");
+		fprintf(out, "      Mode: %s\n", s->snapshot ? "overwrite" : "discard");
 		if (c->subbuf_size)
 			fprintf(out, "      Sub-buffer size: %llu bytes\n      Sub-buffer count: %llu\n",
 				(unsigned long long)c->subbuf_size, (unsigned long long)c->num_subbuf);
-		if (c->ring_size)
+		if (s->snapshot)
+			;   /* the kernel ring is the engine's default; the sub-buffers are kept in memory */
+		else if (c->ring_size)
 			fprintf(out, "      Buffer size per CPU: %zu bytes\n", c->ring_size);
 		else
 			fprintf(out, "      Buffer size per CPU: default\n");

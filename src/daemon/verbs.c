@@ -125,6 +125,7 @@ static int verb_create(struct verb_ctx *v, int argc, char **argv)
 		{ "kernel", no_argument, NULL, 'k' }, { 0 } };
 	struct dreply *r = v->r;
 	const char *out = NULL, *name = NULL;
+	bool snapshot = false;
 	char autoname[64], stamp[32], *dir = NULL;
 	time_t now = time(NULL);
 	struct tm tm;
@@ -134,7 +135,7 @@ static int verb_create(struct verb_ctx *v, int argc, char **argv)
 		switch (opt) {
 		case 'o': out = optarg; break;
 		case 'k': break;
-		case 'S': return ERR("create --snapshot: overwrite channels (the flight recorder) are not implemented yet");
+		case 'S': snapshot = true; break;
 		default: return bad_option(v, argc, argv);
 		}
 	}
@@ -164,13 +165,17 @@ static int verb_create(struct verb_ctx *v, int argc, char **argv)
 			ret = ERR("output '%s' is the trace directory of session '%s'", dir, v->d->sess[i]->name);
 			goto out;
 		}
-	if (dir_unusable(dir, r->err, r->errlen)) {
+	if (!snapshot && dir_unusable(dir, r->err, r->errlen)) {   /* snapshots go in subdirectories */
 		ret = -EEXIST;
 		goto out;
 	}
 	if ((ret = dsession_add(v->d, name, dir, r->err, r->errlen)))
 		goto out;
-	fprintf(r->out, "Session %s created.\nTraces will be output to %s\n", name, dir);
+	v->d->sess[v->d->nsess - 1]->snapshot = snapshot;
+	if (snapshot)
+		fprintf(r->out, "Snapshot session %s created.\nDefault snapshot output set to %s\n", name, dir);
+	else
+		fprintf(r->out, "Session %s created.\nTraces will be output to %s\n", name, dir);
 	r->set_session = v->d->sess[v->d->nsess - 1]->name;
 out:
 	free(dir);
@@ -245,6 +250,7 @@ static int verb_enable_channel(struct verb_ctx *v, int argc, char **argv)
 	struct dreply *r = v->r;
 	const char *sname = NULL;
 	uint64_t subbuf = 0, nsub = 0, page = (uint64_t)sysconf(_SC_PAGESIZE);
+	char mode = 0;
 	struct dsession *s;
 	struct dchannel *c;
 	char *names, *save = NULL, *tok;
@@ -252,11 +258,11 @@ static int verb_enable_channel(struct verb_ctx *v, int argc, char **argv)
 
 	while ((opt = getopt_long(argc, argv, ":kus:", lo, NULL)) != -1) {
 		switch (opt) {
-		case 'k': case O_DISCARD: break;
+		case 'k': break;
+		case O_DISCARD: mode = 'd'; break;
 		case 'u': return ERR("enable-channel: scry records the kernel domain only (-k)");
 		case 's': sname = optarg; break;
-		case O_OVERWRITE:
-			return ERR("enable-channel --overwrite: overwrite channels (the flight recorder) are not implemented yet");
+		case O_OVERWRITE: mode = 'o'; break;
 		case O_SUBBUF:
 			if (scry_parse_size(optarg, &subbuf) || !subbuf || subbuf > (1ULL << 30))
 				return ERR("invalid sub-buffer size '%s' (expected e.g. 256K, 1M, up to 1G)", optarg);
@@ -284,6 +290,12 @@ static int verb_enable_channel(struct verb_ctx *v, int argc, char **argv)
 	if (s->state == D_STARTED)
 		return ERR("cannot add a channel to session '%s': it is started (as LTTng, channels are added before start)",
 			   s->name);
+	if (mode == 'o' && !s->snapshot)
+		return ERR("enable-channel --overwrite: scry's overwrite channels are the flight recorders of snapshot "
+			   "sessions (create --snapshot)");
+	if (mode == 'd' && s->snapshot)
+		return ERR("enable-channel --discard: the channels of snapshot session '%s' overwrite (they are kept "
+			   "in memory until snapshot record)", s->name);
 	subbuf = subbuf ? scry_pow2_at_least(subbuf, page) : 0;
 	nsub = nsub ? scry_pow2_at_least(nsub, 1) : 0;
 	if ((subbuf || nsub) && (subbuf ? subbuf : 1ULL << 20) * (nsub ? nsub : 4) > (1ULL << 32))
@@ -303,7 +315,7 @@ static int verb_enable_channel(struct verb_ctx *v, int argc, char **argv)
 			ret = ERR("out of memory");
 			break;
 		}
-		if (subbuf || nsub) {
+		if (subbuf || nsub || s->snapshot) {
 			c->subbuf_size = subbuf ? subbuf : 1ULL << 20;
 			c->num_subbuf = nsub ? nsub : 4;
 			c->ring_size = (size_t)(c->subbuf_size * c->num_subbuf);
@@ -332,6 +344,11 @@ static struct dchannel *event_channel(struct verb_ctx *v, struct dsession *s, co
 	if (dsession_add_channel(s, SCRY_DEFAULT_CHANNEL, &c)) {
 		ERR("out of memory");
 		return NULL;
+	}
+	if (s->snapshot) {
+		c->subbuf_size = 1ULL << 20;
+		c->num_subbuf = 4;
+		c->ring_size = 4ULL << 20;
 	}
 	*made = true;
 	return c;
@@ -771,9 +788,85 @@ static int verb_start_stop(struct verb_ctx *v, int argc, char **argv, bool start
 	ret = dsession_stop(v->d, s, r->err, r->errlen);
 	if (ret && s->state != D_STOPPED)
 		return ret;
-	fprintf(r->out, "Tracing stopped for session %s: %llu events recorded, %llu discarded, %llu lost; "
-		"trace in %s\n", s->name, (unsigned long long)s->sum.events,
-		(unsigned long long)s->sum.discarded, (unsigned long long)s->sum.lost, s->dir);
+	if (s->snapshot)
+		fprintf(r->out, "Tracing stopped for session %s: %llu events seen, %llu discarded; %u snapshot(s) "
+			"recorded in %s\n", s->name, (unsigned long long)s->sum.events,
+			(unsigned long long)s->sum.discarded, s->nsnapshots, s->dir);
+	else
+		fprintf(r->out, "Tracing stopped for session %s: %llu events recorded, %llu discarded, %llu lost; "
+			"trace in %s\n", s->name, (unsigned long long)s->sum.events,
+			(unsigned long long)s->sum.discarded, (unsigned long long)s->sum.lost, s->dir);
+	return ret;
+}
+
+/* snapshot record: LTTng's snapshot-N-YYYYmmdd-HHMMSS under the session's output (or PATH). */
+static int verb_snapshot(struct verb_ctx *v, int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "session", required_argument, NULL, 's' }, { "name", required_argument, NULL, 'n' },
+		{ "max-size", required_argument, NULL, 'm' }, { 0 } };
+	struct dreply *r = v->r;
+	const char *sname = NULL, *name = "snapshot";
+	uint64_t max = 0, bytes = 0;
+	struct dsession *s;
+	char stamp[32], *base = NULL, *dir = NULL;
+	time_t now = time(NULL);
+	struct tm tm;
+	int opt, ret;
+
+	if (argc < 2 || strcmp(argv[1], "record"))
+		return ERR("snapshot: the action is 'record' (scry snapshot --help)");
+	argc--;
+	argv++;
+	while ((opt = getopt_long(argc, argv, ":s:n:m:", lo, NULL)) != -1) {
+		switch (opt) {
+		case 's': sname = optarg; break;
+		case 'n':
+			if (!valid_name(optarg))
+				return ERR("invalid snapshot name '%s' (letters, digits, '_', '-', '.')", optarg);
+			name = optarg;
+			break;
+		case 'm':
+			if (scry_parse_size(optarg, &max) || !max)
+				return ERR("invalid maximum size '%s' (expected e.g. 4M, 1G)", optarg);
+			break;
+		default: return bad_option(v, argc, argv);
+		}
+	}
+	if (optind + 1 < argc)
+		return ERR("snapshot record: unexpected argument '%s'", argv[optind + 1]);
+	if (!(s = target(v, sname)))
+		return -ENOENT;
+	if (!s->snapshot)
+		return ERR("session '%s' is not a snapshot session (create --snapshot)", s->name);
+	if (s->state != D_STARTED)
+		return ERR("session '%s' is not started: a snapshot writes what a started session's buffers hold",
+			   s->name);
+	if (optind < argc) {
+		const char *p = !strncmp(argv[optind], "file://", 7) ? argv[optind] + 7 : argv[optind];
+
+		if (strstr(argv[optind], "://") && strncmp(argv[optind], "file://", 7))
+			return ERR("snapshot record: scry writes local snapshots only (file:// or a path)");
+		if (resolve_path(v, p, &base))
+			return ERR("out of memory");
+	} else if (!(base = strdup(s->dir))) {
+		return ERR("out of memory");
+	}
+	localtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+	if (asprintf(&dir, "%s/%s-%u-%s", base, name, s->nsnapshots + 1, stamp) < 0) {
+		free(base);
+		return ERR("out of memory");
+	}
+	mkdir(base, 0755);     /* the session's output, made with its first snapshot */
+	ret = scry_session_snapshot(s->eng, dir, max, &bytes, r->err, r->errlen);
+	if (!ret) {
+		s->nsnapshots++;
+		fprintf(r->out, "Snapshot recorded successfully for session %s in %s (%llu bytes)\n", s->name, dir,
+			(unsigned long long)bytes);
+	}
+	free(base);
+	free(dir);
 	return ret;
 }
 
@@ -990,7 +1083,7 @@ static int verb_load(struct verb_ctx *v, int argc, char **argv)
 		for (size_t k = 0; !ret && k < v->d->nsess; k++)
 			if (strcmp(v->d->sess[k]->name, s->name) && !strcmp(v->d->sess[k]->dir, s->dir))
 				ret = ERR("output '%s' is the trace directory of session '%s'", s->dir, v->d->sess[k]->name);
-		if (!ret && dir_unusable(s->dir, r->err, r->errlen))
+		if (!ret && !s->snapshot && dir_unusable(s->dir, r->err, r->errlen))
 			ret = -EEXIST;
 		if (!ret && (ret = dsession_rebuild(v->d, s, r->err, r->errlen)))
 			break;
@@ -1076,6 +1169,8 @@ int daemon_verb(struct daemon *d, char **argv, int argc, const char *cwd, const 
 		return verb_list(&v, argc, argv);
 	if (!strcmp(v.verb, "status"))
 		return verb_status(&v, argc, argv);
+	if (!strcmp(v.verb, "snapshot"))
+		return verb_snapshot(&v, argc, argv);
 	if (!strcmp(v.verb, "save"))
 		return verb_save(&v, argc, argv);
 	if (!strcmp(v.verb, "load"))

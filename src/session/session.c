@@ -37,6 +37,8 @@ bool session_has_trace(const struct scry_session *s)
 
 static bool wants_trace(const struct scry_session_opts *o)
 {
+	if (o->snapshot)
+		return false;        /* written by scry_session_snapshot only */
 	if (o->output)
 		return true;
 	for (size_t i = 0; i < o->nchannels; i++)
@@ -198,6 +200,15 @@ int scry_session_create(struct scry_session **out, const struct scry_session_opt
 	ret = s->has_trace ? check_output(s, err, errlen) : 0;
 	if (ret)
 		goto fail;
+	if (s->opts.snapshot) {
+		if (!s->opts.output) {
+			snprintf(err, errlen, "a snapshot session needs an output directory");
+			ret = -EINVAL;
+			goto fail;
+		}
+		if (!(s->dir = strdup(s->opts.output)))
+			goto oom;
+	}
 	s->cat = o->catalog ? o->catalog : scry_catalog_open(NULL, err, errlen);
 	if (!s->cat) {
 		ret = -ENOENT;
@@ -250,7 +261,14 @@ static void random_uuid(uint8_t u[16])
 /* The metadata of every event enabled so far, written whole (again when an event is enabled
  * after start: before its first record can be written).  What describes the trace itself
  * (clock offset and uuid, creation time) is fixed by the first write. */
+static int write_metadata_in(struct scry_session *s, const char *kernel_dir, char *err, size_t errlen);
+
 int session_write_metadata(struct scry_session *s, char *err, size_t errlen)
+{
+	return write_metadata_in(s, s->kernel_dir, err, errlen);
+}
+
+static int write_metadata_in(struct scry_session *s, const char *kernel_dir, char *err, size_t errlen)
 {
 	struct utsname un;
 	char host[256] = "", path[4096];
@@ -292,7 +310,7 @@ int session_write_metadata(struct scry_session *s, char *err, size_t errlen)
 	}
 	ti.streams = sc;
 	ti.nstreams = s->nchans;
-	snprintf(path, sizeof(path), "%s/metadata", s->kernel_dir);
+	snprintf(path, sizeof(path), "%s/metadata", kernel_dir);
 	ret = ctf_metadata_write(path, &ti, err, errlen);
 	free(sc);
 	return ret;
@@ -442,6 +460,47 @@ void scry_session_progress(struct scry_session *s, struct scry_session_summary *
 			add_stats(out, &cs);
 		}
 	out->seconds = s->start_ts ? (scry_monotonic_ns() - s->start_ts) / 1e9 : 0;
+}
+
+int scry_session_snapshot(struct scry_session *s, const char *dir, uint64_t max_bytes, uint64_t *bytes,
+			  char *err, size_t errlen)
+{
+	char *kdir = NULL;
+	uint64_t budget = 0;
+	unsigned nstreams = 0;
+	int ret;
+
+	*bytes = 0;
+	if (!s->opts.snapshot || !s->started) {
+		snprintf(err, errlen, "%s", !s->opts.snapshot ? "not a snapshot session" : "the session is not started");
+		return -EINVAL;
+	}
+	if (asprintf(&kdir, "%s/kernel", dir) < 0) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	if (mkdir(dir, 0755) < 0 || mkdir(kdir, 0755) < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot make the snapshot directory %s: %s", dir, strerror(errno));
+		free(kdir);
+		return ret;
+	}
+	for (size_t i = 0; i < s->nchans; i++)
+		if (s->chans[i]->consumer)
+			nstreams += (unsigned)scry_probes_ncpus(s->chans[i]->probes);
+	if (max_bytes && nstreams)
+		budget = max_bytes / nstreams ? max_bytes / nstreams : 1;
+	ret = write_metadata_in(s, kdir, err, errlen);
+	for (size_t i = 0; i < s->nchans && !ret; i++) {
+		uint64_t b = 0;
+
+		if (!s->chans[i]->consumer)
+			continue;
+		ret = scry_consumer_snapshot(s->chans[i]->consumer, kdir, budget, &b, err, errlen);
+		*bytes += b;
+	}
+	free(kdir);
+	return ret;
 }
 
 int scry_session_stop(struct scry_session *s, struct scry_session_summary *out, char *err, size_t errlen)

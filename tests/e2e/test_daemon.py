@@ -264,7 +264,6 @@ def test_cli_errors_are_one_line(daemon, tmp_path):
     for args, reason in [
         (["start"], "no current session: create one (scry create) or choose one (scry set-session NAME)"),
         (["create", "bad/name"], "invalid session name 'bad/name' (letters, digits, '_', '-', '.')"),
-        (["create", "x", "--snapshot"], "create --snapshot: overwrite channels (the flight recorder) are not implemented yet"),
         (["set-session", "nope"], "session 'nope' not found (scry list shows the sessions)"),
     ]:
         p = daemon.run(*args, check=False)
@@ -588,7 +587,7 @@ def test_load_lttng_file_and_refusals(daemon, tmp_path):
     daemon.run("destroy", "-a")
     cases = [
         (dict(extra="\n              <foo/>"), r"^scry: {f}:\d+: unknown element <foo> in <events>$"),
-        (dict(mode="OVERWRITE"), r"^scry: {f}:\d+: <overwrite_mode> OVERWRITE: overwrite channels are not implemented yet$"),
+        (dict(mode="OVERWRITE"), r"^scry: {f}:\d+: <overwrite_mode> OVERWRITE: scry's overwrite channels are those of snapshot sessions \(snapshot_mode\)$"),
         (dict(domain="UST"), r"^scry: {f}:\d+: <type> UST: scry records the kernel domain only$"),
         (dict(extra="\n              <event><name>x</name><type>KPROBE</type></event>"),
          r"^scry: {f}:\d+: <event> event 'x' of type KPROBE: scry records tracepoints and syscalls$"),
@@ -610,3 +609,87 @@ def test_load_lttng_file_and_refusals(daemon, tmp_path):
     (tmp_path / "junk.lttng").write_text("<sessions><session>")
     p = daemon.run("load", tmp_path / "junk.lttng", check=False)
     assert p.returncode == 1 and p.stderr.startswith(f"scry: {tmp_path / 'junk.lttng'}:1: not XML: "), p.stderr
+
+
+def pwrites(first, n):
+    """A process pinned to CPU 0 that pwrites one byte at positions first..first+n-1: its pid."""
+    code = f"import os\nfd = os.open('/dev/null', os.O_WRONLY)\nfor i in range({first}, {first + n}): os.pwrite(fd, b'x', i)\n"
+    p = subprocess.Popen(["taskset", "-c", "0", "/usr/bin/python3", "-c", code], stdin=subprocess.DEVNULL)
+    assert p.wait(timeout=120) == 0
+    return p.pid
+
+
+def index_seqs(path):
+    data = Path(path).read_bytes()
+    assert struct.unpack(">I", data[:4])[0] == 0xC1F1DCC1
+    return [struct.unpack(">Q", data[off + 64:off + 72])[0] for off in range(16, len(data), 72)]
+
+
+def snapshot_dir(stdout, base, name, n):
+    m = re.fullmatch(rf"Snapshot recorded successfully for session box in ({re.escape(str(base))}/{name}-{n}-\d{{8}}-\d{{6}}) "
+                     r"\((\d+) bytes\)\n", stdout)
+    assert m, stdout
+    snap = Path(m[1])
+    files = [f for f in (snap / "kernel").iterdir() if f.is_file() and f.name != "metadata"]
+    assert sum(f.stat().st_size for f in files) == int(m[2])
+    return snap, int(m[2])
+
+
+def test_snapshot_flight_recorder(daemon, tmp_path, bt2_read):
+    """create --snapshot: overwrite channels kept in memory, nothing written while recording;
+    snapshot record writes their last sub-buffers as a complete trace (the last events, in
+    order, none older than the buffers hold; the overwritten packets a gap in packet_seq_num)
+    while tracing goes on; -m bounds its size."""
+    box = tmp_path / "box"
+    p = daemon.run("create", "box", "--snapshot", "-o", box)
+    assert p.stdout == f"Snapshot session box created.\nDefault snapshot output set to {box}\n"
+    p = daemon.run("enable-channel", "-k", "--discard", "fr", check=False)
+    assert p.returncode == 1 and "overwrite" in p.stderr
+    daemon.run("enable-channel", "-k", "--overwrite", "--subbuf-size", "16K", "--num-subbuf", "4", "fr")
+    daemon.run("enable-event", "-k", "-c", "fr", "--syscall", "pwrite64")
+    daemon.run("add-context", "-k", "-t", "pid")
+    assert "Mode: overwrite" in daemon.run("list", "box").stdout
+    daemon.run("start")
+    n = 20000
+    pid = pwrites(0, n)
+    assert not box.exists() or not any(box.iterdir()), "a snapshot session wrote before snapshot record"
+    snap, size = snapshot_dir(daemon.run("snapshot", "record").stdout, box, "snapshot", 1)
+    tr = read_events(bt2_read, snap)
+    pos = [e["fields"]["pos"] for e in tr.events if e["pid"] == pid and e["name"] == "syscall_entry_pwrite64"]
+    assert pos and pos[-1] == n - 1 and pos == list(range(pos[0], n)), pos[:3] + pos[-3:]
+    # none older than 4 sub-buffers and the current packet can hold (an entry is > 40 bytes)
+    assert 0 < pos[0] and len(pos) < 5 * 16384 // 40, (pos[0], len(pos))
+    seqs = index_seqs(snap / "kernel" / "index" / "fr_0.idx")
+    assert seqs[0] > 0 and seqs == list(range(seqs[0], seqs[0] + len(seqs))) and len(seqs) <= 5, seqs
+    # tracing goes on: a later snapshot has the later events
+    pid2 = pwrites(n, 100)
+    snap2, _ = snapshot_dir(daemon.run("snapshot", "record", "-n", "late").stdout, box, "late", 2)
+    pos2 = [e["fields"]["pos"] for e in read_events(bt2_read, snap2).events
+            if e["pid"] == pid2 and e["name"] == "syscall_entry_pwrite64"]
+    assert pos2 == list(range(n, n + 100)), pos2[:3]
+    # -m: at most that many bytes in all
+    out = tmp_path / "elsewhere"
+    snap3, size3 = snapshot_dir(daemon.run("snapshot", "record", "-m", "20K", out).stdout, out, "snapshot", 3)
+    assert 0 < size3 <= 20 * 1024, size3
+    read_events(bt2_read, snap3)
+    p = daemon.run("stop")
+    assert "3 snapshot(s) recorded" in p.stdout, p.stdout
+    p = daemon.run("snapshot", "record", check=False)
+    assert p.stderr == "scry: session 'box' is not started: a snapshot writes what a started session's buffers hold\n"
+    daemon.run("create", "plain", "-o", tmp_path / "plain")
+    p = daemon.run("snapshot", "record", check=False)
+    assert p.stderr == "scry: session 'plain' is not a snapshot session (create --snapshot)\n"
+    p = daemon.run("enable-channel", "-k", "--overwrite", "x", check=False)
+    assert p.returncode == 1 and "snapshot sessions" in p.stderr
+    # saved and loaded as a snapshot session (snapshot_mode, OVERWRITE, its snapshot output)
+    if os.path.exists(XSD):
+        daemon.run("save", "box", "-o", tmp_path)
+        xml = (tmp_path / "box.lttng").read_text()
+        assert "<snapshot_mode>true</snapshot_mode>" in xml and "<overwrite_mode>OVERWRITE</overwrite_mode>" in xml
+        lint = subprocess.run(["xmllint", "--noout", "--schema", XSD, str(tmp_path / "box.lttng")],
+                              capture_output=True, text=True)
+        assert lint.returncode == 0, lint.stderr
+        daemon.run("load", tmp_path / "box.lttng", "--override-name", "box2", "--override-url", tmp_path / "box2")
+        lst = daemon.run("list", "box2").stdout
+        assert "Snapshot mode:" in lst and "Mode: overwrite" in lst and "Sub-buffer size: 16384 bytes" in lst, lst
+    daemon.run("destroy", "-a")
