@@ -103,6 +103,18 @@ const struct scry_ctl_verb scry_ctl_verbs[] = {
 	  "  -n, --name NAME        the snapshot's name (default snapshot)\n"
 	  "  -m, --max-size SIZE    at most SIZE bytes in all (the newest sub-buffers of each stream)\n"
 	  SESSION_OPT },
+	{ "rotate",
+	  "usage: scry rotate [NAME]\n"
+	  "Archive the current trace chunk of a started session: DIR/archives/<begin>-<end>-<index>/\n"
+	  "kernel, a trace babeltrace2 reads alone; recording goes on in a new chunk, no event lost\n"
+	  "or repeated.  A session that rotated archives its last chunk at stop.\n" },
+	{ "enable-rotation",
+	  "usage: scry enable-rotation [-s NAME] (--timer PERIOD | --size SIZE)\n"
+	  "Rotate the session every PERIOD (30s, 500ms, 2m) or when SIZE bytes (64M) were written\n"
+	  "since the last rotation.\n" },
+	{ "disable-rotation",
+	  "usage: scry disable-rotation [-s NAME] (--timer | --size)\n"
+	  "Stop rotating the session by time or by size.\n" },
 	{ "save",
 	  "usage: scry save [NAME | -a] [-o PATH] [-f]\n"
 	  "Save a session's configuration in LTTng's session XML (lttng load reads it; it validates\n"

@@ -48,6 +48,11 @@ struct dsession {
 	bool snapshot;                 /* a flight recorder: overwrite channels kept in memory,
 					* written by snapshot record */
 	unsigned nsnapshots;
+	uint64_t rot_timer_ns, rot_size;   /* enable-rotation --timer / --size (0: none) */
+	int rot_timer, size_timer;         /* their loop timers once started, or -1 */
+	uint64_t rot_bytes;                /* the trace's bytes at the last rotation */
+	unsigned nchunks;                  /* chunks archived, at stop */
+	struct daemon *d;                  /* for the rotation timers */
 	struct scry_session *eng;      /* built from the above; loaded once started */
 	struct scry_session_pump *pump;
 	struct scry_session_summary sum;   /* at stop */
@@ -82,6 +87,10 @@ struct drule {
 int dchannel_rules(const struct dchannel *c, struct drule **rules);
 int dsession_start(struct daemon *d, struct dsession *s, char *err, size_t errlen);
 int dsession_stop(struct daemon *d, struct dsession *s, char *err, size_t errlen);
+/* Rotate now (archive the current chunk): 0 or -errno; archive: the chunk's directory. */
+int dsession_rotate(struct dsession *s, char *archive, size_t len, char *err, size_t errlen);
+/* (Re)arm or cancel the rotation timers of a started session as its settings say. */
+void dsession_rotation_timers(struct daemon *d, struct dsession *s);
 /* Stop it if it runs, remove it from the daemon, free it. */
 void dsession_destroy(struct daemon *d, struct dsession *s);
 /* A new session, not registered (dsession_register adds it to the daemon). */

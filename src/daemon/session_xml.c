@@ -144,8 +144,22 @@ int dsession_save(const struct dsession *s, const char *path, bool force, char *
 	}
 	bad |= CLOSE(w) | CLOSE(w);
 	bad |= el(w, "started", "%s", s->state == D_STARTED ? "true" : "false");
-	if (s->snapshot)
-		bad |= OPEN(w, "attributes") | el(w, "snapshot_mode", "true") | CLOSE(w);
+	if (s->snapshot || s->rot_timer_ns || s->rot_size) {
+		bad |= OPEN(w, "attributes");
+		if (s->snapshot)
+			bad |= el(w, "snapshot_mode", "true");
+		if (s->rot_timer_ns || s->rot_size) {
+			bad |= OPEN(w, "rotation_schedules");
+			if (s->rot_timer_ns)
+				bad |= OPEN(w, "periodic") |
+				       el(w, "time_us", "%llu", (unsigned long long)(s->rot_timer_ns / 1000)) | CLOSE(w);
+			if (s->rot_size)
+				bad |= OPEN(w, "size_threshold") |
+				       el(w, "bytes", "%llu", (unsigned long long)s->rot_size) | CLOSE(w);
+			bad |= CLOSE(w);
+		}
+		bad |= CLOSE(w);
+	}
 	bad |= OPEN(w, "output");
 	if (s->snapshot)     /* LTTng's snapshot output: where snapshot record writes */
 		bad |= OPEN(w, "snapshot_outputs") | OPEN(w, "output") | el(w, "name", "snapshot-1") |
@@ -675,6 +689,33 @@ static int read_output(struct rd *r, xmlNodePtr out, char **dir)
 	return 0;
 }
 
+static int read_rotation(struct rd *r, struct dsession *s, xmlNodePtr rs)
+{
+	FOR_ELEMENTS(sc, rs) {
+		bool periodic = is(sc, "periodic");
+
+		if (!periodic && !is(sc, "size_threshold"))
+			return unknown(r, sc);
+		FOR_ELEMENTS(n, sc) {
+			uint64_t v;
+			int ret;
+
+			if (!is(n, periodic ? "time_us" : "bytes"))
+				return unknown(r, n);
+			if ((ret = number(r, n, &v)))
+				return ret;
+			if (periodic ? v < 10000 || v > 10000000000000ULL : v < 4096)
+				return unsupported(r, n, periodic ? "is out of range (at least 10000 us)" :
+						   "is out of range (at least 4096 bytes)");
+			if (periodic)
+				s->rot_timer_ns = v * 1000;
+			else
+				s->rot_size = v;
+		}
+	}
+	return 0;
+}
+
 static int read_session(struct rd *r, xmlNodePtr se, struct dsession **out, bool *started)
 {
 	struct dsession *s = NULL;
@@ -732,7 +773,7 @@ static int read_session(struct rd *r, xmlNodePtr se, struct dsession **out, bool
 				} else if (is(a, "live_timer_interval"))
 					ret = zero_only(r, a, "live sessions are");
 				else if (is(a, "rotation_schedules"))
-					ret = unsupported(r, a, "(rotation is not implemented yet)");
+					ret = read_rotation(r, s, a);
 				else
 					ret = unknown(r, a);
 				if (ret)

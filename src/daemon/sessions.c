@@ -6,6 +6,7 @@
 #include <string.h>
 #include "daemon/daemon_int.h"
 #include "util/log.h"
+#include "util/loop.h"
 
 struct dsession *dsession_find(struct daemon *d, const char *name)
 {
@@ -23,6 +24,7 @@ struct dsession *dsession_new(const char *name, const char *dir)
 		return NULL;
 	s->name = strdup(name);
 	s->dir = strdup(dir);
+	s->rot_timer = s->size_timer = -1;
 	if (!s->name || !s->dir) {
 		dsession_free(s);
 		return NULL;
@@ -196,6 +198,67 @@ out:
 	return ret;
 }
 
+int dsession_rotate(struct dsession *s, char *archive, size_t len, char *err, size_t errlen)
+{
+	struct scry_session_summary sum;
+	int ret;
+
+	if (s->state != D_STARTED) {
+		snprintf(err, errlen, "session '%s' is not started: nothing to rotate", s->name);
+		return -EINVAL;
+	}
+	if (s->snapshot) {
+		snprintf(err, errlen, "session '%s' is a snapshot session: it writes no trace to rotate", s->name);
+		return -EINVAL;
+	}
+	ret = scry_session_rotate(s->eng, archive, len, err, errlen);
+	scry_session_progress(s->eng, &sum);
+	s->rot_bytes = sum.bytes;
+	if (ret)
+		scry_log(SCRY_LOG_INFO, "scryd: session %s: rotation failed: %s", s->name, err);
+	else
+		scry_log(SCRY_LOG_INFO, "scryd: session %s: trace chunk archived in %s", s->name, archive);
+	return ret;
+}
+
+static uint64_t rotation_tick(void *ctx, uint64_t now)
+{
+	struct dsession *s = ctx;
+	char archive[4096], err[512];
+
+	dsession_rotate(s, archive, sizeof(archive), err, sizeof(err));
+	return s->rot_timer_ns;
+}
+
+/* --size: checked four times a second against the bytes written since the last rotation */
+static uint64_t size_tick(void *ctx, uint64_t now)
+{
+	struct dsession *s = ctx;
+	struct scry_session_summary sum;
+	char archive[4096], err[512];
+
+	scry_session_progress(s->eng, &sum);
+	if (sum.bytes - s->rot_bytes >= s->rot_size)
+		dsession_rotate(s, archive, sizeof(archive), err, sizeof(err));
+	return 250 * 1000 * 1000ULL;
+}
+
+void dsession_rotation_timers(struct daemon *d, struct dsession *s)
+{
+	s->d = d;
+	if (s->rot_timer >= 0)
+		scry_loop_timer_cancel(d->loop, s->rot_timer);
+	if (s->size_timer >= 0)
+		scry_loop_timer_cancel(d->loop, s->size_timer);
+	s->rot_timer = s->size_timer = -1;
+	if (s->state != D_STARTED)
+		return;
+	if (s->rot_timer_ns)
+		s->rot_timer = scry_loop_timer(d->loop, s->rot_timer_ns, rotation_tick, s);
+	if (s->rot_size)
+		s->size_timer = scry_loop_timer(d->loop, 250 * 1000 * 1000ULL, size_tick, s);
+}
+
 int dsession_start(struct daemon *d, struct dsession *s, char *err, size_t errlen)
 {
 	int ret;
@@ -229,6 +292,8 @@ int dsession_start(struct daemon *d, struct dsession *s, char *err, size_t errle
 		goto fail;
 	}
 	s->state = D_STARTED;
+	s->rot_bytes = 0;
+	dsession_rotation_timers(d, s);
 	scry_log(SCRY_LOG_INFO, "scryd: session %s started, trace %s", s->name, scry_session_dir(s->eng));
 	return 0;
 fail:
@@ -253,7 +318,10 @@ int dsession_stop(struct daemon *d, struct dsession *s, char *err, size_t errlen
 	}
 	scry_session_pump_stop(s->pump);
 	s->pump = NULL;
+	s->state = D_STOPPED;
+	dsession_rotation_timers(d, s);     /* cancelled */
 	ret = scry_session_stop(s->eng, &s->sum, s->stop_error, sizeof(s->stop_error));
+	s->nchunks = scry_session_chunks(s->eng);
 	if (!ret)
 		s->stop_error[0] = 0;
 	scry_session_destroy(s->eng);     /* its BPF objects and rings freed; the trace stays */
@@ -337,6 +405,16 @@ void dsession_describe(struct dsession *s, FILE *out)
 			(unsigned long long)sum.lost, (unsigned long long)sum.bytes);
 	if (s->stop_error[0])
 		fprintf(out, "    Error: %s\n", s->stop_error);
+	if (s->rot_timer_ns || s->rot_size || s->nchunks || (s->eng && s->state == D_STARTED &&
+							       scry_session_chunks(s->eng))) {
+		fprintf(out, "    Rotation:");
+		if (s->rot_timer_ns)
+			fprintf(out, " every %llu us", (unsigned long long)(s->rot_timer_ns / 1000));
+		if (s->rot_size)
+			fprintf(out, " every %llu bytes", (unsigned long long)s->rot_size);
+		fprintf(out, "; %u chunk(s) archived\n",
+			s->state == D_STARTED ? scry_session_chunks(s->eng) : s->nchunks);
+	}
 	fprintf(out, "\n=== Domain: Linux kernel ===\n\nTracked process attributes\n");
 	fprintf(out, "  PID: ");
 	if (!s->npids)

@@ -870,6 +870,90 @@ static int verb_snapshot(struct verb_ctx *v, int argc, char **argv)
 	return ret;
 }
 
+static int verb_rotate(struct verb_ctx *v, int argc, char **argv)
+{
+	static const struct option lo[] = { { "session", required_argument, NULL, 's' }, { 0 } };
+	struct dreply *r = v->r;
+	const char *sname = NULL;
+	struct dsession *s;
+	char archive[4096];
+	int opt, ret;
+
+	while ((opt = getopt_long(argc, argv, ":s:", lo, NULL)) != -1) {
+		if (opt != 's')
+			return bad_option(v, argc, argv);
+		sname = optarg;
+	}
+	if (optind + 1 < argc)
+		return ERR("rotate: unexpected argument '%s'", argv[optind + 1]);
+	if (!(s = target(v, optind < argc ? argv[optind] : sname)))
+		return -ENOENT;
+	if ((ret = dsession_rotate(s, archive, sizeof(archive), r->err, r->errlen)))
+		return ret;
+	fprintf(r->out, "Trace chunk archive for session %s is now readable at %s\n", s->name, archive);
+	return 0;
+}
+
+static int verb_rotation(struct verb_ctx *v, int argc, char **argv, bool enable)
+{
+	enum { O_TIMER = 256, O_SIZE };
+	const struct option lo[] = {
+		{ "session", required_argument, NULL, 's' }, { "timer", enable ? required_argument : no_argument, NULL, O_TIMER },
+		{ "size", enable ? required_argument : no_argument, NULL, O_SIZE }, { 0, 0, 0, 0 } };
+	struct dreply *r = v->r;
+	const char *sname = NULL;
+	bool timer = false, size = false;
+	uint64_t timer_ns = 0, bytes = 0;
+	struct dsession *s;
+	int opt, ret;
+
+	while ((opt = getopt_long(argc, argv, ":s:", lo, NULL)) != -1) {
+		switch (opt) {
+		case 's': sname = optarg; break;
+		case O_TIMER: {
+			double secs;
+
+			timer = true;
+			if (enable && (scry_parse_duration(optarg, &secs) || secs < 0.01 || secs > 1e7))
+				return ERR("invalid rotation period '%s' (expected e.g. 30s, 500ms, 2m; at least 10ms)", optarg);
+			if (enable)
+				timer_ns = (uint64_t)(secs * 1e9);
+			break;
+		}
+		case O_SIZE:
+			size = true;
+			if (enable && (scry_parse_size(optarg, &bytes) || bytes < 4096))
+				return ERR("invalid rotation size '%s' (expected e.g. 64M, at least 4K)", optarg);
+			break;
+		default: return bad_option(v, argc, argv);
+		}
+	}
+	if (optind < argc)
+		return ERR("%s: unexpected argument '%s'", v->verb, argv[optind]);
+	if (!timer && !size)
+		return ERR("%s: give --timer or --size (scry %s --help)", v->verb, v->verb);
+	if (!(s = target(v, sname)))
+		return -ENOENT;
+	if ((ret = changeable(v, s)))
+		return ret;
+	if (s->snapshot)
+		return ERR("session '%s' is a snapshot session: it writes no trace to rotate", s->name);
+	if (timer)
+		s->rot_timer_ns = timer_ns;
+	if (size)
+		s->rot_size = bytes;
+	dsession_rotation_timers(v->d, s);
+	if (timer && enable)
+		fprintf(r->out, "Rotation every %.3f s enabled for session %s\n", timer_ns / 1e9, s->name);
+	if (size && enable)
+		fprintf(r->out, "Rotation every %llu bytes enabled for session %s\n", (unsigned long long)bytes, s->name);
+	if (timer && !enable)
+		fprintf(r->out, "Timer rotation disabled for session %s\n", s->name);
+	if (size && !enable)
+		fprintf(r->out, "Size rotation disabled for session %s\n", s->name);
+	return 0;
+}
+
 static int verb_list(struct verb_ctx *v, int argc, char **argv)
 {
 	struct dreply *r = v->r;
@@ -1169,6 +1253,12 @@ int daemon_verb(struct daemon *d, char **argv, int argc, const char *cwd, const 
 		return verb_list(&v, argc, argv);
 	if (!strcmp(v.verb, "status"))
 		return verb_status(&v, argc, argv);
+	if (!strcmp(v.verb, "rotate"))
+		return verb_rotate(&v, argc, argv);
+	if (!strcmp(v.verb, "enable-rotation"))
+		return verb_rotation(&v, argc, argv, true);
+	if (!strcmp(v.verb, "disable-rotation"))
+		return verb_rotation(&v, argc, argv, false);
 	if (!strcmp(v.verb, "snapshot"))
 		return verb_snapshot(&v, argc, argv);
 	if (!strcmp(v.verb, "save"))

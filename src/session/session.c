@@ -360,6 +360,16 @@ static void set_recording(struct scry_session *s, bool on)
 			scry_probes_set_recording(s->chans[i]->probes, on);
 }
 
+/* A trace chunk's begin or end, as LTTng names its archives: YYYYmmddTHHMMSS+HHMM. */
+static void chunk_stamp(char *buf, size_t len)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+
+	localtime_r(&now, &tm);
+	strftime(buf, len, "%Y%m%dT%H%M%S%z", &tm);
+}
+
 int scry_session_start(struct scry_session *s, char *err, size_t errlen)
 {
 	int ret;
@@ -369,6 +379,7 @@ int scry_session_start(struct scry_session *s, char *err, size_t errlen)
 		if ((ret = channel_start(s->chans[i], err, errlen)))
 			return ret;
 	s->start_ts = scry_monotonic_ns();
+	chunk_stamp(s->chunk_begin, sizeof(s->chunk_begin));
 	set_recording(s, true);   /* every event from this instant on */
 	s->started = true;
 	return 0;
@@ -462,6 +473,70 @@ void scry_session_progress(struct scry_session *s, struct scry_session_summary *
 	out->seconds = s->start_ts ? (scry_monotonic_ns() - s->start_ts) / 1e9 : 0;
 }
 
+unsigned scry_session_chunks(const struct scry_session *s)
+{
+	return s->chunks;
+}
+
+/* Close the current chunk's streams and move DIR/kernel to the archives; when reopen, the
+ * next chunk's metadata and streams in a new DIR/kernel. */
+static int rotate(struct scry_session *s, bool reopen, char *archive, size_t archive_len, char *err, size_t errlen)
+{
+	char end[32], *adir = NULL, *chunk = NULL, *akernel = NULL;
+	uint64_t ts = scry_monotonic_ns();
+	int ret = 0;
+
+	for (size_t i = 0; i < s->nchans && !ret; i++)
+		if (s->chans[i]->consumer)
+			ret = scry_consumer_rotate_close(s->chans[i]->consumer, ts, err, errlen);
+	if (ret)
+		return ret;
+	chunk_stamp(end, sizeof(end));
+	if (asprintf(&adir, "%s/archives", s->dir) < 0 ||
+	    asprintf(&chunk, "%s/%s-%s-%u", adir, s->chunk_begin, end, s->chunks) < 0 ||
+	    asprintf(&akernel, "%s/kernel", chunk) < 0) {
+		snprintf(err, errlen, "out of memory");
+		ret = -ENOMEM;
+		goto out;
+	}
+	if ((mkdir(adir, 0755) < 0 && errno != EEXIST) || mkdir(chunk, 0755) < 0 ||
+	    rename(s->kernel_dir, akernel) < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot archive the trace chunk in %s: %s", chunk, strerror(errno));
+		goto out;
+	}
+	s->chunks++;
+	snprintf(s->chunk_begin, sizeof(s->chunk_begin), "%s", end);
+	if (archive)
+		snprintf(archive, archive_len, "%s", chunk);
+	if (!reopen)
+		goto out;
+	if (mkdir(s->kernel_dir, 0755) < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot make '%s' for the next chunk: %s", s->kernel_dir, strerror(errno));
+		goto out;
+	}
+	if ((ret = session_write_metadata(s, err, errlen)))
+		goto out;
+	for (size_t i = 0; i < s->nchans && !ret; i++)
+		if (s->chans[i]->consumer)
+			ret = scry_consumer_rotate_open(s->chans[i]->consumer, ts, err, errlen);
+out:
+	free(adir);
+	free(chunk);
+	free(akernel);
+	return ret;
+}
+
+int scry_session_rotate(struct scry_session *s, char *archive, size_t archive_len, char *err, size_t errlen)
+{
+	if (!s->started || !session_has_trace(s)) {
+		snprintf(err, errlen, "%s", !s->started ? "the session is not started" : "the session writes no trace");
+		return -EINVAL;
+	}
+	return rotate(s, true, archive, archive_len, err, errlen);
+}
+
 int scry_session_snapshot(struct scry_session *s, const char *dir, uint64_t max_bytes, uint64_t *bytes,
 			  char *err, size_t errlen)
 {
@@ -503,6 +578,30 @@ int scry_session_snapshot(struct scry_session *s, const char *dir, uint64_t max_
 	return ret;
 }
 
+/* At stop, after the streams are closed: DIR/kernel moved to the archives as the last chunk. */
+static int rename_last_chunk(struct scry_session *s, char *err, size_t errlen)
+{
+	char end[32], *chunk = NULL, *akernel = NULL;
+	int ret = 0;
+
+	chunk_stamp(end, sizeof(end));
+	if (asprintf(&chunk, "%s/archives/%s-%s-%u", s->dir, s->chunk_begin, end, s->chunks) < 0 ||
+	    asprintf(&akernel, "%s/kernel", chunk) < 0) {
+		free(chunk);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	if (mkdir(chunk, 0755) < 0 || rename(s->kernel_dir, akernel) < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot archive the last trace chunk in %s: %s", chunk, strerror(errno));
+	} else {
+		s->chunks++;
+	}
+	free(chunk);
+	free(akernel);
+	return ret;
+}
+
 int scry_session_stop(struct scry_session *s, struct scry_session_summary *out, char *err, size_t errlen)
 {
 	int ret = 0;
@@ -537,6 +636,14 @@ int scry_session_stop(struct scry_session *s, struct scry_session_summary *out, 
 			snprintf(err, errlen, "writing the trace failed: %s", strerror(-r));
 		}
 		add_stats(out, &cs);
+	}
+	if (s->chunks && !ret && !out->write_error) {   /* the last chunk joins the archives */
+		char e2[256];
+
+		if (rename_last_chunk(s, e2, sizeof(e2)) && !ret) {
+			ret = -EIO;
+			snprintf(err, errlen, "%s", e2);
+		}
 	}
 	ctf_trace_dir_close(s->tdir, true);
 	s->tdir = NULL;

@@ -166,7 +166,15 @@ void scry_session_pump_stop(struct scry_session_pump *p);
  * of the streams written.  0 or -errno. */
 int scry_session_snapshot(struct scry_session *s, const char *dir, uint64_t max_bytes, uint64_t *bytes,
 			  char *err, size_t errlen);
-/* Detach, drain, close the trace. */
+/* Rotation (LTTng's): the current trace chunk — every stream and the metadata, in DIR/kernel
+ * — closed and moved whole to DIR/archives/<begin>-<end>-<index>/kernel, a trace babeltrace2
+ * reads alone; the next chunk starts in DIR/kernel at once (no event lost or repeated: the
+ * rings are drained into the closing chunk, what follows goes to the next).  archive (may be
+ * NULL): the chunk's directory.  0 or -errno. */
+int scry_session_rotate(struct scry_session *s, char *archive, size_t archive_len, char *err, size_t errlen);
+/* Chunks archived so far. */
+unsigned scry_session_chunks(const struct scry_session *s);
+/* Detach, drain, close the trace.  A session that rotated archives its last chunk too. */
 int scry_session_stop(struct scry_session *s, struct scry_session_summary *out, char *err, size_t errlen);
 void scry_session_destroy(struct scry_session *s);
 

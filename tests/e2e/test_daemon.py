@@ -472,6 +472,8 @@ def test_save_xmllint_load(daemon, tmp_path, bt2_read):
     daemon.run("disable-event", "-k", "-c", "io", "--syscall", "writev")
     daemon.run("add-context", "-k", "-t", "pid", "-t", "procname", "-t", "uid")
     daemon.run("track", "-k", "--uid", "root")
+    daemon.run("enable-rotation", "--timer", "1h")
+    daemon.run("enable-rotation", "--size", "1G")
     before = daemon.run("list", "web").stdout
     assert "UID: 0\n" in before and "syscall:writev (type: syscall) [disabled, with filter]" in before, before
     xml = tmp_path / "web.lttng"
@@ -480,6 +482,7 @@ def test_save_xmllint_load(daemon, tmp_path, bt2_read):
     lint = subprocess.run(["xmllint", "--noout", "--schema", XSD, str(xml)], capture_output=True, text=True)
     assert lint.returncode == 0, lint.stderr
     assert "<subbuffer_count>8</subbuffer_count>" in xml.read_text()
+    assert "<time_us>3600000000</time_us>" in xml.read_text() and "<bytes>1073741824</bytes>" in xml.read_text()
     p = daemon.run("save", "-o", xml, check=False)
     assert p.returncode == 1 and p.stderr == f"scry: '{xml}' exists: give -f to overwrite it\n"
     # the default place, as lttng: ~/.scry/sessions/NAME.lttng, loaded by name
@@ -692,4 +695,78 @@ def test_snapshot_flight_recorder(daemon, tmp_path, bt2_read):
         daemon.run("load", tmp_path / "box.lttng", "--override-name", "box2", "--override-url", tmp_path / "box2")
         lst = daemon.run("list", "box2").stdout
         assert "Snapshot mode:" in lst and "Mode: overwrite" in lst and "Sub-buffer size: 16384 bytes" in lst, lst
+    daemon.run("destroy", "-a")
+
+
+CHUNK_RE = re.compile(r"^\d{8}T\d{6}[+-]\d{4}-\d{8}T\d{6}[+-]\d{4}-(\d+)$")
+
+
+def chunk_positions(bt2_read, trace, pids):
+    """Each archived chunk read alone (babeltrace2 with no warning): the pwrite64 positions of pids."""
+    chunks = sorted((trace / "archives").iterdir(), key=lambda p: int(CHUNK_RE.match(p.name)[1]))
+    assert [int(CHUNK_RE.match(c.name)[1]) for c in chunks] == list(range(len(chunks))), chunks
+    assert not (trace / "kernel").exists(), "the last chunk is archived at stop"
+    return [[e["fields"]["pos"] for e in read_events(bt2_read, c).events
+             if e["pid"] in pids and e["name"] == "syscall_entry_pwrite64"] for c in chunks]
+
+
+def test_rotation(daemon, tmp_path, bt2_read):
+    """rotate and enable-rotation --timer/--size: each chunk DIR/archives/<begin>-<end>-<index>
+    is a trace babeltrace2 reads alone; across the chunks every event appears exactly once."""
+    out = tmp_path / "trace"
+    daemon.run("create", "rot", "-o", out)
+    daemon.run("enable-event", "-k", "--syscall", "pwrite64")
+    daemon.run("add-context", "-k", "-t", "pid")
+    p = daemon.run("rotate", check=False)
+    assert p.stderr == "scry: session 'rot' is not started: nothing to rotate\n"
+    daemon.run("start")
+    pids = []
+    for k in range(3):
+        pids.append(pwrites(1000 * k, 1000))
+        if k < 2:
+            p = daemon.run("rotate")
+            m = re.fullmatch(rf"Trace chunk archive for session rot is now readable at ({re.escape(str(out))}/archives/(\S+))\n",
+                             p.stdout)
+            assert m and CHUNK_RE.match(m[2]) and int(CHUNK_RE.match(m[2])[1]) == k, p.stdout
+    daemon.run("stop")
+    per_chunk = chunk_positions(bt2_read, out, set(pids))
+    assert per_chunk == [list(range(0, 1000)), list(range(1000, 2000)), list(range(2000, 3000))]
+
+    # by time: a writer running across several rotations, every pwrite in exactly one chunk
+    out2 = tmp_path / "timed"
+    daemon.run("create", "timed", "-o", out2)
+    daemon.run("enable-event", "-k", "--syscall", "pwrite64")
+    daemon.run("add-context", "-k", "-t", "pid")
+    p = daemon.run("enable-rotation", "--timer", "300ms")
+    assert p.stdout == "Rotation every 0.300 s enabled for session timed\n"
+    daemon.run("start")
+    code = "import os, time\nfd = os.open('/dev/null', os.O_WRONLY)\nfor i in range(3000):\n    os.pwrite(fd, b'x', i)\n    if i % 100 == 0: time.sleep(0.05)\n"
+    w = subprocess.Popen(["/usr/bin/python3", "-c", code], stdin=subprocess.DEVNULL)
+    assert w.wait(timeout=120) == 0
+    time.sleep(0.1)
+    assert "chunk(s) archived" in daemon.run("status").stdout
+    daemon.run("stop")
+    chunks = [c for c in (out2 / "archives").iterdir()]
+    per_chunk = chunk_positions(bt2_read, out2, {w.pid})
+    allpos = [x for c in per_chunk for x in c]
+    assert sorted(allpos) == list(range(3000)), (len(allpos), len(set(allpos)))
+    assert len(chunks) >= 4 and sum(1 for c in per_chunk if c) >= 3, [len(c) for c in per_chunk]
+
+    # by size: a new chunk once 64 KiB were written since the last one
+    out3 = tmp_path / "sized"
+    daemon.run("create", "sized", "-o", out3)
+    daemon.run("enable-event", "-k", "--syscall", "pwrite64")
+    daemon.run("add-context", "-k", "-t", "pid")
+    daemon.run("enable-rotation", "--size", "64K")
+    daemon.run("start")
+    pids = []
+    for k in range(4):
+        pids.append(pwrites(5000 * k, 5000))
+        time.sleep(1.3)                 # flushed (1 s) and seen by the size check (250 ms)
+    daemon.run("stop")
+    per_chunk = chunk_positions(bt2_read, out3, set(pids))
+    allpos = [x for c in per_chunk for x in c]
+    assert sorted(allpos) == list(range(20000)) and len(per_chunk) >= 3, [len(c) for c in per_chunk]
+    p = daemon.run("disable-rotation", "-s", "sized", "--size", check=False)
+    assert p.returncode == 1 and "is stopped" in p.stderr
     daemon.run("destroy", "-a")
