@@ -49,7 +49,8 @@ struct dsession {
 					* written by snapshot record */
 	unsigned nsnapshots;
 	uint64_t rot_timer_ns, rot_size;   /* enable-rotation --timer / --size (0: none) */
-	int rot_timer, size_timer;         /* their loop timers once started, or -1 */
+	int rot_timer, size_timer;         /* --timer's loop timer, and the 250 ms check (--size, a
+					    * failed write) once started, or -1 */
 	uint64_t rot_bytes;                /* the trace's bytes at the last rotation */
 	unsigned nchunks;                  /* chunks archived, at stop */
 	struct daemon *d;                  /* for the rotation timers */
@@ -57,6 +58,7 @@ struct dsession {
 	struct scry_session_pump *pump;
 	struct scry_session_summary sum;   /* at stop */
 	char stop_error[256];
+	int write_error;               /* a failed write, said once in the log */
 };
 
 struct daemon {

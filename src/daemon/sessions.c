@@ -230,15 +230,27 @@ static uint64_t rotation_tick(void *ctx, uint64_t now)
 	return s->rot_timer_ns;
 }
 
-/* --size: checked four times a second against the bytes written since the last rotation */
-static uint64_t size_tick(void *ctx, uint64_t now)
+static const char *write_error_name(int error)
+{
+	return error == -ENOSPC || error == -EDQUOT ? "disk full" : strerror(-error);
+}
+
+/* Four times a second: a failed write said once in the log (status says it too), and
+ * --size checked against the bytes written since the last rotation. */
+static uint64_t session_tick(void *ctx, uint64_t now)
 {
 	struct dsession *s = ctx;
 	struct scry_session_summary sum;
 	char archive[4096], err[512];
 
 	scry_session_progress(s->eng, &sum);
-	if (sum.bytes - s->rot_bytes >= s->rot_size)
+	if (sum.write_error && !s->write_error) {
+		s->write_error = sum.write_error;
+		scry_log(SCRY_LOG_INFO, "scryd: session %s: %s after %llu events: the trace ends at its last complete "
+			 "packet, what follows is counted lost", s->name, write_error_name(sum.write_error),
+			 (unsigned long long)sum.events);
+	}
+	if (s->rot_size && !sum.write_error && sum.bytes - s->rot_bytes >= s->rot_size)
 		dsession_rotate(s, archive, sizeof(archive), err, sizeof(err));
 	return 250 * 1000 * 1000ULL;
 }
@@ -255,8 +267,7 @@ void dsession_rotation_timers(struct daemon *d, struct dsession *s)
 		return;
 	if (s->rot_timer_ns)
 		s->rot_timer = scry_loop_timer(d->loop, s->rot_timer_ns, rotation_tick, s);
-	if (s->rot_size)
-		s->size_timer = scry_loop_timer(d->loop, 250 * 1000 * 1000ULL, size_tick, s);
+	s->size_timer = scry_loop_timer(d->loop, 250 * 1000 * 1000ULL, session_tick, s);
 }
 
 int dsession_start(struct daemon *d, struct dsession *s, char *err, size_t errlen)
@@ -405,6 +416,10 @@ void dsession_describe(struct dsession *s, FILE *out)
 			(unsigned long long)sum.lost, (unsigned long long)sum.bytes);
 	if (s->stop_error[0])
 		fprintf(out, "    Error: %s\n", s->stop_error);
+	if (sum.write_error)
+		fprintf(out, "    Error: %s after %llu events: the trace ends at its last complete packet; %llu events "
+			"lost\n", write_error_name(sum.write_error), (unsigned long long)sum.events,
+			(unsigned long long)(sum.lost - sum.too_big));
 	if (s->rot_timer_ns || s->rot_size || s->nchunks || (s->eng && s->state == D_STARTED &&
 							       scry_session_chunks(s->eng))) {
 		fprintf(out, "    Rotation:");

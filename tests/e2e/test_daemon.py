@@ -770,3 +770,45 @@ def test_rotation(daemon, tmp_path, bt2_read):
     p = daemon.run("disable-rotation", "-s", "sized", "--size", check=False)
     assert p.returncode == 1 and "is stopped" in p.stderr
     daemon.run("destroy", "-a")
+
+
+def test_disk_full(daemon, tmp_path, workload, bt2_read):
+    """Disk full: the session stops writing, status and the daemon's log say why, stop fails
+    with the reason, the trace is readable up to its last complete packet, and every event is
+    in it, discarded in the kernel or counted lost."""
+    fs = tmp_path / "fs"
+    fs.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(fs)], check=True)
+    try:
+        out = fs / "t"
+        daemon.run("create", "full", "-o", out)
+        daemon.run("enable-event", "-k", "--syscall", "getppid")
+        # only the workload (held until tracked), so that every one of its events is counted
+        w = subprocess.Popen(["/bin/sh", "-c", f"read x; exec {workload('getppid_loop')} 2000000"],
+                             stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+        daemon.run("track", "-k", "--pid", w.pid)
+        daemon.run("start")
+        w.communicate("go\n", timeout=300)
+        assert w.returncode == 0
+        time.sleep(1.5)
+        st = daemon.run("status").stdout
+        m = re.search(r"^    Error: disk full after (\d+) events: the trace ends at its last complete packet; "
+                      r"(\d+) events lost$", st, re.M)
+        assert m, st
+        assert re.search(r"scryd: session full: disk full after \d+ events", (daemon.rundir / "scryd.log").read_text())
+        p = daemon.run("stop", check=False)
+        assert p.returncode == 1, p.stdout
+        m = re.fullmatch(r"scry: session 'full': disk full after (\d+) events: the trace ends at its last complete "
+                         r"packet; (\d+) events lost\n", p.stderr)
+        assert m, p.stderr
+        recorded, lost = int(m[1]), int(m[2])
+        s = re.search(r"(\d+) events recorded, (\d+) discarded, (\d+) lost", p.stdout)
+        assert s and int(s[1]) == recorded, p.stdout
+        assert recorded + int(s[2]) + lost == 2 * 2000000 and lost > 0
+        bt = run_babeltrace2(out)
+        assert bt.returncode == 0 and bt.stderr == ""
+        assert len(bt.stdout.splitlines()) == recorded
+        daemon.run("destroy")
+    finally:
+        daemon.kill()
+        subprocess.run(["umount", "-l", str(fs)], check=False)
