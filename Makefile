@@ -27,6 +27,9 @@ LDLIBS   += -ldw
 LDLIBS   += -lprotobuf-c
 # libcurl: spans sent over OTLP/HTTP (src/spans/exporter.c)
 LDLIBS   += -lcurl
+# scryd's save/load: LTTng's session XML
+LDLIBS   += -lxml2
+override CFLAGS += -I/usr/include/libxml2
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -I$(BUILD) -Isrc -Wall -Wno-unused-function
 # libbpf's usdt.bpf.h includes <linux/errno.h>, whose asm/ headers are multiarch
 BPF_CFLAGS += -idirafter /usr/include/$(shell gcc -print-multiarch)

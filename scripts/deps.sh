@@ -11,7 +11,8 @@ PKGS=(gcc make clang clang-16 llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-
       libcmocka-dev babeltrace2 python3-bt2 python3-pytest valgrind
       libclang-rt-14-dev jq
       libyaml-dev libmicrohttpd-dev prometheus
-      libprotobuf-c-dev protobuf-c-compiler libcurl4-openssl-dev)
+      libprotobuf-c-dev protobuf-c-compiler libcurl4-openssl-dev
+      libxml2-dev libxml2-utils lttng-tools)   # scryd save/load: LTTng's session XML (libxml2), its schema (lttng-tools) and xmllint in the tests
 # the span tests' OTLP decoder runs under node; npm from Debian only when there is none
 # (NodeSource's nodejs carries its own npm and conflicts with Debian's)
 command -v node >/dev/null 2>&1 || PKGS+=(nodejs)

@@ -37,6 +37,8 @@ struct scry_consumer {
 	const uint64_t *pred_ids;
 	uint64_t filtered;
 	uint64_t stage_max_age_ns;
+	struct scry_consumer_opts opts;  /* to open the streams of the next chunk (rotation) */
+	struct ctf_stream_stats done;    /* the totals of the streams of closed chunks */
 };
 
 /* Does the user-space filter drop this event?  One bit test for the others. */
@@ -141,10 +143,11 @@ int scry_consumer_open(struct scry_consumer **out, const struct scry_consumer_op
 	if (!c)
 		goto oom;
 	c->probes = o->probes;
+	c->opts = *o;
 	c->ring_size = o->ring_size;
 	c->sink = o->sink;
 	c->sink_ctx = o->sink_ctx;
-	c->ctf = o->dir != NULL;
+	c->ctf = o->dir != NULL || o->keep_packets;
 	if (o->pred && o->pred_ids) {
 		c->pred = o->pred;
 		c->pred_ctx = o->pred_ctx;
@@ -161,7 +164,7 @@ int scry_consumer_open(struct scry_consumer **out, const struct scry_consumer_op
 		struct ctf_stream_opts so = {
 			.dir = o->dir, .channel = o->channel, .cpu = i, .uuid = o->uuid,
 			.stream_id = o->stream_id, .stream_instance_id = i,
-			.packet_size = o->packet_size, .start_ts = o->start_ts,
+			.packet_size = o->packet_size, .start_ts = o->start_ts, .keep_packets = o->keep_packets,
 		};
 		c->cpus[i].c = c;
 		c->cpus[i].cpu = i;
@@ -244,7 +247,11 @@ int scry_consumer_flush(struct scry_consumer *c)
 void scry_consumer_stats(struct scry_consumer *c, struct scry_consumer_stats *out)
 {
 	memset(out, 0, sizeof(*out));
-	out->events = c->ctf ? 0 : c->sink_events;
+	out->events = c->ctf ? c->done.events : c->sink_events;
+	out->bytes = c->done.bytes;
+	out->clamped = c->done.clamped;
+	out->lost = c->done.lost;
+	out->too_big = c->done.too_big;
 	for (unsigned i = 0; i < c->ncpus && c->ctf; i++) {
 		const struct ctf_stream_stats *ss = ctf_stream_stats(c->cpus[i].stream);
 		out->events += ss->events;
@@ -257,6 +264,97 @@ void scry_consumer_stats(struct scry_consumer *c, struct scry_consumer_stats *ou
 	out->errors = c->errors;
 	out->filtered = c->filtered;
 	sum_kstats(c, out, false);
+}
+
+int scry_consumer_rotate_close(struct scry_consumer *c, uint64_t end_ts, char *err, size_t errlen)
+{
+	long n;
+	int tries = 0, ret = 0;
+
+	if (!c->ctf || c->opts.keep_packets || !c->opts.dir) {
+		snprintf(err, errlen, "rotation: no trace files to rotate");
+		return -EINVAL;
+	}
+	for (unsigned i = 0; i < c->ncpus; i++) {
+		if (scry_probes_staged(c->probes, i) > 2)
+			scry_probes_flush_stage(c->probes, i);
+		c->flushed_ns[i] = scry_monotonic_ns();
+	}
+	do
+		n = scry_consumer_poll(c);
+	while (n > 0 && ++tries < 8);
+	sum_kstats(c, NULL, true);      /* the chunk's last packets carry the losses so far */
+	for (unsigned i = 0; i < c->ncpus; i++) {
+		struct ctf_stream_stats fin = { 0 };
+		int r = ctf_stream_close(c->cpus[i].stream, end_ts, &fin);
+
+		c->cpus[i].stream = NULL;
+		if (r && !ret) {
+			ret = r;
+			snprintf(err, errlen, "closing the chunk's streams: %s", strerror(-r));
+		}
+		c->done.events += fin.events;
+		c->done.bytes += fin.bytes;
+		c->done.lost += fin.lost;
+		c->done.too_big += fin.too_big;
+		c->done.clamped += fin.clamped;
+	}
+	return ret;
+}
+
+int scry_consumer_rotate_open(struct scry_consumer *c, uint64_t start_ts, char *err, size_t errlen)
+{
+	for (unsigned i = 0; i < c->ncpus; i++) {
+		struct ctf_stream_opts so = {
+			.dir = c->opts.dir, .channel = c->opts.channel, .cpu = i, .uuid = c->opts.uuid,
+			.stream_id = c->opts.stream_id, .stream_instance_id = i,
+			.packet_size = c->opts.packet_size, .start_ts = start_ts,
+		};
+
+		if (!(c->cpus[i].stream = ctf_stream_open(&so, err, errlen))) {
+			for (unsigned k = 0; k < i; k++) {
+				ctf_stream_close(c->cpus[k].stream, start_ts, NULL);
+				c->cpus[k].stream = NULL;
+			}
+			c->ctf = false;       /* no streams: what comes is not written (write_error) */
+			if (!c->write_error)
+				c->write_error = -EIO;
+			return -EIO;
+		}
+	}
+	sum_kstats(c, NULL, true);
+	return 0;
+}
+
+int scry_consumer_snapshot(struct scry_consumer *c, const char *dir, uint64_t max_bytes, uint64_t *bytes,
+			   char *err, size_t errlen)
+{
+	long n;
+	int tries = 0;
+
+	*bytes = 0;
+	/* what every CPU has staged, then the rings, drained (a few rounds: recording goes on) */
+	for (unsigned i = 0; i < c->ncpus; i++) {
+		if (scry_probes_staged(c->probes, i) > 2)
+			scry_probes_flush_stage(c->probes, i);
+		c->flushed_ns[i] = scry_monotonic_ns();
+	}
+	do
+		n = scry_consumer_poll(c);
+	while (n > 0 && ++tries < 8);
+	if (n < 0) {
+		snprintf(err, errlen, "reading the rings: %s", strerror((int)-n));
+		return (int)n;
+	}
+	for (unsigned i = 0; i < c->ncpus; i++) {
+		uint64_t b, p;
+		int r = ctf_stream_snapshot(c->cpus[i].stream, dir, max_bytes, &b, &p, err, errlen);
+
+		if (r)
+			return r;
+		*bytes += b;
+	}
+	return 0;
 }
 
 int scry_consumer_close(struct scry_consumer *c, uint64_t end_ts, struct scry_consumer_stats *out)
@@ -277,9 +375,11 @@ int scry_consumer_close(struct scry_consumer *c, uint64_t end_ts, struct scry_co
 	if (n < 0)
 		ret = (int)n;
 	scry_consumer_stats(c, out);
-	/* the last packets: their events, bytes and losses */
-	out->events = c->ctf ? 0 : c->sink_events;
-	out->bytes = out->lost = out->too_big = 0;
+	/* the last packets: their events, bytes and losses (and those of chunks rotated before) */
+	out->events = c->ctf ? c->done.events : c->sink_events;
+	out->bytes = c->done.bytes;
+	out->lost = c->done.lost;
+	out->too_big = c->done.too_big;
 	for (unsigned i = 0; i < c->ncpus && c->ctf; i++) {
 		struct ctf_stream_stats fin = { 0 };
 		int r = ctf_stream_close(c->cpus[i].stream, end_ts, &fin);

@@ -35,6 +35,8 @@ struct scry_consumer_opts {
 	uint32_t stream_id;
 	size_t packet_size;
 	uint64_t start_ts;
+	unsigned keep_packets;      /* > 0: a flight recorder: no stream files, each CPU's last
+				     * keep_packets packets kept in memory (scry_consumer_snapshot) */
 };
 
 struct scry_consumer_stats {
@@ -65,6 +67,17 @@ uint64_t scry_consumer_poll_delay_ns(const struct scry_consumer *c);
 int scry_consumer_flush(struct scry_consumer *c);
 /* Running totals (events and bytes so far). */
 void scry_consumer_stats(struct scry_consumer *c, struct scry_consumer_stats *out);
+/* A flight recorder's streams written as the streams of the trace in dir (its kernel/
+ * directory), after a drain of the rings: each at most max_bytes (0: no bound) of its
+ * newest packets.  Recording goes on.  *bytes: what was written.  0 or -errno. */
+int scry_consumer_snapshot(struct scry_consumer *c, const char *dir, uint64_t max_bytes, uint64_t *bytes,
+			   char *err, size_t errlen);
+/* Rotation: the rings drained, every stream closed (its last packet ends at end_ts): the
+ * files in dir are a complete chunk the caller may move away; then
+ * scry_consumer_rotate_open opens new streams in dir (packets from start_ts).  The totals
+ * go on across chunks.  0 or -errno with a reason. */
+int scry_consumer_rotate_close(struct scry_consumer *c, uint64_t end_ts, char *err, size_t errlen);
+int scry_consumer_rotate_open(struct scry_consumer *c, uint64_t start_ts, char *err, size_t errlen);
 /* Final drain, close every stream (end_ts: timestamp_end of the last packets), free c.
  * Write errors are in out (write_error, lost), not in the return value. */
 int scry_consumer_close(struct scry_consumer *c, uint64_t end_ts, struct scry_consumer_stats *out);

@@ -42,6 +42,12 @@ struct ctf_stream {
 	unsigned cpu;
 	struct ctf_stream_stats st;
 	char path[4096];
+	/* a flight recorder (keep_packets): packets seq - nheld .. seq - 1 in held[seq % keep] */
+	unsigned keep;
+	uint8_t **held;
+	uint32_t *held_len;
+	uint64_t nheld;
+	char channel[256];
 };
 
 /* write() all of buf, retrying short writes and EINTR.  0 or -errno. */
@@ -76,12 +82,57 @@ static void stream_fail(struct ctf_stream *s, int error)
 	s->pkt_events = 0;
 }
 
+/* Fill in the context of the packet in buf (used bytes: the current packet, or a copy of
+ * it): its timestamps, sizes, sequence number, losses.  Returns its timestamp_end. */
+static uint64_t fill_context(const struct ctf_stream *s, uint8_t *buf, size_t used, uint64_t end_ts)
+{
+	uint64_t begin, end, bits = (uint64_t)used * 8;
+
+	begin = s->seq ? s->prev_end : s->start_ts;
+	if (s->pkt_events && begin > s->first_ts)
+		begin = s->first_ts;
+	end = s->pkt_events ? s->last_ts : begin;
+	if (end_ts > end)
+		end = end_ts;
+
+	put_le64(buf + OFF_TS_BEGIN, begin);
+	put_le64(buf + OFF_TS_END, end);
+	put_le64(buf + OFF_CONTENT_SIZE, bits);
+	put_le64(buf + OFF_PACKET_SIZE, bits);
+	put_le64(buf + OFF_SEQ_NUM, s->seq);
+	put_le64(buf + OFF_DISCARDED, s->discarded);
+	put_le32(buf + OFF_CPU_ID, s->cpu);
+	return end;
+}
+
+/* A flight recorder's packet: kept in memory in the slot of the oldest (overwritten). */
+static int hold_packet(struct ctf_stream *s, uint64_t end)
+{
+	unsigned slot = (unsigned)(s->seq % s->keep);
+
+	if (!s->held[slot] && !(s->held[slot] = malloc(s->cap))) {
+		stream_fail(s, -ENOMEM);
+		return -ENOMEM;
+	}
+	memcpy(s->held[slot], s->buf, s->used);
+	s->held_len[slot] = (uint32_t)s->used;
+	if (s->nheld < s->keep)
+		s->nheld++;
+	s->st.packets++;
+	s->seq++;
+	s->prev_end = end;
+	s->prev_discarded = s->discarded;
+	s->used = PKT_EVENTS_OFF;
+	s->pkt_events = 0;
+	return 0;
+}
+
 /* Fill in the packet context, write the packet whole, then its index entry.  A failure
  * fails the stream (stream_fail) once the file is back at its last complete packet. */
 static int write_packet(struct ctf_stream *s, uint64_t end_ts)
 {
 	uint8_t ent[CTF_INDEX_LEN];
-	uint64_t begin, end, bits;
+	uint64_t end;
 	int r;
 
 	/* Readers count the events lost in a packet as the increase over the previous
@@ -105,22 +156,9 @@ static int write_packet(struct ctf_stream *s, uint64_t end_ts)
 			return r;
 		}
 	}
-	bits = (uint64_t)s->used * 8;
-
-	begin = s->seq ? s->prev_end : s->start_ts;
-	if (s->pkt_events && begin > s->first_ts)
-		begin = s->first_ts;
-	end = s->pkt_events ? s->last_ts : begin;
-	if (end_ts > end)
-		end = end_ts;
-
-	put_le64(s->buf + OFF_TS_BEGIN, begin);
-	put_le64(s->buf + OFF_TS_END, end);
-	put_le64(s->buf + OFF_CONTENT_SIZE, bits);
-	put_le64(s->buf + OFF_PACKET_SIZE, bits);
-	put_le64(s->buf + OFF_SEQ_NUM, s->seq);
-	put_le64(s->buf + OFF_DISCARDED, s->discarded);
-	put_le32(s->buf + OFF_CPU_ID, s->cpu);
+	end = fill_context(s, s->buf, s->used, end_ts);
+	if (s->keep)
+		return hold_packet(s, end);
 
 	r = write_all(s->fd, s->buf, s->used);
 	if (r < 0) {
@@ -161,7 +199,8 @@ struct ctf_stream *ctf_stream_open(const struct ctf_stream_opts *o, char *err, s
 	uint8_t hdr[CTF_INDEX_HDR_LEN];
 	int n, r;
 
-	if (!o || !o->dir || !o->channel || !*o->channel || strchr(o->channel, '/') || !o->uuid) {
+	if (!o || (!o->dir && !o->keep_packets) || !o->channel || !*o->channel || strchr(o->channel, '/') ||
+	    strlen(o->channel) >= sizeof(s->channel) || !o->uuid) {
 		snprintf(err, errlen, "stream: missing directory, channel or uuid");
 		return NULL;
 	}
@@ -191,6 +230,17 @@ struct ctf_stream *ctf_stream_open(const struct ctf_stream_opts *o, char *err, s
 	memcpy(s->buf + OFF_UUID, o->uuid, 16);
 	put_le32(s->buf + OFF_STREAM_ID, o->stream_id);
 	put_le64(s->buf + OFF_INSTANCE_ID, o->stream_instance_id);
+	snprintf(s->channel, sizeof(s->channel), "%s", o->channel);
+	if (o->keep_packets) {       /* a flight recorder: no files */
+		s->keep = o->keep_packets;
+		s->held = calloc(s->keep, sizeof(*s->held));
+		s->held_len = calloc(s->keep, sizeof(*s->held_len));
+		if (!s->held || !s->held_len) {
+			snprintf(err, errlen, "stream: out of memory");
+			goto fail;
+		}
+		return s;
+	}
 
 	n = snprintf(s->path, sizeof(s->path), "%s/%s_%u", o->dir, o->channel, o->cpu);
 	if (n < 0 || (size_t)n >= sizeof(s->path)) {
@@ -238,6 +288,8 @@ fail:
 		close(s->fd);
 	if (s->idx_fd >= 0)
 		close(s->idx_fd);
+	free(s->held);
+	free(s->held_len);
 	free(s->buf);
 	free(s->offs);
 	free(s);
@@ -343,6 +395,18 @@ int ctf_stream_close(struct ctf_stream *s, uint64_t end_ts, struct ctf_stream_st
 	/* The last packet carries the final discarded count and reaches end_ts; a stream
 	 * that never wrote a packet gets an empty one so its file is a valid CTF stream.
 	 * A failed stream writes nothing more (its error is in its stats). */
+	if (s->keep) {              /* a flight recorder: what it holds goes with it */
+		if (final)
+			*final = s->st;
+		for (unsigned i = 0; i < s->keep; i++)
+			free(s->held[i]);
+		free(s->held);
+		free(s->held_len);
+		free(s->buf);
+		free(s->offs);
+		free(s);
+		return 0;
+	}
 	if (!s->st.error && (s->pkt_events || s->seq == 0 || s->discarded != s->prev_discarded ||
 			     end_ts > s->prev_end))
 		r = write_packet(s, end_ts);
@@ -365,4 +429,95 @@ int ctf_stream_close(struct ctf_stream *s, uint64_t end_ts, struct ctf_stream_st
 const struct ctf_stream_stats *ctf_stream_stats(const struct ctf_stream *s)
 {
 	return &s->st;
+}
+
+int ctf_stream_snapshot(struct ctf_stream *s, const char *dir, uint64_t max_bytes, uint64_t *bytes,
+			uint64_t *packets, char *err, size_t errlen)
+{
+	char path[4096], idx_path[4096];
+	uint8_t hdr[CTF_INDEX_HDR_LEN], ent[CTF_INDEX_LEN], *cur = NULL;
+	uint64_t first, off = 0, budget = 0;
+	size_t cur_len = 0;
+	int fd = -1, idx_fd = -1, r = 0;
+
+	*bytes = *packets = 0;
+	if (!s->keep) {
+		snprintf(err, errlen, "stream %s_%u: not a flight recorder", s->channel, s->cpu);
+		return -EINVAL;
+	}
+	/* the current packet's events (or, for a stream that never had a packet, an empty one:
+	 * a valid stream), as a packet of its own */
+	if (s->pkt_events || s->seq == 0) {
+		if (!(cur = malloc(s->used))) {
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		memcpy(cur, s->buf, s->used);
+		cur_len = s->used;
+		fill_context(s, cur, cur_len, 0);
+	}
+	/* the newest packets within max_bytes */
+	first = s->seq - s->nheld;
+	if (max_bytes) {
+		budget = cur_len;
+		for (uint64_t q = s->seq; q > s->seq - s->nheld; q--) {
+			if (budget + s->held_len[(q - 1) % s->keep] > max_bytes)
+				break;
+			budget += s->held_len[(q - 1) % s->keep];
+			first = q - 1;
+		}
+		if (budget == cur_len)
+			first = s->seq;     /* not even the newest held packet fits */
+	}
+	if (snprintf(path, sizeof(path), "%s/%s_%u", dir, s->channel, s->cpu) >= (int)sizeof(path) ||
+	    snprintf(idx_path, sizeof(idx_path), "%s/index", dir) >= (int)sizeof(idx_path)) {
+		snprintf(err, errlen, "snapshot: path too long");
+		r = -ENAMETOOLONG;
+		goto out;
+	}
+	if (mkdir(idx_path, 0755) < 0 && errno != EEXIST) {
+		r = -errno;
+		snprintf(err, errlen, "%s: %s", idx_path, strerror(errno));
+		goto out;
+	}
+	snprintf(idx_path, sizeof(idx_path), "%s/index/%s_%u.idx", dir, s->channel, s->cpu);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	idx_fd = fd < 0 ? -1 : open(idx_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0 || idx_fd < 0) {
+		r = -errno;
+		snprintf(err, errlen, "%s: %s", fd < 0 ? path : idx_path, strerror(errno));
+		goto out;
+	}
+	ctf_index_header(hdr);
+	if ((r = write_all(idx_fd, hdr, sizeof(hdr))))
+		goto werr;
+	for (uint64_t q = first; q <= s->seq; q++) {
+		const uint8_t *pkt = q < s->seq ? s->held[q % s->keep] : cur;
+		size_t len = q < s->seq ? s->held_len[q % s->keep] : cur_len;
+
+		if (!pkt)
+			continue;            /* no current packet */
+		if ((r = write_all(fd, pkt, len)))
+			goto werr;
+		ctf_index_entry(ent, pkt, off);
+		if ((r = write_all(idx_fd, ent, sizeof(ent))))
+			goto werr;
+		off += len;
+		(*packets)++;
+	}
+	*bytes = off;
+	if (fsync(fd) < 0 || fsync(idx_fd) < 0) {
+		r = -errno;
+		goto werr;
+	}
+	goto out;
+werr:
+	snprintf(err, errlen, "writing the snapshot %s: %s", path, strerror(-r));
+out:
+	if (fd >= 0)
+		close(fd);
+	if (idx_fd >= 0)
+		close(idx_fd);
+	free(cur);
+	return r;
 }

@@ -23,6 +23,9 @@ struct ctf_stream_opts {
 	uint64_t stream_instance_id;/* unique per stream of the trace (the cpu) */
 	size_t packet_size;         /* bytes per packet, header included (e.g. 1 MiB) */
 	uint64_t start_ts;          /* trace start (CLOCK_MONOTONIC ns): timestamp_begin of the first packet */
+	unsigned keep_packets;      /* > 0: a flight recorder: no files, the last keep_packets
+				     * packets kept in memory (the oldest overwritten), written
+				     * by ctf_stream_snapshot; dir may be NULL */
 };
 
 struct ctf_stream_stats {
@@ -55,5 +58,13 @@ int ctf_stream_flush(struct ctf_stream *s);
  * final (may be NULL): the stream's totals, the last packets included. */
 int ctf_stream_close(struct ctf_stream *s, uint64_t end_ts, struct ctf_stream_stats *final);
 const struct ctf_stream_stats *ctf_stream_stats(const struct ctf_stream *s);
+
+/* A flight recorder's stream (keep_packets) written as a stream of the trace in dir (its
+ * kernel/ directory; DIR/<channel>_<cpu> and its index): the packets it holds, oldest
+ * first (with their packet_seq_num: those overwritten are a gap), then the events of the
+ * current packet as one more packet; at most max_bytes (0: no bound) of the newest packets.
+ * The stream goes on recording.  *bytes, *packets: what was written.  0 or -errno. */
+int ctf_stream_snapshot(struct ctf_stream *s, const char *dir, uint64_t max_bytes, uint64_t *bytes,
+			uint64_t *packets, char *err, size_t errlen);
 
 #endif

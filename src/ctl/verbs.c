@@ -12,7 +12,8 @@ const struct scry_ctl_verb scry_ctl_verbs[] = {
 	  "\n"
 	  "  -o, --output DIR       trace directory (default ~/scry-traces/NAME-YYYYmmdd-HHMMSS);\n"
 	  "                         it must not exist or be empty\n"
-	  "      --snapshot         a flight recorder (overwrite channels): not implemented yet\n" },
+	  "      --snapshot         a flight recorder: its channels overwrite, kept in memory (the last\n"
+	  "                         sub-buffers per CPU), nothing written until `scry snapshot record`\n" },
 	{ "destroy",
 	  "usage: scry destroy [NAME | -a]\n"
 	  "Stop the session if it records (its trace complete) and forget it.\n"
@@ -25,10 +26,12 @@ const struct scry_ctl_verb scry_ctl_verbs[] = {
 	  "\n"
 	  "  -k, --kernel           the kernel domain (the only one)\n"
 	  "      --discard          when the buffer is full, new events are discarded (counted)\n"
-	  "      --overwrite        the oldest sub-buffer is overwritten: not implemented yet\n"
+	  "      --overwrite        the oldest sub-buffer is overwritten: a snapshot session's channels\n"
+	  "                         (create --snapshot; their sub-buffers are kept in memory)\n"
 	  "      --subbuf-size S    sub-buffer size (K/M/G; rounded up to a power of two)\n"
 	  "      --num-subbuf N     number of sub-buffers (rounded up to a power of two); the\n"
-	  "                         per-CPU buffer is S x N (default 8M per CPU)\n"
+	  "                         per-CPU buffer is S x N (default 8M per CPU; a snapshot session\n"
+	  "                         keeps N sub-buffers of S per CPU, default 4 x 1M)\n"
 	  SESSION_OPT },
 	{ "enable-event",
 	  "usage: scry enable-event -k [-c CHANNEL] [--syscall] [-a] [--filter EXPR] [-s NAME] EVENT[,EVENT...]\n"
@@ -90,6 +93,46 @@ const struct scry_ctl_verb scry_ctl_verbs[] = {
 	{ "status",
 	  "usage: scry status\n"
 	  "The current session: its state, output, channels, events, contexts, trackers, counts.\n" },
+	{ "snapshot",
+	  "usage: scry snapshot record [-s NAME] [-n NAME] [-m MAXSIZE] [PATH]\n"
+	  "Write what a started snapshot session's channels hold (their last sub-buffers per CPU and\n"
+	  "the events not yet in one) as a complete trace, PATH (default: the session's output)/\n"
+	  "NAME-N-YYYYmmdd-HHMMSS; tracing goes on.  Sub-buffers overwritten before are gaps in\n"
+	  "packet_seq_num, as in LTTng.\n"
+	  "\n"
+	  "  -n, --name NAME        the snapshot's name (default snapshot)\n"
+	  "  -m, --max-size SIZE    at most SIZE bytes in all (the newest sub-buffers of each stream)\n"
+	  SESSION_OPT },
+	{ "rotate",
+	  "usage: scry rotate [NAME]\n"
+	  "Archive the current trace chunk of a started session: DIR/archives/<begin>-<end>-<index>/\n"
+	  "kernel, a trace babeltrace2 reads alone; recording goes on in a new chunk, no event lost\n"
+	  "or repeated.  A session that rotated archives its last chunk at stop.\n" },
+	{ "enable-rotation",
+	  "usage: scry enable-rotation [-s NAME] (--timer PERIOD | --size SIZE)\n"
+	  "Rotate the session every PERIOD (30s, 500ms, 2m) or when SIZE bytes (64M) were written\n"
+	  "since the last rotation.\n" },
+	{ "disable-rotation",
+	  "usage: scry disable-rotation [-s NAME] (--timer | --size)\n"
+	  "Stop rotating the session by time or by size.\n" },
+	{ "save",
+	  "usage: scry save [NAME | -a] [-o PATH] [-f]\n"
+	  "Save a session's configuration in LTTng's session XML (lttng load reads it; it validates\n"
+	  "against lttng-tools' session.xsd).\n"
+	  "\n"
+	  "  -o, --output-path PATH a directory (PATH/NAME.lttng) or a file; default ~/.scry/sessions\n"
+	  "  -a, --all              every session\n"
+	  "  -f, --force            overwrite an existing file\n" },
+	{ "load",
+	  "usage: scry load [FILE | NAME [-i PATH]] [-f] [--override-name NAME] [--override-url PATH]\n"
+	  "Create the sessions of an LTTng session file (every one, or NAME), as saved; started if\n"
+	  "they were.  Nothing is created when an element or value is unknown or unsupported: the\n"
+	  "error names it.\n"
+	  "\n"
+	  "  -i, --input-path PATH  a file, or a directory holding NAME.lttng (default ~/.scry/sessions)\n"
+	  "  -f, --force            replace sessions of the same names\n"
+	  "      --override-name N  the session's name\n"
+	  "      --override-url P   its trace directory (a path or file://PATH)\n" },
 	{ "set-session",
 	  "usage: scry set-session NAME\n"
 	  "Make NAME the current session (remembered in ~/.scryrc).\n" },

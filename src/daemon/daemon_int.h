@@ -45,10 +45,20 @@ struct dsession {
 	size_t npids;
 	uint32_t *vpids, *uids, *gids;
 	size_t nvpids, nuids, ngids;
+	bool snapshot;                 /* a flight recorder: overwrite channels kept in memory,
+					* written by snapshot record */
+	unsigned nsnapshots;
+	uint64_t rot_timer_ns, rot_size;   /* enable-rotation --timer / --size (0: none) */
+	int rot_timer, size_timer;         /* --timer's loop timer, and the 250 ms check (--size, a
+					    * failed write) once started, or -1 */
+	uint64_t rot_bytes;                /* the trace's bytes at the last rotation */
+	unsigned nchunks;                  /* chunks archived, at stop */
+	struct daemon *d;                  /* for the rotation timers */
 	struct scry_session *eng;      /* built from the above; loaded once started */
 	struct scry_session_pump *pump;
 	struct scry_session_summary sum;   /* at stop */
 	char stop_error[256];
+	int write_error;               /* a failed write, said once in the log */
 };
 
 struct daemon {
@@ -66,11 +76,36 @@ int dsession_add(struct daemon *d, const char *name, const char *dir, char *err,
 int dsession_rebuild(struct daemon *d, struct dsession *s, char *err, size_t errlen);
 struct dchannel *dsession_channel(struct dsession *s, const char *name);
 int dsession_add_channel(struct dsession *s, const char *name, struct dchannel **out);
+/* Remove a channel that has no event (the pointers into s->chans move). */
+void dsession_drop_channel(struct dsession *s, struct dchannel *c);
 int dchannel_add_op(struct dchannel *c, bool enable, const char *spec);
+/* The channel's event rules, LTTng's: one per spec enable-event gave, in the order first
+ * given, enabled or not as its last enable-event/disable-event left it.  Returns how many
+ * (rules[] allocated, its specs pointing into c->ops); -ENOMEM. */
+struct drule {
+	const char *spec;
+	bool enabled;
+};
+int dchannel_rules(const struct dchannel *c, struct drule **rules);
 int dsession_start(struct daemon *d, struct dsession *s, char *err, size_t errlen);
 int dsession_stop(struct daemon *d, struct dsession *s, char *err, size_t errlen);
+/* Rotate now (archive the current chunk): 0 or -errno; archive: the chunk's directory. */
+int dsession_rotate(struct dsession *s, char *archive, size_t len, char *err, size_t errlen);
+/* (Re)arm or cancel the rotation timers of a started session as its settings say. */
+void dsession_rotation_timers(struct daemon *d, struct dsession *s);
 /* Stop it if it runs, remove it from the daemon, free it. */
 void dsession_destroy(struct daemon *d, struct dsession *s);
+/* A new session, not registered (dsession_register adds it to the daemon). */
+struct dsession *dsession_new(const char *name, const char *dir);
+int dsession_register(struct daemon *d, struct dsession *s, char *err, size_t errlen);
+void dsession_free(struct dsession *s);
+/* session_xml.c: LTTng's session XML (session.xsd) */
+int dsession_save(const struct dsession *s, const char *path, bool force, char *err, size_t errlen);
+/* Read every session of file path (or only the one named only): each built (its engine
+ * session checks it) but none registered; *out, *n.  Unknown or unsupported elements: an
+ * error naming them. */
+int dsession_read_xml(struct daemon *d, const char *path, const char *only, struct dsession ***out,
+		      size_t *n, bool **started, char *err, size_t errlen);
 /* `list NAME`: the session described, LTTng's way. */
 void dsession_describe(struct dsession *s, FILE *out);
 

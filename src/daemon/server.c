@@ -148,6 +148,7 @@ static void serve(struct conn *c, const struct scry_ctl_msg *m)
 	fclose(r.out);
 	if (ret && !err[0])
 		snprintf(err, sizeof(err), "%s: %s", argc ? argv[0] : "request", strerror(-ret));
+	err[strcspn(err, "\n")] = 0;     /* a reason is one line (a filter's caret lines dropped) */
 	scry_ctl_builder_init(&b, SCRY_CTL_REPLY);
 	scry_ctl_add(&b, "status", ret ? "1" : "0");
 	if (outlen)

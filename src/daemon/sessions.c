@@ -6,6 +6,7 @@
 #include <string.h>
 #include "daemon/daemon_int.h"
 #include "util/log.h"
+#include "util/loop.h"
 
 struct dsession *dsession_find(struct daemon *d, const char *name)
 {
@@ -15,28 +16,47 @@ struct dsession *dsession_find(struct daemon *d, const char *name)
 	return NULL;
 }
 
-int dsession_add(struct daemon *d, const char *name, const char *dir, char *err, size_t errlen)
+struct dsession *dsession_new(const char *name, const char *dir)
 {
-	struct dsession **v = realloc(d->sess, (d->nsess + 1) * sizeof(*v)), *s;
+	struct dsession *s = calloc(1, sizeof(*s));
 
-	if (!v)
-		goto oom;
-	d->sess = v;
-	if (!(s = calloc(1, sizeof(*s))))
-		goto oom;
+	if (!s)
+		return NULL;
 	s->name = strdup(name);
 	s->dir = strdup(dir);
+	s->rot_timer = s->size_timer = -1;
 	if (!s->name || !s->dir) {
-		free(s->name);
-		free(s->dir);
-		free(s);
-		goto oom;
+		dsession_free(s);
+		return NULL;
 	}
+	return s;
+}
+
+int dsession_register(struct daemon *d, struct dsession *s, char *err, size_t errlen)
+{
+	struct dsession **v = realloc(d->sess, (d->nsess + 1) * sizeof(*v));
+
+	if (!v) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	d->sess = v;
 	d->sess[d->nsess++] = s;
 	return 0;
-oom:
-	snprintf(err, errlen, "out of memory");
-	return -ENOMEM;
+}
+
+int dsession_add(struct daemon *d, const char *name, const char *dir, char *err, size_t errlen)
+{
+	struct dsession *s = dsession_new(name, dir);
+	int ret;
+
+	if (!s) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	if ((ret = dsession_register(d, s, err, errlen)))
+		dsession_free(s);
+	return ret;
 }
 
 struct dchannel *dsession_channel(struct dsession *s, const char *name)
@@ -61,6 +81,18 @@ int dsession_add_channel(struct dsession *s, const char *name, struct dchannel *
 	return 0;
 }
 
+void dsession_drop_channel(struct dsession *s, struct dchannel *c)
+{
+	size_t i = (size_t)(c - s->chans);
+
+	for (size_t k = 0; k < c->nops; k++)
+		free(c->ops[k].spec);
+	free(c->ops);
+	free(c->name);
+	memmove(&s->chans[i], &s->chans[i + 1], (s->nchans - i - 1) * sizeof(*c));
+	s->nchans--;
+}
+
 int dchannel_add_op(struct dchannel *c, bool enable, const char *spec)
 {
 	struct dop *v = realloc(c->ops, (c->nops + 1) * sizeof(*v));
@@ -72,6 +104,25 @@ int dchannel_add_op(struct dchannel *c, bool enable, const char *spec)
 		return -ENOMEM;
 	v[c->nops++].enable = enable;
 	return 0;
+}
+
+int dchannel_rules(const struct dchannel *c, struct drule **rules)
+{
+	size_t n = 0;
+
+	*rules = calloc(c->nops ? c->nops : 1, sizeof(**rules));
+	if (!*rules)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->nops; i++) {
+		size_t k;
+
+		for (k = 0; k < n && strcmp((*rules)[k].spec, c->ops[i].spec); k++)
+			;
+		if (k == n)
+			(*rules)[n++].spec = c->ops[i].spec;
+		(*rules)[k].enabled = c->ops[i].enable;
+	}
+	return (int)n;
 }
 
 static bool has_enable(const struct dchannel *c)
@@ -90,6 +141,7 @@ int dsession_rebuild(struct daemon *d, struct dsession *s, char *err, size_t err
 	struct scry_channel_opts *co = NULL;
 	struct scry_session_opts so = {
 		.output = s->dir, .catalog = d->cat, .target_all = s->npids == 0, .filter = s->filter,
+		.snapshot = s->snapshot,
 		.track_vpids = s->nvpids ? s->vpids : NULL, .ntrack_vpids = s->nvpids,
 		.track_uids = s->nuids ? s->uids : NULL, .ntrack_uids = s->nuids,
 		.track_gids = s->ngids ? s->gids : NULL, .ntrack_gids = s->ngids,
@@ -114,7 +166,10 @@ int dsession_rebuild(struct daemon *d, struct dsession *s, char *err, size_t err
 			first[i]++;      /* disables before any enable: nothing to disable */
 		co[n++] = (struct scry_channel_opts){
 			.name = c->name, .events = (const char *const *)&c->ops[first[i]].spec, .nevents = 1,
-			.ctx_mask = c->ctx_mask, .ring_size = c->ring_size,
+			.ctx_mask = c->ctx_mask, .ring_size = s->snapshot ? 0 : c->ring_size,
+			/* a flight recorder keeps num_subbuf packets of subbuf_size per CPU */
+			.packet_size = s->snapshot ? (size_t)c->subbuf_size : 0,
+			.keep_packets = s->snapshot ? (unsigned)c->num_subbuf : 0,
 		};
 	}
 	ret = 0;
@@ -141,6 +196,78 @@ out:
 	free(co);
 	free(first);
 	return ret;
+}
+
+int dsession_rotate(struct dsession *s, char *archive, size_t len, char *err, size_t errlen)
+{
+	struct scry_session_summary sum;
+	int ret;
+
+	if (s->state != D_STARTED) {
+		snprintf(err, errlen, "session '%s' is not started: nothing to rotate", s->name);
+		return -EINVAL;
+	}
+	if (s->snapshot) {
+		snprintf(err, errlen, "session '%s' is a snapshot session: it writes no trace to rotate", s->name);
+		return -EINVAL;
+	}
+	ret = scry_session_rotate(s->eng, archive, len, err, errlen);
+	scry_session_progress(s->eng, &sum);
+	s->rot_bytes = sum.bytes;
+	if (ret)
+		scry_log(SCRY_LOG_INFO, "scryd: session %s: rotation failed: %s", s->name, err);
+	else
+		scry_log(SCRY_LOG_INFO, "scryd: session %s: trace chunk archived in %s", s->name, archive);
+	return ret;
+}
+
+static uint64_t rotation_tick(void *ctx, uint64_t now)
+{
+	struct dsession *s = ctx;
+	char archive[4096], err[512];
+
+	dsession_rotate(s, archive, sizeof(archive), err, sizeof(err));
+	return s->rot_timer_ns;
+}
+
+static const char *write_error_name(int error)
+{
+	return error == -ENOSPC || error == -EDQUOT ? "disk full" : strerror(-error);
+}
+
+/* Four times a second: a failed write said once in the log (status says it too), and
+ * --size checked against the bytes written since the last rotation. */
+static uint64_t session_tick(void *ctx, uint64_t now)
+{
+	struct dsession *s = ctx;
+	struct scry_session_summary sum;
+	char archive[4096], err[512];
+
+	scry_session_progress(s->eng, &sum);
+	if (sum.write_error && !s->write_error) {
+		s->write_error = sum.write_error;
+		scry_log(SCRY_LOG_INFO, "scryd: session %s: %s after %llu events: the trace ends at its last complete "
+			 "packet, what follows is counted lost", s->name, write_error_name(sum.write_error),
+			 (unsigned long long)sum.events);
+	}
+	if (s->rot_size && !sum.write_error && sum.bytes - s->rot_bytes >= s->rot_size)
+		dsession_rotate(s, archive, sizeof(archive), err, sizeof(err));
+	return 250 * 1000 * 1000ULL;
+}
+
+void dsession_rotation_timers(struct daemon *d, struct dsession *s)
+{
+	s->d = d;
+	if (s->rot_timer >= 0)
+		scry_loop_timer_cancel(d->loop, s->rot_timer);
+	if (s->size_timer >= 0)
+		scry_loop_timer_cancel(d->loop, s->size_timer);
+	s->rot_timer = s->size_timer = -1;
+	if (s->state != D_STARTED)
+		return;
+	if (s->rot_timer_ns)
+		s->rot_timer = scry_loop_timer(d->loop, s->rot_timer_ns, rotation_tick, s);
+	s->size_timer = scry_loop_timer(d->loop, 250 * 1000 * 1000ULL, session_tick, s);
 }
 
 int dsession_start(struct daemon *d, struct dsession *s, char *err, size_t errlen)
@@ -176,6 +303,8 @@ int dsession_start(struct daemon *d, struct dsession *s, char *err, size_t errle
 		goto fail;
 	}
 	s->state = D_STARTED;
+	s->rot_bytes = 0;
+	dsession_rotation_timers(d, s);
 	scry_log(SCRY_LOG_INFO, "scryd: session %s started, trace %s", s->name, scry_session_dir(s->eng));
 	return 0;
 fail:
@@ -200,7 +329,10 @@ int dsession_stop(struct daemon *d, struct dsession *s, char *err, size_t errlen
 	}
 	scry_session_pump_stop(s->pump);
 	s->pump = NULL;
+	s->state = D_STOPPED;
+	dsession_rotation_timers(d, s);     /* cancelled */
 	ret = scry_session_stop(s->eng, &s->sum, s->stop_error, sizeof(s->stop_error));
+	s->nchunks = scry_session_chunks(s->eng);
 	if (!ret)
 		s->stop_error[0] = 0;
 	scry_session_destroy(s->eng);     /* its BPF objects and rings freed; the trace stays */
@@ -214,8 +346,11 @@ int dsession_stop(struct daemon *d, struct dsession *s, char *err, size_t errlen
 	return ret;
 }
 
-static void free_session(struct dsession *s)
+void dsession_free(struct dsession *s)
 {
+	if (!s)
+		return;
+	scry_session_destroy(s->eng);
 	for (size_t i = 0; i < s->nchans; i++) {
 		for (size_t k = 0; k < s->chans[i].nops; k++)
 			free(s->chans[i].ops[k].spec);
@@ -239,14 +374,13 @@ void dsession_destroy(struct daemon *d, struct dsession *s)
 
 	if (s->state == D_STARTED)
 		dsession_stop(d, s, err, sizeof(err));
-	scry_session_destroy(s->eng);
 	for (size_t i = 0; i < d->nsess; i++)
 		if (d->sess[i] == s) {
 			memmove(&d->sess[i], &d->sess[i + 1], (d->nsess - i - 1) * sizeof(*d->sess));
 			d->nsess--;
 			break;
 		}
-	free_session(s);
+	dsession_free(s);
 }
 
 static void list_u32(FILE *out, const char *what, const uint32_t *v, size_t n)
@@ -270,6 +404,8 @@ void dsession_describe(struct dsession *s, FILE *out)
 
 	fprintf(out, "Recording session %s: [%s]\n", s->name, state_name(s->state));
 	fprintf(out, "    Trace output: %s\n", s->dir);
+	if (s->snapshot)
+		fprintf(out, "    Snapshot mode: %u snapshot(s) recorded\n", s->nsnapshots);
 	if (s->filter)
 		fprintf(out, "    Filter: %s\n", s->filter);
 	if (s->state == D_STARTED)
@@ -280,6 +416,20 @@ void dsession_describe(struct dsession *s, FILE *out)
 			(unsigned long long)sum.lost, (unsigned long long)sum.bytes);
 	if (s->stop_error[0])
 		fprintf(out, "    Error: %s\n", s->stop_error);
+	if (sum.write_error)
+		fprintf(out, "    Error: %s after %llu events: the trace ends at its last complete packet; %llu events "
+			"lost\n", write_error_name(sum.write_error), (unsigned long long)sum.events,
+			(unsigned long long)(sum.lost - sum.too_big));
+	if (s->rot_timer_ns || s->rot_size || s->nchunks || (s->eng && s->state == D_STARTED &&
+							       scry_session_chunks(s->eng))) {
+		fprintf(out, "    Rotation:");
+		if (s->rot_timer_ns)
+			fprintf(out, " every %llu us", (unsigned long long)(s->rot_timer_ns / 1000));
+		if (s->rot_size)
+			fprintf(out, " every %llu bytes", (unsigned long long)s->rot_size);
+		fprintf(out, "; %u chunk(s) archived\n",
+			s->state == D_STARTED ? scry_session_chunks(s->eng) : s->nchunks);
+	}
 	fprintf(out, "\n=== Domain: Linux kernel ===\n\nTracked process attributes\n");
 	fprintf(out, "  PID: ");
 	if (!s->npids)
@@ -298,11 +448,13 @@ void dsession_describe(struct dsession *s, FILE *out)
 		bool ctx_any = false;
 
 		fprintf(out, "- %s: [enabled]\n\n    Attributes:\n", c->name);
-		fprintf(out, "      Mode: discard\n");
+		fprintf(out, "      Mode: %s\n", s->snapshot ? "overwrite" : "discard");
 		if (c->subbuf_size)
 			fprintf(out, "      Sub-buffer size: %llu bytes\n      Sub-buffer count: %llu\n",
 				(unsigned long long)c->subbuf_size, (unsigned long long)c->num_subbuf);
-		if (c->ring_size)
+		if (s->snapshot)
+			;   /* the kernel ring is the engine's default; the sub-buffers are kept in memory */
+		else if (c->ring_size)
 			fprintf(out, "      Buffer size per CPU: %zu bytes\n", c->ring_size);
 		else
 			fprintf(out, "      Buffer size per CPU: default\n");
@@ -315,20 +467,16 @@ void dsession_describe(struct dsession *s, FILE *out)
 		if (!ctx_any)
 			fprintf(out, "      None\n");
 		fprintf(out, "\n    Recording event rules:\n");
-		if (!c->nops)
-			fprintf(out, "      None\n");
-		for (size_t k = 0; k < c->nops; k++) {
-			if (!c->ops[k].enable)
-				continue;
-			bool off = false;
+		struct drule *rules;
+		int nr = dchannel_rules(c, &rules);
 
-			for (size_t j = k + 1; j < c->nops; j++)
-				if (!strcmp(c->ops[j].spec, c->ops[k].spec))
-					off = !c->ops[j].enable;
-			fprintf(out, "      %s (type: %s) [%s%s]\n", c->ops[k].spec,
-				!strncmp(c->ops[k].spec, "syscall:", 8) ? "syscall" : "tracepoint",
-				off ? "disabled" : "enabled", s->filter ? ", with filter" : "");
-		}
+		if (nr == 0)
+			fprintf(out, "      None\n");
+		for (int k = 0; k < nr; k++)
+			fprintf(out, "      %s (type: %s) [%s%s]\n", rules[k].spec,
+				!strncmp(rules[k].spec, "syscall:", 8) ? "syscall" : "tracepoint",
+				rules[k].enabled ? "enabled" : "disabled", s->filter ? ", with filter" : "");
+		free(rules);
 		fprintf(out, "\n");
 	}
 }

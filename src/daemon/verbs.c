@@ -3,6 +3,9 @@
  * session's configuration changed (sessions.c) or the started engine session driven. */
 #include <errno.h>
 #include <getopt.h>
+#include <grp.h>
+#include <pwd.h>
+#include <stdint.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -122,6 +125,7 @@ static int verb_create(struct verb_ctx *v, int argc, char **argv)
 		{ "kernel", no_argument, NULL, 'k' }, { 0 } };
 	struct dreply *r = v->r;
 	const char *out = NULL, *name = NULL;
+	bool snapshot = false;
 	char autoname[64], stamp[32], *dir = NULL;
 	time_t now = time(NULL);
 	struct tm tm;
@@ -131,7 +135,7 @@ static int verb_create(struct verb_ctx *v, int argc, char **argv)
 		switch (opt) {
 		case 'o': out = optarg; break;
 		case 'k': break;
-		case 'S': return ERR("create --snapshot: overwrite channels (the flight recorder) are not implemented yet");
+		case 'S': snapshot = true; break;
 		default: return bad_option(v, argc, argv);
 		}
 	}
@@ -161,13 +165,17 @@ static int verb_create(struct verb_ctx *v, int argc, char **argv)
 			ret = ERR("output '%s' is the trace directory of session '%s'", dir, v->d->sess[i]->name);
 			goto out;
 		}
-	if (dir_unusable(dir, r->err, r->errlen)) {
+	if (!snapshot && dir_unusable(dir, r->err, r->errlen)) {   /* snapshots go in subdirectories */
 		ret = -EEXIST;
 		goto out;
 	}
 	if ((ret = dsession_add(v->d, name, dir, r->err, r->errlen)))
 		goto out;
-	fprintf(r->out, "Session %s created.\nTraces will be output to %s\n", name, dir);
+	v->d->sess[v->d->nsess - 1]->snapshot = snapshot;
+	if (snapshot)
+		fprintf(r->out, "Snapshot session %s created.\nDefault snapshot output set to %s\n", name, dir);
+	else
+		fprintf(r->out, "Session %s created.\nTraces will be output to %s\n", name, dir);
 	r->set_session = v->d->sess[v->d->nsess - 1]->name;
 out:
 	free(dir);
@@ -242,6 +250,7 @@ static int verb_enable_channel(struct verb_ctx *v, int argc, char **argv)
 	struct dreply *r = v->r;
 	const char *sname = NULL;
 	uint64_t subbuf = 0, nsub = 0, page = (uint64_t)sysconf(_SC_PAGESIZE);
+	char mode = 0;
 	struct dsession *s;
 	struct dchannel *c;
 	char *names, *save = NULL, *tok;
@@ -249,11 +258,11 @@ static int verb_enable_channel(struct verb_ctx *v, int argc, char **argv)
 
 	while ((opt = getopt_long(argc, argv, ":kus:", lo, NULL)) != -1) {
 		switch (opt) {
-		case 'k': case O_DISCARD: break;
+		case 'k': break;
+		case O_DISCARD: mode = 'd'; break;
 		case 'u': return ERR("enable-channel: scry records the kernel domain only (-k)");
 		case 's': sname = optarg; break;
-		case O_OVERWRITE:
-			return ERR("enable-channel --overwrite: overwrite channels (the flight recorder) are not implemented yet");
+		case O_OVERWRITE: mode = 'o'; break;
 		case O_SUBBUF:
 			if (scry_parse_size(optarg, &subbuf) || !subbuf || subbuf > (1ULL << 30))
 				return ERR("invalid sub-buffer size '%s' (expected e.g. 256K, 1M, up to 1G)", optarg);
@@ -281,6 +290,12 @@ static int verb_enable_channel(struct verb_ctx *v, int argc, char **argv)
 	if (s->state == D_STARTED)
 		return ERR("cannot add a channel to session '%s': it is started (as LTTng, channels are added before start)",
 			   s->name);
+	if (mode == 'o' && !s->snapshot)
+		return ERR("enable-channel --overwrite: scry's overwrite channels are the flight recorders of snapshot "
+			   "sessions (create --snapshot)");
+	if (mode == 'd' && s->snapshot)
+		return ERR("enable-channel --discard: the channels of snapshot session '%s' overwrite (they are kept "
+			   "in memory until snapshot record)", s->name);
 	subbuf = subbuf ? scry_pow2_at_least(subbuf, page) : 0;
 	nsub = nsub ? scry_pow2_at_least(nsub, 1) : 0;
 	if ((subbuf || nsub) && (subbuf ? subbuf : 1ULL << 20) * (nsub ? nsub : 4) > (1ULL << 32))
@@ -300,7 +315,7 @@ static int verb_enable_channel(struct verb_ctx *v, int argc, char **argv)
 			ret = ERR("out of memory");
 			break;
 		}
-		if (subbuf || nsub) {
+		if (subbuf || nsub || s->snapshot) {
 			c->subbuf_size = subbuf ? subbuf : 1ULL << 20;
 			c->num_subbuf = nsub ? nsub : 4;
 			c->ring_size = (size_t)(c->subbuf_size * c->num_subbuf);
@@ -313,11 +328,13 @@ static int verb_enable_channel(struct verb_ctx *v, int argc, char **argv)
 
 /* The channel an event verb names (-c), channel0 by default (made when missing, before
  * start, as LTTng does). */
-static struct dchannel *event_channel(struct verb_ctx *v, struct dsession *s, const char *chan, bool make)
+static struct dchannel *event_channel(struct verb_ctx *v, struct dsession *s, const char *chan, bool make,
+				      bool *made)
 {
 	struct dreply *r = v->r;
 	struct dchannel *c = dsession_channel(s, chan ? chan : SCRY_DEFAULT_CHANNEL);
 
+	*made = false;
 	if (c)
 		return c;
 	if (chan || !make || s->state != D_CREATED) {
@@ -328,6 +345,12 @@ static struct dchannel *event_channel(struct verb_ctx *v, struct dsession *s, co
 		ERR("out of memory");
 		return NULL;
 	}
+	if (s->snapshot) {
+		c->subbuf_size = 1ULL << 20;
+		c->num_subbuf = 4;
+		c->ring_size = 4ULL << 20;
+	}
+	*made = true;
 	return c;
 }
 
@@ -370,6 +393,20 @@ static int apply_op(struct verb_ctx *v, struct dsession *s, struct dchannel *c, 
 	return ret;
 }
 
+static bool rule_enabled(const struct dchannel *c, const char *spec)
+{
+	struct drule *rules;
+	int nr = dchannel_rules(c, &rules);
+	bool on = false;
+
+	for (int k = 0; k < nr; k++)
+		if (!strcmp(rules[k].spec, spec))
+			on = rules[k].enabled;
+	if (nr >= 0)
+		free(rules);
+	return on;
+}
+
 static int verb_event(struct verb_ctx *v, int argc, char **argv, bool enable)
 {
 	enum { O_SYSCALL = 256, O_TRACEPOINT, O_FILTER };
@@ -380,7 +417,7 @@ static int verb_event(struct verb_ctx *v, int argc, char **argv, bool enable)
 		{ "all", no_argument, NULL, 'a' }, { "filter", required_argument, NULL, O_FILTER }, { 0 } };
 	struct dreply *r = v->r;
 	const char *sname = NULL, *chan = NULL, *filter = NULL;
-	bool syscall = false, all = false;
+	bool syscall = false, all = false, made = false;
 	struct dsession *s;
 	struct dchannel *c;
 	char *list = NULL, *save = NULL, *tok;
@@ -420,28 +457,44 @@ static int verb_event(struct verb_ctx *v, int argc, char **argv, bool enable)
 			return ERR("a filter must come with the session's first enable-event (its events share one "
 				   "filter; per-event filters are not supported yet)");
 	}
-	if (!(c = event_channel(v, s, chan, enable)))
+	if (!(c = event_channel(v, s, chan, enable, &made)))
 		return -ENOENT;
 	if (filter && !s->filter && !(s->filter = strdup(filter)))
 		return ERR("out of memory");
+	if (all && !enable) {     /* every enabled rule (with --syscall: its syscall rules) */
+		struct drule *rules;
+		int nr = dchannel_rules(c, &rules), done = 0;
+		char **specs = NULL;
+
+		if (nr < 0)
+			return ERR("out of memory");
+		specs = calloc((size_t)nr + 1, sizeof(*specs));
+		for (int k = 0; specs && k < nr; k++)   /* copied: the ops move as they grow */
+			if (rules[k].enabled && (!syscall || !strncmp(rules[k].spec, "syscall:", 8)))
+				specs[done++] = strdup(rules[k].spec);
+		free(rules);
+		if (!specs)
+			return ERR("out of memory");
+		for (int k = 0; k < done && !ret; k++)
+			ret = specs[k] ? apply_op(v, s, c, false, specs[k]) : ERR("out of memory");
+		for (int k = 0; k < done; k++)
+			free(specs[k]);
+		free(specs);
+		if (!ret && !done)
+			ret = ERR("no enabled event rule in channel '%s'", c->name);
+		if (!ret)
+			fprintf(r->out, "All kernel %s are disabled in channel %s\n", syscall ? "system calls" : "events",
+				c->name);
+		goto out;
+	}
 	if (all) {
 		static const char *const both[] = { "*", "syscall:*" };
-		bool any = false;
 
-		for (size_t i = syscall ? 1 : 0; i < 2; i++) {
-			ret = apply_op(v, s, c, enable, both[i]);
-			if (!ret)
-				any = true;
-			else if (!enable && ret == -ENOENT)
-				ret = 0;          /* nothing of that kind was enabled */
-			else
-				break;
-		}
-		if (!ret && !any)
-			ret = ERR("no enabled event in channel '%s'", c->name);
+		for (size_t i = syscall ? 1 : 0; i < 2 && !ret; i++)
+			ret = apply_op(v, s, c, true, both[i]);
 		if (!ret)
-			fprintf(r->out, "All kernel %s %s in channel %s\n", syscall ? "system calls" : "events",
-				enable ? "are enabled" : "are disabled", c->name);
+			fprintf(r->out, "All kernel %s are enabled in channel %s\n", syscall ? "system calls" : "events",
+				c->name);
 		goto out;
 	}
 	if (!(list = strdup(argv[optind]))) {
@@ -455,13 +508,19 @@ static int verb_event(struct verb_ctx *v, int argc, char **argv, bool enable)
 			ret = ERR("out of memory");
 			break;
 		}
-		ret = apply_op(v, s, c, enable, spec);
+		if (!enable && !rule_enabled(c, spec))
+			ret = ERR("no enabled event rule '%s' in channel '%s' (disable-event names a rule as "
+				  "enable-event gave it)", tok, c->name);
+		else
+			ret = apply_op(v, s, c, enable, spec);
 		if (!ret)
 			fprintf(r->out, "Kernel %s %s %s in channel %s\n", syscall ? "syscall" : "event", tok,
 				enable ? "enabled" : "disabled", c->name);
 		free(spec);
 	}
 out:
+	if (ret && made && !c->nops)
+		dsession_drop_channel(s, c);       /* channel0 made for nothing */
 	if (ret && s->filter && filter && !s->eng && s->state == D_CREATED) {
 		bool used = false;       /* the filter came with this command and nothing took it */
 
@@ -539,13 +598,58 @@ static int verb_add_context(struct verb_ctx *v, int argc, char **argv)
 	return 0;
 }
 
-static int add_u32s(uint32_t **v, size_t *n, const char *list, bool add)
+/* A tracker's values: numbers (0 included), users' or groups' names for kind 'u'/'g'. */
+static int parse_ids(const char *list, char kind, uint32_t **out, size_t *n)
 {
-	pid_t *vals = NULL;
-	size_t nv = 0;
+	char *copy = strdup(list), *save = NULL, *tok;
+	int ret = 0;
 
-	if (scry_parse_pids(list, &vals, &nv))
-		return -EINVAL;
+	*out = NULL;
+	*n = 0;
+	if (!copy)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, ",", &save); tok && !ret; tok = strtok_r(NULL, ",", &save)) {
+		char *end;
+		unsigned long v;
+		uint32_t *nv;
+
+		errno = 0;
+		v = strtoul(tok, &end, 10);
+		if (*end || errno || v > UINT32_MAX || tok[0] == '-') {
+			struct passwd *pw = kind == 'u' ? getpwnam(tok) : NULL;
+			struct group *gr = kind == 'g' ? getgrnam(tok) : NULL;
+
+			if (!pw && !gr) {
+				ret = -EINVAL;
+				break;
+			}
+			v = pw ? pw->pw_uid : gr->gr_gid;
+		}
+		if (!(nv = realloc(*out, (*n + 1) * sizeof(**out)))) {
+			ret = -ENOMEM;
+			break;
+		}
+		*out = nv;
+		nv[(*n)++] = (uint32_t)v;
+	}
+	free(copy);
+	if (!ret && !*n)
+		ret = -EINVAL;
+	if (ret) {
+		free(*out);
+		*out = NULL;
+	}
+	return ret;
+}
+
+static int add_u32s(uint32_t **v, size_t *n, const char *list, char kind, bool add)
+{
+	uint32_t *vals = NULL;
+	size_t nv = 0;
+	int ret = parse_ids(list, kind, &vals, &nv);
+
+	if (ret)
+		return ret;
 	for (size_t i = 0; i < nv; i++) {
 		size_t k;
 
@@ -620,7 +724,7 @@ static int verb_track(struct verb_ctx *v, int argc, char **argv, bool add)
 		for (size_t i = 0; i < n && !ret; i++)
 			ret = scry_session_track(s->eng, pids[i], r->err, r->errlen);
 		free(pids);
-		if (!ret && add_u32s((uint32_t **)&s->pids, &s->npids, lists[0], true))
+		if (!ret && add_u32s((uint32_t **)&s->pids, &s->npids, lists[0], 'p', true))
 			ret = ERR("out of memory");
 		if (!ret)
 			fprintf(r->out, "PID %s added to the pid tracker of session %s\n", lists[0], s->name);
@@ -651,9 +755,10 @@ static int verb_track(struct verb_ctx *v, int argc, char **argv, bool add)
 				}
 			free(pids);
 		}
-		ret = add_u32s(vals[k], ns[k], lists[k], add);
+		ret = add_u32s(vals[k], ns[k], lists[k], "ppug"[k], add);
 		if (ret == -EINVAL)
-			return ERR("invalid %s list '%s' (expected numbers, comma-separated)", kinds[k], lists[k]);
+			return ERR("invalid %s list '%s' (expected %s, comma-separated)", kinds[k], lists[k],
+				   k == 2 ? "user ids or names" : k == 3 ? "group ids or names" : "numbers");
 		if (ret)
 			return ERR("out of memory");
 		fprintf(r->out, "%s %s %s the %s tracker of session %s\n", kinds[k], lists[k],
@@ -683,10 +788,175 @@ static int verb_start_stop(struct verb_ctx *v, int argc, char **argv, bool start
 	ret = dsession_stop(v->d, s, r->err, r->errlen);
 	if (ret && s->state != D_STOPPED)
 		return ret;
-	fprintf(r->out, "Tracing stopped for session %s: %llu events recorded, %llu discarded, %llu lost; "
-		"trace in %s\n", s->name, (unsigned long long)s->sum.events,
-		(unsigned long long)s->sum.discarded, (unsigned long long)s->sum.lost, s->dir);
+	if (s->snapshot)
+		fprintf(r->out, "Tracing stopped for session %s: %llu events seen, %llu discarded; %u snapshot(s) "
+			"recorded in %s\n", s->name, (unsigned long long)s->sum.events,
+			(unsigned long long)s->sum.discarded, s->nsnapshots, s->dir);
+	else
+		fprintf(r->out, "Tracing stopped for session %s: %llu events recorded, %llu discarded, %llu lost; "
+			"trace in %s\n", s->name, (unsigned long long)s->sum.events,
+			(unsigned long long)s->sum.discarded, (unsigned long long)s->sum.lost, s->dir);
+	if (!ret && s->sum.write_error)    /* stopped, but the trace is incomplete: say so, fail */
+		ret = ERR("session '%s': %s after %llu events: the trace ends at its last complete packet; "
+			  "%llu events lost", s->name, s->sum.write_error == -ENOSPC || s->sum.write_error == -EDQUOT ?
+			  "disk full" : strerror(-s->sum.write_error), (unsigned long long)s->sum.events,
+			  (unsigned long long)(s->sum.lost - s->sum.too_big));
 	return ret;
+}
+
+/* snapshot record: LTTng's snapshot-N-YYYYmmdd-HHMMSS under the session's output (or PATH). */
+static int verb_snapshot(struct verb_ctx *v, int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "session", required_argument, NULL, 's' }, { "name", required_argument, NULL, 'n' },
+		{ "max-size", required_argument, NULL, 'm' }, { 0 } };
+	struct dreply *r = v->r;
+	const char *sname = NULL, *name = "snapshot";
+	uint64_t max = 0, bytes = 0;
+	struct dsession *s;
+	char stamp[32], *base = NULL, *dir = NULL;
+	time_t now = time(NULL);
+	struct tm tm;
+	int opt, ret;
+
+	if (argc < 2 || strcmp(argv[1], "record"))
+		return ERR("snapshot: the action is 'record' (scry snapshot --help)");
+	argc--;
+	argv++;
+	while ((opt = getopt_long(argc, argv, ":s:n:m:", lo, NULL)) != -1) {
+		switch (opt) {
+		case 's': sname = optarg; break;
+		case 'n':
+			if (!valid_name(optarg))
+				return ERR("invalid snapshot name '%s' (letters, digits, '_', '-', '.')", optarg);
+			name = optarg;
+			break;
+		case 'm':
+			if (scry_parse_size(optarg, &max) || !max)
+				return ERR("invalid maximum size '%s' (expected e.g. 4M, 1G)", optarg);
+			break;
+		default: return bad_option(v, argc, argv);
+		}
+	}
+	if (optind + 1 < argc)
+		return ERR("snapshot record: unexpected argument '%s'", argv[optind + 1]);
+	if (!(s = target(v, sname)))
+		return -ENOENT;
+	if (!s->snapshot)
+		return ERR("session '%s' is not a snapshot session (create --snapshot)", s->name);
+	if (s->state != D_STARTED)
+		return ERR("session '%s' is not started: a snapshot writes what a started session's buffers hold",
+			   s->name);
+	if (optind < argc) {
+		const char *p = !strncmp(argv[optind], "file://", 7) ? argv[optind] + 7 : argv[optind];
+
+		if (strstr(argv[optind], "://") && strncmp(argv[optind], "file://", 7))
+			return ERR("snapshot record: scry writes local snapshots only (file:// or a path)");
+		if (resolve_path(v, p, &base))
+			return ERR("out of memory");
+	} else if (!(base = strdup(s->dir))) {
+		return ERR("out of memory");
+	}
+	localtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+	if (asprintf(&dir, "%s/%s-%u-%s", base, name, s->nsnapshots + 1, stamp) < 0) {
+		free(base);
+		return ERR("out of memory");
+	}
+	mkdir(base, 0755);     /* the session's output, made with its first snapshot */
+	ret = scry_session_snapshot(s->eng, dir, max, &bytes, r->err, r->errlen);
+	if (!ret) {
+		s->nsnapshots++;
+		fprintf(r->out, "Snapshot recorded successfully for session %s in %s (%llu bytes)\n", s->name, dir,
+			(unsigned long long)bytes);
+	}
+	free(base);
+	free(dir);
+	return ret;
+}
+
+static int verb_rotate(struct verb_ctx *v, int argc, char **argv)
+{
+	static const struct option lo[] = { { "session", required_argument, NULL, 's' }, { 0 } };
+	struct dreply *r = v->r;
+	const char *sname = NULL;
+	struct dsession *s;
+	char archive[4096];
+	int opt, ret;
+
+	while ((opt = getopt_long(argc, argv, ":s:", lo, NULL)) != -1) {
+		if (opt != 's')
+			return bad_option(v, argc, argv);
+		sname = optarg;
+	}
+	if (optind + 1 < argc)
+		return ERR("rotate: unexpected argument '%s'", argv[optind + 1]);
+	if (!(s = target(v, optind < argc ? argv[optind] : sname)))
+		return -ENOENT;
+	if ((ret = dsession_rotate(s, archive, sizeof(archive), r->err, r->errlen)))
+		return ret;
+	fprintf(r->out, "Trace chunk archive for session %s is now readable at %s\n", s->name, archive);
+	return 0;
+}
+
+static int verb_rotation(struct verb_ctx *v, int argc, char **argv, bool enable)
+{
+	enum { O_TIMER = 256, O_SIZE };
+	const struct option lo[] = {
+		{ "session", required_argument, NULL, 's' }, { "timer", enable ? required_argument : no_argument, NULL, O_TIMER },
+		{ "size", enable ? required_argument : no_argument, NULL, O_SIZE }, { 0, 0, 0, 0 } };
+	struct dreply *r = v->r;
+	const char *sname = NULL;
+	bool timer = false, size = false;
+	uint64_t timer_ns = 0, bytes = 0;
+	struct dsession *s;
+	int opt, ret;
+
+	while ((opt = getopt_long(argc, argv, ":s:", lo, NULL)) != -1) {
+		switch (opt) {
+		case 's': sname = optarg; break;
+		case O_TIMER: {
+			double secs;
+
+			timer = true;
+			if (enable && (scry_parse_duration(optarg, &secs) || secs < 0.01 || secs > 1e7))
+				return ERR("invalid rotation period '%s' (expected e.g. 30s, 500ms, 2m; at least 10ms)", optarg);
+			if (enable)
+				timer_ns = (uint64_t)(secs * 1e9);
+			break;
+		}
+		case O_SIZE:
+			size = true;
+			if (enable && (scry_parse_size(optarg, &bytes) || bytes < 4096))
+				return ERR("invalid rotation size '%s' (expected e.g. 64M, at least 4K)", optarg);
+			break;
+		default: return bad_option(v, argc, argv);
+		}
+	}
+	if (optind < argc)
+		return ERR("%s: unexpected argument '%s'", v->verb, argv[optind]);
+	if (!timer && !size)
+		return ERR("%s: give --timer or --size (scry %s --help)", v->verb, v->verb);
+	if (!(s = target(v, sname)))
+		return -ENOENT;
+	if ((ret = changeable(v, s)))
+		return ret;
+	if (s->snapshot)
+		return ERR("session '%s' is a snapshot session: it writes no trace to rotate", s->name);
+	if (timer)
+		s->rot_timer_ns = timer_ns;
+	if (size)
+		s->rot_size = bytes;
+	dsession_rotation_timers(v->d, s);
+	if (timer && enable)
+		fprintf(r->out, "Rotation every %.3f s enabled for session %s\n", timer_ns / 1e9, s->name);
+	if (size && enable)
+		fprintf(r->out, "Rotation every %llu bytes enabled for session %s\n", (unsigned long long)bytes, s->name);
+	if (timer && !enable)
+		fprintf(r->out, "Timer rotation disabled for session %s\n", s->name);
+	if (size && !enable)
+		fprintf(r->out, "Size rotation disabled for session %s\n", s->name);
+	return 0;
 }
 
 static int verb_list(struct verb_ctx *v, int argc, char **argv)
@@ -728,6 +998,213 @@ static int verb_status(struct verb_ctx *v, int argc, char **argv)
 		return -ENOENT;
 	dsession_describe(s, r->out);
 	return 0;
+}
+
+/* LTTng's default place for saved sessions is ~/.lttng/sessions; scry's ~/.scry/sessions. */
+static int sessions_dir(struct verb_ctx *v, char **out)
+{
+	const char *home = v->home && *v->home ? v->home : "/root";
+
+	return asprintf(out, "%s/.scry/sessions", home) < 0 ? -ENOMEM : 0;
+}
+
+static bool is_dir(const char *p)
+{
+	struct stat st;
+
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int verb_save(struct verb_ctx *v, int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "output-path", required_argument, NULL, 'o' }, { "force", no_argument, NULL, 'f' },
+		{ "all", no_argument, NULL, 'a' }, { 0 } };
+	struct dreply *r = v->r;
+	const char *outp = NULL;
+	bool force = false, all = false;
+	struct dsession *one = NULL;
+	char *base = NULL;
+	int opt, ret = 0;
+
+	while ((opt = getopt_long(argc, argv, ":o:fa", lo, NULL)) != -1) {
+		switch (opt) {
+		case 'o': outp = optarg; break;
+		case 'f': force = true; break;
+		case 'a': all = true; break;
+		default: return bad_option(v, argc, argv);
+		}
+	}
+	if (optind + 1 < argc || (all && optind < argc))
+		return ERR("save: give one session name, or -a (scry save --help)");
+	if (!all && !(one = target(v, optind < argc ? argv[optind] : NULL)))
+		return -ENOENT;
+	if (all && !v->d->nsess)
+		return ERR("save -a: no session to save");
+	if (outp ? resolve_path(v, outp, &base) : sessions_dir(v, &base))
+		return ERR("out of memory");
+	if (!outp) {          /* ~/.scry/sessions made as needed */
+		char *dot = strdup(base);
+
+		if (dot) {
+			*strrchr(dot, '/') = 0;
+			mkdir(dot, 0700);
+			free(dot);
+		}
+		mkdir(base, 0700);
+	}
+	for (size_t i = 0; i < v->d->nsess && !ret; i++) {
+		struct dsession *s = v->d->sess[i];
+		char *file = NULL;
+
+		if (!all && s != one)
+			continue;
+		/* PATH a directory (LTTng's -o): PATH/NAME.lttng; else the file itself */
+		if (all || !outp || is_dir(base) ? asprintf(&file, "%s/%s.lttng", base, s->name) < 0
+						 : !(file = strdup(base))) {
+			ret = ERR("out of memory");
+			break;
+		}
+		ret = dsession_save(s, file, force, r->err, r->errlen);
+		if (!ret)
+			fprintf(r->out, "Session %s saved successfully to %s\n", s->name, file);
+		free(file);
+	}
+	free(base);
+	return ret;
+}
+
+static int verb_load(struct verb_ctx *v, int argc, char **argv)
+{
+	enum { O_NAME = 256, O_URL };
+	static const struct option lo[] = {
+		{ "input-path", required_argument, NULL, 'i' }, { "force", no_argument, NULL, 'f' },
+		{ "all", no_argument, NULL, 'a' }, { "override-name", required_argument, NULL, O_NAME },
+		{ "override-url", required_argument, NULL, O_URL }, { 0 } };
+	struct dreply *r = v->r;
+	const char *inp = NULL, *only = NULL, *oname = NULL, *ourl = NULL;
+	struct dsession **ss = NULL;
+	bool force = false, *started = NULL;
+	size_t n = 0;
+	char *path = NULL, *odir = NULL;
+	int opt, ret;
+
+	while ((opt = getopt_long(argc, argv, ":i:fa", lo, NULL)) != -1) {
+		switch (opt) {
+		case 'i': inp = optarg; break;
+		case 'f': force = true; break;
+		case 'a': break;
+		case O_NAME: oname = optarg; break;
+		case O_URL: ourl = optarg; break;
+		default: return bad_option(v, argc, argv);
+		}
+	}
+	if (optind + 1 < argc)
+		return ERR("load: unexpected argument '%s' (scry load --help)", argv[optind + 1]);
+	if (optind < argc) {
+		/* `scry load FILE` (a path) or LTTng's `load NAME [-i PATH]` */
+		const char *a = argv[optind];
+
+		if (!inp && (strchr(a, '/') || strstr(a, ".lttng") || access(a, F_OK) == 0))
+			inp = a;
+		else
+			only = a;
+	}
+	if (inp ? resolve_path(v, inp, &path) : sessions_dir(v, &path))
+		return ERR("out of memory");
+	if (is_dir(path)) {
+		char *f = NULL;
+
+		if (!only) {
+			free(path);
+			return ERR("load: '%s' is a directory: name the session to load from it (its NAME.lttng)", inp ? inp : "~/.scry/sessions");
+		}
+		if (asprintf(&f, "%s/%s.lttng", path, only) < 0) {
+			free(path);
+			return ERR("out of memory");
+		}
+		free(path);
+		path = f;
+	}
+	if (ourl) {
+		const char *p = !strncmp(ourl, "file://", 7) ? ourl + 7 : ourl;
+
+		if (strstr(ourl, "://") && strncmp(ourl, "file://", 7)) {
+			free(path);
+			return ERR("--override-url '%s': scry writes local traces only (file:// or a path)", ourl);
+		}
+		if (resolve_path(v, p, &odir)) {
+			free(path);
+			return ERR("out of memory");
+		}
+	}
+	ret = dsession_read_xml(v->d, path, only, &ss, &n, &started, r->err, r->errlen);
+	if (ret)
+		goto out;
+	if ((oname || odir) && n != 1) {
+		ret = ERR("--override-name and --override-url need one session (the file has %zu)", n);
+		goto out;
+	}
+	for (size_t i = 0; i < n && !ret; i++) {
+		struct dsession *s = ss[i];
+		char *nn;
+
+		if (oname && (!valid_name(oname) ? (ret = ERR("invalid session name '%s'", oname)) :
+			      !(nn = strdup(oname)) ? (ret = ERR("out of memory")) : (free(s->name), s->name = nn, 0)))
+			break;
+		if (odir) {
+			free(s->dir);
+			s->dir = strdup(odir);
+			if (!s->dir) {
+				ret = ERR("out of memory");
+				break;
+			}
+		}
+		if (!valid_name(s->name)) {
+			ret = ERR("%s: invalid session name '%s'", path, s->name);
+			break;
+		}
+		for (size_t k = 0; k < i; k++)
+			if (!strcmp(ss[k]->name, s->name))
+				ret = ERR("%s: two sessions named '%s'", path, s->name);
+		if (!ret && dsession_find(v->d, s->name) && !force)
+			ret = ERR("session '%s' already exists: give -f to replace it", s->name);
+		for (size_t k = 0; !ret && k < v->d->nsess; k++)
+			if (strcmp(v->d->sess[k]->name, s->name) && !strcmp(v->d->sess[k]->dir, s->dir))
+				ret = ERR("output '%s' is the trace directory of session '%s'", s->dir, v->d->sess[k]->name);
+		if (!ret && !s->snapshot && dir_unusable(s->dir, r->err, r->errlen))
+			ret = -EEXIST;
+		if (!ret && (ret = dsession_rebuild(v->d, s, r->err, r->errlen)))
+			break;
+	}
+	if (ret)
+		goto out;
+	/* every session checked: now they replace and join the daemon's */
+	for (size_t i = 0; i < n; i++) {
+		struct dsession *old = dsession_find(v->d, ss[i]->name);
+
+		if (old)
+			destroy_one(v, old);
+		if ((ret = dsession_register(v->d, ss[i], r->err, r->errlen)))
+			break;
+		fprintf(r->out, "Session %s loaded from %s\n", ss[i]->name, path);
+		r->set_session = ss[i]->name;
+		ss[i] = NULL;
+	}
+	for (size_t i = 0; i < n && !ret; i++) {
+		struct dsession *s = v->d->sess[v->d->nsess - n + i];
+
+		if (started[i] && !(ret = dsession_start(v->d, s, r->err, r->errlen)))
+			fprintf(r->out, "Tracing started for session %s\n", s->name);
+	}
+out:
+	for (size_t i = 0; i < n; i++)
+		dsession_free(ss[i]);
+	free(ss);
+	free(started);
+	free(path);
+	free(odir);
+	return ret;
 }
 
 static int verb_set_session(struct verb_ctx *v, int argc, char **argv)
@@ -781,6 +1258,18 @@ int daemon_verb(struct daemon *d, char **argv, int argc, const char *cwd, const 
 		return verb_list(&v, argc, argv);
 	if (!strcmp(v.verb, "status"))
 		return verb_status(&v, argc, argv);
+	if (!strcmp(v.verb, "rotate"))
+		return verb_rotate(&v, argc, argv);
+	if (!strcmp(v.verb, "enable-rotation"))
+		return verb_rotation(&v, argc, argv, true);
+	if (!strcmp(v.verb, "disable-rotation"))
+		return verb_rotation(&v, argc, argv, false);
+	if (!strcmp(v.verb, "snapshot"))
+		return verb_snapshot(&v, argc, argv);
+	if (!strcmp(v.verb, "save"))
+		return verb_save(&v, argc, argv);
+	if (!strcmp(v.verb, "load"))
+		return verb_load(&v, argc, argv);
 	if (!strcmp(v.verb, "set-session"))
 		return verb_set_session(&v, argc, argv);
 	snprintf(r->err, r->errlen, "unknown command '%.64s'", v.verb);

@@ -176,7 +176,9 @@ int channel_start(struct scry_channel *c, char *err, size_t errlen)
 	struct scry_session *s = c->s;
 	struct scry_consumer_opts co = {
 		.probes = c->probes, .dir = session_has_trace(s) ? s->kernel_dir : NULL, .channel = c->name,
-		.uuid = s->uuid, .stream_id = c->id, .packet_size = s->opts.packet_size,
+		.uuid = s->uuid, .stream_id = c->id,
+		.packet_size = c->opts.packet_size ? c->opts.packet_size : s->opts.packet_size,
+		.keep_packets = s->opts.snapshot ? (c->opts.keep_packets ? c->opts.keep_packets : 4) : 0,
 		.ring_size = c->opts.ring_size, .start_ts = s->start_ts,
 		.sink = c->opts.sink, .sink_ctx = c->opts.sink_ctx,
 		.stage_max_age_ns = c->opts.sink ? 2 * 1000 * 1000ULL : 0,

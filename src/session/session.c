@@ -37,6 +37,8 @@ bool session_has_trace(const struct scry_session *s)
 
 static bool wants_trace(const struct scry_session_opts *o)
 {
+	if (o->snapshot)
+		return false;        /* written by scry_session_snapshot only */
 	if (o->output)
 		return true;
 	for (size_t i = 0; i < o->nchannels; i++)
@@ -198,6 +200,15 @@ int scry_session_create(struct scry_session **out, const struct scry_session_opt
 	ret = s->has_trace ? check_output(s, err, errlen) : 0;
 	if (ret)
 		goto fail;
+	if (s->opts.snapshot) {
+		if (!s->opts.output) {
+			snprintf(err, errlen, "a snapshot session needs an output directory");
+			ret = -EINVAL;
+			goto fail;
+		}
+		if (!(s->dir = strdup(s->opts.output)))
+			goto oom;
+	}
 	s->cat = o->catalog ? o->catalog : scry_catalog_open(NULL, err, errlen);
 	if (!s->cat) {
 		ret = -ENOENT;
@@ -250,7 +261,14 @@ static void random_uuid(uint8_t u[16])
 /* The metadata of every event enabled so far, written whole (again when an event is enabled
  * after start: before its first record can be written).  What describes the trace itself
  * (clock offset and uuid, creation time) is fixed by the first write. */
+static int write_metadata_in(struct scry_session *s, const char *kernel_dir, char *err, size_t errlen);
+
 int session_write_metadata(struct scry_session *s, char *err, size_t errlen)
+{
+	return write_metadata_in(s, s->kernel_dir, err, errlen);
+}
+
+static int write_metadata_in(struct scry_session *s, const char *kernel_dir, char *err, size_t errlen)
 {
 	struct utsname un;
 	char host[256] = "", path[4096];
@@ -292,7 +310,7 @@ int session_write_metadata(struct scry_session *s, char *err, size_t errlen)
 	}
 	ti.streams = sc;
 	ti.nstreams = s->nchans;
-	snprintf(path, sizeof(path), "%s/metadata", s->kernel_dir);
+	snprintf(path, sizeof(path), "%s/metadata", kernel_dir);
 	ret = ctf_metadata_write(path, &ti, err, errlen);
 	free(sc);
 	return ret;
@@ -342,6 +360,16 @@ static void set_recording(struct scry_session *s, bool on)
 			scry_probes_set_recording(s->chans[i]->probes, on);
 }
 
+/* A trace chunk's begin or end, as LTTng names its archives: YYYYmmddTHHMMSS+HHMM. */
+static void chunk_stamp(char *buf, size_t len)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+
+	localtime_r(&now, &tm);
+	strftime(buf, len, "%Y%m%dT%H%M%S%z", &tm);
+}
+
 int scry_session_start(struct scry_session *s, char *err, size_t errlen)
 {
 	int ret;
@@ -351,6 +379,7 @@ int scry_session_start(struct scry_session *s, char *err, size_t errlen)
 		if ((ret = channel_start(s->chans[i], err, errlen)))
 			return ret;
 	s->start_ts = scry_monotonic_ns();
+	chunk_stamp(s->chunk_begin, sizeof(s->chunk_begin));
 	set_recording(s, true);   /* every event from this instant on */
 	s->started = true;
 	return 0;
@@ -473,6 +502,135 @@ void scry_session_progress(struct scry_session *s, struct scry_session_summary *
 	out->seconds = s->start_ts ? (scry_monotonic_ns() - s->start_ts) / 1e9 : 0;
 }
 
+unsigned scry_session_chunks(const struct scry_session *s)
+{
+	return s->chunks;
+}
+
+/* Close the current chunk's streams and move DIR/kernel to the archives; when reopen, the
+ * next chunk's metadata and streams in a new DIR/kernel. */
+static int rotate(struct scry_session *s, bool reopen, char *archive, size_t archive_len, char *err, size_t errlen)
+{
+	char end[32], *adir = NULL, *chunk = NULL, *akernel = NULL;
+	uint64_t ts = scry_monotonic_ns();
+	int ret = 0;
+
+	for (size_t i = 0; i < s->nchans && !ret; i++)
+		if (s->chans[i]->consumer)
+			ret = scry_consumer_rotate_close(s->chans[i]->consumer, ts, err, errlen);
+	if (ret)
+		return ret;
+	chunk_stamp(end, sizeof(end));
+	if (asprintf(&adir, "%s/archives", s->dir) < 0 ||
+	    asprintf(&chunk, "%s/%s-%s-%u", adir, s->chunk_begin, end, s->chunks) < 0 ||
+	    asprintf(&akernel, "%s/kernel", chunk) < 0) {
+		snprintf(err, errlen, "out of memory");
+		ret = -ENOMEM;
+		goto out;
+	}
+	if ((mkdir(adir, 0755) < 0 && errno != EEXIST) || mkdir(chunk, 0755) < 0 ||
+	    rename(s->kernel_dir, akernel) < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot archive the trace chunk in %s: %s", chunk, strerror(errno));
+		goto out;
+	}
+	s->chunks++;
+	snprintf(s->chunk_begin, sizeof(s->chunk_begin), "%s", end);
+	if (archive)
+		snprintf(archive, archive_len, "%s", chunk);
+	if (!reopen)
+		goto out;
+	if (mkdir(s->kernel_dir, 0755) < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot make '%s' for the next chunk: %s", s->kernel_dir, strerror(errno));
+		goto out;
+	}
+	if ((ret = session_write_metadata(s, err, errlen)))
+		goto out;
+	for (size_t i = 0; i < s->nchans && !ret; i++)
+		if (s->chans[i]->consumer)
+			ret = scry_consumer_rotate_open(s->chans[i]->consumer, ts, err, errlen);
+out:
+	free(adir);
+	free(chunk);
+	free(akernel);
+	return ret;
+}
+
+int scry_session_rotate(struct scry_session *s, char *archive, size_t archive_len, char *err, size_t errlen)
+{
+	if (!s->started || !session_has_trace(s)) {
+		snprintf(err, errlen, "%s", !s->started ? "the session is not started" : "the session writes no trace");
+		return -EINVAL;
+	}
+	return rotate(s, true, archive, archive_len, err, errlen);
+}
+
+int scry_session_snapshot(struct scry_session *s, const char *dir, uint64_t max_bytes, uint64_t *bytes,
+			  char *err, size_t errlen)
+{
+	char *kdir = NULL;
+	uint64_t budget = 0;
+	unsigned nstreams = 0;
+	int ret;
+
+	*bytes = 0;
+	if (!s->opts.snapshot || !s->started) {
+		snprintf(err, errlen, "%s", !s->opts.snapshot ? "not a snapshot session" : "the session is not started");
+		return -EINVAL;
+	}
+	if (asprintf(&kdir, "%s/kernel", dir) < 0) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	if (mkdir(dir, 0755) < 0 || mkdir(kdir, 0755) < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot make the snapshot directory %s: %s", dir, strerror(errno));
+		free(kdir);
+		return ret;
+	}
+	for (size_t i = 0; i < s->nchans; i++)
+		if (s->chans[i]->consumer)
+			nstreams += (unsigned)scry_probes_ncpus(s->chans[i]->probes);
+	if (max_bytes && nstreams)
+		budget = max_bytes / nstreams ? max_bytes / nstreams : 1;
+	ret = write_metadata_in(s, kdir, err, errlen);
+	for (size_t i = 0; i < s->nchans && !ret; i++) {
+		uint64_t b = 0;
+
+		if (!s->chans[i]->consumer)
+			continue;
+		ret = scry_consumer_snapshot(s->chans[i]->consumer, kdir, budget, &b, err, errlen);
+		*bytes += b;
+	}
+	free(kdir);
+	return ret;
+}
+
+/* At stop, after the streams are closed: DIR/kernel moved to the archives as the last chunk. */
+static int rename_last_chunk(struct scry_session *s, char *err, size_t errlen)
+{
+	char end[32], *chunk = NULL, *akernel = NULL;
+	int ret = 0;
+
+	chunk_stamp(end, sizeof(end));
+	if (asprintf(&chunk, "%s/archives/%s-%s-%u", s->dir, s->chunk_begin, end, s->chunks) < 0 ||
+	    asprintf(&akernel, "%s/kernel", chunk) < 0) {
+		free(chunk);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	if (mkdir(chunk, 0755) < 0 || rename(s->kernel_dir, akernel) < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot archive the last trace chunk in %s: %s", chunk, strerror(errno));
+	} else {
+		s->chunks++;
+	}
+	free(chunk);
+	free(akernel);
+	return ret;
+}
+
 int scry_session_stop(struct scry_session *s, struct scry_session_summary *out, char *err, size_t errlen)
 {
 	int ret = 0;
@@ -507,6 +665,14 @@ int scry_session_stop(struct scry_session *s, struct scry_session_summary *out, 
 			snprintf(err, errlen, "writing the trace failed: %s", strerror(-r));
 		}
 		add_stats(out, &cs);
+	}
+	if (s->chunks && !ret && !out->write_error) {   /* the last chunk joins the archives */
+		char e2[256];
+
+		if (rename_last_chunk(s, e2, sizeof(e2)) && !ret) {
+			ret = -EIO;
+			snprintf(err, errlen, "%s", e2);
+		}
 	}
 	ctf_trace_dir_close(s->tdir, true);
 	s->tdir = NULL;

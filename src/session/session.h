@@ -49,6 +49,9 @@ struct scry_channel_opts {
 	const uint32_t *metric_max_entries;
 	unsigned nmetrics;
 	const uint32_t *metric_sc;
+	size_t packet_size;             /* CTF packet (LTTng's sub-buffer) bytes; 0: the session's */
+	unsigned keep_packets;          /* in a snapshot session: packets kept per CPU (LTTng's
+					 * sub-buffer count); 0: 4 */
 };
 
 struct scry_session_opts {
@@ -72,6 +75,10 @@ struct scry_session_opts {
 	size_t ntrack_vpids, ntrack_uids, ntrack_gids;
 	const char *const *track_cgroups;   /* cgroup v2 directories (descendants included) */
 	size_t ntrack_cgroups;
+	/* a flight recorder (LTTng's snapshot session): no trace written as it records; each
+	 * channel keeps its last packets per CPU in memory (the oldest overwritten) and
+	 * scry_session_snapshot writes them as a trace; output: where snapshots go */
+	bool snapshot;
 };
 
 struct scry_session_summary {
@@ -170,7 +177,21 @@ int scry_session_pump_start(struct scry_session *s, struct scry_loop *l, uint64_
 			    void (*after_poll)(void *ctx, uint64_t now), void *ctx, struct scry_session_pump **out);
 /* Cancel its timers (before scry_session_stop). */
 void scry_session_pump_stop(struct scry_session_pump *p);
-/* Detach, drain, close the trace. */
+/* A snapshot session's channels, as they are now, written as a complete trace in dir (made
+ * here; it must not exist): each stream at most max_bytes (0: no bound) of its newest
+ * packets, and the metadata of every event enabled.  Recording goes on.  *bytes: the bytes
+ * of the streams written.  0 or -errno. */
+int scry_session_snapshot(struct scry_session *s, const char *dir, uint64_t max_bytes, uint64_t *bytes,
+			  char *err, size_t errlen);
+/* Rotation (LTTng's): the current trace chunk — every stream and the metadata, in DIR/kernel
+ * — closed and moved whole to DIR/archives/<begin>-<end>-<index>/kernel, a trace babeltrace2
+ * reads alone; the next chunk starts in DIR/kernel at once (no event lost or repeated: the
+ * rings are drained into the closing chunk, what follows goes to the next).  archive (may be
+ * NULL): the chunk's directory.  0 or -errno. */
+int scry_session_rotate(struct scry_session *s, char *archive, size_t archive_len, char *err, size_t errlen);
+/* Chunks archived so far. */
+unsigned scry_session_chunks(const struct scry_session *s);
+/* Detach, drain, close the trace.  A session that rotated archives its last chunk too. */
 int scry_session_stop(struct scry_session *s, struct scry_session_summary *out, char *err, size_t errlen);
 void scry_session_destroy(struct scry_session *s);
 

@@ -70,6 +70,8 @@ struct scry_session {
 	uint64_t clock_off_ns;
 	uint8_t clock_uuid[16];
 	bool has_trace;                  /* a trace directory is written (session_has_trace) */
+	unsigned chunks;                 /* trace chunks archived (rotation) */
+	char chunk_begin[32];            /* the current chunk's begin, LTTng's YYYYmmddTHHMMSS+HHMM */
 	bool loaded, started;
 };
 

@@ -264,7 +264,6 @@ def test_cli_errors_are_one_line(daemon, tmp_path):
     for args, reason in [
         (["start"], "no current session: create one (scry create) or choose one (scry set-session NAME)"),
         (["create", "bad/name"], "invalid session name 'bad/name' (letters, digits, '_', '-', '.')"),
-        (["create", "x", "--snapshot"], "create --snapshot: overwrite channels (the flight recorder) are not implemented yet"),
         (["set-session", "nope"], "session 'nope' not found (scry list shows the sessions)"),
     ]:
         p = daemon.run(*args, check=False)
@@ -455,3 +454,361 @@ def test_track_and_filter(daemon, tmp_path, bt2_read):
     tr = read_events(bt2_read, out)
     writes = [(e["procname"], e["fields"]["count"]) for e in tr.events if e["name"] == "syscall_entry_write"]
     assert sorted(writes) == [("dd", 555)] * 2 + [("dd", 777)] * 2, writes
+
+
+XSD = "/usr/share/xml/lttng/session.xsd"
+
+
+def test_save_xmllint_load(daemon, tmp_path, bt2_read):
+    """save writes LTTng's session XML (valid against lttng-tools' session.xsd, checked by
+    xmllint); load of it gives the same configuration (list output equal), which records."""
+    if not os.path.exists(XSD):
+        pytest.skip(f"{XSD} missing (Debian's lttng-tools installs it)")
+    out = tmp_path / "trace"
+    daemon.run("create", "web", "-o", out)
+    daemon.run("enable-channel", "-k", "--subbuf-size", "256K", "--num-subbuf", "8", "io")
+    daemon.run("enable-event", "-k", "-c", "io", "--syscall", "write,writev", "--filter", "count == 777")
+    daemon.run("enable-event", "-k", "-c", "io", "--syscall", "pwrite64", "--filter", "count == 777")
+    daemon.run("disable-event", "-k", "-c", "io", "--syscall", "writev")
+    daemon.run("add-context", "-k", "-t", "pid", "-t", "procname", "-t", "uid")
+    daemon.run("track", "-k", "--uid", "root")
+    daemon.run("enable-rotation", "--timer", "1h")
+    daemon.run("enable-rotation", "--size", "1G")
+    before = daemon.run("list", "web").stdout
+    assert "UID: 0\n" in before and "syscall:writev (type: syscall) [disabled, with filter]" in before, before
+    xml = tmp_path / "web.lttng"
+    p = daemon.run("save", "-o", xml)
+    assert p.stdout == f"Session web saved successfully to {xml}\n"
+    lint = subprocess.run(["xmllint", "--noout", "--schema", XSD, str(xml)], capture_output=True, text=True)
+    assert lint.returncode == 0, lint.stderr
+    assert "<subbuffer_count>8</subbuffer_count>" in xml.read_text()
+    assert "<time_us>3600000000</time_us>" in xml.read_text() and "<bytes>1073741824</bytes>" in xml.read_text()
+    p = daemon.run("save", "-o", xml, check=False)
+    assert p.returncode == 1 and p.stderr == f"scry: '{xml}' exists: give -f to overwrite it\n"
+    # the default place, as lttng: ~/.scry/sessions/NAME.lttng, loaded by name
+    daemon.run("save")
+    assert (daemon.home / ".scry" / "sessions" / "web.lttng").read_text() == xml.read_text()
+    p = daemon.run("load", xml, check=False)
+    assert p.returncode == 1 and p.stderr == "scry: session 'web' already exists: give -f to replace it\n"
+    daemon.run("destroy")
+    p = daemon.run("load", xml)
+    assert p.stdout == f"Session web loaded from {xml}\n"
+    assert daemon.run("list", "web").stdout == before
+    assert (daemon.home / ".scryrc").read_text() == "session=web\n"
+    daemon.run("destroy")
+    daemon.run("load", "web")        # LTTng's `load NAME`: from ~/.scry/sessions
+    assert daemon.run("list", "web").stdout == before
+    daemon.run("start")
+    pid, _ = dd(tmp_path)
+    daemon.run("stop")
+    tr = read_events(bt2_read, out)
+    assert [(e["procname"], e["fields"]["count"]) for e in tr.events if e["name"] == "syscall_entry_write"] \
+        == [("dd", 777)] * 3
+    assert {e["name"] for e in tr.events} == {"syscall_entry_write"}, "the filter and the rules as saved"
+    # a started session saves as started; loading it starts it (as lttng)
+    daemon.run("create", "s2", "-o", tmp_path / "t2")
+    daemon.run("enable-event", "-k", "sched_process_exec")
+    daemon.run("start")
+    daemon.run("save", "-o", tmp_path)
+    assert "<started>true</started>" in (tmp_path / "s2.lttng").read_text()
+    p = daemon.run("load", tmp_path / "s2.lttng", "--override-name", "s3", "--override-url", tmp_path / "t3")
+    assert p.stdout == f"Session s3 loaded from {tmp_path / 's2.lttng'}\nTracing started for session s3\n"
+    assert "Recording session s3: [active]" in daemon.run("list", "s3").stdout
+    daemon.run("destroy", "-a")
+
+
+LTTNG_STYLE = """<?xml version="1.0" encoding="UTF-8"?>
+<sessions>
+  <session>
+    <name>{name}</name>
+    <domains>
+      <domain>
+        <type>{domain}</type>
+        <buffer_type>GLOBAL</buffer_type>
+        <channels>
+          <channel>
+            <name>channel0</name>
+            <enabled>true</enabled>
+            <overwrite_mode>{mode}</overwrite_mode>
+            <subbuffer_size>1048576</subbuffer_size>
+            <subbuffer_count>4</subbuffer_count>
+            <switch_timer_interval>0</switch_timer_interval>
+            <read_timer_interval>200000</read_timer_interval>
+            <output_type>SPLICE</output_type>
+            <tracefile_size>0</tracefile_size>
+            <tracefile_count>0</tracefile_count>
+            <live_timer_interval>0</live_timer_interval>
+            <monitor_timer_interval>1000000</monitor_timer_interval>
+            <blocking_timeout>0</blocking_timeout>
+            <events>
+              <event>
+                <name>sched_switch</name>
+                <enabled>true</enabled>
+                <type>TRACEPOINT</type>
+                <loglevel_type>ALL</loglevel_type>
+                <loglevel>-1</loglevel>
+              </event>
+              <event>
+                <name>openat</name>
+                <enabled>true</enabled>
+                <type>SYSCALL</type>
+              </event>{extra}
+            </events>
+            <contexts>
+              <context><type>VTID</type></context>
+            </contexts>
+          </channel>
+        </channels>
+      </domain>
+    </domains>
+    <started>false</started>
+    <attributes><snapshot_mode>false</snapshot_mode></attributes>
+    <output>
+      <consumer_output>
+        <enabled>true</enabled>
+        <destination><path>{path}</path></destination>
+      </consumer_output>
+    </output>
+  </session>
+</sessions>
+"""
+
+
+def test_load_lttng_file_and_refusals(daemon, tmp_path):
+    """An LTTng-style file (lttng's defaults: read timer, SPLICE, monitor timer...) loads;
+    an unknown element or an unsupported value is refused with one line naming it, and
+    nothing of the file is created."""
+    good = tmp_path / "good.lttng"
+    good.write_text(LTTNG_STYLE.format(name="lt", domain="KERNEL", mode="DISCARD", extra="", path=tmp_path / "t"))
+    if os.path.exists(XSD):
+        lint = subprocess.run(["xmllint", "--noout", "--schema", XSD, str(good)], capture_output=True, text=True)
+        assert lint.returncode == 0, lint.stderr
+    daemon.run("load", good)
+    lst = daemon.run("list", "lt").stdout
+    assert "sched_switch (type: tracepoint) [enabled]" in lst and "syscall:openat (type: syscall) [enabled]" in lst
+    assert "Sub-buffer size: 1048576 bytes" in lst and "      vtid\n" in lst, lst
+    daemon.run("destroy", "-a")
+    cases = [
+        (dict(extra="\n              <foo/>"), r"^scry: {f}:\d+: unknown element <foo> in <events>$"),
+        (dict(mode="OVERWRITE"), r"^scry: {f}:\d+: <overwrite_mode> OVERWRITE: scry's overwrite channels are those of snapshot sessions \(snapshot_mode\)$"),
+        (dict(domain="UST"), r"^scry: {f}:\d+: <type> UST: scry records the kernel domain only$"),
+        (dict(extra="\n              <event><name>x</name><type>KPROBE</type></event>"),
+         r"^scry: {f}:\d+: <event> event 'x' of type KPROBE: scry records tracepoints and syscalls$"),
+        (dict(extra="\n              <event><name>no_such_tracepoint_x</name></event>"),
+         r"^scry: unknown event 'no_such_tracepoint_x'.*$"),
+    ]
+    for k, (over, pattern) in enumerate(cases):
+        args = dict(name="ok", domain="KERNEL", mode="DISCARD", extra="", path=tmp_path / f"t{k}")
+        args.update(over)
+        # two sessions, the second bad: neither is created
+        bad = LTTNG_STYLE.format(**args)
+        first = LTTNG_STYLE.format(name="first", domain="KERNEL", mode="DISCARD", extra="", path=tmp_path / f"f{k}")
+        f = tmp_path / f"bad{k}.lttng"
+        f.write_text(first.replace("</sessions>", "") + bad[bad.index("<session>"):])
+        p = daemon.run("load", f, check=False)
+        assert p.returncode == 1 and re.match(pattern.format(f=re.escape(str(f))), p.stderr.rstrip("\n")) \
+            and p.stderr.count("\n") == 1, (over, p.stderr)
+        assert daemon.run("list").stdout == "Currently no available recording session\n", over
+    (tmp_path / "junk.lttng").write_text("<sessions><session>")
+    p = daemon.run("load", tmp_path / "junk.lttng", check=False)
+    assert p.returncode == 1 and p.stderr.startswith(f"scry: {tmp_path / 'junk.lttng'}:1: not XML: "), p.stderr
+
+
+def pwrites(first, n):
+    """A process pinned to CPU 0 that pwrites one byte at positions first..first+n-1: its pid."""
+    code = f"import os\nfd = os.open('/dev/null', os.O_WRONLY)\nfor i in range({first}, {first + n}): os.pwrite(fd, b'x', i)\n"
+    p = subprocess.Popen(["taskset", "-c", "0", "/usr/bin/python3", "-c", code], stdin=subprocess.DEVNULL)
+    assert p.wait(timeout=120) == 0
+    return p.pid
+
+
+def index_seqs(path):
+    data = Path(path).read_bytes()
+    assert struct.unpack(">I", data[:4])[0] == 0xC1F1DCC1
+    return [struct.unpack(">Q", data[off + 64:off + 72])[0] for off in range(16, len(data), 72)]
+
+
+def snapshot_dir(stdout, base, name, n):
+    m = re.fullmatch(rf"Snapshot recorded successfully for session box in ({re.escape(str(base))}/{name}-{n}-\d{{8}}-\d{{6}}) "
+                     r"\((\d+) bytes\)\n", stdout)
+    assert m, stdout
+    snap = Path(m[1])
+    files = [f for f in (snap / "kernel").iterdir() if f.is_file() and f.name != "metadata"]
+    assert sum(f.stat().st_size for f in files) == int(m[2])
+    return snap, int(m[2])
+
+
+def test_snapshot_flight_recorder(daemon, tmp_path, bt2_read):
+    """create --snapshot: overwrite channels kept in memory, nothing written while recording;
+    snapshot record writes their last sub-buffers as a complete trace (the last events, in
+    order, none older than the buffers hold; the overwritten packets a gap in packet_seq_num)
+    while tracing goes on; -m bounds its size."""
+    box = tmp_path / "box"
+    p = daemon.run("create", "box", "--snapshot", "-o", box)
+    assert p.stdout == f"Snapshot session box created.\nDefault snapshot output set to {box}\n"
+    p = daemon.run("enable-channel", "-k", "--discard", "fr", check=False)
+    assert p.returncode == 1 and "overwrite" in p.stderr
+    daemon.run("enable-channel", "-k", "--overwrite", "--subbuf-size", "16K", "--num-subbuf", "4", "fr")
+    daemon.run("enable-event", "-k", "-c", "fr", "--syscall", "pwrite64")
+    daemon.run("add-context", "-k", "-t", "pid")
+    assert "Mode: overwrite" in daemon.run("list", "box").stdout
+    daemon.run("start")
+    n = 20000
+    pid = pwrites(0, n)
+    assert not box.exists() or not any(box.iterdir()), "a snapshot session wrote before snapshot record"
+    snap, size = snapshot_dir(daemon.run("snapshot", "record").stdout, box, "snapshot", 1)
+    tr = read_events(bt2_read, snap)
+    pos = [e["fields"]["pos"] for e in tr.events if e["pid"] == pid and e["name"] == "syscall_entry_pwrite64"]
+    assert pos and pos[-1] == n - 1 and pos == list(range(pos[0], n)), pos[:3] + pos[-3:]
+    # none older than 4 sub-buffers and the current packet can hold (an entry is > 40 bytes)
+    assert 0 < pos[0] and len(pos) < 5 * 16384 // 40, (pos[0], len(pos))
+    seqs = index_seqs(snap / "kernel" / "index" / "fr_0.idx")
+    assert seqs[0] > 0 and seqs == list(range(seqs[0], seqs[0] + len(seqs))) and len(seqs) <= 5, seqs
+    # tracing goes on: a later snapshot has the later events
+    pid2 = pwrites(n, 100)
+    snap2, _ = snapshot_dir(daemon.run("snapshot", "record", "-n", "late").stdout, box, "late", 2)
+    pos2 = [e["fields"]["pos"] for e in read_events(bt2_read, snap2).events
+            if e["pid"] == pid2 and e["name"] == "syscall_entry_pwrite64"]
+    assert pos2 == list(range(n, n + 100)), pos2[:3]
+    # -m: at most that many bytes in all
+    out = tmp_path / "elsewhere"
+    snap3, size3 = snapshot_dir(daemon.run("snapshot", "record", "-m", "20K", out).stdout, out, "snapshot", 3)
+    assert 0 < size3 <= 20 * 1024, size3
+    read_events(bt2_read, snap3)
+    p = daemon.run("stop")
+    assert "3 snapshot(s) recorded" in p.stdout, p.stdout
+    p = daemon.run("snapshot", "record", check=False)
+    assert p.stderr == "scry: session 'box' is not started: a snapshot writes what a started session's buffers hold\n"
+    daemon.run("create", "plain", "-o", tmp_path / "plain")
+    p = daemon.run("snapshot", "record", check=False)
+    assert p.stderr == "scry: session 'plain' is not a snapshot session (create --snapshot)\n"
+    p = daemon.run("enable-channel", "-k", "--overwrite", "x", check=False)
+    assert p.returncode == 1 and "snapshot sessions" in p.stderr
+    # saved and loaded as a snapshot session (snapshot_mode, OVERWRITE, its snapshot output)
+    if os.path.exists(XSD):
+        daemon.run("save", "box", "-o", tmp_path)
+        xml = (tmp_path / "box.lttng").read_text()
+        assert "<snapshot_mode>true</snapshot_mode>" in xml and "<overwrite_mode>OVERWRITE</overwrite_mode>" in xml
+        lint = subprocess.run(["xmllint", "--noout", "--schema", XSD, str(tmp_path / "box.lttng")],
+                              capture_output=True, text=True)
+        assert lint.returncode == 0, lint.stderr
+        daemon.run("load", tmp_path / "box.lttng", "--override-name", "box2", "--override-url", tmp_path / "box2")
+        lst = daemon.run("list", "box2").stdout
+        assert "Snapshot mode:" in lst and "Mode: overwrite" in lst and "Sub-buffer size: 16384 bytes" in lst, lst
+    daemon.run("destroy", "-a")
+
+
+CHUNK_RE = re.compile(r"^\d{8}T\d{6}[+-]\d{4}-\d{8}T\d{6}[+-]\d{4}-(\d+)$")
+
+
+def chunk_positions(bt2_read, trace, pids):
+    """Each archived chunk read alone (babeltrace2 with no warning): the pwrite64 positions of pids."""
+    chunks = sorted((trace / "archives").iterdir(), key=lambda p: int(CHUNK_RE.match(p.name)[1]))
+    assert [int(CHUNK_RE.match(c.name)[1]) for c in chunks] == list(range(len(chunks))), chunks
+    assert not (trace / "kernel").exists(), "the last chunk is archived at stop"
+    return [[e["fields"]["pos"] for e in read_events(bt2_read, c).events
+             if e["pid"] in pids and e["name"] == "syscall_entry_pwrite64"] for c in chunks]
+
+
+def test_rotation(daemon, tmp_path, bt2_read):
+    """rotate and enable-rotation --timer/--size: each chunk DIR/archives/<begin>-<end>-<index>
+    is a trace babeltrace2 reads alone; across the chunks every event appears exactly once."""
+    out = tmp_path / "trace"
+    daemon.run("create", "rot", "-o", out)
+    daemon.run("enable-event", "-k", "--syscall", "pwrite64")
+    daemon.run("add-context", "-k", "-t", "pid")
+    p = daemon.run("rotate", check=False)
+    assert p.stderr == "scry: session 'rot' is not started: nothing to rotate\n"
+    daemon.run("start")
+    pids = []
+    for k in range(3):
+        pids.append(pwrites(1000 * k, 1000))
+        if k < 2:
+            p = daemon.run("rotate")
+            m = re.fullmatch(rf"Trace chunk archive for session rot is now readable at ({re.escape(str(out))}/archives/(\S+))\n",
+                             p.stdout)
+            assert m and CHUNK_RE.match(m[2]) and int(CHUNK_RE.match(m[2])[1]) == k, p.stdout
+    daemon.run("stop")
+    per_chunk = chunk_positions(bt2_read, out, set(pids))
+    assert per_chunk == [list(range(0, 1000)), list(range(1000, 2000)), list(range(2000, 3000))]
+
+    # by time: a writer running across several rotations, every pwrite in exactly one chunk
+    out2 = tmp_path / "timed"
+    daemon.run("create", "timed", "-o", out2)
+    daemon.run("enable-event", "-k", "--syscall", "pwrite64")
+    daemon.run("add-context", "-k", "-t", "pid")
+    p = daemon.run("enable-rotation", "--timer", "300ms")
+    assert p.stdout == "Rotation every 0.300 s enabled for session timed\n"
+    daemon.run("start")
+    code = "import os, time\nfd = os.open('/dev/null', os.O_WRONLY)\nfor i in range(3000):\n    os.pwrite(fd, b'x', i)\n    if i % 100 == 0: time.sleep(0.05)\n"
+    w = subprocess.Popen(["/usr/bin/python3", "-c", code], stdin=subprocess.DEVNULL)
+    assert w.wait(timeout=120) == 0
+    time.sleep(0.1)
+    assert "chunk(s) archived" in daemon.run("status").stdout
+    daemon.run("stop")
+    chunks = [c for c in (out2 / "archives").iterdir()]
+    per_chunk = chunk_positions(bt2_read, out2, {w.pid})
+    allpos = [x for c in per_chunk for x in c]
+    assert sorted(allpos) == list(range(3000)), (len(allpos), len(set(allpos)))
+    assert len(chunks) >= 4 and sum(1 for c in per_chunk if c) >= 3, [len(c) for c in per_chunk]
+
+    # by size: a new chunk once 64 KiB were written since the last one
+    out3 = tmp_path / "sized"
+    daemon.run("create", "sized", "-o", out3)
+    daemon.run("enable-event", "-k", "--syscall", "pwrite64")
+    daemon.run("add-context", "-k", "-t", "pid")
+    daemon.run("enable-rotation", "--size", "64K")
+    daemon.run("start")
+    pids = []
+    for k in range(4):
+        pids.append(pwrites(5000 * k, 5000))
+        time.sleep(1.3)                 # flushed (1 s) and seen by the size check (250 ms)
+    daemon.run("stop")
+    per_chunk = chunk_positions(bt2_read, out3, set(pids))
+    allpos = [x for c in per_chunk for x in c]
+    assert sorted(allpos) == list(range(20000)) and len(per_chunk) >= 3, [len(c) for c in per_chunk]
+    p = daemon.run("disable-rotation", "-s", "sized", "--size", check=False)
+    assert p.returncode == 1 and "is stopped" in p.stderr
+    daemon.run("destroy", "-a")
+
+
+def test_disk_full(daemon, tmp_path, workload, bt2_read):
+    """Disk full: the session stops writing, status and the daemon's log say why, stop fails
+    with the reason, the trace is readable up to its last complete packet, and every event is
+    in it, discarded in the kernel or counted lost."""
+    fs = tmp_path / "fs"
+    fs.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(fs)], check=True)
+    try:
+        out = fs / "t"
+        daemon.run("create", "full", "-o", out)
+        daemon.run("enable-event", "-k", "--syscall", "getppid")
+        # only the workload (held until tracked), so that every one of its events is counted
+        w = subprocess.Popen(["/bin/sh", "-c", f"read x; exec {workload('getppid_loop')} 2000000"],
+                             stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+        daemon.run("track", "-k", "--pid", w.pid)
+        daemon.run("start")
+        w.communicate("go\n", timeout=300)
+        assert w.returncode == 0
+        time.sleep(1.5)
+        st = daemon.run("status").stdout
+        m = re.search(r"^    Error: disk full after (\d+) events: the trace ends at its last complete packet; "
+                      r"(\d+) events lost$", st, re.M)
+        assert m, st
+        assert re.search(r"scryd: session full: disk full after \d+ events", (daemon.rundir / "scryd.log").read_text())
+        p = daemon.run("stop", check=False)
+        assert p.returncode == 1, p.stdout
+        m = re.fullmatch(r"scry: session 'full': disk full after (\d+) events: the trace ends at its last complete "
+                         r"packet; (\d+) events lost\n", p.stderr)
+        assert m, p.stderr
+        recorded, lost = int(m[1]), int(m[2])
+        s = re.search(r"(\d+) events recorded, (\d+) discarded, (\d+) lost", p.stdout)
+        assert s and int(s[1]) == recorded, p.stdout
+        assert recorded + int(s[2]) + lost == 2 * 2000000 and lost > 0
+        bt = run_babeltrace2(out)
+        assert bt.returncode == 0 and bt.stderr == ""
+        assert len(bt.stdout.splitlines()) == recorded
+        daemon.run("destroy")
+    finally:
+        daemon.kill()
+        subprocess.run(["umount", "-l", str(fs)], check=False)
