@@ -22,6 +22,7 @@
 #include "tracepoints.bpf.h"
 #include "lifecycle.bpf.h"
 #include "signals.bpf.h"
+#include "statedump.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 

@@ -8,6 +8,7 @@
 #include <string.h>
 #include "catalog/event.h"
 #include "catalog/internal.h"
+#include "catalog/statedump.h"
 #include "catalog/tpformat.h"
 
 struct builder {
@@ -736,6 +737,18 @@ struct scry_event *scry_event_builtin(const char *name)
 					goto fail;
 				f->base = d->base;
 			}
+	} else if (scry_sd_find(name) >= 0) {
+		const struct scry_sd_spec *sp = &scry_sd_specs[scry_sd_find(name)];
+
+		if (!(b.ev = event_new(name, "lttng_statedump", name, SCRY_EV_BUILTIN, -1)))
+			return NULL;
+		for (unsigned i = 0; i < sp->nfields; i++) {
+			if (!(f = add(&b, sp->fields[i].name, sp->fields[i].type, sp->fields[i].size,
+				      sp->fields[i].is_signed)))
+				goto fail;
+			f->base = sp->fields[i].base;
+			f->count = sp->fields[i].count;
+		}
 	} else {
 		return NULL;
 	}

@@ -56,7 +56,7 @@ static int is_ident(const char *s)
 static void put_int(FILE *f, unsigned bytes, int is_signed, int utf8, unsigned base)
 {
 	fprintf(f, "integer { size = %u; align = 8; signed = %d; encoding = %s; base = %u; }",
-		bytes * 8, is_signed ? 1 : 0, utf8 ? "UTF8" : "none", base == 16 ? 16 : 10);
+		bytes * 8, is_signed ? 1 : 0, utf8 ? "UTF8" : "none", base == 16 || base == 8 ? base : 10);
 }
 
 static int valid_int_size(unsigned size)

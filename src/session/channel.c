@@ -85,6 +85,8 @@ int channel_new(struct scry_channel **out, struct scry_session *s, const struct 
 	if (!c->opts.ring_size)
 		c->opts.ring_size = default_ring_size();
 	c->unknown_entry = c->unknown_exit = c->fork_id = c->signal_id = c->signal_gen_id = NO_EVENT;
+	for (int k = 0; k < SCRY_SD_NR; k++)
+		c->sd_ids[k] = NO_EVENT;
 	c->sc_entry = malloc(SCRY_MAX_SYSCALLS * sizeof(uint16_t));
 	c->sc_exit = malloc(SCRY_MAX_SYSCALLS * sizeof(uint16_t));
 	c->sc_off = calloc(SCRY_MAX_SYSCALLS, sizeof(bool));
@@ -131,6 +133,7 @@ int channel_load(struct scry_channel *c, char *err, size_t errlen)
 		.track_uids = so->track_uids, .ntrack_uids = so->ntrack_uids, .track_uid = so->track_uids != NULL,
 		.track_gids = so->track_gids, .ntrack_gids = so->ntrack_gids, .track_gid = so->track_gids != NULL,
 		.track_cgroup_fds = c->s->cgroup_fds, .ntrack_cgroups = so->ntrack_cgroups,
+		.sd_ids = c->statedump ? c->sd_ids : NULL,
 	};
 	int ret = scry_probes_load(&c->probes, &po, err, errlen);
 

@@ -10,7 +10,8 @@
 #include "session/source.h"
 
 /* Every source, in the order they are asked to claim a spec: the last claims the rest. */
-static const struct scry_source *const sources[] = { &scry_source_syscalls, &scry_source_tracepoints };
+static const struct scry_source *const sources[] = { &scry_source_syscalls, &scry_source_statedump,
+						     &scry_source_tracepoints };
 #define NSOURCES (sizeof(sources) / sizeof(sources[0]))
 
 static const struct scry_source *source_of(const char *spec)

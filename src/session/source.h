@@ -3,7 +3,8 @@
  * is brought in line (descriptor tables, attached programs).  Each source is one file:
  * src_syscalls.c (syscall entries and exits by number, the unknown-syscall built-ins),
  * src_tracepoints.c (tracefs tracepoints, and sched_process_fork written by the lifecycle
- * program).  To add one (uprobes, kprobes, statedump...): a file with a struct
+ * program), src_statedump.c (lttng-modules' statedump events, written by iterators at
+ * start).  To add one (uprobes, kprobes, statedump...): a file with a struct
  * scry_source, listed in scry_sources (events.c); its BPF side in src/bpf/<source>.bpf.h,
  * its events in the catalog.  Private to src/session/. */
 #ifndef SCRY_SESSION_SOURCE_H
@@ -32,7 +33,7 @@ struct scry_source {
 	int (*names)(struct scry_channel *c, char ***out, size_t *n);
 };
 
-extern const struct scry_source scry_source_syscalls, scry_source_tracepoints;
+extern const struct scry_source scry_source_syscalls, scry_source_statedump, scry_source_tracepoints;
 
 /* events.c: an event of c's catalog in c (its id: already there, or the next one). */
 int channel_add_event(struct scry_channel *c, const struct scry_event *ev);
