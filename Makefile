@@ -113,6 +113,7 @@ bench: deps all
 	@bench/run.sh
 	@bench/trace.sh
 	@bench/startup.sh
+	@bench/statedump.sh
 
 gen-syscalls:
 	$(PYTHON) scripts/gen_syscalls.py > src/catalog/syscall_table.c

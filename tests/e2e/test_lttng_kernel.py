@@ -76,7 +76,9 @@ def test_pid_option_switch_in(record, workload, tmp_path):
     assert len(getppid) >= 20, len(getppid)
     # the ticker sleeps 20 ms between calls: each wake-up is a switch into it, recorded
     assert not wrong, wrong.most_common(5)
-    assert unknown <= 1, unknown     # at most the call in progress when recording began
+    # the ticker may be on a CPU when recording begins: its calls until it sleeps (getppid,
+    # nanosleep) come before any switch on that CPU
+    assert unknown <= 2, unknown
     assert counts[pid] >= len(getppid)
     ins = [e for e in tr.events if e["name"] == "sched_switch" and e["fields"]["next_tid"] == pid]
     assert len(ins) >= len(getppid) - 1

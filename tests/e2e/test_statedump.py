@@ -207,3 +207,20 @@ def test_state_reconstruction_with_names(record, tmp_path):
     # every thread that sched_switch mentions has a name (the idle task, 0, apart)
     nameless = {t for t in switched - {0} if t not in names}
     assert len(nameless) <= 2, nameless    # a kernel thread born after the dump at most
+
+
+def test_list_and_bad_names(scry, record, tmp_path):
+    out = subprocess.run([scry, "list", "lttng_statedump_*"], capture_output=True, text=True)
+    assert out.returncode == 0
+    names = [l for l in out.stdout.splitlines() if l.startswith("lttng_statedump:")]
+    assert len(names) == 17 and "lttng_statedump:lttng_statedump_process_state" in names
+    r = record(tmp_path / "t", "-e", "lttng_statedump_nope", cmd=["/bin/true"])
+    assert r.returncode != 0
+    err = [l for l in r.stderr.splitlines() if l.strip()]
+    assert len(err) == 1 and "unknown event 'lttng_statedump_nope'" in err[0], r.stderr
+    # one event alone: only it (and no other statedump event) is written
+    r = record(tmp_path / "u", "-e", "lttng_statedump:lttng_statedump_cpu_topology", cmd=["/bin/true"])
+    r.check()
+    tr = read_trace(tmp_path / "u")
+    assert {e["name"] for e in tr.events} == {"lttng_statedump_cpu_topology"}
+    assert len(tr.events) == os.cpu_count()
