@@ -1,6 +1,7 @@
 /* lttng_names.c — lttng-modules' event and field names where they differ from the
  * kernel's tracefs format (from lttng-modules include/instrumentation/events/{sched,irq,
- * timer,kmem,signal}.h), and TSDL identifier escaping. */
+ * timer,kmem,signal,power,net}.h and arch/x86/{irq_vectors,exceptions}.h), and TSDL
+ * identifier escaping. */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,47 @@ static const struct event_map event_names[] = {
 	{ "kmem", "mm_page_alloc_zone_locked", "kmem_mm_page_alloc_zone_locked" },
 	{ "kmem", "mm_page_pcpu_drain", "kmem_mm_page_pcpu_drain" },
 	{ "kmem", "mm_page_alloc_extfrag", "kmem_mm_page_alloc_extfrag" },
+	/* power.h */
+	{ "power", "cpu_idle", "power_cpu_idle" },
+	{ "power", "cpu_frequency", "power_cpu_frequency" },
+	{ "power", "machine_suspend", "power_machine_suspend" },
+	{ "power", "wakeup_source_activate", "power_wakeup_source_activate" },
+	{ "power", "wakeup_source_deactivate", "power_wakeup_source_deactivate" },
+	{ "power", "clock_enable", "power_clock_enable" },
+	{ "power", "clock_disable", "power_clock_disable" },
+	{ "power", "clock_set_rate", "power_clock_set_rate" },
+	/* net.h */
+	{ "net", "netif_receive_skb", "net_if_receive_skb" },
+	{ "net", "netif_rx", "net_if_rx" },
+	{ "net", "napi_gro_frags_entry", "net_napi_gro_frags_entry" },
+	{ "net", "napi_gro_receive_entry", "net_napi_gro_receive_entry" },
+	{ "net", "netif_receive_skb_entry", "net_if_receive_skb_entry" },
+	{ "net", "netif_rx_entry", "net_if_rx_entry" },
+	{ "net", "netif_rx_ni_entry", "net_if_rx_ni_entry" },
+	{ "net", "netif_receive_skb_list_entry", "net_if_receive_skb_list_entry" },
+	{ "net", "napi_gro_frags_exit", "net_napi_gro_frags_exit" },
+	{ "net", "napi_gro_receive_exit", "net_napi_gro_receive_exit" },
+	{ "net", "netif_receive_skb_exit", "net_if_receive_skb_exit" },
+	{ "net", "netif_rx_exit", "net_if_rx_exit" },
+	{ "net", "netif_rx_ni_exit", "net_if_rx_ni_exit" },
+	{ "net", "netif_receive_skb_list_exit", "net_if_receive_skb_list_exit" },
+	/* arch/x86/irq_vectors.h */
+#define VECTOR(tp, lttng) { "irq_vectors", tp "_entry", lttng "_entry" }, { "irq_vectors", tp "_exit", lttng "_exit" }
+	VECTOR("local_timer", "x86_irq_vectors_local_timer"),
+	VECTOR("reschedule", "x86_irq_vectors_reschedule"),
+	VECTOR("spurious_apic", "x86_irq_vectors_spurious_apic"),
+	VECTOR("error_apic", "x86_irq_vectors_error_apic"),
+	VECTOR("x86_platform_ipi", "x86_irq_vectors_ipi"),
+	VECTOR("irq_work", "x86_irq_vectors_irq_work"),
+	VECTOR("call_function", "x86_irq_vectors_call_function"),
+	VECTOR("call_function_single", "x86_irq_vectors_call_function_single"),
+	VECTOR("threshold_apic", "x86_irq_vectors_threshold_apic"),
+	VECTOR("deferred_error_apic", "x86_irq_vectors_deferred_error_apic"),
+	VECTOR("thermal_apic", "x86_irq_vectors_thermal_apic"),
+#undef VECTOR
+	/* arch/x86/exceptions.h */
+	{ "exceptions", "page_fault_user", "x86_exceptions_page_fault_user" },
+	{ "exceptions", "page_fault_kernel", "x86_exceptions_page_fault_kernel" },
 };
 
 struct field_map {

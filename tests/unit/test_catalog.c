@@ -129,6 +129,20 @@ static void test_renamed_events(void **state)
 	ev = tp("irq", "irq_handler_entry");
 	check_field(&ev->fields[0], "irq", SCRY_F_INT, 4, true, 0);
 	check_field(&ev->fields[1], "name", SCRY_F_STRING, 1, false, 0);
+	/* power.h, net.h, arch/x86/{irq_vectors,exceptions}.h (when this kernel has them) */
+	static const char *const renamed[][3] = {
+		{ "power", "cpu_frequency", "power_cpu_frequency" }, { "power", "cpu_idle", "power_cpu_idle" },
+		{ "net", "netif_receive_skb", "net_if_receive_skb" }, { "net", "netif_rx", "net_if_rx" },
+		{ "irq_vectors", "local_timer_entry", "x86_irq_vectors_local_timer_entry" },
+		{ "irq_vectors", "x86_platform_ipi_exit", "x86_irq_vectors_ipi_exit" },
+		{ "exceptions", "page_fault_user", "x86_exceptions_page_fault_user" },
+	};
+	char err[256];
+	for (size_t i = 0; i < sizeof(renamed) / sizeof(renamed[0]); i++) {
+		ev = scry_catalog_tracepoint(cat, renamed[i][0], renamed[i][1], err, sizeof(err));
+		if (ev)
+			assert_string_equal(ev->name, renamed[i][2]);
+	}
 }
 
 static void test_unknown_tracepoint(void **state)
