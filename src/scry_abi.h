@@ -191,6 +191,8 @@ enum scry_tp_op_kind {
 	SCRY_OP_SEQ_LOC,      /* __data_loc T[]: uint32 element count, then the bytes */
 	SCRY_OP_SEQ_REL,      /* __rel_loc T[] */
 	SCRY_OP_ADD32,        /* add (__s16)elem to the int32 copied from src_off by the last COPY */
+	SCRY_OP_RWBS,         /* the char[len] rwbs text at src_off as LTTng's uint32 RWBS_FLAG_* */
+	SCRY_OP_TID,          /* int32: current's tid (LTTng's block events' tid field) */
 };
 
 struct scry_tp_op {

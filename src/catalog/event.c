@@ -138,7 +138,7 @@ static bool is_address(const struct tpformat_field *ff)
 static int add_tp_field(struct builder *b, const char *system, const char *event,
 			const struct tpformat_field *ff, char *err, size_t errlen)
 {
-	const char *name = scry_lttng_field_name(system, event, ff->name);
+	const char *name = scry_lttng_field_name(system, event, ff->name), *tid_before;
 	struct scry_field *f;
 
 	if (ff->offset > UINT16_MAX || ff->size > UINT16_MAX || ff->offset + ff->size > UINT16_MAX) {
@@ -178,7 +178,18 @@ static int add_tp_field(struct builder *b, const char *system, const char *event
 		snprintf(err, errlen, "field '%s' has no fixed size (flexible array)", ff->name);
 		return -1;
 	}
-	if (ff->array != TPF_NOT_ARRAY && !strcmp(ff->type, "char")) {
+	if ((tid_before = scry_lttng_tid_before(system, event)) && !strcmp(ff->name, tid_before)) {
+		if (!(f = add(b, "tid", SCRY_F_INT, 4, true)))   /* LTTng's: current's tid */
+			goto nomem;
+		f->conv = SCRY_CONV_TID;
+	}
+	if (ff->array != TPF_NOT_ARRAY && !strcmp(ff->type, "char") && scry_lttng_rwbs_flags(system, ff->name)) {
+		f = add(b, name, SCRY_F_INT, 4, false);   /* LTTng's RWBS_FLAG_* bits */
+		if (f) {
+			f->conv = SCRY_CONV_RWBS;
+			f->base = 16;
+		}
+	} else if (ff->array != TPF_NOT_ARRAY && !strcmp(ff->type, "char")) {
 		f = add(b, name, SCRY_F_TEXT, 1, false);
 		if (f)
 			f->count = ff->size;
@@ -778,6 +789,15 @@ int scry_event_tp_ops(const struct scry_event *ev, struct scry_tp_desc *out)
 		const struct scry_field *f = &ev->fields[i];
 		struct scry_tp_op op = { 0 };
 
+		if (f->conv == SCRY_CONV_TID || f->conv == SCRY_CONV_RWBS) {
+			if (n == SCRY_MAX_TP_OPS)
+				return -1;
+			out->ops[n++] = f->conv == SCRY_CONV_TID ?
+				(struct scry_tp_op){ SCRY_OP_TID, 0, 4, 0 } :
+				(struct scry_tp_op){ SCRY_OP_RWBS, f->src_off, f->src_size, 0 };
+			copy = -1;
+			continue;
+		}
 		switch (f->src) {
 		case SCRY_SRC_FIXED:
 			if (copy >= 0 && out->ops[copy].src_off + out->ops[copy].len == f->src_off &&

@@ -1,7 +1,7 @@
 /* lttng_names.c — lttng-modules' event and field names where they differ from the
  * kernel's tracefs format (from lttng-modules include/instrumentation/events/{sched,irq,
  * timer,kmem,signal,power,net}.h and arch/x86/{irq_vectors,exceptions}.h), and TSDL
- * identifier escaping. */
+ * identifier escaping; block's rwbs as LTTng's flags and its tid field. */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,6 +129,31 @@ static const struct field_map *find_field(const struct field_map *map, size_t n,
 int scry_lttng_field_adjust(const char *system, const char *event, const char *field)
 {
 	return find_field(prio_fields, sizeof(prio_fields) / sizeof(prio_fields[0]), system, event, field) ? -100 : 0;
+}
+
+bool scry_lttng_rwbs_flags(const char *system, const char *field)
+{
+	return !strcmp(system, "block") && !strcmp(field, "rwbs");
+}
+
+/* block.h: the events that record current's tid beside its comm: before rwbs in the
+ * block_rq class, before comm in the others. */
+const char *scry_lttng_tid_before(const char *system, const char *event)
+{
+	static const char *const rq[] = { "block_rq_insert", "block_rq_issue", "block_rq_merge" };
+	static const char *const others[] = { "block_bio_backmerge", "block_bio_frontmerge", "block_bio_queue",
+					      "block_bio_bounce", "block_getrq", "block_sleeprq", "block_split",
+					      "block_plug", "block_unplug" };
+
+	if (strcmp(system, "block"))
+		return NULL;
+	for (size_t i = 0; i < sizeof(rq) / sizeof(rq[0]); i++)
+		if (!strcmp(event, rq[i]))
+			return "rwbs";
+	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++)
+		if (!strcmp(event, others[i]))
+			return "comm";
+	return NULL;
 }
 
 const char *scry_lttng_event_name(const char *system, const char *event)

@@ -8,6 +8,7 @@ written with babeltrace2's Python bindings, from sched_switch's next_tid only; t
 context (tid) is the ground truth it is checked against."""
 import collections
 import json
+import os
 import struct
 import subprocess
 
@@ -141,3 +142,35 @@ def test_lttng_event_names(record, tmp_path):
     assert set(faults[0]["fields"]) == {"address", "ip", "error_code"}
     assert {e["name"] for e in tr.events} <= {"x86_exceptions_page_fault_user", "x86_irq_vectors_local_timer_entry",
                                               "power_cpu_frequency", "net_if_receive_skb"}
+
+
+RWBS_WRITE, RWBS_READ, RWBS_SYNC = 1, 4, 32
+
+
+def test_block_rwbs_flags_and_tid(record, tmp_path):
+    """block events carry rwbs as lttng-modules' RWBS_FLAG_* integer (Trace Compass's disk
+    analysis reads it as a number) and the tid of the task that issued the request."""
+    if os.major(os.stat(tmp_path).st_dev) == 0:
+        pytest.skip("the test directory is not on a block device (tmpfs, overlay...)")
+    out = tmp_path / "blk"
+    r = record(tmp_path / "t", "-e", "block:block_rq_issue", "-e", "block:block_bio_queue",
+               cmd=["dd", "if=/dev/zero", f"of={out}", "bs=64k", "count=32", "oflag=direct,sync"])
+    r.check()
+    tr = read_trace(tmp_path / "t")
+    meta = (tmp_path / "t" / "kernel" / "metadata").read_text()
+    issue_meta = meta[meta.index('name = "block_rq_issue";'):]
+    issue_meta = issue_meta[:issue_meta.index("};")]
+    assert "signed = 0; encoding = none; base = 16; } _rwbs;" in issue_meta
+    assert issue_meta.index("_tid;") < issue_meta.index("_rwbs;")      # LTTng's block_rq order
+    dd = {e["tid"] for e in tr.events if e["procname"] == "dd"}
+    assert len(dd) == 1
+    dd = dd.pop()
+    for name in ("block_rq_issue", "block_bio_queue"):
+        evs = [e["fields"] for e in tr.events if e["name"] == name and e["tid"] == dd]
+        writes = [f for f in evs if f["rwbs"] & RWBS_WRITE]
+        # 32 direct, synchronous writes of 64 KiB (a bio may be split: at least 32)
+        assert len(writes) >= 32, (name, len(writes), [hex(f["rwbs"]) for f in evs][:10])
+        assert all(f["tid"] == dd for f in evs)
+        assert all(f["rwbs"] & RWBS_SYNC for f in writes if f["nr_sector"] == 128), name
+        assert not any(f["rwbs"] & RWBS_WRITE and f["rwbs"] & RWBS_READ for f in evs)
+        assert sum(f["nr_sector"] for f in writes) >= 32 * 128

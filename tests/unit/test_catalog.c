@@ -138,6 +138,35 @@ static void test_renamed_events(void **state)
 		{ "exceptions", "page_fault_user", "x86_exceptions_page_fault_user" },
 	};
 	char err[256];
+	/* block.h: rwbs as RWBS_FLAG_* bits, current's tid before it (block_rq) or before comm */
+	if ((ev = scry_catalog_tracepoint(cat, "block", "block_rq_issue", err, sizeof(err)))) {
+		struct scry_tp_desc d;
+		int rw = -1, tid = -1;
+
+		for (unsigned i = 0; i < ev->nfields; i++) {
+			if (!strcmp(ev->fields[i].name, "rwbs"))
+				rw = (int)i;
+			if (!strcmp(ev->fields[i].name, "tid"))
+				tid = (int)i;
+		}
+		assert_true(rw > 0 && tid == rw - 1);
+		check_field(&ev->fields[rw], "rwbs", SCRY_F_INT, 4, false, 0);
+		assert_int_equal(ev->fields[rw].conv, SCRY_CONV_RWBS);
+		assert_int_equal(ev->fields[tid].conv, SCRY_CONV_TID);
+		assert_true(scry_event_tp_ops(ev, &d) > 0);
+		bool has_rwbs = false, has_tid = false;
+		for (unsigned i = 0; i < d.nops; i++) {
+			has_rwbs |= d.ops[i].kind == SCRY_OP_RWBS && d.ops[i].src_off == ev->fields[rw].src_off;
+			has_tid |= d.ops[i].kind == SCRY_OP_TID;
+		}
+		assert_true(has_rwbs && has_tid);
+	}
+	if ((ev = scry_catalog_tracepoint(cat, "block", "block_bio_queue", err, sizeof(err)))) {
+		unsigned n = ev->nfields;
+
+		assert_string_equal(ev->fields[n - 2].name, "tid");
+		assert_string_equal(ev->fields[n - 1].name, "comm");
+	}
 	for (size_t i = 0; i < sizeof(renamed) / sizeof(renamed[0]); i++) {
 		ev = scry_catalog_tracepoint(cat, renamed[i][0], renamed[i][1], err, sizeof(err));
 		if (ev)
