@@ -63,6 +63,8 @@ struct scry_field {
 	uint16_t src_size;     /* raw record size in bytes (FIXED) */
 	int16_t adjust;        /* FIXED int32: added to the raw value (LTTng's prio - 100) */
 	uint8_t conv;          /* tracepoints: enum scry_fconv, how the value is made */
+	const char *const *enum_labels;   /* INT: a CTF enum, value i labelled enum_labels[i] */
+	uint8_t nenum;
 	const struct scry_struct_desc *sdesc;   /* STRUCTSEQ: the element type */
 	int arg;               /* syscall events: the argument this field holds, or -1 */
 	enum scry_faux aux;    /* ... or describes */

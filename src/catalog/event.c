@@ -200,6 +200,25 @@ static int add_tp_field(struct builder *b, const char *system, const char *event
 			f->count = (uint32_t)ff->array;
 			f->base = ff->is_pointer ? 16 : 10;
 		}
+	} else if (ff->array == TPF_NOT_ARRAY && ff->size == 4 && scry_lttng_softirq_vec(system, event, ff->name)) {
+		/* LTTng's irq_softirq: u8 vec, then the same byte as enum irq_softirq_names "name" */
+		const char *const *labels;
+		size_t nl = scry_lttng_softirq_names(&labels);
+
+		if (!(f = add(b, name, SCRY_F_INT, 1, false)))
+			goto nomem;
+		f->src = SCRY_SRC_FIXED;
+		f->src_off = (uint16_t)ff->offset;
+		f->src_size = 1;             /* the low byte (little-endian) */
+		f = add(b, "name", SCRY_F_INT, 1, false);
+		if (f) {
+			f->enum_labels = labels;
+			f->nenum = (uint8_t)nl;
+			f->src = SCRY_SRC_FIXED;
+			f->src_off = (uint16_t)ff->offset;
+			f->src_size = 1;
+		}
+		return f ? 0 : (snprintf(err, errlen, "out of memory"), -1);
 	} else if (ff->array == TPF_NOT_ARRAY && (ff->size == 1 || ff->size == 2 || ff->size == 4 || ff->size == 8)) {
 		f = add(b, name, SCRY_F_INT, (uint8_t)ff->size, ff->is_signed);
 		if (f)

@@ -156,6 +156,21 @@ const char *scry_lttng_tid_before(const char *system, const char *event)
 	return NULL;
 }
 
+/* irq.h: enum irq_softirq_names, in vector order (HI_SOFTIRQ = 0 ... RCU_SOFTIRQ) */
+static const char *const softirq_names[] = { "HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL",
+					     "TASKLET", "SCHED", "HRTIMER", "RCU" };
+
+bool scry_lttng_softirq_vec(const char *system, const char *event, const char *field)
+{
+	return !strcmp(system, "irq") && !strncmp(event, "softirq_", 8) && !strcmp(field, "vec");
+}
+
+size_t scry_lttng_softirq_names(const char *const **labels)
+{
+	*labels = softirq_names;
+	return sizeof(softirq_names) / sizeof(softirq_names[0]);
+}
+
 const char *scry_lttng_event_name(const char *system, const char *event)
 {
 	for (size_t i = 0; i < sizeof(event_names) / sizeof(event_names[0]); i++)

@@ -170,7 +170,18 @@ static int put_field(FILE *f, const struct scry_event *ev, unsigned i, char *err
 	fputs("\t\t", f);
 	switch (fd->type) {
 	case SCRY_F_INT:
+		if (fd->nenum)   /* a CTF enum over the integer, as LTTng's ctf_enum */
+			fputs("enum : ", f);
 		put_int(f, fd->size, fd->is_signed, 0, fd->base);
+		if (fd->nenum) {
+			fputs(" {", f);
+			for (unsigned k = 0; k < fd->nenum; k++) {
+				fputs(k ? ", " : " ", f);
+				put_str(f, fd->enum_labels[k]);
+				fprintf(f, " = %u", k);
+			}
+			fputs(" }", f);
+		}
 		fprintf(f, " _%s;\n", fd->name);
 		break;
 	case SCRY_F_STRING:

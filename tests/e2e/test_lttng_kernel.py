@@ -174,3 +174,29 @@ def test_block_rwbs_flags_and_tid(record, tmp_path):
         assert all(f["rwbs"] & RWBS_SYNC for f in writes if f["nr_sector"] == 128), name
         assert not any(f["rwbs"] & RWBS_WRITE and f["rwbs"] & RWBS_READ for f in evs)
         assert sum(f["nr_sector"] for f in writes) >= 32 * 128
+
+
+SOFTIRQS = ["HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET", "SCHED", "HRTIMER", "RCU"]
+
+
+def test_softirq_vector_enum(scry, tmp_path):
+    """irq_softirq_* carry LTTng's u8 vec and its enum irq_softirq_names name, which
+    babeltrace2 reads as a CTF enumeration."""
+    import bt2
+    out = tmp_path / "t"
+    p = subprocess.run([scry, "record", "-q", "-a", "--duration", "1", "-e", "irq:softirq_entry",
+                        "-e", "irq:softirq_exit", "-e", "irq:softirq_raise", "-o", str(out)],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    n = 0
+    for m in bt2.TraceCollectionMessageIterator(str(out)):
+        if type(m) is not bt2._EventMessageConst:
+            continue
+        f = m.event.payload_field
+        assert m.event.name in ("irq_softirq_entry", "irq_softirq_exit", "irq_softirq_raise")
+        assert isinstance(f["name"], bt2._UnsignedEnumerationFieldConst)
+        assert list(f["name"].labels) == [SOFTIRQS[int(f["vec"])]] and int(f["name"]) == int(f["vec"])
+        n += 1
+    assert n > 50       # timer and RCU softirqs run every tick
+    p = subprocess.run(["babeltrace2", str(out)], capture_output=True, text=True)
+    assert p.returncode == 0 and p.stderr == "" and '"TIMER" : container = 1' in p.stdout

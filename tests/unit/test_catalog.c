@@ -124,6 +124,25 @@ static void test_renamed_events(void **state)
 
 	assert_string_equal(ev->name, "irq_softirq_entry");
 	assert_string_equal(ev->tp, "softirq_entry");
+	/* irq.h: u8 vec, then the same byte as enum irq_softirq_names "name" */
+	assert_int_equal(ev->nfields, 2);
+	check_field(&ev->fields[0], "vec", SCRY_F_INT, 1, false, 0);
+	check_field(&ev->fields[1], "name", SCRY_F_INT, 1, false, 0);
+	assert_int_equal(ev->fields[0].nenum, 0);
+	assert_int_equal(ev->fields[1].nenum, 10);
+	assert_string_equal(ev->fields[1].enum_labels[0], "HI");
+	assert_string_equal(ev->fields[1].enum_labels[3], "NET_RX");
+	assert_string_equal(ev->fields[1].enum_labels[9], "RCU");
+	{
+		struct scry_tp_desc sd;
+
+		assert_int_equal(scry_event_tp_ops(ev, &sd), 2);
+		for (int i = 0; i < 2; i++) {
+			assert_int_equal(sd.ops[i].kind, SCRY_OP_COPY);
+			assert_int_equal(sd.ops[i].len, 1);
+			assert_int_equal(sd.ops[i].src_off, ev->fields[0].src_off);
+		}
+	}
 	ev = tp("sched", "sched_wakeup");
 	assert_string_equal(ev->fields[1].name, "tid");
 	ev = tp("irq", "irq_handler_entry");
