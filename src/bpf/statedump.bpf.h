@@ -8,8 +8,8 @@
  * network interfaces, block devices, interrupts, CPU topology: struct scry_sd_item).
  * Events go through the statedump's own build area and the CPU's ring, with the usual
  * header and contexts (those of scry's thread, as LTTng's are its session daemon's).
- * Each program writes one byte per object to its seq file, so that a read() of the
- * iterator returns every page of objects and scry can drain the rings between reads. */
+ * Each program writes SD_TICK bytes per object to its seq file, so that a read() of the
+ * iterator returns every few objects and scry can drain the rings between reads. */
 
 static __always_inline struct area *sd_area_get(void)
 {
@@ -18,11 +18,17 @@ static __always_inline struct area *sd_area_get(void)
 	return bpf_map_lookup_elem(&sd_area, &zero);
 }
 
+/* Bytes written to the seq file per object: a read() of 4 KiB returns every 16 objects, so
+ * that the rings are drained before a dump of many objects fills them (~100 bytes an event,
+ * up to ~10 events an object). */
+#define SD_TICK 256
+
 static __always_inline void sd_tick(struct seq_file *seq)
 {
-	char c = 0;
+	struct area *a = sd_area_get();
 
-	bpf_seq_write(seq, &c, 1);
+	if (a)
+		bpf_seq_write(seq, a->buf + SCRY_EVENT_MAX, SD_TICK);
 }
 
 /* lttng-statedump-impl.c's enum lttng_process_status and its choice of it */

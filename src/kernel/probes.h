@@ -75,7 +75,7 @@ int scry_probes_load_front(struct scry_probes *p, unsigned kind, const struct bp
  * by user space: lttng_statedump_start), then the iterators' events (threads and their
  * namespaces, file descriptors, memory maps), then items[nhead..n) (interfaces, block
  * devices, interrupts, CPU topology, lttng_statedump_end).  drain(arg) is called between
- * the reads of an iterator (every page of objects), to empty the rings as they fill. */
+ * the reads of an iterator (every few objects), to empty the rings as they fill. */
 int scry_probes_statedump(struct scry_probes *p, const struct scry_sd_item *items, size_t n, size_t nhead,
 			  void (*drain)(void *), void *arg, char *err, size_t errlen);
 

@@ -3,7 +3,7 @@
  * by a task iterator when it reaches scry's own thread (an iterator over the map itself,
  * iter/bpf_map_elem, is refused here); the kernel's threads, file tables and memory maps by the
  * task, task_file and task_vma iterators.  Each iterator is read to its end; every read
- * returns after a page of objects, and the caller's drain empties the rings between them. */
+ * returns after a few objects, and the caller's drain empties the rings between them. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
