@@ -69,11 +69,13 @@ def test_dd_syscalls_attributed_from_sched_switch(record, tmp_path):
         assert s["tid"] == f["prev_tid"], s
 
 
-def test_pid_option_switch_in(record, workload, tmp_path):
+@pytest.mark.parametrize("how", ["-p", "--track-pid"])
+def test_pid_option_switch_in(record, workload, tmp_path, how):
     p = subprocess.Popen([workload("ticker"), "60"], stdout=subprocess.PIPE, text=True)
     try:
         pid = json.loads(p.stdout.readline())["pid"]
-        r = record(tmp_path / "t", "-p", str(pid), "--duration", "1")
+        target = ["-p", str(pid)] if how == "-p" else ["-a", "--track-pid", str(pid)]
+        r = record(tmp_path / "t", *target, "--duration", "1")
         r.check()
     finally:
         p.kill()
