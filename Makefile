@@ -156,6 +156,7 @@ bench: deps all
 	@bench/startup.sh
 	@bench/metrics.sh
 	@bench/uprobes.sh
+	@bench/statedump.sh
 
 gen-syscalls:
 	$(PYTHON) scripts/gen_syscalls.py > src/catalog/syscall_table.c

@@ -191,6 +191,8 @@ enum scry_tp_op_kind {
 	SCRY_OP_SEQ_LOC,      /* __data_loc T[]: uint32 element count, then the bytes */
 	SCRY_OP_SEQ_REL,      /* __rel_loc T[] */
 	SCRY_OP_ADD32,        /* add (__s16)elem to the int32 copied from src_off by the last COPY */
+	SCRY_OP_RWBS,         /* the char[len] rwbs text at src_off as LTTng's uint32 RWBS_FLAG_* */
+	SCRY_OP_TID,          /* int32: current's tid (LTTng's block events' tid field) */
 };
 
 struct scry_tp_op {
@@ -385,6 +387,32 @@ struct scry_up_desc {
 	__u8 nops;
 	__u8 pad[5];
 	struct scry_up_op ops[SCRY_MAX_UP_OPS];
+};
+
+/* ---- statedump (src/bpf/statedump.bpf.h, src/session/src_statedump.c) ------------------
+ * lttng-modules' statedump events: their ids are load-time settings (sd_ids[], rodata),
+ * SCRY_NO_EVENT for those not recorded.  The iterator programs write the events of the
+ * kernel's objects (tasks, their namespaces, files, memory maps); the events user space
+ * reads from /proc and /sys (start, end, interfaces, block devices, interrupts, CPU
+ * topology) are handed over as items (struct scry_sd_item in the sd_items map), which an
+ * iterator over that map writes the same way, with the same header and contexts. */
+enum scry_sd {
+	SCRY_SD_START, SCRY_SD_END, SCRY_SD_PROCESS_STATE,
+	SCRY_SD_PID_NS, SCRY_SD_USER_NS, SCRY_SD_CGROUP_NS, SCRY_SD_IPC_NS, SCRY_SD_MNT_NS,
+	SCRY_SD_NET_NS, SCRY_SD_UTS_NS, SCRY_SD_TIME_NS,
+	SCRY_SD_FILE_DESCRIPTOR, SCRY_SD_VM_MAP, SCRY_SD_NETWORK_INTERFACE, SCRY_SD_BLOCK_DEVICE,
+	SCRY_SD_INTERRUPT, SCRY_SD_CPU_TOPOLOGY,
+	SCRY_SD_NR
+};
+
+#define SCRY_SD_ITEM_MAX   496       /* payload bytes of one user-space item */
+#define SCRY_SD_ITEMS      4096      /* items per run */
+#define SCRY_SD_PATH_MAX   4096      /* a file descriptor's path (bpf_d_path) */
+
+struct scry_sd_item {
+	__u16 event_id;      /* SCRY_NO_EVENT: an unused slot */
+	__u16 len;           /* payload bytes */
+	__u8 data[SCRY_SD_ITEM_MAX];   /* the payload, in its CTF layout */
 };
 
 #endif /* SCRY_ABI_H */

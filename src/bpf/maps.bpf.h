@@ -23,6 +23,7 @@ const volatile __u16 signal_event_id = SCRY_NO_EVENT;   /* signals.bpf.h */
 const volatile __u16 signal_gen_event_id = SCRY_NO_EVENT;
 const volatile __u16 unknown_entry_id = SCRY_NO_EVENT;
 const volatile __u16 unknown_exit_id = SCRY_NO_EVENT;
+const volatile __u16 sd_ids[SCRY_SD_NR] = { [0 ... SCRY_SD_NR - 1] = SCRY_NO_EVENT };   /* statedump */
 const volatile __u32 track_mask = 0;       /* SCRY_TRACK_* trackers in use */
 const volatile __u32 n_track_cgroups = 0;
 
@@ -32,6 +33,11 @@ const volatile __u32 n_track_cgroups = 0;
  * and detaching one tracepoint after another does not show in the trace.  Fork tracking
  * does not wait for it: a child forked before the start is followed all the same. */
 volatile __u32 scry_recording = 0;
+
+/* The statedump's items of the current run: sd_items[0..sd_nitems), written when the task
+ * iterator reaches scry's thread sd_tid (statedump.bpf.h). */
+volatile __u32 sd_nitems = 0;
+volatile __s32 sd_tid = 0;
 
 static __always_inline bool recording(void)
 {
@@ -117,6 +123,24 @@ struct {
 	__type(key, __u32);
 	__type(value, struct area);
 } areas SEC(".maps");
+
+/* The statedump's build area (statedump.bpf.h): its iterator programs are run one after
+ * the other by scry's thread alone, so one area serves them all. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct area);
+} sd_area SEC(".maps");
+
+/* The statedump's events read by user space (struct scry_sd_item), written by the
+ * iterator over this map.  One slot unless the statedump is recorded (then SCRY_SD_ITEMS). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct scry_sd_item);
+} sd_items SEC(".maps");
 
 /* Per-CPU staging buffers (index = CPU), see scry_abi.h. */
 struct {

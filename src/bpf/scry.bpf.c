@@ -28,6 +28,7 @@
 #include "signals.bpf.h"
 #include "metrics.bpf.h"
 #include "uprobes.bpf.h"
+#include "statedump.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 

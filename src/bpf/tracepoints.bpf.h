@@ -25,6 +25,54 @@ static __always_inline __u32 loc_offset(struct tp_walk *w, struct scry_tp_op *op
 	return off;
 }
 
+/* lttng-modules block.h's RWBS_FLAG_* bits */
+enum { RWBS_WRITE = 1, RWBS_DISCARD = 2, RWBS_READ = 4, RWBS_RAHEAD = 8, RWBS_SYNC = 32, RWBS_META = 64,
+       RWBS_SECURE = 128, RWBS_FLUSH = 256, RWBS_FUA = 512, RWBS_PREFLUSH = 1024 };
+
+/* The kernel's rwbs text (blk_fill_rwbs: [F]{W,D,DE,F,R,N}[F][A][S][M]...) at src as
+ * LTTng's flags: a leading F before the operation is PREFLUSH, one after it FUA. */
+static __always_inline __u32 rwbs_flags(unsigned long src)
+{
+	__u64 v = 0;
+	__u32 fl = 0, i = 0;
+
+	bpf_probe_read_kernel(&v, 7, (void *)src);   /* 7 characters: the text is shorter */
+#define CH(k) ((char)(v >> (8 * ((k) & 7))))
+	if (CH(0) == 'F' && (CH(1) == 'W' || CH(1) == 'D' || CH(1) == 'F' || CH(1) == 'R' || CH(1) == 'N')) {
+		fl |= RWBS_PREFLUSH;
+		i = 1;
+	}
+	switch (CH(i)) {
+	case 'W': fl |= RWBS_WRITE; break;
+	case 'D':
+		fl |= RWBS_DISCARD;
+		if (CH(i + 1) == 'E') {
+			fl |= RWBS_SECURE;
+			i++;
+		}
+		break;
+	case 'F': fl |= RWBS_FLUSH; break;
+	case 'R': fl |= RWBS_READ; break;
+	default: break;
+	}
+	for (__u32 k = 1; k < 7; k++) {
+		char c = CH(i + k);
+
+		if (i + k >= 7 || !c)
+			break;
+		if (c == 'F')
+			fl |= RWBS_FUA;
+		else if (c == 'A')
+			fl |= RWBS_RAHEAD;
+		else if (c == 'S')
+			fl |= RWBS_SYNC;
+		else if (c == 'M')
+			fl |= RWBS_META;
+	}
+#undef CH
+	return fl;
+}
+
 static long tp_op(__u32 i, void *data)
 {
 	struct tp_walk *w = data;
@@ -78,6 +126,14 @@ static long tp_op(__u32 i, void *data)
 		if (len && bpf_probe_read_kernel(buf + pos, len, (void *)(w->base + off)))
 			__builtin_memset(buf + pos, 0, 8);
 		a->pos = pos + len;
+		break;
+	case SCRY_OP_TID:
+		WR(__s32, buf, pos, (__u32)bpf_get_current_pid_tgid());
+		a->pos = pos + 4;
+		break;
+	case SCRY_OP_RWBS:
+		WR(__u32, buf, pos, rwbs_flags(w->base + op->src_off));
+		a->pos = pos + 4;
 		break;
 	default:
 		break;

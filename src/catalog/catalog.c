@@ -13,6 +13,7 @@
 #include "catalog/catalog.h"
 #include "catalog/event.h"
 #include "catalog/internal.h"
+#include "catalog/statedump.h"
 
 struct tp_cache {
 	char *key;                 /* "system:event", "uprobe:PATH:FUNC" (internal.h) */
@@ -30,6 +31,7 @@ struct scry_catalog {
 	size_t ncache, capcache;
 	struct scry_event **sc_entry, **sc_exit;   /* parallel to sc.list, built on use */
 	struct scry_event *builtins[NBUILTINS];
+	struct scry_event *statedump[SCRY_SD_NR];   /* built on use (statedump.c) */
 	struct scry_capture_opts cap;
 	bool built;                /* a syscall event exists: cap is fixed */
 };
@@ -271,6 +273,8 @@ void scry_catalog_close(struct scry_catalog *cat)
 	free(cat->sc_exit);
 	for (size_t i = 0; i < NBUILTINS; i++)
 		scry_event_free(cat->builtins[i]);
+	for (size_t i = 0; i < SCRY_SD_NR; i++)
+		scry_event_free(cat->statedump[i]);
 	scry_syscalls_free(&cat->sc);
 	free(cat->tracefs);
 	free(cat);
@@ -436,12 +440,19 @@ const struct scry_event *scry_catalog_syscall_exit(struct scry_catalog *cat, con
 
 const struct scry_event *scry_catalog_builtin(struct scry_catalog *cat, const char *name)
 {
+	int k;
+
 	for (size_t i = 0; name && i < NBUILTINS; i++)
 		if (!strcmp(name, builtin_names[i])) {
 			if (!cat->builtins[i])
 				cat->builtins[i] = scry_event_builtin(name);
 			return cat->builtins[i];
 		}
+	if (name && (k = scry_sd_find(name)) >= 0) {   /* the statedump's */
+		if (!cat->statedump[k])
+			cat->statedump[k] = scry_event_builtin(name);
+		return cat->statedump[k];
+	}
 	return NULL;
 }
 

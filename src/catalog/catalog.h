@@ -36,6 +36,13 @@ enum scry_fsrc {
 	SCRY_SRC_LEN,    /* the element count of the following SEQ field (written by the BPF op) */
 };
 
+/* A generic tracepoint field LTTng records differently from the raw record. */
+enum scry_fconv {
+	SCRY_CONV_NONE,
+	SCRY_CONV_RWBS,        /* block's rwbs text -> uint32 RWBS_FLAG_* (SCRY_OP_RWBS) */
+	SCRY_CONV_TID,         /* not in the record: current's tid (SCRY_OP_TID) */
+};
+
 /* A syscall field that describes its argument beside the argument's own field. */
 enum scry_faux {
 	SCRY_AUX_NONE,
@@ -55,6 +62,9 @@ struct scry_field {
 	uint16_t src_off;      /* raw record offset (FIXED, LOC, REL) */
 	uint16_t src_size;     /* raw record size in bytes (FIXED) */
 	int16_t adjust;        /* FIXED int32: added to the raw value (LTTng's prio - 100) */
+	uint8_t conv;          /* tracepoints: enum scry_fconv, how the value is made */
+	const char *const *enum_labels;   /* INT: a CTF enum, value i labelled enum_labels[i] */
+	uint8_t nenum;
 	const struct scry_struct_desc *sdesc;   /* STRUCTSEQ: the element type */
 	int arg;               /* syscall events: the argument this field holds, or -1 */
 	enum scry_faux aux;    /* ... or describes */

@@ -8,6 +8,7 @@
 #include <string.h>
 #include "catalog/event.h"
 #include "catalog/internal.h"
+#include "catalog/statedump.h"
 #include "catalog/tpformat.h"
 
 struct builder {
@@ -138,7 +139,7 @@ static bool is_address(const struct tpformat_field *ff)
 static int add_tp_field(struct builder *b, const char *system, const char *event,
 			const struct tpformat_field *ff, char *err, size_t errlen)
 {
-	const char *name = scry_lttng_field_name(system, event, ff->name);
+	const char *name = scry_lttng_field_name(system, event, ff->name), *tid_before;
 	struct scry_field *f;
 
 	if (ff->offset > UINT16_MAX || ff->size > UINT16_MAX || ff->offset + ff->size > UINT16_MAX) {
@@ -178,7 +179,18 @@ static int add_tp_field(struct builder *b, const char *system, const char *event
 		snprintf(err, errlen, "field '%s' has no fixed size (flexible array)", ff->name);
 		return -1;
 	}
-	if (ff->array != TPF_NOT_ARRAY && !strcmp(ff->type, "char")) {
+	if ((tid_before = scry_lttng_tid_before(system, event)) && !strcmp(ff->name, tid_before)) {
+		if (!(f = add(b, "tid", SCRY_F_INT, 4, true)))   /* LTTng's: current's tid */
+			goto nomem;
+		f->conv = SCRY_CONV_TID;
+	}
+	if (ff->array != TPF_NOT_ARRAY && !strcmp(ff->type, "char") && scry_lttng_rwbs_flags(system, ff->name)) {
+		f = add(b, name, SCRY_F_INT, 4, false);   /* LTTng's RWBS_FLAG_* bits */
+		if (f) {
+			f->conv = SCRY_CONV_RWBS;
+			f->base = 16;
+		}
+	} else if (ff->array != TPF_NOT_ARRAY && !strcmp(ff->type, "char")) {
 		f = add(b, name, SCRY_F_TEXT, 1, false);
 		if (f)
 			f->count = ff->size;
@@ -189,6 +201,25 @@ static int add_tp_field(struct builder *b, const char *system, const char *event
 			f->count = (uint32_t)ff->array;
 			f->base = ff->is_pointer ? 16 : 10;
 		}
+	} else if (ff->array == TPF_NOT_ARRAY && ff->size == 4 && scry_lttng_softirq_vec(system, event, ff->name)) {
+		/* LTTng's irq_softirq: u8 vec, then the same byte as enum irq_softirq_names "name" */
+		const char *const *labels;
+		size_t nl = scry_lttng_softirq_names(&labels);
+
+		if (!(f = add(b, name, SCRY_F_INT, 1, false)))
+			goto nomem;
+		f->src = SCRY_SRC_FIXED;
+		f->src_off = (uint16_t)ff->offset;
+		f->src_size = 1;             /* the low byte (little-endian) */
+		f = add(b, "name", SCRY_F_INT, 1, false);
+		if (f) {
+			f->enum_labels = labels;
+			f->nenum = (uint8_t)nl;
+			f->src = SCRY_SRC_FIXED;
+			f->src_off = (uint16_t)ff->offset;
+			f->src_size = 1;
+		}
+		return f ? 0 : (snprintf(err, errlen, "out of memory"), -1);
 	} else if (ff->array == TPF_NOT_ARRAY && (ff->size == 1 || ff->size == 2 || ff->size == 4 || ff->size == 8)) {
 		f = add(b, name, SCRY_F_INT, (uint8_t)ff->size, ff->is_signed);
 		if (f)
@@ -737,6 +768,18 @@ struct scry_event *scry_event_builtin(const char *name)
 					goto fail;
 				f->base = d->base;
 			}
+	} else if (scry_sd_find(name) >= 0) {
+		const struct scry_sd_spec *sp = &scry_sd_specs[scry_sd_find(name)];
+
+		if (!(b.ev = event_new(name, "lttng_statedump", name, SCRY_EV_BUILTIN, -1)))
+			return NULL;
+		for (unsigned i = 0; i < sp->nfields; i++) {
+			if (!(f = add(&b, sp->fields[i].name, sp->fields[i].type, sp->fields[i].size,
+				      sp->fields[i].is_signed)))
+				goto fail;
+			f->base = sp->fields[i].base;
+			f->count = sp->fields[i].count;
+		}
 	} else {
 		return NULL;
 	}
@@ -766,6 +809,15 @@ int scry_event_tp_ops(const struct scry_event *ev, struct scry_tp_desc *out)
 		const struct scry_field *f = &ev->fields[i];
 		struct scry_tp_op op = { 0 };
 
+		if (f->conv == SCRY_CONV_TID || f->conv == SCRY_CONV_RWBS) {
+			if (n == SCRY_MAX_TP_OPS)
+				return -1;
+			out->ops[n++] = f->conv == SCRY_CONV_TID ?
+				(struct scry_tp_op){ SCRY_OP_TID, 0, 4, 0 } :
+				(struct scry_tp_op){ SCRY_OP_RWBS, f->src_off, f->src_size, 0 };
+			copy = -1;
+			continue;
+		}
 		switch (f->src) {
 		case SCRY_SRC_FIXED:
 			if (copy >= 0 && out->ops[copy].src_off + out->ops[copy].len == f->src_off &&

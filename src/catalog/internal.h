@@ -15,6 +15,14 @@ const char *scry_lttng_event_name(const char *system, const char *event);
 const char *scry_lttng_field_name(const char *system, const char *event, const char *field);
 /* What LTTng adds to a raw int32 field's value (sched prio fields: -MAX_RT_PRIO), or 0. */
 int scry_lttng_field_adjust(const char *system, const char *event, const char *field);
+/* LTTng records this char[] field (block's rwbs) as uint32 RWBS_FLAG_* bits. */
+bool scry_lttng_rwbs_flags(const char *system, const char *field);
+/* irq's softirq_{entry,exit,raise}.vec: LTTng records it as uint8 vec and the enum
+ * irq_softirq_names name; its labels in vector order. */
+bool scry_lttng_softirq_vec(const char *system, const char *event, const char *field);
+size_t scry_lttng_softirq_names(const char *const **labels);
+/* The field before which LTTng adds a "tid" field (current's) to this event, or NULL. */
+const char *scry_lttng_tid_before(const char *system, const char *event);
 /* name with the characters an identifier cannot hold replaced by '_' (the metadata writer
  * prefixes every field with '_', as LTTng does).  Returns a malloc'ed string. */
 char *scry_ctf_ident(const char *name);

@@ -1,6 +1,7 @@
 /* lttng_names.c — lttng-modules' event and field names where they differ from the
  * kernel's tracefs format (from lttng-modules include/instrumentation/events/{sched,irq,
- * timer,kmem,signal}.h), and TSDL identifier escaping. */
+ * timer,kmem,signal,power,net}.h and arch/x86/{irq_vectors,exceptions}.h), and TSDL
+ * identifier escaping; block's rwbs as LTTng's flags and its tid field. */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,47 @@ static const struct event_map event_names[] = {
 	{ "kmem", "mm_page_alloc_zone_locked", "kmem_mm_page_alloc_zone_locked" },
 	{ "kmem", "mm_page_pcpu_drain", "kmem_mm_page_pcpu_drain" },
 	{ "kmem", "mm_page_alloc_extfrag", "kmem_mm_page_alloc_extfrag" },
+	/* power.h */
+	{ "power", "cpu_idle", "power_cpu_idle" },
+	{ "power", "cpu_frequency", "power_cpu_frequency" },
+	{ "power", "machine_suspend", "power_machine_suspend" },
+	{ "power", "wakeup_source_activate", "power_wakeup_source_activate" },
+	{ "power", "wakeup_source_deactivate", "power_wakeup_source_deactivate" },
+	{ "power", "clock_enable", "power_clock_enable" },
+	{ "power", "clock_disable", "power_clock_disable" },
+	{ "power", "clock_set_rate", "power_clock_set_rate" },
+	/* net.h */
+	{ "net", "netif_receive_skb", "net_if_receive_skb" },
+	{ "net", "netif_rx", "net_if_rx" },
+	{ "net", "napi_gro_frags_entry", "net_napi_gro_frags_entry" },
+	{ "net", "napi_gro_receive_entry", "net_napi_gro_receive_entry" },
+	{ "net", "netif_receive_skb_entry", "net_if_receive_skb_entry" },
+	{ "net", "netif_rx_entry", "net_if_rx_entry" },
+	{ "net", "netif_rx_ni_entry", "net_if_rx_ni_entry" },
+	{ "net", "netif_receive_skb_list_entry", "net_if_receive_skb_list_entry" },
+	{ "net", "napi_gro_frags_exit", "net_napi_gro_frags_exit" },
+	{ "net", "napi_gro_receive_exit", "net_napi_gro_receive_exit" },
+	{ "net", "netif_receive_skb_exit", "net_if_receive_skb_exit" },
+	{ "net", "netif_rx_exit", "net_if_rx_exit" },
+	{ "net", "netif_rx_ni_exit", "net_if_rx_ni_exit" },
+	{ "net", "netif_receive_skb_list_exit", "net_if_receive_skb_list_exit" },
+	/* arch/x86/irq_vectors.h */
+#define VECTOR(tp, lttng) { "irq_vectors", tp "_entry", lttng "_entry" }, { "irq_vectors", tp "_exit", lttng "_exit" }
+	VECTOR("local_timer", "x86_irq_vectors_local_timer"),
+	VECTOR("reschedule", "x86_irq_vectors_reschedule"),
+	VECTOR("spurious_apic", "x86_irq_vectors_spurious_apic"),
+	VECTOR("error_apic", "x86_irq_vectors_error_apic"),
+	VECTOR("x86_platform_ipi", "x86_irq_vectors_ipi"),
+	VECTOR("irq_work", "x86_irq_vectors_irq_work"),
+	VECTOR("call_function", "x86_irq_vectors_call_function"),
+	VECTOR("call_function_single", "x86_irq_vectors_call_function_single"),
+	VECTOR("threshold_apic", "x86_irq_vectors_threshold_apic"),
+	VECTOR("deferred_error_apic", "x86_irq_vectors_deferred_error_apic"),
+	VECTOR("thermal_apic", "x86_irq_vectors_thermal_apic"),
+#undef VECTOR
+	/* arch/x86/exceptions.h */
+	{ "exceptions", "page_fault_user", "x86_exceptions_page_fault_user" },
+	{ "exceptions", "page_fault_kernel", "x86_exceptions_page_fault_kernel" },
 };
 
 struct field_map {
@@ -87,6 +129,46 @@ static const struct field_map *find_field(const struct field_map *map, size_t n,
 int scry_lttng_field_adjust(const char *system, const char *event, const char *field)
 {
 	return find_field(prio_fields, sizeof(prio_fields) / sizeof(prio_fields[0]), system, event, field) ? -100 : 0;
+}
+
+bool scry_lttng_rwbs_flags(const char *system, const char *field)
+{
+	return !strcmp(system, "block") && !strcmp(field, "rwbs");
+}
+
+/* block.h: the events that record current's tid beside its comm: before rwbs in the
+ * block_rq class, before comm in the others. */
+const char *scry_lttng_tid_before(const char *system, const char *event)
+{
+	static const char *const rq[] = { "block_rq_insert", "block_rq_issue", "block_rq_merge" };
+	static const char *const others[] = { "block_bio_backmerge", "block_bio_frontmerge", "block_bio_queue",
+					      "block_bio_bounce", "block_getrq", "block_sleeprq", "block_split",
+					      "block_plug", "block_unplug" };
+
+	if (strcmp(system, "block"))
+		return NULL;
+	for (size_t i = 0; i < sizeof(rq) / sizeof(rq[0]); i++)
+		if (!strcmp(event, rq[i]))
+			return "rwbs";
+	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++)
+		if (!strcmp(event, others[i]))
+			return "comm";
+	return NULL;
+}
+
+/* irq.h: enum irq_softirq_names, in vector order (HI_SOFTIRQ = 0 ... RCU_SOFTIRQ) */
+static const char *const softirq_names[] = { "HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL",
+					     "TASKLET", "SCHED", "HRTIMER", "RCU" };
+
+bool scry_lttng_softirq_vec(const char *system, const char *event, const char *field)
+{
+	return !strcmp(system, "irq") && !strncmp(event, "softirq_", 8) && !strcmp(field, "vec");
+}
+
+size_t scry_lttng_softirq_names(const char *const **labels)
+{
+	*labels = softirq_names;
+	return sizeof(softirq_names) / sizeof(softirq_names[0]);
 }
 
 const char *scry_lttng_event_name(const char *system, const char *event)

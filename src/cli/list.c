@@ -10,6 +10,7 @@
 #include "catalog/elfsyms.h"
 #include "catalog/uprobe.h"
 #include "catalog/usdt.h"
+#include "catalog/statedump.h"
 #include "cli/commands.h"
 #include "kernel/features.h"
 #include "util/privs.h"
@@ -265,6 +266,28 @@ static size_t list_tracepoints(struct scry_catalog *cat, const char *glob, bool 
 	return found;
 }
 
+/* The statedump's events (lttng_statedump:NAME), written by scry's iterators at start. */
+static size_t list_statedump(struct scry_catalog *cat, const char *glob, bool fields)
+{
+	size_t found = 0;
+
+	for (int k = 0; k < SCRY_SD_NR; k++) {
+		char full[128];
+
+		snprintf(full, sizeof(full), "lttng_statedump:%s", scry_sd_specs[k].name);
+		if (glob && fnmatch(glob, strchr(glob, ':') ? full : scry_sd_specs[k].name, 0))
+			continue;
+		found++;
+		if (!fields) {
+			printf("%s\n", full);
+			continue;
+		}
+		printf("%s  ", full);
+		print_fields(scry_catalog_builtin(cat, scry_sd_specs[k].name));
+	}
+	return found;
+}
+
 static void no_match(struct scry_catalog *cat, const char *pattern)
 {
 	const char *const *names;
@@ -345,7 +368,7 @@ int cmd_list(int argc, char **argv)
 		return 1;
 	}
 	if (optind == argc) {
-		size_t n = list_tracepoints(cat, NULL, fields);
+		size_t n = list_tracepoints(cat, NULL, fields) + list_statedump(cat, NULL, fields);
 
 		printf("%zu tracepoints (scry list syscalls: %zu syscalls)\n", n,
 		       scry_catalog_syscalls(cat, &(const struct scry_syscall *){ NULL }));
@@ -363,7 +386,7 @@ int cmd_list(int argc, char **argv)
 			found = list_syscalls(cat, NULL, fields);
 		else if (!strncmp(p, "syscalls:", 9))
 			found = list_syscalls(cat, p + 9, fields);
-		else if ((found = list_tracepoints(cat, p, fields)) && !fields)
+		else if ((found = list_tracepoints(cat, p, fields) + list_statedump(cat, p, fields)) && !fields)
 			printf("(%zu tracepoint%s)\n", found, found == 1 ? "" : "s");
 		if (!found) {
 			no_match(cat, p);

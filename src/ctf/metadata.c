@@ -56,7 +56,7 @@ static int is_ident(const char *s)
 static void put_int(FILE *f, unsigned bytes, int is_signed, int utf8, unsigned base)
 {
 	fprintf(f, "integer { size = %u; align = 8; signed = %d; encoding = %s; base = %u; }",
-		bytes * 8, is_signed ? 1 : 0, utf8 ? "UTF8" : "none", base == 16 ? 16 : 10);
+		bytes * 8, is_signed ? 1 : 0, utf8 ? "UTF8" : "none", base == 16 || base == 8 ? base : 10);
 }
 
 static int valid_int_size(unsigned size)
@@ -170,7 +170,18 @@ static int put_field(FILE *f, const struct scry_event *ev, unsigned i, char *err
 	fputs("\t\t", f);
 	switch (fd->type) {
 	case SCRY_F_INT:
+		if (fd->nenum)   /* a CTF enum over the integer, as LTTng's ctf_enum */
+			fputs("enum : ", f);
 		put_int(f, fd->size, fd->is_signed, 0, fd->base);
+		if (fd->nenum) {
+			fputs(" {", f);
+			for (unsigned k = 0; k < fd->nenum; k++) {
+				fputs(k ? ", " : " ", f);
+				put_str(f, fd->enum_labels[k]);
+				fprintf(f, " = %u", k);
+			}
+			fputs(" }", f);
+		}
 		fprintf(f, " _%s;\n", fd->name);
 		break;
 	case SCRY_F_STRING:

@@ -147,6 +147,16 @@ int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o,
 	bpf_program__set_autoload(p->skel->progs.scry_signal_gen, o->signal_gen_event_id != 0xffff);
 	bpf_program__set_autoload(p->skel->progs.scry_uprobe, o->uprobes);
 	bpf_program__set_autoload(p->skel->progs.scry_usdt, o->usdt);
+	/* the statedump's iterators: only when it is recorded */
+	bool sd = o->sd_ids != NULL;
+	bpf_program__set_autoload(p->skel->progs.scry_sd_task, sd);
+	bpf_program__set_autoload(p->skel->progs.scry_sd_file, sd);
+	bpf_program__set_autoload(p->skel->progs.scry_sd_vma, sd && o->sd_ids[SCRY_SD_VM_MAP] != SCRY_NO_EVENT);
+	bpf_program__set_autoload(p->skel->progs.scry_sd_items, sd);
+	if (sd) {
+		memcpy((void *)p->skel->rodata->sd_ids, o->sd_ids, sizeof(p->skel->rodata->sd_ids));
+		bpf_map__set_max_entries(p->skel->maps.sd_items, SCRY_SD_ITEMS);
+	}
 	if (getenv("SCRY_FOLLOW_MAX")) {          /* tests: a small follow set, to fill it */
 		unsigned max = (unsigned)strtoul(getenv("SCRY_FOLLOW_MAX"), NULL, 0);
 

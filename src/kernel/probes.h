@@ -41,6 +41,8 @@ struct scry_probes_opts {
 	const uint32_t *metric_max_entries;    /* series each metric holds at most */
 	unsigned nmetrics;
 	const uint32_t *metric_sc;             /* SCRY_MAX_SYSCALLS masks */
+	const uint16_t *sd_ids;     /* statedump: SCRY_SD_NR event ids (SCRY_NO_EVENT: not
+				     * recorded), or NULL: no statedump (its programs not loaded) */
 };
 
 struct scry_probes;
@@ -87,6 +89,14 @@ int scry_probes_filter_target(struct scry_probes *p, unsigned kind, struct fgen_
  * the program's fd (owned by the probes), or -errno with the verifier's log in log. */
 int scry_probes_load_front(struct scry_probes *p, unsigned kind, const struct bpf_insn *insns, size_t n,
 			   char *log, size_t logsize);
+
+/* The statedump (src/kernel/statedump.c), once recording is on: items[0..nhead) (written
+ * by user space: lttng_statedump_start), then the iterators' events (threads and their
+ * namespaces, file descriptors, memory maps), then items[nhead..n) (interfaces, block
+ * devices, interrupts, CPU topology, lttng_statedump_end).  drain(arg) is called between
+ * the reads of an iterator (every few objects), to empty the rings as they fill. */
+int scry_probes_statedump(struct scry_probes *p, const struct scry_sd_item *items, size_t n, size_t nhead,
+			  void (*drain)(void *), void *arg, char *err, size_t errlen);
 
 unsigned scry_probes_ncpus(const struct scry_probes *p);
 int scry_probes_ring_fd(const struct scry_probes *p, unsigned cpu);

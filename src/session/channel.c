@@ -90,6 +90,8 @@ int channel_new(struct scry_channel **out, struct scry_session *s, const struct 
 	if (!c->opts.ring_size)
 		c->opts.ring_size = default_ring_size();
 	c->unknown_entry = c->unknown_exit = c->fork_id = c->signal_id = c->signal_gen_id = NO_EVENT;
+	for (int k = 0; k < SCRY_SD_NR; k++)
+		c->sd_ids[k] = NO_EVENT;
 	c->sc_entry = malloc(SCRY_MAX_SYSCALLS * sizeof(uint16_t));
 	c->sc_exit = malloc(SCRY_MAX_SYSCALLS * sizeof(uint16_t));
 	c->sc_off = calloc(SCRY_MAX_SYSCALLS, sizeof(bool));
@@ -145,6 +147,7 @@ int channel_load(struct scry_channel *c, char *err, size_t errlen)
 		.track_cgroup_fds = c->s->cgroup_fds, .ntrack_cgroups = so->ntrack_cgroups,
 		.metrics = c->opts.metrics, .metric_max_entries = c->opts.metric_max_entries,
 		.nmetrics = c->opts.kind == SCRY_CHANNEL_METRICS ? c->opts.nmetrics : 0, .metric_sc = c->opts.metric_sc,
+		.sd_ids = c->statedump ? c->sd_ids : NULL,
 	};
 	int ret = scry_probes_load(&c->probes, &po, err, errlen);
 

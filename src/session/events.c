@@ -11,7 +11,8 @@
 
 /* Every source, in the order they are asked to claim a spec: the last claims the rest. */
 static const struct scry_source *const sources[] = { &scry_source_syscalls, &scry_source_uprobes,
-						     &scry_source_kprobes, &scry_source_tracepoints };
+						     &scry_source_kprobes, &scry_source_statedump,
+						     &scry_source_tracepoints };
 #define NSOURCES (sizeof(sources) / sizeof(sources[0]))
 
 static const struct scry_source *source_of(const char *spec)

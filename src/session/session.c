@@ -382,6 +382,10 @@ int scry_session_start(struct scry_session *s, char *err, size_t errlen)
 	chunk_stamp(s->chunk_begin, sizeof(s->chunk_begin));
 	set_recording(s, true);   /* every event from this instant on */
 	s->started = true;
+	/* the statedump, once recording: what changes while it runs is recorded as it happens */
+	for (size_t i = 0; i < s->nchans; i++)
+		if ((ret = channel_statedump(s->chans[i], err, errlen)))
+			return ret;
 	return 0;
 }
 

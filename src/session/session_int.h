@@ -47,6 +47,8 @@ struct scry_channel {
 	bool *sc_off;                    /* per syscall number: disabled (its ids kept) */
 	uint16_t unknown_entry, unknown_exit, fork_id, signal_id, signal_gen_id;
 	bool any_syscall;
+	uint16_t sd_ids[SCRY_SD_NR];     /* statedump event ids (src_statedump.c), NO_EVENT: off */
+	bool statedump;                  /* one of them is on: the dump runs at start */
 	struct scry_probes *probes;
 	struct scry_consumer *consumer;
 	struct scry_filters *filters;
@@ -86,6 +88,8 @@ int channel_new(struct scry_channel **out, struct scry_session *s, const struct 
 int channel_load(struct scry_channel *c, char *err, size_t errlen);
 int channel_start(struct scry_channel *c, char *err, size_t errlen);
 void channel_free(struct scry_channel *c);
+/* src_statedump.c: the statedump of c, once recording (nothing when it is not enabled) */
+int channel_statedump(struct scry_channel *c, char *err, size_t errlen);
 /* events.c (over the sources of source.h) */
 int channel_enable_spec(struct scry_channel *c, const char *spec, char *err, size_t errlen);
 /* the BPF object's tables say what is enabled (after load, after a change) */

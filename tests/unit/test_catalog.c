@@ -124,11 +124,73 @@ static void test_renamed_events(void **state)
 
 	assert_string_equal(ev->name, "irq_softirq_entry");
 	assert_string_equal(ev->tp, "softirq_entry");
+	/* irq.h: u8 vec, then the same byte as enum irq_softirq_names "name" */
+	assert_int_equal(ev->nfields, 2);
+	check_field(&ev->fields[0], "vec", SCRY_F_INT, 1, false, 0);
+	check_field(&ev->fields[1], "name", SCRY_F_INT, 1, false, 0);
+	assert_int_equal(ev->fields[0].nenum, 0);
+	assert_int_equal(ev->fields[1].nenum, 10);
+	assert_string_equal(ev->fields[1].enum_labels[0], "HI");
+	assert_string_equal(ev->fields[1].enum_labels[3], "NET_RX");
+	assert_string_equal(ev->fields[1].enum_labels[9], "RCU");
+	{
+		struct scry_tp_desc sd;
+
+		assert_int_equal(scry_event_tp_ops(ev, &sd), 2);
+		for (int i = 0; i < 2; i++) {
+			assert_int_equal(sd.ops[i].kind, SCRY_OP_COPY);
+			assert_int_equal(sd.ops[i].len, 1);
+			assert_int_equal(sd.ops[i].src_off, ev->fields[0].src_off);
+		}
+	}
 	ev = tp("sched", "sched_wakeup");
 	assert_string_equal(ev->fields[1].name, "tid");
 	ev = tp("irq", "irq_handler_entry");
 	check_field(&ev->fields[0], "irq", SCRY_F_INT, 4, true, 0);
 	check_field(&ev->fields[1], "name", SCRY_F_STRING, 1, false, 0);
+	/* power.h, net.h, arch/x86/{irq_vectors,exceptions}.h (when this kernel has them) */
+	static const char *const renamed[][3] = {
+		{ "power", "cpu_frequency", "power_cpu_frequency" }, { "power", "cpu_idle", "power_cpu_idle" },
+		{ "net", "netif_receive_skb", "net_if_receive_skb" }, { "net", "netif_rx", "net_if_rx" },
+		{ "irq_vectors", "local_timer_entry", "x86_irq_vectors_local_timer_entry" },
+		{ "irq_vectors", "x86_platform_ipi_exit", "x86_irq_vectors_ipi_exit" },
+		{ "exceptions", "page_fault_user", "x86_exceptions_page_fault_user" },
+	};
+	char err[256];
+	/* block.h: rwbs as RWBS_FLAG_* bits, current's tid before it (block_rq) or before comm */
+	if ((ev = scry_catalog_tracepoint(cat, "block", "block_rq_issue", err, sizeof(err)))) {
+		struct scry_tp_desc d;
+		int rw = -1, tid = -1;
+
+		for (unsigned i = 0; i < ev->nfields; i++) {
+			if (!strcmp(ev->fields[i].name, "rwbs"))
+				rw = (int)i;
+			if (!strcmp(ev->fields[i].name, "tid"))
+				tid = (int)i;
+		}
+		assert_true(rw > 0 && tid == rw - 1);
+		check_field(&ev->fields[rw], "rwbs", SCRY_F_INT, 4, false, 0);
+		assert_int_equal(ev->fields[rw].conv, SCRY_CONV_RWBS);
+		assert_int_equal(ev->fields[tid].conv, SCRY_CONV_TID);
+		assert_true(scry_event_tp_ops(ev, &d) > 0);
+		bool has_rwbs = false, has_tid = false;
+		for (unsigned i = 0; i < d.nops; i++) {
+			has_rwbs |= d.ops[i].kind == SCRY_OP_RWBS && d.ops[i].src_off == ev->fields[rw].src_off;
+			has_tid |= d.ops[i].kind == SCRY_OP_TID;
+		}
+		assert_true(has_rwbs && has_tid);
+	}
+	if ((ev = scry_catalog_tracepoint(cat, "block", "block_bio_queue", err, sizeof(err)))) {
+		unsigned n = ev->nfields;
+
+		assert_string_equal(ev->fields[n - 2].name, "tid");
+		assert_string_equal(ev->fields[n - 1].name, "comm");
+	}
+	for (size_t i = 0; i < sizeof(renamed) / sizeof(renamed[0]); i++) {
+		ev = scry_catalog_tracepoint(cat, renamed[i][0], renamed[i][1], err, sizeof(err));
+		if (ev)
+			assert_string_equal(ev->name, renamed[i][2]);
+	}
 }
 
 static void test_unknown_tracepoint(void **state)
