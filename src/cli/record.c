@@ -322,6 +322,10 @@ int cmd_record(int argc, char **argv)
 		goto fail;
 	if (cli_launch(s, a.pids, a.npids, a.cmd, &child, on_signal, NULL, NULL, err, sizeof(err)))
 		goto fail;
+	/* without a command, when recording begins is the user's to know (LTTng: "Tracing
+	 * started"): the switch is on, every event of the session recorded from now */
+	if (!a.cmd)
+		fprintf(stderr, "scry: recording to %s (Ctrl-C stops)\n", scry_session_dir(s));
 
 	if (run(s, &a, a.cmd ? &child : NULL, &end, err, sizeof(err)))
 		fprintf(stderr, "scry: %s\n", err);

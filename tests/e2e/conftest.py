@@ -191,3 +191,16 @@ def split_switch_ins(events, pids):
         else:
             rest.append(e)
     return own, ins, rest
+
+
+def wait_started(proc):
+    """Wait until a `scry record` without a command (-a, -p) says it records: its switch is
+    on, every event from now on is in the trace.  proc: Popen with stderr=PIPE, text=True
+    (the line comes, or scry exits: a blocking read cannot hang past scry's end)."""
+    seen = []
+    while True:
+        line = proc.stderr.readline()
+        if line.startswith("scry: recording to "):
+            return
+        seen.append(line)
+        assert line, f"scry record ended before recording: {''.join(seen)}"

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import wait_started
+
 PID_MAX = Path("/proc/sys/kernel/pid_max")
 
 
@@ -56,7 +58,7 @@ def test_reused_pid_is_not_followed(scry, tmp_path, bt2_read, how):
             p = subprocess.Popen([scry, "record", "-q", "-a", "-o", str(out), "-c", "pid,ppid,procname",
                                   "-e", "sched:sched_process_exec", "--track-vpid", str(target.pid)],
                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-            wait_recording(p, out)
+            wait_started(p)
             target.stdin.write("go\n")
             target.stdin.flush()
         time.sleep(1.5)                       # the 400 children come and go
@@ -107,7 +109,7 @@ def test_full_follow_set_is_counted(scry, workload, tmp_path, bt2_read, how):
         rec = subprocess.Popen([scry, "record", "-q", "-a", "-o", str(out), "-e", "syscall:getppid",
                                 "--track-vpid", str(fk.pid)], stdout=subprocess.DEVNULL,
                                stderr=subprocess.PIPE, text=True, env=env)
-        wait_recording(rec, out)
+        wait_started(rec)
         fk.stdin.write("go\n")
         fk.stdin.flush()
         fk.wait()

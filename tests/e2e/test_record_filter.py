@@ -4,7 +4,6 @@ for which it is true are recorded, with their values (filenames, flags, fds, byt
 return values); LTTng's semantics: an event that lacks a referenced field is never recorded.
 Tracepoint fields (__data_loc strings, char arrays, integers) with -a; `scry trace --filter`
 shows the calls whose entry passed; bad expressions are refused before anything is loaded."""
-import glob
 import json
 import os
 import shutil
@@ -15,7 +14,7 @@ import time
 
 import pytest
 
-from conftest import read_trace
+from conftest import read_trace, wait_started
 
 EVENTS = "syscall:openat,syscall:write"
 O_WRONLY, O_CREAT, O_EXCL, O_TRUNC, O_APPEND = 0o1, 0o100, 0o200, 0o1000, 0o2000
@@ -220,12 +219,7 @@ class SystemWide:
         self.out = out
         self.p = subprocess.Popen([scry, "record", "-q", "-a", "--duration", "30", "-o", str(out), *args],
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        deadline = time.time() + 20
-        while not glob.glob(f"{out}/kernel/channel0_*"):
-            assert self.p.poll() is None, self.p.communicate()[1]
-            assert time.time() < deadline, "scry record -a did not start"
-            time.sleep(0.02)
-        time.sleep(0.2)   # the streams exist: the programs are attached just after
+        wait_started(self.p)
 
     def stop(self):
         self.p.send_signal(signal.SIGINT)
