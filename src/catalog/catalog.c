@@ -303,6 +303,11 @@ bool scry_catalog_syscall_args_known(struct scry_catalog *cat, const struct scry
 	return cat->sc.args_known[sc - cat->sc.list];
 }
 
+const char *scry_catalog_lttng_name(const char *system, const char *event)
+{
+	return scry_lttng_event_name(system, event);
+}
+
 size_t scry_catalog_tracepoints(struct scry_catalog *cat, const char *const **names)
 {
 	*names = (const char *const *)cat->tps;

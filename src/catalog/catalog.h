@@ -141,6 +141,9 @@ bool scry_catalog_syscall_args_known(struct scry_catalog *cat, const struct scry
 
 /* Every tracepoint "system:event" in tracefs except syscalls:*, sorted. */
 size_t scry_catalog_tracepoints(struct scry_catalog *cat, const char *const **names);
+/* The CTF (lttng-modules) name of tracefs event system:event ("cpu_frequency" ->
+ * "power_cpu_frequency"), or event itself. */
+const char *scry_catalog_lttng_name(const char *system, const char *event);
 
 /* Events, built on first use and owned by the catalog (valid until close).
  * NULL with a reason in err when the tracepoint does not exist or its format cannot be used. */

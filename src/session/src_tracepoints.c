@@ -1,4 +1,5 @@
-/* src_tracepoints.c — the tracepoint source: "SYSTEM:GLOB" or "GLOB" (event names) enables
+/* src_tracepoints.c — the tracepoint source: "SYSTEM:GLOB" or "GLOB" (event names, tracefs'
+ * or LTTng's: "cpu_frequency" or "power_cpu_frequency") enables
  * the tracefs tracepoints that match (a glob skips those whose format scry cannot use), each
  * attached to the generic tracepoint program of src/bpf/tracepoints.bpf.h with the copy
  * operations of its format (or to its filter front), but for those with programs of their
@@ -92,9 +93,13 @@ static int enable(struct scry_channel *c, const char *spec, size_t *matched, cha
 		char system[256];
 		int ret;
 
-		if (!sep || (has_system ? fnmatch(spec, tps[i], 0) : fnmatch(spec, sep + 1, 0)))
+		if (!sep)
 			continue;
 		snprintf(system, sizeof(system), "%.*s", (int)(sep - tps[i]), tps[i]);
+		/* "GLOB" matches the tracefs name or the name LTTng gives the event */
+		if (has_system ? fnmatch(spec, tps[i], 0) :
+		    fnmatch(spec, sep + 1, 0) && fnmatch(spec, scry_catalog_lttng_name(system, sep + 1), 0))
+			continue;
 		ret = enable_tracepoint(c, system, sep + 1, err, errlen);
 		if (ret == -ENOENT && has_glob) {
 			/* a glob skips the tracepoints whose format scry cannot use */

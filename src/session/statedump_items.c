@@ -290,18 +290,21 @@ static void cpu_item(struct items *it, const uint16_t *ids, const struct cpu *c)
 	PUT(x, uint16_t, c->cores);
 }
 
-static void cpu_topology(struct items *it, const uint16_t *ids)
+/* /proc/cpuinfo's text (x86: "key\t: value" lines, a blank line after each CPU). */
+static void cpuinfo_parse(struct items *it, const uint16_t *ids, FILE *f)
 {
 	struct cpu c = { .id = -1 };
 	char line[512];
-	FILE *f;
+	bool rest = false;   /* in the rest of a line longer than line (flags) */
 
-	if (ids[SCRY_SD_CPU_TOPOLOGY] == SCRY_NO_EVENT || !(f = fopen("/proc/cpuinfo", "re")))
-		return;
 	while (fgets(line, sizeof(line), f)) {
 		char *colon = strchr(line, ':'), *v, *k = line;
-		size_t kl;
+		size_t kl, len = strlen(line);
+		bool was_rest = rest;
 
+		rest = len && line[len - 1] != '\n';
+		if (was_rest)
+			continue;
 		if (!colon) {
 			if (line[0] == '\n') {
 				cpu_item(it, ids, &c);
@@ -333,7 +336,26 @@ static void cpu_topology(struct items *it, const uint16_t *ids)
 #undef KEY
 	}
 	cpu_item(it, ids, &c);
+}
+
+static void cpu_topology(struct items *it, const uint16_t *ids)
+{
+	FILE *f;
+
+	if (ids[SCRY_SD_CPU_TOPOLOGY] == SCRY_NO_EVENT || !(f = fopen("/proc/cpuinfo", "re")))
+		return;
+	cpuinfo_parse(it, ids, f);
 	fclose(f);
+}
+
+int scry_statedump_cpuinfo_items(FILE *f, const uint16_t *ids, struct scry_sd_item **out, size_t *n)
+{
+	struct items it = { 0 };
+
+	cpuinfo_parse(&it, ids, f);
+	*out = it.v;
+	*n = it.n;
+	return it.full ? -E2BIG : 0;
 }
 
 int scry_statedump_items(const uint16_t *ids, struct scry_sd_item **out, size_t *n, size_t *nhead,
