@@ -100,12 +100,12 @@ int cli_metrics_prepare(struct cli_metrics *m, const char *path, const char *tex
 		     scry_metrics_config_parse(text, strlen(text), name, &m->sn, &m->cfg, err, errlen);
 	if (ret)
 		return -1;
-	scry_metrics_abi(m->cfg, m->descs, m->max_entries, m->sc_masks);
+	scry_metrics_abi(m->cfg, m->descs, m->max_entries, m->sc_masks, m->bounds);
 	if (m->cfg->nmetrics)
 		m->chans[m->so.nchannels++] = (struct scry_channel_opts){
 			.name = "metrics", .kind = SCRY_CHANNEL_METRICS, .metrics = m->descs,
 			.metric_max_entries = m->max_entries, .nmetrics = (unsigned)m->cfg->nmetrics,
-			.metric_sc = m->sc_masks,
+			.metric_sc = m->sc_masks, .metric_bounds = m->bounds,
 		};
 	if (m->cfg->process_spans)   /* its sink is set by cli_metrics_start */
 		m->chans[m->so.nchannels++] = (struct scry_channel_opts){

@@ -28,6 +28,7 @@ struct cli_metrics {
 	struct scry_metric_desc descs[SCRY_METRICS_MAX];
 	uint32_t max_entries[SCRY_METRICS_MAX];
 	uint32_t *sc_masks;
+	struct scry_metric_bounds bounds[SCRY_METRICS_MAX];
 	int fds[SCRY_METRICS_MAX];
 	pid_t *pids;
 	size_t npids;

@@ -39,6 +39,7 @@ struct scry_probes_opts {
 	const uint32_t *metric_max_entries;    /* series each metric holds at most */
 	unsigned nmetrics;
 	const uint32_t *metric_sc;             /* SCRY_MAX_SYSCALLS masks */
+	const struct scry_metric_bounds *metric_bounds;   /* nmetrics (SCRY_HB_FIXED ones read) */
 };
 
 struct scry_probes;

@@ -143,6 +143,7 @@ int channel_load(struct scry_channel *c, char *err, size_t errlen)
 		.track_cgroup_fds = c->s->cgroup_fds, .ntrack_cgroups = so->ntrack_cgroups,
 		.metrics = c->opts.metrics, .metric_max_entries = c->opts.metric_max_entries,
 		.nmetrics = c->opts.kind == SCRY_CHANNEL_METRICS ? c->opts.nmetrics : 0, .metric_sc = c->opts.metric_sc,
+		.metric_bounds = c->opts.metric_bounds,
 	};
 	int ret = scry_probes_load(&c->probes, &po, err, errlen);
 

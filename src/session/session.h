@@ -49,6 +49,7 @@ struct scry_channel_opts {
 	const uint32_t *metric_max_entries;
 	unsigned nmetrics;
 	const uint32_t *metric_sc;
+	const struct scry_metric_bounds *metric_bounds;   /* nmetrics: fixed histogram buckets */
 };
 
 struct scry_session_opts {

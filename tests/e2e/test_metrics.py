@@ -320,3 +320,41 @@ def test_bad_config_one_line_nothing_starts(scry, tmp_path, text, pattern):
     # nothing listens
     with socket.socket() as s:
         assert s.connect_ex(("127.0.0.1", port)) != 0
+
+
+def test_fixed_and_linear_buckets(serve, workload, tmp_path):
+    """Bytes of the workload's writes (W of B bytes) in fixed buckets and linear buckets:
+    every write in the bucket whose bound is the first >= B."""
+    cfg = tmp_path / "buckets.yaml"
+    cfg.write_text(f"""metrics:
+  histograms:
+    - name: wl_write_bytes_fixed
+      value: ret
+      when: success
+      syscalls: [write]
+      bucket_type: fixed
+      bucket_keys: [100, {B_BYTES}, 1000]
+      labels: [{{name: comm, source: comm}}]
+    - name: wl_write_bytes_linear
+      value: ret
+      when: success
+      syscalls: [write]
+      bucket_type: linear
+      bucket_min: 1
+      bucket_max: 8
+      bucket_width: 100
+      labels: [{{name: comm, source: comm}}]
+""")
+    s = serve(cfg, cmd=wl_cmd(workload))
+    ss, text = s.wait_for(lambda ss: value(ss, "wl_write_bytes_fixed_count", comm="metrics_wl") == W_WRITES)
+    b = lambda name, le: value(ss, name + "_bucket", comm="metrics_wl", le=le)
+    assert b("wl_write_bytes_fixed", "100") == 0
+    assert b("wl_write_bytes_fixed", str(B_BYTES)) == W_WRITES
+    assert b("wl_write_bytes_fixed", "1000") == W_WRITES
+    assert b("wl_write_bytes_fixed", "+Inf") == W_WRITES
+    assert value(ss, "wl_write_bytes_fixed_sum", comm="metrics_wl") == W_WRITES * B_BYTES
+    # linear: bucket k holds values <= 100k: 333 is in le=400, not in le=300
+    assert b("wl_write_bytes_linear", "300") == 0
+    assert b("wl_write_bytes_linear", "400") == W_WRITES
+    assert b("wl_write_bytes_linear", "800") == W_WRITES
+    assert value(ss, "wl_write_bytes_linear_count", comm="metrics_wl") == W_WRITES
