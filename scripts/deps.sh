@@ -66,7 +66,13 @@ if ((${#missing[@]})); then
 fi
 
 # The OTLP receiver of the span tests (tests/node): npm packages at their locked versions.
-if [[ ! -d "$(dirname "$0")/../tests/node/node_modules/@opentelemetry/otlp-transformer" ]]; then
+# npm: the nodejs package's own (nodesource's bundles it), else Debian's.
+if ! command -v npm >/dev/null 2>&1 && [[ $(id -u) -eq 0 ]]; then
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends npm >/dev/null 2>&1 ||
+		echo "deps.sh: npm could not be installed (the span tests will be skipped)" >&2
+fi
+if command -v npm >/dev/null 2>&1 &&
+   [[ ! -d "$(dirname "$0")/../tests/node/node_modules/@opentelemetry/otlp-transformer" ]]; then
 	(cd "$(dirname "$0")/../tests/node" && npm ci --no-audit --no-fund --loglevel=error) || {
 		echo "deps.sh: npm ci in tests/node failed (the span tests will be skipped)" >&2
 	}

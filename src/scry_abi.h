@@ -324,6 +324,13 @@ enum scry_metric_label_src {    /* bits of scry_metric_desc.labels: what the key
 enum scry_bucket_type {
 	SCRY_HB_EXP2 = 1,     /* bucket k (min <= k <= max): values <= 2^k */
 	SCRY_HB_LINEAR,       /* bucket k: values <= k * width */
+	SCRY_HB_FIXED,        /* bucket k (0 <= k <= max): values <= bounds[k] (map "metric_bounds") */
+};
+
+/* Per metric (map "metric_bounds"): the upper bounds of SCRY_HB_FIXED buckets, ascending, the
+ * unused ones ~0. */
+struct scry_metric_bounds {
+	__u64 b[SCRY_HIST_BUCKETS];
 };
 
 struct scry_metric_desc {

@@ -327,6 +327,13 @@ struct {
 	__type(value, struct scry_metric_desc);
 } metric_descs SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, SCRY_METRICS_MAX);
+	__type(key, __u32);
+	__type(value, struct scry_metric_bounds);
+} metric_bounds SEC(".maps");
+
 /* Per syscall number: the mask of the metrics it feeds (bit = metric id). */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);

@@ -33,11 +33,35 @@ static __always_inline __u32 log2_ceil(__u64 v)
 	return r + (__u32)v;
 }
 
-static __always_inline void hist_add(const struct scry_metric_desc *d, struct scry_metric_hist *h, __u64 v)
+/* The first fixed bucket of metric i whose bound holds v (a binary search over the 64
+ * bounds, unused ones ~0); SCRY_HIST_BUCKETS when none. */
+static __always_inline __u64 fixed_bucket(__u32 i, __u64 v)
+{
+	struct scry_metric_bounds *b = bpf_map_lookup_elem(&metric_bounds, &i);
+	__u32 lo = 0, hi = SCRY_HIST_BUCKETS;
+
+	if (!b)
+		return SCRY_HIST_BUCKETS;
+	for (int s = 0; s < 7; s++) {
+		__u32 mid = (lo + hi) >> 1;
+
+		if (lo >= hi || mid >= SCRY_HIST_BUCKETS)
+			break;
+		if (v <= b->b[mid])
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+static __always_inline void hist_add(const struct scry_metric_desc *d, struct scry_metric_hist *h, __u64 v, __u32 i)
 {
 	__u64 k;
 
-	if (d->bucket_type == SCRY_HB_LINEAR)
+	if (d->bucket_type == SCRY_HB_FIXED)
+		k = fixed_bucket(i, v);
+	else if (d->bucket_type == SCRY_HB_LINEAR)
 		k = d->bucket_width ? (v + d->bucket_width - 1) / d->bucket_width : 0;
 	else
 		k = log2_ceil(v);
@@ -119,7 +143,7 @@ static long metric_one(__u32 i, void *data)
 			return 0;
 		s = metric_series(inner, &key, &metric_zero, c->st, i);
 		if (s)
-			hist_add(d, s, v);
+			hist_add(d, s, v, i);
 	} else {
 		inner = bpf_map_lookup_elem(&metric_counters, &i);
 		if (!inner)

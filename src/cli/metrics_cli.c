@@ -66,28 +66,18 @@ int cli_metrics_option(struct cli_metrics *m, int opt, const char *arg, char *er
 	}
 }
 
-int cli_metrics_prepare(struct cli_metrics *m, const char *path, const char *text, const char *name,
-			char *err, size_t errlen)
+int cli_metrics_config(struct cli_metrics *m, struct scry_catalog *cat, const char *path, const char *text,
+		       const char *name, char *err, size_t errlen)
 {
 	const struct scry_syscall *scs;
 	size_t n;
 	int ret;
 
-	if (m->all && m->npids) {
-		snprintf(err, errlen, "-a and -p are exclusive: -a already covers every process");
+	if (cat)
+		m->shared_cat = true;
+	else if (!(cat = scry_catalog_open(NULL, err, errlen)))
 		return -1;
-	}
-	if (m->cmd && (m->all || m->npids || m->track.npids)) {
-		snprintf(err, errlen, "a command cannot be combined with -a, -p or --track-pid");
-		return -1;
-	}
-	m->so.target_all = !m->cmd && !m->npids;
-	if (cli_track_apply(&m->track, &m->so, &m->pids, &m->npids))
-		goto oom;
-	if (cli_resolve_pids(m->pids, m->npids, false, err, errlen))
-		return -1;
-	if (!(m->cat = scry_catalog_open(NULL, err, errlen)))
-		return -1;
+	m->cat = cat;
 	if (!(m->sc_names = calloc(SCRY_MAX_SYSCALLS, sizeof(char *))) ||
 	    !(m->sc_masks = calloc(SCRY_MAX_SYSCALLS, sizeof(uint32_t))))
 		goto oom;
@@ -100,25 +90,48 @@ int cli_metrics_prepare(struct cli_metrics *m, const char *path, const char *tex
 		     scry_metrics_config_parse(text, strlen(text), name, &m->sn, &m->cfg, err, errlen);
 	if (ret)
 		return -1;
-	scry_metrics_abi(m->cfg, m->descs, m->max_entries, m->sc_masks);
+	scry_metrics_abi(m->cfg, m->descs, m->max_entries, m->sc_masks, m->bounds);
 	if (m->cfg->nmetrics)
-		m->chans[m->so.nchannels++] = (struct scry_channel_opts){
+		m->chans[m->nchans++] = (struct scry_channel_opts){
 			.name = "metrics", .kind = SCRY_CHANNEL_METRICS, .metrics = m->descs,
 			.metric_max_entries = m->max_entries, .nmetrics = (unsigned)m->cfg->nmetrics,
-			.metric_sc = m->sc_masks,
+			.metric_sc = m->sc_masks, .metric_bounds = m->bounds,
 		};
 	if (m->cfg->process_spans)   /* its sink is set by cli_metrics_start */
-		m->chans[m->so.nchannels++] = (struct scry_channel_opts){
+		m->chans[m->nchans++] = (struct scry_channel_opts){
 			.name = "spans", .kind = SCRY_CHANNEL_EVENTS, .events = scry_procspans_events,
 			.nevents = scry_procspans_nevents,
 			.ctx_mask = (1ULL << SCRY_CTX_PID) | (1ULL << SCRY_CTX_TID),
 		};
-	m->so.channels = m->chans;
-	m->so.catalog = m->cat;
 	return 0;
 oom:
 	snprintf(err, errlen, "out of memory");
 	return -1;
+}
+
+int cli_metrics_prepare(struct cli_metrics *m, const char *path, const char *text, const char *name,
+			char *err, size_t errlen)
+{
+	if (m->all && m->npids) {
+		snprintf(err, errlen, "-a and -p are exclusive: -a already covers every process");
+		return -1;
+	}
+	if (m->cmd && (m->all || m->npids || m->track.npids)) {
+		snprintf(err, errlen, "a command cannot be combined with -a, -p or --track-pid");
+		return -1;
+	}
+	m->so.target_all = !m->cmd && !m->npids;
+	if (cli_track_apply(&m->track, &m->so, &m->pids, &m->npids)) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (cli_resolve_pids(m->pids, m->npids, false, err, errlen) ||
+	    cli_metrics_config(m, NULL, path, text, name, err, errlen))
+		return -1;
+	m->so.channels = m->chans;
+	m->so.nchannels = m->nchans;
+	m->so.catalog = m->cat;
+	return 0;
 }
 
 static void on_child(void *ctx, pid_t pid)
@@ -143,8 +156,8 @@ int cli_metrics_start(struct cli_metrics *m, void (*on_signal)(int), char *err, 
 		scry_procspans_ops(m->spans, &ops);
 		if (!(m->live = trace_live_new(&ops)))
 			goto oom;
-		m->chans[m->so.nchannels - 1].sink = trace_live_sink;
-		m->chans[m->so.nchannels - 1].sink_ctx = m->live;
+		m->chans[m->nchans - 1].sink = trace_live_sink;
+		m->chans[m->nchans - 1].sink_ctx = m->live;
 	}
 	if (scry_session_create(&m->s, &m->so, err, errlen) ||
 	    (m->live && trace_live_bind(m->live, m->s, err, errlen)) || scry_session_load(m->s, err, errlen))
@@ -221,6 +234,7 @@ void cli_metrics_free(struct cli_metrics *m)
 	free(m->sc_masks);
 	free(m->pids);
 	cli_track_free(&m->track);
-	scry_catalog_close(m->cat);
+	if (!m->shared_cat)
+		scry_catalog_close(m->cat);
 	memset(m, 0, sizeof(*m));
 }

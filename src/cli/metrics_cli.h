@@ -20,7 +20,9 @@
 
 struct cli_metrics {
 	struct scry_session_opts so;
-	struct scry_channel_opts chans[2];
+	struct scry_channel_opts chans[2];   /* the metrics channel, the spans channel (if any) */
+	size_t nchans;
+	bool shared_cat;                 /* cat is the caller's */
 	struct scry_catalog *cat;
 	struct scry_syscall_names sn;
 	char **sc_names;                 /* per syscall number: the name users know, or NULL */
@@ -28,6 +30,7 @@ struct cli_metrics {
 	struct scry_metric_desc descs[SCRY_METRICS_MAX];
 	uint32_t max_entries[SCRY_METRICS_MAX];
 	uint32_t *sc_masks;
+	struct scry_metric_bounds bounds[SCRY_METRICS_MAX];
 	int fds[SCRY_METRICS_MAX];
 	pid_t *pids;
 	size_t npids;
@@ -59,6 +62,10 @@ enum { CLI_METRICS_OPT_DURATION = 450 };
 void cli_metrics_init(struct cli_metrics *m);
 /* -p, -a, --duration, the trackers (CLI_TRACK_CASES): 0, or -1 with err. */
 int cli_metrics_option(struct cli_metrics *m, int opt, const char *arg, char *err, size_t errlen);
+/* The config (file path, or text named name when path is NULL) resolved against cat (NULL:
+ * one of its own) and its channels (chans, nchans), nothing else.  0, or -1 with err. */
+int cli_metrics_config(struct cli_metrics *m, struct scry_catalog *cat, const char *path, const char *text,
+		       const char *name, char *err, size_t errlen);
 /* After the options: the catalog, the config (file path, or text named name when path is
  * NULL), the session options.  0, or -1 with a one-line err. */
 int cli_metrics_prepare(struct cli_metrics *m, const char *path, const char *text, const char *name,

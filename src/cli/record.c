@@ -11,6 +11,7 @@
 #include "cli/channels.h"
 #include "cli/commands.h"
 #include "cli/launch.h"
+#include "cli/record_metrics.h"
 #include "cli/report.h"
 #include "cli/track.h"
 #include "kernel/features.h"
@@ -59,6 +60,8 @@ static void usage(FILE *f)
 		"      --snaplen N        capture up to N bytes (at most 4096) of the data buffers of\n"
 		"                         read/write/send/recv... (default 0: their pointer only)\n"
 		CLI_TRACK_USAGE
+		"      --metrics FILE     also keep the metrics FILE declares in the kernel (docs/METRICS.md)\n"
+		"                         and write them to DIR/metrics.prom at the end\n"
 		"  -q, --quiet            no live status line\n"
 		"  -v, --verbose          libbpf and verifier messages\n"
 		"\n"
@@ -81,17 +84,20 @@ struct record_args {
 	bool until_stopped;    /* -a with --track-pid: run until stopped, not until they exit */
 	char **cmd;
 	struct cli_track track;
+	const char *metrics;   /* --metrics FILE */
+	struct cli_record_metrics rm;
 };
 
 static int parse_args(int argc, char **argv, struct record_args *a, char *err, size_t errlen)
 {
-	enum { OPT_DURATION = 256, OPT_BUFFER, OPT_PACKET, OPT_SNAPLEN, OPT_CHANNEL, OPT_USERSPACE_PROBE };
+	enum { OPT_DURATION = 256, OPT_BUFFER, OPT_PACKET, OPT_SNAPLEN, OPT_CHANNEL, OPT_USERSPACE_PROBE, OPT_METRICS };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "event", required_argument, NULL, 'e' },
 		{ "context", required_argument, NULL, 'c' },
 		{ "channel", required_argument, NULL, OPT_CHANNEL },
 		{ "userspace-probe", required_argument, NULL, OPT_USERSPACE_PROBE },
+		{ "metrics", required_argument, NULL, OPT_METRICS },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "all", no_argument, NULL, 'a' },
 		{ "duration", required_argument, NULL, OPT_DURATION },
@@ -190,6 +196,9 @@ static int parse_args(int argc, char **argv, struct record_args *a, char *err, s
 			}
 			a->so.packet_size = size;
 			break;
+		case OPT_METRICS:
+			a->metrics = optarg;
+			break;
 		case OPT_SNAPLEN:
 			if (scry_parse_size(optarg, &size) || size > SCRY_SEQ_MAX) {
 				snprintf(err, errlen, "invalid snaplen '%s' (expected 0 to %d bytes)", optarg, SCRY_SEQ_MAX);
@@ -246,6 +255,8 @@ static int parse_args(int argc, char **argv, struct record_args *a, char *err, s
 		if (r)
 			goto oom;
 	}
+	if (a->metrics && cli_record_metrics_prepare(&a->rm, a->metrics, &a->so, err, errlen))
+		return -EINVAL;
 	return 0;
 oom:
 	snprintf(err, errlen, "out of memory");
@@ -335,6 +346,8 @@ int cmd_record(int argc, char **argv)
 	if (scry_session_stop(s, &sum, err, sizeof(err)))
 		fprintf(stderr, "scry: %s\n", err);
 	cli_report_recording(&sum, scry_session_dir(s));
+	if (a.metrics && cli_record_metrics_write(&a.rm, s, scry_session_dir(s), err, sizeof(err)))
+		fprintf(stderr, "scry: %s\n", err);
 	ret = 0;
 	if (a.cmd) {
 		if (!child_done) {
@@ -353,7 +366,9 @@ fail:
 	if (child.pid > 0 && child.held)
 		scry_spawn_abort(&child);
 out:
-	scry_session_destroy(s);
+	scry_session_destroy(s);   /* before the metrics' catalog, which it uses */
+	if (a.metrics)
+		cli_record_metrics_free(&a.rm);
 	cli_channels_free(&a.chans);
 	free(a.pids);
 	cli_track_free(&a.track);

@@ -69,6 +69,8 @@ int probes_install_metrics(struct scry_probes *p, char *err, size_t errlen)
 		}
 		p->metric_fds[i] = fd;
 		if (bpf_map_update_elem(bpf_map__fd(outer), &key, &fd, BPF_ANY) ||
+		    (d->bucket_type == SCRY_HB_FIXED && o->metric_bounds &&
+		     bpf_map_update_elem(bpf_map__fd(p->skel->maps.metric_bounds), &key, &o->metric_bounds[i], BPF_ANY)) ||
 		    bpf_map_update_elem(bpf_map__fd(p->skel->maps.metric_descs), &key, d, BPF_ANY)) {
 			ret = -errno;
 			snprintf(err, errlen, "cannot install metric %u: %s", i, strerror(-ret));

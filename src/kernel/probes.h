@@ -43,6 +43,7 @@ struct scry_probes_opts {
 	const uint32_t *metric_sc;             /* SCRY_MAX_SYSCALLS masks */
 	const uint16_t *sd_ids;     /* statedump: SCRY_SD_NR event ids (SCRY_NO_EVENT: not
 				     * recorded), or NULL: no statedump (its programs not loaded) */
+	const struct scry_metric_bounds *metric_bounds;   /* nmetrics (SCRY_HB_FIXED ones read) */
 };
 
 struct scry_probes;

@@ -435,6 +435,7 @@ static int parse_metric(struct walk *w, yaml_node_t *n, const char *path, bool h
 {
 	char sub[320];
 	bool have_min = false, have_max = false, have_width = false, have_type = false, have_mult = false;
+	bool have_keys = false;
 	uint64_t u;
 	int ret, e = 0;
 
@@ -445,6 +446,7 @@ static int parse_metric(struct walk *w, yaml_node_t *n, const char *path, bool h
 	m->max_entries = SCRY_METRIC_DEFAULT_MAX_ENTRIES;
 	m->multiplier = 1;
 	m->all_syscalls = true;
+	memset(&m->bounds, 0xff, sizeof(m->bounds));
 	if ((ret = want_kind(w, n, path, YAML_MAPPING_NODE)))
 		return ret;
 	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
@@ -518,10 +520,33 @@ static int parse_metric(struct walk *w, yaml_node_t *n, const char *path, bool h
 					return fail(w, ln, sub, "'le' is the bucket label of a histogram");
 				m->desc.labels |= m->labels[m->nlabels - 1].source;
 			}
-		} else if (hist && !strcmp(k, "bucket_type")) {
-			static const char *types[] = { [SCRY_HB_EXP2] = "exp2", [SCRY_HB_LINEAR] = "linear" };
+		} else if (hist && !strcmp(k, "bucket_keys")) {
+			size_t nk = 0;
 
-			if ((ret = pick(w, vn, sub, types, 3, 1, "exp2, linear", &e)))
+			if (have_keys)
+				return fail(w, kn, sub, "given twice");
+			if ((ret = want_kind(w, vn, sub, YAML_SEQUENCE_NODE)))
+				return ret;
+			for (yaml_node_item_t *it = vn->data.sequence.items.start; it < vn->data.sequence.items.top; it++) {
+				if (nk >= SCRY_HIST_BUCKETS)
+					return fail(w, vn, sub, "more than %d bucket keys", SCRY_HIST_BUCKETS);
+				if ((ret = want_uint(w, node(w, *it), sub, 0, UINT64_MAX - 1, &u)))
+					return ret;
+				if (nk && u <= m->bounds.b[nk - 1])
+					return fail(w, node(w, *it), sub, "bucket keys must ascend (%llu after %llu)",
+						    (unsigned long long)u, (unsigned long long)m->bounds.b[nk - 1]);
+				m->bounds.b[nk++] = u;
+			}
+			if (!nk)
+				return fail(w, vn, sub, "an empty list");
+			m->desc.bucket_min = 0;
+			m->desc.bucket_max = (uint32_t)nk - 1;
+			have_keys = true;
+		} else if (hist && !strcmp(k, "bucket_type")) {
+			static const char *types[] = { [SCRY_HB_EXP2] = "exp2", [SCRY_HB_LINEAR] = "linear",
+						       [SCRY_HB_FIXED] = "fixed" };
+
+			if ((ret = pick(w, vn, sub, types, 4, 1, "exp2, linear, fixed", &e)))
 				return ret;
 			m->desc.bucket_type = e;
 			have_type = true;
@@ -551,7 +576,7 @@ static int parse_metric(struct walk *w, yaml_node_t *n, const char *path, bool h
 			have_mult = true;
 		} else {
 			return fail(w, kn, sub, hist ? "unknown key (name, help, value, when, syscalls, max_entries, labels, "
-						       "bucket_type, bucket_min, bucket_max, bucket_width, bucket_multiplier)" :
+						       "bucket_type, bucket_min, bucket_max, bucket_width, bucket_keys, bucket_multiplier)" :
 						       "unknown key (name, help, value, when, syscalls, max_entries, labels)");
 		}
 	}
@@ -560,7 +585,14 @@ static int parse_metric(struct walk *w, yaml_node_t *n, const char *path, bool h
 		return fail(w, n, path, "a metric needs a name");
 	if (!m->help && (ret = dup_str(w, n, path, m->name, &m->help)))
 		return ret;
-	if (hist) {
+	if (hist && m->desc.bucket_type == SCRY_HB_FIXED) {
+		if (!have_keys)
+			return fail(w, n, path, "fixed buckets need bucket_keys");
+		if (have_min || have_max || have_width)
+			return fail(w, n, path, "fixed buckets take bucket_keys, not bucket_min/bucket_max/bucket_width");
+	} else if (hist) {
+		if (have_keys)
+			return fail(w, n, path, "bucket_keys are for bucket_type: fixed");
 		if (!have_min || !have_max)
 			return fail(w, n, path, "histogram '%s' needs bucket_min and bucket_max", m->name);
 		if (m->desc.bucket_max < m->desc.bucket_min || m->desc.bucket_max - m->desc.bucket_min >= SCRY_HIST_BUCKETS)
@@ -825,11 +857,13 @@ void scry_metrics_config_free(struct scry_metrics_config *c)
 }
 
 void scry_metrics_abi(const struct scry_metrics_config *c, struct scry_metric_desc *descs, uint32_t *max_entries,
-		      uint32_t *sc_masks)
+		      uint32_t *sc_masks, struct scry_metric_bounds *bounds)
 {
 	memset(sc_masks, 0, SCRY_MAX_SYSCALLS * sizeof(*sc_masks));
 	for (size_t i = 0; i < c->nmetrics; i++) {
 		descs[i] = c->metrics[i].desc;
+		if (bounds)
+			bounds[i] = c->metrics[i].bounds;
 		max_entries[i] = c->metrics[i].max_entries;
 		for (unsigned nr = 0; nr < SCRY_MAX_SYSCALLS; nr++)
 			if (c->metrics[i].all_syscalls || c->metrics[i].syscalls[nr])

@@ -52,6 +52,7 @@ struct scry_metric {
 	size_t nlabels;
 	bool all_syscalls;
 	uint8_t *syscalls;               /* !all_syscalls: per syscall number, 1 when fed */
+	struct scry_metric_bounds bounds;    /* SCRY_HB_FIXED: bucket_keys, the rest ~0 */
 };
 
 struct scry_metrics_config {
@@ -78,9 +79,10 @@ int scry_metrics_config_load(const char *path, const struct scry_syscall_names *
 			     struct scry_metrics_config **out, char *err, size_t errlen);
 void scry_metrics_config_free(struct scry_metrics_config *c);
 
-/* What the kernel is given: descs[nmetrics], max_entries[nmetrics], sc_masks[SCRY_MAX_SYSCALLS]. */
+/* What the kernel is given: descs[nmetrics], max_entries[nmetrics], sc_masks[SCRY_MAX_SYSCALLS],
+ * bounds[nmetrics]. */
 void scry_metrics_abi(const struct scry_metrics_config *c, struct scry_metric_desc *descs, uint32_t *max_entries,
-		      uint32_t *sc_masks);
+		      uint32_t *sc_masks, struct scry_metric_bounds *bounds);
 
 /* The text of label l of a series keyed by k, through its decoders, in buf.  1: the text;
  * 0: the series is skipped (a regexp did not match); -1: a decoder error (counted). */

@@ -241,6 +241,8 @@ double scry_metric_bucket_le(const struct scry_metric *m, size_t i)
 {
 	double k = (double)(m->desc.bucket_min + i);
 
+	if (m->desc.bucket_type == SCRY_HB_FIXED)
+		return i < SCRY_HIST_BUCKETS ? (double)m->bounds.b[i] : -1;
 	if (m->desc.bucket_type == SCRY_HB_LINEAR)
 		return k * (double)m->desc.bucket_width;
 	return ldexp(1.0, (int)k);

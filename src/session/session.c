@@ -28,8 +28,8 @@
 #include "util/clock.h"
 #include "util/log.h"
 
-/* A trace directory is written: an output given, or every channel writes events and none
- * has a record sink. */
+/* A trace directory is written: an output given, or a channel writes events and none has a
+ * record sink or counts (metrics channels write nothing and leave the choice to the others). */
 bool session_has_trace(const struct scry_session *s)
 {
 	return s->has_trace;
@@ -41,10 +41,14 @@ static bool wants_trace(const struct scry_session_opts *o)
 		return false;        /* written by scry_session_snapshot only */
 	if (o->output)
 		return true;
-	for (size_t i = 0; i < o->nchannels; i++)
-		if (o->channels[i].sink || o->channels[i].kind != SCRY_CHANNEL_EVENTS)
+	bool events = false;
+
+	for (size_t i = 0; i < o->nchannels; i++) {
+		if (o->channels[i].sink || o->channels[i].kind == SCRY_CHANNEL_COUNT)
 			return false;
-	return true;
+		events |= o->channels[i].kind == SCRY_CHANNEL_EVENTS;
+	}
+	return events;
 }
 
 struct scry_channel *session_channel(const struct scry_session *s, const char *name, char *err, size_t errlen)
@@ -229,6 +233,12 @@ int scry_session_create(struct scry_session **out, const struct scry_session_opt
 			s->chans[s->nchans++] = c;
 		if (ret)
 			goto fail;
+		if (i && s->chans[i - 1]->opts.kind == SCRY_CHANNEL_METRICS && c->opts.kind != SCRY_CHANNEL_METRICS) {
+			/* stream class ids are channel indexes: the metrics channels (no stream) come last */
+			snprintf(err, errlen, "a metrics channel must come after the channels of events");
+			ret = -EINVAL;
+			goto fail;
+		}
 		for (size_t j = 0; j + 1 < s->nchans; j++)
 			if (!strcmp(s->chans[j]->name, c->name)) {
 				snprintf(err, errlen, "two channels named '%s'", c->name);
@@ -310,6 +320,8 @@ static int write_metadata_in(struct scry_session *s, const char *kernel_dir, cha
 	}
 	ti.streams = sc;
 	ti.nstreams = s->nchans;
+	while (ti.nstreams && s->chans[ti.nstreams - 1]->opts.kind == SCRY_CHANNEL_METRICS)
+		ti.nstreams--;        /* no stream of their own (they come last) */
 	snprintf(path, sizeof(path), "%s/metadata", kernel_dir);
 	ret = ctf_metadata_write(path, &ti, err, errlen);
 	free(sc);

@@ -52,6 +52,7 @@ struct scry_channel_opts {
 	size_t packet_size;             /* CTF packet (LTTng's sub-buffer) bytes; 0: the session's */
 	unsigned keep_packets;          /* in a snapshot session: packets kept per CPU (LTTng's
 					 * sub-buffer count); 0: 4 */
+	const struct scry_metric_bounds *metric_bounds;   /* nmetrics: fixed histogram buckets */
 };
 
 struct scry_session_opts {

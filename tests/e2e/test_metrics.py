@@ -320,3 +320,92 @@ def test_bad_config_one_line_nothing_starts(scry, tmp_path, text, pattern):
     # nothing listens
     with socket.socket() as s:
         assert s.connect_ex(("127.0.0.1", port)) != 0
+
+
+def test_fixed_and_linear_buckets(serve, workload, tmp_path):
+    """Bytes of the workload's writes (W of B bytes) in fixed buckets and linear buckets:
+    every write in the bucket whose bound is the first >= B."""
+    cfg = tmp_path / "buckets.yaml"
+    cfg.write_text(f"""metrics:
+  histograms:
+    - name: wl_write_bytes_fixed
+      value: ret
+      when: success
+      syscalls: [write]
+      bucket_type: fixed
+      bucket_keys: [100, {B_BYTES}, 1000]
+      labels: [{{name: comm, source: comm}}]
+    - name: wl_write_bytes_linear
+      value: ret
+      when: success
+      syscalls: [write]
+      bucket_type: linear
+      bucket_min: 1
+      bucket_max: 8
+      bucket_width: 100
+      labels: [{{name: comm, source: comm}}]
+""")
+    s = serve(cfg, cmd=wl_cmd(workload))
+    ss, text = s.wait_for(lambda ss: value(ss, "wl_write_bytes_fixed_count", comm="metrics_wl") == W_WRITES)
+    b = lambda name, le: value(ss, name + "_bucket", comm="metrics_wl", le=le)
+    assert b("wl_write_bytes_fixed", "100") == 0
+    assert b("wl_write_bytes_fixed", str(B_BYTES)) == W_WRITES
+    assert b("wl_write_bytes_fixed", "1000") == W_WRITES
+    assert b("wl_write_bytes_fixed", "+Inf") == W_WRITES
+    assert value(ss, "wl_write_bytes_fixed_sum", comm="metrics_wl") == W_WRITES * B_BYTES
+    # linear: bucket k holds values <= 100k: 333 is in le=400, not in le=300
+    assert b("wl_write_bytes_linear", "300") == 0
+    assert b("wl_write_bytes_linear", "400") == W_WRITES
+    assert b("wl_write_bytes_linear", "800") == W_WRITES
+    assert value(ss, "wl_write_bytes_linear_count", comm="metrics_wl") == W_WRITES
+
+
+def test_record_metrics_agree_with_trace(scry, workload, tmp_path, bt2_read):
+    """scry record --metrics: one capture, a CTF trace and DIR/metrics.prom, which agree:
+    every syscall's count, errors by errno and write bytes of the workload in the metrics
+    are what its events in the trace (read by babeltrace2's bt2) say."""
+    out = tmp_path / "t"
+    p = subprocess.run([scry, "record", "-q", "-o", str(out), "--metrics", str(EXAMPLE), "--"] + wl_cmd(workload),
+                       capture_output=True, text=True, timeout=180)
+    assert p.returncode == 0, p.stderr
+    assert f"scry: metrics written to {out}/metrics.prom" in p.stderr
+    text = (out / "metrics.prom").read_text()
+    if shutil.which("promtool"):
+        pc = subprocess.run(["promtool", "check", "metrics"], input=text, capture_output=True, text=True)
+        assert pc.returncode == 0, pc.stdout + pc.stderr
+    ss = samples(text)
+    tr = bt2_read(out)
+    assert tr.discarded == 0
+    calls, errors, wbytes = {}, {}, 0
+    import errno as errno_mod
+    for e in tr.events:
+        if e["procname"] != "metrics_wl" or not e["name"].startswith("syscall_exit_"):
+            continue
+        sc = e["name"][len("syscall_exit_"):]
+        ret = e["fields"]["ret"]
+        calls[sc] = calls.get(sc, 0) + 1
+        if -4095 <= ret < 0:
+            key = (sc, errno_mod.errorcode[-ret])
+            errors[key] = errors.get(key, 0) + 1
+        if sc == "write" and ret > 0:
+            wbytes += ret
+    assert calls["getppid"] == N_GETPPID and errors[("openat", "ENOENT")] == M_OPENAT
+    metric_calls = {l["syscall"]: v for n, l, v in ss if n == "scry_syscalls_total" and l["comm"] == "metrics_wl"}
+    # execve's exit is the new program's (comm metrics_wl in both); newfstatat is LTTng's name too
+    assert metric_calls == calls
+    metric_errors = {(l["syscall"], l["errno"]): v for n, l, v in ss
+                     if n == "scry_syscall_errors_total" and l["comm"] == "metrics_wl"}
+    assert metric_errors == errors
+    assert value(ss, "scry_syscall_bytes_total", syscall="write", comm="metrics_wl") == wbytes == W_WRITES * B_BYTES
+
+
+def test_record_metrics_bad(scry, tmp_path):
+    spans = ROOT / "examples" / "spans.yaml"
+    for cfg, msg in ((spans, "spans are sent by scry serve, not recorded (yet)"),
+                     (tmp_path / "missing.yaml", "missing.yaml: No such file or directory")):
+        out = tmp_path / "t"
+        p = subprocess.run([scry, "record", "-q", "-o", str(out), "--metrics", str(cfg), "--", "/bin/true"],
+                           capture_output=True, text=True, timeout=60)
+        assert p.returncode == 1
+        assert len(p.stderr.splitlines()) == 1 and msg in p.stderr, p.stderr
+        assert not out.exists()

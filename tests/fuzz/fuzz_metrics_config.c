@@ -42,7 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (!c || (!c->nmetrics && !c->process_spans) || c->nmetrics > SCRY_METRICS_MAX)
 		abort();
-	scry_metrics_abi(c, descs, max_entries, masks);
+	scry_metrics_abi(c, descs, max_entries, masks, NULL);
 	for (size_t i = 0; i < c->nmetrics; i++) {
 		const struct scry_metric *m = &c->metrics[i];
 

@@ -102,7 +102,7 @@ static void test_config_fields(void **state)
 	assert_int_equal(c->metrics[1].max_entries, SCRY_METRIC_DEFAULT_MAX_ENTRIES);
 	assert_true(c->metrics[1].multiplier == 0.5);
 	assert_string_equal(c->metrics[1].help, "h_seconds");
-	scry_metrics_abi(c, d, max, masks);
+	scry_metrics_abi(c, d, max, masks, NULL);
 	assert_int_equal(masks[0], 3);      /* read: both */
 	assert_int_equal(masks[1], 2);      /* write: the histogram (every syscall) */
 	assert_int_equal(masks[110], 3);
@@ -152,6 +152,32 @@ static void test_config_errors(void **state)
 	parse_err("metrics:\n  counters:\n    - name: \"a\\nb\"\n", "t.yaml:3: metrics.counters[0].name: 'a?b' is not a metric name");
 	parse_err("metrics:\n  counters:\n    - name: a\n      syscalls: [read, nosuch]\n",
 		  "t.yaml:4: metrics.counters[0].syscalls: unknown syscall 'nosuch'");
+}
+
+static void test_fixed_buckets(void **state)
+{
+	struct scry_metrics_config *c = parse_ok("metrics:\n  histograms:\n    - name: h\n      bucket_type: fixed\n"
+						 "      bucket_keys: [5, 50, 500]\n      bucket_multiplier: 2\n");
+	struct scry_metric_bounds b[1];
+	static uint32_t masks[SCRY_MAX_SYSCALLS];
+	struct scry_metric_desc d[1];
+	uint32_t max[1];
+
+	assert_int_equal(c->metrics[0].desc.bucket_type, SCRY_HB_FIXED);
+	assert_int_equal(c->metrics[0].desc.bucket_min, 0);
+	assert_int_equal(c->metrics[0].desc.bucket_max, 2);
+	scry_metrics_abi(c, d, max, masks, b);
+	assert_int_equal(b[0].b[0], 5);
+	assert_int_equal(b[0].b[2], 500);
+	assert_true(b[0].b[3] == ~0ULL);
+	assert_true(scry_metric_bucket_le(&c->metrics[0], 1) == 50.0);
+	scry_metrics_config_free(c);
+	parse_err("metrics:\n  histograms:\n    - name: h\n      bucket_type: fixed\n      bucket_keys: [5, 5]\n",
+		  "t.yaml:5: metrics.histograms[0].bucket_keys: bucket keys must ascend (5 after 5)");
+	parse_err("metrics:\n  histograms:\n    - name: h\n      bucket_type: fixed\n",
+		  "t.yaml:3: metrics.histograms[0]: fixed buckets need bucket_keys");
+	parse_err("metrics:\n  histograms:\n    - {name: h, bucket_min: 0, bucket_max: 3, bucket_keys: [1]}\n",
+		  "t.yaml:3: metrics.histograms[0]: bucket_keys are for bucket_type: fixed");
 }
 
 static void test_tracing_only(void **state)
@@ -238,6 +264,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_config_fields),
 		cmocka_unit_test(test_config_errors),
+		cmocka_unit_test(test_fixed_buckets),
 		cmocka_unit_test(test_tracing_only),
 		cmocka_unit_test(test_expose),
 		cmocka_unit_test(test_top_table),
