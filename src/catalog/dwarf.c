@@ -327,46 +327,76 @@ static int cmp_u64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* Does a line table's file name match file (a base name, or the tail of a path)? */
+static bool file_matches(const char *src, const char *file)
+{
+	size_t ls = strlen(src), lf = strlen(file);
+	const char *base = strrchr(src, '/');
+
+	if (!strchr(file, '/'))
+		return !strcmp(base ? base + 1 : src, file);
+	return ls >= lf && !strcmp(src + ls - lf, file) && (ls == lf || src[ls - lf - 1] == '/');
+}
+
 int scry_dwarf_line_addrs(struct scry_dwarf *d, const char *file, int line, uint64_t **addrs, size_t *n,
 			  int *found_line)
 {
-	Dwarf_Line **lines = NULL;
-	size_t nl = 0, k = 0;
+	struct cand { int line; uint64_t addr; } *c = NULL;
+	size_t nc = 0, cap = 0, u = 0;
+	Dwarf_Off off = 0, noff;
+	size_t hsize;
+	int best = -1;
 	uint64_t *v;
 
 	*addrs = NULL;
 	*n = 0;
-	if (dwarf_getsrc_file(d->dw, file, line, 0, &lines, &nl) || !nl) {
-		free(lines);
-		return -1;
-	}
-	if (!(v = calloc(nl, sizeof(*v)))) {
-		free(lines);
-		return -1;
-	}
-	*found_line = line;
-	for (size_t i = 0; i < nl; i++) {
-		Dwarf_Addr a;
-		bool stmt = false;
-		int ln;
+	/* every statement row of the file at or after line, in every CU (inlined copies too) */
+	for (; dwarf_nextcu(d->dw, off, &noff, &hsize, NULL, NULL, NULL) == 0; off = noff) {
+		Dwarf_Die cu;
+		Dwarf_Lines *lines;
+		size_t nl;
 
-		if (dwarf_lineaddr(lines[i], &a) || dwarf_linebeginstatement(lines[i], &stmt) || !stmt)
+		if (!dwarf_offdie(d->dw, off + hsize, &cu) || dwarf_getsrclines(&cu, &lines, &nl))
 			continue;
-		if (!dwarf_lineno(lines[i], &ln))
-			*found_line = ln;
-		v[k++] = a;
+		for (size_t i = 0; i < nl; i++) {
+			Dwarf_Line *l = dwarf_onesrcline(lines, i);
+			const char *src = l ? dwarf_linesrc(l, NULL, NULL) : NULL;
+			bool stmt = false, end = false;
+			Dwarf_Addr a;
+			int ln;
+
+			if (!src || dwarf_lineno(l, &ln) || ln < line || dwarf_linebeginstatement(l, &stmt) || !stmt ||
+			    dwarf_lineendsequence(l, &end) || end || dwarf_lineaddr(l, &a) || !file_matches(src, file))
+				continue;
+			if (best >= 0 && ln > best)
+				continue;
+			if (nc == cap) {
+				struct cand *nv = realloc(c, (cap = cap ? 2 * cap : 64) * sizeof(*c));
+				if (!nv) {
+					free(c);
+					return -1;
+				}
+				c = nv;
+			}
+			c[nc++] = (struct cand){ ln, a };
+			best = best < 0 || ln < best ? ln : best;
+		}
 	}
-	free(lines);
-	qsort(v, k, sizeof(*v), cmp_u64);
-	size_t u = 0;
-	for (size_t i = 0; i < k; i++)
-		if (!u || v[u - 1] != v[i])
-			v[u++] = v[i];
-	if (!u) {
-		free(v);
+	if (best < 0 || !(v = calloc(nc, sizeof(*v)))) {
+		free(c);
 		return -1;
 	}
+	for (size_t i = 0; i < nc; i++)
+		if (c[i].line == best)
+			v[u++] = c[i].addr;
+	free(c);
+	qsort(v, u, sizeof(*v), cmp_u64);
+	size_t k = 0;
+	for (size_t i = 0; i < u; i++)
+		if (!k || v[k - 1] != v[i])
+			v[k++] = v[i];
+	*found_line = best;
 	*addrs = v;
-	*n = u;
+	*n = k;
 	return 0;
 }
