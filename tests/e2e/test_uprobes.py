@@ -570,3 +570,12 @@ def test_statement_probe_bad_input(scry, workload, trace_dir):
     st = workload("uprobed.stripped")
     assert run_bad(scry, trace_dir, f"uprobe:{st}:uprobed.c:10") == \
         f"scry: 'uprobe:{st}:uprobed.c:10': {os.path.realpath(st)} has no DWARF line table (built without -g?)"
+
+
+def test_help_shows_probe_specs(scry):
+    top = subprocess.run([scry, "--help"], capture_output=True, text=True)
+    rec = subprocess.run([scry, "record", "--help"], capture_output=True, text=True)
+    tr = subprocess.run([scry, "trace", "--help"], capture_output=True, text=True)
+    assert "uprobe:PATH:FUNC, uretprobe:PATH:FUNC, usdt:PATH:PROV:NAME" in top.stdout + top.stderr
+    assert "'usdt:PATH:PROVIDER:NAME'" in rec.stdout and "--userspace-probe SPEC" in rec.stdout
+    assert "-e uprobe:PATH:FUNC" in tr.stdout and "--flow [uprobe:]PATH:GLOB" in tr.stdout
