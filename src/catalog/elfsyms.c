@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <glob.h>
 #include <libelf.h>
 #include <limits.h>
 #include <stdio.h>
@@ -37,7 +38,26 @@ char *scry_elf_find(const char *path, char *err, size_t errlen)
 		if (!stat(buf, &st) && S_ISREG(st.st_mode) && !access(buf, X_OK))
 			return realpath(buf, NULL);
 	}
-	snprintf(err, errlen, "%s: not found in $PATH", path);
+	/* a library: "libc.so.6", or "libc" (its versioned file, "libc.so.6") */
+	static const char *const libdirs[] = { "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64",
+					       "/usr/lib64", "/lib", "/usr/lib", "/usr/local/lib" };
+	for (size_t i = 0; i < sizeof(libdirs) / sizeof(libdirs[0]); i++) {
+		glob_t g;
+
+		snprintf(buf, sizeof(buf), "%s/%s", libdirs[i], path);
+		if (!stat(buf, &st) && S_ISREG(st.st_mode))
+			return realpath(buf, NULL);
+		if (strstr(path, ".so") || strpbrk(path, "*?["))
+			continue;
+		snprintf(buf, sizeof(buf), "%s/%s.so.[0-9]*", libdirs[i], path);
+		if (!glob(buf, 0, NULL, &g) && g.gl_pathc) {
+			char *lib = realpath(g.gl_pathv[0], NULL);
+			globfree(&g);
+			return lib;
+		}
+		globfree(&g);
+	}
+	snprintf(err, errlen, "%s: not found in $PATH nor in the library directories", path);
 	return NULL;
 }
 

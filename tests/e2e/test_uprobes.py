@@ -249,7 +249,7 @@ def test_missing_binary(scry, trace_dir):
     assert run_bad(scry, trace_dir, "uprobe:/nonexistent/prog:main") == \
         "scry: /nonexistent/prog: No such file or directory"
     assert run_bad(scry, trace_dir, "uprobe:no-such-prog-xyz:main") == \
-        "scry: no-such-prog-xyz: not found in $PATH"
+        "scry: no-such-prog-xyz: not found in $PATH nor in the library directories"
 
 
 def test_missing_function_suggests(scry, workload, trace_dir):
@@ -579,3 +579,17 @@ def test_help_shows_probe_specs(scry):
     assert "uprobe:PATH:FUNC, uretprobe:PATH:FUNC, usdt:PATH:PROV:NAME" in top.stdout + top.stderr
     assert "'usdt:PATH:PROVIDER:NAME'" in rec.stdout and "--userspace-probe SPEC" in rec.stdout
     assert "-e uprobe:PATH:FUNC" in tr.stdout and "--flow [uprobe:]PATH:GLOB" in tr.stdout
+
+
+def test_library_by_bare_name(record, workload, trace_dir, scry):
+    """'libc' and 'libc.so.6' are found in the library directories (as bpftrace does)."""
+    real = os.path.realpath(LIBC)
+    for name in ("libc", "libc.so.6"):
+        p = subprocess.run([scry, "list", f"uprobe:{name}:malloc"], capture_output=True, text=True)
+        assert p.returncode == 0 and p.stdout.startswith(f"uprobe:{real}:malloc\n"), p.stdout + p.stderr
+    wl = workload("uprobed")
+    record(trace_dir, "-e", "uprobe:libc:malloc", cmd=[wl, N]).check()
+    tr = read_trace(trace_dir)
+    ev = [e for e in tr.events if e["name"] == "uprobe_libc_so_6_malloc" and e["procname"] == "uprobed"]
+    f = "bytes" if libc_debug() else "arg0"
+    assert [e["fields"][f] for e in ev if 12345 <= e["fields"][f] < 12345 + N] == [12345 + i for i in range(N)]
