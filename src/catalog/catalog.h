@@ -43,6 +43,12 @@ enum scry_faux {
 	SCRY_AUX_COUNT,        /* the elements of the user array (a string array's pointers) */
 };
 
+/* An enumerator of an INT field that is a C enum (CTF enum; uprobes typed from DWARF). */
+struct scry_enumerator {
+	char *name;
+	int64_t value;
+};
+
 struct scry_field {
 	char *name;            /* CTF field name (LTTng's where it defines one) */
 	enum scry_ftype type;
@@ -58,6 +64,8 @@ struct scry_field {
 	const struct scry_struct_desc *sdesc;   /* STRUCTSEQ: the element type */
 	int arg;               /* syscall events: the argument this field holds, or -1 */
 	enum scry_faux aux;    /* ... or describes */
+	struct scry_enumerator *enums;   /* INT: a CTF enum of these (owned by the event), or NULL */
+	unsigned nenums;
 };
 
 enum scry_ekind {

@@ -203,6 +203,21 @@ static void classify(Dwarf_Die *t, struct scry_dw_param *p, int *gprs)
 		if (type_of(&pt, &target) && peel(&target, &tp) && dwarf_attr(&tp, DW_AT_encoding, &a) &&
 		    !dwarf_formudata(&a, &enc))
 			p->is_signed = enc == DW_ATE_signed || enc == DW_ATE_signed_char;
+		if (!dwarf_child(&pt, &target)) {
+			do {
+				Dwarf_Sword sv;
+				Dwarf_Word uv;
+				const char *en = dwarf_diename(&target);
+
+				if (dwarf_tag(&target) != DW_TAG_enumerator || !en || !*en ||
+				    p->nenums >= SCRY_DW_MAX_ENUMS || !dwarf_attr(&target, DW_AT_const_value, &a))
+					continue;
+				if (p->is_signed ? dwarf_formsdata(&a, &sv) : dwarf_formudata(&a, &uv))
+					continue;
+				snprintf(p->enums[p->nenums].name, sizeof(p->enums[0].name), "%s", en);
+				p->enums[p->nenums++].value = p->is_signed ? (int64_t)sv : (int64_t)uv;
+			} while (!dwarf_siblingof(&target, &target));
+		}
 		return;
 	case DW_TAG_base_type:
 		if (dwarf_attr(&pt, DW_AT_encoding, &a))

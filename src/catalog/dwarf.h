@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #define SCRY_DW_MAX_PARAMS 32
+#define SCRY_DW_MAX_ENUMS 64
 
 enum scry_dw_kind {
 	SCRY_DW_NONE,        /* not recorded (void, or not located) */
@@ -28,6 +29,8 @@ struct scry_dw_param {
 	bool is_signed;
 	uint8_t base;        /* 16 for pointers */
 	int reg;             /* SCRY_UREG_*, or -1 */
+	unsigned nenums;     /* an enum: its enumerators (at most SCRY_DW_MAX_ENUMS kept) */
+	struct { char name[48]; int64_t value; } enums[SCRY_DW_MAX_ENUMS];
 	char why[96];        /* reg -1: why it is not recorded */
 };
 

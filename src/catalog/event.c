@@ -19,8 +19,12 @@ void scry_event_free(struct scry_event *ev)
 {
 	if (!ev)
 		return;
-	for (unsigned i = 0; i < ev->nfields; i++)
+	for (unsigned i = 0; i < ev->nfields; i++) {
 		free(ev->fields[i].name);
+		for (unsigned k = 0; k < ev->fields[i].nenums; k++)
+			free(ev->fields[i].enums[k].name);
+		free(ev->fields[i].enums);
+	}
 	free(ev->fields);
 	free(ev->name);
 	free(ev->system);

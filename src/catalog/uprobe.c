@@ -30,6 +30,7 @@ struct uparam {
 	uint8_t size, base;
 	bool is_signed;
 	uint8_t reg;
+	const struct scry_dw_param *dw;   /* typed from DWARF: its enumerators */
 };
 
 static struct scry_event *build_event(const char *name, const char *system, const char *tp, const char *uri,
@@ -62,6 +63,16 @@ static struct scry_event *build_event(const char *name, const char *system, cons
 		f->length_field = -1;
 		f->arg = -1;
 		f->src = SCRY_SRC_NONE;
+		if (p[i].dw && p[i].dw->nenums && !p[i].str) {
+			if (!(f->enums = calloc(p[i].dw->nenums, sizeof(*f->enums))))
+				goto oom;
+			for (unsigned k = 0; k < p[i].dw->nenums; k++) {
+				if (!(f->enums[k].name = strdup(p[i].dw->enums[k].name)))
+					goto oom;
+				f->enums[k].value = p[i].dw->enums[k].value;
+				f->nenums++;
+			}
+		}
 		d->ops[i] = (struct scry_up_op){ .kind = p[i].str ? SCRY_UOP_USTR : SCRY_UOP_REG, .reg = p[i].reg,
 						 .size = p[i].size, .max = (__u16)strmax };
 		d->nops++;
@@ -75,7 +86,7 @@ oom:
 static void dw_field(struct uparam *p, const struct scry_dw_param *dp)
 {
 	*p = (struct uparam){ .name = dp->name, .str = dp->kind == SCRY_DW_STR, .size = dp->size,
-			      .base = dp->base, .is_signed = dp->is_signed, .reg = (uint8_t)dp->reg };
+			      .base = dp->base, .is_signed = dp->is_signed, .reg = (uint8_t)dp->reg, .dw = dp };
 }
 
 /* The event of one probe: built once per key, then the catalog's.  dwf: the function's

@@ -170,6 +170,18 @@ static int put_field(FILE *f, const struct scry_event *ev, unsigned i, char *err
 	fputs("\t\t", f);
 	switch (fd->type) {
 	case SCRY_F_INT:
+		if (fd->nenums) {          /* a C enum: its names, for every reader */
+			fputs("enum : ", f);
+			put_int(f, fd->size, fd->is_signed, 0, fd->base);
+			fputs(" {", f);
+			for (unsigned k = 0; k < fd->nenums; k++) {
+				fputs(k ? ", " : " ", f);
+				put_str(f, fd->enums[k].name);
+				fprintf(f, " = %lld", (long long)fd->enums[k].value);
+			}
+			fprintf(f, " } _%s;\n", fd->name);
+			break;
+		}
 		put_int(f, fd->size, fd->is_signed, 0, fd->base);
 		fprintf(f, " _%s;\n", fd->name);
 		break;

@@ -878,6 +878,14 @@ void trace_probe_value(struct trace_printer *p, const struct scry_field *f, cons
 		OB_LIT(&p->ob, "?");
 		return;
 	}
+	for (unsigned k = 0; k < f->nenums; k++) {   /* a C enum: its name */
+		uint64_t m = f->size < 8 ? (1ULL << (f->size * 8)) - 1 : ~0ULL;
+
+		if (((uint64_t)f->enums[k].value & m) == (v->v & m)) {
+			ob_puts(&p->ob, f->enums[k].name);
+			return;
+		}
+	}
 	if (f->base == 16) {
 		char tmp[24];
 		int n = snprintf(tmp, sizeof(tmp), "%#llx", (unsigned long long)v->v);

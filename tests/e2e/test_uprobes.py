@@ -303,7 +303,8 @@ def test_list_functions_with_parameters(scry, workload):
     real = os.path.realpath(wl)
     assert p.stdout == (
         f"uprobe:{real}:paint\n"
-        "    enum color c\n    void *where\n    short int level\n    long long unsigned int big\n"
+        "    enum color c    [RED=1, GREEN=2, BLUE=40]\n    void *where\n    short int level\n"
+        "    long long unsigned int big\n"
         "    -> enum color\n"
         f"uprobe:{real}:sum_pair\n"
         "    struct pair p    [not recorded: a struct by value (in 2 registers): members are not recorded]\n"
@@ -441,11 +442,11 @@ def test_trace_prints_probes(scry, workload):
     assert p.stderr.splitlines() == [
         'uprobe:uprobed:greet(name="scry"..., times=3)',
         "uretprobe:uprobed:greet = 30",
-        "uprobe:uprobed:paint(c=1, where=0x1234, level=-5, big=18364758544493064720)",
+        "uprobe:uprobed:paint(c=RED, where=0x1234, level=-5, big=18364758544493064720)",
         "usdt:uprobed:scrywl:tick(arg0=0, arg1=42, arg2=-7)",
         'uprobe:uprobed:greet(name="scry"..., times=4)',
         "uretprobe:uprobed:greet = 40",
-        "uprobe:uprobed:paint(c=1, where=0x1234, level=-5, big=18364758544493064720)",
+        "uprobe:uprobed:paint(c=RED, where=0x1234, level=-5, big=18364758544493064720)",
         "usdt:uprobed:scrywl:tick(arg0=1, arg1=43, arg2=-7)",
         "+++ exited with 0 +++"], p.stderr
 
@@ -593,3 +594,16 @@ def test_library_by_bare_name(record, workload, trace_dir, scry):
     ev = [e for e in tr.events if e["name"] == "uprobe_libc_so_6_malloc" and e["procname"] == "uprobed"]
     f = "bytes" if libc_debug() else "arg0"
     assert [e["fields"][f] for e in ev if 12345 <= e["fields"][f] < 12345 + N] == [12345 + i for i in range(N)]
+
+
+def test_enums_by_name(record, workload, trace_dir, scry):
+    """An enum parameter and return value are CTF enums: every reader prints their names."""
+    wl = workload("uprobed")
+    record(trace_dir, "-e", f"uprobe:{wl}:paint", "-e", f"uretprobe:{wl}:paint", cmd=[wl, 1]).check()
+    meta = next(trace_dir.rglob("metadata")).read_text()
+    assert '{ "RED" = 1, "GREEN" = 2, "BLUE" = 40 } _c;' in meta and '"BLUE" = 40 } _ret;' in meta
+    bt = run_babeltrace2(trace_dir)
+    assert 'c = ( "RED" : container = 1 )' in bt.stdout and 'ret = ( "BLUE" : container = 40 )' in bt.stdout
+    v = subprocess.run([scry, "view", str(trace_dir)], capture_output=True, text=True)
+    assert 'c = ( "RED" : container = 1 )' in v.stdout and 'ret = ( "BLUE" : container = 40 )' in v.stdout
+    assert [e["fields"]["c"] for e in read_trace(trace_dir).events if "c" in e["fields"]] == [1]
