@@ -607,3 +607,17 @@ def test_enums_by_name(record, workload, trace_dir, scry):
     v = subprocess.run([scry, "view", str(trace_dir)], capture_output=True, text=True)
     assert 'c = ( "RED" : container = 1 )' in v.stdout and 'ret = ( "BLUE" : container = 40 )' in v.stdout
     assert [e["fields"]["c"] for e in read_trace(trace_dir).events if "c" in e["fields"]] == [1]
+
+
+def test_flow_json(scry, workload):
+    wl = workload("uprobed")
+    p = subprocess.run([scry, "trace", "--json", "--flow", f"{wl}:recurse", "--", wl, "1"], capture_output=True,
+                       text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    ev = [json.loads(l) for l in p.stderr.splitlines() if l.startswith('{"event":"call"') or
+          l.startswith('{"event":"return"')]
+    assert [(e["event"], e["depth"], e.get("args"), e.get("ret")) for e in ev] == [
+        ("call", 0, {"depth": 2}, None), ("call", 1, {"depth": 1}, None), ("call", 2, {"depth": 0}, None),
+        ("return", 2, None, 0), ("return", 1, None, 1), ("return", 0, None, 2)]
+    assert all(e["duration_ns"] > 0 for e in ev if e["event"] == "return")
+    assert ev[3]["duration_ns"] < ev[4]["duration_ns"] < ev[5]["duration_ns"]
