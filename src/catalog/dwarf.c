@@ -415,3 +415,77 @@ int scry_dwarf_line_addrs(struct scry_dwarf *d, const char *file, int line, uint
 	*n = k;
 	return 0;
 }
+
+struct line_addr { int line; uint64_t addr; };
+
+static int cmp_line_addr(const void *a, const void *b)
+{
+	const struct line_addr *x = a, *y = b;
+
+	if (x->line != y->line)
+		return (x->line > y->line) - (x->line < y->line);
+	return (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+int scry_dwarf_file_lines(struct scry_dwarf *d, const char *file, int **lines_out, unsigned **naddrs, size_t *n)
+{
+	struct line_addr *v = NULL;
+	size_t nv = 0, cap = 0, k = 0;
+	Dwarf_Off off = 0, noff;
+	size_t hsize;
+
+	*lines_out = NULL;
+	*naddrs = NULL;
+	*n = 0;
+	for (; dwarf_nextcu(d->dw, off, &noff, &hsize, NULL, NULL, NULL) == 0; off = noff) {
+		Dwarf_Die cu;
+		Dwarf_Lines *lines;
+		size_t nl;
+
+		if (!dwarf_offdie(d->dw, off + hsize, &cu) || dwarf_getsrclines(&cu, &lines, &nl))
+			continue;
+		for (size_t i = 0; i < nl; i++) {
+			Dwarf_Line *l = dwarf_onesrcline(lines, i);
+			const char *src = l ? dwarf_linesrc(l, NULL, NULL) : NULL;
+			bool stmt = false, end = false;
+			Dwarf_Addr a;
+			int ln;
+
+			if (!src || dwarf_lineno(l, &ln) || ln <= 0 || dwarf_linebeginstatement(l, &stmt) || !stmt ||
+			    dwarf_lineendsequence(l, &end) || end || dwarf_lineaddr(l, &a) || !file_matches(src, file))
+				continue;
+			if (nv == cap) {
+				struct line_addr *nvv = realloc(v, (cap = cap ? 2 * cap : 256) * sizeof(*v));
+				if (!nvv) {
+					free(v);
+					return -1;
+				}
+				v = nvv;
+			}
+			v[nv++] = (struct line_addr){ ln, a };
+		}
+	}
+	if (!nv) {
+		free(v);
+		return -1;
+	}
+	qsort(v, nv, sizeof(*v), cmp_line_addr);
+	*lines_out = calloc(nv, sizeof(int));
+	*naddrs = calloc(nv, sizeof(unsigned));
+	if (!*lines_out || !*naddrs) {
+		free(*lines_out);
+		free(*naddrs);
+		free(v);
+		return -1;
+	}
+	for (size_t i = 0; i < nv; i++) {
+		if (i && v[i].line == v[i - 1].line && v[i].addr == v[i - 1].addr)
+			continue;
+		if (!k || (*lines_out)[k - 1] != v[i].line)
+			(*lines_out)[k++] = v[i].line;
+		(*naddrs)[k - 1]++;
+	}
+	free(v);
+	*n = k;
+	return 0;
+}

@@ -56,5 +56,8 @@ int scry_dwarf_func(struct scry_dwarf *d, uint64_t addr, struct scry_dw_func *ou
  * that has code (LINE, or the next one that does).  0 (n >= 1), or -1 when no code is there. */
 int scry_dwarf_line_addrs(struct scry_dwarf *d, const char *file, int line, uint64_t **addrs, size_t *n,
 			  int *found_line);
+/* The lines of FILE with code (statement rows), ascending, each with its count of distinct
+ * addresses: n lines in *lines / *naddrs (malloc'd).  0, or -1 when FILE has none. */
+int scry_dwarf_file_lines(struct scry_dwarf *d, const char *file, int **lines, unsigned **naddrs, size_t *n);
 
 #endif

@@ -536,3 +536,60 @@ out:
 	free(path);
 	return rc;
 }
+
+int scry_uprobe_list_lines(const char *spec, scry_uprobe_line_fn fn, void *ctx, size_t *found, char *err,
+			   size_t errlen)
+{
+	const char *rest = spec + 7, *c1 = strchr(rest, ':'), *c2 = c1 ? strrchr(c1 + 1, ':') : NULL;
+	char *pathspec = NULL, *path = NULL, *file = NULL, why[256];
+	struct scry_elf e = { 0 };
+	struct scry_dwarf *dw = NULL;
+	int *lines = NULL, rc = -EINVAL;
+	unsigned *naddrs = NULL;
+	size_t n = 0;
+
+	*found = 0;
+	if (!c1 || !c2 || c2 == c1 + 1) {
+		snprintf(err, errlen, "'%s': expected uprobe:PATH:FILE:LINE-GLOB", spec);
+		return -EINVAL;
+	}
+	if (!(pathspec = strndup(rest, (size_t)(c1 - rest))) || !(file = strndup(c1 + 1, (size_t)(c2 - c1 - 1)))) {
+		snprintf(err, errlen, "out of memory");
+		rc = -ENOMEM;
+		goto out;
+	}
+	if (!(path = scry_elf_find(pathspec, err, errlen)) || scry_elf_load(&e, path, err, errlen))
+		goto out;
+	if (!(dw = scry_dwarf_open(path, e.build_id, e.build_id_len, why, sizeof(why)))) {
+		snprintf(err, errlen, "%s has no DWARF line table (built without -g?)", path);
+		goto out;
+	}
+	if (scry_dwarf_file_lines(dw, file, &lines, &naddrs, &n)) {
+		snprintf(err, errlen, "no line of %s has code in %s", file, path);
+		rc = -ENOENT;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		char num[16];
+
+		snprintf(num, sizeof(num), "%d", lines[i]);
+		if (fnmatch(c2 + 1, num, 0))
+			continue;
+		++*found;
+		fn(ctx, path, file, lines[i], naddrs[i]);
+	}
+	rc = 0;
+	if (!*found) {
+		snprintf(err, errlen, "no line of %s matching '%s' has code in %s", file, c2 + 1, path);
+		rc = -ENOENT;
+	}
+out:
+	free(lines);
+	free(naddrs);
+	scry_elf_free(&e);
+	scry_dwarf_close(dw);
+	free(pathspec);
+	free(path);
+	free(file);
+	return rc;
+}

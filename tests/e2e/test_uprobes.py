@@ -621,3 +621,23 @@ def test_flow_json(scry, workload):
         ("return", 2, None, 0), ("return", 1, None, 1), ("return", 0, None, 2)]
     assert all(e["duration_ns"] > 0 for e in ev if e["event"] == "return")
     assert ev[3]["duration_ns"] < ev[4]["duration_ns"] < ev[5]["duration_ns"]
+
+
+def test_list_lines(scry, workload, record, trace_dir):
+    wl = workload("uprobed")
+    real = os.path.realpath(wl)
+    p = subprocess.run([scry, "list", f"uprobe:{wl}:uprobed.c:*"], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    listed = {int(l.split()[0].rsplit(":", 1)[1]): l for l in p.stdout.splitlines()}
+    rec_line = src_line("return depth <= 0 ? 0 : 1 + recurse(depth - 1);")
+    assert listed[rec_line].startswith(f"uprobe:{real}:uprobed.c:{rec_line}  ")
+    assert 1 not in listed and src_line("#include <fcntl.h>") not in listed      # no code there
+    # objdump's line table (binutils) has code at every line scry lists
+    od = subprocess.run(["objdump", "--dwarf=decodedline", wl], capture_output=True, text=True).stdout
+    theirs = {int(l.split()[1]) for l in od.splitlines() if l.startswith("uprobed.c ") and l.split()[1].isdigit()}
+    assert set(listed) <= theirs
+    # a listed line is a spec
+    record(trace_dir, "-e", listed[rec_line].split()[0], cmd=[wl, 1]).check()
+    assert len(read_trace(trace_dir).events) == 3
+    bad = subprocess.run([scry, "list", f"uprobe:{wl}:nofile.c:*"], capture_output=True, text=True)
+    assert bad.returncode == 1 and bad.stderr.strip() == f"scry list: no line of nofile.c has code in {real}"
