@@ -641,3 +641,25 @@ def test_list_lines(scry, workload, record, trace_dir):
     assert len(read_trace(trace_dir).events) == 3
     bad = subprocess.run([scry, "list", f"uprobe:{wl}:nofile.c:*"], capture_output=True, text=True)
     assert bad.returncode == 1 and bad.stderr.strip() == f"scry list: no line of nofile.c has code in {real}"
+
+
+def test_flow_threads_kept_apart(scry, workload):
+    """4 threads recursing at once: each thread's tree is whole and its own."""
+    import re
+    wl = workload("uprobed")
+    rounds = 20
+    p = subprocess.run([scry, "trace", "--flow", f"{wl}:recurse", "--", wl, str(rounds), "threads"],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    per = {}
+    for l in p.stderr.splitlines():
+        m = re.match(r"^(?:\[pid +(\d+)\] )? *\d+ ( *)(->|<-) (.*?)( <\d+\.\d{6}>)?$", l)
+        if m:
+            per.setdefault(int(m[1] or 0), []).append((len(m[2]) // 2, m[3], m[4], m[5] is not None))
+    one = [(0, "->", "recurse(depth=3)", False), (1, "->", "recurse(depth=2)", False),
+           (2, "->", "recurse(depth=1)", False), (3, "->", "recurse(depth=0)", False),
+           (3, "<-", "recurse = 0", True), (2, "<-", "recurse = 1", True),
+           (1, "<-", "recurse = 2", True), (0, "<-", "recurse = 3", True)]
+    assert len(per) == 4 and 0 not in per, p.stderr[:2000]
+    for tid, lines in per.items():
+        assert lines == one * rounds, (tid, lines[:12])

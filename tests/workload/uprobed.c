@@ -5,8 +5,10 @@
  * semaphore is set), and libc's malloc and open.
  *   uprobed [N [slow]]  calls each function N times (default 3), i = 0..N-1; slow: 200 ms
  *                       between rounds (to attach with -p while main runs)
+ *   uprobed N threads   4 threads each calling recurse(3) N times, at once
  * Prints {"pid":P} first.  Built -O1 -g (and -O0, stripped: the Makefile). */
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +55,15 @@ NOIPA int recurse(int depth)
 	return depth <= 0 ? 0 : 1 + recurse(depth - 1);
 }
 
+static int rounds;
+
+static void *worker(void *arg)
+{
+	for (int i = 0; i < rounds; i++)
+		sink = recurse(3);
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 3;
@@ -60,6 +71,16 @@ int main(int argc, char **argv)
 
 	printf("{\"pid\":%d}\n", getpid());
 	fflush(stdout);
+	if (argc > 2 && !strcmp(argv[2], "threads")) {
+		pthread_t th[4];
+
+		rounds = n;
+		for (int k = 0; k < 4; k++)
+			pthread_create(&th[k], NULL, worker, NULL);
+		for (int k = 0; k < 4; k++)
+			pthread_join(th[k], NULL);
+		return 0;
+	}
 	for (int i = 0; i < n; i++) {
 		struct pair p = { 10 + i, 20 };
 		void *m;
