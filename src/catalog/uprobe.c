@@ -378,7 +378,7 @@ int scry_catalog_uprobes(struct scry_catalog *cat, const char *spec, struct scry
 		} else {
 			const char *fb = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
 
-			snprintf(suffix, sizeof(suffix), "%s_%d", fb, line);
+			snprintf(suffix, sizeof(suffix), "%s:%d", fb, line);
 			rc = 0;
 			for (size_t i = 0; i < na && !rc; i++) {
 				int64_t off = scry_elf_offset(&e, addrs[i]);
@@ -430,7 +430,7 @@ int scry_catalog_uprobes(struct scry_catalog *cat, const char *spec, struct scry
 			snprintf(err, errlen, "'%s': a uretprobe is set on a function, not at an offset", spec);
 			goto out;
 		}
-		snprintf(suffix, sizeof(suffix), "%s_0x%" PRIx64, func, off);
+		snprintf(suffix, sizeof(suffix), "%s+0x%" PRIx64, func, off);
 		rc = add_probe(cat, &v, &nv, path, ret, func, f->offset + off, suffix,
 			       off == 0 && dw && !scry_dwarf_func(dw, f->addr, &dwf) ? &dwf : NULL, false, false);
 		goto out;

@@ -558,7 +558,7 @@ def test_statement_probes(record, workload, trace_dir):
     assert names == ([f"uprobe_uprobed_uprobed_c_{add_line}"] + [f"uprobe_uprobed_uprobed_c_{rec_line}"] * 3) * N
     assert all(e["fields"] == {} for e in tr.events)
     meta = next(trace_dir.rglob("metadata")).read_text()
-    assert f'model.emf.uri = "uprobe:{os.path.realpath(wl)}:uprobed.c_{rec_line}";' in meta
+    assert f'model.emf.uri = "uprobe:{os.path.realpath(wl)}:uprobed.c:{rec_line}";' in meta
 
 
 def test_statement_probe_bad_input(scry, workload, trace_dir):

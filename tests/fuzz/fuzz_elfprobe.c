@@ -60,6 +60,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				free(addrs);
 			}
 		}
+		if (dw) {                    /* scry list uprobe:PATH:FILE:* */
+			int *lines;
+			unsigned *na;
+			size_t nl;
+
+			if (!scry_dwarf_file_lines(dw, "uprobed.c", &lines, &na, &nl)) {
+				for (size_t i = 0; i < nl; i++)
+					if ((i && lines[i - 1] >= lines[i]) || !na[i])
+						abort();
+				free(lines);
+				free(na);
+			}
+		}
 		scry_dwarf_close(dw);
 		scry_elf_free(&e);
 	} else {
