@@ -489,3 +489,21 @@ int scry_dwarf_file_lines(struct scry_dwarf *d, const char *file, int **lines_ou
 	*n = k;
 	return 0;
 }
+
+bool scry_dwarf_addr_is_row(struct scry_dwarf *d, uint64_t addr)
+{
+	Dwarf_Die cu;
+	Dwarf_Lines *lines;
+	size_t nl;
+
+	if (!dwarf_addrdie(d->dw, addr, &cu) || dwarf_getsrclines(&cu, &lines, &nl))
+		return false;
+	for (size_t i = 0; i < nl; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+		Dwarf_Addr a;
+
+		if (l && !dwarf_lineaddr(l, &a) && a == addr)
+			return true;
+	}
+	return false;
+}

@@ -59,5 +59,7 @@ int scry_dwarf_line_addrs(struct scry_dwarf *d, const char *file, int line, uint
 /* The lines of FILE with code (statement rows), ascending, each with its count of distinct
  * addresses: n lines in *lines / *naddrs (malloc'd).  0, or -1 when FILE has none. */
 int scry_dwarf_file_lines(struct scry_dwarf *d, const char *file, int **lines, unsigned **naddrs, size_t *n);
+/* Does the line table have a row at addr (so an instruction starts there)? */
+bool scry_dwarf_addr_is_row(struct scry_dwarf *d, uint64_t addr);
 
 #endif

@@ -430,6 +430,14 @@ int scry_catalog_uprobes(struct scry_catalog *cat, const char *spec, struct scry
 			snprintf(err, errlen, "'%s': a uretprobe is set on a function, not at an offset", spec);
 			goto out;
 		}
+		/* a probe inside an instruction would break the program: only where the line
+		 * table says an instruction starts (0xADDR, unchecked, for the rest) */
+		if (off && (!dw || !scry_dwarf_addr_is_row(dw, f->addr + off))) {
+			snprintf(err, errlen, "'%s': cannot tell that offset %" PRIu64 " of %s starts an instruction (%s): "
+				 "give an instruction's address from objdump -d as uprobe:%s:0xADDR (%s is at 0x%" PRIx64 ")",
+				 spec, off, func, dw ? "no line table row there" : "no DWARF", pathspec, func, f->addr);
+			goto out;
+		}
 		snprintf(suffix, sizeof(suffix), "%s+0x%" PRIx64, func, off);
 		rc = add_probe(cat, &v, &nv, path, ret, func, f->offset + off, suffix,
 			       off == 0 && dw && !scry_dwarf_func(dw, f->addr, &dwf) ? &dwf : NULL, false, false);

@@ -663,3 +663,18 @@ def test_flow_threads_kept_apart(scry, workload):
     assert len(per) == 4 and 0 not in per, p.stderr[:2000]
     for tid, lines in per.items():
         assert lines == one * rounds, (tid, lines[:12])
+
+
+def test_offset_must_start_an_instruction(scry, record, workload, trace_dir):
+    """add3+3 starts the second instruction (a line table row); add3+4 is inside it: refused."""
+    wl = workload("uprobed")
+    addr = nm_addr(wl, "add3")
+    dis = subprocess.run(["objdump", "-d", "--no-show-raw-insn", wl], capture_output=True, text=True).stdout
+    body = dis[dis.index(f"<add3>:"):].split("\n\n")[0].splitlines()[1:]
+    insns = [int(l.split(":")[0], 16) - addr for l in body if ":" in l]
+    assert insns[:2] == [0, 3], insns          # movslq %edi,%rdi is 3 bytes
+    record(trace_dir, "-e", f"uprobe:{wl}:add3+3", cmd=[wl, N]).check()
+    assert len(read_trace(trace_dir).events) == N
+    line = run_bad(scry, trace_dir.parent / "t2", f"uprobe:{wl}:add3+4")
+    assert "cannot tell that offset 4 of add3 starts an instruction (no line table row there)" in line
+    assert f"(add3 is at {hex(addr)})" in line
