@@ -304,7 +304,8 @@ struct scry_up_op {
 	__u8 kind;            /* enum scry_uop_kind */
 	__u8 reg;             /* SCRY_UREG_* */
 	__u8 size;            /* REG: 1, 2, 4 or 8 */
-	__u8 pad;
+	__u8 shift;           /* REG: from byte `shift` of the register (a member of a small
+	                       * struct passed by value: its eightbyte's register) */
 	__u16 max;            /* USTR: bytes with the NUL */
 	__u16 pad2;
 };

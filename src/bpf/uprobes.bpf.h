@@ -50,7 +50,7 @@ static __always_inline int up_write(struct pt_regs *ctx, __u32 slot, const bool 
 
 		if (i >= d->nops || pos > SCRY_EVENT_MAX)
 			break;
-		v = regs[op->reg & 7];
+		v = regs[op->reg & 7] >> ((op->shift & 7) * 8);
 		if (op->kind == SCRY_UOP_USTR) {
 			pos = write_user_str(a->buf, pos, v, op->max, &faults);
 		} else {

@@ -163,6 +163,49 @@ static bool has_float(Dwarf_Die *t, int depth)
 	}
 }
 
+/* The members of a small struct passed in registers, each an integer, enum or pointer
+ * within one eightbyte (no bit fields, arrays or nested structs): false if one is not. */
+static bool struct_members(Dwarf_Die *st, struct scry_dw_param *p)
+{
+	Dwarf_Die m, mt, pt;
+	Dwarf_Attribute a;
+	Dwarf_Word off, enc = 0;
+
+	p->nmembers = 0;
+	if (dwarf_child(st, &m))
+		return false;
+	do {
+		const char *name = dwarf_diename(&m);
+		int size, tag;
+
+		if (dwarf_tag(&m) != DW_TAG_member)
+			continue;
+		if (!name || !*name || p->nmembers >= SCRY_DW_MAX_MEMBERS || dwarf_hasattr(&m, DW_AT_bit_size) ||
+		    !dwarf_attr(&m, DW_AT_data_member_location, &a) || dwarf_formudata(&a, &off) ||
+		    !type_of(&m, &mt) || !peel(&mt, &pt))
+			return false;
+		tag = dwarf_tag(&pt);
+		size = dwarf_bytesize(&pt);
+		if (tag == DW_TAG_pointer_type)
+			size = 8;
+		if ((tag != DW_TAG_base_type && tag != DW_TAG_enumeration_type && tag != DW_TAG_pointer_type) ||
+		    (size != 1 && size != 2 && size != 4 && size != 8) || off % 8 + (unsigned)size > 8 || off >= 16)
+			return false;
+		enc = 0;
+		if (tag == DW_TAG_base_type && dwarf_attr(&pt, DW_AT_encoding, &a))
+			dwarf_formudata(&a, &enc);
+		if (enc == DW_ATE_float)
+			return false;
+		snprintf(p->members[p->nmembers].name, sizeof(p->members[0].name), "%s", name);
+		p->members[p->nmembers].size = (uint8_t)size;
+		p->members[p->nmembers].off = (uint8_t)off;
+		p->members[p->nmembers].base = tag == DW_TAG_pointer_type ? 16 : 10;
+		p->members[p->nmembers].is_signed = enc == DW_ATE_signed || enc == DW_ATE_signed_char;
+		p->nmembers++;
+	} while (!dwarf_siblingof(&m, &m));
+	return p->nmembers > 0;
+}
+
 /* Describe a value of type t (NULL: void) as a field; *gprs: the integer registers it takes
  * (0 when it is passed elsewhere, why set). */
 static void classify(Dwarf_Die *t, struct scry_dw_param *p, int *gprs)
@@ -251,6 +294,10 @@ static void classify(Dwarf_Die *t, struct scry_dw_param *p, int *gprs)
 			snprintf(p->why, sizeof(p->why), "a struct with floating-point members by value: not in integer registers");
 		} else {
 			*gprs = (size + 7) / 8;
+			if (dwarf_tag(&pt) == DW_TAG_structure_type && struct_members(&pt, p)) {
+				p->kind = SCRY_DW_STRUCT;
+				return;
+			}
 			snprintf(p->why, sizeof(p->why), "a struct by value (in %d register%s): members are not recorded",
 				 *gprs, *gprs > 1 ? "s" : "");
 		}

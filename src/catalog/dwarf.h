@@ -14,11 +14,14 @@
 
 #define SCRY_DW_MAX_PARAMS 32
 #define SCRY_DW_MAX_ENUMS 64
+#define SCRY_DW_MAX_MEMBERS 8
 
 enum scry_dw_kind {
 	SCRY_DW_NONE,        /* not recorded (void, or not located) */
 	SCRY_DW_INT,         /* an integer, enum or pointer of `size` bytes */
 	SCRY_DW_STR,         /* char *: the string it points to */
+	SCRY_DW_STRUCT,      /* a small struct by value: its integer members (members[]) from
+	                      * the registers of its eightbytes */
 };
 
 struct scry_dw_param {
@@ -29,6 +32,8 @@ struct scry_dw_param {
 	bool is_signed;
 	uint8_t base;        /* 16 for pointers */
 	int reg;             /* SCRY_UREG_*, or -1 */
+	unsigned nmembers;   /* SCRY_DW_STRUCT: its integer members, at byte offset off */
+	struct { char name[48]; uint8_t size, off, base; bool is_signed; } members[SCRY_DW_MAX_MEMBERS];
 	unsigned nenums;     /* an enum: its enumerators (at most SCRY_DW_MAX_ENUMS kept) */
 	struct { char name[48]; int64_t value; } enums[SCRY_DW_MAX_ENUMS];
 	char why[96];        /* reg -1: why it is not recorded */

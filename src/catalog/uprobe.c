@@ -29,7 +29,7 @@ struct uparam {
 	bool str;
 	uint8_t size, base;
 	bool is_signed;
-	uint8_t reg;
+	uint8_t reg, shift;
 	const struct scry_dw_param *dw;   /* typed from DWARF: its enumerators */
 };
 
@@ -74,7 +74,8 @@ static struct scry_event *build_event(const char *name, const char *system, cons
 			}
 		}
 		d->ops[i] = (struct scry_up_op){ .kind = p[i].str ? SCRY_UOP_USTR : SCRY_UOP_REG, .reg = p[i].reg,
-						 .size = p[i].size, .max = (__u16)strmax };
+						 .size = p[i].size, .shift = p[i].shift,
+						 .max = (__u16)strmax };
 		d->nops++;
 	}
 	return ev;
@@ -99,6 +100,7 @@ static int probe_event(struct scry_catalog *cat, struct scry_uprobe *u, const ch
 	const char *kind = u->ret ? "uretprobe" : "uprobe";
 	char name[512], key[4200], uri[4200];
 	struct uparam p[SCRY_MAX_UP_OPS];
+	char mnames[SCRY_MAX_UP_OPS][112];
 	unsigned n = 0, strmax = scry_catalog_capture(cat)->strsize;
 	struct scry_event *ev;
 
@@ -112,14 +114,28 @@ static int probe_event(struct scry_catalog *cat, struct scry_uprobe *u, const ch
 			dw_field(&p[n++], &dwf->ret);
 	} else if (dwf) {
 		for (unsigned i = 0; i < dwf->nparams; i++) {
-			if (dwf->params[i].kind != SCRY_DW_NONE && n < SCRY_MAX_UP_OPS) {
-				dw_field(&p[n++], &dwf->params[i]);
+			const struct scry_dw_param *dp = &dwf->params[i];
+
+			if (dp->kind == SCRY_DW_STRUCT && n + dp->nmembers <= SCRY_MAX_UP_OPS) {
+				/* its members from its eightbytes' registers: "p_x" */
+				for (unsigned k = 0; k < dp->nmembers; k++) {
+					snprintf(mnames[n], sizeof(mnames[n]), "%s_%s", dp->name, dp->members[k].name);
+					p[n] = (struct uparam){ .name = mnames[n], .size = dp->members[k].size,
+								.base = dp->members[k].base,
+								.is_signed = dp->members[k].is_signed,
+								.reg = (uint8_t)(dp->reg + dp->members[k].off / 8),
+								.shift = (uint8_t)(dp->members[k].off % 8) };
+					n++;
+				}
+				continue;
+			}
+			if (dp->kind != SCRY_DW_NONE && dp->kind != SCRY_DW_STRUCT && n < SCRY_MAX_UP_OPS) {
+				dw_field(&p[n++], dp);
 				continue;
 			}
 			if (!quiet)
 				scry_log(SCRY_LOG_INFO, "scry: %s: parameter %s (%s) not recorded: %s", uri,
-					 dwf->params[i].name, dwf->params[i].ctype,
-					 dwf->params[i].kind != SCRY_DW_NONE ? "more than 8 fields" : dwf->params[i].why);
+					 dp->name, dp->ctype, dp->kind != SCRY_DW_NONE ? "more than 8 fields" : dp->why);
 		}
 	} else if (u->ret)
 		p[n++] = (struct uparam){ .name = "ret", .size = 8, .base = 10, .reg = SCRY_UREG_RET };

@@ -124,6 +124,9 @@ static void print_uprobe_fn(void *ctx, const char *path, const char *func, uint6
 			printf("    [not recorded: %s]", p->why);
 		else if (p->kind == SCRY_DW_STR)
 			printf("    [string]");
+		for (unsigned k = 0; k < p->nmembers; k++)
+			printf("%s%s_%s%s", k ? ", " : "    [fields ", p->name, p->members[k].name,
+			       k + 1 == p->nmembers ? "]" : "");
 		for (unsigned k = 0; k < p->nenums; k++)
 			printf("%s%s=%lld%s", k ? ", " : "    [", p->enums[k].name, (long long)p->enums[k].value,
 			       k + 1 == p->nenums ? "]" : "");

@@ -44,11 +44,11 @@ def test_typed_arguments_from_dwarf(record, workload, trace_dir, binary):
     assert ev(f"uretprobe_{b}_greet") == [{"ret": 10 * (3 + i)} for i in range(N)]
     assert ev(f"uprobe_{b}_paint") == [{"c": 1, "where": 0x1234, "level": -5, "big": 0xfedcba9876543210}] * N
     assert ev(f"uretprobe_{b}_paint") == [{"ret": 40}] * N
-    # a struct and a double by value are in no integer register: k still is (rdx after
-    # the two registers of struct pair), and the reasons are said
-    assert ev(f"uprobe_{b}_sum_pair") == [{"k": i} for i in range(N)]
+    # struct pair by value: its members from its two registers (rdi, rsi); the double is
+    # in an SSE register (said, not recorded); k in rdx after them
+    assert ev(f"uprobe_{b}_sum_pair") == [{"p_x": 10 + i, "p_y": 20, "k": i} for i in range(N)]
     assert ev(f"uretprobe_{b}_sum_pair") == [{"ret": (30 + i) // 2 + i} for i in range(N)]
-    assert "parameter p (struct pair) not recorded: a struct by value (in 2 registers)" in rec.stderr
+    assert "parameter p (struct pair)" not in rec.stderr
     assert "parameter scale (double) not recorded: floating point: passed in an SSE register" in rec.stderr
     assert rec.summary()["events"] == 8 * N
     # the CTF types: signed/unsigned sizes, pointers in hex, strings
@@ -307,7 +307,7 @@ def test_list_functions_with_parameters(scry, workload):
         "    long long unsigned int big\n"
         "    -> enum color\n"
         f"uprobe:{real}:sum_pair\n"
-        "    struct pair p    [not recorded: a struct by value (in 2 registers): members are not recorded]\n"
+        "    struct pair p    [fields p_x, p_y]\n"
         "    double scale    [not recorded: floating point: passed in an SSE register]\n"
         "    int k\n    -> long int\n")
     p = subprocess.run([scry, "list", f"uprobe:{wl}:greet"], capture_output=True, text=True, timeout=60)
