@@ -678,3 +678,20 @@ def test_offset_must_start_an_instruction(scry, record, workload, trace_dir):
     line = run_bad(scry, trace_dir.parent / "t2", f"uprobe:{wl}:add3+4")
     assert "cannot tell that offset 4 of add3 starts an instruction (no line table row there)" in line
     assert f"(add3 is at {hex(addr)})" in line
+
+
+def test_contexts_and_trackers_apply(record, workload, trace_dir, tmp_path):
+    """Probe events go through the same record path: the channel's contexts, the trackers."""
+    wl = workload("uprobed")
+    record(trace_dir, "-c", "pid,tid,procname,ppid,vtid,cpu_id", "-e", f"uprobe:{wl}:handle_beta",
+           cmd=[wl, N]).check()
+    ev = read_trace(trace_dir).events
+    assert len(ev) == N
+    for e in ev:
+        assert e["ctx"]["vtid"] == e["tid"] and e["ctx"]["ppid"] > 0 and e["procname"] == "uprobed"
+        assert e["ctx"]["cpu_id"] == e["cpu"]
+    # a uid tracker that rejects root: nothing; one that takes it: every call
+    d1, d2 = tmp_path / "u1", tmp_path / "u0"
+    record(d1, "--track-uid", "65534", "-e", f"uprobe:{wl}:handle_beta", cmd=[wl, N]).check()
+    record(d2, "--track-uid", "0", "-e", f"uprobe:{wl}:handle_beta", cmd=[wl, N]).check()
+    assert len(read_trace(d1).events) == 0 and len(read_trace(d2).events) == N
