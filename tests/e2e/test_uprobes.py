@@ -695,3 +695,15 @@ def test_contexts_and_trackers_apply(record, workload, trace_dir, tmp_path):
     record(d1, "--track-uid", "65534", "-e", f"uprobe:{wl}:handle_beta", cmd=[wl, N]).check()
     record(d2, "--track-uid", "0", "-e", f"uprobe:{wl}:handle_beta", cmd=[wl, N]).check()
     assert len(read_trace(d1).events) == 0 and len(read_trace(d2).events) == N
+
+
+def test_more_bad_input(scry, workload, trace_dir, tmp_path):
+    script = tmp_path / "script.sh"
+    script.write_text("#!/bin/sh\necho hi\n")
+    script.chmod(0o755)
+    assert run_bad(scry, trace_dir, f"uprobe:{script}:main") == f"scry: {script}: not an ELF file"
+    assert run_bad(scry, trace_dir, f"uprobe:{tmp_path}:main") == f"scry: {tmp_path}: not a regular file"
+    wl = workload("uprobed")
+    assert run_bad(scry, trace_dir, f"uprobe:{wl}:zz*") == \
+        f"scry: no function matches 'zz*' in {os.path.realpath(wl)}"
+    assert "invalid address" in run_bad(scry, trace_dir, f"uprobe:{wl}:0xzz")
