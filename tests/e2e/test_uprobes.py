@@ -707,3 +707,25 @@ def test_more_bad_input(scry, workload, trace_dir, tmp_path):
     assert run_bad(scry, trace_dir, f"uprobe:{wl}:zz*") == \
         f"scry: no function matches 'zz*' in {os.path.realpath(wl)}"
     assert "invalid address" in run_bad(scry, trace_dir, f"uprobe:{wl}:0xzz")
+
+
+def test_bare_name_resolved_through_pid_maps(scry, workload, tmp_path):
+    """-p: 'myprog' (in no $PATH directory) is the executable the process maps."""
+    prog = tmp_path / "myprog"
+    shutil.copy(workload("uprobed"), prog)
+    w = subprocess.Popen([str(prog), "15", "slow"], stdout=subprocess.PIPE, text=True)   # 3 s
+    out = tmp_path / "t"
+    try:
+        pid = json.loads(w.stdout.readline())["pid"]
+        p = subprocess.run([scry, "record", "-q", "-o", str(out), "-p", str(pid), "-e", "uprobe:myprog:handle_alpha",
+                            "-e", "uprobe:libc:malloc"], capture_output=True, text=True, timeout=120)
+        assert p.returncode == 0, p.stderr
+    finally:
+        w.kill()
+        w.wait()
+    tr = read_trace(out)
+    vs = [e["fields"]["v"] for e in tr.events if e["name"] == "uprobe_myprog_handle_alpha"]
+    assert vs and vs == list(range(vs[0], vs[0] + len(vs)))
+    assert any(e["name"] == "uprobe_libc_so_6_malloc" for e in tr.events)
+    meta = next(out.rglob("metadata")).read_text()
+    assert f'model.emf.uri = "uprobe:{os.path.realpath(prog)}:handle_alpha";' in meta
