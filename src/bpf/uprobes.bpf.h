@@ -3,7 +3,8 @@
  * unless the session has one), its event and payload given by the descriptor of its slot
  * (the attach cookie, map "uprobes"): each operation writes one field from the x86-64
  * System V registers of the probed thread (arguments in rdi, rsi, rdx, rcx, r8, r9; the
- * return value in rax), as an integer of 1..8 bytes or as the user string it points to;
+ * return value in rax) or the stack (arguments past them, at the entry), as an integer of
+ * 1..8 bytes or as the user string it points to;
  * USDT probes (scry_usdt) their arguments as the note describes them (bpf_usdt_arg). */
 
 static __always_inline int up_write(struct pt_regs *ctx, __u32 slot, const bool usdt)
@@ -51,7 +52,12 @@ static __always_inline int up_write(struct pt_regs *ctx, __u32 slot, const bool 
 		if (i >= d->nops || pos > SCRY_EVENT_MAX)
 			break;
 		v = regs[op->reg & 7] >> ((op->shift & 7) * 8);
-		if (op->kind == SCRY_UOP_USTR) {
+		if (op->kind == SCRY_UOP_STACK || op->kind == SCRY_UOP_STACK_STR) {
+			/* at the entry, sp points at the return address; the stack arguments follow */
+			v = 0;
+			bpf_probe_read_user(&v, sizeof(v), (void *)(ctx->sp + 8 + op->off));
+		}
+		if (op->kind == SCRY_UOP_USTR || op->kind == SCRY_UOP_STACK_STR) {
 			pos = write_user_str(a->buf, pos, v, op->max, &faults);
 		} else {
 			WR(__u64, a->buf, pos, v);   /* little-endian: the low bytes first */

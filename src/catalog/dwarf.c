@@ -207,8 +207,18 @@ static bool struct_members(Dwarf_Die *st, struct scry_dw_param *p)
 }
 
 /* Describe a value of type t (NULL: void) as a field; *gprs: the integer registers it takes
- * (0 when it is passed elsewhere, why set). */
+ * (0 when it is passed elsewhere, why set); *mem, *align: its bytes and alignment on the
+ * stack when it is passed there whatever the registers left (0: never). */
+static void classify_mem(Dwarf_Die *t, struct scry_dw_param *p, int *gprs, int *mem, int *align);
+
 static void classify(Dwarf_Die *t, struct scry_dw_param *p, int *gprs)
+{
+	int mem, align;
+
+	classify_mem(t, p, gprs, &mem, &align);
+}
+
+static void classify_mem(Dwarf_Die *t, struct scry_dw_param *p, int *gprs, int *mem, int *align)
 {
 	Dwarf_Die pt, target, tp;
 	Dwarf_Attribute a;
@@ -216,7 +226,10 @@ static void classify(Dwarf_Die *t, struct scry_dw_param *p, int *gprs)
 	int size;
 
 	*gprs = 0;
+	*mem = 0;
+	*align = 8;
 	p->kind = SCRY_DW_NONE;
+	p->stack = -1;
 	type_name(t, p->ctype, sizeof(p->ctype), 0);
 	if (!t)
 		return;
@@ -268,6 +281,10 @@ static void classify(Dwarf_Die *t, struct scry_dw_param *p, int *gprs)
 		if (enc == DW_ATE_float || enc == DW_ATE_complex_float) {
 			snprintf(p->why, sizeof(p->why), "%s", size > 8 ? "a long double: passed on the stack" :
 				 "floating point: passed in an SSE register");
+			if (size > 8) {
+				*mem = 16;
+				*align = 16;
+			}
 			return;
 		}
 		if (size == 16) {
@@ -290,6 +307,7 @@ static void classify(Dwarf_Die *t, struct scry_dw_param *p, int *gprs)
 	case DW_TAG_class_type:
 		if (size > 16 || size < 0) {
 			snprintf(p->why, sizeof(p->why), "a struct of more than 16 bytes by value: passed on the stack");
+			*mem = size > 0 ? (size + 7) / 8 * 8 : 0;
 		} else if (has_float(&pt, 0)) {
 			snprintf(p->why, sizeof(p->why), "a struct with floating-point members by value: not in integer registers");
 		} else {
@@ -330,7 +348,7 @@ int scry_dwarf_func(struct scry_dwarf *d, uint64_t addr, struct scry_dw_func *ou
 {
 	struct find_ctx c = { .addr = addr };
 	Dwarf_Die cu, child, t;
-	int gprs, next = 0;
+	int gprs, next = 0, stack = 0, mem, align;
 
 	memset(out, 0, sizeof(*out));
 	if (dwarf_addrdie(d->dw, addr, &cu))
@@ -367,12 +385,21 @@ int scry_dwarf_func(struct scry_dwarf *d, uint64_t addr, struct scry_dw_func *ou
 		snprintf(p->name, sizeof(p->name), "%s", name ? name : "");
 		if (!name)
 			snprintf(p->name, sizeof(p->name), "arg%u", out->nparams - 1);
-		classify(type_of(&child, &t) ? &t : NULL, p, &gprs);
+		classify_mem(type_of(&child, &t) ? &t : NULL, p, &gprs, &mem, &align);
 		p->reg = -1;
+		if (mem) {                      /* on the stack whatever the registers */
+			stack = (stack + align - 1) / align * align + mem;
+			continue;
+		}
 		if (gprs && next + gprs > 6) {
-			p->kind = SCRY_DW_NONE;
 			/* the whole argument goes to the stack; later ones may still fit */
-			snprintf(p->why, sizeof(p->why), "past the six integer registers: passed on the stack");
+			if (p->kind == SCRY_DW_INT || p->kind == SCRY_DW_STR) {
+				p->stack = stack;
+			} else {
+				p->kind = SCRY_DW_NONE;
+				snprintf(p->why, sizeof(p->why), "past the six integer registers: passed on the stack");
+			}
+			stack += gprs * 8;
 			continue;
 		}
 		if (p->kind != SCRY_DW_NONE)

@@ -3,8 +3,9 @@
  * located at the function's entry by the x86-64 System V calling convention: the first six
  * integer-class parameters (integers, enums, pointers, structs of at most 16 bytes without
  * floating-point members, one register per eightbyte) in rdi, rsi, rdx, rcx, r8, r9.  A
- * parameter that is not in one of those registers (a float or double: an SSE register; a
- * larger struct, a long double, a seventh integer: the stack) is named with the reason. */
+ * parameter that is not in one of those registers is read from the stack when it is an
+ * integer or pointer passed there (a seventh integer...), else named with the reason (a
+ * float or double: an SSE register; a larger struct, a long double: the stack). */
 #ifndef SCRY_CATALOG_DWARF_H
 #define SCRY_CATALOG_DWARF_H
 
@@ -32,6 +33,8 @@ struct scry_dw_param {
 	bool is_signed;
 	uint8_t base;        /* 16 for pointers */
 	int reg;             /* SCRY_UREG_*, or -1 */
+	int stack;           /* reg -1: its offset above the return address when passed on the
+	                      * stack (INT and STR only), else -1 */
 	unsigned nmembers;   /* SCRY_DW_STRUCT: its integer members, at byte offset off */
 	struct { char name[48]; uint8_t size, off, base; bool is_signed; } members[SCRY_DW_MAX_MEMBERS];
 	unsigned nenums;     /* an enum: its enumerators (at most SCRY_DW_MAX_ENUMS kept) */

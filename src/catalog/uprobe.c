@@ -30,6 +30,8 @@ struct uparam {
 	uint8_t size, base;
 	bool is_signed;
 	uint8_t reg, shift;
+	bool on_stack;                    /* a stack argument at offset stack */
+	uint16_t stack;
 	const struct scry_dw_param *dw;   /* typed from DWARF: its enumerators */
 };
 
@@ -73,7 +75,8 @@ static struct scry_event *build_event(const char *name, const char *system, cons
 				f->nenums++;
 			}
 		}
-		d->ops[i] = (struct scry_up_op){ .kind = p[i].str ? SCRY_UOP_USTR : SCRY_UOP_REG, .reg = p[i].reg,
+		d->ops[i] = (struct scry_up_op){ .kind = p[i].on_stack ? (p[i].str ? SCRY_UOP_STACK_STR : SCRY_UOP_STACK) :
+						 p[i].str ? SCRY_UOP_USTR : SCRY_UOP_REG, .reg = p[i].reg, .off = p[i].stack,
 						 .size = p[i].size, .shift = p[i].shift,
 						 .max = (__u16)strmax };
 		d->nops++;
@@ -87,7 +90,8 @@ oom:
 static void dw_field(struct uparam *p, const struct scry_dw_param *dp)
 {
 	*p = (struct uparam){ .name = dp->name, .str = dp->kind == SCRY_DW_STR, .size = dp->size,
-			      .base = dp->base, .is_signed = dp->is_signed, .reg = (uint8_t)dp->reg, .dw = dp };
+			      .base = dp->base, .is_signed = dp->is_signed, .reg = (uint8_t)(dp->reg >= 0 ? dp->reg : 0),
+			      .on_stack = dp->reg < 0, .stack = (uint16_t)(dp->reg < 0 ? dp->stack : 0), .dw = dp };
 }
 
 /* The event of one probe: built once per key, then the catalog's.  dwf: the function's
@@ -135,7 +139,7 @@ static int probe_event(struct scry_catalog *cat, struct scry_uprobe *u, const ch
 			}
 			if (!quiet)
 				scry_log(SCRY_LOG_INFO, "scry: %s: parameter %s (%s) not recorded: %s", uri,
-					 dp->name, dp->ctype, dp->kind != SCRY_DW_NONE ? "more than 8 fields" : dp->why);
+					 dp->name, dp->ctype, dp->kind != SCRY_DW_NONE ? "more than 12 fields" : dp->why);
 		}
 	} else if (u->ret)
 		p[n++] = (struct uparam){ .name = "ret", .size = 8, .base = 10, .reg = SCRY_UREG_RET };
@@ -209,6 +213,7 @@ static int catalog_usdt(struct scry_catalog *cat, const char *spec, struct scry_
 			char *err, size_t errlen)
 {
 	static const char *const argn[] = { "arg0", "arg1", "arg2", "arg3", "arg4", "arg5", "arg6", "arg7" };
+	_Static_assert(SCRY_MAX_UP_OPS >= 8, "USDT arguments");
 	const char *rest = spec + 5, *c1 = strchr(rest, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
 	char *pathspec = NULL, *path = NULL, *prov = NULL, *name = NULL;
 	struct scry_usdt_note *notes = NULL;
@@ -242,9 +247,8 @@ static int catalog_usdt(struct scry_catalog *cat, const char *spec, struct scry_
 			dup = !strcmp((*out)[k].provider, u->provider);
 		if (dup)
 			continue;
-		if (u->nargs > SCRY_MAX_UP_OPS) {
-			snprintf(err, errlen, "'%s': %u arguments, more than the %d scry records", spec, u->nargs,
-				 SCRY_MAX_UP_OPS);
+		if (u->nargs > 8) {   /* uprobes.bpf.h reads 8 USDT arguments */
+			snprintf(err, errlen, "'%s': %u arguments, more than the 8 scry records", spec, u->nargs);
 			goto out;
 		}
 		for (; np < u->nargs; np++) {

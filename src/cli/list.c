@@ -124,6 +124,8 @@ static void print_uprobe_fn(void *ctx, const char *path, const char *func, uint6
 			printf("    [not recorded: %s]", p->why);
 		else if (p->kind == SCRY_DW_STR)
 			printf("    [string]");
+		if (p->kind != SCRY_DW_NONE && p->reg < 0 && p->stack >= 0)
+			printf("    [on the stack]");
 		for (unsigned k = 0; k < p->nmembers; k++)
 			printf("%s%s_%s%s", k ? ", " : "    [fields ", p->name, p->members[k].name,
 			       k + 1 == p->nmembers ? "]" : "");

@@ -507,6 +507,8 @@ def test_flow_tree(scry, workload):
         (3, "<-", "recurse = 0", True),
         (2, "<-", "recurse = 1", True),
         (1, "<-", "recurse = 2", True),
+        (1, "->", 'many(a=1, b=2, c=3, d=4, e=5, f=6, g=-7, h="eighth", i=9000000000)', False),
+        (1, "<-", "many = 9000000020", True),
         (0, "<-", "main = 0", True)], p.stderr
     # times: microseconds since the thread's first hit, never decreasing
     us = [int(l.split()[0]) for l in p.stderr.splitlines() if " -> " in l or " <- " in l]
@@ -729,3 +731,20 @@ def test_bare_name_resolved_through_pid_maps(scry, workload, tmp_path):
     assert any(e["name"] == "uprobe_libc_so_6_malloc" for e in tr.events)
     meta = next(out.rglob("metadata")).read_text()
     assert f'model.emf.uri = "uprobe:{os.path.realpath(prog)}:handle_alpha";' in meta
+
+
+@pytest.mark.parametrize("binary", ["uprobed", "uprobed-O0"])
+def test_arguments_on_the_stack(record, workload, trace_dir, scry, binary):
+    """many(a..f in registers, g, h, i on the stack): the 7th integer, a string and a long
+    past the six registers, read from [rsp + 8 + off] at the entry."""
+    wl = workload(binary)
+    b = binary.replace("-", "_")
+    record(trace_dir, "-e", f"uprobe:{wl}:many", "-e", f"uretprobe:{wl}:many", cmd=[wl, N]).check()
+    tr = read_trace(trace_dir)
+    assert [e["fields"] for e in by_name(tr, f"uprobe_{b}_many")] == [
+        {"a": 1, "b": 2, "c": 3, "d": 4, "e": 5, "f": 6, "g": -7 - i, "h": "eighth", "i": 9000000000 + i}
+        for i in range(N)]
+    assert [e["fields"]["ret"] for e in by_name(tr, f"uretprobe_{b}_many")] == \
+        [21 - 7 - i + 6 + 9000000000 + i for i in range(N)]
+    p = subprocess.run([scry, "list", f"uprobe:{wl}:many"], capture_output=True, text=True)
+    assert "    int g    [on the stack]\n    const char *h    [string]    [on the stack]\n" in p.stdout

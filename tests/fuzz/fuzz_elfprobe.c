@@ -45,7 +45,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (f.nparams > SCRY_DW_MAX_PARAMS)
 				abort();
 			for (unsigned k = 0; k < f.nparams; k++)
-				if (f.params[k].reg >= 6 || (f.params[k].kind != SCRY_DW_NONE && f.params[k].reg < 0))
+				if (f.params[k].reg >= 6 ||
+				    (f.params[k].kind != SCRY_DW_NONE && f.params[k].reg < 0 && f.params[k].stack < 0))
 					abort();
 		}
 		if (dw) {                    /* a statement probe's line table */

@@ -46,6 +46,11 @@ NOIPA long sum_pair(struct pair p, double scale, int k)
 	return (long)((p.x + p.y) * scale) + k;
 }
 
+NOIPA long many(int a, int b, int c, int d, int e, int f, int g, const char *h, long i)
+{
+	return a + b + c + d + e + f + g + (long)strlen(h) + i;
+}
+
 NOIPA int handle_alpha(int v) { return v + 1; }
 NOIPA int handle_beta(int v) { return v + 2; }
 NOIPA int handle_gamma(int v) { return v + 3; }
@@ -92,6 +97,7 @@ int main(int argc, char **argv)
 		sink = sum_pair(p, 0.5, i);
 		sink = handle_alpha(i) + handle_beta(i) + handle_gamma(i);
 		sink = recurse(2);
+		sink = many(1, 2, 3, 4, 5, 6, -7 - i, "eighth", 9000000000L + i);
 		DTRACE_PROBE3(scrywl, tick, i, 42 + i, -7);
 		if (scrywl_guarded_semaphore)   /* only reached while a tracer probes it */
 			DTRACE_PROBE2(scrywl, guarded, (long)i * 10, "guarded");
