@@ -114,8 +114,21 @@ static int probe_event(struct scry_catalog *cat, struct scry_uprobe *u, const ch
 	if (stmt) {
 		/* a statement probe: its time and task (its variables: not read yet) */
 	} else if (dwf && u->ret) {
-		if (dwf->ret.kind != SCRY_DW_NONE)
-			dw_field(&p[n++], &dwf->ret);
+		const struct scry_dw_param *r = &dwf->ret;
+
+		if (r->kind == SCRY_DW_STRUCT) {
+			/* a small struct returned in rax (first eightbyte) and rdx (second): "ret_x" */
+			for (unsigned k = 0; k < r->nmembers && n < SCRY_MAX_UP_OPS; k++) {
+				snprintf(mnames[n], sizeof(mnames[n]), "ret_%s", r->members[k].name);
+				p[n] = (struct uparam){ .name = mnames[n], .size = r->members[k].size,
+							.base = r->members[k].base, .is_signed = r->members[k].is_signed,
+							.reg = r->members[k].off < 8 ? SCRY_UREG_RET : 2,
+							.shift = (uint8_t)(r->members[k].off % 8) };
+				n++;
+			}
+		} else if (r->kind != SCRY_DW_NONE) {
+			dw_field(&p[n++], r);
+		}
 	} else if (dwf) {
 		for (unsigned i = 0; i < dwf->nparams; i++) {
 			const struct scry_dw_param *dp = &dwf->params[i];

@@ -137,6 +137,8 @@ static void print_uprobe_fn(void *ctx, const char *path, const char *func, uint6
 	if (dw->variadic)
 		printf("    ...    [not recorded: variadic]\n");
 	printf("    -> %s", dw->ret.ctype);
+	for (unsigned k = 0; k < dw->ret.nmembers; k++)
+		printf("%sret_%s%s", k ? ", " : "    [fields ", dw->ret.members[k].name, k + 1 == dw->ret.nmembers ? "]" : "");
 	if (dw->ret.kind == SCRY_DW_NONE && dw->ret.why[0])
 		printf("    [not recorded: %s]", dw->ret.why);
 	printf("\n");

@@ -184,7 +184,7 @@ void trace_flow_probe(struct trace_printer *p, struct trace_flow *f, int pid, in
 		ob_puts(&p->ob, func);
 		if (ev->nfields) {
 			OB_LIT(&p->ob, " = ");
-			trace_probe_value(p, &ev->fields[0], &vals[0]);
+			trace_probe_ret(p, ev, vals);
 		}
 		OB_LIT(&p->ob, " [entry not seen]");
 		trace_printer_line_end(p);
@@ -196,7 +196,7 @@ void trace_flow_probe(struct trace_printer *p, struct trace_flow *f, int pid, in
 	ob_puts(&p->ob, func);
 	if (ev->nfields) {
 		OB_LIT(&p->ob, " = ");
-		trace_probe_value(p, &ev->fields[0], &vals[0]);
+		trace_probe_ret(p, ev, vals);
 	}
 	int64_t d = ts - t->stack[k - 1].ts;
 	put_fmt(p, " <%lld.%06lld>", d / 1000000000, d % 1000000000 / 1000);

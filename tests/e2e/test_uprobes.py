@@ -509,6 +509,8 @@ def test_flow_tree(scry, workload):
         (1, "<-", "recurse = 2", True),
         (1, "->", 'many(a=1, b=2, c=3, d=4, e=5, f=6, g=-7, h="eighth", i=9000000000)', False),
         (1, "<-", "many = 9000000020", True),
+        (1, "->", "mkpair(x=100, y=-50)", False),
+        (1, "<-", "mkpair = {x=200, y=-51}", True),
         (0, "<-", "main = 0", True)], p.stderr
     # times: microseconds since the thread's first hit, never decreasing
     us = [int(l.split()[0]) for l in p.stderr.splitlines() if " -> " in l or " <- " in l]
@@ -748,3 +750,16 @@ def test_arguments_on_the_stack(record, workload, trace_dir, scry, binary):
         [21 - 7 - i + 6 + 9000000000 + i for i in range(N)]
     p = subprocess.run([scry, "list", f"uprobe:{wl}:many"], capture_output=True, text=True)
     assert "    int g    [on the stack]\n    const char *h    [string]    [on the stack]\n" in p.stdout
+
+
+@pytest.mark.parametrize("binary", ["uprobed", "uprobed-O0"])
+def test_struct_returned_by_value(record, workload, trace_dir, scry, binary):
+    """mkpair returns struct pair in rax:rdx: ret_x, ret_y."""
+    wl = workload(binary)
+    b = binary.replace("-", "_")
+    record(trace_dir, "-e", f"uretprobe:{wl}:mkpair", cmd=[wl, N]).check()
+    assert [e["fields"] for e in by_name(read_trace(trace_dir), f"uretprobe_{b}_mkpair")] == \
+        [{"ret_x": 2 * (100 + i), "ret_y": -51} for i in range(N)]
+    p = subprocess.run([scry, "trace", "-e", "trace=none", "-e", f"uretprobe:{wl}:mkpair", "--", wl, "1"],
+                       capture_output=True, text=True, timeout=60)
+    assert f"uretprobe:{os.path.basename(wl)}:mkpair = {{x=200, y=-51}}" in p.stderr.splitlines()

@@ -51,6 +51,12 @@ NOIPA long many(int a, int b, int c, int d, int e, int f, int g, const char *h, 
 	return a + b + c + d + e + f + g + (long)strlen(h) + i;
 }
 
+NOIPA struct pair mkpair(long x, long y)
+{
+	struct pair p = { x * 2, y - 1 };
+	return p;
+}
+
 NOIPA int handle_alpha(int v) { return v + 1; }
 NOIPA int handle_beta(int v) { return v + 2; }
 NOIPA int handle_gamma(int v) { return v + 3; }
@@ -98,6 +104,8 @@ int main(int argc, char **argv)
 		sink = handle_alpha(i) + handle_beta(i) + handle_gamma(i);
 		sink = recurse(2);
 		sink = many(1, 2, 3, 4, 5, 6, -7 - i, "eighth", 9000000000L + i);
+		p = mkpair(100 + i, -50);
+		sink = p.x + p.y;
 		DTRACE_PROBE3(scrywl, tick, i, 42 + i, -7);
 		if (scrywl_guarded_semaphore)   /* only reached while a tracer probes it */
 			DTRACE_PROBE2(scrywl, guarded, (long)i * 10, "guarded");
