@@ -110,7 +110,7 @@ $(BUILD)/workload/%: tests/workload/%.c
 # The uprobe tests' workload also at -O0, and stripped (no symbols, no DWARF).
 $(BUILD)/workload/uprobed-O0: tests/workload/uprobed.c
 	@mkdir -p $(@D)
-	$(CC) -O0 -g -Wall -D_GNU_SOURCE -o $@ $<
+	$(CC) -O0 -g -Wall -D_GNU_SOURCE -pthread -o $@ $<
 
 $(BUILD)/workload/uprobed.stripped: $(BUILD)/workload/uprobed
 	strip -o $@ $<

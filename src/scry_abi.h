@@ -371,13 +371,16 @@ struct scry_metric_stats {
 /* Uprobes (src/bpf/uprobes.bpf.h): per attached probe (map "uprobes", index = attach
  * cookie), the event and how its payload is written, one CTF field per operation. */
 #define SCRY_MAX_UPROBES  1024
-#define SCRY_MAX_UP_OPS   8
+#define SCRY_MAX_UP_OPS   12
 enum scry_uop_kind {
 	SCRY_UOP_REG = 1,     /* integer: the low `size` bytes of register `reg` */
 	SCRY_UOP_USTR,        /* string: the user string register `reg` points to, at most
 	                       * `max` bytes with the NUL; "(null)" / "(fault)" */
 	SCRY_UOP_USDT,        /* integer: the low `size` bytes of USDT argument `reg`
 	                       * (bpf_usdt_arg: the note's operand, sign- or zero-extended) */
+	SCRY_UOP_STACK,       /* integer: `size` bytes of the argument at `off` bytes above the
+	                       * return address (an argument passed on the stack, at entry) */
+	SCRY_UOP_STACK_STR,   /* string: the user string that stack argument points to */
 };
 /* Registers (x86-64 System V): the six integer argument registers, then the return value. */
 enum { SCRY_UREG_ARG0, SCRY_UREG_ARG5 = 5, SCRY_UREG_RET, SCRY_UREG_NR };
@@ -385,9 +388,10 @@ struct scry_up_op {
 	__u8 kind;            /* enum scry_uop_kind */
 	__u8 reg;             /* SCRY_UREG_* */
 	__u8 size;            /* REG: 1, 2, 4 or 8 */
-	__u8 pad;
-	__u16 max;            /* USTR: bytes with the NUL */
-	__u16 pad2;
+	__u8 shift;           /* REG: from byte `shift` of the register (a member of a small
+	                       * struct passed by value: its eightbyte's register) */
+	__u16 max;            /* USTR, STACK_STR: bytes with the NUL */
+	__u16 off;            /* STACK, STACK_STR: offset above the return address */
 };
 struct scry_up_desc {
 	__u16 event_id;       /* SCRY_NO_EVENT: disabled */

@@ -50,6 +50,13 @@ enum scry_faux {
 	SCRY_AUX_COUNT,        /* the elements of the user array (a string array's pointers) */
 };
 
+/* An enumerator of an INT field that is an enum (a CTF enum: uprobes typed from DWARF,
+ * LTTng's ctf_enum such as the softirq vector names). */
+struct scry_enumerator {
+	char *name;
+	int64_t value;
+};
+
 struct scry_field {
 	char *name;            /* CTF field name (LTTng's where it defines one) */
 	enum scry_ftype type;
@@ -63,11 +70,11 @@ struct scry_field {
 	uint16_t src_size;     /* raw record size in bytes (FIXED) */
 	int16_t adjust;        /* FIXED int32: added to the raw value (LTTng's prio - 100) */
 	uint8_t conv;          /* tracepoints: enum scry_fconv, how the value is made */
-	const char *const *enum_labels;   /* INT: a CTF enum, value i labelled enum_labels[i] */
-	uint8_t nenum;
 	const struct scry_struct_desc *sdesc;   /* STRUCTSEQ: the element type */
 	int arg;               /* syscall events: the argument this field holds, or -1 */
 	enum scry_faux aux;    /* ... or describes */
+	struct scry_enumerator *enums;   /* INT: a CTF enum of these (owned by the event), or NULL */
+	unsigned nenums;
 };
 
 enum scry_ekind {

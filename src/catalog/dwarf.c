@@ -163,9 +163,62 @@ static bool has_float(Dwarf_Die *t, int depth)
 	}
 }
 
+/* The members of a small struct passed in registers, each an integer, enum or pointer
+ * within one eightbyte (no bit fields, arrays or nested structs): false if one is not. */
+static bool struct_members(Dwarf_Die *st, struct scry_dw_param *p)
+{
+	Dwarf_Die m, mt, pt;
+	Dwarf_Attribute a;
+	Dwarf_Word off, enc = 0;
+
+	p->nmembers = 0;
+	if (dwarf_child(st, &m))
+		return false;
+	do {
+		const char *name = dwarf_diename(&m);
+		int size, tag;
+
+		if (dwarf_tag(&m) != DW_TAG_member)
+			continue;
+		if (!name || !*name || p->nmembers >= SCRY_DW_MAX_MEMBERS || dwarf_hasattr(&m, DW_AT_bit_size) ||
+		    !dwarf_attr(&m, DW_AT_data_member_location, &a) || dwarf_formudata(&a, &off) ||
+		    !type_of(&m, &mt) || !peel(&mt, &pt))
+			return false;
+		tag = dwarf_tag(&pt);
+		size = dwarf_bytesize(&pt);
+		if (tag == DW_TAG_pointer_type)
+			size = 8;
+		if ((tag != DW_TAG_base_type && tag != DW_TAG_enumeration_type && tag != DW_TAG_pointer_type) ||
+		    (size != 1 && size != 2 && size != 4 && size != 8) || off % 8 + (unsigned)size > 8 || off >= 16)
+			return false;
+		enc = 0;
+		if (tag == DW_TAG_base_type && dwarf_attr(&pt, DW_AT_encoding, &a))
+			dwarf_formudata(&a, &enc);
+		if (enc == DW_ATE_float)
+			return false;
+		snprintf(p->members[p->nmembers].name, sizeof(p->members[0].name), "%s", name);
+		p->members[p->nmembers].size = (uint8_t)size;
+		p->members[p->nmembers].off = (uint8_t)off;
+		p->members[p->nmembers].base = tag == DW_TAG_pointer_type ? 16 : 10;
+		p->members[p->nmembers].is_signed = enc == DW_ATE_signed || enc == DW_ATE_signed_char;
+		p->nmembers++;
+	} while (!dwarf_siblingof(&m, &m));
+	return p->nmembers > 0;
+}
+
 /* Describe a value of type t (NULL: void) as a field; *gprs: the integer registers it takes
- * (0 when it is passed elsewhere, why set). */
+ * (0 when it is passed elsewhere, why set); *mem, *align: its bytes and alignment on the
+ * stack when it is passed there whatever the registers left (0: never). */
+static void classify_mem(Dwarf_Die *t, struct scry_dw_param *p, int *gprs, int *mem, int *align);
+
 static void classify(Dwarf_Die *t, struct scry_dw_param *p, int *gprs)
+{
+	int mem, align;
+
+	classify_mem(t, p, gprs, &mem, &align);
+}
+
+static void classify_mem(Dwarf_Die *t, struct scry_dw_param *p, int *gprs, int *mem, int *align)
 {
 	Dwarf_Die pt, target, tp;
 	Dwarf_Attribute a;
@@ -173,7 +226,10 @@ static void classify(Dwarf_Die *t, struct scry_dw_param *p, int *gprs)
 	int size;
 
 	*gprs = 0;
+	*mem = 0;
+	*align = 8;
 	p->kind = SCRY_DW_NONE;
+	p->stack = -1;
 	type_name(t, p->ctype, sizeof(p->ctype), 0);
 	if (!t)
 		return;
@@ -203,6 +259,21 @@ static void classify(Dwarf_Die *t, struct scry_dw_param *p, int *gprs)
 		if (type_of(&pt, &target) && peel(&target, &tp) && dwarf_attr(&tp, DW_AT_encoding, &a) &&
 		    !dwarf_formudata(&a, &enc))
 			p->is_signed = enc == DW_ATE_signed || enc == DW_ATE_signed_char;
+		if (!dwarf_child(&pt, &target)) {
+			do {
+				Dwarf_Sword sv;
+				Dwarf_Word uv;
+				const char *en = dwarf_diename(&target);
+
+				if (dwarf_tag(&target) != DW_TAG_enumerator || !en || !*en ||
+				    p->nenums >= SCRY_DW_MAX_ENUMS || !dwarf_attr(&target, DW_AT_const_value, &a))
+					continue;
+				if (p->is_signed ? dwarf_formsdata(&a, &sv) : dwarf_formudata(&a, &uv))
+					continue;
+				snprintf(p->enums[p->nenums].name, sizeof(p->enums[0].name), "%s", en);
+				p->enums[p->nenums++].value = p->is_signed ? (int64_t)sv : (int64_t)uv;
+			} while (!dwarf_siblingof(&target, &target));
+		}
 		return;
 	case DW_TAG_base_type:
 		if (dwarf_attr(&pt, DW_AT_encoding, &a))
@@ -210,6 +281,10 @@ static void classify(Dwarf_Die *t, struct scry_dw_param *p, int *gprs)
 		if (enc == DW_ATE_float || enc == DW_ATE_complex_float) {
 			snprintf(p->why, sizeof(p->why), "%s", size > 8 ? "a long double: passed on the stack" :
 				 "floating point: passed in an SSE register");
+			if (size > 8) {
+				*mem = 16;
+				*align = 16;
+			}
 			return;
 		}
 		if (size == 16) {
@@ -232,10 +307,15 @@ static void classify(Dwarf_Die *t, struct scry_dw_param *p, int *gprs)
 	case DW_TAG_class_type:
 		if (size > 16 || size < 0) {
 			snprintf(p->why, sizeof(p->why), "a struct of more than 16 bytes by value: passed on the stack");
+			*mem = size > 0 ? (size + 7) / 8 * 8 : 0;
 		} else if (has_float(&pt, 0)) {
 			snprintf(p->why, sizeof(p->why), "a struct with floating-point members by value: not in integer registers");
 		} else {
 			*gprs = (size + 7) / 8;
+			if (dwarf_tag(&pt) == DW_TAG_structure_type && struct_members(&pt, p)) {
+				p->kind = SCRY_DW_STRUCT;
+				return;
+			}
 			snprintf(p->why, sizeof(p->why), "a struct by value (in %d register%s): members are not recorded",
 				 *gprs, *gprs > 1 ? "s" : "");
 		}
@@ -268,7 +348,7 @@ int scry_dwarf_func(struct scry_dwarf *d, uint64_t addr, struct scry_dw_func *ou
 {
 	struct find_ctx c = { .addr = addr };
 	Dwarf_Die cu, child, t;
-	int gprs, next = 0;
+	int gprs, next = 0, stack = 0, mem, align;
 
 	memset(out, 0, sizeof(*out));
 	if (dwarf_addrdie(d->dw, addr, &cu))
@@ -305,12 +385,21 @@ int scry_dwarf_func(struct scry_dwarf *d, uint64_t addr, struct scry_dw_func *ou
 		snprintf(p->name, sizeof(p->name), "%s", name ? name : "");
 		if (!name)
 			snprintf(p->name, sizeof(p->name), "arg%u", out->nparams - 1);
-		classify(type_of(&child, &t) ? &t : NULL, p, &gprs);
+		classify_mem(type_of(&child, &t) ? &t : NULL, p, &gprs, &mem, &align);
 		p->reg = -1;
+		if (mem) {                      /* on the stack whatever the registers */
+			stack = (stack + align - 1) / align * align + mem;
+			continue;
+		}
 		if (gprs && next + gprs > 6) {
-			p->kind = SCRY_DW_NONE;
 			/* the whole argument goes to the stack; later ones may still fit */
-			snprintf(p->why, sizeof(p->why), "past the six integer registers: passed on the stack");
+			if (p->kind == SCRY_DW_INT || p->kind == SCRY_DW_STR) {
+				p->stack = stack;
+			} else {
+				p->kind = SCRY_DW_NONE;
+				snprintf(p->why, sizeof(p->why), "past the six integer registers: passed on the stack");
+			}
+			stack += gprs * 8;
 			continue;
 		}
 		if (p->kind != SCRY_DW_NONE)
@@ -327,46 +416,168 @@ static int cmp_u64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* Does a line table's file name match file (a base name, or the tail of a path)? */
+static bool file_matches(const char *src, const char *file)
+{
+	size_t ls = strlen(src), lf = strlen(file);
+	const char *base = strrchr(src, '/');
+
+	if (!strchr(file, '/'))
+		return !strcmp(base ? base + 1 : src, file);
+	return ls >= lf && !strcmp(src + ls - lf, file) && (ls == lf || src[ls - lf - 1] == '/');
+}
+
 int scry_dwarf_line_addrs(struct scry_dwarf *d, const char *file, int line, uint64_t **addrs, size_t *n,
 			  int *found_line)
 {
-	Dwarf_Line **lines = NULL;
-	size_t nl = 0, k = 0;
+	struct cand { int line; uint64_t addr; } *c = NULL;
+	size_t nc = 0, cap = 0, u = 0;
+	Dwarf_Off off = 0, noff;
+	size_t hsize;
+	int best = -1;
 	uint64_t *v;
 
 	*addrs = NULL;
 	*n = 0;
-	if (dwarf_getsrc_file(d->dw, file, line, 0, &lines, &nl) || !nl) {
-		free(lines);
-		return -1;
-	}
-	if (!(v = calloc(nl, sizeof(*v)))) {
-		free(lines);
-		return -1;
-	}
-	*found_line = line;
-	for (size_t i = 0; i < nl; i++) {
-		Dwarf_Addr a;
-		bool stmt = false;
-		int ln;
+	/* every statement row of the file at or after line, in every CU (inlined copies too) */
+	for (; dwarf_nextcu(d->dw, off, &noff, &hsize, NULL, NULL, NULL) == 0; off = noff) {
+		Dwarf_Die cu;
+		Dwarf_Lines *lines;
+		size_t nl;
 
-		if (dwarf_lineaddr(lines[i], &a) || dwarf_linebeginstatement(lines[i], &stmt) || !stmt)
+		if (!dwarf_offdie(d->dw, off + hsize, &cu) || dwarf_getsrclines(&cu, &lines, &nl))
 			continue;
-		if (!dwarf_lineno(lines[i], &ln))
-			*found_line = ln;
-		v[k++] = a;
+		for (size_t i = 0; i < nl; i++) {
+			Dwarf_Line *l = dwarf_onesrcline(lines, i);
+			const char *src = l ? dwarf_linesrc(l, NULL, NULL) : NULL;
+			bool stmt = false, end = false;
+			Dwarf_Addr a;
+			int ln;
+
+			if (!src || dwarf_lineno(l, &ln) || ln < line || dwarf_linebeginstatement(l, &stmt) || !stmt ||
+			    dwarf_lineendsequence(l, &end) || end || dwarf_lineaddr(l, &a) || !file_matches(src, file))
+				continue;
+			if (best >= 0 && ln > best)
+				continue;
+			if (nc == cap) {
+				struct cand *nv = realloc(c, (cap = cap ? 2 * cap : 64) * sizeof(*c));
+				if (!nv) {
+					free(c);
+					return -1;
+				}
+				c = nv;
+			}
+			c[nc++] = (struct cand){ ln, a };
+			best = best < 0 || ln < best ? ln : best;
+		}
 	}
-	free(lines);
-	qsort(v, k, sizeof(*v), cmp_u64);
-	size_t u = 0;
-	for (size_t i = 0; i < k; i++)
-		if (!u || v[u - 1] != v[i])
-			v[u++] = v[i];
-	if (!u) {
+	if (best < 0 || !(v = calloc(nc, sizeof(*v)))) {
+		free(c);
+		return -1;
+	}
+	for (size_t i = 0; i < nc; i++)
+		if (c[i].line == best)
+			v[u++] = c[i].addr;
+	free(c);
+	qsort(v, u, sizeof(*v), cmp_u64);
+	size_t k = 0;
+	for (size_t i = 0; i < u; i++)
+		if (!k || v[k - 1] != v[i])
+			v[k++] = v[i];
+	*found_line = best;
+	*addrs = v;
+	*n = k;
+	return 0;
+}
+
+struct line_addr { int line; uint64_t addr; };
+
+static int cmp_line_addr(const void *a, const void *b)
+{
+	const struct line_addr *x = a, *y = b;
+
+	if (x->line != y->line)
+		return (x->line > y->line) - (x->line < y->line);
+	return (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+int scry_dwarf_file_lines(struct scry_dwarf *d, const char *file, int **lines_out, unsigned **naddrs, size_t *n)
+{
+	struct line_addr *v = NULL;
+	size_t nv = 0, cap = 0, k = 0;
+	Dwarf_Off off = 0, noff;
+	size_t hsize;
+
+	*lines_out = NULL;
+	*naddrs = NULL;
+	*n = 0;
+	for (; dwarf_nextcu(d->dw, off, &noff, &hsize, NULL, NULL, NULL) == 0; off = noff) {
+		Dwarf_Die cu;
+		Dwarf_Lines *lines;
+		size_t nl;
+
+		if (!dwarf_offdie(d->dw, off + hsize, &cu) || dwarf_getsrclines(&cu, &lines, &nl))
+			continue;
+		for (size_t i = 0; i < nl; i++) {
+			Dwarf_Line *l = dwarf_onesrcline(lines, i);
+			const char *src = l ? dwarf_linesrc(l, NULL, NULL) : NULL;
+			bool stmt = false, end = false;
+			Dwarf_Addr a;
+			int ln;
+
+			if (!src || dwarf_lineno(l, &ln) || ln <= 0 || dwarf_linebeginstatement(l, &stmt) || !stmt ||
+			    dwarf_lineendsequence(l, &end) || end || dwarf_lineaddr(l, &a) || !file_matches(src, file))
+				continue;
+			if (nv == cap) {
+				struct line_addr *nvv = realloc(v, (cap = cap ? 2 * cap : 256) * sizeof(*v));
+				if (!nvv) {
+					free(v);
+					return -1;
+				}
+				v = nvv;
+			}
+			v[nv++] = (struct line_addr){ ln, a };
+		}
+	}
+	if (!nv) {
 		free(v);
 		return -1;
 	}
-	*addrs = v;
-	*n = u;
+	qsort(v, nv, sizeof(*v), cmp_line_addr);
+	*lines_out = calloc(nv, sizeof(int));
+	*naddrs = calloc(nv, sizeof(unsigned));
+	if (!*lines_out || !*naddrs) {
+		free(*lines_out);
+		free(*naddrs);
+		free(v);
+		return -1;
+	}
+	for (size_t i = 0; i < nv; i++) {
+		if (i && v[i].line == v[i - 1].line && v[i].addr == v[i - 1].addr)
+			continue;
+		if (!k || (*lines_out)[k - 1] != v[i].line)
+			(*lines_out)[k++] = v[i].line;
+		(*naddrs)[k - 1]++;
+	}
+	free(v);
+	*n = k;
 	return 0;
+}
+
+bool scry_dwarf_addr_is_row(struct scry_dwarf *d, uint64_t addr)
+{
+	Dwarf_Die cu;
+	Dwarf_Lines *lines;
+	size_t nl;
+
+	if (!dwarf_addrdie(d->dw, addr, &cu) || dwarf_getsrclines(&cu, &lines, &nl))
+		return false;
+	for (size_t i = 0; i < nl; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+		Dwarf_Addr a;
+
+		if (l && !dwarf_lineaddr(l, &a) && a == addr)
+			return true;
+	}
+	return false;
 }

@@ -3,8 +3,9 @@
  * located at the function's entry by the x86-64 System V calling convention: the first six
  * integer-class parameters (integers, enums, pointers, structs of at most 16 bytes without
  * floating-point members, one register per eightbyte) in rdi, rsi, rdx, rcx, r8, r9.  A
- * parameter that is not in one of those registers (a float or double: an SSE register; a
- * larger struct, a long double, a seventh integer: the stack) is named with the reason. */
+ * parameter that is not in one of those registers is read from the stack when it is an
+ * integer or pointer passed there (a seventh integer...), else named with the reason (a
+ * float or double: an SSE register; a larger struct, a long double: the stack). */
 #ifndef SCRY_CATALOG_DWARF_H
 #define SCRY_CATALOG_DWARF_H
 
@@ -13,11 +14,15 @@
 #include <stdint.h>
 
 #define SCRY_DW_MAX_PARAMS 32
+#define SCRY_DW_MAX_ENUMS 64
+#define SCRY_DW_MAX_MEMBERS 8
 
 enum scry_dw_kind {
 	SCRY_DW_NONE,        /* not recorded (void, or not located) */
 	SCRY_DW_INT,         /* an integer, enum or pointer of `size` bytes */
 	SCRY_DW_STR,         /* char *: the string it points to */
+	SCRY_DW_STRUCT,      /* a small struct by value: its integer members (members[]) from
+	                      * the registers of its eightbytes */
 };
 
 struct scry_dw_param {
@@ -28,6 +33,12 @@ struct scry_dw_param {
 	bool is_signed;
 	uint8_t base;        /* 16 for pointers */
 	int reg;             /* SCRY_UREG_*, or -1 */
+	int stack;           /* reg -1: its offset above the return address when passed on the
+	                      * stack (INT and STR only), else -1 */
+	unsigned nmembers;   /* SCRY_DW_STRUCT: its integer members, at byte offset off */
+	struct { char name[48]; uint8_t size, off, base; bool is_signed; } members[SCRY_DW_MAX_MEMBERS];
+	unsigned nenums;     /* an enum: its enumerators (at most SCRY_DW_MAX_ENUMS kept) */
+	struct { char name[48]; int64_t value; } enums[SCRY_DW_MAX_ENUMS];
 	char why[96];        /* reg -1: why it is not recorded */
 };
 
@@ -53,5 +64,10 @@ int scry_dwarf_func(struct scry_dwarf *d, uint64_t addr, struct scry_dw_func *ou
  * that has code (LINE, or the next one that does).  0 (n >= 1), or -1 when no code is there. */
 int scry_dwarf_line_addrs(struct scry_dwarf *d, const char *file, int line, uint64_t **addrs, size_t *n,
 			  int *found_line);
+/* The lines of FILE with code (statement rows), ascending, each with its count of distinct
+ * addresses: n lines in *lines / *naddrs (malloc'd).  0, or -1 when FILE has none. */
+int scry_dwarf_file_lines(struct scry_dwarf *d, const char *file, int **lines, unsigned **naddrs, size_t *n);
+/* Does the line table have a row at addr (so an instruction starts there)? */
+bool scry_dwarf_addr_is_row(struct scry_dwarf *d, uint64_t addr);
 
 #endif

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <glob.h>
 #include <libelf.h>
 #include <limits.h>
 #include <stdio.h>
@@ -11,10 +12,64 @@
 #include <unistd.h>
 #include "catalog/elfsyms.h"
 
+static int *search_pids;
+static size_t nsearch_pids;
+
+void scry_elf_search_pids(const int *pids, size_t n)
+{
+	free(search_pids);
+	search_pids = NULL;
+	nsearch_pids = 0;
+	if (n && (search_pids = malloc(n * sizeof(*pids)))) {
+		memcpy(search_pids, pids, n * sizeof(*pids));
+		nsearch_pids = n;
+	}
+}
+
+/* A file process pid maps whose base name is name, or name.so... ("libc" -> libc.so.6). */
+static char *find_in_maps(int pid, const char *name)
+{
+	char mpath[64], line[PATH_MAX + 256], *found = NULL;
+	size_t ln = strlen(name);
+	FILE *f;
+
+	snprintf(mpath, sizeof(mpath), "/proc/%d/maps", pid);
+	if (!(f = fopen(mpath, "re")))
+		return NULL;
+	while (!found && fgets(line, sizeof(line), f)) {
+		char *file = strchr(line, '/'), *base, *nl;
+
+		if (!file)
+			continue;
+		if ((nl = strchr(file, '\n')))
+			*nl = 0;
+		if (strstr(file, " (deleted)"))
+			continue;
+		base = strrchr(file, '/') + 1;
+		if (strcmp(base, name) && (strncmp(base, name, ln) || strncmp(base + ln, ".so", 3)))
+			continue;
+		if (!access(file, R_OK)) {
+			found = realpath(file, NULL);
+		} else {                     /* another mount namespace */
+			char root[PATH_MAX + 64];
+
+			snprintf(root, sizeof(root), "/proc/%d/root%s", pid, file);
+			if (!access(root, R_OK))
+				found = strdup(root);
+		}
+	}
+	fclose(f);
+	return found;
+}
+
 char *scry_elf_find(const char *path, char *err, size_t errlen)
 {
 	char buf[PATH_MAX], *r;
 	struct stat st;
+
+	for (size_t i = 0; i < nsearch_pids && !strchr(path, '/'); i++)
+		if ((r = find_in_maps(search_pids[i], path)))
+			return r;
 
 	if (strchr(path, '/')) {
 		if (!(r = realpath(path, NULL))) {
@@ -37,7 +92,26 @@ char *scry_elf_find(const char *path, char *err, size_t errlen)
 		if (!stat(buf, &st) && S_ISREG(st.st_mode) && !access(buf, X_OK))
 			return realpath(buf, NULL);
 	}
-	snprintf(err, errlen, "%s: not found in $PATH", path);
+	/* a library: "libc.so.6", or "libc" (its versioned file, "libc.so.6") */
+	static const char *const libdirs[] = { "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64",
+					       "/usr/lib64", "/lib", "/usr/lib", "/usr/local/lib" };
+	for (size_t i = 0; i < sizeof(libdirs) / sizeof(libdirs[0]); i++) {
+		glob_t g;
+
+		snprintf(buf, sizeof(buf), "%s/%s", libdirs[i], path);
+		if (!stat(buf, &st) && S_ISREG(st.st_mode))
+			return realpath(buf, NULL);
+		if (strstr(path, ".so") || strpbrk(path, "*?["))
+			continue;
+		snprintf(buf, sizeof(buf), "%s/%s.so.[0-9]*", libdirs[i], path);
+		if (!glob(buf, 0, NULL, &g) && g.gl_pathc) {
+			char *lib = realpath(g.gl_pathv[0], NULL);
+			globfree(&g);
+			return lib;
+		}
+		globfree(&g);
+	}
+	snprintf(err, errlen, "%s: not found in $PATH nor in the library directories", path);
 	return NULL;
 }
 

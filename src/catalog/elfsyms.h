@@ -30,8 +30,14 @@ struct scry_elf {
 };
 
 /* Find the file of a uprobe spec's PATH: with a '/', that file; else the first executable
- * of that name in $PATH.  Returns a malloc'd absolute path, or NULL with a reason in err. */
+ * of that name in $PATH, else a library of that name in the library directories ("libc.so.6",
+ * or "libc": its versioned file libc.so.N).  Returns a malloc'd absolute path, or NULL with a
+ * reason in err. */
 char *scry_elf_find(const char *path, char *err, size_t errlen);
+/* -p: a bare name is first looked for among the files these processes map
+ * (/proc/PID/maps: "libc" or "libc.so.6" the libc they use, "server" their executable),
+ * through /proc/PID/root when it is in another mount namespace.  Copied. */
+void scry_elf_search_pids(const int *pids, size_t n);
 /* Read the functions of path (absolute).  0, or -1 with a one-line reason in err. */
 int scry_elf_load(struct scry_elf *e, const char *path, char *err, size_t errlen);
 void scry_elf_free(struct scry_elf *e);

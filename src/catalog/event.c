@@ -20,8 +20,12 @@ void scry_event_free(struct scry_event *ev)
 {
 	if (!ev)
 		return;
-	for (unsigned i = 0; i < ev->nfields; i++)
+	for (unsigned i = 0; i < ev->nfields; i++) {
 		free(ev->fields[i].name);
+		for (unsigned k = 0; k < ev->fields[i].nenums; k++)
+			free(ev->fields[i].enums[k].name);
+		free(ev->fields[i].enums);
+	}
 	free(ev->fields);
 	free(ev->name);
 	free(ev->system);
@@ -212,9 +216,15 @@ static int add_tp_field(struct builder *b, const char *system, const char *event
 		f->src_off = (uint16_t)ff->offset;
 		f->src_size = 1;             /* the low byte (little-endian) */
 		f = add(b, "name", SCRY_F_INT, 1, false);
+		if (f && !(f->enums = calloc(nl, sizeof(*f->enums))))
+			goto nomem;
+		for (size_t k = 0; f && k < nl; k++) {
+			if (!(f->enums[k].name = strdup(labels[k])))
+				goto nomem;
+			f->enums[k].value = (int64_t)k;
+			f->nenums++;
+		}
 		if (f) {
-			f->enum_labels = labels;
-			f->nenum = (uint8_t)nl;
 			f->src = SCRY_SRC_FIXED;
 			f->src_off = (uint16_t)ff->offset;
 			f->src_size = 1;

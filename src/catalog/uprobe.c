@@ -29,7 +29,10 @@ struct uparam {
 	bool str;
 	uint8_t size, base;
 	bool is_signed;
-	uint8_t reg;
+	uint8_t reg, shift;
+	bool on_stack;                    /* a stack argument at offset stack */
+	uint16_t stack;
+	const struct scry_dw_param *dw;   /* typed from DWARF: its enumerators */
 };
 
 static struct scry_event *build_event(const char *name, const char *system, const char *tp, const char *uri,
@@ -62,8 +65,20 @@ static struct scry_event *build_event(const char *name, const char *system, cons
 		f->length_field = -1;
 		f->arg = -1;
 		f->src = SCRY_SRC_NONE;
-		d->ops[i] = (struct scry_up_op){ .kind = p[i].str ? SCRY_UOP_USTR : SCRY_UOP_REG, .reg = p[i].reg,
-						 .size = p[i].size, .max = (__u16)strmax };
+		if (p[i].dw && p[i].dw->nenums && !p[i].str) {
+			if (!(f->enums = calloc(p[i].dw->nenums, sizeof(*f->enums))))
+				goto oom;
+			for (unsigned k = 0; k < p[i].dw->nenums; k++) {
+				if (!(f->enums[k].name = strdup(p[i].dw->enums[k].name)))
+					goto oom;
+				f->enums[k].value = p[i].dw->enums[k].value;
+				f->nenums++;
+			}
+		}
+		d->ops[i] = (struct scry_up_op){ .kind = p[i].on_stack ? (p[i].str ? SCRY_UOP_STACK_STR : SCRY_UOP_STACK) :
+						 p[i].str ? SCRY_UOP_USTR : SCRY_UOP_REG, .reg = p[i].reg, .off = p[i].stack,
+						 .size = p[i].size, .shift = p[i].shift,
+						 .max = (__u16)strmax };
 		d->nops++;
 	}
 	return ev;
@@ -75,7 +90,8 @@ oom:
 static void dw_field(struct uparam *p, const struct scry_dw_param *dp)
 {
 	*p = (struct uparam){ .name = dp->name, .str = dp->kind == SCRY_DW_STR, .size = dp->size,
-			      .base = dp->base, .is_signed = dp->is_signed, .reg = (uint8_t)dp->reg };
+			      .base = dp->base, .is_signed = dp->is_signed, .reg = (uint8_t)(dp->reg >= 0 ? dp->reg : 0),
+			      .on_stack = dp->reg < 0, .stack = (uint16_t)(dp->reg < 0 ? dp->stack : 0), .dw = dp };
 }
 
 /* The event of one probe: built once per key, then the catalog's.  dwf: the function's
@@ -88,6 +104,7 @@ static int probe_event(struct scry_catalog *cat, struct scry_uprobe *u, const ch
 	const char *kind = u->ret ? "uretprobe" : "uprobe";
 	char name[512], key[4200], uri[4200];
 	struct uparam p[SCRY_MAX_UP_OPS];
+	char mnames[SCRY_MAX_UP_OPS][112];
 	unsigned n = 0, strmax = scry_catalog_capture(cat)->strsize;
 	struct scry_event *ev;
 
@@ -97,18 +114,45 @@ static int probe_event(struct scry_catalog *cat, struct scry_uprobe *u, const ch
 	if (stmt) {
 		/* a statement probe: its time and task (its variables: not read yet) */
 	} else if (dwf && u->ret) {
-		if (dwf->ret.kind != SCRY_DW_NONE)
-			dw_field(&p[n++], &dwf->ret);
+		const struct scry_dw_param *r = &dwf->ret;
+
+		if (r->kind == SCRY_DW_STRUCT) {
+			/* a small struct returned in rax (first eightbyte) and rdx (second): "ret_x" */
+			for (unsigned k = 0; k < r->nmembers && n < SCRY_MAX_UP_OPS; k++) {
+				snprintf(mnames[n], sizeof(mnames[n]), "ret_%s", r->members[k].name);
+				p[n] = (struct uparam){ .name = mnames[n], .size = r->members[k].size,
+							.base = r->members[k].base, .is_signed = r->members[k].is_signed,
+							.reg = r->members[k].off < 8 ? SCRY_UREG_RET : 2,
+							.shift = (uint8_t)(r->members[k].off % 8) };
+				n++;
+			}
+		} else if (r->kind != SCRY_DW_NONE) {
+			dw_field(&p[n++], r);
+		}
 	} else if (dwf) {
 		for (unsigned i = 0; i < dwf->nparams; i++) {
-			if (dwf->params[i].kind != SCRY_DW_NONE && n < SCRY_MAX_UP_OPS) {
-				dw_field(&p[n++], &dwf->params[i]);
+			const struct scry_dw_param *dp = &dwf->params[i];
+
+			if (dp->kind == SCRY_DW_STRUCT && n + dp->nmembers <= SCRY_MAX_UP_OPS) {
+				/* its members from its eightbytes' registers: "p_x" */
+				for (unsigned k = 0; k < dp->nmembers; k++) {
+					snprintf(mnames[n], sizeof(mnames[n]), "%s_%s", dp->name, dp->members[k].name);
+					p[n] = (struct uparam){ .name = mnames[n], .size = dp->members[k].size,
+								.base = dp->members[k].base,
+								.is_signed = dp->members[k].is_signed,
+								.reg = (uint8_t)(dp->reg + dp->members[k].off / 8),
+								.shift = (uint8_t)(dp->members[k].off % 8) };
+					n++;
+				}
+				continue;
+			}
+			if (dp->kind != SCRY_DW_NONE && dp->kind != SCRY_DW_STRUCT && n < SCRY_MAX_UP_OPS) {
+				dw_field(&p[n++], dp);
 				continue;
 			}
 			if (!quiet)
 				scry_log(SCRY_LOG_INFO, "scry: %s: parameter %s (%s) not recorded: %s", uri,
-					 dwf->params[i].name, dwf->params[i].ctype,
-					 dwf->params[i].kind != SCRY_DW_NONE ? "more than 8 fields" : dwf->params[i].why);
+					 dp->name, dp->ctype, dp->kind != SCRY_DW_NONE ? "more than 12 fields" : dp->why);
 		}
 	} else if (u->ret)
 		p[n++] = (struct uparam){ .name = "ret", .size = 8, .base = 10, .reg = SCRY_UREG_RET };
@@ -182,6 +226,7 @@ static int catalog_usdt(struct scry_catalog *cat, const char *spec, struct scry_
 			char *err, size_t errlen)
 {
 	static const char *const argn[] = { "arg0", "arg1", "arg2", "arg3", "arg4", "arg5", "arg6", "arg7" };
+	_Static_assert(SCRY_MAX_UP_OPS >= 8, "USDT arguments");
 	const char *rest = spec + 5, *c1 = strchr(rest, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
 	char *pathspec = NULL, *path = NULL, *prov = NULL, *name = NULL;
 	struct scry_usdt_note *notes = NULL;
@@ -215,9 +260,8 @@ static int catalog_usdt(struct scry_catalog *cat, const char *spec, struct scry_
 			dup = !strcmp((*out)[k].provider, u->provider);
 		if (dup)
 			continue;
-		if (u->nargs > SCRY_MAX_UP_OPS) {
-			snprintf(err, errlen, "'%s': %u arguments, more than the %d scry records", spec, u->nargs,
-				 SCRY_MAX_UP_OPS);
+		if (u->nargs > 8) {   /* uprobes.bpf.h reads 8 USDT arguments */
+			snprintf(err, errlen, "'%s': %u arguments, more than the 8 scry records", spec, u->nargs);
 			goto out;
 		}
 		for (; np < u->nargs; np++) {
@@ -367,7 +411,7 @@ int scry_catalog_uprobes(struct scry_catalog *cat, const char *spec, struct scry
 		} else {
 			const char *fb = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
 
-			snprintf(suffix, sizeof(suffix), "%s_%d", fb, line);
+			snprintf(suffix, sizeof(suffix), "%s:%d", fb, line);
 			rc = 0;
 			for (size_t i = 0; i < na && !rc; i++) {
 				int64_t off = scry_elf_offset(&e, addrs[i]);
@@ -419,7 +463,15 @@ int scry_catalog_uprobes(struct scry_catalog *cat, const char *spec, struct scry
 			snprintf(err, errlen, "'%s': a uretprobe is set on a function, not at an offset", spec);
 			goto out;
 		}
-		snprintf(suffix, sizeof(suffix), "%s_0x%" PRIx64, func, off);
+		/* a probe inside an instruction would break the program: only where the line
+		 * table says an instruction starts (0xADDR, unchecked, for the rest) */
+		if (off && (!dw || !scry_dwarf_addr_is_row(dw, f->addr + off))) {
+			snprintf(err, errlen, "'%s': cannot tell that offset %" PRIu64 " of %s starts an instruction (%s): "
+				 "give an instruction's address from objdump -d as uprobe:%s:0xADDR (%s is at 0x%" PRIx64 ")",
+				 spec, off, func, dw ? "no line table row there" : "no DWARF", pathspec, func, f->addr);
+			goto out;
+		}
+		snprintf(suffix, sizeof(suffix), "%s+0x%" PRIx64, func, off);
 		rc = add_probe(cat, &v, &nv, path, ret, func, f->offset + off, suffix,
 			       off == 0 && dw && !scry_dwarf_func(dw, f->addr, &dwf) ? &dwf : NULL, false, false);
 		goto out;
@@ -523,5 +575,62 @@ out:
 	scry_dwarf_close(dw);
 	free(pathspec);
 	free(path);
+	return rc;
+}
+
+int scry_uprobe_list_lines(const char *spec, scry_uprobe_line_fn fn, void *ctx, size_t *found, char *err,
+			   size_t errlen)
+{
+	const char *rest = spec + 7, *c1 = strchr(rest, ':'), *c2 = c1 ? strrchr(c1 + 1, ':') : NULL;
+	char *pathspec = NULL, *path = NULL, *file = NULL, why[256];
+	struct scry_elf e = { 0 };
+	struct scry_dwarf *dw = NULL;
+	int *lines = NULL, rc = -EINVAL;
+	unsigned *naddrs = NULL;
+	size_t n = 0;
+
+	*found = 0;
+	if (!c1 || !c2 || c2 == c1 + 1) {
+		snprintf(err, errlen, "'%s': expected uprobe:PATH:FILE:LINE-GLOB", spec);
+		return -EINVAL;
+	}
+	if (!(pathspec = strndup(rest, (size_t)(c1 - rest))) || !(file = strndup(c1 + 1, (size_t)(c2 - c1 - 1)))) {
+		snprintf(err, errlen, "out of memory");
+		rc = -ENOMEM;
+		goto out;
+	}
+	if (!(path = scry_elf_find(pathspec, err, errlen)) || scry_elf_load(&e, path, err, errlen))
+		goto out;
+	if (!(dw = scry_dwarf_open(path, e.build_id, e.build_id_len, why, sizeof(why)))) {
+		snprintf(err, errlen, "%s has no DWARF line table (built without -g?)", path);
+		goto out;
+	}
+	if (scry_dwarf_file_lines(dw, file, &lines, &naddrs, &n)) {
+		snprintf(err, errlen, "no line of %s has code in %s", file, path);
+		rc = -ENOENT;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		char num[16];
+
+		snprintf(num, sizeof(num), "%d", lines[i]);
+		if (fnmatch(c2 + 1, num, 0))
+			continue;
+		++*found;
+		fn(ctx, path, file, lines[i], naddrs[i]);
+	}
+	rc = 0;
+	if (!*found) {
+		snprintf(err, errlen, "no line of %s matching '%s' has code in %s", file, c2 + 1, path);
+		rc = -ENOENT;
+	}
+out:
+	free(lines);
+	free(naddrs);
+	scry_elf_free(&e);
+	scry_dwarf_close(dw);
+	free(pathspec);
+	free(path);
+	free(file);
 	return rc;
 }

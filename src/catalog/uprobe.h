@@ -41,5 +41,10 @@ struct scry_dw_func;
 typedef void (*scry_uprobe_list_fn)(void *ctx, const char *path, const char *func, uint64_t addr,
 				    const struct scry_dw_func *dw);
 int scry_uprobe_list(const char *spec, scry_uprobe_list_fn fn, void *ctx, size_t *found, char *err, size_t errlen);
+/* scry list uprobe:PATH:FILE:GLOB: the lines of FILE with code whose number matches GLOB
+ * ("*", "3?"), each with its count of addresses. */
+typedef void (*scry_uprobe_line_fn)(void *ctx, const char *path, const char *file, int line, unsigned naddrs);
+int scry_uprobe_list_lines(const char *spec, scry_uprobe_line_fn fn, void *ctx, size_t *found, char *err,
+			   size_t errlen);
 
 #endif

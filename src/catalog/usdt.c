@@ -45,9 +45,8 @@ static int add_note(struct scry_usdt_note **v, size_t *n, const char *d, size_t 
 
 	if (len < 27)
 		return 0;
-	name = memchr(prov, 0, (size_t)(end - prov));
-	if (!name++ || name >= end || !(args = memchr(name, 0, (size_t)(end - name))) || ++args >= end ||
-	    !memchr(args, 0, (size_t)(end - args)))
+	if (!(name = memchr(prov, 0, (size_t)(end - prov))) || ++name >= end ||
+	    !(args = memchr(name, 0, (size_t)(end - name))) || ++args >= end || !memchr(args, 0, (size_t)(end - args)))
 		return 0;
 	if (!(nv = realloc(*v, (*n + 1) * sizeof(**v))))
 		return -ENOMEM;

@@ -28,6 +28,7 @@ static void usage(FILE *f)
 		"  scry list features        what this kernel offers scry, and what scry does with it\n"
 		"  scry list 'uprobe:PATH[:GLOB]'  the functions of a binary or library a uprobe can\n"
 		"                            probe, with their parameters and types (DWARF)\n"
+		"  scry list 'uprobe:PATH:FILE:*'  the lines of FILE with code (statement probes)\n"
 		"  scry list usdt:PATH       the USDT probes of a binary, with their argument counts\n"
 		"\n"
 		"  -f, --fields   show each matching event's CTF fields (name and type)\n"
@@ -126,21 +127,44 @@ static void print_uprobe_fn(void *ctx, const char *path, const char *func, uint6
 			printf("    [not recorded: %s]", p->why);
 		else if (p->kind == SCRY_DW_STR)
 			printf("    [string]");
+		if (p->kind != SCRY_DW_NONE && p->reg < 0 && p->stack >= 0)
+			printf("    [on the stack]");
+		for (unsigned k = 0; k < p->nmembers; k++)
+			printf("%s%s_%s%s", k ? ", " : "    [fields ", p->name, p->members[k].name,
+			       k + 1 == p->nmembers ? "]" : "");
+		for (unsigned k = 0; k < p->nenums; k++)
+			printf("%s%s=%lld%s", k ? ", " : "    [", p->enums[k].name, (long long)p->enums[k].value,
+			       k + 1 == p->nenums ? "]" : "");
 		printf("\n");
 	}
 	if (dw->variadic)
 		printf("    ...    [not recorded: variadic]\n");
 	printf("    -> %s", dw->ret.ctype);
+	for (unsigned k = 0; k < dw->ret.nmembers; k++)
+		printf("%sret_%s%s", k ? ", " : "    [fields ", dw->ret.members[k].name, k + 1 == dw->ret.nmembers ? "]" : "");
 	if (dw->ret.kind == SCRY_DW_NONE && dw->ret.why[0])
 		printf("    [not recorded: %s]", dw->ret.why);
 	printf("\n");
+}
+
+static void print_uprobe_line(void *ctx, const char *path, const char *file, int line, unsigned naddrs)
+{
+	printf("uprobe:%s:%s:%d  %u address%s\n", path, file, line, naddrs, naddrs == 1 ? "" : "es");
 }
 
 static int list_uprobes(const char *spec)
 {
 	char err[1024];
 	size_t found;
+	const char *c1 = strchr(spec + 7, ':');
 
+	if (!strncmp(spec, "uprobe:", 7) && c1 && strchr(c1 + 1, ':')) {   /* uprobe:PATH:FILE:GLOB */
+		if (scry_uprobe_list_lines(spec, print_uprobe_line, NULL, &found, err, sizeof(err))) {
+			fprintf(stderr, "scry list: %s\n", err);
+			return 1;
+		}
+		return 0;
+	}
 	if (scry_uprobe_list(spec, print_uprobe_fn, NULL, &found, err, sizeof(err))) {
 		fprintf(stderr, "scry list: %s\n", err);
 		return 1;

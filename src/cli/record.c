@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/wait.h>
+#include "catalog/elfsyms.h"
 #include "cli/channels.h"
 #include "cli/commands.h"
 #include "cli/launch.h"
@@ -327,6 +328,7 @@ int cmd_record(int argc, char **argv)
 	scry_features_prefetch();   /* the kernel's BTF parsed while we prepare */
 	if (a.cmd && scry_spawn_check(a.cmd[0], err, sizeof(err)))
 		goto fail;
+	scry_elf_search_pids(a.pids, a.npids);   /* uprobe:NAME: the file -p's processes map */
 	if (scry_session_create(&s, &a.so, err, sizeof(err)))
 		goto fail;
 	if (scry_session_load(s, err, sizeof(err)))

@@ -11,6 +11,7 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include "catalog/catalog.h"
+#include "catalog/elfsyms.h"
 #include "cli/commands.h"
 #include "cli/launch.h"
 #include "cli/report.h"
@@ -338,6 +339,7 @@ int cmd_trace(int argc, char **argv)
 		chan.sink = trace_live_sink;
 		chan.sink_ctx = live;
 	}
+	scry_elf_search_pids(o.pids, o.npids);   /* uprobe:NAME: the file -p's processes map */
 	if (scry_session_create(&s, &so, err, sizeof(err)))
 		goto fail;
 	if (live && trace_live_bind(live, s, err, sizeof(err)))

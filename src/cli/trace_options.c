@@ -63,7 +63,8 @@ void trace_opts_usage(FILE *f)
 		"                         (docs/PROBES.md); -e trace=none shows only those\n"
 		"      --flow [uprobe:]PATH:GLOB  the calls and returns of the functions matching GLOB as\n"
 		"                         an indented tree per thread: microseconds since the thread's\n"
-		"                         first call, -> FUNC(args), <- FUNC = ret <duration>\n"
+		"                         first call, -> FUNC(args), <- FUNC = ret <duration> (--json:\n"
+		"                         call and return objects with depth and duration_ns)\n"
 		"  -z, -Z                 successful calls only, failed calls only\n"
 		"  -T                     time spent in each call <s.us>\n"
 		"  -t, -tt, -ttt          time of day, with microseconds, as seconds since the epoch\n"
@@ -280,10 +281,6 @@ int trace_opts_parse(struct trace_opts *o, struct cli_track *track, int argc, ch
 	/* --flow alone shows the call tree only */
 	if (o->flow && !o->trace_given && trace_opts_set_trace(o, "none", names, err, errlen))
 		return -1;
-	if (o->flow && o->json) {
-		snprintf(err, errlen, "--flow and --json exclude each other (--json gives each call and return)");
-		return -1;
-	}
 	if (z && Z) {
 		snprintf(err, errlen, "-z (successful calls only) and -Z (failed calls only) exclude each other");
 		return -1;

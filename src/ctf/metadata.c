@@ -170,18 +170,19 @@ static int put_field(FILE *f, const struct scry_event *ev, unsigned i, char *err
 	fputs("\t\t", f);
 	switch (fd->type) {
 	case SCRY_F_INT:
-		if (fd->nenum)   /* a CTF enum over the integer, as LTTng's ctf_enum */
+		if (fd->nenums) {          /* a CTF enum: a C enum's names (uprobes), LTTng's ctf_enum */
 			fputs("enum : ", f);
-		put_int(f, fd->size, fd->is_signed, 0, fd->base);
-		if (fd->nenum) {
+			put_int(f, fd->size, fd->is_signed, 0, fd->base);
 			fputs(" {", f);
-			for (unsigned k = 0; k < fd->nenum; k++) {
+			for (unsigned k = 0; k < fd->nenums; k++) {
 				fputs(k ? ", " : " ", f);
-				put_str(f, fd->enum_labels[k]);
-				fprintf(f, " = %u", k);
+				put_str(f, fd->enums[k].name);
+				fprintf(f, " = %lld", (long long)fd->enums[k].value);
 			}
-			fputs(" }", f);
+			fprintf(f, " } _%s;\n", fd->name);
+			break;
 		}
+		put_int(f, fd->size, fd->is_signed, 0, fd->base);
 		fprintf(f, " _%s;\n", fd->name);
 		break;
 	case SCRY_F_STRING:

@@ -6,11 +6,15 @@
  * at entry, the return value and the call's duration at return.  Each thread keeps its own
  * stack, so threads and recursion are kept apart; a return matching no open call of its
  * thread (its entry came before scry) is marked "[entry not seen]", never paired with
- * another call; calls left open by a return further down (longjmp) are closed with it. */
+ * another call; calls left open by a return further down (longjmp) are closed with it.
+ * --json: one object per line, {"event":"call"|"return","ts","pid","tid","depth","func",
+ * "args":{...}} / {...,"ret":V,"duration_ns":D} ("entry_seen":false and no duration when
+ * unpaired). */
 #include <stdlib.h>
 #include <string.h>
 #include "trace/imap.h"
 #include "trace/printer_int.h"
+#include "util/json.h"
 
 #define FLOW_DEPTH 256
 
@@ -59,6 +63,80 @@ static void indent(struct trace_printer *p, unsigned depth)
 		OB_LIT(&p->ob, "  ");
 }
 
+/* The innermost open call of func on t's stack (its depth + 1), or 0. */
+static unsigned open_call(const struct flow_task *t, const char *func)
+{
+	unsigned k = t->depth < FLOW_DEPTH ? t->depth : FLOW_DEPTH;
+
+	while (k > 0 && strcmp(t->stack[k - 1].func, func))
+		k--;
+	return k;
+}
+
+static void json_value(struct outbuf *ob, const struct scry_field *f, const struct scry_fieldval *v)
+{
+	if (f->type == SCRY_F_STRING) {
+		json_str(ob, v->p, v->len);
+	} else if (f->is_signed) {
+		int64_t x = (int64_t)v->v;
+
+		if (f->size < 8 && (v->v >> (f->size * 8 - 1)) & 1)
+			x = (int64_t)(v->v | ~0ULL << (f->size * 8));
+		json_i64(ob, x);
+	} else {
+		json_u64(ob, v->v);
+	}
+}
+
+static void flow_json(struct trace_printer *p, struct flow_task *t, int pid, int tid, int64_t ts,
+		      const struct scry_event *ev, const struct scry_fieldval *vals, bool ret)
+{
+	struct outbuf *ob = &p->ob;
+	unsigned k = ret ? open_call(t, ev->tp) : 0;
+	unsigned depth = ret ? (k ? k - 1 : t->depth) : t->depth;
+
+	OB_LIT(ob, "{\"event\":\"");
+	ob_puts(ob, ret ? "return" : "call");
+	OB_LIT(ob, "\",\"ts\":");
+	json_i64(ob, ts);
+	OB_LIT(ob, ",\"pid\":");
+	ob_i64(ob, pid);
+	OB_LIT(ob, ",\"tid\":");
+	ob_i64(ob, tid);
+	OB_LIT(ob, ",\"depth\":");
+	ob_u64(ob, depth);
+	OB_LIT(ob, ",\"func\":");
+	json_cstr(ob, ev->tp);
+	if (!ret) {
+		OB_LIT(ob, ",\"args\":{");
+		for (unsigned i = 0; i < ev->nfields; i++) {
+			if (i)
+				ob_putc(ob, ',');
+			json_cstr(ob, ev->fields[i].name);
+			ob_putc(ob, ':');
+			json_value(ob, &ev->fields[i], &vals[i]);
+		}
+		ob_putc(ob, '}');
+		if (t->depth < FLOW_DEPTH)
+			t->stack[t->depth] = (struct frame){ ev->tp, ts };
+		t->depth++;
+	} else {
+		if (ev->nfields) {
+			OB_LIT(ob, ",\"ret\":");
+			json_value(ob, &ev->fields[0], &vals[0]);
+		}
+		if (k) {
+			OB_LIT(ob, ",\"duration_ns\":");
+			json_i64(ob, ts - t->stack[k - 1].ts);
+			t->depth = k - 1;
+		} else {
+			OB_LIT(ob, ",\"entry_seen\":false");
+		}
+	}
+	ob_putc(ob, '}');
+	trace_printer_line_end(p);
+}
+
 void trace_flow_probe(struct trace_printer *p, struct trace_flow *f, int pid, int tid, int64_t ts,
 		      const struct scry_event *ev, const struct scry_fieldval *vals)
 {
@@ -72,6 +150,10 @@ void trace_flow_probe(struct trace_printer *p, struct trace_flow *f, int pid, in
 			return;
 		}
 		t->first = ts;
+	}
+	if (p->o.json) {
+		flow_json(p, t, pid, tid, ts, ev, vals, ret);
+		return;
 	}
 	trace_printer_leader(p, pid, tid, ts);
 	put_fmt(p, "%6lld ", (ts - t->first) / 1000, 0);
@@ -95,16 +177,14 @@ void trace_flow_probe(struct trace_printer *p, struct trace_flow *f, int pid, in
 		return;
 	}
 	/* the innermost open call of this function */
-	unsigned k = t->depth < FLOW_DEPTH ? t->depth : FLOW_DEPTH;
-	while (k > 0 && strcmp(t->stack[k - 1].func, func))
-		k--;
+	unsigned k = open_call(t, func);
 	if (!k) {
 		indent(p, t->depth);
 		OB_LIT(&p->ob, "<- ");
 		ob_puts(&p->ob, func);
 		if (ev->nfields) {
 			OB_LIT(&p->ob, " = ");
-			trace_probe_value(p, &ev->fields[0], &vals[0]);
+			trace_probe_ret(p, ev, vals);
 		}
 		OB_LIT(&p->ob, " [entry not seen]");
 		trace_printer_line_end(p);
@@ -116,7 +196,7 @@ void trace_flow_probe(struct trace_printer *p, struct trace_flow *f, int pid, in
 	ob_puts(&p->ob, func);
 	if (ev->nfields) {
 		OB_LIT(&p->ob, " = ");
-		trace_probe_value(p, &ev->fields[0], &vals[0]);
+		trace_probe_ret(p, ev, vals);
 	}
 	int64_t d = ts - t->stack[k - 1].ts;
 	put_fmt(p, " <%lld.%06lld>", d / 1000000000, d % 1000000000 / 1000);

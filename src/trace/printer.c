@@ -878,6 +878,14 @@ void trace_probe_value(struct trace_printer *p, const struct scry_field *f, cons
 		OB_LIT(&p->ob, "?");
 		return;
 	}
+	for (unsigned k = 0; k < f->nenums; k++) {   /* a C enum: its name */
+		uint64_t m = f->size < 8 ? (1ULL << (f->size * 8)) - 1 : ~0ULL;
+
+		if (((uint64_t)f->enums[k].value & m) == (v->v & m)) {
+			ob_puts(&p->ob, f->enums[k].name);
+			return;
+		}
+	}
 	if (f->base == 16) {
 		char tmp[24];
 		int n = snprintf(tmp, sizeof(tmp), "%#llx", (unsigned long long)v->v);
@@ -891,6 +899,25 @@ void trace_probe_value(struct trace_printer *p, const struct scry_field *f, cons
 	} else {
 		ob_u64(&p->ob, v->v);
 	}
+}
+
+void trace_probe_ret(struct trace_printer *p, const struct scry_event *ev, const struct scry_fieldval *vals)
+{
+	if (ev->nfields == 1) {
+		trace_probe_value(p, &ev->fields[0], &vals[0]);
+		return;
+	}
+	ob_putc(&p->ob, '{');           /* a struct returned by value: its members */
+	for (unsigned i = 0; i < ev->nfields; i++) {
+		const char *n = ev->fields[i].name;
+
+		if (i)
+			OB_LIT(&p->ob, ", ");
+		ob_puts(&p->ob, strncmp(n, "ret_", 4) ? n : n + 4);
+		ob_putc(&p->ob, '=');
+		trace_probe_value(p, &ev->fields[i], &vals[i]);
+	}
+	ob_putc(&p->ob, '}');
 }
 
 void trace_printer_probe(struct trace_printer *p, int pid, int tid, int64_t ts, const struct scry_event *ev,
@@ -918,7 +945,7 @@ void trace_printer_probe(struct trace_printer *p, int pid, int tid, int64_t ts, 
 	if (ret) {
 		if (ev->nfields) {
 			OB_LIT(&p->ob, " = ");
-			trace_probe_value(p, &ev->fields[0], &vals[0]);
+			trace_probe_ret(p, ev, vals);
 		}
 	} else {
 		ob_putc(&p->ob, '(');

@@ -45,11 +45,11 @@ def test_typed_arguments_from_dwarf(record, workload, trace_dir, binary):
     assert ev(f"uretprobe_{b}_greet") == [{"ret": 10 * (3 + i)} for i in range(N)]
     assert ev(f"uprobe_{b}_paint") == [{"c": 1, "where": 0x1234, "level": -5, "big": 0xfedcba9876543210}] * N
     assert ev(f"uretprobe_{b}_paint") == [{"ret": 40}] * N
-    # a struct and a double by value are in no integer register: k still is (rdx after
-    # the two registers of struct pair), and the reasons are said
-    assert ev(f"uprobe_{b}_sum_pair") == [{"k": i} for i in range(N)]
+    # struct pair by value: its members from its two registers (rdi, rsi); the double is
+    # in an SSE register (said, not recorded); k in rdx after them
+    assert ev(f"uprobe_{b}_sum_pair") == [{"p_x": 10 + i, "p_y": 20, "k": i} for i in range(N)]
     assert ev(f"uretprobe_{b}_sum_pair") == [{"ret": (30 + i) // 2 + i} for i in range(N)]
-    assert "parameter p (struct pair) not recorded: a struct by value (in 2 registers)" in rec.stderr
+    assert "parameter p (struct pair)" not in rec.stderr
     assert "parameter scale (double) not recorded: floating point: passed in an SSE register" in rec.stderr
     assert rec.summary()["events"] == 8 * N
     # the CTF types: signed/unsigned sizes, pointers in hex, strings
@@ -262,7 +262,7 @@ def test_missing_binary(scry, trace_dir):
     assert run_bad(scry, trace_dir, "uprobe:/nonexistent/prog:main") == \
         "scry: /nonexistent/prog: No such file or directory"
     assert run_bad(scry, trace_dir, "uprobe:no-such-prog-xyz:main") == \
-        "scry: no-such-prog-xyz: not found in $PATH"
+        "scry: no-such-prog-xyz: not found in $PATH nor in the library directories"
 
 
 def test_missing_function_suggests(scry, workload, trace_dir):
@@ -316,10 +316,11 @@ def test_list_functions_with_parameters(scry, workload):
     real = os.path.realpath(wl)
     assert p.stdout == (
         f"uprobe:{real}:paint\n"
-        "    enum color c\n    void *where\n    short int level\n    long long unsigned int big\n"
+        "    enum color c    [RED=1, GREEN=2, BLUE=40]\n    void *where\n    short int level\n"
+        "    long long unsigned int big\n"
         "    -> enum color\n"
         f"uprobe:{real}:sum_pair\n"
-        "    struct pair p    [not recorded: a struct by value (in 2 registers): members are not recorded]\n"
+        "    struct pair p    [fields p_x, p_y]\n"
         "    double scale    [not recorded: floating point: passed in an SSE register]\n"
         "    int k\n    -> long int\n")
     p = subprocess.run([scry, "list", f"uprobe:{wl}:greet"], capture_output=True, text=True, timeout=60)
@@ -454,11 +455,11 @@ def test_trace_prints_probes(scry, workload):
     assert p.stderr.splitlines() == [
         'uprobe:uprobed:greet(name="scry"..., times=3)',
         "uretprobe:uprobed:greet = 30",
-        "uprobe:uprobed:paint(c=1, where=0x1234, level=-5, big=18364758544493064720)",
+        "uprobe:uprobed:paint(c=RED, where=0x1234, level=-5, big=18364758544493064720)",
         "usdt:uprobed:scrywl:tick(arg0=0, arg1=42, arg2=-7)",
         'uprobe:uprobed:greet(name="scry"..., times=4)',
         "uretprobe:uprobed:greet = 40",
-        "uprobe:uprobed:paint(c=1, where=0x1234, level=-5, big=18364758544493064720)",
+        "uprobe:uprobed:paint(c=RED, where=0x1234, level=-5, big=18364758544493064720)",
         "usdt:uprobed:scrywl:tick(arg0=1, arg1=43, arg2=-7)",
         "+++ exited with 0 +++"], p.stderr
 
@@ -519,6 +520,10 @@ def test_flow_tree(scry, workload):
         (3, "<-", "recurse = 0", True),
         (2, "<-", "recurse = 1", True),
         (1, "<-", "recurse = 2", True),
+        (1, "->", 'many(a=1, b=2, c=3, d=4, e=5, f=6, g=-7, h="eighth", i=9000000000)', False),
+        (1, "<-", "many = 9000000020", True),
+        (1, "->", "mkpair(x=100, y=-50)", False),
+        (1, "<-", "mkpair = {x=200, y=-51}", True),
         (0, "<-", "main = 0", True)], p.stderr
     # times: microseconds since the thread's first hit, never decreasing
     us = [int(l.split()[0]) for l in p.stderr.splitlines() if " -> " in l or " <- " in l]
@@ -570,7 +575,7 @@ def test_statement_probes(record, workload, trace_dir):
     assert names == ([f"uprobe_uprobed_uprobed_c_{add_line}"] + [f"uprobe_uprobed_uprobed_c_{rec_line}"] * 3) * N
     assert all(e["fields"] == {} for e in tr.events)
     meta = next(trace_dir.rglob("metadata")).read_text()
-    assert f'model.emf.uri = "uprobe:{os.path.realpath(wl)}:uprobed.c_{rec_line}";' in meta
+    assert f'model.emf.uri = "uprobe:{os.path.realpath(wl)}:uprobed.c:{rec_line}";' in meta
 
 
 def test_statement_probe_bad_input(scry, workload, trace_dir):
@@ -583,3 +588,191 @@ def test_statement_probe_bad_input(scry, workload, trace_dir):
     st = workload("uprobed.stripped")
     assert run_bad(scry, trace_dir, f"uprobe:{st}:uprobed.c:10") == \
         f"scry: 'uprobe:{st}:uprobed.c:10': {os.path.realpath(st)} has no DWARF line table (built without -g?)"
+
+
+def test_help_shows_probe_specs(scry):
+    top = subprocess.run([scry, "--help"], capture_output=True, text=True)
+    rec = subprocess.run([scry, "record", "--help"], capture_output=True, text=True)
+    tr = subprocess.run([scry, "trace", "--help"], capture_output=True, text=True)
+    assert "uprobe:PATH:FUNC, uretprobe:PATH:FUNC, usdt:PATH:PROV:NAME" in top.stdout + top.stderr
+    assert "'usdt:PATH:PROVIDER:NAME'" in rec.stdout and "--userspace-probe SPEC" in rec.stdout
+    assert "-e uprobe:PATH:FUNC" in tr.stdout and "--flow [uprobe:]PATH:GLOB" in tr.stdout
+
+
+def test_library_by_bare_name(record, workload, trace_dir, scry):
+    """'libc' and 'libc.so.6' are found in the library directories (as bpftrace does)."""
+    real = os.path.realpath(LIBC)
+    for name in ("libc", "libc.so.6"):
+        p = subprocess.run([scry, "list", f"uprobe:{name}:malloc"], capture_output=True, text=True)
+        assert p.returncode == 0 and p.stdout.startswith(f"uprobe:{real}:malloc\n"), p.stdout + p.stderr
+    wl = workload("uprobed")
+    record(trace_dir, "-e", "uprobe:libc:malloc", cmd=[wl, N]).check()
+    tr = read_trace(trace_dir)
+    ev = [e for e in tr.events if e["name"] == "uprobe_libc_so_6_malloc" and e["procname"] == "uprobed"]
+    f = "bytes" if libc_debug() else "arg0"
+    assert [e["fields"][f] for e in ev if 12345 <= e["fields"][f] < 12345 + N] == [12345 + i for i in range(N)]
+
+
+def test_enums_by_name(record, workload, trace_dir, scry):
+    """An enum parameter and return value are CTF enums: every reader prints their names."""
+    wl = workload("uprobed")
+    record(trace_dir, "-e", f"uprobe:{wl}:paint", "-e", f"uretprobe:{wl}:paint", cmd=[wl, 1]).check()
+    meta = next(trace_dir.rglob("metadata")).read_text()
+    assert '{ "RED" = 1, "GREEN" = 2, "BLUE" = 40 } _c;' in meta and '"BLUE" = 40 } _ret;' in meta
+    bt = run_babeltrace2(trace_dir)
+    assert 'c = ( "RED" : container = 1 )' in bt.stdout and 'ret = ( "BLUE" : container = 40 )' in bt.stdout
+    v = subprocess.run([scry, "view", str(trace_dir)], capture_output=True, text=True)
+    assert 'c = ( "RED" : container = 1 )' in v.stdout and 'ret = ( "BLUE" : container = 40 )' in v.stdout
+    assert [e["fields"]["c"] for e in read_trace(trace_dir).events if "c" in e["fields"]] == [1]
+
+
+def test_flow_json(scry, workload):
+    wl = workload("uprobed")
+    p = subprocess.run([scry, "trace", "--json", "--flow", f"{wl}:recurse", "--", wl, "1"], capture_output=True,
+                       text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    ev = [json.loads(l) for l in p.stderr.splitlines() if l.startswith('{"event":"call"') or
+          l.startswith('{"event":"return"')]
+    assert [(e["event"], e["depth"], e.get("args"), e.get("ret")) for e in ev] == [
+        ("call", 0, {"depth": 2}, None), ("call", 1, {"depth": 1}, None), ("call", 2, {"depth": 0}, None),
+        ("return", 2, None, 0), ("return", 1, None, 1), ("return", 0, None, 2)]
+    assert all(e["duration_ns"] > 0 for e in ev if e["event"] == "return")
+    assert ev[3]["duration_ns"] < ev[4]["duration_ns"] < ev[5]["duration_ns"]
+
+
+def test_list_lines(scry, workload, record, trace_dir):
+    wl = workload("uprobed")
+    real = os.path.realpath(wl)
+    p = subprocess.run([scry, "list", f"uprobe:{wl}:uprobed.c:*"], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    listed = {int(l.split()[0].rsplit(":", 1)[1]): l for l in p.stdout.splitlines()}
+    rec_line = src_line("return depth <= 0 ? 0 : 1 + recurse(depth - 1);")
+    assert listed[rec_line].startswith(f"uprobe:{real}:uprobed.c:{rec_line}  ")
+    assert 1 not in listed and src_line("#include <fcntl.h>") not in listed      # no code there
+    # objdump's line table (binutils) has code at every line scry lists
+    od = subprocess.run(["objdump", "--dwarf=decodedline", wl], capture_output=True, text=True).stdout
+    theirs = {int(l.split()[1]) for l in od.splitlines() if l.startswith("uprobed.c ") and l.split()[1].isdigit()}
+    assert set(listed) <= theirs
+    # a listed line is a spec
+    record(trace_dir, "-e", listed[rec_line].split()[0], cmd=[wl, 1]).check()
+    assert len(read_trace(trace_dir).events) == 3
+    bad = subprocess.run([scry, "list", f"uprobe:{wl}:nofile.c:*"], capture_output=True, text=True)
+    assert bad.returncode == 1 and bad.stderr.strip() == f"scry list: no line of nofile.c has code in {real}"
+
+
+def test_flow_threads_kept_apart(scry, workload):
+    """4 threads recursing at once: each thread's tree is whole and its own."""
+    import re
+    wl = workload("uprobed")
+    rounds = 20
+    p = subprocess.run([scry, "trace", "--flow", f"{wl}:recurse", "--", wl, str(rounds), "threads"],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    per = {}
+    for l in p.stderr.splitlines():
+        m = re.match(r"^(?:\[pid +(\d+)\] )? *\d+ ( *)(->|<-) (.*?)( <\d+\.\d{6}>)?$", l)
+        if m:
+            per.setdefault(int(m[1] or 0), []).append((len(m[2]) // 2, m[3], m[4], m[5] is not None))
+    one = [(0, "->", "recurse(depth=3)", False), (1, "->", "recurse(depth=2)", False),
+           (2, "->", "recurse(depth=1)", False), (3, "->", "recurse(depth=0)", False),
+           (3, "<-", "recurse = 0", True), (2, "<-", "recurse = 1", True),
+           (1, "<-", "recurse = 2", True), (0, "<-", "recurse = 3", True)]
+    assert len(per) == 4 and 0 not in per, p.stderr[:2000]
+    for tid, lines in per.items():
+        assert lines == one * rounds, (tid, lines[:12])
+
+
+def test_offset_must_start_an_instruction(scry, record, workload, trace_dir):
+    """add3+3 starts the second instruction (a line table row); add3+4 is inside it: refused."""
+    wl = workload("uprobed")
+    addr = nm_addr(wl, "add3")
+    dis = subprocess.run(["objdump", "-d", "--no-show-raw-insn", wl], capture_output=True, text=True).stdout
+    body = dis[dis.index(f"<add3>:"):].split("\n\n")[0].splitlines()[1:]
+    insns = [int(l.split(":")[0], 16) - addr for l in body if ":" in l]
+    assert insns[:2] == [0, 3], insns          # movslq %edi,%rdi is 3 bytes
+    record(trace_dir, "-e", f"uprobe:{wl}:add3+3", cmd=[wl, N]).check()
+    assert len(read_trace(trace_dir).events) == N
+    line = run_bad(scry, trace_dir.parent / "t2", f"uprobe:{wl}:add3+4")
+    assert "cannot tell that offset 4 of add3 starts an instruction (no line table row there)" in line
+    assert f"(add3 is at {hex(addr)})" in line
+
+
+def test_contexts_and_trackers_apply(record, workload, trace_dir, tmp_path):
+    """Probe events go through the same record path: the channel's contexts, the trackers."""
+    wl = workload("uprobed")
+    record(trace_dir, "-c", "pid,tid,procname,ppid,vtid,cpu_id", "-e", f"uprobe:{wl}:handle_beta",
+           cmd=[wl, N]).check()
+    ev = read_trace(trace_dir).events
+    assert len(ev) == N
+    for e in ev:
+        assert e["ctx"]["vtid"] == e["tid"] and e["ctx"]["ppid"] > 0 and e["procname"] == "uprobed"
+        assert e["ctx"]["cpu_id"] == e["cpu"]
+    # a uid tracker that rejects root: nothing; one that takes it: every call
+    d1, d2 = tmp_path / "u1", tmp_path / "u0"
+    record(d1, "--track-uid", "65534", "-e", f"uprobe:{wl}:handle_beta", cmd=[wl, N]).check()
+    record(d2, "--track-uid", "0", "-e", f"uprobe:{wl}:handle_beta", cmd=[wl, N]).check()
+    assert len(read_trace(d1).events) == 0 and len(read_trace(d2).events) == N
+
+
+def test_more_bad_input(scry, workload, trace_dir, tmp_path):
+    script = tmp_path / "script.sh"
+    script.write_text("#!/bin/sh\necho hi\n")
+    script.chmod(0o755)
+    assert run_bad(scry, trace_dir, f"uprobe:{script}:main") == f"scry: {script}: not an ELF file"
+    assert run_bad(scry, trace_dir, f"uprobe:{tmp_path}:main") == f"scry: {tmp_path}: not a regular file"
+    wl = workload("uprobed")
+    assert run_bad(scry, trace_dir, f"uprobe:{wl}:zz*") == \
+        f"scry: no function matches 'zz*' in {os.path.realpath(wl)}"
+    assert "invalid address" in run_bad(scry, trace_dir, f"uprobe:{wl}:0xzz")
+
+
+def test_bare_name_resolved_through_pid_maps(scry, workload, tmp_path):
+    """-p: 'myprog' (in no $PATH directory) is the executable the process maps."""
+    prog = tmp_path / "myprog"
+    shutil.copy(workload("uprobed"), prog)
+    w = subprocess.Popen([str(prog), "15", "slow"], stdout=subprocess.PIPE, text=True)   # 3 s
+    out = tmp_path / "t"
+    try:
+        pid = json.loads(w.stdout.readline())["pid"]
+        p = subprocess.run([scry, "record", "-q", "-o", str(out), "-p", str(pid), "-e", "uprobe:myprog:handle_alpha",
+                            "-e", "uprobe:libc:malloc"], capture_output=True, text=True, timeout=120)
+        assert p.returncode == 0, p.stderr
+    finally:
+        w.kill()
+        w.wait()
+    tr = read_trace(out)
+    vs = [e["fields"]["v"] for e in tr.events if e["name"] == "uprobe_myprog_handle_alpha"]
+    assert vs and vs == list(range(vs[0], vs[0] + len(vs)))
+    assert any(e["name"] == "uprobe_libc_so_6_malloc" for e in tr.events)
+    meta = next(out.rglob("metadata")).read_text()
+    assert f'model.emf.uri = "uprobe:{os.path.realpath(prog)}:handle_alpha";' in meta
+
+
+@pytest.mark.parametrize("binary", ["uprobed", "uprobed-O0"])
+def test_arguments_on_the_stack(record, workload, trace_dir, scry, binary):
+    """many(a..f in registers, g, h, i on the stack): the 7th integer, a string and a long
+    past the six registers, read from [rsp + 8 + off] at the entry."""
+    wl = workload(binary)
+    b = binary.replace("-", "_")
+    record(trace_dir, "-e", f"uprobe:{wl}:many", "-e", f"uretprobe:{wl}:many", cmd=[wl, N]).check()
+    tr = read_trace(trace_dir)
+    assert [e["fields"] for e in by_name(tr, f"uprobe_{b}_many")] == [
+        {"a": 1, "b": 2, "c": 3, "d": 4, "e": 5, "f": 6, "g": -7 - i, "h": "eighth", "i": 9000000000 + i}
+        for i in range(N)]
+    assert [e["fields"]["ret"] for e in by_name(tr, f"uretprobe_{b}_many")] == \
+        [21 - 7 - i + 6 + 9000000000 + i for i in range(N)]
+    p = subprocess.run([scry, "list", f"uprobe:{wl}:many"], capture_output=True, text=True)
+    assert "    int g    [on the stack]\n    const char *h    [string]    [on the stack]\n" in p.stdout
+
+
+@pytest.mark.parametrize("binary", ["uprobed", "uprobed-O0"])
+def test_struct_returned_by_value(record, workload, trace_dir, scry, binary):
+    """mkpair returns struct pair in rax:rdx: ret_x, ret_y."""
+    wl = workload(binary)
+    b = binary.replace("-", "_")
+    record(trace_dir, "-e", f"uretprobe:{wl}:mkpair", cmd=[wl, N]).check()
+    assert [e["fields"] for e in by_name(read_trace(trace_dir), f"uretprobe_{b}_mkpair")] == \
+        [{"ret_x": 2 * (100 + i), "ret_y": -51} for i in range(N)]
+    p = subprocess.run([scry, "trace", "-e", "trace=none", "-e", f"uretprobe:{wl}:mkpair", "--", wl, "1"],
+                       capture_output=True, text=True, timeout=60)
+    assert f"uretprobe:{os.path.basename(wl)}:mkpair = {{x=200, y=-51}}" in p.stderr.splitlines()

@@ -45,7 +45,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (f.nparams > SCRY_DW_MAX_PARAMS)
 				abort();
 			for (unsigned k = 0; k < f.nparams; k++)
-				if (f.params[k].reg >= 6 || (f.params[k].kind != SCRY_DW_NONE && f.params[k].reg < 0))
+				if (f.params[k].reg >= 6 ||
+				    (f.params[k].kind != SCRY_DW_NONE && f.params[k].reg < 0 && f.params[k].stack < 0))
 					abort();
 		}
 		if (dw) {                    /* a statement probe's line table */
@@ -58,6 +59,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					if (addrs[i - 1] >= addrs[i])
 						abort();
 				free(addrs);
+			}
+		}
+		if (dw) {                    /* scry list uprobe:PATH:FILE:* */
+			int *lines;
+			unsigned *na;
+			size_t nl;
+
+			if (!scry_dwarf_file_lines(dw, "uprobed.c", &lines, &na, &nl)) {
+				for (size_t i = 0; i < nl; i++)
+					if ((i && lines[i - 1] >= lines[i]) || !na[i])
+						abort();
+				free(lines);
+				free(na);
 			}
 		}
 		scry_dwarf_close(dw);

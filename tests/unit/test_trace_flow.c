@@ -41,16 +41,22 @@ struct out {
 	struct trace_printer *p;
 };
 
-static void open_printer(struct out *o, bool flow)
+static void open_printer_json(struct out *o, bool flow, bool json)
 {
 	struct trace_opts opts;
 
 	trace_opts_init(&opts);
 	opts.flow = flow ? "wl:*" : NULL;
+	opts.json = json;
 	o->f = open_memstream(&o->buf, &o->len);
 	assert_non_null(o->f);
 	o->p = trace_printer_new(&opts, o->f, NULL);
 	assert_non_null(o->p);
+}
+
+static void open_printer(struct out *o, bool flow)
+{
+	open_printer_json(o, flow, false);
 }
 
 static void close_expect(struct out *o, const char *want)
@@ -152,6 +158,24 @@ static void test_probe_lines(void **state)
 		"uretprobe:wl:f = -3\n");
 }
 
+static void test_flow_json(void **state)
+{
+	struct out o;
+
+	open_printer_json(&o, true, true);
+	call(&o, 100, 1000 * US, "a", 1);
+	call(&o, 101, 1001 * US, "a", 2);
+	ret(&o, 100, 1010 * US, "b", 5);
+	ret(&o, 100, 1020 * US, "a", -1);
+	close_expect(&o,
+		"{\"event\":\"call\",\"ts\":1000000,\"pid\":100,\"tid\":100,\"depth\":0,\"func\":\"a\",\"args\":{\"v\":1}}\n"
+		"{\"event\":\"call\",\"ts\":1001000,\"pid\":100,\"tid\":101,\"depth\":0,\"func\":\"a\",\"args\":{\"v\":2}}\n"
+		"{\"event\":\"return\",\"ts\":1010000,\"pid\":100,\"tid\":100,\"depth\":1,\"func\":\"b\",\"ret\":5,"
+		"\"entry_seen\":false}\n"
+		"{\"event\":\"return\",\"ts\":1020000,\"pid\":100,\"tid\":100,\"depth\":0,\"func\":\"a\",\"ret\":-1,"
+		"\"duration_ns\":20000}\n");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -159,6 +183,7 @@ int main(void)
 		cmocka_unit_test(test_threads_kept_apart),
 		cmocka_unit_test(test_return_without_entry),
 		cmocka_unit_test(test_probe_lines),
+		cmocka_unit_test(test_flow_json),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

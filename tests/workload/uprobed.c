@@ -5,8 +5,10 @@
  * semaphore is set), and libc's malloc and open.
  *   uprobed [N [slow]]  calls each function N times (default 3), i = 0..N-1; slow: 200 ms
  *                       between rounds (to attach with -p while main runs)
+ *   uprobed N threads   4 threads each calling recurse(3) N times, at once
  * Prints {"pid":P} first.  Built -O1 -g (and -O0, stripped: the Makefile). */
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +46,17 @@ NOIPA long sum_pair(struct pair p, double scale, int k)
 	return (long)((p.x + p.y) * scale) + k;
 }
 
+NOIPA long many(int a, int b, int c, int d, int e, int f, int g, const char *h, long i)
+{
+	return a + b + c + d + e + f + g + (long)strlen(h) + i;
+}
+
+NOIPA struct pair mkpair(long x, long y)
+{
+	struct pair p = { x * 2, y - 1 };
+	return p;
+}
+
 NOIPA int handle_alpha(int v) { return v + 1; }
 NOIPA int handle_beta(int v) { return v + 2; }
 NOIPA int handle_gamma(int v) { return v + 3; }
@@ -53,6 +66,15 @@ NOIPA int recurse(int depth)
 	return depth <= 0 ? 0 : 1 + recurse(depth - 1);
 }
 
+static int rounds;
+
+static void *worker(void *arg)
+{
+	for (int i = 0; i < rounds; i++)
+		sink = recurse(3);
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 3;
@@ -60,6 +82,16 @@ int main(int argc, char **argv)
 
 	printf("{\"pid\":%d}\n", getpid());
 	fflush(stdout);
+	if (argc > 2 && !strcmp(argv[2], "threads")) {
+		pthread_t th[4];
+
+		rounds = n;
+		for (int k = 0; k < 4; k++)
+			pthread_create(&th[k], NULL, worker, NULL);
+		for (int k = 0; k < 4; k++)
+			pthread_join(th[k], NULL);
+		return 0;
+	}
 	for (int i = 0; i < n; i++) {
 		struct pair p = { 10 + i, 20 };
 		void *m;
@@ -71,6 +103,9 @@ int main(int argc, char **argv)
 		sink = sum_pair(p, 0.5, i);
 		sink = handle_alpha(i) + handle_beta(i) + handle_gamma(i);
 		sink = recurse(2);
+		sink = many(1, 2, 3, 4, 5, 6, -7 - i, "eighth", 9000000000L + i);
+		p = mkpair(100 + i, -50);
+		sink = p.x + p.y;
 		DTRACE_PROBE3(scrywl, tick, i, 42 + i, -7);
 		if (scrywl_guarded_semaphore)   /* only reached while a tracer probes it */
 			DTRACE_PROBE2(scrywl, guarded, (long)i * 10, "guarded");
