@@ -661,11 +661,12 @@ def test_list_lines(scry, workload, record, trace_dir):
 
 
 def test_flow_threads_kept_apart(scry, workload):
-    """4 threads recursing at once: each thread's tree is whole and its own."""
+    """4 threads recursing at once: each thread's tree is whole and its own
+    (-f: threads are followed only with it, as strace)."""
     import re
     wl = workload("uprobed")
     rounds = 20
-    p = subprocess.run([scry, "trace", "--flow", f"{wl}:recurse", "--", wl, str(rounds), "threads"],
+    p = subprocess.run([scry, "trace", "-f", "--flow", f"{wl}:recurse", "--", wl, str(rounds), "threads"],
                        capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stderr
     per = {}

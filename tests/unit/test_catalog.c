@@ -128,11 +128,14 @@ static void test_renamed_events(void **state)
 	assert_int_equal(ev->nfields, 2);
 	check_field(&ev->fields[0], "vec", SCRY_F_INT, 1, false, 0);
 	check_field(&ev->fields[1], "name", SCRY_F_INT, 1, false, 0);
-	assert_int_equal(ev->fields[0].nenum, 0);
-	assert_int_equal(ev->fields[1].nenum, 10);
-	assert_string_equal(ev->fields[1].enum_labels[0], "HI");
-	assert_string_equal(ev->fields[1].enum_labels[3], "NET_RX");
-	assert_string_equal(ev->fields[1].enum_labels[9], "RCU");
+	assert_int_equal(ev->fields[0].nenums, 0);
+	assert_int_equal(ev->fields[1].nenums, 10);
+	assert_string_equal(ev->fields[1].enums[0].name, "HI");
+	assert_int_equal(ev->fields[1].enums[0].value, 0);
+	assert_string_equal(ev->fields[1].enums[3].name, "NET_RX");
+	assert_int_equal(ev->fields[1].enums[3].value, 3);
+	assert_string_equal(ev->fields[1].enums[9].name, "RCU");
+	assert_int_equal(ev->fields[1].enums[9].value, 9);
 	{
 		struct scry_tp_desc sd;
 
