@@ -772,3 +772,12 @@ def test_large_struct_return_shifts_parameters(record, workload, trace_dir, scry
     assert [e["fields"] for e in by_name(tr, "uretprobe_uprobed_mkbig")] == [{}] * N
     p = subprocess.run([scry, "list", f"uprobe:{wl}:mkbig"], capture_output=True, text=True)
     assert "-> struct big    [not recorded: a struct of more than 16 bytes: returned in memory]" in p.stdout
+
+
+def test_trace_filter_on_probes(scry, workload):
+    wl = workload("uprobed")
+    p = subprocess.run([scry, "trace", "-e", "trace=none", "-e", f"uprobe:{wl}:handle_alpha", "--filter", "v > 1",
+                        "--", wl, "4"], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert [l for l in p.stderr.splitlines() if l.startswith("uprobe:")] == \
+        ["uprobe:uprobed:handle_alpha(v=2)", "uprobe:uprobed:handle_alpha(v=3)"]
