@@ -209,15 +209,6 @@ static bool struct_members(Dwarf_Die *st, struct scry_dw_param *p)
 /* Describe a value of type t (NULL: void) as a field; *gprs: the integer registers it takes
  * (0 when it is passed elsewhere, why set); *mem, *align: its bytes and alignment on the
  * stack when it is passed there whatever the registers left (0: never). */
-static void classify_mem(Dwarf_Die *t, struct scry_dw_param *p, int *gprs, int *mem, int *align);
-
-static void classify(Dwarf_Die *t, struct scry_dw_param *p, int *gprs)
-{
-	int mem, align;
-
-	classify_mem(t, p, gprs, &mem, &align);
-}
-
 static void classify_mem(Dwarf_Die *t, struct scry_dw_param *p, int *gprs, int *mem, int *align)
 {
 	Dwarf_Die pt, target, tp;
@@ -365,11 +356,17 @@ int scry_dwarf_func(struct scry_dwarf *d, uint64_t addr, struct scry_dw_func *ou
 	}
 	if (!c.ok)
 		return -1;
-	classify(type_of(&c.found, &t) ? &t : NULL, &out->ret, &gprs);
+	classify_mem(type_of(&c.found, &t) ? &t : NULL, &out->ret, &gprs, &mem, &align);
 	snprintf(out->ret.name, sizeof(out->ret.name), "ret");
 	out->ret.reg = out->ret.kind == SCRY_DW_NONE ? -1 : SCRY_UREG_RET;
 	if (out->ret.kind == SCRY_DW_NONE && gprs)   /* a small struct returned in rax:rdx */
 		snprintf(out->ret.why, sizeof(out->ret.why), "a struct returned by value: not recorded");
+	if (mem && !strncmp(out->ret.ctype, "struct ", 7)) {
+		/* a larger struct is returned through a hidden pointer in rdi: the parameters
+		 * start at rsi */
+		snprintf(out->ret.why, sizeof(out->ret.why), "a struct of more than 16 bytes: returned in memory");
+		next = 1;
+	}
 	if (dwarf_child(&c.found, &child))
 		return 0;
 	do {

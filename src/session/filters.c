@@ -245,7 +245,8 @@ struct scry_filters *scry_filters_prepare(const char *text, const struct scry_ev
 	for (size_t i = 0; i < n; i++) {
 		/* scry trace: exits follow their entries; exit/exit_group and the process events
 		 * (signals, process exit) give the exit status and the +++ lines */
-		if (skip_exits && (events[i]->kind != SCRY_EV_SYSCALL_ENTRY ||
+		/* (probe events are filtered like entries: each stands alone) */
+		if (skip_exits && events[i]->kind != SCRY_EV_UPROBE && (events[i]->kind != SCRY_EV_SYSCALL_ENTRY ||
 				   !strcmp(events[i]->tp, "exit") || !strcmp(events[i]->tp, "exit_group"))) {
 			f->use[i] = SCRY_FILTER_NONE;
 			continue;

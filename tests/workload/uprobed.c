@@ -57,6 +57,14 @@ NOIPA struct pair mkpair(long x, long y)
 	return p;
 }
 
+struct big { long a, b, c; };
+
+NOIPA struct big mkbig(int k, const char *tag)
+{
+	struct big r = { k, (long)strlen(tag), 3 };
+	return r;
+}
+
 NOIPA int handle_alpha(int v) { return v + 1; }
 NOIPA int handle_beta(int v) { return v + 2; }
 NOIPA int handle_gamma(int v) { return v + 3; }
@@ -105,6 +113,7 @@ int main(int argc, char **argv)
 		sink = recurse(2);
 		sink = many(1, 2, 3, 4, 5, 6, -7 - i, "eighth", 9000000000L + i);
 		p = mkpair(100 + i, -50);
+		sink = mkbig(i, "big").b;
 		sink = p.x + p.y;
 		DTRACE_PROBE3(scrywl, tick, i, 42 + i, -7);
 		if (scrywl_guarded_semaphore)   /* only reached while a tracer probes it */
