@@ -106,6 +106,9 @@ int dsession_save(const struct dsession *s, const char *path, bool force, char *
  * error naming them. */
 int dsession_read_xml(struct daemon *d, const char *path, const char *only, struct dsession ***out,
 		      size_t *n, bool **started, char *err, size_t errlen);
+/* The same from memory (label names it in errors): the fuzz target's entry. */
+int dsession_read_xml_buffer(const char *buf, size_t len, const char *label, struct dsession ***out,
+			     size_t *n, bool **started, char *err, size_t errlen);
 /* `list NAME`: the session described, LTTng's way. */
 void dsession_describe(struct dsession *s, FILE *out);
 

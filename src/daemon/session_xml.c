@@ -193,10 +193,31 @@ struct rd {
 	bool filter_seen, unfiltered_seen;
 };
 
+/* Session and channel names name files: LTTng's characters. */
+static bool name_ok(const char *n)
+{
+	if (!*n || strlen(n) > 200 || n[0] == '.' || n[0] == '-')
+		return false;
+	for (; *n; n++)
+		if (!((*n >= 'a' && *n <= 'z') || (*n >= 'A' && *n <= 'Z') || (*n >= '0' && *n <= '9') ||
+		      *n == '_' || *n == '-' || *n == '.'))
+			return false;
+	return true;
+}
+
+/* A reason is one line: the file's text quoted in it may hold line breaks and controls. */
+static void one_line(char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			*s = ' ';
+}
+
 static int unsupported(struct rd *r, xmlNodePtr n, const char *why)
 {
 	snprintf(r->err, r->errlen, "%s:%ld: <%s>%s%s", r->path, (long)xmlGetLineNo(n), (const char *)n->name,
 		 why[0] ? " " : "", why);
+	one_line(r->err);
 	return -ENOTSUP;
 }
 
@@ -204,6 +225,7 @@ static int unknown(struct rd *r, xmlNodePtr n)
 {
 	snprintf(r->err, r->errlen, "%s:%ld: unknown element <%s> in <%s>", r->path, (long)xmlGetLineNo(n),
 		 (const char *)n->name, n->parent ? (const char *)n->parent->name : "");
+	one_line(r->err);
 	return -EINVAL;
 }
 
@@ -399,6 +421,8 @@ static int read_channel(struct rd *r, struct dsession *s, xmlNodePtr ch)
 			text(n, name, sizeof(name));
 	if (!name[0])
 		return unsupported(r, ch, "has no <name>");
+	if (!name_ok(name))
+		return unsupported(r, ch, "has an invalid name (letters, digits, '_', '-', '.')");
 	if (dsession_channel(s, name)) {
 		snprintf(b, sizeof(b), "'%.40s' twice", name);
 		return unsupported(r, ch, b);
@@ -739,6 +763,10 @@ static int read_session(struct rd *r, xmlNodePtr se, struct dsession **out, bool
 		ret = unsupported(r, se, "has no <name>");
 		goto out;
 	}
+	if (!name_ok(name)) {
+		ret = unsupported(r, se, "has an invalid name (letters, digits, '_', '-', '.')");
+		goto out;
+	}
 	if (!dir) {
 		ret = unsupported(r, se, "has no output path");
 		goto out;
@@ -820,36 +848,23 @@ static void xml_error(void *ctx, const xmlError *e)
 		snprintf(msg, sizeof(msg), "%s", e->message ? e->message : "parse error");
 		msg[strcspn(msg, "\n")] = 0;
 		snprintf(r->err, r->errlen, "%s:%d: not XML: %s", r->path, e->line, msg);
+		one_line(r->err);
 	}
 }
 
-int dsession_read_xml(struct daemon *d, const char *path, const char *only, struct dsession ***out,
-		      size_t *n, bool **started, char *err, size_t errlen)
+/* The sessions of a parsed document (see dsession_read_xml). */
+static int read_doc(struct rd *r, xmlDocPtr doc, const char *only, struct dsession ***out, size_t *n,
+		    bool **started)
 {
-	struct rd r = { .d = d, .path = path, .err = err, .errlen = errlen };
+	char *err = r->err;
+	size_t errlen = r->errlen;
+	const char *path = r->path;
 	struct dsession **v = NULL;
 	bool *st = NULL;
 	size_t nv = 0;
-	xmlDocPtr doc;
 	xmlNodePtr root;
 	int ret = 0;
 
-	err[0] = 0;
-	*out = NULL;
-	*n = 0;
-	*started = NULL;
-	if (access(path, R_OK) < 0) {
-		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
-		return -errno;
-	}
-	xmlSetStructuredErrorFunc(&r, (xmlStructuredErrorFunc)xml_error);
-	doc = xmlReadFile(path, NULL, XML_PARSE_NONET);
-	xmlSetStructuredErrorFunc(NULL, NULL);
-	if (!doc) {
-		if (!err[0])
-			snprintf(err, errlen, "%s: not XML", path);
-		return -EINVAL;
-	}
 	root = xmlDocGetRootElement(doc);
 	if (!root || !is(root, "sessions")) {
 		snprintf(err, errlen, "%s: not an LTTng session file (its root is <%s>, not <sessions>)", path,
@@ -863,10 +878,10 @@ int dsession_read_xml(struct daemon *d, const char *path, const char *only, stru
 		bool *nst;
 
 		if (!is(se, "session")) {
-			ret = unknown(&r, se);
+			ret = unknown(r, se);
 			goto out;
 		}
-		if ((ret = read_session(&r, se, &s, &on)))
+		if ((ret = read_session(r, se, &s, &on)))
 			goto out;
 		if (only && strcmp(s->name, only)) {
 			dsession_free(s);
@@ -905,6 +920,60 @@ out:
 		dsession_free(v[i]);
 	free(v);
 	free(st);
+	return ret;
+}
+
+int dsession_read_xml(struct daemon *d, const char *path, const char *only, struct dsession ***out,
+		      size_t *n, bool **started, char *err, size_t errlen)
+{
+	struct rd r = { .d = d, .path = path, .err = err, .errlen = errlen };
+	xmlDocPtr doc;
+	int ret;
+
+	err[0] = 0;
+	*out = NULL;
+	*n = 0;
+	*started = NULL;
+	if (access(path, R_OK) < 0) {
+		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
+		return -errno;
+	}
+	xmlSetStructuredErrorFunc(&r, (xmlStructuredErrorFunc)xml_error);
+	doc = xmlReadFile(path, NULL, XML_PARSE_NONET);
+	xmlSetStructuredErrorFunc(NULL, NULL);
+	if (!doc) {
+		if (!err[0])
+			snprintf(err, errlen, "%s: not XML", path);
+		return -EINVAL;
+	}
+	ret = read_doc(&r, doc, only, out, n, started);
+	free(r.filter);
+	xmlFreeDoc(doc);
+	return ret;
+}
+
+int dsession_read_xml_buffer(const char *buf, size_t len, const char *label, struct dsession ***out,
+			     size_t *n, bool **started, char *err, size_t errlen)
+{
+	struct rd r = { .path = label, .err = err, .errlen = errlen };
+	xmlDocPtr doc;
+	int ret;
+
+	err[0] = 0;
+	*out = NULL;
+	*n = 0;
+	*started = NULL;
+	if (len > INT32_MAX)
+		return -E2BIG;
+	xmlSetStructuredErrorFunc(&r, (xmlStructuredErrorFunc)xml_error);
+	doc = xmlReadMemory(buf, (int)len, label, NULL, XML_PARSE_NONET);
+	xmlSetStructuredErrorFunc(NULL, NULL);
+	if (!doc) {
+		if (!err[0])
+			snprintf(err, errlen, "%s: not XML", label);
+		return -EINVAL;
+	}
+	ret = read_doc(&r, doc, NULL, out, n, started);
 	free(r.filter);
 	xmlFreeDoc(doc);
 	return ret;
