@@ -569,7 +569,7 @@ static int read_trackers(struct rd *r, struct dsession *s, xmlNodePtr trs)
 			if (!is(pv, "process_attr_values"))
 				return unknown(r, pv);
 			FOR_ELEMENTS(v, pv) {
-				uint32_t id;
+				uint32_t id = 0;
 
 				if (!is(v, kinds[k]))
 					return unknown(r, v);
@@ -592,7 +592,7 @@ static int read_legacy_trackers(struct rd *r, struct dsession *s, xmlNodePtr trs
 			if (!is(tg, "targets"))
 				return unknown(r, tg);
 			FOR_ELEMENTS(pt, tg) {
-				uint32_t id;
+				uint32_t id = 0;
 				int ret;
 
 				if (!is(pt, "pid_target"))
