@@ -161,15 +161,7 @@ void trace_flow_probe(struct trace_printer *p, struct trace_flow *f, int pid, in
 		indent(p, t->depth);
 		OB_LIT(&p->ob, "-> ");
 		ob_puts(&p->ob, func);
-		ob_putc(&p->ob, '(');
-		for (unsigned i = 0; i < ev->nfields; i++) {
-			if (i)
-				OB_LIT(&p->ob, ", ");
-			ob_puts(&p->ob, ev->fields[i].name);
-			ob_putc(&p->ob, '=');
-			trace_probe_value(p, &ev->fields[i], &vals[i]);
-		}
-		ob_putc(&p->ob, ')');
+		trace_probe_args(p, ev, vals);
 		if (t->depth < FLOW_DEPTH)
 			t->stack[t->depth] = (struct frame){ func, ts };
 		t->depth++;

@@ -901,6 +901,19 @@ void trace_probe_value(struct trace_printer *p, const struct scry_field *f, cons
 	}
 }
 
+void trace_probe_args(struct trace_printer *p, const struct scry_event *ev, const struct scry_fieldval *vals)
+{
+	ob_putc(&p->ob, '(');
+	for (unsigned i = 0; i < ev->nfields; i++) {
+		if (i)
+			OB_LIT(&p->ob, ", ");
+		ob_puts(&p->ob, ev->fields[i].name);
+		ob_putc(&p->ob, '=');
+		trace_probe_value(p, &ev->fields[i], &vals[i]);
+	}
+	ob_putc(&p->ob, ')');
+}
+
 void trace_probe_ret(struct trace_printer *p, const struct scry_event *ev, const struct scry_fieldval *vals)
 {
 	if (ev->nfields == 1) {
@@ -948,15 +961,7 @@ void trace_printer_probe(struct trace_printer *p, int pid, int tid, int64_t ts, 
 			trace_probe_ret(p, ev, vals);
 		}
 	} else {
-		ob_putc(&p->ob, '(');
-		for (unsigned i = 0; i < ev->nfields; i++) {
-			if (i)
-				OB_LIT(&p->ob, ", ");
-			ob_puts(&p->ob, ev->fields[i].name);
-			ob_putc(&p->ob, '=');
-			trace_probe_value(p, &ev->fields[i], &vals[i]);
-		}
-		ob_putc(&p->ob, ')');
+		trace_probe_args(p, ev, vals);
 	}
 	trace_printer_line_end(p);
 }

@@ -65,6 +65,8 @@ void trace_json_probe(struct trace_printer *p, int pid, int tid, int64_t ts, con
 		      const struct scry_event *ev, const struct scry_fieldval *vals);
 /* A probe event's field value as text (strings bounded by -s, hex for base 16). */
 void trace_probe_value(struct trace_printer *p, const struct scry_field *f, const struct scry_fieldval *v);
+/* A probe's arguments, strace-style: (name=value, ...). */
+void trace_probe_args(struct trace_printer *p, const struct scry_event *ev, const struct scry_fieldval *vals);
 /* A return event's value: its one field, or {x=..., y=...} for a struct's members. */
 void trace_probe_ret(struct trace_printer *p, const struct scry_event *ev, const struct scry_fieldval *vals);
 /* --flow (flow.c): per-thread call trees; trace_flow_probe prints one probe hit. */
