@@ -40,8 +40,9 @@ def normalize(line):
     l = re.sub(r"127\.0\.0\.1:\d+", "127.0.0.1:P", l)
     l = re.sub(r"htons\(\d+\)", "htons(P)", l)
     l = re.sub(r"/\* \d{4}-\d\d-\d\dT[^*]*\*/", "/*T*/", l)
-    l = re.sub(r"\b\d{3,7}\b", "N", l)                   # pids, inode numbers, sizes that vary
+    # times first: a tv_nsec of 3 to 7 digits would otherwise become N below, and T elsewhere
     l = re.sub(r"(st_[amc]time(_nsec)?|tv_n?sec|si_[us]time)=\d+", r"\1=T", l)
+    l = re.sub(r"\b\d{3,7}\b", "N", l)                   # pids, inode numbers, sizes that vary
     l = re.sub(r"(freeram|uptime|loads|bufferram|sharedram|procs)=[^,]*(\]|)", r"\1=V", l)
     l = re.sub(r'getrandom\("[^"]*"', 'getrandom("R"', l)
     l = re.sub(r'"_=[^"]*"', '"_=TOOL"', l)
