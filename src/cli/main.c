@@ -3,6 +3,7 @@
 #include <string.h>
 #include "cli/commands.h"
 #include "ctl/verbs.h"
+#include "util/heap.h"
 #include "util/version.h"
 
 static void usage(FILE *f)
@@ -55,6 +56,7 @@ int main(int argc, char **argv)
 {
 	const char *base = strrchr(argv[0], '/');
 
+	scry_heap_init();
 	if (!strcmp(base ? base + 1 : argv[0], "scryd"))
 		return cmd_daemon(argc, argv);
 	if (argc < 2) {
