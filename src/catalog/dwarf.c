@@ -406,13 +406,6 @@ int scry_dwarf_func(struct scry_dwarf *d, uint64_t addr, struct scry_dw_func *ou
 	return 0;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* Does a line table's file name match file (a base name, or the tail of a path)? */
 static bool file_matches(const char *src, const char *file)
 {
@@ -422,69 +415,6 @@ static bool file_matches(const char *src, const char *file)
 	if (!strchr(file, '/'))
 		return !strcmp(base ? base + 1 : src, file);
 	return ls >= lf && !strcmp(src + ls - lf, file) && (ls == lf || src[ls - lf - 1] == '/');
-}
-
-int scry_dwarf_line_addrs(struct scry_dwarf *d, const char *file, int line, uint64_t **addrs, size_t *n,
-			  int *found_line)
-{
-	struct cand { int line; uint64_t addr; } *c = NULL;
-	size_t nc = 0, cap = 0, u = 0;
-	Dwarf_Off off = 0, noff;
-	size_t hsize;
-	int best = -1;
-	uint64_t *v;
-
-	*addrs = NULL;
-	*n = 0;
-	/* every statement row of the file at or after line, in every CU (inlined copies too) */
-	for (; dwarf_nextcu(d->dw, off, &noff, &hsize, NULL, NULL, NULL) == 0; off = noff) {
-		Dwarf_Die cu;
-		Dwarf_Lines *lines;
-		size_t nl;
-
-		if (!dwarf_offdie(d->dw, off + hsize, &cu) || dwarf_getsrclines(&cu, &lines, &nl))
-			continue;
-		for (size_t i = 0; i < nl; i++) {
-			Dwarf_Line *l = dwarf_onesrcline(lines, i);
-			const char *src = l ? dwarf_linesrc(l, NULL, NULL) : NULL;
-			bool stmt = false, end = false;
-			Dwarf_Addr a;
-			int ln;
-
-			if (!src || dwarf_lineno(l, &ln) || ln < line || dwarf_linebeginstatement(l, &stmt) || !stmt ||
-			    dwarf_lineendsequence(l, &end) || end || dwarf_lineaddr(l, &a) || !file_matches(src, file))
-				continue;
-			if (best >= 0 && ln > best)
-				continue;
-			if (nc == cap) {
-				struct cand *nv = realloc(c, (cap = cap ? 2 * cap : 64) * sizeof(*c));
-				if (!nv) {
-					free(c);
-					return -1;
-				}
-				c = nv;
-			}
-			c[nc++] = (struct cand){ ln, a };
-			best = best < 0 || ln < best ? ln : best;
-		}
-	}
-	if (best < 0 || !(v = calloc(nc, sizeof(*v)))) {
-		free(c);
-		return -1;
-	}
-	for (size_t i = 0; i < nc; i++)
-		if (c[i].line == best)
-			v[u++] = c[i].addr;
-	free(c);
-	qsort(v, u, sizeof(*v), cmp_u64);
-	size_t k = 0;
-	for (size_t i = 0; i < u; i++)
-		if (!k || v[k - 1] != v[i])
-			v[k++] = v[i];
-	*found_line = best;
-	*addrs = v;
-	*n = k;
-	return 0;
 }
 
 struct line_addr { int line; uint64_t addr; };
@@ -498,16 +428,15 @@ static int cmp_line_addr(const void *a, const void *b)
 	return (x->addr > y->addr) - (x->addr < y->addr);
 }
 
-int scry_dwarf_file_lines(struct scry_dwarf *d, const char *file, int **lines_out, unsigned **naddrs, size_t *n)
+/* Every statement row of file at or after line min_line, in every CU (inlined copies too),
+ * sorted by line then address: *rows (free it) and *n.  -1: none, or out of memory. */
+static int file_rows(struct scry_dwarf *d, const char *file, int min_line, struct line_addr **rows, size_t *n)
 {
 	struct line_addr *v = NULL;
-	size_t nv = 0, cap = 0, k = 0;
+	size_t nv = 0, cap = 0;
 	Dwarf_Off off = 0, noff;
 	size_t hsize;
 
-	*lines_out = NULL;
-	*naddrs = NULL;
-	*n = 0;
 	for (; dwarf_nextcu(d->dw, off, &noff, &hsize, NULL, NULL, NULL) == 0; off = noff) {
 		Dwarf_Die cu;
 		Dwarf_Lines *lines;
@@ -522,8 +451,9 @@ int scry_dwarf_file_lines(struct scry_dwarf *d, const char *file, int **lines_ou
 			Dwarf_Addr a;
 			int ln;
 
-			if (!src || dwarf_lineno(l, &ln) || ln <= 0 || dwarf_linebeginstatement(l, &stmt) || !stmt ||
-			    dwarf_lineendsequence(l, &end) || end || dwarf_lineaddr(l, &a) || !file_matches(src, file))
+			if (!src || dwarf_lineno(l, &ln) || ln < min_line || dwarf_linebeginstatement(l, &stmt) ||
+			    !stmt || dwarf_lineendsequence(l, &end) || end || dwarf_lineaddr(l, &a) ||
+			    !file_matches(src, file))
 				continue;
 			if (nv == cap) {
 				struct line_addr *nvv = realloc(v, (cap = cap ? 2 * cap : 256) * sizeof(*v));
@@ -541,6 +471,47 @@ int scry_dwarf_file_lines(struct scry_dwarf *d, const char *file, int **lines_ou
 		return -1;
 	}
 	qsort(v, nv, sizeof(*v), cmp_line_addr);
+	*rows = v;
+	*n = nv;
+	return 0;
+}
+
+int scry_dwarf_line_addrs(struct scry_dwarf *d, const char *file, int line, uint64_t **addrs, size_t *n,
+			  int *found_line)
+{
+	struct line_addr *v;
+	size_t nv, k = 0;
+	uint64_t *out;
+
+	*addrs = NULL;
+	*n = 0;
+	/* the first line at or after `line` that has statement rows: every address of it */
+	if (file_rows(d, file, line, &v, &nv))
+		return -1;
+	if (!(out = calloc(nv, sizeof(*out)))) {
+		free(v);
+		return -1;
+	}
+	for (size_t i = 0; i < nv && v[i].line == v[0].line; i++)
+		if (!k || out[k - 1] != v[i].addr)
+			out[k++] = v[i].addr;
+	*found_line = v[0].line;
+	free(v);
+	*addrs = out;
+	*n = k;
+	return 0;
+}
+
+int scry_dwarf_file_lines(struct scry_dwarf *d, const char *file, int **lines_out, unsigned **naddrs, size_t *n)
+{
+	struct line_addr *v;
+	size_t nv, k = 0;
+
+	*lines_out = NULL;
+	*naddrs = NULL;
+	*n = 0;
+	if (file_rows(d, file, 1, &v, &nv))
+		return -1;
 	*lines_out = calloc(nv, sizeof(int));
 	*naddrs = calloc(nv, sizeof(unsigned));
 	if (!*lines_out || !*naddrs) {
