@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "catalog/tpformat.h"
+#include "util/lex.h"
 
 struct span {
 	const char *p;
@@ -48,11 +49,6 @@ static char *dup_span(struct span s)
 		d[s.n] = '\0';
 	}
 	return d;
-}
-
-static bool is_ident_char(char c)
-{
-	return isalnum((unsigned char)c) || c == '_';
 }
 
 /* Decimal number filling the whole span, <= TPF_MAX_VALUE. */
@@ -136,7 +132,7 @@ static int parse_decl(struct span d, struct tpformat_field *f, char *err, size_t
 			end--;
 	}
 	size_t start = end;
-	while (start && is_ident_char(d.p[start - 1]))
+	while (start && scry_ident_char((unsigned char)d.p[start - 1]))
 		start--;
 	name.p = d.p + start;
 	name.n = end - start;
@@ -266,7 +262,7 @@ int tpformat_parse(const char *text, size_t len, struct tpformat *out, char *err
 				goto fail;
 			}
 			for (size_t i = 0; i < v.n; i++)
-				if (!is_ident_char(v.p[i]) && v.p[i] != '-' && v.p[i] != '.') {
+				if (!scry_ident_char((unsigned char)v.p[i]) && v.p[i] != '-' && v.p[i] != '.') {
 					seterr(err, errlen, "line %u: invalid event name", line);
 					goto fail;
 				}

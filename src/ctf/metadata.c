@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "ctf/metadata.h"
+#include "util/lex.h"
 #include "util/version.h"
 
 static void uuid_str(const uint8_t u[16], char out[37])
@@ -42,17 +43,6 @@ static void put_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static int is_ident(const char *s)
-{
-	if (!s || !*s || !((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_'))
-		return 0;
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-		      (*s >= '0' && *s <= '9') || *s == '_'))
-			return 0;
-	return 1;
-}
-
 static void put_int(FILE *f, unsigned bytes, int is_signed, int utf8, unsigned base)
 {
 	fprintf(f, "integer { size = %u; align = 8; signed = %d; encoding = %s; base = %u; }",
@@ -75,7 +65,7 @@ static int put_tails(FILE *f, const char *evname, const struct scry_struct_desc 
 	for (unsigned k = 0; k < sd->ntails; k++) {
 		const struct scry_struct_tail *t = &sd->tails[k];
 
-		if (!is_ident(t->name)) {
+		if (!scry_is_ident(t->name)) {
 			snprintf(err, errlen, "event %s: struct %s: bad tail %s", evname, sd->name, t->name);
 			return -1;
 		}
@@ -114,7 +104,7 @@ static int put_desc(FILE *f, const char *evname, const struct scry_struct_desc *
 	for (unsigned k = 0; k < sd->nfields; k++) {
 		const struct scry_struct_field *sf = &sd->fields[k];
 
-		if (sf->offset != off || !valid_int_size(sf->size) || !is_ident(sf->name)) {
+		if (sf->offset != off || !valid_int_size(sf->size) || !scry_is_ident(sf->name)) {
 			snprintf(err, errlen, "event %s: struct %s: bad field %s", evname, sd->name, sf->name);
 			return -1;
 		}
@@ -156,7 +146,7 @@ static int put_field(FILE *f, const struct scry_event *ev, unsigned i, char *err
 {
 	const struct scry_field *fd = &ev->fields[i];
 
-	if (!is_ident(fd->name)) {
+	if (!scry_is_ident(fd->name)) {
 		snprintf(err, errlen, "event %s: invalid field name \"%s\"", ev->name,
 			 fd->name ? fd->name : "");
 		return -1;
@@ -262,7 +252,7 @@ static int check_stream(const struct ctf_stream_class *sc, size_t id, char *err,
 		if (!(sc->ctx_mask & (1ULL << c)))
 			continue;
 		d = scry_context((enum scry_ctx)c);
-		if (!d || !is_ident(d->name) ||
+		if (!d || !scry_is_ident(d->name) ||
 		    (d->type != SCRY_F_TEXT && !valid_int_size(d->size))) {
 			snprintf(err, errlen, "context %d has no usable description", c);
 			return -1;

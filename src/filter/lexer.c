@@ -5,27 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "filter/internal.h"
-
-static bool is_ident_start(int c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
-
-static bool is_ident_char(int c)
-{
-	return is_ident_start(c) || (c >= '0' && c <= '9');
-}
-
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
+#include "util/lex.h"
 
 const char *tok_name(enum tok_kind k)
 {
@@ -83,7 +63,7 @@ static int lex_number(struct lexer *lx, struct token *tok)
 	if (t[i] == '0' && (t[i + 1] == 'x' || t[i + 1] == 'X')) {
 		base = 16;
 		i += 2;
-		if (hexval((unsigned char)t[i]) < 0) {
+		if (scry_hexval((unsigned char)t[i]) < 0) {
 			ferr_set(lx->err, start, i - start, "hexadecimal constant without digits");
 			return -1;
 		}
@@ -92,7 +72,7 @@ static int lex_number(struct lexer *lx, struct token *tok)
 		i++;
 	}
 	for (;; i++) {
-		int d = hexval((unsigned char)t[i]);
+		int d = scry_hexval((unsigned char)t[i]);
 		if (d < 0 || (base != 16 && d > 9))
 			break;
 		if (base == 8 && d > 7) {
@@ -107,7 +87,7 @@ static int lex_number(struct lexer *lx, struct token *tok)
 	if (t[i] == '.' || ((t[i] == 'e' || t[i] == 'E') && base == 10) ||
 	    ((t[i] == 'p' || t[i] == 'P') && base == 16)) {
 		size_t j = i + 1;
-		while (is_ident_char((unsigned char)t[j]) || t[j] == '.' ||
+		while (scry_ident_char((unsigned char)t[j]) || t[j] == '.' ||
 		       ((t[j] == '+' || t[j] == '-') && (t[j - 1] == 'e' || t[j - 1] == 'E' ||
 							 t[j - 1] == 'p' || t[j - 1] == 'P')))
 			j++;
@@ -124,9 +104,9 @@ static int lex_number(struct lexer *lx, struct token *tok)
 			nl++;
 		i++;
 	}
-	if (nu > 1 || nl > 2 || is_ident_char((unsigned char)t[i])) {
+	if (nu > 1 || nl > 2 || scry_ident_char((unsigned char)t[i])) {
 		size_t j = i;
-		while (is_ident_char((unsigned char)t[j]))
+		while (scry_ident_char((unsigned char)t[j]))
 			j++;
 		ferr_set(lx->err, suf, j - suf, "invalid suffix '%.*s' on integer constant", (int)(j - suf), t + suf);
 		return -1;
@@ -240,13 +220,13 @@ int lex_next(struct lexer *lx, struct token *tok)
 		return lex_number(lx, tok);
 	if (c == '"' || c == '\'')
 		return lex_string(lx, tok);
-	if (is_ident_start(c) || c == '$') {
+	if (scry_ident_start(c) || c == '$') {
 		size_t j = i + 1;
-		if (c == '$' && !is_ident_start((unsigned char)t[j])) {
+		if (c == '$' && !scry_ident_start((unsigned char)t[j])) {
 			ferr_set(lx->err, i, 1, "'$' must start a context reference such as $ctx.pid");
 			return -1;
 		}
-		while (is_ident_char((unsigned char)t[j]))
+		while (scry_ident_char((unsigned char)t[j]))
 			j++;
 		tok->kind = c == '$' ? T_GIDENT : T_IDENT;
 		tok->len = (uint32_t)(j - i);

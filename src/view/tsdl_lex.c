@@ -2,6 +2,7 @@
  * 0x hex, 0 octal, U/L suffixes), string literals with C escapes, punctuation, comments. */
 #include <string.h>
 #include "view/tsdl.h"
+#include "util/lex.h"
 
 void tsdl_lex_init(struct tsdl_lexer *lx, const char *text, size_t len, struct arena *a)
 {
@@ -47,27 +48,6 @@ static void skip_space(struct tsdl_lexer *lx)
 	lx->p = p;
 }
 
-static int is_ident_start(int c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
-
-static int is_ident(int c)
-{
-	return is_ident_start(c) || (c >= '0' && c <= '9');
-}
-
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static enum tsdl_tok lex_number(struct tsdl_lexer *lx)
 {
 	const char *p = lx->p, *e = lx->end;
@@ -76,14 +56,14 @@ static enum tsdl_tok lex_number(struct tsdl_lexer *lx)
 	if (p + 1 < e && p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
 		base = 16;
 		p += 2;
-		if (p >= e || hexval(*p) < 0)
+		if (p >= e || scry_hexval(*p) < 0)
 			return lex_error(lx, "bad hexadecimal literal");
 	} else if (*p == '0' && p + 1 < e && p[1] >= '0' && p[1] <= '7') {
 		base = 8;
 		p++;
 	}
 	for (; p < e; p++) {
-		int d = hexval(*p);
+		int d = scry_hexval(*p);
 		if (d < 0 || (unsigned)d >= base)
 			break;
 		if (v > (UINT64_MAX - (uint64_t)d) / base)
@@ -92,7 +72,7 @@ static enum tsdl_tok lex_number(struct tsdl_lexer *lx)
 	}
 	while (p < e && (*p == 'u' || *p == 'U' || *p == 'l' || *p == 'L'))
 		p++;
-	if (p < e && is_ident(*p))
+	if (p < e && scry_ident_char(*p))
 		return lex_error(lx, "bad integer literal");
 	lx->p = p;
 	lx->uval = v;
@@ -151,8 +131,8 @@ enum tsdl_tok tsdl_lex_next(struct tsdl_lexer *lx)
 		return lx->tok = TK_EOF;
 	lx->tstart = p;
 	char c = *p;
-	if (is_ident_start((unsigned char)c)) {
-		while (p < e && is_ident((unsigned char)*p))
+	if (scry_ident_start((unsigned char)c)) {
+		while (p < e && scry_ident_char((unsigned char)*p))
 			p++;
 		lx->tlen = (size_t)(p - lx->tstart);
 		lx->p = p;
