@@ -224,11 +224,12 @@ struct scry_tp_desc {
  * event is rejected: nothing else runs) or tail-calls the dispatcher (prog arrays
  * back_enter/back_exit/back_tp, index 0), which writes the event as usual.  An exit whose
  * call deferred its entry (SCRY_SC_DEFER) still runs back_exit[1], which writes the
- * deferred entry when it was accepted.  The fork event's front (flt_fork[0]) is tried by
+ * deferred entry when it was accepted.  A uprobe's front (on the probe, in place of
+ * scry_uprobe, with the same cookie) reaches scry_uprobe through back_uprobe[0].  The fork event's front (flt_fork[0]) is tried by
  * scry_fork after its fork tracking and tail-calls scry_fork_write (back_fork[0]).  The
  * filter environment of each kind is the fronts' scratch (strings, unaligned record
  * reads); tests fill it with an event's values. */
-enum { SCRY_FENV_ENTER, SCRY_FENV_EXIT, SCRY_FENV_TP, SCRY_FENV_FORK, SCRY_FENV_NR };
+enum { SCRY_FENV_ENTER, SCRY_FENV_EXIT, SCRY_FENV_TP, SCRY_FENV_FORK, SCRY_FENV_UPROBE, SCRY_FENV_NR };
 
 #define SCRY_FILTER_SEG_MAX 256            /* a glob segment copied for bpf_strnstr, with NUL */
 #define SCRY_FILTER_STR_ROOM (SCRY_STR_MAX + 256)   /* string buffer: value + compare slack */

@@ -277,7 +277,8 @@ struct back_array {
 	__type(key, __u32);
 	__type(value, __u32);
 };
-struct back_array back_enter SEC(".maps"), back_exit SEC(".maps"), back_tp SEC(".maps"), back_fork SEC(".maps");
+struct back_array back_enter SEC(".maps"), back_exit SEC(".maps"), back_tp SEC(".maps"), back_fork SEC(".maps"),
+	back_uprobe SEC(".maps");
 
 /* The fork event's front (index 0), which scry_fork tries before writing the event. */
 struct back_array flt_fork SEC(".maps");

@@ -72,6 +72,10 @@ struct scry_field {
 	uint8_t conv;          /* tracepoints: enum scry_fconv, how the value is made */
 	const struct scry_struct_desc *sdesc;   /* STRUCTSEQ: the element type */
 	int arg;               /* syscall events: the argument this field holds, or -1 */
+	int8_t ureg;           /* uprobe events: the register (SCRY_UREG_*) the value is, or the
+	                        * string points to, at the probe; -1: the stack, a USDT operand */
+	uint8_t ushift;        /* ... an integer from this byte of it (a member of a small struct) */
+	uint16_t umax;         /* ... a string: at most these bytes read, with the NUL */
 	enum scry_faux aux;    /* ... or describes */
 	struct scry_enumerator *enums;   /* INT: a CTF enum of these (owned by the event), or NULL */
 	unsigned nenums;

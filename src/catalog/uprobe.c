@@ -64,6 +64,9 @@ static struct scry_event *build_event(const char *name, const char *system, cons
 		f->base = p[i].base;
 		f->length_field = -1;
 		f->arg = -1;
+		f->ureg = p[i].on_stack ? -1 : (int8_t)p[i].reg;
+		f->ushift = p[i].shift;
+		f->umax = (uint16_t)strmax;
 		f->src = SCRY_SRC_NONE;
 		if (p[i].dw && p[i].dw->nenums && !p[i].str) {
 			if (!(f->enums = calloc(p[i].dw->nenums, sizeof(*f->enums))))
@@ -296,8 +299,10 @@ static int catalog_usdt(struct scry_catalog *cat, const char *spec, struct scry_
 			rc = -ENOMEM;
 			goto out;
 		}
-		for (unsigned k = 0; k < np; k++)
+		for (unsigned k = 0; k < np; k++) {
 			pr->desc.ops[k].kind = SCRY_UOP_USDT;
+			ev->fields[k].ureg = -1;   /* an operand bpf_usdt_arg reads */
+		}
 		if ((pr->ev = scry_catalog_cached(cat, uri)))
 			scry_event_free(ev);
 		else if (!(pr->ev = scry_catalog_cache(cat, uri, ev))) {

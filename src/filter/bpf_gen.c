@@ -221,6 +221,7 @@ static bool loc_uses_env(const struct fgen_loc *l)
 	case FGEN_RET:
 	case FGEN_NR:
 	case FGEN_CTX:
+	case FGEN_UREG:
 		return false;
 	case FGEN_REC_INT:
 		return !(l->off >= 8 && l->size && l->off % l->size == 0);
@@ -355,7 +356,7 @@ int fgen_compile(const struct fgen_case *cases_in, size_t n, const struct fgen_t
 		 char *why, size_t whylen)
 {
 	struct gen g = { .t = t, .why = why, .whylen = whylen };
-	bool sw = !t->test && t->src != FGEN_SRC_TP, use_task = false;
+	bool sw = !t->test && t->src != FGEN_SRC_TP && t->src != FGEN_SRC_UPROBE, use_task = false;
 	struct fgen_case *cases = NULL, *dflt = NULL;
 	uint32_t dflt_body = BODY_PASS;
 	struct body *bodies = NULL;

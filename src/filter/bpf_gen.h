@@ -34,10 +34,13 @@ enum fgen_kind {
 	FGEN_NR,          /* int: the syscall's number */
 	FGEN_CTX,         /* int: context ctx (test: env ctx[ctx]) */
 	FGEN_COMM,        /* string: procname (test: env comm) */
-	FGEN_USTR,        /* string: user string at argument arg, at most max bytes with NUL */
+	FGEN_USTR,        /* string: user string at argument arg (uprobes: register arg), at most
+	                   * max bytes with NUL */
 	FGEN_REC_INT,     /* int: size bytes at off in the raw record, is_signed, + adjust */
 	FGEN_REC_TEXT,    /* string: char[max] at off in the raw record */
 	FGEN_REC_LOC,     /* string: __data_loc u32 at off (rel: __rel_loc) */
+	FGEN_UREG,        /* int: size bytes of user register arg (SCRY_UREG_*) from byte shift,
+	                   * is_signed (uprobes) */
 };
 
 enum { FGEN_EXT_S32 = 1, FGEN_EXT_U32 = 2 };
@@ -47,6 +50,7 @@ struct fgen_loc {
 	uint8_t arg;
 	uint8_t ext;
 	uint8_t size;
+	uint8_t shift;
 	bool is_signed;
 	bool rel;
 	uint16_t off;
@@ -60,6 +64,7 @@ enum fgen_src {
 	FGEN_SRC_SYSCALL_BTF,      /* tp_btf sys_enter/sys_exit: ctx[0] pt_regs *, ctx[1] nr / ret */
 	FGEN_SRC_SYSCALL_TP,       /* raw_syscalls record: nr at 8, args at 16 / ret at 16 */
 	FGEN_SRC_TP,               /* a tracepoint's raw record */
+	FGEN_SRC_UPROBE,           /* a uprobe: ctx the probed thread's struct pt_regs */
 };
 
 /* How a live program computes a context from the current task (kernel BTF offsets). */
@@ -102,6 +107,7 @@ struct fgen_target {
 	int strnstr_btf_id;        /* vmlinux BTF id of kfunc bpf_strnstr, 0: none */
 	int16_t regs_off[6];       /* FGEN_SRC_SYSCALL_BTF: argument registers in struct pt_regs */
 	int16_t orig_ax_off;       /* ... and the syscall number (exits) */
+	int16_t uregs_off[7];      /* FGEN_SRC_UPROBE: SCRY_UREG_* in the context (struct pt_regs) */
 	const struct fgen_ctx_path *ctx;   /* [SCRY_CTX_NR], live programs; NULL: no contexts */
 	uint16_t comm_off;         /* task_struct.comm (0: unknown) */
 	struct fgen_pid_layout pid;

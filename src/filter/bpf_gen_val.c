@@ -25,11 +25,13 @@ static uint8_t size_code(unsigned size)
 	return size == 1 ? BPF_B : size == 2 ? BPF_H : size == 4 ? BPF_W : BPF_DW;
 }
 
-/* Argument register arg of the syscall into reg. */
+/* Argument register arg of the syscall (a uprobe: register SCRY_UREG_*) into reg. */
 static void load_arg(struct gen *g, uint8_t reg, unsigned arg)
 {
 	if (g->t->test)
-		ldx(g, BPF_DW, reg, R7, (int16_t)(ENV(args) + 8 * arg));
+		ldx(g, BPF_DW, reg, R7, arg < SCRY_MAX_ARGS ? (int16_t)(ENV(args) + 8 * arg) : (int16_t)ENV(ret));
+	else if (g->t->src == FGEN_SRC_UPROBE)
+		ldx(g, BPF_DW, reg, R6, g->t->uregs_off[arg < 7 ? arg : 6]);
 	else if (g->t->src == FGEN_SRC_SYSCALL_BTF) {
 		ldx(g, BPF_DW, reg, R6, 0);
 		ldx(g, BPF_DW, reg, reg, g->t->regs_off[arg]);
@@ -149,6 +151,18 @@ int load_int(struct gen *g, const struct fgen_loc *l)
 		if (!g->t->test)
 			return load_ctx_live(g, l->ctx);
 		ldx(g, BPF_DW, R0, R7, (int16_t)(ENV(ctx) + 8 * l->ctx));
+		return 0;
+	case FGEN_UREG:
+		if ((l->size != 1 && l->size != 2 && l->size != 4 && l->size != 8) || l->shift > 7 || l->arg > 6 ||
+		    (!g->t->test && g->t->src != FGEN_SRC_UPROBE))
+			return -1;
+		load_arg(g, R0, l->arg);
+		if (l->shift)
+			alu_imm(g, BPF_RSH, R0, 8 * l->shift);
+		if (l->size < 8) {       /* the low size bytes, as the uprobe program writes them */
+			alu_imm(g, BPF_LSH, R0, 64 - 8 * l->size);
+			alu_imm(g, l->is_signed ? BPF_ARSH : BPF_RSH, R0, 64 - 8 * l->size);
+		}
 		return 0;
 	case FGEN_REC_INT: {
 		unsigned size = l->size;

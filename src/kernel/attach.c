@@ -104,14 +104,21 @@ static int up_link(struct scry_probes *p, struct bpf_link *l, int slot, const ch
 }
 
 int scry_probes_attach_uprobe(struct scry_probes *p, const char *path, uint64_t offset, bool ret,
-			      const struct scry_up_desc *d, char *err, size_t errlen)
+			      const struct scry_up_desc *d, int front_fd, char *err, size_t errlen)
 {
 	char what[600];
-	int slot;
+	int slot, r;
 
 	snprintf(what, sizeof(what), "%s %s+0x%llx", ret ? "uretprobe" : "uprobe", path, (unsigned long long)offset);
 	if ((slot = up_slot(p, p->skel->progs.scry_uprobe, what, d, err, errlen)) < 0)
 		return slot;
+	if (front_fd >= 0) {      /* the front on the probe, scry_uprobe behind it */
+		if ((r = probes_attach_front_uprobe(p, front_fd, path, offset, ret, (__u64)slot, what, err, errlen)))
+			return r;
+		p->up_link[slot] = -1;
+		p->next_up_slot++;
+		return slot;
+	}
 	LIBBPF_OPTS(bpf_uprobe_opts, uopts, .bpf_cookie = (__u64)slot, .retprobe = ret);
 	return up_link(p, bpf_program__attach_uprobe_opts(p->skel->progs.scry_uprobe, -1, path, (size_t)offset, &uopts),
 		       slot, what, err, errlen);
@@ -137,12 +144,15 @@ int scry_probes_detach_uprobe(struct scry_probes *p, int slot)
 	__u32 k = (__u32)slot;
 	int l;
 
-	if (slot < 0 || (unsigned)slot >= p->next_up_slot || (l = p->up_link[slot]) < 0 || !p->links[l])
+	if (slot < 0 || (unsigned)slot >= p->next_up_slot)
 		return -ENOENT;
 	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.uprobes), &k, &off, BPF_ANY))
 		return -errno;
-	bpf_link__destroy(p->links[l]);
-	p->links[l] = NULL;
+	/* written no more from now on; a front stays on its probe until the probes close */
+	if ((l = p->up_link[slot]) >= 0 && p->links[l]) {
+		bpf_link__destroy(p->links[l]);
+		p->links[l] = NULL;
+	}
 	return 0;
 }
 

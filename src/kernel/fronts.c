@@ -3,6 +3,9 @@
  * per distinct program, the prog arrays through which an accepting front reaches its
  * dispatcher, and attaching fronts in place of the dispatchers (see probes.h). */
 #include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <asm/ptrace.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +26,7 @@ static struct bpf_program *dispatcher(struct scry_probes *p, unsigned kind)
 	case SCRY_FENV_EXIT: return p->btf_tp ? p->skel->progs.scry_sys_exit_btf : p->skel->progs.scry_sys_exit_tp;
 	case SCRY_FENV_TP: return p->skel->progs.scry_tp;
 	case SCRY_FENV_FORK: return p->skel->progs.scry_fork;
+	case SCRY_FENV_UPROBE: return p->skel->progs.scry_uprobe;
 	default: return NULL;
 	}
 }
@@ -31,7 +35,7 @@ static struct bpf_program *dispatcher(struct scry_probes *p, unsigned kind)
 static struct bpf_map *back_map(struct scry_probes *p, unsigned kind)
 {
 	struct bpf_map *back[SCRY_FENV_NR] = { p->skel->maps.back_enter, p->skel->maps.back_exit, p->skel->maps.back_tp,
-					       p->skel->maps.back_fork };
+					       p->skel->maps.back_fork, p->skel->maps.back_uprobe };
 	return kind < SCRY_FENV_NR ? back[kind] : NULL;
 }
 
@@ -66,7 +70,8 @@ int scry_probes_filter_target(struct scry_probes *p, unsigned kind, struct fgen_
 	if (kind >= SCRY_FENV_NR)
 		return -EINVAL;
 	memset(t, 0, sizeof(*t));
-	t->src = kind >= SCRY_FENV_TP ? FGEN_SRC_TP : p->btf_tp ? FGEN_SRC_SYSCALL_BTF : FGEN_SRC_SYSCALL_TP;
+	t->src = kind == SCRY_FENV_UPROBE ? FGEN_SRC_UPROBE : kind >= SCRY_FENV_TP ? FGEN_SRC_TP :
+		 p->btf_tp ? FGEN_SRC_SYSCALL_BTF : FGEN_SRC_SYSCALL_TP;
 	if (t->src == FGEN_SRC_SYSCALL_BTF && !p->layout.regs_ok)
 		return -ENOTSUP;
 	t->exit = kind == SCRY_FENV_EXIT;
@@ -79,6 +84,14 @@ int scry_probes_filter_target(struct scry_probes *p, unsigned kind, struct fgen_
 	t->strnstr_btf_id = p->strnstr_id;
 	memcpy(t->regs_off, p->layout.regs_off, sizeof(t->regs_off));
 	t->orig_ax_off = p->layout.orig_ax_off;
+	/* a uprobe program's context: the user registers, in the uapi's struct pt_regs (x86-64,
+	 * as src/bpf/uprobes.bpf.h reads them) */
+	static const int16_t uregs[7] = {
+		offsetof(struct pt_regs, rdi), offsetof(struct pt_regs, rsi), offsetof(struct pt_regs, rdx),
+		offsetof(struct pt_regs, rcx), offsetof(struct pt_regs, r8), offsetof(struct pt_regs, r9),
+		offsetof(struct pt_regs, rax),
+	};
+	memcpy(t->uregs_off, uregs, sizeof(uregs));
 	t->ctx = p->layout.ctx;
 	t->comm_off = p->layout.comm_off;
 	t->pid = p->layout.pid;
@@ -179,23 +192,14 @@ int probes_add_front_link(struct scry_probes *p, int fd, const char *what, char 
 	return 0;
 }
 
-/* A front on tracefs tracepoint system:name with a BPF cookie (what libbpf does for the
- * programs it loaded itself). */
-int probes_attach_front_tp(struct scry_probes *p, int prog_fd, const char *system, const char *name, __u64 cookie,
-			   char *err, size_t errlen)
+/* A front on the perf event a opens (every process: pid -1 on CPU 0, as libbpf opens
+ * tracepoints and uprobes) with a BPF cookie, what libbpf does for the programs it loaded
+ * itself. */
+static int attach_front_perf(struct scry_probes *p, int prog_fd, struct perf_event_attr *a, __u64 cookie,
+			     const char *what, char *err, size_t errlen)
 {
-	char what[256];
-	struct perf_event_attr a = { .type = PERF_TYPE_TRACEPOINT, .size = sizeof(a), .sample_period = 1, .wakeup_events = 1 };
-	int id = p->opts.cat ? scry_catalog_tracepoint_id(p->opts.cat, system, name) : -1;
-	int pfd, link;
+	int pfd = (int)syscall(__NR_perf_event_open, a, -1, 0, -1, PERF_FLAG_FD_CLOEXEC), link;
 
-	snprintf(what, sizeof(what), "tracepoint %s:%s", system, name);
-	if (id < 0) {
-		snprintf(err, errlen, "cannot attach the filter of %s: no tracefs id", what);
-		return -ENOENT;
-	}
-	a.config = (__u64)id;
-	pfd = (int)syscall(__NR_perf_event_open, &a, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
 	if (probes_add_front_link(p, pfd, what, err, errlen))
 		return -errno;
 	LIBBPF_OPTS(bpf_link_create_opts, lo, .perf_event.bpf_cookie = cookie);
@@ -208,4 +212,56 @@ int probes_attach_front_tp(struct scry_probes *p, int prog_fd, const char *syste
 		return e;
 	}
 	return 0;
+}
+
+/* A front on tracefs tracepoint system:name with a BPF cookie. */
+int probes_attach_front_tp(struct scry_probes *p, int prog_fd, const char *system, const char *name, __u64 cookie,
+			   char *err, size_t errlen)
+{
+	char what[256];
+	struct perf_event_attr a = { .type = PERF_TYPE_TRACEPOINT, .size = sizeof(a), .sample_period = 1, .wakeup_events = 1 };
+	int id = p->opts.cat ? scry_catalog_tracepoint_id(p->opts.cat, system, name) : -1;
+
+	snprintf(what, sizeof(what), "tracepoint %s:%s", system, name);
+	if (id < 0) {
+		snprintf(err, errlen, "cannot attach the filter of %s: no tracefs id", what);
+		return -ENOENT;
+	}
+	a.config = (__u64)id;
+	return attach_front_perf(p, prog_fd, &a, cookie, what, err, errlen);
+}
+
+/* An integer the uprobe PMU describes in sysfs (its type, the bit of its retprobe flag). */
+static int uprobe_pmu_value(const char *file, const char *prefix)
+{
+	char path[128], buf[64];
+	FILE *f;
+	int v = -1;
+
+	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/uprobe/%s", file);
+	if (!(f = fopen(path, "re")))
+		return -1;
+	if (fgets(buf, sizeof(buf), f) && !strncmp(buf, prefix, strlen(prefix)))
+		v = atoi(buf + strlen(prefix));
+	fclose(f);
+	return v;
+}
+
+/* A front on a uprobe (or uretprobe) at the file offset of path, with the probe's slot as
+ * its cookie (the front tail-calls scry_uprobe, which finds its descriptor by it). */
+int probes_attach_front_uprobe(struct scry_probes *p, int prog_fd, const char *path, uint64_t offset, bool ret,
+			       __u64 cookie, const char *what, char *err, size_t errlen)
+{
+	int type = uprobe_pmu_value("type", ""), bit = ret ? uprobe_pmu_value("format/retprobe", "config:") : 0;
+	struct perf_event_attr a = { .size = sizeof(a), .sample_period = 1, .wakeup_events = 1 };
+
+	if (type < 0 || bit < 0 || bit > 63) {
+		snprintf(err, errlen, "cannot attach the filter of %s: no uprobe PMU in /sys/bus/event_source", what);
+		return -ENOTSUP;
+	}
+	a.type = (__u32)type;
+	a.config = ret ? 1ULL << bit : 0;
+	a.config1 = (__u64)(uintptr_t)path;     /* uprobe_path */
+	a.config2 = offset;                     /* probe_offset */
+	return attach_front_perf(p, prog_fd, &a, cookie, what, err, errlen);
 }

@@ -65,10 +65,11 @@ int scry_probes_attach_tracepoint(struct scry_probes *p, const char *system, con
 /* Stop writing the tracepoint of slot at once, then detach it (not a front's: -ENOENT). */
 int scry_probes_detach_tracepoint(struct scry_probes *p, int slot);
 /* Attach the uprobe program (loaded with opts.uprobes) to the file offset of path, at the
- * function's return if ret, writing its event by d.  Every process mapping the file, now
- * or later, is probed (the probe is on the inode).  Returns its slot (>= 0) or -errno. */
+ * function's return if ret, writing its event by d, or front_fd (>= 0: the event's filter
+ * front, which tail-calls it).  Every process mapping the file, now or later, is probed
+ * (the probe is on the inode).  Returns its slot (>= 0) or -errno. */
 int scry_probes_attach_uprobe(struct scry_probes *p, const char *path, uint64_t offset, bool ret,
-			      const struct scry_up_desc *d, char *err, size_t errlen);
+			      const struct scry_up_desc *d, int front_fd, char *err, size_t errlen);
 /* Attach the USDT program (loaded with opts.usdt) to every provider:name note of path
  * (libbpf: addresses, semaphores, argument specs); a slot as scry_probes_attach_uprobe. */
 int scry_probes_attach_usdt(struct scry_probes *p, const char *path, const char *provider, const char *name,

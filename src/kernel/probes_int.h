@@ -54,6 +54,8 @@ int probes_add_front_link(struct scry_probes *p, int fd, const char *what, char 
 int probes_attach_front_sys(struct scry_probes *p, int kind, char *err, size_t errlen);
 int probes_attach_front_tp(struct scry_probes *p, int prog_fd, const char *system, const char *name, __u64 cookie,
 			   char *err, size_t errlen);
+int probes_attach_front_uprobe(struct scry_probes *p, int prog_fd, const char *path, uint64_t offset, bool ret,
+			       __u64 cookie, const char *what, char *err, size_t errlen);
 /* metrics.c */
 int probes_prepare_metrics(struct scry_probes *p, char *err, size_t errlen);
 int probes_install_metrics(struct scry_probes *p, char *err, size_t errlen);

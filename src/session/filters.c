@@ -121,7 +121,7 @@ unsigned scry_filter_env_kind(const struct scry_event *ev)
 {
 	return ev->kind == SCRY_EV_SYSCALL_ENTRY || unknown_syscall(ev, "sys_enter") ? SCRY_FENV_ENTER :
 	       ev->kind == SCRY_EV_SYSCALL_EXIT || unknown_syscall(ev, "sys_exit") ? SCRY_FENV_EXIT :
-	       ev->kind == SCRY_EV_BUILTIN ? SCRY_FENV_FORK : SCRY_FENV_TP;
+	       ev->kind == SCRY_EV_BUILTIN ? SCRY_FENV_FORK : ev->kind == SCRY_EV_UPROBE ? SCRY_FENV_UPROBE : SCRY_FENV_TP;
 }
 
 /* How the entry writer extends argument arg (ops: the INT operation's flags; else masks). */
@@ -151,8 +151,6 @@ static struct fgen_loc locate(const struct scry_event *ev, const struct filter_a
 	struct fgen_loc l = { .kind = FGEN_NONE };
 	const struct scry_field *sf;
 
-	if (ev->kind == SCRY_EV_UPROBE)   /* no filter front on uprobes: decided in user space */
-		return l;
 	if (a->is_ctx) {
 		if (a->ctx_id == SCRY_CTX_PROCNAME)
 			l.kind = FGEN_COMM;
@@ -179,6 +177,15 @@ static struct fgen_loc locate(const struct scry_event *ev, const struct filter_a
 	case SCRY_EV_BUILTIN:   /* the unknown syscalls: id and ret (args: an array) */
 		if (scry_filter_env_kind(ev) <= SCRY_FENV_EXIT && sf->type == SCRY_F_INT)
 			l.kind = !strcmp(sf->name, "id") ? FGEN_NR : !strcmp(sf->name, "ret") ? FGEN_RET : FGEN_NONE;
+		break;
+	case SCRY_EV_UPROBE:      /* registers; the stack and USDT operands: user space */
+		if (sf->ureg < 0 || sf->ureg >= SCRY_UREG_NR)
+			break;
+		if (sf->type == SCRY_F_INT)
+			l = (struct fgen_loc){ .kind = FGEN_UREG, .arg = (uint8_t)sf->ureg, .size = sf->size,
+					       .shift = sf->ushift, .is_signed = sf->is_signed };
+		else if (sf->type == SCRY_F_STRING)
+			l = (struct fgen_loc){ .kind = FGEN_USTR, .arg = (uint8_t)sf->ureg, .max = sf->umax };
 		break;
 	case SCRY_EV_TRACEPOINT:
 		if (sf->src == SCRY_SRC_FIXED && sf->type == SCRY_F_INT && sf->src_size == sf->size)

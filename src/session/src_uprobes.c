@@ -2,7 +2,9 @@
  * FUNC+OFF, 0xADDR and globs; catalog/uprobe.h) each resolved into probes on the file's
  * inode, so processes started later are probed too, each attached to the uprobe program of
  * src/bpf/uprobes.bpf.h with its descriptor; "usdt:PATH:PROVIDER:NAME" attached by libbpf
- * to the USDT program.  The programs are loaded only when the channel has such a probe.  A filter over a uprobe's fields is decided in user space (user_filter.c). */
+ * to the USDT program.  The programs are loaded only when the channel has such a probe.  A
+ * filter over a uprobe's register arguments runs in the kernel (a front on the probe, see
+ * session/filters.c); over stack arguments and USDT operands in user space (user_filter.c). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,7 +98,8 @@ static int attach(struct scry_channel *c, char *err, size_t errlen)
 			continue;
 		d.event_id = (__u16)r->id;
 		ret = r->u.provider ? scry_probes_attach_usdt(c->probes, r->u.path, r->u.provider, r->u.func, &d, err, errlen) :
-		      scry_probes_attach_uprobe(c->probes, r->u.path, r->u.offset, r->u.ret, &d, err, errlen);
+		      scry_probes_attach_uprobe(c->probes, r->u.path, r->u.offset, r->u.ret, &d,
+						c->filters ? scry_filters_front_fd(c->filters, (size_t)r->id) : -1, err, errlen);
 		if (ret < 0)
 			return ret;
 		r->slot = ret;

@@ -115,6 +115,42 @@ def test_filter_on_probe_field(record, workload, trace_dir, tmp_path):
     assert [e["fields"] for e in read_trace(d2).events] == [{"name": "scry-probe", "times": 5}]
 
 
+@pytest.mark.parametrize("binary", ["uprobed", "uprobed-O0"])
+def test_filter_in_kernel_on_registers(record, workload, tmp_path, binary):
+    """A filter over arguments in registers runs in the kernel, a front on the probe: the
+    events it rejects never reach user space (no 'filtered out in user space' line), and
+    what it keeps is exactly what the workload passed.  Signed narrow integers (short
+    level = -5), an unsigned char, 8-byte values, a struct member by value, a string, the
+    return value at a uretprobe.  Over a stack argument (many's 7th: g) the filter is
+    decided in user space, and said so."""
+    wl = workload(binary)
+    b = binary.replace("-", "_")
+    N = 6
+    cases = [
+        ([f"uprobe:{wl}:add3"], "a >= 9 && c == 200 && b == -100000000000",
+         f"uprobe_{b}_add3", [{"a": 7 + i, "b": -100000000000, "c": 200} for i in range(2, N)]),
+        ([f"uprobe:{wl}:paint"], "level == -5 && big == 0xfedcba9876543210 && where == 0x1234",
+         f"uprobe_{b}_paint", [{"c": 1, "where": 0x1234, "level": -5, "big": 0xfedcba9876543210}] * N),
+        ([f"uprobe:{wl}:paint"], "level > 0", f"uprobe_{b}_paint", []),
+        ([f"uprobe:{wl}:sum_pair"], "p_x == 12 || k == 3",
+         f"uprobe_{b}_sum_pair", [{"p_x": 10 + i, "p_y": 20, "k": i} for i in (2, 3)]),
+        ([f"uprobe:{wl}:greet"], 'name == "scry-pr*" && times != 4',
+         f"uprobe_{b}_greet", [{"name": "scry-probe", "times": 3 + i} for i in range(N) if i != 1]),
+        ([f"uretprobe:{wl}:greet"], "ret >= 50", f"uretprobe_{b}_greet",
+         [{"ret": 10 * (3 + i)} for i in range(N) if 10 * (3 + i) >= 50]),
+    ]
+    for k, (specs, flt, name, want) in enumerate(cases):
+        d = tmp_path / f"k{k}"
+        rec = record(d, *[x for s in specs for x in ("-e", s)], "--filter", flt, cmd=[wl, N]).check()
+        assert [e["fields"] for e in by_name(read_trace(d), name)] == want, flt
+        assert "filtered out in user space" not in rec.stderr, (flt, rec.stderr)
+        assert rec.summary()["events"] == len(want)
+    d = tmp_path / "stack"
+    rec = record(d, "-e", f"uprobe:{wl}:many", "--filter", "g == -9", cmd=[wl, N]).check()
+    assert [e["fields"]["g"] for e in by_name(read_trace(d), f"uprobe_{b}_many")] == [-9]
+    assert f"scry: {N - 1} events filtered out in user space" in rec.stderr
+
+
 def test_binary_started_later_bare_name(scry, workload, trace_dir, tmp_path):
     """-a, the binary found through $PATH by its bare name, started only once scry runs:
     the probe is on the file, so every process running it is probed."""
