@@ -127,7 +127,7 @@ unit: $(UNIT_BINS)
 	@scripts/run-unit.sh $(UNIT_BINS)
 
 e2e: all
-	$(PYTHON) -m pytest -q tests/e2e
+	$(PYTHON) -m pytest -q --durations=25 tests/e2e
 
 # Userspace under ASan/UBSan: unit tests rebuilt in their own tree.
 sanitize:
