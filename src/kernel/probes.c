@@ -171,6 +171,10 @@ int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o,
 		bpf_map__set_max_entries(p->skel->maps.vpid_followed, 1);
 		bpf_map__set_max_entries(p->skel->maps.track_vpid, 1);
 	}
+	if (!o->track_uid)      /* and the uid and gid sets (4096 entries each) */
+		bpf_map__set_max_entries(p->skel->maps.track_uid, 1);
+	if (!o->track_gid)
+		bpf_map__set_max_entries(p->skel->maps.track_gid, 1);
 	if (o->target_all)      /* system-wide: no follow set */
 		bpf_map__set_max_entries(p->skel->maps.tracked, 1);
 
