@@ -382,9 +382,16 @@ enum scry_uop_kind {
 	SCRY_UOP_STACK,       /* integer: `size` bytes of the argument at `off` bytes above the
 	                       * return address (an argument passed on the stack, at entry) */
 	SCRY_UOP_STACK_STR,   /* string: the user string that stack argument points to */
+	SCRY_UOP_MEM,         /* integer: `size` bytes at register `reg` + (signed) `off`, from
+	                       * byte `shift` (a statement probe's variable in memory) */
+	SCRY_UOP_MEM_STR,     /* string: the user string the pointer stored there points to */
 };
-/* Registers (x86-64 System V): the six integer argument registers, then the return value. */
-enum { SCRY_UREG_ARG0, SCRY_UREG_ARG5 = 5, SCRY_UREG_RET, SCRY_UREG_NR };
+/* Registers (x86-64 System V): the six integer argument registers, then the return value;
+ * a statement probe's variables may be in any general register, or in memory at an offset
+ * from one (the frame's): the others follow. */
+enum { SCRY_UREG_ARG0, SCRY_UREG_ARG5 = 5, SCRY_UREG_RET, SCRY_UREG_NR,
+       SCRY_UREG_SP = 8, SCRY_UREG_BX, SCRY_UREG_BP, SCRY_UREG_R10, SCRY_UREG_R11, SCRY_UREG_R12,
+       SCRY_UREG_R13, SCRY_UREG_R14, SCRY_UREG_R15, SCRY_UREG_ALL };
 struct scry_up_op {
 	__u8 kind;            /* enum scry_uop_kind */
 	__u8 reg;             /* SCRY_UREG_* */

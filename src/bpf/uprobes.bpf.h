@@ -3,8 +3,9 @@
  * unless the session has one), its event and payload given by the descriptor of its slot
  * (the attach cookie, map "uprobes"): each operation writes one field from the x86-64
  * System V registers of the probed thread (arguments in rdi, rsi, rdx, rcx, r8, r9; the
- * return value in rax) or the stack (arguments past them, at the entry), as an integer of
- * 1..8 bytes or as the user string it points to;
+ * return value in rax) or the stack (arguments past them, at the entry), or, for a
+ * statement probe's variables, any general register or memory at an offset from one, as an
+ * integer of 1..8 bytes or as the user string it points to;
  * USDT probes (scry_usdt) their arguments as the note describes them (bpf_usdt_arg). */
 
 /* One walk over a descriptor's operations (bpf_loop callback data: the callback is verified
@@ -12,7 +13,8 @@
 struct up_walk {
 	struct area *a;
 	struct scry_up_desc *d;
-	__u64 regs[9];              /* the argument registers, rax (or the USDT arguments); sp */
+	__u64 regs[SCRY_UREG_ALL];  /* the argument registers, rax (or the USDT arguments); sp,
+				     * then the other general registers (SCRY_UREG_*) */
 	__u32 faults;
 };
 
@@ -28,15 +30,21 @@ static long up_op(__u32 i, void *data)
 		return 1;
 	op = &w->d->ops[i];
 	r = op->reg;
-	if (r > 7)
+	if (r >= SCRY_UREG_ALL)
 		return 1;
-	v = w->regs[r] >> ((op->shift & 7) * 8);
+	v = w->regs[r];
 	if (op->kind == SCRY_UOP_STACK || op->kind == SCRY_UOP_STACK_STR) {
 		/* at the entry, sp points at the return address; the stack arguments follow */
 		v = 0;
-		bpf_probe_read_user(&v, sizeof(v), (void *)(w->regs[8] + 8 + op->off));
+		bpf_probe_read_user(&v, sizeof(v), (void *)(w->regs[SCRY_UREG_SP] + 8 + op->off));
+	} else if (op->kind == SCRY_UOP_MEM || op->kind == SCRY_UOP_MEM_STR) {
+		__u64 at = w->regs[r] + (__s64)(__s16)op->off;
+
+		v = 0;
+		bpf_probe_read_user(&v, sizeof(v), (void *)at);
 	}
-	if (op->kind == SCRY_UOP_USTR || op->kind == SCRY_UOP_STACK_STR) {
+	v >>= (op->shift & 7) * 8;
+	if (op->kind == SCRY_UOP_USTR || op->kind == SCRY_UOP_STACK_STR || op->kind == SCRY_UOP_MEM_STR) {
 		a->pos = write_user_str(a->buf, pos, v, op->max, &w->faults);
 	} else {
 		WR(__u64, a->buf, pos, v);   /* little-endian: the low bytes first */
@@ -70,7 +78,15 @@ static __always_inline int up_write(struct pt_regs *ctx, __u32 slot, const bool 
 	w.regs[5] = ctx->r9;
 	w.regs[6] = ctx->ax;
 	w.regs[7] = 0;
-	w.regs[8] = ctx->sp;
+	w.regs[SCRY_UREG_SP] = ctx->sp;
+	w.regs[SCRY_UREG_BX] = ctx->bx;
+	w.regs[SCRY_UREG_BP] = ctx->bp;
+	w.regs[SCRY_UREG_R10] = ctx->r10;
+	w.regs[SCRY_UREG_R11] = ctx->r11;
+	w.regs[SCRY_UREG_R12] = ctx->r12;
+	w.regs[SCRY_UREG_R13] = ctx->r13;
+	w.regs[SCRY_UREG_R14] = ctx->r14;
+	w.regs[SCRY_UREG_R15] = ctx->r15;
 	if (usdt) {
 		/* the USDT arguments instead (SCRY_UOP_USDT reads them as registers) */
 		int cnt = bpf_usdt_arg_cnt(ctx);

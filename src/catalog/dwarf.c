@@ -549,3 +549,185 @@ bool scry_dwarf_addr_is_row(struct scry_dwarf *d, uint64_t addr)
 	}
 	return false;
 }
+
+/* ---- statement probes: the variables in scope and where they are ---------------------- */
+
+/* DWARF's x86-64 register numbers (rax, rdx, rcx, rbx, rsi, rdi, rbp, rsp, r8..r15) as the
+ * uprobe program's (SCRY_UREG_*). */
+static int ureg_of_dwarf(unsigned r)
+{
+	static const int map[16] = {
+		SCRY_UREG_RET, 2, 3, SCRY_UREG_BX, 1, 0, SCRY_UREG_BP, SCRY_UREG_SP,
+		4, 5, SCRY_UREG_R10, SCRY_UREG_R11, SCRY_UREG_R12, SCRY_UREG_R13, SCRY_UREG_R14, SCRY_UREG_R15,
+	};
+	return r < 16 ? map[r] : -1;
+}
+
+/* One operation naming a register (DW_OP_regN, regx) or an address from one (bregN, bregx
+ * with its offset): the register, or -1. */
+static int op_reg(const Dwarf_Op *op, bool *is_addr, int64_t *off)
+{
+	*off = 0;
+	*is_addr = false;
+	if (op->atom >= DW_OP_reg0 && op->atom <= DW_OP_reg31)
+		return ureg_of_dwarf(op->atom - DW_OP_reg0);
+	if (op->atom == DW_OP_regx)
+		return ureg_of_dwarf((unsigned)op->number);
+	*is_addr = true;
+	if (op->atom >= DW_OP_breg0 && op->atom <= DW_OP_breg31) {
+		*off = (int64_t)op->number;
+		return ureg_of_dwarf(op->atom - DW_OP_breg0);
+	}
+	if (op->atom == DW_OP_bregx) {
+		*off = (int64_t)op->number2;
+		return ureg_of_dwarf((unsigned)op->number);
+	}
+	return -1;
+}
+
+/* The frame base of func at pc as register + offset (an address): its DW_AT_frame_base,
+ * through the call frame information when it is the CFA. */
+static bool frame_base(struct scry_dwarf *d, Dwarf_Die *func, Dwarf_Addr pc, int *reg, int64_t *off)
+{
+	Dwarf_Attribute a;
+	Dwarf_Op *ops;
+	size_t n;
+	bool is_addr;
+
+	if (!func || !dwarf_attr_integrate(func, DW_AT_frame_base, &a) || dwarf_getlocation_addr(&a, pc, &ops, &n, 1) != 1 ||
+	    n != 1)
+		return false;
+	if (ops[0].atom == DW_OP_call_frame_cfa) {
+		Dwarf_CFI *cfi = dwarf_getcfi(d->dw), *eh = NULL;   /* .debug_frame, else .eh_frame */
+		Dwarf_Frame *fr = NULL;
+		Dwarf_Op *cops;
+		size_t nc;
+		bool ok = false;
+
+		if ((!cfi || dwarf_cfi_addrframe(cfi, pc, &fr)) && dwarf_getelf(d->dw) &&
+		    (eh = dwarf_getcfi_elf(dwarf_getelf(d->dw))) && dwarf_cfi_addrframe(eh, pc, &fr))
+			fr = NULL;
+		if (fr && !dwarf_frame_cfa(fr, &cops, &nc) && nc == 1) {
+			*reg = op_reg(&cops[0], &is_addr, off);
+			ok = *reg >= 0 && is_addr;
+		}
+		free(fr);
+		if (eh)
+			dwarf_cfi_end(eh);
+		return ok;
+	}
+	*reg = op_reg(&ops[0], &is_addr, off);
+	/* DW_OP_bregN: the base is rN + off; DW_OP_regN: the base is rN's value */
+	return *reg >= 0;
+}
+
+/* Where variable v is at pc, into p (kind already set from its type). */
+static void var_location(struct scry_dwarf *d, Dwarf_Die *v, Dwarf_Die *func, Dwarf_Addr pc, struct scry_dw_param *p)
+{
+	Dwarf_Attribute a;
+	Dwarf_Op *ops;
+	size_t n;
+	bool is_addr;
+	int64_t off;
+	int r;
+
+	p->reg = -1;
+	if (!dwarf_attr_integrate(v, DW_AT_location, &a)) {
+		snprintf(p->why, sizeof(p->why), "optimized out (no location)");
+		goto none;
+	}
+	if (dwarf_getlocation_addr(&a, pc, &ops, &n, 1) != 1 || !n) {
+		snprintf(p->why, sizeof(p->why), "optimized out at this line");
+		goto none;
+	}
+	if (n == 1 && ops[0].atom == DW_OP_addr) {
+		snprintf(p->why, sizeof(p->why), "a static variable: its address moves with the binary's load address");
+		goto none;
+	}
+	if (n == 1 && ops[0].atom == DW_OP_fbreg) {
+		int64_t fboff;
+
+		if (!frame_base(d, func, pc, &r, &fboff)) {
+			snprintf(p->why, sizeof(p->why), "in the frame, whose base scry cannot compute here");
+			goto none;
+		}
+		p->reg = r;
+		p->mem = true;
+		p->moff = (int)(fboff + (int64_t)ops[0].number);
+	} else if (n == 1 && (r = op_reg(&ops[0], &is_addr, &off)) >= 0) {
+		p->reg = r;
+		p->mem = is_addr;
+		p->moff = (int)off;
+	} else if (ops[0].atom == DW_OP_entry_value || ops[0].atom == DW_OP_GNU_entry_value) {
+		snprintf(p->why, sizeof(p->why), "a location scry cannot read (only its value at the function's entry)");
+		goto none;
+	} else if (ops[n - 1].atom == DW_OP_stack_value) {
+		snprintf(p->why, sizeof(p->why), "a location scry cannot read (a value computed from others)");
+		goto none;
+	} else {
+		snprintf(p->why, sizeof(p->why), "a location scry cannot read (DWARF expression of %zu operations, first 0x%x)",
+			 n, ops[0].atom);
+		goto none;
+	}
+	if (p->mem && (p->moff < -32768 || p->moff > 32767)) {
+		snprintf(p->why, sizeof(p->why), "at an offset too large from its register");
+		goto none;
+	}
+	return;
+none:
+	p->kind = SCRY_DW_NONE;
+	p->reg = -1;
+	p->mem = false;
+}
+
+int scry_dwarf_vars_at(struct scry_dwarf *d, uint64_t addr, struct scry_dw_func *out)
+{
+	Dwarf_Die cu, *scopes = NULL, *func = NULL;
+	int ns;
+
+	memset(out, 0, sizeof(*out));
+	if (!dwarf_addrdie(d->dw, addr, &cu) || (ns = dwarf_getscopes(&cu, addr, &scopes)) <= 0)
+		return -1;
+	for (int i = 0; i < ns && !func; i++)
+		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram)
+			func = &scopes[i];
+	for (int i = 0; i < ns; i++) {
+		Dwarf_Die child;
+		int tag = dwarf_tag(&scopes[i]);
+
+		if (!dwarf_child(&scopes[i], &child)) {
+			do {
+				int ct = dwarf_tag(&child), gprs, mem, align;
+				const char *name = dwarf_diename(&child);
+				struct scry_dw_param *p;
+				Dwarf_Die t;
+				bool seen = false;
+
+				if ((ct != DW_TAG_variable && ct != DW_TAG_formal_parameter) || !name ||
+				    out->nparams >= SCRY_DW_MAX_PARAMS)
+					continue;
+				for (unsigned k = 0; k < out->nparams && !seen; k++)
+					seen = !strcmp(out->params[k].name, name);   /* an inner one hides it */
+				if (seen)
+					continue;
+				p = &out->params[out->nparams++];
+				snprintf(p->name, sizeof(p->name), "%s", name);
+				classify_mem(type_of(&child, &t) ? &t : NULL, p, &gprs, &mem, &align);
+				p->stack = -1;
+				if (p->kind == SCRY_DW_STRUCT) {
+					p->kind = SCRY_DW_NONE;
+					snprintf(p->why, sizeof(p->why), "a struct (its members by path: not read yet)");
+				}
+				if (p->kind != SCRY_DW_NONE)
+					var_location(d, &child, func, addr, p);
+				else
+					p->reg = -1;
+			} while (!dwarf_siblingof(&child, &child));
+		}
+		/* the innermost function (or inlined copy of one) ends the scope */
+		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine)
+			break;
+	}
+	free(scopes);
+	return 0;
+}

@@ -35,6 +35,9 @@ struct scry_dw_param {
 	int reg;             /* SCRY_UREG_*, or -1 */
 	int stack;           /* reg -1: its offset above the return address when passed on the
 	                      * stack (INT and STR only), else -1 */
+	bool mem;            /* a statement probe's variable in memory at register reg + moff
+	                      * (reg then any SCRY_UREG_*) */
+	int moff;
 	unsigned nmembers;   /* SCRY_DW_STRUCT: its integer members, at byte offset off */
 	struct { char name[48]; uint8_t size, off, base; bool is_signed; } members[SCRY_DW_MAX_MEMBERS];
 	unsigned nenums;     /* an enum: its enumerators (at most SCRY_DW_MAX_ENUMS kept) */
@@ -58,6 +61,14 @@ void scry_dwarf_close(struct scry_dwarf *d);
 /* The function whose code starts at addr (link-time address): 0, or -1 when DWARF does not
  * describe one there. */
 int scry_dwarf_func(struct scry_dwarf *d, uint64_t addr, struct scry_dw_func *out);
+/* Statement probes: the variables and parameters in scope at addr (the innermost function or
+ * inlined copy, inner names hiding outer ones) in out->params, each located there from its
+ * DWARF location: in a register (any general one: reg), or in memory at an offset from a
+ * register (mem: the frame's, through the function's frame base and its call frame
+ * information); kind SCRY_DW_NONE with the reason for the others (optimized out at addr,
+ * a static variable, a floating-point or aggregate type, an expression scry cannot read).
+ * 0, or -1 when DWARF has no scope at addr. */
+int scry_dwarf_vars_at(struct scry_dwarf *d, uint64_t addr, struct scry_dw_func *out);
 
 /* Statement probes: the addresses of the code of FILE:LINE (file: a path or its tail,
  * "server.c"), every copy of it (inlined ones too), sorted and unique; *found_line: the line

@@ -32,6 +32,8 @@ struct uparam {
 	uint8_t reg, shift;
 	bool on_stack;                    /* a stack argument at offset stack */
 	uint16_t stack;
+	bool mem;                         /* a variable in memory at register reg + moff */
+	int16_t moff;
 	const struct scry_dw_param *dw;   /* typed from DWARF: its enumerators */
 };
 
@@ -64,7 +66,7 @@ static struct scry_event *build_event(const char *name, const char *system, cons
 		f->base = p[i].base;
 		f->length_field = -1;
 		f->arg = -1;
-		f->ureg = p[i].on_stack ? -1 : (int8_t)p[i].reg;
+		f->ureg = p[i].on_stack || p[i].mem ? -1 : (int8_t)p[i].reg;
 		f->ushift = p[i].shift;
 		f->umax = (uint16_t)strmax;
 		f->src = SCRY_SRC_NONE;
@@ -79,7 +81,9 @@ static struct scry_event *build_event(const char *name, const char *system, cons
 			}
 		}
 		d->ops[i] = (struct scry_up_op){ .kind = p[i].on_stack ? (p[i].str ? SCRY_UOP_STACK_STR : SCRY_UOP_STACK) :
-						 p[i].str ? SCRY_UOP_USTR : SCRY_UOP_REG, .reg = p[i].reg, .off = p[i].stack,
+						 p[i].mem ? (p[i].str ? SCRY_UOP_MEM_STR : SCRY_UOP_MEM) :
+						 p[i].str ? SCRY_UOP_USTR : SCRY_UOP_REG, .reg = p[i].reg,
+						 .off = p[i].mem ? (uint16_t)p[i].moff : p[i].stack,
 						 .size = p[i].size, .shift = p[i].shift,
 						 .max = (__u16)strmax };
 		d->nops++;
@@ -94,7 +98,8 @@ static void dw_field(struct uparam *p, const struct scry_dw_param *dp)
 {
 	*p = (struct uparam){ .name = dp->name, .str = dp->kind == SCRY_DW_STR, .size = dp->size,
 			      .base = dp->base, .is_signed = dp->is_signed, .reg = (uint8_t)(dp->reg >= 0 ? dp->reg : 0),
-			      .on_stack = dp->reg < 0, .stack = (uint16_t)(dp->reg < 0 ? dp->stack : 0), .dw = dp };
+			      .on_stack = dp->reg < 0, .stack = (uint16_t)(dp->reg < 0 ? dp->stack : 0),
+			      .mem = dp->mem, .moff = (int16_t)dp->moff, .dw = dp };
 }
 
 /* The event of one probe: built once per key, then the catalog's.  dwf: the function's
@@ -114,8 +119,21 @@ static int probe_event(struct scry_catalog *cat, struct scry_uprobe *u, const ch
 	snprintf(name, sizeof(name), "%s_%s_%s", kind, base, suffix);
 	snprintf(uri, sizeof(uri), "%s:%s:%s", kind, u->path, suffix);
 	snprintf(key, sizeof(key), "%s", uri);
-	if (stmt) {
-		/* a statement probe: its time and task (its variables: not read yet) */
+	if (stmt && dwf) {
+		/* a statement probe: the variables in scope that DWARF locates at it */
+		bool first = !scry_catalog_cached(cat, key);
+
+		for (unsigned i = 0; i < dwf->nparams; i++) {
+			const struct scry_dw_param *dp = &dwf->params[i];
+
+			if (dp->kind != SCRY_DW_NONE && n < SCRY_MAX_UP_OPS)
+				dw_field(&p[n++], dp);
+			else if (first)
+				scry_log(SCRY_LOG_INFO, "scry: %s: variable %s (%s) not recorded: %s", uri, dp->name, dp->ctype,
+					 dp->kind != SCRY_DW_NONE ? "more than 12 fields" : dp->why);
+		}
+	} else if (stmt) {
+		/* a statement probe without variables: its time and task */
 	} else if (dwf && u->ret) {
 		const struct scry_dw_param *r = &dwf->ret;
 
@@ -200,6 +218,52 @@ static void suggest(const struct scry_elf *e, const char *name, char *err, size_
 		snprintf(err + len, errlen - len, "; did you mean %s%s%s%s%s?", best[0], nb > 1 ? ", " : "",
 			 nb > 1 ? best[1] : "", nb > 2 ? ", " : "", nb > 2 ? best[2] : "");
 	free(all);
+}
+
+/* The variables of a statement at each of its n addresses (its copies): one event serves
+ * them all, so a variable is recorded only where every copy has it, located, with the same
+ * type; at the others it is left with the reason.  0 or -errno. */
+static int stmt_vars(struct scry_dwarf *dw, const uint64_t *addrs, size_t n, struct scry_dw_func *vars)
+{
+	for (size_t i = 0; i < n; i++)
+		scry_dwarf_vars_at(dw, addrs[i], &vars[i]);    /* none: no variables */
+	for (unsigned k = 0; k < vars[0].nparams; k++) {
+		struct scry_dw_param *p0 = &vars[0].params[k];
+		bool everywhere = p0->kind != SCRY_DW_NONE;
+
+		for (size_t i = 1; i < n && everywhere; i++) {
+			const struct scry_dw_param *q = NULL;
+
+			for (unsigned j = 0; j < vars[i].nparams && !q; j++)
+				if (!strcmp(vars[i].params[j].name, p0->name))
+					q = &vars[i].params[j];
+			everywhere = q && q->kind == p0->kind && q->size == p0->size && q->is_signed == p0->is_signed;
+		}
+		if (!everywhere && p0->kind != SCRY_DW_NONE) {
+			p0->kind = SCRY_DW_NONE;
+			snprintf(p0->why, sizeof(p0->why), "not located at every copy of the line");
+		}
+	}
+	/* every copy lists the first one's variables, in its order */
+	for (size_t i = 1; i < n; i++) {
+		struct scry_dw_func *tmp = malloc(sizeof(*tmp));
+
+		if (!tmp)
+			return -ENOMEM;
+		*tmp = vars[0];
+		for (unsigned k = 0; k < tmp->nparams; k++) {
+			if (tmp->params[k].kind == SCRY_DW_NONE)
+				continue;
+			for (unsigned j = 0; j < vars[i].nparams; j++)
+				if (!strcmp(vars[i].params[j].name, tmp->params[k].name)) {
+					tmp->params[k] = vars[i].params[j];
+					break;
+				}
+		}
+		vars[i] = *tmp;
+		free(tmp);
+	}
+	return 0;
 }
 
 static int add_probe(struct scry_catalog *cat, struct scry_uprobe **v, size_t *n, const char *path, bool ret,
@@ -417,13 +481,16 @@ int scry_catalog_uprobes(struct scry_catalog *cat, const char *spec, struct scry
 			const char *fb = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
 
 			snprintf(suffix, sizeof(suffix), "%s:%d", fb, line);
-			rc = 0;
+			struct scry_dw_func *vars = calloc(na, sizeof(*vars));
+
+			rc = vars ? stmt_vars(dw, addrs, na, vars) : -ENOMEM;
 			for (size_t i = 0; i < na && !rc; i++) {
 				int64_t off = scry_elf_offset(&e, addrs[i]);
 
 				if (off >= 0)
-					rc = add_probe(cat, &v, &nv, path, false, NULL, (uint64_t)off, suffix, NULL, true, true);
+					rc = add_probe(cat, &v, &nv, path, false, NULL, (uint64_t)off, suffix, &vars[i], true, true);
 			}
+			free(vars);
 			if (!rc && !nv) {
 				snprintf(err, errlen, "'%s': the code of %s:%d is in no loaded segment", spec, file, line);
 				rc = -ENOENT;

@@ -607,9 +607,36 @@ def test_statement_probes(record, workload, trace_dir):
     tr = read_trace(trace_dir)
     names = [e["name"] for e in tr.events]
     assert names == ([f"uprobe_uprobed_uprobed_c_{add_line}"] + [f"uprobe_uprobed_uprobed_c_{rec_line}"] * 3) * N
-    assert all(e["fields"] == {} for e in tr.events)
+    # the variables DWARF locates there: main's loop counter; recurse's parameter
+    assert [e["fields"] for e in tr.events] == [f for i in range(N) for f in
+                                                ({"i": i}, {"depth": 2}, {"depth": 1}, {"depth": 0})]
     meta = next(trace_dir.rglob("metadata")).read_text()
     assert f'model.emf.uri = "uprobe:{os.path.realpath(wl)}:uprobed.c:{rec_line}";' in meta
+
+
+@pytest.mark.parametrize("binary", ["uprobed", "uprobed-O0"])
+def test_statement_variables(record, workload, trace_dir, binary):
+    """A statement probe records the variables in scope that DWARF locates at it: at -O0 in
+    the frame (the frame base through the call frame information), at -O2 in registers; a
+    variable DWARF gives as a computed expression is named with the reason."""
+    wl = workload(binary)
+    b = binary.replace("-", "_")
+    line = src_line("sink = total + (long)strlen(label);   /* LOCALS */")
+    rec = record(trace_dir, "-e", f"uprobe:{wl}:uprobed.c:{line}", cmd=[wl, N], quiet=False).check()
+    want = [{"n": i, "tag": "local-tag", "doubled": 2 * i, "total": 1000 + 2 * i, "label": "local-tag"}
+            for i in range(N)]
+    got = [e["fields"] for e in by_name(read_trace(trace_dir), f"uprobe_{b}_uprobed_c_{line}")]
+    assert got, rec.stderr
+    if binary == "uprobed-O0":
+        # every statement row of the line is probed: the same values at each, call by call
+        per = len(got) // N
+        assert per >= 1 and got == [w for w in want for _ in range(per)]
+    else:
+        for w in want:
+            del w["doubled"]
+        assert got == want
+        assert (f"scry: uprobe:{os.path.realpath(wl)}:uprobed.c:{line}: variable doubled (int) not recorded: "
+                "a location scry cannot read") in rec.stderr
 
 
 def test_statement_probe_bad_input(scry, workload, trace_dir):

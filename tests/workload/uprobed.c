@@ -65,6 +65,18 @@ NOIPA struct big mkbig(int k, const char *tag)
 	return r;
 }
 
+/* Locals for statement probes: read at the LOCALS line from a register or the frame, as
+ * DWARF locates them there. */
+NOIPA long locals_at_line(int n, const char *tag)
+{
+	int doubled = n * 2;
+	long total = doubled + 1000L;
+	const char *label = tag;
+
+	sink = total + (long)strlen(label);   /* LOCALS */
+	return total + doubled;
+}
+
 NOIPA int handle_alpha(int v) { return v + 1; }
 NOIPA int handle_beta(int v) { return v + 2; }
 NOIPA int handle_gamma(int v) { return v + 3; }
@@ -114,6 +126,7 @@ int main(int argc, char **argv)
 		sink = many(1, 2, 3, 4, 5, 6, -7 - i, "eighth", 9000000000L + i);
 		p = mkpair(100 + i, -50);
 		sink = mkbig(i, "big").b;
+		sink = locals_at_line(i, "local-tag");
 		sink = p.x + p.y;
 		DTRACE_PROBE3(scrywl, tick, i, 42 + i, -7);
 		if (scrywl_guarded_semaphore)   /* only reached while a tracer probes it */
