@@ -129,6 +129,8 @@ struct scry_capture_opts {
 	unsigned strsize;      /* `str` arguments and strv strings: bytes kept (0: SCRY_STR_MAX) */
 	unsigned snaplen;      /* data buffers: bytes kept (0: not captured, the pointer is) */
 	unsigned max_elems;    /* struct arrays: elements kept */
+	const char *fetch;     /* uprobes: members by path to record too, comma-separated
+	                        * ("req->hdr.len,s.count": --fetch), or NULL */
 };
 
 struct scry_catalog;

@@ -731,3 +731,212 @@ int scry_dwarf_vars_at(struct scry_dwarf *d, uint64_t addr, struct scry_dw_func 
 	free(scopes);
 	return 0;
 }
+
+/* ---- --fetch: members by path ------------------------------------------------------------ */
+
+/* The function DIE whose code starts at addr. */
+static bool func_at(struct scry_dwarf *d, uint64_t addr, Dwarf_Die *out)
+{
+	struct find_ctx c = { .addr = addr };
+	Dwarf_Die cu;
+
+	if (dwarf_addrdie(d->dw, addr, &cu))
+		dwarf_getfuncs(&cu, find_cb, &c, 0);
+	if (c.ok)
+		*out = c.found;
+	return c.ok;
+}
+
+/* The member of struct or union type t (peeled) named name: its type and offset. */
+static bool member_of(Dwarf_Die *t, const char *name, Dwarf_Die *mt, Dwarf_Word *off)
+{
+	Dwarf_Die m;
+	Dwarf_Attribute a;
+
+	if ((dwarf_tag(t) != DW_TAG_structure_type && dwarf_tag(t) != DW_TAG_union_type) || dwarf_child(t, &m))
+		return false;
+	do {
+		const char *mn = dwarf_diename(&m);
+
+		if (dwarf_tag(&m) != DW_TAG_member || !mn || strcmp(mn, name))
+			continue;
+		*off = 0;
+		if (dwarf_attr(&m, DW_AT_data_member_location, &a) && dwarf_formudata(&a, off))
+			return false;
+		return !dwarf_hasattr(&m, DW_AT_bit_size) && type_of(&m, mt);
+	} while (!dwarf_siblingof(&m, &m));
+	return false;
+}
+
+int scry_dwarf_fetch(struct scry_dwarf *d, uint64_t addr, bool stmt, bool ret, const char *path,
+		     struct scry_dw_param *out, char *why, size_t whylen)
+{
+	char root[64];
+	size_t rl = strcspn(path, "-.");
+	const char *s = path + rl;
+	Dwarf_Die die, t, pt, func;
+	struct scry_dw_param loc = { .reg = -1 };
+	bool have_type = false;
+	int gprs, mem, align;
+
+	memset(out, 0, sizeof(*out));
+	why[0] = 0;
+	if (!rl || rl >= sizeof(root)) {
+		snprintf(why, whylen, "expected VARIABLE->MEMBER or VARIABLE.MEMBER");
+		return -1;
+	}
+	snprintf(root, sizeof(root), "%.*s", (int)rl, path);
+	/* the root: a variable in scope at a statement, a parameter at a function's entry
+	 * (its register by the calling convention), the return value at a uretprobe */
+	if (stmt) {
+		Dwarf_Die cu, *scopes = NULL, *fn = NULL;
+		int ns;
+		bool found = false;
+
+		if (!dwarf_addrdie(d->dw, addr, &cu) || (ns = dwarf_getscopes(&cu, addr, &scopes)) <= 0)
+			return 1;
+		for (int i = 0; i < ns && !fn; i++)
+			if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram)
+				fn = &scopes[i];
+		for (int i = 0; i < ns && !found; i++) {
+			Dwarf_Die c;
+			int tag = dwarf_tag(&scopes[i]);
+
+			if (!dwarf_child(&scopes[i], &c))
+				do {
+					const char *n = dwarf_diename(&c);
+					int ct = dwarf_tag(&c);
+
+					if ((ct == DW_TAG_variable || ct == DW_TAG_formal_parameter) && n && !strcmp(n, root)) {
+						die = c;
+						found = true;
+					}
+				} while (!found && !dwarf_siblingof(&c, &c));
+			if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine)
+				break;
+		}
+		if (found) {
+			loc.kind = SCRY_DW_INT;
+			var_location(d, &die, fn, addr, &loc);
+		}
+		free(scopes);
+		if (!found)
+			return 1;
+		if (loc.kind == SCRY_DW_NONE) {
+			snprintf(why, whylen, "%s", loc.why);
+			return -1;
+		}
+		have_type = type_of(&die, &t);
+	} else {
+		struct scry_dw_func *f = malloc(sizeof(*f));
+		int k = -1;
+
+		if (!f || scry_dwarf_func(d, addr, f) || !func_at(d, addr, &func)) {
+			free(f);
+			return 1;
+		}
+		if (ret && !strcmp(root, "ret")) {
+			loc.reg = SCRY_UREG_RET;
+			have_type = type_of(&func, &t);
+		} else if (!ret) {
+			for (unsigned i = 0; i < f->nparams && k < 0; i++)
+				if (!strcmp(f->params[i].name, root))
+					k = (int)i;
+			if (k >= 0 && !dwarf_child(&func, &die)) {
+				int idx = -1;
+
+				do
+					if (dwarf_tag(&die) == DW_TAG_formal_parameter && ++idx == k)
+						break;
+				while (!dwarf_siblingof(&die, &die));
+				have_type = idx == k && type_of(&die, &t);
+				loc.reg = f->params[k].reg;
+				if (f->params[k].reg < 0 || f->params[k].kind != SCRY_DW_INT) {
+					snprintf(why, whylen, "%s is not a pointer in a register at the entry", root);
+					free(f);
+					return -1;
+				}
+			}
+		}
+		free(f);
+		if (loc.reg < 0)
+			return 1;
+	}
+	if (!have_type) {
+		snprintf(why, whylen, "%s has no type in DWARF", root);
+		return -1;
+	}
+	/* each step: "->m" reads through the pointer (only from a register: one read in all),
+	 * ".m" moves within the struct in memory */
+	while (*s) {
+		char m[64];
+		bool arrow = s[0] == '-' && s[1] == '>';
+		size_t ml;
+		Dwarf_Word off;
+		Dwarf_Die mt;
+
+		if (!arrow && s[0] != '.') {
+			snprintf(why, whylen, "expected -> or . at '%s'", s);
+			return -1;
+		}
+		s += arrow ? 2 : 1;
+		ml = strcspn(s, "-.");
+		if (!ml || ml >= sizeof(m)) {
+			snprintf(why, whylen, "a member name expected at '%s'", s);
+			return -1;
+		}
+		snprintf(m, sizeof(m), "%.*s", (int)ml, s);
+		s += ml;
+		if (!peel(&t, &pt)) {
+			snprintf(why, whylen, "the type before '%s' is unknown", m);
+			return -1;
+		}
+		if (arrow) {
+			if (dwarf_tag(&pt) != DW_TAG_pointer_type || !type_of(&pt, &t) || !peel(&t, &pt)) {
+				snprintf(why, whylen, "'->%s' on something that is not a pointer to a struct", m);
+				return -1;
+			}
+			if (loc.mem) {
+				snprintf(why, whylen, "'->%s': the pointer is in memory, reading through it takes two reads "
+					 "(not done)", m);
+				return -1;
+			}
+			loc.mem = true;
+			loc.moff = 0;
+		} else if (!loc.mem) {
+			snprintf(why, whylen, "'.%s': the struct is in registers (its members are recorded as fields)", m);
+			return -1;
+		}
+		if (!member_of(&pt, m, &mt, &off)) {
+			snprintf(why, whylen, "no member '%s' (or a bit field)", m);
+			return -1;
+		}
+		loc.moff += (int)off;
+		t = mt;
+	}
+	if (!loc.mem) {
+		snprintf(why, whylen, "no member named: %s is recorded as it is", root);
+		return 1;
+	}
+	classify_mem(&t, out, &gprs, &mem, &align);
+	if (out->kind != SCRY_DW_INT && out->kind != SCRY_DW_STR) {
+		snprintf(why, whylen, "%s is a %s: only integers, enums, pointers and strings are read", path, out->ctype);
+		return -1;
+	}
+	if (loc.moff < -32768 || loc.moff > 32767) {
+		snprintf(why, whylen, "at an offset too large from its register");
+		return -1;
+	}
+	size_t k = 0;
+	for (const char *c = path; *c && k + 1 < sizeof(out->name); c++) {
+		if (*c == '-' && c[1] == '>')
+			continue;
+		out->name[k++] = *c == '>' || *c == '.' ? '_' : *c;
+	}
+	out->name[k] = 0;
+	out->reg = loc.reg;
+	out->mem = true;
+	out->moff = loc.moff;
+	out->stack = -1;
+	return 0;
+}

@@ -69,6 +69,14 @@ int scry_dwarf_func(struct scry_dwarf *d, uint64_t addr, struct scry_dw_func *ou
  * a static variable, a floating-point or aggregate type, an expression scry cannot read).
  * 0, or -1 when DWARF has no scope at addr. */
 int scry_dwarf_vars_at(struct scry_dwarf *d, uint64_t addr, struct scry_dw_func *out);
+/* --fetch: the member at path ("req->hdr.len": through a pointer in a register; "s.count":
+ * within a struct in memory) of a variable in scope at the statement at addr (stmt), of a
+ * parameter of the function starting at addr, or of the value it returns ("ret->len", ret:
+ * a uretprobe), as a field named "req_hdr_len" (out: an integer, enum, pointer or string in
+ * memory at a register + offset).  0; 1 when the probe has no such variable or path names no
+ * member; -1 with why when it cannot be read. */
+int scry_dwarf_fetch(struct scry_dwarf *d, uint64_t addr, bool stmt, bool ret, const char *path,
+		     struct scry_dw_param *out, char *why, size_t whylen);
 
 /* Statement probes: the addresses of the code of FILE:LINE (file: a path or its tail,
  * "server.c"), every copy of it (inlined ones too), sorted and unique; *found_line: the line

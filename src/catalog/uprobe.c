@@ -102,10 +102,45 @@ static void dw_field(struct uparam *p, const struct scry_dw_param *dp)
 			      .mem = dp->mem, .moff = (int16_t)dp->moff, .dw = dp };
 }
 
+/* Where a probe is, for --fetch: its DWARF and its link-time address (a statement's, or the
+ * function's start). */
+struct probe_site {
+	struct scry_dwarf *dw;
+	uint64_t addr;
+};
+
+/* --fetch's members by path for the probe at site, appended to p[*n] (the descriptions in
+ * fetched[], which must outlive the event's building); what cannot be read is said once. */
+static void fetch_fields(struct scry_catalog *cat, const struct probe_site *site, bool stmt, bool ret,
+			 const char *uri, bool first, struct uparam *p, unsigned *n, struct scry_dw_param *fetched)
+{
+	const char *list = scry_catalog_capture(cat)->fetch;
+	char expr[256], why[160];
+
+	for (const char *c = list; c && *c; c += strcspn(c, ",") + (c[strcspn(c, ",")] ? 1 : 0)) {
+		size_t len = strcspn(c, ",");
+		int r;
+
+		snprintf(expr, sizeof(expr), "%.*s", (int)(len < sizeof(expr) ? len : sizeof(expr) - 1), c);
+		if (!strpbrk(expr, ".>"))
+			continue;      /* a variable by name: recorded as it is */
+		r = scry_dwarf_fetch(site->dw, site->addr, stmt, ret, expr, &fetched[*n], why, sizeof(why));
+		if (r == 0 && *n < SCRY_MAX_UP_OPS) {
+			dw_field(&p[*n], &fetched[*n]);
+			(*n)++;
+		}
+		else if (r < 0 && first)
+			scry_log(SCRY_LOG_INFO, "scry: %s: --fetch %s not recorded: %s", uri, expr, why);
+		else if (r > 0 && first && !why[0])
+			scry_log(SCRY_LOG_INFO, "scry: %s: --fetch %s not recorded: no variable %.*s here", uri, expr,
+				 (int)strcspn(expr, "-."), expr);
+	}
+}
+
 /* The event of one probe: built once per key, then the catalog's.  dwf: the function's
  * DWARF when it has some and the probe is at its entry (or return). */
 static int probe_event(struct scry_catalog *cat, struct scry_uprobe *u, const char *suffix,
-		       const struct scry_dw_func *dwf, bool quiet, bool stmt)
+		       const struct scry_dw_func *dwf, bool quiet, bool stmt, const struct probe_site *site)
 {
 	static const char *const regs[] = { "arg0", "arg1", "arg2", "arg3", "arg4", "arg5" };
 	const char *base = strrchr(u->path, '/') ? strrchr(u->path, '/') + 1 : u->path;
@@ -180,14 +215,24 @@ static int probe_event(struct scry_catalog *cat, struct scry_uprobe *u, const ch
 	else
 		for (int i = 0; i < 6; i++)
 			p[n++] = (struct uparam){ .name = regs[i], .size = 8, .base = 10, .reg = (uint8_t)i };
+	struct scry_dw_param *fetched = NULL;
+
+	if (site && site->dw && dwf && scry_catalog_capture(cat)->fetch) {
+		if (!(fetched = calloc(SCRY_MAX_UP_OPS, sizeof(*fetched))))
+			return -ENOMEM;
+		fetch_fields(cat, site, stmt, u->ret, uri, !scry_catalog_cached(cat, key), p, &n, fetched);
+	}
 	strmax = strmax ? strmax + 1 : SCRY_STR_MAX;
 	if ((u->ev = scry_catalog_cached(cat, key))) {
 		/* the same probe again: its descriptor is rebuilt the same way */
 		struct scry_event *tmp = build_event(name, kind, suffix, uri, p, n, &u->desc, strmax);
 		scry_event_free(tmp);
+		free(fetched);
 		return tmp ? 0 : -ENOMEM;
 	}
-	if (!(ev = build_event(name, kind, suffix, uri, p, n, &u->desc, strmax)) || !(u->ev = scry_catalog_cache(cat, key, ev)))
+	ev = build_event(name, kind, suffix, uri, p, n, &u->desc, strmax);
+	free(fetched);
+	if (!ev || !(u->ev = scry_catalog_cache(cat, key, ev)))
 		return -ENOMEM;
 	return 0;
 }
@@ -268,7 +313,7 @@ static int stmt_vars(struct scry_dwarf *dw, const uint64_t *addrs, size_t n, str
 
 static int add_probe(struct scry_catalog *cat, struct scry_uprobe **v, size_t *n, const char *path, bool ret,
 		     const char *func, uint64_t offset, const char *suffix, const struct scry_dw_func *dwf, bool quiet,
-		     bool stmt)
+		     bool stmt, const struct probe_site *site)
 {
 	struct scry_uprobe *nv = realloc(*v, (*n + 1) * sizeof(**v)), *u;
 
@@ -284,7 +329,7 @@ static int add_probe(struct scry_catalog *cat, struct scry_uprobe **v, size_t *n
 		return -ENOMEM;
 	}
 	++*n;
-	return probe_event(cat, u, suffix, dwf, quiet, stmt);
+	return probe_event(cat, u, suffix, dwf, quiet, stmt, site);
 }
 
 /* usdt:PATH:PROVIDER:NAME or usdt:PATH:NAME: one probe per provider:name (libbpf attaches
@@ -452,7 +497,7 @@ int scry_catalog_uprobes(struct scry_catalog *cat, const char *spec, struct scry
 			goto out;
 		}
 		snprintf(suffix, sizeof(suffix), "0x%" PRIx64, addr);
-		rc = add_probe(cat, &v, &nv, path, ret, NULL, (uint64_t)off, suffix, NULL, true, false);
+		rc = add_probe(cat, &v, &nv, path, ret, NULL, (uint64_t)off, suffix, NULL, true, false, NULL);
 		goto out;
 	}
 	const char *lc = strrchr(target, ':');
@@ -488,7 +533,8 @@ int scry_catalog_uprobes(struct scry_catalog *cat, const char *spec, struct scry
 				int64_t off = scry_elf_offset(&e, addrs[i]);
 
 				if (off >= 0)
-					rc = add_probe(cat, &v, &nv, path, false, NULL, (uint64_t)off, suffix, &vars[i], true, true);
+					rc = add_probe(cat, &v, &nv, path, false, NULL, (uint64_t)off, suffix, &vars[i], true, true,
+						       &(struct probe_site){ dw, addrs[i] });
 			}
 			free(vars);
 			if (!rc && !nv) {
@@ -545,7 +591,8 @@ int scry_catalog_uprobes(struct scry_catalog *cat, const char *spec, struct scry
 		}
 		snprintf(suffix, sizeof(suffix), "%s+0x%" PRIx64, func, off);
 		rc = add_probe(cat, &v, &nv, path, ret, func, f->offset + off, suffix,
-			       off == 0 && dw && !scry_dwarf_func(dw, f->addr, &dwf) ? &dwf : NULL, false, false);
+			       off == 0 && dw && !scry_dwarf_func(dw, f->addr, &dwf) ? &dwf : NULL, false, false,
+			       &(struct probe_site){ dw, f->addr });
 		goto out;
 	}
 	bool glob = strpbrk(target, "*?[") != NULL;
@@ -586,7 +633,8 @@ int scry_catalog_uprobes(struct scry_catalog *cat, const char *spec, struct scry
 		if (dup)
 			continue;
 		if ((rc = add_probe(cat, &v, &nv, path, ret, f->name, f->offset, f->name,
-				    dw && !scry_dwarf_func(dw, f->addr, &dwf) ? &dwf : NULL, glob, false)))
+				    dw && !scry_dwarf_func(dw, f->addr, &dwf) ? &dwf : NULL, glob, false,
+				    &(struct probe_site){ dw, f->addr })))
 			goto out;
 	}
 	rc = 0;

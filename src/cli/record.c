@@ -60,6 +60,9 @@ static void usage(FILE *f)
 		"      --packet-size SIZE CTF packet size (default 1M)\n"
 		"      --snaplen N        capture up to N bytes (at most 4096) of the data buffers of\n"
 		"                         read/write/send/recv... (default 0: their pointer only)\n"
+		"      --fetch LIST       uprobes: members by path recorded too, as fields\n"
+		"                         ('req->hdr.len,s.count': through a pointer parameter or\n"
+		"                         variable in a register, within a struct in the frame)\n"
 		CLI_TRACK_USAGE
 		"      --metrics FILE     also keep the metrics FILE declares in the kernel (docs/METRICS.md)\n"
 		"                         and write them to DIR/metrics.prom at the end\n"
@@ -91,7 +94,8 @@ struct record_args {
 
 static int parse_args(int argc, char **argv, struct record_args *a, char *err, size_t errlen)
 {
-	enum { OPT_DURATION = 256, OPT_BUFFER, OPT_PACKET, OPT_SNAPLEN, OPT_CHANNEL, OPT_USERSPACE_PROBE, OPT_METRICS };
+	enum { OPT_DURATION = 256, OPT_BUFFER, OPT_PACKET, OPT_SNAPLEN, OPT_CHANNEL, OPT_USERSPACE_PROBE, OPT_METRICS,
+	       OPT_FETCH };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "event", required_argument, NULL, 'e' },
@@ -105,6 +109,7 @@ static int parse_args(int argc, char **argv, struct record_args *a, char *err, s
 		{ "buffer-size", required_argument, NULL, OPT_BUFFER },
 		{ "packet-size", required_argument, NULL, OPT_PACKET },
 		{ "snaplen", required_argument, NULL, OPT_SNAPLEN },
+		{ "fetch", required_argument, NULL, OPT_FETCH },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -199,6 +204,13 @@ static int parse_args(int argc, char **argv, struct record_args *a, char *err, s
 			break;
 		case OPT_METRICS:
 			a->metrics = optarg;
+			break;
+		case OPT_FETCH:
+			if (!*optarg) {
+				snprintf(err, errlen, "--fetch: expected VARIABLE->MEMBER[.MEMBER...] (comma-separated)");
+				return -EINVAL;
+			}
+			a->so.capture.fetch = optarg;
 			break;
 		case OPT_SNAPLEN:
 			if (scry_parse_size(optarg, &size) || size > SCRY_SEQ_MAX) {

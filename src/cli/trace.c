@@ -323,6 +323,7 @@ int cmd_trace(int argc, char **argv)
 	so.capture.strsize = o.strsize;
 	/* the catalog bounds it to SCRY_SEQ_MAX */
 	so.capture.snaplen = (unsigned)(o.snaplen ? o.snaplen : o.strsize + 1);
+	so.capture.fetch = o.fetch;
 	/* -c: a counting channel (no event, no trace); else the live printer is the channel's
 	 * record sink, beside --record's trace directory */
 	chan.kind = o.count == TRACE_COUNT_ONLY ? SCRY_CHANNEL_COUNT : SCRY_CHANNEL_EVENTS;

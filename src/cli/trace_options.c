@@ -79,6 +79,7 @@ void trace_opts_usage(FILE *f)
 		"  -w                     accepted: scry's times are always latencies (entry to exit)\n"
 		"      --json             one JSON object per line\n"
 		"      --snaplen N        bytes captured per data buffer (K/M suffixes)\n"
+		"      --fetch LIST       uprobes: members by path shown too ('req->hdr.len,s.count')\n"
 		"      --record DIR       also write the events as a CTF trace in DIR (as scry record;\n"
 		"                         contexts pid and tid)\n"
 		CLI_TRACK_USAGE
@@ -91,7 +92,7 @@ void trace_opts_usage(FILE *f)
 int trace_opts_parse(struct trace_opts *o, struct cli_track *track, int argc, char **argv,
 		     const struct trace_names *names, char *err, size_t errlen)
 {
-	enum { OPT_NOFOLLOW = 256, OPT_TRACE, OPT_STATUS, OPT_SIGNAL, OPT_JSON, OPT_SNAPLEN, OPT_RECORD, OPT_FLOW };
+	enum { OPT_NOFOLLOW = 256, OPT_TRACE, OPT_STATUS, OPT_SIGNAL, OPT_JSON, OPT_SNAPLEN, OPT_RECORD, OPT_FLOW, OPT_FETCH };
 	static const struct option longopts[] = {
 		{ "follow", no_argument, NULL, 'f' },
 		{ "no-follow", no_argument, NULL, OPT_NOFOLLOW },
@@ -114,6 +115,7 @@ int trace_opts_parse(struct trace_opts *o, struct cli_track *track, int argc, ch
 		{ "no-abbrev", no_argument, NULL, 'v' },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "snaplen", required_argument, NULL, OPT_SNAPLEN },
+		{ "fetch", required_argument, NULL, OPT_FETCH },
 		{ "record", required_argument, NULL, OPT_RECORD },
 		{ "flow", required_argument, NULL, OPT_FLOW },
 		{ "help", no_argument, NULL, 'h' },
@@ -245,6 +247,13 @@ int trace_opts_parse(struct trace_opts *o, struct cli_track *track, int argc, ch
 			break;
 		case OPT_RECORD:
 			o->record_dir = optarg;
+			break;
+		case OPT_FETCH:
+			if (!*optarg) {
+				snprintf(err, errlen, "--fetch: expected VARIABLE->MEMBER[.MEMBER...] (comma-separated)");
+				return -1;
+			}
+			o->fetch = optarg;
 			break;
 		case OPT_FLOW:
 			if (o->flow) {

@@ -56,6 +56,7 @@ struct trace_opts {
 	bool durations;                      /* -T */
 	unsigned strsize;                    /* -s (default 32) */
 	uint64_t snaplen;                    /* --snaplen: bytes captured per buffer (0: default) */
+	const char *fetch;                   /* --fetch: uprobes' members by path, or NULL */
 	const char *outfile;                 /* -o (points into argv) */
 	enum trace_count count;              /* -c, -C */
 	enum trace_sort sortby;              /* -S */

@@ -77,6 +77,19 @@ NOIPA long locals_at_line(int n, const char *tag)
 	return total + doubled;
 }
 
+/* A request by pointer, for --fetch: req->hdr.len at the entry (through the pointer in
+ * rdi), copy.len at the REQUEST line (within a struct in the frame at -O0). */
+struct hdr { int kind; unsigned len; };
+struct request { long id; struct hdr hdr; const char *path; };
+
+NOIPA long do_request(const struct request *req)
+{
+	struct hdr copy = req->hdr;
+
+	sink = copy.len + req->id;   /* REQUEST */
+	return (long)copy.len * 2;
+}
+
 NOIPA int handle_alpha(int v) { return v + 1; }
 NOIPA int handle_beta(int v) { return v + 2; }
 NOIPA int handle_gamma(int v) { return v + 3; }
@@ -127,6 +140,8 @@ int main(int argc, char **argv)
 		p = mkpair(100 + i, -50);
 		sink = mkbig(i, "big").b;
 		sink = locals_at_line(i, "local-tag");
+		struct request rq = { 100 + i, { 7, 64u * (i + 1) }, "/index" };
+		sink = do_request(&rq);
 		sink = p.x + p.y;
 		DTRACE_PROBE3(scrywl, tick, i, 42 + i, -7);
 		if (scrywl_guarded_semaphore)   /* only reached while a tracer probes it */
