@@ -117,6 +117,14 @@ int scry_uprobe(struct pt_regs *ctx)
 	return up_write(ctx, bpf_get_attach_cookie(ctx), false);
 }
 
+/* The same for many functions of one file in one uprobe_multi link (Linux 6.6; its attach
+ * type is set at load: src/kernel/probes.c), each address with its slot as cookie. */
+SEC("uprobe")
+int scry_uprobe_multi(struct pt_regs *ctx)
+{
+	return up_write(ctx, bpf_get_attach_cookie(ctx), false);
+}
+
 /* USDT probes: attached by libbpf (bpf_program__attach_usdt: the notes' addresses, their
  * semaphores, the argument specs read by bpf_usdt_arg), the slot in the USDT cookie. */
 SEC("usdt")

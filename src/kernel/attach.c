@@ -1,10 +1,12 @@
 /* attach.c — attaching scry's programs (syscalls, fork and exit, each generic tracepoint by
- * its slot), detaching one tracepoint, and taking everything down (see probes.h). */
+ * its slot, uprobes one by one or many in one uprobe_multi link), detaching one tracepoint, and taking everything down (see probes.h). */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -122,6 +124,58 @@ int scry_probes_attach_uprobe(struct scry_probes *p, const char *path, uint64_t 
 	LIBBPF_OPTS(bpf_uprobe_opts, uopts, .bpf_cookie = (__u64)slot, .retprobe = ret);
 	return up_link(p, bpf_program__attach_uprobe_opts(p->skel->progs.scry_uprobe, -1, path, (size_t)offset, &uopts),
 		       slot, what, err, errlen);
+}
+
+bool scry_probes_uprobe_multi(const struct scry_probes *p)
+{
+	return p->uprobe_multi;
+}
+
+int scry_probes_attach_uprobes(struct scry_probes *p, const char *path, bool ret, const uint64_t *offsets,
+			       const struct scry_up_desc *descs, size_t n, int *slots, char *err, size_t errlen)
+{
+	char what[600];
+	uint64_t *cookies = calloc(n ? n : 1, sizeof(*cookies));
+	int fd, prog = bpf_program__fd(p->skel->progs.scry_uprobe_multi);
+
+	snprintf(what, sizeof(what), "%s %s (%zu functions in one uprobe_multi link)", ret ? "uretprobes" : "uprobes",
+		 path, n);
+	if (!cookies) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	if (!p->uprobe_multi || prog < 0) {
+		free(cookies);
+		snprintf(err, errlen, "%s: this session was loaded without uprobe_multi", what);
+		return -ENOTSUP;
+	}
+	for (size_t i = 0; i < n; i++) {
+		int slot = up_slot(p, p->skel->progs.scry_uprobe_multi, what, &descs[i], err, errlen);
+
+		if (slot < 0) {
+			free(cookies);
+			return slot;
+		}
+		p->up_link[slot] = -1;        /* detached by its descriptor: the link is shared */
+		p->next_up_slot++;
+		slots[i] = slot;
+		cookies[i] = (uint64_t)slot;
+	}
+	/* BPF_LINK_CREATE with link_create.uprobe_multi (Linux 6.6: not in libbpf 1.1 nor in
+	 * Debian 12's uapi headers, laid out here as the kernel's union bpf_attr has it) */
+	struct {
+		__u32 prog_fd, target_fd, attach_type, flags;
+		__u64 path, offsets, ref_ctr_offsets, cookies;
+		__u32 cnt, flags2, pid;
+	} attr = {
+		.prog_fd = (__u32)prog, .attach_type = SCRY_BPF_TRACE_UPROBE_MULTI,
+		.path = (__u64)(uintptr_t)path, .offsets = (__u64)(uintptr_t)offsets,
+		.cookies = (__u64)(uintptr_t)cookies, .cnt = (__u32)n,
+		.flags2 = ret ? SCRY_BPF_F_UPROBE_MULTI_RETURN : 0,
+	};
+	fd = (int)syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
+	free(cookies);
+	return probes_add_front_link(p, fd, what, err, errlen);
 }
 
 int scry_probes_attach_usdt(struct scry_probes *p, const char *path, const char *provider, const char *name,

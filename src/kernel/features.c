@@ -105,6 +105,11 @@ int scry_feature_strnstr(const struct btf *vmlinux)
 	return id > 0 ? id : 0;
 }
 
+bool scry_feature_uprobe_multi(const struct btf *vmlinux)
+{
+	return btf_has(vmlinux, "bpf_uprobe_multi_link", BTF_KIND_STRUCT);
+}
+
 bool scry_feature_prepare_exec(const struct btf *vmlinux)
 {
 	return scry_feature_tp_btf(vmlinux, "sched_prepare_exec");
@@ -223,9 +228,12 @@ size_t scry_features_probe(struct scry_feature_report *out, size_t max)
 	    getenv("SCRY_NO_PREPARE_EXEC") ? " (SCRY_NO_PREPARE_EXEC set)" : "");
 	ADD("bpf_iter", btf_has(vm, "bpf_iter__task", BTF_KIND_STRUCT), "available (for a statedump; not used yet)", "not available: no statedump",
 	    "bpf_iter__task in kernel BTF");
-	ADD("uprobe_multi", btf_has(vm, "bpf_uprobe_multi_link", BTF_KIND_STRUCT),
-	    "not used: libbpf 1.1 has no uprobe_multi API; one link per function",
-	    "one link per function (uprobe: globs)", "bpf_uprobe_multi_link in kernel BTF");
+	bool um = scry_feature_uprobe_multi(vm);
+	ADD("uprobe_multi", um && !getenv("SCRY_NO_UPROBE_MULTI"),
+	    "one uprobe_multi link for the functions a glob names in one file",
+	    "one link per function (uprobe: globs)", "%s%s",
+	    um ? "bpf_uprobe_multi_link in kernel BTF" : "no bpf_uprobe_multi_link (Linux 6.6)",
+	    getenv("SCRY_NO_UPROBE_MULTI") ? " (SCRY_NO_UPROBE_MULTI set)" : "");
 	{
 		struct scry_feature_report tmp = { 0 };
 		bool ok = scry_feature_kprobes(tmp.why, sizeof(tmp.why));

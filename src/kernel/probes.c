@@ -146,6 +146,12 @@ int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o,
 	bpf_program__set_autoload(p->skel->progs.scry_signal, o->signal_event_id != 0xffff);
 	bpf_program__set_autoload(p->skel->progs.scry_signal_gen, o->signal_gen_event_id != 0xffff);
 	bpf_program__set_autoload(p->skel->progs.scry_uprobe, o->uprobes);
+	/* globs: one uprobe_multi link per file (libbpf 1.1 knows no such section: its attach
+	 * type is set here; SCRY_NO_UPROBE_MULTI=1: one link per function, for tests) */
+	p->uprobe_multi = o->uprobes && scry_feature_uprobe_multi(vmlinux) && !getenv("SCRY_NO_UPROBE_MULTI");
+	bpf_program__set_autoload(p->skel->progs.scry_uprobe_multi, p->uprobe_multi);
+	if (p->uprobe_multi)
+		bpf_program__set_expected_attach_type(p->skel->progs.scry_uprobe_multi, SCRY_BPF_TRACE_UPROBE_MULTI);
 	bpf_program__set_autoload(p->skel->progs.scry_usdt, o->usdt);
 	/* the statedump's iterators: only when it is recorded */
 	bool sd = o->sd_ids != NULL;

@@ -70,6 +70,12 @@ int scry_probes_detach_tracepoint(struct scry_probes *p, int slot);
  * (the probe is on the inode).  Returns its slot (>= 0) or -errno. */
 int scry_probes_attach_uprobe(struct scry_probes *p, const char *path, uint64_t offset, bool ret,
 			      const struct scry_up_desc *d, int front_fd, char *err, size_t errlen);
+/* Is one link for many functions of a file possible (uprobe_multi, Linux 6.6)? */
+bool scry_probes_uprobe_multi(const struct scry_probes *p);
+/* Attach the uprobe program to n file offsets of path at once (one uprobe_multi link),
+ * writing each by descs[i]; slots[i]: each probe's slot.  0 or -errno. */
+int scry_probes_attach_uprobes(struct scry_probes *p, const char *path, bool ret, const uint64_t *offsets,
+			       const struct scry_up_desc *descs, size_t n, int *slots, char *err, size_t errlen);
 /* Attach the USDT program (loaded with opts.usdt) to every provider:name note of path
  * (libbpf: addresses, semaphores, argument specs); a slot as scry_probes_attach_uprobe. */
 int scry_probes_attach_usdt(struct scry_probes *p, const char *path, const char *provider, const char *name,

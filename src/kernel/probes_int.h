@@ -11,6 +11,9 @@
 #include "kernel/probes.h"
 
 #define MAX_LINKS (SCRY_MAX_TP + SCRY_MAX_UPROBES + 8)
+/* uapi values newer than the headers of Debian 12 (Linux 6.1): uprobe_multi links (6.6) */
+#define SCRY_BPF_TRACE_UPROBE_MULTI 48
+#define SCRY_BPF_F_UPROBE_MULTI_RETURN 1
 
 struct scry_probes {
 	struct scry_bpf *skel;
@@ -34,6 +37,7 @@ struct scry_probes {
 	size_t nfront_links;
 	struct scry_ctx_layout layout;   /* contexts and registers in kernel BTF */
 	bool prepare_exec;         /* scry_prepare_exec is loaded */
+	bool uprobe_multi;         /* scry_uprobe_multi is loaded (scry_probes_attach_uprobes) */
 	bool memo_by_regs;         /* the memo keeps the current task (untrusted kptr) */
 	int metric_fds[SCRY_METRICS_MAX];   /* inner maps of the metrics, -1: none */
 };

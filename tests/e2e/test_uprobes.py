@@ -905,3 +905,32 @@ def test_fetch_bad_input(scry, workload, trace_dir):
     assert p.returncode != 0
     assert p.stderr.strip().splitlines()[-1] == "scry: --fetch: expected VARIABLE->MEMBER[.MEMBER...] (comma-separated)"
     assert not trace_dir.exists() or not any(trace_dir.iterdir())
+
+
+def test_glob_in_one_uprobe_multi_link(record, workload, tmp_path, scry):
+    """A glob's functions in one file share one uprobe_multi link where the kernel has them
+    (Linux 6.6; scry list features says which): the same events, in the same order, as with
+    one link per function (SCRY_NO_UPROBE_MULTI=1)."""
+    feats = subprocess.run([scry, "list", "features"], capture_output=True, text=True, timeout=60).stdout
+    line = next(l for l in feats.splitlines() if l.split()[:1] == ["uprobe_multi"])
+    if "no bpf_uprobe_multi_link" in line:
+        pytest.skip("this kernel has no uprobe_multi links (Linux 6.6): " + line)
+    wl = workload("uprobed")
+    runs = {}
+    for mode, env in (("multi", {}), ("single", {"SCRY_NO_UPROBE_MULTI": "1"})):
+        d = tmp_path / mode
+        argv = [scry, "record", "-v", "-o", str(d), "-e", f"uprobe:{wl}:handle_*", "-e", f"uretprobe:{wl}:handle_*",
+                "--", wl, str(N)]
+        p = subprocess.run(argv, capture_output=True, text=True, timeout=120, env=dict(os.environ, **env))
+        assert p.returncode == 0, p.stderr
+        runs[mode] = ([(e["name"], e["fields"]) for e in read_trace(d).events], p.stderr)
+    real = os.path.realpath(wl)
+    assert f"scry: {real}: 3 uprobes in one uprobe_multi link" in runs["multi"][1]
+    assert f"scry: {real}: 3 uretprobes in one uprobe_multi link" in runs["multi"][1]
+    assert "uprobe_multi link" not in runs["single"][1]
+    assert runs["multi"][0] == runs["single"][0] and len(runs["multi"][0]) == 6 * N
+    names = {"alpha": 1, "beta": 2, "gamma": 3}
+    for f, k in names.items():
+        assert [x["v"] for n, x in runs["multi"][0] if n == f"uprobe_uprobed_handle_{f}"] == list(range(N))
+        assert [x["ret"] for n, x in runs["multi"][0] if n == f"uretprobe_uprobed_handle_{f}"] == \
+            [i + k for i in range(N)]
