@@ -13,10 +13,7 @@ Where scry differs on purpose, EXTRA, MISSING and WIDTH say so (docs/FORMAT.md s
 Checked to fail on scry before lttng_names.c had writeback's names, kmem's gfp_t width and
 LTTng's field order of net_dev_xmit, block_bio_remap, block_split, global_dirty_state."""
 import json
-import os
 from pathlib import Path
-
-import pytest
 
 TABLE = Path(__file__).with_name("lttng_modules_events.json")
 SYSTEMS = {"kmem", "timer", "writeback", "sched", "irq", "signal", "power", "net", "block", "x86_irq_vectors",
