@@ -2,7 +2,8 @@
 # bench/statedump.sh (run by `make bench`) — issue 14's row: how long scry's statedump takes
 # (lttng_statedump_start to lttng_statedump_end in the trace) on this machine as it is, and
 # with a process holding 500 threads and 10,000 open files added (the issue's target: at
-# most 200 ms); and what it adds to `scry record -- /bin/true` (BENCH_SD_RUNS runs, default 5).
+# most 200 ms); and what it adds to `scry record -- /bin/true`, whose default events include
+# it: the defaults with and without it (BENCH_SD_RUNS runs, default 5).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -55,10 +56,13 @@ print(f"{label:44} {s} {evs:8d} {statistics.median(walls):8.0f}")
 PY
 }
 
-echo "bench (statedump): median of $RUNS runs of scry record [-e 'lttng_statedump_*'] -- /bin/true"
+echo "bench (statedump): median of $RUNS runs of scry record [-e ...] -- /bin/true"
 printf '%-44s %7s %8s %8s\n' "configuration" "dump ms" "events" "run ms"
-rows "default events (no statedump)"
-rows "statedump, this machine" -e 'lttng_statedump_*'
+NOSD=(-e 'syscall:*' -e sched:sched_switch -e sched:sched_process_fork -e sched:sched_process_exec
+      -e sched:sched_process_exit)
+rows "defaults without the statedump" "${NOSD[@]}"
+rows "defaults (statedump included)"
+rows "statedump alone, this machine" -e 'lttng_statedump_*'
 threads=$(ls -d /proc/[0-9]*/task/* 2>/dev/null | wc -l)
 /usr/bin/python3 - <<'PY' &
 import os, resource, threading, time

@@ -8,6 +8,7 @@
  * network interfaces, block devices, interrupts, CPU topology: struct scry_sd_item).
  * Events go through the statedump's own build area and the CPU's ring, with the usual
  * header and contexts (those of scry's thread, as LTTng's are its session daemon's).
+ * scry's own process (self_tgid) is left out, as every other source leaves it out.
  * Each program writes SD_TICK bytes per object to its seq file, so that a read() of the
  * iterator returns every few objects and scry can drain the rings between reads. */
 
@@ -106,6 +107,8 @@ int scry_sd_task(struct bpf_iter__task *ctx)
 	if (!p)
 		return 0;
 	sd_tick(ctx->meta->seq);
+	if (p->tgid == self_tgid)   /* scry itself: never recorded, in the dump as in -a */
+		return 0;
 	a = sd_area_get();
 	if (!a)
 		return 0;
@@ -203,7 +206,7 @@ int scry_sd_file(struct bpf_iter__task_file *ctx)
 	if (!p || !f)
 		return 0;
 	sd_tick(ctx->meta->seq);
-	if (sd_ids[SCRY_SD_FILE_DESCRIPTOR] == SCRY_NO_EVENT || !(a = sd_area_get()))
+	if (sd_ids[SCRY_SD_FILE_DESCRIPTOR] == SCRY_NO_EVENT || p->tgid == self_tgid || !(a = sd_area_get()))
 		return 0;
 	files = BPF_CORE_READ(p, files);
 	pos = write_head(a->buf, sd_ids[SCRY_SD_FILE_DESCRIPTOR], bpf_get_current_task_btf());
@@ -246,7 +249,7 @@ int scry_sd_vma(struct bpf_iter__task_vma *ctx)
 	if (!p || !v)
 		return 0;
 	sd_tick(ctx->meta->seq);
-	if (sd_ids[SCRY_SD_VM_MAP] == SCRY_NO_EVENT || p->pid != p->tgid || !(a = sd_area_get()))
+	if (sd_ids[SCRY_SD_VM_MAP] == SCRY_NO_EVENT || p->pid != p->tgid || p->tgid == self_tgid || !(a = sd_area_get()))
 		return 0;
 	pos = write_head(a->buf, sd_ids[SCRY_SD_VM_MAP], bpf_get_current_task_btf());
 	if (pos > 1024)

@@ -231,6 +231,16 @@ static int add_tp_field(struct builder *b, const char *system, const char *event
 		}
 		return f ? 0 : (snprintf(err, errlen, "out of memory"), -1);
 	} else if (ff->array == TPF_NOT_ARRAY && (ff->size == 1 || ff->size == 2 || ff->size == 4 || ff->size == 8)) {
+		unsigned narrow = scry_lttng_field_size(system, event, ff->name);
+
+		if (narrow && narrow < ff->size) {   /* LTTng's narrower type: the low bytes */
+			if (!(f = add(b, name, SCRY_F_INT, (uint8_t)narrow, ff->is_signed)))
+				goto nomem;
+			f->src = SCRY_SRC_FIXED;
+			f->src_off = (uint16_t)ff->offset;
+			f->src_size = (uint16_t)narrow;
+			return 0;
+		}
 		f = add(b, name, SCRY_F_INT, (uint8_t)ff->size, ff->is_signed);
 		if (f)
 			f->base = is_address(ff) ? 16 : 10;
@@ -261,6 +271,9 @@ struct scry_event *scry_event_from_format(const char *system, const char *name, 
 	struct builder b = { 0 };
 	char perr[160];
 
+	const char *const *order;
+	size_t norder = 0;
+
 	if (tpformat_parse(text, len, &fmt, perr, sizeof(perr)) < 0) {
 		snprintf(err, errlen, "bad format file: %s", perr);
 		return NULL;
@@ -269,8 +282,19 @@ struct scry_event *scry_event_from_format(const char *system, const char *name, 
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
+	/* LTTng's order of the fields it orders (scry_lttng_field_order), then the others */
+	order = scry_lttng_field_order(system, name, &norder);
+	for (size_t k = 0; k < norder; k++)
+		for (unsigned i = 0; i < fmt.nfields; i++)
+			if (!fmt.fields[i].is_common && !strcmp(fmt.fields[i].name, order[k]) &&
+			    add_tp_field(&b, system, name, &fmt.fields[i], err, errlen) < 0)
+				goto fail;
 	for (unsigned i = 0; i < fmt.nfields; i++) {
-		if (fmt.fields[i].is_common)
+		bool ordered = false;
+
+		for (size_t k = 0; k < norder; k++)
+			ordered |= !strcmp(fmt.fields[i].name, order[k]);
+		if (fmt.fields[i].is_common || ordered)
 			continue;
 		if (add_tp_field(&b, system, name, &fmt.fields[i], err, errlen) < 0)
 			goto fail;

@@ -21,6 +21,12 @@ bool scry_lttng_rwbs_flags(const char *system, const char *field);
  * irq_softirq_names name; its labels in vector order. */
 bool scry_lttng_softirq_vec(const char *system, const char *event, const char *field);
 size_t scry_lttng_softirq_names(const char *const **labels);
+/* The size LTTng gives a tracefs integer field it records narrower (kmem's gfp_flags: the
+ * kernel's unsigned long record of a gfp_t, lttng-modules' gfp_t), or 0: its low bytes. */
+unsigned scry_lttng_field_size(const char *system, const char *event, const char *field);
+/* The fields of an event LTTng records in another order than tracefs (net_dev_xmit's rc
+ * before len): their names in LTTng's order, *n of them; NULL for the format's order. */
+const char *const *scry_lttng_field_order(const char *system, const char *event, size_t *n);
 /* The field before which LTTng adds a "tid" field (current's) to this event, or NULL. */
 const char *scry_lttng_tid_before(const char *system, const char *event);
 /* name with the characters an identifier cannot hold replaced by '_' (the metadata writer

@@ -1,7 +1,9 @@
 /* lttng_names.c — lttng-modules' event and field names where they differ from the
  * kernel's tracefs format (from lttng-modules include/instrumentation/events/{sched,irq,
- * timer,kmem,signal,power,net}.h and arch/x86/{irq_vectors,exceptions}.h), and TSDL
- * identifier escaping; block's rwbs as LTTng's flags and its tid field. */
+ * timer,kmem,signal,power,net,writeback}.h and arch/x86/{irq_vectors,exceptions}.h), and
+ * TSDL identifier escaping; block's rwbs as LTTng's flags and its tid field; the fields
+ * LTTng records narrower or in another order.  tests/e2e/test_lttng_fields.py compares the
+ * result with lttng-modules' headers field by field. */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +71,11 @@ static const struct event_map event_names[] = {
 	VECTOR("deferred_error_apic", "x86_irq_vectors_deferred_error_apic"),
 	VECTOR("thermal_apic", "x86_irq_vectors_thermal_apic"),
 #undef VECTOR
+	/* writeback.h */
+	{ "writeback", "balance_dirty_pages", "writeback_balance_dirty_pages" },
+	{ "writeback", "bdi_dirty_ratelimit", "writeback_bdi_dirty_ratelimit" },
+	{ "writeback", "global_dirty_state", "writeback_global_dirty_state" },
+	{ "writeback", "wbc_writepage", "writeback_wbc_writepage" },
 	/* arch/x86/exceptions.h */
 	{ "exceptions", "page_fault_user", "x86_exceptions_page_fault_user" },
 	{ "exceptions", "page_fault_kernel", "x86_exceptions_page_fault_kernel" },
@@ -129,6 +136,43 @@ static const struct field_map *find_field(const struct field_map *map, size_t n,
 int scry_lttng_field_adjust(const char *system, const char *event, const char *field)
 {
 	return find_field(prio_fields, sizeof(prio_fields) / sizeof(prio_fields[0]), system, event, field) ? -100 : 0;
+}
+
+/* kmem.h: ctf_integer(gfp_t, gfp_flags, ...) where the kernel's record holds an unsigned long */
+static const struct field_map narrow_fields[] = {
+	{ "kmem", "kmalloc", "gfp_flags", NULL },
+	{ "kmem", "kmem_cache_alloc", "gfp_flags", NULL },
+	{ "kmem", "mm_page_alloc", "gfp_flags", NULL },
+};
+
+unsigned scry_lttng_field_size(const char *system, const char *event, const char *field)
+{
+	return find_field(narrow_fields, sizeof(narrow_fields) / sizeof(narrow_fields[0]), system, event, field) ?
+	       4 : 0;
+}
+
+/* Events whose fields lttng-modules records in another order than the kernel's format:
+ * those it orders, in its order (the kernel's other fields follow them). */
+static const struct field_order {
+	const char *system, *event;
+	const char *fields[8];
+} field_orders[] = {
+	{ "net", "net_dev_xmit", { "skbaddr", "rc", "len", "name" } },                         /* net.h */
+	{ "block", "block_bio_remap", { "dev", "sector", "nr_sector", "rwbs", "old_dev", "old_sector" } },
+	{ "block", "block_split", { "dev", "sector", "rwbs", "new_sector" } },                 /* block.h */
+	{ "writeback", "global_dirty_state", { "nr_dirty", "nr_writeback", "nr_dirtied", "nr_written",
+					       "background_thresh", "dirty_thresh", "dirty_limit" } },
+};
+
+const char *const *scry_lttng_field_order(const char *system, const char *event, size_t *n)
+{
+	for (size_t i = 0; i < sizeof(field_orders) / sizeof(field_orders[0]); i++)
+		if (!strcmp(field_orders[i].system, system) && !strcmp(field_orders[i].event, event)) {
+			for (*n = 0; *n < 8 && field_orders[i].fields[*n]; (*n)++)
+				;
+			return field_orders[i].fields;
+		}
+	return NULL;
 }
 
 bool scry_lttng_rwbs_flags(const char *system, const char *field)

@@ -136,6 +136,13 @@ const struct scry_ctl_verb scry_ctl_verbs[] = {
 	{ "set-session",
 	  "usage: scry set-session NAME\n"
 	  "Make NAME the current session (remembered in ~/.scryrc).\n" },
+	{ "regenerate",
+	  "usage: scry regenerate statedump [-s NAME]\n"
+	  "Write a new statedump (lttng_statedump_start to _end: every thread, its namespaces and\n"
+	  "open files, the interfaces, disks, IRQs and CPUs) in a started session's trace, in the\n"
+	  "channels that record the statedump (enable-event -k 'lttng_statedump_*' before start).\n"
+	  "\n"
+	  SESSION_OPT },
 };
 
 const unsigned scry_ctl_nverbs = sizeof(scry_ctl_verbs) / sizeof(scry_ctl_verbs[0]);

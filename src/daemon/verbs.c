@@ -899,6 +899,45 @@ static int verb_rotate(struct verb_ctx *v, int argc, char **argv)
 	return 0;
 }
 
+/* LTTng's `regenerate statedump`: a new statedump in a started session's trace.  LTTng's
+ * `regenerate metadata` has nothing to do here (scry rewrites the metadata whole at each
+ * change): refused with that reason. */
+static int verb_regenerate(struct verb_ctx *v, int argc, char **argv)
+{
+	static const struct option lo[] = { { "session", required_argument, NULL, 's' }, { 0 } };
+	struct dreply *r = v->r;
+	const char *sname = NULL;
+	struct dsession *s;
+	int opt, ret;
+
+	while ((opt = getopt_long(argc, argv, ":s:", lo, NULL)) != -1) {
+		if (opt != 's')
+			return bad_option(v, argc, argv);
+		sname = optarg;
+	}
+	if (optind >= argc)
+		return ERR("regenerate: say what to regenerate: statedump (scry regenerate --help)");
+	if (optind + 1 < argc)
+		return ERR("regenerate: unexpected argument '%s'", argv[optind + 1]);
+	if (!strcmp(argv[optind], "metadata"))
+		return ERR("regenerate metadata: not needed: scry rewrites a trace's metadata whole at each change");
+	if (strcmp(argv[optind], "statedump"))
+		return ERR("regenerate: unknown item '%s' (statedump)", argv[optind]);
+	if (!(s = target(v, sname)))
+		return -ENOENT;
+	if (s->state != D_STARTED)
+		return ERR(s->state == D_STOPPED ? "session '%s' is stopped: its trace is complete" :
+			   "session '%s' is not started: its statedump is written when it starts", s->name);
+	if ((ret = scry_session_statedump(s->eng, r->err, r->errlen))) {
+		char why[512];
+
+		snprintf(why, sizeof(why), "%s", r->err);
+		return ERR("session '%s': %s", s->name, why);
+	}
+	fprintf(r->out, "Statedump successfully regenerated for session %s\n", s->name);
+	return 0;
+}
+
 static int verb_rotation(struct verb_ctx *v, int argc, char **argv, bool enable)
 {
 	enum { O_TIMER = 256, O_SIZE };
@@ -1272,6 +1311,8 @@ int daemon_verb(struct daemon *d, char **argv, int argc, const char *cwd, const 
 		return verb_load(&v, argc, argv);
 	if (!strcmp(v.verb, "set-session"))
 		return verb_set_session(&v, argc, argv);
+	if (!strcmp(v.verb, "regenerate"))
+		return verb_regenerate(&v, argc, argv);
 	snprintf(r->err, r->errlen, "unknown command '%.64s'", v.verb);
 	return -EINVAL;
 }

@@ -18,9 +18,14 @@
 #include "util/clock.h"
 #include "util/log.h"
 
+/* A channel given no event records these (`scry record`'s defaults): with lttng-modules'
+ * statedump, written at start as LTTng writes it at every session start, so that a kernel
+ * analysis knows every thread, its name and its files (it adds ~50 ms to a start:
+ * bench/statedump.sh) — all of it but lttng_statedump_vm_map, which lttng-modules defines
+ * and never emits.  `scry trace` and scryd's sessions always name their events. */
 static const char *const default_events[] = {
 	"syscall:*", "sched:sched_switch", "sched:sched_process_fork",
-	"sched:sched_process_exec", "sched:sched_process_exit",
+	"sched:sched_process_exec", "sched:sched_process_exit", "lttng_statedump_[!v]*",
 };
 
 /* A channel name names files (NAME_<cpu>, index/NAME_<cpu>.idx): LTTng's characters. */

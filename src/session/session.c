@@ -401,6 +401,28 @@ int scry_session_start(struct scry_session *s, char *err, size_t errlen)
 	return 0;
 }
 
+int scry_session_statedump(struct scry_session *s, char *err, size_t errlen)
+{
+	bool any = false;
+	int ret;
+
+	if (!s->started || s->stop_ts) {
+		snprintf(err, errlen, "the session is %s", s->started ? "stopped" : "not started");
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < s->nchans; i++)
+		any |= s->chans[i]->statedump;
+	if (!any) {
+		snprintf(err, errlen, "no channel of the session records the statedump (enable-event -k "
+			 "'lttng_statedump_*' before start)");
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < s->nchans; i++)
+		if ((ret = channel_statedump(s->chans[i], err, errlen)))
+			return ret;
+	return 0;
+}
+
 int scry_session_sc_count(struct scry_session *s, unsigned nr, struct scry_sc_count *out)
 {
 	for (size_t i = 0; i < s->nchans; i++)

@@ -192,6 +192,11 @@ int scry_session_snapshot(struct scry_session *s, const char *dir, uint64_t max_
 int scry_session_rotate(struct scry_session *s, char *archive, size_t archive_len, char *err, size_t errlen);
 /* Chunks archived so far. */
 unsigned scry_session_chunks(const struct scry_session *s);
+/* LTTng's `regenerate statedump`: a started session's channels that record the statedump
+ * (lttng_statedump_*, enabled before load) get a new one, from lttng_statedump_start to
+ * _end, in the running trace.  -EINVAL when the session is not started or no channel
+ * records it.  0 or -errno. */
+int scry_session_statedump(struct scry_session *s, char *err, size_t errlen);
 /* Detach, drain, close the trace.  A session that rotated archives its last chunk too. */
 int scry_session_stop(struct scry_session *s, struct scry_session_summary *out, char *err, size_t errlen);
 void scry_session_destroy(struct scry_session *s);

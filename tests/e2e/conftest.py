@@ -178,13 +178,15 @@ def pid_alive(pid):
 
 def split_switch_ins(events, pids):
     """A targeted trace also records a sched_switch whose next (not its current, prev) is a
-    followed task.  Returns (the events whose context pid is in pids, those switches into a
-    thread of pids, the rest: events of other processes that are not such switches)."""
+    followed task, and `record`'s default statedump (lttng_statedump_*, written by scry's
+    thread and in its context, as LTTng's carries its session daemon's).  Returns (the
+    events whose context pid is in pids, those switches into a thread of pids, the rest:
+    events of other processes that are neither such switches nor the statedump)."""
     tids = {e["tid"] for e in events if e["pid"] in pids}
     own = [e for e in events if e["pid"] in pids]
     ins, rest = [], []
     for e in events:
-        if e["pid"] in pids:
+        if e["pid"] in pids or e["name"].startswith("lttng_statedump_"):
             continue
         if e["name"] == "sched_switch" and e["fields"]["next_tid"] in tids:
             ins.append(e)

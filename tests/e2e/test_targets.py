@@ -65,10 +65,18 @@ def test_all_but_not_itself(scry, ticker, tmp_path):
     tr = read_trace(out)
     pids = {e["pid"] for e in tr.events}
     assert ticker.pid in pids, "system-wide trace misses a running process"
-    # scry is current only in the switches out of it (their next is followed)
-    mine = [e for e in tr.events if e["pid"] == p.pid]
+    # scry is current only in the switches out of it (their next is followed) and in the
+    # statedump it writes (as LTTng's carries its session daemon's context)...
+    mine = [e for e in tr.events if e["pid"] == p.pid and not e["name"].startswith("lttng_statedump_")]
     assert all(e["name"] == "sched_switch" and e["fields"]["next_tid"] != e["tid"] for e in mine), \
         f"scry recorded itself: {[e['name'] for e in mine][:5]}"
+    # ...which describes every process but scry's own: neither its threads nor its files
+    states = [e["fields"] for e in tr.events if e["name"] == "lttng_statedump_process_state"]
+    assert any(f["pid"] == ticker.pid for f in states), "the statedump is in -a's default events"
+    assert not [f for f in states if f["pid"] == p.pid], "scry's own threads are in the statedump"
+    tables = {f["file_table_address"] for f in states}
+    fds = [e["fields"] for e in tr.events if e["name"] == "lttng_statedump_file_descriptor"]
+    assert fds and all(f["file_table_address"] in tables for f in fds)
 
 
 def test_pid_option_with_thread_id(record, tmp_path):
