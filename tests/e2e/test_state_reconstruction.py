@@ -60,6 +60,7 @@ class Analysis:
         self.hidden_calls = collections.Counter()  # (context tid, name): attributed to pid 1's
         self.hidden_runs = collections.defaultdict(set)  # context tid -> (cpu, switch ts) of those
         self.cpu_ns = collections.Counter()        # tid -> ns
+        self.ambiguous_ns = collections.Counter()  # tid -> ns of it shared with a hidden thread
         self.last_switch = {}                      # cpu -> ts of its last sched_switch
         self.on_cpus = collections.defaultdict(set)  # tid -> CPUs it was switched in on
         self.switch_ins = collections.Counter()    # tid -> times switched in
@@ -102,6 +103,10 @@ class Analysis:
             self.name[prev], self.name[nxt] = str(f["prev_comm"]), str(f["next_comm"])
             if cpu in self.last_switch:
                 self.cpu_ns[prev] += ts - self.last_switch[cpu]
+                # switched in after a hidden thread by a switch never recorded: when, within
+                # the interval since that thread's switch-in, is unknown
+                if self.cur.get(cpu) in self.hidden and prev not in self.hidden:
+                    self.ambiguous_ns[prev] += ts - self.last_switch[cpu]
             self.last_switch[cpu] = ts
             self.cur[cpu] = nxt
             self.on_cpus[nxt].add(cpu)
@@ -179,7 +184,11 @@ def check(a, truth):
         # never recorded —, bounded by the few such preemptions: 2 ms each at most (the agent
         # only wakes briefly).  Hence 3 ms + 50 us a switch + 2%, plus 2 ms for each run of
         # the thread found behind a hidden thread (its syscalls attributed to that thread).
-        tol = 3e6 + 50e3 * a.switch_ins[tid] + 0.02 * t["cpu_ns"] + 2e6 * len(a.hidden_runs[tid])
+        # (4) the intervals that began with a switch into a hidden thread and ended with a
+        # switch out of this one: the switch between them is not recorded, the split unknown
+        # (credited whole here; bounded by their length, large when pid 1 is busy).
+        tol = 3e6 + 50e3 * a.switch_ins[tid] + 0.02 * t["cpu_ns"] + 2e6 * len(a.hidden_runs[tid]) + \
+            a.ambiguous_ns[tid]
         assert abs(a.cpu_ns[tid] - t["cpu_ns"]) <= tol, (t["name"], a.cpu_ns[tid], t["cpu_ns"], tol)
     # open files exact: the process's table at the end
     got = {fd: p for fd, (p, _) in a.table(pid).items()}
