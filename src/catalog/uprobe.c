@@ -124,12 +124,17 @@ static void fetch_fields(struct scry_catalog *cat, const struct probe_site *site
 		snprintf(expr, sizeof(expr), "%.*s", (int)(len < sizeof(expr) ? len : sizeof(expr) - 1), c);
 		if (!strpbrk(expr, ".>"))
 			continue;      /* a variable by name: recorded as it is */
+		if (*n >= SCRY_MAX_UP_OPS) {
+			if (first)
+				scry_log(SCRY_LOG_INFO, "scry: %s: --fetch %s not recorded: more than %d fields", uri, expr,
+					 SCRY_MAX_UP_OPS);
+			continue;
+		}
 		r = scry_dwarf_fetch(site->dw, site->addr, stmt, ret, expr, &fetched[*n], why, sizeof(why));
-		if (r == 0 && *n < SCRY_MAX_UP_OPS) {
+		if (r == 0) {
 			dw_field(&p[*n], &fetched[*n]);
 			(*n)++;
-		}
-		else if (r < 0 && first)
+		} else if (r < 0 && first)
 			scry_log(SCRY_LOG_INFO, "scry: %s: --fetch %s not recorded: %s", uri, expr, why);
 		else if (r > 0 && first && !why[0])
 			scry_log(SCRY_LOG_INFO, "scry: %s: --fetch %s not recorded: no variable %.*s here", uri, expr,
