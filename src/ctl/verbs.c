@@ -22,7 +22,8 @@ const struct scry_ctl_verb scry_ctl_verbs[] = {
 	{ "enable-channel",
 	  "usage: scry enable-channel -k [--discard] [--subbuf-size S] [--num-subbuf N] [-s NAME] CHANNEL\n"
 	  "Add a channel (a stream class: files CHANNEL_<cpu>, its own per-CPU buffers, events and\n"
-	  "contexts) to a session that has not started.\n"
+	  "contexts) to a session that has not started; a disabled channel is enabled again (no\n"
+	  "attribute given), at once on a started session.\n"
 	  "\n"
 	  "  -k, --kernel           the kernel domain (the only one)\n"
 	  "      --discard          when the buffer is full, new events are discarded (counted)\n"
@@ -32,6 +33,14 @@ const struct scry_ctl_verb scry_ctl_verbs[] = {
 	  "      --num-subbuf N     number of sub-buffers (rounded up to a power of two); the\n"
 	  "                         per-CPU buffer is S x N (default 8M per CPU; a snapshot session\n"
 	  "                         keeps N sub-buffers of S per CPU, default 4 x 1M)\n"
+	  SESSION_OPT },
+	{ "disable-channel",
+	  "usage: scry disable-channel -k [-s NAME] CHANNEL[,CHANNEL...]\n"
+	  "Disable channels: their events are not recorded from now on (at once on a started\n"
+	  "session); each stays in the session, its trace, `list` and `save`.  `scry enable-channel\n"
+	  "-k CHANNEL` enables it again.\n"
+	  "\n"
+	  "  -k, --kernel           the kernel domain (the only one)\n"
 	  SESSION_OPT },
 	{ "enable-event",
 	  "usage: scry enable-event -k [-c CHANNEL] [--syscall] [-a] [--filter EXPR] [-s NAME] EVENT[,EVENT...]\n"
@@ -86,10 +95,12 @@ const struct scry_ctl_verb scry_ctl_verbs[] = {
 	  SESSION_OPT },
 	{ "start",
 	  "usage: scry start [NAME]\n"
-	  "Load and attach the session's events; recording begins for every event at one instant.\n" },
+	  "Load and attach the session's events; recording begins for every event at one instant.\n"
+	  "A stopped session records again into the same trace (its streams go on).\n" },
 	{ "stop",
 	  "usage: scry stop [NAME]\n"
-	  "Stop recording: every event until this instant is in the trace, which is complete.\n" },
+	  "Stop recording: every event until this instant is in the trace, which is complete on\n"
+	  "disk.  The session keeps its buffers: start records again, destroy frees them.\n" },
 	{ "status",
 	  "usage: scry status\n"
 	  "The current session: its state, output, channels, events, contexts, trackers, counts.\n" },

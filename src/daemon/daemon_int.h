@@ -29,10 +29,13 @@ struct dchannel {
 	size_t ring_size;              /* per CPU; 0: the engine's default */
 	uint64_t subbuf_size, num_subbuf;
 	uint64_t ctx_mask;
+	bool disabled;                 /* disable-channel: its events not recorded, it stays */
 	struct dop *ops;
 	size_t nops;
 };
 
+/* D_STOPPED: the engine session is kept loaded and paused (LTTng's stop): start records
+ * again into the same trace; destroy completes it and frees the BPF objects and rings. */
 enum dstate { D_CREATED, D_STARTED, D_STOPPED };
 
 struct dsession {

@@ -56,7 +56,7 @@ static int write_channel(xmlTextWriterPtr w, const struct dsession *s, const str
 
 	if (nr < 0)
 		return -1;
-	bad |= OPEN(w, "channel") | el(w, "name", "%s", c->name) | el(w, "enabled", "true") |
+	bad |= OPEN(w, "channel") | el(w, "name", "%s", c->name) | el(w, "enabled", "%s", c->disabled ? "false" : "true") |
 	       el(w, "overwrite_mode", "%s", s->snapshot ? "OVERWRITE" : "DISCARD");
 	if (c->subbuf_size)
 		bad |= el(w, "subbuffer_size", "%llu", (unsigned long long)c->subbuf_size) |
@@ -482,8 +482,7 @@ static int read_channel(struct rd *r, struct dsession *s, xmlNodePtr ch)
 			return ret;
 		c = dsession_channel(s, name);
 	}
-	if (!enabled)
-		return unsupported(r, ch, "is disabled: disabled channels are not supported by scry yet");
+	c->disabled = !enabled;
 	if (subbuf_given || count != 4 || s->snapshot) {
 		uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
 

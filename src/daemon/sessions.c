@@ -187,6 +187,8 @@ int dsession_rebuild(struct daemon *d, struct dsession *s, char *err, size_t err
 		for (size_t k = first[i] + 1; k < c->nops && !ret; k++)
 			ret = c->ops[k].enable ? scry_session_enable_event(s->eng, c->name, c->ops[k].spec, err, errlen)
 					       : scry_session_disable_event(s->eng, c->name, c->ops[k].spec, err, errlen);
+		if (!ret && c->disabled)
+			ret = scry_session_enable_channel(s->eng, c->name, false, err, errlen);
 	}
 	if (ret) {
 		scry_session_destroy(s->eng);
@@ -203,7 +205,7 @@ int dsession_rotate(struct dsession *s, char *archive, size_t len, char *err, si
 	struct scry_session_summary sum;
 	int ret;
 
-	if (s->state != D_STARTED) {
+	if (s->state == D_CREATED || !s->eng) {
 		snprintf(err, errlen, "session '%s' is not started: nothing to rotate", s->name);
 		return -EINVAL;
 	}
@@ -270,6 +272,27 @@ void dsession_rotation_timers(struct daemon *d, struct dsession *s)
 	s->size_timer = scry_loop_timer(d->loop, 250 * 1000 * 1000ULL, session_tick, s);
 }
 
+/* start after stop: the paused engine session records again into the same trace. */
+static int restart(struct daemon *d, struct dsession *s, char *err, size_t errlen)
+{
+	int ret;
+
+	if ((ret = scry_session_resume(s->eng, err, errlen)))
+		return ret;
+	if ((ret = scry_session_pump_start(s->eng, d->loop, 0, NULL, NULL, &s->pump))) {
+		char e2[256];
+
+		snprintf(err, errlen, "event loop: %s", strerror(-ret));
+		scry_session_pause(s->eng, e2, sizeof(e2));
+		return ret;
+	}
+	s->state = D_STARTED;
+	s->stop_error[0] = 0;
+	dsession_rotation_timers(d, s);
+	scry_log(SCRY_LOG_INFO, "scryd: session %s started again, trace %s", s->name, scry_session_dir(s->eng));
+	return 0;
+}
+
 int dsession_start(struct daemon *d, struct dsession *s, char *err, size_t errlen)
 {
 	int ret;
@@ -278,11 +301,8 @@ int dsession_start(struct daemon *d, struct dsession *s, char *err, size_t errle
 		snprintf(err, errlen, "session '%s' is already started", s->name);
 		return -EALREADY;
 	}
-	if (s->state == D_STOPPED) {
-		snprintf(err, errlen, "session '%s' was stopped and its trace is complete: restarting a stopped "
-			 "session is not supported yet (create a new session)", s->name);
-		return -ENOTSUP;
-	}
+	if (s->state == D_STOPPED)
+		return restart(d, s, err, errlen);
 	if (!s->eng) {
 		snprintf(err, errlen, "session '%s' has no event enabled (scry enable-event first)", s->name);
 		return -ENOENT;
@@ -331,13 +351,12 @@ int dsession_stop(struct daemon *d, struct dsession *s, char *err, size_t errlen
 	s->pump = NULL;
 	s->state = D_STOPPED;
 	dsession_rotation_timers(d, s);     /* cancelled */
-	ret = scry_session_stop(s->eng, &s->sum, s->stop_error, sizeof(s->stop_error));
+	/* paused, kept: start records again into this trace; destroy completes it */
+	ret = scry_session_pause(s->eng, s->stop_error, sizeof(s->stop_error));
+	scry_session_progress(s->eng, &s->sum);
 	s->nchunks = scry_session_chunks(s->eng);
 	if (!ret)
 		s->stop_error[0] = 0;
-	scry_session_destroy(s->eng);     /* its BPF objects and rings freed; the trace stays */
-	s->eng = NULL;
-	s->state = D_STOPPED;
 	scry_log(SCRY_LOG_INFO, "scryd: session %s stopped: %llu events, %llu discarded, %llu lost", s->name,
 		 (unsigned long long)s->sum.events, (unsigned long long)s->sum.discarded,
 		 (unsigned long long)s->sum.lost);
@@ -374,6 +393,13 @@ void dsession_destroy(struct daemon *d, struct dsession *s)
 
 	if (s->state == D_STARTED)
 		dsession_stop(d, s, err, sizeof(err));
+	if (s->state == D_STOPPED && s->eng) {   /* the trace completed, BPF objects and rings freed */
+		struct scry_session_summary sum;
+
+		scry_session_stop(s->eng, &sum, err, sizeof(err));
+		scry_session_destroy(s->eng);
+		s->eng = NULL;
+	}
 	for (size_t i = 0; i < d->nsess; i++)
 		if (d->sess[i] == s) {
 			memmove(&d->sess[i], &d->sess[i + 1], (d->nsess - i - 1) * sizeof(*d->sess));
@@ -408,7 +434,7 @@ void dsession_describe(struct dsession *s, FILE *out)
 		fprintf(out, "    Snapshot mode: %u snapshot(s) recorded\n", s->nsnapshots);
 	if (s->filter)
 		fprintf(out, "    Filter: %s\n", s->filter);
-	if (s->state == D_STARTED)
+	if (s->state != D_CREATED && s->eng)
 		scry_session_progress(s->eng, &sum);
 	if (s->state != D_CREATED)
 		fprintf(out, "    Events: %llu recorded, %llu discarded, %llu lost, %llu bytes\n",
@@ -420,7 +446,7 @@ void dsession_describe(struct dsession *s, FILE *out)
 		fprintf(out, "    Error: %s after %llu events: the trace ends at its last complete packet; %llu events "
 			"lost\n", write_error_name(sum.write_error), (unsigned long long)sum.events,
 			(unsigned long long)(sum.lost - sum.too_big));
-	if (s->rot_timer_ns || s->rot_size || s->nchunks || (s->eng && s->state == D_STARTED &&
+	if (s->rot_timer_ns || s->rot_size || s->nchunks || (s->eng && s->state != D_CREATED &&
 							       scry_session_chunks(s->eng))) {
 		fprintf(out, "    Rotation:");
 		if (s->rot_timer_ns)
@@ -428,7 +454,7 @@ void dsession_describe(struct dsession *s, FILE *out)
 		if (s->rot_size)
 			fprintf(out, " every %llu bytes", (unsigned long long)s->rot_size);
 		fprintf(out, "; %u chunk(s) archived\n",
-			s->state == D_STARTED ? scry_session_chunks(s->eng) : s->nchunks);
+			s->state != D_CREATED && s->eng ? scry_session_chunks(s->eng) : s->nchunks);
 	}
 	fprintf(out, "\n=== Domain: Linux kernel ===\n\nTracked process attributes\n");
 	fprintf(out, "  PID: ");
@@ -447,7 +473,7 @@ void dsession_describe(struct dsession *s, FILE *out)
 		struct dchannel *c = &s->chans[i];
 		bool ctx_any = false;
 
-		fprintf(out, "- %s: [enabled]\n\n    Attributes:\n", c->name);
+		fprintf(out, "- %s: [%s]\n\n    Attributes:\n", c->name, c->disabled ? "disabled" : "enabled");
 		fprintf(out, "      Mode: %s\n", s->snapshot ? "overwrite" : "discard");
 		if (c->subbuf_size)
 			fprintf(out, "      Sub-buffer size: %llu bytes\n      Sub-buffer count: %llu\n",

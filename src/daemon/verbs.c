@@ -75,13 +75,16 @@ static struct dsession *target(struct verb_ctx *v, const char *name)
 	return s;
 }
 
-/* Before start, configuration only; a stopped session takes no change. */
+/* The engine session is loaded (started, or stopped and kept): changes go to its verbs. */
+static bool loaded(const struct dsession *s)
+{
+	return s->state != D_CREATED && s->eng;
+}
+
+/* Every state takes changes (a stopped session's engine is kept, as LTTng's); what a
+ * loaded session refuses, each verb says. */
 static int changeable(struct verb_ctx *v, struct dsession *s)
 {
-	struct dreply *r = v->r;
-
-	if (s->state == D_STOPPED)
-		return ERR("session '%s' is stopped and its trace complete: it takes no change", s->name);
 	return 0;
 }
 
@@ -237,6 +240,65 @@ static int verb_destroy(struct verb_ctx *v, int argc, char **argv)
 	return s ? destroy_one(v, s) : -ENOENT;
 }
 
+/* Enable or disable existing channels (LTTng's disable-channel, and enable-channel of a
+ * disabled one): a disabled channel's events are not recorded; it stays in the session, its
+ * trace, list and save.  Before start the configuration; loaded, the engine's switch too. */
+static int set_channels(struct verb_ctx *v, struct dsession *s, const char *list, bool on)
+{
+	struct dreply *r = v->r;
+	char *names = strdup(list), *save = NULL, *tok;
+	int ret = 0;
+
+	if (!names)
+		return ERR("out of memory");
+	for (tok = strtok_r(names, ",", &save); tok && !ret; tok = strtok_r(NULL, ",", &save)) {
+		struct dchannel *c = dsession_channel(s, tok);
+
+		if (!c) {
+			ret = ERR("no channel '%s' in session '%s'", tok, s->name);
+			break;
+		}
+		if (c->disabled == !on) {
+			ret = ERR("channel '%s' of session '%s' is already %s", tok, s->name, on ? "enabled" : "disabled");
+			break;
+		}
+		if (s->eng && (ret = scry_session_enable_channel(s->eng, tok, on, r->err, r->errlen)) && ret != -ENOENT)
+			break;      /* -ENOENT: no event yet, not in the engine session */
+		ret = 0;
+		c->disabled = !on;
+		fprintf(r->out, "Kernel channel %s %s for session %s\n", tok, on ? "enabled" : "disabled", s->name);
+	}
+	free(names);
+	return ret;
+}
+
+static int verb_disable_channel(struct verb_ctx *v, int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "kernel", no_argument, NULL, 'k' }, { "userspace", no_argument, NULL, 'u' },
+		{ "session", required_argument, NULL, 's' }, { 0 } };
+	struct dreply *r = v->r;
+	const char *sname = NULL;
+	struct dsession *s;
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, ":kus:", lo, NULL)) != -1) {
+		switch (opt) {
+		case 'k': break;
+		case 'u': return ERR("disable-channel: scry records the kernel domain only (-k)");
+		case 's': sname = optarg; break;
+		default: return bad_option(v, argc, argv);
+		}
+	}
+	if (optind >= argc)
+		return ERR("disable-channel: give a channel name (scry disable-channel --help)");
+	if (optind + 1 < argc)
+		return ERR("disable-channel: unexpected argument '%s' (channel names are comma-separated)", argv[optind + 1]);
+	if (!(s = target(v, sname)))
+		return -ENOENT;
+	return set_channels(v, s, argv[optind], false);
+}
+
 /* LTTng rounds sub-buffer sizes and counts up to powers of two; a CPU's buffer is their
  * product, at least a page. */
 static int verb_enable_channel(struct verb_ctx *v, int argc, char **argv)
@@ -287,9 +349,15 @@ static int verb_enable_channel(struct verb_ctx *v, int argc, char **argv)
 		return -ENOENT;
 	if ((ret = changeable(v, s)))
 		return ret;
-	if (s->state == D_STARTED)
-		return ERR("cannot add a channel to session '%s': it is started (as LTTng, channels are added before start)",
-			   s->name);
+	if (!strchr(argv[optind], ',') && dsession_channel(s, argv[optind])) {
+		if (mode || subbuf || nsub)
+			return ERR("channel '%s' already exists in session '%s': its attributes are set when it is "
+				   "made", argv[optind], s->name);
+		return set_channels(v, s, argv[optind], true);     /* LTTng: enabled again */
+	}
+	if (s->state != D_CREATED)
+		return ERR("cannot add a channel to session '%s': it %s started (as LTTng, channels are added before start)",
+			   s->name, s->state == D_STARTED ? "is" : "was");
 	if (mode == 'o' && !s->snapshot)
 		return ERR("enable-channel --overwrite: scry's overwrite channels are the flight recorders of snapshot "
 			   "sessions (create --snapshot)");
@@ -374,7 +442,7 @@ static int apply_op(struct verb_ctx *v, struct dsession *s, struct dchannel *c, 
 	struct dreply *r = v->r;
 	int ret;
 
-	if (s->state == D_STARTED) {
+	if (loaded(s)) {
 		ret = enable ? scry_session_enable_event(s->eng, c->name, spec, r->err, r->errlen)
 			     : scry_session_disable_event(s->eng, c->name, spec, r->err, r->errlen);
 		if (ret)
@@ -575,9 +643,9 @@ static int verb_add_context(struct verb_ctx *v, int argc, char **argv)
 		return -ENOENT;
 	if ((ret = changeable(v, s)))
 		return ret;
-	if (s->state == D_STARTED)
-		return ERR("cannot add a context to session '%s': it is started (contexts are set before start, "
-			   "as LTTng's kernel domain does)", s->name);
+	if (s->state != D_CREATED)
+		return ERR("cannot add a context to session '%s': it %s started (contexts are set before start, "
+			   "as LTTng's kernel domain does)", s->name, s->state == D_STARTED ? "is" : "was");
 	if (chan && !dsession_channel(s, chan))
 		return ERR("no channel '%s' in session '%s'", chan, s->name);
 	if (!s->nchans && !chan) {
@@ -709,13 +777,13 @@ static int verb_track(struct verb_ctx *v, int argc, char **argv, bool add)
 		return -ENOENT;
 	if ((ret = changeable(v, s)))
 		return ret;
-	if (s->state == D_STARTED) {
+	if (loaded(s)) {
 		pid_t *pids = NULL;
 		size_t n = 0;
 
 		if (!add || lists[1] || lists[2] || lists[3])
-			return ERR("%s: session '%s' is started: only track --pid changes a started session",
-				   v->verb, s->name);
+			return ERR("%s: session '%s' %s started: only track --pid changes a started session",
+				   v->verb, s->name, s->state == D_STARTED ? "is" : "was");
 		if (!s->npids)
 			return ERR("track --pid: session '%s' was started recording every process (track before start)",
 				   s->name);
@@ -779,6 +847,8 @@ static int verb_start_stop(struct verb_ctx *v, int argc, char **argv, bool start
 		return ERR("%s: unexpected argument '%s'", v->verb, argv[2]);
 	if (!(s = target(v, argc > 1 ? argv[1] : NULL)))
 		return -ENOENT;
+	if (!start && s->state != D_STARTED)
+		return ERR("session '%s' is not started", s->name);
 	if (start) {
 		if ((ret = dsession_start(v->d, s, r->err, r->errlen)))
 			return ret;
@@ -844,7 +914,7 @@ static int verb_snapshot(struct verb_ctx *v, int argc, char **argv)
 		return -ENOENT;
 	if (!s->snapshot)
 		return ERR("session '%s' is not a snapshot session (create --snapshot)", s->name);
-	if (s->state != D_STARTED)
+	if (!loaded(s))
 		return ERR("session '%s' is not started: a snapshot writes what a started session's buffers hold",
 			   s->name);
 	if (optind < argc) {
@@ -1240,6 +1310,8 @@ int daemon_verb(struct daemon *d, char **argv, int argc, const char *cwd, const 
 		return verb_destroy(&v, argc, argv);
 	if (!strcmp(v.verb, "enable-channel"))
 		return verb_enable_channel(&v, argc, argv);
+	if (!strcmp(v.verb, "disable-channel"))
+		return verb_disable_channel(&v, argc, argv);
 	if (!strcmp(v.verb, "enable-event"))
 		return verb_event(&v, argc, argv, true);
 	if (!strcmp(v.verb, "disable-event"))

@@ -369,7 +369,19 @@ static void set_recording(struct scry_session *s, bool on)
 {
 	for (size_t i = 0; i < s->nchans; i++)
 		if (s->chans[i]->probes)
-			scry_probes_set_recording(s->chans[i]->probes, on);
+			scry_probes_set_recording(s->chans[i]->probes, on && !s->chans[i]->off);
+}
+
+int scry_session_enable_channel(struct scry_session *s, const char *channel, bool on, char *err, size_t errlen)
+{
+	struct scry_channel *c = session_channel(s, channel, err, errlen);
+
+	if (!c)
+		return -ENOENT;
+	c->off = !on;
+	if (c->probes && s->started && !s->paused)
+		scry_probes_set_recording(c->probes, on);
+	return 0;
 }
 
 /* A trace chunk's begin or end, as LTTng names its archives: YYYYmmddTHHMMSS+HHMM. */
@@ -575,11 +587,85 @@ out:
 
 int scry_session_rotate(struct scry_session *s, char *archive, size_t archive_len, char *err, size_t errlen)
 {
+	int ret;
+
 	if (!s->started || !session_has_trace(s)) {
 		snprintf(err, errlen, "%s", !s->started ? "the session is not started" : "the session writes no trace");
 		return -EINVAL;
 	}
-	return rotate(s, true, archive, archive_len, err, errlen);
+	if (!s->paused)
+		return rotate(s, true, archive, archive_len, err, errlen);
+	if (s->chunk_closed) {
+		snprintf(err, errlen, "the session is stopped and its last chunk archived: nothing to rotate");
+		return -EINVAL;
+	}
+	/* stopped: its chunk archived; the next opens when it starts again */
+	if (!(ret = rotate(s, false, archive, archive_len, err, errlen)))
+		s->chunk_closed = true;
+	return ret;
+}
+
+int scry_session_pause(struct scry_session *s, char *err, size_t errlen)
+{
+	struct scry_session_summary sum;
+	int ret = 0;
+
+	if (!s->started || s->paused) {
+		snprintf(err, errlen, "the session is not recording");
+		return -EINVAL;
+	}
+	set_recording(s, false);    /* every event until this instant */
+	s->stop_ts = scry_monotonic_ns();
+	s->paused = true;
+	scry_session_progress(s, &sum);
+	if (s->chunks && session_has_trace(s) && !sum.write_error) {   /* LTTng: the chunk archived */
+		if (!(ret = rotate(s, false, NULL, 0, err, errlen)))
+			s->chunk_closed = true;
+		return ret;
+	}
+	for (size_t i = 0; i < s->nchans; i++) {
+		int r = s->chans[i]->consumer ? scry_consumer_drain(s->chans[i]->consumer) : 0;
+
+		scry_session_progress(s, &sum);
+		if (r && r == sum.write_error)
+			r = 0;           /* the trace's disk failed: in the summary (write_error, lost) */
+		if (r && !ret) {
+			ret = r;
+			snprintf(err, errlen, "writing the trace failed: %s", strerror(-r));
+		}
+	}
+	return ret;
+}
+
+int scry_session_resume(struct scry_session *s, char *err, size_t errlen)
+{
+	int ret = 0;
+
+	if (!s->paused) {
+		snprintf(err, errlen, "the session is not stopped");
+		return -EINVAL;
+	}
+	if (s->chunk_closed) {      /* a new chunk in DIR/kernel */
+		uint64_t ts = scry_monotonic_ns();
+
+		if (mkdir(s->kernel_dir, 0755) < 0) {
+			ret = -errno;
+			snprintf(err, errlen, "cannot make '%s' for the next chunk: %s", s->kernel_dir, strerror(errno));
+			return ret;
+		}
+		if ((ret = session_write_metadata(s, err, errlen)))
+			return ret;
+		for (size_t i = 0; i < s->nchans && !ret; i++)
+			if (s->chans[i]->consumer)
+				ret = scry_consumer_rotate_open(s->chans[i]->consumer, ts, err, errlen);
+		if (ret)
+			return ret;
+		chunk_stamp(s->chunk_begin, sizeof(s->chunk_begin));
+		s->chunk_closed = false;
+	}
+	s->paused = false;
+	set_recording(s, true);
+	return 0;
 }
 
 int scry_session_snapshot(struct scry_session *s, const char *dir, uint64_t max_bytes, uint64_t *bytes,
@@ -652,7 +738,7 @@ int scry_session_stop(struct scry_session *s, struct scry_session_summary *out, 
 	int ret = 0;
 
 	memset(out, 0, sizeof(*out));
-	if (s->loaded) {
+	if (s->loaded && !s->paused) {
 		set_recording(s, false);   /* every event until this instant */
 		s->stop_ts = scry_monotonic_ns();
 	}
@@ -682,7 +768,7 @@ int scry_session_stop(struct scry_session *s, struct scry_session_summary *out, 
 		}
 		add_stats(out, &cs);
 	}
-	if (s->chunks && !ret && !out->write_error) {   /* the last chunk joins the archives */
+	if (s->chunks && !s->chunk_closed && !ret && !out->write_error) {   /* the last chunk joins the archives */
 		char e2[256];
 
 		if (rename_last_chunk(s, e2, sizeof(e2)) && !ret) {

@@ -190,6 +190,17 @@ int scry_session_snapshot(struct scry_session *s, const char *dir, uint64_t max_
  * rings are drained into the closing chunk, what follows goes to the next).  archive (may be
  * NULL): the chunk's directory.  0 or -errno. */
 int scry_session_rotate(struct scry_session *s, char *archive, size_t archive_len, char *err, size_t errlen);
+/* Stop recording and keep everything (LTTng's stop): every channel's switch off at one
+ * instant, the rings drained and the packets written (the trace is complete on disk), the
+ * programs, rings and streams kept; a session that rotated archives its chunk.  0 or -errno
+ * (a write error). */
+int scry_session_pause(struct scry_session *s, char *err, size_t errlen);
+/* Record again into the same trace (LTTng's start after stop): the streams go on, their
+ * next packets from now; a session whose chunk was archived starts a new one. */
+int scry_session_resume(struct scry_session *s, char *err, size_t errlen);
+/* LTTng's enable-channel/disable-channel of an existing channel: a disabled channel's events
+ * are not recorded (its switch stays off); it stays in the trace.  Any time. */
+int scry_session_enable_channel(struct scry_session *s, const char *channel, bool on, char *err, size_t errlen);
 /* Chunks archived so far. */
 unsigned scry_session_chunks(const struct scry_session *s);
 /* Detach, drain, close the trace.  A session that rotated archives its last chunk too. */

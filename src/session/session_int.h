@@ -53,6 +53,7 @@ struct scry_channel {
 	struct scry_consumer *consumer;
 	struct scry_filters *filters;
 	struct scry_user_filter *ufilter;   /* the filter's events decided in user space */
+	bool off;                        /* disabled (scry_session_enable_channel): its switch stays off */
 };
 
 struct scry_session {
@@ -75,6 +76,8 @@ struct scry_session {
 	unsigned chunks;                 /* trace chunks archived (rotation) */
 	char chunk_begin[32];            /* the current chunk's begin, LTTng's YYYYmmddTHHMMSS+HHMM */
 	bool loaded, started;
+	bool paused;                     /* stopped by scry_session_pause, resumable */
+	bool chunk_closed;               /* paused with its chunk archived (a session that rotated) */
 };
 
 /* session.c */
