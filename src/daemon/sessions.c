@@ -378,6 +378,7 @@ void dsession_free(struct dsession *s)
 	}
 	free(s->chans);
 	free(s->filter);
+	free(s->last_snapshot);
 	free(s->pids);
 	free(s->vpids);
 	free(s->uids);

@@ -937,6 +937,8 @@ static int verb_snapshot(struct verb_ctx *v, int argc, char **argv)
 	ret = scry_session_snapshot(s->eng, dir, max, &bytes, r->err, r->errlen);
 	if (!ret) {
 		s->nsnapshots++;
+		free(s->last_snapshot);
+		s->last_snapshot = strdup(dir);
 		fprintf(r->out, "Snapshot recorded successfully for session %s in %s (%llu bytes)\n", s->name, dir,
 			(unsigned long long)bytes);
 	}
@@ -1277,6 +1279,26 @@ out:
 	return ret;
 }
 
+/* `scry view [NAME]` (the CLI asks, then reads the trace itself): the directory to read, a
+ * normal session's output (every chunk of one that rotated) or a snapshot session's last
+ * snapshot. */
+static int verb_view(struct verb_ctx *v, int argc, char **argv)
+{
+	struct dreply *r = v->r;
+	struct dsession *s;
+
+	if (argc > 2)
+		return ERR("view: unexpected argument '%s' (scry view --help)", argv[2]);
+	if (!(s = target(v, argc > 1 ? argv[1] : NULL)))
+		return -ENOENT;
+	if (s->snapshot && !s->last_snapshot)
+		return ERR("snapshot session '%s' has recorded no snapshot yet (scry snapshot record)", s->name);
+	if (!s->snapshot && s->state == D_CREATED)
+		return ERR("session '%s' has not started: it has no trace yet", s->name);
+	fprintf(r->out, "%s\n", s->snapshot ? s->last_snapshot : s->dir);
+	return 0;
+}
+
 static int verb_set_session(struct verb_ctx *v, int argc, char **argv)
 {
 	struct dreply *r = v->r;
@@ -1342,6 +1364,8 @@ int daemon_verb(struct daemon *d, char **argv, int argc, const char *cwd, const 
 		return verb_save(&v, argc, argv);
 	if (!strcmp(v.verb, "load"))
 		return verb_load(&v, argc, argv);
+	if (!strcmp(v.verb, "view"))
+		return verb_view(&v, argc, argv);
 	if (!strcmp(v.verb, "set-session"))
 		return verb_set_session(&v, argc, argv);
 	snprintf(r->err, r->errlen, "unknown command '%.64s'", v.verb);
