@@ -6,14 +6,18 @@
 
 const struct scry_ctl_verb scry_ctl_verbs[] = {
 	{ "create",
-	  "usage: scry create [NAME] [-o DIR] [--snapshot]\n"
+	  "usage: scry create [NAME] [-o DIR] [--snapshot] [--clock monotonic|boot|tai]\n"
 	  "Create a recording session in the daemon (scryd, started on demand) and make it the\n"
 	  "current one (remembered in ~/.scryrc).  NAME defaults to auto-YYYYmmdd-HHMMSS.\n"
 	  "\n"
 	  "  -o, --output DIR       trace directory (default ~/scry-traces/NAME-YYYYmmdd-HHMMSS);\n"
 	  "                         it must not exist or be empty\n"
 	  "      --snapshot         a flight recorder: its channels overwrite, kept in memory (the last\n"
-	  "                         sub-buffers per CPU), nothing written until `scry snapshot record`\n" },
+	  "                         sub-buffers per CPU), nothing written until `scry snapshot record`\n"
+	  "      --clock CLOCK      the clock events are stamped with: monotonic (the default, LTTng's),\n"
+	  "                         boot (CLOCK_BOOTTIME: counts time suspended), tai (CLOCK_TAI, where\n"
+	  "                         the kernel has bpf_ktime_get_tai_ns: Linux 6.1); the trace's clock\n"
+	  "                         block names it and places events in wall time (UTC)\n" },
 	{ "destroy",
 	  "usage: scry destroy [NAME | -a]\n"
 	  "Stop the session if it records (its trace complete) and forget it.\n"

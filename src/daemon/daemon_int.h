@@ -51,6 +51,7 @@ struct dsession {
 	bool snapshot;                 /* a flight recorder: overwrite channels kept in memory,
 					* written by snapshot record */
 	unsigned nsnapshots;
+	unsigned clock;                /* create --clock: SCRY_CLOCK_* */
 	char *last_snapshot;            /* the directory of the last snapshot recorded */
 	uint64_t rot_timer_ns, rot_size;   /* enable-rotation --timer / --size (0: none) */
 	int rot_timer, size_timer;         /* --timer's loop timer, and the 250 ms check (--size, a

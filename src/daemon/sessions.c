@@ -141,7 +141,7 @@ int dsession_rebuild(struct daemon *d, struct dsession *s, char *err, size_t err
 	struct scry_channel_opts *co = NULL;
 	struct scry_session_opts so = {
 		.output = s->dir, .catalog = d->cat, .target_all = s->npids == 0, .filter = s->filter,
-		.snapshot = s->snapshot,
+		.snapshot = s->snapshot, .clock = s->clock,
 		.track_vpids = s->nvpids ? s->vpids : NULL, .ntrack_vpids = s->nvpids,
 		.track_uids = s->nuids ? s->uids : NULL, .ntrack_uids = s->nuids,
 		.track_gids = s->ngids ? s->gids : NULL, .ntrack_gids = s->ngids,
@@ -431,6 +431,8 @@ void dsession_describe(struct dsession *s, FILE *out)
 
 	fprintf(out, "Recording session %s: [%s]\n", s->name, state_name(s->state));
 	fprintf(out, "    Trace output: %s\n", s->dir);
+	if (s->clock)
+		fprintf(out, "    Clock: %s\n", scry_clock_name(s->clock));
 	if (s->snapshot)
 		fprintf(out, "    Snapshot mode: %u snapshot(s) recorded\n", s->nsnapshots);
 	if (s->filter)

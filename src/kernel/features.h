@@ -23,6 +23,8 @@ bool scry_feature_tp_btf(const struct btf *vmlinux, const char *tp);   /* "sys_e
 bool scry_feature_kptr_untrusted(void);                 /* untrusted kptrs in per-CPU maps */
 int scry_feature_strnstr(const struct btf *vmlinux);    /* kfunc bpf_strnstr's BTF id, or 0 */
 bool scry_feature_prepare_exec(const struct btf *vmlinux);
+/* The helper bpf_ktime_get_tai_ns (Linux 6.1; create --clock tai); SCRY_NO_KTIME_TAI=1: no. */
+bool scry_feature_ktime_tai(void);
 
 /* kprobes (the kprobe PMU) and fentry (a trampoline program loaded and attached to a
  * kernel function): false with the reason in why. */

@@ -128,6 +128,7 @@ int channel_load(struct scry_channel *c, char *err, size_t errlen)
 	struct scry_probes_opts po = {
 		.cat = c->s->cat,
 		.ctx_mask = c->opts.ctx_mask,
+		.clock = so->clock,
 		.target_all = so->target_all,
 		.no_follow = so->no_follow,
 		.fork_event_id = c->fork_id,
@@ -230,7 +231,7 @@ void channel_free(struct scry_channel *c)
 		return;
 	if (c->consumer) {
 		struct scry_consumer_stats cs;
-		scry_consumer_close(c->consumer, scry_monotonic_ns(), &cs);
+		scry_consumer_close(c->consumer, session_now(c->s), &cs);
 	}
 	scry_probes_close(c->probes);
 	scry_user_filter_free(c->ufilter);

@@ -35,6 +35,40 @@ bool session_has_trace(const struct scry_session *s)
 	return s->has_trace;
 }
 
+/* The trace clocks: the BPF helper each is read with (rodata scry_clock), its clock id here,
+ * and the metadata's clock block (LTTng's for monotonic). */
+static const struct {
+	const char *name, *description;
+	clockid_t id;
+} clocks[SCRY_CLOCK_NR] = {
+	[SCRY_CLOCK_MONOTONIC] = { "monotonic", "Monotonic Clock", CLOCK_MONOTONIC },
+	[SCRY_CLOCK_BOOT] = { "boot", "Boot time clock (CLOCK_BOOTTIME: monotonic, counts suspend)", CLOCK_BOOTTIME },
+	[SCRY_CLOCK_TAI] = { "tai", "International Atomic Time (CLOCK_TAI)", CLOCK_TAI },
+};
+
+uint64_t session_now(const struct scry_session *s)
+{
+	return scry_clock_ns(clocks[s->opts.clock].id);
+}
+
+const char *scry_clock_name(unsigned clock)
+{
+	return clock < SCRY_CLOCK_NR ? clocks[clock].name : NULL;
+}
+
+int scry_clock_check(unsigned clock, char *err, size_t errlen)
+{
+	if (clock >= SCRY_CLOCK_NR) {
+		snprintf(err, errlen, "unknown clock %u", clock);
+		return -EINVAL;
+	}
+	if (clock == SCRY_CLOCK_TAI && !scry_feature_ktime_tai()) {
+		snprintf(err, errlen, "clock 'tai': this kernel has no bpf_ktime_get_tai_ns (Linux 6.1 and later)");
+		return -ENOTSUP;
+	}
+	return 0;
+}
+
 static bool wants_trace(const struct scry_session_opts *o)
 {
 	if (o->snapshot)
@@ -200,6 +234,8 @@ int scry_session_create(struct scry_session **out, const struct scry_session_opt
 	}
 	if (!s->opts.packet_size)
 		s->opts.packet_size = SCRY_DEFAULT_PACKET_SIZE;
+	if ((ret = scry_clock_check(s->opts.clock, err, errlen)))
+		goto fail;
 	s->has_trace = wants_trace(&s->opts);
 	ret = s->has_trace ? check_output(s, err, errlen) : 0;
 	if (ret)
@@ -293,7 +329,7 @@ static int write_metadata_in(struct scry_session *s, const char *kernel_dir, cha
 
 		localtime_r(&now, &tm);
 		strftime(s->created, sizeof(s->created), "%Y%m%dT%H%M%S%z", &tm);
-		scry_clock_offset(&s->clock_off_s, &s->clock_off_ns);
+		scry_clock_offset_of(clocks[s->opts.clock].id, &s->clock_off_s, &s->clock_off_ns);
 		random_uuid(s->clock_uuid);
 	}
 	uname(&un);
@@ -308,6 +344,8 @@ static int write_metadata_in(struct scry_session *s, const char *kernel_dir, cha
 	ti.creation_datetime = s->created;
 	ti.clock_offset_s = s->clock_off_s;
 	ti.clock_offset_ns = s->clock_off_ns;
+	ti.clock_name = clocks[s->opts.clock].name;
+	ti.clock_description = clocks[s->opts.clock].description;
 	sc = calloc(s->nchans, sizeof(*sc));
 	if (!sc) {
 		snprintf(err, errlen, "out of memory");
@@ -398,11 +436,11 @@ int scry_session_start(struct scry_session *s, char *err, size_t errlen)
 {
 	int ret;
 
-	s->start_ts = scry_monotonic_ns();
+	s->start_ts = session_now(s);
 	for (size_t i = 0; i < s->nchans; i++)
 		if ((ret = channel_start(s->chans[i], err, errlen)))
 			return ret;
-	s->start_ts = scry_monotonic_ns();
+	s->start_ts = session_now(s);
 	chunk_stamp(s->chunk_begin, sizeof(s->chunk_begin));
 	set_recording(s, true);   /* every event from this instant on */
 	s->started = true;
@@ -527,7 +565,7 @@ void scry_session_progress(struct scry_session *s, struct scry_session_summary *
 			scry_consumer_stats(s->chans[i]->consumer, &cs);
 			add_stats(out, &cs);
 		}
-	out->seconds = s->start_ts ? (scry_monotonic_ns() - s->start_ts) / 1e9 : 0;
+	out->seconds = s->start_ts ? (session_now(s) - s->start_ts) / 1e9 : 0;
 }
 
 unsigned scry_session_chunks(const struct scry_session *s)
@@ -540,7 +578,7 @@ unsigned scry_session_chunks(const struct scry_session *s)
 static int rotate(struct scry_session *s, bool reopen, char *archive, size_t archive_len, char *err, size_t errlen)
 {
 	char end[32], *adir = NULL, *chunk = NULL, *akernel = NULL;
-	uint64_t ts = scry_monotonic_ns();
+	uint64_t ts = session_now(s);
 	int ret = 0;
 
 	for (size_t i = 0; i < s->nchans && !ret; i++)
@@ -615,7 +653,7 @@ int scry_session_pause(struct scry_session *s, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	set_recording(s, false);    /* every event until this instant */
-	s->stop_ts = scry_monotonic_ns();
+	s->stop_ts = session_now(s);
 	s->paused = true;
 	scry_session_progress(s, &sum);
 	if (s->chunks && session_has_trace(s) && !sum.write_error) {   /* LTTng: the chunk archived */
@@ -646,7 +684,7 @@ int scry_session_resume(struct scry_session *s, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	if (s->chunk_closed) {      /* a new chunk in DIR/kernel */
-		uint64_t ts = scry_monotonic_ns();
+		uint64_t ts = session_now(s);
 
 		if (mkdir(s->kernel_dir, 0755) < 0) {
 			ret = -errno;
@@ -740,7 +778,7 @@ int scry_session_stop(struct scry_session *s, struct scry_session_summary *out, 
 	memset(out, 0, sizeof(*out));
 	if (s->loaded && !s->paused) {
 		set_recording(s, false);   /* every event until this instant */
-		s->stop_ts = scry_monotonic_ns();
+		s->stop_ts = session_now(s);
 	}
 	for (size_t i = 0; i < s->nchans; i++) {
 		struct scry_channel *c = s->chans[i];
@@ -752,7 +790,7 @@ int scry_session_stop(struct scry_session *s, struct scry_session_summary *out, 
 		out->discarded += scry_probes_recursion_misses(c->probes) + scry_probes_deferred_waiting(c->probes);
 	}
 	if (!s->stop_ts)
-		s->stop_ts = scry_monotonic_ns();
+		s->stop_ts = session_now(s);
 	for (size_t i = 0; i < s->nchans; i++) {
 		struct scry_channel *c = s->chans[i];
 		struct scry_consumer_stats cs = { 0 };

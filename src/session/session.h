@@ -80,6 +80,9 @@ struct scry_session_opts {
 	 * channel keeps its last packets per CPU in memory (the oldest overwritten) and
 	 * scry_session_snapshot writes them as a trace; output: where snapshots go */
 	bool snapshot;
+	/* the trace clock, SCRY_CLOCK_* (scry_abi.h): monotonic (0, LTTng's), boot (counts
+	 * suspend), tai (where the kernel has bpf_ktime_get_tai_ns: -ENOTSUP otherwise) */
+	unsigned clock;
 };
 
 struct scry_session_summary {
@@ -208,6 +211,10 @@ int scry_session_stop(struct scry_session *s, struct scry_session_summary *out, 
 void scry_session_destroy(struct scry_session *s);
 
 const char *scry_session_dir(const struct scry_session *s);
+/* The name of clock (SCRY_CLOCK_*: "monotonic", "boot", "tai"), NULL if none; and
+ * whether this kernel offers it (0, or -ENOTSUP with a one-line reason). */
+const char *scry_clock_name(unsigned clock);
+int scry_clock_check(unsigned clock, char *err, size_t errlen);
 /* The contexts channel chan's records carry (1 << enum scry_ctx; catalog/record.h reads them). */
 uint64_t scry_session_ctx_mask(const struct scry_session *s, unsigned chan);
 

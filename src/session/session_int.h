@@ -82,6 +82,8 @@ struct scry_session {
 
 /* session.c */
 bool session_has_trace(const struct scry_session *s);
+/* Now on the session's trace clock (what its events are stamped with). */
+uint64_t session_now(const struct scry_session *s);
 int session_write_metadata(struct scry_session *s, char *err, size_t errlen);
 /* The channel named name (NULL: the first), or NULL with a reason in err. */
 struct scry_channel *session_channel(const struct scry_session *s, const char *name, char *err, size_t errlen);
