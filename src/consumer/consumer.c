@@ -170,6 +170,7 @@ int scry_consumer_open(struct scry_consumer **out, const struct scry_consumer_op
 			.dir = o->dir, .channel = o->channel, .cpu = i, .uuid = o->uuid,
 			.stream_id = o->stream_id, .stream_instance_id = i,
 			.packet_size = o->packet_size, .start_ts = o->start_ts, .keep_packets = o->keep_packets,
+			.tracefile_size = o->tracefile_size, .tracefile_count = o->tracefile_count,
 		};
 		c->cpus[i].c = c;
 		c->cpus[i].cpu = i;
@@ -337,6 +338,7 @@ int scry_consumer_rotate_open(struct scry_consumer *c, uint64_t start_ts, char *
 			.dir = c->opts.dir, .channel = c->opts.channel, .cpu = i, .uuid = c->opts.uuid,
 			.stream_id = c->opts.stream_id, .stream_instance_id = i,
 			.packet_size = c->opts.packet_size, .start_ts = start_ts,
+			.tracefile_size = c->opts.tracefile_size, .tracefile_count = c->opts.tracefile_count,
 		};
 
 		if (!(c->cpus[i].stream = ctf_stream_open(&so, err, errlen))) {

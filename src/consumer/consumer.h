@@ -37,6 +37,7 @@ struct scry_consumer_opts {
 	uint64_t start_ts;
 	unsigned keep_packets;      /* > 0: a flight recorder: no stream files, each CPU's last
 				     * keep_packets packets kept in memory (scry_consumer_snapshot) */
+	uint64_t tracefile_size, tracefile_count;   /* LTTng's stream file splitting (ctf/stream.h) */
 };
 
 struct scry_consumer_stats {

@@ -24,7 +24,8 @@ const struct scry_ctl_verb scry_ctl_verbs[] = {
 	  "\n"
 	  "  -a, --all              every session\n" },
 	{ "enable-channel",
-	  "usage: scry enable-channel -k [--discard] [--subbuf-size S] [--num-subbuf N] [-s NAME] CHANNEL\n"
+	  "usage: scry enable-channel -k [--discard] [--subbuf-size S] [--num-subbuf N]\n"
+	  "                           [--tracefile-size S [--tracefile-count N]] [-s NAME] CHANNEL\n"
 	  "Add a channel (a stream class: files CHANNEL_<cpu>, its own per-CPU buffers, events and\n"
 	  "contexts) to a session that has not started; a disabled channel is enabled again (no\n"
 	  "attribute given), at once on a started session.\n"
@@ -37,6 +38,9 @@ const struct scry_ctl_verb scry_ctl_verbs[] = {
 	  "      --num-subbuf N     number of sub-buffers (rounded up to a power of two); the\n"
 	  "                         per-CPU buffer is S x N (default 8M per CPU; a snapshot session\n"
 	  "                         keeps N sub-buffers of S per CPU, default 4 x 1M)\n"
+	  "      --tracefile-size S each CPU's stream split in files CHANNEL_<cpu>_<index> of at most\n"
+	  "                         S bytes (at least a sub-buffer: a packet)\n"
+	  "      --tracefile-count N  at most N such files per CPU: the oldest deleted\n"
 	  SESSION_OPT },
 	{ "disable-channel",
 	  "usage: scry disable-channel -k [-s NAME] CHANNEL[,CHANNEL...]\n"

@@ -30,6 +30,7 @@ struct dchannel {
 	uint64_t subbuf_size, num_subbuf;
 	uint64_t ctx_mask;
 	bool disabled;                 /* disable-channel: its events not recorded, it stays */
+	uint64_t tracefile_size, tracefile_count;   /* --tracefile-size/--tracefile-count (0: none) */
 	struct dop *ops;
 	size_t nops;
 };

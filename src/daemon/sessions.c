@@ -170,7 +170,10 @@ int dsession_rebuild(struct daemon *d, struct dsession *s, char *err, size_t err
 			/* a flight recorder keeps num_subbuf packets of subbuf_size per CPU */
 			.packet_size = s->snapshot ? (size_t)c->subbuf_size : 0,
 			.keep_packets = s->snapshot ? (unsigned)c->num_subbuf : 0,
+			.tracefile_size = c->tracefile_size, .tracefile_count = c->tracefile_count,
 		};
+		if (c->tracefile_size && c->subbuf_size)     /* LTTng: a packet is a sub-buffer */
+			co[n - 1].packet_size = (size_t)c->subbuf_size;
 	}
 	ret = 0;
 	if (!n)
@@ -487,6 +490,10 @@ void dsession_describe(struct dsession *s, FILE *out)
 			fprintf(out, "      Buffer size per CPU: %zu bytes\n", c->ring_size);
 		else
 			fprintf(out, "      Buffer size per CPU: default\n");
+		if (c->tracefile_size)
+			fprintf(out, "      Trace file size: %llu bytes\n", (unsigned long long)c->tracefile_size);
+		if (c->tracefile_size && c->tracefile_count)
+			fprintf(out, "      Trace file count: %llu\n", (unsigned long long)c->tracefile_count);
 		fprintf(out, "\n    Contexts:\n");
 		for (unsigned k = 0; k < SCRY_CTX_NR; k++)
 			if (c->ctx_mask & (1ULL << k)) {

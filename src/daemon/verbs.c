@@ -313,15 +313,16 @@ static int verb_disable_channel(struct verb_ctx *v, int argc, char **argv)
  * product, at least a page. */
 static int verb_enable_channel(struct verb_ctx *v, int argc, char **argv)
 {
-	enum { O_DISCARD = 256, O_OVERWRITE, O_SUBBUF, O_NUMSUB };
+	enum { O_DISCARD = 256, O_OVERWRITE, O_SUBBUF, O_NUMSUB, O_TFSIZE, O_TFCOUNT };
 	static const struct option lo[] = {
 		{ "kernel", no_argument, NULL, 'k' }, { "userspace", no_argument, NULL, 'u' },
 		{ "session", required_argument, NULL, 's' }, { "discard", no_argument, NULL, O_DISCARD },
 		{ "overwrite", no_argument, NULL, O_OVERWRITE }, { "subbuf-size", required_argument, NULL, O_SUBBUF },
-		{ "num-subbuf", required_argument, NULL, O_NUMSUB }, { 0 } };
+		{ "num-subbuf", required_argument, NULL, O_NUMSUB }, { "tracefile-size", required_argument, NULL, O_TFSIZE },
+		{ "tracefile-count", required_argument, NULL, O_TFCOUNT }, { 0 } };
 	struct dreply *r = v->r;
 	const char *sname = NULL;
-	uint64_t subbuf = 0, nsub = 0, page = (uint64_t)sysconf(_SC_PAGESIZE);
+	uint64_t subbuf = 0, nsub = 0, page = (uint64_t)sysconf(_SC_PAGESIZE), tfsize = 0, tfcount = 0;
 	char mode = 0;
 	struct dsession *s;
 	struct dchannel *c;
@@ -348,6 +349,19 @@ static int verb_enable_channel(struct verb_ctx *v, int argc, char **argv)
 				return ERR("invalid sub-buffer count '%s' (expected 1 to 1024)", optarg);
 			break;
 		}
+		case O_TFSIZE:
+			if (scry_parse_size(optarg, &tfsize) || !tfsize)
+				return ERR("invalid trace file size '%s' (expected e.g. 64M)", optarg);
+			break;
+		case O_TFCOUNT: {
+			char *end;
+
+			errno = 0;
+			tfcount = strtoull(optarg, &end, 10);
+			if (errno || *end || !*optarg || optarg[0] == '-' || !tfcount || tfcount > 1000000)
+				return ERR("invalid trace file count '%s' (expected 1 to 1000000)", optarg);
+			break;
+		}
 		default: return bad_option(v, argc, argv);
 		}
 	}
@@ -360,7 +374,7 @@ static int verb_enable_channel(struct verb_ctx *v, int argc, char **argv)
 	if ((ret = changeable(v, s)))
 		return ret;
 	if (!strchr(argv[optind], ',') && dsession_channel(s, argv[optind])) {
-		if (mode || subbuf || nsub)
+		if (mode || subbuf || nsub || tfsize || tfcount)
 			return ERR("channel '%s' already exists in session '%s': its attributes are set when it is "
 				   "made", argv[optind], s->name);
 		return set_channels(v, s, argv[optind], true);     /* LTTng: enabled again */
@@ -376,6 +390,14 @@ static int verb_enable_channel(struct verb_ctx *v, int argc, char **argv)
 			   "in memory until snapshot record)", s->name);
 	subbuf = subbuf ? scry_pow2_at_least(subbuf, page) : 0;
 	nsub = nsub ? scry_pow2_at_least(nsub, 1) : 0;
+	if (tfcount && !tfsize)
+		return ERR("enable-channel: --tracefile-count needs --tracefile-size");
+	if (tfsize && s->snapshot)
+		return ERR("enable-channel: the channels of snapshot session '%s' write no trace file to split", s->name);
+	if (tfsize && tfsize < (subbuf ? subbuf : SCRY_DEFAULT_PACKET_SIZE))
+		return ERR("enable-channel: a trace file size of %llu bytes is smaller than a sub-buffer (%llu bytes; "
+			   "--subbuf-size sets it)", (unsigned long long)tfsize,
+			   (unsigned long long)(subbuf ? subbuf : SCRY_DEFAULT_PACKET_SIZE));
 	if ((subbuf || nsub) && (subbuf ? subbuf : 1ULL << 20) * (nsub ? nsub : 4) > (1ULL << 32))
 		return ERR("enable-channel: a buffer of more than 4G per CPU");
 	if (!(names = strdup(argv[optind])))
@@ -398,6 +420,8 @@ static int verb_enable_channel(struct verb_ctx *v, int argc, char **argv)
 			c->num_subbuf = nsub ? nsub : 4;
 			c->ring_size = (size_t)(c->subbuf_size * c->num_subbuf);
 		}
+		c->tracefile_size = tfsize;
+		c->tracefile_count = tfcount;
 		fprintf(r->out, "Kernel channel %s enabled for session %s\n", tok, s->name);
 	}
 	free(names);

@@ -185,6 +185,7 @@ int channel_start(struct scry_channel *c, char *err, size_t errlen)
 		.packet_size = c->opts.packet_size ? c->opts.packet_size : s->opts.packet_size,
 		.keep_packets = s->opts.snapshot ? (c->opts.keep_packets ? c->opts.keep_packets : 4) : 0,
 		.ring_size = c->opts.ring_size, .start_ts = s->start_ts,
+		.tracefile_size = c->opts.tracefile_size, .tracefile_count = c->opts.tracefile_count,
 		.sink = c->opts.sink, .sink_ctx = c->opts.sink_ctx,
 		.stage_max_age_ns = c->opts.sink ? 2 * 1000 * 1000ULL : 0,
 		.pred = c->ufilter ? scry_user_filter_match : NULL, .pred_ctx = c->ufilter,

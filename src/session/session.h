@@ -53,6 +53,10 @@ struct scry_channel_opts {
 	unsigned keep_packets;          /* in a snapshot session: packets kept per CPU (LTTng's
 					 * sub-buffer count); 0: 4 */
 	const struct scry_metric_bounds *metric_bounds;   /* nmetrics: fixed histogram buckets */
+	/* LTTng's --tracefile-size/--tracefile-count: each CPU's stream split in files
+	 * NAME_<cpu>_<index> of at most tracefile_size bytes (at least a packet), the oldest
+	 * deleted beyond tracefile_count (0: every file kept) */
+	uint64_t tracefile_size, tracefile_count;
 };
 
 struct scry_session_opts {
