@@ -157,6 +157,7 @@ bench: deps all
 	@bench/metrics.sh
 	@bench/uprobes.sh
 	@bench/statedump.sh
+	@bench/daemon.sh
 
 gen-syscalls:
 	$(PYTHON) scripts/gen_syscalls.py > src/catalog/syscall_table.c

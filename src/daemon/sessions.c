@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "daemon/daemon_int.h"
+#include "util/clock.h"
 #include "util/log.h"
 #include "util/loop.h"
 
@@ -278,6 +279,7 @@ void dsession_rotation_timers(struct daemon *d, struct dsession *s)
 /* start after stop: the paused engine session records again into the same trace. */
 static int restart(struct daemon *d, struct dsession *s, char *err, size_t errlen)
 {
+	uint64_t t0 = scry_monotonic_ns();
 	int ret;
 
 	if ((ret = scry_session_resume(s->eng, err, errlen)))
@@ -292,12 +294,14 @@ static int restart(struct daemon *d, struct dsession *s, char *err, size_t errle
 	s->state = D_STARTED;
 	s->stop_error[0] = 0;
 	dsession_rotation_timers(d, s);
-	scry_log(SCRY_LOG_INFO, "scryd: session %s started again, trace %s", s->name, scry_session_dir(s->eng));
+	scry_log(SCRY_LOG_INFO, "scryd: session %s started again, trace %s (%.1f ms)", s->name,
+		 scry_session_dir(s->eng), (scry_monotonic_ns() - t0) / 1e6);
 	return 0;
 }
 
 int dsession_start(struct daemon *d, struct dsession *s, char *err, size_t errlen)
 {
+	uint64_t t0 = scry_monotonic_ns(), t1, t2, t3;
 	int ret;
 
 	if (s->state == D_STARTED) {
@@ -312,11 +316,14 @@ int dsession_start(struct daemon *d, struct dsession *s, char *err, size_t errle
 	}
 	if ((ret = scry_session_load(s->eng, err, errlen)))
 		goto fail;
+	t1 = scry_monotonic_ns();
 	for (size_t i = 0; i < s->npids; i++)
 		if ((ret = scry_session_track(s->eng, s->pids[i], err, errlen)))
 			goto fail;
+	t2 = scry_monotonic_ns();
 	if ((ret = scry_session_start(s->eng, err, errlen)))
 		goto fail;
+	t3 = scry_monotonic_ns();
 	if ((ret = scry_session_pump_start(s->eng, d->loop, 0, NULL, NULL, &s->pump))) {
 		struct scry_session_summary sum;
 		char e2[256];
@@ -328,7 +335,14 @@ int dsession_start(struct daemon *d, struct dsession *s, char *err, size_t errle
 	s->state = D_STARTED;
 	s->rot_bytes = 0;
 	dsession_rotation_timers(d, s);
-	scry_log(SCRY_LOG_INFO, "scryd: session %s started, trace %s", s->name, scry_session_dir(s->eng));
+	/* where a start's time goes (bench/daemon.sh reads it) */
+	struct scry_session_load_times lt;
+
+	scry_session_load_times(s->eng, &lt);
+	scry_log(SCRY_LOG_INFO, "scryd: session %s started, trace %s (%.1f ms: load %.1f [trace dir and guardian %.1f, "
+		 "BPF objects of %zu channel(s) %.1f, metadata %.1f], track %.1f, attach %.1f)", s->name,
+		 scry_session_dir(s->eng), (scry_monotonic_ns() - t0) / 1e6, (t1 - t0) / 1e6, lt.dir_ns / 1e6,
+		 s->nchans, lt.bpf_ns / 1e6, lt.metadata_ns / 1e6, (t2 - t1) / 1e6, (t3 - t2) / 1e6);
 	return 0;
 fail:
 	/* nothing recorded: the engine session is built again from the configuration */

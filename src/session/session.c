@@ -368,6 +368,7 @@ static int write_metadata_in(struct scry_session *s, const char *kernel_dir, cha
 
 int scry_session_load(struct scry_session *s, char *err, size_t errlen)
 {
+	uint64_t t0 = scry_monotonic_ns(), t1;
 	int ret = 0;
 
 	random_uuid(s->uuid);
@@ -376,16 +377,27 @@ int scry_session_load(struct scry_session *s, char *err, size_t errlen)
 	if (session_has_trace(s) && ((ret = make_trace_dir(s, err, errlen)) ||
 			     (ret = scry_guard_start(&s->guard, s->dir, err, errlen))))
 		return ret;
+	t1 = scry_monotonic_ns();
+	s->load_times.dir_ns = t1 - t0;
 	for (size_t i = 0; i < s->nchans; i++)
 		if ((ret = channel_load(s->chans[i], err, errlen)))
 			break;
 	scry_features_release();    /* every channel's object is loaded */
+	t0 = scry_monotonic_ns();
+	s->load_times.bpf_ns = t0 - t1;
 	if (ret)
 		return ret;
 	s->loaded = true;
 	if (!session_has_trace(s))
 		return 0;
-	return session_write_metadata(s, err, errlen);   /* on failure, destroy removes the directory */
+	ret = session_write_metadata(s, err, errlen);   /* on failure, destroy removes the directory */
+	s->load_times.metadata_ns = scry_monotonic_ns() - t0;
+	return ret;
+}
+
+void scry_session_load_times(const struct scry_session *s, struct scry_session_load_times *out)
+{
+	*out = s->load_times;
 }
 
 int scry_session_track(struct scry_session *s, pid_t tgid, char *err, size_t errlen)

@@ -132,6 +132,12 @@ int scry_session_add_context(struct scry_session *s, const char *channel, unsign
 int scry_session_track(struct scry_session *s, pid_t tgid, char *err, size_t errlen);
 /* Create the trace directory and metadata, load the BPF programs and their tables. */
 int scry_session_load(struct scry_session *s, char *err, size_t errlen);
+/* Where scry_session_load's time went (ns): the trace directory and its guardian (a fork),
+ * the channels' BPF objects (opened, loaded and verified, their tables filled), the metadata. */
+struct scry_session_load_times {
+	uint64_t dir_ns, bpf_ns, metadata_ns;
+};
+void scry_session_load_times(const struct scry_session *s, struct scry_session_load_times *out);
 /* Attach: events flow from here on. */
 int scry_session_start(struct scry_session *s, char *err, size_t errlen);
 /* Move what the rings hold into the trace; returns bytes moved or -errno. */
