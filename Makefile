@@ -3,6 +3,7 @@
 #   make run      install missing Debian packages, build, record and show a demo trace
 #   make test     install, build, run every test (unit, sanitizers, fuzz smoke, end-to-end)
 #   make bench    benchmarks (not part of make test)
+#   make install  scry, scryd, their man pages, bash completion and systemd unit (PREFIX, DESTDIR)
 
 BUILD    ?= build
 CC       ?= gcc
@@ -51,7 +52,9 @@ WORKLOADS:= $(patsubst tests/workload/%.c,$(BUILD)/workload/%,$(wildcard tests/w
 FUZZ_SRCS:= $(wildcard tests/fuzz/fuzz_*.c)
 TOOLS    := $(patsubst tests/tools/%.c,$(BUILD)/tools/%,$(wildcard tests/tools/*.c))
 
-.PHONY: all scryd deps run test unit e2e sanitize fuzz valgrind bench clean gen-syscalls check-gen check-layers
+PREFIX  ?= /usr/local
+
+.PHONY: install all scryd deps run test unit e2e sanitize fuzz valgrind bench clean gen-syscalls check-gen check-layers
 .DEFAULT_GOAL := all
 .SECONDARY:
 
@@ -64,6 +67,17 @@ scry: $(BUILD)/scry
 scryd: $(BUILD)/scry
 	@ln -sf scry $(BUILD)/scryd
 	@ln -sf $(BUILD)/scryd scryd
+
+# dist/: the man pages, the bash completion (scry and scryd) and scryd's systemd unit
+install: $(BUILD)/scry
+	install -D -m 755 $(BUILD)/scry $(DESTDIR)$(PREFIX)/bin/scry
+	ln -sf scry $(DESTDIR)$(PREFIX)/bin/scryd
+	install -D -m 644 dist/scry.1 $(DESTDIR)$(PREFIX)/share/man/man1/scry.1
+	install -D -m 644 dist/scryd.8 $(DESTDIR)$(PREFIX)/share/man/man8/scryd.8
+	install -D -m 644 dist/scry.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/scry
+	ln -sf scry $(DESTDIR)$(PREFIX)/share/bash-completion/completions/scryd
+	mkdir -p $(DESTDIR)$(PREFIX)/lib/systemd/system
+	sed 's|/usr/local/bin/|$(PREFIX)/bin/|' dist/scry-sessiond.service > $(DESTDIR)$(PREFIX)/lib/systemd/system/scry-sessiond.service
 
 $(BUILD)/vmlinux.h:
 	@mkdir -p $(BUILD)
@@ -157,6 +171,7 @@ bench: deps all
 	@bench/metrics.sh
 	@bench/uprobes.sh
 	@bench/statedump.sh
+	@bench/daemon.sh
 
 gen-syscalls:
 	$(PYTHON) scripts/gen_syscalls.py > src/catalog/syscall_table.c

@@ -60,6 +60,9 @@ enum scry_ctx {
 #define SCRY_STAGE_MARK        0xffff
 #define SCRY_NO_EVENT          0xffff   /* an event id: none (disabled, not recorded) */
 
+/* The trace clock events are stamped with (rodata scry_clock; create --clock). */
+enum { SCRY_CLOCK_MONOTONIC, SCRY_CLOCK_BOOT, SCRY_CLOCK_TAI, SCRY_CLOCK_NR };
+
 struct scry_stage {
 	__u32 len;            /* bytes used in data (0: empty; else starts with the mark) */
 	__u32 busy;           /* a writer of this CPU is between its first and last store */

@@ -26,6 +26,18 @@ const volatile __u16 unknown_exit_id = SCRY_NO_EVENT;
 const volatile __u16 sd_ids[SCRY_SD_NR] = { [0 ... SCRY_SD_NR - 1] = SCRY_NO_EVENT };   /* statedump */
 const volatile __u32 track_mask = 0;       /* SCRY_TRACK_* trackers in use */
 const volatile __u32 n_track_cgroups = 0;
+const volatile __u8 scry_clock = SCRY_CLOCK_MONOTONIC;   /* the trace clock (SCRY_CLOCK_*) */
+
+/* Now, on the trace clock: the verifier keeps only the chosen helper (the branches on the
+ * frozen rodata are decided at load), so a kernel without bpf_ktime_get_tai_ns loads the
+ * others; the default pays one test of scry_clock (a load and a branch) beside
+ * bpf_ktime_get_ns(). */
+static __always_inline __u64 scry_now(void)
+{
+	if (__builtin_expect(scry_clock != SCRY_CLOCK_MONOTONIC, 0))
+		return scry_clock == SCRY_CLOCK_BOOT ? bpf_ktime_get_boot_ns() : bpf_ktime_get_tai_ns();
+	return bpf_ktime_get_ns();
+}
 
 /* The session's switch: every event starts and stops being written at one instant, when
  * user space flips it through the mmapped .bss (scry_probes_set_recording).  The programs

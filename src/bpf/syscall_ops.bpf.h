@@ -484,7 +484,7 @@ static __always_inline void exit_ops(const struct scry_sc_desc *d, const __u64 *
 	if (!a)
 		return;
 	ops_init(a, args, ret);
-	ops_run(a, d->exit_id, d->exit_ops, d->n_exit_ops, t, bpf_ktime_get_ns());
+	ops_run(a, d->exit_id, d->exit_ops, d->n_exit_ops, t, scry_now());
 	submit(a, a->pos);
 	area_put(a);
 }

@@ -121,11 +121,11 @@ static __always_inline void sys_enter(long id, const __u64 *args, struct task_st
 		return;
 	}
 	if (d->flags & SCRY_SC_ENTRY_OPS) {
-		enter_ops(d, id, args, t, bpf_ktime_get_ns(), d->flags & SCRY_SC_DEFER);
+		enter_ops(d, id, args, t, scry_now(), d->flags & SCRY_SC_DEFER);
 		return;
 	}
 	if (d->str_mask) {
-		enter_strings(d, id, args, t, bpf_ktime_get_ns(), d->flags & SCRY_SC_DEFER);
+		enter_strings(d, id, args, t, scry_now(), d->flags & SCRY_SC_DEFER);
 		return;
 	}
 	switch (d->nargs) {

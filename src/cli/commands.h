@@ -16,6 +16,9 @@ int cmd_control(int argc, char **argv);
  * no daemon, or no such session — the events are listed instead) */
 #include <stdbool.h>
 int cmd_list_sessions(int argc, char **argv, bool *handled);
+/* `scry view [NAME]`: session NAME's (NULL: the current one's) trace directory, asked of a
+ * running daemon (none is started).  0, or 1: the reason printed, or *no_daemon. */
+int cmd_session_trace_dir(const char *name, char *dir, size_t len, bool *no_daemon);
 int cmd_daemon(int argc, char **argv);   /* scryd, or `scry daemon` */
 
 #endif

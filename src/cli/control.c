@@ -172,7 +172,8 @@ static int get_daemon(bool start, char *err, size_t errlen)
 
 /* Send the command line, print the reply.  *handled: the daemon answered (or could not
  * be reached when start is false: then 0 is returned and nothing printed). */
-static int request(int argc, char **argv, bool start, bool quiet_error, bool *failed)
+static int request(int argc, char **argv, bool start, bool quiet_error, bool *failed, char *capture,
+		   size_t caplen)
 {
 	struct scry_ctl_builder b;
 	struct scry_ctl_msg m;
@@ -211,7 +212,9 @@ answered:
 	out = scry_ctl_get(&m, "out");
 	e = scry_ctl_get(&m, "error");
 	*failed = !status || strcmp(status, "0");
-	if (!*failed || !quiet_error) {
+	if (!*failed && capture)
+		snprintf(capture, caplen, "%s", out ? out : "");
+	else if (!*failed || !quiet_error) {
 		if (out)
 			fputs(out, stdout);
 		if (*failed)
@@ -244,7 +247,24 @@ int cmd_control(int argc, char **argv)
 			return 0;
 		}
 	}
-	return request(argc, argv, true, false, &failed);
+	return request(argc, argv, true, false, &failed, NULL, 0);
+}
+
+int cmd_session_trace_dir(const char *name, char *dir, size_t len, bool *no_daemon)
+{
+	char *argv[] = { "view", (char *)name, NULL };
+	bool failed;
+	int fd = connect_daemon();
+
+	*no_daemon = fd == -ENOENT || fd == -ECONNREFUSED;
+	if (*no_daemon)
+		return 1;
+	if (fd >= 0)
+		close(fd);
+	if (request(name ? 2 : 1, argv, false, false, &failed, dir, len))
+		return 1;
+	dir[strcspn(dir, "\n")] = 0;
+	return dir[0] ? 0 : 1;
 }
 
 int cmd_list_sessions(int argc, char **argv, bool *handled)
@@ -264,7 +284,7 @@ int cmd_list_sessions(int argc, char **argv, bool *handled)
 	if (fd < 0)
 		return 0;            /* no daemon: no session to list */
 	close(fd);
-	ret = request(argc, argv, false, argc > 1, &failed);
+	ret = request(argc, argv, false, argc > 1, &failed, NULL, 0);
 	*handled = !(failed && argc > 1);   /* NAME is no session: the events named NAME */
 	return ret;
 }

@@ -17,7 +17,7 @@ static void usage(FILE *f)
 		"                     uprobe:PATH:FILE:LINE: dynamic probes, typed from DWARF\n"
 		"  trace [-f] [-T] [-tt] [-e trace=SET] [-c] [-o FILE] [-p PID|-a|-- CMD ARGS]\n"
 		"                     strace-style live output, decoded in the kernel\n"
-		"  view [--json] DIR  print a recorded trace, one line per event, time-ordered\n"
+		"  view [--json] DIR|SESSION  print a recorded trace, one line per event, time-ordered\n"
 		"  list [GLOB|syscalls|contexts|features|uprobe:PATH[:GLOB]|usdt:PATH]\n"
 		"                     show available tracepoints, syscalls, contexts, kernel features,\n"
 		"                     a binary's functions with their parameters, its USDT probes\n"
@@ -28,9 +28,11 @@ static void usage(FILE *f)
 		"                     live table of syscalls per process: calls/s, errors, latency, bytes\n"
 		"\n"
 		"Sessions, through the daemon scryd (LTTng's commands and options):\n"
-		"  create [NAME] [-o DIR]  enable-channel -k CHAN  enable-event -k [-c CHAN] [--syscall] EVENT\n"
-		"  disable-event  add-context -k -t TYPE  track/untrack -k --pid PID  start  stop\n"
-		"  list [NAME]  status  set-session NAME  destroy [NAME|-a]    daemon [--foreground]\n"
+		"  create [NAME] [-o DIR] [--snapshot] [--clock C]  enable-channel/disable-channel -k CHAN\n"
+		"  enable-event/disable-event -k [-c CHAN] [--syscall] EVENT  add-context -k -t TYPE\n"
+		"  track/untrack -k --pid PID  start  stop  list [NAME]  status  view [NAME]  set-session NAME\n"
+		"  snapshot record  rotate  enable-rotation/disable-rotation  save  load  destroy [NAME|-a]\n"
+		"  daemon [--foreground]\n"
 		"\n"
 		"`scry COMMAND --help` describes each command.\n");
 }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "cli/commands.h"
 #include "view/view_filter.h"
 #include "view/output.h"
@@ -15,9 +16,13 @@ static void view_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: scry view [OPTIONS] DIR\n"
+		"       scry view [OPTIONS] [SESSION]\n"
 		"\n"
 		"Print the events of the CTF trace(s) in DIR (a trace directory with a `metadata`\n"
-		"file, or a scry/LTTng output directory), merged in time order.\n"
+		"file, or a scry/LTTng output directory), merged in time order.  Without DIR, or\n"
+		"with a name that is no directory: the trace of a session of the running daemon\n"
+		"(scryd; the current one by default): its output directory (every chunk of a\n"
+		"session that rotated), or a snapshot session's last snapshot.\n"
 		"\n"
 		"  --json          one JSON object per line instead of babeltrace2-style text\n"
 		"  --clock-gmt     print times in UTC instead of local time\n"
@@ -72,9 +77,28 @@ int cmd_view(int argc, char **argv)
 			return 1;
 		}
 	}
-	if (optind != argc - 1) {
+	if (optind < argc - 1) {
 		fprintf(stderr, "scry view: expected one trace directory (try: scry view --help)\n");
 		return 1;
+	}
+	/* LTTng's `view [SESSION]`: no directory, or a name that is none: a session's trace */
+	char sdir[4096];
+	const char *dir = optind < argc ? argv[optind] : NULL;
+	struct stat st;
+	if (!dir || (stat(dir, &st) < 0 && !strchr(dir, '/'))) {
+		bool no_daemon;
+
+		if (cmd_session_trace_dir(dir, sdir, sizeof(sdir), &no_daemon)) {
+			if (no_daemon && !dir) {
+				fprintf(stderr, "scry view: no trace directory given and no session daemon runs "
+					"(scry view DIR, or scry view [SESSION] with scryd)\n");
+				return 1;
+			}
+			if (!no_daemon)
+				return 1;
+		} else {
+			dir = sdir;
+		}
 	}
 	/* The filter is parsed, then checked against the trace's event classes, before anything
 	 * is printed. */
@@ -89,7 +113,7 @@ int cmd_view(int argc, char **argv)
 	struct outbuf ob;
 	char err[512];
 	int ret = 1;
-	if (view_open(&v, argv[optind], stderr, err, sizeof(err))) {
+	if (view_open(&v, dir, stderr, err, sizeof(err))) {
 		fprintf(stderr, "scry view: %s\n", err);
 		filter_free(flt);
 		return 1;

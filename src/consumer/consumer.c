@@ -62,7 +62,8 @@ static void output_failed(struct scry_consumer *c, int error)
 {
 	c->write_error = error;
 	for (unsigned i = 0; i < c->ncpus; i++)
-		ctf_stream_fail(c->cpus[i].stream, error);
+		if (c->cpus[i].stream)
+			ctf_stream_fail(c->cpus[i].stream, error);
 }
 
 static void append(struct cpu_stream *cs, const uint8_t *ev, size_t size)
@@ -77,6 +78,10 @@ static void append(struct cpu_stream *cs, const uint8_t *ev, size_t size)
 	}
 	if (!cs->c->ctf)
 		return;
+	if (!cs->stream) {     /* between two chunks (a stopped session's was archived) */
+		cs->c->done.lost++;
+		return;
+	}
 	ret = ctf_stream_append(cs->stream, ev, size);
 	if (ret && ret != -E2BIG && ret != -EINVAL && !cs->c->write_error)
 		output_failed(cs->c, ret);
@@ -165,6 +170,7 @@ int scry_consumer_open(struct scry_consumer **out, const struct scry_consumer_op
 			.dir = o->dir, .channel = o->channel, .cpu = i, .uuid = o->uuid,
 			.stream_id = o->stream_id, .stream_instance_id = i,
 			.packet_size = o->packet_size, .start_ts = o->start_ts, .keep_packets = o->keep_packets,
+			.tracefile_size = o->tracefile_size, .tracefile_count = o->tracefile_count,
 		};
 		c->cpus[i].c = c;
 		c->cpus[i].cpu = i;
@@ -237,7 +243,7 @@ uint64_t scry_consumer_poll_delay_ns(const struct scry_consumer *c)
 int scry_consumer_flush(struct scry_consumer *c)
 {
 	for (unsigned i = 0; i < c->ncpus && c->ctf && !c->write_error; i++) {
-		int r = ctf_stream_flush(c->cpus[i].stream);
+		int r = c->cpus[i].stream ? ctf_stream_flush(c->cpus[i].stream) : 0;
 		if (r)
 			output_failed(c, r);
 	}
@@ -253,7 +259,11 @@ void scry_consumer_stats(struct scry_consumer *c, struct scry_consumer_stats *ou
 	out->lost = c->done.lost;
 	out->too_big = c->done.too_big;
 	for (unsigned i = 0; i < c->ncpus && c->ctf; i++) {
-		const struct ctf_stream_stats *ss = ctf_stream_stats(c->cpus[i].stream);
+		const struct ctf_stream_stats *ss;
+
+		if (!c->cpus[i].stream)
+			continue;          /* between two chunks: in done */
+		ss = ctf_stream_stats(c->cpus[i].stream);
 		out->events += ss->events;
 		out->bytes += ss->bytes;
 		out->clamped += ss->clamped;
@@ -264,6 +274,25 @@ void scry_consumer_stats(struct scry_consumer *c, struct scry_consumer_stats *ou
 	out->errors = c->errors;
 	out->filtered = c->filtered;
 	sum_kstats(c, out, false);
+}
+
+int scry_consumer_drain(struct scry_consumer *c)
+{
+	long n;
+	int tries = 0;
+
+	for (unsigned i = 0; i < c->ncpus; i++) {
+		if (scry_probes_staged(c->probes, i) > 2)
+			scry_probes_flush_stage(c->probes, i);
+		c->flushed_ns[i] = scry_monotonic_ns();
+	}
+	do
+		n = scry_consumer_poll(c);
+	while (n > 0 && ++tries < 8);
+	if (n < 0)
+		return (int)n;
+	sum_kstats(c, NULL, true);      /* the last packets carry the losses so far */
+	return scry_consumer_flush(c);
 }
 
 int scry_consumer_rotate_close(struct scry_consumer *c, uint64_t end_ts, char *err, size_t errlen)
@@ -309,6 +338,7 @@ int scry_consumer_rotate_open(struct scry_consumer *c, uint64_t start_ts, char *
 			.dir = c->opts.dir, .channel = c->opts.channel, .cpu = i, .uuid = c->opts.uuid,
 			.stream_id = c->opts.stream_id, .stream_instance_id = i,
 			.packet_size = c->opts.packet_size, .start_ts = start_ts,
+			.tracefile_size = c->opts.tracefile_size, .tracefile_count = c->opts.tracefile_count,
 		};
 
 		if (!(c->cpus[i].stream = ctf_stream_open(&so, err, errlen))) {

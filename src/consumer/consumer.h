@@ -37,6 +37,7 @@ struct scry_consumer_opts {
 	uint64_t start_ts;
 	unsigned keep_packets;      /* > 0: a flight recorder: no stream files, each CPU's last
 				     * keep_packets packets kept in memory (scry_consumer_snapshot) */
+	uint64_t tracefile_size, tracefile_count;   /* LTTng's stream file splitting (ctf/stream.h) */
 };
 
 struct scry_consumer_stats {
@@ -65,6 +66,10 @@ long scry_consumer_poll(struct scry_consumer *c);
 uint64_t scry_consumer_poll_delay_ns(const struct scry_consumer *c);
 /* Write out partly filled packets.  Returns the write error that stopped the streams, or 0. */
 int scry_consumer_flush(struct scry_consumer *c);
+/* The programs stopped writing (their switch off): what every CPU staged and its ring hold
+ * moved into the streams, and their packets written out (a trace complete on disk); the
+ * streams stay open for more.  Returns the write error that stopped the streams, or 0. */
+int scry_consumer_drain(struct scry_consumer *c);
 /* Running totals (events and bytes so far). */
 void scry_consumer_stats(struct scry_consumer *c, struct scry_consumer_stats *out);
 /* A flight recorder's streams written as the streams of the trace in dir (its kernel/

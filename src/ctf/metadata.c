@@ -369,10 +369,12 @@ char *ctf_metadata_text(const struct ctf_trace_info *ti, char *err, size_t errle
 	put_str(f, ti->creation_datetime);
 	fputs(";\n};\n\n", f);
 
+	const char *cname = ti->clock_name ? ti->clock_name : "monotonic";
+
 	fprintf(f, "clock {\n"
-		   "\tname = \"monotonic\";\n"
+		   "\tname = \"%s\";\n"
 		   "\tuuid = \"%s\";\n"
-		   "\tdescription = \"Monotonic Clock\";\n"
+		   "\tdescription = \"%s\";\n"
 		   "\tfreq = 1000000000; /* Frequency, in Hz */\n"
 		   "\tprecision = 1;\n"
 		   "\t/* clock value offset from Epoch is: offset_s * freq + offset */\n"
@@ -380,20 +382,22 @@ char *ctf_metadata_text(const struct ctf_trace_info *ti, char *err, size_t errle
 		   "\toffset = %llu;\n"
 		   "\tabsolute = FALSE;\n"
 		   "};\n\n",
-		cuuid, (long long)ti->clock_offset_s, (unsigned long long)ti->clock_offset_ns);
+		cname, cuuid, ti->clock_description ? ti->clock_description : "Monotonic Clock",
+		(long long)ti->clock_offset_s, (unsigned long long)ti->clock_offset_ns);
 
-	fputs("typealias integer {\n"
-	      "\tsize = 27; align = 1; signed = false;\n"
-	      "\tmap = clock.monotonic.value;\n"
-	      "} := uint27_clock_monotonic_t;\n\n"
-	      "typealias integer {\n"
-	      "\tsize = 32; align = 8; signed = false;\n"
-	      "\tmap = clock.monotonic.value;\n"
-	      "} := uint32_clock_monotonic_t;\n\n"
-	      "typealias integer {\n"
-	      "\tsize = 64; align = 8; signed = false;\n"
-	      "\tmap = clock.monotonic.value;\n"
-	      "} := uint64_clock_monotonic_t;\n\n", f);
+	/* LTTng's type names, mapped to the trace's clock */
+	fprintf(f, "typealias integer {\n"
+		   "\tsize = 27; align = 1; signed = false;\n"
+		   "\tmap = clock.%s.value;\n"
+		   "} := uint27_clock_monotonic_t;\n\n"
+		   "typealias integer {\n"
+		   "\tsize = 32; align = 8; signed = false;\n"
+		   "\tmap = clock.%s.value;\n"
+		   "} := uint32_clock_monotonic_t;\n\n"
+		   "typealias integer {\n"
+		   "\tsize = 64; align = 8; signed = false;\n"
+		   "\tmap = clock.%s.value;\n"
+		   "} := uint64_clock_monotonic_t;\n\n", cname, cname, cname);
 
 	fputs("struct packet_context {\n"
 	      "\tuint64_clock_monotonic_t timestamp_begin;\n"

@@ -19,6 +19,8 @@ struct ctf_trace_info {
 	int64_t clock_offset_s;       /* CLOCK_REALTIME - CLOCK_MONOTONIC at start: seconds ... */
 	uint64_t clock_offset_ns;     /* ... and nanoseconds (0..999999999) */
 	uint8_t clock_uuid[16];
+	const char *clock_name;       /* NULL: "monotonic" (LTTng's), its description "Monotonic Clock" */
+	const char *clock_description;
 	const struct ctf_stream_class *streams;   /* stream class id = index (a channel each) */
 	size_t nstreams;
 };

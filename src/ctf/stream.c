@@ -42,6 +42,11 @@ struct ctf_stream {
 	unsigned cpu;
 	struct ctf_stream_stats st;
 	char path[4096];
+	char dir[4096];
+	/* LTTng's tracefile splitting: files NAME_<cpu>_<index> of at most tracefile_size
+	 * bytes (a packet larger than that alone in its file), the oldest deleted beyond
+	 * tracefile_count (0: kept) */
+	uint64_t tracefile_size, tracefile_count, tracefile_index;
 	/* a flight recorder (keep_packets): packets seq - nheld .. seq - 1 in held[seq % keep] */
 	unsigned keep;
 	uint8_t **held;
@@ -127,6 +132,95 @@ static int hold_packet(struct ctf_stream *s, uint64_t end)
 	return 0;
 }
 
+/* Open the stream's file and its index (header written): DIR/NAME_<cpu> and
+ * DIR/index/NAME_<cpu>.idx, or with tracefile splitting NAME_<cpu>_<index>.  0, or -1 with
+ * the reason in err (nothing left behind). */
+static int open_files(struct ctf_stream *s, char *err, size_t errlen)
+{
+	char idx_path[4096];
+	uint8_t hdr[CTF_INDEX_HDR_LEN];
+	int n, r;
+
+	if (s->tracefile_size)
+		n = snprintf(s->path, sizeof(s->path), "%s/%s_%u_%llu", s->dir, s->channel, s->cpu,
+			     (unsigned long long)s->tracefile_index);
+	else
+		n = snprintf(s->path, sizeof(s->path), "%s/%s_%u", s->dir, s->channel, s->cpu);
+	if (n < 0 || (size_t)n >= sizeof(s->path)) {
+		snprintf(err, errlen, "stream: path too long");
+		return -1;
+	}
+	n = snprintf(idx_path, sizeof(idx_path), "%s/index", s->dir);
+	if (n < 0 || (size_t)n >= sizeof(idx_path)) {
+		snprintf(err, errlen, "stream: path too long");
+		return -1;
+	}
+	if (mkdir(idx_path, 0755) < 0 && errno != EEXIST) {
+		snprintf(err, errlen, "%s: %s", idx_path, strerror(errno));
+		return -1;
+	}
+	n = snprintf(idx_path, sizeof(idx_path), "%s/index/%s.idx", s->dir, strrchr(s->path, '/') + 1);
+	if (n < 0 || (size_t)n >= sizeof(idx_path)) {
+		snprintf(err, errlen, "stream: path too long");
+		return -1;
+	}
+
+	s->fd = open(s->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (s->fd < 0) {
+		snprintf(err, errlen, "%s: %s", s->path, strerror(errno));
+		return -1;
+	}
+	s->idx_fd = open(idx_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (s->idx_fd < 0) {
+		snprintf(err, errlen, "%s: %s", idx_path, strerror(errno));
+		unlink(s->path);   /* created above by us: leave nothing half-made */
+		return -1;
+	}
+	ctf_index_header(hdr);
+	r = write_all(s->idx_fd, hdr, sizeof(hdr));
+	if (r < 0) {
+		snprintf(err, errlen, "%s: write: %s", idx_path, strerror(-r));
+		unlink(idx_path);
+		unlink(s->path);
+		return -1;
+	}
+	s->idx_off = sizeof(hdr);
+	s->file_off = 0;
+	return 0;
+}
+
+/* The next tracefile (LTTng's channel_<cpu>_<index>): the current one closed, and the one
+ * tracefile_count before the new one deleted with its index. */
+static int next_tracefile(struct ctf_stream *s)
+{
+	char err[256], old[4096 + 512];
+	int r = 0;
+
+	if (fsync(s->fd) < 0)
+		r = -errno;
+	if (close(s->fd) < 0 && !r)
+		r = -errno;
+	if (fsync(s->idx_fd) < 0 && !r)
+		r = -errno;
+	if (close(s->idx_fd) < 0 && !r)
+		r = -errno;
+	s->fd = s->idx_fd = -1;
+	if (r)
+		return r;
+	s->tracefile_index++;
+	if (open_files(s, err, sizeof(err)))
+		return -EIO;
+	if (s->tracefile_count && s->tracefile_index >= s->tracefile_count) {
+		unsigned long long gone = s->tracefile_index - s->tracefile_count;
+
+		snprintf(old, sizeof(old), "%s/%s_%u_%llu", s->dir, s->channel, s->cpu, gone);
+		unlink(old);
+		snprintf(old, sizeof(old), "%s/index/%s_%u_%llu.idx", s->dir, s->channel, s->cpu, gone);
+		unlink(old);
+	}
+	return 0;
+}
+
 /* Fill in the packet context, write the packet whole, then its index entry.  A failure
  * fails the stream (stream_fail) once the file is back at its last complete packet. */
 static int write_packet(struct ctf_stream *s, uint64_t end_ts)
@@ -160,6 +254,11 @@ static int write_packet(struct ctf_stream *s, uint64_t end_ts)
 	if (s->keep)
 		return hold_packet(s, end);
 
+	if (s->tracefile_size && s->file_off && s->file_off + s->used > s->tracefile_size &&
+	    (r = next_tracefile(s)) < 0) {
+		stream_fail(s, r);
+		return r;
+	}
 	r = write_all(s->fd, s->buf, s->used);
 	if (r < 0) {
 		/* Leave the file ending at the last complete packet. */
@@ -195,9 +294,6 @@ static int write_packet(struct ctf_stream *s, uint64_t end_ts)
 struct ctf_stream *ctf_stream_open(const struct ctf_stream_opts *o, char *err, size_t errlen)
 {
 	struct ctf_stream *s = NULL;
-	char idx_path[4096];
-	uint8_t hdr[CTF_INDEX_HDR_LEN];
-	int n, r;
 
 	if (!o || (!o->dir && !o->keep_packets) || !o->channel || !*o->channel || strchr(o->channel, '/') ||
 	    strlen(o->channel) >= sizeof(s->channel) || !o->uuid) {
@@ -242,46 +338,11 @@ struct ctf_stream *ctf_stream_open(const struct ctf_stream_opts *o, char *err, s
 		return s;
 	}
 
-	n = snprintf(s->path, sizeof(s->path), "%s/%s_%u", o->dir, o->channel, o->cpu);
-	if (n < 0 || (size_t)n >= sizeof(s->path)) {
-		snprintf(err, errlen, "stream: path too long");
+	snprintf(s->dir, sizeof(s->dir), "%s", o->dir);
+	s->tracefile_size = o->tracefile_size;
+	s->tracefile_count = o->tracefile_count;
+	if (open_files(s, err, errlen))
 		goto fail;
-	}
-	n = snprintf(idx_path, sizeof(idx_path), "%s/index", o->dir);
-	if (n < 0 || (size_t)n >= sizeof(idx_path)) {
-		snprintf(err, errlen, "stream: path too long");
-		goto fail;
-	}
-	if (mkdir(idx_path, 0755) < 0 && errno != EEXIST) {
-		snprintf(err, errlen, "%s: %s", idx_path, strerror(errno));
-		goto fail;
-	}
-	n = snprintf(idx_path, sizeof(idx_path), "%s/index/%s_%u.idx", o->dir, o->channel, o->cpu);
-	if (n < 0 || (size_t)n >= sizeof(idx_path)) {
-		snprintf(err, errlen, "stream: path too long");
-		goto fail;
-	}
-
-	s->fd = open(s->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (s->fd < 0) {
-		snprintf(err, errlen, "%s: %s", s->path, strerror(errno));
-		goto fail;
-	}
-	s->idx_fd = open(idx_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (s->idx_fd < 0) {
-		snprintf(err, errlen, "%s: %s", idx_path, strerror(errno));
-		unlink(s->path);   /* created above by us: leave nothing half-made */
-		goto fail;
-	}
-	ctf_index_header(hdr);
-	r = write_all(s->idx_fd, hdr, sizeof(hdr));
-	if (r < 0) {
-		snprintf(err, errlen, "%s: write: %s", idx_path, strerror(-r));
-		unlink(idx_path);
-		unlink(s->path);
-		goto fail;
-	}
-	s->idx_off = sizeof(hdr);
 	return s;
 fail:
 	if (s->fd >= 0)

@@ -1,5 +1,5 @@
 /* stream.h — one CTF data stream (a channel on one CPU): DIR/<channel>_<cpu> and its
- * LTTng packet index DIR/index/<channel>_<cpu>.idx.
+ * LTTng packet index DIR/index/<channel>_<cpu>.idx (or, split, <channel>_<cpu>_<index>).
  *
  * Events arrive as complete byte records in their CTF layout (scry_abi.h: u16 id,
  * u64 timestamp, context, payload).  The stream packs them into packets (header +
@@ -26,6 +26,11 @@ struct ctf_stream_opts {
 	unsigned keep_packets;      /* > 0: a flight recorder: no files, the last keep_packets
 				     * packets kept in memory (the oldest overwritten), written
 				     * by ctf_stream_snapshot; dir may be NULL */
+	uint64_t tracefile_size;    /* > 0: LTTng's tracefile splitting: files <channel>_<cpu>_<index>
+				     * (indexes likewise), a new one when the next packet would pass
+				     * this size */
+	uint64_t tracefile_count;   /* > 0: with tracefile_size, at most this many files: the
+				     * oldest deleted */
 };
 
 struct ctf_stream_stats {

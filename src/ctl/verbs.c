@@ -6,23 +6,29 @@
 
 const struct scry_ctl_verb scry_ctl_verbs[] = {
 	{ "create",
-	  "usage: scry create [NAME] [-o DIR] [--snapshot]\n"
+	  "usage: scry create [NAME] [-o DIR] [--snapshot] [--clock monotonic|boot|tai]\n"
 	  "Create a recording session in the daemon (scryd, started on demand) and make it the\n"
 	  "current one (remembered in ~/.scryrc).  NAME defaults to auto-YYYYmmdd-HHMMSS.\n"
 	  "\n"
 	  "  -o, --output DIR       trace directory (default ~/scry-traces/NAME-YYYYmmdd-HHMMSS);\n"
 	  "                         it must not exist or be empty\n"
 	  "      --snapshot         a flight recorder: its channels overwrite, kept in memory (the last\n"
-	  "                         sub-buffers per CPU), nothing written until `scry snapshot record`\n" },
+	  "                         sub-buffers per CPU), nothing written until `scry snapshot record`\n"
+	  "      --clock CLOCK      the clock events are stamped with: monotonic (the default, LTTng's),\n"
+	  "                         boot (CLOCK_BOOTTIME: counts time suspended), tai (CLOCK_TAI, where\n"
+	  "                         the kernel has bpf_ktime_get_tai_ns: Linux 6.1); the trace's clock\n"
+	  "                         block names it and places events in wall time (UTC)\n" },
 	{ "destroy",
 	  "usage: scry destroy [NAME | -a]\n"
 	  "Stop the session if it records (its trace complete) and forget it.\n"
 	  "\n"
 	  "  -a, --all              every session\n" },
 	{ "enable-channel",
-	  "usage: scry enable-channel -k [--discard] [--subbuf-size S] [--num-subbuf N] [-s NAME] CHANNEL\n"
+	  "usage: scry enable-channel -k [--discard] [--subbuf-size S] [--num-subbuf N]\n"
+	  "                           [--tracefile-size S [--tracefile-count N]] [-s NAME] CHANNEL\n"
 	  "Add a channel (a stream class: files CHANNEL_<cpu>, its own per-CPU buffers, events and\n"
-	  "contexts) to a session that has not started.\n"
+	  "contexts) to a session that has not started; a disabled channel is enabled again (no\n"
+	  "attribute given), at once on a started session.\n"
 	  "\n"
 	  "  -k, --kernel           the kernel domain (the only one)\n"
 	  "      --discard          when the buffer is full, new events are discarded (counted)\n"
@@ -32,6 +38,17 @@ const struct scry_ctl_verb scry_ctl_verbs[] = {
 	  "      --num-subbuf N     number of sub-buffers (rounded up to a power of two); the\n"
 	  "                         per-CPU buffer is S x N (default 8M per CPU; a snapshot session\n"
 	  "                         keeps N sub-buffers of S per CPU, default 4 x 1M)\n"
+	  "      --tracefile-size S each CPU's stream split in files CHANNEL_<cpu>_<index> of at most\n"
+	  "                         S bytes (at least a sub-buffer: a packet)\n"
+	  "      --tracefile-count N  at most N such files per CPU: the oldest deleted\n"
+	  SESSION_OPT },
+	{ "disable-channel",
+	  "usage: scry disable-channel -k [-s NAME] CHANNEL[,CHANNEL...]\n"
+	  "Disable channels: their events are not recorded from now on (at once on a started\n"
+	  "session); each stays in the session, its trace, `list` and `save`.  `scry enable-channel\n"
+	  "-k CHANNEL` enables it again.\n"
+	  "\n"
+	  "  -k, --kernel           the kernel domain (the only one)\n"
 	  SESSION_OPT },
 	{ "enable-event",
 	  "usage: scry enable-event -k [-c CHANNEL] [--syscall] [-a] [--filter EXPR] [-s NAME] EVENT[,EVENT...]\n"
@@ -86,10 +103,12 @@ const struct scry_ctl_verb scry_ctl_verbs[] = {
 	  SESSION_OPT },
 	{ "start",
 	  "usage: scry start [NAME]\n"
-	  "Load and attach the session's events; recording begins for every event at one instant.\n" },
+	  "Load and attach the session's events; recording begins for every event at one instant.\n"
+	  "A stopped session records again into the same trace (its streams go on).\n" },
 	{ "stop",
 	  "usage: scry stop [NAME]\n"
-	  "Stop recording: every event until this instant is in the trace, which is complete.\n" },
+	  "Stop recording: every event until this instant is in the trace, which is complete on\n"
+	  "disk.  The session keeps its buffers: start records again, destroy frees them.\n" },
 	{ "status",
 	  "usage: scry status\n"
 	  "The current session: its state, output, channels, events, contexts, trackers, counts.\n" },

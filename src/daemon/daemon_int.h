@@ -29,10 +29,14 @@ struct dchannel {
 	size_t ring_size;              /* per CPU; 0: the engine's default */
 	uint64_t subbuf_size, num_subbuf;
 	uint64_t ctx_mask;
+	bool disabled;                 /* disable-channel: its events not recorded, it stays */
+	uint64_t tracefile_size, tracefile_count;   /* --tracefile-size/--tracefile-count (0: none) */
 	struct dop *ops;
 	size_t nops;
 };
 
+/* D_STOPPED: the engine session is kept loaded and paused (LTTng's stop): start records
+ * again into the same trace; destroy completes it and frees the BPF objects and rings. */
 enum dstate { D_CREATED, D_STARTED, D_STOPPED };
 
 struct dsession {
@@ -48,6 +52,8 @@ struct dsession {
 	bool snapshot;                 /* a flight recorder: overwrite channels kept in memory,
 					* written by snapshot record */
 	unsigned nsnapshots;
+	unsigned clock;                /* create --clock: SCRY_CLOCK_* */
+	char *last_snapshot;            /* the directory of the last snapshot recorded */
 	uint64_t rot_timer_ns, rot_size;   /* enable-rotation --timer / --size (0: none) */
 	int rot_timer, size_timer;         /* --timer's loop timer, and the 250 ms check (--size, a
 					    * failed write) once started, or -1 */

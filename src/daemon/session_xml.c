@@ -56,13 +56,15 @@ static int write_channel(xmlTextWriterPtr w, const struct dsession *s, const str
 
 	if (nr < 0)
 		return -1;
-	bad |= OPEN(w, "channel") | el(w, "name", "%s", c->name) | el(w, "enabled", "true") |
+	bad |= OPEN(w, "channel") | el(w, "name", "%s", c->name) | el(w, "enabled", "%s", c->disabled ? "false" : "true") |
 	       el(w, "overwrite_mode", "%s", s->snapshot ? "OVERWRITE" : "DISCARD");
 	if (c->subbuf_size)
 		bad |= el(w, "subbuffer_size", "%llu", (unsigned long long)c->subbuf_size) |
 		       el(w, "subbuffer_count", "%llu", (unsigned long long)c->num_subbuf);
 	bad |= el(w, "switch_timer_interval", "0") | el(w, "read_timer_interval", "0") |
-	       el(w, "output_type", "MMAP") | el(w, "tracefile_size", "0") | el(w, "tracefile_count", "0") |
+	       el(w, "output_type", "MMAP") |
+	       el(w, "tracefile_size", "%llu", (unsigned long long)c->tracefile_size) |
+	       el(w, "tracefile_count", "%llu", (unsigned long long)c->tracefile_count) |
 	       el(w, "live_timer_interval", "0");
 	bad |= OPEN(w, "events");
 	for (int k = 0; k < nr; k++) {
@@ -414,6 +416,7 @@ static int read_channel(struct rd *r, struct dsession *s, xmlNodePtr ch)
 	char name[256] = "", b[64];
 	uint64_t subbuf = 0, count = 4;
 	bool subbuf_given = false, enabled = true;
+	uint64_t tfsize = 0, tfcount = 0;
 	int ret = 0;
 
 	FOR_ELEMENTS(n, ch)
@@ -457,9 +460,9 @@ static int read_channel(struct rd *r, struct dsession *s, xmlNodePtr ch)
 		else if (is(n, "blocking_timeout"))
 			ret = zero_only(r, n, "blocking is");
 		else if (is(n, "tracefile_size"))
-			ret = zero_only(r, n, "a tracefile size limit is");
+			ret = number(r, n, &tfsize);
 		else if (is(n, "tracefile_count"))
-			ret = zero_only(r, n, "a tracefile count limit is");
+			ret = number(r, n, &tfcount);
 		else if (is(n, "events")) {
 			FOR_ELEMENTS(e, n) {
 				if (!is(e, "event"))
@@ -482,8 +485,11 @@ static int read_channel(struct rd *r, struct dsession *s, xmlNodePtr ch)
 			return ret;
 		c = dsession_channel(s, name);
 	}
-	if (!enabled)
-		return unsupported(r, ch, "is disabled: disabled channels are not supported by scry yet");
+	c->disabled = !enabled;
+	if (tfsize && (s->snapshot || tfsize < (subbuf_given && subbuf ? subbuf : SCRY_DEFAULT_PACKET_SIZE)))
+		return unsupported(r, ch, "has a tracefile size smaller than a sub-buffer, or in a snapshot session");
+	c->tracefile_size = tfsize;
+	c->tracefile_count = tfsize ? tfcount : 0;
 	if (subbuf_given || count != 4 || s->snapshot) {
 		uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "daemon/daemon_int.h"
+#include "util/clock.h"
 #include "util/log.h"
 #include "util/loop.h"
 
@@ -141,7 +142,7 @@ int dsession_rebuild(struct daemon *d, struct dsession *s, char *err, size_t err
 	struct scry_channel_opts *co = NULL;
 	struct scry_session_opts so = {
 		.output = s->dir, .catalog = d->cat, .target_all = s->npids == 0, .filter = s->filter,
-		.snapshot = s->snapshot,
+		.snapshot = s->snapshot, .clock = s->clock,
 		.track_vpids = s->nvpids ? s->vpids : NULL, .ntrack_vpids = s->nvpids,
 		.track_uids = s->nuids ? s->uids : NULL, .ntrack_uids = s->nuids,
 		.track_gids = s->ngids ? s->gids : NULL, .ntrack_gids = s->ngids,
@@ -170,7 +171,10 @@ int dsession_rebuild(struct daemon *d, struct dsession *s, char *err, size_t err
 			/* a flight recorder keeps num_subbuf packets of subbuf_size per CPU */
 			.packet_size = s->snapshot ? (size_t)c->subbuf_size : 0,
 			.keep_packets = s->snapshot ? (unsigned)c->num_subbuf : 0,
+			.tracefile_size = c->tracefile_size, .tracefile_count = c->tracefile_count,
 		};
+		if (c->tracefile_size && c->subbuf_size)     /* LTTng: a packet is a sub-buffer */
+			co[n - 1].packet_size = (size_t)c->subbuf_size;
 	}
 	ret = 0;
 	if (!n)
@@ -187,6 +191,8 @@ int dsession_rebuild(struct daemon *d, struct dsession *s, char *err, size_t err
 		for (size_t k = first[i] + 1; k < c->nops && !ret; k++)
 			ret = c->ops[k].enable ? scry_session_enable_event(s->eng, c->name, c->ops[k].spec, err, errlen)
 					       : scry_session_disable_event(s->eng, c->name, c->ops[k].spec, err, errlen);
+		if (!ret && c->disabled)
+			ret = scry_session_enable_channel(s->eng, c->name, false, err, errlen);
 	}
 	if (ret) {
 		scry_session_destroy(s->eng);
@@ -203,7 +209,7 @@ int dsession_rotate(struct dsession *s, char *archive, size_t len, char *err, si
 	struct scry_session_summary sum;
 	int ret;
 
-	if (s->state != D_STARTED) {
+	if (s->state == D_CREATED || !s->eng) {
 		snprintf(err, errlen, "session '%s' is not started: nothing to rotate", s->name);
 		return -EINVAL;
 	}
@@ -270,30 +276,54 @@ void dsession_rotation_timers(struct daemon *d, struct dsession *s)
 	s->size_timer = scry_loop_timer(d->loop, 250 * 1000 * 1000ULL, session_tick, s);
 }
 
+/* start after stop: the paused engine session records again into the same trace. */
+static int restart(struct daemon *d, struct dsession *s, char *err, size_t errlen)
+{
+	uint64_t t0 = scry_monotonic_ns();
+	int ret;
+
+	if ((ret = scry_session_resume(s->eng, err, errlen)))
+		return ret;
+	if ((ret = scry_session_pump_start(s->eng, d->loop, 0, NULL, NULL, &s->pump))) {
+		char e2[256];
+
+		snprintf(err, errlen, "event loop: %s", strerror(-ret));
+		scry_session_pause(s->eng, e2, sizeof(e2));
+		return ret;
+	}
+	s->state = D_STARTED;
+	s->stop_error[0] = 0;
+	dsession_rotation_timers(d, s);
+	scry_log(SCRY_LOG_INFO, "scryd: session %s started again, trace %s (%.1f ms)", s->name,
+		 scry_session_dir(s->eng), (scry_monotonic_ns() - t0) / 1e6);
+	return 0;
+}
+
 int dsession_start(struct daemon *d, struct dsession *s, char *err, size_t errlen)
 {
+	uint64_t t0 = scry_monotonic_ns(), t1, t2, t3;
 	int ret;
 
 	if (s->state == D_STARTED) {
 		snprintf(err, errlen, "session '%s' is already started", s->name);
 		return -EALREADY;
 	}
-	if (s->state == D_STOPPED) {
-		snprintf(err, errlen, "session '%s' was stopped and its trace is complete: restarting a stopped "
-			 "session is not supported yet (create a new session)", s->name);
-		return -ENOTSUP;
-	}
+	if (s->state == D_STOPPED)
+		return restart(d, s, err, errlen);
 	if (!s->eng) {
 		snprintf(err, errlen, "session '%s' has no event enabled (scry enable-event first)", s->name);
 		return -ENOENT;
 	}
 	if ((ret = scry_session_load(s->eng, err, errlen)))
 		goto fail;
+	t1 = scry_monotonic_ns();
 	for (size_t i = 0; i < s->npids; i++)
 		if ((ret = scry_session_track(s->eng, s->pids[i], err, errlen)))
 			goto fail;
+	t2 = scry_monotonic_ns();
 	if ((ret = scry_session_start(s->eng, err, errlen)))
 		goto fail;
+	t3 = scry_monotonic_ns();
 	if ((ret = scry_session_pump_start(s->eng, d->loop, 0, NULL, NULL, &s->pump))) {
 		struct scry_session_summary sum;
 		char e2[256];
@@ -305,7 +335,14 @@ int dsession_start(struct daemon *d, struct dsession *s, char *err, size_t errle
 	s->state = D_STARTED;
 	s->rot_bytes = 0;
 	dsession_rotation_timers(d, s);
-	scry_log(SCRY_LOG_INFO, "scryd: session %s started, trace %s", s->name, scry_session_dir(s->eng));
+	/* where a start's time goes (bench/daemon.sh reads it) */
+	struct scry_session_load_times lt;
+
+	scry_session_load_times(s->eng, &lt);
+	scry_log(SCRY_LOG_INFO, "scryd: session %s started, trace %s (%.1f ms: load %.1f [trace dir and guardian %.1f, "
+		 "BPF objects of %zu channel(s) %.1f, metadata %.1f], track %.1f, attach %.1f)", s->name,
+		 scry_session_dir(s->eng), (scry_monotonic_ns() - t0) / 1e6, (t1 - t0) / 1e6, lt.dir_ns / 1e6,
+		 s->nchans, lt.bpf_ns / 1e6, lt.metadata_ns / 1e6, (t2 - t1) / 1e6, (t3 - t2) / 1e6);
 	return 0;
 fail:
 	/* nothing recorded: the engine session is built again from the configuration */
@@ -331,13 +368,12 @@ int dsession_stop(struct daemon *d, struct dsession *s, char *err, size_t errlen
 	s->pump = NULL;
 	s->state = D_STOPPED;
 	dsession_rotation_timers(d, s);     /* cancelled */
-	ret = scry_session_stop(s->eng, &s->sum, s->stop_error, sizeof(s->stop_error));
+	/* paused, kept: start records again into this trace; destroy completes it */
+	ret = scry_session_pause(s->eng, s->stop_error, sizeof(s->stop_error));
+	scry_session_progress(s->eng, &s->sum);
 	s->nchunks = scry_session_chunks(s->eng);
 	if (!ret)
 		s->stop_error[0] = 0;
-	scry_session_destroy(s->eng);     /* its BPF objects and rings freed; the trace stays */
-	s->eng = NULL;
-	s->state = D_STOPPED;
 	scry_log(SCRY_LOG_INFO, "scryd: session %s stopped: %llu events, %llu discarded, %llu lost", s->name,
 		 (unsigned long long)s->sum.events, (unsigned long long)s->sum.discarded,
 		 (unsigned long long)s->sum.lost);
@@ -359,6 +395,7 @@ void dsession_free(struct dsession *s)
 	}
 	free(s->chans);
 	free(s->filter);
+	free(s->last_snapshot);
 	free(s->pids);
 	free(s->vpids);
 	free(s->uids);
@@ -374,6 +411,13 @@ void dsession_destroy(struct daemon *d, struct dsession *s)
 
 	if (s->state == D_STARTED)
 		dsession_stop(d, s, err, sizeof(err));
+	if (s->state == D_STOPPED && s->eng) {   /* the trace completed, BPF objects and rings freed */
+		struct scry_session_summary sum;
+
+		scry_session_stop(s->eng, &sum, err, sizeof(err));
+		scry_session_destroy(s->eng);
+		s->eng = NULL;
+	}
 	for (size_t i = 0; i < d->nsess; i++)
 		if (d->sess[i] == s) {
 			memmove(&d->sess[i], &d->sess[i + 1], (d->nsess - i - 1) * sizeof(*d->sess));
@@ -404,11 +448,13 @@ void dsession_describe(struct dsession *s, FILE *out)
 
 	fprintf(out, "Recording session %s: [%s]\n", s->name, state_name(s->state));
 	fprintf(out, "    Trace output: %s\n", s->dir);
+	if (s->clock)
+		fprintf(out, "    Clock: %s\n", scry_clock_name(s->clock));
 	if (s->snapshot)
 		fprintf(out, "    Snapshot mode: %u snapshot(s) recorded\n", s->nsnapshots);
 	if (s->filter)
 		fprintf(out, "    Filter: %s\n", s->filter);
-	if (s->state == D_STARTED)
+	if (s->state != D_CREATED && s->eng)
 		scry_session_progress(s->eng, &sum);
 	if (s->state != D_CREATED)
 		fprintf(out, "    Events: %llu recorded, %llu discarded, %llu lost, %llu bytes\n",
@@ -420,7 +466,7 @@ void dsession_describe(struct dsession *s, FILE *out)
 		fprintf(out, "    Error: %s after %llu events: the trace ends at its last complete packet; %llu events "
 			"lost\n", write_error_name(sum.write_error), (unsigned long long)sum.events,
 			(unsigned long long)(sum.lost - sum.too_big));
-	if (s->rot_timer_ns || s->rot_size || s->nchunks || (s->eng && s->state == D_STARTED &&
+	if (s->rot_timer_ns || s->rot_size || s->nchunks || (s->eng && s->state != D_CREATED &&
 							       scry_session_chunks(s->eng))) {
 		fprintf(out, "    Rotation:");
 		if (s->rot_timer_ns)
@@ -428,7 +474,7 @@ void dsession_describe(struct dsession *s, FILE *out)
 		if (s->rot_size)
 			fprintf(out, " every %llu bytes", (unsigned long long)s->rot_size);
 		fprintf(out, "; %u chunk(s) archived\n",
-			s->state == D_STARTED ? scry_session_chunks(s->eng) : s->nchunks);
+			s->state != D_CREATED && s->eng ? scry_session_chunks(s->eng) : s->nchunks);
 	}
 	fprintf(out, "\n=== Domain: Linux kernel ===\n\nTracked process attributes\n");
 	fprintf(out, "  PID: ");
@@ -447,7 +493,7 @@ void dsession_describe(struct dsession *s, FILE *out)
 		struct dchannel *c = &s->chans[i];
 		bool ctx_any = false;
 
-		fprintf(out, "- %s: [enabled]\n\n    Attributes:\n", c->name);
+		fprintf(out, "- %s: [%s]\n\n    Attributes:\n", c->name, c->disabled ? "disabled" : "enabled");
 		fprintf(out, "      Mode: %s\n", s->snapshot ? "overwrite" : "discard");
 		if (c->subbuf_size)
 			fprintf(out, "      Sub-buffer size: %llu bytes\n      Sub-buffer count: %llu\n",
@@ -458,6 +504,10 @@ void dsession_describe(struct dsession *s, FILE *out)
 			fprintf(out, "      Buffer size per CPU: %zu bytes\n", c->ring_size);
 		else
 			fprintf(out, "      Buffer size per CPU: default\n");
+		if (c->tracefile_size)
+			fprintf(out, "      Trace file size: %llu bytes\n", (unsigned long long)c->tracefile_size);
+		if (c->tracefile_size && c->tracefile_count)
+			fprintf(out, "      Trace file count: %llu\n", (unsigned long long)c->tracefile_count);
 		fprintf(out, "\n    Contexts:\n");
 		for (unsigned k = 0; k < SCRY_CTX_NR; k++)
 			if (c->ctx_mask & (1ULL << k)) {

@@ -75,13 +75,16 @@ static struct dsession *target(struct verb_ctx *v, const char *name)
 	return s;
 }
 
-/* Before start, configuration only; a stopped session takes no change. */
+/* The engine session is loaded (started, or stopped and kept): changes go to its verbs. */
+static bool loaded(const struct dsession *s)
+{
+	return s->state != D_CREATED && s->eng;
+}
+
+/* Every state takes changes (a stopped session's engine is kept, as LTTng's); what a
+ * loaded session refuses, each verb says. */
 static int changeable(struct verb_ctx *v, struct dsession *s)
 {
-	struct dreply *r = v->r;
-
-	if (s->state == D_STOPPED)
-		return ERR("session '%s' is stopped and its trace complete: it takes no change", s->name);
 	return 0;
 }
 
@@ -122,10 +125,11 @@ static int verb_create(struct verb_ctx *v, int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{ "output", required_argument, NULL, 'o' }, { "snapshot", no_argument, NULL, 'S' },
-		{ "kernel", no_argument, NULL, 'k' }, { 0 } };
+		{ "kernel", no_argument, NULL, 'k' }, { "clock", required_argument, NULL, 'C' }, { 0 } };
 	struct dreply *r = v->r;
 	const char *out = NULL, *name = NULL;
 	bool snapshot = false;
+	unsigned clock = SCRY_CLOCK_MONOTONIC;
 	char autoname[64], stamp[32], *dir = NULL;
 	time_t now = time(NULL);
 	struct tm tm;
@@ -136,6 +140,14 @@ static int verb_create(struct verb_ctx *v, int argc, char **argv)
 		case 'o': out = optarg; break;
 		case 'k': break;
 		case 'S': snapshot = true; break;
+		case 'C':
+			for (clock = 0; clock < SCRY_CLOCK_NR && strcmp(optarg, scry_clock_name(clock)); clock++)
+				;
+			if (clock == SCRY_CLOCK_NR)
+				return ERR("create: unknown clock '%s' (monotonic, boot or tai)", optarg);
+			if ((ret = scry_clock_check(clock, r->err, r->errlen)))
+				return ret;
+			break;
 		default: return bad_option(v, argc, argv);
 		}
 	}
@@ -172,6 +184,7 @@ static int verb_create(struct verb_ctx *v, int argc, char **argv)
 	if ((ret = dsession_add(v->d, name, dir, r->err, r->errlen)))
 		goto out;
 	v->d->sess[v->d->nsess - 1]->snapshot = snapshot;
+	v->d->sess[v->d->nsess - 1]->clock = clock;
 	if (snapshot)
 		fprintf(r->out, "Snapshot session %s created.\nDefault snapshot output set to %s\n", name, dir);
 	else
@@ -237,19 +250,79 @@ static int verb_destroy(struct verb_ctx *v, int argc, char **argv)
 	return s ? destroy_one(v, s) : -ENOENT;
 }
 
+/* Enable or disable existing channels (LTTng's disable-channel, and enable-channel of a
+ * disabled one): a disabled channel's events are not recorded; it stays in the session, its
+ * trace, list and save.  Before start the configuration; loaded, the engine's switch too. */
+static int set_channels(struct verb_ctx *v, struct dsession *s, const char *list, bool on)
+{
+	struct dreply *r = v->r;
+	char *names = strdup(list), *save = NULL, *tok;
+	int ret = 0;
+
+	if (!names)
+		return ERR("out of memory");
+	for (tok = strtok_r(names, ",", &save); tok && !ret; tok = strtok_r(NULL, ",", &save)) {
+		struct dchannel *c = dsession_channel(s, tok);
+
+		if (!c) {
+			ret = ERR("no channel '%s' in session '%s'", tok, s->name);
+			break;
+		}
+		if (c->disabled == !on) {
+			ret = ERR("channel '%s' of session '%s' is already %s", tok, s->name, on ? "enabled" : "disabled");
+			break;
+		}
+		if (s->eng && (ret = scry_session_enable_channel(s->eng, tok, on, r->err, r->errlen)) && ret != -ENOENT)
+			break;      /* -ENOENT: no event yet, not in the engine session */
+		ret = 0;
+		c->disabled = !on;
+		fprintf(r->out, "Kernel channel %s %s for session %s\n", tok, on ? "enabled" : "disabled", s->name);
+	}
+	free(names);
+	return ret;
+}
+
+static int verb_disable_channel(struct verb_ctx *v, int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "kernel", no_argument, NULL, 'k' }, { "userspace", no_argument, NULL, 'u' },
+		{ "session", required_argument, NULL, 's' }, { 0 } };
+	struct dreply *r = v->r;
+	const char *sname = NULL;
+	struct dsession *s;
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, ":kus:", lo, NULL)) != -1) {
+		switch (opt) {
+		case 'k': break;
+		case 'u': return ERR("disable-channel: scry records the kernel domain only (-k)");
+		case 's': sname = optarg; break;
+		default: return bad_option(v, argc, argv);
+		}
+	}
+	if (optind >= argc)
+		return ERR("disable-channel: give a channel name (scry disable-channel --help)");
+	if (optind + 1 < argc)
+		return ERR("disable-channel: unexpected argument '%s' (channel names are comma-separated)", argv[optind + 1]);
+	if (!(s = target(v, sname)))
+		return -ENOENT;
+	return set_channels(v, s, argv[optind], false);
+}
+
 /* LTTng rounds sub-buffer sizes and counts up to powers of two; a CPU's buffer is their
  * product, at least a page. */
 static int verb_enable_channel(struct verb_ctx *v, int argc, char **argv)
 {
-	enum { O_DISCARD = 256, O_OVERWRITE, O_SUBBUF, O_NUMSUB };
+	enum { O_DISCARD = 256, O_OVERWRITE, O_SUBBUF, O_NUMSUB, O_TFSIZE, O_TFCOUNT };
 	static const struct option lo[] = {
 		{ "kernel", no_argument, NULL, 'k' }, { "userspace", no_argument, NULL, 'u' },
 		{ "session", required_argument, NULL, 's' }, { "discard", no_argument, NULL, O_DISCARD },
 		{ "overwrite", no_argument, NULL, O_OVERWRITE }, { "subbuf-size", required_argument, NULL, O_SUBBUF },
-		{ "num-subbuf", required_argument, NULL, O_NUMSUB }, { 0 } };
+		{ "num-subbuf", required_argument, NULL, O_NUMSUB }, { "tracefile-size", required_argument, NULL, O_TFSIZE },
+		{ "tracefile-count", required_argument, NULL, O_TFCOUNT }, { 0 } };
 	struct dreply *r = v->r;
 	const char *sname = NULL;
-	uint64_t subbuf = 0, nsub = 0, page = (uint64_t)sysconf(_SC_PAGESIZE);
+	uint64_t subbuf = 0, nsub = 0, page = (uint64_t)sysconf(_SC_PAGESIZE), tfsize = 0, tfcount = 0;
 	char mode = 0;
 	struct dsession *s;
 	struct dchannel *c;
@@ -276,6 +349,19 @@ static int verb_enable_channel(struct verb_ctx *v, int argc, char **argv)
 				return ERR("invalid sub-buffer count '%s' (expected 1 to 1024)", optarg);
 			break;
 		}
+		case O_TFSIZE:
+			if (scry_parse_size(optarg, &tfsize) || !tfsize)
+				return ERR("invalid trace file size '%s' (expected e.g. 64M)", optarg);
+			break;
+		case O_TFCOUNT: {
+			char *end;
+
+			errno = 0;
+			tfcount = strtoull(optarg, &end, 10);
+			if (errno || *end || !*optarg || optarg[0] == '-' || !tfcount || tfcount > 1000000)
+				return ERR("invalid trace file count '%s' (expected 1 to 1000000)", optarg);
+			break;
+		}
 		default: return bad_option(v, argc, argv);
 		}
 	}
@@ -287,9 +373,15 @@ static int verb_enable_channel(struct verb_ctx *v, int argc, char **argv)
 		return -ENOENT;
 	if ((ret = changeable(v, s)))
 		return ret;
-	if (s->state == D_STARTED)
-		return ERR("cannot add a channel to session '%s': it is started (as LTTng, channels are added before start)",
-			   s->name);
+	if (!strchr(argv[optind], ',') && dsession_channel(s, argv[optind])) {
+		if (mode || subbuf || nsub || tfsize || tfcount)
+			return ERR("channel '%s' already exists in session '%s': its attributes are set when it is "
+				   "made", argv[optind], s->name);
+		return set_channels(v, s, argv[optind], true);     /* LTTng: enabled again */
+	}
+	if (s->state != D_CREATED)
+		return ERR("cannot add a channel to session '%s': it %s started (as LTTng, channels are added before start)",
+			   s->name, s->state == D_STARTED ? "is" : "was");
 	if (mode == 'o' && !s->snapshot)
 		return ERR("enable-channel --overwrite: scry's overwrite channels are the flight recorders of snapshot "
 			   "sessions (create --snapshot)");
@@ -298,6 +390,14 @@ static int verb_enable_channel(struct verb_ctx *v, int argc, char **argv)
 			   "in memory until snapshot record)", s->name);
 	subbuf = subbuf ? scry_pow2_at_least(subbuf, page) : 0;
 	nsub = nsub ? scry_pow2_at_least(nsub, 1) : 0;
+	if (tfcount && !tfsize)
+		return ERR("enable-channel: --tracefile-count needs --tracefile-size");
+	if (tfsize && s->snapshot)
+		return ERR("enable-channel: the channels of snapshot session '%s' write no trace file to split", s->name);
+	if (tfsize && tfsize < (subbuf ? subbuf : SCRY_DEFAULT_PACKET_SIZE))
+		return ERR("enable-channel: a trace file size of %llu bytes is smaller than a sub-buffer (%llu bytes; "
+			   "--subbuf-size sets it)", (unsigned long long)tfsize,
+			   (unsigned long long)(subbuf ? subbuf : SCRY_DEFAULT_PACKET_SIZE));
 	if ((subbuf || nsub) && (subbuf ? subbuf : 1ULL << 20) * (nsub ? nsub : 4) > (1ULL << 32))
 		return ERR("enable-channel: a buffer of more than 4G per CPU");
 	if (!(names = strdup(argv[optind])))
@@ -320,6 +420,8 @@ static int verb_enable_channel(struct verb_ctx *v, int argc, char **argv)
 			c->num_subbuf = nsub ? nsub : 4;
 			c->ring_size = (size_t)(c->subbuf_size * c->num_subbuf);
 		}
+		c->tracefile_size = tfsize;
+		c->tracefile_count = tfcount;
 		fprintf(r->out, "Kernel channel %s enabled for session %s\n", tok, s->name);
 	}
 	free(names);
@@ -374,7 +476,7 @@ static int apply_op(struct verb_ctx *v, struct dsession *s, struct dchannel *c, 
 	struct dreply *r = v->r;
 	int ret;
 
-	if (s->state == D_STARTED) {
+	if (loaded(s)) {
 		ret = enable ? scry_session_enable_event(s->eng, c->name, spec, r->err, r->errlen)
 			     : scry_session_disable_event(s->eng, c->name, spec, r->err, r->errlen);
 		if (ret)
@@ -575,9 +677,9 @@ static int verb_add_context(struct verb_ctx *v, int argc, char **argv)
 		return -ENOENT;
 	if ((ret = changeable(v, s)))
 		return ret;
-	if (s->state == D_STARTED)
-		return ERR("cannot add a context to session '%s': it is started (contexts are set before start, "
-			   "as LTTng's kernel domain does)", s->name);
+	if (s->state != D_CREATED)
+		return ERR("cannot add a context to session '%s': it %s started (contexts are set before start, "
+			   "as LTTng's kernel domain does)", s->name, s->state == D_STARTED ? "is" : "was");
 	if (chan && !dsession_channel(s, chan))
 		return ERR("no channel '%s' in session '%s'", chan, s->name);
 	if (!s->nchans && !chan) {
@@ -709,13 +811,13 @@ static int verb_track(struct verb_ctx *v, int argc, char **argv, bool add)
 		return -ENOENT;
 	if ((ret = changeable(v, s)))
 		return ret;
-	if (s->state == D_STARTED) {
+	if (loaded(s)) {
 		pid_t *pids = NULL;
 		size_t n = 0;
 
 		if (!add || lists[1] || lists[2] || lists[3])
-			return ERR("%s: session '%s' is started: only track --pid changes a started session",
-				   v->verb, s->name);
+			return ERR("%s: session '%s' %s started: only track --pid changes a started session",
+				   v->verb, s->name, s->state == D_STARTED ? "is" : "was");
 		if (!s->npids)
 			return ERR("track --pid: session '%s' was started recording every process (track before start)",
 				   s->name);
@@ -779,6 +881,8 @@ static int verb_start_stop(struct verb_ctx *v, int argc, char **argv, bool start
 		return ERR("%s: unexpected argument '%s'", v->verb, argv[2]);
 	if (!(s = target(v, argc > 1 ? argv[1] : NULL)))
 		return -ENOENT;
+	if (!start && s->state != D_STARTED)
+		return ERR("session '%s' is not started", s->name);
 	if (start) {
 		if ((ret = dsession_start(v->d, s, r->err, r->errlen)))
 			return ret;
@@ -844,7 +948,7 @@ static int verb_snapshot(struct verb_ctx *v, int argc, char **argv)
 		return -ENOENT;
 	if (!s->snapshot)
 		return ERR("session '%s' is not a snapshot session (create --snapshot)", s->name);
-	if (s->state != D_STARTED)
+	if (!loaded(s))
 		return ERR("session '%s' is not started: a snapshot writes what a started session's buffers hold",
 			   s->name);
 	if (optind < argc) {
@@ -867,6 +971,8 @@ static int verb_snapshot(struct verb_ctx *v, int argc, char **argv)
 	ret = scry_session_snapshot(s->eng, dir, max, &bytes, r->err, r->errlen);
 	if (!ret) {
 		s->nsnapshots++;
+		free(s->last_snapshot);
+		s->last_snapshot = strdup(dir);
 		fprintf(r->out, "Snapshot recorded successfully for session %s in %s (%llu bytes)\n", s->name, dir,
 			(unsigned long long)bytes);
 	}
@@ -1107,6 +1213,9 @@ static int verb_save(struct verb_ctx *v, int argc, char **argv)
 		ret = dsession_save(s, file, force, r->err, r->errlen);
 		if (!ret)
 			fprintf(r->out, "Session %s saved successfully to %s\n", s->name, file);
+		if (!ret && s->clock)     /* session.xsd has no element for a tracer's clock */
+			fprintf(r->out, "Note: its clock '%s' is not saved (LTTng's session XML has no place for it): "
+				"load gives the monotonic clock\n", scry_clock_name(s->clock));
 		free(file);
 	}
 	free(base);
@@ -1246,6 +1355,26 @@ out:
 	return ret;
 }
 
+/* `scry view [NAME]` (the CLI asks, then reads the trace itself): the directory to read, a
+ * normal session's output (every chunk of one that rotated) or a snapshot session's last
+ * snapshot. */
+static int verb_view(struct verb_ctx *v, int argc, char **argv)
+{
+	struct dreply *r = v->r;
+	struct dsession *s;
+
+	if (argc > 2)
+		return ERR("view: unexpected argument '%s' (scry view --help)", argv[2]);
+	if (!(s = target(v, argc > 1 ? argv[1] : NULL)))
+		return -ENOENT;
+	if (s->snapshot && !s->last_snapshot)
+		return ERR("snapshot session '%s' has recorded no snapshot yet (scry snapshot record)", s->name);
+	if (!s->snapshot && s->state == D_CREATED)
+		return ERR("session '%s' has not started: it has no trace yet", s->name);
+	fprintf(r->out, "%s\n", s->snapshot ? s->last_snapshot : s->dir);
+	return 0;
+}
+
 static int verb_set_session(struct verb_ctx *v, int argc, char **argv)
 {
 	struct dreply *r = v->r;
@@ -1279,6 +1408,8 @@ int daemon_verb(struct daemon *d, char **argv, int argc, const char *cwd, const 
 		return verb_destroy(&v, argc, argv);
 	if (!strcmp(v.verb, "enable-channel"))
 		return verb_enable_channel(&v, argc, argv);
+	if (!strcmp(v.verb, "disable-channel"))
+		return verb_disable_channel(&v, argc, argv);
 	if (!strcmp(v.verb, "enable-event"))
 		return verb_event(&v, argc, argv, true);
 	if (!strcmp(v.verb, "disable-event"))
@@ -1309,6 +1440,8 @@ int daemon_verb(struct daemon *d, char **argv, int argc, const char *cwd, const 
 		return verb_save(&v, argc, argv);
 	if (!strcmp(v.verb, "load"))
 		return verb_load(&v, argc, argv);
+	if (!strcmp(v.verb, "view"))
+		return verb_view(&v, argc, argv);
 	if (!strcmp(v.verb, "set-session"))
 		return verb_set_session(&v, argc, argv);
 	if (!strcmp(v.verb, "regenerate"))

@@ -115,6 +115,13 @@ bool scry_feature_prepare_exec(const struct btf *vmlinux)
 	return scry_feature_tp_btf(vmlinux, "sched_prepare_exec");
 }
 
+bool scry_feature_ktime_tai(void)
+{
+	if (getenv("SCRY_NO_KTIME_TAI"))
+		return false;
+	return libbpf_probe_bpf_helper(BPF_PROG_TYPE_TRACEPOINT, BPF_FUNC_ktime_get_tai_ns, NULL) == 1;
+}
+
 /* kprobes: the kernel's kprobe PMU (perf_event_open of a kprobe). */
 bool scry_feature_kprobes(char *why, size_t n)
 {
@@ -226,6 +233,8 @@ size_t scry_features_probe(struct scry_feature_report *out, size_t max)
 	    "a deferred execve entry read from the old image", "a deferred execve entry rebuilt from the new image",
 	    "%s%s", pe ? "btf_trace_sched_prepare_exec in kernel BTF" : "no sched_prepare_exec (Linux 6.10)",
 	    getenv("SCRY_NO_PREPARE_EXEC") ? " (SCRY_NO_PREPARE_EXEC set)" : "");
+	ADD("ktime_tai", scry_feature_ktime_tai(), "create --clock tai available", "create --clock tai refused",
+	    "%s", getenv("SCRY_NO_KTIME_TAI") ? "SCRY_NO_KTIME_TAI set" : "probed with libbpf_probe_bpf_helper (Linux 6.1)");
 	ADD("bpf_iter", btf_has(vm, "bpf_iter__task", BTF_KIND_STRUCT), "available (for a statedump; not used yet)", "not available: no statedump",
 	    "bpf_iter__task in kernel BTF");
 	bool um = scry_feature_uprobe_multi(vm);

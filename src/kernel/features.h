@@ -25,6 +25,8 @@ int scry_feature_strnstr(const struct btf *vmlinux);    /* kfunc bpf_strnstr's B
 bool scry_feature_prepare_exec(const struct btf *vmlinux);
 /* uprobe_multi links (Linux 6.6): many addresses of one file in one link. */
 bool scry_feature_uprobe_multi(const struct btf *vmlinux);
+/* The helper bpf_ktime_get_tai_ns (Linux 6.1; create --clock tai); SCRY_NO_KTIME_TAI=1: no. */
+bool scry_feature_ktime_tai(void);
 
 /* kprobes (the kprobe PMU) and fentry (a trampoline program loaded and attached to a
  * kernel function): false with the reason in why. */

@@ -106,6 +106,7 @@ int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o,
 	scry_ctx_layout(vmlinux, &p->layout);
 
 	p->skel->rodata->ctx_mask = o->ctx_mask;
+	p->skel->rodata->scry_clock = (__u8)o->clock;
 	p->skel->rodata->head_bytes = SCRY_EVENT_HEADER_SIZE + scry_context_size(o->ctx_mask);
 	p->skel->rodata->self_tgid = getpid();
 	p->skel->rodata->target_all = o->target_all;

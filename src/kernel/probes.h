@@ -15,6 +15,7 @@ struct scry_catalog;
 
 struct scry_probes_opts {
 	uint64_t ctx_mask;          /* enabled contexts, 1 << enum scry_ctx */
+	unsigned clock;             /* SCRY_CLOCK_*: what events are stamped with */
 	bool target_all;            /* system-wide; otherwise only tracked tgids (and their children) */
 	bool no_follow;             /* ... without their children */
 	uint16_t fork_event_id;     /* SCRY_NO_EVENT (0xffff) when sched_process_fork is not recorded */

@@ -133,6 +133,7 @@ int channel_load(struct scry_channel *c, char *err, size_t errlen)
 	struct scry_probes_opts po = {
 		.cat = c->s->cat,
 		.ctx_mask = c->opts.ctx_mask,
+		.clock = so->clock,
 		.target_all = so->target_all,
 		.no_follow = so->no_follow,
 		.fork_event_id = c->fork_id,
@@ -189,6 +190,7 @@ int channel_start(struct scry_channel *c, char *err, size_t errlen)
 		.packet_size = c->opts.packet_size ? c->opts.packet_size : s->opts.packet_size,
 		.keep_packets = s->opts.snapshot ? (c->opts.keep_packets ? c->opts.keep_packets : 4) : 0,
 		.ring_size = c->opts.ring_size, .start_ts = s->start_ts,
+		.tracefile_size = c->opts.tracefile_size, .tracefile_count = c->opts.tracefile_count,
 		.sink = c->opts.sink, .sink_ctx = c->opts.sink_ctx,
 		.stage_max_age_ns = c->opts.sink ? 2 * 1000 * 1000ULL : 0,
 		.pred = c->ufilter ? scry_user_filter_match : NULL, .pred_ctx = c->ufilter,
@@ -235,7 +237,7 @@ void channel_free(struct scry_channel *c)
 		return;
 	if (c->consumer) {
 		struct scry_consumer_stats cs;
-		scry_consumer_close(c->consumer, scry_monotonic_ns(), &cs);
+		scry_consumer_close(c->consumer, session_now(c->s), &cs);
 	}
 	scry_probes_close(c->probes);
 	scry_user_filter_free(c->ufilter);

@@ -182,7 +182,7 @@ int scry_session_enable_event(struct scry_session *s, const char *channel, const
 			 "unknown syscall events, and syscalls in a channel without any, are load-time settings)", spec);
 		return -ENOTSUP;
 	}
-	if (session_has_trace(s) && (ret = session_write_metadata(s, err, errlen)))
+	if (session_has_trace(s) && !s->chunk_closed && (ret = session_write_metadata(s, err, errlen)))
 		return ret;
 	if ((ret = channel_describe(c, err, errlen)))
 		return ret;

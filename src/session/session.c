@@ -35,6 +35,40 @@ bool session_has_trace(const struct scry_session *s)
 	return s->has_trace;
 }
 
+/* The trace clocks: the BPF helper each is read with (rodata scry_clock), its clock id here,
+ * and the metadata's clock block (LTTng's for monotonic). */
+static const struct {
+	const char *name, *description;
+	clockid_t id;
+} clocks[SCRY_CLOCK_NR] = {
+	[SCRY_CLOCK_MONOTONIC] = { "monotonic", "Monotonic Clock", CLOCK_MONOTONIC },
+	[SCRY_CLOCK_BOOT] = { "boot", "Boot time clock (CLOCK_BOOTTIME: monotonic, counts suspend)", CLOCK_BOOTTIME },
+	[SCRY_CLOCK_TAI] = { "tai", "International Atomic Time (CLOCK_TAI)", CLOCK_TAI },
+};
+
+uint64_t session_now(const struct scry_session *s)
+{
+	return scry_clock_ns(clocks[s->opts.clock].id);
+}
+
+const char *scry_clock_name(unsigned clock)
+{
+	return clock < SCRY_CLOCK_NR ? clocks[clock].name : NULL;
+}
+
+int scry_clock_check(unsigned clock, char *err, size_t errlen)
+{
+	if (clock >= SCRY_CLOCK_NR) {
+		snprintf(err, errlen, "unknown clock %u", clock);
+		return -EINVAL;
+	}
+	if (clock == SCRY_CLOCK_TAI && !scry_feature_ktime_tai()) {
+		snprintf(err, errlen, "clock 'tai': this kernel has no bpf_ktime_get_tai_ns (Linux 6.1 and later)");
+		return -ENOTSUP;
+	}
+	return 0;
+}
+
 static bool wants_trace(const struct scry_session_opts *o)
 {
 	if (o->snapshot)
@@ -200,6 +234,8 @@ int scry_session_create(struct scry_session **out, const struct scry_session_opt
 	}
 	if (!s->opts.packet_size)
 		s->opts.packet_size = SCRY_DEFAULT_PACKET_SIZE;
+	if ((ret = scry_clock_check(s->opts.clock, err, errlen)))
+		goto fail;
 	s->has_trace = wants_trace(&s->opts);
 	ret = s->has_trace ? check_output(s, err, errlen) : 0;
 	if (ret)
@@ -293,7 +329,7 @@ static int write_metadata_in(struct scry_session *s, const char *kernel_dir, cha
 
 		localtime_r(&now, &tm);
 		strftime(s->created, sizeof(s->created), "%Y%m%dT%H%M%S%z", &tm);
-		scry_clock_offset(&s->clock_off_s, &s->clock_off_ns);
+		scry_clock_offset_of(clocks[s->opts.clock].id, &s->clock_off_s, &s->clock_off_ns);
 		random_uuid(s->clock_uuid);
 	}
 	uname(&un);
@@ -308,6 +344,8 @@ static int write_metadata_in(struct scry_session *s, const char *kernel_dir, cha
 	ti.creation_datetime = s->created;
 	ti.clock_offset_s = s->clock_off_s;
 	ti.clock_offset_ns = s->clock_off_ns;
+	ti.clock_name = clocks[s->opts.clock].name;
+	ti.clock_description = clocks[s->opts.clock].description;
 	sc = calloc(s->nchans, sizeof(*sc));
 	if (!sc) {
 		snprintf(err, errlen, "out of memory");
@@ -330,6 +368,7 @@ static int write_metadata_in(struct scry_session *s, const char *kernel_dir, cha
 
 int scry_session_load(struct scry_session *s, char *err, size_t errlen)
 {
+	uint64_t t0 = scry_monotonic_ns(), t1;
 	int ret = 0;
 
 	random_uuid(s->uuid);
@@ -338,16 +377,27 @@ int scry_session_load(struct scry_session *s, char *err, size_t errlen)
 	if (session_has_trace(s) && ((ret = make_trace_dir(s, err, errlen)) ||
 			     (ret = scry_guard_start(&s->guard, s->dir, err, errlen))))
 		return ret;
+	t1 = scry_monotonic_ns();
+	s->load_times.dir_ns = t1 - t0;
 	for (size_t i = 0; i < s->nchans; i++)
 		if ((ret = channel_load(s->chans[i], err, errlen)))
 			break;
 	scry_features_release();    /* every channel's object is loaded */
+	t0 = scry_monotonic_ns();
+	s->load_times.bpf_ns = t0 - t1;
 	if (ret)
 		return ret;
 	s->loaded = true;
 	if (!session_has_trace(s))
 		return 0;
-	return session_write_metadata(s, err, errlen);   /* on failure, destroy removes the directory */
+	ret = session_write_metadata(s, err, errlen);   /* on failure, destroy removes the directory */
+	s->load_times.metadata_ns = scry_monotonic_ns() - t0;
+	return ret;
+}
+
+void scry_session_load_times(const struct scry_session *s, struct scry_session_load_times *out)
+{
+	*out = s->load_times;
 }
 
 int scry_session_track(struct scry_session *s, pid_t tgid, char *err, size_t errlen)
@@ -369,7 +419,19 @@ static void set_recording(struct scry_session *s, bool on)
 {
 	for (size_t i = 0; i < s->nchans; i++)
 		if (s->chans[i]->probes)
-			scry_probes_set_recording(s->chans[i]->probes, on);
+			scry_probes_set_recording(s->chans[i]->probes, on && !s->chans[i]->off);
+}
+
+int scry_session_enable_channel(struct scry_session *s, const char *channel, bool on, char *err, size_t errlen)
+{
+	struct scry_channel *c = session_channel(s, channel, err, errlen);
+
+	if (!c)
+		return -ENOENT;
+	c->off = !on;
+	if (c->probes && s->started && !s->paused)
+		scry_probes_set_recording(c->probes, on);
+	return 0;
 }
 
 /* A trace chunk's begin or end, as LTTng names its archives: YYYYmmddTHHMMSS+HHMM. */
@@ -386,11 +448,11 @@ int scry_session_start(struct scry_session *s, char *err, size_t errlen)
 {
 	int ret;
 
-	s->start_ts = scry_monotonic_ns();
+	s->start_ts = session_now(s);
 	for (size_t i = 0; i < s->nchans; i++)
 		if ((ret = channel_start(s->chans[i], err, errlen)))
 			return ret;
-	s->start_ts = scry_monotonic_ns();
+	s->start_ts = session_now(s);
 	chunk_stamp(s->chunk_begin, sizeof(s->chunk_begin));
 	set_recording(s, true);   /* every event from this instant on */
 	s->started = true;
@@ -537,7 +599,7 @@ void scry_session_progress(struct scry_session *s, struct scry_session_summary *
 			scry_consumer_stats(s->chans[i]->consumer, &cs);
 			add_stats(out, &cs);
 		}
-	out->seconds = s->start_ts ? (scry_monotonic_ns() - s->start_ts) / 1e9 : 0;
+	out->seconds = s->start_ts ? (session_now(s) - s->start_ts) / 1e9 : 0;
 }
 
 unsigned scry_session_chunks(const struct scry_session *s)
@@ -550,7 +612,7 @@ unsigned scry_session_chunks(const struct scry_session *s)
 static int rotate(struct scry_session *s, bool reopen, char *archive, size_t archive_len, char *err, size_t errlen)
 {
 	char end[32], *adir = NULL, *chunk = NULL, *akernel = NULL;
-	uint64_t ts = scry_monotonic_ns();
+	uint64_t ts = session_now(s);
 	int ret = 0;
 
 	for (size_t i = 0; i < s->nchans && !ret; i++)
@@ -597,11 +659,85 @@ out:
 
 int scry_session_rotate(struct scry_session *s, char *archive, size_t archive_len, char *err, size_t errlen)
 {
+	int ret;
+
 	if (!s->started || !session_has_trace(s)) {
 		snprintf(err, errlen, "%s", !s->started ? "the session is not started" : "the session writes no trace");
 		return -EINVAL;
 	}
-	return rotate(s, true, archive, archive_len, err, errlen);
+	if (!s->paused)
+		return rotate(s, true, archive, archive_len, err, errlen);
+	if (s->chunk_closed) {
+		snprintf(err, errlen, "the session is stopped and its last chunk archived: nothing to rotate");
+		return -EINVAL;
+	}
+	/* stopped: its chunk archived; the next opens when it starts again */
+	if (!(ret = rotate(s, false, archive, archive_len, err, errlen)))
+		s->chunk_closed = true;
+	return ret;
+}
+
+int scry_session_pause(struct scry_session *s, char *err, size_t errlen)
+{
+	struct scry_session_summary sum;
+	int ret = 0;
+
+	if (!s->started || s->paused) {
+		snprintf(err, errlen, "the session is not recording");
+		return -EINVAL;
+	}
+	set_recording(s, false);    /* every event until this instant */
+	s->stop_ts = session_now(s);
+	s->paused = true;
+	scry_session_progress(s, &sum);
+	if (s->chunks && session_has_trace(s) && !sum.write_error) {   /* LTTng: the chunk archived */
+		if (!(ret = rotate(s, false, NULL, 0, err, errlen)))
+			s->chunk_closed = true;
+		return ret;
+	}
+	for (size_t i = 0; i < s->nchans; i++) {
+		int r = s->chans[i]->consumer ? scry_consumer_drain(s->chans[i]->consumer) : 0;
+
+		scry_session_progress(s, &sum);
+		if (r && r == sum.write_error)
+			r = 0;           /* the trace's disk failed: in the summary (write_error, lost) */
+		if (r && !ret) {
+			ret = r;
+			snprintf(err, errlen, "writing the trace failed: %s", strerror(-r));
+		}
+	}
+	return ret;
+}
+
+int scry_session_resume(struct scry_session *s, char *err, size_t errlen)
+{
+	int ret = 0;
+
+	if (!s->paused) {
+		snprintf(err, errlen, "the session is not stopped");
+		return -EINVAL;
+	}
+	if (s->chunk_closed) {      /* a new chunk in DIR/kernel */
+		uint64_t ts = session_now(s);
+
+		if (mkdir(s->kernel_dir, 0755) < 0) {
+			ret = -errno;
+			snprintf(err, errlen, "cannot make '%s' for the next chunk: %s", s->kernel_dir, strerror(errno));
+			return ret;
+		}
+		if ((ret = session_write_metadata(s, err, errlen)))
+			return ret;
+		for (size_t i = 0; i < s->nchans && !ret; i++)
+			if (s->chans[i]->consumer)
+				ret = scry_consumer_rotate_open(s->chans[i]->consumer, ts, err, errlen);
+		if (ret)
+			return ret;
+		chunk_stamp(s->chunk_begin, sizeof(s->chunk_begin));
+		s->chunk_closed = false;
+	}
+	s->paused = false;
+	set_recording(s, true);
+	return 0;
 }
 
 int scry_session_snapshot(struct scry_session *s, const char *dir, uint64_t max_bytes, uint64_t *bytes,
@@ -674,9 +810,9 @@ int scry_session_stop(struct scry_session *s, struct scry_session_summary *out, 
 	int ret = 0;
 
 	memset(out, 0, sizeof(*out));
-	if (s->loaded) {
+	if (s->loaded && !s->paused) {
 		set_recording(s, false);   /* every event until this instant */
-		s->stop_ts = scry_monotonic_ns();
+		s->stop_ts = session_now(s);
 	}
 	for (size_t i = 0; i < s->nchans; i++) {
 		struct scry_channel *c = s->chans[i];
@@ -688,7 +824,7 @@ int scry_session_stop(struct scry_session *s, struct scry_session_summary *out, 
 		out->discarded += scry_probes_recursion_misses(c->probes) + scry_probes_deferred_waiting(c->probes);
 	}
 	if (!s->stop_ts)
-		s->stop_ts = scry_monotonic_ns();
+		s->stop_ts = session_now(s);
 	for (size_t i = 0; i < s->nchans; i++) {
 		struct scry_channel *c = s->chans[i];
 		struct scry_consumer_stats cs = { 0 };
@@ -704,7 +840,7 @@ int scry_session_stop(struct scry_session *s, struct scry_session_summary *out, 
 		}
 		add_stats(out, &cs);
 	}
-	if (s->chunks && !ret && !out->write_error) {   /* the last chunk joins the archives */
+	if (s->chunks && !s->chunk_closed && !ret && !out->write_error) {   /* the last chunk joins the archives */
 		char e2[256];
 
 		if (rename_last_chunk(s, e2, sizeof(e2)) && !ret) {

@@ -53,6 +53,10 @@ struct scry_channel_opts {
 	unsigned keep_packets;          /* in a snapshot session: packets kept per CPU (LTTng's
 					 * sub-buffer count); 0: 4 */
 	const struct scry_metric_bounds *metric_bounds;   /* nmetrics: fixed histogram buckets */
+	/* LTTng's --tracefile-size/--tracefile-count: each CPU's stream split in files
+	 * NAME_<cpu>_<index> of at most tracefile_size bytes (at least a packet), the oldest
+	 * deleted beyond tracefile_count (0: every file kept) */
+	uint64_t tracefile_size, tracefile_count;
 };
 
 struct scry_session_opts {
@@ -80,6 +84,9 @@ struct scry_session_opts {
 	 * channel keeps its last packets per CPU in memory (the oldest overwritten) and
 	 * scry_session_snapshot writes them as a trace; output: where snapshots go */
 	bool snapshot;
+	/* the trace clock, SCRY_CLOCK_* (scry_abi.h): monotonic (0, LTTng's), boot (counts
+	 * suspend), tai (where the kernel has bpf_ktime_get_tai_ns: -ENOTSUP otherwise) */
+	unsigned clock;
 };
 
 struct scry_session_summary {
@@ -125,6 +132,12 @@ int scry_session_add_context(struct scry_session *s, const char *channel, unsign
 int scry_session_track(struct scry_session *s, pid_t tgid, char *err, size_t errlen);
 /* Create the trace directory and metadata, load the BPF programs and their tables. */
 int scry_session_load(struct scry_session *s, char *err, size_t errlen);
+/* Where scry_session_load's time went (ns): the trace directory and its guardian (a fork),
+ * the channels' BPF objects (opened, loaded and verified, their tables filled), the metadata. */
+struct scry_session_load_times {
+	uint64_t dir_ns, bpf_ns, metadata_ns;
+};
+void scry_session_load_times(const struct scry_session *s, struct scry_session_load_times *out);
 /* Attach: events flow from here on. */
 int scry_session_start(struct scry_session *s, char *err, size_t errlen);
 /* Move what the rings hold into the trace; returns bytes moved or -errno. */
@@ -190,6 +203,17 @@ int scry_session_snapshot(struct scry_session *s, const char *dir, uint64_t max_
  * rings are drained into the closing chunk, what follows goes to the next).  archive (may be
  * NULL): the chunk's directory.  0 or -errno. */
 int scry_session_rotate(struct scry_session *s, char *archive, size_t archive_len, char *err, size_t errlen);
+/* Stop recording and keep everything (LTTng's stop): every channel's switch off at one
+ * instant, the rings drained and the packets written (the trace is complete on disk), the
+ * programs, rings and streams kept; a session that rotated archives its chunk.  0 or -errno
+ * (a write error). */
+int scry_session_pause(struct scry_session *s, char *err, size_t errlen);
+/* Record again into the same trace (LTTng's start after stop): the streams go on, their
+ * next packets from now; a session whose chunk was archived starts a new one. */
+int scry_session_resume(struct scry_session *s, char *err, size_t errlen);
+/* LTTng's enable-channel/disable-channel of an existing channel: a disabled channel's events
+ * are not recorded (its switch stays off); it stays in the trace.  Any time. */
+int scry_session_enable_channel(struct scry_session *s, const char *channel, bool on, char *err, size_t errlen);
 /* Chunks archived so far. */
 unsigned scry_session_chunks(const struct scry_session *s);
 /* LTTng's `regenerate statedump`: a started session's channels that record the statedump
@@ -202,6 +226,10 @@ int scry_session_stop(struct scry_session *s, struct scry_session_summary *out, 
 void scry_session_destroy(struct scry_session *s);
 
 const char *scry_session_dir(const struct scry_session *s);
+/* The name of clock (SCRY_CLOCK_*: "monotonic", "boot", "tai"), NULL if none; and
+ * whether this kernel offers it (0, or -ENOTSUP with a one-line reason). */
+const char *scry_clock_name(unsigned clock);
+int scry_clock_check(unsigned clock, char *err, size_t errlen);
 /* The contexts channel chan's records carry (1 << enum scry_ctx; catalog/record.h reads them). */
 uint64_t scry_session_ctx_mask(const struct scry_session *s, unsigned chan);
 

@@ -53,6 +53,7 @@ struct scry_channel {
 	struct scry_consumer *consumer;
 	struct scry_filters *filters;
 	struct scry_user_filter *ufilter;   /* the filter's events decided in user space */
+	bool off;                        /* disabled (scry_session_enable_channel): its switch stays off */
 };
 
 struct scry_session {
@@ -75,10 +76,15 @@ struct scry_session {
 	unsigned chunks;                 /* trace chunks archived (rotation) */
 	char chunk_begin[32];            /* the current chunk's begin, LTTng's YYYYmmddTHHMMSS+HHMM */
 	bool loaded, started;
+	struct scry_session_load_times load_times;
+	bool paused;                     /* stopped by scry_session_pause, resumable */
+	bool chunk_closed;               /* paused with its chunk archived (a session that rotated) */
 };
 
 /* session.c */
 bool session_has_trace(const struct scry_session *s);
+/* Now on the session's trace clock (what its events are stamped with). */
+uint64_t session_now(const struct scry_session *s);
 int session_write_metadata(struct scry_session *s, char *err, size_t errlen);
 /* The channel named name (NULL: the first), or NULL with a reason in err. */
 struct scry_channel *session_channel(const struct scry_session *s, const char *name, char *err, size_t errlen);

@@ -7,7 +7,7 @@ import subprocess
 from pathlib import Path
 
 ROW = re.compile(r"^(\S+) +(yes|no) +(.*?)  \[(.+)\]$")
-NAMES = ["btf", "ringbuf", "tp_btf", "kptr_untrusted", "strnstr", "prepare_exec", "bpf_iter",
+NAMES = ["btf", "ringbuf", "tp_btf", "kptr_untrusted", "strnstr", "prepare_exec", "ktime_tai", "bpf_iter",
          "uprobe_multi", "kprobes", "fentry", "perf_events", "bpf_stats"]
 
 
@@ -39,10 +39,13 @@ def test_features_match_the_kernel(scry):
     assert f["ringbuf"][0] and f["tp_btf"][0]      # scry records on this machine at all
     if not f["fentry"][0]:
         assert re.match(r"(loading|attaching) a fentry program: ", f["fentry"][2])
+    release = tuple(int(x) for x in re.match(r"(\d+)\.(\d+)", os.uname().release).groups())
+    assert f["ktime_tai"][0] == (release >= (6, 1)), (release, f["ktime_tai"])   # bpf_ktime_get_tai_ns: 6.1
 
 
 def test_forced_fallbacks(scry):
-    f = features(scry, SCRY_NO_KPTR="1", SCRY_NO_STRNSTR="1", SCRY_NO_PREPARE_EXEC="1")
+    f = features(scry, SCRY_NO_KPTR="1", SCRY_NO_STRNSTR="1", SCRY_NO_PREPARE_EXEC="1", SCRY_NO_KTIME_TAI="1")
+    assert f["ktime_tai"] == (False, "create --clock tai refused", "SCRY_NO_KTIME_TAI set")
     assert f["kptr_untrusted"][:2] == (False, "task memo keyed by tgid")
     assert f["kptr_untrusted"][2].endswith("(SCRY_NO_KPTR set)")
     assert f["strnstr"][:2] == (False, "filter globs with a star inside run in user space")

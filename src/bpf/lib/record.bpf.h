@@ -84,7 +84,7 @@ static __always_inline __u32 procname_offset(void)
 /* The same, stamped now. */
 static __always_inline __u32 write_head(__u8 *b, __u16 id, struct task_struct *t)
 {
-	return write_head_at(b, id, t, bpf_ktime_get_ns());
+	return write_head_at(b, id, t, scry_now());
 }
 
 /* Bytes of header + enabled contexts, a verifier constant (set with ctx_mask), so that
