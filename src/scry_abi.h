@@ -48,8 +48,25 @@ enum scry_ctx {
 	SCRY_CTX_PID_NS,
 	SCRY_CTX_USER_NS,
 	SCRY_CTX_UTS_NS,
+	SCRY_CTX_VPPID,      /* int32  parent's tgid in the current task's pid namespace, 0 outside */
+	SCRY_CTX_HOSTNAME,   /* char[65] the UTS namespace's nodename */
+	SCRY_CTX_INTERRUPTIBLE,  /* int8   1: not in hard IRQ/NMI context (docs/FORMAT.md) */
+	SCRY_CTX_PREEMPTIBLE,    /* uint8  1: preempt_count is the tracing probe's own */
+	SCRY_CTX_NEED_RESCHEDULE,/* uint8  TIF_NEED_RESCHED */
+	SCRY_CTX_MIGRATABLE,     /* uint8  !migrate_disable */
+	SCRY_CTX_EGID,       /* uint32 credentials in the initial user namespace */
+	SCRY_CTX_SGID,
+	SCRY_CTX_SUID,
+	SCRY_CTX_VUID,       /* uint32 credentials as the task's user namespace maps them */
+	SCRY_CTX_VEUID,
+	SCRY_CTX_VSUID,
+	SCRY_CTX_VGID,
+	SCRY_CTX_VEGID,
+	SCRY_CTX_VSGID,
+	SCRY_CTX_TIME_NS,    /* uint32 inode number */
 	SCRY_CTX_NR
 };
+#define SCRY_HOSTNAME_LEN      65       /* __NEW_UTS_LEN + 1, LTTng's hostname context */
 
 /* Per-CPU staging (LTTng's sub-buffer idea): fixed-size syscall events are appended to a
  * small per-CPU buffer that stays in cache, and handed to the ring buffer in one copy when

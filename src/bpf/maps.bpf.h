@@ -15,6 +15,10 @@
 /* Load-time settings (rodata): the verifier drops the code of disabled contexts. */
 const volatile __u64 ctx_mask = (1ULL << SCRY_CTX_PID) | (1ULL << SCRY_CTX_TID) | (1ULL << SCRY_CTX_PROCNAME);
 const volatile __u32 head_bytes = SCRY_EVENT_HEADER_SIZE + 24; /* header + contexts of ctx_mask */
+const volatile __u32 ovf_uid = 65534;     /* /proc/sys/kernel/overflowuid: v*id of an unmapped id */
+const volatile __u32 ovf_gid = 65534;
+const volatile __s64 preempt_delta = 0;  /* per-CPU __preempt_count - runqueues (record.bpf.h) */
+const volatile __u8 tif_need_resched = 3; /* TIF_NEED_RESCHED's bit (x86: 3; generic TIF bits: 4) */
 const volatile __u32 self_tgid = 0;        /* scry itself: never recorded */
 const volatile __u8 target_all = 0;        /* 1: system-wide; 0: only tgids in `tracked` */
 const volatile __u8 follow_forks = 1;      /* the children of tracked tgids are tracked */

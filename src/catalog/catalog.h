@@ -192,12 +192,14 @@ size_t scry_closest(const char *name, const char *const *candidates, size_t n, c
 struct scry_context_desc {
 	const char *name;      /* "pid" */
 	enum scry_ftype type;  /* INT or TEXT */
-	uint8_t size;          /* INT: 4; TEXT: element size 1 */
+	uint8_t size;          /* INT: 4 or 1; TEXT: element size 1 */
 	bool is_signed;
-	uint32_t count;        /* TEXT: 16 */
+	uint32_t count;        /* TEXT: 16 (procname), 65 (hostname) */
 };
 const struct scry_context_desc *scry_context(enum scry_ctx c);
 int scry_context_by_name(const char *name);   /* enum scry_ctx or -1 */
+/* The one-line error for an unknown context name, with the closest known one. */
+size_t scry_context_unknown(const char *name, char *err, size_t errlen);
 /* Bytes the enabled contexts add to each event. */
 size_t scry_context_size(uint64_t mask);
 

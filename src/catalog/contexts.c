@@ -1,10 +1,13 @@
 /* contexts.c — the context table (-c): names, CTF types and sizes of the per-event
  * context fields, in enum scry_ctx order (docs/FORMAT.md, LTTng's names). */
+#include <stdio.h>
 #include <string.h>
 #include "catalog/catalog.h"
 
 #define I32(n)  { n, SCRY_F_INT, 4, true, 0 }
 #define U32(n)  { n, SCRY_F_INT, 4, false, 0 }
+#define I8(n)   { n, SCRY_F_INT, 1, true, 0 }
+#define U8(n)   { n, SCRY_F_INT, 1, false, 0 }
 
 static const struct scry_context_desc contexts[SCRY_CTX_NR] = {
 	[SCRY_CTX_PID] = I32("pid"),
@@ -26,6 +29,22 @@ static const struct scry_context_desc contexts[SCRY_CTX_NR] = {
 	[SCRY_CTX_PID_NS] = U32("pid_ns"),
 	[SCRY_CTX_USER_NS] = U32("user_ns"),
 	[SCRY_CTX_UTS_NS] = U32("uts_ns"),
+	[SCRY_CTX_VPPID] = I32("vppid"),
+	[SCRY_CTX_HOSTNAME] = { "hostname", SCRY_F_TEXT, 1, false, SCRY_HOSTNAME_LEN },
+	[SCRY_CTX_INTERRUPTIBLE] = I8("interruptible"),
+	[SCRY_CTX_PREEMPTIBLE] = U8("preemptible"),
+	[SCRY_CTX_NEED_RESCHEDULE] = U8("need_reschedule"),
+	[SCRY_CTX_MIGRATABLE] = U8("migratable"),
+	[SCRY_CTX_EGID] = U32("egid"),
+	[SCRY_CTX_SGID] = U32("sgid"),
+	[SCRY_CTX_SUID] = U32("suid"),
+	[SCRY_CTX_VUID] = U32("vuid"),
+	[SCRY_CTX_VEUID] = U32("veuid"),
+	[SCRY_CTX_VSUID] = U32("vsuid"),
+	[SCRY_CTX_VGID] = U32("vgid"),
+	[SCRY_CTX_VEGID] = U32("vegid"),
+	[SCRY_CTX_VSGID] = U32("vsgid"),
+	[SCRY_CTX_TIME_NS] = U32("time_ns"),
 };
 
 const struct scry_context_desc *scry_context(enum scry_ctx c)
@@ -45,6 +64,20 @@ int scry_context_by_name(const char *name)
 		if (!strcmp(contexts[i].name, name))
 			return i;
 	return -1;
+}
+
+size_t scry_context_unknown(const char *name, char *err, size_t errlen)
+{
+	const char *all[SCRY_CTX_NR], *best[1];
+	size_t nb;
+
+	for (int i = 0; i < SCRY_CTX_NR; i++)
+		all[i] = contexts[i].name;
+	nb = scry_closest(name, all, SCRY_CTX_NR, best, 1);
+	if (nb)
+		return (size_t)snprintf(err, errlen, "unknown context '%s' (did you mean '%s'? `scry list contexts` "
+					"shows them)", name, best[0]);
+	return (size_t)snprintf(err, errlen, "unknown context '%s' (`scry list contexts` shows them)", name);
 }
 
 size_t scry_context_size(uint64_t mask)

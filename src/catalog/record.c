@@ -34,22 +34,41 @@ int scry_record_read(const struct scry_record_layout *l, const uint8_t *bytes, s
 
 bool scry_record_ctx(const struct scry_record_layout *l, const struct scry_record *r, int ctx, int64_t *v)
 {
+	const struct scry_context_desc *d;
+	const uint8_t *p;
 	uint32_t u;
 
-	if (ctx < 0 || ctx >= SCRY_CTX_NR || l->ctx_off[ctx] < 0 || ctx == SCRY_CTX_PROCNAME)
+	if (ctx < 0 || ctx >= SCRY_CTX_NR || l->ctx_off[ctx] < 0)
 		return false;
-	memcpy(&u, r->bytes + l->ctx_off[ctx], 4);
-	*v = scry_context(ctx)->is_signed ? (int64_t)(int32_t)u : (int64_t)u;
+	d = scry_context(ctx);
+	p = r->bytes + l->ctx_off[ctx];
+	if (d->type != SCRY_F_INT)
+		return false;
+	if (d->size == 1) {
+		*v = d->is_signed ? (int64_t)(int8_t)p[0] : (int64_t)p[0];
+		return true;
+	}
+	memcpy(&u, p, 4);
+	*v = d->is_signed ? (int64_t)(int32_t)u : (int64_t)u;
 	return true;
+}
+
+const char *scry_record_text(const struct scry_record_layout *l, const struct scry_record *r, int ctx, size_t *len)
+{
+	const struct scry_context_desc *d;
+	const char *s;
+
+	if (ctx < 0 || ctx >= SCRY_CTX_NR || l->ctx_off[ctx] < 0)
+		return NULL;
+	d = scry_context(ctx);
+	if (d->type != SCRY_F_TEXT)
+		return NULL;
+	s = (const char *)r->bytes + l->ctx_off[ctx];
+	*len = strnlen(s, d->count);
+	return s;
 }
 
 const char *scry_record_procname(const struct scry_record_layout *l, const struct scry_record *r, size_t *len)
 {
-	const char *s;
-
-	if (l->ctx_off[SCRY_CTX_PROCNAME] < 0)
-		return NULL;
-	s = (const char *)r->bytes + l->ctx_off[SCRY_CTX_PROCNAME];
-	*len = strnlen(s, SCRY_COMM_LEN);
-	return s;
+	return scry_record_text(l, r, SCRY_CTX_PROCNAME, len);
 }

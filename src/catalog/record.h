@@ -33,6 +33,8 @@ int scry_record_read(const struct scry_record_layout *l, const uint8_t *bytes, s
 		     struct scry_record *r);
 /* An integer context of r (sign-extended as enum scry_ctx says); false if not recorded. */
 bool scry_record_ctx(const struct scry_record_layout *l, const struct scry_record *r, int ctx, int64_t *v);
+/* A text context (procname, hostname: NUL-padded), or NULL if not recorded. */
+const char *scry_record_text(const struct scry_record_layout *l, const struct scry_record *r, int ctx, size_t *len);
 /* The procname context (up to SCRY_COMM_LEN bytes, NUL-padded), or NULL if not recorded. */
 const char *scry_record_procname(const struct scry_record_layout *l, const struct scry_record *r, size_t *len);
 

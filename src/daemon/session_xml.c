@@ -29,6 +29,10 @@ static const struct {
 } ctx_names[] = {
 	{ "pid", "PID" }, { "procname", "PROCNAME" }, { "prio", "PRIO" }, { "nice", "NICE" },
 	{ "vpid", "VPID" }, { "tid", "TID" }, { "vtid", "VTID" }, { "ppid", "PPID" },
+	{ "vppid", "VPPID" }, { "hostname", "HOSTNAME" }, { "interruptible", "INTERRUPTIBLE" },
+	{ "preemptible", "PREEMPTIBLE" }, { "need_reschedule", "NEED_RESCHEDULE" }, { "migratable", "MIGRATABLE" },
+	{ "egid", "EGID" }, { "sgid", "SGID" }, { "suid", "SUID" }, { "vuid", "VUID" }, { "veuid", "VEUID" },
+	{ "vsuid", "VSUID" }, { "vgid", "VGID" }, { "vegid", "VEGID" }, { "vsgid", "VSGID" }, { "time_ns", "TIME_NS" },
 };
 #define CTX_PROVIDER "scry"
 

@@ -104,6 +104,15 @@ int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o,
 	p->prepare_exec = o->syscalls && p->btf_tp && scry_feature_prepare_exec(vmlinux) &&
 			  !getenv("SCRY_NO_PREPARE_EXEC");
 	scry_ctx_layout(vmlinux, &p->layout);
+	struct scry_ctx_kernel ck;
+	if (scry_ctx_kernel(vmlinux, o->ctx_mask, &ck, err, errlen)) {
+		ret = -ENOTSUP;
+		goto fail;
+	}
+	p->skel->rodata->tif_need_resched = ck.tif_need_resched;
+	p->skel->rodata->ovf_uid = ck.ovf_uid;
+	p->skel->rodata->ovf_gid = ck.ovf_gid;
+	p->skel->rodata->preempt_delta = ck.preempt_delta;
 
 	p->skel->rodata->ctx_mask = o->ctx_mask;
 	p->skel->rodata->head_bytes = SCRY_EVENT_HEADER_SIZE + scry_context_size(o->ctx_mask);
