@@ -64,8 +64,16 @@ enum scry_ctx {
 	SCRY_CTX_VEGID,
 	SCRY_CTX_VSGID,
 	SCRY_CTX_TIME_NS,    /* uint32 inode number */
+	/* call stacks, last: uint32 length, then SCRY_CALLSTACK_SLOTS uint64 slots in the record
+	 * the programs write (a fixed size, so events keep their constant layout); the CTF
+	 * stream holds only the length's entries (the consumer drops the unused slots:
+	 * scry_record_compact), LTTng's sequence */
+	SCRY_CTX_CALLSTACK_KERNEL,
+	SCRY_CTX_CALLSTACK_USER,
 	SCRY_CTX_NR
 };
+#define SCRY_CALLSTACK_MAX     128      /* frames, LTTng's MAX_ENTRIES */
+#define SCRY_CALLSTACK_SLOTS   (SCRY_CALLSTACK_MAX + 1)   /* + LTTng's ULONG_MAX "cut here" mark */
 #define SCRY_HOSTNAME_LEN      65       /* __NEW_UTS_LEN + 1, LTTng's hostname context */
 
 /* Per-CPU staging (LTTng's sub-buffer idea): fixed-size syscall events are appended to a

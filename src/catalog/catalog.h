@@ -191,7 +191,7 @@ size_t scry_closest(const char *name, const char *const *candidates, size_t n, c
 /* Contexts (-c): LTTng names without the underscore ("pid", "procname"). */
 struct scry_context_desc {
 	const char *name;      /* "pid" */
-	enum scry_ftype type;  /* INT or TEXT */
+	enum scry_ftype type;  /* INT, TEXT, or SEQ (call stacks: uint32 length, uint64 hex entries) */
 	uint8_t size;          /* INT: 4 or 1; TEXT: element size 1 */
 	bool is_signed;
 	uint32_t count;        /* TEXT: 16 (procname), 65 (hostname) */
@@ -200,7 +200,8 @@ const struct scry_context_desc *scry_context(enum scry_ctx c);
 int scry_context_by_name(const char *name);   /* enum scry_ctx or -1 */
 /* The one-line error for an unknown context name, with the closest known one. */
 size_t scry_context_unknown(const char *name, char *err, size_t errlen);
-/* Bytes the enabled contexts add to each event. */
+/* Bytes the enabled contexts add to each event as the programs write it (a call stack
+ * with all its slots; scry_record_compact gives the CTF form). */
 size_t scry_context_size(uint64_t mask);
 
 #endif /* SCRY_CATALOG_H */

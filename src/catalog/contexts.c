@@ -45,6 +45,8 @@ static const struct scry_context_desc contexts[SCRY_CTX_NR] = {
 	[SCRY_CTX_VEGID] = U32("vegid"),
 	[SCRY_CTX_VSGID] = U32("vsgid"),
 	[SCRY_CTX_TIME_NS] = U32("time_ns"),
+	[SCRY_CTX_CALLSTACK_KERNEL] = { "callstack_kernel", SCRY_F_SEQ, 8, false, SCRY_CALLSTACK_SLOTS },
+	[SCRY_CTX_CALLSTACK_USER] = { "callstack_user", SCRY_F_SEQ, 8, false, SCRY_CALLSTACK_SLOTS },
 };
 
 const struct scry_context_desc *scry_context(enum scry_ctx c)
@@ -63,6 +65,10 @@ int scry_context_by_name(const char *name)
 	for (int i = 0; i < SCRY_CTX_NR; i++)
 		if (!strcmp(contexts[i].name, name))
 			return i;
+	if (!strcmp(name, "callstack-kernel"))   /* lttng add-context's spelling */
+		return SCRY_CTX_CALLSTACK_KERNEL;
+	if (!strcmp(name, "callstack-user"))
+		return SCRY_CTX_CALLSTACK_USER;
 	return -1;
 }
 
@@ -87,8 +93,11 @@ size_t scry_context_size(uint64_t mask)
 	for (int i = 0; i < SCRY_CTX_NR; i++) {
 		if (!(mask & (1ull << i)))
 			continue;
-		total += contexts[i].type == SCRY_F_TEXT ? contexts[i].size * contexts[i].count
-							 : contexts[i].size;
+		if (contexts[i].type == SCRY_F_SEQ)   /* as the programs write it: length + every slot */
+			total += 4 + (size_t)contexts[i].size * contexts[i].count;
+		else
+			total += contexts[i].type == SCRY_F_TEXT ? contexts[i].size * contexts[i].count
+								 : contexts[i].size;
 	}
 	return total;
 }

@@ -68,6 +68,42 @@ const char *scry_record_text(const struct scry_record_layout *l, const struct sc
 	return s;
 }
 
+const uint64_t *scry_record_callstack(const struct scry_record_layout *l, const struct scry_record *r, int ctx,
+				      uint32_t *n)
+{
+	uint32_t len;
+
+	if (ctx < 0 || ctx >= SCRY_CTX_NR || l->ctx_off[ctx] < 0 || scry_context(ctx)->type != SCRY_F_SEQ)
+		return NULL;
+	memcpy(&len, r->bytes + l->ctx_off[ctx], 4);
+	*n = len < SCRY_CALLSTACK_SLOTS ? len : SCRY_CALLSTACK_SLOTS;
+	return (const uint64_t *)(const void *)(r->bytes + l->ctx_off[ctx] + 4);
+}
+
+size_t scry_record_compact(const struct scry_record_layout *l, const uint8_t *in, size_t size, uint8_t *out)
+{
+	size_t from = 0, to = 0;
+
+	if (size < l->payload_off)
+		return 0;
+	for (int c = 0; c < SCRY_CTX_NR; c++) {
+		uint32_t len;
+		size_t keep;
+
+		if (l->ctx_off[c] < 0 || scry_context(c)->type != SCRY_F_SEQ)
+			continue;
+		memcpy(&len, in + l->ctx_off[c], 4);
+		if (len > SCRY_CALLSTACK_SLOTS)
+			len = SCRY_CALLSTACK_SLOTS;
+		keep = (size_t)l->ctx_off[c] + 4 + 8 * (size_t)len;
+		memmove(out + to, in + from, keep - from);
+		to += keep - from;
+		from = (size_t)l->ctx_off[c] + scry_context_size(1ULL << c);
+	}
+	memmove(out + to, in + from, size - from);
+	return to + size - from;
+}
+
 const char *scry_record_procname(const struct scry_record_layout *l, const struct scry_record *r, size_t *len)
 {
 	return scry_record_text(l, r, SCRY_CTX_PROCNAME, len);

@@ -37,6 +37,10 @@ struct scry_consumer_opts {
 	uint64_t start_ts;
 	unsigned keep_packets;      /* > 0: a flight recorder: no stream files, each CPU's last
 				     * keep_packets packets kept in memory (scry_consumer_snapshot) */
+	uint64_t ctx_mask;          /* the channel's contexts: call stacks are cut to their length
+				     * in the streams, and the user ones' mappings captured into
+				     * maps_path (catalog/symbolize.h) */
+	const char *maps_path;
 };
 
 struct scry_consumer_stats {

@@ -255,6 +255,9 @@ int scry_ctx_kernel(const struct btf *btf, uint64_t mask, struct scry_ctx_kernel
 	out->tif_need_resched = 3;
 	if (!uname(&u) && sscanf(u.release, "%u.%u", &maj, &min) == 2 && (maj > 6 || (maj == 6 && min >= 18)))
 		out->tif_need_resched = 4;
+	out->stack_max = read_u32_file("/proc/sys/kernel/perf_event_max_stack", 127);
+	if (out->stack_max > SCRY_CALLSTACK_MAX)
+		out->stack_max = SCRY_CALLSTACK_MAX;
 	out->ovf_uid = read_u32_file("/proc/sys/kernel/overflowuid", 65534);
 	out->ovf_gid = read_u32_file("/proc/sys/kernel/overflowgid", 65534);
 	return 0;

@@ -31,6 +31,7 @@ struct scry_ctx_kernel {
 	uint8_t tif_need_resched;     /* TIF_NEED_RESCHED's bit */
 	uint32_t ovf_uid, ovf_gid;    /* /proc/sys/kernel/overflow[ug]id */
 	int64_t preempt_delta;        /* per-CPU __preempt_count - per-CPU runqueues, in bytes */
+	uint32_t stack_max;           /* frames of a call stack: /proc/sys/kernel/perf_event_max_stack, at most 128 */
 };
 
 /* What the kernel must offer for the contexts of mask, and their settings.  0, or -1 with

@@ -113,6 +113,7 @@ int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o,
 	p->skel->rodata->ovf_uid = ck.ovf_uid;
 	p->skel->rodata->ovf_gid = ck.ovf_gid;
 	p->skel->rodata->preempt_delta = ck.preempt_delta;
+	p->skel->rodata->stack_max = ck.stack_max;
 
 	p->skel->rodata->ctx_mask = o->ctx_mask;
 	p->skel->rodata->head_bytes = SCRY_EVENT_HEADER_SIZE + scry_context_size(o->ctx_mask);

@@ -32,7 +32,7 @@ static struct filter_field *ctx_fields(void)
 		const struct scry_context_desc *d = scry_context(c);
 		ctx[c] = (struct filter_field){
 			.name = d->name,
-			.type = d->type == SCRY_F_TEXT ? FF_STRING : FF_INT,
+			.type = d->type == SCRY_F_TEXT ? FF_STRING : d->type == SCRY_F_SEQ ? FF_OTHER : FF_INT,
 			.is_signed = d->is_signed,
 		};
 	}

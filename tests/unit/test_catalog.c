@@ -561,7 +561,10 @@ static void test_contexts(void **state)
 	assert_int_equal(scry_context_size((1u << SCRY_CTX_PID) | (1u << SCRY_CTX_TID) | (1u << SCRY_CTX_PROCNAME)), 24);
 	assert_int_equal(scry_context_size(0), 0);
 	/* + vppid, hostname[65], the four 1-byte flags, egid..vsgid and time_ns */
-	assert_int_equal(scry_context_size((1ull << SCRY_CTX_NR) - 1), 18 * 4 + 16 + 4 + 65 + 4 + 10 * 4);
+	assert_int_equal(scry_context_size((1ull << SCRY_CTX_NR) - 1),
+			 18 * 4 + 16 + 4 + 65 + 4 + 10 * 4 + 2 * (4 + 8 * SCRY_CALLSTACK_SLOTS));
+	assert_int_equal(scry_context_by_name("callstack-user"), SCRY_CTX_CALLSTACK_USER);
+	assert_int_equal(scry_context_by_name("callstack_kernel"), SCRY_CTX_CALLSTACK_KERNEL);
 	assert_int_equal(scry_context(SCRY_CTX_HOSTNAME)->count, 65);
 	assert_int_equal(scry_context(SCRY_CTX_INTERRUPTIBLE)->size, 1);
 	assert_true(scry_context(SCRY_CTX_INTERRUPTIBLE)->is_signed);

@@ -13,7 +13,8 @@
 
 #include "ctf_test_util.h"
 
-#define ALL_CTX   ((1ULL << SCRY_CTX_NR) - 1)
+/* every fixed-size context (the call stacks' sequences: tests/e2e/test_callstack.py) */
+#define ALL_CTX   (((1ULL << SCRY_CTX_NR) - 1) & ~((1ULL << SCRY_CTX_CALLSTACK_KERNEL) | (1ULL << SCRY_CTX_CALLSTACK_USER)))
 #define TS0       1000000ULL          /* first event: 1 ms after the clock's origin */
 #define N_CPU0    300
 #define N_CPU1    200

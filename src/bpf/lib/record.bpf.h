@@ -183,6 +183,24 @@ static __noinline __u32 write_head_ext(__u8 *b, __u32 pos, struct task_struct *t
 			pos += SCRY_HOSTNAME_LEN;
 			continue;
 		}
+		if (c == SCRY_CTX_CALLSTACK_KERNEL || c == SCRY_CTX_CALLSTACK_USER) {
+			/* the current task's stack (kernel: from the tracepoint's BPF runner down,
+			 * the helper's two frames, this subprogram and its program skipped; user:
+			 * from its saved user registers, frame pointers), at most stack_max
+			 * frames; LTTng's ULONG_MAX mark after a full one */
+			long n = bpf_get_task_stack(bpf_get_current_task_btf(), b + pos + 4, SCRY_CALLSTACK_MAX * 8,
+						    c == SCRY_CTX_CALLSTACK_USER ? BPF_F_USER_STACK
+									 : (4 & BPF_F_SKIP_FIELD_MASK));
+			__u32 k = n > 0 ? (__u32)n / 8 : 0;
+
+			if (k >= stack_max && k < SCRY_CALLSTACK_SLOTS) {
+				WR(__u64, b, pos + 4 + 8 * (k & 0xff), ~0ULL);
+				k++;
+			}
+			WR(__u32, b, pos, k);
+			pos += 4 + 8 * SCRY_CALLSTACK_SLOTS;
+			continue;
+		}
 		if (c == SCRY_CTX_MIGRATABLE) {
 			WR(__u8, b, pos, migrate_disabled(t) <= own_migr);
 			pos += 1;
