@@ -267,21 +267,26 @@ bool scry_syms_kernel(struct scry_syms *s, uint64_t addr, bool ret_addr, char *b
 	return true;
 }
 
-bool scry_syms_user(struct scry_syms *s, int tgid, uint64_t addr, bool ret_addr, char *buf, size_t len)
+/* The function of user address look (mapping *mp, file offset *fo), NULL when none. */
+static const struct scry_elf_func *user_func(struct scry_syms *s, int tgid, uint64_t look, struct map **mp,
+					     uint64_t *fop)
 {
-	uint64_t look = ret_addr ? addr - 1 : addr, fo, va = 0;
+	uint64_t fo, va = 0;
 	struct map *m = find_map(s, tgid, look);
 	struct elf_ent *e;
 	char bid[129];
 	size_t lo = 0, hi;
 	bool in_load = false;
 
-	if (!m || !(e = elf_get(s, m->path)))
-		return false;
+	*mp = m;
+	if (!m)
+		return NULL;
+	*fop = fo = look - m->start + m->pgoff;
+	if (!(e = elf_get(s, m->path)))
+		return NULL;
 	hex_bid(&e->e, bid);
 	if (strcmp(bid, m->bid))    /* another file at that path now */
-		return false;
-	fo = look - m->start + m->pgoff;
+		return NULL;
 	for (size_t i = 0; i < e->e.nloads && !in_load; i++)
 		if (fo >= e->e.loads[i].offset && fo < e->e.loads[i].offset + e->e.loads[i].memsz) {
 			va = e->e.loads[i].vaddr + (fo - e->e.loads[i].offset);
@@ -289,7 +294,7 @@ bool scry_syms_user(struct scry_syms *s, int tgid, uint64_t addr, bool ret_addr,
 		}
 	hi = e->e.nfuncs;
 	if (!in_load || !hi || !e->by_addr)
-		return false;
+		return NULL;
 	while (hi - lo > 1) {
 		size_t mid = (lo + hi) / 2;
 		if (e->e.funcs[e->by_addr[mid]].addr <= va)
@@ -298,8 +303,35 @@ bool scry_syms_user(struct scry_syms *s, int tgid, uint64_t addr, bool ret_addr,
 			hi = mid;
 	}
 	const struct scry_elf_func *fn = &e->e.funcs[e->by_addr[lo]];
-	if (va < fn->addr || (fn->size && va >= fn->addr + fn->size))
+	if (va < fn->addr || va >= fn->addr + fn->size)   /* sizeless symbols place nothing */
+		return NULL;
+	*fop = va;   /* from here on: the function's address space */
+	return fn;
+}
+
+bool scry_syms_user(struct scry_syms *s, int tgid, uint64_t addr, bool ret_addr, char *buf, size_t len)
+{
+	uint64_t look = ret_addr ? addr - 1 : addr, va;
+	struct map *m;
+	const struct scry_elf_func *fn = user_func(s, tgid, look, &m, &va);
+
+	if (!fn)
 		return false;
 	snprintf(buf, len, "%s+0x%" PRIx64, fn->name, va + (addr - look) - fn->addr);
 	return true;
+}
+
+void scry_syms_user_strace(struct scry_syms *s, int tgid, uint64_t addr, bool ret_addr, char *buf, size_t len)
+{
+	uint64_t look = ret_addr ? addr - 1 : addr, x = 0;
+	struct map *m;
+	const struct scry_elf_func *fn = user_func(s, tgid, look, &m, &x);
+
+	if (!m)
+		snprintf(buf, len, "unexpected_backtracing_error [0x%" PRIx64 "]", addr);
+	else if (!fn)
+		snprintf(buf, len, "%s() [0x%" PRIx64 "]", m->path, addr - m->start + m->pgoff);
+	else
+		snprintf(buf, len, "%s(%s+0x%" PRIx64 ") [0x%" PRIx64 "]", m->path, fn->name,
+			 x + (addr - look) - fn->addr, addr - m->start + m->pgoff);
 }

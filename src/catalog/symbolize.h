@@ -29,4 +29,8 @@ int scry_syms_capture(struct scry_syms *s, int tgid, uint64_t addr, FILE *out);
 bool scry_syms_kernel(struct scry_syms *s, uint64_t addr, bool ret_addr, char *buf, size_t len);
 bool scry_syms_user(struct scry_syms *s, int tgid, uint64_t addr, bool ret_addr, char *buf, size_t len);
 
+/* strace -k's frame: "PATH(function+0xoff) [0xfileoffset]", "PATH() [0x...]" without a
+ * symbol, "unexpected_backtracing_error [0xaddr]" outside any known mapping. */
+void scry_syms_user_strace(struct scry_syms *s, int tgid, uint64_t addr, bool ret_addr, char *buf, size_t len);
+
 #endif

@@ -112,6 +112,7 @@ int trace_opts_parse(struct trace_opts *o, struct cli_track *track, int argc, ch
 		{ "summary-wall-clock", no_argument, NULL, 'w' },
 		{ "decode-fds", no_argument, NULL, 'y' },
 		{ "no-abbrev", no_argument, NULL, 'v' },
+		{ "stack-trace", no_argument, NULL, 'k' },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "snaplen", required_argument, NULL, OPT_SNAPLEN },
 		{ "record", required_argument, NULL, OPT_RECORD },
@@ -128,7 +129,7 @@ int trace_opts_parse(struct trace_opts *o, struct cli_track *track, int argc, ch
 	trace_opts_init(o);
 	optind = 0;      /* 0: glibc re-initializes its state (clustered options of a previous parse) */
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+:fp:ae:zZTtrs:o:cCS:wyvh", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:fp:ae:zZTtrs:o:cCS:wyvkh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'f':
 			o->follow = true;
@@ -213,6 +214,9 @@ int trace_opts_parse(struct trace_opts *o, struct cli_track *track, int argc, ch
 			break;
 		case 'c':
 			o->count = TRACE_COUNT_ONLY;
+			break;
+		case 'k':
+			o->stack = true;
 			break;
 		case 'C':
 			o->count = TRACE_COUNT_ALSO;

@@ -81,3 +81,19 @@ def test_changed_file_is_not_used(rec, scry, tmp_path):
 def test_misspelt_callstack(tmp_path, record):
     r = record(tmp_path / "t", "-e", "syscall:getppid", "-c", "callstack_usr", cmd=["true"])
     assert r.returncode != 0 and "did you mean 'callstack_user'" in r.stderr and r.stderr.count("\n") == 1, r.stderr
+
+
+def test_trace_k_matches_strace_k(scry, workload):
+    """`scry trace -k` prints strace -k's frame lines: the same files, functions, offsets."""
+    exe = workload("nested_calls")
+    ours = subprocess.run([scry, "trace", "-k", "-e", "trace=getppid", "--", exe], capture_output=True,
+                          text=True, timeout=120)
+    assert ours.returncode == 0, ours.stderr
+    theirs = subprocess.run(["strace", "-k", "-e", "trace=getppid", exe], capture_output=True, text=True,
+                            timeout=120)
+    if "-k" in theirs.stderr and "not" in theirs.stderr and "support" in theirs.stderr:
+        pytest.skip("this strace was built without -k (stack trace) support")
+    pick = lambda err: [l for l in err.splitlines() if l.startswith(" > ")]
+    a, b = pick(ours.stderr), pick(theirs.stderr)
+    assert len(a) >= 4 and a[:4] == b[:4], (a, b)
+    assert [l.split("(")[1].split("+")[0] for l in a[:4]] == ["scry_leaf", "scry_middle", "scry_outer", "main"]
