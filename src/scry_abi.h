@@ -68,10 +68,13 @@ enum scry_ctx {
 	 * the programs write (a fixed size, so events keep their constant layout); the CTF
 	 * stream holds only the length's entries (the consumer drops the unused slots:
 	 * scry_record_compact), LTTng's sequence */
-	SCRY_CTX_CALLSTACK_KERNEL,
+	SCRY_CTX_PERF_CPU,   /* SCRY_PERF_NR uint64 perf:cpu:NAME counters (catalog/contexts.c) */
+	SCRY_CTX_PERF_THREAD = SCRY_CTX_PERF_CPU + 13,   /* ... and perf:thread:NAME */
+	SCRY_CTX_CALLSTACK_KERNEL = SCRY_CTX_PERF_THREAD + 13,
 	SCRY_CTX_CALLSTACK_USER,
 	SCRY_CTX_NR
 };
+#define SCRY_PERF_NR           13       /* counters each of perf:cpu: and perf:thread: */
 #define SCRY_CALLSTACK_MAX     128      /* frames, LTTng's MAX_ENTRIES */
 #define SCRY_CALLSTACK_SLOTS   (SCRY_CALLSTACK_MAX + 1)   /* + LTTng's ULONG_MAX "cut here" mark */
 #define SCRY_HOSTNAME_LEN      65       /* __NEW_UTS_LEN + 1, LTTng's hostname context */

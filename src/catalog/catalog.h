@@ -195,7 +195,13 @@ struct scry_context_desc {
 	uint8_t size;          /* INT: 4 or 1; TEXT: element size 1 */
 	bool is_signed;
 	uint32_t count;        /* TEXT: 16 (procname), 65 (hostname) */
+	const char *ctf;       /* CTF field name when not name ("perf_cpu_cpu_cycles"), else NULL */
+	uint32_t perf_type, perf_config;   /* perf counters: perf_event_attr's type and config */
 };
+/* A context's CTF field name (without the leading underscore). */
+#define SCRY_CONTEXT_FIELD(d) ((d)->ctf ? (d)->ctf : (d)->name)
+/* The perf counter contexts (scope 0: perf:cpu, 1: perf:thread). */
+#define SCRY_CTX_IS_PERF(c) ((c) >= SCRY_CTX_PERF_CPU && (c) < SCRY_CTX_PERF_THREAD + SCRY_PERF_NR)
 const struct scry_context_desc *scry_context(enum scry_ctx c);
 int scry_context_by_name(const char *name);   /* enum scry_ctx or -1 */
 /* The one-line error for an unknown context name, with the closest known one. */

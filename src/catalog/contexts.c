@@ -6,6 +6,18 @@
 
 #define I32(n)  { n, SCRY_F_INT, 4, true, 0 }
 #define U32(n)  { n, SCRY_F_INT, 4, false, 0 }
+/* perf counters: LTTng's names ("perf:cpu:cpu-cycles") and CTF fields ("perf_cpu_cpu_cycles");
+ * perf_event_attr type 0 hardware, 1 software */
+#define PERF(scope, n, f, t, cfg) { "perf:" scope ":" n, SCRY_F_INT, 8, false, 0, "perf_" scope "_" f, t, cfg }
+#define PERF_ALL(scope) \
+	PERF(scope, "cpu-cycles", "cpu_cycles", 0, 0), PERF(scope, "instructions", "instructions", 0, 1), \
+	PERF(scope, "cache-references", "cache_references", 0, 2), PERF(scope, "cache-misses", "cache_misses", 0, 3), \
+	PERF(scope, "branch-instructions", "branch_instructions", 0, 4), \
+	PERF(scope, "branch-misses", "branch_misses", 0, 5), PERF(scope, "cpu-clock", "cpu_clock", 1, 0), \
+	PERF(scope, "task-clock", "task_clock", 1, 1), PERF(scope, "page-fault", "page_fault", 1, 2), \
+	PERF(scope, "context-switches", "context_switches", 1, 3), \
+	PERF(scope, "cpu-migrations", "cpu_migrations", 1, 4), PERF(scope, "minor-faults", "minor_faults", 1, 5), \
+	PERF(scope, "major-faults", "major_faults", 1, 6)
 #define I8(n)   { n, SCRY_F_INT, 1, true, 0 }
 #define U8(n)   { n, SCRY_F_INT, 1, false, 0 }
 
@@ -45,6 +57,8 @@ static const struct scry_context_desc contexts[SCRY_CTX_NR] = {
 	[SCRY_CTX_VEGID] = U32("vegid"),
 	[SCRY_CTX_VSGID] = U32("vsgid"),
 	[SCRY_CTX_TIME_NS] = U32("time_ns"),
+	[SCRY_CTX_PERF_CPU] = PERF_ALL("cpu"),
+	[SCRY_CTX_PERF_THREAD] = PERF_ALL("thread"),
 	[SCRY_CTX_CALLSTACK_KERNEL] = { "callstack_kernel", SCRY_F_SEQ, 8, false, SCRY_CALLSTACK_SLOTS },
 	[SCRY_CTX_CALLSTACK_USER] = { "callstack_user", SCRY_F_SEQ, 8, false, SCRY_CALLSTACK_SLOTS },
 };
@@ -65,6 +79,28 @@ int scry_context_by_name(const char *name)
 	for (int i = 0; i < SCRY_CTX_NR; i++)
 		if (!strcmp(contexts[i].name, name))
 			return i;
+	for (int i = 0; i < SCRY_CTX_NR; i++)
+		if (contexts[i].ctf && !strcmp(contexts[i].ctf, name))
+			return i;
+	/* lttng add-context's other names of perf counters */
+	static const struct { const char *alias, *name; } perf_alias[] = {
+		{ "cycles", "cpu-cycles" }, { "branches", "branch-instructions" }, { "faults", "page-fault" },
+		{ "cs", "context-switches" }, { "migrations", "cpu-migrations" },
+	};
+	for (int scope = 0; scope < 2; scope++) {
+		const char *pfx = scope ? "perf:thread:" : "perf:cpu:";
+		size_t pl = strlen(pfx);
+
+		if (strncmp(name, pfx, pl))
+			continue;
+		for (size_t k = 0; k < sizeof(perf_alias) / sizeof(perf_alias[0]); k++)
+			if (!strcmp(name + pl, perf_alias[k].alias))
+				for (int i = 0; i < SCRY_PERF_NR; i++) {
+					int c = (scope ? SCRY_CTX_PERF_THREAD : SCRY_CTX_PERF_CPU) + i;
+					if (!strcmp(contexts[c].name + pl, perf_alias[k].name))
+						return c;
+				}
+	}
 	if (!strcmp(name, "callstack-kernel"))   /* lttng add-context's spelling */
 		return SCRY_CTX_CALLSTACK_KERNEL;
 	if (!strcmp(name, "callstack-user"))

@@ -48,6 +48,10 @@ bool scry_record_ctx(const struct scry_record_layout *l, const struct scry_recor
 		*v = d->is_signed ? (int64_t)(int8_t)p[0] : (int64_t)p[0];
 		return true;
 	}
+	if (d->size == 8) {
+		memcpy(v, p, 8);
+		return true;
+	}
 	memcpy(&u, p, 4);
 	*v = d->is_signed ? (int64_t)(int32_t)u : (int64_t)u;
 	return true;

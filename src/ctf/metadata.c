@@ -245,7 +245,7 @@ static void put_contexts(FILE *f, uint64_t mask)
 			fprintf(f, " _%s[ __%s_length ];\n", d->name, d->name);
 		} else {
 			put_int(f, d->size, d->is_signed, 0, 10);
-			fprintf(f, " _%s;\n", d->name);
+			fprintf(f, " _%s;\n", SCRY_CONTEXT_FIELD(d));
 		}
 	}
 	fputs("\t};\n", f);
@@ -268,7 +268,7 @@ static int check_stream(const struct ctf_stream_class *sc, size_t id, char *err,
 		if (!(sc->ctx_mask & (1ULL << c)))
 			continue;
 		d = scry_context((enum scry_ctx)c);
-		if (!d || !is_ident(d->name) ||
+		if (!d || !is_ident(SCRY_CONTEXT_FIELD(d)) ||
 		    (d->type != SCRY_F_TEXT && d->type != SCRY_F_SEQ && !valid_int_size(d->size))) {
 			snprintf(err, errlen, "context %d has no usable description", c);
 			return -1;

@@ -224,10 +224,8 @@ int scry_ctx_kernel(const struct btf *btf, uint64_t mask, struct scry_ctx_kernel
 		struct fgen_ctx_path p;
 
 		if ((mask & (1ULL << need[i].ctx)) && btf && walk(btf, need[i].root, need[i].spec, &p)) {
-			if (!need[i].lacks && !walk(btf, "task_struct", "migrate_disable", &p))
-				continue;   /* its name before Linux 6.13 */
 			snprintf(err, errlen, "context %s: this kernel has no %s", scry_context(need[i].ctx)->name,
-				 need[i].lacks ? need[i].lacks : "task_struct.migration_disabled (CONFIG_SMP)");
+				 need[i].lacks ? need[i].lacks : "task_struct.migration_disabled (Linux 6.13, CONFIG_SMP)");
 			return -1;
 		}
 	}

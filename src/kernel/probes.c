@@ -188,6 +188,7 @@ int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o,
 	bpf_map__set_max_entries(p->skel->maps.areas, p->ncpus * SCRY_AREAS_PER_CPU);
 	bpf_map__set_max_entries(p->skel->maps.stages, p->ncpus);
 	bpf_program__set_autoload(p->skel->progs.scry_flush, true);
+	probes_prepare_perf(p);
 	ret = probes_prepare_memo(p, err, errlen);
 	if (!ret)
 		ret = probes_prepare_metrics(p, err, errlen);
@@ -207,6 +208,8 @@ int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o,
 		ret = probes_prepare_dispatch(p, err, errlen);
 	if (!ret)
 		ret = probes_install_metrics(p, err, errlen);
+	if (!ret)
+		ret = probes_open_perf(p, err, errlen);
 	if (ret)
 		goto fail;
 	p->stage_stride = (sizeof(struct scry_stage) + 7) & ~(size_t)7;
@@ -284,6 +287,7 @@ void scry_probes_close(struct scry_probes *p)
 		free(p->filters[i].insns);
 	}
 	free(p->filters);
+	probes_close_perf(p);
 	for (unsigned i = 0; i < SCRY_METRICS_MAX; i++)
 		if (p->metric_fds[i] >= 0)
 			close(p->metric_fds[i]);

@@ -36,7 +36,14 @@ struct scry_probes {
 	bool prepare_exec;         /* scry_prepare_exec is loaded */
 	bool memo_by_regs;         /* the memo keeps the current task (untrusted kptr) */
 	int metric_fds[SCRY_METRICS_MAX];   /* inner maps of the metrics, -1: none */
+	int *perf_fds;             /* the perf counter contexts' events (perf_ctx.c) */
+	size_t nperf_fds;
 };
+
+/* perf_ctx.c: before the load (map size, the switch program), after it (the events). */
+void probes_prepare_perf(struct scry_probes *p);
+int probes_open_perf(struct scry_probes *p, char *err, size_t errlen);
+void probes_close_perf(struct scry_probes *p);
 
 struct loaded_filter {
 	unsigned kind;

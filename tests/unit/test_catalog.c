@@ -562,7 +562,12 @@ static void test_contexts(void **state)
 	assert_int_equal(scry_context_size(0), 0);
 	/* + vppid, hostname[65], the four 1-byte flags, egid..vsgid and time_ns */
 	assert_int_equal(scry_context_size((1ull << SCRY_CTX_NR) - 1),
-			 18 * 4 + 16 + 4 + 65 + 4 + 10 * 4 + 2 * (4 + 8 * SCRY_CALLSTACK_SLOTS));
+			 18 * 4 + 16 + 4 + 65 + 4 + 10 * 4 + 2 * SCRY_PERF_NR * 8 + 2 * (4 + 8 * SCRY_CALLSTACK_SLOTS));
+	assert_int_equal(scry_context_by_name("perf:thread:cs"), SCRY_CTX_PERF_THREAD + 9);
+	assert_string_equal(scry_context(SCRY_CTX_PERF_THREAD + 9)->name, "perf:thread:context-switches");
+	assert_int_equal(scry_context_by_name("perf:cpu:faults"), SCRY_CTX_PERF_CPU + 8);
+	assert_int_equal(scry_context_by_name("perf_cpu_page_fault"), SCRY_CTX_PERF_CPU + 8);
+	assert_string_equal(SCRY_CONTEXT_FIELD(scry_context(SCRY_CTX_PERF_CPU)), "perf_cpu_cpu_cycles");
 	assert_int_equal(scry_context_by_name("callstack-user"), SCRY_CTX_CALLSTACK_USER);
 	assert_int_equal(scry_context_by_name("callstack_kernel"), SCRY_CTX_CALLSTACK_KERNEL);
 	assert_int_equal(scry_context(SCRY_CTX_HOSTNAME)->count, 65);

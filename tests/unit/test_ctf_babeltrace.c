@@ -14,7 +14,7 @@
 #include "ctf_test_util.h"
 
 /* every fixed-size context (the call stacks' sequences: tests/e2e/test_callstack.py) */
-#define ALL_CTX   (((1ULL << SCRY_CTX_NR) - 1) & ~((1ULL << SCRY_CTX_CALLSTACK_KERNEL) | (1ULL << SCRY_CTX_CALLSTACK_USER)))
+#define ALL_CTX   ((1ULL << SCRY_CTX_PERF_CPU) - 1)   /* up to time_ns: perf counters and call stacks in e2e */
 #define TS0       1000000ULL          /* first event: 1 ms after the clock's origin */
 #define N_CPU0    300
 #define N_CPU1    200

@@ -98,16 +98,12 @@ static __always_inline __u32 preempt_count_now(struct task_struct *t)
 	return pc & 0x7fffffff;
 }
 
-/* task_struct.migration_disabled, named migrate_disable before Linux 6.13 (LTTng's name). */
-struct task_struct___md_old {
-	unsigned short migrate_disable;
-} __attribute__((preserve_access_index));
-
+/* task_struct.migration_disabled (named migrate_disable before Linux 6.13, LTTng's name:
+ * such kernels are refused by src/kernel/ctx_paths.c, a second CO-RE flavour's relocation
+ * being hoisted out of its guard by the compiler). */
 static __always_inline __u32 migrate_disabled(struct task_struct *t)
 {
-	if (bpf_core_field_exists(t->migration_disabled))
-		return BPF_CORE_READ(t, migration_disabled);
-	return BPF_CORE_READ((struct task_struct___md_old *)t, migrate_disable);
+	return BPF_CORE_READ(t, migration_disabled);
 }
 
 #define SCRY_HARDIRQ_NMI_MASK 0x00ff0000u   /* HARDIRQ_MASK | NMI_MASK of preempt.h */
@@ -137,6 +133,34 @@ static __always_inline __s64 ctx_int(struct task_struct *t, const int c)
 	case SCRY_CTX_UTS_NS:    return (__u32)BPF_CORE_READ(t, nsproxy, uts_ns, ns.inum);
 	default:                 return 0;
 	}
+}
+
+/* This CPU's count of perf counter k (0 when it cannot be read). */
+static __always_inline __u64 perf_now(__u32 k)
+{
+	struct bpf_perf_event_value v = {};
+
+	if (bpf_perf_event_read_value(&perf_ctrs, k * perf_ncpus + bpf_get_smp_processor_id(), &v, sizeof(v)))
+		return 0;
+	return v.counter;
+}
+
+/* perf:thread counter k of the current task: what it counted while it ran (since it was
+ * first seen during recording). */
+static __always_inline __u64 perf_thread(__u32 k)
+{
+	struct thread_ctrs *tc = bpf_task_storage_get(&thread_perf, bpf_get_current_task_btf(), NULL,
+						      BPF_LOCAL_STORAGE_GET_F_CREATE);
+	__u64 now = perf_now(k);
+
+	if (!tc || k >= SCRY_PERF_NR)
+		return 0;
+	if (!tc->on) {    /* first seen: counting starts now */
+		for (int i = 0; i < SCRY_PERF_NR; i++)
+			tc->start[i] = (ctx_mask & (1ULL << (SCRY_CTX_PERF_THREAD + i))) ? perf_now(i) : 0;
+		tc->on = 1;
+	}
+	return tc->acc[k] + now - tc->start[k];
 }
 
 /* The contexts after uts_ns (LTTng's rarer ones) in a subprogram of their own: their code
@@ -181,6 +205,13 @@ static __noinline __u32 write_head_ext(__u8 *b, __u32 pos, struct task_struct *t
 			if (!uts || bpf_probe_read_kernel(b + pos, SCRY_HOSTNAME_LEN, &uts->name.nodename))
 				__builtin_memset(b + pos, 0, SCRY_HOSTNAME_LEN);
 			pos += SCRY_HOSTNAME_LEN;
+			continue;
+		}
+		if (c >= SCRY_CTX_PERF_CPU && c < SCRY_CTX_PERF_THREAD + SCRY_PERF_NR) {
+			__u64 v = c < SCRY_CTX_PERF_THREAD ? perf_now(c - SCRY_CTX_PERF_CPU)
+							   : perf_thread(c - SCRY_CTX_PERF_THREAD);
+			WR(__u64, b, pos, v);
+			pos += 8;
 			continue;
 		}
 		if (c == SCRY_CTX_CALLSTACK_KERNEL || c == SCRY_CTX_CALLSTACK_USER) {
