@@ -71,6 +71,7 @@ void trace_opts_usage(FILE *f)
 		"  -r                     time since the previous line\n"
 		"  -s, --string-limit N   longest string shown (default 32)\n"
 		"  -y, --decode-fds       file descriptors with their paths\n"
+		"  -k, --stack-trace      each call's user stack after its line, as strace -k\n"
 		"  -v, --no-abbrev        structures and arrays in full\n"
 		"  -o, --output FILE      write the trace to FILE (lines get a pid prefix)\n"
 		"  -c, --summary-only     count time, calls and errors per syscall; print a table\n"
