@@ -31,8 +31,7 @@ static const struct {
 	{ "vpid", "VPID" }, { "tid", "TID" }, { "vtid", "VTID" }, { "ppid", "PPID" },
 	{ "vppid", "VPPID" }, { "hostname", "HOSTNAME" }, { "interruptible", "INTERRUPTIBLE" },
 	{ "preemptible", "PREEMPTIBLE" }, { "need_reschedule", "NEED_RESCHEDULE" }, { "migratable", "MIGRATABLE" },
-	{ "egid", "EGID" }, { "sgid", "SGID" }, { "suid", "SUID" }, { "vuid", "VUID" }, { "veuid", "VEUID" },
-	{ "vsuid", "VSUID" }, { "vgid", "VGID" }, { "vegid", "VEGID" }, { "vsgid", "VSGID" }, { "time_ns", "TIME_NS" },
+	{ "callstack_user", "CALLSTACK_USER" }, { "callstack_kernel", "CALLSTACK_KERNEL" },
 };
 #define CTX_PROVIDER "scry"
 
