@@ -121,6 +121,12 @@ $(BUILD)/workload/%: tests/workload/%.c
 	@mkdir -p $(@D)
 	$(CC) -O1 -g -Wall -D_GNU_SOURCE -pthread -o $@ $<
 
+# The call stack tests' workload at -O0: every function keeps its frame (the kernel walks
+# user stacks by frame pointers; an optimised leaf without one hides its caller).
+$(BUILD)/workload/nested_calls: tests/workload/nested_calls.c
+	@mkdir -p $(@D)
+	$(CC) -O0 -g -fno-omit-frame-pointer -Wall -D_GNU_SOURCE -o $@ $<
+
 # The uprobe tests' workload also at -O0, and stripped (no symbols, no DWARF).
 $(BUILD)/workload/uprobed-O0: tests/workload/uprobed.c
 	@mkdir -p $(@D)

@@ -220,6 +220,13 @@ scry_all_row scry-a
 scry_all_row scry-rej --filter '$ctx.tid == -1'
 scry_all_row scry-trk --track-uid 4242
 scry_all_row scry-acc --filter '$ctx.tid != -1'
+# issue 14's context rows: the cost per event of each new context class on top of the
+# default pid,tid,procname (scry-a): LTTng's simple contexts, perf counters, call stacks
+CTX_SIMPLE=pid,tid,procname,vppid,hostname,interruptible,preemptible,need_reschedule,migratable,egid,sgid,suid,vuid,veuid,vsuid,vgid,vegid,vsgid,time_ns
+scry_all_row scry-ctx-simple -c "$CTX_SIMPLE"
+scry_all_row scry-ctx-perf -c pid,tid,procname,perf:cpu:page-fault,perf:thread:page-fault
+scry_all_row scry-ctx-kstack -c pid,tid,procname,callstack-kernel
+scry_all_row scry-ctx-ustack -c pid,tid,procname,callstack-user
 
 # --- scry record -- cmd, one session per run
 scry_cmd() {   # wrapper: scry record -q -o DIR -- "$@"
@@ -336,7 +343,9 @@ FLOOR_ADD=$(added floor); FTRACE_ADD=$(added ftrace)
 declare -A LABEL=([untraced]="untraced" [floor]="floor (empty BPF prog)" [floor-clock]="floor + clock read" [ftrace]="ftrace raw_syscalls"
 	[bpftrace]="bpftrace printf" [perf-trace]="perf trace" [strace]="strace -f"
 	[scry-a]="scry record -a" [scry-cmd]="scry record -- cmd"
-	[scry-rej]="  filter rejects all" [scry-trk]="  tracker rejects all" [scry-acc]="  filter accepts all")
+	[scry-rej]="  filter rejects all" [scry-trk]="  tracker rejects all" [scry-acc]="  filter accepts all"
+	[scry-ctx-simple]="  + 16 simple contexts" [scry-ctx-perf]="  + 2 perf counters"
+	[scry-ctx-kstack]="  + callstack-kernel" [scry-ctx-ustack]="  + callstack-user")
 echo
 printf '%-24s %12s %10s %8s %8s %10s %12s %8s\n' configuration "ns/getppid" "added ns" "/floor" "/ftrace" "tar ms" "added/sysc" lost
 printf '%-24s %12s %10s %8s %8s %10s %12s %8s\n' "" "" "" "" "" "" "(ns, tar)" ""

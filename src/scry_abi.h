@@ -48,8 +48,36 @@ enum scry_ctx {
 	SCRY_CTX_PID_NS,
 	SCRY_CTX_USER_NS,
 	SCRY_CTX_UTS_NS,
+	SCRY_CTX_VPPID,      /* int32  parent's tgid in the current task's pid namespace, 0 outside */
+	SCRY_CTX_HOSTNAME,   /* char[65] the UTS namespace's nodename */
+	SCRY_CTX_INTERRUPTIBLE,  /* int8   1: not in hard IRQ/NMI context (docs/FORMAT.md) */
+	SCRY_CTX_PREEMPTIBLE,    /* uint8  1: preempt_count is the tracing probe's own */
+	SCRY_CTX_NEED_RESCHEDULE,/* uint8  TIF_NEED_RESCHED */
+	SCRY_CTX_MIGRATABLE,     /* uint8  !migrate_disable */
+	SCRY_CTX_EGID,       /* uint32 credentials in the initial user namespace */
+	SCRY_CTX_SGID,
+	SCRY_CTX_SUID,
+	SCRY_CTX_VUID,       /* uint32 credentials as the task's user namespace maps them */
+	SCRY_CTX_VEUID,
+	SCRY_CTX_VSUID,
+	SCRY_CTX_VGID,
+	SCRY_CTX_VEGID,
+	SCRY_CTX_VSGID,
+	SCRY_CTX_TIME_NS,    /* uint32 inode number */
+	/* call stacks, last: uint32 length, then SCRY_CALLSTACK_SLOTS uint64 slots in the record
+	 * the programs write (a fixed size, so events keep their constant layout); the CTF
+	 * stream holds only the length's entries (the consumer drops the unused slots:
+	 * scry_record_compact), LTTng's sequence */
+	SCRY_CTX_PERF_CPU,   /* SCRY_PERF_NR uint64 perf:cpu:NAME counters (catalog/contexts.c) */
+	SCRY_CTX_PERF_THREAD = SCRY_CTX_PERF_CPU + 13,   /* ... and perf:thread:NAME */
+	SCRY_CTX_CALLSTACK_KERNEL = SCRY_CTX_PERF_THREAD + 13,
+	SCRY_CTX_CALLSTACK_USER,
 	SCRY_CTX_NR
 };
+#define SCRY_PERF_NR           13       /* counters each of perf:cpu: and perf:thread: */
+#define SCRY_CALLSTACK_MAX     128      /* frames, LTTng's MAX_ENTRIES */
+#define SCRY_CALLSTACK_SLOTS   (SCRY_CALLSTACK_MAX + 1)   /* + LTTng's ULONG_MAX "cut here" mark */
+#define SCRY_HOSTNAME_LEN      65       /* __NEW_UTS_LEN + 1, LTTng's hostname context */
 
 /* Per-CPU staging (LTTng's sub-buffer idea): fixed-size syscall events are appended to a
  * small per-CPU buffer that stays in cache, and handed to the ring buffer in one copy when

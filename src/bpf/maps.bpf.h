@@ -15,6 +15,12 @@
 /* Load-time settings (rodata): the verifier drops the code of disabled contexts. */
 const volatile __u64 ctx_mask = (1ULL << SCRY_CTX_PID) | (1ULL << SCRY_CTX_TID) | (1ULL << SCRY_CTX_PROCNAME);
 const volatile __u32 head_bytes = SCRY_EVENT_HEADER_SIZE + 24; /* header + contexts of ctx_mask */
+const volatile __u32 ovf_uid = 65534;     /* /proc/sys/kernel/overflowuid: v*id of an unmapped id */
+const volatile __u32 ovf_gid = 65534;
+const volatile __s64 preempt_delta = 0;  /* per-CPU __preempt_count - runqueues (record.bpf.h) */
+const volatile __u8 tif_need_resched = 3;
+const volatile __u32 stack_max = SCRY_CALLSTACK_MAX;
+const volatile __u32 perf_ncpus = 1;      /* perf_ctrs: counter k of CPU c at k * perf_ncpus + c */  /* frames a call stack context may get */ /* TIF_NEED_RESCHED's bit (x86: 3; generic TIF bits: 4) */
 const volatile __u32 self_tgid = 0;        /* scry itself: never recorded */
 const volatile __u8 target_all = 0;        /* 1: system-wide; 0: only tgids in `tracked` */
 const volatile __u8 follow_forks = 1;      /* the children of tracked tgids are tracked */
@@ -289,6 +295,29 @@ struct back_array {
 	__type(key, __u32);
 	__type(value, __u32);
 };
+/* The perf counter contexts (record.bpf.h): one perf event per counter in use and CPU
+ * (perf_event_open by src/kernel/perf_ctx.c), and per thread the counts of perf:thread
+ * counters accumulated while it ran (at sched_switch). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+	__uint(max_entries, 1);
+} perf_ctrs SEC(".maps");
+
+struct thread_ctrs {
+	__u64 acc[SCRY_PERF_NR];     /* counted while it ran, before start */
+	__u64 start[SCRY_PERF_NR];   /* the CPU counter when it last went on (or was first seen) */
+	__u32 on;                    /* 1: on a CPU since start */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct thread_ctrs);
+} thread_perf SEC(".maps");
+
 struct back_array back_enter SEC(".maps"), back_exit SEC(".maps"), back_tp SEC(".maps"), back_fork SEC(".maps"),
 	back_uprobe SEC(".maps");
 

@@ -11,6 +11,7 @@
  *   metrics.bpf.h      the metrics channel: counters and histograms of syscalls, in maps
  *   uprobes.bpf.h      uprobes, uretprobes and USDT probes: registers, user strings and
  *                      USDT arguments by descriptor (libbpf's usdt.bpf.h: its maps)
+ *   perf_ctx.bpf.h     the perf:thread counter contexts' accounting at context switches
  * All events are written in their final CTF layout (docs/FORMAT.md).  To add a source: a
  * header here, its maps in maps.bpf.h, its loader part in src/kernel/probes.c. */
 #include "maps.bpf.h"
@@ -29,6 +30,7 @@
 #include "metrics.bpf.h"
 #include "uprobes.bpf.h"
 #include "statedump.bpf.h"
+#include "perf_ctx.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 

@@ -179,7 +179,7 @@ int scry_tp(void *ctx)
 	w.a = area_get(AREA_TP);
 	if (!w.a)
 		return 0;
-	w.a->pos = write_head(w.a->buf, w.d->event_id, t);
+	w.a->pos = write_head_nomigr(w.a->buf, w.d->event_id, t);
 	bpf_loop(w.d->nops, tp_op, &w, 0);
 	submit(w.a, w.a->pos);
 	area_put(w.a);

@@ -101,7 +101,7 @@ static __always_inline int up_write(struct pt_regs *ctx, __u32 slot, const bool 
 	}
 	w.a = a;
 	w.d = d;
-	a->pos = write_head(a->buf, d->event_id, t);
+	a->pos = write_head_nomigr(a->buf, d->event_id, t);
 	bpf_loop(d->nops, up_op, &w, 0);
 	pos = a->pos;
 	if (pos > SCRY_EVENT_MAX)

@@ -197,14 +197,23 @@ size_t scry_closest(const char *name, const char *const *candidates, size_t n, c
 /* Contexts (-c): LTTng names without the underscore ("pid", "procname"). */
 struct scry_context_desc {
 	const char *name;      /* "pid" */
-	enum scry_ftype type;  /* INT or TEXT */
-	uint8_t size;          /* INT: 4; TEXT: element size 1 */
+	enum scry_ftype type;  /* INT, TEXT, or SEQ (call stacks: uint32 length, uint64 hex entries) */
+	uint8_t size;          /* INT: 4 or 1; TEXT: element size 1 */
 	bool is_signed;
-	uint32_t count;        /* TEXT: 16 */
+	uint32_t count;        /* TEXT: 16 (procname), 65 (hostname) */
+	const char *ctf;       /* CTF field name when not name ("perf_cpu_cpu_cycles"), else NULL */
+	uint32_t perf_type, perf_config;   /* perf counters: perf_event_attr's type and config */
 };
+/* A context's CTF field name (without the leading underscore). */
+#define SCRY_CONTEXT_FIELD(d) ((d)->ctf ? (d)->ctf : (d)->name)
+/* The perf counter contexts (scope 0: perf:cpu, 1: perf:thread). */
+#define SCRY_CTX_IS_PERF(c) ((c) >= SCRY_CTX_PERF_CPU && (c) < SCRY_CTX_PERF_THREAD + SCRY_PERF_NR)
 const struct scry_context_desc *scry_context(enum scry_ctx c);
 int scry_context_by_name(const char *name);   /* enum scry_ctx or -1 */
-/* Bytes the enabled contexts add to each event. */
+/* The one-line error for an unknown context name, with the closest known one. */
+size_t scry_context_unknown(const char *name, char *err, size_t errlen);
+/* Bytes the enabled contexts add to each event as the programs write it (a call stack
+ * with all its slots; scry_record_compact gives the CTF form). */
 size_t scry_context_size(uint64_t mask);
 
 #endif /* SCRY_CATALOG_H */

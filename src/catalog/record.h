@@ -33,6 +33,15 @@ int scry_record_read(const struct scry_record_layout *l, const uint8_t *bytes, s
 		     struct scry_record *r);
 /* An integer context of r (sign-extended as enum scry_ctx says); false if not recorded. */
 bool scry_record_ctx(const struct scry_record_layout *l, const struct scry_record *r, int ctx, int64_t *v);
+/* A text context (procname, hostname: NUL-padded), or NULL if not recorded. */
+const char *scry_record_text(const struct scry_record_layout *l, const struct scry_record *r, int ctx, size_t *len);
+/* A call stack context: *n addresses (NULL if not recorded).  r's bytes as the programs
+ * wrote them (every slot). */
+const uint64_t *scry_record_callstack(const struct scry_record_layout *l, const struct scry_record *r, int ctx,
+				      uint32_t *n);
+/* The CTF form of a record (size bytes at in): its call stacks cut to their length.  Writes
+ * out (which may be in; at most size bytes), returns its size (0: in is too short). */
+size_t scry_record_compact(const struct scry_record_layout *l, const uint8_t *in, size_t size, uint8_t *out);
 /* The procname context (up to SCRY_COMM_LEN bytes, NUL-padded), or NULL if not recorded. */
 const char *scry_record_procname(const struct scry_record_layout *l, const struct scry_record *r, size_t *len);
 

@@ -80,7 +80,7 @@ int cli_channels_contexts(struct cli_channels *cc, const char *list, char *err, 
 			name += 4;
 		int c = scry_context_by_name(name);
 		if (c < 0) {
-			snprintf(err, errlen, "unknown context '%s' (`scry list contexts` shows them)", tok);
+			scry_context_unknown(tok, err, errlen);
 			free(copy);
 			return -EINVAL;
 		}

@@ -89,6 +89,8 @@ static int list_contexts(void)
 
 		if (c->type == SCRY_F_TEXT)
 			printf("%-12s char[%u] (text)\n", c->name, c->count);
+		else if (c->type == SCRY_F_SEQ)
+			printf("%-12s uint64[] (addresses, hex; up to %u)\n", c->name, c->count);
 		else
 			printf("%-12s %sint%u\n", c->name, c->is_signed ? "" : "u", c->size * 8u);
 	}

@@ -309,7 +309,8 @@ int cmd_trace(int argc, char **argv)
 	}
 	chan.events = (const char *const *)specs;
 	chan.nevents = nspecs;
-	chan.ctx_mask = (1ULL << SCRY_CTX_PID) | (1ULL << SCRY_CTX_TID);
+	chan.ctx_mask = (1ULL << SCRY_CTX_PID) | (1ULL << SCRY_CTX_TID) |
+			(o.stack ? 1ULL << SCRY_CTX_CALLSTACK_USER : 0);
 	so.catalog = nc.cat;
 	so.channels = &chan;
 	so.nchannels = 1;

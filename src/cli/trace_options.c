@@ -71,6 +71,7 @@ void trace_opts_usage(FILE *f)
 		"  -r                     time since the previous line\n"
 		"  -s, --string-limit N   longest string shown (default 32)\n"
 		"  -y, --decode-fds       file descriptors with their paths\n"
+		"  -k, --stack-trace      each call's user stack after its line, as strace -k\n"
 		"  -v, --no-abbrev        structures and arrays in full\n"
 		"  -o, --output FILE      write the trace to FILE (lines get a pid prefix)\n"
 		"  -c, --summary-only     count time, calls and errors per syscall; print a table\n"
@@ -113,6 +114,7 @@ int trace_opts_parse(struct trace_opts *o, struct cli_track *track, int argc, ch
 		{ "summary-wall-clock", no_argument, NULL, 'w' },
 		{ "decode-fds", no_argument, NULL, 'y' },
 		{ "no-abbrev", no_argument, NULL, 'v' },
+		{ "stack-trace", no_argument, NULL, 'k' },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "snaplen", required_argument, NULL, OPT_SNAPLEN },
 		{ "fetch", required_argument, NULL, OPT_FETCH },
@@ -130,7 +132,7 @@ int trace_opts_parse(struct trace_opts *o, struct cli_track *track, int argc, ch
 	trace_opts_init(o);
 	optind = 0;      /* 0: glibc re-initializes its state (clustered options of a previous parse) */
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+:fp:ae:zZTtrs:o:cCS:wyvh", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:fp:ae:zZTtrs:o:cCS:wyvkh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'f':
 			o->follow = true;
@@ -215,6 +217,9 @@ int trace_opts_parse(struct trace_opts *o, struct cli_track *track, int argc, ch
 			break;
 		case 'c':
 			o->count = TRACE_COUNT_ONLY;
+			break;
+		case 'k':
+			o->stack = true;
 			break;
 		case 'C':
 			o->count = TRACE_COUNT_ALSO;

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
+#include "catalog/symbolize.h"
 #include "cli/commands.h"
 #include "view/view_filter.h"
 #include "view/output.h"
@@ -130,6 +132,15 @@ int cmd_view(int argc, char **argv)
 	struct text_out to;
 	struct json_out jo;
 	text_out_init(&to, &ob, gmt);
+	/* call stacks: user mappings captured while recording, at the trace's top (the path
+	 * given, or its parent when it is the kernel/ directory) */
+	if (!json && (to.syms = scry_syms_new())) {
+		char mp[4096];
+		snprintf(mp, sizeof(mp), "%s/" SCRY_MAPS_FILE, argv[optind]);
+		if (access(mp, R_OK))
+			snprintf(mp, sizeof(mp), "%s/../" SCRY_MAPS_FILE, argv[optind]);
+		scry_syms_load_maps(to.syms, mp);
+	}
 	json_out_init(&jo, &ob);
 	uint64_t count = 0;
 	struct view_stream *s;
@@ -143,6 +154,7 @@ int cmd_view(int argc, char **argv)
 		count++;
 	}
 	ob_free(&ob);
+	scry_syms_free(to.syms);
 	if (ob.error && errno != EPIPE) {
 		fprintf(stderr, "scry view: write error: %s\n", strerror(errno));
 		goto cleanup;

@@ -6,6 +6,8 @@
 #include "consumer/consumer.h"
 #include "scry_abi.h"
 #include "consumer/ring.h"
+#include "catalog/record.h"
+#include "catalog/symbolize.h"
 #include "ctf/stream.h"
 #include "util/clock.h"
 
@@ -39,7 +41,34 @@ struct scry_consumer {
 	uint64_t stage_max_age_ns;
 	struct scry_consumer_opts opts;  /* to open the streams of the next chunk (rotation) */
 	struct ctf_stream_stats done;    /* the totals of the streams of closed chunks */
+	bool stacks;                     /* call stack contexts: records compacted for the streams */
+	struct scry_record_layout layout;
+	uint8_t *compact;                /* SCRY_SCRATCH_SIZE */
+	struct scry_syms *syms;          /* user call stacks: their mappings, written to maps */
+	FILE *maps;
 };
+
+/* The user call stack of a record: the mappings of its addresses captured (the process's
+ * pid context tells which /proc/PID/maps). */
+static void capture_maps(struct scry_consumer *c, const uint8_t *ev, size_t size)
+{
+	struct scry_record r;
+	const uint64_t *a;
+	int64_t pid;
+	uint32_t n;
+
+	if (scry_record_read(&c->layout, ev, size, &r) ||
+	    !(scry_record_ctx(&c->layout, &r, SCRY_CTX_PID, &pid) || scry_record_ctx(&c->layout, &r, SCRY_CTX_TID, &pid)) ||
+	    !(a = scry_record_callstack(&c->layout, &r, SCRY_CTX_CALLSTACK_USER, &n)))
+		return;
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t addr;
+
+		memcpy(&addr, a + i, 8);
+		if (addr != UINT64_MAX && scry_syms_capture(c->syms, (int)pid, addr ? addr - (i > 0) : 0, c->maps) < 0)
+			break;   /* gone, or not in a file: the next addresses would fail the same */
+	}
+}
 
 /* Does the user-space filter drop this event?  One bit test for the others. */
 static bool rejected(struct scry_consumer *c, unsigned cpu, const uint8_t *ev, size_t size)
@@ -81,6 +110,14 @@ static void append(struct cpu_stream *cs, const uint8_t *ev, size_t size)
 	if (!cs->stream) {     /* between two chunks (a stopped session's was archived) */
 		cs->c->done.lost++;
 		return;
+	}
+	if (cs->c->stacks) {
+		if (cs->c->syms)
+			capture_maps(cs->c, ev, size);
+		size = scry_record_compact(&cs->c->layout, ev, size, cs->c->compact);
+		if (!size)
+			return;
+		ev = cs->c->compact;
 	}
 	ret = ctf_stream_append(cs->stream, ev, size);
 	if (ret && ret != -E2BIG && ret != -EINVAL && !cs->c->write_error)
@@ -137,6 +174,10 @@ static void consumer_free(struct scry_consumer *c)
 	free(c->cpus);
 	free(c->kstats);
 	free(c->flushed_ns);
+	free(c->compact);
+	scry_syms_free(c->syms);
+	if (c->maps)
+		fclose(c->maps);
 	free(c);
 }
 
@@ -159,6 +200,21 @@ int scry_consumer_open(struct scry_consumer **out, const struct scry_consumer_op
 		c->pred_ids = o->pred_ids;
 	}
 	c->stage_max_age_ns = o->stage_max_age_ns ? o->stage_max_age_ns : 20 * 1000 * 1000ULL;
+	c->stacks = o->ctx_mask & ((1ULL << SCRY_CTX_CALLSTACK_KERNEL) | (1ULL << SCRY_CTX_CALLSTACK_USER));
+	if (c->stacks) {
+		scry_record_layout_init(&c->layout, o->ctx_mask);
+		if (!(c->compact = malloc(SCRY_SCRATCH_SIZE)))
+			goto oom;
+	}
+	if ((o->ctx_mask & (1ULL << SCRY_CTX_CALLSTACK_USER)) && o->maps_path && c->ctf) {
+		if (!(c->syms = scry_syms_new()))
+			goto oom;
+		if (!(c->maps = fopen(o->maps_path, "a"))) {
+			ret = -errno;
+			snprintf(err, errlen, "cannot create %s: %s", o->maps_path, strerror(errno));
+			goto fail;
+		}
+	}
 	c->ncpus = scry_probes_ncpus(o->probes);
 	c->cpus = calloc(c->ncpus, sizeof(*c->cpus));
 	c->kstats = calloc(c->ncpus, sizeof(*c->kstats));

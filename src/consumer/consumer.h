@@ -38,6 +38,10 @@ struct scry_consumer_opts {
 	unsigned keep_packets;      /* > 0: a flight recorder: no stream files, each CPU's last
 				     * keep_packets packets kept in memory (scry_consumer_snapshot) */
 	uint64_t tracefile_size, tracefile_count;   /* LTTng's stream file splitting (ctf/stream.h) */
+	uint64_t ctx_mask;          /* the channel's contexts: call stacks are cut to their length
+				     * in the streams, and the user ones' mappings captured into
+				     * maps_path (catalog/symbolize.h) */
+	const char *maps_path;
 };
 
 struct scry_consumer_stats {

@@ -227,9 +227,15 @@ static void put_contexts(FILE *f, uint64_t mask)
 		if (d->type == SCRY_F_TEXT) {
 			put_int(f, 1, 0, 1, 10);
 			fprintf(f, " _%s[%u];\n", d->name, d->count);
+		} else if (d->type == SCRY_F_SEQ) {
+			/* lttng-modules' two fields: "_NAME_length" (unsigned int), "NAME" (unsigned long, hex) */
+			put_int(f, 4, 0, 0, 10);
+			fprintf(f, " __%s_length;\n\t\t", d->name);
+			put_int(f, d->size, 0, 0, 16);
+			fprintf(f, " _%s[ __%s_length ];\n", d->name, d->name);
 		} else {
 			put_int(f, d->size, d->is_signed, 0, 10);
-			fprintf(f, " _%s;\n", d->name);
+			fprintf(f, " _%s;\n", SCRY_CONTEXT_FIELD(d));
 		}
 	}
 	fputs("\t};\n", f);
@@ -252,8 +258,8 @@ static int check_stream(const struct ctf_stream_class *sc, size_t id, char *err,
 		if (!(sc->ctx_mask & (1ULL << c)))
 			continue;
 		d = scry_context((enum scry_ctx)c);
-		if (!d || !scry_is_ident(d->name) ||
-		    (d->type != SCRY_F_TEXT && !valid_int_size(d->size))) {
+		if (!d || !scry_is_ident(SCRY_CONTEXT_FIELD(d)) ||
+		    (d->type != SCRY_F_TEXT && d->type != SCRY_F_SEQ && !valid_int_size(d->size))) {
 			snprintf(err, errlen, "context %d has no usable description", c);
 			return -1;
 		}

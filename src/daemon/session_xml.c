@@ -29,6 +29,9 @@ static const struct {
 } ctx_names[] = {
 	{ "pid", "PID" }, { "procname", "PROCNAME" }, { "prio", "PRIO" }, { "nice", "NICE" },
 	{ "vpid", "VPID" }, { "tid", "TID" }, { "vtid", "VTID" }, { "ppid", "PPID" },
+	{ "vppid", "VPPID" }, { "hostname", "HOSTNAME" }, { "interruptible", "INTERRUPTIBLE" },
+	{ "preemptible", "PREEMPTIBLE" }, { "need_reschedule", "NEED_RESCHEDULE" }, { "migratable", "MIGRATABLE" },
+	{ "callstack_user", "CALLSTACK_USER" }, { "callstack_kernel", "CALLSTACK_KERNEL" },
 };
 #define CTX_PROVIDER "scry"
 

@@ -661,8 +661,12 @@ static int verb_add_context(struct verb_ctx *v, int argc, char **argv)
 
 			if (!strncmp(n, "$ctx.", 5))
 				n += 5;
-			if ((k = scry_context_by_name(n)) < 0)
-				return ERR("unknown context type '%s' (scry list contexts shows them)", optarg);
+			if ((k = scry_context_by_name(n)) < 0) {
+				char why[256];
+
+				scry_context_unknown(optarg, why, sizeof(why));
+				return ERR("%s", why);
+			}
 			mask |= 1ULL << k;
 			break;
 		}

@@ -246,6 +246,9 @@ int scry_probes_attach(struct scry_probes *p, char *err, size_t errlen)
 		return ret;
 	if (bpf_program__autoload(p->skel->progs.scry_fork))
 		ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_fork), "tp_btf/sched_process_fork", err, errlen);
+	if (!ret && bpf_program__autoload(p->skel->progs.scry_perf_switch))
+		ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_perf_switch), "tp_btf/sched_switch",
+				      err, errlen);
 	if (!ret && bpf_program__autoload(p->skel->progs.scry_exit))
 		ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_exit), "tp_btf/sched_process_exit", err, errlen);
 	if (!ret && bpf_program__autoload(p->skel->progs.scry_signal))

@@ -1,6 +1,9 @@
 /* ctx_paths.c — context access paths from kernel BTF (see ctx_paths.h). */
+#include <stdio.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <bpf/btf.h>
+#include "catalog/catalog.h"
 #include "kernel/ctx_paths.h"
 
 /* Byte offset of member name in the struct or union id (anonymous members searched too);
@@ -119,6 +122,10 @@ int scry_ctx_layout(const struct btf *btf, struct scry_ctx_layout *out)
 		{ SCRY_CTX_PID_NS, "thread_pid", 0, FGEN_CTXP_PIDNS },
 		{ SCRY_CTX_USER_NS, "cred->user_ns->ns.inum", 0, FGEN_CTXP_LOAD },
 		{ SCRY_CTX_UTS_NS, "nsproxy->uts_ns->ns.inum", 0, FGEN_CTXP_LOAD },
+		{ SCRY_CTX_EGID, "cred->egid.val", 0, FGEN_CTXP_LOAD },
+		{ SCRY_CTX_SGID, "cred->sgid.val", 0, FGEN_CTXP_LOAD },
+		{ SCRY_CTX_SUID, "cred->suid.val", 0, FGEN_CTXP_LOAD },
+		{ SCRY_CTX_TIME_NS, "nsproxy->time_ns->ns.inum", 0, FGEN_CTXP_LOAD },
 	};
 	static const char *const regs[6] = { "di", "si", "dx", "r10", "r8", "r9" };
 	long comm, level, numbers, nr, ns, inum, usize, ax;
@@ -168,5 +175,88 @@ int scry_ctx_layout(const struct btf *btf, struct scry_ctx_layout *out)
 	out->memo_ok = stack >= 0 && stack <= INT16_MAX && exit_state >= 0 && exit_state <= INT16_MAX;
 	out->stack_off = (int16_t)(out->memo_ok ? stack : 0);
 	out->exit_state_off = (int16_t)(out->memo_ok ? exit_state : 0);
+	return 0;
+}
+
+static uint32_t read_u32_file(const char *path, uint32_t dflt)
+{
+	FILE *f = fopen(path, "r");
+	unsigned v;
+
+	if (!f)
+		return dflt;
+	if (fscanf(f, "%u", &v) != 1)
+		v = dflt;
+	fclose(f);
+	return v;
+}
+
+/* Offset of the per-CPU variable name in .data..percpu (BTF DATASEC), -1 when absent. */
+static long percpu_off(const struct btf *btf, const char *name)
+{
+	int id = btf__find_by_name_kind(btf, ".data..percpu", BTF_KIND_DATASEC);
+	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, (__u32)id) : NULL;
+	const struct btf_var_secinfo *v;
+
+	if (!t)
+		return -1;
+	v = btf_var_secinfos(t);
+	for (int i = 0; i < btf_vlen(t); i++, v++) {
+		const struct btf_type *var = btf__type_by_id(btf, v->type);
+		const char *n = var ? btf__name_by_offset(btf, var->name_off) : NULL;
+		if (n && !strcmp(n, name))
+			return (long)v->offset;
+	}
+	return -1;
+}
+
+int scry_ctx_kernel(const struct btf *btf, uint64_t mask, struct scry_ctx_kernel *out, char *err, size_t errlen)
+{
+	static const struct { int ctx; const char *root, *spec, *lacks; } need[] = {
+		{ SCRY_CTX_MIGRATABLE, "task_struct", "migration_disabled", NULL },
+		{ SCRY_CTX_TIME_NS, "task_struct", "nsproxy->time_ns->ns.inum", "time namespaces (CONFIG_TIME_NS)" },
+		{ SCRY_CTX_CGROUP_NS, "task_struct", "nsproxy->cgroup_ns->ns.inum", "cgroup namespaces (CONFIG_CGROUPS)" },
+	};
+	struct utsname u;
+	unsigned maj = 0, min = 0;
+
+	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
+		struct fgen_ctx_path p;
+
+		if ((mask & (1ULL << need[i].ctx)) && btf && walk(btf, need[i].root, need[i].spec, &p)) {
+			snprintf(err, errlen, "context %s: this kernel has no %s", scry_context(need[i].ctx)->name,
+				 need[i].lacks ? need[i].lacks : "task_struct.migration_disabled (Linux 6.13, CONFIG_SMP)");
+			return -1;
+		}
+	}
+	/* preempt_count() is x86's per-CPU __preempt_count (before 6.2 and since 6.15; pcpu_hot
+	 * in between).  Per-CPU data symbols are in kallsyms only with CONFIG_KALLSYMS_ALL, so
+	 * the program finds it from this CPU's runqueue, which current's se.cfs_rq->rq points
+	 * to: both are per-CPU variables, their distance is in BTF's .data..percpu. */
+	memset(out, 0, sizeof(*out));
+	for (int c = SCRY_CTX_INTERRUPTIBLE; c <= SCRY_CTX_PREEMPTIBLE; c++) {
+		struct fgen_ctx_path p;
+		long pc, rq;
+
+		if (!(mask & (1ULL << c)) || !btf)
+			continue;
+		pc = percpu_off(btf, "__preempt_count");
+		rq = percpu_off(btf, "runqueues");
+		if (pc < 0 || rq < 0 || walk(btf, "task_struct", "se.cfs_rq->rq", &p)) {
+			snprintf(err, errlen, "context %s: this kernel's BTF has no per-CPU __preempt_count and "
+				 "runqueues, or no task_struct.se.cfs_rq (CONFIG_FAIR_GROUP_SCHED)", scry_context(c)->name);
+			return -1;
+		}
+		out->preempt_delta = pc - rq;
+	}
+	/* x86 moved to the generic TIF bits in Linux 6.18: TIF_NEED_RESCHED 3 became 4 */
+	out->tif_need_resched = 3;
+	if (!uname(&u) && sscanf(u.release, "%u.%u", &maj, &min) == 2 && (maj > 6 || (maj == 6 && min >= 18)))
+		out->tif_need_resched = 4;
+	out->stack_max = read_u32_file("/proc/sys/kernel/perf_event_max_stack", 127);
+	if (out->stack_max > SCRY_CALLSTACK_MAX)
+		out->stack_max = SCRY_CALLSTACK_MAX;
+	out->ovf_uid = read_u32_file("/proc/sys/kernel/overflowuid", 65534);
+	out->ovf_gid = read_u32_file("/proc/sys/kernel/overflowgid", 65534);
 	return 0;
 }

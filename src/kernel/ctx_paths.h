@@ -5,6 +5,7 @@
 #ifndef SCRY_SESSION_CTX_PATHS_H
 #define SCRY_SESSION_CTX_PATHS_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "filter/bpf_gen.h"
 #include "scry_abi.h"
@@ -24,5 +25,17 @@ struct scry_ctx_layout {
 
 /* Fill out from btf (vmlinux).  0, or -1 when task_struct itself is missing. */
 int scry_ctx_layout(const struct btf *btf, struct scry_ctx_layout *out);
+
+/* Load-time settings of the contexts after uts_ns (src/bpf/lib/record.bpf.h). */
+struct scry_ctx_kernel {
+	uint8_t tif_need_resched;     /* TIF_NEED_RESCHED's bit */
+	uint32_t ovf_uid, ovf_gid;    /* /proc/sys/kernel/overflow[ug]id */
+	int64_t preempt_delta;        /* per-CPU __preempt_count - per-CPU runqueues, in bytes */
+	uint32_t stack_max;           /* frames of a call stack: /proc/sys/kernel/perf_event_max_stack, at most 128 */
+};
+
+/* What the kernel must offer for the contexts of mask, and their settings.  0, or -1 with
+ * a one-line err naming the context and what this kernel lacks. */
+int scry_ctx_kernel(const struct btf *btf, uint64_t mask, struct scry_ctx_kernel *out, char *err, size_t errlen);
 
 #endif

@@ -104,6 +104,16 @@ int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o,
 	p->prepare_exec = o->syscalls && p->btf_tp && scry_feature_prepare_exec(vmlinux) &&
 			  !getenv("SCRY_NO_PREPARE_EXEC");
 	scry_ctx_layout(vmlinux, &p->layout);
+	struct scry_ctx_kernel ck;
+	if (scry_ctx_kernel(vmlinux, o->ctx_mask, &ck, err, errlen)) {
+		ret = -ENOTSUP;
+		goto fail;
+	}
+	p->skel->rodata->tif_need_resched = ck.tif_need_resched;
+	p->skel->rodata->ovf_uid = ck.ovf_uid;
+	p->skel->rodata->ovf_gid = ck.ovf_gid;
+	p->skel->rodata->preempt_delta = ck.preempt_delta;
+	p->skel->rodata->stack_max = ck.stack_max;
 
 	p->skel->rodata->ctx_mask = o->ctx_mask;
 	p->skel->rodata->scry_clock = (__u8)o->clock;
@@ -189,6 +199,7 @@ int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o,
 	bpf_map__set_max_entries(p->skel->maps.areas, p->ncpus * SCRY_AREAS_PER_CPU);
 	bpf_map__set_max_entries(p->skel->maps.stages, p->ncpus);
 	bpf_program__set_autoload(p->skel->progs.scry_flush, true);
+	probes_prepare_perf(p);
 	ret = probes_prepare_memo(p, err, errlen);
 	if (!ret)
 		ret = probes_prepare_metrics(p, err, errlen);
@@ -208,6 +219,8 @@ int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o,
 		ret = probes_prepare_dispatch(p, err, errlen);
 	if (!ret)
 		ret = probes_install_metrics(p, err, errlen);
+	if (!ret)
+		ret = probes_open_perf(p, err, errlen);
 	if (ret)
 		goto fail;
 	p->stage_stride = (sizeof(struct scry_stage) + 7) & ~(size_t)7;
@@ -285,6 +298,7 @@ void scry_probes_close(struct scry_probes *p)
 		free(p->filters[i].insns);
 	}
 	free(p->filters);
+	probes_close_perf(p);
 	for (unsigned i = 0; i < SCRY_METRICS_MAX; i++)
 		if (p->metric_fds[i] >= 0)
 			close(p->metric_fds[i]);

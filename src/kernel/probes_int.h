@@ -40,7 +40,14 @@ struct scry_probes {
 	bool uprobe_multi;         /* scry_uprobe_multi is loaded (scry_probes_attach_uprobes) */
 	bool memo_by_regs;         /* the memo keeps the current task (untrusted kptr) */
 	int metric_fds[SCRY_METRICS_MAX];   /* inner maps of the metrics, -1: none */
+	int *perf_fds;             /* the perf counter contexts' events (perf_ctx.c) */
+	size_t nperf_fds;
 };
+
+/* perf_ctx.c: before the load (map size, the switch program), after it (the events). */
+void probes_prepare_perf(struct scry_probes *p);
+int probes_open_perf(struct scry_probes *p, char *err, size_t errlen);
+void probes_close_perf(struct scry_probes *p);
 
 struct loaded_filter {
 	unsigned kind;

@@ -31,8 +31,8 @@ static struct filter_field *ctx_fields(void)
 	for (int c = 0; c < SCRY_CTX_NR; c++) {
 		const struct scry_context_desc *d = scry_context(c);
 		ctx[c] = (struct filter_field){
-			.name = d->name,
-			.type = d->type == SCRY_F_TEXT ? FF_STRING : FF_INT,
+			.name = SCRY_CONTEXT_FIELD(d),
+			.type = d->type == SCRY_F_TEXT ? FF_STRING : d->type == SCRY_F_SEQ ? FF_OTHER : FF_INT,
 			.is_signed = d->is_signed,
 		};
 	}

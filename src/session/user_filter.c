@@ -221,8 +221,8 @@ static int get(void *arg, const struct filter_access *a, struct filter_value *ou
 		out->i = u->cpu;                      /* the ring's CPU: what the kernel would record */
 		return 0;
 	}
-	if (a->ctx_id == SCRY_CTX_PROCNAME) {
-		out->s = scry_record_procname(&u->layout, &u->rec, &out->len);
+	if (scry_context(a->ctx_id)->type == SCRY_F_TEXT) {
+		out->s = scry_record_text(&u->layout, &u->rec, a->ctx_id, &out->len);
 		return 0;
 	}
 	return scry_record_ctx(&u->layout, &u->rec, a->ctx_id, &out->i) ? 0 : -1;

@@ -32,6 +32,7 @@ struct trace_call {
 	struct scry_argval out[SCRY_MAX_ARGS];   /* from syscall_exit_*: OUT captures (have=false if none) */
 	int64_t ret;
 	struct trace_file file[2];    /* the returned descriptor, or a pipe's two, when recorded */
+	const char *stack;            /* -k: the user stack at the exit, " > frame\n" lines, or NULL */
 };
 
 #endif /* SCRY_TRACE_CALL_H */

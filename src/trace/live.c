@@ -7,6 +7,7 @@
 #include <string.h>
 #include "catalog/catalog.h"
 #include "catalog/record.h"
+#include "catalog/symbolize.h"
 #include "session/session.h"
 #include "trace/live.h"
 #include "util/clock.h"
@@ -57,7 +58,54 @@ struct trace_live {
 	int gate_pid;                        /* events of this pid are skipped until its execve */
 	struct exit_slot exits[EXIT_SLOTS];
 	struct scry_fieldval vals[MAX_FIELDS];
+	struct scry_syms *syms;              /* -k: user stacks' mappings (read when met) */
+	char stack[SCRY_CALLSTACK_SLOTS * 160];
 };
+
+/* -k: the mappings of a record's user stack, read while the process lives (at the sink). */
+static void stack_capture(struct trace_live *l, const uint8_t *ev, size_t size)
+{
+	struct scry_record r;
+	const uint64_t *a;
+	int64_t pid;
+	uint32_t n;
+
+	if (scry_record_read(&l->layout, ev, size, &r) || !scry_record_ctx(&l->layout, &r, SCRY_CTX_PID, &pid) ||
+	    !(a = scry_record_callstack(&l->layout, &r, SCRY_CTX_CALLSTACK_USER, &n)))
+		return;
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t addr;
+
+		memcpy(&addr, a + i, 8);
+		if (addr != UINT64_MAX && scry_syms_capture(l->syms, (int)pid, addr - (i > 0), NULL) < 0)
+			break;
+	}
+}
+
+/* strace -k's lines of a record's user stack into l->stack; NULL when it has none. */
+static const char *stack_text(struct trace_live *l, const struct scry_record *r, int pid)
+{
+	const uint64_t *a;
+	size_t used = 0;
+	uint32_t n;
+
+	if (!l->syms || !(a = scry_record_callstack(&l->layout, r, SCRY_CTX_CALLSTACK_USER, &n)) || !n)
+		return NULL;
+	l->stack[0] = 0;
+	for (uint32_t i = 0; i < n && used + 200 < sizeof(l->stack); i++) {
+		uint64_t addr;
+		char f[4200];
+
+		memcpy(&addr, a + i, 8);
+		if (addr == UINT64_MAX)
+			break;
+		scry_syms_user_strace(l->syms, pid, addr, i > 0, f, sizeof(f));
+		used += (size_t)snprintf(l->stack + used, sizeof(l->stack) - used, " > %.150s\n", f);
+		if (used >= sizeof(l->stack))
+			break;
+	}
+	return l->stack;
+}
 
 struct trace_live *trace_live_new(const struct trace_live_ops *ops)
 {
@@ -82,6 +130,7 @@ void trace_live_free(struct trace_live *l)
 	free(l->by_nr);
 	free(l->pend);
 	free(l->bytes);
+	scry_syms_free(l->syms);
 	free(l);
 }
 
@@ -108,6 +157,10 @@ int trace_live_bind(struct trace_live *l, struct scry_session *s, char *err, siz
 		if (list[i].nr >= 0 && list[i].nr < SCRY_MAX_SYSCALLS)
 			l->by_nr[list[i].nr] = &list[i];
 	l->nevents = scry_session_events(s, 0, &l->events);
+	if (l->layout.ctx_off[SCRY_CTX_CALLSTACK_USER] >= 0 && !l->syms && !(l->syms = scry_syms_new())) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
 	for (size_t i = 0; i < l->nevents; i++) {
 		const struct scry_event *ev = l->events[i];
 
@@ -180,6 +233,8 @@ void trace_live_sink(void *ctx, unsigned cpu, const uint8_t *ev, size_t size)
 
 	if (size < l->layout.payload_off)
 		return;
+	if (l->syms)
+		stack_capture(l, ev, size);
 	if (l->npend == l->cappend) {
 		size_t ncap = l->cappend ? l->cappend * 2 : 4096;
 		struct pending *np = realloc(l->pend, ncap * sizeof(*np));
@@ -403,6 +458,7 @@ static void dispatch(struct trace_live *l, const uint8_t *b, uint32_t len)
 		c.ret = (int64_t)l->vals[0].v;
 		fill_args(ev, l->vals, c.out, sc);
 		fill_file(ev, l->vals, c.file);
+		c.stack = stack_text(l, &r, pid);
 		if (l->ops.exit)
 			l->ops.exit(l->ops.ctx, &c);
 	}

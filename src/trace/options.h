@@ -63,6 +63,7 @@ struct trace_opts {
 	bool wallclock;                      /* -w (scry always measures latency) */
 	unsigned decode_fds;                 /* -y: 1, -yy: 2 (sockets by protocol and address) */
 	bool verbose;                        /* -v */
+	bool stack;                          /* -k: each call's user stack, symbolized (strace -k) */
 	bool json;                           /* --json */
 	const char *record_dir;              /* --record DIR: the CTF trace of the same events */
 	bool help;                           /* -h: print trace_opts_usage and exit 0 */

@@ -607,6 +607,12 @@ void trace_printer_exit(struct trace_printer *p, const struct trace_call *c)
 		fdtrack_apply(&p->fds, &full, all);
 	if (show)
 		put_ret(p, &full, all);
+	if (show && c->stack) {   /* -k: strace's " > frame" lines after the call's */
+		ob_puts(&p->ob, c->stack);
+		p->mark = p->ob.n;
+		if (p->tty)
+			flush_out(p);
+	}
 	if (is_exec(c->name) && c->ret == 0)
 		exec_done(p, c->pid, c->tid);
 	pend_free(pd);

@@ -7,11 +7,14 @@
 #include "util/outbuf.h"
 #include "view/reader.h"
 
+struct scry_syms;
+
 struct text_out {
 	struct outbuf *ob;
 	struct tod_cache tod;
 	bool have_last;
 	int64_t last_ns;
+	struct scry_syms *syms;   /* non-NULL: call stack contexts' addresses symbolized */
 };
 
 void text_out_init(struct text_out *o, struct outbuf *ob, bool gmt);

@@ -5,7 +5,15 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include "catalog/symbolize.h"
 #include "view/output.h"
+
+/* The call stack being printed: its kind and the event's process (for user addresses). */
+static struct {
+	struct scry_syms *syms;
+	int kind;          /* 0: none, 1: kernel, 2: user */
+	int64_t pid;       /* -1: unknown */
+} stk;
 
 void text_out_init(struct text_out *o, struct outbuf *ob, bool gmt)
 {
@@ -169,6 +177,12 @@ static uint32_t put_field(struct outbuf *ob, const struct op *ops, uint32_t i, c
 	}
 	case OP_ARRAY: {
 		uint64_t n = (*vi)++->u;
+		int kind = 0;
+
+		if (stk.syms && o->name && o->name_len == 16 && !memcmp(o->name, "callstack_kernel", 16))
+			kind = 1;
+		else if (stk.syms && o->name && o->name_len == 14 && !memcmp(o->name, "callstack_user", 14))
+			kind = 2;
 		ob_putc(ob, '[');
 		for (uint64_t k = 0; k < n; k++) {
 			ob_reserve(ob);
@@ -179,7 +193,20 @@ static uint32_t put_field(struct outbuf *ob, const struct op *ops, uint32_t i, c
 			ob_putc(ob, '[');
 			ob_u64(ob, k);
 			OB_LIT(ob, "] = ");
+			uint64_t addr = (*vi)->u;
 			put_field(ob, ops, i + 1, vi);
+			if (kind) {   /* "0x... <function+0xoff>"; frames after the first are return addresses */
+				char sym[300];
+				bool ok = kind == 1 ? scry_syms_kernel(stk.syms, addr, k > 0, sym, sizeof(sym))
+						    : stk.pid >= 0 && scry_syms_user(stk.syms, (int)stk.pid, addr, k > 0,
+										      sym, sizeof(sym));
+				if (ok && addr != UINT64_MAX) {
+					ob_reserve(ob);
+					OB_LIT(ob, " <");
+					ob_puts(ob, sym);
+					ob_putc(ob, '>');
+				}
+			}
 		}
 		OB_LIT(ob, " ]");
 		return o->next;
@@ -196,6 +223,66 @@ static uint32_t put_field(struct outbuf *ob, const struct op *ops, uint32_t i, c
 	default:
 		return o->next > i ? o->next : i + 1;
 	}
+}
+
+/* Values a field's subtree takes (as put_field consumes them), without printing. */
+static uint32_t skip_field(const struct op *ops, uint32_t i, const struct val **vi)
+{
+	const struct op *o = &ops[i];
+
+	switch (o->kind) {
+	case OP_INT: case OP_FLOAT: case OP_STRING: case OP_TEXT:
+		(*vi)++;
+		return i + 1;
+	case OP_STRUCT: {
+		uint32_t j = i + 1;
+		while (ops[j].kind != OP_STRUCT_END) {
+			if (ops[j].flags & OPF_HIDDEN) {
+				(*vi)++;
+				j = ops[j].next;
+				continue;
+			}
+			j = skip_field(ops, j, vi);
+		}
+		return o->next;
+	}
+	case OP_ARRAY: {
+		uint64_t n = (*vi)++->u;
+		for (uint64_t k = 0; k < n; k++)
+			skip_field(ops, i + 1, vi);
+		return o->next;
+	}
+	case OP_VARIANT: {
+		uint64_t opt = (*vi)++->u;
+		skip_field(ops, o->opts[opt], vi);
+		return o->next;
+	}
+	default:
+		return o->next > i ? o->next : i + 1;
+	}
+}
+
+/* The pid (else tid) context of the event, -1 when it has neither. */
+static int64_t event_pid(const struct plan *p, const struct val *v)
+{
+	int64_t tid = -1;
+
+	if (!p->n || p->ops[0].kind != OP_STRUCT)
+		return -1;
+	for (uint32_t j = 1; p->ops[j].kind != OP_STRUCT_END;) {
+		const struct op *o = &p->ops[j];
+		if (o->kind == OP_INT && o->name && o->name_len == 3 && !memcmp(o->name, "pid", 3))
+			return (int64_t)v->u;
+		if (o->kind == OP_INT && o->name && o->name_len == 3 && !memcmp(o->name, "tid", 3))
+			tid = (int64_t)v->u;
+		if (o->flags & OPF_HIDDEN) {
+			v++;
+			j = o->next;
+			continue;
+		}
+		j = skip_field(p->ops, j, &v);
+	}
+	return tid;
 }
 
 void text_event(struct text_out *o, struct view_stream *s)
@@ -233,6 +320,8 @@ void text_event(struct text_out *o, struct view_stream *s)
 	const struct val *starts[4] = { s->pvals.v, s->vals.v, s->vals.v + s->nv_ectx,
 					s->vals.v + s->nv_ectx + s->nv_ctx };
 	bool first = true;
+	stk.syms = o->syms;
+	stk.pid = o->syms ? event_pid(&s->sc->ectx, s->vals.v) : -1;
 	for (int k = 0; k < 4; k++) {
 		const struct plan *p = scopes[k];
 		if (!p->n)

@@ -108,6 +108,10 @@ static inline void eb_start(struct ebuf *e, uint16_t id, uint64_t ts, uint64_t m
 			continue;
 		if (d->type == SCRY_F_TEXT)
 			eb_text(e, comm, d->count);
+		else if (d->size == 8)
+			eb_u64(e, (uint64_t)(base + c));
+		else if (d->size == 1)
+			e->b[e->n++] = (uint8_t)(base + c);
 		else
 			eb_u32(e, (uint32_t)(base + c));
 	}

@@ -560,7 +560,27 @@ static void test_contexts(void **state)
 	/* default pid, tid, procname: 4 + 4 + 16 */
 	assert_int_equal(scry_context_size((1u << SCRY_CTX_PID) | (1u << SCRY_CTX_TID) | (1u << SCRY_CTX_PROCNAME)), 24);
 	assert_int_equal(scry_context_size(0), 0);
-	assert_int_equal(scry_context_size((1ull << SCRY_CTX_NR) - 1), 18 * 4 + 16);
+	/* + vppid, hostname[65], the four 1-byte flags, egid..vsgid and time_ns */
+	assert_int_equal(scry_context_size((1ull << SCRY_CTX_NR) - 1),
+			 18 * 4 + 16 + 4 + 65 + 4 + 10 * 4 + 2 * SCRY_PERF_NR * 8 + 2 * (4 + 8 * SCRY_CALLSTACK_SLOTS));
+	assert_int_equal(scry_context_by_name("perf:thread:cs"), SCRY_CTX_PERF_THREAD + 9);
+	assert_string_equal(scry_context(SCRY_CTX_PERF_THREAD + 9)->name, "perf:thread:context-switches");
+	assert_int_equal(scry_context_by_name("perf:cpu:faults"), SCRY_CTX_PERF_CPU + 8);
+	assert_int_equal(scry_context_by_name("perf_cpu_page_fault"), SCRY_CTX_PERF_CPU + 8);
+	assert_string_equal(SCRY_CONTEXT_FIELD(scry_context(SCRY_CTX_PERF_CPU)), "perf_cpu_cpu_cycles");
+	assert_int_equal(scry_context_by_name("callstack-user"), SCRY_CTX_CALLSTACK_USER);
+	assert_int_equal(scry_context_by_name("callstack_kernel"), SCRY_CTX_CALLSTACK_KERNEL);
+	assert_int_equal(scry_context(SCRY_CTX_HOSTNAME)->count, 65);
+	assert_int_equal(scry_context(SCRY_CTX_INTERRUPTIBLE)->size, 1);
+	assert_true(scry_context(SCRY_CTX_INTERRUPTIBLE)->is_signed);
+	assert_false(scry_context(SCRY_CTX_MIGRATABLE)->is_signed);
+	assert_int_equal(scry_context_by_name("need_reschedule"), SCRY_CTX_NEED_RESCHEDULE);
+	assert_int_equal(scry_context_by_name("vsgid"), SCRY_CTX_VSGID);
+	{
+		char e[256];
+		scry_context_unknown("hostnme", e, sizeof(e));
+		assert_string_equal(e, "unknown context 'hostnme' (did you mean 'hostname'? `scry list contexts` shows them)");
+	}
 }
 
 static void test_bad_tracefs(void **state)

@@ -16,6 +16,97 @@ static __always_inline __s32 task_vnr(struct pid *p)
 	return BPF_CORE_READ(p, numbers[level].nr);
 }
 
+/* vppid as LTTng's task_tgid_vnr(real_parent): the parent's tgid in t's pid namespace, 0 when
+ * the parent is outside it (the namespace's init). */
+static __always_inline __s32 vppid_of(struct task_struct *t)
+{
+	struct pid *me = BPF_CORE_READ(t, thread_pid);
+	struct pid *pp = BPF_CORE_READ(t, real_parent, group_leader, thread_pid);
+	unsigned int lv = BPF_CORE_READ(me, level), plv = BPF_CORE_READ(pp, level);
+
+	if (plv < lv || lv >= SCRY_MAX_PIDNS_LEVEL)
+		return 0;
+	if (BPF_CORE_READ(pp, numbers[lv].ns) != BPF_CORE_READ(me, numbers[lv].ns))
+		return 0;
+	return BPF_CORE_READ(pp, numbers[lv].nr);
+}
+
+/* from_k[ug]id_munged(current_user_ns(), id) (kernel/user_namespace.c, map_id_up): the id
+ * as map m (a user namespace's uid_map or gid_map) shows it, ovf when it maps nowhere.
+ * Up to 5 extents sit in the map; more are in its forward array, walked with bpf_loop. */
+struct idmap_walk {
+	struct uid_gid_extent *ext;
+	__u32 id, out;
+};
+
+static long idmap_step(__u32 i, struct idmap_walk *w)
+{
+	struct uid_gid_extent e;
+
+	if (bpf_probe_read_kernel(&e, sizeof(e), &w->ext[i]))
+		return 1;
+	if (w->id >= e.lower_first && w->id - e.lower_first < e.count) {
+		w->out = w->id - e.lower_first + e.first;
+		return 1;
+	}
+	return 0;
+}
+
+static __noinline __u32 map_id_up(struct uid_gid_map *m, __u32 id, __u32 ovf)
+{
+	__u32 nr = BPF_CORE_READ(m, nr_extents);
+	struct idmap_walk w = { .id = id, .out = ovf };
+
+	if (nr > 5) {
+		w.ext = BPF_CORE_READ(m, forward);
+		bpf_loop(nr, idmap_step, &w, 0);
+		return w.out;
+	}
+#define IDMAP_EXT(k) \
+	if (nr > k) { \
+		__u32 lo = BPF_CORE_READ(m, extent[k].lower_first); \
+		if (id >= lo && id - lo < BPF_CORE_READ(m, extent[k].count)) \
+			return id - lo + BPF_CORE_READ(m, extent[k].first); \
+	}
+	IDMAP_EXT(0) IDMAP_EXT(1) IDMAP_EXT(2) IDMAP_EXT(3) IDMAP_EXT(4)
+#undef IDMAP_EXT
+	return ovf;
+}
+
+static __always_inline __u32 vuid_of(struct task_struct *t, __u32 kuid)
+{
+	struct user_namespace *ns = BPF_CORE_READ(t, cred, user_ns);
+	return map_id_up((void *)ns + bpf_core_field_offset(struct user_namespace, uid_map), kuid, ovf_uid);
+}
+
+static __always_inline __u32 vgid_of(struct task_struct *t, __u32 kgid)
+{
+	struct user_namespace *ns = BPF_CORE_READ(t, cred, user_ns);
+	return map_id_up((void *)ns + bpf_core_field_offset(struct user_namespace, gid_map), kgid, ovf_gid);
+}
+
+/* This CPU's preempt count without PREEMPT_NEED_RESCHED (x86 keeps that bit inverted in
+ * it): the per-CPU __preempt_count, found at its distance from this CPU's runqueue (current's
+ * se.cfs_rq->rq), as BTF's .data..percpu gives it (src/kernel/ctx_paths.c). */
+static __always_inline __u32 preempt_count_now(struct task_struct *t)
+{
+	void *rq = BPF_CORE_READ(t, se.cfs_rq, rq);
+	__u32 pc = 0;
+
+	if (rq)
+		bpf_probe_read_kernel(&pc, sizeof(pc), rq + preempt_delta);
+	return pc & 0x7fffffff;
+}
+
+/* task_struct.migration_disabled (named migrate_disable before Linux 6.13, LTTng's name:
+ * such kernels are refused by src/kernel/ctx_paths.c, a second CO-RE flavour's relocation
+ * being hoisted out of its guard by the compiler). */
+static __always_inline __u32 migrate_disabled(struct task_struct *t)
+{
+	return BPF_CORE_READ(t, migration_disabled);
+}
+
+#define SCRY_HARDIRQ_NMI_MASK 0x00ff0000u   /* HARDIRQ_MASK | NMI_MASK of preempt.h */
 
 /* The value of integer context c (every one but procname) for task t, as its CTF field
  * reads: int32 contexts sign-extended, uint32 ones zero-extended.  t is current. */
@@ -44,17 +135,133 @@ static __always_inline __s64 ctx_int(struct task_struct *t, const int c)
 	}
 }
 
+/* This CPU's count of perf counter k (0 when it cannot be read). */
+static __always_inline __u64 perf_now(__u32 k)
+{
+	struct bpf_perf_event_value v = {};
+
+	if (bpf_perf_event_read_value(&perf_ctrs, k * perf_ncpus + bpf_get_smp_processor_id(), &v, sizeof(v)))
+		return 0;
+	return v.counter;
+}
+
+/* perf:thread counter k of the current task: what it counted while it ran (since it was
+ * first seen during recording). */
+static __always_inline __u64 perf_thread(__u32 k)
+{
+	struct thread_ctrs *tc = bpf_task_storage_get(&thread_perf, bpf_get_current_task_btf(), NULL,
+						      BPF_LOCAL_STORAGE_GET_F_CREATE);
+	__u64 now = perf_now(k);
+
+	if (!tc || k >= SCRY_PERF_NR)
+		return 0;
+	if (!tc->on) {    /* first seen: counting starts now */
+		for (int i = 0; i < SCRY_PERF_NR; i++)
+			tc->start[i] = (ctx_mask & (1ULL << (SCRY_CTX_PERF_THREAD + i))) ? perf_now(i) : 0;
+		tc->on = 1;
+	}
+	return tc->acc[k] + now - tc->start[k];
+}
+
+/* The contexts after uts_ns (LTTng's rarer ones) in a subprogram of their own: their code
+ * would make every program that writes events too large to branch across.  Called only
+ * when one of them is enabled (rodata), so events without them do not pay for the call. */
+#define SCRY_CTX_EXT_MASK (~0ULL << SCRY_CTX_VPPID)
+
+static __always_inline __s64 ctx_ext_int(struct task_struct *t, const int c)
+{
+	switch (c) {
+	case SCRY_CTX_VPPID:     return vppid_of(t);
+	/* the tracing program runs with preemption disabled once (the tracepoint's guard):
+	 * that count is the probe's own, as LTTng's LTTNG_PREEMPT_DISABLE_NESTING */
+	case SCRY_CTX_INTERRUPTIBLE: return !(preempt_count_now(t) & SCRY_HARDIRQ_NMI_MASK);
+	case SCRY_CTX_PREEMPTIBLE:   return preempt_count_now(t) == 1;
+	case SCRY_CTX_NEED_RESCHEDULE:
+		return (BPF_CORE_READ(t, thread_info.flags) >> tif_need_resched) & 1;
+	case SCRY_CTX_EGID:      return (__u32)BPF_CORE_READ(t, cred, egid.val);
+	case SCRY_CTX_SGID:      return (__u32)BPF_CORE_READ(t, cred, sgid.val);
+	case SCRY_CTX_SUID:      return (__u32)BPF_CORE_READ(t, cred, suid.val);
+	case SCRY_CTX_VUID:      return vuid_of(t, BPF_CORE_READ(t, cred, uid.val));
+	case SCRY_CTX_VEUID:     return vuid_of(t, BPF_CORE_READ(t, cred, euid.val));
+	case SCRY_CTX_VSUID:     return vuid_of(t, BPF_CORE_READ(t, cred, suid.val));
+	case SCRY_CTX_VGID:      return vgid_of(t, BPF_CORE_READ(t, cred, gid.val));
+	case SCRY_CTX_VEGID:     return vgid_of(t, BPF_CORE_READ(t, cred, egid.val));
+	case SCRY_CTX_VSGID:     return vgid_of(t, BPF_CORE_READ(t, cred, sgid.val));
+	case SCRY_CTX_TIME_NS:   return (__u32)BPF_CORE_READ(t, nsproxy, time_ns, ns.inum);
+	default:                 return 0;
+	}
+}
+
+static __noinline __u32 write_head_ext(__u8 *b, __u32 pos, struct task_struct *t, __u32 own_migr)
+{
+#pragma unroll
+	for (int c = SCRY_CTX_VPPID; c < SCRY_CTX_NR; c++) {
+		if (!(ctx_mask & (1ULL << c)))
+			continue;
+		if (c == SCRY_CTX_HOSTNAME) {
+			/* the nodename, NUL-padded by sethostname; zeroes once nsproxy is gone (exit) */
+			struct uts_namespace *uts = BPF_CORE_READ(t, nsproxy, uts_ns);
+
+			if (!uts || bpf_probe_read_kernel(b + pos, SCRY_HOSTNAME_LEN, &uts->name.nodename))
+				__builtin_memset(b + pos, 0, SCRY_HOSTNAME_LEN);
+			pos += SCRY_HOSTNAME_LEN;
+			continue;
+		}
+		if (c >= SCRY_CTX_PERF_CPU && c < SCRY_CTX_PERF_THREAD + SCRY_PERF_NR) {
+			__u64 v = c < SCRY_CTX_PERF_THREAD ? perf_now(c - SCRY_CTX_PERF_CPU)
+							   : perf_thread(c - SCRY_CTX_PERF_THREAD);
+			WR(__u64, b, pos, v);
+			pos += 8;
+			continue;
+		}
+		if (c == SCRY_CTX_CALLSTACK_KERNEL || c == SCRY_CTX_CALLSTACK_USER) {
+			/* the current task's stack (kernel: from the tracepoint's BPF runner down,
+			 * the helper's two frames, this subprogram and its program skipped; user:
+			 * from its saved user registers, frame pointers), at most stack_max
+			 * frames; LTTng's ULONG_MAX mark after a full one */
+			long n = bpf_get_task_stack(bpf_get_current_task_btf(), b + pos + 4, SCRY_CALLSTACK_MAX * 8,
+						    c == SCRY_CTX_CALLSTACK_USER ? BPF_F_USER_STACK
+									 : (4 & BPF_F_SKIP_FIELD_MASK));
+			__u32 k = n > 0 ? (__u32)n / 8 : 0;
+
+			if (k >= stack_max && k < SCRY_CALLSTACK_SLOTS) {
+				WR(__u64, b, pos + 4 + 8 * (k & 0xff), ~0ULL);
+				k++;
+			}
+			WR(__u32, b, pos, k);
+			pos += 4 + 8 * SCRY_CALLSTACK_SLOTS;
+			continue;
+		}
+		if (c == SCRY_CTX_MIGRATABLE) {
+			WR(__u8, b, pos, migrate_disabled(t) <= own_migr);
+			pos += 1;
+			continue;
+		}
+		if (c >= SCRY_CTX_INTERRUPTIBLE && c <= SCRY_CTX_NEED_RESCHEDULE) {
+			WR(__u8, b, pos, ctx_ext_int(t, c));
+			pos += 1;
+			continue;
+		}
+		WR(__u32, b, pos, ctx_ext_int(t, c));
+		pos += 4;
+	}
+	return pos;
+}
+
 /* Header (id, timestamp ts) and the enabled contexts; returns the position after them.
  * t: bpf_get_current_task_btf(), already taken by the caller's target filter (one helper
- * call gives pid, tid and comm). */
-static __always_inline __u32 write_head_at(__u8 *b, __u16 id, struct task_struct *t, __u64 ts)
+ * call gives pid, tid and comm).  own_migr: the migrate_disable() the BPF runtime itself
+ * holds around the program (1 for perf-event tracepoints and uprobes, whose programs
+ * bpf_prog_run_array runs so; 0 for tp_btf, raw_tp, iterators): not the traced code's. */
+static __always_inline __u32 write_head_at_m(__u8 *b, __u16 id, struct task_struct *t, __u64 ts,
+					     const __u32 own_migr)
 {
 	__u32 pos = SCRY_EVENT_HEADER_SIZE;
 
 	WR(__u16, b, 0, id);
 	WR(__u64, b, 2, ts);
 #pragma unroll
-	for (int c = 0; c < SCRY_CTX_NR; c++) {
+	for (int c = 0; c < SCRY_CTX_VPPID; c++) {
 		if (!(ctx_mask & (1ULL << c)))
 			continue;
 		if (c == SCRY_CTX_PROCNAME) {
@@ -67,7 +274,14 @@ static __always_inline __u32 write_head_at(__u8 *b, __u16 id, struct task_struct
 		WR(__u32, b, pos, ctx_int(t, c));
 		pos += 4;
 	}
+	if (ctx_mask & SCRY_CTX_EXT_MASK)
+		pos = write_head_ext(b, pos, t, own_migr);
 	return pos;
+}
+
+static __always_inline __u32 write_head_at(__u8 *b, __u16 id, struct task_struct *t, __u64 ts)
+{
+	return write_head_at_m(b, id, t, ts, 0);
 }
 
 /* Where write_head puts the procname context (when enabled). */
@@ -79,6 +293,12 @@ static __always_inline __u32 procname_offset(void)
 		if (ctx_mask & (1ULL << c))
 			off += 4;
 	return off;
+}
+
+/* The same, stamped now, in a program run with migration disabled (see write_head_at_m). */
+static __always_inline __u32 write_head_nomigr(__u8 *b, __u16 id, struct task_struct *t)
+{
+	return write_head_at_m(b, id, t, bpf_ktime_get_ns(), 1);
 }
 
 /* The same, stamped now. */

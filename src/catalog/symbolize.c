@@ -1,0 +1,337 @@
+/* symbolize.c — call stack addresses to function names (see symbolize.h). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "catalog/elfsyms.h"
+#include "catalog/symbolize.h"
+
+struct map {
+	int tgid;
+	uint64_t start, end, pgoff;
+	char *path;
+	char bid[129];          /* hex build id, "-" when the file has none */
+};
+
+struct elf_ent {
+	char *path;
+	struct scry_elf e;
+	bool ok;
+	uint32_t *by_addr;      /* indexes of e.funcs sorted by address */
+};
+
+struct ksym {
+	uint64_t addr;
+	char *name;
+};
+
+struct scry_syms {
+	struct map *maps;
+	size_t nmaps, capmaps;
+	struct elf_ent *elfs;
+	size_t nelfs, capelfs;
+	struct ksym *ks;
+	size_t nks;
+	bool ks_read;
+};
+
+struct scry_syms *scry_syms_new(void)
+{
+	return calloc(1, sizeof(struct scry_syms));
+}
+
+void scry_syms_free(struct scry_syms *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->nmaps; i++)
+		free(s->maps[i].path);
+	for (size_t i = 0; i < s->nelfs; i++) {
+		free(s->elfs[i].path);
+		free(s->elfs[i].by_addr);
+		if (s->elfs[i].ok)
+			scry_elf_free(&s->elfs[i].e);
+	}
+	for (size_t i = 0; i < s->nks; i++)
+		free(s->ks[i].name);
+	free(s->maps);
+	free(s->elfs);
+	free(s->ks);
+	free(s);
+}
+
+static const struct scry_elf *g_sort_elf;
+static int by_addr_cmp(const void *a, const void *b)
+{
+	uint64_t x = g_sort_elf->funcs[*(const uint32_t *)a].addr, y = g_sort_elf->funcs[*(const uint32_t *)b].addr;
+	return x < y ? -1 : x > y;
+}
+
+/* The ELF file at path, loaded once (NULL when it cannot be read). */
+static struct elf_ent *elf_get(struct scry_syms *s, const char *path)
+{
+	char err[256];
+	struct elf_ent *e;
+
+	for (size_t i = 0; i < s->nelfs; i++)
+		if (!strcmp(s->elfs[i].path, path))
+			return s->elfs[i].ok ? &s->elfs[i] : NULL;
+	if (s->nelfs == s->capelfs) {
+		size_t cap = s->capelfs ? 2 * s->capelfs : 16;
+		struct elf_ent *n = realloc(s->elfs, cap * sizeof(*n));
+		if (!n)
+			return NULL;
+		s->elfs = n;
+		s->capelfs = cap;
+	}
+	e = &s->elfs[s->nelfs];
+	memset(e, 0, sizeof(*e));
+	if (!(e->path = strdup(path)))
+		return NULL;
+	s->nelfs++;
+	e->ok = scry_elf_load(&e->e, path, err, sizeof(err)) == 0;
+	if (!e->ok)
+		return NULL;
+	if (e->e.nfuncs && (e->by_addr = malloc(e->e.nfuncs * sizeof(uint32_t)))) {
+		for (size_t i = 0; i < e->e.nfuncs; i++)
+			e->by_addr[i] = (uint32_t)i;
+		g_sort_elf = &e->e;
+		qsort(e->by_addr, e->e.nfuncs, sizeof(uint32_t), by_addr_cmp);
+	}
+	return e;
+}
+
+static void hex_bid(const struct scry_elf *e, char *out)
+{
+	if (!e || !e->build_id_len) {
+		strcpy(out, "-");
+		return;
+	}
+	for (size_t i = 0; i < e->build_id_len && i < 64; i++)
+		sprintf(out + 2 * i, "%02x", e->build_id[i]);
+}
+
+static struct map *add_map(struct scry_syms *s, int tgid, uint64_t start, uint64_t end, uint64_t pgoff,
+			   const char *path, const char *bid)
+{
+	struct map *m;
+
+	if (s->nmaps == s->capmaps) {
+		size_t cap = s->capmaps ? 2 * s->capmaps : 64;
+		struct map *n = realloc(s->maps, cap * sizeof(*n));
+		if (!n)
+			return NULL;
+		s->maps = n;
+		s->capmaps = cap;
+	}
+	m = &s->maps[s->nmaps];
+	*m = (struct map){ .tgid = tgid, .start = start, .end = end, .pgoff = pgoff, .path = strdup(path) };
+	if (!m->path)
+		return NULL;
+	snprintf(m->bid, sizeof(m->bid), "%s", bid);
+	s->nmaps++;
+	return m;
+}
+
+static struct map *find_map(struct scry_syms *s, int tgid, uint64_t addr)
+{
+	for (size_t i = s->nmaps; i-- > 0;)   /* the newest first: a later exec's mappings */
+		if (s->maps[i].tgid == tgid && addr >= s->maps[i].start && addr < s->maps[i].end)
+			return &s->maps[i];
+	return NULL;
+}
+
+int scry_syms_load_maps(struct scry_syms *s, const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char line[4608];
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		int tgid, n = 0;
+		uint64_t a, b, off;
+		char bid[129];
+
+		line[strcspn(line, "\n")] = 0;
+		if (sscanf(line, "%d %" SCNx64 " %" SCNx64 " %" SCNx64 " %128s %n", &tgid, &a, &b, &off, bid, &n) < 5 || !n)
+			continue;
+		if (!add_map(s, tgid, a, b, off, line + n, bid)) {
+			fclose(f);
+			return -1;
+		}
+	}
+	fclose(f);
+	return 0;
+}
+
+int scry_syms_capture(struct scry_syms *s, int tgid, uint64_t addr, FILE *out)
+{
+	char path[64], line[4608];
+	FILE *f;
+	int found = -1;
+
+	if (find_map(s, tgid, addr))
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/maps", tgid);
+	if (!(f = fopen(path, "r")))
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		uint64_t a, b, off;
+		char perms[8];
+		int n = 0;
+
+		line[strcspn(line, "\n")] = 0;
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %*s %*s %n", &a, &b, perms, &off, &n) < 4 ||
+		    !n || line[n] != '/' || !strchr(perms, 'x'))
+			continue;
+		bool known = false;
+		for (size_t i = 0; i < s->nmaps && !known; i++)
+			known = s->maps[i].tgid == tgid && s->maps[i].start == a && s->maps[i].end == b &&
+				!strcmp(s->maps[i].path, line + n);
+		if (!known) {
+			struct elf_ent *e = elf_get(s, line + n);
+			char bid[129];
+
+			hex_bid(e ? &e->e : NULL, bid);
+			if (!add_map(s, tgid, a, b, off, line + n, bid))
+				break;
+			if (out)
+				fprintf(out, "%d %" PRIx64 " %" PRIx64 " %" PRIx64 " %s %s\n", tgid, a, b, off, bid,
+					line + n);
+		}
+		if (addr >= a && addr < b)
+			found = 0;
+	}
+	fclose(f);
+	if (out)
+		fflush(out);
+	return found;
+}
+
+static void read_kallsyms(struct scry_syms *s)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	char line[512];
+	size_t cap = 0;
+
+	s->ks_read = true;
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		uint64_t a;
+		char type, name[256];
+
+		if (sscanf(line, "%" SCNx64 " %c %255s", &a, &type, name) != 3 || !a ||
+		    (type != 't' && type != 'T' && type != 'W' && type != 'w'))
+			continue;
+		if (s->nks == cap) {
+			size_t nc = cap ? 2 * cap : 65536;
+			struct ksym *n = realloc(s->ks, nc * sizeof(*n));
+			if (!n)
+				break;
+			s->ks = n;
+			cap = nc;
+		}
+		if (!(s->ks[s->nks].name = strdup(name)))
+			break;
+		s->ks[s->nks++].addr = a;
+	}
+	fclose(f);
+	for (size_t i = 1; i < s->nks; i++)   /* kallsyms is mostly sorted: insertion sort */
+		for (size_t j = i; j > 0 && s->ks[j - 1].addr > s->ks[j].addr; j--) {
+			struct ksym t = s->ks[j];
+			s->ks[j] = s->ks[j - 1];
+			s->ks[j - 1] = t;
+		}
+}
+
+bool scry_syms_kernel(struct scry_syms *s, uint64_t addr, bool ret_addr, char *buf, size_t len)
+{
+	uint64_t look = ret_addr ? addr - 1 : addr;
+	size_t lo = 0, hi;
+
+	if (!s->ks_read)
+		read_kallsyms(s);
+	hi = s->nks;
+	if (!hi || look < s->ks[0].addr)
+		return false;
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+		if (s->ks[mid].addr <= look)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	snprintf(buf, len, "%s+0x%" PRIx64, s->ks[lo].name, addr - s->ks[lo].addr);
+	return true;
+}
+
+/* The function of user address look (mapping *mp, file offset *fo), NULL when none. */
+static const struct scry_elf_func *user_func(struct scry_syms *s, int tgid, uint64_t look, struct map **mp,
+					     uint64_t *fop)
+{
+	uint64_t fo, va = 0;
+	struct map *m = find_map(s, tgid, look);
+	struct elf_ent *e;
+	char bid[129];
+	size_t lo = 0, hi;
+	bool in_load = false;
+
+	*mp = m;
+	if (!m)
+		return NULL;
+	*fop = fo = look - m->start + m->pgoff;
+	if (!(e = elf_get(s, m->path)))
+		return NULL;
+	hex_bid(&e->e, bid);
+	if (strcmp(bid, m->bid))    /* another file at that path now */
+		return NULL;
+	for (size_t i = 0; i < e->e.nloads && !in_load; i++)
+		if (fo >= e->e.loads[i].offset && fo < e->e.loads[i].offset + e->e.loads[i].memsz) {
+			va = e->e.loads[i].vaddr + (fo - e->e.loads[i].offset);
+			in_load = true;
+		}
+	hi = e->e.nfuncs;
+	if (!in_load || !hi || !e->by_addr)
+		return NULL;
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+		if (e->e.funcs[e->by_addr[mid]].addr <= va)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	const struct scry_elf_func *fn = &e->e.funcs[e->by_addr[lo]];
+	if (va < fn->addr || va >= fn->addr + fn->size)   /* sizeless symbols place nothing */
+		return NULL;
+	*fop = va;   /* from here on: the function's address space */
+	return fn;
+}
+
+bool scry_syms_user(struct scry_syms *s, int tgid, uint64_t addr, bool ret_addr, char *buf, size_t len)
+{
+	uint64_t look = ret_addr ? addr - 1 : addr, va;
+	struct map *m;
+	const struct scry_elf_func *fn = user_func(s, tgid, look, &m, &va);
+
+	if (!fn)
+		return false;
+	snprintf(buf, len, "%s+0x%" PRIx64, fn->name, va + (addr - look) - fn->addr);
+	return true;
+}
+
+void scry_syms_user_strace(struct scry_syms *s, int tgid, uint64_t addr, bool ret_addr, char *buf, size_t len)
+{
+	uint64_t look = ret_addr ? addr - 1 : addr, x = 0;
+	struct map *m;
+	const struct scry_elf_func *fn = user_func(s, tgid, look, &m, &x);
+
+	if (!m)
+		snprintf(buf, len, "unexpected_backtracing_error [0x%" PRIx64 "]", addr);
+	else if (!fn)
+		snprintf(buf, len, "%s() [0x%" PRIx64 "]", m->path, addr - m->start + m->pgoff);
+	else
+		snprintf(buf, len, "%s(%s+0x%" PRIx64 ") [0x%" PRIx64 "]", m->path, fn->name,
+			 x + (addr - look) - fn->addr, addr - m->start + m->pgoff);
+}

@@ -1,0 +1,36 @@
+/* symbolize.h — addresses of the call stack contexts to "function+0xoffset": kernel ones
+ * from /proc/kallsyms, user ones from the ELF files the process mapped (elfsyms.c).  The
+ * mappings are captured while recording (/proc/TGID/maps, when the consumer first meets an
+ * address of that process that it cannot place) and kept in the trace directory (file
+ * SCRY_MAPS_FILE: "tgid start end pgoff build-id path" lines), so that a process that has
+ * exited is still symbolized; a file whose build id changed since is not used. */
+#ifndef SCRY_CATALOG_SYMBOLIZE_H
+#define SCRY_CATALOG_SYMBOLIZE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define SCRY_MAPS_FILE "scry-maps"
+
+struct scry_syms;
+
+struct scry_syms *scry_syms_new(void);
+void scry_syms_free(struct scry_syms *s);
+/* Mappings read back from a SCRY_MAPS_FILE (missing: none).  0 or -1. */
+int scry_syms_load_maps(struct scry_syms *s, const char *path);
+/* While recording: make sure addr of process tgid is placed, reading /proc/tgid/maps when
+ * it is not; new mappings are appended to out (when non-NULL).  0, or -1 when the process
+ * is gone or addr is in no file mapping. */
+int scry_syms_capture(struct scry_syms *s, int tgid, uint64_t addr, FILE *out);
+/* "name+0xoff" of a kernel address (kallsyms, read on first use), or of a user address
+ * of tgid.  ret_addr: a return address (the call is the byte before it).  false when unknown. */
+bool scry_syms_kernel(struct scry_syms *s, uint64_t addr, bool ret_addr, char *buf, size_t len);
+bool scry_syms_user(struct scry_syms *s, int tgid, uint64_t addr, bool ret_addr, char *buf, size_t len);
+
+/* strace -k's frame: "PATH(function+0xoff) [0xfileoffset]", "PATH() [0x...]" without a
+ * symbol, "unexpected_backtracing_error [0xaddr]" outside any known mapping. */
+void scry_syms_user_strace(struct scry_syms *s, int tgid, uint64_t addr, bool ret_addr, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,99 @@
+"""tests/e2e/test_callstack.py — the callstack-kernel and callstack-user contexts (issue 14,
+item 5): LTTng's fields (`_callstack_user_length` + `callstack_user`, unsigned long hex),
+recorded for a syscall made three known functions deep (tests/workload/nested_calls.c),
+read by babeltrace2 with no warning, and symbolized by `scry view` after the process has
+exited: kernel frames from kallsyms, user ones from the mappings captured in the trace
+(scry-maps) and the ELF files, not when the file's build id changed since."""
+import json
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from conftest import read_trace, run_babeltrace2
+
+
+@pytest.fixture(scope="module")
+def rec(tmp_path_factory, record, workload):
+    base = tmp_path_factory.mktemp("cs")
+    exe = base / "nested_calls"          # a copy: the build-id test replaces it afterwards
+    shutil.copy(workload("nested_calls"), exe)
+    out = base / "trace"
+    r = record(out, "-e", "syscall:getppid", "-c", "pid,callstack-kernel,callstack-user", cmd=[exe, 300])
+    r.check()
+    r.wl = json.loads(r.stdout.splitlines()[0])
+    r.exe = exe
+    return r
+
+
+def test_babeltrace2_reads_lttng_fields(rec):
+    bt = run_babeltrace2(rec.dir)
+    assert bt.returncode == 0 and bt.stderr == "", bt.stderr
+    meta = open(rec.dir / "kernel" / "metadata").read()
+    for k in ("kernel", "user"):
+        assert f"integer {{ size = 32; align = 8; signed = 0; encoding = none; base = 10; }} __callstack_{k}_length;" in meta
+        assert (f"integer {{ size = 64; align = 8; signed = 0; encoding = none; base = 16; }} "
+                f"_callstack_{k}[ __callstack_{k}_length ];") in meta
+    evs = [e for e in read_trace(rec.dir).events if e["ctx"]["pid"] == rec.wl["pid"]]
+    assert [e["name"] for e in evs] == ["syscall_entry_getppid", "syscall_exit_getppid"]
+    assert evs[1]["fields"]["ret"] == rec.wl["ret"]
+    for e in evs:
+        c = e["ctx"]
+        assert c["_callstack_user_length"] == len(c["callstack_user"]) >= 4
+        assert c["_callstack_kernel_length"] == len(c["callstack_kernel"]) >= 3
+        assert all(a >= 0xffff800000000000 for a in c["callstack_kernel"])
+        assert all(0 < a < 0x800000000000 for a in c["callstack_user"])
+
+
+def frames(line, field):
+    m = re.search(field + r" = \[(.*?) \]", line)
+    assert m, line
+    return re.findall(r"\] = (0x[0-9A-F]+)(?: <([^>]+)>)?", m.group(1))
+
+
+def test_view_symbolizes_after_exit(rec, scry):
+    out = subprocess.run([scry, "view", str(rec.dir)], capture_output=True, text=True, check=True).stdout
+    lines = [l for l in out.splitlines() if f"pid = {rec.wl['pid']}," in l]
+    assert len(lines) == 2
+    for l in lines:
+        user = [s.split("+")[0] for _, s in frames(l, "callstack_user") if s]
+        assert user[:4] == ["scry_leaf", "scry_middle", "scry_outer", "main"], l
+        kern = [s.split("+")[0] for _, s in frames(l, "callstack_kernel")]
+        assert "do_syscall_64" in kern and all(kern), l
+    # the mappings that made it possible, captured while the process lived
+    maps = (rec.dir / "scry-maps").read_text().splitlines()
+    assert any(m.split()[0] == str(rec.wl["pid"]) and m.endswith(str(rec.exe)) for m in maps), maps
+
+
+def test_changed_file_is_not_used(rec, scry, tmp_path):
+    """Another program at the same path (another build id): its symbols would lie."""
+    shutil.copy(rec.dir / "scry-maps", tmp_path / "keep")
+    shutil.copy("/bin/true", rec.exe)
+    try:
+        out = subprocess.run([scry, "view", str(rec.dir)], capture_output=True, text=True, check=True).stdout
+        l = [l for l in out.splitlines() if f"pid = {rec.wl['pid']}," in l][0]
+        assert not any(s.startswith("scry_") for _, s in frames(l, "callstack_user")), l
+    finally:
+        shutil.copy(tmp_path / "keep", rec.dir / "scry-maps")
+
+
+def test_misspelt_callstack(tmp_path, record):
+    r = record(tmp_path / "t", "-e", "syscall:getppid", "-c", "callstack_usr", cmd=["true"])
+    assert r.returncode != 0 and "did you mean 'callstack_user'" in r.stderr and r.stderr.count("\n") == 1, r.stderr
+
+
+def test_trace_k_matches_strace_k(scry, workload):
+    """`scry trace -k` prints strace -k's frame lines: the same files, functions, offsets."""
+    exe = workload("nested_calls")
+    ours = subprocess.run([scry, "trace", "-k", "-e", "trace=getppid", "--", exe], capture_output=True,
+                          text=True, timeout=120)
+    assert ours.returncode == 0, ours.stderr
+    theirs = subprocess.run(["strace", "-k", "-e", "trace=getppid", exe], capture_output=True, text=True,
+                            timeout=120)
+    if "-k" in theirs.stderr and "not" in theirs.stderr and "support" in theirs.stderr:
+        pytest.skip("this strace was built without -k (stack trace) support")
+    pick = lambda err: [l for l in err.splitlines() if l.startswith(" > ")]
+    a, b = pick(ours.stderr), pick(theirs.stderr)
+    assert len(a) >= 4 and a[:4] == b[:4], (a, b)
+    assert [l.split("(")[1].split("+")[0] for l in a[:4]] == ["scry_leaf", "scry_middle", "scry_outer", "main"]
