@@ -8,7 +8,9 @@
  *       {"pid":P,"ruid":..,"euid":..,"suid":..,"rgid":..,"egid":..,"sgid":..,
  *        "hostname":"..","uts_ns":I,"time_ns":I,"user_ns":I} as it sees them, and calls
  *       getppid() N times. */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
