@@ -286,9 +286,17 @@ struct back_array flt_fork SEC(".maps");
  * The metrics channel's own maps: each metric's series in an inner per-CPU hash created by
  * user space with the metric's max_entries (index = metric id); a counter's value a u64, a
  * histogram's a struct scry_metric_hist.  The templates' size is not the inner maps'. */
-const volatile __u32 n_metrics = 0;            /* metrics 0..n-1 in metric_descs */
+const volatile __u32 n_metrics = 0;            /* metrics 0..n-1 in metric_desc */
 const volatile __u32 metrics_label_union = 0;  /* SCRY_ML_* some metric uses */
 const volatile __u32 metrics_latency_mask = 0; /* metrics whose value is the latency */
+/* The metrics themselves, load-time settings too: the verifier reads each one's fields as
+ * constants (metrics.bpf.h unrolls the metrics) and drops the code of the others' kinds,
+ * labels and buckets; and a syscall's mask is read from the page the other settings are in
+ * rather than from maps of their own (every page an event touches costs a TLB miss after
+ * the flush of each kernel entry under PTI). */
+const volatile struct scry_metric_desc metric_desc[SCRY_METRICS_MAX] = {};
+/* Per syscall number: the mask of the metrics it feeds (bit = metric id). */
+const volatile __u32 metric_sc_mask[SCRY_MAX_SYSCALLS] = {};
 
 struct metric_counter_inner {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
@@ -324,23 +332,8 @@ struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, SCRY_METRICS_MAX);
 	__type(key, __u32);
-	__type(value, struct scry_metric_desc);
-} metric_descs SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, SCRY_METRICS_MAX);
-	__type(key, __u32);
 	__type(value, struct scry_metric_bounds);
 } metric_bounds SEC(".maps");
-
-/* Per syscall number: the mask of the metrics it feeds (bit = metric id). */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, SCRY_MAX_SYSCALLS);
-	__type(key, __u32);
-	__type(value, __u32);
-} metric_sc SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

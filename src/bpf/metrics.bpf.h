@@ -1,19 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /* metrics.bpf.h — the metrics channel (scry serve, scry top): counters and histograms of
  * syscall exits updated here, in per-CPU hashes keyed by their labels (scry_abi.h, struct
- * scry_metric_desc); no event is written and nothing is copied to user space per call.
+ * scry_metric_key); no event is written and nothing is copied to user space per call.
  * Its own sys_enter/sys_exit programs, loaded only for a metrics channel: the recording
  * programs (syscalls.bpf.h) are untouched.  The entry program keeps the entry time of the
- * calls a latency metric wants (task storage "task_entry", as the counting channel). */
+ * calls a latency metric wants (task storage "task_entry", as the counting channel).
+ * The metrics are load-time settings (metric_desc, metric_sc_mask in maps.bpf.h): the
+ * exit program is unrolled over the SCRY_METRICS_MAX ids, so that the verifier sees each
+ * metric's kind, value, labels and buckets as constants and keeps only their code. */
 
-/* What one syscall exit gives every metric (bpf_loop callback data). */
+/* What one syscall exit gives every metric. */
 struct metric_call {
 	__u32 mask;           /* metrics this syscall feeds */
 	__u32 nr;
+	__u32 err;            /* -ret for an error, else 0 */
+	__u32 pid, tid, uid;
 	__s64 ret;
 	__s64 lat;            /* ns, or -1: entry not seen */
 	struct scry_metric_stats *st;
-	struct scry_metric_key key;   /* every label the metrics use; each copies its own */
 };
 
 /* ceil(log2(v)) for v >= 1 (0 for v <= 1): the exp2 bucket of v. */
@@ -55,8 +59,10 @@ static __always_inline __u64 fixed_bucket(__u32 i, __u64 v)
 	return lo;
 }
 
-static __always_inline void hist_add(const struct scry_metric_desc *d, struct scry_metric_hist *h, __u64 v, __u32 i)
+/* Adds v to histogram i (a constant: its settings are known to the verifier). */
+static __always_inline void hist_add(__u32 i, struct scry_metric_hist *h, __u64 v)
 {
+	const volatile struct scry_metric_desc *d = &metric_desc[i];
 	__u64 k;
 
 	if (d->bucket_type == SCRY_HB_FIXED)
@@ -76,7 +82,7 @@ static __always_inline void hist_add(const struct scry_metric_desc *d, struct sc
 
 /* The series of key in map inner (a per-CPU hash), added if new; NULL when the map is full
  * (counted in overflow[i]). */
-static __always_inline void *metric_series(void *inner, const struct scry_metric_key *key, const void *zero,
+static __always_inline void *metric_series(void *inner, const struct scry_metric_key *key,
 					   struct scry_metric_stats *st, __u32 i)
 {
 	void *v = bpf_map_lookup_elem(inner, key);
@@ -84,7 +90,7 @@ static __always_inline void *metric_series(void *inner, const struct scry_metric
 
 	if (v)
 		return v;
-	err = bpf_map_update_elem(inner, key, zero, BPF_NOEXIST);
+	err = bpf_map_update_elem(inner, key, &metric_zero, BPF_NOEXIST);
 	if (err && err != -17 /* EEXIST: added meanwhile */) {
 		if (i < SCRY_METRICS_MAX)
 			st->overflow[i]++;
@@ -93,81 +99,75 @@ static __always_inline void *metric_series(void *inner, const struct scry_metric
 	return bpf_map_lookup_elem(inner, key);
 }
 
-static long metric_one(__u32 i, void *data)
+/* Metric i (a constant) for call c; key: scratch space, comm: the comm when a metric uses it. */
+static __always_inline void metric_one(__u32 i, const struct metric_call *c, struct scry_metric_key *key,
+				       const char *comm)
 {
-	struct metric_call *c = data;
-	struct scry_metric_key key = {};
-	struct scry_metric_desc *d;
-	bool error = c->ret < 0 && c->ret >= -4095;
-	__u64 v;
+	const volatile struct scry_metric_desc *d = &metric_desc[i];
+	__u32 labels = d->labels;
+	bool error = c->err != 0;
 	void *inner, *s;
+	__u64 v;
 
-	if (i >= SCRY_METRICS_MAX)
-		return 1;
-	if (!(c->mask & (1u << i)))
-		return 0;
-	d = bpf_map_lookup_elem(&metric_descs, &i);
-	if (!d)
-		return 0;
 	if ((d->when == SCRY_MW_ERROR && !error) || (d->when == SCRY_MW_SUCCESS && error))
-		return 0;
-	switch (d->value) {
-	case SCRY_MV_RET:
+		return;
+	if (d->value == SCRY_MV_RET) {
 		if (c->ret < 0)
-			return 0;
+			return;
 		v = c->ret;
-		break;
-	case SCRY_MV_LATENCY:
+	} else if (d->value == SCRY_MV_LATENCY) {
 		if (c->lat < 0)
-			return 0;
+			return;
 		v = c->lat;
-		break;
-	default:
+	} else {
 		v = 1;
 	}
-	if (d->labels & SCRY_ML_SYSCALL)
-		key.nr = c->key.nr;
-	if (d->labels & SCRY_ML_ERRNO)
-		key.err = c->key.err;
-	if (d->labels & SCRY_ML_PID)
-		key.pid = c->key.pid;
-	if (d->labels & SCRY_ML_TID)
-		key.tid = c->key.tid;
-	if (d->labels & SCRY_ML_UID)
-		key.uid = c->key.uid;
-	if (d->labels & SCRY_ML_COMM)
-		__builtin_memcpy(key.comm, c->key.comm, sizeof(key.comm));
+	/* every field written: the key of the previous metric is overwritten whole */
+	key->nr = labels & SCRY_ML_SYSCALL ? c->nr : 0;
+	key->err = labels & SCRY_ML_ERRNO ? c->err : 0;
+	key->pid = labels & SCRY_ML_PID ? c->pid : 0;
+	key->tid = labels & SCRY_ML_TID ? c->tid : 0;
+	key->uid = labels & SCRY_ML_UID ? c->uid : 0;
+	key->pad = 0;
+	if (labels & SCRY_ML_COMM) {
+		__builtin_memcpy(key->comm, comm, sizeof(key->comm));
+	} else {
+		*(__u64 *)&key->comm[0] = 0;
+		*(__u64 *)&key->comm[8] = 0;
+	}
 	if (d->kind == SCRY_METRIC_HISTOGRAM) {
 		inner = bpf_map_lookup_elem(&metric_hists, &i);
 		if (!inner)
-			return 0;
-		s = metric_series(inner, &key, &metric_zero, c->st, i);
+			return;
+		s = metric_series(inner, key, c->st, i);
 		if (s)
-			hist_add(d, s, v, i);
+			hist_add(i, s, v);
 	} else {
 		inner = bpf_map_lookup_elem(&metric_counters, &i);
 		if (!inner)
-			return 0;
-		s = metric_series(inner, &key, &metric_zero, c->st, i);
+			return;
+		s = metric_series(inner, key, c->st, i);
 		if (s)
 			*(__u64 *)s += v;
 	}
-	return 0;
 }
 
 static __always_inline void metrics_exit(struct task_struct *t, long id, long ret)
 {
 	struct metric_call c = { .nr = id, .ret = ret, .lat = -1 };
-	__u32 zero = 0, nr = id, *mask;
+	struct scry_metric_key key;
+	char comm[SCRY_COMM_LEN];
+	__u32 zero = 0;
 	struct task_entry *te;
 
 	if (id < 0 || id >= SCRY_MAX_SYSCALLS)
 		return;
-	mask = bpf_map_lookup_elem(&metric_sc, &nr);
-	c.st = bpf_map_lookup_elem(&metric_stats, &zero);
-	if (!mask || !*mask || !c.st)
+	c.mask = metric_sc_mask[id];
+	if (!c.mask)
 		return;
-	c.mask = *mask;
+	c.st = bpf_map_lookup_elem(&metric_stats, &zero);
+	if (!c.st)
+		return;
 	c.st->events++;
 	if (c.mask & metrics_latency_mask) {
 		te = bpf_task_storage_get(&task_entry, t, 0, 0);
@@ -178,19 +178,25 @@ static __always_inline void metrics_exit(struct task_struct *t, long id, long re
 		if (te)
 			te->ts = 0;
 	}
-	c.key.nr = nr;
-	c.key.err = ret < 0 && ret >= -4095 ? -ret : 0;
+	c.err = ret < 0 && ret >= -4095 ? -ret : 0;
 	if (metrics_label_union & (SCRY_ML_PID | SCRY_ML_TID)) {
 		__u64 pt = bpf_get_current_pid_tgid();
 
-		c.key.pid = pt >> 32;
-		c.key.tid = (__u32)pt;
+		c.pid = pt >> 32;
+		c.tid = (__u32)pt;
 	}
 	if (metrics_label_union & SCRY_ML_UID)
-		c.key.uid = (__u32)bpf_get_current_uid_gid();
+		c.uid = (__u32)bpf_get_current_uid_gid();
 	if (metrics_label_union & SCRY_ML_COMM)
-		bpf_get_current_comm(c.key.comm, sizeof(c.key.comm));
-	bpf_loop(n_metrics, metric_one, &c, 0);
+		bpf_get_current_comm(comm, sizeof(comm));
+	/* unrolled: i is a constant in each copy, and the copies past n_metrics are dropped */
+#pragma clang loop unroll(full)
+	for (__u32 i = 0; i < SCRY_METRICS_MAX; i++) {
+		if (i >= n_metrics)
+			break;
+		if (c.mask & (1u << i))
+			metric_one(i, &c, &key, comm);
+	}
 }
 
 SEC("tp_btf/sys_enter")
@@ -198,12 +204,10 @@ int BPF_PROG(scry_metrics_enter, struct pt_regs *regs, long id)
 {
 	struct task_struct *t = NULL;
 	struct task_entry *te;
-	__u32 nr = id, *mask;
 
 	if (!recording() || id < 0 || id >= SCRY_MAX_SYSCALLS)
 		return 0;
-	mask = bpf_map_lookup_elem(&metric_sc, &nr);
-	if (!mask || !(*mask & metrics_latency_mask) || !target_ok(regs, &t))
+	if (!(metric_sc_mask[id] & metrics_latency_mask) || !target_ok(regs, &t))
 		return 0;
 	te = bpf_task_storage_get(&task_entry, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (te) {

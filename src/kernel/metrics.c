@@ -11,7 +11,8 @@
 #include <bpf/libbpf.h>
 #include "kernel/probes_int.h"
 
-/* Before load: the programs' autoload and the load-time settings. */
+/* Before load: the programs' autoload and the load-time settings (the metrics' descriptors
+ * and the per-syscall masks among them). */
 int probes_prepare_metrics(struct scry_probes *p, char *err, size_t errlen)
 {
 	const struct scry_probes_opts *o = &p->opts;
@@ -31,7 +32,10 @@ int probes_prepare_metrics(struct scry_probes *p, char *err, size_t errlen)
 		labels |= o->metrics[i].labels;
 		if (o->metrics[i].value == SCRY_MV_LATENCY)
 			latency |= 1u << i;
+		memcpy((void *)&p->skel->rodata->metric_desc[i], &o->metrics[i], sizeof(o->metrics[i]));
 	}
+	if (o->nmetrics && o->metric_sc)
+		memcpy((void *)p->skel->rodata->metric_sc_mask, o->metric_sc, sizeof(p->skel->rodata->metric_sc_mask));
 	p->skel->rodata->n_metrics = o->nmetrics;
 	p->skel->rodata->metrics_label_union = labels;
 	p->skel->rodata->metrics_latency_mask = latency;
@@ -40,7 +44,8 @@ int probes_prepare_metrics(struct scry_probes *p, char *err, size_t errlen)
 	return 0;
 }
 
-/* After load: one hash per metric, the descriptors, the masks. */
+/* After load: one hash per metric, the bounds of fixed buckets (the descriptors and the
+ * per-syscall masks are load-time settings: probes_prepare_metrics). */
 int probes_install_metrics(struct scry_probes *p, char *err, size_t errlen)
 {
 	const struct scry_probes_opts *o = &p->opts;
@@ -70,19 +75,9 @@ int probes_install_metrics(struct scry_probes *p, char *err, size_t errlen)
 		p->metric_fds[i] = fd;
 		if (bpf_map_update_elem(bpf_map__fd(outer), &key, &fd, BPF_ANY) ||
 		    (d->bucket_type == SCRY_HB_FIXED && o->metric_bounds &&
-		     bpf_map_update_elem(bpf_map__fd(p->skel->maps.metric_bounds), &key, &o->metric_bounds[i], BPF_ANY)) ||
-		    bpf_map_update_elem(bpf_map__fd(p->skel->maps.metric_descs), &key, d, BPF_ANY)) {
+		     bpf_map_update_elem(bpf_map__fd(p->skel->maps.metric_bounds), &key, &o->metric_bounds[i], BPF_ANY))) {
 			ret = -errno;
 			snprintf(err, errlen, "cannot install metric %u: %s", i, strerror(-ret));
-			return ret;
-		}
-	}
-	for (__u32 nr = 0; nr < SCRY_MAX_SYSCALLS; nr++) {
-		if (!o->metric_sc[nr])
-			continue;
-		if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.metric_sc), &nr, &o->metric_sc[nr], BPF_ANY)) {
-			ret = -errno;
-			snprintf(err, errlen, "cannot fill the metrics' syscall table: %s", strerror(-ret));
 			return ret;
 		}
 	}
