@@ -320,7 +320,14 @@ enum scry_metric_label_src {    /* bits of scry_metric_desc.labels: what the key
 	SCRY_ML_PID     = 1 << 3,   /* tgid */
 	SCRY_ML_TID     = 1 << 4,
 	SCRY_ML_UID     = 1 << 5,   /* real uid */
+	SCRY_ML_DEV     = 1 << 6,   /* block_io: the disk (dev_t: major << 20 | minor) */
 };
+/* What a metric observes (scry_metric_desc.event).  Syscall exits; run-queue latency
+ * (sched_wakeup/sched_wakeup_new, or a preemption, to the task's sched_switch in); off-CPU
+ * time (a task's sched_switch out blocked, not runnable, to its switch in); block I/O (block_rq_issue to
+ * block_rq_complete of a request).  Their labels: the task's (comm, pid, tid, uid) and, for
+ * block I/O, the disk and the task that issued the request. */
+enum scry_metric_event { SCRY_ME_SYSCALL, SCRY_ME_RUNQUEUE, SCRY_ME_OFFCPU, SCRY_ME_BLOCK_IO };
 enum scry_bucket_type {
 	SCRY_HB_EXP2 = 1,     /* bucket k (min <= k <= max): values <= 2^k */
 	SCRY_HB_LINEAR,       /* bucket k: values <= k * width */
@@ -343,6 +350,8 @@ struct scry_metric_desc {
 	__u32 bucket_max;     /* the last (max - min < SCRY_HIST_BUCKETS); values above it are
 	                       * in the count and sum only (the +Inf bucket) */
 	__u64 bucket_width;   /* SCRY_HB_LINEAR */
+	__u8  event;          /* enum scry_metric_event */
+	__u8  pad[7];
 };
 
 struct scry_metric_key {
@@ -351,7 +360,7 @@ struct scry_metric_key {
 	__u32 pid;
 	__u32 tid;
 	__u32 uid;
-	__u32 pad;
+	__u32 dev;            /* block_io: the disk */
 	char  comm[SCRY_COMM_LEN];
 };
 

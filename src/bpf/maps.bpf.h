@@ -288,7 +288,8 @@ struct back_array flt_fork SEC(".maps");
  * histogram's a struct scry_metric_hist.  The templates' size is not the inner maps'. */
 const volatile __u32 n_metrics = 0;            /* metrics 0..n-1 in metric_desc */
 const volatile __u32 metrics_label_union = 0;  /* SCRY_ML_* some metric uses */
-const volatile __u32 metrics_latency_mask = 0; /* metrics whose value is the latency */
+const volatile __u32 metrics_latency_mask = 0; /* syscall metrics whose value is the latency */
+const volatile __u32 metrics_event_mask = 0;   /* 1 << SCRY_ME_*: events some metric observes */
 /* The metrics themselves, load-time settings too: the verifier reads each one's fields as
  * constants (metrics.bpf.h unrolls the metrics) and drops the code of the others' kinds,
  * labels and buckets; and a syscall's mask is read from the page the other settings are in
@@ -341,6 +342,34 @@ struct {
 	__type(key, __u32);
 	__type(value, struct scry_metric_stats);
 } metric_stats SEC(".maps");
+
+/* Scheduler metrics, per task: when it was queued on a run queue (woken, or preempted) and
+ * when it left the CPU; 0: not known. */
+struct sched_ts {
+	__u64 queued;
+	__u64 off;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct sched_ts);
+} task_sched SEC(".maps");
+
+/* Block I/O metrics: the requests in flight, by address (issue time, disk, issuer). */
+struct blk_start {
+	__u64 ts;
+	__u32 dev, pid, tid, uid;
+	char comm[SCRY_COMM_LEN];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u64);
+	__type(value, struct blk_start);
+} blk_start SEC(".maps");
 
 /* A new series' first value (hash updates copy it; too large for the stack). */
 struct scry_metric_hist metric_zero;

@@ -9,15 +9,17 @@
  * exit program is unrolled over the SCRY_METRICS_MAX ids, so that the verifier sees each
  * metric's kind, value, labels and buckets as constants and keeps only their code. */
 
-/* What one syscall exit gives every metric. */
+/* What one observation (a syscall exit, a switch in, a request's completion) gives the
+ * metrics of its event. */
 struct metric_call {
-	__u32 mask;           /* metrics this syscall feeds */
+	__u32 mask;           /* syscalls: the metrics this syscall feeds */
 	__u32 nr;
 	__u32 err;            /* -ret for an error, else 0 */
-	__u32 pid, tid, uid;
+	__u32 pid, tid, uid, dev;
 	__s64 ret;
 	__s64 lat;            /* ns, or -1: entry not seen */
 	struct scry_metric_stats *st;
+	char comm[SCRY_COMM_LEN];
 };
 
 /* ceil(log2(v)) for v >= 1 (0 for v <= 1): the exp2 bucket of v. */
@@ -59,10 +61,21 @@ static __always_inline __u64 fixed_bucket(__u32 i, __u64 v)
 	return lo;
 }
 
+/* i bounded for the verifier even where clang has merged the unrolled copies into one with
+ * i a variable (a constant i stays a constant: the verifier tracks the and). */
+static __always_inline __u32 metric_idx(__u32 i)
+{
+	asm volatile("%0 &= 15" : "+r"(i));    /* SCRY_METRICS_MAX - 1 */
+	return i;
+}
+
 /* Adds v to histogram i (a constant: its settings are known to the verifier). */
 static __always_inline void hist_add(__u32 i, struct scry_metric_hist *h, __u64 v)
 {
-	const volatile struct scry_metric_desc *d = &metric_desc[i];
+	const volatile struct scry_metric_desc *d;
+
+	i = metric_idx(i);
+	d = &metric_desc[i];
 	__u64 k;
 
 	if (d->bucket_type == SCRY_HB_FIXED)
@@ -99,11 +112,10 @@ static __always_inline void *metric_series(void *inner, const struct scry_metric
 	return bpf_map_lookup_elem(inner, key);
 }
 
-/* Metric i (a constant) for call c; key: scratch space, comm: the comm when a metric uses it. */
-static __always_inline void metric_one(__u32 i, const struct metric_call *c, struct scry_metric_key *key,
-				       const char *comm)
+/* Metric i (a constant) for call c; key: scratch space. */
+static __always_inline void metric_one(__u32 i, const struct metric_call *c, struct scry_metric_key *key)
 {
-	const volatile struct scry_metric_desc *d = &metric_desc[i];
+	const volatile struct scry_metric_desc *d = &metric_desc[metric_idx(i)];
 	__u32 labels = d->labels;
 	bool error = c->err != 0;
 	void *inner, *s;
@@ -128,9 +140,9 @@ static __always_inline void metric_one(__u32 i, const struct metric_call *c, str
 	key->pid = labels & SCRY_ML_PID ? c->pid : 0;
 	key->tid = labels & SCRY_ML_TID ? c->tid : 0;
 	key->uid = labels & SCRY_ML_UID ? c->uid : 0;
-	key->pad = 0;
+	key->dev = labels & SCRY_ML_DEV ? c->dev : 0;
 	if (labels & SCRY_ML_COMM) {
-		__builtin_memcpy(key->comm, comm, sizeof(key->comm));
+		__builtin_memcpy(key->comm, c->comm, sizeof(key->comm));
 	} else {
 		*(__u64 *)&key->comm[0] = 0;
 		*(__u64 *)&key->comm[8] = 0;
@@ -156,7 +168,6 @@ static __always_inline void metrics_exit(struct task_struct *t, long id, long re
 {
 	struct metric_call c = { .nr = id, .ret = ret, .lat = -1 };
 	struct scry_metric_key key;
-	char comm[SCRY_COMM_LEN];
 	__u32 zero = 0;
 	struct task_entry *te;
 
@@ -188,14 +199,15 @@ static __always_inline void metrics_exit(struct task_struct *t, long id, long re
 	if (metrics_label_union & SCRY_ML_UID)
 		c.uid = (__u32)bpf_get_current_uid_gid();
 	if (metrics_label_union & SCRY_ML_COMM)
-		bpf_get_current_comm(comm, sizeof(comm));
-	/* unrolled: i is a constant in each copy, and the copies past n_metrics are dropped */
+		bpf_get_current_comm(c.comm, sizeof(c.comm));
+	/* unrolled: i is a constant in each copy, and the copies past n_metrics or of other
+	 * events are dropped */
 #pragma clang loop unroll(full)
 	for (__u32 i = 0; i < SCRY_METRICS_MAX; i++) {
 		if (i >= n_metrics)
 			break;
-		if (c.mask & (1u << i))
-			metric_one(i, &c, &key, comm);
+		if (metric_desc[i].event == SCRY_ME_SYSCALL && (c.mask & (1u << i)))
+			metric_one(i, &c, &key);
 	}
 }
 
@@ -228,5 +240,192 @@ int BPF_PROG(scry_metrics_exit, struct pt_regs *regs, long ret)
 	if (!recording() || !target_ok(regs, &t))
 		return 0;
 	metrics_exit(t, id, ret);
+	return 0;
+}
+
+/* ---- scheduler and block I/O metrics (events other than syscalls) ---------------------- */
+
+/* Is task t (not necessarily current) measured?  As target_ok for current, on the task's
+ * own identity (the cgroup tracker is refused with these events: kernel/metrics.c). */
+static __always_inline bool task_measured(struct task_struct *t)
+{
+	__u32 tgid = BPF_CORE_READ(t, tgid), key;
+	const struct cred *cr;
+
+	if (tgid == self_tgid || !tgid)
+		return false;
+	if (!target_all) {
+		key = follow_key(t);
+		if (!bpf_map_lookup_elem(&tracked, &key))
+			return false;
+	}
+	if (track_mask & (SCRY_TRACK_UID | SCRY_TRACK_GID)) {
+		__u32 uid, gid;
+
+		cr = BPF_CORE_READ(t, cred);
+		uid = BPF_CORE_READ(cr, uid.val);
+		gid = BPF_CORE_READ(cr, gid.val);
+		if ((track_mask & SCRY_TRACK_UID) && !bpf_map_lookup_elem(&track_uid, &uid))
+			return false;
+		if ((track_mask & SCRY_TRACK_GID) && !bpf_map_lookup_elem(&track_gid, &gid))
+			return false;
+	}
+	if ((track_mask & SCRY_TRACK_VPID) && !vpid_ok(t))
+		return false;
+	return true;
+}
+
+/* The labels of task t into c. */
+static __always_inline void metric_task_labels(struct metric_call *c, struct task_struct *t)
+{
+	c->pid = BPF_CORE_READ(t, tgid);
+	c->tid = BPF_CORE_READ(t, pid);
+	if (metrics_label_union & SCRY_ML_UID)
+		c->uid = BPF_CORE_READ(t, cred, uid.val);
+	if (metrics_label_union & SCRY_ML_COMM)
+		bpf_probe_read_kernel_str(c->comm, sizeof(c->comm), t->comm);
+}
+
+/* Observe value v (ns) for the metrics of event (a constant). */
+static __always_inline void metrics_observe(__u32 event, struct metric_call *c)
+{
+	struct scry_metric_key key;
+	__u32 zero = 0;
+
+	c->st = bpf_map_lookup_elem(&metric_stats, &zero);
+	if (!c->st)
+		return;
+#pragma clang loop unroll(full)
+	for (__u32 i = 0; i < SCRY_METRICS_MAX; i++) {
+		if (i >= n_metrics)
+			break;
+		if (metric_desc[i].event == event)
+			metric_one(i, c, &key);
+	}
+}
+
+static __always_inline void runq_enqueued(struct task_struct *p)
+{
+	struct sched_ts *ts;
+
+	if (!(metrics_event_mask & (1u << SCRY_ME_RUNQUEUE)) || !recording() || !task_measured(p))
+		return;
+	ts = bpf_task_storage_get(&task_sched, p, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (ts)
+		ts->queued = bpf_ktime_get_ns();
+}
+
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(scry_metrics_wakeup, struct task_struct *p)
+{
+	runq_enqueued(p);
+	return 0;
+}
+
+SEC("tp_btf/sched_wakeup_new")
+int BPF_PROG(scry_metrics_wakeup_new, struct task_struct *p)
+{
+	runq_enqueued(p);
+	return 0;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(scry_metrics_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	struct metric_call c = { .lat = -1 };
+	struct sched_ts *ts;
+	__u64 now;
+	__s64 queued = -1, off = -1;
+
+	if (!recording())
+		return 0;
+	now = bpf_ktime_get_ns();
+	/* prev leaves the CPU: blocked (prev_state not TASK_RUNNING), off-CPU from now; still
+	 * runnable (preempted), queued on the run queue from now */
+	if (task_measured(prev)) {
+		ts = bpf_task_storage_get(&task_sched, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (ts) {
+			if ((metrics_event_mask & (1u << SCRY_ME_OFFCPU)) && prev_state != 0)
+				ts->off = now;
+			if ((metrics_event_mask & (1u << SCRY_ME_RUNQUEUE)) && prev_state == 0 /* TASK_RUNNING */)
+				ts->queued = now;
+		}
+	}
+	ts = bpf_task_storage_get(&task_sched, next, 0, 0);
+	if (!ts)
+		return 0;
+	if (ts->queued && now >= ts->queued)
+		queued = now - ts->queued;
+	if (ts->off && now >= ts->off)
+		off = now - ts->off;
+	ts->queued = 0;
+	ts->off = 0;
+	if (queued < 0 && off < 0)
+		return 0;
+	metric_task_labels(&c, next);
+	if ((metrics_event_mask & (1u << SCRY_ME_RUNQUEUE)) && queued >= 0) {
+		c.lat = queued;
+		metrics_observe(SCRY_ME_RUNQUEUE, &c);
+	}
+	if ((metrics_event_mask & (1u << SCRY_ME_OFFCPU)) && off >= 0) {
+		c.lat = off;
+		metrics_observe(SCRY_ME_OFFCPU, &c);
+	}
+	return 0;
+}
+
+SEC("tp_btf/block_rq_issue")
+int BPF_PROG(scry_metrics_rq_issue, struct request *rq)
+{
+	struct task_struct *t = NULL;
+	struct blk_start b = {};
+	struct gendisk *disk;
+	__u64 key = (__u64)rq;
+	__u32 zero = 0;
+	struct scry_metric_stats *st;
+
+	if (!recording())
+		return 0;
+	/* the issuer: current, when it is measured; else the request is not measured */
+	t = bpf_get_current_task_btf();
+	if (!task_measured(t))
+		return 0;
+	disk = BPF_CORE_READ(rq, q, disk);
+	b.dev = disk ? (BPF_CORE_READ(disk, major) << 20 | BPF_CORE_READ(disk, first_minor)) : 0;
+	b.pid = t->tgid;
+	b.tid = t->pid;
+	if (metrics_label_union & SCRY_ML_UID)
+		b.uid = BPF_CORE_READ(t, cred, uid.val);
+	if (metrics_label_union & SCRY_ML_COMM)
+		bpf_get_current_comm(b.comm, sizeof(b.comm));
+	b.ts = bpf_ktime_get_ns();
+	if (bpf_map_update_elem(&blk_start, &key, &b, BPF_ANY)) {
+		st = bpf_map_lookup_elem(&metric_stats, &zero);
+		if (st)
+			st->no_entry++;
+	}
+	return 0;
+}
+
+SEC("tp_btf/block_rq_complete")
+int BPF_PROG(scry_metrics_rq_complete, struct request *rq, int error, unsigned int nr_bytes)
+{
+	struct metric_call c = { .lat = -1 };
+	__u64 key = (__u64)rq, now = bpf_ktime_get_ns();
+	struct blk_start *b = bpf_map_lookup_elem(&blk_start, &key);
+
+	if (!b)
+		return 0;
+	if (now >= b->ts)
+		c.lat = now - b->ts;
+	c.dev = b->dev;
+	c.pid = b->pid;
+	c.tid = b->tid;
+	c.uid = b->uid;
+	__builtin_memcpy(c.comm, b->comm, sizeof(c.comm));
+	bpf_map_delete_elem(&blk_start, &key);
+	if (c.lat >= 0)
+		metrics_observe(SCRY_ME_BLOCK_IO, &c);
 	return 0;
 }

@@ -16,7 +16,7 @@
 int probes_prepare_metrics(struct scry_probes *p, char *err, size_t errlen)
 {
 	const struct scry_probes_opts *o = &p->opts;
-	uint32_t labels = 0, latency = 0;
+	uint32_t labels = 0, latency = 0, events = 0;
 
 	for (unsigned i = 0; i < SCRY_METRICS_MAX; i++)
 		p->metric_fds[i] = -1;
@@ -30,7 +30,8 @@ int probes_prepare_metrics(struct scry_probes *p, char *err, size_t errlen)
 	}
 	for (unsigned i = 0; i < o->nmetrics; i++) {
 		labels |= o->metrics[i].labels;
-		if (o->metrics[i].value == SCRY_MV_LATENCY)
+		events |= 1u << o->metrics[i].event;
+		if (o->metrics[i].value == SCRY_MV_LATENCY && o->metrics[i].event == SCRY_ME_SYSCALL)
 			latency |= 1u << i;
 		memcpy((void *)&p->skel->rodata->metric_desc[i], &o->metrics[i], sizeof(o->metrics[i]));
 	}
@@ -39,8 +40,19 @@ int probes_prepare_metrics(struct scry_probes *p, char *err, size_t errlen)
 	p->skel->rodata->n_metrics = o->nmetrics;
 	p->skel->rodata->metrics_label_union = labels;
 	p->skel->rodata->metrics_latency_mask = latency;
-	bpf_program__set_autoload(p->skel->progs.scry_metrics_exit, o->nmetrics > 0);
+	p->skel->rodata->metrics_event_mask = events;
+	if ((events & ~(1u << SCRY_ME_SYSCALL)) && o->ntrack_cgroups) {
+		snprintf(err, errlen, "run-queue, off-CPU and block I/O metrics cannot be restricted to cgroups (--track-cgroup)");
+		return -ENOTSUP;
+	}
+	bpf_program__set_autoload(p->skel->progs.scry_metrics_exit, (events & (1u << SCRY_ME_SYSCALL)) != 0);
 	bpf_program__set_autoload(p->skel->progs.scry_metrics_enter, latency != 0);
+	bool sched = events & (1u << SCRY_ME_RUNQUEUE | 1u << SCRY_ME_OFFCPU);
+	bpf_program__set_autoload(p->skel->progs.scry_metrics_wakeup, (events & (1u << SCRY_ME_RUNQUEUE)) != 0);
+	bpf_program__set_autoload(p->skel->progs.scry_metrics_wakeup_new, (events & (1u << SCRY_ME_RUNQUEUE)) != 0);
+	bpf_program__set_autoload(p->skel->progs.scry_metrics_switch, sched);
+	bpf_program__set_autoload(p->skel->progs.scry_metrics_rq_issue, (events & (1u << SCRY_ME_BLOCK_IO)) != 0);
+	bpf_program__set_autoload(p->skel->progs.scry_metrics_rq_complete, (events & (1u << SCRY_ME_BLOCK_IO)) != 0);
 	return 0;
 }
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <yaml.h>
 #include "format/format.h"
 #include "metrics/config.h"
@@ -131,11 +132,13 @@ static const struct { const char *name; uint32_t bit; enum scry_decoder_kind dec
 	{ "pid", SCRY_ML_PID, SCRY_DEC_UINT },
 	{ "tid", SCRY_ML_TID, SCRY_DEC_UINT },
 	{ "uid", SCRY_ML_UID, SCRY_DEC_UINT },
+	{ "dev", SCRY_ML_DEV, SCRY_DEC_MAJORMINOR },
 };
 
 static const struct { const char *name; enum scry_decoder_kind kind; } decoder_names[] = {
 	{ "uint", SCRY_DEC_UINT }, { "string", SCRY_DEC_STRING }, { "syscall", SCRY_DEC_SYSCALL },
 	{ "errno", SCRY_DEC_ERRNO }, { "static_map", SCRY_DEC_STATIC_MAP }, { "regexp", SCRY_DEC_REGEXP },
+	{ "majorminor", SCRY_DEC_MAJORMINOR },
 };
 
 static int parse_static_map(struct walk *w, yaml_node_t *n, const char *path, struct scry_decoder *d)
@@ -333,7 +336,7 @@ static int parse_label(struct walk *w, yaml_node_t *n, const char *path, struct 
 				if (!strcmp(v, sources[i].name))
 					break;
 			if (i == sizeof(sources) / sizeof(sources[0]))
-				return fail(w, vn, sub, "unknown source '%s' (syscall, errno, comm, pid, tid, uid)", v);
+				return fail(w, vn, sub, "unknown source '%s' (syscall, errno, comm, pid, tid, uid, dev)", v);
 			l->source = sources[i].bit;
 		} else if (!strcmp(k, "decoders")) {
 			decs = vn;
@@ -345,7 +348,7 @@ static int parse_label(struct walk *w, yaml_node_t *n, const char *path, struct 
 	if (!l->name)
 		return fail(w, n, path, "a label needs a name");
 	if (!l->source)
-		return fail(w, n, path, "label '%s' needs a source (syscall, errno, comm, pid, tid, uid)", l->name);
+		return fail(w, n, path, "label '%s' needs a source (syscall, errno, comm, pid, tid, uid, dev)", l->name);
 	if (decs) {
 		size_t cap;
 
@@ -370,6 +373,8 @@ static int parse_label(struct walk *w, yaml_node_t *n, const char *path, struct 
 		enum scry_decoder_kind first = l->decoders[0].kind;
 		if (first == SCRY_DEC_STATIC_MAP || first == SCRY_DEC_REGEXP) {
 			/* it reads the source's default text */
+		} else if (first == SCRY_DEC_MAJORMINOR && l->source != SCRY_ML_DEV) {
+			return fail(w, decs, sub, "the majorminor decoder reads dev only");
 		} else if (first == SCRY_DEC_STRING && l->source != SCRY_ML_COMM) {
 			return fail(w, decs, sub, "the string decoder reads comm only");
 		} else if (first != SCRY_DEC_STRING && l->source == SCRY_ML_COMM) {
@@ -386,6 +391,8 @@ static int parse_label(struct walk *w, yaml_node_t *n, const char *path, struct 
 
 static const char *value_names[] = { [SCRY_MV_COUNT] = "count", [SCRY_MV_RET] = "ret", [SCRY_MV_LATENCY] = "latency" };
 static const char *when_names[] = { [SCRY_MW_ANY] = "any", [SCRY_MW_ERROR] = "error", [SCRY_MW_SUCCESS] = "success" };
+static const char *event_names[] = { [SCRY_ME_SYSCALL] = "syscall", [SCRY_ME_RUNQUEUE] = "runqueue",
+				     [SCRY_ME_OFFCPU] = "offcpu", [SCRY_ME_BLOCK_IO] = "block_io" };
 
 static int pick(struct walk *w, yaml_node_t *vn, const char *sub, const char **names, size_t n, size_t first,
 		const char *choices, int *out)
@@ -435,7 +442,7 @@ static int parse_metric(struct walk *w, yaml_node_t *n, const char *path, bool h
 {
 	char sub[320];
 	bool have_min = false, have_max = false, have_width = false, have_type = false, have_mult = false;
-	bool have_keys = false;
+	bool have_keys = false, have_value = false, have_when = false;
 	uint64_t u;
 	int ret, e = 0;
 
@@ -475,10 +482,16 @@ static int parse_metric(struct walk *w, yaml_node_t *n, const char *path, bool h
 			if ((ret = pick(w, vn, sub, value_names, 4, 1, "count, ret, latency", &e)))
 				return ret;
 			m->desc.value = e;
+			have_value = true;
+		} else if (!strcmp(k, "event")) {
+			if ((ret = pick(w, vn, sub, event_names, 4, 0, "syscall, runqueue, offcpu, block_io", &e)))
+				return ret;
+			m->desc.event = e;
 		} else if (!strcmp(k, "when")) {
 			if ((ret = pick(w, vn, sub, when_names, 3, 0, "any, error, success", &e)))
 				return ret;
 			m->desc.when = e;
+			have_when = true;
 		} else if (!strcmp(k, "syscalls")) {
 			if (m->syscalls)
 				return fail(w, kn, sub, "given twice");
@@ -575,9 +588,9 @@ static int parse_metric(struct walk *w, yaml_node_t *n, const char *path, bool h
 				return fail(w, vn, sub, "'%s' is not a positive number", v);
 			have_mult = true;
 		} else {
-			return fail(w, kn, sub, hist ? "unknown key (name, help, value, when, syscalls, max_entries, labels, "
+			return fail(w, kn, sub, hist ? "unknown key (name, help, event, value, when, syscalls, max_entries, labels, "
 						       "bucket_type, bucket_min, bucket_max, bucket_width, bucket_keys, bucket_multiplier)" :
-						       "unknown key (name, help, value, when, syscalls, max_entries, labels)");
+						       "unknown key (name, help, event, value, when, syscalls, max_entries, labels)");
 		}
 	}
 	(void)have_mult;
@@ -607,6 +620,23 @@ static int parse_metric(struct walk *w, yaml_node_t *n, const char *path, bool h
 		    (double)m->desc.bucket_max * (double)m->desc.bucket_width > 1.8e19)
 			return fail(w, n, path, "bucket_max * bucket_width exceeds 2^64");
 		(void)have_type;
+	}
+	if (m->desc.event != SCRY_ME_SYSCALL) {
+		const char *ev = event_names[m->desc.event];
+
+		if (m->syscalls)
+			return fail(w, n, path, "syscalls: is for syscall metrics, not %s", ev);
+		if (have_when)
+			return fail(w, n, path, "when: is for syscall metrics, not %s", ev);
+		if (m->desc.value == SCRY_MV_RET)
+			return fail(w, n, path, "value ret is for syscall metrics: %s counts (count) or times (latency)", ev);
+		if (m->desc.labels & (SCRY_ML_SYSCALL | SCRY_ML_ERRNO))
+			return fail(w, n, path, "syscall and errno labels are for syscall metrics, not %s", ev);
+		if ((m->desc.labels & SCRY_ML_DEV) && m->desc.event != SCRY_ME_BLOCK_IO)
+			return fail(w, n, path, "the dev label is for block_io metrics");
+		(void)have_value;
+	} else if (m->desc.labels & SCRY_ML_DEV) {
+		return fail(w, n, path, "the dev label is for block_io metrics");
 	}
 	if (m->desc.value == SCRY_MV_RET && m->desc.when == SCRY_MW_ERROR)
 		return fail(w, n, path, "value ret counts successful calls only: when: error gives nothing");
@@ -865,10 +895,27 @@ void scry_metrics_abi(const struct scry_metrics_config *c, struct scry_metric_de
 		if (bounds)
 			bounds[i] = c->metrics[i].bounds;
 		max_entries[i] = c->metrics[i].max_entries;
-		for (unsigned nr = 0; nr < SCRY_MAX_SYSCALLS; nr++)
+		for (unsigned nr = 0; nr < SCRY_MAX_SYSCALLS && c->metrics[i].desc.event == SCRY_ME_SYSCALL; nr++)
 			if (c->metrics[i].all_syscalls || c->metrics[i].syscalls[nr])
 				sc_masks[nr] |= 1u << i;
 	}
+}
+
+int scry_metric_majorminor(uint32_t dev, char *buf, size_t buflen)
+{
+	char path[64], target[512];
+	unsigned maj = dev >> 20, min = dev & 0xfffff;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", maj, min);
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n > 0) {
+		target[n] = 0;
+		snprintf(buf, buflen, "%s", strrchr(target, '/') ? strrchr(target, '/') + 1 : target);
+	} else {
+		snprintf(buf, buflen, "%u:%u", maj, min);
+	}
+	return 1;
 }
 
 /* The raw value of source as text (the first decoder, or the source's default one). */
@@ -876,7 +923,8 @@ static int decode_first(enum scry_decoder_kind kind, uint32_t source, const stru
 			const struct scry_syscall_names *sn, char *buf, size_t buflen)
 {
 	uint64_t v = source == SCRY_ML_SYSCALL ? k->nr : source == SCRY_ML_ERRNO ? (uint32_t)k->err :
-		     source == SCRY_ML_PID ? k->pid : source == SCRY_ML_TID ? k->tid : k->uid;
+		     source == SCRY_ML_PID ? k->pid : source == SCRY_ML_TID ? k->tid :
+		     source == SCRY_ML_DEV ? k->dev : k->uid;
 	const char *s;
 
 	switch (kind) {
@@ -897,6 +945,8 @@ static int decode_first(enum scry_decoder_kind kind, uint32_t source, const stru
 			return -1;
 		snprintf(buf, buflen, "%s", s);
 		return 1;
+	case SCRY_DEC_MAJORMINOR:
+		return scry_metric_majorminor((uint32_t)v, buf, buflen);
 	default:
 		snprintf(buf, buflen, "%" PRIu64, v);
 		return 1;

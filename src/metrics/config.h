@@ -25,6 +25,8 @@ enum scry_decoder_kind {
 	SCRY_DEC_STATIC_MAP,  /* the text so far -> the map's value; unknown: the series is a
 			       * decoder error, or kept as is with allow_unknown */
 	SCRY_DEC_REGEXP,      /* the series is kept only if the text matches one of regexps */
+	SCRY_DEC_MAJORMINOR,  /* a block device (dev_t, major << 20 | minor): its name ("loop3",
+			       * /sys/dev/block/MAJ:MIN), or "MAJ:MIN" when it is gone */
 };
 
 struct scry_decoder {
@@ -88,5 +90,8 @@ void scry_metrics_abi(const struct scry_metrics_config *c, struct scry_metric_de
  * 0: the series is skipped (a regexp did not match); -1: a decoder error (counted). */
 int scry_metric_decode(const struct scry_metric_label *l, const struct scry_metric_key *k,
 		       const struct scry_syscall_names *sn, char *buf, size_t buflen);
+
+/* The name of block device dev (kernel dev_t) in buf: 1. */
+int scry_metric_majorminor(uint32_t dev, char *buf, size_t buflen);
 
 #endif /* SCRY_METRICS_CONFIG_H */
