@@ -306,7 +306,11 @@ struct scry_cpu_stats {
 #define SCRY_METRICS_MAX       16
 #define SCRY_HIST_BUCKETS      64
 
-enum scry_metric_kind { SCRY_METRIC_COUNTER = 1, SCRY_METRIC_HISTOGRAM };
+enum scry_metric_kind {
+	SCRY_METRIC_COUNTER = 1, SCRY_METRIC_HISTOGRAM,
+	SCRY_METRIC_SPAN,     /* not a metric: each observation of at least span_min_ns is
+	                       * written to the ring buffer "span_rb" (struct scry_span_rec) */
+};
 enum scry_metric_value {
 	SCRY_MV_COUNT = 1,    /* 1 per call */
 	SCRY_MV_RET,          /* the return value (bytes moved by read/write...), when >= 0 */
@@ -352,6 +356,18 @@ struct scry_metric_desc {
 	__u64 bucket_width;   /* SCRY_HB_LINEAR */
 	__u8  event;          /* enum scry_metric_event */
 	__u8  pad[7];
+	__u64 span_min_ns;    /* SCRY_METRIC_SPAN: the shortest observation written */
+};
+
+/* An observation long enough to be a span (SCRY_METRIC_SPAN), in "span_rb". */
+struct scry_span_rec {
+	__u64 start_ns, end_ns;   /* CLOCK_MONOTONIC */
+	__s64 ret;                /* syscalls: the return value */
+	__u32 event;              /* enum scry_metric_event */
+	__u32 nr;                 /* syscalls: the number */
+	__u32 pid, tid, dev;
+	__u32 metric;             /* the descriptor's index */
+	char  comm[SCRY_COMM_LEN];
 };
 
 struct scry_metric_key {
@@ -374,7 +390,8 @@ struct scry_metric_hist {
 struct scry_metric_stats {
 	__u64 events;                        /* syscall exits that fed at least one metric */
 	__u64 no_entry;                      /* latency unknown (entry before the start): not counted */
-	__u64 overflow[SCRY_METRICS_MAX];    /* updates lost: the metric's map was full */
+	__u64 overflow[SCRY_METRICS_MAX];    /* updates lost: the metric's map was full (spans:
+	                                      * the ring buffer was) */
 };
 
 /* Uprobes (src/bpf/uprobes.bpf.h): per attached probe (map "uprobes", index = attach

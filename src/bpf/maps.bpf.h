@@ -371,6 +371,12 @@ struct {
 	__type(value, struct blk_start);
 } blk_start SEC(".maps");
 
+/* Spans (SCRY_METRIC_SPAN descriptors): the observations long enough, read by user space. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 20);
+} span_rb SEC(".maps");
+
 /* A new series' first value (hash updates copy it; too large for the stack). */
 struct scry_metric_hist metric_zero;
 /* (a global of the key's type, so that its BTF is complete for the inner map templates) */

@@ -9,6 +9,14 @@
  * exit program is unrolled over the SCRY_METRICS_MAX ids, so that the verifier sees each
  * metric's kind, value, labels and buckets as constants and keeps only their code. */
 
+/* i bounded for the verifier even where clang has merged the unrolled copies into one with
+ * i a variable (a constant i stays a constant: the verifier tracks the and). */
+static __always_inline __u32 metric_idx(__u32 i)
+{
+	asm volatile("%0 &= 15" : "+r"(i));    /* SCRY_METRICS_MAX - 1 */
+	return i;
+}
+
 /* What one observation (a syscall exit, a switch in, a request's completion) gives the
  * metrics of its event. */
 struct metric_call {
@@ -18,9 +26,37 @@ struct metric_call {
 	__u32 pid, tid, uid, dev;
 	__s64 ret;
 	__s64 lat;            /* ns, or -1: entry not seen */
+	__u64 now;            /* the observation's end (when lat >= 0) */
 	struct scry_metric_stats *st;
 	char comm[SCRY_COMM_LEN];
 };
+
+/* Span i (a constant): the observation c as a record of span_rb, if long enough. */
+static __always_inline void span_emit(__u32 i, const struct metric_call *c, __u64 v)
+{
+	const volatile struct scry_metric_desc *d = &metric_desc[metric_idx(i)];
+	struct scry_span_rec *r;
+
+	if (v < d->span_min_ns)
+		return;
+	r = bpf_ringbuf_reserve(&span_rb, sizeof(*r), 0);
+	if (!r) {
+		if (i < SCRY_METRICS_MAX)
+			c->st->overflow[i & (SCRY_METRICS_MAX - 1)]++;
+		return;
+	}
+	r->start_ns = c->now - v;
+	r->end_ns = c->now;
+	r->ret = c->ret;
+	r->event = d->event;
+	r->nr = c->nr;
+	r->pid = c->pid;
+	r->tid = c->tid;
+	r->dev = c->dev;
+	r->metric = i;
+	__builtin_memcpy(r->comm, c->comm, sizeof(r->comm));
+	bpf_ringbuf_submit(r, 0);
+}
 
 /* ceil(log2(v)) for v >= 1 (0 for v <= 1): the exp2 bucket of v. */
 static __always_inline __u32 log2_ceil(__u64 v)
@@ -59,14 +95,6 @@ static __always_inline __u64 fixed_bucket(__u32 i, __u64 v)
 			lo = mid + 1;
 	}
 	return lo;
-}
-
-/* i bounded for the verifier even where clang has merged the unrolled copies into one with
- * i a variable (a constant i stays a constant: the verifier tracks the and). */
-static __always_inline __u32 metric_idx(__u32 i)
-{
-	asm volatile("%0 &= 15" : "+r"(i));    /* SCRY_METRICS_MAX - 1 */
-	return i;
 }
 
 /* Adds v to histogram i (a constant: its settings are known to the verifier). */
@@ -134,6 +162,10 @@ static __always_inline void metric_one(__u32 i, const struct metric_call *c, str
 	} else {
 		v = 1;
 	}
+	if (d->kind == SCRY_METRIC_SPAN) {
+		span_emit(i, c, v);
+		return;
+	}
 	/* every field written: the key of the previous metric is overwritten whole */
 	key->nr = labels & SCRY_ML_SYSCALL ? c->nr : 0;
 	key->err = labels & SCRY_ML_ERRNO ? c->err : 0;
@@ -182,8 +214,10 @@ static __always_inline void metrics_exit(struct task_struct *t, long id, long re
 	c.st->events++;
 	if (c.mask & metrics_latency_mask) {
 		te = bpf_task_storage_get(&task_entry, t, 0, 0);
-		if (te && te->ts && te->nr == id)
-			c.lat = bpf_ktime_get_ns() - te->ts;
+		if (te && te->ts && te->nr == id) {
+			c.now = bpf_ktime_get_ns();
+			c.lat = c.now - te->ts;
+		}
 		else
 			c.st->no_entry++;
 		if (te)
@@ -355,6 +389,7 @@ int BPF_PROG(scry_metrics_switch, bool preempt, struct task_struct *prev, struct
 	ts = bpf_task_storage_get(&task_sched, next, 0, 0);
 	if (!ts)
 		return 0;
+	c.now = now;
 	if (ts->queued && now >= ts->queued)
 		queued = now - ts->queued;
 	if (ts->off && now >= ts->off)
@@ -417,6 +452,7 @@ int BPF_PROG(scry_metrics_rq_complete, struct request *rq, int error, unsigned i
 
 	if (!b)
 		return 0;
+	c.now = now;
 	if (now >= b->ts)
 		c.lat = now - b->ts;
 	c.dev = b->dev;

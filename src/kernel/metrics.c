@@ -74,6 +74,8 @@ int probes_install_metrics(struct scry_probes *p, char *err, size_t errlen)
 		__u32 key = i;
 		int fd;
 
+		if (d->kind == SCRY_METRIC_SPAN)    /* written to span_rb: no map of its own */
+			continue;
 		snprintf(name, sizeof(name), "scry_metric%u", i % SCRY_METRICS_MAX);
 		fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_HASH, name, sizeof(struct scry_metric_key),
 				    hist ? sizeof(struct scry_metric_hist) : sizeof(__u64),
@@ -94,6 +96,11 @@ int probes_install_metrics(struct scry_probes *p, char *err, size_t errlen)
 		}
 	}
 	return 0;
+}
+
+int scry_probes_span_fd(const struct scry_probes *p)
+{
+	return bpf_map__fd(p->skel->maps.span_rb);
 }
 
 int scry_probes_metric_fd(const struct scry_probes *p, unsigned id)

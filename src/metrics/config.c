@@ -693,22 +693,74 @@ static int parse_tracing(struct walk *w, yaml_node_t *n, struct scry_metrics_con
 			snprintf(sub, sizeof(sub), "tracing.spans[%d]", (int)(it - vn->data.sequence.items.start));
 			if ((ret = want_kind(w, sn, sub, YAML_MAPPING_NODE)))
 				return ret;
+			uint64_t min_us = UINT64_MAX;
+			yaml_node_t *min_node = NULL;
+
 			for (yaml_node_pair_t *q = sn->data.mapping.pairs.start; q < sn->data.mapping.pairs.top; q++) {
 				const char *sk = scalar(node(w, q->key));
 
+				if (sk && !strcmp(sk, "min_duration_us")) {
+					if ((ret = want_uint(w, node(w, q->value), sub, 0, UINT64_MAX / 1000, &min_us)))
+						return ret;
+					min_node = node(w, q->key);
+					continue;
+				}
 				if (!sk || strcmp(sk, "name"))
-					return fail(w, node(w, q->key), sub, "unknown key (name)");
+					return fail(w, node(w, q->key), sub, "unknown key (name, min_duration_us)");
 				if ((ret = want_scalar(w, node(w, q->value), sub, &name)))
 					return ret;
 			}
 			if (!name)
-				return fail(w, sn, sub, "a span needs a name (process)");
-			if (strcmp(name, "process"))
-				return fail(w, sn, sub, "unknown span '%.60s' (process: process lifetime spans, exec to exit)", name);
-			if (c->process_spans)
-				return fail(w, sn, sub, "process spans given twice");
-			c->process_spans = true;
+				return fail(w, sn, sub, "a span needs a name (process, syscall, block_io, sched_wait)");
+			if (!strcmp(name, "process")) {
+				if (min_node)
+					return fail(w, min_node, sub, "min_duration_us is for syscall, block_io and sched_wait spans");
+				if (c->process_spans)
+					return fail(w, sn, sub, "process spans given twice");
+				c->process_spans = true;
+				continue;
+			}
+			int ev = !strcmp(name, "syscall") ? SCRY_ME_SYSCALL : !strcmp(name, "block_io") ? SCRY_ME_BLOCK_IO :
+				 !strcmp(name, "sched_wait") ? SCRY_ME_RUNQUEUE : -1;
+			if (ev < 0)
+				return fail(w, sn, sub, "unknown span '%.60s' (process, syscall, block_io, sched_wait)", name);
+			for (size_t j = 0; j < c->nkspans; j++)
+				if (c->kspans[j].event == ev)
+					return fail(w, sn, sub, "%s spans given twice", name);
+			if (min_us == UINT64_MAX)    /* syscalls and waits: 1 ms unless told; every request */
+				min_us = ev == SCRY_ME_BLOCK_IO ? 0 : 1000;
+			c->kspans[c->nkspans].event = (uint8_t)ev;
+			c->kspans[c->nkspans].min_ns = min_us * 1000;
+			c->nkspans++;
 		}
+	}
+	return 0;
+}
+
+/* The kernel spans as descriptors after the metrics (metrics[nmetrics..nmetrics+nspans)). */
+static int add_kspans(struct walk *w, struct scry_metrics_config *c)
+{
+	static const char *const names[] = { [SCRY_ME_SYSCALL] = "scry_spans_syscall",
+					     [SCRY_ME_RUNQUEUE] = "scry_spans_sched_wait",
+					     [SCRY_ME_BLOCK_IO] = "scry_spans_block_io" };
+
+	for (size_t j = 0; j < c->nkspans; j++) {
+		struct scry_metric *m;
+
+		if (c->nmetrics + c->nspans >= SCRY_METRICS_MAX)
+			return fail(w, NULL, "tracing.spans", "more than %d metrics and kernel spans", SCRY_METRICS_MAX);
+		m = &c->metrics[c->nmetrics + c->nspans++];
+		if (!(m->name = strdup(names[c->kspans[j].event])) || !(m->help = strdup(m->name))) {
+			snprintf(w->err, w->errlen, "out of memory");
+			return -ENOMEM;
+		}
+		m->desc.kind = SCRY_METRIC_SPAN;
+		m->desc.value = SCRY_MV_LATENCY;
+		m->desc.event = c->kspans[j].event;
+		m->desc.labels = SCRY_ML_PID | SCRY_ML_TID | SCRY_ML_COMM;
+		m->desc.span_min_ns = c->kspans[j].min_ns;
+		m->all_syscalls = true;
+		m->max_entries = 1;
 	}
 	return 0;
 }
@@ -742,10 +794,10 @@ static int parse_root(struct walk *w, yaml_node_t *root, struct scry_metrics_con
 	}
 	if (tracing && (ret = parse_tracing(w, tracing, c)))
 		return ret;
-	if (!metrics && !c->process_spans)
+	if (!metrics && !c->process_spans && !c->nkspans)
 		return fail(w, root, "metrics", "missing (and no tracing: spans:)");
 	if (!metrics)
-		return 0;
+		return add_kspans(w, c);
 	if ((ret = want_kind(w, metrics, "metrics", YAML_MAPPING_NODE)))
 		return ret;
 	bool seen[2] = { false, false };
@@ -769,7 +821,7 @@ static int parse_root(struct walk *w, yaml_node_t *root, struct scry_metrics_con
 	}
 	if (!c->nmetrics)
 		return fail(w, metrics, "metrics", "no counter nor histogram");
-	return 0;
+	return add_kspans(w, c);
 }
 
 int scry_metrics_config_parse(const char *text, size_t len, const char *file, const struct scry_syscall_names *sn,
@@ -890,7 +942,7 @@ void scry_metrics_abi(const struct scry_metrics_config *c, struct scry_metric_de
 		      uint32_t *sc_masks, struct scry_metric_bounds *bounds)
 {
 	memset(sc_masks, 0, SCRY_MAX_SYSCALLS * sizeof(*sc_masks));
-	for (size_t i = 0; i < c->nmetrics; i++) {
+	for (size_t i = 0; i < c->nmetrics + c->nspans; i++) {
 		descs[i] = c->metrics[i].desc;
 		if (bounds)
 			bounds[i] = c->metrics[i].bounds;

@@ -62,6 +62,11 @@ struct scry_metrics_config {
 	struct scry_metric *metrics;
 	size_t nmetrics;
 	bool process_spans;              /* tracing: spans: - name: process (spans/procspans.h) */
+	/* kernel spans (tracing: spans: syscall, block_io, sched_wait): SCRY_METRIC_SPAN
+	 * descriptors in metrics[nmetrics .. nmetrics + nspans), after the metrics */
+	size_t nspans;
+	struct { uint8_t event; uint64_t min_ns; } kspans[3];
+	size_t nkspans;
 };
 
 /* How syscall names and numbers are known (the catalog, or a table in tests): nr of
@@ -81,8 +86,8 @@ int scry_metrics_config_load(const char *path, const struct scry_syscall_names *
 			     struct scry_metrics_config **out, char *err, size_t errlen);
 void scry_metrics_config_free(struct scry_metrics_config *c);
 
-/* What the kernel is given: descs[nmetrics], max_entries[nmetrics], sc_masks[SCRY_MAX_SYSCALLS],
- * bounds[nmetrics]. */
+/* What the kernel is given: descs[nmetrics + nspans], max_entries[...], sc_masks[SCRY_MAX_SYSCALLS],
+ * bounds[...]. */
 void scry_metrics_abi(const struct scry_metrics_config *c, struct scry_metric_desc *descs, uint32_t *max_entries,
 		      uint32_t *sc_masks, struct scry_metric_bounds *bounds);
 
