@@ -355,7 +355,9 @@ struct scry_metric_desc {
 	                       * in the count and sum only (the +Inf bucket) */
 	__u64 bucket_width;   /* SCRY_HB_LINEAR */
 	__u8  event;          /* enum scry_metric_event */
-	__u8  pad[7];
+	__u8  dense;          /* keyed by the syscall number alone (or nothing): a per-CPU array
+	                       * of SCRY_MAX_SYSCALLS slots (metric_*_arrays) instead of a hash */
+	__u8  pad[6];
 	__u64 span_min_ns;    /* SCRY_METRIC_SPAN: the shortest observation written */
 };
 

@@ -336,6 +336,36 @@ struct {
 	__type(value, struct scry_metric_bounds);
 } metric_bounds SEC(".maps");
 
+/* Dense metrics (scry_metric_desc.dense): a per-CPU array indexed by the syscall number (0
+ * without labels): no key to hash nor compare. */
+struct metric_counter_array {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, SCRY_MAX_SYSCALLS);
+	__type(key, __u32);
+	__type(value, __u64);
+};
+
+struct metric_hist_array {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, SCRY_MAX_SYSCALLS);
+	__type(key, __u32);
+	__type(value, struct scry_metric_hist);
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, SCRY_METRICS_MAX);
+	__type(key, __u32);
+	__array(values, struct metric_counter_array);
+} metric_counter_arrays SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, SCRY_METRICS_MAX);
+	__type(key, __u32);
+	__array(values, struct metric_hist_array);
+} metric_hist_arrays SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);

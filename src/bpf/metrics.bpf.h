@@ -166,6 +166,22 @@ static __always_inline void metric_one(__u32 i, const struct metric_call *c, str
 		span_emit(i, c, v);
 		return;
 	}
+	if (d->dense) {       /* a slot per syscall number: no key to build, hash nor compare */
+		__u32 slot = labels & SCRY_ML_SYSCALL ? c->nr : 0;
+
+		if (d->kind == SCRY_METRIC_HISTOGRAM) {
+			inner = bpf_map_lookup_elem(&metric_hist_arrays, &i);
+			s = inner ? bpf_map_lookup_elem(inner, &slot) : NULL;
+			if (s)
+				hist_add(i, s, v);
+		} else {
+			inner = bpf_map_lookup_elem(&metric_counter_arrays, &i);
+			s = inner ? bpf_map_lookup_elem(inner, &slot) : NULL;
+			if (s)
+				*(__u64 *)s += v;
+		}
+		return;
+	}
 	/* every field written: the key of the previous metric is overwritten whole */
 	key->nr = labels & SCRY_ML_SYSCALL ? c->nr : 0;
 	key->err = labels & SCRY_ML_ERRNO ? c->err : 0;

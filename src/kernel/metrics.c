@@ -68,7 +68,8 @@ int probes_install_metrics(struct scry_probes *p, char *err, size_t errlen)
 	for (unsigned i = 0; i < o->nmetrics; i++) {
 		const struct scry_metric_desc *d = &o->metrics[i];
 		bool hist = d->kind == SCRY_METRIC_HISTOGRAM;
-		struct bpf_map *outer = hist ? p->skel->maps.metric_hists : p->skel->maps.metric_counters;
+		struct bpf_map *outer = d->dense ? (hist ? p->skel->maps.metric_hist_arrays : p->skel->maps.metric_counter_arrays) :
+				    hist ? p->skel->maps.metric_hists : p->skel->maps.metric_counters;
 		LIBBPF_OPTS(bpf_map_create_opts, mo, .map_flags = BPF_F_NO_PREALLOC);
 		char name[16];
 		__u32 key = i;
@@ -77,9 +78,15 @@ int probes_install_metrics(struct scry_probes *p, char *err, size_t errlen)
 		if (d->kind == SCRY_METRIC_SPAN)    /* written to span_rb: no map of its own */
 			continue;
 		snprintf(name, sizeof(name), "scry_metric%u", i % SCRY_METRICS_MAX);
-		fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_HASH, name, sizeof(struct scry_metric_key),
-				    hist ? sizeof(struct scry_metric_hist) : sizeof(__u64),
-				    o->metric_max_entries[i], &mo);
+		if (d->dense) {
+			mo.map_flags = 0;
+			fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, name, sizeof(__u32),
+					    hist ? sizeof(struct scry_metric_hist) : sizeof(__u64), SCRY_MAX_SYSCALLS, &mo);
+		} else {
+			fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_HASH, name, sizeof(struct scry_metric_key),
+					    hist ? sizeof(struct scry_metric_hist) : sizeof(__u64),
+					    o->metric_max_entries[i], &mo);
+		}
 		if (fd < 0) {
 			ret = -errno;
 			snprintf(err, errlen, "cannot create the map of metric %u (%u series): %s", i,

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysinfo.h>
 #include <unistd.h>
 #include <yaml.h>
 #include "format/format.h"
@@ -640,6 +641,14 @@ static int parse_metric(struct walk *w, yaml_node_t *n, const char *path, bool h
 	}
 	if (m->desc.value == SCRY_MV_RET && m->desc.when == SCRY_MW_ERROR)
 		return fail(w, n, path, "value ret counts successful calls only: when: error gives nothing");
+	/* Keyed by the syscall alone (or nothing): a per-CPU array, one slot per syscall number,
+	 * when every syscall fits in max_entries, a series exists only once it has a nonzero
+	 * value (not ret: a 0-byte read would add 0), and, for histograms, the array's per-CPU
+	 * copies stay under 32 MiB. */
+	if (m->desc.event == SCRY_ME_SYSCALL && !(m->desc.labels & ~(uint32_t)SCRY_ML_SYSCALL) &&
+	    m->desc.value != SCRY_MV_RET && (!m->desc.labels || m->max_entries >= SCRY_MAX_SYSCALLS) &&
+	    (!hist || (uint64_t)get_nprocs_conf() * SCRY_MAX_SYSCALLS * sizeof(struct scry_metric_hist) <= (32u << 20)))
+		m->desc.dense = 1;
 	if ((m->desc.labels & SCRY_ML_ERRNO) && m->desc.when == SCRY_MW_SUCCESS)
 		return fail(w, n, path, "an errno label on successful calls only is always 0");
 	return 0;
