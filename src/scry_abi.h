@@ -338,7 +338,11 @@ struct scry_cpu_stats {
 #define SCRY_METRICS_MAX       16
 #define SCRY_HIST_BUCKETS      64
 
-enum scry_metric_kind { SCRY_METRIC_COUNTER = 1, SCRY_METRIC_HISTOGRAM };
+enum scry_metric_kind {
+	SCRY_METRIC_COUNTER = 1, SCRY_METRIC_HISTOGRAM,
+	SCRY_METRIC_SPAN,     /* not a metric: each observation of at least span_min_ns is
+	                       * written to the ring buffer "span_rb" (struct scry_span_rec) */
+};
 enum scry_metric_value {
 	SCRY_MV_COUNT = 1,    /* 1 per call */
 	SCRY_MV_RET,          /* the return value (bytes moved by read/write...), when >= 0 */
@@ -352,7 +356,14 @@ enum scry_metric_label_src {    /* bits of scry_metric_desc.labels: what the key
 	SCRY_ML_PID     = 1 << 3,   /* tgid */
 	SCRY_ML_TID     = 1 << 4,
 	SCRY_ML_UID     = 1 << 5,   /* real uid */
+	SCRY_ML_DEV     = 1 << 6,   /* block_io: the disk (dev_t: major << 20 | minor) */
 };
+/* What a metric observes (scry_metric_desc.event).  Syscall exits; run-queue latency
+ * (sched_wakeup/sched_wakeup_new, or a preemption, to the task's sched_switch in); off-CPU
+ * time (a task's sched_switch out blocked, not runnable, to its switch in); block I/O (block_rq_issue to
+ * block_rq_complete of a request).  Their labels: the task's (comm, pid, tid, uid) and, for
+ * block I/O, the disk and the task that issued the request. */
+enum scry_metric_event { SCRY_ME_SYSCALL, SCRY_ME_RUNQUEUE, SCRY_ME_OFFCPU, SCRY_ME_BLOCK_IO };
 enum scry_bucket_type {
 	SCRY_HB_EXP2 = 1,     /* bucket k (min <= k <= max): values <= 2^k */
 	SCRY_HB_LINEAR,       /* bucket k: values <= k * width */
@@ -375,6 +386,22 @@ struct scry_metric_desc {
 	__u32 bucket_max;     /* the last (max - min < SCRY_HIST_BUCKETS); values above it are
 	                       * in the count and sum only (the +Inf bucket) */
 	__u64 bucket_width;   /* SCRY_HB_LINEAR */
+	__u8  event;          /* enum scry_metric_event */
+	__u8  dense;          /* keyed by the syscall number alone (or nothing): a per-CPU array
+	                       * of SCRY_MAX_SYSCALLS slots (metric_*_arrays) instead of a hash */
+	__u8  pad[6];
+	__u64 span_min_ns;    /* SCRY_METRIC_SPAN: the shortest observation written */
+};
+
+/* An observation long enough to be a span (SCRY_METRIC_SPAN), in "span_rb". */
+struct scry_span_rec {
+	__u64 start_ns, end_ns;   /* CLOCK_MONOTONIC */
+	__s64 ret;                /* syscalls: the return value */
+	__u32 event;              /* enum scry_metric_event */
+	__u32 nr;                 /* syscalls: the number */
+	__u32 pid, tid, dev;
+	__u32 metric;             /* the descriptor's index */
+	char  comm[SCRY_COMM_LEN];
 };
 
 struct scry_metric_key {
@@ -383,7 +410,7 @@ struct scry_metric_key {
 	__u32 pid;
 	__u32 tid;
 	__u32 uid;
-	__u32 pad;
+	__u32 dev;            /* block_io: the disk */
 	char  comm[SCRY_COMM_LEN];
 };
 
@@ -397,7 +424,8 @@ struct scry_metric_hist {
 struct scry_metric_stats {
 	__u64 events;                        /* syscall exits that fed at least one metric */
 	__u64 no_entry;                      /* latency unknown (entry before the start): not counted */
-	__u64 overflow[SCRY_METRICS_MAX];    /* updates lost: the metric's map was full */
+	__u64 overflow[SCRY_METRICS_MAX];    /* updates lost: the metric's map was full (spans:
+	                                      * the ring buffer was) */
 };
 
 /* Uprobes (src/bpf/uprobes.bpf.h): per attached probe (map "uprobes", index = attach

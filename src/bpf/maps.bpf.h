@@ -328,9 +328,18 @@ struct back_array flt_fork SEC(".maps");
  * The metrics channel's own maps: each metric's series in an inner per-CPU hash created by
  * user space with the metric's max_entries (index = metric id); a counter's value a u64, a
  * histogram's a struct scry_metric_hist.  The templates' size is not the inner maps'. */
-const volatile __u32 n_metrics = 0;            /* metrics 0..n-1 in metric_descs */
+const volatile __u32 n_metrics = 0;            /* metrics 0..n-1 in metric_desc */
 const volatile __u32 metrics_label_union = 0;  /* SCRY_ML_* some metric uses */
-const volatile __u32 metrics_latency_mask = 0; /* metrics whose value is the latency */
+const volatile __u32 metrics_latency_mask = 0; /* syscall metrics whose value is the latency */
+const volatile __u32 metrics_event_mask = 0;   /* 1 << SCRY_ME_*: events some metric observes */
+/* The metrics themselves, load-time settings too: the verifier reads each one's fields as
+ * constants (metrics.bpf.h unrolls the metrics) and drops the code of the others' kinds,
+ * labels and buckets; and a syscall's mask is read from the page the other settings are in
+ * rather than from maps of their own (every page an event touches costs a TLB miss after
+ * the flush of each kernel entry under PTI). */
+const volatile struct scry_metric_desc metric_desc[SCRY_METRICS_MAX] = {};
+/* Per syscall number: the mask of the metrics it feeds (bit = metric id). */
+const volatile __u32 metric_sc_mask[SCRY_MAX_SYSCALLS] = {};
 
 struct metric_counter_inner {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
@@ -366,23 +375,38 @@ struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, SCRY_METRICS_MAX);
 	__type(key, __u32);
-	__type(value, struct scry_metric_desc);
-} metric_descs SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, SCRY_METRICS_MAX);
-	__type(key, __u32);
 	__type(value, struct scry_metric_bounds);
 } metric_bounds SEC(".maps");
 
-/* Per syscall number: the mask of the metrics it feeds (bit = metric id). */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
+/* Dense metrics (scry_metric_desc.dense): a per-CPU array indexed by the syscall number (0
+ * without labels): no key to hash nor compare. */
+struct metric_counter_array {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, SCRY_MAX_SYSCALLS);
 	__type(key, __u32);
-	__type(value, __u32);
-} metric_sc SEC(".maps");
+	__type(value, __u64);
+};
+
+struct metric_hist_array {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, SCRY_MAX_SYSCALLS);
+	__type(key, __u32);
+	__type(value, struct scry_metric_hist);
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, SCRY_METRICS_MAX);
+	__type(key, __u32);
+	__array(values, struct metric_counter_array);
+} metric_counter_arrays SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, SCRY_METRICS_MAX);
+	__type(key, __u32);
+	__array(values, struct metric_hist_array);
+} metric_hist_arrays SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -390,6 +414,40 @@ struct {
 	__type(key, __u32);
 	__type(value, struct scry_metric_stats);
 } metric_stats SEC(".maps");
+
+/* Scheduler metrics, per task: when it was queued on a run queue (woken, or preempted) and
+ * when it left the CPU; 0: not known. */
+struct sched_ts {
+	__u64 queued;
+	__u64 off;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct sched_ts);
+} task_sched SEC(".maps");
+
+/* Block I/O metrics: the requests in flight, by address (issue time, disk, issuer). */
+struct blk_start {
+	__u64 ts;
+	__u32 dev, pid, tid, uid;
+	char comm[SCRY_COMM_LEN];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u64);
+	__type(value, struct blk_start);
+} blk_start SEC(".maps");
+
+/* Spans (SCRY_METRIC_SPAN descriptors): the observations long enough, read by user space. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 20);
+} span_rb SEC(".maps");
 
 /* A new series' first value (hash updates copy it; too large for the stack). */
 struct scry_metric_hist metric_zero;

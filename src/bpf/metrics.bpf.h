@@ -1,20 +1,62 @@
 // SPDX-License-Identifier: GPL-2.0
 /* metrics.bpf.h — the metrics channel (scry serve, scry top): counters and histograms of
  * syscall exits updated here, in per-CPU hashes keyed by their labels (scry_abi.h, struct
- * scry_metric_desc); no event is written and nothing is copied to user space per call.
+ * scry_metric_key); no event is written and nothing is copied to user space per call.
  * Its own sys_enter/sys_exit programs, loaded only for a metrics channel: the recording
  * programs (syscalls.bpf.h) are untouched.  The entry program keeps the entry time of the
- * calls a latency metric wants (task storage "task_entry", as the counting channel). */
+ * calls a latency metric wants (task storage "task_entry", as the counting channel).
+ * The metrics are load-time settings (metric_desc, metric_sc_mask in maps.bpf.h): the
+ * exit program is unrolled over the SCRY_METRICS_MAX ids, so that the verifier sees each
+ * metric's kind, value, labels and buckets as constants and keeps only their code. */
 
-/* What one syscall exit gives every metric (bpf_loop callback data). */
+/* i bounded for the verifier even where clang has merged the unrolled copies into one with
+ * i a variable (a constant i stays a constant: the verifier tracks the and). */
+static __always_inline __u32 metric_idx(__u32 i)
+{
+	asm volatile("%0 &= 15" : "+r"(i));    /* SCRY_METRICS_MAX - 1 */
+	return i;
+}
+
+/* What one observation (a syscall exit, a switch in, a request's completion) gives the
+ * metrics of its event. */
 struct metric_call {
-	__u32 mask;           /* metrics this syscall feeds */
+	__u32 mask;           /* syscalls: the metrics this syscall feeds */
 	__u32 nr;
+	__u32 err;            /* -ret for an error, else 0 */
+	__u32 pid, tid, uid, dev;
 	__s64 ret;
 	__s64 lat;            /* ns, or -1: entry not seen */
+	__u64 now;            /* the observation's end (when lat >= 0) */
 	struct scry_metric_stats *st;
-	struct scry_metric_key key;   /* every label the metrics use; each copies its own */
+	char comm[SCRY_COMM_LEN];
 };
+
+/* Span i (a constant): the observation c as a record of span_rb, if long enough. */
+static __always_inline void span_emit(__u32 i, const struct metric_call *c, __u64 v)
+{
+	const volatile struct scry_metric_desc *d = &metric_desc[metric_idx(i)];
+	struct scry_span_rec *r;
+
+	if (v < d->span_min_ns)
+		return;
+	r = bpf_ringbuf_reserve(&span_rb, sizeof(*r), 0);
+	if (!r) {
+		if (i < SCRY_METRICS_MAX)
+			c->st->overflow[i & (SCRY_METRICS_MAX - 1)]++;
+		return;
+	}
+	r->start_ns = c->now - v;
+	r->end_ns = c->now;
+	r->ret = c->ret;
+	r->event = d->event;
+	r->nr = c->nr;
+	r->pid = c->pid;
+	r->tid = c->tid;
+	r->dev = c->dev;
+	r->metric = i;
+	__builtin_memcpy(r->comm, c->comm, sizeof(r->comm));
+	bpf_ringbuf_submit(r, 0);
+}
 
 /* ceil(log2(v)) for v >= 1 (0 for v <= 1): the exp2 bucket of v. */
 static __always_inline __u32 log2_ceil(__u64 v)
@@ -55,8 +97,13 @@ static __always_inline __u64 fixed_bucket(__u32 i, __u64 v)
 	return lo;
 }
 
-static __always_inline void hist_add(const struct scry_metric_desc *d, struct scry_metric_hist *h, __u64 v, __u32 i)
+/* Adds v to histogram i (a constant: its settings are known to the verifier). */
+static __always_inline void hist_add(__u32 i, struct scry_metric_hist *h, __u64 v)
 {
+	const volatile struct scry_metric_desc *d;
+
+	i = metric_idx(i);
+	d = &metric_desc[i];
 	__u64 k;
 
 	if (d->bucket_type == SCRY_HB_FIXED)
@@ -76,7 +123,7 @@ static __always_inline void hist_add(const struct scry_metric_desc *d, struct sc
 
 /* The series of key in map inner (a per-CPU hash), added if new; NULL when the map is full
  * (counted in overflow[i]). */
-static __always_inline void *metric_series(void *inner, const struct scry_metric_key *key, const void *zero,
+static __always_inline void *metric_series(void *inner, const struct scry_metric_key *key,
 					   struct scry_metric_stats *st, __u32 i)
 {
 	void *v = bpf_map_lookup_elem(inner, key);
@@ -84,7 +131,7 @@ static __always_inline void *metric_series(void *inner, const struct scry_metric
 
 	if (v)
 		return v;
-	err = bpf_map_update_elem(inner, key, zero, BPF_NOEXIST);
+	err = bpf_map_update_elem(inner, key, &metric_zero, BPF_NOEXIST);
 	if (err && err != -17 /* EEXIST: added meanwhile */) {
 		if (i < SCRY_METRICS_MAX)
 			st->overflow[i]++;
@@ -93,104 +140,125 @@ static __always_inline void *metric_series(void *inner, const struct scry_metric
 	return bpf_map_lookup_elem(inner, key);
 }
 
-static long metric_one(__u32 i, void *data)
+/* Metric i (a constant) for call c; key: scratch space. */
+static __always_inline void metric_one(__u32 i, const struct metric_call *c, struct scry_metric_key *key)
 {
-	struct metric_call *c = data;
-	struct scry_metric_key key = {};
-	struct scry_metric_desc *d;
-	bool error = c->ret < 0 && c->ret >= -4095;
-	__u64 v;
+	const volatile struct scry_metric_desc *d = &metric_desc[metric_idx(i)];
+	__u32 labels = d->labels;
+	bool error = c->err != 0;
 	void *inner, *s;
+	__u64 v;
 
-	if (i >= SCRY_METRICS_MAX)
-		return 1;
-	if (!(c->mask & (1u << i)))
-		return 0;
-	d = bpf_map_lookup_elem(&metric_descs, &i);
-	if (!d)
-		return 0;
 	if ((d->when == SCRY_MW_ERROR && !error) || (d->when == SCRY_MW_SUCCESS && error))
-		return 0;
-	switch (d->value) {
-	case SCRY_MV_RET:
+		return;
+	if (d->value == SCRY_MV_RET) {
 		if (c->ret < 0)
-			return 0;
+			return;
 		v = c->ret;
-		break;
-	case SCRY_MV_LATENCY:
+	} else if (d->value == SCRY_MV_LATENCY) {
 		if (c->lat < 0)
-			return 0;
+			return;
 		v = c->lat;
-		break;
-	default:
+	} else {
 		v = 1;
 	}
-	if (d->labels & SCRY_ML_SYSCALL)
-		key.nr = c->key.nr;
-	if (d->labels & SCRY_ML_ERRNO)
-		key.err = c->key.err;
-	if (d->labels & SCRY_ML_PID)
-		key.pid = c->key.pid;
-	if (d->labels & SCRY_ML_TID)
-		key.tid = c->key.tid;
-	if (d->labels & SCRY_ML_UID)
-		key.uid = c->key.uid;
-	if (d->labels & SCRY_ML_COMM)
-		__builtin_memcpy(key.comm, c->key.comm, sizeof(key.comm));
+	if (d->kind == SCRY_METRIC_SPAN) {
+		span_emit(i, c, v);
+		return;
+	}
+	if (d->dense) {       /* a slot per syscall number: no key to build, hash nor compare */
+		__u32 slot = labels & SCRY_ML_SYSCALL ? c->nr : 0;
+
+		if (d->kind == SCRY_METRIC_HISTOGRAM) {
+			inner = bpf_map_lookup_elem(&metric_hist_arrays, &i);
+			s = inner ? bpf_map_lookup_elem(inner, &slot) : NULL;
+			if (s)
+				hist_add(i, s, v);
+		} else {
+			inner = bpf_map_lookup_elem(&metric_counter_arrays, &i);
+			s = inner ? bpf_map_lookup_elem(inner, &slot) : NULL;
+			if (s)
+				*(__u64 *)s += v;
+		}
+		return;
+	}
+	/* every field written: the key of the previous metric is overwritten whole */
+	key->nr = labels & SCRY_ML_SYSCALL ? c->nr : 0;
+	key->err = labels & SCRY_ML_ERRNO ? c->err : 0;
+	key->pid = labels & SCRY_ML_PID ? c->pid : 0;
+	key->tid = labels & SCRY_ML_TID ? c->tid : 0;
+	key->uid = labels & SCRY_ML_UID ? c->uid : 0;
+	key->dev = labels & SCRY_ML_DEV ? c->dev : 0;
+	if (labels & SCRY_ML_COMM) {
+		__builtin_memcpy(key->comm, c->comm, sizeof(key->comm));
+	} else {
+		*(__u64 *)&key->comm[0] = 0;
+		*(__u64 *)&key->comm[8] = 0;
+	}
 	if (d->kind == SCRY_METRIC_HISTOGRAM) {
 		inner = bpf_map_lookup_elem(&metric_hists, &i);
 		if (!inner)
-			return 0;
-		s = metric_series(inner, &key, &metric_zero, c->st, i);
+			return;
+		s = metric_series(inner, key, c->st, i);
 		if (s)
-			hist_add(d, s, v, i);
+			hist_add(i, s, v);
 	} else {
 		inner = bpf_map_lookup_elem(&metric_counters, &i);
 		if (!inner)
-			return 0;
-		s = metric_series(inner, &key, &metric_zero, c->st, i);
+			return;
+		s = metric_series(inner, key, c->st, i);
 		if (s)
 			*(__u64 *)s += v;
 	}
-	return 0;
 }
 
 static __always_inline void metrics_exit(struct task_struct *t, long id, long ret)
 {
 	struct metric_call c = { .nr = id, .ret = ret, .lat = -1 };
-	__u32 zero = 0, nr = id, *mask;
+	struct scry_metric_key key;
+	__u32 zero = 0;
 	struct task_entry *te;
 
 	if (id < 0 || id >= SCRY_MAX_SYSCALLS)
 		return;
-	mask = bpf_map_lookup_elem(&metric_sc, &nr);
-	c.st = bpf_map_lookup_elem(&metric_stats, &zero);
-	if (!mask || !*mask || !c.st)
+	c.mask = metric_sc_mask[id];
+	if (!c.mask)
 		return;
-	c.mask = *mask;
+	c.st = bpf_map_lookup_elem(&metric_stats, &zero);
+	if (!c.st)
+		return;
 	c.st->events++;
 	if (c.mask & metrics_latency_mask) {
 		te = bpf_task_storage_get(&task_entry, t, 0, 0);
-		if (te && te->ts && te->nr == id)
-			c.lat = bpf_ktime_get_ns() - te->ts;
+		if (te && te->ts && te->nr == id) {
+			c.now = bpf_ktime_get_ns();
+			c.lat = c.now - te->ts;
+		}
 		else
 			c.st->no_entry++;
 		if (te)
 			te->ts = 0;
 	}
-	c.key.nr = nr;
-	c.key.err = ret < 0 && ret >= -4095 ? -ret : 0;
+	c.err = ret < 0 && ret >= -4095 ? -ret : 0;
 	if (metrics_label_union & (SCRY_ML_PID | SCRY_ML_TID)) {
 		__u64 pt = bpf_get_current_pid_tgid();
 
-		c.key.pid = pt >> 32;
-		c.key.tid = (__u32)pt;
+		c.pid = pt >> 32;
+		c.tid = (__u32)pt;
 	}
 	if (metrics_label_union & SCRY_ML_UID)
-		c.key.uid = (__u32)bpf_get_current_uid_gid();
+		c.uid = (__u32)bpf_get_current_uid_gid();
 	if (metrics_label_union & SCRY_ML_COMM)
-		bpf_get_current_comm(c.key.comm, sizeof(c.key.comm));
-	bpf_loop(n_metrics, metric_one, &c, 0);
+		bpf_get_current_comm(c.comm, sizeof(c.comm));
+	/* unrolled: i is a constant in each copy, and the copies past n_metrics or of other
+	 * events are dropped */
+#pragma clang loop unroll(full)
+	for (__u32 i = 0; i < SCRY_METRICS_MAX; i++) {
+		if (i >= n_metrics)
+			break;
+		if (metric_desc[i].event == SCRY_ME_SYSCALL && (c.mask & (1u << i)))
+			metric_one(i, &c, &key);
+	}
 }
 
 SEC("tp_btf/sys_enter")
@@ -198,12 +266,10 @@ int BPF_PROG(scry_metrics_enter, struct pt_regs *regs, long id)
 {
 	struct task_struct *t = NULL;
 	struct task_entry *te;
-	__u32 nr = id, *mask;
 
 	if (!recording() || id < 0 || id >= SCRY_MAX_SYSCALLS)
 		return 0;
-	mask = bpf_map_lookup_elem(&metric_sc, &nr);
-	if (!mask || !(*mask & metrics_latency_mask) || !target_ok(regs, &t))
+	if (!(metric_sc_mask[id] & metrics_latency_mask) || !target_ok(regs, &t))
 		return 0;
 	te = bpf_task_storage_get(&task_entry, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (te) {
@@ -224,5 +290,194 @@ int BPF_PROG(scry_metrics_exit, struct pt_regs *regs, long ret)
 	if (!recording() || !target_ok(regs, &t))
 		return 0;
 	metrics_exit(t, id, ret);
+	return 0;
+}
+
+/* ---- scheduler and block I/O metrics (events other than syscalls) ---------------------- */
+
+/* Is task t (not necessarily current) measured?  As target_ok for current, on the task's
+ * own identity (the cgroup tracker is refused with these events: kernel/metrics.c). */
+static __always_inline bool task_measured(struct task_struct *t)
+{
+	__u32 tgid = BPF_CORE_READ(t, tgid), key;
+	const struct cred *cr;
+
+	if (tgid == self_tgid || !tgid)
+		return false;
+	if (!target_all) {
+		key = follow_key(t);
+		if (!bpf_map_lookup_elem(&tracked, &key))
+			return false;
+	}
+	if (track_mask & (SCRY_TRACK_UID | SCRY_TRACK_GID)) {
+		__u32 uid, gid;
+
+		cr = BPF_CORE_READ(t, cred);
+		uid = BPF_CORE_READ(cr, uid.val);
+		gid = BPF_CORE_READ(cr, gid.val);
+		if ((track_mask & SCRY_TRACK_UID) && !bpf_map_lookup_elem(&track_uid, &uid))
+			return false;
+		if ((track_mask & SCRY_TRACK_GID) && !bpf_map_lookup_elem(&track_gid, &gid))
+			return false;
+	}
+	if ((track_mask & SCRY_TRACK_VPID) && !vpid_ok(t))
+		return false;
+	return true;
+}
+
+/* The labels of task t into c. */
+static __always_inline void metric_task_labels(struct metric_call *c, struct task_struct *t)
+{
+	c->pid = BPF_CORE_READ(t, tgid);
+	c->tid = BPF_CORE_READ(t, pid);
+	if (metrics_label_union & SCRY_ML_UID)
+		c->uid = BPF_CORE_READ(t, cred, uid.val);
+	if (metrics_label_union & SCRY_ML_COMM)
+		bpf_probe_read_kernel_str(c->comm, sizeof(c->comm), t->comm);
+}
+
+/* Observe value v (ns) for the metrics of event (a constant). */
+static __always_inline void metrics_observe(__u32 event, struct metric_call *c)
+{
+	struct scry_metric_key key;
+	__u32 zero = 0;
+
+	c->st = bpf_map_lookup_elem(&metric_stats, &zero);
+	if (!c->st)
+		return;
+#pragma clang loop unroll(full)
+	for (__u32 i = 0; i < SCRY_METRICS_MAX; i++) {
+		if (i >= n_metrics)
+			break;
+		if (metric_desc[i].event == event)
+			metric_one(i, c, &key);
+	}
+}
+
+static __always_inline void runq_enqueued(struct task_struct *p)
+{
+	struct sched_ts *ts;
+
+	if (!(metrics_event_mask & (1u << SCRY_ME_RUNQUEUE)) || !recording() || !task_measured(p))
+		return;
+	ts = bpf_task_storage_get(&task_sched, p, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (ts)
+		ts->queued = bpf_ktime_get_ns();
+}
+
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(scry_metrics_wakeup, struct task_struct *p)
+{
+	runq_enqueued(p);
+	return 0;
+}
+
+SEC("tp_btf/sched_wakeup_new")
+int BPF_PROG(scry_metrics_wakeup_new, struct task_struct *p)
+{
+	runq_enqueued(p);
+	return 0;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(scry_metrics_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	struct metric_call c = { .lat = -1 };
+	struct sched_ts *ts;
+	__u64 now;
+	__s64 queued = -1, off = -1;
+
+	if (!recording())
+		return 0;
+	now = bpf_ktime_get_ns();
+	/* prev leaves the CPU: blocked (prev_state not TASK_RUNNING), off-CPU from now; still
+	 * runnable (preempted), queued on the run queue from now */
+	if (task_measured(prev)) {
+		ts = bpf_task_storage_get(&task_sched, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (ts) {
+			if ((metrics_event_mask & (1u << SCRY_ME_OFFCPU)) && prev_state != 0)
+				ts->off = now;
+			if ((metrics_event_mask & (1u << SCRY_ME_RUNQUEUE)) && prev_state == 0 /* TASK_RUNNING */)
+				ts->queued = now;
+		}
+	}
+	ts = bpf_task_storage_get(&task_sched, next, 0, 0);
+	if (!ts)
+		return 0;
+	c.now = now;
+	if (ts->queued && now >= ts->queued)
+		queued = now - ts->queued;
+	if (ts->off && now >= ts->off)
+		off = now - ts->off;
+	ts->queued = 0;
+	ts->off = 0;
+	if (queued < 0 && off < 0)
+		return 0;
+	metric_task_labels(&c, next);
+	if ((metrics_event_mask & (1u << SCRY_ME_RUNQUEUE)) && queued >= 0) {
+		c.lat = queued;
+		metrics_observe(SCRY_ME_RUNQUEUE, &c);
+	}
+	if ((metrics_event_mask & (1u << SCRY_ME_OFFCPU)) && off >= 0) {
+		c.lat = off;
+		metrics_observe(SCRY_ME_OFFCPU, &c);
+	}
+	return 0;
+}
+
+SEC("tp_btf/block_rq_issue")
+int BPF_PROG(scry_metrics_rq_issue, struct request *rq)
+{
+	struct task_struct *t = NULL;
+	struct blk_start b = {};
+	struct gendisk *disk;
+	__u64 key = (__u64)rq;
+	__u32 zero = 0;
+	struct scry_metric_stats *st;
+
+	if (!recording())
+		return 0;
+	/* the issuer: current, when it is measured; else the request is not measured */
+	t = bpf_get_current_task_btf();
+	if (!task_measured(t))
+		return 0;
+	disk = BPF_CORE_READ(rq, q, disk);
+	b.dev = disk ? (BPF_CORE_READ(disk, major) << 20 | BPF_CORE_READ(disk, first_minor)) : 0;
+	b.pid = t->tgid;
+	b.tid = t->pid;
+	if (metrics_label_union & SCRY_ML_UID)
+		b.uid = BPF_CORE_READ(t, cred, uid.val);
+	if (metrics_label_union & SCRY_ML_COMM)
+		bpf_get_current_comm(b.comm, sizeof(b.comm));
+	b.ts = bpf_ktime_get_ns();
+	if (bpf_map_update_elem(&blk_start, &key, &b, BPF_ANY)) {
+		st = bpf_map_lookup_elem(&metric_stats, &zero);
+		if (st)
+			st->no_entry++;
+	}
+	return 0;
+}
+
+SEC("tp_btf/block_rq_complete")
+int BPF_PROG(scry_metrics_rq_complete, struct request *rq, int error, unsigned int nr_bytes)
+{
+	struct metric_call c = { .lat = -1 };
+	__u64 key = (__u64)rq, now = bpf_ktime_get_ns();
+	struct blk_start *b = bpf_map_lookup_elem(&blk_start, &key);
+
+	if (!b)
+		return 0;
+	c.now = now;
+	if (now >= b->ts)
+		c.lat = now - b->ts;
+	c.dev = b->dev;
+	c.pid = b->pid;
+	c.tid = b->tid;
+	c.uid = b->uid;
+	__builtin_memcpy(c.comm, b->comm, sizeof(c.comm));
+	bpf_map_delete_elem(&blk_start, &key);
+	if (c.lat >= 0)
+		metrics_observe(SCRY_ME_BLOCK_IO, &c);
 	return 0;
 }

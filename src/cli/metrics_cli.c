@@ -91,17 +91,18 @@ int cli_metrics_config(struct cli_metrics *m, struct scry_catalog *cat, const ch
 	if (ret)
 		return -1;
 	scry_metrics_abi(m->cfg, m->descs, m->max_entries, m->sc_masks, m->bounds);
-	if (m->cfg->nmetrics)
-		m->chans[m->nchans++] = (struct scry_channel_opts){
-			.name = "metrics", .kind = SCRY_CHANNEL_METRICS, .metrics = m->descs,
-			.metric_max_entries = m->max_entries, .nmetrics = (unsigned)m->cfg->nmetrics,
-			.metric_sc = m->sc_masks, .metric_bounds = m->bounds,
-		};
+	/* the events channel of the process spans first: a metrics channel comes last */
 	if (m->cfg->process_spans)   /* its sink is set by cli_metrics_start */
 		m->chans[m->nchans++] = (struct scry_channel_opts){
 			.name = "spans", .kind = SCRY_CHANNEL_EVENTS, .events = scry_procspans_events,
 			.nevents = scry_procspans_nevents,
 			.ctx_mask = (1ULL << SCRY_CTX_PID) | (1ULL << SCRY_CTX_TID),
+		};
+	if (m->cfg->nmetrics + m->cfg->nspans)
+		m->chans[m->nchans++] = (struct scry_channel_opts){
+			.name = "metrics", .kind = SCRY_CHANNEL_METRICS, .metrics = m->descs,
+			.metric_max_entries = m->max_entries, .nmetrics = (unsigned)(m->cfg->nmetrics + m->cfg->nspans),
+			.metric_sc = m->sc_masks, .metric_bounds = m->bounds,
 		};
 	return 0;
 oom:
@@ -146,24 +147,28 @@ int cli_metrics_start(struct cli_metrics *m, void (*on_signal)(int), char *err, 
 	scry_features_prefetch();
 	if (m->cmd && scry_spawn_check(m->cmd[0], err, errlen))
 		return -1;
+	if ((m->cfg->process_spans || m->cfg->nspans) && scry_otlp_start(&m->exp, err, errlen))
+		return -1;
 	if (m->cfg->process_spans) {
 		struct trace_live_ops ops;
 
-		if (scry_otlp_start(&m->exp, err, errlen))
-			return -1;
 		if (!(m->spans = scry_procspans_new(m->exp)))
 			goto oom;
 		scry_procspans_ops(m->spans, &ops);
 		if (!(m->live = trace_live_new(&ops)))
 			goto oom;
-		m->chans[m->nchans - 1].sink = trace_live_sink;
-		m->chans[m->nchans - 1].sink_ctx = m->live;
+		m->chans[0].sink = trace_live_sink;
+		m->chans[0].sink_ctx = m->live;
 	}
+	if (m->cfg->nspans && !(m->kspans = scry_kernspans_new(m->exp, m->spans, &m->sn)))
+		goto oom;
 	if (scry_session_create(&m->s, &m->so, err, errlen) ||
 	    (m->live && trace_live_bind(m->live, m->s, err, errlen)) || scry_session_load(m->s, err, errlen))
 		return -1;
 	for (unsigned i = 0; i < m->cfg->nmetrics; i++)
 		m->fds[i] = scry_session_metric_fd(m->s, i);
+	if (m->kspans && scry_kernspans_open(m->kspans, scry_session_span_fd(m->s), err, errlen))
+		return -1;
 	if (cli_launch(m->s, m->pids, m->npids, m->cmd, &m->child, on_signal, m->live ? on_child : NULL, m->live,
 		       err, errlen)) {
 		if (m->child.pid > 0 && m->child.held)
@@ -178,12 +183,30 @@ oom:
 
 #define LIVE_LAG_NS (4 * 1000 * 1000ULL)   /* events older than this are in time order */
 
+static void pump_live(void *ctx, uint64_t horizon)
+{
+	trace_live_pump(ctx, horizon);
+}
+
+/* The kernel spans and the process spans' events up to horizon, in time order. */
+static void pump_spans(struct cli_metrics *m, uint64_t horizon)
+{
+	if (m->kspans) {
+		scry_kernspans_poll(m->kspans);
+		scry_kernspans_flush(m->kspans, horizon, m->live ? pump_live : NULL, m->live);
+	}
+	if (m->live)
+		trace_live_pump(m->live, horizon);
+}
+
 void cli_metrics_pump(void *ctx, uint64_t now)
 {
-	struct cli_metrics *m = ctx;
+	pump_spans(ctx, now > LIVE_LAG_NS ? now - LIVE_LAG_NS : 0);
+}
 
-	if (m->live)
-		trace_live_pump(m->live, now > LIVE_LAG_NS ? now - LIVE_LAG_NS : 0);
+bool cli_metrics_spans(const struct cli_metrics *m)
+{
+	return m->live || m->kspans;
 }
 
 int cli_metrics_read(struct cli_metrics *m, struct scry_metrics_snap *out)
@@ -198,14 +221,15 @@ void cli_metrics_stop(struct cli_metrics *m)
 
 	if (m->s && scry_session_stop(m->s, &sum, err, sizeof(err)))
 		fprintf(stderr, "scry: %s\n", err);
-	if (m->live) {
+	if (m->exp) {
 		struct timespec now;
 		struct scry_otlp_stats *st = &m->span_stats;
 		uint64_t dropped;
 
-		trace_live_pump(m->live, UINT64_MAX);
+		pump_spans(m, UINT64_MAX);
 		clock_gettime(CLOCK_REALTIME, &now);
-		scry_procspans_finish(m->spans, (uint64_t)now.tv_sec * 1000000000ULL + (uint64_t)now.tv_nsec);
+		if (m->spans)
+			scry_procspans_finish(m->spans, (uint64_t)now.tv_sec * 1000000000ULL + (uint64_t)now.tv_nsec);
 		const char *url = scry_otlp_endpoint(m->exp);
 		char *u = strdup(url ? url : "?");
 		scry_otlp_stop(m->exp, 5 * 1000000000ULL, st);
@@ -228,6 +252,7 @@ void cli_metrics_free(struct cli_metrics *m)
 	if (m->exp)
 		scry_otlp_stop(m->exp, 0, &st);
 	trace_live_free(m->live);
+	scry_kernspans_free(m->kspans);
 	scry_procspans_free(m->spans);
 	scry_metrics_config_free(m->cfg);
 	free(m->sc_names);

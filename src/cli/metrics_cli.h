@@ -14,6 +14,7 @@
 #include "metrics/read.h"
 #include "session/session.h"
 #include "spans/exporter.h"
+#include "spans/kernspans.h"
 #include "spans/procspans.h"
 #include "trace/live.h"
 #include "util/spawn.h"
@@ -43,6 +44,7 @@ struct cli_metrics {
 	/* spans (config tracing: spans:) */
 	struct trace_live *live;
 	struct scry_procspans *spans;
+	struct scry_kernspans *kspans;   /* syscall, block_io, sched_wait spans */
 	struct scry_otlp_exporter *exp;
 	struct scry_otlp_stats span_stats;   /* final, after cli_metrics_stop */
 };
@@ -75,6 +77,8 @@ int cli_metrics_start(struct cli_metrics *m, void (*on_signal)(int), char *err, 
 int cli_metrics_read(struct cli_metrics *m, struct scry_metrics_snap *out);
 /* After each poll (scry_run_opts.after_poll, ctx = m): live events to the span builder. */
 void cli_metrics_pump(void *ctx, uint64_t now);
+/* Spans are on (the run loop must call cli_metrics_pump). */
+bool cli_metrics_spans(const struct cli_metrics *m);
 /* Stop the session (programs detached); spans: the last events handed over, the spans
  * still open ended now, the exporter flushed (5 s at most) and its counters reported. */
 void cli_metrics_stop(struct cli_metrics *m);

@@ -18,7 +18,7 @@ int cli_record_metrics_prepare(struct cli_record_metrics *rm, const char *path, 
 	so->catalog = cat;           /* the session's too; closed by cli_record_metrics_free */
 	if (cli_metrics_config(&rm->m, cat, path, NULL, NULL, err, errlen))
 		return -1;
-	if (rm->m.cfg->process_spans) {
+	if (rm->m.cfg->process_spans || rm->m.cfg->nspans) {
 		snprintf(err, errlen, "%s: spans are sent by scry serve, not recorded (yet): leave out tracing:", path);
 		return -1;
 	}

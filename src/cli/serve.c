@@ -303,12 +303,12 @@ int cmd_serve(int argc, char **argv)
 		goto fail;
 	__atomic_store_n(&sv.ready, true, __ATOMIC_RELEASE);
 	fprintf(stderr, "scry: serving %zu metrics of %s at http://%s/metrics%s%s\n", m.cfg->nmetrics, config, listen,
-		m.exp ? "; process spans to " : "", m.exp ? scry_otlp_endpoint(m.exp) : "");
+		m.exp ? "; spans to " : "", m.exp ? scry_otlp_endpoint(m.exp) : "");
 	{
 		struct scry_run_opts ro = {
 			.duration_ns = m.duration > 0 ? (uint64_t)(m.duration * 1e9) : 0,
-			.max_poll_delay_ns = m.live ? 50 * 1000 * 1000ULL : 0,
-			.after_poll = m.live ? cli_metrics_pump : NULL,
+			.max_poll_delay_ns = cli_metrics_spans(&m) ? 50 * 1000 * 1000ULL : 0,
+			.after_poll = cli_metrics_spans(&m) ? cli_metrics_pump : NULL,
 			.ctx = &m,
 			.stop = &stop_signal,
 		};

@@ -242,6 +242,21 @@ int scry_probes_attach(struct scry_probes *p, char *err, size_t errlen)
 	if (!ret && bpf_program__autoload(p->skel->progs.scry_metrics_exit))
 		ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_metrics_exit), "tp_btf/sys_exit (metrics)",
 				      err, errlen);
+	if (!ret && bpf_program__autoload(p->skel->progs.scry_metrics_wakeup))
+		ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_metrics_wakeup), "tp_btf/sched_wakeup (metrics)",
+				      err, errlen);
+	if (!ret && bpf_program__autoload(p->skel->progs.scry_metrics_wakeup_new))
+		ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_metrics_wakeup_new),
+				      "tp_btf/sched_wakeup_new (metrics)", err, errlen);
+	if (!ret && bpf_program__autoload(p->skel->progs.scry_metrics_switch))
+		ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_metrics_switch), "tp_btf/sched_switch (metrics)",
+				      err, errlen);
+	if (!ret && bpf_program__autoload(p->skel->progs.scry_metrics_rq_issue))
+		ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_metrics_rq_issue),
+				      "tp_btf/block_rq_issue (metrics)", err, errlen);
+	if (!ret && bpf_program__autoload(p->skel->progs.scry_metrics_rq_complete))
+		ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_metrics_rq_complete),
+				      "tp_btf/block_rq_complete (metrics)", err, errlen);
 	if (ret)
 		return ret;
 	if (bpf_program__autoload(p->skel->progs.scry_fork))

@@ -11,11 +11,12 @@
 #include <bpf/libbpf.h>
 #include "kernel/probes_int.h"
 
-/* Before load: the programs' autoload and the load-time settings. */
+/* Before load: the programs' autoload and the load-time settings (the metrics' descriptors
+ * and the per-syscall masks among them). */
 int probes_prepare_metrics(struct scry_probes *p, char *err, size_t errlen)
 {
 	const struct scry_probes_opts *o = &p->opts;
-	uint32_t labels = 0, latency = 0;
+	uint32_t labels = 0, latency = 0, events = 0;
 
 	for (unsigned i = 0; i < SCRY_METRICS_MAX; i++)
 		p->metric_fds[i] = -1;
@@ -29,18 +30,34 @@ int probes_prepare_metrics(struct scry_probes *p, char *err, size_t errlen)
 	}
 	for (unsigned i = 0; i < o->nmetrics; i++) {
 		labels |= o->metrics[i].labels;
-		if (o->metrics[i].value == SCRY_MV_LATENCY)
+		events |= 1u << o->metrics[i].event;
+		if (o->metrics[i].value == SCRY_MV_LATENCY && o->metrics[i].event == SCRY_ME_SYSCALL)
 			latency |= 1u << i;
+		memcpy((void *)&p->skel->rodata->metric_desc[i], &o->metrics[i], sizeof(o->metrics[i]));
 	}
+	if (o->nmetrics && o->metric_sc)
+		memcpy((void *)p->skel->rodata->metric_sc_mask, o->metric_sc, sizeof(p->skel->rodata->metric_sc_mask));
 	p->skel->rodata->n_metrics = o->nmetrics;
 	p->skel->rodata->metrics_label_union = labels;
 	p->skel->rodata->metrics_latency_mask = latency;
-	bpf_program__set_autoload(p->skel->progs.scry_metrics_exit, o->nmetrics > 0);
+	p->skel->rodata->metrics_event_mask = events;
+	if ((events & ~(1u << SCRY_ME_SYSCALL)) && o->ntrack_cgroups) {
+		snprintf(err, errlen, "run-queue, off-CPU and block I/O metrics cannot be restricted to cgroups (--track-cgroup)");
+		return -ENOTSUP;
+	}
+	bpf_program__set_autoload(p->skel->progs.scry_metrics_exit, (events & (1u << SCRY_ME_SYSCALL)) != 0);
 	bpf_program__set_autoload(p->skel->progs.scry_metrics_enter, latency != 0);
+	bool sched = events & (1u << SCRY_ME_RUNQUEUE | 1u << SCRY_ME_OFFCPU);
+	bpf_program__set_autoload(p->skel->progs.scry_metrics_wakeup, (events & (1u << SCRY_ME_RUNQUEUE)) != 0);
+	bpf_program__set_autoload(p->skel->progs.scry_metrics_wakeup_new, (events & (1u << SCRY_ME_RUNQUEUE)) != 0);
+	bpf_program__set_autoload(p->skel->progs.scry_metrics_switch, sched);
+	bpf_program__set_autoload(p->skel->progs.scry_metrics_rq_issue, (events & (1u << SCRY_ME_BLOCK_IO)) != 0);
+	bpf_program__set_autoload(p->skel->progs.scry_metrics_rq_complete, (events & (1u << SCRY_ME_BLOCK_IO)) != 0);
 	return 0;
 }
 
-/* After load: one hash per metric, the descriptors, the masks. */
+/* After load: one hash per metric, the bounds of fixed buckets (the descriptors and the
+ * per-syscall masks are load-time settings: probes_prepare_metrics). */
 int probes_install_metrics(struct scry_probes *p, char *err, size_t errlen)
 {
 	const struct scry_probes_opts *o = &p->opts;
@@ -51,16 +68,25 @@ int probes_install_metrics(struct scry_probes *p, char *err, size_t errlen)
 	for (unsigned i = 0; i < o->nmetrics; i++) {
 		const struct scry_metric_desc *d = &o->metrics[i];
 		bool hist = d->kind == SCRY_METRIC_HISTOGRAM;
-		struct bpf_map *outer = hist ? p->skel->maps.metric_hists : p->skel->maps.metric_counters;
+		struct bpf_map *outer = d->dense ? (hist ? p->skel->maps.metric_hist_arrays : p->skel->maps.metric_counter_arrays) :
+				    hist ? p->skel->maps.metric_hists : p->skel->maps.metric_counters;
 		LIBBPF_OPTS(bpf_map_create_opts, mo, .map_flags = BPF_F_NO_PREALLOC);
 		char name[16];
 		__u32 key = i;
 		int fd;
 
+		if (d->kind == SCRY_METRIC_SPAN)    /* written to span_rb: no map of its own */
+			continue;
 		snprintf(name, sizeof(name), "scry_metric%u", i % SCRY_METRICS_MAX);
-		fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_HASH, name, sizeof(struct scry_metric_key),
-				    hist ? sizeof(struct scry_metric_hist) : sizeof(__u64),
-				    o->metric_max_entries[i], &mo);
+		if (d->dense) {
+			mo.map_flags = 0;
+			fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, name, sizeof(__u32),
+					    hist ? sizeof(struct scry_metric_hist) : sizeof(__u64), SCRY_MAX_SYSCALLS, &mo);
+		} else {
+			fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_HASH, name, sizeof(struct scry_metric_key),
+					    hist ? sizeof(struct scry_metric_hist) : sizeof(__u64),
+					    o->metric_max_entries[i], &mo);
+		}
 		if (fd < 0) {
 			ret = -errno;
 			snprintf(err, errlen, "cannot create the map of metric %u (%u series): %s", i,
@@ -70,23 +96,18 @@ int probes_install_metrics(struct scry_probes *p, char *err, size_t errlen)
 		p->metric_fds[i] = fd;
 		if (bpf_map_update_elem(bpf_map__fd(outer), &key, &fd, BPF_ANY) ||
 		    (d->bucket_type == SCRY_HB_FIXED && o->metric_bounds &&
-		     bpf_map_update_elem(bpf_map__fd(p->skel->maps.metric_bounds), &key, &o->metric_bounds[i], BPF_ANY)) ||
-		    bpf_map_update_elem(bpf_map__fd(p->skel->maps.metric_descs), &key, d, BPF_ANY)) {
+		     bpf_map_update_elem(bpf_map__fd(p->skel->maps.metric_bounds), &key, &o->metric_bounds[i], BPF_ANY))) {
 			ret = -errno;
 			snprintf(err, errlen, "cannot install metric %u: %s", i, strerror(-ret));
 			return ret;
 		}
 	}
-	for (__u32 nr = 0; nr < SCRY_MAX_SYSCALLS; nr++) {
-		if (!o->metric_sc[nr])
-			continue;
-		if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.metric_sc), &nr, &o->metric_sc[nr], BPF_ANY)) {
-			ret = -errno;
-			snprintf(err, errlen, "cannot fill the metrics' syscall table: %s", strerror(-ret));
-			return ret;
-		}
-	}
 	return 0;
+}
+
+int scry_probes_span_fd(const struct scry_probes *p)
+{
+	return bpf_map__fd(p->skel->maps.span_rb);
 }
 
 int scry_probes_metric_fd(const struct scry_probes *p, unsigned id)

@@ -132,6 +132,8 @@ void scry_probes_close(struct scry_probes *p);
 /* Metrics (kernel/metrics.c): the per-CPU hash of metric id (key struct scry_metric_key;
  * value u64 for a counter, struct scry_metric_hist for a histogram, one per CPU), or -1. */
 int scry_probes_metric_fd(const struct scry_probes *p, unsigned id);
+/* The ring buffer of the kernel spans (struct scry_span_rec). */
+int scry_probes_span_fd(const struct scry_probes *p);
 /* The metrics programs' counters summed over the CPUs. */
 int scry_probes_metric_stats(struct scry_probes *p, struct scry_metric_stats *out);
 /* Each loaded program's kernel statistics (run_cnt and run_time_ns count only while

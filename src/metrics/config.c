@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysinfo.h>
+#include <unistd.h>
 #include <yaml.h>
 #include "format/format.h"
 #include "metrics/config.h"
@@ -131,11 +133,13 @@ static const struct { const char *name; uint32_t bit; enum scry_decoder_kind dec
 	{ "pid", SCRY_ML_PID, SCRY_DEC_UINT },
 	{ "tid", SCRY_ML_TID, SCRY_DEC_UINT },
 	{ "uid", SCRY_ML_UID, SCRY_DEC_UINT },
+	{ "dev", SCRY_ML_DEV, SCRY_DEC_MAJORMINOR },
 };
 
 static const struct { const char *name; enum scry_decoder_kind kind; } decoder_names[] = {
 	{ "uint", SCRY_DEC_UINT }, { "string", SCRY_DEC_STRING }, { "syscall", SCRY_DEC_SYSCALL },
 	{ "errno", SCRY_DEC_ERRNO }, { "static_map", SCRY_DEC_STATIC_MAP }, { "regexp", SCRY_DEC_REGEXP },
+	{ "majorminor", SCRY_DEC_MAJORMINOR },
 };
 
 static int parse_static_map(struct walk *w, yaml_node_t *n, const char *path, struct scry_decoder *d)
@@ -333,7 +337,7 @@ static int parse_label(struct walk *w, yaml_node_t *n, const char *path, struct 
 				if (!strcmp(v, sources[i].name))
 					break;
 			if (i == sizeof(sources) / sizeof(sources[0]))
-				return fail(w, vn, sub, "unknown source '%s' (syscall, errno, comm, pid, tid, uid)", v);
+				return fail(w, vn, sub, "unknown source '%s' (syscall, errno, comm, pid, tid, uid, dev)", v);
 			l->source = sources[i].bit;
 		} else if (!strcmp(k, "decoders")) {
 			decs = vn;
@@ -345,7 +349,7 @@ static int parse_label(struct walk *w, yaml_node_t *n, const char *path, struct 
 	if (!l->name)
 		return fail(w, n, path, "a label needs a name");
 	if (!l->source)
-		return fail(w, n, path, "label '%s' needs a source (syscall, errno, comm, pid, tid, uid)", l->name);
+		return fail(w, n, path, "label '%s' needs a source (syscall, errno, comm, pid, tid, uid, dev)", l->name);
 	if (decs) {
 		size_t cap;
 
@@ -370,6 +374,8 @@ static int parse_label(struct walk *w, yaml_node_t *n, const char *path, struct 
 		enum scry_decoder_kind first = l->decoders[0].kind;
 		if (first == SCRY_DEC_STATIC_MAP || first == SCRY_DEC_REGEXP) {
 			/* it reads the source's default text */
+		} else if (first == SCRY_DEC_MAJORMINOR && l->source != SCRY_ML_DEV) {
+			return fail(w, decs, sub, "the majorminor decoder reads dev only");
 		} else if (first == SCRY_DEC_STRING && l->source != SCRY_ML_COMM) {
 			return fail(w, decs, sub, "the string decoder reads comm only");
 		} else if (first != SCRY_DEC_STRING && l->source == SCRY_ML_COMM) {
@@ -386,6 +392,8 @@ static int parse_label(struct walk *w, yaml_node_t *n, const char *path, struct 
 
 static const char *value_names[] = { [SCRY_MV_COUNT] = "count", [SCRY_MV_RET] = "ret", [SCRY_MV_LATENCY] = "latency" };
 static const char *when_names[] = { [SCRY_MW_ANY] = "any", [SCRY_MW_ERROR] = "error", [SCRY_MW_SUCCESS] = "success" };
+static const char *event_names[] = { [SCRY_ME_SYSCALL] = "syscall", [SCRY_ME_RUNQUEUE] = "runqueue",
+				     [SCRY_ME_OFFCPU] = "offcpu", [SCRY_ME_BLOCK_IO] = "block_io" };
 
 static int pick(struct walk *w, yaml_node_t *vn, const char *sub, const char **names, size_t n, size_t first,
 		const char *choices, int *out)
@@ -435,7 +443,7 @@ static int parse_metric(struct walk *w, yaml_node_t *n, const char *path, bool h
 {
 	char sub[320];
 	bool have_min = false, have_max = false, have_width = false, have_type = false, have_mult = false;
-	bool have_keys = false;
+	bool have_keys = false, have_value = false, have_when = false;
 	uint64_t u;
 	int ret, e = 0;
 
@@ -475,10 +483,16 @@ static int parse_metric(struct walk *w, yaml_node_t *n, const char *path, bool h
 			if ((ret = pick(w, vn, sub, value_names, 4, 1, "count, ret, latency", &e)))
 				return ret;
 			m->desc.value = e;
+			have_value = true;
+		} else if (!strcmp(k, "event")) {
+			if ((ret = pick(w, vn, sub, event_names, 4, 0, "syscall, runqueue, offcpu, block_io", &e)))
+				return ret;
+			m->desc.event = e;
 		} else if (!strcmp(k, "when")) {
 			if ((ret = pick(w, vn, sub, when_names, 3, 0, "any, error, success", &e)))
 				return ret;
 			m->desc.when = e;
+			have_when = true;
 		} else if (!strcmp(k, "syscalls")) {
 			if (m->syscalls)
 				return fail(w, kn, sub, "given twice");
@@ -575,9 +589,9 @@ static int parse_metric(struct walk *w, yaml_node_t *n, const char *path, bool h
 				return fail(w, vn, sub, "'%s' is not a positive number", v);
 			have_mult = true;
 		} else {
-			return fail(w, kn, sub, hist ? "unknown key (name, help, value, when, syscalls, max_entries, labels, "
+			return fail(w, kn, sub, hist ? "unknown key (name, help, event, value, when, syscalls, max_entries, labels, "
 						       "bucket_type, bucket_min, bucket_max, bucket_width, bucket_keys, bucket_multiplier)" :
-						       "unknown key (name, help, value, when, syscalls, max_entries, labels)");
+						       "unknown key (name, help, event, value, when, syscalls, max_entries, labels)");
 		}
 	}
 	(void)have_mult;
@@ -608,8 +622,33 @@ static int parse_metric(struct walk *w, yaml_node_t *n, const char *path, bool h
 			return fail(w, n, path, "bucket_max * bucket_width exceeds 2^64");
 		(void)have_type;
 	}
+	if (m->desc.event != SCRY_ME_SYSCALL) {
+		const char *ev = event_names[m->desc.event];
+
+		if (m->syscalls)
+			return fail(w, n, path, "syscalls: is for syscall metrics, not %s", ev);
+		if (have_when)
+			return fail(w, n, path, "when: is for syscall metrics, not %s", ev);
+		if (m->desc.value == SCRY_MV_RET)
+			return fail(w, n, path, "value ret is for syscall metrics: %s counts (count) or times (latency)", ev);
+		if (m->desc.labels & (SCRY_ML_SYSCALL | SCRY_ML_ERRNO))
+			return fail(w, n, path, "syscall and errno labels are for syscall metrics, not %s", ev);
+		if ((m->desc.labels & SCRY_ML_DEV) && m->desc.event != SCRY_ME_BLOCK_IO)
+			return fail(w, n, path, "the dev label is for block_io metrics");
+		(void)have_value;
+	} else if (m->desc.labels & SCRY_ML_DEV) {
+		return fail(w, n, path, "the dev label is for block_io metrics");
+	}
 	if (m->desc.value == SCRY_MV_RET && m->desc.when == SCRY_MW_ERROR)
 		return fail(w, n, path, "value ret counts successful calls only: when: error gives nothing");
+	/* Keyed by the syscall alone (or nothing): a per-CPU array, one slot per syscall number,
+	 * when every syscall fits in max_entries, a series exists only once it has a nonzero
+	 * value (not ret: a 0-byte read would add 0), and, for histograms, the array's per-CPU
+	 * copies stay under 32 MiB. */
+	if (m->desc.event == SCRY_ME_SYSCALL && !(m->desc.labels & ~(uint32_t)SCRY_ML_SYSCALL) &&
+	    m->desc.value != SCRY_MV_RET && (!m->desc.labels || m->max_entries >= SCRY_MAX_SYSCALLS) &&
+	    (!hist || (uint64_t)get_nprocs_conf() * SCRY_MAX_SYSCALLS * sizeof(struct scry_metric_hist) <= (32u << 20)))
+		m->desc.dense = 1;
 	if ((m->desc.labels & SCRY_ML_ERRNO) && m->desc.when == SCRY_MW_SUCCESS)
 		return fail(w, n, path, "an errno label on successful calls only is always 0");
 	return 0;
@@ -663,22 +702,74 @@ static int parse_tracing(struct walk *w, yaml_node_t *n, struct scry_metrics_con
 			snprintf(sub, sizeof(sub), "tracing.spans[%d]", (int)(it - vn->data.sequence.items.start));
 			if ((ret = want_kind(w, sn, sub, YAML_MAPPING_NODE)))
 				return ret;
+			uint64_t min_us = UINT64_MAX;
+			yaml_node_t *min_node = NULL;
+
 			for (yaml_node_pair_t *q = sn->data.mapping.pairs.start; q < sn->data.mapping.pairs.top; q++) {
 				const char *sk = scalar(node(w, q->key));
 
+				if (sk && !strcmp(sk, "min_duration_us")) {
+					if ((ret = want_uint(w, node(w, q->value), sub, 0, UINT64_MAX / 1000, &min_us)))
+						return ret;
+					min_node = node(w, q->key);
+					continue;
+				}
 				if (!sk || strcmp(sk, "name"))
-					return fail(w, node(w, q->key), sub, "unknown key (name)");
+					return fail(w, node(w, q->key), sub, "unknown key (name, min_duration_us)");
 				if ((ret = want_scalar(w, node(w, q->value), sub, &name)))
 					return ret;
 			}
 			if (!name)
-				return fail(w, sn, sub, "a span needs a name (process)");
-			if (strcmp(name, "process"))
-				return fail(w, sn, sub, "unknown span '%.60s' (process: process lifetime spans, exec to exit)", name);
-			if (c->process_spans)
-				return fail(w, sn, sub, "process spans given twice");
-			c->process_spans = true;
+				return fail(w, sn, sub, "a span needs a name (process, syscall, block_io, sched_wait)");
+			if (!strcmp(name, "process")) {
+				if (min_node)
+					return fail(w, min_node, sub, "min_duration_us is for syscall, block_io and sched_wait spans");
+				if (c->process_spans)
+					return fail(w, sn, sub, "process spans given twice");
+				c->process_spans = true;
+				continue;
+			}
+			int ev = !strcmp(name, "syscall") ? SCRY_ME_SYSCALL : !strcmp(name, "block_io") ? SCRY_ME_BLOCK_IO :
+				 !strcmp(name, "sched_wait") ? SCRY_ME_RUNQUEUE : -1;
+			if (ev < 0)
+				return fail(w, sn, sub, "unknown span '%.60s' (process, syscall, block_io, sched_wait)", name);
+			for (size_t j = 0; j < c->nkspans; j++)
+				if (c->kspans[j].event == ev)
+					return fail(w, sn, sub, "%s spans given twice", name);
+			if (min_us == UINT64_MAX)    /* syscalls and waits: 1 ms unless told; every request */
+				min_us = ev == SCRY_ME_BLOCK_IO ? 0 : 1000;
+			c->kspans[c->nkspans].event = (uint8_t)ev;
+			c->kspans[c->nkspans].min_ns = min_us * 1000;
+			c->nkspans++;
 		}
+	}
+	return 0;
+}
+
+/* The kernel spans as descriptors after the metrics (metrics[nmetrics..nmetrics+nspans)). */
+static int add_kspans(struct walk *w, struct scry_metrics_config *c)
+{
+	static const char *const names[] = { [SCRY_ME_SYSCALL] = "scry_spans_syscall",
+					     [SCRY_ME_RUNQUEUE] = "scry_spans_sched_wait",
+					     [SCRY_ME_BLOCK_IO] = "scry_spans_block_io" };
+
+	for (size_t j = 0; j < c->nkspans; j++) {
+		struct scry_metric *m;
+
+		if (c->nmetrics + c->nspans >= SCRY_METRICS_MAX)
+			return fail(w, NULL, "tracing.spans", "more than %d metrics and kernel spans", SCRY_METRICS_MAX);
+		m = &c->metrics[c->nmetrics + c->nspans++];
+		if (!(m->name = strdup(names[c->kspans[j].event])) || !(m->help = strdup(m->name))) {
+			snprintf(w->err, w->errlen, "out of memory");
+			return -ENOMEM;
+		}
+		m->desc.kind = SCRY_METRIC_SPAN;
+		m->desc.value = SCRY_MV_LATENCY;
+		m->desc.event = c->kspans[j].event;
+		m->desc.labels = SCRY_ML_PID | SCRY_ML_TID | SCRY_ML_COMM;
+		m->desc.span_min_ns = c->kspans[j].min_ns;
+		m->all_syscalls = true;
+		m->max_entries = 1;
 	}
 	return 0;
 }
@@ -712,10 +803,10 @@ static int parse_root(struct walk *w, yaml_node_t *root, struct scry_metrics_con
 	}
 	if (tracing && (ret = parse_tracing(w, tracing, c)))
 		return ret;
-	if (!metrics && !c->process_spans)
+	if (!metrics && !c->process_spans && !c->nkspans)
 		return fail(w, root, "metrics", "missing (and no tracing: spans:)");
 	if (!metrics)
-		return 0;
+		return add_kspans(w, c);
 	if ((ret = want_kind(w, metrics, "metrics", YAML_MAPPING_NODE)))
 		return ret;
 	bool seen[2] = { false, false };
@@ -739,7 +830,7 @@ static int parse_root(struct walk *w, yaml_node_t *root, struct scry_metrics_con
 	}
 	if (!c->nmetrics)
 		return fail(w, metrics, "metrics", "no counter nor histogram");
-	return 0;
+	return add_kspans(w, c);
 }
 
 int scry_metrics_config_parse(const char *text, size_t len, const char *file, const struct scry_syscall_names *sn,
@@ -860,15 +951,32 @@ void scry_metrics_abi(const struct scry_metrics_config *c, struct scry_metric_de
 		      uint32_t *sc_masks, struct scry_metric_bounds *bounds)
 {
 	memset(sc_masks, 0, SCRY_MAX_SYSCALLS * sizeof(*sc_masks));
-	for (size_t i = 0; i < c->nmetrics; i++) {
+	for (size_t i = 0; i < c->nmetrics + c->nspans; i++) {
 		descs[i] = c->metrics[i].desc;
 		if (bounds)
 			bounds[i] = c->metrics[i].bounds;
 		max_entries[i] = c->metrics[i].max_entries;
-		for (unsigned nr = 0; nr < SCRY_MAX_SYSCALLS; nr++)
+		for (unsigned nr = 0; nr < SCRY_MAX_SYSCALLS && c->metrics[i].desc.event == SCRY_ME_SYSCALL; nr++)
 			if (c->metrics[i].all_syscalls || c->metrics[i].syscalls[nr])
 				sc_masks[nr] |= 1u << i;
 	}
+}
+
+int scry_metric_majorminor(uint32_t dev, char *buf, size_t buflen)
+{
+	char path[64], target[512];
+	unsigned maj = dev >> 20, min = dev & 0xfffff;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", maj, min);
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n > 0) {
+		target[n] = 0;
+		snprintf(buf, buflen, "%s", strrchr(target, '/') ? strrchr(target, '/') + 1 : target);
+	} else {
+		snprintf(buf, buflen, "%u:%u", maj, min);
+	}
+	return 1;
 }
 
 /* The raw value of source as text (the first decoder, or the source's default one). */
@@ -876,7 +984,8 @@ static int decode_first(enum scry_decoder_kind kind, uint32_t source, const stru
 			const struct scry_syscall_names *sn, char *buf, size_t buflen)
 {
 	uint64_t v = source == SCRY_ML_SYSCALL ? k->nr : source == SCRY_ML_ERRNO ? (uint32_t)k->err :
-		     source == SCRY_ML_PID ? k->pid : source == SCRY_ML_TID ? k->tid : k->uid;
+		     source == SCRY_ML_PID ? k->pid : source == SCRY_ML_TID ? k->tid :
+		     source == SCRY_ML_DEV ? k->dev : k->uid;
 	const char *s;
 
 	switch (kind) {
@@ -897,6 +1006,8 @@ static int decode_first(enum scry_decoder_kind kind, uint32_t source, const stru
 			return -1;
 		snprintf(buf, buflen, "%s", s);
 		return 1;
+	case SCRY_DEC_MAJORMINOR:
+		return scry_metric_majorminor((uint32_t)v, buf, buflen);
 	default:
 		snprintf(buf, buflen, "%" PRIu64, v);
 		return 1;

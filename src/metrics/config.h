@@ -25,6 +25,8 @@ enum scry_decoder_kind {
 	SCRY_DEC_STATIC_MAP,  /* the text so far -> the map's value; unknown: the series is a
 			       * decoder error, or kept as is with allow_unknown */
 	SCRY_DEC_REGEXP,      /* the series is kept only if the text matches one of regexps */
+	SCRY_DEC_MAJORMINOR,  /* a block device (dev_t, major << 20 | minor): its name ("loop3",
+			       * /sys/dev/block/MAJ:MIN), or "MAJ:MIN" when it is gone */
 };
 
 struct scry_decoder {
@@ -60,6 +62,11 @@ struct scry_metrics_config {
 	struct scry_metric *metrics;
 	size_t nmetrics;
 	bool process_spans;              /* tracing: spans: - name: process (spans/procspans.h) */
+	/* kernel spans (tracing: spans: syscall, block_io, sched_wait): SCRY_METRIC_SPAN
+	 * descriptors in metrics[nmetrics .. nmetrics + nspans), after the metrics */
+	size_t nspans;
+	struct { uint8_t event; uint64_t min_ns; } kspans[3];
+	size_t nkspans;
 };
 
 /* How syscall names and numbers are known (the catalog, or a table in tests): nr of
@@ -79,8 +86,8 @@ int scry_metrics_config_load(const char *path, const struct scry_syscall_names *
 			     struct scry_metrics_config **out, char *err, size_t errlen);
 void scry_metrics_config_free(struct scry_metrics_config *c);
 
-/* What the kernel is given: descs[nmetrics], max_entries[nmetrics], sc_masks[SCRY_MAX_SYSCALLS],
- * bounds[nmetrics]. */
+/* What the kernel is given: descs[nmetrics + nspans], max_entries[...], sc_masks[SCRY_MAX_SYSCALLS],
+ * bounds[...]. */
 void scry_metrics_abi(const struct scry_metrics_config *c, struct scry_metric_desc *descs, uint32_t *max_entries,
 		      uint32_t *sc_masks, struct scry_metric_bounds *bounds);
 
@@ -88,5 +95,8 @@ void scry_metrics_abi(const struct scry_metrics_config *c, struct scry_metric_de
  * 0: the series is skipped (a regexp did not match); -1: a decoder error (counted). */
 int scry_metric_decode(const struct scry_metric_label *l, const struct scry_metric_key *k,
 		       const struct scry_syscall_names *sn, char *buf, size_t buflen);
+
+/* The name of block device dev (kernel dev_t) in buf: 1. */
+int scry_metric_majorminor(uint32_t dev, char *buf, size_t buflen);
 
 #endif /* SCRY_METRICS_CONFIG_H */

@@ -188,6 +188,35 @@ static int read_batched(struct scry_metric_snap *ms, int fd, unsigned ncpus, siz
 	return ret;
 }
 
+/* A dense metric (a per-CPU array by syscall number): the slots that were ever added to. */
+static int read_dense(struct scry_metric_snap *ms, int fd, unsigned ncpus, size_t stride,
+		      const struct scry_syscall_names *sn, size_t *cap)
+{
+	bool hist = ms->m->desc.kind == SCRY_METRIC_HISTOGRAM;
+	unsigned nslots = ms->m->desc.labels & SCRY_ML_SYSCALL ? SCRY_MAX_SYSCALLS : 1;
+	uint8_t *values = malloc((size_t)ncpus * stride);
+	int ret = 0;
+
+	if (!values)
+		return -ENOMEM;
+	for (__u32 slot = 0; slot < nslots && !ret; slot++) {
+		struct scry_metric_key key = { .nr = ms->m->desc.labels & SCRY_ML_SYSCALL ? slot : 0 };
+		bool used = false;
+
+		if (bpf_map_lookup_elem(fd, &slot, values)) {
+			ms->error = -errno;
+			break;
+		}
+		for (unsigned c = 0; c < ncpus && !used; c++)
+			used = hist ? ((const struct scry_metric_hist *)(values + c * stride))->count != 0 :
+				      *(const uint64_t *)(values + c * stride) != 0;
+		if (used)
+			ret = add_series(ms, &key, values, ncpus, stride, sn, cap);
+	}
+	free(values);
+	return ret;
+}
+
 static int read_metric(struct scry_metric_snap *ms, int fd, const struct scry_syscall_names *sn)
 {
 	bool hist = ms->m->desc.kind == SCRY_METRIC_HISTOGRAM;
@@ -200,6 +229,12 @@ static int read_metric(struct scry_metric_snap *ms, int fd, const struct scry_sy
 		return 0;
 	}
 	stride = (stride + 7) & ~(size_t)7;
+	if (ms->m->desc.dense) {
+		ret = read_dense(ms, fd, (unsigned)ncpus, stride, sn, &cap);
+		if (!ret)
+			merge_series(ms);
+		return ret;
+	}
 	ret = read_batched(ms, fd, (unsigned)ncpus, stride, sn, &cap);
 	if (ret == -EOPNOTSUPP)
 		ret = read_by_key(ms, fd, (unsigned)ncpus, stride, sn, &cap);

@@ -508,6 +508,13 @@ int scry_session_metric_fd(const struct scry_session *s, unsigned id)
 	return c ? scry_probes_metric_fd(c->probes, id) : -1;
 }
 
+int scry_session_span_fd(const struct scry_session *s)
+{
+	struct scry_channel *c = metrics_channel(s);
+
+	return c ? scry_probes_span_fd(c->probes) : -1;
+}
+
 int scry_session_metric_stats(struct scry_session *s, struct scry_metric_stats *out)
 {
 	struct scry_channel *c = metrics_channel(s);

@@ -151,6 +151,8 @@ struct scry_catalog *scry_session_catalog(const struct scry_session *s);
 int scry_session_sc_count(struct scry_session *s, unsigned nr, struct scry_sc_count *out);
 /* The metrics channel's map of metric id (see scry_probes_metric_fd), -1 if none. */
 int scry_session_metric_fd(const struct scry_session *s, unsigned id);
+/* The metrics channel's ring buffer of kernel spans (struct scry_span_rec), -1 if none. */
+int scry_session_span_fd(const struct scry_session *s);
 /* The metrics channel's kernel counters (-ENOENT: no metrics channel). */
 int scry_session_metric_stats(struct scry_session *s, struct scry_metric_stats *out);
 /* The metrics channel's programs: their kernel statistics (kernel/probes.h). */

@@ -212,6 +212,18 @@ void scry_procspans_finish(struct scry_procspans *p, uint64_t now_ns)
 	}
 }
 
+bool scry_procspans_parent(const struct scry_procspans *p, int pid, uint64_t ts, uint8_t trace_id[16],
+			   uint8_t span_id[8])
+{
+	struct proc *pr = pid > 0 ? imap_get(&p->procs, pid) : NULL;
+
+	if (!pr || !pr->running || pr->cur.start_ns > ts)
+		return false;
+	memcpy(trace_id, pr->cur.trace_id, 16);
+	memcpy(span_id, pr->cur.span_id, 8);
+	return true;
+}
+
 uint64_t scry_procspans_started(const struct scry_procspans *p)
 {
 	return p->started;

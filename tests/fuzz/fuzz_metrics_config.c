@@ -1,7 +1,7 @@
 /* fuzz_metrics_config.c — libFuzzer target: input bytes as a metrics config (YAML) through
  * scry_metrics_config_parse with a small syscall table: it parses or refuses with one line
  * "FILE:LINE: ..." (no newline); a parsed config is checked (names set, metrics within
- * SCRY_METRICS_MAX (none: tracing only), histogram ranges within SCRY_HIST_BUCKETS), turned into what the kernel
+ * SCRY_METRICS_MAX with the kernel spans (none: tracing only), kernel spans after them, histogram ranges within SCRY_HIST_BUCKETS), turned into what the kernel
  * is given, and every label of every metric decoded for a few keys. */
 #include <stddef.h>
 #include <stdint.h>
@@ -40,9 +40,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		return 0;
 	}
-	if (!c || (!c->nmetrics && !c->process_spans) || c->nmetrics > SCRY_METRICS_MAX)
+	if (!c || (!c->nmetrics && !c->process_spans && !c->nspans) || c->nmetrics + c->nspans > SCRY_METRICS_MAX)
 		abort();
 	scry_metrics_abi(c, descs, max_entries, masks, NULL);
+	for (size_t i = c->nmetrics; i < c->nmetrics + c->nspans; i++)   /* kernel spans: after the metrics */
+		if (descs[i].kind != SCRY_METRIC_SPAN || descs[i].value != SCRY_MV_LATENCY || !c->metrics[i].name)
+			abort();
 	for (size_t i = 0; i < c->nmetrics; i++) {
 		const struct scry_metric *m = &c->metrics[i];
 
@@ -53,7 +56,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		for (int k = 0; k < 4; k++) {
 			struct scry_metric_key key = { .nr = k == 3 ? 257 : (uint32_t)k * 2, .err = k, .pid = 100u * k,
-						       .tid = 7, .uid = (uint32_t)k };
+						       .tid = 7, .uid = (uint32_t)k, .dev = k ? 7u << 20 | (uint32_t)k : 0 };
 
 			memcpy(key.comm, k ? "workload" : "a\"b\\c\n", k ? 9 : 7);
 			for (size_t l = 0; l < m->nlabels; l++)

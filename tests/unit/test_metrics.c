@@ -80,6 +80,35 @@ static const char cfg[] =
 	"          source: comm\n"
 	"          decoders: [{name: string}, {name: regexp, regexps: [\"^wl\"]}]\n";
 
+/* Kernel spans are descriptors after the metrics: SPAN kind, latency, their event and
+ * threshold (syscall: 1 ms unless told; block_io: every request). */
+static void test_kernel_spans(void **state)
+{
+	struct scry_metrics_config *c = parse_ok("tracing:\n  spans:\n    - name: block_io\n    - name: syscall\n"
+						 "    - name: sched_wait\n      min_duration_us: 7\n"
+						 "metrics:\n  counters:\n    - name: a_total\n");
+	struct scry_metric_desc d[SCRY_METRICS_MAX];
+	uint32_t me[SCRY_METRICS_MAX], masks[SCRY_MAX_SYSCALLS];
+
+	assert_int_equal(c->nmetrics, 1);
+	assert_int_equal(c->nspans, 3);
+	assert_false(c->process_spans);
+	scry_metrics_abi(c, d, me, masks, NULL);
+	assert_int_equal(d[0].kind, SCRY_METRIC_COUNTER);
+	assert_int_equal(d[1].kind, SCRY_METRIC_SPAN);
+	assert_int_equal(d[1].event, SCRY_ME_BLOCK_IO);
+	assert_int_equal(d[1].span_min_ns, 0);
+	assert_int_equal(d[2].event, SCRY_ME_SYSCALL);
+	assert_int_equal(d[2].span_min_ns, 1000000);
+	assert_int_equal(d[2].value, SCRY_MV_LATENCY);
+	assert_int_equal(d[3].event, SCRY_ME_RUNQUEUE);
+	assert_int_equal(d[3].span_min_ns, 7000);
+	/* the syscall spans feed on every syscall; the other events on none */
+	assert_int_equal(masks[0], 1u << 0 | 1u << 2);
+	assert_string_equal(c->metrics[2].name, "scry_spans_syscall");
+	scry_metrics_config_free(c);
+}
+
 static void test_config_fields(void **state)
 {
 	struct scry_metrics_config *c = parse_ok(cfg);
@@ -132,7 +161,11 @@ static void test_config_errors(void **state)
 {
 	parse_err("", "t.yaml:1: metrics: the file is empty");
 	parse_err("metric: {}\n", "t.yaml:1: metric: unknown key (metrics, tracing)");
-	parse_err("tracing:\n  spans:\n    - name: syscall\n", "t.yaml:3: tracing.spans[0]: unknown span 'syscall'");
+	parse_err("tracing:\n  spans:\n    - name: sycall\n", "t.yaml:3: tracing.spans[0]: unknown span 'sycall'");
+	parse_err("tracing:\n  spans:\n    - name: process\n      min_duration_us: 3\n",
+		  "t.yaml:4: tracing.spans[0]: min_duration_us is for syscall, block_io and sched_wait spans");
+	parse_err("metrics:\n  counters:\n    - name: a\n      event: offcpu\n      syscalls: [read]\n",
+		  "t.yaml:3: metrics.counters[0]: syscalls: is for syscall metrics, not offcpu");
 	parse_err("tracing: {}\n", "t.yaml:1: metrics: missing (and no tracing: spans:)");
 	parse_err("metrics:\n  counters:\n    - name: a\n      max_entries: 0\n",
 		  "t.yaml:4: metrics.counters[0].max_entries: '0' is not an integer from 1 to 1048576");
@@ -263,6 +296,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_config_fields),
+		cmocka_unit_test(test_kernel_spans),
 		cmocka_unit_test(test_config_errors),
 		cmocka_unit_test(test_fixed_buckets),
 		cmocka_unit_test(test_tracing_only),
