@@ -108,9 +108,9 @@ $(BUILD)/libscry.a: $(LIB_OBJS) $(PB_OBJS)
 $(BUILD)/scry: $(BUILD)/obj/cli/main.o $(BUILD)/libscry.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
 
-$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libscry.a
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libscry.a $(wildcard tests/unit/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Itests/unit -o $@ $^ $(LDFLAGS) $(LDLIBS) -lcmocka
+	$(CC) $(CFLAGS) -Itests/unit -o $@ $(filter %.c %.a,$^) $(LDFLAGS) $(LDLIBS) -lcmocka
 
 # Test tools (root, used by the end-to-end tests): linked with the library.
 $(BUILD)/tools/%: tests/tools/%.c $(BUILD)/libscry.a

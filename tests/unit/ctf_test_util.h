@@ -4,6 +4,7 @@
 #ifndef CTF_TEST_UTIL_H
 #define CTF_TEST_UTIL_H
 
+#include <assert.h>
 #include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -87,9 +88,10 @@ static inline void eb_u64(struct ebuf *e, uint64_t v) { eb_bytes(e, &v, 8); }
 static inline void eb_str(struct ebuf *e, const char *s) { eb_bytes(e, s, strlen(s) + 1); }
 static inline void eb_text(struct ebuf *e, const char *s, size_t count)
 {
-	uint8_t t[64] = { 0 };
-	size_t n = strnlen(s, count);
+	uint8_t t[256] = { 0 };   /* the longest text context: hostname, 65 */
+	size_t n = strnlen(s, count < sizeof(t) ? count : sizeof(t));
 
+	assert(count <= sizeof(t));
 	memcpy(t, s, n);        /* count bytes, NUL-padded; no NUL if s fills them */
 	eb_bytes(e, t, count);
 }
