@@ -6,7 +6,7 @@
 
 _scry_commands="record trace view list recover serve top daemon create destroy enable-channel
 disable-channel enable-event disable-event add-context track untrack start stop status snapshot
-rotate enable-rotation disable-rotation save load set-session"
+rotate enable-rotation disable-rotation save load set-session regenerate"
 
 # The long options of `"$@" --help` (scry COMMAND, or scryd).
 _scry_options()
