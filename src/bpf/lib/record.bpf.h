@@ -194,7 +194,6 @@ static __always_inline __s64 ctx_ext_int(struct task_struct *t, const int c)
 
 static __noinline __u32 write_head_ext(__u8 *b, __u32 pos, struct task_struct *t, __u32 own_migr)
 {
-#pragma unroll
 	for (int c = SCRY_CTX_VPPID; c < SCRY_CTX_NR; c++) {
 		if (!(ctx_mask & (1ULL << c)))
 			continue;
