@@ -9,23 +9,10 @@ import time
 
 import pytest
 
-from test_metrics import Server, samples, value
+from test_metrics import samples, serve, value  # noqa: F401 (serve: the fixture, shared)
 
 N_SLEEPS, SLEEP_US = 25, 2000
 DD_BLOCKS = 64
-
-
-@pytest.fixture
-def serve(scry):
-    servers = []
-
-    def start(config, *args, cmd=None):
-        s = Server(scry, config, *args, cmd=cmd)
-        servers.append(s)
-        return s
-    yield start
-    for s in servers:
-        s.close()
 
 
 def hist_ok(ss, name, **labels):
