@@ -332,7 +332,9 @@ void scry_consumer_stats(struct scry_consumer *c, struct scry_consumer_stats *ou
 	sum_kstats(c, out, false);
 }
 
-int scry_consumer_drain(struct scry_consumer *c)
+/* What every CPU has staged, then the rings, drained (a few rounds: recording may go on):
+ * the last poll's count, or -errno. */
+static long flush_and_poll(struct scry_consumer *c)
 {
 	long n;
 	int tries = 0;
@@ -345,6 +347,13 @@ int scry_consumer_drain(struct scry_consumer *c)
 	do
 		n = scry_consumer_poll(c);
 	while (n > 0 && ++tries < 8);
+	return n;
+}
+
+int scry_consumer_drain(struct scry_consumer *c)
+{
+	long n = flush_and_poll(c);
+
 	if (n < 0)
 		return (int)n;
 	sum_kstats(c, NULL, true);      /* the last packets carry the losses so far */
@@ -416,19 +425,9 @@ int scry_consumer_snapshot(struct scry_consumer *c, const char *dir, uint64_t ma
 			   char *err, size_t errlen)
 {
 	long n;
-	int tries = 0;
 
 	*bytes = 0;
-	/* what every CPU has staged, then the rings, drained (a few rounds: recording goes on) */
-	for (unsigned i = 0; i < c->ncpus; i++) {
-		if (scry_probes_staged(c->probes, i) > 2)
-			scry_probes_flush_stage(c->probes, i);
-		c->flushed_ns[i] = scry_monotonic_ns();
-	}
-	do
-		n = scry_consumer_poll(c);
-	while (n > 0 && ++tries < 8);
-	if (n < 0) {
+	if ((n = flush_and_poll(c)) < 0) {
 		snprintf(err, errlen, "reading the rings: %s", strerror((int)-n));
 		return (int)n;
 	}
