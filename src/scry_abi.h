@@ -111,6 +111,8 @@ enum {
 	                               * page not mapped yet) the entry is written at the exit */
 	SCRY_SC_EXEC      = 1 << 7,   /* execve, execveat: a deferred entry is written before the
 	                               * old image goes (sched_prepare_exec) */
+	SCRY_SC_PIDSET    = 1 << 8,   /* entry and exit recorded only for the processes whose
+	                               * per-process set has this number (struct scry_pid_set) */
 };
 
 /* Per syscall number and CPU (map "sc_counts"): `scry trace -c` aggregates in the kernel. */
@@ -239,6 +241,20 @@ struct scry_tp_op {
  * task_off, checked against the CPU's rq->curr, which the scheduler set to next before the
  * tracepoint), so that a targeted trace shows its tasks switched in. */
 #define SCRY_TP_NEXT_TASK 1
+/* SCRY_TP_PIDSET: recorded only for the processes whose per-process set has its slot. */
+#define SCRY_TP_PIDSET 2
+
+/* Per-process event sets (maps pid_set_of, pid_sets, pid_set_hits in src/bpf/maps.bpf.h;
+ * src/session/pid_sets.c): a process (tgid) given a set (its slot) records, besides the
+ * channel's events, the syscalls and tracepoints its set has (bit = syscall number,
+ * tracepoint slot) whose descriptors say SCRY_SC_PIDSET / SCRY_TP_PIDSET.  At most
+ * SCRY_PID_SETS_MAX sets per channel (the maps are sized to the session's bound). */
+#define SCRY_PID_SETS_MAX 1024
+
+struct scry_pid_set {
+	__u64 sc[SCRY_MAX_SYSCALLS / 64];
+	__u64 tp[SCRY_MAX_TP / 64];
+};
 
 struct scry_tp_desc {
 	__u16 event_id;

@@ -2,7 +2,7 @@
 /* maps.bpf.h — every map and load-time setting of scry's BPF programs, in one documented
  * place (Falco's modern_bpf keeps the same rule): the session's switch, the per-CPU rings,
  * build areas and stages, the loss counters, the follow sets and trackers, the memo, the
- * syscall and tracepoint descriptor tables, the counting and deferred-entry task storage,
+ * syscall and tracepoint descriptor tables, the per-process event sets, the counting and deferred-entry task storage,
  * and the filter fronts' environments and prog arrays.  User space fills and reads them
  * through src/kernel/probes.c.  Included first by scry.bpf.c. */
 #include "vmlinux.h"
@@ -207,6 +207,33 @@ struct {
 	__type(key, __u32);
 	__type(value, struct scry_tp_desc);
 } tps SEC(".maps");
+
+/* Per-process event sets (scry_abi.h, src/session/pid_sets.c): the set of a process (tgid
+ * -> slot), each slot's syscalls and tracepoints, and the events each slot let through (read
+ * by user space to evict the least recently used set).  Looked up only for an event whose
+ * descriptor says SCRY_SC_PIDSET / SCRY_TP_PIDSET (enabled for per-process sets alone):
+ * every other event, and every event of a channel without sets, costs what it did.  No
+ * entry: the channel's own events only (the default). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);               /* resized to the session's bound on sets */
+	__type(key, __u32);
+	__type(value, __u32);
+} pid_set_of SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);               /* resized likewise */
+	__type(key, __u32);
+	__type(value, struct scry_pid_set);
+} pid_sets SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);               /* resized likewise */
+	__type(key, __u32);
+	__type(value, __u64);
+} pid_set_hits SEC(".maps");
 
 /* Uprobes: one descriptor per attached probe (its attach cookie), uprobes.bpf.h. */
 struct {

@@ -107,7 +107,9 @@ static __always_inline bool enter_wanted(const void *regs, struct task_struct **
 		count_enter(*tp, id);
 		return false;
 	}
-	return d->flags & SCRY_SC_ENTRY;
+	if (d->flags & SCRY_SC_ENTRY)
+		return true;
+	return (d->flags & SCRY_SC_PIDSET) && pid_set_has(false, nr);
 }
 
 static __always_inline void sys_enter(long id, const __u64 *args, struct task_struct *t, struct scry_sc_desc *d)
@@ -174,7 +176,9 @@ static __always_inline bool exit_wanted(const void *regs, struct task_struct **t
 		count_exit(*tp, id, ret);
 		return false;
 	}
-	return d->flags & SCRY_SC_EXIT;
+	if (d->flags & SCRY_SC_EXIT)
+		return true;
+	return (d->flags & SCRY_SC_PIDSET) && pid_set_has(false, (__u32)id);
 }
 
 /* Write the exit of syscall id; args (read only for exit captures) may be NULL otherwise. */

@@ -194,6 +194,13 @@ int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o,
 		bpf_map__set_max_entries(p->skel->maps.track_gid, 1);
 	if (o->target_all)      /* system-wide: no follow set */
 		bpf_map__set_max_entries(p->skel->maps.tracked, 1);
+	if (o->max_pid_sets) {  /* per-process event sets (pid_sets.c): as many as the bound */
+		unsigned n = o->max_pid_sets < SCRY_PID_SETS_MAX ? o->max_pid_sets : SCRY_PID_SETS_MAX;
+
+		bpf_map__set_max_entries(p->skel->maps.pid_set_of, n);
+		bpf_map__set_max_entries(p->skel->maps.pid_sets, n);
+		bpf_map__set_max_entries(p->skel->maps.pid_set_hits, n);
+	}
 
 	bpf_map__set_max_entries(p->skel->maps.rings, p->ncpus);
 	bpf_map__set_max_entries(p->skel->maps.areas, p->ncpus * SCRY_AREAS_PER_CPU);

@@ -45,6 +45,8 @@ struct scry_probes_opts {
 	const uint16_t *sd_ids;     /* statedump: SCRY_SD_NR event ids (SCRY_NO_EVENT: not
 				     * recorded), or NULL: no statedump (its programs not loaded) */
 	const struct scry_metric_bounds *metric_bounds;   /* nmetrics (SCRY_HB_FIXED ones read) */
+	unsigned max_pid_sets;      /* per-process event sets kept at most (slots 0..n-1; at most
+				     * SCRY_PID_SETS_MAX), 0: none */
 };
 
 struct scry_probes;
@@ -63,6 +65,16 @@ int scry_probes_track(struct scry_probes *p, pid_t tgid);
  * or -errno. */
 int scry_probes_attach_tracepoint(struct scry_probes *p, const char *system, const char *name,
 				  const struct scry_tp_desc *d, int front_fd, char *err, size_t errlen);
+/* Replace the descriptor of the attached tracepoint of slot (its flags changed). */
+int scry_probes_set_tracepoint(struct scry_probes *p, int slot, const struct scry_tp_desc *d);
+/* Per-process event sets (kernel/pid_sets.c, scry_abi.h): process tgid records, besides the
+ * channel's events, those of set (the events whose descriptors say SCRY_*_PIDSET), in slot
+ * (< opts.max_pid_sets); its bits are written before the process is pointed at them.
+ * Clearing a slot forgets tgid first, then the bits and the slot's count.  0 or -errno. */
+int scry_probes_pid_set(struct scry_probes *p, unsigned slot, pid_t tgid, const struct scry_pid_set *set);
+int scry_probes_pid_set_clear(struct scry_probes *p, unsigned slot, pid_t tgid);
+/* The events slot's set let through so far, summed over the CPUs. */
+int scry_probes_pid_set_hits(struct scry_probes *p, unsigned slot, uint64_t *out);
 /* Stop writing the tracepoint of slot at once, then detach it (not a front's: -ENOENT). */
 int scry_probes_detach_tracepoint(struct scry_probes *p, int slot);
 /* Attach the uprobe program (loaded with opts.uprobes) to the file offset of path, at the

@@ -110,7 +110,7 @@ int channel_new(struct scry_channel **out, struct scry_session *s, const struct 
 			snprintf(err, errlen, "a metrics channel has metrics and no events");
 			return -EINVAL;
 		}
-	} else if (!nspecs) {
+	} else if (!nspecs && !o->no_events) {
 		specs = default_events;
 		nspecs = sizeof(default_events) / sizeof(default_events[0]);
 	}
@@ -137,6 +137,8 @@ int channel_load(struct scry_channel *c, char *err, size_t errlen)
 		.clock = so->clock,
 		.target_all = so->target_all,
 		.no_follow = so->no_follow,
+		/* per-process event sets: an events channel without a filter (pid_sets.c) */
+		.max_pid_sets = c->opts.kind == SCRY_CHANNEL_EVENTS && !so->filter ? c->s->max_psets : 0,
 		.fork_event_id = c->fork_id,
 		.signal_event_id = c->signal_id,
 		.signal_gen_event_id = c->signal_gen_id,

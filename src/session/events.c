@@ -149,32 +149,27 @@ int scry_session_disable_event(struct scry_session *s, const char *channel, cons
 	return c->probes && src->describe ? src->describe(c, err, errlen) : 0;
 }
 
-int scry_session_enable_event(struct scry_session *s, const char *channel, const char *spec,
-			      char *err, size_t errlen)
+int channel_enable(struct scry_channel *c, const char *spec, bool pid_only, bool *changed, char *err,
+		   size_t errlen)
 {
-	struct scry_channel *c = session_channel(s, channel, err, errlen);
-	size_t before;
-	uint16_t fork_id, signal_id, signal_gen_id, unknown;
-	bool any_syscall;
+	struct scry_session *s = c->s;
+	size_t before = c->nevents;
+	unsigned changes = c->changes;
+	uint16_t fork_id = c->fork_id, signal_id = c->signal_id, signal_gen_id = c->signal_gen_id,
+		 unknown = c->unknown_entry;
+	bool any_syscall = c->any_syscall;
 	int ret;
 
-	if (!c)
-		return -ENOENT;
-	before = c->nevents;
-	fork_id = c->fork_id;
-	signal_id = c->signal_id;
-	signal_gen_id = c->signal_gen_id;
-	unknown = c->unknown_entry;
-	any_syscall = c->any_syscall;
-	err[0] = 0;
-	if (c->probes && c->filters) {
-		snprintf(err, errlen, "cannot enable '%s' on a running session with a filter", spec);
-		return -ENOTSUP;
-	}
+	*changed = false;
+	c->enabling_pid = pid_only;
 	ret = channel_enable_spec(c, spec, err, errlen);
-	if (ret || !c->probes || c->nevents == before)
+	c->enabling_pid = false;
+	if (ret || (c->nevents == before && c->changes == changes))
 		return ret;
-	/* loaded: the new events are described, then their descriptors set or attached */
+	*changed = true;
+	if (!c->probes)
+		return 0;
+	/* loaded: the new events are described (metadata), then their descriptors set or attached */
 	if (c->fork_id != fork_id || c->signal_id != signal_id || c->signal_gen_id != signal_gen_id ||
 	    c->unknown_entry != unknown ||
 	    c->any_syscall != any_syscall) {
@@ -182,9 +177,56 @@ int scry_session_enable_event(struct scry_session *s, const char *channel, const
 			 "unknown syscall events, and syscalls in a channel without any, are load-time settings)", spec);
 		return -ENOTSUP;
 	}
-	if (session_has_trace(s) && !s->chunk_closed && (ret = session_write_metadata(s, err, errlen)))
-		return ret;
+	if (c->nevents != before && session_has_trace(s) && !s->chunk_closed)
+		return session_write_metadata(s, err, errlen);
+	return 0;
+}
+
+int channel_refresh(struct scry_channel *c, char *err, size_t errlen)
+{
+	int ret;
+
+	if (!c->probes)
+		return 0;
 	if ((ret = channel_describe(c, err, errlen)))
 		return ret;
-	return s->started ? channel_attach(c, err, errlen) : 0;
+	return c->s->started ? channel_attach(c, err, errlen) : 0;
+}
+
+int channel_select(struct scry_channel *c, const char *spec, struct pid_sel *sel, char *err, size_t errlen)
+{
+	const struct scry_source *src = source_of(spec);
+
+	if (!src->select) {
+		snprintf(err, errlen, "'%s': per-process event sets take syscalls and tracepoints only (not %s)", spec,
+			 src->name);
+		return -ENOTSUP;
+	}
+	return src->select(c, spec, sel);
+}
+
+/* A per-process enable of spec would not be a per-process one (checked before anything). */
+bool channel_spec_selectable(const char *spec)
+{
+	return source_of(spec)->select != NULL;
+}
+
+int scry_session_enable_event(struct scry_session *s, const char *channel, const char *spec,
+			      char *err, size_t errlen)
+{
+	struct scry_channel *c = session_channel(s, channel, err, errlen);
+	bool changed;
+	int ret;
+
+	if (!c)
+		return -ENOENT;
+	err[0] = 0;
+	if (c->probes && c->filters) {
+		snprintf(err, errlen, "cannot enable '%s' on a running session with a filter", spec);
+		return -ENOTSUP;
+	}
+	ret = channel_enable(c, spec, false, &changed, err, errlen);
+	if (ret || !changed)
+		return ret;
+	return channel_refresh(c, err, errlen);
 }

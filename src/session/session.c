@@ -234,6 +234,7 @@ int scry_session_create(struct scry_session **out, const struct scry_session_opt
 	}
 	if (!s->opts.packet_size)
 		s->opts.packet_size = SCRY_DEFAULT_PACKET_SIZE;
+	s->max_psets = s->opts.max_pid_sets < SCRY_PID_SETS_MAX ? s->opts.max_pid_sets : SCRY_PID_SETS_MAX;
 	if ((ret = scry_clock_check(s->opts.clock, err, errlen)))
 		goto fail;
 	s->has_trace = wants_trace(&s->opts);
@@ -452,6 +453,8 @@ int scry_session_start(struct scry_session *s, char *err, size_t errlen)
 	for (size_t i = 0; i < s->nchans; i++)
 		if ((ret = channel_start(s->chans[i], err, errlen)))
 			return ret;
+	if ((ret = session_pid_sets_sync(s, err, errlen)))   /* their tracepoints' slots known now */
+		return ret;
 	s->start_ts = session_now(s);
 	chunk_stamp(s->chunk_begin, sizeof(s->chunk_begin));
 	set_recording(s, true);   /* every event from this instant on */
@@ -571,6 +574,8 @@ int scry_session_flush(struct scry_session *s)
 {
 	int ret = 0;
 
+	if (s->npsets)
+		session_pid_sets_reap(s);   /* each second: a set whose process ended goes */
 	for (size_t i = 0; i < s->nchans; i++)
 		if (s->chans[i]->consumer) {
 			int r = scry_consumer_flush(s->chans[i]->consumer);
@@ -870,6 +875,7 @@ void scry_session_destroy(struct scry_session *s)
 	for (size_t i = 0; i < s->nchans; i++)
 		channel_free(s->chans[i]);   /* consumers closed, BPF objects closed */
 	free(s->chans);
+	session_pid_sets_free(s);
 	ctf_trace_dir_close(s->tdir, s->started);   /* never started: nothing is left behind */
 	scry_guard_release(&s->guard);
 	if (s->cgroup_fds)

@@ -35,6 +35,8 @@ struct scry_channel_opts {
 	enum scry_channel_kind kind;
 	const char *const *events;      /* event specs (-e), NULL/0: the default set */
 	size_t nevents;
+	bool no_events;                 /* nevents 0: none (enabled later: scryd's channel whose
+					 * first events are per-process ones) */
 	uint64_t ctx_mask;              /* contexts its events carry, 1 << enum scry_ctx */
 	size_t ring_size;               /* per-CPU ring bytes (power of two pages); 0: 8 MiB, less
 					 * beyond 8 CPUs (64 MiB in all, at least 1 MiB each) */
@@ -87,7 +89,12 @@ struct scry_session_opts {
 	/* the trace clock, SCRY_CLOCK_* (scry_abi.h): monotonic (0, LTTng's), boot (counts
 	 * suspend), tai (where the kernel has bpf_ktime_get_tai_ns: -ENOTSUP otherwise) */
 	unsigned clock;
+	/* per-process event sets (scry_session_enable_event_pid) kept at most, the least
+	 * recently used evicted beyond (at most SCRY_PID_SETS_MAX); 0: none */
+	unsigned max_pid_sets;
 };
+
+#define SCRY_DEFAULT_PID_SETS 64
 
 struct scry_session_summary {
 	uint64_t events;                /* written to the trace */
@@ -124,6 +131,40 @@ int scry_session_enable_event(struct scry_session *s, const char *channel, const
  * event ids and metadata stay (enable them again with a new spec is not supported yet). */
 int scry_session_disable_event(struct scry_session *s, const char *channel, const char *spec,
 			       char *err, size_t errlen);
+/* Per-process event sets: enable the events of spec (syscalls and tracepoints) in channel
+ * for process pid only (its tgid: every thread of it; not its children, as LTTng's pid
+ * tracker), before load or while recording: the session's own events go on for every
+ * process.  Each process has one set (its rules: channel and spec); beyond
+ * opts.max_pid_sets sets, the least recently used (changed, or seen recording an event) is
+ * evicted and counted (*evicted: its pid, else 0).  A set ends with its process.  -ESRCH:
+ * no such process; -ENOTSUP: another source's event, a filtered session, a channel that
+ * does not record events, or a load-time setting (as scry_session_enable_event). */
+int scry_session_enable_event_pid(struct scry_session *s, const char *channel, const char *spec, pid_t pid,
+				  pid_t *evicted, char *err, size_t errlen);
+/* Remove the rule (channel, spec) from pid's set (the set with its last rule): its events
+ * stop being recorded for pid at once. */
+int scry_session_disable_event_pid(struct scry_session *s, const char *channel, const char *spec, pid_t pid,
+				   char *err, size_t errlen);
+struct scry_pid_rule {
+	const char *channel;
+	char *spec;
+};
+struct scry_pid_set_info {
+	pid_t pid;
+	uint64_t events;                /* recorded through the set so far (0 before load) */
+	const struct scry_pid_rule *rules;   /* valid until the next call on the session */
+	size_t nrules;
+};
+struct scry_pid_sets_stats {
+	size_t n;                       /* sets now */
+	unsigned max;                   /* the bound */
+	uint64_t evicted;               /* sets evicted (least recently used) */
+	uint64_t ended;                 /* sets removed because their process ended */
+};
+/* The per-process sets (up to max of them in out, least recently used first) and their
+ * counters; sets whose process ended are removed first.  Returns how many were written. */
+size_t scry_session_pid_sets(struct scry_session *s, struct scry_pid_set_info *out, size_t max,
+			     struct scry_pid_sets_stats *st);
 /* Add context ctx (enum scry_ctx) to channel (NULL: the first): every event of the channel
  * carries it.  Before load only (contexts are load-time settings of the channel's BPF
  * object, as lttng add-context refuses a started session): -EBUSY after. */

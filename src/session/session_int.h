@@ -17,6 +17,25 @@ struct tp_ref {
 	int id;
 	int slot;                        /* probes' slot once attached, else -1 */
 	bool disabled;
+	bool pid_only;                   /* enabled for per-process sets only (SCRY_TP_PIDSET) */
+};
+
+/* Per-process event sets (pid_sets.c): a selection of a channel's events. */
+struct pid_sel {
+	uint64_t sc[SCRY_MAX_SYSCALLS / 64];   /* syscall numbers */
+	uint64_t tp[SCRY_MAX_TP / 64];         /* indices in the channel's tps */
+};
+
+/* A process's set: the rules enable_event_pid gave it, in the kernel at slot of every
+ * channel; its use for the least-recently-used eviction. */
+struct pid_set {
+	pid_t pid;                       /* the process (tgid) */
+	int pidfd;                       /* its end removes the set (its pid may be reused) */
+	unsigned slot;
+	uint64_t used;                   /* the session's pset_clock when last changed or seen used */
+	uint64_t hits;                   /* its events counted by the kernel when last looked at */
+	struct scry_pid_rule *rules;     /* channel: its channel's name */
+	size_t nrules;
 };
 
 /* A uprobe to attach (src_uprobes.c). */
@@ -54,6 +73,11 @@ struct scry_channel {
 	struct scry_filters *filters;
 	struct scry_user_filter *ufilter;   /* the filter's events decided in user space */
 	bool off;                        /* disabled (scry_session_enable_channel): its switch stays off */
+	bool enabling_pid;               /* an enable for per-process sets: what it adds is theirs only
+					  * (a syscall's sc_off set, a tracepoint's pid_only) */
+	unsigned changes;                /* bumped by a source when an enable changed a known event */
+	struct pid_sel psel;             /* what the session's per-process sets select here: their
+					  * union (the descriptors' SCRY_*_PIDSET) */
 };
 
 struct scry_session {
@@ -79,6 +103,11 @@ struct scry_session {
 	struct scry_session_load_times load_times;
 	bool paused;                     /* stopped by scry_session_pause, resumable */
 	bool chunk_closed;               /* paused with its chunk archived (a session that rotated) */
+	struct pid_set *psets;           /* per-process event sets (pid_sets.c) */
+	size_t npsets;
+	unsigned max_psets;              /* the bound (opts.max_pid_sets) */
+	uint64_t pset_clock;             /* a logical clock: each change, each look at their use */
+	uint64_t psets_evicted, psets_ended;
 };
 
 /* session.c */
@@ -98,6 +127,21 @@ void channel_free(struct scry_channel *c);
 int channel_statedump(struct scry_channel *c, char *err, size_t errlen);
 /* events.c (over the sources of source.h) */
 int channel_enable_spec(struct scry_channel *c, const char *spec, char *err, size_t errlen);
+/* Enable spec in c, loaded or not (pid_only: for per-process sets only): the checks of a
+ * loaded channel, the metadata rewritten for new events; *changed: something to describe. */
+int channel_enable(struct scry_channel *c, const char *spec, bool pid_only, bool *changed, char *err,
+		   size_t errlen);
+/* Mark in sel the enabled events of c that spec matches (per-process sets); -ENOTSUP with a
+ * reason for a source without them. */
+int channel_select(struct scry_channel *c, const char *spec, struct pid_sel *sel, char *err, size_t errlen);
+bool channel_spec_selectable(const char *spec);
+/* describe, then attach if the session is started */
+int channel_refresh(struct scry_channel *c, char *err, size_t errlen);
+/* pid_sets.c: every set written into the channels' kernels (after attach: tracepoint slots);
+ * the sets of processes that ended removed; the sets freed */
+int session_pid_sets_sync(struct scry_session *s, char *err, size_t errlen);
+void session_pid_sets_reap(struct scry_session *s);
+void session_pid_sets_free(struct scry_session *s);
 /* the BPF object's tables say what is enabled (after load, after a change) */
 int channel_describe(struct scry_channel *c, char *err, size_t errlen);
 /* attach what is enabled and not attached yet (at start, after a change once started) */

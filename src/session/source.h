@@ -15,6 +15,7 @@
 #include <stddef.h>
 
 struct scry_channel;
+struct pid_sel;
 
 struct scry_source {
 	const char *name;
@@ -29,6 +30,10 @@ struct scry_source {
 	int (*describe)(struct scry_channel *c, char *err, size_t errlen);
 	/* At start, and after a change once started: attach what is enabled and not attached. */
 	int (*attach)(struct scry_channel *c, char *err, size_t errlen);
+	/* Per-process sets (optional): mark in sel the enabled events of c that spec matches
+	 * (struct pid_sel, session_int.h).  While c->enabling_pid, enable marks what it adds
+	 * as theirs only.  NULL: the source has no per-process sets. */
+	int (*select)(struct scry_channel *c, const char *spec, struct pid_sel *sel);
 	/* The event names it offers ("syscall:openat", "sched:sched_switch"), for "did you
 	 * mean": n names, each malloc'd, in a malloc'd array; -ENOMEM. */
 	int (*names)(struct scry_channel *c, char ***out, size_t *n);

@@ -3,7 +3,9 @@
  * sys_enter/sys_exit programs of src/bpf/syscalls.bpf.h), "syscall:*" also the
  * unknown-syscall built-ins; disabling clears a descriptor at once; the descriptor table
  * carries what each syscall's events read (strings, deferred entries, execve, the filter's
- * verdict) and, in a counting channel, only that it is counted. */
+ * verdict) and, in a counting channel, only that it is counted.  A syscall enabled for
+ * per-process sets only (pid_sets.c) is off for the others: its descriptor says
+ * SCRY_SC_PIDSET while some set selects it. */
 #include <errno.h>
 #include <fnmatch.h>
 #include <stdio.h>
@@ -25,8 +27,13 @@ static int enable_syscall(struct scry_channel *c, const struct scry_syscall *sc)
 
 	if (sc->nr < 0 || sc->nr >= SCRY_MAX_SYSCALLS)
 		return 0;
-	if (c->sc_entry[sc->nr] != NO_EVENT)
+	if (c->sc_entry[sc->nr] != NO_EVENT) {
+		if (c->sc_off[sc->nr] && !c->enabling_pid) {   /* disabled, or per-process only: on */
+			c->sc_off[sc->nr] = false;
+			c->changes++;
+		}
 		return 0;
+	}
 	id = channel_add_event(c, scry_catalog_syscall_entry(c->s->cat, sc));
 	if (id < 0)
 		return id;
@@ -35,6 +42,7 @@ static int enable_syscall(struct scry_channel *c, const struct scry_syscall *sc)
 	if (id < 0)
 		return id;
 	c->sc_exit[sc->nr] = id;
+	c->sc_off[sc->nr] = c->enabling_pid;     /* per-process sets': off for the others */
 	c->any_syscall = true;
 	return 0;
 }
@@ -71,7 +79,7 @@ static int enable(struct scry_channel *c, const char *spec, size_t *matched, cha
 			return ret;
 		(*matched)++;
 	}
-	if (!strcmp(glob, "*") || !fnmatch(glob, "unknown", 0)) {
+	if (!c->enabling_pid && (!strcmp(glob, "*") || !fnmatch(glob, "unknown", 0))) {
 		if ((ret = enable_unknown_syscalls(c)) < 0)
 			return ret;
 		(*matched)++;
@@ -124,11 +132,13 @@ static int describe(struct scry_channel *c, char *err, size_t errlen)
 	for (unsigned nr = 0; nr < SCRY_MAX_SYSCALLS; nr++) {
 		struct scry_sc_desc *dp = &table[nr], d = { .entry_id = NO_EVENT, .exit_id = NO_EVENT };
 
-		if (known[nr] && c->sc_entry[nr] != NO_EVENT && !c->sc_off[nr]) {
+		bool pid_only = c->sc_off[nr] && (c->psel.sc[nr / 64] >> (nr % 64) & 1);
+
+		if (known[nr] && c->sc_entry[nr] != NO_EVENT && (!c->sc_off[nr] || pid_only)) {
 			const struct scry_event *ev = c->events[c->sc_entry[nr]];
 			d.entry_id = c->sc_entry[nr];
 			d.exit_id = c->sc_exit[nr];
-			d.flags = count ? SCRY_SC_COUNT : SCRY_SC_ENTRY | SCRY_SC_EXIT;
+			d.flags = count ? SCRY_SC_COUNT : pid_only ? SCRY_SC_PIDSET : SCRY_SC_ENTRY | SCRY_SC_EXIT;
 			d.nargs = ev->nargs;
 			d.str_mask = ev->str_mask;
 			d.s32_mask = ev->s32_mask;
@@ -165,6 +175,19 @@ static int describe(struct scry_channel *c, char *err, size_t errlen)
 	return ret;
 }
 
+static int select_(struct scry_channel *c, const char *spec, struct pid_sel *sel)
+{
+	const char *glob = strchr(spec, ':') + 1;
+	const struct scry_syscall *scs;
+	size_t n = scry_catalog_syscalls(c->s->cat, &scs);
+
+	for (size_t i = 0; i < n; i++)
+		if (scs[i].nr >= 0 && scs[i].nr < SCRY_MAX_SYSCALLS && c->sc_entry[scs[i].nr] != NO_EVENT &&
+		    !fnmatch(glob, scs[i].name, 0))
+			sel->sc[scs[i].nr / 64] |= 1ULL << (scs[i].nr % 64);
+	return 0;
+}
+
 static int names(struct scry_channel *c, char ***out, size_t *n)
 {
 	const struct scry_syscall *scs;
@@ -191,5 +214,6 @@ const struct scry_source scry_source_syscalls = {
 	.enable = enable,
 	.disable = disable,
 	.describe = describe,
+	.select = select_,
 	.names = names,
 };

@@ -4,7 +4,9 @@
  * attached to the generic tracepoint program of src/bpf/tracepoints.bpf.h with the copy
  * operations of its format (or to its filter front), but for those with programs of their
  * own (builtins[] below).
- * Disabling stops a tracepoint's writing at once, then detaches it. */
+ * Disabling stops a tracepoint's writing at once, then detaches it.  One enabled for
+ * per-process sets only (pid_sets.c) is attached with SCRY_TP_PIDSET in its descriptor:
+ * written only for the processes whose set has its slot. */
 #include <errno.h>
 #include <fnmatch.h>
 #include <stddef.h>
@@ -38,6 +40,37 @@ static const struct {
 	{ "signal", "signal_generate", offsetof(struct scry_channel, signal_gen_id), true },
 };
 
+/* The descriptor of tracepoint t (its copy operations, its id, its flags). */
+static int tp_desc(struct scry_channel *c, const struct tp_ref *t, struct scry_tp_desc *d, char *err, size_t errlen)
+{
+	if (scry_event_tp_ops(c->events[t->id], d) < 0) {
+		snprintf(err, errlen, "tracepoint %s:%s has too many fields for scry", t->system, t->name);
+		return -E2BIG;
+	}
+	d->event_id = t->id;
+	if (t->pid_only)
+		d->flags |= SCRY_TP_PIDSET;
+	return 0;
+}
+
+/* A tracepoint enabled for per-process sets only, enabled for every process: its
+ * descriptor, if attached, loses SCRY_TP_PIDSET at once. */
+static int tp_everyone(struct scry_channel *c, struct tp_ref *t, char *err, size_t errlen)
+{
+	struct scry_tp_desc d;
+	int ret;
+
+	t->pid_only = false;
+	c->changes++;
+	if (t->slot < 0 || !c->probes)
+		return 0;
+	if ((ret = tp_desc(c, t, &d, err, errlen)))
+		return ret;
+	if ((ret = scry_probes_set_tracepoint(c->probes, t->slot, &d)))
+		snprintf(err, errlen, "cannot update %s:%s: %s", t->system, t->name, strerror(-ret));
+	return ret;
+}
+
 static int enable_tracepoint(struct scry_channel *c, const char *system, const char *name,
 			     char *err, size_t errlen)
 {
@@ -50,6 +83,11 @@ static int enable_tracepoint(struct scry_channel *c, const char *system, const c
 		if (strcmp(system, builtins[i].system) || strcmp(name, builtins[i].name) ||
 		    (builtins[i].unfiltered && c->s->opts.filter))
 			continue;
+		if (c->enabling_pid) {
+			snprintf(err, errlen, "%s:%s cannot be in a per-process event set (it has a program of its own)",
+				 system, name);
+			return -ENOTSUP;
+		}
 		if (*slot != NO_EVENT)
 			return 0;
 		id = channel_add_event(c, scry_catalog_builtin(c->s->cat, name));
@@ -65,8 +103,12 @@ static int enable_tracepoint(struct scry_channel *c, const char *system, const c
 	id = channel_add_event(c, ev);
 	if (id < 0)
 		return id;
-	if (c->nevents == before)
-		return 0;                /* already enabled */
+	if (c->nevents == before) {      /* already enabled: on for every process now? */
+		for (size_t i = 0; i < c->ntps; i++)
+			if (c->tps[i].id == id && c->tps[i].pid_only && !c->enabling_pid)
+				return tp_everyone(c, &c->tps[i], err, errlen);
+		return 0;
+	}
 	struct tp_ref *t = realloc(c->tps, (c->ntps + 1) * sizeof(*t));
 	if (!t)
 		return -ENOMEM;
@@ -76,6 +118,7 @@ static int enable_tracepoint(struct scry_channel *c, const char *system, const c
 	t[c->ntps].id = id;
 	t[c->ntps].slot = -1;
 	t[c->ntps].disabled = false;
+	t[c->ntps].pid_only = c->enabling_pid;
 	if (!t[c->ntps].system || !t[c->ntps].name)
 		return -ENOMEM;
 	c->ntps++;
@@ -101,8 +144,9 @@ static int enable(struct scry_channel *c, const char *spec, size_t *matched, cha
 		    fnmatch(spec, sep + 1, 0) && fnmatch(spec, scry_catalog_lttng_name(system, sep + 1), 0))
 			continue;
 		ret = enable_tracepoint(c, system, sep + 1, err, errlen);
-		if (ret == -ENOENT && has_glob) {
-			/* a glob skips the tracepoints whose format scry cannot use */
+		if ((ret == -ENOENT || (ret == -ENOTSUP && c->enabling_pid)) && has_glob) {
+			/* a glob skips the tracepoints whose format scry cannot use (and, for a
+			 * per-process set, those with programs of their own) */
 			scry_log(SCRY_LOG_VERBOSE, "scry: skipping %s: %s", tps[i], err);
 			err[0] = 0;
 			continue;
@@ -124,7 +168,7 @@ static int disable(struct scry_channel *c, const char *spec, size_t *matched, ch
 		int ret;
 
 		snprintf(full, sizeof(full), "%s:%s", t->system, t->name);
-		if (t->disabled || (has_system ? fnmatch(spec, full, 0) : fnmatch(spec, t->name, 0)))
+		if (t->disabled || t->pid_only || (has_system ? fnmatch(spec, full, 0) : fnmatch(spec, t->name, 0)))
 			continue;
 		if (t->slot >= 0 && (ret = scry_probes_detach_tracepoint(c->probes, t->slot))) {
 			snprintf(err, errlen, "cannot detach %s: %s", full, strerror(-ret));
@@ -146,11 +190,8 @@ static int attach(struct scry_channel *c, char *err, size_t errlen)
 
 		if (t->disabled)
 			continue;
-		if (scry_event_tp_ops(c->events[t->id], &d) < 0) {
-			snprintf(err, errlen, "tracepoint %s:%s has too many fields for scry", t->system, t->name);
-			return -E2BIG;
-		}
-		d.event_id = t->id;
+		if ((ret = tp_desc(c, t, &d, err, errlen)))
+			return ret;
 		if (c->filters && scry_filters_use(c->filters, d.event_id) == SCRY_FILTER_NEVER)
 			continue;
 		ret = scry_probes_attach_tracepoint(c->probes, t->system, t->name, &d,
@@ -159,6 +200,24 @@ static int attach(struct scry_channel *c, char *err, size_t errlen)
 		if (ret < 0)
 			return ret;
 		t->slot = ret;
+	}
+	return 0;
+}
+
+/* Per-process sets: the enabled tracepoints spec matches (as enable matches them). */
+static int select_(struct scry_channel *c, const char *spec, struct pid_sel *sel)
+{
+	bool has_system = strchr(spec, ':') != NULL;
+
+	for (size_t i = 0; i < c->ntps && i < SCRY_MAX_TP; i++) {
+		const struct tp_ref *t = &c->tps[i];
+		char full[512];
+
+		snprintf(full, sizeof(full), "%s:%s", t->system, t->name);
+		if (t->disabled || (has_system ? fnmatch(spec, full, 0) :
+				    fnmatch(spec, t->name, 0) && fnmatch(spec, scry_catalog_lttng_name(t->system, t->name), 0)))
+			continue;
+		sel->tp[i / 64] |= 1ULL << (i % 64);
 	}
 	return 0;
 }
@@ -189,5 +248,6 @@ const struct scry_source scry_source_tracepoints = {
 	.enable = enable,
 	.disable = disable,
 	.attach = attach,
+	.select = select_,
 	.names = names,
 };

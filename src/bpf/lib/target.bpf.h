@@ -3,7 +3,8 @@
  * process (the pid tracker, -p, the command and their descendants); then the other
  * trackers (vpid, uid, gid, cgroup).  The answer is kept in a per-CPU memo keyed by the
  * syscall's saved registers, proved without a helper call (struct scry_memo).  The follow
- * sets grow at fork (lifecycle.bpf.h) and shrink at exit. */
+ * sets grow at fork (lifecycle.bpf.h) and shrink at exit.  Last, the per-process event sets:
+ * is an event enabled for some processes only on for current's? */
 
 /* Does process t pass the vpid tracker: its vpid (the group leader's, in its namespace) is
  * tracked, or it was forked by a process that passes? */
@@ -186,4 +187,32 @@ static __always_inline void follow_add(void *set, __u32 tgid)
 static __always_inline void target_add(__u32 tgid)
 {
 	follow_add(&tracked, tgid);
+}
+
+/* Per-process event sets: does current's process have a set whose bit `bit` of words
+ * (the set's sc or tp bitmap, nwords u64s) is on?  Counted in the slot's hits when so.
+ * Asked only for an event enabled for per-process sets alone (SCRY_SC_PIDSET,
+ * SCRY_TP_PIDSET): one hash lookup by tgid for a process without a set. */
+static __always_inline bool pid_set_has(bool tp, __u32 bit)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32, *slot;
+	struct scry_pid_set *ps;
+	__u64 w, *hits;
+
+	slot = bpf_map_lookup_elem(&pid_set_of, &tgid);
+	if (!slot)
+		return false;
+	ps = bpf_map_lookup_elem(&pid_sets, slot);
+	if (!ps)
+		return false;
+	if (tp)
+		w = ps->tp[(bit / 64) & (SCRY_MAX_TP / 64 - 1)];
+	else
+		w = ps->sc[(bit / 64) & (SCRY_MAX_SYSCALLS / 64 - 1)];
+	if (!((w >> (bit & 63)) & 1))
+		return false;
+	hits = bpf_map_lookup_elem(&pid_set_hits, slot);
+	if (hits)
+		*hits += 1;
+	return true;
 }

@@ -1,0 +1,78 @@
+/* pid_sets.c — per-process event sets in the kernel's maps (pid_set_of, pid_sets,
+ * pid_set_hits of src/bpf/maps.bpf.h): a process pointed at a slot whose bits say which
+ * syscalls and tracepoints it records beside the channel's events, and what each slot let
+ * through; and a tracepoint descriptor rewritten when its flags change (see probes.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "kernel/probes_int.h"
+
+static bool slot_ok(const struct scry_probes *p, unsigned slot)
+{
+	return slot < p->opts.max_pid_sets && slot < SCRY_PID_SETS_MAX;
+}
+
+int scry_probes_pid_set(struct scry_probes *p, unsigned slot, pid_t tgid, const struct scry_pid_set *set)
+{
+	__u32 k = slot, pid = (__u32)tgid;
+
+	if (!slot_ok(p, slot) || tgid <= 0)
+		return -EINVAL;
+	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.pid_sets), &k, set, BPF_ANY) ||
+	    bpf_map_update_elem(bpf_map__fd(p->skel->maps.pid_set_of), &pid, &k, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+int scry_probes_pid_set_clear(struct scry_probes *p, unsigned slot, pid_t tgid)
+{
+	static const struct scry_pid_set none;
+	__u32 k = slot, pid = (__u32)tgid;
+	__u64 *zero;
+	int ret = 0;
+
+	if (!slot_ok(p, slot))
+		return -EINVAL;
+	if (tgid > 0 && bpf_map_delete_elem(bpf_map__fd(p->skel->maps.pid_set_of), &pid) && errno != ENOENT)
+		return -errno;
+	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.pid_sets), &k, &none, BPF_ANY))
+		return -errno;
+	if (!(zero = calloc(p->ncpus, sizeof(*zero))))
+		return -ENOMEM;
+	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.pid_set_hits), &k, zero, BPF_ANY))
+		ret = -errno;
+	free(zero);
+	return ret;
+}
+
+int scry_probes_pid_set_hits(struct scry_probes *p, unsigned slot, uint64_t *out)
+{
+	__u32 k = slot;
+	__u64 *v;
+	int ret = 0;
+
+	*out = 0;
+	if (!slot_ok(p, slot))
+		return -EINVAL;
+	if (!(v = calloc(p->ncpus, sizeof(*v))))
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(bpf_map__fd(p->skel->maps.pid_set_hits), &k, v))
+		ret = -errno;
+	for (unsigned c = 0; !ret && c < p->ncpus; c++)
+		*out += v[c];
+	free(v);
+	return ret;
+}
+
+int scry_probes_set_tracepoint(struct scry_probes *p, int slot, const struct scry_tp_desc *d)
+{
+	__u32 k = (__u32)slot;
+
+	if (slot < 0 || (unsigned)slot >= p->next_tp_slot)
+		return -ENOENT;
+	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.tps), &k, d, BPF_ANY))
+		return -errno;
+	return 0;
+}
