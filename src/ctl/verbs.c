@@ -6,7 +6,7 @@
 
 const struct scry_ctl_verb scry_ctl_verbs[] = {
 	{ "create",
-	  "usage: scry create [NAME] [-o DIR] [--snapshot] [--clock monotonic|boot|tai]\n"
+	  "usage: scry create [NAME] [-o DIR] [--snapshot] [--clock monotonic|boot|tai] [--max-pid-sets N]\n"
 	  "Create a recording session in the daemon (scryd, started on demand) and make it the\n"
 	  "current one (remembered in ~/.scryrc).  NAME defaults to auto-YYYYmmdd-HHMMSS.\n"
 	  "\n"
@@ -17,7 +17,10 @@ const struct scry_ctl_verb scry_ctl_verbs[] = {
 	  "      --clock CLOCK      the clock events are stamped with: monotonic (the default, LTTng's),\n"
 	  "                         boot (CLOCK_BOOTTIME: counts time suspended), tai (CLOCK_TAI, where\n"
 	  "                         the kernel has bpf_ktime_get_tai_ns: Linux 6.1); the trace's clock\n"
-	  "                         block names it and places events in wall time (UTC)\n" },
+	  "                         block names it and places events in wall time (UTC)\n"
+	  "      --max-pid-sets N   per-process event sets kept at most (enable-event --pid), 1 to\n"
+	  "                         1024, default 64: beyond, the least recently used is evicted\n"
+	  "                         (counted, said by enable-event, list and the daemon's log)\n" },
 	{ "destroy",
 	  "usage: scry destroy [NAME | -a]\n"
 	  "Stop the session if it records (its trace complete) and forget it.\n"
@@ -51,7 +54,8 @@ const struct scry_ctl_verb scry_ctl_verbs[] = {
 	  "  -k, --kernel           the kernel domain (the only one)\n"
 	  SESSION_OPT },
 	{ "enable-event",
-	  "usage: scry enable-event -k [-c CHANNEL] [--syscall] [-a] [--filter EXPR] [-s NAME] EVENT[,EVENT...]\n"
+	  "usage: scry enable-event -k [-c CHANNEL] [--syscall] [-a] [--filter EXPR] [--pid PID[,PID...]] [-s NAME]\n"
+	  "                         EVENT[,EVENT...]\n"
 	  "Enable events in a channel (channel0, made if missing, by default); on a started session\n"
 	  "too, where they take effect at once.\n"
 	  "\n"
@@ -63,15 +67,21 @@ const struct scry_ctl_verb scry_ctl_verbs[] = {
 	  "  -a, --all              every syscall (with --syscall), or every tracepoint and syscall\n"
 	  "      --filter EXPR      record only events for which EXPR (LTTng's filter language) is\n"
 	  "                         true; a session has one filter: every enable-event gives the same\n"
+	  "      --pid PID          EVENTs (syscalls, tracepoints) for these processes only (every\n"
+	  "                         thread of each; not their children): a per-process event set,\n"
+	  "                         beside the channel's events for every process; at once on a\n"
+	  "                         started session (create --max-pid-sets bounds how many are kept)\n"
 	  SESSION_OPT },
 	{ "disable-event",
-	  "usage: scry disable-event -k [-c CHANNEL] [--syscall] [-a] [-s NAME] EVENT[,EVENT...]\n"
+	  "usage: scry disable-event -k [-c CHANNEL] [--syscall] [-a] [--pid PID[,PID...]] [-s NAME] EVENT[,EVENT...]\n"
 	  "Disable enabled events of a channel; on a started session too, at once.\n"
 	  "\n"
 	  "  -k, --kernel           the kernel domain (the only one)\n"
 	  "  -c, --channel NAME     the channel (default channel0)\n"
 	  "      --syscall          EVENTs are syscall names or globs\n"
 	  "  -a, --all              every enabled event of the channel (with --syscall: its syscalls)\n"
+	  "      --pid PID          the rules of these processes' per-process event sets (as\n"
+	  "                         enable-event --pid gave them); a set goes with its last rule\n"
 	  SESSION_OPT },
 	{ "add-context",
 	  "usage: scry add-context -k [-c CHANNEL] -t TYPE [-t TYPE...] [-s NAME]\n"

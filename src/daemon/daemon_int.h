@@ -22,6 +22,7 @@
 struct dop {                       /* an enable-event or disable-event, in order */
 	bool enable;
 	char *spec;                    /* the engine's spec: syscall:GLOB, SYSTEM:GLOB, GLOB */
+	pid_t pid;                     /* --pid: a per-process set's rule; 0: the channel's */
 };
 
 struct dchannel {
@@ -53,6 +54,7 @@ struct dsession {
 					* written by snapshot record */
 	unsigned nsnapshots;
 	unsigned clock;                /* create --clock: SCRY_CLOCK_* */
+	unsigned max_pid_sets;         /* create --max-pid-sets: per-process event sets kept */
 	char *last_snapshot;            /* the directory of the last snapshot recorded */
 	uint64_t rot_timer_ns, rot_size;   /* enable-rotation --timer / --size (0: none) */
 	int rot_timer, size_timer;         /* --timer's loop timer, and the 250 ms check (--size, a
@@ -85,7 +87,10 @@ int dsession_add_channel(struct dsession *s, const char *name, struct dchannel *
 /* Remove a channel that has no event (the pointers into s->chans move). */
 void dsession_drop_channel(struct dsession *s, struct dchannel *c);
 int dchannel_add_op(struct dchannel *c, bool enable, const char *spec);
-/* The channel's event rules, LTTng's: one per spec enable-event gave, in the order first
+/* The same for a per-process set's rule (pid > 0). */
+int dchannel_add_pid_op(struct dchannel *c, bool enable, const char *spec, pid_t pid);
+/* The channel's event rules, LTTng's: one per spec enable-event gave (without --pid: the
+ * per-process sets are the engine's, scry_session_pid_sets), in the order first
  * given, enabled or not as its last enable-event/disable-event left it.  Returns how many
  * (rules[] allocated, its specs pointing into c->ops); -ENOMEM. */
 struct drule {

@@ -26,6 +26,7 @@ struct dsession *dsession_new(const char *name, const char *dir)
 	s->name = strdup(name);
 	s->dir = strdup(dir);
 	s->rot_timer = s->size_timer = -1;
+	s->max_pid_sets = SCRY_DEFAULT_PID_SETS;
 	if (!s->name || !s->dir) {
 		dsession_free(s);
 		return NULL;
@@ -94,7 +95,7 @@ void dsession_drop_channel(struct dsession *s, struct dchannel *c)
 	s->nchans--;
 }
 
-int dchannel_add_op(struct dchannel *c, bool enable, const char *spec)
+int dchannel_add_pid_op(struct dchannel *c, bool enable, const char *spec, pid_t pid)
 {
 	struct dop *v = realloc(c->ops, (c->nops + 1) * sizeof(*v));
 
@@ -103,8 +104,14 @@ int dchannel_add_op(struct dchannel *c, bool enable, const char *spec)
 	c->ops = v;
 	if (!(v[c->nops].spec = strdup(spec)))
 		return -ENOMEM;
+	v[c->nops].pid = pid;
 	v[c->nops++].enable = enable;
 	return 0;
+}
+
+int dchannel_add_op(struct dchannel *c, bool enable, const char *spec)
+{
+	return dchannel_add_pid_op(c, enable, spec, 0);
 }
 
 int dchannel_rules(const struct dchannel *c, struct drule **rules)
@@ -117,6 +124,8 @@ int dchannel_rules(const struct dchannel *c, struct drule **rules)
 	for (size_t i = 0; i < c->nops; i++) {
 		size_t k;
 
+		if (c->ops[i].pid)
+			continue;
 		for (k = 0; k < n && strcmp((*rules)[k].spec, c->ops[i].spec); k++)
 			;
 		if (k == n)
@@ -134,6 +143,21 @@ static bool has_enable(const struct dchannel *c)
 	return false;
 }
 
+/* One op replayed on the engine session; a per-process one whose process has ended (or
+ * whose set was evicted since) is passed over. */
+static int replay_op(struct dsession *s, const struct dchannel *c, const struct dop *op, char *err, size_t errlen)
+{
+	pid_t evicted;
+	int ret;
+
+	if (!op->pid)
+		return op->enable ? scry_session_enable_event(s->eng, c->name, op->spec, err, errlen)
+				  : scry_session_disable_event(s->eng, c->name, op->spec, err, errlen);
+	ret = op->enable ? scry_session_enable_event_pid(s->eng, c->name, op->spec, op->pid, &evicted, err, errlen)
+			 : scry_session_disable_event_pid(s->eng, c->name, op->spec, op->pid, err, errlen);
+	return ret == -ESRCH || (ret == -ENOENT && !op->enable) ? 0 : ret;
+}
+
 /* The engine session of the configuration: its channels with at least one event (a
  * channel's first enable-event is its opts.events, the rest replayed through the verbs,
  * in order). */
@@ -142,7 +166,7 @@ int dsession_rebuild(struct daemon *d, struct dsession *s, char *err, size_t err
 	struct scry_channel_opts *co = NULL;
 	struct scry_session_opts so = {
 		.output = s->dir, .catalog = d->cat, .target_all = s->npids == 0, .filter = s->filter,
-		.snapshot = s->snapshot, .clock = s->clock,
+		.snapshot = s->snapshot, .clock = s->clock, .max_pid_sets = s->max_pid_sets,
 		.track_vpids = s->nvpids ? s->vpids : NULL, .ntrack_vpids = s->nvpids,
 		.track_uids = s->nuids ? s->uids : NULL, .ntrack_uids = s->nuids,
 		.track_gids = s->ngids ? s->gids : NULL, .ntrack_gids = s->ngids,
@@ -163,10 +187,15 @@ int dsession_rebuild(struct daemon *d, struct dsession *s, char *err, size_t err
 
 		if (!has_enable(c))
 			continue;
-		while (!c->ops[first[i]].enable)
+		while (first[i] < c->nops && (!c->ops[first[i]].enable || c->ops[first[i]].pid))
 			first[i]++;      /* disables before any enable: nothing to disable */
+		bool none = first[i] == c->nops;   /* per-process events only: replayed below */
+
+		if (none)
+			first[i] = (size_t)-1;
 		co[n++] = (struct scry_channel_opts){
-			.name = c->name, .events = (const char *const *)&c->ops[first[i]].spec, .nevents = 1,
+			.name = c->name, .events = none ? NULL : (const char *const *)&c->ops[first[i]].spec,
+			.nevents = none ? 0 : 1, .no_events = none,
 			.ctx_mask = c->ctx_mask, .ring_size = s->snapshot ? 0 : c->ring_size,
 			/* a flight recorder keeps num_subbuf packets of subbuf_size per CPU */
 			.packet_size = s->snapshot ? (size_t)c->subbuf_size : 0,
@@ -188,9 +217,10 @@ int dsession_rebuild(struct daemon *d, struct dsession *s, char *err, size_t err
 
 		if (!has_enable(c))
 			continue;
-		for (size_t k = first[i] + 1; k < c->nops && !ret; k++)
-			ret = c->ops[k].enable ? scry_session_enable_event(s->eng, c->name, c->ops[k].spec, err, errlen)
-					       : scry_session_disable_event(s->eng, c->name, c->ops[k].spec, err, errlen);
+		/* the ops after the first (the channel's opts.events), and per-process ones before */
+		for (size_t k = 0; k < c->nops && !ret; k++)
+			if (k != first[i] && (k > first[i] || first[i] == (size_t)-1 || c->ops[k].pid))
+				ret = replay_op(s, c, &c->ops[k], err, errlen);
 		if (!ret && c->disabled)
 			ret = scry_session_enable_channel(s->eng, c->name, false, err, errlen);
 	}
@@ -442,6 +472,30 @@ static const char *state_name(enum dstate st)
 	return st == D_STARTED ? "active" : st == D_STOPPED ? "stopped" : "inactive";
 }
 
+/* The per-process event sets (the engine's), least recently used first, and their bound
+ * and evictions. */
+static void describe_pid_sets(struct dsession *s, FILE *out)
+{
+	struct scry_pid_set_info *sets = calloc(SCRY_PID_SETS_MAX, sizeof(*sets));
+	struct scry_pid_sets_stats st = { .max = s->max_pid_sets };
+	size_t n = sets && s->eng ? scry_session_pid_sets(s->eng, sets, SCRY_PID_SETS_MAX, &st) : 0;
+
+	if (!n && !st.evicted && !st.ended) {
+		free(sets);
+		return;
+	}
+	fprintf(out, "Per-process event sets: %zu of at most %u, %llu evicted (least recently used), %llu ended "
+		"with their process\n", n, st.max, (unsigned long long)st.evicted, (unsigned long long)st.ended);
+	for (size_t i = 0; i < n; i++) {
+		fprintf(out, "  PID %d: %llu events\n", (int)sets[i].pid, (unsigned long long)sets[i].events);
+		for (size_t k = 0; k < sets[i].nrules; k++)
+			fprintf(out, "      %s (type: %s) [enabled, channel %s]\n", sets[i].rules[k].spec,
+				!strncmp(sets[i].rules[k].spec, "syscall:", 8) ? "syscall" : "tracepoint",
+				sets[i].rules[k].channel);
+	}
+	free(sets);
+}
+
 void dsession_describe(struct dsession *s, FILE *out)
 {
 	struct scry_session_summary sum = s->sum;
@@ -529,4 +583,5 @@ void dsession_describe(struct dsession *s, FILE *out)
 		free(rules);
 		fprintf(out, "\n");
 	}
+	describe_pid_sets(s, out);
 }

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "daemon/daemon_int.h"
+#include "util/log.h"
 #include "util/parse.h"
 
 /* The reason of a refusal into r->err: -EINVAL. */
@@ -125,11 +126,13 @@ static int verb_create(struct verb_ctx *v, int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{ "output", required_argument, NULL, 'o' }, { "snapshot", no_argument, NULL, 'S' },
-		{ "kernel", no_argument, NULL, 'k' }, { "clock", required_argument, NULL, 'C' }, { 0 } };
+		{ "kernel", no_argument, NULL, 'k' }, { "clock", required_argument, NULL, 'C' },
+		{ "max-pid-sets", required_argument, NULL, 'P' }, { 0 } };
 	struct dreply *r = v->r;
 	const char *out = NULL, *name = NULL;
 	bool snapshot = false;
-	unsigned clock = SCRY_CLOCK_MONOTONIC;
+	unsigned clock = SCRY_CLOCK_MONOTONIC, max_pid_sets = SCRY_DEFAULT_PID_SETS;
+	char *end;
 	char autoname[64], stamp[32], *dir = NULL;
 	time_t now = time(NULL);
 	struct tm tm;
@@ -148,6 +151,15 @@ static int verb_create(struct verb_ctx *v, int argc, char **argv)
 			if ((ret = scry_clock_check(clock, r->err, r->errlen)))
 				return ret;
 			break;
+		case 'P': {
+			unsigned long n = strtoul(optarg, &end, 10);
+
+			if (!*optarg || *end || optarg[0] == '-' || n < 1 || n > SCRY_PID_SETS_MAX)
+				return ERR("create: --max-pid-sets takes a number from 1 to %d, not '%s'", SCRY_PID_SETS_MAX,
+					   optarg);
+			max_pid_sets = (unsigned)n;
+			break;
+		}
 		default: return bad_option(v, argc, argv);
 		}
 	}
@@ -185,6 +197,7 @@ static int verb_create(struct verb_ctx *v, int argc, char **argv)
 		goto out;
 	v->d->sess[v->d->nsess - 1]->snapshot = snapshot;
 	v->d->sess[v->d->nsess - 1]->clock = clock;
+	v->d->sess[v->d->nsess - 1]->max_pid_sets = max_pid_sets;
 	if (snapshot)
 		fprintf(r->out, "Snapshot session %s created.\nDefault snapshot output set to %s\n", name, dir);
 	else
@@ -495,6 +508,76 @@ static int apply_op(struct verb_ctx *v, struct dsession *s, struct dchannel *c, 
 	return ret;
 }
 
+/* A per-process set's rule (--pid): the engine session's verb (loaded or not: the sets are
+ * kept by it), then the configuration; with no engine session yet (or without the channel,
+ * which had no event), the configuration rebuilt.  An eviction is said in the reply and the daemon's log. */
+static int apply_pid_op(struct verb_ctx *v, struct dsession *s, struct dchannel *c, bool enable, const char *spec,
+			pid_t pid)
+{
+	struct dreply *r = v->r;
+	pid_t evicted = 0;
+	bool built = false;       /* the channel is in the engine session (it has an enable) */
+	int ret;
+
+	for (size_t i = 0; i < c->nops; i++)
+		built |= c->ops[i].enable;
+	if (s->eng && (loaded(s) || built)) {
+		ret = enable ? scry_session_enable_event_pid(s->eng, c->name, spec, pid, &evicted, r->err, r->errlen)
+			     : scry_session_disable_event_pid(s->eng, c->name, spec, pid, r->err, r->errlen);
+		if (ret)
+			return ret;
+		if (dchannel_add_pid_op(c, enable, spec, pid))
+			return ERR("out of memory");
+	} else {
+		if (dchannel_add_pid_op(c, enable, spec, pid))
+			return ERR("out of memory");
+		if ((ret = dsession_rebuild(v->d, s, r->err, r->errlen))) {
+			char e2[256];
+
+			free(c->ops[--c->nops].spec);
+			dsession_rebuild(v->d, s, e2, sizeof(e2));
+			return ret;
+		}
+	}
+	if (evicted) {
+		fprintf(r->out, "Per-process event set of process %d evicted (the least recently used: at most %u sets)\n",
+			(int)evicted, s->max_pid_sets);
+		scry_log(SCRY_LOG_INFO, "scryd: session %s: per-process event set of process %d evicted (the least "
+			 "recently used: at most %u sets)", s->name, (int)evicted, s->max_pid_sets);
+	}
+	return 0;
+}
+
+/* --pid's list: process ids, each a live process. */
+static int parse_pids(struct verb_ctx *v, const char *list, pid_t **out, size_t *n)
+{
+	struct dreply *r = v->r;
+	char *copy = strdup(list), *save = NULL, *tok, *end;
+	int ret = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (!copy)
+		return ERR("out of memory");
+	for (tok = strtok_r(copy, ",", &save); tok && !ret; tok = strtok_r(NULL, ",", &save)) {
+		long p = strtol(tok, &end, 10);
+		pid_t *nv;
+
+		if (*end || p <= 0 || p > 0x3fffffff)
+			ret = ERR("%s: invalid pid '%s' (--pid takes process ids)", v->verb, tok);
+		else if (kill((pid_t)p, 0) && errno == ESRCH)
+			ret = ERR("%s: no process %ld", v->verb, p);
+		else if (!(nv = realloc(*out, (*n + 1) * sizeof(*nv))))
+			ret = ERR("out of memory");
+		else
+			(*out = nv)[(*n)++] = (pid_t)p;
+	}
+	if (!ret && !*n)
+		ret = ERR("%s: --pid needs a process id", v->verb);
+	free(copy);
+	return ret;
+}
+
 static bool rule_enabled(const struct dchannel *c, const char *spec)
 {
 	struct drule *rules;
@@ -509,26 +592,105 @@ static bool rule_enabled(const struct dchannel *c, const char *spec)
 	return on;
 }
 
+/* enable-event/disable-event --pid: each event of names (or every one, -a) for each pid. */
+static int pid_event(struct verb_ctx *v, struct dsession *s, const char *chan, bool enable, bool all, bool syscall,
+		     const char *names, const pid_t *pids, size_t npids)
+{
+	struct dreply *r = v->r;
+	bool made = false;
+	struct dchannel *c = event_channel(v, s, chan, enable, &made);
+	char *list = NULL, *save = NULL, *tok;
+	int ret = 0;
+
+	if (!c)
+		return -ENOENT;
+	for (size_t i = 0; i < npids && !ret; i++) {
+		if (all && !enable) {      /* every rule of the process's set in this channel */
+			struct scry_pid_set_info *sets = calloc(SCRY_PID_SETS_MAX, sizeof(*sets));
+			size_t n = sets && s->eng ? scry_session_pid_sets(s->eng, sets, SCRY_PID_SETS_MAX, NULL) : 0;
+			char **specs = NULL;
+			size_t nspecs = 0;
+
+			for (size_t k = 0; k < n; k++)
+				for (size_t j = 0; sets[k].pid == pids[i] && j < sets[k].nrules; j++)
+					if (!strcmp(sets[k].rules[j].channel, c->name) &&
+					    (!syscall || !strncmp(sets[k].rules[j].spec, "syscall:", 8))) {
+						char **nv = realloc(specs, (nspecs + 1) * sizeof(*nv));
+						if (nv)
+							(specs = nv)[nspecs++] = strdup(sets[k].rules[j].spec);
+					}
+			free(sets);
+			if (!nspecs)
+				ret = ERR("no per-process event rule of process %d in channel '%s'", (int)pids[i], c->name);
+			for (size_t k = 0; k < nspecs && !ret; k++)
+				ret = specs[k] ? apply_pid_op(v, s, c, false, specs[k], pids[i]) : ERR("out of memory");
+			for (size_t k = 0; k < nspecs; k++)
+				free(specs[k]);
+			free(specs);
+			if (!ret)
+				fprintf(r->out, "All kernel %s of process %d are disabled in channel %s\n",
+					syscall ? "system calls" : "events", (int)pids[i], c->name);
+			continue;
+		}
+		if (all) {
+			static const char *const both[] = { "*", "syscall:*" };
+
+			for (size_t k = syscall ? 1 : 0; k < 2 && !ret; k++)
+				ret = apply_pid_op(v, s, c, true, both[k], pids[i]);
+			if (!ret)
+				fprintf(r->out, "All kernel %s are enabled in channel %s for process %d\n",
+					syscall ? "system calls" : "events", c->name, (int)pids[i]);
+			continue;
+		}
+		free(list);
+		if (!(list = strdup(names))) {
+			ret = ERR("out of memory");
+			break;
+		}
+		for (tok = strtok_r(list, ",", &save); tok && !ret; tok = strtok_r(NULL, ",", &save)) {
+			char *spec = spec_of(tok, syscall);
+
+			ret = spec ? apply_pid_op(v, s, c, enable, spec, pids[i]) : ERR("out of memory");
+			if (!ret)
+				fprintf(r->out, "Kernel %s %s %s in channel %s for process %d\n", syscall ? "syscall" : "event",
+					tok, enable ? "enabled" : "disabled", c->name, (int)pids[i]);
+			free(spec);
+		}
+	}
+	free(list);
+	if (ret && made && !c->nops)
+		dsession_drop_channel(s, c);       /* channel0 made for nothing */
+	return ret;
+}
+
 static int verb_event(struct verb_ctx *v, int argc, char **argv, bool enable)
 {
-	enum { O_SYSCALL = 256, O_TRACEPOINT, O_FILTER };
+	enum { O_SYSCALL = 256, O_TRACEPOINT, O_FILTER, O_PID };
 	static const struct option lo[] = {
 		{ "kernel", no_argument, NULL, 'k' }, { "userspace", no_argument, NULL, 'u' },
+		{ "jul", no_argument, NULL, 'j' }, { "log4j", no_argument, NULL, 'l' }, { "python", no_argument, NULL, 'p' },
 		{ "session", required_argument, NULL, 's' }, { "channel", required_argument, NULL, 'c' },
 		{ "syscall", no_argument, NULL, O_SYSCALL }, { "tracepoint", no_argument, NULL, O_TRACEPOINT },
-		{ "all", no_argument, NULL, 'a' }, { "filter", required_argument, NULL, O_FILTER }, { 0 } };
+		{ "all", no_argument, NULL, 'a' }, { "filter", required_argument, NULL, O_FILTER },
+		{ "pid", required_argument, NULL, O_PID }, { 0 } };
 	struct dreply *r = v->r;
-	const char *sname = NULL, *chan = NULL, *filter = NULL;
+	const char *sname = NULL, *chan = NULL, *filter = NULL, *pidlist = NULL, *domain = NULL;
 	bool syscall = false, all = false, made = false;
 	struct dsession *s;
 	struct dchannel *c;
 	char *list = NULL, *save = NULL, *tok;
+	pid_t *pids = NULL;
+	size_t npids = 0;
 	int opt, ret = 0;
 
-	while ((opt = getopt_long(argc, argv, ":kus:c:a", lo, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":kujlps:c:a", lo, NULL)) != -1) {
 		switch (opt) {
 		case 'k': case O_TRACEPOINT: break;
-		case 'u': return ERR("%s: scry records the kernel domain only (-k)", v->verb);
+		case 'u': domain = "-u"; break;
+		case 'j': domain = "-j"; break;
+		case 'l': domain = "-l"; break;
+		case 'p': domain = "-p"; break;
+		case O_PID: pidlist = optarg; break;
 		case 's': sname = optarg; break;
 		case 'c': chan = optarg; break;
 		case O_SYSCALL: syscall = true; break;
@@ -541,8 +703,14 @@ static int verb_event(struct verb_ctx *v, int argc, char **argv, bool enable)
 		default: return bad_option(v, argc, argv);
 		}
 	}
+	if (domain)
+		return ERR("%s: scry records the kernel domain only (-k, not %s)%s", v->verb, domain,
+			   pidlist ? ": --pid sets are kernel events of a process" : "");
 	if (all == (optind < argc))
 		return ERR("%s: give event names or -a (scry %s --help)", v->verb, v->verb);
+	if (pidlist && filter)
+		return ERR("%s: --pid and --filter cannot be combined (per-process event sets have no filter yet)",
+			   v->verb);
 	if (optind + 1 < argc)
 		return ERR("%s: unexpected argument '%s' (event names are comma-separated)", v->verb, argv[optind + 1]);
 	if (!(s = target(v, sname)))
@@ -558,6 +726,13 @@ static int verb_event(struct verb_ctx *v, int argc, char **argv, bool enable)
 		if (s->eng || s->state != D_CREATED)
 			return ERR("a filter must come with the session's first enable-event (its events share one "
 				   "filter; per-event filters are not supported yet)");
+	}
+	if (pidlist && (ret = parse_pids(v, pidlist, &pids, &npids)))
+		return ret;
+	if (pidlist) {
+		ret = pid_event(v, s, chan, enable, all, syscall, optind < argc ? argv[optind] : NULL, pids, npids);
+		free(pids);
+		return ret;
 	}
 	if (!(c = event_channel(v, s, chan, enable, &made)))
 		return -ENOENT;
@@ -1217,6 +1392,14 @@ static int verb_save(struct verb_ctx *v, int argc, char **argv)
 		ret = dsession_save(s, file, force, r->err, r->errlen);
 		if (!ret)
 			fprintf(r->out, "Session %s saved successfully to %s\n", s->name, file);
+		if (!ret && s->eng) {     /* nor for per-process event sets */
+			struct scry_pid_sets_stats st;
+
+			scry_session_pid_sets(s->eng, NULL, 0, &st);
+			if (st.n)
+				fprintf(r->out, "Note: its %zu per-process event set(s) are not saved (LTTng's session XML "
+					"has no place for them): enable-event --pid them again after load\n", st.n);
+		}
 		if (!ret && s->clock)     /* session.xsd has no element for a tracer's clock */
 			fprintf(r->out, "Note: its clock '%s' is not saved (LTTng's session XML has no place for it): "
 				"load gives the monotonic clock\n", scry_clock_name(s->clock));
