@@ -250,6 +250,9 @@ struct scry_tp_op {
  * tracepoint slot) whose descriptors say SCRY_SC_PIDSET / SCRY_TP_PIDSET.  At most
  * SCRY_PID_SETS_MAX sets per channel (the maps are sized to the session's bound). */
 #define SCRY_PID_SETS_MAX 1024
+/* pid_set_bloom (maps.bpf.h): bit tgid % SCRY_PID_BLOOM_BITS is set when some process with
+ * a set has it: a process whose bit is clear has none, known without a hash lookup. */
+#define SCRY_PID_BLOOM_BITS 4096
 
 struct scry_pid_set {
 	__u64 sc[SCRY_MAX_SYSCALLS / 64];

@@ -221,6 +221,11 @@ struct {
 	__type(value, __u32);
 } pid_set_of SEC(".maps");
 
+/* In front of pid_set_of, written by user space through the mmapped .bss: bit tgid % 4096 of
+ * every process with a set (SCRY_PID_BLOOM_BITS).  A clear bit answers "no set" with a load
+ * instead of a hash lookup. */
+volatile __u64 pid_set_bloom[SCRY_PID_BLOOM_BITS / 64] = {};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);               /* resized likewise */

@@ -109,7 +109,7 @@ static __always_inline bool enter_wanted(const void *regs, struct task_struct **
 	}
 	if (d->flags & SCRY_SC_ENTRY)
 		return true;
-	return (d->flags & SCRY_SC_PIDSET) && pid_set_has(false, nr);
+	return (d->flags & SCRY_SC_PIDSET) && pid_set_has(*tp, false, nr);
 }
 
 static __always_inline void sys_enter(long id, const __u64 *args, struct task_struct *t, struct scry_sc_desc *d)
@@ -178,7 +178,7 @@ static __always_inline bool exit_wanted(const void *regs, struct task_struct **t
 	}
 	if (d->flags & SCRY_SC_EXIT)
 		return true;
-	return (d->flags & SCRY_SC_PIDSET) && pid_set_has(false, (__u32)id);
+	return (d->flags & SCRY_SC_PIDSET) && pid_set_has(*tp, false, (__u32)id);
 }
 
 /* Write the exit of syscall id; args (read only for exit captures) may be NULL otherwise. */

@@ -176,7 +176,7 @@ int scry_tp(void *ctx)
 		return 0;
 	if (!target_ok(NULL, &t) && !next_followed(ctx, w.d))
 		return 0;
-	if ((w.d->flags & SCRY_TP_PIDSET) && !pid_set_has(true, slot))
+	if ((w.d->flags & SCRY_TP_PIDSET) && !pid_set_has(t, true, slot))
 		return 0;
 	w.a = area_get(AREA_TP);
 	if (!w.a)

@@ -310,5 +310,6 @@ void scry_probes_close(struct scry_probes *p)
 		if (p->metric_fds[i] >= 0)
 			close(p->metric_fds[i]);
 	scry_bpf__destroy(p->skel);
+	free(p->pid_set_pids);
 	free(p);
 }

@@ -189,16 +189,19 @@ static __always_inline void target_add(__u32 tgid)
 	follow_add(&tracked, tgid);
 }
 
-/* Per-process event sets: does current's process have a set whose bit `bit` of words
- * (the set's sc or tp bitmap, nwords u64s) is on?  Counted in the slot's hits when so.
+/* Per-process event sets: does current's process (t: current, as target_ok gave it) have a
+ * set whose bit `bit` of its sc or tp bitmap is on?  Counted in the slot's hits when so.
  * Asked only for an event enabled for per-process sets alone (SCRY_SC_PIDSET,
- * SCRY_TP_PIDSET): one hash lookup by tgid for a process without a set. */
-static __always_inline bool pid_set_has(bool tp, __u32 bit)
+ * SCRY_TP_PIDSET): for a process without a set, a bit of pid_set_bloom (or, when another
+ * process with a set shares it, one hash lookup by tgid). */
+static __always_inline bool pid_set_has(struct task_struct *t, bool tp, __u32 bit)
 {
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32, *slot;
+	__u32 tgid = t->tgid, *slot;
 	struct scry_pid_set *ps;
 	__u64 w, *hits;
 
+	if (!((pid_set_bloom[(tgid / 64) & (SCRY_PID_BLOOM_BITS / 64 - 1)] >> (tgid & 63)) & 1))
+		return false;                     /* no process with a set has its bit */
 	slot = bpf_map_lookup_elem(&pid_set_of, &tgid);
 	if (!slot)
 		return false;
