@@ -124,21 +124,35 @@ int channel_attach(struct scry_channel *c, char *err, size_t errlen)
 	return 0;
 }
 
+/* The channel an enable or disable names, unless it cannot change (a loaded session with a
+ * filter): NULL with *ret and the reason. */
+static struct scry_channel *verb_channel(struct scry_session *s, const char *channel, const char *verb,
+					 const char *spec, int *ret, char *err, size_t errlen)
+{
+	struct scry_channel *c = session_channel(s, channel, err, errlen);
+
+	*ret = -ENOENT;
+	if (!c)
+		return NULL;
+	err[0] = 0;
+	if (c->probes && c->filters) {
+		snprintf(err, errlen, "cannot %s '%s' on a running session with a filter", verb, spec);
+		*ret = -ENOTSUP;
+		return NULL;
+	}
+	return c;
+}
+
 int scry_session_disable_event(struct scry_session *s, const char *channel, const char *spec,
 			       char *err, size_t errlen)
 {
-	struct scry_channel *c = session_channel(s, channel, err, errlen);
+	struct scry_channel *c;
 	const struct scry_source *src;
 	size_t matched = 0;
 	int ret;
 
-	if (!c)
-		return -ENOENT;
-	err[0] = 0;
-	if (c->probes && c->filters) {
-		snprintf(err, errlen, "cannot disable '%s' on a running session with a filter", spec);
-		return -ENOTSUP;
-	}
+	if (!(c = verb_channel(s, channel, "disable", spec, &ret, err, errlen)))
+		return ret;
 	src = source_of(spec);
 	if ((ret = src->disable(c, spec, &matched, err, errlen)))
 		return ret;
@@ -214,17 +228,12 @@ bool channel_spec_selectable(const char *spec)
 int scry_session_enable_event(struct scry_session *s, const char *channel, const char *spec,
 			      char *err, size_t errlen)
 {
-	struct scry_channel *c = session_channel(s, channel, err, errlen);
+	struct scry_channel *c;
 	bool changed;
 	int ret;
 
-	if (!c)
-		return -ENOENT;
-	err[0] = 0;
-	if (c->probes && c->filters) {
-		snprintf(err, errlen, "cannot enable '%s' on a running session with a filter", spec);
-		return -ENOTSUP;
-	}
+	if (!(c = verb_channel(s, channel, "enable", spec, &ret, err, errlen)))
+		return ret;
 	ret = channel_enable(c, spec, false, &changed, err, errlen);
 	if (ret || !changed)
 		return ret;
