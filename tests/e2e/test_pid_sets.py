@@ -143,6 +143,56 @@ def test_pid_set_before_start_in_its_own_channel(daemon, tmp_path, steppers, bt2
     daemon.run("destroy", "-a")
 
 
+
+def test_set_is_the_process_of_a_thread_not_its_children(daemon, tmp_path, bt2_read):
+    """--pid TID names TID's process: every thread of it records; a child it forks does not."""
+    out = tmp_path / "trace"
+    fmain, fthread, fchild = files(tmp_path, "main", "thread", "child")
+    code = (
+        "import os, sys, threading\n"
+        "go, tid = threading.Event(), []\n"
+        "def other():\n"
+        "    tid.append(threading.get_native_id()); go.wait()\n"
+        "    os.close(os.open(sys.argv[2], os.O_RDONLY))\n"
+        "t = threading.Thread(target=other); t.start()\n"
+        "while not tid: pass\n"
+        "print(os.getpid(), tid[0], flush=True)\n"
+        "sys.stdin.readline()\n"
+        "os.close(os.open(sys.argv[1], os.O_RDONLY)); go.set(); t.join()\n"
+        "c = os.fork()\n"
+        "if c == 0:\n"
+        "    os.close(os.open(sys.argv[3], os.O_RDONLY)); os._exit(0)\n"
+        "os.waitpid(c, 0)\n"
+        "print('done', flush=True)\n")
+    p = subprocess.Popen(["/usr/bin/python3", "-c", code, fmain, fthread, fchild], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, text=True)
+    try:
+        tgid, tid = map(int, p.stdout.readline().split())
+        assert tid != tgid
+        daemon.run("create", "thr", "-o", out)
+        daemon.run("enable-event", "-k", "--syscall", "getppid")
+        daemon.run("add-context", "-k", "-t", "pid", "-t", "tid")
+        daemon.run("start")
+        r = daemon.run("enable-event", "-k", "--pid", tid, "--syscall", "openat")
+        assert r.stdout == f"Kernel syscall openat enabled in channel channel0 for process {tid}\n"
+        assert f"  PID {tgid}: " in daemon.run("list", "thr").stdout
+        p.stdin.write("go\n")
+        p.stdin.flush()
+        assert p.stdout.readline() == "done\n"
+        p.wait(timeout=10)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    daemon.run("stop")
+    ev = read_events(bt2_read, out).events
+    mine = [(e["tid"], e["fields"]["filename"]) for e in ev
+            if e["name"] == "syscall_entry_openat" and e["fields"]["filename"] in (fmain, fthread, fchild)]
+    assert sorted(mine) == sorted([(tgid, fmain), (tid, fthread)]), mine
+    assert all(e["pid"] == tgid for e in ev if e["name"] == "syscall_entry_openat"), \
+        {e["pid"] for e in ev if e["name"] == "syscall_entry_openat"}
+    daemon.run("destroy", "-a")
+
+
 def test_least_recently_used_set_evicted_and_counted(daemon, tmp_path, steppers, bt2_read):
     out = tmp_path / "trace"
     a, b, c = steppers(3)
