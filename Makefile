@@ -178,6 +178,7 @@ bench: deps all
 	@bench/uprobes.sh
 	@bench/statedump.sh
 	@bench/daemon.sh
+	@bench/pid_sets.py
 
 gen-syscalls:
 	$(PYTHON) scripts/gen_syscalls.py > src/catalog/syscall_table.c

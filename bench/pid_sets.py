@@ -1,0 +1,101 @@
+#!/usr/bin/python3
+"""bench/pid_sets.py (run by `make bench`) — what per-process event sets cost on the syscall
+path, through a private scryd (system-wide sessions): the kernel's own run time of
+scry_sys_enter_btf and scry_sys_exit_btf per run (bpf_stats, enabled by a BPF_ENABLE_STATS
+file descriptor held for the run: run_time_ns / run_cnt) while getppid_loop
+(BENCH_PIDSET_CALLS, default 2000000) runs pinned to one CPU, the median of
+BENCH_PIDSET_ROUNDS (5) interleaved rounds of each case:
+  no set                 getppid not recorded (the channel records openat)
+  sets elsewhere         the same, with a set (openat) for another process
+  other's set            getppid in another process's set only (the loop has none)
+  own set                getppid in the loop's own set (recorded through it)
+  everyone               getppid recorded for every process (no set)
+A set for the loop is given before it starts: a shell waits for a line, then execs the loop
+(the same pid)."""
+import ctypes
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SCRY = os.path.join(ROOT, "scry")
+LOOP = os.path.join(ROOT, "build/workload/getppid_loop")
+CALLS = int(os.environ.get("BENCH_PIDSET_CALLS", "2000000"))
+ROUNDS = int(os.environ.get("BENCH_PIDSET_ROUNDS", "5"))
+CPU = os.environ.get("BENCH_CPU", str(os.cpu_count() - 1))
+CASES = ("no set", "sets elsewhere", "other's set", "own set", "everyone")
+
+
+def prog_ids():
+    out = subprocess.run(["bpftool", "prog", "show", "-j"], capture_output=True, text=True).stdout
+    return {p["id"]: p for p in json.loads(out)}
+
+
+def runs(ids):
+    """(run_cnt, run_time_ns) of the syscall programs among ids, by name."""
+    return {p["name"]: (p.get("run_cnt", 0), p.get("run_time_ns", 0)) for i, p in prog_ids().items()
+            if i in ids and p["name"] in ("scry_sys_enter_btf", "scry_sys_exit_btf")}
+
+
+def main():
+    if os.geteuid() != 0:
+        sys.exit("bench (pid sets): run as root")
+    attr = (ctypes.c_uint32 * 16)()       # BPF_ENABLE_STATS, BPF_STATS_RUN_TIME
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.syscall(321, 32, ctypes.byref(attr), 64) < 0:
+        sys.exit("bench (pid sets): BPF_ENABLE_STATS failed")
+    tmp = tempfile.mkdtemp(prefix="scry-pidsets.")
+    env = dict(os.environ, SCRY_RUNDIR=tmp + "/run", HOME=tmp)
+
+    def scry(*a):
+        p = subprocess.run([SCRY] + [str(x) for x in a], env=env, capture_output=True, text=True)
+        if p.returncode:
+            sys.exit(f"bench (pid sets): scry {' '.join(map(str, a))}: {p.stderr.strip()}")
+
+    other = subprocess.Popen(["sleep", "3600"])
+    rows = {c: [] for c in CASES}
+    try:
+        for r in range(ROUNDS):
+            for case in CASES:
+                scry("create", "b", "-o", f"{tmp}/t{r}-{CASES.index(case)}")
+                scry("enable-event", "-k", "--syscall", "getppid" if case == "everyone" else "openat")
+                if case == "sets elsewhere":
+                    scry("enable-event", "-k", "--pid", other.pid, "--syscall", "openat")
+                if case == "other's set":
+                    scry("enable-event", "-k", "--pid", other.pid, "--syscall", "getppid")
+                before = set(prog_ids())
+                scry("start")
+                ids = set(prog_ids()) - before
+                sh = subprocess.Popen(["taskset", "-c", CPU, "sh", "-c", f"read x; exec {LOOP} {CALLS}"],
+                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+                if case == "own set":
+                    scry("enable-event", "-k", "--pid", sh.pid, "--syscall", "getppid")
+                a = runs(ids)
+                sh.communicate("go\n")
+                b = runs(ids)
+                scry("destroy")
+                rows[case].append({k: (b[k][1] - a[k][1]) / max(1, b[k][0] - a[k][0]) for k in a})
+    finally:
+        other.kill()
+        try:
+            os.kill(int(open(tmp + "/run/scryd.pid").read().split()[0]), 15)
+        except (OSError, ValueError, IndexError):
+            pass
+        time.sleep(0.5)
+        shutil.rmtree(tmp, ignore_errors=True)
+    print("per-process event sets: ns per run of the syscall programs (median of %d rounds, %d getppid calls "
+          "pinned to CPU %s)" % (ROUNDS, CALLS, CPU))
+    print("  %-16s %12s %12s" % ("case", "sys_enter", "sys_exit"))
+    for case in CASES:
+        en = statistics.median(x["scry_sys_enter_btf"] for x in rows[case])
+        ex = statistics.median(x["scry_sys_exit_btf"] for x in rows[case])
+        print("  %-16s %12.1f %12.1f" % (case, en, ex))
+
+
+if __name__ == "__main__":
+    main()
