@@ -4,7 +4,8 @@
  * attached to the generic tracepoint program of src/bpf/tracepoints.bpf.h with the copy
  * operations of its format (or to its filter front), but for those with programs of their
  * own (builtins[] below).
- * Disabling stops a tracepoint's writing at once, then detaches it.  One enabled for
+ * Disabling stops a tracepoint's writing at once, then detaches it (unless a per-process
+ * set has it: then it stays theirs).  One enabled for
  * per-process sets only (pid_sets.c) is attached with SCRY_TP_PIDSET in its descriptor:
  * written only for the processes whose set has its slot. */
 #include <errno.h>
@@ -53,14 +54,15 @@ static int tp_desc(struct scry_channel *c, const struct tp_ref *t, struct scry_t
 	return 0;
 }
 
-/* A tracepoint enabled for per-process sets only, enabled for every process: its
- * descriptor, if attached, loses SCRY_TP_PIDSET at once. */
-static int tp_everyone(struct scry_channel *c, struct tp_ref *t, char *err, size_t errlen)
+/* A tracepoint enabled for per-process sets only, enabled for every process (or the
+ * reverse, disabled for every process while a set has it): its descriptor, if attached,
+ * loses (gains) SCRY_TP_PIDSET at once. */
+static int tp_everyone(struct scry_channel *c, struct tp_ref *t, bool on, char *err, size_t errlen)
 {
 	struct scry_tp_desc d;
 	int ret;
 
-	t->pid_only = false;
+	t->pid_only = !on;
 	c->changes++;
 	if (t->slot < 0 || !c->probes)
 		return 0;
@@ -106,7 +108,7 @@ static int enable_tracepoint(struct scry_channel *c, const char *system, const c
 	if (c->nevents == before) {      /* already enabled: on for every process now? */
 		for (size_t i = 0; i < c->ntps; i++)
 			if (c->tps[i].id == id && c->tps[i].pid_only && !c->enabling_pid)
-				return tp_everyone(c, &c->tps[i], err, errlen);
+				return tp_everyone(c, &c->tps[i], true, err, errlen);
 		return 0;
 	}
 	struct tp_ref *t = realloc(c->tps, (c->ntps + 1) * sizeof(*t));
@@ -170,6 +172,12 @@ static int disable(struct scry_channel *c, const char *spec, size_t *matched, ch
 		snprintf(full, sizeof(full), "%s:%s", t->system, t->name);
 		if (t->disabled || t->pid_only || (has_system ? fnmatch(spec, full, 0) : fnmatch(spec, t->name, 0)))
 			continue;
+		if (c->psel.tp[i / 64] >> (i % 64) & 1) {     /* a per-process set keeps it */
+			if ((ret = tp_everyone(c, t, false, err, errlen)))
+				return ret;
+			(*matched)++;
+			continue;
+		}
 		if (t->slot >= 0 && (ret = scry_probes_detach_tracepoint(c->probes, t->slot))) {
 			snprintf(err, errlen, "cannot detach %s: %s", full, strerror(-ret));
 			return ret;

@@ -123,6 +123,8 @@ def test_pid_set_added_and_removed_while_running(daemon, tmp_path, steppers, bt2
 
 
 def test_pid_set_before_start_in_its_own_channel(daemon, tmp_path, steppers, bt2_read):
+    """A set given before start, in a channel of per-process events only (a tracepoint), then
+    the tracepoint enabled for every process and disabled again: the set keeps it."""
     out = tmp_path / "trace"
     a, b = steppers(2)
     daemon.run("create", "pre", "-o", out)
@@ -135,10 +137,18 @@ def test_pid_set_before_start_in_its_own_channel(daemon, tmp_path, steppers, bt2
     for s, n in ((a, "qa"), (b, "qb")):
         s.step(f"name {n}")
         s.step("getppid")
+    # enabled for every process in that channel too, then disabled for them: A's set keeps it
+    daemon.run("enable-event", "-k", "-c", "mine", "task_rename")
+    for s, n in ((a, "ra"), (b, "rb")):
+        s.step(f"name {n}")
+    daemon.run("disable-event", "-k", "-c", "mine", "task_rename")
+    for s, n in ((a, "sa"), (b, "sb")):
+        s.step(f"name {n}")
     daemon.run("stop")
     tr = read_events(bt2_read, out)
-    mine = [e for e in tr.events if e["name"] == "task_rename"]
-    assert [(e["pid"], e["fields"]["newcomm"]) for e in mine] == [(a.pid, "qa")], mine
+    mine = [(e["pid"], e["fields"]["newcomm"]) for e in tr.events if e["name"] == "task_rename"
+            and e["pid"] in (a.pid, b.pid)]
+    assert mine == [(a.pid, "qa"), (a.pid, "ra"), (b.pid, "rb"), (a.pid, "sa")], mine
     assert {e["pid"] for e in tr.events if e["name"] == "syscall_exit_getppid"} >= {a.pid, b.pid}
     daemon.run("destroy", "-a")
 
