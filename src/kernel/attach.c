@@ -46,9 +46,18 @@ int scry_probes_attach_tracepoint(struct scry_probes *p, const char *system, con
 	}
 	LIBBPF_OPTS(bpf_tracepoint_opts, topts, .bpf_cookie = slot);
 	snprintf(what, sizeof(what), "tracepoint %s:%s", system, name);
-	int ret = front_fd >= 0 ? probes_attach_front_tp(p, front_fd, system, name, slot, err, errlen) :
-		  probes_add_link(p, bpf_program__attach_tracepoint_opts(p->skel->progs.scry_tp, system, name, &topts),
-			   what, err, errlen);
+	int ret;
+
+	if (front_fd >= 0)
+		ret = probes_attach_front_tp(p, front_fd, system, name, slot, err, errlen);
+	else if (p->btf_exit && !p->skel->bss->exit_tp_slot && !strcmp(system, "sched") &&
+		 !strcmp(name, "sched_process_exit")) {   /* its BTF tracepoint (tracepoints.bpf.h) */
+		p->skel->bss->exit_tp_slot = slot + 1;
+		if ((ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_tp_exit), what, err, errlen)))
+			p->skel->bss->exit_tp_slot = 0;
+	} else
+		ret = probes_add_link(p, bpf_program__attach_tracepoint_opts(p->skel->progs.scry_tp, system, name, &topts),
+				      what, err, errlen);
 	if (ret)
 		return ret;
 	p->tp_link[slot] = front_fd >= 0 ? -1 : (int)p->nlinks - 1;
@@ -69,6 +78,8 @@ int scry_probes_detach_tracepoint(struct scry_probes *p, int slot)
 		return -errno;
 	bpf_link__destroy(p->links[l]);
 	p->links[l] = NULL;
+	if (p->skel->bss->exit_tp_slot == k + 1)
+		p->skel->bss->exit_tp_slot = 0;   /* free for sched_process_exit again */
 	return 0;
 }
 

@@ -37,6 +37,7 @@ struct scry_probes {
 	size_t nfront_links;
 	struct scry_ctx_layout layout;   /* contexts and registers in kernel BTF */
 	bool prepare_exec;         /* scry_prepare_exec is loaded */
+	bool btf_exit;             /* scry_tp_exit is loaded (the bss's exit_tp_slot: its slot) */
 	bool uprobe_multi;         /* scry_uprobe_multi is loaded (scry_probes_attach_uprobes) */
 	bool memo_by_regs;         /* the memo keeps the current task (untrusted kptr) */
 	int metric_fds[SCRY_METRICS_MAX];   /* inner maps of the metrics, -1: none */
