@@ -33,6 +33,7 @@ const volatile __u16 sd_ids[SCRY_SD_NR] = { [0 ... SCRY_SD_NR - 1] = SCRY_NO_EVE
 const volatile __u32 track_mask = 0;       /* SCRY_TRACK_* trackers in use */
 const volatile __u32 n_track_cgroups = 0;
 const volatile __u8 scry_clock = SCRY_CLOCK_MONOTONIC;   /* the trace clock (SCRY_CLOCK_*) */
+const volatile __u8 prepare_exec_on = 0;   /* scry_prepare_exec writes deferred execve entries */
 
 /* Now, on the trace clock: the verifier keeps only the chosen helper (the branches on the
  * frozen rodata are decided at load), so a kernel without bpf_ktime_get_tai_ns loads the

@@ -192,6 +192,7 @@ int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o,
 	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_resume_btf, o->syscalls && o->filter && p->btf_tp);
 	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_resume_tp, o->syscalls && o->filter && !p->btf_tp);
 	bpf_program__set_autoload(p->skel->progs.scry_prepare_exec, p->prepare_exec);
+	p->skel->rodata->prepare_exec_on = p->prepare_exec;
 	p->btf_exit = o->btf_exit && scry_feature_btf_exit(vmlinux);
 	bpf_program__set_autoload(p->skel->progs.scry_tp_exit, p->btf_exit);
 	bool need_fork = !o->target_all || o->fork_event_id != 0xffff || o->track_vpid;
