@@ -135,15 +135,7 @@ static __always_inline void sys_enter(long id, const __u64 *args, struct task_st
 		enter_strings(d, id, args, t, scry_now(), d->flags & SCRY_SC_DEFER);
 		return;
 	}
-	switch (d->nargs) {
-	case 0: enter_fixed(d, args, 0, t); break;
-	case 1: enter_fixed(d, args, 1, t); break;
-	case 2: enter_fixed(d, args, 2, t); break;
-	case 3: enter_fixed(d, args, 3, t); break;
-	case 4: enter_fixed(d, args, 4, t); break;
-	case 5: enter_fixed(d, args, 5, t); break;
-	default: enter_fixed(d, args, 6, t); break;
-	}
+	enter_fixed(d, args, t);
 }
 
 /* The descriptor of syscall id at its exit for current, the deferred entry of the call
