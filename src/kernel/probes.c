@@ -17,6 +17,7 @@
 #include "scry.skel.h"
 #include "catalog/catalog.h"
 #include "filter/bpf_gen.h"
+#include "kernel/btf_cache.h"
 #include "kernel/ctx_paths.h"
 #include "kernel/features.h"
 #include "kernel/probes_int.h"
@@ -97,7 +98,10 @@ static int create_rings(struct scry_probes *p, size_t size, struct ring_install 
 	return 0;
 }
 
-int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o, char *err, size_t errlen)
+/* The object opened (with core_btf, the cached BTF of its CO-RE relocations, if not NULL),
+ * set for o, loaded. */
+static int probes_load(struct scry_probes **out, const struct scry_probes_opts *o, const char *core_btf,
+		       char *err, size_t errlen)
 {
 	struct scry_probes *p;
 	struct ring_install ri = { .outer_fd = -1 };
@@ -134,7 +138,8 @@ int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o,
 		ret = -ENOTSUP;
 		goto fail;
 	}
-	p->skel = scry_bpf__open();
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = core_btf);
+	p->skel = scry_bpf__open_opts(&oo);
 	if (!p->skel) {
 		ret = -errno;
 		snprintf(err, errlen, "cannot open the BPF object: %s", strerror(-ret));
@@ -302,6 +307,29 @@ fail:
 		close(ri.outer_fd);
 	scry_probes_close(p);
 	return ret < 0 ? ret : -EINVAL;
+}
+
+int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o, char *err, size_t errlen)
+{
+	static bool filling;    /* once a process */
+	size_t objsz;
+	const void *obj = scry_bpf__elf_bytes(&objsz);
+	char core[512];
+	bool cached = scry_btf_cache_lookup(obj, objsz, core, sizeof(core));
+	int ret = probes_load(out, o, cached ? core : NULL, err, errlen);
+
+	if (ret && cached) {       /* not with that BTF, perhaps: without it */
+		scry_log(SCRY_LOG_VERBOSE, "scry: loading with the cached BTF %s failed (%s): without it", core, err);
+		scry_btf_cache_drop(core);
+		cached = false;
+		ret = probes_load(out, o, NULL, err, errlen);
+	} else if (!ret && !cached && !filling) {
+		filling = true;
+		scry_btf_cache_fill(obj, objsz);
+	}
+	if (!ret)
+		scry_log(SCRY_LOG_VERBOSE, "scry: CO-RE relocations against %s", cached ? core : "the kernel's BTF");
+	return ret;
 }
 
 int scry_probes_set_syscalls(struct scry_probes *p, const struct scry_sc_desc *d, unsigned n)
