@@ -3,7 +3,9 @@
  * scry build, so that libbpf matches the CO-RE relocations against those few types instead
  * of searching all of vmlinux for each (~20 ms of every start).  A miss is filled for the
  * next run by bpftool in the background, after the load. */
+#include <elf.h>
 #include <errno.h>
+#include <link.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -30,13 +32,42 @@ static const char *cache_dir(void)
 	return d && *d ? d : "/var/cache/scry";
 }
 
-/* DIR/core-OBJECT-KERNEL.btf: the object's bytes and the kernel's identity (release,
- * build, machine, size of its BTF) hashed; false when the kernel has no BTF. */
+/* The build id of scry's executable (which embeds the object), as a hash: 0 if none. */
+static int note_build_id(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	uLong *out = arg;
+
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		const char *p, *end;
+
+		if (ph->p_type != PT_NOTE)
+			continue;
+		p = (const char *)(info->dlpi_addr + ph->p_vaddr);
+		end = p + ph->p_memsz;
+		while (p + sizeof(ElfW(Nhdr)) <= end) {
+			const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)p;
+			const char *name = p + sizeof(*nh), *desc = name + ((nh->n_namesz + 3) & ~3u);
+
+			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 && !memcmp(name, "GNU", 4) &&
+			    desc + nh->n_descsz <= end) {
+				*out = crc32(1L, (const Bytef *)desc, nh->n_descsz);
+				return 1;
+			}
+			p = desc + ((nh->n_descsz + 3) & ~3u);
+		}
+	}
+	return 1;     /* the first object is the executable: stop */
+}
+
+/* DIR/core-OBJECT-KERNEL.btf: the object (by scry's build id, else its bytes) and the
+ * kernel's identity (release, build, machine, size of its BTF) hashed; false when the
+ * kernel has no BTF. */
 static bool cache_path(const void *obj, size_t objsz, char *buf, size_t n)
 {
 	struct utsname u;
 	struct stat st;
-	uLong ko;
+	uLong ko, oo = 0;
 
 	if (uname(&u) || stat(VMLINUX, &st))
 		return false;
@@ -44,8 +75,10 @@ static bool cache_path(const void *obj, size_t objsz, char *buf, size_t n)
 	ko = crc32(ko, (const Bytef *)u.version, (uInt)strlen(u.version));
 	ko = crc32(ko, (const Bytef *)u.machine, (uInt)strlen(u.machine));
 	ko = crc32(ko, (const Bytef *)&st.st_size, sizeof(st.st_size));
-	return snprintf(buf, n, "%s/core-%08lx-%08lx.btf", cache_dir(),
-			crc32(0L, (const Bytef *)obj, (uInt)objsz), ko) < (int)n;
+	dl_iterate_phdr(note_build_id, &oo);
+	if (!oo)
+		oo = crc32(0L, (const Bytef *)obj, (uInt)objsz);
+	return snprintf(buf, n, "%s/core-%08lx-%08lx.btf", cache_dir(), oo, ko) < (int)n;
 }
 
 bool scry_btf_cache_lookup(const void *obj, size_t objsz, char *path, size_t n)
