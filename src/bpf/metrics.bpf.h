@@ -31,8 +31,10 @@ struct metric_call {
 	char comm[SCRY_COMM_LEN];
 };
 
-/* Span i (a constant): the observation c as a record of span_rb, if long enough. */
-static __always_inline void span_emit(__u32 i, const struct metric_call *c, __u64 v)
+/* Span i (a constant): the observation c as a record of span_rb, if long enough; its parent
+ * the application's mark (span_marks): pm, else task's (NULL: none). */
+static __always_inline void span_emit(__u32 i, const struct metric_call *c, __u64 v, struct task_struct *task,
+				      const struct scry_span_parent *pm)
 {
 	const volatile struct scry_metric_desc *d = &metric_desc[metric_idx(i)];
 	struct scry_span_rec *r;
@@ -55,6 +57,15 @@ static __always_inline void span_emit(__u32 i, const struct metric_call *c, __u6
 	r->dev = c->dev;
 	r->metric = i;
 	__builtin_memcpy(r->comm, c->comm, sizeof(r->comm));
+	if (span_marks && !pm && task)
+		pm = bpf_task_storage_get(&span_mark, task, 0, 0);
+	if (span_marks && pm) {
+		r->parent = *pm;
+	} else {
+		r->parent.trace_hi = 0;
+		r->parent.trace_lo = 0;
+		r->parent.span = 0;
+	}
 	bpf_ringbuf_submit(r, 0);
 }
 
@@ -140,8 +151,9 @@ static __always_inline void *metric_series(void *inner, const struct scry_metric
 	return bpf_map_lookup_elem(inner, key);
 }
 
-/* Metric i (a constant) for call c; key: scratch space. */
-static __always_inline void metric_one(__u32 i, const struct metric_call *c, struct scry_metric_key *key)
+/* Metric i (a constant) for call c; key: scratch space; task, pm: a span's parent (span_emit). */
+static __always_inline void metric_one(__u32 i, const struct metric_call *c, struct scry_metric_key *key,
+				       struct task_struct *task, const struct scry_span_parent *pm)
 {
 	const volatile struct scry_metric_desc *d = &metric_desc[metric_idx(i)];
 	__u32 labels = d->labels;
@@ -163,7 +175,7 @@ static __always_inline void metric_one(__u32 i, const struct metric_call *c, str
 		v = 1;
 	}
 	if (d->kind == SCRY_METRIC_SPAN) {
-		span_emit(i, c, v);
+		span_emit(i, c, v, task, pm);
 		return;
 	}
 	if (d->dense) {       /* a slot per syscall number: no key to build, hash nor compare */
@@ -257,7 +269,7 @@ static __always_inline void metrics_exit(struct task_struct *t, long id, long re
 		if (i >= n_metrics)
 			break;
 		if (metric_desc[i].event == SCRY_ME_SYSCALL && (c.mask & (1u << i)))
-			metric_one(i, &c, &key);
+			metric_one(i, &c, &key, t, NULL);
 	}
 }
 
@@ -336,8 +348,9 @@ static __always_inline void metric_task_labels(struct metric_call *c, struct tas
 		bpf_probe_read_kernel_str(c->comm, sizeof(c->comm), t->comm);
 }
 
-/* Observe value v (ns) for the metrics of event (a constant). */
-static __always_inline void metrics_observe(__u32 event, struct metric_call *c)
+/* Observe value v (ns) for the metrics of event (a constant); task, pm: a span's parent. */
+static __always_inline void metrics_observe(__u32 event, struct metric_call *c, struct task_struct *task,
+					    const struct scry_span_parent *pm)
 {
 	struct scry_metric_key key;
 	__u32 zero = 0;
@@ -350,7 +363,7 @@ static __always_inline void metrics_observe(__u32 event, struct metric_call *c)
 		if (i >= n_metrics)
 			break;
 		if (metric_desc[i].event == event)
-			metric_one(i, c, &key);
+			metric_one(i, c, &key, task, pm);
 	}
 }
 
@@ -417,11 +430,11 @@ int BPF_PROG(scry_metrics_switch, bool preempt, struct task_struct *prev, struct
 	metric_task_labels(&c, next);
 	if ((metrics_event_mask & (1u << SCRY_ME_RUNQUEUE)) && queued >= 0) {
 		c.lat = queued;
-		metrics_observe(SCRY_ME_RUNQUEUE, &c);
+		metrics_observe(SCRY_ME_RUNQUEUE, &c, next, NULL);
 	}
 	if ((metrics_event_mask & (1u << SCRY_ME_OFFCPU)) && off >= 0) {
 		c.lat = off;
-		metrics_observe(SCRY_ME_OFFCPU, &c);
+		metrics_observe(SCRY_ME_OFFCPU, &c, next, NULL);
 	}
 	return 0;
 }
@@ -456,6 +469,14 @@ int BPF_PROG(scry_metrics_rq_issue, struct request *rq)
 		if (st)
 			st->no_entry++;
 	}
+	if (span_marks) {     /* the issuer's mark goes with its request */
+		struct scry_span_parent *pm = bpf_task_storage_get(&span_mark, t, 0, 0);
+
+		if (pm)
+			bpf_map_update_elem(&blk_mark, &key, pm, BPF_ANY);
+		else
+			bpf_map_delete_elem(&blk_mark, &key);
+	}
 	return 0;
 }
 
@@ -477,7 +498,59 @@ int BPF_PROG(scry_metrics_rq_complete, struct request *rq, int error, unsigned i
 	c.uid = b->uid;
 	__builtin_memcpy(c.comm, b->comm, sizeof(c.comm));
 	bpf_map_delete_elem(&blk_start, &key);
+	if (span_marks) {
+		struct scry_span_parent pm, *m = bpf_map_lookup_elem(&blk_mark, &key);
+
+		if (m) {
+			pm = *m;
+			bpf_map_delete_elem(&blk_mark, &key);
+			if (c.lat >= 0)
+				metrics_observe(SCRY_ME_BLOCK_IO, &c, NULL, &pm);
+			return 0;
+		}
+	}
 	if (c.lat >= 0)
-		metrics_observe(SCRY_ME_BLOCK_IO, &c);
+		metrics_observe(SCRY_ME_BLOCK_IO, &c, NULL, NULL);
 	return 0;
+}
+
+/* ---- the application's marks (tracing: parent:) ----------------------------------------- */
+
+/* Mark the current thread with the application's span (trace id high, low, span id), or
+ * clear the mark (a zero span id or trace id). */
+static __always_inline int span_mark_set(__u64 hi, __u64 lo, __u64 span)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct scry_span_parent *m;
+
+	if (!span || !(hi | lo)) {
+		bpf_task_storage_delete(&span_mark, t);
+		return 0;
+	}
+	m = bpf_task_storage_get(&span_mark, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (m) {
+		m->trace_hi = hi;
+		m->trace_lo = lo;
+		m->span = span;
+	}
+	return 0;
+}
+
+/* uprobe on the application's function f(trace_hi, trace_lo, span_id, ...) */
+SEC("uprobe")
+int scry_span_mark_uprobe(struct pt_regs *ctx)
+{
+	return span_mark_set(ctx->di, ctx->si, ctx->dx);
+}
+
+/* USDT probe with the arguments trace_hi, trace_lo, span_id */
+SEC("usdt")
+int scry_span_mark_usdt(struct pt_regs *ctx)
+{
+	long hi = 0, lo = 0, span = 0;
+
+	bpf_usdt_arg(ctx, 0, &hi);
+	bpf_usdt_arg(ctx, 1, &lo);
+	bpf_usdt_arg(ctx, 2, &span);
+	return span_mark_set(hi, lo, span);
 }

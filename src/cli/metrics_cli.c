@@ -6,6 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 #include "catalog/catalog.h"
+#include "catalog/elfsyms.h"
+#include "catalog/usdt.h"
 #include "cli/launch.h"
 #include "cli/metrics_cli.h"
 #include "kernel/features.h"
@@ -68,6 +70,60 @@ int cli_metrics_option(struct cli_metrics *m, int opt, const char *arg, char *er
 
 static void metrics_channels(struct cli_metrics *m);
 
+/* tracing: parent: the file found, the probe or function checked in it. */
+static int resolve_mark(struct cli_metrics *m, char *err, size_t errlen)
+{
+	const struct scry_metrics_config *c = m->cfg;
+	char why[512];
+	char *path;
+
+	free((char *)m->mark.path);
+	memset(&m->mark, 0, sizeof(m->mark));
+	if (!c->parent_path)
+		return 0;
+	if (!(path = scry_elf_find(c->parent_path, why, sizeof(why)))) {
+		snprintf(err, errlen, "%s: tracing.parent: %s", c->file, why);
+		return -1;
+	}
+	m->mark = (struct scry_span_mark_probe){ .path = path, .provider = c->parent_provider, .name = c->parent_name };
+	if (c->parent_provider) {
+		struct scry_usdt_note *v;
+		size_t n;
+		int found = -1;
+
+		if (scry_usdt_notes(path, &v, &n, why, sizeof(why))) {
+			snprintf(err, errlen, "%s: tracing.parent: %s", c->file, why);
+			return -1;
+		}
+		for (size_t i = 0; i < n; i++)
+			if (!strcmp(v[i].provider, c->parent_provider) && !strcmp(v[i].name, c->parent_name))
+				found = (int)v[i].nargs;
+		scry_usdt_notes_free(v, n);
+		if (found < 3) {
+			snprintf(err, errlen, found < 0 ? "%s: tracing.parent: %s has no USDT probe %s:%s" :
+				 "%s: tracing.parent: %s: USDT probe %s:%s has fewer than 3 arguments (trace id high, "
+				 "low, span id)", c->file, path, c->parent_provider, c->parent_name);
+			return -1;
+		}
+		return 0;
+	}
+	struct scry_elf e;
+	const struct scry_elf_func *f;
+
+	if (scry_elf_load(&e, path, why, sizeof(why))) {
+		snprintf(err, errlen, "%s: tracing.parent: %s", c->file, why);
+		return -1;
+	}
+	if (!(f = scry_elf_func(&e, c->parent_name))) {
+		snprintf(err, errlen, "%s: tracing.parent: %s has no function %s", c->file, path, c->parent_name);
+		scry_elf_free(&e);
+		return -1;
+	}
+	m->mark.offset = f->offset;
+	scry_elf_free(&e);
+	return 0;
+}
+
 int cli_metrics_config(struct cli_metrics *m, struct scry_catalog *cat, const char *path, const char *text,
 		       const char *name, char *err, size_t errlen)
 {
@@ -90,7 +146,7 @@ int cli_metrics_config(struct cli_metrics *m, struct scry_catalog *cat, const ch
 	m->sn = (struct scry_syscall_names){ .nr = sc_nr, .name = sc_name, .ctx = m };
 	ret = path ? scry_metrics_config_load(path, &m->sn, &m->cfg, err, errlen) :
 		     scry_metrics_config_parse(text, strlen(text), name, &m->sn, &m->cfg, err, errlen);
-	if (ret)
+	if (ret || resolve_mark(m, err, errlen))
 		return -1;
 	metrics_channels(m);
 	return 0;
@@ -126,7 +182,16 @@ int cli_metrics_config_spans(struct cli_metrics *m, const char *path, char *err,
 	m->cfg->process_spans = c->process_spans;
 	memcpy(m->cfg->kspans, c->kspans, sizeof(c->kspans));
 	m->cfg->nkspans = c->nkspans;
+	free(m->cfg->parent_path);
+	free(m->cfg->parent_provider);
+	free(m->cfg->parent_name);
+	m->cfg->parent_path = c->parent_path;
+	m->cfg->parent_provider = c->parent_provider;
+	m->cfg->parent_name = c->parent_name;
+	c->parent_path = c->parent_provider = c->parent_name = NULL;
 	scry_metrics_config_free(c);
+	if (resolve_mark(m, err, errlen))
+		return -1;
 	metrics_channels(m);
 	return 0;
 }
@@ -148,6 +213,7 @@ static void metrics_channels(struct cli_metrics *m)
 			.name = "metrics", .kind = SCRY_CHANNEL_METRICS, .metrics = m->descs,
 			.metric_max_entries = m->max_entries, .nmetrics = (unsigned)(m->cfg->nmetrics + m->cfg->nspans),
 			.metric_sc = m->sc_masks, .metric_bounds = m->bounds,
+			.span_mark = m->mark.path ? &m->mark : NULL,
 		};
 }
 
@@ -317,6 +383,7 @@ void cli_metrics_free(struct cli_metrics *m)
 	scry_kernspans_free(m->kspans);
 	scry_procspans_free(m->spans);
 	scry_metrics_config_free(m->cfg);
+	free((char *)m->mark.path);
 	free(m->sc_names);
 	free(m->sc_masks);
 	free(m->pids);

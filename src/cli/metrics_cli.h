@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 #include "cli/track.h"
+#include "kernel/probes.h"
 #include "metrics/config.h"
 #include "metrics/read.h"
 #include "session/session.h"
@@ -47,6 +48,7 @@ struct cli_metrics {
 	struct scry_kernspans *kspans;   /* syscall, block_io, sched_wait spans */
 	struct scry_otlp_exporter *exp;
 	struct scry_otlp_stats span_stats;   /* final, after cli_metrics_stop */
+	struct scry_span_mark_probe mark;    /* tracing: parent: resolved (mark.path NULL: none) */
 };
 
 #define CLI_METRICS_TARGET_USAGE \

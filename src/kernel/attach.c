@@ -257,6 +257,8 @@ int scry_probes_attach(struct scry_probes *p, char *err, size_t errlen)
 	if (!ret && bpf_program__autoload(p->skel->progs.scry_metrics_rq_complete))
 		ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_metrics_rq_complete),
 				      "tp_btf/block_rq_complete (metrics)", err, errlen);
+	if (!ret)
+		ret = probes_attach_span_mark(p, err, errlen);
 	if (ret)
 		return ret;
 	if (bpf_program__autoload(p->skel->progs.scry_fork))

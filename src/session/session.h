@@ -30,6 +30,8 @@ enum scry_channel_kind {
 };
 
 /* A channel: LTTng's, one stream class of the trace (stream files NAME_<cpu>). */
+struct scry_span_mark_probe;
+
 struct scry_channel_opts {
 	const char *name;               /* NULL: SCRY_DEFAULT_CHANNEL */
 	enum scry_channel_kind kind;
@@ -57,6 +59,8 @@ struct scry_channel_opts {
 	 * NAME_<cpu>_<index> of at most tracefile_size bytes (at least a packet), the oldest
 	 * deleted beyond tracefile_count (0: every file kept) */
 	uint64_t tracefile_size, tracefile_count;
+	/* SCRY_CHANNEL_METRICS: the spans' parents from the application's marks (kernel/probes.h) */
+	const struct scry_span_mark_probe *span_mark;
 };
 
 struct scry_session_opts {
