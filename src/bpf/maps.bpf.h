@@ -463,6 +463,18 @@ struct {
 	__type(value, struct scry_span_parent);
 } blk_mark SEC(".maps");
 
+/* The parent of the spans a scheduler or block program is observing (its mark, copied there
+ * before; per CPU, a slot per program: a completion in an interrupt does not overwrite the
+ * switch's). */
+enum { SPAN_CUR_SCHED, SPAN_CUR_BLOCK, SPAN_CUR_NR };
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, SPAN_CUR_NR);
+	__type(key, __u32);
+	__type(value, struct scry_span_parent);
+} span_cur SEC(".maps");
+
 /* Spans (SCRY_METRIC_SPAN descriptors): the observations long enough, read by user space. */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);

@@ -31,11 +31,30 @@ struct metric_call {
 	char comm[SCRY_COMM_LEN];
 };
 
-/* Span i (a constant): the observation c as a record of span_rb, if long enough; its parent
- * the application's mark (span_marks): pm, else task's (NULL: none). */
-static __always_inline void span_emit(__u32 i, const struct metric_call *c, __u64 v, struct task_struct *task,
-				      const struct scry_span_parent *pm)
+/* The parent of the spans a program is about to observe (slot SPAN_CUR_*): a copy of m, or
+ * none (m NULL). */
+static __always_inline void set_span_cur(__u32 slot, const struct scry_span_parent *m)
 {
+	struct scry_span_parent *cur = bpf_map_lookup_elem(&span_cur, &slot);
+
+	if (!cur)
+		return;
+	if (m) {
+		*cur = *m;
+	} else {
+		cur->trace_hi = 0;
+		cur->trace_lo = 0;
+		cur->span = 0;
+	}
+}
+
+/* Span i (a constant): the observation c as a record of span_rb, if long enough; its parent
+ * the application's mark (span_marks): a syscall's, current's; others', what their program
+ * put in span_cur (set_span_cur).  Nothing is passed down for it: the metrics' code is the
+ * same with or without marks. */
+static __always_inline void span_emit(__u32 i, const struct metric_call *c, __u64 v)
+{
+	const struct scry_span_parent *pm = NULL;
 	const volatile struct scry_metric_desc *d = &metric_desc[metric_idx(i)];
 	struct scry_span_rec *r;
 
@@ -57,9 +76,16 @@ static __always_inline void span_emit(__u32 i, const struct metric_call *c, __u6
 	r->dev = c->dev;
 	r->metric = i;
 	__builtin_memcpy(r->comm, c->comm, sizeof(r->comm));
-	if (span_marks && !pm && task)
-		pm = bpf_task_storage_get(&span_mark, task, 0, 0);
-	if (span_marks && pm) {
+	if (span_marks) {
+		if (d->event == SCRY_ME_SYSCALL) {
+			pm = bpf_task_storage_get(&span_mark, bpf_get_current_task_btf(), 0, 0);
+		} else {
+			__u32 slot = d->event == SCRY_ME_BLOCK_IO ? SPAN_CUR_BLOCK : SPAN_CUR_SCHED;
+
+			pm = bpf_map_lookup_elem(&span_cur, &slot);
+		}
+	}
+	if (pm && pm->span) {
 		r->parent = *pm;
 	} else {
 		r->parent.trace_hi = 0;
@@ -151,9 +177,8 @@ static __always_inline void *metric_series(void *inner, const struct scry_metric
 	return bpf_map_lookup_elem(inner, key);
 }
 
-/* Metric i (a constant) for call c; key: scratch space; task, pm: a span's parent (span_emit). */
-static __always_inline void metric_one(__u32 i, const struct metric_call *c, struct scry_metric_key *key,
-				       struct task_struct *task, const struct scry_span_parent *pm)
+/* Metric i (a constant) for call c; key: scratch space. */
+static __always_inline void metric_one(__u32 i, const struct metric_call *c, struct scry_metric_key *key)
 {
 	const volatile struct scry_metric_desc *d = &metric_desc[metric_idx(i)];
 	__u32 labels = d->labels;
@@ -175,7 +200,7 @@ static __always_inline void metric_one(__u32 i, const struct metric_call *c, str
 		v = 1;
 	}
 	if (d->kind == SCRY_METRIC_SPAN) {
-		span_emit(i, c, v, task, pm);
+		span_emit(i, c, v);
 		return;
 	}
 	if (d->dense) {       /* a slot per syscall number: no key to build, hash nor compare */
@@ -269,7 +294,7 @@ static __always_inline void metrics_exit(struct task_struct *t, long id, long re
 		if (i >= n_metrics)
 			break;
 		if (metric_desc[i].event == SCRY_ME_SYSCALL && (c.mask & (1u << i)))
-			metric_one(i, &c, &key, t, NULL);
+			metric_one(i, &c, &key);
 	}
 }
 
@@ -348,9 +373,8 @@ static __always_inline void metric_task_labels(struct metric_call *c, struct tas
 		bpf_probe_read_kernel_str(c->comm, sizeof(c->comm), t->comm);
 }
 
-/* Observe value v (ns) for the metrics of event (a constant); task, pm: a span's parent. */
-static __always_inline void metrics_observe(__u32 event, struct metric_call *c, struct task_struct *task,
-					    const struct scry_span_parent *pm)
+/* Observe value v (ns) for the metrics of event (a constant). */
+static __always_inline void metrics_observe(__u32 event, struct metric_call *c)
 {
 	struct scry_metric_key key;
 	__u32 zero = 0;
@@ -363,7 +387,7 @@ static __always_inline void metrics_observe(__u32 event, struct metric_call *c, 
 		if (i >= n_metrics)
 			break;
 		if (metric_desc[i].event == event)
-			metric_one(i, c, &key, task, pm);
+			metric_one(i, c, &key);
 	}
 }
 
@@ -430,11 +454,13 @@ int BPF_PROG(scry_metrics_switch, bool preempt, struct task_struct *prev, struct
 	metric_task_labels(&c, next);
 	if ((metrics_event_mask & (1u << SCRY_ME_RUNQUEUE)) && queued >= 0) {
 		c.lat = queued;
-		metrics_observe(SCRY_ME_RUNQUEUE, &c, next, NULL);
+		if (span_marks)
+			set_span_cur(SPAN_CUR_SCHED, bpf_task_storage_get(&span_mark, next, 0, 0));
+		metrics_observe(SCRY_ME_RUNQUEUE, &c);
 	}
 	if ((metrics_event_mask & (1u << SCRY_ME_OFFCPU)) && off >= 0) {
 		c.lat = off;
-		metrics_observe(SCRY_ME_OFFCPU, &c, next, NULL);
+		metrics_observe(SCRY_ME_OFFCPU, &c);
 	}
 	return 0;
 }
@@ -469,14 +495,6 @@ int BPF_PROG(scry_metrics_rq_issue, struct request *rq)
 		if (st)
 			st->no_entry++;
 	}
-	if (span_marks) {     /* the issuer's mark goes with its request */
-		struct scry_span_parent *pm = bpf_task_storage_get(&span_mark, t, 0, 0);
-
-		if (pm)
-			bpf_map_update_elem(&blk_mark, &key, pm, BPF_ANY);
-		else
-			bpf_map_delete_elem(&blk_mark, &key);
-	}
 	return 0;
 }
 
@@ -499,18 +517,14 @@ int BPF_PROG(scry_metrics_rq_complete, struct request *rq, int error, unsigned i
 	__builtin_memcpy(c.comm, b->comm, sizeof(c.comm));
 	bpf_map_delete_elem(&blk_start, &key);
 	if (span_marks) {
-		struct scry_span_parent pm, *m = bpf_map_lookup_elem(&blk_mark, &key);
+		struct scry_span_parent *m = bpf_map_lookup_elem(&blk_mark, &key);
 
-		if (m) {
-			pm = *m;
+		set_span_cur(SPAN_CUR_BLOCK, m);
+		if (m)
 			bpf_map_delete_elem(&blk_mark, &key);
-			if (c.lat >= 0)
-				metrics_observe(SCRY_ME_BLOCK_IO, &c, NULL, &pm);
-			return 0;
-		}
 	}
 	if (c.lat >= 0)
-		metrics_observe(SCRY_ME_BLOCK_IO, &c, NULL, NULL);
+		metrics_observe(SCRY_ME_BLOCK_IO, &c);
 	return 0;
 }
 
@@ -553,4 +567,23 @@ int scry_span_mark_usdt(struct pt_regs *ctx)
 	bpf_usdt_arg(ctx, 1, &lo);
 	bpf_usdt_arg(ctx, 2, &span);
 	return span_mark_set(hi, lo, span);
+}
+
+/* The issuer's mark goes with its request (a program of its own, loaded with the marks only:
+ * scry_metrics_rq_issue is the same with or without them). */
+SEC("tp_btf/block_rq_issue")
+int BPF_PROG(scry_span_mark_rq_issue, struct request *rq)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct scry_span_parent *pm;
+	__u64 key = (__u64)rq;
+
+	if (!recording() || !task_measured(t))
+		return 0;
+	pm = bpf_task_storage_get(&span_mark, t, 0, 0);
+	if (pm)
+		bpf_map_update_elem(&blk_mark, &key, pm, BPF_ANY);
+	else
+		bpf_map_delete_elem(&blk_mark, &key);
+	return 0;
 }

@@ -59,6 +59,7 @@ int probes_prepare_metrics(struct scry_probes *p, char *err, size_t errlen)
 	p->skel->rodata->span_marks = marks;
 	bpf_program__set_autoload(p->skel->progs.scry_span_mark_uprobe, marks && !o->span_mark->provider);
 	bpf_program__set_autoload(p->skel->progs.scry_span_mark_usdt, marks && o->span_mark->provider);
+	bpf_program__set_autoload(p->skel->progs.scry_span_mark_rq_issue, marks && (events & (1u << SCRY_ME_BLOCK_IO)));
 	return 0;
 }
 
@@ -67,8 +68,14 @@ int probes_attach_span_mark(struct scry_probes *p, char *err, size_t errlen)
 	const struct scry_span_mark_probe *m = p->opts.span_mark;
 	char what[700];
 
+	int ret;
+
 	if (!p->opts.nmetrics || !m)
 		return 0;
+	if (bpf_program__autoload(p->skel->progs.scry_span_mark_rq_issue) &&
+	    (ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_span_mark_rq_issue),
+				   "tp_btf/block_rq_issue (span marks)", err, errlen)))
+		return ret;
 	if (m->provider) {
 		snprintf(what, sizeof(what), "usdt %s:%s:%s (span marks)", m->path, m->provider, m->name);
 		return probes_add_link(p, bpf_program__attach_usdt(p->skel->progs.scry_span_mark_usdt, -1, m->path,

@@ -2,7 +2,7 @@
 (tracing: parent:, docs/METRICS.md): tests/workload/span_marks marks its threads with its
 spans through a USDT probe (scry_app:span_mark) or a function of its own (a uprobe), and
 `scry serve` sends the kernel spans of a marked thread (its syscalls above the threshold, its
-run-queue waits) as children of the application's span, in its trace, exactly while the mark
+run-queue waits, the block I/O it issued) as children of the application's span, in its trace, exactly while the mark
 holds; before and after, they are the process span's.  Decoded by tests/node/otlp_receiver.js
 (@opentelemetry/otlp-transformer's generated protobuf)."""
 import json
@@ -11,6 +11,7 @@ import subprocess
 
 import pytest
 
+from test_metrics_sched import loopdev  # noqa: F401 (fixture)
 from test_spans import STATS_RE, free_port, receiver  # noqa: F401 (fixture)
 
 N, US = 4, 3000
@@ -27,6 +28,7 @@ tracing:
       min_duration_us: 1500
     - name: sched_wait
       min_duration_us: 0
+    - name: block_io
 """
 
 
@@ -39,11 +41,12 @@ def run_serve(scry, cfg_text, tmp_path, port, cmd):
 
 
 @pytest.mark.parametrize("kind", ["usdt", "uprobe"])
-def test_kernel_spans_parented_by_marks(scry, workload, receiver, tmp_path, kind):  # noqa: F811
+def test_kernel_spans_parented_by_marks(scry, workload, receiver, loopdev, tmp_path, kind):  # noqa: F811
     port, spans = receiver()
     wl = workload("span_marks")
     probe = f"usdt: {wl}:scry_app:span_mark" if kind == "usdt" else f"uprobe: {wl}:mark"
-    p = run_serve(scry, CONFIG.format(probe=probe), tmp_path, port, [wl, str(N), str(US), HI, LO, S1, S2, S3])
+    p = run_serve(scry, CONFIG.format(probe=probe), tmp_path, port, [wl, str(N), str(US), HI, LO, S1, S2, S3,
+                                                                       f"/dev/{loopdev}"])
     assert p.returncode == 0, p.stderr
     ids = json.loads(p.stdout.splitlines()[0])
     m = STATS_RE.search(p.stderr)
@@ -80,6 +83,11 @@ def test_kernel_spans_parented_by_marks(scry, workload, receiver, tmp_path, kind
         [proc["spanId"]] * N + [S1] * N + [S2] * N + [proc["spanId"]] * N, main_sleeps
     for s in main_sleeps[:N] + main_sleeps[3 * N:]:
         assert s["traceId"] == proc["traceId"]
+    # its direct writes: N requests under S2, N after the mark was cleared, under the process span
+    blocks = [s for s in kernel if s["name"] == "block_io" and s["attributes"]["scry.block.device"] == loopdev]
+    assert sorted(s["parentSpanId"] for s in blocks) == sorted([S2] * N + [proc["spanId"]] * N), blocks
+    assert all(s["traceId"] == (trace if s["parentSpanId"] == S2 else proc["traceId"]) for s in blocks)
+    assert all(tid(s) == ids["tid"] for s in blocks)
     # the thread's spans before its mark and after it cleared: the process span's
     assert all(s["parentSpanId"] in (S3, proc["spanId"]) for s in kernel if tid(s) == ids["thread"])
     # no other parent: every kernel span of the process is a mark's or the process span's
