@@ -63,6 +63,7 @@ def test_record_spans_metrics_agree_with_trace(scry, workload, receiver, tmp_pat
     assert int(m[1]) == len(got) > 0, p.stderr
     assert all(s["resource"]["service.name"] == "scry-record" for s in got)
     evs = trace_events(out)
+    assert sorted(f.name for f in (out / "kernel").glob("*_0")) == ["channel0_0"]   # no channel of their own
 
     # process spans: one per successful execve of the trace, as long as the trace says
     execs = {pid: ts for name, ts, pid, tid, f in evs if name == "syscall_exit_execve" and f["ret"] == 0}
