@@ -463,16 +463,20 @@ struct {
 	__type(value, struct scry_span_parent);
 } blk_mark SEC(".maps");
 
-/* The parent of the spans a scheduler or block program is observing (its mark, copied there
- * before; per CPU, a slot per program: a completion in an interrupt does not overwrite the
- * switch's). */
-enum { SPAN_CUR_SCHED, SPAN_CUR_BLOCK, SPAN_CUR_NR };
+/* The mark of the block request completing on this CPU (put there by scry_span_mark_rq_complete
+ * before scry_metrics_rq_complete runs), with the request's issue time and issuer: a span
+ * takes it only if they are its own. */
+struct span_cur {
+	__u64 start;
+	__u32 tid, pad;
+	struct scry_span_parent p;
+};
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, SPAN_CUR_NR);
+	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct scry_span_parent);
+	__type(value, struct span_cur);
 } span_cur SEC(".maps");
 
 /* Spans (SCRY_METRIC_SPAN descriptors): the observations long enough, read by user space. */

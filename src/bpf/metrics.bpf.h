@@ -31,30 +31,45 @@ struct metric_call {
 	char comm[SCRY_COMM_LEN];
 };
 
-/* The parent of the spans a program is about to observe (slot SPAN_CUR_*): a copy of m, or
- * none (m NULL). */
-static __always_inline void set_span_cur(__u32 slot, const struct scry_span_parent *m)
+/* The application's mark (span_marks) of the task a span of event (started at start) is
+ * about, into *out: a syscall's, current's; a run-queue wait's, the waiting task's (by its
+ * tid: bpf_task_from_pid, Linux 6.2; none before); a block request's, its issuer's at the
+ * issue, which scry_span_mark_rq_complete put in span_cur.  1, or 0 when it has none.  A
+ * function of its own, called only when marks are on: the metrics' code around the call is
+ * the same with or without them. */
+static __noinline int span_mark_of(__u32 event, __u32 tid, __u64 start, struct scry_span_parent *out)
 {
-	struct scry_span_parent *cur = bpf_map_lookup_elem(&span_cur, &slot);
+	struct scry_span_parent *m = NULL;
+	struct task_struct *t;
+	struct span_cur *cur;
+	__u32 zero = 0;
+	int ret = 0;
 
-	if (!cur)
-		return;
-	if (m) {
-		*cur = *m;
-	} else {
-		cur->trace_hi = 0;
-		cur->trace_lo = 0;
-		cur->span = 0;
+	if (event == SCRY_ME_SYSCALL) {
+		m = bpf_task_storage_get(&span_mark, bpf_get_current_task_btf(), 0, 0);
+	} else if (event == SCRY_ME_BLOCK_IO) {
+		cur = bpf_map_lookup_elem(&span_cur, &zero);
+		if (cur && cur->tid == tid && cur->start == start)
+			m = &cur->p;
+	} else if (bpf_task_from_pid && (t = bpf_task_from_pid((__s32)tid))) {
+		m = bpf_task_storage_get(&span_mark, t, 0, 0);
+		if (m && m->span) {
+			*out = *m;
+			ret = 1;
+		}
+		bpf_task_release(t);
+		return ret;
 	}
+	if (!m || !m->span)
+		return 0;
+	*out = *m;
+	return 1;
 }
 
-/* Span i (a constant): the observation c as a record of span_rb, if long enough; its parent
- * the application's mark (span_marks): a syscall's, current's; others', what their program
- * put in span_cur (set_span_cur).  Nothing is passed down for it: the metrics' code is the
- * same with or without marks. */
+/* Span i (a constant): the observation c as a record of span_rb, if long enough, with its
+ * parent's mark (span_mark_of) or none. */
 static __always_inline void span_emit(__u32 i, const struct metric_call *c, __u64 v)
 {
-	const struct scry_span_parent *pm = NULL;
 	const volatile struct scry_metric_desc *d = &metric_desc[metric_idx(i)];
 	struct scry_span_rec *r;
 
@@ -76,18 +91,7 @@ static __always_inline void span_emit(__u32 i, const struct metric_call *c, __u6
 	r->dev = c->dev;
 	r->metric = i;
 	__builtin_memcpy(r->comm, c->comm, sizeof(r->comm));
-	if (span_marks) {
-		if (d->event == SCRY_ME_SYSCALL) {
-			pm = bpf_task_storage_get(&span_mark, bpf_get_current_task_btf(), 0, 0);
-		} else {
-			__u32 slot = d->event == SCRY_ME_BLOCK_IO ? SPAN_CUR_BLOCK : SPAN_CUR_SCHED;
-
-			pm = bpf_map_lookup_elem(&span_cur, &slot);
-		}
-	}
-	if (pm && pm->span) {
-		r->parent = *pm;
-	} else {
+	if (!span_marks || !span_mark_of(d->event, c->tid, r->start_ns, &r->parent)) {
 		r->parent.trace_hi = 0;
 		r->parent.trace_lo = 0;
 		r->parent.span = 0;
@@ -454,8 +458,6 @@ int BPF_PROG(scry_metrics_switch, bool preempt, struct task_struct *prev, struct
 	metric_task_labels(&c, next);
 	if ((metrics_event_mask & (1u << SCRY_ME_RUNQUEUE)) && queued >= 0) {
 		c.lat = queued;
-		if (span_marks)
-			set_span_cur(SPAN_CUR_SCHED, bpf_task_storage_get(&span_mark, next, 0, 0));
 		metrics_observe(SCRY_ME_RUNQUEUE, &c);
 	}
 	if ((metrics_event_mask & (1u << SCRY_ME_OFFCPU)) && off >= 0) {
@@ -516,13 +518,6 @@ int BPF_PROG(scry_metrics_rq_complete, struct request *rq, int error, unsigned i
 	c.uid = b->uid;
 	__builtin_memcpy(c.comm, b->comm, sizeof(c.comm));
 	bpf_map_delete_elem(&blk_start, &key);
-	if (span_marks) {
-		struct scry_span_parent *m = bpf_map_lookup_elem(&blk_mark, &key);
-
-		set_span_cur(SPAN_CUR_BLOCK, m);
-		if (m)
-			bpf_map_delete_elem(&blk_mark, &key);
-	}
 	if (c.lat >= 0)
 		metrics_observe(SCRY_ME_BLOCK_IO, &c);
 	return 0;
@@ -585,5 +580,29 @@ int BPF_PROG(scry_span_mark_rq_issue, struct request *rq)
 		bpf_map_update_elem(&blk_mark, &key, pm, BPF_ANY);
 	else
 		bpf_map_delete_elem(&blk_mark, &key);
+	return 0;
+}
+
+/* A marked request's mark into span_cur, with its issue time and issuer (blk_start, before
+ * scry_metrics_rq_complete, attached after this one, deletes it), for its span. */
+SEC("tp_btf/block_rq_complete")
+int BPF_PROG(scry_span_mark_rq_complete, struct request *rq, int error, unsigned int nr_bytes)
+{
+	__u64 key = (__u64)rq;
+	struct scry_span_parent *m = bpf_map_lookup_elem(&blk_mark, &key);
+	struct blk_start *b;
+	struct span_cur *cur;
+	__u32 zero = 0;
+
+	if (!m)
+		return 0;
+	b = bpf_map_lookup_elem(&blk_start, &key);
+	cur = bpf_map_lookup_elem(&span_cur, &zero);
+	if (b && cur) {
+		cur->start = b->ts;
+		cur->tid = b->tid;
+		cur->p = *m;
+	}
+	bpf_map_delete_elem(&blk_mark, &key);
 	return 0;
 }

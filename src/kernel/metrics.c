@@ -60,6 +60,7 @@ int probes_prepare_metrics(struct scry_probes *p, char *err, size_t errlen)
 	bpf_program__set_autoload(p->skel->progs.scry_span_mark_uprobe, marks && !o->span_mark->provider);
 	bpf_program__set_autoload(p->skel->progs.scry_span_mark_usdt, marks && o->span_mark->provider);
 	bpf_program__set_autoload(p->skel->progs.scry_span_mark_rq_issue, marks && (events & (1u << SCRY_ME_BLOCK_IO)));
+	bpf_program__set_autoload(p->skel->progs.scry_span_mark_rq_complete, marks && (events & (1u << SCRY_ME_BLOCK_IO)));
 	return 0;
 }
 
