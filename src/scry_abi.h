@@ -399,6 +399,7 @@ struct scry_metric_desc {
 struct scry_span_parent {
 	__u64 trace_hi, trace_lo, span;
 };
+#define SCRY_BLK_MARKS_MAX 16384   /* marked block requests in flight (map blk_mark) */
 
 /* An observation long enough to be a span (SCRY_METRIC_SPAN), in "span_rb". */
 struct scry_span_rec {
@@ -434,6 +435,8 @@ struct scry_metric_stats {
 	__u64 no_entry;                      /* latency unknown (entry before the start): not counted */
 	__u64 overflow[SCRY_METRICS_MAX];    /* updates lost: the metric's map was full (spans:
 	                                      * the ring buffer was) */
+	__u64 marks_lost;                    /* application span marks not kept (tracing: parent:
+	                                      * a thread's storage, a request's in blk_mark) */
 };
 
 /* Uprobes (src/bpf/uprobes.bpf.h): per attached probe (map "uprobes", index = attach

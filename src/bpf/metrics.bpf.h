@@ -525,6 +525,16 @@ int BPF_PROG(scry_metrics_rq_complete, struct request *rq, int error, unsigned i
 
 /* ---- the application's marks (tracing: parent:) ----------------------------------------- */
 
+/* A mark not kept (no memory for a thread's, blk_mark full): counted. */
+static __always_inline void mark_lost(void)
+{
+	__u32 zero = 0;
+	struct scry_metric_stats *st = bpf_map_lookup_elem(&metric_stats, &zero);
+
+	if (st)
+		st->marks_lost++;
+}
+
 /* Mark the current thread with the application's span (trace id high, low, span id), or
  * clear the mark (a zero span id or trace id). */
 static __always_inline int span_mark_set(__u64 hi, __u64 lo, __u64 span)
@@ -541,6 +551,8 @@ static __always_inline int span_mark_set(__u64 hi, __u64 lo, __u64 span)
 		m->trace_hi = hi;
 		m->trace_lo = lo;
 		m->span = span;
+	} else {
+		mark_lost();
 	}
 	return 0;
 }
@@ -576,10 +588,10 @@ int BPF_PROG(scry_span_mark_rq_issue, struct request *rq)
 	if (!recording() || !task_measured(t))
 		return 0;
 	pm = bpf_task_storage_get(&span_mark, t, 0, 0);
-	if (pm)
-		bpf_map_update_elem(&blk_mark, &key, pm, BPF_ANY);
-	else
+	if (!pm)
 		bpf_map_delete_elem(&blk_mark, &key);
+	else if (bpf_map_update_elem(&blk_mark, &key, pm, BPF_ANY))
+		mark_lost();
 	return 0;
 }
 

@@ -360,6 +360,13 @@ void cli_metrics_spans_end(struct cli_metrics *m)
 		(unsigned long long)st->dropped_failed, (unsigned long long)st->dropped_at_exit,
 		(unsigned long long)st->retries);
 	free(u);
+	if (m->mark.path) {
+		struct scry_metric_stats ks;
+
+		if (m->s && !scry_session_metric_stats(m->s, &ks))
+			fprintf(stderr, "scry: span marks: %llu lost (no memory for a thread's mark, or %u block "
+				"requests in flight)\n", (unsigned long long)ks.marks_lost, SCRY_BLK_MARKS_MAX);
+	}
 }
 
 void cli_metrics_stop(struct cli_metrics *m)

@@ -164,6 +164,7 @@ int scry_probes_metric_stats(struct scry_probes *p, struct scry_metric_stats *ou
 		out->no_entry += percpu[c].no_entry;
 		for (int i = 0; i < SCRY_METRICS_MAX; i++)
 			out->overflow[i] += percpu[c].overflow[i];
+		out->marks_lost += percpu[c].marks_lost;
 	}
 	free(percpu);
 	return 0;

@@ -51,6 +51,7 @@ def test_kernel_spans_parented_by_marks(scry, workload, receiver, loopdev, tmp_p
     ids = json.loads(p.stdout.splitlines()[0])
     m = STATS_RE.search(p.stderr)
     assert m and int(m[3]) == 0, p.stderr
+    assert "scry: span marks: 0 lost" in p.stderr, p.stderr
     got = [s for s in spans() if "spanId" in s]
     assert int(m[1]) == len(got), p.stderr
     proc = [s for s in got if s["name"] == "span_marks"]
