@@ -393,6 +393,14 @@ struct scry_metric_desc {
 	__u64 span_min_ns;    /* SCRY_METRIC_SPAN: the shortest observation written */
 };
 
+/* An application's span a thread works for (tracing: parent:), as the application marks the
+ * thread with it: its trace id (high, low 64 bits: the W3C id's first and last 8 bytes read
+ * big-endian) and span id; all zero: none. */
+struct scry_span_parent {
+	__u64 trace_hi, trace_lo, span;
+};
+#define SCRY_BLK_MARKS_MAX 16384   /* marked block requests in flight (map blk_mark) */
+
 /* An observation long enough to be a span (SCRY_METRIC_SPAN), in "span_rb". */
 struct scry_span_rec {
 	__u64 start_ns, end_ns;   /* CLOCK_MONOTONIC */
@@ -402,6 +410,7 @@ struct scry_span_rec {
 	__u32 pid, tid, dev;
 	__u32 metric;             /* the descriptor's index */
 	char  comm[SCRY_COMM_LEN];
+	struct scry_span_parent parent;   /* the thread's mark at the start, zero: none */
 };
 
 struct scry_metric_key {
@@ -426,6 +435,8 @@ struct scry_metric_stats {
 	__u64 no_entry;                      /* latency unknown (entry before the start): not counted */
 	__u64 overflow[SCRY_METRICS_MAX];    /* updates lost: the metric's map was full (spans:
 	                                      * the ring buffer was) */
+	__u64 marks_lost;                    /* application span marks not kept (tracing: parent:
+	                                      * a thread's storage, a request's in blk_mark) */
 };
 
 /* Uprobes (src/bpf/uprobes.bpf.h): per attached probe (map "uprobes", index = attach

@@ -444,6 +444,42 @@ struct {
 	__type(value, struct blk_start);
 } blk_start SEC(".maps");
 
+/* Kernel spans inside an application's trace (tracing: parent:, metrics.bpf.h): the span each
+ * thread works for, as the application's probe marks it (removed with the task); a block
+ * request's, taken from its issuer at the issue. */
+const volatile __u8 span_marks = 0;    /* a mark probe is attached: spans read the marks */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct scry_span_parent);
+} span_mark SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SCRY_BLK_MARKS_MAX);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u64);
+	__type(value, struct scry_span_parent);
+} blk_mark SEC(".maps");
+
+/* The mark of the block request completing on this CPU (put there by scry_span_mark_rq_complete
+ * before scry_metrics_rq_complete runs), with the request's issue time and issuer: a span
+ * takes it only if they are its own. */
+struct span_cur {
+	__u64 start;
+	__u32 tid, pad;
+	struct scry_span_parent p;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct span_cur);
+} span_cur SEC(".maps");
+
 /* Spans (SCRY_METRIC_SPAN descriptors): the observations long enough, read by user space. */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);

@@ -31,7 +31,43 @@ struct metric_call {
 	char comm[SCRY_COMM_LEN];
 };
 
-/* Span i (a constant): the observation c as a record of span_rb, if long enough. */
+/* The application's mark (span_marks) of the task a span of event (started at start) is
+ * about, into *out: a syscall's, current's; a run-queue wait's, the waiting task's (by its
+ * tid: bpf_task_from_pid, Linux 6.2; none before); a block request's, its issuer's at the
+ * issue, which scry_span_mark_rq_complete put in span_cur.  1, or 0 when it has none.  A
+ * function of its own, called only when marks are on: the metrics' code around the call is
+ * the same with or without them. */
+static __noinline int span_mark_of(__u32 event, __u32 tid, __u64 start, struct scry_span_parent *out)
+{
+	struct scry_span_parent *m = NULL;
+	struct task_struct *t;
+	struct span_cur *cur;
+	__u32 zero = 0;
+	int ret = 0;
+
+	if (event == SCRY_ME_SYSCALL) {
+		m = bpf_task_storage_get(&span_mark, bpf_get_current_task_btf(), 0, 0);
+	} else if (event == SCRY_ME_BLOCK_IO) {
+		cur = bpf_map_lookup_elem(&span_cur, &zero);
+		if (cur && cur->tid == tid && cur->start == start)
+			m = &cur->p;
+	} else if (bpf_task_from_pid && (t = bpf_task_from_pid((__s32)tid))) {
+		m = bpf_task_storage_get(&span_mark, t, 0, 0);
+		if (m && m->span) {
+			*out = *m;
+			ret = 1;
+		}
+		bpf_task_release(t);
+		return ret;
+	}
+	if (!m || !m->span)
+		return 0;
+	*out = *m;
+	return 1;
+}
+
+/* Span i (a constant): the observation c as a record of span_rb, if long enough, with its
+ * parent's mark (span_mark_of) or none. */
 static __always_inline void span_emit(__u32 i, const struct metric_call *c, __u64 v)
 {
 	const volatile struct scry_metric_desc *d = &metric_desc[metric_idx(i)];
@@ -55,6 +91,11 @@ static __always_inline void span_emit(__u32 i, const struct metric_call *c, __u6
 	r->dev = c->dev;
 	r->metric = i;
 	__builtin_memcpy(r->comm, c->comm, sizeof(r->comm));
+	if (!span_marks || !span_mark_of(d->event, c->tid, r->start_ns, &r->parent)) {
+		r->parent.trace_hi = 0;
+		r->parent.trace_lo = 0;
+		r->parent.span = 0;
+	}
 	bpf_ringbuf_submit(r, 0);
 }
 
@@ -479,5 +520,101 @@ int BPF_PROG(scry_metrics_rq_complete, struct request *rq, int error, unsigned i
 	bpf_map_delete_elem(&blk_start, &key);
 	if (c.lat >= 0)
 		metrics_observe(SCRY_ME_BLOCK_IO, &c);
+	return 0;
+}
+
+/* ---- the application's marks (tracing: parent:) ----------------------------------------- */
+
+/* A mark not kept (no memory for a thread's, blk_mark full): counted. */
+static __always_inline void mark_lost(void)
+{
+	__u32 zero = 0;
+	struct scry_metric_stats *st = bpf_map_lookup_elem(&metric_stats, &zero);
+
+	if (st)
+		st->marks_lost++;
+}
+
+/* Mark the current thread with the application's span (trace id high, low, span id), or
+ * clear the mark (a zero span id or trace id). */
+static __always_inline int span_mark_set(__u64 hi, __u64 lo, __u64 span)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct scry_span_parent *m;
+
+	if (!span || !(hi | lo)) {
+		bpf_task_storage_delete(&span_mark, t);
+		return 0;
+	}
+	m = bpf_task_storage_get(&span_mark, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (m) {
+		m->trace_hi = hi;
+		m->trace_lo = lo;
+		m->span = span;
+	} else {
+		mark_lost();
+	}
+	return 0;
+}
+
+/* uprobe on the application's function f(trace_hi, trace_lo, span_id, ...) */
+SEC("uprobe")
+int scry_span_mark_uprobe(struct pt_regs *ctx)
+{
+	return span_mark_set(ctx->di, ctx->si, ctx->dx);
+}
+
+/* USDT probe with the arguments trace_hi, trace_lo, span_id */
+SEC("usdt")
+int scry_span_mark_usdt(struct pt_regs *ctx)
+{
+	long hi = 0, lo = 0, span = 0;
+
+	bpf_usdt_arg(ctx, 0, &hi);
+	bpf_usdt_arg(ctx, 1, &lo);
+	bpf_usdt_arg(ctx, 2, &span);
+	return span_mark_set(hi, lo, span);
+}
+
+/* The issuer's mark goes with its request (a program of its own, loaded with the marks only:
+ * scry_metrics_rq_issue is the same with or without them). */
+SEC("tp_btf/block_rq_issue")
+int BPF_PROG(scry_span_mark_rq_issue, struct request *rq)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct scry_span_parent *pm;
+	__u64 key = (__u64)rq;
+
+	if (!recording() || !task_measured(t))
+		return 0;
+	pm = bpf_task_storage_get(&span_mark, t, 0, 0);
+	if (!pm)
+		bpf_map_delete_elem(&blk_mark, &key);
+	else if (bpf_map_update_elem(&blk_mark, &key, pm, BPF_ANY))
+		mark_lost();
+	return 0;
+}
+
+/* A marked request's mark into span_cur, with its issue time and issuer (blk_start, before
+ * scry_metrics_rq_complete, attached after this one, deletes it), for its span. */
+SEC("tp_btf/block_rq_complete")
+int BPF_PROG(scry_span_mark_rq_complete, struct request *rq, int error, unsigned int nr_bytes)
+{
+	__u64 key = (__u64)rq;
+	struct scry_span_parent *m = bpf_map_lookup_elem(&blk_mark, &key);
+	struct blk_start *b;
+	struct span_cur *cur;
+	__u32 zero = 0;
+
+	if (!m)
+		return 0;
+	b = bpf_map_lookup_elem(&blk_start, &key);
+	cur = bpf_map_lookup_elem(&span_cur, &zero);
+	if (b && cur) {
+		cur->start = b->ts;
+		cur->tid = b->tid;
+		cur->p = *m;
+	}
+	bpf_map_delete_elem(&blk_mark, &key);
 	return 0;
 }

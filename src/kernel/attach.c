@@ -265,9 +265,16 @@ int scry_probes_attach(struct scry_probes *p, char *err, size_t errlen)
 	if (!ret && bpf_program__autoload(p->skel->progs.scry_metrics_rq_issue))
 		ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_metrics_rq_issue),
 				      "tp_btf/block_rq_issue (metrics)", err, errlen);
+	/* before the metrics' program: a tracepoint's programs run in the order they were
+	 * attached, and this one hands a request's mark to the other (metrics.bpf.h) */
+	if (!ret && bpf_program__autoload(p->skel->progs.scry_span_mark_rq_complete))
+		ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_span_mark_rq_complete),
+				      "tp_btf/block_rq_complete (span marks)", err, errlen);
 	if (!ret && bpf_program__autoload(p->skel->progs.scry_metrics_rq_complete))
 		ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_metrics_rq_complete),
 				      "tp_btf/block_rq_complete (metrics)", err, errlen);
+	if (!ret)
+		ret = probes_attach_span_mark(p, err, errlen);
 	if (ret)
 		return ret;
 	if (bpf_program__autoload(p->skel->progs.scry_fork))

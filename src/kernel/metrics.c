@@ -1,7 +1,8 @@
 /* metrics.c — the loader's part of the in-kernel metrics (src/bpf/metrics.bpf.h): the
  * metrics programs loaded only when metrics are asked for, each metric's per-CPU hash
  * created with its bound and put in its outer map, the descriptors and the per-syscall
- * masks filled; the maps' fds and the programs' counters for the readers (see probes.h). */
+ * masks filled; the maps' fds and the programs' counters for the readers (see probes.h);
+ * the probe of the application's span marks (tracing: parent:) attached. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,7 +54,37 @@ int probes_prepare_metrics(struct scry_probes *p, char *err, size_t errlen)
 	bpf_program__set_autoload(p->skel->progs.scry_metrics_switch, sched);
 	bpf_program__set_autoload(p->skel->progs.scry_metrics_rq_issue, (events & (1u << SCRY_ME_BLOCK_IO)) != 0);
 	bpf_program__set_autoload(p->skel->progs.scry_metrics_rq_complete, (events & (1u << SCRY_ME_BLOCK_IO)) != 0);
+	/* the application's marks: read by the span programs only when a probe sets them */
+	bool marks = o->nmetrics && o->span_mark;
+	p->skel->rodata->span_marks = marks;
+	bpf_program__set_autoload(p->skel->progs.scry_span_mark_uprobe, marks && !o->span_mark->provider);
+	bpf_program__set_autoload(p->skel->progs.scry_span_mark_usdt, marks && o->span_mark->provider);
+	bpf_program__set_autoload(p->skel->progs.scry_span_mark_rq_issue, marks && (events & (1u << SCRY_ME_BLOCK_IO)));
+	bpf_program__set_autoload(p->skel->progs.scry_span_mark_rq_complete, marks && (events & (1u << SCRY_ME_BLOCK_IO)));
 	return 0;
+}
+
+int probes_attach_span_mark(struct scry_probes *p, char *err, size_t errlen)
+{
+	const struct scry_span_mark_probe *m = p->opts.span_mark;
+	char what[700];
+
+	int ret;
+
+	if (!p->opts.nmetrics || !m)
+		return 0;
+	if (bpf_program__autoload(p->skel->progs.scry_span_mark_rq_issue) &&
+	    (ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_span_mark_rq_issue),
+				   "tp_btf/block_rq_issue (span marks)", err, errlen)))
+		return ret;
+	if (m->provider) {
+		snprintf(what, sizeof(what), "usdt %s:%s:%s (span marks)", m->path, m->provider, m->name);
+		return probes_add_link(p, bpf_program__attach_usdt(p->skel->progs.scry_span_mark_usdt, -1, m->path,
+								    m->provider, m->name, NULL), what, err, errlen);
+	}
+	snprintf(what, sizeof(what), "uprobe %s:%s (span marks)", m->path, m->name);
+	return probes_add_link(p, bpf_program__attach_uprobe(p->skel->progs.scry_span_mark_uprobe, false, -1, m->path,
+							     (size_t)m->offset), what, err, errlen);
 }
 
 /* After load: one hash per metric, the bounds of fixed buckets (the descriptors and the
@@ -133,6 +164,7 @@ int scry_probes_metric_stats(struct scry_probes *p, struct scry_metric_stats *ou
 		out->no_entry += percpu[c].no_entry;
 		for (int i = 0; i < SCRY_METRICS_MAX; i++)
 			out->overflow[i] += percpu[c].overflow[i];
+		out->marks_lost += percpu[c].marks_lost;
 	}
 	free(percpu);
 	return 0;

@@ -13,6 +13,15 @@
 
 struct scry_catalog;
 
+/* Where an application marks its threads with its span (tracing: parent:; metrics.bpf.h):
+ * USDT probe provider:name of path, or (provider NULL) the function at offset of path; its
+ * first three integer arguments are the trace id's high and low 64 bits and the span id
+ * (zero: the mark cleared). */
+struct scry_span_mark_probe {
+	const char *path, *provider, *name;
+	uint64_t offset;
+};
+
 struct scry_probes_opts {
 	uint64_t ctx_mask;          /* enabled contexts, 1 << enum scry_ctx */
 	unsigned clock;             /* SCRY_CLOCK_*: what events are stamped with */
@@ -47,6 +56,7 @@ struct scry_probes_opts {
 	const uint16_t *sd_ids;     /* statedump: SCRY_SD_NR event ids (SCRY_NO_EVENT: not
 				     * recorded), or NULL: no statedump (its programs not loaded) */
 	const struct scry_metric_bounds *metric_bounds;   /* nmetrics (SCRY_HB_FIXED ones read) */
+	const struct scry_span_mark_probe *span_mark;    /* spans' parents from the application's marks */
 };
 
 struct scry_probes;

@@ -73,5 +73,7 @@ int probes_prepare_metrics(struct scry_probes *p, char *err, size_t errlen);
 int probes_install_metrics(struct scry_probes *p, char *err, size_t errlen);
 /* attach.c */
 int probes_add_link(struct scry_probes *p, struct bpf_link *l, const char *what, char *err, size_t errlen);
+/* The probe of the application's span marks (metrics.c), if any. */
+int probes_attach_span_mark(struct scry_probes *p, char *err, size_t errlen);
 
 #endif

@@ -679,7 +679,37 @@ static int parse_list(struct walk *w, yaml_node_t *n, const char *path, bool his
 	return 0;
 }
 
-/* tracing: spans: [{name: process}] */
+/* tracing: parent: {usdt: PATH:PROVIDER:NAME} or {uprobe: PATH:FUNCTION} */
+static int parse_parent(struct walk *w, yaml_node_t *n, struct scry_metrics_config *c)
+{
+	const char *k, *v, *colon, *colon2;
+	yaml_node_t *kn;
+	int ret;
+
+	if ((ret = want_kind(w, n, "tracing.parent", YAML_MAPPING_NODE)))
+		return ret;
+	if (n->data.mapping.pairs.top - n->data.mapping.pairs.start != 1)
+		return fail(w, n, "tracing.parent", "expected one key: usdt: PATH:PROVIDER:NAME or uprobe: PATH:FUNCTION");
+	kn = node(w, n->data.mapping.pairs.start->key);
+	k = scalar(kn);
+	if (!k || (strcmp(k, "usdt") && strcmp(k, "uprobe")))
+		return fail(w, kn, "tracing.parent", "unknown key (usdt, uprobe)");
+	if ((ret = want_scalar(w, node(w, n->data.mapping.pairs.start->value), "tracing.parent", &v)))
+		return ret;
+	colon = strrchr(v, ':');
+	colon2 = colon && !strcmp(k, "usdt") ? memrchr(v, ':', (size_t)(colon - v)) : colon;
+	if (!colon2 || colon2 == v || !colon[1] || colon2 + 1 == colon)
+		return fail(w, kn, "tracing.parent", "'%.100s': expected %s", v,
+			    strcmp(k, "usdt") ? "PATH:FUNCTION" : "PATH:PROVIDER:NAME");
+	if (!(c->parent_path = strndup(v, (size_t)(colon2 - v))) || !(c->parent_name = strdup(colon + 1)) ||
+	    (colon2 != colon && !(c->parent_provider = strndup(colon2 + 1, (size_t)(colon - colon2 - 1))))) {
+		snprintf(w->err, w->errlen, "out of memory");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* tracing: spans: [{name: process}], parent: */
 static int parse_tracing(struct walk *w, yaml_node_t *n, struct scry_metrics_config *c)
 {
 	int ret;
@@ -690,8 +720,15 @@ static int parse_tracing(struct walk *w, yaml_node_t *n, struct scry_metrics_con
 		yaml_node_t *kn = node(w, p->key), *vn = node(w, p->value);
 		const char *k = scalar(kn);
 
+		if (k && !strcmp(k, "parent")) {
+			if (c->parent_path)
+				return fail(w, kn, "tracing.parent", "given twice");
+			if ((ret = parse_parent(w, vn, c)))
+				return ret;
+			continue;
+		}
 		if (!k || strcmp(k, "spans"))
-			return fail(w, kn, "tracing", "unknown key (spans)");
+			return fail(w, kn, "tracing", "unknown key (spans, parent)");
 		if ((ret = want_kind(w, vn, "tracing.spans", YAML_SEQUENCE_NODE)))
 			return ret;
 		for (yaml_node_item_t *it = vn->data.sequence.items.start; it < vn->data.sequence.items.top; it++) {
@@ -803,6 +840,8 @@ static int parse_root(struct walk *w, yaml_node_t *root, struct scry_metrics_con
 	}
 	if (tracing && (ret = parse_tracing(w, tracing, c)))
 		return ret;
+	if (c->parent_path && !c->nkspans)
+		return fail(w, tracing, "tracing.parent", "needs kernel spans (syscall, block_io or sched_wait)");
 	if (!metrics && !c->process_spans && !c->nkspans)
 		return fail(w, root, "metrics", "missing (and no tracing: spans:)");
 	if (!metrics)
@@ -944,6 +983,9 @@ void scry_metrics_config_free(struct scry_metrics_config *c)
 	}
 	free(c->metrics);
 	free(c->file);
+	free(c->parent_path);
+	free(c->parent_provider);
+	free(c->parent_name);
 	free(c);
 }
 

@@ -67,6 +67,9 @@ struct scry_metrics_config {
 	size_t nspans;
 	struct { uint8_t event; uint64_t min_ns; } kspans[3];
 	size_t nkspans;
+	/* tracing: parent: the application's probe that marks a thread with its span, the kernel
+	 * spans' parent: usdt: PATH:PROVIDER:NAME (provider set) or uprobe: PATH:FUNCTION */
+	char *parent_path, *parent_provider, *parent_name;
 };
 
 /* How syscall names and numbers are known (the catalog, or a table in tests): nr of

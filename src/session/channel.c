@@ -161,6 +161,7 @@ int channel_load(struct scry_channel *c, char *err, size_t errlen)
 		.nmetrics = c->opts.kind == SCRY_CHANNEL_METRICS ? c->opts.nmetrics : 0, .metric_sc = c->opts.metric_sc,
 		.sd_ids = c->statedump ? c->sd_ids : NULL,
 		.metric_bounds = c->opts.metric_bounds,
+		.span_mark = c->opts.kind == SCRY_CHANNEL_METRICS ? c->opts.span_mark : NULL,
 	};
 	int ret = scry_probes_load(&c->probes, &po, err, errlen);
 

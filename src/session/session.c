@@ -889,6 +889,21 @@ const char *scry_session_dir(const struct scry_session *s)
 	return s->dir;
 }
 
+int scry_session_set_sink(struct scry_session *s, unsigned chan,
+			  void (*sink)(void *ctx, unsigned cpu, const uint8_t *ev, size_t size), void *ctx)
+{
+	if (chan >= s->nchans || s->chans[chan]->probes || s->chans[chan]->opts.kind != SCRY_CHANNEL_EVENTS)
+		return -EINVAL;
+	s->chans[chan]->opts.sink = sink;
+	s->chans[chan]->opts.sink_ctx = ctx;
+	return 0;
+}
+
+size_t scry_session_nchannels(const struct scry_session *s)
+{
+	return s->nchans;
+}
+
 uint64_t scry_session_ctx_mask(const struct scry_session *s, unsigned chan)
 {
 	return s->chans[chan]->opts.ctx_mask;

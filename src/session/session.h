@@ -30,6 +30,8 @@ enum scry_channel_kind {
 };
 
 /* A channel: LTTng's, one stream class of the trace (stream files NAME_<cpu>). */
+struct scry_span_mark_probe;
+
 struct scry_channel_opts {
 	const char *name;               /* NULL: SCRY_DEFAULT_CHANNEL */
 	enum scry_channel_kind kind;
@@ -57,6 +59,8 @@ struct scry_channel_opts {
 	 * NAME_<cpu>_<index> of at most tracefile_size bytes (at least a packet), the oldest
 	 * deleted beyond tracefile_count (0: every file kept) */
 	uint64_t tracefile_size, tracefile_count;
+	/* SCRY_CHANNEL_METRICS: the spans' parents from the application's marks (kernel/probes.h) */
+	const struct scry_span_mark_probe *span_mark;
 };
 
 struct scry_session_opts {
@@ -232,6 +236,12 @@ const char *scry_session_dir(const struct scry_session *s);
  * whether this kernel offers it (0, or -ENOTSUP with a one-line reason). */
 const char *scry_clock_name(unsigned clock);
 int scry_clock_check(unsigned clock, char *err, size_t errlen);
+/* Give events channel chan (an index) a record sink after create, before load: it gets
+ * every record the trace does, and the trace directory is written as create decided (a
+ * sink given in the options instead means no trace without an output).  0 or -EINVAL. */
+int scry_session_set_sink(struct scry_session *s, unsigned chan,
+			  void (*sink)(void *ctx, unsigned cpu, const uint8_t *ev, size_t size), void *ctx);
+size_t scry_session_nchannels(const struct scry_session *s);
 /* The contexts channel chan's records carry (1 << enum scry_ctx; catalog/record.h reads them). */
 uint64_t scry_session_ctx_mask(const struct scry_session *s, unsigned chan);
 

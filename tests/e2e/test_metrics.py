@@ -406,7 +406,7 @@ def test_record_metrics_agree_with_trace(scry, workload, tmp_path, bt2_read):
 
 def test_record_metrics_bad(scry, tmp_path):
     spans = ROOT / "examples" / "spans.yaml"
-    for cfg, msg in ((spans, "spans are sent by scry serve, not recorded (yet)"),
+    for cfg, msg in ((spans, "declares spans (tracing:): give it to --spans too, or leave them out"),
                      (tmp_path / "missing.yaml", "missing.yaml: No such file or directory")):
         out = tmp_path / "t"
         p = subprocess.run([scry, "record", "-q", "-o", str(out), "--metrics", str(cfg), "--", "/bin/true"],

@@ -222,6 +222,32 @@ static void test_tracing_only(void **state)
 	scry_metrics_config_free(c);
 }
 
+/* tracing: parent: the application's probe (usdt: PATH:PROVIDER:NAME, uprobe: PATH:FUNCTION). */
+static void test_tracing_parent(void **state)
+{
+	struct scry_metrics_config *c = parse_ok("tracing:\n  parent:\n    usdt: /opt/a:b:app:mark\n"
+						 "  spans:\n    - name: syscall\n");
+
+	assert_string_equal(c->parent_path, "/opt/a:b");
+	assert_string_equal(c->parent_provider, "app");
+	assert_string_equal(c->parent_name, "mark");
+	scry_metrics_config_free(c);
+	c = parse_ok("tracing:\n  spans:\n    - name: sched_wait\n  parent: {uprobe: server:set_span}\n");
+	assert_string_equal(c->parent_path, "server");
+	assert_null(c->parent_provider);
+	assert_string_equal(c->parent_name, "set_span");
+	scry_metrics_config_free(c);
+	parse_err("tracing:\n  parent:\n    usdt: server:mark\n  spans:\n    - name: syscall\n",
+		  "t.yaml:3: tracing.parent: 'server:mark': expected PATH:PROVIDER:NAME");
+	parse_err("tracing:\n  parent:\n    uprobe: server\n  spans:\n    - name: syscall\n",
+		  "t.yaml:3: tracing.parent: 'server': expected PATH:FUNCTION");
+	parse_err("tracing:\n  parent: {usdt: a:b:c, uprobe: a:b}\n  spans:\n    - name: syscall\n",
+		  "t.yaml:2: tracing.parent: expected one key");
+	parse_err("tracing:\n  parent: {usdt: a:b:c}\n  spans:\n    - name: process\n",
+		  "t.yaml:2: tracing.parent: needs kernel spans (syscall, block_io or sched_wait)");
+	parse_err("tracing:\n  parents: {usdt: a:b:c}\n", "t.yaml:2: tracing: unknown key (spans, parent)");
+}
+
 static void test_expose(void **state)
 {
 	struct scry_metrics_config *c = parse_ok(cfg);
@@ -300,6 +326,7 @@ int main(void)
 		cmocka_unit_test(test_config_errors),
 		cmocka_unit_test(test_fixed_buckets),
 		cmocka_unit_test(test_tracing_only),
+		cmocka_unit_test(test_tracing_parent),
 		cmocka_unit_test(test_expose),
 		cmocka_unit_test(test_top_table),
 	};
