@@ -60,9 +60,6 @@ int cli_metrics_option(struct cli_metrics *m, int opt, const char *arg, char *er
 			return -1;
 		}
 		return 0;
-	case CLI_OPT_FILTER:
-		snprintf(err, errlen, "--filter is not supported with metrics (use the trackers)");
-		return -1;
 	default:
 		return cli_track_option(&m->track, opt, arg, err, errlen);
 	}
