@@ -341,6 +341,10 @@ const volatile __u32 metrics_event_mask = 0;   /* 1 << SCRY_ME_*: events some me
 const volatile struct scry_metric_desc metric_desc[SCRY_METRICS_MAX] = {};
 /* Per syscall number: the mask of the metrics it feeds (bit = metric id). */
 const volatile __u32 metric_sc_mask[SCRY_MAX_SYSCALLS] = {};
+/* SCRY_ML_ADDR: per syscall, 1 + the argument that points to its struct sockaddr (0: none) */
+const volatile __u8 metric_sc_addr_arg[SCRY_MAX_SYSCALLS] = {};
+/* SCRY_ML_WCHAN: the scheduler's and the locking functions' text ([start, end) twice) */
+const volatile __u64 metric_sched_text[4] = {};
 
 struct metric_counter_inner {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
@@ -421,6 +425,7 @@ struct {
 struct sched_ts {
 	__u64 queued;
 	__u64 off;
+	__u64 wchan;          /* SCRY_ML_WCHAN: where it blocked (with off) */
 };
 
 struct {
@@ -433,6 +438,7 @@ struct {
 /* Block I/O metrics: the requests in flight, by address (issue time, disk, issuer). */
 struct blk_start {
 	__u64 ts;
+	__u64 cgroup;
 	__u32 dev, pid, tid, uid;
 	char comm[SCRY_COMM_LEN];
 };
