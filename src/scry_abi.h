@@ -396,7 +396,10 @@ struct scry_metric_desc {
 	__u8  event;          /* enum scry_metric_event */
 	__u8  dense;          /* keyed by the syscall number alone (or nothing): a per-CPU array
 	                       * of SCRY_MAX_SYSCALLS slots (metric_*_arrays) instead of a hash */
-	__u8  pad[6];
+	__u8  wide;           /* keyed by cgroup, addr or wchan: the whole scry_metric_key
+	                       * (metric_*_wide); else its first SCRY_METRIC_KEY_NARROW bytes,
+	                       * which the others' hashes cost */
+	__u8  pad[5];
 	__u64 span_min_ns;    /* SCRY_METRIC_SPAN: the shortest observation written */
 };
 
@@ -428,9 +431,10 @@ struct scry_metric_key {
 	__u32 uid;
 	__u32 dev;            /* block_io: the disk; SCRY_ML_ADDR: the address's family */
 	char  comm[SCRY_COMM_LEN];
-	__u64 cgroup;
+	__u64 cgroup;         /* from here: wide metrics only */
 	__u8  addr[16];       /* SCRY_ML_ADDR, SCRY_ML_WCHAN */
 };
+#define SCRY_METRIC_KEY_NARROW 40   /* offsetof(struct scry_metric_key, cgroup) */
 
 struct scry_metric_hist {
 	__u64 count;

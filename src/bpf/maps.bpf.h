@@ -346,11 +346,13 @@ const volatile __u8 metric_sc_addr_arg[SCRY_MAX_SYSCALLS] = {};
 /* SCRY_ML_WCHAN: the scheduler's and the locking functions' text ([start, end) twice) */
 const volatile __u64 metric_sched_text[4] = {};
 
+/* Keyed by the first SCRY_METRIC_KEY_NARROW bytes of struct scry_metric_key; the *_wide
+ * maps (metrics with a cgroup, addr or wchan label) by all of it. */
 struct metric_counter_inner {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(max_entries, 1);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, struct scry_metric_key);
+	__uint(key_size, SCRY_METRIC_KEY_NARROW);
 	__type(value, __u64);
 };
 
@@ -358,9 +360,39 @@ struct metric_hist_inner {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(max_entries, 1);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(key_size, SCRY_METRIC_KEY_NARROW);
+	__type(value, struct scry_metric_hist);
+};
+
+struct metric_counter_wide_inner {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct scry_metric_key);
+	__type(value, __u64);
+};
+
+struct metric_hist_wide_inner {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, struct scry_metric_key);
 	__type(value, struct scry_metric_hist);
 };
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, SCRY_METRICS_MAX);
+	__type(key, __u32);
+	__array(values, struct metric_counter_wide_inner);
+} metric_counters_wide SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, SCRY_METRICS_MAX);
+	__type(key, __u32);
+	__array(values, struct metric_hist_wide_inner);
+} metric_hists_wide SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);

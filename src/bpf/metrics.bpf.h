@@ -17,6 +17,14 @@ static __always_inline __u32 metric_idx(__u32 i)
 	return i;
 }
 
+/* The values only wide metrics read (cgroup, addr, wchan labels: scry_metric_desc.wide). */
+struct metric_wide {
+	__u64 cgroup;
+	__u64 wchan;
+	__u8 addr[16];
+};
+#define METRIC_WIDE_LABELS (SCRY_ML_CGROUP | SCRY_ML_ADDR | SCRY_ML_WCHAN)
+
 /* What one observation (a syscall exit, a switch in, a request's completion) gives the
  * metrics of its event. */
 struct metric_call {
@@ -29,10 +37,15 @@ struct metric_call {
 	__u64 now;            /* the observation's end (when lat >= 0) */
 	struct scry_metric_stats *st;
 	char comm[SCRY_COMM_LEN];
-	__u64 cgroup;
-	__u64 wchan;
-	__u8 addr[16];
+	/* last, and written (zeroed first) only when metrics_label_union has wide labels:
+	 * the other metrics pay nothing for them (METRIC_CALL) */
+	struct metric_wide w;
 };
+
+/* A metric_call named c, zero but for w. */
+#define METRIC_CALL(c) \
+	struct metric_call c; \
+	__builtin_memset(&c, 0, offsetof(struct metric_call, w))
 
 /* The application's mark (span_marks) of the task a span of event (started at start) is
  * about, into *out: a syscall's, current's; a run-queue wait's, the waiting task's (by its
@@ -233,12 +246,15 @@ static __always_inline void metric_one(__u32 i, const struct metric_call *c, str
 	key->tid = labels & SCRY_ML_TID ? c->tid : 0;
 	key->uid = labels & SCRY_ML_UID ? c->uid : 0;
 	key->dev = labels & (SCRY_ML_DEV | SCRY_ML_ADDR) ? c->dev : 0;
-	key->cgroup = labels & SCRY_ML_CGROUP ? c->cgroup : 0;
-	if (labels & SCRY_ML_ADDR) {
-		__builtin_memcpy(key->addr, c->addr, sizeof(key->addr));
-	} else {
-		*(__u64 *)&key->addr[0] = labels & SCRY_ML_WCHAN ? c->wchan : 0;
-		*(__u64 *)&key->addr[8] = 0;
+	if (labels & METRIC_WIDE_LABELS) {   /* d->wide; else the maps read the key's first
+					      * SCRY_METRIC_KEY_NARROW bytes */
+		key->cgroup = labels & SCRY_ML_CGROUP ? c->w.cgroup : 0;
+		if (labels & SCRY_ML_ADDR) {
+			__builtin_memcpy(key->addr, c->w.addr, sizeof(key->addr));
+		} else {
+			*(__u64 *)&key->addr[0] = labels & SCRY_ML_WCHAN ? c->w.wchan : 0;
+			*(__u64 *)&key->addr[8] = 0;
+		}
 	}
 	if (labels & SCRY_ML_COMM) {
 		__builtin_memcpy(key->comm, c->comm, sizeof(key->comm));
@@ -247,14 +263,15 @@ static __always_inline void metric_one(__u32 i, const struct metric_call *c, str
 		*(__u64 *)&key->comm[8] = 0;
 	}
 	if (d->kind == SCRY_METRIC_HISTOGRAM) {
-		inner = bpf_map_lookup_elem(&metric_hists, &i);
+		inner = bpf_map_lookup_elem(labels & METRIC_WIDE_LABELS ? (void *)&metric_hists_wide : (void *)&metric_hists, &i);
 		if (!inner)
 			return;
 		s = metric_series(inner, key, c->st, i);
 		if (s)
 			hist_add(i, s, v);
 	} else {
-		inner = bpf_map_lookup_elem(&metric_counters, &i);
+		inner = bpf_map_lookup_elem(labels & METRIC_WIDE_LABELS ? (void *)&metric_counters_wide :
+					    (void *)&metric_counters, &i);
 		if (!inner)
 			return;
 		s = metric_series(inner, key, c->st, i);
@@ -278,24 +295,27 @@ static __always_inline void metric_sockaddr(struct metric_call *c, struct pt_reg
 	if (!p || bpf_probe_read_user(&sa, sizeof(sa), (void *)p))
 		return;
 	if (sa.family == 2) {          /* AF_INET: ::ffff:a.b.c.d */
-		*(__u64 *)&c->addr[0] = 0;
-		*(__u32 *)&c->addr[8] = 0xffff0000;   /* bytes 00 00 ff ff (little-endian) */
-		*(__u32 *)&c->addr[12] = sa.v4;
+		*(__u64 *)&c->w.addr[0] = 0;
+		*(__u32 *)&c->w.addr[8] = 0xffff0000;   /* bytes 00 00 ff ff (little-endian) */
+		*(__u32 *)&c->w.addr[12] = sa.v4;
 		c->dev = 2;
-	} else if (sa.family == 10 && !bpf_probe_read_user(c->addr, sizeof(c->addr), (void *)(p + 8))) {
+	} else if (sa.family == 10 && !bpf_probe_read_user(c->w.addr, sizeof(c->w.addr), (void *)(p + 8))) {
 		c->dev = 10;   /* AF_INET6 */
 	}
 }
 
 static __always_inline void metrics_exit(struct task_struct *t, struct pt_regs *regs, long id, long ret)
 {
-	struct metric_call c = { .nr = id, .ret = ret, .lat = -1 };
+	METRIC_CALL(c);
 	struct scry_metric_key key;
 	__u32 zero = 0;
 	struct task_entry *te;
 
 	if (id < 0 || id >= SCRY_MAX_SYSCALLS)
 		return;
+	c.nr = id;
+	c.ret = ret;
+	c.lat = -1;
 	c.mask = metric_sc_mask[id];
 	if (!c.mask)
 		return;
@@ -325,10 +345,13 @@ static __always_inline void metrics_exit(struct task_struct *t, struct pt_regs *
 		c.uid = (__u32)bpf_get_current_uid_gid();
 	if (metrics_label_union & SCRY_ML_COMM)
 		bpf_get_current_comm(c.comm, sizeof(c.comm));
-	if (metrics_label_union & SCRY_ML_CGROUP)
-		c.cgroup = bpf_get_current_cgroup_id();
-	if (metrics_label_union & SCRY_ML_ADDR)
-		metric_sockaddr(&c, regs, id);
+	if (metrics_label_union & METRIC_WIDE_LABELS) {
+		c.w = (struct metric_wide){};
+		if (metrics_label_union & SCRY_ML_CGROUP)
+			c.w.cgroup = bpf_get_current_cgroup_id();
+		if (metrics_label_union & SCRY_ML_ADDR)
+			metric_sockaddr(&c, regs, id);
+	}
 	/* unrolled: i is a constant in each copy, and the copies past n_metrics or of other
 	 * events are dropped */
 #pragma clang loop unroll(full)
@@ -414,7 +437,7 @@ static __always_inline void metric_task_labels(struct metric_call *c, struct tas
 	if (metrics_label_union & SCRY_ML_COMM)
 		bpf_probe_read_kernel_str(c->comm, sizeof(c->comm), t->comm);
 	if (metrics_label_union & SCRY_ML_CGROUP)
-		c->cgroup = BPF_CORE_READ(t, cgroups, dfl_cgrp, kn, id);
+		c->w.cgroup = BPF_CORE_READ(t, cgroups, dfl_cgrp, kn, id);
 }
 
 static __always_inline bool sched_text(__u64 ip)
@@ -525,7 +548,7 @@ int BPF_PROG(scry_metrics_switch, bool preempt, struct task_struct *prev, struct
 		queued = now - ts->queued;
 	if (ts->off && now >= ts->off)
 		off = now - ts->off;
-	c.wchan = ts->wchan;
+	c.w.wchan = ts->wchan;
 	ts->queued = 0;
 	ts->off = 0;
 	if (queued < 0 && off < 0)
@@ -593,7 +616,7 @@ int BPF_PROG(scry_metrics_rq_complete, struct request *rq, int error, unsigned i
 	c.pid = b->pid;
 	c.tid = b->tid;
 	c.uid = b->uid;
-	c.cgroup = b->cgroup;
+	c.w.cgroup = b->cgroup;
 	__builtin_memcpy(c.comm, b->comm, sizeof(c.comm));
 	bpf_map_delete_elem(&blk_start, &key);
 	if (c.lat >= 0)

@@ -4,6 +4,7 @@
  * masks filled; the maps' fds and the programs' counters for the readers (see probes.h);
  * the probe of the application's span marks (tracing: parent:) attached. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,8 @@
 #include <bpf/libbpf.h>
 #include "catalog/catalog.h"
 #include "kernel/probes_int.h"
+
+_Static_assert(offsetof(struct scry_metric_key, cgroup) == SCRY_METRIC_KEY_NARROW, "narrow keys: the fields before cgroup");
 
 /* SCRY_ML_ADDR: the syscalls with a struct sockaddr argument (1 + its index). */
 static void metric_addr_args(struct scry_probes *p)
@@ -150,6 +153,7 @@ int probes_install_metrics(struct scry_probes *p, char *err, size_t errlen)
 		const struct scry_metric_desc *d = &o->metrics[i];
 		bool hist = d->kind == SCRY_METRIC_HISTOGRAM;
 		struct bpf_map *outer = d->dense ? (hist ? p->skel->maps.metric_hist_arrays : p->skel->maps.metric_counter_arrays) :
+				    d->wide ? (hist ? p->skel->maps.metric_hists_wide : p->skel->maps.metric_counters_wide) :
 				    hist ? p->skel->maps.metric_hists : p->skel->maps.metric_counters;
 		LIBBPF_OPTS(bpf_map_create_opts, mo, .map_flags = BPF_F_NO_PREALLOC);
 		char name[16];
@@ -164,7 +168,8 @@ int probes_install_metrics(struct scry_probes *p, char *err, size_t errlen)
 			fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, name, sizeof(__u32),
 					    hist ? sizeof(struct scry_metric_hist) : sizeof(__u64), SCRY_MAX_SYSCALLS, &mo);
 		} else {
-			fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_HASH, name, sizeof(struct scry_metric_key),
+			fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_HASH, name,
+					    d->wide ? sizeof(struct scry_metric_key) : SCRY_METRIC_KEY_NARROW,
 					    hist ? sizeof(struct scry_metric_hist) : sizeof(__u64),
 					    o->metric_max_entries[i], &mo);
 		}

@@ -682,6 +682,7 @@ static int parse_metric(struct walk *w, yaml_node_t *n, const char *path, bool h
 	    m->desc.value != SCRY_MV_RET && (!m->desc.labels || m->max_entries >= SCRY_MAX_SYSCALLS) &&
 	    (!hist || (uint64_t)get_nprocs_conf() * SCRY_MAX_SYSCALLS * sizeof(struct scry_metric_hist) <= (32u << 20)))
 		m->desc.dense = 1;
+	m->desc.wide = (m->desc.labels & (SCRY_ML_CGROUP | SCRY_ML_ADDR | SCRY_ML_WCHAN)) != 0;
 	if ((m->desc.labels & SCRY_ML_ERRNO) && m->desc.when == SCRY_MW_SUCCESS)
 		return fail(w, n, path, "an errno label on successful calls only is always 0");
 	return 0;
