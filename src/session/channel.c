@@ -76,6 +76,13 @@ static int prepare_metrics_filter(struct scry_channel *c, char *err, size_t errl
 			k++;
 	c->filters = scry_filters_prepare_calls(c->s->opts.filter, entries, k, err, errlen);
 	free(entries);
+	if (!c->filters && !strncmp(err, "filter:", 7)) {   /* say whose: a recording's channels may take it */
+		char *why = strdup(err);
+
+		if (why)
+			snprintf(err, errlen, "metrics' %s", why);
+		free(why);
+	}
 	return c->filters ? 0 : -EINVAL;
 }
 

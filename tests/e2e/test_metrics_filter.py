@@ -92,13 +92,19 @@ def test_filter_errors(scry, args, msg):
     assert p.returncode == 1 and msg in p.stderr, p.stderr
 
 
-def test_filter_refused_with_sched_metrics(scry, tmp_path):
-    cfg = tmp_path / "off.yaml"
-    cfg.write_text("metrics:\n  counters:\n    - name: t_offcpu_total\n      event: offcpu\n")
+@pytest.mark.parametrize("config, msg", [
+    ("metrics:\n  counters:\n    - name: t_offcpu_total\n      event: offcpu\n", "--filter decides syscalls"),
+    ("tracing:\n  spans:\n    - name: process\n", "cannot be combined with process spans"),
+])
+def test_filter_refused_with_other_events(scry, tmp_path, config, msg):
+    """Run-queue, off-CPU and block I/O observations are no syscall; process spans are made of
+    events the filter would decide too: refused, one line, nothing started."""
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(config)
     p = subprocess.run([scry, "serve", "--config", str(cfg), "--listen", "127.0.0.1:1", "--filter", "ret < 0",
                         "--", "/bin/true"], capture_output=True, text=True, timeout=60)
     assert p.returncode == 1
-    assert len(p.stderr.splitlines()) == 1 and "--filter decides syscalls" in p.stderr, p.stderr
+    assert len(p.stderr.splitlines()) == 1 and msg in p.stderr, p.stderr
 
 
 def cgroup2_root():
