@@ -72,15 +72,20 @@ def test_filter_on_context(serve, workload):
     assert value(ss, "scry_syscall_errors_total", syscall="openat", comm="metrics_wl", errno="ENOENT") is None
 
 
-def test_record_metrics_with_filter(scry, workload, tmp_path):
-    """record --filter --metrics: the same filter decides the trace and the metrics."""
+def test_record_metrics_with_filter(scry, workload, tmp_path, bt2_read):
+    """record --filter --metrics: the same filter decides the trace (read by babeltrace2's bt2)
+    and the metrics."""
     out = tmp_path / "t"
-    p = subprocess.run([scry, "record", "-q", "-o", str(out), "--filter", f"ret == {B_BYTES}", "--metrics",
-                        str(EXAMPLE), "--"] + wl(workload), capture_output=True, text=True, timeout=180)
+    p = subprocess.run([scry, "record", "-q", "-o", str(out), "-e", "syscall:*", "--filter", f"ret == {B_BYTES}",
+                        "--metrics", str(EXAMPLE), "--"] + wl(workload), capture_output=True, text=True, timeout=180)
     assert p.returncode == 0, p.stderr
     ss = samples((out / "metrics.prom").read_text())
     assert wl_series(ss, "scry_syscalls_total") == {"write": W_WRITES}
     assert value(ss, "scry_syscall_bytes_total", syscall="write", comm="metrics_wl") == W_WRITES * B_BYTES
+    tr = bt2_read(out)
+    wl_events = [e for e in tr.events if e["procname"] == "metrics_wl"]
+    assert [e["name"] for e in wl_events] == ["syscall_exit_write"] * W_WRITES
+    assert all(e["fields"]["ret"] == B_BYTES for e in wl_events)
 
 
 @pytest.mark.parametrize("args, msg", [
