@@ -82,13 +82,23 @@ def kernel_wchan_of_a_sleep():
     pytest.skip("/proc/PID/wchan gives nothing here")
 
 
-def test_ksym_of_wchan(serve, workload, tmp_path):
+def test_ksym_of_wchan(serve, workload, tmp_path, cgroup):
+    """Off-CPU by wchan (and by cgroup: the task switched in's, read from its task_struct)."""
     expect = kernel_wchan_of_a_sleep()
     cfg = tmp_path / "c.yaml"
-    cfg.write_text(CONFIG)
-    s = serve(cfg, cmd=[workload("sleeper"), str(N_SLEEPS), str(SLEEP_US)])
-    s.proc.poll()
-    ss, text = s.wait_for(lambda ss: (value(ss, "t_offcpu_total", wchan=expect, comm="sleeper") or 0) >= N_SLEEPS)
+    cfg.write_text(CONFIG + "    - name: t_offcpu_cg_total\n      event: offcpu\n"
+                   "      labels: [{name: cgroup, source: cgroup}, {name: comm, source: comm}]\n")
+    cmd = ["sh", "-c", f'echo $$ > {cgroup}/cgroup.procs && exec "$@"', "sh", workload("sleeper"), str(N_SLEEPS),
+           str(SLEEP_US)]
+    s = serve(cfg, cmd=cmd)
+
+    def by_wchan(ss):
+        return sum(v for n, l, v in ss if n == "t_offcpu_total" and l["comm"] == "sleeper")
+
+    # the sleeper's blocks, all in the cgroup: as many as by wchan, summed over them (once it is
+    # done: a scrape reads the maps one after the other)
+    ss, text = s.wait_for(lambda ss: (value(ss, "t_offcpu_total", wchan=expect, comm="sleeper") or 0) >= N_SLEEPS
+                          and value(ss, "t_offcpu_cg_total", cgroup=str(cgroup), comm="sleeper") == by_wchan(ss))
     # each nanosleep blocks there once; other blocks (the exec's page faults) elsewhere
     assert value(ss, "t_offcpu_total", wchan=expect, comm="sleeper") == N_SLEEPS, text
     assert value(ss, "scry_decoder_errors_total", metric="t_offcpu_total") == 0
