@@ -5,6 +5,7 @@ labelled with them (IPv4 and IPv6); a sleeper's off-CPU times are labelled with 
 blocked, which the kernel's own /proc/PID/wchan names for a sleeping process; and configs
 misusing them are refused with one line naming the file, the line and the key."""
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -65,6 +66,9 @@ def test_inet_ip_of_connect_and_sendto(serve, tmp_path):
     got = {(l["addr"], l["syscall"]): v for n, l, v in ss if n == "t_sends_total" and l["comm"] == "python3"
            and l["addr"]}
     assert got == {("127.0.0.2", "connect"): 3, ("::1", "connect"): 2, ("127.0.0.3", "sendto"): 4}, text
+    if shutil.which("promtool"):   # the empty values too
+        pc = subprocess.run(["promtool", "check", "metrics"], input=text, capture_output=True, text=True)
+        assert pc.returncode == 0, pc.stdout + pc.stderr
 
 
 def kernel_wchan_of_a_sleep():
