@@ -62,7 +62,7 @@ _scry()
 	--clock)
 		COMPREPLY=($(compgen -W "monotonic boot tai" -- "$cur"))
 		return ;;
-	-o|--output|--output-path|-i|--input-path|--record|--config|-C|--metrics|--track-cgroup)
+	-o|--output|--output-path|-i|--input-path|--record|--config|-C|--metrics|--spans|--track-cgroup)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return ;;
 	-t|--type)

@@ -33,6 +33,7 @@ const volatile __u16 sd_ids[SCRY_SD_NR] = { [0 ... SCRY_SD_NR - 1] = SCRY_NO_EVE
 const volatile __u32 track_mask = 0;       /* SCRY_TRACK_* trackers in use */
 const volatile __u32 n_track_cgroups = 0;
 const volatile __u8 scry_clock = SCRY_CLOCK_MONOTONIC;   /* the trace clock (SCRY_CLOCK_*) */
+const volatile __u8 prepare_exec_on = 0;   /* scry_prepare_exec writes deferred execve entries */
 
 /* Now, on the trace clock: the verifier keeps only the chosen helper (the branches on the
  * frozen rodata are decided at load), so a kernel without bpf_ktime_get_tai_ns loads the
@@ -372,12 +373,18 @@ const volatile __u32 metrics_event_mask = 0;   /* 1 << SCRY_ME_*: events some me
 const volatile struct scry_metric_desc metric_desc[SCRY_METRICS_MAX] = {};
 /* Per syscall number: the mask of the metrics it feeds (bit = metric id). */
 const volatile __u32 metric_sc_mask[SCRY_MAX_SYSCALLS] = {};
+/* SCRY_ML_ADDR: per syscall, 1 + the argument that points to its struct sockaddr (0: none) */
+const volatile __u8 metric_sc_addr_arg[SCRY_MAX_SYSCALLS] = {};
+/* SCRY_ML_WCHAN: the scheduler's and the locking functions' text ([start, end) twice) */
+const volatile __u64 metric_sched_text[4] = {};
 
+/* Keyed by the first SCRY_METRIC_KEY_NARROW bytes of struct scry_metric_key; the *_wide
+ * maps (metrics with a cgroup, addr or wchan label) by all of it. */
 struct metric_counter_inner {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(max_entries, 1);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, struct scry_metric_key);
+	__uint(key_size, SCRY_METRIC_KEY_NARROW);
 	__type(value, __u64);
 };
 
@@ -385,9 +392,39 @@ struct metric_hist_inner {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(max_entries, 1);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(key_size, SCRY_METRIC_KEY_NARROW);
+	__type(value, struct scry_metric_hist);
+};
+
+struct metric_counter_wide_inner {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct scry_metric_key);
+	__type(value, __u64);
+};
+
+struct metric_hist_wide_inner {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, struct scry_metric_key);
 	__type(value, struct scry_metric_hist);
 };
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, SCRY_METRICS_MAX);
+	__type(key, __u32);
+	__array(values, struct metric_counter_wide_inner);
+} metric_counters_wide SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, SCRY_METRICS_MAX);
+	__type(key, __u32);
+	__array(values, struct metric_hist_wide_inner);
+} metric_hists_wide SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
@@ -452,6 +489,7 @@ struct {
 struct sched_ts {
 	__u64 queued;
 	__u64 off;
+	__u64 wchan;          /* SCRY_ML_WCHAN: where it blocked (with off) */
 };
 
 struct {
@@ -464,6 +502,7 @@ struct {
 /* Block I/O metrics: the requests in flight, by address (issue time, disk, issuer). */
 struct blk_start {
 	__u64 ts;
+	__u64 cgroup;
 	__u32 dev, pid, tid, uid;
 	char comm[SCRY_COMM_LEN];
 };
@@ -474,6 +513,42 @@ struct {
 	__type(key, __u64);
 	__type(value, struct blk_start);
 } blk_start SEC(".maps");
+
+/* Kernel spans inside an application's trace (tracing: parent:, metrics.bpf.h): the span each
+ * thread works for, as the application's probe marks it (removed with the task); a block
+ * request's, taken from its issuer at the issue. */
+const volatile __u8 span_marks = 0;    /* a mark probe is attached: spans read the marks */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct scry_span_parent);
+} span_mark SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SCRY_BLK_MARKS_MAX);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u64);
+	__type(value, struct scry_span_parent);
+} blk_mark SEC(".maps");
+
+/* The mark of the block request completing on this CPU (put there by scry_span_mark_rq_complete
+ * before scry_metrics_rq_complete runs), with the request's issue time and issuer: a span
+ * takes it only if they are its own. */
+struct span_cur {
+	__u64 start;
+	__u32 tid, pad;
+	struct scry_span_parent p;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct span_cur);
+} span_cur SEC(".maps");
 
 /* Spans (SCRY_METRIC_SPAN descriptors): the observations long enough, read by user space. */
 struct {

@@ -17,21 +17,73 @@ static __always_inline __u32 metric_idx(__u32 i)
 	return i;
 }
 
+/* The values only wide metrics read (cgroup, addr, wchan labels: scry_metric_desc.wide). */
+struct metric_wide {
+	__u64 cgroup;
+	__u64 wchan;
+	__u8 addr[16];
+};
+#define METRIC_WIDE_LABELS (SCRY_ML_CGROUP | SCRY_ML_ADDR | SCRY_ML_WCHAN)
+
 /* What one observation (a syscall exit, a switch in, a request's completion) gives the
  * metrics of its event. */
 struct metric_call {
 	__u32 mask;           /* syscalls: the metrics this syscall feeds */
 	__u32 nr;
 	__u32 err;            /* -ret for an error, else 0 */
-	__u32 pid, tid, uid, dev;
+	__u32 pid, tid, uid, dev;     /* dev: syscalls, the family of addr */
 	__s64 ret;
 	__s64 lat;            /* ns, or -1: entry not seen */
 	__u64 now;            /* the observation's end (when lat >= 0) */
 	struct scry_metric_stats *st;
 	char comm[SCRY_COMM_LEN];
+	/* last, and written (zeroed first) only when metrics_label_union has wide labels:
+	 * the other metrics pay nothing for them (METRIC_CALL) */
+	struct metric_wide w;
 };
 
-/* Span i (a constant): the observation c as a record of span_rb, if long enough. */
+/* A metric_call named c, zero but for w. */
+#define METRIC_CALL(c) \
+	struct metric_call c; \
+	__builtin_memset(&c, 0, offsetof(struct metric_call, w))
+
+/* The application's mark (span_marks) of the task a span of event (started at start) is
+ * about, into *out: a syscall's, current's; a run-queue wait's, the waiting task's (by its
+ * tid: bpf_task_from_pid, Linux 6.2; none before); a block request's, its issuer's at the
+ * issue, which scry_span_mark_rq_complete put in span_cur.  1, or 0 when it has none.  A
+ * function of its own, called only when marks are on: the metrics' code around the call is
+ * the same with or without them. */
+static __noinline int span_mark_of(__u32 event, __u32 tid, __u64 start, struct scry_span_parent *out)
+{
+	struct scry_span_parent *m = NULL;
+	struct task_struct *t;
+	struct span_cur *cur;
+	__u32 zero = 0;
+	int ret = 0;
+
+	if (event == SCRY_ME_SYSCALL) {
+		m = bpf_task_storage_get(&span_mark, bpf_get_current_task_btf(), 0, 0);
+	} else if (event == SCRY_ME_BLOCK_IO) {
+		cur = bpf_map_lookup_elem(&span_cur, &zero);
+		if (cur && cur->tid == tid && cur->start == start)
+			m = &cur->p;
+	} else if (bpf_task_from_pid && (t = bpf_task_from_pid((__s32)tid))) {
+		m = bpf_task_storage_get(&span_mark, t, 0, 0);
+		if (m && m->span) {
+			*out = *m;
+			ret = 1;
+		}
+		bpf_task_release(t);
+		return ret;
+	}
+	if (!m || !m->span)
+		return 0;
+	*out = *m;
+	return 1;
+}
+
+/* Span i (a constant): the observation c as a record of span_rb, if long enough, with its
+ * parent's mark (span_mark_of) or none. */
 static __always_inline void span_emit(__u32 i, const struct metric_call *c, __u64 v)
 {
 	const volatile struct scry_metric_desc *d = &metric_desc[metric_idx(i)];
@@ -55,6 +107,11 @@ static __always_inline void span_emit(__u32 i, const struct metric_call *c, __u6
 	r->dev = c->dev;
 	r->metric = i;
 	__builtin_memcpy(r->comm, c->comm, sizeof(r->comm));
+	if (!span_marks || !span_mark_of(d->event, c->tid, r->start_ns, &r->parent)) {
+		r->parent.trace_hi = 0;
+		r->parent.trace_lo = 0;
+		r->parent.span = 0;
+	}
 	bpf_ringbuf_submit(r, 0);
 }
 
@@ -188,7 +245,17 @@ static __always_inline void metric_one(__u32 i, const struct metric_call *c, str
 	key->pid = labels & SCRY_ML_PID ? c->pid : 0;
 	key->tid = labels & SCRY_ML_TID ? c->tid : 0;
 	key->uid = labels & SCRY_ML_UID ? c->uid : 0;
-	key->dev = labels & SCRY_ML_DEV ? c->dev : 0;
+	key->dev = labels & (SCRY_ML_DEV | SCRY_ML_ADDR) ? c->dev : 0;
+	if (labels & METRIC_WIDE_LABELS) {   /* d->wide; else the maps read the key's first
+					      * SCRY_METRIC_KEY_NARROW bytes */
+		key->cgroup = labels & SCRY_ML_CGROUP ? c->w.cgroup : 0;
+		if (labels & SCRY_ML_ADDR) {
+			__builtin_memcpy(key->addr, c->w.addr, sizeof(key->addr));
+		} else {
+			*(__u64 *)&key->addr[0] = labels & SCRY_ML_WCHAN ? c->w.wchan : 0;
+			*(__u64 *)&key->addr[8] = 0;
+		}
+	}
 	if (labels & SCRY_ML_COMM) {
 		__builtin_memcpy(key->comm, c->comm, sizeof(key->comm));
 	} else {
@@ -196,14 +263,15 @@ static __always_inline void metric_one(__u32 i, const struct metric_call *c, str
 		*(__u64 *)&key->comm[8] = 0;
 	}
 	if (d->kind == SCRY_METRIC_HISTOGRAM) {
-		inner = bpf_map_lookup_elem(&metric_hists, &i);
+		inner = bpf_map_lookup_elem(labels & METRIC_WIDE_LABELS ? (void *)&metric_hists_wide : (void *)&metric_hists, &i);
 		if (!inner)
 			return;
 		s = metric_series(inner, key, c->st, i);
 		if (s)
 			hist_add(i, s, v);
 	} else {
-		inner = bpf_map_lookup_elem(&metric_counters, &i);
+		inner = bpf_map_lookup_elem(labels & METRIC_WIDE_LABELS ? (void *)&metric_counters_wide :
+					    (void *)&metric_counters, &i);
 		if (!inner)
 			return;
 		s = metric_series(inner, key, c->st, i);
@@ -212,15 +280,42 @@ static __always_inline void metric_one(__u32 i, const struct metric_call *c, str
 	}
 }
 
-static __always_inline void metrics_exit(struct task_struct *t, long id, long ret)
+/* SCRY_ML_ADDR: the IP address of the call's struct sockaddr argument, if it has one (read
+ * at the exit: connect's, bind's, sendto's as passed; accept's and recvfrom's as filled). */
+static __always_inline void metric_sockaddr(struct metric_call *c, struct pt_regs *regs, long id)
 {
-	struct metric_call c = { .nr = id, .ret = ret, .lat = -1 };
+	__u8 a = metric_sc_addr_arg[id & (SCRY_MAX_SYSCALLS - 1)];
+	__u64 p;
+	struct { __u16 family; __u16 port; __u32 v4; } sa;   /* sockaddr_in; sockaddr_in6's address at 8 */
+
+	if (!a)
+		return;
+	p = a == 1 ? BPF_CORE_READ(regs, di) : a == 2 ? BPF_CORE_READ(regs, si) : a == 3 ? BPF_CORE_READ(regs, dx) :
+	    a == 4 ? BPF_CORE_READ(regs, r10) : a == 5 ? BPF_CORE_READ(regs, r8) : BPF_CORE_READ(regs, r9);
+	if (!p || bpf_probe_read_user(&sa, sizeof(sa), (void *)p))
+		return;
+	if (sa.family == 2) {          /* AF_INET: ::ffff:a.b.c.d */
+		*(__u64 *)&c->w.addr[0] = 0;
+		*(__u32 *)&c->w.addr[8] = 0xffff0000;   /* bytes 00 00 ff ff (little-endian) */
+		*(__u32 *)&c->w.addr[12] = sa.v4;
+		c->dev = 2;
+	} else if (sa.family == 10 && !bpf_probe_read_user(c->w.addr, sizeof(c->w.addr), (void *)(p + 8))) {
+		c->dev = 10;   /* AF_INET6 */
+	}
+}
+
+static __always_inline void metrics_exit(struct task_struct *t, struct pt_regs *regs, long id, long ret)
+{
+	METRIC_CALL(c);
 	struct scry_metric_key key;
 	__u32 zero = 0;
 	struct task_entry *te;
 
 	if (id < 0 || id >= SCRY_MAX_SYSCALLS)
 		return;
+	c.nr = id;
+	c.ret = ret;
+	c.lat = -1;
 	c.mask = metric_sc_mask[id];
 	if (!c.mask)
 		return;
@@ -250,6 +345,13 @@ static __always_inline void metrics_exit(struct task_struct *t, long id, long re
 		c.uid = (__u32)bpf_get_current_uid_gid();
 	if (metrics_label_union & SCRY_ML_COMM)
 		bpf_get_current_comm(c.comm, sizeof(c.comm));
+	if (metrics_label_union & METRIC_WIDE_LABELS) {
+		c.w = (struct metric_wide){};
+		if (metrics_label_union & SCRY_ML_CGROUP)
+			c.w.cgroup = bpf_get_current_cgroup_id();
+		if (metrics_label_union & SCRY_ML_ADDR)
+			metric_sockaddr(&c, regs, id);
+	}
 	/* unrolled: i is a constant in each copy, and the copies past n_metrics or of other
 	 * events are dropped */
 #pragma clang loop unroll(full)
@@ -289,7 +391,7 @@ int BPF_PROG(scry_metrics_exit, struct pt_regs *regs, long ret)
 		id = SCRY_NR_RT_SIGRETURN;
 	if (!recording() || !target_ok(regs, &t))
 		return 0;
-	metrics_exit(t, id, ret);
+	metrics_exit(t, regs, id, ret);
 	return 0;
 }
 
@@ -334,6 +436,39 @@ static __always_inline void metric_task_labels(struct metric_call *c, struct tas
 		c->uid = BPF_CORE_READ(t, cred, uid.val);
 	if (metrics_label_union & SCRY_ML_COMM)
 		bpf_probe_read_kernel_str(c->comm, sizeof(c->comm), t->comm);
+	if (metrics_label_union & SCRY_ML_CGROUP)
+		c->w.cgroup = BPF_CORE_READ(t, cgroups, dfl_cgrp, kn, id);
+}
+
+static __always_inline bool sched_text(__u64 ip)
+{
+	return (ip >= metric_sched_text[0] && ip < metric_sched_text[1]) ||
+	       (ip >= metric_sched_text[2] && ip < metric_sched_text[3]);
+}
+
+#define WCHAN_FRAMES 24
+
+/* Where current blocks (it is being switched out): the first return address after the
+ * scheduler's frames that is not one of them, as the kernel's get_wchan (the frames before
+ * __schedule are the tracepoint's and this program's); 0 when not found. */
+static __always_inline __u64 current_wchan(void *ctx)
+{
+	__u64 ips[WCHAN_FRAMES];
+	long n = bpf_get_stack(ctx, ips, sizeof(ips), 0);
+	bool in = false;
+
+	if (n <= 0)
+		return 0;
+	n /= 8;
+	for (int i = 0; i < WCHAN_FRAMES; i++) {
+		if (i >= n)
+			break;
+		if (sched_text(ips[i]))
+			in = true;
+		else if (in)
+			return ips[i];
+	}
+	return 0;
 }
 
 /* Observe value v (ns) for the metrics of event (a constant). */
@@ -396,8 +531,11 @@ int BPF_PROG(scry_metrics_switch, bool preempt, struct task_struct *prev, struct
 	if (task_measured(prev)) {
 		ts = bpf_task_storage_get(&task_sched, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 		if (ts) {
-			if ((metrics_event_mask & (1u << SCRY_ME_OFFCPU)) && prev_state != 0)
+			if ((metrics_event_mask & (1u << SCRY_ME_OFFCPU)) && prev_state != 0) {
 				ts->off = now;
+				if (metrics_label_union & SCRY_ML_WCHAN)
+					ts->wchan = current_wchan(ctx);
+			}
 			if ((metrics_event_mask & (1u << SCRY_ME_RUNQUEUE)) && prev_state == 0 /* TASK_RUNNING */)
 				ts->queued = now;
 		}
@@ -410,6 +548,7 @@ int BPF_PROG(scry_metrics_switch, bool preempt, struct task_struct *prev, struct
 		queued = now - ts->queued;
 	if (ts->off && now >= ts->off)
 		off = now - ts->off;
+	c.w.wchan = ts->wchan;
 	ts->queued = 0;
 	ts->off = 0;
 	if (queued < 0 && off < 0)
@@ -450,6 +589,8 @@ int BPF_PROG(scry_metrics_rq_issue, struct request *rq)
 		b.uid = BPF_CORE_READ(t, cred, uid.val);
 	if (metrics_label_union & SCRY_ML_COMM)
 		bpf_get_current_comm(b.comm, sizeof(b.comm));
+	if (metrics_label_union & SCRY_ML_CGROUP)
+		b.cgroup = bpf_get_current_cgroup_id();
 	b.ts = bpf_ktime_get_ns();
 	if (bpf_map_update_elem(&blk_start, &key, &b, BPF_ANY)) {
 		st = bpf_map_lookup_elem(&metric_stats, &zero);
@@ -475,9 +616,106 @@ int BPF_PROG(scry_metrics_rq_complete, struct request *rq, int error, unsigned i
 	c.pid = b->pid;
 	c.tid = b->tid;
 	c.uid = b->uid;
+	c.w.cgroup = b->cgroup;
 	__builtin_memcpy(c.comm, b->comm, sizeof(c.comm));
 	bpf_map_delete_elem(&blk_start, &key);
 	if (c.lat >= 0)
 		metrics_observe(SCRY_ME_BLOCK_IO, &c);
+	return 0;
+}
+
+/* ---- the application's marks (tracing: parent:) ----------------------------------------- */
+
+/* A mark not kept (no memory for a thread's, blk_mark full): counted. */
+static __always_inline void mark_lost(void)
+{
+	__u32 zero = 0;
+	struct scry_metric_stats *st = bpf_map_lookup_elem(&metric_stats, &zero);
+
+	if (st)
+		st->marks_lost++;
+}
+
+/* Mark the current thread with the application's span (trace id high, low, span id), or
+ * clear the mark (a zero span id or trace id). */
+static __always_inline int span_mark_set(__u64 hi, __u64 lo, __u64 span)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct scry_span_parent *m;
+
+	if (!span || !(hi | lo)) {
+		bpf_task_storage_delete(&span_mark, t);
+		return 0;
+	}
+	m = bpf_task_storage_get(&span_mark, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (m) {
+		m->trace_hi = hi;
+		m->trace_lo = lo;
+		m->span = span;
+	} else {
+		mark_lost();
+	}
+	return 0;
+}
+
+/* uprobe on the application's function f(trace_hi, trace_lo, span_id, ...) */
+SEC("uprobe")
+int scry_span_mark_uprobe(struct pt_regs *ctx)
+{
+	return span_mark_set(ctx->di, ctx->si, ctx->dx);
+}
+
+/* USDT probe with the arguments trace_hi, trace_lo, span_id */
+SEC("usdt")
+int scry_span_mark_usdt(struct pt_regs *ctx)
+{
+	long hi = 0, lo = 0, span = 0;
+
+	bpf_usdt_arg(ctx, 0, &hi);
+	bpf_usdt_arg(ctx, 1, &lo);
+	bpf_usdt_arg(ctx, 2, &span);
+	return span_mark_set(hi, lo, span);
+}
+
+/* The issuer's mark goes with its request (a program of its own, loaded with the marks only:
+ * scry_metrics_rq_issue is the same with or without them). */
+SEC("tp_btf/block_rq_issue")
+int BPF_PROG(scry_span_mark_rq_issue, struct request *rq)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct scry_span_parent *pm;
+	__u64 key = (__u64)rq;
+
+	if (!recording() || !task_measured(t))
+		return 0;
+	pm = bpf_task_storage_get(&span_mark, t, 0, 0);
+	if (!pm)
+		bpf_map_delete_elem(&blk_mark, &key);
+	else if (bpf_map_update_elem(&blk_mark, &key, pm, BPF_ANY))
+		mark_lost();
+	return 0;
+}
+
+/* A marked request's mark into span_cur, with its issue time and issuer (blk_start, before
+ * scry_metrics_rq_complete, attached after this one, deletes it), for its span. */
+SEC("tp_btf/block_rq_complete")
+int BPF_PROG(scry_span_mark_rq_complete, struct request *rq, int error, unsigned int nr_bytes)
+{
+	__u64 key = (__u64)rq;
+	struct scry_span_parent *m = bpf_map_lookup_elem(&blk_mark, &key);
+	struct blk_start *b;
+	struct span_cur *cur;
+	__u32 zero = 0;
+
+	if (!m)
+		return 0;
+	b = bpf_map_lookup_elem(&blk_start, &key);
+	cur = bpf_map_lookup_elem(&span_cur, &zero);
+	if (b && cur) {
+		cur->start = b->ts;
+		cur->tid = b->tid;
+		cur->p = *m;
+	}
+	bpf_map_delete_elem(&blk_mark, &key);
 	return 0;
 }

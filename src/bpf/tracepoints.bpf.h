@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* tracepoints.bpf.h — the tracepoint source: any tracefs tracepoint, its payload built from
- * the raw record by the copy operations of its descriptor (slot = attach cookie). */
+ * the raw record by the copy operations of its descriptor (slot = attach cookie); and
+ * sched_process_exit's record rebuilt from its BTF arguments, written the same way. */
 
 /* ---- generic tracepoints ----------------------------------------------------------- */
 
@@ -145,7 +146,7 @@ struct task_struct *bpf_task_from_pid(s32 pid) __ksym __weak;
 void bpf_task_release(struct task_struct *p) __ksym __weak;
 
 /* SCRY_TP_NEXT_TASK: is the task switched in (tid at d->task_off in the record) followed? */
-static __always_inline bool next_followed(void *ctx, struct scry_tp_desc *d)
+static __always_inline bool next_followed(unsigned long rec, struct scry_tp_desc *d)
 {
 	struct task_struct *next;
 	__s32 tid = 0;
@@ -153,7 +154,7 @@ static __always_inline bool next_followed(void *ctx, struct scry_tp_desc *d)
 
 	if (!(d->flags & SCRY_TP_NEXT_TASK) || !bpf_task_from_pid)
 		return false;
-	bpf_probe_read_kernel(&tid, sizeof(tid), ctx + (d->task_off & 0xfff));
+	bpf_probe_read_kernel(&tid, sizeof(tid), (void *)(rec + (d->task_off & 0xfff)));
 	next = bpf_task_from_pid(tid);
 	if (!next)
 		return false;
@@ -162,28 +163,63 @@ static __always_inline bool next_followed(void *ctx, struct scry_tp_desc *d)
 	return ok;
 }
 
-SEC("tracepoint")
-int scry_tp(void *ctx)
+/* The event of descriptor slot from the raw record at rec. */
+static __always_inline void tp_write(unsigned long rec, __u32 slot)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
-	__u32 slot = bpf_get_attach_cookie(ctx);
-	struct tp_walk w = { .base = (unsigned long)ctx };
+	struct tp_walk w = { .base = rec };
 
 	if (!recording())
-		return 0;
+		return;
 	w.d = bpf_map_lookup_elem(&tps, &slot);
 	if (!w.d || w.d->event_id == SCRY_NO_EVENT)   /* disabled, its link on its way out */
-		return 0;
-	if (!target_ok(NULL, &t) && !next_followed(ctx, w.d))
-		return 0;
+		return;
+	if (!target_ok(NULL, &t) && !next_followed(rec, w.d))
+		return;
 	if ((w.d->flags & SCRY_TP_PIDSET) && !pid_set_has(t, true, slot))
-		return 0;
+		return;
 	w.a = area_get(AREA_TP);
 	if (!w.a)
-		return 0;
+		return;
 	w.a->pos = write_head_nomigr(w.a->buf, w.d->event_id, t);
 	bpf_loop(w.d->nops, tp_op, &w, 0);
 	submit(w.a, w.a->pos);
 	area_put(w.a);
+}
+
+SEC("tracepoint")
+int scry_tp(void *ctx)
+{
+	tp_write((unsigned long)ctx, bpf_get_attach_cookie(ctx));
+	return 0;
+}
+
+/* sched_process_exit without its tracefs tracepoint: a perf event on a tracepoint waits two
+ * RCU grace periods when it is closed (~90 ms of every `scry trace`'s stop), a BTF one does
+ * not.  Its record is rebuilt as TP_fast_assign fills it, at the offsets of the kernel's own
+ * struct (CO-RE), which are those of its tracefs format, by the descriptor of slot
+ * exit_tp_slot - 1 (0: not written here). */
+volatile __u32 exit_tp_slot = 0;
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(scry_tp_exit, struct task_struct *p)
+{
+	struct trace_event_raw_sched_process_exit *r;
+	__u8 rec[64] = {};
+	__u32 slot = exit_tp_slot - 1;
+	__u64 group_dead = 0;
+
+	if (slot >= SCRY_MAX_TP || !bpf_core_type_exists(struct trace_event_raw_sched_process_exit) ||
+	    bpf_core_type_size(struct trace_event_raw_sched_process_exit) > sizeof(rec))
+		return 0;
+	r = (void *)rec;
+	bpf_probe_read_kernel(rec + bpf_core_field_offset(r->comm), sizeof(r->comm), p->comm);
+	*(pid_t *)(rec + bpf_core_field_offset(r->pid)) = p->pid;
+	*(int *)(rec + bpf_core_field_offset(r->prio)) = p->prio;
+	if (bpf_core_field_exists(r->group_dead)) {    /* Linux 6.16: the tracepoint's second argument */
+		group_dead = ctx[1];
+		*(bool *)(rec + bpf_core_field_offset(r->group_dead)) = group_dead;
+	}
+	tp_write((unsigned long)rec, slot);
 	return 0;
 }

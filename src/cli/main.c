@@ -57,9 +57,14 @@ static int list(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	const char *base = strrchr(argv[0], '/');
+	bool daemon = !strcmp(base ? base + 1 : argv[0], "scryd");
+	static const char *const loaders[] = { "record", "trace", "top", "serve", "daemon" };
+	bool loads = daemon;
 
-	scry_heap_init();
-	if (!strcmp(base ? base + 1 : argv[0], "scryd"))
+	for (size_t i = 0; !loads && argc >= 2 && i < sizeof(loaders) / sizeof(loaders[0]); i++)
+		loads = !strcmp(argv[1], loaders[i]);
+	scry_heap_init(loads);
+	if (daemon)
 		return cmd_daemon(argc, argv);
 	if (argc < 2) {
 		usage(stderr);

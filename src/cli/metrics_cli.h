@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 #include "cli/track.h"
+#include "kernel/probes.h"
 #include "metrics/config.h"
 #include "metrics/read.h"
 #include "session/session.h"
@@ -47,6 +48,7 @@ struct cli_metrics {
 	struct scry_kernspans *kspans;   /* syscall, block_io, sched_wait spans */
 	struct scry_otlp_exporter *exp;
 	struct scry_otlp_stats span_stats;   /* final, after cli_metrics_stop */
+	struct scry_span_mark_probe mark;    /* tracing: parent: resolved (mark.path NULL: none) */
 };
 
 #define CLI_METRICS_TARGET_USAGE \
@@ -57,7 +59,10 @@ struct cli_metrics {
 	"      --track-vpid LIST  only these pids as seen in their pid namespace\n" \
 	"      --track-uid LIST   only processes of these users (names or uids)\n" \
 	"      --track-gid LIST   only processes of these groups (names or gids)\n" \
-	"      --track-cgroup DIR only processes in this cgroup v2 directory or below it\n"
+	"      --track-cgroup DIR only processes in this cgroup v2 directory or below it\n" \
+	"      --filter EXPR      only syscalls for which EXPR (LTTng's filter language) is true,\n" \
+	"                         decided in the kernel at the exit before any metric sees the\n" \
+	"                         call: 'ret < 0', 'fd == 1', '$ctx.procname == \"make\"'\n"
 
 enum { CLI_METRICS_OPT_DURATION = 450 };
 
@@ -68,10 +73,24 @@ int cli_metrics_option(struct cli_metrics *m, int opt, const char *arg, char *er
  * one of its own) and its channels (chans, nchans), nothing else.  0, or -1 with err. */
 int cli_metrics_config(struct cli_metrics *m, struct scry_catalog *cat, const char *path, const char *text,
 		       const char *name, char *err, size_t errlen);
+/* After cli_metrics_config: the spans of config file path (tracing: spans:) in place of
+ * m's, its metrics ignored, the channels remade.  0, or -1 with err. */
+int cli_metrics_config_spans(struct cli_metrics *m, const char *path, char *err, size_t errlen);
 /* After the options: the catalog, the config (file path, or text named name when path is
  * NULL), the session options.  0, or -1 with a one-line err. */
 int cli_metrics_prepare(struct cli_metrics *m, const char *path, const char *text, const char *name,
 			char *err, size_t errlen);
+/* Spans (tracing: spans:): the OTLP exporter started, the process spans' builder and its
+ * live events (m->live: the caller gives a channel's records to trace_live_sink and binds
+ * it), the kernel spans' queue.  Before the session is created.  0, or -1 with err. */
+int cli_metrics_spans_new(struct cli_metrics *m, char *err, size_t errlen);
+/* After the session m->s is loaded: the kernel spans' ring.  0, or -1 with err. */
+int cli_metrics_spans_open(struct cli_metrics *m, char *err, size_t errlen);
+/* cli_launch's on_child with ctx m->live: the command's events count from its execve. */
+void cli_metrics_on_child(void *ctx, pid_t pid);
+/* After the session stopped: the last events handed over, the process spans still open
+ * ended now, the exporter flushed (5 s at most) and its counters reported (span_stats). */
+void cli_metrics_spans_end(struct cli_metrics *m);
 /* Create, load, follow -p, start CMD held, attach, release CMD. */
 int cli_metrics_start(struct cli_metrics *m, void (*on_signal)(int), char *err, size_t errlen);
 int cli_metrics_read(struct cli_metrics *m, struct scry_metrics_snap *out);

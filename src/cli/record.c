@@ -67,6 +67,8 @@ static void usage(FILE *f)
 		CLI_TRACK_USAGE
 		"      --metrics FILE     also keep the metrics FILE declares in the kernel (docs/METRICS.md)\n"
 		"                         and write them to DIR/metrics.prom at the end\n"
+		"      --spans FILE       also send the spans FILE declares (tracing: spans:) over OTLP as\n"
+		"                         scry serve does (OTEL_EXPORTER_OTLP_ENDPOINT...), while recording\n"
 		"  -q, --quiet            no live status line\n"
 		"  -v, --verbose          libbpf and verifier messages\n"
 		"\n"
@@ -90,13 +92,14 @@ struct record_args {
 	char **cmd;
 	struct cli_track track;
 	const char *metrics;   /* --metrics FILE */
+	const char *spans;     /* --spans FILE */
 	struct cli_record_metrics rm;
 };
 
 static int parse_args(int argc, char **argv, struct record_args *a, char *err, size_t errlen)
 {
 	enum { OPT_DURATION = 256, OPT_BUFFER, OPT_PACKET, OPT_SNAPLEN, OPT_CHANNEL, OPT_USERSPACE_PROBE, OPT_METRICS,
-	       OPT_FETCH };
+	       OPT_FETCH, OPT_SPANS };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "event", required_argument, NULL, 'e' },
@@ -104,6 +107,7 @@ static int parse_args(int argc, char **argv, struct record_args *a, char *err, s
 		{ "channel", required_argument, NULL, OPT_CHANNEL },
 		{ "userspace-probe", required_argument, NULL, OPT_USERSPACE_PROBE },
 		{ "metrics", required_argument, NULL, OPT_METRICS },
+		{ "spans", required_argument, NULL, OPT_SPANS },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "all", no_argument, NULL, 'a' },
 		{ "duration", required_argument, NULL, OPT_DURATION },
@@ -206,6 +210,9 @@ static int parse_args(int argc, char **argv, struct record_args *a, char *err, s
 		case OPT_METRICS:
 			a->metrics = optarg;
 			break;
+		case OPT_SPANS:
+			a->spans = optarg;
+			break;
 		case OPT_FETCH:
 			if (!*optarg) {
 				snprintf(err, errlen, "--fetch: expected VARIABLE->MEMBER[.MEMBER...] (comma-separated)");
@@ -269,7 +276,7 @@ static int parse_args(int argc, char **argv, struct record_args *a, char *err, s
 		if (r)
 			goto oom;
 	}
-	if (a->metrics && cli_record_metrics_prepare(&a->rm, a->metrics, &a->so, err, errlen))
+	if ((a->metrics || a->spans) && cli_record_metrics_prepare(&a->rm, a->metrics, a->spans, &a->so, err, errlen))
 		return -EINVAL;
 	return 0;
 oom:
@@ -281,7 +288,13 @@ oom:
 struct status {
 	struct scry_session *s;
 	uint64_t last_events, last_t;
+	struct cli_record_metrics *rm;   /* --spans: pumped after each poll */
 };
+
+static void after_poll(void *ctx, uint64_t now)
+{
+	cli_record_spans_pump(((struct status *)ctx)->rm, now);
+}
 
 static void status_line(void *ctx, uint64_t now)
 {
@@ -306,13 +319,15 @@ static int run(struct scry_session *s, struct record_args *a, struct scry_child 
 	       struct scry_run_end *end, char *err, size_t errlen)
 {
 	bool show = !a->quiet && isatty(STDERR_FILENO);
-	struct status st = { .s = s, .last_t = scry_monotonic_ns() };
+	struct status st = { .s = s, .last_t = scry_monotonic_ns(), .rm = &a->rm };
 	struct scry_run_opts ro = {
 		.duration_ns = a->duration > 0 ? (uint64_t)(a->duration * 1e9) : 0,
 		.child = child ? child->pid : 0,
 		.pids = child || a->until_stopped ? NULL : a->pids,
 		.npids = child || a->until_stopped ? 0 : a->npids,
 		.every_second = show ? status_line : NULL,
+		.max_poll_delay_ns = a->spans ? 50 * 1000 * 1000ULL : 0,
+		.after_poll = a->spans ? after_poll : NULL,
 		.ctx = &st,
 		.stop = &stop_signal,
 	};
@@ -342,11 +357,24 @@ int cmd_record(int argc, char **argv)
 	if (a.cmd && scry_spawn_check(a.cmd[0], err, sizeof(err)))
 		goto fail;
 	scry_elf_search_pids(a.pids, a.npids);   /* uprobe:NAME: the file -p's processes map */
-	if (scry_session_create(&s, &a.so, err, sizeof(err)))
+	if (a.spans && cli_record_spans_start(&a.rm, err, sizeof(err)))
 		goto fail;
+	for (int r = 1; r == 1;) {   /* again when the process spans need a channel of their own */
+		scry_session_destroy(s);
+		s = NULL;
+		if (scry_session_create(&s, &a.so, err, sizeof(err)))
+			goto fail;
+		if (a.spans && (r = cli_record_spans_bind(&a.rm, s, &a.so, err, sizeof(err))) < 0)
+			goto fail;
+		if (!a.spans)
+			r = 0;
+	}
 	if (scry_session_load(s, err, sizeof(err)))
 		goto fail;
-	if (cli_launch(s, a.pids, a.npids, a.cmd, &child, on_signal, NULL, NULL, err, sizeof(err)))
+	if (cli_record_spans_open(&a.rm, s, err, sizeof(err)))
+		goto fail;
+	if (cli_launch(s, a.pids, a.npids, a.cmd, &child, on_signal, a.rm.m.live ? cli_metrics_on_child : NULL,
+		       a.rm.m.live, err, sizeof(err)))
 		goto fail;
 	/* without a command, when recording begins is the user's to know (LTTng: "Tracing
 	 * started"): the switch is on, every event of the session recorded from now */
@@ -361,7 +389,7 @@ int cmd_record(int argc, char **argv)
 	if (scry_session_stop(s, &sum, err, sizeof(err)))
 		fprintf(stderr, "scry: %s\n", err);
 	cli_report_recording(&sum, scry_session_dir(s));
-	if (a.metrics && cli_record_metrics_write(&a.rm, s, scry_session_dir(s), err, sizeof(err)))
+	if ((a.metrics || a.spans) && cli_record_metrics_write(&a.rm, s, scry_session_dir(s), err, sizeof(err)))
 		fprintf(stderr, "scry: %s\n", err);
 	ret = 0;
 	if (a.cmd) {
@@ -382,7 +410,7 @@ fail:
 		scry_spawn_abort(&child);
 out:
 	scry_session_destroy(s);   /* before the metrics' catalog, which it uses */
-	if (a.metrics)
+	if (a.metrics || a.spans)
 		cli_record_metrics_free(&a.rm);
 	cli_channels_free(&a.chans);
 	free(a.pids);

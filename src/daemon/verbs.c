@@ -508,20 +508,54 @@ static int apply_op(struct verb_ctx *v, struct dsession *s, struct dchannel *c, 
 	return ret;
 }
 
-/* A per-process set's rule (--pid): the engine session's verb (loaded or not: the sets are
- * kept by it), then the configuration; with no engine session yet (or without the channel,
- * which had no event), the configuration rebuilt.  An eviction is said in the reply and the daemon's log. */
+/* The pids of the engine session's per-process sets (a malloc'd array, *n of them); a
+ * process's rule (channel, spec) there: *has. */
+static pid_t *set_pids(struct dsession *s, size_t *n, const char *chan, const char *spec, pid_t pid, bool *has)
+{
+	struct scry_pid_set_info *sets = calloc(SCRY_PID_SETS_MAX, sizeof(*sets));
+	pid_t *pids = calloc(SCRY_PID_SETS_MAX, sizeof(*pids));
+
+	*n = 0;
+	*has = false;
+	if (sets && pids && s->eng)
+		*n = scry_session_pid_sets(s->eng, sets, SCRY_PID_SETS_MAX, NULL);
+	for (size_t i = 0; i < *n; i++) {
+		pids[i] = sets[i].pid;
+		for (size_t k = 0; sets[i].pid == pid && k < sets[i].nrules; k++)
+			*has |= !strcmp(sets[i].rules[k].channel, chan) && !strcmp(sets[i].rules[k].spec, spec);
+	}
+	free(sets);
+	return pids;
+}
+
+/* The process pid names (a thread names its process): itself if it has none. */
+static pid_t tgid_of(pid_t pid)
+{
+	char path[64], line[128];
+	FILE *f;
+	int tgid = pid;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if ((f = fopen(path, "re"))) {
+		while (fgets(line, sizeof(line), f) && sscanf(line, "Tgid: %d", &tgid) != 1)
+			;
+		fclose(f);
+	}
+	return tgid;
+}
+
+/* A per-process set's rule (--pid): on a loaded session (started or stopped) the engine
+ * session's verb, then the configuration; before start the configuration, its engine session
+ * rebuilt (as apply_op), what the rebuild evicted found by comparing the sets before and
+ * after.  An eviction is said in the reply and the daemon's log. */
 static int apply_pid_op(struct verb_ctx *v, struct dsession *s, struct dchannel *c, bool enable, const char *spec,
 			pid_t pid)
 {
 	struct dreply *r = v->r;
 	pid_t evicted = 0;
-	bool built = false;       /* the channel is in the engine session (it has an enable) */
 	int ret;
 
-	for (size_t i = 0; i < c->nops; i++)
-		built |= c->ops[i].enable;
-	if (s->eng && (loaded(s) || built)) {
+	if (loaded(s)) {
 		ret = enable ? scry_session_enable_event_pid(s->eng, c->name, spec, pid, &evicted, r->err, r->errlen)
 			     : scry_session_disable_event_pid(s->eng, c->name, spec, pid, r->err, r->errlen);
 		if (ret)
@@ -529,15 +563,44 @@ static int apply_pid_op(struct verb_ctx *v, struct dsession *s, struct dchannel 
 		if (dchannel_add_pid_op(c, enable, spec, pid))
 			return ERR("out of memory");
 	} else {
-		if (dchannel_add_pid_op(c, enable, spec, pid))
+		size_t nb, na;
+		bool has, dummy;
+		pid_t tgid = tgid_of(pid), *before = set_pids(s, &nb, c->name, spec, tgid, &has), *after;
+
+		if (!enable && !has) {
+			bool any = false;
+
+			for (size_t i = 0; before && i < nb; i++)
+				any |= before[i] == tgid;
+			free(before);
+			if (!any)
+				return ERR("no per-process event set for process %d", (int)pid);
+			return ERR("no rule '%s' in channel '%s' of the per-process event set of process %d", spec, c->name,
+				   (int)tgid);
+		}
+		if (dchannel_add_pid_op(c, enable, spec, pid)) {
+			free(before);
 			return ERR("out of memory");
+		}
 		if ((ret = dsession_rebuild(v->d, s, r->err, r->errlen))) {
 			char e2[256];
 
 			free(c->ops[--c->nops].spec);
 			dsession_rebuild(v->d, s, e2, sizeof(e2));
+			free(before);
 			return ret;
 		}
+		after = set_pids(s, &na, c->name, spec, tgid, &dummy);
+		for (size_t i = 0; enable && before && after && i < nb && !evicted; i++) {
+			size_t k;
+
+			for (k = 0; k < na && after[k] != before[i]; k++)
+				;
+			if (k == na && kill(before[i], 0) == 0)
+				evicted = before[i];      /* gone, its process alive: evicted */
+		}
+		free(before);
+		free(after);
 	}
 	if (evicted) {
 		fprintf(r->out, "Per-process event set of process %d evicted (the least recently used: at most %u sets)\n",

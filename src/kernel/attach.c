@@ -46,9 +46,18 @@ int scry_probes_attach_tracepoint(struct scry_probes *p, const char *system, con
 	}
 	LIBBPF_OPTS(bpf_tracepoint_opts, topts, .bpf_cookie = slot);
 	snprintf(what, sizeof(what), "tracepoint %s:%s", system, name);
-	int ret = front_fd >= 0 ? probes_attach_front_tp(p, front_fd, system, name, slot, err, errlen) :
-		  probes_add_link(p, bpf_program__attach_tracepoint_opts(p->skel->progs.scry_tp, system, name, &topts),
-			   what, err, errlen);
+	int ret;
+
+	if (front_fd >= 0)
+		ret = probes_attach_front_tp(p, front_fd, system, name, slot, err, errlen);
+	else if (p->btf_exit && !p->skel->bss->exit_tp_slot && !strcmp(system, "sched") &&
+		 !strcmp(name, "sched_process_exit")) {   /* its BTF tracepoint (tracepoints.bpf.h) */
+		p->skel->bss->exit_tp_slot = slot + 1;
+		if ((ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_tp_exit), what, err, errlen)))
+			p->skel->bss->exit_tp_slot = 0;
+	} else
+		ret = probes_add_link(p, bpf_program__attach_tracepoint_opts(p->skel->progs.scry_tp, system, name, &topts),
+				      what, err, errlen);
 	if (ret)
 		return ret;
 	p->tp_link[slot] = front_fd >= 0 ? -1 : (int)p->nlinks - 1;
@@ -69,6 +78,8 @@ int scry_probes_detach_tracepoint(struct scry_probes *p, int slot)
 		return -errno;
 	bpf_link__destroy(p->links[l]);
 	p->links[l] = NULL;
+	if (p->skel->bss->exit_tp_slot == k + 1)
+		p->skel->bss->exit_tp_slot = 0;   /* free for sched_process_exit again */
 	return 0;
 }
 
@@ -239,7 +250,9 @@ int scry_probes_attach(struct scry_probes *p, char *err, size_t errlen)
 	if (bpf_program__autoload(p->skel->progs.scry_metrics_enter))
 		ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_metrics_enter), "tp_btf/sys_enter (metrics)",
 				      err, errlen);
-	if (!ret && bpf_program__autoload(p->skel->progs.scry_metrics_exit))
+	if (!ret && bpf_program__autoload(p->skel->progs.scry_metrics_exit) && !p->opts.syscalls && p->sys_front[1] >= 0)
+		ret = probes_attach_front_sys(p, 1, err, errlen);   /* --filter: its front tail-calls it */
+	else if (!ret && bpf_program__autoload(p->skel->progs.scry_metrics_exit))
 		ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_metrics_exit), "tp_btf/sys_exit (metrics)",
 				      err, errlen);
 	if (!ret && bpf_program__autoload(p->skel->progs.scry_metrics_wakeup))
@@ -254,9 +267,16 @@ int scry_probes_attach(struct scry_probes *p, char *err, size_t errlen)
 	if (!ret && bpf_program__autoload(p->skel->progs.scry_metrics_rq_issue))
 		ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_metrics_rq_issue),
 				      "tp_btf/block_rq_issue (metrics)", err, errlen);
+	/* before the metrics' program: a tracepoint's programs run in the order they were
+	 * attached, and this one hands a request's mark to the other (metrics.bpf.h) */
+	if (!ret && bpf_program__autoload(p->skel->progs.scry_span_mark_rq_complete))
+		ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_span_mark_rq_complete),
+				      "tp_btf/block_rq_complete (span marks)", err, errlen);
 	if (!ret && bpf_program__autoload(p->skel->progs.scry_metrics_rq_complete))
 		ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_metrics_rq_complete),
 				      "tp_btf/block_rq_complete (metrics)", err, errlen);
+	if (!ret)
+		ret = probes_attach_span_mark(p, err, errlen);
 	if (ret)
 		return ret;
 	if (bpf_program__autoload(p->skel->progs.scry_fork))

@@ -115,6 +115,12 @@ bool scry_feature_prepare_exec(const struct btf *vmlinux)
 	return scry_feature_tp_btf(vmlinux, "sched_prepare_exec");
 }
 
+bool scry_feature_btf_exit(const struct btf *vmlinux)
+{
+	return !getenv("SCRY_NO_BTF_EXIT") && scry_feature_tp_btf(vmlinux, "sched_process_exit") &&
+	       btf_has(vmlinux, "trace_event_raw_sched_process_exit", BTF_KIND_STRUCT);
+}
+
 bool scry_feature_ktime_tai(void)
 {
 	if (getenv("SCRY_NO_KTIME_TAI"))
@@ -233,6 +239,10 @@ size_t scry_features_probe(struct scry_feature_report *out, size_t max)
 	    "a deferred execve entry read from the old image", "a deferred execve entry rebuilt from the new image",
 	    "%s%s", pe ? "btf_trace_sched_prepare_exec in kernel BTF" : "no sched_prepare_exec (Linux 6.10)",
 	    getenv("SCRY_NO_PREPARE_EXEC") ? " (SCRY_NO_PREPARE_EXEC set)" : "");
+	ADD("btf_exit", scry_feature_btf_exit(vm), "sched_process_exit written from its BTF tracepoint",
+	    "sched_process_exit through its tracefs tracepoint (its detach waits ~2 RCU grace periods)", "%s",
+	    getenv("SCRY_NO_BTF_EXIT") ? "SCRY_NO_BTF_EXIT set" :
+	    "btf_trace_sched_process_exit and struct trace_event_raw_sched_process_exit in kernel BTF (Linux 6.16)");
 	ADD("ktime_tai", scry_feature_ktime_tai(), "create --clock tai available", "create --clock tai refused",
 	    "%s", getenv("SCRY_NO_KTIME_TAI") ? "SCRY_NO_KTIME_TAI set" : "probed with libbpf_probe_bpf_helper (Linux 6.1)");
 	ADD("bpf_iter", btf_has(vm, "bpf_iter__task", BTF_KIND_STRUCT), "available (for a statedump; not used yet)", "not available: no statedump",

@@ -23,6 +23,10 @@ bool scry_feature_tp_btf(const struct btf *vmlinux, const char *tp);   /* "sys_e
 bool scry_feature_kptr_untrusted(void);                 /* untrusted kptrs in per-CPU maps */
 int scry_feature_strnstr(const struct btf *vmlinux);    /* kfunc bpf_strnstr's BTF id, or 0 */
 bool scry_feature_prepare_exec(const struct btf *vmlinux);
+/* sched_process_exit's record struct (6.16's, with group_dead) and its BTF tracepoint: the
+ * event is written from the BTF tracepoint (no tracefs perf event to wait for at detach);
+ * SCRY_NO_BTF_EXIT=1: no. */
+bool scry_feature_btf_exit(const struct btf *vmlinux);
 /* uprobe_multi links (Linux 6.6): many addresses of one file in one link. */
 bool scry_feature_uprobe_multi(const struct btf *vmlinux);
 /* The helper bpf_ktime_get_tai_ns (Linux 6.1; create --clock tai); SCRY_NO_KTIME_TAI=1: no. */

@@ -3,6 +3,7 @@
  * closing it all.  The other roles: features.c (what the kernel offers), trackers.c,
  * fronts.c (filter fronts), attach.c, stats.c; their shared state in probes_int.h. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include "scry.skel.h"
 #include "catalog/catalog.h"
 #include "filter/bpf_gen.h"
+#include "kernel/btf_cache.h"
 #include "kernel/ctx_paths.h"
 #include "kernel/features.h"
 #include "kernel/probes_int.h"
@@ -46,14 +48,64 @@ static int update_all(int map_fd, const void *values, unsigned n)
 	return ret;
 }
 
-static int install_rings(struct scry_probes *p)
+/* The rings: one per CPU, in an array of maps created here (not by libbpf) so that they are
+ * installed while the verifier checks the programs: installing waits a grace period
+ * (update_all), which this thread spends beside the load instead of after it. */
+struct ring_install {
+	pthread_t th;
+	int outer_fd;
+	const int *fds;
+	unsigned n;
+	int ret;
+};
+
+static void *install_rings(void *arg)
 {
-	return update_all(bpf_map__fd(p->skel->maps.rings), p->ring_fds, p->ncpus);
+	struct ring_install *ri = arg;
+
+	ri->ret = update_all(ri->outer_fd, ri->fds, ri->n);
+	return NULL;
 }
 
-int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o, char *err, size_t errlen)
+static int create_rings(struct scry_probes *p, size_t size, struct ring_install *ri, char *err, size_t errlen)
+{
+	int ret;
+
+	for (unsigned cpu = 0; cpu < p->ncpus; cpu++) {
+		int fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "scry_ring", 0, 0, size, NULL);
+
+		if (fd < 0) {
+			ret = -errno;
+			snprintf(err, errlen, "cannot create a %zu-byte ring buffer for CPU %u: %s", size, cpu,
+				 strerror(-ret));
+			return ret;
+		}
+		p->ring_fds[cpu] = fd;
+	}
+	LIBBPF_OPTS(bpf_map_create_opts, mo, .inner_map_fd = p->ring_fds[0]);
+	ri->outer_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY_OF_MAPS, "rings", 4, 4, p->ncpus, &mo);
+	if (ri->outer_fd < 0 || bpf_map__reuse_fd(p->skel->maps.rings, ri->outer_fd)) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot create the map of the ring buffers: %s", strerror(-ret));
+		return ret;
+	}
+	ri->fds = p->ring_fds;
+	ri->n = p->ncpus;
+	if ((ret = -pthread_create(&ri->th, NULL, install_rings, ri))) {
+		snprintf(err, errlen, "cannot start a thread: %s", strerror(-ret));
+		return ret;
+	}
+	return 0;
+}
+
+/* The object opened (with core_btf, the cached BTF of its CO-RE relocations, if not NULL),
+ * set for o, loaded. */
+static int probes_load(struct scry_probes **out, const struct scry_probes_opts *o, const char *core_btf,
+		       char *err, size_t errlen)
 {
 	struct scry_probes *p;
+	struct ring_install ri = { .outer_fd = -1 };
+	bool installing = false;     /* ri.th runs */
 	int ret = -ENOMEM;
 
 	libbpf_set_print(print_fn);
@@ -86,7 +138,8 @@ int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o,
 		ret = -ENOTSUP;
 		goto fail;
 	}
-	p->skel = scry_bpf__open();
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = core_btf);
+	p->skel = scry_bpf__open_opts(&oo);
 	if (!p->skel) {
 		ret = -errno;
 		snprintf(err, errlen, "cannot open the BPF object: %s", strerror(-ret));
@@ -144,6 +197,9 @@ int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o,
 	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_resume_btf, o->syscalls && o->filter && p->btf_tp);
 	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_resume_tp, o->syscalls && o->filter && !p->btf_tp);
 	bpf_program__set_autoload(p->skel->progs.scry_prepare_exec, p->prepare_exec);
+	p->skel->rodata->prepare_exec_on = p->prepare_exec;
+	p->btf_exit = o->btf_exit && scry_feature_btf_exit(vmlinux);
+	bpf_program__set_autoload(p->skel->progs.scry_tp_exit, p->btf_exit);
 	bool need_fork = !o->target_all || o->fork_event_id != 0xffff || o->track_vpid;
 	if (need_fork && !btf_fork) {
 		snprintf(err, errlen, "this kernel lacks the BTF tracepoint sched_process_fork needed to follow children and record forks");
@@ -202,7 +258,6 @@ int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o,
 		bpf_map__set_max_entries(p->skel->maps.pid_set_hits, n);
 	}
 
-	bpf_map__set_max_entries(p->skel->maps.rings, p->ncpus);
 	bpf_map__set_max_entries(p->skel->maps.areas, p->ncpus * SCRY_AREAS_PER_CPU);
 	bpf_map__set_max_entries(p->skel->maps.stages, p->ncpus);
 	bpf_program__set_autoload(p->skel->progs.scry_flush, true);
@@ -212,13 +267,19 @@ int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o,
 		ret = probes_prepare_metrics(p, err, errlen);
 	if (ret)
 		goto fail;
-	/* The inner ring template keeps its size: ring buffers of any size may be inserted
-	 * (libbpf 1.1 cannot resize an inner map template). */
-
+	if ((ret = create_rings(p, o->ring_size, &ri, err, errlen)))
+		goto fail;
+	installing = true;
 	ret = scry_bpf__load(p->skel);
+	installing = false;
+	pthread_join(ri.th, NULL);
 	if (ret) {
 		snprintf(err, errlen, "the kernel refused scry's BPF programs: %s%s", strerror(-ret),
 			 scry_log_verbose() ? "" : " (--verbose shows the verifier log)");
+		goto fail;
+	}
+	if ((ret = ri.ret) < 0) {
+		snprintf(err, errlen, "cannot install the ring buffers: %s", strerror(-ret));
 		goto fail;
 	}
 	ret = probes_fill_trackers(p, o, err, errlen);
@@ -240,27 +301,42 @@ int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o,
 		snprintf(err, errlen, "cannot map the staging buffers: %s", strerror(-ret));
 		goto fail;
 	}
-	for (unsigned cpu = 0; cpu < p->ncpus; cpu++) {
-		int fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "scry_ring", 0, 0, o->ring_size, NULL);
-		if (fd < 0) {
-			ret = -errno;
-			snprintf(err, errlen, "cannot create a %zu-byte ring buffer for CPU %u: %s",
-				 o->ring_size, cpu, strerror(-ret));
-			goto fail;
-		}
-		p->ring_fds[cpu] = fd;
-	}
-	if ((ret = install_rings(p)) < 0) {
-		snprintf(err, errlen, "cannot install the ring buffers: %s", strerror(-ret));
-		goto fail;
-	}
+	if (ri.outer_fd >= 0)
+		close(ri.outer_fd);     /* libbpf holds its own */
 	*out = p;
 	return 0;
 fail_msg:
 	snprintf(err, errlen, "out of memory");
 fail:
+	if (installing)
+		pthread_join(ri.th, NULL);
+	if (ri.outer_fd >= 0)
+		close(ri.outer_fd);
 	scry_probes_close(p);
 	return ret < 0 ? ret : -EINVAL;
+}
+
+int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o, char *err, size_t errlen)
+{
+	static bool filling;    /* once a process */
+	size_t objsz;
+	const void *obj = scry_bpf__elf_bytes(&objsz);
+	char core[512];
+	bool cached = scry_btf_cache_lookup(obj, objsz, core, sizeof(core));
+	int ret = probes_load(out, o, cached ? core : NULL, err, errlen);
+
+	if (ret && cached) {       /* not with that BTF, perhaps: without it */
+		scry_log(SCRY_LOG_VERBOSE, "scry: loading with the cached BTF %s failed (%s): without it", core, err);
+		scry_btf_cache_drop(core);
+		cached = false;
+		ret = probes_load(out, o, NULL, err, errlen);
+	} else if (!ret && !cached && !filling) {
+		filling = true;
+		scry_btf_cache_fill(obj, objsz);
+	}
+	if (!ret)
+		scry_log(SCRY_LOG_VERBOSE, "scry: CO-RE relocations against %s", cached ? core : "the kernel's BTF");
+	return ret;
 }
 
 int scry_probes_set_syscalls(struct scry_probes *p, const struct scry_sc_desc *d, unsigned n)

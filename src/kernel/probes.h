@@ -13,6 +13,15 @@
 
 struct scry_catalog;
 
+/* Where an application marks its threads with its span (tracing: parent:; metrics.bpf.h):
+ * USDT probe provider:name of path, or (provider NULL) the function at offset of path; its
+ * first three integer arguments are the trace id's high and low 64 bits and the span id
+ * (zero: the mark cleared). */
+struct scry_span_mark_probe {
+	const char *path, *provider, *name;
+	uint64_t offset;
+};
+
 struct scry_probes_opts {
 	uint64_t ctx_mask;          /* enabled contexts, 1 << enum scry_ctx */
 	unsigned clock;             /* SCRY_CLOCK_*: what events are stamped with */
@@ -27,6 +36,8 @@ struct scry_probes_opts {
 	bool uprobes;               /* load the uprobe program (scry_probes_attach_uprobe) */
 	bool usdt;                  /* load the USDT program (scry_probes_attach_usdt) */
 	bool filter;                /* filter fronts will be loaded (scry_probes_load_front) */
+	bool btf_exit;              /* sched_process_exit may be written from its BTF tracepoint
+				     * (scry_probes_attach_tracepoint) */
 	size_t ring_size;           /* bytes per CPU ring, a power of two multiple of the page size */
 	unsigned nevent_ids;        /* size of the filter prog arrays (event ids 0..n-1) */
 	/* trackers (all combined with AND; the pid tracker is scry_probes_track) */
@@ -45,6 +56,7 @@ struct scry_probes_opts {
 	const uint16_t *sd_ids;     /* statedump: SCRY_SD_NR event ids (SCRY_NO_EVENT: not
 				     * recorded), or NULL: no statedump (its programs not loaded) */
 	const struct scry_metric_bounds *metric_bounds;   /* nmetrics (SCRY_HB_FIXED ones read) */
+	const struct scry_span_mark_probe *span_mark;    /* spans' parents from the application's marks */
 	unsigned max_pid_sets;      /* per-process event sets kept at most (slots 0..n-1; at most
 				     * SCRY_PID_SETS_MAX), 0: none */
 };

@@ -37,6 +37,7 @@ struct scry_probes {
 	size_t nfront_links;
 	struct scry_ctx_layout layout;   /* contexts and registers in kernel BTF */
 	bool prepare_exec;         /* scry_prepare_exec is loaded */
+	bool btf_exit;             /* scry_tp_exit is loaded (the bss's exit_tp_slot: its slot) */
 	bool uprobe_multi;         /* scry_uprobe_multi is loaded (scry_probes_attach_uprobes) */
 	bool memo_by_regs;         /* the memo keeps the current task (untrusted kptr) */
 	int metric_fds[SCRY_METRICS_MAX];   /* inner maps of the metrics, -1: none */
@@ -74,5 +75,7 @@ int probes_prepare_metrics(struct scry_probes *p, char *err, size_t errlen);
 int probes_install_metrics(struct scry_probes *p, char *err, size_t errlen);
 /* attach.c */
 int probes_add_link(struct scry_probes *p, struct bpf_link *l, const char *what, char *err, size_t errlen);
+/* The probe of the application's span marks (metrics.c), if any. */
+int probes_attach_span_mark(struct scry_probes *p, char *err, size_t errlen);
 
 #endif

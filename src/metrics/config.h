@@ -27,6 +27,9 @@ enum scry_decoder_kind {
 	SCRY_DEC_REGEXP,      /* the series is kept only if the text matches one of regexps */
 	SCRY_DEC_MAJORMINOR,  /* a block device (dev_t, major << 20 | minor): its name ("loop3",
 			       * /sys/dev/block/MAJ:MIN), or "MAJ:MIN" when it is gone */
+	SCRY_DEC_CGROUP,      /* a cgroup v2 id: its directory (metrics/sysnames.h) */
+	SCRY_DEC_KSYM,        /* a kernel address (wchan): its function */
+	SCRY_DEC_INET_IP,     /* an IP address (addr): its text */
 };
 
 struct scry_decoder {
@@ -67,6 +70,9 @@ struct scry_metrics_config {
 	size_t nspans;
 	struct { uint8_t event; uint64_t min_ns; } kspans[3];
 	size_t nkspans;
+	/* tracing: parent: the application's probe that marks a thread with its span, the kernel
+	 * spans' parent: usdt: PATH:PROVIDER:NAME (provider set) or uprobe: PATH:FUNCTION */
+	char *parent_path, *parent_provider, *parent_name;
 };
 
 /* How syscall names and numbers are known (the catalog, or a table in tests): nr of

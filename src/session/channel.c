@@ -51,14 +51,47 @@ static size_t default_ring_size(void)
 	return size;
 }
 
+/* A metrics channel: the filter decides each syscall exit before the metrics see it, on
+ * the call's arguments and return value (scry_filters_prepare_calls); scheduler and block
+ * I/O observations are no syscall: refused. */
+static int prepare_metrics_filter(struct scry_channel *c, char *err, size_t errlen)
+{
+	const struct scry_syscall *scs;
+	const struct scry_event **entries;
+	size_t n = scry_catalog_syscalls(c->s->cat, &scs), k = 0;
+
+	for (unsigned i = 0; i < c->opts.nmetrics; i++)
+		if (c->opts.metrics[i].event != SCRY_ME_SYSCALL) {
+			snprintf(err, errlen, "--filter decides syscalls: it cannot be combined with run-queue, off-CPU "
+				 "or block I/O metrics");
+			return -EINVAL;
+		}
+	if (!(entries = calloc(n ? n : 1, sizeof(*entries)))) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (scs[i].nr >= 0 && scs[i].nr < SCRY_MAX_SYSCALLS && c->opts.metric_sc && c->opts.metric_sc[scs[i].nr] &&
+		    (entries[k] = scry_catalog_syscall_entry(c->s->cat, &scs[i])))
+			k++;
+	c->filters = scry_filters_prepare_calls(c->s->opts.filter, entries, k, err, errlen);
+	free(entries);
+	if (!c->filters && !strncmp(err, "filter:", 7)) {   /* say whose: a recording's channels may take it */
+		char *why = strdup(err);
+
+		if (why)
+			snprintf(err, errlen, "metrics' %s", why);
+		free(why);
+	}
+	return c->filters ? 0 : -EINVAL;
+}
+
 static int prepare_filter(struct scry_channel *c, char *err, size_t errlen)
 {
 	const struct scry_session_opts *so = &c->s->opts;
 
-	if (c->opts.kind == SCRY_CHANNEL_METRICS) {
-		snprintf(err, errlen, "a filter cannot be combined with metrics (use the trackers)");
-		return -EINVAL;
-	}
+	if (c->opts.kind == SCRY_CHANNEL_METRICS)
+		return prepare_metrics_filter(c, err, errlen);
 	if (c->opts.kind == SCRY_CHANNEL_COUNT) {
 		snprintf(err, errlen, "a filter cannot be combined with counting (-c)");
 		return -EINVAL;
@@ -131,6 +164,10 @@ oom:
 int channel_load(struct scry_channel *c, char *err, size_t errlen)
 {
 	const struct scry_session_opts *so = &c->s->opts;
+	bool btf_exit = false;
+
+	for (size_t i = 0; i < c->ntps; i++)
+		btf_exit |= !strcmp(c->tps[i].system, "sched") && !strcmp(c->tps[i].name, "sched_process_exit");
 	struct scry_probes_opts po = {
 		.cat = c->s->cat,
 		.ctx_mask = c->opts.ctx_mask,
@@ -148,6 +185,7 @@ int channel_load(struct scry_channel *c, char *err, size_t errlen)
 		.uprobes = c->any_uprobe,
 		.usdt = c->any_usdt,
 		.filter = c->filters != NULL,
+		.btf_exit = btf_exit,
 		.ring_size = c->opts.ring_size,
 		.nevent_ids = (unsigned)c->nevents,
 		.track_vpids = so->track_vpids, .ntrack_vpids = so->ntrack_vpids, .track_vpid = so->track_vpids != NULL,
@@ -158,6 +196,7 @@ int channel_load(struct scry_channel *c, char *err, size_t errlen)
 		.nmetrics = c->opts.kind == SCRY_CHANNEL_METRICS ? c->opts.nmetrics : 0, .metric_sc = c->opts.metric_sc,
 		.sd_ids = c->statedump ? c->sd_ids : NULL,
 		.metric_bounds = c->opts.metric_bounds,
+		.span_mark = c->opts.kind == SCRY_CHANNEL_METRICS ? c->opts.span_mark : NULL,
 	};
 	int ret = scry_probes_load(&c->probes, &po, err, errlen);
 

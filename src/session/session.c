@@ -367,25 +367,44 @@ static int write_metadata_in(struct scry_session *s, const char *kernel_dir, cha
 	return ret;
 }
 
+int scry_session_prepare(struct scry_session *s, char *err, size_t errlen)
+{
+	uint64_t t0 = scry_monotonic_ns();
+	int ret = 0;
+
+	if (s->prepared)
+		return 0;
+	for (size_t i = 0; i < s->nchans; i++)
+		if ((ret = channel_load(s->chans[i], err, errlen)))
+			break;
+	scry_features_release();    /* every channel's object is loaded */
+	s->load_times.prepare_ns = scry_monotonic_ns() - t0;
+	s->prepared = !ret;
+	return ret;
+}
+
+bool scry_session_prepared(const struct scry_session *s)
+{
+	return s->prepared;
+}
+
 int scry_session_load(struct scry_session *s, char *err, size_t errlen)
 {
 	uint64_t t0 = scry_monotonic_ns(), t1;
+	bool ahead = s->prepared;
 	int ret = 0;
 
 	random_uuid(s->uuid);
 	/* the trace directory first (destroy removes it if the session never starts), then its
-	 * guardian, forked before any BPF object or trace file exists so that it holds none */
+	 * guardian (which unmaps the BPF maps of a session prepared ahead: it holds none) */
 	if (session_has_trace(s) && ((ret = make_trace_dir(s, err, errlen)) ||
 			     (ret = scry_guard_start(&s->guard, s->dir, err, errlen))))
 		return ret;
 	t1 = scry_monotonic_ns();
 	s->load_times.dir_ns = t1 - t0;
-	for (size_t i = 0; i < s->nchans; i++)
-		if ((ret = channel_load(s->chans[i], err, errlen)))
-			break;
-	scry_features_release();    /* every channel's object is loaded */
+	ret = scry_session_prepare(s, err, errlen);
 	t0 = scry_monotonic_ns();
-	s->load_times.bpf_ns = t0 - t1;
+	s->load_times.bpf_ns = ahead ? 0 : t0 - t1;
 	if (ret)
 		return ret;
 	s->loaded = true;
@@ -893,6 +912,21 @@ void scry_session_destroy(struct scry_session *s)
 const char *scry_session_dir(const struct scry_session *s)
 {
 	return s->dir;
+}
+
+int scry_session_set_sink(struct scry_session *s, unsigned chan,
+			  void (*sink)(void *ctx, unsigned cpu, const uint8_t *ev, size_t size), void *ctx)
+{
+	if (chan >= s->nchans || s->chans[chan]->probes || s->chans[chan]->opts.kind != SCRY_CHANNEL_EVENTS)
+		return -EINVAL;
+	s->chans[chan]->opts.sink = sink;
+	s->chans[chan]->opts.sink_ctx = ctx;
+	return 0;
+}
+
+size_t scry_session_nchannels(const struct scry_session *s)
+{
+	return s->nchans;
 }
 
 uint64_t scry_session_ctx_mask(const struct scry_session *s, unsigned chan)

@@ -30,6 +30,8 @@ enum scry_channel_kind {
 };
 
 /* A channel: LTTng's, one stream class of the trace (stream files NAME_<cpu>). */
+struct scry_span_mark_probe;
+
 struct scry_channel_opts {
 	const char *name;               /* NULL: SCRY_DEFAULT_CHANNEL */
 	enum scry_channel_kind kind;
@@ -59,6 +61,8 @@ struct scry_channel_opts {
 	 * NAME_<cpu>_<index> of at most tracefile_size bytes (at least a packet), the oldest
 	 * deleted beyond tracefile_count (0: every file kept) */
 	uint64_t tracefile_size, tracefile_count;
+	/* SCRY_CHANNEL_METRICS: the spans' parents from the application's marks (kernel/probes.h) */
+	const struct scry_span_mark_probe *span_mark;
 };
 
 struct scry_session_opts {
@@ -171,12 +175,19 @@ size_t scry_session_pid_sets(struct scry_session *s, struct scry_pid_set_info *o
 int scry_session_add_context(struct scry_session *s, const char *channel, unsigned ctx, char *err, size_t errlen);
 /* Follow a process (and its future children); valid after start's load, before or after attach. */
 int scry_session_track(struct scry_session *s, pid_t tgid, char *err, size_t errlen);
-/* Create the trace directory and metadata, load the BPF programs and their tables. */
+/* Load the channels' BPF programs and their tables (the verifier's work: most of a start),
+ * before anything of the trace exists; once (load does it if no one did).  A daemon does it
+ * ahead of `start` for a configured session. */
+int scry_session_prepare(struct scry_session *s, char *err, size_t errlen);
+bool scry_session_prepared(const struct scry_session *s);
+/* Create the trace directory and metadata, load the BPF programs and their tables (unless
+ * prepared). */
 int scry_session_load(struct scry_session *s, char *err, size_t errlen);
 /* Where scry_session_load's time went (ns): the trace directory and its guardian (a fork),
- * the channels' BPF objects (opened, loaded and verified, their tables filled), the metadata. */
+ * the channels' BPF objects (opened, loaded and verified, their tables filled; 0 when
+ * prepared before the load, taking prepare_ns), the metadata. */
 struct scry_session_load_times {
-	uint64_t dir_ns, bpf_ns, metadata_ns;
+	uint64_t dir_ns, bpf_ns, metadata_ns, prepare_ns;
 };
 void scry_session_load_times(const struct scry_session *s, struct scry_session_load_times *out);
 /* Attach: events flow from here on. */
@@ -273,6 +284,12 @@ const char *scry_session_dir(const struct scry_session *s);
  * whether this kernel offers it (0, or -ENOTSUP with a one-line reason). */
 const char *scry_clock_name(unsigned clock);
 int scry_clock_check(unsigned clock, char *err, size_t errlen);
+/* Give events channel chan (an index) a record sink after create, before load: it gets
+ * every record the trace does, and the trace directory is written as create decided (a
+ * sink given in the options instead means no trace without an output).  0 or -EINVAL. */
+int scry_session_set_sink(struct scry_session *s, unsigned chan,
+			  void (*sink)(void *ctx, unsigned cpu, const uint8_t *ev, size_t size), void *ctx);
+size_t scry_session_nchannels(const struct scry_session *s);
 /* The contexts channel chan's records carry (1 << enum scry_ctx; catalog/record.h reads them). */
 uint64_t scry_session_ctx_mask(const struct scry_session *s, unsigned chan);
 

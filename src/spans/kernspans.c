@@ -100,10 +100,18 @@ static void export_one(struct scry_kernspans *k, const struct scry_span_rec *r)
 	memset(&s, 0, sizeof(s));
 	s.start_ns = (uint64_t)((int64_t)r->start_ns + k->realtime_off);
 	s.end_ns = (uint64_t)((int64_t)r->end_ns + k->realtime_off);
-	if (k->parents && scry_procspans_parent(k->parents, (int)r->pid, s.start_ns, s.trace_id, s.parent_id))
+	if (r->parent.span && (r->parent.trace_hi | r->parent.trace_lo)) {   /* the application's span */
+		for (int b = 0; b < 8; b++) {
+			s.trace_id[b] = (uint8_t)(r->parent.trace_hi >> (56 - 8 * b));
+			s.trace_id[8 + b] = (uint8_t)(r->parent.trace_lo >> (56 - 8 * b));
+			s.parent_id[b] = (uint8_t)(r->parent.span >> (56 - 8 * b));
+		}
 		s.has_parent = true;
-	else
+	} else if (k->parents && scry_procspans_parent(k->parents, (int)r->pid, s.start_ns, s.trace_id, s.parent_id)) {
+		s.has_parent = true;
+	} else {
 		random_id(s.trace_id, 16);
+	}
 	random_id(s.span_id, 8);
 	switch (r->event) {
 	case SCRY_ME_SYSCALL:

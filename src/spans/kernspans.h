@@ -5,7 +5,9 @@
  * process span (procspans.h) of its process at its start, when process spans are on and the
  * process has one; else it starts a trace of its own.  Records are queued and handed over
  * in start order, the process spans' events pumped up to each start first, so that a span's
- * parent is the program its process ran then. */
+ * parent is the program its process ran then.  A span of a thread the application had marked
+ * with its own span (tracing: parent:, struct scry_span_parent) is that span's child, in its
+ * trace, instead. */
 #ifndef SCRY_SPANS_KERNSPANS_H
 #define SCRY_SPANS_KERNSPANS_H
 

@@ -144,11 +144,16 @@ static int field_index(const struct scry_event *ev, const char *name)
 
 int trace_live_bind(struct trace_live *l, struct scry_session *s, char *err, size_t errlen)
 {
+	return trace_live_bind_channel(l, s, 0, err, errlen);
+}
+
+int trace_live_bind_channel(struct trace_live *l, struct scry_session *s, unsigned chan, char *err, size_t errlen)
+{
 	struct scry_catalog *cat = scry_session_catalog(s);
 	const struct scry_syscall *list;
 	size_t n = scry_catalog_syscalls(cat, &list);
 
-	scry_record_layout_init(&l->layout, scry_session_ctx_mask(s, 0));
+	scry_record_layout_init(&l->layout, scry_session_ctx_mask(s, chan));
 	if (l->layout.ctx_off[SCRY_CTX_PID] < 0 || l->layout.ctx_off[SCRY_CTX_TID] < 0) {
 		snprintf(err, errlen, "live output needs the pid and tid contexts");
 		return -EINVAL;
@@ -156,7 +161,7 @@ int trace_live_bind(struct trace_live *l, struct scry_session *s, char *err, siz
 	for (size_t i = 0; i < n; i++)
 		if (list[i].nr >= 0 && list[i].nr < SCRY_MAX_SYSCALLS)
 			l->by_nr[list[i].nr] = &list[i];
-	l->nevents = scry_session_events(s, 0, &l->events);
+	l->nevents = scry_session_events(s, chan, &l->events);
 	if (l->layout.ctx_off[SCRY_CTX_CALLSTACK_USER] >= 0 && !l->syms && !(l->syms = scry_syms_new())) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;

@@ -36,6 +36,8 @@ struct trace_live;
 struct trace_live *trace_live_new(const struct trace_live_ops *ops);
 /* Bind to the session's events (after scry_session_create). */
 int trace_live_bind(struct trace_live *l, struct scry_session *s, char *err, size_t errlen);
+/* The same with channel chan's events (index in the session), not the first's. */
+int trace_live_bind_channel(struct trace_live *l, struct scry_session *s, unsigned chan, char *err, size_t errlen);
 /* Leave out pid's events until its first execve: the command scry started is followed
  * from its fork, and its wait for the go-ahead is scry's, not the command's. */
 void trace_live_gate_exec(struct trace_live *l, int pid);

@@ -1,13 +1,14 @@
 """tests/e2e/test_features.py — `scry list features` on this machine (issue 12): one row per
 feature, each answer checked against what the kernel shows independently (its files and
-sysctls), and the forced fallbacks (SCRY_NO_KPTR, SCRY_NO_STRNSTR, SCRY_NO_PREPARE_EXEC)."""
+sysctls), and the forced fallbacks (SCRY_NO_KPTR, SCRY_NO_STRNSTR, SCRY_NO_PREPARE_EXEC,
+SCRY_NO_BTF_EXIT)."""
 import os
 import re
 import subprocess
 from pathlib import Path
 
 ROW = re.compile(r"^(\S+) +(yes|no) +(.*?)  \[(.+)\]$")
-NAMES = ["btf", "ringbuf", "tp_btf", "kptr_untrusted", "strnstr", "prepare_exec", "ktime_tai", "bpf_iter",
+NAMES = ["btf", "ringbuf", "tp_btf", "kptr_untrusted", "strnstr", "prepare_exec", "btf_exit", "ktime_tai", "bpf_iter",
          "uprobe_multi", "kprobes", "fentry", "perf_events", "bpf_stats"]
 
 
@@ -44,9 +45,12 @@ def test_features_match_the_kernel(scry):
 
 
 def test_forced_fallbacks(scry):
-    f = features(scry, SCRY_NO_KPTR="1", SCRY_NO_STRNSTR="1", SCRY_NO_PREPARE_EXEC="1", SCRY_NO_KTIME_TAI="1")
+    f = features(scry, SCRY_NO_KPTR="1", SCRY_NO_STRNSTR="1", SCRY_NO_PREPARE_EXEC="1", SCRY_NO_KTIME_TAI="1",
+                 SCRY_NO_BTF_EXIT="1")
     assert f["ktime_tai"] == (False, "create --clock tai refused", "SCRY_NO_KTIME_TAI set")
     assert f["kptr_untrusted"][:2] == (False, "task memo keyed by tgid")
     assert f["kptr_untrusted"][2].endswith("(SCRY_NO_KPTR set)")
     assert f["strnstr"][:2] == (False, "filter globs with a star inside run in user space")
     assert f["prepare_exec"][:2] == (False, "a deferred execve entry rebuilt from the new image")
+    assert f["btf_exit"] == (False, "sched_process_exit through its tracefs tracepoint (its detach waits ~2 RCU "
+                             "grace periods)", "SCRY_NO_BTF_EXIT set")

@@ -11,10 +11,11 @@ import json
 import os
 import struct
 import subprocess
+import time
 
 import pytest
 
-from conftest import read_trace
+from conftest import read_trace, scry_progs
 
 
 # This machine's kernel runs no BPF program while its pid 1 (the sandbox's agent) or one of its
@@ -227,3 +228,61 @@ def test_babeltrace2_convert_round_trip(scry, tmp_path):
     a, b = lines(out), lines(conv)
     assert len(a) > 100 and a == b
     assert any("lttng_statedump_process_state:" in l for l in a)
+
+
+EXIT_WL = ("import threading, os\n"
+           "t = threading.Thread(target=lambda: None); t.start(); t.join()\n"
+           "if os.fork() == 0: os._exit(3)\n"
+           "os.wait()\n")
+
+
+def exits_of(record, out, env_extra):
+    env = dict(os.environ, **env_extra)
+    argv = ["./scry", "record", "-q", "-o", str(out), "-e", "sched:sched_process_exit",
+            "--", "/usr/bin/python3", "-c", EXIT_WL]
+    p = subprocess.run(argv, capture_output=True, text=True, timeout=120, env=env)
+    assert p.returncode == 0, p.stderr
+    tr = read_trace(out)
+    return [e for e in tr.events if e["name"] == "sched_process_exit"]
+
+
+def test_process_exit_from_btf(record, tmp_path):
+    """sched_process_exit is written from its BTF tracepoint where the kernel's BTF has its
+    record struct (no tracefs perf event, whose detach waits for RCU grace periods): the
+    fields are those of the tracefs path, value for value (comm, tid, LTTng's prio,
+    group_dead: 0 for a thread, 1 for a process's last one)."""
+    feats = subprocess.run(["./scry", "list", "features"], capture_output=True, text=True, check=True).stdout
+    if not any(l.split()[:2] == ["btf_exit", "yes"] for l in feats.splitlines()):
+        pytest.skip("this kernel's BTF lacks sched_process_exit's record struct (Linux 6.16): tracefs path only")
+    runs = {}
+    for name, env in (("btf", {}), ("tracefs", {"SCRY_NO_BTF_EXIT": "1"})):
+        evs = exits_of(record, tmp_path / name, env)
+        shape = []
+        for e in evs:
+            f = e["fields"]
+            assert f["tid"] == e["tid"], e          # the exiting task is current
+            assert f["prio"] == 20, e               # task->prio 120 - MAX_RT_PRIO
+            shape.append((f["comm"], f["tid"] == e["pid"], f["group_dead"]))
+        runs[name] = sorted(shape)
+    # the thread (group_dead 0), the forked child (exit 3) and the main process
+    assert runs["btf"] == runs["tracefs"], runs
+    assert [s[2] for s in runs["btf"]].count(0) == 1 and [s[2] for s in runs["btf"]].count(1) == 2, runs
+
+    # while recording: the BTF program is attached, no tracefs perf event on sched_process_exit
+    proc = subprocess.Popen(["./scry", "record", "-q", "-o", str(tmp_path / "live"), "-e",
+                             "sched:sched_process_exit", "--", "sleep", "3"], stderr=subprocess.PIPE, text=True)
+    try:
+        ours = []
+        for _ in range(50):
+            time.sleep(0.1)
+            perf = subprocess.run(["bpftool", "perf", "list"], capture_output=True, text=True, check=True).stdout
+            ours = [l.split() for l in perf.splitlines() if l.startswith(f"pid {proc.pid} ")]
+            if ours:
+                break
+        names = {p["id"]: p["name"] for p in scry_progs()}
+    finally:
+        proc.kill()
+        proc.wait()
+    # "pid P  fd F: prog_id I  KIND  TRACEPOINT"
+    attached = sorted((names.get(int(l[5]), "?"), l[6]) for l in ours if l[-1] == "sched_process_exit")
+    assert attached == [("scry_exit", "raw_tracepoint"), ("scry_tp_exit", "raw_tracepoint")], ours

@@ -234,6 +234,21 @@ def test_least_recently_used_set_evicted_and_counted(daemon, tmp_path, steppers,
     daemon.run("destroy", "-a")
 
 
+def test_eviction_before_start(daemon, tmp_path, steppers):
+    """Before start (the configuration rebuilt at each verb) the bound holds the same way."""
+    a, b = steppers(2)
+    daemon.run("create", "pre1", "-o", tmp_path / "trace", "--max-pid-sets", "1")
+    daemon.run("enable-event", "-k", "--syscall", "getppid")
+    daemon.run("enable-event", "-k", "--pid", a.pid, "--syscall", "openat")
+    p = daemon.run("enable-event", "-k", "--pid", b.pid, "--syscall", "openat")
+    assert p.stdout.splitlines()[0] == \
+        f"Per-process event set of process {a.pid} evicted (the least recently used: at most 1 sets)", p.stdout
+    lst = daemon.run("list", "pre1").stdout
+    assert "Per-process event sets: 1 of at most 1, 1 evicted" in lst and f"  PID {b.pid}: " in lst \
+        and f"PID {a.pid}:" not in lst, lst
+    daemon.run("destroy", "-a")
+
+
 def test_save_says_sets_are_not_saved(daemon, tmp_path, steppers):
     (a,) = steppers(1)
     daemon.run("create", "sv", "-o", tmp_path / "trace")
