@@ -7,6 +7,7 @@
 #include <string.h>
 #include "cli/track.h"
 #include "util/parse.h"
+#include "util/proc.h"
 
 /* "1000,root" -> ids; names resolved with lookup (getpwnam/getgrnam). */
 static int parse_ids(const char *list, uint32_t **ids, size_t *n, bool users, char *err, size_t errlen)
@@ -151,28 +152,10 @@ void cli_track_free(struct cli_track *t)
 	memset(t, 0, sizeof(*t));
 }
 
-/* The process (tgid) of a pid or thread id, from /proc; -1 if there is none. */
-static pid_t process_of(pid_t pid)
-{
-	char path[64], line[256];
-	pid_t tgid = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Tgid: %d", &tgid) == 1)
-			break;
-	fclose(f);
-	return tgid;
-}
-
 int cli_resolve_pids(pid_t *pids, size_t n, bool threads, char *err, size_t errlen)
 {
 	for (size_t i = 0; i < n; i++) {
-		pid_t tgid = process_of(pids[i]);
+		pid_t tgid = scry_process_of(pids[i]);
 
 		if (tgid <= 0) {
 			snprintf(err, errlen, "no process with pid %d", (int)pids[i]);

@@ -18,6 +18,7 @@
 #include "daemon/daemon_int.h"
 #include "util/log.h"
 #include "util/parse.h"
+#include "util/proc.h"
 
 /* The reason of a refusal into r->err: -EINVAL. */
 static int __attribute__((format(printf, 2, 3))) refuse(struct dreply *r, const char *fmt, ...)
@@ -528,22 +529,6 @@ static pid_t *set_pids(struct dsession *s, size_t *n, const char *chan, const ch
 	return pids;
 }
 
-/* The process pid names (a thread names its process): itself if it has none. */
-static pid_t tgid_of(pid_t pid)
-{
-	char path[64], line[128];
-	FILE *f;
-	int tgid = pid;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	if ((f = fopen(path, "re"))) {
-		while (fgets(line, sizeof(line), f) && sscanf(line, "Tgid: %d", &tgid) != 1)
-			;
-		fclose(f);
-	}
-	return tgid;
-}
-
 /* A per-process set's rule (--pid): on a loaded session (started or stopped) the engine
  * session's verb, then the configuration; before start the configuration, its engine session
  * rebuilt (as apply_op), what the rebuild evicted found by comparing the sets before and
@@ -565,7 +550,11 @@ static int apply_pid_op(struct verb_ctx *v, struct dsession *s, struct dchannel 
 	} else {
 		size_t nb, na;
 		bool has, dummy;
-		pid_t tgid = tgid_of(pid), *before = set_pids(s, &nb, c->name, spec, tgid, &has), *after;
+		pid_t tgid = scry_process_of(pid), *before, *after;
+
+		if (tgid <= 0)
+			tgid = pid;
+		before = set_pids(s, &nb, c->name, spec, tgid, &has);
 
 		if (!enable && !has) {
 			bool any = false;

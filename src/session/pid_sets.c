@@ -13,31 +13,11 @@
 #include <sys/syscall.h>
 #include "kernel/probes.h"
 #include "session/session_int.h"
+#include "util/proc.h"
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
 #endif
-
-/* The process (tgid) of pid, a thread or a process: -ESRCH when there is none. */
-static int proc_tgid(pid_t pid, pid_t *tgid)
-{
-	char path[64], line[256];
-	FILE *f;
-	int ret = -ESRCH;
-
-	if (pid <= 0)
-		return -ESRCH;
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	if (!(f = fopen(path, "re")))
-		return -ESRCH;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Tgid: %d", tgid) == 1) {
-			ret = *tgid > 0 ? 0 : -ESRCH;
-			break;
-		}
-	fclose(f);
-	return ret;
-}
 
 static struct pid_set *find_set(struct scry_session *s, pid_t tgid)
 {
@@ -274,7 +254,7 @@ int scry_session_enable_event_pid(struct scry_session *s, const char *channel, c
 		return -ENOENT;
 	if (!(c = pid_channel(s, channel, spec, err, errlen)))
 		return -ENOTSUP;
-	if (proc_tgid(pid, &tgid)) {
+	if ((tgid = scry_process_of(pid)) <= 0) {
 		snprintf(err, errlen, "no process %d", (int)pid);
 		return -ESRCH;
 	}
@@ -312,14 +292,15 @@ int scry_session_disable_event_pid(struct scry_session *s, const char *channel, 
 {
 	struct scry_channel *c = session_channel(s, channel, err, errlen);
 	struct pid_set *set;
-	pid_t tgid = pid;
+	pid_t tgid = scry_process_of(pid);
 	size_t i;
 	int ret;
 
 	if (!c)
 		return -ENOENT;
 	session_pid_sets_reap(s);
-	proc_tgid(pid, &tgid);       /* a thread names its process; an ended one its set is gone */
+	if (tgid <= 0)
+		tgid = pid;          /* a thread names its process; an ended one, its set is gone */
 	if (!(set = find_set(s, tgid))) {
 		snprintf(err, errlen, "no per-process event set for process %d", (int)pid);
 		return -ENOENT;
