@@ -112,7 +112,8 @@ enum {
 	SCRY_SC_EXEC      = 1 << 7,   /* execve, execveat: a deferred entry is written before the
 	                               * old image goes (sched_prepare_exec) */
 	SCRY_SC_PIDSET    = 1 << 8,   /* entry and exit recorded only for the processes whose
-	                               * per-process set has this number (struct scry_pid_set) */
+	                               * per-process set has this number (struct scry_pid_set);
+	                               * never with SCRY_SC_ENTRY or SCRY_SC_EXIT */
 };
 
 /* Per syscall number and CPU (map "sc_counts"): `scry trace -c` aggregates in the kernel. */
@@ -244,17 +245,20 @@ struct scry_tp_op {
 /* SCRY_TP_PIDSET: recorded only for the processes whose per-process set has its slot. */
 #define SCRY_TP_PIDSET 2
 
-/* Per-process event sets (maps pid_set_of, pid_sets, pid_set_hits in src/bpf/maps.bpf.h;
- * src/session/pid_sets.c): a process (tgid) given a set (its slot) records, besides the
- * channel's events, the syscalls and tracepoints its set has (bit = syscall number,
- * tracepoint slot) whose descriptors say SCRY_SC_PIDSET / SCRY_TP_PIDSET.  At most
- * SCRY_PID_SETS_MAX sets per channel (the maps are sized to the session's bound). */
+/* Per-process event sets (maps pid_set_of and pid_set_hits in src/bpf/maps.bpf.h;
+ * src/session/pid_sets.c): a process (tgid) given a set records, besides the channel's
+ * events, the syscalls and tracepoints its set has (bit = syscall number, tracepoint slot)
+ * whose descriptors say SCRY_SC_PIDSET / SCRY_TP_PIDSET; slot: the set's counter in
+ * pid_set_hits.  At most SCRY_PID_SETS_MAX sets per channel (the maps are sized to the
+ * session's bound). */
 #define SCRY_PID_SETS_MAX 1024
 /* pid_set_bloom (maps.bpf.h): bit tgid % SCRY_PID_BLOOM_BITS is set when some process with
  * a set has it: a process whose bit is clear has none, known without a hash lookup. */
 #define SCRY_PID_BLOOM_BITS 4096
 
 struct scry_pid_set {
+	__u32 slot;
+	__u32 pad;
 	__u64 sc[SCRY_MAX_SYSCALLS / 64];
 	__u64 tp[SCRY_MAX_TP / 64];
 };

@@ -210,29 +210,19 @@ struct {
 } tps SEC(".maps");
 
 /* Per-process event sets (scry_abi.h, src/session/pid_sets.c): the set of a process (tgid
- * -> slot), each slot's syscalls and tracepoints, and the events each slot let through (read
+ * -> its syscalls and tracepoints, and its slot), and the events each slot let through (read
  * by user space to evict the least recently used set).  Looked up only for an event whose
  * descriptor says SCRY_SC_PIDSET / SCRY_TP_PIDSET (enabled for per-process sets alone):
  * every other event, and every event of a channel without sets, costs what it did.  No
- * entry: the channel's own events only (the default). */
+ * entry: the channel's own events only (the default).  The bits are the hash's value (not
+ * a slot's in an array of their own): one map page fewer for the event to touch.  In front
+ * of it, pid_set_bloom (the end of this file). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 1);               /* resized to the session's bound on sets */
 	__type(key, __u32);
-	__type(value, __u32);
-} pid_set_of SEC(".maps");
-
-/* In front of pid_set_of, written by user space through the mmapped .bss: bit tgid % 4096 of
- * every process with a set (SCRY_PID_BLOOM_BITS).  A clear bit answers "no set" with a load
- * instead of a hash lookup. */
-volatile __u64 pid_set_bloom[SCRY_PID_BLOOM_BITS / 64] = {};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);               /* resized likewise */
-	__type(key, __u32);
 	__type(value, struct scry_pid_set);
-} pid_sets SEC(".maps");
+} pid_set_of SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -560,3 +550,9 @@ struct {
 struct scry_metric_hist metric_zero;
 /* (a global of the key's type, so that its BTF is complete for the inner map templates) */
 struct scry_metric_key metric_zero_key;
+
+/* Per-process event sets (above): in front of pid_set_of, written by user space through the
+ * mmapped .bss, bit tgid % 4096 of every process with a set (SCRY_PID_BLOOM_BITS): a clear
+ * bit answers "no set" with a load instead of a hash lookup.  Last in the .bss, so that the
+ * variables before it keep their places (and cache lines). */
+volatile __u64 pid_set_bloom[SCRY_PID_BLOOM_BITS / 64] = {};

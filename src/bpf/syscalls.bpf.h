@@ -114,9 +114,10 @@ static __always_inline bool enter_wanted(const void *regs, struct task_struct **
 		count_enter(*tp, id);
 		return false;
 	}
-	if (d->flags & SCRY_SC_ENTRY)
-		return true;
-	return (d->flags & SCRY_SC_PIDSET) && pid_set_has(*tp, false, nr);
+	/* per-process sets' only (never with SCRY_SC_ENTRY): off the path of the others */
+	if (__builtin_expect(d->flags & SCRY_SC_PIDSET, 0))
+		return pid_set_has(*tp, false, nr);
+	return d->flags & SCRY_SC_ENTRY;
 }
 
 static __always_inline void sys_enter(long id, const __u64 *args, struct task_struct *t, struct scry_sc_desc *d)
@@ -175,9 +176,9 @@ static __always_inline bool exit_wanted(const void *regs, struct task_struct **t
 		count_exit(*tp, id, ret);
 		return false;
 	}
-	if (d->flags & SCRY_SC_EXIT)
-		return true;
-	return (d->flags & SCRY_SC_PIDSET) && pid_set_has(*tp, false, (__u32)id);
+	if (__builtin_expect(d->flags & SCRY_SC_PIDSET, 0))
+		return pid_set_has(*tp, false, (__u32)id);
+	return d->flags & SCRY_SC_EXIT;
 }
 
 /* Write the exit of syscall id; args (read only for exit captures) may be NULL otherwise. */

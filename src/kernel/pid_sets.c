@@ -1,5 +1,5 @@
-/* pid_sets.c — per-process event sets in the kernel's maps (pid_set_of, pid_sets,
- * pid_set_hits, the pid_set_bloom bits of src/bpf/maps.bpf.h): a process pointed at a slot whose bits say which
+/* pid_sets.c — per-process event sets in the kernel's maps (pid_set_of, pid_set_hits, the
+ * pid_set_bloom bits of src/bpf/maps.bpf.h): a process given its set, whose bits say which
  * syscalls and tracepoints it records beside the channel's events, and what each slot let
  * through; and a tracepoint descriptor rewritten when its flags change (see probes.h). */
 #include <errno.h>
@@ -33,24 +33,23 @@ static void write_bloom(struct scry_probes *p)
 
 int scry_probes_pid_set(struct scry_probes *p, unsigned slot, pid_t tgid, const struct scry_pid_set *set)
 {
-	__u32 k = slot, pid = (__u32)tgid;
+	struct scry_pid_set v = *set;
+	__u32 pid = (__u32)tgid;
 
 	if (!slot_ok(p, slot) || tgid <= 0)
 		return -EINVAL;
 	if (!p->pid_set_pids && !(p->pid_set_pids = calloc(SCRY_PID_SETS_MAX, sizeof(pid_t))))
 		return -ENOMEM;
-	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.pid_sets), &k, set, BPF_ANY))
-		return -errno;
 	p->pid_set_pids[slot] = tgid;
 	write_bloom(p);
-	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.pid_set_of), &pid, &k, BPF_ANY))
+	v.slot = slot;     /* the element replaced whole: an event sees the old set or the new */
+	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.pid_set_of), &pid, &v, BPF_ANY))
 		return -errno;
 	return 0;
 }
 
 int scry_probes_pid_set_clear(struct scry_probes *p, unsigned slot, pid_t tgid)
 {
-	static const struct scry_pid_set none;
 	__u32 k = slot, pid = (__u32)tgid;
 	__u64 *zero;
 	int ret = 0;
@@ -63,8 +62,6 @@ int scry_probes_pid_set_clear(struct scry_probes *p, unsigned slot, pid_t tgid)
 		p->pid_set_pids[slot] = 0;
 		write_bloom(p);
 	}
-	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.pid_sets), &k, &none, BPF_ANY))
-		return -errno;
 	if (!(zero = calloc(p->ncpus, sizeof(*zero))))
 		return -ENOMEM;
 	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.pid_set_hits), &k, zero, BPF_ANY))

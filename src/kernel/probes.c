@@ -254,7 +254,6 @@ static int probes_load(struct scry_probes **out, const struct scry_probes_opts *
 		unsigned n = o->max_pid_sets < SCRY_PID_SETS_MAX ? o->max_pid_sets : SCRY_PID_SETS_MAX;
 
 		bpf_map__set_max_entries(p->skel->maps.pid_set_of, n);
-		bpf_map__set_max_entries(p->skel->maps.pid_sets, n);
 		bpf_map__set_max_entries(p->skel->maps.pid_set_hits, n);
 	}
 

@@ -80,9 +80,9 @@ int scry_probes_attach_tracepoint(struct scry_probes *p, const char *system, con
 /* Replace the descriptor of the attached tracepoint of slot (its flags changed). */
 int scry_probes_set_tracepoint(struct scry_probes *p, int slot, const struct scry_tp_desc *d);
 /* Per-process event sets (kernel/pid_sets.c, scry_abi.h): process tgid records, besides the
- * channel's events, those of set (the events whose descriptors say SCRY_*_PIDSET), in slot
- * (< opts.max_pid_sets); its bits are written before the process is pointed at them.
- * Clearing a slot forgets tgid first, then the bits and the slot's count.  0 or -errno. */
+ * channel's events, those of set (the events whose descriptors say SCRY_*_PIDSET), counted
+ * in slot (< opts.max_pid_sets; set->slot is set here): one element replaced whole.
+ * Clearing a slot forgets tgid, then zeroes the slot's count.  0 or -errno. */
 int scry_probes_pid_set(struct scry_probes *p, unsigned slot, pid_t tgid, const struct scry_pid_set *set);
 int scry_probes_pid_set_clear(struct scry_probes *p, unsigned slot, pid_t tgid);
 /* The events slot's set let through so far, summed over the CPUs. */

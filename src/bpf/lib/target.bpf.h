@@ -196,16 +196,13 @@ static __always_inline void target_add(__u32 tgid)
  * process with a set shares it, one hash lookup by tgid). */
 static __always_inline bool pid_set_has(struct task_struct *t, bool tp, __u32 bit)
 {
-	__u32 tgid = t->tgid, *slot;
+	__u32 tgid = t->tgid, slot;
 	struct scry_pid_set *ps;
 	__u64 w, *hits;
 
 	if (!((pid_set_bloom[(tgid / 64) & (SCRY_PID_BLOOM_BITS / 64 - 1)] >> (tgid & 63)) & 1))
 		return false;                     /* no process with a set has its bit */
-	slot = bpf_map_lookup_elem(&pid_set_of, &tgid);
-	if (!slot)
-		return false;
-	ps = bpf_map_lookup_elem(&pid_sets, slot);
+	ps = bpf_map_lookup_elem(&pid_set_of, &tgid);
 	if (!ps)
 		return false;
 	if (tp)
@@ -214,7 +211,8 @@ static __always_inline bool pid_set_has(struct task_struct *t, bool tp, __u32 bi
 		w = ps->sc[(bit / 64) & (SCRY_MAX_SYSCALLS / 64 - 1)];
 	if (!((w >> (bit & 63)) & 1))
 		return false;
-	hits = bpf_map_lookup_elem(&pid_set_hits, slot);
+	slot = ps->slot;
+	hits = bpf_map_lookup_elem(&pid_set_hits, &slot);
 	if (hits)
 		*hits += 1;
 	return true;
