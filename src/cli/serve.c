@@ -94,23 +94,24 @@ static int render(struct server *sv, bool om, char **buf, size_t *len)
 	FILE *f;
 	int ret;
 
-	if ((ret = cli_metrics_read(m, &snap)))
+	if ((ret = scry_feed_read(&m->f, &snap)))
 		return ret;
-	if (scry_session_metric_stats(m->s, &ks))
+	if (scry_session_metric_stats(m->f.s, &ks))
 		memset(&ks, 0, sizeof(ks));
-	nps = scry_session_prog_stats(m->s, ps, MAX_PROGS);
+	nps = scry_session_prog_stats(m->f.s, ps, MAX_PROGS);
 	for (size_t i = 0; i < nps; i++)
 		ep[i] = (struct scry_expose_prog){ ps[i].name, ps[i].run_cnt, ps[i].run_time_ns, ps[i].recursion_misses };
 	uint64_t overflow[SCRY_METRICS_MAX];
 	for (int i = 0; i < SCRY_METRICS_MAX; i++)
 		overflow[i] = ks.overflow[i];
 	struct scry_otlp_stats os = { 0 };
-	if (m->exp)
-		scry_otlp_stats(m->exp, &os);
+	if (m->f.exp)
+		scry_otlp_stats(m->f.exp, &os);
 	struct scry_expose_self self = {
-		.spans = m->exp != NULL, .spans_sent = os.sent, .spans_retries = os.retries,
+		.spans = m->f.exp != NULL, .spans_sent = os.sent, .spans_retries = os.retries,
 		.spans_dropped = os.dropped_queue_full + os.dropped_failed + os.dropped_at_exit,
-		.events = ks.events, .no_entry = ks.no_entry, .overflow = overflow, .progs = ep, .nprogs = nps,
+		.events = ks.events, .no_entry = ks.no_entry, .overflow = overflow, .marks_lost = ks.marks_lost,
+		.progs = ep, .nprogs = nps,
 		.bpf_stats = sv->bpf_stats, .last_scrape_seconds = sv->last_scrape_s, .scrapes = ++sv->scrapes,
 	};
 	if (!(f = open_memstream(buf, len))) {
@@ -302,19 +303,19 @@ int cmd_serve(int argc, char **argv)
 	if (cli_metrics_start(&m, on_signal, err, sizeof(err)))
 		goto fail;
 	__atomic_store_n(&sv.ready, true, __ATOMIC_RELEASE);
-	fprintf(stderr, "scry: serving %zu metrics of %s at http://%s/metrics%s%s\n", m.cfg->nmetrics, config, listen,
-		m.exp ? "; spans to " : "", m.exp ? scry_otlp_endpoint(m.exp) : "");
+	fprintf(stderr, "scry: serving %zu metrics of %s at http://%s/metrics%s%s\n", m.f.cfg->nmetrics, config, listen,
+		m.f.exp ? "; spans to " : "", m.f.exp ? scry_otlp_endpoint(m.f.exp) : "");
 	{
 		struct scry_run_opts ro = {
 			.duration_ns = m.duration > 0 ? (uint64_t)(m.duration * 1e9) : 0,
-			.max_poll_delay_ns = cli_metrics_spans(&m) ? 50 * 1000 * 1000ULL : 0,
-			.after_poll = cli_metrics_spans(&m) ? cli_metrics_pump : NULL,
-			.ctx = &m,
+			.max_poll_delay_ns = scry_feed_has_spans(&m.f) ? 50 * 1000 * 1000ULL : 0,
+			.after_poll = scry_feed_has_spans(&m.f) ? scry_feed_pump : NULL,
+			.ctx = &m.f,
 			.stop = &stop_signal,
 		};
 		struct scry_run_end end;
 
-		if (scry_session_run(m.s, &ro, &end, err, sizeof(err)))
+		if (scry_session_run(m.f.s, &ro, &end, err, sizeof(err)))
 			fprintf(stderr, "scry: %s\n", err);
 		if (stop_signal)
 			fprintf(stderr, "scry: stopped by %s\n", strsignal(stop_signal));
