@@ -181,8 +181,18 @@ int dsession_rebuild(struct daemon *d, struct dsession *s, char *err, size_t err
 		goto out;            /* no event yet: nothing to build */
 	so.channels = co;
 	so.nchannels = n;
-	if ((ret = scry_session_create(&s->eng, &so, err, errlen)))
+	if ((ret = dfeed_channels(s, &so, err, errlen) ? -EINVAL : 0))
 		goto out;
+	for (int again = 1; again == 1;) {   /* again when the process spans need a channel of their own */
+		scry_session_destroy(s->eng);
+		s->eng = NULL;
+		if ((ret = scry_session_create(&s->eng, &so, err, errlen)))
+			goto out;
+		if ((again = dfeed_bind(s, &so, err, errlen)) < 0) {
+			ret = -EINVAL;
+			break;
+		}
+	}
 	for (size_t i = 0; i < s->nchans && !ret; i++) {
 		struct dchannel *c = &s->chans[i];
 
@@ -284,7 +294,8 @@ static int restart(struct daemon *d, struct dsession *s, char *err, size_t errle
 
 	if ((ret = scry_session_resume(s->eng, err, errlen)))
 		return ret;
-	if ((ret = scry_session_pump_start(s->eng, d->loop, 0, NULL, NULL, &s->pump))) {
+	if ((ret = scry_session_pump_start(s->eng, d->loop, dfeed_poll_delay(s), dfeed_after_poll(s), s->cap,
+					   &s->pump))) {
 		char e2[256];
 
 		snprintf(err, errlen, "event loop: %s", strerror(-ret));
@@ -316,6 +327,10 @@ int dsession_start(struct daemon *d, struct dsession *s, char *err, size_t errle
 	}
 	if ((ret = scry_session_load(s->eng, err, errlen)))
 		goto fail;
+	if (dfeed_open(s, err, errlen)) {
+		ret = -EINVAL;
+		goto fail;
+	}
 	t1 = scry_monotonic_ns();
 	for (size_t i = 0; i < s->npids; i++)
 		if ((ret = scry_session_track(s->eng, s->pids[i], err, errlen)))
@@ -324,7 +339,8 @@ int dsession_start(struct daemon *d, struct dsession *s, char *err, size_t errle
 	if ((ret = scry_session_start(s->eng, err, errlen)))
 		goto fail;
 	t3 = scry_monotonic_ns();
-	if ((ret = scry_session_pump_start(s->eng, d->loop, 0, NULL, NULL, &s->pump))) {
+	if ((ret = scry_session_pump_start(s->eng, d->loop, dfeed_poll_delay(s), dfeed_after_poll(s), s->cap,
+					   &s->pump))) {
 		struct scry_session_summary sum;
 		char e2[256];
 
@@ -377,6 +393,7 @@ int dsession_stop(struct daemon *d, struct dsession *s, char *err, size_t errlen
 	scry_log(SCRY_LOG_INFO, "scryd: session %s stopped: %llu events, %llu discarded, %llu lost", s->name,
 		 (unsigned long long)s->sum.events, (unsigned long long)s->sum.discarded,
 		 (unsigned long long)s->sum.lost);
+	dfeed_stopped(s);          /* metrics.prom, the spans of what was read */
 	if (ret)
 		snprintf(err, errlen, "%s", s->stop_error);
 	return ret;
@@ -387,6 +404,8 @@ void dsession_free(struct dsession *s)
 	if (!s)
 		return;
 	scry_session_destroy(s->eng);
+	s->eng = NULL;
+	dfeed_free(s);             /* after the engine session, whose sink it is */
 	for (size_t i = 0; i < s->nchans; i++) {
 		for (size_t k = 0; k < s->chans[i].nops; k++)
 			free(s->chans[i].ops[k].spec);
@@ -415,6 +434,7 @@ void dsession_destroy(struct daemon *d, struct dsession *s)
 		struct scry_session_summary sum;
 
 		scry_session_stop(s->eng, &sum, err, sizeof(err));
+		dfeed_end(s);       /* the spans still open ended, the exporter flushed */
 		scry_session_destroy(s->eng);
 		s->eng = NULL;
 	}
@@ -460,6 +480,7 @@ void dsession_describe(struct dsession *s, FILE *out)
 		fprintf(out, "    Events: %llu recorded, %llu discarded, %llu lost, %llu bytes\n",
 			(unsigned long long)sum.events, (unsigned long long)sum.discarded,
 			(unsigned long long)sum.lost, (unsigned long long)sum.bytes);
+	dfeed_describe(s, out);
 	if (s->stop_error[0])
 		fprintf(out, "    Error: %s\n", s->stop_error);
 	if (sum.write_error)

@@ -1,0 +1,133 @@
+"""tests/e2e/test_daemon_metrics.py — one capture, several outputs, in a daemon's session:
+`scry create NAME --metrics FILE --spans FILE` records its CTF trace, writes DIR/metrics.prom
+at stop and sends spans over OTLP while it runs (to where the creating command's OTEL_*
+variables say, not the daemon's own environment), all from one set of BPF programs.  They
+agree with the trace (read by babeltrace2's bt2): the metrics' syscall counts of the workload
+are the trace's, one process span per successful execve of the trace, as long as the trace
+says; the spans decoded by tests/node/otlp_receiver.js (@opentelemetry/otlp-transformer's
+generated protobuf); metrics.prom passes Debian's promtool; status and the daemon's log show
+what was sent and lost; save says in one line what LTTng's session XML cannot carry (the
+file still valid against session.xsd, xmllint); bad configs fail create in one line, with
+no session made."""
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from test_daemon import XSD, Daemon, daemon  # noqa: F401 (fixture)
+from test_metrics import EXAMPLE, N_GETPPID, samples, value, wl_cmd
+from test_spans import free_port, receiver  # noqa: F401 (fixture)
+from test_spans_record import trace_events
+
+SPANS = EXAMPLE.parent / "spans.yaml"
+
+
+def test_daemon_session_metrics_spans_agree_with_trace(daemon, workload, receiver, tmp_path):  # noqa: F811
+    port, spans = receiver()
+    # the daemon is started by a command whose variables point elsewhere: the session's
+    # spans must go where create's variables say
+    daemon.env.update(OTEL_EXPORTER_OTLP_ENDPOINT=f"http://127.0.0.1:{free_port()}", OTEL_SERVICE_NAME="wrong")
+    daemon.run("list")
+    daemon.env.update(OTEL_EXPORTER_OTLP_ENDPOINT=f"http://127.0.0.1:{port}", OTEL_SERVICE_NAME="scry-daemon")
+    out = tmp_path / "t"
+    p = daemon.run("create", "web", "-o", out, "--metrics", EXAMPLE, "--spans", SPANS)
+    assert f"Spans of {SPANS} sent to http://127.0.0.1:{port}/v1/traces" in p.stdout, p.stdout
+    daemon.env.update(OTEL_EXPORTER_OTLP_ENDPOINT="http://127.0.0.1:1", OTEL_SERVICE_NAME="wrong")
+    daemon.run("enable-channel", "-k", "--subbuf-size", "1M", "--num-subbuf", "8", "c")
+    daemon.run("enable-event", "-k", "-c", "c", "--syscall", "-a")
+    daemon.run("enable-event", "-k", "-c", "c", "sched_process_fork,sched_process_exit")
+    daemon.run("add-context", "-k", "-c", "c", "-t", "pid", "-t", "tid", "-t", "procname")
+    wl = " ".join(wl_cmd(workload))
+    sh = subprocess.Popen(["sh", "-c", f"read go; /bin/true; sleep 0.02; {wl}; (/bin/true; exit 0); exit 3"],
+                          stdin=subprocess.PIPE, text=True)
+    try:
+        daemon.run("track", "-k", "--pid", sh.pid)
+        daemon.run("start")
+        sh.stdin.write("go\n")
+        sh.stdin.close()
+        assert sh.wait(timeout=60) == 3
+    finally:
+        if sh.poll() is None:
+            sh.kill()
+    daemon.run("stop")
+    st = daemon.run("status").stdout
+    assert re.search(rf"Metrics: {re.escape(str(EXAMPLE))} \(\d+\), written to {re.escape(str(out))}/metrics.prom "
+                     r"at stop \(written\); 0 updates lost", st), st
+    m = re.search(r"Spans: \S+ to http://127.0.0.1:(\d+)/v1/traces: (\d+) process, 0 kernel; \d+ sent, 0 dropped .*"
+                  r" 0 kernel spans lost \(ring full\), 0 span marks lost", st)
+    assert m and int(m[1]) == port and int(m[2]) == 4, st
+    daemon.run("destroy")
+    log = (daemon.rundir / "scryd.log").read_text()
+    assert f"scryd: session web: metrics written to {out}/metrics.prom (0 updates lost" in log, log
+    sent = re.search(r"scryd: session web: (\d+) spans sent to http://127.0.0.1:(\d+)/v1/traces, 0 dropped", log)
+    assert sent and int(sent[2]) == port, log
+
+    got = [s for s in spans() if "spanId" in s]
+    assert int(sent[1]) == len(got) == 4, (log, got)
+    assert all(s["resource"]["service.name"] == "scry-daemon" for s in got)
+    evs = trace_events(out)
+    # process spans: one per successful execve of the trace (the tracked shell's children;
+    # the shell itself was exec'd before), as long as the trace says
+    execs = {pid: ts for name, ts, pid, tid, f in evs if name == "syscall_exit_execve" and f["ret"] == 0}
+    exits = {pid: ts for name, ts, pid, tid, f in evs if name == "sched_process_exit" and pid == tid}
+    procs = {int(s["attributes"]["process.pid"]): s for s in got}
+    assert sorted(procs) == sorted(execs), (procs.keys(), execs)
+    assert sorted(s["name"] for s in procs.values()) == ["metrics_wl", "sleep", "true", "true"]
+    offsets = set()
+    for pid, s in procs.items():
+        assert int(s["end"]) - int(s["start"]) == exits[pid] - execs[pid], (s, execs[pid], exits[pid])
+        offsets.add(int(s["start"]) - execs[pid])
+    assert len(offsets) == 1 and abs(offsets.pop()) < 1_000_000   # one clock, two conversions
+    # their parent, the tracked shell, was exec'd before the start: it has no span, each is a root
+    assert all(s["parentSpanId"] == "" for s in got) and len({s["traceId"] for s in got}) == 4, got
+
+    # metrics: the syscall counts of metrics_wl are the trace's
+    text = (out / "metrics.prom").read_text()
+    ss = samples(text)
+    counts = {}
+    wl_pid = next(pid for pid, s in procs.items() if s["name"] == "metrics_wl")
+    for name, ts, pid, tid, f in evs:
+        if name.startswith("syscall_exit_") and pid == wl_pid and ts >= execs[pid]:
+            counts[name[len("syscall_exit_"):]] = counts.get(name[len("syscall_exit_"):], 0) + 1
+    metric = {l["syscall"]: v for n, l, v in ss if n == "scry_syscalls_total" and l["comm"] == "metrics_wl"}
+    assert metric == counts and counts["getppid"] == N_GETPPID
+    assert value(ss, "scry_span_marks_lost_total") == 0
+    assert value(ss, "scry_metric_overflow_total", metric="scry_syscalls_total") == 0
+    if not shutil.which("promtool"):
+        pytest.skip("promtool missing (Debian package prometheus; scripts/deps.sh installs it)")
+    p = subprocess.run(["promtool", "check", "metrics"], input=text, capture_output=True, text=True)
+    assert p.returncode == 0, p.stdout + p.stderr
+
+
+def test_daemon_metrics_save_says_what_is_not_saved(daemon, tmp_path):  # noqa: F811
+    daemon.run("create", "m", "-o", tmp_path / "t", "--metrics", EXAMPLE)
+    daemon.run("enable-event", "-k", "--syscall", "getppid")
+    xml = tmp_path / "m.lttng"
+    p = daemon.run("save", "-o", xml, "m")
+    notes = [l for l in p.stdout.splitlines() if l.startswith("Note:")]
+    assert notes == [f"Note: its --metrics {EXAMPLE} is not saved (LTTng's session XML has no place for it): "
+                     "give it to create again"], p.stdout
+    if shutil.which("xmllint"):
+        lint = subprocess.run(["xmllint", "--noout", "--schema", XSD, str(xml)], capture_output=True, text=True)
+        assert lint.returncode == 0, lint.stderr
+
+
+def test_daemon_metrics_bad_config(daemon, tmp_path):  # noqa: F811
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("metrics:\n  counters:\n    - name: x_total\n      bogus: 1\n")
+    cases = ((["--metrics", bad], rf"^scry: {re.escape(str(bad))}:4: .*bogus"),
+             (["--metrics", SPANS], r"spans.yaml: declares spans \(tracing:\): give it to --spans too"),
+             (["--spans", EXAMPLE], r"metrics.yaml: declares metrics: give it to --metrics too"),
+             (["--spans", tmp_path / "missing.yaml"], r"missing.yaml: No such file or directory"),
+             (["--snapshot", "--metrics", EXAMPLE], r"not a snapshot session"))
+    for args, msg in cases:
+        p = daemon.run("create", "bad", "-o", tmp_path / "t", *args, check=False)
+        assert p.returncode == 1 and len(p.stderr.splitlines()) == 1, p.stderr
+        assert re.search(msg, p.stderr), (msg, p.stderr)
+        assert "bad" not in daemon.run("list").stdout          # nothing half-created
+    bad_env = dict(daemon.env, OTEL_EXPORTER_OTLP_ENDPOINT="ftp://x")
+    p = subprocess.run([daemon.scry, "create", "bad", "--spans", str(SPANS)], capture_output=True, text=True,
+                       env=bad_env, timeout=60)
+    assert p.returncode == 1 and "OTLP endpoint 'ftp://x/v1/traces': expected an http:// or https:// URL" in p.stderr
+    assert "bad" not in daemon.run("list").stdout
