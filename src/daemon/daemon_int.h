@@ -121,6 +121,9 @@ int dfeed_channels(struct dsession *s, struct scry_session_opts *so, char *err, 
 /* After the engine session is created: the process spans fed by one of its channels; 1 when
  * it must be created again (so has a channel "spans" now). */
 int dfeed_bind(struct dsession *s, struct scry_session_opts *so, char *err, size_t errlen);
+/* After an enable-event on a loaded session: the process spans bound again (-1: they could
+ * not be). */
+int dfeed_rebind(struct dsession *s);
 /* After load: the kernel spans' ring. */
 int dfeed_open(struct dsession *s, char *err, size_t errlen);
 /* The pump's arguments: how often to poll at least, and what after each poll. */

@@ -49,6 +49,13 @@ int dfeed_bind(struct dsession *s, struct scry_session_opts *so, char *err, size
 	return s->cap && s->spans_file ? scry_capture_bind(s->cap, s->eng, so, err, errlen) : 0;
 }
 
+int dfeed_rebind(struct dsession *s)
+{
+	char err[256];
+
+	return s->cap && s->spans_file && s->eng ? scry_capture_rebind(s->cap, s->eng, err, sizeof(err)) : 0;
+}
+
 int dfeed_open(struct dsession *s, char *err, size_t errlen)
 {
 	return s->cap ? scry_capture_open(s->cap, s->eng, err, errlen) : 0;

@@ -136,7 +136,8 @@ static bool has_enable(const struct dchannel *c)
 
 /* The engine session of the configuration: its channels with at least one event (a
  * channel's first enable-event is its opts.events, the rest replayed through the verbs,
- * in order). */
+ * in order; with --spans, every enable-event before the first disable-event is in
+ * opts.events, so that the process spans find their events in the channel before load). */
 int dsession_rebuild(struct daemon *d, struct dsession *s, char *err, size_t errlen)
 {
 	struct scry_channel_opts *co = NULL;
@@ -147,14 +148,17 @@ int dsession_rebuild(struct daemon *d, struct dsession *s, char *err, size_t err
 		.track_uids = s->nuids ? s->uids : NULL, .ntrack_uids = s->nuids,
 		.track_gids = s->ngids ? s->gids : NULL, .ntrack_gids = s->ngids,
 	};
-	size_t *first = NULL, n = 0;
+	size_t *first = NULL, *nfirst = NULL, n = 0;
+	const char ***specs = NULL;
 	int ret = -ENOMEM;
 
 	scry_session_destroy(s->eng);
 	s->eng = NULL;
 	co = calloc(s->nchans ? s->nchans : 1, sizeof(*co));
 	first = calloc(s->nchans ? s->nchans : 1, sizeof(*first));
-	if (!co || !first) {
+	nfirst = calloc(s->nchans ? s->nchans : 1, sizeof(*nfirst));
+	specs = calloc(s->nchans ? s->nchans : 1, sizeof(*specs));
+	if (!co || !first || !nfirst || !specs) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
@@ -165,8 +169,18 @@ int dsession_rebuild(struct daemon *d, struct dsession *s, char *err, size_t err
 			continue;
 		while (!c->ops[first[i]].enable)
 			first[i]++;      /* disables before any enable: nothing to disable */
+		nfirst[i] = 1;
+		while (s->spans_file && first[i] + nfirst[i] < c->nops && c->ops[first[i] + nfirst[i]].enable)
+			nfirst[i]++;
+		if (!(specs[i] = calloc(nfirst[i], sizeof(char *)))) {
+			ret = -ENOMEM;
+			snprintf(err, errlen, "out of memory");
+			goto out;
+		}
+		for (size_t k = 0; k < nfirst[i]; k++)
+			specs[i][k] = c->ops[first[i] + k].spec;
 		co[n++] = (struct scry_channel_opts){
-			.name = c->name, .events = (const char *const *)&c->ops[first[i]].spec, .nevents = 1,
+			.name = c->name, .events = specs[i], .nevents = nfirst[i],
 			.ctx_mask = c->ctx_mask, .ring_size = s->snapshot ? 0 : c->ring_size,
 			/* a flight recorder keeps num_subbuf packets of subbuf_size per CPU */
 			.packet_size = s->snapshot ? (size_t)c->subbuf_size : 0,
@@ -198,7 +212,7 @@ int dsession_rebuild(struct daemon *d, struct dsession *s, char *err, size_t err
 
 		if (!has_enable(c))
 			continue;
-		for (size_t k = first[i] + 1; k < c->nops && !ret; k++)
+		for (size_t k = first[i] + nfirst[i]; k < c->nops && !ret; k++)
 			ret = c->ops[k].enable ? scry_session_enable_event(s->eng, c->name, c->ops[k].spec, err, errlen)
 					       : scry_session_disable_event(s->eng, c->name, c->ops[k].spec, err, errlen);
 		if (!ret && c->disabled)
@@ -209,6 +223,10 @@ int dsession_rebuild(struct daemon *d, struct dsession *s, char *err, size_t err
 		s->eng = NULL;
 	}
 out:
+	for (size_t i = 0; specs && i < s->nchans; i++)
+		free(specs[i]);
+	free(specs);
+	free(nfirst);
 	free(co);
 	free(first);
 	return ret;

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "daemon/daemon_int.h"
+#include "util/log.h"
 #include "util/parse.h"
 
 /* The reason of a refusal into r->err: -EINVAL. */
@@ -510,6 +511,10 @@ static int apply_op(struct verb_ctx *v, struct dsession *s, struct dchannel *c, 
 	if (loaded(s)) {
 		ret = enable ? scry_session_enable_event(s->eng, c->name, spec, r->err, r->errlen)
 			     : scry_session_disable_event(s->eng, c->name, spec, r->err, r->errlen);
+		if (enable && dfeed_rebind(s)) {    /* the span channel's events may have moved */
+			scry_log(SCRY_LOG_INFO, "scryd: session %s: the process spans lost their events' channel",
+				 s->name);
+		}
 		if (ret)
 			return ret;
 		return dchannel_add_op(c, enable, spec) ? ERR("out of memory") : 0;

@@ -136,11 +136,13 @@ static bool has_span_events(struct scry_session *s, unsigned chan)
 	return found == sizeof(needed) / sizeof(needed[0]);
 }
 
+static int bind_channel(struct scry_capture *c, struct scry_session *s, unsigned chan, bool loaded, char *err,
+			size_t errlen);
+
 int scry_capture_bind(struct scry_capture *c, struct scry_session *s, struct scry_session_opts *so,
 		      char *err, size_t errlen)
 {
-	const struct scry_event *const *evs;
-	size_t nchan = scry_session_nchannels(s), n;
+	size_t nchan = scry_session_nchannels(s);
 	unsigned chan;
 
 	if (!c->m.live)
@@ -164,20 +166,37 @@ int scry_capture_bind(struct scry_capture *c, struct scry_session *s, struct scr
 		c->own_spans_chan = true;
 		return 1;
 	}
-	n = scry_session_events(s, chan, &evs);
+	return bind_channel(c, s, chan, false, err, errlen);
+}
+
+/* The sink set on channel chan of s (before load; a loaded session keeps it), the live
+ * decoder bound to its events. */
+static int bind_channel(struct scry_capture *c, struct scry_session *s, unsigned chan, bool loaded, char *err,
+			size_t errlen)
+{
+	const struct scry_event *const *evs;
+	size_t n = scry_session_events(s, chan, &evs);
+
 	free(c->want);
 	if (!(c->want = calloc(n ? n : 1, sizeof(*c->want)))) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
 	c->nwant = n;
+	c->chan = chan;
 	for (size_t i = 0; i < n; i++)
 		c->want[i] = is_span_event(evs[i]->name);
-	if (scry_session_set_sink(s, chan, spans_sink, c)) {
+	if (!loaded && scry_session_set_sink(s, chan, spans_sink, c)) {
 		snprintf(err, errlen, "cannot feed the process spans from channel %u", chan);
 		return -1;
 	}
 	return trace_live_bind_channel(c->m.live, s, chan, err, errlen) ? -1 : 0;
+}
+
+int scry_capture_rebind(struct scry_capture *c, struct scry_session *s, char *err, size_t errlen)
+{
+	/* the channel whose sink is set (the events of another may have become the spans' too) */
+	return c->m.live ? bind_channel(c, s, c->chan, true, err, errlen) : 0;
 }
 
 int scry_capture_open(struct scry_capture *c, struct scry_session *s, char *err, size_t errlen)

@@ -22,6 +22,7 @@ struct scry_capture {
 	struct scry_channel_opts *chans;    /* the session's channels, then ours */
 	bool own_spans_chan;                /* the channel "spans" was added */
 	bool own_cat;                       /* m.cat opened by scry_capture_config */
+	unsigned chan;                      /* the sink's channel */
 	bool *want;                         /* per event id of the sink's channel: a span's */
 	size_t nwant;
 };
@@ -46,6 +47,9 @@ int scry_capture_spans_start(struct scry_capture *c, const char *const *env, cha
  * must be created again (then this called again); -1 with err. */
 int scry_capture_bind(struct scry_capture *c, struct scry_session *s, struct scry_session_opts *so,
 		      char *err, size_t errlen);
+/* After events were added to a loaded session s: the process spans' decoder bound again to
+ * their channel's events (its array of events may have moved).  0, or -1 with err. */
+int scry_capture_rebind(struct scry_capture *c, struct scry_session *s, char *err, size_t errlen);
 /* After load: the kernel spans' ring.  0, or -1 with err. */
 int scry_capture_open(struct scry_capture *c, struct scry_session *s, char *err, size_t errlen);
 /* The run loop's after_poll (ctx: c): spans handed to the exporter. */

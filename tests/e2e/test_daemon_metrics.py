@@ -44,6 +44,8 @@ def test_daemon_session_metrics_spans_agree_with_trace(daemon, workload, receive
     try:
         daemon.run("track", "-k", "--pid", sh.pid)
         daemon.run("start")
+        # an event added to the started session: the spans' channel's events grow (bound again)
+        daemon.run("enable-event", "-k", "-c", "c", "sched_wakeup_new")
         sh.stdin.write("go\n")
         sh.stdin.close()
         assert sh.wait(timeout=60) == 3
@@ -67,12 +69,16 @@ def test_daemon_session_metrics_spans_agree_with_trace(daemon, workload, receive
     assert int(sent[1]) == len(got) == 4, (log, got)
     assert all(s["resource"]["service.name"] == "scry-daemon" for s in got)
     evs = trace_events(out)
+    # built from the channel's own records: no channel of their own
+    assert sorted(f.name for f in (out / "kernel").glob("*_0")) == ["c_0"]
     # process spans: one per successful execve of the trace (the tracked shell's children;
     # the shell itself was exec'd before), as long as the trace says
     execs = {pid: ts for name, ts, pid, tid, f in evs if name == "syscall_exit_execve" and f["ret"] == 0}
     exits = {pid: ts for name, ts, pid, tid, f in evs if name == "sched_process_exit" and pid == tid}
     procs = {int(s["attributes"]["process.pid"]): s for s in got}
     assert sorted(procs) == sorted(execs), (procs.keys(), execs)
+    woken = {f["tid"] for name, ts, pid, tid, f in evs if name == "sched_wakeup_new"}
+    assert set(execs) <= woken, (woken, execs)      # the event added once started records
     assert sorted(s["name"] for s in procs.values()) == ["metrics_wl", "sleep", "true", "true"]
     offsets = set()
     for pid, s in procs.items():
