@@ -20,7 +20,7 @@ override CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow -Werr
 LDLIBS   += -lbpf -lelf -lz -lm
 # libyaml: the metrics config (src/metrics/config.c)
 LDLIBS   += -lyaml
-# libmicrohttpd: scry serve's HTTP endpoint (src/cli/serve.c)
+# libmicrohttpd: the Prometheus endpoint of scry serve and of daemon sessions (src/feed/http.c)
 LDLIBS   += -lmicrohttpd
 # elfutils' libdw: the DWARF of probed binaries (uprobe parameters, src/catalog/dwarf.c)
 LDLIBS   += -ldw

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 #include "feed/capture.h"
+#include "feed/http.h"
 #include "session/session.h"
 
 struct dop {                       /* an enable-event or disable-event, in order */
@@ -70,6 +71,8 @@ struct dsession {
 	char *metrics_file, *spans_file;    /* absolute paths */
 	char **env;                         /* the creating command's OTEL_* variables */
 	struct scry_capture *cap;
+	struct scry_http *http;             /* create --listen: the metrics served (or NULL) */
+	char *listen;
 	bool prom_written;                  /* DIR/metrics.prom written at a stop */
 };
 
@@ -116,6 +119,10 @@ void dsession_free(struct dsession *s);
  * with the caller's OTEL_* variables: 0, or -1 with a one-line err naming the file. */
 int dfeed_attach(struct daemon *d, struct dsession *s, const char *metrics, const char *spans,
 		 const char *const *env, char *err, size_t errlen);
+/* create --listen ADDR: the metrics served there (503 until started).  0, or -1 with err. */
+int dfeed_listen(struct dsession *s, const char *listen, char *err, size_t errlen);
+/* Scrapes read the engine session from now on (true), or no more (false: before it goes). */
+void dfeed_serving(struct dsession *s, bool on);
 /* In dsession_rebuild: so's channels, then the metrics channel. */
 int dfeed_channels(struct dsession *s, struct scry_session_opts *so, char *err, size_t errlen);
 /* After the engine session is created: the process spans fed by one of its channels; 1 when

@@ -39,6 +39,21 @@ oom:
 	return -1;
 }
 
+int dfeed_listen(struct dsession *s, const char *listen, char *err, size_t errlen)
+{
+	if (!(s->listen = strdup(listen))) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	/* no per-program self metrics: the daemon's loop may change the programs meanwhile */
+	return scry_http_start(&s->http, listen, &s->cap->m, false, false, err, errlen);
+}
+
+void dfeed_serving(struct dsession *s, bool on)
+{
+	scry_http_ready(s->http, on);
+}
+
 int dfeed_channels(struct dsession *s, struct scry_session_opts *so, char *err, size_t errlen)
 {
 	return s->cap ? scry_capture_channels(s->cap, so, err, errlen) : 0;
@@ -58,7 +73,11 @@ int dfeed_rebind(struct dsession *s)
 
 int dfeed_open(struct dsession *s, char *err, size_t errlen)
 {
-	return s->cap ? scry_capture_open(s->cap, s->eng, err, errlen) : 0;
+	if (!s->cap)
+		return 0;
+	for (size_t i = 0; i < s->cap->m.cfg->nmetrics; i++)
+		s->cap->m.fds[i] = scry_session_metric_fd(s->eng, (unsigned)i);
+	return scry_capture_open(s->cap, s->eng, err, errlen);
 }
 
 uint64_t dfeed_poll_delay(const struct dsession *s)
@@ -148,6 +167,9 @@ void dfeed_describe(struct dsession *s, FILE *out)
 		fprintf(out, "    Metrics: %s (%zu), written to %s/metrics.prom at stop%s; %llu updates lost (a "
 			"metric's map full)\n", s->metrics_file, s->cap->m.cfg->nmetrics, s->dir,
 			s->prom_written ? " (written)" : "", (unsigned long long)metrics_lost(s));
+	if (s->http)
+		fprintf(out, "    Metrics served at http://%s/metrics (%llu scrapes)\n", s->listen,
+			(unsigned long long)scry_http_scrapes(s->http));
 	if (s->spans_file) {
 		const char *url = s->cap->m.exp ? scry_otlp_endpoint(s->cap->m.exp) : NULL;
 
@@ -158,6 +180,10 @@ void dfeed_describe(struct dsession *s, FILE *out)
 
 void dfeed_free(struct dsession *s)
 {
+	scry_http_stop(s->http);
+	s->http = NULL;
+	free(s->listen);
+	s->listen = NULL;
 	if (s->cap)
 		scry_capture_free(s->cap);
 	free(s->cap);

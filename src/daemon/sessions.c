@@ -369,6 +369,7 @@ int dsession_start(struct daemon *d, struct dsession *s, char *err, size_t errle
 	s->state = D_STARTED;
 	s->rot_bytes = 0;
 	dsession_rotation_timers(d, s);
+	dfeed_serving(s, true);
 	/* where a start's time goes (bench/daemon.sh reads it) */
 	struct scry_session_load_times lt;
 
@@ -380,6 +381,7 @@ int dsession_start(struct daemon *d, struct dsession *s, char *err, size_t errle
 	return 0;
 fail:
 	/* nothing recorded: the engine session is built again from the configuration */
+	dfeed_serving(s, false);
 	scry_session_destroy(s->eng);
 	s->eng = NULL;
 	{
@@ -421,6 +423,7 @@ void dsession_free(struct dsession *s)
 {
 	if (!s)
 		return;
+	dfeed_serving(s, false);   /* no scrape reads the engine session from now on */
 	scry_session_destroy(s->eng);
 	s->eng = NULL;
 	dfeed_free(s);             /* after the engine session, whose sink it is */
@@ -451,6 +454,7 @@ void dsession_destroy(struct daemon *d, struct dsession *s)
 	if (s->state == D_STOPPED && s->eng) {   /* the trace completed, BPF objects and rings freed */
 		struct scry_session_summary sum;
 
+		dfeed_serving(s, false);
 		scry_session_stop(s->eng, &sum, err, sizeof(err));
 		dfeed_end(s);       /* the spans still open ended, the exporter flushed */
 		scry_session_destroy(s->eng);

@@ -128,9 +128,10 @@ static int verb_create(struct verb_ctx *v, int argc, char **argv)
 	static const struct option lo[] = {
 		{ "output", required_argument, NULL, 'o' }, { "snapshot", no_argument, NULL, 'S' },
 		{ "kernel", no_argument, NULL, 'k' }, { "clock", required_argument, NULL, 'C' },
-		{ "metrics", required_argument, NULL, 'M' }, { "spans", required_argument, NULL, 'P' }, { 0 } };
+		{ "metrics", required_argument, NULL, 'M' }, { "spans", required_argument, NULL, 'P' },
+		{ "listen", required_argument, NULL, 'L' }, { 0 } };
 	struct dreply *r = v->r;
-	const char *out = NULL, *name = NULL, *metrics = NULL, *spans = NULL;
+	const char *out = NULL, *name = NULL, *metrics = NULL, *spans = NULL, *listen = NULL;
 	char *mpath = NULL, *spath = NULL;
 	struct dsession *ns = NULL;
 	bool snapshot = false;
@@ -147,6 +148,7 @@ static int verb_create(struct verb_ctx *v, int argc, char **argv)
 		case 'S': snapshot = true; break;
 		case 'M': metrics = optarg; break;
 		case 'P': spans = optarg; break;
+		case 'L': listen = optarg; break;
 		case 'C':
 			for (clock = 0; clock < SCRY_CLOCK_NR && strcmp(optarg, scry_clock_name(clock)); clock++)
 				;
@@ -172,6 +174,8 @@ static int verb_create(struct verb_ctx *v, int argc, char **argv)
 		return ERR("invalid session name '%s' (letters, digits, '_', '-', '.')", name);
 	if (snapshot && (metrics || spans))
 		return ERR("create: --metrics and --spans feed a session that writes its trace, not a snapshot session");
+	if (listen && !metrics)
+		return ERR("create: --listen serves the metrics of --metrics FILE: give one");
 	if (dsession_find(v->d, name))
 		return ERR("session '%s' already exists", name);
 	if (out)
@@ -204,6 +208,10 @@ static int verb_create(struct verb_ctx *v, int argc, char **argv)
 		ret = -EINVAL;
 		goto out;
 	}
+	if (listen && dfeed_listen(ns, listen, r->err, r->errlen)) {
+		ret = -EADDRINUSE;
+		goto out;
+	}
 	if ((ret = dsession_register(v->d, ns, r->err, r->errlen)))
 		goto out;
 	ns = NULL;
@@ -215,6 +223,8 @@ static int verb_create(struct verb_ctx *v, int argc, char **argv)
 		fprintf(r->out, "Session %s created.\nTraces will be output to %s\n", name, dir);
 	if (metrics)
 		fprintf(r->out, "Metrics of %s written to %s/metrics.prom at stop\n", mpath, dir);
+	if (listen)
+		fprintf(r->out, "Metrics served at http://%s/metrics once started\n", listen);
 	if (spans)
 		fprintf(r->out, "Spans of %s sent to %s while it runs\n", spath,
 			scry_otlp_endpoint(v->d->sess[v->d->nsess - 1]->cap->m.exp));

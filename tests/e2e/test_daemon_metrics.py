@@ -11,7 +11,10 @@ file still valid against session.xsd, xmllint); bad configs fail create in one l
 no session made."""
 import re
 import shutil
+import socket
 import subprocess
+import urllib.error
+import urllib.request
 
 import pytest
 
@@ -23,6 +26,15 @@ from test_spans_record import trace_events
 SPANS = EXAMPLE.parent / "spans.yaml"
 
 
+def scrape(listen):
+    """(status, text) of GET http://LISTEN/metrics."""
+    try:
+        with urllib.request.urlopen(f"http://{listen}/metrics", timeout=10) as r:
+            return r.status, r.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode()
+
+
 def test_daemon_session_metrics_spans_agree_with_trace(daemon, workload, receiver, tmp_path):  # noqa: F811
     port, spans = receiver()
     # the daemon is started by a command whose variables point elsewhere: the session's
@@ -31,8 +43,10 @@ def test_daemon_session_metrics_spans_agree_with_trace(daemon, workload, receive
     daemon.run("list")
     daemon.env.update(OTEL_EXPORTER_OTLP_ENDPOINT=f"http://127.0.0.1:{port}", OTEL_SERVICE_NAME="scry-daemon")
     out = tmp_path / "t"
-    p = daemon.run("create", "web", "-o", out, "--metrics", EXAMPLE, "--spans", SPANS)
+    listen = f"127.0.0.1:{free_port()}"
+    p = daemon.run("create", "web", "-o", out, "--metrics", EXAMPLE, "--spans", SPANS, "--listen", listen)
     assert f"Spans of {SPANS} sent to http://127.0.0.1:{port}/v1/traces" in p.stdout, p.stdout
+    assert scrape(listen)[0] == 503                     # listening, not started yet
     daemon.env.update(OTEL_EXPORTER_OTLP_ENDPOINT="http://127.0.0.1:1", OTEL_SERVICE_NAME="wrong")
     daemon.run("enable-channel", "-k", "--subbuf-size", "1M", "--num-subbuf", "8", "c")
     daemon.run("enable-event", "-k", "-c", "c", "--syscall", "-a")
@@ -52,14 +66,21 @@ def test_daemon_session_metrics_spans_agree_with_trace(daemon, workload, receive
     finally:
         if sh.poll() is None:
             sh.kill()
+    code, live = scrape(listen)                       # served while it runs
+    assert code == 200
     daemon.run("stop")
     st = daemon.run("status").stdout
+    assert f"Metrics served at http://{listen}/metrics (1 scrapes)" in st, st
     assert re.search(rf"Metrics: {re.escape(str(EXAMPLE))} \(\d+\), written to {re.escape(str(out))}/metrics.prom "
                      r"at stop \(written\); 0 updates lost", st), st
     m = re.search(r"Spans: \S+ to http://127.0.0.1:(\d+)/v1/traces: (\d+) process, 0 kernel; \d+ sent, 0 dropped .*"
                   r" 0 kernel spans lost \(ring full\), 0 span marks lost", st)
     assert m and int(m[1]) == port and int(m[2]) == 4, st
+    code, after = scrape(listen)                      # and once stopped: the same counts
+    assert code == 200
     daemon.run("destroy")
+    with pytest.raises(OSError):                      # no more after destroy
+        scrape(listen)
     log = (daemon.rundir / "scryd.log").read_text()
     assert f"scryd: session web: metrics written to {out}/metrics.prom (0 updates lost" in log, log
     sent = re.search(r"scryd: session web: (\d+) spans sent to http://127.0.0.1:(\d+)/v1/traces, 0 dropped", log)
@@ -98,12 +119,16 @@ def test_daemon_session_metrics_spans_agree_with_trace(daemon, workload, receive
             counts[name[len("syscall_exit_"):]] = counts.get(name[len("syscall_exit_"):], 0) + 1
     metric = {l["syscall"]: v for n, l, v in ss if n == "scry_syscalls_total" and l["comm"] == "metrics_wl"}
     assert metric == counts and counts["getppid"] == N_GETPPID
+    for page in (live, after):                        # the endpoint's counts too
+        assert {l["syscall"]: v for n, l, v in samples(page)
+                if n == "scry_syscalls_total" and l["comm"] == "metrics_wl"} == counts
     assert value(ss, "scry_span_marks_lost_total") == 0
     assert value(ss, "scry_metric_overflow_total", metric="scry_syscalls_total") == 0
     if not shutil.which("promtool"):
         pytest.skip("promtool missing (Debian package prometheus; scripts/deps.sh installs it)")
-    p = subprocess.run(["promtool", "check", "metrics"], input=text, capture_output=True, text=True)
-    assert p.returncode == 0, p.stdout + p.stderr
+    for page in (text, live):
+        p = subprocess.run(["promtool", "check", "metrics"], input=page, capture_output=True, text=True)
+        assert p.returncode == 0, p.stdout + p.stderr
 
 
 def test_daemon_metrics_save_says_what_is_not_saved(daemon, tmp_path):  # noqa: F811
@@ -126,12 +151,22 @@ def test_daemon_metrics_bad_config(daemon, tmp_path):  # noqa: F811
              (["--metrics", SPANS], r"spans.yaml: declares spans \(tracing:\): give it to --spans too"),
              (["--spans", EXAMPLE], r"metrics.yaml: declares metrics: give it to --metrics too"),
              (["--spans", tmp_path / "missing.yaml"], r"missing.yaml: No such file or directory"),
-             (["--snapshot", "--metrics", EXAMPLE], r"not a snapshot session"))
+             (["--snapshot", "--metrics", EXAMPLE], r"not a snapshot session"),
+             (["--spans", SPANS, "--listen", "127.0.0.1:9"], r"--listen serves the metrics of --metrics FILE"),
+             (["--metrics", EXAMPLE, "--listen", "nowhere"], r"invalid --listen 'nowhere'"))
     for args, msg in cases:
         p = daemon.run("create", "bad", "-o", tmp_path / "t", *args, check=False)
         assert p.returncode == 1 and len(p.stderr.splitlines()) == 1, p.stderr
         assert re.search(msg, p.stderr), (msg, p.stderr)
         assert "bad" not in daemon.run("list").stdout          # nothing half-created
+    with socket.socket() as busy:                     # a port in use: nothing made either
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        addr = f"127.0.0.1:{busy.getsockname()[1]}"
+        p = daemon.run("create", "bad", "-o", tmp_path / "t", "--metrics", EXAMPLE, "--listen", addr, check=False)
+        assert p.returncode == 1 and p.stderr == f"scry: cannot listen on {addr} (address in use, or not this " \
+            "machine's?)\n", p.stderr
+        assert "bad" not in daemon.run("list").stdout
     bad_env = dict(daemon.env, OTEL_EXPORTER_OTLP_ENDPOINT="ftp://x")
     p = subprocess.run([daemon.scry, "create", "bad", "--spans", str(SPANS)], capture_output=True, text=True,
                        env=bad_env, timeout=60)
