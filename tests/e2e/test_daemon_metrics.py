@@ -21,7 +21,7 @@ import pytest
 from test_daemon import XSD, Daemon, daemon  # noqa: F401 (fixture)
 from test_metrics import EXAMPLE, N_GETPPID, samples, value, wl_cmd
 from test_spans import free_port, receiver  # noqa: F401 (fixture)
-from test_spans_record import trace_events
+from test_spans_record import KSPANS, trace_events
 
 SPANS = EXAMPLE.parent / "spans.yaml"
 
@@ -44,8 +44,10 @@ def test_daemon_session_metrics_spans_agree_with_trace(daemon, workload, receive
     daemon.env.update(OTEL_EXPORTER_OTLP_ENDPOINT=f"http://127.0.0.1:{port}", OTEL_SERVICE_NAME="scry-daemon")
     out = tmp_path / "t"
     listen = f"127.0.0.1:{free_port()}"
-    p = daemon.run("create", "web", "-o", out, "--metrics", EXAMPLE, "--spans", SPANS, "--listen", listen)
-    assert f"Spans of {SPANS} sent to http://127.0.0.1:{port}/v1/traces" in p.stdout, p.stdout
+    ks = tmp_path / "kspans.yaml"                       # process spans, and syscalls of 5 ms and more
+    ks.write_text(KSPANS)
+    p = daemon.run("create", "web", "-o", out, "--metrics", EXAMPLE, "--spans", ks, "--listen", listen)
+    assert f"Spans of {ks} sent to http://127.0.0.1:{port}/v1/traces" in p.stdout, p.stdout
     assert scrape(listen)[0] == 503                     # listening, not started yet
     daemon.env.update(OTEL_EXPORTER_OTLP_ENDPOINT="http://127.0.0.1:1", OTEL_SERVICE_NAME="wrong")
     daemon.run("enable-channel", "-k", "--subbuf-size", "1M", "--num-subbuf", "8", "c")
@@ -73,9 +75,9 @@ def test_daemon_session_metrics_spans_agree_with_trace(daemon, workload, receive
     assert f"Metrics served at http://{listen}/metrics (1 scrapes)" in st, st
     assert re.search(rf"Metrics: {re.escape(str(EXAMPLE))} \(\d+\), written to {re.escape(str(out))}/metrics.prom "
                      r"at stop \(written\); 0 updates lost", st), st
-    m = re.search(r"Spans: \S+ to http://127.0.0.1:(\d+)/v1/traces: (\d+) process, 0 kernel; \d+ sent, 0 dropped .*"
-                  r" 0 kernel spans lost \(ring full\), 0 span marks lost", st)
-    assert m and int(m[1]) == port and int(m[2]) == 4, st
+    m = re.search(r"Spans: \S+ to http://127.0.0.1:(\d+)/v1/traces: (\d+) process, (\d+) kernel; \d+ sent, 0 dropped "
+                  r".* 0 kernel spans lost \(ring full\), 0 span marks lost", st)
+    assert m and int(m[1]) == port and int(m[2]) == 4 and int(m[3]) > 0, st
     code, after = scrape(listen)                      # and once stopped: the same counts
     assert code == 200
     daemon.run("destroy")
@@ -87,7 +89,10 @@ def test_daemon_session_metrics_spans_agree_with_trace(daemon, workload, receive
     assert sent and int(sent[2]) == port, log
 
     got = [s for s in spans() if "spanId" in s]
-    assert int(sent[1]) == len(got) == 4, (log, got)
+    assert int(sent[1]) == len(got), (log, got)
+    kspans = [s for s in got if "scry.syscall" in s["attributes"]]
+    got = [s for s in got if s not in kspans]
+    assert len(got) == 4 and len(kspans) == int(m[3]), (got, kspans)
     assert all(s["resource"]["service.name"] == "scry-daemon" for s in got)
     evs = trace_events(out)
     # built from the channel's own records: no channel of their own
@@ -108,6 +113,27 @@ def test_daemon_session_metrics_spans_agree_with_trace(daemon, workload, receive
     assert len(offsets) == 1 and abs(offsets.pop()) < 1_000_000   # one clock, two conversions
     # their parent, the tracked shell, was exec'd before the start: it has no span, each is a root
     assert all(s["parentSpanId"] == "" for s in got) and len({s["traceId"] for s in got}) == 4, got
+
+    # kernel spans: the trace's syscalls of 6 ms and more each a span with its times, a child
+    # of its process's span when it has one; none the trace does not have
+    entries, calls = {}, []
+    for name, ts, pid, tid, f in evs:
+        if name.startswith("syscall_entry_"):
+            entries[tid] = (name[len("syscall_entry_"):], ts)
+        elif name.startswith("syscall_exit_") and tid in entries:
+            sc, t0 = entries.pop(tid)
+            calls.append((sc, pid, tid, t0, ts))
+    long_calls = [c for c in calls if c[4] - c[3] >= 6_000_000]
+    assert any(c[0] in ("nanosleep", "clock_nanosleep") and c[1] in procs for c in long_calls), long_calls
+    for sc, pid, tid, t0, t1 in long_calls:
+        match = [s for s in kspans if int(s["attributes"]["thread.id"]) == tid and s["name"] == sc and
+                 abs(int(s["start"]) - t0) < 200_000 and abs(int(s["end"]) - t1) < 200_000]
+        assert len(match) == 1, (sc, pid, tid, t0, t1, kspans)
+        if pid in procs and t0 >= execs[pid]:
+            assert match[0]["parentSpanId"] == procs[pid]["spanId"]
+    for s in kspans:
+        tid = int(s["attributes"]["thread.id"])
+        assert any(c[2] == tid and c[0] == s["name"] and c[4] - c[3] >= 4_000_000 for c in calls), s
 
     # metrics: the syscall counts of metrics_wl are the trace's
     text = (out / "metrics.prom").read_text()
