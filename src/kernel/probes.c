@@ -315,7 +315,7 @@ int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o,
 	size_t objsz;
 	const void *obj = scry_bpf__elf_bytes(&objsz);
 	char core[512];
-	bool cached = scry_btf_cache_lookup(obj, objsz, core, sizeof(core));
+	bool cached = scry_btf_cache_lookup(core, sizeof(core));
 	int ret = probes_load(out, o, cached ? core : NULL, err, errlen);
 
 	if (ret && cached) {       /* not with that BTF, perhaps: without it */
