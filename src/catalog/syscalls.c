@@ -162,8 +162,10 @@ static int cached_args(char **p, const char *name, const char *pairs[SCRY_MAX_AR
 		return -2;
 	*nl = 0;
 	*p = nl + 1;
-	if (!(f = strtok_r(line, "\t", &save)) || strcmp(f, name) || !(f = strtok_r(NULL, "\t", &save)))
+	if (!(f = strtok_r(line, "\t", &save)) || strcmp(f, name))
 		return -2;
+	if (!(f = strtok_r(NULL, "\t", &save)))
+		return 0;               /* no argument */
 	if (!strcmp(f, "-"))
 		return strtok_r(NULL, "\t", &save) ? -2 : -1;
 	for (; f; f = strtok_r(NULL, "\t", &save)) {

@@ -128,6 +128,15 @@ def test_syscall_formats_cached(scry, tmp_path):
         assert list(zip(f[0::2], f[1::2])) == format_pairs(name), (name, f)
     assert len(rows) > 300
 
+    assert rows["getppid"] == [], rows["getppid"]
+    # the next run reads that file, not the format files, and leaves it as it is
+    mtime = files[0].stat().st_mtime_ns
+    p = subprocess.run(["strace", "-f", "-e", "trace=openat", "-o", str(tmp_path / "opens"), scry, "list", "syscalls"],
+                       capture_output=True, text=True, timeout=60, env=dict(os.environ, SCRY_CACHE_DIR=str(cache)))
+    assert p.returncode == 0, p.stderr
+    opens = (tmp_path / "opens").read_text()
+    assert str(files[0]) in opens and "/format" not in opens, opens[-2000:]
+    assert files[0].stat().st_mtime_ns == mtime
     # with the cache, scry trace decodes exactly as without it
     cmd = ["/bin/cat", "/etc/hostname"]
     outs = []
