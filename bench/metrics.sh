@@ -4,7 +4,8 @@
 #    run time, not the tracepoint's): the floor (empty programs on sys_enter/sys_exit,
 #    attached all along and measured on the same calls as scry's, so that the machine's
 #    load weighs on both alike) and
-#    `scry serve -a` with one counter (calls by syscall), one histogram (latency by syscall:
+#    `scry serve -a` with one counter (calls by syscall), the same with --filter (its program
+#    before the counter's, which it tail-calls), one histogram (latency by syscall:
 #    the entry program too) and examples/metrics.yaml (4 metrics); the difference to the
 #    floor is the cost of the updates (ebpf_exporter publishes +15 ns for an empty program,
 #    +35 ns for a simple map update, +96 ns for a complex one, on its tracepoint benchmark)
@@ -128,7 +129,7 @@ prog_ids() { bpftool prog show -j | jq -r ".[] | select(.name | test(\"$1\")) | 
 
 declare -A GP PROG FLR IDS
 echo 1 > /proc/sys/kernel/bpf_stats_enabled
-KEYS=(counter histogram example)
+KEYS=(counter filtered histogram example)
 before=$(prog_ids '^floor_')
 "$OUT/floor" > "$WORK/floor.out" 2>&1 & FLOOR_PID=$!
 for _ in $(seq 100); do grep -q ready "$WORK/floor.out" && break; sleep 0.1; done
@@ -137,13 +138,15 @@ IDS[floor_exit]=$(comm -12 <(echo "${IDS[floor]}" | tr ' ' '\n' | sort) <(prog_i
 for ((r = 1; r <= ROUNDS; r++)); do
 	for k in "${KEYS[@]}"; do
 		port=$(free_port)
-		before=$(prog_ids '^scry_metrics')     # other tracers' programs are not ours
+		before=$(prog_ids '^scry_(metrics|filter)')     # other tracers' programs are not ours
 		case $k in
 		counter) start_bg $k "$SCRY" serve -a --config "$WORK/counter.yaml" --listen 127.0.0.1:$port ;;
+		filtered) start_bg $k "$SCRY" serve -a --config "$WORK/counter.yaml" --filter 'ret >= 0' \
+				   --listen 127.0.0.1:$port ;;
 		histogram) start_bg $k "$SCRY" serve -a --config "$WORK/hist.yaml" --listen 127.0.0.1:$port ;;
 		example) start_bg $k "$SCRY" serve -a --config examples/metrics.yaml --listen 127.0.0.1:$port ;;
 		esac || continue
-		IDS[scry]=$(comm -13 <(echo "$before") <(prog_ids '^scry_metrics') | tr '\n' ' ' | sed 's/ $//')
+		IDS[scry]=$(comm -13 <(echo "$before") <(prog_ids '^scry_(metrics|filter)') | tr '\n' ' ' | sed 's/ $//')
 		sleep 0.3
 		one $k
 		stop_bg
@@ -156,6 +159,7 @@ echo
 echo "== in-kernel metrics: cost per syscall (getppid loop, $CALLS calls, best of $ROUNDS rounds)"
 printf '%-44s %14s %14s %12s %14s\n' configuration "prog ns/call" "floor (same)" "vs floor" "ns/getppid"
 declare -A LABEL=([counter]="scry serve: 1 counter (calls by syscall)"
+		  [filtered]="the same, --filter 'ret >= 0'"
 		  [histogram]="scry serve: 1 histogram (latency by syscall)" [example]="scry serve: examples/metrics.yaml (4)")
 for k in "${KEYS[@]}"; do
 	p=$(printf '%s\n' ${PROG[$k]:-nan} | minimum)
@@ -167,7 +171,8 @@ done
 echo "(programs' run time per getppid call, kernel.bpf_stats_enabled; the floor's empty programs on"
 echo " sys_enter and sys_exit stay attached and are measured on the same calls; the counter's exit"
 echo " program alone runs, against the floor's exit program; the histogram adds the entry program"
-echo " that keeps the entry time, against both of the floor's)"
+echo " that keeps the entry time, against both of the floor's; filtered: the filter program's run"
+echo " time, which holds the counter's program it tail-calls)"
 
 # --- a scrape of 10,000 series
 port=$(free_port)

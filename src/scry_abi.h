@@ -357,6 +357,13 @@ enum scry_metric_label_src {    /* bits of scry_metric_desc.labels: what the key
 	SCRY_ML_TID     = 1 << 4,
 	SCRY_ML_UID     = 1 << 5,   /* real uid */
 	SCRY_ML_DEV     = 1 << 6,   /* block_io: the disk (dev_t: major << 20 | minor) */
+	SCRY_ML_CGROUP  = 1 << 7,   /* cgroup: the task's cgroup v2 id */
+	SCRY_ML_ADDR    = 1 << 8,   /* syscalls: the IP address of the call's sockaddr argument
+	                             * (metric_sc_addr_arg): addr (IPv4 mapped to ::ffff:a.b.c.d),
+	                             * its family in dev (AF_INET, AF_INET6; 0: none) */
+	SCRY_ML_WCHAN   = 1 << 9,   /* offcpu: where the task blocked, the first kernel return
+	                             * address outside the scheduler and locking functions (as
+	                             * /proc/PID/wchan), in addr's first 8 bytes */
 };
 /* What a metric observes (scry_metric_desc.event).  Syscall exits; run-queue latency
  * (sched_wakeup/sched_wakeup_new, or a preemption, to the task's sched_switch in); off-CPU
@@ -389,7 +396,10 @@ struct scry_metric_desc {
 	__u8  event;          /* enum scry_metric_event */
 	__u8  dense;          /* keyed by the syscall number alone (or nothing): a per-CPU array
 	                       * of SCRY_MAX_SYSCALLS slots (metric_*_arrays) instead of a hash */
-	__u8  pad[6];
+	__u8  wide;           /* keyed by cgroup, addr or wchan: the whole scry_metric_key
+	                       * (metric_*_wide); else its first SCRY_METRIC_KEY_NARROW bytes,
+	                       * which the others' hashes cost */
+	__u8  pad[5];
 	__u64 span_min_ns;    /* SCRY_METRIC_SPAN: the shortest observation written */
 };
 
@@ -419,9 +429,12 @@ struct scry_metric_key {
 	__u32 pid;
 	__u32 tid;
 	__u32 uid;
-	__u32 dev;            /* block_io: the disk */
+	__u32 dev;            /* block_io: the disk; SCRY_ML_ADDR: the address's family */
 	char  comm[SCRY_COMM_LEN];
+	__u64 cgroup;         /* from here: wide metrics only */
+	__u8  addr[16];       /* SCRY_ML_ADDR, SCRY_ML_WCHAN */
 };
+#define SCRY_METRIC_KEY_NARROW 40   /* offsetof(struct scry_metric_key, cgroup) */
 
 struct scry_metric_hist {
 	__u64 count;

@@ -341,12 +341,18 @@ const volatile __u32 metrics_event_mask = 0;   /* 1 << SCRY_ME_*: events some me
 const volatile struct scry_metric_desc metric_desc[SCRY_METRICS_MAX] = {};
 /* Per syscall number: the mask of the metrics it feeds (bit = metric id). */
 const volatile __u32 metric_sc_mask[SCRY_MAX_SYSCALLS] = {};
+/* SCRY_ML_ADDR: per syscall, 1 + the argument that points to its struct sockaddr (0: none) */
+const volatile __u8 metric_sc_addr_arg[SCRY_MAX_SYSCALLS] = {};
+/* SCRY_ML_WCHAN: the scheduler's and the locking functions' text ([start, end) twice) */
+const volatile __u64 metric_sched_text[4] = {};
 
+/* Keyed by the first SCRY_METRIC_KEY_NARROW bytes of struct scry_metric_key; the *_wide
+ * maps (metrics with a cgroup, addr or wchan label) by all of it. */
 struct metric_counter_inner {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(max_entries, 1);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, struct scry_metric_key);
+	__uint(key_size, SCRY_METRIC_KEY_NARROW);
 	__type(value, __u64);
 };
 
@@ -354,9 +360,39 @@ struct metric_hist_inner {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(max_entries, 1);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(key_size, SCRY_METRIC_KEY_NARROW);
+	__type(value, struct scry_metric_hist);
+};
+
+struct metric_counter_wide_inner {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct scry_metric_key);
+	__type(value, __u64);
+};
+
+struct metric_hist_wide_inner {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, struct scry_metric_key);
 	__type(value, struct scry_metric_hist);
 };
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, SCRY_METRICS_MAX);
+	__type(key, __u32);
+	__array(values, struct metric_counter_wide_inner);
+} metric_counters_wide SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, SCRY_METRICS_MAX);
+	__type(key, __u32);
+	__array(values, struct metric_hist_wide_inner);
+} metric_hists_wide SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
@@ -421,6 +457,7 @@ struct {
 struct sched_ts {
 	__u64 queued;
 	__u64 off;
+	__u64 wchan;          /* SCRY_ML_WCHAN: where it blocked (with off) */
 };
 
 struct {
@@ -433,6 +470,7 @@ struct {
 /* Block I/O metrics: the requests in flight, by address (issue time, disk, issuer). */
 struct blk_start {
 	__u64 ts;
+	__u64 cgroup;
 	__u32 dev, pid, tid, uid;
 	char comm[SCRY_COMM_LEN];
 };

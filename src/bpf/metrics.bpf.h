@@ -17,19 +17,35 @@ static __always_inline __u32 metric_idx(__u32 i)
 	return i;
 }
 
+/* The values only wide metrics read (cgroup, addr, wchan labels: scry_metric_desc.wide). */
+struct metric_wide {
+	__u64 cgroup;
+	__u64 wchan;
+	__u8 addr[16];
+};
+#define METRIC_WIDE_LABELS (SCRY_ML_CGROUP | SCRY_ML_ADDR | SCRY_ML_WCHAN)
+
 /* What one observation (a syscall exit, a switch in, a request's completion) gives the
  * metrics of its event. */
 struct metric_call {
 	__u32 mask;           /* syscalls: the metrics this syscall feeds */
 	__u32 nr;
 	__u32 err;            /* -ret for an error, else 0 */
-	__u32 pid, tid, uid, dev;
+	__u32 pid, tid, uid, dev;     /* dev: syscalls, the family of addr */
 	__s64 ret;
 	__s64 lat;            /* ns, or -1: entry not seen */
 	__u64 now;            /* the observation's end (when lat >= 0) */
 	struct scry_metric_stats *st;
 	char comm[SCRY_COMM_LEN];
+	/* last, and written (zeroed first) only when metrics_label_union has wide labels:
+	 * the other metrics pay nothing for them (METRIC_CALL) */
+	struct metric_wide w;
 };
+
+/* A metric_call named c, zero but for w. */
+#define METRIC_CALL(c) \
+	struct metric_call c; \
+	__builtin_memset(&c, 0, offsetof(struct metric_call, w))
 
 /* The application's mark (span_marks) of the task a span of event (started at start) is
  * about, into *out: a syscall's, current's; a run-queue wait's, the waiting task's (by its
@@ -229,7 +245,17 @@ static __always_inline void metric_one(__u32 i, const struct metric_call *c, str
 	key->pid = labels & SCRY_ML_PID ? c->pid : 0;
 	key->tid = labels & SCRY_ML_TID ? c->tid : 0;
 	key->uid = labels & SCRY_ML_UID ? c->uid : 0;
-	key->dev = labels & SCRY_ML_DEV ? c->dev : 0;
+	key->dev = labels & (SCRY_ML_DEV | SCRY_ML_ADDR) ? c->dev : 0;
+	if (labels & METRIC_WIDE_LABELS) {   /* d->wide; else the maps read the key's first
+					      * SCRY_METRIC_KEY_NARROW bytes */
+		key->cgroup = labels & SCRY_ML_CGROUP ? c->w.cgroup : 0;
+		if (labels & SCRY_ML_ADDR) {
+			__builtin_memcpy(key->addr, c->w.addr, sizeof(key->addr));
+		} else {
+			*(__u64 *)&key->addr[0] = labels & SCRY_ML_WCHAN ? c->w.wchan : 0;
+			*(__u64 *)&key->addr[8] = 0;
+		}
+	}
 	if (labels & SCRY_ML_COMM) {
 		__builtin_memcpy(key->comm, c->comm, sizeof(key->comm));
 	} else {
@@ -237,14 +263,15 @@ static __always_inline void metric_one(__u32 i, const struct metric_call *c, str
 		*(__u64 *)&key->comm[8] = 0;
 	}
 	if (d->kind == SCRY_METRIC_HISTOGRAM) {
-		inner = bpf_map_lookup_elem(&metric_hists, &i);
+		inner = bpf_map_lookup_elem(labels & METRIC_WIDE_LABELS ? (void *)&metric_hists_wide : (void *)&metric_hists, &i);
 		if (!inner)
 			return;
 		s = metric_series(inner, key, c->st, i);
 		if (s)
 			hist_add(i, s, v);
 	} else {
-		inner = bpf_map_lookup_elem(&metric_counters, &i);
+		inner = bpf_map_lookup_elem(labels & METRIC_WIDE_LABELS ? (void *)&metric_counters_wide :
+					    (void *)&metric_counters, &i);
 		if (!inner)
 			return;
 		s = metric_series(inner, key, c->st, i);
@@ -253,15 +280,42 @@ static __always_inline void metric_one(__u32 i, const struct metric_call *c, str
 	}
 }
 
-static __always_inline void metrics_exit(struct task_struct *t, long id, long ret)
+/* SCRY_ML_ADDR: the IP address of the call's struct sockaddr argument, if it has one (read
+ * at the exit: connect's, bind's, sendto's as passed; accept's and recvfrom's as filled). */
+static __always_inline void metric_sockaddr(struct metric_call *c, struct pt_regs *regs, long id)
 {
-	struct metric_call c = { .nr = id, .ret = ret, .lat = -1 };
+	__u8 a = metric_sc_addr_arg[id & (SCRY_MAX_SYSCALLS - 1)];
+	__u64 p;
+	struct { __u16 family; __u16 port; __u32 v4; } sa;   /* sockaddr_in; sockaddr_in6's address at 8 */
+
+	if (!a)
+		return;
+	p = a == 1 ? BPF_CORE_READ(regs, di) : a == 2 ? BPF_CORE_READ(regs, si) : a == 3 ? BPF_CORE_READ(regs, dx) :
+	    a == 4 ? BPF_CORE_READ(regs, r10) : a == 5 ? BPF_CORE_READ(regs, r8) : BPF_CORE_READ(regs, r9);
+	if (!p || bpf_probe_read_user(&sa, sizeof(sa), (void *)p))
+		return;
+	if (sa.family == 2) {          /* AF_INET: ::ffff:a.b.c.d */
+		*(__u64 *)&c->w.addr[0] = 0;
+		*(__u32 *)&c->w.addr[8] = 0xffff0000;   /* bytes 00 00 ff ff (little-endian) */
+		*(__u32 *)&c->w.addr[12] = sa.v4;
+		c->dev = 2;
+	} else if (sa.family == 10 && !bpf_probe_read_user(c->w.addr, sizeof(c->w.addr), (void *)(p + 8))) {
+		c->dev = 10;   /* AF_INET6 */
+	}
+}
+
+static __always_inline void metrics_exit(struct task_struct *t, struct pt_regs *regs, long id, long ret)
+{
+	METRIC_CALL(c);
 	struct scry_metric_key key;
 	__u32 zero = 0;
 	struct task_entry *te;
 
 	if (id < 0 || id >= SCRY_MAX_SYSCALLS)
 		return;
+	c.nr = id;
+	c.ret = ret;
+	c.lat = -1;
 	c.mask = metric_sc_mask[id];
 	if (!c.mask)
 		return;
@@ -291,6 +345,13 @@ static __always_inline void metrics_exit(struct task_struct *t, long id, long re
 		c.uid = (__u32)bpf_get_current_uid_gid();
 	if (metrics_label_union & SCRY_ML_COMM)
 		bpf_get_current_comm(c.comm, sizeof(c.comm));
+	if (metrics_label_union & METRIC_WIDE_LABELS) {
+		c.w = (struct metric_wide){};
+		if (metrics_label_union & SCRY_ML_CGROUP)
+			c.w.cgroup = bpf_get_current_cgroup_id();
+		if (metrics_label_union & SCRY_ML_ADDR)
+			metric_sockaddr(&c, regs, id);
+	}
 	/* unrolled: i is a constant in each copy, and the copies past n_metrics or of other
 	 * events are dropped */
 #pragma clang loop unroll(full)
@@ -330,7 +391,7 @@ int BPF_PROG(scry_metrics_exit, struct pt_regs *regs, long ret)
 		id = SCRY_NR_RT_SIGRETURN;
 	if (!recording() || !target_ok(regs, &t))
 		return 0;
-	metrics_exit(t, id, ret);
+	metrics_exit(t, regs, id, ret);
 	return 0;
 }
 
@@ -375,6 +436,39 @@ static __always_inline void metric_task_labels(struct metric_call *c, struct tas
 		c->uid = BPF_CORE_READ(t, cred, uid.val);
 	if (metrics_label_union & SCRY_ML_COMM)
 		bpf_probe_read_kernel_str(c->comm, sizeof(c->comm), t->comm);
+	if (metrics_label_union & SCRY_ML_CGROUP)
+		c->w.cgroup = BPF_CORE_READ(t, cgroups, dfl_cgrp, kn, id);
+}
+
+static __always_inline bool sched_text(__u64 ip)
+{
+	return (ip >= metric_sched_text[0] && ip < metric_sched_text[1]) ||
+	       (ip >= metric_sched_text[2] && ip < metric_sched_text[3]);
+}
+
+#define WCHAN_FRAMES 24
+
+/* Where current blocks (it is being switched out): the first return address after the
+ * scheduler's frames that is not one of them, as the kernel's get_wchan (the frames before
+ * __schedule are the tracepoint's and this program's); 0 when not found. */
+static __always_inline __u64 current_wchan(void *ctx)
+{
+	__u64 ips[WCHAN_FRAMES];
+	long n = bpf_get_stack(ctx, ips, sizeof(ips), 0);
+	bool in = false;
+
+	if (n <= 0)
+		return 0;
+	n /= 8;
+	for (int i = 0; i < WCHAN_FRAMES; i++) {
+		if (i >= n)
+			break;
+		if (sched_text(ips[i]))
+			in = true;
+		else if (in)
+			return ips[i];
+	}
+	return 0;
 }
 
 /* Observe value v (ns) for the metrics of event (a constant). */
@@ -437,8 +531,11 @@ int BPF_PROG(scry_metrics_switch, bool preempt, struct task_struct *prev, struct
 	if (task_measured(prev)) {
 		ts = bpf_task_storage_get(&task_sched, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 		if (ts) {
-			if ((metrics_event_mask & (1u << SCRY_ME_OFFCPU)) && prev_state != 0)
+			if ((metrics_event_mask & (1u << SCRY_ME_OFFCPU)) && prev_state != 0) {
 				ts->off = now;
+				if (metrics_label_union & SCRY_ML_WCHAN)
+					ts->wchan = current_wchan(ctx);
+			}
 			if ((metrics_event_mask & (1u << SCRY_ME_RUNQUEUE)) && prev_state == 0 /* TASK_RUNNING */)
 				ts->queued = now;
 		}
@@ -451,6 +548,7 @@ int BPF_PROG(scry_metrics_switch, bool preempt, struct task_struct *prev, struct
 		queued = now - ts->queued;
 	if (ts->off && now >= ts->off)
 		off = now - ts->off;
+	c.w.wchan = ts->wchan;
 	ts->queued = 0;
 	ts->off = 0;
 	if (queued < 0 && off < 0)
@@ -491,6 +589,8 @@ int BPF_PROG(scry_metrics_rq_issue, struct request *rq)
 		b.uid = BPF_CORE_READ(t, cred, uid.val);
 	if (metrics_label_union & SCRY_ML_COMM)
 		bpf_get_current_comm(b.comm, sizeof(b.comm));
+	if (metrics_label_union & SCRY_ML_CGROUP)
+		b.cgroup = bpf_get_current_cgroup_id();
 	b.ts = bpf_ktime_get_ns();
 	if (bpf_map_update_elem(&blk_start, &key, &b, BPF_ANY)) {
 		st = bpf_map_lookup_elem(&metric_stats, &zero);
@@ -516,6 +616,7 @@ int BPF_PROG(scry_metrics_rq_complete, struct request *rq, int error, unsigned i
 	c.pid = b->pid;
 	c.tid = b->tid;
 	c.uid = b->uid;
+	c.w.cgroup = b->cgroup;
 	__builtin_memcpy(c.comm, b->comm, sizeof(c.comm));
 	bpf_map_delete_elem(&blk_start, &key);
 	if (c.lat >= 0)

@@ -76,7 +76,7 @@ static __always_inline void resume_entry(struct task_struct *t, long exit_nr, lo
 	else if (at_exec)
 		count_drop(false);
 	else
-		enter_strings(d, nr, de->args, t, de->ts, false);
+		enter_strings(d, nr, de->args, t, de->ts, false, false);
 }
 
 static __always_inline void enter_unknown(long id, const __u64 *args, __u16 ev, struct task_struct *t)
@@ -132,7 +132,7 @@ static __always_inline void sys_enter(long id, const __u64 *args, struct task_st
 		return;
 	}
 	if (d->str_mask) {
-		enter_strings(d, id, args, t, scry_now(), d->flags & SCRY_SC_DEFER);
+		enter_strings(d, id, args, t, scry_now(), d->flags & SCRY_SC_DEFER, true);
 		return;
 	}
 	enter_fixed(d, args, t);

@@ -36,9 +36,6 @@ int cli_metrics_option(struct cli_metrics *m, int opt, const char *arg, char *er
 			return -1;
 		}
 		return 0;
-	case CLI_OPT_FILTER:
-		snprintf(err, errlen, "--filter is not supported with metrics (use the trackers)");
-		return -1;
 	default:
 		return cli_track_option(&m->track, opt, arg, err, errlen);
 	}
@@ -63,6 +60,11 @@ int cli_metrics_prepare(struct cli_metrics *m, const char *path, const char *tex
 	if (cli_resolve_pids(m->pids, m->npids, false, err, errlen) ||
 	    scry_feed_config(&m->f, NULL, path, text, name, err, errlen))
 		return -1;
+	if (m->track.filter && m->f.cfg->process_spans) {   /* the filter would decide their events too */
+		snprintf(err, errlen, "--filter decides the metrics' syscalls: it cannot be combined with process spans "
+			 "(tracing: spans: - name: process)");
+		return -1;
+	}
 	m->so.channels = m->f.chans;
 	m->so.nchannels = m->f.nchans;
 	m->so.catalog = m->f.cat;

@@ -32,7 +32,10 @@ struct cli_metrics {
 	"      --track-vpid LIST  only these pids as seen in their pid namespace\n" \
 	"      --track-uid LIST   only processes of these users (names or uids)\n" \
 	"      --track-gid LIST   only processes of these groups (names or gids)\n" \
-	"      --track-cgroup DIR only processes in this cgroup v2 directory or below it\n"
+	"      --track-cgroup DIR only processes in this cgroup v2 directory or below it\n" \
+	"      --filter EXPR      only syscalls for which EXPR (LTTng's filter language) is true,\n" \
+	"                         decided in the kernel at the exit before any metric sees the\n" \
+	"                         call: 'ret < 0', 'fd == 1', '$ctx.procname == \"make\"'\n"
 
 enum { CLI_METRICS_OPT_DURATION = 450 };
 

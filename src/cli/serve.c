@@ -30,6 +30,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: scry serve --config FILE [--listen ADDR:PORT] [OPTIONS] [-- CMD ARGS...]\n"
+		"       scry serve --counter NAME[:SOURCE,...] --histogram NAME[:SOURCE,...] [OPTIONS] ...\n"
 		"Keep the metrics FILE declares (counters and histograms of syscalls, docs/METRICS.md)\n"
 		"in the kernel and serve them to Prometheus at http://ADDR:PORT/metrics; send the spans\n"
 		"it declares (tracing: spans:) to an OpenTelemetry collector over OTLP/HTTP, configured\n"
@@ -37,6 +38,13 @@ static void usage(FILE *f)
 		"\n"
 		"  -C, --config FILE      the config (YAML; examples/metrics.yaml, examples/spans.yaml)\n"
 		"  -l, --listen ADDR:PORT where to listen (default " DEFAULT_LISTEN "; [::1]:PORT for IPv6)\n"
+		"      --counter NAME[:SOURCE,...]\n"
+		"                         instead of a config: a counter of syscalls by these label\n"
+		"                         sources (syscall, errno, comm, pid, tid, uid, cgroup, addr),\n"
+		"                         each label named after its source; repeatable\n"
+		"      --histogram NAME[:SOURCE,...]\n"
+		"                         the same for a histogram of their latency in seconds (exp2\n"
+		"                         buckets from 2^10 to 2^34 ns)\n"
 		"      --bpf-stats        have the kernel count the runs and run time of BPF programs\n"
 		"                         while serving (BPF_ENABLE_STATS; a small cost to every BPF\n"
 		"                         program of the system), exported per scry program\n"
@@ -63,13 +71,60 @@ static bool bpf_stats_on(int stats_fd)
 	return c == '1';
 }
 
+/* --counter/--histogram NAME[:SOURCE,...]: one metric of the config text *yaml (a list of
+ * flow mappings under counters: or histograms:, appended to), parsed by the config's own
+ * parser (its errors name "command line" and the key).  Only names and sources' characters
+ * are checked here: they cannot break out of the YAML. */
+static int quick_metric(char **list, const char *arg, bool hist, char *err, size_t errlen)
+{
+	const char *colon = strchr(arg, ':');
+	size_t nlen = colon ? (size_t)(colon - arg) : strlen(arg);
+	char *out = NULL, *labels = NULL;
+	size_t len = 0, llen = 0;
+	FILE *f, *lf;
+
+	for (const char *c = arg; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_' ||
+		      *c == ':' || *c == ',')) {
+			snprintf(err, errlen, "invalid --%s '%s' (expected NAME[:SOURCE,...], e.g. calls_total:syscall,comm)",
+				 hist ? "histogram" : "counter", arg);
+			return -1;
+		}
+	if (!(lf = open_memstream(&labels, &llen)))
+		goto oom;
+	for (const char *c = colon ? colon + 1 : ""; *c;) {
+		size_t n = strcspn(c, ",");
+
+		if (n)
+			fprintf(lf, "%s{name: %.*s, source: %.*s}", ftell(lf) ? ", " : "", (int)n, c, (int)n, c);
+		c += n + (c[n] == ',');
+	}
+	fclose(lf);
+	if (!(f = open_memstream(&out, &len))) {
+		free(labels);
+		goto oom;
+	}
+	fprintf(f, "%s%s{name: \"%.*s\", labels: [%s]%s}", *list ? *list : "", *list ? ", " : "", (int)nlen, arg,
+		labels ? labels : "", hist ? ", bucket_min: 10, bucket_max: 34, bucket_multiplier: 0.000000001" : "");
+	fclose(f);
+	free(labels);
+	free(*list);
+	*list = out;
+	return 0;
+oom:
+	snprintf(err, errlen, "out of memory");
+	return -1;
+}
+
 int cmd_serve(int argc, char **argv)
 {
-	enum { OPT_BPF_STATS = 300 };
+	enum { OPT_BPF_STATS = 300, OPT_COUNTER, OPT_HISTOGRAM };
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'C' },
 		{ "listen", required_argument, NULL, 'l' },
 		{ "bpf-stats", no_argument, NULL, OPT_BPF_STATS },
+		{ "counter", required_argument, NULL, OPT_COUNTER },
+		{ "histogram", required_argument, NULL, OPT_HISTOGRAM },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "all", no_argument, NULL, 'a' },
 		{ "duration", required_argument, NULL, CLI_METRICS_OPT_DURATION },
@@ -81,6 +136,7 @@ int cmd_serve(int argc, char **argv)
 	struct cli_metrics m;
 	struct scry_http *http = NULL;
 	const char *config = NULL, *listen = DEFAULT_LISTEN;
+	char *quick[2] = { NULL, NULL }, *quick_text = NULL;   /* --counter, --histogram */
 	bool want_stats = false;
 	char err[1024] = "";
 	int opt, ret = 1, stats_fd = -1, wstatus;
@@ -97,6 +153,10 @@ int cmd_serve(int argc, char **argv)
 			break;
 		case OPT_BPF_STATS:
 			want_stats = true;
+			break;
+		case OPT_COUNTER: case OPT_HISTOGRAM:
+			if (quick_metric(&quick[opt == OPT_HISTOGRAM], optarg, opt == OPT_HISTOGRAM, err, sizeof(err)))
+				goto fail;
 			break;
 		case 'v':
 			scry_log_set(NULL, NULL, true);
@@ -116,11 +176,21 @@ int cmd_serve(int argc, char **argv)
 	}
 	if (optind < argc)
 		m.cmd = &argv[optind];
-	if (!config) {
-		snprintf(err, sizeof(err), "--config FILE is needed (see examples/metrics.yaml)");
+	if (config && (quick[0] || quick[1])) {
+		snprintf(err, sizeof(err), "--config and --counter/--histogram exclude each other");
 		goto fail;
 	}
-	if (cli_metrics_prepare(&m, config, NULL, NULL, err, sizeof(err)))
+	if (!config && !quick[0] && !quick[1]) {
+		snprintf(err, sizeof(err), "--config FILE (see examples/metrics.yaml) or --counter/--histogram is needed");
+		goto fail;
+	}
+	if (!config && asprintf(&quick_text, "metrics: {counters: [%s], histograms: [%s]}\n", quick[0] ? quick[0] : "",
+				quick[1] ? quick[1] : "") < 0) {
+		quick_text = NULL;
+		snprintf(err, sizeof(err), "out of memory");
+		goto fail;
+	}
+	if (cli_metrics_prepare(&m, config, quick_text, "command line", err, sizeof(err)))
 		goto fail;
 	if (want_stats && (stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME)) < 0) {
 		snprintf(err, sizeof(err), "cannot enable BPF statistics (BPF_ENABLE_STATS): %s", strerror(errno));
@@ -132,7 +202,8 @@ int cmd_serve(int argc, char **argv)
 	if (cli_metrics_start(&m, on_signal, err, sizeof(err)))
 		goto fail;
 	scry_http_ready(http, true);
-	fprintf(stderr, "scry: serving %zu metrics of %s at http://%s/metrics%s%s\n", m.f.cfg->nmetrics, config, listen,
+	fprintf(stderr, "scry: serving %zu metrics of %s at http://%s/metrics%s%s\n", m.f.cfg->nmetrics,
+		config ? config : "the command line", listen,
 		m.f.exp ? "; spans to " : "", m.f.exp ? scry_otlp_endpoint(m.f.exp) : "");
 	{
 		struct scry_run_opts ro = {
@@ -166,5 +237,8 @@ out:
 	if (stats_fd >= 0)
 		close(stats_fd);
 	cli_metrics_free(&m);
+	free(quick[0]);
+	free(quick[1]);
+	free(quick_text);
 	return ret;
 }

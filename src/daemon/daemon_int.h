@@ -59,6 +59,8 @@ struct dsession {
 	uint64_t rot_timer_ns, rot_size;   /* enable-rotation --timer / --size (0: none) */
 	int rot_timer, size_timer;         /* --timer's loop timer, and the 250 ms check (--size, a
 					    * failed write) once started, or -1 */
+	int prep_timer;                    /* the engine's BPF objects loaded ahead of start, once
+					    * the configuration has not changed for a moment, or -1 */
 	uint64_t rot_bytes;                /* the trace's bytes at the last rotation */
 	unsigned nchunks;                  /* chunks archived, at stop */
 	struct daemon *d;                  /* for the rotation timers */

@@ -25,7 +25,7 @@ struct dsession *dsession_new(const char *name, const char *dir)
 		return NULL;
 	s->name = strdup(name);
 	s->dir = strdup(dir);
-	s->rot_timer = s->size_timer = -1;
+	s->rot_timer = s->size_timer = s->prep_timer = -1;
 	if (!s->name || !s->dir) {
 		dsession_free(s);
 		return NULL;
@@ -134,11 +134,53 @@ static bool has_enable(const struct dchannel *c)
 	return false;
 }
 
+/* A configured session's BPF objects are loaded (verified) ahead of `start`, as LTTng's
+ * enable-event registers its probes before start: once its configuration has not changed
+ * for PREPARE_DELAY (a script's verbs in a row do not each pay a load), so that start only
+ * makes the trace directory, attaches and flips the switch.  A start before that loads
+ * them itself. */
+#define PREPARE_DELAY_NS (200 * 1000 * 1000ULL)
+
+static int rebuild(struct daemon *d, struct dsession *s, bool prepare, char *err, size_t errlen);
+
+static void cancel_prepare(struct daemon *d, struct dsession *s)
+{
+	if (s->prep_timer >= 0)
+		scry_loop_timer_cancel(d->loop, s->prep_timer);
+	s->prep_timer = -1;
+}
+
+static uint64_t prepare_tick(void *ctx, uint64_t now)
+{
+	struct dsession *s = ctx;
+	uint64_t t0 = scry_monotonic_ns();
+	char err[512], e2[256];
+
+	s->prep_timer = -1;
+	if (!s->eng || s->state != D_CREATED || scry_session_prepared(s->eng))
+		return SCRY_LOOP_NEVER;
+	if (scry_session_prepare(s->eng, err, sizeof(err))) {
+		/* start says it again; the engine is built afresh (not half loaded) */
+		scry_log(SCRY_LOG_INFO, "scryd: session %s: loading its BPF objects ahead of start failed: %s",
+			 s->name, err);
+		rebuild(s->d, s, false, e2, sizeof(e2));
+		return SCRY_LOOP_NEVER;
+	}
+	scry_log(SCRY_LOG_INFO, "scryd: session %s: BPF objects loaded ahead of start (%.1f ms)", s->name,
+		 (scry_monotonic_ns() - t0) / 1e6);
+	return SCRY_LOOP_NEVER;
+}
+
 /* The engine session of the configuration: its channels with at least one event (a
  * channel's first enable-event is its opts.events, the rest replayed through the verbs,
  * in order; with --spans, every enable-event before the first disable-event is in
  * opts.events, so that the process spans find their events in the channel before load). */
 int dsession_rebuild(struct daemon *d, struct dsession *s, char *err, size_t errlen)
+{
+	return rebuild(d, s, true, err, errlen);
+}
+
+static int rebuild(struct daemon *d, struct dsession *s, bool prepare, char *err, size_t errlen)
 {
 	struct scry_channel_opts *co = NULL;
 	struct scry_session_opts so = {
@@ -152,8 +194,10 @@ int dsession_rebuild(struct daemon *d, struct dsession *s, char *err, size_t err
 	const char ***specs = NULL;
 	int ret = -ENOMEM;
 
+	cancel_prepare(d, s);
 	scry_session_destroy(s->eng);
 	s->eng = NULL;
+	s->d = d;
 	co = calloc(s->nchans ? s->nchans : 1, sizeof(*co));
 	first = calloc(s->nchans ? s->nchans : 1, sizeof(*first));
 	nfirst = calloc(s->nchans ? s->nchans : 1, sizeof(*nfirst));
@@ -221,6 +265,10 @@ int dsession_rebuild(struct daemon *d, struct dsession *s, char *err, size_t err
 	if (ret) {
 		scry_session_destroy(s->eng);
 		s->eng = NULL;
+	} else if (prepare && s->state == D_CREATED) {
+		int t = scry_loop_timer(d->loop, PREPARE_DELAY_NS, prepare_tick, s);
+
+		s->prep_timer = t >= 0 ? t : -1;
 	}
 out:
 	for (size_t i = 0; specs && i < s->nchans; i++)
@@ -343,6 +391,9 @@ int dsession_start(struct daemon *d, struct dsession *s, char *err, size_t errle
 		snprintf(err, errlen, "session '%s' has no event enabled (scry enable-event first)", s->name);
 		return -ENOENT;
 	}
+	cancel_prepare(d, s);
+	bool ahead = scry_session_prepared(s->eng);
+
 	if ((ret = scry_session_load(s->eng, err, errlen)))
 		goto fail;
 	if (dfeed_open(s, err, errlen)) {
@@ -375,9 +426,10 @@ int dsession_start(struct daemon *d, struct dsession *s, char *err, size_t errle
 
 	scry_session_load_times(s->eng, &lt);
 	scry_log(SCRY_LOG_INFO, "scryd: session %s started, trace %s (%.1f ms: load %.1f [trace dir and guardian %.1f, "
-		 "BPF objects of %zu channel(s) %.1f, metadata %.1f], track %.1f, attach %.1f)", s->name,
+		 "BPF objects of %zu channel(s) %.1f%s, metadata %.1f], track %.1f, attach %.1f)", s->name,
 		 scry_session_dir(s->eng), (scry_monotonic_ns() - t0) / 1e6, (t1 - t0) / 1e6, lt.dir_ns / 1e6,
-		 s->nchans, lt.bpf_ns / 1e6, lt.metadata_ns / 1e6, (t2 - t1) / 1e6, (t3 - t2) / 1e6);
+		 s->nchans, lt.bpf_ns / 1e6, ahead ? " (loaded ahead)" : "", lt.metadata_ns / 1e6, (t2 - t1) / 1e6,
+		 (t3 - t2) / 1e6);
 	return 0;
 fail:
 	/* nothing recorded: the engine session is built again from the configuration */
@@ -449,6 +501,7 @@ void dsession_destroy(struct daemon *d, struct dsession *s)
 {
 	char err[256];
 
+	cancel_prepare(d, s);
 	if (s->state == D_STARTED)
 		dsession_stop(d, s, err, sizeof(err));
 	if (s->state == D_STOPPED && s->eng) {   /* the trace completed, BPF objects and rings freed */

@@ -250,7 +250,9 @@ int scry_probes_attach(struct scry_probes *p, char *err, size_t errlen)
 	if (bpf_program__autoload(p->skel->progs.scry_metrics_enter))
 		ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_metrics_enter), "tp_btf/sys_enter (metrics)",
 				      err, errlen);
-	if (!ret && bpf_program__autoload(p->skel->progs.scry_metrics_exit))
+	if (!ret && bpf_program__autoload(p->skel->progs.scry_metrics_exit) && !p->opts.syscalls && p->sys_front[1] >= 0)
+		ret = probes_attach_front_sys(p, 1, err, errlen);   /* --filter: its front tail-calls it */
+	else if (!ret && bpf_program__autoload(p->skel->progs.scry_metrics_exit))
 		ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_metrics_exit), "tp_btf/sys_exit (metrics)",
 				      err, errlen);
 	if (!ret && bpf_program__autoload(p->skel->progs.scry_metrics_wakeup))

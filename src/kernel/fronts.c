@@ -19,8 +19,17 @@
 #include <bpf/libbpf.h>
 #include "kernel/probes_int.h"
 
+/* A metrics channel (it records no syscall): its exit front goes before the metrics' exit
+ * program, which it reaches through back_exit as a recording's reaches its dispatcher. */
+static bool metrics_front(const struct scry_probes *p)
+{
+	return p->opts.nmetrics && !p->opts.syscalls;
+}
+
 static struct bpf_program *dispatcher(struct scry_probes *p, unsigned kind)
 {
+	if (kind == SCRY_FENV_EXIT && metrics_front(p))
+		return p->skel->progs.scry_metrics_exit;
 	switch (kind) {
 	case SCRY_FENV_ENTER: return p->btf_tp ? p->skel->progs.scry_sys_enter_btf : p->skel->progs.scry_sys_enter_tp;
 	case SCRY_FENV_EXIT: return p->btf_tp ? p->skel->progs.scry_sys_exit_btf : p->skel->progs.scry_sys_exit_tp;
@@ -164,7 +173,7 @@ int scry_probes_load_front(struct scry_probes *p, unsigned kind, const struct bp
 /* The syscall front of kind 0 (entry) or 1 (exit) on its hook. */
 int probes_attach_front_sys(struct scry_probes *p, int kind, char *err, size_t errlen)
 {
-	const char *what = kind ? "sys_exit" : "sys_enter";
+	const char *what = kind ? (metrics_front(p) ? "sys_exit (metrics)" : "sys_exit") : "sys_enter";
 
 	if (p->btf_tp)
 		return probes_add_front_link(p, bpf_raw_tracepoint_open(NULL, p->sys_front[kind]), what, err, errlen);

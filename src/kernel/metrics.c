@@ -4,13 +4,62 @@
  * masks filled; the maps' fds and the programs' counters for the readers (see probes.h);
  * the probe of the application's span marks (tracing: parent:) attached. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "catalog/catalog.h"
 #include "kernel/probes_int.h"
+
+_Static_assert(offsetof(struct scry_metric_key, cgroup) == SCRY_METRIC_KEY_NARROW, "narrow keys: the fields before cgroup");
+
+/* SCRY_ML_ADDR: the syscalls with a struct sockaddr argument (1 + its index). */
+static void metric_addr_args(struct scry_probes *p)
+{
+	static const struct { const char *name; uint8_t arg; } calls[] = {
+		{ "connect", 2 }, { "bind", 2 }, { "accept", 2 }, { "accept4", 2 }, { "sendto", 5 }, { "recvfrom", 5 },
+	};
+	const struct scry_syscall *sc;
+
+	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++)
+		if (p->opts.cat && (sc = scry_catalog_syscall_by_name(p->opts.cat, calls[i].name)) &&
+		    sc->nr >= 0 && sc->nr < SCRY_MAX_SYSCALLS)
+			((volatile uint8_t *)p->skel->rodata->metric_sc_addr_arg)[sc->nr] = calls[i].arg;
+}
+
+/* SCRY_ML_WCHAN: the scheduler's and the locking functions' text, from /proc/kallsyms (the
+ * kernel's own in_sched_functions()). */
+static int sched_text(struct scry_probes *p, char *err, size_t errlen)
+{
+	static const char *const names[4] = { "__sched_text_start", "__sched_text_end", "__lock_text_start",
+					      "__lock_text_end" };
+	uint64_t v[4] = { 0 };
+	char line[512], name[256], type;
+	unsigned long long a;
+	FILE *f = fopen("/proc/kallsyms", "re");
+	int found = 0;
+
+	while (f && found < 4 && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %255s", &a, &type, name) == 3)
+			for (int i = 0; i < 4; i++)
+				if (!v[i] && !strcmp(name, names[i]) && a) {
+					v[i] = a;
+					found++;
+				}
+	if (f)
+		fclose(f);
+	if (found < 2 || !v[0] || !v[1]) {
+		snprintf(err, errlen, "the wchan label needs the scheduler's text in /proc/kallsyms "
+			 "(__sched_text_start: missing, or hidden by kernel.kptr_restrict)");
+		return -1;
+	}
+	for (int i = 0; i < 4; i++)
+		((volatile uint64_t *)p->skel->rodata->metric_sched_text)[i] = v[i];
+	return 0;
+}
 
 /* Before load: the programs' autoload and the load-time settings (the metrics' descriptors
  * and the per-syscall masks among them). */
@@ -38,6 +87,10 @@ int probes_prepare_metrics(struct scry_probes *p, char *err, size_t errlen)
 	}
 	if (o->nmetrics && o->metric_sc)
 		memcpy((void *)p->skel->rodata->metric_sc_mask, o->metric_sc, sizeof(p->skel->rodata->metric_sc_mask));
+	if (labels & SCRY_ML_ADDR)
+		metric_addr_args(p);
+	if ((labels & SCRY_ML_WCHAN) && sched_text(p, err, errlen))
+		return -ENOENT;
 	p->skel->rodata->n_metrics = o->nmetrics;
 	p->skel->rodata->metrics_label_union = labels;
 	p->skel->rodata->metrics_latency_mask = latency;
@@ -100,6 +153,7 @@ int probes_install_metrics(struct scry_probes *p, char *err, size_t errlen)
 		const struct scry_metric_desc *d = &o->metrics[i];
 		bool hist = d->kind == SCRY_METRIC_HISTOGRAM;
 		struct bpf_map *outer = d->dense ? (hist ? p->skel->maps.metric_hist_arrays : p->skel->maps.metric_counter_arrays) :
+				    d->wide ? (hist ? p->skel->maps.metric_hists_wide : p->skel->maps.metric_counters_wide) :
 				    hist ? p->skel->maps.metric_hists : p->skel->maps.metric_counters;
 		LIBBPF_OPTS(bpf_map_create_opts, mo, .map_flags = BPF_F_NO_PREALLOC);
 		char name[16];
@@ -114,7 +168,8 @@ int probes_install_metrics(struct scry_probes *p, char *err, size_t errlen)
 			fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, name, sizeof(__u32),
 					    hist ? sizeof(struct scry_metric_hist) : sizeof(__u64), SCRY_MAX_SYSCALLS, &mo);
 		} else {
-			fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_HASH, name, sizeof(struct scry_metric_key),
+			fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_HASH, name,
+					    d->wide ? sizeof(struct scry_metric_key) : SCRY_METRIC_KEY_NARROW,
 					    hist ? sizeof(struct scry_metric_hist) : sizeof(__u64),
 					    o->metric_max_entries[i], &mo);
 		}

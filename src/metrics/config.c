@@ -13,6 +13,7 @@
 #include <yaml.h>
 #include "format/format.h"
 #include "metrics/config.h"
+#include "metrics/sysnames.h"
 
 #define CONFIG_MAX_BYTES (1u << 20)
 #define DECODERS_MAX     8
@@ -134,12 +135,19 @@ static const struct { const char *name; uint32_t bit; enum scry_decoder_kind dec
 	{ "tid", SCRY_ML_TID, SCRY_DEC_UINT },
 	{ "uid", SCRY_ML_UID, SCRY_DEC_UINT },
 	{ "dev", SCRY_ML_DEV, SCRY_DEC_MAJORMINOR },
+	{ "cgroup", SCRY_ML_CGROUP, SCRY_DEC_CGROUP },
+	{ "addr", SCRY_ML_ADDR, SCRY_DEC_INET_IP },
+	{ "wchan", SCRY_ML_WCHAN, SCRY_DEC_KSYM },
 };
+
+#define SOURCE_NAMES "syscall, errno, comm, pid, tid, uid, dev, cgroup, addr, wchan"
+
 
 static const struct { const char *name; enum scry_decoder_kind kind; } decoder_names[] = {
 	{ "uint", SCRY_DEC_UINT }, { "string", SCRY_DEC_STRING }, { "syscall", SCRY_DEC_SYSCALL },
 	{ "errno", SCRY_DEC_ERRNO }, { "static_map", SCRY_DEC_STATIC_MAP }, { "regexp", SCRY_DEC_REGEXP },
-	{ "majorminor", SCRY_DEC_MAJORMINOR },
+	{ "majorminor", SCRY_DEC_MAJORMINOR }, { "cgroup", SCRY_DEC_CGROUP }, { "ksym", SCRY_DEC_KSYM },
+	{ "inet_ip", SCRY_DEC_INET_IP },
 };
 
 static int parse_static_map(struct walk *w, yaml_node_t *n, const char *path, struct scry_decoder *d)
@@ -271,7 +279,8 @@ static int parse_decoder(struct walk *w, yaml_node_t *n, const char *path, struc
 				if (!strcmp(v, decoder_names[i].name))
 					break;
 			if (i == sizeof(decoder_names) / sizeof(decoder_names[0]))
-				return fail(w, vn, sub, "unknown decoder '%s' (uint, string, syscall, errno, static_map, regexp)", v);
+				return fail(w, vn, sub, "unknown decoder '%s' (uint, string, syscall, errno, static_map, regexp, "
+					    "majorminor, cgroup, ksym, inet_ip)", v);
 			d->kind = decoder_names[i].kind;
 			have_name = true;
 		} else if (!strcmp(k, "static_map")) {
@@ -302,6 +311,15 @@ static int parse_decoder(struct walk *w, yaml_node_t *n, const char *path, struc
 	if (d->kind != SCRY_DEC_REGEXP && d->res)
 		return fail(w, n, path, "regexps given to a decoder that is not regexp");
 	return 0;
+}
+
+/* The source's own decoder. */
+static enum scry_decoder_kind sources_dec(uint32_t bit)
+{
+	for (size_t s = 0; s < sizeof(sources) / sizeof(sources[0]); s++)
+		if (sources[s].bit == bit)
+			return sources[s].dec;
+	return SCRY_DEC_UINT;
 }
 
 static int parse_label(struct walk *w, yaml_node_t *n, const char *path, struct scry_metric_label *l)
@@ -337,7 +355,7 @@ static int parse_label(struct walk *w, yaml_node_t *n, const char *path, struct 
 				if (!strcmp(v, sources[i].name))
 					break;
 			if (i == sizeof(sources) / sizeof(sources[0]))
-				return fail(w, vn, sub, "unknown source '%s' (syscall, errno, comm, pid, tid, uid, dev)", v);
+				return fail(w, vn, sub, "unknown source '%s' (" SOURCE_NAMES ")", v);
 			l->source = sources[i].bit;
 		} else if (!strcmp(k, "decoders")) {
 			decs = vn;
@@ -349,7 +367,7 @@ static int parse_label(struct walk *w, yaml_node_t *n, const char *path, struct 
 	if (!l->name)
 		return fail(w, n, path, "a label needs a name");
 	if (!l->source)
-		return fail(w, n, path, "label '%s' needs a source (syscall, errno, comm, pid, tid, uid, dev)", l->name);
+		return fail(w, n, path, "label '%s' needs a source (" SOURCE_NAMES ")", l->name);
 	if (decs) {
 		size_t cap;
 
@@ -376,6 +394,15 @@ static int parse_label(struct walk *w, yaml_node_t *n, const char *path, struct 
 			/* it reads the source's default text */
 		} else if (first == SCRY_DEC_MAJORMINOR && l->source != SCRY_ML_DEV) {
 			return fail(w, decs, sub, "the majorminor decoder reads dev only");
+		} else if (first == SCRY_DEC_CGROUP && l->source != SCRY_ML_CGROUP) {
+			return fail(w, decs, sub, "the cgroup decoder reads cgroup only");
+		} else if (first == SCRY_DEC_KSYM && l->source != SCRY_ML_WCHAN) {
+			return fail(w, decs, sub, "the ksym decoder reads a kernel address: wchan only");
+		} else if (first == SCRY_DEC_INET_IP && l->source != SCRY_ML_ADDR) {
+			return fail(w, decs, sub, "the inet_ip decoder reads addr only");
+		} else if ((l->source & (SCRY_ML_ADDR | SCRY_ML_WCHAN)) && first != sources_dec(l->source)) {
+			return fail(w, decs, sub, "%s is decoded by %s first", l->source == SCRY_ML_ADDR ? "addr" : "wchan",
+				    l->source == SCRY_ML_ADDR ? "inet_ip" : "ksym");
 		} else if (first == SCRY_DEC_STRING && l->source != SCRY_ML_COMM) {
 			return fail(w, decs, sub, "the string decoder reads comm only");
 		} else if (first != SCRY_DEC_STRING && l->source == SCRY_ML_COMM) {
@@ -635,9 +662,15 @@ static int parse_metric(struct walk *w, yaml_node_t *n, const char *path, bool h
 			return fail(w, n, path, "syscall and errno labels are for syscall metrics, not %s", ev);
 		if ((m->desc.labels & SCRY_ML_DEV) && m->desc.event != SCRY_ME_BLOCK_IO)
 			return fail(w, n, path, "the dev label is for block_io metrics");
+		if (m->desc.labels & SCRY_ML_ADDR)
+			return fail(w, n, path, "the addr label is for syscall metrics");
+		if ((m->desc.labels & SCRY_ML_WCHAN) && m->desc.event != SCRY_ME_OFFCPU)
+			return fail(w, n, path, "the wchan label is for offcpu metrics");
 		(void)have_value;
 	} else if (m->desc.labels & SCRY_ML_DEV) {
 		return fail(w, n, path, "the dev label is for block_io metrics");
+	} else if (m->desc.labels & SCRY_ML_WCHAN) {
+		return fail(w, n, path, "the wchan label is for offcpu metrics");
 	}
 	if (m->desc.value == SCRY_MV_RET && m->desc.when == SCRY_MW_ERROR)
 		return fail(w, n, path, "value ret counts successful calls only: when: error gives nothing");
@@ -649,6 +682,7 @@ static int parse_metric(struct walk *w, yaml_node_t *n, const char *path, bool h
 	    m->desc.value != SCRY_MV_RET && (!m->desc.labels || m->max_entries >= SCRY_MAX_SYSCALLS) &&
 	    (!hist || (uint64_t)get_nprocs_conf() * SCRY_MAX_SYSCALLS * sizeof(struct scry_metric_hist) <= (32u << 20)))
 		m->desc.dense = 1;
+	m->desc.wide = (m->desc.labels & (SCRY_ML_CGROUP | SCRY_ML_ADDR | SCRY_ML_WCHAN)) != 0;
 	if ((m->desc.labels & SCRY_ML_ERRNO) && m->desc.when == SCRY_MW_SUCCESS)
 		return fail(w, n, path, "an errno label on successful calls only is always 0");
 	return 0;
@@ -1027,7 +1061,7 @@ static int decode_first(enum scry_decoder_kind kind, uint32_t source, const stru
 {
 	uint64_t v = source == SCRY_ML_SYSCALL ? k->nr : source == SCRY_ML_ERRNO ? (uint32_t)k->err :
 		     source == SCRY_ML_PID ? k->pid : source == SCRY_ML_TID ? k->tid :
-		     source == SCRY_ML_DEV ? k->dev : k->uid;
+		     source == SCRY_ML_DEV ? k->dev : source == SCRY_ML_CGROUP ? k->cgroup : k->uid;
 	const char *s;
 
 	switch (kind) {
@@ -1050,6 +1084,16 @@ static int decode_first(enum scry_decoder_kind kind, uint32_t source, const stru
 		return 1;
 	case SCRY_DEC_MAJORMINOR:
 		return scry_metric_majorminor((uint32_t)v, buf, buflen);
+	case SCRY_DEC_CGROUP:
+		return scry_metric_cgroup_path(v, buf, buflen);
+	case SCRY_DEC_KSYM: {
+		uint64_t a;
+
+		memcpy(&a, k->addr, sizeof(a));
+		return scry_metric_ksym(a, buf, buflen);
+	}
+	case SCRY_DEC_INET_IP:
+		return scry_metric_inet_ip(k->dev, k->addr, buf, buflen);
 	default:
 		snprintf(buf, buflen, "%" PRIu64, v);
 		return 1;
@@ -1064,9 +1108,7 @@ int scry_metric_decode(const struct scry_metric_label *l, const struct scry_metr
 	int ret;
 
 	if (!first || first == SCRY_DEC_STATIC_MAP || first == SCRY_DEC_REGEXP) {
-		for (size_t s = 0; s < sizeof(sources) / sizeof(sources[0]); s++)
-			if (sources[s].bit == l->source)
-				first = sources[s].dec;
+		first = sources_dec(l->source);
 		i = 0;
 	}
 	if ((ret = decode_first(first, l->source, k, sn, buf, buflen)) <= 0)

@@ -27,6 +27,9 @@ enum scry_decoder_kind {
 	SCRY_DEC_REGEXP,      /* the series is kept only if the text matches one of regexps */
 	SCRY_DEC_MAJORMINOR,  /* a block device (dev_t, major << 20 | minor): its name ("loop3",
 			       * /sys/dev/block/MAJ:MIN), or "MAJ:MIN" when it is gone */
+	SCRY_DEC_CGROUP,      /* a cgroup v2 id: its directory (metrics/sysnames.h) */
+	SCRY_DEC_KSYM,        /* a kernel address (wchan): its function */
+	SCRY_DEC_INET_IP,     /* an IP address (addr): its text */
 };
 
 struct scry_decoder {

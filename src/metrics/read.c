@@ -125,7 +125,7 @@ static void merge_series(struct scry_metric_snap *ms)
 static int read_by_key(struct scry_metric_snap *ms, int fd, unsigned ncpus, size_t stride,
 		       const struct scry_syscall_names *sn, size_t *cap)
 {
-	struct scry_metric_key key, next;
+	struct scry_metric_key key = { 0 }, next = { 0 };   /* narrow: the map writes its bytes only */
 	void *values = malloc((size_t)ncpus * stride);
 	bool first = true;
 	int ret = 0;
@@ -154,7 +154,8 @@ static int read_batched(struct scry_metric_snap *ms, int fd, unsigned ncpus, siz
 			const struct scry_syscall_names *sn, size_t *cap)
 {
 	LIBBPF_OPTS(bpf_map_batch_opts, opts);
-	struct scry_metric_key *keys = malloc(BATCH * sizeof(*keys));
+	size_t ksize = ms->m->desc.wide ? sizeof(struct scry_metric_key) : SCRY_METRIC_KEY_NARROW;
+	uint8_t *keys = malloc(BATCH * ksize);
 	uint8_t *values = malloc((size_t)BATCH * ncpus * stride);
 	uint64_t in_batch[8], out_batch[8];   /* the hash's bucket cursor (a u32) */
 	bool first = true;
@@ -176,8 +177,12 @@ static int read_batched(struct scry_metric_snap *ms, int fd, unsigned ncpus, siz
 				ms->error = -e;
 			break;
 		}
-		for (__u32 i = 0; i < count && !ret; i++)
-			ret = add_series(ms, &keys[i], values + (size_t)i * ncpus * stride, ncpus, stride, sn, cap);
+		for (__u32 i = 0; i < count && !ret; i++) {
+			struct scry_metric_key k = { 0 };
+
+			memcpy(&k, keys + (size_t)i * ksize, ksize);
+			ret = add_series(ms, &k, values + (size_t)i * ncpus * stride, ncpus, stride, sn, cap);
+		}
 		if (ret || r)
 			break;
 		memcpy(in_batch, out_batch, sizeof(in_batch));

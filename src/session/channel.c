@@ -51,14 +51,47 @@ static size_t default_ring_size(void)
 	return size;
 }
 
+/* A metrics channel: the filter decides each syscall exit before the metrics see it, on
+ * the call's arguments and return value (scry_filters_prepare_calls); scheduler and block
+ * I/O observations are no syscall: refused. */
+static int prepare_metrics_filter(struct scry_channel *c, char *err, size_t errlen)
+{
+	const struct scry_syscall *scs;
+	const struct scry_event **entries;
+	size_t n = scry_catalog_syscalls(c->s->cat, &scs), k = 0;
+
+	for (unsigned i = 0; i < c->opts.nmetrics; i++)
+		if (c->opts.metrics[i].event != SCRY_ME_SYSCALL) {
+			snprintf(err, errlen, "--filter decides syscalls: it cannot be combined with run-queue, off-CPU "
+				 "or block I/O metrics");
+			return -EINVAL;
+		}
+	if (!(entries = calloc(n ? n : 1, sizeof(*entries)))) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (scs[i].nr >= 0 && scs[i].nr < SCRY_MAX_SYSCALLS && c->opts.metric_sc && c->opts.metric_sc[scs[i].nr] &&
+		    (entries[k] = scry_catalog_syscall_entry(c->s->cat, &scs[i])))
+			k++;
+	c->filters = scry_filters_prepare_calls(c->s->opts.filter, entries, k, err, errlen);
+	free(entries);
+	if (!c->filters && !strncmp(err, "filter:", 7)) {   /* say whose: a recording's channels may take it */
+		char *why = strdup(err);
+
+		if (why)
+			snprintf(err, errlen, "metrics' %s", why);
+		free(why);
+	}
+	return c->filters ? 0 : -EINVAL;
+}
+
 static int prepare_filter(struct scry_channel *c, char *err, size_t errlen)
 {
 	const struct scry_session_opts *so = &c->s->opts;
 
-	if (c->opts.kind == SCRY_CHANNEL_METRICS) {
-		snprintf(err, errlen, "a filter cannot be combined with metrics (use the trackers)");
-		return -EINVAL;
-	}
+	if (c->opts.kind == SCRY_CHANNEL_METRICS)
+		return prepare_metrics_filter(c, err, errlen);
 	if (c->opts.kind == SCRY_CHANNEL_COUNT) {
 		snprintf(err, errlen, "a filter cannot be combined with counting (-c)");
 		return -EINVAL;

@@ -22,6 +22,12 @@ struct scry_filters {
 	int *front_fd;                    /* tracepoint events: their front (owned by the probes) */
 	int16_t *user_ref;                /* SCRY_FILTER_USER: a reference the kernel cannot read */
 	char **user_why;                  /* SCRY_FILTER_USER by install: why the kernel cannot */
+	/* scry_filters_prepare_calls: the events are copies of syscall entries with "ret" last,
+	 * decided at the exit (owned here) */
+	bool calls;
+	struct scry_event *call_events;
+	const struct scry_event **call_ptrs;
+	size_t ncalls;
 };
 
 static struct filter_field *ctx_fields(void)
@@ -146,7 +152,8 @@ static uint32_t str_max(const struct scry_event *ev, int arg)
 	return SCRY_STR_MAX;
 }
 
-static struct fgen_loc locate(const struct scry_event *ev, const struct filter_access *a)
+/* calls: ev is a call (scry_filters_prepare_calls), its last field the return value. */
+static struct fgen_loc locate(const struct scry_event *ev, const struct filter_access *a, bool calls)
 {
 	struct fgen_loc l = { .kind = FGEN_NONE };
 	const struct scry_field *sf;
@@ -160,6 +167,10 @@ static struct fgen_loc locate(const struct scry_event *ev, const struct filter_a
 	}
 	if (a->nsteps || a->top >= ev->nfields)
 		return l;
+	if (calls && a->top == ev->nfields - 1) {
+		l.kind = FGEN_RET;
+		return l;
+	}
 	sf = &ev->fields[a->top];
 	switch (ev->kind) {
 	case SCRY_EV_SYSCALL_ENTRY:
@@ -205,7 +216,7 @@ static struct fgen_loc locate(const struct scry_event *ev, const struct filter_a
 void scry_filter_locs(const struct scry_event *ev, const struct filter_ir *ir, struct fgen_loc *locs)
 {
 	for (uint32_t i = 0; i < ir->naccess; i++)
-		locs[i] = locate(ev, &ir->access[i]);
+		locs[i] = locate(ev, &ir->access[i], false);
 }
 
 /* The error with its caret lines, as filter_error_print writes it (without "scry: "). */
@@ -227,10 +238,16 @@ static void caret_error(const char *text, const struct filter_error *fe, char *e
 	free(buf);
 }
 
-struct scry_filters *scry_filters_prepare(const char *text, const struct scry_event *const *events, size_t n,
-					  bool skip_exits, char *err, size_t errlen)
+/* The front kind (SCRY_FENV_*) that decides event i. */
+static unsigned env_kind(const struct scry_filters *f, size_t i)
 {
-	struct scry_filters *f = calloc(1, sizeof(*f));
+	return f->calls ? SCRY_FENV_EXIT : scry_filter_env_kind(f->events[i]);
+}
+
+/* Prepare f (f->calls set, f->events not yet) for events[0..n). */
+static struct scry_filters *prepare(struct scry_filters *f, const char *text, const struct scry_event *const *events,
+				    size_t n, bool skip_exits, char *err, size_t errlen)
+{
 	struct filter_error fe = { 0 };
 
 	if (!f || !(f->text = strdup(text)) || !(f->schemas = calloc(n ? n : 1, sizeof(*f->schemas))) ||
@@ -266,11 +283,58 @@ struct scry_filters *scry_filters_prepare(const char *text, const struct scry_ev
 		f->user_ref[i] = -1;
 		for (size_t r = 0; r < filter_nrefs(f->f); r++) {
 			const struct filter_access *a = filter_event_access(f->f, i, r);
-			if (a && locate(events[i], a).kind == FGEN_NONE) {
+			if (a && locate(events[i], a, f->calls).kind == FGEN_NONE) {
 				f->use[i] = SCRY_FILTER_USER;
 				f->user_ref[i] = (int16_t)r;
 				break;
 			}
+		}
+	}
+	return f;
+oom:
+	snprintf(err, errlen, "out of memory");
+	scry_filters_free(f);
+	return NULL;
+}
+
+struct scry_filters *scry_filters_prepare(const char *text, const struct scry_event *const *events, size_t n,
+					  bool skip_exits, char *err, size_t errlen)
+{
+	return prepare(calloc(1, sizeof(struct scry_filters)), text, events, n, skip_exits, err, errlen);
+}
+
+struct scry_filters *scry_filters_prepare_calls(const char *text, const struct scry_event *const *entries, size_t n,
+						char *err, size_t errlen)
+{
+	struct scry_filters *f = calloc(1, sizeof(*f));
+
+	if (!f || !(f->call_events = calloc(n ? n : 1, sizeof(*f->call_events))) ||
+	    !(f->call_ptrs = calloc(n ? n : 1, sizeof(*f->call_ptrs))))
+		goto oom;
+	f->calls = true;
+	for (size_t i = 0; i < n; i++) {
+		struct scry_event *ev = &f->call_events[i];
+		struct scry_field *fs = calloc(entries[i]->nfields + 1, sizeof(*fs));
+
+		if (!fs)
+			goto oom;
+		*ev = *entries[i];
+		memcpy(fs, entries[i]->fields, entries[i]->nfields * sizeof(*fs));
+		fs[ev->nfields++] = (struct scry_field){ .name = "ret", .type = SCRY_F_INT, .size = 8, .is_signed = true,
+							 .base = 10, .length_field = -1, .arg = -1, .ureg = -1 };
+		ev->fields = fs;
+		f->call_ptrs[i] = ev;
+		f->ncalls++;
+	}
+	f = prepare(f, text, f->call_ptrs, n, false, err, errlen);
+	for (size_t i = 0; f && i < n; i++) {
+		int r = scry_filters_user_ref(f, i);
+
+		if (r >= 0) {   /* no user space to decide it: the kernel must */
+			snprintf(err, errlen, "filter: `%s` of %s cannot be read in the kernel, and metrics are decided "
+				 "there only", filter_ref_text(f->f, (size_t)r), entries[i]->tp);
+			scry_filters_free(f);
+			return NULL;
 		}
 	}
 	return f;
@@ -306,7 +370,8 @@ static int lower_event(struct scry_filters *f, size_t i, struct filter_ir *ir, s
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	scry_filter_locs(ev, ir, *locs);
+	for (uint32_t a = 0; a < ir->naccess; a++)
+		(*locs)[a] = locate(ev, &ir->access[a], f->calls);
 	for (uint32_t a = 0; a < ir->naccess; a++) {
 		if ((*locs)[a].kind == FGEN_NONE) {   /* such events are SCRY_FILTER_USER (prepare) */
 			snprintf(err, errlen, "filter: `%s` of %s cannot be read by the kernel filter "
@@ -327,7 +392,7 @@ static int load_front(struct scry_filters *f, struct scry_probes *p, unsigned ki
 	struct fgen_prog prog = { 0 };
 	char why[160];
 	const char *what = kind >= SCRY_FENV_TP ? f->events[event_of[0]]->name :
-			   kind == SCRY_FENV_ENTER ? "syscall entries" : "syscall exits";
+			   kind == SCRY_FENV_ENTER ? "syscall entries" : f->calls ? "the metrics" : "syscall exits";
 	int ret = scry_probes_filter_target(p, kind, &t);
 
 	if (ret) {
@@ -376,7 +441,7 @@ static int kernel_can(struct scry_filters *f, struct scry_probes *p, size_t i, c
 	struct fgen_prog prog = { 0 };
 	char why[160];
 
-	if (scry_probes_filter_target(p, scry_filter_env_kind(f->events[i]), &t))
+	if (scry_probes_filter_target(p, env_kind(f, i), &t))
 		snprintf(why, sizeof(why), "this kernel's BTF lacks the syscall registers");
 	else if (!fgen_compile(c, 1, &t, &prog, why, sizeof(why))) {
 		fgen_prog_free(&prog);
@@ -396,8 +461,8 @@ int scry_filters_install(struct scry_filters *f, struct scry_probes *p, bool ver
 	char *log = verbose ? malloc(log_size) : NULL;
 	struct filter_ir *irs = calloc(f->n ? f->n : 1, sizeof(*irs));
 	struct fgen_loc **locs = calloc(f->n ? f->n : 1, sizeof(*locs));
-	struct fgen_case *cases[2] = { calloc(f->n ? f->n : 1, sizeof(struct fgen_case)),
-				       calloc(f->n ? f->n : 1, sizeof(struct fgen_case)) };
+	struct fgen_case *cases[2] = { calloc(f->n + 1, sizeof(struct fgen_case)),
+				       calloc(f->n + 1, sizeof(struct fgen_case)) };   /* + calls' default */
 	size_t *event_of[2] = { calloc(f->n ? f->n : 1, sizeof(size_t)), calloc(f->n ? f->n : 1, sizeof(size_t)) };
 	size_t ncases[2] = { 0, 0 };
 	int ret = 0;
@@ -410,7 +475,7 @@ int scry_filters_install(struct scry_filters *f, struct scry_probes *p, bool ver
 	}
 	for (size_t i = 0; i < f->n && !ret; i++) {
 		const struct scry_event *ev = f->events[i];
-		unsigned kind = scry_filter_env_kind(ev);
+		unsigned kind = env_kind(f, i);
 
 		f->front_fd[i] = -1;
 		if (f->use[i] != SCRY_FILTER_KERNEL)
@@ -424,6 +489,12 @@ int scry_filters_install(struct scry_filters *f, struct scry_probes *p, bool ver
 			break;
 		}
 		if (f->use[i] != SCRY_FILTER_KERNEL) {
+			if (f->calls) {   /* no user space to decide it */
+				snprintf(err, errlen, "filter: this kernel cannot run the filter of %s: %s", ev->tp,
+					 f->user_why[i]);
+				ret = -ENOTSUP;
+				break;
+			}
 			++*moved;
 			continue;
 		}
@@ -442,7 +513,7 @@ int scry_filters_install(struct scry_filters *f, struct scry_probes *p, bool ver
 	 * matching ones are dropped at once */
 	for (size_t i = 0; i < f->n && !ret; i++) {
 		const struct scry_event *ev = f->events[i];
-		unsigned kind = scry_filter_env_kind(ev);
+		unsigned kind = env_kind(f, i);
 
 		if (kind >= SCRY_FENV_TP || f->use[i] == SCRY_FILTER_KERNEL || !ncases[kind])
 			continue;
@@ -451,6 +522,9 @@ int scry_filters_install(struct scry_filters *f, struct scry_probes *p, bool ver
 			.key = ev->nr >= 0 ? (uint32_t)ev->nr : 0, .dflt = ev->nr < 0,
 			.action = f->use[i] == SCRY_FILTER_NEVER ? FGEN_DROP : FGEN_PASS };
 	}
+	/* calls: numbers the catalog does not know have no fields to test: not counted */
+	if (f->calls && !ret)
+		cases[1][ncases[1]++] = (struct fgen_case){ .dflt = true, .action = FGEN_DROP };
 	for (unsigned kind = 0; kind < 2 && !ret; kind++)
 		if (ncases[kind] && (ret = load_front(f, p, kind, cases[kind], ncases[kind], event_of[kind], log,
 						      log_size, verbose, err, errlen)) > 0)
@@ -485,6 +559,10 @@ void scry_filters_free(struct scry_filters *f)
 	for (size_t i = 0; f->user_why && i < f->n; i++)
 		free(f->user_why[i]);
 	free(f->user_why);
+	for (size_t i = 0; i < f->ncalls; i++)
+		free(f->call_events[i].fields);
+	free(f->call_events);
+	free(f->call_ptrs);
 	free(f->text);
 	free(f);
 }

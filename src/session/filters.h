@@ -30,6 +30,13 @@ enum scry_filter_use {
  * (several lines: the message, the expression and a caret under the offending token). */
 struct scry_filters *scry_filters_prepare(const char *text, const struct scry_event *const *events, size_t n,
 					  bool skip_exits, char *err, size_t errlen);
+/* The same for metrics: each event a syscall's call, decided at its exit, whose fields are
+ * the entry event's (entries[i], read from the argument registers, which the exit still
+ * has) and "ret" (the return value); one exit front holds them all and numbers without an
+ * event are dropped.  A reference the kernel cannot read is an error (no user space decides
+ * metrics). */
+struct scry_filters *scry_filters_prepare_calls(const char *text, const struct scry_event *const *entries, size_t n,
+						char *err, size_t errlen);
 enum scry_filter_use scry_filters_use(const struct scry_filters *f, size_t id);
 /* The filter front of tracepoint event id once installed, -1 if none. */
 int scry_filters_front_fd(const struct scry_filters *f, size_t id);

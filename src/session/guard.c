@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -16,6 +17,22 @@
 #include "util/log.h"
 
 #define RELEASE 'R'
+
+/* The BPF maps the recorder had mapped (its rings, stages, .bss) unmapped from the
+ * guardian's copy of its memory: the guardian must not keep them alive. */
+static void drop_bpf_maps(void)
+{
+	FILE *f = fopen("/proc/self/maps", "re");
+	char line[512];
+	unsigned long lo, hi;
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "anon_inode:bpf-map") && sscanf(line, "%lx-%lx", &lo, &hi) == 2)
+			munmap((void *)lo, hi - lo);
+	fclose(f);
+}
 
 /* In the guardian: wait for the recorder's end; recover the trace if it died. */
 static void __attribute__((noreturn)) guardian(int fd, const char *dir)
@@ -40,6 +57,7 @@ static void __attribute__((noreturn)) guardian(int fd, const char *dir)
 	if (fd != 3 && dup2(fd, 3) == 3)
 		fd = 3;
 	syscall(SYS_close_range, fd + 1, ~0U, 0);
+	drop_bpf_maps();
 	do
 		n = read(fd, &c, 1);
 	while (n < 0 && errno == EINTR);

@@ -366,25 +366,44 @@ static int write_metadata_in(struct scry_session *s, const char *kernel_dir, cha
 	return ret;
 }
 
+int scry_session_prepare(struct scry_session *s, char *err, size_t errlen)
+{
+	uint64_t t0 = scry_monotonic_ns();
+	int ret = 0;
+
+	if (s->prepared)
+		return 0;
+	for (size_t i = 0; i < s->nchans; i++)
+		if ((ret = channel_load(s->chans[i], err, errlen)))
+			break;
+	scry_features_release();    /* every channel's object is loaded */
+	s->load_times.prepare_ns = scry_monotonic_ns() - t0;
+	s->prepared = !ret;
+	return ret;
+}
+
+bool scry_session_prepared(const struct scry_session *s)
+{
+	return s->prepared;
+}
+
 int scry_session_load(struct scry_session *s, char *err, size_t errlen)
 {
 	uint64_t t0 = scry_monotonic_ns(), t1;
+	bool ahead = s->prepared;
 	int ret = 0;
 
 	random_uuid(s->uuid);
 	/* the trace directory first (destroy removes it if the session never starts), then its
-	 * guardian, forked before any BPF object or trace file exists so that it holds none */
+	 * guardian (which unmaps the BPF maps of a session prepared ahead: it holds none) */
 	if (session_has_trace(s) && ((ret = make_trace_dir(s, err, errlen)) ||
 			     (ret = scry_guard_start(&s->guard, s->dir, err, errlen))))
 		return ret;
 	t1 = scry_monotonic_ns();
 	s->load_times.dir_ns = t1 - t0;
-	for (size_t i = 0; i < s->nchans; i++)
-		if ((ret = channel_load(s->chans[i], err, errlen)))
-			break;
-	scry_features_release();    /* every channel's object is loaded */
+	ret = scry_session_prepare(s, err, errlen);
 	t0 = scry_monotonic_ns();
-	s->load_times.bpf_ns = t0 - t1;
+	s->load_times.bpf_ns = ahead ? 0 : t0 - t1;
 	if (ret)
 		return ret;
 	s->loaded = true;

@@ -134,12 +134,19 @@ int scry_session_disable_event(struct scry_session *s, const char *channel, cons
 int scry_session_add_context(struct scry_session *s, const char *channel, unsigned ctx, char *err, size_t errlen);
 /* Follow a process (and its future children); valid after start's load, before or after attach. */
 int scry_session_track(struct scry_session *s, pid_t tgid, char *err, size_t errlen);
-/* Create the trace directory and metadata, load the BPF programs and their tables. */
+/* Load the channels' BPF programs and their tables (the verifier's work: most of a start),
+ * before anything of the trace exists; once (load does it if no one did).  A daemon does it
+ * ahead of `start` for a configured session. */
+int scry_session_prepare(struct scry_session *s, char *err, size_t errlen);
+bool scry_session_prepared(const struct scry_session *s);
+/* Create the trace directory and metadata, load the BPF programs and their tables (unless
+ * prepared). */
 int scry_session_load(struct scry_session *s, char *err, size_t errlen);
 /* Where scry_session_load's time went (ns): the trace directory and its guardian (a fork),
- * the channels' BPF objects (opened, loaded and verified, their tables filled), the metadata. */
+ * the channels' BPF objects (opened, loaded and verified, their tables filled; 0 when
+ * prepared before the load, taking prepare_ns), the metadata. */
 struct scry_session_load_times {
-	uint64_t dir_ns, bpf_ns, metadata_ns;
+	uint64_t dir_ns, bpf_ns, metadata_ns, prepare_ns;
 };
 void scry_session_load_times(const struct scry_session *s, struct scry_session_load_times *out);
 /* Attach: events flow from here on. */

@@ -75,7 +75,7 @@ struct scry_session {
 	bool has_trace;                  /* a trace directory is written (session_has_trace) */
 	unsigned chunks;                 /* trace chunks archived (rotation) */
 	char chunk_begin[32];            /* the current chunk's begin, LTTng's YYYYmmddTHHMMSS+HHMM */
-	bool loaded, started;
+	bool prepared, loaded, started;
 	struct scry_session_load_times load_times;
 	bool paused;                     /* stopped by scry_session_pause, resumable */
 	bool chunk_closed;               /* paused with its chunk archived (a session that rotated) */

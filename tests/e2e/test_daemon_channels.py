@@ -157,3 +157,73 @@ def test_start_after_stop_rotated(daemon, tmp_path, bt2_read):
     assert chunk_positions(bt2_read, out, set(pids)) == [list(range(0, 100)), list(range(100, 200)),
                                                          list(range(200, 300))]
     daemon.run("destroy")
+
+
+def daemon_prog_ids(daemon):
+    """The ids of the BPF programs the daemon holds (its fds' fdinfo): other scry processes
+    on the machine do not count."""
+    pid, ids = daemon.pid(), set()
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            if os.readlink(f"/proc/{pid}/fd/{fd}") != "anon_inode:bpf-prog":
+                continue
+            for line in open(f"/proc/{pid}/fdinfo/{fd}"):
+                if line.startswith("prog_id:"):
+                    ids.add(int(line.split()[1]))
+        except OSError:
+            continue
+    return ids
+
+
+def test_loaded_ahead_of_start(daemon, tmp_path, bt2_read):
+    """A configured session's BPF objects are loaded once its configuration has rested
+    (LTTng's enable-event registers its probes before start): start only makes the trace,
+    attaches and flips the switch, and records the same.  A change after that loads the
+    new configuration again; destroy of a session never started frees what was loaded."""
+    out = tmp_path / "trace"
+    a = tmp_path / "a.txt"
+    a.write_text("a")
+    log = daemon.rundir / "scryd.log"
+    daemon.run("create", "ah", "-o", out)
+    daemon.run("enable-event", "-k", "--syscall", "openat")
+    daemon.run("add-context", "-k", "-t", "pid")
+
+    def loaded_lines():
+        return [l for l in log.read_text().splitlines() if "scryd: session ah: BPF objects loaded ahead of start" in l]
+
+    deadline = time.monotonic() + 30
+    while not loaded_lines() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert len(loaded_lines()) == 1, log.read_text()
+    ours = daemon_prog_ids(daemon)
+    assert ours, "no program loaded ahead"             # loaded, not attached: no trace yet
+    assert not out.exists()
+    # a change: the configuration is loaded again (the old objects freed)
+    daemon.run("add-context", "-k", "-t", "tid")
+    deadline = time.monotonic() + 30
+    while len(loaded_lines()) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert len(loaded_lines()) == 2, log.read_text()
+    again = daemon_prog_ids(daemon)
+    assert again and not (ours & again), "the first configuration's programs were not freed"
+    daemon.run("start")
+    started = [l for l in log.read_text().splitlines() if "scryd: session ah started" in l]
+    assert len(started) == 1 and "(loaded ahead)" in started[0], started
+    subprocess.run(["/bin/cat", a], check=True, capture_output=True)
+    daemon.run("stop")
+    tr = read_events(bt2_read, out)
+    ev = opened(tr, a)
+    assert len(ev) == 1 and set(ev[0]["ctx"]) == {"pid", "tid"}, ev
+    daemon.run("destroy")
+
+    # never started: destroy frees the objects loaded ahead
+    assert not daemon_prog_ids(daemon)
+    daemon.run("create", "nv", "-o", tmp_path / "nv")
+    daemon.run("enable-event", "-k", "--syscall", "getppid")
+    deadline = time.monotonic() + 30
+    while not [l for l in log.read_text().splitlines() if "session nv: BPF objects loaded ahead" in l] \
+            and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert daemon_prog_ids(daemon)
+    daemon.run("destroy")
+    assert not daemon_prog_ids(daemon)

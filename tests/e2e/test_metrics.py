@@ -66,7 +66,8 @@ class Server:
     def __init__(self, scry, config, *args, cmd=None):
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/metrics"
-        argv = [scry, "serve", "--config", str(config), "--listen", f"127.0.0.1:{self.port}"] + list(args)
+        argv = [scry, "serve"] + (["--config", str(config)] if config else []) + \
+            ["--listen", f"127.0.0.1:{self.port}"] + list(args)
         if cmd:
             argv += ["--"] + list(cmd)
         self.proc = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True,
@@ -415,3 +416,34 @@ def test_record_metrics_bad(scry, tmp_path):
         assert p.returncode == 1
         assert len(p.stderr.splitlines()) == 1 and msg in p.stderr, p.stderr
         assert not out.exists()
+
+
+def test_quick_metrics_from_the_command_line(serve, workload):
+    """--counter/--histogram NAME:SOURCE,...: the same metrics as a config's, exact counts,
+    the histogram's buckets ending in its count; promtool accepts the page."""
+    s = serve(None, "--counter", "q_calls_total:syscall,comm", "--counter", "q_errors_total:errno",
+              "--histogram", "q_latency_seconds:syscall", cmd=wl_cmd(workload))
+    assert "serving 3 metrics of the command line" in s.err
+    ss, text = s.wait_for(lambda ss: value(ss, "q_calls_total", syscall="write", comm="metrics_wl") == W_WRITES)
+    assert value(ss, "q_calls_total", syscall="getppid", comm="metrics_wl") == N_GETPPID
+    assert value(ss, "q_errors_total", errno="ENOENT") >= M_OPENAT
+    count = value(ss, "q_latency_seconds_count", syscall="getppid")
+    assert count == N_GETPPID      # the command alone: its getppid calls
+    assert value(ss, "q_latency_seconds_bucket", syscall="getppid", le="+Inf") == count
+    if shutil.which("promtool"):
+        pc = subprocess.run(["promtool", "check", "metrics"], input=text, capture_output=True, text=True)
+        assert pc.returncode == 0, pc.stdout + pc.stderr
+
+
+@pytest.mark.parametrize("args, msg", [
+    (["--counter", "c_total:syscall,bogus"],
+     r"^scry serve: command line:1: metrics\.counters\[0\]\.labels\[1\]\.source: unknown source 'bogus'"),
+    (["--counter", 'c_total:syscall"'], r"^scry serve: invalid --counter 'c_total:syscall\"'"),
+    (["--histogram", "h:comm,comm"], r"^scry serve: command line:1: metrics\.histograms\[0\]\.labels\[1\]: "
+                                     r"label 'comm' given twice"),
+    (["--counter", "c_total", "--config", str(EXAMPLE)], r"^scry serve: --config and --counter/--histogram exclude"),
+])
+def test_quick_metrics_errors(scry, args, msg):
+    p = subprocess.run([scry, "serve", "--listen", "127.0.0.1:1"] + args, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 1
+    assert len(p.stderr.splitlines()) == 1 and re.match(msg, p.stderr), p.stderr

@@ -187,6 +187,47 @@ static void test_config_errors(void **state)
 		  "t.yaml:4: metrics.counters[0].syscalls: unknown syscall 'nosuch'");
 }
 
+/* The sources cgroup, addr, wchan: wide keys; inet_ip's text, cgroup's text for an id no
+ * directory has, ksym's error for an address in no function. */
+static void test_wide_labels(void **state)
+{
+	struct scry_metrics_config *c = parse_ok(
+		"metrics:\n  counters:\n"
+		"    - {name: a_total, labels: [{name: a, source: addr}, {name: s, source: syscall}]}\n"
+		"    - {name: b_total, labels: [{name: g, source: cgroup}]}\n"
+		"    - {name: c_total, event: offcpu, labels: [{name: w, source: wchan}]}\n"
+		"    - {name: d_total, labels: [{name: s, source: syscall}, {name: p, source: pid}]}\n");
+	struct scry_metric_key k = { .dev = 2, .addr = { [10] = 0xff, [11] = 0xff, 127, 0, 0, 9 },
+				     .cgroup = 0xfffffffffff1ULL };
+	char buf[64];
+
+	assert_true(c->metrics[0].desc.wide && c->metrics[1].desc.wide && c->metrics[2].desc.wide);
+	assert_false(c->metrics[3].desc.wide);
+	assert_int_equal(scry_metric_decode(&c->metrics[0].labels[0], &k, &sn, buf, sizeof(buf)), 1);
+	assert_string_equal(buf, "127.0.0.9");
+	k.dev = 10;
+	memset(k.addr, 0, sizeof(k.addr));
+	k.addr[0] = 0xfe;
+	k.addr[1] = 0x80;
+	k.addr[15] = 1;
+	assert_int_equal(scry_metric_decode(&c->metrics[0].labels[0], &k, &sn, buf, sizeof(buf)), 1);
+	assert_string_equal(buf, "fe80::1");
+	k.dev = 0;      /* no IP address */
+	assert_int_equal(scry_metric_decode(&c->metrics[0].labels[0], &k, &sn, buf, sizeof(buf)), 1);
+	assert_string_equal(buf, "");
+	k.dev = 1;      /* AF_UNIX: not for inet_ip */
+	assert_int_equal(scry_metric_decode(&c->metrics[0].labels[0], &k, &sn, buf, sizeof(buf)), -1);
+	assert_int_equal(scry_metric_decode(&c->metrics[1].labels[0], &k, &sn, buf, sizeof(buf)), 1);
+	assert_string_equal(buf, "unknown_cgroup_id:281474976710641");
+	memset(k.addr, 0, sizeof(k.addr));      /* address 0: in no function */
+	assert_int_equal(scry_metric_decode(&c->metrics[2].labels[0], &k, &sn, buf, sizeof(buf)), -1);
+	scry_metrics_config_free(c);
+	parse_err("metrics:\n  counters:\n    - {name: a, labels: [{name: w, source: wchan}]}\n",
+		  "t.yaml:3: metrics.counters[0]: the wchan label is for offcpu metrics");
+	parse_err("metrics:\n  counters:\n    - {name: a, labels: [{name: w, source: addr, decoders: [{name: ksym}]}]}\n",
+		  "t.yaml:3: metrics.counters[0].labels[0].decoders[0]: the ksym decoder reads a kernel address");
+}
+
 static void test_fixed_buckets(void **state)
 {
 	struct scry_metrics_config *c = parse_ok("metrics:\n  histograms:\n    - name: h\n      bucket_type: fixed\n"
@@ -325,6 +366,7 @@ int main(void)
 		cmocka_unit_test(test_kernel_spans),
 		cmocka_unit_test(test_config_errors),
 		cmocka_unit_test(test_fixed_buckets),
+		cmocka_unit_test(test_wide_labels),
 		cmocka_unit_test(test_tracing_only),
 		cmocka_unit_test(test_tracing_parent),
 		cmocka_unit_test(test_expose),
