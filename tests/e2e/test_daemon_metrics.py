@@ -21,7 +21,7 @@ import pytest
 from test_daemon import XSD, Daemon, daemon  # noqa: F401 (fixture)
 from test_metrics import EXAMPLE, N_GETPPID, samples, value, wl_cmd
 from test_spans import free_port, receiver  # noqa: F401 (fixture)
-from test_spans_record import KSPANS, trace_events
+from test_spans_record import KSPANS, syscall_calls, trace_events
 
 SPANS = EXAMPLE.parent / "spans.yaml"
 
@@ -116,13 +116,7 @@ def test_daemon_session_metrics_spans_agree_with_trace(daemon, workload, receive
 
     # kernel spans: the trace's syscalls of 6 ms and more each a span with its times, a child
     # of its process's span when it has one; none the trace does not have
-    entries, calls = {}, []
-    for name, ts, pid, tid, f in evs:
-        if name.startswith("syscall_entry_"):
-            entries[tid] = (name[len("syscall_entry_"):], ts)
-        elif name.startswith("syscall_exit_") and tid in entries:
-            sc, t0 = entries.pop(tid)
-            calls.append((sc, pid, tid, t0, ts))
+    calls = syscall_calls(evs)
     long_calls = [c for c in calls if c[4] - c[3] >= 6_000_000]
     assert any(c[0] in ("nanosleep", "clock_nanosleep") and c[1] in procs for c in long_calls), long_calls
     for sc, pid, tid, t0, t1 in long_calls:
