@@ -22,11 +22,23 @@
 #include "kernel/probes.h"
 #include "metrics/expose.h"
 #include "util/clock.h"
+#include "util/lazylib.h"
 #include "util/log.h"
 #include "util/spawn.h"
 
 #define DEFAULT_LISTEN "127.0.0.1:9435"
 #define MAX_PROGS 64
+
+/* libmicrohttpd's functions used here, typed by <microhttpd.h>; the library is loaded when
+ * serve starts (util/lazylib.h): the other verbs do not map it. */
+#define MHD_FNS(X) X(MHD_start_daemon) X(MHD_stop_daemon) X(MHD_lookup_connection_value) \
+	X(MHD_create_response_from_buffer) X(MHD_add_response_header) X(MHD_queue_response) X(MHD_destroy_response)
+static struct {
+	MHD_FNS(SCRY_LAZY_FIELD)
+} mhd;
+#define MHD_SYM(name) SCRY_LAZY_SYM_OF(mhd, name)
+static const struct scry_lazysym mhd_syms[] = { MHD_FNS(MHD_SYM) };
+static struct scry_lazylib mhd_lib = SCRY_LAZYLIB("libmicrohttpd.so.12", "scry serve's HTTP endpoint", mhd_syms);
 
 static volatile sig_atomic_t stop_signal;
 
@@ -140,14 +152,14 @@ static int render(struct server *sv, bool om, char **buf, size_t *len)
 static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const char *type, char *body, size_t len,
 			     enum MHD_ResponseMemoryMode mode)
 {
-	struct MHD_Response *r = MHD_create_response_from_buffer(len, body, mode);
+	struct MHD_Response *r = mhd.MHD_create_response_from_buffer(len, body, mode);
 	enum MHD_Result ret;
 
 	if (!r)
 		return MHD_NO;
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
-	ret = MHD_queue_response(c, status, r);
-	MHD_destroy_response(r);
+	mhd.MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	ret = mhd.MHD_queue_response(c, status, r);
+	mhd.MHD_destroy_response(r);
 	return ret;
 }
 
@@ -177,7 +189,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	if (!__atomic_load_n(&sv->ready, __ATOMIC_ACQUIRE))
 		return reply(c, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain", (char *)starting, sizeof(starting) - 1,
 			     MHD_RESPMEM_PERSISTENT);
-	om = scry_accepts_openmetrics(MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT));
+	om = scry_accepts_openmetrics(mhd.MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT));
 	pthread_mutex_lock(&sv->lock);
 	ret = render(sv, om, &body, &len);
 	pthread_mutex_unlock(&sv->lock);
@@ -345,7 +357,7 @@ int cmd_serve(int argc, char **argv)
 		snprintf(err, sizeof(err), "--config FILE (see examples/metrics.yaml) or --counter/--histogram is needed");
 		goto fail;
 	}
-	if (parse_listen(listen, &ss, err, sizeof(err)))
+	if (parse_listen(listen, &ss, err, sizeof(err)) || scry_lazylib_load(&mhd_lib, err, sizeof(err)))
 		goto fail;
 	if (!config && asprintf(&quick_text, "metrics: {counters: [%s], histograms: [%s]}\n", quick[0] ? quick[0] : "",
 				quick[1] ? quick[1] : "") < 0) {
@@ -361,10 +373,10 @@ int cmd_serve(int argc, char **argv)
 	}
 	sv.bpf_stats = bpf_stats_on(stats_fd);
 	/* listening first (503 until loaded): a port in use fails before anything is loaded */
-	d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0), 0, NULL,
-			     NULL, on_request, &sv, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-			     MHD_OPTION_CONNECTION_LIMIT, (unsigned)64, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
-			     MHD_OPTION_END);
+	d = mhd.MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0), 0,
+				 NULL, NULL, on_request, &sv, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+				 MHD_OPTION_CONNECTION_LIMIT, (unsigned)64, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
+				 MHD_OPTION_END);
 	if (!d) {
 		snprintf(err, sizeof(err), "cannot listen on %s (address in use, or not this machine's?)", listen);
 		goto fail;
@@ -392,7 +404,7 @@ int cmd_serve(int argc, char **argv)
 		else if (end.deadline)
 			fprintf(stderr, "scry: stopped after --duration\n");
 	}
-	MHD_stop_daemon(d);
+	mhd.MHD_stop_daemon(d);
 	d = NULL;
 	cli_metrics_stop(&m);
 	ret = 0;
@@ -404,7 +416,7 @@ fail:
 	ret = 1;
 out:
 	if (d)
-		MHD_stop_daemon(d);
+		mhd.MHD_stop_daemon(d);
 	if (stats_fd >= 0)
 		close(stats_fd);
 	cli_metrics_free(&m);
