@@ -31,14 +31,10 @@
 
 /* libmicrohttpd's functions used here, typed by <microhttpd.h>; the library is loaded when
  * serve starts (util/lazylib.h): the other verbs do not map it. */
-#define MHD_FNS(X) X(MHD_start_daemon) X(MHD_stop_daemon) X(MHD_lookup_connection_value) \
-	X(MHD_create_response_from_buffer) X(MHD_add_response_header) X(MHD_queue_response) X(MHD_destroy_response)
-static struct {
-	MHD_FNS(SCRY_LAZY_FIELD)
-} mhd;
-#define MHD_SYM(name) SCRY_LAZY_SYM_OF(mhd, name)
-static const struct scry_lazysym mhd_syms[] = { MHD_FNS(MHD_SYM) };
-static struct scry_lazylib mhd_lib = SCRY_LAZYLIB("libmicrohttpd.so.12", "scry serve's HTTP endpoint", mhd_syms);
+#define MHD_FNS(X, t) X(t, MHD_start_daemon) X(t, MHD_stop_daemon) X(t, MHD_lookup_connection_value) \
+	X(t, MHD_create_response_from_buffer) X(t, MHD_add_response_header) X(t, MHD_queue_response)        \
+	X(t, MHD_destroy_response)
+SCRY_LAZYLIB_DEFINE(mhd, mhd_lib, "libmicrohttpd.so.12", "scry serve's HTTP endpoint", MHD_FNS);
 
 static volatile sig_atomic_t stop_signal;
 

@@ -25,17 +25,12 @@
 
 /* libxml2's functions used here, typed by its headers.  xmlFree is a global variable
  * (a function pointer) there, not a function: its field points at it, (*xml.xmlFree)(p). */
-#define XML_FNS(X) X(xmlReadFile) X(xmlReadMemory) X(xmlFreeDoc) X(xmlDocGetRootElement) X(xmlNodeGetContent) \
-	X(xmlGetLineNo) X(xmlStrcmp) X(xmlFree) X(xmlSetStructuredErrorFunc) X(xmlNewTextWriterFilename)          \
-	X(xmlFreeTextWriter) X(xmlTextWriterSetIndent) X(xmlTextWriterSetIndentString)                          \
-	X(xmlTextWriterStartDocument) X(xmlTextWriterEndDocument) X(xmlTextWriterStartElement)                  \
-	X(xmlTextWriterEndElement) X(xmlTextWriterWriteVFormatElement)
-static struct {
-	XML_FNS(SCRY_LAZY_FIELD)
-} xml;
-#define XML_SYM(name) SCRY_LAZY_SYM_OF(xml, name)
-static const struct scry_lazysym xml_syms[] = { XML_FNS(XML_SYM) };
-static struct scry_lazylib xml_lib = SCRY_LAZYLIB("libxml2.so.2", "LTTng session files", xml_syms);
+#define XML_FNS(X, t) X(t, xmlReadFile) X(t, xmlReadMemory) X(t, xmlFreeDoc) X(t, xmlDocGetRootElement)      \
+	X(t, xmlNodeGetContent) X(t, xmlGetLineNo) X(t, xmlStrcmp) X(t, xmlFree) X(t, xmlSetStructuredErrorFunc) \
+	X(t, xmlNewTextWriterFilename) X(t, xmlFreeTextWriter) X(t, xmlTextWriterSetIndent)                      \
+	X(t, xmlTextWriterSetIndentString) X(t, xmlTextWriterStartDocument) X(t, xmlTextWriterEndDocument)       \
+	X(t, xmlTextWriterStartElement) X(t, xmlTextWriterEndElement) X(t, xmlTextWriterWriteVFormatElement)
+SCRY_LAZYLIB_DEFINE(xml, xml_lib, "libxml2.so.2", "LTTng session files", XML_FNS);
 
 #define XC (const xmlChar *)
 

@@ -23,14 +23,10 @@
 /* libcurl's functions used here, typed by <curl/curl.h>.  curl_easy_setopt and
  * curl_easy_getinfo are also macros there (typecheck-gcc.h): their calls are written
  * (curl.curl_easy_setopt)(...), which calls the pointer. */
-#define CURL_FNS(X) X(curl_global_init) X(curl_global_cleanup) X(curl_easy_init) X(curl_easy_cleanup) \
-	X(curl_easy_setopt) X(curl_easy_perform) X(curl_easy_getinfo) X(curl_slist_append) X(curl_slist_free_all)
-static struct {
-	CURL_FNS(SCRY_LAZY_FIELD)
-} curl;
-#define CURL_SYM(name) SCRY_LAZY_SYM_OF(curl, name)
-static const struct scry_lazysym curl_syms[] = { CURL_FNS(CURL_SYM) };
-static struct scry_lazylib curl_lib = SCRY_LAZYLIB("libcurl.so.4", "OTLP export", curl_syms);
+#define CURL_FNS(X, t) X(t, curl_global_init) X(t, curl_global_cleanup) X(t, curl_easy_init)     \
+	X(t, curl_easy_cleanup) X(t, curl_easy_setopt) X(t, curl_easy_perform) X(t, curl_easy_getinfo) \
+	X(t, curl_slist_append) X(t, curl_slist_free_all)
+SCRY_LAZYLIB_DEFINE(curl, curl_lib, "libcurl.so.4", "OTLP export", CURL_FNS);
 
 struct scry_otlp_exporter {
 	char *url;

@@ -1,13 +1,10 @@
 /* lazylib.h — a shared library loaded only when it is used (dlopen/dlsym), so that a scry
  * that never needs it does not map it, nor the libraries it pulls in, at start-up (libcurl,
  * libxml2 and libmicrohttpd bring ~35 more: gnutls, krb5, ldap, icu...).  A consumer keeps
- * a table of pointers typed after the library's own header and lists its symbols:
+ * a table of pointers typed after the library's own header, from the list of its symbols:
  *
- *   #define CURL_FNS(X) X(curl_easy_init) X(curl_easy_perform)
- *   static struct { CURL_FNS(SCRY_LAZY_FIELD) } curl;
- *   #define CURL_SYM(name) SCRY_LAZY_SYM_OF(curl, name)
- *   static const struct scry_lazysym curl_syms[] = { CURL_FNS(CURL_SYM) };
- *   static struct scry_lazylib curl_lib = SCRY_LAZYLIB("libcurl.so.4", "OTLP export", curl_syms);
+ *   #define CURL_FNS(X, t) X(t, curl_easy_init) X(t, curl_easy_perform)
+ *   SCRY_LAZYLIB_DEFINE(curl, curl_lib, "libcurl.so.4", "OTLP export", CURL_FNS);
  *   ...
  *   if (scry_lazylib_load(&curl_lib, err, errlen)) return -ENOENT;   (err: one line)
  *   CURL *c = curl.curl_easy_init();
@@ -36,14 +33,19 @@ struct scry_lazylib {
 	char error[256];
 };
 
-/* A field of the consumer's table, typed after the library's declaration of name. */
-#define SCRY_LAZY_FIELD(name) __typeof__(name) *name;
-/* An entry of the symbol list, for the table var. */
-#define SCRY_LAZY_SYM_OF(var, name) { #name, &(var).name },
-
-#define SCRY_LAZYLIB(soname_, purpose_, syms_)                                             \
-	{ .soname = soname_, .purpose = purpose_, .syms = syms_,                                   \
-	  .nsyms = sizeof(syms_) / sizeof((syms_)[0]), .lock = PTHREAD_MUTEX_INITIALIZER }
+/* static table: a struct of pointers, one per symbol FNS lists (FNS(X, t) expands
+ * X(t, name) for each), each typed after the library's declaration of name; static lib: the
+ * library, whose scry_lazylib_load fills table. */
+#define SCRY_LAZYLIB_DEFINE(table, lib, soname_, purpose_, FNS)                                     \
+	static struct {                                                                             \
+		FNS(SCRY_LAZY_FIELD_, table)                                                        \
+	} table;                                                                                    \
+	static const struct scry_lazysym table##_syms[] = { FNS(SCRY_LAZY_SYM_, table) };           \
+	static struct scry_lazylib lib = { .soname = soname_, .purpose = purpose_, .syms = table##_syms, \
+					   .nsyms = sizeof(table##_syms) / sizeof(table##_syms[0]),          \
+					   .lock = PTHREAD_MUTEX_INITIALIZER }
+#define SCRY_LAZY_FIELD_(table, name) __typeof__(name) *name;
+#define SCRY_LAZY_SYM_(table, name) { #name, &(table).name },
 
 /* Open the library and resolve its symbols, once per process (thread-safe); later calls
  * return the first one's result.  0, or -1 with err set to one line:
