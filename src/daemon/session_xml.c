@@ -377,6 +377,12 @@ static int read_event(struct rd *r, struct dchannel *c, xmlNodePtr ev)
 	}
 	if (ret || !spec)
 		return -ENOMEM;
+	/* "syscall:syscall:x" would be saved as the syscall "syscall:x", loaded back as "x" */
+	if (!strncmp(spec, "syscall:", 8) && strchr(spec + 8, ':')) {
+		snprintf(b, sizeof(b), "event '%.200s': a syscall's name has no ':'", name);
+		free(spec);
+		return unsupported(r, ev, b);
+	}
 	ret = dchannel_add_op(c, true, spec) || (!enabled && dchannel_add_op(c, false, spec)) ? -ENOMEM : 0;
 	free(spec);
 	return ret;
