@@ -7,6 +7,7 @@
 const struct scry_ctl_verb scry_ctl_verbs[] = {
 	{ "create",
 	  "usage: scry create [NAME] [-o DIR] [--snapshot] [--clock monotonic|boot|tai]\n"
+	  "                   [--metrics FILE [--listen ADDR:PORT]] [--spans FILE]\n"
 	  "Create a recording session in the daemon (scryd, started on demand) and make it the\n"
 	  "current one (remembered in ~/.scryrc).  NAME defaults to auto-YYYYmmdd-HHMMSS.\n"
 	  "\n"
@@ -17,7 +18,14 @@ const struct scry_ctl_verb scry_ctl_verbs[] = {
 	  "      --clock CLOCK      the clock events are stamped with: monotonic (the default, LTTng's),\n"
 	  "                         boot (CLOCK_BOOTTIME: counts time suspended), tai (CLOCK_TAI, where\n"
 	  "                         the kernel has bpf_ktime_get_tai_ns: Linux 6.1); the trace's clock\n"
-	  "                         block names it and places events in wall time (UTC)\n" },
+	  "                         block names it and places events in wall time (UTC)\n"
+	  "      --metrics FILE     also keep the metrics FILE declares in the kernel (docs/METRICS.md),\n"
+	  "                         written to DIR/metrics.prom at each stop (as scry record --metrics)\n"
+	  "      --listen ADDR:PORT also serve them to Prometheus at http://ADDR:PORT/metrics (as scry\n"
+	  "                         serve; 503 until started; e.g. 127.0.0.1:9436)\n"
+	  "      --spans FILE       also send the spans FILE declares (tracing: spans:) over OTLP while\n"
+	  "                         the session runs, to where this command's OTEL_EXPORTER_OTLP_*,\n"
+	  "                         OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES say (not the daemon's)\n" },
 	{ "destroy",
 	  "usage: scry destroy [NAME | -a]\n"
 	  "Stop the session if it records (its trace complete) and forget it.\n"

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "daemon/daemon_int.h"
+#include "util/log.h"
 #include "util/parse.h"
 
 /* The reason of a refusal into r->err: -EINVAL. */
@@ -33,6 +34,7 @@ static int __attribute__((format(printf, 2, 3))) refuse(struct dreply *r, const 
 struct verb_ctx {
 	struct daemon *d;
 	const char *cwd, *home, *current;
+	const char *const *env;        /* the caller's OTEL_* variables */
 	struct dreply *r;
 	const char *verb;
 };
@@ -125,9 +127,13 @@ static int verb_create(struct verb_ctx *v, int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{ "output", required_argument, NULL, 'o' }, { "snapshot", no_argument, NULL, 'S' },
-		{ "kernel", no_argument, NULL, 'k' }, { "clock", required_argument, NULL, 'C' }, { 0 } };
+		{ "kernel", no_argument, NULL, 'k' }, { "clock", required_argument, NULL, 'C' },
+		{ "metrics", required_argument, NULL, 'M' }, { "spans", required_argument, NULL, 'P' },
+		{ "listen", required_argument, NULL, 'L' }, { 0 } };
 	struct dreply *r = v->r;
-	const char *out = NULL, *name = NULL;
+	const char *out = NULL, *name = NULL, *metrics = NULL, *spans = NULL, *listen = NULL;
+	char *mpath = NULL, *spath = NULL;
+	struct dsession *ns = NULL;
 	bool snapshot = false;
 	unsigned clock = SCRY_CLOCK_MONOTONIC;
 	char autoname[64], stamp[32], *dir = NULL;
@@ -140,6 +146,9 @@ static int verb_create(struct verb_ctx *v, int argc, char **argv)
 		case 'o': out = optarg; break;
 		case 'k': break;
 		case 'S': snapshot = true; break;
+		case 'M': metrics = optarg; break;
+		case 'P': spans = optarg; break;
+		case 'L': listen = optarg; break;
 		case 'C':
 			for (clock = 0; clock < SCRY_CLOCK_NR && strcmp(optarg, scry_clock_name(clock)); clock++)
 				;
@@ -163,6 +172,10 @@ static int verb_create(struct verb_ctx *v, int argc, char **argv)
 	}
 	if (!valid_name(name))
 		return ERR("invalid session name '%s' (letters, digits, '_', '-', '.')", name);
+	if (snapshot && (metrics || spans))
+		return ERR("create: --metrics and --spans feed a session that writes its trace, not a snapshot session");
+	if (listen && !metrics)
+		return ERR("create: --listen serves the metrics of --metrics FILE: give one");
 	if (dsession_find(v->d, name))
 		return ERR("session '%s' already exists", name);
 	if (out)
@@ -181,16 +194,45 @@ static int verb_create(struct verb_ctx *v, int argc, char **argv)
 		ret = -EEXIST;
 		goto out;
 	}
-	if ((ret = dsession_add(v->d, name, dir, r->err, r->errlen)))
+	if ((metrics && resolve_path(v, metrics, &mpath)) || (spans && resolve_path(v, spans, &spath))) {
+		ret = ERR("out of memory");
 		goto out;
+	}
+	if (!(ns = dsession_new(name, dir))) {
+		ret = ERR("out of memory");
+		goto out;
+	}
+	/* the configs checked (one line naming file:line:key), the exporter started with the
+	 * caller's OTEL_* variables: nothing registered when they fail */
+	if ((metrics || spans) && dfeed_attach(v->d, ns, mpath, spath, v->env, r->err, r->errlen)) {
+		ret = -EINVAL;
+		goto out;
+	}
+	if (listen && dfeed_listen(ns, listen, r->err, r->errlen)) {
+		ret = -EADDRINUSE;
+		goto out;
+	}
+	if ((ret = dsession_register(v->d, ns, r->err, r->errlen)))
+		goto out;
+	ns = NULL;
 	v->d->sess[v->d->nsess - 1]->snapshot = snapshot;
 	v->d->sess[v->d->nsess - 1]->clock = clock;
 	if (snapshot)
 		fprintf(r->out, "Snapshot session %s created.\nDefault snapshot output set to %s\n", name, dir);
 	else
 		fprintf(r->out, "Session %s created.\nTraces will be output to %s\n", name, dir);
+	if (metrics)
+		fprintf(r->out, "Metrics of %s written to %s/metrics.prom at stop\n", mpath, dir);
+	if (listen)
+		fprintf(r->out, "Metrics served at http://%s/metrics once started\n", listen);
+	if (spans)
+		fprintf(r->out, "Spans of %s sent to %s while it runs\n", spath,
+			scry_otlp_endpoint(v->d->sess[v->d->nsess - 1]->cap->m.exp));
 	r->set_session = v->d->sess[v->d->nsess - 1]->name;
 out:
+	dsession_free(ns);
+	free(mpath);
+	free(spath);
 	free(dir);
 	return ret;
 }
@@ -479,6 +521,10 @@ static int apply_op(struct verb_ctx *v, struct dsession *s, struct dchannel *c, 
 	if (loaded(s)) {
 		ret = enable ? scry_session_enable_event(s->eng, c->name, spec, r->err, r->errlen)
 			     : scry_session_disable_event(s->eng, c->name, spec, r->err, r->errlen);
+		if (enable && dfeed_rebind(s)) {    /* the span channel's events may have moved */
+			scry_log(SCRY_LOG_INFO, "scryd: session %s: the process spans lost their events' channel",
+				 s->name);
+		}
 		if (ret)
 			return ret;
 		return dchannel_add_op(c, enable, spec) ? ERR("out of memory") : 0;
@@ -1220,6 +1266,12 @@ static int verb_save(struct verb_ctx *v, int argc, char **argv)
 		if (!ret && s->clock)     /* session.xsd has no element for a tracer's clock */
 			fprintf(r->out, "Note: its clock '%s' is not saved (LTTng's session XML has no place for it): "
 				"load gives the monotonic clock\n", scry_clock_name(s->clock));
+		if (!ret && s->metrics_file)   /* nor for what a session feeds beside its trace */
+			fprintf(r->out, "Note: its --metrics %s is not saved (LTTng's session XML has no place for it): "
+				"give it to create again\n", s->metrics_file);
+		if (!ret && s->spans_file)
+			fprintf(r->out, "Note: its --spans %s is not saved (LTTng's session XML has no place for it): "
+				"give it to create again\n", s->spans_file);
 		free(file);
 	}
 	free(base);
@@ -1394,10 +1446,10 @@ static int verb_set_session(struct verb_ctx *v, int argc, char **argv)
 }
 
 int daemon_verb(struct daemon *d, char **argv, int argc, const char *cwd, const char *home,
-		const char *current, struct dreply *r)
+		const char *current, const char *const *env, struct dreply *r)
 {
 	struct verb_ctx v = { .d = d, .cwd = cwd, .home = home, .current = current && *current ? current : NULL,
-			      .r = r, .verb = argc ? argv[0] : "" };
+			      .env = env, .r = r, .verb = argc ? argv[0] : "" };
 
 	if (!argc) {
 		snprintf(r->err, r->errlen, "empty command");

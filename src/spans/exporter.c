@@ -59,9 +59,10 @@ static void abs_time(struct timespec *ts, uint64_t from_now_ns)
 }
 
 /* "k=v,k2=v2" -> "k: v" headers. */
-static int add_headers(struct scry_otlp_exporter *e, const char *var, char *err, size_t errlen)
+static int add_headers(struct scry_otlp_exporter *e, const char *const *env, const char *var, char *err,
+		       size_t errlen)
 {
-	const char *v = getenv(var);
+	const char *v = scry_otlp_getenv(env, var);
 
 	for (const char *p = v; p && *p;) {
 		const char *end = strchr(p, ','), *eq;
@@ -206,10 +207,11 @@ static void exporter_free(struct scry_otlp_exporter *e)
 	free(e);
 }
 
-int scry_otlp_start(struct scry_otlp_exporter **out, char *err, size_t errlen)
+int scry_otlp_start(struct scry_otlp_exporter **out, const char *const *env, char *err, size_t errlen)
 {
 	struct scry_otlp_exporter *e = calloc(1, sizeof(*e));
-	const char *traces = getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"), *base = getenv("OTEL_EXPORTER_OTLP_ENDPOINT");
+	const char *traces = scry_otlp_getenv(env, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"),
+		   *base = scry_otlp_getenv(env, "OTEL_EXPORTER_OTLP_ENDPOINT");
 	struct curl_slist *l;
 	int ret;
 
@@ -243,9 +245,9 @@ int scry_otlp_start(struct scry_otlp_exporter **out, char *err, size_t errlen)
 	if (!(l = curl.curl_slist_append(NULL, "Content-Type: application/x-protobuf")))
 		goto oom;
 	e->headers = l;
-	if ((ret = add_headers(e, "OTEL_EXPORTER_OTLP_HEADERS", err, errlen)) ||
-	    (ret = add_headers(e, "OTEL_EXPORTER_OTLP_TRACES_HEADERS", err, errlen)) ||
-	    (ret = scry_otlp_resource_from_env(&e->res, err, errlen))) {
+	if ((ret = add_headers(e, env, "OTEL_EXPORTER_OTLP_HEADERS", err, errlen)) ||
+	    (ret = add_headers(e, env, "OTEL_EXPORTER_OTLP_TRACES_HEADERS", err, errlen)) ||
+	    (ret = scry_otlp_resource_from_env(&e->res, env, err, errlen))) {
 		if (ret == -ENOMEM)
 			snprintf(err, errlen, "out of memory");
 		exporter_free(e);

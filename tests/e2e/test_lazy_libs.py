@@ -102,7 +102,7 @@ def test_missing_libmicrohttpd_one_line(scry):
                                               f"127.0.0.1:{port}", "--duration", "1"],
                        capture_output=True, text=True, timeout=60)
     assert p.returncode == 1
-    one_line_error(p.stderr, "scry serve", LAZY["mhd"], "scry serve's HTTP endpoint")
+    one_line_error(p.stderr, "scry serve", LAZY["mhd"], "the metrics' HTTP endpoint")
 
 
 def test_missing_libcurl_one_line(scry):
