@@ -1,4 +1,5 @@
-/* http.c — see http.h. */
+/* http.c — see http.h.  libmicrohttpd is loaded by the first scry_http_start
+ * (util/lazylib.h): a scry that serves nothing does not map it. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <microhttpd.h>
@@ -11,8 +12,15 @@
 #include "kernel/probes.h"
 #include "metrics/expose.h"
 #include "util/clock.h"
+#include "util/lazylib.h"
 
 #define MAX_PROGS 64
+
+/* libmicrohttpd's functions used here, typed by <microhttpd.h> */
+#define MHD_FNS(X, t) X(t, MHD_start_daemon) X(t, MHD_stop_daemon) X(t, MHD_lookup_connection_value) \
+	X(t, MHD_create_response_from_buffer) X(t, MHD_add_response_header) X(t, MHD_queue_response)        \
+	X(t, MHD_destroy_response)
+SCRY_LAZYLIB_DEFINE(mhd, mhd_lib, "libmicrohttpd.so.12", "the metrics' HTTP endpoint", MHD_FNS);
 
 struct scry_http {
 	struct MHD_Daemon *d;
@@ -77,14 +85,14 @@ static int render(struct scry_http *sv, bool om, char **buf, size_t *len)
 static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const char *type, char *body, size_t len,
 			     enum MHD_ResponseMemoryMode mode)
 {
-	struct MHD_Response *r = MHD_create_response_from_buffer(len, body, mode);
+	struct MHD_Response *r = mhd.MHD_create_response_from_buffer(len, body, mode);
 	enum MHD_Result ret;
 
 	if (!r)
 		return MHD_NO;
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
-	ret = MHD_queue_response(c, status, r);
-	MHD_destroy_response(r);
+	mhd.MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	ret = mhd.MHD_queue_response(c, status, r);
+	mhd.MHD_destroy_response(r);
 	return ret;
 }
 
@@ -114,7 +122,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	if (!__atomic_load_n(&sv->ready, __ATOMIC_ACQUIRE))
 		return reply(c, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain", (char *)starting, sizeof(starting) - 1,
 			     MHD_RESPMEM_PERSISTENT);
-	om = scry_accepts_openmetrics(MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT));
+	om = scry_accepts_openmetrics(mhd.MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT));
 	pthread_mutex_lock(&sv->lock);
 	ret = render(sv, om, &body, &len);
 	pthread_mutex_unlock(&sv->lock);
@@ -173,7 +181,7 @@ int scry_http_start(struct scry_http **out, const char *listen, struct scry_feed
 	struct sockaddr_storage ss;
 
 	*out = NULL;
-	if (parse_listen(listen, &ss, err, errlen))
+	if (parse_listen(listen, &ss, err, errlen) || scry_lazylib_load(&mhd_lib, err, errlen))
 		return -1;
 	if (!(h = calloc(1, sizeof(*h)))) {
 		snprintf(err, errlen, "out of memory");
@@ -183,10 +191,10 @@ int scry_http_start(struct scry_http **out, const char *listen, struct scry_feed
 	h->progs = progs;
 	h->bpf_stats = bpf_stats;
 	pthread_mutex_init(&h->lock, NULL);
-	h->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0), 0,
-				NULL, NULL, on_request, h, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-				MHD_OPTION_CONNECTION_LIMIT, (unsigned)64, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
-				MHD_OPTION_END);
+	h->d = mhd.MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
+				    0, NULL, NULL, on_request, h, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+				    MHD_OPTION_CONNECTION_LIMIT, (unsigned)64, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
+				    MHD_OPTION_END);
 	if (!h->d) {
 		snprintf(err, errlen, "cannot listen on %s (address in use, or not this machine's?)", listen);
 		pthread_mutex_destroy(&h->lock);
@@ -220,7 +228,7 @@ void scry_http_stop(struct scry_http *h)
 {
 	if (!h)
 		return;
-	MHD_stop_daemon(h->d);
+	mhd.MHD_stop_daemon(h->d);
 	pthread_mutex_destroy(&h->lock);
 	free(h);
 }
