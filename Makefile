@@ -20,22 +20,22 @@ override CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow -Werr
 LDLIBS   += -lbpf -lelf -lz -lm
 # libyaml: the metrics config (src/metrics/config.c)
 LDLIBS   += -lyaml
-# libmicrohttpd: scry serve's HTTP endpoint (src/cli/serve.c)
-LDLIBS   += -lmicrohttpd
 # elfutils' libdw: the DWARF of probed binaries (uprobe parameters, src/catalog/dwarf.c)
 LDLIBS   += -ldw
 # protobuf-c: OTLP's messages (generated from proto/ by protoc-c), src/spans/otlp.c
 LDLIBS   += -lprotobuf-c
-# libcurl: spans sent over OTLP/HTTP (src/spans/exporter.c)
-LDLIBS   += -lcurl
-# scryd's save/load: LTTng's session XML
-LDLIBS   += -lxml2
+# libcurl (spans sent over OTLP/HTTP, src/spans/exporter.c), libxml2 (scryd's save/load of
+# LTTng's session XML, src/daemon/session_xml.c) and libmicrohttpd (the metrics' HTTP endpoint
+# of scry serve and of daemon sessions, src/feed/http.c) are not linked: each is dlopen'ed by
+# its soname (libcurl.so.4, libxml2.so.2, libmicrohttpd.so.12) when first used
+# (src/util/lazylib.h), so that the ~35 libraries they pull in are not mapped at every start.
+# Only their headers are needed to build.
 override CFLAGS += -I/usr/include/libxml2
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -I$(BUILD) -Isrc -Wall -Wno-unused-function
 # libbpf's usdt.bpf.h includes <linux/errno.h>, whose asm/ headers are multiarch
 BPF_CFLAGS += -idirafter /usr/include/$(shell gcc -print-multiarch)
 
-LIB_DIRS := src/util src/ctl src/catalog src/format src/metrics src/filter src/ctf src/kernel src/consumer src/session src/daemon src/view src/trace src/spans src/cli
+LIB_DIRS := src/util src/ctl src/catalog src/format src/metrics src/filter src/ctf src/kernel src/consumer src/session src/view src/trace src/spans src/feed src/daemon src/cli
 LIB_SRCS := $(filter-out src/cli/main.c,$(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c)))
 LIB_OBJS := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
 # OTLP's .proto files (vendored from opentelemetry-proto v1.3.2), compiled by protoc-c

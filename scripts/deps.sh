@@ -13,6 +13,9 @@ PKGS=(gcc make clang clang-16 llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-
       libyaml-dev libmicrohttpd-dev prometheus
       libprotobuf-c-dev protobuf-c-compiler libcurl4-openssl-dev
       libxml2-dev libxml2-utils lttng-tools)   # scryd save/load: LTTng's session XML (libxml2), its schema (lttng-tools) and xmllint in the tests
+# scry dlopens libcurl.so.4, libxml2.so.2 and libmicrohttpd.so.12 when it exports spans, saves
+# or loads a session, serves metrics (src/util/lazylib.h): their runtime packages, by name
+PKGS+=(libcurl4 libxml2 libmicrohttpd12)
 # the span tests' OTLP decoder runs under node; npm from Debian only when there is none
 # (NodeSource's nodejs carries its own npm and conflicts with Debian's)
 command -v node >/dev/null 2>&1 || PKGS+=(nodejs)

@@ -41,7 +41,7 @@ for src in "$@"; do
 	echo "== $base"
 	if ! clang -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 		-fno-omit-frame-pointer -std=gnu11 -D_GNU_SOURCE -Isrc -I$OUT -Itests/fuzz \
-		-o "$bin" "$src" $OUT/libscry.a -lbpf -lelf -lz -lm -ldw -lyaml -lmicrohttpd -lprotobuf-c -lcurl -lxml2; then
+		-o "$bin" "$src" $OUT/libscry.a -lbpf -lelf -lz -lm -ldw -lyaml -lprotobuf-c; then
 		echo "fuzz.sh: $base: link failed" >&2
 		failed=$((failed + 1)); failing+=("$base"); continue
 	fi

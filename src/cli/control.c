@@ -195,6 +195,9 @@ static int request(int argc, char **argv, bool start, bool quiet_error, bool *fa
 		scry_ctl_add(&b, "session", cur);
 	for (int i = 0; i < argc; i++)
 		scry_ctl_add(&b, "arg", argv[i]);
+	for (char **ev = environ; *ev; ev++)   /* a session's spans go where this command's variables say */
+		if (!strncmp(*ev, "OTEL_", 5))
+			scry_ctl_add(&b, "env", *ev);
 	if (scry_ctl_finish(&b)) {
 		fprintf(stderr, "scry: %s: the command line is larger than the protocol allows (%u bytes)\n",
 			argv[0], SCRY_CTL_MAX_PAYLOAD);

@@ -12,9 +12,9 @@
 #include "cli/channels.h"
 #include "cli/commands.h"
 #include "cli/launch.h"
-#include "cli/record_metrics.h"
 #include "cli/report.h"
 #include "cli/track.h"
+#include "feed/capture.h"
 #include "kernel/features.h"
 #include "session/session.h"
 #include "util/clock.h"
@@ -93,7 +93,7 @@ struct record_args {
 	struct cli_track track;
 	const char *metrics;   /* --metrics FILE */
 	const char *spans;     /* --spans FILE */
-	struct cli_record_metrics rm;
+	struct scry_capture rm;
 };
 
 static int parse_args(int argc, char **argv, struct record_args *a, char *err, size_t errlen)
@@ -276,7 +276,7 @@ static int parse_args(int argc, char **argv, struct record_args *a, char *err, s
 		if (r)
 			goto oom;
 	}
-	if ((a->metrics || a->spans) && cli_record_metrics_prepare(&a->rm, a->metrics, a->spans, &a->so, err, errlen))
+	if ((a->metrics || a->spans) && scry_capture_prepare(&a->rm, a->metrics, a->spans, &a->so, err, errlen))
 		return -EINVAL;
 	return 0;
 oom:
@@ -288,12 +288,12 @@ oom:
 struct status {
 	struct scry_session *s;
 	uint64_t last_events, last_t;
-	struct cli_record_metrics *rm;   /* --spans: pumped after each poll */
+	struct scry_capture *rm;   /* --spans: pumped after each poll */
 };
 
 static void after_poll(void *ctx, uint64_t now)
 {
-	cli_record_spans_pump(((struct status *)ctx)->rm, now);
+	scry_capture_pump(((struct status *)ctx)->rm, now);
 }
 
 static void status_line(void *ctx, uint64_t now)
@@ -357,23 +357,23 @@ int cmd_record(int argc, char **argv)
 	if (a.cmd && scry_spawn_check(a.cmd[0], err, sizeof(err)))
 		goto fail;
 	scry_elf_search_pids(a.pids, a.npids);   /* uprobe:NAME: the file -p's processes map */
-	if (a.spans && cli_record_spans_start(&a.rm, err, sizeof(err)))
+	if (a.spans && scry_capture_spans_start(&a.rm, NULL, err, sizeof(err)))
 		goto fail;
 	for (int r = 1; r == 1;) {   /* again when the process spans need a channel of their own */
 		scry_session_destroy(s);
 		s = NULL;
 		if (scry_session_create(&s, &a.so, err, sizeof(err)))
 			goto fail;
-		if (a.spans && (r = cli_record_spans_bind(&a.rm, s, &a.so, err, sizeof(err))) < 0)
+		if (a.spans && (r = scry_capture_bind(&a.rm, s, &a.so, err, sizeof(err))) < 0)
 			goto fail;
 		if (!a.spans)
 			r = 0;
 	}
 	if (scry_session_load(s, err, sizeof(err)))
 		goto fail;
-	if (cli_record_spans_open(&a.rm, s, err, sizeof(err)))
+	if (scry_capture_open(&a.rm, s, err, sizeof(err)))
 		goto fail;
-	if (cli_launch(s, a.pids, a.npids, a.cmd, &child, on_signal, a.rm.m.live ? cli_metrics_on_child : NULL,
+	if (cli_launch(s, a.pids, a.npids, a.cmd, &child, on_signal, a.rm.m.live ? scry_feed_on_child : NULL,
 		       a.rm.m.live, err, sizeof(err)))
 		goto fail;
 	/* without a command, when recording begins is the user's to know (LTTng: "Tracing
@@ -389,7 +389,7 @@ int cmd_record(int argc, char **argv)
 	if (scry_session_stop(s, &sum, err, sizeof(err)))
 		fprintf(stderr, "scry: %s\n", err);
 	cli_report_recording(&sum, scry_session_dir(s));
-	if ((a.metrics || a.spans) && cli_record_metrics_write(&a.rm, s, scry_session_dir(s), err, sizeof(err)))
+	if ((a.metrics || a.spans) && scry_capture_write(&a.rm, s, scry_session_dir(s), err, sizeof(err)))
 		fprintf(stderr, "scry: %s\n", err);
 	ret = 0;
 	if (a.cmd) {
@@ -411,7 +411,7 @@ fail:
 out:
 	scry_session_destroy(s);   /* before the metrics' catalog, which it uses */
 	if (a.metrics || a.spans)
-		cli_record_metrics_free(&a.rm);
+		scry_capture_free(&a.rm);
 	cli_channels_free(&a.chans);
 	free(a.pids);
 	cli_track_free(&a.track);

@@ -100,7 +100,7 @@ static void refresh(struct top *t, uint64_t now)
 	struct scry_top_table tab;
 	int ret;
 
-	if ((ret = cli_metrics_read(t->m, &snap)) ||
+	if ((ret = scry_feed_read(&t->m->f, &snap)) ||
 	    (ret = scry_top_table_build(&tab, &snap, now, &t->prev))) {
 		if (!ret)
 			scry_metrics_snap_free(&snap);
@@ -251,7 +251,7 @@ int cmd_top(int argc, char **argv)
 		};
 		struct scry_run_end rend = { 0 };
 
-		if (scry_session_run(m.s, &ro, &rend, err, sizeof(err)))
+		if (scry_session_run(m.f.s, &ro, &rend, err, sizeof(err)))
 			fprintf(stderr, "scry: %s\n", err);
 		if (rend.child_done) {
 			wstatus = rend.wstatus;

@@ -350,14 +350,20 @@ static long flush_and_poll(struct scry_consumer *c)
 	return n;
 }
 
-int scry_consumer_drain(struct scry_consumer *c)
+int scry_consumer_drain(struct scry_consumer *c, uint64_t end_ts)
 {
 	long n = flush_and_poll(c);
 
 	if (n < 0)
 		return (int)n;
 	sum_kstats(c, NULL, true);      /* the last packets carry the losses so far */
-	return scry_consumer_flush(c);
+	for (unsigned i = 0; i < c->ncpus && c->ctf && !c->write_error; i++) {
+		int r = c->cpus[i].stream ? ctf_stream_seal(c->cpus[i].stream, end_ts) : 0;
+
+		if (r)
+			output_failed(c, r);
+	}
+	return c->write_error;
 }
 
 int scry_consumer_rotate_close(struct scry_consumer *c, uint64_t end_ts, char *err, size_t errlen)

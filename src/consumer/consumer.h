@@ -70,10 +70,11 @@ long scry_consumer_poll(struct scry_consumer *c);
 uint64_t scry_consumer_poll_delay_ns(const struct scry_consumer *c);
 /* Write out partly filled packets.  Returns the write error that stopped the streams, or 0. */
 int scry_consumer_flush(struct scry_consumer *c);
-/* The programs stopped writing (their switch off): what every CPU staged and its ring hold
- * moved into the streams, and their packets written out (a trace complete on disk); the
- * streams stay open for more.  Returns the write error that stopped the streams, or 0. */
-int scry_consumer_drain(struct scry_consumer *c);
+/* The programs stopped writing (their switch off) at end_ts: what every CPU staged and its
+ * ring hold moved into the streams, and their packets written out up to end_ts (a trace
+ * complete on disk, every stream's last packet reaching end_ts); the streams stay open for
+ * more.  Returns the write error that stopped the streams, or 0. */
+int scry_consumer_drain(struct scry_consumer *c, uint64_t end_ts);
 /* Running totals (events and bytes so far). */
 void scry_consumer_stats(struct scry_consumer *c, struct scry_consumer_stats *out);
 /* A flight recorder's streams written as the streams of the trace in dir (its kernel/

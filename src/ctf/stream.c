@@ -442,6 +442,20 @@ int ctf_stream_flush(struct ctf_stream *s)
 	return s->pkt_events ? write_packet(s, 0) : 0;
 }
 
+/* The packet that ends the stream at end_ts: its pending events, or an empty packet when
+ * it never wrote one, its losses changed or the last packet ended before end_ts. */
+static int write_last(struct ctf_stream *s, uint64_t end_ts)
+{
+	if (s->st.error || !(s->pkt_events || s->seq == 0 || s->discarded != s->prev_discarded || end_ts > s->prev_end))
+		return s->st.error;
+	return write_packet(s, end_ts);
+}
+
+int ctf_stream_seal(struct ctf_stream *s, uint64_t end_ts)
+{
+	return s->keep ? ctf_stream_flush(s) : write_last(s, end_ts);
+}
+
 void ctf_stream_fail(struct ctf_stream *s, int error)
 {
 	stream_fail(s, error < 0 ? error : -EIO);
@@ -468,9 +482,7 @@ int ctf_stream_close(struct ctf_stream *s, uint64_t end_ts, struct ctf_stream_st
 		free(s);
 		return 0;
 	}
-	if (!s->st.error && (s->pkt_events || s->seq == 0 || s->discarded != s->prev_discarded ||
-			     end_ts > s->prev_end))
-		r = write_packet(s, end_ts);
+	r = write_last(s, end_ts);
 	if (fsync(s->fd) < 0 && r == 0)
 		r = -errno;
 	if (close(s->fd) < 0 && r == 0)

@@ -57,6 +57,10 @@ void ctf_stream_fail(struct ctf_stream *s, int error);
 void ctf_stream_set_discarded(struct ctf_stream *s, uint64_t cumulative);
 /* Write the current packet now if it holds any event (timer flush). */
 int ctf_stream_flush(struct ctf_stream *s);
+/* The stream's packets written out up to end_ts, as at its close, the file kept open (a
+ * stopped session: every stream's packets reach the stop, as LTTng's stop flushes them);
+ * a flight recorder's is only flushed (its held packets keep their room). */
+int ctf_stream_seal(struct ctf_stream *s, uint64_t end_ts);
 /* Flush, write one (empty) packet if the stream never had one, close the files, free s.
  * Returns the error of a write or close here (not the error that failed the stream before).
  * end_ts: timestamp_end of the last packet if later than its last event.

@@ -2,7 +2,8 @@
  * socket: one request, one reply, then the connection closes.  A message is a 12-byte
  * header (magic "SCRY", version, type, payload length, little-endian) and a payload of
  * NUL-terminated "key=value" strings (keys [a-z0-9-]+, repeatable, in order).  A request
- * carries the caller's context (cwd, home, session) and the command line (arg=, in order);
+ * carries the caller's context (cwd, home, session), its OTEL_* environment variables (env=,
+ * "NAME=value": where a session's spans go) and the command line (arg=, in order);
  * a reply its status, what to print (out=), the one-line reason of an error (error=), and
  * the current session to remember (set-session=, clear-session=).  The parser accepts
  * nothing it cannot bound: SCRY_CTL_MAX_PAYLOAD bytes, SCRY_CTL_MAX_STRINGS strings. */

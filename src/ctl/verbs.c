@@ -6,7 +6,8 @@
 
 const struct scry_ctl_verb scry_ctl_verbs[] = {
 	{ "create",
-	  "usage: scry create [NAME] [-o DIR] [--snapshot] [--clock monotonic|boot|tai] [--max-pid-sets N]\n"
+	  "usage: scry create [NAME] [-o DIR] [--snapshot] [--clock monotonic|boot|tai]\n"
+	  "                   [--metrics FILE [--listen ADDR:PORT]] [--spans FILE] [--max-pid-sets N]\n"
 	  "Create a recording session in the daemon (scryd, started on demand) and make it the\n"
 	  "current one (remembered in ~/.scryrc).  NAME defaults to auto-YYYYmmdd-HHMMSS.\n"
 	  "\n"
@@ -20,7 +21,14 @@ const struct scry_ctl_verb scry_ctl_verbs[] = {
 	  "                         block names it and places events in wall time (UTC)\n"
 	  "      --max-pid-sets N   per-process event sets kept at most (enable-event --pid), 1 to\n"
 	  "                         1024, default 64: beyond, the least recently used is evicted\n"
-	  "                         (counted, said by enable-event, list and the daemon's log)\n" },
+	  "                         (counted, said by enable-event, list and the daemon's log)\n"
+	  "      --metrics FILE     also keep the metrics FILE declares in the kernel (docs/METRICS.md),\n"
+	  "                         written to DIR/metrics.prom at each stop (as scry record --metrics)\n"
+	  "      --listen ADDR:PORT also serve them to Prometheus at http://ADDR:PORT/metrics (as scry\n"
+	  "                         serve; 503 until started; e.g. 127.0.0.1:9436)\n"
+	  "      --spans FILE       also send the spans FILE declares (tracing: spans:) over OTLP while\n"
+	  "                         the session runs, to where this command's OTEL_EXPORTER_OTLP_*,\n"
+	  "                         OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES say (not the daemon's)\n" },
 	{ "destroy",
 	  "usage: scry destroy [NAME | -a]\n"
 	  "Stop the session if it records (its trace complete) and forget it.\n"

@@ -17,6 +17,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
+#include "feed/capture.h"
+#include "feed/http.h"
 #include "session/session.h"
 
 struct dop {                       /* an enable-event or disable-event, in order */
@@ -69,6 +71,13 @@ struct dsession {
 	struct scry_session_summary sum;   /* at stop */
 	char stop_error[256];
 	int write_error;               /* a failed write, said once in the log */
+	/* create --metrics FILE / --spans FILE (feeds.c): NULL when neither was given */
+	char *metrics_file, *spans_file;    /* absolute paths */
+	char **env;                         /* the creating command's OTEL_* variables */
+	struct scry_capture *cap;
+	struct scry_http *http;             /* create --listen: the metrics served (or NULL) */
+	char *listen;
+	bool prom_written;                  /* DIR/metrics.prom written at a stop */
 };
 
 struct daemon {
@@ -112,6 +121,37 @@ void dsession_destroy(struct daemon *d, struct dsession *s);
 struct dsession *dsession_new(const char *name, const char *dir);
 int dsession_register(struct daemon *d, struct dsession *s, char *err, size_t errlen);
 void dsession_free(struct dsession *s);
+/* feeds.c: a session's metrics and spans (create --metrics/--spans), the record path's
+ * (feed/capture.h).  dfeed_attach loads and checks the configs and starts the span exporter
+ * with the caller's OTEL_* variables: 0, or -1 with a one-line err naming the file. */
+int dfeed_attach(struct daemon *d, struct dsession *s, const char *metrics, const char *spans,
+		 const char *const *env, char *err, size_t errlen);
+/* create --listen ADDR: the metrics served there (503 until started).  0, or -1 with err. */
+int dfeed_listen(struct dsession *s, const char *listen, char *err, size_t errlen);
+/* Scrapes read the engine session from now on (true), or no more (false: before it goes). */
+void dfeed_serving(struct dsession *s, bool on);
+/* In dsession_rebuild: so's channels, then the metrics channel. */
+int dfeed_channels(struct dsession *s, struct scry_session_opts *so, char *err, size_t errlen);
+/* After the engine session is created: the process spans fed by one of its channels; 1 when
+ * it must be created again (so has a channel "spans" now). */
+int dfeed_bind(struct dsession *s, struct scry_session_opts *so, char *err, size_t errlen);
+/* After an enable-event on a loaded session: the process spans bound again (-1: they could
+ * not be). */
+int dfeed_rebind(struct dsession *s);
+/* After load: the kernel spans' ring. */
+int dfeed_open(struct dsession *s, char *err, size_t errlen);
+/* The pump's arguments: how often to poll at least, and what after each poll. */
+uint64_t dfeed_poll_delay(const struct dsession *s);
+void (*dfeed_after_poll(const struct dsession *s))(void *ctx, uint64_t now);
+/* At stop (the engine paused): the spans of what was read handed over, DIR/metrics.prom
+ * written, the loss said in the log. */
+void dfeed_stopped(struct dsession *s);
+/* At destroy, before the engine session goes: the spans still open ended, the exporter
+ * flushed (2 s at most), the totals in the log. */
+void dfeed_end(struct dsession *s);
+/* `list NAME` / `status`: what the session feeds and what it lost. */
+void dfeed_describe(struct dsession *s, FILE *out);
+void dfeed_free(struct dsession *s);
 /* session_xml.c: LTTng's session XML (session.xsd) */
 int dsession_save(const struct dsession *s, const char *path, bool force, char *err, size_t errlen);
 /* Read every session of file path (or only the one named only): each built (its engine
@@ -125,8 +165,8 @@ int dsession_read_xml_buffer(const char *buf, size_t len, const char *label, str
 /* `list NAME`: the session described, LTTng's way. */
 void dsession_describe(struct dsession *s, FILE *out);
 
-/* verbs.c: run one request's command line; out gets what to print, err the reason of a
- * failure; *set_session the session to make current (static or s->name), *clear_session
+/* verbs.c: run one request's command line (env: the caller's OTEL_* variables, "NAME=value",
+ * NULL-terminated); out gets what to print, err the reason of a failure; *set_session the session to make current (static or s->name), *clear_session
  * a destroyed one.  Returns 0 or -errno. */
 struct dreply {
 	FILE *out;
@@ -137,6 +177,6 @@ struct dreply {
 	size_t ncleared;
 };
 int daemon_verb(struct daemon *d, char **argv, int argc, const char *cwd, const char *home,
-		const char *current, struct dreply *r);
+		const char *current, const char *const *env, struct dreply *r);
 
 #endif

@@ -120,8 +120,8 @@ static void serve(struct conn *c, const struct scry_ctl_msg *m)
 	struct scry_ctl_builder b;
 	struct dreply r = { 0 };
 	char err[1024] = "", *out = NULL;
-	size_t outlen = 0, argc = 0;
-	char **argv = NULL;
+	size_t outlen = 0, argc = 0, nenv = 0;
+	char **argv = NULL, **env = NULL;
 	int ret;
 
 	if (m->type != SCRY_CTL_REQUEST) {
@@ -132,19 +132,28 @@ static void serve(struct conn *c, const struct scry_ctl_msg *m)
 		reply_error(c, "out of memory");
 		return;
 	}
+	if (!(env = calloc(m->nkv + 1, sizeof(*env)))) {
+		free(argv);
+		reply_error(c, "out of memory");
+		return;
+	}
 	for (size_t i = 0; i < m->nkv; i++)
 		if (!strcmp(m->kv[i].key, "arg"))
 			argv[argc++] = (char *)m->kv[i].value;
+		else if (!strcmp(m->kv[i].key, "env") && !strncmp(m->kv[i].value, "OTEL_", 5) &&
+			 strchr(m->kv[i].value, '='))
+			env[nenv++] = (char *)m->kv[i].value;   /* the caller's OTEL_* variables */
 	r.out = open_memstream(&out, &outlen);
 	r.err = err;
 	r.errlen = sizeof(err);
 	if (!r.out) {
 		free(argv);
+		free(env);
 		reply_error(c, "out of memory");
 		return;
 	}
 	ret = daemon_verb(&g.d, argv, (int)argc, scry_ctl_get(m, "cwd"), scry_ctl_get(m, "home"),
-			  scry_ctl_get(m, "session"), &r);
+			  scry_ctl_get(m, "session"), (const char *const *)env, &r);
 	fclose(r.out);
 	if (ret && !err[0])
 		snprintf(err, sizeof(err), "%s: %s", argc ? argv[0] : "request", strerror(-ret));
@@ -164,6 +173,7 @@ static void serve(struct conn *c, const struct scry_ctl_msg *m)
 	free(r.cleared);
 	free(out);
 	free(argv);
+	free(env);
 	if (b.error == -E2BIG) {      /* a listing beyond the protocol's bound */
 		scry_ctl_builder_free(&b);
 		reply_error(c, "the reply is larger than the protocol allows");

@@ -6,7 +6,8 @@
  * (another domain, overwrite channels, timers, tracefile limits, snapshot or network
  * outputs, rotation schedules...), and builds every session of the file before any is
  * created.  Contexts that session.xsd 2.12 does not name are saved as app contexts of the
- * provider "scry" (uid, gid, euid, cpu_id, *_ns). */
+ * provider "scry" (uid, gid, euid, cpu_id, *_ns).  libxml2 is loaded by the first save or load
+ * (util/lazylib.h): a scry that does neither does not map it. */
 #include <errno.h>
 #include <stdarg.h>
 #include <grp.h>
@@ -19,7 +20,17 @@
 #include <libxml/tree.h>
 #include <libxml/xmlwriter.h>
 #include "daemon/daemon_int.h"
+#include "util/lazylib.h"
 #include "util/parse.h"
+
+/* libxml2's functions used here, typed by its headers.  xmlFree is a global variable
+ * (a function pointer) there, not a function: its field points at it, (*xml.xmlFree)(p). */
+#define XML_FNS(X, t) X(t, xmlReadFile) X(t, xmlReadMemory) X(t, xmlFreeDoc) X(t, xmlDocGetRootElement)      \
+	X(t, xmlNodeGetContent) X(t, xmlGetLineNo) X(t, xmlStrcmp) X(t, xmlFree) X(t, xmlSetStructuredErrorFunc) \
+	X(t, xmlNewTextWriterFilename) X(t, xmlFreeTextWriter) X(t, xmlTextWriterSetIndent)                      \
+	X(t, xmlTextWriterSetIndentString) X(t, xmlTextWriterStartDocument) X(t, xmlTextWriterEndDocument)       \
+	X(t, xmlTextWriterStartElement) X(t, xmlTextWriterEndElement) X(t, xmlTextWriterWriteVFormatElement)
+SCRY_LAZYLIB_DEFINE(xml, xml_lib, "libxml2.so.2", "LTTng session files", XML_FNS);
 
 #define XC (const xmlChar *)
 
@@ -44,13 +55,13 @@ static int el(xmlTextWriterPtr w, const char *name, const char *fmt, ...)
 	int r;
 
 	va_start(ap, fmt);
-	r = xmlTextWriterWriteVFormatElement(w, XC name, fmt, ap);
+	r = xml.xmlTextWriterWriteVFormatElement(w, XC name, fmt, ap);
 	va_end(ap);
 	return r < 0 ? -1 : 0;
 }
 
-#define OPEN(w, n) (xmlTextWriterStartElement(w, XC(n)) < 0 ? -1 : 0)
-#define CLOSE(w) (xmlTextWriterEndElement(w) < 0 ? -1 : 0)
+#define OPEN(w, n) (xml.xmlTextWriterStartElement(w, XC(n)) < 0 ? -1 : 0)
+#define CLOSE(w) (xml.xmlTextWriterEndElement(w) < 0 ? -1 : 0)
 
 static int write_channel(xmlTextWriterPtr w, const struct dsession *s, const struct dchannel *c)
 {
@@ -121,18 +132,20 @@ int dsession_save(const struct dsession *s, const char *path, bool force, char *
 	xmlTextWriterPtr w;
 	int bad = 0;
 
+	if (scry_lazylib_load(&xml_lib, err, errlen))
+		return -ELIBACC;
 	if (!force && access(path, F_OK) == 0) {
 		snprintf(err, errlen, "'%s' exists: give -f to overwrite it", path);
 		return -EEXIST;
 	}
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	if (!(w = xmlNewTextWriterFilename(tmp, 0))) {
+	if (!(w = xml.xmlNewTextWriterFilename(tmp, 0))) {
 		snprintf(err, errlen, "cannot write '%s': %s", tmp, strerror(errno ? errno : EIO));
 		return -EIO;
 	}
-	xmlTextWriterSetIndent(w, 1);
-	xmlTextWriterSetIndentString(w, XC "\t");
-	bad |= xmlTextWriterStartDocument(w, NULL, "UTF-8", NULL) < 0;
+	xml.xmlTextWriterSetIndent(w, 1);
+	xml.xmlTextWriterSetIndentString(w, XC "\t");
+	bad |= xml.xmlTextWriterStartDocument(w, NULL, "UTF-8", NULL) < 0;
 	bad |= OPEN(w, "sessions") | OPEN(w, "session") | el(w, "name", "%s", s->name);
 	bad |= OPEN(w, "domains") | OPEN(w, "domain") | el(w, "type", "KERNEL") | el(w, "buffer_type", "GLOBAL");
 	bad |= OPEN(w, "channels");
@@ -175,8 +188,8 @@ int dsession_save(const struct dsession *s, const char *path, bool force, char *
 		bad |= CLOSE(w) | CLOSE(w);
 	bad |= CLOSE(w);
 	bad |= CLOSE(w) | CLOSE(w);
-	bad |= xmlTextWriterEndDocument(w) < 0;
-	xmlFreeTextWriter(w);      /* flushes and closes the file */
+	bad |= xml.xmlTextWriterEndDocument(w) < 0;
+	xml.xmlFreeTextWriter(w);      /* flushes and closes the file */
 	if (bad || rename(tmp, path) < 0) {
 		snprintf(err, errlen, "cannot write '%s': %s", path, bad ? "write error" : strerror(errno));
 		unlink(tmp);
@@ -220,7 +233,7 @@ static void one_line(char *s)
 
 static int unsupported(struct rd *r, xmlNodePtr n, const char *why)
 {
-	snprintf(r->err, r->errlen, "%s:%ld: <%s>%s%s", r->path, (long)xmlGetLineNo(n), (const char *)n->name,
+	snprintf(r->err, r->errlen, "%s:%ld: <%s>%s%s", r->path, (long)xml.xmlGetLineNo(n), (const char *)n->name,
 		 why[0] ? " " : "", why);
 	one_line(r->err);
 	return -ENOTSUP;
@@ -228,7 +241,7 @@ static int unsupported(struct rd *r, xmlNodePtr n, const char *why)
 
 static int unknown(struct rd *r, xmlNodePtr n)
 {
-	snprintf(r->err, r->errlen, "%s:%ld: unknown element <%s> in <%s>", r->path, (long)xmlGetLineNo(n),
+	snprintf(r->err, r->errlen, "%s:%ld: unknown element <%s> in <%s>", r->path, (long)xml.xmlGetLineNo(n),
 		 (const char *)n->name, n->parent ? (const char *)n->parent->name : "");
 	one_line(r->err);
 	return -EINVAL;
@@ -236,7 +249,7 @@ static int unknown(struct rd *r, xmlNodePtr n)
 
 static bool is(xmlNodePtr n, const char *name)
 {
-	return !xmlStrcmp(n->name, XC name);
+	return !xml.xmlStrcmp(n->name, XC name);
 }
 
 #define FOR_ELEMENTS(c, parent) \
@@ -246,14 +259,14 @@ static bool is(xmlNodePtr n, const char *name)
 /* An element's text (trimmed; owned by the caller's buffer). */
 static const char *text(xmlNodePtr n, char *buf, size_t len)
 {
-	xmlChar *t = xmlNodeGetContent(n);
+	xmlChar *t = xml.xmlNodeGetContent(n);
 	const char *s = t ? (const char *)t : "";
 	size_t a = strspn(s, " \t\r\n"), b = strlen(s);
 
 	while (b > a && strchr(" \t\r\n", s[b - 1]))
 		b--;
 	snprintf(buf, len, "%.*s", (int)(b - a), s + a);
-	xmlFree(t);
+	(*xml.xmlFree)(t);
 	return buf;
 }
 
@@ -320,7 +333,7 @@ static int read_event(struct rd *r, struct dchannel *c, xmlNodePtr ev)
 			if (strcmp(text(n, b, sizeof(b)), "-1"))
 				ret = unsupported(r, n, "(log levels are for user space domains)");
 		} else if (is(n, "filter")) {
-			xmlChar *f = xmlNodeGetContent(n);
+			xmlChar *f = xml.xmlNodeGetContent(n);
 
 			filtered = true;
 			if (!r->filter_seen) {
@@ -330,7 +343,7 @@ static int read_event(struct rd *r, struct dchannel *c, xmlNodePtr ev)
 				ret = unsupported(r, n, "differs from another event's filter: scry's sessions have one "
 						  "filter for all their events");
 			}
-			xmlFree(f);
+			(*xml.xmlFree)(f);
 		} else if (is(n, "exclusions")) {
 			FOR_ELEMENTS(x, n) {
 				ret = unsupported(r, x, "(exclusions are for user space domains)");
@@ -364,6 +377,12 @@ static int read_event(struct rd *r, struct dchannel *c, xmlNodePtr ev)
 	}
 	if (ret || !spec)
 		return -ENOMEM;
+	/* "syscall:syscall:x" would be saved as the syscall "syscall:x", loaded back as "x" */
+	if (!strncmp(spec, "syscall:", 8) && strchr(spec + 8, ':')) {
+		snprintf(b, sizeof(b), "event '%.200s': a syscall's name has no ':'", name);
+		free(spec);
+		return unsupported(r, ev, b);
+	}
 	ret = dchannel_add_op(c, true, spec) || (!enabled && dchannel_add_op(c, false, spec)) ? -ENOMEM : 0;
 	free(spec);
 	return ret;
@@ -874,7 +893,7 @@ static int read_doc(struct rd *r, xmlDocPtr doc, const char *only, struct dsessi
 	xmlNodePtr root;
 	int ret = 0;
 
-	root = xmlDocGetRootElement(doc);
+	root = xml.xmlDocGetRootElement(doc);
 	if (!root || !is(root, "sessions")) {
 		snprintf(err, errlen, "%s: not an LTTng session file (its root is <%s>, not <sessions>)", path,
 			 root ? (const char *)root->name : "");
@@ -943,13 +962,15 @@ int dsession_read_xml(struct daemon *d, const char *path, const char *only, stru
 	*out = NULL;
 	*n = 0;
 	*started = NULL;
+	if (scry_lazylib_load(&xml_lib, err, errlen))
+		return -ELIBACC;
 	if (access(path, R_OK) < 0) {
 		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
 		return -errno;
 	}
-	xmlSetStructuredErrorFunc(&r, (xmlStructuredErrorFunc)xml_error);
-	doc = xmlReadFile(path, NULL, XML_PARSE_NONET);
-	xmlSetStructuredErrorFunc(NULL, NULL);
+	xml.xmlSetStructuredErrorFunc(&r, (xmlStructuredErrorFunc)xml_error);
+	doc = xml.xmlReadFile(path, NULL, XML_PARSE_NONET);
+	xml.xmlSetStructuredErrorFunc(NULL, NULL);
 	if (!doc) {
 		if (!err[0])
 			snprintf(err, errlen, "%s: not XML", path);
@@ -957,7 +978,7 @@ int dsession_read_xml(struct daemon *d, const char *path, const char *only, stru
 	}
 	ret = read_doc(&r, doc, only, out, n, started);
 	free(r.filter);
-	xmlFreeDoc(doc);
+	xml.xmlFreeDoc(doc);
 	return ret;
 }
 
@@ -974,9 +995,11 @@ int dsession_read_xml_buffer(const char *buf, size_t len, const char *label, str
 	*started = NULL;
 	if (len > INT32_MAX)
 		return -E2BIG;
-	xmlSetStructuredErrorFunc(&r, (xmlStructuredErrorFunc)xml_error);
-	doc = xmlReadMemory(buf, (int)len, label, NULL, XML_PARSE_NONET);
-	xmlSetStructuredErrorFunc(NULL, NULL);
+	if (scry_lazylib_load(&xml_lib, err, errlen))
+		return -ELIBACC;
+	xml.xmlSetStructuredErrorFunc(&r, (xmlStructuredErrorFunc)xml_error);
+	doc = xml.xmlReadMemory(buf, (int)len, label, NULL, XML_PARSE_NONET);
+	xml.xmlSetStructuredErrorFunc(NULL, NULL);
 	if (!doc) {
 		if (!err[0])
 			snprintf(err, errlen, "%s: not XML", label);
@@ -984,6 +1007,6 @@ int dsession_read_xml_buffer(const char *buf, size_t len, const char *label, str
 	}
 	ret = read_doc(&r, doc, NULL, out, n, started);
 	free(r.filter);
-	xmlFreeDoc(doc);
+	xml.xmlFreeDoc(doc);
 	return ret;
 }

@@ -197,7 +197,8 @@ static uint64_t prepare_tick(void *ctx, uint64_t now)
 
 /* The engine session of the configuration: its channels with at least one event (a
  * channel's first enable-event is its opts.events, the rest replayed through the verbs,
- * in order). */
+ * in order; with --spans, every enable-event before the first disable-event is in
+ * opts.events, so that the process spans find their events in the channel before load). */
 int dsession_rebuild(struct daemon *d, struct dsession *s, char *err, size_t errlen)
 {
 	return rebuild(d, s, true, err, errlen);
@@ -213,7 +214,8 @@ static int rebuild(struct daemon *d, struct dsession *s, bool prepare, char *err
 		.track_uids = s->nuids ? s->uids : NULL, .ntrack_uids = s->nuids,
 		.track_gids = s->ngids ? s->gids : NULL, .ntrack_gids = s->ngids,
 	};
-	size_t *first = NULL, n = 0;
+	size_t *first = NULL, *nfirst = NULL, n = 0;
+	const char ***specs = NULL;
 	int ret = -ENOMEM;
 
 	cancel_prepare(d, s);
@@ -222,7 +224,9 @@ static int rebuild(struct daemon *d, struct dsession *s, bool prepare, char *err
 	s->d = d;
 	co = calloc(s->nchans ? s->nchans : 1, sizeof(*co));
 	first = calloc(s->nchans ? s->nchans : 1, sizeof(*first));
-	if (!co || !first) {
+	nfirst = calloc(s->nchans ? s->nchans : 1, sizeof(*nfirst));
+	specs = calloc(s->nchans ? s->nchans : 1, sizeof(*specs));
+	if (!co || !first || !nfirst || !specs) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
@@ -235,11 +239,19 @@ static int rebuild(struct daemon *d, struct dsession *s, bool prepare, char *err
 			first[i]++;      /* disables before any enable: nothing to disable */
 		bool none = first[i] == c->nops;   /* per-process events only: replayed below */
 
-		if (none)
-			first[i] = (size_t)-1;
+		nfirst[i] = none ? 0 : 1;
+		while (s->spans_file && !none && first[i] + nfirst[i] < c->nops && c->ops[first[i] + nfirst[i]].enable &&
+		       !c->ops[first[i] + nfirst[i]].pid)
+			nfirst[i]++;
+		if (!(specs[i] = calloc(nfirst[i] ? nfirst[i] : 1, sizeof(char *)))) {
+			ret = -ENOMEM;
+			snprintf(err, errlen, "out of memory");
+			goto out;
+		}
+		for (size_t k = 0; k < nfirst[i]; k++)
+			specs[i][k] = c->ops[first[i] + k].spec;
 		co[n++] = (struct scry_channel_opts){
-			.name = c->name, .events = none ? NULL : (const char *const *)&c->ops[first[i]].spec,
-			.nevents = none ? 0 : 1, .no_events = none,
+			.name = c->name, .events = none ? NULL : specs[i], .nevents = nfirst[i], .no_events = none,
 			.ctx_mask = c->ctx_mask, .ring_size = s->snapshot ? 0 : c->ring_size,
 			/* a flight recorder keeps num_subbuf packets of subbuf_size per CPU */
 			.packet_size = s->snapshot ? (size_t)c->subbuf_size : 0,
@@ -254,16 +266,26 @@ static int rebuild(struct daemon *d, struct dsession *s, bool prepare, char *err
 		goto out;            /* no event yet: nothing to build */
 	so.channels = co;
 	so.nchannels = n;
-	if ((ret = scry_session_create(&s->eng, &so, err, errlen)))
+	if ((ret = dfeed_channels(s, &so, err, errlen) ? -EINVAL : 0))
 		goto out;
+	for (int again = 1; again == 1;) {   /* again when the process spans need a channel of their own */
+		scry_session_destroy(s->eng);
+		s->eng = NULL;
+		if ((ret = scry_session_create(&s->eng, &so, err, errlen)))
+			goto out;
+		if ((again = dfeed_bind(s, &so, err, errlen)) < 0) {
+			ret = -EINVAL;
+			break;
+		}
+	}
 	for (size_t i = 0; i < s->nchans && !ret; i++) {
 		struct dchannel *c = &s->chans[i];
 
 		if (!has_enable(c))
 			continue;
-		/* the ops after the first (the channel's opts.events), and per-process ones before */
+		/* the ops after those in opts.events, and the per-process ones before them */
 		for (size_t k = 0; k < c->nops && !ret; k++)
-			if (k != first[i] && (k > first[i] || first[i] == (size_t)-1 || c->ops[k].pid))
+			if (c->ops[k].pid || k >= first[i] + nfirst[i])
 				ret = replay_op(s, c, &c->ops[k], err, errlen);
 		if (!ret && c->disabled)
 			ret = scry_session_enable_channel(s->eng, c->name, false, err, errlen);
@@ -277,6 +299,10 @@ static int rebuild(struct daemon *d, struct dsession *s, bool prepare, char *err
 		s->prep_timer = t >= 0 ? t : -1;
 	}
 out:
+	for (size_t i = 0; specs && i < s->nchans; i++)
+		free(specs[i]);
+	free(specs);
+	free(nfirst);
 	free(co);
 	free(first);
 	return ret;
@@ -362,7 +388,8 @@ static int restart(struct daemon *d, struct dsession *s, char *err, size_t errle
 
 	if ((ret = scry_session_resume(s->eng, err, errlen)))
 		return ret;
-	if ((ret = scry_session_pump_start(s->eng, d->loop, 0, NULL, NULL, &s->pump))) {
+	if ((ret = scry_session_pump_start(s->eng, d->loop, dfeed_poll_delay(s), dfeed_after_poll(s), s->cap,
+					   &s->pump))) {
 		char e2[256];
 
 		snprintf(err, errlen, "event loop: %s", strerror(-ret));
@@ -397,6 +424,10 @@ int dsession_start(struct daemon *d, struct dsession *s, char *err, size_t errle
 
 	if ((ret = scry_session_load(s->eng, err, errlen)))
 		goto fail;
+	if (dfeed_open(s, err, errlen)) {
+		ret = -EINVAL;
+		goto fail;
+	}
 	t1 = scry_monotonic_ns();
 	for (size_t i = 0; i < s->npids; i++)
 		if ((ret = scry_session_track(s->eng, s->pids[i], err, errlen)))
@@ -405,7 +436,8 @@ int dsession_start(struct daemon *d, struct dsession *s, char *err, size_t errle
 	if ((ret = scry_session_start(s->eng, err, errlen)))
 		goto fail;
 	t3 = scry_monotonic_ns();
-	if ((ret = scry_session_pump_start(s->eng, d->loop, 0, NULL, NULL, &s->pump))) {
+	if ((ret = scry_session_pump_start(s->eng, d->loop, dfeed_poll_delay(s), dfeed_after_poll(s), s->cap,
+					   &s->pump))) {
 		struct scry_session_summary sum;
 		char e2[256];
 
@@ -416,6 +448,7 @@ int dsession_start(struct daemon *d, struct dsession *s, char *err, size_t errle
 	s->state = D_STARTED;
 	s->rot_bytes = 0;
 	dsession_rotation_timers(d, s);
+	dfeed_serving(s, true);
 	/* where a start's time goes (bench/daemon.sh reads it) */
 	struct scry_session_load_times lt;
 
@@ -428,6 +461,7 @@ int dsession_start(struct daemon *d, struct dsession *s, char *err, size_t errle
 	return 0;
 fail:
 	/* nothing recorded: the engine session is built again from the configuration */
+	dfeed_serving(s, false);
 	scry_session_destroy(s->eng);
 	s->eng = NULL;
 	{
@@ -459,6 +493,7 @@ int dsession_stop(struct daemon *d, struct dsession *s, char *err, size_t errlen
 	scry_log(SCRY_LOG_INFO, "scryd: session %s stopped: %llu events, %llu discarded, %llu lost", s->name,
 		 (unsigned long long)s->sum.events, (unsigned long long)s->sum.discarded,
 		 (unsigned long long)s->sum.lost);
+	dfeed_stopped(s);          /* metrics.prom, the spans of what was read */
 	if (ret)
 		snprintf(err, errlen, "%s", s->stop_error);
 	return ret;
@@ -468,7 +503,10 @@ void dsession_free(struct dsession *s)
 {
 	if (!s)
 		return;
+	dfeed_serving(s, false);   /* no scrape reads the engine session from now on */
 	scry_session_destroy(s->eng);
+	s->eng = NULL;
+	dfeed_free(s);             /* after the engine session, whose sink it is */
 	for (size_t i = 0; i < s->nchans; i++) {
 		for (size_t k = 0; k < s->chans[i].nops; k++)
 			free(s->chans[i].ops[k].spec);
@@ -497,7 +535,9 @@ void dsession_destroy(struct daemon *d, struct dsession *s)
 	if (s->state == D_STOPPED && s->eng) {   /* the trace completed, BPF objects and rings freed */
 		struct scry_session_summary sum;
 
+		dfeed_serving(s, false);
 		scry_session_stop(s->eng, &sum, err, sizeof(err));
+		dfeed_end(s);       /* the spans still open ended, the exporter flushed */
 		scry_session_destroy(s->eng);
 		s->eng = NULL;
 	}
@@ -567,6 +607,7 @@ void dsession_describe(struct dsession *s, FILE *out)
 		fprintf(out, "    Events: %llu recorded, %llu discarded, %llu lost, %llu bytes\n",
 			(unsigned long long)sum.events, (unsigned long long)sum.discarded,
 			(unsigned long long)sum.lost, (unsigned long long)sum.bytes);
+	dfeed_describe(s, out);
 	if (s->stop_error[0])
 		fprintf(out, "    Error: %s\n", s->stop_error);
 	if (sum.write_error)

@@ -35,6 +35,7 @@ static int __attribute__((format(printf, 2, 3))) refuse(struct dreply *r, const 
 struct verb_ctx {
 	struct daemon *d;
 	const char *cwd, *home, *current;
+	const char *const *env;        /* the caller's OTEL_* variables */
 	struct dreply *r;
 	const char *verb;
 };
@@ -128,9 +129,12 @@ static int verb_create(struct verb_ctx *v, int argc, char **argv)
 	static const struct option lo[] = {
 		{ "output", required_argument, NULL, 'o' }, { "snapshot", no_argument, NULL, 'S' },
 		{ "kernel", no_argument, NULL, 'k' }, { "clock", required_argument, NULL, 'C' },
-		{ "max-pid-sets", required_argument, NULL, 'P' }, { 0 } };
+		{ "metrics", required_argument, NULL, 'M' }, { "spans", required_argument, NULL, 'P' },
+		{ "listen", required_argument, NULL, 'L' }, { "max-pid-sets", required_argument, NULL, 256 }, { 0 } };
 	struct dreply *r = v->r;
-	const char *out = NULL, *name = NULL;
+	const char *out = NULL, *name = NULL, *metrics = NULL, *spans = NULL, *listen = NULL;
+	char *mpath = NULL, *spath = NULL;
+	struct dsession *ns = NULL;
 	bool snapshot = false;
 	unsigned clock = SCRY_CLOCK_MONOTONIC, max_pid_sets = SCRY_DEFAULT_PID_SETS;
 	char *end;
@@ -144,6 +148,9 @@ static int verb_create(struct verb_ctx *v, int argc, char **argv)
 		case 'o': out = optarg; break;
 		case 'k': break;
 		case 'S': snapshot = true; break;
+		case 'M': metrics = optarg; break;
+		case 'P': spans = optarg; break;
+		case 'L': listen = optarg; break;
 		case 'C':
 			for (clock = 0; clock < SCRY_CLOCK_NR && strcmp(optarg, scry_clock_name(clock)); clock++)
 				;
@@ -152,7 +159,7 @@ static int verb_create(struct verb_ctx *v, int argc, char **argv)
 			if ((ret = scry_clock_check(clock, r->err, r->errlen)))
 				return ret;
 			break;
-		case 'P': {
+		case 256: {
 			unsigned long n = strtoul(optarg, &end, 10);
 
 			if (!*optarg || *end || optarg[0] == '-' || n < 1 || n > SCRY_PID_SETS_MAX)
@@ -176,6 +183,10 @@ static int verb_create(struct verb_ctx *v, int argc, char **argv)
 	}
 	if (!valid_name(name))
 		return ERR("invalid session name '%s' (letters, digits, '_', '-', '.')", name);
+	if (snapshot && (metrics || spans))
+		return ERR("create: --metrics and --spans feed a session that writes its trace, not a snapshot session");
+	if (listen && !metrics)
+		return ERR("create: --listen serves the metrics of --metrics FILE: give one");
 	if (dsession_find(v->d, name))
 		return ERR("session '%s' already exists", name);
 	if (out)
@@ -194,8 +205,27 @@ static int verb_create(struct verb_ctx *v, int argc, char **argv)
 		ret = -EEXIST;
 		goto out;
 	}
-	if ((ret = dsession_add(v->d, name, dir, r->err, r->errlen)))
+	if ((metrics && resolve_path(v, metrics, &mpath)) || (spans && resolve_path(v, spans, &spath))) {
+		ret = ERR("out of memory");
 		goto out;
+	}
+	if (!(ns = dsession_new(name, dir))) {
+		ret = ERR("out of memory");
+		goto out;
+	}
+	/* the configs checked (one line naming file:line:key), the exporter started with the
+	 * caller's OTEL_* variables: nothing registered when they fail */
+	if ((metrics || spans) && dfeed_attach(v->d, ns, mpath, spath, v->env, r->err, r->errlen)) {
+		ret = -EINVAL;
+		goto out;
+	}
+	if (listen && dfeed_listen(ns, listen, r->err, r->errlen)) {
+		ret = -EADDRINUSE;
+		goto out;
+	}
+	if ((ret = dsession_register(v->d, ns, r->err, r->errlen)))
+		goto out;
+	ns = NULL;
 	v->d->sess[v->d->nsess - 1]->snapshot = snapshot;
 	v->d->sess[v->d->nsess - 1]->clock = clock;
 	v->d->sess[v->d->nsess - 1]->max_pid_sets = max_pid_sets;
@@ -203,8 +233,18 @@ static int verb_create(struct verb_ctx *v, int argc, char **argv)
 		fprintf(r->out, "Snapshot session %s created.\nDefault snapshot output set to %s\n", name, dir);
 	else
 		fprintf(r->out, "Session %s created.\nTraces will be output to %s\n", name, dir);
+	if (metrics)
+		fprintf(r->out, "Metrics of %s written to %s/metrics.prom at stop\n", mpath, dir);
+	if (listen)
+		fprintf(r->out, "Metrics served at http://%s/metrics once started\n", listen);
+	if (spans)
+		fprintf(r->out, "Spans of %s sent to %s while it runs\n", spath,
+			scry_otlp_endpoint(v->d->sess[v->d->nsess - 1]->cap->m.exp));
 	r->set_session = v->d->sess[v->d->nsess - 1]->name;
 out:
+	dsession_free(ns);
+	free(mpath);
+	free(spath);
 	free(dir);
 	return ret;
 }
@@ -493,6 +533,10 @@ static int apply_op(struct verb_ctx *v, struct dsession *s, struct dchannel *c, 
 	if (loaded(s)) {
 		ret = enable ? scry_session_enable_event(s->eng, c->name, spec, r->err, r->errlen)
 			     : scry_session_disable_event(s->eng, c->name, spec, r->err, r->errlen);
+		if (enable && dfeed_rebind(s)) {    /* the span channel's events may have moved */
+			scry_log(SCRY_LOG_INFO, "scryd: session %s: the process spans lost their events' channel",
+				 s->name);
+		}
 		if (ret)
 			return ret;
 		return dchannel_add_op(c, enable, spec) ? ERR("out of memory") : 0;
@@ -1455,6 +1499,12 @@ static int verb_save(struct verb_ctx *v, int argc, char **argv)
 		if (!ret && s->clock)     /* session.xsd has no element for a tracer's clock */
 			fprintf(r->out, "Note: its clock '%s' is not saved (LTTng's session XML has no place for it): "
 				"load gives the monotonic clock\n", scry_clock_name(s->clock));
+		if (!ret && s->metrics_file)   /* nor for what a session feeds beside its trace */
+			fprintf(r->out, "Note: its --metrics %s is not saved (LTTng's session XML has no place for it): "
+				"give it to create again\n", s->metrics_file);
+		if (!ret && s->spans_file)
+			fprintf(r->out, "Note: its --spans %s is not saved (LTTng's session XML has no place for it): "
+				"give it to create again\n", s->spans_file);
 		free(file);
 	}
 	free(base);
@@ -1629,10 +1679,10 @@ static int verb_set_session(struct verb_ctx *v, int argc, char **argv)
 }
 
 int daemon_verb(struct daemon *d, char **argv, int argc, const char *cwd, const char *home,
-		const char *current, struct dreply *r)
+		const char *current, const char *const *env, struct dreply *r)
 {
 	struct verb_ctx v = { .d = d, .cwd = cwd, .home = home, .current = current && *current ? current : NULL,
-			      .r = r, .verb = argc ? argv[0] : "" };
+			      .env = env, .r = r, .verb = argc ? argv[0] : "" };
 
 	if (!argc) {
 		snprintf(r->err, r->errlen, "empty command");

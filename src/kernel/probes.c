@@ -207,7 +207,8 @@ static int probes_load(struct scry_probes **out, const struct scry_probes_opts *
 		goto fail;
 	}
 	bpf_program__set_autoload(p->skel->progs.scry_fork, need_fork);
-	bpf_program__set_autoload(p->skel->progs.scry_fork_write, need_fork);
+	/* the fork filter front's way on (fronts.c): only with a filter (~2 ms of a start) */
+	bpf_program__set_autoload(p->skel->progs.scry_fork_write, need_fork && o->filter);
 	/* followed processes leave the follow sets at exit */
 	bpf_program__set_autoload(p->skel->progs.scry_exit, !o->target_all || o->track_vpid);
 	bpf_program__set_autoload(p->skel->progs.scry_signal, o->signal_event_id != 0xffff);
@@ -321,7 +322,7 @@ int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o,
 	size_t objsz;
 	const void *obj = scry_bpf__elf_bytes(&objsz);
 	char core[512];
-	bool cached = scry_btf_cache_lookup(obj, objsz, core, sizeof(core));
+	bool cached = scry_btf_cache_lookup(core, sizeof(core));
 	int ret = probes_load(out, o, cached ? core : NULL, err, errlen);
 
 	if (ret && cached) {       /* not with that BTF, perhaps: without it */

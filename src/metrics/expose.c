@@ -151,6 +151,9 @@ static void put_self(FILE *f, const struct scry_metrics_snap *snap, const struct
 	put_counter(f, "scry_events_total", "Syscall exits that updated at least one metric.", self->events, om);
 	put_counter(f, "scry_latency_unmeasured_total",
 		    "Calls whose latency was not measured (their entry came before the start).", self->no_entry, om);
+	put_counter(f, "scry_span_marks_lost_total",
+		    "Span marks lost (tracing: parent:): no storage for a thread's mark, or too many block requests in "
+		    "flight.", self->marks_lost, om);
 	for (size_t i = 0; i < snap->n; i++)
 		v[i] = self->overflow ? self->overflow[i] : 0;
 	put_per_metric(f, snap, "scry_metric_overflow_total",

@@ -21,6 +21,8 @@ struct scry_expose_self {
 	uint64_t events;                 /* syscall exits that fed a metric */
 	uint64_t no_entry;               /* latencies not measured (entry before the start) */
 	const uint64_t *overflow;        /* per metric: updates lost, its map full */
+	uint64_t marks_lost;             /* span marks lost (tracing: parent:): a thread's storage not
+					  * created, or too many block requests in flight */
 	const struct scry_expose_prog *progs;
 	size_t nprogs;
 	bool bpf_stats;                  /* run_cnt and run_time_ns are counted */

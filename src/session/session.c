@@ -727,7 +727,7 @@ int scry_session_pause(struct scry_session *s, char *err, size_t errlen)
 		return ret;
 	}
 	for (size_t i = 0; i < s->nchans; i++) {
-		int r = s->chans[i]->consumer ? scry_consumer_drain(s->chans[i]->consumer) : 0;
+		int r = s->chans[i]->consumer ? scry_consumer_drain(s->chans[i]->consumer, s->stop_ts) : 0;
 
 		scry_session_progress(s, &sum);
 		if (r && r == sum.write_error)

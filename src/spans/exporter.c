@@ -1,4 +1,5 @@
-/* exporter.c — the OTLP/HTTP span exporter (see exporter.h). */
+/* exporter.c — the OTLP/HTTP span exporter (see exporter.h).  libcurl is loaded when an
+ * exporter starts (util/lazylib.h): a scry that exports nothing does not map it. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -9,6 +10,7 @@
 #include <curl/curl.h>
 #include "spans/exporter.h"
 #include "spans/otlp.h"
+#include "util/lazylib.h"
 
 #define QUEUE_MAX      4096          /* spans waiting at most */
 #define BATCH_MAX      512           /* spans per request at most */
@@ -17,6 +19,14 @@
 #define BACKOFF_NS     (100 * 1000 * 1000ULL)   /* first wait; doubled each time, capped */
 #define BACKOFF_MAX_NS (5 * 1000 * 1000 * 1000ULL)
 #define TIMEOUT_MS     10000L
+
+/* libcurl's functions used here, typed by <curl/curl.h>.  curl_easy_setopt and
+ * curl_easy_getinfo are also macros there (typecheck-gcc.h): their calls are written
+ * (curl.curl_easy_setopt)(...), which calls the pointer. */
+#define CURL_FNS(X, t) X(t, curl_global_init) X(t, curl_global_cleanup) X(t, curl_easy_init)     \
+	X(t, curl_easy_cleanup) X(t, curl_easy_setopt) X(t, curl_easy_perform) X(t, curl_easy_getinfo) \
+	X(t, curl_slist_append) X(t, curl_slist_free_all)
+SCRY_LAZYLIB_DEFINE(curl, curl_lib, "libcurl.so.4", "OTLP export", CURL_FNS);
 
 struct scry_otlp_exporter {
 	char *url;
@@ -49,9 +59,10 @@ static void abs_time(struct timespec *ts, uint64_t from_now_ns)
 }
 
 /* "k=v,k2=v2" -> "k: v" headers. */
-static int add_headers(struct scry_otlp_exporter *e, const char *var, char *err, size_t errlen)
+static int add_headers(struct scry_otlp_exporter *e, const char *const *env, const char *var, char *err,
+		       size_t errlen)
 {
-	const char *v = getenv(var);
+	const char *v = scry_otlp_getenv(env, var);
 
 	for (const char *p = v; p && *p;) {
 		const char *end = strchr(p, ','), *eq;
@@ -65,7 +76,7 @@ static int add_headers(struct scry_otlp_exporter *e, const char *var, char *err,
 			return -EINVAL;
 		}
 		snprintf(line, sizeof(line), "%.*s: %.*s", (int)(eq - p), p, (int)(n - (size_t)(eq + 1 - p)), eq + 1);
-		if (!(l = curl_slist_append(e->headers, line)))
+		if (!(l = curl.curl_slist_append(e->headers, line)))
 			return -ENOMEM;
 		e->headers = l;
 		p = end ? end + 1 : p + n;
@@ -84,17 +95,17 @@ static int post(struct scry_otlp_exporter *e, CURL *c, const uint8_t *body, size
 	long code = 0;
 	CURLcode rc;
 
-	curl_easy_setopt(c, CURLOPT_URL, e->url);
-	curl_easy_setopt(c, CURLOPT_HTTPHEADER, e->headers);
-	curl_easy_setopt(c, CURLOPT_POSTFIELDS, (const char *)body);
-	curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)len);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, TIMEOUT_MS);
-	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, discard);
-	rc = curl_easy_perform(c);
+	(curl.curl_easy_setopt)(c, CURLOPT_URL, e->url);
+	(curl.curl_easy_setopt)(c, CURLOPT_HTTPHEADER, e->headers);
+	(curl.curl_easy_setopt)(c, CURLOPT_POSTFIELDS, (const char *)body);
+	(curl.curl_easy_setopt)(c, CURLOPT_POSTFIELDSIZE, (long)len);
+	(curl.curl_easy_setopt)(c, CURLOPT_TIMEOUT_MS, TIMEOUT_MS);
+	(curl.curl_easy_setopt)(c, CURLOPT_NOSIGNAL, 1L);
+	(curl.curl_easy_setopt)(c, CURLOPT_WRITEFUNCTION, discard);
+	rc = curl.curl_easy_perform(c);
 	if (rc != CURLE_OK)
 		return 1;          /* no connection, timeout: the collector may come back */
-	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+	(curl.curl_easy_getinfo)(c, CURLINFO_RESPONSE_CODE, &code);
 	if (code >= 200 && code < 300)
 		return 0;
 	return code == 429 || code == 502 || code == 503 || code == 504 ? 1 : -1;
@@ -143,7 +154,7 @@ static void *run(void *arg)
 {
 	struct scry_otlp_exporter *e = arg;
 	struct scry_span *batch = malloc(BATCH_MAX * sizeof(*batch));
-	CURL *c = curl_easy_init();
+	CURL *c = curl.curl_easy_init();
 
 	pthread_mutex_lock(&e->lock);
 	for (;;) {
@@ -178,7 +189,7 @@ static void *run(void *arg)
 	pthread_mutex_unlock(&e->lock);
 	free(batch);
 	if (c)
-		curl_easy_cleanup(c);
+		curl.curl_easy_cleanup(c);
 	return NULL;
 }
 
@@ -186,7 +197,8 @@ static void exporter_free(struct scry_otlp_exporter *e)
 {
 	if (!e)
 		return;
-	curl_slist_free_all(e->headers);
+	if (e->headers)
+		curl.curl_slist_free_all(e->headers);
 	scry_otlp_resource_free(&e->res);
 	free(e->q);
 	free(e->url);
@@ -195,14 +207,19 @@ static void exporter_free(struct scry_otlp_exporter *e)
 	free(e);
 }
 
-int scry_otlp_start(struct scry_otlp_exporter **out, char *err, size_t errlen)
+int scry_otlp_start(struct scry_otlp_exporter **out, const char *const *env, char *err, size_t errlen)
 {
 	struct scry_otlp_exporter *e = calloc(1, sizeof(*e));
-	const char *traces = getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"), *base = getenv("OTEL_EXPORTER_OTLP_ENDPOINT");
+	const char *traces = scry_otlp_getenv(env, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"),
+		   *base = scry_otlp_getenv(env, "OTEL_EXPORTER_OTLP_ENDPOINT");
 	struct curl_slist *l;
 	int ret;
 
 	*out = NULL;
+	if (scry_lazylib_load(&curl_lib, err, errlen)) {
+		free(e);
+		return -ELIBACC;
+	}
 	if (!e)
 		goto oom;
 	pthread_mutex_init(&e->lock, NULL);
@@ -225,18 +242,18 @@ int scry_otlp_start(struct scry_otlp_exporter **out, char *err, size_t errlen)
 		exporter_free(e);
 		return -EINVAL;
 	}
-	if (!(l = curl_slist_append(NULL, "Content-Type: application/x-protobuf")))
+	if (!(l = curl.curl_slist_append(NULL, "Content-Type: application/x-protobuf")))
 		goto oom;
 	e->headers = l;
-	if ((ret = add_headers(e, "OTEL_EXPORTER_OTLP_HEADERS", err, errlen)) ||
-	    (ret = add_headers(e, "OTEL_EXPORTER_OTLP_TRACES_HEADERS", err, errlen)) ||
-	    (ret = scry_otlp_resource_from_env(&e->res, err, errlen))) {
+	if ((ret = add_headers(e, env, "OTEL_EXPORTER_OTLP_HEADERS", err, errlen)) ||
+	    (ret = add_headers(e, env, "OTEL_EXPORTER_OTLP_TRACES_HEADERS", err, errlen)) ||
+	    (ret = scry_otlp_resource_from_env(&e->res, env, err, errlen))) {
 		if (ret == -ENOMEM)
 			snprintf(err, errlen, "out of memory");
 		exporter_free(e);
 		return ret;
 	}
-	if (curl_global_init(CURL_GLOBAL_DEFAULT) || pthread_create(&e->thread, NULL, run, e)) {
+	if (curl.curl_global_init(CURL_GLOBAL_DEFAULT) || pthread_create(&e->thread, NULL, run, e)) {
 		snprintf(err, errlen, "cannot start the span exporter");
 		exporter_free(e);
 		return -ENOMEM;
@@ -289,5 +306,5 @@ void scry_otlp_stop(struct scry_otlp_exporter *e, uint64_t flush_ns, struct scry
 	pthread_join(e->thread, NULL);
 	*out = e->st;
 	exporter_free(e);
-	curl_global_cleanup();
+	curl.curl_global_cleanup();
 }

@@ -26,8 +26,10 @@ struct scry_otlp_stats {
 
 struct scry_otlp_exporter;
 
-/* Read the variables, start the thread.  0, or -EINVAL/-ENOMEM with a one-line err. */
-int scry_otlp_start(struct scry_otlp_exporter **out, char *err, size_t errlen);
+/* Read the variables (from env, "NAME=value" strings NULL-terminated: the environment of
+ * the command that configured a daemon's session; NULL: this process's), start the thread.
+ * 0, or -EINVAL/-ENOMEM with a one-line err. */
+int scry_otlp_start(struct scry_otlp_exporter **out, const char *const *env, char *err, size_t errlen);
 const char *scry_otlp_endpoint(const struct scry_otlp_exporter *e);
 /* Queue a copy of s (never blocks). */
 void scry_otlp_submit(struct scry_otlp_exporter *e, const struct scry_span *s);

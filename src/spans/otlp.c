@@ -60,9 +60,22 @@ static bool has_key(const struct scry_otlp_resource *r, const char *k)
 	return false;
 }
 
-int scry_otlp_resource_from_env(struct scry_otlp_resource *r, char *err, size_t errlen)
+const char *scry_otlp_getenv(const char *const *env, const char *name)
 {
-	const char *svc = getenv("OTEL_SERVICE_NAME"), *attrs = getenv("OTEL_RESOURCE_ATTRIBUTES");
+	size_t n = strlen(name);
+
+	if (!env)
+		return getenv(name);
+	for (; *env; env++)
+		if (!strncmp(*env, name, n) && (*env)[n] == '=')
+			return *env + n + 1;
+	return NULL;
+}
+
+int scry_otlp_resource_from_env(struct scry_otlp_resource *r, const char *const *env, char *err, size_t errlen)
+{
+	const char *svc = scry_otlp_getenv(env, "OTEL_SERVICE_NAME"),
+		   *attrs = scry_otlp_getenv(env, "OTEL_RESOURCE_ATTRIBUTES");
 	char host[256];
 	int ret;
 

@@ -10,6 +10,13 @@ import time
 from test_daemon import XSD, chunk_positions, daemon, dd, index_seqs, pwrites, read_events  # noqa: F401 (daemon: a fixture)
 
 
+def index_ends(path):
+    """The timestamp_end of each packet of a stream's index (LTTng's index entries)."""
+    data = open(path, "rb").read()
+    import struct
+    return [struct.unpack(">Q", data[off + 32:off + 40])[0] for off in range(16, len(data), 72)]
+
+
 def opened(tr, path):
     return [e for e in tr.events if e["name"] == "syscall_entry_openat" and e["fields"]["filename"] == str(path)]
 
@@ -85,9 +92,14 @@ def test_start_after_stop_same_trace(daemon, tmp_path, bt2_read):
     daemon.run("add-context", "-k", "-t", "pid")
     daemon.run("start")
     subprocess.run(["/bin/cat", a], check=True, capture_output=True)
+    t_stopping = time.monotonic_ns()
     p = daemon.run("stop")
     t_stopped = time.monotonic_ns()
     assert p.stdout.startswith("Tracing stopped for session rs: "), p.stdout
+    # as LTTng's stop flushes: every stream (CPUs without an event too) has packets up to the stop
+    for k in range(os.cpu_count()):
+        ends = index_ends(out / "kernel" / "index" / f"channel0_{k}.idx")
+        assert ends and t_stopping <= ends[-1] <= t_stopped, (k, ends, t_stopping, t_stopped)
     first = read_events(bt2_read, out)          # complete on disk while stopped
     assert len(opened(first, a)) == 1 and not opened(first, c)
     subprocess.run(["/bin/cat", b], check=True, capture_output=True)   # while stopped: not recorded

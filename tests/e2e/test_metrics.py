@@ -157,6 +157,7 @@ def test_exact_counts_errors_bytes_and_histogram(serve, workload, tmp_path):
         assert les == [2.0 ** k * 1e-9 for k in range(10, 35)]
         assert value(ss, "scry_syscall_latency_seconds_sum", syscall=sc) >= 0
     assert value(ss, "scry_events_total") >= N_GETPPID + M_OPENAT + W_WRITES
+    assert value(ss, "scry_span_marks_lost_total") == 0      # no tracing: parent: here, none lost
     for m in ("scry_syscalls_total", "scry_syscall_errors_total", "scry_syscall_bytes_total",
               "scry_syscall_latency_seconds"):
         assert value(ss, "scry_metric_overflow_total", metric=m) == 0

@@ -46,6 +46,18 @@ def trace_events(path):
     return out
 
 
+def syscall_calls(evs):
+    """The trace's syscalls (of trace_events): (name, pid, tid, entry ns, exit ns)."""
+    entries, calls = {}, []
+    for name, ts, pid, tid, f in evs:
+        if name.startswith("syscall_entry_"):
+            entries[tid] = (name[len("syscall_entry_"):], ts)
+        elif name.startswith("syscall_exit_") and tid in entries:
+            sc, t0 = entries.pop(tid)
+            calls.append((sc, pid, tid, t0, ts))
+    return calls
+
+
 def test_record_spans_metrics_agree_with_trace(scry, workload, receiver, tmp_path):  # noqa: F811
     port, spans = receiver()
     ks = tmp_path / "kspans.yaml"
@@ -90,13 +102,7 @@ def test_record_spans_metrics_agree_with_trace(scry, workload, receiver, tmp_pat
 
     # kernel spans: the trace's syscalls longer than the threshold (5 ms), each a child of
     # its process's span; the short ones (the bulk) are not spans
-    entries, calls = {}, []
-    for name, ts, pid, tid, f in evs:
-        if name.startswith("syscall_entry_"):
-            entries[tid] = (name[len("syscall_entry_"):], ts)
-        elif name.startswith("syscall_exit_") and tid in entries:
-            sc, t0 = entries.pop(tid)
-            calls.append((sc, pid, tid, t0, ts))
+    calls = syscall_calls(evs)
     kspans = [s for s in got if "scry.syscall" in s["attributes"]]
     long_calls = [c for c in calls if c[4] - c[3] >= 6_000_000]
     assert any(c[0] in ("nanosleep", "clock_nanosleep") for c in long_calls), long_calls

@@ -22,7 +22,7 @@ static void test_encode(void **state)
 
 	setenv("OTEL_SERVICE_NAME", "svc", 1);
 	setenv("OTEL_RESOURCE_ATTRIBUTES", "a=1,service.name=ignored,b=x=y", 1);
-	assert_int_equal(scry_otlp_resource_from_env(&r, err, sizeof(err)), 0);
+	assert_int_equal(scry_otlp_resource_from_env(&r, NULL, err, sizeof(err)), 0);
 	memset(s, 0, sizeof(s));
 	for (int i = 0; i < 2; i++) {
 		memset(s[i].trace_id, 0xab, 16);
@@ -75,19 +75,40 @@ static void test_encode(void **state)
 	scry_otlp_resource_free(&r);
 
 	setenv("OTEL_RESOURCE_ATTRIBUTES", "ok=1,bad", 1);
-	assert_int_equal(scry_otlp_resource_from_env(&r, err, sizeof(err)), -EINVAL);
+	assert_int_equal(scry_otlp_resource_from_env(&r, NULL, err, sizeof(err)), -EINVAL);
 	assert_string_equal(err, "OTEL_RESOURCE_ATTRIBUTES: 'bad' is not key=value");
 	unsetenv("OTEL_RESOURCE_ATTRIBUTES");
 	unsetenv("OTEL_SERVICE_NAME");
-	assert_int_equal(scry_otlp_resource_from_env(&r, err, sizeof(err)), 0);
+	assert_int_equal(scry_otlp_resource_from_env(&r, NULL, err, sizeof(err)), 0);
 	assert_string_equal(r.values[0], "scry");
 	scry_otlp_resource_free(&r);
+}
+
+/* A daemon's session: the variables of the command that configured it, not the process's. */
+static void test_env_list(void **state)
+{
+	const char *const env[] = { "OTEL_SERVICE_NAMEX=no", "OTEL_SERVICE_NAME=from-list",
+				    "OTEL_RESOURCE_ATTRIBUTES=k=v", NULL };
+	struct scry_otlp_resource r;
+	char err[256];
+
+	setenv("OTEL_SERVICE_NAME", "from-process", 1);
+	assert_string_equal(scry_otlp_getenv(env, "OTEL_SERVICE_NAME"), "from-list");
+	assert_null(scry_otlp_getenv(env, "OTEL_EXPORTER_OTLP_ENDPOINT"));
+	assert_string_equal(scry_otlp_getenv(NULL, "OTEL_SERVICE_NAME"), "from-process");
+	assert_int_equal(scry_otlp_resource_from_env(&r, env, err, sizeof(err)), 0);
+	assert_string_equal(r.values[0], "from-list");
+	assert_string_equal(r.keys[1], "k");
+	assert_string_equal(r.values[1], "v");
+	scry_otlp_resource_free(&r);
+	unsetenv("OTEL_SERVICE_NAME");
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_encode),
+		cmocka_unit_test(test_env_list),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

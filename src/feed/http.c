@@ -1,0 +1,234 @@
+/* http.c — see http.h.  libmicrohttpd is loaded by the first scry_http_start
+ * (util/lazylib.h): a scry that serves nothing does not map it. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "feed/http.h"
+#include "kernel/probes.h"
+#include "metrics/expose.h"
+#include "util/clock.h"
+#include "util/lazylib.h"
+
+#define MAX_PROGS 64
+
+/* libmicrohttpd's functions used here, typed by <microhttpd.h> */
+#define MHD_FNS(X, t) X(t, MHD_start_daemon) X(t, MHD_stop_daemon) X(t, MHD_lookup_connection_value) \
+	X(t, MHD_create_response_from_buffer) X(t, MHD_add_response_header) X(t, MHD_queue_response)        \
+	X(t, MHD_destroy_response)
+SCRY_LAZYLIB_DEFINE(mhd, mhd_lib, "libmicrohttpd.so.12", "the metrics' HTTP endpoint", MHD_FNS);
+
+struct scry_http {
+	struct MHD_Daemon *d;
+	struct scry_feed *f;
+	pthread_mutex_t lock;            /* one scrape at a time (the self counters below) */
+	uint64_t scrapes;
+	double last_scrape_s;
+	bool bpf_stats;
+	bool progs;
+	bool ready;                      /* the session is loaded: its maps can be read */
+};
+
+/* The page of one scrape in *buf (malloc'd). */
+static int render(struct scry_http *sv, bool om, char **buf, size_t *len)
+{
+	struct scry_feed *f = sv->f;
+	uint64_t t0 = scry_monotonic_ns();
+	struct scry_metrics_snap snap;
+	struct scry_metric_stats ks;
+	struct scry_prog_stats ps[MAX_PROGS];
+	struct scry_expose_prog ep[MAX_PROGS];
+	size_t nps;
+	FILE *out;
+	int ret;
+
+	if ((ret = scry_feed_read(f, &snap)))
+		return ret;
+	if (scry_session_metric_stats(f->s, &ks))
+		memset(&ks, 0, sizeof(ks));
+	nps = sv->progs ? scry_session_prog_stats(f->s, ps, MAX_PROGS) : 0;
+	for (size_t i = 0; i < nps; i++)
+		ep[i] = (struct scry_expose_prog){ ps[i].name, ps[i].run_cnt, ps[i].run_time_ns, ps[i].recursion_misses };
+	uint64_t overflow[SCRY_METRICS_MAX];
+	for (int i = 0; i < SCRY_METRICS_MAX; i++)
+		overflow[i] = ks.overflow[i];
+	struct scry_otlp_stats os = { 0 };
+	if (f->exp)
+		scry_otlp_stats(f->exp, &os);
+	struct scry_expose_self self = {
+		.spans = f->exp != NULL, .spans_sent = os.sent, .spans_retries = os.retries,
+		.spans_dropped = os.dropped_queue_full + os.dropped_failed + os.dropped_at_exit,
+		.events = ks.events, .no_entry = ks.no_entry, .overflow = overflow, .marks_lost = ks.marks_lost,
+		.progs = ep, .nprogs = nps,
+		.bpf_stats = sv->bpf_stats, .last_scrape_seconds = sv->last_scrape_s, .scrapes = ++sv->scrapes,
+	};
+	if (!(out = open_memstream(buf, len))) {
+		scry_metrics_snap_free(&snap);
+		return -ENOMEM;
+	}
+	ret = scry_metrics_expose(out, &snap, &self, om);
+	if (fclose(out) && !ret)
+		ret = -EIO;
+	scry_metrics_snap_free(&snap);
+	sv->last_scrape_s = (scry_monotonic_ns() - t0) / 1e9;
+	if (ret) {
+		free(*buf);
+		*buf = NULL;
+	}
+	return ret;
+}
+
+static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const char *type, char *body, size_t len,
+			     enum MHD_ResponseMemoryMode mode)
+{
+	struct MHD_Response *r = mhd.MHD_create_response_from_buffer(len, body, mode);
+	enum MHD_Result ret;
+
+	if (!r)
+		return MHD_NO;
+	mhd.MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	ret = mhd.MHD_queue_response(c, status, r);
+	mhd.MHD_destroy_response(r);
+	return ret;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+				  const char *version, const char *upload, size_t *upload_size, void **state)
+{
+	static const char index_page[] = "scry: metrics at /metrics\n";
+	static const char not_found[] = "not found (metrics are at /metrics)\n";
+	static const char bad_method[] = "only GET\n";
+	static const char failed[] = "reading the metrics failed\n";
+	static const char starting[] = "starting\n";
+	struct scry_http *sv = cls;
+	char *body = NULL;
+	size_t len = 0;
+	bool om;
+	int ret;
+
+	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
+		return reply(c, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain", (char *)bad_method, sizeof(bad_method) - 1,
+			     MHD_RESPMEM_PERSISTENT);
+	if (!strcmp(url, "/"))
+		return reply(c, MHD_HTTP_OK, "text/plain", (char *)index_page, sizeof(index_page) - 1,
+			     MHD_RESPMEM_PERSISTENT);
+	if (strcmp(url, "/metrics"))
+		return reply(c, MHD_HTTP_NOT_FOUND, "text/plain", (char *)not_found, sizeof(not_found) - 1,
+			     MHD_RESPMEM_PERSISTENT);
+	if (!__atomic_load_n(&sv->ready, __ATOMIC_ACQUIRE))
+		return reply(c, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain", (char *)starting, sizeof(starting) - 1,
+			     MHD_RESPMEM_PERSISTENT);
+	om = scry_accepts_openmetrics(mhd.MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT));
+	pthread_mutex_lock(&sv->lock);
+	ret = render(sv, om, &body, &len);
+	pthread_mutex_unlock(&sv->lock);
+	if (ret)
+		return reply(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "text/plain", (char *)failed, sizeof(failed) - 1,
+			     MHD_RESPMEM_PERSISTENT);
+	return reply(c, MHD_HTTP_OK, om ? SCRY_OPENMETRICS_CONTENT_TYPE : SCRY_PROM_CONTENT_TYPE, body, len,
+		     MHD_RESPMEM_MUST_FREE);
+}
+
+/* "127.0.0.1:9435", "[::1]:9435", ":9435" (every IPv4 address). */
+static int parse_listen(const char *s, struct sockaddr_storage *ss, char *err, size_t errlen)
+{
+	char host[128];
+	const char *colon = strrchr(s, ':');
+	char *end;
+	unsigned long port;
+
+	memset(ss, 0, sizeof(*ss));
+	if (!colon || colon - s >= (long)sizeof(host))
+		goto bad;
+	port = strtoul(colon + 1, &end, 10);
+	if (!colon[1] || *end || port > 65535)
+		goto bad;
+	snprintf(host, sizeof(host), "%.*s", (int)(colon - s), s);
+	if (host[0] == '[') {
+		struct sockaddr_in6 *a = (struct sockaddr_in6 *)ss;
+		size_t n = strlen(host);
+
+		if (n < 2 || host[n - 1] != ']')
+			goto bad;
+		host[n - 1] = 0;
+		a->sin6_family = AF_INET6;
+		a->sin6_port = htons((uint16_t)port);
+		if (inet_pton(AF_INET6, host + 1, &a->sin6_addr) != 1)
+			goto bad;
+		return 0;
+	}
+	struct sockaddr_in *a = (struct sockaddr_in *)ss;
+	a->sin_family = AF_INET;
+	a->sin_port = htons((uint16_t)port);
+	if (!host[0])
+		a->sin_addr.s_addr = htonl(INADDR_ANY);
+	else if (inet_pton(AF_INET, host, &a->sin_addr) != 1)
+		goto bad;
+	return 0;
+bad:
+	snprintf(err, errlen, "invalid --listen '%s' (expected ADDR:PORT, e.g. 127.0.0.1:9435 or [::1]:9435)", s);
+	return -1;
+}
+
+int scry_http_start(struct scry_http **out, const char *listen, struct scry_feed *f, bool progs, bool bpf_stats,
+		    char *err, size_t errlen)
+{
+	struct scry_http *h;
+	struct sockaddr_storage ss;
+
+	*out = NULL;
+	if (parse_listen(listen, &ss, err, errlen) || scry_lazylib_load(&mhd_lib, err, errlen))
+		return -1;
+	if (!(h = calloc(1, sizeof(*h)))) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	h->f = f;
+	h->progs = progs;
+	h->bpf_stats = bpf_stats;
+	pthread_mutex_init(&h->lock, NULL);
+	h->d = mhd.MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
+				    0, NULL, NULL, on_request, h, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+				    MHD_OPTION_CONNECTION_LIMIT, (unsigned)64, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
+				    MHD_OPTION_END);
+	if (!h->d) {
+		snprintf(err, errlen, "cannot listen on %s (address in use, or not this machine's?)", listen);
+		pthread_mutex_destroy(&h->lock);
+		free(h);
+		return -1;
+	}
+	*out = h;
+	return 0;
+}
+
+void scry_http_ready(struct scry_http *h, bool ready)
+{
+	if (!h)
+		return;
+	pthread_mutex_lock(&h->lock);       /* a scrape under way ends first */
+	__atomic_store_n(&h->ready, ready, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&h->lock);
+}
+
+uint64_t scry_http_scrapes(struct scry_http *h)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&h->lock);
+	n = h->scrapes;
+	pthread_mutex_unlock(&h->lock);
+	return n;
+}
+
+void scry_http_stop(struct scry_http *h)
+{
+	if (!h)
+		return;
+	mhd.MHD_stop_daemon(h->d);
+	pthread_mutex_destroy(&h->lock);
+	free(h);
+}

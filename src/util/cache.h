@@ -1,0 +1,24 @@
+/* cache.h — what scry keeps between runs because it does not change while the kernel and
+ * scry's build stay the same (the CO-RE BTF of scry's programs, the kernel's syscall
+ * formats): files in /var/cache/scry (SCRY_CACHE_DIR), named for this kernel (release,
+ * build, machine, size of its BTF) and this scry build (its build id), written whole and
+ * renamed into place.  SCRY_NO_CACHE=1: none read or written. */
+#ifndef SCRY_UTIL_CACHE_H
+#define SCRY_UTIL_CACHE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+const char *scry_cache_dir(void);
+/* DIR/PREFIX-BUILD-KERNEL.SUFFIX in buf; false when caching is off or the kernel has no
+ * BTF to name it by. */
+bool scry_cache_path(const char *prefix, const char *suffix, char *buf, size_t n);
+/* Make the cache directory (0700); 0 or -errno. */
+int scry_cache_mkdir(void);
+/* Before a PREFIX file is added: the oldest PREFIX files removed but the newest few (other
+ * builds' and kernels' files do not pile up). */
+void scry_cache_prune(const char *prefix);
+/* len bytes of data as path, atomically (a temporary file renamed); 0 or -errno. */
+int scry_cache_write(const char *path, const void *data, size_t len);
+
+#endif
