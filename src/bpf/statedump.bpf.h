@@ -57,15 +57,40 @@ static __always_inline __s32 sd_status(struct task_struct *p)
 	return LTTNG_UNNAMED;
 }
 
-/* A namespace event of the (tid, ns_inum) layout. */
-static __always_inline void sd_ns_event(struct task_struct *p, int k, __u32 inum)
+/* The contexts of a thread's events (process_state and its namespaces, ~40 events with
+ * nested ones): those of scry's thread, written once per thread at SD_TMPL and copied behind
+ * each event's id and time by sd_head.  A write_head per event put the program past the
+ * verifier's million instructions with many contexts (record -a -c with 19 of them). */
+#define SD_TMPL (SCRY_EVENT_MAX + SD_TICK)
+#define SD_TMPL_MAX (SCRY_SCRATCH_SIZE - SD_TMPL)
+
+static __always_inline void sd_tmpl(struct area *a, struct task_struct *cur)
 {
-	struct area *a = sd_area_get();
+	write_head(a->buf + SD_TMPL, SCRY_NO_EVENT, cur);
+}
+
+/* The header of event id in a->buf from the template: the end of its contexts. */
+static __always_inline __u32 sd_head(struct area *a, __u16 id)
+{
+	__u32 n = head_bytes - SCRY_EVENT_HEADER_SIZE;
+
+	if (n > SD_TMPL_MAX - SCRY_EVENT_HEADER_SIZE)
+		n = SD_TMPL_MAX - SCRY_EVENT_HEADER_SIZE;
+	WR(__u16, a->buf, 0, id);
+	WR(__u64, a->buf, 2, scry_now());
+	if (n)
+		bpf_probe_read_kernel(a->buf + SCRY_EVENT_HEADER_SIZE, n, a->buf + SD_TMPL + SCRY_EVENT_HEADER_SIZE);
+	return SCRY_EVENT_HEADER_SIZE + n;
+}
+
+/* A namespace event of the (tid, ns_inum) layout (the template written). */
+static __always_inline void sd_ns_event(struct area *a, struct task_struct *p, int k, __u32 inum)
+{
 	__u32 pos;
 
-	if (!a || sd_ids[k] == SCRY_NO_EVENT)
+	if (sd_ids[k] == SCRY_NO_EVENT)
 		return;
-	pos = write_head(a->buf, sd_ids[k], bpf_get_current_task_btf());
+	pos = sd_head(a, sd_ids[k]);
 	if (pos > 1024)
 		return;
 	WR(__s32, a->buf, pos, p->pid);
@@ -112,8 +137,9 @@ int scry_sd_task(struct bpf_iter__task *ctx)
 	a = sd_area_get();
 	if (!a)
 		return 0;
+	sd_tmpl(a, cur);
 	if (sd_ids[SCRY_SD_PROCESS_STATE] != SCRY_NO_EVENT) {
-		pos = write_head(a->buf, sd_ids[SCRY_SD_PROCESS_STATE], cur);
+		pos = sd_head(a, sd_ids[SCRY_SD_PROCESS_STATE]);
 		if (pos > 1024)
 			return 0;
 		WR(__s32, a->buf, pos, p->pid);
@@ -141,7 +167,7 @@ int scry_sd_task(struct bpf_iter__task *ctx)
 			if ((__u32)i > level)
 				continue;
 			ns = BPF_CORE_READ(tp, numbers[i].ns);
-			pos = write_head(a->buf, sd_ids[SCRY_SD_PID_NS], cur);
+			pos = sd_head(a, sd_ids[SCRY_SD_PID_NS]);
 			if (pos > 1024)
 				return 0;
 			WR(__s32, a->buf, pos, p->pid);
@@ -166,7 +192,7 @@ int scry_sd_task(struct bpf_iter__task *ctx)
 		for (int i = 0; i < 33; i++) {   /* user namespaces nest 32 deep at most */
 			if (!uns)
 				break;
-			pos = write_head(a->buf, sd_ids[SCRY_SD_USER_NS], cur);
+			pos = sd_head(a, sd_ids[SCRY_SD_USER_NS]);
 			if (pos > 1024)
 				return 0;
 			WR(__s32, a->buf, pos, p->pid);
@@ -180,12 +206,12 @@ int scry_sd_task(struct bpf_iter__task *ctx)
 	}
 	nsp = BPF_CORE_READ(p, nsproxy);
 	if (nsp) {
-		sd_ns_event(p, SCRY_SD_CGROUP_NS, BPF_CORE_READ(nsp, cgroup_ns, ns.inum));
-		sd_ns_event(p, SCRY_SD_IPC_NS, BPF_CORE_READ(nsp, ipc_ns, ns.inum));
-		sd_ns_event(p, SCRY_SD_MNT_NS, BPF_CORE_READ(nsp, mnt_ns, ns.inum));
-		sd_ns_event(p, SCRY_SD_NET_NS, BPF_CORE_READ(nsp, net_ns, ns.inum));
-		sd_ns_event(p, SCRY_SD_UTS_NS, BPF_CORE_READ(nsp, uts_ns, ns.inum));
-		sd_ns_event(p, SCRY_SD_TIME_NS, BPF_CORE_READ(nsp, time_ns, ns.inum));
+		sd_ns_event(a, p, SCRY_SD_CGROUP_NS, BPF_CORE_READ(nsp, cgroup_ns, ns.inum));
+		sd_ns_event(a, p, SCRY_SD_IPC_NS, BPF_CORE_READ(nsp, ipc_ns, ns.inum));
+		sd_ns_event(a, p, SCRY_SD_MNT_NS, BPF_CORE_READ(nsp, mnt_ns, ns.inum));
+		sd_ns_event(a, p, SCRY_SD_NET_NS, BPF_CORE_READ(nsp, net_ns, ns.inum));
+		sd_ns_event(a, p, SCRY_SD_UTS_NS, BPF_CORE_READ(nsp, uts_ns, ns.inum));
+		sd_ns_event(a, p, SCRY_SD_TIME_NS, BPF_CORE_READ(nsp, time_ns, ns.inum));
 	}
 	return 0;
 }

@@ -236,3 +236,23 @@ def test_daemon_add_context(scry, tmp_path, workload):
             assert e["ctx"]["hostname"] == os.uname().nodename and e["ctx"]["preemptible"] == 1
     finally:
         d.kill()
+
+
+def test_every_context_with_the_default_events(tmp_path, scry):
+    """`record -a` with every new context and the default events, the statedump among them
+    (bench/run.sh's "+ 16 simple contexts" row): the statedump's task iterator writes ~40
+    events per thread, once a program past the verifier's million instructions with this
+    many contexts.  Its events carry scry's own thread's contexts, as LTTng's carry its
+    session daemon's."""
+    out = tmp_path / "t"
+    p = subprocess.Popen([scry, "record", "-q", "-a", "-o", str(out), "-c", "pid,tid,procname," + ",".join(NEW),
+                          "--duration", "0.3"], stderr=subprocess.PIPE, text=True)
+    _, err = p.communicate(timeout=120)
+    assert p.returncode == 0, err
+    tr = read_trace(out)
+    dump = [e for e in tr.events if e["name"] == "lttng_statedump_process_state"]
+    assert len(dump) > 20, len(dump)
+    for e in dump:
+        c = e["ctx"]
+        assert (c["pid"], c["procname"], c["vppid"], c["hostname"]) == (p.pid, "scry", os.getpid(), os.uname().nodename), c
+    assert {int(e["fields"]["tid"]) for e in dump} >= {2, os.getpid()}   # kthreadd, this test
