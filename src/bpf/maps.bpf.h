@@ -15,6 +15,9 @@
 /* Load-time settings (rodata): the verifier drops the code of disabled contexts. */
 const volatile __u64 ctx_mask = (1ULL << SCRY_CTX_PID) | (1ULL << SCRY_CTX_TID) | (1ULL << SCRY_CTX_PROCNAME);
 const volatile __u32 head_bytes = SCRY_EVENT_HEADER_SIZE + 24; /* header + contexts of ctx_mask */
+/* the enabled contexts from SCRY_CTX_VPPID on, in order (record.bpf.h's write_head_ext) */
+const volatile __u8 ext_ctx[SCRY_CTX_NR] = {};
+const volatile __u32 n_ext_ctx = 0;
 const volatile __u32 ovf_uid = 65534;     /* /proc/sys/kernel/overflowuid: v*id of an unmapped id */
 const volatile __u32 ovf_gid = 65534;
 const volatile __s64 preempt_delta = 0;  /* per-CPU __preempt_count - runqueues (record.bpf.h) */

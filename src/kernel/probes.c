@@ -169,6 +169,9 @@ static int probes_load(struct scry_probes **out, const struct scry_probes_opts *
 	p->skel->rodata->stack_max = ck.stack_max;
 
 	p->skel->rodata->ctx_mask = o->ctx_mask;
+	for (unsigned c = SCRY_CTX_VPPID; c < SCRY_CTX_NR; c++)
+		if (o->ctx_mask & (1ULL << c))
+			((__u8 *)p->skel->rodata->ext_ctx)[p->skel->rodata->n_ext_ctx++] = (__u8)c;
 	p->skel->rodata->scry_clock = (__u8)o->clock;
 	p->skel->rodata->head_bytes = SCRY_EVENT_HEADER_SIZE + scry_context_size(o->ctx_mask);
 	p->skel->rodata->self_tgid = getpid();
