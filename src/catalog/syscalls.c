@@ -275,13 +275,13 @@ restart:
 				fputc('\n', w);
 			}
 		}
-		if (n >= 0 && apply_args(&s, row, sc, &s.args_known[s.n], pairs, n) < 0) {
-			if (!cp && tracefs)
-				tpformat_free(&fmt);
-			goto nomem;
-		}
-		if (n >= 0 && !cp && tracefs)
+		/* the pairs point into fmt when they were read from a format file */
+		int r = n >= 0 ? apply_args(&s, row, sc, &s.args_known[s.n], pairs, n) : 0;
+
+		if (n >= 0 && !cp)
 			tpformat_free(&fmt);
+		if (r < 0)
+			goto nomem;
 		fill_spec(sc);
 		add_frame_args(sc);
 		s.n++;

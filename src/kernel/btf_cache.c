@@ -67,8 +67,8 @@ void scry_btf_cache_fill(const void *obj, size_t objsz)
 	/* sh backgrounds the work and exits at once (reaped here): nothing of it outlives this
 	 * call as a child of scry; the BTF is written aside, then renamed into place */
 	static const char script[] =
-		"(bpftool gen min_core_btf " VMLINUX " \"$1.$$\" \"$2\" && mv -f \"$1.$$\" \"$1\"; "
-		"rm -f \"$1.$$\" \"$2\") &";
+		"(bpftool gen min_core_btf " VMLINUX " \"$1.$$.tmp\" \"$2\" && mv -f \"$1.$$.tmp\" \"$1\"; "
+		"rm -f \"$1.$$.tmp\" \"$2\") &";
 	char *argv[] = { "sh", "-c", (char *)script, "sh", path, objpath, NULL };
 
 	posix_spawn_file_actions_init(&fa);
