@@ -377,6 +377,10 @@ static int read_event(struct rd *r, struct dchannel *c, xmlNodePtr ev)
 	}
 	if (ret || !spec)
 		return -ENOMEM;
+	if (!strcmp(spec, "syscall:")) {     /* would be saved as a syscall with an empty <name> */
+		free(spec);
+		return unsupported(r, ev, "names no syscall after 'syscall:'");
+	}
 	/* "syscall:syscall:x" would be saved as the syscall "syscall:x", loaded back as "x" */
 	if (!strncmp(spec, "syscall:", 8) && strchr(spec + 8, ':')) {
 		snprintf(b, sizeof(b), "event '%.200s': a syscall's name has no ':'", name);
@@ -508,10 +512,6 @@ static int read_channel(struct rd *r, struct dsession *s, xmlNodePtr ch)
 		c = dsession_channel(s, name);
 	}
 	c->disabled = !enabled;
-	if (tfsize && (s->snapshot || tfsize < (subbuf_given && subbuf ? subbuf : SCRY_DEFAULT_PACKET_SIZE)))
-		return unsupported(r, ch, "has a tracefile size smaller than a sub-buffer, or in a snapshot session");
-	c->tracefile_size = tfsize;
-	c->tracefile_count = tfsize ? tfcount : 0;
 	if (subbuf_given || count != 4 || s->snapshot) {
 		uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
 
@@ -523,6 +523,12 @@ static int read_channel(struct rd *r, struct dsession *s, xmlNodePtr ch)
 		c->num_subbuf = scry_pow2_at_least(count, 1);
 		c->ring_size = (size_t)(c->subbuf_size * c->num_subbuf);
 	}
+	/* against the sub-buffer as rounded up (and saved): 5000 bytes of trace file with a
+	 * sub-buffer of 4097 would be saved with one of 8192, and not load again */
+	if (tfsize && (s->snapshot || tfsize < (c->subbuf_size ? c->subbuf_size : SCRY_DEFAULT_PACKET_SIZE)))
+		return unsupported(r, ch, "has a tracefile size smaller than a sub-buffer, or in a snapshot session");
+	c->tracefile_size = tfsize;
+	c->tracefile_count = tfsize ? tfcount : 0;
 	return 0;
 }
 
