@@ -402,18 +402,21 @@ static __always_inline void op_file(struct area *a, const struct scry_sc_op *op,
 	a->pos = pos + 2 * (12 + SCRY_FILE_NAME);
 }
 
-static long sc_op(__u32 i, void *data)
+/* One operation.  A global function: the verifier checks it once per program, on its own,
+ * where a static callback is checked again at each bpf_loop call site (sys_exit has two:
+ * an exit's operations and a deferred entry's). */
+__noinline long sc_op_one(struct area *a, const struct scry_sc_op *op)
 {
-	struct sc_walk *w = data;
-	struct area *a = w->a;
-	const struct scry_sc_op *op;
-	__u32 pos = a->pos;
-	__u8 *buf = a->buf;
+	__u32 pos;
+	__u8 *buf;
 	__u64 v;
 
-	if (i >= SCRY_MAX_SC_OPS || pos > SCRY_EVENT_MAX)
+	if (!a || !op)
 		return 1;
-	op = &w->ops[i];
+	pos = a->pos;
+	buf = a->buf;
+	if (pos > SCRY_EVENT_MAX)
+		return 1;
 	v = a->regs[op->arg & 7];
 	switch (op->kind) {
 	case SCRY_SOP_INT:
@@ -450,6 +453,15 @@ static long sc_op(__u32 i, void *data)
 		break;
 	}
 	return 0;
+}
+
+static long sc_op(__u32 i, void *data)
+{
+	struct sc_walk *w = data;
+
+	if (i >= SCRY_MAX_SC_OPS)
+		return 1;
+	return sc_op_one(w->a, &w->ops[i]) ? 1 : 0;
 }
 
 /* The registers the operations read: arguments 0..5 and the return value; strings are

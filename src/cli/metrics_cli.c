@@ -68,6 +68,7 @@ int cli_metrics_prepare(struct cli_metrics *m, const char *path, const char *tex
 	m->so.channels = m->f.chans;
 	m->so.nchannels = m->f.nchans;
 	m->so.catalog = m->f.cat;
+	m->so.fixed_events = true;
 	return 0;
 }
 

@@ -340,7 +340,7 @@ static int run(struct scry_session *s, struct record_args *a, struct scry_child 
 
 int cmd_record(int argc, char **argv)
 {
-	struct record_args a = { 0 };
+	struct record_args a = { .so.fixed_events = true };
 	struct scry_session *s = NULL;
 	struct scry_session_summary sum;
 	struct scry_child child = { .pid = -1, .status_fd = -1 };

@@ -316,6 +316,7 @@ int cmd_trace(int argc, char **argv)
 	so.nchannels = 1;
 	so.target_all = o.all;
 	so.no_follow = !o.follow;
+	so.fixed_events = true;
 	if (cli_track_apply(&track, &so, &o.pids, &o.npids)) {
 		snprintf(err, sizeof(err), "out of memory");
 		goto fail;

@@ -39,6 +39,11 @@ int scry_probes_attach_tracepoint(struct scry_probes *p, const char *system, con
 		snprintf(err, errlen, "too many tracepoints (limit %d)", SCRY_MAX_TP);
 		return -E2BIG;
 	}
+	if (!bpf_program__autoload(p->skel->progs.scry_tp) && (front_fd >= 0 || !p->btf_exit ||
+	    p->skel->bss->exit_tp_slot || strcmp(system, "sched") || strcmp(name, "sched_process_exit"))) {
+		snprintf(err, errlen, "%s:%s: tracepoints cannot be added to a session loaded without one", system, name);
+		return -ENOTSUP;
+	}
 	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.tps), &slot, d, BPF_ANY)) {
 		int e = -errno;
 		snprintf(err, errlen, "cannot store the descriptor of %s:%s: %s", system, name, strerror(-e));

@@ -203,6 +203,7 @@ static int probes_load(struct scry_probes **out, const struct scry_probes_opts *
 	p->skel->rodata->prepare_exec_on = p->prepare_exec;
 	p->btf_exit = o->btf_exit && scry_feature_btf_exit(vmlinux);
 	bpf_program__set_autoload(p->skel->progs.scry_tp_exit, p->btf_exit);
+	bpf_program__set_autoload(p->skel->progs.scry_tp, o->tracepoints || (o->btf_exit && !p->btf_exit));
 	bool need_fork = !o->target_all || o->fork_event_id != 0xffff || o->track_vpid;
 	if (need_fork && !btf_fork) {
 		snprintf(err, errlen, "this kernel lacks the BTF tracepoint sched_process_fork needed to follow children and record forks");

@@ -164,10 +164,14 @@ oom:
 int channel_load(struct scry_channel *c, char *err, size_t errlen)
 {
 	const struct scry_session_opts *so = &c->s->opts;
-	bool btf_exit = false;
+	bool btf_exit = false, tracepoints = !so->fixed_events || c->filters;   /* fronts: tracefs */
 
-	for (size_t i = 0; i < c->ntps; i++)
-		btf_exit |= !strcmp(c->tps[i].system, "sched") && !strcmp(c->tps[i].name, "sched_process_exit");
+	for (size_t i = 0; i < c->ntps; i++) {
+		bool exit = !strcmp(c->tps[i].system, "sched") && !strcmp(c->tps[i].name, "sched_process_exit");
+
+		btf_exit |= exit;
+		tracepoints |= !exit;
+	}
 	struct scry_probes_opts po = {
 		.cat = c->s->cat,
 		.ctx_mask = c->opts.ctx_mask,
@@ -186,6 +190,7 @@ int channel_load(struct scry_channel *c, char *err, size_t errlen)
 		.usdt = c->any_usdt,
 		.filter = c->filters != NULL,
 		.btf_exit = btf_exit,
+		.tracepoints = tracepoints,
 		.ring_size = c->opts.ring_size,
 		.nevent_ids = (unsigned)c->nevents,
 		.track_vpids = so->track_vpids, .ntrack_vpids = so->ntrack_vpids, .track_vpid = so->track_vpids != NULL,

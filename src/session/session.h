@@ -96,6 +96,10 @@ struct scry_session_opts {
 	/* per-process event sets (scry_session_enable_event_pid) kept at most, the least
 	 * recently used evicted beyond (at most SCRY_PID_SETS_MAX); 0: none */
 	unsigned max_pid_sets;
+	/* no event is enabled once loaded (scry record, scry trace): a program for a kind of
+	 * event the channel has none of is not loaded (the tracefs tracepoints' writer: ~4 ms
+	 * of verifier) */
+	bool fixed_events;
 };
 
 #define SCRY_DEFAULT_PID_SETS 64
