@@ -156,6 +156,14 @@ enum scry_sop_kind {
 
 #define SCRY_FILE_NAME    32
 
+/* The kinds an entry's operations use (sys_enter's BPF program verifies these alone), and
+ * an exec's (sched_prepare_exec's); src/session/src_syscalls.c refuses a table that
+ * breaks this. */
+#define SCRY_SOP_BIT(k)          (1u << (k))
+#define SCRY_SOP_EXEC_KINDS      (SCRY_SOP_BIT(SCRY_SOP_INT) | SCRY_SOP_BIT(SCRY_SOP_STR) | SCRY_SOP_BIT(SCRY_SOP_STRV))
+#define SCRY_SOP_ENTRY_KINDS     (SCRY_SOP_EXEC_KINDS | SCRY_SOP_BIT(SCRY_SOP_SEQ) | SCRY_SOP_BIT(SCRY_SOP_IOV))
+#define SCRY_SOP_ALL_KINDS       0xffffffffu
+
 enum scry_sop_len {          /* SEQ: where its length comes from */
 	SCRY_SLEN_CONST,      /* max */
 	SCRY_SLEN_ARG,        /* the value of argument len_arg */

@@ -34,7 +34,7 @@ static __always_inline void enter_exec_image(const struct scry_sc_desc *d, const
 			argv_done = true;
 		}
 	}
-	ops_run(a, d->entry_id, d->entry_ops, d->n_entry_ops, t, ts);
+	ops_run(a, d->entry_id, d->entry_ops, d->n_entry_ops, t, ts, SCRY_SOP_ALL_KINDS);
 	if (ctx_mask & (1ULL << SCRY_CTX_PROCNAME)) {
 		WR(__u64, a->buf, procname_offset(), comm[0]);
 		WR(__u64, a->buf, procname_offset() + 8, comm[1]);
@@ -45,9 +45,8 @@ static __always_inline void enter_exec_image(const struct scry_sc_desc *d, const
 
 /* The entry deferred by t, if any, written now with its entry time and its strings read
  * again (the syscall has faulted their pages in).  exit_nr, ret: the syscall exiting, or
- * -1 before an exec replaces the image (at_exec: only an entry with copy operations, an
- * exec's, is written then; another, left by a missed exit, is counted as lost: its strings
- * would be read from the new image).  The entry may be another syscall's than the one
+ * -1 before an exec replaces the image (at_exec: only an exec's entry is written then;
+ * another, left by a missed exit, is counted as lost).  The entry may be another syscall's than the one
  * exiting (its exit was missed): it is written all the same. */
 static __always_inline void resume_entry(struct task_struct *t, long exit_nr, long ret, bool at_exec)
 {
@@ -71,10 +70,10 @@ static __always_inline void resume_entry(struct task_struct *t, long exit_nr, lo
 	    (d->flags & (SCRY_SC_EXEC | SCRY_SC_ENTRY_OPS)) == (SCRY_SC_EXEC | SCRY_SC_ENTRY_OPS) &&
 	    exit_nr == nr && ret == 0)
 		enter_exec_image(d, de->args, de->comm, t, de->ts);
-	else if (d->flags & SCRY_SC_ENTRY_OPS)
-		enter_ops(d, nr, de->args, t, de->ts, false);
-	else if (at_exec)
+	else if (at_exec && !(d->flags & SCRY_SC_EXEC))
 		count_drop(false);
+	else if (d->flags & SCRY_SC_ENTRY_OPS)
+		enter_ops(d, nr, de->args, t, de->ts, false, at_exec ? SCRY_SOP_EXEC_KINDS : SCRY_SOP_ALL_KINDS);
 	else
 		enter_strings(d, nr, de->args, t, de->ts, false, false);
 }
@@ -131,7 +130,7 @@ static __always_inline void sys_enter(long id, const __u64 *args, struct task_st
 		return;
 	}
 	if (d->flags & SCRY_SC_ENTRY_OPS) {
-		enter_ops(d, id, args, t, scry_now(), d->flags & SCRY_SC_DEFER);
+		enter_ops(d, id, args, t, scry_now(), d->flags & SCRY_SC_DEFER, SCRY_SOP_ENTRY_KINDS);
 		return;
 	}
 	if (d->str_mask) {

@@ -111,6 +111,19 @@ static uint16_t filtered_flags(const struct scry_channel *c, uint16_t flags, uin
 	return flags;
 }
 
+/* An entry's operations use only the kinds its BPF program verifies (scry_abi.h): a
+ * catalog that breaks this is refused rather than written wrong. */
+static int check_kinds(const struct scry_event *ev, uint32_t kinds, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < ev->nops; i++)
+		if (!(kinds & SCRY_SOP_BIT(ev->ops[i].kind))) {
+			snprintf(err, errlen, "%s: an entry operation of kind %u, which scry's BPF programs do not "
+				 "verify for entries", ev->name, ev->ops[i].kind);
+			return -EINVAL;
+		}
+	return 0;
+}
+
 static int describe(struct scry_channel *c, char *err, size_t errlen)
 {
 	const struct scry_syscall *scs;
@@ -148,6 +161,9 @@ static int describe(struct scry_channel *c, char *err, size_t errlen)
 			if (!strcmp(ev->tp, "execve") || !strcmp(ev->tp, "execveat"))
 				d.flags |= SCRY_SC_EXEC;
 			if (ev->nops && !count) {
+				if ((ret = check_kinds(ev, d.flags & SCRY_SC_EXEC ? SCRY_SOP_EXEC_KINDS : SCRY_SOP_ENTRY_KINDS,
+						       err, errlen)))
+					break;
 				d.flags |= SCRY_SC_ENTRY_OPS;
 				d.n_entry_ops = ev->nops;
 				memcpy(d.entry_ops, ev->ops, sizeof(d.entry_ops));
@@ -167,11 +183,10 @@ static int describe(struct scry_channel *c, char *err, size_t errlen)
 		}
 		*dp = d;
 	}
-	ret = scry_probes_set_syscalls(c->probes, table, SCRY_MAX_SYSCALLS);
+	if (!ret && (ret = scry_probes_set_syscalls(c->probes, table, SCRY_MAX_SYSCALLS)))
+		snprintf(err, errlen, "cannot fill the syscall table: %s", strerror(-ret));
 	free(known);
 	free(table);
-	if (ret)
-		snprintf(err, errlen, "cannot fill the syscall table: %s", strerror(-ret));
 	return ret;
 }
 
