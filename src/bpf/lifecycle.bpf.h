@@ -76,14 +76,21 @@ int BPF_PROG(scry_fork, struct task_struct *parent, struct task_struct *child)
 	return 0;
 }
 
-/* A followed process whose last thread exits leaves the follow sets: its pid may be reused
- * by any process.  (signal->live reached 0 in do_exit before this tracepoint.)  Without
- * fork following the set holds threads: each leaves as it exits. */
+/* sched_process_exit: its event when recorded (tp_exit_write), written while the process
+ * is still followed; then a followed process whose last thread exits leaves the follow
+ * sets: its pid may be reused by any process.  (signal->live reached 0 in do_exit before
+ * this tracepoint.)  Without fork following the set holds threads: each leaves as it
+ * exits.  (system-wide without --track-vpid: no follow set, the event alone) */
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(scry_exit, struct task_struct *p)
 {
 	__u32 tgid = p->tgid, tid = p->pid;
 	bool left = false;
+
+	if (exit_tp_slot)
+		tp_exit_write(ctx, p);
+	if (target_all && !(track_mask & SCRY_TRACK_VPID))
+		return 0;
 
 	if (!follow_forks && !target_all && !bpf_map_delete_elem(&tracked, &tid))
 		left = true;

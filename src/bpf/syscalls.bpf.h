@@ -70,10 +70,13 @@ static __always_inline void resume_entry(struct task_struct *t, long exit_nr, lo
 	    (d->flags & (SCRY_SC_EXEC | SCRY_SC_ENTRY_OPS)) == (SCRY_SC_EXEC | SCRY_SC_ENTRY_OPS) &&
 	    exit_nr == nr && ret == 0)
 		enter_exec_image(d, de->args, de->comm, t, de->ts);
-	else if (at_exec && !(d->flags & SCRY_SC_EXEC))
-		count_drop(false);
-	else if (d->flags & SCRY_SC_ENTRY_OPS)
-		enter_ops(d, nr, de->args, t, de->ts, false, at_exec ? SCRY_SOP_EXEC_KINDS : SCRY_SOP_ALL_KINDS);
+	else if (at_exec) {
+		if ((d->flags & (SCRY_SC_EXEC | SCRY_SC_ENTRY_OPS)) == (SCRY_SC_EXEC | SCRY_SC_ENTRY_OPS))
+			enter_ops(d, nr, de->args, t, de->ts, false, SCRY_SOP_EXEC_KINDS);
+		else
+			count_drop(false);
+	} else if (d->flags & SCRY_SC_ENTRY_OPS)
+		enter_ops(d, nr, de->args, t, de->ts, false, SCRY_SOP_ALL_KINDS);
 	else
 		enter_strings(d, nr, de->args, t, de->ts, false, false);
 }

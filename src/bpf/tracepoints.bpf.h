@@ -198,11 +198,11 @@ int scry_tp(void *ctx)
  * RCU grace periods when it is closed (~90 ms of every `scry trace`'s stop), a BTF one does
  * not.  Its record is rebuilt as TP_fast_assign fills it, at the offsets of the kernel's own
  * struct (CO-RE), which are those of its tracefs format, by the descriptor of slot
- * exit_tp_slot - 1 (0: not written here). */
+ * exit_tp_slot - 1 (0: not written here).  Called by lifecycle.bpf.h's scry_exit, the one
+ * program on the BTF tracepoint (each is ~2 ms of a start-up, to verify). */
 volatile __u32 exit_tp_slot = 0;
 
-SEC("tp_btf/sched_process_exit")
-int BPF_PROG(scry_tp_exit, struct task_struct *p)
+static __always_inline void tp_exit_write(const __u64 *ctx, struct task_struct *p)
 {
 	struct trace_event_raw_sched_process_exit *r;
 	__u8 rec[64] = {};
@@ -211,7 +211,7 @@ int BPF_PROG(scry_tp_exit, struct task_struct *p)
 
 	if (slot >= SCRY_MAX_TP || !bpf_core_type_exists(struct trace_event_raw_sched_process_exit) ||
 	    bpf_core_type_size(struct trace_event_raw_sched_process_exit) > sizeof(rec))
-		return 0;
+		return;
 	r = (void *)rec;
 	bpf_probe_read_kernel(rec + bpf_core_field_offset(r->comm), sizeof(r->comm), p->comm);
 	*(pid_t *)(rec + bpf_core_field_offset(r->pid)) = p->pid;
@@ -221,5 +221,4 @@ int BPF_PROG(scry_tp_exit, struct task_struct *p)
 		*(bool *)(rec + bpf_core_field_offset(r->group_dead)) = group_dead;
 	}
 	tp_write((unsigned long)rec, slot);
-	return 0;
 }

@@ -29,6 +29,19 @@ int probes_add_link(struct scry_probes *p, struct bpf_link *l, const char *what,
 	return 0;
 }
 
+/* scry_exit attached once, for the follow sets and sched_process_exit's event both. */
+static int exit_attach(struct scry_probes *p, char *err, size_t errlen)
+{
+	int ret;
+
+	if (p->exit_link >= 0)
+		return 0;
+	ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_exit), "tp_btf/sched_process_exit", err, errlen);
+	if (!ret)
+		p->exit_link = (int)p->nlinks - 1;
+	return ret;
+}
+
 int scry_probes_attach_tracepoint(struct scry_probes *p, const char *system, const char *name,
 				  const struct scry_tp_desc *d, int front_fd, char *err, size_t errlen)
 {
@@ -58,14 +71,14 @@ int scry_probes_attach_tracepoint(struct scry_probes *p, const char *system, con
 	else if (p->btf_exit && !p->skel->bss->exit_tp_slot && !strcmp(system, "sched") &&
 		 !strcmp(name, "sched_process_exit")) {   /* its BTF tracepoint (tracepoints.bpf.h) */
 		p->skel->bss->exit_tp_slot = slot + 1;
-		if ((ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_tp_exit), what, err, errlen)))
+		if ((ret = exit_attach(p, err, errlen)))
 			p->skel->bss->exit_tp_slot = 0;
 	} else
 		ret = probes_add_link(p, bpf_program__attach_tracepoint_opts(p->skel->progs.scry_tp, system, name, &topts),
 				      what, err, errlen);
 	if (ret)
 		return ret;
-	p->tp_link[slot] = front_fd >= 0 ? -1 : (int)p->nlinks - 1;
+	p->tp_link[slot] = front_fd >= 0 ? -1 : p->skel->bss->exit_tp_slot == slot + 1 ? p->exit_link : (int)p->nlinks - 1;
 	p->next_tp_slot++;
 	return (int)slot;
 }
@@ -81,10 +94,14 @@ int scry_probes_detach_tracepoint(struct scry_probes *p, int slot)
 	/* written no more from now on, then detached (which waits for the tracepoint) */
 	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.tps), &k, &off, BPF_ANY))
 		return -errno;
+	if (p->skel->bss->exit_tp_slot == k + 1) {
+		p->skel->bss->exit_tp_slot = 0;   /* free for sched_process_exit again */
+		if (p->exit_follow)
+			return 0;                 /* scry_exit stays for the follow sets */
+		p->exit_link = -1;
+	}
 	bpf_link__destroy(p->links[l]);
 	p->links[l] = NULL;
-	if (p->skel->bss->exit_tp_slot == k + 1)
-		p->skel->bss->exit_tp_slot = 0;   /* free for sched_process_exit again */
 	return 0;
 }
 
@@ -289,8 +306,8 @@ int scry_probes_attach(struct scry_probes *p, char *err, size_t errlen)
 	if (!ret && bpf_program__autoload(p->skel->progs.scry_perf_switch))
 		ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_perf_switch), "tp_btf/sched_switch",
 				      err, errlen);
-	if (!ret && bpf_program__autoload(p->skel->progs.scry_exit))
-		ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_exit), "tp_btf/sched_process_exit", err, errlen);
+	if (!ret && p->exit_follow)
+		ret = exit_attach(p, err, errlen);
 	if (!ret && bpf_program__autoload(p->skel->progs.scry_signal))
 		ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_signal), "raw_tp/signal_deliver", err, errlen);
 	if (!ret && bpf_program__autoload(p->skel->progs.scry_signal_gen))

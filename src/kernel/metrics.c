@@ -63,6 +63,16 @@ static int sched_text(struct scry_probes *p, char *err, size_t errlen)
 
 /* Before load: the programs' autoload and the load-time settings (the metrics' descriptors
  * and the per-syscall masks among them). */
+/* The inner map templates of probes_prepare_metrics, once the outer maps are made. */
+void probes_close_templates(struct scry_probes *p)
+{
+	for (int i = 0; i < 2; i++) {
+		if (p->tmpl_fds[i] >= 0)
+			close(p->tmpl_fds[i]);
+		p->tmpl_fds[i] = -1;
+	}
+}
+
 int probes_prepare_metrics(struct scry_probes *p, char *err, size_t errlen)
 {
 	const struct scry_probes_opts *o = &p->opts;
@@ -108,8 +118,27 @@ int probes_prepare_metrics(struct scry_probes *p, char *err, size_t errlen)
 	bpf_program__set_autoload(p->skel->progs.scry_metrics_rq_issue, (events & (1u << SCRY_ME_BLOCK_IO)) != 0);
 	bpf_program__set_autoload(p->skel->progs.scry_metrics_rq_complete, (events & (1u << SCRY_ME_BLOCK_IO)) != 0);
 	/* the application's marks: read by the span programs only when a probe sets them */
-	bool marks = o->nmetrics && o->span_mark;
+	bool marks = o->nmetrics && o->span_mark, spans = false;
 	p->skel->rodata->span_marks = marks;
+	for (unsigned i = 0; i < o->nmetrics; i++)
+		spans |= o->metrics[i].kind == SCRY_METRIC_SPAN;
+	/* the maps of what is not measured at their smallest: creating them is ~5 ms of a
+	 * start-up (per-CPU inner map templates, preallocated hashes) */
+	if (!o->nmetrics) {   /* one-entry templates of our own (the outer maps stay empty) */
+		p->tmpl_fds[0] = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "scry_tmpl", sizeof(__u32), sizeof(__u64), 1, NULL);
+		p->tmpl_fds[1] = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "scry_tmpl", sizeof(__u32),
+						sizeof(struct scry_metric_hist), 1, NULL);
+		if (p->tmpl_fds[0] >= 0)
+			bpf_map__set_inner_map_fd(p->skel->maps.metric_counter_arrays, p->tmpl_fds[0]);
+		if (p->tmpl_fds[1] >= 0)
+			bpf_map__set_inner_map_fd(p->skel->maps.metric_hist_arrays, p->tmpl_fds[1]);
+	}
+	if (!(events & (1u << SCRY_ME_BLOCK_IO)))
+		bpf_map__set_max_entries(p->skel->maps.blk_start, 1);
+	if (!marks)
+		bpf_map__set_max_entries(p->skel->maps.blk_mark, 1);
+	if (!spans)
+		bpf_map__set_max_entries(p->skel->maps.span_rb, (uint32_t)sysconf(_SC_PAGESIZE));
 	bpf_program__set_autoload(p->skel->progs.scry_span_mark_uprobe, marks && !o->span_mark->provider);
 	bpf_program__set_autoload(p->skel->progs.scry_span_mark_usdt, marks && o->span_mark->provider);
 	bpf_program__set_autoload(p->skel->progs.scry_span_mark_rq_issue, marks && (events & (1u << SCRY_ME_BLOCK_IO)));
@@ -147,6 +176,7 @@ int probes_install_metrics(struct scry_probes *p, char *err, size_t errlen)
 	const struct scry_probes_opts *o = &p->opts;
 	int ret;
 
+	probes_close_templates(p);
 	if (!o->nmetrics)
 		return 0;
 	for (unsigned i = 0; i < o->nmetrics; i++) {

@@ -114,6 +114,8 @@ static int probes_load(struct scry_probes **out, const struct scry_probes_opts *
 		goto fail_msg;
 	p->opts = *o;
 	p->sys_front[0] = p->sys_front[1] = -1;
+	p->exit_link = -1;
+	p->tmpl_fds[0] = p->tmpl_fds[1] = -1;
 	for (unsigned i = 0; i < SCRY_METRICS_MAX; i++)
 		p->metric_fds[i] = -1;
 	p->links = calloc(MAX_LINKS, sizeof(*p->links));
@@ -202,7 +204,6 @@ static int probes_load(struct scry_probes **out, const struct scry_probes_opts *
 	bpf_program__set_autoload(p->skel->progs.scry_prepare_exec, p->prepare_exec);
 	p->skel->rodata->prepare_exec_on = p->prepare_exec;
 	p->btf_exit = o->btf_exit && scry_feature_btf_exit(vmlinux);
-	bpf_program__set_autoload(p->skel->progs.scry_tp_exit, p->btf_exit);
 	bpf_program__set_autoload(p->skel->progs.scry_tp, o->tracepoints || (o->btf_exit && !p->btf_exit));
 	bool need_fork = !o->target_all || o->fork_event_id != 0xffff || o->track_vpid;
 	if (need_fork && !btf_fork) {
@@ -213,8 +214,9 @@ static int probes_load(struct scry_probes **out, const struct scry_probes_opts *
 	bpf_program__set_autoload(p->skel->progs.scry_fork, need_fork);
 	/* the fork filter front's way on (fronts.c): only with a filter (~2 ms of a start) */
 	bpf_program__set_autoload(p->skel->progs.scry_fork_write, need_fork && o->filter);
-	/* followed processes leave the follow sets at exit */
-	bpf_program__set_autoload(p->skel->progs.scry_exit, !o->target_all || o->track_vpid);
+	/* followed processes leave the follow sets at exit; sched_process_exit's event */
+	p->exit_follow = !o->target_all || o->track_vpid;
+	bpf_program__set_autoload(p->skel->progs.scry_exit, p->exit_follow || p->btf_exit);
 	bpf_program__set_autoload(p->skel->progs.scry_signal, o->signal_event_id != 0xffff);
 	bpf_program__set_autoload(p->skel->progs.scry_signal_gen, o->signal_gen_event_id != 0xffff);
 	bpf_program__set_autoload(p->skel->progs.scry_uprobe, o->uprobes);
@@ -262,6 +264,8 @@ static int probes_load(struct scry_probes **out, const struct scry_probes_opts *
 		bpf_map__set_max_entries(p->skel->maps.pid_set_hits, n);
 	}
 
+	if (!o->counts)   /* a per-CPU array: ~1 ms to create at full size */
+		bpf_map__set_max_entries(p->skel->maps.sc_counts, 1);
 	bpf_map__set_max_entries(p->skel->maps.areas, p->ncpus * SCRY_AREAS_PER_CPU);
 	bpf_map__set_max_entries(p->skel->maps.stages, p->ncpus);
 	bpf_program__set_autoload(p->skel->progs.scry_flush, true);
@@ -389,6 +393,7 @@ void scry_probes_close(struct scry_probes *p)
 	for (unsigned i = 0; i < SCRY_METRICS_MAX; i++)
 		if (p->metric_fds[i] >= 0)
 			close(p->metric_fds[i]);
+	probes_close_templates(p);
 	scry_bpf__destroy(p->skel);
 	free(p->pid_set_pids);
 	free(p);

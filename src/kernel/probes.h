@@ -38,6 +38,7 @@ struct scry_probes_opts {
 	bool filter;                /* filter fronts will be loaded (scry_probes_load_front) */
 	bool btf_exit;              /* sched_process_exit may be written from its BTF tracepoint
 				     * (scry_probes_attach_tracepoint) */
+	bool counts;                /* syscalls counted in the kernel (SCRY_SC_COUNT): sc_counts */
 	bool tracepoints;           /* load the tracefs tracepoints' writer (any tracepoint but a
 				     * sched_process_exit that btf_exit writes needs it) */
 	size_t ring_size;           /* bytes per CPU ring, a power of two multiple of the page size */

@@ -37,10 +37,14 @@ struct scry_probes {
 	size_t nfront_links;
 	struct scry_ctx_layout layout;   /* contexts and registers in kernel BTF */
 	bool prepare_exec;         /* scry_prepare_exec is loaded */
-	bool btf_exit;             /* scry_tp_exit is loaded (the bss's exit_tp_slot: its slot) */
+	bool btf_exit;             /* scry_exit may write sched_process_exit (the bss's exit_tp_slot:
+				    * its slot) */
+	bool exit_follow;          /* scry_exit keeps the follow sets (attached from the start) */
+	int exit_link;             /* scry_exit's index in links, -1: not attached */
 	bool uprobe_multi;         /* scry_uprobe_multi is loaded (scry_probes_attach_uprobes) */
 	bool memo_by_regs;         /* the memo keeps the current task (untrusted kptr) */
 	int metric_fds[SCRY_METRICS_MAX];   /* inner maps of the metrics, -1: none */
+	int tmpl_fds[2];           /* without metrics: one-entry inner map templates until loaded */
 	pid_t *pid_set_pids;       /* per-process event sets: the process of each slot, 0: free
 				    * (pid_sets.c: the bloom bits of the .bss) */
 	int *perf_fds;             /* the perf counter contexts' events (perf_ctx.c) */
@@ -71,6 +75,7 @@ int probes_attach_front_tp(struct scry_probes *p, int prog_fd, const char *syste
 int probes_attach_front_uprobe(struct scry_probes *p, int prog_fd, const char *path, uint64_t offset, bool ret,
 			       __u64 cookie, const char *what, char *err, size_t errlen);
 /* metrics.c */
+void probes_close_templates(struct scry_probes *p);
 int probes_prepare_metrics(struct scry_probes *p, char *err, size_t errlen);
 int probes_install_metrics(struct scry_probes *p, char *err, size_t errlen);
 /* attach.c */

@@ -191,6 +191,7 @@ int channel_load(struct scry_channel *c, char *err, size_t errlen)
 		.filter = c->filters != NULL,
 		.btf_exit = btf_exit,
 		.tracepoints = tracepoints,
+		.counts = c->opts.kind == SCRY_CHANNEL_COUNT,
 		.ring_size = c->opts.ring_size,
 		.nevent_ids = (unsigned)c->nevents,
 		.track_vpids = so->track_vpids, .ntrack_vpids = so->ntrack_vpids, .track_vpid = so->track_vpids != NULL,
