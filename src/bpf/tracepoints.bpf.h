@@ -199,7 +199,7 @@ int scry_tp(void *ctx)
  * not.  Its record is rebuilt as TP_fast_assign fills it, at the offsets of the kernel's own
  * struct (CO-RE), which are those of its tracefs format, by the descriptor of slot
  * exit_tp_slot - 1 (0: not written here).  Called by lifecycle.bpf.h's scry_exit, the one
- * program on the BTF tracepoint (each is ~2 ms of a start-up, to verify). */
+ * program on the BTF tracepoint. */
 volatile __u32 exit_tp_slot = 0;
 
 static __always_inline void tp_exit_write(const __u64 *ctx, struct task_struct *p)

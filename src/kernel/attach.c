@@ -47,13 +47,15 @@ int scry_probes_attach_tracepoint(struct scry_probes *p, const char *system, con
 {
 	char what[256];
 	__u32 slot = p->next_tp_slot;
+	/* sched_process_exit from its BTF tracepoint (tracepoints.bpf.h), else a tracefs one */
+	bool by_btf = front_fd < 0 && p->btf_exit && !p->skel->bss->exit_tp_slot && !strcmp(system, "sched") &&
+		      !strcmp(name, "sched_process_exit");
 
 	if (slot >= SCRY_MAX_TP) {
 		snprintf(err, errlen, "too many tracepoints (limit %d)", SCRY_MAX_TP);
 		return -E2BIG;
 	}
-	if (!bpf_program__autoload(p->skel->progs.scry_tp) && (front_fd >= 0 || !p->btf_exit ||
-	    p->skel->bss->exit_tp_slot || strcmp(system, "sched") || strcmp(name, "sched_process_exit"))) {
+	if (!by_btf && !bpf_program__autoload(p->skel->progs.scry_tp)) {   /* a front tail-calls it */
 		snprintf(err, errlen, "%s:%s: tracepoints cannot be added to a session loaded without one", system, name);
 		return -ENOTSUP;
 	}
@@ -68,8 +70,7 @@ int scry_probes_attach_tracepoint(struct scry_probes *p, const char *system, con
 
 	if (front_fd >= 0)
 		ret = probes_attach_front_tp(p, front_fd, system, name, slot, err, errlen);
-	else if (p->btf_exit && !p->skel->bss->exit_tp_slot && !strcmp(system, "sched") &&
-		 !strcmp(name, "sched_process_exit")) {   /* its BTF tracepoint (tracepoints.bpf.h) */
+	else if (by_btf) {
 		p->skel->bss->exit_tp_slot = slot + 1;
 		if ((ret = exit_attach(p, err, errlen)))
 			p->skel->bss->exit_tp_slot = 0;
@@ -78,7 +79,7 @@ int scry_probes_attach_tracepoint(struct scry_probes *p, const char *system, con
 				      what, err, errlen);
 	if (ret)
 		return ret;
-	p->tp_link[slot] = front_fd >= 0 ? -1 : p->skel->bss->exit_tp_slot == slot + 1 ? p->exit_link : (int)p->nlinks - 1;
+	p->tp_link[slot] = front_fd >= 0 ? -1 : by_btf ? p->exit_link : (int)p->nlinks - 1;
 	p->next_tp_slot++;
 	return (int)slot;
 }

@@ -206,6 +206,8 @@ int channel_load(struct scry_channel *c, char *err, size_t errlen)
 	};
 	int ret = scry_probes_load(&c->probes, &po, err, errlen);
 
+	c->tp_writer = tracepoints;
+
 	if (ret)
 		return ret;
 	if (c->filters) {

@@ -62,6 +62,7 @@ struct scry_channel {
 	struct up_ref *ups;              /* uprobes to attach */
 	size_t nups, nups_attached;
 	bool any_uprobe, any_usdt;       /* their programs are loaded */
+	bool tp_writer;                  /* the tracefs tracepoints' program is loaded */
 	uint16_t *sc_entry, *sc_exit;    /* per syscall number: event ids or NO_EVENT */
 	bool *sc_off;                    /* per syscall number: disabled (its ids kept) */
 	uint16_t unknown_entry, unknown_exit, fork_id, signal_id, signal_gen_id;

@@ -101,6 +101,12 @@ static int enable_tracepoint(struct scry_channel *c, const char *system, const c
 	ev = scry_catalog_tracepoint(c->s->cat, system, name, err, errlen);
 	if (!ev)
 		return -ENOENT;
+	/* (sched_process_exit may have its BTF program: kernel/attach.c decides) */
+	if (c->probes && !c->tp_writer && strcmp(name, "sched_process_exit")) {
+		snprintf(err, errlen, "%s:%s: tracepoints cannot be added to a channel loaded without one (scry record "
+			 "and scry trace enable their events before load)", system, name);
+		return -ENOTSUP;
+	}
 	size_t before = c->nevents;
 	id = channel_add_event(c, ev);
 	if (id < 0)

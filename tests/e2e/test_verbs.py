@@ -42,6 +42,9 @@ def test_event_enabled_after_start(tmp_path, bt2_read):
     # the context added before load is in every record, one added after start is refused
     assert all(e["procname"] == "verbs" for e in evs), {e["procname"] for e in evs}
     assert info["again"] == "cannot add context 'prio' to channel 'channel0': the session is loaded"
+    # fixed_events: the tracefs tracepoints' program was not loaded, so one cannot come later
+    assert info["tp"].startswith("sched:sched_switch: tracepoints cannot be added to a channel loaded without one"), info
+    assert not any(e["name"] == "sched_switch" for e in bt2_read(out, fields=False).events)
     assert not list((out / "kernel").glob(".*"))      # no hidden metadata file left
 
 

@@ -3,14 +3,16 @@
  *                         times; syscall:getpid is enabled (scry_session_enable_event); the
  *                         child calls getpid N times, then getppid N times; the procname
  *                         context is added before load (scry_session_add_context), and
- *                         adding one after start is refused
+ *                         adding one after start is refused; the session's events are
+ *                         fixed_events, so enabling a tracepoint after start is refused
  *   verbs disable DIR N   records syscall:getppid, syscall:getpid, sched:sched_process_exit;
  *                         the child calls getppid N times and getpid N times; getppid and the
  *                         tracepoint are disabled (scry_session_disable_event); the child
  *                         calls getppid N times and getpid N times, and exits
  * Prints {"child":PID,"changed_ns":T,"events":E,"discarded":D,"again":"..."}: T the
  * CLOCK_MONOTONIC time the verb returned, "again" the error of disabling getppid twice
- * (disable) or of adding a context after start (enable). */
+ * (disable) or of adding a context after start (enable), "tp" that of enabling
+ * sched:sched_switch after start (enable). */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -55,7 +57,7 @@ int main(int argc, char **argv)
 	struct scry_channel_opts chan = { 0 };
 	struct scry_session *s = NULL;
 	struct scry_session_summary sum;
-	char err[1024] = "", again[256] = "";
+	char err[1024] = "", again[256] = "", tp[256] = "";
 	uint64_t changed;
 	int pipefd[2];
 	bool enable;
@@ -84,6 +86,7 @@ int main(int argc, char **argv)
 	chan.ctx_mask = (1ULL << SCRY_CTX_PID) | (1ULL << SCRY_CTX_TID);
 	so.channels = &chan;
 	so.nchannels = 1;
+	so.fixed_events = enable;
 	if (scry_session_create(&s, &so, err, sizeof(err)) ||
 	    (enable && scry_session_add_context(s, NULL, SCRY_CTX_PROCNAME, err, sizeof(err))) ||
 	    scry_session_load(s, err, sizeof(err)) ||
@@ -94,7 +97,8 @@ int main(int argc, char **argv)
 		goto fail;
 	usleep(200000);                       /* the first phase is over */
 	if (enable) {
-		if (scry_session_enable_event(s, NULL, "syscall:getpid", err, sizeof(err)))
+		if (scry_session_enable_event(s, NULL, "syscall:getpid", err, sizeof(err)) ||
+		    scry_session_enable_event(s, NULL, "sched:sched_switch", tp, sizeof(tp)) != -ENOTSUP)
 			goto fail;
 	} else {
 		if (scry_session_disable_event(s, NULL, "syscall:getppid", err, sizeof(err)) ||
@@ -109,9 +113,9 @@ int main(int argc, char **argv)
 	waitpid(child, NULL, 0);
 	if (scry_session_stop(s, &sum, err, sizeof(err)))
 		goto fail;
-	printf("{\"child\":%d,\"changed_ns\":%llu,\"events\":%llu,\"discarded\":%llu,\"again\":\"%s\"}\n",
+	printf("{\"child\":%d,\"changed_ns\":%llu,\"events\":%llu,\"discarded\":%llu,\"again\":\"%s\",\"tp\":\"%s\"}\n",
 	       (int)child, (unsigned long long)changed, (unsigned long long)sum.events,
-	       (unsigned long long)sum.discarded, again);
+	       (unsigned long long)sum.discarded, again, tp);
 	scry_session_destroy(s);
 	return 0;
 fail:
