@@ -5,7 +5,8 @@
 # scry record (default events), strace, perf trace, bpftrace with one probe.  And how long
 # `scry record -a -e 'sched:*' --duration 1` takes in all, and how long its trace spans
 # (the switch: the events start and stop at one instant, whatever attaching takes).
-# "4 KiB heap": scry trace with its heap on ordinary pages (util/heap.c), the same run.
+# "4 KiB heap": scry trace with its heap on ordinary pages (util/heap.c); "one lane": with its
+# programs verified one after the other (kernel/lanes.c): the same run.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,6 +23,7 @@ if ! have hyperfine; then
 fi
 cmds=(-n "scry trace" "$SCRY trace -o /dev/null -- /bin/true"
       -n "scry trace, 4 KiB heap" "SCRY_NO_HUGE_HEAP=1 $SCRY trace -o /dev/null -- /bin/true"
+      -n "scry trace, one lane" "SCRY_ONE_LANE=1 $SCRY trace -o /dev/null -- /bin/true"
       -n "scry record" "rm -rf $WORK/t && $SCRY record -q -o $WORK/t -- /bin/true")
 have strace && cmds+=(-n "strace" "strace -f -o /dev/null /bin/true")
 have perf && cmds+=(-n "perf trace" "perf trace -o /dev/null -- /bin/true")

@@ -260,7 +260,7 @@ size_t scry_probes_prog_stats(struct scry_probes *p, struct scry_prog_stats *out
 	struct bpf_program *prog;
 	size_t n = 0;
 
-	bpf_object__for_each_program(prog, p->skel->obj) {
+	for (int i = 0; (prog = probes_prog(p, i)); i++) {
 		struct bpf_prog_info info;
 		__u32 len = sizeof(info);
 		int fd = bpf_program__fd(prog);

@@ -278,14 +278,11 @@ static int probes_load(struct scry_probes **out, const struct scry_probes_opts *
 	if ((ret = create_rings(p, o->ring_size, &ri, err, errlen)))
 		goto fail;
 	installing = true;
-	ret = scry_bpf__load(p->skel);
+	ret = probes_load_lanes(p, core_btf, err, errlen);
 	installing = false;
 	pthread_join(ri.th, NULL);
-	if (ret) {
-		snprintf(err, errlen, "the kernel refused scry's BPF programs: %s%s", strerror(-ret),
-			 scry_log_verbose() ? "" : " (--verbose shows the verifier log)");
+	if (ret)
 		goto fail;
-	}
 	if ((ret = ri.ret) < 0) {
 		snprintf(err, errlen, "cannot install the ring buffers: %s", strerror(-ret));
 		goto fail;
@@ -395,6 +392,7 @@ void scry_probes_close(struct scry_probes *p)
 			close(p->metric_fds[i]);
 	probes_close_templates(p);
 	scry_bpf__destroy(p->skel);
+	probes_close_lanes(p);
 	free(p->pid_set_pids);
 	free(p);
 }

@@ -16,7 +16,8 @@
 #define SCRY_BPF_F_UPROBE_MULTI_RETURN 1
 
 struct scry_probes {
-	struct scry_bpf *skel;
+	struct scry_bpf *skel;     /* its maps; its program pointers: the lanes' programs */
+	struct bpf_object *lanes[2];   /* the copies of the object that loaded the programs */
 	struct scry_probes_opts opts;
 	unsigned ncpus;
 	int *ring_fds;
@@ -50,6 +51,15 @@ struct scry_probes {
 	int *perf_fds;             /* the perf counter contexts' events (perf_ctx.c) */
 	size_t nperf_fds;
 };
+
+/* lanes.c: the programs the skeleton is set to load, loaded on two CPUs at once; closed */
+int probes_load_lanes(struct scry_probes *p, const char *core_btf, char *err, size_t errlen);
+void probes_close_lanes(struct scry_probes *p);
+/* Each program of the skeleton (loaded or not): for (i = 0; (prog = probes_prog(p, i)); i++) */
+static inline struct bpf_program *probes_prog(const struct scry_probes *p, int i)
+{
+	return i < p->skel->skeleton->prog_cnt ? *p->skel->skeleton->progs[i].prog : NULL;
+}
 
 /* perf_ctx.c: before the load (map size, the switch program), after it (the events). */
 void probes_prepare_perf(struct scry_probes *p);

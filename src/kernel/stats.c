@@ -68,7 +68,7 @@ uint64_t scry_probes_recursion_misses(struct scry_probes *p)
 	struct bpf_program *prog;
 	uint64_t sum = 0;
 
-	bpf_object__for_each_program(prog, p->skel->obj) {
+	for (int i = 0; (prog = probes_prog(p, i)); i++) {
 		struct bpf_prog_info info;
 		__u32 len = sizeof(info);
 		int fd = bpf_program__fd(prog);

@@ -1,8 +1,9 @@
 /* heap.c — scry's heap on transparent huge pages.
  *
- * Every start of a recording parses the kernel's BTF twice (5.5 MB raw on Linux 6.18,
- * ~10 MB once indexed): once for scry's own feature checks and once inside libbpf, for the
- * CO-RE relocations of the BPF object.  On 4 KiB pages that is ~2,900 page faults per parse;
+ * Every start of a recording parses the kernel's BTF (5.5 MB raw on Linux 6.18, ~10 MB once
+ * indexed) several times: once for scry's own feature checks, then inside libbpf for each
+ * copy of the BPF object it loads (kernel/lanes.c: the maps' copy, then the two lanes' at
+ * once, 40 MB of heap at the peak).  On 4 KiB pages that is ~2,900 page faults per parse;
  * where a page fault is expensive (virtual machines with shadow or nested page tables: ~27 us
  * each on the machine this was measured on) each parse took ~60 ms.  On 2 MiB pages the same
  * parse takes 5–8 ms.  So the heap is grown once by SCRY_HEAP_RESERVE, that range advised
@@ -22,7 +23,7 @@
 
 #include "util/heap.h"
 
-#define SCRY_HEAP_RESERVE (32u << 20)
+#define SCRY_HEAP_RESERVE (48u << 20)
 #define HUGE_PAGE (2ul << 20)
 
 #ifndef MADV_POPULATE_WRITE

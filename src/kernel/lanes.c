@@ -1,0 +1,189 @@
+/* lanes.c — scry's programs verified on two CPUs at once (see probes_int.h).
+ *
+ * Most of a start-up is the verifier (~45 ms of `scry trace -- /bin/true`'s ~80), which runs
+ * in the thread that loads a program; privileged loads run in parallel.  libbpf loads an
+ * object's programs one after the other, so the object is opened three times from the same
+ * ELF bytes: the skeleton's copy creates the maps (its programs all left unloaded), and two
+ * more copies, the lanes, load the programs the skeleton was set to load, split between them
+ * (lane_of), with the skeleton's maps (bpf_map__reuse_fd), one in a thread of its own.  The
+ * lanes are opened in that thread while the skeleton creates its maps.  Then the skeleton's
+ * program pointers are set to the lanes' programs, so that the rest of scry sees one object
+ * (bpf_program__autoload(): loaded).  Each lane reads the kernel's BTF for itself (~5 ms, on
+ * its own CPU).  SCRY_ONE_LANE=1: one lane, the programs one after the other (comparisons). */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/libbpf.h>
+#include "kernel/probes_int.h"
+#include "util/log.h"
+
+/* The programs of lane 1, whose verification takes about as long as lane 0's for the common
+ * sessions (measured with log_level 4): sys_enter (~17 ms) with the exec and signal programs
+ * against sys_exit (~14 ms) with sched_process_exit's (~6 ms), the fork and signal_generate
+ * programs; a statedump's task iterator against its file and item iterators. */
+static const char *const lane1[] = {
+	"scry_sys_enter_btf", "scry_sys_enter_tp", "scry_prepare_exec", "scry_signal",
+	"scry_metrics_enter", "scry_metrics_switch", "scry_perf_switch", "scry_uprobe",
+	"scry_uprobe_multi", "scry_usdt", "scry_sd_task", "scry_sd_vma", "scry_tp",
+};
+
+static int lane_of(const char *name)
+{
+	if (getenv("SCRY_ONE_LANE"))
+		return 0;
+	for (size_t i = 0; i < sizeof(lane1) / sizeof(lane1[0]); i++)
+		if (!strcmp(lane1[i], name))
+			return 1;
+	return 0;
+}
+
+struct lane {
+	struct bpf_object *obj;
+	unsigned nprogs;             /* programs to load */
+	int ret;
+	char what[96];               /* the step that failed */
+};
+
+struct lanes {
+	struct scry_probes *p;
+	const bool *plan;            /* the skeleton's programs to load, by index */
+	const char *core_btf;
+	struct lane lane[2];
+	pthread_barrier_t maps_made; /* the skeleton's maps exist, or could not be made */
+	int maps_ret;
+};
+
+/* A copy of the object, set to load the planned programs of lane l. */
+static int lane_open(struct lanes *ls, int l)
+{
+	const struct bpf_object_skeleton *s = ls->p->skel->skeleton;
+	struct lane *ln = &ls->lane[l];
+	size_t size;
+	const void *elf = scry_bpf__elf_bytes(&size);
+
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = s->name, .btf_custom_path = ls->core_btf);
+	ln->obj = bpf_object__open_mem(elf, size, &oo);
+	if (!ln->obj) {
+		snprintf(ln->what, sizeof(ln->what), "cannot open the BPF object again");
+		return -errno;
+	}
+	for (int i = 0; i < s->prog_cnt; i++) {
+		struct bpf_program *sp = *s->progs[i].prog;
+		struct bpf_program *lp = bpf_object__find_program_by_name(ln->obj, s->progs[i].name);
+		bool load = ls->plan[i] && lane_of(s->progs[i].name) == l;
+
+		if (!lp) {
+			snprintf(ln->what, sizeof(ln->what), "no program %s in the BPF object", s->progs[i].name);
+			return -ENOENT;
+		}
+		bpf_program__set_autoload(lp, load);
+		bpf_program__set_expected_attach_type(lp, bpf_program__expected_attach_type(sp));
+		ln->nprogs += load;
+	}
+	return 0;
+}
+
+/* Lane l's maps are the skeleton's (same ELF: the same maps in the same order), then its
+ * programs loaded. */
+static int lane_load(struct lanes *ls, int l)
+{
+	struct lane *ln = &ls->lane[l];
+	struct bpf_map *sm = NULL, *lm = NULL;
+
+	while ((sm = bpf_object__next_map(ls->p->skel->obj, sm)) && (lm = bpf_object__next_map(ln->obj, lm))) {
+		int fd = bpf_map__fd(sm), ret = fd < 0 ? bpf_map__set_autocreate(lm, false) : bpf_map__reuse_fd(lm, fd);
+
+		if (ret) {
+			snprintf(ln->what, sizeof(ln->what), "cannot share the map %s", bpf_map__name(sm));
+			return ret;
+		}
+	}
+	if (bpf_object__load(ln->obj)) {
+		snprintf(ln->what, sizeof(ln->what), "the kernel refused scry's BPF programs");
+		return -errno;
+	}
+	return 0;
+}
+
+static void *lane1_main(void *arg)
+{
+	struct lanes *ls = arg;
+
+	ls->lane[1].ret = lane_open(ls, 1);
+	if (!ls->lane[1].ret)
+		ls->lane[0].ret = lane_open(ls, 0);
+	pthread_barrier_wait(&ls->maps_made);
+	if (!ls->maps_ret && !ls->lane[0].ret && !ls->lane[1].ret && ls->lane[1].nprogs)
+		ls->lane[1].ret = lane_load(ls, 1);
+	return NULL;
+}
+
+/* Every planned program of the skeleton now the lane's that loaded it. */
+static void lanes_adopt(struct lanes *ls)
+{
+	const struct bpf_object_skeleton *s = ls->p->skel->skeleton;
+
+	for (int i = 0; i < s->prog_cnt; i++)
+		if (ls->plan[i])
+			*s->progs[i].prog = bpf_object__find_program_by_name(ls->lane[lane_of(s->progs[i].name)].obj,
+									     s->progs[i].name);
+}
+
+int probes_load_lanes(struct scry_probes *p, const char *core_btf, char *err, size_t errlen)
+{
+	const struct bpf_object_skeleton *s = p->skel->skeleton;
+	struct lanes ls = { .p = p, .core_btf = core_btf };
+	bool *plan = calloc(s->prog_cnt ? s->prog_cnt : 1, sizeof(*plan));
+	pthread_t th;
+	int ret;
+
+	if (!plan) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	ls.plan = plan;
+	for (int i = 0; i < s->prog_cnt; i++) {
+		plan[i] = bpf_program__autoload(*s->progs[i].prog);
+		bpf_program__set_autoload(*s->progs[i].prog, false);
+	}
+	pthread_barrier_init(&ls.maps_made, NULL, 2);
+	if ((ret = -pthread_create(&th, NULL, lane1_main, &ls))) {
+		snprintf(err, errlen, "cannot start a thread: %s", strerror(-ret));
+		goto out;
+	}
+	ls.maps_ret = scry_bpf__load(p->skel);
+	pthread_barrier_wait(&ls.maps_made);
+	if (!ls.maps_ret && !ls.lane[0].ret && !ls.lane[1].ret && ls.lane[0].nprogs)
+		ls.lane[0].ret = lane_load(&ls, 0);
+	pthread_join(th, NULL);
+	if ((ret = ls.maps_ret))
+		snprintf(err, errlen, "cannot create scry's BPF maps: %s%s", strerror(-ret),
+			 scry_log_verbose() ? "" : " (--verbose says more)");
+	else
+		for (int l = 0; l < 2 && !ret; l++)
+			if ((ret = ls.lane[l].ret))
+				snprintf(err, errlen, "%s: %s%s", ls.lane[l].what, strerror(-ret),
+					 scry_log_verbose() ? "" : " (--verbose shows the verifier log)");
+	if (!ret) {
+		lanes_adopt(&ls);
+		p->lanes[0] = ls.lane[0].obj;
+		p->lanes[1] = ls.lane[1].obj;
+		ls.lane[0].obj = ls.lane[1].obj = NULL;
+	}
+out:
+	pthread_barrier_destroy(&ls.maps_made);
+	bpf_object__close(ls.lane[0].obj);
+	bpf_object__close(ls.lane[1].obj);
+	free(plan);
+	return ret;
+}
+
+void probes_close_lanes(struct scry_probes *p)
+{
+	for (int l = 0; l < 2; l++) {
+		bpf_object__close(p->lanes[l]);
+		p->lanes[l] = NULL;
+	}
+}

@@ -1,0 +1,92 @@
+"""tests/e2e/test_lanes.py — scry's programs verified on two CPUs at once (src/kernel/lanes.c,
+issue 12's start-up): the skeleton's copy of the BPF object creates the maps, two more copies
+(lanes) load the programs, sys_enter's side and sys_exit's side, each with its own BTF object
+in the kernel and the skeleton's maps.  Checked: while `scry trace` runs, its sys_enter and
+sys_exit programs belong to two BTF objects and use the same maps (the same ring map, the same
+syscall table); with SCRY_ONE_LANE=1 one BTF object; and both ways trace the same calls with
+the same results."""
+import json
+import os
+import subprocess
+
+
+
+ENTER, EXIT = "scry_sys_enter_btf", "scry_sys_exit_btf"
+
+
+def progs_by_name(old=()):
+    """The sys_enter and sys_exit programs loaded, but those whose ids are in old (a program
+    of an earlier run may linger a moment after its process ended)."""
+    out = subprocess.run(["bpftool", "prog", "show", "-j"], capture_output=True, text=True, check=True)
+    return {p["name"]: p for p in json.loads(out.stdout or "[]") if p.get("name") in (ENTER, EXIT)
+            and p["id"] not in old}
+
+
+def map_names(prog_id):
+    out = subprocess.run(["bpftool", "prog", "show", "id", str(prog_id), "-j"], capture_output=True, text=True,
+                         check=True)
+    ids = json.loads(out.stdout).get("map_ids", [])
+    return {i: json.loads(subprocess.run(["bpftool", "map", "show", "id", str(i), "-j"], capture_output=True,
+                                         text=True, check=True).stdout)["name"] for i in ids}
+
+
+def programs_while_tracing(scry, env):
+    """The sys_enter and sys_exit programs of a running `scry trace`, with their maps."""
+    old = {p["id"] for p in progs_by_name().values()}
+    p = subprocess.Popen([scry, "trace", "-o", os.devnull, "--", "/usr/bin/python3", "-c",
+                          "import sys; sys.stdin.readline()"], stdin=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, env=dict(os.environ, **env))
+    try:
+        for _ in range(200):
+            progs = progs_by_name(old)
+            if len(progs) == 2:
+                break
+            subprocess.run(["sleep", "0.05"])
+        maps = {n: map_names(pr["id"]) for n, pr in progs.items()}
+        p.stdin.write("\n")
+        p.stdin.flush()
+        assert p.wait(timeout=30) == 0, p.stderr.read()
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    assert set(progs) == {ENTER, EXIT}, progs
+    return progs, maps
+
+
+def test_two_lanes_share_the_maps(scry):
+    progs, maps = programs_while_tracing(scry, {})
+    assert progs[ENTER]["btf_id"] != progs[EXIT]["btf_id"], progs
+    # the same kernel maps, not copies: the rings' map and the syscall table by id
+    shared = set(maps[ENTER]) & set(maps[EXIT])
+    names = {maps[ENTER][i] for i in shared}
+    assert {"rings", "syscalls"} <= names, (maps, names)
+
+
+def test_one_lane(scry):
+    progs, _ = programs_while_tracing(scry, {"SCRY_ONE_LANE": "1"})
+    assert progs[ENTER]["btf_id"] == progs[EXIT]["btf_id"], progs
+
+
+def test_same_calls_either_way(scry, tmp_path):
+    """The same workload's calls and results, traced with two lanes and with one."""
+    target = tmp_path / "f"
+    code = f"import os; fd = os.open({str(target)!r}, os.O_CREAT | os.O_WRONLY, 0o600); " \
+           "os.write(fd, b'x' * 123); os.lseek(fd, 7, 0); os.close(fd)"
+    seen = []
+    for env in ({}, {"SCRY_ONE_LANE": "1"}):
+        out = tmp_path / f"out{len(seen)}"
+        p = subprocess.run([scry, "trace", "-o", str(out), "-e", "trace=openat,write,lseek,close", "--",
+                            "/usr/bin/python3", "-c", code], capture_output=True, text=True, timeout=60,
+                           env=dict(os.environ, **env))
+        assert p.returncode == 0, p.stderr
+        lines = [ln for ln in out.read_text().splitlines() if str(target) in ln or "write(" in ln
+                 or "lseek(" in ln]
+        seen.append(lines)
+        target.unlink()
+    assert seen[0] == seen[1]
+    text = "\n".join(seen[0])
+    assert any(ln.startswith(f'openat(AT_FDCWD, "{target}", O_WRONLY|O_CREAT|O_CLOEXEC, 0600)')
+               and ln.endswith("= 3") for ln in seen[0]), text
+    assert any(ln.startswith("write(3, ") and ln.endswith("= 123") for ln in seen[0]), text
+    assert any(ln.startswith("lseek(3, 7, SEEK_SET)") and ln.endswith("= 7") for ln in seen[0]), text
