@@ -159,7 +159,7 @@ int probes_load_lanes(struct scry_probes *p, const char *core_btf, char *err, si
 		ls.lane[0].ret = lane_load(&ls, 0);
 	pthread_join(th, NULL);
 	if ((ret = ls.maps_ret))
-		snprintf(err, errlen, "cannot create scry's BPF maps: %s%s", strerror(-ret),
+		snprintf(err, errlen, "the kernel refused scry's BPF maps: %s%s", strerror(-ret),
 			 scry_log_verbose() ? "" : " (--verbose says more)");
 	else
 		for (int l = 0; l < 2 && !ret; l++)
@@ -168,9 +168,11 @@ int probes_load_lanes(struct scry_probes *p, const char *core_btf, char *err, si
 					 scry_log_verbose() ? "" : " (--verbose shows the verifier log)");
 	if (!ret) {
 		lanes_adopt(&ls);
-		p->lanes[0] = ls.lane[0].obj;
-		p->lanes[1] = ls.lane[1].obj;
-		ls.lane[0].obj = ls.lane[1].obj = NULL;
+		for (int l = 0; l < 2; l++)     /* a lane with no program is closed below */
+			if (ls.lane[l].nprogs) {
+				p->lanes[l] = ls.lane[l].obj;
+				ls.lane[l].obj = NULL;
+			}
 	}
 out:
 	pthread_barrier_destroy(&ls.maps_made);
