@@ -1,0 +1,183 @@
+/* verbs_track.c — track and untrack: a session's pid, vpid, uid and gid trackers (the
+ * processes it records; no tracker: every one), numbers or users' and groups' names, changed
+ * before start; once loaded, track --pid only, through the engine session's verb. */
+#include <errno.h>
+#include <getopt.h>
+#include <grp.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "daemon/verbs_int.h"
+#include "util/parse.h"
+
+/* A tracker's values: numbers (0 included), users' or groups' names for kind 'u'/'g'. */
+static int parse_ids(const char *list, char kind, uint32_t **out, size_t *n)
+{
+	char *copy = strdup(list), *save = NULL, *tok;
+	int ret = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (!copy)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, ",", &save); tok && !ret; tok = strtok_r(NULL, ",", &save)) {
+		char *end;
+		unsigned long v;
+		uint32_t *nv;
+
+		errno = 0;
+		v = strtoul(tok, &end, 10);
+		if (*end || errno || v > UINT32_MAX || tok[0] == '-') {
+			struct passwd *pw = kind == 'u' ? getpwnam(tok) : NULL;
+			struct group *gr = kind == 'g' ? getgrnam(tok) : NULL;
+
+			if (!pw && !gr) {
+				ret = -EINVAL;
+				break;
+			}
+			v = pw ? pw->pw_uid : gr->gr_gid;
+		}
+		if (!(nv = realloc(*out, (*n + 1) * sizeof(**out)))) {
+			ret = -ENOMEM;
+			break;
+		}
+		*out = nv;
+		nv[(*n)++] = (uint32_t)v;
+	}
+	free(copy);
+	if (!ret && !*n)
+		ret = -EINVAL;
+	if (ret) {
+		free(*out);
+		*out = NULL;
+	}
+	return ret;
+}
+
+static int add_u32s(uint32_t **v, size_t *n, const char *list, char kind, bool add)
+{
+	uint32_t *vals = NULL;
+	size_t nv = 0;
+	int ret = parse_ids(list, kind, &vals, &nv);
+
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < nv; i++) {
+		size_t k;
+
+		for (k = 0; k < *n && (*v)[k] != (uint32_t)vals[i]; k++)
+			;
+		if (add && k == *n) {
+			uint32_t *nvv = realloc(*v, (*n + 1) * sizeof(**v));
+
+			if (!nvv) {
+				free(vals);
+				return -ENOMEM;
+			}
+			*v = nvv;
+			(*v)[(*n)++] = (uint32_t)vals[i];
+		} else if (!add && k < *n) {
+			(*v)[k] = (*v)[--*n];
+		}
+	}
+	free(vals);
+	return 0;
+}
+
+int verb_track(struct verb_ctx *v, int argc, char **argv, bool add)
+{
+	enum { O_PID = 256, O_VPID, O_UID, O_GID };
+	static const struct option lo[] = {
+		{ "kernel", no_argument, NULL, 'k' }, { "userspace", no_argument, NULL, 'u' },
+		{ "session", required_argument, NULL, 's' }, { "pid", required_argument, NULL, O_PID },
+		{ "vpid", required_argument, NULL, O_VPID }, { "uid", required_argument, NULL, O_UID },
+		{ "gid", required_argument, NULL, O_GID }, { "all", no_argument, NULL, 'a' }, { 0 } };
+	struct dreply *r = v->r;
+	const char *sname = NULL, *lists[4] = { 0 };
+	static const char *const kinds[4] = { "pid", "vpid", "uid", "gid" };
+	bool all = false;
+	struct dsession *s;
+	int opt, ret;
+
+	while ((opt = getopt_long(argc, argv, ":kus:a", lo, NULL)) != -1) {
+		switch (opt) {
+		case 'k': break;
+		case 'u': return ERR("%s: scry records the kernel domain only (-k)", v->verb);
+		case 's': sname = optarg; break;
+		case O_PID: case O_VPID: case O_UID: case O_GID: lists[opt - O_PID] = optarg; break;
+		case 'a':
+			if (add)
+				return ERR("track: -a: a session without a tracker records every process already");
+			all = true;
+			break;
+		default: return bad_option(v, argc, argv);
+		}
+	}
+	if (optind < argc)
+		return ERR("%s: unexpected argument '%s' (scry %s --help)", v->verb, argv[optind], v->verb);
+	if (!all && !lists[0] && !lists[1] && !lists[2] && !lists[3])
+		return ERR("%s: give --pid, --vpid, --uid or --gid (scry %s --help)", v->verb, v->verb);
+	if (!(s = target(v, sname)))
+		return -ENOENT;
+	if ((ret = changeable(v, s)))
+		return ret;
+	if (loaded(s)) {
+		pid_t *pids = NULL;
+		size_t n = 0;
+
+		if (!add || lists[1] || lists[2] || lists[3])
+			return ERR("%s: session '%s' %s started: only track --pid changes a started session",
+				   v->verb, s->name, s->state == D_STARTED ? "is" : "was");
+		if (!s->npids)
+			return ERR("track --pid: session '%s' was started recording every process (track before start)",
+				   s->name);
+		if (scry_parse_pids(lists[0], &pids, &n))
+			return ERR("invalid pid list '%s' (expected PID[,PID...])", lists[0]);
+		for (size_t i = 0; i < n && !ret; i++)
+			ret = scry_session_track(s->eng, pids[i], r->err, r->errlen);
+		free(pids);
+		if (!ret && add_u32s((uint32_t **)&s->pids, &s->npids, lists[0], 'p', true))
+			ret = ERR("out of memory");
+		if (!ret)
+			fprintf(r->out, "PID %s added to the pid tracker of session %s\n", lists[0], s->name);
+		return ret;
+	}
+	if (all) {
+		s->npids = s->nvpids = s->nuids = s->ngids = 0;
+		fprintf(r->out, "Every tracker of session %s removed: every process is recorded\n", s->name);
+		return dsession_rebuild(v->d, s, r->err, r->errlen);
+	}
+	uint32_t **vals[4] = { (uint32_t **)&s->pids, &s->vpids, &s->uids, &s->gids };
+	size_t *ns[4] = { &s->npids, &s->nvpids, &s->nuids, &s->ngids };
+
+	for (int k = 0; k < 4; k++) {
+		if (!lists[k])
+			continue;
+		if (k == 0 && add) {     /* a pid must name a process now (its children follow it) */
+			pid_t *pids = NULL;
+			size_t n = 0;
+
+			if (scry_parse_pids(lists[0], &pids, &n))
+				return ERR("invalid pid list '%s' (expected PID[,PID...])", lists[0]);
+			for (size_t i = 0; i < n; i++)
+				if (kill(pids[i], 0) < 0 && errno == ESRCH) {
+					ret = ERR("no process with pid %d", (int)pids[i]);
+					free(pids);
+					return ret;
+				}
+			free(pids);
+		}
+		ret = add_u32s(vals[k], ns[k], lists[k], "ppug"[k], add);
+		if (ret == -EINVAL)
+			return ERR("invalid %s list '%s' (expected %s, comma-separated)", kinds[k], lists[k],
+				   k == 2 ? "user ids or names" : k == 3 ? "group ids or names" : "numbers");
+		if (ret)
+			return ERR("out of memory");
+		fprintf(r->out, "%s %s %s the %s tracker of session %s\n", kinds[k], lists[k],
+			add ? "added to" : "removed from", kinds[k], s->name);
+	}
+	return dsession_rebuild(v->d, s, r->err, r->errlen);
+}
