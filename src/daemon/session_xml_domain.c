@@ -1,0 +1,382 @@
+/* session_xml_domain.c — a session's kernel domain read from LTTng's session XML (see
+ * session_xml.c): its channels (mode, sub-buffers, trace file limits; timers only as zero),
+ * their events (tracepoints and syscalls, one filter for all) and contexts, and the
+ * pid/vpid/uid/gid trackers (and the older pid_tracker); anything else refused, named. */
+#include <errno.h>
+#include <grp.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "daemon/daemon_int.h"
+#include "daemon/session_xml_int.h"
+#include "util/parse.h"
+
+static int read_event(struct rd *r, struct dchannel *c, xmlNodePtr ev)
+{
+	char name[256] = "", type[32] = "TRACEPOINT", b[256], *spec = NULL;
+	bool enabled = true, filtered = false;
+	int ret = 0;
+
+	FOR_ELEMENTS(n, ev) {
+		if (is(n, "name"))
+			text(n, name, sizeof(name));
+		else if (is(n, "enabled"))
+			ret = boolean(r, n, &enabled);
+		else if (is(n, "type"))
+			text(n, type, sizeof(type));
+		else if (is(n, "loglevel_type")) {
+			if (strcmp(text(n, b, sizeof(b)), "ALL"))
+				ret = unsupported(r, n, "(log levels are for user space domains)");
+		} else if (is(n, "loglevel")) {
+			if (strcmp(text(n, b, sizeof(b)), "-1"))
+				ret = unsupported(r, n, "(log levels are for user space domains)");
+		} else if (is(n, "filter")) {
+			xmlChar *f = xml.xmlNodeGetContent(n);
+
+			filtered = true;
+			if (!r->filter_seen) {
+				r->filter = strdup(f ? (const char *)f : "");
+				r->filter_seen = true;
+			} else if (!r->filter || strcmp(r->filter, f ? (const char *)f : "")) {
+				ret = unsupported(r, n, "differs from another event's filter: scry's sessions have one "
+						  "filter for all their events");
+			}
+			(*xml.xmlFree)(f);
+		} else if (is(n, "exclusions")) {
+			FOR_ELEMENTS(x, n) {
+				ret = unsupported(r, x, "(exclusions are for user space domains)");
+				break;
+			}
+		} else if (is(n, "attributes"))
+			ret = unsupported(r, n, "(probes and functions: kprobes are not available to scry)");
+		else
+			ret = unknown(r, n);
+		if (ret)
+			return ret;
+	}
+	if (!filtered)
+		r->unfiltered_seen = true;
+	if (r->filter_seen && r->unfiltered_seen)
+		return unsupported(r, ev, "has no filter while another event has one: scry's sessions have one "
+				   "filter for all their events");
+	if (!name[0])
+		return unsupported(r, ev, "has no <name>");
+	if (!strcmp(type, "SYSCALL"))
+		ret = asprintf(&spec, "%s%s", strncmp(name, "syscall:", 8) ? "syscall:" : "", name) < 0;
+	else if (!strcmp(type, "TRACEPOINT") || (!strcmp(type, "ALL") && strcmp(name, "*")))
+		spec = strdup(name);
+	else if (!strcmp(type, "ALL")) {     /* enable-event -a: every tracepoint and syscall */
+		if (dchannel_add_op(c, true, "*") || (!enabled && dchannel_add_op(c, false, "*")))
+			return -ENOMEM;
+		spec = strdup("syscall:*");
+	} else {
+		snprintf(b, sizeof(b), "event '%s' of type %s: scry records tracepoints and syscalls", name, type);
+		return unsupported(r, ev, b);
+	}
+	if (ret || !spec)
+		return -ENOMEM;
+	if (!strcmp(spec, "syscall:")) {     /* would be saved as a syscall with an empty <name> */
+		free(spec);
+		return unsupported(r, ev, "names no syscall after 'syscall:'");
+	}
+	/* "syscall:syscall:x" would be saved as the syscall "syscall:x", loaded back as "x" */
+	if (!strncmp(spec, "syscall:", 8) && strchr(spec + 8, ':')) {
+		snprintf(b, sizeof(b), "event '%.200s': a syscall's name has no ':'", name);
+		free(spec);
+		return unsupported(r, ev, b);
+	}
+	ret = dchannel_add_op(c, true, spec) || (!enabled && dchannel_add_op(c, false, spec)) ? -ENOMEM : 0;
+	free(spec);
+	return ret;
+}
+
+static int read_context(struct rd *r, struct dchannel *c, xmlNodePtr ctx)
+{
+	char b[128], prov[64] = "", name[64] = "";
+
+	FOR_ELEMENTS(n, ctx) {
+		if (is(n, "type")) {
+			text(n, b, sizeof(b));
+			for (size_t i = 0; i < sizeof(ctx_names) / sizeof(ctx_names[0]); i++)
+				if (!strcmp(ctx_names[i].lttng, b)) {
+					c->ctx_mask |= 1ULL << scry_context_by_name(ctx_names[i].scry);
+					return 0;
+				}
+			{
+				char why[192];
+
+				snprintf(why, sizeof(why), "%.64s: a context scry does not record", b);
+				return unsupported(r, n, why);
+			}
+		} else if (is(n, "app")) {
+			FOR_ELEMENTS(a, n) {
+				if (is(a, "provider_name"))
+					text(a, prov, sizeof(prov));
+				else if (is(a, "ctx_name"))
+					text(a, name, sizeof(name));
+				else
+					return unknown(r, a);
+			}
+			int k = scry_context_by_name(name);
+
+			if (strcmp(prov, CTX_PROVIDER) || k < 0) {
+				snprintf(b, sizeof(b), "%s:%s: an application context scry does not record", prov, name);
+				return unsupported(r, n, b);
+			}
+			c->ctx_mask |= 1ULL << k;
+			return 0;
+		} else if (is(n, "perf")) {
+			return unsupported(r, n, "(perf counter contexts are not supported by scry yet)");
+		} else {
+			return unknown(r, n);
+		}
+	}
+	return unsupported(r, ctx, "is empty");
+}
+
+static int read_channel(struct rd *r, struct dsession *s, xmlNodePtr ch)
+{
+	struct dchannel *c = NULL;
+	char name[256] = "", b[64];
+	uint64_t subbuf = 0, count = 4;
+	bool subbuf_given = false, enabled = true;
+	uint64_t tfsize = 0, tfcount = 0;
+	int ret = 0;
+
+	FOR_ELEMENTS(n, ch)
+		if (is(n, "name"))
+			text(n, name, sizeof(name));
+	if (!name[0])
+		return unsupported(r, ch, "has no <name>");
+	if (!name_ok(name))
+		return unsupported(r, ch, "has an invalid name (letters, digits, '_', '-', '.')");
+	if (dsession_channel(s, name)) {
+		snprintf(b, sizeof(b), "'%.40s' twice", name);
+		return unsupported(r, ch, b);
+	}
+	if (dsession_add_channel(s, name, &c))
+		return -ENOMEM;
+	FOR_ELEMENTS(n, ch) {
+		if (is(n, "name"))
+			continue;
+		if (is(n, "enabled"))
+			ret = boolean(r, n, &enabled);
+		else if (is(n, "overwrite_mode")) {
+			text(n, b, sizeof(b));
+			if (!strcmp(b, "OVERWRITE"))
+				r->overwrite_seen = true;
+			else if (!strcmp(b, "DISCARD"))
+				r->discard_seen = true;
+			else
+				ret = unsupported(r, n, "is neither DISCARD nor OVERWRITE");
+			r->mode_node = n;
+		} else if (is(n, "subbuffer_size")) {
+			ret = number(r, n, &subbuf);
+			subbuf_given = true;
+		} else if (is(n, "subbuffer_count"))
+			ret = number(r, n, &count);
+		else if (is(n, "switch_timer_interval"))
+			ret = zero_only(r, n, "a switch timer is");
+		else if (is(n, "live_timer_interval"))
+			ret = zero_only(r, n, "live sessions are");
+		else if (is(n, "monitor_timer_interval") || is(n, "read_timer_interval") || is(n, "output_type"))
+			;   /* scry's consumer paces itself; its rings are mmap'd */
+		else if (is(n, "blocking_timeout"))
+			ret = zero_only(r, n, "blocking is");
+		else if (is(n, "tracefile_size"))
+			ret = number(r, n, &tfsize);
+		else if (is(n, "tracefile_count"))
+			ret = number(r, n, &tfcount);
+		else if (is(n, "events")) {
+			FOR_ELEMENTS(e, n) {
+				if (!is(e, "event"))
+					ret = unknown(r, e);
+				else
+					ret = read_event(r, c, e);
+				if (ret)
+					break;
+				c = dsession_channel(s, name);   /* ops may have moved nothing, but be safe */
+			}
+		} else if (is(n, "contexts")) {
+			FOR_ELEMENTS(e, n) {
+				ret = is(e, "context") ? read_context(r, c, e) : unknown(r, e);
+				if (ret)
+					break;
+			}
+		} else
+			ret = unknown(r, n);
+		if (ret)
+			return ret;
+		c = dsession_channel(s, name);
+	}
+	c->disabled = !enabled;
+	if (subbuf_given || count != 4 || s->snapshot) {
+		uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+
+		if (!subbuf)
+			subbuf = 1ULL << 20;
+		if (!count || count > 1024 || subbuf > (1ULL << 30))
+			return unsupported(r, ch, "has a sub-buffer size or count out of range");
+		c->subbuf_size = scry_pow2_at_least(subbuf, page);
+		c->num_subbuf = scry_pow2_at_least(count, 1);
+		c->ring_size = (size_t)(c->subbuf_size * c->num_subbuf);
+	}
+	/* against the sub-buffer as rounded up (and saved): 5000 bytes of trace file with a
+	 * sub-buffer of 4097 would be saved with one of 8192, and not load again */
+	if (tfsize && (s->snapshot || tfsize < (c->subbuf_size ? c->subbuf_size : SCRY_DEFAULT_PACKET_SIZE)))
+		return unsupported(r, ch, "has a tracefile size smaller than a sub-buffer, or in a snapshot session");
+	c->tracefile_size = tfsize;
+	c->tracefile_count = tfsize ? tfcount : 0;
+	return 0;
+}
+
+static int id_value(struct rd *r, xmlNodePtr v, const char *kind, uint32_t *out)
+{
+	char b[256];
+	uint64_t id;
+
+	FOR_ELEMENTS(n, v) {
+		if (is(n, "id")) {
+			int ret = number(r, n, &id);
+
+			if (ret)
+				return ret;
+			if (id > UINT32_MAX)
+				return unsupported(r, n, "is out of range");
+			*out = (uint32_t)id;
+			return 0;
+		}
+		if (is(n, "name") && !strcmp(kind, "uid")) {
+			struct passwd *pw = getpwnam(text(n, b, sizeof(b)));
+
+			if (!pw)
+				return unsupported(r, n, "names no user");
+			*out = pw->pw_uid;
+			return 0;
+		}
+		if (is(n, "name") && !strcmp(kind, "gid")) {
+			struct group *gr = getgrnam(text(n, b, sizeof(b)));
+
+			if (!gr)
+				return unsupported(r, n, "names no group");
+			*out = gr->gr_gid;
+			return 0;
+		}
+		return unknown(r, n);
+	}
+	return unsupported(r, v, "has no <id>");
+}
+
+static int add_id(uint32_t **v, size_t *n, uint32_t id)
+{
+	uint32_t *nv = realloc(*v, (*n + 1) * sizeof(**v));
+
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	nv[(*n)++] = id;
+	return 0;
+}
+
+static int read_trackers(struct rd *r, struct dsession *s, xmlNodePtr trs)
+{
+	static const char *const kinds[] = { "pid", "vpid", "uid", "gid" };
+	uint32_t **vals[4] = { (uint32_t **)&s->pids, &s->vpids, &s->uids, &s->gids };
+	size_t *ns[4] = { &s->npids, &s->nvpids, &s->nuids, &s->ngids };
+
+	FOR_ELEMENTS(t, trs) {
+		int k, ret;
+		char tag[64];
+
+		for (k = 0; k < 4; k++) {
+			snprintf(tag, sizeof(tag), "%s_process_attr_tracker", kinds[k]);
+			if (is(t, tag))
+				break;
+		}
+		if (k == 4)
+			return is(t, "vuid_process_attr_tracker") || is(t, "vgid_process_attr_tracker")
+				       ? unsupported(r, t, "(scry tracks uid and gid, not their namespaced values)")
+				       : unknown(r, t);
+		FOR_ELEMENTS(pv, t) {
+			if (!is(pv, "process_attr_values"))
+				return unknown(r, pv);
+			FOR_ELEMENTS(v, pv) {
+				uint32_t id = 0;
+
+				if (!is(v, kinds[k]))
+					return unknown(r, v);
+				if ((ret = id_value(r, v, kinds[k], &id)) || (ret = add_id(vals[k], ns[k], id)))
+					return ret;
+			}
+			if (!*ns[k])
+				return unsupported(r, t, "tracks no process: not supported by scry (untrack the session)");
+		}
+	}
+	return 0;
+}
+
+static int read_legacy_trackers(struct rd *r, struct dsession *s, xmlNodePtr trs)
+{
+	FOR_ELEMENTS(t, trs) {
+		if (!is(t, "pid_tracker"))
+			return unknown(r, t);
+		FOR_ELEMENTS(tg, t) {
+			if (!is(tg, "targets"))
+				return unknown(r, tg);
+			FOR_ELEMENTS(pt, tg) {
+				uint32_t id = 0;
+				int ret;
+
+				if (!is(pt, "pid_target"))
+					return unknown(r, pt);
+				FOR_ELEMENTS(p, pt) {
+					uint64_t v;
+
+					if (!is(p, "pid"))
+						return unknown(r, p);
+					if ((ret = number(r, p, &v)))
+						return ret;
+					id = (uint32_t)v;
+					if ((ret = add_id((uint32_t **)&s->pids, &s->npids, id)))
+						return ret;
+				}
+			}
+		}
+	}
+	return 0;
+}
+
+int dsession_read_xml_domain(struct rd *r, struct dsession *s, xmlNodePtr dom)
+{
+	char b[64];
+	int ret = 0;
+
+	FOR_ELEMENTS(n, dom) {
+		if (is(n, "type")) {
+			if (strcmp(text(n, b, sizeof(b)), "KERNEL")) {
+				char why[128];
+
+				snprintf(why, sizeof(why), "%s: scry records the kernel domain only", b);
+				return unsupported(r, n, why);
+			}
+		} else if (is(n, "buffer_type"))
+			;   /* the kernel domain's buffers are global */
+		else if (is(n, "channels")) {
+			FOR_ELEMENTS(c, n) {
+				ret = is(c, "channel") ? read_channel(r, s, c) : unknown(r, c);
+				if (ret)
+					return ret;
+			}
+		} else if (is(n, "process_attr_trackers"))
+			ret = read_trackers(r, s, n);
+		else if (is(n, "trackers"))
+			ret = read_legacy_trackers(r, s, n);
+		else
+			ret = unknown(r, n);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}

@@ -1,0 +1,164 @@
+/* session_xml_save.c — a daemon session saved as LTTng's session XML (dsession_save, see
+ * session_xml.c): its kernel channels (discard, or overwrite in a snapshot session), their
+ * buffer and trace file sizes, event rules with their filter, contexts (those session.xsd
+ * does not name as app contexts of the provider "scry"), the pid/vpid/uid/gid trackers, the
+ * rotation schedules, the output path, started or not; written to PATH.tmp, then renamed. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "daemon/daemon_int.h"
+#include "daemon/session_xml_int.h"
+#include "util/lazylib.h"
+
+static int el(xmlTextWriterPtr w, const char *name, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int el(xmlTextWriterPtr w, const char *name, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = xml.xmlTextWriterWriteVFormatElement(w, XC name, fmt, ap);
+	va_end(ap);
+	return r < 0 ? -1 : 0;
+}
+
+#define OPEN(w, n) (xml.xmlTextWriterStartElement(w, XC(n)) < 0 ? -1 : 0)
+#define CLOSE(w) (xml.xmlTextWriterEndElement(w) < 0 ? -1 : 0)
+
+static int write_channel(xmlTextWriterPtr w, const struct dsession *s, const struct dchannel *c)
+{
+	struct drule *rules;
+	int nr = dchannel_rules(c, &rules), bad = 0;
+
+	if (nr < 0)
+		return -1;
+	bad |= OPEN(w, "channel") | el(w, "name", "%s", c->name) | el(w, "enabled", "%s", c->disabled ? "false" : "true") |
+	       el(w, "overwrite_mode", "%s", s->snapshot ? "OVERWRITE" : "DISCARD");
+	if (c->subbuf_size)
+		bad |= el(w, "subbuffer_size", "%llu", (unsigned long long)c->subbuf_size) |
+		       el(w, "subbuffer_count", "%llu", (unsigned long long)c->num_subbuf);
+	bad |= el(w, "switch_timer_interval", "0") | el(w, "read_timer_interval", "0") |
+	       el(w, "output_type", "MMAP") |
+	       el(w, "tracefile_size", "%llu", (unsigned long long)c->tracefile_size) |
+	       el(w, "tracefile_count", "%llu", (unsigned long long)c->tracefile_count) |
+	       el(w, "live_timer_interval", "0");
+	bad |= OPEN(w, "events");
+	for (int k = 0; k < nr; k++) {
+		bool sc = !strncmp(rules[k].spec, "syscall:", 8);
+
+		bad |= OPEN(w, "event") | el(w, "name", "%s", sc ? rules[k].spec + 8 : rules[k].spec) |
+		       el(w, "enabled", "%s", rules[k].enabled ? "true" : "false") |
+		       el(w, "type", "%s", sc ? "SYSCALL" : "TRACEPOINT");
+		if (s->filter)
+			bad |= el(w, "filter", "%s", s->filter);
+		bad |= CLOSE(w);
+	}
+	free(rules);
+	bad |= CLOSE(w) | OPEN(w, "contexts");
+	for (unsigned k = 0; k < SCRY_CTX_NR; k++) {
+		const char *name = scry_context(k)->name, *lt = NULL;
+
+		if (!(c->ctx_mask & (1ULL << k)))
+			continue;
+		for (size_t i = 0; i < sizeof(ctx_names) / sizeof(ctx_names[0]); i++)
+			if (!strcmp(ctx_names[i].scry, name))
+				lt = ctx_names[i].lttng;
+		bad |= OPEN(w, "context");
+		if (lt)
+			bad |= el(w, "type", "%s", lt);
+		else
+			bad |= OPEN(w, "app") | el(w, "provider_name", CTX_PROVIDER) | el(w, "ctx_name", "%s", name) |
+			       CLOSE(w);
+		bad |= CLOSE(w);
+	}
+	return bad | CLOSE(w) | CLOSE(w);
+}
+
+static int write_tracker(xmlTextWriterPtr w, const char *kind, const uint32_t *v, size_t n)
+{
+	char tag[64];
+	int bad = 0;
+
+	if (!n)
+		return 0;
+	snprintf(tag, sizeof(tag), "%s_process_attr_tracker", kind);
+	bad |= OPEN(w, tag) | OPEN(w, "process_attr_values");
+	for (size_t i = 0; i < n; i++)
+		bad |= OPEN(w, kind) | el(w, "id", "%u", v[i]) | CLOSE(w);
+	return bad | CLOSE(w) | CLOSE(w);
+}
+
+int dsession_save(const struct dsession *s, const char *path, bool force, char *err, size_t errlen)
+{
+	char tmp[4200];
+	xmlTextWriterPtr w;
+	int bad = 0;
+
+	if (scry_lazylib_load(&xml_lib, err, errlen))
+		return -ELIBACC;
+	if (!force && access(path, F_OK) == 0) {
+		snprintf(err, errlen, "'%s' exists: give -f to overwrite it", path);
+		return -EEXIST;
+	}
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	if (!(w = xml.xmlNewTextWriterFilename(tmp, 0))) {
+		snprintf(err, errlen, "cannot write '%s': %s", tmp, strerror(errno ? errno : EIO));
+		return -EIO;
+	}
+	xml.xmlTextWriterSetIndent(w, 1);
+	xml.xmlTextWriterSetIndentString(w, XC "\t");
+	bad |= xml.xmlTextWriterStartDocument(w, NULL, "UTF-8", NULL) < 0;
+	bad |= OPEN(w, "sessions") | OPEN(w, "session") | el(w, "name", "%s", s->name);
+	bad |= OPEN(w, "domains") | OPEN(w, "domain") | el(w, "type", "KERNEL") | el(w, "buffer_type", "GLOBAL");
+	bad |= OPEN(w, "channels");
+	for (size_t i = 0; i < s->nchans; i++)
+		bad |= write_channel(w, s, &s->chans[i]);
+	bad |= CLOSE(w);
+	if (s->npids || s->nvpids || s->nuids || s->ngids) {
+		bad |= OPEN(w, "process_attr_trackers");
+		bad |= write_tracker(w, "pid", (const uint32_t *)s->pids, s->npids);
+		bad |= write_tracker(w, "vpid", s->vpids, s->nvpids);
+		bad |= write_tracker(w, "uid", s->uids, s->nuids);
+		bad |= write_tracker(w, "gid", s->gids, s->ngids);
+		bad |= CLOSE(w);
+	}
+	bad |= CLOSE(w) | CLOSE(w);
+	bad |= el(w, "started", "%s", s->state == D_STARTED ? "true" : "false");
+	if (s->snapshot || s->rot_timer_ns || s->rot_size) {
+		bad |= OPEN(w, "attributes");
+		if (s->snapshot)
+			bad |= el(w, "snapshot_mode", "true");
+		if (s->rot_timer_ns || s->rot_size) {
+			bad |= OPEN(w, "rotation_schedules");
+			if (s->rot_timer_ns)
+				bad |= OPEN(w, "periodic") |
+				       el(w, "time_us", "%llu", (unsigned long long)(s->rot_timer_ns / 1000)) | CLOSE(w);
+			if (s->rot_size)
+				bad |= OPEN(w, "size_threshold") |
+				       el(w, "bytes", "%llu", (unsigned long long)s->rot_size) | CLOSE(w);
+			bad |= CLOSE(w);
+		}
+		bad |= CLOSE(w);
+	}
+	bad |= OPEN(w, "output");
+	if (s->snapshot)     /* LTTng's snapshot output: where snapshot record writes */
+		bad |= OPEN(w, "snapshot_outputs") | OPEN(w, "output") | el(w, "name", "snapshot-1") |
+		       el(w, "max_size", "0");
+	bad |= OPEN(w, "consumer_output") | el(w, "enabled", "true") |
+	       OPEN(w, "destination") | el(w, "path", "%s", s->dir) | CLOSE(w) | CLOSE(w);
+	if (s->snapshot)
+		bad |= CLOSE(w) | CLOSE(w);
+	bad |= CLOSE(w);
+	bad |= CLOSE(w) | CLOSE(w);
+	bad |= xml.xmlTextWriterEndDocument(w) < 0;
+	xml.xmlFreeTextWriter(w);      /* flushes and closes the file */
+	if (bad || rename(tmp, path) < 0) {
+		snprintf(err, errlen, "cannot write '%s': %s", path, bad ? "write error" : strerror(errno));
+		unlink(tmp);
+		return -EIO;
+	}
+	return 0;
+}
