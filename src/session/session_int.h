@@ -1,7 +1,7 @@
 /* session_int.h — the session and channel objects as their files see them (session.c: the
- * lifecycle and the trace directory; channel.c: a channel's BPF object, rings and
- * consumer; events.c: enabling and disabling a channel's events through the sources of
- * source.h, src_*.c).  Private to src/session/. */
+ * lifecycle; output.c: the trace directory, its metadata, chunks and snapshots; channel.c:
+ * a channel's BPF object, rings and consumer; events.c: enabling and disabling a channel's
+ * events through the sources of source.h, src_*.c).  Private to src/session/. */
 #ifndef SCRY_SESSION_INT_H
 #define SCRY_SESSION_INT_H
 
@@ -113,11 +113,26 @@ struct scry_session {
 
 /* session.c */
 bool session_has_trace(const struct scry_session *s);
-/* Now on the session's trace clock (what its events are stamped with). */
-uint64_t session_now(const struct scry_session *s);
-int session_write_metadata(struct scry_session *s, char *err, size_t errlen);
 /* The channel named name (NULL: the first), or NULL with a reason in err. */
 struct scry_channel *session_channel(const struct scry_session *s, const char *name, char *err, size_t errlen);
+/* output.c */
+/* Now on the session's trace clock (what its events are stamped with). */
+uint64_t session_now(const struct scry_session *s);
+/* At create: the trace directory's name (-o's, or a default one), -o's checked (a directory
+ * that exists must be empty). */
+int session_check_output(struct scry_session *s, char *err, size_t errlen);
+/* At load: the trace directory made and locked (a default name made free with -1, -2...). */
+int session_make_trace_dir(struct scry_session *s, char *err, size_t errlen);
+/* A random (version 4) uuid. */
+void session_random_uuid(uint8_t u[16]);
+int session_write_metadata(struct scry_session *s, char *err, size_t errlen);
+/* A trace chunk's begin or end, as LTTng names its archives: YYYYmmddTHHMMSS+HHMM. */
+void session_chunk_stamp(char *buf, size_t len);
+/* The current chunk's streams closed and DIR/kernel moved to the archives (its path in
+ * archive); when reopen, the next chunk's metadata and streams in a new DIR/kernel. */
+int session_rotate(struct scry_session *s, bool reopen, char *archive, size_t archive_len, char *err, size_t errlen);
+/* At stop, after the streams are closed: DIR/kernel moved to the archives as the last chunk. */
+int session_rename_last_chunk(struct scry_session *s, char *err, size_t errlen);
 /* channel.c */
 int channel_new(struct scry_channel **out, struct scry_session *s, const struct scry_channel_opts *o,
 		unsigned id, char *err, size_t errlen);

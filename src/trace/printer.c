@@ -1,17 +1,16 @@
 /* printer.c — strace's text output and the matching of entries with exits (see
- * printer.h).  strace's rules reproduced here: one task's line is "open" after its entry
- * part; any other line that must start closes it with " <unfinished ...>", and the call
- * later ends on a line of its own, "<... NAME resumed>REST) = RET"; exit and exit_group
- * print " = ?" at once; a task that dies in a call ends it with " <unfinished ...>) = ?". */
+ * printer.h): the tasks and their pending calls, and which line each part of a call goes
+ * on (the text itself: printer_text.c).  strace's rules reproduced here: one task's line is
+ * "open" after its entry part; any other line that must start closes it with
+ * " <unfinished ...>", and the call later ends on a line of its own,
+ * "<... NAME resumed>REST) = RET"; exit and exit_group print " = ?" at once; a task that
+ * dies in a call ends it with " <unfinished ...>) = ?". */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include "trace/classes.h"
 #include "trace/printer_int.h"
-#include "trace/sockdesc.h"
 
 enum end_how { END_DIED, END_DETACHED };
 
@@ -35,44 +34,6 @@ static bool selected(const struct trace_printer *p, int nr, const char *name)
 static bool is_exec(const char *name)
 {
 	return name && (!strcmp(name, "execve") || !strcmp(name, "execveat"));
-}
-
-/* -y: the descriptor's path; -yy: a socket by protocol and addresses (sockdesc.c), a
- * device with its numbers. */
-static const char *fd_path_cb(void *ctx, int pid, int fd)
-{
-	struct trace_printer *p = ctx;
-	const char *path = fdtrack_path(&p->fds, pid, fd);
-
-	struct stat st;
-
-	if (!path || p->o.decode_fds < 2)
-		return path;
-	if (!strncmp(path, "socket:[", 8)) {
-		bool fresh;
-		const char *proto = fdtrack_proto(&p->fds, pid, fd, &fresh);
-
-		const char *seen;
-
-		if (!fresh) {      /* its state now, or as last seen when it is gone by now */
-			seen = fdtrack_seen(&p->fds, pid, fd,
-					    sockdesc_name(p->fds.proc_root, pid, path, p->sockname, sizeof(p->sockname)) ?
-					    p->sockname : NULL);
-			if (seen)
-				return seen;
-		}
-		if (proto) {       /* fresh, or never seen: as strace names one neither bound nor connected */
-			snprintf(p->sockname, sizeof(p->sockname), "%s:%s", proto, path + 7);
-			return p->sockname;
-		}
-	}
-	/* a device: /dev/null<char 1:3> */
-	if (!strncmp(path, "/dev/", 5) && !stat(path, &st) && (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))) {
-		snprintf(p->sockname, sizeof(p->sockname), "%s<%s %u:%u>", path, S_ISCHR(st.st_mode) ? "char" : "block",
-			 major(st.st_rdev), minor(st.st_rdev));
-		return p->sockname;
-	}
-	return path;
 }
 
 /* ---- tasks and pending calls ---- */
@@ -183,216 +144,6 @@ static struct task **tasks_of(struct trace_printer *p, int pid, size_t *n)
 	return v;
 }
 
-/* ---- output primitives ---- */
-
-static void col_sync(struct trace_printer *p)
-{
-	if (p->ob.n >= p->mark)
-		p->col += p->ob.n - p->mark;
-	else
-		p->col = (size_t)1 << 30;   /* the buffer filled up mid-line: a very long line */
-	p->mark = p->ob.n;
-}
-
-static void flush_out(struct trace_printer *p)
-{
-	col_sync(p);
-	ob_flush(&p->ob);
-	p->mark = 0;
-	if (!p->ob.error && fflush(p->out))
-		p->ob.error = 1;
-}
-
-void trace_printer_line_end(struct trace_printer *p)
-{
-	ob_putc(&p->ob, '\n');
-	p->col = 0;
-	p->mark = p->ob.n;
-	if (p->tty)
-		flush_out(p);
-}
-
-static void pad_to_ret(struct trace_printer *p)
-{
-	static const char spaces[TRACE_RET_COLUMN] = { [0 ... TRACE_RET_COLUMN - 1] = ' ' };
-
-	col_sync(p);
-	if (p->col < TRACE_RET_COLUMN)
-		ob_write(&p->ob, spaces, TRACE_RET_COLUMN - p->col);
-	col_sync(p);
-}
-
-static void put_num(struct trace_printer *p, const char *fmt, long long a, long long b)
-{
-	char tmp[64];
-	int n = snprintf(tmp, sizeof(tmp), fmt, a, b);
-
-	ob_write(&p->ob, tmp, (size_t)n);
-}
-
-/* The line of the open task ends here, with why (" <unfinished ...>"). */
-static void close_open(struct trace_printer *p, const char *why)
-{
-	if (!p->open_tid)
-		return;
-	ob_puts(&p->ob, why);
-	trace_printer_line_end(p);
-	p->open_tid = 0;
-}
-
-/* strace's printleader: end the open line, then the pid prefix and the timestamps. */
-static void leader(struct trace_printer *p, int tid, int64_t ts)
-{
-	close_open(p, " <unfinished ...>");
-	if (p->ob.n > OUTBUF_SIZE / 2)
-		flush_out(p);
-	p->col = 0;
-	p->mark = p->ob.n;
-	if (p->numeric_pfx)
-		put_num(p, "%-5lld ", tid, 0);
-	else if (p->tasks.n > 1)
-		put_num(p, "[pid %5lld] ", tid, 0);
-	if (p->o.tstamp) {
-		int64_t sec = ts / 1000000000, usec = ts % 1000000000 / 1000;
-
-		if (p->o.tstamp == 3) {
-			put_num(p, "%lld.%06lld ", sec, usec);
-		} else {
-			tod_lookup(&p->tod, sec);
-			ob_puts(&p->ob, p->tod.hms);
-			if (p->o.tstamp == 2)
-				put_num(p, ".%06lld", usec, 0);
-			ob_putc(&p->ob, ' ');
-		}
-	}
-	if (p->o.relative) {
-		int64_t d = p->have_last && ts > p->last_ts ? ts - p->last_ts : 0;
-
-		put_num(p, p->o.tstamp ? "(+%6lld.%06lld) " : "%6lld.%06lld ", d / 1000000000,
-			d % 1000000000 / 1000);
-	}
-	p->last_ts = ts;
-	p->have_last = true;
-}
-
-void trace_printer_fmt_arg(struct trace_printer *p, struct outbuf *ob, const struct trace_call *c, unsigned i,
-			   const struct scry_argval *all, bool have_ret)
-{
-	static const struct scry_argspec raw = { .kind = SCRY_A_HEX };
-
-	if (!all[i].have) {
-		ob_putc(ob, '?');
-		return;
-	}
-	p->fo.pid = c->pid;
-	scry_fmt_arg(ob, c->specs ? &c->specs[i] : &raw, &all[i], all, c->ret, have_ret, &p->fo);
-}
-
-/* Arguments from..to-1, comma-separated.  An argument the formatter prints as nothing is
- * left out with its comma (strace shows openat's mode only with O_CREAT, for instance).
- * True when something was printed. */
-/* from the argument `from` to `to`, separated by ", " (also before the first printed when
- * lead); an argument that prints nothing is left out with its separator. */
-static bool put_args_lead(struct trace_printer *p, const struct trace_call *c, unsigned from, unsigned to,
-			  const struct scry_argval *all, bool have_ret, bool lead)
-{
-	bool any = lead;
-
-	for (unsigned i = from; i < to; i++) {
-		size_t before = p->ob.n, at;
-
-		if (any)
-			OB_LIT(&p->ob, ", ");
-		at = p->ob.n;
-		trace_printer_fmt_arg(p, &p->ob, c, i, all, have_ret);
-		if (p->ob.n == at && at >= before)
-			p->ob.n = before;
-		else
-			any = true;
-	}
-	return any;
-}
-
-static bool put_args(struct trace_printer *p, const struct trace_call *c, unsigned from, unsigned to,
-		     const struct scry_argval *all, bool have_ret)
-{
-	return put_args_lead(p, c, from, to, all, have_ret, false);
-}
-
-/* Does the part printed at exit begin with the separator?  strace's clone decoder writes
- * ", child_tidptr=..." when the call returns; the other decoders end the entry part with
- * ", " (read(0,  <unfinished ...>). */
-static bool sep_at_exit(const struct trace_call *c, unsigned k)
-{
-	if (k == 1 && c->nargs > 1 && c->name && !strcmp(c->name, "clone3"))
-		return true;
-	return k > 0 && k < c->nargs && c->specs && c->specs[k].kind == SCRY_A_ENUM && c->specs[k].set &&
-	       !strncmp(c->specs[k].set, "clone_", 6);
-}
-
-/* clone3 with CLONE_PARENT_SETTID: strace shows what the kernel stored at parent_tid, the
- * new task's id — the value the call returns. */
-static void put_clone3_out(struct trace_printer *p, const struct trace_call *c, const struct scry_argval *all)
-{
-	uint64_t flags = 0;
-
-	if (!c->name || strcmp(c->name, "clone3") || c->ret <= 0 || !all[0].p || all[0].len < 8)
-		return;
-	memcpy(&flags, all[0].p, 8);
-	if (flags & 0x00100000) {   /* CLONE_PARENT_SETTID */
-		OB_LIT(&p->ob, " => {parent_tid=[");
-		ob_i64(&p->ob, c->ret);
-		OB_LIT(&p->ob, "]}");
-	}
-}
-
-/* "NAME(arg, arg, " — what strace prints when the call enters. */
-static void put_entry_part(struct trace_printer *p, const struct pend *pd)
-{
-	ob_puts(&p->ob, pd->c.name);
-	ob_putc(&p->ob, '(');
-	if (put_args(p, &pd->c, 0, pd->k, pd->c.in, false) && pd->k < pd->c.nargs && !sep_at_exit(&pd->c, pd->k))
-		OB_LIT(&p->ob, ", ");
-}
-
-static bool returns_fd(const struct trace_call *c, const struct scry_argval *all)
-{
-	if (!strcmp(c->name, "fcntl"))
-		return c->nargs > 1 && all[1].have && (all[1].v == 0 || all[1].v == 1030);  /* F_DUPFD* */
-	return trace_syscall_classes(c->name) & TRACE_RET_FD;
-}
-
-/* ") = RET<path> <0.000012>\n"; the fd effects of the call are applied first, so that
- * -y shows what a returned fd refers to. */
-static void put_ret(struct trace_printer *p, const struct trace_call *c, const struct scry_argval *all)
-{
-	ob_putc(&p->ob, ')');
-	ob_putc(&p->ob, ' ');
-	pad_to_ret(p);
-	scry_fmt_ret_call(&p->ob, c->name, c->ret, c->specs, all, c->nargs, &p->fo);
-	if (p->o.decode_fds && c->ret >= 0 && returns_fd(c, all)) {
-		const char *path = fd_path_cb(p, c->pid, (int)c->ret);
-
-		if (path)
-			scry_fmt_fd_path(&p->ob, path);
-	}
-	if (p->o.durations && c->have_entry) {
-		int64_t d = c->ts_exit > c->ts_entry ? c->ts_exit - c->ts_entry : 0;
-
-		put_num(p, " <%lld.%06lld>", d / 1000000000, d % 1000000000 / 1000);
-	}
-	trace_printer_line_end(p);
-}
-
-/* ") = ?" of a call that will not return. */
-static void put_noret(struct trace_printer *p)
-{
-	ob_putc(&p->ob, ')');
-	ob_putc(&p->ob, ' ');
-	pad_to_ret(p);
-	OB_LIT(&p->ob, "= ?");
-	trace_printer_line_end(p);
-}
 
 static bool status_wanted(const struct trace_printer *p, unsigned bit)
 {
@@ -428,7 +179,7 @@ static void exec_done(struct trace_printer *p, int pid, int tid)
 	for (size_t i = 0; v && i < n; i++)
 		if (v[i]->tid != tid) {
 			if (p->open_tid == v[i]->tid)
-				close_open(p, " <unfinished ...>");
+				trace_printer_close_open(p, " <unfinished ...>");
 			task_remove(p, v[i]->tid);
 		}
 	free(v);
@@ -442,7 +193,7 @@ static void put_exited(struct trace_printer *p, int pid, int tid, int64_t ts, in
 		trace_json_exit(p, pid, tid, ts, status);
 		return;
 	}
-	leader(p, tid, ts);
+	trace_printer_line_start(p, tid, ts);
 	if (WIFSIGNALED(status)) {
 		const char *s = scry_signal_name(WTERMSIG(status));
 
@@ -470,7 +221,7 @@ static void drop_pending(struct trace_printer *p, struct task *t)
 		return;
 	t->pend = NULL;
 	if (p->open_tid == t->tid)
-		close_open(p, " <unfinished ...>");
+		trace_printer_close_open(p, " <unfinished ...>");
 	if (p->o.json && !p->quiet && selected(p, pd->c.nr, pd->c.name))
 		trace_json_call(p, &pd->c, pd->c.in, true, false);
 	pend_free(pd);
@@ -485,11 +236,11 @@ static void put_noreturn_call(struct trace_printer *p, const struct trace_call *
 	}
 	if (p->deferred && !status_wanted(p, TRACE_ST_UNFINISHED))
 		return;
-	leader(p, c->tid, c->ts_entry);
+	trace_printer_line_start(p, c->tid, c->ts_entry);
 	ob_puts(&p->ob, c->name);
 	ob_putc(&p->ob, '(');
-	put_args(p, c, 0, c->nargs, c->in, false);
-	put_noret(p);
+	trace_printer_put_args(p, c, 0, c->nargs, c->in, false);
+	trace_printer_put_noret(p);
 }
 
 void trace_printer_entry(struct trace_printer *p, const struct trace_call *c)
@@ -513,11 +264,11 @@ void trace_printer_entry(struct trace_printer *p, const struct trace_call *c)
 		return;
 	if (!sel || p->quiet || p->deferred)
 		return;
-	leader(p, c->tid, c->ts_entry);
-	put_entry_part(p, t->pend);
+	trace_printer_line_start(p, c->tid, c->ts_entry);
+	trace_printer_put_entry_part(p, t->pend);
 	t->pend->shown = true;
 	p->open_tid = c->tid;
-	col_sync(p);
+	trace_printer_col_sync(p);
 }
 
 void trace_printer_exit(struct trace_printer *p, const struct trace_call *c)
@@ -579,39 +330,40 @@ void trace_printer_exit(struct trace_printer *p, const struct trace_call *c)
 		trace_json_call(p, &full, all, false, false);
 		show = false;
 	} else if (show && p->deferred) {
-		leader(p, c->tid, full.have_entry ? full.ts_entry : full.ts_exit);
+		trace_printer_line_start(p, c->tid, full.have_entry ? full.ts_entry : full.ts_exit);
 		ob_puts(&p->ob, full.name);
 		ob_putc(&p->ob, '(');
 		from = entry_args(&full);
-		bool any = put_args(p, &full, 0, from, all, true);
+		bool any = trace_printer_put_args(p, &full, 0, from, all, true);
 
-		put_clone3_out(p, &full, all);
-		put_args_lead(p, &full, from, full.nargs, all, true, any);
+		trace_printer_put_clone3_out(p, &full, all);
+		trace_printer_put_args_lead(p, &full, from, full.nargs, all, true, any);
 	} else if (show) {
 		cont = pd && pd->shown && p->open_tid == c->tid;
 		if (!cont) {
-			leader(p, c->tid, c->ts_exit);
+			trace_printer_line_start(p, c->tid, c->ts_exit);
 			OB_LIT(&p->ob, "<... ");
 			ob_puts(&p->ob, full.name);
 			OB_LIT(&p->ob, " resumed>");
 		}
 		from = pd ? pd->k : entry_args(&full);
 		if (pd)
-			put_clone3_out(p, &full, all);
-		put_args_lead(p, &full, from, full.nargs, all, true, pd && sep_at_exit(&full, from));
+			trace_printer_put_clone3_out(p, &full, all);
+		trace_printer_put_args_lead(p, &full, from, full.nargs, all, true,
+					    pd && trace_printer_sep_at_exit(&full, from));
 		p->open_tid = 0;
 	} else if (pd && p->open_tid == c->tid) {
-		close_open(p, " <unfinished ...>");   /* not wanted after all (cannot happen) */
+		trace_printer_close_open(p, " <unfinished ...>");   /* not wanted after all (cannot happen) */
 	}
 	if (p->o.decode_fds && !early)
 		fdtrack_apply(&p->fds, &full, all);
 	if (show)
-		put_ret(p, &full, all);
+		trace_printer_put_ret(p, &full, all);
 	if (show && c->stack) {   /* -k: strace's " > frame" lines after the call's */
 		ob_puts(&p->ob, c->stack);
 		p->mark = p->ob.n;
 		if (p->tty)
-			flush_out(p);
+			trace_printer_flush(p);
 	}
 	if (is_exec(c->name) && c->ret == 0)
 		exec_done(p, c->pid, c->tid);
@@ -638,23 +390,23 @@ static void end_pending(struct trace_printer *p, struct task *t, int64_t ts, enu
 		trace_json_call(p, &pd->c, pd->c.in, true, how == END_DETACHED);
 	} else if (p->deferred) {
 		if (status_wanted(p, bit)) {
-			leader(p, t->tid, pd->c.ts_entry);
-			put_entry_part(p, pd);
+			trace_printer_line_start(p, t->tid, pd->c.ts_entry);
+			trace_printer_put_entry_part(p, pd);
 			if (how == END_DETACHED) {
 				OB_LIT(&p->ob, " <detached ...>");
 				trace_printer_line_end(p);
 			} else {
 				if (!nf)
 					OB_LIT(&p->ob, " <unfinished ...>");
-				put_noret(p);
+				trace_printer_put_noret(p);
 			}
 		}
 	} else if (how == END_DETACHED) {
 		if (p->open_tid == t->tid)
-			close_open(p, " <detached ...>");
+			trace_printer_close_open(p, " <detached ...>");
 	} else if (p->open_tid == t->tid || pd->shown) {
 		if (p->open_tid != t->tid) {
-			leader(p, t->tid, ts);
+			trace_printer_line_start(p, t->tid, ts);
 			OB_LIT(&p->ob, "<... ");
 			ob_puts(&p->ob, pd->c.name);
 			OB_LIT(&p->ob, " resumed>");
@@ -662,7 +414,7 @@ static void end_pending(struct trace_printer *p, struct task *t, int64_t ts, enu
 		p->open_tid = 0;
 		if (!nf)
 			OB_LIT(&p->ob, " <unfinished ...>");
-		put_noret(p);
+		trace_printer_put_noret(p);
 	}
 	pend_free(pd);
 }
@@ -708,7 +460,7 @@ void trace_printer_signal(struct trace_printer *p, int pid, int tid, int64_t ts,
 	}
 	if (sig == SIGKILL)
 		return;
-	leader(p, tid, ts);
+	trace_printer_line_start(p, tid, ts);
 	OB_LIT(&p->ob, "--- ");
 	if (s)
 		ob_puts(&p->ob, s);
@@ -751,7 +503,7 @@ static void put_sigq(struct trace_printer *p, int tid, int64_t ts)
 void trace_printer_task(struct trace_printer *p, int parent_pid, int pid, int tid)
 {
 	if (p->announce && !imap_get(&p->tasks, tid))
-		put_num(p, "scry: Process %lld attached\n", tid, 0);
+		trace_printer_put_num(p, "scry: Process %lld attached\n", tid, 0);
 	if (tid != pid)
 		task_get(p, pid, pid);   /* a new thread: its process is alive (the parent process
 					  * of a new process may be scry itself: not counted) */
@@ -789,7 +541,7 @@ struct trace_printer *trace_printer_new(const struct trace_opts *o, FILE *out, s
 	p->fo.strsize = o->strsize;
 	p->fo.verbose = o->verbose;
 	if (o->decode_fds) {
-		p->fo.fd_path = fd_path_cb;
+		p->fo.fd_path = trace_printer_fd_path;
 		p->fo.fd_ctx = p;
 	}
 	if (ob_init(&p->ob, out))
@@ -807,7 +559,7 @@ fail:
 void trace_printer_batch_end(struct trace_printer *p)
 {
 	if (p->tty)
-		flush_out(p);
+		trace_printer_flush(p);
 }
 
 int trace_printer_finish(struct trace_printer *p)
@@ -822,15 +574,15 @@ int trace_printer_finish(struct trace_printer *p)
 	for (size_t i = 0; v && i < n; i++)
 		end_pending(p, v[i], 0, END_DETACHED);
 	free(v);
-	close_open(p, " <detached ...>");
-	flush_out(p);
+	trace_printer_close_open(p, " <detached ...>");
+	trace_printer_flush(p);
 	return p->ob.error ? -1 : 0;
 }
 
 void trace_printer_leader(struct trace_printer *p, int pid, int tid, int64_t ts)
 {
 	task_get(p, tid, pid);
-	leader(p, tid, ts);
+	trace_printer_line_start(p, tid, ts);
 }
 
 void trace_printer_free(struct trace_printer *p)
@@ -860,85 +612,6 @@ void trace_printer_free(struct trace_printer *p)
 
 /* ---- probes (uprobe, uretprobe, USDT) ---- */
 
-void trace_probe_label(const struct scry_event *ev, char *buf, size_t len)
-{
-	const char *uri = ev->emf_uri ? ev->emf_uri : ev->name, *c1 = strchr(uri, ':');
-	const char *path = c1 ? c1 + 1 : uri, *rest = strchr(path, ':'), *base;
-
-	if (!c1 || !rest) {
-		snprintf(buf, len, "%s", uri);
-		return;
-	}
-	base = memrchr(path, '/', (size_t)(rest - path));
-	base = base ? base + 1 : path;
-	snprintf(buf, len, "%.*s%.*s%s", (int)(c1 - uri + 1), uri, (int)(rest - base), base, rest);
-}
-
-void trace_probe_value(struct trace_printer *p, const struct scry_field *f, const struct scry_fieldval *v)
-{
-	if (f->type == SCRY_F_STRING) {
-		scry_fmt_str(&p->ob, v->p, v->len, p->o.strsize, false);
-		return;
-	}
-	if (f->type != SCRY_F_INT) {
-		OB_LIT(&p->ob, "?");
-		return;
-	}
-	for (unsigned k = 0; k < f->nenums; k++) {   /* a C enum: its name */
-		uint64_t m = f->size < 8 ? (1ULL << (f->size * 8)) - 1 : ~0ULL;
-
-		if (((uint64_t)f->enums[k].value & m) == (v->v & m)) {
-			ob_puts(&p->ob, f->enums[k].name);
-			return;
-		}
-	}
-	if (f->base == 16) {
-		char tmp[24];
-		int n = snprintf(tmp, sizeof(tmp), "%#llx", (unsigned long long)v->v);
-		ob_write(&p->ob, tmp, (size_t)n);
-	} else if (f->is_signed) {
-		int64_t x = (int64_t)v->v;
-
-		if (f->size < 8 && (v->v >> (f->size * 8 - 1)) & 1)
-			x = (int64_t)(v->v | ~0ULL << (f->size * 8));
-		ob_i64(&p->ob, x);
-	} else {
-		ob_u64(&p->ob, v->v);
-	}
-}
-
-void trace_probe_args(struct trace_printer *p, const struct scry_event *ev, const struct scry_fieldval *vals)
-{
-	ob_putc(&p->ob, '(');
-	for (unsigned i = 0; i < ev->nfields; i++) {
-		if (i)
-			OB_LIT(&p->ob, ", ");
-		ob_puts(&p->ob, ev->fields[i].name);
-		ob_putc(&p->ob, '=');
-		trace_probe_value(p, &ev->fields[i], &vals[i]);
-	}
-	ob_putc(&p->ob, ')');
-}
-
-void trace_probe_ret(struct trace_printer *p, const struct scry_event *ev, const struct scry_fieldval *vals)
-{
-	if (ev->nfields == 1) {
-		trace_probe_value(p, &ev->fields[0], &vals[0]);
-		return;
-	}
-	ob_putc(&p->ob, '{');           /* a struct returned by value: its members */
-	for (unsigned i = 0; i < ev->nfields; i++) {
-		const char *n = ev->fields[i].name;
-
-		if (i)
-			OB_LIT(&p->ob, ", ");
-		ob_puts(&p->ob, strncmp(n, "ret_", 4) ? n : n + 4);
-		ob_putc(&p->ob, '=');
-		trace_probe_value(p, &ev->fields[i], &vals[i]);
-	}
-	ob_putc(&p->ob, '}');
-}
-
 void trace_printer_probe(struct trace_printer *p, int pid, int tid, int64_t ts, const struct scry_event *ev,
 			 const struct scry_fieldval *vals)
 {
@@ -959,7 +632,7 @@ void trace_printer_probe(struct trace_printer *p, int pid, int tid, int64_t ts, 
 		trace_json_probe(p, pid, tid, ts, label, ev, vals);
 		return;
 	}
-	leader(p, tid, ts);
+	trace_printer_line_start(p, tid, ts);
 	ob_puts(&p->ob, label);
 	if (ret) {
 		if (ev->nfields) {

@@ -1,5 +1,5 @@
-/* printer_int.h — the printer's state, shared by printer.c (text, call matching) and
- * printer_json.c (--json). */
+/* printer_int.h — the printer's state, shared by printer.c (call matching),
+ * printer_text.c (the text of a line) and printer_json.c (--json). */
 #ifndef SCRY_TRACE_PRINTER_INT_H
 #define SCRY_TRACE_PRINTER_INT_H
 
@@ -88,9 +88,42 @@ void trace_json_arg_value(struct outbuf *ob, const struct trace_call *c, unsigne
 			  bool cut);
 
 /* Shared helpers (printer.c). */
+bool trace_call_failed(int64_t ret);
+
+/* The text of a line (printer_text.c). */
+/* -y: the descriptor's path; -yy: a socket by protocol and addresses, a device with its
+ * numbers (the formatter's fd_path callback; ctx is the printer). */
+const char *trace_printer_fd_path(void *ctx, int pid, int fd);
+/* The column of the current line brought up to what the buffer holds. */
+void trace_printer_col_sync(struct trace_printer *p);
+/* The buffer written out and out flushed (an error kept in ob.error). */
+void trace_printer_flush(struct trace_printer *p);
 void trace_printer_line_end(struct trace_printer *p);
+/* fmt with two numbers, written to the buffer. */
+void trace_printer_put_num(struct trace_printer *p, const char *fmt, long long a, long long b);
+/* The line of the open task ends here, with why (" <unfinished ...>"). */
+void trace_printer_close_open(struct trace_printer *p, const char *why);
+/* strace's printleader: end the open line, then the pid prefix and the timestamps
+ * (trace_printer_leader without registering the task). */
+void trace_printer_line_start(struct trace_printer *p, int tid, int64_t ts);
 void trace_printer_fmt_arg(struct trace_printer *p, struct outbuf *ob, const struct trace_call *c, unsigned i,
 			   const struct scry_argval *all, bool have_ret);
-bool trace_call_failed(int64_t ret);
+/* Arguments from..to-1, separated by ", " (also before the first printed when lead); an
+ * argument that prints nothing is left out with its separator.  True when something was
+ * printed (or lead). */
+bool trace_printer_put_args_lead(struct trace_printer *p, const struct trace_call *c, unsigned from, unsigned to,
+				 const struct scry_argval *all, bool have_ret, bool lead);
+bool trace_printer_put_args(struct trace_printer *p, const struct trace_call *c, unsigned from, unsigned to,
+			    const struct scry_argval *all, bool have_ret);
+/* Does the part printed at exit, from argument k, begin with the separator (clone's)? */
+bool trace_printer_sep_at_exit(const struct trace_call *c, unsigned k);
+/* clone3 with CLONE_PARENT_SETTID: " => {parent_tid=[RET]}". */
+void trace_printer_put_clone3_out(struct trace_printer *p, const struct trace_call *c, const struct scry_argval *all);
+/* "NAME(arg, arg, " — what strace prints when the call enters. */
+void trace_printer_put_entry_part(struct trace_printer *p, const struct pend *pd);
+/* ") = RET<path> <0.000012>" and the line's end. */
+void trace_printer_put_ret(struct trace_printer *p, const struct trace_call *c, const struct scry_argval *all);
+/* ") = ?" of a call that will not return, and the line's end. */
+void trace_printer_put_noret(struct trace_printer *p);
 
 #endif /* SCRY_TRACE_PRINTER_INT_H */
