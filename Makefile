@@ -20,7 +20,7 @@ override CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow -Werr
 LDLIBS   += -lbpf -lelf -lz -lm
 # libyaml: the metrics config (src/metrics/config.c)
 LDLIBS   += -lyaml
-# elfutils' libdw: the DWARF of probed binaries (uprobe parameters, src/catalog/dwarf.c)
+# elfutils' libdw: the DWARF of probed binaries (uprobe parameters, src/catalog/dwarf.c, dwarf_value.c)
 LDLIBS   += -ldw
 # protobuf-c: OTLP's messages (generated from proto/ by protoc-c), src/spans/otlp.c
 LDLIBS   += -lprotobuf-c

@@ -1,6 +1,6 @@
 /* catalog.c — the event catalog (catalog.h): tracefs discovery, tracepoint listing,
  * syscall and built-in events, and the lookup helpers (closest names, tracefs ids).
- * Tracepoint events are built from their format files by tpevent.c. */
+ * Tracepoint events are built from their format files by event_tp.c. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>

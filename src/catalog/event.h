@@ -1,5 +1,6 @@
-/* event.h — construction of struct scry_event (event.c): from a tracefs format text,
- * for a syscall's entry/exit, and for the built-in events.  Catalog-internal. */
+/* event.h — construction of struct scry_event: from a tracefs format text (event_tp.c),
+ * for a syscall's entry/exit (event_syscall.c), and for the built-in events (event.c).
+ * Catalog-internal. */
 #ifndef SCRY_CATALOG_EVENT_H
 #define SCRY_CATALOG_EVENT_H
 

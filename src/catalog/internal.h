@@ -1,11 +1,12 @@
 /* internal.h — helpers shared by the catalog's own files (not used outside src/catalog):
- * LTTng name mapping (lttng_names.c), identifier escaping, and the run-time syscall list
- * (syscalls.c). */
+ * LTTng name mapping (lttng_names.c), identifier escaping, the run-time syscall list
+ * (syscalls.c), and the event builder (event.c) that event_tp.c and event_syscall.c use. */
 #ifndef SCRY_CATALOG_INTERNAL_H
 #define SCRY_CATALOG_INTERNAL_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "catalog/catalog.h"
 
 /* LTTng's event name for tracefs SYSTEM:EVENT ("softirq_entry" -> "irq_softirq_entry"),
@@ -54,5 +55,19 @@ struct scry_syscalls {
 int scry_syscalls_load(const char *tracefs, struct scry_syscalls *out, char *err, size_t errlen);
 void scry_syscalls_free(struct scry_syscalls *s);
 const struct scry_syscall *scry_syscalls_find(const struct scry_syscalls *s, const char *name);
+
+/* An event being built (event.c): its fields appended one by one, cap of them allocated. */
+struct builder {
+	struct scry_event *ev;
+	unsigned cap;
+};
+/* A new event with no fields (free it with scry_event_free); NULL on no memory. */
+struct scry_event *scry_event_new(const char *name, const char *system, const char *tp,
+				  enum scry_ekind kind, int nr);
+/* Append a field named `name` (escaped into a TSDL identifier); NULL on no memory. */
+struct scry_field *scry_event_add(struct builder *b, const char *name, enum scry_ftype type, uint8_t size,
+				  bool is_signed);
+/* Append a char[count] text field; NULL on no memory. */
+struct scry_field *scry_event_add_text(struct builder *b, const char *name, uint32_t count);
 
 #endif /* SCRY_CATALOG_INTERNAL_H */

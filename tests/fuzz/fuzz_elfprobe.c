@@ -1,6 +1,6 @@
 /* fuzz_elfprobe.c — libFuzzer target: input bytes as an ELF file (in a memfd) read the way a
  * uprobe spec reads its binary: its functions and their file offsets (elfsyms.c), its USDT
- * notes (usdt.c), the DWARF of its first functions (dwarf.c: parameters, types, the
+ * notes (usdt.c), the DWARF of its first functions (dwarf.c, dwarf_value.c: parameters, types, the
  * registers they are in) and a line's addresses (statement probes).  Nothing may crash or leak; every answer must be consistent
  * (functions sorted and unique, offsets of loaded segments, register indexes in range). */
 #include <stdint.h>
