@@ -1,7 +1,7 @@
 /* daemon_int.h — the daemon's objects as its files see them: the daemon (its loop, its
  * catalog, its sessions: server.c), a session's configuration — what create, enable-channel,
  * enable-event, add-context and track said, in order — and the engine session built from
- * it (sessions.c), the verbs that change them (verbs.c).  Private to src/daemon/.
+ * it (sessions.c), the verbs that change them (verbs*.c).  Private to src/daemon/.
  *
  * A session's configuration is the truth until start: after each change an engine session
  * (session/session.h) is built from it again (scry_session_create: events resolved, output
@@ -89,6 +89,9 @@ struct daemon {
 };
 
 /* sessions.c */
+/* Session and channel names name files: LTTng's characters ([A-Za-z0-9_.-], not starting
+ * with . or -, at most 200). */
+bool dsession_name_ok(const char *n);
 struct dsession *dsession_find(struct daemon *d, const char *name);
 int dsession_add(struct daemon *d, const char *name, const char *dir, char *err, size_t errlen);
 /* Rebuild s->eng from the configuration (before start): 0 or -errno with the reason. */

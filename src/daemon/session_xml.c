@@ -14,7 +14,4 @@
 #include "daemon/session_xml_int.h"
 #include "util/lazylib.h"
 
-struct session_xml_fns xml;
-static const struct scry_lazysym xml_syms[] = { XML_FNS(SCRY_LAZY_SYM_, xml) };
-struct scry_lazylib xml_lib = { .soname = "libxml2.so.2", .purpose = "LTTng session files", .syms = xml_syms,
-				.nsyms = sizeof(xml_syms) / sizeof(xml_syms[0]), .lock = PTHREAD_MUTEX_INITIALIZER };
+SCRY_LAZYLIB_DEFINE_SHARED(xml, xml_lib, "libxml2.so.2", "LTTng session files", XML_FNS);

@@ -150,7 +150,7 @@ static int read_channel(struct rd *r, struct dsession *s, xmlNodePtr ch)
 			text(n, name, sizeof(name));
 	if (!name[0])
 		return unsupported(r, ch, "has no <name>");
-	if (!name_ok(name))
+	if (!dsession_name_ok(name))
 		return unsupported(r, ch, "has an invalid name (letters, digits, '_', '-', '.')");
 	if (dsession_channel(s, name)) {
 		snprintf(b, sizeof(b), "'%.40s' twice", name);

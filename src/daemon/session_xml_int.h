@@ -62,18 +62,6 @@ struct rd {
 	bool filter_seen, unfiltered_seen;
 };
 
-/* Session and channel names name files: LTTng's characters. */
-static inline bool name_ok(const char *n)
-{
-	if (!*n || strlen(n) > 200 || n[0] == '.' || n[0] == '-')
-		return false;
-	for (; *n; n++)
-		if (!((*n >= 'a' && *n <= 'z') || (*n >= 'A' && *n <= 'Z') || (*n >= '0' && *n <= '9') ||
-		      *n == '_' || *n == '-' || *n == '.'))
-			return false;
-	return true;
-}
-
 /* A reason is one line: the file's text quoted in it may hold line breaks and controls. */
 static inline void one_line(char *s)
 {

@@ -128,7 +128,7 @@ static int read_session(struct rd *r, xmlNodePtr se, struct dsession **out, bool
 		ret = unsupported(r, se, "has no <name>");
 		goto out;
 	}
-	if (!name_ok(name)) {
+	if (!dsession_name_ok(name)) {
 		ret = unsupported(r, se, "has an invalid name (letters, digits, '_', '-', '.')");
 		goto out;
 	}

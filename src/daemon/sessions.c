@@ -679,3 +679,14 @@ void dsession_describe(struct dsession *s, FILE *out)
 	}
 	describe_pid_sets(s, out);
 }
+
+bool dsession_name_ok(const char *n)
+{
+	if (!*n || strlen(n) > 200 || n[0] == '.' || n[0] == '-')
+		return false;
+	for (; *n; n++)
+		if (!((*n >= 'a' && *n <= 'z') || (*n >= 'A' && *n <= 'Z') || (*n >= '0' && *n <= '9') ||
+		      *n == '_' || *n == '-' || *n == '.'))
+			return false;
+	return true;
+}

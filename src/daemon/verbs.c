@@ -38,17 +38,6 @@ int bad_option(struct verb_ctx *v, int argc, char **argv)
 	return ERR("%s: invalid option '%s' (scry %s --help)", v->verb, opt, v->verb);
 }
 
-bool valid_name(const char *n)
-{
-	if (!*n || strlen(n) > 200 || n[0] == '.' || n[0] == '-')
-		return false;
-	for (; *n; n++)
-		if (!((*n >= 'a' && *n <= 'z') || (*n >= 'A' && *n <= 'Z') || (*n >= '0' && *n <= '9') ||
-		      *n == '_' || *n == '-' || *n == '.'))
-			return false;
-	return true;
-}
-
 /* The session a verb acts on: -s NAME, else the caller's current one. */
 struct dsession *target(struct verb_ctx *v, const char *name)
 {
@@ -168,7 +157,7 @@ static int verb_create(struct verb_ctx *v, int argc, char **argv)
 		snprintf(autoname, sizeof(autoname), "auto-%s", stamp);
 		name = autoname;
 	}
-	if (!valid_name(name))
+	if (!dsession_name_ok(name))
 		return ERR("invalid session name '%s' (letters, digits, '_', '-', '.')", name);
 	if (snapshot && (metrics || spans))
 		return ERR("create: --metrics and --spans feed a session that writes its trace, not a snapshot session");

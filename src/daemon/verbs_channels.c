@@ -165,7 +165,7 @@ int verb_enable_channel(struct verb_ctx *v, int argc, char **argv)
 	if (!(names = strdup(argv[optind])))
 		return ERR("out of memory");
 	for (tok = strtok_r(names, ",", &save); tok && !ret; tok = strtok_r(NULL, ",", &save)) {
-		if (!valid_name(tok)) {
+		if (!dsession_name_ok(tok)) {
 			ret = ERR("invalid channel name '%s' (letters, digits, '_', '-', '.')", tok);
 			break;
 		}

@@ -37,7 +37,7 @@ int verb_snapshot(struct verb_ctx *v, int argc, char **argv)
 		switch (opt) {
 		case 's': sname = optarg; break;
 		case 'n':
-			if (!valid_name(optarg))
+			if (!dsession_name_ok(optarg))
 				return ERR("invalid snapshot name '%s' (letters, digits, '_', '-', '.')", optarg);
 			name = optarg;
 			break;
@@ -376,7 +376,7 @@ int verb_load(struct verb_ctx *v, int argc, char **argv)
 		struct dsession *s = ss[i];
 		char *nn;
 
-		if (oname && (!valid_name(oname) ? (ret = ERR("invalid session name '%s'", oname)) :
+		if (oname && (!dsession_name_ok(oname) ? (ret = ERR("invalid session name '%s'", oname)) :
 			      !(nn = strdup(oname)) ? (ret = ERR("out of memory")) : (free(s->name), s->name = nn, 0)))
 			break;
 		if (odir) {
@@ -387,7 +387,7 @@ int verb_load(struct verb_ctx *v, int argc, char **argv)
 				break;
 			}
 		}
-		if (!valid_name(s->name)) {
+		if (!dsession_name_ok(s->name)) {
 			ret = ERR("%s: invalid session name '%s'", path, s->name);
 			break;
 		}

@@ -24,7 +24,6 @@ int __attribute__((format(printf, 2, 3))) refuse(struct dreply *r, const char *f
 /* getopt over the request's argv: opterr off, the offending option named in the reason. */
 int bad_option(struct verb_ctx *v, int argc, char **argv);
 /* A session, channel or snapshot name: letters, digits, '_', '-', '.'. */
-bool valid_name(const char *n);
 /* The session a verb acts on: -s NAME, else the caller's current one (NULL: refused). */
 struct dsession *target(struct verb_ctx *v, const char *name);
 /* The engine session is loaded (started, or stopped and kept): changes go to its verbs. */

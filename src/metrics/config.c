@@ -24,7 +24,7 @@ static int pick(struct walk *w, yaml_node_t *vn, const char *sub, const char **n
 		const char *choices, int *out)
 {
 	const char *v;
-	int ret = want_scalar(w, vn, sub, &v);
+	int ret = mcfg_want_scalar(w, vn, sub, &v);
 
 	if (ret)
 		return ret;
@@ -33,14 +33,14 @@ static int pick(struct walk *w, yaml_node_t *vn, const char *sub, const char **n
 			*out = (int)i;
 			return 0;
 		}
-	return fail(w, vn, sub, "'%s' is not one of %s", v, choices);
+	return mcfg_fail(w, vn, sub, "'%s' is not one of %s", v, choices);
 }
 
 static int parse_syscalls(struct walk *w, yaml_node_t *n, const char *path, struct scry_metric *m)
 {
 	int ret;
 
-	if ((ret = want_kind(w, n, path, YAML_SEQUENCE_NODE)))
+	if ((ret = mcfg_want_kind(w, n, path, YAML_SEQUENCE_NODE)))
 		return ret;
 	if (!(m->syscalls = calloc(SCRY_MAX_SYSCALLS, 1))) {
 		snprintf(w->err, w->errlen, "out of memory");
@@ -48,19 +48,19 @@ static int parse_syscalls(struct walk *w, yaml_node_t *n, const char *path, stru
 	}
 	m->all_syscalls = false;
 	for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
-		yaml_node_t *e = node(w, *it);
+		yaml_node_t *e = mcfg_node(w, *it);
 		const char *name;
 		int nr;
 
-		if ((ret = want_scalar(w, e, path, &name)))
+		if ((ret = mcfg_want_scalar(w, e, path, &name)))
 			return ret;
 		nr = w->sn->nr(w->sn->ctx, name);
 		if (nr < 0 || nr >= SCRY_MAX_SYSCALLS)
-			return fail(w, e, path, "unknown syscall '%s'", name);
+			return mcfg_fail(w, e, path, "unknown syscall '%s'", name);
 		m->syscalls[nr] = 1;
 	}
 	if (n->data.sequence.items.top == n->data.sequence.items.start)
-		return fail(w, n, path, "an empty list (leave it out for every syscall)");
+		return mcfg_fail(w, n, path, "an empty list (leave it out for every syscall)");
 	return 0;
 }
 
@@ -80,29 +80,29 @@ static int parse_metric(struct walk *w, yaml_node_t *n, const char *path, bool h
 	m->multiplier = 1;
 	m->all_syscalls = true;
 	memset(&m->bounds, 0xff, sizeof(m->bounds));
-	if ((ret = want_kind(w, n, path, YAML_MAPPING_NODE)))
+	if ((ret = mcfg_want_kind(w, n, path, YAML_MAPPING_NODE)))
 		return ret;
 	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
-		yaml_node_t *kn = node(w, p->key), *vn = node(w, p->value);
-		const char *k = scalar(kn), *v;
+		yaml_node_t *kn = mcfg_node(w, p->key), *vn = mcfg_node(w, p->value);
+		const char *k = mcfg_scalar(kn), *v;
 
 		if (!k)
-			return fail(w, kn, path, "a key must be a plain value");
+			return mcfg_fail(w, kn, path, "a key must be a plain value");
 		snprintf(sub, sizeof(sub), "%.200s.%.60s", path, k);
 		if (!strcmp(k, "name")) {
-			if ((ret = want_scalar(w, vn, sub, &v)))
+			if ((ret = mcfg_want_scalar(w, vn, sub, &v)))
 				return ret;
-			if (!valid_name(v, true))
-				return fail(w, vn, sub, "'%s' is not a metric name ([a-zA-Z_:][a-zA-Z0-9_:]*)", v);
+			if (!mcfg_valid_name(v, true))
+				return mcfg_fail(w, vn, sub, "'%s' is not a metric name ([a-zA-Z_:][a-zA-Z0-9_:]*)", v);
 			if (m->name)
-				return fail(w, kn, sub, "given twice");
-			if ((ret = dup_str(w, vn, sub, v, &m->name)))
+				return mcfg_fail(w, kn, sub, "given twice");
+			if ((ret = mcfg_dup_str(w, vn, sub, v, &m->name)))
 				return ret;
 		} else if (!strcmp(k, "help")) {
-			if ((ret = want_scalar(w, vn, sub, &v)))
+			if ((ret = mcfg_want_scalar(w, vn, sub, &v)))
 				return ret;
 			free(m->help);
-			if ((ret = dup_str(w, vn, sub, v, &m->help)))
+			if ((ret = mcfg_dup_str(w, vn, sub, v, &m->help)))
 				return ret;
 		} else if (!strcmp(k, "value")) {
 			if ((ret = pick(w, vn, sub, value_names, 4, 1, "count, ret, latency", &e)))
@@ -120,29 +120,29 @@ static int parse_metric(struct walk *w, yaml_node_t *n, const char *path, bool h
 			have_when = true;
 		} else if (!strcmp(k, "syscalls")) {
 			if (m->syscalls)
-				return fail(w, kn, sub, "given twice");
+				return mcfg_fail(w, kn, sub, "given twice");
 			if ((ret = parse_syscalls(w, vn, sub, m)))
 				return ret;
 		} else if (!strcmp(k, "max_entries")) {
-			if ((ret = want_uint(w, vn, sub, 1, SCRY_METRIC_MAX_MAX_ENTRIES, &u)))
+			if ((ret = mcfg_want_uint(w, vn, sub, 1, SCRY_METRIC_MAX_MAX_ENTRIES, &u)))
 				return ret;
 			m->max_entries = (uint32_t)u;
 		} else if (!strcmp(k, "labels")) {
 			size_t cap;
 
 			if (m->labels)
-				return fail(w, kn, sub, "given twice");
-			if ((ret = want_kind(w, vn, sub, YAML_SEQUENCE_NODE)))
+				return mcfg_fail(w, kn, sub, "given twice");
+			if ((ret = mcfg_want_kind(w, vn, sub, YAML_SEQUENCE_NODE)))
 				return ret;
 			cap = vn->data.sequence.items.top - vn->data.sequence.items.start;
 			if (cap > SCRY_METRIC_MAX_LABELS)
-				return fail(w, vn, sub, "more than %d labels", SCRY_METRIC_MAX_LABELS);
+				return mcfg_fail(w, vn, sub, "more than %d labels", SCRY_METRIC_MAX_LABELS);
 			if (!(m->labels = calloc(cap ? cap : 1, sizeof(*m->labels)))) {
 				snprintf(w->err, w->errlen, "out of memory");
 				return -ENOMEM;
 			}
 			for (yaml_node_item_t *it = vn->data.sequence.items.start; it < vn->data.sequence.items.top; it++) {
-				yaml_node_t *ln = node(w, *it);
+				yaml_node_t *ln = mcfg_node(w, *it);
 
 				snprintf(sub, sizeof(sub), "%.200s.labels[%zu]", path, m->nlabels);
 				ret = mconfig_parse_label(w, ln, sub, &m->labels[m->nlabels]);
@@ -151,33 +151,33 @@ static int parse_metric(struct walk *w, yaml_node_t *n, const char *path, bool h
 					return ret;
 				for (size_t j = 0; j + 1 < m->nlabels; j++) {
 					if (!strcmp(m->labels[j].name, m->labels[m->nlabels - 1].name))
-						return fail(w, ln, sub, "label '%s' given twice", m->labels[j].name);
+						return mcfg_fail(w, ln, sub, "label '%s' given twice", m->labels[j].name);
 					if (m->labels[j].source == m->labels[m->nlabels - 1].source)
-						return fail(w, ln, sub, "two labels of one source");
+						return mcfg_fail(w, ln, sub, "two labels of one source");
 				}
 				if (hist && !strcmp(m->labels[m->nlabels - 1].name, "le"))
-					return fail(w, ln, sub, "'le' is the bucket label of a histogram");
+					return mcfg_fail(w, ln, sub, "'le' is the bucket label of a histogram");
 				m->desc.labels |= m->labels[m->nlabels - 1].source;
 			}
 		} else if (hist && !strcmp(k, "bucket_keys")) {
 			size_t nk = 0;
 
 			if (have_keys)
-				return fail(w, kn, sub, "given twice");
-			if ((ret = want_kind(w, vn, sub, YAML_SEQUENCE_NODE)))
+				return mcfg_fail(w, kn, sub, "given twice");
+			if ((ret = mcfg_want_kind(w, vn, sub, YAML_SEQUENCE_NODE)))
 				return ret;
 			for (yaml_node_item_t *it = vn->data.sequence.items.start; it < vn->data.sequence.items.top; it++) {
 				if (nk >= SCRY_HIST_BUCKETS)
-					return fail(w, vn, sub, "more than %d bucket keys", SCRY_HIST_BUCKETS);
-				if ((ret = want_uint(w, node(w, *it), sub, 0, UINT64_MAX - 1, &u)))
+					return mcfg_fail(w, vn, sub, "more than %d bucket keys", SCRY_HIST_BUCKETS);
+				if ((ret = mcfg_want_uint(w, mcfg_node(w, *it), sub, 0, UINT64_MAX - 1, &u)))
 					return ret;
 				if (nk && u <= m->bounds.b[nk - 1])
-					return fail(w, node(w, *it), sub, "bucket keys must ascend (%llu after %llu)",
+					return mcfg_fail(w, mcfg_node(w, *it), sub, "bucket keys must ascend (%llu after %llu)",
 						    (unsigned long long)u, (unsigned long long)m->bounds.b[nk - 1]);
 				m->bounds.b[nk++] = u;
 			}
 			if (!nk)
-				return fail(w, vn, sub, "an empty list");
+				return mcfg_fail(w, vn, sub, "an empty list");
 			m->desc.bucket_min = 0;
 			m->desc.bucket_max = (uint32_t)nk - 1;
 			have_keys = true;
@@ -190,88 +190,88 @@ static int parse_metric(struct walk *w, yaml_node_t *n, const char *path, bool h
 			m->desc.bucket_type = e;
 			have_type = true;
 		} else if (hist && !strcmp(k, "bucket_min")) {
-			if ((ret = want_uint(w, vn, sub, 0, UINT32_MAX, &u)))
+			if ((ret = mcfg_want_uint(w, vn, sub, 0, UINT32_MAX, &u)))
 				return ret;
 			m->desc.bucket_min = (uint32_t)u;
 			have_min = true;
 		} else if (hist && !strcmp(k, "bucket_max")) {
-			if ((ret = want_uint(w, vn, sub, 0, UINT32_MAX, &u)))
+			if ((ret = mcfg_want_uint(w, vn, sub, 0, UINT32_MAX, &u)))
 				return ret;
 			m->desc.bucket_max = (uint32_t)u;
 			have_max = true;
 		} else if (hist && !strcmp(k, "bucket_width")) {
-			if ((ret = want_uint(w, vn, sub, 1, UINT64_MAX, &u)))
+			if ((ret = mcfg_want_uint(w, vn, sub, 1, UINT64_MAX, &u)))
 				return ret;
 			m->desc.bucket_width = u;
 			have_width = true;
 		} else if (hist && !strcmp(k, "bucket_multiplier")) {
 			char *end;
 
-			if ((ret = want_scalar(w, vn, sub, &v)))
+			if ((ret = mcfg_want_scalar(w, vn, sub, &v)))
 				return ret;
 			m->multiplier = strtod(v, &end);
 			if (!*v || *end || !isfinite(m->multiplier) || m->multiplier <= 0)
-				return fail(w, vn, sub, "'%s' is not a positive number", v);
+				return mcfg_fail(w, vn, sub, "'%s' is not a positive number", v);
 			have_mult = true;
 		} else {
-			return fail(w, kn, sub, hist ? "unknown key (name, help, event, value, when, syscalls, max_entries, labels, "
+			return mcfg_fail(w, kn, sub, hist ? "unknown key (name, help, event, value, when, syscalls, max_entries, labels, "
 						       "bucket_type, bucket_min, bucket_max, bucket_width, bucket_keys, bucket_multiplier)" :
 						       "unknown key (name, help, event, value, when, syscalls, max_entries, labels)");
 		}
 	}
 	(void)have_mult;
 	if (!m->name)
-		return fail(w, n, path, "a metric needs a name");
-	if (!m->help && (ret = dup_str(w, n, path, m->name, &m->help)))
+		return mcfg_fail(w, n, path, "a metric needs a name");
+	if (!m->help && (ret = mcfg_dup_str(w, n, path, m->name, &m->help)))
 		return ret;
 	if (hist && m->desc.bucket_type == SCRY_HB_FIXED) {
 		if (!have_keys)
-			return fail(w, n, path, "fixed buckets need bucket_keys");
+			return mcfg_fail(w, n, path, "fixed buckets need bucket_keys");
 		if (have_min || have_max || have_width)
-			return fail(w, n, path, "fixed buckets take bucket_keys, not bucket_min/bucket_max/bucket_width");
+			return mcfg_fail(w, n, path, "fixed buckets take bucket_keys, not bucket_min/bucket_max/bucket_width");
 	} else if (hist) {
 		if (have_keys)
-			return fail(w, n, path, "bucket_keys are for bucket_type: fixed");
+			return mcfg_fail(w, n, path, "bucket_keys are for bucket_type: fixed");
 		if (!have_min || !have_max)
-			return fail(w, n, path, "histogram '%s' needs bucket_min and bucket_max", m->name);
+			return mcfg_fail(w, n, path, "histogram '%s' needs bucket_min and bucket_max", m->name);
 		if (m->desc.bucket_max < m->desc.bucket_min || m->desc.bucket_max - m->desc.bucket_min >= SCRY_HIST_BUCKETS)
-			return fail(w, n, path, "bucket_min..bucket_max must hold 1 to %d buckets", SCRY_HIST_BUCKETS);
+			return mcfg_fail(w, n, path, "bucket_min..bucket_max must hold 1 to %d buckets", SCRY_HIST_BUCKETS);
 		if (m->desc.bucket_type == SCRY_HB_EXP2 && m->desc.bucket_max > 63)
-			return fail(w, n, path, "exp2 buckets end at 63 (2^63)");
+			return mcfg_fail(w, n, path, "exp2 buckets end at 63 (2^63)");
 		if (m->desc.bucket_type == SCRY_HB_LINEAR && !have_width)
-			return fail(w, n, path, "linear buckets need bucket_width");
+			return mcfg_fail(w, n, path, "linear buckets need bucket_width");
 		if (m->desc.bucket_type != SCRY_HB_LINEAR && have_width)
-			return fail(w, n, path, "bucket_width is for linear buckets");
+			return mcfg_fail(w, n, path, "bucket_width is for linear buckets");
 		if (m->desc.bucket_type == SCRY_HB_LINEAR &&
 		    (double)m->desc.bucket_max * (double)m->desc.bucket_width > 1.8e19)
-			return fail(w, n, path, "bucket_max * bucket_width exceeds 2^64");
+			return mcfg_fail(w, n, path, "bucket_max * bucket_width exceeds 2^64");
 		(void)have_type;
 	}
 	if (m->desc.event != SCRY_ME_SYSCALL) {
 		const char *ev = event_names[m->desc.event];
 
 		if (m->syscalls)
-			return fail(w, n, path, "syscalls: is for syscall metrics, not %s", ev);
+			return mcfg_fail(w, n, path, "syscalls: is for syscall metrics, not %s", ev);
 		if (have_when)
-			return fail(w, n, path, "when: is for syscall metrics, not %s", ev);
+			return mcfg_fail(w, n, path, "when: is for syscall metrics, not %s", ev);
 		if (m->desc.value == SCRY_MV_RET)
-			return fail(w, n, path, "value ret is for syscall metrics: %s counts (count) or times (latency)", ev);
+			return mcfg_fail(w, n, path, "value ret is for syscall metrics: %s counts (count) or times (latency)", ev);
 		if (m->desc.labels & (SCRY_ML_SYSCALL | SCRY_ML_ERRNO))
-			return fail(w, n, path, "syscall and errno labels are for syscall metrics, not %s", ev);
+			return mcfg_fail(w, n, path, "syscall and errno labels are for syscall metrics, not %s", ev);
 		if ((m->desc.labels & SCRY_ML_DEV) && m->desc.event != SCRY_ME_BLOCK_IO)
-			return fail(w, n, path, "the dev label is for block_io metrics");
+			return mcfg_fail(w, n, path, "the dev label is for block_io metrics");
 		if (m->desc.labels & SCRY_ML_ADDR)
-			return fail(w, n, path, "the addr label is for syscall metrics");
+			return mcfg_fail(w, n, path, "the addr label is for syscall metrics");
 		if ((m->desc.labels & SCRY_ML_WCHAN) && m->desc.event != SCRY_ME_OFFCPU)
-			return fail(w, n, path, "the wchan label is for offcpu metrics");
+			return mcfg_fail(w, n, path, "the wchan label is for offcpu metrics");
 		(void)have_value;
 	} else if (m->desc.labels & SCRY_ML_DEV) {
-		return fail(w, n, path, "the dev label is for block_io metrics");
+		return mcfg_fail(w, n, path, "the dev label is for block_io metrics");
 	} else if (m->desc.labels & SCRY_ML_WCHAN) {
-		return fail(w, n, path, "the wchan label is for offcpu metrics");
+		return mcfg_fail(w, n, path, "the wchan label is for offcpu metrics");
 	}
 	if (m->desc.value == SCRY_MV_RET && m->desc.when == SCRY_MW_ERROR)
-		return fail(w, n, path, "value ret counts successful calls only: when: error gives nothing");
+		return mcfg_fail(w, n, path, "value ret counts successful calls only: when: error gives nothing");
 	/* Keyed by the syscall alone (or nothing): a per-CPU array, one slot per syscall number,
 	 * when every syscall fits in max_entries, a series exists only once it has a nonzero
 	 * value (not ret: a 0-byte read would add 0), and, for histograms, the array's per-CPU
@@ -282,7 +282,7 @@ static int parse_metric(struct walk *w, yaml_node_t *n, const char *path, bool h
 		m->desc.dense = 1;
 	m->desc.wide = (m->desc.labels & (SCRY_ML_CGROUP | SCRY_ML_ADDR | SCRY_ML_WCHAN)) != 0;
 	if ((m->desc.labels & SCRY_ML_ERRNO) && m->desc.when == SCRY_MW_SUCCESS)
-		return fail(w, n, path, "an errno label on successful calls only is always 0");
+		return mcfg_fail(w, n, path, "an errno label on successful calls only is always 0");
 	return 0;
 }
 
@@ -291,22 +291,22 @@ static int parse_list(struct walk *w, yaml_node_t *n, const char *path, bool his
 	char sub[320];
 	int ret;
 
-	if ((ret = want_kind(w, n, path, YAML_SEQUENCE_NODE)))
+	if ((ret = mcfg_want_kind(w, n, path, YAML_SEQUENCE_NODE)))
 		return ret;
 	for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
-		yaml_node_t *mn = node(w, *it);
+		yaml_node_t *mn = mcfg_node(w, *it);
 		struct scry_metric *m;
 		size_t idx = (size_t)(it - n->data.sequence.items.start);
 
 		snprintf(sub, sizeof(sub), "%.200s[%zu]", path, idx);
 		if (c->nmetrics >= SCRY_METRICS_MAX)
-			return fail(w, mn, sub, "more than %d metrics", SCRY_METRICS_MAX);
+			return mcfg_fail(w, mn, sub, "more than %d metrics", SCRY_METRICS_MAX);
 		m = &c->metrics[c->nmetrics++];
 		if ((ret = parse_metric(w, mn, sub, hist, m)))
 			return ret;
 		for (size_t j = 0; j + 1 < c->nmetrics; j++)
 			if (!strcmp(c->metrics[j].name, m->name))
-				return fail(w, mn, sub, "metric '%s' defined twice", m->name);
+				return mcfg_fail(w, mn, sub, "metric '%s' defined twice", m->name);
 	}
 	return 0;
 }
@@ -317,58 +317,58 @@ static int parse_root(struct walk *w, yaml_node_t *root, struct scry_metrics_con
 	int ret;
 
 	if (!root)
-		return fail(w, NULL, "metrics", "the file is empty");
-	if ((ret = want_kind(w, root, "(top)", YAML_MAPPING_NODE)))
+		return mcfg_fail(w, NULL, "metrics", "the file is empty");
+	if ((ret = mcfg_want_kind(w, root, "(top)", YAML_MAPPING_NODE)))
 		return ret;
 	for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top; p++) {
-		yaml_node_t *kn = node(w, p->key);
-		const char *k = scalar(kn);
+		yaml_node_t *kn = mcfg_node(w, p->key);
+		const char *k = mcfg_scalar(kn);
 
 		if (!k)
-			return fail(w, kn, "(top)", "a key must be a plain value");
+			return mcfg_fail(w, kn, "(top)", "a key must be a plain value");
 		if (strcmp(k, "metrics") && strcmp(k, "tracing"))
-			return fail(w, kn, k, "unknown key (metrics, tracing)");
+			return mcfg_fail(w, kn, k, "unknown key (metrics, tracing)");
 		if (!strcmp(k, "tracing")) {
 			if (tracing)
-				return fail(w, kn, k, "given twice");
-			tracing = node(w, p->value);
+				return mcfg_fail(w, kn, k, "given twice");
+			tracing = mcfg_node(w, p->value);
 			continue;
 		}
 		if (metrics)
-			return fail(w, kn, k, "given twice");
-		metrics = node(w, p->value);
+			return mcfg_fail(w, kn, k, "given twice");
+		metrics = mcfg_node(w, p->value);
 	}
 	if (tracing && (ret = mconfig_parse_tracing(w, tracing, c)))
 		return ret;
 	if (c->parent_path && !c->nkspans)
-		return fail(w, tracing, "tracing.parent", "needs kernel spans (syscall, block_io or sched_wait)");
+		return mcfg_fail(w, tracing, "tracing.parent", "needs kernel spans (syscall, block_io or sched_wait)");
 	if (!metrics && !c->process_spans && !c->nkspans)
-		return fail(w, root, "metrics", "missing (and no tracing: spans:)");
+		return mcfg_fail(w, root, "metrics", "missing (and no tracing: spans:)");
 	if (!metrics)
 		return mconfig_add_kspans(w, c);
-	if ((ret = want_kind(w, metrics, "metrics", YAML_MAPPING_NODE)))
+	if ((ret = mcfg_want_kind(w, metrics, "metrics", YAML_MAPPING_NODE)))
 		return ret;
 	bool seen[2] = { false, false };
 	for (yaml_node_pair_t *p = metrics->data.mapping.pairs.start; p < metrics->data.mapping.pairs.top; p++) {
-		yaml_node_t *kn = node(w, p->key);
-		const char *k = scalar(kn);
+		yaml_node_t *kn = mcfg_node(w, p->key);
+		const char *k = mcfg_scalar(kn);
 		char sub[64];
 		bool hist;
 
 		if (!k)
-			return fail(w, kn, "metrics", "a key must be a plain value");
+			return mcfg_fail(w, kn, "metrics", "a key must be a plain value");
 		snprintf(sub, sizeof(sub), "metrics.%.40s", k);
 		if (strcmp(k, "counters") && strcmp(k, "histograms"))
-			return fail(w, kn, sub, "unknown key (counters, histograms)");
+			return mcfg_fail(w, kn, sub, "unknown key (counters, histograms)");
 		hist = !strcmp(k, "histograms");
 		if (seen[hist])
-			return fail(w, kn, sub, "given twice");
+			return mcfg_fail(w, kn, sub, "given twice");
 		seen[hist] = true;
-		if ((ret = parse_list(w, node(w, p->value), sub, hist, c)))
+		if ((ret = parse_list(w, mcfg_node(w, p->value), sub, hist, c)))
 			return ret;
 	}
 	if (!c->nmetrics)
-		return fail(w, metrics, "metrics", "no counter nor histogram");
+		return mcfg_fail(w, metrics, "metrics", "no counter nor histogram");
 	return mconfig_add_kspans(w, c);
 }
 

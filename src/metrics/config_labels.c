@@ -46,11 +46,11 @@ static int parse_static_map(struct walk *w, yaml_node_t *n, const char *path, st
 	size_t cap;
 	int ret;
 
-	if ((ret = want_kind(w, n, path, YAML_MAPPING_NODE)))
+	if ((ret = mcfg_want_kind(w, n, path, YAML_MAPPING_NODE)))
 		return ret;
 	cap = n->data.mapping.pairs.top - n->data.mapping.pairs.start;
 	if (cap > STATIC_MAP_MAX)
-		return fail(w, n, path, "more than %d entries", STATIC_MAP_MAX);
+		return mcfg_fail(w, n, path, "more than %d entries", STATIC_MAP_MAX);
 	d->map_keys = calloc(cap ? cap : 1, sizeof(char *));
 	d->map_values = calloc(cap ? cap : 1, sizeof(char *));
 	if (!d->map_keys || !d->map_values) {
@@ -60,12 +60,12 @@ static int parse_static_map(struct walk *w, yaml_node_t *n, const char *path, st
 	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
 		const char *k, *v;
 
-		if ((ret = want_scalar(w, node(w, p->key), path, &k)) ||
-		    (ret = want_scalar(w, node(w, p->value), path, &v)))
+		if ((ret = mcfg_want_scalar(w, mcfg_node(w, p->key), path, &k)) ||
+		    (ret = mcfg_want_scalar(w, mcfg_node(w, p->value), path, &v)))
 			return ret;
-		if ((ret = dup_str(w, n, path, k, &d->map_keys[d->nmap])))
+		if ((ret = mcfg_dup_str(w, n, path, k, &d->map_keys[d->nmap])))
 			return ret;
-		if ((ret = dup_str(w, n, path, v, &d->map_values[d->nmap]))) {
+		if ((ret = mcfg_dup_str(w, n, path, v, &d->map_values[d->nmap]))) {
 			free(d->map_keys[d->nmap]);
 			return ret;
 		}
@@ -116,30 +116,30 @@ static int parse_regexps(struct walk *w, yaml_node_t *n, const char *path, struc
 	size_t cap;
 	int ret;
 
-	if ((ret = want_kind(w, n, path, YAML_SEQUENCE_NODE)))
+	if ((ret = mcfg_want_kind(w, n, path, YAML_SEQUENCE_NODE)))
 		return ret;
 	cap = n->data.sequence.items.top - n->data.sequence.items.start;
 	if (!cap || cap > REGEXPS_MAX)
-		return fail(w, n, path, "expected 1 to %d regular expressions", REGEXPS_MAX);
+		return mcfg_fail(w, n, path, "expected 1 to %d regular expressions", REGEXPS_MAX);
 	if (!(d->res = calloc(cap, sizeof(regex_t)))) {
 		snprintf(w->err, w->errlen, "out of memory");
 		return -ENOMEM;
 	}
 	for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
-		yaml_node_t *e = node(w, *it);
+		yaml_node_t *e = mcfg_node(w, *it);
 		const char *re;
 		int rc;
 
-		if ((ret = want_scalar(w, e, path, &re)))
+		if ((ret = mcfg_want_scalar(w, e, path, &re)))
 			return ret;
 		if (!regexp_tame(re))
-			return fail(w, e, path, "regular expression '%.60s' refused (stacked quantifiers, or longer than %d)",
+			return mcfg_fail(w, e, path, "regular expression '%.60s' refused (stacked quantifiers, or longer than %d)",
 				    re, REGEXP_MAX_LEN);
 		if ((rc = regcomp(&d->res[d->nres], re, REG_EXTENDED | REG_NOSUB))) {
 			char msg[128];
 
 			regerror(rc, &d->res[d->nres], msg, sizeof(msg));
-			return fail(w, e, path, "bad regular expression '%s': %s", re, msg);
+			return mcfg_fail(w, e, path, "bad regular expression '%s': %s", re, msg);
 		}
 		d->nres++;
 	}
@@ -152,55 +152,55 @@ static int parse_decoder(struct walk *w, yaml_node_t *n, const char *path, struc
 	bool have_name = false;
 	int ret;
 
-	if ((ret = want_kind(w, n, path, YAML_MAPPING_NODE)))
+	if ((ret = mcfg_want_kind(w, n, path, YAML_MAPPING_NODE)))
 		return ret;
 	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
-		yaml_node_t *kn = node(w, p->key), *vn = node(w, p->value);
-		const char *k = scalar(kn), *v;
+		yaml_node_t *kn = mcfg_node(w, p->key), *vn = mcfg_node(w, p->value);
+		const char *k = mcfg_scalar(kn), *v;
 
 		if (!k)
-			return fail(w, kn, path, "a key must be a plain value");
+			return mcfg_fail(w, kn, path, "a key must be a plain value");
 		snprintf(sub, sizeof(sub), "%.200s.%.60s", path, k);
 		if (!strcmp(k, "name")) {
 			size_t i;
 
-			if ((ret = want_scalar(w, vn, sub, &v)))
+			if ((ret = mcfg_want_scalar(w, vn, sub, &v)))
 				return ret;
 			for (i = 0; i < sizeof(decoder_names) / sizeof(decoder_names[0]); i++)
 				if (!strcmp(v, decoder_names[i].name))
 					break;
 			if (i == sizeof(decoder_names) / sizeof(decoder_names[0]))
-				return fail(w, vn, sub, "unknown decoder '%s' (uint, string, syscall, errno, static_map, regexp, "
+				return mcfg_fail(w, vn, sub, "unknown decoder '%s' (uint, string, syscall, errno, static_map, regexp, "
 					    "majorminor, cgroup, ksym, inet_ip)", v);
 			d->kind = decoder_names[i].kind;
 			have_name = true;
 		} else if (!strcmp(k, "static_map")) {
 			if (d->map_keys)
-				return fail(w, kn, sub, "given twice");
+				return mcfg_fail(w, kn, sub, "given twice");
 			if ((ret = parse_static_map(w, vn, sub, d)))
 				return ret;
 		} else if (!strcmp(k, "regexps")) {
 			if (d->res)
-				return fail(w, kn, sub, "given twice");
+				return mcfg_fail(w, kn, sub, "given twice");
 			if ((ret = parse_regexps(w, vn, sub, d)))
 				return ret;
 		} else if (!strcmp(k, "allow_unknown")) {
-			if ((ret = want_bool(w, vn, sub, &d->allow_unknown)))
+			if ((ret = mcfg_want_bool(w, vn, sub, &d->allow_unknown)))
 				return ret;
 		} else {
-			return fail(w, kn, sub, "unknown key (name, static_map, regexps, allow_unknown)");
+			return mcfg_fail(w, kn, sub, "unknown key (name, static_map, regexps, allow_unknown)");
 		}
 	}
 	if (!have_name)
-		return fail(w, n, path, "a decoder needs a name");
+		return mcfg_fail(w, n, path, "a decoder needs a name");
 	if (d->kind == SCRY_DEC_STATIC_MAP && !d->map_keys)
-		return fail(w, n, path, "static_map decoder without its static_map");
+		return mcfg_fail(w, n, path, "static_map decoder without its static_map");
 	if (d->kind == SCRY_DEC_REGEXP && !d->res)
-		return fail(w, n, path, "regexp decoder without its regexps");
+		return mcfg_fail(w, n, path, "regexp decoder without its regexps");
 	if (d->kind != SCRY_DEC_STATIC_MAP && d->map_keys)
-		return fail(w, n, path, "static_map given to a decoder that is not static_map");
+		return mcfg_fail(w, n, path, "static_map given to a decoder that is not static_map");
 	if (d->kind != SCRY_DEC_REGEXP && d->res)
-		return fail(w, n, path, "regexps given to a decoder that is not regexp");
+		return mcfg_fail(w, n, path, "regexps given to a decoder that is not regexp");
 	return 0;
 }
 
@@ -219,62 +219,62 @@ int mconfig_parse_label(struct walk *w, yaml_node_t *n, const char *path, struct
 	yaml_node_t *decs = NULL, *decs_key = NULL;
 	int ret;
 
-	if ((ret = want_kind(w, n, path, YAML_MAPPING_NODE)))
+	if ((ret = mcfg_want_kind(w, n, path, YAML_MAPPING_NODE)))
 		return ret;
 	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
-		yaml_node_t *kn = node(w, p->key), *vn = node(w, p->value);
-		const char *k = scalar(kn), *v;
+		yaml_node_t *kn = mcfg_node(w, p->key), *vn = mcfg_node(w, p->value);
+		const char *k = mcfg_scalar(kn), *v;
 
 		if (!k)
-			return fail(w, kn, path, "a key must be a plain value");
+			return mcfg_fail(w, kn, path, "a key must be a plain value");
 		snprintf(sub, sizeof(sub), "%.200s.%.60s", path, k);
 		if (!strcmp(k, "name")) {
-			if ((ret = want_scalar(w, vn, sub, &v)))
+			if ((ret = mcfg_want_scalar(w, vn, sub, &v)))
 				return ret;
-			if (!valid_name(v, false) || !strncmp(v, "__", 2))
-				return fail(w, vn, sub, "'%s' is not a label name ([a-zA-Z_][a-zA-Z0-9_]*, not __*)", v);
+			if (!mcfg_valid_name(v, false) || !strncmp(v, "__", 2))
+				return mcfg_fail(w, vn, sub, "'%s' is not a label name ([a-zA-Z_][a-zA-Z0-9_]*, not __*)", v);
 			if (l->name)
-				return fail(w, kn, sub, "given twice");
-			if ((ret = dup_str(w, vn, sub, v, &l->name)))
+				return mcfg_fail(w, kn, sub, "given twice");
+			if ((ret = mcfg_dup_str(w, vn, sub, v, &l->name)))
 				return ret;
 		} else if (!strcmp(k, "source")) {
 			size_t i;
 
-			if ((ret = want_scalar(w, vn, sub, &v)))
+			if ((ret = mcfg_want_scalar(w, vn, sub, &v)))
 				return ret;
 			for (i = 0; i < sizeof(sources) / sizeof(sources[0]); i++)
 				if (!strcmp(v, sources[i].name))
 					break;
 			if (i == sizeof(sources) / sizeof(sources[0]))
-				return fail(w, vn, sub, "unknown source '%s' (" SOURCE_NAMES ")", v);
+				return mcfg_fail(w, vn, sub, "unknown source '%s' (" SOURCE_NAMES ")", v);
 			l->source = sources[i].bit;
 		} else if (!strcmp(k, "decoders")) {
 			decs = vn;
 			decs_key = kn;
 		} else {
-			return fail(w, kn, sub, "unknown key (name, source, decoders)");
+			return mcfg_fail(w, kn, sub, "unknown key (name, source, decoders)");
 		}
 	}
 	if (!l->name)
-		return fail(w, n, path, "a label needs a name");
+		return mcfg_fail(w, n, path, "a label needs a name");
 	if (!l->source)
-		return fail(w, n, path, "label '%s' needs a source (" SOURCE_NAMES ")", l->name);
+		return mcfg_fail(w, n, path, "label '%s' needs a source (" SOURCE_NAMES ")", l->name);
 	if (decs) {
 		size_t cap;
 
 		snprintf(sub, sizeof(sub), "%.200s.decoders", path);
-		if ((ret = want_kind(w, decs, sub, YAML_SEQUENCE_NODE)))
+		if ((ret = mcfg_want_kind(w, decs, sub, YAML_SEQUENCE_NODE)))
 			return ret;
 		cap = decs->data.sequence.items.top - decs->data.sequence.items.start;
 		if (!cap || cap > DECODERS_MAX)
-			return fail(w, decs_key, sub, "expected 1 to %d decoders", DECODERS_MAX);
+			return mcfg_fail(w, decs_key, sub, "expected 1 to %d decoders", DECODERS_MAX);
 		if (!(l->decoders = calloc(cap, sizeof(*l->decoders)))) {
 			snprintf(w->err, w->errlen, "out of memory");
 			return -ENOMEM;
 		}
 		for (yaml_node_item_t *it = decs->data.sequence.items.start; it < decs->data.sequence.items.top; it++) {
 			snprintf(sub, sizeof(sub), "%.200s.decoders[%zu]", path, l->ndecoders);
-			ret = parse_decoder(w, node(w, *it), sub, &l->decoders[l->ndecoders]);
+			ret = parse_decoder(w, mcfg_node(w, *it), sub, &l->decoders[l->ndecoders]);
 			l->ndecoders++;
 			if (ret)
 				return ret;
@@ -284,25 +284,25 @@ int mconfig_parse_label(struct walk *w, yaml_node_t *n, const char *path, struct
 		if (first == SCRY_DEC_STATIC_MAP || first == SCRY_DEC_REGEXP) {
 			/* it reads the source's default text */
 		} else if (first == SCRY_DEC_MAJORMINOR && l->source != SCRY_ML_DEV) {
-			return fail(w, decs, sub, "the majorminor decoder reads dev only");
+			return mcfg_fail(w, decs, sub, "the majorminor decoder reads dev only");
 		} else if (first == SCRY_DEC_CGROUP && l->source != SCRY_ML_CGROUP) {
-			return fail(w, decs, sub, "the cgroup decoder reads cgroup only");
+			return mcfg_fail(w, decs, sub, "the cgroup decoder reads cgroup only");
 		} else if (first == SCRY_DEC_KSYM && l->source != SCRY_ML_WCHAN) {
-			return fail(w, decs, sub, "the ksym decoder reads a kernel address: wchan only");
+			return mcfg_fail(w, decs, sub, "the ksym decoder reads a kernel address: wchan only");
 		} else if (first == SCRY_DEC_INET_IP && l->source != SCRY_ML_ADDR) {
-			return fail(w, decs, sub, "the inet_ip decoder reads addr only");
+			return mcfg_fail(w, decs, sub, "the inet_ip decoder reads addr only");
 		} else if ((l->source & (SCRY_ML_ADDR | SCRY_ML_WCHAN)) && first != sources_dec(l->source)) {
-			return fail(w, decs, sub, "%s is decoded by %s first", l->source == SCRY_ML_ADDR ? "addr" : "wchan",
+			return mcfg_fail(w, decs, sub, "%s is decoded by %s first", l->source == SCRY_ML_ADDR ? "addr" : "wchan",
 				    l->source == SCRY_ML_ADDR ? "inet_ip" : "ksym");
 		} else if (first == SCRY_DEC_STRING && l->source != SCRY_ML_COMM) {
-			return fail(w, decs, sub, "the string decoder reads comm only");
+			return mcfg_fail(w, decs, sub, "the string decoder reads comm only");
 		} else if (first != SCRY_DEC_STRING && l->source == SCRY_ML_COMM) {
-			return fail(w, decs, sub, "comm is a string: decode it with string, static_map or regexp");
+			return mcfg_fail(w, decs, sub, "comm is a string: decode it with string, static_map or regexp");
 		}
 		for (size_t i = 1; i < l->ndecoders; i++)
 			if (l->decoders[i].kind != SCRY_DEC_STATIC_MAP && l->decoders[i].kind != SCRY_DEC_REGEXP) {
 				snprintf(sub, sizeof(sub), "%.200s.decoders[%zu]", path, i);
-				return fail(w, decs, sub, "only static_map and regexp can follow the first decoder");
+				return mcfg_fail(w, decs, sub, "only static_map and regexp can follow the first decoder");
 			}
 	}
 	return 0;

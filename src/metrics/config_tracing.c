@@ -18,20 +18,20 @@ static int parse_parent(struct walk *w, yaml_node_t *n, struct scry_metrics_conf
 	yaml_node_t *kn;
 	int ret;
 
-	if ((ret = want_kind(w, n, "tracing.parent", YAML_MAPPING_NODE)))
+	if ((ret = mcfg_want_kind(w, n, "tracing.parent", YAML_MAPPING_NODE)))
 		return ret;
 	if (n->data.mapping.pairs.top - n->data.mapping.pairs.start != 1)
-		return fail(w, n, "tracing.parent", "expected one key: usdt: PATH:PROVIDER:NAME or uprobe: PATH:FUNCTION");
-	kn = node(w, n->data.mapping.pairs.start->key);
-	k = scalar(kn);
+		return mcfg_fail(w, n, "tracing.parent", "expected one key: usdt: PATH:PROVIDER:NAME or uprobe: PATH:FUNCTION");
+	kn = mcfg_node(w, n->data.mapping.pairs.start->key);
+	k = mcfg_scalar(kn);
 	if (!k || (strcmp(k, "usdt") && strcmp(k, "uprobe")))
-		return fail(w, kn, "tracing.parent", "unknown key (usdt, uprobe)");
-	if ((ret = want_scalar(w, node(w, n->data.mapping.pairs.start->value), "tracing.parent", &v)))
+		return mcfg_fail(w, kn, "tracing.parent", "unknown key (usdt, uprobe)");
+	if ((ret = mcfg_want_scalar(w, mcfg_node(w, n->data.mapping.pairs.start->value), "tracing.parent", &v)))
 		return ret;
 	colon = strrchr(v, ':');
 	colon2 = colon && !strcmp(k, "usdt") ? memrchr(v, ':', (size_t)(colon - v)) : colon;
 	if (!colon2 || colon2 == v || !colon[1] || colon2 + 1 == colon)
-		return fail(w, kn, "tracing.parent", "'%.100s': expected %s", v,
+		return mcfg_fail(w, kn, "tracing.parent", "'%.100s': expected %s", v,
 			    strcmp(k, "usdt") ? "PATH:FUNCTION" : "PATH:PROVIDER:NAME");
 	if (!(c->parent_path = strndup(v, (size_t)(colon2 - v))) || !(c->parent_name = strdup(colon + 1)) ||
 	    (colon2 != colon && !(c->parent_provider = strndup(colon2 + 1, (size_t)(colon - colon2 - 1))))) {
@@ -46,65 +46,65 @@ int mconfig_parse_tracing(struct walk *w, yaml_node_t *n, struct scry_metrics_co
 {
 	int ret;
 
-	if ((ret = want_kind(w, n, "tracing", YAML_MAPPING_NODE)))
+	if ((ret = mcfg_want_kind(w, n, "tracing", YAML_MAPPING_NODE)))
 		return ret;
 	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
-		yaml_node_t *kn = node(w, p->key), *vn = node(w, p->value);
-		const char *k = scalar(kn);
+		yaml_node_t *kn = mcfg_node(w, p->key), *vn = mcfg_node(w, p->value);
+		const char *k = mcfg_scalar(kn);
 
 		if (k && !strcmp(k, "parent")) {
 			if (c->parent_path)
-				return fail(w, kn, "tracing.parent", "given twice");
+				return mcfg_fail(w, kn, "tracing.parent", "given twice");
 			if ((ret = parse_parent(w, vn, c)))
 				return ret;
 			continue;
 		}
 		if (!k || strcmp(k, "spans"))
-			return fail(w, kn, "tracing", "unknown key (spans, parent)");
-		if ((ret = want_kind(w, vn, "tracing.spans", YAML_SEQUENCE_NODE)))
+			return mcfg_fail(w, kn, "tracing", "unknown key (spans, parent)");
+		if ((ret = mcfg_want_kind(w, vn, "tracing.spans", YAML_SEQUENCE_NODE)))
 			return ret;
 		for (yaml_node_item_t *it = vn->data.sequence.items.start; it < vn->data.sequence.items.top; it++) {
-			yaml_node_t *sn = node(w, *it);
+			yaml_node_t *sn = mcfg_node(w, *it);
 			char sub[64];
 			const char *name = NULL;
 
 			snprintf(sub, sizeof(sub), "tracing.spans[%d]", (int)(it - vn->data.sequence.items.start));
-			if ((ret = want_kind(w, sn, sub, YAML_MAPPING_NODE)))
+			if ((ret = mcfg_want_kind(w, sn, sub, YAML_MAPPING_NODE)))
 				return ret;
 			uint64_t min_us = UINT64_MAX;
 			yaml_node_t *min_node = NULL;
 
 			for (yaml_node_pair_t *q = sn->data.mapping.pairs.start; q < sn->data.mapping.pairs.top; q++) {
-				const char *sk = scalar(node(w, q->key));
+				const char *sk = mcfg_scalar(mcfg_node(w, q->key));
 
 				if (sk && !strcmp(sk, "min_duration_us")) {
-					if ((ret = want_uint(w, node(w, q->value), sub, 0, UINT64_MAX / 1000, &min_us)))
+					if ((ret = mcfg_want_uint(w, mcfg_node(w, q->value), sub, 0, UINT64_MAX / 1000, &min_us)))
 						return ret;
-					min_node = node(w, q->key);
+					min_node = mcfg_node(w, q->key);
 					continue;
 				}
 				if (!sk || strcmp(sk, "name"))
-					return fail(w, node(w, q->key), sub, "unknown key (name, min_duration_us)");
-				if ((ret = want_scalar(w, node(w, q->value), sub, &name)))
+					return mcfg_fail(w, mcfg_node(w, q->key), sub, "unknown key (name, min_duration_us)");
+				if ((ret = mcfg_want_scalar(w, mcfg_node(w, q->value), sub, &name)))
 					return ret;
 			}
 			if (!name)
-				return fail(w, sn, sub, "a span needs a name (process, syscall, block_io, sched_wait)");
+				return mcfg_fail(w, sn, sub, "a span needs a name (process, syscall, block_io, sched_wait)");
 			if (!strcmp(name, "process")) {
 				if (min_node)
-					return fail(w, min_node, sub, "min_duration_us is for syscall, block_io and sched_wait spans");
+					return mcfg_fail(w, min_node, sub, "min_duration_us is for syscall, block_io and sched_wait spans");
 				if (c->process_spans)
-					return fail(w, sn, sub, "process spans given twice");
+					return mcfg_fail(w, sn, sub, "process spans given twice");
 				c->process_spans = true;
 				continue;
 			}
 			int ev = !strcmp(name, "syscall") ? SCRY_ME_SYSCALL : !strcmp(name, "block_io") ? SCRY_ME_BLOCK_IO :
 				 !strcmp(name, "sched_wait") ? SCRY_ME_RUNQUEUE : -1;
 			if (ev < 0)
-				return fail(w, sn, sub, "unknown span '%.60s' (process, syscall, block_io, sched_wait)", name);
+				return mcfg_fail(w, sn, sub, "unknown span '%.60s' (process, syscall, block_io, sched_wait)", name);
 			for (size_t j = 0; j < c->nkspans; j++)
 				if (c->kspans[j].event == ev)
-					return fail(w, sn, sub, "%s spans given twice", name);
+					return mcfg_fail(w, sn, sub, "%s spans given twice", name);
 			if (min_us == UINT64_MAX)    /* syscalls and waits: 1 ms unless told; every request */
 				min_us = ev == SCRY_ME_BLOCK_IO ? 0 : 1000;
 			c->kspans[c->nkspans].event = (uint8_t)ev;
@@ -126,7 +126,7 @@ int mconfig_add_kspans(struct walk *w, struct scry_metrics_config *c)
 		struct scry_metric *m;
 
 		if (c->nmetrics + c->nspans >= SCRY_METRICS_MAX)
-			return fail(w, NULL, "tracing.spans", "more than %d metrics and kernel spans", SCRY_METRICS_MAX);
+			return mcfg_fail(w, NULL, "tracing.spans", "more than %d metrics and kernel spans", SCRY_METRICS_MAX);
 		m = &c->metrics[c->nmetrics + c->nspans++];
 		if (!(m->name = strdup(names[c->kspans[j].event])) || !(m->help = strdup(m->name))) {
 			snprintf(w->err, w->errlen, "out of memory");

@@ -44,6 +44,16 @@ struct scry_lazylib {
 	static struct scry_lazylib lib = { .soname = soname_, .purpose = purpose_, .syms = table##_syms, \
 					   .nsyms = sizeof(table##_syms) / sizeof(table##_syms[0]),          \
 					   .lock = PTHREAD_MUTEX_INITIALIZER }
+/* A table shared by several files: their header declares it,
+ *   struct NAME_fns { FNS(SCRY_LAZY_FIELD_, table) };
+ *   extern struct NAME_fns table;  extern struct scry_lazylib lib;
+ * and one of them defines it with SCRY_LAZYLIB_DEFINE_SHARED(table, lib, soname, purpose, FNS). */
+#define SCRY_LAZYLIB_DEFINE_SHARED(table, lib, soname_, purpose_, FNS)                              \
+	__typeof__(table) table;                                                                    \
+	static const struct scry_lazysym table##_syms[] = { FNS(SCRY_LAZY_SYM_, table) };           \
+	struct scry_lazylib lib = { .soname = soname_, .purpose = purpose_, .syms = table##_syms,   \
+				    .nsyms = sizeof(table##_syms) / sizeof(table##_syms[0]),                 \
+				    .lock = PTHREAD_MUTEX_INITIALIZER }
 #define SCRY_LAZY_FIELD_(table, name) __typeof__(name) *name;
 #define SCRY_LAZY_SYM_(table, name) { #name, &(table).name },
 
