@@ -22,16 +22,20 @@ def progs_by_name(old=()):
             and p["id"] not in old}
 
 
-def map_names(prog_id):
+def map_ids(prog_id):
     out = subprocess.run(["bpftool", "prog", "show", "id", str(prog_id), "-j"], capture_output=True, text=True,
                          check=True)
-    ids = json.loads(out.stdout).get("map_ids", [])
-    return {i: json.loads(subprocess.run(["bpftool", "map", "show", "id", str(i), "-j"], capture_output=True,
-                                         text=True, check=True).stdout)["name"] for i in ids}
+    return set(json.loads(out.stdout).get("map_ids", []))
+
+
+def map_names():
+    out = subprocess.run(["bpftool", "map", "show", "-j"], capture_output=True, text=True, check=True)
+    return {m["id"]: m.get("name") for m in json.loads(out.stdout or "[]")}
 
 
 def programs_while_tracing(scry, env):
-    """The sys_enter and sys_exit programs of a running `scry trace`, with their maps."""
+    """The sys_enter and sys_exit programs of a running `scry trace`, with their maps' ids and
+    the names of the maps then loaded."""
     old = {p["id"] for p in progs_by_name().values()}
     p = subprocess.Popen([scry, "trace", "-o", os.devnull, "--", "/usr/bin/python3", "-c",
                           "import sys; sys.stdin.readline()"], stdin=subprocess.PIPE,
@@ -42,7 +46,9 @@ def programs_while_tracing(scry, env):
             if len(progs) == 2:
                 break
             subprocess.run(["sleep", "0.05"])
-        maps = {n: map_names(pr["id"]) for n, pr in progs.items()}
+        maps = {n: map_ids(pr["id"]) for n, pr in progs.items()}
+        names = map_names()
+        assert p.poll() is None, f"scry trace ended early: {p.stderr.read()}"
         p.stdin.write("\n")
         p.stdin.flush()
         assert p.wait(timeout=30) == 0, p.stderr.read()
@@ -51,20 +57,19 @@ def programs_while_tracing(scry, env):
             p.kill()
             p.wait()
     assert set(progs) == {ENTER, EXIT}, progs
-    return progs, maps
+    return progs, maps, names
 
 
 def test_two_lanes_share_the_maps(scry):
-    progs, maps = programs_while_tracing(scry, {})
+    progs, maps, names = programs_while_tracing(scry, {})
     assert progs[ENTER]["btf_id"] != progs[EXIT]["btf_id"], progs
     # the same kernel maps, not copies: the rings' map and the syscall table by id
-    shared = set(maps[ENTER]) & set(maps[EXIT])
-    names = {maps[ENTER][i] for i in shared}
-    assert {"rings", "syscalls"} <= names, (maps, names)
+    shared = {names.get(i) for i in maps[ENTER] & maps[EXIT]}
+    assert {"rings", "syscalls"} <= shared, (maps, shared)
 
 
 def test_one_lane(scry):
-    progs, _ = programs_while_tracing(scry, {"SCRY_ONE_LANE": "1"})
+    progs, _, _ = programs_while_tracing(scry, {"SCRY_ONE_LANE": "1"})
     assert progs[ENTER]["btf_id"] == progs[EXIT]["btf_id"], progs
 
 
