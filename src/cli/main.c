@@ -58,12 +58,8 @@ int main(int argc, char **argv)
 {
 	const char *base = strrchr(argv[0], '/');
 	bool daemon = !strcmp(base ? base + 1 : argv[0], "scryd");
-	static const char *const loaders[] = { "record", "trace", "top", "serve", "daemon" };
-	bool loads = daemon;
 
-	for (size_t i = 0; !loads && argc >= 2 && i < sizeof(loaders) / sizeof(loaders[0]); i++)
-		loads = !strcmp(argv[1], loaders[i]);
-	scry_heap_init(loads);
+	scry_heap_init();
 	if (daemon)
 		return cmd_daemon(argc, argv);
 	if (argc < 2) {

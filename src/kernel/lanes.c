@@ -9,7 +9,8 @@
  * lanes are opened in that thread while the skeleton creates its maps.  Then the skeleton's
  * program pointers are set to the lanes' programs, so that the rest of scry sees one object
  * (bpf_program__autoload(): loaded).  Each lane reads the kernel's BTF for itself (~5 ms, on
- * its own CPU).  SCRY_ONE_LANE=1: one lane, the programs one after the other (comparisons). */
+ * its own CPU).  When all the programs fall in one lane, or with SCRY_ONE_LANE=1 (for
+ * comparisons), the skeleton loads them itself, one after the other, as one object. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -31,8 +32,6 @@ static const char *const lane1[] = {
 
 static int lane_of(const char *name)
 {
-	if (getenv("SCRY_ONE_LANE"))
-		return 0;
 	for (size_t i = 0; i < sizeof(lane1) / sizeof(lane1[0]); i++)
 		if (!strcmp(lane1[i], name))
 			return 1;
@@ -41,7 +40,7 @@ static int lane_of(const char *name)
 
 struct lane {
 	struct bpf_object *obj;
-	unsigned nprogs;             /* programs to load */
+	unsigned nprogs;             /* its programs of the plan */
 	int ret;
 	char what[96];               /* the step that failed */
 };
@@ -80,7 +79,6 @@ static int lane_open(struct lanes *ls, int l)
 		}
 		bpf_program__set_autoload(lp, load);
 		bpf_program__set_expected_attach_type(lp, bpf_program__expected_attach_type(sp));
-		ln->nprogs += load;
 	}
 	return 0;
 }
@@ -115,7 +113,7 @@ static void *lane1_main(void *arg)
 	if (!ls->lane[1].ret)
 		ls->lane[0].ret = lane_open(ls, 0);
 	pthread_barrier_wait(&ls->maps_made);
-	if (!ls->maps_ret && !ls->lane[0].ret && !ls->lane[1].ret && ls->lane[1].nprogs)
+	if (!ls->maps_ret && !ls->lane[0].ret && !ls->lane[1].ret)
 		ls->lane[1].ret = lane_load(ls, 1);
 	return NULL;
 }
@@ -144,10 +142,18 @@ int probes_load_lanes(struct scry_probes *p, const char *core_btf, char *err, si
 		return -ENOMEM;
 	}
 	ls.plan = plan;
-	for (int i = 0; i < s->prog_cnt; i++) {
-		plan[i] = bpf_program__autoload(*s->progs[i].prog);
-		bpf_program__set_autoload(*s->progs[i].prog, false);
+	for (int i = 0; i < s->prog_cnt; i++)
+		if ((plan[i] = bpf_program__autoload(*s->progs[i].prog)))
+			ls.lane[lane_of(s->progs[i].name)].nprogs++;
+	if (!ls.lane[0].nprogs || !ls.lane[1].nprogs || getenv("SCRY_ONE_LANE")) {
+		free(plan);
+		if ((ret = scry_bpf__load(p->skel)))
+			snprintf(err, errlen, "the kernel refused scry's BPF programs: %s%s", strerror(-ret),
+				 scry_log_verbose() ? "" : " (--verbose shows the verifier log)");
+		return ret;
 	}
+	for (int i = 0; i < s->prog_cnt; i++)
+		bpf_program__set_autoload(*s->progs[i].prog, false);
 	pthread_barrier_init(&ls.maps_made, NULL, 2);
 	if ((ret = -pthread_create(&th, NULL, lane1_main, &ls))) {
 		snprintf(err, errlen, "cannot start a thread: %s", strerror(-ret));
@@ -155,7 +161,7 @@ int probes_load_lanes(struct scry_probes *p, const char *core_btf, char *err, si
 	}
 	ls.maps_ret = scry_bpf__load(p->skel);
 	pthread_barrier_wait(&ls.maps_made);
-	if (!ls.maps_ret && !ls.lane[0].ret && !ls.lane[1].ret && ls.lane[0].nprogs)
+	if (!ls.maps_ret && !ls.lane[0].ret && !ls.lane[1].ret)
 		ls.lane[0].ret = lane_load(&ls, 0);
 	pthread_join(th, NULL);
 	if ((ret = ls.maps_ret))
@@ -168,11 +174,9 @@ int probes_load_lanes(struct scry_probes *p, const char *core_btf, char *err, si
 					 scry_log_verbose() ? "" : " (--verbose shows the verifier log)");
 	if (!ret) {
 		lanes_adopt(&ls);
-		for (int l = 0; l < 2; l++)     /* a lane with no program is closed below */
-			if (ls.lane[l].nprogs) {
-				p->lanes[l] = ls.lane[l].obj;
-				ls.lane[l].obj = NULL;
-			}
+		p->lanes[0] = ls.lane[0].obj;
+		p->lanes[1] = ls.lane[1].obj;
+		ls.lane[0].obj = ls.lane[1].obj = NULL;
 	}
 out:
 	pthread_barrier_destroy(&ls.maps_made);

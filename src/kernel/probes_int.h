@@ -17,7 +17,8 @@
 
 struct scry_probes {
 	struct scry_bpf *skel;     /* its maps; its program pointers: the lanes' programs */
-	struct bpf_object *lanes[2];   /* the copies of the object that loaded the programs */
+	struct bpf_object *lanes[2];   /* the copies of the object that loaded the programs (NULL:
+				    * the skeleton loaded them) */
 	struct scry_probes_opts opts;
 	unsigned ncpus;
 	int *ring_fds;

@@ -3,10 +3,7 @@
 #ifndef SCRY_HEAP_H
 #define SCRY_HEAP_H
 
-#include <stdbool.h>
-
-/* Called once, first thing in main(), before any thread starts; prefault: the command
- * loads BPF programs (and so parses the kernel's BTF): the reserve is faulted in at once. */
-void scry_heap_init(bool prefault);
+/* Called once, first thing in main(), before any thread starts. */
+void scry_heap_init(void);
 
 #endif
