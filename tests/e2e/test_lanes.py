@@ -15,17 +15,20 @@ ENTER, EXIT = "scry_sys_enter_btf", "scry_sys_exit_btf"
 
 
 def progs_by_name(old=()):
-    """The sys_enter and sys_exit programs loaded, but those whose ids are in old (a program
-    of an earlier run may linger a moment after its process ended)."""
+    """The sys_enter and sys_exit programs loaded, by name, but those whose ids are in old (a
+    program of an earlier run may linger a moment after its process ended)."""
     out = subprocess.run(["bpftool", "prog", "show", "-j"], capture_output=True, text=True, check=True)
-    return {p["name"]: p for p in json.loads(out.stdout or "[]") if p.get("name") in (ENTER, EXIT)
-            and p["id"] not in old}
+    found = {}
+    for p in json.loads(out.stdout or "[]"):
+        if p.get("name") in (ENTER, EXIT) and p["id"] not in old:
+            found.setdefault(p["name"], []).append(p)
+    return found
 
 
 def map_ids(prog_id):
-    out = subprocess.run(["bpftool", "prog", "show", "id", str(prog_id), "-j"], capture_output=True, text=True,
-                         check=True)
-    return set(json.loads(out.stdout).get("map_ids", []))
+    """The ids of a program's maps; None if the program is gone."""
+    out = subprocess.run(["bpftool", "prog", "show", "id", str(prog_id), "-j"], capture_output=True, text=True)
+    return set(json.loads(out.stdout).get("map_ids", [])) if out.returncode == 0 else None
 
 
 def map_names():
@@ -34,19 +37,24 @@ def map_names():
 
 
 def programs_while_tracing(scry, env):
-    """The sys_enter and sys_exit programs of a running `scry trace`, with their maps' ids and
-    the names of the maps then loaded."""
-    old = {p["id"] for p in progs_by_name().values()}
+    """The sys_enter and sys_exit programs of a running `scry trace` (read once its command
+    runs: its programs are then attached), with their maps' ids and the names of the maps then
+    loaded.  The programs of earlier runs linger a moment after their process ended (their
+    links are freed after an RCU grace period), several of each name: all are left out, and
+    a program gone between two readings makes the reading taken again."""
+    old = {p["id"] for ps in progs_by_name().values() for p in ps}
     p = subprocess.Popen([scry, "trace", "-o", os.devnull, "--", "/usr/bin/python3", "-c",
-                          "import sys; sys.stdin.readline()"], stdin=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True, env=dict(os.environ, **env))
+                          "import sys; print('ready', flush=True); sys.stdin.readline()"], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ, **env))
     try:
-        for _ in range(200):
-            progs = progs_by_name(old)
-            if len(progs) == 2:
+        assert p.stdout.readline() == "ready\n", p.stderr.read()
+        for _ in range(50):
+            found = progs_by_name(old)
+            progs = {n: ps[0] for n, ps in found.items() if len(ps) == 1}
+            maps = {n: map_ids(pr["id"]) for n, pr in progs.items()}
+            if len(progs) == 2 and None not in maps.values():
                 break
             subprocess.run(["sleep", "0.05"])
-        maps = {n: map_ids(pr["id"]) for n, pr in progs.items()}
         names = map_names()
         assert p.poll() is None, f"scry trace ended early: {p.stderr.read()}"
         p.stdin.write("\n")
@@ -56,7 +64,7 @@ def programs_while_tracing(scry, env):
         if p.poll() is None:
             p.kill()
             p.wait()
-    assert set(progs) == {ENTER, EXIT}, progs
+    assert set(progs) == {ENTER, EXIT} and None not in maps.values(), found
     return progs, maps, names
 
 
