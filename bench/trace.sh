@@ -1,8 +1,9 @@
 #!/bin/bash
 # bench/trace.sh (run by `make bench` after bench/run.sh) — issue 3's rows: the run time of a
 # real program measured inside the tracer (build/bench/timeit, so tracer start-up does not
-# count), untraced and under `scry trace -o FILE`, `scry trace -c`, `strace -f -o FILE`,
-# `perf trace -o FILE`.  Also checks that scry's output holds every syscall (its line count
+# count), untraced and under `scry trace -f -o FILE`, `scry trace -f -c`, `strace -f -o FILE`,
+# `perf trace -o FILE` (-f: timeit runs the program as its child, which strace and scry
+# follow only with -f; without it scry traced timeit's ~35 calls and none of the program's).  Also checks that scry's output holds every syscall (its line count
 # against strace -c's total for the same program, and no event lost).
 # Environment: BENCH_TRACE_ROUNDS (3 interleaved rounds for the fast configurations).
 set -uo pipefail
@@ -36,10 +37,10 @@ have strace && strace -f -c -o "$WORK/strace-c" "${PROG[@]}" >/dev/null 2>&1 &&
 
 for r in $(seq "$ROUNDS"); do
 	run untraced
-	run scry-o "$SCRY" trace -o "$WORK/scry.out" --
+	run scry-o "$SCRY" trace -f -o "$WORK/scry.out" --
 	lines=$(grep -c '' "$WORK/scry.out"); lost=$(grep -o '[0-9]* events lost' "$WORK/scry-o.err" | cut -d' ' -f1)
 	SCRY_LINES+=" $lines"; SCRY_LOST=$(( ${SCRY_LOST:-0} + ${lost:-0} ))
-	run scry-c "$SCRY" trace -c -o "$WORK/scry-c.out" --
+	run scry-c "$SCRY" trace -f -c -o "$WORK/scry-c.out" --
 done
 have strace && run strace strace -f -o "$WORK/strace.out" --
 if have perf && perf trace -o "$WORK/perf.probe" true >/dev/null 2>&1; then run perf-trace perf trace -o "$WORK/perf.out" --; fi
