@@ -1,6 +1,7 @@
 /* consumer.c — per-CPU ring buffers -> CTF streams (see consumer.h). */
 #include <errno.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include "consumer/consumer.h"
@@ -193,7 +194,7 @@ int scry_consumer_open(struct scry_consumer **out, const struct scry_consumer_op
 	c->ring_size = o->ring_size;
 	c->sink = o->sink;
 	c->sink_ctx = o->sink_ctx;
-	c->ctf = o->dir != NULL || o->keep_packets;
+	c->ctf = o->tdir != NULL || o->keep_packets;
 	if (o->pred && o->pred_ids) {
 		c->pred = o->pred;
 		c->pred_ctx = o->pred_ctx;
@@ -206,13 +207,18 @@ int scry_consumer_open(struct scry_consumer **out, const struct scry_consumer_op
 		if (!(c->compact = malloc(SCRY_SCRATCH_SIZE)))
 			goto oom;
 	}
-	if ((o->ctx_mask & (1ULL << SCRY_CTX_CALLSTACK_USER)) && o->maps_path && c->ctf) {
+	if ((o->ctx_mask & (1ULL << SCRY_CTX_CALLSTACK_USER)) && o->maps_dir && c->ctf) {
+		int fd;
+
 		if (!(c->syms = scry_syms_new()))
 			goto oom;
-		if (!(c->maps = fopen(o->maps_path, "a"))) {
-			ret = -errno;
-			snprintf(err, errlen, "cannot create %s: %s", o->maps_path, strerror(errno));
+		if ((fd = scry_dirh_append(o->maps_dir, SCRY_MAPS_FILE, err, errlen)) < 0) {
+			ret = fd;
 			goto fail;
+		}
+		if (!(c->maps = fdopen(fd, "a"))) {
+			close(fd);
+			goto oom;
 		}
 	}
 	c->ncpus = scry_probes_ncpus(o->probes);
@@ -223,7 +229,8 @@ int scry_consumer_open(struct scry_consumer **out, const struct scry_consumer_op
 		goto oom;
 	for (unsigned i = 0; i < c->ncpus; i++) {
 		struct ctf_stream_opts so = {
-			.dir = o->dir, .channel = o->channel, .cpu = i, .uuid = o->uuid,
+			.kdir = o->tdir ? ctf_trace_dir_kernel(o->tdir) : NULL,
+			.idir = o->tdir ? ctf_trace_dir_index(o->tdir) : NULL, .channel = o->channel, .cpu = i, .uuid = o->uuid,
 			.stream_id = o->stream_id, .stream_instance_id = i,
 			.packet_size = o->packet_size, .start_ts = o->start_ts, .keep_packets = o->keep_packets,
 			.tracefile_size = o->tracefile_size, .tracefile_count = o->tracefile_count,
@@ -371,7 +378,7 @@ int scry_consumer_rotate_close(struct scry_consumer *c, uint64_t end_ts, char *e
 	long n;
 	int tries = 0, ret = 0;
 
-	if (!c->ctf || c->opts.keep_packets || !c->opts.dir) {
+	if (!c->ctf || c->opts.keep_packets || !c->opts.tdir) {
 		snprintf(err, errlen, "rotation: no trace files to rotate");
 		return -EINVAL;
 	}
@@ -406,7 +413,8 @@ int scry_consumer_rotate_open(struct scry_consumer *c, uint64_t start_ts, char *
 {
 	for (unsigned i = 0; i < c->ncpus; i++) {
 		struct ctf_stream_opts so = {
-			.dir = c->opts.dir, .channel = c->opts.channel, .cpu = i, .uuid = c->opts.uuid,
+			.kdir = ctf_trace_dir_kernel(c->opts.tdir), .idir = ctf_trace_dir_index(c->opts.tdir),
+			.channel = c->opts.channel, .cpu = i, .uuid = c->opts.uuid,
 			.stream_id = c->opts.stream_id, .stream_instance_id = i,
 			.packet_size = c->opts.packet_size, .start_ts = start_ts,
 			.tracefile_size = c->opts.tracefile_size, .tracefile_count = c->opts.tracefile_count,
@@ -427,7 +435,7 @@ int scry_consumer_rotate_open(struct scry_consumer *c, uint64_t start_ts, char *
 	return 0;
 }
 
-int scry_consumer_snapshot(struct scry_consumer *c, const char *dir, uint64_t max_bytes, uint64_t *bytes,
+int scry_consumer_snapshot(struct scry_consumer *c, struct ctf_trace_dir *td, uint64_t max_bytes, uint64_t *bytes,
 			   char *err, size_t errlen)
 {
 	long n;
@@ -439,7 +447,8 @@ int scry_consumer_snapshot(struct scry_consumer *c, const char *dir, uint64_t ma
 	}
 	for (unsigned i = 0; i < c->ncpus; i++) {
 		uint64_t b, p;
-		int r = ctf_stream_snapshot(c->cpus[i].stream, dir, max_bytes, &b, &p, err, errlen);
+		int r = ctf_stream_snapshot(c->cpus[i].stream, ctf_trace_dir_kernel(td), ctf_trace_dir_index(td), max_bytes,
+					    &b, &p, err, errlen);
 
 		if (r)
 			return r;

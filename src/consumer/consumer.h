@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "ctf/trace_dir.h"
 #include "kernel/probes.h"
 
 /* Live mode: each event handed to a callback instead of a CTF stream (cpu, its bytes:
@@ -28,7 +29,8 @@ struct scry_consumer_opts {
 	void *pred_ctx;
 	const uint64_t *pred_ids;   /* SCRY_PRED_IDS_WORDS words; valid while the consumer is */
 	uint64_t stage_max_age_ns;  /* staged events are fetched at least this often (0: 20 ms) */
-	const char *dir;            /* the trace's kernel/ directory; NULL: no CTF streams */
+	struct ctf_trace_dir *tdir; /* the trace directory (its current kernel/ chunk gets the
+				     * streams); NULL: no CTF streams */
 	const char *channel;        /* "channel0" */
 	const uint8_t *uuid;        /* 16 bytes */
 	size_t ring_size;           /* bytes of each CPU's ring */
@@ -40,8 +42,8 @@ struct scry_consumer_opts {
 	uint64_t tracefile_size, tracefile_count;   /* LTTng's stream file splitting (ctf/stream.h) */
 	uint64_t ctx_mask;          /* the channel's contexts: call stacks are cut to their length
 				     * in the streams, and the user ones' mappings captured into
-				     * maps_path (catalog/symbolize.h) */
-	const char *maps_path;
+				     * maps_dir's SCRY_MAPS_FILE (catalog/symbolize.h) */
+	struct scry_dirh *maps_dir;
 };
 
 struct scry_consumer_stats {
@@ -77,14 +79,14 @@ int scry_consumer_flush(struct scry_consumer *c);
 int scry_consumer_drain(struct scry_consumer *c, uint64_t end_ts);
 /* Running totals (events and bytes so far). */
 void scry_consumer_stats(struct scry_consumer *c, struct scry_consumer_stats *out);
-/* A flight recorder's streams written as the streams of the trace in dir (its kernel/
+/* A flight recorder's streams written as the streams of the trace td (its kernel/
  * directory), after a drain of the rings: each at most max_bytes (0: no bound) of its
  * newest packets.  Recording goes on.  *bytes: what was written.  0 or -errno. */
-int scry_consumer_snapshot(struct scry_consumer *c, const char *dir, uint64_t max_bytes, uint64_t *bytes,
+int scry_consumer_snapshot(struct scry_consumer *c, struct ctf_trace_dir *td, uint64_t max_bytes, uint64_t *bytes,
 			   char *err, size_t errlen);
 /* Rotation: the rings drained, every stream closed (its last packet ends at end_ts): the
- * files in dir are a complete chunk the caller may move away; then
- * scry_consumer_rotate_open opens new streams in dir (packets from start_ts).  The totals
+ * files in the chunk are complete, the caller may move it away; then
+ * scry_consumer_rotate_open opens new streams in tdir's new chunk (packets from start_ts).  The totals
  * go on across chunks.  0 or -errno with a reason. */
 int scry_consumer_rotate_close(struct scry_consumer *c, uint64_t end_ts, char *err, size_t errlen);
 int scry_consumer_rotate_open(struct scry_consumer *c, uint64_t start_ts, char *err, size_t errlen);

@@ -440,59 +440,16 @@ cleanup:
 	return buf;
 }
 
-int ctf_metadata_write(const char *path, const struct ctf_trace_info *ti, char *err, size_t errlen)
+int ctf_metadata_write(struct scry_dirh *kdir, const struct ctf_trace_info *ti, char *err, size_t errlen)
 {
-	char tmp[4096];
-	const char *base = strrchr(path, '/');
-	char *text;
-	size_t len, off = 0;
-	int fd = -1, ret = 0;
+	char *text = ctf_metadata_text(ti, err, errlen);
+	int ret;
 
-	/* written under a hidden name (readers skip it), renamed when whole: a trace never has
-	 * a partial metadata file, whatever stops the writer */
-	base = base ? base + 1 : path;
-	if (snprintf(tmp, sizeof(tmp), "%.*s.%s.tmp", (int)(base - path), path, base) >= (int)sizeof(tmp)) {
-		snprintf(err, errlen, "%s: path too long", path);
-		return -ENAMETOOLONG;
-	}
-	text = ctf_metadata_text(ti, err, errlen);
 	if (!text)
 		return -EINVAL;
-	len = strlen(text);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
-		goto cleanup;
-	}
-	while (off < len) {
-		ssize_t n = write(fd, text + off, len - off);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			ret = -errno;
-			snprintf(err, errlen, "%s: write: %s", path, strerror(errno));
-			goto cleanup;
-		}
-		off += (size_t)n;
-	}
-	if (fsync(fd) < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "%s: fsync: %s", path, strerror(errno));
-		goto cleanup;
-	}
-cleanup:
-	if (fd >= 0 && close(fd) < 0 && ret == 0) {
-		ret = -errno;
-		snprintf(err, errlen, "%s: close: %s", path, strerror(errno));
-	}
-	if (fd >= 0 && ret == 0 && rename(tmp, path) < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-	}
-	if (fd >= 0 && ret)
-		unlink(tmp);
+	/* written under a hidden name (readers skip it), renamed when whole: a trace never has
+	 * a partial metadata file, whatever stops the writer */
+	ret = scry_dirh_write_file(kdir, "metadata", text, strlen(text), true, err, errlen);
 	free(text);
 	return ret;
 }

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "catalog/catalog.h"
+#include "util/dirh.h"
 
 struct ctf_trace_info {
 	uint8_t uuid[16];             /* trace uuid (also in every packet header) */
@@ -34,8 +35,8 @@ struct ctf_stream_class {
 
 /* The metadata text (malloc'd, caller frees), or NULL with a reason in err. */
 char *ctf_metadata_text(const struct ctf_trace_info *ti, char *err, size_t errlen);
-/* Write it to path, whole: under a hidden name, fsync'd, then renamed over path (an event
- * enabled after start rewrites it).  0 or -errno with a reason in err. */
-int ctf_metadata_write(const char *path, const struct ctf_trace_info *ti, char *err, size_t errlen);
+/* Write it as kdir's "metadata", whole: under a hidden name, fsync'd, then renamed over it
+ * (an event enabled after start rewrites it).  0 or -errno with a reason in err. */
+int ctf_metadata_write(struct scry_dirh *kdir, const struct ctf_trace_info *ti, char *err, size_t errlen);
 
 #endif

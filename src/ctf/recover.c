@@ -36,10 +36,10 @@ static int idx_put(struct idx_buf *b, const void *bytes, size_t n)
 	return 0;
 }
 
-/* Is the file at path exactly these bytes? */
-static bool same_content(const char *path, const struct idx_buf *b)
+/* Is the file name in ifd exactly these bytes? */
+static bool same_content(int ifd, const char *name, const struct idx_buf *b)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = ifd >= 0 ? openat(ifd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) : -1;
 	uint8_t *cur = malloc(b->len + 1);
 	ssize_t n = -1;
 
@@ -52,18 +52,18 @@ static bool same_content(const char *path, const struct idx_buf *b)
 	return same;
 }
 
-/* Replace path with b's bytes: written beside it under a hidden name, then renamed. */
-static int replace_file(const char *path, const struct idx_buf *b)
+/* Replace name in ifd with b's bytes: written beside it under a hidden name (made new, no
+ * symlink followed), then renamed over it. */
+static int replace_file(int ifd, const char *name, const struct idx_buf *b)
 {
-	char tmp[4096];
-	const char *base = strrchr(path, '/');
+	char tmp[300];
 	int fd, ret = 0;
 	size_t off = 0;
 
-	base = base ? base + 1 : path;
-	if (snprintf(tmp, sizeof(tmp), "%.*s.%s.tmp", (int)(base - path), path, base) >= (int)sizeof(tmp))
+	if (snprintf(tmp, sizeof(tmp), ".%s.tmp", name) >= (int)sizeof(tmp))
 		return -ENAMETOOLONG;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	unlinkat(ifd, tmp, 0);
+	fd = openat(ifd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0640);
 	if (fd < 0)
 		return -errno;
 	while (off < b->len && !ret) {
@@ -77,11 +77,21 @@ static int replace_file(const char *path, const struct idx_buf *b)
 	if (!ret && fsync(fd) < 0)
 		ret = -errno;
 	close(fd);
-	if (!ret && rename(tmp, path) < 0)
+	if (!ret && renameat(ifd, tmp, ifd, name) < 0)
 		ret = -errno;
 	if (ret)
-		unlink(tmp);
+		unlinkat(ifd, tmp, 0);
 	return ret;
+}
+
+/* kfd's index/ directory, made if missing (no symlink followed): its fd, or -errno. */
+static int index_dir(int kfd)
+{
+	int fd = openat(kfd, "index", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0 && errno == ENOENT && mkdirat(kfd, "index", 0750) == 0)
+		fd = openat(kfd, "index", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
 }
 
 /* One stream file: keep its complete packets, rebuild its index. */
@@ -90,17 +100,20 @@ static int recover_stream(int kfd, const char *kdir, const char *name, struct ct
 {
 	struct idx_buf idx = { 0 };
 	uint8_t hdr[PKT_EVENTS_OFF], ent[CTF_INDEX_LEN];
-	char idx_path[4096];
+	char idx_name[300];
 	uint64_t off = 0, size;
 	struct stat st;
-	int fd, ret = 0;
+	int fd, ifd = -1, ret = 0;
 
-	fd = openat(kfd, name, O_RDWR | O_CLOEXEC);
+	/* no symlink followed, and only a regular file: the directory may be another user's */
+	fd = openat(kfd, name, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st) < 0) {
 		ret = -errno;
 		snprintf(err, errlen, "%s/%s: %s", kdir, name, strerror(errno));
 		goto out;
 	}
+	if (!S_ISREG(st.st_mode))
+		goto out;
 	size = (uint64_t)st.st_size;
 	ctf_index_header(ent);
 	if ((ret = idx_put(&idx, ent, CTF_INDEX_HDR_LEN)))
@@ -131,16 +144,16 @@ static int recover_stream(int kfd, const char *kdir, const char *name, struct ct
 		rep->streams_cut++;
 		rep->bytes_cut += size - off;
 	}
-	if (snprintf(idx_path, sizeof(idx_path), "%s/index/%s.idx", kdir, name) >= (int)sizeof(idx_path)) {
+	if (snprintf(idx_name, sizeof(idx_name), "%s.idx", name) >= (int)sizeof(idx_name)) {
 		ret = -ENAMETOOLONG;
-		snprintf(err, errlen, "%s/index/%s.idx: path too long", kdir, name);
+		snprintf(err, errlen, "%s/index/%s.idx: name too long", kdir, name);
 		goto out;
 	}
-	if (!same_content(idx_path, &idx)) {
-		mkdirat(kfd, "index", 0755);
-		ret = replace_file(idx_path, &idx);
+	ifd = index_dir(kfd);
+	if (ifd < 0 || !same_content(ifd, idx_name, &idx)) {
+		ret = ifd < 0 ? ifd : replace_file(ifd, idx_name, &idx);
 		if (ret) {
-			snprintf(err, errlen, "%s: cannot rebuild the index: %s", idx_path, strerror(-ret));
+			snprintf(err, errlen, "%s/index/%s: cannot rebuild the index: %s", kdir, idx_name, strerror(-ret));
 			goto out;
 		}
 		rep->indexes_rebuilt++;
@@ -151,29 +164,35 @@ oom:
 out:
 	if (fd >= 0)
 		close(fd);
+	if (ifd >= 0)
+		close(ifd);
 	free(idx.p);
 	return ret;
 }
 
-int ctf_trace_recover(const char *dir, struct ctf_recover_report *rep, char *err, size_t errlen)
+int ctf_trace_recover_at(int dfd, const char *label, struct ctf_recover_report *rep, char *err, size_t errlen)
 {
 	char kdir[4096];
 	struct dirent *e;
 	struct stat st;
 	DIR *d;
-	int ret = 0;
+	int kfd, ret = 0;
 
 	memset(rep, 0, sizeof(*rep));
-	snprintf(kdir, sizeof(kdir), "%s/kernel", dir);
-	if (stat(kdir, &st) < 0 || !S_ISDIR(st.st_mode))
-		snprintf(kdir, sizeof(kdir), "%s", dir);     /* given the kernel/ directory itself */
-	d = opendir(kdir);
-	if (!d) {
+	snprintf(kdir, sizeof(kdir), "%s/kernel", label);
+	kfd = openat(dfd, "kernel", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (kfd < 0) {      /* given the kernel/ directory itself */
+		snprintf(kdir, sizeof(kdir), "%s", label);
+		kfd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	}
+	if (kfd < 0 || !(d = fdopendir(kfd))) {
 		ret = -errno;
 		snprintf(err, errlen, "%s: %s", kdir, strerror(errno));
+		if (kfd >= 0)
+			close(kfd);
 		return ret;
 	}
-	if (fstatat(dirfd(d), "metadata", &st, 0) < 0) {
+	if (fstatat(dirfd(d), "metadata", &st, AT_SYMLINK_NOFOLLOW) < 0) {
 		ret = -ENOENT;
 		snprintf(err, errlen, "%s: no metadata: not a trace, or its recorder died before it began", kdir);
 		goto out;
@@ -187,5 +206,20 @@ int ctf_trace_recover(const char *dir, struct ctf_recover_report *rep, char *err
 	}
 out:
 	closedir(d);
+	return ret;
+}
+
+int ctf_trace_recover(const char *dir, struct ctf_recover_report *rep, char *err, size_t errlen)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), ret;
+
+	if (fd < 0) {
+		ret = -errno;
+		memset(rep, 0, sizeof(*rep));
+		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+		return ret;
+	}
+	ret = ctf_trace_recover_at(fd, dir, rep, err, errlen);
+	close(fd);
 	return ret;
 }

@@ -17,9 +17,14 @@ struct ctf_recover_report {
 	uint64_t bytes_cut;          /* bytes of unfinished packets removed */
 };
 
-/* Recover the trace at dir (a trace directory, or its kernel/ directory).  The caller holds
- * the trace's lock (ctf_trace_dir_lock).  0, or -errno with a reason in err (-ENOENT: no
- * metadata, not a trace, or one whose recorder died before it began). */
+/* Recover the trace at dir (a trace directory, or its kernel/ directory; not a symlink).
+ * The caller holds the trace's lock (ctf_trace_dir_lock).  0, or -errno with a reason in
+ * err (-ENOENT: no metadata, not a trace, or one whose recorder died before it began).
+ * Nothing is followed by name: every stream, index and directory opened relative to the
+ * one above, without following a symlink, so a trace directory of another user cannot send
+ * a truncation or a write elsewhere. */
 int ctf_trace_recover(const char *dir, struct ctf_recover_report *rep, char *err, size_t errlen);
+/* The same for the directory dfd (label: its name in messages). */
+int ctf_trace_recover_at(int dfd, const char *label, struct ctf_recover_report *rep, char *err, size_t errlen);
 
 #endif

@@ -41,8 +41,8 @@ struct ctf_stream {
 	uint64_t start_ts;
 	unsigned cpu;
 	struct ctf_stream_stats st;
-	char path[4096];
-	char dir[4096];
+	struct scry_dirh *kdir, *idir;   /* the chunk's kernel/ and kernel/index/ (util/dirh.h) */
+	char name[300];          /* the current file's name in kdir */
 	/* LTTng's tracefile splitting: files NAME_<cpu>_<index> of at most tracefile_size
 	 * bytes (a packet larger than that alone in its file), the oldest deleted beyond
 	 * tracefile_count (0: kept) */
@@ -132,56 +132,38 @@ static int hold_packet(struct ctf_stream *s, uint64_t end)
 	return 0;
 }
 
-/* Open the stream's file and its index (header written): DIR/NAME_<cpu> and
- * DIR/index/NAME_<cpu>.idx, or with tracefile splitting NAME_<cpu>_<index>.  0, or -1 with
- * the reason in err (nothing left behind). */
+/* Open the stream's file and its index (header written): KDIR/NAME_<cpu> and
+ * KDIR/index/NAME_<cpu>.idx, or with tracefile splitting NAME_<cpu>_<index>, made new
+ * through the directory handles.  0, or -1 with the reason in err (nothing left behind). */
 static int open_files(struct ctf_stream *s, char *err, size_t errlen)
 {
-	char idx_path[4096];
+	char idx_name[320];
 	uint8_t hdr[CTF_INDEX_HDR_LEN];
-	int n, r;
+	int r;
 
 	if (s->tracefile_size)
-		n = snprintf(s->path, sizeof(s->path), "%s/%s_%u_%llu", s->dir, s->channel, s->cpu,
-			     (unsigned long long)s->tracefile_index);
+		snprintf(s->name, sizeof(s->name), "%s_%u_%llu", s->channel, s->cpu,
+			 (unsigned long long)s->tracefile_index);
 	else
-		n = snprintf(s->path, sizeof(s->path), "%s/%s_%u", s->dir, s->channel, s->cpu);
-	if (n < 0 || (size_t)n >= sizeof(s->path)) {
-		snprintf(err, errlen, "stream: path too long");
+		snprintf(s->name, sizeof(s->name), "%s_%u", s->channel, s->cpu);
+	snprintf(idx_name, sizeof(idx_name), "%s.idx", s->name);
+	if ((s->fd = scry_dirh_create(s->kdir, s->name, err, errlen)) < 0)
 		return -1;
-	}
-	n = snprintf(idx_path, sizeof(idx_path), "%s/index", s->dir);
-	if (n < 0 || (size_t)n >= sizeof(idx_path)) {
-		snprintf(err, errlen, "stream: path too long");
-		return -1;
-	}
-	if (mkdir(idx_path, 0755) < 0 && errno != EEXIST) {
-		snprintf(err, errlen, "%s: %s", idx_path, strerror(errno));
-		return -1;
-	}
-	n = snprintf(idx_path, sizeof(idx_path), "%s/index/%s.idx", s->dir, strrchr(s->path, '/') + 1);
-	if (n < 0 || (size_t)n >= sizeof(idx_path)) {
-		snprintf(err, errlen, "stream: path too long");
-		return -1;
-	}
-
-	s->fd = open(s->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (s->fd < 0) {
-		snprintf(err, errlen, "%s: %s", s->path, strerror(errno));
-		return -1;
-	}
-	s->idx_fd = open(idx_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (s->idx_fd < 0) {
-		snprintf(err, errlen, "%s: %s", idx_path, strerror(errno));
-		unlink(s->path);   /* created above by us: leave nothing half-made */
+	if ((s->idx_fd = scry_dirh_create(s->idir, idx_name, err, errlen)) < 0) {
+		close(s->fd);
+		s->fd = -1;
+		scry_dirh_unlink(s->kdir, s->name, false);   /* made above by us: nothing half-made */
 		return -1;
 	}
 	ctf_index_header(hdr);
 	r = write_all(s->idx_fd, hdr, sizeof(hdr));
 	if (r < 0) {
-		snprintf(err, errlen, "%s: write: %s", idx_path, strerror(-r));
-		unlink(idx_path);
-		unlink(s->path);
+		snprintf(err, errlen, "%s/%s: write: %s", scry_dirh_path(s->idir), idx_name, strerror(-r));
+		close(s->fd);
+		close(s->idx_fd);
+		s->fd = s->idx_fd = -1;
+		scry_dirh_unlink(s->idir, idx_name, false);
+		scry_dirh_unlink(s->kdir, s->name, false);
 		return -1;
 	}
 	s->idx_off = sizeof(hdr);
@@ -193,7 +175,7 @@ static int open_files(struct ctf_stream *s, char *err, size_t errlen)
  * tracefile_count before the new one deleted with its index. */
 static int next_tracefile(struct ctf_stream *s)
 {
-	char err[256], old[4096 + 512];
+	char err[256], old[320];
 	int r = 0;
 
 	if (fsync(s->fd) < 0)
@@ -213,10 +195,10 @@ static int next_tracefile(struct ctf_stream *s)
 	if (s->tracefile_count && s->tracefile_index >= s->tracefile_count) {
 		unsigned long long gone = s->tracefile_index - s->tracefile_count;
 
-		snprintf(old, sizeof(old), "%s/%s_%u_%llu", s->dir, s->channel, s->cpu, gone);
-		unlink(old);
-		snprintf(old, sizeof(old), "%s/index/%s_%u_%llu.idx", s->dir, s->channel, s->cpu, gone);
-		unlink(old);
+		snprintf(old, sizeof(old), "%s_%u_%llu", s->channel, s->cpu, gone);
+		scry_dirh_unlink(s->kdir, old, false);
+		snprintf(old, sizeof(old), "%s_%u_%llu.idx", s->channel, s->cpu, gone);
+		scry_dirh_unlink(s->idir, old, false);
 	}
 	return 0;
 }
@@ -295,7 +277,7 @@ struct ctf_stream *ctf_stream_open(const struct ctf_stream_opts *o, char *err, s
 {
 	struct ctf_stream *s = NULL;
 
-	if (!o || (!o->dir && !o->keep_packets) || !o->channel || !*o->channel || strchr(o->channel, '/') ||
+	if (!o || ((!o->kdir || !o->idir) && !o->keep_packets) || !o->channel || !*o->channel || strchr(o->channel, '/') ||
 	    strlen(o->channel) >= sizeof(s->channel) || !o->uuid) {
 		snprintf(err, errlen, "stream: missing directory, channel or uuid");
 		return NULL;
@@ -338,7 +320,8 @@ struct ctf_stream *ctf_stream_open(const struct ctf_stream_opts *o, char *err, s
 		return s;
 	}
 
-	snprintf(s->dir, sizeof(s->dir), "%s", o->dir);
+	s->kdir = scry_dirh_ref(o->kdir);
+	s->idir = scry_dirh_ref(o->idir);
 	s->tracefile_size = o->tracefile_size;
 	s->tracefile_count = o->tracefile_count;
 	if (open_files(s, err, errlen))
@@ -349,6 +332,8 @@ fail:
 		close(s->fd);
 	if (s->idx_fd >= 0)
 		close(s->idx_fd);
+	scry_dirh_unref(s->kdir);
+	scry_dirh_unref(s->idir);
 	free(s->held);
 	free(s->held_len);
 	free(s->buf);
@@ -493,6 +478,8 @@ int ctf_stream_close(struct ctf_stream *s, uint64_t end_ts, struct ctf_stream_st
 		r = -errno;
 	if (final)
 		*final = s->st;
+	scry_dirh_unref(s->kdir);
+	scry_dirh_unref(s->idir);
 	free(s->buf);
 	free(s->offs);
 	free(s);
@@ -504,10 +491,10 @@ const struct ctf_stream_stats *ctf_stream_stats(const struct ctf_stream *s)
 	return &s->st;
 }
 
-int ctf_stream_snapshot(struct ctf_stream *s, const char *dir, uint64_t max_bytes, uint64_t *bytes,
-			uint64_t *packets, char *err, size_t errlen)
+int ctf_stream_snapshot(struct ctf_stream *s, struct scry_dirh *kdir, struct scry_dirh *idir, uint64_t max_bytes,
+			uint64_t *bytes, uint64_t *packets, char *err, size_t errlen)
 {
-	char path[4096], idx_path[4096];
+	char path[300], idx_path[320];
 	uint8_t hdr[CTF_INDEX_HDR_LEN], ent[CTF_INDEX_LEN], *cur = NULL;
 	uint64_t first, off = 0, budget = 0;
 	size_t cur_len = 0;
@@ -542,23 +529,11 @@ int ctf_stream_snapshot(struct ctf_stream *s, const char *dir, uint64_t max_byte
 		if (budget == cur_len)
 			first = s->seq;     /* not even the newest held packet fits */
 	}
-	if (snprintf(path, sizeof(path), "%s/%s_%u", dir, s->channel, s->cpu) >= (int)sizeof(path) ||
-	    snprintf(idx_path, sizeof(idx_path), "%s/index", dir) >= (int)sizeof(idx_path)) {
-		snprintf(err, errlen, "snapshot: path too long");
-		r = -ENAMETOOLONG;
-		goto out;
-	}
-	if (mkdir(idx_path, 0755) < 0 && errno != EEXIST) {
-		r = -errno;
-		snprintf(err, errlen, "%s: %s", idx_path, strerror(errno));
-		goto out;
-	}
-	snprintf(idx_path, sizeof(idx_path), "%s/index/%s_%u.idx", dir, s->channel, s->cpu);
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	idx_fd = fd < 0 ? -1 : open(idx_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (fd < 0 || idx_fd < 0) {
-		r = -errno;
-		snprintf(err, errlen, "%s: %s", fd < 0 ? path : idx_path, strerror(errno));
+	snprintf(path, sizeof(path), "%s_%u", s->channel, s->cpu);
+	snprintf(idx_path, sizeof(idx_path), "%s.idx", path);
+	if ((fd = scry_dirh_create(kdir, path, err, errlen)) < 0 ||
+	    (idx_fd = scry_dirh_create(idir, idx_path, err, errlen)) < 0) {
+		r = fd < 0 ? fd : idx_fd;
 		goto out;
 	}
 	ctf_index_header(hdr);
@@ -585,7 +560,7 @@ int ctf_stream_snapshot(struct ctf_stream *s, const char *dir, uint64_t max_byte
 	}
 	goto out;
 werr:
-	snprintf(err, errlen, "writing the snapshot %s: %s", path, strerror(-r));
+	snprintf(err, errlen, "writing the snapshot %s/%s: %s", scry_dirh_path(kdir), path, strerror(-r));
 out:
 	if (fd >= 0)
 		close(fd);

@@ -13,9 +13,11 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "util/dirh.h"
 
 struct ctf_stream_opts {
-	const char *dir;            /* the trace's kernel/ directory (index/ is created inside) */
+	struct scry_dirh *kdir;     /* the trace's kernel/ directory (util/dirh.h: files made new in it, 0640) */
+	struct scry_dirh *idir;     /* its index/ directory */
 	const char *channel;        /* "channel0" */
 	unsigned cpu;
 	const uint8_t *uuid;        /* 16 bytes: the trace uuid */
@@ -25,7 +27,7 @@ struct ctf_stream_opts {
 	uint64_t start_ts;          /* trace start (CLOCK_MONOTONIC ns): timestamp_begin of the first packet */
 	unsigned keep_packets;      /* > 0: a flight recorder: no files, the last keep_packets
 				     * packets kept in memory (the oldest overwritten), written
-				     * by ctf_stream_snapshot; dir may be NULL */
+				     * by ctf_stream_snapshot; kdir, idir may be NULL */
 	uint64_t tracefile_size;    /* > 0: LTTng's tracefile splitting: files <channel>_<cpu>_<index>
 				     * (indexes likewise), a new one when the next packet would pass
 				     * this size */
@@ -68,12 +70,12 @@ int ctf_stream_seal(struct ctf_stream *s, uint64_t end_ts);
 int ctf_stream_close(struct ctf_stream *s, uint64_t end_ts, struct ctf_stream_stats *final);
 const struct ctf_stream_stats *ctf_stream_stats(const struct ctf_stream *s);
 
-/* A flight recorder's stream (keep_packets) written as a stream of the trace in dir (its
- * kernel/ directory; DIR/<channel>_<cpu> and its index): the packets it holds, oldest
+/* A flight recorder's stream (keep_packets) written as a stream of the trace whose kernel/
+ * and kernel/index/ directories are kdir and idir (<channel>_<cpu> and its index): the packets it holds, oldest
  * first (with their packet_seq_num: those overwritten are a gap), then the events of the
  * current packet as one more packet; at most max_bytes (0: no bound) of the newest packets.
  * The stream goes on recording.  *bytes, *packets: what was written.  0 or -errno. */
-int ctf_stream_snapshot(struct ctf_stream *s, const char *dir, uint64_t max_bytes, uint64_t *bytes,
-			uint64_t *packets, char *err, size_t errlen);
+int ctf_stream_snapshot(struct ctf_stream *s, struct scry_dirh *kdir, struct scry_dirh *idir, uint64_t max_bytes,
+			uint64_t *bytes, uint64_t *packets, char *err, size_t errlen);
 
 #endif

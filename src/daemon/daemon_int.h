@@ -44,6 +44,9 @@ enum dstate { D_CREATED, D_STARTED, D_STOPPED };
 
 struct dsession {
 	char *name, *dir;
+	struct scry_cred owner;        /* its creator: only it (and root) sees and acts on it, and
+					* every file of it is made with its rights */
+	char owner_name[64];
 	enum dstate state;
 	struct dchannel *chans;
 	size_t nchans;
@@ -87,6 +90,28 @@ struct daemon {
 	size_t nsess;
 	volatile sig_atomic_t *stop;
 };
+
+/* peer.c: who asks, as the kernel says (the control socket's SO_PEERCRED) */
+struct dpeer {
+	struct scry_cred cred;         /* its uid, gid and groups */
+	pid_t pid;
+	char *cwd;                     /* its process's working directory (/proc/PID/cwd), or NULL */
+	char *home;                    /* the password database's (root's: as its command says) */
+	char user[64];                 /* its name, or its uid */
+};
+int dpeer_of(struct dpeer *p, uid_t uid, gid_t gid, pid_t pid, int pidfd, const char *claimed_home, char *err,
+	     size_t errlen);
+void dpeer_free(struct dpeer *p);
+bool dpeer_is_root(const struct dpeer *p);
+/* The rights its file operations run with: NULL for root (the daemon's own). */
+const struct scry_cred *dpeer_cred(const struct dpeer *p);
+/* path made absolute against its working directory, malloc'd into *out: 0, -ENOMEM, or
+ * -ENOENT (a relative path and no directory known). */
+int dpeer_path(const struct dpeer *p, const char *path, char **out);
+/* It may see and act on s: its own, or root. */
+bool dpeer_owns(const struct dpeer *p, const struct dsession *s);
+/* The rights s's files are made with: NULL for root's sessions. */
+const struct scry_cred *dsession_owner(const struct dsession *s);
 
 /* sessions.c */
 /* Session and channel names name files: LTTng's characters ([A-Za-z0-9_.-], not starting
@@ -156,7 +181,9 @@ void dfeed_end(struct dsession *s);
 void dfeed_describe(struct dsession *s, FILE *out);
 void dfeed_free(struct dsession *s);
 /* session_xml.c: LTTng's session XML (session.xsd) */
-int dsession_save(const struct dsession *s, const char *path, bool force, char *err, size_t errlen);
+/* s saved to path with the rights of as (NULL: the daemon's own); force: an existing file replaced. */
+int dsession_save(const struct dsession *s, const char *path, bool force, const struct scry_cred *as, char *err,
+		  size_t errlen);
 /* Read every session of file path (or only the one named only): each built (its engine
  * session checks it) but none registered; *out, *n.  Unknown or unsupported elements: an
  * error naming them. */
@@ -179,7 +206,7 @@ struct dreply {
 	char **cleared;                /* names of destroyed sessions (owned) */
 	size_t ncleared;
 };
-int daemon_verb(struct daemon *d, char **argv, int argc, const char *cwd, const char *home,
-		const char *current, const char *const *env, struct dreply *r);
+int daemon_verb(struct daemon *d, char **argv, int argc, const struct dpeer *peer, const char *current,
+		const char *const *env, struct dreply *r);
 
 #endif

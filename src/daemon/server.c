@@ -27,12 +27,18 @@
 #include "util/log.h"
 #include "util/loop.h"
 
+#ifndef SO_PEERPIDFD
+#define SO_PEERPIDFD 77
+#endif
+
 #define CONN_TIMEOUT_NS (5 * 1000000000ULL)
 #define MAX_CONNS 64
 
 struct conn {
 	struct daemon *d;
 	int fd, timer;
+	struct ucred cr;            /* the peer, as the kernel says */
+	int pidfd;                  /* its process (SO_PEERPIDFD), or -1 */
 	uint8_t *buf;
 	size_t len, want;           /* want: header, then header + payload */
 	struct conn *next;
@@ -78,6 +84,8 @@ static void conn_close(struct conn *c)
 	scry_loop_fd_cancel(g.d.loop, c->fd);
 	scry_loop_timer_cancel(g.d.loop, c->timer);
 	close(c->fd);
+	if (c->pidfd >= 0)
+		close(c->pidfd);
 	for (p = &g.conns; *p; p = &(*p)->next)
 		if (*p == c) {
 			*p = c->next;
@@ -119,6 +127,7 @@ static void serve(struct conn *c, const struct scry_ctl_msg *m)
 {
 	struct scry_ctl_builder b;
 	struct dreply r = { 0 };
+	struct dpeer peer = { 0 };
 	char err[1024] = "", *out = NULL;
 	size_t outlen = 0, argc = 0, nenv = 0;
 	char **argv = NULL, **env = NULL;
@@ -152,8 +161,10 @@ static void serve(struct conn *c, const struct scry_ctl_msg *m)
 		reply_error(c, "out of memory");
 		return;
 	}
-	ret = daemon_verb(&g.d, argv, (int)argc, scry_ctl_get(m, "cwd"), scry_ctl_get(m, "home"),
-			  scry_ctl_get(m, "session"), (const char *const *)env, &r);
+	if ((ret = dpeer_of(&peer, c->cr.uid, c->cr.gid, c->cr.pid, c->pidfd, scry_ctl_get(m, "home"), err,
+			    sizeof(err))) == 0)
+		ret = daemon_verb(&g.d, argv, (int)argc, &peer, scry_ctl_get(m, "session"), (const char *const *)env, &r);
+	dpeer_free(&peer);
 	fclose(r.out);
 	if (ret && !err[0])
 		snprintf(err, sizeof(err), "%s: %s", argc ? argv[0] : "request", strerror(-ret));
@@ -275,8 +286,8 @@ static void accept_ready(void *ctx, int fd)
 		close(cfd);
 		return;
 	}
-	*c = (struct conn){ .d = &g.d, .fd = cfd, .timer = -1, .buf = c->buf, .want = SCRY_CTL_HEADER_SIZE,
-			    .next = g.conns };
+	*c = (struct conn){ .d = &g.d, .fd = cfd, .timer = -1, .pidfd = -1, .buf = c->buf,
+			    .want = SCRY_CTL_HEADER_SIZE, .next = g.conns };
 	g.conns = c;
 	g.nconns++;
 	if (scry_loop_fd(g.d.loop, cfd, conn_readable, c)) {
@@ -301,6 +312,10 @@ static void accept_ready(void *ctx, int fd)
 		reply_error(c, why);
 		return;
 	}
+	c->cr = cr;
+	len = sizeof(c->pidfd);
+	if (getsockopt(cfd, SOL_SOCKET, SO_PEERPIDFD, &c->pidfd, &len) < 0)
+		c->pidfd = -1;        /* before Linux 6.5: the pid alone */
 	if (g.nconns > MAX_CONNS) {
 		reply_error(c, "too many connections at once");
 		return;

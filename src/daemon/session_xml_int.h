@@ -22,7 +22,8 @@
  * (a function pointer) there, not a function: its field points at it, (*xml.xmlFree)(p). */
 #define XML_FNS(X, t) X(t, xmlReadFile) X(t, xmlReadMemory) X(t, xmlFreeDoc) X(t, xmlDocGetRootElement)      \
 	X(t, xmlNodeGetContent) X(t, xmlGetLineNo) X(t, xmlStrcmp) X(t, xmlFree) X(t, xmlSetStructuredErrorFunc) \
-	X(t, xmlNewTextWriterFilename) X(t, xmlFreeTextWriter) X(t, xmlTextWriterSetIndent)                      \
+	X(t, xmlNewTextWriterMemory) X(t, xmlBufferCreate) X(t, xmlBufferFree) X(t, xmlBufferContent)            \
+	X(t, xmlBufferLength) X(t, xmlFreeTextWriter) X(t, xmlTextWriterSetIndent)                      \
 	X(t, xmlTextWriterSetIndentString) X(t, xmlTextWriterStartDocument) X(t, xmlTextWriterEndDocument)       \
 	X(t, xmlTextWriterStartElement) X(t, xmlTextWriterEndElement) X(t, xmlTextWriterWriteVFormatElement)
 

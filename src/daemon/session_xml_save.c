@@ -2,8 +2,10 @@
  * session_xml.c): its kernel channels (discard, or overwrite in a snapshot session), their
  * buffer and trace file sizes, event rules with their filter, contexts (those session.xsd
  * does not name as app contexts of the provider "scry"), the pid/vpid/uid/gid trackers, the
- * rotation schedules, the output path, started or not; written to PATH.tmp, then renamed. */
+ * rotation schedules, the output path, started or not; built in memory, then written with
+ * the caller's rights beside PATH under a hidden name and renamed over it (util/dirh.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,22 +93,22 @@ static int write_tracker(xmlTextWriterPtr w, const char *kind, const uint32_t *v
 	return bad | CLOSE(w) | CLOSE(w);
 }
 
-int dsession_save(const struct dsession *s, const char *path, bool force, char *err, size_t errlen)
+int dsession_save(const struct dsession *s, const char *path, bool force, const struct scry_cred *as, char *err,
+		  size_t errlen)
 {
-	char tmp[4200];
+	struct scry_dirh *parent;
+	char leaf[256];
 	xmlTextWriterPtr w;
-	int bad = 0;
+	xmlBufferPtr buf;
+	int bad = 0, ret;
 
 	if (scry_lazylib_load(&xml_lib, err, errlen))
 		return -ELIBACC;
-	if (!force && access(path, F_OK) == 0) {
-		snprintf(err, errlen, "'%s' exists: give -f to overwrite it", path);
-		return -EEXIST;
-	}
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	if (!(w = xml.xmlNewTextWriterFilename(tmp, 0))) {
-		snprintf(err, errlen, "cannot write '%s': %s", tmp, strerror(errno ? errno : EIO));
-		return -EIO;
+	if (!(buf = xml.xmlBufferCreate()) || !(w = xml.xmlNewTextWriterMemory(buf, 0))) {
+		if (buf)
+			xml.xmlBufferFree(buf);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
 	}
 	xml.xmlTextWriterSetIndent(w, 1);
 	xml.xmlTextWriterSetIndentString(w, XC "\t");
@@ -154,11 +156,22 @@ int dsession_save(const struct dsession *s, const char *path, bool force, char *
 	bad |= CLOSE(w);
 	bad |= CLOSE(w) | CLOSE(w);
 	bad |= xml.xmlTextWriterEndDocument(w) < 0;
-	xml.xmlFreeTextWriter(w);      /* flushes and closes the file */
-	if (bad || rename(tmp, path) < 0) {
-		snprintf(err, errlen, "cannot write '%s': %s", path, bad ? "write error" : strerror(errno));
-		unlink(tmp);
+	xml.xmlFreeTextWriter(w);      /* flushes into buf */
+	if (bad) {
+		xml.xmlBufferFree(buf);
+		snprintf(err, errlen, "cannot write '%s': the XML writer failed", path);
 		return -EIO;
 	}
-	return 0;
+	/* the file made with the caller's rights, in the directory it names (no symlink as the
+	 * file itself), whole or not at all */
+	ret = scry_dirh_open_parent(&parent, leaf, sizeof(leaf), AT_FDCWD, path, as, err, errlen);
+	if (!ret) {
+		ret = scry_dirh_write_file(parent, leaf, xml.xmlBufferContent(buf), (size_t)xml.xmlBufferLength(buf),
+					   force, err, errlen);
+		if (ret == -EEXIST)
+			snprintf(err, errlen, "'%s' exists: give -f to overwrite it", path);
+		scry_dirh_unref(parent);
+	}
+	xml.xmlBufferFree(buf);
+	return ret;
 }

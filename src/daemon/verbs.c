@@ -5,8 +5,8 @@
  * share (verbs_int.h) and a session's lifecycle: create, destroy, start, stop, list, status
  * and set-session.  The other verbs: verbs_channels.c, verbs_events.c, verbs_track.c and
  * verbs_files.c. */
-#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -48,9 +48,12 @@ struct dsession *target(struct verb_ctx *v, const char *name)
 		ERR("no current session: create one (scry create) or choose one (scry set-session NAME)");
 		return NULL;
 	}
-	if (!(s = dsession_find(v->d, name)))
+	/* another user's session is as good as missing: not even its existence is said */
+	if (!(s = dsession_find(v->d, name)) || !dpeer_owns(v->peer, s)) {
 		ERR("session '%s' not found%s (scry list shows the sessions)", name,
 		    name == v->current ? " (the current one, from ~/.scryrc)" : "");
+		return NULL;
+	}
 	return s;
 }
 
@@ -69,35 +72,42 @@ int changeable(struct verb_ctx *v, struct dsession *s)
 
 int resolve_path(struct verb_ctx *v, const char *path, char **out)
 {
-	if (path[0] == '/')
-		*out = strdup(path);
-	else if (asprintf(out, "%s/%s", v->cwd ? v->cwd : "/", path) < 0)
-		*out = NULL;
-	return *out ? 0 : -ENOMEM;
+	struct dreply *r = v->r;
+	int ret = dpeer_path(v->peer, path, out);
+
+	if (ret == -ENOENT)
+		return ERR("'%s': a relative path, and the daemon cannot see your working directory: give an absolute one",
+			   path);
+	return ret ? ERR("out of memory") : 0;
 }
 
-bool dir_unusable(const char *dir, char *why, size_t len)
+/* ~/scry-traces, made with the caller's rights when missing: the parent of default outputs. */
+static int default_traces_dir(struct verb_ctx *v, const char *name, const char *stamp, char **dir)
 {
-	struct stat st;
-	DIR *d;
-	struct dirent *e;
+	struct dreply *r = v->r;
+	struct scry_dirh *home, *traces;
+	int ret;
 
-	if (stat(dir, &st) < 0)
-		return false;
-	if (!S_ISDIR(st.st_mode)) {
-		snprintf(why, len, "output '%s' exists and is not a directory", dir);
-		return true;
-	}
-	if (!(d = opendir(dir)))
-		return false;
-	while ((e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-			snprintf(why, len, "output directory '%s' exists and is not empty: refusing to overwrite it", dir);
-			closedir(d);
-			return true;
-		}
-	closedir(d);
-	return false;
+	if ((ret = scry_dirh_open(&home, AT_FDCWD, v->peer->home, dpeer_cred(v->peer), r->err, r->errlen)))
+		return ret;
+	ret = scry_dirh_mkdir(home, "scry-traces", SCRY_MKDIR_ANY, &traces, NULL, r->err, r->errlen);
+	scry_dirh_unref(home);
+	if (ret)
+		return ret;
+	scry_dirh_unref(traces);
+	if (asprintf(dir, "%s/scry-traces/%s-%s", v->peer->home, name, stamp) < 0)
+		return ERR("out of memory");
+	return 0;
+}
+
+/* ADDR:PORT names a port below 1024 (binding it is root's: not to be lent to others). */
+static bool privileged_port(const char *listen)
+{
+	const char *colon = strrchr(listen, ':');
+	char *end;
+	unsigned long port = colon ? strtoul(colon + 1, &end, 10) : 0;
+
+	return colon && colon[1] && !*end && port < 1024;
 }
 
 static int verb_create(struct verb_ctx *v, int argc, char **argv)
@@ -165,35 +175,40 @@ static int verb_create(struct verb_ctx *v, int argc, char **argv)
 		return ERR("create: --listen serves the metrics of --metrics FILE: give one");
 	if (dsession_find(v->d, name))
 		return ERR("session '%s' already exists", name);
-	if (out)
-		ret = resolve_path(v, out, &dir);
-	else
-		ret = asprintf(&dir, "%s/scry-traces/%s-%s", v->home && *v->home ? v->home : "/root", name,
-			       stamp) < 0 ? -ENOMEM : 0;
-	if (ret)
-		return ERR("out of memory");
+	if (listen && !dpeer_is_root(v->peer) && privileged_port(listen))
+		return ERR("create: --listen %s: a port below 1024 is root's to open", listen);
+	if ((ret = out ? resolve_path(v, out, &dir) : default_traces_dir(v, name, stamp, &dir)))
+		return ret;
 	for (size_t i = 0; i < v->d->nsess; i++)
 		if (!strcmp(v->d->sess[i]->dir, dir)) {
 			ret = ERR("output '%s' is the trace directory of session '%s'", dir, v->d->sess[i]->name);
 			goto out;
 		}
-	if (!snapshot && dir_unusable(dir, r->err, r->errlen)) {   /* snapshots go in subdirectories */
-		ret = -EEXIST;
+	/* checked with the caller's rights, as the engine makes it at start: its parent exists
+	 * and is the caller's to write in, and it is new, or an empty directory of the caller */
+	if ((ret = scry_session_check_output(dir, dpeer_cred(v->peer), snapshot, r->err, r->errlen)))
 		goto out;
-	}
-	if ((metrics && resolve_path(v, metrics, &mpath)) || (spans && resolve_path(v, spans, &spath))) {
-		ret = ERR("out of memory");
+	if ((metrics && (ret = resolve_path(v, metrics, &mpath))) || (spans && (ret = resolve_path(v, spans, &spath))))
 		goto out;
-	}
 	if (!(ns = dsession_new(name, dir))) {
 		ret = ERR("out of memory");
 		goto out;
 	}
-	/* the configs checked (one line naming file:line:key), the exporter started with the
-	 * caller's OTEL_* variables: nothing registered when they fail */
-	if ((metrics || spans) && dfeed_attach(v->d, ns, mpath, spath, v->env, r->err, r->errlen)) {
-		ret = -EINVAL;
-		goto out;
+	ns->owner = v->peer->cred;
+	snprintf(ns->owner_name, sizeof(ns->owner_name), "%s", v->peer->user);
+	/* the configs checked (one line naming file:line:key) and read with the caller's rights,
+	 * the exporter started with the caller's OTEL_* variables: nothing registered when they fail */
+	if (metrics || spans) {
+		struct scry_runas ra;
+
+		if ((ret = scry_runas_begin(dsession_owner(ns), &ra))) {
+			ret = ERR("create: cannot take uid %u's rights: %s", (unsigned)ns->owner.uid, strerror(-ret));
+			goto out;
+		}
+		ret = dfeed_attach(v->d, ns, mpath, spath, v->env, r->err, r->errlen) ? -EINVAL : 0;
+		scry_runas_end(&ra);
+		if (ret)
+			goto out;
 	}
 	if (listen && dfeed_listen(ns, listen, r->err, r->errlen)) {
 		ret = -EADDRINUSE;
@@ -267,11 +282,14 @@ static int verb_destroy(struct verb_ctx *v, int argc, char **argv)
 			return bad_option(v, argc, argv);
 		all = true;
 	}
-	if (all) {
+	if (all) {       /* the caller's sessions (root: every one) */
 		if (optind < argc)
 			return ERR("destroy: -a and a session name are exclusive");
-		while (v->d->nsess)
-			destroy_one(v, v->d->sess[0]);
+		for (size_t i = 0; i < v->d->nsess;)
+			if (dpeer_owns(v->peer, v->d->sess[i]))
+				destroy_one(v, v->d->sess[i]);
+			else
+				i++;
 		return 0;
 	}
 	if (optind + 1 < argc)
@@ -327,21 +345,31 @@ static int verb_list(struct verb_ctx *v, int argc, char **argv)
 	if (argc > 2)
 		return ERR("list: unexpected argument '%s'", argv[2]);
 	if (argc == 2) {
-		if (!(s = dsession_find(v->d, argv[1])))
-			return ERR("session '%s' not found (scry list shows the sessions)", argv[1]);
+		if (!(s = target(v, argv[1])))
+			return -ENOENT;
 		dsession_describe(s, r->out);
 		return 0;
 	}
-	if (!v->d->nsess) {
-		fprintf(r->out, "Currently no available recording session\n");
-		return 0;
-	}
-	fprintf(r->out, "Available recording sessions:\n");
+	/* the caller's sessions; root sees every one, and whose */
+	size_t k = 0;
+
 	for (size_t i = 0; i < v->d->nsess; i++) {
 		s = v->d->sess[i];
-		fprintf(r->out, "  %zu) %s [%s]%s\n     Trace output: %s\n\n", i + 1, s->name,
+		if (!dpeer_owns(v->peer, s))
+			continue;
+		if (!k++)
+			fprintf(r->out, "Available recording sessions:\n");
+		fprintf(r->out, "  %zu) %s [%s]%s\n     Trace output: %s\n", k, s->name,
 			s->state == D_STARTED ? "active" : s->state == D_STOPPED ? "stopped" : "inactive",
 			v->current && !strcmp(v->current, s->name) ? " (current)" : "", s->dir);
+		if (dpeer_is_root(v->peer))
+			fprintf(r->out, "     Owner: %s (uid %u)\n", s->owner_name[0] ? s->owner_name : "root",
+				(unsigned)s->owner.uid);
+		fprintf(r->out, "\n");
+	}
+	if (!k) {
+		fprintf(r->out, "Currently no available recording session\n");
+		return 0;
 	}
 	fprintf(r->out, "Use scry list <session_name> for more details\n");
 	return 0;
@@ -367,17 +395,17 @@ static int verb_set_session(struct verb_ctx *v, int argc, char **argv)
 
 	if (argc != 2 || argv[1][0] == '-')
 		return ERR("set-session: give one session name (scry set-session --help)");
-	if (!(s = dsession_find(v->d, argv[1])))
-		return ERR("session '%s' not found (scry list shows the sessions)", argv[1]);
+	if (!(s = target(v, argv[1])))
+		return -ENOENT;
 	r->set_session = s->name;
 	fprintf(r->out, "Session set to %s\n", s->name);
 	return 0;
 }
 
-int daemon_verb(struct daemon *d, char **argv, int argc, const char *cwd, const char *home,
-		const char *current, const char *const *env, struct dreply *r)
+int daemon_verb(struct daemon *d, char **argv, int argc, const struct dpeer *peer, const char *current,
+		const char *const *env, struct dreply *r)
 {
-	struct verb_ctx v = { .d = d, .cwd = cwd, .home = home, .current = current && *current ? current : NULL,
+	struct verb_ctx v = { .d = d, .peer = peer, .current = current && *current ? current : NULL,
 			      .env = env, .r = r, .verb = argc ? argv[0] : "" };
 
 	if (!argc) {

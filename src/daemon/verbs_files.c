@@ -3,6 +3,7 @@
  * directory the CLI reads) and its configuration saved and loaded as LTTng's session XML
  * (save, load: session_xml.c reads and writes the files). */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -24,7 +25,7 @@ int verb_snapshot(struct verb_ctx *v, int argc, char **argv)
 	const char *sname = NULL, *name = "snapshot";
 	uint64_t max = 0, bytes = 0;
 	struct dsession *s;
-	char stamp[32], *base = NULL, *dir = NULL;
+	char stamp[32], leaf[128], *base = NULL, *dir = NULL;
 	time_t now = time(NULL);
 	struct tm tm;
 	int opt, ret;
@@ -62,19 +63,20 @@ int verb_snapshot(struct verb_ctx *v, int argc, char **argv)
 
 		if (strstr(argv[optind], "://") && strncmp(argv[optind], "file://", 7))
 			return ERR("snapshot record: scry writes local snapshots only (file:// or a path)");
-		if (resolve_path(v, p, &base))
-			return ERR("out of memory");
+		if ((ret = resolve_path(v, p, &base)))
+			return ret;
 	} else if (!(base = strdup(s->dir))) {
 		return ERR("out of memory");
 	}
 	localtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-	if (asprintf(&dir, "%s/%s-%u-%s", base, name, s->nsnapshots + 1, stamp) < 0) {
+	snprintf(leaf, sizeof(leaf), "%s-%u-%s", name, s->nsnapshots + 1, stamp);
+	if (asprintf(&dir, "%s/%s", base, leaf) < 0) {
 		free(base);
 		return ERR("out of memory");
 	}
-	mkdir(base, 0755);     /* the session's output, made with its first snapshot */
-	ret = scry_session_snapshot(s->eng, dir, max, &bytes, r->err, r->errlen);
+	/* base made as needed, the snapshot in it: with the session owner's rights (the engine's) */
+	ret = scry_session_snapshot(s->eng, base, leaf, max, &bytes, r->err, r->errlen);
 	if (!ret) {
 		s->nsnapshots++;
 		free(s->last_snapshot);
@@ -210,19 +212,59 @@ int verb_rotation(struct verb_ctx *v, int argc, char **argv, bool enable)
 	return 0;
 }
 
-/* LTTng's default place for saved sessions is ~/.lttng/sessions; scry's ~/.scry/sessions. */
-static int sessions_dir(struct verb_ctx *v, char **out)
+/* LTTng's default place for saved sessions is ~/.lttng/sessions; scry's ~/.scry/sessions,
+ * made with the caller's rights when make. */
+static int sessions_dir(struct verb_ctx *v, bool make, char **out)
 {
-	const char *home = v->home && *v->home ? v->home : "/root";
+	struct dreply *r = v->r;
+	const struct scry_cred *as = dpeer_cred(v->peer);
+	struct scry_dirh *home = NULL, *dot = NULL, *ss = NULL;
+	int ret = 0;
 
-	return asprintf(out, "%s/.scry/sessions", home) < 0 ? -ENOMEM : 0;
+	if (asprintf(out, "%s/.scry/sessions", v->peer->home) < 0)
+		return ERR("out of memory");
+	if (make && !(ret = scry_dirh_open(&home, AT_FDCWD, v->peer->home, as, r->err, r->errlen)) &&
+	    !(ret = scry_dirh_mkdir(home, ".scry", SCRY_MKDIR_ANY, &dot, NULL, r->err, r->errlen)))
+		ret = scry_dirh_mkdir(dot, "sessions", SCRY_MKDIR_ANY, &ss, NULL, r->err, r->errlen);
+	scry_dirh_unref(ss);
+	scry_dirh_unref(dot);
+	scry_dirh_unref(home);
+	if (ret) {
+		free(*out);
+		*out = NULL;
+	}
+	return ret;
 }
 
-static bool is_dir(const char *p)
+/* p is a directory, to the caller's eyes (its rights). */
+static bool is_dir(struct verb_ctx *v, const char *p)
 {
+	struct scry_runas ra;
 	struct stat st;
+	bool dir;
 
-	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+	if (scry_runas_begin(dpeer_cred(v->peer), &ra))
+		return false;
+	dir = stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+	scry_runas_end(&ra);
+	return dir;
+}
+
+/* p (relative to the caller's directory) names something, to the caller's eyes. */
+static bool exists(struct verb_ctx *v, const char *p)
+{
+	struct scry_runas ra;
+	char *abs = NULL;
+	bool there = false;
+
+	if (dpeer_path(v->peer, p, &abs) || scry_runas_begin(dpeer_cred(v->peer), &ra)) {
+		free(abs);
+		return false;
+	}
+	there = access(abs, F_OK) == 0;
+	scry_runas_end(&ra);
+	free(abs);
+	return there;
 }
 
 int verb_save(struct verb_ctx *v, int argc, char **argv)
@@ -249,33 +291,28 @@ int verb_save(struct verb_ctx *v, int argc, char **argv)
 		return ERR("save: give one session name, or -a (scry save --help)");
 	if (!all && !(one = target(v, optind < argc ? argv[optind] : NULL)))
 		return -ENOENT;
-	if (all && !v->d->nsess)
-		return ERR("save -a: no session to save");
-	if (outp ? resolve_path(v, outp, &base) : sessions_dir(v, &base))
-		return ERR("out of memory");
-	if (!outp) {          /* ~/.scry/sessions made as needed */
-		char *dot = strdup(base);
+	size_t mine = 0;
 
-		if (dot) {
-			*strrchr(dot, '/') = 0;
-			mkdir(dot, 0700);
-			free(dot);
-		}
-		mkdir(base, 0700);
-	}
+	for (size_t i = 0; i < v->d->nsess; i++)
+		mine += dpeer_owns(v->peer, v->d->sess[i]);
+	if (all && !mine)
+		return ERR("save -a: no session to save");
+	/* ~/.scry/sessions made as needed, with the caller's rights */
+	if ((ret = outp ? resolve_path(v, outp, &base) : sessions_dir(v, true, &base)))
+		return ret;
 	for (size_t i = 0; i < v->d->nsess && !ret; i++) {
 		struct dsession *s = v->d->sess[i];
 		char *file = NULL;
 
-		if (!all && s != one)
+		if (all ? !dpeer_owns(v->peer, s) : s != one)
 			continue;
 		/* PATH a directory (LTTng's -o): PATH/NAME.lttng; else the file itself */
-		if (all || !outp || is_dir(base) ? asprintf(&file, "%s/%s.lttng", base, s->name) < 0
-						 : !(file = strdup(base))) {
+		if (all || !outp || is_dir(v, base) ? asprintf(&file, "%s/%s.lttng", base, s->name) < 0
+						    : !(file = strdup(base))) {
 			ret = ERR("out of memory");
 			break;
 		}
-		ret = dsession_save(s, file, force, r->err, r->errlen);
+		ret = dsession_save(s, file, force, dpeer_cred(v->peer), r->err, r->errlen);
 		if (!ret)
 			fprintf(r->out, "Session %s saved successfully to %s\n", s->name, file);
 		if (!ret && s->eng) {     /* nor for per-process event sets */
@@ -314,6 +351,7 @@ int verb_load(struct verb_ctx *v, int argc, char **argv)
 	bool force = false, *started = NULL;
 	size_t n = 0;
 	char *path = NULL, *odir = NULL;
+	struct scry_runas ra;
 	int opt, ret;
 
 	while ((opt = getopt_long(argc, argv, ":i:fa", lo, NULL)) != -1) {
@@ -332,14 +370,14 @@ int verb_load(struct verb_ctx *v, int argc, char **argv)
 		/* `scry load FILE` (a path) or LTTng's `load NAME [-i PATH]` */
 		const char *a = argv[optind];
 
-		if (!inp && (strchr(a, '/') || strstr(a, ".lttng") || access(a, F_OK) == 0))
+		if (!inp && (strchr(a, '/') || strstr(a, ".lttng") || exists(v, a)))
 			inp = a;
 		else
 			only = a;
 	}
-	if (inp ? resolve_path(v, inp, &path) : sessions_dir(v, &path))
-		return ERR("out of memory");
-	if (is_dir(path)) {
+	if ((ret = inp ? resolve_path(v, inp, &path) : sessions_dir(v, false, &path)))
+		return ret;
+	if (is_dir(v, path)) {
 		char *f = NULL;
 
 		if (!only) {
@@ -360,12 +398,19 @@ int verb_load(struct verb_ctx *v, int argc, char **argv)
 			free(path);
 			return ERR("--override-url '%s': scry writes local traces only (file:// or a path)", ourl);
 		}
-		if (resolve_path(v, p, &odir)) {
+		if ((ret = resolve_path(v, p, &odir))) {
 			free(path);
-			return ERR("out of memory");
+			return ret;
 		}
 	}
+	/* the file read with the caller's rights: what it may not read, load does not either */
+	if ((ret = scry_runas_begin(dpeer_cred(v->peer), &ra))) {
+		free(path);
+		free(odir);
+		return ERR("load: cannot take uid %u's rights: %s", (unsigned)v->peer->cred.uid, strerror(-ret));
+	}
 	ret = dsession_read_xml(v->d, path, only, &ss, &n, &started, r->err, r->errlen);
+	scry_runas_end(&ra);
 	if (ret)
 		goto out;
 	if ((oname || odir) && n != 1) {
@@ -391,16 +436,21 @@ int verb_load(struct verb_ctx *v, int argc, char **argv)
 			ret = ERR("%s: invalid session name '%s'", path, s->name);
 			break;
 		}
+		s->owner = v->peer->cred;      /* the loader's, whoever saved it */
+		snprintf(s->owner_name, sizeof(s->owner_name), "%s", v->peer->user);
+		struct dsession *same = dsession_find(v->d, s->name);
 		for (size_t k = 0; k < i; k++)
 			if (!strcmp(ss[k]->name, s->name))
 				ret = ERR("%s: two sessions named '%s'", path, s->name);
-		if (!ret && dsession_find(v->d, s->name) && !force)
+		if (!ret && same && !force)
 			ret = ERR("session '%s' already exists: give -f to replace it", s->name);
+		if (!ret && same && !dpeer_owns(v->peer, same))
+			ret = ERR("session '%s' already exists and is another user's: -f replaces your own only", s->name);
 		for (size_t k = 0; !ret && k < v->d->nsess; k++)
 			if (strcmp(v->d->sess[k]->name, s->name) && !strcmp(v->d->sess[k]->dir, s->dir))
 				ret = ERR("output '%s' is the trace directory of session '%s'", s->dir, v->d->sess[k]->name);
-		if (!ret && !s->snapshot && dir_unusable(s->dir, r->err, r->errlen))
-			ret = -EEXIST;
+		if (!ret)
+			ret = scry_session_check_output(s->dir, dsession_owner(s), s->snapshot, r->err, r->errlen);
 		if (!ret && (ret = dsession_rebuild(v->d, s, r->err, r->errlen)))
 			break;
 	}

@@ -11,7 +11,8 @@
 
 struct verb_ctx {
 	struct daemon *d;
-	const char *cwd, *home, *current;
+	const struct dpeer *peer;      /* who asks (peer.c) */
+	const char *current;
 	const char *const *env;        /* the caller's OTEL_* variables */
 	struct dreply *r;
 	const char *verb;
@@ -30,10 +31,9 @@ struct dsession *target(struct verb_ctx *v, const char *name);
 bool loaded(const struct dsession *s);
 /* 0: s takes the verb's change (what a loaded session refuses, each verb says). */
 int changeable(struct verb_ctx *v, struct dsession *s);
-/* path made absolute against the caller's directory, malloc'd into *out. */
+/* path made absolute against the caller's directory, malloc'd into *out: 0, or -errno with
+ * the reason in v->r. */
 int resolve_path(struct verb_ctx *v, const char *path, char **out);
-/* dir exists and is not an empty directory: the reason into why. */
-bool dir_unusable(const char *dir, char *why, size_t len);
 /* Stop (if started) and destroy s, said in the reply; its name into r->cleared. */
 int destroy_one(struct verb_ctx *v, struct dsession *s);
 

@@ -6,6 +6,7 @@
 #include "catalog/catalog.h"
 #include "feed/capture.h"
 #include "metrics/expose.h"
+#include "util/dirh.h"
 
 int scry_capture_config(struct scry_capture *c, struct scry_catalog *cat, const char *metrics, const char *spans,
 			char *err, size_t errlen)
@@ -217,7 +218,9 @@ static int write_prom(struct scry_capture *c, struct scry_session *s, const stru
 {
 	struct scry_metrics_snap snap;
 	uint64_t overflow[SCRY_METRICS_MAX];
-	char path[4096];
+	char path[4096], *text = NULL;
+	size_t len = 0;
+	struct scry_dirh *root;
 	FILE *f;
 	int ret;
 
@@ -232,19 +235,27 @@ static int write_prom(struct scry_capture *c, struct scry_session *s, const stru
 	struct scry_expose_self self = { .events = ks->events, .no_entry = ks->no_entry, .overflow = overflow,
 					 .marks_lost = ks->marks_lost };
 	snprintf(path, sizeof(path), "%s/metrics.prom", dir);
-	if (!(f = fopen(path, "we"))) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	if (!(f = open_memstream(&text, &len))) {
+		snprintf(err, errlen, "out of memory");
 		scry_metrics_snap_free(&snap);
 		return -1;
 	}
 	ret = scry_metrics_expose(f, &snap, &self, false);
+	scry_metrics_snap_free(&snap);
 	if (fclose(f) || ret) {
 		snprintf(err, errlen, "%s: writing failed", path);
-		scry_metrics_snap_free(&snap);
+		free(text);
 		return -1;
 	}
-	scry_metrics_snap_free(&snap);
-	return 0;
+	/* beside the trace, through its directory handle (the owner's rights, whole or not at all) */
+	if (!(root = scry_session_root_dir(s))) {
+		snprintf(err, errlen, "%s: the session has no trace directory", path);
+		ret = -1;
+	} else if (scry_dirh_write_file(root, "metrics.prom", text, len, true, err, errlen)) {
+		ret = -1;
+	}
+	free(text);
+	return ret;
 }
 
 int scry_capture_write_prom(struct scry_capture *c, struct scry_session *s, const char *dir, char *err,

@@ -234,9 +234,8 @@ int channel_load(struct scry_channel *c, char *err, size_t errlen)
 int channel_start(struct scry_channel *c, char *err, size_t errlen)
 {
 	struct scry_session *s = c->s;
-	char maps[4096];
 	struct scry_consumer_opts co = {
-		.probes = c->probes, .dir = session_has_trace(s) ? s->kernel_dir : NULL, .channel = c->name,
+		.probes = c->probes, .tdir = session_has_trace(s) ? s->tdir : NULL, .channel = c->name,
 		.uuid = s->uuid, .stream_id = c->id,
 		.packet_size = c->opts.packet_size ? c->opts.packet_size : s->opts.packet_size,
 		.keep_packets = s->opts.snapshot ? (c->opts.keep_packets ? c->opts.keep_packets : 4) : 0,
@@ -246,11 +245,9 @@ int channel_start(struct scry_channel *c, char *err, size_t errlen)
 		.stage_max_age_ns = c->opts.sink ? 2 * 1000 * 1000ULL : 0,
 		.pred = c->ufilter ? scry_user_filter_match : NULL, .pred_ctx = c->ufilter,
 		.pred_ids = c->ufilter ? scry_user_filter_ids(c->ufilter) : NULL,
-		.ctx_mask = c->opts.ctx_mask, .maps_path = maps,
+		.ctx_mask = c->opts.ctx_mask, .maps_dir = s->root,
 	};
 	int ret;
-
-	snprintf(maps, sizeof(maps), "%s/" SCRY_MAPS_FILE, s->dir ? s->dir : ".");
 
 	if (c->opts.kind == SCRY_CHANNEL_EVENTS && (ret = scry_consumer_open(&c->consumer, &co, err, errlen)))
 		return ret;

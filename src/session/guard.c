@@ -8,11 +8,12 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <grp.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "ctf/recover.h"
-#include "ctf/trace_dir.h"
 #include "session/guard.h"
 #include "util/log.h"
 
@@ -34,13 +35,24 @@ static void drop_bpf_maps(void)
 	fclose(f);
 }
 
-/* In the guardian: wait for the recorder's end; recover the trace if it died. */
-static void __attribute__((noreturn)) guardian(int fd, const char *dir)
+/* The guardian becomes the trace owner's process (no way back). */
+static int become(const struct scry_cred *c)
+{
+	if (!c)
+		return 0;
+	if (setgroups((size_t)c->ngroups, c->groups) < 0 || setresgid(c->gid, c->gid, c->gid) < 0 ||
+	    setresuid(c->uid, c->uid, c->uid) < 0)
+		return -errno;
+	return 0;
+}
+
+/* In the guardian: wait for the recorder's end; recover the trace (dir_fd) if it died. */
+static void __attribute__((noreturn)) guardian(int fd, int dir_fd, const char *dir, const struct scry_cred *owner)
 {
 	static const int ignored[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGTSTP, SIGTTIN, SIGTTOU };
 	struct ctf_recover_report rep;
 	char c = 0, err[512];
-	int lock_fd = -1, null_fd;
+	int null_fd;
 	ssize_t n;
 
 	for (size_t i = 0; i < sizeof(ignored) / sizeof(ignored[0]); i++)
@@ -54,9 +66,16 @@ static void __attribute__((noreturn)) guardian(int fd, const char *dir)
 		dup2(null_fd, STDIN_FILENO);
 		dup2(null_fd, STDOUT_FILENO);
 	}
-	if (fd != 3 && dup2(fd, 3) == 3)
-		fd = 3;
-	syscall(SYS_close_range, fd + 1, ~0U, 0);
+	/* the pipe as 3 and the trace directory as 4, nothing else */
+	if (fd != 3) {
+		int f = fcntl(fd, F_DUPFD_CLOEXEC, 5), d = fcntl(dir_fd, F_DUPFD_CLOEXEC, 5);
+
+		fd = dup2(f, 3);
+		dir_fd = dup2(d, 4);
+	} else if (dir_fd != 4) {
+		dir_fd = dup2(dir_fd, 4);
+	}
+	syscall(SYS_close_range, 5, ~0U, 0);
 	drop_bpf_maps();
 	do
 		n = read(fd, &c, 1);
@@ -64,9 +83,14 @@ static void __attribute__((noreturn)) guardian(int fd, const char *dir)
 	if (n == 1 && c == RELEASE)
 		_exit(0);
 	/* the recorder died: its lock on dir went with it */
-	if (ctf_trace_dir_lock(dir, true, &lock_fd) < 0)
-		_exit(0);                     /* no trace directory yet: nothing to recover */
-	int r = ctf_trace_recover(dir, &rep, err, sizeof(err));
+	if (dir_fd < 0 || flock(dir_fd, LOCK_EX) < 0)
+		_exit(0);
+	if (become(owner) < 0) {
+		scry_log(SCRY_LOG_INFO, "scry: the recorder of %s died; cannot take its owner's rights to recover it: %s",
+			 dir, strerror(errno));
+		_exit(1);
+	}
+	int r = ctf_trace_recover_at(dir_fd, dir, &rep, err, sizeof(err));
 
 	if (r == -ENOENT && !rep.streams)
 		_exit(0);                     /* it died before the trace began: nothing in it */
@@ -80,7 +104,7 @@ static void __attribute__((noreturn)) guardian(int fd, const char *dir)
 	_exit(0);
 }
 
-int scry_guard_start(struct scry_guard *g, const char *dir, char *err, size_t errlen)
+int scry_guard_start(struct scry_guard *g, struct scry_dirh *dir, char *err, size_t errlen)
 {
 	int p[2];
 	pid_t pid;
@@ -103,7 +127,7 @@ int scry_guard_start(struct scry_guard *g, const char *dir, char *err, size_t er
 	}
 	if (pid == 0) {
 		close(p[1]);
-		guardian(p[0], dir);
+		guardian(p[0], scry_dirh_fd(dir), scry_dirh_path(dir), scry_dirh_cred(dir));
 	}
 	close(p[0]);
 	g->pid = pid;

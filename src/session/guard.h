@@ -9,14 +9,18 @@
 
 #include <stddef.h>
 #include <sys/types.h>
+#include "util/dirh.h"
 
 struct scry_guard {
 	pid_t pid;          /* the guardian, or 0 */
 	int fd;             /* our end of its pipe: closing it without a release = we died */
 };
 
-/* Fork the guardian of the trace directory dir (which need not exist yet).  0 or -errno. */
-int scry_guard_start(struct scry_guard *g, const char *dir, char *err, size_t errlen);
+/* Fork the guardian of the trace directory dir: it holds the directory itself (no path
+ * looked up again) and recovers it with the rights of the directory handle's owner only
+ * (its uid, gids and groups, for good: the guardian is that user's process then).  0 or
+ * -errno. */
+int scry_guard_start(struct scry_guard *g, struct scry_dirh *dir, char *err, size_t errlen);
 /* The recording ended cleanly: the guardian exits without touching the trace. */
 void scry_guard_release(struct scry_guard *g);
 

@@ -4,6 +4,7 @@
  * each is done is session.c's. */
 #include <errno.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,27 +56,49 @@ int scry_clock_check(unsigned clock, char *err, size_t errlen)
 	return 0;
 }
 
-static bool dir_is_empty(const char *path)
+/* -o's directory, as far as it can be checked before it is made: its parent exists and the
+ * owner may write in it; it does not exist, or is an empty directory of the owner (a
+ * snapshot session's may hold earlier snapshots).  Nothing is made. */
+int scry_session_check_output(const char *dir, const struct scry_cred *owner, bool snapshot, char *err,
+			      size_t errlen)
 {
-	DIR *d = opendir(path);
-	struct dirent *e;
-	bool empty = true;
+	struct scry_dirh *parent, *d = NULL;
+	char leaf[256];
+	int ret;
 
-	if (!d)
-		return false;
-	while ((e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-			empty = false;
-			break;
-		}
-	closedir(d);
-	return empty;
+	if ((ret = scry_dirh_open_parent(&parent, leaf, sizeof(leaf), AT_FDCWD, dir, owner, err, errlen)))
+		return ret;
+	if ((ret = scry_dirh_writable(parent))) {
+		snprintf(err, errlen, "cannot write in '%s': %s", scry_dirh_path(parent), strerror(-ret));
+		goto out;
+	}
+	ret = scry_dirh_mkdir(parent, leaf, SCRY_MKDIR_OPEN, &d, NULL, err, errlen);
+	if (ret == -ENOENT) {
+		ret = 0;            /* made at load */
+		goto out;
+	}
+	if (ret) {
+		if (ret == -ELOOP || ret == -ENOTDIR)
+			snprintf(err, errlen, "output '%s' exists and is not a directory", dir);
+		ret = -EEXIST;
+		goto out;
+	}
+	if (scry_dirh_owner(d) != scry_cred_uid(owner)) {
+		snprintf(err, errlen, "output directory '%s' belongs to uid %u: refusing to write in it", dir,
+			 (unsigned)scry_dirh_owner(d));
+		ret = -EPERM;
+	} else if (!snapshot && !scry_dirh_is_empty(d)) {
+		snprintf(err, errlen, "output directory '%s' exists and is not empty: refusing to overwrite it", dir);
+		ret = -EEXIST;
+	}
+out:
+	scry_dirh_unref(d);
+	scry_dirh_unref(parent);
+	return ret;
 }
 
 int session_check_output(struct scry_session *s, char *err, size_t errlen)
 {
-	struct stat st;
-
 	if (s->opts.output) {
 		s->dir = strdup(s->opts.output);
 	} else {
@@ -86,27 +109,30 @@ int session_check_output(struct scry_session *s, char *err, size_t errlen)
 		strftime(name, sizeof(name), "scry-%Y%m%d-%H%M%S", &tm);
 		s->dir = strdup(name);
 	}
-	if (!s->dir || asprintf(&s->kernel_dir, "%s/kernel", s->dir) < 0) {
-		s->kernel_dir = NULL;
+	if (!s->dir) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	if (!s->opts.output)
 		return 0;      /* a default name: session_make_trace_dir finds a free one */
-	if (stat(s->dir, &st) == 0) {
-		if (!S_ISDIR(st.st_mode)) {
-			snprintf(err, errlen, "output '%s' exists and is not a directory", s->dir);
-			return -EEXIST;
-		}
-		if (!dir_is_empty(s->dir)) {
-			snprintf(err, errlen, "output directory '%s' exists and is not empty: refusing to overwrite it", s->dir);
-			return -EEXIST;
-		}
-	} else if (errno != ENOENT) {
-		snprintf(err, errlen, "cannot use output '%s': %s", s->dir, strerror(errno));
-		return -errno;
-	}
-	return 0;
+	return scry_session_check_output(s->dir, s->opts.owner, s->opts.snapshot, err, errlen);
+}
+
+/* A snapshot session's output made (or taken, a directory of the owner): each snapshot is
+ * a trace in it, and the mappings of user call stacks are kept beside them. */
+int session_make_snapshot_base(struct scry_session *s, char *err, size_t errlen)
+{
+	struct scry_dirh *parent;
+	char leaf[256];
+	int ret;
+
+	if (s->root)
+		return 0;
+	if ((ret = scry_dirh_open_parent(&parent, leaf, sizeof(leaf), AT_FDCWD, s->dir, s->opts.owner, err, errlen)))
+		return ret;
+	ret = scry_dirh_mkdir(parent, leaf, SCRY_MKDIR_ANY, &s->root, NULL, err, errlen);
+	scry_dirh_unref(parent);
+	return ret;
 }
 
 /* Make and lock the trace directory: -o's as given (it may exist, empty), or the default
@@ -116,34 +142,39 @@ int session_make_trace_dir(struct scry_session *s, char *err, size_t errlen)
 	char *base = s->dir;
 	int ret = -EEXIST;
 
-	if (s->opts.output)
-		return ctf_trace_dir_make(&s->tdir, s->dir, false, err, errlen);
+	if (s->opts.output) {
+		ret = ctf_trace_dir_make(&s->tdir, AT_FDCWD, s->dir, false, s->opts.owner, err, errlen);
+		goto out;
+	}
 	for (unsigned k = 0; k < 1000 && ret == -EEXIST; k++) {
-		char *name = NULL, *kdir = NULL;
+		char *name = NULL;
 
-		if ((k ? asprintf(&name, "%s-%u", base, k) : asprintf(&name, "%s", base)) < 0 ||
-		    asprintf(&kdir, "%s/kernel", name) < 0) {
-			free(name);
+		if ((k ? asprintf(&name, "%s-%u", base, k) : asprintf(&name, "%s", base)) < 0) {
 			snprintf(err, errlen, "out of memory");
 			return -ENOMEM;
 		}
-		ret = ctf_trace_dir_make(&s->tdir, name, true, err, errlen);
+		ret = ctf_trace_dir_make(&s->tdir, AT_FDCWD, name, true, s->opts.owner, err, errlen);
 		if (ret == 0) {
 			if (s->dir != base)
 				free(s->dir);
-			free(s->kernel_dir);
 			s->dir = name;
-			s->kernel_dir = kdir;
 		} else {
 			free(name);
-			free(kdir);
 		}
 	}
-	if (base != s->dir)
-		free(base);
 	if (ret == -EEXIST)
 		snprintf(err, errlen, "cannot find a free directory name beside '%s'", base);
+	if (base != s->dir)
+		free(base);
+out:
+	if (!ret)
+		s->root = scry_dirh_ref(ctf_trace_dir_root(s->tdir));
 	return ret;
+}
+
+struct scry_dirh *scry_session_root_dir(const struct scry_session *s)
+{
+	return s->root;
 }
 
 const char *scry_session_dir(const struct scry_session *s)
@@ -166,17 +197,17 @@ void session_random_uuid(uint8_t u[16])
 /* The metadata of every event enabled so far, written whole (again when an event is enabled
  * after start: before its first record can be written).  What describes the trace itself
  * (clock offset and uuid, creation time) is fixed by the first write. */
-static int write_metadata_in(struct scry_session *s, const char *kernel_dir, char *err, size_t errlen);
+static int write_metadata_in(struct scry_session *s, struct scry_dirh *kdir, char *err, size_t errlen);
 
 int session_write_metadata(struct scry_session *s, char *err, size_t errlen)
 {
-	return write_metadata_in(s, s->kernel_dir, err, errlen);
+	return write_metadata_in(s, ctf_trace_dir_kernel(s->tdir), err, errlen);
 }
 
-static int write_metadata_in(struct scry_session *s, const char *kernel_dir, char *err, size_t errlen)
+static int write_metadata_in(struct scry_session *s, struct scry_dirh *kdir, char *err, size_t errlen)
 {
 	struct utsname un;
-	char host[256] = "", path[4096];
+	char host[256] = "";
 	struct ctf_trace_info ti = { 0 };
 	struct ctf_stream_class *sc;
 	const char *base = strrchr(s->dir, '/');
@@ -219,8 +250,7 @@ static int write_metadata_in(struct scry_session *s, const char *kernel_dir, cha
 	ti.nstreams = s->nchans;
 	while (ti.nstreams && s->chans[ti.nstreams - 1]->opts.kind == SCRY_CHANNEL_METRICS)
 		ti.nstreams--;        /* no stream of their own (they come last) */
-	snprintf(path, sizeof(path), "%s/metadata", kernel_dir);
-	ret = ctf_metadata_write(path, &ti, err, errlen);
+	ret = ctf_metadata_write(kdir, &ti, err, errlen);
 	free(sc);
 	return ret;
 }
@@ -244,7 +274,7 @@ unsigned scry_session_chunks(const struct scry_session *s)
  * next chunk's metadata and streams in a new DIR/kernel. */
 int session_rotate(struct scry_session *s, bool reopen, char *archive, size_t archive_len, char *err, size_t errlen)
 {
-	char end[32], *adir = NULL, *chunk = NULL, *akernel = NULL;
+	char end[32], chunk[128];
 	uint64_t ts = session_now(s);
 	int ret = 0;
 
@@ -254,39 +284,27 @@ int session_rotate(struct scry_session *s, bool reopen, char *archive, size_t ar
 	if (ret)
 		return ret;
 	session_chunk_stamp(end, sizeof(end));
-	if (asprintf(&adir, "%s/archives", s->dir) < 0 ||
-	    asprintf(&chunk, "%s/%s-%s-%u", adir, s->chunk_begin, end, s->chunks) < 0 ||
-	    asprintf(&akernel, "%s/kernel", chunk) < 0) {
-		snprintf(err, errlen, "out of memory");
-		ret = -ENOMEM;
-		goto out;
-	}
-	if ((mkdir(adir, 0755) < 0 && errno != EEXIST) || mkdir(chunk, 0755) < 0 ||
-	    rename(s->kernel_dir, akernel) < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "cannot archive the trace chunk in %s: %s", chunk, strerror(errno));
-		goto out;
-	}
+	snprintf(chunk, sizeof(chunk), "%s-%s-%u", s->chunk_begin, end, s->chunks);
+	if ((ret = ctf_trace_dir_archive(s->tdir, chunk, err, errlen)))
+		return ret;
 	s->chunks++;
 	snprintf(s->chunk_begin, sizeof(s->chunk_begin), "%s", end);
 	if (archive)
-		snprintf(archive, archive_len, "%s", chunk);
+		snprintf(archive, archive_len, "%s/archives/%s", s->dir, chunk);
 	if (!reopen)
-		goto out;
-	if (mkdir(s->kernel_dir, 0755) < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "cannot make '%s' for the next chunk: %s", s->kernel_dir, strerror(errno));
-		goto out;
-	}
-	if ((ret = session_write_metadata(s, err, errlen)))
-		goto out;
+		return 0;
+	return session_open_chunk(s, ts, err, errlen);
+}
+
+int session_open_chunk(struct scry_session *s, uint64_t ts, char *err, size_t errlen)
+{
+	int ret;
+
+	if ((ret = ctf_trace_dir_new_chunk(s->tdir, err, errlen)) || (ret = session_write_metadata(s, err, errlen)))
+		return ret;
 	for (size_t i = 0; i < s->nchans && !ret; i++)
 		if (s->chans[i]->consumer)
 			ret = scry_consumer_rotate_open(s->chans[i]->consumer, ts, err, errlen);
-out:
-	free(adir);
-	free(chunk);
-	free(akernel);
 	return ret;
 }
 
@@ -310,12 +328,14 @@ int scry_session_rotate(struct scry_session *s, char *archive, size_t archive_le
 	return ret;
 }
 
-int scry_session_snapshot(struct scry_session *s, const char *dir, uint64_t max_bytes, uint64_t *bytes,
-			  char *err, size_t errlen)
+int scry_session_snapshot(struct scry_session *s, const char *base, const char *name, uint64_t max_bytes,
+			  uint64_t *bytes, char *err, size_t errlen)
 {
-	char *kdir = NULL;
+	struct scry_dirh *parent = NULL, *bh = NULL;
+	struct ctf_trace_dir *td = NULL;
 	uint64_t budget = 0;
 	unsigned nstreams = 0;
+	char leaf[256];
 	int ret;
 
 	*bytes = 0;
@@ -323,14 +343,20 @@ int scry_session_snapshot(struct scry_session *s, const char *dir, uint64_t max_
 		snprintf(err, errlen, "%s", !s->opts.snapshot ? "not a snapshot session" : "the session is not started");
 		return -EINVAL;
 	}
-	if (asprintf(&kdir, "%s/kernel", dir) < 0) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
+	/* base: the session's output (held since load), or another directory made as needed */
+	if (s->root && !strcmp(base, s->dir)) {
+		bh = scry_dirh_ref(s->root);
+	} else if ((ret = scry_dirh_open_parent(&parent, leaf, sizeof(leaf), AT_FDCWD, base, s->opts.owner, err,
+						errlen)) ||
+		   (ret = scry_dirh_mkdir(parent, leaf, SCRY_MKDIR_ANY, &bh, NULL, err, errlen))) {
+		scry_dirh_unref(parent);
+		return ret;
 	}
-	if (mkdir(dir, 0755) < 0 || mkdir(kdir, 0755) < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "cannot make the snapshot directory %s: %s", dir, strerror(errno));
-		free(kdir);
+	scry_dirh_unref(parent);
+	if ((ret = ctf_trace_dir_make_in(&td, bh, name, true, err, errlen))) {
+		if (ret == -EEXIST)
+			snprintf(err, errlen, "cannot make the snapshot directory %s/%s: it exists", base, name);
+		scry_dirh_unref(bh);
 		return ret;
 	}
 	for (size_t i = 0; i < s->nchans; i++)
@@ -338,39 +364,29 @@ int scry_session_snapshot(struct scry_session *s, const char *dir, uint64_t max_
 			nstreams += (unsigned)scry_probes_ncpus(s->chans[i]->probes);
 	if (max_bytes && nstreams)
 		budget = max_bytes / nstreams ? max_bytes / nstreams : 1;
-	ret = write_metadata_in(s, kdir, err, errlen);
+	ret = write_metadata_in(s, ctf_trace_dir_kernel(td), err, errlen);
 	for (size_t i = 0; i < s->nchans && !ret; i++) {
 		uint64_t b = 0;
 
 		if (!s->chans[i]->consumer)
 			continue;
-		ret = scry_consumer_snapshot(s->chans[i]->consumer, kdir, budget, &b, err, errlen);
+		ret = scry_consumer_snapshot(s->chans[i]->consumer, td, budget, &b, err, errlen);
 		*bytes += b;
 	}
-	free(kdir);
+	ctf_trace_dir_close(td, !ret);     /* a failed snapshot leaves nothing of itself */
+	scry_dirh_unref(bh);
 	return ret;
 }
 
 /* At stop, after the streams are closed: DIR/kernel moved to the archives as the last chunk. */
 int session_rename_last_chunk(struct scry_session *s, char *err, size_t errlen)
 {
-	char end[32], *chunk = NULL, *akernel = NULL;
-	int ret = 0;
+	char end[32], chunk[128];
+	int ret;
 
 	session_chunk_stamp(end, sizeof(end));
-	if (asprintf(&chunk, "%s/archives/%s-%s-%u", s->dir, s->chunk_begin, end, s->chunks) < 0 ||
-	    asprintf(&akernel, "%s/kernel", chunk) < 0) {
-		free(chunk);
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	if (mkdir(chunk, 0755) < 0 || rename(s->kernel_dir, akernel) < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "cannot archive the last trace chunk in %s: %s", chunk, strerror(errno));
-	} else {
+	snprintf(chunk, sizeof(chunk), "%s-%s-%u", s->chunk_begin, end, s->chunks);
+	if (!(ret = ctf_trace_dir_archive(s->tdir, chunk, err, errlen)))
 		s->chunks++;
-	}
-	free(chunk);
-	free(akernel);
 	return ret;
 }

@@ -109,18 +109,14 @@ int scry_session_create(struct scry_session **out, const struct scry_session_opt
 	if ((ret = scry_clock_check(s->opts.clock, err, errlen)))
 		goto fail;
 	s->has_trace = wants_trace(&s->opts);
-	ret = s->has_trace ? session_check_output(s, err, errlen) : 0;
+	if (s->opts.snapshot && !s->opts.output) {
+		snprintf(err, errlen, "a snapshot session needs an output directory");
+		ret = -EINVAL;
+		goto fail;
+	}
+	ret = s->has_trace || s->opts.snapshot ? session_check_output(s, err, errlen) : 0;
 	if (ret)
 		goto fail;
-	if (s->opts.snapshot) {
-		if (!s->opts.output) {
-			snprintf(err, errlen, "a snapshot session needs an output directory");
-			ret = -EINVAL;
-			goto fail;
-		}
-		if (!(s->dir = strdup(s->opts.output)))
-			goto oom;
-	}
 	s->cat = o->catalog ? o->catalog : scry_catalog_open(NULL, err, errlen);
 	if (!s->cat) {
 		ret = -ENOENT;
@@ -195,7 +191,9 @@ int scry_session_load(struct scry_session *s, char *err, size_t errlen)
 	/* the trace directory first (destroy removes it if the session never starts), then its
 	 * guardian (which unmaps the BPF maps of a session prepared ahead: it holds none) */
 	if (session_has_trace(s) && ((ret = session_make_trace_dir(s, err, errlen)) ||
-			     (ret = scry_guard_start(&s->guard, s->dir, err, errlen))))
+			     (ret = scry_guard_start(&s->guard, ctf_trace_dir_root(s->tdir), err, errlen))))
+		return ret;
+	if (s->opts.snapshot && (ret = session_make_snapshot_base(s, err, errlen)))
 		return ret;
 	t1 = scry_monotonic_ns();
 	s->load_times.dir_ns = t1 - t0;
@@ -461,19 +459,7 @@ int scry_session_resume(struct scry_session *s, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	if (s->chunk_closed) {      /* a new chunk in DIR/kernel */
-		uint64_t ts = session_now(s);
-
-		if (mkdir(s->kernel_dir, 0755) < 0) {
-			ret = -errno;
-			snprintf(err, errlen, "cannot make '%s' for the next chunk: %s", s->kernel_dir, strerror(errno));
-			return ret;
-		}
-		if ((ret = session_write_metadata(s, err, errlen)))
-			return ret;
-		for (size_t i = 0; i < s->nchans && !ret; i++)
-			if (s->chans[i]->consumer)
-				ret = scry_consumer_rotate_open(s->chans[i]->consumer, ts, err, errlen);
-		if (ret)
+		if ((ret = session_open_chunk(s, session_now(s), err, errlen)))
 			return ret;
 		session_chunk_stamp(s->chunk_begin, sizeof(s->chunk_begin));
 		s->chunk_closed = false;
@@ -551,8 +537,8 @@ void scry_session_destroy(struct scry_session *s)
 	free(s->cgroup_fds);
 	if (s->cat != s->opts.catalog)
 		scry_catalog_close(s->cat);
+	scry_dirh_unref(s->root);
 	free(s->dir);
-	free(s->kernel_dir);
 	free(s);
 }
 

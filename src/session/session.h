@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "util/dirh.h"
 #include <sys/types.h>
 #include "catalog/catalog.h"
 
@@ -68,6 +69,9 @@ struct scry_channel_opts {
 struct scry_session_opts {
 	const char *output;             /* trace directory; NULL: ./scry-YYYYmmdd-HHMMSS, none when
 					 * a channel has a sink or counts */
+	/* whose rights the trace's directories and files are made, written and removed with
+	 * (util/runas.h: scryd's session owner; valid while the session is); NULL: scry's own */
+	const struct scry_cred *owner;
 	const struct scry_channel_opts *channels;   /* NULL/0: one channel of the defaults */
 	size_t nchannels;
 	struct scry_catalog *catalog;   /* the caller's, open until destroy (a catalog reads
@@ -249,12 +253,21 @@ int scry_session_pump_start(struct scry_session *s, struct scry_loop *l, uint64_
 			    void (*after_poll)(void *ctx, uint64_t now), void *ctx, struct scry_session_pump **out);
 /* Cancel its timers (before scry_session_stop). */
 void scry_session_pump_stop(struct scry_session_pump *p);
-/* A snapshot session's channels, as they are now, written as a complete trace in dir (made
- * here; it must not exist): each stream at most max_bytes (0: no bound) of its newest
+/* An output directory as a session would take it, checked with owner's rights (NULL: scry's
+ * own) before anything is made: its parent exists and may be written in; it does not exist,
+ * or is a directory of the owner, empty (but a snapshot session's output: snapshot).  0, or
+ * -errno with the reason in err. */
+int scry_session_check_output(const char *dir, const struct scry_cred *owner, bool snapshot, char *err,
+			      size_t errlen);
+/* The trace's directory (a snapshot session's output), held from load to destroy: what
+ * goes beside the trace (metrics.prom) is written in it.  NULL before load. */
+struct scry_dirh *scry_session_root_dir(const struct scry_session *s);
+/* A snapshot session's channels, as they are now, written as a complete trace in base/name
+ * (base made if missing, a directory of the owner; name made here, it must not exist): each stream at most max_bytes (0: no bound) of its newest
  * packets, and the metadata of every event enabled.  Recording goes on.  *bytes: the bytes
  * of the streams written.  0 or -errno. */
-int scry_session_snapshot(struct scry_session *s, const char *dir, uint64_t max_bytes, uint64_t *bytes,
-			  char *err, size_t errlen);
+int scry_session_snapshot(struct scry_session *s, const char *base, const char *name, uint64_t max_bytes,
+			  uint64_t *bytes, char *err, size_t errlen);
 /* Rotation (LTTng's): the current trace chunk — every stream and the metadata, in DIR/kernel
  * — closed and moved whole to DIR/archives/<begin>-<end>-<index>/kernel, a trace babeltrace2
  * reads alone; the next chunk starts in DIR/kernel at once (no event lost or repeated: the

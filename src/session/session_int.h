@@ -85,7 +85,8 @@ struct scry_session {
 	struct scry_session_opts opts;
 	struct scry_catalog *cat;
 	char *dir;                       /* trace directory */
-	char *kernel_dir;
+	struct scry_dirh *root;          /* the trace directory, or a snapshot session's output
+					  * (made at load, held until destroy) */
 	struct scry_channel **chans;     /* stream class id = index */
 	size_t nchans;
 	uint8_t uuid[16];
@@ -118,11 +119,16 @@ struct scry_channel *session_channel(const struct scry_session *s, const char *n
 /* output.c */
 /* Now on the session's trace clock (what its events are stamped with). */
 uint64_t session_now(const struct scry_session *s);
-/* At create: the trace directory's name (-o's, or a default one), -o's checked (a directory
- * that exists must be empty). */
+/* At create: the trace directory's name (-o's, or a default one), -o's checked with the
+ * owner's rights (its parent exists and may be written; a directory that exists must be the
+ * owner's and empty, but a snapshot session's). */
 int session_check_output(struct scry_session *s, char *err, size_t errlen);
 /* At load: the trace directory made and locked (a default name made free with -1, -2...). */
 int session_make_trace_dir(struct scry_session *s, char *err, size_t errlen);
+/* At load: a snapshot session's output, where its snapshots go. */
+int session_make_snapshot_base(struct scry_session *s, char *err, size_t errlen);
+/* A new chunk in DIR/kernel: its metadata, every channel's streams from ts. */
+int session_open_chunk(struct scry_session *s, uint64_t ts, char *err, size_t errlen);
 /* A random (version 4) uuid. */
 void session_random_uuid(uint8_t u[16]);
 int session_write_metadata(struct scry_session *s, char *err, size_t errlen);

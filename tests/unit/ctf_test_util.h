@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "catalog/catalog.h"
@@ -201,12 +203,32 @@ static inline char *t_metadata_text(const struct ctf_trace_info *ti, const struc
 	return ctf_metadata_text(ti, err, errlen);
 }
 
+/* The metadata written as path (DIR/metadata), through a handle on DIR. */
 static inline int t_metadata_write(const char *path, const struct ctf_trace_info *ti,
 				   const struct scry_event *const *evs, size_t n, char *err, size_t errlen)
 {
+	char dir[512];
+	struct scry_dirh *d;
+	int ret;
+
+	snprintf(dir, sizeof(dir), "%.*s", (int)(strrchr(path, '/') - path), path);
 	t_stream.events = evs;
 	t_stream.nevents = n;
-	return ctf_metadata_write(path, ti, err, errlen);
+	if ((ret = scry_dirh_open(&d, AT_FDCWD, dir, NULL, err, errlen)))
+		return ret;
+	ret = ctf_metadata_write(d, ti, err, errlen);
+	scry_dirh_unref(d);
+	return ret;
+}
+
+/* A handle on path (a directory made if missing), or NULL. */
+static inline struct scry_dirh *t_dirh(const char *path)
+{
+	char err[256];
+	struct scry_dirh *d = NULL;
+
+	mkdir(path, 0750);
+	return scry_dirh_open(&d, AT_FDCWD, path, NULL, err, sizeof(err)) ? NULL : d;
 }
 
 #endif

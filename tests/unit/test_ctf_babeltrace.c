@@ -96,9 +96,14 @@ static void build_trace(void)
 	if (t_metadata_write(path, &ti, t_events, T_NEVENTS, err, sizeof(err)) != 0)
 		fail_msg("metadata: %s", err);
 
+	snprintf(path, sizeof(path), "%s/index", kdir);
+	struct scry_dirh *kd = t_dirh(kdir), *id = t_dirh(path);
+
+	assert_non_null(kd);
+	assert_non_null(id);
 	for (unsigned cpu = 0; cpu < 3; cpu++) {
 		struct ctf_stream_opts o = {
-			.dir = kdir, .channel = "channel0", .cpu = cpu, .uuid = t_uuid,
+			.kdir = kd, .idir = id, .channel = "channel0", .cpu = cpu, .uuid = t_uuid,
 			.stream_id = 0, .stream_instance_id = cpu, .packet_size = 4096,
 			.start_ts = TS0 - 500,
 		};
@@ -187,6 +192,8 @@ static void build_trace(void)
 	assert_true(ctf_stream_stats(s[0])->packets >= 5);
 	for (unsigned cpu = 0; cpu < 3; cpu++)
 		assert_int_equal(ctf_stream_close(s[cpu], TS0 + 400000, NULL), 0);
+	scry_dirh_unref(kd);
+	scry_dirh_unref(id);
 }
 
 /* Run cmd with stdout and stderr into files; returns the exit status (-1 if abnormal). */

@@ -21,15 +21,25 @@ struct pkt {
 };
 
 static char tmpdir[64];
+static struct scry_dirh *kd, *id;       /* tmpdir and tmpdir/index */
 
 static int setup(void **state)
 {
+	char idx[96];
+
 	strcpy(tmpdir, "/tmp/scry-ctf-stream-XXXXXX");
-	return mkdtemp(tmpdir) ? 0 : -1;
+	if (!mkdtemp(tmpdir))
+		return -1;
+	snprintf(idx, sizeof(idx), "%s/index", tmpdir);
+	kd = t_dirh(tmpdir);
+	id = t_dirh(idx);
+	return kd && id ? 0 : -1;
 }
 
 static int teardown(void **state)
 {
+	scry_dirh_unref(kd);
+	scry_dirh_unref(id);
 	rm_rf(tmpdir);
 	return 0;
 }
@@ -37,7 +47,7 @@ static int teardown(void **state)
 static struct ctf_stream *open_stream(unsigned cpu, size_t packet_size, uint64_t start_ts)
 {
 	struct ctf_stream_opts o = {
-		.dir = tmpdir, .channel = "channel0", .cpu = cpu, .uuid = t_uuid,
+		.kdir = kd, .idir = id, .channel = "channel0", .cpu = cpu, .uuid = t_uuid,
 		.stream_id = 0, .stream_instance_id = cpu, .packet_size = packet_size,
 		.start_ts = start_ts,
 	};
@@ -336,7 +346,7 @@ static void test_flush_and_close_rules(void **state)
 static void test_refusals(void **state)
 {
 	struct ctf_stream_opts o = {
-		.dir = tmpdir, .channel = "channel0", .cpu = 6, .uuid = t_uuid,
+		.kdir = kd, .idir = id, .channel = "channel0", .cpu = 6, .uuid = t_uuid,
 		.stream_instance_id = 6, .packet_size = 50, .start_ts = 0,
 	};
 	char err[256] = "", path[128];
@@ -376,10 +386,19 @@ static void test_refusals(void **state)
 	snprintf(path, sizeof(path), "%s/channel0_7", tmpdir);
 	assert_int_equal(access(path, F_OK), -1);
 
-	/* Missing directory. */
-	o.dir = "/nonexistent/scry";
+	/* No directory. */
+	o.kdir = NULL;
 	assert_null(ctf_stream_open(&o, err, sizeof(err)));
-	assert_non_null(strstr(err, "/nonexistent/scry"));
+	assert_non_null(strstr(err, "missing directory"));
+
+	/* A symlink where the stream file goes is not followed: refused, its target untouched. */
+	snprintf(path, sizeof(path), "%s/channel0_9", tmpdir);
+	assert_int_equal(symlink("/nonexistent-scry-target", path), 0);
+	o.kdir = kd;
+	o.cpu = 9;
+	assert_null(ctf_stream_open(&o, err, sizeof(err)));
+	assert_non_null(strstr(err, "channel0_9"));
+	assert_int_equal(access("/nonexistent-scry-target", F_OK), -1);
 }
 
 /* Many packets with events of varying sizes: every byte comes back in order. */
