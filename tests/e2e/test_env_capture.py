@@ -27,7 +27,8 @@ def streams_hold(trace, text):
 
 
 def record_env(scry, out, *opts, cmd=("sh", "-c", "/bin/true")):
-    p = subprocess.run([scry, "record", "-q", "-o", str(out), "-e", "syscall:execve", *opts, "--", *cmd],
+    p = subprocess.run([scry, "record", "-q", "-o", str(out), "-e", "syscall:execve,syscall:execveat", *opts,
+                        "--", *cmd],
                        capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL, env=ENV)
     assert p.returncode == 0, p.stderr
     return read_trace(out)
@@ -37,10 +38,10 @@ def execs(tr):
     return [e["fields"] for e in tr.events if e["name"] == "syscall_entry_execve"]
 
 
-def metadata_execve(trace):
-    """The field lines of syscall_entry_execve in the trace's metadata."""
+def metadata_entry(trace, name):
+    """The field lines of syscall_entry_NAME in the trace's metadata."""
     text = Path(trace, "kernel", "metadata").read_text()
-    body = text[text.index('name = "syscall_entry_execve";'):]
+    body = text[text.index(f'name = "syscall_entry_{name}";'):]
     return body[:body.index("};")]
 
 
@@ -55,11 +56,13 @@ def test_default_no_env_strings(scry, tmp_path):
     assert all(isinstance(e["envp"], int) and e["envp"] > 0x1000 for e in ex)
     assert "_envp_length" not in ex[0] and "_envp_ptr" not in ex[0]
     assert ex[0]["argv"] == ["sh", "-c", "/bin/true"]        # argv is still recorded
-    meta = metadata_execve(out)
-    # lttng-modules: ctf_integer_hex(char *const *, envp, envp)
-    assert re.search(r"integer \{ size = 64; align = 8; signed = 0; encoding = none; base = 16; \} _envp;", meta)
-    assert re.search(r"integer \{ size = 32;[^}]*\} __envp_count;", meta)
-    assert "_envp[" not in meta
+    for name in ("execve", "execveat"):
+        meta = metadata_entry(out, name)
+        # lttng-modules: ctf_integer_hex(char *const *, envp, envp) (execveat: ctf_integer)
+        assert re.search(r"integer \{ size = 64; align = 8; signed = 0; encoding = none; base = 16; \} _envp;",
+                         meta), name
+        assert re.search(r"integer \{ size = 32;[^}]*\} __envp_count;", meta), name
+        assert "_envp[" not in meta and "__envp_ptr" not in meta, name
 
 
 def test_capture_env_strings(scry, tmp_path):
