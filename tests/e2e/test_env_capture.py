@@ -6,6 +6,7 @@ strace 6.1 does: "0x7ffd... /* N vars */" without -v, the strings with -v (and r
 only then, --record too).  The secret is passed in the environment, never in argv, and the
 raw stream files are searched for it, so a string the metadata does not declare is found
 too."""
+import json
 import os
 import re
 import shutil
@@ -15,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from conftest import read_trace
+from test_daemon import daemon  # noqa: F401 (fixture)
 
 SECRET = "topsecret-2f9c1e"
 ENV = {"PATH": "/usr/bin:/bin", "LANG": "C", "SCRY_SECRET_ENV": SECRET}
@@ -117,3 +119,40 @@ def test_trace_envp_as_strace(scry, tmp_path, opts):
     else:
         assert ours[0] == 'execve("/usr/bin/env", ["env", "FOO=bar", "/bin/true"], ADDR /* 3 vars */) = 0'
         assert ours[1] == 'execve("/bin/true", ["/bin/true"], ADDR /* 4 vars */) = 0'
+
+
+def test_daemon_session_default(daemon, tmp_path):
+    """A daemon session records execve's environment as LTTng does: no string, whoever runs."""
+    out = tmp_path / "dtrace"
+    daemon.run("create", "envs", "-o", out)
+    daemon.run("enable-event", "-k", "--syscall", "execve")
+    daemon.run("add-context", "-k", "-t", "pid")
+    daemon.run("start")
+    p = subprocess.Popen(["/usr/bin/env", "/bin/true"], env=ENV)    # two execs, one pid
+    assert p.wait(timeout=60) == 0
+    daemon.run("stop")
+    assert streams_hold(out, SECRET) == []
+    mine = [e["fields"] for e in read_trace(out).events
+            if e["name"] == "syscall_entry_execve" and e["pid"] == p.pid]
+    assert [e["filename"] for e in mine] == ["/usr/bin/env", "/bin/true"], mine
+    assert [e["_envp_count"] for e in mine] == [len(ENV), len(ENV)]
+    assert all(isinstance(e["envp"], int) and e["envp"] > 0x1000 for e in mine)
+    daemon.run("destroy")
+
+
+@pytest.mark.parametrize("opts", [[], ["-v"]], ids=["default", "v"])
+def test_trace_json_envp(scry, tmp_path, opts):
+    """--json: the environment's pointer and count; its strings ("value") with -v only."""
+    out = tmp_path / "trace.json"
+    p = subprocess.run([scry, "trace", "--json", *opts, "-e", "trace=execve", "-o", str(out), "--", "/bin/true"],
+                       env=ENV, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    ev, = [json.loads(l) for l in out.read_text().splitlines() if '"syscall":"execve"' in l]
+    envp = ev["args"][2]
+    assert envp["name"] == "envp" and envp["count"] == len(ENV) and envp["ptr"] > 0x1000
+    assert envp["text"] == (f"0x{envp['ptr']:x} /* {len(ENV)} vars */" if not opts else
+                            '["PATH=/usr/bin:/bin", "LANG=C", "SCRY_SECRET_ENV=' + SECRET + '"]')
+    if opts:
+        assert envp["value"] == ["PATH=/usr/bin:/bin", "LANG=C", f"SCRY_SECRET_ENV={SECRET}"]
+    else:
+        assert "value" not in envp and SECRET not in out.read_text()
