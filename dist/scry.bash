@@ -62,6 +62,9 @@ _scry()
 	--clock)
 		COMPREPLY=($(compgen -W "monotonic boot tai" -- "$cur"))
 		return ;;
+	--capture)
+		COMPREPLY=($(compgen -W "env" -- "$cur"))
+		return ;;
 	-o|--output|--output-path|-i|--input-path|--record|--config|-C|--metrics|--spans|--track-cgroup)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return ;;

@@ -136,7 +136,8 @@ enum scry_sop_kind {
 	                       * uint64 the pointer, uint32 its count of pointers (at most
 	                       * SCRY_STRV_COUNT_MAX counted; SCRY_STRV_UNREADABLE when the array
 	                       * cannot be read), uint32 n, then its first n strings (n <= max,
-	                       * each at most `elem` bytes with the NUL) */
+	                       * each at most `elem` bytes with the NUL); SCRY_SOPF_COUNT:
+	                       * the pointer and the count alone, no string read */
 	SCRY_SOP_IOV,         /* uint32 n, then n iovecs of the array at argument `arg` (length as
 	                       * SEQ, n <= max), each {u64 iov_base, u64 iov_len, uint32 dn, dn
 	                       * bytes read from iov_base}: dn <= iov_len and `elem`, all the dn
@@ -184,6 +185,8 @@ enum scry_sop_len {          /* SEQ: where its length comes from */
 #define SCRY_SOPF_NESTED  0x08
 #define SCRY_SOPF_PAIR    0x20   /* FILE: the two fds of the int[2] at argument `arg` */
 #define SCRY_SOPF_RETDATA 0x10   /* IOV: the data bytes together <= the return value (0 if < 0) */
+#define SCRY_SOPF_COUNT   0x40   /* STRV: uint64 pointer, uint32 count; no string is read
+				  * (execve's envp without --capture env: LTTng's layout) */
 
 #define SCRY_MAX_SC_OPS   8
 #define SCRY_SEQ_MAX      4096   /* bytes one SEQ operation copies at most (--snaplen bound) */

@@ -325,6 +325,27 @@ static long strv_copy_one(__u32 i, void *data)
 	return 0;
 }
 
+/* STRV with SCRY_SOPF_COUNT: the array's pointer and its count of pointers; no string is
+ * read (execve's envp unless --capture env).  An array that cannot be read is a fault. */
+static __always_inline void op_strv_count(struct area *a, const struct scry_sc_op *op, __u32 pos)
+{
+	struct strv_walk w = { .arr = a->src[op->arg & 7] };
+	__u8 *buf = a->buf;
+
+	if (w.arr)
+		bpf_loop(SCRY_STRV_COUNT_MAX, strv_count_one, &w, 0);
+	if (w.bad) {
+		a->faults++;
+		if (!w.count)
+			w.count = SCRY_STRV_UNREADABLE;
+	}
+	if (pos <= SCRY_EVENT_MAX) {
+		WR(__u64, buf, pos, a->regs[op->arg & 7]);
+		WR(__u32, buf, pos + 8, w.count);
+	}
+	a->pos = pos + 12;
+}
+
 /* STRV (scry_abi.h): the array's pointer, count, n, then n strings, read at src (see struct
  * area): as many as the operation asks (op->max) and the event holds; the pointers after
  * them are counted.  An array or string that cannot be read is a fault. */
@@ -437,7 +458,11 @@ static __always_inline long sc_op_body(struct area *a, const struct scry_sc_op *
 			op_seq(a, op, pos);
 		break;
 	case SCRY_SOP_STRV:
-		if (kinds & SCRY_SOP_BIT(SCRY_SOP_STRV))
+		if (!(kinds & SCRY_SOP_BIT(SCRY_SOP_STRV)))
+			break;
+		if (op->flags & SCRY_SOPF_COUNT)
+			op_strv_count(a, op, pos);
+		else
 			op_strv(a, op, pos);
 		break;
 	case SCRY_SOP_IOV:

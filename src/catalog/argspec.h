@@ -113,4 +113,10 @@ static inline bool scry_akind_captures(enum scry_akind k)
 	       k == SCRY_A_IOVEC || k == SCRY_A_MSGHDR || k == SCRY_A_FDSET || k == SCRY_A_DIRENTS;
 }
 
+/* The environment of execve and execveat: a strv argument right after another (argv). */
+static inline bool scry_argspec_is_env(const struct scry_argspec *spec, unsigned i)
+{
+	return spec[i].kind == SCRY_A_STRV && i > 0 && spec[i - 1].kind == SCRY_A_STRV;
+}
+
 #endif /* SCRY_CATALOG_ARGSPEC_H */

@@ -417,6 +417,28 @@ int scry_catalog_set_capture(struct scry_catalog *cat, const struct scry_capture
 	return 0;
 }
 
+int scry_capture_opts_parse(const char *list, unsigned *what, char *err, size_t errlen)
+{
+	static const struct { const char *name; unsigned bit; } names[] = { { "env", SCRY_CAPTURE_ENV } };
+	const char *p = list;
+
+	*what = 0;
+	do {
+		size_t n = strcspn(p, ","), k;
+
+		for (k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+			if (strlen(names[k].name) == n && !strncmp(p, names[k].name, n))
+				break;
+		if (k == sizeof(names) / sizeof(names[0])) {
+			snprintf(err, errlen, "invalid --capture '%s' (expected: %s)", list, SCRY_CAPTURE_VALUES);
+			return -1;
+		}
+		*what |= names[k].bit;
+		p += n;
+	} while (*p++);
+	return 0;
+}
+
 const struct scry_event *scry_catalog_syscall_entry(struct scry_catalog *cat, const struct scry_syscall *sc)
 {
 	size_t i;

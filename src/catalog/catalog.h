@@ -131,7 +131,18 @@ struct scry_capture_opts {
 	unsigned max_elems;    /* struct arrays: elements kept */
 	const char *fetch;     /* uprobes: members by path to record too, comma-separated
 	                        * ("req->hdr.len,s.count": --fetch), or NULL */
+	unsigned what;         /* SCRY_CAPTURE_*: sensitive payloads, recorded only when asked */
 };
+
+/* --capture LIST: what is left out unless asked for. */
+enum {
+	SCRY_CAPTURE_ENV = 1 << 0,   /* execve's environment strings (else its pointer and count) */
+};
+#define SCRY_CAPTURE_VALUES "env"   /* the valid names of --capture, for messages */
+
+/* LIST ("env", comma-separated) as SCRY_CAPTURE_* bits in *what; -1 with a one-line reason
+ * naming the valid values in err. */
+int scry_capture_opts_parse(const char *list, unsigned *what, char *err, size_t errlen);
 
 struct scry_catalog;
 

@@ -194,6 +194,35 @@ static bool add_special(struct builder *b, const struct scry_syscall *sc, unsign
 	return false;
 }
 
+/* A string array (argv, envp) as SCRY_SOP_STRV writes it: _X_ptr, _X_count, then its
+ * strings; an environment without --capture env as LTTng records it, the pointer `X`
+ * (uint64, hexadecimal), then _X_count, and no string read (SCRY_SOPF_COUNT). */
+static bool add_strv(struct builder *b, const struct scry_syscall *sc, unsigned i,
+		     const struct scry_capture_opts *o)
+{
+	const char *name = sc->args[i].name;
+	struct scry_field *f;
+	struct scry_sc_op *op;
+
+	if (scry_argspec_is_env(sc->spec, i) && !(o->what & SCRY_CAPTURE_ENV)) {
+		if (!(f = scry_event_add(b, name, SCRY_F_INT, 8, false)) ||
+		    !add_aux(b, name, "count", 4, i, SCRY_AUX_COUNT))
+			return false;
+		f->base = 16;
+		f->arg = (int)i;
+		add_op(b->ev, SCRY_SOP_STRV, i)->flags = SCRY_SOPF_COUNT;
+		return true;
+	}
+	if (!add_aux(b, name, "ptr", 8, i, SCRY_AUX_PTR) || !add_aux(b, name, "count", 4, i, SCRY_AUX_COUNT) ||
+	    !(f = add_seq(b, name, SCRY_F_STRSEQ, 1)))
+		return false;
+	f->arg = (int)i;
+	op = add_op(b->ev, SCRY_SOP_STRV, i);
+	op->elem = (uint16_t)(o->strsize ? o->strsize + 2 : 1024);
+	op->max = SCRY_STRV_MAX;
+	return true;
+}
+
 /* A captured argument (a direction kind, or strv) as a field written by an operation;
  * false when it cannot be captured with these options (then it stays a plain pointer). */
 static bool add_capture(struct builder *b, const struct scry_syscall *sc, unsigned i,
@@ -206,14 +235,9 @@ static bool add_capture(struct builder *b, const struct scry_syscall *sc, unsign
 	struct scry_sc_op *op;
 	unsigned elem = 1, max;
 
-	if (a->kind == SCRY_A_STRV) {   /* the layout of SCRY_SOP_STRV */
-		if (!add_aux(b, name, "ptr", 8, i, SCRY_AUX_PTR) || !add_aux(b, name, "count", 4, i, SCRY_AUX_COUNT) ||
-		    !(f = add_seq(b, name, SCRY_F_STRSEQ, 1)))
+	if (a->kind == SCRY_A_STRV) {
+		if (!add_strv(b, sc, i, o))
 			goto nomem;
-		f->arg = (int)i;
-		op = add_op(b->ev, SCRY_SOP_STRV, i);
-		op->elem = (uint16_t)(o->strsize ? o->strsize + 2 : 1024);
-		op->max = SCRY_STRV_MAX;
 		return true;
 	}
 	switch (a->kind) {

@@ -61,6 +61,9 @@ static void usage(FILE *f)
 		"      --packet-size SIZE CTF packet size (default 1M)\n"
 		"      --snaplen N        capture up to N bytes (at most 4096) of the data buffers of\n"
 		"                         read/write/send/recv... (default 0: their pointer only)\n"
+		"      --capture LIST     also record what is left out by default (comma-separated):\n"
+		"                         'env': execve's environment strings (default: as LTTng, the\n"
+		"                         envp pointer, and its count in _envp_count)\n"
 		"      --fetch LIST       uprobes: members by path recorded too, as fields\n"
 		"                         ('req->hdr.len,s.count': through a pointer parameter or\n"
 		"                         variable in a register, within a struct in the frame)\n"
@@ -99,7 +102,7 @@ struct record_args {
 static int parse_args(int argc, char **argv, struct record_args *a, char *err, size_t errlen)
 {
 	enum { OPT_DURATION = 256, OPT_BUFFER, OPT_PACKET, OPT_SNAPLEN, OPT_CHANNEL, OPT_USERSPACE_PROBE, OPT_METRICS,
-	       OPT_FETCH, OPT_SPANS };
+	       OPT_FETCH, OPT_SPANS, OPT_CAPTURE };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "event", required_argument, NULL, 'e' },
@@ -114,6 +117,7 @@ static int parse_args(int argc, char **argv, struct record_args *a, char *err, s
 		{ "buffer-size", required_argument, NULL, OPT_BUFFER },
 		{ "packet-size", required_argument, NULL, OPT_PACKET },
 		{ "snaplen", required_argument, NULL, OPT_SNAPLEN },
+		{ "capture", required_argument, NULL, OPT_CAPTURE },
 		{ "fetch", required_argument, NULL, OPT_FETCH },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -226,6 +230,10 @@ static int parse_args(int argc, char **argv, struct record_args *a, char *err, s
 				return -EINVAL;
 			}
 			a->so.capture.snaplen = (unsigned)size;
+			break;
+		case OPT_CAPTURE:
+			if (scry_capture_opts_parse(optarg, &a->so.capture.what, err, errlen))
+				return -EINVAL;
 			break;
 		case 'q':
 			a->quiet = true;

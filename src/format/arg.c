@@ -10,7 +10,8 @@
  *    argument that was not recorded prints as "?".
  *  - argv and envp are both STRV: a STRV argument preceded by another STRV argument
  *    (spec[-1], when val points into all[]) is the environment, shown as
- *    "0x7ffd... / * 25 vars * /" (the count of the whole array) unless verbose.  A NULL
+ *    "0x7ffd... / * 25 vars * /" (the count of the whole array) unless verbose, and so
+ *    even verbose when its strings were not recorded (p NULL: no --capture env).  A NULL
  *    array prints as NULL, one that could not be read as its pointer; a list of which not
  *    every string was recorded ends with "...".
  *  - some sets depend on another argument of the call and are resolved here: "sockproto"
@@ -375,32 +376,41 @@ static bool is_envp(const struct scry_argspec *spec, const struct scry_argval *v
 	return spec[-1].kind == SCRY_A_STRV;
 }
 
+/* strace 6's environment without -v: 0x7ffd... / * 25 vars * /; without the pointer,
+ * strace 4's form. */
+static void put_env_count(struct outbuf *ob, const struct scry_argval *val, uint32_t count)
+{
+	bool ptr = val->have_ptr || val->v;
+
+	if (ptr)
+		put_pointer(ob, val);
+	ob_puts(ob, ptr ? " /* " : "[/* ");
+	ob_u64(ob, count);
+	ob_puts(ob, count == 1 ? " var */" : " vars */");
+	if (!ptr)
+		ob_putc(ob, ']');
+}
+
 static void put_strv(struct outbuf *ob, const struct scry_argspec *spec, const struct scry_argval *val,
 		     const struct scry_argval *all, const struct scry_fmt_opts *o)
 {
 	unsigned strsize = o ? o->strsize : 32;
 	bool verbose = o && o->verbose;
+	bool env = is_envp(spec, val, all);
 	const uint8_t *s = val->p, *end;
 	uint32_t count = val->have_count ? val->count : val->n;
 
-	if (!val->p || (val->have_ptr && !val->v) || count == SCRY_STRV_UNREADABLE) {
+	/* an environment recorded without its strings (no --capture env): its count alone */
+	if ((!val->p && !(env && val->have_count)) || (val->have_ptr && !val->v) ||
+	    count == SCRY_STRV_UNREADABLE) {
 		put_pointer(ob, val);
 		return;
 	}
-	end = val->p + val->len;
-	if (!verbose && is_envp(spec, val, all)) {
-		/* strace 6: 0x7ffd... / * 25 vars * /; without the pointer, strace 4's form */
-		bool ptr = val->have_ptr || val->v;
-
-		if (ptr)
-			put_pointer(ob, val);
-		ob_puts(ob, ptr ? " /* " : "[/* ");
-		ob_u64(ob, count);
-		ob_puts(ob, count == 1 ? " var */" : " vars */");
-		if (!ptr)
-			ob_putc(ob, ']');
+	if (env && (!verbose || !val->p)) {
+		put_env_count(ob, val, count);
 		return;
 	}
+	end = val->p + val->len;
 	ob_putc(ob, '[');
 	for (uint32_t i = 0; i < val->n && s < end; i++) {
 		const uint8_t *nul = memchr(s, 0, (size_t)(end - s));

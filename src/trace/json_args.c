@@ -128,6 +128,10 @@ void trace_json_arg_value(struct outbuf *ob, const struct trace_call *c, unsigne
 		OB_LIT(ob, ",\"ptr\":");
 		json_u64(ob, v->v);
 	}
+	if (!v->p && spec->kind == SCRY_A_STRV && v->have_count) {   /* envp without its strings */
+		OB_LIT(ob, ",\"count\":");
+		json_u64(ob, v->count);
+	}
 	if (!v->p)
 		return;
 	switch (spec->kind) {

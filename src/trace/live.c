@@ -314,6 +314,10 @@ static void fill_args(const struct scry_event *ev, const struct scry_fieldval *v
 			a->v = vals[i].v;
 			a->have_ptr = scry_akind_captures(sc->spec[f->arg].kind) ||
 				      sc->spec[f->arg].kind == SCRY_A_STRV;
+			if (sc->spec[f->arg].kind == SCRY_A_STRV) {   /* envp: the pointer, no string */
+				a->p = NULL;
+				a->len = 0;
+			}
 		}
 	}
 }

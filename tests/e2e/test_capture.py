@@ -1,9 +1,9 @@
 """tests/e2e/test_capture.py — syscall arguments captured in the kernel and written as CTF
 fields (issue 3): a C workload (tests/workload/syscalls.c) runs a known sequence and prints
-what it saw; `scry record --snaplen 64` must hold exactly those values, read back with
-python3-bt2: buffers written and read, the stat struct filled on exit, pipe fds, socket
-addresses on entry (bind/connect) and on exit (accept), execve's argv/envp, mmap's address,
-a failing call's errno."""
+what it saw; `scry record --snaplen 64 --capture env` must hold exactly those values, read
+back with python3-bt2: buffers written and read, the stat struct filled on exit, pipe fds,
+socket addresses on entry (bind/connect) and on exit (accept), execve's argv/envp, mmap's
+address, a failing call's errno.  (The default envp, without its strings: test_env_capture.)"""
 import json
 import os
 import socket
@@ -19,7 +19,7 @@ def rec(tmp_path_factory, record, workload):
     base = tmp_path_factory.mktemp("capture")
     out = base / "trace"
     prog = workload("syscalls")
-    r = record(out, "--snaplen", "64", "-e", "syscall:*", cmd=[prog, base]).check()
+    r = record(out, "--snaplen", "64", "--capture", "env", "-e", "syscall:*", cmd=[prog, base]).check()
     seen = json.loads(r.stdout.strip().splitlines()[-1])
     seen["prog"], seen["base"] = prog, str(base)
     return seen, read_trace(out)

@@ -67,13 +67,14 @@ def test_trace_child_strings(scry, tmp_path, workload, path):
     assert not [l for l in lines if "(fault)" in l]
 
 
+@pytest.mark.parametrize("capture", [[], ["--capture", "env"]], ids=["default", "capture_env"])
 @pytest.mark.parametrize("path", EXEC_PATHS)
-def test_record_child_strings(scry, record, workload, tmp_path, path):
+def test_record_child_strings(scry, record, workload, tmp_path, path, capture):
     data = tmp_path / "data"
     data.mkdir()
     out = tmp_path / "trace"
     env = {**os.environ, **EXEC_PATHS[path]}
-    p = subprocess.run([scry, "record", "-q", "-o", str(out), "-e", "syscall:*", "--",
+    p = subprocess.run([scry, "record", "-q", "-o", str(out), "-e", "syscall:*", *capture, "--",
                         workload("fault_strings"), data], capture_output=True, text=True, timeout=120,
                        stdin=subprocess.DEVNULL, env=env)
     assert p.returncode == 0, p.stderr
@@ -97,7 +98,11 @@ def test_record_child_strings(scry, record, workload, tmp_path, path):
     en, ex = entry_exit("execve")
     assert en["filename"] == "/bin/true" and ex["ret"] == 0
     assert en["argv"] == ["true", "x"] and en["_argv_count"] == 2
-    assert en["_envp_count"] == seen["envc"] and len(en["envp"]) == seen["envc"]   # every string
+    assert en["_envp_count"] == seen["envc"]
+    if capture:
+        assert len(en["envp"]) == seen["envc"] and "_envp_ptr" in en   # every string
+    else:
+        assert isinstance(en["envp"], int) and en["envp"] > 0x1000     # the pointer alone
     execve = next(e for e in ev if e["name"] == "syscall_entry_execve")
     assert execve["procname"] == "fault_strings"   # the name before exec
     strings = [v for e in tr.events for v in e["fields"].values() if isinstance(v, str)]

@@ -340,10 +340,11 @@ static void test_syscall_events(void **state)
 	assert_int_equal(ex->nops, 2);
 	assert_int_equal(ex->ops[0].kind, SCRY_SOP_RET);
 	assert_int_equal(ex->ops[1].flags & SCRY_SOPF_OK_ONLY, SCRY_SOPF_OK_ONLY);
-	/* execve: argv and envp are string sequences read on entry, each after the array's
-	 * pointer and count of strings (one operation writes the four fields) */
+	/* execve: argv is a string sequence read on entry, after the array's pointer and count
+	 * of strings (one operation writes the four fields); envp, without --capture env, is
+	 * LTTng's uint64 pointer `envp` and the count alone (test_execve_env) */
 	en = scry_catalog_syscall_entry(cat, scry_catalog_syscall_by_name(cat, "execve"));
-	assert_int_equal(en->nfields, 9);
+	assert_int_equal(en->nfields, 7);
 	assert_string_equal(en->fields[1].name, "_argv_ptr");
 	assert_int_equal(en->fields[1].size, 8);
 	assert_int_equal(en->fields[1].base, 16);
@@ -359,14 +360,31 @@ static void test_syscall_events(void **state)
 	assert_string_equal(en->fields[4].name, "argv");
 	assert_int_equal(en->fields[4].length_field, 3);
 	assert_int_equal(en->fields[4].aux, SCRY_AUX_NONE);
-	assert_string_equal(en->fields[5].name, "_envp_ptr");
+	assert_string_equal(en->fields[5].name, "envp");
+	assert_int_equal(en->fields[5].type, SCRY_F_INT);
+	assert_int_equal(en->fields[5].size, 8);
+	assert_int_equal(en->fields[5].base, 16);
+	assert_false(en->fields[5].is_signed);
+	assert_int_equal(en->fields[5].aux, SCRY_AUX_NONE);
 	assert_int_equal(en->fields[5].arg, 2);
-	assert_string_equal(en->fields[8].name, "envp");
+	assert_string_equal(en->fields[6].name, "_envp_count");
+	assert_int_equal(en->fields[6].size, 4);
+	assert_int_equal(en->fields[6].aux, SCRY_AUX_COUNT);
+	assert_int_equal(en->fields[6].arg, 2);
 	assert_int_equal(en->nops, 3);
 	assert_int_equal(en->ops[1].kind, SCRY_SOP_STRV);
 	assert_int_equal(en->ops[1].arg, 1);
+	assert_int_equal(en->ops[1].flags, 0);
+	assert_int_equal(en->ops[1].max, SCRY_STRV_MAX);
 	assert_int_equal(en->ops[2].kind, SCRY_SOP_STRV);
-	assert_int_equal(en->ops[2].max, SCRY_STRV_MAX);
+	assert_int_equal(en->ops[2].arg, 2);
+	assert_int_equal(en->ops[2].flags, SCRY_SOPF_COUNT);
+	/* execveat: the same, its envp the fourth argument */
+	en = scry_catalog_syscall_entry(cat, scry_catalog_syscall_by_name(cat, "execveat"));
+	assert_string_equal(en->fields[6].name, "envp");
+	assert_int_equal(en->fields[6].type, SCRY_F_INT);
+	assert_string_equal(en->fields[7].name, "_envp_count");
+	assert_int_equal(en->ops[3].flags, SCRY_SOPF_COUNT);
 	/* getppid: no argument */
 	en = scry_catalog_syscall_entry(cat, scry_catalog_syscall_by_name(cat, "getppid"));
 	assert_int_equal(en->nfields, 0);
@@ -492,6 +510,53 @@ static void test_io_capture_events(void **state)
 	scry_catalog_close(c2);
 }
 
+/* --capture env: execve's environment strings as argv's; the list's parser */
+static void test_execve_env(void **state)
+{
+	NEED_CAT();
+	struct scry_capture_opts co = { .what = SCRY_CAPTURE_ENV };
+	const struct scry_event *ev;
+	struct scry_catalog *c2;
+	struct scry_fieldval v[7];
+	uint8_t b[64] = { 0 };
+	uint64_t ptr = 0x7ffd2daa1420;
+	uint32_t count = 37;
+	unsigned what = 99;
+	char err[256];
+
+	c2 = scry_catalog_open(NULL, err, sizeof(err));
+	assert_non_null(c2);
+	assert_int_equal(scry_catalog_set_capture(c2, &co), 0);
+	ev = sc_ev(c2, "execve", true);
+	assert_int_equal(ev->nfields, 9);
+	check_field(&ev->fields[5], "_envp_ptr", SCRY_F_INT, 8, false, 0);
+	assert_int_equal(ev->fields[5].aux, SCRY_AUX_PTR);
+	check_field(&ev->fields[6], "_envp_count", SCRY_F_INT, 4, false, 0);
+	check_field(&ev->fields[8], "envp", SCRY_F_STRSEQ, 1, false, 0);
+	check_op(&ev->ops[2], SCRY_SOP_STRV, 2, 0, 0, 0, 0, 1024, SCRY_STRV_MAX);
+	scry_catalog_close(c2);
+
+	/* the default payload: filename "x", argv (NULL: count 0, no string), envp, count */
+	ev = sc_ev(cat, "execve", true);
+	memcpy(b, "x", 2);
+	memcpy(b + 2 + 8 + 4 + 4, &ptr, 8);
+	memcpy(b + 2 + 8 + 4 + 4 + 8, &count, 4);
+	assert_int_equal(scry_event_decode(ev, b, 30, v), 30);
+	assert_true(v[5].v == ptr);
+	assert_int_equal(v[6].v, 37);
+	assert_int_equal(scry_event_decode(ev, b, 29, v), -1);
+
+	assert_int_equal(scry_capture_opts_parse("env", &what, err, sizeof(err)), 0);
+	assert_int_equal(what, SCRY_CAPTURE_ENV);
+	assert_int_equal(scry_capture_opts_parse("env,env", &what, err, sizeof(err)), 0);
+	assert_int_equal(what, SCRY_CAPTURE_ENV);
+	assert_int_equal(scry_capture_opts_parse("envp", &what, err, sizeof(err)), -1);
+	assert_string_equal(err, "invalid --capture 'envp' (expected: env)");
+	assert_int_equal(scry_capture_opts_parse("", &what, err, sizeof(err)), -1);
+	assert_int_equal(scry_capture_opts_parse("env,", &what, err, sizeof(err)), -1);
+	assert_int_equal(scry_capture_opts_parse(",env", &what, err, sizeof(err)), -1);
+}
+
 static void test_builtins(void **state)
 {
 	NEED_CAT();
@@ -603,6 +668,7 @@ int main(void)
 		cmocka_unit_test(test_syscalls),
 		cmocka_unit_test(test_syscall_events),
 		cmocka_unit_test(test_io_capture_events),
+		cmocka_unit_test(test_execve_env),
 		cmocka_unit_test(test_builtins),
 		cmocka_unit_test(test_closest),
 		cmocka_unit_test(test_contexts),

@@ -219,6 +219,29 @@ static void test_strv(void **state)
 	all[2].n = 0;
 	EXPECT(scry_fmt_arg(&ob, &specs[2], &all[2], all, 0, true, &opts), "0x7ffd2daa1420 /* 0 vars */");
 	EXPECT(scry_fmt_arg(&ob, &specs[2], &all[2], all, 0, true, &vopts), "[]");
+	/* the environment recorded as LTTng does (no --capture env): pointer and count alone,
+	 * shown as strace shows it without -v, with -v too (there is nothing more to show) */
+	all[2] = val(0x7ffd2daa1420);
+	all[2].have_ptr = true;
+	all[2].have_count = true;
+	all[2].count = 37;
+	EXPECT(scry_fmt_arg(&ob, &specs[2], &all[2], all, 0, true, &opts), "0x7ffd2daa1420 /* 37 vars */");
+	EXPECT(scry_fmt_arg(&ob, &specs[2], &all[2], all, 0, true, &vopts), "0x7ffd2daa1420 /* 37 vars */");
+	all[2].count = SCRY_STRV_UNREADABLE;
+	EXPECT(scry_fmt_arg(&ob, &specs[2], &all[2], all, 0, true, &opts), "0x7ffd2daa1420");
+	all[2] = val(0);
+	all[2].have_ptr = true;
+	all[2].have_count = true;
+	EXPECT(scry_fmt_arg(&ob, &specs[2], &all[2], all, 0, true, &opts), "NULL");
+	/* argv without its strings stays a pointer */
+	all[1] = val(0x7ffd2daa1000);
+	all[1].have_ptr = true;
+	all[1].have_count = true;
+	all[1].count = 2;
+	EXPECT(scry_fmt_arg(&ob, &specs[1], &all[1], all, 0, true, &opts), "0x7ffd2daa1000");
+	all[1] = strv(argv, 2, store, 0x7ffd2daa1000);
+	all[2] = strv(envp, 2, store2, 0x7ffd2daa1420);
+	all[2].have_count = true;
 	/* argv: every string recorded, then more than recorded */
 	all[1].have_count = true;
 	all[1].count = 2;
