@@ -3,6 +3,7 @@
  * merger (src/trace/live.c), which feeds the printer (src/trace/printer.c).  With -c the
  * kernel counts calls, errors and time per syscall and no event is written at all. */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 #include "trace/live.h"
 #include "cli/trace_options.h"
 #include "trace/printer.h"
+#include "util/dirh.h"
 #include "trace/summary.h"
 #include "util/clock.h"
 #include "util/privs.h"
@@ -290,10 +292,17 @@ int cmd_trace(int argc, char **argv)
 		goto fail;
 	if (o.cmd && scry_spawn_check(o.cmd[0], err, sizeof(err)))
 		goto fail;
-	if (o.outfile && !(out = fopen(o.outfile, "we"))) {
-		snprintf(err, sizeof(err), "cannot open '%s': %s", o.outfile, strerror(errno));
-		out = stderr;
-		goto fail;
+	if (o.outfile) {      /* no symlink or file of another user written (util/dirh.h) */
+		int fd = scry_open_output(AT_FDCWD, o.outfile, NULL, false, err, sizeof(err));
+
+		if (fd < 0 || !(out = fdopen(fd, "w"))) {
+			if (fd >= 0) {
+				close(fd);
+				snprintf(err, sizeof(err), "cannot open '%s': %s", o.outfile, strerror(errno));
+			}
+			out = stderr;
+			goto fail;
+		}
 	}
 	if (event_specs(&o, nc.cat, &specs, &nspecs)) {
 		snprintf(err, sizeof(err), "out of memory");

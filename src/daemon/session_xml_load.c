@@ -4,6 +4,7 @@
  * (snapshot mode, rotation schedules), started or not, its domains by session_xml_domain.c —
  * and built whole before any is returned. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -301,7 +302,7 @@ int dsession_read_xml(struct daemon *d, const char *path, const char *only, stru
 	*started = NULL;
 	if (scry_lazylib_load(&xml_lib, err, errlen))
 		return -ELIBACC;
-	if (access(path, R_OK) < 0) {
+	if (faccessat(AT_FDCWD, path, R_OK, AT_EACCESS) < 0) {   /* the file-system identity in force */
 		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
 		return -errno;
 	}
