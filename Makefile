@@ -35,12 +35,14 @@ BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -I$(BUILD) -Is
 # libbpf's usdt.bpf.h includes <linux/errno.h>, whose asm/ headers are multiarch
 BPF_CFLAGS += -idirafter /usr/include/$(shell gcc -print-multiarch)
 
-LIB_DIRS := src/util src/ctl src/catalog src/format src/metrics src/filter src/ctf src/kernel src/consumer src/session src/view src/trace src/spans src/feed src/daemon src/cli
+LIB_DIRS := src/util src/ctl src/catalog src/format src/metrics src/filter src/ctf src/kernel src/profile src/consumer src/session src/view src/trace src/spans src/feed src/daemon src/cli
 LIB_SRCS := $(filter-out src/cli/main.c,$(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c)))
 LIB_OBJS := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
-# OTLP's .proto files (vendored from opentelemetry-proto v1.3.2), compiled by protoc-c
+# OTLP's .proto files (vendored from opentelemetry-proto v1.3.2) and pprof's profile.proto
+# (google/pprof's proto/profile.proto, b9395ee, for scry profile -o X.pb.gz), compiled by protoc-c
 PROTOS   := proto/opentelemetry/proto/common/v1/common.proto proto/opentelemetry/proto/resource/v1/resource.proto \
-            proto/opentelemetry/proto/trace/v1/trace.proto proto/opentelemetry/proto/collector/trace/v1/trace_service.proto
+            proto/opentelemetry/proto/trace/v1/trace.proto proto/opentelemetry/proto/collector/trace/v1/trace_service.proto \
+            proto/perftools/profiles/profile.proto
 PB_SRCS  := $(patsubst proto/%.proto,$(BUILD)/otlp/%.pb-c.c,$(PROTOS))
 PB_HDRS  := $(PB_SRCS:.c=.h)
 PB_OBJS  := $(PB_SRCS:.c=.o)
@@ -58,7 +60,8 @@ PREFIX  ?= /usr/local
 .DEFAULT_GOAL := all
 .SECONDARY:
 
-all: scry scryd $(WORKLOADS) $(TOOLS) $(BUILD)/workload/uprobed-O0 $(BUILD)/workload/uprobed.stripped
+all: scry scryd $(WORKLOADS) $(TOOLS) $(BUILD)/workload/uprobed-O0 $(BUILD)/workload/uprobed.stripped \
+     $(BUILD)/workload/hotspots-nofp
 
 scry: $(BUILD)/scry
 	@ln -sf $(BUILD)/scry scry
@@ -126,6 +129,17 @@ $(BUILD)/workload/%: tests/workload/%.c
 $(BUILD)/workload/nested_calls: tests/workload/nested_calls.c
 	@mkdir -p $(@D)
 	$(CC) -O0 -g -fno-omit-frame-pointer -Wall -D_GNU_SOURCE -o $@ $<
+
+# scry profile's workload at -O2, with frame pointers in every function, leaves too (the kernel
+# walks user stacks by them; gcc leaves a leaf without its frame otherwise, hiding its caller)
+# and without (hotspots-nofp: the leaf's caller is lost to a frame-pointer walk).
+$(BUILD)/workload/hotspots: tests/workload/hotspots.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -Wall -D_GNU_SOURCE -pthread -o $@ $<
+
+$(BUILD)/workload/hotspots-nofp: tests/workload/hotspots.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -g -fomit-frame-pointer -Wall -D_GNU_SOURCE -pthread -o $@ $<
 
 # The uprobe tests' workload also at -O0, and stripped (no symbols, no DWARF).
 $(BUILD)/workload/uprobed-O0: tests/workload/uprobed.c

@@ -4,7 +4,7 @@
 # usage lines and its option lines), so they follow the program; session names come
 # from the running daemon's `scry list` (never starting one).
 
-_scry_commands="record trace view list recover serve top daemon create destroy enable-channel
+_scry_commands="record trace view list recover serve top profile daemon create destroy enable-channel
 disable-channel enable-event disable-event add-context track untrack start stop status snapshot
 rotate enable-rotation disable-rotation save load set-session regenerate"
 

@@ -25,6 +25,9 @@ command -v npm >/dev/null 2>&1 || PKGS+=(npm)
 PKGS+=(systemtap-sdt-dev bpftrace libc6-dbg)
 # uprobes: elfutils' libdw for the DWARF of probed binaries
 PKGS+=(libdw-dev)
+# scry profile's tests: its pprof output decoded by protobuf's own Python decoder over
+# profile.proto compiled by protoc (tests/e2e/test_profile.py)
+PKGS+=(protobuf-compiler python3-protobuf)
 BENCH_PKGS=(strace linux-perf bpftrace hyperfine)
 
 for arg in "$@"; do

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "catalog/elfsyms.h"
 #include "catalog/symbolize.h"
 
@@ -67,6 +68,35 @@ static int by_addr_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* A stripped file (Debian's libc, python3): the functions of the symbol table of its
+ * separate debug file found by build id (/usr/lib/debug/.build-id/xx/yyyy.debug: libc6-dbg),
+ * whose link-time addresses are the file's, in place of the few of .dynsym. */
+static void debug_symtab(struct scry_elf *e)
+{
+	char dbg[256], err[256];
+	struct scry_elf d;
+	size_t n;
+
+	if (!e->build_id_len)
+		return;
+	n = (size_t)snprintf(dbg, sizeof(dbg), "/usr/lib/debug/.build-id/%02x/", e->build_id[0]);
+	for (size_t i = 1; i < e->build_id_len && n + 3 < sizeof(dbg); i++)
+		n += (size_t)snprintf(dbg + n, sizeof(dbg) - n, "%02x", e->build_id[i]);
+	snprintf(dbg + n, sizeof(dbg) - n, ".debug");
+	if (access(dbg, R_OK) || scry_elf_load(&d, dbg, err, sizeof(err)))
+		return;
+	if (d.has_symtab && d.nfuncs > e->nfuncs) {
+		struct scry_elf_func *f = e->funcs;
+		size_t nf = e->nfuncs;
+
+		e->funcs = d.funcs;
+		e->nfuncs = d.nfuncs;
+		d.funcs = f;
+		d.nfuncs = nf;
+	}
+	scry_elf_free(&d);
+}
+
 /* The ELF file at path, loaded once (NULL when it cannot be read). */
 static struct elf_ent *elf_get(struct scry_syms *s, const char *path)
 {
@@ -92,6 +122,8 @@ static struct elf_ent *elf_get(struct scry_syms *s, const char *path)
 	e->ok = scry_elf_load(&e->e, path, err, sizeof(err)) == 0;
 	if (!e->ok)
 		return NULL;
+	if (!e->e.has_symtab)
+		debug_symtab(&e->e);
 	if (e->e.nfuncs && (e->by_addr = malloc(e->e.nfuncs * sizeof(uint32_t)))) {
 		for (size_t i = 0; i < e->e.nfuncs; i++)
 			e->by_addr[i] = (uint32_t)i;
@@ -334,4 +366,47 @@ void scry_syms_user_strace(struct scry_syms *s, int tgid, uint64_t addr, bool re
 	else
 		snprintf(buf, len, "%s(%s+0x%" PRIx64 ") [0x%" PRIx64 "]", m->path, fn->name,
 			 x + (addr - look) - fn->addr, addr - m->start + m->pgoff);
+}
+
+bool scry_syms_user_info(struct scry_syms *s, int tgid, uint64_t addr, bool ret_addr, struct scry_sym_info *out)
+{
+	uint64_t look = ret_addr ? addr - 1 : addr, va = 0;
+	struct map *m;
+	const struct scry_elf_func *fn = user_func(s, tgid, look, &m, &va);
+
+	memset(out, 0, sizeof(*out));
+	if (!m)
+		return false;
+	out->path = m->path;
+	out->build_id = strcmp(m->bid, "-") ? m->bid : NULL;
+	out->start = m->start;
+	out->end = m->end;
+	out->pgoff = m->pgoff;
+	if (fn) {
+		out->func = fn->name;
+		out->func_off = va + (addr - look) - fn->addr;
+	}
+	return true;
+}
+
+const char *scry_syms_kernel_name(struct scry_syms *s, uint64_t addr, bool ret_addr, uint64_t *off)
+{
+	uint64_t look = ret_addr ? addr - 1 : addr;
+	size_t lo = 0, hi;
+
+	if (!s->ks_read)
+		read_kallsyms(s);
+	hi = s->nks;
+	if (!hi || look < s->ks[0].addr)
+		return NULL;
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+		if (s->ks[mid].addr <= look)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	if (off)
+		*off = addr - s->ks[lo].addr;
+	return s->ks[lo].name;
 }

@@ -29,6 +29,21 @@ int scry_syms_capture(struct scry_syms *s, int tgid, uint64_t addr, FILE *out);
 bool scry_syms_kernel(struct scry_syms *s, uint64_t addr, bool ret_addr, char *buf, size_t len);
 bool scry_syms_user(struct scry_syms *s, int tgid, uint64_t addr, bool ret_addr, char *buf, size_t len);
 
+/* A user address's mapping and function, for profiles: path NULL when no mapping holds
+ * it, func NULL when no symbol does (a stripped file without separate debug info: then the
+ * symbol table of /usr/lib/debug/.build-id/xx/yyyy.debug is used when there is one).  The
+ * strings belong to s.  false when no mapping holds it. */
+struct scry_sym_info {
+	const char *func;       /* function name, or NULL */
+	uint64_t func_off;      /* addr - the function's start */
+	const char *path;       /* the mapped file, or NULL */
+	const char *build_id;   /* hex, or NULL */
+	uint64_t start, end, pgoff;
+};
+bool scry_syms_user_info(struct scry_syms *s, int tgid, uint64_t addr, bool ret_addr, struct scry_sym_info *out);
+/* A kernel address's function name (kallsyms), or NULL; *off (if not NULL) the offset. */
+const char *scry_syms_kernel_name(struct scry_syms *s, uint64_t addr, bool ret_addr, uint64_t *off);
+
 /* strace -k's frame: "PATH(function+0xoff) [0xfileoffset]", "PATH() [0x...]" without a
  * symbol, "unexpected_backtracing_error [0xaddr]" outside any known mapping. */
 void scry_syms_user_strace(struct scry_syms *s, int tgid, uint64_t addr, bool ret_addr, char *buf, size_t len);

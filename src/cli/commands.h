@@ -10,6 +10,7 @@ int cmd_trace(int argc, char **argv);    /* src/cli/trace.c  */
 int cmd_recover(int argc, char **argv);  /* src/cli/recover.c */
 int cmd_serve(int argc, char **argv);    /* src/cli/serve.c  */
 int cmd_top(int argc, char **argv);      /* src/cli/top.c    */
+int cmd_profile(int argc, char **argv);  /* src/cli/profile.c */
 /* src/cli/control.c: the session verbs of ctl/verbs.h, through the daemon */
 int cmd_control(int argc, char **argv);
 /* `scry list [NAME]` when a daemon runs: its sessions, or session NAME (*handled false:

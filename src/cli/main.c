@@ -24,6 +24,8 @@ static void usage(FILE *f)
 		"  recover DIR        make a trace whose recorder died readable (complete packets kept)\n"
 		"  serve --config FILE [--listen ADDR:PORT] [-p PID,...|-a|-- CMD ARGS]\n"
 		"                     syscall metrics kept in the kernel, served to Prometheus\n"
+		"  profile [-F HZ] [-o OUT.svg|.folded|.pb.gz] [--report] [-p PID,...|-a|-- CMD ARGS]\n"
+		"                     sample kernel and user stacks: flame graph, folded stacks, pprof\n"
 		"  top [-d SECONDS] [-n COUNT] [-s KEY] [-p PID,...|-a|-- CMD ARGS]\n"
 		"                     live table of syscalls per process: calls/s, errors, latency, bytes\n"
 		"\n"
@@ -85,6 +87,8 @@ int main(int argc, char **argv)
 		return cmd_serve(argc - 1, argv + 1);
 	if (!strcmp(cmd, "top"))
 		return cmd_top(argc - 1, argv + 1);
+	if (!strcmp(cmd, "profile"))
+		return cmd_profile(argc - 1, argv + 1);
 	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
 		usage(stdout);
 		return 0;
@@ -93,6 +97,6 @@ int main(int argc, char **argv)
 		printf("scry %d.%d.%d\n", SCRY_VERSION_MAJOR, SCRY_VERSION_MINOR, SCRY_VERSION_PATCH);
 		return 0;
 	}
-	fprintf(stderr, "scry: unknown command '%s' (try: record, trace, view, list, recover, serve, top)\n", cmd);
+	fprintf(stderr, "scry: unknown command '%s' (try: record, trace, view, list, recover, serve, top, profile)\n", cmd);
 	return 2;
 }

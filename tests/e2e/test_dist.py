@@ -12,7 +12,7 @@ from pathlib import Path
 from test_daemon import daemon  # noqa: F401 (a fixture)
 
 ROOT = Path(__file__).resolve().parents[2]
-ONE_SHOT = ["record", "trace", "view", "list", "recover", "serve", "top", "daemon"]
+ONE_SHOT = ["record", "trace", "view", "list", "recover", "serve", "top", "profile", "daemon"]
 
 
 def verbs():

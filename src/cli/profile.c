@@ -1,0 +1,465 @@
+/* profile.c — `scry profile`: where CPU time goes.  A cpu-clock perf event per CPU at -F
+ * Hz runs scry's profiler program (src/bpf/profile.bpf.c), which counts each sample of the
+ * targets (-a, -p and their children, or the command) by thread and kernel and user stacks
+ * in the kernel; a process's first sample has user space read its mappings while it lives.
+ * At the end the stacks are symbolized (src/profile/collect.c) and written by -o's
+ * extension: .folded, .svg, .pb.gz (pprof), a bare name OUT.svg and OUT.folded; --report
+ * prints perf report's table.  One summary line says how many samples were taken and lost. */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/wait.h>
+#include "catalog/symbolize.h"
+#include "cli/commands.h"
+#include "cli/track.h"
+#include "kernel/profiler.h"
+#include "profile/collect.h"
+#include "profile/profile.h"
+#include "util/clock.h"
+#include "util/log.h"
+#include "util/loop.h"
+#include "util/parse.h"
+#include "util/privs.h"
+#include "util/spawn.h"
+
+#define DEFAULT_FREQ 99          /* perf's and bpftrace's: off the kernel's timer ticks */
+#define REPORT_LINES 40
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: scry profile [OPTIONS] -o OUT [-p PID,...|-a|-- CMD ARGS...]\n"
+		"Sample where CPU time goes: kernel and user stacks, counted in the kernel, symbolized.\n"
+		"\n"
+		"  -o, --output OUT       by its extension: OUT.folded (FlameGraph's folded stacks),\n"
+		"                         OUT.svg (an interactive flame graph), OUT.pb.gz (pprof's\n"
+		"                         profile.proto, gzipped); a name without one: OUT.svg and\n"
+		"                         OUT.folded.  Repeatable\n"
+		"  -F, --freq HZ          samples per second per CPU (default %d)\n"
+		"  -e, --event EVENT      cpu-clock (default), or cycles where the machine has a PMU\n"
+		"  -p, --pid PID[,PID]    these processes and the children they fork from now on\n"
+		"  -a, --all              every process (the idle tasks left out)\n"
+		"      --duration TIME    stop after TIME (seconds, or 500ms, 2m)\n"
+		"      --report           print the top functions, total and self, as perf report\n"
+		"      --stack-storage-size N  stacks kept in the kernel (default 16384); a stack that\n"
+		"                         finds its slot taken is lost, and counted as such\n"
+		"  -q, --quiet            no line when sampling starts\n"
+		"  -v, --verbose          libbpf and verifier messages\n"
+		"\n"
+		"Without -p or -a, CMD is started and it and its children are sampled until it ends;\n"
+		"scry exits with CMD's status.  User stacks are walked by frame pointers: a binary\n"
+		"built without them shows its leaf function and few callers.\n", DEFAULT_FREQ);
+}
+
+enum out_kind { OUT_FOLDED, OUT_SVG, OUT_PPROF };
+
+struct output {
+	char *path;
+	enum out_kind kind;
+};
+
+struct prof_args {
+	struct output outs[8];
+	size_t nouts;
+	unsigned freq;
+	int event;
+	pid_t *pids;
+	size_t npids;
+	bool all, report, quiet;
+	unsigned max_stacks;
+	double duration;
+	char **cmd;
+};
+
+static bool ends_with(const char *s, const char *suf)
+{
+	size_t a = strlen(s), b = strlen(suf);
+	return a >= b && !strcmp(s + a - b, suf);
+}
+
+static int add_out(struct prof_args *a, const char *path, enum out_kind k, const char *suffix)
+{
+	if (a->nouts == sizeof(a->outs) / sizeof(a->outs[0]))
+		return -E2BIG;
+	if (asprintf(&a->outs[a->nouts].path, "%s%s", path, suffix) < 0)
+		return -ENOMEM;
+	a->outs[a->nouts++].kind = k;
+	return 0;
+}
+
+static int parse_output(struct prof_args *a, const char *o, char *err, size_t errlen)
+{
+	const char *base = strrchr(o, '/') ? strrchr(o, '/') + 1 : o;
+	int r;
+
+	if (!*base) {
+		snprintf(err, errlen, "-o '%s': expected a file name", o);
+		return -EINVAL;
+	}
+	if (ends_with(base, ".folded"))
+		r = add_out(a, o, OUT_FOLDED, "");
+	else if (ends_with(base, ".svg"))
+		r = add_out(a, o, OUT_SVG, "");
+	else if (ends_with(base, ".pb.gz"))
+		r = add_out(a, o, OUT_PPROF, "");
+	else if (!strchr(base, '.'))
+		r = add_out(a, o, OUT_SVG, ".svg") ?: add_out(a, o, OUT_FOLDED, ".folded");
+	else {
+		snprintf(err, errlen, "-o '%s': unknown output type (expected .folded, .svg, .pb.gz, or a name "
+			 "without extension for NAME.svg and NAME.folded)", o);
+		return -EINVAL;
+	}
+	if (r)
+		snprintf(err, errlen, r == -E2BIG ? "too many -o outputs" : "out of memory");
+	return r;
+}
+
+static int parse_args(int argc, char **argv, struct prof_args *a, char *err, size_t errlen)
+{
+	enum { OPT_DURATION = 256, OPT_REPORT, OPT_STACKS };
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "freq", required_argument, NULL, 'F' },
+		{ "event", required_argument, NULL, 'e' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "all", no_argument, NULL, 'a' },
+		{ "duration", required_argument, NULL, OPT_DURATION },
+		{ "report", no_argument, NULL, OPT_REPORT },
+		{ "stack-storage-size", required_argument, NULL, OPT_STACKS },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	int opt;
+
+	a->freq = DEFAULT_FREQ;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "+o:F:e:p:aqvh", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'o':
+			if (parse_output(a, optarg, err, errlen))
+				return -EINVAL;
+			break;
+		case 'F': {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (*end || !*optarg || v < 1 || v > 100000) {
+				snprintf(err, errlen, "invalid frequency '%s' (expected 1 to 100000 Hz)", optarg);
+				return -EINVAL;
+			}
+			a->freq = (unsigned)v;
+			break;
+		}
+		case 'e':
+			if ((a->event = scry_prof_event_parse(optarg)) < 0) {
+				snprintf(err, errlen, "unknown event '%s' (expected cpu-clock or cycles)", optarg);
+				return -EINVAL;
+			}
+			break;
+		case 'p':
+			if (scry_parse_pids(optarg, &a->pids, &a->npids)) {
+				snprintf(err, errlen, "invalid pid list '%s' (expected PID[,PID...])", optarg);
+				return -EINVAL;
+			}
+			break;
+		case 'a':
+			a->all = true;
+			break;
+		case OPT_DURATION:
+			if (scry_parse_duration(optarg, &a->duration)) {
+				snprintf(err, errlen, "invalid duration '%s' (expected seconds, e.g. 5, 0.5, 500ms, 2m)", optarg);
+				return -EINVAL;
+			}
+			break;
+		case OPT_REPORT:
+			a->report = true;
+			break;
+		case OPT_STACKS: {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (*end || !*optarg || v < 1 || v > (1UL << 22)) {
+				snprintf(err, errlen, "invalid stack storage size '%s' (expected 1 to %lu)", optarg, 1UL << 22);
+				return -EINVAL;
+			}
+			a->max_stacks = (unsigned)v;
+			break;
+		}
+		case 'q':
+			a->quiet = true;
+			break;
+		case 'v':
+			scry_log_set(NULL, NULL, true);
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			snprintf(err, errlen, "invalid option (see scry profile --help)");
+			return -EINVAL;
+		}
+	}
+	if (optind < argc)
+		a->cmd = &argv[optind];
+	if (a->all && a->npids) {
+		snprintf(err, errlen, "-a and -p are exclusive: -a already samples every process");
+		return -EINVAL;
+	}
+	if (a->cmd && (a->all || a->npids)) {
+		snprintf(err, errlen, "a command cannot be combined with -a or -p");
+		return -EINVAL;
+	}
+	if (!a->cmd && !a->all && !a->npids) {
+		snprintf(err, errlen, "nothing to profile: give -- CMD, -p PID or -a");
+		return -EINVAL;
+	}
+	if (!a->nouts && !a->report) {
+		snprintf(err, errlen, "no output: give -o OUT (.folded, .svg, .pb.gz, or a bare name) or --report");
+		return -EINVAL;
+	}
+	return cli_resolve_pids(a->pids, a->npids, false, err, errlen) ? -ESRCH : 0;
+}
+
+/* The sampling loop's state. */
+struct run {
+	struct scry_loop *loop;
+	struct scry_profiler *k;
+	struct scry_syms *syms;
+	pid_t child;
+	int wstatus;
+	bool child_done;
+	size_t pids_left;
+	uint64_t notes;
+};
+
+static void on_note(void *ctx, pid_t tgid)
+{
+	struct run *r = ctx;
+
+	r->notes++;
+	scry_syms_capture(r->syms, tgid, 0, NULL);   /* every executable mapping, while it lives */
+}
+
+static void notes_ready(void *ctx, int fd)
+{
+	struct run *r = ctx;
+
+	scry_profiler_notes_poll(r->k, on_note, r);
+}
+
+static uint64_t deadline(void *ctx, uint64_t now)
+{
+	scry_loop_quit(((struct run *)ctx)->loop);
+	return SCRY_LOOP_NEVER;
+}
+
+static void child_ended(void *ctx, pid_t pid)
+{
+	struct run *r = ctx;
+
+	if (waitpid(pid, &r->wstatus, 0) == pid)
+		r->child_done = true;
+	scry_loop_quit(r->loop);
+}
+
+static void target_ended(void *ctx, pid_t pid)
+{
+	struct run *r = ctx;
+
+	if (r->pids_left && !--r->pids_left)
+		scry_loop_quit(r->loop);
+}
+
+static int sample(struct run *r, const struct prof_args *a, char *err, size_t errlen)
+{
+	int ret = scry_loop_new(&r->loop);
+
+	if (ret) {
+		snprintf(err, errlen, "event loop: %s", strerror(-ret));
+		return ret;
+	}
+	if ((ret = scry_loop_fd(r->loop, scry_profiler_notes_fd(r->k), notes_ready, r)) < 0 ||
+	    (a->duration > 0 && (ret = scry_loop_timer(r->loop, (uint64_t)(a->duration * 1e9), deadline, r)) < 0) ||
+	    (r->child > 0 && (ret = scry_loop_pid(r->loop, r->child, child_ended, r)) < 0))
+		goto out;
+	for (size_t i = 0; i < a->npids; i++) {
+		ret = scry_loop_pid(r->loop, a->pids[i], target_ended, r);
+		if (ret == 0)
+			r->pids_left++;
+		else if (ret != -ESRCH)
+			goto out;
+	}
+	ret = 0;
+	if (!a->npids || r->pids_left)
+		ret = scry_loop_run(r->loop, &stop_signal);
+out:
+	if (ret)
+		snprintf(err, errlen, "event loop: %s", strerror(-ret));
+	scry_loop_free(r->loop);
+	r->loop = NULL;
+	return ret;
+}
+
+static int write_outputs(const struct prof_args *a, const struct scry_prof *p, const char *title, char *err,
+			 size_t errlen)
+{
+	for (size_t i = 0; i < a->nouts; i++) {
+		const struct output *o = &a->outs[i];
+		FILE *f;
+		int r;
+
+		if (o->kind == OUT_PPROF) {
+			if ((r = scry_prof_write_pprof(p, o->path, err, errlen)))
+				return r;
+			continue;
+		}
+		if (!(f = fopen(o->path, "we"))) {
+			snprintf(err, errlen, "cannot write %s: %s", o->path, strerror(errno));
+			return -errno;
+		}
+		r = o->kind == OUT_SVG ? scry_prof_write_svg(p, f, title) : scry_prof_write_folded(p, f);
+		if (fclose(f) && !r)
+			r = -errno;
+		if (r) {
+			snprintf(err, errlen, "cannot write %s: %s", o->path, strerror(-r));
+			return r;
+		}
+	}
+	return 0;
+}
+
+/* The one summary line: samples, their rate, every loss by cause. */
+static void summary(const struct prof_args *a, const struct scry_prof *p, const uint64_t *st, unsigned ncpus)
+{
+	uint64_t lost = st[SCRY_PROF_KSTACK_LOST] + st[SCRY_PROF_USTACK_LOST] + st[SCRY_PROF_COUNTS_FULL];
+	double secs = (double)p->duration_ns / 1e9;
+
+	fprintf(stderr, "scry: profile: %llu samples (%s, %u Hz, %u CPUs, %.2f s), %llu lost (%llu kernel stacks, "
+		"%llu user stacks, %llu samples: counts map full)",
+		(unsigned long long)st[SCRY_PROF_SAMPLES], p->event, p->freq, ncpus, secs, (unsigned long long)lost,
+		(unsigned long long)st[SCRY_PROF_KSTACK_LOST], (unsigned long long)st[SCRY_PROF_USTACK_LOST],
+		(unsigned long long)st[SCRY_PROF_COUNTS_FULL]);
+	if (st[SCRY_PROF_NOTES_LOST])
+		fprintf(stderr, ", %llu processes' mappings read late", (unsigned long long)st[SCRY_PROF_NOTES_LOST]);
+	for (size_t i = 0; i < a->nouts; i++)
+		fprintf(stderr, "%s%s", i ? ", " : "; written to ", a->outs[i].path);
+	fputc('\n', stderr);
+}
+
+int cmd_profile(int argc, char **argv)
+{
+	struct prof_args a = { .event = SCRY_PROF_EV_CPU_CLOCK };
+	struct scry_profiler_opts ko = { 0 };
+	struct scry_child child = { .pid = -1, .status_fd = -1 };
+	struct run r = { .child = -1 };
+	struct scry_prof prof;
+	uint64_t st[SCRY_PROF_NSTATS], t0, t1;
+	struct timespec rt;
+	char err[1024] = "", title[512];
+	int ret = 1;
+
+	scry_prof_init(&prof);
+	if (parse_args(argc, argv, &a, err, sizeof(err)))
+		goto fail;
+	if (scry_check_privileges("scry profile", err, sizeof(err)))
+		goto fail;
+	if (a.cmd && scry_spawn_check(a.cmd[0], err, sizeof(err)))
+		goto fail;
+	ko.event = (enum scry_prof_event)a.event;
+	ko.freq = a.freq;
+	ko.all = a.all;
+	ko.max_stacks = a.max_stacks;
+	if (scry_profiler_open(&ko, &r.k, err, sizeof(err)))
+		goto fail;
+	if (!(r.syms = scry_syms_new())) {
+		snprintf(err, sizeof(err), "out of memory");
+		goto fail;
+	}
+	for (size_t i = 0; i < a.npids; i++)
+		if (scry_profiler_target(r.k, a.pids[i], err, sizeof(err)))
+			goto fail;
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	if (a.cmd) {
+		if (scry_spawn_held(a.cmd, &child, err, sizeof(err)) ||
+		    scry_profiler_target(r.k, child.pid, err, sizeof(err)))
+			goto fail;
+		r.child = child.pid;
+	}
+	if (scry_profiler_start(r.k, err, sizeof(err)))
+		goto fail;
+	clock_gettime(CLOCK_REALTIME, &rt);
+	t0 = scry_monotonic_ns();
+	if (a.cmd && scry_spawn_release(&child, err, sizeof(err))) {
+		waitpid(child.pid, NULL, 0);
+		child.pid = -1;
+		goto fail;
+	}
+	if (!a.cmd && !a.quiet)
+		fprintf(stderr, "scry: profiling at %u Hz (Ctrl-C stops)\n", a.freq);
+	if (sample(&r, &a, err, sizeof(err)))
+		fprintf(stderr, "scry: %s\n", err);
+	scry_profiler_stop(r.k);
+	t1 = scry_monotonic_ns();
+	scry_profiler_notes_poll(r.k, on_note, &r);   /* the last notes: their processes may live still */
+
+	prof.event = scry_prof_event_name(ko.event);
+	prof.freq = a.freq;
+	prof.start_ns = (uint64_t)rt.tv_sec * 1000000000ULL + (uint64_t)rt.tv_nsec;
+	prof.duration_ns = t1 - t0;
+	if (scry_profiler_stats(r.k, st) || scry_prof_collect(r.k, r.syms, &prof, err, sizeof(err)))
+		goto fail_late;
+	if (a.cmd)
+		snprintf(title, sizeof(title), "scry profile: %s (%llu samples, %s at %u Hz)", a.cmd[0],
+			 (unsigned long long)prof.total, prof.event, prof.freq);
+	else
+		snprintf(title, sizeof(title), "scry profile: %s (%llu samples, %s at %u Hz)",
+			 a.all ? "all processes" : "processes", (unsigned long long)prof.total, prof.event, prof.freq);
+	if (write_outputs(&a, &prof, title, err, sizeof(err)))
+		goto fail_late;
+	summary(&a, &prof, st, scry_profiler_ncpus(r.k));
+	if (a.report && scry_prof_write_report(&prof, stdout, REPORT_LINES))
+		fprintf(stderr, "scry: cannot write the report: %s\n", strerror(errno));
+	ret = 0;
+	if (a.cmd) {
+		if (!r.child_done && waitpid(child.pid, &r.wstatus, WNOHANG) == child.pid)
+			r.child_done = true;
+		ret = r.child_done ? scry_exit_status(r.wstatus) : (stop_signal ? 128 + stop_signal : 0);
+	}
+	goto out;
+fail_late:
+	fprintf(stderr, "scry: %s\n", err);
+	ret = 1;
+	goto out;
+fail:
+	fprintf(stderr, "scry: %s\n", err);
+	ret = 1;
+	if (child.pid > 0 && child.held)
+		scry_spawn_abort(&child);
+out:
+	scry_profiler_free(r.k);
+	scry_syms_free(r.syms);
+	scry_prof_free(&prof);
+	for (size_t i = 0; i < a.nouts; i++)
+		free(a.outs[i].path);
+	free(a.pids);
+	return ret;
+}

@@ -1,0 +1,219 @@
+/* collect.c — the kernel's counts to a profile (see collect.h).  Each stack is symbolized
+ * once: kernel stacks by id, user stacks by (process, id). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "profile/collect.h"
+
+#ifndef EFAULT
+#define EFAULT 14
+#endif
+
+struct span {
+	uint64_t key;            /* 0: empty slot */
+	uint32_t first, n;       /* into frames */
+};
+
+struct collector {
+	struct scry_profiler *k;
+	struct scry_syms *syms;
+	struct scry_prof *p;
+	struct span *memo;       /* stacks already symbolized */
+	size_t cap, used;
+	uint32_t *frames;
+	size_t nframes, capframes;
+	uint32_t kmap;           /* the kernel's mapping + 1 */
+	int *reread;             /* processes whose mappings were read again for an address */
+	size_t nreread;
+	uint64_t addrs[SCRY_PROF_MAX_DEPTH];
+};
+
+static struct span *memo_slot(struct collector *c, uint64_t key)
+{
+	uint64_t h = key * 0x9e3779b97f4a7c15ULL;
+
+	for (size_t i = (h ^ (h >> 31)) & (c->cap - 1);; i = (i + 1) & (c->cap - 1))
+		if (!c->memo[i].key || c->memo[i].key == key)
+			return &c->memo[i];
+}
+
+static int memo_fit(struct collector *c)
+{
+	struct span *old = c->memo;
+	size_t oc = c->cap;
+
+	if (2 * (c->used + 1) <= c->cap)
+		return 0;
+	c->cap = oc ? 2 * oc : 1024;
+	if (!(c->memo = calloc(c->cap, sizeof(*c->memo)))) {
+		c->memo = old;
+		c->cap = oc;
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < oc; i++)
+		if (old[i].key)
+			*memo_slot(c, old[i].key) = old[i];
+	free(old);
+	return 0;
+}
+
+static int push(struct collector *c, uint32_t f)
+{
+	if (f == UINT32_MAX)
+		return -ENOMEM;
+	if (c->nframes == c->capframes) {
+		size_t nc = c->capframes ? 2 * c->capframes : 4096;
+		uint32_t *n = realloc(c->frames, nc * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		c->frames = n;
+		c->capframes = nc;
+	}
+	c->frames[c->nframes++] = f;
+	return 0;
+}
+
+static uint32_t named(struct collector *c, const char *name, uint32_t mapping, uint64_t addr, bool kernel)
+{
+	struct scry_prof_frame f = { .name = scry_prof_str(c->p, name), .mapping = mapping, .addr = addr,
+				     .kernel = kernel };
+
+	return f.name == UINT32_MAX ? UINT32_MAX : scry_prof_frame(c->p, &f);
+}
+
+static int kernel_frames(struct collector *c, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		const char *name = scry_syms_kernel_name(c->syms, c->addrs[i], i > 0, NULL);
+		int r = push(c, named(c, name ? name : "[unknown]", c->kmap, c->addrs[i], true));
+
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+/* The mappings of tgid read again (once per collection) when an address is in none. */
+static bool reread(struct collector *c, int tgid, uint64_t addr)
+{
+	for (size_t i = 0; i < c->nreread; i++)
+		if (c->reread[i] == tgid)
+			return false;
+	int *n = realloc(c->reread, (c->nreread + 1) * sizeof(*n));
+	if (!n)
+		return false;
+	c->reread = n;
+	c->reread[c->nreread++] = tgid;
+	return scry_syms_capture(c->syms, tgid, addr, NULL) == 0;
+}
+
+static int user_frames(struct collector *c, int tgid, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		struct scry_sym_info si;
+		char buf[512];
+		const char *name = "[unknown]";
+		uint32_t map = 0;
+		bool ok = scry_syms_user_info(c->syms, tgid, c->addrs[i], i > 0, &si);
+
+		if (!ok && reread(c, tgid, c->addrs[i]))
+			ok = scry_syms_user_info(c->syms, tgid, c->addrs[i], i > 0, &si);
+		if (ok) {
+			struct scry_prof_mapping m = {
+				.path = scry_prof_str(c->p, si.path),
+				.build_id = scry_prof_str(c->p, si.build_id ? si.build_id : ""),
+				.start = si.start, .limit = si.end, .pgoff = si.pgoff,
+			};
+
+			if (m.path == UINT32_MAX || m.build_id == UINT32_MAX ||
+			    (map = scry_prof_mapping(c->p, &m)) == UINT32_MAX)
+				return -ENOMEM;
+			map++;
+			if (si.func) {
+				name = si.func;
+			} else {          /* perf's way: the file's name when no symbol holds it */
+				const char *b = strrchr(si.path, '/');
+				snprintf(buf, sizeof(buf), "[%s]", b ? b + 1 : si.path);
+				name = buf;
+			}
+		}
+		int r = push(c, named(c, name, map, c->addrs[i], false));
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+/* The frames of stack id (kernel, or user of tgid), symbolized once: *first, *n in c->frames. */
+static int stack(struct collector *c, int32_t id, bool kernel, int tgid, uint32_t *first, uint32_t *n)
+{
+	uint64_t key = kernel ? (1ULL << 63) | (uint32_t)id : ((uint64_t)(uint32_t)tgid << 32 | (uint32_t)id) + 1;
+	struct span *s;
+	unsigned depth;
+	int r;
+
+	*first = (uint32_t)c->nframes;
+	*n = 0;
+	if (id < 0) {
+		if (id == -EFAULT)    /* no such stack: a user-mode sample's kernel side, a kernel thread's user side */
+			return 0;
+		*n = 1;
+		return push(c, named(c, kernel ? "[lost kernel stack]" : "[lost user stack]", 0, 0, kernel));
+	}
+	if (memo_fit(c))
+		return -ENOMEM;
+	s = memo_slot(c, key);
+	if (s->key) {
+		*first = s->first;
+		*n = s->n;
+		return 0;
+	}
+	depth = scry_profiler_stack(c->k, id, c->addrs);
+	if ((r = kernel ? kernel_frames(c, depth) : user_frames(c, tgid, depth)))
+		return r;
+	s = memo_slot(c, key);
+	*s = (struct span){ .key = key, .first = *first, .n = (uint32_t)(c->nframes - *first) };
+	*n = s->n;
+	c->used++;
+	return 0;
+}
+
+static int one(void *ctx, const struct scry_prof_key *key, uint64_t count)
+{
+	struct collector *c = ctx;
+	uint32_t kf, kn, uf, un, *fr;
+	char comm[SCRY_PROF_COMM + 1];
+	int r;
+
+	if ((r = stack(c, key->kstack, true, (int)key->tgid, &kf, &kn)) ||
+	    (r = stack(c, key->ustack, false, (int)key->tgid, &uf, &un)))
+		return r;
+	if (!(fr = malloc((kn + un + 1) * sizeof(*fr))))
+		return -ENOMEM;
+	memcpy(fr, c->frames + kf, kn * sizeof(*fr));
+	memcpy(fr + kn, c->frames + uf, un * sizeof(*fr));
+	memcpy(comm, key->comm, SCRY_PROF_COMM);
+	comm[SCRY_PROF_COMM] = 0;
+	r = scry_prof_add(c->p, key->pid, key->tgid, comm, count, fr, kn + un);
+	free(fr);
+	return r;
+}
+
+int scry_prof_collect(struct scry_profiler *k, struct scry_syms *syms, struct scry_prof *p, char *err, size_t errlen)
+{
+	struct collector c = { .k = k, .syms = syms, .p = p };
+	struct scry_prof_mapping km = { .path = scry_prof_str(p, "[kernel.kallsyms]"), .build_id = scry_prof_str(p, ""),
+					.start = 0xffff800000000000ULL, .limit = UINT64_MAX };
+	int r = -ENOMEM;
+
+	if (km.path != UINT32_MAX && km.build_id != UINT32_MAX && (c.kmap = scry_prof_mapping(p, &km)) != UINT32_MAX) {
+		c.kmap++;
+		r = scry_profiler_counts(k, one, &c);
+	}
+	if (r)
+		snprintf(err, errlen, "cannot read the profile's counts: %s", strerror(-r));
+	free(c.memo);
+	free(c.frames);
+	free(c.reread);
+	return r;
+}

@@ -1,0 +1,212 @@
+/* pprof.c — the profile as pprof's profile.proto (google/pprof, vendored in proto/,
+ * encoded by protobuf-c), gzipped (zlib): sample types samples/count and cpu/nanoseconds
+ * (count x the period, 1e9 / frequency), a location per frame (its address and mapping, one
+ * line naming its function), a function per name, a mapping per file mapped (its build id),
+ * labels pid, tid and comm on each sample. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+#include "perftools/profiles/profile.pb-c.h"
+#include "profile/profile.h"
+
+typedef Perftools__Profiles__Profile PProfile;
+typedef Perftools__Profiles__ValueType PValueType;
+typedef Perftools__Profiles__Sample PSample;
+typedef Perftools__Profiles__Label PLabel;
+typedef Perftools__Profiles__Mapping PMapping;
+typedef Perftools__Profiles__Location PLocation;
+typedef Perftools__Profiles__Line PLine;
+typedef Perftools__Profiles__Function PFunction;
+
+enum { X_SAMPLES, X_COUNT, X_CPU, X_NS, X_PID, X_TID, X_COMM, X_NR };
+static const char *const extra[X_NR] = { "samples", "count", "cpu", "nanoseconds", "pid", "tid", "comm" };
+
+struct enc {
+	PValueType vt[3], *vtp[2];
+	PSample *samples, **samplep;
+	PLabel *labels, **labelp;
+	int64_t *values;
+	uint64_t *locids;
+	PMapping *maps, **mapp;
+	PLocation *locs, **locp;
+	PLine *lines, **linep;
+	PFunction *funcs, **funcp;
+	uint64_t *func_of;         /* name string id -> function id (0: none yet) */
+	char **strs;
+};
+
+static void enc_free(struct enc *e)
+{
+	free(e->samples); free(e->samplep); free(e->labels); free(e->labelp); free(e->values);
+	free(e->locids); free(e->maps); free(e->mapp); free(e->locs); free(e->locp); free(e->lines);
+	free(e->linep); free(e->funcs); free(e->funcp); free(e->func_of); free(e->strs);
+}
+
+/* string index in the proto's table: "" first, then the profile's, then the extras */
+#define S(id) ((int64_t)(id) + 1)
+#define X(k) ((int64_t)(p->nstrs + 1 + (k)))
+
+static int encode(const struct scry_prof *p, struct enc *e, PProfile *pr)
+{
+	size_t ns = p->nsamples, nf = p->nframes, nm = p->nmaps, nfunc = 0, nv = 0;
+	uint64_t period = p->freq ? 1000000000ULL / p->freq : 0;
+
+	e->strs = calloc(p->nstrs + 1 + X_NR, sizeof(*e->strs));
+	e->samples = calloc(ns + 1, sizeof(*e->samples));
+	e->samplep = calloc(ns + 1, sizeof(*e->samplep));
+	e->labels = calloc(3 * ns + 1, sizeof(*e->labels));
+	e->labelp = calloc(3 * ns + 1, sizeof(*e->labelp));
+	e->values = calloc(2 * ns + 1, sizeof(*e->values));
+	e->locids = calloc(p->nstack + 1, sizeof(*e->locids));
+	e->maps = calloc(nm + 1, sizeof(*e->maps));
+	e->mapp = calloc(nm + 1, sizeof(*e->mapp));
+	e->locs = calloc(nf + 1, sizeof(*e->locs));
+	e->locp = calloc(nf + 1, sizeof(*e->locp));
+	e->lines = calloc(nf + 1, sizeof(*e->lines));
+	e->linep = calloc(nf + 1, sizeof(*e->linep));
+	e->funcs = calloc(nf + 1, sizeof(*e->funcs));
+	e->funcp = calloc(nf + 1, sizeof(*e->funcp));
+	e->func_of = calloc(p->nstrs + 1, sizeof(*e->func_of));
+	if (!e->strs || !e->samples || !e->samplep || !e->labels || !e->labelp || !e->values || !e->locids ||
+	    !e->maps || !e->mapp || !e->locs || !e->locp || !e->lines || !e->linep || !e->funcs || !e->funcp ||
+	    !e->func_of)
+		return -ENOMEM;
+	e->strs[0] = "";
+	for (size_t i = 0; i < p->nstrs; i++)
+		e->strs[i + 1] = p->strs[i];
+	for (size_t k = 0; k < X_NR; k++)
+		e->strs[p->nstrs + 1 + k] = (char *)extra[k];
+	pr->n_string_table = p->nstrs + 1 + X_NR;
+	pr->string_table = e->strs;
+
+	for (unsigned i = 0; i < 3; i++)
+		perftools__profiles__value_type__init(&e->vt[i]);
+	e->vt[0].type = X(X_SAMPLES); e->vt[0].unit = X(X_COUNT);
+	e->vt[1].type = X(X_CPU); e->vt[1].unit = X(X_NS);
+	e->vt[2] = e->vt[1];
+	e->vtp[0] = &e->vt[0];
+	e->vtp[1] = &e->vt[1];
+	pr->n_sample_type = 2;
+	pr->sample_type = e->vtp;
+	pr->period_type = &e->vt[2];
+	pr->period = (int64_t)period;
+	pr->time_nanos = (int64_t)p->start_ns;
+	pr->duration_nanos = (int64_t)p->duration_ns;
+
+	for (size_t i = 0; i < nm; i++) {
+		PMapping *m = &e->maps[i];
+		const struct scry_prof_mapping *sm = &p->maps[i];
+
+		perftools__profiles__mapping__init(m);
+		m->id = i + 1;
+		m->memory_start = sm->start;
+		m->memory_limit = sm->limit;
+		m->file_offset = sm->pgoff;
+		m->filename = S(sm->path);
+		m->build_id = S(sm->build_id);
+		m->has_functions = true;
+		e->mapp[i] = m;
+	}
+	pr->n_mapping = nm;
+	pr->mapping = e->mapp;
+
+	for (size_t i = 0; i < nf; i++) {
+		const struct scry_prof_frame *f = &p->frames[i];
+		PLocation *l = &e->locs[i];
+
+		if (!e->func_of[f->name]) {
+			PFunction *fn = &e->funcs[nfunc];
+
+			perftools__profiles__function__init(fn);
+			fn->id = nfunc + 1;
+			fn->name = fn->system_name = S(f->name);
+			e->funcp[nfunc++] = fn;
+			e->func_of[f->name] = fn->id;
+		}
+		perftools__profiles__line__init(&e->lines[i]);
+		e->lines[i].function_id = e->func_of[f->name];
+		e->linep[i] = &e->lines[i];
+		perftools__profiles__location__init(l);
+		l->id = i + 1;
+		l->mapping_id = f->mapping;
+		l->address = f->addr;
+		l->n_line = 1;
+		l->line = &e->linep[i];
+		e->locp[i] = l;
+	}
+	pr->n_location = nf;
+	pr->location = e->locp;
+	pr->n_function = nfunc;
+	pr->function = e->funcp;
+
+	for (size_t i = 0; i < ns; i++) {
+		const struct scry_prof_sample *s = &p->samples[i];
+		const uint32_t *fr = scry_prof_frames(p, s);
+		PSample *ps = &e->samples[i];
+		PLabel *lb = &e->labels[3 * i];
+
+		perftools__profiles__sample__init(ps);
+		for (uint32_t k = 0; k < s->nframes; k++)      /* leaf first, as pprof wants */
+			e->locids[s->first + k] = (uint64_t)fr[k] + 1;
+		ps->n_location_id = s->nframes;
+		ps->location_id = e->locids + s->first;
+		e->values[nv] = (int64_t)s->count;
+		e->values[nv + 1] = (int64_t)(s->count * period);
+		ps->n_value = 2;
+		ps->value = e->values + nv;
+		nv += 2;
+		for (unsigned k = 0; k < 3; k++) {
+			perftools__profiles__label__init(&lb[k]);
+			e->labelp[3 * i + k] = &lb[k];
+		}
+		lb[0].key = X(X_PID); lb[0].num = s->tgid;
+		lb[1].key = X(X_TID); lb[1].num = s->pid;
+		lb[2].key = X(X_COMM); lb[2].str = S(s->comm);
+		ps->n_label = 3;
+		ps->label = e->labelp + 3 * i;
+		e->samplep[i] = ps;
+	}
+	pr->n_sample = ns;
+	pr->sample = e->samplep;
+	return 0;
+}
+
+int scry_prof_write_pprof(const struct scry_prof *p, const char *path, char *err, size_t errlen)
+{
+	PProfile pr = PERFTOOLS__PROFILES__PROFILE__INIT;
+	struct enc e = { 0 };
+	uint8_t *buf = NULL;
+	size_t len;
+	gzFile gz = NULL;
+	int ret;
+
+	if ((ret = encode(p, &e, &pr))) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	len = perftools__profiles__profile__get_packed_size(&pr);
+	if (!(buf = malloc(len ? len : 1))) {
+		ret = -ENOMEM;
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	perftools__profiles__profile__pack(&pr, buf);
+	if (!(gz = gzopen(path, "wb9"))) {
+		ret = errno ? -errno : -EIO;
+		snprintf(err, errlen, "cannot write %s: %s", path, strerror(-ret));
+		goto out;
+	}
+	if (len && gzwrite(gz, buf, (unsigned)len) != (int)len) {
+		ret = -EIO;
+		snprintf(err, errlen, "cannot write %s: write error", path);
+	}
+	if (gzclose(gz) != Z_OK && !ret) {
+		ret = -EIO;
+		snprintf(err, errlen, "cannot write %s: write error", path);
+	}
+out:
+	free(buf);
+	enc_free(&e);
+	return ret;
+}

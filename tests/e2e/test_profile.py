@@ -1,0 +1,253 @@
+"""scry profile: sampled stacks of tests/workload/hotspots.c, whose main calls burn_a and
+burn_b in turn, burn_a running three times as long (75% / 25% of its CPU time), built -O2
+with frame pointers (hotspots) and without (hotspots-nofp).  Checked: the shares against
+that truth, the folded stacks (main -> burn_a), the SVG parsed as XML with each frame's
+width proportional to its count, the pprof file decoded by protobuf's own Python decoder
+over profile.proto compiled by protoc (Debian's protobuf-compiler, python3-protobuf), a
+short-lived child's frames named, -p, losses counted and shown, the PMU-less refusal."""
+import gzip
+import os
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from collections import Counter
+
+import pytest
+
+from conftest import ROOT
+
+FREQ = "499"
+SUMMARY = re.compile(
+    r"^scry: profile: (\d+) samples \((\S+), (\d+) Hz, (\d+) CPUs, ([0-9.]+) s\), (\d+) lost "
+    r"\((\d+) kernel stacks, (\d+) user stacks, (\d+) samples: counts map full\)(.*)$", re.M)
+
+
+def profile(scry, *args, cmd=None, timeout=60):
+    argv = [scry, "profile"] + [str(a) for a in args]
+    if cmd:
+        argv += ["--"] + [str(c) for c in cmd]
+    p = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+    return p
+
+
+def summary(p):
+    ms = SUMMARY.findall(p.stderr)
+    assert len(ms) == 1, f"expected one summary line:\n{p.stderr}"
+    m = ms[0]
+    return dict(samples=int(m[0]), event=m[1], hz=int(m[2]), cpus=int(m[3]), seconds=float(m[4]),
+                lost=int(m[5]), klost=int(m[6]), ulost=int(m[7]), full=int(m[8]))
+
+
+def folded(path):
+    """{stack: count}, stack a tuple of frames, root (the command) first"""
+    out = Counter()
+    for line in open(path):
+        stack, _, n = line.rstrip("\n").rpartition(" ")
+        out[tuple(stack.split(";"))] += int(n)
+    return out
+
+
+def shares(stacks):
+    """burn_a's and burn_b's shares of the samples whose leaf user frame is one of them"""
+    leaf = Counter()
+    for st, n in stacks.items():
+        user = [f for f in st[1:] if not f.endswith("_[k]")]
+        if user and user[-1] in ("burn_a", "burn_b"):
+            leaf[user[-1]] += n
+    tot = leaf["burn_a"] + leaf["burn_b"]
+    assert tot > 0, stacks
+    return leaf["burn_a"] / tot, leaf["burn_b"] / tot, tot
+
+
+@pytest.fixture(scope="module")
+def fp_run(scry, workload, tmp_path_factory):
+    """one profile of the frame-pointer build, in every output"""
+    d = tmp_path_factory.mktemp("prof")
+    p = profile(scry, "-F", FREQ, "-o", d / "fp", "-o", d / "fp.pb.gz", "--report",
+                cmd=[workload("hotspots"), "1500"])
+    assert p.returncode == 0, p.stderr
+    return d, p
+
+
+def test_shares_and_folded(fp_run):
+    d, p = fp_run
+    s = summary(p)
+    assert s["event"] == "cpu-clock" and s["hz"] == int(FREQ) and s["lost"] == 0, s
+    st = folded(d / "fp.folded")
+    assert sum(st.values()) == s["samples"] - s["full"]
+    a, b, tot = shares(st)
+    assert tot >= 0.9 * sum(st.values())          # the loops are where the time goes
+    assert abs(a - 0.75) <= 0.08 and abs(b - 0.25) <= 0.08, (a, b, tot)
+    # frame pointers: every sample of the loops reaches main, below which is libc's caller
+    reach = sum(n for stk, n in st.items() if "main" in stk and stk[-1] in ("burn_a", "burn_b"))
+    assert reach / tot >= 0.95, st
+    assert any(stk[0] == "hotspots" and stk[-2:] == ("main", "burn_a") for stk in st), st
+
+
+def test_report(fp_run):
+    d, p = fp_run
+    rows = {}
+    for line in p.stdout.splitlines():
+        m = re.match(r"^\s+([0-9.]+)%\s+([0-9.]+)%\s+(\S+)\s+\[(.)\] (\S+)$", line)
+        if m:
+            rows[m[5]] = (float(m[1]), float(m[2]), m[3], m[4])
+    assert rows, p.stdout
+    assert rows["burn_a"][3] == "." and rows["burn_a"][2] == "hotspots", rows
+    assert abs(rows["burn_a"][1] - 75) <= 8 and abs(rows["burn_b"][1] - 25) <= 8, rows
+    assert rows["main"][1] < 2 and rows["main"][0] >= 95, rows      # main: all total, no self
+    first = [l for l in p.stdout.splitlines() if "%" in l and not l.startswith("#")][0]
+    assert first.endswith("burn_a"), p.stdout
+
+
+def test_svg(fp_run):
+    d, _ = fp_run
+    root = ET.parse(d / "fp.svg").getroot()
+    ns = {"s": "http://www.w3.org/2000/svg"}
+    frames = root.findall(".//s:g[@class='f']", ns)
+    assert frames
+    total = None
+    per_px = []
+    names = set()
+    for g in frames:
+        title = g.find("s:title", ns).text
+        m = re.match(r"^(.*) \((\d+) samples, ([0-9.]+)%\)$", title)
+        assert m, title
+        n = int(m[2])
+        w = float(g.find("s:rect", ns).get("width"))
+        if m[1] == "all":
+            total = n
+        names.add(m[1])
+        per_px.append((w, n, float(m[3])))
+    assert total and {"all", "hotspots", "main", "burn_a", "burn_b"} <= names
+    k = per_px[0][0] / per_px[0][1]
+    for w, n, pct in per_px:
+        assert abs(w - n * k) <= 0.02, (w, n, k)                   # width proportional to count
+        assert abs(pct - 100.0 * n / total) <= 0.01
+    assert root.find(".//s:script", ns) is not None                 # search and zoom
+
+
+def test_pprof(fp_run, tmp_path):
+    d, p = fp_run
+    subprocess.run(["protoc", f"--python_out={tmp_path}", f"-I{ROOT / 'proto'}",
+                    "perftools/profiles/profile.proto"], check=True)
+    sys.path.insert(0, str(tmp_path))
+    try:
+        from perftools.profiles import profile_pb2
+    finally:
+        sys.path.pop(0)
+    pr = profile_pb2.Profile()
+    pr.ParseFromString(gzip.open(d / "fp.pb.gz").read())
+    st = pr.string_table
+    assert st[0] == ""
+    assert [(st[v.type], st[v.unit]) for v in pr.sample_type] == [("samples", "count"), ("cpu", "nanoseconds")]
+    assert pr.period == 10**9 // int(FREQ)
+    fn = {f.id: st[f.name] for f in pr.function}
+    loc = {l.id: l for l in pr.location}
+    maps = {m.id: m for m in pr.mapping}
+    s = summary(p)
+    assert sum(x.value[0] for x in pr.sample) == s["samples"] - s["full"]
+    leaf = Counter()
+    for x in pr.sample:
+        assert x.value[1] == x.value[0] * pr.period
+        names = [fn[loc[i].line[0].function_id] for i in x.location_id]     # leaf first
+        labels = {st[l.key]: (l.num, st[l.str]) for l in x.label}
+        assert labels["comm"][1] == "hotspots" and labels["pid"][0] > 0
+        if "burn_a" in names or "burn_b" in names:
+            assert names.index("main") > names.index("burn_a" if "burn_a" in names else "burn_b")
+            leaf[names[0]] += x.value[0]
+    a = leaf["burn_a"] / (leaf["burn_a"] + leaf["burn_b"])
+    assert abs(a - 0.75) <= 0.08, leaf
+    # burn_a's location is in the workload's mapping, with its build id (readelf's)
+    bid = re.search(r"Build ID: ([0-9a-f]+)",
+                    subprocess.run(["readelf", "-n", str(ROOT / "build/workload/hotspots")],
+                                   capture_output=True, text=True).stdout)[1]
+    l = next(l for l in pr.location if fn[l.line[0].function_id] == "burn_a")
+    m = maps[l.mapping_id]
+    assert st[m.filename].endswith("/hotspots") and st[m.build_id] == bid
+    assert m.memory_start <= l.address < m.memory_limit
+
+
+def test_no_frame_pointers(scry, workload, tmp_path):
+    """the leaf is right without frame pointers; its callers are lost to the kernel's walk"""
+    p = profile(scry, "-F", FREQ, "-o", tmp_path / "nofp.folded", cmd=[workload("hotspots-nofp"), "1000"])
+    assert p.returncode == 0, p.stderr
+    st = folded(tmp_path / "nofp.folded")
+    a, b, tot = shares(st)
+    assert abs(a - 0.75) <= 0.08, (a, b)
+    reach = sum(n for stk, n in st.items() if "main" in stk)
+    print(f"no frame pointers: {reach}/{tot} samples reach main")
+    assert reach / tot < 0.5
+
+
+def test_short_lived_child(scry, workload, tmp_path):
+    """the command's child burns then exits before the end: its mappings were read at its
+    first sample, so its frames are named"""
+    p = profile(scry, "-F", FREQ, "-o", tmp_path / "c.folded", cmd=[workload("hotspots"), "700", "fork"])
+    assert p.returncode == 0, p.stderr
+    st = folded(tmp_path / "c.folded")
+    a, b, tot = shares(st)
+    assert abs(a - 0.75) <= 0.1 and tot >= 0.9 * sum(st.values()), st
+
+
+def test_threads(scry, workload, tmp_path):
+    p = profile(scry, "-F", FREQ, "-o", tmp_path / "t.folded", cmd=[workload("hotspots"), "700", "threads"])
+    assert p.returncode == 0, p.stderr
+    st = folded(tmp_path / "t.folded")
+    a, b, tot = shares(st)
+    assert abs(a - 0.75) <= 0.08, st
+    assert all("start_thread" in stk for stk in st if stk[-1] in ("burn_a", "burn_b")), st
+
+
+def test_pid(scry, workload, tmp_path):
+    w = subprocess.Popen([workload("hotspots"), "3000"], stdout=subprocess.DEVNULL)
+    try:
+        p = profile(scry, "-F", FREQ, "-q", "-p", w.pid, "--duration", "1", "-o", tmp_path / "p.folded")
+        assert p.returncode == 0, p.stderr
+        s = summary(p)
+        assert 0.9 <= s["seconds"] <= 1.5, s
+        st = folded(tmp_path / "p.folded")
+        assert set(k[0] for k in st) == {"hotspots"}, st       # nothing of other processes
+        a, _, _ = shares(st)
+        assert abs(a - 0.75) <= 0.1
+    finally:
+        w.kill()
+        w.wait()
+
+
+def test_losses_counted(scry, workload, tmp_path):
+    """a one-slot stack map: all but one user stack collide; each lost stack is counted in the
+    summary and shown as a frame of its own, its sample kept"""
+    p = profile(scry, "-F", FREQ, "--stack-storage-size", "1", "-o", tmp_path / "l.folded",
+                cmd=[workload("hotspots"), "500"])
+    assert p.returncode == 0, p.stderr
+    s = summary(p)
+    st = folded(tmp_path / "l.folded")
+    ulost = sum(n for k, n in st.items() if "[lost user stack]" in k)
+    klost = sum(n for k, n in st.items() if "[lost kernel stack]_[k]" in k)
+    assert ulost > 0 and s["ulost"] == ulost and s["klost"] == klost
+    assert s["lost"] == s["klost"] + s["ulost"] + s["full"]
+    assert sum(st.values()) == s["samples"]
+
+
+def test_cycles_without_pmu(scry, tmp_path):
+    """this machine has no PMU: cycles is refused in one line, nothing written"""
+    if os.path.exists("/sys/bus/event_source/devices/cpu/events/cpu-cycles"):
+        pytest.skip("this machine has a PMU")
+    p = profile(scry, "-e", "cycles", "-o", tmp_path / "x.svg", cmd=["true"])
+    assert p.returncode == 1
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and "no PMU" in lines[0] and "cycles" in lines[0], p.stderr
+    assert not (tmp_path / "x.svg").exists()
+
+
+@pytest.mark.parametrize("args,msg", [
+    (["-o", "x.txt", "--", "true"], "unknown output type"),
+    (["-o", "x.svg"], "nothing to profile"),
+    (["--", "true"], "no output"),
+    (["-F", "0", "-o", "x.svg", "--", "true"], "invalid frequency"),
+    (["-e", "bogus", "-o", "x.svg", "--", "true"], "unknown event"),
+])
+def test_bad_usage(scry, tmp_path, args, msg):
+    p = subprocess.run([scry, "profile"] + args, capture_output=True, text=True, cwd=tmp_path)
+    assert p.returncode != 0 and msg in p.stderr and len(p.stderr.strip().splitlines()) == 1, p.stderr

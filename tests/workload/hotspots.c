@@ -1,0 +1,86 @@
+/* hotspots.c — CPU time in known functions at known ratios, for scry profile's tests
+ * (tests/e2e/test_profile.py): main calls burn_a and burn_b in turn, burn_a running the same
+ * loop three times as long as burn_b, so that burn_a has 75% of the samples and burn_b 25%
+ * (the loop's timing calls are a fraction of a percent).  Built at -O2 with frame pointers
+ * (hotspots) and without (hotspots-nofp).
+ *   hotspots [MS] [fork|threads]   burn for MS ms (default 1000); fork: in a child that
+ *                                   exits (the parent waits, idle); threads: in two threads */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define UNIT 100000UL
+
+__attribute__((noinline)) unsigned long burn_a(unsigned long n)
+{
+	unsigned long x = n;
+
+	for (unsigned long i = 0; i < 3 * n; i++) {
+		x = x * 2862933555777941757UL + 3037000493UL;
+		__asm__ volatile("" : "+r"(x));
+	}
+	return x;
+}
+
+__attribute__((noinline)) unsigned long burn_b(unsigned long n)
+{
+	unsigned long x = n;
+
+	for (unsigned long i = 0; i < n; i++) {
+		x = x * 2862933555777941757UL + 3037000493UL;
+		__asm__ volatile("" : "+r"(x));
+	}
+	return x;
+}
+
+static double now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+static long ms = 1000;
+static volatile unsigned long sink;
+
+static void *burn(void *arg)
+{
+	double end = now_ms() + ms;
+
+	while (now_ms() < end) {
+		sink += burn_a(UNIT);
+		sink += burn_b(UNIT);
+	}
+	return arg;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1)
+		ms = atol(argv[1]);
+	if (argc > 2 && !strcmp(argv[2], "fork")) {
+		pid_t pid = fork();
+
+		if (pid == 0) {
+			burn(NULL);
+			_exit(0);
+		}
+		waitpid(pid, NULL, 0);
+	} else if (argc > 2 && !strcmp(argv[2], "threads")) {
+		pthread_t t[2];
+
+		for (int i = 0; i < 2; i++)
+			pthread_create(&t[i], NULL, burn, NULL);
+		for (int i = 0; i < 2; i++)
+			pthread_join(t[i], NULL);
+	} else {
+		burn(NULL);
+	}
+	printf("%lu\n", sink & 1);
+	return 0;
+}
