@@ -6,6 +6,7 @@
  * extension: .folded, .svg, .pb.gz (pprof), a bare name OUT.svg and OUT.folded; --report
  * prints perf report's table.  One summary line says how many samples were taken and lost. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -21,6 +22,7 @@
 #include "profile/collect.h"
 #include "profile/profile.h"
 #include "util/clock.h"
+#include "util/dirh.h"
 #include "util/log.h"
 #include "util/loop.h"
 #include "util/parse.h"
@@ -327,9 +329,13 @@ static int write_outputs(const struct prof_args *a, const struct scry_prof *p, c
 				return r;
 			continue;
 		}
-		if (!(f = fopen(o->path, "we"))) {
-			snprintf(err, errlen, "cannot write %s: %s", o->path, strerror(errno));
-			return -errno;
+		/* no symlink or file of another user written (util/dirh.h) */
+		if ((r = scry_open_output(AT_FDCWD, o->path, NULL, false, err, errlen)) < 0)
+			return r;
+		if (!(f = fdopen(r, "w"))) {
+			close(r);
+			snprintf(err, errlen, "cannot write %s: out of memory", o->path);
+			return -ENOMEM;
 		}
 		r = o->kind == OUT_SVG ? scry_prof_write_svg(p, f, title) : scry_prof_write_folded(p, f);
 		if (fclose(f) && !r)

@@ -4,11 +4,14 @@
  * line naming its function), a function per name, a mapping per file mapped (its build id),
  * labels pid, tid and comm on each sample. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 #include "perftools/profiles/profile.pb-c.h"
 #include "profile/profile.h"
+#include "util/dirh.h"
 
 typedef Perftools__Profiles__Profile PProfile;
 typedef Perftools__Profiles__ValueType PValueType;
@@ -179,6 +182,7 @@ int scry_prof_write_pprof(const struct scry_prof *p, const char *path, char *err
 	uint8_t *buf = NULL;
 	size_t len;
 	gzFile gz = NULL;
+	int fd;
 	int ret;
 
 	if ((ret = encode(p, &e, &pr))) {
@@ -192,9 +196,15 @@ int scry_prof_write_pprof(const struct scry_prof *p, const char *path, char *err
 		goto out;
 	}
 	perftools__profiles__profile__pack(&pr, buf);
-	if (!(gz = gzopen(path, "wb9"))) {
-		ret = errno ? -errno : -EIO;
-		snprintf(err, errlen, "cannot write %s: %s", path, strerror(-ret));
+	/* no symlink or file of another user written (util/dirh.h) */
+	if ((fd = scry_open_output(AT_FDCWD, path, NULL, false, err, errlen)) < 0) {
+		ret = fd;
+		goto out;
+	}
+	if (!(gz = gzdopen(fd, "wb9"))) {
+		close(fd);
+		ret = -ENOMEM;
+		snprintf(err, errlen, "cannot write %s: out of memory", path);
 		goto out;
 	}
 	if (len && gzwrite(gz, buf, (unsigned)len) != (int)len) {
