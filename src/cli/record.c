@@ -64,6 +64,8 @@ static void usage(FILE *f)
 		"      --capture LIST     also record what is left out by default (comma-separated):\n"
 		"                         'env': execve's environment strings (default: as LTTng, the\n"
 		"                         envp pointer, and its count in _envp_count)\n"
+		"      --group GROUP      the trace's directories (0750) and files (0640) given GROUP, who\n"
+		"                         may read them besides you (default: your own group)\n"
 		"      --fetch LIST       uprobes: members by path recorded too, as fields\n"
 		"                         ('req->hdr.len,s.count': through a pointer parameter or\n"
 		"                         variable in a register, within a struct in the frame)\n"
@@ -102,7 +104,7 @@ struct record_args {
 static int parse_args(int argc, char **argv, struct record_args *a, char *err, size_t errlen)
 {
 	enum { OPT_DURATION = 256, OPT_BUFFER, OPT_PACKET, OPT_SNAPLEN, OPT_CHANNEL, OPT_USERSPACE_PROBE, OPT_METRICS,
-	       OPT_FETCH, OPT_SPANS, OPT_CAPTURE };
+	       OPT_FETCH, OPT_SPANS, OPT_CAPTURE, OPT_GROUP };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "event", required_argument, NULL, 'e' },
@@ -118,6 +120,7 @@ static int parse_args(int argc, char **argv, struct record_args *a, char *err, s
 		{ "packet-size", required_argument, NULL, OPT_PACKET },
 		{ "snaplen", required_argument, NULL, OPT_SNAPLEN },
 		{ "capture", required_argument, NULL, OPT_CAPTURE },
+		{ "group", required_argument, NULL, OPT_GROUP },
 		{ "fetch", required_argument, NULL, OPT_FETCH },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -234,6 +237,13 @@ static int parse_args(int argc, char **argv, struct record_args *a, char *err, s
 		case OPT_CAPTURE:
 			if (scry_capture_opts_parse(optarg, &a->so.capture.what, err, errlen))
 				return -EINVAL;
+			break;
+		case OPT_GROUP:
+			if (scry_parse_group(optarg, &a->so.group)) {
+				snprintf(err, errlen, "--group: no group '%s'", optarg);
+				return -EINVAL;
+			}
+			a->so.set_group = true;
 			break;
 		case 'q':
 			a->quiet = true;

@@ -8,11 +8,16 @@ const struct scry_ctl_verb scry_ctl_verbs[] = {
 	{ "create",
 	  "usage: scry create [NAME] [-o DIR] [--snapshot] [--clock monotonic|boot|tai]\n"
 	  "                   [--metrics FILE [--listen ADDR:PORT]] [--spans FILE] [--max-pid-sets N]\n"
+	  "                   [--group GROUP]\n"
 	  "Create a recording session in the daemon (scryd, started on demand) and make it the\n"
-	  "current one (remembered in ~/.scryrc).  NAME defaults to auto-YYYYmmdd-HHMMSS.\n"
+	  "current one (remembered in ~/.scryrc).  NAME defaults to auto-YYYYmmdd-HHMMSS.  The\n"
+	  "session is yours: other users neither see nor touch it (root sees every one), and its\n"
+	  "files are made with your rights (directories 0750, files 0640).\n"
 	  "\n"
 	  "  -o, --output DIR       trace directory (default ~/scry-traces/NAME-YYYYmmdd-HHMMSS);\n"
-	  "                         it must not exist or be empty\n"
+	  "                         it must not exist or be an empty directory of yours, its parent\n"
+	  "                         one you may write in\n"
+	  "      --group GROUP      the trace's files given GROUP (one of yours): who may read them\n"
 	  "      --snapshot         a flight recorder: its channels overwrite, kept in memory (the last\n"
 	  "                         sub-buffers per CPU), nothing written until `scry snapshot record`\n"
 	  "      --clock CLOCK      the clock events are stamped with: monotonic (the default, LTTng's),\n"
@@ -33,7 +38,7 @@ const struct scry_ctl_verb scry_ctl_verbs[] = {
 	  "usage: scry destroy [NAME | -a]\n"
 	  "Stop the session if it records (its trace complete) and forget it.\n"
 	  "\n"
-	  "  -a, --all              every session\n" },
+	  "  -a, --all              every session of yours (root: every session)\n" },
 	{ "enable-channel",
 	  "usage: scry enable-channel -k [--discard] [--subbuf-size S] [--num-subbuf N]\n"
 	  "                           [--tracefile-size S [--tracefile-count N]] [-s NAME] CHANNEL\n"

@@ -47,6 +47,8 @@ struct dsession {
 	struct scry_cred owner;        /* its creator: only it (and root) sees and acts on it, and
 					* every file of it is made with its rights */
 	char owner_name[64];
+	bool set_group;                /* create --group: who besides the owner reads its trace */
+	gid_t group;
 	enum dstate state;
 	struct dchannel *chans;
 	size_t nchans;
@@ -108,6 +110,8 @@ const struct scry_cred *dpeer_cred(const struct dpeer *p);
 /* path made absolute against its working directory, malloc'd into *out: 0, -ENOMEM, or
  * -ENOENT (a relative path and no directory known). */
 int dpeer_path(const struct dpeer *p, const char *path, char **out);
+/* It is in group (or root): it may give its files that group. */
+bool dpeer_in_group(const struct dpeer *p, gid_t group);
 /* It may see and act on s: its own, or root. */
 bool dpeer_owns(const struct dpeer *p, const struct dsession *s);
 /* The rights s's files are made with: NULL for root's sessions. */

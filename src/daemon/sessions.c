@@ -208,7 +208,8 @@ static int rebuild(struct daemon *d, struct dsession *s, bool prepare, char *err
 {
 	struct scry_channel_opts *co = NULL;
 	struct scry_session_opts so = {
-		.output = s->dir, .owner = dsession_owner(s), .catalog = d->cat, .target_all = s->npids == 0,
+		.output = s->dir, .owner = dsession_owner(s), .set_group = s->set_group, .group = s->group,
+		.catalog = d->cat, .target_all = s->npids == 0,
 		.filter = s->filter,
 		.snapshot = s->snapshot, .clock = s->clock, .max_pid_sets = s->max_pid_sets,
 		.track_vpids = s->nvpids ? s->vpids : NULL, .ntrack_vpids = s->nvpids,

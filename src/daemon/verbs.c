@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include "daemon/verbs_int.h"
+#include "util/parse.h"
 
 /* The reason of a refusal into r->err: -EINVAL. */
 int __attribute__((format(printf, 2, 3))) refuse(struct dreply *r, const char *fmt, ...)
@@ -116,12 +117,14 @@ static int verb_create(struct verb_ctx *v, int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' }, { "snapshot", no_argument, NULL, 'S' },
 		{ "kernel", no_argument, NULL, 'k' }, { "clock", required_argument, NULL, 'C' },
 		{ "metrics", required_argument, NULL, 'M' }, { "spans", required_argument, NULL, 'P' },
-		{ "listen", required_argument, NULL, 'L' }, { "max-pid-sets", required_argument, NULL, 256 }, { 0 } };
+		{ "listen", required_argument, NULL, 'L' }, { "max-pid-sets", required_argument, NULL, 256 },
+		{ "group", required_argument, NULL, 257 }, { 0 } };
 	struct dreply *r = v->r;
 	const char *out = NULL, *name = NULL, *metrics = NULL, *spans = NULL, *listen = NULL;
 	char *mpath = NULL, *spath = NULL;
 	struct dsession *ns = NULL;
-	bool snapshot = false;
+	bool snapshot = false, set_group = false;
+	gid_t group = 0;
 	unsigned clock = SCRY_CLOCK_MONOTONIC, max_pid_sets = SCRY_DEFAULT_PID_SETS;
 	char *end;
 	char autoname[64], stamp[32], *dir = NULL;
@@ -154,6 +157,13 @@ static int verb_create(struct verb_ctx *v, int argc, char **argv)
 			max_pid_sets = (unsigned)n;
 			break;
 		}
+		case 257:
+			if (scry_parse_group(optarg, &group))
+				return ERR("create: --group: no group '%s'", optarg);
+			if (!dpeer_in_group(v->peer, group))
+				return ERR("create: --group %s: you are not in that group", optarg);
+			set_group = true;
+			break;
 		default: return bad_option(v, argc, argv);
 		}
 	}
@@ -196,6 +206,8 @@ static int verb_create(struct verb_ctx *v, int argc, char **argv)
 	}
 	ns->owner = v->peer->cred;
 	snprintf(ns->owner_name, sizeof(ns->owner_name), "%s", v->peer->user);
+	ns->set_group = set_group;
+	ns->group = group;
 	/* the configs checked (one line naming file:line:key) and read with the caller's rights,
 	 * the exporter started with the caller's OTEL_* variables: nothing registered when they fail */
 	if (metrics || spans) {

@@ -72,6 +72,10 @@ struct scry_session_opts {
 	/* whose rights the trace's directories and files are made, written and removed with
 	 * (util/runas.h: scryd's session owner; valid while the session is); NULL: scry's own */
 	const struct scry_cred *owner;
+	/* --group: the trace's directories and files given this group (who besides the owner may
+	 * read them: 0750/0640); else the owner's own group */
+	bool set_group;
+	gid_t group;
 	const struct scry_channel_opts *channels;   /* NULL/0: one channel of the defaults */
 	size_t nchannels;
 	struct scry_catalog *catalog;   /* the caller's, open until destroy (a catalog reads
