@@ -371,7 +371,7 @@ int scry_dirh_write_file(struct scry_dirh *d, const char *name, const void *data
 	if (close(fd) < 0 && !ret)
 		ret = -errno;
 	if (ret) {
-		snprintf(err, errlen, "writing '%s/%s': %s", d->path, name, strerror(-ret));
+		snprintf(err, errlen, "%s/%s: write: %s", d->path, name, strerror(-ret));
 		scry_dirh_unlink(d, tmp, false);
 		return ret;
 	}
