@@ -145,6 +145,9 @@ int scry_probes_stats(struct scry_probes *p, struct scry_cpu_stats *out);
 /* Events the kernel skipped because a program was already running on that CPU
  * (bpf_prog_info.recursion_misses summed over the programs). */
 uint64_t scry_probes_recursion_misses(struct scry_probes *p);
+/* The same per CPU (out: scry_probes_ncpus() entries), filter fronts included: where each
+ * event was skipped (kernel/misses.c; all on CPU 0 if the kernel cannot say).  0 or -errno. */
+int scry_probes_misses(struct scry_probes *p, uint64_t *out);
 /* Syscall entries kept for their exit (their strings were not mapped yet at entry) and
  * not written yet: after detach, those are lost (calls still blocked). */
 uint64_t scry_probes_deferred_waiting(struct scry_probes *p);
