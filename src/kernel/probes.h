@@ -22,6 +22,11 @@ struct scry_span_mark_probe {
 	uint64_t offset;
 };
 
+/* The largest BPF ring buffer the kernel makes (kernel/bpf/ringbuf.c): its size is the
+ * map's max_entries, a u32 that must be a power of two and a multiple of the page size, so
+ * 2G at most (4G is 0 in 32 bits: EINVAL). */
+#define SCRY_RING_MAX (1ULL << 31)
+
 struct scry_probes_opts {
 	uint64_t ctx_mask;          /* enabled contexts, 1 << enum scry_ctx */
 	unsigned clock;             /* SCRY_CLOCK_*: what events are stamped with */
@@ -41,7 +46,8 @@ struct scry_probes_opts {
 	bool counts;                /* syscalls counted in the kernel (SCRY_SC_COUNT): sc_counts */
 	bool tracepoints;           /* load the tracefs tracepoints' writer (any tracepoint but a
 				     * sched_process_exit that btf_exit writes needs it) */
-	size_t ring_size;           /* bytes per CPU ring, a power of two multiple of the page size */
+	size_t ring_size;           /* bytes per CPU ring, a power of two multiple of the page size,
+				     * at most SCRY_RING_MAX */
 	unsigned nevent_ids;        /* size of the filter prog arrays (event ids 0..n-1) */
 	/* trackers (all combined with AND; the pid tracker is scry_probes_track) */
 	const uint32_t *track_vpids, *track_uids, *track_gids;
