@@ -357,6 +357,14 @@ struct scry_cpu_stats {
 	__u64 unfollowed;     /* child of a followed process not followed: the follow set full */
 };
 
+/* One program's recursion misses on one CPU, as the misses iterator (misses.bpf.c) writes
+ * them: the kernel skipped the program there because a tracing program already ran. */
+struct scry_miss {
+	__u32 id;             /* the program's id */
+	__u32 cpu;
+	__u64 misses;
+};
+
 /* Processes followed at once (the command's or -p's descendants, --track-vpid's): a process
  * leaves the set when its last thread exits, so this bounds the live ones only. */
 #define SCRY_FOLLOW_MAX   131072

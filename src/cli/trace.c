@@ -269,6 +269,7 @@ int cmd_trace(int argc, char **argv)
 	/* the privileges first: without them tracefs cannot be read either */
 	if (scry_check_privileges("scry trace", err, sizeof(err)))
 		goto fail;
+	scry_raise_nofile();
 	scry_features_prefetch();   /* the kernel's BTF parsed while we prepare */
 	if (!(nc.cat = scry_catalog_open(NULL, err, sizeof(err))) || build_names(&nc)) {
 		if (!err[0])
@@ -402,6 +403,7 @@ int cmd_trace(int argc, char **argv)
 		ret = 1;   /* the trace (--record) is incomplete */
 	goto out;
 fail:
+	scry_explain_nofile(err, sizeof(err));
 	fprintf(stderr, "scry trace: %s\n", err);
 	ret = 1;
 	if (child.pid > 0 && child.held)

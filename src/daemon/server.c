@@ -23,6 +23,7 @@
 #include "ctl/proto.h"
 #include "daemon/daemon.h"
 #include "daemon/daemon_int.h"
+#include "util/privs.h"
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/loop.h"
@@ -534,6 +535,7 @@ int scryd_main(int argc, char **argv)
 		goto fail;
 	}
 	prctl(PR_SET_NAME, "scryd");
+	scry_raise_nofile();        /* every session's programs, maps and rings hold fds */
 	scry_log_set(log_to_fd, NULL, false);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);

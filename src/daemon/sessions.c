@@ -609,6 +609,9 @@ void dsession_describe(struct dsession *s, FILE *out)
 		fprintf(out, "    Events: %llu recorded, %llu discarded, %llu lost, %llu bytes\n",
 			(unsigned long long)sum.events, (unsigned long long)sum.discarded,
 			(unsigned long long)sum.lost, (unsigned long long)sum.bytes);
+	if (sum.clamped)
+		fprintf(out, "    Timestamps: %llu events' times raised to keep the stream ordered\n",
+			(unsigned long long)sum.clamped);
 	dfeed_describe(s, out);
 	if (s->stop_error[0])
 		fprintf(out, "    Error: %s\n", s->stop_error);

@@ -341,6 +341,9 @@ static int verb_start_stop(struct verb_ctx *v, int argc, char **argv, bool start
 		fprintf(r->out, "Tracing stopped for session %s: %llu events recorded, %llu discarded, %llu lost; "
 			"trace in %s\n", s->name, (unsigned long long)s->sum.events,
 			(unsigned long long)s->sum.discarded, (unsigned long long)s->sum.lost, s->dir);
+	if (s->sum.clamped)
+		fprintf(r->out, "%llu events' times raised to keep the stream ordered\n",
+			(unsigned long long)s->sum.clamped);
 	if (!ret && s->sum.write_error)    /* stopped, but the trace is incomplete: say so, fail */
 		ret = ERR("session '%s': %s after %llu events: the trace ends at its last complete packet; "
 			  "%llu events lost", s->name, s->sum.write_error == -ENOSPC || s->sum.write_error == -EDQUOT ?

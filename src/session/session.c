@@ -484,8 +484,11 @@ int scry_session_stop(struct scry_session *s, struct scry_session_summary *out, 
 		if (!c->probes)
 			continue;
 		scry_probes_detach(c->probes);
-		/* program runs the kernel skipped, and entries still waiting for their exit */
-		out->discarded += scry_probes_recursion_misses(c->probes) + scry_probes_deferred_waiting(c->probes);
+		/* program runs the kernel skipped, and entries still waiting for their exit (a
+		 * consumer's are in its streams' packets and its totals) */
+		if (!c->consumer)
+			out->discarded += scry_probes_recursion_misses(c->probes) +
+					  scry_probes_deferred_waiting(c->probes);
 	}
 	if (!s->stop_ts)
 		s->stop_ts = session_now(s);
