@@ -361,6 +361,10 @@ struct scry_cpu_stats {
  * leaves the set when its last thread exits, so this bounds the live ones only. */
 #define SCRY_FOLLOW_MAX   131072
 
+/* Exit statuses kept for user space to read (map "exit_codes", tgid -> wait(2) status): the
+ * processes that exited and whose sched_process_exit event is not read yet. */
+#define SCRY_EXIT_CODES_MAX 4096
+
 /* ---- in-kernel metrics (a channel of kind SCRY_CHANNEL_METRICS: src/bpf/metrics.bpf.h,
  * docs/METRICS.md) ----------------------------------------------------------------------
  * Up to SCRY_METRICS_MAX metrics, each a counter or a histogram of syscall exits, keyed by

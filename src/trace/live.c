@@ -59,6 +59,7 @@ struct trace_live {
 	struct exit_slot exits[EXIT_SLOTS];
 	struct scry_fieldval vals[MAX_FIELDS];
 	struct scry_syms *syms;              /* -k: user stacks' mappings (read when met) */
+	struct scry_session *session;        /* exit statuses (scry_session_exit_code) */
 	char stack[SCRY_CALLSTACK_SLOTS * 160];
 };
 
@@ -153,6 +154,7 @@ int trace_live_bind_channel(struct trace_live *l, struct scry_session *s, unsign
 	const struct scry_syscall *list;
 	size_t n = scry_catalog_syscalls(cat, &list);
 
+	l->session = s;
 	scry_record_layout_init(&l->layout, scry_session_ctx_mask(s, chan));
 	if (l->layout.ctx_off[SCRY_CTX_PID] < 0 || l->layout.ctx_off[SCRY_CTX_TID] < 0) {
 		snprintf(err, errlen, "live output needs the pid and tid contexts");
@@ -416,6 +418,10 @@ static void dispatch(struct trace_live *l, const uint8_t *b, uint32_t len)
 		if (l->group_dead_f >= 0 && !l->vals[l->group_dead_f].v)
 			return;
 		e->pid = 0;
+		/* the kernel's status of the process (exit_group traced or not); the calls and
+		 * signals seen when it is not known */
+		if (l->session)
+			scry_session_exit_code(l->session, pid, &status);
 		if (l->ops.proc_exit)
 			l->ops.proc_exit(l->ops.ctx, pid, rts, status);
 		return;
