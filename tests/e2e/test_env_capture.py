@@ -83,7 +83,7 @@ def test_capture_bad_value(scry, tmp_path, bad):
     p = subprocess.run([scry, "record", "-o", str(tmp_path / "t"), "--capture", bad, "--", "/bin/true"],
                        capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
     assert p.returncode != 0
-    assert p.stderr == f"scry: invalid --capture '{bad}' (expected: env)\n"
+    assert p.stderr == f"scry: invalid --capture '{bad}' (expected: env, sock)\n"
     assert not (tmp_path / "t").exists()
 
 
