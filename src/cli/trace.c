@@ -337,6 +337,8 @@ int cmd_trace(int argc, char **argv)
 	so.capture.snaplen = (unsigned)(o.snaplen ? o.snaplen : o.strsize + 1);
 	so.capture.fetch = o.fetch;
 	so.capture.what = o.verbose ? SCRY_CAPTURE_ENV : 0;   /* envp listed with -v alone, as strace */
+	if (o.decode_fds >= 2)   /* -yy: sockets named from the kernel at the call */
+		so.capture.what |= SCRY_CAPTURE_SOCK;
 	/* -c: a counting channel (no event, no trace); else the live printer is the channel's
 	 * record sink, beside --record's trace directory */
 	chan.kind = o.count == TRACE_COUNT_ONLY ? SCRY_CHANNEL_COUNT : SCRY_CHANNEL_EVENTS;

@@ -77,6 +77,9 @@ int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o,
 int scry_probes_set_syscalls(struct scry_probes *p, const struct scry_sc_desc *d, unsigned n);
 /* Counting mode totals of syscall nr over every CPU. */
 int scry_probes_sc_count(struct scry_probes *p, unsigned nr, struct scry_sc_count *out);
+/* The wait(2) status of process tgid, which exited (taken from the kernel's map, once);
+ * -ENOENT when not known. */
+int scry_probes_exit_code(struct scry_probes *p, pid_t tgid, int *status);
 /* Follow tgid (and, by fork tracking, its future children).  Meant to be called before
  * scry_probes_attach(): a call racing with a fork in the kernel may leave a CPU's memo
  * of an earlier "not followed" answer for that very tgid in place. */

@@ -300,6 +300,14 @@ int scry_session_sc_count(struct scry_session *s, unsigned nr, struct scry_sc_co
 	return -ENOENT;
 }
 
+int scry_session_exit_code(struct scry_session *s, pid_t tgid, int *status)
+{
+	for (size_t i = 0; i < s->nchans; i++)
+		if (s->chans[i]->probes && !scry_probes_exit_code(s->chans[i]->probes, tgid, status))
+			return 0;
+	return -ENOENT;
+}
+
 static struct scry_channel *metrics_channel(const struct scry_session *s)
 {
 	for (size_t i = 0; i < s->nchans; i++)
