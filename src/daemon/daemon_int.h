@@ -86,6 +86,7 @@ struct daemon {
 	struct dsession **sess;
 	size_t nsess;
 	volatile sig_atomic_t *stop;
+	bool release_armed;            /* the heap given back once the verb that freed sessions is done */
 };
 
 /* sessions.c */

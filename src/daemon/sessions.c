@@ -6,6 +6,7 @@
 #include <string.h>
 #include "daemon/daemon_int.h"
 #include "util/clock.h"
+#include "util/heap.h"
 #include "util/log.h"
 #include "util/loop.h"
 
@@ -525,6 +526,28 @@ void dsession_free(struct dsession *s)
 	free(s);
 }
 
+/* The heap's free pages given back (util/heap.c) once the loop is back from the verb or
+ * the failure that freed sessions: destroy -a releases once, after the last. */
+static uint64_t release_heap(void *ctx, uint64_t now)
+{
+	struct daemon *d = ctx;
+	struct scry_heap_usage u;
+
+	d->release_armed = false;
+	scry_heap_release(&u);
+	scry_log(SCRY_LOG_INFO, "scryd: heap released after destroy: RSS %llu -> %llu KiB, %zu bytes in use, "
+		 "%zu session(s) left", (unsigned long long)u.rss_before_kib, (unsigned long long)u.rss_after_kib,
+		 u.in_use, d->nsess);
+	return SCRY_LOOP_NEVER;
+}
+
+static void release_heap_soon(struct daemon *d)
+{
+	if (d->release_armed || !d->loop)
+		return;
+	d->release_armed = scry_loop_timer(d->loop, 0, release_heap, d) >= 0;
+}
+
 void dsession_destroy(struct daemon *d, struct dsession *s)
 {
 	char err[256];
@@ -548,6 +571,7 @@ void dsession_destroy(struct daemon *d, struct dsession *s)
 			break;
 		}
 	dsession_free(s);
+	release_heap_soon(d);
 }
 
 static void list_u32(FILE *out, const char *what, const uint32_t *v, size_t n)
