@@ -28,10 +28,13 @@
 #include "util/loop.h"
 
 #define CONN_TIMEOUT_NS (5 * 1000000000ULL)
+#define DEFAULT_SESSIONS_PER_USER 32
+#define MAX_SESSIONS_PER_USER 100000
 #define MAX_CONNS 64
 
 struct conn {
 	struct daemon *d;
+	uid_t uid;                  /* the peer's (SO_PEERCRED) */
 	int fd, timer;
 	uint8_t *buf;
 	size_t len, want;           /* want: header, then header + payload */
@@ -58,15 +61,19 @@ static void on_signal(int sig)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: scryd [--foreground] [--group NAME]\n"
+		"usage: scryd [--foreground] [--group NAME] [--max-sessions-per-user N]\n"
 		"The scry session daemon: it owns the recording sessions that `scry create`, `enable-event`,\n"
 		"`start`... control.  One per machine; the first control command starts it.\n"
 		"\n"
 		"  -F, --foreground   stay in the foreground, log to stderr (a systemd unit)\n"
 		"  -g, --group NAME   members of group NAME may control it too (default: 'tracing' if it\n"
 		"                     exists, else root only)\n"
+		"  --max-sessions-per-user N\n"
+		"                     sessions a user other than root may have at once (default %d);\n"
+		"                     a create or load beyond it is refused\n"
 		"\n"
-		"Its directory is $SCRY_RUNDIR, or /run/scry: control (the socket), scryd.pid, scryd.log.\n");
+		"Its directory is $SCRY_RUNDIR, or /run/scry: control (the socket), scryd.pid, scryd.log.\n",
+		DEFAULT_SESSIONS_PER_USER);
 }
 
 /* --- connections ---------------------------------------------------------------------- */
@@ -152,7 +159,7 @@ static void serve(struct conn *c, const struct scry_ctl_msg *m)
 		reply_error(c, "out of memory");
 		return;
 	}
-	ret = daemon_verb(&g.d, argv, (int)argc, scry_ctl_get(m, "cwd"), scry_ctl_get(m, "home"),
+	ret = daemon_verb(&g.d, c->uid, argv, (int)argc, scry_ctl_get(m, "cwd"), scry_ctl_get(m, "home"),
 			  scry_ctl_get(m, "session"), (const char *const *)env, &r);
 	fclose(r.out);
 	if (ret && !err[0])
@@ -301,6 +308,7 @@ static void accept_ready(void *ctx, int fd)
 		reply_error(c, why);
 		return;
 	}
+	c->uid = cr.uid;
 	if (g.nconns > MAX_CONNS) {
 		reply_error(c, "too many connections at once");
 		return;
@@ -473,7 +481,7 @@ int scryd_main(int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{ "foreground", no_argument, NULL, 'F' }, { "group", required_argument, NULL, 'g' },
-		{ "help", no_argument, NULL, 'h' }, { 0 } };
+		{ "help", no_argument, NULL, 'h' }, { "max-sessions-per-user", required_argument, NULL, 'm' }, { 0 } };
 	const char *dir = scry_ctl_rundir(), *group = NULL;
 	bool foreground = false;
 	char err[512] = "";
@@ -481,10 +489,23 @@ int scryd_main(int argc, char **argv)
 	struct sigaction sa = { .sa_handler = on_signal };
 
 	optind = 1;
+	g.d.max_sessions_per_user = DEFAULT_SESSIONS_PER_USER;
 	while ((opt = getopt_long(argc, argv, "Fg:h", lo, NULL)) != -1) {
 		switch (opt) {
 		case 'F': foreground = true; break;
 		case 'g': group = optarg; break;
+		case 'm': {
+			char *end;
+			unsigned long n = strtoul(optarg, &end, 10);
+
+			if (!*optarg || *end || optarg[0] == '-' || n < 1 || n > MAX_SESSIONS_PER_USER) {
+				fprintf(stderr, "scryd: --max-sessions-per-user takes a number from 1 to %d, not '%s'\n",
+					MAX_SESSIONS_PER_USER, optarg);
+				return 2;
+			}
+			g.d.max_sessions_per_user = (unsigned)n;
+			break;
+		}
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}

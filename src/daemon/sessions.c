@@ -48,6 +48,21 @@ int dsession_register(struct daemon *d, struct dsession *s, char *err, size_t er
 	return 0;
 }
 
+int dsession_quota(struct daemon *d, uid_t uid, size_t n, char *err, size_t errlen)
+{
+	size_t owned = 0;
+
+	if (uid == 0)
+		return 0;
+	for (size_t i = 0; i < d->nsess; i++)
+		owned += d->sess[i]->owner_uid == uid;
+	if (owned + n <= d->max_sessions_per_user)
+		return 0;
+	snprintf(err, errlen, "uid %u has %zu session(s): at most %u per user (scryd --max-sessions-per-user); "
+		 "destroy one first", (unsigned)uid, owned, d->max_sessions_per_user);
+	return -EUSERS;
+}
+
 int dsession_add(struct daemon *d, const char *name, const char *dir, char *err, size_t errlen)
 {
 	struct dsession *s = dsession_new(name, dir);

@@ -165,6 +165,8 @@ static int verb_create(struct verb_ctx *v, int argc, char **argv)
 		return ERR("create: --listen serves the metrics of --metrics FILE: give one");
 	if (dsession_find(v->d, name))
 		return ERR("session '%s' already exists", name);
+	if ((ret = dsession_quota(v->d, v->uid, 1, r->err, r->errlen)))
+		return ret;
 	if (out)
 		ret = resolve_path(v, out, &dir);
 	else
@@ -199,6 +201,7 @@ static int verb_create(struct verb_ctx *v, int argc, char **argv)
 		ret = -EADDRINUSE;
 		goto out;
 	}
+	ns->owner_uid = v->uid;
 	if ((ret = dsession_register(v->d, ns, r->err, r->errlen)))
 		goto out;
 	ns = NULL;
@@ -374,10 +377,10 @@ static int verb_set_session(struct verb_ctx *v, int argc, char **argv)
 	return 0;
 }
 
-int daemon_verb(struct daemon *d, char **argv, int argc, const char *cwd, const char *home,
+int daemon_verb(struct daemon *d, uid_t uid, char **argv, int argc, const char *cwd, const char *home,
 		const char *current, const char *const *env, struct dreply *r)
 {
-	struct verb_ctx v = { .d = d, .cwd = cwd, .home = home, .current = current && *current ? current : NULL,
+	struct verb_ctx v = { .d = d, .uid = uid, .cwd = cwd, .home = home, .current = current && *current ? current : NULL,
 			      .env = env, .r = r, .verb = argc ? argv[0] : "" };
 
 	if (!argc) {

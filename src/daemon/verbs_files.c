@@ -301,6 +301,20 @@ int verb_save(struct verb_ctx *v, int argc, char **argv)
 	return ret;
 }
 
+/* The caller may own the n sessions of a file (those replacing its own, by name, count once). */
+static int load_quota(struct verb_ctx *v, struct dsession **ss, size_t n)
+{
+	size_t added = n;
+
+	for (size_t i = 0; i < n; i++) {
+		struct dsession *old = dsession_find(v->d, ss[i]->name);
+
+		if (old && old->owner_uid == v->uid)
+			added--;
+	}
+	return dsession_quota(v->d, v->uid, added, v->r->err, v->r->errlen);
+}
+
 int verb_load(struct verb_ctx *v, int argc, char **argv)
 {
 	enum { O_NAME = 256, O_URL };
@@ -404,7 +418,7 @@ int verb_load(struct verb_ctx *v, int argc, char **argv)
 		if (!ret && (ret = dsession_rebuild(v->d, s, r->err, r->errlen)))
 			break;
 	}
-	if (ret)
+	if (ret || (ret = load_quota(v, ss, n)))
 		goto out;
 	/* every session checked: now they replace and join the daemon's */
 	for (size_t i = 0; i < n; i++) {
@@ -412,6 +426,7 @@ int verb_load(struct verb_ctx *v, int argc, char **argv)
 
 		if (old)
 			destroy_one(v, old);
+		ss[i]->owner_uid = v->uid;
 		if ((ret = dsession_register(v->d, ss[i], r->err, r->errlen)))
 			break;
 		fprintf(r->out, "Session %s loaded from %s\n", ss[i]->name, path);

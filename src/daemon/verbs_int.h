@@ -11,6 +11,7 @@
 
 struct verb_ctx {
 	struct daemon *d;
+	uid_t uid;                     /* the caller's (SO_PEERCRED) */
 	const char *cwd, *home, *current;
 	const char *const *env;        /* the caller's OTEL_* variables */
 	struct dreply *r;
