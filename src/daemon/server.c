@@ -276,7 +276,7 @@ static void __attribute__((format(printf, 2, 3))) say_limited(struct said *s, co
 	s->unsaid = 0;
 }
 
-static struct said timeout_said, evicted_said;
+static struct said timeout_said, evicted_said, refused_said;
 
 static uint64_t conn_timeout(void *ctx, uint64_t now)
 {
@@ -403,8 +403,8 @@ static void refuse_peer(struct conn *c, const struct ucred *cr)
 		snprintf(why, sizeof(why), "the control socket is for root and the group '%s' only", g.group_name);
 	else
 		snprintf(why, sizeof(why), "the control socket is root-only");
-	scry_log(SCRY_LOG_INFO, "scryd: refused uid %d (pid %d): not root%s", (int)cr->uid, (int)cr->pid,
-		 g.group != (gid_t)-1 ? " nor in the group" : "");
+	say_limited(&refused_said, "scryd: refused uid %d (pid %d): not root%s", (int)cr->uid, (int)cr->pid,
+		    g.group != (gid_t)-1 ? " nor in the group" : "");
 	reply_error(c, why);
 }
 
