@@ -333,20 +333,25 @@ def configure(d, name, out):
 
 def test_memory_after_destroy_all(daemon, tmp_path):
     """100 configured sessions, their BPF objects loaded ahead of start, then destroy -a: the
-    daemon's RSS within 10% of its idle size.  Idle is measured after one such session was made
-    and destroyed: the first one maps the code and fills the daemon's lasting caches (the
-    catalog's tracepoints, libbpf's), which a daemon that ever served a session has."""
+    daemon's RSS within 10% of its idle size.  Idle is a daemon that has served sessions: the
+    size after a warm-up of 5 such sessions made and destroyed.  The first sessions map the
+    code, fill the lasting caches (the catalog's, libbpf's) and glibc's per-thread cache of
+    freed chunks (tcache, ~150-230 KiB, which stays on its pages), and size the daemon's tables
+    to their high-water mark; from about the fifth on the size after destroy no longer moves
+    (on the test VM: 9.5 MB after one, 10.2 after five, 10.4 after a hundred more), so a leak of
+    the 100 sessions is not hidden by it."""
     daemon.run("create", "first", "-o", tmp_path / "first")      # starts the daemon
     daemon.run("destroy", "first")
     released(daemon, 1)
     pid = daemon.pid()
-    configure(daemon, "warm", tmp_path / "warm")
-    prepared(daemon, 1)
+    for i in range(5):
+        configure(daemon, f"warm{i}", tmp_path / f"warm{i}")
+    prepared(daemon, 5)
     daemon.run("destroy", "-a")
     idle, idle_in_use = released(daemon, 2)
     for i in range(100):
         configure(daemon, f"s{i}", tmp_path / f"s{i}")
-    prepared(daemon, 101)
+    prepared(daemon, 105)
     full = rss_kib(pid)
     progs = sum(os.readlink(f"/proc/{pid}/fd/{fd}") == "anon_inode:bpf-prog" for fd in os.listdir(f"/proc/{pid}/fd"))
     assert progs >= 100 and full > 5 * idle, (progs, full, idle)
@@ -356,7 +361,5 @@ def test_memory_after_destroy_all(daemon, tmp_path):
     print(f"RSS idle {idle} KiB, 100 sessions {full} KiB, after destroy -a {after} KiB (now {now}); "
           f"in use {idle_in_use} -> {in_use} bytes")
     assert now <= idle * 1.10, (idle, full, now)
-    # no per-session leak: what is allocated is what it was, but for glibc's per-thread cache
-    # of freed chunks (tcache: up to 7 chunks of each size to 1 KiB, ~230 KiB, counted in use),
-    # which the sessions' churn fills up (valgrind: no block lost or left at exit)
-    assert in_use <= idle_in_use + 256 * 1024, (idle_in_use, in_use)
+    # no per-session leak: what is allocated is what it was (but for the tcache's churn)
+    assert in_use <= idle_in_use + 128 * 1024, (idle_in_use, in_use)
