@@ -217,10 +217,10 @@ static void *serve_thread(void *arg)
 
 	while (!__atomic_load_n(&sv->stop, __ATOMIC_ACQUIRE)) {
 		MHD_UNSIGNED_LONG_LONG to;
-		int wait = SWEEP_MS;
+		int wait = sv->conns ? SWEEP_MS : -1;     /* no connection: nothing to judge */
 
-		if (mhd.MHD_get_timeout(sv->d, &to) == MHD_YES && to < (MHD_UNSIGNED_LONG_LONG)wait)
-			wait = (int)to;
+		if (mhd.MHD_get_timeout(sv->d, &to) == MHD_YES && (wait < 0 || to < (MHD_UNSIGNED_LONG_LONG)wait))
+			wait = to > SWEEP_MS ? SWEEP_MS : (int)to;
 		if (poll(pf, 2, wait) < 0 && errno != EINTR)
 			break;
 		mhd.MHD_run(sv->d);
