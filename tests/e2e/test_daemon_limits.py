@@ -255,6 +255,13 @@ def test_sessions_per_user(group_daemon, tracer):
     p = as_tracer(tracer, d, f'"$SCRY" create u33 -o {out}/u33')
     assert p.returncode == 1 and p.stderr == f"scry: uid {tracer.uid} has 32 session(s): at most 32 per user " \
         "(scryd --max-sessions-per-user); destroy one first\n", p.stderr
+    # load counts too: a new session refused, one replacing the user's own by name not
+    p = as_tracer(tracer, d, f'"$SCRY" save u2 -o {tracer.home}/u2.lttng >/dev/null && '
+                  f'"$SCRY" load -i {tracer.home}/u2.lttng --override-name u34 --override-url {out}/u34')
+    assert p.returncode == 1 and p.stderr.startswith(f"scry: uid {tracer.uid} has 32 session(s): at most 32 "), \
+        p.stderr
+    p = as_tracer(tracer, d, f'"$SCRY" load -f -i {tracer.home}/u2.lttng')
+    assert p.returncode == 0 and "Session u2 loaded from" in p.stdout, p.stderr
     # root is not counted: 33 of its own beside the user's 32
     p = subprocess.run(["sh", "-c", f'for i in $(seq 1 33); do "{d.scry}" create r$i -o {out}/r$i >/dev/null '
                         '|| exit 1; done'], env=d.env, capture_output=True, text=True, timeout=60)
