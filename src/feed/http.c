@@ -264,7 +264,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	bool om;
 	int ret;
 
-	request_started(c);
+	if (!*state) {                   /* the request's first call: its headers are in */
+		*state = sv;
+		request_started(c);
+	}
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return reply(c, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain", (char *)bad_method, sizeof(bad_method) - 1,
 			     MHD_RESPMEM_PERSISTENT);
