@@ -91,6 +91,8 @@ struct daemon {
 	struct dsession **sess;
 	size_t nsess;
 	volatile sig_atomic_t *stop;
+	unsigned max_sessions_per_user;  /* scryd --max-sessions-per-user: a non-root uid's sessions */
+	bool release_armed;            /* the heap given back once the verb that freed sessions is done */
 };
 
 /* peer.c: who asks, as the kernel says (the control socket's SO_PEERCRED) */
@@ -152,6 +154,8 @@ void dsession_destroy(struct daemon *d, struct dsession *s);
 /* A new session, not registered (dsession_register adds it to the daemon). */
 struct dsession *dsession_new(const char *name, const char *dir);
 int dsession_register(struct daemon *d, struct dsession *s, char *err, size_t errlen);
+/* 0 when uid may own n more sessions (root always may), else -EUSERS with the reason. */
+int dsession_quota(struct daemon *d, uid_t uid, size_t n, char *err, size_t errlen);
 void dsession_free(struct dsession *s);
 /* feeds.c: a session's metrics and spans (create --metrics/--spans), the record path's
  * (feed/capture.h).  dfeed_attach loads and checks the configs and starts the span exporter
@@ -199,7 +203,7 @@ int dsession_read_xml_buffer(const char *buf, size_t len, const char *label, str
 /* `list NAME`: the session described, LTTng's way. */
 void dsession_describe(struct dsession *s, FILE *out);
 
-/* verbs.c: run one request's command line (env: the caller's OTEL_* variables, "NAME=value",
+/* verbs.c: run one request's command line for the peer uid (env: the caller's OTEL_* variables, "NAME=value",
  * NULL-terminated); out gets what to print, err the reason of a failure; *set_session the session to make current (static or s->name), *clear_session
  * a destroyed one.  Returns 0 or -errno. */
 struct dreply {

@@ -187,6 +187,8 @@ static int verb_create(struct verb_ctx *v, int argc, char **argv)
 		return ERR("session '%s' already exists", name);
 	if (listen && !dpeer_is_root(v->peer) && privileged_port(listen))
 		return ERR("create: --listen %s: a port below 1024 is root's to open", listen);
+	if ((ret = dsession_quota(v->d, v->peer->cred.uid, 1, r->err, r->errlen)))
+		return ret;
 	if ((ret = out ? resolve_path(v, out, &dir) : default_traces_dir(v, name, stamp, &dir)))
 		return ret;
 	for (size_t i = 0; i < v->d->nsess; i++)
