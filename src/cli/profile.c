@@ -6,7 +6,8 @@
  * instead, are unwound as they come (src/profile/unwind.c) and counted here (tally.c).
  * At the end the stacks are symbolized (src/profile/collect.c) and written by -o's
  * extension: .folded, .svg, .pb.gz (pprof), a bare name OUT.svg and OUT.folded; --report
- * prints perf report's table.  One summary line says how many samples were taken and lost. */
+ * prints perf report's table.  One summary line says how many samples were taken and lost.
+ * -i reads a saved pprof profile instead of sampling (src/profile/pprof_read.c). */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -48,6 +49,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: scry profile [OPTIONS] -o OUT [-p PID,...|-a|-- CMD ARGS...]\n"
+		"       scry profile -i IN.pb.gz [--report] [-o OUT]\n"
 		"Sample where CPU time goes: kernel and user stacks, counted in the kernel, symbolized.\n"
 		"\n"
 		"  -o, --output OUT       by its extension: OUT.folded (FlameGraph's folded stacks),\n"
@@ -60,6 +62,8 @@ static void usage(FILE *f)
 		"  -a, --all              every process (the idle tasks left out)\n"
 		"      --duration TIME    stop after TIME (seconds, or 500ms, 2m)\n"
 		"      --report           print the top functions, total and self, as perf report\n"
+		"  -i, --input IN         no sampling: read a profile saved as pprof (-o X.pb.gz, or\n"
+		"                         another tool's) for --report and -o\n"
 		"      --stack-storage-size N  stacks kept in the kernel (default 16384); a stack that\n"
 		"                         finds its slot taken is lost, and counted as such\n"
 		"      --call-graph fp|dwarf[,SIZE]  user stacks by frame pointers (fp, the default),\n"
@@ -95,6 +99,7 @@ struct prof_args {
 	bool all, report, quiet;
 	unsigned max_stacks;
 	unsigned ustack_size;        /* --call-graph dwarf; 0: fp */
+	const char *input;           /* -i: a saved profile, no sampling */
 	uint64_t ring_size;
 	double duration;
 	char **cmd;
@@ -179,6 +184,7 @@ static int parse_args(int argc, char **argv, struct prof_args *a, char *err, siz
 		{ "report", no_argument, NULL, OPT_REPORT },
 		{ "stack-storage-size", required_argument, NULL, OPT_STACKS },
 		{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
+		{ "input", required_argument, NULL, 'i' },
 		{ "buffer-size", required_argument, NULL, OPT_BUFFER },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -189,7 +195,7 @@ static int parse_args(int argc, char **argv, struct prof_args *a, char *err, siz
 
 	a->freq = DEFAULT_FREQ;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+o:F:e:p:aqvh", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+o:F:e:p:i:aqvh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'o':
 			if (parse_output(a, optarg, err, errlen))
@@ -256,6 +262,9 @@ static int parse_args(int argc, char **argv, struct prof_args *a, char *err, siz
 			}
 			break;
 		}
+		case 'i':
+			a->input = optarg;
+			break;
 		case 'q':
 			a->quiet = true;
 			break;
@@ -272,6 +281,17 @@ static int parse_args(int argc, char **argv, struct prof_args *a, char *err, siz
 	}
 	if (optind < argc)
 		a->cmd = &argv[optind];
+	if (a->input) {
+		if (a->cmd || a->all || a->npids) {
+			snprintf(err, errlen, "-i reads a saved profile: no -p, -a or command with it");
+			return -EINVAL;
+		}
+		if (!a->nouts && !a->report) {
+			snprintf(err, errlen, "no output: give --report or -o OUT with -i");
+			return -EINVAL;
+		}
+		return 0;
+	}
 	if (a->all && a->npids) {
 		snprintf(err, errlen, "-a and -p are exclusive: -a already samples every process");
 		return -EINVAL;
@@ -464,6 +484,27 @@ static void summary(const struct prof_args *a, const struct run *r, const struct
 	fputc('\n', stderr);
 }
 
+/* -i: a saved profile to the outputs and the report, nothing sampled. */
+static int saved(const struct prof_args *a, struct scry_prof *p, char *err, size_t errlen)
+{
+	char title[512];
+
+	if (scry_prof_read_pprof(p, a->input, err, errlen))
+		goto fail;
+	snprintf(title, sizeof(title), "scry profile: %s (%llu samples, %s at %u Hz)", a->input,
+		 (unsigned long long)p->total, p->event, p->freq);
+	if (write_outputs(a, p, title, err, errlen))
+		goto fail;
+	if (a->report && scry_prof_write_report(p, stdout, REPORT_LINES)) {
+		fprintf(stderr, "scry: cannot write the report: %s\n", strerror(errno));
+		return 1;
+	}
+	return 0;
+fail:
+	fprintf(stderr, "scry: %s\n", err);
+	return 1;
+}
+
 int cmd_profile(int argc, char **argv)
 {
 	struct prof_args a = { .event = SCRY_PROF_EV_CPU_CLOCK };
@@ -479,6 +520,10 @@ int cmd_profile(int argc, char **argv)
 	scry_prof_init(&prof);
 	if (parse_args(argc, argv, &a, err, sizeof(err)))
 		goto fail;
+	if (a.input) {
+		ret = saved(&a, &prof, err, sizeof(err));
+		goto out;
+	}
 	if (scry_check_privileges("scry profile", err, sizeof(err)))
 		goto fail;
 	if (a.cmd && scry_spawn_check(a.cmd[0], err, sizeof(err)))

@@ -179,6 +179,20 @@ def test_pprof(fp_run, tmp_path):
     assert m.memory_start <= l.address < m.memory_limit
 
 
+def test_report_input(scry, fp_run, tmp_path):
+    """-i: the saved pprof file read back gives the same report and the same folded stacks,
+    nothing sampled; a file that is no profile is refused in one line"""
+    d, p = fp_run
+    q = subprocess.run([scry, "profile", "-i", d / "fp.pb.gz", "--report", "-o", tmp_path / "back.folded"],
+                       capture_output=True, text=True)
+    assert q.returncode == 0 and q.stderr == "", q.stderr
+    rep = lambda out: [l for l in out.splitlines() if l.startswith("#") or "%" in l]
+    assert rep(q.stdout) == rep(p.stdout) and len(rep(q.stdout)) > 5
+    assert folded(tmp_path / "back.folded") == folded(d / "fp.folded")
+    q = subprocess.run([scry, "profile", "-i", d / "fp.folded", "--report"], capture_output=True, text=True)
+    assert q.returncode == 1 and "not a pprof profile" in q.stderr and len(q.stderr.splitlines()) == 1, q.stderr
+
+
 def test_no_frame_pointers(scry, workload, tmp_path):
     """the leaf is right without frame pointers; its callers are lost to the kernel's walk"""
     p = profile(scry, "-F", FREQ, "-o", tmp_path / "nofp.folded", cmd=[workload("hotspots-nofp"), "1000"])
@@ -377,6 +391,8 @@ def test_dwarf_ring_full(scry, workload, tmp_path):
     (["--call-graph", "dwarf,7", "-o", "x.svg", "--", "true"], "invalid call graph"),
     (["--call-graph", "lbr", "-o", "x.svg", "--", "true"], "invalid call graph"),
     (["--buffer-size", "3000", "-o", "x.svg", "--", "true"], "invalid buffer size"),
+    (["-i", "x.pb.gz", "-o", "x.svg", "--", "true"], "no -p, -a or command"),
+    (["-i", "x.pb.gz"], "no output"),
     (["-o", "x.txt", "--", "true"], "unknown output type"),
     (["-o", "x.svg"], "nothing to profile"),
     (["--", "true"], "no output"),
