@@ -288,22 +288,12 @@ static void read_kallsyms(struct scry_syms *s)
 
 bool scry_syms_kernel(struct scry_syms *s, uint64_t addr, bool ret_addr, char *buf, size_t len)
 {
-	uint64_t look = ret_addr ? addr - 1 : addr;
-	size_t lo = 0, hi;
+	uint64_t off;
+	const char *name = scry_syms_kernel_name(s, addr, ret_addr, &off);
 
-	if (!s->ks_read)
-		read_kallsyms(s);
-	hi = s->nks;
-	if (!hi || look < s->ks[0].addr)
+	if (!name)
 		return false;
-	while (hi - lo > 1) {
-		size_t mid = (lo + hi) / 2;
-		if (s->ks[mid].addr <= look)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	snprintf(buf, len, "%s+0x%" PRIx64, s->ks[lo].name, addr - s->ks[lo].addr);
+	snprintf(buf, len, "%s+0x%" PRIx64, name, off);
 	return true;
 }
 
