@@ -527,6 +527,8 @@ int scry_consumer_live_tick(struct scry_consumer *c, uint64_t now)
 		r = ctf_stream_stats(st)->packets ? ctf_stream_flush(st) : ctf_stream_seal(st, 0);
 		if (r)
 			output_failed(c, r);
+		else
+			ctf_stream_idle_until(st, now);   /* the beacon's promise: nothing older comes */
 	}
 	return c->write_error;
 }

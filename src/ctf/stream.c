@@ -489,6 +489,16 @@ int ctf_stream_seal(struct ctf_stream *s, uint64_t end_ts)
 	return s->keep ? ctf_stream_flush(s) : write_last(s, end_ts);
 }
 
+void ctf_stream_idle_until(struct ctf_stream *s, uint64_t ts)
+{
+	if (s->pkt_events || !s->seq)
+		return;
+	if (ts > s->prev_end)
+		s->prev_end = ts;
+	if (ts > s->last_ts)
+		s->last_ts = ts;
+}
+
 void ctf_stream_fail(struct ctf_stream *s, int error)
 {
 	stream_fail(s, error < 0 ? error : -EIO);

@@ -100,6 +100,11 @@ int ctf_stream_seal(struct ctf_stream *s, uint64_t end_ts);
  * final (may be NULL): the stream's totals, the last packets included. */
 int ctf_stream_close(struct ctf_stream *s, uint64_t end_ts, struct ctf_stream_stats *final);
 const struct ctf_stream_stats *ctf_stream_stats(const struct ctf_stream *s);
+/* Nothing more before ts will be in the stream (a live tick drained everything older): its
+ * next packet begins no earlier, and an event older than ts that still comes gets ts
+ * (counted in clamped).  A live viewer then never sees a packet begin before a beacon.
+ * Only between packets (no event pending). */
+void ctf_stream_idle_until(struct ctf_stream *s, uint64_t ts);
 /* The context values of the packet pkt (len bytes), as a sink is told of them. */
 void ctf_packet_info_of(const uint8_t *pkt, struct ctf_packet_info *pi);
 

@@ -33,7 +33,8 @@ struct relay_stream {
 	struct relay_stream *next;
 };
 
-/* A packet in the data queue: delivered once the queue's out passes end. */
+/* A packet sent: delivered once the data queue's out passes end and the relay answered its
+ * index (both go in packet order: the oldest answered index is the oldest packet's). */
 struct pkt_rec {
 	uint64_t end, events;
 };
@@ -53,8 +54,9 @@ struct scry_relay {
 	size_t pend_head, npend, pend_cap;
 	uint8_t rbuf[64];            /* an answer's bytes received so far */
 	size_t rlen;
-	struct pkt_rec *recs;        /* packets in the data queue, oldest first */
+	struct pkt_rec *recs;        /* packets not yet delivered, oldest first */
 	size_t rec_head, nrec, rec_cap;
+	uint64_t acked;              /* packet indexes answered, their packet not yet counted */
 	char *meta;                  /* the metadata sent so far */
 	size_t meta_len;
 	struct relay_stream *streams;
@@ -65,6 +67,9 @@ struct scry_relay {
 };
 
 static const struct ctf_packet_sink relay_sink_ops;
+
+/* In the answers awaited: a packet's SEND_INDEX (its answer makes it delivered). */
+#define PACKET_INDEX 0x80000000u
 
 /* The relay stops taking packets: the connections closed, what waits counted lost. */
 static void __attribute__((format(printf, 2, 3))) fail(struct scry_relay *r, const char *fmt, ...)
@@ -84,6 +89,7 @@ static void __attribute__((format(printf, 2, 3))) fail(struct scry_relay *r, con
 		r->st.lost_events += r->recs[(r->rec_head + i) % r->rec_cap].events;
 	}
 	r->nrec = 0;
+	r->acked = 0;
 	relay_fifo_clear(&r->cq);
 	relay_fifo_clear(&r->dq);
 	r->npend = 0;
@@ -138,7 +144,7 @@ static int queue_cmd(struct scry_relay *r, uint32_t cmd, const void *payload, si
 {
 	uint8_t hdr[RELAY_HDR_LEN];
 
-	relay_put_hdr(hdr, cmd, len + more_len);
+	relay_put_hdr(hdr, cmd & ~PACKET_INDEX, len + more_len);
 	if (relay_fifo_put(&r->cq, hdr, sizeof(hdr)) || relay_fifo_put(&r->cq, payload, len) ||
 	    (more_len && relay_fifo_put(&r->cq, more, more_len)) || (reply && push_pending(r, cmd))) {
 		fail(r, "out of memory");
@@ -185,9 +191,11 @@ static void read_replies(struct scry_relay *r)
 				char t[64];
 
 				relay_code_text(code, t, sizeof(t));
-				fail(r, "%s refused: %s", relay_cmd_name(cmd), t);
+				fail(r, "%s refused: %s", relay_cmd_name(cmd & ~PACKET_INDEX), t);
 				return;
 			}
+			if (cmd & PACKET_INDEX)
+				r->acked++;
 		}
 		memmove(r->rbuf, r->rbuf + off, r->rlen - off);
 		r->rlen -= off;
@@ -197,7 +205,8 @@ static void read_replies(struct scry_relay *r)
 /* Packets wholly sent: delivered. */
 static void account(struct scry_relay *r)
 {
-	while (r->nrec && r->recs[r->rec_head].end <= r->dq.out) {
+	while (r->nrec && r->recs[r->rec_head].end <= r->dq.out && r->acked) {
+		r->acked--;
 		r->st.packets++;
 		r->st.events += r->recs[r->rec_head].events;
 		r->rec_head = (r->rec_head + 1) % r->rec_cap;
@@ -219,9 +228,9 @@ void scry_relay_pump(struct scry_relay *r)
 		fail(r, "data connection: %s", strerror(-e));
 		return;
 	}
-	account(r);
 	if (r->npend)
 		read_replies(r);
+	account(r);
 }
 
 /* Everything queued sent and answered, or the deadline: then what is left is lost. */
@@ -529,7 +538,7 @@ static void sink_packet(void *ctx, const uint8_t *pkt, size_t len, const struct 
 	relay_put_data_hdr(dh, rs->handle, rs->next_seq, (uint32_t)len);
 	relay_build_index(ix, sizeof(ix), &x);
 	if (relay_fifo_put(&r->dq, dh, sizeof(dh)) || relay_fifo_put(&r->dq, pkt, len) ||
-	    push_rec(r, r->dq.in, pi->events) || queue_cmd(r, RELAY_SEND_INDEX, ix, sizeof(ix), NULL, 0, true)) {
+	    push_rec(r, r->dq.in, pi->events) || queue_cmd(r, RELAY_SEND_INDEX | PACKET_INDEX, ix, sizeof(ix), NULL, 0, true)) {
 		fail(r, "out of memory");
 		r->st.lost_packets++;
 		r->st.lost_events += pi->events;
@@ -713,13 +722,17 @@ bool scry_relay_backlogged(const struct scry_relay *r)
 
 void scry_relay_live_tick(struct scry_relay *r, uint64_t now)
 {
+	uint64_t k = 0;
+
 	if (!r || r->failed)
 		return;
-	for (struct relay_stream *rs = r->streams; rs; rs = rs->next) {
+	for (struct relay_stream *rs = r->streams; rs; rs = rs->next, k++) {
 		if (!rs->closed && rs->any && !rs->sent_since_tick) {
 			uint8_t ix[RELAY_INDEX_LEN];
-			struct relay_index x = { .handle = rs->handle, .net_seq = rs->next_seq - 1, .ts_end = now,
-						 .stream_id = rs->stream_id };
+			/* a nanosecond apart: a viewer cannot order streams whose next messages are
+			 * identical (babeltrace2 warns), and an earlier promise is still true */
+			struct relay_index x = { .handle = rs->handle, .net_seq = rs->next_seq - 1,
+						 .ts_end = now > k ? now - k : now, .stream_id = rs->stream_id };
 
 			relay_build_index(ix, sizeof(ix), &x);
 			if (queue_cmd(r, RELAY_SEND_INDEX, ix, sizeof(ix), NULL, 0, true))

@@ -31,8 +31,10 @@ struct scry_relay_opts {
 };
 
 struct scry_relay_stats {
-	uint64_t packets, events, bytes;     /* delivered: every byte handed to the relay's socket */
-	uint64_t lost_packets, lost_events;  /* not delivered (queue full, the relay gone) */
+	uint64_t packets, events;            /* delivered: every byte sent, its index answered */
+	uint64_t bytes;                      /* packet bytes queued for the relay */
+	uint64_t lost_packets, lost_events;  /* not delivered (queue full, the relay gone): their
+					      * packet_seq_num is a gap in the relay's copy */
 	uint64_t beacons;                    /* live beacons sent */
 	uint64_t queued;                     /* bytes waiting in the send queues */
 };
