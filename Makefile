@@ -193,6 +193,7 @@ bench: deps all
 	@bench/statedump.sh
 	@bench/daemon.sh
 	@bench/pid_sets.py
+	@$(PYTHON) bench/profile.py
 
 gen-syscalls:
 	$(PYTHON) scripts/gen_syscalls.py > src/catalog/syscall_table.c

@@ -153,16 +153,38 @@ enum scry_sop_kind {
 	                       * ("[eventpoll]" for an anonymous inode); with SCRY_SOPF_PAIR, the
 	                       * same for each of the two descriptors of the int[2] at argument
 	                       * `arg` (pipe, pipe2, socketpair) */
+	SCRY_SOP_SOCK,        /* the socket descriptor argument `arg` is (SCRY_SOPF_RETFD: the
+	                       * returned one) as the kernel has it then: a struct scry_sock_rec,
+	                       * all zero when it is not a socket (`scry trace -yy`, --capture sock) */
 };
 
 #define SCRY_FILE_NAME    32
+
+/* SCRY_SOP_SOCK's record: from the fd's file->private_data (struct socket) and its struct
+ * sock (skc_* of sock_common, unix_sock's peer and address), read with CO-RE. */
+#define SCRY_SOCK_PATH    64
+struct scry_sock_rec {
+	__u16 family;         /* AF_*, 0: not a socket */
+	__u16 type;           /* SOCK_STREAM, SOCK_DGRAM, ... */
+	__u16 protocol;       /* IPPROTO_TCP, IPPROTO_UDP, ... */
+	__u8  state;          /* skc_state (TCP_LISTEN 10, TCP_CLOSE 7, ...) */
+	__u8  path_len;       /* AF_UNIX: the bytes of path (sun_path, abstract: leading NUL) */
+	__u16 lport, rport;   /* host order */
+	__u32 pad;
+	__u64 ino;            /* the socket's inode */
+	__u64 peer_ino;       /* AF_UNIX: the peer socket's inode, 0 if none */
+	__u8  laddr[16];      /* AF_INET: 4 bytes; AF_INET6: 16 */
+	__u8  raddr[16];
+	__u8  path[SCRY_SOCK_PATH];
+};
 
 /* The kinds an entry's operations use (sys_enter's BPF program verifies these alone), and
  * an exec's (sched_prepare_exec's); src/session/src_syscalls.c refuses a table that
  * breaks this. */
 #define SCRY_SOP_BIT(k)          (1u << (k))
 #define SCRY_SOP_EXEC_KINDS      (SCRY_SOP_BIT(SCRY_SOP_INT) | SCRY_SOP_BIT(SCRY_SOP_STR) | SCRY_SOP_BIT(SCRY_SOP_STRV))
-#define SCRY_SOP_ENTRY_KINDS     (SCRY_SOP_EXEC_KINDS | SCRY_SOP_BIT(SCRY_SOP_SEQ) | SCRY_SOP_BIT(SCRY_SOP_IOV))
+#define SCRY_SOP_ENTRY_KINDS     (SCRY_SOP_EXEC_KINDS | SCRY_SOP_BIT(SCRY_SOP_SEQ) | SCRY_SOP_BIT(SCRY_SOP_IOV) | \
+				  SCRY_SOP_BIT(SCRY_SOP_SOCK))
 #define SCRY_SOP_ALL_KINDS       0xffffffffu
 
 enum scry_sop_len {          /* SEQ: where its length comes from */
@@ -184,6 +206,7 @@ enum scry_sop_len {          /* SEQ: where its length comes from */
  * nothing, the operation writes nothing at all (its field is part of the element). */
 #define SCRY_SOPF_NESTED  0x08
 #define SCRY_SOPF_PAIR    0x20   /* FILE: the two fds of the int[2] at argument `arg` */
+#define SCRY_SOPF_RETFD   0x80   /* SOCK: the descriptor returned (accept) */
 #define SCRY_SOPF_RETDATA 0x10   /* IOV: the data bytes together <= the return value (0 if < 0) */
 #define SCRY_SOPF_COUNT   0x40   /* STRV: uint64 pointer, uint32 count; no string is read
 				  * (execve's envp without --capture env: LTTng's layout) */
@@ -357,9 +380,21 @@ struct scry_cpu_stats {
 	__u64 unfollowed;     /* child of a followed process not followed: the follow set full */
 };
 
+/* One program's recursion misses on one CPU, as the misses iterator (misses.bpf.c) writes
+ * them: the kernel skipped the program there because a tracing program already ran. */
+struct scry_miss {
+	__u32 id;             /* the program's id */
+	__u32 cpu;
+	__u64 misses;
+};
+
 /* Processes followed at once (the command's or -p's descendants, --track-vpid's): a process
  * leaves the set when its last thread exits, so this bounds the live ones only. */
 #define SCRY_FOLLOW_MAX   131072
+
+/* Exit statuses kept for user space to read (map "exit_codes", tgid -> wait(2) status): the
+ * processes that exited and whose sched_process_exit event is not read yet. */
+#define SCRY_EXIT_CODES_MAX 4096
 
 /* ---- in-kernel metrics (a channel of kind SCRY_CHANNEL_METRICS: src/bpf/metrics.bpf.h,
  * docs/METRICS.md) ----------------------------------------------------------------------

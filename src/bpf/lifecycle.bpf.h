@@ -87,6 +87,11 @@ int BPF_PROG(scry_exit, struct task_struct *p)
 	__u32 tgid = p->tgid, tid = p->pid;
 	bool left = false;
 
+	if (p->signal->live.counter == 0) {   /* the process's status, as wait(2) gets it */
+		__u32 status = (p->signal->flags & 0x4 /* SIGNAL_GROUP_EXIT */) ? p->signal->group_exit_code : p->exit_code;
+
+		bpf_map_update_elem(&exit_codes, &tgid, &status, BPF_ANY);
+	}
 	if (exit_tp_slot)
 		tp_exit_write(ctx, p);
 	if (target_all && !(track_mask & SCRY_TRACK_VPID))

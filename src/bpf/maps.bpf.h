@@ -103,6 +103,16 @@ struct follow_set {
 };
 struct follow_set tracked SEC(".maps"), vpid_followed SEC(".maps");
 
+/* The wait(2) status of each process whose last thread exited (tgid -> status), written by
+ * scry_exit: `scry trace`'s "+++ exited with N +++" from the process's exit, whatever
+ * syscalls are traced (read and deleted by user space at sched_process_exit's event). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, SCRY_EXIT_CODES_MAX);
+	__type(key, __u32);
+	__type(value, __u32);
+} exit_codes SEC(".maps");
+
 /* Trackers (SCRY_TRACK_*): an event passes when its task is in every tracker in use. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);

@@ -377,6 +377,8 @@ static __always_inline void op_strv(struct area *a, const struct scry_sc_op *op,
 	a->pos = c.pos;
 }
 
+#include <bpf/bpf_endian.h>
+
 /* FILE (scry_abi.h): what descriptor fd of the current task refers to, read from its file
  * table at the call's exit — the name the descriptor had then, whatever the task does with
  * it afterwards (the user-space printer runs behind). */
@@ -421,6 +423,86 @@ static __always_inline void op_file(struct area *a, const struct scry_sc_op *op,
 	file_of(a, pos, fds[0]);
 	file_of(a, pos + 12 + SCRY_FILE_NAME, fds[1]);
 	a->pos = pos + 2 * (12 + SCRY_FILE_NAME);
+}
+
+/* SOCK (scry_abi.h): the socket descriptor fd is, read from the kernel at the call (entry:
+ * before the call changes it, as strace -yy asks; accept's at its exit): family, type,
+ * protocol, state, local and peer address and port (sock_common's skc_*), a UNIX socket's
+ * peer inode and bound path.  Written in place as a struct scry_sock_rec, all zero for a
+ * descriptor that is not a socket. */
+#define SCRY_S_IFMT   00170000
+#define SCRY_S_IFSOCK 0140000
+#define SCRY_AF_UNIX  1
+#define SCRY_AF_INET  2
+#define SCRY_AF_INET6 10
+
+static __always_inline void op_sock(struct area *a, const struct scry_sc_op *op, __u32 pos)
+{
+	long fd = (op->flags & SCRY_SOPF_RETFD) ? (long)a->regs[6] : (long)(int)a->regs[op->arg & 7];
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct fdtable *fdt = BPF_CORE_READ(t, files, fdt);
+	struct file *f = NULL, **fds;
+	struct scry_sock_rec *r;
+	struct socket *so;
+	struct sock *sk;
+	__u16 family;
+
+	if (pos > SCRY_EVENT_MAX)
+		return;
+	a->pos = pos + sizeof(struct scry_sock_rec);
+	r = (struct scry_sock_rec *)(a->buf + pos);
+	__builtin_memset(r, 0, sizeof(*r));
+	if (fd >= 0 && fdt && fd < BPF_CORE_READ(fdt, max_fds)) {
+		fds = BPF_CORE_READ(fdt, fd);
+		bpf_probe_read_kernel(&f, sizeof(f), &fds[fd]);
+	}
+	if (!f || (BPF_CORE_READ(f, f_inode, i_mode) & SCRY_S_IFMT) != SCRY_S_IFSOCK)
+		return;
+	so = (struct socket *)BPF_CORE_READ(f, private_data);
+	sk = BPF_CORE_READ(so, sk);
+	if (!sk)
+		return;
+	family = BPF_CORE_READ(sk, __sk_common.skc_family);
+	r->family = family;
+	r->type = BPF_CORE_READ(sk, sk_type);
+	r->protocol = BPF_CORE_READ(sk, sk_protocol);
+	r->state = BPF_CORE_READ(sk, __sk_common.skc_state);
+	r->ino = BPF_CORE_READ(f, f_inode, i_ino);
+	if (family == SCRY_AF_INET || family == SCRY_AF_INET6) {
+		r->lport = BPF_CORE_READ(sk, __sk_common.skc_num);
+		r->rport = bpf_ntohs(BPF_CORE_READ(sk, __sk_common.skc_dport));
+		if (family == SCRY_AF_INET) {
+			bpf_probe_read_kernel(r->laddr, 4, &sk->__sk_common.skc_rcv_saddr);
+			bpf_probe_read_kernel(r->raddr, 4, &sk->__sk_common.skc_daddr);
+		} else {
+			bpf_probe_read_kernel(r->laddr, 16, &sk->__sk_common.skc_v6_rcv_saddr);
+			bpf_probe_read_kernel(r->raddr, 16, &sk->__sk_common.skc_v6_daddr);
+		}
+	} else if (family == SCRY_AF_UNIX) {
+		struct unix_sock *u = (struct unix_sock *)sk;
+		struct sock *peer = BPF_CORE_READ(u, peer);
+		struct unix_address *ua = BPF_CORE_READ(u, addr);
+
+		if (peer && bpf_core_field_exists(peer->sk_ino)) {
+			/* Linux 6.17: the inode number kept in the sock, after the peer's close too
+			 * (what sock_diag answers, as strace asks) */
+			r->peer_ino = BPF_CORE_READ(peer, sk_ino);
+		} else if (peer) {
+			struct socket_alloc *ps = (struct socket_alloc *)BPF_CORE_READ(peer, sk_socket);
+
+			if (ps)
+				r->peer_ino = BPF_CORE_READ(ps, vfs_inode.i_ino);
+		}
+		if (ua) {
+			int len = BPF_CORE_READ(ua, len) - 2;   /* less sun_family */
+
+			if (len > 0) {
+				r->path_len = len < SCRY_SOCK_PATH ? len : SCRY_SOCK_PATH;
+				bpf_probe_read_kernel(r->path, SCRY_SOCK_PATH,
+						      (void *)ua + bpf_core_field_offset(struct unix_address, name) + 2);
+			}
+		}
+	}
 }
 
 /* One operation, of the kinds given (a constant: the others are compiled out). */
@@ -476,6 +558,10 @@ static __always_inline long sc_op_body(struct area *a, const struct scry_sc_op *
 	case SCRY_SOP_FILE:
 		if (kinds & SCRY_SOP_BIT(SCRY_SOP_FILE))
 			op_file(a, op, pos);
+		break;
+	case SCRY_SOP_SOCK:
+		if (kinds & SCRY_SOP_BIT(SCRY_SOP_SOCK))
+			op_sock(a, op, pos);
 		break;
 	default:
 		break;

@@ -419,7 +419,9 @@ int scry_catalog_set_capture(struct scry_catalog *cat, const struct scry_capture
 
 int scry_capture_opts_parse(const char *list, unsigned *what, char *err, size_t errlen)
 {
-	static const struct { const char *name; unsigned bit; } names[] = { { "env", SCRY_CAPTURE_ENV } };
+	static const struct { const char *name; unsigned bit; } names[] = {
+		{ "env", SCRY_CAPTURE_ENV }, { "sock", SCRY_CAPTURE_SOCK },
+	};
 	const char *p = list;
 
 	*what = 0;

@@ -137,8 +137,9 @@ struct scry_capture_opts {
 /* --capture LIST: what is left out unless asked for. */
 enum {
 	SCRY_CAPTURE_ENV = 1 << 0,   /* execve's environment strings (else its pointer and count) */
+	SCRY_CAPTURE_SOCK = 1 << 1,  /* the socket a call's descriptor is: sk_* fields (SCRY_SOP_SOCK) */
 };
-#define SCRY_CAPTURE_VALUES "env"   /* the valid names of --capture, for messages */
+#define SCRY_CAPTURE_VALUES "env, sock"   /* the valid names of --capture, for messages */
 
 /* LIST ("env", comma-separated) as SCRY_CAPTURE_* bits in *what; -1 with a one-line reason
  * naming the valid values in err. */

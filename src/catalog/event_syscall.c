@@ -298,6 +298,40 @@ static bool captured_at(const struct scry_argspec *a, bool at_exit)
 	return a->dir == SCRY_DIR_IN || a->dir == SCRY_DIR_INOUT;
 }
 
+/* PREFIX_family ... PREFIX_path: one struct scry_sock_rec (SCRY_SOP_SOCK), its fields as
+ * scry_abi.h lays them out. */
+static bool add_sock_fields(struct builder *b, const char *prefix)
+{
+	static const struct { const char *name; uint8_t size; uint8_t count; } f[] = {
+		{ "family", 2, 0 }, { "type", 2, 0 }, { "protocol", 2, 0 }, { "state", 1, 0 }, { "path_len", 1, 0 },
+		{ "lport", 2, 0 }, { "rport", 2, 0 }, { "pad", 4, 0 }, { "ino", 8, 0 }, { "peer_ino", 8, 0 },
+		{ "laddr", 1, 16 }, { "raddr", 1, 16 }, { "path", 1, SCRY_SOCK_PATH },
+	};
+
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+		struct scry_field *x;
+		char n[40];
+
+		snprintf(n, sizeof(n), "%s%s_%s", !strcmp(f[i].name, "pad") ? "_" : "", prefix, f[i].name);
+		if (!(x = scry_event_add(b, n, f[i].count ? SCRY_F_ARRAY : SCRY_F_INT, f[i].size, false)))
+			return false;
+		if (f[i].count) {
+			x->count = f[i].count;
+			x->base = 16;
+		}
+	}
+	return true;
+}
+
+/* The first descriptor argument of sc, or -1. */
+static int fd_arg(const struct scry_syscall *sc)
+{
+	for (unsigned i = 0; i < sc->nargs && i < SCRY_MAX_ARGS; i++)
+		if (sc->spec[i].kind == SCRY_A_FD)
+			return (int)i;
+	return -1;
+}
+
 struct scry_event *scry_event_syscall_entry(const struct scry_syscall *sc, bool args_known,
 					    const struct scry_capture_opts *o)
 {
@@ -324,6 +358,8 @@ struct scry_event *scry_event_syscall_entry(const struct scry_syscall *sc, bool 
 	for (unsigned i = 0; i < sc->nargs && i < SCRY_MAX_ARGS; i++)
 		if (captured_at(&sc->spec[i], false))
 			uses_ops = true;
+	if ((o->what & SCRY_CAPTURE_SOCK) && fd_arg(sc) >= 0)
+		uses_ops = true;   /* the socket at the call: sk_* after the arguments */
 	for (unsigned i = 0; i < sc->nargs && i < SCRY_MAX_ARGS; i++) {
 		const struct scry_syscall_arg *a = &sc->args[i];
 		const struct scry_argspec *sp = &sc->spec[i];
@@ -357,6 +393,11 @@ struct scry_event *scry_event_syscall_entry(const struct scry_syscall *sc, bool 
 		}
 		f->arg = (int)i;
 		b.ev->nargs++;
+	}
+	if ((o->what & SCRY_CAPTURE_SOCK) && fd_arg(sc) >= 0) {
+		if (!add_sock_fields(&b, "sk"))
+			goto fail;
+		add_op(b.ev, SCRY_SOP_SOCK, (unsigned)fd_arg(sc));
 	}
 	if (!uses_ops)
 		b.ev->nops = 0;   /* the fixed layout: ints and strings */
@@ -433,6 +474,11 @@ struct scry_event *scry_event_syscall_exit(const struct scry_syscall *sc, const 
 		if (!add_file_fields(&b, "fd0") || !add_file_fields(&b, "fd1"))
 			goto fail;
 		add_op(b.ev, SCRY_SOP_FILE, (unsigned)pair)->flags = SCRY_SOPF_PAIR;
+	}
+	if ((o->what & SCRY_CAPTURE_SOCK) && (!strcmp(sc->name, "accept") || !strcmp(sc->name, "accept4"))) {
+		if (!add_sock_fields(&b, "rsk"))   /* the accepted socket, at the exit */
+			goto fail;
+		add_op(b.ev, SCRY_SOP_SOCK, 0)->flags = SCRY_SOPF_RETFD;
 	}
 	if (b.ev->nops == 1)
 		b.ev->nops = 0;   /* ret only: the fixed layout */

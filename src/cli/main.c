@@ -26,7 +26,7 @@ static void usage(FILE *f)
 		"                     syscall metrics kept in the kernel, served to Prometheus\n"
 		"  profile [-F HZ] [-o OUT.svg|.folded|.pb.gz] [--report] [-p PID,...|-a|-- CMD ARGS]\n"
 		"                     sample kernel and user stacks: flame graph, folded stacks, pprof\n"
-		"  top [-d SECONDS] [-n COUNT] [-s KEY] [-p PID,...|-a|-- CMD ARGS]\n"
+		"  top [-d SECONDS] [-n COUNT] [-S] [-s KEY] [-p PID,...|-a|-- CMD ARGS]\n"
 		"                     live table of syscalls per process: calls/s, errors, latency, bytes\n"
 		"\n"
 		"Sessions, through the daemon scryd (LTTng's commands and options):\n"

@@ -64,13 +64,16 @@ static void usage(FILE *f)
 		"  -a, --all              trace the whole system\n"
 		"      --duration TIME    stop after TIME (seconds, or 500ms, 2m)\n"
 		"      --buffer-size SIZE per-CPU ring buffer (default 8M, less beyond 8 CPUs; K/M/G;\n"
-		"                         below 64K it loses most events: a warning says so)\n"
+		"                         a power of two, 2G at most (the kernel's limit); below 64K it\n"
+		"                         loses most events: a warning says so)\n"
 		"      --packet-size SIZE CTF packet size (default 1M)\n"
 		"      --snaplen N        capture up to N bytes (at most 4096) of the data buffers of\n"
 		"                         read/write/send/recv... (default 0: their pointer only)\n"
 		"      --capture LIST     also record what is left out by default (comma-separated):\n"
 		"                         'env': execve's environment strings (default: as LTTng, the\n"
 		"                         envp pointer, and its count in _envp_count)\n"
+		"      --group GROUP      the trace's directories (0750) and files (0640) given GROUP, who\n"
+		"                         may read them besides you (default: your own group)\n"
 		"      --fetch LIST       uprobes: members by path recorded too, as fields\n"
 		"                         ('req->hdr.len,s.count': through a pointer parameter or\n"
 		"                         variable in a register, within a struct in the frame)\n"
@@ -112,7 +115,7 @@ struct record_args {
 static int parse_args(int argc, char **argv, struct record_args *a, char *err, size_t errlen)
 {
 	enum { OPT_DURATION = 256, OPT_BUFFER, OPT_PACKET, OPT_SNAPLEN, OPT_CHANNEL, OPT_USERSPACE_PROBE, OPT_METRICS,
-	       OPT_FETCH, OPT_SPANS, OPT_CAPTURE, OPT_LIVE, OPT_NAME, OPT_HOSTNAME };
+	       OPT_FETCH, OPT_SPANS, OPT_CAPTURE, OPT_GROUP, OPT_LIVE, OPT_NAME, OPT_HOSTNAME };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "set-url", required_argument, NULL, 'U' },
@@ -134,6 +137,7 @@ static int parse_args(int argc, char **argv, struct record_args *a, char *err, s
 		{ "packet-size", required_argument, NULL, OPT_PACKET },
 		{ "snaplen", required_argument, NULL, OPT_SNAPLEN },
 		{ "capture", required_argument, NULL, OPT_CAPTURE },
+		{ "group", required_argument, NULL, OPT_GROUP },
 		{ "fetch", required_argument, NULL, OPT_FETCH },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -236,11 +240,16 @@ static int parse_args(int argc, char **argv, struct record_args *a, char *err, s
 			}
 			break;
 		case OPT_BUFFER:
-			if (scry_parse_size(optarg, &size) || size > (1ULL << 32)) {
-				snprintf(err, errlen, "invalid buffer size '%s' (expected e.g. 64K, 8M, up to 4G)", optarg);
+			if (scry_parse_size(optarg, &size)) {
+				snprintf(err, errlen, "invalid buffer size '%s' (expected e.g. 64K, 8M, up to 2G)", optarg);
 				return -EINVAL;
 			}
 			size = scry_pow2_at_least(size, (uint64_t)sysconf(_SC_PAGESIZE));
+			if (size > SCRY_RING_MAX) {
+				snprintf(err, errlen, "--buffer-size %s: a CPU's ring buffer is at most 2G (the "
+					 "kernel's limit: a power of two, sizes rounded up to one, below 4G)", optarg);
+				return -EINVAL;
+			}
 			cli_channels_ring_size(&a->chans, size);
 			if (size < CLI_USEFUL_RING)
 				fprintf(stderr, "scry: warning: --buffer-size %zu bytes per CPU is below %dK (two "
@@ -277,6 +286,13 @@ static int parse_args(int argc, char **argv, struct record_args *a, char *err, s
 		case OPT_CAPTURE:
 			if (scry_capture_opts_parse(optarg, &a->so.capture.what, err, errlen))
 				return -EINVAL;
+			break;
+		case OPT_GROUP:
+			if (scry_parse_group(optarg, &a->so.group)) {
+				snprintf(err, errlen, "--group: no group '%s'", optarg);
+				return -EINVAL;
+			}
+			a->so.set_group = true;
 			break;
 		case 'q':
 			a->quiet = true;
@@ -418,6 +434,7 @@ int cmd_record(int argc, char **argv)
 		goto fail;
 	if (scry_check_privileges("scry record", err, sizeof(err)))
 		goto fail;
+	scry_raise_nofile();
 	scry_features_prefetch();   /* the kernel's BTF parsed while we prepare */
 	if (a.cmd && scry_spawn_check(a.cmd[0], err, sizeof(err)))
 		goto fail;
@@ -473,6 +490,7 @@ int cmd_record(int argc, char **argv)
 		ret = 1;   /* the trace is incomplete, whatever the command's status */
 	goto out;
 fail:
+	scry_explain_nofile(err, sizeof(err));
 	fprintf(stderr, "scry: %s\n", err);
 	ret = 1;
 	if (child.pid > 0 && child.held)

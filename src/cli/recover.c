@@ -6,9 +6,11 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include "cli/commands.h"
 #include "ctf/recover.h"
 #include "ctf/trace_dir.h"
+#include "util/runas.h"
 
 static void usage(FILE *f)
 {
@@ -17,6 +19,31 @@ static void usage(FILE *f)
 		"Make the trace DIR readable after its recorder died (SIGKILL, crash, power loss):\n"
 		"each stream keeps its complete packets, an unfinished packet at its end is cut, and\n"
 		"its packet index is rebuilt.  A trace that is still being recorded is not touched.\n");
+}
+
+/* The trace recovered with its owner's rights (root's own, or another user's trace as that
+ * user: nothing in it can lead root's writes elsewhere). */
+static int recover_as_owner(int dfd, const char *dir, struct ctf_recover_report *rep, char *err, size_t errlen)
+{
+	struct scry_cred c;
+	struct scry_runas ra;
+	struct stat st;
+	int r;
+
+	if (fstat(dfd, &st) < 0)
+		return -errno;
+	if (st.st_uid == geteuid())
+		return ctf_trace_recover_at(dfd, dir, rep, err, errlen);
+	if ((r = scry_cred_of_user(&c, st.st_uid, st.st_gid, err, errlen)))
+		return r;
+	if ((r = scry_runas_begin(&c, &ra))) {
+		snprintf(err, errlen, "%s: cannot take its owner's (uid %u) rights: %s", dir, (unsigned)st.st_uid,
+			 strerror(-r));
+		return r;
+	}
+	r = ctf_trace_recover_at(dfd, dir, rep, err, errlen);
+	scry_runas_end(&ra);
+	return r;
 }
 
 int cmd_recover(int argc, char **argv)
@@ -43,7 +70,7 @@ int cmd_recover(int argc, char **argv)
 		fprintf(stderr, "scry recover: %s: %s\n", argv[1], strerror(-r));
 		return 1;
 	}
-	r = ctf_trace_recover(argv[1], &rep, err, sizeof(err));
+	r = recover_as_owner(lock_fd, argv[1], &rep, err, sizeof(err));
 	close(lock_fd);
 	if (r) {
 		fprintf(stderr, "scry recover: %s\n", err);

@@ -53,4 +53,7 @@ void cli_report_recording(const struct scry_session_summary *sum, const char *di
 	if (sum->too_big)
 		fprintf(stderr, "scry: %llu events lost: longer than a packet (raise --packet-size)\n",
 			(unsigned long long)sum->too_big);
+	if (sum->clamped)
+		fprintf(stderr, "scry: %llu events' times raised to keep the stream ordered\n",
+			(unsigned long long)sum->clamped);
 }

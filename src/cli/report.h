@@ -9,7 +9,8 @@
 #include "session/session.h"
 
 /* On stderr: "scry: N events recorded, D discarded, B bytes written to DIR in S s (R
- * events/s)", then the events filtered in user space, strings cut, and what the output lost. */
+ * events/s)", then the events filtered in user space, strings cut, what the output lost, and
+ * the events whose timestamp was raised to keep a stream ordered. */
 void cli_report_recording(const struct scry_session_summary *sum, const char *dir);
 /* "disk full" for ENOSPC and EDQUOT, else the error's text. */
 const char *cli_write_error_name(int error);

@@ -1,8 +1,11 @@
-/* top.c — `scry top`: a live table of the syscalls of every process (or -p, the trackers,
- * -- CMD) kept in the kernel (metrics/table.h's config: calls, errors, bytes, latency by
- * pid, comm and syscall), refreshed every -d seconds: calls/s, errors, p50/p99 latency,
- * bytes.  On a terminal the keys c, e, l, b choose the sort and q quits; otherwise plain
- * tables are printed one after the other (-n COUNT of them), and a last one when CMD ends. */
+/* top.c — `scry top`: a live table of the processes (or, -S or the key s, of their syscalls)
+ * of the whole system but scry (or -p, the trackers, -- CMD), counted in the kernel
+ * (metrics/table.h's config: calls, errors, bytes, latency by pid, comm and syscall),
+ * refreshed every -d seconds: calls/s, errors/s, bytes/s, p50/p99 latency, with the totals
+ * in a header.  A process that exited is shown once more, marked, then its series are
+ * deleted from the kernel's maps (metrics/forget.h).  On a terminal the keys s, c, e, l, b
+ * choose the view and the sort and q quits; otherwise plain tables are printed one after
+ * the other (-n COUNT of them), and a last one when CMD ends. */
 #include <errno.h>
 #include <getopt.h>
 #include <poll.h>
@@ -16,6 +19,7 @@
 #include <sys/wait.h>
 #include "cli/commands.h"
 #include "cli/metrics_cli.h"
+#include "metrics/forget.h"
 #include "metrics/table.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -34,13 +38,18 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: scry top [OPTIONS] [-- CMD ARGS...]\n"
-		"A live table of syscalls per process, counted in the kernel: calls and calls/s, errors,\n"
-		"p50 and p99 latency (bucket bounds, over the whole run), bytes read and written.\n"
+		"A live table of the processes of the system but scry (scry and scryd processes are left\n"
+		"out), counted in the kernel: calls and calls/s, errors and errors/s, bytes read and\n"
+		"written, the busiest syscall; the totals in a header.  With -S (the key s) one row per\n"
+		"process and syscall, with p50 and p99 latency (bucket bounds, over the whole run).\n"
+		"A process that exited is shown once more, marked (exited), then leaves.\n"
 		"\n"
 		"  -d, --delay SECONDS    refresh every SECONDS (default 1)\n"
 		"  -n, --iterations N     stop after N tables\n"
-		"  -s, --sort KEY         calls (default), errors, latency or bytes; on a terminal the\n"
-		"                         keys c, e, l, b change it and q quits\n"
+		"  -S, --syscalls         the syscall view: one row per process and syscall\n"
+		"  -s, --sort KEY         calls (default), errors, latency (syscall view) or bytes; on a\n"
+		"                         terminal the keys c, e, l, b change it, s switches the view\n"
+		"                         and q quits\n"
 		CLI_METRICS_TARGET_USAGE
 		"  -v, --verbose          libbpf and verifier messages\n"
 		"\n"
@@ -52,6 +61,7 @@ struct top {
 	struct cli_metrics *m;
 	struct scry_top_table prev;
 	enum scry_top_sort by;
+	bool syscalls;             /* the syscall view (-S, key s) */
 	bool tty;
 	double delay;
 	long iterations, shown;
@@ -93,11 +103,58 @@ static size_t screen_rows(void)
 	return ws.ws_row - 3;
 }
 
+/* scry's processes: not shown (the kernel leaves out this one; the others, and the command
+ * before its exec, are named scry or scryd). */
+static bool is_scry(const struct scry_top_row *r)
+{
+	return !strcmp(r->comm, "scry") || !strcmp(r->comm, "scryd");
+}
+
+static bool gone(const char *pid)
+{
+	long p = strtol(pid, NULL, 10);
+
+	return p > 0 && kill((pid_t)p, 0) && errno == ESRCH;
+}
+
+/* scry's rows out; the rows of exited processes marked, their pids into *dead (the series
+ * deleted once the table is shown). */
+static void prune(struct scry_top_table *tab, uint32_t **dead, size_t *ndead)
+{
+	size_t out = 0;
+
+	*dead = NULL;
+	*ndead = 0;
+	for (size_t i = 0; i < tab->n; i++) {
+		struct scry_top_row *r = &tab->rows[i];
+
+		if (is_scry(r)) {
+			free(r->pid);
+			free(r->comm);
+			free(r->syscall);
+			continue;
+		}
+		if ((r->exited = gone(r->pid))) {
+			uint32_t *nd = realloc(*dead, (*ndead + 1) * sizeof(**dead));
+
+			if (nd) {
+				*dead = nd;
+				nd[(*ndead)++] = (uint32_t)strtoul(r->pid, NULL, 10);
+			}
+		}
+		tab->rows[out++] = *r;
+	}
+	tab->n = out;
+}
+
 /* Read the maps, print a table; it becomes the previous one for the next rates. */
 static void refresh(struct top *t, uint64_t now)
 {
 	struct scry_metrics_snap snap;
 	struct scry_top_table tab;
+	struct scry_top_procs procs;
+	uint32_t *dead;
+	size_t ndead;
 	int ret;
 
 	if ((ret = scry_feed_read(&t->m->f, &snap)) ||
@@ -109,13 +166,24 @@ static void refresh(struct top *t, uint64_t now)
 		return;
 	}
 	scry_metrics_snap_free(&snap);
-	scry_top_table_sort(&tab, t->by);
+	prune(&tab, &dead, &ndead);
 	if (t->tty)
 		fputs("\033[H\033[2J", stdout);
-	scry_top_table_print(stdout, &tab, t->by, t->tty ? screen_rows() : 0, t->delay);
+	if (t->syscalls) {
+		scry_top_table_sort(&tab, t->by);
+		scry_top_table_print(stdout, &tab, t->by, t->tty ? screen_rows() : 0, t->delay);
+	} else if (!scry_top_procs_build(&procs, &tab, NULL, NULL)) {
+		scry_top_procs_sort(&procs, t->by);
+		scry_top_procs_print(stdout, &procs, t->by, t->tty ? screen_rows() : 0);
+		scry_top_procs_free(&procs);
+	}
 	if (!t->tty)
 		fputc('\n', stdout);
 	fflush(stdout);
+	/* the exited processes' series leave the kernel's maps: not shown again, and the
+	 * maps' room (max_entries) is for the living */
+	scry_metrics_forget_pids(t->m->f.fds, SCRY_TOP_NMETRICS, dead, ndead);
+	free(dead);
 	scry_top_table_sort_keys(&tab);
 	scry_top_table_free(&t->prev);
 	t->prev = tab;
@@ -138,6 +206,10 @@ static void keys(struct top *t, uint64_t now)
 		case 'e': by = SCRY_TOP_BY_ERRORS; break;
 		case 'l': by = SCRY_TOP_BY_LATENCY; break;
 		case 'b': by = SCRY_TOP_BY_BYTES; break;
+		case 's': case 'S': case '\n': case '\r':
+			t->syscalls = !t->syscalls;
+			t->next_ns = now;
+			continue;
 		default: continue;
 		}
 		if (by != t->by) {
@@ -178,6 +250,7 @@ int cmd_top(int argc, char **argv)
 		{ "delay", required_argument, NULL, 'd' },
 		{ "iterations", required_argument, NULL, 'n' },
 		{ "sort", required_argument, NULL, 's' },
+		{ "syscalls", no_argument, NULL, 'S' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "all", no_argument, NULL, 'a' },
 		{ "duration", required_argument, NULL, CLI_METRICS_OPT_DURATION },
@@ -193,7 +266,7 @@ int cmd_top(int argc, char **argv)
 
 	cli_metrics_init(&m);
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+d:n:s:p:avh", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+d:n:s:Sp:avh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'd':
 			t.delay = strtod(optarg, &end);
@@ -214,6 +287,9 @@ int cmd_top(int argc, char **argv)
 				snprintf(err, sizeof(err), "invalid sort key '%s' (calls, errors, latency, bytes)", optarg);
 				goto fail;
 			}
+			break;
+		case 'S':
+			t.syscalls = true;
 			break;
 		case 'v':
 			scry_log_set(NULL, NULL, true);

@@ -269,6 +269,7 @@ int cmd_trace(int argc, char **argv)
 	/* the privileges first: without them tracefs cannot be read either */
 	if (scry_check_privileges("scry trace", err, sizeof(err)))
 		goto fail;
+	scry_raise_nofile();
 	scry_features_prefetch();   /* the kernel's BTF parsed while we prepare */
 	if (!(nc.cat = scry_catalog_open(NULL, err, sizeof(err))) || build_names(&nc)) {
 		if (!err[0])
@@ -336,6 +337,8 @@ int cmd_trace(int argc, char **argv)
 	so.capture.snaplen = (unsigned)(o.snaplen ? o.snaplen : o.strsize + 1);
 	so.capture.fetch = o.fetch;
 	so.capture.what = o.verbose ? SCRY_CAPTURE_ENV : 0;   /* envp listed with -v alone, as strace */
+	if (o.decode_fds >= 2)   /* -yy: sockets named from the kernel at the call */
+		so.capture.what |= SCRY_CAPTURE_SOCK;
 	/* -c: a counting channel (no event, no trace); else the live printer is the channel's
 	 * record sink, beside --record's trace directory */
 	chan.kind = o.count == TRACE_COUNT_ONLY ? SCRY_CHANNEL_COUNT : SCRY_CHANNEL_EVENTS;
@@ -402,6 +405,7 @@ int cmd_trace(int argc, char **argv)
 		ret = 1;   /* the trace (--record) is incomplete */
 	goto out;
 fail:
+	scry_explain_nofile(err, sizeof(err));
 	fprintf(stderr, "scry trace: %s\n", err);
 	ret = 1;
 	if (child.pid > 0 && child.held)

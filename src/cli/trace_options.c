@@ -71,6 +71,8 @@ void trace_opts_usage(FILE *f)
 		"  -r                     time since the previous line\n"
 		"  -s, --string-limit N   longest string shown (default 32)\n"
 		"  -y, --decode-fds       file descriptors with their paths\n"
+		"  -yy                    and sockets by protocol and endpoints, read in the kernel at\n"
+		"                         the call (TCP:[127.0.0.1:80->127.0.0.1:41234], UNIX-STREAM:[...])\n"
 		"  -k, --stack-trace      each call's user stack after its line, as strace -k\n"
 		"  -v, --no-abbrev        structures and arrays in full, and execve's environment\n"
 		"                         (only then read and recorded, --record too)\n"

@@ -24,6 +24,9 @@ struct scry_consumer {
 	struct cpu_stream *cpus;
 	unsigned ncpus;
 	struct scry_cpu_stats *kstats;   /* scratch for the per-CPU counters */
+	uint64_t *misses;                /* per CPU: events the kernel skipped (recursion misses,
+					  * read at flushes and at the end), and on CPU 0 the
+					  * entries still waiting for their exit at the end */
 	uint64_t errors;                 /* malformed ring records (cannot happen) */
 	int write_error;                 /* the first stream write error: every stream stopped */
 	size_t ring_size;
@@ -156,7 +159,7 @@ static void sum_kstats(struct scry_consumer *c, struct scry_consumer_stats *out,
 	if (scry_probes_stats(c->probes, c->kstats))
 		return;
 	for (unsigned i = 0; i < c->ncpus; i++) {
-		uint64_t lost = c->kstats[i].discarded + c->kstats[i].nested;
+		uint64_t lost = c->kstats[i].discarded + c->kstats[i].nested + c->misses[i];
 		if (update_streams && c->cpus[i].stream)
 			ctf_stream_set_discarded(c->cpus[i].stream, lost);
 		if (out) {
@@ -181,6 +184,19 @@ static struct ctf_stream *stream_open(struct scry_consumer *c, struct ctf_stream
 	return st;
 }
 
+/* The events the kernel skipped on each CPU (its programs' recursion misses): kept per
+ * CPU, never lowered, so that each stream's events_discarded only grows. */
+static void read_misses(struct scry_consumer *c)
+{
+	uint64_t *now = calloc(c->ncpus, sizeof(*now));
+
+	if (now && !scry_probes_misses(c->probes, now))
+		for (unsigned i = 0; i < c->ncpus; i++)
+			if (now[i] > c->misses[i])
+				c->misses[i] = now[i];
+	free(now);
+}
+
 static void consumer_free(struct scry_consumer *c)
 {
 	if (c->cpus)
@@ -188,6 +204,7 @@ static void consumer_free(struct scry_consumer *c)
 			scry_ring_close(&c->cpus[i].ring);
 	free(c->cpus);
 	free(c->kstats);
+	free(c->misses);
 	free(c->flushed_ns);
 	free(c->compact);
 	scry_syms_free(c->syms);
@@ -238,8 +255,9 @@ int scry_consumer_open(struct scry_consumer **out, const struct scry_consumer_op
 	c->ncpus = scry_probes_ncpus(o->probes);
 	c->cpus = calloc(c->ncpus, sizeof(*c->cpus));
 	c->kstats = calloc(c->ncpus, sizeof(*c->kstats));
+	c->misses = calloc(c->ncpus, sizeof(*c->misses));
 	c->flushed_ns = calloc(c->ncpus, sizeof(*c->flushed_ns));
-	if (!c->cpus || !c->kstats || !c->flushed_ns)
+	if (!c->cpus || !c->kstats || !c->misses || !c->flushed_ns)
 		goto oom;
 	for (unsigned i = 0; i < c->ncpus; i++) {
 		struct ctf_stream_opts so = {
@@ -319,6 +337,8 @@ uint64_t scry_consumer_poll_delay_ns(const struct scry_consumer *c)
 
 int scry_consumer_flush(struct scry_consumer *c)
 {
+	read_misses(c);
+	sum_kstats(c, NULL, true);
 	for (unsigned i = 0; i < c->ncpus && c->ctf && !c->write_error; i++) {
 		int r = c->cpus[i].stream ? ctf_stream_flush(c->cpus[i].stream) : 0;
 		if (r)
@@ -377,6 +397,7 @@ int scry_consumer_drain(struct scry_consumer *c, uint64_t end_ts)
 
 	if (n < 0)
 		return (int)n;
+	read_misses(c);
 	sum_kstats(c, NULL, true);      /* the last packets carry the losses so far */
 	for (unsigned i = 0; i < c->ncpus && c->ctf && !c->write_error; i++) {
 		int r = c->cpus[i].stream ? ctf_stream_seal(c->cpus[i].stream, end_ts) : 0;
@@ -404,6 +425,7 @@ int scry_consumer_rotate_close(struct scry_consumer *c, uint64_t end_ts, char *e
 	do
 		n = scry_consumer_poll(c);
 	while (n > 0 && ++tries < 8);
+	read_misses(c);
 	sum_kstats(c, NULL, true);      /* the chunk's last packets carry the losses so far */
 	for (unsigned i = 0; i < c->ncpus; i++) {
 		struct ctf_stream_stats fin = { 0 };
@@ -488,6 +510,11 @@ int scry_consumer_close(struct scry_consumer *c, uint64_t end_ts, struct scry_co
 	while (n > 0);
 	if (n < 0)
 		ret = (int)n;
+	/* what the kernel skipped, and the entries still waiting for their exit (their calls
+	 * blocked at the end: lost, on no CPU in particular) in the last packets */
+	read_misses(c);
+	c->misses[0] += scry_probes_deferred_waiting(c->probes);
+	sum_kstats(c, NULL, true);
 	scry_consumer_stats(c, out);
 	/* the last packets: their events, bytes and losses (and those of chunks rotated before) */
 	out->events = c->ctf ? c->done.events : c->sink_events;

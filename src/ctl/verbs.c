@@ -9,12 +9,16 @@ const struct scry_ctl_verb scry_ctl_verbs[] = {
 	  "usage: scry create [NAME] [-o DIR] [--snapshot] [--clock monotonic|boot|tai]\n"
 	  "                   [--metrics FILE [--listen ADDR:PORT]] [--spans FILE] [--max-pid-sets N]\n"
 	  "                   [-U net://HOST[:CTRL[:DATA]] | -C tcp://HOST:PORT -D tcp://HOST:PORT]\n"
-	  "                   [--live[=USEC]] [--hostname NAME]\n"
+	  "                   [--live[=USEC]] [--hostname NAME] [--group GROUP]\n"
 	  "Create a recording session in the daemon (scryd, started on demand) and make it the\n"
-	  "current one (remembered in ~/.scryrc).  NAME defaults to auto-YYYYmmdd-HHMMSS.\n"
+	  "current one (remembered in ~/.scryrc).  NAME defaults to auto-YYYYmmdd-HHMMSS.  The\n"
+	  "session is yours: other users neither see nor touch it (root sees every one), and its\n"
+	  "files are made with your rights (directories 0750, files 0640).\n"
 	  "\n"
 	  "  -o, --output DIR       trace directory (default ~/scry-traces/NAME-YYYYmmdd-HHMMSS);\n"
-	  "                         it must not exist or be empty\n"
+	  "                         it must not exist or be an empty directory of yours, its parent\n"
+	  "                         one you may write in\n"
+	  "      --group GROUP      the trace's files given GROUP (one of yours): who may read them\n"
 	  "  -U, --set-url URL      stream the trace to an lttng-relayd (LTTng's network output):\n"
 	  "                         net://HOST[:CTRL[:DATA]][/PATH], ports 5342 and 5343 by default; it\n"
 	  "                         writes HOSTNAME/NAME-DATE/kernel (or HOSTNAME/PATH); with -o, a\n"
@@ -44,7 +48,7 @@ const struct scry_ctl_verb scry_ctl_verbs[] = {
 	  "usage: scry destroy [NAME | -a]\n"
 	  "Stop the session if it records (its trace complete) and forget it.\n"
 	  "\n"
-	  "  -a, --all              every session\n" },
+	  "  -a, --all              every session of yours (root: every session)\n" },
 	{ "enable-channel",
 	  "usage: scry enable-channel -k [--discard] [--subbuf-size S] [--num-subbuf N]\n"
 	  "                           [--tracefile-size S [--tracefile-count N]] [-s NAME] CHANNEL\n"

@@ -48,6 +48,8 @@ struct dsession {
 	struct scry_cred owner;        /* its creator: only it (and root) sees and acts on it, and
 					* every file of it is made with its rights */
 	char owner_name[64];
+	bool set_group;                /* create --group: who besides the owner reads its trace */
+	gid_t group;
 	enum dstate state;
 	struct dchannel *chans;
 	size_t nchans;
@@ -94,6 +96,8 @@ struct daemon {
 	struct dsession **sess;
 	size_t nsess;
 	volatile sig_atomic_t *stop;
+	unsigned max_sessions_per_user;  /* scryd --max-sessions-per-user: a non-root uid's sessions */
+	bool release_armed;            /* the heap given back once the verb that freed sessions is done */
 };
 
 /* peer.c: who asks, as the kernel says (the control socket's SO_PEERCRED) */
@@ -113,6 +117,8 @@ const struct scry_cred *dpeer_cred(const struct dpeer *p);
 /* path made absolute against its working directory, malloc'd into *out: 0, -ENOMEM, or
  * -ENOENT (a relative path and no directory known). */
 int dpeer_path(const struct dpeer *p, const char *path, char **out);
+/* It is in group (or root): it may give its files that group. */
+bool dpeer_in_group(const struct dpeer *p, gid_t group);
 /* It may see and act on s: its own, or root. */
 bool dpeer_owns(const struct dpeer *p, const struct dsession *s);
 /* The rights s's files are made with: NULL for root's sessions. */
@@ -153,6 +159,8 @@ void dsession_destroy(struct daemon *d, struct dsession *s);
 /* A new session, not registered (dsession_register adds it to the daemon). */
 struct dsession *dsession_new(const char *name, const char *dir);
 int dsession_register(struct daemon *d, struct dsession *s, char *err, size_t errlen);
+/* 0 when uid may own n more sessions (root always may), else -EUSERS with the reason. */
+int dsession_quota(struct daemon *d, uid_t uid, size_t n, char *err, size_t errlen);
 void dsession_free(struct dsession *s);
 /* feeds.c: a session's metrics and spans (create --metrics/--spans), the record path's
  * (feed/capture.h).  dfeed_attach loads and checks the configs and starts the span exporter
@@ -205,7 +213,7 @@ void dsession_describe_relay(struct dsession *s, const struct scry_session_summa
  * why" in err when some were not, else 0. */
 int dsession_relay_loss(struct dsession *s, char *err, size_t errlen);
 
-/* verbs.c: run one request's command line (env: the caller's OTEL_* variables, "NAME=value",
+/* verbs.c: run one request's command line for the peer uid (env: the caller's OTEL_* variables, "NAME=value",
  * NULL-terminated); out gets what to print, err the reason of a failure; *set_session the session to make current (static or s->name), *clear_session
  * a destroyed one.  Returns 0 or -errno. */
 struct dreply {

@@ -98,3 +98,13 @@ const struct scry_cred *dsession_owner(const struct dsession *s)
 {
 	return scry_cred_is_root(&s->owner) ? NULL : &s->owner;
 }
+
+bool dpeer_in_group(const struct dpeer *p, gid_t group)
+{
+	if (dpeer_is_root(p) || p->cred.gid == group)
+		return true;
+	for (int i = 0; i < p->cred.ngroups; i++)
+		if (p->cred.groups[i] == group)
+			return true;
+	return false;
+}

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include "daemon/verbs_int.h"
+#include "util/parse.h"
 
 /* The reason of a refusal into r->err: -EINVAL. */
 int __attribute__((format(printf, 2, 3))) refuse(struct dreply *r, const char *fmt, ...)
@@ -119,7 +120,7 @@ static int verb_create(struct verb_ctx *v, int argc, char **argv)
 		{ "listen", required_argument, NULL, 'L' }, { "max-pid-sets", required_argument, NULL, 256 },
 		{ "set-url", required_argument, NULL, 'U' }, { "ctrl-url", required_argument, NULL, 'C' },
 		{ "data-url", required_argument, NULL, 'D' }, { "live", optional_argument, NULL, 258 },
-		{ "hostname", required_argument, NULL, 259 }, { 0 } };
+		{ "hostname", required_argument, NULL, 259 }, { "group", required_argument, NULL, 257 }, { 0 } };
 	struct dreply *r = v->r;
 	const char *out = NULL, *name = NULL, *metrics = NULL, *spans = NULL, *listen = NULL;
 	const char *url = NULL, *curl = NULL, *durl = NULL, *hostname = NULL;
@@ -127,7 +128,8 @@ static int verb_create(struct verb_ctx *v, int argc, char **argv)
 	uint32_t live_us = 0;
 	char *mpath = NULL, *spath = NULL;
 	struct dsession *ns = NULL;
-	bool snapshot = false;
+	bool snapshot = false, set_group = false;
+	gid_t group = 0;
 	unsigned clock = SCRY_CLOCK_MONOTONIC, max_pid_sets = SCRY_DEFAULT_PID_SETS;
 	char *end;
 	char autoname[64], stamp[32], *dir = NULL;
@@ -173,6 +175,13 @@ static int verb_create(struct verb_ctx *v, int argc, char **argv)
 			max_pid_sets = (unsigned)n;
 			break;
 		}
+		case 257:
+			if (scry_parse_group(optarg, &group))
+				return ERR("create: --group: no group '%s'", optarg);
+			if (!dpeer_in_group(v->peer, group))
+				return ERR("create: --group %s: you are not in that group", optarg);
+			set_group = true;
+			break;
 		default: return bad_option(v, argc, argv);
 		}
 	}
@@ -207,6 +216,8 @@ static int verb_create(struct verb_ctx *v, int argc, char **argv)
 		return ERR("session '%s' already exists", name);
 	if (listen && !dpeer_is_root(v->peer) && privileged_port(listen))
 		return ERR("create: --listen %s: a port below 1024 is root's to open", listen);
+	if ((ret = dsession_quota(v->d, v->peer->cred.uid, 1, r->err, r->errlen)))
+		return ret;
 	if ((url || curl || durl) && !out) {     /* streamed only: its URL stands for its output */
 		char u[300];
 
@@ -235,6 +246,8 @@ made_dir:
 	}
 	ns->owner = v->peer->cred;
 	snprintf(ns->owner_name, sizeof(ns->owner_name), "%s", v->peer->user);
+	ns->set_group = set_group;
+	ns->group = group;
 	/* the configs checked (one line naming file:line:key) and read with the caller's rights,
 	 * the exporter started with the caller's OTEL_* variables: nothing registered when they fail */
 	if (metrics || spans) {
@@ -391,6 +404,9 @@ static int verb_start_stop(struct verb_ctx *v, int argc, char **argv, bool start
 			(unsigned long long)s->sum.relay_events, s->relay_only ? s->dir : "the relay");
 	if (!ret)
 		ret = dsession_relay_loss(s, r->err, r->errlen);   /* stopped, but the relay's copy lacks some */
+	if (s->sum.clamped)
+		fprintf(r->out, "%llu events' times raised to keep the stream ordered\n",
+			(unsigned long long)s->sum.clamped);
 	if (!ret && s->sum.write_error)    /* stopped, but the trace is incomplete: say so, fail */
 		ret = ERR("session '%s': %s after %llu events: the trace ends at its last complete packet; "
 			  "%llu events lost", s->name, s->sum.write_error == -ENOSPC || s->sum.write_error == -EDQUOT ?

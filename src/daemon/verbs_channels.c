@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "daemon/verbs_int.h"
+#include "kernel/probes.h"
 #include "util/parse.h"
 
 /* Enable or disable existing channels (LTTng's disable-channel, and enable-channel of a
@@ -160,8 +161,10 @@ int verb_enable_channel(struct verb_ctx *v, int argc, char **argv)
 		return ERR("enable-channel: a trace file size of %llu bytes is smaller than a sub-buffer (%llu bytes; "
 			   "--subbuf-size sets it)", (unsigned long long)tfsize,
 			   (unsigned long long)(subbuf ? subbuf : SCRY_DEFAULT_PACKET_SIZE));
-	if ((subbuf || nsub) && (subbuf ? subbuf : 1ULL << 20) * (nsub ? nsub : 4) > (1ULL << 32))
-		return ERR("enable-channel: a buffer of more than 4G per CPU");
+	if ((subbuf || nsub) && (subbuf ? subbuf : 1ULL << 20) * (nsub ? nsub : 4) > SCRY_RING_MAX)
+		return ERR("enable-channel: --subbuf-size x --num-subbuf is %lluM per CPU, over the kernel's limit "
+			   "for a ring buffer (2G: a power of two below 4G)",
+			   (unsigned long long)(((subbuf ? subbuf : 1ULL << 20) * (nsub ? nsub : 4)) >> 20));
 	if (!(names = strdup(argv[optind])))
 		return ERR("out of memory");
 	for (tok = strtok_r(names, ",", &save); tok && !ret; tok = strtok_r(NULL, ",", &save)) {

@@ -5,6 +5,7 @@
  * is filled for the next run by bpftool in the background, after the load. */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +46,8 @@ void scry_btf_cache_fill(const void *obj, size_t objsz)
 {
 	char path[512], objpath[600];
 	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	sigset_t none;
 	pid_t pid;
 	int fd, st;
 
@@ -75,11 +78,17 @@ void scry_btf_cache_fill(const void *obj, size_t objsz)
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
 	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-	if (posix_spawn(&pid, "/bin/sh", &fa, NULL, argv, environ)) {
+	/* no signal blocked (the event loop blocks its stop signals while it runs) */
+	sigemptyset(&none);
+	posix_spawnattr_init(&attr);
+	posix_spawnattr_setsigmask(&attr, &none);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
+	if (posix_spawn(&pid, "/bin/sh", &fa, &attr, argv, environ)) {
 		unlink(objpath);
 	} else {
 		waitpid(pid, &st, 0);
 		scry_log(SCRY_LOG_VERBOSE, "scry: filling the BTF cache %s", path);
 	}
 	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
 }

@@ -22,6 +22,11 @@ struct scry_span_mark_probe {
 	uint64_t offset;
 };
 
+/* The largest BPF ring buffer the kernel makes (kernel/bpf/ringbuf.c): its size is the
+ * map's max_entries, a u32 that must be a power of two and a multiple of the page size, so
+ * 2G at most (4G is 0 in 32 bits: EINVAL). */
+#define SCRY_RING_MAX (1ULL << 31)
+
 struct scry_probes_opts {
 	uint64_t ctx_mask;          /* enabled contexts, 1 << enum scry_ctx */
 	unsigned clock;             /* SCRY_CLOCK_*: what events are stamped with */
@@ -41,7 +46,8 @@ struct scry_probes_opts {
 	bool counts;                /* syscalls counted in the kernel (SCRY_SC_COUNT): sc_counts */
 	bool tracepoints;           /* load the tracefs tracepoints' writer (any tracepoint but a
 				     * sched_process_exit that btf_exit writes needs it) */
-	size_t ring_size;           /* bytes per CPU ring, a power of two multiple of the page size */
+	size_t ring_size;           /* bytes per CPU ring, a power of two multiple of the page size,
+				     * at most SCRY_RING_MAX */
 	unsigned nevent_ids;        /* size of the filter prog arrays (event ids 0..n-1) */
 	/* trackers (all combined with AND; the pid tracker is scry_probes_track) */
 	const uint32_t *track_vpids, *track_uids, *track_gids;
@@ -71,6 +77,9 @@ int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o,
 int scry_probes_set_syscalls(struct scry_probes *p, const struct scry_sc_desc *d, unsigned n);
 /* Counting mode totals of syscall nr over every CPU. */
 int scry_probes_sc_count(struct scry_probes *p, unsigned nr, struct scry_sc_count *out);
+/* The wait(2) status of process tgid, which exited (taken from the kernel's map, once);
+ * -ENOENT when not known. */
+int scry_probes_exit_code(struct scry_probes *p, pid_t tgid, int *status);
 /* Follow tgid (and, by fork tracking, its future children).  Meant to be called before
  * scry_probes_attach(): a call racing with a fork in the kernel may leave a CPU's memo
  * of an earlier "not followed" answer for that very tgid in place. */
@@ -145,6 +154,9 @@ int scry_probes_stats(struct scry_probes *p, struct scry_cpu_stats *out);
 /* Events the kernel skipped because a program was already running on that CPU
  * (bpf_prog_info.recursion_misses summed over the programs). */
 uint64_t scry_probes_recursion_misses(struct scry_probes *p);
+/* The same per CPU (out: scry_probes_ncpus() entries), filter fronts included: where each
+ * event was skipped (kernel/misses.c; all on CPU 0 if the kernel cannot say).  0 or -errno. */
+int scry_probes_misses(struct scry_probes *p, uint64_t *out);
 /* Syscall entries kept for their exit (their strings were not mapped yet at entry) and
  * not written yet: after detach, those are lost (calls still blocked). */
 uint64_t scry_probes_deferred_waiting(struct scry_probes *p);

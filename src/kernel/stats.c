@@ -35,6 +35,17 @@ int scry_probes_sc_count(struct scry_probes *p, unsigned nr, struct scry_sc_coun
 	return 0;
 }
 
+int scry_probes_exit_code(struct scry_probes *p, pid_t tgid, int *status)
+{
+	__u32 key = (__u32)tgid, v;
+	int fd = bpf_map__fd(p->skel->maps.exit_codes);
+
+	if (bpf_map_lookup_and_delete_elem(fd, &key, &v) && bpf_map_lookup_elem(fd, &key, &v))
+		return -ENOENT;
+	*status = (int)v;
+	return 0;
+}
+
 uint32_t scry_probes_staged(const struct scry_probes *p, unsigned cpu)
 {
 	const struct scry_stage *st;

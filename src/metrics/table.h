@@ -18,6 +18,7 @@ enum scry_top_sort { SCRY_TOP_BY_CALLS, SCRY_TOP_BY_ERRORS, SCRY_TOP_BY_LATENCY,
 
 struct scry_top_row {
 	char *pid, *comm, *syscall;      /* the row's labels */
+	bool exited;                     /* its process is gone (shown once more, then left out) */
 	uint64_t calls, errors, bytes;   /* totals since the start */
 	double calls_rate, errors_rate, bytes_rate;   /* per second since the previous table */
 	double p50_ns, p99_ns;           /* over the whole run; -1: none measured, or beyond */
@@ -39,5 +40,28 @@ void scry_top_table_sort_keys(struct scry_top_table *t);
 void scry_top_table_print(FILE *f, const struct scry_top_table *t, enum scry_top_sort by, size_t max_rows,
 			  double interval_s);
 void scry_top_table_free(struct scry_top_table *t);
+
+/* The process view (table_procs.c): one row per process, its syscall rows summed. */
+struct scry_top_proc {
+	const char *pid, *comm;          /* the table's strings (comm: its busiest row's) */
+	uint64_t calls, errors, bytes;
+	double calls_rate, errors_rate, bytes_rate;
+	const char *busiest;             /* the syscall of most calls/s (then calls) */
+	bool exited;
+};
+
+struct scry_top_procs {
+	struct scry_top_proc *p;
+	size_t n;
+	double calls_rate, errors_rate;  /* the whole table's */
+};
+
+/* Processes of t (rows in any order); exited(pid, ctx) marks those gone.  0 or -ENOMEM. */
+int scry_top_procs_build(struct scry_top_procs *out, const struct scry_top_table *t,
+			 bool (*exited)(const char *pid, void *ctx), void *ctx);
+void scry_top_procs_sort(struct scry_top_procs *p, enum scry_top_sort by);
+/* Totals in a header (processes, calls/s, errors/s), then at most max_rows rows (0: all). */
+void scry_top_procs_print(FILE *f, const struct scry_top_procs *p, enum scry_top_sort by, size_t max_rows);
+void scry_top_procs_free(struct scry_top_procs *p);
 
 #endif /* SCRY_METRICS_TABLE_H */

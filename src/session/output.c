@@ -118,6 +118,18 @@ int session_check_output(struct scry_session *s, char *err, size_t errlen)
 	return scry_session_check_output(s->dir, s->opts.owner, s->opts.snapshot, err, errlen);
 }
 
+/* The parent of path, opened with the owner's rights; what is made in it from here on gets
+ * the session's group (--group).  leaf: path's last name. */
+static int open_parent(const struct scry_session *s, const char *path, char leaf[256], struct scry_dirh **parent,
+		       char *err, size_t errlen)
+{
+	int ret = scry_dirh_open_parent(parent, leaf, 256, AT_FDCWD, path, s->opts.owner, err, errlen);
+
+	if (!ret && s->opts.set_group)
+		scry_dirh_set_group(*parent, s->opts.group);
+	return ret;
+}
+
 /* A snapshot session's output made (or taken, a directory of the owner): each snapshot is
  * a trace in it, and the mappings of user call stacks are kept beside them. */
 int session_make_snapshot_base(struct scry_session *s, char *err, size_t errlen)
@@ -128,9 +140,22 @@ int session_make_snapshot_base(struct scry_session *s, char *err, size_t errlen)
 
 	if (s->root)
 		return 0;
-	if ((ret = scry_dirh_open_parent(&parent, leaf, sizeof(leaf), AT_FDCWD, s->dir, s->opts.owner, err, errlen)))
+	if ((ret = open_parent(s, s->dir, leaf, &parent, err, errlen)))
 		return ret;
 	ret = scry_dirh_mkdir(parent, leaf, SCRY_MKDIR_ANY, &s->root, NULL, err, errlen);
+	scry_dirh_unref(parent);
+	return ret;
+}
+
+static int make_dir(struct scry_session *s, const char *path, bool exclusive, char *err, size_t errlen)
+{
+	struct scry_dirh *parent;
+	char leaf[256];
+	int ret;
+
+	if ((ret = open_parent(s, path, leaf, &parent, err, errlen)))
+		return ret;
+	ret = ctf_trace_dir_make_in(&s->tdir, parent, leaf, exclusive, err, errlen);
 	scry_dirh_unref(parent);
 	return ret;
 }
@@ -143,7 +168,7 @@ int session_make_trace_dir(struct scry_session *s, char *err, size_t errlen)
 	int ret = -EEXIST;
 
 	if (s->opts.output) {
-		ret = ctf_trace_dir_make(&s->tdir, AT_FDCWD, s->dir, false, s->opts.owner, err, errlen);
+		ret = make_dir(s, s->dir, false, err, errlen);
 		goto out;
 	}
 	for (unsigned k = 0; k < 1000 && ret == -EEXIST; k++) {
@@ -153,7 +178,7 @@ int session_make_trace_dir(struct scry_session *s, char *err, size_t errlen)
 			snprintf(err, errlen, "out of memory");
 			return -ENOMEM;
 		}
-		ret = ctf_trace_dir_make(&s->tdir, AT_FDCWD, name, true, s->opts.owner, err, errlen);
+		ret = make_dir(s, name, true, err, errlen);
 		if (ret == 0) {
 			if (s->dir != base)
 				free(s->dir);
@@ -369,8 +394,7 @@ int scry_session_snapshot(struct scry_session *s, const char *base, const char *
 	/* base: the session's output (held since load), or another directory made as needed */
 	if (s->root && !strcmp(base, s->dir)) {
 		bh = scry_dirh_ref(s->root);
-	} else if ((ret = scry_dirh_open_parent(&parent, leaf, sizeof(leaf), AT_FDCWD, base, s->opts.owner, err,
-						errlen)) ||
+	} else if ((ret = open_parent(s, base, leaf, &parent, err, errlen)) ||
 		   (ret = scry_dirh_mkdir(parent, leaf, SCRY_MKDIR_ANY, &bh, NULL, err, errlen))) {
 		scry_dirh_unref(parent);
 		return ret;

@@ -308,6 +308,14 @@ int scry_session_sc_count(struct scry_session *s, unsigned nr, struct scry_sc_co
 	return -ENOENT;
 }
 
+int scry_session_exit_code(struct scry_session *s, pid_t tgid, int *status)
+{
+	for (size_t i = 0; i < s->nchans; i++)
+		if (s->chans[i]->probes && !scry_probes_exit_code(s->chans[i]->probes, tgid, status))
+			return 0;
+	return -ENOENT;
+}
+
 static struct scry_channel *metrics_channel(const struct scry_session *s)
 {
 	for (size_t i = 0; i < s->nchans; i++)
@@ -498,8 +506,11 @@ int scry_session_stop(struct scry_session *s, struct scry_session_summary *out, 
 		if (!c->probes)
 			continue;
 		scry_probes_detach(c->probes);
-		/* program runs the kernel skipped, and entries still waiting for their exit */
-		out->discarded += scry_probes_recursion_misses(c->probes) + scry_probes_deferred_waiting(c->probes);
+		/* program runs the kernel skipped, and entries still waiting for their exit (a
+		 * consumer's are in its streams' packets and its totals) */
+		if (!c->consumer)
+			out->discarded += scry_probes_recursion_misses(c->probes) +
+					  scry_probes_deferred_waiting(c->probes);
 	}
 	if (!s->stop_ts)
 		s->stop_ts = session_now(s);

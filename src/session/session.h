@@ -72,6 +72,10 @@ struct scry_session_opts {
 	/* whose rights the trace's directories and files are made, written and removed with
 	 * (util/runas.h: scryd's session owner; valid while the session is); NULL: scry's own */
 	const struct scry_cred *owner;
+	/* --group: the trace's directories and files given this group (who besides the owner may
+	 * read them: 0750/0640); else the owner's own group */
+	bool set_group;
+	gid_t group;
 	const struct scry_channel_opts *channels;   /* NULL/0: one channel of the defaults */
 	size_t nchannels;
 	struct scry_catalog *catalog;   /* the caller's, open until destroy (a catalog reads
@@ -221,6 +225,9 @@ void scry_session_progress(struct scry_session *s, struct scry_session_summary *
 struct scry_catalog *scry_session_catalog(const struct scry_session *s);
 /* The counting channel's totals of syscall nr so far (-ENOENT: no channel counts). */
 int scry_session_sc_count(struct scry_session *s, unsigned nr, struct scry_sc_count *out);
+/* The wait(2) status of process tgid, which exited, as the kernel saw it (read once);
+ * -ENOENT when not known. */
+int scry_session_exit_code(struct scry_session *s, pid_t tgid, int *status);
 /* The metrics channel's map of metric id (see scry_probes_metric_fd), -1 if none. */
 int scry_session_metric_fd(const struct scry_session *s, unsigned id);
 /* The metrics channel's ring buffer of kernel spans (struct scry_span_rec), -1 if none. */

@@ -2,6 +2,7 @@
  * exporter starts (util/lazylib.h): a scry that exports nothing does not map it. */
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -155,6 +156,14 @@ static void *run(void *arg)
 	struct scry_otlp_exporter *e = arg;
 	struct scry_span *batch = malloc(BATCH_MAX * sizeof(*batch));
 	CURL *c = curl.curl_easy_init();
+	sigset_t stops;
+
+	/* the stop signals go to the event loop's thread, whose wait they end */
+	sigemptyset(&stops);
+	sigaddset(&stops, SIGINT);
+	sigaddset(&stops, SIGTERM);
+	sigaddset(&stops, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &stops, NULL);
 
 	pthread_mutex_lock(&e->lock);
 	for (;;) {

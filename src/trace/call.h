@@ -10,6 +10,7 @@
 #include "catalog/argspec.h"
 #include "catalog/catalog.h"
 #include "format/format.h"
+#include "scry_abi.h"
 
 /* What a descriptor the call returned is, recorded at its exit (catalog: SCRY_SOP_FILE). */
 struct trace_file {
@@ -17,6 +18,13 @@ struct trace_file {
 	uint32_t mode;                /* its inode's mode (S_IFSOCK, S_IFIFO, 0600 anonymous...) */
 	uint64_t ino;
 	char name[33];                /* its dentry's name: "[eventpoll]", "TCP", "memfd:x" */
+};
+
+/* The socket a descriptor was when the kernel ran the call (-yy: SCRY_SOP_SOCK). */
+struct trace_sock {
+	bool have;
+	int fd;
+	struct scry_sock_rec r;
 };
 
 struct trace_call {
@@ -32,6 +40,7 @@ struct trace_call {
 	struct scry_argval out[SCRY_MAX_ARGS];   /* from syscall_exit_*: OUT captures (have=false if none) */
 	int64_t ret;
 	struct trace_file file[2];    /* the returned descriptor, or a pipe's two, when recorded */
+	struct trace_sock sock[2];    /* -yy: the fd argument's socket at the entry, accept's at the exit */
 	const char *stack;            /* -k: the user stack at the exit, " > frame\n" lines, or NULL */
 };
 

@@ -25,6 +25,7 @@ struct fdent {
 	char proto[16];         /* a socket's protocol when it was made ("TCP", "UNIX-STREAM") */
 	bool fresh;             /* a socket neither bound nor connected yet (made by socket()) */
 	char *seen;             /* -yy: how it was last described (sockdesc), for when it is gone */
+	bool kernel;            /* seen is what the kernel said at the call being printed */
 };
 
 struct fdtab {
@@ -112,6 +113,7 @@ static void ent_set(struct fdtrack *t, int pid, int fd, char *path, bool cloexec
 	tb->v[fd].fresh = false;
 	free(tb->v[fd].seen);
 	tb->v[fd].seen = NULL;
+	tb->v[fd].kernel = false;
 }
 
 void fdtrack_set(struct fdtrack *t, int pid, int fd, const char *path, bool cloexec)
@@ -192,6 +194,27 @@ const char *fdtrack_seen(struct fdtrack *t, int pid, int fd, const char *now)
 		e->seen = strdup(now);
 	}
 	return now ? now : e->seen;
+}
+
+void fdtrack_kernel_name(struct fdtrack *t, int pid, int fd, const char *name)
+{
+	struct fdtab *tb = tab_of(t, pid, false);
+	struct fdent *e = tb && fd >= 0 && fd < tb->cap && tb->v[fd].path ? &tb->v[fd] : NULL;
+	char *n;
+
+	if (!e || !(n = strdup(name)))
+		return;
+	free(e->seen);
+	e->seen = n;
+	e->kernel = true;
+	e->fresh = false;
+}
+
+const char *fdtrack_kernel_seen(struct fdtrack *t, int pid, int fd)
+{
+	struct fdtab *tb = tab_of(t, pid, false);
+
+	return tb && fd >= 0 && fd < tb->cap && tb->v[fd].path && tb->v[fd].kernel ? tb->v[fd].seen : NULL;
 }
 
 /* Calls after which a socket has a local address (or a peer): it is no longer fresh. */

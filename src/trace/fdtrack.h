@@ -35,6 +35,10 @@ const char *fdtrack_proto(struct fdtrack *t, int pid, int fd, bool *fresh);
 /* -yy: remember now (a socket's description) for pid's fd and return it; with now NULL
  * (the socket is gone from /proc), the last one remembered, or NULL. */
 const char *fdtrack_seen(struct fdtrack *t, int pid, int fd, const char *now);
+/* -yy: what the kernel said pid's fd was at the call (SCRY_SOP_SOCK), kept until the fd is
+ * replaced; fdtrack_kernel_seen gives it back (NULL: none). */
+void fdtrack_kernel_name(struct fdtrack *t, int pid, int fd, const char *name);
+const char *fdtrack_kernel_seen(struct fdtrack *t, int pid, int fd);
 
 /* Apply what a returned call did to pid's descriptors.  all: the argument values at exit
  * (exit captures, else the entry values). */

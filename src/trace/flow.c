@@ -77,14 +77,8 @@ static void json_value(struct outbuf *ob, const struct scry_field *f, const stru
 {
 	if (f->type == SCRY_F_STRING) {
 		json_str(ob, v->p, v->len);
-	} else if (f->is_signed) {
-		int64_t x = (int64_t)v->v;
-
-		if (f->size < 8 && (v->v >> (f->size * 8 - 1)) & 1)
-			x = (int64_t)(v->v | ~0ULL << (f->size * 8));
-		json_i64(ob, x);
 	} else {
-		json_u64(ob, v->v);
+		json_int(ob, v->v, f->size, f->is_signed);
 	}
 }
 
@@ -98,7 +92,7 @@ static void flow_json(struct trace_printer *p, struct flow_task *t, int pid, int
 	OB_LIT(ob, "{\"event\":\"");
 	ob_puts(ob, ret ? "return" : "call");
 	OB_LIT(ob, "\",\"ts\":");
-	json_i64(ob, ts);
+	json_int(ob, (uint64_t)ts, 8, true);
 	OB_LIT(ob, ",\"pid\":");
 	ob_i64(ob, pid);
 	OB_LIT(ob, ",\"tid\":");
@@ -127,7 +121,7 @@ static void flow_json(struct trace_printer *p, struct flow_task *t, int pid, int
 		}
 		if (k) {
 			OB_LIT(ob, ",\"duration_ns\":");
-			json_i64(ob, ts - t->stack[k - 1].ts);
+			json_int(ob, (uint64_t)(ts - t->stack[k - 1].ts), 8, true);
 			t->depth = k - 1;
 		} else {
 			OB_LIT(ob, ",\"entry_seen\":false");

@@ -3,7 +3,8 @@
  * kinds sign-extended from the argument's C size), strings and buffers as their bytes,
  * string arrays as arrays, a captured struct as an object of its described fields, the
  * pointer of a capture apart; kinds without a plain value (iovecs, messages, fd sets,
- * directory entries, arrays of structs) have only their text.  Values follow util/json.h. */
+ * directory entries, arrays of structs) have only their text.  An integer's JSON type follows
+ * its declared C type (json_int: a number up to 32 bits, a decimal string at 64). */
 #include <string.h>
 #include "catalog/structs.h"
 #include "trace/printer_int.h"
@@ -31,13 +32,6 @@ static uint64_t get_le(const uint8_t *p, unsigned size)
 	for (unsigned i = 0; i < size; i++)
 		v |= (uint64_t)p[i] << (8 * i);
 	return v;
-}
-
-static int64_t sext(uint64_t v, unsigned size)
-{
-	if (size < 8 && (v >> (size * 8 - 1)) & 1)
-		v |= ~0ULL << (size * 8);
-	return (int64_t)v;
 }
 
 /* A struct of a described type: {"field": value, ...}, padding left out. */
@@ -74,10 +68,7 @@ static void put_struct(struct outbuf *ob, const struct scry_struct_desc *d, cons
 					v = v << 8 | e[b];
 			if (k)
 				ob_putc(ob, ',');
-			if (f->is_signed)
-				json_i64(ob, sext(v, f->size));
-			else
-				json_u64(ob, v);
+			json_int(ob, v, f->size, f->is_signed);
 		}
 		if (f->count)
 			ob_putc(ob, ']');
@@ -114,23 +105,23 @@ void trace_json_arg_value(struct outbuf *ob, const struct trace_call *c, unsigne
 	switch (spec->kind) {
 	case SCRY_A_INT: case SCRY_A_PID: case SCRY_A_SIG: case SCRY_A_FD: case SCRY_A_DIRFD:
 		OB_LIT(ob, ",\"value\":");
-		json_i64(ob, sext(v->v & (size < 8 ? (1ULL << (size * 8)) - 1 : ~0ULL), size));
+		json_int(ob, v->v, size, true);
 		return;
 	case SCRY_A_UINT: case SCRY_A_HEX: case SCRY_A_OCT: case SCRY_A_PTR: case SCRY_A_MODE:
 	case SCRY_A_FLAGS: case SCRY_A_ENUM:
 		OB_LIT(ob, ",\"value\":");
-		json_u64(ob, v->v & (size < 8 ? (1ULL << (size * 8)) - 1 : ~0ULL));
+		json_int(ob, v->v, size, false);
 		return;
 	default:
 		break;
 	}
 	if (v->have_ptr) {
 		OB_LIT(ob, ",\"ptr\":");
-		json_u64(ob, v->v);
+		json_int(ob, v->v, 8, false);
 	}
 	if (!v->p && spec->kind == SCRY_A_STRV && v->have_count) {   /* envp without its strings */
 		OB_LIT(ob, ",\"count\":");
-		json_u64(ob, v->count);
+		json_int(ob, v->count, 4, false);
 	}
 	if (!v->p)
 		return;
@@ -149,7 +140,7 @@ void trace_json_arg_value(struct outbuf *ob, const struct trace_call *c, unsigne
 		put_strv(ob, v);
 		if (v->have_count) {
 			OB_LIT(ob, ",\"count\":");
-			json_u64(ob, v->count);
+			json_int(ob, v->count, 4, false);
 		}
 		if (cut)
 			OB_LIT(ob, ",\"truncated\":true");

@@ -59,6 +59,7 @@ struct trace_live {
 	struct exit_slot exits[EXIT_SLOTS];
 	struct scry_fieldval vals[MAX_FIELDS];
 	struct scry_syms *syms;              /* -k: user stacks' mappings (read when met) */
+	struct scry_session *session;        /* exit statuses (scry_session_exit_code) */
 	char stack[SCRY_CALLSTACK_SLOTS * 160];
 };
 
@@ -153,6 +154,7 @@ int trace_live_bind_channel(struct trace_live *l, struct scry_session *s, unsign
 	const struct scry_syscall *list;
 	size_t n = scry_catalog_syscalls(cat, &list);
 
+	l->session = s;
 	scry_record_layout_init(&l->layout, scry_session_ctx_mask(s, chan));
 	if (l->layout.ctx_off[SCRY_CTX_PID] < 0 || l->layout.ctx_off[SCRY_CTX_TID] < 0) {
 		snprintf(err, errlen, "live output needs the pid and tid contexts");
@@ -351,6 +353,37 @@ static void fill_file(const struct scry_event *ev, const struct scry_fieldval *v
 	}
 }
 
+/* -yy: the struct scry_sock_rec of fields PREFIX_* (SCRY_SOP_SOCK), when recorded. */
+static bool fill_sock(const struct scry_event *ev, const struct scry_fieldval *vals, const char *prefix,
+		      struct scry_sock_rec *r)
+{
+	size_t n = strlen(prefix);
+	bool any = false;
+
+	memset(r, 0, sizeof(*r));
+	for (unsigned i = 0; i < ev->nfields; i++) {
+		const char *name = ev->fields[i].name, *k;
+
+		if (strncmp(name, prefix, n) || name[n] != '_')
+			continue;
+		k = name + n + 1;
+		any = true;
+		if (!strcmp(k, "family")) r->family = (uint16_t)vals[i].v;
+		else if (!strcmp(k, "type")) r->type = (uint16_t)vals[i].v;
+		else if (!strcmp(k, "protocol")) r->protocol = (uint16_t)vals[i].v;
+		else if (!strcmp(k, "state")) r->state = (uint8_t)vals[i].v;
+		else if (!strcmp(k, "path_len")) r->path_len = (uint8_t)vals[i].v;
+		else if (!strcmp(k, "lport")) r->lport = (uint16_t)vals[i].v;
+		else if (!strcmp(k, "rport")) r->rport = (uint16_t)vals[i].v;
+		else if (!strcmp(k, "ino")) r->ino = vals[i].v;
+		else if (!strcmp(k, "peer_ino")) r->peer_ino = vals[i].v;
+		else if (!strcmp(k, "laddr") && vals[i].len == 16) memcpy(r->laddr, vals[i].p, 16);
+		else if (!strcmp(k, "raddr") && vals[i].len == 16) memcpy(r->raddr, vals[i].p, 16);
+		else if (!strcmp(k, "path") && vals[i].len == SCRY_SOCK_PATH) memcpy(r->path, vals[i].p, SCRY_SOCK_PATH);
+	}
+	return any && r->family;
+}
+
 static void dispatch(struct trace_live *l, const uint8_t *b, uint32_t len)
 {
 	struct scry_record r;
@@ -416,6 +449,10 @@ static void dispatch(struct trace_live *l, const uint8_t *b, uint32_t len)
 		if (l->group_dead_f >= 0 && !l->vals[l->group_dead_f].v)
 			return;
 		e->pid = 0;
+		/* the kernel's status of the process (exit_group traced or not); the calls and
+		 * signals seen when it is not known */
+		if (l->session)
+			scry_session_exit_code(l->session, pid, &status);
 		if (l->ops.proc_exit)
 			l->ops.proc_exit(l->ops.ctx, pid, rts, status);
 		return;
@@ -452,6 +489,12 @@ static void dispatch(struct trace_live *l, const uint8_t *b, uint32_t len)
 		c.ts_entry = rts;
 		c.have_entry = true;
 		fill_args(ev, l->vals, c.in, sc);
+		if ((c.sock[0].have = fill_sock(ev, l->vals, "sk", &c.sock[0].r)))
+			for (unsigned i = 0; i < sc->nargs; i++)
+				if (sc->spec[i].kind == SCRY_A_FD) {
+					c.sock[0].fd = (int)c.in[i].v;
+					break;
+				}
 		if ((!strcmp(sc->name, "exit_group") || !strcmp(sc->name, "exit")) && c.in[0].have) {
 			struct exit_slot *e = exit_slot(l, pid);
 			if (e->pid != pid || !strcmp(sc->name, "exit_group") || (e->status & 0x7f) == 0) {
@@ -467,6 +510,8 @@ static void dispatch(struct trace_live *l, const uint8_t *b, uint32_t len)
 		c.ret = (int64_t)l->vals[0].v;
 		fill_args(ev, l->vals, c.out, sc);
 		fill_file(ev, l->vals, c.file);
+		if ((c.sock[1].have = fill_sock(ev, l->vals, "rsk", &c.sock[1].r)))
+			c.sock[1].fd = (int)c.ret;
 		c.stack = stack_text(l, &r, pid);
 		if (l->ops.exit)
 			l->ops.exit(l->ops.ctx, &c);

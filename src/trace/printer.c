@@ -8,9 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include "trace/classes.h"
 #include "trace/printer_int.h"
+#include "trace/sockdesc.h"
 
 enum end_how { END_DIED, END_DETACHED };
 
@@ -243,6 +245,28 @@ static void put_noreturn_call(struct trace_printer *p, const struct trace_call *
 	trace_printer_put_noret(p);
 }
 
+/* -yy: the sockets the kernel described at the call, named so in the lines to come. */
+static void kernel_socks(struct trace_printer *p, const struct trace_call *c, unsigned k)
+{
+	char name[256];
+
+	const struct scry_sock_rec *r = &c->sock[k].r;
+	const char *before;
+	size_t n;
+
+	if (p->o.decode_fds < 2 || !c->sock[k].have || !sockdesc_from_rec(r, name, sizeof(name)))
+		return;
+	/* a UNIX socket whose peer is gone (closed: the kernel forgets its inode) keeps the
+	 * peer it was seen with, as strace's cache of socket details by inode does */
+	before = fdtrack_kernel_seen(&p->fds, c->pid, c->sock[k].fd);
+	n = strcspn(name, "[") + 1;
+	n += strspn(name + n, "0123456789");   /* "UNIX-STREAM:[INODE" */
+	if (r->family == AF_UNIX && !r->peer_ino && before && !strncmp(before, name, n) && before[n] == '-' &&
+	    name[n] != '-')
+		return;
+	fdtrack_kernel_name(&p->fds, c->pid, c->sock[k].fd, name);
+}
+
 void trace_printer_entry(struct trace_printer *p, const struct trace_call *c)
 {
 	struct task *t = task_get(p, c->tid, c->pid);
@@ -250,6 +274,7 @@ void trace_printer_entry(struct trace_printer *p, const struct trace_call *c)
 
 	if (!t || !c->name)
 		return;
+	kernel_socks(p, c, 0);
 	drop_pending(p, t);   /* its exit was never seen */
 	if (never_returns(c->name)) {
 		if (sel && !p->quiet)
@@ -357,6 +382,7 @@ void trace_printer_exit(struct trace_printer *p, const struct trace_call *c)
 	}
 	if (p->o.decode_fds && !early)
 		fdtrack_apply(&p->fds, &full, all);
+	kernel_socks(p, c, 1);   /* accept's new socket */
 	if (show)
 		trace_printer_put_ret(p, &full, all);
 	if (show && c->stack) {   /* -k: strace's " > frame" lines after the call's */

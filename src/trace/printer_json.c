@@ -1,11 +1,13 @@
-/* printer_json.c — `scry trace --json`: one object per line, always valid JSON, values as
- * util/json.h writes them (integers beyond 2^53 as exact strings, bytes that are not UTF-8
- * as U+DC80 + byte):
+/* printer_json.c — `scry trace --json`: one object per line, always valid JSON, strings as
+ * util/json.h writes them (bytes that are not UTF-8 as U+DC80 + byte), and each field of
+ * one JSON type whatever its value (json_int): integers of a 64-bit C type (ts, ret,
+ * duration_ns, pointers, size_t, u64 struct fields such as sa_mask and rlim_cur) are exact
+ * decimal strings, narrower ones (pid, fds, int flags, signo, exit_code) numbers:
  *   {"event":"syscall","ts":"1700000000000012345","pid":1,"tid":1,"syscall":"openat",
  *    "args":[{"name":"dfd","type":"dirfd","value":-100,"text":"AT_FDCWD"},
  *            {"name":"filename","type":"path","value":"/etc/passwd","text":"\"/etc/passwd\""},
  *            {"name":"flags","type":"flags","value":0,"names":["O_RDONLY"],"text":"O_RDONLY"}],
- *    "ret":3,"error":null,"duration_ns":12000}
+ *    "ret":"3","error":null,"duration_ns":"12000"}
  *     args: each argument's name (the kernel's), kind, typed value (json_args.c) and the text
  *     strace prints (an argument strace leaves out is left out); "ret" and "error" null and
  *     "unfinished":true for a call that never returned ("detached":true when tracing
@@ -14,7 +16,8 @@
  *    "si_code":"CLD_EXITED","code":1,"si_errno":null}
  *   {"event":"exit","ts":..,"pid":..,"tid":..,"exit_code":0}
  *   {"event":"exit","ts":..,"pid":..,"tid":..,"signal":"SIGKILL","signo":9,"core_dumped":false}
- * ts: nanoseconds since the epoch (the call's entry when known), a string by the 2^53 rule. */
+ * ts: nanoseconds since the epoch (the call's entry when known).  A syscall's "ret" is the
+ * kernel's long (a file offset may pass 2^53): a string, as every 64-bit value. */
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -26,7 +29,7 @@ static void head(struct trace_printer *p, const char *event, int64_t ts, int pid
 	OB_LIT(&p->ob, "{\"event\":\"");
 	ob_puts(&p->ob, event);
 	OB_LIT(&p->ob, "\",\"ts\":");
-	json_i64(&p->ob, ts < 0 ? 0 : ts);
+	json_int(&p->ob, (uint64_t)(ts < 0 ? 0 : ts), 8, true);
 	OB_LIT(&p->ob, ",\"pid\":");
 	ob_i64(&p->ob, pid);
 	OB_LIT(&p->ob, ",\"tid\":");
@@ -97,7 +100,7 @@ void trace_json_call(struct trace_printer *p, const struct trace_call *c, const 
 			OB_LIT(ob, ",\"detached\":true");
 	} else {
 		OB_LIT(ob, ",\"ret\":");
-		json_i64(ob, c->ret);
+		json_int(ob, (uint64_t)c->ret, 8, true);
 		OB_LIT(ob, ",\"error\":");
 		if (trace_call_failed(c->ret)) {
 			const char *e = scry_errno_name((int)-c->ret);
@@ -113,7 +116,7 @@ void trace_json_call(struct trace_printer *p, const struct trace_call *c, const 
 		}
 		if (c->have_entry) {
 			OB_LIT(ob, ",\"duration_ns\":");
-			ob_i64(ob, c->ts_exit > c->ts_entry ? c->ts_exit - c->ts_entry : 0);
+			json_int(ob, (uint64_t)(c->ts_exit > c->ts_entry ? c->ts_exit - c->ts_entry : 0), 8, false);
 		}
 	}
 	ob_putc(ob, '}');
@@ -121,9 +124,19 @@ void trace_json_call(struct trace_printer *p, const struct trace_call *c, const 
 }
 
 /* {"event":"signal",...,"signal":"SIGCHLD","signo":17,"si_code":"CLD_EXITED","code":1,
- * "si_errno":null,"si_pid":12,"si_uid":0,"si_status":0,...}: the union's members as
- * scry_siginfo_fields lists them, numbers (addresses too) as numbers, signals and errnos
+ * "si_errno":null,"si_pid":12,"si_uid":0,"si_status":0,"si_utime":"0",...}: the union's
+ * members as scry_siginfo_fields lists them, by their C type (si_size), signals and errnos
  * by name. */
+static unsigned si_size(const char *name)
+{
+	static const char *const wide[] = { "si_band", "si_utime", "si_stime", "si_addr", "si_ptr", "si_call_addr" };
+
+	for (size_t i = 0; i < sizeof(wide) / sizeof(wide[0]); i++)
+		if (!strcmp(name, wide[i]))
+			return 8;
+	return 4;
+}
+
 void trace_json_signal(struct trace_printer *p, int pid, int tid, int64_t ts, const uint8_t *si)
 {
 	struct outbuf *ob = &p->ob;
@@ -150,9 +163,11 @@ void trace_json_signal(struct trace_printer *p, int pid, int tid, int64_t ts, co
 		ob_puts(ob, f[i].name);
 		OB_LIT(ob, "\":");
 		switch (f[i].kind) {
-		case SCRY_SI_UINT: case SCRY_SI_HEX: case SCRY_SI_PTR: json_u64(ob, (uint64_t)f[i].v); break;
+		case SCRY_SI_UINT: case SCRY_SI_HEX: case SCRY_SI_PTR:
+			json_int(ob, (uint64_t)f[i].v, si_size(f[i].name), false);
+			break;
 		case SCRY_SI_SIGNAL: json_cstr(ob, scry_signal_name((int)f[i].v)); break;
-		default: json_i64(ob, f[i].v); break;
+		default: json_int(ob, (uint64_t)f[i].v, si_size(f[i].name), true); break;
 		}
 	}
 	ob_putc(ob, '}');
@@ -196,13 +211,8 @@ void trace_json_probe(struct trace_printer *p, int pid, int tid, int64_t ts, con
 		ob_putc(ob, ':');
 		if (f->type == SCRY_F_STRING)
 			json_str(ob, vals[i].p, vals[i].len);
-		else if (f->type == SCRY_F_INT && f->is_signed) {
-			int64_t x = (int64_t)vals[i].v;
-			if (f->size < 8 && (vals[i].v >> (f->size * 8 - 1)) & 1)
-				x = (int64_t)(vals[i].v | ~0ULL << (f->size * 8));
-			json_i64(ob, x);
-		} else
-			json_u64(ob, vals[i].v);
+		else
+			json_int(ob, vals[i].v, f->size, f->type == SCRY_F_INT && f->is_signed);
 	}
 	OB_LIT(ob, "}}");
 	trace_printer_line_end(p);

@@ -24,7 +24,11 @@ const char *trace_printer_fd_path(void *ctx, int pid, int fd)
 	if (!path || p->o.decode_fds < 2)
 		return path;
 	if (!strncmp(path, "socket:[", 8)) {
+		const char *k = fdtrack_kernel_seen(&p->fds, pid, fd);
 		bool fresh;
+
+		if (k)             /* as the kernel had it at the call (SCRY_SOP_SOCK) */
+			return k;
 		const char *proto = fdtrack_proto(&p->fds, pid, fd, &fresh);
 
 		const char *seen;

@@ -10,6 +10,8 @@
 #include <linux/sock_diag.h>
 #include <linux/unix_diag.h>
 #include <sys/socket.h>
+#include <netinet/in.h>
+#include "scry_abi.h"
 #include "trace/sockdesc.h"
 
 #define TCP_LISTEN 0x0a
@@ -170,4 +172,60 @@ bool sockdesc_name(const char *proc_root, int pid, const char *link, char *out, 
 		if (inet(proc_root, pid, inets[i].table, inets[i].label, ino, out, outlen))
 			return true;
 	return unix_(proc_root, pid, ino, out, outlen);
+}
+
+/* addr:port as strace prints it (127.0.0.1:80, [::1]:80); false when unspecified with port 0. */
+static bool rec_addr(const uint8_t *a, bool v6, unsigned port, char *out, size_t outlen)
+{
+	char ip[INET6_ADDRSTRLEN];
+	bool zero = true;
+
+	for (int i = 0; i < (v6 ? 16 : 4); i++)
+		zero &= !a[i];
+	if ((zero && !port) || !inet_ntop(v6 ? AF_INET6 : AF_INET, a, ip, sizeof(ip)))
+		return false;
+	snprintf(out, outlen, v6 ? "[%s]:%u" : "%s:%u", ip, port);
+	return true;
+}
+
+bool sockdesc_from_rec(const struct scry_sock_rec *r, char *out, size_t outlen)
+{
+	static const char *const types[] = { [1] = "STREAM", [2] = "DGRAM", [5] = "SEQPACKET" };
+
+	if (r->family == AF_INET || r->family == AF_INET6) {
+		bool v6 = r->family == AF_INET6;
+		const char *proto = r->protocol == IPPROTO_TCP ? "TCP" : r->protocol == IPPROTO_UDP ? "UDP" : NULL;
+		char loc[64], rem[64];
+
+		if (!proto)
+			return false;
+		if (!rec_addr(r->laddr, v6, r->lport, loc, sizeof(loc)))
+			snprintf(out, outlen, "%s%s:[%llu]", proto, v6 ? "v6" : "", (unsigned long long)r->ino);
+		else if (r->state != TCP_LISTEN && rec_addr(r->raddr, v6, r->rport, rem, sizeof(rem)))
+			snprintf(out, outlen, "%s%s:[%s->%s]", proto, v6 ? "v6" : "", loc, rem);
+		else
+			snprintf(out, outlen, "%s%s:[%s]", proto, v6 ? "v6" : "", loc);
+		return true;
+	}
+	if (r->family == AF_UNIX) {
+		char ids[48], name[SCRY_SOCK_PATH + 1];
+		size_t n = r->path_len < SCRY_SOCK_PATH ? r->path_len : SCRY_SOCK_PATH;
+		bool abstract = n && !r->path[0];
+
+		if (abstract) {
+			memcpy(name, r->path + 1, n - 1);
+			name[n - 1] = '\0';
+		} else {
+			memcpy(name, r->path, n);
+			name[n] = '\0';
+		}
+		if (r->peer_ino)
+			snprintf(ids, sizeof(ids), "%llu->%llu", (unsigned long long)r->ino, (unsigned long long)r->peer_ino);
+		else
+			snprintf(ids, sizeof(ids), "%llu", (unsigned long long)r->ino);
+		snprintf(out, outlen, "UNIX-%s:[%s%s%s%s%s%s]", r->type < 6 && types[r->type] ? types[r->type] : "?", ids,
+			 n ? "," : "", abstract ? "@" : "", n ? "\"" : "", name, n ? "\"" : "");
+		return true;
+	}
+	return false;
 }

@@ -64,13 +64,25 @@ static uLong build_id(void)
 	return id;
 }
 
+/* The cache directory is scry's own (or not made yet): a real directory of this user that
+ * no one else may write in.  Anything else (a symlink, another user's directory) and scry
+ * caches nothing: what it reads from the cache it would otherwise trust. */
+static bool cache_dir_safe(void)
+{
+	struct stat st;
+
+	if (lstat(scry_cache_dir(), &st) < 0)
+		return errno == ENOENT;
+	return S_ISDIR(st.st_mode) && st.st_uid == geteuid() && !(st.st_mode & (S_IWGRP | S_IWOTH));
+}
+
 bool scry_cache_path(const char *prefix, const char *suffix, char *buf, size_t n)
 {
 	struct utsname u;
 	struct stat st;
 	uLong k;
 
-	if (getenv("SCRY_NO_CACHE") || uname(&u) || stat("/sys/kernel/btf/vmlinux", &st))
+	if (getenv("SCRY_NO_CACHE") || !cache_dir_safe() || uname(&u) || stat("/sys/kernel/btf/vmlinux", &st))
 		return false;
 	k = crc32(0L, (const Bytef *)u.release, (uInt)strlen(u.release));
 	k = crc32(k, (const Bytef *)u.version, (uInt)strlen(u.version));
@@ -81,7 +93,9 @@ bool scry_cache_path(const char *prefix, const char *suffix, char *buf, size_t n
 
 int scry_cache_mkdir(void)
 {
-	return mkdir(scry_cache_dir(), 0700) && errno != EEXIST ? -errno : 0;
+	if (mkdir(scry_cache_dir(), 0700) && errno != EEXIST)
+		return -errno;
+	return cache_dir_safe() ? 0 : -EPERM;
 }
 
 #define CACHE_KEEP 4
@@ -125,7 +139,7 @@ int scry_cache_write(const char *path, const void *data, size_t len)
 	if ((ret = scry_cache_mkdir()))
 		return ret;
 	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
-	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) < 0)
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)) < 0)
 		return -errno;
 	if (write(fd, data, len) != (ssize_t)len)
 		ret = errno ? -errno : -EIO;

@@ -2,7 +2,8 @@
  * scry's build stay the same (the CO-RE BTF of scry's programs, the kernel's syscall
  * formats): files in /var/cache/scry (SCRY_CACHE_DIR), named for this kernel (release,
  * build, machine, size of its BTF) and this scry build (its build id), written whole and
- * renamed into place.  SCRY_NO_CACHE=1: none read or written. */
+ * renamed into place.  SCRY_NO_CACHE=1: none read or written; nor when the directory is
+ * not scry's own (a symlink, another user's, writable by others). */
 #ifndef SCRY_UTIL_CACHE_H
 #define SCRY_UTIL_CACHE_H
 
@@ -13,7 +14,7 @@ const char *scry_cache_dir(void);
 /* DIR/PREFIX-BUILD-KERNEL.SUFFIX in buf; false when caching is off or the kernel has no
  * BTF to name it by. */
 bool scry_cache_path(const char *prefix, const char *suffix, char *buf, size_t n);
-/* Make the cache directory (0700); 0 or -errno. */
+/* Make the cache directory (0700); 0 or -errno (-EPERM: it exists and is not scry's own). */
 int scry_cache_mkdir(void);
 /* Before a PREFIX file is added: the oldest PREFIX files removed but the newest few (other
  * builds' and kernels' files do not pile up). */

@@ -17,6 +17,8 @@ struct scry_dirh {
 	char *path;                 /* for messages */
 	bool has_cred;
 	struct scry_cred cred;
+	bool has_group;             /* what is made here is given this group (--group) */
+	gid_t group;
 	char **made;                /* names made here, oldest first */
 	size_t nmade;
 };
@@ -66,6 +68,22 @@ static void made_drop(struct scry_dirh *d, const char *name)
 			d->nmade--;
 			return;
 		}
+}
+
+/* What d makes is given its group, if it has one: 0 or -errno with the reason in err. */
+static int give_group(const struct scry_dirh *d, int fd, const char *name, char *err, size_t errlen)
+{
+	if (!d->has_group || fchown(fd, (uid_t)-1, d->group) == 0)
+		return 0;
+	snprintf(err, errlen, "'%s/%s': cannot give it group %u: %s", d->path, name, (unsigned)d->group,
+		 strerror(errno));
+	return -errno;
+}
+
+void scry_dirh_set_group(struct scry_dirh *d, gid_t group)
+{
+	d->has_group = true;
+	d->group = group;
 }
 
 int scry_dirh_open(struct scry_dirh **out, int at, const char *path, const struct scry_cred *c,
@@ -227,12 +245,16 @@ int scry_dirh_mkdir(struct scry_dirh *parent, const char *name, enum scry_mkdir_
 	if (is_new)
 		made_add(parent, name);
 	ret = check_dir(parent, name, fd, how, is_new, err, errlen);
+	if (!ret && is_new)
+		ret = give_group(parent, fd, name, err, errlen);
 out:
 	scry_runas_end(&ra);
 	if (!ret && !(*out = dirh_new(fd, parent->path, name, cred_of(parent)))) {
 		snprintf(err, errlen, "out of memory");
 		ret = -ENOMEM;
 	}
+	if (!ret && parent->has_group)
+		scry_dirh_set_group(*out, parent->group);
 	if (ret && fd >= 0)
 		close(fd);
 	if (made)
@@ -258,6 +280,10 @@ int scry_dirh_create(struct scry_dirh *d, const char *name, char *err, size_t er
 		if (fchmod(fd, SCRY_FILE_MODE) < 0) {
 			ret = -errno;
 			snprintf(err, errlen, "'%s/%s': chmod: %s", d->path, name, strerror(errno));
+		} else {
+			ret = give_group(d, fd, name, err, errlen);
+		}
+		if (ret) {
 			close(fd);
 			unlinkat(d->fd, name, 0);
 			made_drop(d, name);
@@ -345,7 +371,7 @@ int scry_dirh_write_file(struct scry_dirh *d, const char *name, const void *data
 	if (close(fd) < 0 && !ret)
 		ret = -errno;
 	if (ret) {
-		snprintf(err, errlen, "writing '%s/%s': %s", d->path, name, strerror(-ret));
+		snprintf(err, errlen, "%s/%s: write: %s", d->path, name, strerror(-ret));
 		scry_dirh_unlink(d, tmp, false);
 		return ret;
 	}

@@ -64,6 +64,9 @@ void scry_dirh_remove_made(struct scry_dirh *d);
 /* Remove the directory child from d if it is still the very directory child_h holds and
  * is empty (a name swapped meanwhile is left alone). */
 void scry_dirh_rmdir_child(struct scry_dirh *d, const char *child, const struct scry_dirh *child_h);
+/* What is made through d and the handles made from it from now on is given group (chgrp,
+ * with the owner's rights: the owner must be in it): who besides the owner may read. */
+void scry_dirh_set_group(struct scry_dirh *d, gid_t group);
 /* An exclusive flock on the directory (wait: block).  0 or -errno. */
 int scry_dirh_lock(struct scry_dirh *d, bool wait);
 

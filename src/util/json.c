@@ -118,3 +118,20 @@ void json_i64(struct outbuf *ob, int64_t v)
 	ob_i64(ob, v);
 	ob_putc(ob, '"');
 }
+
+void json_int(struct outbuf *ob, uint64_t v, unsigned size, bool is_signed)
+{
+	if (size && size < 8) {
+		v &= (1ULL << (size * 8)) - 1;
+		if (is_signed && (v >> (size * 8 - 1)) & 1)
+			v |= ~0ULL << (size * 8);
+	}
+	if (!size || size >= 8)
+		ob_putc(ob, '"');
+	if (is_signed)
+		ob_i64(ob, (int64_t)v);
+	else
+		ob_u64(ob, v);
+	if (!size || size >= 8)
+		ob_putc(ob, '"');
+}

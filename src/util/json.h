@@ -12,6 +12,7 @@
 #ifndef SCRY_UTIL_JSON_H
 #define SCRY_UTIL_JSON_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "util/outbuf.h"
@@ -22,5 +23,10 @@ void json_str(struct outbuf *ob, const void *p, size_t len);   /* "..." */
 void json_cstr(struct outbuf *ob, const char *s);              /* "...", null for NULL */
 void json_i64(struct outbuf *ob, int64_t v);
 void json_u64(struct outbuf *ob, uint64_t v);
+/* An integer of a declared C type of size bytes (its low size bytes of v, sign-extended when
+ * is_signed), its JSON type following the declared type, never the value: a number when
+ * the type has at most 32 bits, an exact decimal string when it has 64 ("18446744073709551615",
+ * "3"), as protobuf's JSON mapping writes int64 and uint64. */
+void json_int(struct outbuf *ob, uint64_t v, unsigned size, bool is_signed);
 
 #endif /* SCRY_UTIL_JSON_H */

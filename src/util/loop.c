@@ -1,8 +1,12 @@
-/* loop.c — the event loop (see loop.h): epoll_pwait2 with a nanosecond timeout (epoll_wait
+/* loop.c — the event loop (see loop.h): epoll_pwait2 with a nanosecond timeout (epoll_pwait
  * in milliseconds where the kernel lacks it; pids polled where it lacks pidfds) for the
- * timers, kept in a small array (a handful per session). */
+ * timers, kept in a small array (a handful per session).  The stop signals are blocked
+ * while the loop runs and unblocked only inside the wait, by the mask the wait installs
+ * atomically: one that arrives after the stop flag was checked stays pending and ends the
+ * wait at once, never sleeping until the next wake-up. */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,7 +40,8 @@ struct timer {
 struct scry_loop {
 	int ep;
 	bool quit;
-	bool no_pwait2;            /* the kernel has no epoll_pwait2: epoll_wait */
+	bool no_pwait2;            /* the kernel has no epoll_pwait2: epoll_pwait */
+	sigset_t stop_signals;     /* the signals whose handlers set the stop flag */
 	struct timer *timers;
 	size_t ntimers;
 	struct watch **watches;
@@ -56,6 +61,10 @@ int scry_loop_new(struct scry_loop **out)
 		free(l);
 		return -e;
 	}
+	sigemptyset(&l->stop_signals);
+	sigaddset(&l->stop_signals, SIGINT);
+	sigaddset(&l->stop_signals, SIGTERM);
+	sigaddset(&l->stop_signals, SIGHUP);
 	*out = l;
 	return 0;
 }
@@ -248,32 +257,63 @@ static uint64_t run_timers(struct scry_loop *l)
 	return next;
 }
 
+void scry_loop_stop_signals(struct scry_loop *l, const sigset_t *set)
+{
+	l->stop_signals = *set;
+}
+
+/* Block the stop signals; *old: the mask before, *wait: the mask for the waits (the one
+ * before, the stop signals unblocked). */
+static void block_stop_signals(struct scry_loop *l, sigset_t *old, sigset_t *wait)
+{
+	pthread_sigmask(SIG_BLOCK, &l->stop_signals, old);
+	*wait = *old;
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sigismember(&l->stop_signals, sig) == 1)
+			sigdelset(wait, sig);
+}
+
+/* Wait for the fds up to wait ns (SCRY_LOOP_NEVER: no timeout) with the signal mask
+ * mask (NULL: unchanged) during the wait.  The events, or -1 with errno. */
+static int wait_events(struct scry_loop *l, struct epoll_event *evs, int max, uint64_t wait,
+		       const sigset_t *mask)
+{
+	struct timespec ts = { (time_t)(wait / 1000000000ULL), (long)(wait % 1000000000ULL) };
+	int n = l->no_pwait2 ? -1 : epoll_pwait2(l->ep, evs, max, wait == SCRY_LOOP_NEVER ? NULL : &ts, mask);
+
+	if (n < 0 && (l->no_pwait2 || errno == ENOSYS)) {
+		/* Linux < 5.11 (or valgrind): milliseconds, rounded up */
+		l->no_pwait2 = true;
+		n = epoll_pwait(l->ep, evs, max, wait == SCRY_LOOP_NEVER ? -1 :
+				wait > 3600000000000ULL ? 3600000 : (int)((wait + 999999) / 1000000), mask);
+	}
+	return n;
+}
+
 int scry_loop_run(struct scry_loop *l, volatile sig_atomic_t *stop)
 {
 	struct epoll_event evs[16];
+	sigset_t old, wait_mask;
+	int ret = 0;
 
+	if (stop)
+		block_stop_signals(l, &old, &wait_mask);
 	l->quit = false;
 	while (!l->quit && !(stop && *stop)) {
 		uint64_t wait;
 
-		reap_watches(l);
-		wait = run_timers(l);
-		struct timespec ts = { (time_t)(wait / 1000000000ULL), (long)(wait % 1000000000ULL) };
 		int n;
 
+		reap_watches(l);
+		wait = run_timers(l);
 		if (l->quit || (stop && *stop))
 			break;
-		n = l->no_pwait2 ? -1 : epoll_pwait2(l->ep, evs, 16, wait == SCRY_LOOP_NEVER ? NULL : &ts, NULL);
-		if (n < 0 && (l->no_pwait2 || errno == ENOSYS)) {
-			/* Linux < 5.11 (or valgrind): milliseconds, rounded up */
-			l->no_pwait2 = true;
-			n = epoll_wait(l->ep, evs, 16, wait == SCRY_LOOP_NEVER ? -1 :
-				       wait > 3600000000000ULL ? 3600000 : (int)((wait + 999999) / 1000000));
-		}
+		n = wait_events(l, evs, 16, wait, stop ? &wait_mask : NULL);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			return -errno;
+			ret = -errno;
+			break;
 		}
 		for (int i = 0; i < n && !l->quit; i++) {
 			struct watch *w = evs[i].data.ptr;
@@ -288,5 +328,7 @@ int scry_loop_run(struct scry_loop *l, volatile sig_atomic_t *stop)
 			}
 		}
 	}
-	return 0;
+	if (stop)
+		pthread_sigmask(SIG_SETMASK, &old, NULL);   /* one pending is handled now */
+	return ret;
 }

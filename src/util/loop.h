@@ -33,7 +33,13 @@ void scry_loop_fd_cancel(struct scry_loop *l, int fd);
  * -ESRCH when there is no such process. */
 int scry_loop_pid(struct scry_loop *l, pid_t pid, scry_pid_fn fn, void *ctx);
 void scry_loop_quit(struct scry_loop *l);
-/* Run until scry_loop_quit, or until *stop is set by a signal handler (may be NULL). */
+/* The signals whose handlers set the stop flag (default: SIGINT, SIGTERM, SIGHUP). */
+void scry_loop_stop_signals(struct scry_loop *l, const sigset_t *set);
+/* Run until scry_loop_quit, or until *stop is set by a signal handler (may be NULL).  With
+ * stop, the stop signals are blocked in the calling thread while the loop runs (callbacks
+ * included, and the threads they start) and unblocked only during the wait, so that a
+ * signal after the last check of *stop ends the wait at once; the mask is restored at the
+ * end (a signal held meanwhile is handled then). */
 int scry_loop_run(struct scry_loop *l, volatile sig_atomic_t *stop);
 
 #endif

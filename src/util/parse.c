@@ -1,5 +1,6 @@
 /* parse.c — strict parsers for command-line values (see parse.h). */
 #include <errno.h>
+#include <grp.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,4 +92,23 @@ uint64_t scry_pow2_at_least(uint64_t v, uint64_t min)
 	while (r < v && r < (1ULL << 62))
 		r <<= 1;
 	return r;
+}
+
+int scry_parse_group(const char *s, gid_t *out)
+{
+	struct group gr, *res = NULL;
+	char buf[4096], *end;
+	unsigned long n;
+
+	if (!s || !*s)
+		return -EINVAL;
+	if (getgrnam_r(s, &gr, buf, sizeof(buf), &res) == 0 && res) {
+		*out = res->gr_gid;
+		return 0;
+	}
+	n = strtoul(s, &end, 10);
+	if (*end || s[0] == '-' || n >= (gid_t)-1)
+		return -EINVAL;
+	*out = (gid_t)n;
+	return 0;
 }

@@ -1,8 +1,11 @@
-/* privs.c — root, or CAP_BPF + CAP_PERFMON (+ CAP_DAC_READ_SEARCH for tracefs). */
+/* privs.c — root, or CAP_BPF + CAP_PERFMON (+ CAP_DAC_READ_SEARCH for tracefs); the open-file
+ * limit raised to its hard value. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <linux/capability.h>
 #include "util/privs.h"
@@ -45,4 +48,44 @@ int scry_check_privileges(const char *what, char *err, size_t errlen)
 		 what, n ? "; missing " : "", n > 0 ? missing[0] : "", n > 1 ? ", " : "",
 		 n > 1 ? missing[1] : "", n > 2 ? ", CAP_DAC_READ_SEARCH" : "");
 	return -EPERM;
+}
+
+static struct rlimit nofile_before;   /* the limit before scry_raise_nofile raised it */
+static bool nofile_raised;
+
+int scry_raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return -errno;
+	if (rl.rlim_cur >= rl.rlim_max)
+		return 0;
+	nofile_before = rl;
+	rl.rlim_cur = rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		return -errno;
+	nofile_raised = true;
+	return 0;
+}
+
+void scry_restore_nofile(void)
+{
+	if (nofile_raised)
+		setrlimit(RLIMIT_NOFILE, &nofile_before);
+}
+
+void scry_explain_nofile(char *err, size_t errlen)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return;
+	/* libbpf turns an EMFILE met while it duplicates a map's fd into the EBADF of the mmap
+	 * that follows: under a small limit, that is the limit too */
+	if (!strstr(err, strerror(EMFILE)) && !(strstr(err, strerror(EBADF)) && rl.rlim_cur < 1024))
+		return;
+	snprintf(err, errlen, "too many open files: the open-file limit (RLIMIT_NOFILE) is %llu, too few for "
+		 "scry's programs, maps and ring buffers (raise the hard limit: ulimit -Hn, prlimit --nofile)",
+		 (unsigned long long)rl.rlim_cur);
 }

@@ -1,4 +1,5 @@
-/* privs.h — does this process have what loading tracing BPF programs needs? */
+/* privs.h — does this process have what loading tracing BPF programs needs (privileges,
+ * open files)? */
 #ifndef SCRY_PRIVS_H
 #define SCRY_PRIVS_H
 
@@ -6,5 +7,14 @@
 
 /* 0, or -EPERM with a one-line message naming what is missing. */
 int scry_check_privileges(const char *what, char *err, size_t errlen);
+/* The soft limit on open files raised to the hard one: scry holds an fd per program, map,
+ * link and ring buffer (about 200 for `record -a`, more with many tracepoints).  0 or -errno. */
+int scry_raise_nofile(void);
+/* The limit as it was before scry_raise_nofile (in a command scry starts: its own). */
+void scry_restore_nofile(void);
+/* If err reports too many open files (EMFILE; or EBADF under a limit below 1024, what
+ * libbpf makes of an EMFILE), it is replaced by one line naming the limit (RLIMIT_NOFILE)
+ * and how to raise it. */
+void scry_explain_nofile(char *err, size_t errlen);
 
 #endif

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include "util/privs.h"
 #include "util/spawn.h"
 
 /* The file execvp() would run for name, found before the fork as strace does, so that the
@@ -86,6 +87,13 @@ int scry_spawn_held(char *const argv[], struct scry_child *c, char *err, size_t 
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGHUP, SIG_DFL);
 		signal(SIGPIPE, SIG_DFL);
+		scry_restore_nofile();   /* the command's open-file limit as scry's caller set it */
+		{   /* the command gets every signal (scry's event loop blocks its stop signals) */
+			sigset_t none;
+
+			sigemptyset(&none);
+			sigprocmask(SIG_SETMASK, &none, NULL);
+		}
 		/* stop here, before the tracer follows us: when it lets us go (SIGCONT) the next
 		 * thing we do is the execve, which is where the trace of the command begins (the
 		 * kill's exit is behind us; glibc's raise() would restore its mask afterwards) */

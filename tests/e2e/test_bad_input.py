@@ -98,3 +98,52 @@ def test_command_that_cannot_run(scry, tmp_path, kind, why):
     msg = one_line(run([scry, "record", "-q", "-o", str(tmp_path / "t"), "--", cmd]))
     assert cmd in msg and why in msg
     assert not (tmp_path / "t").exists()     # refused before anything was created
+
+
+def test_buffer_size_over_the_kernel_limit(scry, tmp_path):
+    # a BPF ring's size is a u32 power of two: 2G at most; refused before anything is made
+    for size in ("4G", "3G", "5000M"):
+        out = tmp_path / f"t{size}"
+        msg = one_line(run([scry, "record", "-q", "-a", "--duration", "0.5", "--buffer-size", size,
+                            "-o", str(out)]))
+        assert msg == (f"scry: --buffer-size {size}: a CPU's ring buffer is at most 2G (the kernel's "
+                       "limit: a power of two, sizes rounded up to one, below 4G)"), msg
+        assert not out.exists()
+
+
+def test_daemon_channel_over_the_kernel_limit(scry, tmp_path):
+    from test_daemon import Daemon
+    home = tmp_path / "home"
+    home.mkdir()
+    d = Daemon(scry, tmp_path / "run", home)
+    try:
+        d.run("create", "big", "-o", tmp_path / "t")
+        p = d.run("enable-channel", "-k", "--subbuf-size", "1G", "--num-subbuf", "4", "ch", check=False)
+        assert p.returncode == 1 and p.stderr == (
+            "scry: enable-channel: --subbuf-size x --num-subbuf is 4096M per CPU, over the kernel's limit "
+            "for a ring buffer (2G: a power of two below 4G)\n"), p.stderr
+        d.run("enable-channel", "-k", "--subbuf-size", "1M", "--num-subbuf", "4", "ch")
+    finally:
+        d.kill()
+    assert not (tmp_path / "t").exists()
+
+
+def test_soft_open_file_limit_raised(scry, tmp_path):
+    # soft 64, hard 20000: scry raises its soft limit (record -a holds ~200 fds) ...
+    out = tmp_path / "t"
+    p = run(["prlimit", "--nofile=64:20000", scry, "record", "-q", "-a", "--duration", "0.5",
+             "-e", "sched:sched_switch,syscall:getppid", "-o", str(out)])
+    assert p.returncode == 0, p.stderr
+    assert (out / "kernel" / "metadata").exists()
+    # ... and its command keeps the limit it was given
+    p = run(["prlimit", "--nofile=64:20000", scry, "record", "-q", "-o", str(tmp_path / "c"), "--",
+             "sh", "-c", "ulimit -Sn"])
+    assert p.returncode == 0 and p.stdout == "64\n", (p.stdout, p.stderr)
+
+
+def test_hard_open_file_limit_named(scry, tmp_path):
+    out = tmp_path / "t"
+    msg = one_line(run(["prlimit", "--nofile=64:64", scry, "record", "-q", "-a", "--duration", "0.5",
+                        "-o", str(out)]))
+    assert msg.startswith("scry: too many open files: the open-file limit (RLIMIT_NOFILE) is 64,"), msg
+    assert not out.exists()

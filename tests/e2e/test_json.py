@@ -41,11 +41,11 @@ def test_trace_json(scry, tmp_path):
     assert flags["value"] == os.O_CREAT | os.O_WRONLY | os.O_CLOEXEC
     assert sorted(flags["names"]) == ["O_CLOEXEC", "O_CREAT", "O_WRONLY"]
     assert (mode["type"], mode["value"], mode["text"]) == ("oct", 0o600, "0600")
-    fd = op[0]["ret"]
+    fd = int(op[0]["ret"])      # a long: a string, as every 64-bit value
     wr = [e for e in evs if e["syscall"] == "write" and e["args"][0]["value"] == fd]
-    assert len(wr) == 1 and wr[0]["ret"] == 5
+    assert len(wr) == 1 and wr[0]["ret"] == "5"
     assert wr[0]["args"][1]["value"].encode("utf-8", "surrogateescape") == b"ab\xffcd"
-    assert wr[0]["args"][2] == {"name": "count", "type": "uint", "value": 5, "text": "5"}
+    assert wr[0]["args"][2] == {"name": "count", "type": "uint", "value": "5", "text": "5"}   # size_t
     pl = [e for e in evs if e["syscall"] == "prlimit64" and e["args"][1]["text"] == "RLIMIT_CORE"]
     assert pl, [e["args"] for e in evs if e["syscall"] == "prlimit64"]
     old = pl[-1]["args"][3]
@@ -53,12 +53,70 @@ def test_trace_json(scry, tmp_path):
     import resource
     cur, mx = resource.getrlimit(resource.RLIMIT_CORE)
     want = [v if v != resource.RLIM_INFINITY else 2**64 - 1 for v in (cur, mx)]
+    assert all(isinstance(old["value"][k], str) for k in ("rlim_cur", "rlim_max"))   # u64: strings
     got = [int(old["value"][k]) for k in ("rlim_cur", "rlim_max")]
     assert got == want
     # jq reads every line, and the exact values survive it
     q = subprocess.run(["jq", "-r", 'select(.event == "syscall") | .ts'], stdin=open(out, "rb"),
                        capture_output=True, text=True)
     assert q.returncode == 0 and q.stdout.split() == [e["ts"] for e in evs]
+
+
+TYPES_PROG = ("import os, resource, signal, socket\n"
+              "signal.signal(signal.SIGUSR1, lambda *a: None)\n"
+              "signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGUSR2])\n"
+              "resource.getrlimit(resource.RLIMIT_CORE); resource.getrlimit(resource.RLIMIT_NOFILE)\n"
+              "os.kill(os.getpid(), signal.SIGUSR1)\n"
+              "os.lseek(os.open('/etc/hostname', os.O_RDONLY), 0, os.SEEK_END)\n")
+
+
+def json_type(v):
+    return {dict: "object", list: "array", str: "string", bool: "boolean", type(None): "null"}.get(
+        type(v), "number")
+
+
+def test_trace_json_one_type_per_field(scry, tmp_path):
+    """Each field has one JSON type across every object of a trace, whatever its value: a
+    u64 (sa_mask, rlim_cur, rlim_max: 0 in one object and 2^64-1 in the next) is a string
+    in both, an int a number; keyed by (syscall, argument, struct field) and by the other
+    events' fields."""
+    out = tmp_path / "t.json"
+    # sh's sigactions have sa_mask=~[RTMIN RT_1] (above 2^53), most others []
+    p = subprocess.run([scry, "trace", "-f", "--json", "-o", str(out), "--", "sh", "-c",
+                        'trap : INT; /usr/bin/python3 -c "$0"', TYPES_PROG], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    types, values = {}, {}
+
+    def note(key, v):
+        types.setdefault(key, set()).add(json_type(v))
+        values.setdefault(key, []).append(v)
+
+    for e in lines_of(out):
+        for k, v in e.items():
+            if k != "args" or e["event"] != "syscall":
+                if e["event"] != "syscall" or k not in ("ret", "error") or v is not None:   # unfinished
+                    note((e["event"], k), v)
+                continue
+            for a in v:
+                for ak, av in a.items():
+                    if ak == "value" and isinstance(av, dict):
+                        for sk, sv in av.items():
+                            note((e["syscall"], a["name"], sk), sv)
+                    elif ak != "names":
+                        note((e["syscall"], a["name"], ak), av)
+    mixed = {k: t for k, t in types.items() if len(t) > 1}
+    assert not mixed, mixed
+    # the fields of the issue: values of both kinds seen, each field one type (a string)
+    for f in ("sa_mask", "sa_handler", "sa_flags"):
+        assert types[("rt_sigaction", "act", f)] == types[("rt_sigaction", "oact", f)] == {"string"}
+    masks = {int(v) for v in values[("rt_sigaction", "act", "sa_mask")] + values[("rt_sigaction", "oact", "sa_mask")]}
+    assert 0 in masks and max(masks) > 2**53, masks
+    for f in ("rlim_cur", "rlim_max"):
+        assert types[("prlimit64", "old_rlim", f)] == {"string"}
+    assert {int(v) for v in values[("prlimit64", "old_rlim", "rlim_max")]} >= {2**64 - 1}
+    assert types[("lseek", "fd", "value")] == {"number"} and types[("lseek", "offset", "value")] == {"string"}
+    assert types[("syscall", "ret")] == {"string"} and types[("syscall", "pid")] == {"number"}
+    assert types[("signal", "signo")] == {"number"} and types[("exit", "exit_code")] == {"number"}
 
 
 def test_view_json(scry, tmp_path):

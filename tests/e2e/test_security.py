@@ -174,6 +174,16 @@ def test_files_with_the_callers_rights(gdaemon, member, tmp_path):
         saved = home / ".scry" / "sessions" / "s1.lttng"
         st = saved.stat()
         assert (st.st_uid, stat.S_IMODE(st.st_mode)) == (uid, 0o640), (st.st_uid, oct(st.st_mode))
+        # --group: one of the member's groups gives its trace that group; another is refused
+        one_line_refusal(as_member(d, member, "create", "s6", "-o", home / "t6", "--group", "root"),
+                         "not in that group")
+        as_member(d, member, "create", "s7", "-o", home / "t7", "--group", GROUP, check=True)
+        as_member(d, member, "enable-event", "-k", "--syscall", "getppid", check=True)
+        as_member(d, member, "start", check=True)
+        as_member(d, member, "stop", check=True)
+        ggid = grp.getgrnam(GROUP).gr_gid
+        for path, mode, owner in modes_of(home / "t7"):
+            assert (owner, os.lstat(path).st_gid) == (uid, ggid), path
         # a port below 1024 is root's
         p = as_member(d, member, "create", "s5", "-o", home / "t5", "--metrics",
                       Path(__file__).resolve().parents[2] / "examples" / "metrics.yaml", "--listen", "127.0.0.1:99")
@@ -207,15 +217,24 @@ with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
     assert f"{home}/reltrace" in lst and "/root/reltrace" not in lst, lst
 
 
-def test_modes_whatever_the_umask(scry, tmp_path):
-    for umask in ("000", "022", "077"):
+def test_modes_whatever_the_umask(scry, tmp_path, member):
+    gid = grp.getgrnam(GROUP).gr_gid
+    for umask, group in (("000", None), ("022", None), ("077", GROUP)):
         out = tmp_path / f"t{umask}"
-        p = subprocess.run(["sh", "-c", f"umask {umask}; exec {scry} record -q -o {out} -e syscall:getppid -- /bin/true"],
-                           capture_output=True, text=True, timeout=120)
+        opt = f"--group {group}" if group else ""
+        p = subprocess.run(["sh", "-c", f"umask {umask}; exec {scry} record -q {opt} -o {out} -e syscall:getppid "
+                            "-- /bin/true"], capture_output=True, text=True, timeout=120)
         assert p.returncode == 0, p.stderr
-        for path, mode, owner in modes_of(out):
+        seen = modes_of(out)
+        assert len(seen) >= 6, seen
+        for path, mode, owner in seen:
             want = 0o750 if os.path.isdir(path) else 0o640
             assert mode == want, (umask, path, oct(mode))
+            assert os.lstat(path).st_gid == (gid if group else 0), (path, os.lstat(path).st_gid)
+    p = subprocess.run([scry, "record", "--group", "no-such-group-here", "-o", tmp_path / "x", "--", "/bin/true"],
+                       capture_output=True, text=True, timeout=60)
+    one_line_refusal(p, "no group 'no-such-group-here'")
+    assert not (tmp_path / "x").exists()
 
 
 def test_outputs_that_are_not_root_s_refused(scry, member, tmp_path):

@@ -102,10 +102,10 @@ def test_signal_json(scry, tmp_path, workload):
     sigs = [e for e in evs if e["event"] == "signal"]
     chld = [e for e in sigs if e["signal"] == "SIGCHLD"]
     assert [(e["si_code"], e["si_status"]) for e in chld] == [("CLD_EXITED", 3), ("CLD_KILLED", "SIGUSR2")]
-    forks = [e["ret"] for e in evs if e["event"] == "syscall" and e["syscall"] in ("fork", "clone", "clone3")]
+    forks = [int(e["ret"]) for e in evs if e["event"] == "syscall" and e["syscall"] in ("fork", "clone", "clone3")]
     assert [e["si_pid"] for e in chld] == forks[:2]
     segv = [e for e in sigs if e["signal"] == "SIGSEGV"]
-    assert len(segv) == 1 and segv[0]["si_addr"] == 0x10 and segv[0]["si_code"] == "SEGV_MAPERR"
+    assert len(segv) == 1 and segv[0]["si_addr"] == "16" and segv[0]["si_code"] == "SEGV_MAPERR"
     q = [e for e in sigs if e["signal"] == "SIGUSR1"]
     assert len(q) == 1 and q[0]["si_int"] == 42 and q[0]["si_pid"] == segv[0]["pid"]
 

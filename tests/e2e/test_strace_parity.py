@@ -132,3 +132,42 @@ def test_counts_as_strace(scry, workload, cwd, tmp_path, prog):
         t.pop(k, None)
         o.pop(k, None)
     assert o and o == t
+
+
+YY_PROG = ("import os, socket, time\n"
+           "for fam, host in ((socket.AF_INET, '127.0.0.1'), (socket.AF_INET6, '::1')):\n"
+           "    s = socket.socket(fam); s.bind((host, 0)); s.listen()\n"
+           "    c = socket.create_connection(s.getsockname()[:2]); a, _ = s.accept()\n"
+           "    c.send(b'hi'); a.recv(2); a.send(b'yo'); c.recv(2)\n"
+           "    if os.fork() == 0:\n"             # an inherited socket, in a child
+           "        c.send(b'x'); os._exit(0)\n"
+           "    os.wait(); a.recv(1); c.close(); a.close(); s.close()\n"
+           "    u = socket.socket(fam, socket.SOCK_DGRAM); u.bind((host, 0))\n"
+           "    u.sendto(b'x', u.getsockname()[:2]); u.recv(1); u.close()\n"
+           "x, y = socket.socketpair(); x.send(b'z'); y.recv(1); x.close(); y.close()\n"
+           "l = socket.socket(socket.AF_UNIX); l.bind('\\0scry-yy-%d' % os.getpid()); l.listen()\n"
+           "k = socket.socket(socket.AF_UNIX); k.connect('\\0scry-yy-%d' % os.getpid()); m, _ = l.accept()\n"
+           "k.send(b'q'); m.recv(1)\n")
+
+
+@pytest.mark.parametrize("trace", ["%network", "sendto,recvfrom,close"])
+def test_yy_sockets_as_strace(scry, cwd, tmp_path, trace):
+    """-yy names every socket as strace does: TCP and UDP over IPv4 and IPv6, accepted, inherited by
+    a child, socketpair and abstract UNIX peers — also when the calls that made, bound or
+    connected them are not traced (trace=sendto,...): the endpoints are read in the kernel at the
+    call, so a socket closed long before its line is printed is named too."""
+    env = {"PATH": "/usr/bin:/bin", "LANG": "C", "HOME": "/root"}
+    st, sc = tmp_path / "strace.out", tmp_path / "scry.out"
+    cmd = ["/usr/bin/python3", "-c", YY_PROG]
+    opts = ["-f", "-yy", "-e", f"trace={trace}"]
+    a = subprocess.run(["strace", *opts, "-o", str(st), *cmd], capture_output=True, text=True, cwd=cwd, env=env)
+    b = subprocess.run([scry, "trace", *opts, "-o", str(sc), "--", *cmd], capture_output=True, text=True,
+                       cwd=cwd, env=env)
+    assert a.returncode == b.returncode == 0, b.stderr
+    theirs, ours = by_process(st.read_text(), False), by_process(sc.read_text(), False)
+    assert ours == theirs
+    text = sc.read_text()
+    for label in ("TCP:[127.0.0.1:", "TCPv6:[[::1]:", "UDP:[127.0.0.1:", "UDPv6:[[::1]:", "UNIX-STREAM:["):
+        assert label in text, label
+    assert re.search(r"TCP:\[127\.0\.0\.1:\d+->127\.0\.0\.1:\d+\]", text)      # endpoints, not an inode
+    assert re.search(r'UNIX-STREAM:\[\d+->\d+,@"scry-yy-\d+"\]', text)

@@ -1,6 +1,9 @@
 """tests/e2e/test_top.py — `scry top` when stdout is not a terminal: plain tables, one per
 -d SECONDS, -n COUNT of them, and with -- CMD a last table when CMD ends whose counts for a
-workload of known syscalls (build/workload/metrics_wl) are exact."""
+workload of known syscalls (build/workload/metrics_wl) are exact; the process view (the
+default: one row per process, totals in a header), the syscall view (-S); rates that agree
+with the counts; processes that exited shown once more, then gone; scry left out."""
+import os
 import re
 import subprocess
 
@@ -9,8 +12,32 @@ N_GETPPID, M_OPENAT, W_WRITES, B_BYTES = 4321, 23, 11, 777
 ROW_RE = re.compile(r"^\s*(\d+) (.{16}) (\S+)\s+(\d+)\s+([0-9.]+)\s+(\d+)\s+([0-9.]+)\s+(\S+)\s+(\S+)\s+(\d+)\s+([0-9.]+)$")
 
 
+PROC_RE = re.compile(r"^\s*(\d+) (.{16})\s+(\d+)\s+([0-9.]+)\s+(\d+)\s+([0-9.]+)\s+(\d+)\s+([0-9.]+)\s+(\S+)( \(exited\))?$")
+HEAD_RE = re.compile(r"^(\d+) processes, ([0-9.]+) calls/s, ([0-9.]+) errors/s, sorted by (\S+)")
+
+
+def proc_tables(out):
+    """[(header dict, [row dict...])...] of the process view's tables in out."""
+    result = []
+    for block in out.split("scry top: ")[1:]:
+        lines = block.splitlines()
+        h = HEAD_RE.match(lines[0])
+        assert h and lines[1].split()[:3] == ["PID", "COMM", "CALLS"], block
+        rows = []
+        for line in lines[2:]:
+            if not line.strip():
+                continue
+            m = PROC_RE.match(line)
+            assert m, f"not a row: {line!r}"
+            rows.append(dict(pid=int(m[1]), comm=m[2].strip(), calls=int(m[3]), calls_rate=float(m[4]),
+                             errors=int(m[5]), errors_rate=float(m[6]), bytes=int(m[7]), busiest=m[9],
+                             exited=bool(m[10])))
+        result.append((dict(procs=int(h[1]), calls_rate=float(h[2]), errors_rate=float(h[3]), by=h[4]), rows))
+    return result
+
+
 def tables(out):
-    """[[row dict...]...] of the plain tables in out."""
+    """[[row dict...]...] of the plain tables (syscall view, -S) in out."""
     result = []
     for block in out.split("scry top: ")[1:]:
         lines = block.splitlines()
@@ -28,7 +55,7 @@ def tables(out):
 
 
 def test_top_command_exact_counts(scry, workload):
-    p = subprocess.run([scry, "top", "-d", "0.3", "--", workload("metrics_wl"), str(N_GETPPID), str(M_OPENAT),
+    p = subprocess.run([scry, "top", "-S", "-d", "0.3", "--", workload("metrics_wl"), str(N_GETPPID), str(M_OPENAT),
                         str(W_WRITES), str(B_BYTES)], capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stderr
     ts = tables(p.stdout)
@@ -48,16 +75,81 @@ def test_top_command_exact_counts(scry, workload):
 
 
 def test_top_iterations_and_sort(scry, workload):
-    p = subprocess.run([scry, "top", "-a", "-n", "2", "-d", "0.2", "-s", "errors"], capture_output=True, text=True,
-                       timeout=120)
+    p = subprocess.run([scry, "top", "-S", "-a", "-n", "2", "-d", "0.2", "-s", "errors"], capture_output=True,
+                       text=True, timeout=120)
     assert p.returncode == 0, p.stderr
     assert p.stdout.count("scry top: ") == 2
     assert "sorted by errors/s" in p.stdout
     ts = tables(p.stdout)
-    assert len(ts) == 2 and ts[1], p.stdout      # scry's own reads at least (system-wide)
+    assert len(ts) == 2, p.stdout
     for t in ts:
         rates = [r["errors_rate"] for r in t]
         assert rates == sorted(rates, reverse=True), t
+
+
+def test_top_process_view(scry, workload):
+    """The default view: one row per process; the command's row sums its syscalls exactly; the
+    header's totals are the sum of the rows' rates; no row of scry's."""
+    p = subprocess.run([scry, "top", "-d", "0.3", "--", "sh", "-c",
+                        f"{workload('metrics_wl')} {N_GETPPID} {M_OPENAT} {W_WRITES} {B_BYTES}; sleep 0.5"],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    ts = proc_tables(p.stdout)
+    assert ts, p.stdout
+    for head, rows in ts:
+        assert head["procs"] == len(rows)
+        assert abs(head["calls_rate"] - sum(r["calls_rate"] for r in rows)) <= 0.1 * len(rows) + 0.1
+        assert abs(head["errors_rate"] - sum(r["errors_rate"] for r in rows)) <= 0.1 * len(rows) + 0.1
+        assert not [r for r in rows if r["comm"] in ("scry", "scryd")], rows
+    wl = [r for _, rows in ts for r in rows if r["comm"] == "metrics_wl"]
+    assert wl, p.stdout
+    last = wl[-1]
+    assert last["calls"] >= N_GETPPID + M_OPENAT + W_WRITES and last["errors"] >= M_OPENAT
+    assert last["bytes"] >= W_WRITES * B_BYTES
+    assert last["exited"], p.stdout          # metrics_wl ended before sh's sleep: marked, once
+    assert sum(1 for r in wl if r["exited"]) == 1, p.stdout
+
+
+def test_top_rates_agree_with_counts(scry):
+    """Per interval: a row's calls/s and errors/s are its counts' growth over the interval."""
+    prog = ("import os, time\nt = time.time()\nwhile time.time() - t < 2.2:\n"
+            "    try: os.open('/nonexistent', 0)\n    except OSError: pass\n    time.sleep(0.01)\n")
+    p = subprocess.run([scry, "top", "-S", "-d", "0.5", "--", "/usr/bin/python3", "-c", prog],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    rows = [next(r for r in t if r["comm"] == "python3" and r["syscall"] == "openat") for t in tables(p.stdout)
+            if any(r["comm"] == "python3" and r["syscall"] == "openat" for r in t)]
+    assert len(rows) >= 3, p.stdout
+    for a, b in zip(rows[1:-1], rows[2:-1]):     # whole intervals of 0.5 s (the last one is shorter)
+        dt = (b["calls"] - a["calls"]) / b["calls_rate"] if b["calls_rate"] else 0
+        assert 0.4 < dt < 0.7, (a, b)
+        assert b["errors_rate"] > 0.5 * b["calls_rate"], (a, b)
+        assert abs((b["errors"] - a["errors"]) / dt - b["errors_rate"]) < 0.05 * b["errors_rate"] + 0.5, (a, b)
+
+
+def test_top_exited_rows_leave(scry):
+    """System-wide: a short-lived process is shown marked (exited) at most once, then never."""
+    import time
+    tag = f"scrytop{os.getpid()}"
+    subprocess.run(["cp", "/bin/true", f"/tmp/{tag}"], check=True)
+    top = subprocess.Popen([scry, "top", "-a", "-d", "0.3", "-n", "8"], stdout=subprocess.PIPE, text=True)
+    try:
+        first = top.stdout.readline()              # counting from here on
+        assert first.startswith("scry top: "), first
+        child = subprocess.Popen([f"/tmp/{tag}"])
+        assert child.wait() == 0
+        out = first + top.stdout.read()            # the same buffered reader as readline's
+        top.wait(timeout=120)
+    finally:
+        os.unlink(f"/tmp/{tag}")
+    assert top.returncode == 0
+    ts = proc_tables(out)
+    seen = [[r for r in rows if r["pid"] == child.pid] for _, rows in ts]
+    shown = [i for i, rs in enumerate(seen) if rs]
+    assert shown, out
+    assert len(shown) <= 2 and all(r["exited"] for r in seen[shown[-1]]), seen   # gone after its (exited) table
+    assert not any(seen[shown[-1] + 1:]), seen
+    assert all(r["comm"] not in ("scry", "scryd") for _, rows in ts for r in rows)
 
 
 def test_top_bad_options(scry):
@@ -95,8 +187,12 @@ def test_top_terminal_keys(scry):
     try:
         read_until(b"sorted by calls/s")
         assert b"\x1b[H\x1b[2J" in out            # redrawn in place
+        read_until(b" processes, ")                # the process view first
         os.write(fd, b"e")
         read_until(b"sorted by errors/s")
+        out = b""
+        os.write(fd, b"s")                          # the syscall view
+        read_until(b"SYSCALL")
         os.write(fd, b"q")
         deadline = time.time() + 30
         while True:

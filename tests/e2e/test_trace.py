@@ -93,6 +93,24 @@ def test_exit_status_and_stdout(scry, tmp_path):
     assert lines[-2].startswith("exit_group(3)") and lines[-1] == "+++ exited with 3 +++"
 
 
+@pytest.mark.parametrize("script", ["exit 7", "sh -c 'exit 9'; exit 300", "sh -c 'kill -TERM $$'; exit 4"])
+def test_exit_line_without_exit_group(scry, tmp_path, script):
+    """The +++ line from the process's exit, whatever is traced (trace=none: exit_group not
+    traced): each process's status as strace prints it."""
+    p, text = trace(scry, tmp_path, cmd=["sh", "-c", script], opts=["-f", "-e", "trace=none"])
+    ours = [re.sub(r"^\d+ +", "", l) for l in text.splitlines() if "+++" in l]
+    if shutil.which("strace"):
+        st = tmp_path / "strace.out"
+        q = subprocess.run(["strace", "-f", "-e", "trace=none", "-o", str(st), "sh", "-c", script],
+                           capture_output=True, text=True)
+        assert p.returncode == q.returncode
+        assert ours == [re.sub(r"^\d+ +", "", l) for l in st.read_text().splitlines() if "+++" in l]
+    want = {"exit 7": ["+++ exited with 7 +++"],
+            "sh -c 'exit 9'; exit 300": ["+++ exited with 9 +++", "+++ exited with 44 +++"],
+            "sh -c 'kill -TERM $$'; exit 4": ["+++ killed by SIGTERM +++", "+++ exited with 4 +++"]}[script]
+    assert ours == want, text
+
+
 def test_count_in_kernel(scry, tmp_path, workload):
     n = 20000
     p, text = trace(scry, tmp_path, opts=["-c"], cmd=[workload("getppid_loop"), n])

@@ -33,19 +33,22 @@ struct sc {
 	const char *argn[6];
 	unsigned nargs;
 	struct scry_argspec specs[6];
-	struct scry_syscall_arg args[6];   /* names from argn; 8-byte values */
+	struct scry_syscall_arg args[6];   /* names from argn; sizes from argsz (0: 8 bytes) */
+	uint8_t argsz[6];                  /* the kernel's C sizes, where a test needs them */
 };
 
 static struct sc scs[] = {
-	{ .name = "read", .nr = 0, .spec = "fd, obuf(ret), uint", .argn = { "fd", "buf", "count" }, .nargs = 3 },
+	{ .name = "read", .nr = 0, .spec = "fd, obuf(ret), uint", .argn = { "fd", "buf", "count" }, .nargs = 3,
+	  .argsz = { 4, 8, 8 } },
 	{ .name = "write", .nr = 1, .spec = "fd, ibuf(count), uint", .argn = { "fd", "buf", "count" }, .nargs = 3 },
-	{ .name = "close", .nr = 3, .spec = "fd", .argn = { "fd" }, .nargs = 1 },
+	{ .name = "close", .nr = 3, .spec = "fd", .argn = { "fd" }, .nargs = 1, .argsz = { 4 } },
 	{ .name = "dup2", .nr = 33, .spec = "fd, fd", .argn = { "oldfd", "newfd" }, .nargs = 2 },
 	{ .name = "getpid", .nr = 39, .spec = NULL, .argn = { NULL }, .nargs = 0 },
 	{ .name = "execve", .nr = 59, .spec = "path, strv, strv", .argn = { "filename", "argv", "envp" }, .nargs = 3 },
 	{ .name = "exit", .nr = 60, .spec = "int", .argn = { "error_code" }, .nargs = 1 },
-	{ .name = "exit_group", .nr = 231, .spec = "int", .argn = { "error_code" }, .nargs = 1 },
-	{ .name = "openat", .nr = 257, .spec = "dirfd, path, flags:open, mode", .argn = { "dfd", "filename", "flags", "mode" }, .nargs = 4 },
+	{ .name = "exit_group", .nr = 231, .spec = "int", .argn = { "error_code" }, .nargs = 1, .argsz = { 4 } },
+	{ .name = "openat", .nr = 257, .spec = "dirfd, path, flags:open, mode", .argn = { "dfd", "filename", "flags", "mode" }, .nargs = 4,
+	  .argsz = { 4, 8, 4, 2 } },
 	{ .name = "select", .nr = 23, .spec = "int, iofdset(n), iofdset(n), iofdset(n), iostruct:timeval",
 	  .argn = { "n", "inp", "outp", "exp", "tvp" }, .nargs = 5 },
 	{ .name = "recvmsg", .nr = 47, .spec = "fd, iomsghdr, flags:msg", .argn = { "fd", "msg", "flags" }, .nargs = 3 },
@@ -60,7 +63,8 @@ static inline int setup(void **state)
 	tzset();
 	for (size_t i = 0; i < sizeof(scs) / sizeof(scs[0]); i++)
 		for (unsigned k = 0; k < scs[i].nargs; k++)
-			scs[i].args[k] = (struct scry_syscall_arg){ .name = scs[i].argn[k], .size = 8, .is_signed = true };
+			scs[i].args[k] = (struct scry_syscall_arg){ .name = scs[i].argn[k],
+				.size = scs[i].argsz[k] ? scs[i].argsz[k] : 8, .is_signed = true };
 	for (size_t i = 0; i < sizeof(scs) / sizeof(scs[0]); i++)
 		if (scs[i].nargs && scry_argspec_parse(scs[i].spec, scs[i].argn, scs[i].nargs, scs[i].specs,
 						       err, sizeof(err))) {

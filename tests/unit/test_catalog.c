@@ -551,7 +551,7 @@ static void test_execve_env(void **state)
 	assert_int_equal(scry_capture_opts_parse("env,env", &what, err, sizeof(err)), 0);
 	assert_int_equal(what, SCRY_CAPTURE_ENV);
 	assert_int_equal(scry_capture_opts_parse("envp", &what, err, sizeof(err)), -1);
-	assert_string_equal(err, "invalid --capture 'envp' (expected: env)");
+	assert_string_equal(err, "invalid --capture 'envp' (expected: env, sock)");
 	assert_int_equal(scry_capture_opts_parse("", &what, err, sizeof(err)), -1);
 	assert_int_equal(scry_capture_opts_parse("env,", &what, err, sizeof(err)), -1);
 	assert_int_equal(scry_capture_opts_parse(",env", &what, err, sizeof(err)), -1);

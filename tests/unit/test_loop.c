@@ -1,12 +1,14 @@
 /* test_loop.c — the event loop (src/util/loop.c): timers called when due and re-armed by
  * their return value, a cancelled timer never called, a readable fd, the end of a child
  * process through its pidfd (not reaped by the loop), a pidfd for no process, quit, and
- * the stop flag a signal handler sets. */
+ * the stop flag a signal handler sets, and a stop signal raised before the wait (blocked
+ * while the loop runs, let in by the wait's mask) ending that wait at once. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -153,6 +155,61 @@ static void test_stop_flag(void **state)
 	scry_loop_free(l);
 }
 
+static volatile sig_atomic_t handled;
+
+static void on_stop(int sig)
+{
+	stop = sig;
+	handled++;
+}
+
+struct held {
+	int blocked;               /* SIGHUP was blocked in the callback */
+	int stop_after_raise;      /* the stop flag right after raise(): 0, the signal held */
+};
+
+/* A stop signal raised from inside the loop, after its callbacks and before its wait, as
+ * a Ctrl-C between the check of the flag and the wait would come. */
+static uint64_t raise_stop(void *ctx, uint64_t now)
+{
+	struct held *h = ctx;
+	sigset_t cur;
+
+	pthread_sigmask(SIG_SETMASK, NULL, &cur);
+	h->blocked = sigismember(&cur, SIGHUP);
+	raise(SIGHUP);
+	h->stop_after_raise = stop;
+	return 10ULL * 1000000000ULL;   /* the wait that follows: 10 s unless the signal ends it */
+}
+
+static void test_stop_signal_before_wait(void **state)
+{
+	struct scry_loop *l;
+	struct held h = { -1, -1 };
+	struct sigaction sa = { .sa_handler = on_stop };
+	sigset_t cur;
+	uint64_t t0;
+
+	stop = 0;
+	handled = 0;
+	sigaction(SIGHUP, &sa, NULL);
+	assert_int_equal(scry_loop_new(&l), 0);
+	assert_true(scry_loop_timer(l, 0, raise_stop, &h) >= 0);
+	t0 = scry_monotonic_ns();
+	assert_int_equal(scry_loop_run(l, &stop), 0);
+	/* blocked while the loop ran: the signal stayed pending past the check of the flag ... */
+	assert_int_equal(h.blocked, 1);
+	assert_int_equal(h.stop_after_raise, 0);
+	/* ... and the wait's mask let it in at once, not after the wait's 10 s */
+	assert_true(scry_monotonic_ns() - t0 < 1000000000ULL);
+	assert_int_equal(stop, SIGHUP);
+	assert_int_equal(handled, 1);
+	pthread_sigmask(SIG_SETMASK, NULL, &cur);
+	assert_int_equal(sigismember(&cur, SIGHUP), 0);   /* the mask restored */
+	signal(SIGHUP, SIG_DFL);
+	scry_loop_free(l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -160,6 +217,7 @@ int main(void)
 		cmocka_unit_test(test_fd),
 		cmocka_unit_test(test_pid),
 		cmocka_unit_test(test_stop_flag),
+		cmocka_unit_test(test_stop_signal_before_wait),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -168,12 +168,12 @@ static void test_flow_json(void **state)
 	ret(&o, 100, 1010 * US, "b", 5);
 	ret(&o, 100, 1020 * US, "a", -1);
 	close_expect(&o,
-		"{\"event\":\"call\",\"ts\":1000000,\"pid\":100,\"tid\":100,\"depth\":0,\"func\":\"a\",\"args\":{\"v\":1}}\n"
-		"{\"event\":\"call\",\"ts\":1001000,\"pid\":100,\"tid\":101,\"depth\":0,\"func\":\"a\",\"args\":{\"v\":2}}\n"
-		"{\"event\":\"return\",\"ts\":1010000,\"pid\":100,\"tid\":100,\"depth\":1,\"func\":\"b\",\"ret\":5,"
+		"{\"event\":\"call\",\"ts\":\"1000000\",\"pid\":100,\"tid\":100,\"depth\":0,\"func\":\"a\",\"args\":{\"v\":1}}\n"
+		"{\"event\":\"call\",\"ts\":\"1001000\",\"pid\":100,\"tid\":101,\"depth\":0,\"func\":\"a\",\"args\":{\"v\":2}}\n"
+		"{\"event\":\"return\",\"ts\":\"1010000\",\"pid\":100,\"tid\":100,\"depth\":1,\"func\":\"b\",\"ret\":5,"
 		"\"entry_seen\":false}\n"
-		"{\"event\":\"return\",\"ts\":1020000,\"pid\":100,\"tid\":100,\"depth\":0,\"func\":\"a\",\"ret\":-1,"
-		"\"duration_ns\":20000}\n");
+		"{\"event\":\"return\",\"ts\":\"1020000\",\"pid\":100,\"tid\":100,\"depth\":0,\"func\":\"a\",\"ret\":-1,"
+		"\"duration_ns\":\"20000\"}\n");
 }
 
 int main(void)
