@@ -224,8 +224,10 @@ static int rebuild(struct daemon *d, struct dsession *s, bool prepare, char *err
 {
 	struct scry_channel_opts *co = NULL;
 	struct scry_session_opts so = {
-		.output = s->dir, .owner = dsession_owner(s), .set_group = s->set_group, .group = s->group,
-		.catalog = d->cat, .target_all = s->npids == 0,
+		.output = s->relay_only ? NULL : s->dir, .owner = dsession_owner(s), .set_group = s->set_group,
+		.group = s->group, .catalog = d->cat, .target_all = s->npids == 0,
+		.relay = s->has_relay ? &s->relay : NULL, .relay_session = s->name, .hostname = s->hostname,
+		.live_timer_us = s->live_timer_us,
 		.filter = s->filter,
 		.snapshot = s->snapshot, .clock = s->clock, .max_pid_sets = s->max_pid_sets,
 		.track_vpids = s->nvpids ? s->vpids : NULL, .ntrack_vpids = s->nvpids,
@@ -540,6 +542,7 @@ void dsession_free(struct dsession *s)
 	free(s->gids);
 	free(s->name);
 	free(s->dir);
+	free(s->hostname);
 	free(s);
 }
 
@@ -652,6 +655,8 @@ void dsession_describe(struct dsession *s, FILE *out)
 		fprintf(out, "    Timestamps: %llu events' times raised to keep the stream ordered\n",
 			(unsigned long long)sum.clamped);
 	dfeed_describe(s, out);
+	if (s->has_relay && s->state != D_CREATED)
+		dsession_describe_relay(s, &sum, out);
 	if (s->stop_error[0])
 		fprintf(out, "    Error: %s\n", s->stop_error);
 	if (sum.write_error)
