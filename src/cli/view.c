@@ -1,6 +1,6 @@
-/* view.c — `scry view [--json] [--clock-gmt] [-n N] [--filter EXPR] DIR`: print a recorded
- * CTF trace, one line per event, in time order (reader and sinks in src/view/, filter in
- * src/filter/). */
+/* view.c — `scry view [--json] [--clock-gmt] [-n N] [--filter EXPR] DIR|net://…`: print a
+ * recorded CTF trace, or follow a live session at lttng-relayd, one line per event, in time
+ * order (reader, live viewer and sinks in src/view/, filter in src/filter/). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -11,6 +11,8 @@
 #include "catalog/symbolize.h"
 #include "cli/commands.h"
 #include "view/view_filter.h"
+#include "relay/live_proto.h"
+#include "view/live.h"
 #include "view/output.h"
 #include "view/reader.h"
 
@@ -19,12 +21,15 @@ static void view_usage(FILE *f)
 	fprintf(f,
 		"usage: scry view [OPTIONS] DIR\n"
 		"       scry view [OPTIONS] [SESSION]\n"
+		"       scry view [OPTIONS] net://RELAY[:PORT]/host/HOSTNAME/SESSION\n"
 		"\n"
 		"Print the events of the CTF trace(s) in DIR (a trace directory with a `metadata`\n"
 		"file, or a scry/LTTng output directory), merged in time order.  Without DIR, or\n"
 		"with a name that is no directory: the trace of a session of the running daemon\n"
 		"(scryd; the current one by default): its output directory (every chunk of a\n"
-		"session that rotated), or a snapshot session's last snapshot.\n"
+		"session that rotated), or a snapshot session's last snapshot.  With a net:// URL:\n"
+		"follow the live session SESSION of host HOSTNAME at lttng-relayd (its live port,\n"
+		"5344 by default) until it ends, as babeltrace2 --input-format=lttng-live does.\n"
 		"\n"
 		"  --json          one JSON object per line instead of babeltrace2-style text\n"
 		"  --clock-gmt     print times in UTC instead of local time\n"
@@ -87,7 +92,8 @@ int cmd_view(int argc, char **argv)
 	char sdir[4096];
 	const char *dir = optind < argc ? argv[optind] : NULL;
 	struct stat st;
-	if (!dir || (stat(dir, &st) < 0 && !strchr(dir, '/'))) {
+	bool live = dir && live_url_is_net(dir);
+	if (!live && (!dir || (stat(dir, &st) < 0 && !strchr(dir, '/')))) {
 		bool no_daemon;
 
 		if (cmd_session_trace_dir(dir, sdir, sizeof(sdir), &no_daemon)) {
@@ -115,7 +121,7 @@ int cmd_view(int argc, char **argv)
 	struct outbuf ob;
 	char err[512];
 	int ret = 1;
-	if (view_open(&v, dir, stderr, err, sizeof(err))) {
+	if (live ? view_open_live(&v, dir, stderr, err, sizeof(err)) : view_open(&v, dir, stderr, err, sizeof(err))) {
 		fprintf(stderr, "scry view: %s\n", err);
 		filter_free(flt);
 		return 1;
@@ -134,7 +140,7 @@ int cmd_view(int argc, char **argv)
 	text_out_init(&to, &ob, gmt);
 	/* call stacks: user mappings captured while recording, at the trace's top (the path
 	 * given, or its parent when it is the kernel/ directory) */
-	if (!json && (to.syms = scry_syms_new())) {
+	if (!json && !live && (to.syms = scry_syms_new())) {
 		char mp[4096];
 		snprintf(mp, sizeof(mp), "%s/" SCRY_MAPS_FILE, argv[optind]);
 		if (access(mp, R_OK))
@@ -142,9 +148,20 @@ int cmd_view(int argc, char **argv)
 		scry_syms_load_maps(to.syms, mp);
 	}
 	json_out_init(&jo, &ob);
-	uint64_t count = 0;
+	v.flush_ob = &ob;
+	uint64_t count = 0, gen = v.gen;
 	struct view_stream *s;
 	while (count < limit && !ob.error && (s = view_next(&v))) {
+		if (vf && v.gen != gen) {
+			/* live: the metadata grew, the filter is bound to the new event classes */
+			view_filter_free(vf);
+			if (!(vf = view_filter_new(&v, flt, &ferr))) {
+				filter_error_print(stderr, filter_text, &ferr);
+				v.errors++;
+				break;
+			}
+		}
+		gen = v.gen;
 		if (vf && !view_filter_match(vf, s))
 			continue;
 		if (json)

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "util/outbuf.h"
+#include "view/live.h"
 #include "view/reader.h"
 
 #define CTF_MAGIC 0xC1FC1FC1u
@@ -168,7 +169,7 @@ static int compile_trace(struct view_trace *t, char *err, size_t errlen)
 	return 0;
 }
 
-static void trace_free(struct view_trace *t)
+void view_trace_free(struct view_trace *t)
 {
 	plan_free(&t->pkt_header);
 	for (size_t i = 0; i < t->nsclasses; i++) {
@@ -188,21 +189,21 @@ static void trace_free(struct view_trace *t)
 	memset(t, 0, sizeof(*t));
 }
 
-static int load_trace(struct view_trace *t, const char *dir, char *err, size_t errlen)
+int view_trace_load(struct view_trace *t, const char *dir, const uint8_t *raw, size_t rawlen, char *err,
+		    size_t errlen)
 {
 	char path[4096];
-	uint8_t *raw = NULL;
 	char *text = NULL;
-	size_t rawlen, textlen;
+	size_t textlen;
 	char perr[400];
 	int ret = -1;
 	memset(t, 0, sizeof(*t));
 	t->dir = strdup(dir);
-	if (!t->dir)
+	if (!t->dir) {
+		snprintf(err, errlen, "out of memory");
 		goto cleanup;
+	}
 	snprintf(path, sizeof(path), "%s/metadata", dir);
-	if (read_file(path, &raw, &rawlen, err, errlen))
-		goto cleanup;
 	text = tsdl_unpacketize(raw, rawlen, &textlen, perr, sizeof(perr));
 	if (!text) {
 		snprintf(err, errlen, "%s: %s", path, perr);
@@ -223,8 +224,21 @@ static int load_trace(struct view_trace *t, const char *dir, char *err, size_t e
 	}
 	ret = 0;
 cleanup:
-	free(raw);
 	free(text);
+	return ret;
+}
+
+static int load_trace(struct view_trace *t, const char *dir, char *err, size_t errlen)
+{
+	char path[4096];
+	uint8_t *raw = NULL;
+	size_t rawlen;
+	memset(t, 0, sizeof(*t));
+	snprintf(path, sizeof(path), "%s/metadata", dir);
+	if (read_file(path, &raw, &rawlen, err, errlen))
+		return -1;
+	int ret = view_trace_load(t, dir, raw, rawlen, err, errlen);
+	free(raw);
 	return ret;
 }
 
@@ -368,7 +382,7 @@ int view_open(struct view *v, const char *dir, FILE *errf, char *err, size_t err
 	}
 	for (size_t i = 0; i < f.n; i++) {
 		if (load_trace(&v->traces[i], f.dirs[i], err, errlen)) {
-			trace_free(&v->traces[i]);
+			view_trace_free(&v->traces[i]);
 			goto cleanup;
 		}
 		v->ntraces++;
@@ -392,9 +406,11 @@ cleanup:
 
 void view_close(struct view *v)
 {
+	if (v->live)
+		view_live_close(v);
 	for (size_t i = 0; i < v->nstreams; i++) {
 		struct view_stream *s = &v->streams[i];
-		if (s->map)
+		if (s->map && !s->live_idx)
 			munmap((void *)s->map, (size_t)s->size);
 		free(s->path);
 		free(s->pvals.v);
@@ -402,9 +418,10 @@ void view_close(struct view *v)
 	}
 	free(v->streams);
 	for (size_t i = 0; i < v->ntraces; i++)
-		trace_free(&v->traces[i]);
+		view_trace_free(&v->traces[i]);
 	free(v->traces);
 	free(v->heap);
+	free(v->starved);
 	memset(v, 0, sizeof(*v));
 }
 
@@ -443,12 +460,22 @@ static void discarded_warning(struct view *v, struct view_stream *s, uint64_t co
 static int load_packet(struct view *v, struct view_stream *s)
 {
 	char err[256];
-	struct view_trace *t = s->t;
 	for (;;) {
 		if (s->next_off >= s->size) {
+			if (s->live_idx && !s->failed) {
+				/* live: the relay's next packet of the stream, if it has one */
+				int r = view_live_more(v, s);
+				if (r == 1)
+					continue;
+				if (r == 2) {
+					s->starved = true;
+					return 0;
+				}
+			}
 			s->eof = true;
 			return 0;
 		}
+		struct view_trace *t = s->t;
 		uint64_t off = s->next_off, remaining = s->size - off;
 		s->pkt_off = off;
 		s->cur.base = s->map + off;
@@ -547,6 +574,7 @@ static int read_event(struct view *v, struct view_stream *s)
 	struct view_sclass *sc = s->sc;
 	uint64_t start = s->cur.pos;
 	s->ev_off = s->pkt_off + start / 8;
+	s->ev_pos = start;
 	st->role_set &= ~(1u << ROLE_EVENT_ID);
 	if (plan_exec(&sc->ehdr, &s->cur, st, NULL, err, sizeof(err)))
 		goto bad;
@@ -642,8 +670,121 @@ static int cmp_stream_order(const void *a, const void *b)
 	return strcmp(x->relname, y->relname);
 }
 
+/* ---- live: streams whose next packet the relay may not have yet ---- */
+
+int view_stream_rebind(struct view *v, struct view_stream *s, bool has_event)
+{
+	struct view_sclass *sc = NULL;
+	for (size_t i = 0; s->sc && i < s->t->nsclasses; i++)
+		if (s->t->sclasses[i].sc->id == s->stream_id)
+			sc = &s->t->sclasses[i];
+	s->sc = sc;
+	if (!has_event) {
+		if (!sc)
+			s->have_packet = false;
+		return 0;
+	}
+	/* the packet again from its start (its discarded count is not warned of twice: the
+	 * stream's last count is already this packet's), then the event at its bit position */
+	uint64_t pos = s->ev_pos, clock = s->cycles;
+	s->next_off = s->pkt_off;
+	s->have_packet = false;
+	if (!load_packet(v, s))
+		return -1;
+	s->cur.pos = pos;
+	s->st.clock = clock;
+	s->nevents_read--;
+	return read_event(v, s) ? 0 : -1;
+}
+
+static void starve(struct view *v, struct view_stream *s)
+{
+	v->starved[v->nstarved++] = s;
+}
+
+/* The next event of a live view: the earliest of the streams' current events, once every
+ * stream without a packet at hand is known to have nothing before it (a beacon), waiting
+ * for the relay otherwise.  NULL when the session is over (or the relay failed). */
+static struct view_stream *live_next(struct view *v)
+{
+	if (v->nheap && v->started) {
+		struct view_stream *top = v->heap[0];
+		if (read_event(v, top)) {
+			sift_down(v, 0);
+		} else {
+			v->heap[0] = v->heap[--v->nheap];
+			if (v->nheap)
+				sift_down(v, 0);
+			if (top->starved && !top->eof)
+				starve(v, top);
+		}
+	}
+	v->started = true;
+	for (;;) {
+		int64_t until = v->nheap ? v->heap[0]->ts_ns : INT64_MAX;
+		bool blocked = false;
+		for (size_t i = 0; i < v->nstarved;) {
+			struct view_stream *s = v->starved[i];
+			if (until != INT64_MAX && s->quiet_until >= until) {
+				i++;
+				continue;
+			}
+			s->starved = false;
+			if (read_event(v, s)) {
+				v->starved[i] = v->starved[--v->nstarved];
+				v->heap[v->nheap++] = s;
+				sift_up(v, v->nheap - 1);
+				until = v->heap[0]->ts_ns;
+				continue;
+			}
+			if (!s->starved || s->eof) {        /* ended */
+				v->starved[i] = v->starved[--v->nstarved];
+				continue;
+			}
+			if (until == INT64_MAX || s->quiet_until < until)
+				blocked = true;
+			i++;
+		}
+		if (view_live_failed(v))
+			return NULL;
+		if (!blocked && v->nheap)
+			return v->heap[0];
+		/* a stream with nothing known yet, or no event at all: wait for the relay */
+		int over = view_live_wait(v);
+		if (over < 0)
+			return NULL;
+		if (over && !v->nheap && !v->nstarved)
+			return NULL;
+	}
+}
+
+static int cmp_live_order(const void *a, const void *b)
+{
+	const struct view_stream *x = *(struct view_stream *const *)a, *y = *(struct view_stream *const *)b;
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return strverscmp(x->relname, y->relname);
+}
+
+void view_live_reorder(struct view *v)
+{
+	struct view_stream **order = calloc(v->nstreams ? v->nstreams : 1, sizeof(*order));
+	if (!order)
+		return;
+	for (size_t i = 0; i < v->nstreams; i++)
+		order[i] = &v->streams[i];
+	qsort(order, v->nstreams, sizeof(*order), cmp_live_order);
+	for (size_t i = 0; i < v->nstreams; i++)
+		order[i]->index = (int)i;
+	free(order);
+	for (size_t i = v->nheap / 2; i-- > 0;)
+		sift_down(v, i);
+}
+
 struct view_stream *view_next(struct view *v)
 {
+	if (v->live)
+		return live_next(v);
 	if (!v->started) {
 		v->started = true;
 		struct view_stream **order = calloc(v->nstreams ? v->nstreams : 1, sizeof(*order));
