@@ -52,7 +52,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if ((fd = mkstemp(path)) < 0)
 			abort();
 		close(fd);
-		assert(dsession_save(v[i], path, true, err, sizeof(err)) == 0);
+		assert(dsession_save(v[i], path, true, NULL, err, sizeof(err)) == 0);
 		if (dsession_read_xml(NULL, path, NULL, &w, &n2, &st2, err, sizeof(err))) {
 			fprintf(stderr, "saved, not loaded: %s\n", err);
 			abort();
