@@ -196,6 +196,9 @@ enum scry_sop_len {          /* SEQ: where its length comes from */
 	                       * (select's fd sets: 0 when negative) */
 	SCRY_SLEN_FIELD32,    /* SCRY_SOPF_NESTED: the u32 at offset len_arg of the parent */
 	SCRY_SLEN_FIELD64,    /* SCRY_SOPF_NESTED: the u64 at offset len_arg of the parent */
+	SCRY_SLEN_FIXED,      /* an array: `max` elements and no count written, all zero when
+	                       * they cannot be read (or the call failed: SCRY_SOPF_OK_ONLY);
+	                       * max * elem <= 8 (lttng-modules' int[2] of pipe, socketpair) */
 };
 
 #define SCRY_SOPF_S32     0x01
@@ -211,7 +214,7 @@ enum scry_sop_len {          /* SEQ: where its length comes from */
 #define SCRY_SOPF_COUNT   0x40   /* STRV: uint64 pointer, uint32 count; no string is read
 				  * (execve's envp without --capture env: LTTng's layout) */
 
-#define SCRY_MAX_SC_OPS   8
+#define SCRY_MAX_SC_OPS   12     /* lttng-modules' pointer and scry's capture of six arguments */
 #define SCRY_SEQ_MAX      4096   /* bytes one SEQ operation copies at most (--snaplen bound) */
 #define SCRY_STRV_MAX     1024   /* strings one STRV operation copies at most (a bpf_loop bound;
 				  * the event's size bounds them first: SCRY_EVENT_MAX) */

@@ -94,12 +94,12 @@ def test_execve_argv_envp(rec):
     # scry's own exec of the workload, then the workload's child's, right after fork
     seen, tr = rec
     (en, ex), = calls(tr, "execve", filename=seen["prog"])
-    assert en["argv"] == [seen["prog"], seen["base"]] and ex["ret"] == 0
-    assert en["_argv_count"] == 2 and en["_argv_ptr"] != 0
+    assert en["_argv"] == [seen["prog"], seen["base"]] and ex["ret"] == 0
+    assert en["_argv_count"] == 2 and en["argv"] != 0
     assert en["_envp_count"] == len(os.environ)
     assert len(en["envp"]) == len(os.environ)     # every string, not the first 32
     assert all("=" in v for v in en["envp"])
     (en, ex), = calls(tr, "execve", pid=seen["child"])
     assert en["filename"] == "/bin/true" and ex["ret"] == 0
-    assert en["argv"] == ["true", "arg1"] and en["_argv_count"] == 2
+    assert en["_argv"] == ["true", "arg1"] and en["_argv_count"] == 2
     assert en["envp"] == ["SCRY_TEST=1"] and en["_envp_count"] == 1

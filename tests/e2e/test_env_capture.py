@@ -57,7 +57,7 @@ def test_default_no_env_strings(scry, tmp_path):
     assert [e["_envp_count"] for e in ex] == [len(ENV), len(ENV) + 1]
     assert all(isinstance(e["envp"], int) and e["envp"] > 0x1000 for e in ex)
     assert "_envp_length" not in ex[0] and "_envp_ptr" not in ex[0]
-    assert ex[0]["argv"] == ["sh", "-c", "/bin/true"]        # argv is still recorded
+    assert ex[0]["_argv"] == ["sh", "-c", "/bin/true"]        # argv is still recorded
     for name in ("execve", "execveat"):
         meta = metadata_entry(out, name)
         # lttng-modules: ctf_integer_hex(char *const *, envp, envp) (execveat: ctf_integer)

@@ -133,7 +133,7 @@ def test_view_json(scry, tmp_path):
         assert isinstance(e["timestamp"], str) and int(e["timestamp"]) > 2**53
         assert not [k for k in e["payload"] if k.startswith("_")], e["payload"]   # no CTF length fields
     ex = [e for e in evs if e["name"] == "syscall_entry_execve"]
-    assert ex and ex[0]["payload"]["argv"][:2] == ["/usr/bin/python3", "-c"]
+    assert ex and ex[0]["payload"]["_argv"][:2] == ["/usr/bin/python3", "-c"]
     op = [e for e in evs if e["name"] == "syscall_entry_openat" and e["payload"]["filename"].startswith("/tmp/scry-json")]
     assert len(op) == 1 and op[0]["payload"]["filename"].encode("utf-8", "surrogateescape") == NAME
     import resource

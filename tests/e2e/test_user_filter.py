@@ -77,9 +77,9 @@ def test_sockaddr_port_sendto(record, workload, tmp_path, scry):
 
 def test_sockaddr_port_connect(record, workload, tmp_path):
     wl, evs, r, _ = netports(record, workload, tmp_path, "syscall:connect",
-                             "uservaddr[2] == {bhi} && uservaddr[3] == {blo} && _uservaddr_length == 16")
+                             "_uservaddr[2] == {bhi} && _uservaddr[3] == {blo} && __uservaddr_length == 16")
     b = wl["ports"][1]
-    assert [(e["name"], e["fields"]["uservaddr"], e["fields"]["addrlen"]) for e in evs] == \
+    assert [(e["name"], e["fields"]["_uservaddr"], e["fields"]["addrlen"]) for e in evs] == \
         [("syscall_entry_connect", sin(b), 16)]
     assert filtered(r) == 1
 
@@ -108,11 +108,11 @@ def test_struct_members(record, workload, tmp_path, scry):
 
 
 def test_string_array(record, tmp_path):
-    r = record(tmp_path / "trace", "-e", "syscall:execve", "--filter", 'argv[1] == "sec*" && filename == "/bin/*"',
+    r = record(tmp_path / "trace", "-e", "syscall:execve", "--filter", '_argv[1] == "sec*" && filename == "/bin/*"',
                cmd=["sh", "-c", "/bin/true first; /bin/true second; /bin/true third; exit 0"])
     r.check()
     evs = read_trace(r.dir).events
-    assert [(e["name"], e["fields"]["filename"], e["fields"]["argv"]) for e in evs] == \
+    assert [(e["name"], e["fields"]["filename"], e["fields"]["_argv"]) for e in evs] == \
         [("syscall_entry_execve", "/bin/true", ["/bin/true", "second"])]
     # sh's own execve (argv[1] "-c") and the two other /bin/true
     assert filtered(r) == 3
