@@ -100,7 +100,7 @@ def test_record_child_strings(scry, record, workload, tmp_path, path, capture):
     assert en["_argv"] == ["true", "x"] and en["_argv_count"] == 2
     assert en["_envp_count"] == seen["envc"]
     if capture:
-        assert len(en["envp"]) == seen["envc"] and "_envp_ptr" in en   # every string
+        assert len(en["_envp"]) == seen["envc"] and en["envp"] > 0x1000   # every string
     else:
         assert isinstance(en["envp"], int) and en["envp"] > 0x1000     # the pointer alone
     execve = next(e for e in ev if e["name"] == "syscall_entry_execve")
