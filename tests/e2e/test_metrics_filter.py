@@ -51,7 +51,7 @@ def test_top_filter_on_argument_and_string(scry, workload):
     glob), each read from the call's registers at its exit."""
     for expr, syscall, calls, errors in ((f"count == {B_BYTES}", "write", W_WRITES, 0),
                                          ('filename == "/nonexistent-scry-metrics/*"', "openat", M_OPENAT, M_OPENAT)):
-        p = subprocess.run([scry, "top", "-d", "0.3", "--filter", expr, "--"] + wl(workload),
+        p = subprocess.run([scry, "top", "-S", "-d", "0.3", "--filter", expr, "--"] + wl(workload),
                            capture_output=True, text=True, timeout=120)
         assert p.returncode == 0, p.stderr
         last = tables(p.stdout)[-1]
@@ -137,7 +137,7 @@ def test_top_track_cgroup(scry, workload, cgroup):
     """--track-cgroup: the command moves itself into the cgroup, then runs the workload:
     only what runs in the cgroup is counted, exactly."""
     cmd = ["sh", "-c", f'echo $$ > {cgroup}/cgroup.procs && exec "$@"', "sh"] + wl(workload)
-    p = subprocess.run([scry, "top", "-d", "0.3", "--track-cgroup", str(cgroup), "--"] + cmd,
+    p = subprocess.run([scry, "top", "-S", "-d", "0.3", "--track-cgroup", str(cgroup), "--"] + cmd,
                        capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stderr
     last = {(r["comm"], r["syscall"]): r for r in tables(p.stdout)[-1]}
@@ -153,7 +153,7 @@ def test_top_track_cgroup(scry, workload, cgroup):
 def test_top_track_uid(scry, workload):
     """--track-uid: setpriv drops to nobody (65534), then runs the workload: its calls are
     counted, setpriv's own as root are not."""
-    p = subprocess.run([scry, "top", "-d", "0.3", "--track-uid", "65534", "--", "setpriv", "--reuid", "65534",
+    p = subprocess.run([scry, "top", "-S", "-d", "0.3", "--track-uid", "65534", "--", "setpriv", "--reuid", "65534",
                         "--regid", "65534", "--clear-groups"] + wl(workload),
                        capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stderr
