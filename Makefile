@@ -35,7 +35,7 @@ BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -I$(BUILD) -Is
 # libbpf's usdt.bpf.h includes <linux/errno.h>, whose asm/ headers are multiarch
 BPF_CFLAGS += -idirafter /usr/include/$(shell gcc -print-multiarch)
 
-LIB_DIRS := src/util src/ctl src/catalog src/format src/metrics src/filter src/ctf src/kernel src/profile src/consumer src/session src/view src/trace src/spans src/feed src/daemon src/cli
+LIB_DIRS := src/util src/ctl src/catalog src/format src/metrics src/filter src/ctf src/relay src/kernel src/profile src/consumer src/session src/view src/trace src/spans src/feed src/daemon src/cli
 LIB_SRCS := $(filter-out src/cli/main.c,$(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c)))
 LIB_OBJS := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
 # OTLP's .proto files (vendored from opentelemetry-proto v1.3.2) and pprof's profile.proto
@@ -193,6 +193,7 @@ bench: deps all
 	@bench/statedump.sh
 	@bench/daemon.sh
 	@bench/pid_sets.py
+	@$(PYTHON) bench/profile.py
 
 gen-syscalls:
 	$(PYTHON) scripts/gen_syscalls.py > src/catalog/syscall_table.c

@@ -6,6 +6,10 @@
  * the sample in a hash keyed by thread, process, command name and both stack ids; every
  * stack or sample it cannot keep is counted in stats.  A process's first sample (after its
  * start or exec) sends a note so that user space reads its mappings while it lives.
+ * With --call-graph dwarf (ustack_size > 0) a user task's sample is not counted here: its
+ * user registers and the ustack_size bytes of its stack above sp go through the ring to
+ * user space, which unwinds them with the files' CFI (perf's method); a sample whose copy
+ * finds no room in the ring is counted here, its user stack lost (-ENOSPC).
  * Targets (-p, the command): a set of processes and the children they fork. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -19,10 +23,15 @@
 #ifndef EFAULT
 #define EFAULT 14
 #endif
+#ifndef ENOSPC
+#define ENOSPC 28
+#endif
 #define PF_KTHREAD 0x00200000
+#define PAGE 4096ULL
 
 const volatile bool target_all = false;    /* -a: every task but the idle ones */
 const volatile __u32 self_tgid = 0;        /* scry itself, never sampled */
+const volatile __u32 ustack_size = 0;      /* --call-graph dwarf's window; 0: frame pointers */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
@@ -61,9 +70,11 @@ struct {
 	__uint(max_entries, 65536);
 } noted SEC(".maps");
 
+/* notes and, with dwarf, user stacks: one ring, so that a process's note comes before its
+ * first stack */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 256 * 1024);
+	__uint(max_entries, 256 * 1024);         /* set by the loader */
 } notes SEC(".maps");
 
 static __always_inline void stat_add(__u32 k)
@@ -82,6 +93,94 @@ static __always_inline void stack_check(long id, __u32 stat)
 		stat_add(stat);
 }
 
+/* Send the note of tgid's first sample (none yet since its start or exec). */
+static __always_inline void note(__u32 tgid, __u32 pid)
+{
+	struct scry_prof_note *n;
+	__u8 yes = 1;
+
+	if (bpf_map_lookup_elem(&noted, &tgid))
+		return;
+	bpf_map_update_elem(&noted, &tgid, &yes, BPF_ANY);
+	n = bpf_ringbuf_reserve(&notes, sizeof(*n), 0);
+	if (!n) {
+		stat_add(SCRY_PROF_NOTES_LOST);
+		return;
+	}
+	n->type = SCRY_PROF_REC_NOTE;
+	n->tgid = tgid;
+	n->pid = pid;
+	bpf_ringbuf_submit(n, 0);
+}
+
+/* The bytes of the user stack from sp up, at most ustack_size: all of them in one read
+ * when they are mapped; the main thread's stack ends above its environment strings
+ * (env_end), so the window stops there; else a read that fails is retried without its
+ * last page, until one succeeds.  Returns the bytes read. */
+static __always_inline __u32 copy_stack(struct scry_prof_ustack *r, __u64 sp, struct task_struct *task)
+{
+	__u64 env_end = BPF_CORE_READ(task, mm, env_end);
+	__u32 len = ustack_size;
+
+	if (sp < env_end && env_end - sp < len)
+		len = (__u32)(env_end - sp);
+	for (int i = 0; i < SCRY_PROF_USTACK_MAX / PAGE + 1; i++) {
+		__u64 last;
+
+		if (!len)
+			return 0;
+		if (!bpf_probe_read_user(r->data, len, (void *)sp))
+			return len;
+		last = (sp + len - 1) & ~(PAGE - 1);   /* the start of the last page read */
+		len = last > sp ? (__u32)(last - sp) : 0;
+		if (len > ustack_size)                 /* never: for the verifier */
+			return 0;
+	}
+	return 0;
+}
+
+/* dwarf: the sample's user registers (the task's, saved on entry to the kernel) and stack
+ * to the ring.  false when the ring has no room. */
+static __always_inline bool send_ustack(struct scry_prof_key *key, struct task_struct *task)
+{
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	struct scry_prof_ustack *r;
+
+	r = bpf_ringbuf_reserve(&notes, sizeof(*r) + ustack_size, 0);
+	if (!r)
+		return false;
+	r->type = SCRY_PROF_REC_USTACK;
+	r->pid = key->pid;
+	r->tgid = key->tgid;
+	r->kstack = key->kstack;
+	__builtin_memcpy(r->comm, key->comm, sizeof(r->comm));
+	r->pad = 0;
+#if defined(__TARGET_ARCH_x86)
+	r->regs[0] = regs->ax;
+	r->regs[1] = regs->dx;
+	r->regs[2] = regs->cx;
+	r->regs[3] = regs->bx;
+	r->regs[4] = regs->si;
+	r->regs[5] = regs->di;
+	r->regs[6] = regs->bp;
+	r->regs[7] = regs->sp;
+	r->regs[8] = regs->r8;
+	r->regs[9] = regs->r9;
+	r->regs[10] = regs->r10;
+	r->regs[11] = regs->r11;
+	r->regs[12] = regs->r12;
+	r->regs[13] = regs->r13;
+	r->regs[14] = regs->r14;
+	r->regs[15] = regs->r15;
+	r->regs[16] = regs->ip;
+	r->size = copy_stack(r, regs->sp, task);
+#else
+	r->size = 0;                       /* the loader refuses dwarf elsewhere */
+#endif
+	bpf_ringbuf_submit(r, 0);
+	return true;
+}
+
 SEC("perf_event")
 int scry_prof_sample(struct bpf_perf_event_data *ctx)
 {
@@ -90,7 +189,7 @@ int scry_prof_sample(struct bpf_perf_event_data *ctx)
 	struct task_struct *task;
 	struct scry_prof_key key = {};
 	__u64 one = 1, *n;
-	__u8 yes = 1;
+	bool kthread;
 
 	if (tgid == self_tgid)
 		return 0;
@@ -103,6 +202,7 @@ int scry_prof_sample(struct bpf_perf_event_data *ctx)
 		return 0;
 	stat_add(SCRY_PROF_SAMPLES);
 	task = (struct task_struct *)bpf_get_current_task_btf();
+	kthread = task->flags & PF_KTHREAD;
 	key.pid = pid;
 	key.tgid = tgid;
 	bpf_get_current_comm(key.comm, sizeof(key.comm));
@@ -114,8 +214,17 @@ int scry_prof_sample(struct bpf_perf_event_data *ctx)
 #endif
 		key.kstack = bpf_get_stackid(ctx, &stacks, 0);
 	stack_check(key.kstack, SCRY_PROF_KSTACK_LOST);
-	if (task->flags & PF_KTHREAD) {
+	if (!kthread)
+		note(tgid, pid);           /* before the first stack in the ring */
+	if (kthread) {
 		key.ustack = -EFAULT;
+	} else if (ustack_size) {
+		if (send_ustack(&key, task)) {
+			stat_add(SCRY_PROF_USTACK_SENT);
+			return 0;
+		}
+		key.ustack = -ENOSPC;
+		stat_add(SCRY_PROF_RING_FULL);
 	} else {
 		key.ustack = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
 		stack_check(key.ustack, SCRY_PROF_USTACK_LOST);
@@ -129,19 +238,6 @@ int scry_prof_sample(struct bpf_perf_event_data *ctx)
 			__sync_fetch_and_add(n, 1);
 		else
 			stat_add(SCRY_PROF_COUNTS_FULL);
-	}
-	if (!(task->flags & PF_KTHREAD) && !bpf_map_lookup_elem(&noted, &tgid)) {
-		struct scry_prof_note *note;
-
-		bpf_map_update_elem(&noted, &tgid, &yes, BPF_ANY);
-		note = bpf_ringbuf_reserve(&notes, sizeof(*note), 0);
-		if (!note) {
-			stat_add(SCRY_PROF_NOTES_LOST);
-			return 0;
-		}
-		note->tgid = tgid;
-		note->pid = pid;
-		bpf_ringbuf_submit(note, 0);
 	}
 	return 0;
 }

@@ -1,7 +1,8 @@
 /* profile.h — what scry profile's BPF program (profile.bpf.c) and its loader
  * (src/kernel/profiler.c) share: the key samples are counted by in the kernel, the loss
- * counters, and the note a process's first sample sends to user space (its mappings are
- * read then, while it lives). */
+ * counters, and the records of the ring: the note a process's first sample sends to user
+ * space (its mappings are read then, while it lives) and, with --call-graph dwarf, each
+ * sample's user registers and a copy of its user stack, unwound in user space. */
 #ifndef SCRY_BPF_PROFILE_H
 #define SCRY_BPF_PROFILE_H
 
@@ -25,13 +26,43 @@ enum scry_prof_stat {
 	SCRY_PROF_USTACK_LOST,       /* the user stack lost (same) */
 	SCRY_PROF_COUNTS_FULL,       /* the sample itself lost: the counts hash was full */
 	SCRY_PROF_NOTES_LOST,        /* a first-sample note lost (its ring full): mappings read at the end */
+	SCRY_PROF_RING_FULL,         /* dwarf: no room in the ring for the user stack's copy; the sample
+	                              *   counted in the kernel with its user stack lost (-ENOSPC) */
+	SCRY_PROF_USTACK_SENT,       /* dwarf: user stacks copied to the ring */
 	SCRY_PROF_NSTATS,
 };
 
-/* notes (ring buffer): a process's first sample since it started or exec'ed */
+/* The ring's records, told apart by their first word. */
+enum scry_prof_rec {
+	SCRY_PROF_REC_NOTE = 1,
+	SCRY_PROF_REC_USTACK,
+};
+
+/* A process's first sample since it started or exec'ed. */
 struct scry_prof_note {
+	__u32 type;                  /* SCRY_PROF_REC_NOTE */
 	__u32 tgid;
 	__u32 pid;
+};
+
+/* --call-graph dwarf: x86-64's registers in DWARF's numbering (libdw's x86_64 backend): rax
+ * rdx rcx rbx rsi rdi rbp rsp r8-r15, then rip (16). */
+#define SCRY_PROF_NREGS 17
+#define SCRY_PROF_REG_SP 7
+#define SCRY_PROF_REG_IP 16
+#define SCRY_PROF_USTACK_MAX 65528   /* the largest window (perf's limit too) */
+
+/* A sample with its user stack to unwind: the user registers and the bytes of the stack
+ * from regs[SP] up (size of them read; the record holds the window asked for). */
+struct scry_prof_ustack {
+	__u32 type;                  /* SCRY_PROF_REC_USTACK */
+	__u32 pid, tgid;
+	__s32 kstack;                /* as in scry_prof_key */
+	char comm[SCRY_PROF_COMM];
+	__u64 regs[SCRY_PROF_NREGS];
+	__u32 size;
+	__u32 pad;
+	__u8 data[];
 };
 
 #endif

@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include "catalog/elfsyms.h"
 #include "catalog/symbolize.h"
+#include "catalog/vdso.h"
 
 struct map {
 	int tgid;
@@ -97,11 +98,18 @@ static void debug_symtab(struct scry_elf *e)
 	scry_elf_free(&d);
 }
 
+/* The file to open for a mapping's path: the vDSO's copy for [vdso]. */
+static const char *file_of(const char *path)
+{
+	return strcmp(path, SCRY_VDSO_NAME) ? path : scry_vdso_path();
+}
+
 /* The ELF file at path, loaded once (NULL when it cannot be read). */
 static struct elf_ent *elf_get(struct scry_syms *s, const char *path)
 {
 	char err[256];
 	struct elf_ent *e;
+	const char *file = file_of(path);
 
 	for (size_t i = 0; i < s->nelfs; i++)
 		if (!strcmp(s->elfs[i].path, path))
@@ -119,7 +127,7 @@ static struct elf_ent *elf_get(struct scry_syms *s, const char *path)
 	if (!(e->path = strdup(path)))
 		return NULL;
 	s->nelfs++;
-	e->ok = scry_elf_load(&e->e, path, err, sizeof(err)) == 0;
+	e->ok = file && scry_elf_load(&e->e, file, err, sizeof(err)) == 0;
 	if (!e->ok)
 		return NULL;
 	if (!e->e.has_symtab)
@@ -215,7 +223,7 @@ int scry_syms_capture(struct scry_syms *s, int tgid, uint64_t addr, FILE *out)
 
 		line[strcspn(line, "\n")] = 0;
 		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %*s %*s %n", &a, &b, perms, &off, &n) < 4 ||
-		    !n || line[n] != '/' || !strchr(perms, 'x'))
+		    !n || (line[n] != '/' && strcmp(line + n, SCRY_VDSO_NAME)) || !strchr(perms, 'x'))
 			continue;
 		bool known = false;
 		for (size_t i = 0; i < s->nmaps && !known; i++)
@@ -280,22 +288,12 @@ static void read_kallsyms(struct scry_syms *s)
 
 bool scry_syms_kernel(struct scry_syms *s, uint64_t addr, bool ret_addr, char *buf, size_t len)
 {
-	uint64_t look = ret_addr ? addr - 1 : addr;
-	size_t lo = 0, hi;
+	uint64_t off;
+	const char *name = scry_syms_kernel_name(s, addr, ret_addr, &off);
 
-	if (!s->ks_read)
-		read_kallsyms(s);
-	hi = s->nks;
-	if (!hi || look < s->ks[0].addr)
+	if (!name)
 		return false;
-	while (hi - lo > 1) {
-		size_t mid = (lo + hi) / 2;
-		if (s->ks[mid].addr <= look)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	snprintf(buf, len, "%s+0x%" PRIx64, s->ks[lo].name, addr - s->ks[lo].addr);
+	snprintf(buf, len, "%s+0x%" PRIx64, name, off);
 	return true;
 }
 
@@ -387,6 +385,29 @@ bool scry_syms_user_info(struct scry_syms *s, int tgid, uint64_t addr, bool ret_
 		out->func_off = va + (addr - look) - fn->addr;
 	}
 	return true;
+}
+
+bool scry_syms_user_file(struct scry_syms *s, int tgid, uint64_t addr, struct scry_sym_file *out)
+{
+	struct map *m = find_map(s, tgid, addr);
+	struct elf_ent *e;
+	uint64_t fo;
+	char bid[129];
+
+	if (!m || !(e = elf_get(s, m->path)))
+		return false;
+	hex_bid(&e->e, bid);
+	if (strcmp(bid, m->bid))
+		return false;
+	fo = addr - m->start + m->pgoff;
+	for (size_t i = 0; i < e->e.nloads; i++)
+		if (fo >= e->e.loads[i].offset && fo < e->e.loads[i].offset + e->e.loads[i].memsz) {
+			*out = (struct scry_sym_file){ .path = file_of(m->path), .start = m->start, .end = m->end,
+						       .pgoff = m->pgoff,
+						       .bias = addr - (e->e.loads[i].vaddr + fo - e->e.loads[i].offset) };
+			return true;
+		}
+	return false;
 }
 
 const char *scry_syms_kernel_name(struct scry_syms *s, uint64_t addr, bool ret_addr, uint64_t *off)

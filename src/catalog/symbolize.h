@@ -1,9 +1,10 @@
 /* symbolize.h — addresses of the call stack contexts to "function+0xoffset": kernel ones
- * from /proc/kallsyms, user ones from the ELF files the process mapped (elfsyms.c).  The
- * mappings are captured while recording (/proc/TGID/maps, when the consumer first meets an
- * address of that process that it cannot place) and kept in the trace directory (file
- * SCRY_MAPS_FILE: "tgid start end pgoff build-id path" lines), so that a process that has
- * exited is still symbolized; a file whose build id changed since is not used. */
+ * from /proc/kallsyms, user ones from the ELF files the process mapped (elfsyms.c) and its
+ * vDSO (vdso.h).  The mappings are captured while recording (/proc/TGID/maps, when the
+ * consumer first meets an address of that process that it cannot place) and kept in the
+ * trace directory (file SCRY_MAPS_FILE: "tgid start end pgoff build-id path" lines), so
+ * that a process that has exited is still symbolized; a file whose build id changed since
+ * is not used. */
 #ifndef SCRY_CATALOG_SYMBOLIZE_H
 #define SCRY_CATALOG_SYMBOLIZE_H
 
@@ -41,6 +42,15 @@ struct scry_sym_info {
 	uint64_t start, end, pgoff;
 };
 bool scry_syms_user_info(struct scry_syms *s, int tgid, uint64_t addr, bool ret_addr, struct scry_sym_info *out);
+/* For an unwinder: the file mapped at a user address of tgid, the mapping's bounds and the
+ * file's load bias (the address minus the file's link-time virtual address: 0 for an
+ * ET_EXEC file).  false when no captured mapping holds addr, or its file cannot be read or
+ * is not the one mapped (another build id at that path now). */
+struct scry_sym_file {
+	const char *path;       /* the file to open (the vDSO's copy for [vdso]); belongs to s */
+	uint64_t start, end, pgoff, bias;
+};
+bool scry_syms_user_file(struct scry_syms *s, int tgid, uint64_t addr, struct scry_sym_file *out);
 /* A kernel address's function name (kallsyms), or NULL; *off (if not NULL) the offset. */
 const char *scry_syms_kernel_name(struct scry_syms *s, uint64_t addr, bool ret_addr, uint64_t *off);
 

@@ -2,9 +2,12 @@
  * Hz runs scry's profiler program (src/bpf/profile.bpf.c), which counts each sample of the
  * targets (-a, -p and their children, or the command) by thread and kernel and user stacks
  * in the kernel; a process's first sample has user space read its mappings while it lives.
+ * With --call-graph dwarf a user sample's registers and stack copy come through the ring
+ * instead, are unwound as they come (src/profile/unwind.c) and counted here (tally.c).
  * At the end the stacks are symbolized (src/profile/collect.c) and written by -o's
  * extension: .folded, .svg, .pb.gz (pprof), a bare name OUT.svg and OUT.folded; --report
- * prints perf report's table.  One summary line says how many samples were taken and lost. */
+ * prints perf report's table.  One summary line says how many samples were taken and lost.
+ * -i reads a saved pprof profile instead of sampling (src/profile/pprof_read.c). */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -21,6 +24,8 @@
 #include "kernel/profiler.h"
 #include "profile/collect.h"
 #include "profile/profile.h"
+#include "profile/tally.h"
+#include "profile/unwind.h"
 #include "util/clock.h"
 #include "util/dirh.h"
 #include "util/log.h"
@@ -30,6 +35,7 @@
 #include "util/spawn.h"
 
 #define DEFAULT_FREQ 99          /* perf's and bpftrace's: off the kernel's timer ticks */
+#define DEFAULT_USTACK 8192      /* --call-graph dwarf's window, perf's default */
 #define REPORT_LINES 40
 
 static volatile sig_atomic_t stop_signal;
@@ -43,6 +49,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: scry profile [OPTIONS] -o OUT [-p PID,...|-a|-- CMD ARGS...]\n"
+		"       scry profile -i IN.pb.gz [--report] [-o OUT]\n"
 		"Sample where CPU time goes: kernel and user stacks, counted in the kernel, symbolized.\n"
 		"\n"
 		"  -o, --output OUT       by its extension: OUT.folded (FlameGraph's folded stacks),\n"
@@ -55,14 +62,24 @@ static void usage(FILE *f)
 		"  -a, --all              every process (the idle tasks left out)\n"
 		"      --duration TIME    stop after TIME (seconds, or 500ms, 2m)\n"
 		"      --report           print the top functions, total and self, as perf report\n"
+		"  -i, --input IN         no sampling: read a profile saved as pprof (-o X.pb.gz, or\n"
+		"                         another tool's) for --report and -o\n"
 		"      --stack-storage-size N  stacks kept in the kernel (default 16384); a stack that\n"
 		"                         finds its slot taken is lost, and counted as such\n"
+		"      --call-graph fp|dwarf[,SIZE]  user stacks by frame pointers (fp, the default),\n"
+		"                         or (dwarf) from a copy of SIZE bytes of each sample's user\n"
+		"                         stack (default %d, at most %d) unwound in user space with\n"
+		"                         the files' CFI: complete on binaries without frame pointers\n"
+		"      --buffer-size SIZE the ring the samples' stacks cross (K/M; a power of two;\n"
+		"                         default by SIZE and the CPUs); a sample that finds it full\n"
+		"                         keeps its kernel stack, its user stack counted as lost\n"
 		"  -q, --quiet            no line when sampling starts\n"
 		"  -v, --verbose          libbpf and verifier messages\n"
 		"\n"
 		"Without -p or -a, CMD is started and it and its children are sampled until it ends;\n"
-		"scry exits with CMD's status.  User stacks are walked by frame pointers: a binary\n"
-		"built without them shows its leaf function and few callers.\n", DEFAULT_FREQ);
+		"scry exits with CMD's status.  With --call-graph fp a binary built without frame\n"
+		"pointers shows its leaf function and few callers.\n", DEFAULT_FREQ, DEFAULT_USTACK,
+		SCRY_PROF_USTACK_MAX);
 }
 
 enum out_kind { OUT_FOLDED, OUT_SVG, OUT_PPROF };
@@ -81,6 +98,9 @@ struct prof_args {
 	size_t npids;
 	bool all, report, quiet;
 	unsigned max_stacks;
+	unsigned ustack_size;        /* --call-graph dwarf; 0: fp */
+	const char *input;           /* -i: a saved profile, no sampling */
+	uint64_t ring_size;
 	double duration;
 	char **cmd;
 };
@@ -128,9 +148,32 @@ static int parse_output(struct prof_args *a, const char *o, char *err, size_t er
 	return r;
 }
 
+/* --call-graph fp | dwarf[,SIZE] (perf's spelling) */
+static int parse_call_graph(struct prof_args *a, const char *v, char *err, size_t errlen)
+{
+	uint64_t n = DEFAULT_USTACK;
+
+	if (!strcmp(v, "fp")) {
+		a->ustack_size = 0;
+		return 0;
+	}
+	if (strncmp(v, "dwarf", 5) || (v[5] && (v[5] != ',' || scry_parse_size(v + 6, &n))) ||
+	    n < 8 || n > SCRY_PROF_USTACK_MAX || n % 8) {
+		snprintf(err, errlen, "invalid call graph '%s' (expected fp, dwarf or dwarf,SIZE with SIZE a multiple "
+			 "of 8 up to %d)", v, SCRY_PROF_USTACK_MAX);
+		return -EINVAL;
+	}
+#if !defined(__x86_64__)
+	snprintf(err, errlen, "--call-graph dwarf: x86-64 only for now (its registers are copied by name)");
+	return -ENOTSUP;
+#endif
+	a->ustack_size = (unsigned)n;
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct prof_args *a, char *err, size_t errlen)
 {
-	enum { OPT_DURATION = 256, OPT_REPORT, OPT_STACKS };
+	enum { OPT_DURATION = 256, OPT_REPORT, OPT_STACKS, OPT_CALL_GRAPH, OPT_BUFFER };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "freq", required_argument, NULL, 'F' },
@@ -140,6 +183,9 @@ static int parse_args(int argc, char **argv, struct prof_args *a, char *err, siz
 		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "report", no_argument, NULL, OPT_REPORT },
 		{ "stack-storage-size", required_argument, NULL, OPT_STACKS },
+		{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
+		{ "input", required_argument, NULL, 'i' },
+		{ "buffer-size", required_argument, NULL, OPT_BUFFER },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -149,7 +195,7 @@ static int parse_args(int argc, char **argv, struct prof_args *a, char *err, siz
 
 	a->freq = DEFAULT_FREQ;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+o:F:e:p:aqvh", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+o:F:e:p:i:aqvh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'o':
 			if (parse_output(a, optarg, err, errlen))
@@ -201,6 +247,24 @@ static int parse_args(int argc, char **argv, struct prof_args *a, char *err, siz
 			a->max_stacks = (unsigned)v;
 			break;
 		}
+		case OPT_CALL_GRAPH:
+			if (parse_call_graph(a, optarg, err, errlen))
+				return -EINVAL;
+			break;
+		case OPT_BUFFER: {
+			long pg = sysconf(_SC_PAGESIZE);
+
+			if (scry_parse_size(optarg, &a->ring_size) || a->ring_size < (uint64_t)pg ||
+			    a->ring_size > (1ULL << 30) || (a->ring_size & (a->ring_size - 1))) {
+				snprintf(err, errlen, "invalid buffer size '%s' (expected a power of two from %ldK to 1G)",
+					 optarg, pg / 1024);
+				return -EINVAL;
+			}
+			break;
+		}
+		case 'i':
+			a->input = optarg;
+			break;
 		case 'q':
 			a->quiet = true;
 			break;
@@ -217,6 +281,17 @@ static int parse_args(int argc, char **argv, struct prof_args *a, char *err, siz
 	}
 	if (optind < argc)
 		a->cmd = &argv[optind];
+	if (a->input) {
+		if (a->cmd || a->all || a->npids) {
+			snprintf(err, errlen, "-i reads a saved profile: no -p, -a or command with it");
+			return -EINVAL;
+		}
+		if (!a->nouts && !a->report) {
+			snprintf(err, errlen, "no output: give --report or -o OUT with -i");
+			return -EINVAL;
+		}
+		return 0;
+	}
 	if (a->all && a->npids) {
 		snprintf(err, errlen, "-a and -p are exclusive: -a already samples every process");
 		return -EINVAL;
@@ -241,6 +316,13 @@ struct run {
 	struct scry_loop *loop;
 	struct scry_profiler *k;
 	struct scry_syms *syms;
+	struct scry_unwinder *unw;   /* dwarf */
+	struct scry_tally tally;
+	uint64_t tally_failed;       /* samples unwound but not counted: out of memory */
+	uint64_t ustack_bytes;       /* stack bytes copied, over the samples */
+	uint64_t unwind_ns;          /* time spent unwinding them */
+	uint64_t runs, run_ns;       /* the sampling program's, when the kernel counts them */
+	struct scry_profiler_handlers h;
 	pid_t child;
 	int wstatus;
 	bool child_done;
@@ -253,14 +335,28 @@ static void on_note(void *ctx, pid_t tgid)
 	struct run *r = ctx;
 
 	r->notes++;
+	if (r->unw)
+		scry_unwinder_forget(r->unw, tgid);   /* started or exec'ed: other files */
 	scry_syms_capture(r->syms, tgid, 0, NULL);   /* every executable mapping, while it lives */
 }
 
-static void notes_ready(void *ctx, int fd)
+static void on_ustack(void *ctx, const struct scry_prof_ustack *u, size_t size)
+{
+	struct run *r = ctx;
+	uint64_t ips[SCRY_UNWIND_MAX_DEPTH], t0 = scry_monotonic_ns();
+	unsigned n = scry_unwind(r->unw, u, ips, SCRY_UNWIND_MAX_DEPTH);
+
+	r->unwind_ns += scry_monotonic_ns() - t0;
+	r->ustack_bytes += u->size;
+	if (scry_tally_add(&r->tally, u->pid, u->tgid, u->comm, u->kstack, ips, n))
+		r->tally_failed++;
+}
+
+static void ring_ready(void *ctx, int fd)
 {
 	struct run *r = ctx;
 
-	scry_profiler_notes_poll(r->k, on_note, r);
+	scry_profiler_poll(r->k, &r->h);
 }
 
 static uint64_t deadline(void *ctx, uint64_t now)
@@ -294,7 +390,7 @@ static int sample(struct run *r, const struct prof_args *a, char *err, size_t er
 		snprintf(err, errlen, "event loop: %s", strerror(-ret));
 		return ret;
 	}
-	if ((ret = scry_loop_fd(r->loop, scry_profiler_notes_fd(r->k), notes_ready, r)) < 0 ||
+	if ((ret = scry_loop_fd(r->loop, scry_profiler_ring_fd(r->k), ring_ready, r)) < 0 ||
 	    (a->duration > 0 && (ret = scry_loop_timer(r->loop, (uint64_t)(a->duration * 1e9), deadline, r)) < 0) ||
 	    (r->child > 0 && (ret = scry_loop_pid(r->loop, r->child, child_ended, r)) < 0))
 		goto out;
@@ -348,22 +444,65 @@ static int write_outputs(const struct prof_args *a, const struct scry_prof *p, c
 	return 0;
 }
 
-/* The one summary line: samples, their rate, every loss by cause. */
-static void summary(const struct prof_args *a, const struct scry_prof *p, const uint64_t *st, unsigned ncpus)
+/* The one summary line: samples, their rate, every loss by cause; with dwarf, the stacks
+ * copied and how their unwinding ended. */
+static void summary(const struct prof_args *a, const struct run *r, const struct scry_prof *p, const uint64_t *st,
+		    unsigned ncpus)
 {
-	uint64_t lost = st[SCRY_PROF_KSTACK_LOST] + st[SCRY_PROF_USTACK_LOST] + st[SCRY_PROF_COUNTS_FULL];
+	uint64_t ulost = st[SCRY_PROF_USTACK_LOST] + st[SCRY_PROF_RING_FULL];
+	uint64_t full = st[SCRY_PROF_COUNTS_FULL] + r->tally_failed;
+	uint64_t lost = st[SCRY_PROF_KSTACK_LOST] + ulost + full;
 	double secs = (double)p->duration_ns / 1e9;
 
 	fprintf(stderr, "scry: profile: %llu samples (%s, %u Hz, %u CPUs, %.2f s), %llu lost (%llu kernel stacks, "
 		"%llu user stacks, %llu samples: counts map full)",
 		(unsigned long long)st[SCRY_PROF_SAMPLES], p->event, p->freq, ncpus, secs, (unsigned long long)lost,
-		(unsigned long long)st[SCRY_PROF_KSTACK_LOST], (unsigned long long)st[SCRY_PROF_USTACK_LOST],
-		(unsigned long long)st[SCRY_PROF_COUNTS_FULL]);
+		(unsigned long long)st[SCRY_PROF_KSTACK_LOST], (unsigned long long)ulost, (unsigned long long)full);
+	if (st[SCRY_PROF_RING_FULL])
+		fprintf(stderr, ", %llu user stacks not copied: ring full (--buffer-size)",
+			(unsigned long long)st[SCRY_PROF_RING_FULL]);
+	if (r->tally_failed)
+		fprintf(stderr, ", %llu samples not counted: out of memory", (unsigned long long)r->tally_failed);
 	if (st[SCRY_PROF_NOTES_LOST])
 		fprintf(stderr, ", %llu processes' mappings read late", (unsigned long long)st[SCRY_PROF_NOTES_LOST]);
+	if (r->runs)
+		fprintf(stderr, "; BPF: %llu runs, %llu ns each (bpf_stats)", (unsigned long long)r->runs,
+			(unsigned long long)(r->run_ns / r->runs));
+	if (r->unw) {
+		const struct scry_unwind_stats *u = scry_unwinder_stats(r->unw);
+
+		fprintf(stderr, "; dwarf: %llu user stacks of %u bytes (%llu read on average), %llu unwound to their "
+			"outermost frame (%.1f us each)", (unsigned long long)u->stacks, a->ustack_size,
+			(unsigned long long)(u->stacks ? r->ustack_bytes / u->stacks : 0), (unsigned long long)u->ended,
+			u->stacks ? (double)r->unwind_ns / 1e3 / (double)u->stacks : 0.0);
+		if (u->window)
+			fprintf(stderr, ", %llu stopped at the end of their copy (a larger dwarf,SIZE reaches further)",
+				(unsigned long long)u->window);
+	}
 	for (size_t i = 0; i < a->nouts; i++)
 		fprintf(stderr, "%s%s", i ? ", " : "; written to ", a->outs[i].path);
 	fputc('\n', stderr);
+}
+
+/* -i: a saved profile to the outputs and the report, nothing sampled. */
+static int saved(const struct prof_args *a, struct scry_prof *p, char *err, size_t errlen)
+{
+	char title[512];
+
+	if (scry_prof_read_pprof(p, a->input, err, errlen))
+		goto fail;
+	snprintf(title, sizeof(title), "scry profile: %s (%llu samples, %s at %u Hz)", a->input,
+		 (unsigned long long)p->total, p->event, p->freq);
+	if (write_outputs(a, p, title, err, errlen))
+		goto fail;
+	if (a->report && scry_prof_write_report(p, stdout, REPORT_LINES)) {
+		fprintf(stderr, "scry: cannot write the report: %s\n", strerror(errno));
+		return 1;
+	}
+	return 0;
+fail:
+	fprintf(stderr, "scry: %s\n", err);
+	return 1;
 }
 
 int cmd_profile(int argc, char **argv)
@@ -381,6 +520,10 @@ int cmd_profile(int argc, char **argv)
 	scry_prof_init(&prof);
 	if (parse_args(argc, argv, &a, err, sizeof(err)))
 		goto fail;
+	if (a.input) {
+		ret = saved(&a, &prof, err, sizeof(err));
+		goto out;
+	}
 	if (scry_check_privileges("scry profile", err, sizeof(err)))
 		goto fail;
 	if (a.cmd && scry_spawn_check(a.cmd[0], err, sizeof(err)))
@@ -389,9 +532,13 @@ int cmd_profile(int argc, char **argv)
 	ko.freq = a.freq;
 	ko.all = a.all;
 	ko.max_stacks = a.max_stacks;
+	ko.ustack_size = a.ustack_size;
+	ko.ring_size = (size_t)a.ring_size;
+	scry_tally_init(&r.tally);
+	r.h = (struct scry_profiler_handlers){ .note = on_note, .ustack = on_ustack, .ctx = &r };
 	if (scry_profiler_open(&ko, &r.k, err, sizeof(err)))
 		goto fail;
-	if (!(r.syms = scry_syms_new())) {
+	if (!(r.syms = scry_syms_new()) || (a.ustack_size && !(r.unw = scry_unwinder_new(r.syms)))) {
 		snprintf(err, sizeof(err), "out of memory");
 		goto fail;
 	}
@@ -425,13 +572,15 @@ int cmd_profile(int argc, char **argv)
 		fprintf(stderr, "scry: %s\n", err);
 	scry_profiler_stop(r.k);
 	t1 = scry_monotonic_ns();
-	scry_profiler_notes_poll(r.k, on_note, &r);   /* the last notes: their processes may live still */
+	if (scry_profiler_run_stats(r.k, &r.runs, &r.run_ns))
+		r.runs = 0;
+	scry_profiler_poll(r.k, &r.h);   /* the last records: their processes may live still */
 
 	prof.event = scry_prof_event_name(ko.event);
 	prof.freq = a.freq;
 	prof.start_ns = (uint64_t)rt.tv_sec * 1000000000ULL + (uint64_t)rt.tv_nsec;
 	prof.duration_ns = t1 - t0;
-	if (scry_profiler_stats(r.k, st) || scry_prof_collect(r.k, r.syms, &prof, err, sizeof(err)))
+	if (scry_profiler_stats(r.k, st) || scry_prof_collect(r.k, r.syms, r.unw ? &r.tally : NULL, &prof, err, sizeof(err)))
 		goto fail_late;
 	if (a.cmd)
 		snprintf(title, sizeof(title), "scry profile: %s (%llu samples, %s at %u Hz)", a.cmd[0],
@@ -441,7 +590,7 @@ int cmd_profile(int argc, char **argv)
 			 a.all ? "all processes" : "processes", (unsigned long long)prof.total, prof.event, prof.freq);
 	if (write_outputs(&a, &prof, title, err, sizeof(err)))
 		goto fail_late;
-	summary(&a, &prof, st, scry_profiler_ncpus(r.k));
+	summary(&a, &r, &prof, st, scry_profiler_ncpus(r.k));
 	if (a.report && scry_prof_write_report(&prof, stdout, REPORT_LINES))
 		fprintf(stderr, "scry: cannot write the report: %s\n", strerror(errno));
 	ret = 0;
@@ -462,6 +611,8 @@ fail:
 		scry_spawn_abort(&child);
 out:
 	scry_profiler_free(r.k);
+	scry_unwinder_free(r.unw);
+	scry_tally_free(&r.tally);
 	scry_syms_free(r.syms);
 	scry_prof_free(&prof);
 	for (size_t i = 0; i < a.nouts; i++)

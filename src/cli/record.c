@@ -16,6 +16,7 @@
 #include "cli/track.h"
 #include "feed/capture.h"
 #include "kernel/features.h"
+#include "relay/proto.h"
 #include "session/session.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -39,6 +40,12 @@ static void usage(FILE *f)
 		"Record kernel events into a CTF trace in LTTng's kernel layout.\n"
 		"\n"
 		"  -o, --output DIR       trace directory (default ./scry-YYYYmmdd-HHMMSS); never overwritten\n"
+		"  -U, --set-url URL      stream the trace to an lttng-relayd: net://HOST[:CTRL[:DATA]][/PATH]\n"
+		"                         (ports 5342, 5343); with -o, a local copy too (docs/RELAY.md)\n"
+		"  -C, --ctrl-url URL     -D, --data-url URL: the relay as tcp://HOST:PORT each (LTTng's -C/-D)\n"
+		"      --live[=USEC]      a live session at the relay (live timer, default 1000000 us)\n"
+		"      --name NAME        the session's name at the relay (default scry): HOST/NAME-DATE\n"
+		"      --hostname NAME    the host's name at the relay (default this machine's)\n"
 		"  -e, --event SPEC       event(s), repeatable, comma-separated: 'sched:sched_switch', 'sched:*',\n"
 		"                         'syscall:openat', 'syscall:open*', 'syscall:*', 'block:block_rq_issue'.\n"
 		"                         Dynamic probes (docs/PROBES.md): 'uprobe:PATH:FUNC' (FUNC+OFF,\n"
@@ -100,14 +107,23 @@ struct record_args {
 	const char *metrics;   /* --metrics FILE */
 	const char *spans;     /* --spans FILE */
 	struct scry_capture rm;
+	const char *url, *ctrl_url, *data_url;   /* -U, -C, -D */
+	struct relay_url relay;
+	char relay_name[300];
 };
 
 static int parse_args(int argc, char **argv, struct record_args *a, char *err, size_t errlen)
 {
 	enum { OPT_DURATION = 256, OPT_BUFFER, OPT_PACKET, OPT_SNAPLEN, OPT_CHANNEL, OPT_USERSPACE_PROBE, OPT_METRICS,
-	       OPT_FETCH, OPT_SPANS, OPT_CAPTURE, OPT_GROUP };
+	       OPT_FETCH, OPT_SPANS, OPT_CAPTURE, OPT_GROUP, OPT_LIVE, OPT_NAME, OPT_HOSTNAME };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
+		{ "set-url", required_argument, NULL, 'U' },
+		{ "ctrl-url", required_argument, NULL, 'C' },
+		{ "data-url", required_argument, NULL, 'D' },
+		{ "live", optional_argument, NULL, OPT_LIVE },
+		{ "name", required_argument, NULL, OPT_NAME },
+		{ "hostname", required_argument, NULL, OPT_HOSTNAME },
 		{ "event", required_argument, NULL, 'e' },
 		{ "context", required_argument, NULL, 'c' },
 		{ "channel", required_argument, NULL, OPT_CHANNEL },
@@ -135,10 +151,37 @@ static int parse_args(int argc, char **argv, struct record_args *a, char *err, s
 	if (cli_channels_init(&a->chans, DEFAULT_CTX))
 		goto oom;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+o:e:c:p:aqvh", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+o:U:C:D:e:c:p:aqvh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'o':
 			a->so.output = optarg;
+			break;
+		case 'U':
+			a->url = optarg;
+			break;
+		case 'C':
+			a->ctrl_url = optarg;
+			break;
+		case 'D':
+			a->data_url = optarg;
+			break;
+		case OPT_LIVE: {
+			char *end;
+			unsigned long us = optarg ? strtoul(optarg, &end, 10) : 1000000;
+
+			if (optarg && (!*optarg || *end || !us || us > 3600000000UL)) {
+				snprintf(err, errlen, "--live=USEC: the live timer in microseconds (1 to 3600000000), "
+					 "not '%s'", optarg);
+				return -EINVAL;
+			}
+			a->so.live_timer_us = (uint32_t)us;
+			break;
+		}
+		case OPT_NAME:
+			a->so.relay_session = optarg;
+			break;
+		case OPT_HOSTNAME:
+			a->so.hostname = optarg;
 			break;
 		case 'e': {
 			int r = cli_channels_events(&a->chans, optarg, err, errlen);
@@ -271,6 +314,20 @@ static int parse_args(int argc, char **argv, struct record_args *a, char *err, s
 	}
 	if (optind < argc)
 		a->cmd = &argv[optind];
+	if (a->url && (a->ctrl_url || a->data_url)) {
+		snprintf(err, errlen, "--set-url and -C/-D are exclusive (one relay)");
+		return -EINVAL;
+	}
+	if (a->url || a->ctrl_url || a->data_url) {
+		if (a->url ? relay_url_parse(&a->relay, a->url, err, errlen)
+			   : relay_url_parse_cd(&a->relay, a->ctrl_url, a->data_url, err, errlen))
+			return -EINVAL;
+		a->so.relay = &a->relay;
+		relay_url_format(&a->relay, a->relay_name, sizeof(a->relay_name));
+	} else if (a->so.live_timer_us || a->so.relay_session || a->so.hostname) {
+		snprintf(err, errlen, "--live, --name and --hostname are for a trace streamed to a relay (--set-url)");
+		return -EINVAL;
+	}
 	if (a->so.target_all && a->npids) {
 		snprintf(err, errlen, "-a and -p are exclusive: -a already traces every process");
 		return -EINVAL;
@@ -371,7 +428,7 @@ int cmd_record(int argc, char **argv)
 	struct scry_run_end end;
 	char err[1024] = "";
 	int wstatus = 0, ret = 1;
-	bool child_done = false;
+	bool child_done = false, relay_lost = false;
 
 	if (parse_args(argc, argv, &a, err, sizeof(err)))
 		goto fail;
@@ -403,7 +460,10 @@ int cmd_record(int argc, char **argv)
 		goto fail;
 	/* without a command, when recording begins is the user's to know (LTTng: "Tracing
 	 * started"): the switch is on, every event of the session recorded from now */
-	if (!a.cmd)
+	if (!a.cmd && a.so.relay)
+		fprintf(stderr, "scry: recording to %s (the relay's %s)%s%s (Ctrl-C stops)\n", a.relay_name,
+			scry_session_relay_path(s), a.so.output ? " and " : "", a.so.output ? scry_session_dir(s) : "");
+	else if (!a.cmd)
 		fprintf(stderr, "scry: recording to %s (Ctrl-C stops)\n", scry_session_dir(s));
 
 	if (run(s, &a, a.cmd ? &child : NULL, &end, err, sizeof(err)))
@@ -413,7 +473,8 @@ int cmd_record(int argc, char **argv)
 
 	if (scry_session_stop(s, &sum, err, sizeof(err)))
 		fprintf(stderr, "scry: %s\n", err);
-	cli_report_recording(&sum, scry_session_dir(s));
+	cli_report_recording(&sum, a.so.output || !a.so.relay ? scry_session_dir(s) : a.relay_name);
+	relay_lost = a.so.relay && cli_report_relay(&sum, a.relay_name, scry_session_relay_error(s));
 	if ((a.metrics || a.spans) && scry_capture_write(&a.rm, s, scry_session_dir(s), err, sizeof(err)))
 		fprintf(stderr, "scry: %s\n", err);
 	ret = 0;
@@ -425,7 +486,7 @@ int cmd_record(int argc, char **argv)
 		}
 		ret = child_done ? scry_exit_status(wstatus) : (stop_signal ? 128 + stop_signal : 0);
 	}
-	if (sum.write_error)
+	if (sum.write_error || relay_lost)
 		ret = 1;   /* the trace is incomplete, whatever the command's status */
 	goto out;
 fail:

@@ -19,6 +19,18 @@ const char *cli_write_error_name(int error)
 	return error == -ENOSPC || error == -EDQUOT ? "disk full" : strerror(-error);
 }
 
+bool cli_report_relay(const struct scry_session_summary *sum, const char *relay, const char *why)
+{
+	fprintf(stderr, "scry: %llu packets (%llu events) streamed to %s\n", (unsigned long long)sum->relay_packets,
+		(unsigned long long)sum->relay_events, relay);
+	if (!sum->relay_lost_packets)
+		return false;
+	fprintf(stderr, "scry: %llu packets (%llu events) not delivered to %s%s%s\n",
+		(unsigned long long)sum->relay_lost_packets, (unsigned long long)sum->relay_lost_events, relay,
+		why && *why ? ": " : "", why ? why : "");
+	return true;
+}
+
 void cli_report_recording(const struct scry_session_summary *sum, const char *dir)
 {
 	fprintf(stderr, "scry: %llu events recorded, %llu discarded, %llu bytes written to %s in %.3f s (%.0f events/s)\n",

@@ -170,6 +170,20 @@ static void sum_kstats(struct scry_consumer *c, struct scry_consumer_stats *out,
 	}
 }
 
+/* A stream of the trace, with its packet sink when the consumer has sinks (a relay). */
+static struct ctf_stream *stream_open(struct scry_consumer *c, struct ctf_stream_opts *so, char *err, size_t errlen)
+{
+	const struct ctf_sink_factory *f = c->opts.sinks;
+	struct ctf_stream *st;
+
+	if (f && !(so->sink_ctx = f->open(f->fctx, so->channel, so->cpu, so->stream_id, err, errlen)))
+		return NULL;
+	so->sink = f ? f->ops : NULL;
+	if (!(st = ctf_stream_open(so, err, errlen)) && f && f->ops->close)
+		f->ops->close(so->sink_ctx);
+	return st;
+}
+
 /* The events the kernel skipped on each CPU (its programs' recursion misses): kept per
  * CPU, never lowered, so that each stream's events_discarded only grows. */
 static void read_misses(struct scry_consumer *c)
@@ -211,7 +225,7 @@ int scry_consumer_open(struct scry_consumer **out, const struct scry_consumer_op
 	c->ring_size = o->ring_size;
 	c->sink = o->sink;
 	c->sink_ctx = o->sink_ctx;
-	c->ctf = o->tdir != NULL || o->keep_packets;
+	c->ctf = o->tdir != NULL || o->keep_packets || o->sinks;
 	if (o->pred && o->pred_ids) {
 		c->pred = o->pred;
 		c->pred_ctx = o->pred_ctx;
@@ -255,7 +269,7 @@ int scry_consumer_open(struct scry_consumer **out, const struct scry_consumer_op
 		};
 		c->cpus[i].c = c;
 		c->cpus[i].cpu = i;
-		if (c->ctf && !(c->cpus[i].stream = ctf_stream_open(&so, err, errlen))) {
+		if (c->ctf && !(c->cpus[i].stream = stream_open(c, &so, err, errlen))) {
 			ret = -EIO;
 			goto fail;
 		}
@@ -442,7 +456,7 @@ int scry_consumer_rotate_open(struct scry_consumer *c, uint64_t start_ts, char *
 			.tracefile_size = c->opts.tracefile_size, .tracefile_count = c->opts.tracefile_count,
 		};
 
-		if (!(c->cpus[i].stream = ctf_stream_open(&so, err, errlen))) {
+		if (!(c->cpus[i].stream = stream_open(c, &so, err, errlen))) {
 			for (unsigned k = 0; k < i; k++) {
 				ctf_stream_close(c->cpus[k].stream, start_ts, NULL);
 				c->cpus[k].stream = NULL;
@@ -523,4 +537,25 @@ int scry_consumer_close(struct scry_consumer *c, uint64_t end_ts, struct scry_co
 		ret = -EPROTO;
 	consumer_free(c);
 	return ret;
+}
+
+int scry_consumer_live_tick(struct scry_consumer *c, uint64_t now)
+{
+	if (flush_and_poll(c) < 0)      /* what was recorded before now, staged or in the rings */
+		return c->write_error;
+	for (unsigned i = 0; i < c->ncpus && c->ctf && !c->write_error; i++) {
+		struct ctf_stream *st = c->cpus[i].stream;
+		int r;
+
+		if (!st)
+			continue;
+		/* a stream that never had a packet gets an empty one (a viewer waits for every
+		 * stream's first index); the others their partly filled packet */
+		r = ctf_stream_stats(st)->packets ? ctf_stream_flush(st) : ctf_stream_seal(st, 0);
+		if (r)
+			output_failed(c, r);
+		else
+			ctf_stream_idle_until(st, now);   /* the beacon's promise: nothing older comes */
+	}
+	return c->write_error;
 }

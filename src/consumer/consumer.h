@@ -44,6 +44,9 @@ struct scry_consumer_opts {
 				     * in the streams, and the user ones' mappings captured into
 				     * maps_dir's SCRY_MAPS_FILE (catalog/symbolize.h) */
 	struct scry_dirh *maps_dir;
+	/* packet sinks (ctf/stream.h: a relay's streams), one per stream opened, beside the
+	 * trace directory's files or alone (tdir NULL); NULL: none.  Valid while c is. */
+	const struct ctf_sink_factory *sinks;
 };
 
 struct scry_consumer_stats {
@@ -77,6 +80,11 @@ int scry_consumer_flush(struct scry_consumer *c);
  * complete on disk, every stream's last packet reaching end_ts); the streams stay open for
  * more.  Returns the write error that stopped the streams, or 0. */
 int scry_consumer_drain(struct scry_consumer *c, uint64_t end_ts);
+/* The live timer's tick (LTTng's live and switch timers) at now: what every CPU staged and
+ * its ring hold moved into the streams, every stream's partly filled packet written out, and
+ * a stream that never had a packet given an empty one (at the start), so that a live viewer
+ * has an index of every stream.  The write error, or 0. */
+int scry_consumer_live_tick(struct scry_consumer *c, uint64_t now);
 /* Running totals (events and bytes so far). */
 void scry_consumer_stats(struct scry_consumer *c, struct scry_consumer_stats *out);
 /* A flight recorder's streams written as the streams of the trace td (its kernel/

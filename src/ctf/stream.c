@@ -53,6 +53,8 @@ struct ctf_stream {
 	uint32_t *held_len;
 	uint64_t nheld;
 	char channel[256];
+	const struct ctf_packet_sink *sink;   /* told of every packet too (a relay), or NULL */
+	void *sink_ctx;
 };
 
 /* write() all of buf, retrying short writes and EINTR.  0 or -errno. */
@@ -108,6 +110,45 @@ static uint64_t fill_context(const struct ctf_stream *s, uint8_t *buf, size_t us
 	put_le64(buf + OFF_DISCARDED, s->discarded);
 	put_le32(buf + OFF_CPU_ID, s->cpu);
 	return end;
+}
+
+void ctf_packet_info_of(const uint8_t *pkt, struct ctf_packet_info *pi)
+{
+	pi->packet_bits = get_le64(pkt + OFF_PACKET_SIZE);
+	pi->content_bits = get_le64(pkt + OFF_CONTENT_SIZE);
+	pi->ts_begin = get_le64(pkt + OFF_TS_BEGIN);
+	pi->ts_end = get_le64(pkt + OFF_TS_END);
+	pi->discarded = get_le64(pkt + OFF_DISCARDED);
+	pi->seq = get_le64(pkt + OFF_SEQ_NUM);
+	pi->stream_id = get_le32(pkt + OFF_STREAM_ID);
+	pi->instance_id = get_le64(pkt + OFF_INSTANCE_ID);
+	pi->events = 0;
+}
+
+/* The current packet (its context filled in) handed to the sink. */
+static void tell_sink(struct ctf_stream *s)
+{
+	struct ctf_packet_info pi;
+
+	if (!s->sink)
+		return;
+	ctf_packet_info_of(s->buf, &pi);
+	pi.events = s->pkt_events;
+	s->sink->packet(s->sink_ctx, s->buf, s->used, &pi);
+}
+
+/* A stream whose only output is its sink: the packet handed over, the next one begun. */
+static int sink_only_packet(struct ctf_stream *s, uint64_t end)
+{
+	tell_sink(s);
+	s->st.bytes += s->used;
+	s->st.packets++;
+	s->seq++;
+	s->prev_end = end;
+	s->prev_discarded = s->discarded;
+	s->used = PKT_EVENTS_OFF;
+	s->pkt_events = 0;
+	return 0;
 }
 
 /* A flight recorder's packet: kept in memory in the slot of the oldest (overwritten). */
@@ -235,6 +276,8 @@ static int write_packet(struct ctf_stream *s, uint64_t end_ts)
 	end = fill_context(s, s->buf, s->used, end_ts);
 	if (s->keep)
 		return hold_packet(s, end);
+	if (s->fd < 0)
+		return sink_only_packet(s, end);
 
 	if (s->tracefile_size && s->file_off && s->file_off + s->used > s->tracefile_size &&
 	    (r = next_tracefile(s)) < 0) {
@@ -251,6 +294,7 @@ static int write_packet(struct ctf_stream *s, uint64_t end_ts)
 	}
 
 	ctf_index_entry(ent, s->buf, s->file_off);
+	tell_sink(s);
 
 	s->file_off += s->used;
 	s->st.bytes += s->used;
@@ -277,7 +321,7 @@ struct ctf_stream *ctf_stream_open(const struct ctf_stream_opts *o, char *err, s
 {
 	struct ctf_stream *s = NULL;
 
-	if (!o || ((!o->kdir || !o->idir) && !o->keep_packets) || !o->channel || !*o->channel || strchr(o->channel, '/') ||
+	if (!o || ((!o->kdir || !o->idir) && !o->keep_packets && !o->sink) || !o->channel || !*o->channel || strchr(o->channel, '/') ||
 	    strlen(o->channel) >= sizeof(s->channel) || !o->uuid) {
 		snprintf(err, errlen, "stream: missing directory, channel or uuid");
 		return NULL;
@@ -320,6 +364,10 @@ struct ctf_stream *ctf_stream_open(const struct ctf_stream_opts *o, char *err, s
 		return s;
 	}
 
+	s->sink = o->sink;
+	s->sink_ctx = o->sink_ctx;
+	if (!o->kdir || !o->idir)
+		return s;            /* the sink is the only output */
 	s->kdir = scry_dirh_ref(o->kdir);
 	s->idir = scry_dirh_ref(o->idir);
 	s->tracefile_size = o->tracefile_size;
@@ -441,6 +489,16 @@ int ctf_stream_seal(struct ctf_stream *s, uint64_t end_ts)
 	return s->keep ? ctf_stream_flush(s) : write_last(s, end_ts);
 }
 
+void ctf_stream_idle_until(struct ctf_stream *s, uint64_t ts)
+{
+	if (s->pkt_events || !s->seq)
+		return;
+	if (ts > s->prev_end)
+		s->prev_end = ts;
+	if (ts > s->last_ts)
+		s->last_ts = ts;
+}
+
 void ctf_stream_fail(struct ctf_stream *s, int error)
 {
 	stream_fail(s, error < 0 ? error : -EIO);
@@ -468,14 +526,18 @@ int ctf_stream_close(struct ctf_stream *s, uint64_t end_ts, struct ctf_stream_st
 		return 0;
 	}
 	r = write_last(s, end_ts);
-	if (fsync(s->fd) < 0 && r == 0)
-		r = -errno;
-	if (close(s->fd) < 0 && r == 0)
-		r = -errno;
-	if (fsync(s->idx_fd) < 0 && r == 0)
-		r = -errno;
-	if (close(s->idx_fd) < 0 && r == 0)
-		r = -errno;
+	if (s->fd >= 0) {
+		if (fsync(s->fd) < 0 && r == 0)
+			r = -errno;
+		if (close(s->fd) < 0 && r == 0)
+			r = -errno;
+		if (fsync(s->idx_fd) < 0 && r == 0)
+			r = -errno;
+		if (close(s->idx_fd) < 0 && r == 0)
+			r = -errno;
+	}
+	if (s->sink && s->sink->close)
+		s->sink->close(s->sink_ctx);
 	if (final)
 		*final = s->st;
 	scry_dirh_unref(s->kdir);

@@ -15,6 +15,34 @@
 #include <stdint.h>
 #include "util/dirh.h"
 
+/* What a packet sink is told of each packet besides its bytes: its context's values. */
+struct ctf_packet_info {
+	uint64_t packet_bits, content_bits;  /* as in the context: sizes in bits */
+	uint64_t ts_begin, ts_end;
+	uint64_t discarded;                  /* events_discarded (cumulative) */
+	uint64_t seq;                        /* packet_seq_num */
+	uint64_t stream_id;                  /* stream class id */
+	uint64_t instance_id;                /* stream_instance_id */
+	uint64_t events;                     /* events in the packet */
+};
+
+/* A packet sink beside the stream's files (a relay's stream, outputs of the engine): told
+ * of each packet once complete (and written to the files, when there are), and of the
+ * stream's end.  Its failures are its own: the stream goes on. */
+struct ctf_packet_sink {
+	void (*packet)(void *ctx, const uint8_t *pkt, size_t len, const struct ctf_packet_info *pi);
+	void (*close)(void *ctx);   /* the stream closed: no more packets (ctx may be freed) */
+};
+
+/* Where each new stream's sink comes from (a consumer opens streams per CPU and chunk):
+ * open returns the sink's ctx for the stream (channel, cpu, stream class id) or NULL with
+ * a reason in err. */
+struct ctf_sink_factory {
+	const struct ctf_packet_sink *ops;
+	void *(*open)(void *fctx, const char *channel, unsigned cpu, uint32_t stream_id, char *err, size_t errlen);
+	void *fctx;
+};
+
 struct ctf_stream_opts {
 	struct scry_dirh *kdir;     /* the trace's kernel/ directory (util/dirh.h: files made new in it, 0640) */
 	struct scry_dirh *idir;     /* its index/ directory */
@@ -33,6 +61,9 @@ struct ctf_stream_opts {
 				     * this size */
 	uint64_t tracefile_count;   /* > 0: with tracefile_size, at most this many files: the
 				     * oldest deleted */
+	const struct ctf_packet_sink *sink;   /* non-NULL: told of every packet (with kdir and
+					       * idir NULL: the only output, no files) */
+	void *sink_ctx;
 };
 
 struct ctf_stream_stats {
@@ -69,6 +100,13 @@ int ctf_stream_seal(struct ctf_stream *s, uint64_t end_ts);
  * final (may be NULL): the stream's totals, the last packets included. */
 int ctf_stream_close(struct ctf_stream *s, uint64_t end_ts, struct ctf_stream_stats *final);
 const struct ctf_stream_stats *ctf_stream_stats(const struct ctf_stream *s);
+/* Nothing more before ts will be in the stream (a live tick drained everything older): its
+ * next packet begins no earlier, and an event older than ts that still comes gets ts
+ * (counted in clamped).  A live viewer then never sees a packet begin before a beacon.
+ * Only between packets (no event pending). */
+void ctf_stream_idle_until(struct ctf_stream *s, uint64_t ts);
+/* The context values of the packet pkt (len bytes), as a sink is told of them. */
+void ctf_packet_info_of(const uint8_t *pkt, struct ctf_packet_info *pi);
 
 /* A flight recorder's stream (keep_packets) written as a stream of the trace whose kernel/
  * and kernel/index/ directories are kdir and idir (<channel>_<cpu> and its index): the packets it holds, oldest

@@ -19,6 +19,7 @@
 #include <sys/types.h>
 #include "feed/capture.h"
 #include "feed/http.h"
+#include "relay/proto.h"
 #include "session/session.h"
 
 struct dop {                       /* an enable-event or disable-event, in order */
@@ -63,6 +64,10 @@ struct dsession {
 	unsigned clock;                /* create --clock: SCRY_CLOCK_* */
 	unsigned max_pid_sets;         /* create --max-pid-sets: per-process event sets kept */
 	char *last_snapshot;            /* the directory of the last snapshot recorded */
+	struct relay_url relay;        /* create --set-url, -C/-D: the relay the trace streams to */
+	bool has_relay, relay_only;    /* ... and without -o (dir is then the relay's URL) */
+	uint32_t live_timer_us;        /* create --live[=USEC]: a live session */
+	char *hostname;                /* create --hostname: the host's name at the relay */
 	uint64_t rot_timer_ns, rot_size;   /* enable-rotation --timer / --size (0: none) */
 	int rot_timer, size_timer;         /* --timer's loop timer, and the 250 ms check (--size, a
 					    * failed write) once started, or -1 */
@@ -91,6 +96,8 @@ struct daemon {
 	struct dsession **sess;
 	size_t nsess;
 	volatile sig_atomic_t *stop;
+	unsigned max_sessions_per_user;  /* scryd --max-sessions-per-user: a non-root uid's sessions */
+	bool release_armed;            /* the heap given back once the verb that freed sessions is done */
 };
 
 /* peer.c: who asks, as the kernel says (the control socket's SO_PEERCRED) */
@@ -152,6 +159,8 @@ void dsession_destroy(struct daemon *d, struct dsession *s);
 /* A new session, not registered (dsession_register adds it to the daemon). */
 struct dsession *dsession_new(const char *name, const char *dir);
 int dsession_register(struct daemon *d, struct dsession *s, char *err, size_t errlen);
+/* 0 when uid may own n more sessions (root always may), else -EUSERS with the reason. */
+int dsession_quota(struct daemon *d, uid_t uid, size_t n, char *err, size_t errlen);
 void dsession_free(struct dsession *s);
 /* feeds.c: a session's metrics and spans (create --metrics/--spans), the record path's
  * (feed/capture.h).  dfeed_attach loads and checks the configs and starts the span exporter
@@ -198,8 +207,13 @@ int dsession_read_xml_buffer(const char *buf, size_t len, const char *label, str
 			     size_t *n, bool **started, char *err, size_t errlen);
 /* `list NAME`: the session described, LTTng's way. */
 void dsession_describe(struct dsession *s, FILE *out);
+/* relay.c: a streamed session's relay, live timer and deliveries (sum: its totals now) */
+void dsession_describe_relay(struct dsession *s, const struct scry_session_summary *sum, FILE *out);
+/* At stop: -EPIPE and the line "session 'N': P packets (E events) not delivered to RELAY:
+ * why" in err when some were not, else 0. */
+int dsession_relay_loss(struct dsession *s, char *err, size_t errlen);
 
-/* verbs.c: run one request's command line (env: the caller's OTEL_* variables, "NAME=value",
+/* verbs.c: run one request's command line for the peer uid (env: the caller's OTEL_* variables, "NAME=value",
  * NULL-terminated); out gets what to print, err the reason of a failure; *set_session the session to make current (static or s->name), *clear_session
  * a destroyed one.  Returns 0 or -errno. */
 struct dreply {

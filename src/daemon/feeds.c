@@ -168,8 +168,9 @@ void dfeed_describe(struct dsession *s, FILE *out)
 			"metric's map full)\n", s->metrics_file, s->cap->m.cfg->nmetrics, s->dir,
 			s->prom_written ? " (written)" : "", (unsigned long long)metrics_lost(s));
 	if (s->http)
-		fprintf(out, "    Metrics served at http://%s/metrics (%llu scrapes)\n", s->listen,
-			(unsigned long long)scry_http_scrapes(s->http));
+		fprintf(out, "    Metrics served at http://%s/metrics (%llu scrapes), %llu connections closed for "
+			"being too slow\n", s->listen, (unsigned long long)scry_http_scrapes(s->http),
+			(unsigned long long)scry_http_too_slow(s->http));
 	if (s->spans_file) {
 		const char *url = s->cap->m.exp ? scry_otlp_endpoint(s->cap->m.exp) : NULL;
 

@@ -9,6 +9,7 @@
 #include <grp.h>
 #include <pwd.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,25 +24,36 @@
 #include "ctl/proto.h"
 #include "daemon/daemon.h"
 #include "daemon/daemon_int.h"
-#include "util/privs.h"
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/loop.h"
 
+/* Connections are bounded in number and time: each gets 5 s to send its message whole (not
+ * reset by what it sends), a uid holds at most CONNS_PER_UID at once and the daemon
+ * MAX_CONNS.  A new connection always gets in: past its uid's bound the uid's oldest goes,
+ * past the daemon's the oldest of the uid holding the most, so that root's verbs (or any
+ * user's) are never starved by another user's idle connections.  Each one evicted is told
+ * why in one line. */
 #ifndef SO_PEERPIDFD
 #define SO_PEERPIDFD 77
 #endif
 
 #define CONN_TIMEOUT_NS (5 * 1000000000ULL)
-#define MAX_CONNS 64
+#define CONNS_PER_UID 32
+#define MAX_CONNS 256
+#define ACCEPT_PAUSE_NS (100 * 1000000ULL)   /* out of fds: accept again after this */
+#define DEFAULT_SESSIONS_PER_USER 32
+#define MAX_SESSIONS_PER_USER 100000
 
 struct conn {
 	struct daemon *d;
+	uid_t uid;                  /* the peer's (SO_PEERCRED) */
 	int fd, timer;
 	struct ucred cr;            /* the peer, as the kernel says */
 	int pidfd;                  /* its process (SO_PEERPIDFD), or -1 */
 	uint8_t *buf;
 	size_t len, want;           /* want: header, then header + payload */
+	uint64_t seq;               /* order of acceptance: the lowest is the oldest */
 	struct conn *next;
 };
 
@@ -52,6 +64,7 @@ static struct {
 	const char *group_name;
 	struct conn *conns;
 	unsigned nconns;
+	uint64_t accepted;          /* connections accepted so far: the next seq */
 	char sock_path[108];          /* a sockaddr_un's */
 } g = { .listen_fd = -1, .group = (gid_t)-1 };
 
@@ -65,15 +78,19 @@ static void on_signal(int sig)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: scryd [--foreground] [--group NAME]\n"
+		"usage: scryd [--foreground] [--group NAME] [--max-sessions-per-user N]\n"
 		"The scry session daemon: it owns the recording sessions that `scry create`, `enable-event`,\n"
 		"`start`... control.  One per machine; the first control command starts it.\n"
 		"\n"
 		"  -F, --foreground   stay in the foreground, log to stderr (a systemd unit)\n"
 		"  -g, --group NAME   members of group NAME may control it too (default: 'tracing' if it\n"
 		"                     exists, else root only)\n"
+		"  --max-sessions-per-user N\n"
+		"                     sessions a user other than root may have at once (default %d);\n"
+		"                     a create or load beyond it is refused\n"
 		"\n"
-		"Its directory is $SCRY_RUNDIR, or /run/scry: control (the socket), scryd.pid, scryd.log.\n");
+		"Its directory is $SCRY_RUNDIR, or /run/scry: control (the socket), scryd.pid, scryd.log.\n",
+		DEFAULT_SESSIONS_PER_USER);
 }
 
 /* --- connections ---------------------------------------------------------------------- */
@@ -242,13 +259,43 @@ static void conn_readable(void *ctx, int fd)
 	scry_ctl_msg_free(&m);
 }
 
+/* A line of the log said at most once per 10 s, with how many were not said since (a client
+ * reconnecting in a loop does not fill the disk). */
+struct said {
+	uint64_t last, unsaid;
+};
+
+static void __attribute__((format(printf, 2, 3))) say_limited(struct said *s, const char *fmt, ...)
+{
+	uint64_t now = scry_monotonic_ns();
+	char line[512];
+	va_list ap;
+
+	if (s->last && now - s->last < 10 * 1000000000ULL) {
+		s->unsaid++;
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (s->unsaid)
+		scry_log(SCRY_LOG_INFO, "%s (and %llu more since the last such line)", line,
+			 (unsigned long long)s->unsaid);
+	else
+		scry_log(SCRY_LOG_INFO, "%s", line);
+	s->last = now;
+	s->unsaid = 0;
+}
+
+static struct said timeout_said, evicted_said, refused_said;
+
 static uint64_t conn_timeout(void *ctx, uint64_t now)
 {
 	struct conn *c = ctx;
 
 	c->timer = -1;
-	scry_log(SCRY_LOG_INFO, "scryd: a client sent no whole message in %llu s: connection closed",
-		 CONN_TIMEOUT_NS / 1000000000ULL);
+	say_limited(&timeout_said, "scryd: a client sent no whole message in %llu s: connection closed",
+		    CONN_TIMEOUT_NS / 1000000000ULL);
 	reply_error(c, "timed out waiting for a whole message");
 	return SCRY_LOOP_NEVER;
 }
@@ -273,22 +320,129 @@ static bool peer_allowed(const struct ucred *cr)
 	return false;
 }
 
+static unsigned conns_of(uid_t uid)
+{
+	unsigned n = 0;
+
+	for (struct conn *c = g.conns; c; c = c->next)
+		n += c->uid == uid;
+	return n;
+}
+
+/* The oldest connection of uid, but not keep. */
+static struct conn *oldest_of(uid_t uid, const struct conn *keep)
+{
+	struct conn *o = NULL;
+
+	for (struct conn *c = g.conns; c; c = c->next)
+		if (c != keep && c->uid == uid && (!o || c->seq < o->seq))
+			o = c;
+	return o;
+}
+
+/* The uid holding the most connections (the first found of those tied). */
+static uid_t busiest_uid(void)
+{
+	uid_t best = 0;
+	unsigned most = 0;
+
+	for (struct conn *c = g.conns; c; c = c->next) {
+		unsigned n = conns_of(c->uid);
+
+		if (n > most) {
+			most = n;
+			best = c->uid;
+		}
+	}
+	return best;
+}
+
+/* Room for the new connection c: its uid's oldest closed past CONNS_PER_UID, else the
+ * busiest uid's oldest past MAX_CONNS. */
+static void make_room(struct conn *c)
+{
+	struct conn *old = NULL;
+	char why[160];
+
+	if (conns_of(c->uid) > CONNS_PER_UID) {
+		old = oldest_of(c->uid, c);
+		snprintf(why, sizeof(why), "connection closed: uid %u has %d connections open at once, the most "
+			 "allowed per user (the oldest goes)", (unsigned)c->uid, CONNS_PER_UID);
+	} else if (g.nconns > MAX_CONNS) {
+		old = oldest_of(busiest_uid(), c);
+		snprintf(why, sizeof(why), "connection closed: the daemon has %d connections open at once, the most "
+			 "it allows (the oldest of the user holding the most goes)", MAX_CONNS);
+	}
+	if (!old)
+		return;
+	say_limited(&evicted_said, "scryd: uid %u's connection closed: %s", (unsigned)old->uid,
+		    why + strlen("connection closed: "));
+	reply_error(old, why);
+}
+
+static void accept_ready(void *ctx, int fd);
+
+static uint64_t accept_again(void *ctx, uint64_t now)
+{
+	if (scry_loop_fd(g.d.loop, g.listen_fd, accept_ready, NULL))
+		return ACCEPT_PAUSE_NS;
+	return SCRY_LOOP_NEVER;
+}
+
+/* Out of file descriptors: the pending connection stays in the backlog (the listening socket
+ * stays readable: watched, it would spin the loop); accepting resumes a moment later. */
+static void pause_accepting(void)
+{
+	static uint64_t last_said;
+	uint64_t now = scry_monotonic_ns();
+
+	if (now - last_said > 10 * 1000000000ULL) {
+		scry_log(SCRY_LOG_INFO, "scryd: cannot accept a connection: %s (RLIMIT_NOFILE); retrying",
+			 strerror(errno));
+		last_said = now;
+	}
+	scry_loop_fd_cancel(g.d.loop, g.listen_fd);
+	if (scry_loop_timer(g.d.loop, ACCEPT_PAUSE_NS, accept_again, NULL) < 0)
+		scry_loop_fd(g.d.loop, g.listen_fd, accept_ready, NULL);
+}
+
+static void refuse_peer(struct conn *c, const struct ucred *cr)
+{
+	char why[128];
+
+	if (g.group != (gid_t)-1)
+		snprintf(why, sizeof(why), "the control socket is for root and the group '%s' only", g.group_name);
+	else
+		snprintf(why, sizeof(why), "the control socket is root-only");
+	say_limited(&refused_said, "scryd: refused uid %d (pid %d): not root%s", (int)cr->uid, (int)cr->pid,
+		    g.group != (gid_t)-1 ? " nor in the group" : "");
+	reply_error(c, why);
+}
+
 static void accept_ready(void *ctx, int fd)
 {
-	struct ucred cr;
+	struct ucred cr = { .uid = (uid_t)-1 };
 	socklen_t len = sizeof(cr);
 	struct conn *c;
+	bool allowed;
 	int cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 
-	if (cfd < 0)
+	if (cfd < 0) {
+		if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+			pause_accepting();
 		return;
+	}
+	allowed = getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &cr, &len) == 0 && peer_allowed(&cr);
 	if (!(c = calloc(1, sizeof(*c))) || !(c->buf = malloc(SCRY_CTL_HEADER_SIZE))) {
 		free(c);
 		close(cfd);
 		return;
 	}
-	*c = (struct conn){ .d = &g.d, .fd = cfd, .timer = -1, .pidfd = -1, .buf = c->buf,
-			    .want = SCRY_CTL_HEADER_SIZE, .next = g.conns };
+	*c = (struct conn){ .d = &g.d, .uid = cr.uid, .fd = cfd, .timer = -1, .cr = cr, .pidfd = -1, .buf = c->buf,
+			    .want = SCRY_CTL_HEADER_SIZE, .seq = g.accepted++, .next = g.conns };
+	len = sizeof(c->pidfd);
+	if (allowed && getsockopt(cfd, SOL_SOCKET, SO_PEERPIDFD, &c->pidfd, &len) < 0)
+		c->pidfd = -1;        /* before Linux 6.5: the pid alone */
 	g.conns = c;
 	g.nconns++;
 	if (scry_loop_fd(g.d.loop, cfd, conn_readable, c)) {
@@ -300,27 +454,11 @@ static void accept_ready(void *ctx, int fd)
 		free(c);
 		return;
 	}
-	if (getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0 || !peer_allowed(&cr)) {
-		char why[128];
-
-		if (g.group != (gid_t)-1)
-			snprintf(why, sizeof(why), "the control socket is for root and the group '%s' only",
-				 g.group_name);
-		else
-			snprintf(why, sizeof(why), "the control socket is root-only");
-		scry_log(SCRY_LOG_INFO, "scryd: refused uid %d (pid %d): not root%s", (int)cr.uid, (int)cr.pid,
-			 g.group != (gid_t)-1 ? " nor in the group" : "");
-		reply_error(c, why);
+	if (!allowed) {
+		refuse_peer(c, &cr);
 		return;
 	}
-	c->cr = cr;
-	len = sizeof(c->pidfd);
-	if (getsockopt(cfd, SOL_SOCKET, SO_PEERPIDFD, &c->pidfd, &len) < 0)
-		c->pidfd = -1;        /* before Linux 6.5: the pid alone */
-	if (g.nconns > MAX_CONNS) {
-		reply_error(c, "too many connections at once");
-		return;
-	}
+	make_room(c);
 	c->timer = scry_loop_timer(g.d.loop, CONN_TIMEOUT_NS, conn_timeout, c);
 }
 
@@ -406,7 +544,7 @@ static int open_socket(char *err, size_t errlen)
 	}
 	umask(old);
 	if ((g.group != (gid_t)-1 && (chown(g.sock_path, 0, g.group) < 0 || chmod(g.sock_path, 0660) < 0)) ||
-	    listen(fd, 16) < 0) {
+	    listen(fd, SOMAXCONN) < 0) {
 		snprintf(err, errlen, "cannot set up %s: %s", g.sock_path, strerror(errno));
 		close(fd);
 		return -errno;
@@ -489,7 +627,7 @@ int scryd_main(int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{ "foreground", no_argument, NULL, 'F' }, { "group", required_argument, NULL, 'g' },
-		{ "help", no_argument, NULL, 'h' }, { 0 } };
+		{ "help", no_argument, NULL, 'h' }, { "max-sessions-per-user", required_argument, NULL, 'm' }, { 0 } };
 	const char *dir = scry_ctl_rundir(), *group = NULL;
 	bool foreground = false;
 	char err[512] = "";
@@ -497,10 +635,23 @@ int scryd_main(int argc, char **argv)
 	struct sigaction sa = { .sa_handler = on_signal };
 
 	optind = 1;
+	g.d.max_sessions_per_user = DEFAULT_SESSIONS_PER_USER;
 	while ((opt = getopt_long(argc, argv, "Fg:h", lo, NULL)) != -1) {
 		switch (opt) {
 		case 'F': foreground = true; break;
 		case 'g': group = optarg; break;
+		case 'm': {
+			char *end;
+			unsigned long n = strtoul(optarg, &end, 10);
+
+			if (!*optarg || *end || optarg[0] == '-' || n < 1 || n > MAX_SESSIONS_PER_USER) {
+				fprintf(stderr, "scryd: --max-sessions-per-user takes a number from 1 to %d, not '%s'\n",
+					MAX_SESSIONS_PER_USER, optarg);
+				return 2;
+			}
+			g.d.max_sessions_per_user = (unsigned)n;
+			break;
+		}
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -535,7 +686,6 @@ int scryd_main(int argc, char **argv)
 		goto fail;
 	}
 	prctl(PR_SET_NAME, "scryd");
-	scry_raise_nofile();        /* every session's programs, maps and rings hold fds */
 	scry_log_set(log_to_fd, NULL, false);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);

@@ -62,7 +62,7 @@ static int read_output(struct rd *r, xmlNodePtr out, char **dir)
 					char b[4096];
 
 					if (is(d, "net_output"))
-						return unsupported(r, d, "(network outputs: no relay daemon in scry yet)");
+						return unsupported(r, d, "(network outputs: loading one is not supported yet; scry create --set-url streams to a relay)");
 					if (!is(d, "path"))
 						return unknown(r, d);
 					text(d, b, sizeof(b));

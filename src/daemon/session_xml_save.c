@@ -102,6 +102,11 @@ int dsession_save(const struct dsession *s, const char *path, bool force, const 
 	xmlBufferPtr buf;
 	int bad = 0, ret;
 
+	if (s->has_relay) {      /* its URL is no <path>: refused rather than saved wrong */
+		snprintf(err, errlen, "session '%s' streams to a relay: saving its <net_output> is not supported yet "
+			 "(docs/RELAY.md)", s->name);
+		return -ENOTSUP;
+	}
 	if (scry_lazylib_load(&xml_lib, err, errlen))
 		return -ELIBACC;
 	if (!(buf = xml.xmlBufferCreate()) || !(w = xml.xmlNewTextWriterMemory(buf, 0))) {

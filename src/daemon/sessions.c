@@ -6,6 +6,7 @@
 #include <string.h>
 #include "daemon/daemon_int.h"
 #include "util/clock.h"
+#include "util/heap.h"
 #include "util/log.h"
 #include "util/loop.h"
 
@@ -45,6 +46,21 @@ int dsession_register(struct daemon *d, struct dsession *s, char *err, size_t er
 	d->sess = v;
 	d->sess[d->nsess++] = s;
 	return 0;
+}
+
+int dsession_quota(struct daemon *d, uid_t uid, size_t n, char *err, size_t errlen)
+{
+	size_t owned = 0;
+
+	if (uid == 0)
+		return 0;
+	for (size_t i = 0; i < d->nsess; i++)
+		owned += d->sess[i]->owner.uid == uid;
+	if (owned + n <= d->max_sessions_per_user)
+		return 0;
+	snprintf(err, errlen, "uid %u has %zu session(s): at most %u per user (scryd --max-sessions-per-user); "
+		 "destroy one first", (unsigned)uid, owned, d->max_sessions_per_user);
+	return -EUSERS;
 }
 
 int dsession_add(struct daemon *d, const char *name, const char *dir, char *err, size_t errlen)
@@ -208,8 +224,10 @@ static int rebuild(struct daemon *d, struct dsession *s, bool prepare, char *err
 {
 	struct scry_channel_opts *co = NULL;
 	struct scry_session_opts so = {
-		.output = s->dir, .owner = dsession_owner(s), .set_group = s->set_group, .group = s->group,
-		.catalog = d->cat, .target_all = s->npids == 0,
+		.output = s->relay_only ? NULL : s->dir, .owner = dsession_owner(s), .set_group = s->set_group,
+		.group = s->group, .catalog = d->cat, .target_all = s->npids == 0,
+		.relay = s->has_relay ? &s->relay : NULL, .relay_session = s->name, .hostname = s->hostname,
+		.live_timer_us = s->live_timer_us,
 		.filter = s->filter,
 		.snapshot = s->snapshot, .clock = s->clock, .max_pid_sets = s->max_pid_sets,
 		.track_vpids = s->nvpids ? s->vpids : NULL, .ntrack_vpids = s->nvpids,
@@ -524,7 +542,30 @@ void dsession_free(struct dsession *s)
 	free(s->gids);
 	free(s->name);
 	free(s->dir);
+	free(s->hostname);
 	free(s);
+}
+
+/* The heap's free pages given back (util/heap.c) once the loop is back from the verb or
+ * the failure that freed sessions: destroy -a releases once, after the last. */
+static uint64_t release_heap(void *ctx, uint64_t now)
+{
+	struct daemon *d = ctx;
+	struct scry_heap_usage u;
+
+	d->release_armed = false;
+	scry_heap_release(&u);
+	scry_log(SCRY_LOG_INFO, "scryd: heap released after destroy: RSS %llu -> %llu KiB, %zu bytes in use, "
+		 "%zu session(s) left", (unsigned long long)u.rss_before_kib, (unsigned long long)u.rss_after_kib,
+		 u.in_use, d->nsess);
+	return SCRY_LOOP_NEVER;
+}
+
+static void release_heap_soon(struct daemon *d)
+{
+	if (d->release_armed || !d->loop)
+		return;
+	d->release_armed = scry_loop_timer(d->loop, 0, release_heap, d) >= 0;
 }
 
 void dsession_destroy(struct daemon *d, struct dsession *s)
@@ -550,6 +591,7 @@ void dsession_destroy(struct daemon *d, struct dsession *s)
 			break;
 		}
 	dsession_free(s);
+	release_heap_soon(d);
 }
 
 static void list_u32(FILE *out, const char *what, const uint32_t *v, size_t n)
@@ -613,6 +655,8 @@ void dsession_describe(struct dsession *s, FILE *out)
 		fprintf(out, "    Timestamps: %llu events' times raised to keep the stream ordered\n",
 			(unsigned long long)sum.clamped);
 	dfeed_describe(s, out);
+	if (s->has_relay && s->state != D_CREATED)
+		dsession_describe_relay(s, &sum, out);
 	if (s->stop_error[0])
 		fprintf(out, "    Error: %s\n", s->stop_error);
 	if (sum.write_error)

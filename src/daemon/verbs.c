@@ -34,7 +34,7 @@ int bad_option(struct verb_ctx *v, int argc, char **argv)
 	struct dreply *r = v->r;
 	const char *opt = optind - 1 < argc && optind >= 1 ? argv[optind - 1] : "?";
 
-	if (optopt && strchr("oscti", optopt) && opt[0] == '-' && opt[1] == optopt && !opt[2])
+	if (optopt && strchr("osctiUCD", optopt) && opt[0] == '-' && opt[1] == optopt && !opt[2])
 		return ERR("%s: option '%s' needs a value (scry %s --help)", v->verb, opt, v->verb);
 	return ERR("%s: invalid option '%s' (scry %s --help)", v->verb, opt, v->verb);
 }
@@ -115,12 +115,17 @@ static int verb_create(struct verb_ctx *v, int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{ "output", required_argument, NULL, 'o' }, { "snapshot", no_argument, NULL, 'S' },
-		{ "kernel", no_argument, NULL, 'k' }, { "clock", required_argument, NULL, 'C' },
+		{ "kernel", no_argument, NULL, 'k' }, { "clock", required_argument, NULL, 260 },
 		{ "metrics", required_argument, NULL, 'M' }, { "spans", required_argument, NULL, 'P' },
 		{ "listen", required_argument, NULL, 'L' }, { "max-pid-sets", required_argument, NULL, 256 },
-		{ "group", required_argument, NULL, 257 }, { 0 } };
+		{ "set-url", required_argument, NULL, 'U' }, { "ctrl-url", required_argument, NULL, 'C' },
+		{ "data-url", required_argument, NULL, 'D' }, { "live", optional_argument, NULL, 258 },
+		{ "hostname", required_argument, NULL, 259 }, { "group", required_argument, NULL, 257 }, { 0 } };
 	struct dreply *r = v->r;
 	const char *out = NULL, *name = NULL, *metrics = NULL, *spans = NULL, *listen = NULL;
+	const char *url = NULL, *curl = NULL, *durl = NULL, *hostname = NULL;
+	struct relay_url relay;
+	uint32_t live_us = 0;
 	char *mpath = NULL, *spath = NULL;
 	struct dsession *ns = NULL;
 	bool snapshot = false, set_group = false;
@@ -132,15 +137,28 @@ static int verb_create(struct verb_ctx *v, int argc, char **argv)
 	struct tm tm;
 	int opt, ret;
 
-	while ((opt = getopt_long(argc, argv, ":o:k", lo, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":o:kU:C:D:", lo, NULL)) != -1) {
 		switch (opt) {
 		case 'o': out = optarg; break;
+		case 'U': url = optarg; break;
+		case 'D': durl = optarg; break;
+		case 259: hostname = optarg; break;
+		case 258: {
+			unsigned long us = optarg ? strtoul(optarg, &end, 10) : 1000000;
+
+			if (optarg && (!*optarg || *end || optarg[0] == '-' || !us || us > 3600000000UL))
+				return ERR("create: --live=USEC takes the live timer in microseconds (1 to 3600000000), "
+					   "not '%s'", optarg);
+			live_us = (uint32_t)us;
+			break;
+		}
 		case 'k': break;
 		case 'S': snapshot = true; break;
 		case 'M': metrics = optarg; break;
 		case 'P': spans = optarg; break;
 		case 'L': listen = optarg; break;
-		case 'C':
+		case 'C': curl = optarg; break;      /* LTTng's -C/--ctrl-url */
+		case 260:
 			for (clock = 0; clock < SCRY_CLOCK_NR && strcmp(optarg, scry_clock_name(clock)); clock++)
 				;
 			if (clock == SCRY_CLOCK_NR)
@@ -183,10 +201,31 @@ static int verb_create(struct verb_ctx *v, int argc, char **argv)
 		return ERR("create: --metrics and --spans feed a session that writes its trace, not a snapshot session");
 	if (listen && !metrics)
 		return ERR("create: --listen serves the metrics of --metrics FILE: give one");
+	if (url && (curl || durl))
+		return ERR("create: --set-url and -C/-D are exclusive (one relay)");
+	if ((url || curl || durl) &&
+	    (url ? relay_url_parse(&relay, url, r->err, r->errlen) : relay_url_parse_cd(&relay, curl, durl, r->err, r->errlen)))
+		return -EINVAL;
+	if (!(url || curl || durl) && (live_us || hostname))
+		return ERR("create: --live and --hostname are for a session streamed to a relay (--set-url net://HOST)");
+	if ((url || curl || durl) && snapshot)
+		return ERR("create: snapshots to a relay are not supported yet (docs/RELAY.md): give a local output");
+	if (hostname && (!*hostname || strchr(hostname, '/') || strlen(hostname) > 63))
+		return ERR("create: --hostname '%s': a name of 1 to 63 characters, no '/'", hostname);
 	if (dsession_find(v->d, name))
 		return ERR("session '%s' already exists", name);
 	if (listen && !dpeer_is_root(v->peer) && privileged_port(listen))
 		return ERR("create: --listen %s: a port below 1024 is root's to open", listen);
+	if ((ret = dsession_quota(v->d, v->peer->cred.uid, 1, r->err, r->errlen)))
+		return ret;
+	if ((url || curl || durl) && !out) {     /* streamed only: its URL stands for its output */
+		char u[300];
+
+		relay_url_format(&relay, u, sizeof(u));
+		if (!(dir = strdup(u)))
+			return ERR("out of memory");
+		goto made_dir;
+	}
 	if ((ret = out ? resolve_path(v, out, &dir) : default_traces_dir(v, name, stamp, &dir)))
 		return ret;
 	for (size_t i = 0; i < v->d->nsess; i++)
@@ -198,6 +237,7 @@ static int verb_create(struct verb_ctx *v, int argc, char **argv)
 	 * and is the caller's to write in, and it is new, or an empty directory of the caller */
 	if ((ret = scry_session_check_output(dir, dpeer_cred(v->peer), snapshot, r->err, r->errlen)))
 		goto out;
+made_dir:
 	if ((metrics && (ret = resolve_path(v, metrics, &mpath))) || (spans && (ret = resolve_path(v, spans, &spath))))
 		goto out;
 	if (!(ns = dsession_new(name, dir))) {
@@ -232,9 +272,27 @@ static int verb_create(struct verb_ctx *v, int argc, char **argv)
 	v->d->sess[v->d->nsess - 1]->snapshot = snapshot;
 	v->d->sess[v->d->nsess - 1]->clock = clock;
 	v->d->sess[v->d->nsess - 1]->max_pid_sets = max_pid_sets;
+	if (url || curl || durl) {
+		struct dsession *ds = v->d->sess[v->d->nsess - 1];
+
+		ds->relay = relay;
+		ds->has_relay = true;
+		ds->relay_only = !out;
+		ds->live_timer_us = live_us;
+		if (hostname && !(ds->hostname = strdup(hostname)))
+			return ERR("out of memory");
+	}
 	if (snapshot)
 		fprintf(r->out, "Snapshot session %s created.\nDefault snapshot output set to %s\n", name, dir);
-	else
+	else if (url || curl || durl) {
+		char u[300];
+
+		relay_url_format(&relay, u, sizeof(u));
+		fprintf(r->out, "%s %s created.\nTraces will be streamed to relayd %s%s%s\n",
+			live_us ? "Live session" : "Session", name, u, out ? " and written to " : "", out ? dir : "");
+		if (live_us)
+			fprintf(r->out, "Live timer interval set to %u us\n", live_us);
+	} else
 		fprintf(r->out, "Session %s created.\nTraces will be output to %s\n", name, dir);
 	if (metrics)
 		fprintf(r->out, "Metrics of %s written to %s/metrics.prom at stop\n", mpath, dir);
@@ -341,6 +399,11 @@ static int verb_start_stop(struct verb_ctx *v, int argc, char **argv, bool start
 		fprintf(r->out, "Tracing stopped for session %s: %llu events recorded, %llu discarded, %llu lost; "
 			"trace in %s\n", s->name, (unsigned long long)s->sum.events,
 			(unsigned long long)s->sum.discarded, (unsigned long long)s->sum.lost, s->dir);
+	if (s->has_relay)
+		fprintf(r->out, "%llu packets (%llu events) streamed to %s\n", (unsigned long long)s->sum.relay_packets,
+			(unsigned long long)s->sum.relay_events, s->relay_only ? s->dir : "the relay");
+	if (!ret)
+		ret = dsession_relay_loss(s, r->err, r->errlen);   /* stopped, but the relay's copy lacks some */
 	if (s->sum.clamped)
 		fprintf(r->out, "%llu events' times raised to keep the stream ordered\n",
 			(unsigned long long)s->sum.clamped);

@@ -338,6 +338,20 @@ int verb_save(struct verb_ctx *v, int argc, char **argv)
 	return ret;
 }
 
+/* The caller may own the n sessions of a file (those replacing its own, by name, count once). */
+static int load_quota(struct verb_ctx *v, struct dsession **ss, size_t n)
+{
+	size_t added = n;
+
+	for (size_t i = 0; i < n; i++) {
+		struct dsession *old = dsession_find(v->d, ss[i]->name);
+
+		if (old && old->owner.uid == v->peer->cred.uid)
+			added--;
+	}
+	return dsession_quota(v->d, v->peer->cred.uid, added, v->r->err, v->r->errlen);
+}
+
 int verb_load(struct verb_ctx *v, int argc, char **argv)
 {
 	enum { O_NAME = 256, O_URL };
@@ -454,7 +468,7 @@ int verb_load(struct verb_ctx *v, int argc, char **argv)
 		if (!ret && (ret = dsession_rebuild(v->d, s, r->err, r->errlen)))
 			break;
 	}
-	if (ret)
+	if (ret || (ret = load_quota(v, ss, n)))
 		goto out;
 	/* every session checked: now they replace and join the daemon's */
 	for (size_t i = 0; i < n; i++) {

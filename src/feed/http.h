@@ -20,6 +20,9 @@ int scry_http_start(struct scry_http **out, const char *listen, struct scry_feed
 /* f's session is loaded (its metrics' fds set): scrapes read it from now on; false: 503 again
  * (before its session goes). */
 void scry_http_ready(struct scry_http *h, bool ready);
+/* Connections shut down so far for taking too long to send a request (or receive its
+ * response): see http.c. */
+uint64_t scry_http_too_slow(struct scry_http *h);
 /* Scrapes served so far. */
 uint64_t scry_http_scrapes(struct scry_http *h);
 /* Stop listening (a scrape under way ends first) and free h. */

@@ -20,8 +20,8 @@ struct scry_profiler {
 	struct bpf_link **links;
 	unsigned ncpus, nopen;
 	struct ring_buffer *rb;
-	void (*note_fn)(void *ctx, pid_t tgid);
-	void *note_ctx;
+	size_t ring_size;
+	const struct scry_profiler_handlers *h;
 };
 
 static const char *const ev_names[] = { [SCRY_PROF_EV_CPU_CLOCK] = "cpu-clock", [SCRY_PROF_EV_CYCLES] = "cycles" };
@@ -87,6 +87,19 @@ static int open_events(struct scry_profiler *p, char *err, size_t errlen)
 	return 0;
 }
 
+/* Notes alone: 256 KiB.  Stacks: room for 256 records per CPU (the consumer unwinds them as
+ * they come; this absorbs its pauses), between 1 and 64 MiB. */
+static size_t ring_default(unsigned ustack_size, unsigned ncpus)
+{
+	size_t want = (sizeof(struct scry_prof_ustack) + ustack_size + 8) * 256 * ncpus, n = 1 << 20;
+
+	if (!ustack_size)
+		return 256 * 1024;
+	while (n < want && n < (64u << 20))
+		n <<= 1;
+	return n;
+}
+
 int scry_profiler_open(const struct scry_profiler_opts *o, struct scry_profiler **out, char *err, size_t errlen)
 {
 	struct scry_profiler *p = calloc(1, sizeof(*p));
@@ -123,6 +136,9 @@ int scry_profiler_open(const struct scry_profiler_opts *o, struct scry_profiler 
 	p->skel->rodata->self_tgid = (__u32)getpid();
 	bpf_map__set_max_entries(p->skel->maps.stacks, o->max_stacks ? o->max_stacks : 16384);
 	bpf_map__set_max_entries(p->skel->maps.counts, o->max_counts ? o->max_counts : 40960);
+	p->skel->rodata->ustack_size = o->ustack_size;
+	p->ring_size = o->ring_size ? o->ring_size : ring_default(o->ustack_size, p->ncpus);
+	bpf_map__set_max_entries(p->skel->maps.notes, (__u32)p->ring_size);
 	if (o->all) {
 		bpf_program__set_autoload(p->skel->progs.scry_prof_fork, false);
 		bpf_map__set_max_entries(p->skel->maps.targets, 1);
@@ -169,13 +185,19 @@ int scry_profiler_target(struct scry_profiler *p, pid_t tgid, char *err, size_t 
 	return 0;
 }
 
-static int on_note(void *ctx, void *data, size_t size)
+static int on_record(void *ctx, void *data, size_t size)
 {
 	struct scry_profiler *p = ctx;
 	const struct scry_prof_note *n = data;
+	const struct scry_prof_ustack *u = data;
 
-	if (size >= sizeof(*n) && p->note_fn)
-		p->note_fn(p->note_ctx, (pid_t)n->tgid);
+	if (!p->h || size < sizeof(__u32))
+		return 0;
+	if (n->type == SCRY_PROF_REC_NOTE && size >= sizeof(*n) && p->h->note)
+		p->h->note(p->h->ctx, (pid_t)n->tgid);
+	else if (n->type == SCRY_PROF_REC_USTACK && size >= sizeof(*u) && u->size <= size - sizeof(*u) &&
+		 p->h->ustack)
+		p->h->ustack(p->h->ctx, u, size);
 	return 0;
 }
 
@@ -183,7 +205,7 @@ int scry_profiler_start(struct scry_profiler *p, char *err, size_t errlen)
 {
 	int ret;
 
-	p->rb = ring_buffer__new(bpf_map__fd(p->skel->maps.notes), on_note, p, NULL);
+	p->rb = ring_buffer__new(bpf_map__fd(p->skel->maps.notes), on_record, p, NULL);
 	if (!p->rb) {
 		ret = -errno;
 		snprintf(err, errlen, "cannot read the profiler's ring: %s", strerror(-ret));
@@ -215,21 +237,26 @@ void scry_profiler_stop(struct scry_profiler *p)
 	}
 }
 
-int scry_profiler_notes_fd(struct scry_profiler *p)
+int scry_profiler_ring_fd(struct scry_profiler *p)
 {
 	return p->rb ? ring_buffer__epoll_fd(p->rb) : -1;
 }
 
-int scry_profiler_notes_poll(struct scry_profiler *p, void (*fn)(void *ctx, pid_t tgid), void *ctx)
+int scry_profiler_poll(struct scry_profiler *p, const struct scry_profiler_handlers *h)
 {
 	int n;
 
 	if (!p->rb)
 		return 0;
-	p->note_fn = fn;
-	p->note_ctx = ctx;
+	p->h = h;
 	n = ring_buffer__consume(p->rb);
+	p->h = NULL;
 	return n < 0 ? n : 0;
+}
+
+size_t scry_profiler_ring_size(const struct scry_profiler *p)
+{
+	return p->ring_size;
 }
 
 int scry_profiler_stats(struct scry_profiler *p, uint64_t out[SCRY_PROF_NSTATS])
@@ -280,6 +307,18 @@ unsigned scry_profiler_stack(struct scry_profiler *p, int32_t id, uint64_t *buf)
 	while (n < SCRY_PROF_MAX_DEPTH && buf[n])
 		n++;
 	return n;
+}
+
+int scry_profiler_run_stats(struct scry_profiler *p, uint64_t *runs, uint64_t *ns)
+{
+	struct bpf_prog_info info = { 0 };
+	__u32 len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(bpf_program__fd(p->skel->progs.scry_prof_sample), &info, &len))
+		return -errno;
+	*runs = info.run_cnt;
+	*ns = info.run_time_ns;
+	return 0;
 }
 
 unsigned scry_profiler_ncpus(const struct scry_profiler *p)

@@ -1,7 +1,8 @@
 /* profiler.h — scry profile's kernel side seen from user space (src/bpf/profile.bpf.c):
  * one sampling perf event per CPU (cpu-clock, or a hardware event where the machine has a
- * PMU) at a frequency, the BPF program on each, the targets, the notes of processes' first
- * samples, and what the kernel kept: counts per (thread, process, command, stack ids), the
+ * PMU) at a frequency, the BPF program on each, the targets, the ring (the notes of
+ * processes' first samples; with --call-graph dwarf, each user sample's registers and stack
+ * copy), and what the kernel kept: counts per (thread, process, command, stack ids), the
  * stacks, the loss counters. */
 #ifndef SCRY_KERNEL_PROFILER_H
 #define SCRY_KERNEL_PROFILER_H
@@ -24,6 +25,9 @@ struct scry_profiler_opts {
 	bool all;                    /* every task; else the targets added */
 	unsigned max_stacks;         /* stack map entries (0: 16384) */
 	unsigned max_counts;         /* counts hash entries (0: 40960) */
+	unsigned ustack_size;        /* --call-graph dwarf: user stack bytes copied per sample (a
+	                              *   multiple of 8, at most SCRY_PROF_USTACK_MAX); 0: frame pointers */
+	size_t ring_size;            /* the ring's bytes (a power of 2 of pages); 0: by ustack_size */
 };
 
 struct scry_profiler;
@@ -42,10 +46,19 @@ int scry_profiler_target(struct scry_profiler *p, pid_t tgid, char *err, size_t 
 int scry_profiler_start(struct scry_profiler *p, char *err, size_t errlen);
 /* Stop sampling (the perf events disabled); what the kernel kept stays readable. */
 void scry_profiler_stop(struct scry_profiler *p);
-/* The notes' ring: readable when a process had its first sample; poll calls fn(ctx, tgid)
- * for each note waiting. */
-int scry_profiler_notes_fd(struct scry_profiler *p);
-int scry_profiler_notes_poll(struct scry_profiler *p, void (*fn)(void *ctx, pid_t tgid), void *ctx);
+/* The ring: readable when a process had its first sample or (dwarf) a user stack was
+ * copied; poll calls, in the order they were sent, note(ctx, tgid) for each note and
+ * ustack(ctx, record, its bytes) for each stack (the record is the ring's: read it before
+ * returning). */
+struct scry_profiler_handlers {
+	void (*note)(void *ctx, pid_t tgid);
+	void (*ustack)(void *ctx, const struct scry_prof_ustack *r, size_t size);
+	void *ctx;
+};
+int scry_profiler_ring_fd(struct scry_profiler *p);
+int scry_profiler_poll(struct scry_profiler *p, const struct scry_profiler_handlers *h);
+/* The ring's size in bytes. */
+size_t scry_profiler_ring_size(const struct scry_profiler *p);
 /* The loss counters summed over the CPUs. */
 int scry_profiler_stats(struct scry_profiler *p, uint64_t out[SCRY_PROF_NSTATS]);
 /* fn for each counted key (0 from fn: go on).  0, or -errno. */
@@ -54,6 +67,10 @@ int scry_profiler_counts(struct scry_profiler *p,
 /* The addresses of stack id (innermost first) in buf (SCRY_PROF_MAX_DEPTH entries); their
  * number, 0 when the id is not a stack. */
 unsigned scry_profiler_stack(struct scry_profiler *p, int32_t id, uint64_t *buf);
+/* The sampling program's runs and the time they took (bpf_prog_info: counted only while
+ * the kernel's BPF statistics are on, sysctl kernel.bpf_stats_enabled or BPF_ENABLE_STATS).
+ * 0, or -errno. */
+int scry_profiler_run_stats(struct scry_profiler *p, uint64_t *runs, uint64_t *ns);
 /* The CPUs sampled. */
 unsigned scry_profiler_ncpus(const struct scry_profiler *p);
 

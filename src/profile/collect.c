@@ -1,5 +1,6 @@
-/* collect.c — the kernel's counts to a profile (see collect.h).  Each stack is symbolized
- * once: kernel stacks by id, user stacks by (process, id). */
+/* collect.c — the kernel's counts and the unwound samples' tally to a profile (see
+ * collect.h).  Each stack is symbolized once: kernel stacks by id, user stacks by (process,
+ * id), an unwound user stack once per tally entry. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,17 +108,17 @@ static bool reread(struct collector *c, int tgid, uint64_t addr)
 	return scry_syms_capture(c->syms, tgid, addr, NULL) == 0;
 }
 
-static int user_frames(struct collector *c, int tgid, unsigned n)
+static int user_frames(struct collector *c, int tgid, const uint64_t *addrs, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++) {
 		struct scry_sym_info si;
 		char buf[512];
 		const char *name = "[unknown]";
 		uint32_t map = 0;
-		bool ok = scry_syms_user_info(c->syms, tgid, c->addrs[i], i > 0, &si);
+		bool ok = scry_syms_user_info(c->syms, tgid, addrs[i], i > 0, &si);
 
-		if (!ok && reread(c, tgid, c->addrs[i]))
-			ok = scry_syms_user_info(c->syms, tgid, c->addrs[i], i > 0, &si);
+		if (!ok && reread(c, tgid, addrs[i]))
+			ok = scry_syms_user_info(c->syms, tgid, addrs[i], i > 0, &si);
 		if (ok) {
 			struct scry_prof_mapping m = {
 				.path = scry_prof_str(c->p, si.path),
@@ -137,7 +138,7 @@ static int user_frames(struct collector *c, int tgid, unsigned n)
 				name = buf;
 			}
 		}
-		int r = push(c, named(c, name, map, c->addrs[i], false));
+		int r = push(c, named(c, name, map, addrs[i], false));
 		if (r)
 			return r;
 	}
@@ -169,7 +170,7 @@ static int stack(struct collector *c, int32_t id, bool kernel, int tgid, uint32_
 		return 0;
 	}
 	depth = scry_profiler_stack(c->k, id, c->addrs);
-	if ((r = kernel ? kernel_frames(c, depth) : user_frames(c, tgid, depth)))
+	if ((r = kernel ? kernel_frames(c, depth) : user_frames(c, tgid, c->addrs, depth)))
 		return r;
 	s = memo_slot(c, key);
 	*s = (struct span){ .key = key, .first = *first, .n = (uint32_t)(c->nframes - *first) };
@@ -178,28 +179,54 @@ static int stack(struct collector *c, int32_t id, bool kernel, int tgid, uint32_
 	return 0;
 }
 
+/* A sample: the kernel frames (kf, kn) then the user frames (uf, un), of c->frames. */
+static int add(struct collector *c, uint32_t pid, uint32_t tgid, const char *comm16, uint64_t count, uint32_t kf,
+	       uint32_t kn, uint32_t uf, uint32_t un)
+{
+	char comm[SCRY_PROF_COMM + 1];
+	uint32_t *fr;
+	int r;
+
+	if (!(fr = malloc((kn + un + 1) * sizeof(*fr))))
+		return -ENOMEM;
+	memcpy(fr, c->frames + kf, kn * sizeof(*fr));
+	memcpy(fr + kn, c->frames + uf, un * sizeof(*fr));
+	memcpy(comm, comm16, SCRY_PROF_COMM);
+	comm[SCRY_PROF_COMM] = 0;
+	r = scry_prof_add(c->p, pid, tgid, comm, count, fr, kn + un);
+	free(fr);
+	return r;
+}
+
 static int one(void *ctx, const struct scry_prof_key *key, uint64_t count)
 {
 	struct collector *c = ctx;
-	uint32_t kf, kn, uf, un, *fr;
-	char comm[SCRY_PROF_COMM + 1];
+	uint32_t kf, kn, uf, un;
 	int r;
 
 	if ((r = stack(c, key->kstack, true, (int)key->tgid, &kf, &kn)) ||
 	    (r = stack(c, key->ustack, false, (int)key->tgid, &uf, &un)))
 		return r;
-	if (!(fr = malloc((kn + un + 1) * sizeof(*fr))))
-		return -ENOMEM;
-	memcpy(fr, c->frames + kf, kn * sizeof(*fr));
-	memcpy(fr + kn, c->frames + uf, un * sizeof(*fr));
-	memcpy(comm, key->comm, SCRY_PROF_COMM);
-	comm[SCRY_PROF_COMM] = 0;
-	r = scry_prof_add(c->p, key->pid, key->tgid, comm, count, fr, kn + un);
-	free(fr);
-	return r;
+	return add(c, key->pid, key->tgid, key->comm, count, kf, kn, uf, un);
 }
 
-int scry_prof_collect(struct scry_profiler *k, struct scry_syms *syms, struct scry_prof *p, char *err, size_t errlen)
+/* An unwound sample of the tally: its kernel stack by id, its user frames as they are. */
+static int one_unwound(struct collector *c, const struct scry_tally *t, const struct scry_tally_entry *e)
+{
+	uint32_t kf, kn, uf = 0, un;
+	int r;
+
+	if ((r = stack(c, e->kstack, true, (int)e->tgid, &kf, &kn)))
+		return r;
+	uf = (uint32_t)c->nframes;
+	if ((r = user_frames(c, (int)e->tgid, scry_tally_ips(t, e), e->n)))
+		return r;
+	un = (uint32_t)c->nframes - uf;
+	return add(c, e->pid, e->tgid, e->comm, e->count, kf, kn, uf, un);
+}
+
+int scry_prof_collect(struct scry_profiler *k, struct scry_syms *syms, const struct scry_tally *t, struct scry_prof *p,
+		      char *err, size_t errlen)
 {
 	struct collector c = { .k = k, .syms = syms, .p = p };
 	struct scry_prof_mapping km = { .path = scry_prof_str(p, "[kernel.kallsyms]"), .build_id = scry_prof_str(p, ""),
@@ -210,6 +237,8 @@ int scry_prof_collect(struct scry_profiler *k, struct scry_syms *syms, struct sc
 		c.kmap++;
 		r = scry_profiler_counts(k, one, &c);
 	}
+	for (size_t i = 0; !r && t && i < t->n; i++)
+		r = one_unwound(&c, t, &t->e[i]);
 	if (r)
 		snprintf(err, errlen, "cannot read the profile's counts: %s", strerror(-r));
 	free(c.memo);

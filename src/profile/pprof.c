@@ -2,7 +2,8 @@
  * encoded by protobuf-c), gzipped (zlib): sample types samples/count and cpu/nanoseconds
  * (count x the period, 1e9 / frequency), a location per frame (its address and mapping, one
  * line naming its function), a function per name, a mapping per file mapped (its build id),
- * labels pid, tid and comm on each sample. */
+ * labels pid, tid and comm on each sample, the event's name as the profile's comment (read
+ * back by pprof_read.c). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -22,8 +23,8 @@ typedef Perftools__Profiles__Location PLocation;
 typedef Perftools__Profiles__Line PLine;
 typedef Perftools__Profiles__Function PFunction;
 
-enum { X_SAMPLES, X_COUNT, X_CPU, X_NS, X_PID, X_TID, X_COMM, X_NR };
-static const char *const extra[X_NR] = { "samples", "count", "cpu", "nanoseconds", "pid", "tid", "comm" };
+enum { X_SAMPLES, X_COUNT, X_CPU, X_NS, X_PID, X_TID, X_COMM, X_EVENT, X_NR };
+static const char *const extra[X_NR] = { "samples", "count", "cpu", "nanoseconds", "pid", "tid", "comm", NULL };
 
 struct enc {
 	PValueType vt[3], *vtp[2];
@@ -35,6 +36,7 @@ struct enc {
 	PLocation *locs, **locp;
 	PLine *lines, **linep;
 	PFunction *funcs, **funcp;
+	int64_t comment;
 	uint64_t *func_of;         /* name string id -> function id (0: none yet) */
 	char **strs;
 };
@@ -80,6 +82,10 @@ static int encode(const struct scry_prof *p, struct enc *e, PProfile *pr)
 		e->strs[i + 1] = p->strs[i];
 	for (size_t k = 0; k < X_NR; k++)
 		e->strs[p->nstrs + 1 + k] = (char *)extra[k];
+	e->strs[X(X_EVENT)] = (char *)(p->event ? p->event : "");
+	e->comment = X(X_EVENT);
+	pr->n_comment = 1;
+	pr->comment = &e->comment;
 	pr->n_string_table = p->nstrs + 1 + X_NR;
 	pr->string_table = e->strs;
 

@@ -1,9 +1,9 @@
 /* profile.h — a CPU profile in user space: samples (a thread, its command name, a count and
  * a stack of frames), frames (a function name, kernel or user, its mapping and address) and
  * mappings (a file, its build id, where it was mapped), with every string interned once.
- * Built from what the kernel counted (collect.c), written as folded stacks (folded.c), an
- * SVG flame graph (flamegraph.c), pprof's profile.proto (pprof.c) or perf report's text
- * (report.c). */
+ * Built from what the kernel counted (collect.c) or read from a saved pprof file
+ * (pprof_read.c), written as folded stacks (folded.c), an SVG flame graph (flamegraph.c),
+ * pprof's profile.proto (pprof.c) or perf report's text (report.c). */
 #ifndef SCRY_PROFILE_PROFILE_H
 #define SCRY_PROFILE_PROFILE_H
 
@@ -78,6 +78,9 @@ static inline const uint32_t *scry_prof_frames(const struct scry_prof *p, const 
 int scry_prof_write_folded(const struct scry_prof *p, FILE *f);
 int scry_prof_write_svg(const struct scry_prof *p, FILE *f, const char *title);
 int scry_prof_write_pprof(const struct scry_prof *p, const char *path, char *err, size_t errlen);
+/* A profile saved as pprof (gzipped or not: scry's -o X.pb.gz, or another tool's) read into
+ * p (initialized, empty).  0, or -errno with a one-line reason in err. */
+int scry_prof_read_pprof(struct scry_prof *p, const char *path, char *err, size_t errlen);
 /* perf report's table: functions by self (and total) share, the top n (0: all). */
 int scry_prof_write_report(const struct scry_prof *p, FILE *f, unsigned n);
 

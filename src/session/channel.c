@@ -246,6 +246,7 @@ int channel_start(struct scry_channel *c, char *err, size_t errlen)
 		.pred = c->ufilter ? scry_user_filter_match : NULL, .pred_ctx = c->ufilter,
 		.pred_ids = c->ufilter ? scry_user_filter_ids(c->ufilter) : NULL,
 		.ctx_mask = c->opts.ctx_mask, .maps_dir = s->root,
+		.sinks = s->relay ? scry_relay_sinks(s->relay) : NULL,
 	};
 	int ret;
 

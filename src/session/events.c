@@ -191,7 +191,7 @@ int channel_enable(struct scry_channel *c, const char *spec, bool pid_only, bool
 			 "unknown syscall events, and syscalls in a channel without any, are load-time settings)", spec);
 		return -ENOTSUP;
 	}
-	if (c->nevents != before && session_has_trace(s) && !s->chunk_closed)
+	if (c->nevents != before && (session_has_trace(s) || s->relay) && !s->chunk_closed)
 		return session_write_metadata(s, err, errlen);
 	return 0;
 }

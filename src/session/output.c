@@ -226,7 +226,26 @@ static int write_metadata_in(struct scry_session *s, struct scry_dirh *kdir, cha
 
 int session_write_metadata(struct scry_session *s, char *err, size_t errlen)
 {
-	return write_metadata_in(s, ctf_trace_dir_kernel(s->tdir), err, errlen);
+	return write_metadata_in(s, s->tdir ? ctf_trace_dir_kernel(s->tdir) : NULL, err, errlen);
+}
+
+/* The metadata written in kdir (may be NULL), and sent to the session's relay (not a
+ * snapshot's: snapshot true). */
+static int metadata_out(struct scry_session *s, struct scry_dirh *kdir, const struct ctf_trace_info *ti, bool snapshot,
+			char *err, size_t errlen)
+{
+	char *text;
+	int ret = 0;
+
+	if (kdir && (ret = ctf_metadata_write(kdir, ti, err, errlen)))
+		return ret;
+	if (!s->relay || snapshot)
+		return 0;
+	if (!(text = ctf_metadata_text(ti, err, errlen)))
+		return -EINVAL;
+	ret = scry_relay_metadata(s->relay, text, err, errlen);
+	free(text);
+	return ret;
 }
 
 static int write_metadata_in(struct scry_session *s, struct scry_dirh *kdir, char *err, size_t errlen)
@@ -275,7 +294,7 @@ static int write_metadata_in(struct scry_session *s, struct scry_dirh *kdir, cha
 	ti.nstreams = s->nchans;
 	while (ti.nstreams && s->chans[ti.nstreams - 1]->opts.kind == SCRY_CHANNEL_METRICS)
 		ti.nstreams--;        /* no stream of their own (they come last) */
-	ret = ctf_metadata_write(kdir, &ti, err, errlen);
+	ret = metadata_out(s, kdir, &ti, kdir && (!s->tdir || kdir != ctf_trace_dir_kernel(s->tdir)), err, errlen);
 	free(sc);
 	return ret;
 }
@@ -340,6 +359,10 @@ int scry_session_rotate(struct scry_session *s, char *archive, size_t archive_le
 	if (!s->started || !session_has_trace(s)) {
 		snprintf(err, errlen, "%s", !s->started ? "the session is not started" : "the session writes no trace");
 		return -EINVAL;
+	}
+	if (s->relay) {
+		snprintf(err, errlen, "rotation of a session streamed to a relay is not supported yet (docs/RELAY.md)");
+		return -ENOTSUP;
 	}
 	if (!s->paused)
 		return session_rotate(s, true, archive, archive_len, err, errlen);

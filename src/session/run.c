@@ -21,7 +21,7 @@ struct scry_session_pump {
 	uint64_t max_poll_delay_ns;
 	void (*after_poll)(void *ctx, uint64_t now);
 	void *ctx;
-	int poll_timer, flush_timer;
+	int poll_timer, flush_timer, live_timer;
 };
 
 struct run {
@@ -46,6 +46,15 @@ static uint64_t poll_tick(void *ctx, uint64_t now)
 	return delay;
 }
 
+/* A live session's timer: packets flushed, first packets, beacons (relay_out.c). */
+static uint64_t live_tick(void *ctx, uint64_t now)
+{
+	struct scry_session_pump *p = ctx;
+
+	scry_session_live_tick(p->s);
+	return scry_session_live_period_ns(p->s);
+}
+
 static uint64_t flush_tick(void *ctx, uint64_t now)
 {
 	struct scry_session_pump *p = ctx;
@@ -64,9 +73,11 @@ int scry_session_pump_start(struct scry_session *s, struct scry_loop *l, uint64_
 	if (!p)
 		return -ENOMEM;
 	*p = (struct scry_session_pump){ .s = s, .loop = l, .max_poll_delay_ns = max_poll_delay_ns,
-					 .after_poll = after_poll, .ctx = ctx, .poll_timer = -1, .flush_timer = -1 };
+					 .after_poll = after_poll, .ctx = ctx, .poll_timer = -1, .flush_timer = -1,
+					 .live_timer = -1 };
 	if ((ret = p->poll_timer = scry_loop_timer(l, 0, poll_tick, p)) < 0 ||
-	    (ret = p->flush_timer = scry_loop_timer(l, SECOND, flush_tick, p)) < 0) {
+	    (ret = p->flush_timer = scry_loop_timer(l, SECOND, flush_tick, p)) < 0 ||
+	    (scry_session_live_period_ns(s) && (ret = p->live_timer = scry_loop_timer(l, 0, live_tick, p)) < 0)) {
 		scry_session_pump_stop(p);
 		return ret;
 	}
@@ -80,6 +91,8 @@ void scry_session_pump_stop(struct scry_session_pump *p)
 		return;
 	scry_loop_timer_cancel(p->loop, p->poll_timer);
 	scry_loop_timer_cancel(p->loop, p->flush_timer);
+	if (p->live_timer >= 0)
+		scry_loop_timer_cancel(p->loop, p->live_timer);
 	free(p);
 }
 

@@ -35,6 +35,8 @@ static bool wants_trace(const struct scry_session_opts *o)
 {
 	if (o->snapshot)
 		return false;        /* written by scry_session_snapshot only */
+	if (o->relay && !o->output)
+		return false;        /* streamed only */
 	if (o->output)
 		return true;
 	bool events = false;
@@ -116,6 +118,8 @@ int scry_session_create(struct scry_session **out, const struct scry_session_opt
 	}
 	ret = s->has_trace || s->opts.snapshot ? session_check_output(s, err, errlen) : 0;
 	if (ret)
+		goto fail;
+	if ((ret = session_check_relay(s, err, errlen)))
 		goto fail;
 	s->cat = o->catalog ? o->catalog : scry_catalog_open(NULL, err, errlen);
 	if (!s->cat) {
@@ -203,7 +207,9 @@ int scry_session_load(struct scry_session *s, char *err, size_t errlen)
 	if (ret)
 		return ret;
 	s->loaded = true;
-	if (!session_has_trace(s))
+	if (s->opts.relay && (ret = session_connect_relay(s, err, errlen)))
+		return ret;
+	if (!session_has_trace(s) && !s->relay)
 		return 0;
 	ret = session_write_metadata(s, err, errlen);   /* on failure, destroy removes the directory */
 	s->load_times.metadata_ns = scry_monotonic_ns() - t0;
@@ -258,6 +264,8 @@ int scry_session_start(struct scry_session *s, char *err, size_t errlen)
 		if ((ret = channel_start(s->chans[i], err, errlen)))
 			return ret;
 	if ((ret = session_pid_sets_sync(s, err, errlen)))   /* their tracepoints' slots known now */
+		return ret;
+	if (s->relay && (ret = scry_relay_streams_sent(s->relay, err, errlen)))   /* live viewers see them */
 		return ret;
 	s->start_ts = session_now(s);
 	session_chunk_stamp(s->chunk_begin, sizeof(s->chunk_begin));
@@ -359,6 +367,9 @@ long scry_session_poll(struct scry_session *s)
 {
 	long total = 0;
 
+	scry_relay_pump(s->relay);
+	if (scry_relay_backlogged(s->relay))
+		return 0;            /* the relay is slow: events wait in the rings */
 	for (size_t i = 0; i < s->nchans; i++) {
 		long n = s->chans[i]->consumer ? scry_consumer_poll(s->chans[i]->consumer) : 0;
 
@@ -424,6 +435,7 @@ void scry_session_progress(struct scry_session *s, struct scry_session_summary *
 			add_stats(out, &cs);
 		}
 	out->seconds = s->start_ts ? (session_now(s) - s->start_ts) / 1e9 : 0;
+	session_relay_progress(s, out);
 }
 
 int scry_session_pause(struct scry_session *s, char *err, size_t errlen)
@@ -455,6 +467,8 @@ int scry_session_pause(struct scry_session *s, char *err, size_t errlen)
 			snprintf(err, errlen, "writing the trace failed: %s", strerror(-r));
 		}
 	}
+	if (s->relay)               /* every packet delivered (or counted lost) */
+		scry_relay_flush(s->relay);
 	return ret;
 }
 
@@ -515,6 +529,8 @@ int scry_session_stop(struct scry_session *s, struct scry_session_summary *out, 
 		}
 		add_stats(out, &cs);
 	}
+	session_close_relay(s);      /* the streams' ends sent, the last packets flushed */
+	session_relay_progress(s, out);
 	if (s->chunks && !s->chunk_closed && !ret && !out->write_error) {   /* the last chunk joins the archives */
 		char e2[256];
 
@@ -538,6 +554,7 @@ void scry_session_destroy(struct scry_session *s)
 	for (size_t i = 0; i < s->nchans; i++)
 		channel_free(s->chans[i]);   /* consumers closed, BPF objects closed */
 	free(s->chans);
+	session_close_relay(s);      /* after the streams, its sinks */
 	session_pid_sets_free(s);
 	ctf_trace_dir_close(s->tdir, s->started);   /* never started: nothing is left behind */
 	scry_guard_release(&s->guard);

@@ -108,6 +108,13 @@ struct scry_session_opts {
 	 * event the channel has none of is not loaded (the tracefs tracepoints' writer: ~4 ms
 	 * of verifier) */
 	bool fixed_events;
+	/* LTTng's network output: the trace streamed to an lttng-relayd (relay/relay.h), beside
+	 * the output directory when one is given, else alone; NULL: none */
+	const struct relay_url *relay;
+	const char *relay_session;      /* the session's name at the relay (NULL: "scry") */
+	const char *hostname;           /* the host's name at the relay (NULL: this machine's) */
+	uint32_t live_timer_us;         /* > 0: a live session: every live-timer period, partly
+					 * filled packets flushed and idle streams' beacons sent */
 };
 
 #define SCRY_DEFAULT_PID_SETS 64
@@ -127,9 +134,14 @@ struct scry_session_summary {
 	uint64_t unfollowed;            /* children of followed processes that could not be
 					 * followed (SCRY_FOLLOW_MAX live at once) */
 	double seconds;                 /* from start to stop */
+	/* a relay: packets (their events) handed to it, and those not delivered (its queue
+	 * full, or it went away: scry_session_relay_error says why) */
+	uint64_t relay_packets, relay_events, relay_lost_packets, relay_lost_events;
+	uint64_t relay_beacons;
 };
 
 struct scry_session;
+struct relay_url;
 
 /* Resolve the events and check the output directory; nothing is created yet. */
 int scry_session_create(struct scry_session **out, const struct scry_session_opts *o,
@@ -304,6 +316,15 @@ int scry_session_stop(struct scry_session *s, struct scry_session_summary *out, 
 void scry_session_destroy(struct scry_session *s);
 
 const char *scry_session_dir(const struct scry_session *s);
+/* A streamed session: why its relay stopped taking packets ("" while it works, or without
+ * a relay), and the session's directory at the relay as it answered ("" without one). */
+const char *scry_session_relay_error(const struct scry_session *s);
+const char *scry_session_relay_path(const struct scry_session *s);
+/* The live timer's tick (opts.live_timer_us; the pump runs it): partly filled packets
+ * written, a first packet for every stream that has none, beacons for idle streams. */
+void scry_session_live_tick(struct scry_session *s);
+/* The live timer's period (ns), 0 for a session that is not live. */
+uint64_t scry_session_live_period_ns(const struct scry_session *s);
 /* The name of clock (SCRY_CLOCK_*: "monotonic", "boot", "tai"), NULL if none; and
  * whether this kernel offers it (0, or -ENOTSUP with a one-line reason). */
 const char *scry_clock_name(unsigned clock);

@@ -9,6 +9,7 @@
 #include "catalog/uprobe.h"
 #include "session/guard.h"
 #include "session/session.h"
+#include "relay/relay.h"
 
 #define NO_EVENT 0xffff
 
@@ -110,6 +111,10 @@ struct scry_session {
 	unsigned max_psets;              /* the bound (opts.max_pid_sets) */
 	uint64_t pset_clock;             /* a logical clock: each change, each look at their use */
 	uint64_t psets_evicted, psets_ended;
+	struct scry_relay *relay;        /* the relay streamed to (opts.relay), from load to stop */
+	struct scry_relay_stats relay_final;   /* its totals once closed */
+	char relay_error[512];           /* why it stopped taking packets, kept past its close */
+	char relay_path[512];            /* the session's directory at the relay */
 };
 
 /* session.c */
@@ -139,6 +144,15 @@ void session_chunk_stamp(char *buf, size_t len);
 int session_rotate(struct scry_session *s, bool reopen, char *archive, size_t archive_len, char *err, size_t errlen);
 /* At stop, after the streams are closed: DIR/kernel moved to the archives as the last chunk. */
 int session_rename_last_chunk(struct scry_session *s, char *err, size_t errlen);
+/* relay_out.c: the network output (opts.relay) */
+/* At create: the relay's options checked (nothing is connected yet). */
+int session_check_relay(struct scry_session *s, char *err, size_t errlen);
+/* At load: connected, the relay's session and metadata stream made. */
+int session_connect_relay(struct scry_session *s, char *err, size_t errlen);
+/* The relay's totals into out (from its close on, the final ones). */
+void session_relay_progress(struct scry_session *s, struct scry_session_summary *out);
+/* Its streams closed, the last packets flushed, the connections closed. */
+void session_close_relay(struct scry_session *s);
 /* channel.c */
 int channel_new(struct scry_channel **out, struct scry_session *s, const struct scry_channel_opts *o,
 		unsigned id, char *err, size_t errlen);

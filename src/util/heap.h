@@ -3,7 +3,18 @@
 #ifndef SCRY_HEAP_H
 #define SCRY_HEAP_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 /* Called once, first thing in main(), before any thread starts. */
 void scry_heap_init(void);
+
+struct scry_heap_usage {
+	uint64_t rss_before_kib, rss_after_kib;   /* the process's resident size around the release */
+	size_t in_use;                            /* bytes allocated (not free) after it */
+};
+/* Give the heap's free pages back to the kernel (the daemon, after sessions are freed):
+ * what the process held before and after into *u. */
+void scry_heap_release(struct scry_heap_usage *u);
 
 #endif

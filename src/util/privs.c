@@ -79,7 +79,11 @@ void scry_explain_nofile(char *err, size_t errlen)
 {
 	struct rlimit rl;
 
-	if (!strstr(err, strerror(EMFILE)) || getrlimit(RLIMIT_NOFILE, &rl))
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return;
+	/* libbpf turns an EMFILE met while it duplicates a map's fd into the EBADF of the mmap
+	 * that follows: under a small limit, that is the limit too */
+	if (!strstr(err, strerror(EMFILE)) && !(strstr(err, strerror(EBADF)) && rl.rlim_cur < 1024))
 		return;
 	snprintf(err, errlen, "too many open files: the open-file limit (RLIMIT_NOFILE) is %llu, too few for "
 		 "scry's programs, maps and ring buffers (raise the hard limit: ulimit -Hn, prlimit --nofile)",

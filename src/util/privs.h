@@ -12,8 +12,9 @@ int scry_check_privileges(const char *what, char *err, size_t errlen);
 int scry_raise_nofile(void);
 /* The limit as it was before scry_raise_nofile (in a command scry starts: its own). */
 void scry_restore_nofile(void);
-/* If err reports too many open files (EMFILE), it is replaced by one line naming the
- * limit (RLIMIT_NOFILE) and how to raise it. */
+/* If err reports too many open files (EMFILE; or EBADF under a limit below 1024, what
+ * libbpf makes of an EMFILE), it is replaced by one line naming the limit (RLIMIT_NOFILE)
+ * and how to raise it. */
 void scry_explain_nofile(char *err, size_t errlen);
 
 #endif

@@ -59,7 +59,7 @@ def test_man_pages(scry):
                for cmd in ONE_SHOT[:-1] + verbs()}
     assert not {k: v for k, v in missing.items() if v}, missing
     scryd = render(ROOT / "dist/scryd.8")
-    assert "--foreground" in scryd.replace("\u2010", "-") and "--group" in scryd.replace("\u2010", "-")
+    assert all(o in scryd.replace("\u2010", "-") for o in ("--foreground", "--group", "--max-sessions-per-user"))
 
 
 def complete(words, env=None):
@@ -80,7 +80,8 @@ def test_bash_completion(scry, daemon):
     assert complete([scry, "enable-channel", "--tracefile-"]) == {"--tracefile-size", "--tracefile-count"}
     assert complete([scry, "create", "x", "--clock", ""]) == {"monotonic", "boot", "tai"}
     assert complete([scry, "snapshot", ""]) == {"record"}
-    assert complete([str(Path(scry).parent / "scryd"), "--"]) == {"--foreground", "--group", "--help"}
+    assert complete([str(Path(scry).parent / "scryd"), "--"]) == {"--foreground", "--group", "--help",
+                                                                    "--max-sessions-per-user"}
     # session names from the running daemon (this test's), none without one
     daemon.run("create", "alpha", "-o", "/tmp/scry-dist-alpha-unused")
     daemon.run("create", "beta", "-o", "/tmp/scry-dist-beta-unused")

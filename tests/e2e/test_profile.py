@@ -4,7 +4,10 @@ with frame pointers (hotspots) and without (hotspots-nofp).  Checked: the shares
 that truth, the folded stacks (main -> burn_a), the SVG parsed as XML with each frame's
 width proportional to its count, the pprof file decoded by protobuf's own Python decoder
 over profile.proto compiled by protoc (Debian's protobuf-compiler, python3-protobuf), a
-short-lived child's frames named, -p, losses counted and shown, the PMU-less refusal."""
+short-lived child's frames named, -p, losses counted and shown, the PMU-less refusal.
+--call-graph dwarf: complete stacks (to _start, or clone3 for a thread) of hotspots-nofp and
+of Debian's python3 and bash (stripped, no frame pointers) busy loops, the shares kept, and
+the samples whose stack copy found the ring full counted and shown."""
 import gzip
 import os
 import re
@@ -37,6 +40,14 @@ def summary(p):
     m = ms[0]
     return dict(samples=int(m[0]), event=m[1], hz=int(m[2]), cpus=int(m[3]), seconds=float(m[4]),
                 lost=int(m[5]), klost=int(m[6]), ulost=int(m[7]), full=int(m[8]))
+
+
+def dwarf_summary(p):
+    """the summary's dwarf part: (stacks, bytes asked, bytes read on average, unwound to the end)"""
+    m = re.search(r"; dwarf: (\d+) user stacks of (\d+) bytes \((\d+) read on average\), (\d+) unwound to their "
+                  r"outermost frame \([0-9.]+ us each\)", p.stderr)
+    assert m, p.stderr
+    return tuple(int(x) for x in m.groups())
 
 
 def folded(path):
@@ -168,6 +179,20 @@ def test_pprof(fp_run, tmp_path):
     assert m.memory_start <= l.address < m.memory_limit
 
 
+def test_report_input(scry, fp_run, tmp_path):
+    """-i: the saved pprof file read back gives the same report and the same folded stacks,
+    nothing sampled; a file that is no profile is refused in one line"""
+    d, p = fp_run
+    q = subprocess.run([scry, "profile", "-i", d / "fp.pb.gz", "--report", "-o", tmp_path / "back.folded"],
+                       capture_output=True, text=True)
+    assert q.returncode == 0 and q.stderr == "", q.stderr
+    rep = lambda out: [l for l in out.splitlines() if l.startswith("#") or "%" in l]
+    assert rep(q.stdout) == rep(p.stdout) and len(rep(q.stdout)) > 5
+    assert folded(tmp_path / "back.folded") == folded(d / "fp.folded")
+    q = subprocess.run([scry, "profile", "-i", d / "fp.folded", "--report"], capture_output=True, text=True)
+    assert q.returncode == 1 and "not a pprof profile" in q.stderr and len(q.stderr.splitlines()) == 1, q.stderr
+
+
 def test_no_frame_pointers(scry, workload, tmp_path):
     """the leaf is right without frame pointers; its callers are lost to the kernel's walk"""
     p = profile(scry, "-F", FREQ, "-o", tmp_path / "nofp.folded", cmd=[workload("hotspots-nofp"), "1000"])
@@ -241,7 +266,133 @@ def test_cycles_without_pmu(scry, tmp_path):
     assert not (tmp_path / "x.svg").exists()
 
 
+def user_leaf(stack):
+    user = [f for f in stack[1:] if not f.endswith("_[k]")]
+    return user[-1] if user else None
+
+
+def reaching(stacks, *chain):
+    """the samples whose user frames hold chain's frames in that order (outermost first)"""
+    n = 0
+    for st, c in stacks.items():
+        user = [f for f in st[1:] if not f.endswith("_[k]")]
+        i = 0
+        for f in user:
+            if i < len(chain) and f == chain[i]:
+                i += 1
+        n += c if i == len(chain) else 0
+    return n
+
+
+@pytest.fixture(scope="module")
+def dwarf_run(scry, workload, tmp_path_factory):
+    """hotspots-nofp (no frame pointers) with --call-graph dwarf"""
+    d = tmp_path_factory.mktemp("dwarf")
+    p = profile(scry, "-F", FREQ, "--call-graph", "dwarf", "-o", d / "d.folded", "-o", d / "d.pb.gz",
+                cmd=[workload("hotspots-nofp"), "1500"])
+    assert p.returncode == 0, p.stderr
+    return d, p
+
+
+def test_dwarf_no_frame_pointers(dwarf_run):
+    """every sample of the loops unwound to _start through main, where frame pointers reach none"""
+    d, p = dwarf_run
+    s = summary(p)
+    assert s["lost"] == 0, s
+    st = folded(d / "d.folded")
+    assert sum(st.values()) == s["samples"]
+    a, b, tot = shares(st)
+    assert abs(a - 0.75) <= 0.08 and abs(b - 0.25) <= 0.08, (a, b, tot)
+    assert tot >= 0.9 * sum(st.values())
+    full = reaching({k: n for k, n in st.items() if user_leaf(k) in ("burn_a", "burn_b")},
+                    "_start", "__libc_start_call_main", "main", "burn")
+    print(f"dwarf, no frame pointers: {full}/{tot} samples of the loops reach _start")
+    assert full / tot >= 0.95, st
+    stacks, size, avg, ended = dwarf_summary(p)
+    assert stacks == s["samples"] and size == 8192 and 0 < avg <= 8192
+    assert ended >= 0.95 * stacks
+
+
+def test_dwarf_pprof_callers(dwarf_run, tmp_path):
+    """the unwound stacks in pprof: main below burn_a, in the workload's mapping"""
+    d, _ = dwarf_run
+    subprocess.run(["protoc", f"--python_out={tmp_path}", f"-I{ROOT / 'proto'}",
+                    "perftools/profiles/profile.proto"], check=True)
+    sys.path.insert(0, str(tmp_path))
+    try:
+        from perftools.profiles import profile_pb2
+    finally:
+        sys.path.pop(0)
+    pr = profile_pb2.Profile()
+    pr.ParseFromString(gzip.open(d / "d.pb.gz").read())
+    st = pr.string_table
+    fn = {f.id: st[f.name] for f in pr.function}
+    loc = {l.id: l for l in pr.location}
+    n = sum(x.value[0] for x in pr.sample
+            if [fn[loc[i].line[0].function_id] for i in x.location_id][:1] == ["burn_a"] and
+            "main" in [fn[loc[i].line[0].function_id] for i in x.location_id])
+    assert n > 0.6 * sum(x.value[0] for x in pr.sample)
+
+
+@pytest.mark.parametrize("name,argv,chain", [
+    ("python3", ["/usr/bin/python3", "-c", "import time\nt = time.time()\nwhile time.time() - t < 1.2: pass"],
+     ("_start", "Py_BytesMain", "PyEval_EvalCode", "_PyEval_EvalFrameDefault")),
+    ("bash", ["/usr/bin/bash", "-c", "e=$(( ${EPOCHREALTIME/./} + 1200000 )); while (( ${EPOCHREALTIME/./} < e )); do :; done"],
+     ("_start", "main", "execute_command_internal")),
+])
+def test_dwarf_debian_binaries(scry, tmp_path, name, argv, chain):
+    """Debian's python3 and bash, stripped and built without frame pointers: the interpreter's
+    own frames, from _start through main to its evaluation loop, in >= 95% of the samples"""
+    if not os.path.exists(argv[0]):
+        pytest.skip(f"{argv[0]} not installed")
+    p = profile(scry, "-F", FREQ, "--call-graph", "dwarf", "-o", tmp_path / "i.folded", cmd=argv)
+    assert p.returncode == 0, p.stderr
+    s = summary(p)
+    st = folded(tmp_path / "i.folded")
+    mine = {k: n for k, n in st.items() if k[0] == name}
+    tot = sum(mine.values())
+    assert tot >= 0.5 * s["samples"], st
+    full = reaching(mine, *chain[:2])
+    deep = reaching(mine, *chain)
+    print(f"dwarf, {name}: {full}/{tot} samples reach {chain[1]}, {deep} reach {chain[-1]} under it")
+    assert full / tot >= 0.95, sorted(mine.items(), key=lambda x: -x[1])[:5]
+    assert deep / tot >= 0.5
+
+
+def test_dwarf_threads(scry, workload, tmp_path):
+    """a thread's stack is unwound to clone3, through start_thread"""
+    p = profile(scry, "-F", FREQ, "--call-graph", "dwarf", "-o", tmp_path / "t.folded",
+                cmd=[workload("hotspots-nofp"), "600", "threads"])
+    assert p.returncode == 0, p.stderr
+    st = folded(tmp_path / "t.folded")
+    a, _, tot = shares(st)
+    assert abs(a - 0.75) <= 0.1
+    loops = {k: n for k, n in st.items() if user_leaf(k) in ("burn_a", "burn_b")}
+    assert reaching(loops, "clone3", "start_thread", "burn") >= 0.95 * tot, st
+
+
+def test_dwarf_ring_full(scry, workload, tmp_path):
+    """a ring smaller than one stack copy: every user stack is lost, each sample counted with its
+    kernel side and a [lost user stack] frame, the summary saying why"""
+    p = profile(scry, "-F", FREQ, "--call-graph", "dwarf", "--buffer-size", "4K", "-o", tmp_path / "r.folded",
+                cmd=[workload("hotspots-nofp"), "400"])
+    assert p.returncode == 0, p.stderr
+    s = summary(p)
+    st = folded(tmp_path / "r.folded")
+    lost = sum(n for k, n in st.items() if "[lost user stack]" in k)
+    assert s["samples"] > 0 and s["ulost"] == s["samples"] == lost == sum(st.values()), (s, st)
+    assert s["lost"] == s["klost"] + s["ulost"] + s["full"]
+    m = re.search(r", (\d+) user stacks not copied: ring full \(--buffer-size\)", p.stderr)
+    assert m and int(m[1]) == lost, p.stderr
+    assert dwarf_summary(p)[0] == 0
+
+
 @pytest.mark.parametrize("args,msg", [
+    (["--call-graph", "dwarf,7", "-o", "x.svg", "--", "true"], "invalid call graph"),
+    (["--call-graph", "lbr", "-o", "x.svg", "--", "true"], "invalid call graph"),
+    (["--buffer-size", "3000", "-o", "x.svg", "--", "true"], "invalid buffer size"),
+    (["-i", "x.pb.gz", "-o", "x.svg", "--", "true"], "no -p, -a or command"),
+    (["-i", "x.pb.gz"], "no output"),
     (["-o", "x.txt", "--", "true"], "unknown output type"),
     (["-o", "x.svg"], "nothing to profile"),
     (["--", "true"], "no output"),

@@ -1,8 +1,10 @@
 /* test_profile.c — src/profile/: a profile built by hand (three stacks of two commands, a
  * kernel frame, a recursive function) written as folded stacks (exact text, merged and
  * sorted, kernel frames "_[k]", root first), perf report's table (self and total shares, a
- * recursive function counted once per sample), an SVG (every count and percentage), and a
- * pprof file read back with protobuf-c (ids, string table, values, leaf-first locations). */
+ * recursive function counted once per sample), an SVG (every count and percentage), a
+ * pprof file read back with protobuf-c (ids, string table, values, leaf-first locations),
+ * and by scry_prof_read_pprof (the same folded stacks and report, event and frequency). */
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -175,6 +177,51 @@ static void test_pprof(void **state)
 	scry_prof_free(&p);
 }
 
+static void test_pprof_read(void **state)
+{
+	struct scry_prof p, q;
+	char path[] = "/tmp/test_profile_XXXXXX", err[256];
+	char *a, *b;
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	close(fd);
+	unlink(path);
+	scry_prof_init(&p);
+	build(&p);
+	p.event = "cycles";
+	assert_int_equal(scry_prof_write_pprof(&p, path, err, sizeof(err)), 0);
+	scry_prof_init(&q);
+	assert_int_equal(scry_prof_read_pprof(&q, path, err, sizeof(err)), 0);
+	assert_string_equal(q.event, "cycles");
+	assert_int_equal(q.freq, 100);
+	assert_int_equal(q.total, 100);
+	assert_int_equal(q.duration_ns, 1000000000);
+	a = capture(scry_prof_write_folded, &p);
+	b = capture(scry_prof_write_folded, &q);
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+	a = capture(write_report, &p);
+	b = capture(write_report, &q);
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+	scry_prof_free(&q);
+	/* not a profile ('n': field 13 of wire type 6, which protobuf has not): refused, named */
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("not a profile\n", f);
+	fclose(f);
+	scry_prof_init(&q);
+	assert_int_equal(scry_prof_read_pprof(&q, path, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, ": not a pprof profile"));
+	assert_non_null(strstr(err, path));
+	unlink(path);
+	scry_prof_free(&q);
+	scry_prof_free(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -182,6 +229,7 @@ int main(void)
 		cmocka_unit_test(test_report),
 		cmocka_unit_test(test_svg),
 		cmocka_unit_test(test_pprof),
+		cmocka_unit_test(test_pprof_read),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

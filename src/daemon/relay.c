@@ -1,0 +1,40 @@
+/* relay.c — what the daemon says of a session streamed to an lttng-relayd (create --set-url,
+ * -C/-D, --live): its relay and live timer in list/status, and, at stop, what was delivered
+ * and what was not ("N packets (M events) not delivered to RELAY: why"). */
+#include <errno.h>
+#include <stdio.h>
+
+#include "daemon/daemon_int.h"
+
+void dsession_describe_relay(struct dsession *s, const struct scry_session_summary *sum, FILE *out)
+{
+	char url[300];
+	const char *why = s->eng ? scry_session_relay_error(s->eng) : "";
+
+	relay_url_format(&s->relay, url, sizeof(url));
+	if (s->live_timer_us)
+		fprintf(out, "    Live timer interval: %u us\n", s->live_timer_us);
+	fprintf(out, "    Relay: %llu packets (%llu events) streamed to %s", (unsigned long long)sum->relay_packets,
+		(unsigned long long)sum->relay_events, url);
+	if (s->eng && scry_session_relay_path(s->eng)[0])
+		fprintf(out, " (its %s)", scry_session_relay_path(s->eng));
+	fprintf(out, "\n");
+	if (sum->relay_lost_packets)
+		fprintf(out, "    Error: %llu packets (%llu events) not delivered to %s%s%s\n",
+			(unsigned long long)sum->relay_lost_packets, (unsigned long long)sum->relay_lost_events, url,
+			*why ? ": " : "", why);
+}
+
+int dsession_relay_loss(struct dsession *s, char *err, size_t errlen)
+{
+	char url[300];
+	const char *why = s->eng ? scry_session_relay_error(s->eng) : "";
+
+	if (!s->has_relay || !s->sum.relay_lost_packets)
+		return 0;
+	relay_url_format(&s->relay, url, sizeof(url));
+	snprintf(err, errlen, "session '%s': %llu packets (%llu events) not delivered to %s%s%s", s->name,
+		 (unsigned long long)s->sum.relay_lost_packets, (unsigned long long)s->sum.relay_lost_events, url,
+		 *why ? ": " : "", why);
+	return -EPIPE;
+}

@@ -1,0 +1,185 @@
+/* test_unwind.c — src/profile/unwind.c and tally.c: this test's own stack, taken as the
+ * BPF program takes a sample's (the registers, the bytes above sp), unwound through its
+ * mappings with libdwfl to _start, every frame named in order (outer_fn, inner_fn, the
+ * snapshot, cmocka, main); a copy cut short stops the unwinding at its end, counted as such;
+ * and the tally counts equal stacks once, different threads, commands, kernel stacks or
+ * frames apart. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <inttypes.h>
+#include <cmocka.h>
+#include "catalog/symbolize.h"
+#include "profile/tally.h"
+#include "profile/unwind.h"
+
+#define WINDOW 16384
+
+static struct scry_prof_ustack *snap_rec;
+
+/* The end of the mapping holding addr (the stack's top), from /proc/self/maps. */
+static uint64_t mapping_end(uint64_t addr)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[512];
+	uint64_t a, b, end = 0;
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64, &a, &b) == 2 && addr >= a && addr < b)
+			end = b;
+	fclose(f);
+	return end;
+}
+
+/* The registers here and the stack above sp, as profile.bpf.c copies a sample's (other
+ * frames' bytes read: no AddressSanitizer check, no intercepted memcpy). */
+__attribute__((no_sanitize_address)) static void copy_words(void *dst, const void *src, size_t n)
+{
+	const volatile unsigned char *s = src;
+	unsigned char *d = dst;
+
+	for (size_t i = 0; i < n; i++)
+		d[i] = s[i];
+}
+
+static __attribute__((noinline)) void snapshot(void)
+{
+	struct scry_prof_ustack *r = snap_rec;
+	uint64_t ip, sp, bp, bx;
+
+	__asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2\n\tmov %%rbx, %3"
+			 : "=r"(ip), "=r"(sp), "=r"(bp), "=r"(bx));
+	memset(r->regs, 0, sizeof(r->regs));
+	r->regs[SCRY_PROF_REG_IP] = ip;
+	r->regs[SCRY_PROF_REG_SP] = sp;
+	r->regs[6] = bp;
+	r->regs[3] = bx;
+	r->size = (uint32_t)(mapping_end(sp) - sp < WINDOW ? mapping_end(sp) - sp : WINDOW);
+	copy_words(r->data, (const void *)(uintptr_t)sp, r->size);
+	r->pid = r->tgid = (uint32_t)getpid();
+	__asm__ volatile("" ::: "memory");
+}
+
+static volatile int sink;
+
+static __attribute__((noinline)) void inner_fn(void)
+{
+	snapshot();
+	sink++;                  /* no tail call: inner_fn stays on the stack */
+}
+
+static __attribute__((noinline)) void outer_fn(void)
+{
+	inner_fn();
+	sink++;
+}
+
+/* The names of ips (symbolized as collect.c does: every frame after the first at its
+ * address minus one). */
+static unsigned names(struct scry_syms *s, const uint64_t *ips, unsigned n, const char **out)
+{
+	for (unsigned i = 0; i < n; i++) {
+		struct scry_sym_info si;
+
+		out[i] = scry_syms_user_info(s, getpid(), ips[i], i > 0, &si) && si.func ? si.func : "?";
+	}
+	return n;
+}
+
+static int find(const char **v, unsigned n, const char *name, int from)
+{
+	for (unsigned i = (unsigned)from; i < n; i++)
+		if (!strcmp(v[i], name))
+			return (int)i;
+	return -1;
+}
+
+static void test_own_stack(void **state)
+{
+	struct scry_syms *s = scry_syms_new();
+	struct scry_unwinder *u = scry_unwinder_new(s);
+	uint64_t ips[SCRY_UNWIND_MAX_DEPTH];
+	const char *nm[SCRY_UNWIND_MAX_DEPTH];
+	unsigned n;
+	int a, b, c, m, st;
+
+	snap_rec = calloc(1, sizeof(*snap_rec) + WINDOW);
+	outer_fn();
+	assert_int_equal(scry_syms_capture(s, getpid(), snap_rec->regs[SCRY_PROF_REG_IP], NULL), 0);
+	n = scry_unwind(u, snap_rec, ips, SCRY_UNWIND_MAX_DEPTH);
+	names(s, ips, n, nm);
+	a = find(nm, n, "snapshot", 0);
+	b = find(nm, n, "inner_fn", a);
+	c = find(nm, n, "outer_fn", b);
+	m = find(nm, n, "main", c);
+	st = find(nm, n, "_start", m);
+	if (a != 0 || b != 1 || c != 2 || m < 0 || st != (int)n - 1)
+		for (unsigned i = 0; i < n; i++)
+			fprintf(stderr, "frame %u: %s %#" PRIx64 "\n", i, nm[i], ips[i]);
+	assert_int_equal(a, 0);
+	assert_int_equal(b, 1);
+	assert_int_equal(c, 2);
+	assert_true(m > c);
+	assert_int_equal(st, (int)n - 1);
+	assert_int_equal(scry_unwinder_stats(u)->ended, 1);
+	assert_int_equal(scry_unwinder_stats(u)->frames, n);
+
+	/* the copy cut short under outer_fn's return address: unwinding stops there, for that reason */
+	snap_rec->size = 16;
+	n = scry_unwind(u, snap_rec, ips, SCRY_UNWIND_MAX_DEPTH);
+	assert_true(n >= 1 && n < 3);
+	assert_int_equal(scry_unwinder_stats(u)->window, 1);
+	assert_int_equal(scry_unwinder_stats(u)->stacks, 2);
+
+	/* an address in no mapping: one frame, counted */
+	snap_rec->regs[SCRY_PROF_REG_IP] = 0x10;
+	assert_int_equal(scry_unwind(u, snap_rec, ips, SCRY_UNWIND_MAX_DEPTH), 1);
+	assert_int_equal(ips[0], 0x10);
+	assert_int_equal(scry_unwinder_stats(u)->nofile, 1);
+	free(snap_rec);
+	scry_unwinder_free(u);
+	scry_syms_free(s);
+}
+
+static void test_tally(void **state)
+{
+	struct scry_tally t;
+	uint64_t x[] = { 0x1000, 0x2000, 0x3000 }, y[] = { 0x1000, 0x2000, 0x3001 };
+
+	scry_tally_init(&t);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(scry_tally_add(&t, 5, 5, "app", 7, x, 3), 0);
+	assert_int_equal(scry_tally_add(&t, 6, 5, "app", 7, x, 3), 0);        /* another thread */
+	assert_int_equal(scry_tally_add(&t, 5, 5, "app2", 7, x, 3), 0);       /* another command */
+	assert_int_equal(scry_tally_add(&t, 5, 5, "app", -14, x, 3), 0);      /* no kernel stack */
+	assert_int_equal(scry_tally_add(&t, 5, 5, "app", 7, y, 3), 0);        /* another frame */
+	assert_int_equal(scry_tally_add(&t, 5, 5, "app", 7, x, 2), 0);        /* a shorter stack */
+	for (int i = 0; i < 2000; i++) {                                       /* the table grown */
+		uint64_t z[] = { (uint64_t)i };
+		assert_int_equal(scry_tally_add(&t, 9, 9, "many", 0, z, 1), 0);
+	}
+	assert_int_equal(scry_tally_add(&t, 5, 5, "app", 7, x, 3), 0);
+	assert_int_equal(t.n, 6 + 2000);
+	assert_int_equal(t.e[0].count, 4);
+	assert_int_equal(t.e[0].n, 3);
+	assert_memory_equal(scry_tally_ips(&t, &t.e[0]), x, sizeof(x));
+	for (size_t i = 1; i < t.n; i++)
+		assert_int_equal(t.e[i].count, 1);
+	assert_string_equal(t.e[2].comm, "app2");
+	scry_tally_free(&t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_own_stack),
+		cmocka_unit_test(test_tally),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
