@@ -247,12 +247,14 @@ struct scry_sc_desc {
 	__u8  u32_mask;      /* bit i: argument i is a 32-bit unsigned C type: zero-extend */
 	__u8  n_entry_ops;
 	__u8  n_exit_ops;
+	__u8  exit_args;     /* without exit ops: bit i, argument i follows ret as a uint64 */
 	struct scry_sc_op entry_ops[SCRY_MAX_SC_OPS];
 	struct scry_sc_op exit_ops[SCRY_MAX_SC_OPS];
 };
 /* Entry payload without ops: for each argument i < nargs, either a string (str_mask) or an
  * int64/uint64.  Unknown-syscall entry payload: int64 id, uint64 args[6].  Exit payload
- * without ops: int64 ret; unknown-syscall exit payload: int64 id, int64 ret. */
+ * without ops: int64 ret, then each argument of exit_args in order (lttng-modules' read
+ * exit: ret, buf); unknown-syscall exit payload: int64 id, int64 ret. */
 
 /* Generic tracepoint: the payload is built from the raw trace record by these operations. */
 enum scry_tp_op_kind {

@@ -122,3 +122,16 @@ def test_examples_of_the_layout(record, tmp_path):
     assert classes["syscall_exit_newfstatat"][:2] == ["ret", "statbuf"]
     assert classes["syscall_exit_pipe2"][:2] == ["ret", "fildes"]
     assert classes["syscall_entry_execve"][:3] == ["filename", "argv", "_argv_count"]
+    # by value: read's exit (ret and buf: the fixed layout, written without operations)
+    # holds the pointer its entry passed (scry's _buf there), and the entry's count bounds ret
+    from conftest import read_trace
+    pending, reads = {}, 0
+    for e in read_trace(tmp_path / "t").events:
+        if e["name"] == "syscall_entry_read":
+            pending[e["tid"]] = e["fields"]
+        elif e["name"] == "syscall_exit_read" and e["tid"] in pending:
+            en, ex = pending.pop(e["tid"]), e["fields"]
+            assert list(ex) == ["ret", "buf"] and ex["buf"] == en["_buf"] != 0, (en, ex)
+            assert 0 <= ex["ret"] <= en["count"], (en, ex)
+            reads += 1
+    assert reads >= 1      # the dynamic loader reads libc's ELF header
