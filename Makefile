@@ -56,7 +56,7 @@ TOOLS    := $(patsubst tests/tools/%.c,$(BUILD)/tools/%,$(wildcard tests/tools/*
 
 PREFIX  ?= /usr/local
 
-.PHONY: install all scryd deps run test unit e2e sanitize fuzz valgrind bench clean gen-syscalls check-gen check-layers
+.PHONY: install all scryd deps run test unit e2e sanitize fuzz valgrind bench clean gen-syscalls gen-lttng-syscalls check-gen check-layers
 .DEFAULT_GOAL := all
 .SECONDARY:
 
@@ -197,6 +197,9 @@ bench: deps all
 
 gen-syscalls:
 	$(PYTHON) scripts/gen_syscalls.py > src/catalog/syscall_table.c
+
+gen-lttng-syscalls:
+	$(PYTHON) scripts/gen_lttng_syscalls.py > src/catalog/lttng_syscalls.c
 
 check-gen:
 	$(PYTHON) scripts/gen_syscalls.py | diff -u src/catalog/syscall_table.c - && echo "syscall table: up to date"

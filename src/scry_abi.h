@@ -196,6 +196,9 @@ enum scry_sop_len {          /* SEQ: where its length comes from */
 	                       * (select's fd sets: 0 when negative) */
 	SCRY_SLEN_FIELD32,    /* SCRY_SOPF_NESTED: the u32 at offset len_arg of the parent */
 	SCRY_SLEN_FIELD64,    /* SCRY_SOPF_NESTED: the u64 at offset len_arg of the parent */
+	SCRY_SLEN_FIXED,      /* an array: `max` elements and no count written, all zero when
+	                       * they cannot be read (or the call failed: SCRY_SOPF_OK_ONLY);
+	                       * max * elem <= 8 (lttng-modules' int[2] of pipe, socketpair) */
 };
 
 #define SCRY_SOPF_S32     0x01
@@ -211,7 +214,7 @@ enum scry_sop_len {          /* SEQ: where its length comes from */
 #define SCRY_SOPF_COUNT   0x40   /* STRV: uint64 pointer, uint32 count; no string is read
 				  * (execve's envp without --capture env: LTTng's layout) */
 
-#define SCRY_MAX_SC_OPS   8
+#define SCRY_MAX_SC_OPS   12     /* lttng-modules' pointer and scry's capture of six arguments */
 #define SCRY_SEQ_MAX      4096   /* bytes one SEQ operation copies at most (--snaplen bound) */
 #define SCRY_STRV_MAX     1024   /* strings one STRV operation copies at most (a bpf_loop bound;
 				  * the event's size bounds them first: SCRY_EVENT_MAX) */
@@ -244,12 +247,14 @@ struct scry_sc_desc {
 	__u8  u32_mask;      /* bit i: argument i is a 32-bit unsigned C type: zero-extend */
 	__u8  n_entry_ops;
 	__u8  n_exit_ops;
+	__u8  exit_args;     /* without exit ops: bit i, argument i follows ret as a uint64 */
 	struct scry_sc_op entry_ops[SCRY_MAX_SC_OPS];
 	struct scry_sc_op exit_ops[SCRY_MAX_SC_OPS];
 };
 /* Entry payload without ops: for each argument i < nargs, either a string (str_mask) or an
  * int64/uint64.  Unknown-syscall entry payload: int64 id, uint64 args[6].  Exit payload
- * without ops: int64 ret; unknown-syscall exit payload: int64 id, int64 ret. */
+ * without ops: int64 ret, then each argument of exit_args in order (lttng-modules' read
+ * exit: ret, buf); unknown-syscall exit payload: int64 id, int64 ret. */
 
 /* Generic tracepoint: the payload is built from the raw trace record by these operations. */
 enum scry_tp_op_kind {

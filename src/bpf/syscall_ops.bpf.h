@@ -74,6 +74,15 @@ static __always_inline void op_seq(struct area *a, const struct scry_sc_op *op, 
 		a->pos = pos;
 		return;
 	}
+	if (op->len_src == SCRY_SLEN_FIXED) {   /* int[2]: 8 bytes, zero when unreadable */
+		__u64 v = 0;
+
+		if (len && bpf_probe_read_user(&v, 8, (void *)ptr))
+			v = 0;
+		WR(__u64, buf, pos, v);
+		a->pos = pos + 8;
+		return;
+	}
 	if (!elem)
 		len = 0;
 	n = len < op->max ? (__u32)len : op->max;

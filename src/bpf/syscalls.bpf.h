@@ -183,7 +183,40 @@ static __always_inline bool exit_wanted(const void *regs, struct task_struct **t
 	return d->flags & SCRY_SC_EXIT;
 }
 
-/* Write the exit of syscall id; args (read only for exit captures) may be NULL otherwise. */
+/* Exit of fixed layout with arguments (lttng-modules' read: ret, buf): ret, then each
+ * argument of d->exit_args as a uint64, in place in the stage (or in the build area when
+ * the stage is held, as enter_fixed). */
+static __always_inline void exit_fixed_args(const struct scry_sc_desc *d, long ret, const __u64 *args,
+					    struct task_struct *t)
+{
+	__u32 hs = head_size(), end = hs + 8;
+	struct scry_stage *st = NULL;
+	struct area *a = NULL;
+	__u8 *p = stage_begin(&st, hs + 8 + 8 * SCRY_MAX_ARGS), mask = d->exit_args;
+
+	if (!p) {
+		if (!(a = area_get(AREA_SYS_EXIT)))
+			return;
+		p = a->buf;
+	}
+	write_head(p, d->exit_id, t);
+	WR(__s64, p, hs, ret);
+	for (int i = 0; i < SCRY_MAX_ARGS; i++) {
+		if (!(mask & (1 << i)))
+			continue;
+		WR(__u64, p, end, args[i]);
+		end += 8;
+	}
+	if (st) {
+		stage_commit(st, end);
+	} else {
+		submit(a, end);
+		area_put(a);
+	}
+}
+
+/* Write the exit of syscall id; args (read only for exit captures and exit_args) may be NULL
+ * otherwise. */
 static __always_inline void sys_exit(long id, long ret, const __u64 *args, struct task_struct *t,
 				     struct scry_sc_desc *d)
 {
@@ -193,6 +226,11 @@ static __always_inline void sys_exit(long id, long ret, const __u64 *args, struc
 	if (d && (d->flags & (SCRY_SC_UNKNOWN | SCRY_SC_EXIT_OPS)) == SCRY_SC_EXIT_OPS) {
 		if (args)
 			exit_ops(d, args, ret, t);
+		return;
+	}
+	if (d && !(d->flags & SCRY_SC_UNKNOWN) && d->exit_args) {
+		if (args)
+			exit_fixed_args(d, ret, args, t);
 		return;
 	}
 	if (d && !(d->flags & SCRY_SC_UNKNOWN)) {
@@ -221,9 +259,10 @@ static __always_inline void sys_exit(long id, long ret, const __u64 *args, struc
 	ring_commit(p);
 }
 
+/* Does the exit read the arguments (its operations, or a fixed layout with some)? */
 static __always_inline bool exit_captures(const struct scry_sc_desc *d)
 {
-	return d && (d->flags & (SCRY_SC_UNKNOWN | SCRY_SC_EXIT_OPS)) == SCRY_SC_EXIT_OPS;
+	return d && !(d->flags & SCRY_SC_UNKNOWN) && ((d->flags & SCRY_SC_EXIT_OPS) || d->exit_args);
 }
 
 /* rt_sigreturn: its argument (catalog/syscalls.c) is the signal frame's uc_sigmask.  At the

@@ -6,6 +6,7 @@
 #include <string.h>
 #include "catalog/event.h"
 #include "catalog/internal.h"
+#include "catalog/lttng_syscall_find.h"
 
 /* A sequence field `name` preceded by its uint32 length field `_name_length`. */
 static struct scry_field *add_seq(struct builder *b, const char *name, enum scry_ftype type, uint8_t size)
@@ -37,9 +38,17 @@ static struct scry_field *add_aux(struct builder *b, const char *name, const cha
 	return f;
 }
 
+/* One more operation; past SCRY_MAX_SC_OPS a scratch one, and the event is refused
+ * (sc_overflow: the builders check it before they return). */
+static bool sc_overflow;
+
 static struct scry_sc_op *add_op(struct scry_event *ev, uint8_t kind, unsigned arg)
 {
-	struct scry_sc_op *op = &ev->ops[ev->nops++];
+	static struct scry_sc_op scratch;
+	struct scry_sc_op *op = ev->nops < SCRY_MAX_SC_OPS ? &ev->ops[ev->nops++] : &scratch;
+
+	if (op == &scratch)
+		sc_overflow = true;
 
 	memset(op, 0, sizeof(*op));
 	op->kind = kind;
@@ -116,7 +125,7 @@ static void add_iov_op(struct builder *b, const struct scry_argspec *a, unsigned
 
 /* msghdr: the struct (one element), then nested in it msg_name's bytes and the iovecs.
  * On entry of an in-out msghdr (recvmsg), the struct alone. */
-static bool add_msghdr(struct builder *b, const struct scry_syscall *sc, unsigned i,
+static bool add_msghdr(struct builder *b, const struct scry_syscall *sc, unsigned i, const char *name,
 		       const struct scry_capture_opts *o, bool at_exit, bool *failed)
 {
 	const struct scry_argspec *a = &sc->spec[i];
@@ -126,7 +135,7 @@ static bool add_msghdr(struct builder *b, const struct scry_syscall *sc, unsigne
 
 	if (b->ev->nops + 3 > SCRY_MAX_SC_OPS)
 		return false;
-	if (!add_structs(b, sc->args[i].name, i, type)) {
+	if (!add_structs(b, name, i, type)) {
 		*failed = true;
 		return false;
 	}
@@ -150,11 +159,10 @@ static bool add_msghdr(struct builder *b, const struct scry_syscall *sc, unsigne
 }
 
 /* Kinds with operations of their own: iovec arrays, msghdr, fd sets, directory entries. */
-static bool add_special(struct builder *b, const struct scry_syscall *sc, unsigned i,
+static bool add_special(struct builder *b, const struct scry_syscall *sc, unsigned i, const char *name,
 			const struct scry_capture_opts *o, bool at_exit, bool *failed)
 {
 	const struct scry_argspec *a = &sc->spec[i];
-	const char *name = sc->args[i].name;
 	struct scry_field *f;
 	struct scry_sc_op *op;
 
@@ -165,7 +173,7 @@ static bool add_special(struct builder *b, const struct scry_syscall *sc, unsign
 		add_iov_op(b, a, i, o, at_exit, false);
 		return true;
 	case SCRY_A_MSGHDR:
-		return add_msghdr(b, sc, i, o, at_exit, failed);
+		return add_msghdr(b, sc, i, name, o, at_exit, failed);
 	case SCRY_A_FDSET:          /* longs holding nfds bits, at most 4096 descriptors */
 		if (!(f = add_seq(b, name, SCRY_F_SEQ, 8)))
 			break;
@@ -194,13 +202,16 @@ static bool add_special(struct builder *b, const struct scry_syscall *sc, unsign
 	return false;
 }
 
-/* A string array (argv, envp) as SCRY_SOP_STRV writes it: _X_ptr, _X_count, then its
- * strings; an environment without --capture env as LTTng records it, the pointer `X`
- * (uint64, hexadecimal), then _X_count, and no string read (SCRY_SOPF_COUNT). */
-static bool add_strv(struct builder *b, const struct scry_syscall *sc, unsigned i,
-		     const struct scry_capture_opts *o)
+/* A string array (argv, envp) as SCRY_SOP_STRV writes it: the pointer, its count, then its
+ * strings.  As lttng-modules records it, the pointer `X` (uint64, hexadecimal), then
+ * _X_count and the strings `_X`; an environment without --capture env the pointer and count
+ * alone (SCRY_SOPF_COUNT).  Without lttng-modules' layout (a syscall it does not know):
+ * _X_ptr, _X_count, X. */
+static bool add_strv(struct builder *b, const struct scry_syscall *sc, unsigned i, const char *name,
+		     const struct scry_capture_opts *o, bool lttng)
 {
-	const char *name = sc->args[i].name;
+	char strs[160];
+
 	struct scry_field *f;
 	struct scry_sc_op *op;
 
@@ -213,8 +224,18 @@ static bool add_strv(struct builder *b, const struct scry_syscall *sc, unsigned 
 		add_op(b->ev, SCRY_SOP_STRV, i)->flags = SCRY_SOPF_COUNT;
 		return true;
 	}
-	if (!add_aux(b, name, "ptr", 8, i, SCRY_AUX_PTR) || !add_aux(b, name, "count", 4, i, SCRY_AUX_COUNT) ||
-	    !(f = add_seq(b, name, SCRY_F_STRSEQ, 1)))
+	snprintf(strs, sizeof(strs), "_%s", name);
+	if (lttng) {
+		if (!(f = scry_event_add(b, name, SCRY_F_INT, 8, false)))
+			return false;
+		f->base = 16;
+		f->arg = (int)i;
+		f->aux = SCRY_AUX_PTR;
+	} else if (!add_aux(b, name, "ptr", 8, i, SCRY_AUX_PTR)) {
+		return false;
+	}
+	if (!add_aux(b, name, "count", 4, i, SCRY_AUX_COUNT) ||
+	    !(f = add_seq(b, lttng ? strs : name, SCRY_F_STRSEQ, 1)))
 		return false;
 	f->arg = (int)i;
 	op = add_op(b->ev, SCRY_SOP_STRV, i);
@@ -225,18 +246,17 @@ static bool add_strv(struct builder *b, const struct scry_syscall *sc, unsigned 
 
 /* A captured argument (a direction kind, or strv) as a field written by an operation;
  * false when it cannot be captured with these options (then it stays a plain pointer). */
-static bool add_capture(struct builder *b, const struct scry_syscall *sc, unsigned i,
+static bool add_capture(struct builder *b, const struct scry_syscall *sc, unsigned i, const char *name,
 			const struct scry_capture_opts *o, bool at_exit, bool *failed)
 {
 	const struct scry_argspec *a = &sc->spec[i];
-	const char *name = sc->args[i].name;
 	const struct scry_struct_desc *sd = NULL;
 	struct scry_field *f;
 	struct scry_sc_op *op;
 	unsigned elem = 1, max;
 
 	if (a->kind == SCRY_A_STRV) {
-		if (!add_strv(b, sc, i, o))
+		if (!add_strv(b, sc, i, name, o, scry_lttng_syscall(sc->name, sc->nr) != NULL))
 			goto nomem;
 		return true;
 	}
@@ -261,7 +281,7 @@ static bool add_capture(struct builder *b, const struct scry_syscall *sc, unsign
 		max = a->kind == SCRY_A_STRUCT ? 1 : o->max_elems;
 		break;
 	default:
-		return add_special(b, sc, i, o, at_exit, failed);
+		return add_special(b, sc, i, name, o, at_exit, failed);
 	}
 	if (max * elem > SCRY_SEQ_MAX)
 		max = SCRY_SEQ_MAX / elem;
@@ -332,11 +352,81 @@ static int fd_arg(const struct scry_syscall *sc)
 	return -1;
 }
 
+/* The name of scry's own field for argument i where lttng-modules has none: the kernel's,
+ * or with a leading '_' when lttng-modules names another field so (read's entry: `_buf`,
+ * its pointer, lttng-modules' `buf` being on the exit). */
+static const char *own_name(const struct scry_lttng_syscall *lt, const char *name, char *buf, size_t n)
+{
+	if (!scry_lttng_uses(lt, name))
+		return name;
+	snprintf(buf, n, "_%s", name);
+	return buf;
+}
+
+/* An integer field `name` of argument i, its value as lttng-modules' C type has it when lf
+ * says (sign- or zero-extended from 32 bits), else as the kernel's (a->size). */
+static struct scry_field *add_int_arg(struct builder *b, const struct scry_syscall *sc, unsigned i,
+				      const char *name, const struct scry_lttng_field *lf, bool fixed)
+{
+	const struct scry_syscall_arg *a = &sc->args[i];
+	bool is_signed = lf ? lf->is_signed : a->is_signed;
+	unsigned size = lf ? lf->size : a->size;
+	struct scry_field *f;
+	uint8_t ext = 0;
+
+	if (!(f = scry_event_add(b, name, SCRY_F_INT, 8, is_signed)))
+		return NULL;
+	f->base = (lf ? lf->hex : a->is_pointer) ? 16 : 10;
+	f->arg = (int)i;
+	if (size <= 4)
+		ext = is_signed ? SCRY_SOPF_S32 : SCRY_SOPF_U32;
+	add_op(b->ev, SCRY_SOP_INT, i)->flags = ext;
+	if (fixed && ext == SCRY_SOPF_S32)
+		b->ev->s32_mask |= 1u << i;
+	else if (fixed && ext == SCRY_SOPF_U32)
+		b->ev->u32_mask |= 1u << i;
+	return f;
+}
+
+/* The arguments in the order of the entry's fields: lttng-modules' first, in its order,
+ * when that is not the arguments' (poll: timeout_msecs before nfds), else all in order (the
+ * fixed layout).  The count is sc->nargs. */
+static bool entry_order(const struct scry_syscall *sc, const struct scry_lttng_syscall *lt, unsigned *order)
+{
+	unsigned n = 0, last = 0;
+	bool in_order = true, seen[SCRY_MAX_ARGS] = { false };
+
+	for (unsigned k = 0; lt && k < lt->nentry; k++) {
+		const struct scry_lttng_field *lf = &lt->entry[k];
+
+		if (lf->arg < 0 || (unsigned)lf->arg >= sc->nargs || lf->kind == SCRY_LF_COMPUTED || seen[lf->arg])
+			continue;
+		if (n && (unsigned)lf->arg < last)
+			in_order = false;
+		last = (unsigned)lf->arg;
+		seen[lf->arg] = true;
+		order[n++] = (unsigned)lf->arg;
+	}
+	if (in_order) {
+		for (unsigned i = 0; i < sc->nargs && i < SCRY_MAX_ARGS; i++)
+			order[i] = i;
+		return true;
+	}
+	for (unsigned i = 0; i < sc->nargs && i < SCRY_MAX_ARGS; i++)
+		if (!seen[i])
+			order[n++] = i;
+	return false;
+}
+
+/* lttng-modules' entry fields, in its names and order, its integers where scry reads more
+ * (a string array, a struct, a buffer): then scry's capture follows as `_NAME`. */
 struct scry_event *scry_event_syscall_entry(const struct scry_syscall *sc, bool args_known,
 					    const struct scry_capture_opts *o)
 {
+	const struct scry_lttng_syscall *lt = scry_lttng_syscall(sc->name, sc->nr);
 	struct builder b = { 0 };
 	bool failed = false, uses_ops = false;
+	unsigned order[SCRY_MAX_ARGS];
 	char name[128];
 
 	snprintf(name, sizeof(name), "syscall_entry_%s", sc->name);
@@ -355,43 +445,53 @@ struct scry_event *scry_event_syscall_entry(const struct scry_syscall *sc, bool 
 		b.ev->nargs = SCRY_MAX_ARGS;
 		return b.ev;
 	}
+	if (!entry_order(sc, lt, order))
+		uses_ops = true;   /* not the arguments' order: written by operations */
 	for (unsigned i = 0; i < sc->nargs && i < SCRY_MAX_ARGS; i++)
 		if (captured_at(&sc->spec[i], false))
 			uses_ops = true;
 	if ((o->what & SCRY_CAPTURE_SOCK) && fd_arg(sc) >= 0)
 		uses_ops = true;   /* the socket at the call: sk_* after the arguments */
-	for (unsigned i = 0; i < sc->nargs && i < SCRY_MAX_ARGS; i++) {
+	for (unsigned k = 0; k < sc->nargs && k < SCRY_MAX_ARGS; k++) {
+		unsigned i = order[k];
 		const struct scry_syscall_arg *a = &sc->args[i];
 		const struct scry_argspec *sp = &sc->spec[i];
+		const struct scry_lttng_field *lf = lt ? scry_lttng_arg_field(lt->entry, lt->nentry, i) : NULL;
+		char own[160], cap[160];
+		const char *fname = lf ? lf->name : own_name(lt, a->name, own, sizeof(own));
 		struct scry_field *f;
 
 		if (uses_ops && captured_at(sp, false)) {
-			if (add_capture(&b, sc, i, o, false, &failed))
+			bool env_ptr = scry_argspec_is_env(sc->spec, i) && !(o->what & SCRY_CAPTURE_ENV);
+
+			if (lf && lf->kind == SCRY_LF_INT && !env_ptr && sp->kind != SCRY_A_STRV) {
+				/* LTTng's pointer, then scry's capture */
+				if (!add_int_arg(&b, sc, i, lf->name, lf, false))
+					goto fail;
+				snprintf(cap, sizeof(cap), "_%s", lf->name);
+				if (!add_capture(&b, sc, i, cap, o, false, &failed) && failed)
+					goto fail;
+				b.ev->nargs++;
 				continue;
+			}
+			if (add_capture(&b, sc, i, fname, o, false, &failed)) {
+				b.ev->nargs++;
+				continue;
+			}
 			if (failed)
 				goto fail;
 		}
-		if (sp->kind == SCRY_A_PATH || sp->kind == SCRY_A_STR) {
-			if (!(f = scry_event_add(&b, a->name, SCRY_F_STRING, 1, false)))
+		if (lf ? lf->kind == SCRY_LF_STRING : (sp->kind == SCRY_A_PATH || sp->kind == SCRY_A_STR)) {
+			if (!(f = scry_event_add(&b, fname, SCRY_F_STRING, 1, false)))
 				goto fail;
+			f->arg = (int)i;
 			b.ev->str_mask |= 1u << i;
 			add_op(b.ev, SCRY_SOP_STR, i);
 			b.ev->ops[b.ev->nops - 1].max = (uint16_t)(sp->kind == SCRY_A_STR && o->strsize ?
 								   o->strsize + 2 : SCRY_STR_MAX);
-		} else {
-			if (!(f = scry_event_add(&b, a->name, SCRY_F_INT, 8, a->is_signed)))
-				goto fail;
-			f->base = a->is_pointer ? 16 : 10;
-			add_op(b.ev, SCRY_SOP_INT, i);
-			if (a->size <= 4 && a->is_signed) {
-				b.ev->s32_mask |= 1u << i;
-				b.ev->ops[b.ev->nops - 1].flags = SCRY_SOPF_S32;
-			} else if (a->size <= 4) {
-				b.ev->u32_mask |= 1u << i;
-				b.ev->ops[b.ev->nops - 1].flags = SCRY_SOPF_U32;
-			}
+		} else if (!add_int_arg(&b, sc, i, fname, lf, true)) {
+			goto fail;
 		}
-		f->arg = (int)i;
 		b.ev->nargs++;
 	}
 	if ((o->what & SCRY_CAPTURE_SOCK) && fd_arg(sc) >= 0) {
@@ -401,8 +501,13 @@ struct scry_event *scry_event_syscall_entry(const struct scry_syscall *sc, bool 
 	}
 	if (!uses_ops)
 		b.ev->nops = 0;   /* the fixed layout: ints and strings */
+	if (sc_overflow)
+		goto fail;
 	return b.ev;
 fail:
+	if (sc_overflow)
+		fprintf(stderr, "scry: %s: more than %d operations\n", b.ev->name, SCRY_MAX_SC_OPS);
+	sc_overflow = false;
 	scry_event_free(b.ev);
 	return NULL;
 }
@@ -450,22 +555,73 @@ static bool add_file_fields(struct builder *b, const char *prefix)
 	return scry_event_add(b, n[1], SCRY_F_INT, 8, false) && scry_event_add_text(b, n[2], SCRY_FILE_NAME);
 }
 
+/* lttng-modules' int[2] (pipe's fildes, socketpair's socket): SCRY_SLEN_FIXED. */
+static bool add_int_pair(struct builder *b, unsigned i, const struct scry_lttng_field *lf)
+{
+	struct scry_field *f = scry_event_add(b, lf->name, SCRY_F_ARRAY, lf->size, lf->is_signed);
+	struct scry_sc_op *op;
+
+	if (!f || lf->size != 4)
+		return false;
+	f->count = 2;
+	f->base = 10;
+	op = add_op(b->ev, SCRY_SOP_SEQ, i);
+	op->elem = 4;
+	op->max = 2;
+	op->len_src = SCRY_SLEN_FIXED;
+	op->flags = SCRY_SOPF_OK_ONLY;
+	return true;
+}
+
+/* ret, lttng-modules' exit fields (the pointers it records at the exit, its int[2]), each
+ * followed by scry's capture of the same argument as `_NAME`; then scry's other captures,
+ * and what a returned descriptor is. */
 struct scry_event *scry_event_syscall_exit(const struct scry_syscall *sc, const struct scry_capture_opts *o)
 {
+	const struct scry_lttng_syscall *lt = scry_lttng_syscall(sc->name, sc->nr);
 	struct builder b = { 0 };
+	struct scry_field *f;
+	bool failed = false, done[SCRY_MAX_ARGS] = { false };
 	int pair;
-	bool failed = false;
 	char name[128];
 
 	snprintf(name, sizeof(name), "syscall_exit_%s", sc->name);
 	if (!(b.ev = scry_event_new(name, "syscalls", sc->name, SCRY_EV_SYSCALL_EXIT, sc->nr)))
 		return NULL;
-	if (!scry_event_add(&b, "ret", SCRY_F_INT, 8, true))
+	if (!(f = scry_event_add(&b, "ret", SCRY_F_INT, 8, lt && lt->nexit ? lt->exit[0].is_signed : true)))
 		goto fail;
+	if (lt && lt->nexit && lt->exit[0].hex)
+		f->base = 16;
 	add_op(b.ev, SCRY_SOP_RET, 0);
-	for (unsigned i = 0; i < sc->nargs && i < SCRY_MAX_ARGS; i++)
-		if (captured_at(&sc->spec[i], true) && !add_capture(&b, sc, i, o, true, &failed) && failed)
+	for (unsigned k = 1; lt && k < lt->nexit; k++) {
+		const struct scry_lttng_field *lf = &lt->exit[k];
+		unsigned i = (unsigned)lf->arg;
+		char cap[160];
+
+		if (lf->arg < 0 || i >= sc->nargs || done[i] || b.ev->nops + 2 > SCRY_MAX_SC_OPS)
+			continue;
+		if (lf->kind == SCRY_LF_INT) {
+			if (!add_int_arg(&b, sc, i, lf->name, lf, false))
+				goto fail;
+		} else if (lf->kind == SCRY_LF_ARRAY2) {
+			if (!add_int_pair(&b, i, lf))
+				goto fail;
+		} else {
+			continue;
+		}
+		done[i] = true;
+		snprintf(cap, sizeof(cap), "_%s", lf->name);
+		if (captured_at(&sc->spec[i], true) && !add_capture(&b, sc, i, cap, o, true, &failed) && failed)
 			goto fail;
+	}
+	for (unsigned i = 0; i < sc->nargs && i < SCRY_MAX_ARGS; i++) {
+		char own[160];
+
+		if (!done[i] && captured_at(&sc->spec[i], true) &&
+		    !add_capture(&b, sc, i, own_name(lt, sc->args[i].name, own, sizeof(own)), o, true, &failed) &&
+		    failed)
+			goto fail;
+	}
 	if (returns_file(sc->name)) {   /* SCRY_SOP_FILE: what the new descriptor is */
 		if (!add_file_fields(&b, "fd"))
 			goto fail;
@@ -482,8 +638,13 @@ struct scry_event *scry_event_syscall_exit(const struct scry_syscall *sc, const 
 	}
 	if (b.ev->nops == 1)
 		b.ev->nops = 0;   /* ret only: the fixed layout */
+	if (sc_overflow)
+		goto fail;
 	return b.ev;
 fail:
+	if (sc_overflow)
+		fprintf(stderr, "scry: %s: more than %d operations\n", b.ev->name, SCRY_MAX_SC_OPS);
+	sc_overflow = false;
 	scry_event_free(b.ev);
 	return NULL;
 }

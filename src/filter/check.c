@@ -69,8 +69,21 @@ enum res_status filter_resolve(const struct filter *f, uint32_t r, const struct 
 			cur = m;
 		} else {
 			if ((cur->type != FF_ARRAY && cur->type != FF_SEQUENCE) || !cur->elem) {
+				const struct filter_field *cap = NULL;
+				char capname[130];
+				uint32_t ci;
+
+				/* lttng-modules' pointer (sendto's addr), scry's capture of it beside
+				 * (_addr): say so */
+				snprintf(capname, sizeof(capname), "_%s", ref->parts[0].name);
+				if (k == 1 && !ref->is_ctx && cur->type == FF_INT)
+					cap = find_field(ev->fields, ev->nfields, capname, &ci);
 				ref_prefix(ref, k, pre, sizeof(pre));
-				snprintf(msg, msglen, "'%s' is not an array", pre);
+				if (cap && (cap->type == FF_ARRAY || cap->type == FF_SEQUENCE))
+					snprintf(msg, msglen, "'%s' is not an array (scry's capture of it is '%s')", pre,
+						 capname);
+				else
+					snprintf(msg, msglen, "'%s' is not an array", pre);
 				return RES_BADPATH;
 			}
 			if (cur->type == FF_ARRAY && p->index >= cur->length)

@@ -124,6 +124,26 @@ static int check_kinds(const struct scry_event *ev, uint32_t kinds, char *err, s
 	return 0;
 }
 
+/* An exit whose operations write ret, then 64-bit arguments in their order (lttng-modules'
+ * read: ret, buf): the fixed layout's argument mask, written without operations (the
+ * ring's fast path); 0 when the exit needs its operations. */
+static int exit_fixed_args(const struct scry_event *ev)
+{
+	int mask = 0, last = -1;
+
+	if (!ev->nops || ev->ops[0].kind != SCRY_SOP_RET)
+		return 0;
+	for (size_t i = 1; i < ev->nops; i++) {
+		const struct scry_sc_op *op = &ev->ops[i];
+
+		if (op->kind != SCRY_SOP_INT || op->flags || (int)op->arg <= last || op->arg >= SCRY_MAX_ARGS)
+			return 0;
+		last = op->arg;
+		mask |= 1 << op->arg;
+	}
+	return mask;
+}
+
 static int describe(struct scry_channel *c, char *err, size_t errlen)
 {
 	const struct scry_syscall *scs;
@@ -144,6 +164,7 @@ static int describe(struct scry_channel *c, char *err, size_t errlen)
 			known[scs[i].nr] = true;
 	for (unsigned nr = 0; nr < SCRY_MAX_SYSCALLS; nr++) {
 		struct scry_sc_desc *dp = &table[nr], d = { .entry_id = NO_EVENT, .exit_id = NO_EVENT };
+		int fixed;
 
 		bool pid_only = c->sc_off[nr] && (c->psel.sc[nr / 64] >> (nr % 64) & 1);
 
@@ -169,7 +190,9 @@ static int describe(struct scry_channel *c, char *err, size_t errlen)
 				memcpy(d.entry_ops, ev->ops, sizeof(d.entry_ops));
 			}
 			ev = c->events[c->sc_exit[nr]];
-			if (ev->nops && !count) {
+			if (ev->nops && !count && (fixed = exit_fixed_args(ev)) > 0) {
+				d.exit_args = (__u8)fixed;   /* ret and integer arguments: no operations */
+			} else if (ev->nops && !count) {
 				d.flags |= SCRY_SC_EXIT_OPS;
 				d.n_exit_ops = ev->nops;
 				memcpy(d.exit_ops, ev->ops, sizeof(d.exit_ops));

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -93,6 +94,15 @@ int scry_spawn_held(char *const argv[], struct scry_child *c, char *err, size_t 
 
 			sigemptyset(&none);
 			sigprocmask(SIG_SETMASK, &none, NULL);
+		}
+		/* named already as the exec will name us (the kernel: the basename of the path
+		 * execve is given, 15 bytes): a trace's sched_switch into the held child, before
+		 * its exec, then names the command as LTTng's analyses (lttng-cputop: a task's
+		 * name is the one at its first switch) and a reader of the trace expect */
+		{
+			const char *path = file ? file : argv[0], *base = strrchr(path, '/');
+
+			prctl(PR_SET_NAME, base ? base + 1 : path, 0, 0, 0);
 		}
 		/* stop here, before the tracer follows us: when it lets us go (SIGCONT) the next
 		 * thing we do is the execve, which is where the trace of the command begins (the

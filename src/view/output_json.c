@@ -3,8 +3,10 @@
  *  "context": {stream and event context fields}, "payload": {fields}}, values as
  * util/json.h writes them (integers beyond 2^53, the timestamp among them, as exact decimal
  * strings; bytes that are not UTF-8 as U+DC80 + byte).  The auxiliary fields of the CTF
- * layout (names beginning with "_": a sequence's length, the pointer and count behind a
- * captured array) are left out; `scry view` and babeltrace2 show them. */
+ * layout (names beginning with "_": a sequence's length, `_X_count` and `_X_ptr` beside a
+ * captured string array) are left out; `scry view` and babeltrace2 show them.  scry's own
+ * fields named `_X` (captured data, an argument lttng-modules records on the other side:
+ * read's entry `_buf`) are written. */
 #include <math.h>
 #include <stdio.h>
 #include "util/json.h"
@@ -24,12 +26,28 @@ static void put_str(struct outbuf *ob, const uint8_t *p, size_t len)
 
 static uint32_t put_value(struct outbuf *ob, const struct op *ops, uint32_t i, const struct val **vi);
 
+static bool ends_with(const char *s, size_t n, const char *suf)
+{
+	size_t k = strlen(suf);
+
+	return n > k + 1 && !memcmp(s + n - k, suf, k);
+}
+
+/* An auxiliary integer of the CTF layout: `_X_length` a sequence reads, `_X_count`/`_X_ptr`. */
+static bool is_aux(const struct op *o)
+{
+	if (o->kind != OP_INT || !o->name || o->name[0] != '_')
+		return false;
+	return (o->flags & OPF_SEQLEN) || ends_with(o->name, o->name_len, "_count") ||
+	       ends_with(o->name, o->name_len, "_ptr");
+}
+
 /* struct members as "name": value pairs; *n counts pairs already written */
 static uint32_t put_members(struct outbuf *ob, const struct op *ops, uint32_t i, const struct val **vi, int *n)
 {
 	uint32_t j = i + 1;
 	while (ops[j].kind != OP_STRUCT_END) {
-		if ((ops[j].flags & OPF_HIDDEN) || (ops[j].kind == OP_INT && ops[j].name && ops[j].name[0] == '_')) {
+		if ((ops[j].flags & OPF_HIDDEN) || is_aux(&ops[j])) {
 			(*vi)++;
 			j = ops[j].next;
 			continue;

@@ -202,8 +202,13 @@ static int compile_type(struct builder *b, const struct ctf_type *t, const char 
 	case CTF_T_ARRAY:
 	case CTF_T_SEQ: {
 		int len_reg = -1;
-		if (t->kind == CTF_T_SEQ && !resolve(b, t->length_ref, &len_reg))
-			return -1;
+		if (t->kind == CTF_T_SEQ) {
+			struct op *lo = resolve(b, t->length_ref, &len_reg);
+
+			if (!lo)
+				return -1;
+			lo->flags |= OPF_SEQLEN;
+		}
 		if (is_text_elem(t->elem)) {
 			if (emit(b, &o) < 0)
 				return -1;

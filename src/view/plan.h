@@ -49,6 +49,7 @@ enum op_role {
 #define OPF_BE     0x02
 #define OPF_ENUM   0x04
 #define OPF_HIDDEN 0x08   /* not printed (packet context fields babeltrace2 hides) */
+#define OPF_SEQLEN 0x10   /* an integer a sequence takes its length from */
 
 struct var_case {
 	int64_t lo, hi;

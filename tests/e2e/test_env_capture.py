@@ -1,7 +1,7 @@
 """tests/e2e/test_env_capture.py — execve's environment is opt-in (issue 24, part 3): by
 default a trace holds what lttng-modules records for execve's envp (its pointer, `envp`, a
 uint64 in hexadecimal) and scry's count of its strings (`_envp_count`), no string; `scry
-record --capture env` records the strings as before.  `scry trace` prints the environment as
+record --capture env` records the strings too, after them, as `_envp`.  `scry trace` prints the environment as
 strace 6.1 does: "0x7ffd... /* N vars */" without -v, the strings with -v (and reads them
 only then, --record too).  The secret is passed in the environment, never in argv, and the
 raw stream files are searched for it, so a string the metadata does not declare is found
@@ -57,7 +57,7 @@ def test_default_no_env_strings(scry, tmp_path):
     assert [e["_envp_count"] for e in ex] == [len(ENV), len(ENV) + 1]
     assert all(isinstance(e["envp"], int) and e["envp"] > 0x1000 for e in ex)
     assert "_envp_length" not in ex[0] and "_envp_ptr" not in ex[0]
-    assert ex[0]["argv"] == ["sh", "-c", "/bin/true"]        # argv is still recorded
+    assert ex[0]["_argv"] == ["sh", "-c", "/bin/true"]        # argv is still recorded
     for name in ("execve", "execveat"):
         meta = metadata_entry(out, name)
         # lttng-modules: ctf_integer_hex(char *const *, envp, envp) (execveat: ctf_integer)
@@ -73,9 +73,10 @@ def test_capture_env_strings(scry, tmp_path):
     assert streams_hold(out, f"SCRY_SECRET_ENV={SECRET}")
     ex = execs(tr)
     want = sorted(f"{k}={v}" for k, v in ENV.items())
-    assert sorted(ex[0]["envp"]) == want and ex[0]["_envp_count"] == len(ENV)
-    assert f"SCRY_SECRET_ENV={SECRET}" in ex[1]["envp"] and len(ex[1]["envp"]) == ex[1]["_envp_count"] == len(ENV) + 1
-    assert ex[0]["_envp_ptr"] > 0x1000 and "_envp_length" in ex[0]
+    # lttng-modules' pointer `envp` as without the option, then scry's strings as `_envp`
+    assert sorted(ex[0]["_envp"]) == want and ex[0]["_envp_count"] == len(ENV)
+    assert f"SCRY_SECRET_ENV={SECRET}" in ex[1]["_envp"] and len(ex[1]["_envp"]) == ex[1]["_envp_count"] == len(ENV) + 1
+    assert ex[0]["envp"] > 0x1000 and "__envp_length" in ex[0] and "_envp_ptr" not in ex[0]
 
 
 @pytest.mark.parametrize("bad", ["foo", "env,foo", "", "env,"])

@@ -97,10 +97,10 @@ def test_record_child_strings(scry, record, workload, tmp_path, path, capture):
     assert en["filename"] == "" and en["flag"] == 0x1000 and ex["ret"] == 0
     en, ex = entry_exit("execve")
     assert en["filename"] == "/bin/true" and ex["ret"] == 0
-    assert en["argv"] == ["true", "x"] and en["_argv_count"] == 2
+    assert en["_argv"] == ["true", "x"] and en["_argv_count"] == 2
     assert en["_envp_count"] == seen["envc"]
     if capture:
-        assert len(en["envp"]) == seen["envc"] and "_envp_ptr" in en   # every string
+        assert len(en["_envp"]) == seen["envc"] and en["envp"] > 0x1000   # every string
     else:
         assert isinstance(en["envp"], int) and en["envp"] > 0x1000     # the pointer alone
     execve = next(e for e in ev if e["name"] == "syscall_entry_execve")
@@ -132,8 +132,8 @@ def test_repeat_no_fault_no_stale(scry, tmp_path, record):
     stats = [e["fields"] for e in tr.events if e["name"] == "syscall_entry_newfstatat"]
     assert {s["filename"] for s in stats if s["flag"] == 0x1000} == {""}
     execs = [e["fields"] for e in tr.events if e["name"] == "syscall_entry_execve"]
-    assert sum(x["filename"].endswith("/cat") and x["argv"] == ["cat", str(f)] for x in execs) == 50
-    assert sum(x["filename"] == "/bin/true" and x["argv"] == ["/bin/true"] for x in execs) == 50
+    assert sum(x["filename"].endswith("/cat") and x["_argv"] == ["cat", str(f)] for x in execs) == 50
+    assert sum(x["filename"] == "/bin/true" and x["_argv"] == ["/bin/true"] for x in execs) == 50
 
 
 def test_entry_waiting_at_stop_is_counted(scry, workload, tmp_path):

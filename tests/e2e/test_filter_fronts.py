@@ -29,7 +29,7 @@ def test_rejected_exit_still_writes_the_deferred_entry(scry, workload, tmp_path,
     seen = json.loads(p.stdout.strip().splitlines()[-1])
     ev = [e for e in read_trace(out).events if e["pid"] == seen["child"]]
     assert [e["name"] for e in ev] == ["syscall_entry_execve"], ev
-    assert ev[0]["fields"]["filename"] == "/bin/true" and ev[0]["fields"]["argv"] == ["true", "x"]
+    assert ev[0]["fields"]["filename"] == "/bin/true" and ev[0]["fields"]["_argv"] == ["true", "x"]
 
 
 def forks(scry, tmp_path, name, *opts):

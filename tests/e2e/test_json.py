@@ -2,7 +2,7 @@
 `scry view --json` read by Python's json module and by jq — integers beyond 2^53 (the
 timestamps, RLIM64_INFINITY) as exact decimal strings, bytes that are not UTF-8 recovered
 exactly (surrogateescape), each trace argument with its name, type and typed value beside
-strace's text, and no CTF length fields in view's objects."""
+strace's text, and no CTF length fields in view's objects (scry's own `_X` fields kept)."""
 import json
 import os
 import subprocess
@@ -122,7 +122,8 @@ def test_trace_json_one_type_per_field(scry, tmp_path):
 def test_view_json(scry, tmp_path):
     tdir = tmp_path / "trace"
     p = subprocess.run([scry, "record", "-q", "-o", str(tdir), "-e", "syscall:openat", "-e", "syscall:prlimit64",
-                        "-e", "syscall:execve", "--", "/usr/bin/python3", "-c", PROG], capture_output=True, text=True)
+                        "-e", "syscall:execve", "-e", "syscall:read", "--", "/usr/bin/python3", "-c", PROG],
+                       capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
     out = tmp_path / "v.json"
     with open(out, "wb") as f:
@@ -131,16 +132,25 @@ def test_view_json(scry, tmp_path):
     assert evs
     for e in evs:
         assert isinstance(e["timestamp"], str) and int(e["timestamp"]) > 2**53
-        assert not [k for k in e["payload"] if k.startswith("_")], e["payload"]   # no CTF length fields
+        # no CTF length fields, nor the count beside a string array; scry's own `_X` fields kept
+        assert not [k for k in e["payload"] if k.startswith("_") and k.endswith(("_length", "_count", "_ptr"))], \
+            e["payload"]
     ex = [e for e in evs if e["name"] == "syscall_entry_execve"]
-    assert ex and ex[0]["payload"]["argv"][:2] == ["/usr/bin/python3", "-c"]
+    assert ex and ex[0]["payload"]["_argv"][:2] == ["/usr/bin/python3", "-c"]
+    assert isinstance(ex[0]["payload"]["argv"], int) and "_argv_count" not in ex[0]["payload"]
+    # read's entry: fd, count and scry's `_buf` (the pointer; lttng-modules' buf is on the exit)
+    rd = [e["payload"] for e in evs if e["name"] == "syscall_entry_read"]
+    assert rd and all(sorted(p) == ["_buf", "count", "fd"] and p["_buf"] > 0 for p in rd), rd[:3]
+    rx = [e["payload"] for e in evs if e["name"] == "syscall_exit_read"]
+    assert rx and all(sorted(p) == ["buf", "ret"] for p in rx), rx[:3]
     op = [e for e in evs if e["name"] == "syscall_entry_openat" and e["payload"]["filename"].startswith("/tmp/scry-json")]
     assert len(op) == 1 and op[0]["payload"]["filename"].encode("utf-8", "surrogateescape") == NAME
     import resource
     if resource.getrlimit(resource.RLIMIT_CORE)[1] == resource.RLIM_INFINITY:
-        ends = [e for e in evs if e["name"] == "syscall_exit_prlimit64" and "old_rlim" in e["payload"]]
-        # a captured struct is a sequence of 0 or 1 in the trace
-        assert any(r.get("rlim_max") == "18446744073709551615" for e in ends for r in e["payload"]["old_rlim"]), ends
+        ends = [e for e in evs if e["name"] == "syscall_exit_prlimit64" and "_old_rlim" in e["payload"]]
+        # lttng-modules' old_rlim pointer, then the struct scry reads, a sequence of 0 or 1 in the trace
+        assert all(isinstance(e["payload"]["old_rlim"], int) for e in ends), ends
+        assert any(r.get("rlim_max") == "18446744073709551615" for e in ends for r in e["payload"]["_old_rlim"]), ends
     q = subprocess.run(["jq", "-s", "-e", "[.[] | .timestamp | tonumber] | length > 0 and all(. > 0)"],
                        stdin=open(out, "rb"), capture_output=True, text=True)
     assert q.returncode == 0, q.stderr

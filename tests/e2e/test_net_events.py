@@ -45,13 +45,13 @@ def test_socket_lifecycle_recorded(scry, tmp_path, bt2_read):
         return hits[0]
 
     bind = one("syscall_entry_bind", fd=w["listen_fd"])
-    assert sockaddr_port(bind["fields"]["umyaddr"]) == 0          # bound to port 0: the kernel chose
+    assert sockaddr_port(bind["fields"]["_umyaddr"]) == 0          # bound to port 0: the kernel chose
     one("syscall_entry_listen", fd=w["listen_fd"])
     conn = one("syscall_entry_connect", fd=w["client_fd"])
-    assert sockaddr_port(conn["fields"]["uservaddr"]) == w["server"]
+    assert sockaddr_port(conn["fields"]["_uservaddr"]) == w["server"]
     acc = one("syscall_exit_accept4", ret=w["accepted_fd"])
     assert acc["fields"]["fd_ino"] == w["accepted_ino"] and acc["fields"]["fd_name"] == "TCP"
-    assert sockaddr_port(acc["fields"]["upeer_sockaddr"]) == w["client"]
+    assert sockaddr_port(acc["fields"]["_upeer_sockaddr"]) == w["client"]
 
     lo = [127, 0, 0, 1]
     states = [e for e in evs if e["name"] == "inet_sock_set_state"]

@@ -64,12 +64,12 @@ def view_count(scry, trace, expr):
 
 def test_sockaddr_port_sendto(record, workload, tmp_path, scry):
     wl, evs, r, expr = netports(record, workload, tmp_path, "syscall:sendto",
-                                "addr[2] == {ahi} && addr[3] == {alo} && $ctx.cpu_id >= 0")
+                                "_addr[2] == {ahi} && _addr[3] == {alo} && $ctx.cpu_id >= 0")
     a = wl["ports"][0]
-    got = [(e["name"], e["fields"]["fd"], e["fields"]["len"], e["fields"]["addr"], e["fields"]["addr_len"])
+    got = [(e["name"], e["fields"]["fd"], e["fields"]["len"], e["fields"]["_addr"], e["fields"]["addr_len"])
            for e in evs]
     assert got == [("syscall_entry_sendto", wl["s"], 5, sin(a), 16), ("syscall_entry_sendto", wl["s"], 7, sin(a), 16)]
-    # the two sends to the other port were recorded, then dropped; the exits (no addr) never
+    # the two sends to the other port were recorded, then dropped; the exits (no _addr) never
     assert filtered(r) == 2
     # scry view's evaluator agrees on what was written
     assert view_count(scry, r.dir, expr) == 2
@@ -77,18 +77,18 @@ def test_sockaddr_port_sendto(record, workload, tmp_path, scry):
 
 def test_sockaddr_port_connect(record, workload, tmp_path):
     wl, evs, r, _ = netports(record, workload, tmp_path, "syscall:connect",
-                             "uservaddr[2] == {bhi} && uservaddr[3] == {blo} && _uservaddr_length == 16")
+                             "_uservaddr[2] == {bhi} && _uservaddr[3] == {blo} && __uservaddr_length == 16")
     b = wl["ports"][1]
-    assert [(e["name"], e["fields"]["uservaddr"], e["fields"]["addrlen"]) for e in evs] == \
+    assert [(e["name"], e["fields"]["_uservaddr"], e["fields"]["addrlen"]) for e in evs] == \
         [("syscall_entry_connect", sin(b), 16)]
     assert filtered(r) == 1
 
 
 def test_captured_data(record, workload, tmp_path):
     """write-like data captured with --snaplen: "bravo!"[4] and "charlie"[0]."""
-    wl, evs, r, _ = netports(record, workload, tmp_path, "syscall:sendto", "buff[0] == 0x63 || buff[4] == 0x6f",
+    wl, evs, r, _ = netports(record, workload, tmp_path, "syscall:sendto", "_buff[0] == 0x63 || _buff[4] == 0x6f",
                              "--snaplen", "16")
-    assert [(e["fields"]["len"], bytes(e["fields"]["buff"])) for e in evs] == [(6, b"bravo!"), (7, b"charlie")]
+    assert [(e["fields"]["len"], bytes(e["fields"]["_buff"])) for e in evs] == [(6, b"bravo!"), (7, b"charlie")]
     assert filtered(r) == 2
 
 
@@ -108,11 +108,11 @@ def test_struct_members(record, workload, tmp_path, scry):
 
 
 def test_string_array(record, tmp_path):
-    r = record(tmp_path / "trace", "-e", "syscall:execve", "--filter", 'argv[1] == "sec*" && filename == "/bin/*"',
+    r = record(tmp_path / "trace", "-e", "syscall:execve", "--filter", '_argv[1] == "sec*" && filename == "/bin/*"',
                cmd=["sh", "-c", "/bin/true first; /bin/true second; /bin/true third; exit 0"])
     r.check()
     evs = read_trace(r.dir).events
-    assert [(e["name"], e["fields"]["filename"], e["fields"]["argv"]) for e in evs] == \
+    assert [(e["name"], e["fields"]["filename"], e["fields"]["_argv"]) for e in evs] == \
         [("syscall_entry_execve", "/bin/true", ["/bin/true", "second"])]
     # sh's own execve (argv[1] "-c") and the two other /bin/true
     assert filtered(r) == 3
@@ -135,9 +135,9 @@ def test_fork_layout(record, tmp_path):
 
 def test_verbose_names_the_fallback(record, workload, tmp_path):
     wl, evs, r, _ = netports(record, workload, tmp_path, "syscall:sendto,syscall:poll",
-                             "addr[3] == {alo} && addr[2] == {ahi}", "-v")
+                             "_addr[3] == {alo} && _addr[2] == {ahi}", "-v")
     lines = [l for l in r.stderr.splitlines() if l.startswith("scry: filter: ")]
-    assert lines == ["scry: filter: syscall_entry_sendto: `addr[3]` is evaluated in user space "
+    assert lines == ["scry: filter: syscall_entry_sendto: `_addr[3]` is evaluated in user space "
                      "(the kernel filter cannot read captured data)"]
     assert len(evs) == 2
     # decided in the kernel: nothing said, nothing filtered in user space
@@ -147,13 +147,13 @@ def test_verbose_names_the_fallback(record, workload, tmp_path):
 
 
 def test_mixed_kernel_and_user(record, workload, tmp_path):
-    """One expression, a part the kernel reads (procname, fd, len) and a part it cannot (addr):
-    sendto is decided in user space; write and close, which lack addr, are never recorded by
+    """One expression, a part the kernel reads (procname, fd, len) and a part it cannot (_addr):
+    sendto is decided in user space; write and close, which lack _addr, are never recorded by
     the kernel (not counted as filtered in user space)."""
     events = "syscall:sendto,syscall:write,syscall:close"
-    expr = '$ctx.procname == "netports" && fd > 2 && len < 7 && addr[2] == {ahi} && addr[3] == {alo}'
+    expr = '$ctx.procname == "netports" && fd > 2 && len < 7 && _addr[2] == {ahi} && _addr[3] == {alo}'
     wl, evs, r, _ = netports(record, workload, tmp_path, events, expr)
-    assert [(e["name"], e["fields"]["len"], e["fields"]["addr"]) for e in evs] == \
+    assert [(e["name"], e["fields"]["len"], e["fields"]["_addr"]) for e in evs] == \
         [("syscall_entry_sendto", 5, sin(wl["ports"][0]))]
     assert filtered(r) == 3
     wl, evs, r, _ = netports(record, workload, tmp_path, events, expr.replace("fd > 2", "fd > 100"), out="trace2")
@@ -163,20 +163,31 @@ def test_mixed_kernel_and_user(record, workload, tmp_path):
 def test_context_not_recorded(scry, tmp_path):
     out = tmp_path / "trace"
     p = subprocess.run([scry, "record", "-q", "-o", str(out), "-c", "pid,tid", "-e", "syscall:sendto", "--filter",
-                        '$ctx.procname == "x*" && addr[0] == 2', "--", "true"], capture_output=True, text=True,
+                        '$ctx.procname == "x*" && _addr[0] == 2', "--", "true"], capture_output=True, text=True,
                        timeout=60, stdin=subprocess.DEVNULL)
     assert p.returncode == 1
     assert p.stderr.splitlines() == [
         "scry: filter: `$ctx.procname` is not recorded, and the filter of syscall_entry_sendto is evaluated in "
-        "user space (the kernel filter cannot read `addr[0]`); scry record: add it with -c"]
+        "user space (the kernel filter cannot read `_addr[0]`); scry record: add it with -c"]
     assert not out.exists()
+
+
+def test_pointer_is_not_the_capture(scry, tmp_path):
+    """sendto's addr is lttng-modules' pointer, an integer; its bytes are scry's _addr."""
+    p = subprocess.run([scry, "record", "-q", "-o", str(tmp_path / "t"), "-e", "syscall:sendto", "--filter",
+                        "addr[2] == 1", "--", "true"], capture_output=True, text=True, timeout=60,
+                       stdin=subprocess.DEVNULL)
+    assert p.returncode == 1
+    assert p.stderr.splitlines()[0] == \
+        "scry: filter: 'addr' is not an array (scry's capture of it is '_addr') (in event syscall_entry_sendto)"
+    assert not (tmp_path / "t").exists()
 
 
 def test_trace_filter_user_space(scry, tmp_path, workload):
     a, b = free_ports()
     out = tmp_path / "trace.out"
     p = subprocess.run([scry, "trace", "-o", str(out), "-e", "trace=sendto,connect", "--filter",
-                        f"addr[2] == {a >> 8} && addr[3] == {a & 0xff}", "--", workload("netports"), str(a), str(b)],
+                        f"_addr[2] == {a >> 8} && _addr[3] == {a & 0xff}", "--", workload("netports"), str(a), str(b)],
                        capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
     assert p.returncode == 0, p.stderr
     wl = json.loads(p.stdout)
@@ -185,7 +196,7 @@ def test_trace_filter_user_space(scry, tmp_path, workload):
     assert lines == [f'sendto({wl["s"]}, "alpha", 5, 0, {addr}, 16) = 5',
                      f'sendto({wl["s"]}, "charlie", 7, 0, {addr}, 16) = 7',
                      "+++ exited with 0 +++"]
-    p = subprocess.run([scry, "trace", "-c", "--filter", "addr[3] == 1", "--", "true"], capture_output=True,
+    p = subprocess.run([scry, "trace", "-c", "--filter", "_addr[3] == 1", "--", "true"], capture_output=True,
                        text=True, timeout=60, stdin=subprocess.DEVNULL, cwd=tmp_path)
     assert p.returncode == 1 and p.stderr.splitlines() == \
         ["scry trace: --filter and -c exclude each other (-c counts in the kernel without events)"]

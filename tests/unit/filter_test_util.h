@@ -130,6 +130,8 @@ static const struct filter_field f_complex[] = {
 	{ .name = "sarr", .type = FF_ARRAY, .length = 2, .elem = &sarr_elem },
 	{ .name = "seq", .type = FF_SEQUENCE, .elem = &int_elem },
 	{ .name = "f", .type = FF_OTHER },
+	{ .name = "ptr", .type = FF_INT },                      /* a pointer, its capture beside */
+	{ .name = "_ptr", .type = FF_SEQUENCE, .elem = &int_elem },
 };
 static const struct filter_field f_name_str[] = { { .name = "name", .type = FF_STRING } };
 static const struct filter_field f_name_int[] = { { .name = "name", .type = FF_INT } };
@@ -137,7 +139,7 @@ static const struct filter_field f_name_int[] = { { .name = "name", .type = FF_I
 static const struct filter_schema events[] = {
 	{ "syscall_exit_read", 1, f_exit_read, 3, ctx_std },
 	{ "syscall_entry_openat", 4, f_openat, 2, ctx_std },   /* no procname context */
-	{ "complex", 5, f_complex, 0, NULL },
+	{ "complex", 7, f_complex, 0, NULL },
 	{ "named_str", 1, f_name_str, 0, NULL },
 	{ "named_int", 1, f_name_int, 0, NULL },
 };

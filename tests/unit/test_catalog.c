@@ -317,12 +317,13 @@ static void test_syscall_events(void **state)
 	assert_int_equal(en->s32_mask, 0);
 	assert_int_equal(en->str_mask, 0);
 	assert_int_equal(en->fields[1].base, 16);
-	/* epoll_ctl's "event" argument keeps its name: the metadata writer's LTTng '_' prefix
-	 * ("_event") is what keeps the TSDL keyword valid, and readers strip it again */
+	/* epoll_ctl: lttng-modules' epfd, op_enum, fd; its "event" (a struct lttng-modules'
+	 * code decodes) is scry's capture, named "_event" (a name lttng-modules does not use) */
 	en = scry_catalog_syscall_entry(cat, scry_catalog_syscall_by_name(cat, "epoll_ctl"));
 	assert_int_equal(en->nfields, 5);
-	assert_string_equal(en->fields[3].name, "_event_length");
-	assert_string_equal(en->fields[4].name, "event");
+	assert_string_equal(en->fields[1].name, "op_enum");
+	assert_string_equal(en->fields[3].name, "__event_length");
+	assert_string_equal(en->fields[4].name, "_event");
 	/* ... and, read on entry (iostruct), it is a sequence of one struct epoll_event */
 	assert_int_equal(en->fields[4].type, SCRY_F_STRUCTSEQ);
 	assert_int_equal(en->fields[4].length_field, 3);
@@ -332,20 +333,23 @@ static void test_syscall_events(void **state)
 	assert_int_equal(en->ops[3].kind, SCRY_SOP_SEQ);
 	assert_int_equal(en->ops[3].elem, 12);
 	assert_int_equal(en->ops[3].max, 1);
-	/* newfstatat: the stat struct is read on exit, after ret */
+	/* newfstatat: lttng-modules' statbuf pointer on the exit, after ret, then the stat
+	 * struct scry reads as _statbuf */
 	ex = scry_catalog_syscall_exit(cat, scry_catalog_syscall_by_name(cat, "newfstatat"));
-	assert_int_equal(ex->nfields, 3);
-	assert_string_equal(ex->fields[2].name, "statbuf");
-	assert_int_equal(ex->fields[2].type, SCRY_F_STRUCTSEQ);
-	assert_int_equal(ex->nops, 2);
+	assert_int_equal(ex->nfields, 4);
+	check_field(&ex->fields[1], "statbuf", SCRY_F_INT, 8, false, 0);
+	assert_string_equal(ex->fields[3].name, "_statbuf");
+	assert_int_equal(ex->fields[3].type, SCRY_F_STRUCTSEQ);
+	assert_int_equal(ex->nops, 3);
 	assert_int_equal(ex->ops[0].kind, SCRY_SOP_RET);
-	assert_int_equal(ex->ops[1].flags & SCRY_SOPF_OK_ONLY, SCRY_SOPF_OK_ONLY);
-	/* execve: argv is a string sequence read on entry, after the array's pointer and count
-	 * of strings (one operation writes the four fields); envp, without --capture env, is
-	 * LTTng's uint64 pointer `envp` and the count alone (test_execve_env) */
+	assert_int_equal(ex->ops[1].kind, SCRY_SOP_INT);
+	assert_int_equal(ex->ops[2].flags & SCRY_SOPF_OK_ONLY, SCRY_SOPF_OK_ONLY);
+	/* execve: lttng-modules' pointer `argv` (hexadecimal), then its count of strings and the
+	 * strings scry reads as `_argv` (one operation writes the four fields); envp, without
+	 * --capture env, is LTTng's uint64 pointer `envp` and the count alone (test_execve_env) */
 	en = scry_catalog_syscall_entry(cat, scry_catalog_syscall_by_name(cat, "execve"));
 	assert_int_equal(en->nfields, 7);
-	assert_string_equal(en->fields[1].name, "_argv_ptr");
+	assert_string_equal(en->fields[1].name, "argv");
 	assert_int_equal(en->fields[1].size, 8);
 	assert_int_equal(en->fields[1].base, 16);
 	assert_int_equal(en->fields[1].aux, SCRY_AUX_PTR);
@@ -354,10 +358,10 @@ static void test_syscall_events(void **state)
 	assert_int_equal(en->fields[2].size, 4);
 	assert_int_equal(en->fields[2].aux, SCRY_AUX_COUNT);
 	assert_int_equal(en->fields[2].arg, 1);
-	assert_string_equal(en->fields[3].name, "_argv_length");
+	assert_string_equal(en->fields[3].name, "__argv_length");
 	assert_int_equal(en->fields[3].aux, SCRY_AUX_NONE);
 	assert_int_equal(en->fields[4].type, SCRY_F_STRSEQ);
-	assert_string_equal(en->fields[4].name, "argv");
+	assert_string_equal(en->fields[4].name, "_argv");
 	assert_int_equal(en->fields[4].length_field, 3);
 	assert_int_equal(en->fields[4].aux, SCRY_AUX_NONE);
 	assert_string_equal(en->fields[5].name, "envp");
@@ -428,71 +432,77 @@ static void test_io_capture_events(void **state)
 	struct scry_catalog *c2;
 	char err[256];
 
+	/* lttng-modules' vec pointer, then scry's capture of it as _vec */
 	ev = sc_ev(cat, "writev", true);                    /* default: no snaplen */
-	assert_int_equal(ev->nfields, 4);
-	assert_string_equal(ev->fields[2].sdesc->name, "iovec");
-	check_op(&ev->ops[1], SCRY_SOP_SEQ, 1, SCRY_SLEN_ARG, 2, 0, 0, 16, 64);
+	assert_int_equal(ev->nfields, 5);
+	check_field(&ev->fields[1], "vec", SCRY_F_INT, 8, false, 16);
+	assert_string_equal(ev->fields[3].sdesc->name, "iovec");
+	check_op(&ev->ops[2], SCRY_SOP_SEQ, 1, SCRY_SLEN_ARG, 2, 0, 0, 16, 64);
 	ev = sc_ev(cat, "sendmsg", true);
-	assert_string_equal(ev->fields[2].sdesc->name, "msghdr_iov");
-	check_op(&ev->ops[3], SCRY_SOP_SEQ, 1, SCRY_SLEN_FIELD64, 24, SCRY_SOPF_NESTED, 16, 16, 64);
+	assert_string_equal(ev->fields[3].sdesc->name, "msghdr_iov");
+	check_op(&ev->ops[4], SCRY_SOP_SEQ, 1, SCRY_SLEN_FIELD64, 24, SCRY_SOPF_NESTED, 16, 16, 64);
 
 	c2 = scry_catalog_open(NULL, err, sizeof(err));
 	assert_non_null(c2);
 	assert_int_equal(scry_catalog_set_capture(c2, &co), 0);
 	ev = sc_ev(c2, "writev", true);
-	assert_int_equal(ev->nfields, 4);
-	check_field(&ev->fields[1], "_vec_length", SCRY_F_INT, 4, false, 0);
-	check_field(&ev->fields[2], "vec", SCRY_F_STRUCTSEQ, 1, false, 0);
-	assert_string_equal(ev->fields[2].sdesc->name, "iovec_data");
-	assert_int_equal(ev->fields[2].arg, 1);
-	check_op(&ev->ops[1], SCRY_SOP_IOV, 1, SCRY_SLEN_ARG, 2, 0, 0, 40, 16);
+	assert_int_equal(ev->nfields, 5);
+	check_field(&ev->fields[2], "__vec_length", SCRY_F_INT, 4, false, 0);
+	check_field(&ev->fields[3], "_vec", SCRY_F_STRUCTSEQ, 1, false, 0);
+	assert_string_equal(ev->fields[3].sdesc->name, "iovec_data");
+	assert_int_equal(ev->fields[3].arg, 1);
+	check_op(&ev->ops[2], SCRY_SOP_IOV, 1, SCRY_SLEN_ARG, 2, 0, 0, 40, 16);
 	ev = sc_ev(c2, "readv", false);                     /* read on exit, data <= ret */
-	assert_string_equal(ev->fields[2].name, "vec");
-	check_op(&ev->ops[1], SCRY_SOP_IOV, 1, SCRY_SLEN_ARG, 2, SCRY_SOPF_RETDATA, 0, 40, 16);
+	check_field(&ev->fields[1], "vec", SCRY_F_INT, 8, false, 16);   /* lttng-modules' */
+	assert_string_equal(ev->fields[3].name, "_vec");
+	check_op(&ev->ops[2], SCRY_SOP_IOV, 1, SCRY_SLEN_ARG, 2, SCRY_SOPF_RETDATA, 0, 40, 16);
 	assert_int_equal(sc_ev(c2, "readv", true)->nops, 0);   /* entry: fd, vec, vlen as ints */
 
-	ev = sc_ev(c2, "sendmsg", true);                    /* fd, msghdr + name + iovecs, flags */
-	assert_int_equal(ev->nfields, 4);
-	assert_string_equal(ev->fields[2].name, "msg");
-	assert_string_equal(ev->fields[2].sdesc->name, "msghdr_data");
-	assert_int_equal(ev->nops, 5);
-	check_op(&ev->ops[1], SCRY_SOP_SEQ, 1, SCRY_SLEN_CONST, 0, 0, 0, 56, 1);
-	check_op(&ev->ops[2], SCRY_SOP_SEQ, 1, SCRY_SLEN_FIELD32, 8, SCRY_SOPF_NESTED, 0, 1, 128);
-	check_op(&ev->ops[3], SCRY_SOP_IOV, 1, SCRY_SLEN_FIELD64, 24, SCRY_SOPF_NESTED, 16, 40, 16);
-	assert_int_equal(ev->ops[4].kind, SCRY_SOP_INT);
+	ev = sc_ev(c2, "sendmsg", true);                    /* fd, msg, msghdr + name + iovecs, flags */
+	assert_int_equal(ev->nfields, 5);
+	assert_string_equal(ev->fields[1].name, "msg");
+	assert_string_equal(ev->fields[3].name, "_msg");
+	assert_string_equal(ev->fields[3].sdesc->name, "msghdr_data");
+	assert_int_equal(ev->nops, 6);
+	check_op(&ev->ops[2], SCRY_SOP_SEQ, 1, SCRY_SLEN_CONST, 0, 0, 0, 56, 1);
+	check_op(&ev->ops[3], SCRY_SOP_SEQ, 1, SCRY_SLEN_FIELD32, 8, SCRY_SOPF_NESTED, 0, 1, 128);
+	check_op(&ev->ops[4], SCRY_SOP_IOV, 1, SCRY_SLEN_FIELD64, 24, SCRY_SOPF_NESTED, 16, 40, 16);
+	assert_int_equal(ev->ops[5].kind, SCRY_SOP_INT);
 	ev = sc_ev(c2, "recvmsg", true);                    /* in-out: on entry the struct alone */
-	assert_string_equal(ev->fields[2].sdesc->name, "msghdr");
-	assert_int_equal(ev->nops, 3);
+	assert_string_equal(ev->fields[3].sdesc->name, "msghdr");
+	assert_int_equal(ev->nops, 4);
 	ev = sc_ev(c2, "recvmsg", false);
-	assert_string_equal(ev->fields[2].sdesc->name, "msghdr_data");
-	check_op(&ev->ops[1], SCRY_SOP_SEQ, 1, SCRY_SLEN_CONST, 0, SCRY_SOPF_OK_ONLY, 0, 56, 1);
-	check_op(&ev->ops[3], SCRY_SOP_IOV, 1, SCRY_SLEN_FIELD64, 24, SCRY_SOPF_NESTED | SCRY_SOPF_RETDATA, 16,
+	assert_string_equal(ev->fields[3].sdesc->name, "msghdr_data");
+	check_op(&ev->ops[2], SCRY_SOP_SEQ, 1, SCRY_SLEN_CONST, 0, SCRY_SOPF_OK_ONLY, 0, 56, 1);
+	check_op(&ev->ops[4], SCRY_SOP_IOV, 1, SCRY_SLEN_FIELD64, 24, SCRY_SOPF_NESTED | SCRY_SOPF_RETDATA, 16,
 		 40, 16);
 
 	ev = sc_ev(c2, "select", true);                     /* n, 3 fd sets (longs), timeout */
-	assert_int_equal(ev->nfields, 9);
+	assert_int_equal(ev->nfields, 10);
 	check_field(&ev->fields[2], "inp", SCRY_F_SEQ, 8, false, 0);
 	assert_int_equal(ev->fields[2].base, 16);
 	check_op(&ev->ops[1], SCRY_SOP_SEQ, 1, SCRY_SLEN_ARG_BITS, 0, 0, 0, 8, 64);
 	check_op(&ev->ops[3], SCRY_SOP_SEQ, 3, SCRY_SLEN_ARG_BITS, 0, 0, 0, 8, 64);
 	ev = sc_ev(c2, "pselect6", false);
-	check_op(&ev->ops[2], SCRY_SOP_SEQ, 2, SCRY_SLEN_ARG_BITS, 0, SCRY_SOPF_OK_ONLY, 0, 8, 64);
+	check_op(&ev->ops[4], SCRY_SOP_SEQ, 2, SCRY_SLEN_ARG_BITS, 0, SCRY_SOPF_OK_ONLY, 0, 8, 64);
 
 	ev = sc_ev(c2, "getdents64", false);                /* entries on exit, up to ret bytes */
-	assert_int_equal(ev->nfields, 3);
-	assert_string_equal(ev->fields[2].name, "dirent");
-	assert_string_equal(ev->fields[2].sdesc->name, "dirents");
-	check_op(&ev->ops[1], SCRY_SOP_DIRENTS, 1, SCRY_SLEN_RET, 0, SCRY_SOPF_OK_ONLY, 0, 0, SCRY_DIRENTS_MAX);
+	assert_int_equal(ev->nfields, 4);
+	assert_string_equal(ev->fields[1].name, "dirent");  /* lttng-modules' pointer */
+	assert_string_equal(ev->fields[3].name, "_dirent");
+	assert_string_equal(ev->fields[3].sdesc->name, "dirents");
+	check_op(&ev->ops[2], SCRY_SOP_DIRENTS, 1, SCRY_SLEN_RET, 0, SCRY_SOPF_OK_ONLY, 0, 0, SCRY_DIRENTS_MAX);
 
-	/* decoding a sendmsg entry payload: fd, one msghdr (2-byte name, one iovec "hi"), flags */
+	/* decoding a sendmsg entry payload: fd, msg, one msghdr (2-byte name, one iovec "hi"),
+	 * flags */
 	{
 		uint8_t b[256] = { 0 };
-		struct scry_fieldval v[4];
-		size_t pos = 8;
+		struct scry_fieldval v[5];
+		size_t pos = 16;
 		uint32_t u = 1;
 
 		ev = sc_ev(c2, "sendmsg", true);
-		memcpy(b + pos, &u, 4), pos += 4;           /* _msg_length */
+		memcpy(b + pos, &u, 4), pos += 4;           /* __msg_length */
 		pos += 56;
 		u = 2, memcpy(b + pos, &u, 4), pos += 6;    /* name */
 		u = 1, memcpy(b + pos, &u, 4), pos += 4;    /* iov */
@@ -501,10 +511,10 @@ static void test_io_capture_events(void **state)
 		memcpy(b + pos, "hi", 2), pos += 2;
 		b[pos] = 0x40, pos += 8;                    /* flags */
 		assert_int_equal(scry_event_decode(ev, b, pos, v), (int)pos);
-		assert_int_equal(v[1].v, 1);
-		assert_int_equal(v[2].n, 1);
-		assert_int_equal(v[2].len, 56 + 6 + 4 + 22);
-		assert_int_equal(v[3].v, 0x40);
+		assert_int_equal(v[2].v, 1);
+		assert_int_equal(v[3].n, 1);
+		assert_int_equal(v[3].len, 56 + 6 + 4 + 22);
+		assert_int_equal(v[4].v, 0x40);
 		assert_int_equal(scry_event_decode(ev, b, pos - 9, v), -1);
 	}
 	scry_catalog_close(c2);
@@ -528,11 +538,14 @@ static void test_execve_env(void **state)
 	assert_non_null(c2);
 	assert_int_equal(scry_catalog_set_capture(c2, &co), 0);
 	ev = sc_ev(c2, "execve", true);
+	/* lttng-modules' argv and envp pointers, each followed by its count and strings */
 	assert_int_equal(ev->nfields, 9);
-	check_field(&ev->fields[5], "_envp_ptr", SCRY_F_INT, 8, false, 0);
+	check_field(&ev->fields[1], "argv", SCRY_F_INT, 8, false, 16);
+	check_field(&ev->fields[4], "_argv", SCRY_F_STRSEQ, 1, false, 0);
+	check_field(&ev->fields[5], "envp", SCRY_F_INT, 8, false, 16);
 	assert_int_equal(ev->fields[5].aux, SCRY_AUX_PTR);
 	check_field(&ev->fields[6], "_envp_count", SCRY_F_INT, 4, false, 0);
-	check_field(&ev->fields[8], "envp", SCRY_F_STRSEQ, 1, false, 0);
+	check_field(&ev->fields[8], "_envp", SCRY_F_STRSEQ, 1, false, 0);
 	check_op(&ev->ops[2], SCRY_SOP_STRV, 2, 0, 0, 0, 0, 1024, SCRY_STRV_MAX);
 	scry_catalog_close(c2);
 

@@ -102,6 +102,7 @@ static void test_check_errors(void **state)
 		{ "s.a[0] == 1", 0, 6, "'s.a' is not an array (in event complex)" },
 		{ "s.inner[0].x == 1", 0, 12, "'s.inner' is not an array" },
 		{ "filename[0] == 1", 0, 11, "'filename' is not an array" },
+		{ "ptr[0] == 1", 0, 6, "'ptr' is not an array (scry's capture of it is '_ptr') (in event complex)" },
 		{ "arr[4] == 1", 0, 6, "no selected event has a field 'arr[4]' (or the index is past the end)" },
 		{ "s.zz == 1", 0, 4, "no selected event has a field 's.zz'" },
 		{ "ret == 1 || filename == \"x\"", 12, 8, "no selected event has both 'ret' and 'filename'" },
