@@ -10,6 +10,7 @@ import collections
 import json
 import os
 import struct
+import re
 import subprocess
 import time
 
@@ -203,7 +204,11 @@ def test_softirq_vector_enum(scry, tmp_path):
         n += 1
     assert n > 50       # timer and RCU softirqs run every tick
     p = subprocess.run(["babeltrace2", str(out)], capture_output=True, text=True)
-    assert p.returncode == 0 and p.stderr == "" and '"TIMER" : container = 1' in p.stdout
+    # a softirq program that interrupts another BPF program on its CPU is skipped by the kernel
+    # (a recursion miss): counted in the packets' events_discarded since issue 24, so
+    # babeltrace2 may report it; nothing else may be on its stderr
+    other = [l for l in p.stderr.splitlines() if not re.match(r"WARNING: Tracer discarded \d+ events ", l)]
+    assert p.returncode == 0 and other == [] and '"TIMER" : container = 1' in p.stdout, p.stderr
 
 
 def test_babeltrace2_convert_round_trip(scry, tmp_path):
