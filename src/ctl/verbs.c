@@ -88,8 +88,9 @@ const struct scry_ctl_verb scry_ctl_verbs[] = {
 	  "      --tracepoint       EVENTs are tracepoint names or globs (sched_switch, 'sched_*';\n"
 	  "                         SYSTEM:NAME also works); the default\n"
 	  "  -a, --all              every syscall (with --syscall), or every tracepoint and syscall\n"
-	  "      --filter EXPR      record only events for which EXPR (LTTng's filter language) is\n"
-	  "                         true; a session has one filter: every enable-event gives the same\n"
+	  "      --filter EXPR      the rule's filter (LTTng's language): an event is recorded when\n"
+	  "                         an enabled rule matching it accepts it (a rule without a filter\n"
+	  "                         accepts every event); each EVENT with this filter is one rule\n"
 	  "      --pid PID          EVENTs (syscalls, tracepoints) for these processes only (every\n"
 	  "                         thread of each; not their children): a per-process event set,\n"
 	  "                         beside the channel's events for every process; at once on a\n"
@@ -97,7 +98,8 @@ const struct scry_ctl_verb scry_ctl_verbs[] = {
 	  SESSION_OPT },
 	{ "disable-event",
 	  "usage: scry disable-event -k [-c CHANNEL] [--syscall] [-a] [--pid PID[,PID...]] [-s NAME] EVENT[,EVENT...]\n"
-	  "Disable enabled events of a channel; on a started session too, at once.\n"
+	  "Disable enabled event rules of a channel (every rule of each EVENT, whatever its filter);\n"
+	  "on a started session too, at once.\n"
 	  "\n"
 	  "  -k, --kernel           the kernel domain (the only one)\n"
 	  "  -c, --channel NAME     the channel (default channel0)\n"

@@ -25,6 +25,9 @@
 struct dop {                       /* an enable-event or disable-event, in order */
 	bool enable;
 	char *spec;                    /* the engine's spec: syscall:GLOB, SYSTEM:GLOB, GLOB */
+	char *filter;                  /* an enable's rule's filter (LTTng's), NULL: none */
+	bool one;                      /* a disable of the rule (spec, filter) alone (load's: a
+					* disabled <event>); else of every rule of spec */
 	pid_t pid;                     /* --pid: a per-process set's rule; 0: the channel's */
 };
 
@@ -53,7 +56,6 @@ struct dsession {
 	enum dstate state;
 	struct dchannel *chans;
 	size_t nchans;
-	char *filter;                  /* one per session (the engine's) */
 	pid_t *pids;                   /* pid tracker (none: every process) */
 	size_t npids;
 	uint32_t *vpids, *uids, *gids;
@@ -137,14 +139,20 @@ int dsession_add_channel(struct dsession *s, const char *name, struct dchannel *
 /* Remove a channel that has no event (the pointers into s->chans move). */
 void dsession_drop_channel(struct dsession *s, struct dchannel *c);
 int dchannel_add_op(struct dchannel *c, bool enable, const char *spec);
+/* An enable of the rule (spec, filter), LTTng's: a rule is its name and its filter. */
+int dchannel_add_rule_op(struct dchannel *c, const char *spec, const char *filter);
+/* A disable of that rule alone (load's disabled <event>). */
+int dchannel_add_disable_rule_op(struct dchannel *c, const char *spec, const char *filter);
 /* The same for a per-process set's rule (pid > 0). */
 int dchannel_add_pid_op(struct dchannel *c, bool enable, const char *spec, pid_t pid);
-/* The channel's event rules, LTTng's: one per spec enable-event gave (without --pid: the
- * per-process sets are the engine's, scry_session_pid_sets), in the order first
- * given, enabled or not as its last enable-event/disable-event left it.  Returns how many
+/* The channel's event rules, LTTng's: one per spec and filter enable-event gave (without
+ * --pid: the per-process sets are the engine's, scry_session_pid_sets), in the order first
+ * given, enabled or not as its last enable-event/disable-event left it (a disable-event
+ * names a spec: every rule of it).  Returns how many
  * (rules[] allocated, its specs pointing into c->ops); -ENOMEM. */
 struct drule {
 	const char *spec;
+	const char *filter;            /* NULL: none */
 	bool enabled;
 };
 int dchannel_rules(const struct dchannel *c, struct drule **rules);

@@ -1,6 +1,6 @@
 /* session_xml_domain.c — a session's kernel domain read from LTTng's session XML (see
  * session_xml.c): its channels (mode, sub-buffers, trace file limits; timers only as zero),
- * their events (tracepoints and syscalls, one filter for all) and contexts, and the
+ * their events (tracepoints and syscalls, each rule with its filter) and contexts, and the
  * pid/vpid/uid/gid trackers (and the older pid_tracker); anything else refused, named. */
 #include <errno.h>
 #include <grp.h>
@@ -13,10 +13,13 @@
 #include "daemon/session_xml_int.h"
 #include "util/parse.h"
 
+static int read_event_rule(struct rd *r, struct dchannel *c, xmlNodePtr ev, const char *name, const char *type,
+			   bool enabled, const char *filter);
+
 static int read_event(struct rd *r, struct dchannel *c, xmlNodePtr ev)
 {
-	char name[256] = "", type[32] = "TRACEPOINT", b[256], *spec = NULL;
-	bool enabled = true, filtered = false;
+	char name[256] = "", type[32] = "TRACEPOINT", b[256], *filter = NULL;
+	bool enabled = true;
 	int ret = 0;
 
 	FOR_ELEMENTS(n, ev) {
@@ -35,14 +38,11 @@ static int read_event(struct rd *r, struct dchannel *c, xmlNodePtr ev)
 		} else if (is(n, "filter")) {
 			xmlChar *f = xml.xmlNodeGetContent(n);
 
-			filtered = true;
-			if (!r->filter_seen) {
-				r->filter = strdup(f ? (const char *)f : "");
-				r->filter_seen = true;
-			} else if (!r->filter || strcmp(r->filter, f ? (const char *)f : "")) {
-				ret = unsupported(r, n, "differs from another event's filter: scry's sessions have one "
-						  "filter for all their events");
-			}
+			free(filter);
+			if (!(filter = strdup(f ? (const char *)f : "")))
+				ret = -ENOMEM;
+			else if (!*filter)
+				ret = unsupported(r, n, "is empty");
 			(*xml.xmlFree)(f);
 		} else if (is(n, "exclusions")) {
 			FOR_ELEMENTS(x, n) {
@@ -54,13 +54,21 @@ static int read_event(struct rd *r, struct dchannel *c, xmlNodePtr ev)
 		else
 			ret = unknown(r, n);
 		if (ret)
-			return ret;
+			break;
 	}
-	if (!filtered)
-		r->unfiltered_seen = true;
-	if (r->filter_seen && r->unfiltered_seen)
-		return unsupported(r, ev, "has no filter while another event has one: scry's sessions have one "
-				   "filter for all their events");
+	if (!ret)
+		ret = read_event_rule(r, c, ev, name, type, enabled, filter);
+	free(filter);
+	return ret;
+}
+
+/* The rule an <event> gave: name, type, enabled, its filter or NULL. */
+static int read_event_rule(struct rd *r, struct dchannel *c, xmlNodePtr ev, const char *name, const char *type,
+			   bool enabled, const char *filter)
+{
+	char b[256], *spec = NULL;
+	int ret = 0;
+
 	if (!name[0])
 		return unsupported(r, ev, "has no <name>");
 	if (!strcmp(type, "SYSCALL"))
@@ -68,7 +76,7 @@ static int read_event(struct rd *r, struct dchannel *c, xmlNodePtr ev)
 	else if (!strcmp(type, "TRACEPOINT") || (!strcmp(type, "ALL") && strcmp(name, "*")))
 		spec = strdup(name);
 	else if (!strcmp(type, "ALL")) {     /* enable-event -a: every tracepoint and syscall */
-		if (dchannel_add_op(c, true, "*") || (!enabled && dchannel_add_op(c, false, "*")))
+		if (dchannel_add_rule_op(c, "*", filter) || (!enabled && dchannel_add_disable_rule_op(c, "*", filter)))
 			return -ENOMEM;
 		spec = strdup("syscall:*");
 	} else {
@@ -87,7 +95,9 @@ static int read_event(struct rd *r, struct dchannel *c, xmlNodePtr ev)
 		free(spec);
 		return unsupported(r, ev, b);
 	}
-	ret = dchannel_add_op(c, true, spec) || (!enabled && dchannel_add_op(c, false, spec)) ? -ENOMEM : 0;
+	/* a disabled rule: that rule alone (another of its name may be enabled) */
+	ret = dchannel_add_rule_op(c, spec, filter) || (!enabled && dchannel_add_disable_rule_op(c, spec, filter)) ?
+		-ENOMEM : 0;
 	free(spec);
 	return ret;
 }

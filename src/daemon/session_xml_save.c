@@ -54,8 +54,8 @@ static int write_channel(xmlTextWriterPtr w, const struct dsession *s, const str
 		bad |= OPEN(w, "event") | el(w, "name", "%s", sc ? rules[k].spec + 8 : rules[k].spec) |
 		       el(w, "enabled", "%s", rules[k].enabled ? "true" : "false") |
 		       el(w, "type", "%s", sc ? "SYSCALL" : "TRACEPOINT");
-		if (s->filter)
-			bad |= el(w, "filter", "%s", s->filter);
+		if (rules[k].filter)
+			bad |= el(w, "filter", "%s", rules[k].filter);
 		bad |= CLOSE(w);
 	}
 	free(rules);

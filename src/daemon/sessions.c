@@ -103,8 +103,10 @@ void dsession_drop_channel(struct dsession *s, struct dchannel *c)
 {
 	size_t i = (size_t)(c - s->chans);
 
-	for (size_t k = 0; k < c->nops; k++)
+	for (size_t k = 0; k < c->nops; k++) {
 		free(c->ops[k].spec);
+		free(c->ops[k].filter);
+	}
 	free(c->ops);
 	free(c->name);
 	memmove(&s->chans[i], &s->chans[i + 1], (s->nchans - i - 1) * sizeof(*c));
@@ -120,6 +122,8 @@ int dchannel_add_pid_op(struct dchannel *c, bool enable, const char *spec, pid_t
 	c->ops = v;
 	if (!(v[c->nops].spec = strdup(spec)))
 		return -ENOMEM;
+	v[c->nops].filter = NULL;
+	v[c->nops].one = false;
 	v[c->nops].pid = pid;
 	v[c->nops++].enable = enable;
 	return 0;
@@ -130,6 +134,36 @@ int dchannel_add_op(struct dchannel *c, bool enable, const char *spec)
 	return dchannel_add_pid_op(c, enable, spec, 0);
 }
 
+int dchannel_add_rule_op(struct dchannel *c, const char *spec, const char *filter)
+{
+	int ret = dchannel_add_pid_op(c, true, spec, 0);
+
+	if (!ret && filter && !(c->ops[c->nops - 1].filter = strdup(filter))) {
+		free(c->ops[--c->nops].spec);
+		ret = -ENOMEM;
+	}
+	return ret;
+}
+
+int dchannel_add_disable_rule_op(struct dchannel *c, const char *spec, const char *filter)
+{
+	int ret = dchannel_add_pid_op(c, false, spec, 0);
+
+	if (!ret) {
+		c->ops[c->nops - 1].one = true;
+		if (filter && !(c->ops[c->nops - 1].filter = strdup(filter))) {
+			free(c->ops[--c->nops].spec);
+			ret = -ENOMEM;
+		}
+	}
+	return ret;
+}
+
+static bool same_filter(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
 int dchannel_rules(const struct dchannel *c, struct drule **rules)
 {
 	size_t n = 0;
@@ -138,15 +172,25 @@ int dchannel_rules(const struct dchannel *c, struct drule **rules)
 	if (!*rules)
 		return -ENOMEM;
 	for (size_t i = 0; i < c->nops; i++) {
+		const struct dop *op = &c->ops[i];
 		size_t k;
 
-		if (c->ops[i].pid)
+		if (op->pid)
 			continue;
-		for (k = 0; k < n && strcmp((*rules)[k].spec, c->ops[i].spec); k++)
+		if (!op->enable) {          /* every rule of the spec */
+			for (k = 0; k < n; k++)
+				if (!strcmp((*rules)[k].spec, op->spec) && (!op->one || same_filter((*rules)[k].filter, op->filter)))
+					(*rules)[k].enabled = false;
+			continue;
+		}
+		for (k = 0; k < n && (strcmp((*rules)[k].spec, op->spec) || !same_filter((*rules)[k].filter, op->filter));
+		     k++)
 			;
-		if (k == n)
-			(*rules)[n++].spec = c->ops[i].spec;
-		(*rules)[k].enabled = c->ops[i].enable;
+		if (k == n) {
+			(*rules)[n].spec = op->spec;
+			(*rules)[n++].filter = op->filter;
+		}
+		(*rules)[k].enabled = true;
 	}
 	return (int)n;
 }
@@ -166,8 +210,10 @@ static int replay_op(struct dsession *s, const struct dchannel *c, const struct 
 	pid_t evicted;
 	int ret;
 
+	if (!op->pid && op->one)
+		return scry_session_disable_rule(s->eng, c->name, op->spec, op->filter, err, errlen);
 	if (!op->pid)
-		return op->enable ? scry_session_enable_event(s->eng, c->name, op->spec, err, errlen)
+		return op->enable ? scry_session_enable_rule(s->eng, c->name, op->spec, op->filter, err, errlen)
 				  : scry_session_disable_event(s->eng, c->name, op->spec, err, errlen);
 	ret = op->enable ? scry_session_enable_event_pid(s->eng, c->name, op->spec, op->pid, &evicted, err, errlen)
 			 : scry_session_disable_event_pid(s->eng, c->name, op->spec, op->pid, err, errlen);
@@ -228,14 +274,13 @@ static int rebuild(struct daemon *d, struct dsession *s, bool prepare, char *err
 		.group = s->group, .catalog = d->cat, .target_all = s->npids == 0,
 		.relay = s->has_relay ? &s->relay : NULL, .relay_session = s->name, .hostname = s->hostname,
 		.live_timer_us = s->live_timer_us,
-		.filter = s->filter,
 		.snapshot = s->snapshot, .clock = s->clock, .max_pid_sets = s->max_pid_sets,
 		.track_vpids = s->nvpids ? s->vpids : NULL, .ntrack_vpids = s->nvpids,
 		.track_uids = s->nuids ? s->uids : NULL, .ntrack_uids = s->nuids,
 		.track_gids = s->ngids ? s->gids : NULL, .ntrack_gids = s->ngids,
 	};
 	size_t *first = NULL, *nfirst = NULL, n = 0;
-	const char ***specs = NULL;
+	const char ***specs = NULL, ***filters = NULL;
 	int ret = -ENOMEM;
 
 	cancel_prepare(d, s);
@@ -246,7 +291,8 @@ static int rebuild(struct daemon *d, struct dsession *s, bool prepare, char *err
 	first = calloc(s->nchans ? s->nchans : 1, sizeof(*first));
 	nfirst = calloc(s->nchans ? s->nchans : 1, sizeof(*nfirst));
 	specs = calloc(s->nchans ? s->nchans : 1, sizeof(*specs));
-	if (!co || !first || !nfirst || !specs) {
+	filters = calloc(s->nchans ? s->nchans : 1, sizeof(*filters));
+	if (!co || !first || !nfirst || !specs || !filters) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
@@ -263,15 +309,19 @@ static int rebuild(struct daemon *d, struct dsession *s, bool prepare, char *err
 		while (s->spans_file && !none && first[i] + nfirst[i] < c->nops && c->ops[first[i] + nfirst[i]].enable &&
 		       !c->ops[first[i] + nfirst[i]].pid)
 			nfirst[i]++;
-		if (!(specs[i] = calloc(nfirst[i] ? nfirst[i] : 1, sizeof(char *)))) {
+		if (!(specs[i] = calloc(nfirst[i] ? nfirst[i] : 1, sizeof(char *))) ||
+		    !(filters[i] = calloc(nfirst[i] ? nfirst[i] : 1, sizeof(char *)))) {
 			ret = -ENOMEM;
 			snprintf(err, errlen, "out of memory");
 			goto out;
 		}
-		for (size_t k = 0; k < nfirst[i]; k++)
+		for (size_t k = 0; k < nfirst[i]; k++) {
 			specs[i][k] = c->ops[first[i] + k].spec;
+			filters[i][k] = c->ops[first[i] + k].filter;
+		}
 		co[n++] = (struct scry_channel_opts){
 			.name = c->name, .events = none ? NULL : specs[i], .nevents = nfirst[i], .no_events = none,
+			.event_filters = none ? NULL : filters[i],
 			.ctx_mask = c->ctx_mask, .ring_size = s->snapshot ? 0 : c->ring_size,
 			/* a flight recorder keeps num_subbuf packets of subbuf_size per CPU */
 			.packet_size = s->snapshot ? (size_t)c->subbuf_size : 0,
@@ -321,7 +371,10 @@ static int rebuild(struct daemon *d, struct dsession *s, bool prepare, char *err
 out:
 	for (size_t i = 0; specs && i < s->nchans; i++)
 		free(specs[i]);
+	for (size_t i = 0; filters && i < s->nchans; i++)
+		free(filters[i]);
 	free(specs);
+	free(filters);
 	free(nfirst);
 	free(co);
 	free(first);
@@ -528,13 +581,14 @@ void dsession_free(struct dsession *s)
 	s->eng = NULL;
 	dfeed_free(s);             /* after the engine session, whose sink it is */
 	for (size_t i = 0; i < s->nchans; i++) {
-		for (size_t k = 0; k < s->chans[i].nops; k++)
+		for (size_t k = 0; k < s->chans[i].nops; k++) {
 			free(s->chans[i].ops[k].spec);
+			free(s->chans[i].ops[k].filter);
+		}
 		free(s->chans[i].ops);
 		free(s->chans[i].name);
 	}
 	free(s->chans);
-	free(s->filter);
 	free(s->last_snapshot);
 	free(s->pids);
 	free(s->vpids);
@@ -643,8 +697,6 @@ void dsession_describe(struct dsession *s, FILE *out)
 		fprintf(out, "    Clock: %s\n", scry_clock_name(s->clock));
 	if (s->snapshot)
 		fprintf(out, "    Snapshot mode: %u snapshot(s) recorded\n", s->nsnapshots);
-	if (s->filter)
-		fprintf(out, "    Filter: %s\n", s->filter);
 	if (s->state != D_CREATED && s->eng)
 		scry_session_progress(s->eng, &sum);
 	if (s->state != D_CREATED)
@@ -719,10 +771,15 @@ void dsession_describe(struct dsession *s, FILE *out)
 
 		if (nr == 0)
 			fprintf(out, "      None\n");
-		for (int k = 0; k < nr; k++)
-			fprintf(out, "      %s (type: %s) [%s%s]\n", rules[k].spec,
-				!strncmp(rules[k].spec, "syscall:", 8) ? "syscall" : "tracepoint",
-				rules[k].enabled ? "enabled" : "disabled", s->filter ? ", with filter" : "");
+		for (int k = nr - 1; k >= 0; k--) {   /* lttng lists the newest first */
+			bool sc = !strncmp(rules[k].spec, "syscall:", 8);
+
+			fprintf(out, "      %s (type: %s) [%s]", sc ? rules[k].spec + 8 : rules[k].spec,
+				sc ? "syscall" : "tracepoint", rules[k].enabled ? "enabled" : "disabled");
+			if (rules[k].filter)
+				fprintf(out, " [filter: '%s']", rules[k].filter);
+			fprintf(out, "\n");
+		}
 		free(rules);
 		fprintf(out, "\n");
 	}

@@ -1,7 +1,7 @@
 /* verbs_events.c — enable-event and disable-event: a channel's event rules (channel0 made
  * when no -c names one), before start in the configuration (its engine session rebuilt to
- * check them), once the engine session is loaded through its verbs too; the session's one
- * filter; with --pid, the rules of each process's per-process event set, the eviction of the
+ * check them), once the engine session is loaded through its verbs too; each rule's own
+ * filter (LTTng's event rules); with --pid, the rules of each process's per-process event set, the eviction of the
  * least recently used set said in the reply and the daemon's log. */
 #include <errno.h>
 #include <getopt.h>
@@ -56,13 +56,14 @@ static char *spec_of(const char *name, bool syscall)
 /* Apply one enable or disable of spec to channel c: before start, the configuration (its
  * engine session rebuilt to check it); once started, the engine's verb, then the
  * configuration. */
-static int apply_op(struct verb_ctx *v, struct dsession *s, struct dchannel *c, bool enable, const char *spec)
+static int apply_op(struct verb_ctx *v, struct dsession *s, struct dchannel *c, bool enable, const char *spec,
+		    const char *filter)
 {
 	struct dreply *r = v->r;
 	int ret;
 
 	if (loaded(s)) {
-		ret = enable ? scry_session_enable_event(s->eng, c->name, spec, r->err, r->errlen)
+		ret = enable ? scry_session_enable_rule(s->eng, c->name, spec, filter, r->err, r->errlen)
 			     : scry_session_disable_event(s->eng, c->name, spec, r->err, r->errlen);
 		if (enable && dfeed_rebind(s)) {    /* the span channel's events may have moved */
 			scry_log(SCRY_LOG_INFO, "scryd: session %s: the process spans lost their events' channel",
@@ -70,15 +71,17 @@ static int apply_op(struct verb_ctx *v, struct dsession *s, struct dchannel *c, 
 		}
 		if (ret)
 			return ret;
-		return dchannel_add_op(c, enable, spec) ? ERR("out of memory") : 0;
+		return (enable ? dchannel_add_rule_op(c, spec, filter) : dchannel_add_op(c, false, spec)) ?
+			ERR("out of memory") : 0;
 	}
-	if (dchannel_add_op(c, enable, spec))
+	if (enable ? dchannel_add_rule_op(c, spec, filter) : dchannel_add_op(c, false, spec))
 		return ERR("out of memory");
 	ret = dsession_rebuild(v->d, s, r->err, r->errlen);
 	if (ret) {
 		char e2[256];
 
 		free(c->ops[--c->nops].spec);       /* the configuration as it was */
+		free(c->ops[c->nops].filter);
 		dsession_rebuild(v->d, s, e2, sizeof(e2));
 	}
 	return ret;
@@ -346,14 +349,6 @@ int verb_event(struct verb_ctx *v, int argc, char **argv, bool enable)
 		return ret;
 	if (filter && !*filter)
 		return ERR("enable-event: empty filter");
-	if (enable && (filter || s->filter) && !(filter && s->filter && !strcmp(filter, s->filter))) {
-		if (s->filter)
-			return ERR("session '%s' has the filter '%s': its events share one filter (every enable-event "
-				   "gives it, per-event filters are not supported yet)", s->name, s->filter);
-		if (s->eng || s->state != D_CREATED)
-			return ERR("a filter must come with the session's first enable-event (its events share one "
-				   "filter; per-event filters are not supported yet)");
-	}
 	if (pidlist && (ret = parse_pids(v, pidlist, &pids, &npids)))
 		return ret;
 	if (pidlist) {
@@ -363,8 +358,6 @@ int verb_event(struct verb_ctx *v, int argc, char **argv, bool enable)
 	}
 	if (!(c = event_channel(v, s, chan, enable, &made)))
 		return -ENOENT;
-	if (filter && !s->filter && !(s->filter = strdup(filter)))
-		return ERR("out of memory");
 	if (all && !enable) {     /* every enabled rule (with --syscall: its syscall rules) */
 		struct drule *rules;
 		int nr = dchannel_rules(c, &rules), done = 0;
@@ -380,7 +373,7 @@ int verb_event(struct verb_ctx *v, int argc, char **argv, bool enable)
 		if (!specs)
 			return ERR("out of memory");
 		for (int k = 0; k < done && !ret; k++)
-			ret = specs[k] ? apply_op(v, s, c, false, specs[k]) : ERR("out of memory");
+			ret = specs[k] ? apply_op(v, s, c, false, specs[k], NULL) : ERR("out of memory");
 		for (int k = 0; k < done; k++)
 			free(specs[k]);
 		free(specs);
@@ -395,7 +388,7 @@ int verb_event(struct verb_ctx *v, int argc, char **argv, bool enable)
 		static const char *const both[] = { "*", "syscall:*" };
 
 		for (size_t i = syscall ? 1 : 0; i < 2 && !ret; i++)
-			ret = apply_op(v, s, c, true, both[i]);
+			ret = apply_op(v, s, c, true, both[i], filter);
 		if (!ret)
 			fprintf(r->out, "All kernel %s are enabled in channel %s\n", syscall ? "system calls" : "events",
 				c->name);
@@ -416,7 +409,7 @@ int verb_event(struct verb_ctx *v, int argc, char **argv, bool enable)
 			ret = ERR("no enabled event rule '%s' in channel '%s' (disable-event names a rule as "
 				  "enable-event gave it)", tok, c->name);
 		else
-			ret = apply_op(v, s, c, enable, spec);
+			ret = apply_op(v, s, c, enable, spec, filter);
 		if (!ret)
 			fprintf(r->out, "Kernel %s %s %s in channel %s\n", syscall ? "syscall" : "event", tok,
 				enable ? "enabled" : "disabled", c->name);
@@ -425,16 +418,6 @@ int verb_event(struct verb_ctx *v, int argc, char **argv, bool enable)
 out:
 	if (ret && made && !c->nops)
 		dsession_drop_channel(s, c);       /* channel0 made for nothing */
-	if (ret && s->filter && filter && !s->eng && s->state == D_CREATED) {
-		bool used = false;       /* the filter came with this command and nothing took it */
-
-		for (size_t i = 0; i < s->nchans; i++)
-			used |= s->chans[i].nops > 0;
-		if (!used) {
-			free(s->filter);
-			s->filter = NULL;
-		}
-	}
 	free(list);
 	return ret;
 }

@@ -149,11 +149,12 @@ int channel_new(struct scry_channel **out, struct scry_session *s, const struct 
 	}
 	for (size_t i = 0; i < nspecs; i++) {
 		err[0] = 0;
-		ret = channel_enable_spec(c, specs[i], err, errlen);
+		ret = channel_enable_rule(c, specs[i], specs == o->events && o->event_filters ? o->event_filters[i] : NULL,
+					  err, errlen);
 		if (ret)
 			return ret;
 	}
-	return s->opts.filter ? prepare_filter(c, err, errlen) : 0;
+	return s->opts.filter ? prepare_filter(c, err, errlen) : channel_rules_prepare(c, err, errlen);
 oom:
 	snprintf(err, errlen, "out of memory");
 	return ret;
@@ -179,7 +180,7 @@ int channel_load(struct scry_channel *c, char *err, size_t errlen)
 		.target_all = so->target_all,
 		.no_follow = so->no_follow,
 		/* per-process event sets: an events channel without a filter (pid_sets.c) */
-		.max_pid_sets = c->opts.kind == SCRY_CHANNEL_EVENTS && !so->filter ? c->s->max_psets : 0,
+		.max_pid_sets = c->opts.kind == SCRY_CHANNEL_EVENTS && !so->filter && !c->filters ? c->s->max_psets : 0,
 		.fork_event_id = c->fork_id,
 		.signal_event_id = c->signal_id,
 		.signal_gen_event_id = c->signal_gen_id,
@@ -294,6 +295,7 @@ void channel_free(struct scry_channel *c)
 	scry_probes_close(c->probes);
 	scry_user_filter_free(c->ufilter);
 	scry_filters_free(c->filters);
+	channel_rules_free(c);
 	for (size_t i = 0; i < c->ntps; i++) {
 		free(c->tps[i].system);
 		free(c->tps[i].name);

@@ -38,6 +38,8 @@ struct scry_channel_opts {
 	enum scry_channel_kind kind;
 	const char *const *events;      /* event specs (-e), NULL/0: the default set */
 	size_t nevents;
+	/* each spec's filter (LTTng's event rules: scry_session_enable_rule), NULL: none */
+	const char *const *event_filters;
 	bool no_events;                 /* nevents 0: none (enabled later: scryd's channel whose
 					 * first events are per-process ones) */
 	uint64_t ctx_mask;              /* contexts its events carry, 1 << enum scry_ctx */
@@ -153,6 +155,17 @@ int scry_session_create(struct scry_session **out, const struct scry_session_opt
  * fork event or unknown syscalls (load-time settings).  Pointers from scry_session_events
  * are valid until the next call. */
 int scry_session_enable_event(struct scry_session *s, const char *channel, const char *spec,
+			      char *err, size_t errlen);
+/* LTTng's event rule: spec enabled with its own filter (NULL: none) in channel: an event
+ * is recorded when an enabled rule matching it accepts it (filters.h,
+ * scry_filters_prepare_rules).  Before load; once loaded, rules without a filter in a
+ * channel without any (as scry_session_enable_event). */
+int scry_session_enable_rule(struct scry_session *s, const char *channel, const char *spec, const char *filter,
+			     char *err, size_t errlen);
+/* Disable the rule (spec, filter) alone: its events stop being recorded unless another
+ * enabled rule of spec remains (then the filters are made again).  Before load; once
+ * loaded, as scry_session_disable_event. */
+int scry_session_disable_rule(struct scry_session *s, const char *channel, const char *spec, const char *filter,
 			      char *err, size_t errlen);
 /* Disable the enabled events of channel (NULL: the first) matching spec (same syntax): a syscall's descriptor stops
  * recording it at once; a tracepoint stops being written at once, then is detached.  Their
