@@ -347,6 +347,27 @@ int scry_consumer_flush(struct scry_consumer *c)
 	return c->write_error;
 }
 
+static long flush_and_poll(struct scry_consumer *c);
+
+int scry_consumer_switch(struct scry_consumer *c)
+{
+	if (flush_and_poll(c) < 0)
+		return c->write_error;
+	return scry_consumer_flush(c);
+}
+
+void scry_consumer_usage(const struct scry_consumer *c, uint64_t *used, uint64_t *size)
+{
+	*used = 0;
+	*size = c->ring_size;
+	for (unsigned i = 0; i < c->ncpus; i++) {
+		uint64_t u = c->cpus[i].ring.data ? scry_ring_pending(&c->cpus[i].ring) : 0;
+
+		if (u > *used)
+			*used = u;
+	}
+}
+
 void scry_consumer_stats(struct scry_consumer *c, struct scry_consumer_stats *out)
 {
 	memset(out, 0, sizeof(*out));

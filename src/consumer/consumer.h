@@ -85,6 +85,12 @@ int scry_consumer_drain(struct scry_consumer *c, uint64_t end_ts);
  * a stream that never had a packet given an empty one (at the start), so that a live viewer
  * has an index of every stream.  The write error, or 0. */
 int scry_consumer_live_tick(struct scry_consumer *c, uint64_t now);
+/* A channel's switch timer (LTTng's): what every CPU staged and its ring hold moved into the
+ * streams, their partly filled packets written out.  The write error, or 0. */
+int scry_consumer_switch(struct scry_consumer *c);
+/* The fullest CPU ring's bytes not yet consumed, and a ring's size (LTTng's monitor timer
+ * samples buffer usage). */
+void scry_consumer_usage(const struct scry_consumer *c, uint64_t *used, uint64_t *size);
 /* Running totals (events and bytes so far). */
 void scry_consumer_stats(struct scry_consumer *c, struct scry_consumer_stats *out);
 /* A flight recorder's streams written as the streams of the trace td (its kernel/

@@ -67,6 +67,17 @@ const struct scry_ctl_verb scry_ctl_verbs[] = {
 	  "      --tracefile-size S each CPU's stream split in files CHANNEL_<cpu>_<index> of at most\n"
 	  "                         S bytes (at least a sub-buffer: a packet)\n"
 	  "      --tracefile-count N  at most N such files per CPU: the oldest deleted\n"
+	  "      --switch-timer US  every US microseconds (or 500ms, 1s) the partly filled packets\n"
+	  "                         are written out: a low-rate stream reaches the disk (default 0:\n"
+	  "                         inactive; the packets are flushed every second anyway)\n"
+	  "      --read-timer US    the consumer wakes up at least this often (default 200000)\n"
+	  "      --monitor-timer US buffer usage sampled this often, shown by status (default\n"
+	  "                         1000000; 0: inactive)\n"
+	  "      --output splice|mmap  lttng's output type (default splice), kept and saved: scry's\n"
+	  "                         consumer maps its rings either way\n"
+	  "      --buffers-global   the kernel domain's buffering scheme (the only one)\n"
+	  "  (--blocking-timeout, --buffers-uid, --buffers-pid: user space options, refused as lttng\n"
+	  "  refuses them with -k)\n"
 	  SESSION_OPT },
 	{ "disable-channel",
 	  "usage: scry disable-channel -k [-s NAME] CHANNEL[,CHANNEL...]\n"

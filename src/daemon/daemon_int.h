@@ -38,9 +38,20 @@ struct dchannel {
 	uint64_t ctx_mask;
 	bool disabled;                 /* disable-channel: its events not recorded, it stays */
 	uint64_t tracefile_size, tracefile_count;   /* --tracefile-size/--tracefile-count (0: none) */
+	/* LTTng's channel timers, in us (0: inactive; the kernel domain's defaults: switch 0, read
+	 * 200000, monitor 1000000): the switch timer writes partly filled packets out, the read
+	 * timer bounds the consumer's wake-up period, the monitor timer samples buffer usage */
+	uint64_t switch_timer_us, read_timer_us, monitor_timer_us;
+	uint64_t monitor_next_ns;      /* its next sample, and the last one (bytes of the fullest */
+	uint64_t usage_used, usage_size;   /* CPU ring not yet consumed, of its size) */
+	bool usage_sampled;
+	bool output_mmap;              /* --output mmap (the kernel domain's default: splice) */
 	struct dop *ops;
 	size_t nops;
 };
+
+#define DCHANNEL_READ_TIMER_US 200000
+#define DCHANNEL_MONITOR_TIMER_US 1000000
 
 /* D_STOPPED: the engine session is kept loaded and paused (LTTng's stop): start records
  * again into the same trace; destroy completes it and frees the BPF objects and rings. */
@@ -213,8 +224,10 @@ int dsession_read_xml(struct daemon *d, const char *path, const char *only, stru
 /* The same from memory (label names it in errors): the fuzz target's entry. */
 int dsession_read_xml_buffer(const char *buf, size_t len, const char *label, struct dsession ***out,
 			     size_t *n, bool **started, char *err, size_t errlen);
-/* `list NAME`: the session described, LTTng's way. */
+/* describe.c: `list NAME` and `status`: the session described, lttng's way. */
 void dsession_describe(struct dsession *s, FILE *out);
+/* "disk full", or the error's text. */
+const char *dsession_write_error_name(int error);
 /* relay.c: a streamed session's relay, live timer and deliveries (sum: its totals now) */
 void dsession_describe_relay(struct dsession *s, const struct scry_session_summary *sum, FILE *out);
 /* At stop: -EPIPE and the line "session 'N': P packets (E events) not delivered to RELAY:

@@ -1,5 +1,5 @@
 /* session_xml_domain.c — a session's kernel domain read from LTTng's session XML (see
- * session_xml.c): its channels (mode, sub-buffers, trace file limits; timers only as zero),
+ * session_xml.c): its channels (mode, sub-buffers, timers, output type, trace file limits),
  * their events (tracepoints and syscalls, each rule with its filter) and contexts, and the
  * pid/vpid/uid/gid trackers (and the older pid_tracker); anything else refused, named. */
 #include <errno.h>
@@ -146,13 +146,22 @@ static int read_context(struct rd *r, struct dchannel *c, xmlNodePtr ctx)
 	return unsupported(r, ctx, "is empty");
 }
 
+/* A channel timer's period (us), at most UINT32_MAX as lttng's. */
+static int timer_value(struct rd *r, xmlNodePtr n, uint64_t *out)
+{
+	int ret = number(r, n, out);
+
+	return ret ? ret : *out > UINT32_MAX ? unsupported(r, n, "is out of range") : 0;
+}
+
 static int read_channel(struct rd *r, struct dsession *s, xmlNodePtr ch)
 {
 	struct dchannel *c = NULL;
 	char name[256] = "", b[64];
 	uint64_t subbuf = 0, count = 4;
 	bool subbuf_given = false, enabled = true;
-	uint64_t tfsize = 0, tfcount = 0;
+	uint64_t tfsize = 0, tfcount = 0, sw = 0, rd = DCHANNEL_READ_TIMER_US, mon = DCHANNEL_MONITOR_TIMER_US;
+	bool mmap_ = false;
 	int ret = 0;
 
 	FOR_ELEMENTS(n, ch)
@@ -188,13 +197,20 @@ static int read_channel(struct rd *r, struct dsession *s, xmlNodePtr ch)
 		} else if (is(n, "subbuffer_count"))
 			ret = number(r, n, &count);
 		else if (is(n, "switch_timer_interval"))
-			ret = zero_only(r, n, "a switch timer is");
+			ret = timer_value(r, n, &sw);
+		else if (is(n, "read_timer_interval"))
+			ret = timer_value(r, n, &rd);
+		else if (is(n, "monitor_timer_interval"))
+			ret = timer_value(r, n, &mon);
 		else if (is(n, "live_timer_interval"))
 			ret = zero_only(r, n, "live sessions are");
-		else if (is(n, "monitor_timer_interval") || is(n, "read_timer_interval") || is(n, "output_type"))
-			;   /* scry's consumer paces itself; its rings are mmap'd */
-		else if (is(n, "blocking_timeout"))
-			ret = zero_only(r, n, "blocking is");
+		else if (is(n, "output_type")) {
+			text(n, b, sizeof(b));
+			if (strcmp(b, "SPLICE") && strcmp(b, "MMAP"))
+				ret = unsupported(r, n, "is neither SPLICE nor MMAP");
+			mmap_ = !strcmp(b, "MMAP");
+		} else if (is(n, "blocking_timeout"))
+			ret = zero_only(r, n, "blocking (kernel channels cannot block) is");
 		else if (is(n, "tracefile_size"))
 			ret = number(r, n, &tfsize);
 		else if (is(n, "tracefile_count"))
@@ -222,6 +238,10 @@ static int read_channel(struct rd *r, struct dsession *s, xmlNodePtr ch)
 		c = dsession_channel(s, name);
 	}
 	c->disabled = !enabled;
+	c->switch_timer_us = sw;
+	c->read_timer_us = rd;
+	c->monitor_timer_us = mon;
+	c->output_mmap = mmap_;
 	if (subbuf_given || count != 4 || s->snapshot) {
 		uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
 

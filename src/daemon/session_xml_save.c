@@ -42,8 +42,10 @@ static int write_channel(xmlTextWriterPtr w, const struct dsession *s, const str
 	if (c->subbuf_size)
 		bad |= el(w, "subbuffer_size", "%llu", (unsigned long long)c->subbuf_size) |
 		       el(w, "subbuffer_count", "%llu", (unsigned long long)c->num_subbuf);
-	bad |= el(w, "switch_timer_interval", "0") | el(w, "read_timer_interval", "0") |
-	       el(w, "output_type", "MMAP") |
+	bad |= el(w, "switch_timer_interval", "%llu", (unsigned long long)c->switch_timer_us) |
+	       el(w, "read_timer_interval", "%llu", (unsigned long long)c->read_timer_us) |
+	       el(w, "output_type", "%s", c->output_mmap ? "MMAP" : "SPLICE") | el(w, "blocking_timeout", "0") |
+	       el(w, "monitor_timer_interval", "%llu", (unsigned long long)c->monitor_timer_us) |
 	       el(w, "tracefile_size", "%llu", (unsigned long long)c->tracefile_size) |
 	       el(w, "tracefile_count", "%llu", (unsigned long long)c->tracefile_count) |
 	       el(w, "live_timer_interval", "0");

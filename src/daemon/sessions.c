@@ -95,6 +95,8 @@ int dsession_add_channel(struct dsession *s, const char *name, struct dchannel *
 	memset(&v[s->nchans], 0, sizeof(v[0]));
 	if (!(v[s->nchans].name = strdup(name)))
 		return -ENOMEM;
+	v[s->nchans].read_timer_us = DCHANNEL_READ_TIMER_US;        /* LTTng's kernel defaults */
+	v[s->nchans].monitor_timer_us = DCHANNEL_MONITOR_TIMER_US;
 	*out = &v[s->nchans++];
 	return 0;
 }
@@ -327,6 +329,7 @@ static int rebuild(struct daemon *d, struct dsession *s, bool prepare, char *err
 			.packet_size = s->snapshot ? (size_t)c->subbuf_size : 0,
 			.keep_packets = s->snapshot ? (unsigned)c->num_subbuf : 0,
 			.tracefile_size = c->tracefile_size, .tracefile_count = c->tracefile_count,
+			.switch_timer_us = c->switch_timer_us,
 		};
 		if (c->tracefile_size && c->subbuf_size)     /* LTTng: a packet is a sub-buffer */
 			co[n - 1].packet_size = (size_t)c->subbuf_size;
@@ -413,7 +416,36 @@ static uint64_t rotation_tick(void *ctx, uint64_t now)
 	return s->rot_timer_ns;
 }
 
-static const char *write_error_name(int error)
+/* The pump polls at least this often (0: at its own pace): the spans' 50 ms, and LTTng's
+ * read timer (the consumer's wake-up period) of each channel. */
+static uint64_t poll_delay(const struct dsession *s)
+{
+	uint64_t d = dfeed_poll_delay(s);
+
+	for (size_t i = 0; i < s->nchans; i++) {
+		uint64_t rd = s->chans[i].read_timer_us * 1000;
+
+		if (rd && (!d || rd < d))
+			d = rd;
+	}
+	return d;
+}
+
+/* LTTng's monitor timer: each channel's buffer usage sampled every period (at the 250 ms
+ * tick's resolution), shown by status. */
+static void monitor(struct dsession *s, uint64_t now)
+{
+	for (size_t i = 0; i < s->nchans; i++) {
+		struct dchannel *c = &s->chans[i];
+
+		if (!c->monitor_timer_us || now < c->monitor_next_ns)
+			continue;
+		c->monitor_next_ns = now + c->monitor_timer_us * 1000;
+		c->usage_sampled = !scry_session_channel_usage(s->eng, c->name, &c->usage_used, &c->usage_size);
+	}
+}
+
+const char *dsession_write_error_name(int error)
 {
 	return error == -ENOSPC || error == -EDQUOT ? "disk full" : strerror(-error);
 }
@@ -430,11 +462,12 @@ static uint64_t session_tick(void *ctx, uint64_t now)
 	if (sum.write_error && !s->write_error) {
 		s->write_error = sum.write_error;
 		scry_log(SCRY_LOG_INFO, "scryd: session %s: %s after %llu events: the trace ends at its last complete "
-			 "packet, what follows is counted lost", s->name, write_error_name(sum.write_error),
+			 "packet, what follows is counted lost", s->name, dsession_write_error_name(sum.write_error),
 			 (unsigned long long)sum.events);
 	}
 	if (s->rot_size && !sum.write_error && sum.bytes - s->rot_bytes >= s->rot_size)
 		dsession_rotate(s, archive, sizeof(archive), err, sizeof(err));
+	monitor(s, now);
 	return 250 * 1000 * 1000ULL;
 }
 
@@ -461,7 +494,7 @@ static int restart(struct daemon *d, struct dsession *s, char *err, size_t errle
 
 	if ((ret = scry_session_resume(s->eng, err, errlen)))
 		return ret;
-	if ((ret = scry_session_pump_start(s->eng, d->loop, dfeed_poll_delay(s), dfeed_after_poll(s), s->cap,
+	if ((ret = scry_session_pump_start(s->eng, d->loop, poll_delay(s), dfeed_after_poll(s), s->cap,
 					   &s->pump))) {
 		char e2[256];
 
@@ -509,7 +542,7 @@ int dsession_start(struct daemon *d, struct dsession *s, char *err, size_t errle
 	if ((ret = scry_session_start(s->eng, err, errlen)))
 		goto fail;
 	t3 = scry_monotonic_ns();
-	if ((ret = scry_session_pump_start(s->eng, d->loop, dfeed_poll_delay(s), dfeed_after_poll(s), s->cap,
+	if ((ret = scry_session_pump_start(s->eng, d->loop, poll_delay(s), dfeed_after_poll(s), s->cap,
 					   &s->pump))) {
 		struct scry_session_summary sum;
 		char e2[256];
@@ -646,144 +679,6 @@ void dsession_destroy(struct daemon *d, struct dsession *s)
 		}
 	dsession_free(s);
 	release_heap_soon(d);
-}
-
-static void list_u32(FILE *out, const char *what, const uint32_t *v, size_t n)
-{
-	fprintf(out, "  %s: ", what);
-	if (!n)
-		fprintf(out, "all");
-	for (size_t i = 0; i < n; i++)
-		fprintf(out, "%s%u", i ? ", " : "", v[i]);
-	fprintf(out, "\n");
-}
-
-static const char *state_name(enum dstate st)
-{
-	return st == D_STARTED ? "active" : st == D_STOPPED ? "stopped" : "inactive";
-}
-
-/* The per-process event sets (the engine's), least recently used first, and their bound
- * and evictions. */
-static void describe_pid_sets(struct dsession *s, FILE *out)
-{
-	struct scry_pid_set_info *sets = calloc(SCRY_PID_SETS_MAX, sizeof(*sets));
-	struct scry_pid_sets_stats st = { .max = s->max_pid_sets };
-	size_t n = sets && s->eng ? scry_session_pid_sets(s->eng, sets, SCRY_PID_SETS_MAX, &st) : 0;
-
-	if (!n && !st.evicted && !st.ended) {
-		free(sets);
-		return;
-	}
-	fprintf(out, "Per-process event sets: %zu of at most %u, %llu evicted (least recently used), %llu ended "
-		"with their process\n", n, st.max, (unsigned long long)st.evicted, (unsigned long long)st.ended);
-	for (size_t i = 0; i < n; i++) {
-		fprintf(out, "  PID %d: %llu events\n", (int)sets[i].pid, (unsigned long long)sets[i].events);
-		for (size_t k = 0; k < sets[i].nrules; k++)
-			fprintf(out, "      %s (type: %s) [enabled, channel %s]\n", sets[i].rules[k].spec,
-				!strncmp(sets[i].rules[k].spec, "syscall:", 8) ? "syscall" : "tracepoint",
-				sets[i].rules[k].channel);
-	}
-	free(sets);
-}
-
-void dsession_describe(struct dsession *s, FILE *out)
-{
-	struct scry_session_summary sum = s->sum;
-
-	fprintf(out, "Recording session %s: [%s]\n", s->name, state_name(s->state));
-	fprintf(out, "    Trace output: %s\n", s->dir);
-	if (s->clock)
-		fprintf(out, "    Clock: %s\n", scry_clock_name(s->clock));
-	if (s->snapshot)
-		fprintf(out, "    Snapshot mode: %u snapshot(s) recorded\n", s->nsnapshots);
-	if (s->state != D_CREATED && s->eng)
-		scry_session_progress(s->eng, &sum);
-	if (s->state != D_CREATED)
-		fprintf(out, "    Events: %llu recorded, %llu discarded, %llu lost, %llu bytes\n",
-			(unsigned long long)sum.events, (unsigned long long)sum.discarded,
-			(unsigned long long)sum.lost, (unsigned long long)sum.bytes);
-	if (sum.clamped)
-		fprintf(out, "    Timestamps: %llu events' times raised to keep the stream ordered\n",
-			(unsigned long long)sum.clamped);
-	dfeed_describe(s, out);
-	if (s->has_relay && s->state != D_CREATED)
-		dsession_describe_relay(s, &sum, out);
-	if (s->stop_error[0])
-		fprintf(out, "    Error: %s\n", s->stop_error);
-	if (sum.write_error)
-		fprintf(out, "    Error: %s after %llu events: the trace ends at its last complete packet; %llu events "
-			"lost\n", write_error_name(sum.write_error), (unsigned long long)sum.events,
-			(unsigned long long)(sum.lost - sum.too_big));
-	if (s->rot_timer_ns || s->rot_size || s->nchunks || (s->eng && s->state != D_CREATED &&
-							       scry_session_chunks(s->eng))) {
-		fprintf(out, "    Rotation:");
-		if (s->rot_timer_ns)
-			fprintf(out, " every %llu us", (unsigned long long)(s->rot_timer_ns / 1000));
-		if (s->rot_size)
-			fprintf(out, " every %llu bytes", (unsigned long long)s->rot_size);
-		fprintf(out, "; %u chunk(s) archived\n",
-			s->state != D_CREATED && s->eng ? scry_session_chunks(s->eng) : s->nchunks);
-	}
-	fprintf(out, "\n=== Domain: Linux kernel ===\n\nTracked process attributes\n");
-	fprintf(out, "  PID: ");
-	if (!s->npids)
-		fprintf(out, "all");
-	for (size_t i = 0; i < s->npids; i++)
-		fprintf(out, "%s%d", i ? ", " : "", (int)s->pids[i]);
-	fprintf(out, "\n");
-	list_u32(out, "VPID", s->vpids, s->nvpids);
-	list_u32(out, "UID", s->uids, s->nuids);
-	list_u32(out, "GID", s->gids, s->ngids);
-	fprintf(out, "\nChannels:\n-------------\n");
-	if (!s->nchans)
-		fprintf(out, "None\n");
-	for (size_t i = 0; i < s->nchans; i++) {
-		struct dchannel *c = &s->chans[i];
-		bool ctx_any = false;
-
-		fprintf(out, "- %s: [%s]\n\n    Attributes:\n", c->name, c->disabled ? "disabled" : "enabled");
-		fprintf(out, "      Mode: %s\n", s->snapshot ? "overwrite" : "discard");
-		if (c->subbuf_size)
-			fprintf(out, "      Sub-buffer size: %llu bytes\n      Sub-buffer count: %llu\n",
-				(unsigned long long)c->subbuf_size, (unsigned long long)c->num_subbuf);
-		if (s->snapshot)
-			;   /* the kernel ring is the engine's default; the sub-buffers are kept in memory */
-		else if (c->ring_size)
-			fprintf(out, "      Buffer size per CPU: %zu bytes\n", c->ring_size);
-		else
-			fprintf(out, "      Buffer size per CPU: default\n");
-		if (c->tracefile_size)
-			fprintf(out, "      Trace file size: %llu bytes\n", (unsigned long long)c->tracefile_size);
-		if (c->tracefile_size && c->tracefile_count)
-			fprintf(out, "      Trace file count: %llu\n", (unsigned long long)c->tracefile_count);
-		fprintf(out, "\n    Contexts:\n");
-		for (unsigned k = 0; k < SCRY_CTX_NR; k++)
-			if (c->ctx_mask & (1ULL << k)) {
-				fprintf(out, "      %s\n", scry_context(k)->name);
-				ctx_any = true;
-			}
-		if (!ctx_any)
-			fprintf(out, "      None\n");
-		fprintf(out, "\n    Recording event rules:\n");
-		struct drule *rules;
-		int nr = dchannel_rules(c, &rules);
-
-		if (nr == 0)
-			fprintf(out, "      None\n");
-		for (int k = nr - 1; k >= 0; k--) {   /* lttng lists the newest first */
-			bool sc = !strncmp(rules[k].spec, "syscall:", 8);
-
-			fprintf(out, "      %s (type: %s) [%s]", sc ? rules[k].spec + 8 : rules[k].spec,
-				sc ? "syscall" : "tracepoint", rules[k].enabled ? "enabled" : "disabled");
-			if (rules[k].filter)
-				fprintf(out, " [filter: '%s']", rules[k].filter);
-			fprintf(out, "\n");
-		}
-		free(rules);
-		fprintf(out, "\n");
-	}
-	describe_pid_sets(s, out);
 }
 
 bool dsession_name_ok(const char *n)

@@ -41,7 +41,7 @@ static bool valid_name(const char *n)
 	return true;
 }
 
-static size_t default_ring_size(void)
+size_t scry_default_ring_size(void)
 {
 	int ncpus = libbpf_num_possible_cpus();
 	size_t size = SCRY_DEFAULT_RING_SIZE;
@@ -127,7 +127,7 @@ int channel_new(struct scry_channel **out, struct scry_session *s, const struct 
 		return -EINVAL;
 	}
 	if (!c->opts.ring_size)
-		c->opts.ring_size = default_ring_size();
+		c->opts.ring_size = scry_default_ring_size();
 	c->unknown_entry = c->unknown_exit = c->fork_id = c->signal_id = c->signal_gen_id = NO_EVENT;
 	for (int k = 0; k < SCRY_SD_NR; k++)
 		c->sd_ids[k] = NO_EVENT;

@@ -64,6 +64,9 @@ struct scry_channel_opts {
 	 * NAME_<cpu>_<index> of at most tracefile_size bytes (at least a packet), the oldest
 	 * deleted beyond tracefile_count (0: every file kept) */
 	uint64_t tracefile_size, tracefile_count;
+	/* LTTng's switch timer: every switch_timer_us, the channel's partly filled packets
+	 * written out (a low-rate stream reaches the disk and viewers); 0: the pump's second */
+	uint64_t switch_timer_us;
 	/* SCRY_CHANNEL_METRICS: the spans' parents from the application's marks (kernel/probes.h) */
 	const struct scry_span_mark_probe *span_mark;
 };
@@ -338,6 +341,19 @@ const char *scry_session_relay_path(const struct scry_session *s);
 void scry_session_live_tick(struct scry_session *s);
 /* The live timer's period (ns), 0 for a session that is not live. */
 uint64_t scry_session_live_period_ns(const struct scry_session *s);
+/* timers.c: the switch timers (scry_channel_opts.switch_timer_us): the channels whose period
+ * came written out; returns the delay to the next one (SCRY_LOOP_NEVER-like UINT64_MAX when
+ * no channel has one).  The pump runs it. */
+uint64_t scry_session_switch_tick(struct scry_session *s, uint64_t now);
+bool scry_session_has_switch_timer(const struct scry_session *s);
+/* LTTng's monitor timer: channel's buffer usage now (its fullest CPU ring: bytes not yet
+ * consumed, of size).  -ENOENT: no such loaded channel. */
+int scry_session_channel_usage(struct scry_session *s, const char *channel, uint64_t *used, uint64_t *size);
+/* A loaded channel's events discarded in the kernel and lost on the way to the trace (its
+ * consumer's totals, LTTng's per-channel statistics); -ENOENT: none. */
+int scry_session_channel_stats(struct scry_session *s, const char *channel, uint64_t *discarded, uint64_t *lost);
+/* The per-CPU ring size a channel gets by default (scry_channel_opts.ring_size 0). */
+size_t scry_default_ring_size(void);
 /* The name of clock (SCRY_CLOCK_*: "monotonic", "boot", "tai"), NULL if none; and
  * whether this kernel offers it (0, or -ENOTSUP with a one-line reason). */
 const char *scry_clock_name(unsigned clock);

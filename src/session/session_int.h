@@ -89,6 +89,7 @@ struct scry_channel {
 	bool off;                        /* disabled (scry_session_enable_channel): its switch stays off */
 	bool enabling_pid;               /* an enable for per-process sets: what it adds is theirs only
 					  * (a syscall's sc_off set, a tracepoint's pid_only) */
+	uint64_t switch_next_ns;         /* its switch timer's next period (timers.c) */
 	unsigned changes;                /* bumped by a source when an enable changed a known event */
 	struct pid_sel psel;             /* what the session's per-process sets select here: their
 					  * union (the descriptors' SCRY_*_PIDSET) */
