@@ -26,6 +26,8 @@ struct dop {                       /* an enable-event or disable-event, in order
 	bool enable;
 	char *spec;                    /* the engine's spec: syscall:GLOB, SYSTEM:GLOB, GLOB */
 	char *filter;                  /* an enable's rule's filter (LTTng's), NULL: none */
+	char *name;                    /* a probe rule's name (enable-event --userspace-probe,
+					* --probe, --function NAME), NULL: its spec names it */
 	bool one;                      /* a disable of the rule (spec, filter) alone (load's: a
 					* disabled <event>); else of every rule of spec */
 	pid_t pid;                     /* --pid: a per-process set's rule; 0: the channel's */
@@ -164,6 +166,7 @@ int dchannel_add_pid_op(struct dchannel *c, bool enable, const char *spec, pid_t
 struct drule {
 	const char *spec;
 	const char *filter;            /* NULL: none */
+	const char *name;              /* a probe rule's name, else NULL */
 	bool enabled;
 };
 int dchannel_rules(const struct dchannel *c, struct drule **rules);
@@ -212,6 +215,30 @@ void dfeed_end(struct dsession *s);
 /* `list NAME` / `status`: what the session feeds and what it lost. */
 void dfeed_describe(struct dsession *s, FILE *out);
 void dfeed_free(struct dsession *s);
+/* probes.c: dynamic probes in sessions (LTTng's --userspace-probe, --probe, --function) */
+enum { DPROBE_USER = 1, DPROBE_PROBE, DPROBE_FUNCTION };
+bool dprobe_user(const char *spec);     /* uprobe: or usdt: */
+bool dprobe_kernel(const char *spec);   /* kprobe: or kretprobe: */
+/* The engine's spec of a probe of kind at loc (DPROBE_USER: elf:PATH:SYMBOL or
+ * sdt:PATH:PROVIDER:NAME, PATH made absolute against peer's directory (NULL: it must be
+ * absolute) and opened with s's owner's rights; else a kernel SOURCE), malloc'd into *spec:
+ * 0, or -errno with the reason. */
+int dprobe_spec(const struct dsession *s, const struct dpeer *peer, int kind, const char *loc, char **spec,
+		char *err, size_t errlen);
+/* path opened for reading with s's owner's rights: 0, or -errno with "'PATH': why". */
+int dprobe_check_binary(const struct dsession *s, const char *path, char *err, size_t errlen);
+/* A probe spec's parts: kind; user probes: path, a (the symbol, or the provider:name's
+ * provider start), provider and b (sdt's name); kernel: a (the source). */
+struct dprobe_loc {
+	int kind;
+	bool sdt;
+	char *path, *provider;
+	const char *a, *b;
+};
+int dprobe_location(const char *spec, struct dprobe_loc *l);
+void dprobe_location_free(struct dprobe_loc *l);
+/* A probe rule's lines in `list`, lttng's (its location under it). */
+void dprobe_describe(const struct drule *rule, FILE *out);
 /* session_xml.c: LTTng's session XML (session.xsd) */
 /* s saved to path with the rights of as (NULL: the daemon's own); force: an existing file replaced. */
 int dsession_save(const struct dsession *s, const char *path, bool force, const struct scry_cred *as, char *err,

@@ -81,6 +81,10 @@ static void describe_channel(struct dsession *s, struct dchannel *c, FILE *out)
 	for (int k = nr - 1; k >= 0; k--) {   /* lttng lists the newest first */
 		bool sc = !strncmp(rules[k].spec, "syscall:", 8);
 
+		if (dprobe_user(rules[k].spec) || dprobe_kernel(rules[k].spec)) {
+			dprobe_describe(&rules[k], out);
+			continue;
+		}
 		fprintf(out, "      %s (type: %s) [%s]", sc ? rules[k].spec + 8 : rules[k].spec,
 			sc ? "syscall" : "tracepoint", rules[k].enabled ? "enabled" : "disabled");
 		if (rules[k].filter)

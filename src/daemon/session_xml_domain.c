@@ -16,9 +16,65 @@
 static int read_event_rule(struct rd *r, struct dchannel *c, xmlNodePtr ev, const char *name, const char *type,
 			   bool enabled, const char *filter);
 
-static int read_event(struct rd *r, struct dchannel *c, xmlNodePtr ev)
+/* An <event>'s <attributes>: a probe's location as the engine's spec (malloc'd in *spec),
+ * a user space probe's binary opened with the session owner's rights. */
+static int read_probe(struct rd *r, const struct dsession *s, xmlNodePtr at, char **spec)
 {
-	char name[256] = "", type[32] = "TRACEPOINT", b[256], *filter = NULL;
+	char path[4096] = "", fn[512] = "", prov[256] = "", probe[256] = "", sym[512] = "", b[256];
+	int ret = 0, kind = 0;
+
+	FOR_ELEMENTS(a, at) {
+		bool fun = is(a, "userspace_probe_function_attributes"), tp = is(a, "userspace_probe_tracepoint_attributes");
+
+		if (!fun && !tp && !is(a, "probe_attributes") && !is(a, "function_attributes"))
+			return unknown(r, a);
+		kind = fun ? 1 : tp ? 2 : is(a, "function_attributes") ? 3 : 4;
+		FOR_ELEMENTS(n, a) {
+			if (is(n, "binary_path"))
+				text(n, path, sizeof(path));
+			else if (is(n, "function_name"))
+				text(n, fn, sizeof(fn));
+			else if (is(n, "provider_name"))
+				text(n, prov, sizeof(prov));
+			else if (is(n, "probe_name"))
+				text(n, probe, sizeof(probe));
+			else if (is(n, "symbol_name"))
+				text(n, sym, sizeof(sym));
+			else if (is(n, "lookup_method")) {
+				text(n, b, sizeof(b));
+				if (strcmp(b, "DEFAULT") && strcmp(b, fun ? "ELF" : "SDT"))
+					return unsupported(r, n, "is not this probe's lookup method");
+			} else if (is(n, "address") || is(n, "offset")) {
+				uint64_t v;
+
+				if ((ret = number(r, n, &v)))
+					return ret;
+				if (v && is(n, "address"))
+					snprintf(sym, sizeof(sym), "0x%llx", (unsigned long long)v);
+				else if (v)
+					snprintf(sym + strlen(sym), sizeof(sym) - strlen(sym), "+%llu", (unsigned long long)v);
+			} else
+				return unknown(r, n);
+		}
+	}
+	if (!kind)
+		return unsupported(r, at, "names no probe");
+	if (kind <= 2 && (path[0] != '/' || (kind == 1 ? !fn[0] : !prov[0] || !probe[0])))
+		return unsupported(r, at, "needs an absolute binary_path and its function (or provider and probe)");
+	if (kind <= 2 && (ret = dprobe_check_binary(s, path, b, sizeof(b))))
+		return unsupported(r, at, b);
+	if (kind == 1)
+		ret = asprintf(spec, "uprobe:%s:%s", path, fn);
+	else if (kind == 2)
+		ret = asprintf(spec, "usdt:%s:%s:%s", path, prov, probe);
+	else
+		ret = asprintf(spec, "%s:%s", kind == 3 ? "kretprobe" : "kprobe", sym);
+	return ret < 0 ? -ENOMEM : 0;
+}
+
+static int read_event(struct rd *r, const struct dsession *s, struct dchannel *c, xmlNodePtr ev)
+{
+	char name[256] = "", type[32] = "TRACEPOINT", b[256], *filter = NULL, *probe = NULL;
 	bool enabled = true;
 	int ret = 0;
 
@@ -49,16 +105,30 @@ static int read_event(struct rd *r, struct dchannel *c, xmlNodePtr ev)
 				ret = unsupported(r, x, "(exclusions are for user space domains)");
 				break;
 			}
-		} else if (is(n, "attributes"))
-			ret = unsupported(r, n, "(probes and functions: kprobes are not available to scry)");
-		else
+		} else if (is(n, "attributes")) {
+			free(probe);
+			probe = NULL;
+			ret = read_probe(r, s, n, &probe);
+		} else
 			ret = unknown(r, n);
 		if (ret)
 			break;
 	}
-	if (!ret)
+	if (!ret && probe) {          /* a probe rule: its name kept for list and save */
+		if (!name[0])
+			ret = unsupported(r, ev, "has no <name>");
+		else if (strcmp(type, "USERSPACE_PROBE") && strcmp(type, "PROBE") && strcmp(type, "FUNCTION") &&
+			 strcmp(type, "KPROBE") && strcmp(type, "KRETPROBE") && strcmp(type, "FUNCTION_ENTRY"))
+			ret = unsupported(r, ev, "has probe attributes but is no probe");
+		else if (dchannel_add_rule_op(c, probe, filter) || !(c->ops[c->nops - 1].name = strdup(name)) ||
+			 (!enabled && dchannel_add_disable_rule_op(c, probe, filter)))
+			ret = -ENOMEM;
+	} else if (!ret && (!strcmp(type, "USERSPACE_PROBE") || !strcmp(type, "PROBE") || !strcmp(type, "FUNCTION")))
+		ret = unsupported(r, ev, "is a probe without <attributes>");
+	else if (!ret)
 		ret = read_event_rule(r, c, ev, name, type, enabled, filter);
 	free(filter);
+	free(probe);
 	return ret;
 }
 
@@ -220,7 +290,7 @@ static int read_channel(struct rd *r, struct dsession *s, xmlNodePtr ch)
 				if (!is(e, "event"))
 					ret = unknown(r, e);
 				else
-					ret = read_event(r, c, e);
+					ret = read_event(r, s, c, e);
 				if (ret)
 					break;
 				c = dsession_channel(s, name);   /* ops may have moved nothing, but be safe */

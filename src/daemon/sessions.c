@@ -108,6 +108,7 @@ void dsession_drop_channel(struct dsession *s, struct dchannel *c)
 	for (size_t k = 0; k < c->nops; k++) {
 		free(c->ops[k].spec);
 		free(c->ops[k].filter);
+		free(c->ops[k].name);
 	}
 	free(c->ops);
 	free(c->name);
@@ -125,6 +126,7 @@ int dchannel_add_pid_op(struct dchannel *c, bool enable, const char *spec, pid_t
 	if (!(v[c->nops].spec = strdup(spec)))
 		return -ENOMEM;
 	v[c->nops].filter = NULL;
+	v[c->nops].name = NULL;
 	v[c->nops].one = false;
 	v[c->nops].pid = pid;
 	v[c->nops++].enable = enable;
@@ -190,6 +192,7 @@ int dchannel_rules(const struct dchannel *c, struct drule **rules)
 			;
 		if (k == n) {
 			(*rules)[n].spec = op->spec;
+			(*rules)[n].name = op->name;
 			(*rules)[n++].filter = op->filter;
 		}
 		(*rules)[k].enabled = true;
@@ -617,6 +620,7 @@ void dsession_free(struct dsession *s)
 		for (size_t k = 0; k < s->chans[i].nops; k++) {
 			free(s->chans[i].ops[k].spec);
 			free(s->chans[i].ops[k].filter);
+			free(s->chans[i].ops[k].name);
 		}
 		free(s->chans[i].ops);
 		free(s->chans[i].name);

@@ -208,6 +208,15 @@ static int parse_pids(struct verb_ctx *v, const char *list, pid_t **out, size_t 
 	return ret;
 }
 
+/* The spec of c's probe rule named name (malloc'd), or NULL. */
+static char *probe_spec_named(const struct dchannel *c, const char *name)
+{
+	for (size_t i = c->nops; i-- > 0;)
+		if (c->ops[i].name && !strcmp(c->ops[i].name, name))
+			return strdup(c->ops[i].spec);
+	return NULL;
+}
+
 static bool rule_enabled(const struct dchannel *c, const char *spec)
 {
 	struct drule *rules;
@@ -293,18 +302,53 @@ static int pid_event(struct verb_ctx *v, struct dsession *s, const char *chan, b
 	return ret;
 }
 
+/* enable-event --userspace-probe/--probe/--function LOC NAME: one probe rule named NAME
+ * (lttng's), its binary opened with the session owner's rights. */
+static int probe_event(struct verb_ctx *v, struct dsession *s, const char *chan, int kind, const char *loc,
+		       const char *filter, const char *name, bool other)
+{
+	struct dreply *r = v->r;
+	struct dchannel *c;
+	char *spec = NULL;
+	bool made;
+	int ret;
+
+	if (other)
+		return ERR("enable-event: a probe (--userspace-probe, --probe, --function) is one rule: not with "
+			   "--syscall, -a or --pid");
+	if (strchr(name, ',') || !*name)
+		return ERR("enable-event: a probe rule has one name, not '%s'", name);
+	if ((ret = dprobe_spec(s, v->peer, kind, loc, &spec, r->err, r->errlen)))
+		return ret;
+	if (!(c = event_channel(v, s, chan, true, &made))) {
+		free(spec);
+		return -ENOENT;
+	}
+	ret = apply_op(v, s, c, true, spec, filter);
+	if (!ret && !(c->ops[c->nops - 1].name = strdup(name)))
+		ret = ERR("out of memory");
+	if (!ret)
+		fprintf(r->out, "Kernel event %s created in channel %s\n", name, c->name);
+	if (ret && made && !c->nops)
+		dsession_drop_channel(s, c);
+	free(spec);
+	return ret;
+}
+
 int verb_event(struct verb_ctx *v, int argc, char **argv, bool enable)
 {
-	enum { O_SYSCALL = 256, O_TRACEPOINT, O_FILTER, O_PID };
+	enum { O_SYSCALL = 256, O_TRACEPOINT, O_FILTER, O_PID, O_UPROBE, O_PROBE, O_FUNCTION };
 	static const struct option lo[] = {
 		{ "kernel", no_argument, NULL, 'k' }, { "userspace", no_argument, NULL, 'u' },
 		{ "jul", no_argument, NULL, 'j' }, { "log4j", no_argument, NULL, 'l' }, { "python", no_argument, NULL, 'p' },
 		{ "session", required_argument, NULL, 's' }, { "channel", required_argument, NULL, 'c' },
 		{ "syscall", no_argument, NULL, O_SYSCALL }, { "tracepoint", no_argument, NULL, O_TRACEPOINT },
 		{ "all", no_argument, NULL, 'a' }, { "filter", required_argument, NULL, O_FILTER },
-		{ "pid", required_argument, NULL, O_PID }, { 0 } };
+		{ "pid", required_argument, NULL, O_PID }, { "userspace-probe", required_argument, NULL, O_UPROBE },
+		{ "probe", required_argument, NULL, O_PROBE }, { "function", required_argument, NULL, O_FUNCTION }, { 0 } };
 	struct dreply *r = v->r;
-	const char *sname = NULL, *chan = NULL, *filter = NULL, *pidlist = NULL, *domain = NULL;
+	const char *sname = NULL, *chan = NULL, *filter = NULL, *pidlist = NULL, *domain = NULL, *probe = NULL;
+	int probe_kind = 0;
 	bool syscall = false, all = false, made = false;
 	struct dsession *s;
 	struct dchannel *c;
@@ -321,6 +365,12 @@ int verb_event(struct verb_ctx *v, int argc, char **argv, bool enable)
 		case 'l': domain = "-l"; break;
 		case 'p': domain = "-p"; break;
 		case O_PID: pidlist = optarg; break;
+		case O_UPROBE: case O_PROBE: case O_FUNCTION:
+			if (!enable)
+				return bad_option(v, argc, argv);
+			probe = optarg;
+			probe_kind = opt == O_UPROBE ? DPROBE_USER : opt == O_PROBE ? DPROBE_PROBE : DPROBE_FUNCTION;
+			break;
 		case 's': sname = optarg; break;
 		case 'c': chan = optarg; break;
 		case O_SYSCALL: syscall = true; break;
@@ -349,6 +399,8 @@ int verb_event(struct verb_ctx *v, int argc, char **argv, bool enable)
 		return ret;
 	if (filter && !*filter)
 		return ERR("enable-event: empty filter");
+	if (probe)
+		return probe_event(v, s, chan, probe_kind, probe, filter, argv[optind], syscall || all || pidlist);
 	if (pidlist && (ret = parse_pids(v, pidlist, &pids, &npids)))
 		return ret;
 	if (pidlist) {
@@ -399,8 +451,10 @@ int verb_event(struct verb_ctx *v, int argc, char **argv, bool enable)
 		goto out;
 	}
 	for (tok = strtok_r(list, ",", &save); tok && !ret; tok = strtok_r(NULL, ",", &save)) {
-		char *spec = spec_of(tok, syscall);
+		char *spec = enable ? spec_of(tok, syscall) : probe_spec_named(c, tok);
 
+		if (!spec)
+			spec = spec_of(tok, syscall);
 		if (!spec) {
 			ret = ERR("out of memory");
 			break;
