@@ -47,6 +47,8 @@ struct scry_consumer_opts {
 	/* packet sinks (ctf/stream.h: a relay's streams), one per stream opened, beside the
 	 * trace directory's files or alone (tdir NULL); NULL: none.  Valid while c is. */
 	const struct ctf_sink_factory *sinks;
+	unsigned overwrite_packets;  /* > 0: an overwrite channel's sub-buffers per CPU waiting for
+				      * the writer (ctf/stream.h), the oldest unwritten overwritten */
 };
 
 struct scry_consumer_stats {
@@ -62,6 +64,7 @@ struct scry_consumer_stats {
 				     * there, the files end at their last complete packet), or 0 */
 	uint64_t errors;            /* malformed ring records (cannot happen) */
 	uint64_t filtered;          /* events the user-space filter rejected (not lost) */
+	uint64_t lost_packets;      /* overwrite_packets: sub-buffers overwritten before written */
 	uint64_t unfollowed;        /* children not followed: the follow set was full */
 };
 

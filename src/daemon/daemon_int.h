@@ -48,6 +48,8 @@ struct dchannel {
 	uint64_t usage_used, usage_size;   /* CPU ring not yet consumed, of its size) */
 	bool usage_sampled;
 	bool output_mmap;              /* --output mmap (the kernel domain's default: splice) */
+	bool overwrite;                /* --overwrite in a normal session (a snapshot session's
+					* channels overwrite anyway) */
 	struct dop *ops;
 	size_t nops;
 };

@@ -43,13 +43,13 @@ static void describe_channel(struct dsession *s, struct dchannel *c, FILE *out)
 {
 	uint64_t subbuf = c->subbuf_size ? c->subbuf_size : SCRY_DEFAULT_PACKET_SIZE;
 	uint64_t nsub = c->subbuf_size ? c->num_subbuf : scry_default_ring_size() / SCRY_DEFAULT_PACKET_SIZE;
-	uint64_t discarded = 0, lost = 0;
-	bool overwrite = s->snapshot, ctx_any = false;
+	uint64_t discarded = 0, lost = 0, lost_packets = 0;
+	bool overwrite = s->snapshot || c->overwrite, ctx_any = false;
 	struct drule *rules;
 	int nr;
 
 	if (s->eng && s->state != D_CREATED)
-		scry_session_channel_stats(s->eng, c->name, &discarded, &lost);
+		scry_session_channel_stats(s->eng, c->name, &discarded, &lost, &lost_packets);
 	fprintf(out, "- %s: [%s]\n\n    Attributes:\n", c->name, c->disabled ? "disabled" : "enabled");
 	fprintf(out, "      Event-loss mode:  %s\n", overwrite ? "overwrite" : "discard");
 	fprintf(out, "      Sub-buffer size:  %llu bytes\n", (unsigned long long)subbuf);
@@ -68,7 +68,7 @@ static void describe_channel(struct dsession *s, struct dchannel *c, FILE *out)
 	fprintf(out, "      Output mode:      %s\n", c->output_mmap ? "mmap" : "splice");
 	fprintf(out, "\n    Statistics:\n");
 	if (overwrite)
-		fprintf(out, "      Lost packets:     %llu\n", 0ULL);
+		fprintf(out, "      Lost packets:     %llu\n", (unsigned long long)lost_packets);
 	else
 		fprintf(out, "      Discarded events: %llu\n", (unsigned long long)(discarded + lost));
 	if (c->usage_sampled && s->state == D_STARTED)

@@ -255,7 +255,7 @@ static int read_channel(struct rd *r, struct dsession *s, xmlNodePtr ch)
 		else if (is(n, "overwrite_mode")) {
 			text(n, b, sizeof(b));
 			if (!strcmp(b, "OVERWRITE"))
-				r->overwrite_seen = true;
+				r->overwrite_seen = c->overwrite = true;   /* (a snapshot session's: they all do) */
 			else if (!strcmp(b, "DISCARD"))
 				r->discard_seen = true;
 			else
@@ -308,11 +308,13 @@ static int read_channel(struct rd *r, struct dsession *s, xmlNodePtr ch)
 		c = dsession_channel(s, name);
 	}
 	c->disabled = !enabled;
+	if (s->snapshot)
+		c->overwrite = false;
 	c->switch_timer_us = sw;
 	c->read_timer_us = rd;
 	c->monitor_timer_us = mon;
 	c->output_mmap = mmap_;
-	if (subbuf_given || count != 4 || s->snapshot) {
+	if (subbuf_given || count != 4 || s->snapshot || c->overwrite) {
 		uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
 
 		if (!subbuf)

@@ -182,11 +182,6 @@ static int read_session(struct rd *r, xmlNodePtr se, struct dsession **out, bool
 		ret = unsupported(r, r->mode_node, "DISCARD in a snapshot session: its channels overwrite in scry");
 		goto out;
 	}
-	if (!s->snapshot && r->overwrite_seen) {
-		ret = unsupported(r, r->mode_node, "OVERWRITE: scry's overwrite channels are those of snapshot "
-				  "sessions (snapshot_mode)");
-		goto out;
-	}
 	*out = s;
 	s = NULL;
 out:

@@ -65,7 +65,7 @@ static int write_channel(xmlTextWriterPtr w, const struct dsession *s, const str
 	if (nr < 0)
 		return -1;
 	bad |= OPEN(w, "channel") | el(w, "name", "%s", c->name) | el(w, "enabled", "%s", c->disabled ? "false" : "true") |
-	       el(w, "overwrite_mode", "%s", s->snapshot ? "OVERWRITE" : "DISCARD");
+	       el(w, "overwrite_mode", "%s", s->snapshot || c->overwrite ? "OVERWRITE" : "DISCARD");
 	if (c->subbuf_size)
 		bad |= el(w, "subbuffer_size", "%llu", (unsigned long long)c->subbuf_size) |
 		       el(w, "subbuffer_count", "%llu", (unsigned long long)c->num_subbuf);

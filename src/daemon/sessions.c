@@ -327,14 +327,17 @@ static int rebuild(struct daemon *d, struct dsession *s, bool prepare, char *err
 		co[n++] = (struct scry_channel_opts){
 			.name = c->name, .events = none ? NULL : specs[i], .nevents = nfirst[i], .no_events = none,
 			.event_filters = none ? NULL : filters[i],
-			.ctx_mask = c->ctx_mask, .ring_size = s->snapshot ? 0 : c->ring_size,
+			.ctx_mask = c->ctx_mask, .ring_size = s->snapshot || c->overwrite ? 0 : c->ring_size,
+			/* an overwrite channel: num_subbuf sub-buffers of subbuf_size per CPU wait
+			 * for the writer (the BPF ring is the default one) */
+			.overwrite_packets = c->overwrite ? (unsigned)c->num_subbuf : 0,
 			/* a flight recorder keeps num_subbuf packets of subbuf_size per CPU */
 			.packet_size = s->snapshot ? (size_t)c->subbuf_size : 0,
 			.keep_packets = s->snapshot ? (unsigned)c->num_subbuf : 0,
 			.tracefile_size = c->tracefile_size, .tracefile_count = c->tracefile_count,
 			.switch_timer_us = c->switch_timer_us,
 		};
-		if (c->tracefile_size && c->subbuf_size)     /* LTTng: a packet is a sub-buffer */
+		if ((c->tracefile_size || c->overwrite) && c->subbuf_size)     /* LTTng: a packet is a sub-buffer */
 			co[n - 1].packet_size = (size_t)c->subbuf_size;
 	}
 	ret = 0;

@@ -192,9 +192,9 @@ int verb_enable_channel(struct verb_ctx *v, int argc, char **argv)
 	if (s->state != D_CREATED)
 		return ERR("cannot add a channel to session '%s': it %s started (as LTTng, channels are added before start)",
 			   s->name, s->state == D_STARTED ? "is" : "was");
-	if (mode == 'o' && !s->snapshot)
-		return ERR("enable-channel --overwrite: scry's overwrite channels are the flight recorders of snapshot "
-			   "sessions (create --snapshot)");
+	if (mode == 'o' && !s->snapshot && s->has_relay)
+		return ERR("enable-channel --overwrite: not in a session streamed to a relay (yet): its packets are "
+			   "sent as they complete");
 	if (mode == 'd' && s->snapshot)
 		return ERR("enable-channel --discard: the channels of snapshot session '%s' overwrite (they are kept "
 			   "in memory until snapshot record)", s->name);
@@ -227,7 +227,8 @@ int verb_enable_channel(struct verb_ctx *v, int argc, char **argv)
 			ret = ERR("out of memory");
 			break;
 		}
-		if (subbuf || nsub || s->snapshot) {
+		c->overwrite = mode == 'o' && !s->snapshot;
+		if (subbuf || nsub || s->snapshot || c->overwrite) {
 			c->subbuf_size = subbuf ? subbuf : 1ULL << 20;
 			c->num_subbuf = nsub ? nsub : 4;
 			c->ring_size = (size_t)(c->subbuf_size * c->num_subbuf);

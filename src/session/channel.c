@@ -240,6 +240,7 @@ int channel_start(struct scry_channel *c, char *err, size_t errlen)
 		.uuid = s->uuid, .stream_id = c->id,
 		.packet_size = c->opts.packet_size ? c->opts.packet_size : s->opts.packet_size,
 		.keep_packets = s->opts.snapshot ? (c->opts.keep_packets ? c->opts.keep_packets : 4) : 0,
+		.overwrite_packets = s->opts.snapshot ? 0 : c->opts.overwrite_packets,
 		.ring_size = c->opts.ring_size, .start_ts = s->start_ts,
 		.tracefile_size = c->opts.tracefile_size, .tracefile_count = c->opts.tracefile_count,
 		.sink = c->opts.sink, .sink_ctx = c->opts.sink_ctx,

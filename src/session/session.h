@@ -59,6 +59,11 @@ struct scry_channel_opts {
 	size_t packet_size;             /* CTF packet (LTTng's sub-buffer) bytes; 0: the session's */
 	unsigned keep_packets;          /* in a snapshot session: packets kept per CPU (LTTng's
 					 * sub-buffer count); 0: 4 */
+	/* LTTng's overwrite channel in a normal session: packet_size sub-buffers, this many per
+	 * CPU, wait for the writer (the pump's flush each second, the switch timer, stop); one
+	 * more completed meanwhile overwrites the oldest unwritten (a lost packet, a gap in
+	 * packet_seq_num).  0: discard (written as they complete) */
+	unsigned overwrite_packets;
 	const struct scry_metric_bounds *metric_bounds;   /* nmetrics: fixed histogram buckets */
 	/* LTTng's --tracefile-size/--tracefile-count: each CPU's stream split in files
 	 * NAME_<cpu>_<index> of at most tracefile_size bytes (at least a packet), the oldest
@@ -351,7 +356,8 @@ bool scry_session_has_switch_timer(const struct scry_session *s);
 int scry_session_channel_usage(struct scry_session *s, const char *channel, uint64_t *used, uint64_t *size);
 /* A loaded channel's events discarded in the kernel and lost on the way to the trace (its
  * consumer's totals, LTTng's per-channel statistics); -ENOENT: none. */
-int scry_session_channel_stats(struct scry_session *s, const char *channel, uint64_t *discarded, uint64_t *lost);
+int scry_session_channel_stats(struct scry_session *s, const char *channel, uint64_t *discarded, uint64_t *lost,
+			       uint64_t *lost_packets);
 /* The per-CPU ring size a channel gets by default (scry_channel_opts.ring_size 0). */
 size_t scry_default_ring_size(void);
 /* The name of clock (SCRY_CLOCK_*: "monotonic", "boot", "tai"), NULL if none; and

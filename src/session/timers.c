@@ -48,7 +48,8 @@ int scry_session_channel_usage(struct scry_session *s, const char *channel, uint
 	return -ENOENT;
 }
 
-int scry_session_channel_stats(struct scry_session *s, const char *channel, uint64_t *discarded, uint64_t *lost)
+int scry_session_channel_stats(struct scry_session *s, const char *channel, uint64_t *discarded, uint64_t *lost,
+			       uint64_t *lost_packets)
 {
 	for (size_t i = 0; i < s->nchans; i++)
 		if (!strcmp(s->chans[i]->name, channel) && s->chans[i]->consumer) {
@@ -57,6 +58,7 @@ int scry_session_channel_stats(struct scry_session *s, const char *channel, uint
 			scry_consumer_stats(s->chans[i]->consumer, &cs);
 			*discarded = cs.discarded;
 			*lost = cs.lost;
+			*lost_packets = cs.lost_packets;
 			return 0;
 		}
 	return -ENOENT;
