@@ -250,9 +250,10 @@ static int next_tracefile(struct ctf_stream *s)
 	return 0;
 }
 
-/* A packet (its context filled) written whole to the stream's file (the next tracefile when
- * it would pass the size), then its index entry.  A failure fails the stream (stream_fail)
- * once the file is back at its last complete packet. */
+/* An overwrite channel's packet (its context filled) written whole to the stream's file (the
+ * next tracefile when it would pass the size), then its index entry, as write_packet writes
+ * one.  A failure fails the stream (stream_fail) once the file is back at its last complete
+ * packet. */
 static int emit(struct ctf_stream *s, const uint8_t *buf, size_t used)
 {
 	uint8_t ent[CTF_INDEX_LEN];
@@ -328,6 +329,7 @@ static int write_pending(struct ctf_stream *s)
  * fails the stream (stream_fail) once the file is back at its last complete packet. */
 static int write_packet(struct ctf_stream *s, uint64_t end_ts)
 {
+	uint8_t ent[CTF_INDEX_LEN];
 	uint64_t end;
 	int r;
 
@@ -359,15 +361,42 @@ static int write_packet(struct ctf_stream *s, uint64_t end_ts)
 		return pend_packet(s, end);
 	if (s->fd < 0)
 		return sink_only_packet(s, end);
-	if ((r = emit(s, s->buf, s->used)) < 0)
+
+	if (s->tracefile_size && s->file_off && s->file_off + s->used > s->tracefile_size &&
+	    (r = next_tracefile(s)) < 0) {
+		stream_fail(s, r);
 		return r;
+	}
+	r = write_all(s->fd, s->buf, s->used);
+	if (r < 0) {
+		/* Leave the file ending at the last complete packet. */
+		if (ftruncate(s->fd, (off_t)s->file_off) == 0)
+			lseek(s->fd, (off_t)s->file_off, SEEK_SET);
+		stream_fail(s, r);
+		return r;
+	}
+
+	ctf_index_entry(ent, s->buf, s->file_off);
 	tell_sink(s);
+
+	s->file_off += s->used;
+	s->st.bytes += s->used;
 	s->st.packets++;
 	s->seq++;
 	s->prev_end = end;
 	s->prev_discarded = s->discarded;
 	s->used = PKT_EVENTS_OFF;
 	s->pkt_events = 0;
+
+	r = write_all(s->idx_fd, ent, sizeof(ent));
+	if (r < 0) {
+		/* The packet is written; readers that find the index short scan the stream. */
+		if (ftruncate(s->idx_fd, (off_t)s->idx_off) == 0)
+			lseek(s->idx_fd, (off_t)s->idx_off, SEEK_SET);
+		stream_fail(s, r);
+		return r;
+	}
+	s->idx_off += sizeof(ent);
 	return 0;
 }
 

@@ -81,7 +81,7 @@ static void describe_channel(struct dsession *s, struct dchannel *c, FILE *out)
 	for (int k = nr - 1; k >= 0; k--) {   /* lttng lists the newest first */
 		bool sc = !strncmp(rules[k].spec, "syscall:", 8);
 
-		if (dprobe_user(rules[k].spec) || dprobe_kernel(rules[k].spec)) {
+		if (rules[k].name) {           /* a probe rule (enable-event --userspace-probe...) */
 			dprobe_describe(&rules[k], out);
 			continue;
 		}

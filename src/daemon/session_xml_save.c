@@ -80,7 +80,12 @@ static int write_channel(xmlTextWriterPtr w, const struct dsession *s, const str
 	for (int k = 0; k < nr; k++) {
 		bool sc = !strncmp(rules[k].spec, "syscall:", 8);
 
-		if (dprobe_user(rules[k].spec) || dprobe_kernel(rules[k].spec)) {
+		struct dprobe_loc l;
+		bool probe = rules[k].name && !dprobe_location(rules[k].spec, &l);   /* a probe rule */
+
+		if (rules[k].name)
+			dprobe_location_free(&l);
+		if (probe) {
 			bad |= write_probe(w, &rules[k]);
 			continue;
 		}
