@@ -139,7 +139,8 @@ static struct scry_channel *verb_channel(struct scry_session *s, const char *cha
 		return NULL;
 	err[0] = 0;
 	if (c->probes && (c->filters || filter)) {
-		snprintf(err, errlen, "cannot %s '%s' on a loaded session with a filter", verb, spec);
+		snprintf(err, errlen, "cannot %s '%s' on a loaded session with a filter (filters are compiled into "
+			 "the kernel when the session loads: change them before start)", verb, spec);
 		*ret = -ENOTSUP;
 		return NULL;
 	}
