@@ -193,6 +193,7 @@ bench: deps all
 	@bench/statedump.sh
 	@bench/daemon.sh
 	@bench/pid_sets.py
+	@bench/rules.py
 	@$(PYTHON) bench/profile.py
 
 gen-syscalls:

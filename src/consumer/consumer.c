@@ -265,6 +265,7 @@ int scry_consumer_open(struct scry_consumer **out, const struct scry_consumer_op
 			.idir = o->tdir ? ctf_trace_dir_index(o->tdir) : NULL, .channel = o->channel, .cpu = i, .uuid = o->uuid,
 			.stream_id = o->stream_id, .stream_instance_id = i,
 			.packet_size = o->packet_size, .start_ts = o->start_ts, .keep_packets = o->keep_packets,
+			.overwrite_packets = o->overwrite_packets,
 			.tracefile_size = o->tracefile_size, .tracefile_count = o->tracefile_count,
 		};
 		c->cpus[i].c = c;
@@ -347,6 +348,27 @@ int scry_consumer_flush(struct scry_consumer *c)
 	return c->write_error;
 }
 
+static long flush_and_poll(struct scry_consumer *c);
+
+int scry_consumer_switch(struct scry_consumer *c)
+{
+	if (flush_and_poll(c) < 0)
+		return c->write_error;
+	return scry_consumer_flush(c);
+}
+
+void scry_consumer_usage(const struct scry_consumer *c, uint64_t *used, uint64_t *size)
+{
+	*used = 0;
+	*size = c->ring_size;
+	for (unsigned i = 0; i < c->ncpus; i++) {
+		uint64_t u = c->cpus[i].ring.data ? scry_ring_pending(&c->cpus[i].ring) : 0;
+
+		if (u > *used)
+			*used = u;
+	}
+}
+
 void scry_consumer_stats(struct scry_consumer *c, struct scry_consumer_stats *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -366,7 +388,9 @@ void scry_consumer_stats(struct scry_consumer *c, struct scry_consumer_stats *ou
 		out->clamped += ss->clamped;
 		out->lost += ss->lost;
 		out->too_big += ss->too_big;
+		out->lost_packets += ss->lost_packets;
 	}
+	out->lost_packets += c->done.lost_packets;
 	out->write_error = c->write_error;
 	out->errors = c->errors;
 	out->filtered = c->filtered;
@@ -441,6 +465,7 @@ int scry_consumer_rotate_close(struct scry_consumer *c, uint64_t end_ts, char *e
 		c->done.lost += fin.lost;
 		c->done.too_big += fin.too_big;
 		c->done.clamped += fin.clamped;
+		c->done.lost_packets += fin.lost_packets;
 	}
 	return ret;
 }

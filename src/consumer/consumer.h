@@ -47,6 +47,8 @@ struct scry_consumer_opts {
 	/* packet sinks (ctf/stream.h: a relay's streams), one per stream opened, beside the
 	 * trace directory's files or alone (tdir NULL); NULL: none.  Valid while c is. */
 	const struct ctf_sink_factory *sinks;
+	unsigned overwrite_packets;  /* > 0: an overwrite channel's sub-buffers per CPU waiting for
+				      * the writer (ctf/stream.h), the oldest unwritten overwritten */
 };
 
 struct scry_consumer_stats {
@@ -62,6 +64,7 @@ struct scry_consumer_stats {
 				     * there, the files end at their last complete packet), or 0 */
 	uint64_t errors;            /* malformed ring records (cannot happen) */
 	uint64_t filtered;          /* events the user-space filter rejected (not lost) */
+	uint64_t lost_packets;      /* overwrite_packets: sub-buffers overwritten before written */
 	uint64_t unfollowed;        /* children not followed: the follow set was full */
 };
 
@@ -85,6 +88,12 @@ int scry_consumer_drain(struct scry_consumer *c, uint64_t end_ts);
  * a stream that never had a packet given an empty one (at the start), so that a live viewer
  * has an index of every stream.  The write error, or 0. */
 int scry_consumer_live_tick(struct scry_consumer *c, uint64_t now);
+/* A channel's switch timer (LTTng's): what every CPU staged and its ring hold moved into the
+ * streams, their partly filled packets written out.  The write error, or 0. */
+int scry_consumer_switch(struct scry_consumer *c);
+/* The fullest CPU ring's bytes not yet consumed, and a ring's size (LTTng's monitor timer
+ * samples buffer usage). */
+void scry_consumer_usage(const struct scry_consumer *c, uint64_t *used, uint64_t *size);
 /* Running totals (events and bytes so far). */
 void scry_consumer_stats(struct scry_consumer *c, struct scry_consumer_stats *out);
 /* A flight recorder's streams written as the streams of the trace td (its kernel/

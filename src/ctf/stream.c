@@ -53,6 +53,12 @@ struct ctf_stream {
 	uint32_t *held_len;
 	uint64_t nheld;
 	char channel[256];
+	/* an overwrite channel's packets not yet written: seq - npend .. seq - 1 in
+	 * pbuf[seq % pend] (ctf_stream_opts.overwrite_packets) */
+	unsigned pend;
+	uint8_t **pbuf;
+	uint32_t *plen;
+	uint64_t npend;
 	const struct ctf_packet_sink *sink;   /* told of every packet too (a relay), or NULL */
 	void *sink_ctx;
 };
@@ -244,6 +250,81 @@ static int next_tracefile(struct ctf_stream *s)
 	return 0;
 }
 
+/* An overwrite channel's packet (its context filled) written whole to the stream's file (the
+ * next tracefile when it would pass the size), then its index entry, as write_packet writes
+ * one.  A failure fails the stream (stream_fail) once the file is back at its last complete
+ * packet. */
+static int emit(struct ctf_stream *s, const uint8_t *buf, size_t used)
+{
+	uint8_t ent[CTF_INDEX_LEN];
+	int r;
+
+	if (s->tracefile_size && s->file_off && s->file_off + used > s->tracefile_size &&
+	    (r = next_tracefile(s)) < 0) {
+		stream_fail(s, r);
+		return r;
+	}
+	r = write_all(s->fd, buf, used);
+	if (r < 0) {
+		/* Leave the file ending at the last complete packet. */
+		if (ftruncate(s->fd, (off_t)s->file_off) == 0)
+			lseek(s->fd, (off_t)s->file_off, SEEK_SET);
+		stream_fail(s, r);
+		return r;
+	}
+	ctf_index_entry(ent, buf, s->file_off);
+	s->file_off += used;
+	s->st.bytes += used;
+	r = write_all(s->idx_fd, ent, sizeof(ent));
+	if (r < 0) {
+		/* The packet is written; readers that find the index short scan the stream. */
+		if (ftruncate(s->idx_fd, (off_t)s->idx_off) == 0)
+			lseek(s->idx_fd, (off_t)s->idx_off, SEEK_SET);
+		stream_fail(s, r);
+		return r;
+	}
+	s->idx_off += sizeof(ent);
+	return 0;
+}
+
+/* An overwrite channel's packet: waits for the writer in the slot of the oldest unwritten
+ * one, which is then lost (LTTng: the oldest unread sub-buffer overwritten). */
+static int pend_packet(struct ctf_stream *s, uint64_t end)
+{
+	unsigned slot = (unsigned)(s->seq % s->pend);
+
+	if (!s->pbuf[slot] && !(s->pbuf[slot] = malloc(s->cap))) {
+		stream_fail(s, -ENOMEM);
+		return -ENOMEM;
+	}
+	if (s->npend == s->pend)
+		s->st.lost_packets++;
+	else
+		s->npend++;
+	memcpy(s->pbuf[slot], s->buf, s->used);
+	s->plen[slot] = (uint32_t)s->used;
+	s->st.packets++;
+	s->seq++;
+	s->prev_end = end;
+	s->prev_discarded = s->discarded;
+	s->used = PKT_EVENTS_OFF;
+	s->pkt_events = 0;
+	return 0;
+}
+
+/* The writer of an overwrite channel: every packet waiting, oldest first. */
+static int write_pending(struct ctf_stream *s)
+{
+	int r = 0;
+
+	for (; s->npend && !r && !s->st.error; s->npend--) {
+		uint64_t q = s->seq - s->npend;
+
+		r = emit(s, s->pbuf[q % s->pend], s->plen[q % s->pend]);
+	}
+	return s->st.error ? s->st.error : r;
+}
+
 /* Fill in the packet context, write the packet whole, then its index entry.  A failure
  * fails the stream (stream_fail) once the file is back at its last complete packet. */
 static int write_packet(struct ctf_stream *s, uint64_t end_ts)
@@ -276,6 +357,8 @@ static int write_packet(struct ctf_stream *s, uint64_t end_ts)
 	end = fill_context(s, s->buf, s->used, end_ts);
 	if (s->keep)
 		return hold_packet(s, end);
+	if (s->pend)
+		return pend_packet(s, end);
 	if (s->fd < 0)
 		return sink_only_packet(s, end);
 
@@ -366,6 +449,15 @@ struct ctf_stream *ctf_stream_open(const struct ctf_stream_opts *o, char *err, s
 
 	s->sink = o->sink;
 	s->sink_ctx = o->sink_ctx;
+	if (o->overwrite_packets && o->kdir && o->idir && !o->sink) {
+		s->pend = o->overwrite_packets;
+		s->pbuf = calloc(s->pend, sizeof(*s->pbuf));
+		s->plen = calloc(s->pend, sizeof(*s->plen));
+		if (!s->pbuf || !s->plen) {
+			snprintf(err, errlen, "stream: out of memory");
+			goto fail;
+		}
+	}
 	if (!o->kdir || !o->idir)
 		return s;            /* the sink is the only output */
 	s->kdir = scry_dirh_ref(o->kdir);
@@ -384,6 +476,8 @@ fail:
 	scry_dirh_unref(s->idir);
 	free(s->held);
 	free(s->held_len);
+	free(s->pbuf);
+	free(s->plen);
 	free(s->buf);
 	free(s->offs);
 	free(s);
@@ -470,9 +564,12 @@ void ctf_stream_set_discarded(struct ctf_stream *s, uint64_t cumulative)
 
 int ctf_stream_flush(struct ctf_stream *s)
 {
+	int r;
+
 	if (s->st.error)
 		return s->st.error;
-	return s->pkt_events ? write_packet(s, 0) : 0;
+	r = s->pkt_events ? write_packet(s, 0) : 0;
+	return r || !s->pend ? r : write_pending(s);
 }
 
 /* The packet that ends the stream at end_ts: its pending events, or an empty packet when
@@ -486,7 +583,12 @@ static int write_last(struct ctf_stream *s, uint64_t end_ts)
 
 int ctf_stream_seal(struct ctf_stream *s, uint64_t end_ts)
 {
-	return s->keep ? ctf_stream_flush(s) : write_last(s, end_ts);
+	int r;
+
+	if (s->keep)
+		return ctf_stream_flush(s);
+	r = write_last(s, end_ts);
+	return r || !s->pend ? r : write_pending(s);
 }
 
 void ctf_stream_idle_until(struct ctf_stream *s, uint64_t ts)
@@ -526,6 +628,12 @@ int ctf_stream_close(struct ctf_stream *s, uint64_t end_ts, struct ctf_stream_st
 		return 0;
 	}
 	r = write_last(s, end_ts);
+	if (!r && s->pend)
+		r = write_pending(s);
+	for (unsigned i = 0; i < s->pend; i++)
+		free(s->pbuf[i]);
+	free(s->pbuf);
+	free(s->plen);
 	if (s->fd >= 0) {
 		if (fsync(s->fd) < 0 && r == 0)
 			r = -errno;

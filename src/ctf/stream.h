@@ -64,6 +64,11 @@ struct ctf_stream_opts {
 	const struct ctf_packet_sink *sink;   /* non-NULL: told of every packet (with kdir and
 					       * idir NULL: the only output, no files) */
 	void *sink_ctx;
+	/* > 0: LTTng's overwrite channel in a normal session: completed packets wait in a ring
+	 * of overwrite_packets sub-buffers until the writer (ctf_stream_flush, seal, close)
+	 * writes them; one completed while the ring is full overwrites the oldest unwritten one:
+	 * a lost packet (a gap in packet_seq_num).  Not with a sink. */
+	unsigned overwrite_packets;
 };
 
 struct ctf_stream_stats {
@@ -75,6 +80,7 @@ struct ctf_stream_stats {
 	uint64_t bytes;             /* bytes written to the stream file */
 	uint64_t clamped;           /* events whose timestamp was raised to keep order */
 	uint64_t reordered;         /* events moved back to their place in the packet */
+	uint64_t lost_packets;      /* overwrite_packets: packets overwritten before written */
 };
 
 struct ctf_stream;

@@ -25,6 +25,11 @@
 struct dop {                       /* an enable-event or disable-event, in order */
 	bool enable;
 	char *spec;                    /* the engine's spec: syscall:GLOB, SYSTEM:GLOB, GLOB */
+	char *filter;                  /* an enable's rule's filter (LTTng's), NULL: none */
+	char *name;                    /* a probe rule's name (enable-event --userspace-probe,
+					* --probe, --function NAME), NULL: its spec names it */
+	bool one;                      /* a disable of the rule (spec, filter) alone (load's: a
+					* disabled <event>); else of every rule of spec */
 	pid_t pid;                     /* --pid: a per-process set's rule; 0: the channel's */
 };
 
@@ -35,9 +40,22 @@ struct dchannel {
 	uint64_t ctx_mask;
 	bool disabled;                 /* disable-channel: its events not recorded, it stays */
 	uint64_t tracefile_size, tracefile_count;   /* --tracefile-size/--tracefile-count (0: none) */
+	/* LTTng's channel timers, in us (0: inactive; the kernel domain's defaults: switch 0, read
+	 * 200000, monitor 1000000): the switch timer writes partly filled packets out, the read
+	 * timer bounds the consumer's wake-up period, the monitor timer samples buffer usage */
+	uint64_t switch_timer_us, read_timer_us, monitor_timer_us;
+	uint64_t monitor_next_ns;      /* its next sample, and the last one (bytes of the fullest */
+	uint64_t usage_used, usage_size;   /* CPU ring not yet consumed, of its size) */
+	bool usage_sampled;
+	bool output_mmap;              /* --output mmap (the kernel domain's default: splice) */
+	bool overwrite;                /* --overwrite in a normal session (a snapshot session's
+					* channels overwrite anyway) */
 	struct dop *ops;
 	size_t nops;
 };
+
+#define DCHANNEL_READ_TIMER_US 200000
+#define DCHANNEL_MONITOR_TIMER_US 1000000
 
 /* D_STOPPED: the engine session is kept loaded and paused (LTTng's stop): start records
  * again into the same trace; destroy completes it and frees the BPF objects and rings. */
@@ -53,7 +71,6 @@ struct dsession {
 	enum dstate state;
 	struct dchannel *chans;
 	size_t nchans;
-	char *filter;                  /* one per session (the engine's) */
 	pid_t *pids;                   /* pid tracker (none: every process) */
 	size_t npids;
 	uint32_t *vpids, *uids, *gids;
@@ -137,14 +154,21 @@ int dsession_add_channel(struct dsession *s, const char *name, struct dchannel *
 /* Remove a channel that has no event (the pointers into s->chans move). */
 void dsession_drop_channel(struct dsession *s, struct dchannel *c);
 int dchannel_add_op(struct dchannel *c, bool enable, const char *spec);
+/* An enable of the rule (spec, filter), LTTng's: a rule is its name and its filter. */
+int dchannel_add_rule_op(struct dchannel *c, const char *spec, const char *filter);
+/* A disable of that rule alone (load's disabled <event>). */
+int dchannel_add_disable_rule_op(struct dchannel *c, const char *spec, const char *filter);
 /* The same for a per-process set's rule (pid > 0). */
 int dchannel_add_pid_op(struct dchannel *c, bool enable, const char *spec, pid_t pid);
-/* The channel's event rules, LTTng's: one per spec enable-event gave (without --pid: the
- * per-process sets are the engine's, scry_session_pid_sets), in the order first
- * given, enabled or not as its last enable-event/disable-event left it.  Returns how many
+/* The channel's event rules, LTTng's: one per spec and filter enable-event gave (without
+ * --pid: the per-process sets are the engine's, scry_session_pid_sets), in the order first
+ * given, enabled or not as its last enable-event/disable-event left it (a disable-event
+ * names a spec: every rule of it).  Returns how many
  * (rules[] allocated, its specs pointing into c->ops); -ENOMEM. */
 struct drule {
 	const char *spec;
+	const char *filter;            /* NULL: none */
+	const char *name;              /* a probe rule's name, else NULL */
 	bool enabled;
 };
 int dchannel_rules(const struct dchannel *c, struct drule **rules);
@@ -193,6 +217,30 @@ void dfeed_end(struct dsession *s);
 /* `list NAME` / `status`: what the session feeds and what it lost. */
 void dfeed_describe(struct dsession *s, FILE *out);
 void dfeed_free(struct dsession *s);
+/* probes.c: dynamic probes in sessions (LTTng's --userspace-probe, --probe, --function) */
+enum { DPROBE_USER = 1, DPROBE_PROBE, DPROBE_FUNCTION };
+bool dprobe_user(const char *spec);     /* uprobe: or usdt: */
+bool dprobe_kernel(const char *spec);   /* kprobe: or kretprobe: */
+/* The engine's spec of a probe of kind at loc (DPROBE_USER: elf:PATH:SYMBOL or
+ * sdt:PATH:PROVIDER:NAME, PATH made absolute against peer's directory (NULL: it must be
+ * absolute) and opened with s's owner's rights; else a kernel SOURCE), malloc'd into *spec:
+ * 0, or -errno with the reason. */
+int dprobe_spec(const struct dsession *s, const struct dpeer *peer, int kind, const char *loc, char **spec,
+		char *err, size_t errlen);
+/* path opened for reading with s's owner's rights: 0, or -errno with "'PATH': why". */
+int dprobe_check_binary(const struct dsession *s, const char *path, char *err, size_t errlen);
+/* A probe spec's parts: kind; user probes: path, a (the symbol, or the provider:name's
+ * provider start), provider and b (sdt's name); kernel: a (the source). */
+struct dprobe_loc {
+	int kind;
+	bool sdt;
+	char *path, *provider;
+	const char *a, *b;
+};
+int dprobe_location(const char *spec, struct dprobe_loc *l);
+void dprobe_location_free(struct dprobe_loc *l);
+/* A probe rule's lines in `list`, lttng's (its location under it). */
+void dprobe_describe(const struct drule *rule, FILE *out);
 /* session_xml.c: LTTng's session XML (session.xsd) */
 /* s saved to path with the rights of as (NULL: the daemon's own); force: an existing file replaced. */
 int dsession_save(const struct dsession *s, const char *path, bool force, const struct scry_cred *as, char *err,
@@ -205,8 +253,10 @@ int dsession_read_xml(struct daemon *d, const char *path, const char *only, stru
 /* The same from memory (label names it in errors): the fuzz target's entry. */
 int dsession_read_xml_buffer(const char *buf, size_t len, const char *label, struct dsession ***out,
 			     size_t *n, bool **started, char *err, size_t errlen);
-/* `list NAME`: the session described, LTTng's way. */
+/* describe.c: `list NAME` and `status`: the session described, lttng's way. */
 void dsession_describe(struct dsession *s, FILE *out);
+/* "disk full", or the error's text. */
+const char *dsession_write_error_name(int error);
 /* relay.c: a streamed session's relay, live timer and deliveries (sum: its totals now) */
 void dsession_describe_relay(struct dsession *s, const struct scry_session_summary *sum, FILE *out);
 /* At stop: -EPIPE and the line "session 'N': P packets (E events) not delivered to RELAY:

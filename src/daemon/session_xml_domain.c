@@ -1,6 +1,6 @@
 /* session_xml_domain.c — a session's kernel domain read from LTTng's session XML (see
- * session_xml.c): its channels (mode, sub-buffers, trace file limits; timers only as zero),
- * their events (tracepoints and syscalls, one filter for all) and contexts, and the
+ * session_xml.c): its channels (mode, sub-buffers, timers, output type, trace file limits),
+ * their events (tracepoints and syscalls, each rule with its filter) and contexts, and the
  * pid/vpid/uid/gid trackers (and the older pid_tracker); anything else refused, named. */
 #include <errno.h>
 #include <grp.h>
@@ -13,10 +13,69 @@
 #include "daemon/session_xml_int.h"
 #include "util/parse.h"
 
-static int read_event(struct rd *r, struct dchannel *c, xmlNodePtr ev)
+static int read_event_rule(struct rd *r, struct dchannel *c, xmlNodePtr ev, const char *name, const char *type,
+			   bool enabled, const char *filter);
+
+/* An <event>'s <attributes>: a probe's location as the engine's spec (malloc'd in *spec),
+ * a user space probe's binary opened with the session owner's rights. */
+static int read_probe(struct rd *r, const struct dsession *s, xmlNodePtr at, char **spec)
 {
-	char name[256] = "", type[32] = "TRACEPOINT", b[256], *spec = NULL;
-	bool enabled = true, filtered = false;
+	char path[4096] = "", fn[512] = "", prov[256] = "", probe[256] = "", sym[512] = "", b[256];
+	int ret = 0, kind = 0;
+
+	FOR_ELEMENTS(a, at) {
+		bool fun = is(a, "userspace_probe_function_attributes"), tp = is(a, "userspace_probe_tracepoint_attributes");
+
+		if (!fun && !tp && !is(a, "probe_attributes") && !is(a, "function_attributes"))
+			return unknown(r, a);
+		kind = fun ? 1 : tp ? 2 : is(a, "function_attributes") ? 3 : 4;
+		FOR_ELEMENTS(n, a) {
+			if (is(n, "binary_path"))
+				text(n, path, sizeof(path));
+			else if (is(n, "function_name"))
+				text(n, fn, sizeof(fn));
+			else if (is(n, "provider_name"))
+				text(n, prov, sizeof(prov));
+			else if (is(n, "probe_name"))
+				text(n, probe, sizeof(probe));
+			else if (is(n, "symbol_name"))
+				text(n, sym, sizeof(sym));
+			else if (is(n, "lookup_method")) {
+				text(n, b, sizeof(b));
+				if (strcmp(b, "DEFAULT") && strcmp(b, fun ? "ELF" : "SDT"))
+					return unsupported(r, n, "is not this probe's lookup method");
+			} else if (is(n, "address") || is(n, "offset")) {
+				uint64_t v;
+
+				if ((ret = number(r, n, &v)))
+					return ret;
+				if (v && is(n, "address"))
+					snprintf(sym, sizeof(sym), "0x%llx", (unsigned long long)v);
+				else if (v)
+					snprintf(sym + strlen(sym), sizeof(sym) - strlen(sym), "+%llu", (unsigned long long)v);
+			} else
+				return unknown(r, n);
+		}
+	}
+	if (!kind)
+		return unsupported(r, at, "names no probe");
+	if (kind <= 2 && (path[0] != '/' || (kind == 1 ? !fn[0] : !prov[0] || !probe[0])))
+		return unsupported(r, at, "needs an absolute binary_path and its function (or provider and probe)");
+	if (kind <= 2 && (ret = dprobe_check_binary(s, path, b, sizeof(b))))
+		return unsupported(r, at, b);
+	if (kind == 1)
+		ret = asprintf(spec, "uprobe:%s:%s", path, fn);
+	else if (kind == 2)
+		ret = asprintf(spec, "usdt:%s:%s:%s", path, prov, probe);
+	else
+		ret = asprintf(spec, "%s:%s", kind == 3 ? "kretprobe" : "kprobe", sym);
+	return ret < 0 ? -ENOMEM : 0;
+}
+
+static int read_event(struct rd *r, const struct dsession *s, struct dchannel *c, xmlNodePtr ev)
+{
+	char name[256] = "", type[32] = "TRACEPOINT", b[256], *filter = NULL, *probe = NULL;
+	bool enabled = true;
 	int ret = 0;
 
 	FOR_ELEMENTS(n, ev) {
@@ -35,32 +94,51 @@ static int read_event(struct rd *r, struct dchannel *c, xmlNodePtr ev)
 		} else if (is(n, "filter")) {
 			xmlChar *f = xml.xmlNodeGetContent(n);
 
-			filtered = true;
-			if (!r->filter_seen) {
-				r->filter = strdup(f ? (const char *)f : "");
-				r->filter_seen = true;
-			} else if (!r->filter || strcmp(r->filter, f ? (const char *)f : "")) {
-				ret = unsupported(r, n, "differs from another event's filter: scry's sessions have one "
-						  "filter for all their events");
-			}
+			free(filter);
+			if (!(filter = strdup(f ? (const char *)f : "")))
+				ret = -ENOMEM;
+			else if (!*filter)
+				ret = unsupported(r, n, "is empty");
 			(*xml.xmlFree)(f);
 		} else if (is(n, "exclusions")) {
 			FOR_ELEMENTS(x, n) {
 				ret = unsupported(r, x, "(exclusions are for user space domains)");
 				break;
 			}
-		} else if (is(n, "attributes"))
-			ret = unsupported(r, n, "(probes and functions: kprobes are not available to scry)");
-		else
+		} else if (is(n, "attributes")) {
+			free(probe);
+			probe = NULL;
+			ret = read_probe(r, s, n, &probe);
+		} else
 			ret = unknown(r, n);
 		if (ret)
-			return ret;
+			break;
 	}
-	if (!filtered)
-		r->unfiltered_seen = true;
-	if (r->filter_seen && r->unfiltered_seen)
-		return unsupported(r, ev, "has no filter while another event has one: scry's sessions have one "
-				   "filter for all their events");
+	if (!ret && probe) {          /* a probe rule: its name kept for list and save */
+		if (!name[0])
+			ret = unsupported(r, ev, "has no <name>");
+		else if (strcmp(type, "USERSPACE_PROBE") && strcmp(type, "PROBE") && strcmp(type, "FUNCTION") &&
+			 strcmp(type, "KPROBE") && strcmp(type, "KRETPROBE") && strcmp(type, "FUNCTION_ENTRY"))
+			ret = unsupported(r, ev, "has probe attributes but is no probe");
+		else if (dchannel_add_rule_op(c, probe, filter) || !(c->ops[c->nops - 1].name = strdup(name)) ||
+			 (!enabled && dchannel_add_disable_rule_op(c, probe, filter)))
+			ret = -ENOMEM;
+	} else if (!ret && (!strcmp(type, "USERSPACE_PROBE") || !strcmp(type, "PROBE") || !strcmp(type, "FUNCTION")))
+		ret = unsupported(r, ev, "is a probe without <attributes>");
+	else if (!ret)
+		ret = read_event_rule(r, c, ev, name, type, enabled, filter);
+	free(filter);
+	free(probe);
+	return ret;
+}
+
+/* The rule an <event> gave: name, type, enabled, its filter or NULL. */
+static int read_event_rule(struct rd *r, struct dchannel *c, xmlNodePtr ev, const char *name, const char *type,
+			   bool enabled, const char *filter)
+{
+	char b[256], *spec = NULL;
+	int ret = 0;
+
 	if (!name[0])
 		return unsupported(r, ev, "has no <name>");
 	if (!strcmp(type, "SYSCALL"))
@@ -68,7 +146,7 @@ static int read_event(struct rd *r, struct dchannel *c, xmlNodePtr ev)
 	else if (!strcmp(type, "TRACEPOINT") || (!strcmp(type, "ALL") && strcmp(name, "*")))
 		spec = strdup(name);
 	else if (!strcmp(type, "ALL")) {     /* enable-event -a: every tracepoint and syscall */
-		if (dchannel_add_op(c, true, "*") || (!enabled && dchannel_add_op(c, false, "*")))
+		if (dchannel_add_rule_op(c, "*", filter) || (!enabled && dchannel_add_disable_rule_op(c, "*", filter)))
 			return -ENOMEM;
 		spec = strdup("syscall:*");
 	} else {
@@ -87,7 +165,9 @@ static int read_event(struct rd *r, struct dchannel *c, xmlNodePtr ev)
 		free(spec);
 		return unsupported(r, ev, b);
 	}
-	ret = dchannel_add_op(c, true, spec) || (!enabled && dchannel_add_op(c, false, spec)) ? -ENOMEM : 0;
+	/* a disabled rule: that rule alone (another of its name may be enabled) */
+	ret = dchannel_add_rule_op(c, spec, filter) || (!enabled && dchannel_add_disable_rule_op(c, spec, filter)) ?
+		-ENOMEM : 0;
 	free(spec);
 	return ret;
 }
@@ -136,13 +216,22 @@ static int read_context(struct rd *r, struct dchannel *c, xmlNodePtr ctx)
 	return unsupported(r, ctx, "is empty");
 }
 
+/* A channel timer's period (us), at most UINT32_MAX as lttng's. */
+static int timer_value(struct rd *r, xmlNodePtr n, uint64_t *out)
+{
+	int ret = number(r, n, out);
+
+	return ret ? ret : *out > UINT32_MAX ? unsupported(r, n, "is out of range") : 0;
+}
+
 static int read_channel(struct rd *r, struct dsession *s, xmlNodePtr ch)
 {
 	struct dchannel *c = NULL;
 	char name[256] = "", b[64];
 	uint64_t subbuf = 0, count = 4;
 	bool subbuf_given = false, enabled = true;
-	uint64_t tfsize = 0, tfcount = 0;
+	uint64_t tfsize = 0, tfcount = 0, sw = 0, rd = DCHANNEL_READ_TIMER_US, mon = DCHANNEL_MONITOR_TIMER_US;
+	bool mmap_ = false;
 	int ret = 0;
 
 	FOR_ELEMENTS(n, ch)
@@ -166,7 +255,7 @@ static int read_channel(struct rd *r, struct dsession *s, xmlNodePtr ch)
 		else if (is(n, "overwrite_mode")) {
 			text(n, b, sizeof(b));
 			if (!strcmp(b, "OVERWRITE"))
-				r->overwrite_seen = true;
+				r->overwrite_seen = c->overwrite = true;   /* (a snapshot session's: they all do) */
 			else if (!strcmp(b, "DISCARD"))
 				r->discard_seen = true;
 			else
@@ -178,13 +267,20 @@ static int read_channel(struct rd *r, struct dsession *s, xmlNodePtr ch)
 		} else if (is(n, "subbuffer_count"))
 			ret = number(r, n, &count);
 		else if (is(n, "switch_timer_interval"))
-			ret = zero_only(r, n, "a switch timer is");
+			ret = timer_value(r, n, &sw);
+		else if (is(n, "read_timer_interval"))
+			ret = timer_value(r, n, &rd);
+		else if (is(n, "monitor_timer_interval"))
+			ret = timer_value(r, n, &mon);
 		else if (is(n, "live_timer_interval"))
 			ret = zero_only(r, n, "live sessions are");
-		else if (is(n, "monitor_timer_interval") || is(n, "read_timer_interval") || is(n, "output_type"))
-			;   /* scry's consumer paces itself; its rings are mmap'd */
-		else if (is(n, "blocking_timeout"))
-			ret = zero_only(r, n, "blocking is");
+		else if (is(n, "output_type")) {
+			text(n, b, sizeof(b));
+			if (strcmp(b, "SPLICE") && strcmp(b, "MMAP"))
+				ret = unsupported(r, n, "is neither SPLICE nor MMAP");
+			mmap_ = !strcmp(b, "MMAP");
+		} else if (is(n, "blocking_timeout"))
+			ret = zero_only(r, n, "blocking (kernel channels cannot block) is");
 		else if (is(n, "tracefile_size"))
 			ret = number(r, n, &tfsize);
 		else if (is(n, "tracefile_count"))
@@ -194,7 +290,7 @@ static int read_channel(struct rd *r, struct dsession *s, xmlNodePtr ch)
 				if (!is(e, "event"))
 					ret = unknown(r, e);
 				else
-					ret = read_event(r, c, e);
+					ret = read_event(r, s, c, e);
 				if (ret)
 					break;
 				c = dsession_channel(s, name);   /* ops may have moved nothing, but be safe */
@@ -212,7 +308,13 @@ static int read_channel(struct rd *r, struct dsession *s, xmlNodePtr ch)
 		c = dsession_channel(s, name);
 	}
 	c->disabled = !enabled;
-	if (subbuf_given || count != 4 || s->snapshot) {
+	if (s->snapshot)
+		c->overwrite = false;
+	c->switch_timer_us = sw;
+	c->read_timer_us = rd;
+	c->monitor_timer_us = mon;
+	c->output_mmap = mmap_;
+	if (subbuf_given || count != 4 || s->snapshot || c->overwrite) {
 		uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
 
 		if (!subbuf)

@@ -59,8 +59,6 @@ struct rd {
 	const char *path;
 	char *err;
 	size_t errlen;
-	char *filter;              /* the events' filter, the same for all */
-	bool filter_seen, unfiltered_seen;
 };
 
 /* A reason is one line: the file's text quoted in it may hold line breaks and controls. */

@@ -143,9 +143,6 @@ static int read_session(struct rd *r, xmlNodePtr se, struct dsession **out, bool
 	}
 	s->snapshot = snapshot;
 	r->overwrite_seen = r->discard_seen = false;
-	r->filter_seen = r->unfiltered_seen = false;
-	free(r->filter);
-	r->filter = NULL;
 	FOR_ELEMENTS(n, se) {
 		if (is(n, "name") || is(n, "output"))
 			continue;
@@ -184,15 +181,6 @@ static int read_session(struct rd *r, xmlNodePtr se, struct dsession **out, bool
 	if (s->snapshot && r->discard_seen) {
 		ret = unsupported(r, r->mode_node, "DISCARD in a snapshot session: its channels overwrite in scry");
 		goto out;
-	}
-	if (!s->snapshot && r->overwrite_seen) {
-		ret = unsupported(r, r->mode_node, "OVERWRITE: scry's overwrite channels are those of snapshot "
-				  "sessions (snapshot_mode)");
-		goto out;
-	}
-	if (r->filter_seen) {
-		s->filter = r->filter;
-		r->filter = NULL;
 	}
 	*out = s;
 	s = NULL;
@@ -315,7 +303,6 @@ int dsession_read_xml(struct daemon *d, const char *path, const char *only, stru
 		return -EINVAL;
 	}
 	ret = read_doc(&r, doc, only, out, n, started);
-	free(r.filter);
 	xml.xmlFreeDoc(doc);
 	return ret;
 }
@@ -344,7 +331,6 @@ int dsession_read_xml_buffer(const char *buf, size_t len, const char *label, str
 		return -EINVAL;
 	}
 	ret = read_doc(&r, doc, NULL, out, n, started);
-	free(r.filter);
 	xml.xmlFreeDoc(doc);
 	return ret;
 }

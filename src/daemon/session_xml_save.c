@@ -30,6 +30,33 @@ static int el(xmlTextWriterPtr w, const char *name, const char *fmt, ...)
 #define OPEN(w, n) (xml.xmlTextWriterStartElement(w, XC(n)) < 0 ? -1 : 0)
 #define CLOSE(w) (xml.xmlTextWriterEndElement(w) < 0 ? -1 : 0)
 
+/* A probe rule: its name, LTTng's type and session.xsd's attributes of its location. */
+static int write_probe(xmlTextWriterPtr w, const struct drule *rule)
+{
+	struct dprobe_loc l;
+	int bad = dprobe_location(rule->spec, &l) ? -1 : 0;
+
+	bad |= OPEN(w, "event") | el(w, "name", "%s", rule->name ? rule->name : rule->spec) |
+	       el(w, "enabled", "%s", rule->enabled ? "true" : "false") |
+	       el(w, "type", "%s", l.kind == DPROBE_USER ? "USERSPACE_PROBE" : l.kind == DPROBE_FUNCTION ? "FUNCTION" : "PROBE");
+	if (rule->filter)
+		bad |= el(w, "filter", "%s", rule->filter);
+	bad |= OPEN(w, "attributes");
+	if (l.kind == DPROBE_USER && !l.sdt)
+		bad |= OPEN(w, "userspace_probe_function_attributes") | el(w, "lookup_method", "ELF") |
+		       el(w, "binary_path", "%s", l.path) | el(w, "function_name", "%s", l.a) | CLOSE(w);
+	else if (l.kind == DPROBE_USER)
+		bad |= OPEN(w, "userspace_probe_tracepoint_attributes") | el(w, "lookup_method", "SDT") |
+		       el(w, "binary_path", "%s", l.path) | el(w, "probe_name", "%s", l.b) |
+		       el(w, "provider_name", "%s", l.provider) | CLOSE(w);
+	else if (l.kind == DPROBE_FUNCTION)
+		bad |= OPEN(w, "function_attributes") | el(w, "symbol_name", "%s", l.a) | CLOSE(w);
+	else
+		bad |= OPEN(w, "probe_attributes") | el(w, "symbol_name", "%s", l.a) | CLOSE(w);
+	dprobe_location_free(&l);
+	return bad | CLOSE(w) | CLOSE(w);
+}
+
 static int write_channel(xmlTextWriterPtr w, const struct dsession *s, const struct dchannel *c)
 {
 	struct drule *rules;
@@ -38,12 +65,14 @@ static int write_channel(xmlTextWriterPtr w, const struct dsession *s, const str
 	if (nr < 0)
 		return -1;
 	bad |= OPEN(w, "channel") | el(w, "name", "%s", c->name) | el(w, "enabled", "%s", c->disabled ? "false" : "true") |
-	       el(w, "overwrite_mode", "%s", s->snapshot ? "OVERWRITE" : "DISCARD");
+	       el(w, "overwrite_mode", "%s", s->snapshot || c->overwrite ? "OVERWRITE" : "DISCARD");
 	if (c->subbuf_size)
 		bad |= el(w, "subbuffer_size", "%llu", (unsigned long long)c->subbuf_size) |
 		       el(w, "subbuffer_count", "%llu", (unsigned long long)c->num_subbuf);
-	bad |= el(w, "switch_timer_interval", "0") | el(w, "read_timer_interval", "0") |
-	       el(w, "output_type", "MMAP") |
+	bad |= el(w, "switch_timer_interval", "%llu", (unsigned long long)c->switch_timer_us) |
+	       el(w, "read_timer_interval", "%llu", (unsigned long long)c->read_timer_us) |
+	       el(w, "output_type", "%s", c->output_mmap ? "MMAP" : "SPLICE") | el(w, "blocking_timeout", "0") |
+	       el(w, "monitor_timer_interval", "%llu", (unsigned long long)c->monitor_timer_us) |
 	       el(w, "tracefile_size", "%llu", (unsigned long long)c->tracefile_size) |
 	       el(w, "tracefile_count", "%llu", (unsigned long long)c->tracefile_count) |
 	       el(w, "live_timer_interval", "0");
@@ -51,11 +80,20 @@ static int write_channel(xmlTextWriterPtr w, const struct dsession *s, const str
 	for (int k = 0; k < nr; k++) {
 		bool sc = !strncmp(rules[k].spec, "syscall:", 8);
 
+		struct dprobe_loc l;
+		bool probe = rules[k].name && !dprobe_location(rules[k].spec, &l);   /* a probe rule */
+
+		if (rules[k].name)
+			dprobe_location_free(&l);
+		if (probe) {
+			bad |= write_probe(w, &rules[k]);
+			continue;
+		}
 		bad |= OPEN(w, "event") | el(w, "name", "%s", sc ? rules[k].spec + 8 : rules[k].spec) |
 		       el(w, "enabled", "%s", rules[k].enabled ? "true" : "false") |
 		       el(w, "type", "%s", sc ? "SYSCALL" : "TRACEPOINT");
-		if (s->filter)
-			bad |= el(w, "filter", "%s", s->filter);
+		if (rules[k].filter)
+			bad |= el(w, "filter", "%s", rules[k].filter);
 		bad |= CLOSE(w);
 	}
 	free(rules);

@@ -95,6 +95,8 @@ int dsession_add_channel(struct dsession *s, const char *name, struct dchannel *
 	memset(&v[s->nchans], 0, sizeof(v[0]));
 	if (!(v[s->nchans].name = strdup(name)))
 		return -ENOMEM;
+	v[s->nchans].read_timer_us = DCHANNEL_READ_TIMER_US;        /* LTTng's kernel defaults */
+	v[s->nchans].monitor_timer_us = DCHANNEL_MONITOR_TIMER_US;
 	*out = &v[s->nchans++];
 	return 0;
 }
@@ -103,8 +105,11 @@ void dsession_drop_channel(struct dsession *s, struct dchannel *c)
 {
 	size_t i = (size_t)(c - s->chans);
 
-	for (size_t k = 0; k < c->nops; k++)
+	for (size_t k = 0; k < c->nops; k++) {
 		free(c->ops[k].spec);
+		free(c->ops[k].filter);
+		free(c->ops[k].name);
+	}
 	free(c->ops);
 	free(c->name);
 	memmove(&s->chans[i], &s->chans[i + 1], (s->nchans - i - 1) * sizeof(*c));
@@ -120,6 +125,9 @@ int dchannel_add_pid_op(struct dchannel *c, bool enable, const char *spec, pid_t
 	c->ops = v;
 	if (!(v[c->nops].spec = strdup(spec)))
 		return -ENOMEM;
+	v[c->nops].filter = NULL;
+	v[c->nops].name = NULL;
+	v[c->nops].one = false;
 	v[c->nops].pid = pid;
 	v[c->nops++].enable = enable;
 	return 0;
@@ -130,6 +138,36 @@ int dchannel_add_op(struct dchannel *c, bool enable, const char *spec)
 	return dchannel_add_pid_op(c, enable, spec, 0);
 }
 
+int dchannel_add_rule_op(struct dchannel *c, const char *spec, const char *filter)
+{
+	int ret = dchannel_add_pid_op(c, true, spec, 0);
+
+	if (!ret && filter && !(c->ops[c->nops - 1].filter = strdup(filter))) {
+		free(c->ops[--c->nops].spec);
+		ret = -ENOMEM;
+	}
+	return ret;
+}
+
+int dchannel_add_disable_rule_op(struct dchannel *c, const char *spec, const char *filter)
+{
+	int ret = dchannel_add_pid_op(c, false, spec, 0);
+
+	if (!ret) {
+		c->ops[c->nops - 1].one = true;
+		if (filter && !(c->ops[c->nops - 1].filter = strdup(filter))) {
+			free(c->ops[--c->nops].spec);
+			ret = -ENOMEM;
+		}
+	}
+	return ret;
+}
+
+static bool same_filter(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
 int dchannel_rules(const struct dchannel *c, struct drule **rules)
 {
 	size_t n = 0;
@@ -138,15 +176,26 @@ int dchannel_rules(const struct dchannel *c, struct drule **rules)
 	if (!*rules)
 		return -ENOMEM;
 	for (size_t i = 0; i < c->nops; i++) {
+		const struct dop *op = &c->ops[i];
 		size_t k;
 
-		if (c->ops[i].pid)
+		if (op->pid)
 			continue;
-		for (k = 0; k < n && strcmp((*rules)[k].spec, c->ops[i].spec); k++)
+		if (!op->enable) {          /* every rule of the spec */
+			for (k = 0; k < n; k++)
+				if (!strcmp((*rules)[k].spec, op->spec) && (!op->one || same_filter((*rules)[k].filter, op->filter)))
+					(*rules)[k].enabled = false;
+			continue;
+		}
+		for (k = 0; k < n && (strcmp((*rules)[k].spec, op->spec) || !same_filter((*rules)[k].filter, op->filter));
+		     k++)
 			;
-		if (k == n)
-			(*rules)[n++].spec = c->ops[i].spec;
-		(*rules)[k].enabled = c->ops[i].enable;
+		if (k == n) {
+			(*rules)[n].spec = op->spec;
+			(*rules)[n].name = op->name;
+			(*rules)[n++].filter = op->filter;
+		}
+		(*rules)[k].enabled = true;
 	}
 	return (int)n;
 }
@@ -166,8 +215,10 @@ static int replay_op(struct dsession *s, const struct dchannel *c, const struct 
 	pid_t evicted;
 	int ret;
 
+	if (!op->pid && op->one)
+		return scry_session_disable_rule(s->eng, c->name, op->spec, op->filter, err, errlen);
 	if (!op->pid)
-		return op->enable ? scry_session_enable_event(s->eng, c->name, op->spec, err, errlen)
+		return op->enable ? scry_session_enable_rule(s->eng, c->name, op->spec, op->filter, err, errlen)
 				  : scry_session_disable_event(s->eng, c->name, op->spec, err, errlen);
 	ret = op->enable ? scry_session_enable_event_pid(s->eng, c->name, op->spec, op->pid, &evicted, err, errlen)
 			 : scry_session_disable_event_pid(s->eng, c->name, op->spec, op->pid, err, errlen);
@@ -228,14 +279,13 @@ static int rebuild(struct daemon *d, struct dsession *s, bool prepare, char *err
 		.group = s->group, .catalog = d->cat, .target_all = s->npids == 0,
 		.relay = s->has_relay ? &s->relay : NULL, .relay_session = s->name, .hostname = s->hostname,
 		.live_timer_us = s->live_timer_us,
-		.filter = s->filter,
 		.snapshot = s->snapshot, .clock = s->clock, .max_pid_sets = s->max_pid_sets,
 		.track_vpids = s->nvpids ? s->vpids : NULL, .ntrack_vpids = s->nvpids,
 		.track_uids = s->nuids ? s->uids : NULL, .ntrack_uids = s->nuids,
 		.track_gids = s->ngids ? s->gids : NULL, .ntrack_gids = s->ngids,
 	};
 	size_t *first = NULL, *nfirst = NULL, n = 0;
-	const char ***specs = NULL;
+	const char ***specs = NULL, ***filters = NULL;
 	int ret = -ENOMEM;
 
 	cancel_prepare(d, s);
@@ -246,7 +296,8 @@ static int rebuild(struct daemon *d, struct dsession *s, bool prepare, char *err
 	first = calloc(s->nchans ? s->nchans : 1, sizeof(*first));
 	nfirst = calloc(s->nchans ? s->nchans : 1, sizeof(*nfirst));
 	specs = calloc(s->nchans ? s->nchans : 1, sizeof(*specs));
-	if (!co || !first || !nfirst || !specs) {
+	filters = calloc(s->nchans ? s->nchans : 1, sizeof(*filters));
+	if (!co || !first || !nfirst || !specs || !filters) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
@@ -263,22 +314,30 @@ static int rebuild(struct daemon *d, struct dsession *s, bool prepare, char *err
 		while (s->spans_file && !none && first[i] + nfirst[i] < c->nops && c->ops[first[i] + nfirst[i]].enable &&
 		       !c->ops[first[i] + nfirst[i]].pid)
 			nfirst[i]++;
-		if (!(specs[i] = calloc(nfirst[i] ? nfirst[i] : 1, sizeof(char *)))) {
+		if (!(specs[i] = calloc(nfirst[i] ? nfirst[i] : 1, sizeof(char *))) ||
+		    !(filters[i] = calloc(nfirst[i] ? nfirst[i] : 1, sizeof(char *)))) {
 			ret = -ENOMEM;
 			snprintf(err, errlen, "out of memory");
 			goto out;
 		}
-		for (size_t k = 0; k < nfirst[i]; k++)
+		for (size_t k = 0; k < nfirst[i]; k++) {
 			specs[i][k] = c->ops[first[i] + k].spec;
+			filters[i][k] = c->ops[first[i] + k].filter;
+		}
 		co[n++] = (struct scry_channel_opts){
 			.name = c->name, .events = none ? NULL : specs[i], .nevents = nfirst[i], .no_events = none,
-			.ctx_mask = c->ctx_mask, .ring_size = s->snapshot ? 0 : c->ring_size,
+			.event_filters = none ? NULL : filters[i],
+			.ctx_mask = c->ctx_mask, .ring_size = s->snapshot || c->overwrite ? 0 : c->ring_size,
+			/* an overwrite channel: num_subbuf sub-buffers of subbuf_size per CPU wait
+			 * for the writer (the BPF ring is the default one) */
+			.overwrite_packets = c->overwrite ? (unsigned)c->num_subbuf : 0,
 			/* a flight recorder keeps num_subbuf packets of subbuf_size per CPU */
 			.packet_size = s->snapshot ? (size_t)c->subbuf_size : 0,
 			.keep_packets = s->snapshot ? (unsigned)c->num_subbuf : 0,
 			.tracefile_size = c->tracefile_size, .tracefile_count = c->tracefile_count,
+			.switch_timer_us = c->switch_timer_us,
 		};
-		if (c->tracefile_size && c->subbuf_size)     /* LTTng: a packet is a sub-buffer */
+		if ((c->tracefile_size || c->overwrite) && c->subbuf_size)     /* LTTng: a packet is a sub-buffer */
 			co[n - 1].packet_size = (size_t)c->subbuf_size;
 	}
 	ret = 0;
@@ -321,7 +380,10 @@ static int rebuild(struct daemon *d, struct dsession *s, bool prepare, char *err
 out:
 	for (size_t i = 0; specs && i < s->nchans; i++)
 		free(specs[i]);
+	for (size_t i = 0; filters && i < s->nchans; i++)
+		free(filters[i]);
 	free(specs);
+	free(filters);
 	free(nfirst);
 	free(co);
 	free(first);
@@ -360,7 +422,36 @@ static uint64_t rotation_tick(void *ctx, uint64_t now)
 	return s->rot_timer_ns;
 }
 
-static const char *write_error_name(int error)
+/* The pump polls at least this often (0: at its own pace): the spans' 50 ms, and LTTng's
+ * read timer (the consumer's wake-up period) of each channel. */
+static uint64_t poll_delay(const struct dsession *s)
+{
+	uint64_t d = dfeed_poll_delay(s);
+
+	for (size_t i = 0; i < s->nchans; i++) {
+		uint64_t rd = s->chans[i].read_timer_us * 1000;
+
+		if (rd && (!d || rd < d))
+			d = rd;
+	}
+	return d;
+}
+
+/* LTTng's monitor timer: each channel's buffer usage sampled every period (at the 250 ms
+ * tick's resolution), shown by status. */
+static void monitor(struct dsession *s, uint64_t now)
+{
+	for (size_t i = 0; i < s->nchans; i++) {
+		struct dchannel *c = &s->chans[i];
+
+		if (!c->monitor_timer_us || now < c->monitor_next_ns)
+			continue;
+		c->monitor_next_ns = now + c->monitor_timer_us * 1000;
+		c->usage_sampled = !scry_session_channel_usage(s->eng, c->name, &c->usage_used, &c->usage_size);
+	}
+}
+
+const char *dsession_write_error_name(int error)
 {
 	return error == -ENOSPC || error == -EDQUOT ? "disk full" : strerror(-error);
 }
@@ -377,11 +468,12 @@ static uint64_t session_tick(void *ctx, uint64_t now)
 	if (sum.write_error && !s->write_error) {
 		s->write_error = sum.write_error;
 		scry_log(SCRY_LOG_INFO, "scryd: session %s: %s after %llu events: the trace ends at its last complete "
-			 "packet, what follows is counted lost", s->name, write_error_name(sum.write_error),
+			 "packet, what follows is counted lost", s->name, dsession_write_error_name(sum.write_error),
 			 (unsigned long long)sum.events);
 	}
 	if (s->rot_size && !sum.write_error && sum.bytes - s->rot_bytes >= s->rot_size)
 		dsession_rotate(s, archive, sizeof(archive), err, sizeof(err));
+	monitor(s, now);
 	return 250 * 1000 * 1000ULL;
 }
 
@@ -408,7 +500,7 @@ static int restart(struct daemon *d, struct dsession *s, char *err, size_t errle
 
 	if ((ret = scry_session_resume(s->eng, err, errlen)))
 		return ret;
-	if ((ret = scry_session_pump_start(s->eng, d->loop, dfeed_poll_delay(s), dfeed_after_poll(s), s->cap,
+	if ((ret = scry_session_pump_start(s->eng, d->loop, poll_delay(s), dfeed_after_poll(s), s->cap,
 					   &s->pump))) {
 		char e2[256];
 
@@ -456,7 +548,7 @@ int dsession_start(struct daemon *d, struct dsession *s, char *err, size_t errle
 	if ((ret = scry_session_start(s->eng, err, errlen)))
 		goto fail;
 	t3 = scry_monotonic_ns();
-	if ((ret = scry_session_pump_start(s->eng, d->loop, dfeed_poll_delay(s), dfeed_after_poll(s), s->cap,
+	if ((ret = scry_session_pump_start(s->eng, d->loop, poll_delay(s), dfeed_after_poll(s), s->cap,
 					   &s->pump))) {
 		struct scry_session_summary sum;
 		char e2[256];
@@ -528,13 +620,15 @@ void dsession_free(struct dsession *s)
 	s->eng = NULL;
 	dfeed_free(s);             /* after the engine session, whose sink it is */
 	for (size_t i = 0; i < s->nchans; i++) {
-		for (size_t k = 0; k < s->chans[i].nops; k++)
+		for (size_t k = 0; k < s->chans[i].nops; k++) {
 			free(s->chans[i].ops[k].spec);
+			free(s->chans[i].ops[k].filter);
+			free(s->chans[i].ops[k].name);
+		}
 		free(s->chans[i].ops);
 		free(s->chans[i].name);
 	}
 	free(s->chans);
-	free(s->filter);
 	free(s->last_snapshot);
 	free(s->pids);
 	free(s->vpids);
@@ -592,141 +686,6 @@ void dsession_destroy(struct daemon *d, struct dsession *s)
 		}
 	dsession_free(s);
 	release_heap_soon(d);
-}
-
-static void list_u32(FILE *out, const char *what, const uint32_t *v, size_t n)
-{
-	fprintf(out, "  %s: ", what);
-	if (!n)
-		fprintf(out, "all");
-	for (size_t i = 0; i < n; i++)
-		fprintf(out, "%s%u", i ? ", " : "", v[i]);
-	fprintf(out, "\n");
-}
-
-static const char *state_name(enum dstate st)
-{
-	return st == D_STARTED ? "active" : st == D_STOPPED ? "stopped" : "inactive";
-}
-
-/* The per-process event sets (the engine's), least recently used first, and their bound
- * and evictions. */
-static void describe_pid_sets(struct dsession *s, FILE *out)
-{
-	struct scry_pid_set_info *sets = calloc(SCRY_PID_SETS_MAX, sizeof(*sets));
-	struct scry_pid_sets_stats st = { .max = s->max_pid_sets };
-	size_t n = sets && s->eng ? scry_session_pid_sets(s->eng, sets, SCRY_PID_SETS_MAX, &st) : 0;
-
-	if (!n && !st.evicted && !st.ended) {
-		free(sets);
-		return;
-	}
-	fprintf(out, "Per-process event sets: %zu of at most %u, %llu evicted (least recently used), %llu ended "
-		"with their process\n", n, st.max, (unsigned long long)st.evicted, (unsigned long long)st.ended);
-	for (size_t i = 0; i < n; i++) {
-		fprintf(out, "  PID %d: %llu events\n", (int)sets[i].pid, (unsigned long long)sets[i].events);
-		for (size_t k = 0; k < sets[i].nrules; k++)
-			fprintf(out, "      %s (type: %s) [enabled, channel %s]\n", sets[i].rules[k].spec,
-				!strncmp(sets[i].rules[k].spec, "syscall:", 8) ? "syscall" : "tracepoint",
-				sets[i].rules[k].channel);
-	}
-	free(sets);
-}
-
-void dsession_describe(struct dsession *s, FILE *out)
-{
-	struct scry_session_summary sum = s->sum;
-
-	fprintf(out, "Recording session %s: [%s]\n", s->name, state_name(s->state));
-	fprintf(out, "    Trace output: %s\n", s->dir);
-	if (s->clock)
-		fprintf(out, "    Clock: %s\n", scry_clock_name(s->clock));
-	if (s->snapshot)
-		fprintf(out, "    Snapshot mode: %u snapshot(s) recorded\n", s->nsnapshots);
-	if (s->filter)
-		fprintf(out, "    Filter: %s\n", s->filter);
-	if (s->state != D_CREATED && s->eng)
-		scry_session_progress(s->eng, &sum);
-	if (s->state != D_CREATED)
-		fprintf(out, "    Events: %llu recorded, %llu discarded, %llu lost, %llu bytes\n",
-			(unsigned long long)sum.events, (unsigned long long)sum.discarded,
-			(unsigned long long)sum.lost, (unsigned long long)sum.bytes);
-	if (sum.clamped)
-		fprintf(out, "    Timestamps: %llu events' times raised to keep the stream ordered\n",
-			(unsigned long long)sum.clamped);
-	dfeed_describe(s, out);
-	if (s->has_relay && s->state != D_CREATED)
-		dsession_describe_relay(s, &sum, out);
-	if (s->stop_error[0])
-		fprintf(out, "    Error: %s\n", s->stop_error);
-	if (sum.write_error)
-		fprintf(out, "    Error: %s after %llu events: the trace ends at its last complete packet; %llu events "
-			"lost\n", write_error_name(sum.write_error), (unsigned long long)sum.events,
-			(unsigned long long)(sum.lost - sum.too_big));
-	if (s->rot_timer_ns || s->rot_size || s->nchunks || (s->eng && s->state != D_CREATED &&
-							       scry_session_chunks(s->eng))) {
-		fprintf(out, "    Rotation:");
-		if (s->rot_timer_ns)
-			fprintf(out, " every %llu us", (unsigned long long)(s->rot_timer_ns / 1000));
-		if (s->rot_size)
-			fprintf(out, " every %llu bytes", (unsigned long long)s->rot_size);
-		fprintf(out, "; %u chunk(s) archived\n",
-			s->state != D_CREATED && s->eng ? scry_session_chunks(s->eng) : s->nchunks);
-	}
-	fprintf(out, "\n=== Domain: Linux kernel ===\n\nTracked process attributes\n");
-	fprintf(out, "  PID: ");
-	if (!s->npids)
-		fprintf(out, "all");
-	for (size_t i = 0; i < s->npids; i++)
-		fprintf(out, "%s%d", i ? ", " : "", (int)s->pids[i]);
-	fprintf(out, "\n");
-	list_u32(out, "VPID", s->vpids, s->nvpids);
-	list_u32(out, "UID", s->uids, s->nuids);
-	list_u32(out, "GID", s->gids, s->ngids);
-	fprintf(out, "\nChannels:\n-------------\n");
-	if (!s->nchans)
-		fprintf(out, "None\n");
-	for (size_t i = 0; i < s->nchans; i++) {
-		struct dchannel *c = &s->chans[i];
-		bool ctx_any = false;
-
-		fprintf(out, "- %s: [%s]\n\n    Attributes:\n", c->name, c->disabled ? "disabled" : "enabled");
-		fprintf(out, "      Mode: %s\n", s->snapshot ? "overwrite" : "discard");
-		if (c->subbuf_size)
-			fprintf(out, "      Sub-buffer size: %llu bytes\n      Sub-buffer count: %llu\n",
-				(unsigned long long)c->subbuf_size, (unsigned long long)c->num_subbuf);
-		if (s->snapshot)
-			;   /* the kernel ring is the engine's default; the sub-buffers are kept in memory */
-		else if (c->ring_size)
-			fprintf(out, "      Buffer size per CPU: %zu bytes\n", c->ring_size);
-		else
-			fprintf(out, "      Buffer size per CPU: default\n");
-		if (c->tracefile_size)
-			fprintf(out, "      Trace file size: %llu bytes\n", (unsigned long long)c->tracefile_size);
-		if (c->tracefile_size && c->tracefile_count)
-			fprintf(out, "      Trace file count: %llu\n", (unsigned long long)c->tracefile_count);
-		fprintf(out, "\n    Contexts:\n");
-		for (unsigned k = 0; k < SCRY_CTX_NR; k++)
-			if (c->ctx_mask & (1ULL << k)) {
-				fprintf(out, "      %s\n", scry_context(k)->name);
-				ctx_any = true;
-			}
-		if (!ctx_any)
-			fprintf(out, "      None\n");
-		fprintf(out, "\n    Recording event rules:\n");
-		struct drule *rules;
-		int nr = dchannel_rules(c, &rules);
-
-		if (nr == 0)
-			fprintf(out, "      None\n");
-		for (int k = 0; k < nr; k++)
-			fprintf(out, "      %s (type: %s) [%s%s]\n", rules[k].spec,
-				!strncmp(rules[k].spec, "syscall:", 8) ? "syscall" : "tracepoint",
-				rules[k].enabled ? "enabled" : "disabled", s->filter ? ", with filter" : "");
-		free(rules);
-		fprintf(out, "\n");
-	}
-	describe_pid_sets(s, out);
 }
 
 bool dsession_name_ok(const char *n)

@@ -72,21 +72,52 @@ int verb_disable_channel(struct verb_ctx *v, int argc, char **argv)
 	return set_channels(v, s, argv[optind], false);
 }
 
+/* enable-channel's timers, in us (UINT64_MAX: not given) */
+struct timers {
+	uint64_t sw, rd, mon;
+};
+
+/* A timer period: LTTng's --switch-timer/--read-timer/--monitor-timer USEC (a number of us,
+ * or with a unit: 500ms, 1s); 0 makes it inactive. */
+static int timer_option(struct verb_ctx *v, uint64_t *out, const char *what, const char *arg)
+{
+	struct dreply *r = v->r;
+	double sec;
+	char *end;
+
+	errno = 0;
+	*out = strtoull(arg, &end, 10);
+	if (!errno && !*end && *arg && arg[0] != '-' && *out <= UINT32_MAX)
+		return 0;
+	if (!scry_parse_duration(arg, &sec) && sec >= 0 && sec * 1e6 <= UINT32_MAX) {
+		*out = (uint64_t)(sec * 1e6 + 0.5);
+		return 0;
+	}
+	return ERR("enable-channel: invalid %s timer period '%s' (microseconds, or e.g. 500ms, 1s)", what, arg);
+}
+
 /* LTTng rounds sub-buffer sizes and counts up to powers of two; a CPU's buffer is their
  * product, at least a page. */
 int verb_enable_channel(struct verb_ctx *v, int argc, char **argv)
 {
-	enum { O_DISCARD = 256, O_OVERWRITE, O_SUBBUF, O_NUMSUB, O_TFSIZE, O_TFCOUNT };
+	enum { O_DISCARD = 256, O_OVERWRITE, O_SUBBUF, O_NUMSUB, O_TFSIZE, O_TFCOUNT, O_SWITCH, O_READ, O_MONITOR,
+	       O_OUTPUT, O_GLOBAL, O_UID, O_PID, O_BLOCKING };
 	static const struct option lo[] = {
 		{ "kernel", no_argument, NULL, 'k' }, { "userspace", no_argument, NULL, 'u' },
 		{ "session", required_argument, NULL, 's' }, { "discard", no_argument, NULL, O_DISCARD },
 		{ "overwrite", no_argument, NULL, O_OVERWRITE }, { "subbuf-size", required_argument, NULL, O_SUBBUF },
 		{ "num-subbuf", required_argument, NULL, O_NUMSUB }, { "tracefile-size", required_argument, NULL, O_TFSIZE },
-		{ "tracefile-count", required_argument, NULL, O_TFCOUNT }, { 0 } };
+		{ "tracefile-count", required_argument, NULL, O_TFCOUNT },
+		{ "switch-timer", required_argument, NULL, O_SWITCH }, { "read-timer", required_argument, NULL, O_READ },
+		{ "monitor-timer", required_argument, NULL, O_MONITOR }, { "output", required_argument, NULL, O_OUTPUT },
+		{ "buffers-global", no_argument, NULL, O_GLOBAL }, { "buffers-uid", no_argument, NULL, O_UID },
+		{ "buffers-pid", no_argument, NULL, O_PID }, { "blocking-timeout", required_argument, NULL, O_BLOCKING },
+		{ 0 } };
+	struct timers t = { .sw = UINT64_MAX, .rd = UINT64_MAX, .mon = UINT64_MAX };
 	struct dreply *r = v->r;
 	const char *sname = NULL;
 	uint64_t subbuf = 0, nsub = 0, page = (uint64_t)sysconf(_SC_PAGESIZE), tfsize = 0, tfcount = 0;
-	char mode = 0;
+	char mode = 0, output = 0;
 	struct dsession *s;
 	struct dchannel *c;
 	char *names, *save = NULL, *tok;
@@ -125,6 +156,21 @@ int verb_enable_channel(struct verb_ctx *v, int argc, char **argv)
 				return ERR("invalid trace file count '%s' (expected 1 to 1000000)", optarg);
 			break;
 		}
+		case O_SWITCH: case O_READ: case O_MONITOR:
+			if ((ret = timer_option(v, opt == O_SWITCH ? &t.sw : opt == O_READ ? &t.rd : &t.mon,
+						opt == O_SWITCH ? "switch" : opt == O_READ ? "read" : "monitor", optarg)))
+				return ret;
+			break;
+		case O_OUTPUT:
+			if (strcmp(optarg, "splice") && strcmp(optarg, "mmap"))
+				return ERR("enable-channel: --output is splice or mmap, not '%s'", optarg);
+			output = optarg[0];
+			break;
+		case O_GLOBAL: break;   /* the kernel domain's only buffering scheme */
+		case O_UID: case O_PID:     /* lttng's own words */
+			return ERR("Buffer type not supported for domain -k");
+		case O_BLOCKING:
+			return ERR("Retry timeout option not supported for kernel domain (-k)");
 		default: return bad_option(v, argc, argv);
 		}
 	}
@@ -137,7 +183,8 @@ int verb_enable_channel(struct verb_ctx *v, int argc, char **argv)
 	if ((ret = changeable(v, s)))
 		return ret;
 	if (!strchr(argv[optind], ',') && dsession_channel(s, argv[optind])) {
-		if (mode || subbuf || nsub || tfsize || tfcount)
+		if (mode || subbuf || nsub || tfsize || tfcount || output || t.sw != UINT64_MAX || t.rd != UINT64_MAX ||
+		    t.mon != UINT64_MAX)
 			return ERR("channel '%s' already exists in session '%s': its attributes are set when it is "
 				   "made", argv[optind], s->name);
 		return set_channels(v, s, argv[optind], true);     /* LTTng: enabled again */
@@ -145,9 +192,9 @@ int verb_enable_channel(struct verb_ctx *v, int argc, char **argv)
 	if (s->state != D_CREATED)
 		return ERR("cannot add a channel to session '%s': it %s started (as LTTng, channels are added before start)",
 			   s->name, s->state == D_STARTED ? "is" : "was");
-	if (mode == 'o' && !s->snapshot)
-		return ERR("enable-channel --overwrite: scry's overwrite channels are the flight recorders of snapshot "
-			   "sessions (create --snapshot)");
+	if (mode == 'o' && !s->snapshot && s->has_relay)
+		return ERR("enable-channel --overwrite: not in a session streamed to a relay (yet): its packets are "
+			   "sent as they complete");
 	if (mode == 'd' && s->snapshot)
 		return ERR("enable-channel --discard: the channels of snapshot session '%s' overwrite (they are kept "
 			   "in memory until snapshot record)", s->name);
@@ -180,13 +227,21 @@ int verb_enable_channel(struct verb_ctx *v, int argc, char **argv)
 			ret = ERR("out of memory");
 			break;
 		}
-		if (subbuf || nsub || s->snapshot) {
+		c->overwrite = mode == 'o' && !s->snapshot;
+		if (subbuf || nsub || s->snapshot || c->overwrite) {
 			c->subbuf_size = subbuf ? subbuf : 1ULL << 20;
 			c->num_subbuf = nsub ? nsub : 4;
 			c->ring_size = (size_t)(c->subbuf_size * c->num_subbuf);
 		}
 		c->tracefile_size = tfsize;
 		c->tracefile_count = tfcount;
+		if (t.sw != UINT64_MAX)
+			c->switch_timer_us = t.sw;
+		if (t.rd != UINT64_MAX)
+			c->read_timer_us = t.rd;
+		if (t.mon != UINT64_MAX)
+			c->monitor_timer_us = t.mon;
+		c->output_mmap = output == 'm';
 		fprintf(r->out, "Kernel channel %s enabled for session %s\n", tok, s->name);
 	}
 	free(names);

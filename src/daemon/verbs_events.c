@@ -1,7 +1,7 @@
 /* verbs_events.c — enable-event and disable-event: a channel's event rules (channel0 made
  * when no -c names one), before start in the configuration (its engine session rebuilt to
- * check them), once the engine session is loaded through its verbs too; the session's one
- * filter; with --pid, the rules of each process's per-process event set, the eviction of the
+ * check them), once the engine session is loaded through its verbs too; each rule's own
+ * filter (LTTng's event rules); with --pid, the rules of each process's per-process event set, the eviction of the
  * least recently used set said in the reply and the daemon's log. */
 #include <errno.h>
 #include <getopt.h>
@@ -56,13 +56,14 @@ static char *spec_of(const char *name, bool syscall)
 /* Apply one enable or disable of spec to channel c: before start, the configuration (its
  * engine session rebuilt to check it); once started, the engine's verb, then the
  * configuration. */
-static int apply_op(struct verb_ctx *v, struct dsession *s, struct dchannel *c, bool enable, const char *spec)
+static int apply_op(struct verb_ctx *v, struct dsession *s, struct dchannel *c, bool enable, const char *spec,
+		    const char *filter)
 {
 	struct dreply *r = v->r;
 	int ret;
 
 	if (loaded(s)) {
-		ret = enable ? scry_session_enable_event(s->eng, c->name, spec, r->err, r->errlen)
+		ret = enable ? scry_session_enable_rule(s->eng, c->name, spec, filter, r->err, r->errlen)
 			     : scry_session_disable_event(s->eng, c->name, spec, r->err, r->errlen);
 		if (enable && dfeed_rebind(s)) {    /* the span channel's events may have moved */
 			scry_log(SCRY_LOG_INFO, "scryd: session %s: the process spans lost their events' channel",
@@ -70,15 +71,17 @@ static int apply_op(struct verb_ctx *v, struct dsession *s, struct dchannel *c, 
 		}
 		if (ret)
 			return ret;
-		return dchannel_add_op(c, enable, spec) ? ERR("out of memory") : 0;
+		return (enable ? dchannel_add_rule_op(c, spec, filter) : dchannel_add_op(c, false, spec)) ?
+			ERR("out of memory") : 0;
 	}
-	if (dchannel_add_op(c, enable, spec))
+	if (enable ? dchannel_add_rule_op(c, spec, filter) : dchannel_add_op(c, false, spec))
 		return ERR("out of memory");
 	ret = dsession_rebuild(v->d, s, r->err, r->errlen);
 	if (ret) {
 		char e2[256];
 
 		free(c->ops[--c->nops].spec);       /* the configuration as it was */
+		free(c->ops[c->nops].filter);
 		dsession_rebuild(v->d, s, e2, sizeof(e2));
 	}
 	return ret;
@@ -205,6 +208,15 @@ static int parse_pids(struct verb_ctx *v, const char *list, pid_t **out, size_t 
 	return ret;
 }
 
+/* The spec of c's probe rule named name (malloc'd), or NULL. */
+static char *probe_spec_named(const struct dchannel *c, const char *name)
+{
+	for (size_t i = c->nops; i-- > 0;)
+		if (c->ops[i].name && !strcmp(c->ops[i].name, name))
+			return strdup(c->ops[i].spec);
+	return NULL;
+}
+
 static bool rule_enabled(const struct dchannel *c, const char *spec)
 {
 	struct drule *rules;
@@ -290,18 +302,53 @@ static int pid_event(struct verb_ctx *v, struct dsession *s, const char *chan, b
 	return ret;
 }
 
+/* enable-event --userspace-probe/--probe/--function LOC NAME: one probe rule named NAME
+ * (lttng's), its binary opened with the session owner's rights. */
+static int probe_event(struct verb_ctx *v, struct dsession *s, const char *chan, int kind, const char *loc,
+		       const char *filter, const char *name, bool other)
+{
+	struct dreply *r = v->r;
+	struct dchannel *c;
+	char *spec = NULL;
+	bool made;
+	int ret;
+
+	if (other)
+		return ERR("enable-event: a probe (--userspace-probe, --probe, --function) is one rule: not with "
+			   "--syscall, -a or --pid");
+	if (strchr(name, ',') || !*name)
+		return ERR("enable-event: a probe rule has one name, not '%s'", name);
+	if ((ret = dprobe_spec(s, v->peer, kind, loc, &spec, r->err, r->errlen)))
+		return ret;
+	if (!(c = event_channel(v, s, chan, true, &made))) {
+		free(spec);
+		return -ENOENT;
+	}
+	ret = apply_op(v, s, c, true, spec, filter);
+	if (!ret && !(c->ops[c->nops - 1].name = strdup(name)))
+		ret = ERR("out of memory");
+	if (!ret)
+		fprintf(r->out, "Kernel event %s created in channel %s\n", name, c->name);
+	if (ret && made && !c->nops)
+		dsession_drop_channel(s, c);
+	free(spec);
+	return ret;
+}
+
 int verb_event(struct verb_ctx *v, int argc, char **argv, bool enable)
 {
-	enum { O_SYSCALL = 256, O_TRACEPOINT, O_FILTER, O_PID };
+	enum { O_SYSCALL = 256, O_TRACEPOINT, O_FILTER, O_PID, O_UPROBE, O_PROBE, O_FUNCTION };
 	static const struct option lo[] = {
 		{ "kernel", no_argument, NULL, 'k' }, { "userspace", no_argument, NULL, 'u' },
 		{ "jul", no_argument, NULL, 'j' }, { "log4j", no_argument, NULL, 'l' }, { "python", no_argument, NULL, 'p' },
 		{ "session", required_argument, NULL, 's' }, { "channel", required_argument, NULL, 'c' },
 		{ "syscall", no_argument, NULL, O_SYSCALL }, { "tracepoint", no_argument, NULL, O_TRACEPOINT },
 		{ "all", no_argument, NULL, 'a' }, { "filter", required_argument, NULL, O_FILTER },
-		{ "pid", required_argument, NULL, O_PID }, { 0 } };
+		{ "pid", required_argument, NULL, O_PID }, { "userspace-probe", required_argument, NULL, O_UPROBE },
+		{ "probe", required_argument, NULL, O_PROBE }, { "function", required_argument, NULL, O_FUNCTION }, { 0 } };
 	struct dreply *r = v->r;
-	const char *sname = NULL, *chan = NULL, *filter = NULL, *pidlist = NULL, *domain = NULL;
+	const char *sname = NULL, *chan = NULL, *filter = NULL, *pidlist = NULL, *domain = NULL, *probe = NULL;
+	int probe_kind = 0;
 	bool syscall = false, all = false, made = false;
 	struct dsession *s;
 	struct dchannel *c;
@@ -318,6 +365,12 @@ int verb_event(struct verb_ctx *v, int argc, char **argv, bool enable)
 		case 'l': domain = "-l"; break;
 		case 'p': domain = "-p"; break;
 		case O_PID: pidlist = optarg; break;
+		case O_UPROBE: case O_PROBE: case O_FUNCTION:
+			if (!enable)
+				return bad_option(v, argc, argv);
+			probe = optarg;
+			probe_kind = opt == O_UPROBE ? DPROBE_USER : opt == O_PROBE ? DPROBE_PROBE : DPROBE_FUNCTION;
+			break;
 		case 's': sname = optarg; break;
 		case 'c': chan = optarg; break;
 		case O_SYSCALL: syscall = true; break;
@@ -346,14 +399,8 @@ int verb_event(struct verb_ctx *v, int argc, char **argv, bool enable)
 		return ret;
 	if (filter && !*filter)
 		return ERR("enable-event: empty filter");
-	if (enable && (filter || s->filter) && !(filter && s->filter && !strcmp(filter, s->filter))) {
-		if (s->filter)
-			return ERR("session '%s' has the filter '%s': its events share one filter (every enable-event "
-				   "gives it, per-event filters are not supported yet)", s->name, s->filter);
-		if (s->eng || s->state != D_CREATED)
-			return ERR("a filter must come with the session's first enable-event (its events share one "
-				   "filter; per-event filters are not supported yet)");
-	}
+	if (probe)
+		return probe_event(v, s, chan, probe_kind, probe, filter, argv[optind], syscall || all || pidlist);
 	if (pidlist && (ret = parse_pids(v, pidlist, &pids, &npids)))
 		return ret;
 	if (pidlist) {
@@ -363,8 +410,6 @@ int verb_event(struct verb_ctx *v, int argc, char **argv, bool enable)
 	}
 	if (!(c = event_channel(v, s, chan, enable, &made)))
 		return -ENOENT;
-	if (filter && !s->filter && !(s->filter = strdup(filter)))
-		return ERR("out of memory");
 	if (all && !enable) {     /* every enabled rule (with --syscall: its syscall rules) */
 		struct drule *rules;
 		int nr = dchannel_rules(c, &rules), done = 0;
@@ -380,7 +425,7 @@ int verb_event(struct verb_ctx *v, int argc, char **argv, bool enable)
 		if (!specs)
 			return ERR("out of memory");
 		for (int k = 0; k < done && !ret; k++)
-			ret = specs[k] ? apply_op(v, s, c, false, specs[k]) : ERR("out of memory");
+			ret = specs[k] ? apply_op(v, s, c, false, specs[k], NULL) : ERR("out of memory");
 		for (int k = 0; k < done; k++)
 			free(specs[k]);
 		free(specs);
@@ -395,7 +440,7 @@ int verb_event(struct verb_ctx *v, int argc, char **argv, bool enable)
 		static const char *const both[] = { "*", "syscall:*" };
 
 		for (size_t i = syscall ? 1 : 0; i < 2 && !ret; i++)
-			ret = apply_op(v, s, c, true, both[i]);
+			ret = apply_op(v, s, c, true, both[i], filter);
 		if (!ret)
 			fprintf(r->out, "All kernel %s are enabled in channel %s\n", syscall ? "system calls" : "events",
 				c->name);
@@ -406,8 +451,10 @@ int verb_event(struct verb_ctx *v, int argc, char **argv, bool enable)
 		goto out;
 	}
 	for (tok = strtok_r(list, ",", &save); tok && !ret; tok = strtok_r(NULL, ",", &save)) {
-		char *spec = spec_of(tok, syscall);
+		char *spec = enable ? spec_of(tok, syscall) : probe_spec_named(c, tok);
 
+		if (!spec)
+			spec = spec_of(tok, syscall);
 		if (!spec) {
 			ret = ERR("out of memory");
 			break;
@@ -416,7 +463,7 @@ int verb_event(struct verb_ctx *v, int argc, char **argv, bool enable)
 			ret = ERR("no enabled event rule '%s' in channel '%s' (disable-event names a rule as "
 				  "enable-event gave it)", tok, c->name);
 		else
-			ret = apply_op(v, s, c, enable, spec);
+			ret = apply_op(v, s, c, enable, spec, filter);
 		if (!ret)
 			fprintf(r->out, "Kernel %s %s %s in channel %s\n", syscall ? "syscall" : "event", tok,
 				enable ? "enabled" : "disabled", c->name);
@@ -425,16 +472,6 @@ int verb_event(struct verb_ctx *v, int argc, char **argv, bool enable)
 out:
 	if (ret && made && !c->nops)
 		dsession_drop_channel(s, c);       /* channel0 made for nothing */
-	if (ret && s->filter && filter && !s->eng && s->state == D_CREATED) {
-		bool used = false;       /* the filter came with this command and nothing took it */
-
-		for (size_t i = 0; i < s->nchans; i++)
-			used |= s->chans[i].nops > 0;
-		if (!used) {
-			free(s->filter);
-			s->filter = NULL;
-		}
-	}
 	free(list);
 	return ret;
 }

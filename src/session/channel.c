@@ -41,7 +41,7 @@ static bool valid_name(const char *n)
 	return true;
 }
 
-static size_t default_ring_size(void)
+size_t scry_default_ring_size(void)
 {
 	int ncpus = libbpf_num_possible_cpus();
 	size_t size = SCRY_DEFAULT_RING_SIZE;
@@ -127,7 +127,7 @@ int channel_new(struct scry_channel **out, struct scry_session *s, const struct 
 		return -EINVAL;
 	}
 	if (!c->opts.ring_size)
-		c->opts.ring_size = default_ring_size();
+		c->opts.ring_size = scry_default_ring_size();
 	c->unknown_entry = c->unknown_exit = c->fork_id = c->signal_id = c->signal_gen_id = NO_EVENT;
 	for (int k = 0; k < SCRY_SD_NR; k++)
 		c->sd_ids[k] = NO_EVENT;
@@ -149,11 +149,12 @@ int channel_new(struct scry_channel **out, struct scry_session *s, const struct 
 	}
 	for (size_t i = 0; i < nspecs; i++) {
 		err[0] = 0;
-		ret = channel_enable_spec(c, specs[i], err, errlen);
+		ret = channel_enable_rule(c, specs[i], specs == o->events && o->event_filters ? o->event_filters[i] : NULL,
+					  err, errlen);
 		if (ret)
 			return ret;
 	}
-	return s->opts.filter ? prepare_filter(c, err, errlen) : 0;
+	return s->opts.filter ? prepare_filter(c, err, errlen) : channel_rules_prepare(c, err, errlen);
 oom:
 	snprintf(err, errlen, "out of memory");
 	return ret;
@@ -179,7 +180,7 @@ int channel_load(struct scry_channel *c, char *err, size_t errlen)
 		.target_all = so->target_all,
 		.no_follow = so->no_follow,
 		/* per-process event sets: an events channel without a filter (pid_sets.c) */
-		.max_pid_sets = c->opts.kind == SCRY_CHANNEL_EVENTS && !so->filter ? c->s->max_psets : 0,
+		.max_pid_sets = c->opts.kind == SCRY_CHANNEL_EVENTS && !so->filter && !c->filters ? c->s->max_psets : 0,
 		.fork_event_id = c->fork_id,
 		.signal_event_id = c->signal_id,
 		.signal_gen_event_id = c->signal_gen_id,
@@ -239,6 +240,7 @@ int channel_start(struct scry_channel *c, char *err, size_t errlen)
 		.uuid = s->uuid, .stream_id = c->id,
 		.packet_size = c->opts.packet_size ? c->opts.packet_size : s->opts.packet_size,
 		.keep_packets = s->opts.snapshot ? (c->opts.keep_packets ? c->opts.keep_packets : 4) : 0,
+		.overwrite_packets = s->opts.snapshot ? 0 : c->opts.overwrite_packets,
 		.ring_size = c->opts.ring_size, .start_ts = s->start_ts,
 		.tracefile_size = c->opts.tracefile_size, .tracefile_count = c->opts.tracefile_count,
 		.sink = c->opts.sink, .sink_ctx = c->opts.sink_ctx,
@@ -294,6 +296,7 @@ void channel_free(struct scry_channel *c)
 	scry_probes_close(c->probes);
 	scry_user_filter_free(c->ufilter);
 	scry_filters_free(c->filters);
+	channel_rules_free(c);
 	for (size_t i = 0; i < c->ntps; i++) {
 		free(c->tps[i].system);
 		free(c->tps[i].name);

@@ -28,8 +28,10 @@ int channel_add_event(struct scry_channel *c, const struct scry_event *ev)
 	if (!ev)
 		return -ENOMEM;   /* the catalog could not build it */
 	for (size_t i = 0; i < c->nevents; i++)
-		if (c->events[i] == ev)
+		if (c->events[i] == ev) {
+			channel_mark(c, (int)i);
 			return (int)i;
+		}
 	if (c->nevents >= NO_EVENT)
 		return -E2BIG;
 	if (c->nevents == c->capevents) {
@@ -41,6 +43,7 @@ int channel_add_event(struct scry_channel *c, const struct scry_event *ev)
 		c->capevents = cap;
 	}
 	c->events[c->nevents] = ev;
+	channel_mark(c, (int)c->nevents);
 	return (int)c->nevents++;
 }
 
@@ -125,9 +128,9 @@ int channel_attach(struct scry_channel *c, char *err, size_t errlen)
 }
 
 /* The channel an enable or disable names, unless it cannot change (a loaded session with a
- * filter): NULL with *ret and the reason. */
+ * filter, or a filtered rule once loaded): NULL with *ret and the reason. */
 static struct scry_channel *verb_channel(struct scry_session *s, const char *channel, const char *verb,
-					 const char *spec, int *ret, char *err, size_t errlen)
+					 const char *spec, const char *filter, int *ret, char *err, size_t errlen)
 {
 	struct scry_channel *c = session_channel(s, channel, err, errlen);
 
@@ -135,8 +138,9 @@ static struct scry_channel *verb_channel(struct scry_session *s, const char *cha
 	if (!c)
 		return NULL;
 	err[0] = 0;
-	if (c->probes && c->filters) {
-		snprintf(err, errlen, "cannot %s '%s' on a running session with a filter", verb, spec);
+	if (c->probes && (c->filters || filter)) {
+		snprintf(err, errlen, "cannot %s '%s' on a loaded session with a filter (filters are compiled into "
+			 "the kernel when the session loads: change them before start)", verb, spec);
 		*ret = -ENOTSUP;
 		return NULL;
 	}
@@ -151,7 +155,7 @@ int scry_session_disable_event(struct scry_session *s, const char *channel, cons
 	size_t matched = 0;
 	int ret;
 
-	if (!(c = verb_channel(s, channel, "disable", spec, &ret, err, errlen)))
+	if (!(c = verb_channel(s, channel, "disable", spec, NULL, &ret, err, errlen)))
 		return ret;
 	src = source_of(spec);
 	if ((ret = src->disable(c, spec, &matched, err, errlen)))
@@ -160,7 +164,37 @@ int scry_session_disable_event(struct scry_session *s, const char *channel, cons
 		snprintf(err, errlen, "no enabled event matches '%s'", spec);
 		return -ENOENT;
 	}
+	for (size_t i = 0; i < c->nrules; i++)    /* every rule of spec (LTTng's disable-event) */
+		if (!strcmp(c->rules[i].spec, spec))
+			c->rules[i].enabled = false;
+	if (!c->probes && channel_rules_filtered(c) && (ret = channel_rules_prepare(c, err, errlen)))
+		return ret;
 	return c->probes && src->describe ? src->describe(c, err, errlen) : 0;
+}
+
+int scry_session_disable_rule(struct scry_session *s, const char *channel, const char *spec, const char *filter,
+			      char *err, size_t errlen)
+{
+	struct scry_channel *c = session_channel(s, channel, err, errlen);
+	struct chan_rule *r;
+	bool others = false;
+
+	if (!c)
+		return -ENOENT;
+	if (!(r = channel_rule(c, spec, filter))) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	r->enabled = false;
+	for (size_t i = 0; i < c->nrules; i++)
+		others |= c->rules[i].enabled && !strcmp(c->rules[i].spec, spec);
+	if (!others)
+		return scry_session_disable_event(s, channel, spec, err, errlen);
+	if (c->probes) {
+		snprintf(err, errlen, "cannot disable a rule of '%s' on a loaded session while another stays", spec);
+		return -ENOTSUP;
+	}
+	return channel_rules_prepare(c, err, errlen);
 }
 
 int channel_enable(struct scry_channel *c, const char *spec, bool pid_only, bool *changed, char *err,
@@ -225,17 +259,35 @@ bool channel_spec_selectable(const char *spec)
 	return source_of(spec)->select != NULL;
 }
 
-int scry_session_enable_event(struct scry_session *s, const char *channel, const char *spec,
-			      char *err, size_t errlen)
+int scry_session_enable_rule(struct scry_session *s, const char *channel, const char *spec, const char *filter,
+			     char *err, size_t errlen)
 {
 	struct scry_channel *c;
+	struct chan_rule *was;
 	bool changed;
 	int ret;
 
-	if (!(c = verb_channel(s, channel, "enable", spec, &ret, err, errlen)))
+	if (!(c = verb_channel(s, channel, "enable", spec, filter, &ret, err, errlen)))
 		return ret;
+	was = c->marking;
+	if (!(c->marking = channel_rule(c, spec, filter))) {
+		c->marking = was;
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
 	ret = channel_enable(c, spec, false, &changed, err, errlen);
+	if (!ret)
+		c->marking->enabled = true;
+	c->marking = was;
+	if (!ret && !c->probes && channel_rules_filtered(c))
+		ret = channel_rules_prepare(c, err, errlen);
 	if (ret || !changed)
 		return ret;
 	return channel_refresh(c, err, errlen);
+}
+
+int scry_session_enable_event(struct scry_session *s, const char *channel, const char *spec,
+			      char *err, size_t errlen)
+{
+	return scry_session_enable_rule(s, channel, spec, NULL, err, errlen);
 }

@@ -14,7 +14,12 @@
 
 struct scry_filters {
 	char *text;
-	struct filter *f;
+	struct filter *f;                 /* the expression of every event (one text), else NULL */
+	/* event rules (scry_filters_prepare_rules): each event's own expression, the OR of its
+	 * rules' filters, checked against the events that share it */
+	struct filter **ex;
+	size_t nex;
+	uint32_t *ex_of, *sub;            /* per event: its expression (or NO_EX), its index there */
 	const struct scry_event *const *events;
 	size_t n;
 	struct filter_schema *schemas;
@@ -29,6 +34,19 @@ struct scry_filters {
 	const struct scry_event **call_ptrs;
 	size_t ncalls;
 };
+
+#define NO_EX UINT32_MAX
+
+/* Event i's expression and its index among the events it was checked against. */
+static const struct filter *expr_of(const struct scry_filters *f, size_t i, size_t *sub)
+{
+	if (f->f) {
+		*sub = i;
+		return f->f;
+	}
+	*sub = f->sub[i];
+	return f->ex_of[i] == NO_EX ? NULL : f->ex[f->ex_of[i]];
+}
 
 static struct filter_field *ctx_fields(void)
 {
@@ -244,45 +262,48 @@ static unsigned env_kind(const struct scry_filters *f, size_t i)
 	return f->calls ? SCRY_FENV_EXIT : scry_filter_env_kind(f->events[i]);
 }
 
-/* Prepare f (f->calls set, f->events not yet) for events[0..n). */
-static struct scry_filters *prepare(struct scry_filters *f, const char *text, const struct scry_event *const *events,
-				    size_t n, bool skip_exits, char *err, size_t errlen)
+/* f's tables for events[0..n) (f->calls set, f->events not yet): 0 or -1 (out of memory). */
+static int alloc_tables(struct scry_filters *f, const struct scry_event *const *events, size_t n)
 {
-	struct filter_error fe = { 0 };
-
-	if (!f || !(f->text = strdup(text)) || !(f->schemas = calloc(n ? n : 1, sizeof(*f->schemas))) ||
-	    !(f->use = calloc(n ? n : 1, 1)) || !(f->front_fd = malloc((n ? n : 1) * sizeof(int))) ||
+	if (!(f->schemas = calloc(n ? n : 1, sizeof(*f->schemas))) || !(f->use = calloc(n ? n : 1, 1)) ||
+	    !(f->front_fd = malloc((n ? n : 1) * sizeof(int))) ||
 	    !(f->user_ref = calloc(n ? n : 1, sizeof(*f->user_ref))) ||
 	    !(f->user_why = calloc(n ? n : 1, sizeof(*f->user_why))))
-		goto oom;
+		return -1;
 	f->events = events;
 	f->n = n;
 	for (size_t i = 0; i < n; i++)
 		if (scry_filter_schema(events[i], &f->schemas[i]))
-			goto oom;
-	f->f = filter_parse(text, &fe);
-	if (!f->f || filter_check(f->f, f->schemas, n, &fe)) {
-		caret_error(text, &fe, err, errlen);
-		scry_filters_free(f);
-		return NULL;
-	}
-	for (size_t i = 0; i < n; i++) {
+			return -1;
+	return 0;
+}
+
+/* Each event's use (never, kernel, user space) from its expression; skip_exits: see
+ * scry_filters_prepare.  Events without an expression are recorded unfiltered. */
+static void classify(struct scry_filters *f, bool skip_exits)
+{
+	const struct scry_event *const *events = f->events;
+
+	for (size_t i = 0; i < f->n; i++) {
+		size_t sub;
+		const struct filter *e = expr_of(f, i, &sub);
+
 		/* scry trace: exits follow their entries; exit/exit_group and the process events
 		 * (signals, process exit) give the exit status and the +++ lines */
 		/* (probe events are filtered like entries: each stands alone) */
-		if (skip_exits && events[i]->kind != SCRY_EV_UPROBE && (events[i]->kind != SCRY_EV_SYSCALL_ENTRY ||
-				   !strcmp(events[i]->tp, "exit") || !strcmp(events[i]->tp, "exit_group"))) {
+		if (!e || (skip_exits && events[i]->kind != SCRY_EV_UPROBE && (events[i]->kind != SCRY_EV_SYSCALL_ENTRY ||
+				   !strcmp(events[i]->tp, "exit") || !strcmp(events[i]->tp, "exit_group")))) {
 			f->use[i] = SCRY_FILTER_NONE;
 			continue;
 		}
-		if (filter_event_status(f->f, i) != FILTER_EV_MATCHABLE) {
+		if (filter_event_status(e, sub) != FILTER_EV_MATCHABLE) {
 			f->use[i] = SCRY_FILTER_NEVER;
 			continue;
 		}
 		f->use[i] = SCRY_FILTER_KERNEL;
 		f->user_ref[i] = -1;
-		for (size_t r = 0; r < filter_nrefs(f->f); r++) {
-			const struct filter_access *a = filter_event_access(f->f, i, r);
+		for (size_t r = 0; r < filter_nrefs(e); r++) {
+			const struct filter_access *a = filter_event_access(e, sub, r);
 			if (a && locate(events[i], a, f->calls).kind == FGEN_NONE) {
 				f->use[i] = SCRY_FILTER_USER;
 				f->user_ref[i] = (int16_t)r;
@@ -290,11 +311,175 @@ static struct scry_filters *prepare(struct scry_filters *f, const char *text, co
 			}
 		}
 	}
+}
+
+/* Prepare f (f->calls set, f->events not yet) for events[0..n). */
+static struct scry_filters *prepare(struct scry_filters *f, const char *text, const struct scry_event *const *events,
+				    size_t n, bool skip_exits, char *err, size_t errlen)
+{
+	struct filter_error fe = { 0 };
+
+	if (!f || !(f->text = strdup(text)) || alloc_tables(f, events, n))
+		goto oom;
+	f->f = filter_parse(text, &fe);
+	if (!f->f || filter_check(f->f, f->schemas, n, &fe)) {
+		caret_error(text, &fe, err, errlen);
+		scry_filters_free(f);
+		return NULL;
+	}
+	classify(f, skip_exits);
 	return f;
 oom:
 	snprintf(err, errlen, "out of memory");
 	scry_filters_free(f);
 	return NULL;
+}
+
+/* text parsed and checked against the schemas of the events idx[0..k) of f: NULL with
+ * err (what: whose filter, for the message) when it fails. */
+static struct filter *check_on(struct scry_filters *f, const char *text, const size_t *idx, size_t k,
+			       const char *what, char *err, size_t errlen)
+{
+	struct filter_schema *sch = calloc(k ? k : 1, sizeof(*sch));
+	struct filter_error fe = { 0 };
+	struct filter *e = NULL;
+
+	if (!sch) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	for (size_t j = 0; j < k; j++)
+		sch[j] = f->schemas[idx[j]];
+	e = filter_parse(text, &fe);
+	if (e && filter_check(e, sch, k, &fe)) {
+		filter_free(e);
+		e = NULL;
+	}
+	if (!e) {
+		caret_error(text, &fe, err, errlen);
+		if (what) {
+			char *m = strdup(err);
+
+			if (m)
+				snprintf(err, errlen, "%s: %s", what, m);
+			free(m);
+		}
+	}
+	free(sch);
+	return e;
+}
+
+#define RULE_BIT(m, r) ((m)[(r) >> 6] & (1ULL << ((r) & 63)))
+
+struct scry_filters *scry_filters_prepare_rules(const struct scry_filter_rule *rules, size_t nrules,
+						const uint64_t *unfiltered, const struct scry_event *const *events,
+						size_t n, bool skip_exits, char *err, size_t errlen)
+{
+	struct scry_filters *f = calloc(1, sizeof(*f));
+	struct filter **alone = calloc(nrules ? nrules : 1, sizeof(*alone));
+	size_t *idx = calloc(n ? n : 1, sizeof(*idx)), *pos = calloc(n ? n : 1, sizeof(*pos));
+	char **text = calloc(n ? n : 1, sizeof(*text));
+	int ret = -1;
+
+	if (!f || !alone || !idx || !pos || !text || !(f->text = strdup("")) || alloc_tables(f, events, n) ||
+	    !(f->ex = calloc(n ? n : 1, sizeof(*f->ex))) || !(f->ex_of = malloc((n ? n : 1) * sizeof(uint32_t))) ||
+	    !(f->sub = calloc(n ? n : 1, sizeof(uint32_t))))
+		goto oom;
+	/* each rule alone against the events it matches: its errors are its own, and the
+	 * events it can never accept are known */
+	for (size_t r = 0; r < nrules; r++) {
+		size_t k = 0;
+		char what[96];
+
+		for (size_t i = 0; i < n; i++)
+			if (RULE_BIT(rules[r].events, i))
+				pos[i] = k, idx[k++] = i;
+		if (!k)
+			continue;
+		snprintf(what, sizeof(what), "filter of rule %s", rules[r].name ? rules[r].name : "?");
+		if (!(alone[r] = check_on(f, rules[r].text, idx, k, what, err, errlen))) {
+			struct filter_error fe = { 0 };
+			struct filter *syntax = filter_parse(rules[r].text, &fe);
+
+			if (!syntax)
+				goto fail;
+			/* well formed, but true for none of its events (a field they lack, a
+			 * type they do not have): as lttng, accepted, and it never records */
+			filter_free(syntax);
+			err[0] = 0;
+			continue;
+		}
+		for (size_t i = 0; i < n; i++)
+			if (RULE_BIT(rules[r].events, i) && filter_event_status(alone[r], pos[i]) == FILTER_EV_MATCHABLE) {
+				char *t = text[i];
+				size_t len = (t ? strlen(t) : 0) + strlen(rules[r].text) + 8;
+				char *nt = malloc(len);
+
+				if (!nt)
+					goto oom;
+				if (t)
+					snprintf(nt, len, "%s || (%s)", t, rules[r].text);
+				else
+					snprintf(nt, len, "(%s)", rules[r].text);
+				free(t);
+				text[i] = nt;
+			}
+	}
+	/* each event's expression: the OR of its rules that can accept it, one per distinct
+	 * text, checked against the events sharing it; an unfiltered rule: none at all */
+	for (size_t i = 0; i < n; i++) {
+		f->ex_of[i] = NO_EX;
+		if (unfiltered && RULE_BIT(unfiltered, i)) {
+			free(text[i]);
+			text[i] = NULL;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t k = 0;
+		struct filter *e;
+
+		if (f->ex_of[i] != NO_EX || !text[i])
+			continue;
+		for (size_t j = i; j < n; j++)
+			if (f->ex_of[j] == NO_EX && text[j] && !strcmp(text[j], text[i]))
+				idx[k++] = j;
+		if (!(e = check_on(f, text[i], idx, k, "event rules' filters", err, errlen)))
+			goto fail;
+		for (size_t j = 0; j < k; j++) {
+			f->ex_of[idx[j]] = (uint32_t)f->nex;
+			f->sub[idx[j]] = (uint32_t)j;
+		}
+		f->ex[f->nex++] = e;
+	}
+	classify(f, skip_exits);
+	/* filtered rules only, none of which can accept the event: never recorded */
+	for (size_t i = 0; i < n; i++) {
+		bool filtered = false;
+
+		for (size_t r = 0; r < nrules && !filtered; r++)
+			filtered = RULE_BIT(rules[r].events, i);
+		if (filtered && !text[i] && !(unfiltered && RULE_BIT(unfiltered, i)))
+			f->use[i] = SCRY_FILTER_NEVER;
+	}
+	ret = 0;
+	goto out;
+oom:
+	snprintf(err, errlen, "out of memory");
+fail:
+out:
+	for (size_t r = 0; alone && r < nrules; r++)
+		filter_free(alone[r]);
+	for (size_t i = 0; text && i < n; i++)
+		free(text[i]);
+	free(alone);
+	free(text);
+	free(idx);
+	free(pos);
+	if (ret) {
+		scry_filters_free(f);
+		return NULL;
+	}
+	return f;
 }
 
 struct scry_filters *scry_filters_prepare(const char *text, const struct scry_event *const *events, size_t n,
@@ -360,8 +545,10 @@ static int lower_event(struct scry_filters *f, size_t i, struct filter_ir *ir, s
 {
 	const struct scry_event *ev = f->events[i];
 	struct filter_error fe = { 0 };
+	size_t sub;
+	const struct filter *e = expr_of(f, i, &sub);
 
-	if (filter_lower(f->f, &f->schemas[i], ir, &fe)) {
+	if (filter_lower(e, &f->schemas[i], ir, &fe)) {
 		snprintf(err, errlen, "filter: %s (event %s)", fe.msg, ev->name);
 		return -E2BIG;
 	}
@@ -376,7 +563,7 @@ static int lower_event(struct scry_filters *f, size_t i, struct filter_ir *ir, s
 		if ((*locs)[a].kind == FGEN_NONE) {   /* such events are SCRY_FILTER_USER (prepare) */
 			snprintf(err, errlen, "filter: `%s` of %s cannot be read by the kernel filter "
 				 "(a bug in scry: please report the expression)",
-				 filter_ref_text(f->f, ir->access[a].ref), ev->name);
+				 filter_ref_text(e, ir->access[a].ref), ev->name);
 			return -ENOTSUP;
 		}
 	}
@@ -418,9 +605,9 @@ static int load_front(struct scry_filters *f, struct scry_probes *p, unsigned ki
 	return ret;
 }
 
-const struct filter *scry_filters_expr(const struct scry_filters *f)
+const struct filter *scry_filters_expr(const struct scry_filters *f, size_t id, size_t *sub)
 {
-	return f->f;
+	return expr_of(f, id, sub);
 }
 
 int scry_filters_user_ref(const struct scry_filters *f, size_t id)
@@ -553,6 +740,11 @@ void scry_filters_free(struct scry_filters *f)
 			scry_filter_schema_free(&f->schemas[i]);
 	free(f->schemas);
 	filter_free(f->f);
+	for (size_t i = 0; i < f->nex; i++)
+		filter_free(f->ex[i]);
+	free(f->ex);
+	free(f->ex_of);
+	free(f->sub);
 	free(f->use);
 	free(f->front_fd);
 	free(f->user_ref);

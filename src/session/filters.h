@@ -37,11 +37,29 @@ struct scry_filters *scry_filters_prepare(const char *text, const struct scry_ev
  * metrics). */
 struct scry_filters *scry_filters_prepare_calls(const char *text, const struct scry_event *const *entries, size_t n,
 						char *err, size_t errlen);
+/* LTTng's event rules: each enabled rule's filter (text) and the events it matches (a
+ * bitmap over events[0..n)); unfiltered: the events an enabled rule without a filter matches
+ * (NULL: none).  An event is recorded when one of its rules accepts it: an unfiltered rule
+ * records it as is, else the OR of its rules' filters decides (a rule whose filter can never
+ * accept it, e.g. one reading a field it lacks, is left out of it; none left: never).
+ * A filter that cannot be true for any event of its rule (a field they lack) is accepted
+ * (lttng's): that rule never records.  A syntax error is an error naming the rule.
+ * Events no rule matches are recorded unfiltered.  One expression per distinct OR: the
+ * kernel fronts and the user-space filter evaluate it as a session filter's. */
+struct scry_filter_rule {
+	const char *name;               /* for errors: the rule's event name */
+	const char *text;
+	const uint64_t *events;
+};
+struct scry_filters *scry_filters_prepare_rules(const struct scry_filter_rule *rules, size_t nrules,
+						const uint64_t *unfiltered, const struct scry_event *const *events,
+						size_t n, bool skip_exits, char *err, size_t errlen);
 enum scry_filter_use scry_filters_use(const struct scry_filters *f, size_t id);
 /* The filter front of tracepoint event id once installed, -1 if none. */
 int scry_filters_front_fd(const struct scry_filters *f, size_t id);
-/* The checked expression (valid until scry_filters_free). */
-const struct filter *scry_filters_expr(const struct scry_filters *f);
+/* Event id's checked expression (valid until scry_filters_free), NULL if none; *sub: the
+ * event's index for filter_event_access and filter_values.event. */
+const struct filter *scry_filters_expr(const struct scry_filters *f, size_t id, size_t *sub);
 /* SCRY_FILTER_USER: the first reference (filter_ref_text) the kernel cannot read; else -1. */
 int scry_filters_user_ref(const struct scry_filters *f, size_t id);
 /* SCRY_FILTER_USER set by install: why this kernel cannot run the filter (a glob needing

@@ -187,8 +187,8 @@ static struct scry_channel *pid_channel(struct scry_session *s, const char *chan
 		snprintf(err, errlen, "this session keeps no per-process event sets");
 	else if (c->opts.kind != SCRY_CHANNEL_EVENTS)
 		snprintf(err, errlen, "channel '%s' does not record events: no per-process event set", c->name);
-	else if (s->opts.filter)
-		snprintf(err, errlen, "per-process event sets cannot be combined with the session's filter yet");
+	else if (s->opts.filter || c->filters)
+		snprintf(err, errlen, "per-process event sets cannot be combined with filters yet");
 	else if (channel_select(c, spec, &sel, err, errlen) == 0)
 		return c;
 	return NULL;

@@ -21,7 +21,7 @@ struct scry_session_pump {
 	uint64_t max_poll_delay_ns;
 	void (*after_poll)(void *ctx, uint64_t now);
 	void *ctx;
-	int poll_timer, flush_timer, live_timer;
+	int poll_timer, flush_timer, live_timer, switch_timer;
 };
 
 struct run {
@@ -55,6 +55,15 @@ static uint64_t live_tick(void *ctx, uint64_t now)
 	return scry_session_live_period_ns(p->s);
 }
 
+/* The channels' switch timers (timers.c). */
+static uint64_t switch_tick(void *ctx, uint64_t now)
+{
+	struct scry_session_pump *p = ctx;
+	uint64_t next = scry_session_switch_tick(p->s, now);
+
+	return next == UINT64_MAX ? SCRY_LOOP_NEVER : next;
+}
+
 static uint64_t flush_tick(void *ctx, uint64_t now)
 {
 	struct scry_session_pump *p = ctx;
@@ -74,10 +83,12 @@ int scry_session_pump_start(struct scry_session *s, struct scry_loop *l, uint64_
 		return -ENOMEM;
 	*p = (struct scry_session_pump){ .s = s, .loop = l, .max_poll_delay_ns = max_poll_delay_ns,
 					 .after_poll = after_poll, .ctx = ctx, .poll_timer = -1, .flush_timer = -1,
-					 .live_timer = -1 };
+					 .live_timer = -1, .switch_timer = -1 };
 	if ((ret = p->poll_timer = scry_loop_timer(l, 0, poll_tick, p)) < 0 ||
 	    (ret = p->flush_timer = scry_loop_timer(l, SECOND, flush_tick, p)) < 0 ||
-	    (scry_session_live_period_ns(s) && (ret = p->live_timer = scry_loop_timer(l, 0, live_tick, p)) < 0)) {
+	    (scry_session_live_period_ns(s) && (ret = p->live_timer = scry_loop_timer(l, 0, live_tick, p)) < 0) ||
+	    (scry_session_has_switch_timer(s) &&
+	     (ret = p->switch_timer = scry_loop_timer(l, 0, switch_tick, p)) < 0)) {
 		scry_session_pump_stop(p);
 		return ret;
 	}
@@ -93,6 +104,8 @@ void scry_session_pump_stop(struct scry_session_pump *p)
 	scry_loop_timer_cancel(p->loop, p->flush_timer);
 	if (p->live_timer >= 0)
 		scry_loop_timer_cancel(p->loop, p->live_timer);
+	if (p->switch_timer >= 0)
+		scry_loop_timer_cancel(p->loop, p->switch_timer);
 	free(p);
 }
 

@@ -38,6 +38,8 @@ struct scry_channel_opts {
 	enum scry_channel_kind kind;
 	const char *const *events;      /* event specs (-e), NULL/0: the default set */
 	size_t nevents;
+	/* each spec's filter (LTTng's event rules: scry_session_enable_rule), NULL: none */
+	const char *const *event_filters;
 	bool no_events;                 /* nevents 0: none (enabled later: scryd's channel whose
 					 * first events are per-process ones) */
 	uint64_t ctx_mask;              /* contexts its events carry, 1 << enum scry_ctx */
@@ -57,11 +59,19 @@ struct scry_channel_opts {
 	size_t packet_size;             /* CTF packet (LTTng's sub-buffer) bytes; 0: the session's */
 	unsigned keep_packets;          /* in a snapshot session: packets kept per CPU (LTTng's
 					 * sub-buffer count); 0: 4 */
+	/* LTTng's overwrite channel in a normal session: packet_size sub-buffers, this many per
+	 * CPU, wait for the writer (the pump's flush each second, the switch timer, stop); one
+	 * more completed meanwhile overwrites the oldest unwritten (a lost packet, a gap in
+	 * packet_seq_num).  0: discard (written as they complete) */
+	unsigned overwrite_packets;
 	const struct scry_metric_bounds *metric_bounds;   /* nmetrics: fixed histogram buckets */
 	/* LTTng's --tracefile-size/--tracefile-count: each CPU's stream split in files
 	 * NAME_<cpu>_<index> of at most tracefile_size bytes (at least a packet), the oldest
 	 * deleted beyond tracefile_count (0: every file kept) */
 	uint64_t tracefile_size, tracefile_count;
+	/* LTTng's switch timer: every switch_timer_us, the channel's partly filled packets
+	 * written out (a low-rate stream reaches the disk and viewers); 0: the pump's second */
+	uint64_t switch_timer_us;
 	/* SCRY_CHANNEL_METRICS: the spans' parents from the application's marks (kernel/probes.h) */
 	const struct scry_span_mark_probe *span_mark;
 };
@@ -153,6 +163,17 @@ int scry_session_create(struct scry_session **out, const struct scry_session_opt
  * fork event or unknown syscalls (load-time settings).  Pointers from scry_session_events
  * are valid until the next call. */
 int scry_session_enable_event(struct scry_session *s, const char *channel, const char *spec,
+			      char *err, size_t errlen);
+/* LTTng's event rule: spec enabled with its own filter (NULL: none) in channel: an event
+ * is recorded when an enabled rule matching it accepts it (filters.h,
+ * scry_filters_prepare_rules).  Before load; once loaded, rules without a filter in a
+ * channel without any (as scry_session_enable_event). */
+int scry_session_enable_rule(struct scry_session *s, const char *channel, const char *spec, const char *filter,
+			     char *err, size_t errlen);
+/* Disable the rule (spec, filter) alone: its events stop being recorded unless another
+ * enabled rule of spec remains (then the filters are made again).  Before load; once
+ * loaded, as scry_session_disable_event. */
+int scry_session_disable_rule(struct scry_session *s, const char *channel, const char *spec, const char *filter,
 			      char *err, size_t errlen);
 /* Disable the enabled events of channel (NULL: the first) matching spec (same syntax): a syscall's descriptor stops
  * recording it at once; a tracepoint stops being written at once, then is detached.  Their
@@ -325,6 +346,20 @@ const char *scry_session_relay_path(const struct scry_session *s);
 void scry_session_live_tick(struct scry_session *s);
 /* The live timer's period (ns), 0 for a session that is not live. */
 uint64_t scry_session_live_period_ns(const struct scry_session *s);
+/* timers.c: the switch timers (scry_channel_opts.switch_timer_us): the channels whose period
+ * came written out; returns the delay to the next one (SCRY_LOOP_NEVER-like UINT64_MAX when
+ * no channel has one).  The pump runs it. */
+uint64_t scry_session_switch_tick(struct scry_session *s, uint64_t now);
+bool scry_session_has_switch_timer(const struct scry_session *s);
+/* LTTng's monitor timer: channel's buffer usage now (its fullest CPU ring: bytes not yet
+ * consumed, of size).  -ENOENT: no such loaded channel. */
+int scry_session_channel_usage(struct scry_session *s, const char *channel, uint64_t *used, uint64_t *size);
+/* A loaded channel's events discarded in the kernel and lost on the way to the trace (its
+ * consumer's totals, LTTng's per-channel statistics); -ENOENT: none. */
+int scry_session_channel_stats(struct scry_session *s, const char *channel, uint64_t *discarded, uint64_t *lost,
+			       uint64_t *lost_packets);
+/* The per-CPU ring size a channel gets by default (scry_channel_opts.ring_size 0). */
+size_t scry_default_ring_size(void);
 /* The name of clock (SCRY_CLOCK_*: "monotonic", "boot", "tai"), NULL if none; and
  * whether this kernel offers it (0, or -ENOTSUP with a one-line reason). */
 const char *scry_clock_name(unsigned clock);

@@ -47,6 +47,15 @@ struct up_ref {
 	bool disabled;
 };
 
+/* An event rule of a channel (LTTng's): the spec enable_event gave, its filter (NULL:
+ * none), enabled or not, and the channel's events it matched (a bitmap over event ids). */
+struct chan_rule {
+	char *spec, *filter;
+	bool enabled;
+	uint64_t *ids;
+	size_t nwords;
+};
+
 /* A channel: a stream class of the trace (its events, their ids, its contexts) over a
  * set of per-CPU rings, filled by one BPF object of its own (its load-time settings are
  * the channel's: contexts, the fork and unknown-syscall events, ring size). */
@@ -74,9 +83,13 @@ struct scry_channel {
 	struct scry_consumer *consumer;
 	struct scry_filters *filters;
 	struct scry_user_filter *ufilter;   /* the filter's events decided in user space */
+	struct chan_rule *rules;         /* its event rules, in the order first given */
+	size_t nrules;
+	struct chan_rule *marking;       /* the rule being enabled: the events it matches marked */
 	bool off;                        /* disabled (scry_session_enable_channel): its switch stays off */
 	bool enabling_pid;               /* an enable for per-process sets: what it adds is theirs only
 					  * (a syscall's sc_off set, a tracepoint's pid_only) */
+	uint64_t switch_next_ns;         /* its switch timer's next period (timers.c) */
 	unsigned changes;                /* bumped by a source when an enable changed a known event */
 	struct pid_sel psel;             /* what the session's per-process sets select here: their
 					  * union (the descriptors' SCRY_*_PIDSET) */
@@ -163,6 +176,19 @@ void channel_free(struct scry_channel *c);
 int channel_statedump(struct scry_channel *c, char *err, size_t errlen);
 /* events.c (over the sources of source.h) */
 int channel_enable_spec(struct scry_channel *c, const char *spec, char *err, size_t errlen);
+/* The rule (spec, filter) enabled in c (made if new; its events enabled as
+ * channel_enable_spec's), before load. */
+int channel_enable_rule(struct scry_channel *c, const char *spec, const char *filter, char *err, size_t errlen);
+/* The rule (spec, filter) of c, made if new (disabled): NULL when memory runs out. */
+struct chan_rule *channel_rule(struct scry_channel *c, const char *spec, const char *filter);
+/* Event id matched by the rule being enabled (c->marking). */
+void channel_mark(struct scry_channel *c, int id);
+/* Some rule of c has a filter (enabled or not). */
+bool channel_rules_filtered(const struct scry_channel *c);
+/* rules.c: c's filters made again from its enabled rules (before load): 0 or -errno with
+ * the reason; none when no rule has a filter (and the session has no filter). */
+int channel_rules_prepare(struct scry_channel *c, char *err, size_t errlen);
+void channel_rules_free(struct scry_channel *c);
 /* Enable spec in c, loaded or not (pid_only: for per-process sets only): the checks of a
  * loaded channel, the metadata rewritten for new events; *changed: something to describe. */
 int channel_enable(struct scry_channel *c, const char *spec, bool pid_only, bool *changed, char *err,

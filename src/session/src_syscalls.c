@@ -28,6 +28,8 @@ static int enable_syscall(struct scry_channel *c, const struct scry_syscall *sc)
 	if (sc->nr < 0 || sc->nr >= SCRY_MAX_SYSCALLS)
 		return 0;
 	if (c->sc_entry[sc->nr] != NO_EVENT) {
+		channel_mark(c, c->sc_entry[sc->nr]);
+		channel_mark(c, c->sc_exit[sc->nr]);
 		if (c->sc_off[sc->nr] && !c->enabling_pid) {   /* disabled, or per-process only: on */
 			c->sc_off[sc->nr] = false;
 			c->changes++;
@@ -51,8 +53,11 @@ static int enable_unknown_syscalls(struct scry_channel *c)
 {
 	int id;
 
-	if (c->unknown_entry != NO_EVENT)
+	if (c->unknown_entry != NO_EVENT) {
+		channel_mark(c, c->unknown_entry);
+		channel_mark(c, c->unknown_exit);
 		return 0;
+	}
 	id = channel_add_event(c, scry_catalog_builtin(c->s->cat, "syscall_entry_unknown"));
 	if (id < 0)
 		return id;

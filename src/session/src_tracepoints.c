@@ -90,8 +90,10 @@ static int enable_tracepoint(struct scry_channel *c, const char *system, const c
 				 system, name);
 			return -ENOTSUP;
 		}
-		if (*slot != NO_EVENT)
+		if (*slot != NO_EVENT) {
+			channel_mark(c, *slot);
 			return 0;
+		}
 		id = channel_add_event(c, scry_catalog_builtin(c->s->cat, name));
 		if (id < 0)
 			return id;

@@ -16,7 +16,6 @@
 
 struct scry_user_filter {
 	const struct scry_filters *f;
-	const struct filter *expr;
 	const struct scry_event *const *events;
 	size_t n;
 	uint64_t ids[SCRY_PRED_IDS_WORDS];
@@ -239,8 +238,11 @@ bool scry_user_filter_match(void *ctx, unsigned cpu, const uint8_t *ev, size_t s
 		return false;
 	u->ev = u->events[r->id];
 	u->cpu = cpu;
-	v.event = r->id;
-	return filter_eval(u->expr, &v);
+	size_t sub;
+	const struct filter *e = scry_filters_expr(u->f, r->id, &sub);
+
+	v.event = sub;
+	return e ? filter_eval(e, &v) : true;
 }
 
 /* ---- setting up ------------------------------------------------------------------------- */
@@ -267,7 +269,6 @@ int scry_user_filter_new(struct scry_user_filter **out, const struct scry_filter
 			 char *err, size_t errlen)
 {
 	struct scry_user_filter *u = NULL;
-	const struct filter *expr = scry_filters_expr(f);
 	size_t maxf = 1;
 	int ret = -ENOMEM;
 
@@ -283,7 +284,6 @@ int scry_user_filter_new(struct scry_user_filter **out, const struct scry_filter
 		goto fail;
 	}
 	u->f = f;
-	u->expr = expr;
 	u->events = events;
 	u->n = n;
 	scry_record_layout_init(&u->layout, ctx_mask);
@@ -293,8 +293,11 @@ int scry_user_filter_new(struct scry_user_filter **out, const struct scry_filter
 		u->ids[i >> 6] |= 1ULL << (i & 63);
 		if (events[i]->nfields > maxf)
 			maxf = events[i]->nfields;
-		for (size_t r = 0; r < filter_nrefs(expr); r++) {
-			const struct filter_access *a = filter_event_access(expr, i, r);
+		size_t sub;
+		const struct filter *expr = scry_filters_expr(f, i, &sub);
+
+		for (size_t r = 0; expr && r < filter_nrefs(expr); r++) {
+			const struct filter_access *a = filter_event_access(expr, sub, r);
 
 			if (!a || !a->is_ctx || a->ctx_id == SCRY_CTX_CPU_ID ||
 			    (a->ctx_id >= 0 && a->ctx_id < SCRY_CTX_NR && (ctx_mask & (1ULL << a->ctx_id))))
@@ -325,12 +328,14 @@ void scry_user_filter_explain(const struct scry_user_filter *u)
 {
 	for (size_t i = 0; i < u->n; i++) {
 		int r = scry_filters_user_ref(u->f, i);
-		const struct filter_access *a = r >= 0 ? filter_event_access(u->expr, i, (size_t)r) : NULL;
+		size_t sub;
+		const struct filter *expr = scry_filters_expr(u->f, i, &sub);
+		const struct filter_access *a = r >= 0 && expr ? filter_event_access(expr, sub, (size_t)r) : NULL;
 		const char *why = scry_filters_user_why(u->f, i);
 
 		if (a)
 			scry_log(SCRY_LOG_VERBOSE, "scry: filter: %s: `%s` is evaluated in user space (the kernel filter cannot read %s)",
-				u->events[i]->name, filter_ref_text(u->expr, (size_t)r), reason(u->events[i], a));
+				u->events[i]->name, filter_ref_text(expr, (size_t)r), reason(u->events[i], a));
 		else if (why)
 			scry_log(SCRY_LOG_VERBOSE, "scry: filter: %s: evaluated in user space (this kernel cannot run its filter: %s)",
 				u->events[i]->name, why);

@@ -43,7 +43,7 @@ def test_tracefile_size_and_count(daemon, tmp_path, bt2_read):
     daemon.run("enable-event", "-k", "-c", "all", "--syscall", "pwrite64")
     daemon.run("add-context", "-k", "-t", "pid")
     lst = daemon.run("list", "tf").stdout
-    assert "Trace file size: 131072 bytes\n      Trace file count: 3\n" in lst, lst
+    assert "      Trace file count: 3 per stream\n      Trace file size:  131072 bytes\n" in lst, lst
     daemon.run("start")
     n = 20000
     pid = pwrites(0, n)                    # on CPU 0: ~1.4 MB of events per channel

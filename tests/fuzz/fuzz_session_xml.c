@@ -1,8 +1,9 @@
 /* fuzz_session_xml.c — libFuzzer target: input bytes as an LTTng session file through scryd's
  * loader (src/daemon/session_xml.c: libxml2's parser, then scry's reading of the elements).
  * A refusal must say why on one line.  A file that loads is saved again (dsession_save) and
- * loaded back: the same sessions (name, output, snapshot mode, filter, trackers, rotation,
- * channels with their sizes, contexts and event rules). */
+ * loaded back: the same sessions (name, output, snapshot mode, trackers, rotation, channels
+ * with their sizes, timers, output type and mode, contexts, and event rules with their
+ * filters and probe names). */
 #include <assert.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -14,7 +15,6 @@
 static void same(const struct dsession *a, const struct dsession *b)
 {
 	assert(!strcmp(a->name, b->name) && !strcmp(a->dir, b->dir) && a->snapshot == b->snapshot);
-	assert((!a->filter && !b->filter) || (a->filter && b->filter && !strcmp(a->filter, b->filter)));
 	assert(a->npids == b->npids && a->nvpids == b->nvpids && a->nuids == b->nuids && a->ngids == b->ngids);
 	assert(!a->npids || !memcmp(a->pids, b->pids, a->npids * sizeof(*a->pids)));
 	assert(!a->nuids || !memcmp(a->uids, b->uids, a->nuids * sizeof(*a->uids)));
@@ -27,9 +27,14 @@ static void same(const struct dsession *a, const struct dsession *b)
 
 		assert(!strcmp(x->name, y->name) && x->ctx_mask == y->ctx_mask);
 		assert(x->subbuf_size == y->subbuf_size && x->num_subbuf == y->num_subbuf && x->ring_size == y->ring_size);
+		assert(x->switch_timer_us == y->switch_timer_us && x->read_timer_us == y->read_timer_us &&
+		       x->monitor_timer_us == y->monitor_timer_us && x->output_mmap == y->output_mmap &&
+		       x->overwrite == y->overwrite);
 		assert(nx == ny && nx >= 0);
 		for (int k = 0; k < nx; k++)
-			assert(!strcmp(rx[k].spec, ry[k].spec) && rx[k].enabled == ry[k].enabled);
+			assert(!strcmp(rx[k].spec, ry[k].spec) && rx[k].enabled == ry[k].enabled &&
+			       (rx[k].filter ? ry[k].filter && !strcmp(rx[k].filter, ry[k].filter) : !ry[k].filter) &&
+			       (rx[k].name ? ry[k].name && !strcmp(rx[k].name, ry[k].name) : !ry[k].name));
 		free(rx);
 		free(ry);
 	}

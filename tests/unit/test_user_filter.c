@@ -228,7 +228,7 @@ static void test_classify(void **state)
 	char err[256];
 
 	assert_int_equal(scry_filters_use(f, EV_SENDTO), SCRY_FILTER_USER);
-	assert_string_equal(filter_ref_text(scry_filters_expr(f), (size_t)scry_filters_user_ref(f, EV_SENDTO)), "addr[3]");
+	assert_string_equal(filter_ref_text(scry_filters_expr(f, EV_SENDTO, &(size_t){ 0 }), (size_t)scry_filters_user_ref(f, EV_SENDTO)), "addr[3]");
 	assert_int_equal(scry_filters_use(f, EV_OPEN), SCRY_FILTER_NEVER);    /* no addr */
 	assert_int_equal(scry_filters_user_ref(f, EV_OPEN), -1);
 	assert_int_equal(scry_user_filter_new(&u, f, evp, NEV, CTX_MASK, err, sizeof(err)), 0);
@@ -254,6 +254,76 @@ static void test_classify(void **state)
 	scry_filters_free(f);
 	f = prep("$ctx.uid == 0 && fd == 1");
 	assert_int_equal(scry_filters_use(f, EV_SENDTO), SCRY_FILTER_KERNEL);
+	scry_filters_free(f);
+}
+
+/* LTTng's event rules: each rule's filter on the events it matches, OR'ed per event, an
+ * unfiltered rule short-circuiting, a rule that can never accept an event left out of it. */
+static void test_rules(void **state)
+{
+	uint64_t both = (1ULL << EV_SENDTO) | (1ULL << EV_OPEN), sendto = 1ULL << EV_SENDTO, open_ = 1ULL << EV_OPEN;
+	uint64_t poll = 1ULL << EV_POLL, unf = 1ULL << EV_POLL;
+	struct scry_filter_rule rules[] = {
+		{ .name = "a", .text = "fd == 3", .events = &both },
+		{ .name = "b", .text = "addr[0] == 2", .events = &both },     /* open has no addr */
+		{ .name = "c", .text = "filename == \"/x\"", .events = &open_ },
+		{ .name = "d", .text = "fd == 9", .events = &poll },          /* poll has no fd */
+		{ .name = "e", .text = "argv[0] == \"ls\"", .events = &poll },
+	};
+	struct scry_user_filter *u = NULL;
+	struct scry_filters *f;
+	struct buf b;
+	size_t sub;
+	char err[512];
+
+	f = scry_filters_prepare_rules(rules, 3, NULL, evp, NEV, false, err, sizeof(err));
+	if (!f)
+		fail_msg("%s", err);
+	assert_int_equal(scry_filters_use(f, EV_SENDTO), SCRY_FILTER_USER);   /* fd == 3 || addr[0] == 2 */
+	assert_int_equal(scry_filters_use(f, EV_OPEN), SCRY_FILTER_KERNEL);   /* fd == 3 || filename == "/x" */
+	assert_int_equal(scry_filters_use(f, EV_POLL), SCRY_FILTER_NONE);     /* no rule matches it */
+	assert_non_null(scry_filters_expr(f, EV_OPEN, &sub));
+	assert_null(scry_filters_expr(f, EV_POLL, &sub));
+	assert_int_equal(scry_user_filter_new(&u, f, evp, NEV, CTX_MASK, err, sizeof(err)), 0);
+	sendto_ev(&b, 3, (const uint8_t[]){ 7 }, 1);
+	assert_true(scry_user_filter_match(u, 0, b.b, b.n));           /* the first rule */
+	sendto_ev(&b, 4, (const uint8_t[]){ 2 }, 1);
+	assert_true(scry_user_filter_match(u, 0, b.b, b.n));           /* the second */
+	sendto_ev(&b, 4, (const uint8_t[]){ 7 }, 1);
+	assert_false(scry_user_filter_match(u, 0, b.b, b.n));          /* neither */
+	scry_user_filter_free(u);
+	scry_filters_free(f);
+
+	/* poll: a filtered rule and an unfiltered one: recorded as is */
+	f = scry_filters_prepare_rules(rules + 4, 1, &unf, evp, NEV, false, err, sizeof(err));
+	assert_non_null(f);
+	assert_int_equal(scry_filters_use(f, EV_POLL), SCRY_FILTER_NONE);
+	scry_filters_free(f);
+	f = scry_filters_prepare_rules(rules + 4, 1, NULL, evp, NEV, false, err, sizeof(err));
+	assert_non_null(f);
+	assert_int_equal(scry_filters_use(f, EV_POLL), SCRY_FILTER_USER);
+	scry_filters_free(f);
+	/* fd is in none of its events: as lttng, the rule never records them */
+	f = scry_filters_prepare_rules(rules + 3, 1, NULL, evp, NEV, false, err, sizeof(err));
+	assert_non_null(f);
+	assert_int_equal(scry_filters_use(f, EV_POLL), SCRY_FILTER_NEVER);
+	scry_filters_free(f);
+	/* a syntax error: the rule's, named */
+	rules[3].text = "fd ==";
+	f = scry_filters_prepare_rules(rules + 3, 1, NULL, evp, NEV, false, err, sizeof(err));
+	assert_null(f);
+	assert_string_equal(strstr(err, "filter of rule d: ") == err ? "ok" : err, "ok");
+	f = scry_filters_prepare_rules(rules + 2, 1, NULL, evp, NEV, false, err, sizeof(err));
+	assert_non_null(f);
+	assert_int_equal(scry_filters_use(f, EV_OPEN), SCRY_FILTER_KERNEL);
+	assert_int_equal(scry_filters_use(f, EV_SENDTO), SCRY_FILTER_NONE);
+	scry_filters_free(f);
+	/* both rules on open, one of which cannot accept it: the other decides; none: never */
+	rules[1].events = &sendto;
+	f = scry_filters_prepare_rules(rules, 2, NULL, evp, NEV, false, err, sizeof(err));
+	assert_non_null(f);
+	assert_int_equal(scry_filters_use(f, EV_OPEN), SCRY_FILTER_KERNEL);   /* fd == 3 alone */
+	assert_int_equal(scry_filters_use(f, EV_SENDTO), SCRY_FILTER_USER);
 	scry_filters_free(f);
 }
 
@@ -444,6 +514,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_classify),
+		cmocka_unit_test(test_rules),
 		cmocka_unit_test(test_explain),
 		cmocka_unit_test(test_sequence_elements),
 		cmocka_unit_test(test_contexts),
