@@ -10,6 +10,7 @@
 #include "catalog/record.h"
 #include "catalog/symbolize.h"
 #include "ctf/stream.h"
+#include "ctf/writer.h"
 #include "util/clock.h"
 
 struct cpu_stream {
@@ -50,6 +51,8 @@ struct scry_consumer {
 	uint8_t *compact;                /* SCRY_SCRATCH_SIZE */
 	struct scry_syms *syms;          /* user call stacks: their mappings, written to maps */
 	FILE *maps;
+	struct ctf_writer *writer;       /* writes the stream files (NULL: this thread does) */
+	uint64_t writer_queue;           /* bytes it may hold per stream */
 };
 
 /* The user call stack of a record: the mappings of its addresses captured (the process's
@@ -178,6 +181,8 @@ static struct ctf_stream *stream_open(struct scry_consumer *c, struct ctf_stream
 
 	if (f && !(so->sink_ctx = f->open(f->fctx, so->channel, so->cpu, so->stream_id, err, errlen)))
 		return NULL;
+	so->writer = c->writer;
+	so->writer_queue = c->writer_queue;
 	so->sink = f ? f->ops : NULL;
 	if (!(st = ctf_stream_open(so, err, errlen)) && f && f->ops->close)
 		f->ops->close(so->sink_ctx);
@@ -207,6 +212,7 @@ static void consumer_free(struct scry_consumer *c)
 	free(c->misses);
 	free(c->flushed_ns);
 	free(c->compact);
+	ctf_writer_free(c->writer);      /* its streams are closed: nothing queued */
 	scry_syms_free(c->syms);
 	if (c->maps)
 		fclose(c->maps);
@@ -252,6 +258,17 @@ int scry_consumer_open(struct scry_consumer **out, const struct scry_consumer_op
 			goto oom;
 		}
 	}
+	if (o->tdir && !o->keep_packets && !getenv("SCRY_TEST_SYNC_WRITES")) {
+		uint64_t floor = 2 * ((uint64_t)o->ring_size + o->packet_size);
+
+		if (!(c->writer = ctf_writer_new(err, errlen))) {
+			ret = -ENOMEM;
+			goto fail;
+		}
+		c->writer_queue = o->writer_queue ? o->writer_queue : SCRY_WRITER_QUEUE;
+		if (c->writer_queue < floor)
+			c->writer_queue = floor;
+	}
 	c->ncpus = scry_probes_ncpus(o->probes);
 	c->cpus = calloc(c->ncpus, sizeof(*c->cpus));
 	c->kstats = calloc(c->ncpus, sizeof(*c->kstats));
@@ -294,7 +311,9 @@ fail:
 	return ret;
 }
 
-long scry_consumer_poll(struct scry_consumer *c)
+/* Drain every ring once; a ring whose stream's writer has no room for a ring's worth is
+ * left to fill (its overflow counted by the kernel, as always), or with wait, waited for. */
+static long poll_rings(struct scry_consumer *c, bool wait)
 {
 	uint64_t now = scry_monotonic_ns();
 	long total = 0;
@@ -307,10 +326,23 @@ long scry_consumer_poll(struct scry_consumer *c)
 		}
 
 	for (unsigned i = 0; i < c->ncpus; i++) {
-		long n = scry_ring_drain(&c->cpus[i].ring, on_record, &c->cpus[i]);
-		if (n < 0)
+		struct ctf_stream *st = c->cpus[i].stream;
+		long n;
+
+		if (st && !ctf_stream_room(st, c->ring_size)) {
+			if (!wait)
+				continue;
+			ctf_stream_wait_room(st, c->ring_size);
+		}
+		if ((n = scry_ring_drain(&c->cpus[i].ring, on_record, &c->cpus[i])) < 0)
 			return n;
 		total += n;
+	}
+	for (unsigned i = 0; i < c->ncpus && c->writer && !c->write_error; i++) {
+		int r = c->cpus[i].stream ? ctf_stream_error(c->cpus[i].stream) : 0;
+
+		if (r)
+			output_failed(c, r);   /* the writer's: every stream stops */
 	}
 	sum_kstats(c, NULL, true);
 	if (c->last_poll_ns && now > c->last_poll_ns) {
@@ -320,6 +352,11 @@ long scry_consumer_poll(struct scry_consumer *c)
 	c->last_poll_ns = now;
 	c->last_moved = total;
 	return total;
+}
+
+long scry_consumer_poll(struct scry_consumer *c)
+{
+	return poll_rings(c, false);
 }
 
 uint64_t scry_consumer_poll_delay_ns(const struct scry_consumer *c)
@@ -386,7 +423,7 @@ static long flush_and_poll(struct scry_consumer *c)
 		c->flushed_ns[i] = scry_monotonic_ns();
 	}
 	do
-		n = scry_consumer_poll(c);
+		n = poll_rings(c, true);
 	while (n > 0 && ++tries < 8);
 	return n;
 }
@@ -423,7 +460,7 @@ int scry_consumer_rotate_close(struct scry_consumer *c, uint64_t end_ts, char *e
 		c->flushed_ns[i] = scry_monotonic_ns();
 	}
 	do
-		n = scry_consumer_poll(c);
+		n = poll_rings(c, true);
 	while (n > 0 && ++tries < 8);
 	read_misses(c);
 	sum_kstats(c, NULL, true);      /* the chunk's last packets carry the losses so far */
@@ -506,7 +543,7 @@ int scry_consumer_close(struct scry_consumer *c, uint64_t end_ts, struct scry_co
 		c->flushed_ns[i] = scry_monotonic_ns();
 	}
 	do
-		n = scry_consumer_poll(c);
+		n = poll_rings(c, true);
 	while (n > 0);
 	if (n < 0)
 		ret = (int)n;
