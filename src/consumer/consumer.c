@@ -6,6 +6,7 @@
 #include <string.h>
 #include "consumer/consumer.h"
 #include "scry_abi.h"
+#include "consumer/drainer.h"
 #include "consumer/ring.h"
 #include "catalog/record.h"
 #include "catalog/symbolize.h"
@@ -53,6 +54,8 @@ struct scry_consumer {
 	FILE *maps;
 	struct ctf_writer *writer;       /* writes the stream files (NULL: this thread does) */
 	uint64_t writer_queue;           /* bytes it may hold per stream */
+	struct scry_drainer *drainer;    /* live output: the rings drained by a thread of their
+					  * own into FIFOs (NULL: by the polls) */
 };
 
 /* The user call stack of a record: the mappings of its addresses captured (the process's
@@ -204,6 +207,7 @@ static void read_misses(struct scry_consumer *c)
 
 static void consumer_free(struct scry_consumer *c)
 {
+	scry_drainer_free(c->drainer);   /* before the rings it reads */
 	if (c->cpus)
 		for (unsigned i = 0; i < c->ncpus; i++)
 			scry_ring_close(&c->cpus[i].ring);
@@ -296,6 +300,18 @@ int scry_consumer_open(struct scry_consumer **out, const struct scry_consumer_op
 			goto fail;
 		}
 	}
+	if (c->sink) {             /* live output: printing must not hold the rings up */
+		struct scry_ring **rings = calloc(c->ncpus, sizeof(*rings));
+
+		if (!rings)
+			goto oom;
+		for (unsigned i = 0; i < c->ncpus; i++)
+			rings[i] = &c->cpus[i].ring;
+		ret = scry_drainer_start(&c->drainer, rings, c->ncpus, 2 * o->ring_size, err, errlen);
+		free(rings);
+		if (ret)
+			goto fail;
+	}
 	*out = c;
 	return 0;
 oom:
@@ -334,7 +350,9 @@ static long poll_rings(struct scry_consumer *c, bool wait)
 				continue;
 			ctf_stream_wait_room(st, c->ring_size);
 		}
-		if ((n = scry_ring_drain(&c->cpus[i].ring, on_record, &c->cpus[i])) < 0)
+		n = c->drainer ? scry_drainer_take(c->drainer, i, on_record, &c->cpus[i])
+			       : scry_ring_drain(&c->cpus[i].ring, on_record, &c->cpus[i]);
+		if (n < 0)
 			return n;
 		total += n;
 	}
@@ -535,7 +553,9 @@ int scry_consumer_close(struct scry_consumer *c, uint64_t end_ts, struct scry_co
 	int ret = 0;
 	long n;
 
-	/* the programs are detached: hand over what every CPU still has staged */
+	/* the programs are detached: hand over what every CPU still has staged (the drain
+	 * thread stopped: this thread takes the rest) */
+	scry_drainer_stop(c->drainer);
 	for (unsigned i = 0; i < c->ncpus; i++) {
 		int r = scry_probes_staged(c->probes, i) > 2 ? scry_probes_flush_stage(c->probes, i) : 0;
 		if (r && !ret)
