@@ -378,13 +378,20 @@ if [[ -x $SCRY ]]; then
 	"$SCRY" record -q -e syscall:getppid -o "$WORK/trace-view" -- "$GETPPID" "$VIEW_CALLS" >/dev/null 2> "$WORK/view-rec.err"
 	nev=$(summary_field "$WORK/view-rec.err" 1)
 	t_run() { local a b; a=$(date +%s%N); "$@" > /dev/null 2>&1 || return 1; b=$(date +%s%N); echo $((b - a)); }
-	tv=$(t_run "$SCRY" view "$WORK/trace-view") || tv=""
-	if have babeltrace2; then tb=$(t_run babeltrace2 "$WORK/trace-view") || tb=""; else tb=""; fi
+	# interleaved rounds, the best of each (interference only adds time)
+	tv="" tb="" TVS="" TBS=""
+	for r in $(seq "$ROUNDS"); do
+		t=$(t_run "$SCRY" view "$WORK/trace-view") && { TVS+=" $t"; [[ -z $tv || $t -lt $tv ]] && tv=$t; }
+		if have babeltrace2; then
+			t=$(t_run babeltrace2 "$WORK/trace-view") && { TBS+=" $t"; [[ -z $tb || $t -lt $tb ]] && tb=$t; }
+		fi
+	done
 	printf '%-34s %10s\n' "viewer (trace: ${nev:-?} events)" "seconds"
 	printf '%-34s %10s\n' "scry view DIR >/dev/null" "$([[ -n $tv ]] && awk -v t="$tv" 'BEGIN{printf "%.3f", t/1e9}' || echo failed)"
 	printf '%-34s %10s\n' "babeltrace2 DIR >/dev/null" "$([[ -n $tb ]] && awk -v t="$tb" 'BEGIN{printf "%.3f", t/1e9}' || { have babeltrace2 && echo failed || echo "not installed"; })"
 	VIEW_SPEEDUP=$([[ -n $tv && -n $tb ]] && ratio "$tb" "$tv")
-	echo "scry view speed-up over babeltrace2: ${VIEW_SPEEDUP:-?}x"
+	echo "scry view speed-up over babeltrace2: ${VIEW_SPEEDUP:-?}x (best of $ROUNDS interleaved rounds; ms:" \
+		"scry view$(printf ' %d' $(for t in $TVS; do echo $((t / 1000000)); done)), babeltrace2$(printf ' %d' $(for t in $TBS; do echo $((t / 1000000)); done)))"
 else
 	echo "scry view vs babeltrace2: ./scry not built"
 fi
@@ -400,7 +407,7 @@ CLOCK_ADD=$(added floor-clock)
 echo "  (the floor + clock read alone costs $(ratio "$CLOCK_ADD" "$FTRACE_ADD")x ftrace's added cost and $(ratio "$CLOCK_ADD" "$FLOOR_ADD")x the floor's)"
 lost_all="${LOST[scry-a]:-?}/${LOST[scry-cmd]:-?}"
 echo "target: 0 lost events (scry -a / -- cmd)  : $lost_all  $([[ $lost_all == 0/0 ]] && echo met || echo "NOT met")"
-echo "target: scry view >= 5x babeltrace2       : ${VIEW_SPEEDUP:-?}x  $(verdict x "${VIEW_SPEEDUP:-}" '>=' 5)"
+echo "target: scry view >= 10x babeltrace2      : ${VIEW_SPEEDUP:-?}x  $(verdict x "${VIEW_SPEEDUP:-}" '>=' 10)"
 r_rej=$(ratio "$(added scry-rej)" "$FLOOR_ADD"); r_trk=$(ratio "$(added scry-trk)" "$FLOOR_ADD")
 r_acc=$(ratio "$(added scry-acc)" "$SCRY_ADD")
 echo "target: filter rejecting all <= 1.15x floor  : ${r_rej:-?}x  $(verdict x "$r_rej" '<=' 1.15)"

@@ -354,6 +354,25 @@ struct {
 	__type(value, struct thread_ctrs);
 } thread_perf SEC(".maps");
 
+/* A task's namespace-relative user and group ids (the vuid ... vsgid contexts) as last
+ * computed, with what they were computed from: its user namespace (pointer and inode) and
+ * its six kernel ids.  The same inputs give the same outputs (a namespace's id maps are
+ * written once), so an event whose inputs are unchanged reads them here instead of walking
+ * the maps six times (~75 ns each). */
+struct vid_memo {
+	__u64 ns;                    /* the user_namespace's address; 0: never computed */
+	__u32 inum;
+	__u32 kid[6];                /* uid, euid, suid, gid, egid, sgid */
+	__u32 vid[8];                /* as the namespace shows them (6; 8: a bounded index) */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct vid_memo);
+} vid_memos SEC(".maps");
+
 struct back_array back_enter SEC(".maps"), back_exit SEC(".maps"), back_tp SEC(".maps"), back_fork SEC(".maps"),
 	back_uprobe SEC(".maps");
 

@@ -6,10 +6,12 @@
 #include <string.h>
 #include "consumer/consumer.h"
 #include "scry_abi.h"
+#include "consumer/drainer.h"
 #include "consumer/ring.h"
 #include "catalog/record.h"
 #include "catalog/symbolize.h"
 #include "ctf/stream.h"
+#include "ctf/writer.h"
 #include "util/clock.h"
 
 struct cpu_stream {
@@ -50,6 +52,10 @@ struct scry_consumer {
 	uint8_t *compact;                /* SCRY_SCRATCH_SIZE */
 	struct scry_syms *syms;          /* user call stacks: their mappings, written to maps */
 	FILE *maps;
+	struct ctf_writer *writer;       /* writes the stream files (NULL: this thread does) */
+	uint64_t writer_queue;           /* bytes it may hold per stream */
+	struct scry_drainer *drainer;    /* live output: the rings drained by a thread of their
+					  * own into FIFOs (NULL: by the polls) */
 };
 
 /* The user call stack of a record: the mappings of its addresses captured (the process's
@@ -178,6 +184,8 @@ static struct ctf_stream *stream_open(struct scry_consumer *c, struct ctf_stream
 
 	if (f && !(so->sink_ctx = f->open(f->fctx, so->channel, so->cpu, so->stream_id, err, errlen)))
 		return NULL;
+	so->writer = c->writer;
+	so->writer_queue = c->writer_queue;
 	so->sink = f ? f->ops : NULL;
 	if (!(st = ctf_stream_open(so, err, errlen)) && f && f->ops->close)
 		f->ops->close(so->sink_ctx);
@@ -199,6 +207,7 @@ static void read_misses(struct scry_consumer *c)
 
 static void consumer_free(struct scry_consumer *c)
 {
+	scry_drainer_free(c->drainer);   /* before the rings it reads */
 	if (c->cpus)
 		for (unsigned i = 0; i < c->ncpus; i++)
 			scry_ring_close(&c->cpus[i].ring);
@@ -207,6 +216,7 @@ static void consumer_free(struct scry_consumer *c)
 	free(c->misses);
 	free(c->flushed_ns);
 	free(c->compact);
+	ctf_writer_free(c->writer);      /* its streams are closed: nothing queued */
 	scry_syms_free(c->syms);
 	if (c->maps)
 		fclose(c->maps);
@@ -252,6 +262,17 @@ int scry_consumer_open(struct scry_consumer **out, const struct scry_consumer_op
 			goto oom;
 		}
 	}
+	if (o->tdir && !o->keep_packets && !getenv("SCRY_TEST_SYNC_WRITES")) {
+		uint64_t floor = 2 * ((uint64_t)o->ring_size + o->packet_size);
+
+		if (!(c->writer = ctf_writer_new(err, errlen))) {
+			ret = -ENOMEM;
+			goto fail;
+		}
+		c->writer_queue = o->writer_queue ? o->writer_queue : SCRY_WRITER_QUEUE;
+		if (c->writer_queue < floor)
+			c->writer_queue = floor;
+	}
 	c->ncpus = scry_probes_ncpus(o->probes);
 	c->cpus = calloc(c->ncpus, sizeof(*c->cpus));
 	c->kstats = calloc(c->ncpus, sizeof(*c->kstats));
@@ -280,6 +301,18 @@ int scry_consumer_open(struct scry_consumer **out, const struct scry_consumer_op
 			goto fail;
 		}
 	}
+	if (c->sink) {             /* live output: printing must not hold the rings up */
+		struct scry_ring **rings = calloc(c->ncpus, sizeof(*rings));
+
+		if (!rings)
+			goto oom;
+		for (unsigned i = 0; i < c->ncpus; i++)
+			rings[i] = &c->cpus[i].ring;
+		ret = scry_drainer_start(&c->drainer, rings, c->ncpus, 2 * o->ring_size, err, errlen);
+		free(rings);
+		if (ret)
+			goto fail;
+	}
 	*out = c;
 	return 0;
 oom:
@@ -295,7 +328,9 @@ fail:
 	return ret;
 }
 
-long scry_consumer_poll(struct scry_consumer *c)
+/* Drain every ring once; a ring whose stream's writer has no room for a ring's worth is
+ * left to fill (its overflow counted by the kernel, as always), or with wait, waited for. */
+static long poll_rings(struct scry_consumer *c, bool wait)
 {
 	uint64_t now = scry_monotonic_ns();
 	long total = 0;
@@ -308,10 +343,25 @@ long scry_consumer_poll(struct scry_consumer *c)
 		}
 
 	for (unsigned i = 0; i < c->ncpus; i++) {
-		long n = scry_ring_drain(&c->cpus[i].ring, on_record, &c->cpus[i]);
+		struct ctf_stream *st = c->cpus[i].stream;
+		long n;
+
+		if (st && !ctf_stream_room(st, c->ring_size)) {
+			if (!wait)
+				continue;
+			ctf_stream_wait_room(st, c->ring_size);
+		}
+		n = c->drainer ? scry_drainer_take(c->drainer, i, on_record, &c->cpus[i])
+			       : scry_ring_drain(&c->cpus[i].ring, on_record, &c->cpus[i]);
 		if (n < 0)
 			return n;
 		total += n;
+	}
+	for (unsigned i = 0; i < c->ncpus && c->writer && !c->write_error; i++) {
+		int r = c->cpus[i].stream ? ctf_stream_error(c->cpus[i].stream) : 0;
+
+		if (r)
+			output_failed(c, r);   /* the writer's: every stream stops */
 	}
 	sum_kstats(c, NULL, true);
 	if (c->last_poll_ns && now > c->last_poll_ns) {
@@ -321,6 +371,11 @@ long scry_consumer_poll(struct scry_consumer *c)
 	c->last_poll_ns = now;
 	c->last_moved = total;
 	return total;
+}
+
+long scry_consumer_poll(struct scry_consumer *c)
+{
+	return poll_rings(c, false);
 }
 
 uint64_t scry_consumer_poll_delay_ns(const struct scry_consumer *c)
@@ -410,7 +465,7 @@ static long flush_and_poll(struct scry_consumer *c)
 		c->flushed_ns[i] = scry_monotonic_ns();
 	}
 	do
-		n = scry_consumer_poll(c);
+		n = poll_rings(c, true);
 	while (n > 0 && ++tries < 8);
 	return n;
 }
@@ -447,7 +502,7 @@ int scry_consumer_rotate_close(struct scry_consumer *c, uint64_t end_ts, char *e
 		c->flushed_ns[i] = scry_monotonic_ns();
 	}
 	do
-		n = scry_consumer_poll(c);
+		n = poll_rings(c, true);
 	while (n > 0 && ++tries < 8);
 	read_misses(c);
 	sum_kstats(c, NULL, true);      /* the chunk's last packets carry the losses so far */
@@ -478,6 +533,7 @@ int scry_consumer_rotate_open(struct scry_consumer *c, uint64_t start_ts, char *
 			.channel = c->opts.channel, .cpu = i, .uuid = c->opts.uuid,
 			.stream_id = c->opts.stream_id, .stream_instance_id = i,
 			.packet_size = c->opts.packet_size, .start_ts = start_ts,
+			.overwrite_packets = c->opts.overwrite_packets,
 			.tracefile_size = c->opts.tracefile_size, .tracefile_count = c->opts.tracefile_count,
 		};
 
@@ -523,7 +579,9 @@ int scry_consumer_close(struct scry_consumer *c, uint64_t end_ts, struct scry_co
 	int ret = 0;
 	long n;
 
-	/* the programs are detached: hand over what every CPU still has staged */
+	/* the programs are detached: hand over what every CPU still has staged (the drain
+	 * thread stopped: this thread takes the rest) */
+	scry_drainer_stop(c->drainer);
 	for (unsigned i = 0; i < c->ncpus; i++) {
 		int r = scry_probes_staged(c->probes, i) > 2 ? scry_probes_flush_stage(c->probes, i) : 0;
 		if (r && !ret)
@@ -531,7 +589,7 @@ int scry_consumer_close(struct scry_consumer *c, uint64_t end_ts, struct scry_co
 		c->flushed_ns[i] = scry_monotonic_ns();
 	}
 	do
-		n = scry_consumer_poll(c);
+		n = poll_rings(c, true);
 	while (n > 0);
 	if (n < 0)
 		ret = (int)n;

@@ -2,7 +2,8 @@
  * Driven by its owner: scry_consumer_poll() drains every ring once (no wakeup per event:
  * the BPF side never wakes us, the owner polls on a timer), carries the per-CPU loss
  * counters into the streams, and a timer flush closes packets so that a trace cut short
- * is readable up to its last flush. */
+ * is readable up to its last flush.  The stream files are written by a writer thread
+ * (ctf/writer.h): a poll never waits for the disk. */
 #ifndef SCRY_CONSUMER_H
 #define SCRY_CONSUMER_H
 
@@ -49,7 +50,13 @@ struct scry_consumer_opts {
 	const struct ctf_sink_factory *sinks;
 	unsigned overwrite_packets;  /* > 0: an overwrite channel's sub-buffers per CPU waiting for
 				      * the writer (ctf/stream.h), the oldest unwritten overwritten */
+	uint64_t writer_queue;      /* the stream files are written by a writer thread, which
+				     * may hold this many bytes of packets per stream (0:
+				     * SCRY_WRITER_QUEUE; at least two rings and packets): a
+				     * ring whose stream has no room waits in the kernel */
 };
+
+#define SCRY_WRITER_QUEUE (64ull << 20)
 
 struct scry_consumer_stats {
 	uint64_t events;            /* events written to the streams (without any: given to the sink) */

@@ -7,10 +7,18 @@
  * A failed write (disk full, I/O error) leaves the file ending at its last complete packet
  * and fails the stream: it writes nothing more, and the events of the packet that did not
  * fit and every event appended from then on are counted in st.lost, so that nothing is
- * lost uncounted and no write is retried per event. */
+ * lost uncounted and no write is retried per event.
+ *
+ * With a writer (ctf/writer.h), a full packet's buffer is handed to the writer thread
+ * (the stream goes on in a spare buffer) and written there, packet then index entry; its
+ * failure is the stream's at the next append (the packets still queued are counted lost,
+ * as are the events of the current packet).  The packet sink is told of a packet when it
+ * is complete, before the writer wrote it. */
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +27,7 @@
 
 #include "ctf/packet.h"
 #include "ctf/stream.h"
+#include "ctf/writer.h"
 #include "scry_abi.h"
 
 #if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -61,6 +70,28 @@ struct ctf_stream {
 	uint64_t npend;
 	const struct ctf_packet_sink *sink;   /* told of every packet too (a relay), or NULL */
 	void *sink_ctx;
+	/* the writer thread's part (NULL: packets written here).  Atomics: written by it. */
+	struct ctf_writer *writer;
+	uint64_t ticket;         /* the last job given to it */
+	uint64_t queue_max;      /* bytes it may hold for this stream (see ctf_stream_room) */
+	uint64_t queued;         /* atomic: bytes given to it, not yet written */
+	uint64_t wbytes;         /* atomic: bytes it wrote */
+	uint64_t wlost;          /* atomic: events of the packets it could not write */
+	int werr;                /* atomic: its first write error */
+	pthread_mutex_t spare_lock;
+	uint8_t *spare[2];       /* packet buffers back from the writer */
+	unsigned nspare;
+	struct ctf_stream_stats view;   /* what ctf_stream_stats returns */
+};
+
+/* A packet given to the writer thread. */
+struct pkt_job {
+	struct ctf_writer_job base;
+	struct ctf_stream *s;
+	uint8_t *buf;            /* a packet buffer (cap bytes, to the spares) or a copy */
+	size_t len;
+	bool whole;              /* buf is a cap-byte packet buffer */
+	uint64_t events;
 };
 
 /* write() all of buf, retrying short writes and EINTR.  0 or -errno. */
@@ -143,17 +174,23 @@ static void tell_sink(struct ctf_stream *s)
 	s->sink->packet(s->sink_ctx, s->buf, s->used, &pi);
 }
 
-/* A stream whose only output is its sink: the packet handed over, the next one begun. */
-static int sink_only_packet(struct ctf_stream *s, uint64_t end)
+/* The packet (ending at end) is out: the next one begins. */
+static void next_packet(struct ctf_stream *s, uint64_t end)
 {
-	tell_sink(s);
-	s->st.bytes += s->used;
 	s->st.packets++;
 	s->seq++;
 	s->prev_end = end;
 	s->prev_discarded = s->discarded;
 	s->used = PKT_EVENTS_OFF;
 	s->pkt_events = 0;
+}
+
+/* A stream whose only output is its sink: the packet handed over, the next one begun. */
+static int sink_only_packet(struct ctf_stream *s, uint64_t end)
+{
+	tell_sink(s);
+	s->st.bytes += s->used;
+	next_packet(s, end);
 	return 0;
 }
 
@@ -170,12 +207,7 @@ static int hold_packet(struct ctf_stream *s, uint64_t end)
 	s->held_len[slot] = (uint32_t)s->used;
 	if (s->nheld < s->keep)
 		s->nheld++;
-	s->st.packets++;
-	s->seq++;
-	s->prev_end = end;
-	s->prev_discarded = s->discarded;
-	s->used = PKT_EVENTS_OFF;
-	s->pkt_events = 0;
+	next_packet(s, end);
 	return 0;
 }
 
@@ -250,41 +282,21 @@ static int next_tracefile(struct ctf_stream *s)
 	return 0;
 }
 
-/* An overwrite channel's packet (its context filled) written whole to the stream's file (the
- * next tracefile when it would pass the size), then its index entry, as write_packet writes
- * one.  A failure fails the stream (stream_fail) once the file is back at its last complete
- * packet. */
+static int file_write(struct ctf_stream *s, const uint8_t *buf, size_t len, bool *written);
+
+/* An overwrite channel's packet (its context filled) written whole to the stream's file, on
+ * the caller's thread (an overwrite channel has no writer thread), then its index entry.  A
+ * failure fails the stream (stream_fail) once the file is back at its last complete packet. */
 static int emit(struct ctf_stream *s, const uint8_t *buf, size_t used)
 {
-	uint8_t ent[CTF_INDEX_LEN];
-	int r;
+	bool written;
+	int r = file_write(s, buf, used, &written);
 
-	if (s->tracefile_size && s->file_off && s->file_off + used > s->tracefile_size &&
-	    (r = next_tracefile(s)) < 0) {
+	if (written)
+		s->st.bytes += used;
+	if (r < 0)
 		stream_fail(s, r);
-		return r;
-	}
-	r = write_all(s->fd, buf, used);
-	if (r < 0) {
-		/* Leave the file ending at the last complete packet. */
-		if (ftruncate(s->fd, (off_t)s->file_off) == 0)
-			lseek(s->fd, (off_t)s->file_off, SEEK_SET);
-		stream_fail(s, r);
-		return r;
-	}
-	ctf_index_entry(ent, buf, s->file_off);
-	s->file_off += used;
-	s->st.bytes += used;
-	r = write_all(s->idx_fd, ent, sizeof(ent));
-	if (r < 0) {
-		/* The packet is written; readers that find the index short scan the stream. */
-		if (ftruncate(s->idx_fd, (off_t)s->idx_off) == 0)
-			lseek(s->idx_fd, (off_t)s->idx_off, SEEK_SET);
-		stream_fail(s, r);
-		return r;
-	}
-	s->idx_off += sizeof(ent);
-	return 0;
+	return r;
 }
 
 /* An overwrite channel's packet: waits for the writer in the slot of the oldest unwritten
@@ -325,12 +337,135 @@ static int write_pending(struct ctf_stream *s)
 	return s->st.error ? s->st.error : r;
 }
 
-/* Fill in the packet context, write the packet whole, then its index entry.  A failure
- * fails the stream (stream_fail) once the file is back at its last complete packet. */
-static int write_packet(struct ctf_stream *s, uint64_t end_ts)
+/* The packet buf (len bytes, its context filled in) written whole at the end of the file,
+ * then its index entry.  *written: the packet is in the file.  0, or -errno with the file
+ * ending at its last complete packet (the index may then be short: readers scan). */
+static int file_write(struct ctf_stream *s, const uint8_t *buf, size_t len, bool *written)
 {
 	uint8_t ent[CTF_INDEX_LEN];
+	int r;
+
+	*written = false;
+	ctf_writer_test_stall();
+	if (s->tracefile_size && s->file_off && s->file_off + len > s->tracefile_size &&
+	    (r = next_tracefile(s)) < 0)
+		return r;
+	r = write_all(s->fd, buf, len);
+	if (r < 0) {
+		/* Leave the file ending at the last complete packet. */
+		if (ftruncate(s->fd, (off_t)s->file_off) == 0)
+			lseek(s->fd, (off_t)s->file_off, SEEK_SET);
+		return r;
+	}
+	*written = true;
+	ctf_index_entry(ent, buf, s->file_off);
+	s->file_off += len;
+	r = write_all(s->idx_fd, ent, sizeof(ent));
+	if (r < 0) {
+		if (ftruncate(s->idx_fd, (off_t)s->idx_off) == 0)
+			lseek(s->idx_fd, (off_t)s->idx_off, SEEK_SET);
+		return r;
+	}
+	s->idx_off += sizeof(ent);
+	return 0;
+}
+
+/* In the writer thread: a packet of s written (or, the stream's writes failed, counted lost). */
+static void pkt_job_run(struct ctf_writer_job *base)
+{
+	struct pkt_job *j = (struct pkt_job *)base;
+	struct ctf_stream *s = j->s;
+	bool written = false;
+	int r, none = 0;
+
+	r = __atomic_load_n(&s->werr, __ATOMIC_ACQUIRE);
+	if (!r)
+		r = file_write(s, j->buf, j->len, &written);
+	if (written)
+		__atomic_add_fetch(&s->wbytes, j->len, __ATOMIC_RELAXED);
+	else
+		__atomic_add_fetch(&s->wlost, j->events, __ATOMIC_RELAXED);
+	if (r < 0)
+		__atomic_compare_exchange_n(&s->werr, &none, r, false, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+	__atomic_sub_fetch(&s->queued, j->len, __ATOMIC_RELEASE);
+	if (j->whole) {
+		pthread_mutex_lock(&s->spare_lock);
+		if (s->nspare < sizeof(s->spare) / sizeof(s->spare[0])) {
+			s->spare[s->nspare++] = j->buf;
+			j->buf = NULL;
+		}
+		pthread_mutex_unlock(&s->spare_lock);
+	}
+	free(j->buf);
+	free(j);
+}
+
+/* The current packet (its context filled in) given to the writer: its buffer handed over
+ * and a spare one taken (a small packet is copied instead).  0 or -ENOMEM. */
+static int submit_packet(struct ctf_stream *s)
+{
+	struct pkt_job *j = malloc(sizeof(*j));
+	uint8_t *nb = NULL;
+
+	if (!j)
+		return -ENOMEM;
+	*j = (struct pkt_job){ .base.run = pkt_job_run, .s = s, .len = s->used, .events = s->pkt_events };
+	if (s->used <= 4096) {
+		if (!(j->buf = malloc(s->used))) {
+			free(j);
+			return -ENOMEM;
+		}
+		memcpy(j->buf, s->buf, s->used);
+	} else {
+		pthread_mutex_lock(&s->spare_lock);
+		if (s->nspare)
+			nb = s->spare[--s->nspare];
+		pthread_mutex_unlock(&s->spare_lock);
+		if (!nb && !(nb = malloc(s->cap))) {
+			free(j);
+			return -ENOMEM;
+		}
+		memcpy(nb, s->buf, PKT_EVENTS_OFF);   /* the header's constant fields */
+		j->buf = s->buf;
+		j->whole = true;
+		s->buf = nb;
+	}
+	__atomic_add_fetch(&s->queued, j->len, __ATOMIC_RELAXED);
+	s->ticket = ctf_writer_submit(s->writer, &j->base);
+	return 0;
+}
+
+/* The writer's error, if it had one, made the stream's (its current packet lost). */
+static int take_writer_error(struct ctf_stream *s)
+{
+	int r = s->writer ? __atomic_load_n(&s->werr, __ATOMIC_ACQUIRE) : 0;
+
+	if (r && !s->st.error)
+		stream_fail(s, r);
+	return r;
+}
+
+static bool ticket_done(void *arg)
+{
+	const struct ctf_stream *s = arg;
+
+	return ctf_writer_done(s->writer) >= s->ticket;
+}
+
+/* Every packet given to the writer is written (or counted lost). */
+static void wait_written(struct ctf_stream *s)
+{
+	if (s->writer && s->ticket)
+		ctf_writer_wait(s->writer, ticket_done, s);
+}
+
+/* Fill in the packet context, write the packet whole, then its index entry (or give it to
+ * the writer thread).  A failure fails the stream (stream_fail) once the file is back at
+ * its last complete packet. */
+static int write_packet(struct ctf_stream *s, uint64_t end_ts)
+{
 	uint64_t end;
+	bool written;
 	int r;
 
 	/* Readers count the events lost in a packet as the increase over the previous
@@ -361,42 +496,29 @@ static int write_packet(struct ctf_stream *s, uint64_t end_ts)
 		return pend_packet(s, end);
 	if (s->fd < 0)
 		return sink_only_packet(s, end);
+	if (s->writer) {
+		tell_sink(s);
+		if ((r = submit_packet(s)) < 0) {
+			stream_fail(s, r);
+			return r;
+		}
+		next_packet(s, end);
+		return 0;
+	}
 
-	if (s->tracefile_size && s->file_off && s->file_off + s->used > s->tracefile_size &&
-	    (r = next_tracefile(s)) < 0) {
+	r = file_write(s, s->buf, s->used, &written);
+	if (!written) {
 		stream_fail(s, r);
 		return r;
 	}
-	r = write_all(s->fd, s->buf, s->used);
-	if (r < 0) {
-		/* Leave the file ending at the last complete packet. */
-		if (ftruncate(s->fd, (off_t)s->file_off) == 0)
-			lseek(s->fd, (off_t)s->file_off, SEEK_SET);
-		stream_fail(s, r);
-		return r;
-	}
-
-	ctf_index_entry(ent, s->buf, s->file_off);
 	tell_sink(s);
-
-	s->file_off += s->used;
 	s->st.bytes += s->used;
-	s->st.packets++;
-	s->seq++;
-	s->prev_end = end;
-	s->prev_discarded = s->discarded;
-	s->used = PKT_EVENTS_OFF;
-	s->pkt_events = 0;
-
-	r = write_all(s->idx_fd, ent, sizeof(ent));
+	next_packet(s, end);
 	if (r < 0) {
 		/* The packet is written; readers that find the index short scan the stream. */
-		if (ftruncate(s->idx_fd, (off_t)s->idx_off) == 0)
-			lseek(s->idx_fd, (off_t)s->idx_off, SEEK_SET);
 		stream_fail(s, r);
 		return r;
 	}
-	s->idx_off += sizeof(ent);
 	return 0;
 }
 
@@ -458,8 +580,14 @@ struct ctf_stream *ctf_stream_open(const struct ctf_stream_opts *o, char *err, s
 			goto fail;
 		}
 	}
+	pthread_mutex_init(&s->spare_lock, NULL);
 	if (!o->kdir || !o->idir)
 		return s;            /* the sink is the only output */
+	/* a writer thread, but not for split tracefiles: their files are made on this thread */
+	if (o->writer && !o->tracefile_size && !s->pend) {
+		s->writer = o->writer;
+		s->queue_max = o->writer_queue;
+	}
 	s->kdir = scry_dirh_ref(o->kdir);
 	s->idir = scry_dirh_ref(o->idir);
 	s->tracefile_size = o->tracefile_size;
@@ -498,6 +626,8 @@ int ctf_stream_append(struct ctf_stream *s, const void *ev, size_t len)
 	uint64_t ts, floor;
 	uint64_t k;
 
+	if (s->writer && __builtin_expect(__atomic_load_n(&s->werr, __ATOMIC_RELAXED) != 0, 0))
+		take_writer_error(s);
 	if (s->st.error) {
 		s->st.lost++;
 		return s->st.error;
@@ -566,6 +696,7 @@ int ctf_stream_flush(struct ctf_stream *s)
 {
 	int r;
 
+	take_writer_error(s);
 	if (s->st.error)
 		return s->st.error;
 	r = s->pkt_events ? write_packet(s, 0) : 0;
@@ -587,8 +718,48 @@ int ctf_stream_seal(struct ctf_stream *s, uint64_t end_ts)
 
 	if (s->keep)
 		return ctf_stream_flush(s);
+	take_writer_error(s);
 	r = write_last(s, end_ts);
-	return r || !s->pend ? r : write_pending(s);
+	if (!r && s->pend)
+		r = write_pending(s);
+	wait_written(s);             /* on disk, as a stop promises */
+	return r ? r : take_writer_error(s);
+}
+
+bool ctf_stream_room(const struct ctf_stream *s, size_t bytes)
+{
+	uint64_t q;
+
+	if (!s->writer)
+		return true;
+	q = __atomic_load_n(&s->queued, __ATOMIC_ACQUIRE);
+	return q == 0 || q + bytes + s->cap <= s->queue_max;
+}
+
+struct room_arg {
+	const struct ctf_stream *s;
+	size_t bytes;
+};
+
+static bool has_room(void *arg)
+{
+	const struct room_arg *a = arg;
+
+	return ctf_stream_room(a->s, a->bytes);
+}
+
+void ctf_stream_wait_room(struct ctf_stream *s, size_t bytes)
+{
+	struct room_arg a = { s, bytes };
+
+	if (s->writer)
+		ctf_writer_wait(s->writer, has_room, &a);
+}
+
+int ctf_stream_error(struct ctf_stream *s)
+{
+	take_writer_error(s);
+	return s->st.error;
 }
 
 void ctf_stream_idle_until(struct ctf_stream *s, uint64_t ts)
@@ -627,6 +798,7 @@ int ctf_stream_close(struct ctf_stream *s, uint64_t end_ts, struct ctf_stream_st
 		free(s);
 		return 0;
 	}
+	take_writer_error(s);
 	r = write_last(s, end_ts);
 	if (!r && s->pend)
 		r = write_pending(s);
@@ -634,6 +806,7 @@ int ctf_stream_close(struct ctf_stream *s, uint64_t end_ts, struct ctf_stream_st
 		free(s->pbuf[i]);
 	free(s->pbuf);
 	free(s->plen);
+	wait_written(s);
 	if (s->fd >= 0) {
 		if (fsync(s->fd) < 0 && r == 0)
 			r = -errno;
@@ -647,18 +820,32 @@ int ctf_stream_close(struct ctf_stream *s, uint64_t end_ts, struct ctf_stream_st
 	if (s->sink && s->sink->close)
 		s->sink->close(s->sink_ctx);
 	if (final)
-		*final = s->st;
+		*final = *ctf_stream_stats(s);
 	scry_dirh_unref(s->kdir);
 	scry_dirh_unref(s->idir);
+	for (unsigned i = 0; i < s->nspare; i++)
+		free(s->spare[i]);
+	pthread_mutex_destroy(&s->spare_lock);
 	free(s->buf);
 	free(s->offs);
 	free(s);
 	return r;
 }
 
-const struct ctf_stream_stats *ctf_stream_stats(const struct ctf_stream *s)
+const struct ctf_stream_stats *ctf_stream_stats(struct ctf_stream *s)
 {
-	return &s->st;
+	uint64_t wl;
+
+	s->view = s->st;
+	if (!s->writer)
+		return &s->view;
+	wl = __atomic_load_n(&s->wlost, __ATOMIC_RELAXED);
+	s->view.bytes += __atomic_load_n(&s->wbytes, __ATOMIC_RELAXED);
+	s->view.events -= wl;
+	s->view.lost += wl;
+	if (!s->view.error)
+		s->view.error = __atomic_load_n(&s->werr, __ATOMIC_RELAXED);
+	return &s->view;
 }
 
 int ctf_stream_snapshot(struct ctf_stream *s, struct scry_dirh *kdir, struct scry_dirh *idir, uint64_t max_bytes,

@@ -7,13 +7,18 @@
  * the current packet's last one is moved to its place in the packet; one older than
  * what is already written gets the last written timestamp), and writes each packet whole when it is
  * full or flushed.  A failed write (disk full) fails the stream: the file ends at its last
- * complete packet, nothing more is written, and every event not written is counted. */
+ * complete packet, nothing more is written, and every event not written is counted.
+ * With a writer thread (opts.writer), the packets are written there: a full packet never
+ * waits for the disk; close and seal wait until everything given to it is written. */
 #ifndef SCRY_CTF_STREAM_H
 #define SCRY_CTF_STREAM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "util/dirh.h"
+
+struct ctf_writer;
 
 /* What a packet sink is told of each packet besides its bytes: its context's values. */
 struct ctf_packet_info {
@@ -69,6 +74,11 @@ struct ctf_stream_opts {
 	 * writes them; one completed while the ring is full overwrites the oldest unwritten one:
 	 * a lost packet (a gap in packet_seq_num).  Not with a sink. */
 	unsigned overwrite_packets;
+	struct ctf_writer *writer;  /* non-NULL: the files written by this writer thread
+				     * (ctf/writer.h; not with tracefile_size), which outlives
+				     * the stream; NULL: written by the caller's thread */
+	uint64_t writer_queue;      /* with a writer: the bytes it may hold for this stream
+				     * (ctf_stream_room) */
 };
 
 struct ctf_stream_stats {
@@ -105,7 +115,16 @@ int ctf_stream_seal(struct ctf_stream *s, uint64_t end_ts);
  * end_ts: timestamp_end of the last packet if later than its last event.
  * final (may be NULL): the stream's totals, the last packets included. */
 int ctf_stream_close(struct ctf_stream *s, uint64_t end_ts, struct ctf_stream_stats *final);
-const struct ctf_stream_stats *ctf_stream_stats(const struct ctf_stream *s);
+/* The totals so far (with a writer: its bytes written and the events of the packets it
+ * could not write included).  Valid until the next call on s. */
+const struct ctf_stream_stats *ctf_stream_stats(struct ctf_stream *s);
+/* With a writer: may bytes more of events be appended without passing writer_queue (the
+ * writer holding nothing always leaves room)?  Without one, always true. */
+bool ctf_stream_room(const struct ctf_stream *s, size_t bytes);
+/* Block until ctf_stream_room(s, bytes) (a final drain, a stop). */
+void ctf_stream_wait_room(struct ctf_stream *s, size_t bytes);
+/* The error that failed the stream (its writer's included), or 0. */
+int ctf_stream_error(struct ctf_stream *s);
 /* Nothing more before ts will be in the stream (a live tick drained everything older): its
  * next packet begins no earlier, and an event older than ts that still comes gets ts
  * (counted in clamped).  A live viewer then never sees a packet begin before a beacon.

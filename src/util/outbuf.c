@@ -9,6 +9,7 @@ int ob_init(struct outbuf *ob, FILE *f)
 	ob->n = 0;
 	ob->f = f;
 	ob->error = 0;
+	ob->flushes = 0;
 	return ob->buf ? 0 : -1;
 }
 
@@ -17,6 +18,7 @@ void ob_flush(struct outbuf *ob)
 	if (ob->n && !ob->error && fwrite(ob->buf, 1, ob->n, ob->f) != ob->n)
 		ob->error = 1;
 	ob->n = 0;
+	ob->flushes++;
 }
 
 void ob_free(struct outbuf *ob)
@@ -79,6 +81,19 @@ void ob_u64_pad(struct outbuf *ob, uint64_t v, int width)
 	char tmp[24];
 	int i = 0;
 	char *e = tmp + sizeof(tmp), *p = e;
+
+	if (width == 9 && v < 1000000000) {   /* nanoseconds: two digits at a time */
+		uint32_t x = (uint32_t)v;
+
+		for (int k = 0; k < 4; k++) {
+			p -= 2;
+			memcpy(p, digits2 + 2 * (x % 100), 2);
+			x /= 100;
+		}
+		*--p = (char)('0' + x);
+		ob_write(ob, p, 9);
+		return;
+	}
 	do {
 		*--p = (char)('0' + v % 10);
 		v /= 10;

@@ -16,6 +16,7 @@ struct outbuf {
 	size_t n;
 	FILE *f;
 	int error;            /* a write failed (EPIPE...) */
+	unsigned long flushes;   /* how many times buf was emptied (text made in it moved) */
 };
 
 int ob_init(struct outbuf *ob, FILE *f);

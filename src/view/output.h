@@ -8,6 +8,22 @@
 #include "view/reader.h"
 
 struct scry_syms;
+struct plan;
+
+/* A context scope's text kept with the values it was made of (output_text.c): the next
+ * event whose scope has the same values copies it (contexts repeat event after event). */
+#define TEXT_MEMO_VALS 16
+#define TEXT_MEMO_STR  128
+#define TEXT_MEMO_TEXT 480
+#define TEXT_MEMO_WAYS 4
+struct text_memo {
+	const struct plan *plan;
+	size_t nv, nstr, ntext;
+	uint64_t u[TEXT_MEMO_VALS];
+	uint32_t strs;            /* bit i: value i is a string (its bytes in str) */
+	uint8_t str[TEXT_MEMO_STR];
+	char text[TEXT_MEMO_TEXT];
+};
 
 struct text_out {
 	struct outbuf *ob;
@@ -15,6 +31,8 @@ struct text_out {
 	bool have_last;
 	int64_t last_ns;
 	struct scry_syms *syms;   /* non-NULL: call stack contexts' addresses symbolized */
+	struct text_memo memo[2][TEXT_MEMO_WAYS];   /* packet context, stream event context */
+	unsigned memo_next[2];
 };
 
 void text_out_init(struct text_out *o, struct outbuf *ob, bool gmt);

@@ -22,11 +22,26 @@ void text_out_init(struct text_out *o, struct outbuf *ob, bool gmt)
 	o->tod.gmt = gmt;
 }
 
+/* Bytes that a string cannot print as they are: controls, '"', '\\', DEL. */
+static const uint8_t needs_escape[256] = {
+	[0 ... 0x1f] = 1, ['"'] = 1, ['\\'] = 1, [0x7f] = 1,
+};
+
 static void put_escaped(struct outbuf *ob, const uint8_t *p, size_t len)
 {
+	size_t i = 0;
+
+	while (i < len && !needs_escape[p[i]])
+		i++;
+	if (i == len) {                  /* the common case: nothing to escape */
+		ob_putc(ob, '"');
+		ob_write(ob, p, len);
+		ob_putc(ob, '"');
+		return;
+	}
 	ob_putc(ob, '"');
-	size_t run = 0;
-	for (size_t i = 0; i < len; i++) {
+	size_t run = i;                  /* the clean prefix */
+	for (; i < len; i++) {
 		uint8_t c = p[i];
 		const char *esc = NULL;
 		switch (c) {
@@ -285,6 +300,92 @@ static int64_t event_pid(const struct plan *p, const struct val *v)
 	return tid;
 }
 
+/* The memo of plan p for the nv values v: its entry when they are the same, else NULL. */
+static const struct text_memo *memo_find(const struct text_memo *ways, const struct plan *p, const struct val *v,
+					 size_t nv)
+{
+	for (unsigned w = 0; w < TEXT_MEMO_WAYS; w++) {
+		const struct text_memo *m = &ways[w];
+		size_t off = 0, i;
+
+		if (m->plan != p || m->nv != nv)
+			continue;
+		for (i = 0; i < nv; i++) {
+			if (m->u[i] != v[i].u || !!(m->strs >> i & 1) != (v[i].p != NULL))
+				break;
+			if (v[i].p) {
+				if (memcmp(m->str + off, v[i].p, v[i].u))
+					break;
+				off += v[i].u;
+			}
+		}
+		if (i == nv)
+			return m;
+	}
+	return NULL;
+}
+
+/* Keep text (ntext bytes) as the memo of plan p for its values, if they fit. */
+static void memo_keep(struct text_out *o, int k, const struct plan *p, const struct val *v, size_t nv,
+		      const char *text, size_t ntext)
+{
+	struct text_memo *m = &o->memo[k][o->memo_next[k] % TEXT_MEMO_WAYS];
+	size_t off = 0;
+
+	if (nv > TEXT_MEMO_VALS || ntext > TEXT_MEMO_TEXT)
+		return;
+	m->plan = NULL;
+	m->strs = 0;
+	for (size_t i = 0; i < nv; i++) {
+		m->u[i] = v[i].u;
+		if (!v[i].p)
+			continue;
+		if (v[i].u > TEXT_MEMO_STR - off)
+			return;
+		memcpy(m->str + off, v[i].p, v[i].u);
+		off += v[i].u;
+		m->strs |= 1u << i;
+	}
+	memcpy(m->text, text, ntext);
+	m->nv = nv;
+	m->nstr = off;
+	m->ntext = ntext;
+	m->plan = p;
+	o->memo_next[k]++;
+}
+
+/* Does plan p print call stacks (symbolized as the maps go: not kept)? */
+static bool has_stack(const struct plan *p)
+{
+	for (uint32_t i = 0; i < p->n; i++)
+		if (p->ops[i].kind == OP_ARRAY && p->ops[i].name && p->ops[i].name_len >= 9 &&
+		    !memcmp(p->ops[i].name, "callstack", 9))
+			return true;
+	return false;
+}
+
+/* A context scope (k: 0 packet context, 1 stream event context) of nv values: its memo's
+ * text when its values repeat, else printed and kept. */
+static void put_ctx_scope(struct text_out *o, int k, const struct plan *p, const struct val *v, size_t nv)
+{
+	struct outbuf *ob = o->ob;
+	const struct text_memo *m = nv <= TEXT_MEMO_VALS ? memo_find(o->memo[k], p, v, nv) : NULL;
+	unsigned long flushes;
+	size_t start;
+
+	if (m) {
+		ob_write(ob, m->text, m->ntext);
+		return;
+	}
+	if (ob->n > OUTBUF_SIZE - OUTBUF_SLACK - TEXT_MEMO_TEXT)
+		ob_flush(ob);
+	flushes = ob->flushes;
+	start = ob->n;
+	put_field(ob, p->ops, 0, &v);
+	if (ob->flushes == flushes && !has_stack(p))
+		memo_keep(o, k, p, v - nv, nv, ob->buf + start, ob->n - start);
+}
+
 void text_event(struct text_out *o, struct view_stream *s)
 {
 	struct outbuf *ob = o->ob;
@@ -319,6 +420,7 @@ void text_event(struct text_out *o, struct view_stream *s)
 	const struct plan *scopes[4] = { &s->sc->pctx, &s->sc->ectx, &s->ev->ctx, &s->ev->fields };
 	const struct val *starts[4] = { s->pvals.v, s->vals.v, s->vals.v + s->nv_ectx,
 					s->vals.v + s->nv_ectx + s->nv_ctx };
+	const size_t nvals[2] = { s->pvals.n, s->nv_ectx };
 	bool first = true;
 	stk.syms = o->syms;
 	stk.pid = o->syms ? event_pid(&s->sc->ectx, s->vals.v) : -1;
@@ -332,7 +434,10 @@ void text_event(struct text_out *o, struct view_stream *s)
 			OB_LIT(ob, ", ");
 		first = false;
 		const struct val *v = starts[k];
-		put_field(ob, p->ops, 0, &v);
+		if (k < 2)
+			put_ctx_scope(o, k, p, v, nvals[k]);
+		else
+			put_field(ob, p->ops, 0, &v);
 	}
 	ob_putc(ob, '\n');
 }

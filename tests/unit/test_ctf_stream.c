@@ -1,13 +1,18 @@
 /* test_ctf_stream.c — the stream writer, read back byte by byte: packet header and
  * context, sizes, sequence numbers, cumulative discarded counts, timestamp clamping and
- * packet bounds, the LTTng index (big-endian), flush/close rules, exclusive creation. */
+ * packet bounds, the LTTng index (big-endian), flush/close rules, exclusive creation; with a
+ * writer thread, the same bytes, and a failed write that ends the file at its last packet. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
 
+#include <signal.h>
+#include <sys/resource.h>
+
 #include "ctf_test_util.h"
+#include "ctf/writer.h"
 
 #define EV_LEN   18                      /* header 10 + int64 ret, no context */
 #define HDR      84
@@ -438,6 +443,116 @@ static void test_bytes_preserved(void **state)
 	free(all);
 }
 
+/* One run of a mixed workload (packets of 8 KiB filled, discards, a reordered event, timer
+ * flushes) into cpu 10's stream, written by w or (w NULL) here; the stream and index bytes. */
+static void mixed_run(struct ctf_writer *w, uint8_t **data, size_t *dlen, uint8_t **idx, size_t *ilen,
+		      struct ctf_stream_stats *fin)
+{
+	struct ctf_stream_opts o = {
+		.kdir = kd, .idir = id, .channel = "channel0", .cpu = 10, .uuid = t_uuid,
+		.stream_instance_id = 10, .packet_size = 8192, .start_ts = 5,
+		.writer = w, .writer_queue = 1 << 20,
+	};
+	char err[256] = "", path[128];
+	struct ctf_stream *s = ctf_stream_open(&o, err, sizeof(err));
+
+	if (!s)
+		fail_msg("ctf_stream_open: %s", err);
+	for (int i = 0; i < 5000; i++) {
+		append_ret(s, 1000 + 10 * (uint64_t)i - (i % 97 == 3 ? 15 : 0), i);
+		if (i == 40)
+			ctf_stream_set_discarded(s, 7);
+		if (i % 1111 == 0)
+			assert_int_equal(ctf_stream_flush(s), 0);
+	}
+	assert_true(ctf_stream_room(s, 0));
+	ctf_stream_set_discarded(s, 9);
+	assert_int_equal(ctf_stream_close(s, 99999, fin), 0);
+	snprintf(path, sizeof(path), "%s/channel0_10", tmpdir);
+	assert_non_null(*data = slurp(path, dlen));
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/index/channel0_10.idx", tmpdir);
+	assert_non_null(*idx = slurp(path, ilen));
+	unlink(path);
+}
+
+/* The writer thread writes exactly the bytes the stream writes by itself. */
+static void test_writer_same_bytes(void **state)
+{
+	char err[256];
+	struct ctf_writer *w = ctf_writer_new(err, sizeof(err));
+	struct ctf_stream_stats f1, f2;
+	uint8_t *d1, *d2, *i1, *i2;
+	size_t dl1, dl2, il1, il2;
+
+	assert_non_null(w);
+	mixed_run(NULL, &d1, &dl1, &i1, &il1, &f1);
+	mixed_run(w, &d2, &dl2, &i2, &il2, &f2);
+	ctf_writer_free(w);
+	assert_true(dl1 > 10 * 8192);
+	assert_int_equal(dl1, dl2);
+	assert_memory_equal(d1, d2, dl1);
+	assert_int_equal(il1, il2);
+	assert_memory_equal(i1, i2, il1);
+	assert_int_equal(f1.events, 5000);
+	assert_int_equal(f2.events, 5000);
+	assert_int_equal(f2.bytes, dl2);
+	assert_int_equal(f2.packets, f1.packets);
+	assert_int_equal(f2.lost, 0);
+	assert_int_equal(f2.error, 0);
+	free(d1);
+	free(d2);
+	free(i1);
+	free(i2);
+}
+
+/* A write that fails in the writer thread (the file size limit: EFBIG, as a full disk
+ * would): the file ends at its last complete packet, the index lists exactly those, and
+ * every event appended is either in the file or counted lost. */
+static void test_writer_failure(void **state)
+{
+	struct rlimit old, lim = { 10 * 8192 + 4000, RLIM_INFINITY };
+	char err[256];
+	struct ctf_writer *w = ctf_writer_new(err, sizeof(err));
+	struct ctf_stream_opts o = {
+		.kdir = kd, .idir = id, .channel = "channel0", .cpu = 3, .uuid = t_uuid,
+		.stream_instance_id = 3, .packet_size = 8192, .writer = w, .writer_queue = 1 << 20,
+	};
+	struct ctf_stream *s;
+	struct ctf_stream_stats fin;
+	struct pkt p[64];
+	uint64_t ts[8192];
+	size_t n, nts;
+	int appended = 0, r = 0;
+
+	assert_non_null(w);
+	assert_non_null(s = ctf_stream_open(&o, err, sizeof(err)));
+	signal(SIGXFSZ, SIG_IGN);
+	getrlimit(RLIMIT_FSIZE, &old);
+	lim.rlim_max = old.rlim_max;
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	for (int i = 0; i < 8000 && r == 0; i++) {
+		struct ebuf e;
+
+		eb_start(&e, T_OPENAT_EXIT, 100 + (uint64_t)i, 0, 0, "");
+		eb_u64(&e, (uint64_t)i);
+		r = ctf_stream_append(s, e.b, e.n);
+		appended++;
+		if (i % 500 == 0)
+			usleep(2000);        /* the writer's error reaches the appends */
+	}
+	ctf_stream_close(s, 0, &fin);
+	setrlimit(RLIMIT_FSIZE, &old);
+	ctf_writer_free(w);
+	assert_int_equal(fin.error, -EFBIG);
+	n = read_packets(3, p, 64, ts, &nts);
+	assert_int_equal(n, 10);                  /* whole packets only */
+	check_index(3, p, n);
+	assert_int_equal(fin.events, nts);
+	assert_int_equal(fin.events + fin.lost, (uint64_t)appended);
+	assert_int_equal(fin.bytes, 10 * 8192 - 10 * ((8192 - HDR) % EV_LEN));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -448,6 +563,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_flush_and_close_rules, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bytes_preserved, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_writer_same_bytes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_writer_failure, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -85,6 +85,58 @@ static __always_inline __u32 vgid_of(struct task_struct *t, __u32 kgid)
 	return map_id_up((void *)ns + bpf_core_field_offset(struct user_namespace, gid_map), kgid, ovf_gid);
 }
 
+/* Context c (SCRY_CTX_VUID ... SCRY_CTX_VSGID) of t, its user namespace's maps walked. */
+static __always_inline __u32 vid_slow(struct task_struct *t, const int c)
+{
+	switch (c) {
+	case SCRY_CTX_VUID:  return vuid_of(t, BPF_CORE_READ(t, cred, uid.val));
+	case SCRY_CTX_VEUID: return vuid_of(t, BPF_CORE_READ(t, cred, euid.val));
+	case SCRY_CTX_VSUID: return vuid_of(t, BPF_CORE_READ(t, cred, suid.val));
+	case SCRY_CTX_VGID:  return vgid_of(t, BPF_CORE_READ(t, cred, gid.val));
+	case SCRY_CTX_VEGID: return vgid_of(t, BPF_CORE_READ(t, cred, egid.val));
+	default:             return vgid_of(t, BPF_CORE_READ(t, cred, sgid.val));
+	}
+}
+
+/* The six namespace-relative ids of t (struct vid_memo), the maps walked again only when
+ * its user namespace or one of its kernel ids changed: on the common path, a task storage
+ * lookup and eight loads from the task's credentials.  NULL without a memo (no memory).
+ * t is current: its credentials cannot change meanwhile. */
+static __noinline struct vid_memo *vids_of(struct task_struct *t)
+{
+	struct vid_memo *m = bpf_task_storage_get(&vid_memos, t, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	const struct cred *c = t->cred;
+	struct user_namespace *ns;
+	__u32 k[6], inum;
+	bool same;
+
+	if (!m || !c || !(ns = c->user_ns))
+		return NULL;
+	k[0] = c->uid.val;
+	k[1] = c->euid.val;
+	k[2] = c->suid.val;
+	k[3] = c->gid.val;
+	k[4] = c->egid.val;
+	k[5] = c->sgid.val;
+	inum = ns->ns.inum;
+	same = m->ns == (__u64)ns && m->inum == inum;
+	for (int i = 0; i < 6; i++)
+		same = same && m->kid[i] == k[i];
+	if (same)
+		return m;
+	m->vid[0] = vuid_of(t, k[0]);
+	m->vid[1] = vuid_of(t, k[1]);
+	m->vid[2] = vuid_of(t, k[2]);
+	m->vid[3] = vgid_of(t, k[3]);
+	m->vid[4] = vgid_of(t, k[4]);
+	m->vid[5] = vgid_of(t, k[5]);
+	for (int i = 0; i < 6; i++)
+		m->kid[i] = k[i];
+	m->inum = inum;
+	m->ns = (__u64)ns;
+	return m;
+}
+
 /* This CPU's preempt count without PREEMPT_NEED_RESCHED (x86 keeps that bit inverted in
  * it): the per-CPU __preempt_count, found at its distance from this CPU's runqueue (current's
  * se.cfs_rq->rq), as BTF's .data..percpu gives it (src/kernel/ctx_paths.c). */
@@ -181,12 +233,9 @@ static __always_inline __s64 ctx_ext_int(struct task_struct *t, const int c)
 	case SCRY_CTX_EGID:      return (__u32)t->cred->egid.val;
 	case SCRY_CTX_SGID:      return (__u32)t->cred->sgid.val;
 	case SCRY_CTX_SUID:      return (__u32)t->cred->suid.val;
-	case SCRY_CTX_VUID:      return vuid_of(t, BPF_CORE_READ(t, cred, uid.val));
-	case SCRY_CTX_VEUID:     return vuid_of(t, BPF_CORE_READ(t, cred, euid.val));
-	case SCRY_CTX_VSUID:     return vuid_of(t, BPF_CORE_READ(t, cred, suid.val));
-	case SCRY_CTX_VGID:      return vgid_of(t, BPF_CORE_READ(t, cred, gid.val));
-	case SCRY_CTX_VEGID:     return vgid_of(t, BPF_CORE_READ(t, cred, egid.val));
-	case SCRY_CTX_VSGID:     return vgid_of(t, BPF_CORE_READ(t, cred, sgid.val));
+	case SCRY_CTX_VUID: case SCRY_CTX_VEUID: case SCRY_CTX_VSUID:
+	case SCRY_CTX_VGID: case SCRY_CTX_VEGID: case SCRY_CTX_VSGID:
+		return vid_slow(t, c);
 	case SCRY_CTX_TIME_NS:   return (__u32)t->nsproxy->time_ns->ns.inum;
 	default:                 return 0;
 	}
@@ -197,8 +246,21 @@ static __always_inline __s64 ctx_ext_int(struct task_struct *t, const int c)
  * it carries, not for a test of each of the ~45 (~90 ns an event). */
 static __noinline __u32 write_head_ext(__u8 *b, __u32 pos, struct task_struct *t, __u32 own_migr)
 {
+	struct vid_memo *vm = NULL;
+	bool vm_asked = false;
+
 	for (__u32 i = 0; i < n_ext_ctx && i < SCRY_CTX_NR; i++) {
 		int c = ext_ctx[i];
+
+		if (c >= SCRY_CTX_VUID && c <= SCRY_CTX_VSGID) {   /* one memo for the six */
+			if (!vm_asked) {
+				vm = vids_of(t);
+				vm_asked = true;
+			}
+			WR(__u32, b, pos, vm ? vm->vid[(c - SCRY_CTX_VUID) & 7] : vid_slow(t, c));
+			pos += 4;
+			continue;
+		}
 
 		if (c == SCRY_CTX_HOSTNAME) {
 			/* the nodename, NUL-padded by sethostname; zeroes once nsproxy is gone (exit) */
