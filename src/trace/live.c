@@ -61,6 +61,7 @@ struct trace_live {
 	struct scry_syms *syms;              /* -k: user stacks' mappings (read when met) */
 	struct scry_session *session;        /* exit statuses (scry_session_exit_code) */
 	char stack[SCRY_CALLSTACK_SLOTS * 160];
+	char comm[17];                       /* -Y: the event's procname context */
 };
 
 /* -k: the mappings of a record's user stack, read while the process lives (at the sink). */
@@ -485,6 +486,17 @@ static void dispatch(struct trace_live *l, const uint8_t *b, uint32_t len)
 	c.args = sc->args;
 	c.pid = pid;
 	c.tid = tid;
+	if (l->layout.ctx_off[SCRY_CTX_PROCNAME] >= 0) {   /* -Y */
+		size_t n = 0;
+		const char *comm = scry_record_procname(&l->layout, &r, &n);
+
+		if (comm) {
+			n = strnlen(comm, n < 16 ? n : 16);
+			memcpy(l->comm, comm, n);
+			l->comm[n] = '\0';
+			c.comm = l->comm;
+		}
+	}
 	if (ev->kind == SCRY_EV_SYSCALL_ENTRY) {
 		c.ts_entry = rts;
 		c.have_entry = true;

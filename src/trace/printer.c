@@ -118,6 +118,13 @@ static void task_remove(struct trace_printer *p, int tid)
 	if (p->open_tid == tid)
 		p->open_tid = 0;   /* callers end the line first */
 	pend_free(t->pend);
+	if (t->out && t->out != p->out) {
+		trace_printer_flush(p);
+		if (p->ob.f == t->out)
+			p->ob.f = p->out;
+		if (fclose(t->out))
+			p->ob.error = 1;
+	}
 	free(t);
 }
 
@@ -189,7 +196,7 @@ static void exec_done(struct trace_printer *p, int pid, int tid)
 
 static void put_exited(struct trace_printer *p, int pid, int tid, int64_t ts, int status)
 {
-	if (p->quiet)
+	if (p->quiet || (p->o.quiet & TRACE_Q_EXIT && !p->o.json))
 		return;
 	if (p->o.json) {
 		trace_json_exit(p, pid, tid, ts, status);
@@ -267,15 +274,71 @@ static void kernel_socks(struct trace_printer *p, const struct trace_call *c, un
 	fdtrack_kernel_name(&p->fds, c->pid, c->sock[k].fd, name);
 }
 
+static bool is_detached(const struct trace_printer *p, int pid)
+{
+	return p->detached.n && pid > 0 && imap_get(&p->detached, pid);
+}
+
+/* -n and -Y: the task's last call and name. */
+static void note_task(struct task *t, const struct trace_call *c)
+{
+	t->scno = c->nr;
+	if (c->comm && *c->comm)
+		snprintf(t->comm, sizeof(t->comm), "%s", c->comm);
+}
+
+/* -b execve: a process is left when an execve of it succeeds, but for the command's own. */
+static bool detach_here(struct trace_printer *p, const struct trace_call *c)
+{
+	if (!p->o.detach_execve || !is_exec(c->name) || c->ret != 0)
+		return false;
+	if (c->pid == p->first_exec_pid) {
+		p->first_exec_pid = -1;
+		return false;
+	}
+	return true;
+}
+
+/* As strace leaves it: the execve's entry part, " <detached ...>", and from then on none
+ * of the process's (or its future children's) events. */
+static void detach(struct trace_printer *p, const struct trace_call *full, struct pend *pd,
+		   const struct scry_argval *all)
+{
+	size_t n;
+	struct task **v;
+
+	if (!p->quiet && trace_opts_selected(&p->o, full->nr)) {
+		if (!(pd && pd->shown && p->open_tid == full->tid)) {
+			trace_printer_line_start(p, full->tid, full->have_entry ? full->ts_entry : full->ts_exit);
+			ob_puts(&p->ob, full->name);
+			ob_putc(&p->ob, '(');
+			trace_printer_put_args(p, full, 0, full->nargs, all, false);
+		}
+		if (p->announce)
+			trace_printer_put_num(p, "scry: Process %lld detached\n", full->pid, 0);
+		OB_LIT(&p->ob, " <detached ...>");
+		trace_printer_line_end(p);
+		p->open_tid = 0;
+	}
+	pend_free(pd);
+	imap_put(&p->detached, full->pid, p);
+	v = tasks_of(p, full->pid, &n);
+	for (size_t i = 0; v && i < n; i++)
+		task_remove(p, v[i]->tid);
+	free(v);
+}
+
 void trace_printer_entry(struct trace_printer *p, const struct trace_call *c)
 {
 	struct task *t = task_get(p, c->tid, c->pid);
 	bool sel = selected(p, c->nr, c->name);
 
-	if (!t || !c->name)
+	if (!t || !c->name || is_detached(p, c->pid))
 		return;
+	note_task(t, c);
 	kernel_socks(p, c, 0);
 	drop_pending(p, t);   /* its exit was never seen */
+	sel = sel && trace_printer_path_match(p, c, c->in);
 	if (never_returns(c->name)) {
 		if (sel && !p->quiet)
 			put_noreturn_call(p, c);
@@ -287,6 +350,7 @@ void trace_printer_entry(struct trace_printer *p, const struct trace_call *c)
 	}
 	if (!(t->pend = pend_new(c)))
 		return;
+	t->pend->path_ok = sel;
 	if (!sel || p->quiet || p->deferred)
 		return;
 	trace_printer_line_start(p, c->tid, c->ts_entry);
@@ -305,8 +369,10 @@ void trace_printer_exit(struct trace_printer *p, const struct trace_call *c)
 	bool sel = selected(p, c->nr, c->name), show, cont = false, early;
 	unsigned from = 0;
 
-	if (!c->name)
+	if (!c->name || is_detached(p, c->pid))
 		return;
+	if (t)
+		note_task(t, c);
 	if (pd && pd->c.nr != c->nr) {   /* another call's exit never came */
 		drop_pending(p, t);
 		pd = NULL;
@@ -343,7 +409,14 @@ void trace_printer_exit(struct trace_printer *p, const struct trace_call *c)
 	}
 
 	/* a pipe's two new descriptors are named in its own line (pipe2([3<pipe:[N]>, ...])) */
-	early = p->o.decode_fds && (!strcmp(c->name, "pipe") || !strcmp(c->name, "pipe2") ||
+	if (p->npaths)   /* -P: as the entry decided, else from the values at exit */
+		sel = sel && (pd ? pd->path_ok || trace_printer_path_match(p, &full, all)
+				 : trace_printer_path_match(p, &full, all));
+	if (detach_here(p, &full)) {
+		detach(p, &full, pd, all);
+		return;
+	}
+	early = p->track_fds && (!strcmp(c->name, "pipe") || !strcmp(c->name, "pipe2") ||
 				    !strcmp(c->name, "socketpair"));
 	if (early)
 		fdtrack_apply(&p->fds, &full, all);
@@ -380,11 +453,13 @@ void trace_printer_exit(struct trace_printer *p, const struct trace_call *c)
 	} else if (pd && p->open_tid == c->tid) {
 		trace_printer_close_open(p, " <unfinished ...>");   /* not wanted after all (cannot happen) */
 	}
-	if (p->o.decode_fds && !early)
+	if (p->track_fds && !early)
 		fdtrack_apply(&p->fds, &full, all);
 	kernel_socks(p, c, 1);   /* accept's new socket */
 	if (show)
 		trace_printer_put_ret(p, &full, all);
+	if (show && p->o.dumps)
+		trace_printer_dump(p, &full, all);
 	if (show && c->stack) {   /* -k: strace's " > frame" lines after the call's */
 		ob_puts(&p->ob, c->stack);
 		p->mark = p->ob.n;
@@ -448,7 +523,13 @@ static void end_pending(struct trace_printer *p, struct task *t, int64_t ts, enu
 void trace_printer_exited(struct trace_printer *p, int pid, int64_t ts, int status)
 {
 	size_t n;
-	struct task **v = tasks_of(p, pid, &n), *leader_task = NULL;
+	struct task **v, *leader_task = NULL;
+
+	if (is_detached(p, pid)) {   /* -b execve: left at its exec */
+		imap_del(&p->detached, pid);
+		return;
+	}
+	v = tasks_of(p, pid, &n);
 
 	/* the other threads first (strace reaps the leader last), each: its pending call,
 	 * then its "+++ exited" line */
@@ -477,6 +558,8 @@ void trace_printer_signal(struct trace_printer *p, int pid, int tid, int64_t ts,
 	int sig = (int)((uint32_t)si[0] | (uint32_t)si[1] << 8 | (uint32_t)si[2] << 16 | (uint32_t)si[3] << 24);
 	const char *s = scry_signal_name(sig);
 
+	if (is_detached(p, pid))
+		return;
 	task_get(p, tid, pid);
 	if (p->quiet || (sig >= 1 && sig <= 64 && !(p->o.sigset >> (sig - 1) & 1)))
 		return;
@@ -528,6 +611,10 @@ static void put_sigq(struct trace_printer *p, int tid, int64_t ts)
  * goes on after it; strace -o says nothing); from then on lines carry the "[pid N]" prefix. */
 void trace_printer_task(struct trace_printer *p, int parent_pid, int pid, int tid)
 {
+	if (is_detached(p, parent_pid) || is_detached(p, pid)) {   /* -b execve: not followed */
+		imap_put(&p->detached, pid, p);
+		return;
+	}
 	if (p->announce && !imap_get(&p->tasks, tid))
 		trace_printer_put_num(p, "scry: Process %lld attached\n", tid, 0);
 	if (tid != pid)
@@ -540,8 +627,10 @@ void trace_printer_task(struct trace_printer *p, int parent_pid, int pid, int ti
 
 void trace_printer_prime(struct trace_printer *p, int pid)
 {
-	if (p->o.decode_fds)
+	if (p->track_fds)
 		fdtrack_prime(&p->fds, pid);
+	if (!p->first_exec_pid)
+		p->first_exec_pid = pid;
 }
 
 /* ---- life cycle ---- */
@@ -562,14 +651,24 @@ struct trace_printer *trace_printer_new(const struct trace_opts *o, FILE *out, s
 	p->deferred = o->json || (o->status & sfu) != sfu;
 	/* strace -o: the pid on every line when following children or several processes */
 	p->numeric_pfx = o->outfile && (o->follow || o->all || o->npids + (o->cmd ? 1 : 0) > 1);
-	p->announce = o->follow && out == stderr && !p->quiet && !o->json;
+	p->announce = o->follow && out == stderr && !p->quiet && !o->json && !(o->quiet & TRACE_Q_ATTACH);
+	p->track_fds = o->decode_fds || o->npaths;
+	/* -ff: whole calls, each task's in its file, without prefix */
+	p->per_file = o->per_pid_files;
+	if (p->per_file) {
+		p->deferred = true;
+		p->numeric_pfx = false;
+	}
 	fdtrack_init(&p->fds);
 	p->fo.strsize = o->strsize;
+	scry_fmt_style(o->xflag, o->xlat == TRACE_XLAT_RAW ? SCRY_XLAT_RAW :
+				 o->xlat == TRACE_XLAT_VERBOSE ? SCRY_XLAT_VERBOSE : SCRY_XLAT_ABBREV);
 	p->fo.verbose = o->verbose;
-	if (o->decode_fds) {
+	p->fo.fd_ctx = p;
+	if (o->decode_fds)
 		p->fo.fd_path = trace_printer_fd_path;
-		p->fo.fd_ctx = p;
-	}
+	if (o->decode_comm)
+		p->fo.pid_comm = trace_printer_pid_comm;
 	if (ob_init(&p->ob, out))
 		goto fail;
 	if (o->json) {
@@ -621,10 +720,16 @@ void trace_printer_free(struct trace_printer *p)
 			struct task *t = p->tasks.slots[i].val;
 
 			pend_free(t->pend);
+			if (t->out && t->out != p->out)
+				fclose(t->out);
 			free(t);
 		}
 	imap_free(&p->tasks);
 	fdtrack_free(&p->fds);
+	imap_free(&p->detached);
+	for (size_t i = 0; i < p->npaths; i++)
+		free(p->paths[i]);
+	free(p->paths);
 	free(p->ob.buf);        /* trace_printer_finish wrote it out; out may be closed now */
 	if (p->scratch.buf) {
 		free(p->scratch.buf);

@@ -18,12 +18,16 @@ struct pend {
 	uint8_t *blob;              /* the bytes c.in[] point to */
 	unsigned k;                 /* first argument printed at exit (first OUT/INOUT) */
 	bool shown;                 /* its entry part was written */
+	bool path_ok;               /* -P: shown (its entry touched a path of -P, or none given) */
 };
 
 #define TASK_SIGQ 4
 
 struct task {
 	int tid, pid;
+	int scno;                        /* -n: its last syscall's number */
+	char comm[17];                   /* -Y: its command name as last seen */
+	FILE *out;                       /* -ff: its file, FILE.TID */
 	struct pend *pend;
 	unsigned nsigq;                  /* ignored signals shown when pend returns */
 	uint8_t sigq[TASK_SIGQ][48];
@@ -54,7 +58,21 @@ struct trace_printer {
 	char *ms_buf;
 	size_t ms_len;
 	struct trace_flow *flow;    /* --flow */
+	bool track_fds;             /* -y or -P: the fd table kept */
+	bool per_file;              /* -ff: each task's lines in its own file (whole calls) */
+	int first_exec_pid;         /* -b execve: the command's own first execve is not left */
+	struct imap detached;       /* -b execve: pids left at their execve (value: non-NULL) */
+	char comm[32];              /* -Y: a name read from /proc (trace_printer_pid_comm) */
+	char **paths;               /* -P: the paths (and what they resolved into), malloc'd */
+	size_t npaths;
 };
+
+/* -P (pathtrace.c): does the call touch one of the paths, by a path argument or by a
+ * descriptor that refers to one?  True when no -P was given. */
+bool trace_printer_path_match(struct trace_printer *p, const struct trace_call *c, const struct scry_argval *all);
+/* -e read=/write= (dump.c): strace's hex dump of the data a returned call read or wrote on
+ * a descriptor of the sets, after its line. */
+void trace_printer_dump(struct trace_printer *p, const struct trace_call *c, const struct scry_argval *all);
 
 /* Whole-call JSON objects (printer_json.c). */
 void trace_json_call(struct trace_printer *p, const struct trace_call *c, const struct scry_argval *all,
@@ -94,6 +112,9 @@ bool trace_call_failed(int64_t ret);
 /* -y: the descriptor's path; -yy: a socket by protocol and addresses, a device with its
  * numbers (the formatter's fd_path callback; ctx is the printer). */
 const char *trace_printer_fd_path(void *ctx, int pid, int fd);
+/* -Y: the command name of process pid (the formatter's pid_comm callback; ctx is the
+ * printer), or NULL. */
+const char *trace_printer_pid_comm(void *ctx, int pid);
 /* The column of the current line brought up to what the buffer holds. */
 void trace_printer_col_sync(struct trace_printer *p);
 /* The buffer written out and out flushed (an error kept in ob.error). */
