@@ -10,6 +10,7 @@
 #include "catalog/symbolize.h"
 #include "session/session.h"
 #include "trace/live.h"
+#include "trace/stackname.h"
 #include "util/clock.h"
 
 #define MAX_FIELDS 64
@@ -59,6 +60,7 @@ struct trace_live {
 	struct exit_slot exits[EXIT_SLOTS];
 	struct scry_fieldval vals[MAX_FIELDS];
 	struct scry_syms *syms;              /* -k: user stacks' mappings (read when met) */
+	struct trace_stacknames *names;      /* -k: the frames' names, as strace's */
 	struct scry_session *session;        /* exit statuses (scry_session_exit_code) */
 	char stack[SCRY_CALLSTACK_SLOTS * 160];
 	char comm[17];                       /* -Y: the event's procname context */
@@ -101,7 +103,7 @@ static const char *stack_text(struct trace_live *l, const struct scry_record *r,
 		memcpy(&addr, a + i, 8);
 		if (addr == UINT64_MAX)
 			break;
-		scry_syms_user_strace(l->syms, pid, addr, i > 0, f, sizeof(f));
+		trace_stack_frame(l->names, l->syms, pid, addr, i > 0, f, sizeof(f));
 		used += (size_t)snprintf(l->stack + used, sizeof(l->stack) - used, " > %.150s\n", f);
 		if (used >= sizeof(l->stack))
 			break;
@@ -133,6 +135,7 @@ void trace_live_free(struct trace_live *l)
 	free(l->pend);
 	free(l->bytes);
 	scry_syms_free(l->syms);
+	trace_stacknames_free(l->names);
 	free(l);
 }
 
@@ -165,7 +168,8 @@ int trace_live_bind_channel(struct trace_live *l, struct scry_session *s, unsign
 		if (list[i].nr >= 0 && list[i].nr < SCRY_MAX_SYSCALLS)
 			l->by_nr[list[i].nr] = &list[i];
 	l->nevents = scry_session_events(s, chan, &l->events);
-	if (l->layout.ctx_off[SCRY_CTX_CALLSTACK_USER] >= 0 && !l->syms && !(l->syms = scry_syms_new())) {
+	if (l->layout.ctx_off[SCRY_CTX_CALLSTACK_USER] >= 0 && !l->syms &&
+	    (!(l->syms = scry_syms_new()) || !(l->names = trace_stacknames_new()))) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
