@@ -392,7 +392,7 @@ int cmd_trace(int argc, char **argv)
 	chan.events = (const char *const *)specs;
 	chan.nevents = nspecs;
 	chan.ctx_mask = (1ULL << SCRY_CTX_PID) | (1ULL << SCRY_CTX_TID) |
-			(o.stack ? 1ULL << SCRY_CTX_CALLSTACK_USER : 0) |
+			(o.stack || o.show_ip ? 1ULL << SCRY_CTX_CALLSTACK_USER : 0) |
 			(o.decode_comm ? 1ULL << SCRY_CTX_PROCNAME : 0);
 	so.catalog = nc.cat;
 	so.channels = &chan;
@@ -422,6 +422,7 @@ int cmd_trace(int argc, char **argv)
 		struct trace_live_ops ops = {
 			.entry = on_entry, .exit = on_exit_ev, .signal = on_signal_ev, .signal_ignored = on_signal_ignored_ev,
 			.proc_exit = on_proc_exit, .task = on_task_ev, .probe = on_probe, .ctx = pr,
+			.stack_names = o.stack,
 		};
 		if (!(live = trace_live_new(&ops))) {
 			snprintf(err, sizeof(err), "out of memory");

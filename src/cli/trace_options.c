@@ -96,6 +96,9 @@ void trace_opts_usage(FILE *f)
 		"  -X, --const-print-style raw|abbrev|verbose  named constants as numbers, names\n"
 		"                         (the default), or both: 0x80000 /* O_RDONLY|O_CLOEXEC */\n"
 		"  -n, --syscall-number   each line with its call's number: [ 257] openat(...)\n"
+		"  -i, --instruction-pointer  each line with the task's user instruction pointer at\n"
+		"                         the call: [00007f0d3e46cad7] (the first frame of the user\n"
+		"                         stack, recorded for it: ~1 KB more per event)\n"
 		"  -Y, --decode-pids=comm pids with their command names: [pid 42<sh>], kill(42<sh>, 0)\n"
 		"  -P, --trace-path PATH  only the calls that touch PATH: by a path argument, or a\n"
 		"                         descriptor that refers to it (repeatable)\n"
@@ -116,7 +119,7 @@ void trace_opts_usage(FILE *f)
 		"      --seccomp-bpf      accepted: the syscall filter (-e trace=) is in the kernel\n"
 		"                         already, untraced calls cost no stop\n"
 		"  (-e inject=, -e fault= are refused: error injection needs bpf_override_return,\n"
-		"  i.e. kprobes; -i and -U are not supported yet)\n"
+		"  i.e. kprobes; -U is not supported yet)\n"
 		"  -v, --no-abbrev        structures and arrays in full, and execve's environment\n"
 		"                         (only then read and recorded, --record too)\n"
 		"  -o, --output FILE      write the trace to FILE (lines get a pid prefix; -ff: a file\n"
@@ -489,10 +492,6 @@ int trace_opts_parse(struct trace_opts *o, struct cli_track *track, int argc, ch
 	o->per_pid_files = nf > 1 && o->outfile;   /* -ff without -o is -f, as strace */
 	if (o->inject) {
 		inject_refusal(o->inject, err, errlen);
-		return -1;
-	}
-	if (o->show_ip) {
-		snprintf(err, errlen, "-i is not supported yet: the user instruction pointer at each call is not captured");
 		return -1;
 	}
 	if (o->columns) {

@@ -168,7 +168,7 @@ int trace_live_bind_channel(struct trace_live *l, struct scry_session *s, unsign
 		if (list[i].nr >= 0 && list[i].nr < SCRY_MAX_SYSCALLS)
 			l->by_nr[list[i].nr] = &list[i];
 	l->nevents = scry_session_events(s, chan, &l->events);
-	if (l->layout.ctx_off[SCRY_CTX_CALLSTACK_USER] >= 0 && !l->syms &&
+	if (l->layout.ctx_off[SCRY_CTX_CALLSTACK_USER] >= 0 && l->ops.stack_names && !l->syms &&
 	    (!(l->syms = scry_syms_new()) || !(l->names = trace_stacknames_new()))) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
@@ -500,6 +500,15 @@ static void dispatch(struct trace_live *l, const uint8_t *b, uint32_t len)
 			l->comm[n] = '\0';
 			c.comm = l->comm;
 		}
+	}
+	if (l->layout.ctx_off[SCRY_CTX_CALLSTACK_USER] >= 0) {   /* -i: the stack's first frame */
+		uint32_t n = 0;
+		const uint64_t *a = scry_record_callstack(&l->layout, &r, SCRY_CTX_CALLSTACK_USER, &n);
+
+		if (a && n)
+			memcpy(&c.ip, a, 8);
+		if (c.ip == UINT64_MAX)
+			c.ip = 0;
 	}
 	if (ev->kind == SCRY_EV_SYSCALL_ENTRY) {
 		c.ts_entry = rts;

@@ -28,6 +28,9 @@ struct trace_live_ops {
 	void (*probe)(void *ctx, int pid, int tid, int64_t ts, const struct scry_event *ev,
 		      const struct scry_fieldval *vals);
 	void *ctx;
+	/* with the callstack_user context: name the frames of each exit (-k), or only give
+	 * each call its instruction pointer (-i) */
+	bool stack_names;
 };
 
 struct trace_live;

@@ -202,7 +202,9 @@ static void put_exited(struct trace_printer *p, int pid, int tid, int64_t ts, in
 		trace_json_exit(p, pid, tid, ts, status);
 		return;
 	}
+	p->exit_line = true;
 	trace_printer_line_start(p, tid, ts);
+	p->exit_line = false;
 	if (WIFSIGNALED(status)) {
 		const char *s = scry_signal_name(WTERMSIG(status));
 
@@ -283,6 +285,8 @@ static bool is_detached(const struct trace_printer *p, int pid)
 static void note_task(struct task *t, const struct trace_call *c)
 {
 	t->scno = c->nr;
+	if (c->ip)
+		t->ip = c->ip;
 	if (c->comm && *c->comm)
 		snprintf(t->comm, sizeof(t->comm), "%s", c->comm);
 }
@@ -460,7 +464,7 @@ void trace_printer_exit(struct trace_printer *p, const struct trace_call *c)
 		trace_printer_put_ret(p, &full, all);
 	if (show && p->o.dumps)
 		trace_printer_dump(p, &full, all);
-	if (show && c->stack) {   /* -k: strace's " > frame" lines after the call's */
+	if (show && c->stack && p->o.stack) {   /* -k: strace's " > frame" lines after the call's */
 		ob_puts(&p->ob, c->stack);
 		p->mark = p->ob.n;
 		if (p->tty)

@@ -26,6 +26,7 @@ struct pend {
 struct task {
 	int tid, pid;
 	int scno;                        /* -n: its last syscall's number */
+	uint64_t ip;                     /* -i: its instruction pointer at its last call */
 	char comm[17];                   /* -Y: its command name as last seen */
 	FILE *out;                       /* -ff: its file, FILE.TID */
 	struct pend *pend;
@@ -59,6 +60,7 @@ struct trace_printer {
 	size_t ms_len;
 	struct trace_flow *flow;    /* --flow */
 	bool track_fds;             /* -y or -P: the fd table kept */
+	bool exit_line;             /* -i: the line being started is a +++ line (no ip) */
 	bool per_file;              /* -ff: each task's lines in its own file (whole calls) */
 	int first_exec_pid;         /* -b execve: the command's own first execve is not left */
 	struct imap detached;       /* -b execve: pids left at their execve (value: non-NULL) */

@@ -221,6 +221,14 @@ void trace_printer_line_start(struct trace_printer *p, int tid, int64_t ts)
 	p->have_last = true;
 	if (p->o.show_nr)   /* -n: the task's call, "[ 257] " */
 		trace_printer_put_num(p, "[%4lld] ", t ? t->scno : 0, 0);
+	if (p->o.show_ip && (p->exit_line || !t || !t->ip)) {   /* -i: "[00007f...] " */
+		OB_LIT(&p->ob, "[????????????????] ");
+	} else if (p->o.show_ip) {
+		char ip[24];
+		int n = snprintf(ip, sizeof(ip), "[%016llx] ", (unsigned long long)t->ip);
+
+		ob_write(&p->ob, ip, (size_t)n);
+	}
 }
 
 void trace_printer_fmt_arg(struct trace_printer *p, struct outbuf *ob, const struct trace_call *c, unsigned i,

@@ -225,3 +225,25 @@ def test_X_sockets_signals(scry, files, tmp_path, style):
     else:
         assert 'sin_addr="\\x7f\\x00\\x00\\x01" /* inet_addr("127.0.0.1") */' in text
         assert "-100 /* AT_FDCWD */" in text and "0100640 /* S_IFREG|0640 */" in text
+
+
+def test_i_instruction_pointer(scry, files, tmp_path):
+    """-i: each line with the task's user instruction pointer (the first frame of its user
+    stack), [????????????????] on the +++ lines.  Addresses move with ASLR but not their
+    offset in the page: the last 12 bits of each line's pointer equal strace's."""
+    cmd = ["sh", "-c", "kill -0 $$; cat text"]
+    st, sc, _, _ = run_both(scry, files, tmp_path, cmd, ["-i", "-n"])
+
+    def ips(text):
+        out = []
+        for l in text.splitlines():
+            m = re.match(r"^\[ *(\d+)\] \[([0-9a-f?]{16})\] (.*)$", l)
+            assert m, l
+            if m[3].startswith(("--- SIGCHLD", "rt_sigreturn(")):
+                continue       # when the child's end interrupts the parent is timing
+            out.append((m[1], "?" if "?" in m[2] else m[2][-3:], normalize(m[3])))
+        return out
+    theirs, ours = ips(st.read_text()), ips(sc.read_text())
+    assert ours == theirs
+    assert len(ours) > 50
+    assert ours[-1][1:] == ("?", "+++ exited with 0 +++")
