@@ -208,6 +208,16 @@ static void die_like(int sig)
 	raise(sig);
 }
 
+/* -U's shortest and longest call need the calls one by one: -c then reads events (the
+ * kernel's counts hold sums only). */
+static bool minmax_cols(const struct trace_opts *o)
+{
+	for (unsigned i = 0; i < o->ncols; i++)
+		if (o->cols[i] == TRACE_COL_MIN || o->cols[i] == TRACE_COL_MAX)
+			return true;
+	return false;
+}
+
 /* -A: the -o file appended to (a regular file of ours, or a device; created if missing). */
 static int open_append(const char *path, char *err, size_t errlen)
 {
@@ -416,7 +426,7 @@ int cmd_trace(int argc, char **argv)
 		so.capture.what |= SCRY_CAPTURE_SOCK;
 	/* -c: a counting channel (no event, no trace); else the live printer is the channel's
 	 * record sink, beside --record's trace directory */
-	chan.kind = o.count == TRACE_COUNT_ONLY ? SCRY_CHANNEL_COUNT : SCRY_CHANNEL_EVENTS;
+	chan.kind = o.count == TRACE_COUNT_ONLY && !minmax_cols(&o) ? SCRY_CHANNEL_COUNT : SCRY_CHANNEL_EVENTS;
 	so.output = o.record_dir;
 	if (chan.kind == SCRY_CHANNEL_EVENTS) {
 		struct trace_live_ops ops = {
@@ -458,7 +468,8 @@ int cmd_trace(int argc, char **argv)
 		add_counts(s, sum, &o);
 	if (trace_printer_finish(pr))
 		fprintf(stderr, "scry: writing the trace output failed\n");
-	if (sum && trace_summary_print(sum, out, o.sortby))
+	if (sum && (o.ncols ? trace_summary_print_cols(sum, out, o.sortby, o.cols, o.ncols)
+			    : trace_summary_print(sum, out, o.sortby)))
 		fprintf(stderr, "scry: writing the summary failed\n");
 	if (ssum.discarded)
 		fprintf(stderr, "scry: %llu events lost (ring buffer full, or calls still blocked at the end): "

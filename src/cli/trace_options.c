@@ -8,6 +8,7 @@
 #include <string.h>
 #include "cli/trace_options.h"
 #include "kernel/features.h"
+#include "trace/summary.h"
 #include "util/parse.h"
 
 static void warn(struct trace_opts *o, const char *msg)
@@ -119,7 +120,7 @@ void trace_opts_usage(FILE *f)
 		"      --seccomp-bpf      accepted: the syscall filter (-e trace=) is in the kernel\n"
 		"                         already, untraced calls cost no stop\n"
 		"  (-e inject=, -e fault= are refused: error injection needs bpf_override_return,\n"
-		"  i.e. kprobes; -U is not supported yet)\n"
+		"  i.e. kprobes)\n"
 		"  -v, --no-abbrev        structures and arrays in full, and execve's environment\n"
 		"                         (only then read and recorded, --record too)\n"
 		"  -o, --output FILE      write the trace to FILE (lines get a pid prefix; -ff: a file\n"
@@ -127,6 +128,8 @@ void trace_opts_usage(FILE *f)
 		"  -c, --summary-only     count time, calls and errors per syscall; print a table\n"
 		"  -C, --summary          -c and the trace\n"
 		"  -S, --summary-sort-by  time (default), avg_time, calls, errors, name, nothing\n"
+		"  -U, --summary-columns COLS  the table's columns: time-percent, total-time,\n"
+		"                         min-time, max-time, avg-time, calls, errors, name\n"
 		"  -w                     accepted: scry's times are always latencies (entry to exit)\n"
 		"      --json             one JSON object per line\n"
 		"      --snaplen N        bytes captured per data buffer (K/M suffixes)\n"
@@ -495,8 +498,13 @@ int trace_opts_parse(struct trace_opts *o, struct cli_track *track, int argc, ch
 		return -1;
 	}
 	if (o->columns) {
-		snprintf(err, errlen, "-U is not supported yet: the -c table has strace's default columns");
-		return -1;
+		int n = trace_summary_columns(o->columns, o->cols, sizeof(o->cols) / sizeof(o->cols[0]), err, errlen);
+
+		if (n < 0)
+			return -1;
+		o->ncols = (unsigned)n;
+		if (!o->count)
+			warn(o, "-U has no effect without -c or -C");
 	}
 	if (o->append && !o->outfile)
 		warn(o, "-A has no effect without -o");

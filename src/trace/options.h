@@ -95,7 +95,9 @@ struct trace_opts {
 	unsigned detach_pgrp;                /* -D, -DD, -DDD: accepted (BPF: scry is no tracer parent) */
 	int interruptible;                   /* -I 1..4 (accepted: strace's own signal blocking) */
 	bool seccomp;                        /* --seccomp-bpf (accepted: scry filters in the kernel) */
-	const char *columns;                 /* -U: the -c table's columns, or NULL */
+	const char *columns;                 /* -U: the -c table's columns as given, or NULL */
+	int cols[16];                        /* ... parsed (trace/summary.h's TRACE_COL_*) */
+	unsigned ncols;
 	const char **paths;                  /* -P PATH (into argv, malloc'd list) */
 	size_t npaths;
 	char **env;                          /* -E VAR=VAL, -E VAR (into argv, malloc'd list) */

@@ -247,3 +247,42 @@ def test_i_instruction_pointer(scry, files, tmp_path):
     assert ours == theirs
     assert len(ours) > 50
     assert ours[-1][1:] == ("?", "+++ exited with 0 +++")
+
+
+def table(text):
+    """A -c table: its header, and per row the cells cut at the dashes' spans."""
+    lines = text.splitlines()
+    i = next(k for k, l in enumerate(lines) if l.startswith("---"))
+    spans = [m.span() for m in re.finditer(r"-+", lines[i])]
+    rows = []
+    for l in lines[i + 1:]:
+        if l.startswith("---") or not l.strip():
+            continue
+        rows.append([l[a:b if k + 1 < len(spans) else None].strip() for k, (a, b) in enumerate(spans)])
+    return lines[i - 1], lines[i], rows
+
+
+@pytest.mark.parametrize("spec", ["name,calls,errors", "max-time,name,calls", "calls",
+                                  "time,shortest,longest,count,error,syscall",
+                                  "time_percent,total-time,min-time,max-time,avg-time,calls,errors,name"])
+def test_U_columns(scry, files, tmp_path, spec):
+    """-U: strace's header and dashes, and the rows' calls, errors and names (times are each
+    tool's own: scry's are latencies, strace -w's too but of another run)."""
+    st, sc, _, _ = run_both(scry, files, tmp_path, ["cat", "text", "/etc/hostname"], ["-c", "-w", "-S", "name",
+                                                                                     "-U", spec])
+    h1, d1, r1 = table(st.read_text())
+    h2, d2, r2 = table(sc.read_text())
+    assert h2 == h1
+    heads = h1.replace("% time", "%time").split()
+    keep = [k for k, h in enumerate(heads) if h in ("calls", "errors", "syscall")]
+    assert [[r[k] for k in keep] for r in r2] == [[r[k] for k in keep] for r in r1]
+    assert len(r2) > 5
+    if "longest" in heads:       # the longest call is no shorter than the shortest, and both sum up
+        lo, hi = heads.index("longest"), heads.index("shortest") if "shortest" in heads else None
+        for r in r2:
+            assert float(r[lo]) >= (float(r[hi]) if hi is not None else 0.0)
+
+
+def test_U_refused(scry):
+    r = subprocess.run([scry, "trace", "-c", "-U", "calls,bogus", "true"], capture_output=True, text=True)
+    assert r.returncode == 1 and r.stderr.count("\n") == 1 and "'bogus'" in r.stderr
