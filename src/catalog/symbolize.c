@@ -205,6 +205,15 @@ int scry_syms_load_maps(struct scry_syms *s, const char *path)
 	return 0;
 }
 
+int scry_syms_add_map(struct scry_syms *s, int tgid, uint64_t start, uint64_t end, uint64_t pgoff, const char *path)
+{
+	struct elf_ent *e = elf_get(s, path);
+	char bid[129];
+
+	hex_bid(e ? &e->e : NULL, bid);
+	return add_map(s, tgid, start, end, pgoff, path, bid) ? 0 : -1;
+}
+
 int scry_syms_capture(struct scry_syms *s, int tgid, uint64_t addr, FILE *out)
 {
 	char path[64], line[4608];

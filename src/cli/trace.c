@@ -87,7 +87,7 @@ static int event_specs(const struct trace_opts *o, struct scry_catalog *cat, cha
 		"bind", "connect", "listen", "sendto", "sendmsg", "sendmmsg",
 	};
 	const size_t nfd = sizeof(fd_calls) / sizeof(fd_calls[0]);
-	char **specs = calloc(n + 8 + nfd + o->nprobes, sizeof(*specs));
+	char **specs = calloc(n + 12 + nfd + o->nprobes, sizeof(*specs));
 
 	if (!specs)
 		return -ENOMEM;
@@ -105,10 +105,14 @@ static int event_specs(const struct trace_opts *o, struct scry_catalog *cat, cha
 		if (!trace_opts_selects_all(o))
 			specs[k++] = strdup("syscall:execve");
 		/* -y: the fd table needs the calls that make and close fds, printed or not */
-		for (size_t i = 0; (o->decode_fds || o->npaths) && !trace_opts_selects_all(o) && i < nfd; i++)
+		for (size_t i = 0; (o->decode_fds || o->npaths || o->stack) && !trace_opts_selects_all(o) && i < nfd; i++)
 			if (scry_catalog_syscall_by_name(cat, fd_calls[i]) &&
 			    asprintf(&specs[k++], "syscall:%s", fd_calls[i]) < 0)
 				specs[k - 1] = NULL;
+		if (o->stack && !trace_opts_selects_all(o)) {   /* -k: the libraries' and program's mappings */
+			specs[k++] = strdup("syscall:mmap");
+			specs[k++] = strdup("syscall:mprotect");
+		}
 		specs[k++] = strdup("signal:signal_deliver");
 		specs[k++] = strdup("signal:signal_generate");   /* the ignored ones */
 		if (o->follow)                                    /* children shown from their birth */
@@ -446,6 +450,10 @@ int cmd_trace(int argc, char **argv)
 		goto fail;
 	if (live && trace_live_bind(live, s, err, sizeof(err)))
 		goto fail;
+	if (live && trace_printer_set_syms(pr, trace_live_syms(live))) {
+		snprintf(err, sizeof(err), "out of memory");
+		goto fail;
+	}
 	if (scry_session_load(s, err, sizeof(err)))
 		goto fail;
 	for (size_t i = 0; i < o.npids; i++)

@@ -43,7 +43,8 @@ struct trace_call {
 	struct trace_sock sock[2];    /* -yy: the fd argument's socket at the entry, accept's at the exit */
 	uint64_t ip;                  /* -i: the user instruction pointer at the event (0: unknown) */
 	const char *comm;             /* -Y: the task's command name at the event, or NULL */
-	const char *stack;            /* -k: the user stack at the exit, " > frame\n" lines, or NULL */
+	const uint64_t *frames;       /* -k: the user stack at the exit (valid during the call), */
+	uint32_t nframes;             /* nframes addresses, innermost first */
 };
 
 #endif /* SCRY_TRACE_CALL_H */

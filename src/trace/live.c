@@ -10,7 +10,6 @@
 #include "catalog/symbolize.h"
 #include "session/session.h"
 #include "trace/live.h"
-#include "trace/stackname.h"
 #include "util/clock.h"
 
 #define MAX_FIELDS 64
@@ -60,9 +59,7 @@ struct trace_live {
 	struct exit_slot exits[EXIT_SLOTS];
 	struct scry_fieldval vals[MAX_FIELDS];
 	struct scry_syms *syms;              /* -k: user stacks' mappings (read when met) */
-	struct trace_stacknames *names;      /* -k: the frames' names, as strace's */
 	struct scry_session *session;        /* exit statuses (scry_session_exit_code) */
-	char stack[SCRY_CALLSTACK_SLOTS * 160];
 	char comm[17];                       /* -Y: the event's procname context */
 };
 
@@ -84,31 +81,6 @@ static void stack_capture(struct trace_live *l, const uint8_t *ev, size_t size)
 		if (addr != UINT64_MAX && scry_syms_capture(l->syms, (int)pid, addr - (i > 0), NULL) < 0)
 			break;
 	}
-}
-
-/* strace -k's lines of a record's user stack into l->stack; NULL when it has none. */
-static const char *stack_text(struct trace_live *l, const struct scry_record *r, int pid)
-{
-	const uint64_t *a;
-	size_t used = 0;
-	uint32_t n;
-
-	if (!l->syms || !(a = scry_record_callstack(&l->layout, r, SCRY_CTX_CALLSTACK_USER, &n)) || !n)
-		return NULL;
-	l->stack[0] = 0;
-	for (uint32_t i = 0; i < n && used + 200 < sizeof(l->stack); i++) {
-		uint64_t addr;
-		char f[4200];
-
-		memcpy(&addr, a + i, 8);
-		if (addr == UINT64_MAX)
-			break;
-		trace_stack_frame(l->names, l->syms, pid, addr, i > 0, f, sizeof(f));
-		used += (size_t)snprintf(l->stack + used, sizeof(l->stack) - used, " > %.150s\n", f);
-		if (used >= sizeof(l->stack))
-			break;
-	}
-	return l->stack;
 }
 
 struct trace_live *trace_live_new(const struct trace_live_ops *ops)
@@ -135,7 +107,6 @@ void trace_live_free(struct trace_live *l)
 	free(l->pend);
 	free(l->bytes);
 	scry_syms_free(l->syms);
-	trace_stacknames_free(l->names);
 	free(l);
 }
 
@@ -169,7 +140,7 @@ int trace_live_bind_channel(struct trace_live *l, struct scry_session *s, unsign
 			l->by_nr[list[i].nr] = &list[i];
 	l->nevents = scry_session_events(s, chan, &l->events);
 	if (l->layout.ctx_off[SCRY_CTX_CALLSTACK_USER] >= 0 && l->ops.stack_names && !l->syms &&
-	    (!(l->syms = scry_syms_new()) || !(l->names = trace_stacknames_new()))) {
+	    !(l->syms = scry_syms_new())) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
@@ -537,7 +508,11 @@ static void dispatch(struct trace_live *l, const uint8_t *b, uint32_t len)
 		fill_file(ev, l->vals, c.file);
 		if ((c.sock[1].have = fill_sock(ev, l->vals, "rsk", &c.sock[1].r)))
 			c.sock[1].fd = (int)c.ret;
-		c.stack = stack_text(l, &r, pid);
+		if (l->ops.stack_names) {   /* -k: named by the printer (trace_printer_set_syms) */
+			c.frames = scry_record_callstack(&l->layout, &r, SCRY_CTX_CALLSTACK_USER, &c.nframes);
+			if (!c.frames)
+				c.nframes = 0;
+		}
 		if (l->ops.exit)
 			l->ops.exit(l->ops.ctx, &c);
 	}
@@ -584,6 +559,11 @@ void trace_live_pump(struct trace_live *l, uint64_t horizon)
 void trace_live_gate_exec(struct trace_live *l, int pid)
 {
 	l->gate_pid = pid;
+}
+
+struct scry_syms *trace_live_syms(struct trace_live *l)
+{
+	return l->syms;
 }
 
 uint64_t trace_live_malformed(const struct trace_live *l)

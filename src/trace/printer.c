@@ -13,6 +13,7 @@
 #include "trace/classes.h"
 #include "trace/printer_int.h"
 #include "trace/sockdesc.h"
+#include "trace/stackmaps.h"
 
 enum end_how { END_DIED, END_DETACHED };
 
@@ -89,6 +90,7 @@ static struct pend *pend_new(const struct trace_call *c)
 }
 
 static void put_sigq(struct trace_printer *p, int tid, int64_t ts);
+static void put_frames(struct trace_printer *p, const struct trace_call *c);
 
 static struct task *task_get(struct trace_printer *p, int tid, int pid)
 {
@@ -398,6 +400,7 @@ void trace_printer_exit(struct trace_printer *p, const struct trace_call *c)
 	full.have_exit = true;
 	full.ts_exit = c->ts_exit;
 	full.ret = c->ret;
+	full.ip = c->ip;            /* execve's: in the new image */
 	memcpy(full.file, c->file, sizeof(full.file));
 	memcpy(full.out, c->out, sizeof(full.out));
 	for (unsigned i = 0; i < SCRY_MAX_ARGS; i++) {
@@ -464,16 +467,51 @@ void trace_printer_exit(struct trace_printer *p, const struct trace_call *c)
 		trace_printer_put_ret(p, &full, all);
 	if (show && p->o.dumps)
 		trace_printer_dump(p, &full, all);
-	if (show && c->stack && p->o.stack) {   /* -k: strace's " > frame" lines after the call's */
-		ob_puts(&p->ob, c->stack);
-		p->mark = p->ob.n;
-		if (p->tty)
-			trace_printer_flush(p);
-	}
+	if (p->syms)   /* -k: what it mapped, before its frames are named */
+		trace_stack_learn(p->maps, p->syms, &p->fds, &full, all);
+	if (show && c->nframes && p->names)   /* -k: strace's " > frame" lines after the call's */
+		put_frames(p, c);
 	if (is_exec(c->name) && c->ret == 0)
 		exec_done(p, c->pid, c->tid);
 	pend_free(pd);
 	put_sigq(p, c->tid, c->ts_exit);
+}
+
+/* strace -k's lines: " > PATH(function+0xoff) [0xoffset]", innermost first, up to
+ * LTTng's "cut here" mark, or up to the first frame in no mapping: where strace's unwinder
+ * fails it prints unexpected_backtracing_error and stops, and the frame-pointer walk's
+ * next addresses are no frames either (code without frame pointers). */
+static void put_frames(struct trace_printer *p, const struct trace_call *c)
+{
+	char f[4200];
+
+	for (uint32_t i = 0; i < c->nframes; i++) {
+		uint64_t addr;
+
+		memcpy(&addr, c->frames + i, 8);
+		if (addr == UINT64_MAX)
+			break;
+		bool known = trace_stack_frame(p->names, p->syms, c->pid, addr, i > 0, f, sizeof(f));
+
+		OB_LIT(&p->ob, " > ");
+		ob_puts(&p->ob, f);
+		ob_putc(&p->ob, '\n');
+		if (!known)
+			break;
+	}
+	p->mark = p->ob.n;
+	if (p->tty)
+		trace_printer_flush(p);
+}
+
+int trace_printer_set_syms(struct trace_printer *p, struct scry_syms *syms)
+{
+	p->syms = syms;
+	if (syms && !p->names && !(p->names = trace_stacknames_new()))
+		return -1;
+	if (syms && !p->maps && !(p->maps = trace_stackmaps_new()))
+		return -1;
+	return 0;
 }
 
 /* A pending call that will not return: its task died, or tracing stops. */
@@ -656,7 +694,7 @@ struct trace_printer *trace_printer_new(const struct trace_opts *o, FILE *out, s
 	/* strace -o: the pid on every line when following children or several processes */
 	p->numeric_pfx = o->outfile && (o->follow || o->all || o->npids + (o->cmd ? 1 : 0) > 1);
 	p->announce = o->follow && out == stderr && !p->quiet && !o->json && !(o->quiet & TRACE_Q_ATTACH);
-	p->track_fds = o->decode_fds || o->npaths;
+	p->track_fds = o->decode_fds || o->npaths || o->stack;   /* -k: the files mmap maps */
 	/* -ff: whole calls, each task's in its file, without prefix */
 	p->per_file = o->per_pid_files;
 	if (p->per_file) {
@@ -731,6 +769,8 @@ void trace_printer_free(struct trace_printer *p)
 	imap_free(&p->tasks);
 	fdtrack_free(&p->fds);
 	imap_free(&p->detached);
+	trace_stacknames_free(p->names);
+	trace_stackmaps_free(p->maps);
 	for (size_t i = 0; i < p->npaths; i++)
 		free(p->paths[i]);
 	free(p->paths);

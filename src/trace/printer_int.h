@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include "trace/fdtrack.h"
 #include "trace/imap.h"
+#include "trace/stackname.h"
 #include "trace/printer.h"
 #include "util/outbuf.h"
 
@@ -66,6 +67,9 @@ struct trace_printer {
 	struct imap detached;       /* -b execve: pids left at their execve (value: non-NULL) */
 	char comm[32];              /* -Y: a name read from /proc (trace_printer_pid_comm) */
 	char **paths;               /* -P: the paths (and what they resolved into), malloc'd */
+	struct scry_syms *syms;     /* -k: the mappings (the live merger's), names of frames */
+	struct trace_stacknames *names;
+	struct trace_stackmaps *maps;
 	size_t npaths;
 };
 

@@ -150,7 +150,7 @@ static const struct fsym *nearest(const struct fsyms *f, uint64_t va)
 	return &f->v[lo];
 }
 
-void trace_stack_frame(struct trace_stacknames *t, struct scry_syms *s, int tgid, uint64_t addr, bool ret_addr,
+bool trace_stack_frame(struct trace_stacknames *t, struct scry_syms *s, int tgid, uint64_t addr, bool ret_addr,
 		       char *buf, size_t len)
 {
 	uint64_t look = ret_addr ? addr - 1 : addr;
@@ -161,7 +161,7 @@ void trace_stack_frame(struct trace_stacknames *t, struct scry_syms *s, int tgid
 
 	if (!scry_syms_user_info(s, tgid, look, false, &info) || !info.path) {
 		snprintf(buf, len, "unexpected_backtracing_error [0x%" PRIx64 "]", addr);
-		return;
+		return false;
 	}
 	if (scry_syms_user_file(s, tgid, look, &file) && (f = file_syms(t, file.path)))
 		sym = nearest(f, look - file.bias);
@@ -170,4 +170,5 @@ void trace_stack_frame(struct trace_stacknames *t, struct scry_syms *s, int tgid
 			 look - file.bias - sym->value + (addr - look), addr - info.start + info.pgoff);
 	else
 		snprintf(buf, len, "%s() [0x%" PRIx64 "]", info.path, addr - info.start + info.pgoff);
+	return true;
 }

@@ -17,8 +17,9 @@ struct trace_stacknames *trace_stacknames_new(void);
 void trace_stacknames_free(struct trace_stacknames *t);
 
 /* The frame at addr of process tgid; ret_addr: a return address (named by the byte
- * before it, the offset counted from addr, as libunwind's unw_get_proc_name). */
-void trace_stack_frame(struct trace_stacknames *t, struct scry_syms *s, int tgid, uint64_t addr, bool ret_addr,
+ * before it, the offset counted from addr, as libunwind's unw_get_proc_name).  false when
+ * no mapping holds it (unexpected_backtracing_error). */
+bool trace_stack_frame(struct trace_stacknames *t, struct scry_syms *s, int tgid, uint64_t addr, bool ret_addr,
 		       char *buf, size_t len);
 
 #endif /* SCRY_TRACE_STACKNAME_H */
