@@ -78,3 +78,15 @@ def test_hostname_open_named(scry, tmp_path):
     i = next(k for k, l in enumerate(lines) if l.startswith('openat(AT_FDCWD, "/etc/hostname"'))
     assert re.match(r"^ > /usr/lib/x86_64-linux-gnu/libc\.so\.6\(__open64\+0x[0-9a-f]+\) \[0x[0-9a-f]+\]$",
                     lines[i + 1]), lines[i + 1]
+
+
+@pytest.mark.parametrize("opt", ["-k", "-i"])
+def test_fork_event_with_stacks(scry, tmp_path, opt):
+    """The fork event carries the call stack context too: its header passes 512 bytes, which
+    once left it out (no "Process N attached", no parent for the child)."""
+    r = subprocess.run([scry, "trace", "-f", opt, "-e", "trace=execve,exit_group", "--", "sh", "-c", "/bin/true"],
+                       capture_output=True, text=True, env=ENV, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    child = re.search(r"^scry: Process (\d+) attached$", r.stderr, re.M)
+    assert child, r.stderr
+    assert re.search(rf'^\[pid +{child[1]}\] .*execve\("/bin/true"', r.stderr, re.M), r.stderr
