@@ -14,6 +14,7 @@
 #include "trace/printer_int.h"
 #include "trace/sockdesc.h"
 #include "trace/stackmaps.h"
+#include "catalog/symbolize.h"
 
 enum end_how { END_DIED, END_DETACHED };
 
@@ -590,6 +591,8 @@ void trace_printer_exited(struct trace_printer *p, int pid, int64_t ts, int stat
 	task_remove(p, pid);
 	free(v);
 	fdtrack_drop(&p->fds, pid);
+	if (p->syms)   /* -k: its stacks are all printed */
+		scry_syms_drop(p->syms, pid);
 }
 
 /* "--- SIGUSR1 {si_signo=SIGUSR1, si_code=SI_USER, si_pid=12, si_uid=0} ---".  SIGKILL is
@@ -663,8 +666,11 @@ void trace_printer_task(struct trace_printer *p, int parent_pid, int pid, int ti
 		task_get(p, pid, pid);   /* a new thread: its process is alive (the parent process
 					  * of a new process may be scry itself: not counted) */
 	task_get(p, tid, pid);
-	if (tid == pid && parent_pid > 0 && parent_pid != pid)
+	if (tid == pid && parent_pid > 0 && parent_pid != pid) {
 		fdtrack_fork(&p->fds, parent_pid, pid);
+		if (p->syms)   /* -k: the child runs in its parent's mappings until it execs */
+			scry_syms_fork(p->syms, parent_pid, pid);
+	}
 }
 
 void trace_printer_prime(struct trace_printer *p, int pid)

@@ -90,3 +90,23 @@ def test_fork_event_with_stacks(scry, tmp_path, opt):
     child = re.search(r"^scry: Process (\d+) attached$", r.stderr, re.M)
     assert child, r.stderr
     assert re.search(rf'^\[pid +{child[1]}\] .*execve\("/bin/true"', r.stderr, re.M), r.stderr
+
+
+def test_many_short_processes(scry, tmp_path):
+    """-k -f on a shell loop of 30 short cats: nothing lost, and every call's innermost frame
+    named (mappings from the calls, children's from their parent's at fork, none kept for
+    processes gone: the lookups stay short); the deeper frame-pointer values that are no
+    frames end the stack there."""
+    out = tmp_path / "out"
+    r = subprocess.run([scry, "trace", "-k", "-f", "-o", str(out), "--", "sh", "-c",
+                        "for i in $(seq 30); do cat /etc/hostname; done"], capture_output=True, text=True, env=ENV,
+                       cwd=tmp_path)
+    assert r.returncode == 0 and "lost" not in r.stderr, r.stderr
+    lines = out.read_text().splitlines()
+    # (a signal handler's return goes back to where the signal came: not a call site)
+    calls = [k for k, l in enumerate(lines) if not l.startswith(" > ") and "+++" not in l and "---" not in l
+             and not l.endswith("<unfinished ...>") and not l.endswith("= ?") and "rt_sigreturn" not in l]
+    assert len(calls) > 30 * 40
+    unnamed = [lines[k] for k in calls if k + 1 < len(lines) and lines[k + 1].startswith(" > unexpected")]
+    assert not unnamed, unnamed[:5]
+    assert sum(l.startswith(" > ") for l in lines) >= len(calls)
