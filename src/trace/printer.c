@@ -92,6 +92,7 @@ static struct pend *pend_new(const struct trace_call *c)
 
 static void put_sigq(struct trace_printer *p, int tid, int64_t ts);
 static void put_frames(struct trace_printer *p, const struct trace_call *c);
+static void frames_forget(struct trace_printer *p, int tgid);
 
 static struct task *task_get(struct trace_printer *p, int tid, int pid)
 {
@@ -468,14 +469,28 @@ void trace_printer_exit(struct trace_printer *p, const struct trace_call *c)
 		trace_printer_put_ret(p, &full, all);
 	if (show && p->o.dumps)
 		trace_printer_dump(p, &full, all);
-	if (p->syms)   /* -k: what it mapped, before its frames are named */
+	if (p->syms) {   /* -k: what it mapped, before its frames are named */
+		if (is_exec(c->name) && c->ret == 0)
+			frames_forget(p, c->pid);
 		trace_stack_learn(p->maps, p->syms, &p->fds, &full, all);
+	}
 	if (show && c->nframes && p->names)   /* -k: strace's " > frame" lines after the call's */
 		put_frames(p, c);
 	if (is_exec(c->name) && c->ret == 0)
 		exec_done(p, c->pid, c->tid);
 	pend_free(pd);
 	put_sigq(p, c->tid, c->ts_exit);
+}
+
+/* -k: the named frames of tgid forgotten (its exec or exit: the addresses mean other
+ * things now), or all of them (tgid 0). */
+static void frames_forget(struct trace_printer *p, int tgid)
+{
+	for (size_t i = 0; p->frames && i < FRAME_SLOTS; i++)
+		if (p->frames[i].tgid && (!tgid || p->frames[i].tgid == tgid)) {
+			free(p->frames[i].text);
+			memset(&p->frames[i], 0, sizeof(p->frames[i]));
+		}
 }
 
 /* strace -k's lines: " > PATH(function+0xoff) [0xoffset]", innermost first, up to
@@ -488,17 +503,32 @@ static void put_frames(struct trace_printer *p, const struct trace_call *c)
 
 	for (uint32_t i = 0; i < c->nframes; i++) {
 		uint64_t addr;
+		struct frame_slot *fs;
+		bool known;
 
 		memcpy(&addr, c->frames + i, 8);
 		if (addr == UINT64_MAX)
 			break;
-		bool known = trace_stack_frame(p->names, p->syms, c->pid, addr, i > 0, f, sizeof(f));
-
+		fs = p->frames ? &p->frames[(addr ^ (addr >> 12) ^ (uint64_t)c->pid * 0x9e3779b9u) % FRAME_SLOTS] : NULL;
 		OB_LIT(&p->ob, " > ");
+		if (fs && fs->tgid == c->pid && fs->addr == addr && fs->ret_addr == (i > 0)) {
+			ob_puts(&p->ob, fs->text);
+			ob_putc(&p->ob, '\n');
+			continue;
+		}
+		known = trace_stack_frame(p->names, p->syms, c->pid, addr, i > 0, f, sizeof(f));
 		ob_puts(&p->ob, f);
 		ob_putc(&p->ob, '\n');
 		if (!known)
 			break;
+		if (fs) {   /* only named ones: a mapping learnt later may name the others */
+			char *t = strdup(f);
+
+			if (t) {
+				free(fs->text);
+				*fs = (struct frame_slot){ .tgid = c->pid, .ret_addr = i > 0, .addr = addr, .text = t };
+			}
+		}
 	}
 	p->mark = p->ob.n;
 	if (p->tty)
@@ -511,6 +541,8 @@ int trace_printer_set_syms(struct trace_printer *p, struct scry_syms *syms)
 	if (syms && !p->names && !(p->names = trace_stacknames_new()))
 		return -1;
 	if (syms && !p->maps && !(p->maps = trace_stackmaps_new()))
+		return -1;
+	if (syms && !p->frames && !(p->frames = calloc(FRAME_SLOTS, sizeof(*p->frames))))
 		return -1;
 	return 0;
 }
@@ -591,8 +623,10 @@ void trace_printer_exited(struct trace_printer *p, int pid, int64_t ts, int stat
 	task_remove(p, pid);
 	free(v);
 	fdtrack_drop(&p->fds, pid);
-	if (p->syms)   /* -k: its stacks are all printed */
+	if (p->syms) {   /* -k: its stacks are all printed */
 		scry_syms_drop(p->syms, pid);
+		frames_forget(p, pid);
+	}
 }
 
 /* "--- SIGUSR1 {si_signo=SIGUSR1, si_code=SI_USER, si_pid=12, si_uid=0} ---".  SIGKILL is
@@ -777,6 +811,8 @@ void trace_printer_free(struct trace_printer *p)
 	imap_free(&p->detached);
 	trace_stacknames_free(p->names);
 	trace_stackmaps_free(p->maps);
+	frames_forget(p, 0);
+	free(p->frames);
 	for (size_t i = 0; i < p->npaths; i++)
 		free(p->paths[i]);
 	free(p->paths);

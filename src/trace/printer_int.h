@@ -23,6 +23,15 @@ struct pend {
 };
 
 #define TASK_SIGQ 4
+#define FRAME_SLOTS 4096
+
+/* -k: a frame's line as named (a process's stacks repeat: naming is the printer's cost). */
+struct frame_slot {
+	int tgid;                   /* 0: empty */
+	bool ret_addr;
+	uint64_t addr;
+	char *text;
+};
 
 struct task {
 	int tid, pid;
@@ -70,6 +79,7 @@ struct trace_printer {
 	struct scry_syms *syms;     /* -k: the mappings (the live merger's), names of frames */
 	struct trace_stacknames *names;
 	struct trace_stackmaps *maps;
+	struct frame_slot *frames;  /* -k: named frames by (tgid, address), FRAME_SLOTS of them */
 	size_t npaths;
 };
 
