@@ -5,6 +5,8 @@
 
 /* ---- process lifecycle ------------------------------------------------------------- */
 
+#define FORK_HEAD_MAX 4096
+
 /* The fork event (lttng-modules' layout) into the fork area. */
 static __always_inline void write_fork(struct task_struct *parent, struct task_struct *child)
 {
@@ -16,7 +18,10 @@ static __always_inline void write_fork(struct task_struct *parent, struct task_s
 	if (!a)
 		return;
 	pos = write_head(a->buf, fork_event_id, bpf_get_current_task_btf());
-	if (pos > 512)
+	/* a bound for the verifier above any header: with call stack contexts (two of
+	 * 1,036 bytes) a header passes 512 bytes, and the event was left out (scry trace -k -f:
+	 * no "Process N attached") */
+	if (pos > FORK_HEAD_MAX)
 		goto out;
 	bpf_probe_read_kernel(a->buf + pos, SCRY_COMM_LEN, parent->comm);
 	pos += SCRY_COMM_LEN;
@@ -34,12 +39,12 @@ static __always_inline void write_fork(struct task_struct *parent, struct task_s
 	WR(__u8, a->buf, pos, level + 1);
 	pos += 1;
 	for (__u32 i = 0; i < SCRY_MAX_PIDNS_LEVEL; i++) {
-		if (i > level || pos > 1024)
+		if (i > level || pos > FORK_HEAD_MAX + 128)
 			break;
 		WR(__s32, a->buf, pos, BPF_CORE_READ(child, thread_pid, numbers[i].nr));
 		pos += 4;
 	}
-	if (pos > 1024)
+	if (pos > FORK_HEAD_MAX + 128)
 		goto out;
 	WR(__s32, a->buf, pos, ctgid);
 	WR(__u32, a->buf, pos + 4, pid_ns_inum(child));

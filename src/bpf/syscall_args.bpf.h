@@ -98,15 +98,17 @@ static __always_inline void enter_strings(const struct scry_sc_desc *d, long id,
 	if (stage && !(d->str_mask & (d->str_mask - 1)) && (p = stage_begin(&st, STAGE_STR_MAX))) {
 		w->pos = write_head_at(p, d->entry_id, t, ts);
 		pos = write_args(p, w, STAGE_STR_HEAD, d, args);
-		if (!pos) {
-			stage_abort(st);
-			count_drop(false);
-		} else if (w->faults && defer && defer_entry(t, id, args, ts)) {
-			stage_abort(st);
-		} else {
-			stage_commit(st, pos);
+		if (pos) {
+			if (w->faults && defer && defer_entry(t, id, args, ts))
+				stage_abort(st);
+			else
+				stage_commit(st, pos);
+			return;
 		}
-		return;
+		/* the header and contexts outgrew STAGE_STR_HEAD (call stacks: -k): the entry
+		 * is built in the area instead, as one with several strings */
+		stage_abort(st);
+		w->faults = 0;
 	}
 	a = area_get(AREA_SYS_ENTER);
 	if (!a)

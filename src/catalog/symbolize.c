@@ -205,6 +205,42 @@ int scry_syms_load_maps(struct scry_syms *s, const char *path)
 	return 0;
 }
 
+int scry_syms_add_map(struct scry_syms *s, int tgid, uint64_t start, uint64_t end, uint64_t pgoff, const char *path)
+{
+	struct elf_ent *e = elf_get(s, path);
+	char bid[129];
+
+	hex_bid(e ? &e->e : NULL, bid);
+	return add_map(s, tgid, start, end, pgoff, path, bid) ? 0 : -1;
+}
+
+int scry_syms_fork(struct scry_syms *s, int parent, int child)
+{
+	size_t n = s->nmaps;
+
+	for (size_t i = 0; i < n; i++) {
+		struct map m = s->maps[i];   /* add_map may move the array */
+
+		if (m.tgid == parent && !add_map(s, child, m.start, m.end, m.pgoff, m.path, m.bid))
+			return -1;
+	}
+	return 0;
+}
+
+void scry_syms_drop(struct scry_syms *s, int tgid)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < s->nmaps; i++) {
+		if (s->maps[i].tgid == tgid) {
+			free(s->maps[i].path);
+			continue;
+		}
+		s->maps[k++] = s->maps[i];
+	}
+	s->nmaps = k;
+}
+
 int scry_syms_capture(struct scry_syms *s, int tgid, uint64_t addr, FILE *out)
 {
 	char path[64], line[4608];

@@ -25,6 +25,15 @@ int scry_syms_load_maps(struct scry_syms *s, const char *path);
  * it is not; new mappings are appended to out (when non-NULL).  0, or -1 when the process
  * is gone or addr is in no file mapping. */
 int scry_syms_capture(struct scry_syms *s, int tgid, uint64_t addr, FILE *out);
+/* A mapping learnt otherwise than from /proc (scry trace -k: from the process's mmap and
+ * execve calls, so that a process gone before its maps could be read is named too); its
+ * build id read from path.  0, or -1 when out of memory. */
+int scry_syms_add_map(struct scry_syms *s, int tgid, uint64_t start, uint64_t end, uint64_t pgoff, const char *path);
+/* A forked process: a copy of its parent's mappings, as fork gives it.  0, or -1 when out
+ * of memory. */
+int scry_syms_fork(struct scry_syms *s, int parent, int child);
+/* A process that ended: its mappings forgotten (its pid may come back as another). */
+void scry_syms_drop(struct scry_syms *s, int tgid);
 /* "name+0xoff" of a kernel address (kallsyms, read on first use), or of a user address
  * of tgid.  ret_addr: a return address (the call is the byte before it).  false when unknown. */
 bool scry_syms_kernel(struct scry_syms *s, uint64_t addr, bool ret_addr, char *buf, size_t len);

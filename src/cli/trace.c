@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <pwd.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include "catalog/catalog.h"
 #include "catalog/elfsyms.h"
@@ -85,7 +87,7 @@ static int event_specs(const struct trace_opts *o, struct scry_catalog *cat, cha
 		"bind", "connect", "listen", "sendto", "sendmsg", "sendmmsg",
 	};
 	const size_t nfd = sizeof(fd_calls) / sizeof(fd_calls[0]);
-	char **specs = calloc(n + 8 + nfd + o->nprobes, sizeof(*specs));
+	char **specs = calloc(n + 12 + nfd + o->nprobes, sizeof(*specs));
 
 	if (!specs)
 		return -ENOMEM;
@@ -103,10 +105,14 @@ static int event_specs(const struct trace_opts *o, struct scry_catalog *cat, cha
 		if (!trace_opts_selects_all(o))
 			specs[k++] = strdup("syscall:execve");
 		/* -y: the fd table needs the calls that make and close fds, printed or not */
-		for (size_t i = 0; o->decode_fds && !trace_opts_selects_all(o) && i < nfd; i++)
+		for (size_t i = 0; (o->decode_fds || o->npaths || o->stack) && !trace_opts_selects_all(o) && i < nfd; i++)
 			if (scry_catalog_syscall_by_name(cat, fd_calls[i]) &&
 			    asprintf(&specs[k++], "syscall:%s", fd_calls[i]) < 0)
 				specs[k - 1] = NULL;
+		if (o->stack && !trace_opts_selects_all(o)) {   /* -k: the libraries' and program's mappings */
+			specs[k++] = strdup("syscall:mmap");
+			specs[k++] = strdup("syscall:mprotect");
+		}
 		specs[k++] = strdup("signal:signal_deliver");
 		specs[k++] = strdup("signal:signal_generate");   /* the ignored ones */
 		if (o->follow)                                    /* children shown from their birth */
@@ -206,6 +212,83 @@ static void die_like(int sig)
 	raise(sig);
 }
 
+/* -U's shortest and longest call need the calls one by one: -c then reads events (the
+ * kernel's counts hold sums only). */
+static bool minmax_cols(const struct trace_opts *o)
+{
+	for (unsigned i = 0; i < o->ncols; i++)
+		if (o->cols[i] == TRACE_COL_MIN || o->cols[i] == TRACE_COL_MAX)
+			return true;
+	return false;
+}
+
+/* -A: the -o file appended to (a regular file of ours, or a device; created if missing). */
+static int open_append(const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+	int fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+
+	if (fd < 0 && errno == ENOENT)
+		return scry_open_output(AT_FDCWD, path, NULL, false, err, errlen);
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot append to '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) || (S_ISREG(st.st_mode) && st.st_uid != getuid())) {
+		snprintf(err, errlen, "'%s' belongs to uid %u: refusing to append to it", path, (unsigned)st.st_uid);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* -P: each path, and what it resolves into when that differs (strace's message). */
+static int add_paths(struct trace_printer *pr, const struct trace_opts *o)
+{
+	for (size_t i = 0; i < o->npaths; i++) {
+		char *rp = realpath(o->paths[i], NULL);
+
+		if (trace_printer_add_path(pr, o->paths[i]))
+			return free(rp), -1;
+		if (rp && strcmp(rp, o->paths[i])) {
+			if (!(o->quiet & TRACE_Q_PATH_RESOLVE))
+				fprintf(stderr, "scry: Requested path '%s' resolved into '%s'\n", o->paths[i], rp);
+			if (trace_printer_add_path(pr, rp))
+				return free(rp), -1;
+		}
+		free(rp);
+	}
+	return 0;
+}
+
+/* -E: the command's environment (scry's own, which the command inherits); -u: the user
+ * the command runs as, checked now. */
+static int start_options(const struct trace_opts *o, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < o->nenv; i++) {
+		const char *eq = strchr(o->env[i], '=');
+		int rc;
+
+		if (eq) {
+			char *name = strndup(o->env[i], (size_t)(eq - o->env[i]));
+
+			rc = name ? setenv(name, eq + 1, 1) : -1;
+			free(name);
+		} else {
+			rc = unsetenv(o->env[i]);
+		}
+		if (rc) {
+			snprintf(err, errlen, "-E '%s': %s", o->env[i], strerror(errno));
+			return -1;
+		}
+	}
+	if (o->user && !getpwnam(o->user)) {
+		snprintf(err, errlen, "-u: cannot find user '%s'", o->user);
+		return -1;
+	}
+	return 0;
+}
+
 /* Trace until the command ends, the processes (-p) end, or a signal. */
 static int run(struct scry_session *s, struct trace_live *live, struct trace_printer *pr,
 	       const struct trace_opts *o, struct scry_child *child, struct scry_run_end *end,
@@ -293,8 +376,9 @@ int cmd_trace(int argc, char **argv)
 		goto fail;
 	if (o.cmd && scry_spawn_check(o.cmd[0], err, sizeof(err)))
 		goto fail;
-	if (o.outfile) {      /* no symlink or file of another user written (util/dirh.h) */
-		int fd = scry_open_output(AT_FDCWD, o.outfile, NULL, false, err, sizeof(err));
+	if (o.outfile && !o.per_pid_files) {   /* no symlink or file of another user written (util/dirh.h) */
+		int fd = o.append ? open_append(o.outfile, err, sizeof(err))
+				  : scry_open_output(AT_FDCWD, o.outfile, NULL, false, err, sizeof(err));
 
 		if (fd < 0 || !(out = fdopen(fd, "w"))) {
 			if (fd >= 0) {
@@ -313,14 +397,17 @@ int cmd_trace(int argc, char **argv)
 		snprintf(err, sizeof(err), "out of memory");
 		goto fail;
 	}
-	if (!(pr = trace_printer_new(&o, out, sum))) {
+	if (!(pr = trace_printer_new(&o, out, sum)) || add_paths(pr, &o)) {
 		snprintf(err, sizeof(err), "out of memory");
 		goto fail;
 	}
+	if (start_options(&o, err, sizeof(err)))
+		goto fail;
 	chan.events = (const char *const *)specs;
 	chan.nevents = nspecs;
 	chan.ctx_mask = (1ULL << SCRY_CTX_PID) | (1ULL << SCRY_CTX_TID) |
-			(o.stack ? 1ULL << SCRY_CTX_CALLSTACK_USER : 0);
+			(o.stack || o.show_ip ? 1ULL << SCRY_CTX_CALLSTACK_USER : 0) |
+			(o.decode_comm ? 1ULL << SCRY_CTX_PROCNAME : 0);
 	so.catalog = nc.cat;
 	so.channels = &chan;
 	so.nchannels = 1;
@@ -335,18 +422,21 @@ int cmd_trace(int argc, char **argv)
 	so.capture.strsize = o.strsize;
 	/* the catalog bounds it to SCRY_SEQ_MAX */
 	so.capture.snaplen = (unsigned)(o.snaplen ? o.snaplen : o.strsize + 1);
+	if (o.dumps && !o.snaplen)   /* -e read=/write=: the whole buffer, as far as one capture goes */
+		so.capture.snaplen = SCRY_SEQ_MAX;
 	so.capture.fetch = o.fetch;
 	so.capture.what = o.verbose ? SCRY_CAPTURE_ENV : 0;   /* envp listed with -v alone, as strace */
 	if (o.decode_fds >= 2)   /* -yy: sockets named from the kernel at the call */
 		so.capture.what |= SCRY_CAPTURE_SOCK;
 	/* -c: a counting channel (no event, no trace); else the live printer is the channel's
 	 * record sink, beside --record's trace directory */
-	chan.kind = o.count == TRACE_COUNT_ONLY ? SCRY_CHANNEL_COUNT : SCRY_CHANNEL_EVENTS;
+	chan.kind = o.count == TRACE_COUNT_ONLY && !minmax_cols(&o) ? SCRY_CHANNEL_COUNT : SCRY_CHANNEL_EVENTS;
 	so.output = o.record_dir;
 	if (chan.kind == SCRY_CHANNEL_EVENTS) {
 		struct trace_live_ops ops = {
 			.entry = on_entry, .exit = on_exit_ev, .signal = on_signal_ev, .signal_ignored = on_signal_ignored_ev,
 			.proc_exit = on_proc_exit, .task = on_task_ev, .probe = on_probe, .ctx = pr,
+			.stack_names = o.stack,
 		};
 		if (!(live = trace_live_new(&ops))) {
 			snprintf(err, sizeof(err), "out of memory");
@@ -360,10 +450,15 @@ int cmd_trace(int argc, char **argv)
 		goto fail;
 	if (live && trace_live_bind(live, s, err, sizeof(err)))
 		goto fail;
+	if (live && trace_printer_set_syms(pr, trace_live_syms(live))) {
+		snprintf(err, sizeof(err), "out of memory");
+		goto fail;
+	}
 	if (scry_session_load(s, err, sizeof(err)))
 		goto fail;
 	for (size_t i = 0; i < o.npids; i++)
 		trace_printer_prime(pr, o.pids[i]);
+	child.user = o.user;
 	if (cli_launch(s, o.pids, o.npids, o.cmd, &child, on_signal, live ? on_child : NULL,
 		       &(struct on_child_ctx){ live, pr }, err, sizeof(err)))
 		goto fail;
@@ -381,7 +476,8 @@ int cmd_trace(int argc, char **argv)
 		add_counts(s, sum, &o);
 	if (trace_printer_finish(pr))
 		fprintf(stderr, "scry: writing the trace output failed\n");
-	if (sum && trace_summary_print(sum, out, o.sortby))
+	if (sum && (o.ncols ? trace_summary_print_cols(sum, out, o.sortby, o.cols, o.ncols)
+			    : trace_summary_print(sum, out, o.sortby)))
 		fprintf(stderr, "scry: writing the summary failed\n");
 	if (ssum.discarded)
 		fprintf(stderr, "scry: %llu events lost (ring buffer full, or calls still blocked at the end): "

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli/trace_options.h"
+#include "kernel/features.h"
+#include "trace/summary.h"
 #include "util/parse.h"
 
 static void warn(struct trace_opts *o, const char *msg)
@@ -15,6 +17,22 @@ static void warn(struct trace_opts *o, const char *msg)
 
 	snprintf(o->warn + n, sizeof(o->warn) - n, "%s%s", n ? "\n" : "", msg);
 }
+/* -e inject=, -e fault=: error injection returns an error instead of running the call,
+ * which from BPF is bpf_override_return on a kprobe at the syscall's entry (a kernel built
+ * with CONFIG_BPF_KPROBE_OVERRIDE).  Refused in one line, with what this kernel lacks. */
+static void inject_refusal(const char *arg, char *err, size_t errlen)
+{
+	char why[200];
+	size_t q = strcspn(arg, "=");
+
+	if (!scry_feature_kprobes(why, sizeof(why)))
+		snprintf(err, errlen, "-e %.*s= is not supported: error injection needs bpf_override_return, which needs "
+			 "kprobes, and this kernel has none (%s)", (int)q, arg, why);
+	else
+		snprintf(err, errlen, "-e %.*s= is not supported yet: error injection needs bpf_override_return on a "
+			 "kprobe (this kernel has kprobes; scry does not implement it)", (int)q, arg);
+}
+
 static int parse_sortby(const char *s, enum trace_sort *out)
 {
 	static const struct {
@@ -74,12 +92,44 @@ void trace_opts_usage(FILE *f)
 		"  -yy                    and sockets by protocol and endpoints, read in the kernel at\n"
 		"                         the call (TCP:[127.0.0.1:80->127.0.0.1:41234], UNIX-STREAM:[...])\n"
 		"  -k, --stack-trace      each call's user stack after its line, as strace -k\n"
+		"  -x, -xx                strings with a non-ASCII byte in hex (-xx: every string)\n"
+		"                         (--strings-in-hex[=all|non-ascii|none])\n"
+		"  -X, --const-print-style raw|abbrev|verbose  named constants as numbers, names\n"
+		"                         (the default), or both: 0x80000 /* O_RDONLY|O_CLOEXEC */\n"
+		"  -n, --syscall-number   each line with its call's number: [ 257] openat(...)\n"
+		"  -i, --instruction-pointer  each line with the task's user instruction pointer at\n"
+		"                         the call: [00007f0d3e46cad7] (the first frame of the user\n"
+		"                         stack, recorded for it: ~1 KB more per event)\n"
+		"  -Y, --decode-pids=comm pids with their command names: [pid 42<sh>], kill(42<sh>, 0)\n"
+		"  -P, --trace-path PATH  only the calls that touch PATH: by a path argument, or a\n"
+		"                         descriptor that refers to it (repeatable)\n"
+		"  -e read=SET, -e write=SET  the data read from (written to) these descriptors as\n"
+		"                         strace's hex dump after the line (at most 4096 bytes a call)\n"
+		"  -q, -qq, -qqq          no 'attached' messages; and no +++ exit lines; nothing\n"
+		"      --quiet=SET        (-e quiet=SET) attach, exit, path-resolution, personality,\n"
+		"                         thread-execve, all, none\n"
+		"  -b, --detach-on execve leave a process at its execve (but the command's own)\n"
+		"  -E, --env VAR=VAL      the command's environment: set VAR (-E VAR: unset it)\n"
+		"  -u, --user USER        run the command as USER (uid, gid, groups)\n"
+		"  -A, --output-append-mode  -o FILE appended to\n"
+		"      --output-separately  -ff: with -o FILE, each process's lines in FILE.PID\n"
+		"  -D, --daemonize        accepted: under BPF scry is never the command's tracing\n"
+		"                         parent, whatever -D/-DD/-DDD ask\n"
+		"  -I, --interruptible N  accepted (1-4, anywhere, waiting, never, never_tstp):\n"
+		"                         scry never stops the command, so blocks no signal of it\n"
+		"      --seccomp-bpf      accepted: the syscall filter (-e trace=) is in the kernel\n"
+		"                         already, untraced calls cost no stop\n"
+		"  (-e inject=, -e fault= are refused: error injection needs bpf_override_return,\n"
+		"  i.e. kprobes)\n"
 		"  -v, --no-abbrev        structures and arrays in full, and execve's environment\n"
 		"                         (only then read and recorded, --record too)\n"
-		"  -o, --output FILE      write the trace to FILE (lines get a pid prefix)\n"
+		"  -o, --output FILE      write the trace to FILE (lines get a pid prefix; -ff: a file\n"
+		"                         per process, FILE.PID)\n"
 		"  -c, --summary-only     count time, calls and errors per syscall; print a table\n"
 		"  -C, --summary          -c and the trace\n"
 		"  -S, --summary-sort-by  time (default), avg_time, calls, errors, name, nothing\n"
+		"  -U, --summary-columns COLS  the table's columns: time-percent, total-time,\n"
+		"                         min-time, max-time, avg-time, calls, errors, name\n"
 		"  -w                     accepted: scry's times are always latencies (entry to exit)\n"
 		"      --json             one JSON object per line\n"
 		"      --snaplen N        bytes captured per data buffer (K/M suffixes)\n"
@@ -96,7 +146,8 @@ void trace_opts_usage(FILE *f)
 int trace_opts_parse(struct trace_opts *o, struct cli_track *track, int argc, char **argv,
 		     const struct trace_names *names, char *err, size_t errlen)
 {
-	enum { OPT_NOFOLLOW = 256, OPT_TRACE, OPT_STATUS, OPT_SIGNAL, OPT_JSON, OPT_SNAPLEN, OPT_RECORD, OPT_FLOW, OPT_FETCH };
+	enum { OPT_NOFOLLOW = 256, OPT_TRACE, OPT_STATUS, OPT_SIGNAL, OPT_JSON, OPT_SNAPLEN, OPT_RECORD, OPT_FLOW, OPT_FETCH,
+	       OPT_SECCOMP, OPT_DECODE_PIDS, OPT_HEX, OPT_QUIET, OPT_FF };
 	static const struct option longopts[] = {
 		{ "follow", no_argument, NULL, 'f' },
 		{ "no-follow", no_argument, NULL, OPT_NOFOLLOW },
@@ -124,10 +175,27 @@ int trace_opts_parse(struct trace_opts *o, struct cli_track *track, int argc, ch
 		{ "record", required_argument, NULL, OPT_RECORD },
 		{ "flow", required_argument, NULL, OPT_FLOW },
 		{ "help", no_argument, NULL, 'h' },
+		{ "strings-in-hex", optional_argument, NULL, OPT_HEX },
+		{ "const-print-style", required_argument, NULL, 'X' },
+		{ "trace-path", required_argument, NULL, 'P' },
+		{ "quiet", optional_argument, NULL, OPT_QUIET },
+		{ "silent", optional_argument, NULL, OPT_QUIET },
+		{ "instruction-pointer", no_argument, NULL, 'i' },
+		{ "syscall-number", no_argument, NULL, 'n' },
+		{ "output-append-mode", no_argument, NULL, 'A' },
+		{ "output-separately", no_argument, NULL, OPT_FF },
+		{ "env", required_argument, NULL, 'E' },
+		{ "user", required_argument, NULL, 'u' },
+		{ "daemonize", optional_argument, NULL, 'D' },
+		{ "interruptible", required_argument, NULL, 'I' },
+		{ "detach-on", required_argument, NULL, 'b' },
+		{ "summary-columns", required_argument, NULL, 'U' },
+		{ "decode-pids", required_argument, NULL, OPT_DECODE_PIDS },
+		{ "seccomp-bpf", no_argument, NULL, OPT_SECCOMP },
 		CLI_TRACK_LONGOPTS,
 		{ 0 },
 	};
-	int opt, nf = 0;
+	int opt, nf = 0, nq = 0;
 	bool z = false, Z = false, sort_given = false;
 	char buf[64];
 
@@ -135,7 +203,7 @@ int trace_opts_parse(struct trace_opts *o, struct cli_track *track, int argc, ch
 	trace_opts_init(o);
 	optind = 0;      /* 0: glibc re-initializes its state (clustered options of a previous parse) */
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+:fp:ae:zZTtrs:o:cCS:wyvkh", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:fp:ae:zZTtrs:o:cCS:wyvkhxX:P:qinAE:u:DI:b:U:Y", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'f':
 			o->follow = true;
@@ -277,6 +345,119 @@ int trace_opts_parse(struct trace_opts *o, struct cli_track *track, int argc, ch
 		case 'h':
 			o->help = true;
 			return 0;
+		case 'x':
+			if (o->xflag < 2)
+				o->xflag++;
+			break;
+		case OPT_HEX:
+			if (!optarg || !strcmp(optarg, "all"))
+				o->xflag = 2;
+			else if (!strcmp(optarg, "non-ascii"))
+				o->xflag = 1;
+			else if (!strcmp(optarg, "none"))
+				o->xflag = 0;
+			else {
+				snprintf(err, errlen, "invalid --strings-in-hex '%s' (expected all, non-ascii, none)", optarg);
+				return -1;
+			}
+			break;
+		case 'X':
+			if (!strcmp(optarg, "raw"))
+				o->xlat = TRACE_XLAT_RAW;
+			else if (!strcmp(optarg, "abbrev"))
+				o->xlat = TRACE_XLAT_ABBREV;
+			else if (!strcmp(optarg, "verbose"))
+				o->xlat = TRACE_XLAT_VERBOSE;
+			else {
+				snprintf(err, errlen, "invalid -X '%s' (expected raw, abbrev, verbose)", optarg);
+				return -1;
+			}
+			break;
+		case 'P':
+		case 'E': {
+			const char ***v = opt == 'P' ? &o->paths : (const char ***)&o->env;
+			size_t *n = opt == 'P' ? &o->npaths : &o->nenv;
+			const char **nv;
+
+			if (!*optarg || (opt == 'E' && *optarg == '=')) {
+				snprintf(err, errlen, "-%c needs %s", opt, opt == 'P' ? "a path" : "VAR=VAL or VAR");
+				return -1;
+			}
+			if (!(nv = realloc(*v, (*n + 1) * sizeof(*nv)))) {
+				snprintf(err, errlen, "out of memory");
+				return -1;
+			}
+			*v = nv;
+			nv[(*n)++] = optarg;
+			break;
+		}
+		case 'q':    /* -q: attach; -qq: and exit; -qqq: all */
+			nq++;
+			o->quiet = nq == 1 ? TRACE_Q_ATTACH | TRACE_Q_PERSONALITY :
+				   nq == 2 ? TRACE_Q_ATTACH | TRACE_Q_PERSONALITY | TRACE_Q_EXIT : TRACE_Q_ALL;
+			break;
+		case OPT_QUIET:
+			snprintf(buf, sizeof(buf), "quiet=%.56s", optarg ? optarg : "attach,personality");
+			if (trace_opts_qualifier(o, buf, names, err, errlen))
+				return -1;
+			break;
+		case 'i':
+			o->show_ip = true;
+			break;
+		case 'n':
+			o->show_nr = true;
+			break;
+		case 'A':
+			o->append = true;
+			break;
+		case OPT_FF:
+			nf = 2;
+			o->follow = true;
+			break;
+		case 'u':
+			o->user = optarg;
+			break;
+		case 'D':
+			o->detach_pgrp++;
+			break;
+		case 'I': {
+			static const char *const iv[] = { "anywhere", "waiting", "never", "never_tstp" };
+			char *end;
+			long v = strtol(optarg, &end, 10);
+
+			if (*optarg && !*end && v >= 1 && v <= 4)
+				o->interruptible = (int)v;
+			for (int k = 0; k < 4; k++)
+				if (!strcmp(optarg, iv[k]))
+					o->interruptible = k + 1;
+			if (!o->interruptible) {
+				snprintf(err, errlen, "invalid -I '%s' (expected 1-4, anywhere, waiting, never, never_tstp)",
+					 optarg);
+				return -1;
+			}
+			break;
+		}
+		case 'b':
+			if (strcmp(optarg, "execve") && strcmp(optarg, "execveat") && strcmp(optarg, "%exec")) {
+				snprintf(err, errlen, "invalid -b '%s' (only execve is supported, as strace)", optarg);
+				return -1;
+			}
+			o->detach_execve = true;
+			break;
+		case 'U':
+			o->columns = optarg;
+			break;
+		case 'Y':
+			o->decode_comm = true;
+			break;
+		case OPT_DECODE_PIDS:
+			snprintf(buf, sizeof(buf), "decode-pids=%.48s", optarg);
+			if (trace_opts_qualifier(o, buf, names, err, errlen))
+				return -1;
+			break;
+		case OPT_SECCOMP:
+			o->seccomp = true;
+			break;
 		CLI_TRACK_CASES:
 			if (cli_track_option(track, opt, optarg, err, errlen))
 				return -1;
@@ -311,8 +492,33 @@ int trace_opts_parse(struct trace_opts *o, struct cli_track *track, int argc, ch
 			 o->count == TRACE_COUNT_ONLY ? 'c' : 'C');
 		return -1;
 	}
-	if (nf > 1 && o->outfile) {
-		snprintf(err, errlen, "-ff (one output file per process) is not supported; use -f -o FILE");
+	o->per_pid_files = nf > 1 && o->outfile;   /* -ff without -o is -f, as strace */
+	if (o->inject) {
+		inject_refusal(o->inject, err, errlen);
+		return -1;
+	}
+	if (o->columns) {
+		int n = trace_summary_columns(o->columns, o->cols, sizeof(o->cols) / sizeof(o->cols[0]), err, errlen);
+
+		if (n < 0)
+			return -1;
+		o->ncols = (unsigned)n;
+		if (!o->count)
+			warn(o, "-U has no effect without -c or -C");
+	}
+	if (o->append && !o->outfile)
+		warn(o, "-A has no effect without -o");
+	if (o->per_pid_files && o->json) {
+		snprintf(err, errlen, "-ff and --json exclude each other (one JSON stream)");
+		return -1;
+	}
+	if (o->per_pid_files && o->count) {
+		snprintf(err, errlen, "-ff and -%c exclude each other (one summary)", o->count == TRACE_COUNT_ONLY ? 'c' : 'C');
+		return -1;
+	}
+	if ((o->env || o->user || o->detach_pgrp) && !o->cmd) {
+		snprintf(err, errlen, "-%c applies to a command scry starts (none given)",
+			 o->env ? 'E' : o->user ? 'u' : 'D');
 		return -1;
 	}
 	if (o->all && o->npids) {

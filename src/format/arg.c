@@ -598,15 +598,28 @@ void scry_fmt_arg(struct outbuf *ob, const struct scry_argspec *spec, const stru
 		if ((int32_t)val->v == -100) {
 			const char *cwd = o && o->fd_path ? o->fd_path(o->fd_ctx, o->pid, -100) : NULL;
 
-			OB_LIT(ob, "AT_FDCWD");
+			if (fmt_xlat_style == SCRY_XLAT_ABBREV)
+				OB_LIT(ob, "AT_FDCWD");
+			else if (fmt_xlat_style == SCRY_XLAT_RAW)
+				OB_LIT(ob, "-100");
+			else
+				OB_LIT(ob, "-100 /* AT_FDCWD */");
 			if (cwd)
 				scry_fmt_fd_path(ob, cwd);   /* -y: AT_FDCWD</home/u> */
 		} else
 			fmt_fd(ob, (int32_t)val->v, o);
 		break;
-	case SCRY_A_PID:
+	case SCRY_A_PID: {
+		const char *comm;
+
 		ob_i64(ob, (int32_t)val->v);
+		if (o && o->pid_comm && (int32_t)val->v > 0 && (comm = o->pid_comm(o->fd_ctx, (int32_t)val->v))) {
+			ob_putc(ob, '<');   /* -Y: 1234<sh> */
+			ob_puts(ob, comm);
+			ob_putc(ob, '>');
+		}
 		break;
+	}
 	case SCRY_A_SIG:
 		fmt_signame(ob, (int32_t)val->v);
 		break;

@@ -158,7 +158,9 @@ static void put_enum(struct outbuf *ob, const struct fmt_set *s, uint64_t v)
 	unknown_comment(ob, s->unknown);
 }
 
-void fmt_set_print(struct outbuf *ob, const struct fmt_set *s, uint64_t v)
+int fmt_xlat_style;
+
+static void set_print_abbrev(struct outbuf *ob, const struct fmt_set *s, uint64_t v)
 {
 	unsigned width = s->width ? s->width : 32;
 	uint64_t sig = 0, huge = 0, perm = 0, fv;
@@ -261,6 +263,83 @@ void fmt_set_print(struct outbuf *ob, const struct fmt_set *s, uint64_t v)
 		if (any)
 			ob_putc(ob, '|');
 		fmt_oct(ob, perm);
+	}
+}
+
+void scry_fmt_style(unsigned xflag, int xlat)
+{
+	fmt_xflag = xflag;
+	fmt_xlat_style = xlat;
+}
+
+/* -X verbose: after the number written from h on, its names in a comment (names prints
+ * them); names that begin with the number itself (no name: "0", "0x10 / * PROT_??? * /")
+ * replace it instead.  The buffer must not be flushed meanwhile (ob_reserve first). */
+static void verbose_names(struct outbuf *ob, size_t h, const struct fmt_set *s, int part, uint64_t v)
+{
+	size_t at = ob->n, hl = at - h;
+
+	OB_LIT(ob, " /* ");
+	if (part == 0)
+		set_print_abbrev(ob, s, v);
+	else if (part == 1 && s->field == FLD_FLAGS)
+		fmt_flags_vals(ob, s->fvals, s->nfvals, v, s->unknown);
+	else if (part == 1) {
+		const char *name = fmt_xlookup(s->fvals, s->nfvals, v);
+
+		if (name)
+			ob_puts(ob, name);
+		else
+			fmt_hex(ob, v);
+	} else
+		fmt_flags_vals(ob, s->vals, s->nvals, v, s->unknown);
+	if (ob->n < at)         /* flushed meanwhile: leave it so */
+		return;
+	if (ob->n - at - 4 >= hl && !memcmp(ob->buf + at + 4, ob->buf + h, hl)) {
+		memmove(ob->buf + h, ob->buf + at + 4, ob->n - at - 4);
+		ob->n -= at + 4 - h;
+		return;
+	}
+	OB_LIT(ob, " */");
+}
+
+/* One number of a set in -X's style; part: 0 the whole set, 1 its field, 2 its flags. */
+static void styled(struct outbuf *ob, const struct fmt_set *s, int part, uint64_t v)
+{
+	size_t h;
+
+	ob_reserve(ob);
+	h = ob->n;
+	fmt_hex(ob, v);
+	if (fmt_xlat_style == SCRY_XLAT_VERBOSE)
+		verbose_names(ob, h, s, part, v);
+}
+
+/* -X raw: the number in hex; -X verbose: and its names in a comment (strace's xlat
+ * styles); abbrev: the names.  A set with a field of its own (socket's type, statx's sync
+ * type) in two parts, as strace prints them: 0x1|0x80800, raw statx's "|0x900". */
+void fmt_set_print(struct outbuf *ob, const struct fmt_set *s, uint64_t v)
+{
+	unsigned width = s->width ? s->width : 32;
+	uint64_t fv, rest;
+
+	if (fmt_xlat_style == SCRY_XLAT_ABBREV) {
+		set_print_abbrev(ob, s, v);
+		return;
+	}
+	if (width < 64)
+		v &= (1ULL << width) - 1;
+	if (s->field != FLD_FLAGS && s->field != FLD_ENUM_FRESH) {
+		styled(ob, s, 0, v);
+		return;
+	}
+	fv = v & s->field_mask;
+	rest = v & ~s->field_mask;
+	if (fv || (s->field == FLD_FLAGS && (fmt_xlat_style == SCRY_XLAT_VERBOSE || !rest)))
+		styled(ob, s, 1, fv);
+	if (rest) {
+		ob_putc(ob, '|');
+		styled(ob, s, 2, rest);
 	}
 }
 

@@ -58,6 +58,10 @@ extern const struct fmt_set fmt_sets_file[], fmt_sets_mem[], fmt_sets_proc[], fm
 extern const size_t fmt_sets_file_len, fmt_sets_mem_len, fmt_sets_proc_len, fmt_sets_net_len,
 	fmt_sets_misc_len;
 
+/* scry_fmt_style's settings (flagsets.c, str.c) */
+extern int fmt_xlat_style;
+extern unsigned fmt_xflag;
+
 const struct fmt_set *fmt_set_find(const char *name);
 void fmt_set_print(struct outbuf *ob, const struct fmt_set *s, uint64_t v);
 /* Flags of a bare table (strace's order: first match wins, its bits are consumed). */

@@ -40,7 +40,15 @@ struct scry_fmt_opts {
 	const char *(*fd_path)(void *ctx, int pid, int fd);
 	void *fd_ctx;
 	int pid;
+	/* -Y: the command name of process pid, or NULL; NULL callback: pids as numbers */
+	const char *(*pid_comm)(void *ctx, int pid);
 };
+
+/* strace's -x/-xx (xflag 1: a string with a non-ASCII byte wholly in hex; 2: every string
+ * in hex) and -X (SCRY_XLAT_*: named constants as names, numbers, or both) for every
+ * formatting after the call (process-wide, as strace's own). */
+enum { SCRY_XLAT_ABBREV, SCRY_XLAT_RAW, SCRY_XLAT_VERBOSE };
+void scry_fmt_style(unsigned xflag, int xlat);
 
 /* Print one argument the way strace prints it.  ret: the call's return value, for
  * LEN_RET lengths (buffers read: the bytes read) and to show OUT captures of failed

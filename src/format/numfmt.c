@@ -2,6 +2,7 @@
  * (NULL), octal permissions (%#03o), symbolic file modes, makedev() and the local-time
  * comment after timestamps. */
 #include <time.h>
+#include "format/format.h"
 #include "format/fmt_internal.h"
 
 void fmt_hex(struct outbuf *ob, uint64_t v)
@@ -60,6 +61,19 @@ void fmt_mode(struct outbuf *ob, uint64_t v)
 		fmt_oct(ob, v);
 		return;
 	}
+	if (fmt_xlat_style != SCRY_XLAT_ABBREV && (type || v & 07000)) {   /* -X: 0100644 [/ * S_IFREG|0644 * /] */
+		int style = fmt_xlat_style;
+
+		fmt_oct(ob, v);
+		if (style == SCRY_XLAT_RAW)
+			return;
+		OB_LIT(ob, " /* ");
+		fmt_xlat_style = SCRY_XLAT_ABBREV;
+		fmt_mode(ob, v);
+		fmt_xlat_style = style;
+		OB_LIT(ob, " */");
+		return;
+	}
 	if (type) {
 		ob_puts(ob, type);
 		ob_putc(ob, '|');
@@ -78,11 +92,19 @@ void fmt_dev(struct outbuf *ob, uint64_t dev)
 	uint64_t major = ((dev >> 8) & 0xfff) | ((dev >> 32) & 0xfffff000);
 	uint64_t minor = (dev & 0xff) | ((dev >> 12) & 0xffffff00);
 
+	if (fmt_xlat_style != SCRY_XLAT_ABBREV) {   /* -X: 0x103 [/ * makedev(0x1, 0x3) * /] */
+		fmt_hex(ob, dev);
+		if (fmt_xlat_style == SCRY_XLAT_RAW)
+			return;
+		OB_LIT(ob, " /* ");
+	}
 	OB_LIT(ob, "makedev(");
 	fmt_hex(ob, major);
 	OB_LIT(ob, ", ");
 	fmt_hex(ob, minor);
 	ob_putc(ob, ')');
+	if (fmt_xlat_style == SCRY_XLAT_VERBOSE)
+		OB_LIT(ob, " */");
 }
 
 void fmt_time_comment(struct outbuf *ob, int64_t sec, uint64_t frac, unsigned frac_digits)

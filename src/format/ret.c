@@ -96,8 +96,17 @@ static void put_revents(struct outbuf *ob, int64_t ret, const struct scry_argval
 	ob_putc(ob, ')');
 }
 
+static void ret_call(struct outbuf *ob, const char *syscall, int64_t ret, const struct scry_argspec *specs,
+		     const struct scry_argval *all, unsigned nargs, const struct scry_fmt_opts *o);
+
 void scry_fmt_ret_call(struct outbuf *ob, const char *syscall, int64_t ret, const struct scry_argspec *specs,
 		       const struct scry_argval *all, unsigned nargs, const struct scry_fmt_opts *o)
+{
+	ret_call(ob, syscall, ret, specs, all, nargs, o);
+}
+
+static void ret_call(struct outbuf *ob, const char *syscall, int64_t ret, const struct scry_argspec *specs,
+		     const struct scry_argval *all, unsigned nargs, const struct scry_fmt_opts *o)
 {
 	const char *name = syscall ? syscall : "";
 
@@ -112,7 +121,12 @@ void scry_fmt_ret_call(struct outbuf *ob, const char *syscall, int64_t ret, cons
 			OB_LIT(ob, "= ");
 			fmt_hex(ob, (uint64_t)ret);
 			OB_LIT(ob, " (flags ");
+			int style = fmt_xlat_style;
+
+			if (cmd == 3)      /* F_GETFL's flags keep their names under -X, as strace's */
+				fmt_xlat_style = SCRY_XLAT_ABBREV;
 			fmt_named(ob, cmd == 3 ? "open" : "fdflags", (uint64_t)ret);
+			fmt_xlat_style = style;
 			ob_putc(ob, ')');
 			return;
 		}

@@ -167,7 +167,14 @@ void scry_fmt_siginfo(struct outbuf *ob, const uint8_t *p)
 		OB_LIT(ob, "si_signo=");
 		fmt_signame(ob, sig);
 		OB_LIT(ob, ", si_code=");
-		if (cn)
+		if (cn && fmt_xlat_style != SCRY_XLAT_ABBREV) {   /* -X: 0 [/ * SI_USER * /] */
+			ob_i64(ob, code);
+			if (fmt_xlat_style == SCRY_XLAT_VERBOSE) {
+				OB_LIT(ob, " /* ");
+				ob_puts(ob, cn);
+				OB_LIT(ob, " */");
+			}
+		} else if (cn)
 			ob_puts(ob, cn);
 		else
 			fmt_hex(ob, (uint32_t)code);

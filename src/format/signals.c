@@ -65,7 +65,14 @@ void fmt_signame(struct outbuf *ob, int64_t sig)
 {
 	const char *n = sig > 0 && sig <= 64 ? signames[sig] : NULL;
 
-	if (n)
+	if (n && fmt_xlat_style != SCRY_XLAT_ABBREV) {   /* -X: 15 [/ * SIGTERM * /] */
+		ob_i64(ob, sig);
+		if (fmt_xlat_style == SCRY_XLAT_VERBOSE) {
+			OB_LIT(ob, " /* ");
+			ob_puts(ob, n);
+			OB_LIT(ob, " */");
+		}
+	} else if (n)
 		ob_puts(ob, n);
 	else
 		ob_i64(ob, sig);

@@ -40,30 +40,84 @@ static void put_unix(struct outbuf *ob, const uint8_t *p, size_t len)
 	scry_fmt_str(ob, path, n, n, false);
 }
 
+/* -X raw: a network-order field as its bytes, "\x00\x50"; verbose: and what it means in a
+ * comment, "\x00\x50" / * htons(80) * / (strace's print_inet_addr in those styles). */
+static bool raw_bytes(struct outbuf *ob, const uint8_t *p, size_t n)
+{
+	if (fmt_xlat_style == SCRY_XLAT_ABBREV)
+		return false;
+	scry_fmt_str_hex(ob, p, n, n, false);
+	if (fmt_xlat_style == SCRY_XLAT_VERBOSE)
+		OB_LIT(ob, " /* ");
+	return true;
+}
+
+static void raw_end(struct outbuf *ob)
+{
+	if (fmt_xlat_style == SCRY_XLAT_VERBOSE)
+		OB_LIT(ob, " */");
+}
+
+/* "htons(80)": the name and the number, unless -X raw prints the bytes alone. */
+static void net_num(struct outbuf *ob, const uint8_t *p, size_t n, const char *fn)
+{
+	uint64_t v = 0;
+	bool raw = raw_bytes(ob, p, n);
+
+	if (raw && fmt_xlat_style == SCRY_XLAT_RAW)
+		return;
+	for (size_t i = 0; i < n; i++)
+		v = v << 8 | p[i];
+	ob_puts(ob, fn);
+	ob_putc(ob, '(');
+	ob_u64(ob, v);
+	ob_putc(ob, ')');
+	if (raw)
+		raw_end(ob);
+}
+
 static void put_inet(struct outbuf *ob, const uint8_t *p)
 {
 	char a[INET_ADDRSTRLEN];
+	bool raw;
 
-	OB_LIT(ob, ", sin_port=htons(");
-	ob_u64(ob, (uint64_t)p[2] << 8 | p[3]);
-	OB_LIT(ob, "), sin_addr=inet_addr(\"");
+	OB_LIT(ob, ", sin_port=");
+	net_num(ob, p + 2, 2, "htons");
+	OB_LIT(ob, ", sin_addr=");
+	raw = raw_bytes(ob, p + 4, 4);
+	if (raw && fmt_xlat_style == SCRY_XLAT_RAW)
+		return;
+	OB_LIT(ob, "inet_addr(\"");
 	inet_ntop(AF_INET, p + 4, a, sizeof(a));
 	ob_puts(ob, a);
 	OB_LIT(ob, "\")");
+	if (raw)
+		raw_end(ob);
 }
 
 static void put_inet6(struct outbuf *ob, const uint8_t *p, size_t len)
 {
 	char a[INET6_ADDRSTRLEN];
 
-	OB_LIT(ob, ", sin6_port=htons(");
-	ob_u64(ob, (uint64_t)p[2] << 8 | p[3]);
-	OB_LIT(ob, "), sin6_flowinfo=htonl(");
-	ob_u64(ob, (uint64_t)p[4] << 24 | (uint64_t)p[5] << 16 | (uint64_t)p[6] << 8 | p[7]);
-	OB_LIT(ob, "), inet_pton(AF_INET6, \"");
+	OB_LIT(ob, ", sin6_port=");
+	net_num(ob, p + 2, 2, "htons");
+	OB_LIT(ob, ", sin6_flowinfo=");
+	net_num(ob, p + 4, 4, "htonl");
 	inet_ntop(AF_INET6, p + 8, a, sizeof(a));
-	ob_puts(ob, a);
-	OB_LIT(ob, "\", &sin6_addr)");
+	if (fmt_xlat_style != SCRY_XLAT_ABBREV) {   /* sin6_addr="\x00..." [/ * inet_pton(AF_INET6, "::1") * /] */
+		OB_LIT(ob, ", sin6_addr=");
+		raw_bytes(ob, p + 8, 16);
+		if (fmt_xlat_style == SCRY_XLAT_VERBOSE) {
+			OB_LIT(ob, "inet_pton(AF_INET6, \"");
+			ob_puts(ob, a);
+			OB_LIT(ob, "\")");
+			raw_end(ob);
+		}
+	} else {
+		OB_LIT(ob, ", inet_pton(AF_INET6, \"");
+		ob_puts(ob, a);
+		OB_LIT(ob, "\", &sin6_addr)");
+	}
 	if (len > 24) {
 		OB_LIT(ob, ", sin6_scope_id=");
 		ob_u64(ob, len >= 28 ? fmt_get(p + 24, 4) : 0);

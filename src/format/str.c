@@ -61,10 +61,28 @@ void scry_fmt_str_hex(struct outbuf *ob, const uint8_t *p, size_t len, size_t ma
 		OB_LIT(ob, "...");
 }
 
+unsigned fmt_xflag;
+
+/* -x: a byte other than printable ASCII and \t\n\v\f\r puts the whole string in hex
+ * (strace's string_quote; the strings captured end before their NUL). */
+static bool wants_hex(const uint8_t *p, size_t n)
+{
+	if (fmt_xflag >= 2)
+		return true;
+	for (size_t i = 0; fmt_xflag && p && i < n; i++)
+		if (p[i] > 0x7e || (p[i] < ' ' && (unsigned)(p[i] - 9) >= 5))
+			return true;
+	return false;
+}
+
 void scry_fmt_str(struct outbuf *ob, const uint8_t *p, size_t len, size_t max, bool more)
 {
 	size_t n = len < max ? len : max;
 
+	if (fmt_xflag && wants_hex(p, n)) {
+		scry_fmt_str_hex(ob, p, len, max, more);
+		return;
+	}
 	ob_putc(ob, '"');
 	if (p)
 		put_escaped(ob, p, n);

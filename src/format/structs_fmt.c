@@ -273,6 +273,19 @@ static void put_statfs(struct outbuf *ob, const uint8_t *p)
 
 static void put_rlim(struct outbuf *ob, uint64_t v)
 {
+	if (fmt_xlat_style != SCRY_XLAT_ABBREV && (v == ~0ULL || (v > 1024 && v % 1024 == 0))) {
+		int style = fmt_xlat_style;
+
+		ob_u64(ob, v);        /* -X: 8388608 [/ * 8192*1024 * /] */
+		if (style == SCRY_XLAT_RAW)
+			return;
+		OB_LIT(ob, " /* ");
+		fmt_xlat_style = SCRY_XLAT_ABBREV;
+		put_rlim(ob, v);
+		fmt_xlat_style = style;
+		OB_LIT(ob, " */");
+		return;
+	}
 	if (v == ~0ULL) {
 		OB_LIT(ob, "RLIM64_INFINITY");
 	} else if (v > 1024 && v % 1024 == 0) {
@@ -364,7 +377,11 @@ static void put_sigaction(struct outbuf *ob, const uint8_t *p)
 	uint64_t handler = U64(0), flags = U64(8);
 
 	OB_LIT(ob, "{sa_handler=");
-	if (handler == 0)
+	if (handler <= 1 && fmt_xlat_style != SCRY_XLAT_ABBREV) {   /* -X: 0x1 [/ * SIG_IGN * /] */
+		fmt_hex(ob, handler);
+		if (fmt_xlat_style == SCRY_XLAT_VERBOSE)
+			ob_puts(ob, handler ? " /* SIG_IGN */" : " /* SIG_DFL */");
+	} else if (handler == 0)
 		OB_LIT(ob, "SIG_DFL");
 	else if (handler == 1)
 		OB_LIT(ob, "SIG_IGN");

@@ -41,7 +41,10 @@ struct trace_call {
 	int64_t ret;
 	struct trace_file file[2];    /* the returned descriptor, or a pipe's two, when recorded */
 	struct trace_sock sock[2];    /* -yy: the fd argument's socket at the entry, accept's at the exit */
-	const char *stack;            /* -k: the user stack at the exit, " > frame\n" lines, or NULL */
+	uint64_t ip;                  /* -i: the user instruction pointer at the event (0: unknown) */
+	const char *comm;             /* -Y: the task's command name at the event, or NULL */
+	const uint64_t *frames;       /* -k: the user stack at the exit (valid during the call), */
+	uint32_t nframes;             /* nframes addresses, innermost first */
 };
 
 #endif /* SCRY_TRACE_CALL_H */

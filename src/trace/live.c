@@ -60,7 +60,7 @@ struct trace_live {
 	struct scry_fieldval vals[MAX_FIELDS];
 	struct scry_syms *syms;              /* -k: user stacks' mappings (read when met) */
 	struct scry_session *session;        /* exit statuses (scry_session_exit_code) */
-	char stack[SCRY_CALLSTACK_SLOTS * 160];
+	char comm[17];                       /* -Y: the event's procname context */
 };
 
 /* -k: the mappings of a record's user stack, read while the process lives (at the sink). */
@@ -76,36 +76,19 @@ static void stack_capture(struct trace_live *l, const uint8_t *ev, size_t size)
 		return;
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t addr;
-
-		memcpy(&addr, a + i, 8);
-		if (addr != UINT64_MAX && scry_syms_capture(l->syms, (int)pid, addr - (i > 0), NULL) < 0)
-			break;
-	}
-}
-
-/* strace -k's lines of a record's user stack into l->stack; NULL when it has none. */
-static const char *stack_text(struct trace_live *l, const struct scry_record *r, int pid)
-{
-	const uint64_t *a;
-	size_t used = 0;
-	uint32_t n;
-
-	if (!l->syms || !(a = scry_record_callstack(&l->layout, r, SCRY_CTX_CALLSTACK_USER, &n)) || !n)
-		return NULL;
-	l->stack[0] = 0;
-	for (uint32_t i = 0; i < n && used + 200 < sizeof(l->stack); i++) {
-		uint64_t addr;
-		char f[4200];
+		struct scry_sym_info info;
 
 		memcpy(&addr, a + i, 8);
 		if (addr == UINT64_MAX)
 			break;
-		scry_syms_user_strace(l->syms, pid, addr, i > 0, f, sizeof(f));
-		used += (size_t)snprintf(l->stack + used, sizeof(l->stack) - used, " > %.150s\n", f);
-		if (used >= sizeof(l->stack))
+		/* /proc is read for the innermost frame only: the frame-pointer walk's deeper
+		 * values are often no addresses at all (code without frame pointers), and a read
+		 * for each of them, event after event, held the consumer back until the ring
+		 * overflowed (-k -f on a shell loop: 6,576 events lost) */
+		if (i > 0 ? !scry_syms_user_info(l->syms, (int)pid, addr - 1, false, &info)
+			  : scry_syms_capture(l->syms, (int)pid, addr, NULL) < 0)
 			break;
 	}
-	return l->stack;
 }
 
 struct trace_live *trace_live_new(const struct trace_live_ops *ops)
@@ -164,7 +147,8 @@ int trace_live_bind_channel(struct trace_live *l, struct scry_session *s, unsign
 		if (list[i].nr >= 0 && list[i].nr < SCRY_MAX_SYSCALLS)
 			l->by_nr[list[i].nr] = &list[i];
 	l->nevents = scry_session_events(s, chan, &l->events);
-	if (l->layout.ctx_off[SCRY_CTX_CALLSTACK_USER] >= 0 && !l->syms && !(l->syms = scry_syms_new())) {
+	if (l->layout.ctx_off[SCRY_CTX_CALLSTACK_USER] >= 0 && l->ops.stack_names && !l->syms &&
+	    !(l->syms = scry_syms_new())) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
@@ -485,6 +469,26 @@ static void dispatch(struct trace_live *l, const uint8_t *b, uint32_t len)
 	c.args = sc->args;
 	c.pid = pid;
 	c.tid = tid;
+	if (l->layout.ctx_off[SCRY_CTX_PROCNAME] >= 0) {   /* -Y */
+		size_t n = 0;
+		const char *comm = scry_record_procname(&l->layout, &r, &n);
+
+		if (comm) {
+			n = strnlen(comm, n < 16 ? n : 16);
+			memcpy(l->comm, comm, n);
+			l->comm[n] = '\0';
+			c.comm = l->comm;
+		}
+	}
+	if (l->layout.ctx_off[SCRY_CTX_CALLSTACK_USER] >= 0) {   /* -i: the stack's first frame */
+		uint32_t n = 0;
+		const uint64_t *a = scry_record_callstack(&l->layout, &r, SCRY_CTX_CALLSTACK_USER, &n);
+
+		if (a && n)
+			memcpy(&c.ip, a, 8);
+		if (c.ip == UINT64_MAX)
+			c.ip = 0;
+	}
 	if (ev->kind == SCRY_EV_SYSCALL_ENTRY) {
 		c.ts_entry = rts;
 		c.have_entry = true;
@@ -512,7 +516,11 @@ static void dispatch(struct trace_live *l, const uint8_t *b, uint32_t len)
 		fill_file(ev, l->vals, c.file);
 		if ((c.sock[1].have = fill_sock(ev, l->vals, "rsk", &c.sock[1].r)))
 			c.sock[1].fd = (int)c.ret;
-		c.stack = stack_text(l, &r, pid);
+		if (l->ops.stack_names) {   /* -k: named by the printer (trace_printer_set_syms) */
+			c.frames = scry_record_callstack(&l->layout, &r, SCRY_CTX_CALLSTACK_USER, &c.nframes);
+			if (!c.frames)
+				c.nframes = 0;
+		}
 		if (l->ops.exit)
 			l->ops.exit(l->ops.ctx, &c);
 	}
@@ -559,6 +567,11 @@ void trace_live_pump(struct trace_live *l, uint64_t horizon)
 void trace_live_gate_exec(struct trace_live *l, int pid)
 {
 	l->gate_pid = pid;
+}
+
+struct scry_syms *trace_live_syms(struct trace_live *l)
+{
+	return l->syms;
 }
 
 uint64_t trace_live_malformed(const struct trace_live *l)

@@ -28,6 +28,9 @@ struct trace_live_ops {
 	void (*probe)(void *ctx, int pid, int tid, int64_t ts, const struct scry_event *ev,
 		      const struct scry_fieldval *vals);
 	void *ctx;
+	/* with the callstack_user context: name the frames of each exit (-k), or only give
+	 * each call its instruction pointer (-i) */
+	bool stack_names;
 };
 
 struct trace_live;
@@ -46,6 +49,9 @@ void trace_live_sink(void *ctx, unsigned cpu, const uint8_t *ev, size_t size);
 /* Hand over, in time order, the events older than horizon (CLOCK_MONOTONIC ns; UINT64_MAX:
  * all of them). */
 void trace_live_pump(struct trace_live *l, uint64_t horizon);
+/* -k: the user stacks' mappings, read from /proc as the events arrive (NULL without -k);
+ * the printer names the frames with them and adds what the calls tell (mmap, execve). */
+struct scry_syms *trace_live_syms(struct trace_live *l);
 /* Events whose bytes did not match their layout (a bug if ever nonzero). */
 uint64_t trace_live_malformed(const struct trace_live *l);
 void trace_live_free(struct trace_live *l);

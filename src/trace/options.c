@@ -53,6 +53,12 @@ void trace_opts_free(struct trace_opts *o)
 	free(o->probes);
 	o->probes = NULL;
 	o->nprobes = 0;
+	free(o->paths);
+	o->paths = NULL;
+	o->npaths = 0;
+	free(o->env);
+	o->env = NULL;
+	o->nenv = 0;
 }
 
 bool trace_opts_selected(const struct trace_opts *o, int nr)
@@ -60,6 +66,13 @@ bool trace_opts_selected(const struct trace_opts *o, int nr)
 	if (nr < 0 || nr >= TRACE_NR_MAX)
 		return o->sel_rest;
 	return o->sel[nr / 64] >> (nr % 64) & 1;
+}
+
+bool trace_opts_dumped(const struct trace_opts *o, int fd, bool write)
+{
+	const uint64_t *set = write ? o->dump_write : o->dump_read;
+
+	return fd >= 0 && fd < TRACE_FD_MAX && (set[fd / 64] >> (fd % 64) & 1);
 }
 
 bool trace_opts_selects_all(const struct trace_opts *o)
@@ -285,13 +298,94 @@ static uint64_t signal_bit(const char *t)
 	return sig >= 1 && sig <= 64 ? 1ULL << (sig - 1) : 0;
 }
 
+static uint64_t quiet_bit(const char *t)
+{
+	static const struct {
+		const char *name;
+		unsigned bit;
+	} q[] = {
+		{ "attach", TRACE_Q_ATTACH }, { "exit", TRACE_Q_EXIT }, { "exits", TRACE_Q_EXIT },
+		{ "path-resolution", TRACE_Q_PATH_RESOLVE }, { "personality", TRACE_Q_PERSONALITY },
+		{ "thread-execve", TRACE_Q_THREAD_EXECVE }, { "superseded", TRACE_Q_THREAD_EXECVE },
+	};
+
+	for (size_t i = 0; i < sizeof(q) / sizeof(q[0]); i++)
+		if (!strcmp(t, q[i].name))
+			return q[i].bit;
+	return 0;
+}
+
+/* -e read=SET, -e write=SET: descriptors, all, none, '!' inverts (strace's qualify_tokens). */
+static int parse_fdset(const char *set, uint64_t *bits, const char *what, char *err, size_t errlen)
+{
+	bool invert = false;
+	const char *p = set;
+	char *copy, *tok, *next;
+
+	while (*p == '!') {
+		invert = !invert;
+		p++;
+	}
+	memset(bits, 0, TRACE_FD_MAX / 8);
+	if (!(copy = strdup(p))) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (tok = copy; tok; tok = next) {
+		char *end;
+		long v;
+
+		next = strchr(tok, ',');
+		if (next)
+			*next++ = '\0';
+		if (!strcmp(tok, "all")) {
+			memset(bits, 0xff, TRACE_FD_MAX / 8);
+			continue;
+		}
+		if (!strcmp(tok, "none"))
+			continue;
+		v = strtol(tok, &end, 10);
+		if (!*tok || *end || v < 0 || v >= TRACE_FD_MAX) {
+			snprintf(err, errlen, "invalid descriptor '%s' in -e %s= (expected 0-%d, all, none)", tok, what,
+				 TRACE_FD_MAX - 1);
+			free(copy);
+			return -1;
+		}
+		bits[v / 64] |= 1ULL << (v % 64);
+	}
+	free(copy);
+	for (size_t i = 0; invert && i < TRACE_FD_MAX / 64; i++)
+		bits[i] = ~bits[i];
+	return 0;
+}
+
+static bool any_bit(const uint64_t *bits)
+{
+	for (size_t i = 0; i < TRACE_FD_MAX / 64; i++)
+		if (bits[i])
+			return true;
+	return false;
+}
+
+static bool qual_is(const char *arg, size_t qlen, const char *const *names)
+{
+	for (; *names; names++)
+		if (strlen(*names) == qlen && !strncmp(arg, *names, qlen))
+			return true;
+	return false;
+}
+
 int trace_opts_qualifier(struct trace_opts *o, const char *arg, const struct trace_names *names,
 		   char *err, size_t errlen)
 {
 	static const char *const unsupported[] = {
-		"abbrev", "a", "verbose", "v", "raw", "x", "read", "reads", "r", "write", "writes", "w",
-		"fault", "inject", "kvm", "quiet", "silent", "silence", "q", "decode-fds", "decode-pids",
+		"abbrev", "a", "verbose", "v", "raw", "x", "kvm", "decode-fds",
 	};
+	static const char *const q_quiet[] = { "quiet", "silent", "silence", "q", NULL };
+	static const char *const q_read[] = { "read", "reads", "r", NULL };
+	static const char *const q_write[] = { "write", "writes", "w", NULL };
+	static const char *const q_inject[] = { "inject", "fault", NULL };
+	static const char *const q_pids[] = { "decode-pids", NULL };
 	const char *eq = strchr(arg, '=');
 	size_t qlen = eq ? (size_t)(eq - arg) : 0;
 
@@ -327,12 +421,43 @@ int trace_opts_qualifier(struct trace_opts *o, const char *arg, const struct tra
 	    (qlen == 1 && arg[0] == 's'))
 		return parse_mask(eq + 1, ~0ULL, signal_bit, &o->sigset, "signal",
 				  "signal names or numbers 1-64, all, none", err, errlen);
-	for (size_t i = 0; i < sizeof(unsupported) / sizeof(unsupported[0]); i++)
+	if (qual_is(arg, qlen, q_quiet)) {
+		uint64_t m;
+
+		if (parse_mask(eq + 1, TRACE_Q_ALL, quiet_bit, &m, "quiet",
+			       "attach, exit, path-resolution, personality, thread-execve, superseded, all, none",
+			       err, errlen))
+			return -1;
+		o->quiet = (unsigned)m;
+		return 0;
+	}
+	if (qual_is(arg, qlen, q_read) || qual_is(arg, qlen, q_write)) {
+		bool w = qual_is(arg, qlen, q_write);
+
+		if (parse_fdset(eq + 1, w ? o->dump_write : o->dump_read, w ? "write" : "read", err, errlen))
+			return -1;
+		o->dumps = any_bit(o->dump_read) || any_bit(o->dump_write);
+		return 0;
+	}
+	if (qual_is(arg, qlen, q_inject)) {
+		o->inject = arg;
+		return 0;
+	}
+	if (qual_is(arg, qlen, q_pids)) {
+		if (strcmp(eq + 1, "comm") && strcmp(eq + 1, "none")) {
+			snprintf(err, errlen, "invalid --decode-pids '%s' (expected comm, none; pidns is not supported)",
+				 eq + 1);
+			return -1;
+		}
+		o->decode_comm = !strcmp(eq + 1, "comm");
+		return 0;
+	}	for (size_t i = 0; i < sizeof(unsupported) / sizeof(unsupported[0]); i++)
 		if (strlen(unsupported[i]) == qlen && !strncmp(arg, unsupported[i], qlen)) {
-			snprintf(err, errlen, "-e %.*s= is not supported by scry trace (supported: trace=, status=, signal=)",
+			snprintf(err, errlen, "-e %.*s= is not supported by scry trace (supported: trace=, status=, signal=, quiet=, read=, write=)",
 				 (int)qlen, arg);
 			return -1;
 		}
-	snprintf(err, errlen, "invalid -e qualifier '%.*s' (expected trace=, status= or signal=)", (int)qlen, arg);
+	snprintf(err, errlen, "invalid -e qualifier '%.*s' (expected trace=, status=, signal=, quiet=, read=, write=)",
+		 (int)qlen, arg);
 	return -1;
 }

@@ -13,6 +13,8 @@
 #include "trace/classes.h"
 #include "trace/printer_int.h"
 #include "trace/sockdesc.h"
+#include "trace/stackmaps.h"
+#include "catalog/symbolize.h"
 
 enum end_how { END_DIED, END_DETACHED };
 
@@ -89,6 +91,8 @@ static struct pend *pend_new(const struct trace_call *c)
 }
 
 static void put_sigq(struct trace_printer *p, int tid, int64_t ts);
+static void put_frames(struct trace_printer *p, const struct trace_call *c);
+static void frames_forget(struct trace_printer *p, int tgid);
 
 static struct task *task_get(struct trace_printer *p, int tid, int pid)
 {
@@ -118,6 +122,13 @@ static void task_remove(struct trace_printer *p, int tid)
 	if (p->open_tid == tid)
 		p->open_tid = 0;   /* callers end the line first */
 	pend_free(t->pend);
+	if (t->out && t->out != p->out) {
+		trace_printer_flush(p);
+		if (p->ob.f == t->out)
+			p->ob.f = p->out;
+		if (fclose(t->out))
+			p->ob.error = 1;
+	}
 	free(t);
 }
 
@@ -189,13 +200,15 @@ static void exec_done(struct trace_printer *p, int pid, int tid)
 
 static void put_exited(struct trace_printer *p, int pid, int tid, int64_t ts, int status)
 {
-	if (p->quiet)
+	if (p->quiet || (p->o.quiet & TRACE_Q_EXIT && !p->o.json))
 		return;
 	if (p->o.json) {
 		trace_json_exit(p, pid, tid, ts, status);
 		return;
 	}
+	p->exit_line = true;
 	trace_printer_line_start(p, tid, ts);
+	p->exit_line = false;
 	if (WIFSIGNALED(status)) {
 		const char *s = scry_signal_name(WTERMSIG(status));
 
@@ -267,15 +280,73 @@ static void kernel_socks(struct trace_printer *p, const struct trace_call *c, un
 	fdtrack_kernel_name(&p->fds, c->pid, c->sock[k].fd, name);
 }
 
+static bool is_detached(const struct trace_printer *p, int pid)
+{
+	return p->detached.n && pid > 0 && imap_get(&p->detached, pid);
+}
+
+/* -n and -Y: the task's last call and name. */
+static void note_task(struct task *t, const struct trace_call *c)
+{
+	t->scno = c->nr;
+	if (c->ip)
+		t->ip = c->ip;
+	if (c->comm && *c->comm)
+		snprintf(t->comm, sizeof(t->comm), "%s", c->comm);
+}
+
+/* -b execve: a process is left when an execve of it succeeds, but for the command's own. */
+static bool detach_here(struct trace_printer *p, const struct trace_call *c)
+{
+	if (!p->o.detach_execve || !is_exec(c->name) || c->ret != 0)
+		return false;
+	if (c->pid == p->first_exec_pid) {
+		p->first_exec_pid = -1;
+		return false;
+	}
+	return true;
+}
+
+/* As strace leaves it: the execve's entry part, " <detached ...>", and from then on none
+ * of the process's (or its future children's) events. */
+static void detach(struct trace_printer *p, const struct trace_call *full, struct pend *pd,
+		   const struct scry_argval *all)
+{
+	size_t n;
+	struct task **v;
+
+	if (!p->quiet && trace_opts_selected(&p->o, full->nr)) {
+		if (!(pd && pd->shown && p->open_tid == full->tid)) {
+			trace_printer_line_start(p, full->tid, full->have_entry ? full->ts_entry : full->ts_exit);
+			ob_puts(&p->ob, full->name);
+			ob_putc(&p->ob, '(');
+			trace_printer_put_args(p, full, 0, full->nargs, all, false);
+		}
+		if (p->announce)
+			trace_printer_put_num(p, "scry: Process %lld detached\n", full->pid, 0);
+		OB_LIT(&p->ob, " <detached ...>");
+		trace_printer_line_end(p);
+		p->open_tid = 0;
+	}
+	pend_free(pd);
+	imap_put(&p->detached, full->pid, p);
+	v = tasks_of(p, full->pid, &n);
+	for (size_t i = 0; v && i < n; i++)
+		task_remove(p, v[i]->tid);
+	free(v);
+}
+
 void trace_printer_entry(struct trace_printer *p, const struct trace_call *c)
 {
 	struct task *t = task_get(p, c->tid, c->pid);
 	bool sel = selected(p, c->nr, c->name);
 
-	if (!t || !c->name)
+	if (!t || !c->name || is_detached(p, c->pid))
 		return;
+	note_task(t, c);
 	kernel_socks(p, c, 0);
 	drop_pending(p, t);   /* its exit was never seen */
+	sel = sel && trace_printer_path_match(p, c, c->in);
 	if (never_returns(c->name)) {
 		if (sel && !p->quiet)
 			put_noreturn_call(p, c);
@@ -287,6 +358,7 @@ void trace_printer_entry(struct trace_printer *p, const struct trace_call *c)
 	}
 	if (!(t->pend = pend_new(c)))
 		return;
+	t->pend->path_ok = sel;
 	if (!sel || p->quiet || p->deferred)
 		return;
 	trace_printer_line_start(p, c->tid, c->ts_entry);
@@ -305,8 +377,10 @@ void trace_printer_exit(struct trace_printer *p, const struct trace_call *c)
 	bool sel = selected(p, c->nr, c->name), show, cont = false, early;
 	unsigned from = 0;
 
-	if (!c->name)
+	if (!c->name || is_detached(p, c->pid))
 		return;
+	if (t)
+		note_task(t, c);
 	if (pd && pd->c.nr != c->nr) {   /* another call's exit never came */
 		drop_pending(p, t);
 		pd = NULL;
@@ -328,6 +402,7 @@ void trace_printer_exit(struct trace_printer *p, const struct trace_call *c)
 	full.have_exit = true;
 	full.ts_exit = c->ts_exit;
 	full.ret = c->ret;
+	full.ip = c->ip;            /* execve's: in the new image */
 	memcpy(full.file, c->file, sizeof(full.file));
 	memcpy(full.out, c->out, sizeof(full.out));
 	for (unsigned i = 0; i < SCRY_MAX_ARGS; i++) {
@@ -343,7 +418,14 @@ void trace_printer_exit(struct trace_printer *p, const struct trace_call *c)
 	}
 
 	/* a pipe's two new descriptors are named in its own line (pipe2([3<pipe:[N]>, ...])) */
-	early = p->o.decode_fds && (!strcmp(c->name, "pipe") || !strcmp(c->name, "pipe2") ||
+	if (p->npaths)   /* -P: as the entry decided, else from the values at exit */
+		sel = sel && (pd ? pd->path_ok || trace_printer_path_match(p, &full, all)
+				 : trace_printer_path_match(p, &full, all));
+	if (detach_here(p, &full)) {
+		detach(p, &full, pd, all);
+		return;
+	}
+	early = p->track_fds && (!strcmp(c->name, "pipe") || !strcmp(c->name, "pipe2") ||
 				    !strcmp(c->name, "socketpair"));
 	if (early)
 		fdtrack_apply(&p->fds, &full, all);
@@ -380,21 +462,89 @@ void trace_printer_exit(struct trace_printer *p, const struct trace_call *c)
 	} else if (pd && p->open_tid == c->tid) {
 		trace_printer_close_open(p, " <unfinished ...>");   /* not wanted after all (cannot happen) */
 	}
-	if (p->o.decode_fds && !early)
+	if (p->track_fds && !early)
 		fdtrack_apply(&p->fds, &full, all);
 	kernel_socks(p, c, 1);   /* accept's new socket */
 	if (show)
 		trace_printer_put_ret(p, &full, all);
-	if (show && c->stack) {   /* -k: strace's " > frame" lines after the call's */
-		ob_puts(&p->ob, c->stack);
-		p->mark = p->ob.n;
-		if (p->tty)
-			trace_printer_flush(p);
+	if (show && p->o.dumps)
+		trace_printer_dump(p, &full, all);
+	if (p->syms) {   /* -k: what it mapped, before its frames are named */
+		if (is_exec(c->name) && c->ret == 0)
+			frames_forget(p, c->pid);
+		trace_stack_learn(p->maps, p->syms, &p->fds, &full, all);
 	}
+	if (show && c->nframes && p->names)   /* -k: strace's " > frame" lines after the call's */
+		put_frames(p, c);
 	if (is_exec(c->name) && c->ret == 0)
 		exec_done(p, c->pid, c->tid);
 	pend_free(pd);
 	put_sigq(p, c->tid, c->ts_exit);
+}
+
+/* -k: the named frames of tgid forgotten (its exec or exit: the addresses mean other
+ * things now), or all of them (tgid 0). */
+static void frames_forget(struct trace_printer *p, int tgid)
+{
+	for (size_t i = 0; p->frames && i < FRAME_SLOTS; i++)
+		if (p->frames[i].tgid && (!tgid || p->frames[i].tgid == tgid)) {
+			free(p->frames[i].text);
+			memset(&p->frames[i], 0, sizeof(p->frames[i]));
+		}
+}
+
+/* strace -k's lines: " > PATH(function+0xoff) [0xoffset]", innermost first, up to
+ * LTTng's "cut here" mark, or up to the first frame in no mapping: where strace's unwinder
+ * fails it prints unexpected_backtracing_error and stops, and the frame-pointer walk's
+ * next addresses are no frames either (code without frame pointers). */
+static void put_frames(struct trace_printer *p, const struct trace_call *c)
+{
+	char f[4200];
+
+	for (uint32_t i = 0; i < c->nframes; i++) {
+		uint64_t addr;
+		struct frame_slot *fs;
+		bool known;
+
+		memcpy(&addr, c->frames + i, 8);
+		if (addr == UINT64_MAX)
+			break;
+		fs = p->frames ? &p->frames[(addr ^ (addr >> 12) ^ (uint64_t)c->pid * 0x9e3779b9u) % FRAME_SLOTS] : NULL;
+		OB_LIT(&p->ob, " > ");
+		if (fs && fs->tgid == c->pid && fs->addr == addr && fs->ret_addr == (i > 0)) {
+			ob_puts(&p->ob, fs->text);
+			ob_putc(&p->ob, '\n');
+			continue;
+		}
+		known = trace_stack_frame(p->names, p->syms, c->pid, addr, i > 0, f, sizeof(f));
+		ob_puts(&p->ob, f);
+		ob_putc(&p->ob, '\n');
+		if (!known)
+			break;
+		if (fs) {   /* only named ones: a mapping learnt later may name the others */
+			char *t = strdup(f);
+
+			if (t) {
+				free(fs->text);
+				*fs = (struct frame_slot){ .tgid = c->pid, .ret_addr = i > 0, .addr = addr, .text = t };
+			}
+		}
+	}
+	p->mark = p->ob.n;
+	if (p->tty)
+		trace_printer_flush(p);
+}
+
+int trace_printer_set_syms(struct trace_printer *p, struct scry_syms *syms)
+{
+	p->syms = syms;
+	if (syms && !p->names && !(p->names = trace_stacknames_new()))
+		return -1;
+	if (syms && !p->maps && !(p->maps = trace_stackmaps_new()))
+		return -1;
+	if (syms && !p->frames && !(p->frames = calloc(FRAME_SLOTS, sizeof(*p->frames))))
+		return -1;
+	return 0;
 }
 
 /* A pending call that will not return: its task died, or tracing stops. */
@@ -448,7 +598,13 @@ static void end_pending(struct trace_printer *p, struct task *t, int64_t ts, enu
 void trace_printer_exited(struct trace_printer *p, int pid, int64_t ts, int status)
 {
 	size_t n;
-	struct task **v = tasks_of(p, pid, &n), *leader_task = NULL;
+	struct task **v, *leader_task = NULL;
+
+	if (is_detached(p, pid)) {   /* -b execve: left at its exec */
+		imap_del(&p->detached, pid);
+		return;
+	}
+	v = tasks_of(p, pid, &n);
 
 	/* the other threads first (strace reaps the leader last), each: its pending call,
 	 * then its "+++ exited" line */
@@ -467,6 +623,10 @@ void trace_printer_exited(struct trace_printer *p, int pid, int64_t ts, int stat
 	task_remove(p, pid);
 	free(v);
 	fdtrack_drop(&p->fds, pid);
+	if (p->syms) {   /* -k: its stacks are all printed */
+		scry_syms_drop(p->syms, pid);
+		frames_forget(p, pid);
+	}
 }
 
 /* "--- SIGUSR1 {si_signo=SIGUSR1, si_code=SI_USER, si_pid=12, si_uid=0} ---".  SIGKILL is
@@ -477,6 +637,8 @@ void trace_printer_signal(struct trace_printer *p, int pid, int tid, int64_t ts,
 	int sig = (int)((uint32_t)si[0] | (uint32_t)si[1] << 8 | (uint32_t)si[2] << 16 | (uint32_t)si[3] << 24);
 	const char *s = scry_signal_name(sig);
 
+	if (is_detached(p, pid))
+		return;
 	task_get(p, tid, pid);
 	if (p->quiet || (sig >= 1 && sig <= 64 && !(p->o.sigset >> (sig - 1) & 1)))
 		return;
@@ -528,20 +690,29 @@ static void put_sigq(struct trace_printer *p, int tid, int64_t ts)
  * goes on after it; strace -o says nothing); from then on lines carry the "[pid N]" prefix. */
 void trace_printer_task(struct trace_printer *p, int parent_pid, int pid, int tid)
 {
+	if (is_detached(p, parent_pid) || is_detached(p, pid)) {   /* -b execve: not followed */
+		imap_put(&p->detached, pid, p);
+		return;
+	}
 	if (p->announce && !imap_get(&p->tasks, tid))
 		trace_printer_put_num(p, "scry: Process %lld attached\n", tid, 0);
 	if (tid != pid)
 		task_get(p, pid, pid);   /* a new thread: its process is alive (the parent process
 					  * of a new process may be scry itself: not counted) */
 	task_get(p, tid, pid);
-	if (tid == pid && parent_pid > 0 && parent_pid != pid)
+	if (tid == pid && parent_pid > 0 && parent_pid != pid) {
 		fdtrack_fork(&p->fds, parent_pid, pid);
+		if (p->syms)   /* -k: the child runs in its parent's mappings until it execs */
+			scry_syms_fork(p->syms, parent_pid, pid);
+	}
 }
 
 void trace_printer_prime(struct trace_printer *p, int pid)
 {
-	if (p->o.decode_fds)
+	if (p->track_fds)
 		fdtrack_prime(&p->fds, pid);
+	if (!p->first_exec_pid)
+		p->first_exec_pid = pid;
 }
 
 /* ---- life cycle ---- */
@@ -562,14 +733,24 @@ struct trace_printer *trace_printer_new(const struct trace_opts *o, FILE *out, s
 	p->deferred = o->json || (o->status & sfu) != sfu;
 	/* strace -o: the pid on every line when following children or several processes */
 	p->numeric_pfx = o->outfile && (o->follow || o->all || o->npids + (o->cmd ? 1 : 0) > 1);
-	p->announce = o->follow && out == stderr && !p->quiet && !o->json;
+	p->announce = o->follow && out == stderr && !p->quiet && !o->json && !(o->quiet & TRACE_Q_ATTACH);
+	p->track_fds = o->decode_fds || o->npaths || o->stack;   /* -k: the files mmap maps */
+	/* -ff: whole calls, each task's in its file, without prefix */
+	p->per_file = o->per_pid_files;
+	if (p->per_file) {
+		p->deferred = true;
+		p->numeric_pfx = false;
+	}
 	fdtrack_init(&p->fds);
 	p->fo.strsize = o->strsize;
+	scry_fmt_style(o->xflag, o->xlat == TRACE_XLAT_RAW ? SCRY_XLAT_RAW :
+				 o->xlat == TRACE_XLAT_VERBOSE ? SCRY_XLAT_VERBOSE : SCRY_XLAT_ABBREV);
 	p->fo.verbose = o->verbose;
-	if (o->decode_fds) {
+	p->fo.fd_ctx = p;
+	if (o->decode_fds)
 		p->fo.fd_path = trace_printer_fd_path;
-		p->fo.fd_ctx = p;
-	}
+	if (o->decode_comm)
+		p->fo.pid_comm = trace_printer_pid_comm;
 	if (ob_init(&p->ob, out))
 		goto fail;
 	if (o->json) {
@@ -621,10 +802,20 @@ void trace_printer_free(struct trace_printer *p)
 			struct task *t = p->tasks.slots[i].val;
 
 			pend_free(t->pend);
+			if (t->out && t->out != p->out)
+				fclose(t->out);
 			free(t);
 		}
 	imap_free(&p->tasks);
 	fdtrack_free(&p->fds);
+	imap_free(&p->detached);
+	trace_stacknames_free(p->names);
+	trace_stackmaps_free(p->maps);
+	frames_forget(p, 0);
+	free(p->frames);
+	for (size_t i = 0; i < p->npaths; i++)
+		free(p->paths[i]);
+	free(p->paths);
 	free(p->ob.buf);        /* trace_printer_finish wrote it out; out may be closed now */
 	if (p->scratch.buf) {
 		free(p->scratch.buf);

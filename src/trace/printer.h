@@ -83,6 +83,13 @@ struct scry_event;
 struct scry_fieldval;
 void trace_printer_probe(struct trace_printer *p, int pid, int tid, int64_t ts, const struct scry_event *ev,
 			 const struct scry_fieldval *vals);
+/* -P: one more path a call must touch to be shown (as given, and what it resolved into);
+ * -1 when out of memory. */
+int trace_printer_add_path(struct trace_printer *p, const char *path);
+/* -k: the mappings frames are named with (trace_live_syms); the printer adds to them what
+ * the calls tell (mmap, execve: trace/stackmaps.h).  0, or -1 when out of memory. */
+struct scry_syms;
+int trace_printer_set_syms(struct trace_printer *p, struct scry_syms *syms);
 /* -y: what process pid has open before it is traced (the command before its exec, -p). */
 void trace_printer_prime(struct trace_printer *p, int pid);
 

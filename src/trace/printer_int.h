@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include "trace/fdtrack.h"
 #include "trace/imap.h"
+#include "trace/stackname.h"
 #include "trace/printer.h"
 #include "util/outbuf.h"
 
@@ -18,12 +19,26 @@ struct pend {
 	uint8_t *blob;              /* the bytes c.in[] point to */
 	unsigned k;                 /* first argument printed at exit (first OUT/INOUT) */
 	bool shown;                 /* its entry part was written */
+	bool path_ok;               /* -P: shown (its entry touched a path of -P, or none given) */
 };
 
 #define TASK_SIGQ 4
+#define FRAME_SLOTS 4096
+
+/* -k: a frame's line as named (a process's stacks repeat: naming is the printer's cost). */
+struct frame_slot {
+	int tgid;                   /* 0: empty */
+	bool ret_addr;
+	uint64_t addr;
+	char *text;
+};
 
 struct task {
 	int tid, pid;
+	int scno;                        /* -n: its last syscall's number */
+	uint64_t ip;                     /* -i: its instruction pointer at its last call */
+	char comm[17];                   /* -Y: its command name as last seen */
+	FILE *out;                       /* -ff: its file, FILE.TID */
 	struct pend *pend;
 	unsigned nsigq;                  /* ignored signals shown when pend returns */
 	uint8_t sigq[TASK_SIGQ][48];
@@ -54,7 +69,26 @@ struct trace_printer {
 	char *ms_buf;
 	size_t ms_len;
 	struct trace_flow *flow;    /* --flow */
+	bool track_fds;             /* -y or -P: the fd table kept */
+	bool exit_line;             /* -i: the line being started is a +++ line (no ip) */
+	bool per_file;              /* -ff: each task's lines in its own file (whole calls) */
+	int first_exec_pid;         /* -b execve: the command's own first execve is not left */
+	struct imap detached;       /* -b execve: pids left at their execve (value: non-NULL) */
+	char comm[32];              /* -Y: a name read from /proc (trace_printer_pid_comm) */
+	char **paths;               /* -P: the paths (and what they resolved into), malloc'd */
+	struct scry_syms *syms;     /* -k: the mappings (the live merger's), names of frames */
+	struct trace_stacknames *names;
+	struct trace_stackmaps *maps;
+	struct frame_slot *frames;  /* -k: named frames by (tgid, address), FRAME_SLOTS of them */
+	size_t npaths;
 };
+
+/* -P (pathtrace.c): does the call touch one of the paths, by a path argument or by a
+ * descriptor that refers to one?  True when no -P was given. */
+bool trace_printer_path_match(struct trace_printer *p, const struct trace_call *c, const struct scry_argval *all);
+/* -e read=/write= (dump.c): strace's hex dump of the data a returned call read or wrote on
+ * a descriptor of the sets, after its line. */
+void trace_printer_dump(struct trace_printer *p, const struct trace_call *c, const struct scry_argval *all);
 
 /* Whole-call JSON objects (printer_json.c). */
 void trace_json_call(struct trace_printer *p, const struct trace_call *c, const struct scry_argval *all,
@@ -94,6 +128,9 @@ bool trace_call_failed(int64_t ret);
 /* -y: the descriptor's path; -yy: a socket by protocol and addresses, a device with its
  * numbers (the formatter's fd_path callback; ctx is the printer). */
 const char *trace_printer_fd_path(void *ctx, int pid, int fd);
+/* -Y: the command name of process pid (the formatter's pid_comm callback; ctx is the
+ * printer), or NULL. */
+const char *trace_printer_pid_comm(void *ctx, int pid);
 /* The column of the current line brought up to what the buffer holds. */
 void trace_printer_col_sync(struct trace_printer *p);
 /* The buffer written out and out flushed (an error kept in ob.error). */

@@ -4,13 +4,17 @@
  * parent_tid) and its return (" = RET<path> <duration>", " = ?"), -y/-yy descriptor
  * names, and a probe event's values.  Which line is open and when a call is printed is
  * printer.c's. */
+#include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include "trace/classes.h"
 #include "trace/printer_int.h"
 #include "trace/sockdesc.h"
+#include "util/dirh.h"
 
 /* -y: the descriptor's path; -yy: a socket by protocol and addresses (sockdesc.c), a
  * device with its numbers. */
@@ -70,7 +74,7 @@ void trace_printer_flush(struct trace_printer *p)
 	trace_printer_col_sync(p);
 	ob_flush(&p->ob);
 	p->mark = 0;
-	if (!p->ob.error && fflush(p->out))
+	if (!p->ob.error && fflush(p->ob.f))
 		p->ob.error = 1;
 }
 
@@ -111,18 +115,89 @@ void trace_printer_close_open(struct trace_printer *p, const char *why)
 	p->open_tid = 0;
 }
 
+/* -Y: the command name of a task, as its events named it, else as /proc names it now;
+ * NULL when neither knows it. */
+const char *trace_printer_pid_comm(void *ctx, int pid)
+{
+	struct trace_printer *p = ctx;
+	struct task *t = imap_get(&p->tasks, pid);
+	char path[64];
+	FILE *f;
+
+	if (t && t->comm[0])
+		return t->comm;
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	p->comm[0] = '\0';
+	if ((f = fopen(path, "re"))) {
+		if (fgets(p->comm, sizeof(p->comm), f))
+			p->comm[strcspn(p->comm, "\n")] = '\0';
+		fclose(f);
+	}
+	return p->comm[0] ? p->comm : NULL;
+}
+
+static void put_comm(struct trace_printer *p, struct task *t, int tid)
+{
+	const char *comm = trace_printer_pid_comm(p, tid);
+
+	if (comm) {
+		ob_putc(&p->ob, '<');
+		ob_puts(&p->ob, comm);
+		ob_putc(&p->ob, '>');
+	}
+}
+
+/* -ff: the lines of tid go to FILE.TID (opened when it first writes; where it cannot be
+ * opened, to FILE). */
+static void switch_file(struct trace_printer *p, struct task *t, int tid)
+{
+	FILE *want = p->out;
+
+	if (t && !t->out) {
+		char name[PATH_MAX], err[256];
+		int fd;
+
+		t->out = p->out;
+		if ((size_t)snprintf(name, sizeof(name), "%s.%d", p->o.outfile, tid) < sizeof(name) &&
+		    (fd = scry_open_output(AT_FDCWD, name, NULL, false, err, sizeof(err))) >= 0 &&
+		    !(t->out = fdopen(fd, "w"))) {
+			close(fd);
+			t->out = p->out;
+		}
+	}
+	if (t)
+		want = t->out;
+	if (p->ob.f != want) {
+		trace_printer_flush(p);
+		p->ob.f = want;
+	}
+}
+
 /* strace's printleader: end the open line, then the pid prefix and the timestamps. */
 void trace_printer_line_start(struct trace_printer *p, int tid, int64_t ts)
 {
+	struct task *t = imap_get(&p->tasks, tid);
+
 	trace_printer_close_open(p, " <unfinished ...>");
+	if (p->per_file)
+		switch_file(p, t, tid);
 	if (p->ob.n > OUTBUF_SIZE / 2)
 		trace_printer_flush(p);
 	p->col = 0;
 	p->mark = p->ob.n;
-	if (p->numeric_pfx)
-		trace_printer_put_num(p, "%-5lld ", tid, 0);
-	else if (p->tasks.n > 1)
-		trace_printer_put_num(p, "[pid %5lld] ", tid, 0);
+	if (p->numeric_pfx || (!p->per_file && p->tasks.n > 1)) {
+		trace_printer_put_num(p, p->numeric_pfx ? "%lld" : "[pid %5lld", tid, 0);
+		if (p->o.decode_comm)   /* -Y: 42163<sh> */
+			put_comm(p, t, tid);
+		ob_puts(&p->ob, p->numeric_pfx ? " " : "] ");
+		if (p->numeric_pfx) {   /* strace's "%-5d " with the name after the number */
+			trace_printer_col_sync(p);
+			while (p->col < 6) {
+				ob_putc(&p->ob, ' ');
+				trace_printer_col_sync(p);
+			}
+		}
+	}
 	if (p->o.tstamp) {
 		int64_t sec = ts / 1000000000, usec = ts % 1000000000 / 1000;
 
@@ -144,6 +219,16 @@ void trace_printer_line_start(struct trace_printer *p, int tid, int64_t ts)
 	}
 	p->last_ts = ts;
 	p->have_last = true;
+	if (p->o.show_nr)   /* -n: the task's call, "[ 257] " */
+		trace_printer_put_num(p, "[%4lld] ", t ? t->scno : 0, 0);
+	if (p->o.show_ip && (p->exit_line || !t || !t->ip)) {   /* -i: "[00007f...] " */
+		OB_LIT(&p->ob, "[????????????????] ");
+	} else if (p->o.show_ip) {
+		char ip[24];
+		int n = snprintf(ip, sizeof(ip), "[%016llx] ", (unsigned long long)t->ip);
+
+		ob_write(&p->ob, ip, (size_t)n);
+	}
 }
 
 void trace_printer_fmt_arg(struct trace_printer *p, struct outbuf *ob, const struct trace_call *c, unsigned i,

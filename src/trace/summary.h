@@ -33,4 +33,15 @@ int trace_summary_add(struct trace_summary *s, int nr, const char *name, uint64_
  * Rows sorted by sortby, ties in syscall number order.  -1 on a write error. */
 int trace_summary_print(const struct trace_summary *s, FILE *f, enum trace_sort sortby);
 
+/* -U: the table's columns, strace's names (time-percent, total-time, min-time, max-time,
+ * avg-time, calls, errors, name and their aliases); the name column is added last when
+ * not given.  The number of columns, or -1 with the reason in err. */
+enum { TRACE_COL_PERCENT, TRACE_COL_TOTAL, TRACE_COL_MIN, TRACE_COL_MAX, TRACE_COL_AVG, TRACE_COL_CALLS,
+       TRACE_COL_ERRORS, TRACE_COL_NAME, TRACE_COL_NR };
+int trace_summary_columns(const char *spec, int *cols, size_t max, char *err, size_t errlen);
+/* The table with these columns (shortest and longest: of the calls counted one by one,
+ * trace_summary_call; 0 for counts added in bulk). */
+int trace_summary_print_cols(const struct trace_summary *s, FILE *f, enum trace_sort sortby, const int *cols,
+			     size_t ncols);
+
 #endif /* SCRY_TRACE_SUMMARY_H */

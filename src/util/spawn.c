@@ -1,6 +1,8 @@
 /* spawn.c — a command held before exec (see spawn.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -66,6 +68,17 @@ int scry_spawn_held(char *const argv[], struct scry_child *c, char *err, size_t 
 {
 	int st[2];
 	char *file = resolve(argv[0]);
+	struct passwd *pw = NULL;
+	gid_t groups[256];
+	int ngroups = 256;
+
+	if (c->user) {   /* looked up here: the child after fork calls nothing that locks */
+		if (!(pw = getpwnam(c->user)) || getgrouplist(c->user, pw->pw_gid, groups, &ngroups) < 0) {
+			snprintf(err, errlen, pw ? "user '%s' is in too many groups" : "cannot find user '%s'", c->user);
+			free(file);
+			return -EINVAL;
+		}
+	}
 
 	if (pipe2(st, O_CLOEXEC)) {
 		snprintf(err, errlen, "cannot create a pipe: %s", strerror(errno));
@@ -89,6 +102,12 @@ int scry_spawn_held(char *const argv[], struct scry_child *c, char *err, size_t 
 		signal(SIGHUP, SIG_DFL);
 		signal(SIGPIPE, SIG_DFL);
 		scry_restore_nofile();   /* the command's open-file limit as scry's caller set it */
+		if (pw && (setgroups((size_t)ngroups, groups) || setgid(pw->pw_gid) || setuid(pw->pw_uid))) {
+			e = errno;
+			if (write(st[1], &e, sizeof(e)) < 0)
+				_exit(127);
+			_exit(127);
+		}
 		{   /* the command gets every signal (scry's event loop blocks its stop signals) */
 			sigset_t none;
 

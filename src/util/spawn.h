@@ -14,6 +14,8 @@ struct scry_child {
 	int status_fd;    /* read end: the child's exec errno, EOF when exec succeeded */
 	bool held;        /* stopped, not released yet */
 	const char *cmd;  /* argv[0], for messages */
+	const char *user; /* in: run the command as this user (its uid, gid and groups; trace
+			   * -u), or NULL */
 };
 
 /* 0 if name can be executed (searched in PATH like execvp), else -errno and a message:

@@ -147,6 +147,46 @@ static void test_empty(void **state)
 	trace_summary_free(s);
 }
 
+/* -U: strace's column names and aliases, the name column added last, and the shortest and
+ * longest call of each row (counted one by one) with those of the whole run in the total. */
+static void test_columns(void **state)
+{
+	struct trace_summary *s = trace_summary_new();
+	int cols[16];
+	char err[256], *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	assert_int_equal(trace_summary_columns("count,longest", cols, 16, err, sizeof(err)), 3);
+	assert_int_equal(cols[0], TRACE_COL_CALLS);
+	assert_int_equal(cols[1], TRACE_COL_MAX);
+	assert_int_equal(cols[2], TRACE_COL_NAME);
+	assert_int_equal(trace_summary_columns("time_min,syscall_name,error", cols, 16, err, sizeof(err)), 3);
+	assert_int_equal(cols[0], TRACE_COL_MIN);
+	assert_int_equal(cols[1], TRACE_COL_NAME);
+	assert_int_equal(trace_summary_columns("calls,nope", cols, 16, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "unknown column name 'nope'"));
+
+	assert_non_null(s);
+	assert_int_equal(trace_summary_add(s, 0, "read", 1, 0, 2000), 0);
+	assert_int_equal(trace_summary_add(s, 0, "read", 1, 0, 7000), 0);
+	assert_int_equal(trace_summary_add(s, 0, "read", 1, 0, 3000), 0);
+	assert_int_equal(trace_summary_add(s, 3, "close", 1, 1, 1000), 0);
+	assert_int_equal(trace_summary_columns("min-time,max-time,name,calls,errors", cols, 16, err, sizeof(err)), 5);
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(trace_summary_print_cols(s, f, TRACE_SORT_NAME, cols, 5), 0);
+	fclose(f);
+	assert_string_equal(buf, "shortest  longest syscall              calls    errors\n"
+				 "-------- -------- ---------------- --------- ---------\n"
+				 "0.000001 0.000001 close                    1         1\n"
+				 "0.000002 0.000007 read                     3          \n"
+				 "-------- -------- ---------------- --------- ---------\n"
+				 "0.000001 0.000007 total                    4         1\n");
+	free(buf);
+	trace_summary_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -155,6 +195,7 @@ int main(void)
 		cmocka_unit_test(test_from_calls),
 		cmocka_unit_test(test_widths),
 		cmocka_unit_test(test_empty),
+		cmocka_unit_test(test_columns),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
