@@ -301,7 +301,10 @@ int scry_consumer_open(struct scry_consumer **out, const struct scry_consumer_op
 			goto fail;
 		}
 	}
-	if (c->sink) {             /* live output: printing must not hold the rings up */
+	/* live output: printing must not hold the rings up.  Not with user call stacks: the
+	 * live printer reads the process's maps when it is handed an event (trace -k), which
+	 * must then be while the process lives, as the polls' own drains are */
+	if (c->sink && !(o->ctx_mask & (1ULL << SCRY_CTX_CALLSTACK_USER))) {
 		struct scry_ring **rings = calloc(c->ncpus, sizeof(*rings));
 
 		if (!rings)
