@@ -6,22 +6,7 @@
 #include <string.h>
 
 #include "relay/live_proto.h"
-
-static void be32(uint8_t *p, uint32_t v) { v = htobe32(v); memcpy(p, &v, 4); }
-static void be64(uint8_t *p, uint64_t v) { v = htobe64(v); memcpy(p, &v, 8); }
-static uint32_t rd32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return be32toh(v); }
-static uint64_t rd64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return be64toh(v); }
-
-/* s on one line for an error: control characters as '?', at most 200 bytes. */
-static const char *shown(const char *s, char *buf, size_t len)
-{
-	size_t i = 0;
-
-	for (; s[i] && i + 1 < len && i < 200; i++)
-		buf[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i];
-	buf[i] = 0;
-	return buf;
-}
+#include "relay/wire.h"
 
 bool live_url_is_net(const char *s)
 {
@@ -58,7 +43,7 @@ int live_url_parse(struct live_url *u, const char *url, char *err, size_t errlen
 		u->v6 = true;
 	} else {
 		snprintf(err, errlen, "viewer URL '%s': give net://HOST[:PORT]/host/HOSTNAME/SESSION",
-			 shown(url, sb, sizeof(sb)));
+			 relay_shown(url, sb, sizeof(sb)));
 		return -EINVAL;
 	}
 	if (*p == '[') {
@@ -100,15 +85,15 @@ int live_url_parse(struct live_url *u, const char *url, char *err, size_t errlen
 	if (strncmp(p, "/host/", 6) || !(p = component(p + 6, u->hostname, sizeof(u->hostname))) || *p != '/' ||
 	    !(p = component(p + 1, u->session, sizeof(u->session))) || *p) {
 		snprintf(err, errlen, "viewer URL '%s': give net://HOST[:PORT]/host/HOSTNAME/SESSION",
-			 shown(url, sb, sizeof(sb)));
+			 relay_shown(url, sb, sizeof(sb)));
 		return -EINVAL;
 	}
 	return 0;
 bad_host:
-	snprintf(err, errlen, "viewer URL '%s': no host, or a host a host name cannot be", shown(url, sb, sizeof(sb)));
+	snprintf(err, errlen, "viewer URL '%s': no host, or a host a host name cannot be", relay_shown(url, sb, sizeof(sb)));
 	return -EINVAL;
 bad_port:
-	snprintf(err, errlen, "viewer URL '%s': the port is not a number from 1 to 65535", shown(url, sb, sizeof(sb)));
+	snprintf(err, errlen, "viewer URL '%s': the port is not a number from 1 to 65535", relay_shown(url, sb, sizeof(sb)));
 	return -EINVAL;
 }
 

@@ -6,14 +6,9 @@
 #include <string.h>
 
 #include "relay/proto.h"
+#include "relay/wire.h"
 
-static void be32(uint8_t *p, uint32_t v) { v = htobe32(v); memcpy(p, &v, 4); }
-static void be64(uint8_t *p, uint64_t v) { v = htobe64(v); memcpy(p, &v, 8); }
-static uint32_t rd32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return be32toh(v); }
-static uint64_t rd64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return be64toh(v); }
-
-/* s as an error shows it: on one line, control characters as '?' (at most 200 bytes). */
-static const char *shown(const char *s, char *buf, size_t len)
+const char *relay_shown(const char *s, char *buf, size_t len)
 {
 	size_t i = 0;
 
@@ -52,7 +47,7 @@ static int parse_hostports(struct relay_url *u, const char *p, uint16_t *ports, 
 	if (*p == '[') {
 		h = p + 1;
 		if (!(he = strchr(h, ']'))) {
-			snprintf(err, errlen, "relay URL '%s': no ']' after the IPv6 address", shown(url, sb, sizeof(sb)));
+			snprintf(err, errlen, "relay URL '%s': no ']' after the IPv6 address", relay_shown(url, sb, sizeof(sb)));
 			return -EINVAL;
 		}
 		p = he + 1;
@@ -62,13 +57,13 @@ static int parse_hostports(struct relay_url *u, const char *p, uint16_t *ports, 
 		p = he;
 	}
 	if (he == h || (size_t)(he - h) >= sizeof(u->host)) {
-		snprintf(err, errlen, "relay URL '%s': %s host", shown(url, sb, sizeof(sb)), he == h ? "no" : "too long a");
+		snprintf(err, errlen, "relay URL '%s': %s host", relay_shown(url, sb, sizeof(sb)), he == h ? "no" : "too long a");
 		return -EINVAL;
 	}
 	for (const char *c = h; c < he; c++)
 		if ((unsigned char)*c <= ' ' || *c == 0x7f || *c == '[' || *c == ']' || *c == '/') {
 			snprintf(err, errlen, "relay URL '%s': the host has a character a host name has not",
-				 shown(url, sb, sizeof(sb)));
+				 relay_shown(url, sb, sizeof(sb)));
 			return -EINVAL;
 		}
 	memcpy(u->host, h, (size_t)(he - h));
@@ -78,7 +73,7 @@ static int parse_hostports(struct relay_url *u, const char *p, uint16_t *ports, 
 		size_t n = strcspn(p + 1, ":/");
 
 		if (*nports == maxports || parse_port(p + 1, n, &ports[*nports])) {
-			snprintf(err, errlen, "relay URL '%s': %s", shown(url, sb, sizeof(sb)),
+			snprintf(err, errlen, "relay URL '%s': %s", relay_shown(url, sb, sizeof(sb)),
 				 *nports == maxports ? "too many ports" : "a port is a number from 1 to 65535");
 			return -EINVAL;
 		}
@@ -123,7 +118,7 @@ int relay_url_parse(struct relay_url *u, const char *url, char *err, size_t errl
 	memset(u, 0, sizeof(*u));
 	if (!p || tcp) {
 		snprintf(err, errlen, "relay URL '%s': give net://HOST[:CTRL_PORT[:DATA_PORT]][/PATH] (tcp:// is for -C and -D)",
-			 shown(url, sb, sizeof(sb)));
+			 relay_shown(url, sb, sizeof(sb)));
 		return -EINVAL;
 	}
 	u->v6 = v6;
@@ -135,14 +130,14 @@ int relay_url_parse(struct relay_url *u, const char *url, char *err, size_t errl
 		while (*rest == '/')
 			rest++;
 		if (strlen(rest) >= sizeof(u->path) || strstr(rest, "..")) {
-			snprintf(err, errlen, "relay URL '%s': the path is too long or has '..'", shown(url, sb, sizeof(sb)));
+			snprintf(err, errlen, "relay URL '%s': the path is too long or has '..'", relay_shown(url, sb, sizeof(sb)));
 			return -EINVAL;
 		}
 		snprintf(u->path, sizeof(u->path), "%s", rest);
 		for (size_t k = strlen(u->path); k && u->path[k - 1] == '/'; k--)
 			u->path[k - 1] = 0;
 	} else if (*rest) {
-		snprintf(err, errlen, "relay URL '%s': unexpected '%s'", shown(url, sb, sizeof(sb)), shown(rest, sr, sizeof(sr)));
+		snprintf(err, errlen, "relay URL '%s': unexpected '%s'", relay_shown(url, sb, sizeof(sb)), relay_shown(rest, sr, sizeof(sr)));
 		return -EINVAL;
 	}
 	return 0;
@@ -159,14 +154,14 @@ static int parse_one(struct relay_url *u, uint16_t *port, const char *url, const
 	int ret;
 
 	if (!p) {
-		snprintf(err, errlen, "%s '%s': give tcp://HOST:PORT", opt, shown(url, sb, sizeof(sb)));
+		snprintf(err, errlen, "%s '%s': give tcp://HOST:PORT", opt, relay_shown(url, sb, sizeof(sb)));
 		return -EINVAL;
 	}
 	u->v6 = v6;
 	if ((ret = parse_hostports(u, p, ports, 1, &n, &rest, url, err, errlen)))
 		return ret;
 	if (*rest && strcmp(rest, "/")) {
-		snprintf(err, errlen, "%s '%s': no path in a -C or -D URL", opt, shown(url, sb, sizeof(sb)));
+		snprintf(err, errlen, "%s '%s': no path in a -C or -D URL", opt, relay_shown(url, sb, sizeof(sb)));
 		return -EINVAL;
 	}
 	*port = n ? ports[0] : !strcmp(opt, "-C") ? RELAY_DEFAULT_CTRL_PORT : RELAY_DEFAULT_DATA_PORT;
@@ -190,7 +185,7 @@ int relay_url_parse_cd(struct relay_url *u, const char *ctrl, const char *data, 
 		return ret;
 	if (strcmp(u->host, d.host) || u->v6 != d.v6) {
 		snprintf(err, errlen, "-C %s and -D %s: one relay, one host (scry streams to a single relay)",
-			 shown(ctrl, sb, sizeof(sb)), shown(data, sd, sizeof(sd)));
+			 relay_shown(ctrl, sb, sizeof(sb)), relay_shown(data, sd, sizeof(sd)));
 		return -EINVAL;
 	}
 	return 0;
