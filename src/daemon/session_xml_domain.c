@@ -61,6 +61,10 @@ static int read_probe(struct rd *r, const struct dsession *s, xmlNodePtr at, cha
 		return unsupported(r, at, "names no probe");
 	if (kind <= 2 && (path[0] != '/' || (kind == 1 ? !fn[0] : !prov[0] || !probe[0])))
 		return unsupported(r, at, "needs an absolute binary_path and its function (or provider and probe)");
+	/* the engine's spec separates its parts with ':': a part holding one would not come back
+	 * as it was saved */
+	if (strchr(path, ':') || strchr(fn, ':') || strchr(prov, ':') || strchr(probe, ':'))
+		return unsupported(r, at, "has a ':' in its binary_path or names, which a probe spec cannot carry");
 	if (kind <= 2 && (ret = dprobe_check_binary(s, path, b, sizeof(b))))
 		return unsupported(r, at, b);
 	if (kind == 1)
