@@ -3,7 +3,8 @@
 #   make run      install missing Debian packages, build, record and show a demo trace
 #   make test     install, build, run every test (unit, sanitizers, fuzz smoke, end-to-end)
 #   make bench    benchmarks (not part of make test)
-#   make install  scry, scryd, their man pages, bash completion and systemd unit (PREFIX, DESTDIR)
+#   make install  scry, scryd, man pages, completion, systemd unit, docs, examples (dist/install.mk)
+#   make uninstall  what make install put (the same DESTDIR, PREFIX)
 
 BUILD    ?= build
 CC       ?= gcc
@@ -56,7 +57,7 @@ TOOLS    := $(patsubst tests/tools/%.c,$(BUILD)/tools/%,$(wildcard tests/tools/*
 
 PREFIX  ?= /usr/local
 
-.PHONY: install all scryd deps run test unit e2e sanitize fuzz valgrind bench clean gen-syscalls gen-lttng-syscalls check-gen check-layers
+.PHONY: all scryd deps run test unit e2e sanitize fuzz valgrind bench clean gen-syscalls gen-lttng-syscalls check-gen check-layers
 .DEFAULT_GOAL := all
 .SECONDARY:
 
@@ -70,17 +71,6 @@ scry: $(BUILD)/scry
 scryd: $(BUILD)/scry
 	@ln -sf scry $(BUILD)/scryd
 	@ln -sf $(BUILD)/scryd scryd
-
-# dist/: the man pages, the bash completion (scry and scryd) and scryd's systemd unit
-install: $(BUILD)/scry
-	install -D -m 755 $(BUILD)/scry $(DESTDIR)$(PREFIX)/bin/scry
-	ln -sf scry $(DESTDIR)$(PREFIX)/bin/scryd
-	install -D -m 644 dist/scry.1 $(DESTDIR)$(PREFIX)/share/man/man1/scry.1
-	install -D -m 644 dist/scryd.8 $(DESTDIR)$(PREFIX)/share/man/man8/scryd.8
-	install -D -m 644 dist/scry.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/scry
-	ln -sf scry $(DESTDIR)$(PREFIX)/share/bash-completion/completions/scryd
-	mkdir -p $(DESTDIR)$(PREFIX)/lib/systemd/system
-	sed 's|/usr/local/bin/|$(PREFIX)/bin/|' dist/scry-sessiond.service > $(DESTDIR)$(PREFIX)/lib/systemd/system/scry-sessiond.service
 
 $(BUILD)/vmlinux.h:
 	@mkdir -p $(BUILD)
@@ -211,3 +201,5 @@ clean:
 
 # Benchmark programs (floor BPF program, workloads): bench/bench.mk
 -include bench/bench.mk
+# make install, make uninstall: dist/install.mk
+include dist/install.mk

@@ -2,8 +2,8 @@
 no warning, man -l too; every command has its section in scry.1 and every long option of every
 command's --help appears in it), the bash completion (sourced in bash and queried through
 COMP_WORDS: the commands, each command's options equal to those of its --help, the clocks, the
-running daemon's session names), and `make install` (DESTDIR): what it installs, the unit
-pointing at the installed scryd."""
+running daemon's session names), and `make install` (DESTDIR): what it installs (docs and examples too), the unit
+pointing at the installed scryd, and `make uninstall` leaving nothing behind."""
 import os
 import re
 import subprocess
@@ -91,9 +91,16 @@ def test_bash_completion(scry, daemon):
     daemon.run("destroy", "-a")
 
 
+def installed(root):
+    """Every file and link under root (relative paths), directories left out."""
+    return {str(p.relative_to(root)) for p in root.rglob("*") if not p.is_dir() or p.is_symlink()}
+
+
 def test_make_install(tmp_path):
-    p = subprocess.run(["make", "-s", "install", f"DESTDIR={tmp_path}", "PREFIX=/usr"], cwd=ROOT,
-                       capture_output=True, text=True, timeout=600)
+    """make install into a DESTDIR puts every file the README lists, and make uninstall takes
+    them all away again (scry's own directories too)."""
+    make = ["make", "-s", f"DESTDIR={tmp_path}", "PREFIX=/usr"]
+    p = subprocess.run(make + ["install"], cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert p.returncode == 0, p.stderr
     u = tmp_path / "usr"
     assert os.access(u / "bin/scry", os.X_OK) and os.readlink(u / "bin/scryd") == "scry"
@@ -105,3 +112,24 @@ def test_make_install(tmp_path):
     assert "ExecStart=/usr/bin/scryd --foreground" in unit, unit
     v = subprocess.run([u / "bin/scry", "--version"], capture_output=True, text=True)
     assert v.returncode == 0 and v.stdout.startswith("scry ")
+    doc = "usr/share/doc/scry/"
+    want = {"usr/bin/scry", "usr/bin/scryd", "usr/share/man/man1/scry.1", "usr/share/man/man8/scryd.8",
+            "usr/share/bash-completion/completions/scry", "usr/share/bash-completion/completions/scryd",
+            "usr/lib/systemd/system/scry-sessiond.service", doc + "README.md"}
+    want |= {doc + str(f.relative_to(ROOT)) for f in (ROOT / "docs").glob("*.md")}
+    want |= {doc + str(f.relative_to(ROOT)) for f in (ROOT / "examples").glob("*.yaml")}
+    want |= {doc + str(f.relative_to(ROOT)) for f in (ROOT / "examples").glob("c/*") if f.is_file()}
+    assert (tmp_path / doc / "examples/metrics.yaml").read_text() == (ROOT / "examples/metrics.yaml").read_text()
+    got = installed(tmp_path)
+    assert want <= got, sorted(want - got)
+    # libscry (when the tree has it): the shared library with its soname link, headers, scry.pc
+    lib = got - want
+    assert all(re.fullmatch(r"usr/lib/libscry\.so(\.0(\.\d+\.\d+)?)?|usr/include/scry/[a-z_]+\.h|"
+                            r"usr/lib/pkgconfig/scry\.pc|usr/share/man/man3/scry_\w+\.3", f) for f in lib), sorted(lib)
+    if (ROOT / "src/api/libscry.map").exists():
+        assert {"usr/lib/libscry.so.0", "usr/include/scry/scry.h", "usr/lib/pkgconfig/scry.pc"} <= lib, sorted(lib)
+
+    p = subprocess.run(make + ["uninstall"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert installed(tmp_path) == set()
+    assert not (tmp_path / doc).exists() and not (u / "include/scry").exists()
