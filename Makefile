@@ -1,7 +1,8 @@
 # scry — build, test, demo and benchmarks.
 #   make          build ./scry
 #   make run      install missing Debian packages, build, record and show a demo trace
-#   make test     install, build, run every test (unit, sanitizers, fuzz smoke, end-to-end)
+#   make test     install, build, run every test (unit, sanitizers, fuzz smoke, end-to-end, the .deb)
+#   make deb      build/scry_*.deb (dist/deb.mk; deb-test: installed, smoke-tested, purged)
 #   make bench    benchmarks (not part of make test)
 #   make install  scry, scryd, man pages, completion, systemd unit, docs, examples (dist/install.mk)
 #   make uninstall  what make install put (the same DESTDIR, PREFIX)
@@ -173,6 +174,7 @@ test: deps
 	$(MAKE) valgrind
 	$(MAKE) fuzz
 	$(MAKE) e2e
+	$(MAKE) deb-test
 
 bench: deps all
 	@bench/run.sh
@@ -203,3 +205,5 @@ clean:
 -include bench/bench.mk
 # make install, make uninstall: dist/install.mk
 include dist/install.mk
+# make deb, make deb-test: dist/deb.mk
+include dist/deb.mk
