@@ -33,7 +33,7 @@ LDLIBS   += -lprotobuf-c
 # (src/util/lazylib.h), so that the ~35 libraries they pull in are not mapped at every start.
 # Only their headers are needed to build.
 override CFLAGS += -I/usr/include/libxml2
-BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -I$(BUILD) -Isrc -Wall -Wno-unused-function
+BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Isrc/bpf/vmlinux/$(ARCH) -I$(BUILD) -Isrc -Wall -Wno-unused-function
 # libbpf's usdt.bpf.h includes <linux/errno.h>, whose asm/ headers are multiarch
 BPF_CFLAGS += -idirafter /usr/include/$(shell gcc -print-multiarch)
 
@@ -58,7 +58,7 @@ TOOLS    := $(patsubst tests/tools/%.c,$(BUILD)/tools/%,$(wildcard tests/tools/*
 
 PREFIX  ?= /usr/local
 
-.PHONY: all scryd deps run test unit e2e sanitize fuzz valgrind bench clean gen-syscalls gen-lttng-syscalls check-gen check-layers
+.PHONY: all scryd deps run test unit e2e sanitize fuzz valgrind bench clean gen-syscalls gen-lttng-syscalls gen-vmlinux check-gen check-layers
 .DEFAULT_GOAL := all
 .SECONDARY:
 
@@ -73,11 +73,21 @@ scryd: $(BUILD)/scry
 	@ln -sf scry $(BUILD)/scryd
 	@ln -sf $(BUILD)/scryd scryd
 
-$(BUILD)/vmlinux.h:
-	@mkdir -p $(BUILD)
-	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
+# The kernel's types for the BPF programs: a vmlinux.h kept in the tree per architecture (as
+# libbpf-tools keeps one), dumped once from a kernel's BTF; CO-RE relocates the programs to
+# the running kernel's layout at load time, so the build needs no BTF of its own kernel
+# (a package builds in a chroot, on any kernel).  `make gen-vmlinux` dumps it again from this
+# machine's kernel (src/bpf/vmlinux/README.md).
+VMLINUX_H := src/bpf/vmlinux/$(ARCH)/vmlinux.h
 
-$(BUILD)/%.bpf.o: src/bpf/%.bpf.c $(BUILD)/vmlinux.h $(wildcard src/bpf/*.h src/bpf/lib/*.h) src/scry_abi.h
+$(VMLINUX_H):
+	@echo "$@ missing: no vmlinux.h for $(ARCH) in the tree; on a $(ARCH) machine with BTF run make gen-vmlinux" >&2; exit 1
+
+gen-vmlinux:
+	@mkdir -p src/bpf/vmlinux/$(ARCH)
+	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $(VMLINUX_H).tmp && mv $(VMLINUX_H).tmp $(VMLINUX_H)
+
+$(BUILD)/%.bpf.o: src/bpf/%.bpf.c $(VMLINUX_H) $(wildcard src/bpf/*.h src/bpf/lib/*.h) src/scry_abi.h
 	@mkdir -p $(@D)
 	$(BPF_CLANG) $(BPF_CFLAGS) -c $< -o $@
 

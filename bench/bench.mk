@@ -3,7 +3,7 @@
 #   build/bench/timeit  times a command from the inside of a tracer
 BENCH_OUT := $(BUILD)/bench
 
-$(BENCH_OUT)/floor.bpf.o: bench/floor.bpf.c $(BUILD)/vmlinux.h
+$(BENCH_OUT)/floor.bpf.o: bench/floor.bpf.c $(VMLINUX_H)
 	@mkdir -p $(@D)
 	$(BPF_CLANG) $(BPF_CFLAGS) -c $< -o $@
 

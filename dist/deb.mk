@@ -10,6 +10,10 @@
 # the C code is compiled again with Debian's flags (hardening), without the tests (nocheck).
 DEB_STAGE   := $(BUILD)/deb
 DEB_JOBS    ?= 2
+# The build needs no kernel BTF (src/bpf/vmlinux/README.md): as root, it runs in a mount
+# namespace where /sys/kernel/btf is an empty directory
+DEB_NOBTF   := $(if $(shell [ "$$(id -u)" = 0 ] && command -v unshare),\
+                 unshare -m sh -c 'mount -t tmpfs -o ro none /sys/kernel/btf && exec "$$0" "$$@"')
 # libscry0 and libscry-dev are built when the tree has libscry (a build profile leaves them out)
 DEB_PROFILE := $(if $(wildcard src/api/libscry.map),,-Ppkg.scry.nolib)
 
@@ -20,9 +24,9 @@ deb: $(SKELS)
 	mkdir -p $(DEB_STAGE)/scry/build
 	git ls-files -z --cached --others --exclude-standard | \
 	  tar --null -T - --ignore-failed-read -cf - 2>/dev/null | tar -xf - -C $(DEB_STAGE)/scry
-	cp -p $(BUILD)/vmlinux.h $(SKELS:.skel.h=.bpf.o) $(SKELS) $(DEB_STAGE)/scry/build/
+	cp -p $(SKELS:.skel.h=.bpf.o) $(SKELS) $(DEB_STAGE)/scry/build/
 	cd $(DEB_STAGE)/scry && DEB_BUILD_OPTIONS="nocheck noautodbgsym parallel=$(DEB_JOBS)" \
-	  dpkg-buildpackage -b -nc --no-sign $(DEB_PROFILE) >../build.log 2>&1 || \
+	  $(DEB_NOBTF) dpkg-buildpackage -b -nc --no-sign $(DEB_PROFILE) >../build.log 2>&1 || \
 	  { tail -n 30 ../build.log >&2; echo "make deb: dpkg-buildpackage failed (log: $(DEB_STAGE)/build.log)" >&2; exit 1; }
 	mv $(DEB_STAGE)/*.deb $(BUILD)/
 	lintian --fail-on error $(BUILD)/scry_*.deb $(wildcard $(BUILD)/libscry*.deb)

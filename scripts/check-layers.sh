@@ -1,7 +1,7 @@
 #!/bin/bash
 # scripts/check-layers.sh — layers include only downward.  The directories of src/, lowest
 # first; a file may include headers of its own directory and of the directories before it,
-# never of one after it.  src/scry_abi.h and the generated headers (vmlinux.h, *.skel.h)
+# never of one after it.  src/scry_abi.h and the BPF side's headers (src/bpf/vmlinux/ARCH/vmlinux.h, *.skel.h)
 # sit below everything.  Prints each upward include and fails if there is one.
 set -uo pipefail
 cd "$(dirname "$0")/.."
