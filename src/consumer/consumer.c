@@ -13,6 +13,7 @@
 #include "ctf/stream.h"
 #include "ctf/writer.h"
 #include "util/clock.h"
+#include "util/overrides.h"
 
 struct cpu_stream {
 	struct scry_consumer *c;
@@ -262,7 +263,7 @@ int scry_consumer_open(struct scry_consumer **out, const struct scry_consumer_op
 			goto oom;
 		}
 	}
-	if (o->tdir && !o->keep_packets && !getenv("SCRY_TEST_SYNC_WRITES")) {
+	if (o->tdir && !o->keep_packets && !scry_overrides()->test_sync_writes) {
 		uint64_t floor = 2 * ((uint64_t)o->ring_size + o->packet_size);
 
 		if (!(c->writer = ctf_writer_new(err, errlen))) {

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "ctf/writer.h"
+#include "util/overrides.h"
 
 struct ctf_writer {
 	pthread_t th;
@@ -30,12 +31,13 @@ static void sleep_ms(unsigned ms)
 void ctf_writer_test_stall(void)
 {
 	static int done;
-	const char *ms = getenv("SCRY_TEST_WRITE_STALL_MS"), *path = getenv("SCRY_TEST_WRITE_STALL_FILE");
+	unsigned ms = scry_overrides()->test_write_stall_ms;
+	const char *path = scry_overrides()->test_write_stall_file;
 
 	if ((!ms && !path) || __atomic_exchange_n(&done, 1, __ATOMIC_RELAXED))
 		return;
 	if (ms)
-		sleep_ms((unsigned)strtoul(ms, NULL, 10));
+		sleep_ms(ms);
 	for (unsigned i = 0; path && i < 120000 && access(path, F_OK) == 0; i++)
 		sleep_ms(1);
 }

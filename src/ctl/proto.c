@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <sys/socket.h>
 #include "ctl/proto.h"
+#include "util/overrides.h"
 
 static uint32_t get32(const uint8_t *p)
 {
@@ -284,9 +285,9 @@ int scry_ctl_recv(int fd, struct scry_ctl_msg *m, char *err, size_t errlen)
 
 const char *scry_ctl_rundir(void)
 {
-	const char *d = getenv("SCRY_RUNDIR");
+	const char *d = scry_overrides()->rundir;
 
-	return d && *d ? d : "/run/scry";
+	return d ? d : "/run/scry";
 }
 
 int scry_ctl_socket_path(char *buf, size_t len)

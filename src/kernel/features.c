@@ -15,6 +15,7 @@
 #include <bpf/libbpf.h>
 
 #include "kernel/features.h"
+#include "util/overrides.h"
 
 bool scry_feature_btf(void)
 {
@@ -117,13 +118,13 @@ bool scry_feature_prepare_exec(const struct btf *vmlinux)
 
 bool scry_feature_btf_exit(const struct btf *vmlinux)
 {
-	return !getenv("SCRY_NO_BTF_EXIT") && scry_feature_tp_btf(vmlinux, "sched_process_exit") &&
+	return !scry_overrides()->no_btf_exit && scry_feature_tp_btf(vmlinux, "sched_process_exit") &&
 	       btf_has(vmlinux, "trace_event_raw_sched_process_exit", BTF_KIND_STRUCT);
 }
 
 bool scry_feature_ktime_tai(void)
 {
-	if (getenv("SCRY_NO_KTIME_TAI"))
+	if (scry_overrides()->no_ktime_tai)
 		return false;
 	return libbpf_probe_bpf_helper(BPF_PROG_TYPE_TRACEPOINT, BPF_FUNC_ktime_get_tai_ns, NULL) == 1;
 }
@@ -207,6 +208,7 @@ static bool bpf_stats_on(char *why, size_t n)
 size_t scry_features_probe(struct scry_feature_report *out, size_t max)
 {
 	const struct btf *vm = scry_features_vmlinux();
+	const struct scry_overrides *ov = scry_overrides();
 	size_t k = 0;
 
 #define ADD(nm, ok, yes, no, ...) do { \
@@ -225,34 +227,34 @@ size_t scry_features_probe(struct scry_feature_report *out, size_t max)
 	ADD("tp_btf", scry_feature_tp_btf(vm, "sys_enter"), "BTF tracepoints for syscalls, fork and exit",
 	    "raw tracepoints for syscalls (no fork tracking: -a only)", "btf_trace_sys_enter in kernel BTF");
 	bool kptr = scry_feature_kptr_untrusted();
-	ADD("kptr_untrusted", kptr && !getenv("SCRY_NO_KPTR"),
+	ADD("kptr_untrusted", kptr && !ov->no_kptr,
 	    "task memo keyed by the syscall's registers (no helper call per event)",
 	    "task memo keyed by tgid", "%s%s", kptr ? "a per-CPU map with a kptr accepted" : "per-CPU kptr map refused",
-	    getenv("SCRY_NO_KPTR") ? " (SCRY_NO_KPTR set)" : "");
+	    ov->no_kptr ? " (SCRY_NO_KPTR set)" : "");
 	int strnstr = scry_feature_strnstr(vm);
-	ADD("strnstr", strnstr && !getenv("SCRY_NO_STRNSTR"), "filter globs with a star inside run in the kernel",
+	ADD("strnstr", strnstr && !ov->no_strnstr, "filter globs with a star inside run in the kernel",
 	    "filter globs with a star inside run in user space", "%s%s",
 	    strnstr ? "kfunc bpf_strnstr in kernel BTF" : "no kfunc bpf_strnstr (Linux 6.17)",
-	    getenv("SCRY_NO_STRNSTR") ? " (SCRY_NO_STRNSTR set)" : "");
+	    ov->no_strnstr ? " (SCRY_NO_STRNSTR set)" : "");
 	bool pe = scry_feature_prepare_exec(vm);
-	ADD("prepare_exec", pe && !getenv("SCRY_NO_PREPARE_EXEC"),
+	ADD("prepare_exec", pe && !ov->no_prepare_exec,
 	    "a deferred execve entry read from the old image", "a deferred execve entry rebuilt from the new image",
 	    "%s%s", pe ? "btf_trace_sched_prepare_exec in kernel BTF" : "no sched_prepare_exec (Linux 6.10)",
-	    getenv("SCRY_NO_PREPARE_EXEC") ? " (SCRY_NO_PREPARE_EXEC set)" : "");
+	    ov->no_prepare_exec ? " (SCRY_NO_PREPARE_EXEC set)" : "");
 	ADD("btf_exit", scry_feature_btf_exit(vm), "sched_process_exit written from its BTF tracepoint",
 	    "sched_process_exit through its tracefs tracepoint (its detach waits ~2 RCU grace periods)", "%s",
-	    getenv("SCRY_NO_BTF_EXIT") ? "SCRY_NO_BTF_EXIT set" :
+	    ov->no_btf_exit ? "SCRY_NO_BTF_EXIT set" :
 	    "btf_trace_sched_process_exit and struct trace_event_raw_sched_process_exit in kernel BTF (Linux 6.16)");
 	ADD("ktime_tai", scry_feature_ktime_tai(), "create --clock tai available", "create --clock tai refused",
-	    "%s", getenv("SCRY_NO_KTIME_TAI") ? "SCRY_NO_KTIME_TAI set" : "probed with libbpf_probe_bpf_helper (Linux 6.1)");
+	    "%s", ov->no_ktime_tai ? "SCRY_NO_KTIME_TAI set" : "probed with libbpf_probe_bpf_helper (Linux 6.1)");
 	ADD("bpf_iter", btf_has(vm, "bpf_iter__task", BTF_KIND_STRUCT), "available (for a statedump; not used yet)", "not available: no statedump",
 	    "bpf_iter__task in kernel BTF");
 	bool um = scry_feature_uprobe_multi(vm);
-	ADD("uprobe_multi", um && !getenv("SCRY_NO_UPROBE_MULTI"),
+	ADD("uprobe_multi", um && !ov->no_uprobe_multi,
 	    "one uprobe_multi link for the functions a glob names in one file",
 	    "one link per function (uprobe: globs)", "%s%s",
 	    um ? "bpf_uprobe_multi_link in kernel BTF" : "no bpf_uprobe_multi_link (Linux 6.6)",
-	    getenv("SCRY_NO_UPROBE_MULTI") ? " (SCRY_NO_UPROBE_MULTI set)" : "");
+	    ov->no_uprobe_multi ? " (SCRY_NO_UPROBE_MULTI set)" : "");
 	{
 		struct scry_feature_report tmp = { 0 };
 		bool ok = scry_feature_kprobes(tmp.why, sizeof(tmp.why));

@@ -19,6 +19,7 @@
 #include <bpf/libbpf.h>
 #include "kernel/probes_int.h"
 #include "util/log.h"
+#include "util/overrides.h"
 
 /* The programs of lane 1, whose verification takes about as long as lane 0's for the common
  * sessions (measured with log_level 4): sys_enter (~17 ms) with the exec and signal programs
@@ -145,7 +146,7 @@ int probes_load_lanes(struct scry_probes *p, const char *core_btf, char *err, si
 	for (int i = 0; i < s->prog_cnt; i++)
 		if ((plan[i] = bpf_program__autoload(*s->progs[i].prog)))
 			ls.lane[lane_of(s->progs[i].name)].nprogs++;
-	if (!ls.lane[0].nprogs || !ls.lane[1].nprogs || getenv("SCRY_ONE_LANE")) {
+	if (!ls.lane[0].nprogs || !ls.lane[1].nprogs || scry_overrides()->one_lane) {
 		free(plan);
 		if ((ret = scry_bpf__load(p->skel)))
 			snprintf(err, errlen, "the kernel refused scry's BPF programs: %s%s", strerror(-ret),

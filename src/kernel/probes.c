@@ -22,6 +22,7 @@
 #include "kernel/features.h"
 #include "kernel/probes_int.h"
 #include "util/log.h"
+#include "util/overrides.h"
 
 /* libbpf's messages (and the verifier's logs): SCRY_LOG_VERBOSE. */
 static int print_fn(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -152,12 +153,12 @@ static int probes_load(struct scry_probes **out, const struct scry_probes_opts *
 	bool btf_fork = scry_feature_tp_btf(vmlinux, "sched_process_fork");
 	/* kfunc bpf_strnstr (6.17): glob middles; without it (or SCRY_NO_STRNSTR=1, for tests)
 	 * such filters are decided in user space */
-	p->strnstr_id = getenv("SCRY_NO_STRNSTR") ? 0 : scry_feature_strnstr(vmlinux);
+	p->strnstr_id = scry_overrides()->no_strnstr ? 0 : scry_feature_strnstr(vmlinux);
 	/* sched_prepare_exec (Linux 6.10) lets a deferred execve entry be read from the old
 	 * image; without it, it is read from the new one (SCRY_NO_PREPARE_EXEC=1 forces this,
 	 * for tests) */
 	p->prepare_exec = o->syscalls && p->btf_tp && scry_feature_prepare_exec(vmlinux) &&
-			  !getenv("SCRY_NO_PREPARE_EXEC");
+			  !scry_overrides()->no_prepare_exec;
 	scry_ctx_layout(vmlinux, &p->layout);
 	struct scry_ctx_kernel ck;
 	if (scry_ctx_kernel(vmlinux, o->ctx_mask, &ck, err, errlen)) {
@@ -222,7 +223,7 @@ static int probes_load(struct scry_probes **out, const struct scry_probes_opts *
 	bpf_program__set_autoload(p->skel->progs.scry_uprobe, o->uprobes);
 	/* globs: one uprobe_multi link per file (libbpf 1.1 knows no such section: its attach
 	 * type is set here; SCRY_NO_UPROBE_MULTI=1: one link per function, for tests) */
-	p->uprobe_multi = o->uprobes && scry_feature_uprobe_multi(vmlinux) && !getenv("SCRY_NO_UPROBE_MULTI");
+	p->uprobe_multi = o->uprobes && scry_feature_uprobe_multi(vmlinux) && !scry_overrides()->no_uprobe_multi;
 	bpf_program__set_autoload(p->skel->progs.scry_uprobe_multi, p->uprobe_multi);
 	if (p->uprobe_multi)
 		bpf_program__set_expected_attach_type(p->skel->progs.scry_uprobe_multi, SCRY_BPF_TRACE_UPROBE_MULTI);
@@ -237,13 +238,9 @@ static int probes_load(struct scry_probes **out, const struct scry_probes_opts *
 		memcpy((void *)p->skel->rodata->sd_ids, o->sd_ids, sizeof(p->skel->rodata->sd_ids));
 		bpf_map__set_max_entries(p->skel->maps.sd_items, SCRY_SD_ITEMS);
 	}
-	if (getenv("SCRY_FOLLOW_MAX")) {          /* tests: a small follow set, to fill it */
-		unsigned max = (unsigned)strtoul(getenv("SCRY_FOLLOW_MAX"), NULL, 0);
-
-		if (max) {
-			bpf_map__set_max_entries(p->skel->maps.tracked, max);
-			bpf_map__set_max_entries(p->skel->maps.vpid_followed, max);
-		}
+	if (scry_overrides()->follow_max) {       /* tests: a small follow set, to fill it */
+		bpf_map__set_max_entries(p->skel->maps.tracked, scry_overrides()->follow_max);
+		bpf_map__set_max_entries(p->skel->maps.vpid_followed, scry_overrides()->follow_max);
 	}
 	/* the vpid tracker's maps only with it: a hash's bucket array is allocated whole at
 	 * creation (~2 MiB for the follow set's 131072: ms of start-up) */

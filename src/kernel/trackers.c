@@ -10,6 +10,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "kernel/probes_int.h"
+#include "util/overrides.h"
 
 static int fill_set(int fd, const uint32_t *keys, size_t n, const char *what, char *err, size_t errlen)
 {
@@ -52,7 +53,7 @@ int probes_prepare_memo(struct scry_probes *p, char *err, size_t errlen)
 {
 	int fd, ret;
 
-	p->memo_by_regs = !getenv("SCRY_NO_KPTR") && scry_feature_kptr_untrusted();
+	p->memo_by_regs = !scry_overrides()->no_kptr && scry_feature_kptr_untrusted();
 	p->skel->rodata->memo_by_regs = p->memo_by_regs;
 	if (p->memo_by_regs)
 		return 0;

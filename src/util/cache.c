@@ -14,12 +14,13 @@
 #include <zlib.h>
 
 #include "util/cache.h"
+#include "util/overrides.h"
 
 const char *scry_cache_dir(void)
 {
-	const char *d = getenv("SCRY_CACHE_DIR");
+	const char *d = scry_overrides()->cache_dir;
 
-	return d && *d ? d : "/var/cache/scry";
+	return d ? d : "/var/cache/scry";
 }
 
 /* The build id of scry's executable, hashed; 0 if it has none. */
@@ -82,7 +83,7 @@ bool scry_cache_path(const char *prefix, const char *suffix, char *buf, size_t n
 	struct stat st;
 	uLong k;
 
-	if (getenv("SCRY_NO_CACHE") || !cache_dir_safe() || uname(&u) || stat("/sys/kernel/btf/vmlinux", &st))
+	if (scry_overrides()->no_cache || !cache_dir_safe() || uname(&u) || stat("/sys/kernel/btf/vmlinux", &st))
 		return false;
 	k = crc32(0L, (const Bytef *)u.release, (uInt)strlen(u.release));
 	k = crc32(k, (const Bytef *)u.version, (uInt)strlen(u.version));

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "util/heap.h"
+#include "util/overrides.h"
 
 #define SCRY_HEAP_RESERVE (48u << 20)
 #define HUGE_PAGE (2ul << 20)
@@ -58,7 +59,7 @@ static void reserve(void)
 
 void scry_heap_init(void)
 {
-	if (getenv("SCRY_NO_HUGE_HEAP"))       /* for comparisons (bench/startup.sh) */
+	if (scry_overrides()->no_huge_heap)       /* for comparisons (bench/startup.sh) */
 		return;
 	/* allocations up to 64 MiB from the heap (the BTF copies), kept there when freed (the
 	 * second parse reuses the first's pages), one arena for every thread */
