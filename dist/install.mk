@@ -1,16 +1,16 @@
 # dist/install.mk — `make install` and `make uninstall` (included by the Makefile).
 #   make install   [DESTDIR=] [PREFIX=/usr/local] [LIBDIR=] [UNITDIR=] [DOCDIR=]
 #   make uninstall (the same variables): removes exactly the files install put, then the
-#                  directories that are scry's own (doc/scry, include/scry) once empty
+#                  directories that are scry's own (doc/scry and below) once empty
 # What is installed: scry and scryd (a link), their man pages, the bash completion (scry and
 # scryd), the systemd unit scry-sessiond.service (ExecStart at $(BINDIR)/scryd), README.md and
 # docs/*.md under $(DOCDIR), examples/*.yaml (and examples/c when present) under
-# $(DOCDIR)/examples, and libscry (`install-lib`: the shared library, its headers and scry.pc)
-# when the tree has it (src/api/libscry.map).  debian/rules installs through these targets.
+# $(DOCDIR)/examples, and libscry (the Makefile's install-lib and uninstall-lib: the shared
+# library and its links, the header, scry.pc) when the tree has it (src/api/libscry.map).
+# debian/rules installs through these targets.
 
 BINDIR  ?= $(PREFIX)/bin
 LIBDIR  ?= $(PREFIX)/lib
-INCDIR  ?= $(PREFIX)/include
 MANDIR  ?= $(PREFIX)/share/man
 COMPDIR ?= $(PREFIX)/share/bash-completion/completions
 UNITDIR ?= $(PREFIX)/lib/systemd/system
@@ -22,7 +22,7 @@ INST_EXAMPLESC := $(wildcard examples/c/*.c examples/c/*.h examples/c/Makefile e
 # libscry: built and installed by its own targets (lib, install-lib) when the tree has it
 HAVE_LIBSCRY   := $(wildcard src/api/libscry.map)
 
-.PHONY: install install-bin uninstall uninstall-lib
+.PHONY: install install-bin uninstall
 
 install: install-bin $(if $(HAVE_LIBSCRY),install-lib)
 
@@ -50,10 +50,3 @@ uninstall: $(if $(HAVE_LIBSCRY),uninstall-lib)
 	      $(addprefix $(DESTDIR)$(DOCDIR)/,$(INST_DOCS) $(INST_EXAMPLES) $(INST_EXAMPLESC))
 	for d in examples/c examples docs ""; do \
 		[ ! -d $(DESTDIR)$(DOCDIR)/$$d ] || rmdir $(DESTDIR)$(DOCDIR)/$$d || exit 1; done
-
-# libscry's files, as install-lib puts them (the contract: $(LIBDIR)/libscry.so*, the headers
-# under $(INCDIR)/scry, $(LIBDIR)/pkgconfig/scry.pc)
-uninstall-lib:
-	rm -f $(DESTDIR)$(LIBDIR)/libscry.so $(DESTDIR)$(LIBDIR)/libscry.so.0 $(DESTDIR)$(LIBDIR)/libscry.so.0.* \
-	      $(DESTDIR)$(LIBDIR)/pkgconfig/scry.pc $(addprefix $(DESTDIR)$(INCDIR)/,$(patsubst include/%,%,$(wildcard include/scry/*.h)))
-	[ ! -d $(DESTDIR)$(INCDIR)/scry ] || rmdir $(DESTDIR)$(INCDIR)/scry
