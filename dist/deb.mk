@@ -29,7 +29,7 @@ deb: $(SKELS)
 	  $(DEB_NOBTF) dpkg-buildpackage -b -nc --no-sign $(DEB_PROFILE) >../build.log 2>&1 || \
 	  { tail -n 30 ../build.log >&2; echo "make deb: dpkg-buildpackage failed (log: $(DEB_STAGE)/build.log)" >&2; exit 1; }
 	mv $(DEB_STAGE)/*.deb $(BUILD)/
-	lintian --fail-on error $(BUILD)/scry_*.deb $(wildcard $(BUILD)/libscry*.deb)
+	lintian --fail-on error $(BUILD)/scry_*.deb $$(ls $(BUILD)/libscry*.deb 2>/dev/null)
 	@ls -1 $(BUILD)/*.deb
 
 deb-test: deb
