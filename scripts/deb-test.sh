@@ -5,8 +5,9 @@
 # unit enabled and not started), a smoke test through the installed binaries only
 # (/usr/bin/scry record of `cat /etc/hostname`, read back with /usr/bin/scry view and with
 # babeltrace2; the daemon: systemctl start where systemd runs, else /usr/bin/scryd started by
-# hand on a private run directory, a session created, started, stopped and viewed), then
-# `apt purge` and every file the package had must be gone.
+# hand on a private run directory, a session created, started, stopped and viewed), with
+# libscry-dev: examples/c/opensnoop.c built with pkg-config against it and run; then `apt
+# purge` and every file the packages had must be gone.
 # This runs on developers' machines too: the packages are removed whatever happens (a trap),
 # an installed scry not put there by this test is refused, the group and cache directory are
 # left as they were found, and the tree's ./scry is never touched.
@@ -37,11 +38,14 @@ cleanup() {
 	set +e
 	if [[ -n $daemon_pid ]]; then kill "$daemon_pid" 2>/dev/null; wait "$daemon_pid" 2>/dev/null; fi
 	if ((systemd)); then systemctl stop scry-sessiond 2>/dev/null; fi
+	local still=()
 	for p in "${pkgs[@]}"; do
 		st=$(dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null)
-		[[ -z $st || $st == un* ]] || apt-get purge -y -qq "$p" >>"$tmp/apt.log" 2>&1 ||
-			{ echo "deb-test: apt purge $p failed (log $tmp/apt.log)" >&2; rc=1; }
+		[[ -z $st || $st == un* ]] || still+=("$p")
 	done
+	if ((${#still[@]})) && ! apt-get purge -y -qq "${still[@]}" >>"$tmp/apt.log" 2>&1; then
+		echo "deb-test: apt purge ${still[*]} failed (log $tmp/apt.log)" >&2; rc=1
+	fi
 	((had_group)) || ! getent group tracing >/dev/null || delgroup --quiet --system tracing >/dev/null
 	((!had_cache)) || [[ -e /var/cache/scry ]] || install -d -m 0700 /var/cache/scry
 	((rc)) && echo "deb-test: FAILED (work files kept in $tmp)" >&2 || rm -rf "$tmp"
@@ -110,10 +114,23 @@ else
 	kill "$daemon_pid"; wait "$daemon_pid" || true; daemon_pid=""
 fi
 
+# libscry (when its packages were given): an example built against the installed package with
+# pkg-config only, run on a command that opens /etc/hostname
+if [[ " ${pkgs[*]} " == *" libscry-dev "* ]]; then
+	cc -O2 -Wall $(pkg-config --cflags scry) -o "$tmp/opensnoop" /usr/share/doc/scry/examples/c/opensnoop.c \
+		$(pkg-config --libs scry) 2>"$tmp/cc.log" || { cat "$tmp/cc.log" >&2; fail "opensnoop.c does not build against libscry-dev"; }
+	[[ $(ldd "$tmp/opensnoop") == *"libscry.so.0 => /usr/lib/"* ]] || fail "opensnoop is not linked with the installed libscry.so.0"
+	sh -c 'sleep 1.5; exec cat /etc/hostname' >/dev/null &
+	"$tmp/opensnoop" $! > "$tmp/opensnoop.txt" 2>"$tmp/opensnoop.log" ||
+		{ cat "$tmp/opensnoop.log" >&2; fail "opensnoop (libscry) failed"; }
+	grep -Eq '^[0-9]+ +cat +3 +/etc/hostname$' "$tmp/opensnoop.txt" ||
+		{ cat "$tmp/opensnoop.txt" >&2; fail "opensnoop (libscry): no openat of /etc/hostname by cat returning 3"; }
+fi
+
 # purge: nothing of the package left: no file or link, no empty directory of its list (a
 # directory still holding other packages' files stays, as dpkg leaves it)
+apt-get purge -y -qq "${pkgs[@]}" >>"$tmp/apt.log" 2>&1 || { tail -n 20 "$tmp/apt.log" >&2; fail "apt purge ${pkgs[*]} failed"; }
 for p in "${pkgs[@]}"; do
-	apt-get purge -y -qq "$p" >>"$tmp/apt.log" 2>&1 || { tail -n 20 "$tmp/apt.log" >&2; fail "apt purge $p failed"; }
 	[[ -z $(dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null | grep -v '^un') ]] || fail "$p still known to dpkg after purge"
 done
 left=()
