@@ -119,7 +119,9 @@ fi
 if [[ " ${pkgs[*]} " == *" libscry-dev "* ]]; then
 	cc -O2 -Wall $(pkg-config --cflags scry) -o "$tmp/opensnoop" /usr/share/doc/scry/examples/c/opensnoop.c \
 		$(pkg-config --libs scry) 2>"$tmp/cc.log" || { cat "$tmp/cc.log" >&2; fail "opensnoop.c does not build against libscry-dev"; }
-	[[ $(ldd "$tmp/opensnoop") == *"libscry.so.0 => /usr/lib/"* ]] || fail "opensnoop is not linked with the installed libscry.so.0"
+	ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+	[[ $(ldd "$tmp/opensnoop") =~ libscry\.so\.0\ =\>\ (/usr)?/lib/$ma/libscry\.so\.0\  ]] ||
+		{ ldd "$tmp/opensnoop" >&2; fail "opensnoop is not linked with the installed libscry.so.0"; }
 	sh -c 'sleep 1.5; exec cat /etc/hostname' >/dev/null &
 	"$tmp/opensnoop" $! > "$tmp/opensnoop.txt" 2>"$tmp/opensnoop.log" ||
 		{ cat "$tmp/opensnoop.log" >&2; fail "opensnoop (libscry) failed"; }
@@ -129,6 +131,7 @@ fi
 
 # purge: nothing of the package left: no file or link, no empty directory of its list (a
 # directory still holding other packages' files stays, as dpkg leaves it)
+cache_ino=$(stat -c %i /var/cache/scry)
 apt-get purge -y -qq "${pkgs[@]}" >>"$tmp/apt.log" 2>&1 || { tail -n 20 "$tmp/apt.log" >&2; fail "apt purge ${pkgs[*]} failed"; }
 for p in "${pkgs[@]}"; do
 	[[ -z $(dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null | grep -v '^un') ]] || fail "$p still known to dpkg after purge"
@@ -139,7 +142,11 @@ while read -r f; do
 	if [[ -L $f && ! -d $f ]] || [[ -f $f ]]; then left+=("$f")
 	elif [[ -d $f && ! -L $f && -z $(ls -A "$f") ]]; then left+=("$f/"); fi
 done < "$tmp/files"
-for f in /var/cache/scry /etc/systemd/system/multi-user.target.wants/scry-sessiond.service \
+# /var/cache/scry: postrm's rm -rf must have taken the one scry used; on a machine where other
+# scry builds run meanwhile (a developer's, whose ./scry uses the same default) one may make
+# it again: a new directory is theirs
+[[ ! -d /var/cache/scry || $(stat -c %i /var/cache/scry) != "$cache_ino" ]] || left+=(/var/cache/scry)
+for f in /etc/systemd/system/multi-user.target.wants/scry-sessiond.service \
 	 /var/lib/systemd/deb-systemd-helper-enabled/scry-sessiond.service.dsh-also; do
 	if [[ -e $f || -L $f ]]; then left+=("$f"); fi
 done
