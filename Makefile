@@ -170,6 +170,11 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libscry.a $(wildcard tests/unit/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itests/unit -o $@ $(filter %.c %.a,$^) $(LDFLAGS) $(LDLIBS) -lcmocka
 
+# libscry's unit test: the library's objects, as the .so is made of them
+$(BUILD)/tests/test_api: tests/unit/test_api.c $(API_OBJS) $(BUILD)/api/engine.o
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $< $(API_OBJS) $(BUILD)/api/engine.o $(LDFLAGS) $(LDLIBS) -lcmocka
+
 # Test tools (root, used by the end-to-end tests): linked with the library.
 $(BUILD)/tools/%: tests/tools/%.c $(BUILD)/libscry.a
 	@mkdir -p $(@D)
@@ -231,9 +236,14 @@ fuzz:
 check-layers:
 	@scripts/check-layers.sh
 
+# libscry's ABI against its stored baseline (tests/abi/libscry.abi; abigail-tools' abidiff)
+check-abi: $(LIBSCRY)
+	@scripts/check-abi.sh $(LIBSCRY)
+
 test: deps
 	$(MAKE) check-layers
 	$(MAKE) all unit
+	$(MAKE) check-abi
 	$(MAKE) sanitize
 	$(MAKE) valgrind
 	$(MAKE) fuzz

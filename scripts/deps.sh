@@ -28,6 +28,8 @@ PKGS+=(libdw-dev)
 # scry profile's tests: its pprof output decoded by protobuf's own Python decoder over
 # profile.proto compiled by protoc (tests/e2e/test_profile.py)
 PKGS+=(protobuf-compiler python3-protobuf)
+# libscry's ABI checked against its stored baseline (abidw, abidiff: make check-abi)
+PKGS+=(abigail-tools)
 BENCH_PKGS=(strace linux-perf bpftrace hyperfine)
 
 for arg in "$@"; do

@@ -66,9 +66,9 @@ void scry_ctl_close(struct scry_ctl *c)
 	free(c);
 }
 
-/* One request of argc args; the daemon's output in *out (malloc'ed) when out is given.
+/* One request of argc args (what: the API's function, for messages); the daemon's output in *out (malloc'ed) when out is given.
  * 0, or -errno with the reason (-EREMOTEIO: the daemon refused, with its reason). */
-static int call(struct scry_ctl *c, size_t argc, const char *const *argv, char **out, char *err, size_t errlen)
+static int call(struct scry_ctl *c, const char *what, size_t argc, const char *const *argv, char **out, char *err, size_t errlen)
 {
 	struct scry_ctl_msg m;
 	char cwd[PATH_MAX], why[1024];
@@ -78,12 +78,12 @@ static int call(struct scry_ctl *c, size_t argc, const char *const *argv, char *
 	if (out)
 		*out = NULL;
 	if (!c) {
-		SAY("%s: no connection (NULL)", argv[0]);
+		SAY("%s: no connection (NULL)", what);
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < argc; i++)
 		if (!argv[i]) {
-			SAY("%s: a NULL argument", argv[0]);
+			SAY("%s: a NULL argument", what);
 			return -EINVAL;
 		}
 	if ((fd = dial(err, errlen)) < 0)
@@ -104,7 +104,7 @@ static int call(struct scry_ctl *c, size_t argc, const char *const *argv, char *
 		SAY("%s", e ? e : "the daemon failed without a reason");
 		ret = -EREMOTEIO;
 	} else if (out && !(*out = strdup(o ? o : ""))) {
-		SAY("%s: out of memory", argv[0]);
+		SAY("%s: out of memory", what);
 		ret = -ENOMEM;
 	}
 	scry_ctl_msg_free(&m);
@@ -135,7 +135,7 @@ int scry_ctl_create(struct scry_ctl *c, const char *name, const char *output, in
 	}
 	if (snapshot)
 		argv[n++] = "--snapshot";
-	return call(c, n, argv, NULL, err, errlen);
+	return call(c, "scry_ctl_create", n, argv, NULL, err, errlen);
 }
 
 int scry_ctl_enable_event(struct scry_ctl *c, const char *name, const char *spec, const char *filter, char *err,
@@ -160,7 +160,7 @@ int scry_ctl_enable_event(struct scry_ctl *c, const char *name, const char *spec
 	}
 	argv[n++] = "--";
 	argv[n++] = spec;
-	return call(c, n, argv, NULL, err, errlen);
+	return call(c, "scry_ctl_enable_event", n, argv, NULL, err, errlen);
 }
 
 int scry_ctl_add_context(struct scry_ctl *c, const char *name, const char *context, char *err, size_t errlen)
@@ -169,7 +169,7 @@ int scry_ctl_add_context(struct scry_ctl *c, const char *name, const char *conte
 
 	if (!named("scry_ctl_add_context", name, err, errlen))
 		return -EINVAL;
-	return call(c, 6, argv, NULL, err, errlen);
+	return call(c, "scry_ctl_add_context", 6, argv, NULL, err, errlen);
 }
 
 int scry_ctl_track_pid(struct scry_ctl *c, const char *name, pid_t pid, char *err, size_t errlen)
@@ -184,37 +184,38 @@ int scry_ctl_track_pid(struct scry_ctl *c, const char *name, pid_t pid, char *er
 		return -EINVAL;
 	}
 	snprintf(p, sizeof(p), "%d", (int)pid);
-	return call(c, 6, argv, NULL, err, errlen);
+	return call(c, "scry_ctl_track_pid", 6, argv, NULL, err, errlen);
 }
 
 /* A verb whose one argument is the session's name. */
-static int verb_name(struct scry_ctl *c, const char *verb, const char *name, char *err, size_t errlen)
+static int verb_name(struct scry_ctl *c, const char *what, const char *verb, const char *name, char *err,
+		     size_t errlen)
 {
 	const char *argv[] = { verb, name };
 
-	if (!named(verb, name, err, errlen))
+	if (!named(what, name, err, errlen))
 		return -EINVAL;
-	return call(c, 2, argv, NULL, err, errlen);
+	return call(c, what, 2, argv, NULL, err, errlen);
 }
 
 int scry_ctl_start(struct scry_ctl *c, const char *name, char *err, size_t errlen)
 {
-	return verb_name(c, "start", name, err, errlen);
+	return verb_name(c, "scry_ctl_start", "start", name, err, errlen);
 }
 
 int scry_ctl_stop(struct scry_ctl *c, const char *name, char *err, size_t errlen)
 {
-	return verb_name(c, "stop", name, err, errlen);
+	return verb_name(c, "scry_ctl_stop", "stop", name, err, errlen);
 }
 
 int scry_ctl_rotate(struct scry_ctl *c, const char *name, char *err, size_t errlen)
 {
-	return verb_name(c, "rotate", name, err, errlen);
+	return verb_name(c, "scry_ctl_rotate", "rotate", name, err, errlen);
 }
 
 int scry_ctl_destroy(struct scry_ctl *c, const char *name, char *err, size_t errlen)
 {
-	return verb_name(c, "destroy", name, err, errlen);
+	return verb_name(c, "scry_ctl_destroy", "destroy", name, err, errlen);
 }
 
 int scry_ctl_snapshot(struct scry_ctl *c, const char *name, char *err, size_t errlen)
@@ -223,7 +224,7 @@ int scry_ctl_snapshot(struct scry_ctl *c, const char *name, char *err, size_t er
 
 	if (!named("scry_ctl_snapshot", name, err, errlen))
 		return -EINVAL;
-	return call(c, 4, argv, NULL, err, errlen);
+	return call(c, "scry_ctl_snapshot", 4, argv, NULL, err, errlen);
 }
 
 int scry_ctl_list(struct scry_ctl *c, const char *name, char **out, char *err, size_t errlen)
@@ -237,7 +238,7 @@ int scry_ctl_list(struct scry_ctl *c, const char *name, char **out, char *err, s
 	*out = NULL;
 	if (name && !named("scry_ctl_list", name, err, errlen))
 		return -EINVAL;
-	return call(c, name ? 2 : 1, argv, out, err, errlen);
+	return call(c, "scry_ctl_list", name ? 2 : 1, argv, out, err, errlen);
 }
 
 int scry_ctl_command(struct scry_ctl *c, int argc, const char *const *argv, char **out, char *err, size_t errlen)
@@ -249,5 +250,5 @@ int scry_ctl_command(struct scry_ctl *c, int argc, const char *const *argv, char
 		    argc >= 1 && argv && argv[0] ? argv[0] : "(none)");
 		return -EINVAL;
 	}
-	return call(c, (size_t)argc, argv, out, err, errlen);
+	return call(c, "scry_ctl_command", (size_t)argc, argv, out, err, errlen);
 }

@@ -1,0 +1,161 @@
+"""tests/e2e/test_libscry.py — libscry's examples (examples/c, linked with build/libscry.so)
+against `scry record` of the same workload (build/workload/opener: after a byte on stdin,
+ROUNDS x open each PATH, close what opened, getppid; the same calls every run), read back
+by babeltrace2's bt2: opensnoop's "PID COMM RET PATH" lines are the trace's openat entry
+and exit pairs; syscount's per-process counts are the trace's syscall entries; scryctl's
+session in scryd (started by hand, as the library never starts one) writes the trace
+`scry record` writes.  Bad input: one line and a nonzero exit."""
+import os
+import subprocess
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, pid_alive, read_trace, wait_started
+from test_daemon import Daemon
+
+EXAMPLES = ROOT / "build" / "examples"
+PATHS = ["/etc/hostname", "/nonexistent-libscry", "/dev/null"]
+ROUNDS = 4
+
+
+def example(name):
+    p = EXAMPLES / name
+    assert p.exists(), f"{p} missing: run `make` first"
+    return str(p)
+
+
+def opener(workload):
+    """The workload, waiting for its byte on stdin."""
+    return subprocess.Popen([workload("opener"), str(ROUNDS)] + PATHS, stdin=subprocess.PIPE)
+
+
+def go(w):
+    w.stdin.write(b"x")
+    w.stdin.close()
+    assert w.wait(timeout=30) == 0
+
+
+def run_example(name, workload, *args):
+    """Run example name on a fresh workload (its pid as the last argument): (stdout, stderr)."""
+    w = opener(workload)
+    p = subprocess.Popen([example(name)] + list(args) + [str(w.pid)], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
+    line = p.stderr.readline()
+    if line != f"{name}: tracing\n":
+        w.kill()
+        out, err = p.communicate(timeout=60)
+        pytest.fail(f"{name} did not start: {line}{err}")
+    go(w)
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 0, f"{name} exited {p.returncode}: {err}"
+    return out, err, w.pid
+
+
+def record_workload(scry, workload, out_dir, *events):
+    """`scry record -p` of a fresh workload: its pid."""
+    w = opener(workload)
+    argv = [scry, "record", "-o", str(out_dir), "-p", str(w.pid)]
+    for e in events:
+        argv += ["-e", e]
+    p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                         stdin=subprocess.DEVNULL)
+    wait_started(p)
+    go(w)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 0, err
+    return w.pid
+
+
+def openat_calls(events, pid):
+    """(comm or None, ret, path) of each openat of pid, entry and exit paired by thread in
+    time order."""
+    entries, calls = {}, []
+    for e in events:
+        if e["name"] == "syscall_entry_openat" and (pid is None or e["pid"] == pid):
+            entries[e["tid"]] = e
+        elif e["name"] == "syscall_exit_openat" and (pid is None or e["pid"] == pid) and e["tid"] in entries:
+            en = entries.pop(e["tid"])
+            calls.append((en["procname"], e["fields"]["ret"], en["fields"]["filename"]))
+    return calls
+
+
+def test_opensnoop_matches_record(scry, workload, tmp_path):
+    out, err, pid = run_example("opensnoop", workload)
+    lines = [l.split(" ", 3) for l in out.splitlines()]
+    assert lines and all(int(l[0]) == pid for l in lines), out
+    got = Counter((l[1], int(l[2]), l[3]) for l in lines)
+    assert got[("opener", -2, "/nonexistent-libscry")] == ROUNDS, out
+    assert got[("opener", 3, "/etc/hostname")] == ROUNDS, out
+
+    rpid = record_workload(scry, workload, tmp_path / "t", "syscall:openat")
+    want = Counter(openat_calls(read_trace(tmp_path / "t").events, rpid))
+    assert got == want, f"opensnoop:\n{out}\nscry record: {want}"
+
+
+def test_syscount_matches_record(scry, workload, tmp_path):
+    out, err, pid = run_example("syscount", workload)
+    assert ", 0 lost, 0 not counted" in err, err
+    rows = [l.split(" ") for l in out.splitlines()]
+    assert all(int(r[0]) == pid and r[1] == "opener" for r in rows), out
+    got = {r[2]: int(r[3]) for r in rows}
+    assert got["openat"] == ROUNDS * len(PATHS) and got["getppid"] == ROUNDS and got["close"] == 2 * ROUNDS, got
+    assert got["exit_group"] == 1, got
+    counts = [int(r[3]) for r in rows]
+    assert counts == sorted(counts, reverse=True), out
+
+    rpid = record_workload(scry, workload, tmp_path / "t", "syscall:*")
+    want = Counter(e["name"][len("syscall_entry_"):] for e in read_trace(tmp_path / "t").events
+                   if e["pid"] == rpid and e["name"].startswith("syscall_entry_"))
+    assert got == dict(want), f"syscount: {got}\nscry record: {dict(want)}"
+
+
+def test_scryctl_matches_record(scry, workload, tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    d = Daemon(scry, tmp_path / "run", home)
+    env = d.env
+    try:
+        # no daemon yet: the library says so, and starts none
+        p = subprocess.run([example("scryctl"), "s1", str(tmp_path / "c0"), "1"], capture_output=True,
+                           text=True, env=env, timeout=30, stdin=subprocess.DEVNULL)
+        assert p.returncode == 1 and p.stdout == ""
+        assert p.stderr == f"scryctl: no daemon answers on {tmp_path / 'run'}/control (start scryd, or " \
+                           "systemctl start scry-sessiond)\n", p.stderr
+        assert not d.pid()
+
+        subprocess.run([str(Path(scry).resolve().parent / "scryd")], env=env, check=True, timeout=60,
+                       stdin=subprocess.DEVNULL, capture_output=True)
+        w = opener(workload)
+        c = subprocess.Popen([example("scryctl"), "s1", str(tmp_path / "c"), str(w.pid)], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        assert c.stderr.readline() == "scryctl: s1 started\n"
+        go(w)
+        out, err = c.communicate(input="", timeout=60)
+        assert c.returncode == 0, err
+        assert out.startswith(f"Recording session s1: [inactive]\n    Trace output: {tmp_path / 'c'}\n"), out
+        assert "openat (type: syscall) [enabled]" in out and f"Process IDs:          {w.pid}\n" in out, out
+        # destroyed: the daemon lists no session s1, its trace stays
+        assert "s1" not in d.run("list").stdout
+        got = [c[1:] for c in openat_calls(read_trace(tmp_path / "c").events, None)]
+        assert Counter(got)[(-2, "/nonexistent-libscry")] == ROUNDS, got
+
+        rpid = record_workload(scry, workload, tmp_path / "t", "syscall:openat")
+        want = [c[1:] for c in openat_calls(read_trace(tmp_path / "t").events, rpid)]
+        assert got == want
+
+        # bad input: the daemon's reason, one line
+        p = subprocess.run([example("scryctl"), "s2", str(tmp_path / "c2"), "1", "nosuch:event"],
+                           capture_output=True, text=True, env=env, timeout=30, stdin=subprocess.DEVNULL)
+        assert p.returncode == 1 and p.stderr.count("\n") == 1 and p.stderr.startswith("scryctl: "), p.stderr
+        assert "s2" not in d.run("list").stdout
+    finally:
+        d.kill()
+
+
+def test_opensnoop_bad_pid():
+    p = subprocess.run([example("opensnoop"), "999999999"], capture_output=True, text=True, timeout=30,
+                       stdin=subprocess.DEVNULL)
+    assert (p.returncode, p.stdout) == (1, "")
+    assert p.stderr == "opensnoop: scry_session_track_pid: no process 999999999\n", p.stderr
