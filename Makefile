@@ -138,9 +138,16 @@ lib: $(LIBSCRY)
 # examples/c: libscry's programs, built as a user builds them (only include/ and the .so;
 # examples/c/Makefile builds them with pkg-config against an installed libscry)
 EXAMPLES := $(patsubst examples/c/%.c,$(BUILD)/examples/%,$(wildcard examples/c/*.c))
-examples: $(EXAMPLES)
+# tests/api: programs of the end-to-end tests built the same way
+API_TESTS := $(patsubst tests/api/%.c,$(BUILD)/examples/%,$(wildcard tests/api/*.c))
+examples: $(EXAMPLES) $(API_TESTS)
 
 $(BUILD)/examples/%: examples/c/%.c include/scry/scry.h $(LIBSCRY)
+	@mkdir -p $(@D)
+	$(CC) -O2 -g -Wall -Wextra -Wno-unused-parameter -Werror -Iinclude -o $@ $< -L$(BUILD) -lscry \
+		-Wl,-rpath,$(abspath $(BUILD))
+
+$(BUILD)/examples/%: tests/api/%.c include/scry/scry.h $(LIBSCRY)
 	@mkdir -p $(@D)
 	$(CC) -O2 -g -Wall -Wextra -Wno-unused-parameter -Werror -Iinclude -o $@ $< -L$(BUILD) -lscry \
 		-Wl,-rpath,$(abspath $(BUILD))

@@ -185,25 +185,23 @@ static void sink(void *ctx, unsigned cpu, const uint8_t *ev, size_t size)
 		s->cb(e, s->cb_ctx);
 }
 
-/* A loss record for what was lost since the last one, if anything was. */
-static void report_loss(struct scry_session *s)
+/* A loss record for what was lost since the last one (total: the session's losses so far),
+ * if anything was. */
+static void report_loss(struct scry_session *s, uint64_t total)
 {
-	struct scry_session_summary p;
-	uint64_t lost;
-
-	if (!s->cb || !s->engine)
-		return;
-	scry_session_progress(s->engine, &p);
-	lost = p.discarded + p.lost;
-	if (lost > s->lost_reported) {
-		s->cb(scry_api_loss(&s->dec, lost - s->lost_reported, scry_monotonic_ns()), s->cb_ctx);
-		s->lost_reported = lost;
+	if (s->cb && total > s->lost_reported) {
+		s->cb(scry_api_loss(&s->dec, total - s->lost_reported, scry_monotonic_ns()), s->cb_ctx);
+		s->lost_reported = total;
 	}
 }
 
 static void after_poll(void *ctx, uint64_t now)
 {
-	report_loss(ctx);
+	struct scry_session *s = ctx;
+	struct scry_session_summary p;
+
+	scry_session_progress(s->engine, &p);
+	report_loss(s, p.discarded + p.lost);
 }
 
 static int start_fail(struct scry_session *s, int ret)
@@ -333,7 +331,7 @@ int scry_session_stop(struct scry_session *s, struct scry_session_stats *stats, 
 	s->stopped = true;
 	if (ret)
 		SAY("%s", buf);
-	report_loss(s);
+	report_loss(s, sum.discarded + sum.lost);   /* stop's totals: the last losses counted */
 	if (stats) {
 		struct scry_session_stats st = {
 			.size = sizeof(st), .events = sum.events, .discarded = sum.discarded, .lost = sum.lost,

@@ -159,3 +159,25 @@ def test_opensnoop_bad_pid():
                        stdin=subprocess.DEVNULL)
     assert (p.returncode, p.stdout) == (1, "")
     assert p.stderr == "opensnoop: scry_session_track_pid: no process 999999999\n", p.stderr
+
+
+def test_loss_reaches_callback(workload):
+    """A callback stuck at the first event until the process that makes 2 x 150000 getppid
+    events has ended (about 13 MB of records): what the 1 MiB rings could not hold reaches the callback as loss
+    records, whose sum with the records seen is exactly what the process made, and matches
+    stop's counts; each CPU's records in time order."""
+    n = 150000
+    w = subprocess.Popen([workload("opener"), str(n), "/dev/null"], stdin=subprocess.PIPE)
+    p = subprocess.Popen([example("lossy"), str(w.pid)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, stdin=subprocess.DEVNULL)
+    assert p.stderr.readline() == "lossy: tracing\n"
+    go(w)
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 0, err
+    v = dict(kv.split("=") for kv in out.split())
+    v = {k: int(x) for k, x in v.items()}
+    assert v["losses"] >= 1 and v["lost"] > 0, out
+    assert v["records"] + v["lost"] == 2 * n, out
+    assert v["records"] == v["events"] and v["lost"] == v["discarded"] + v["dropped"], out
+    assert v["disorder"] == 0, out
+    assert "unexpected" not in err, err
