@@ -73,7 +73,8 @@ struct scry_session *scry_session_new(const struct scry_session_options *opts, c
  * "sched:sched_switch", "sched:*", "uprobe:/bin/bash:readline"...; `scry list` shows them),
  * with filter (LTTng's filter language over the event's fields and contexts, e.g.
  * "filename == \"/etc/passwd\"" — NULL: none): an event is recorded when one of its enabled
- * rules accepts it.  Before scry_session_start: -EBUSY after.  Specs and filters are
+ * rules accepts it; a filter naming a field an event lacks rejects it (an exit has no
+ * filename).  Before scry_session_start: -EBUSY after.  Specs and filters are
  * checked at start (an unknown event is start's error). */
 int scry_session_enable_event(struct scry_session *s, const char *spec, const char *filter, char *err,
 			      size_t errlen);
