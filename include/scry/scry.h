@@ -13,13 +13,21 @@
  *     program built against this header keeps working with later releases, which only add
  *     members at the end.  Symbols are versioned (SCRY_0.1); later releases add versions.
  *
- * Threads
- *   - A session (struct scry_session) or a control connection (struct scry_ctl) is used
- *     by one thread at a time; different objects may be used by different threads.
+ * Threads and processes
+ *   - A session (struct scry_session) is used by one thread at a time, and sessions run one
+ *     at a time in a process (the engine shares process-wide caches: kernel features, BTF,
+ *     the vDSO): several sessions from several threads need the caller's lock.
+ *   - A control connection (struct scry_ctl) is used by one thread at a time; different
+ *     connections may be used by different threads at once (each call its own socket).
  *   - The event callback runs on the thread that called scry_session_run, inside it; it
  *     must not call the session's functions, and the event it gets is valid only during
  *     the call (copy what you keep).
- *   - scry_session_run's stop flag may be set from any thread or a signal handler.
+ *   - scry_session_run's stop flag may be set from any thread or a signal handler (it is
+ *     seen within 0.1 s).  While it waits, scry_session_run unblocks SIGINT, SIGTERM and
+ *     SIGHUP on its thread: install handlers for them (as the examples do) or they end the
+ *     process as usual.
+ *   - A session with a trace directory forks a small guardian process at start, which
+ *     recovers the trace if the caller dies before scry_session_stop, and exits then.
  *
  * Privileges: an in-process session loads BPF programs: root, or CAP_BPF, CAP_PERFMON and
  * CAP_SYS_RESOURCE.  The control part needs access to scryd's socket (root or the group

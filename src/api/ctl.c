@@ -45,7 +45,8 @@ struct scry_ctl *scry_ctl_connect(char *err, size_t errlen)
 {
 	struct scry_ctl *c;
 	const char *h = getenv("HOME");
-	struct passwd *pw;
+	struct passwd pwd, *pw = NULL;
+	char buf[4096];
 	int fd;
 
 	if ((fd = dial(err, errlen)) < 0)
@@ -55,8 +56,10 @@ struct scry_ctl *scry_ctl_connect(char *err, size_t errlen)
 		SAY("scry_ctl_connect: out of memory");
 		return NULL;
 	}
+	if ((!h || !*h) && getpwuid_r(getuid(), &pwd, buf, sizeof(buf), &pw) == 0 && pw)
+		h = pw->pw_dir;
 	if (!h || !*h)
-		h = (pw = getpwuid(getuid())) ? pw->pw_dir : "/";
+		h = "/";
 	snprintf(c->home, sizeof(c->home), "%s", h);
 	return c;
 }

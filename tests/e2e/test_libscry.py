@@ -181,3 +181,38 @@ def test_loss_reaches_callback(workload):
     assert v["records"] == v["events"] and v["lost"] == v["discarded"] + v["dropped"], out
     assert v["disorder"] == 0, out
     assert "unexpected" not in err, err
+
+
+def test_install_lib_pkg_config(tmp_path):
+    """make install-lib into a DESTDIR: the .so, its soname link and dev link, the header and
+    scry.pc; the examples built from examples/c/Makefile with pkg-config only, and run; the
+    library exports scry_* alone, in version SCRY_0.1."""
+    dest, libdir = tmp_path / "root", "/usr/lib/x86_64-linux-gnu"
+    p = subprocess.run(["make", "-s", "-C", str(ROOT), "install-lib", f"DESTDIR={dest}", "PREFIX=/usr",
+                        f"LIBDIR={libdir}"], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    lib = dest / libdir.lstrip("/")
+    assert os.readlink(lib / "libscry.so") == "libscry.so.0"
+    assert os.readlink(lib / "libscry.so.0") == "libscry.so.0.1.0"
+    assert (dest / "usr/include/scry/scry.h").read_bytes() == (ROOT / "include/scry/scry.h").read_bytes()
+    pc = (lib / "pkgconfig/scry.pc").read_text()
+    assert "prefix=/usr\n" in pc and f"libdir={libdir}\n" in pc and "Version: 0.1.0\n" in pc, pc
+    soname = subprocess.run(["objdump", "-p", str(lib / "libscry.so.0.1.0")], capture_output=True, text=True).stdout
+    assert "SONAME               libscry.so.0" in soname
+    syms = subprocess.run(["nm", "-D", "--defined-only", str(lib / "libscry.so.0.1.0")], capture_output=True,
+                          text=True, check=True).stdout.split("\n")
+    names = [l.split()[-1] for l in syms if l.strip()]
+    assert "SCRY_0.1" in names and "scry_session_new@@SCRY_0.1" in names, names
+    assert all(n == "SCRY_0.1" or (n.startswith("scry_") and n.endswith("@@SCRY_0.1")) for n in names), names
+
+    env = dict(os.environ, PKG_CONFIG_PATH=str(lib / "pkgconfig"), PKG_CONFIG_SYSROOT_DIR=str(dest))
+    out = tmp_path / "bin"
+    out.mkdir()
+    p = subprocess.run(["make", "-s", "-C", str(ROOT / "examples/c"), f"OUT={out}"], capture_output=True,
+                       text=True, env=env, timeout=120)
+    assert p.returncode == 0, p.stderr
+    run = subprocess.run([str(out / "opensnoop"), "999999999"], capture_output=True, text=True, timeout=30,
+                         env=dict(os.environ, LD_LIBRARY_PATH=str(lib)))
+    assert (run.returncode, run.stderr) == (1, "opensnoop: scry_session_track_pid: no process 999999999\n")
+    needed = subprocess.run(["objdump", "-p", str(out / "syscount")], capture_output=True, text=True).stdout
+    assert "NEEDED               libscry.so.0" in needed
