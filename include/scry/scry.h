@@ -70,11 +70,18 @@ struct scry_session_options {
 	int system_wide;
 	/* per-CPU ring buffer bytes (a power of two; 0: 8 MiB, less beyond 8 CPUs) */
 	size_t buffer_size;
+	/* LTTng's network output: the trace streamed to an lttng-relayd at
+	 * net://HOST[:CTRL[:DATA]][/PATH] (ports 5342, 5343), beside output when it is given, else
+	 * alone; NULL: none.  relay_name: the session's name at the relay (NULL: "scry"), which
+	 * writes HOSTNAME/NAME-DATE/kernel (or HOSTNAME/PATH) */
+	const char *relay_url;
+	const char *relay_name;
 };
 #define SCRY_SESSION_OPTIONS_INIT { .size = sizeof(struct scry_session_options) }
 
 /* A new session, nothing loaded yet.  opts may be NULL (the defaults: no trace directory,
- * tracked processes only).  NULL with the reason in err (a bad option, out of memory). */
+ * tracked processes only).  NULL with the reason in err (a bad option, a malformed relay
+ * URL, out of memory). */
 struct scry_session *scry_session_new(const struct scry_session_options *opts, char *err, size_t errlen);
 
 /* Enable the events of spec, `scry record -e`'s syntax ("syscall:openat", "syscall:open*",
@@ -103,8 +110,9 @@ int scry_session_track_pid(struct scry_session *s, pid_t pid, char *err, size_t 
 typedef void (*scry_event_cb)(const struct scry_event *e, void *ctx);
 int scry_session_on_event(struct scry_session *s, scry_event_cb cb, void *ctx);
 
-/* Load the BPF programs, create the trace directory (if any), begin recording.  At least
- * one event enabled; an output or a callback; tracked processes or system_wide.  0, or
+/* Load the BPF programs, create the trace directory (if any), connect to the relay (if
+ * any), begin recording.  At least one event enabled; an output, a relay or a callback;
+ * tracked processes or system_wide.  0, or
  * -errno with the reason (-EPERM: privileges; -ENOENT: an unknown event; -EINVAL: a bad
  * filter or options). */
 int scry_session_start(struct scry_session *s, char *err, size_t errlen);
@@ -121,12 +129,15 @@ struct scry_session_stats {
 	uint64_t discarded;        /* lost in the kernel: a ring buffer was full */
 	uint64_t lost;             /* lost in user space: the trace could not be written */
 	uint64_t bytes;            /* bytes of the trace's stream files (0 without a trace) */
+	uint64_t relay_lost;       /* events in packets the relay did not take (its queue full, or
+				    * it went away); the callback and the trace directory had them */
 };
 #define SCRY_SESSION_STATS_INIT { .size = sizeof(struct scry_session_stats) }
 
 /* Stop recording: the rings drained (the callback gets the last events, and a last loss
- * record if events were lost since the previous one), the trace completed on disk.  stats
- * may be NULL.  Once; a session not started: -EINVAL. */
+ * record if events were lost since the previous one), the trace completed on disk and at
+ * the relay.  stats may be NULL.  Once; a session not started: -EINVAL; -EIO: packets were
+ * not delivered to the relay (stats->relay_lost, err says why). */
 int scry_session_stop(struct scry_session *s, struct scry_session_stats *stats, char *err, size_t errlen);
 
 /* Free the session (stopped first if it runs).  NULL is ignored. */

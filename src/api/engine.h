@@ -22,6 +22,7 @@
 #include "ctl/client.h"
 #include "ctl/verbs.h"
 #include "kernel/probes.h"
+#include "relay/proto.h"
 #include "session/session.h"
 #include "util/clock.h"
 #include "util/privs.h"

@@ -19,6 +19,8 @@
 struct scry_session {
 	struct scry_session_options opts;   /* the known members; output copied */
 	char *output;
+	char *relay_name;
+	struct relay_url relay;             /* opts.relay_url parsed */
 	char **specs, **filters;            /* the rules, in order (filters[i] NULL: none) */
 	size_t nrules;
 	uint64_t ctx_mask;
@@ -81,15 +83,33 @@ struct scry_session *scry_session_new(const struct scry_session_options *opts, c
 	}
 	if (!(s = calloc(1, sizeof(*s))))
 		goto oom;
-	if (opts)
-		s->opts = *opts;
+	if (opts)   /* the members this caller's options have (an older header's: fewer) */
+		memcpy(&s->opts, opts, opts->size < sizeof(s->opts) ? opts->size : sizeof(s->opts));
 	s->opts.size = sizeof(s->opts);
-	if (opts && opts->output && !(s->output = strdup(opts->output)))
+	if (s->opts.relay_url) {
+		char why[256];
+
+		if (relay_url_parse(&s->relay, s->opts.relay_url, why, sizeof(why))) {
+			SAY("scry_session_new: relay_url: %s", why);
+			free(s);
+			return NULL;
+		}
+	}
+	if (s->opts.relay_name && !*s->opts.relay_name) {
+		SAY("scry_session_new: an empty relay_name (NULL: \"scry\")");
+		free(s);
+		return NULL;
+	}
+	if ((s->opts.output && !(s->output = strdup(s->opts.output))) ||
+	    (s->opts.relay_name && !(s->relay_name = strdup(s->opts.relay_name))))
 		goto oom;
 	s->opts.output = s->output;
+	s->opts.relay_name = s->relay_name;
 	s->ctx_mask = DEFAULT_CTX;
 	return s;
 oom:
+	if (s)
+		free(s->output);
 	free(s);
 	SAY("scry_session_new: out of memory");
 	return NULL;
@@ -224,9 +244,9 @@ int scry_session_start(struct scry_session *s, char *err, size_t errlen)
 		SAY("scry_session_start: no event enabled (scry_session_enable_event)");
 		return -EINVAL;
 	}
-	if (!s->output && !s->cb) {
-		SAY("scry_session_start: nowhere for the events to go: give options.output or a callback "
-		    "(scry_session_on_event)");
+	if (!s->output && !s->cb && !s->opts.relay_url) {
+		SAY("scry_session_start: nowhere for the events to go: give options.output, options.relay_url "
+		    "or a callback (scry_session_on_event)");
 		return -EINVAL;
 	}
 	if (!s->opts.system_wide && !s->npids) {
@@ -243,11 +263,15 @@ int scry_session_start(struct scry_session *s, char *err, size_t errlen)
 	ch.nevents = s->nrules;
 	ch.ctx_mask = s->ctx_mask;
 	ch.ring_size = s->opts.buffer_size;
-	if (s->cb && !s->output) {     /* no trace directory: the sink alone */
+	if (s->cb && !s->output) {     /* no trace directory: the sink (and the relay) */
 		ch.sink = sink;
 		ch.sink_ctx = s;
 	}
 	so.output = s->output;
+	if (s->opts.relay_url) {
+		so.relay = &s->relay;
+		so.relay_session = s->relay_name;
+	}
 	so.channels = &ch;
 	so.nchannels = 1;
 	so.target_all = s->opts.system_wide;
@@ -331,11 +355,19 @@ int scry_session_stop(struct scry_session *s, struct scry_session_stats *stats, 
 	s->stopped = true;
 	if (ret)
 		SAY("%s", buf);
+	else if (s->opts.relay_url && sum.relay_lost_packets) {
+		const char *why = scry_session_relay_error(s->engine);
+
+		SAY("%llu packets (%llu events) not delivered to the relay%s%s",
+		    (unsigned long long)sum.relay_lost_packets, (unsigned long long)sum.relay_lost_events,
+		    *why ? ": " : "", why);
+		ret = -EIO;
+	}
 	report_loss(s, sum.discarded + sum.lost);   /* stop's totals: the last losses counted */
 	if (stats) {
 		struct scry_session_stats st = {
 			.size = sizeof(st), .events = sum.events, .discarded = sum.discarded, .lost = sum.lost,
-			.bytes = s->output ? sum.bytes : 0,
+			.bytes = s->output ? sum.bytes : 0, .relay_lost = sum.relay_lost_events,
 		};
 		size_t n = stats->size < sizeof(st) ? stats->size : sizeof(st);
 
@@ -364,6 +396,7 @@ void scry_session_destroy(struct scry_session *s)
 	free(s->filters);
 	free(s->pids);
 	free(s->output);
+	free(s->relay_name);
 	free(s);
 }
 

@@ -216,3 +216,36 @@ def test_install_lib_pkg_config(tmp_path):
     assert (run.returncode, run.stderr) == (1, "opensnoop: scry_session_track_pid: no process 999999999\n")
     needed = subprocess.run(["objdump", "-p", str(out / "syscount")], capture_output=True, text=True).stdout
     assert "NEEDED               libscry.so.0" in needed
+
+
+def test_relay_output(workload, tmp_path):
+    """A session streamed to Debian's lttng-relayd (options.relay_url, relay_name) and handed
+    to the callback: the relay's trace, read by bt2, holds exactly the openat entries and
+    exits the callback got, in order; nothing lost.  A malformed URL: one line."""
+    from relayd import Relayd
+    r = Relayd(tmp_path)
+    try:
+        w = opener(workload)
+        p = subprocess.Popen([example("relayed"), r.url, "lib", str(w.pid)], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
+        assert p.stderr.readline() == "relayed: tracing\n"
+        go(w)
+        out, err = p.communicate(timeout=60)
+        assert p.returncode == 0, err
+        lines = out.splitlines()
+        assert lines[-1].startswith("relay_lost=0 events="), out
+        got = lines[:-1]
+        assert got.count("ENTRY /nonexistent-libscry") == ROUNDS and got.count("EXIT -2") == ROUNDS, out
+        tr = read_trace(r.trace(os.uname().nodename, "lib") / "kernel")
+        want = []
+        for e in sorted(tr.events, key=lambda e: e["ts"]):
+            if e["name"] == "syscall_entry_openat":
+                want.append(f"ENTRY {e['fields']['filename']}")
+            elif e["name"] == "syscall_exit_openat":
+                want.append(f"EXIT {e['fields']['ret']}")
+        assert Counter(got) == Counter(want) and len(want) == 2 * ROUNDS * len(PATHS), (got, want)
+    finally:
+        r.stop()
+    p = subprocess.run([example("relayed"), "net://", "lib", "1"], capture_output=True, text=True, timeout=30)
+    assert p.returncode == 1 and p.stderr.startswith("relayed: scry_session_new: relay_url: ") and \
+        p.stderr.count("\n") == 1, p.stderr

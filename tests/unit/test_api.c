@@ -41,6 +41,25 @@ static void test_session_new(void **state)
 	assert_null(scry_session_new(&o, err, sizeof(err)));
 	assert_string_equal(err, "scry_session_new: buffer_size 4096 is out of range (1048576 to 2147483648 bytes)");
 	assert_null(scry_session_new(&o, NULL, 0));   /* no room for the reason: still refused */
+	o.buffer_size = 0;
+	o.relay_url = "tcp://host";
+	assert_null(scry_session_new(&o, err, sizeof(err)));
+	assert_true(!strncmp(err, "scry_session_new: relay_url: ", 29) && !strchr(err, '\n'));
+	o.relay_url = "net://127.0.0.1";
+	o.relay_name = "";
+	assert_null(scry_session_new(&o, err, sizeof(err)));
+	assert_string_equal(err, "scry_session_new: an empty relay_name (NULL: \"scry\")");
+	o.relay_name = "n";
+	assert_non_null(s = scry_session_new(&o, err, sizeof(err)));
+	scry_session_destroy(s);
+	o.relay_url = o.relay_name = NULL;
+	/* an older caller's options (without the relay members) are read up to their size */
+	o.size = offsetof(struct scry_session_options, relay_url);
+	o.relay_url = "not read";
+	assert_non_null(s = scry_session_new(&o, err, sizeof(err)));
+	scry_session_destroy(s);
+	o.size = sizeof(o);
+	o.relay_url = NULL;
 	o.buffer_size = 1 << 20;
 	assert_non_null(s = scry_session_new(&o, err, sizeof(err)));
 	scry_session_destroy(s);
@@ -95,8 +114,8 @@ static void test_session_start_refusals(void **state)
 	assert_string_equal(err, "scry_session_start: no event enabled (scry_session_enable_event)");
 	assert_int_equal(scry_session_enable_event(s, "syscall:openat", NULL, err, sizeof(err)), 0);
 	assert_int_equal(scry_session_start(s, err, sizeof(err)), -EINVAL);
-	assert_string_equal(err, "scry_session_start: nowhere for the events to go: give options.output or a "
-				 "callback (scry_session_on_event)");
+	assert_string_equal(err, "scry_session_start: nowhere for the events to go: give options.output, "
+				 "options.relay_url or a callback (scry_session_on_event)");
 	assert_int_equal(scry_session_on_event(s, on_event, NULL), 0);
 	assert_int_equal(scry_session_start(s, err, sizeof(err)), -EINVAL);
 	assert_string_equal(err, "scry_session_start: nothing to trace: track a process (scry_session_track_pid) "
