@@ -249,3 +249,53 @@ def test_relay_output(workload, tmp_path):
     p = subprocess.run([example("relayed"), "net://", "lib", "1"], capture_output=True, text=True, timeout=30)
     assert p.returncode == 1 and p.stderr.startswith("relayed: scry_session_new: relay_url: ") and \
         p.stderr.count("\n") == 1, p.stderr
+
+
+def run_opener_once(workload, path):
+    w = subprocess.Popen([workload("opener"), "1", path], stdin=subprocess.PIPE)
+    go(w)
+    return w.pid
+
+
+def test_ctl_verbs(scry, workload, tmp_path):
+    """The control part's other verbs (tests/api/ctl_verbs.c) on scryd: a snapshot session's
+    snapshot holds the openat of the process run before it and not of the one after; a
+    rotated session's two chunks (its filter: /etc files) hold one process each; list shows
+    both sessions stopped; a verb the daemon refuses (status without a current session,
+    start of a destroyed session) gives its reason."""
+    home = tmp_path / "home"
+    home.mkdir()
+    d = Daemon(scry, tmp_path / "run", home)
+    try:
+        subprocess.run([str(Path(scry).resolve().parent / "scryd")], env=d.env, check=True, timeout=60,
+                       stdin=subprocess.DEVNULL, capture_output=True)
+        out_dir = tmp_path / "t"
+        out_dir.mkdir()
+        c = subprocess.Popen([example("ctl_verbs"), str(out_dir)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, env=d.env)
+        assert c.stderr.readline() == "step 1\n"
+        a = run_opener_once(workload, "/etc/hostname")
+        c.stdin.write("\n")
+        c.stdin.flush()
+        assert c.stderr.readline() == "step 2\n"
+        b = run_opener_once(workload, "/etc/hostname")
+        out, err = c.communicate(input="\n", timeout=60)
+        assert c.returncode == 0, err
+        assert "  1) SNAP [stopped]\n" in out and "  2) ROT [stopped]\n" in out, out
+        assert "status: no current session: create one (scry create) or choose one (scry set-session NAME)\n" in out
+        assert "start: session 'SNAP' not found (scry list shows the sessions)\n" in out
+
+        def opens(path):
+            return {e["pid"] for e in read_trace(path).events
+                    if e["name"] == "syscall_entry_openat" and e["procname"] == "opener"
+                    and e["fields"]["filename"] == "/etc/hostname"}
+
+        snaps = list((out_dir / "snap").glob("snapshot-1-*"))
+        assert len(snaps) == 1, list((out_dir / "snap").iterdir())
+        assert opens(snaps[0] / "kernel") == {a}
+        chunks = sorted((out_dir / "rot" / "archives").iterdir(), key=lambda p: p.name.rsplit("-", 1)[1])
+        assert [p.name.rsplit("-", 1)[1] for p in chunks] == ["0", "1"], chunks
+        assert opens(chunks[0] / "kernel") == {a} and opens(chunks[1] / "kernel") == {b}
+        assert "ROT" not in d.run("list").stdout
+    finally:
+        d.kill()
