@@ -299,3 +299,19 @@ def test_ctl_verbs(scry, workload, tmp_path):
         assert "ROT" not in d.run("list").stdout
     finally:
         d.kill()
+
+
+def test_opensnoop_system_wide_until_sigint(workload):
+    """Without a pid, the whole machine until SIGINT (the stop flag): the calls of a process
+    run meanwhile are printed, drained at stop."""
+    import signal
+    import time
+    p = subprocess.Popen([example("opensnoop")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         stdin=subprocess.DEVNULL)
+    assert p.stderr.readline() == "opensnoop: tracing\n"
+    pid = run_opener_once(workload, "/nonexistent-libscry")
+    time.sleep(0.2)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=30)
+    assert p.returncode == 0, err
+    assert f"{pid} opener -2 /nonexistent-libscry\n" in out, out[-2000:]
