@@ -8,7 +8,8 @@
  *     freed by its _destroy/_close.  The library keeps no global state of its own.
  *   - Functions that can fail return 0 (or a pointer) on success and a negative errno
  *     (or NULL) on failure, with a one-line reason naming the problem in err (errlen bytes,
- *     always NUL-terminated when errlen > 0; err may be NULL when errlen is 0).
+ *     always NUL-terminated when errlen > 0; err may be NULL when errlen is 0).  A filter's
+ *     syntax error adds two lines: the filter, and a caret under the fault.
  *   - Options structs begin with their size: initialise them with their _INIT macro, so a
  *     program built against this header keeps working with later releases, which only add
  *     members at the end.  Symbols are versioned (SCRY_0.1); later releases add versions.

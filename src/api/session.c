@@ -277,7 +277,7 @@ int scry_session_start(struct scry_session *s, char *err, size_t errlen)
 	so.target_all = s->opts.system_wide;
 	so.fixed_events = true;
 	if ((ret = scry_session_create(&s->engine, &so, buf, sizeof(buf)))) {
-		SAY("%s", buf);
+		SAY("scry_session_start: %s", buf);
 		s->engine = NULL;
 		return ret;
 	}
@@ -286,20 +286,20 @@ int scry_session_start(struct scry_session *s, char *err, size_t errlen)
 		return start_fail(s, ret);
 	}
 	if ((ret = scry_session_load(s->engine, buf, sizeof(buf)))) {
-		SAY("%s", buf);
+		SAY("scry_session_start: %s", buf);
 		return start_fail(s, ret);
 	}
 	if (s->cb && (ret = scry_api_decoder_init(&s->dec, s->engine, buf, sizeof(buf)))) {
-		SAY("%s", buf);
+		SAY("scry_session_start: %s", buf);
 		return start_fail(s, ret);
 	}
 	for (size_t i = 0; i < s->npids; i++)
 		if ((ret = scry_session_track(s->engine, s->pids[i], buf, sizeof(buf)))) {
-			SAY("%s", buf);
+			SAY("scry_session_start: %s", buf);
 			return start_fail(s, ret);
 		}
 	if ((ret = scry_engine_session_start(s->engine, buf, sizeof(buf)))) {
-		SAY("%s", buf);
+		SAY("scry_session_start: %s", buf);
 		return start_fail(s, ret);
 	}
 	return 0;
@@ -331,7 +331,7 @@ int scry_session_run(struct scry_session *s, const volatile sig_atomic_t *stop, 
 	ro.ctx = s;
 	ro.max_poll_delay_ns = 100 * 1000 * 1000ULL;   /* the stop flag seen within 0.1 s */
 	if ((ret = scry_engine_session_run(s->engine, &ro, &end, buf, sizeof(buf))))
-		SAY("%s", buf);
+		SAY("scry_session_run: %s", buf);
 	return ret;
 }
 
@@ -354,11 +354,11 @@ int scry_session_stop(struct scry_session *s, struct scry_session_stats *stats, 
 	ret = scry_engine_session_stop(s->engine, &sum, buf, sizeof(buf));
 	s->stopped = true;
 	if (ret)
-		SAY("%s", buf);
+		SAY("scry_session_stop: %s", buf);
 	else if (s->opts.relay_url && sum.relay_lost_packets) {
 		const char *why = scry_session_relay_error(s->engine);
 
-		SAY("%llu packets (%llu events) not delivered to the relay%s%s",
+		SAY("scry_session_stop: %llu packets (%llu events) not delivered to the relay%s%s",
 		    (unsigned long long)sum.relay_lost_packets, (unsigned long long)sum.relay_lost_events,
 		    *why ? ": " : "", why);
 		ret = -EIO;

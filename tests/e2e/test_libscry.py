@@ -315,3 +315,18 @@ def test_opensnoop_system_wide_until_sigint(workload):
     out, err = p.communicate(timeout=30)
     assert p.returncode == 0, err
     assert f"{pid} opener -2 /nonexistent-libscry\n" in out, out[-2000:]
+
+
+@pytest.mark.parametrize("args,code,msg", [
+    (["syscall:nosuch"], -2, "scry_session_start: unknown event 'syscall:nosuch'\n"),
+    (["nosuch:thing"], -2, "scry_session_start: unknown event 'nosuch:thing'\n"),
+    (["syscall:openat", "filename ==="], -22, "scry_session_start: filter of rule syscall:openat: filter: '=' "
+     "is not an operator (did you mean '=='?)\nfilename ===\n           ^\n"),
+    (["syscall:openat", "ret < 0"], 0, "started\n"),
+])
+def test_start_refusals(args, code, msg):
+    """What start refuses, as a program sees it: the errno and the reason (a filter's syntax
+    error with its place); nothing else printed."""
+    p = subprocess.run([example("badstart")] + args, capture_output=True, text=True, timeout=60,
+                       stdin=subprocess.DEVNULL)
+    assert (p.returncode, p.stdout, p.stderr) == (1 if code else 0, f"{code} {msg}", ""), p
