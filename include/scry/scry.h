@@ -141,7 +141,8 @@ struct scry_session_stats {
  * not delivered to the relay (stats->relay_lost, err says why). */
 int scry_session_stop(struct scry_session *s, struct scry_session_stats *stats, char *err, size_t errlen);
 
-/* Free the session (stopped first if it runs).  NULL is ignored. */
+/* Free the session (stopped first if it runs: the trace completed, the callback no longer
+ * called).  NULL is ignored. */
 void scry_session_destroy(struct scry_session *s);
 
 /* The trace directory (after start), or NULL without one. */

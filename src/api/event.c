@@ -181,6 +181,8 @@ const char *scry_event_field_string(const struct scry_event *e, const char *name
 	if (k < 0 || (e->ev->fields[k].type != SCRY_F_STRING && e->ev->fields[k].type != SCRY_F_TEXT))
 		return NULL;
 	v = &e->vals[k];
+	if (!v->p)
+		return NULL;
 	n = e->ev->fields[k].type == SCRY_F_TEXT ? text_len(v->p, v->len) : v->len;
 	/* a STRING is NUL-terminated in the record; a TEXT (char[N]) NUL-padded, and without
 	 * its NUL when full (the kernel's texts never are): then refused, not read beyond */

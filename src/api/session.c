@@ -201,7 +201,7 @@ static void sink(void *ctx, unsigned cpu, const uint8_t *ev, size_t size)
 	struct scry_session *s = ctx;
 	const struct scry_event *e = scry_api_decode(&s->dec, cpu, ev, size);
 
-	if (e)
+	if (e && s->cb)              /* none during destroy */
 		s->cb(e, s->cb_ctx);
 }
 
@@ -380,6 +380,7 @@ void scry_session_destroy(struct scry_session *s)
 {
 	if (!s)
 		return;
+	s->cb = NULL;                /* the events drained by this stop are not handed over */
 	if (s->engine && !s->stopped) {
 		struct scry_session_summary sum;
 		char buf[256];
