@@ -158,12 +158,13 @@ $(LIBSCRY): $(API_OBJS) $(BUILD)/api/engine.o src/api/libscry.map
 	ln -sf libscry.so.$(VERSION) $(BUILD)/libscry.so.0
 	ln -sf libscry.so.0 $(BUILD)/libscry.so
 
-# libscry for C programs: the .so and its links, the header, scry.pc
+# libscry for C programs: the .so and its links, the header, its man page, scry.pc
 install-lib: $(LIBSCRY)
 	install -D -m 644 $(LIBSCRY) $(DESTDIR)$(LIBDIR)/libscry.so.$(VERSION)
 	ln -sf libscry.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libscry.so.0
 	ln -sf libscry.so.0 $(DESTDIR)$(LIBDIR)/libscry.so
 	install -D -m 644 include/scry/scry.h $(DESTDIR)$(PREFIX)/include/scry/scry.h
+	install -D -m 644 dist/libscry.3 $(DESTDIR)$(PREFIX)/share/man/man3/libscry.3
 	mkdir -p $(DESTDIR)$(LIBDIR)/pkgconfig
 	sed 's|@PREFIX@|$(PREFIX)|g;s|@LIBDIR@|$(LIBDIR)|g;s|@VERSION@|$(VERSION)|g' scry.pc.in \
 		> $(DESTDIR)$(LIBDIR)/pkgconfig/scry.pc
@@ -171,6 +172,7 @@ install-lib: $(LIBSCRY)
 uninstall-lib:
 	rm -f $(DESTDIR)$(LIBDIR)/libscry.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libscry.so.0 $(DESTDIR)$(LIBDIR)/libscry.so
 	rm -f $(DESTDIR)$(PREFIX)/include/scry/scry.h $(DESTDIR)$(LIBDIR)/pkgconfig/scry.pc
+	rm -f $(DESTDIR)$(PREFIX)/share/man/man3/libscry.3
 	-rmdir $(DESTDIR)$(PREFIX)/include/scry 2>/dev/null
 
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libscry.a $(wildcard tests/unit/*.h)

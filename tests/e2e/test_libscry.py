@@ -195,6 +195,7 @@ def test_install_lib_pkg_config(tmp_path):
     assert os.readlink(lib / "libscry.so") == "libscry.so.0"
     assert os.readlink(lib / "libscry.so.0") == "libscry.so.0.1.0"
     assert (dest / "usr/include/scry/scry.h").read_bytes() == (ROOT / "include/scry/scry.h").read_bytes()
+    assert (dest / "usr/share/man/man3/libscry.3").read_bytes() == (ROOT / "dist/libscry.3").read_bytes()
     pc = (lib / "pkgconfig/scry.pc").read_text()
     assert "prefix=/usr\n" in pc and f"libdir={libdir}\n" in pc and "Version: 0.1.0\n" in pc, pc
     soname = subprocess.run(["objdump", "-p", str(lib / "libscry.so.0.1.0")], capture_output=True, text=True).stdout
@@ -330,3 +331,19 @@ def test_start_refusals(args, code, msg):
     p = subprocess.run([example("badstart")] + args, capture_output=True, text=True, timeout=60,
                        stdin=subprocess.DEVNULL)
     assert (p.returncode, p.stdout, p.stderr) == (1 if code else 0, f"{code} {msg}", ""), p
+
+
+def test_header_map_man_agree():
+    """Every function the header declares is exported by the version script and named in
+    libscry(3)'s synopsis, and nothing else is; the page renders without a groff warning."""
+    import re
+    header = (ROOT / "include/scry/scry.h").read_text()
+    declared = set(re.findall(r"\b(scry_[a-z_]+)\(", re.sub(r"/\*.*?\*/", "", header, flags=re.S)))
+    mapped = set(re.findall(r"^\t\t(scry_[a-z_]+);$", (ROOT / "src/api/libscry.map").read_text(), re.M))
+    page = (ROOT / "dist/libscry.3").read_text()
+    synopsis = page[page.index(".SH SYNOPSIS"):page.index(".SH DESCRIPTION")]
+    named = set(re.findall(r"\b(scry_[a-z_]+)\(", synopsis))
+    assert declared == mapped == named, (declared ^ mapped, declared ^ named)
+    p = subprocess.run(["groff", "-ww", "-man", "-Tutf8", "-z", str(ROOT / "dist/libscry.3")], capture_output=True,
+                       text=True)
+    assert p.returncode == 0 and p.stderr == "", p.stderr
