@@ -78,7 +78,11 @@ struct scry_session_options {
 	const char *relay_url;
 	const char *relay_name;
 };
+#ifdef __cplusplus   /* C++ before 20 has no designated initializers: every member, in order */
+#define SCRY_SESSION_OPTIONS_INIT { sizeof(struct scry_session_options), NULL, 0, 0, NULL, NULL }
+#else
 #define SCRY_SESSION_OPTIONS_INIT { .size = sizeof(struct scry_session_options) }
+#endif
 
 /* A new session, nothing loaded yet.  opts may be NULL (the defaults: no trace directory,
  * tracked processes only).  NULL with the reason in err (a bad option, a malformed relay
@@ -133,7 +137,11 @@ struct scry_session_stats {
 	uint64_t relay_lost;       /* events in packets the relay did not take (its queue full, or
 				    * it went away); the callback and the trace directory had them */
 };
+#ifdef __cplusplus
+#define SCRY_SESSION_STATS_INIT { sizeof(struct scry_session_stats), 0, 0, 0, 0, 0 }
+#else
 #define SCRY_SESSION_STATS_INIT { .size = sizeof(struct scry_session_stats) }
+#endif
 
 /* Stop recording: the rings drained (the callback gets the last events, and a last loss
  * record if events were lost since the previous one), the trace completed on disk and at

@@ -347,3 +347,25 @@ def test_header_map_man_agree():
     p = subprocess.run(["groff", "-ww", "-man", "-Tutf8", "-z", str(ROOT / "dist/libscry.3")], capture_output=True,
                        text=True)
     assert p.returncode == 0 and p.stderr == "", p.stderr
+
+
+@pytest.mark.parametrize("compiler,std,suffix", [("gcc", "c99", "c"), ("g++", "c++11", "cc")])
+def test_header_c99_cxx11(tmp_path, compiler, std, suffix):
+    """The public header alone, pedantic C99 and C++11 with every warning an error: its
+    initialisers, extern "C" (the program links and calls into build/libscry.so)."""
+    src = tmp_path / f"h.{suffix}"
+    src.write_text('#include <scry/scry.h>\n#include <stdio.h>\n#include <string.h>\n'
+                   'int main(void) {\n'
+                   '  struct scry_session_options o = SCRY_SESSION_OPTIONS_INIT;\n'
+                   '  struct scry_session_stats st = SCRY_SESSION_STATS_INIT;\n'
+                   '  char err[128];\n'
+                   '  o.buffer_size = 3;\n'
+                   '  if (scry_session_new(&o, err, sizeof(err)) || !strstr(err, "not a power of two")) return 1;\n'
+                   '  printf("%s %d %d\\n", scry_version(), (int)(o.size == sizeof(o)), (int)(st.size == sizeof(st)));\n'
+                   '  return 0;\n}\n')
+    exe = tmp_path / "h"
+    p = subprocess.run([compiler, f"-std={std}", "-Wall", "-Wextra", "-pedantic", "-Werror", f"-I{ROOT / 'include'}",
+                        "-o", str(exe), str(src), f"-L{ROOT / 'build'}", "-lscry",
+                        f"-Wl,-rpath,{ROOT / 'build'}"], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert subprocess.run([str(exe)], capture_output=True, text=True).stdout == "0.1.0 1 1\n"
