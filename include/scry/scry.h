@@ -67,7 +67,7 @@ struct scry_session_options {
 	 * to the callback only (scry_session_on_event) */
 	const char *output;
 	/* nonzero: every process of the machine; 0: only the processes given to
-	 * scry_session_track_pid (and their children born while tracing) */
+	 * scry_session_track_pid (and their children born while tracing); not both */
 	int system_wide;
 	/* per-CPU ring buffer bytes (a power of two; 0: 8 MiB, less beyond 8 CPUs) */
 	size_t buffer_size;

@@ -224,10 +224,12 @@ static void after_poll(void *ctx, uint64_t now)
 	report_loss(s, p.discarded + p.lost);
 }
 
+/* Start failed: nothing of it kept (start may be called again). */
 static int start_fail(struct scry_session *s, int ret)
 {
 	scry_engine_session_destroy(s->engine);
 	s->engine = NULL;
+	scry_api_decoder_free(&s->dec);
 	return ret;
 }
 
@@ -247,6 +249,11 @@ int scry_session_start(struct scry_session *s, char *err, size_t errlen)
 	if (!s->output && !s->cb && !s->opts.relay_url) {
 		SAY("scry_session_start: nowhere for the events to go: give options.output, options.relay_url "
 		    "or a callback (scry_session_on_event)");
+		return -EINVAL;
+	}
+	if (s->opts.system_wide && s->npids) {
+		SAY("scry_session_start: options.system_wide and scry_session_track_pid are exclusive (the "
+		    "whole machine already holds the process)");
 		return -EINVAL;
 	}
 	if (!s->opts.system_wide && !s->npids) {

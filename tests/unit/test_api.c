@@ -121,6 +121,15 @@ static void test_session_start_refusals(void **state)
 	assert_string_equal(err, "scry_session_start: nothing to trace: track a process (scry_session_track_pid) "
 				 "or set options.system_wide");
 	assert_int_equal(scry_session_start(NULL, err, sizeof(err)), -EINVAL);
+	scry_session_destroy(s);
+	o.system_wide = 1;
+	s = scry_session_new(&o, NULL, 0);
+	assert_int_equal(scry_session_enable_event(s, "syscall:openat", NULL, err, sizeof(err)), 0);
+	assert_int_equal(scry_session_on_event(s, on_event, NULL), 0);
+	assert_int_equal(scry_session_track_pid(s, getpid(), err, sizeof(err)), 0);
+	assert_int_equal(scry_session_start(s, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "scry_session_start: options.system_wide and scry_session_track_pid are "
+				 "exclusive (the whole machine already holds the process)");
 
 	assert_int_equal(scry_session_run(s, NULL, err, sizeof(err)), -EINVAL);
 	assert_string_equal(err, "scry_session_run: the session is not recording (scry_session_start first)");
