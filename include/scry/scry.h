@@ -210,8 +210,10 @@ const char *scry_event_context_string(const struct scry_event *e, const char *na
 
 struct scry_ctl;
 
-/* A connection to the daemon (no daemon started: -ENOENT/-ECONNREFUSED say none runs).
- * NULL with the reason in err. */
+/* A connection to the daemon, which must run (none is started); NULL with the reason in
+ * err ("no daemon answers on RUNDIR/control...", the socket refused to this user...).
+ * Every scry_ctl_ call returns 0, or -errno with the reason in err: -EREMOTEIO is the
+ * daemon's refusal, err its one-line reason ("session 'x' not found..."). */
 struct scry_ctl *scry_ctl_connect(char *err, size_t errlen);
 void scry_ctl_close(struct scry_ctl *c);
 
