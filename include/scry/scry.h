@@ -104,10 +104,17 @@ int scry_session_enable_event(struct scry_session *s, const char *spec, const ch
  * Before scry_session_start: -EBUSY after; -EINVAL: no such context. */
 int scry_session_add_context(struct scry_session *s, const char *name, char *err, size_t errlen);
 
-/* Trace process pid (every thread of it) and the children it makes from then on.  Before
+/* Trace process pid (every thread of it; a thread's id stands for its process) and the
+ * children it makes from then on.  Before
  * scry_session_start: -EBUSY after; -ESRCH: no such process.  A session that is not
  * system-wide needs at least one. */
 int scry_session_track_pid(struct scry_session *s, pid_t pid, char *err, size_t errlen);
+
+/* LTTng's uid and gid trackers: only the processes whose real user (group) id is one of
+ * those given are recorded, whatever else selects them (system_wide, or the tracked
+ * processes: both must hold).  Before scry_session_start: -EBUSY after. */
+int scry_session_track_uid(struct scry_session *s, uid_t uid, char *err, size_t errlen);
+int scry_session_track_gid(struct scry_session *s, gid_t gid, char *err, size_t errlen);
 
 /* The callback for each event (NULL: none), in each CPU's time order (events of different
  * CPUs are not merged), and for each loss (scry_event_kind SCRY_EVENT_LOSS).  Called from

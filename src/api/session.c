@@ -26,6 +26,8 @@ struct scry_session {
 	uint64_t ctx_mask;
 	pid_t *pids;
 	size_t npids;
+	uint32_t *uids, *gids;              /* the uid and gid trackers (NULL: none) */
+	size_t nuids, ngids;
 	scry_event_cb cb;
 	void *cb_ctx;
 	struct scry_engine_session *engine; /* from start */
@@ -163,7 +165,7 @@ int scry_session_add_context(struct scry_session *s, const char *name, char *err
 
 int scry_session_track_pid(struct scry_session *s, pid_t pid, char *err, size_t errlen)
 {
-	pid_t *v;
+	pid_t *v, tgid;
 	int ret;
 
 	if (!check_session(s, true, "scry_session_track_pid", err, errlen, &ret))
@@ -176,12 +178,45 @@ int scry_session_track_pid(struct scry_session *s, pid_t pid, char *err, size_t 
 		SAY("scry_session_track_pid: no process %d", (int)pid);
 		return -ESRCH;
 	}
+	if ((tgid = scry_process_of(pid)) > 0)
+		pid = tgid;                  /* a thread stands for its process */
 	if (!(v = realloc(s->pids, (s->npids + 1) * sizeof(*v)))) {
 		SAY("scry_session_track_pid: out of memory");
 		return -ENOMEM;
 	}
 	(s->pids = v)[s->npids++] = pid;
 	return 0;
+}
+
+/* Add id to a tracker's values. */
+static int track_id(struct scry_session *s, const char *what, uint32_t **v, size_t *n, uint32_t id, char *err,
+		    size_t errlen)
+{
+	uint32_t *w;
+	int ret;
+
+	if (!check_session(s, true, what, err, errlen, &ret))
+		return ret;
+	if (id == UINT32_MAX) {
+		SAY("%s: %u is no id (-1)", what, (unsigned)id);
+		return -EINVAL;
+	}
+	if (!(w = realloc(*v, (*n + 1) * sizeof(*w)))) {
+		SAY("%s: out of memory", what);
+		return -ENOMEM;
+	}
+	(*v = w)[(*n)++] = id;
+	return 0;
+}
+
+int scry_session_track_uid(struct scry_session *s, uid_t uid, char *err, size_t errlen)
+{
+	return track_id(s, "scry_session_track_uid", s ? &s->uids : NULL, s ? &s->nuids : NULL, uid, err, errlen);
+}
+
+int scry_session_track_gid(struct scry_session *s, gid_t gid, char *err, size_t errlen)
+{
+	return track_id(s, "scry_session_track_gid", s ? &s->gids : NULL, s ? &s->ngids : NULL, gid, err, errlen);
 }
 
 int scry_session_on_event(struct scry_session *s, scry_event_cb cb, void *ctx)
@@ -282,6 +317,10 @@ int scry_session_start(struct scry_session *s, char *err, size_t errlen)
 	so.channels = &ch;
 	so.nchannels = 1;
 	so.target_all = s->opts.system_wide;
+	so.track_uids = s->uids;
+	so.ntrack_uids = s->nuids;
+	so.track_gids = s->gids;
+	so.ntrack_gids = s->ngids;
 	so.fixed_events = true;
 	if ((ret = scry_session_create(&s->engine, &so, buf, sizeof(buf)))) {
 		SAY("scry_session_start: %s", buf);
@@ -403,6 +442,8 @@ void scry_session_destroy(struct scry_session *s)
 	free(s->specs);
 	free(s->filters);
 	free(s->pids);
+	free(s->uids);
+	free(s->gids);
 	free(s->output);
 	free(s->relay_name);
 	free(s);

@@ -94,6 +94,13 @@ static void test_session_setup(void **state)
 	assert_string_equal(err, "scry_session_track_pid: no process 999999999");
 	assert_int_equal(scry_session_track_pid(s, getpid(), err, sizeof(err)), 0);
 
+	assert_int_equal(scry_session_track_uid(NULL, 0, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "scry_session_track_uid: no session (NULL)");
+	assert_int_equal(scry_session_track_gid(s, (gid_t)-1, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "scry_session_track_gid: 4294967295 is no id (-1)");
+	assert_int_equal(scry_session_track_uid(s, 65534, err, sizeof(err)), 0);
+	assert_int_equal(scry_session_track_gid(s, 0, err, sizeof(err)), 0);
+
 	assert_int_equal(scry_session_on_event(NULL, on_event, NULL), -EINVAL);
 	assert_int_equal(scry_session_on_event(s, on_event, NULL), 0);
 	assert_int_equal(scry_session_on_event(s, NULL, NULL), 0);   /* none again */
