@@ -203,6 +203,9 @@ int scry_event_field_int(const struct scry_event *e, const char *name, int64_t *
 int scry_event_field_uint(const struct scry_event *e, const char *name, uint64_t *v);
 const char *scry_event_field_string(const struct scry_event *e, const char *name, size_t *len);
 const void *scry_event_field_bytes(const struct scry_event *e, const char *name, size_t *len);
+/* The contexts the event carries: how many, the name of the i-th (the session's order). */
+unsigned scry_event_context_count(const struct scry_event *e);
+const char *scry_event_context_name(const struct scry_event *e, unsigned i);
 /* A context by name ("pid", "tid", "procname"...), as for fields. */
 enum scry_value_type scry_event_context_type(const struct scry_event *e, const char *name);
 int scry_event_context_int(const struct scry_event *e, const char *name, int64_t *v);

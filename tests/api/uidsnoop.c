@@ -1,5 +1,6 @@
 /* uidsnoop.c — libscry's uid tracker (tests/e2e/test_libscry.py): the whole machine's
- * openat entries, the uid tracker set to UID, each printed as "PID UID PATH" until SIGINT.
+ * openat entries, the uid tracker set to UID, each printed as "PID UID PATH" until SIGINT
+ * (before the first, the names of the contexts it carries: "CTX NAME...").
  *   usage: uidsnoop UID */
 #include <signal.h>
 #include <stdio.h>
@@ -7,6 +8,7 @@
 #include <scry/scry.h>
 
 static volatile sig_atomic_t stop;
+static int contexts_shown;
 
 static void on_signal(int sig)
 {
@@ -24,6 +26,12 @@ static void on_event(const struct scry_event *e, void *ctx)
 	}
 	if (!path)
 		return;
+	if (!contexts_shown++) {    /* the first entry's contexts, once: "CTX pid tid procname uid" */
+		printf("CTX");
+		for (unsigned i = 0; i < scry_event_context_count(e); i++)
+			printf(" %s", scry_event_context_name(e, i));
+		printf("%s\n", scry_event_context_name(e, scry_event_context_count(e)) ? " (one too many)" : "");
+	}
 	scry_event_context_int(e, "pid", &pid);
 	scry_event_context_int(e, "uid", &uid);
 	printf("%lld %lld %s\n", (long long)pid, (long long)uid, path);

@@ -373,7 +373,8 @@ def test_header_c99_cxx11(tmp_path, compiler, std, suffix):
 
 def test_uid_tracker(workload):
     """A system-wide session with the uid tracker 65534: the openat of the process run as
-    nobody is there, with its uid context, and not that of the same program run as root."""
+    nobody is there, with its uid context, and not that of the same program run as root; the
+    events' contexts listed by scry_event_context_count/_name."""
     import signal
     import time
     p = subprocess.Popen([example("uidsnoop"), "65534"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -388,6 +389,8 @@ def test_uid_tracker(workload):
     out, err = p.communicate(timeout=30)
     assert p.returncode == 0, err
     lines = out.splitlines()
+    assert lines[0] == "CTX pid tid procname uid", out[:200]   # the defaults, then the one added
+    lines = lines[1:]
     assert f"{w.pid} 65534 /nonexistent-libscry-nobody" in lines, out[-2000:]
     assert not [l for l in lines if "-root" in l or l.startswith(f"{root} ")], out[-2000:]
     assert all(l.split(" ")[1] == "65534" for l in lines if not l.startswith("LOST")), out[-2000:]

@@ -167,6 +167,8 @@ static void test_event_accessors_null(void **state)
 	assert_int_equal(scry_event_field_int(NULL, "ret", NULL), -EINVAL);
 	assert_null(scry_event_field_string(NULL, "filename", &n));
 	assert_null(scry_event_field_bytes(NULL, "buf", &n));
+	assert_int_equal(scry_event_context_count(NULL), 0);
+	assert_null(scry_event_context_name(NULL, 0));
 	assert_int_equal(scry_event_context_type(NULL, "pid"), SCRY_VALUE_NONE);
 	assert_int_equal(scry_event_context_int(NULL, "pid", &i), -ENOENT);
 	assert_null(scry_event_context_string(NULL, "procname", &n));
