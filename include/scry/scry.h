@@ -134,6 +134,12 @@ int scry_session_start(struct scry_session *s, char *err, size_t errlen);
  * system-wide session).  Returns 0 when it ended so, or -errno. */
 int scry_session_run(struct scry_session *s, const volatile sig_atomic_t *stop, char *err, size_t errlen);
 
+/* As scry_session_run, for at most timeout_ms: for a program that has other work between
+ * its calls (its own loop).  Returns 1 when the time ran out (recording goes on; call it
+ * again), 0 when *stop was set or the tracked processes ended, or -errno. */
+int scry_session_run_for(struct scry_session *s, const volatile sig_atomic_t *stop, uint32_t timeout_ms, char *err,
+			 size_t errlen);
+
 /* What a session recorded (scry_session_stop). */
 struct scry_session_stats {
 	size_t size;               /* sizeof(struct scry_session_stats): SCRY_SESSION_STATS_INIT */

@@ -351,24 +351,27 @@ int scry_session_start(struct scry_session *s, char *err, size_t errlen)
 	return 0;
 }
 
-int scry_session_run(struct scry_session *s, const volatile sig_atomic_t *stop, char *err, size_t errlen)
+/* scry_session_run and _run_for: 1 when timeout_ns (0: none) ran out. */
+static int run(struct scry_session *s, const volatile sig_atomic_t *stop, uint64_t timeout_ns, const char *what,
+	       char *err, size_t errlen)
 {
 	struct scry_run_opts ro = { 0 };
-	struct scry_run_end end;
+	struct scry_run_end end = { 0 };
 	char buf[1024];
 	int ret;
 
-	if (!check_session(s, false, "scry_session_run", err, errlen, &ret))
+	if (!check_session(s, false, what, err, errlen, &ret))
 		return ret;
 	if (!s->engine || s->stopped) {
-		SAY("scry_session_run: the session is not recording (scry_session_start first)");
+		SAY("%s: the session is not recording (scry_session_start first)", what);
 		return -EINVAL;
 	}
-	if (!stop && s->opts.system_wide) {
-		SAY("scry_session_run: a system-wide session runs until its stop flag: give one");
+	if (!stop && !timeout_ns && s->opts.system_wide) {
+		SAY("%s: a system-wide session runs until its stop flag: give one", what);
 		return -EINVAL;
 	}
 	ro.stop = (volatile sig_atomic_t *)stop;
+	ro.duration_ns = timeout_ns;
 	if (!s->opts.system_wide) {
 		ro.pids = s->pids;
 		ro.npids = s->npids;
@@ -376,9 +379,26 @@ int scry_session_run(struct scry_session *s, const volatile sig_atomic_t *stop, 
 	ro.after_poll = after_poll;
 	ro.ctx = s;
 	ro.max_poll_delay_ns = 100 * 1000 * 1000ULL;   /* the stop flag seen within 0.1 s */
-	if ((ret = scry_engine_session_run(s->engine, &ro, &end, buf, sizeof(buf))))
-		SAY("scry_session_run: %s", buf);
-	return ret;
+	if ((ret = scry_engine_session_run(s->engine, &ro, &end, buf, sizeof(buf)))) {
+		SAY("%s: %s", what, buf);
+		return ret;
+	}
+	return end.deadline ? 1 : 0;
+}
+
+int scry_session_run(struct scry_session *s, const volatile sig_atomic_t *stop, char *err, size_t errlen)
+{
+	return run(s, stop, 0, "scry_session_run", err, errlen);
+}
+
+int scry_session_run_for(struct scry_session *s, const volatile sig_atomic_t *stop, uint32_t timeout_ms, char *err,
+			 size_t errlen)
+{
+	if (!timeout_ms) {
+		SAY("scry_session_run_for: a timeout of 0 ms (scry_session_run has none)");
+		return -EINVAL;
+	}
+	return run(s, stop, timeout_ms * 1000000ULL, "scry_session_run_for", err, errlen);
 }
 
 int scry_session_stop(struct scry_session *s, struct scry_session_stats *stats, char *err, size_t errlen)

@@ -323,7 +323,7 @@ def test_opensnoop_system_wide_until_sigint(workload):
     (["nosuch:thing"], -2, "scry_session_start: unknown event 'nosuch:thing'\n"),
     (["syscall:openat", "filename ==="], -22, "scry_session_start: filter of rule syscall:openat: filter: '=' "
      "is not an operator (did you mean '=='?)\nfilename ===\n           ^\n"),
-    (["syscall:openat", "ret < 0"], 0, "started\n"),
+    (["syscall:openat", "ret < 0"], 0, "started\nrun_for=1 after 200 ms\n"),
 ])
 def test_start_refusals(args, code, msg):
     """What start refuses, as a program sees it: the errno and the reason (a filter's syntax

@@ -141,6 +141,10 @@ static void test_session_start_refusals(void **state)
 	assert_int_equal(scry_session_run(s, NULL, err, sizeof(err)), -EINVAL);
 	assert_string_equal(err, "scry_session_run: the session is not recording (scry_session_start first)");
 	assert_int_equal(scry_session_run(NULL, NULL, err, sizeof(err)), -EINVAL);
+	assert_int_equal(scry_session_run_for(s, NULL, 0, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "scry_session_run_for: a timeout of 0 ms (scry_session_run has none)");
+	assert_int_equal(scry_session_run_for(s, NULL, 10, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "scry_session_run_for: the session is not recording (scry_session_start first)");
 	assert_int_equal(scry_session_stop(s, NULL, err, sizeof(err)), -EINVAL);
 	assert_string_equal(err, "scry_session_stop: the session is not recording");
 	assert_int_equal(scry_session_stop(s, &st, err, sizeof(err)), -EINVAL);
