@@ -67,7 +67,7 @@ struct scry_session_options {
 	 * to the callback only (scry_session_on_event) */
 	const char *output;
 	/* nonzero: every process of the machine; 0: only the processes given to
-	 * scry_session_track_pid (and their children born while tracing) */
+	 * scry_session_track_pid (and their children born while tracing); not both */
 	int system_wide;
 	/* per-CPU ring buffer bytes (a power of two; 0: 8 MiB, less beyond 8 CPUs) */
 	size_t buffer_size;
@@ -104,10 +104,17 @@ int scry_session_enable_event(struct scry_session *s, const char *spec, const ch
  * Before scry_session_start: -EBUSY after; -EINVAL: no such context. */
 int scry_session_add_context(struct scry_session *s, const char *name, char *err, size_t errlen);
 
-/* Trace process pid (every thread of it) and the children it makes from then on.  Before
+/* Trace process pid (every thread of it; a thread's id stands for its process) and the
+ * children it makes from then on.  Before
  * scry_session_start: -EBUSY after; -ESRCH: no such process.  A session that is not
  * system-wide needs at least one. */
 int scry_session_track_pid(struct scry_session *s, pid_t pid, char *err, size_t errlen);
+
+/* LTTng's uid and gid trackers: only the processes whose real user (group) id is one of
+ * those given are recorded, whatever else selects them (system_wide, or the tracked
+ * processes: both must hold).  Before scry_session_start: -EBUSY after. */
+int scry_session_track_uid(struct scry_session *s, uid_t uid, char *err, size_t errlen);
+int scry_session_track_gid(struct scry_session *s, gid_t gid, char *err, size_t errlen);
 
 /* The callback for each event (NULL: none), in each CPU's time order (events of different
  * CPUs are not merged), and for each loss (scry_event_kind SCRY_EVENT_LOSS).  Called from
@@ -126,6 +133,12 @@ int scry_session_start(struct scry_session *s, char *err, size_t errlen);
  * a session that tracks processes), or until every tracked process has ended (not for a
  * system-wide session).  Returns 0 when it ended so, or -errno. */
 int scry_session_run(struct scry_session *s, const volatile sig_atomic_t *stop, char *err, size_t errlen);
+
+/* As scry_session_run, for at most timeout_ms: for a program that has other work between
+ * its calls (its own loop).  Returns 1 when the time ran out (recording goes on; call it
+ * again), 0 when *stop was set or the tracked processes ended, or -errno. */
+int scry_session_run_for(struct scry_session *s, const volatile sig_atomic_t *stop, uint32_t timeout_ms, char *err,
+			 size_t errlen);
 
 /* What a session recorded (scry_session_stop). */
 struct scry_session_stats {
@@ -196,6 +209,9 @@ int scry_event_field_int(const struct scry_event *e, const char *name, int64_t *
 int scry_event_field_uint(const struct scry_event *e, const char *name, uint64_t *v);
 const char *scry_event_field_string(const struct scry_event *e, const char *name, size_t *len);
 const void *scry_event_field_bytes(const struct scry_event *e, const char *name, size_t *len);
+/* The contexts the event carries: how many, the name of the i-th (the session's order). */
+unsigned scry_event_context_count(const struct scry_event *e);
+const char *scry_event_context_name(const struct scry_event *e, unsigned i);
 /* A context by name ("pid", "tid", "procname"...), as for fields. */
 enum scry_value_type scry_event_context_type(const struct scry_event *e, const char *name);
 int scry_event_context_int(const struct scry_event *e, const char *name, int64_t *v);
@@ -210,8 +226,10 @@ const char *scry_event_context_string(const struct scry_event *e, const char *na
 
 struct scry_ctl;
 
-/* A connection to the daemon (no daemon started: -ENOENT/-ECONNREFUSED say none runs).
- * NULL with the reason in err. */
+/* A connection to the daemon, which must run (none is started); NULL with the reason in
+ * err ("no daemon answers on RUNDIR/control...", the socket refused to this user...).
+ * Every scry_ctl_ call returns 0, or -errno with the reason in err: -EREMOTEIO is the
+ * daemon's refusal, err its one-line reason ("session 'x' not found..."). */
 struct scry_ctl *scry_ctl_connect(char *err, size_t errlen);
 void scry_ctl_close(struct scry_ctl *c);
 

@@ -26,6 +26,7 @@
 #include "session/session.h"
 #include "util/clock.h"
 #include "util/privs.h"
+#include "util/proc.h"
 
 #undef scry_session
 #undef scry_event

@@ -215,6 +215,21 @@ static int context_id(const struct scry_event *e, const char *name)
 	return c;
 }
 
+unsigned scry_event_context_count(const struct scry_event *e)
+{
+	return e && e->kind == SCRY_EVENT_RECORD ? (unsigned)__builtin_popcountll(e->layout->ctx_mask) : 0;
+}
+
+const char *scry_event_context_name(const struct scry_event *e, unsigned i)
+{
+	if (!e || e->kind != SCRY_EVENT_RECORD)
+		return NULL;
+	for (int c = 0; c < SCRY_CTX_NR; c++)
+		if ((e->layout->ctx_mask & (1ULL << c)) && !i--)
+			return scry_context(c)->name;
+	return NULL;
+}
+
 enum scry_value_type scry_event_context_type(const struct scry_event *e, const char *name)
 {
 	int c = context_id(e, name);

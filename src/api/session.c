@@ -26,6 +26,8 @@ struct scry_session {
 	uint64_t ctx_mask;
 	pid_t *pids;
 	size_t npids;
+	uint32_t *uids, *gids;              /* the uid and gid trackers (NULL: none) */
+	size_t nuids, ngids;
 	scry_event_cb cb;
 	void *cb_ctx;
 	struct scry_engine_session *engine; /* from start */
@@ -163,7 +165,7 @@ int scry_session_add_context(struct scry_session *s, const char *name, char *err
 
 int scry_session_track_pid(struct scry_session *s, pid_t pid, char *err, size_t errlen)
 {
-	pid_t *v;
+	pid_t *v, tgid;
 	int ret;
 
 	if (!check_session(s, true, "scry_session_track_pid", err, errlen, &ret))
@@ -176,12 +178,45 @@ int scry_session_track_pid(struct scry_session *s, pid_t pid, char *err, size_t 
 		SAY("scry_session_track_pid: no process %d", (int)pid);
 		return -ESRCH;
 	}
+	if ((tgid = scry_process_of(pid)) > 0)
+		pid = tgid;                  /* a thread stands for its process */
 	if (!(v = realloc(s->pids, (s->npids + 1) * sizeof(*v)))) {
 		SAY("scry_session_track_pid: out of memory");
 		return -ENOMEM;
 	}
 	(s->pids = v)[s->npids++] = pid;
 	return 0;
+}
+
+/* Add id to a tracker's values. */
+static int track_id(struct scry_session *s, const char *what, uint32_t **v, size_t *n, uint32_t id, char *err,
+		    size_t errlen)
+{
+	uint32_t *w;
+	int ret;
+
+	if (!check_session(s, true, what, err, errlen, &ret))
+		return ret;
+	if (id == UINT32_MAX) {
+		SAY("%s: %u is no id (-1)", what, (unsigned)id);
+		return -EINVAL;
+	}
+	if (!(w = realloc(*v, (*n + 1) * sizeof(*w)))) {
+		SAY("%s: out of memory", what);
+		return -ENOMEM;
+	}
+	(*v = w)[(*n)++] = id;
+	return 0;
+}
+
+int scry_session_track_uid(struct scry_session *s, uid_t uid, char *err, size_t errlen)
+{
+	return track_id(s, "scry_session_track_uid", s ? &s->uids : NULL, s ? &s->nuids : NULL, uid, err, errlen);
+}
+
+int scry_session_track_gid(struct scry_session *s, gid_t gid, char *err, size_t errlen)
+{
+	return track_id(s, "scry_session_track_gid", s ? &s->gids : NULL, s ? &s->ngids : NULL, gid, err, errlen);
 }
 
 int scry_session_on_event(struct scry_session *s, scry_event_cb cb, void *ctx)
@@ -224,10 +259,12 @@ static void after_poll(void *ctx, uint64_t now)
 	report_loss(s, p.discarded + p.lost);
 }
 
+/* Start failed: nothing of it kept (start may be called again). */
 static int start_fail(struct scry_session *s, int ret)
 {
 	scry_engine_session_destroy(s->engine);
 	s->engine = NULL;
+	scry_api_decoder_free(&s->dec);
 	return ret;
 }
 
@@ -247,6 +284,11 @@ int scry_session_start(struct scry_session *s, char *err, size_t errlen)
 	if (!s->output && !s->cb && !s->opts.relay_url) {
 		SAY("scry_session_start: nowhere for the events to go: give options.output, options.relay_url "
 		    "or a callback (scry_session_on_event)");
+		return -EINVAL;
+	}
+	if (s->opts.system_wide && s->npids) {
+		SAY("scry_session_start: options.system_wide and scry_session_track_pid are exclusive (the "
+		    "whole machine already holds the process)");
 		return -EINVAL;
 	}
 	if (!s->opts.system_wide && !s->npids) {
@@ -275,6 +317,10 @@ int scry_session_start(struct scry_session *s, char *err, size_t errlen)
 	so.channels = &ch;
 	so.nchannels = 1;
 	so.target_all = s->opts.system_wide;
+	so.track_uids = s->uids;
+	so.ntrack_uids = s->nuids;
+	so.track_gids = s->gids;
+	so.ntrack_gids = s->ngids;
 	so.fixed_events = true;
 	if ((ret = scry_session_create(&s->engine, &so, buf, sizeof(buf)))) {
 		SAY("scry_session_start: %s", buf);
@@ -305,24 +351,27 @@ int scry_session_start(struct scry_session *s, char *err, size_t errlen)
 	return 0;
 }
 
-int scry_session_run(struct scry_session *s, const volatile sig_atomic_t *stop, char *err, size_t errlen)
+/* scry_session_run and _run_for: 1 when timeout_ns (0: none) ran out. */
+static int run(struct scry_session *s, const volatile sig_atomic_t *stop, uint64_t timeout_ns, const char *what,
+	       char *err, size_t errlen)
 {
 	struct scry_run_opts ro = { 0 };
-	struct scry_run_end end;
+	struct scry_run_end end = { 0 };
 	char buf[1024];
 	int ret;
 
-	if (!check_session(s, false, "scry_session_run", err, errlen, &ret))
+	if (!check_session(s, false, what, err, errlen, &ret))
 		return ret;
 	if (!s->engine || s->stopped) {
-		SAY("scry_session_run: the session is not recording (scry_session_start first)");
+		SAY("%s: the session is not recording (scry_session_start first)", what);
 		return -EINVAL;
 	}
-	if (!stop && s->opts.system_wide) {
-		SAY("scry_session_run: a system-wide session runs until its stop flag: give one");
+	if (!stop && !timeout_ns && s->opts.system_wide) {
+		SAY("%s: a system-wide session runs until its stop flag: give one", what);
 		return -EINVAL;
 	}
 	ro.stop = (volatile sig_atomic_t *)stop;
+	ro.duration_ns = timeout_ns;
 	if (!s->opts.system_wide) {
 		ro.pids = s->pids;
 		ro.npids = s->npids;
@@ -330,9 +379,26 @@ int scry_session_run(struct scry_session *s, const volatile sig_atomic_t *stop, 
 	ro.after_poll = after_poll;
 	ro.ctx = s;
 	ro.max_poll_delay_ns = 100 * 1000 * 1000ULL;   /* the stop flag seen within 0.1 s */
-	if ((ret = scry_engine_session_run(s->engine, &ro, &end, buf, sizeof(buf))))
-		SAY("scry_session_run: %s", buf);
-	return ret;
+	if ((ret = scry_engine_session_run(s->engine, &ro, &end, buf, sizeof(buf)))) {
+		SAY("%s: %s", what, buf);
+		return ret;
+	}
+	return end.deadline ? 1 : 0;
+}
+
+int scry_session_run(struct scry_session *s, const volatile sig_atomic_t *stop, char *err, size_t errlen)
+{
+	return run(s, stop, 0, "scry_session_run", err, errlen);
+}
+
+int scry_session_run_for(struct scry_session *s, const volatile sig_atomic_t *stop, uint32_t timeout_ms, char *err,
+			 size_t errlen)
+{
+	if (!timeout_ms) {
+		SAY("scry_session_run_for: a timeout of 0 ms (scry_session_run has none)");
+		return -EINVAL;
+	}
+	return run(s, stop, timeout_ms * 1000000ULL, "scry_session_run_for", err, errlen);
 }
 
 int scry_session_stop(struct scry_session *s, struct scry_session_stats *stats, char *err, size_t errlen)
@@ -396,6 +462,8 @@ void scry_session_destroy(struct scry_session *s)
 	free(s->specs);
 	free(s->filters);
 	free(s->pids);
+	free(s->uids);
+	free(s->gids);
 	free(s->output);
 	free(s->relay_name);
 	free(s);

@@ -1,8 +1,10 @@
 /* badstart.c — scry_session_start's refusals as a program sees them (tests/e2e/
  * test_libscry.py): a session of this process with the event SPEC and FILTER, started; the
- * result and the error printed.
+ * result and the error printed; once started, scry_session_run_for 200 ms (this process
+ * lives on: the time runs out).
  *   usage: badstart SPEC [FILTER] */
 #include <stdio.h>
+#include <time.h>
 #include <unistd.h>
 #include <scry/scry.h>
 
@@ -23,6 +25,16 @@ int main(int argc, char **argv)
 		return 2;
 	r = scry_session_start(s, err, sizeof(err));
 	printf("%d %s\n", r, r ? err : "started");
+	if (!r) {   /* this process lives: 0.2 s run out */
+		struct timespec a, b;
+		int k;
+
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		k = scry_session_run_for(s, NULL, 200, err, sizeof(err));
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		printf("run_for=%d %s\n", k, (b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000 >= 200 ?
+		       "after 200 ms" : "too soon");
+	}
 	scry_session_destroy(s);
 	return r ? 1 : 0;
 }

@@ -1,6 +1,7 @@
 /* relayed.c — a libscry session streamed to an lttng-relayd (tests/e2e/test_libscry.py):
  * PID's openat calls sent to the relay at URL as session NAME, and each one the callback
- * gets printed ("ENTRY PATH" or "EXIT RET"), until PID ends; then stop's relay_lost.
+ * gets printed ("ENTRY PATH" or "EXIT RET"), until PID ends (scry_session_run_for 50 ms at
+ * a time, until it says so); then stop's relay_lost.
  *   usage: relayed URL NAME PID */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,7 +26,7 @@ int main(int argc, char **argv)
 	struct scry_session_stats st = SCRY_SESSION_STATS_INIT;
 	struct scry_session *s;
 	char err[512];
-	int ok;
+	int ok, k = 0;
 
 	if (argc != 4) {
 		fprintf(stderr, "usage: relayed URL NAME PID\n");
@@ -37,8 +38,10 @@ int main(int argc, char **argv)
 	     !scry_session_enable_event(s, "syscall:openat", NULL, err, sizeof(err)) &&
 	     !scry_session_track_pid(s, atoi(argv[3]), err, sizeof(err)) &&
 	     !scry_session_on_event(s, on_event, NULL) && !scry_session_start(s, err, sizeof(err)) &&
-	     fprintf(stderr, "relayed: tracing\n") && !scry_session_run(s, NULL, err, sizeof(err)) &&
-	     !scry_session_stop(s, &st, err, sizeof(err));
+	     fprintf(stderr, "relayed: tracing\n");
+	while (ok && (k = scry_session_run_for(s, NULL, 50, err, sizeof(err))) == 1)
+		;                            /* a program's own loop: 50 ms at a time, until PID ends */
+	ok = ok && k == 0 && !scry_session_stop(s, &st, err, sizeof(err));
 	if (!ok)
 		fprintf(stderr, "relayed: %s\n", err);
 	scry_session_destroy(s);

@@ -323,7 +323,7 @@ def test_opensnoop_system_wide_until_sigint(workload):
     (["nosuch:thing"], -2, "scry_session_start: unknown event 'nosuch:thing'\n"),
     (["syscall:openat", "filename ==="], -22, "scry_session_start: filter of rule syscall:openat: filter: '=' "
      "is not an operator (did you mean '=='?)\nfilename ===\n           ^\n"),
-    (["syscall:openat", "ret < 0"], 0, "started\n"),
+    (["syscall:openat", "ret < 0"], 0, "started\nrun_for=1 after 200 ms\n"),
 ])
 def test_start_refusals(args, code, msg):
     """What start refuses, as a program sees it: the errno and the reason (a filter's syntax
@@ -369,3 +369,28 @@ def test_header_c99_cxx11(tmp_path, compiler, std, suffix):
                         f"-Wl,-rpath,{ROOT / 'build'}"], capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stderr
     assert subprocess.run([str(exe)], capture_output=True, text=True).stdout == "0.1.0 1 1\n"
+
+
+def test_uid_tracker(workload):
+    """A system-wide session with the uid tracker 65534: the openat of the process run as
+    nobody is there, with its uid context, and not that of the same program run as root; the
+    events' contexts listed by scry_event_context_count/_name."""
+    import signal
+    import time
+    p = subprocess.Popen([example("uidsnoop"), "65534"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, stdin=subprocess.DEVNULL)
+    assert p.stderr.readline() == "uidsnoop: tracing\n"
+    w = subprocess.Popen(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", workload("opener"), "1",
+                          "/nonexistent-libscry-nobody"], stdin=subprocess.PIPE)
+    go(w)
+    root = run_opener_once(workload, "/nonexistent-libscry-root")
+    time.sleep(0.2)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=30)
+    assert p.returncode == 0, err
+    lines = out.splitlines()
+    assert lines[0] == "CTX pid tid procname uid", out[:200]   # the defaults, then the one added
+    lines = lines[1:]
+    assert f"{w.pid} 65534 /nonexistent-libscry-nobody" in lines, out[-2000:]
+    assert not [l for l in lines if "-root" in l or l.startswith(f"{root} ")], out[-2000:]
+    assert all(l.split(" ")[1] == "65534" for l in lines if not l.startswith("LOST")), out[-2000:]

@@ -94,6 +94,13 @@ static void test_session_setup(void **state)
 	assert_string_equal(err, "scry_session_track_pid: no process 999999999");
 	assert_int_equal(scry_session_track_pid(s, getpid(), err, sizeof(err)), 0);
 
+	assert_int_equal(scry_session_track_uid(NULL, 0, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "scry_session_track_uid: no session (NULL)");
+	assert_int_equal(scry_session_track_gid(s, (gid_t)-1, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "scry_session_track_gid: 4294967295 is no id (-1)");
+	assert_int_equal(scry_session_track_uid(s, 65534, err, sizeof(err)), 0);
+	assert_int_equal(scry_session_track_gid(s, 0, err, sizeof(err)), 0);
+
 	assert_int_equal(scry_session_on_event(NULL, on_event, NULL), -EINVAL);
 	assert_int_equal(scry_session_on_event(s, on_event, NULL), 0);
 	assert_int_equal(scry_session_on_event(s, NULL, NULL), 0);   /* none again */
@@ -121,10 +128,23 @@ static void test_session_start_refusals(void **state)
 	assert_string_equal(err, "scry_session_start: nothing to trace: track a process (scry_session_track_pid) "
 				 "or set options.system_wide");
 	assert_int_equal(scry_session_start(NULL, err, sizeof(err)), -EINVAL);
+	scry_session_destroy(s);
+	o.system_wide = 1;
+	s = scry_session_new(&o, NULL, 0);
+	assert_int_equal(scry_session_enable_event(s, "syscall:openat", NULL, err, sizeof(err)), 0);
+	assert_int_equal(scry_session_on_event(s, on_event, NULL), 0);
+	assert_int_equal(scry_session_track_pid(s, getpid(), err, sizeof(err)), 0);
+	assert_int_equal(scry_session_start(s, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "scry_session_start: options.system_wide and scry_session_track_pid are "
+				 "exclusive (the whole machine already holds the process)");
 
 	assert_int_equal(scry_session_run(s, NULL, err, sizeof(err)), -EINVAL);
 	assert_string_equal(err, "scry_session_run: the session is not recording (scry_session_start first)");
 	assert_int_equal(scry_session_run(NULL, NULL, err, sizeof(err)), -EINVAL);
+	assert_int_equal(scry_session_run_for(s, NULL, 0, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "scry_session_run_for: a timeout of 0 ms (scry_session_run has none)");
+	assert_int_equal(scry_session_run_for(s, NULL, 10, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "scry_session_run_for: the session is not recording (scry_session_start first)");
 	assert_int_equal(scry_session_stop(s, NULL, err, sizeof(err)), -EINVAL);
 	assert_string_equal(err, "scry_session_stop: the session is not recording");
 	assert_int_equal(scry_session_stop(s, &st, err, sizeof(err)), -EINVAL);
@@ -151,6 +171,8 @@ static void test_event_accessors_null(void **state)
 	assert_int_equal(scry_event_field_int(NULL, "ret", NULL), -EINVAL);
 	assert_null(scry_event_field_string(NULL, "filename", &n));
 	assert_null(scry_event_field_bytes(NULL, "buf", &n));
+	assert_int_equal(scry_event_context_count(NULL), 0);
+	assert_null(scry_event_context_name(NULL, 0));
 	assert_int_equal(scry_event_context_type(NULL, "pid"), SCRY_VALUE_NONE);
 	assert_int_equal(scry_event_context_int(NULL, "pid", &i), -ENOENT);
 	assert_null(scry_event_context_string(NULL, "procname", &n));
