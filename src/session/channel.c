@@ -27,7 +27,10 @@
 static const char *const default_events[] = {
 	"syscall:*", "sched:sched_switch", "sched:sched_process_fork",
 	"sched:sched_process_exec", "sched:sched_process_exit", "lttng_statedump_[!v]*",
+	/* with opts.sched_everyone only */
+	"sched:sched_wakeup", "sched:sched_wakeup_new",
 };
+#define DEFAULT_EVENTS_ALWAYS 6
 
 /* A channel name names files (NAME_<cpu>, index/NAME_<cpu>.idx): LTTng's characters. */
 static bool valid_name(const char *n)
@@ -145,7 +148,8 @@ int channel_new(struct scry_channel **out, struct scry_session *s, const struct 
 		}
 	} else if (!nspecs && !o->no_events) {
 		specs = default_events;
-		nspecs = sizeof(default_events) / sizeof(default_events[0]);
+		nspecs = s->opts.sched_everyone ? sizeof(default_events) / sizeof(default_events[0])
+						: DEFAULT_EVENTS_ALWAYS;
 	}
 	for (size_t i = 0; i < nspecs; i++) {
 		err[0] = 0;

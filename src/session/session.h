@@ -91,6 +91,11 @@ struct scry_session_opts {
 	struct scry_catalog *catalog;   /* the caller's, open until destroy (a catalog reads
 					 * ~700 tracefs formats: one is enough); NULL: its own */
 	bool target_all;                /* -a */
+	/* the scheduler's events (sched_switch, sched_waking, sched_wakeup, sched_wakeup_new,
+	 * sched_migrate_task) recorded for every task, the others for the target only; a channel
+	 * of the defaults gains the wake-ups (scry record -- CMD / -p: a trace the CPU analyses
+	 * read, every task seen switched in and out) */
+	bool sched_everyone;
 	bool no_follow;                 /* the children of followed processes are not followed
 					 * (scry trace without -f, as strace) */
 	size_t packet_size;
