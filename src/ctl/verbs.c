@@ -168,13 +168,19 @@ const struct scry_ctl_verb scry_ctl_verbs[] = {
 	  "The current session: its state, output, channels, events, contexts, trackers, counts.\n" },
 	{ "snapshot",
 	  "usage: scry snapshot record [-s NAME] [-n NAME] [-m MAXSIZE] [PATH]\n"
+	  "       scry snapshot add-output [-s NAME] [-n NAME] [-m MAXSIZE] PATH|file://PATH\n"
+	  "       scry snapshot list-output [-s NAME]\n"
+	  "       scry snapshot del-output [-s NAME] ID|NAME\n"
 	  "Write what a started snapshot session's channels hold (their last sub-buffers per CPU and\n"
-	  "the events not yet in one) as a complete trace, PATH (default: the session's output)/\n"
-	  "NAME-N-YYYYmmdd-HHMMSS; tracing goes on.  Sub-buffers overwritten before are gaps in\n"
-	  "packet_seq_num, as in LTTng.\n"
+	  "the events not yet in one) as a complete trace, PATH (default: the session's snapshot\n"
+	  "output)/NAME-N-YYYYmmdd-HHMMSS; tracing goes on.  Sub-buffers overwritten before are gaps\n"
+	  "in packet_seq_num, as in LTTng.  A session has one snapshot output at a time (lttng's):\n"
+	  "create --snapshot makes output 1 (snapshot-1) at its directory; del-output removes it,\n"
+	  "add-output sets another (named -n, else snapshot-ID; -m its maximum size).\n"
 	  "\n"
-	  "  -n, --name NAME        the snapshot's name (default snapshot)\n"
-	  "  -m, --max-size SIZE    at most SIZE bytes in all (the newest sub-buffers of each stream)\n"
+	  "  -n, --name NAME        the snapshot's name (default snapshot), or the output's\n"
+	  "  -m, --max-size SIZE    at most SIZE bytes in all (the newest sub-buffers of each stream);\n"
+	  "                         a SIZE that cannot hold one sub-buffer per stream is refused\n"
 	  SESSION_OPT },
 	{ "rotate",
 	  "usage: scry rotate [NAME]\n"

@@ -630,6 +630,7 @@ void dsession_free(struct dsession *s)
 	}
 	free(s->chans);
 	free(s->last_snapshot);
+	free(s->snap_out.path);
 	free(s->pids);
 	free(s->vpids);
 	free(s->uids);

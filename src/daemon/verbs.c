@@ -417,15 +417,34 @@ static int verb_start_stop(struct verb_ctx *v, int argc, char **argv, bool start
 
 static int verb_list(struct verb_ctx *v, int argc, char **argv)
 {
+	static const struct option lo[] = { { "channel", required_argument, NULL, 'c' },
+					    { "domain", no_argument, NULL, 'd' }, { "kernel", no_argument, NULL, 'k' },
+					    { 0 } };
 	struct dreply *r = v->r;
 	struct dsession *s;
+	const char *channel = NULL;
+	bool domains = false;
+	int opt;
 
-	if (argc > 2)
-		return ERR("list: unexpected argument '%s'", argv[2]);
-	if (argc == 2) {
-		if (!(s = target(v, argv[1])))
+	while ((opt = getopt_long(argc, argv, ":c:dk", lo, NULL)) != -1) {
+		if (opt == 'c')
+			channel = optarg;
+		else if (opt == 'd')
+			domains = true;
+		else if (opt != 'k')
+			return bad_option(v, argc, argv);
+	}
+	if (optind + 1 < argc)
+		return ERR("list: unexpected argument '%s'", argv[optind + 1]);
+	if (optind < argc) {
+		if (!(s = target(v, argv[optind])))
 			return -ENOENT;
-		dsession_describe(s, r->out);
+		if (domains)     /* lttng's: -d wins over -c */
+			dsession_describe_domains(s, r->out);
+		else if (channel && dsession_describe_channel(s, channel, r->out))
+			return ERR("Channel %s not found", channel);
+		else if (!channel)
+			dsession_describe(s, r->out);
 		return 0;
 	}
 	/* the caller's sessions; root sees every one, and whose */

@@ -98,10 +98,24 @@ int verb_track(struct verb_ctx *v, int argc, char **argv, bool add)
 	struct dreply *r = v->r;
 	const char *sname = NULL, *lists[4] = { 0 };
 	static const char *const kinds[4] = { "pid", "vpid", "uid", "gid" };
-	bool all = false;
+	bool all = false, all_of[4] = { false };
 	struct dsession *s;
 	int opt, ret;
 
+	/* lttng's --all names its trackers by their options without values (track -k --all
+	 * --pid: the pid tracker's policy "include all"): such an option is given "" here */
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--all") || !strcmp(argv[i], "-a"))
+			for (int k = 1; k < argc; k++)
+				for (int j = 0; j < 4; j++)
+					if (!strcmp(argv[k], (const char *const[]){ "--pid", "--vpid", "--uid", "--gid" }[j]) &&
+					    (k + 1 == argc || argv[k + 1][0] == '-'))
+						all_of[j] = true;
+	for (int j = 0; j < 4; j++)
+		if (all_of[j])
+			for (int k = 1; k < argc; k++)
+				if (!strcmp(argv[k], (const char *const[]){ "--pid", "--vpid", "--uid", "--gid" }[j]))
+					argv[k] = (char *)(const char *const[]){ "--pid=", "--vpid=", "--uid=", "--gid=" }[j];
 	while ((opt = getopt_long(argc, argv, ":kus:a", lo, NULL)) != -1) {
 		switch (opt) {
 		case 'k': break;
@@ -109,8 +123,6 @@ int verb_track(struct verb_ctx *v, int argc, char **argv, bool add)
 		case 's': sname = optarg; break;
 		case O_PID: case O_VPID: case O_UID: case O_GID: lists[opt - O_PID] = optarg; break;
 		case 'a':
-			if (add)
-				return ERR("track: -a: a session without a tracker records every process already");
 			all = true;
 			break;
 		default: return bad_option(v, argc, argv);
@@ -118,6 +130,15 @@ int verb_track(struct verb_ctx *v, int argc, char **argv, bool add)
 	}
 	if (optind < argc)
 		return ERR("%s: unexpected argument '%s' (scry %s --help)", v->verb, argv[optind], v->verb);
+	for (int k = 0; k < 4; k++)
+		if (lists[k] && (!*lists[k]) != all)
+			return ERR(all ? "The --all option cannot be used with a list of process attribute values"
+				       : "%s: --%s needs values (or --all)", v->verb, kinds[k]);
+	if (add && all && !lists[0] && !lists[1] && !lists[2] && !lists[3])
+		return ERR("track: --all names its trackers: --pid, --vpid, --uid, --gid (lttng's track -k --all --pid)");
+	if (!add && all && (lists[0] || lists[1] || lists[2] || lists[3]))
+		return ERR("untrack: --all with a tracker (lttng's policy \"exclude all\": nothing recorded) is not "
+			   "supported: scry's trackers include processes; untrack --all alone removes every tracker");
 	if (!all && !lists[0] && !lists[1] && !lists[2] && !lists[3])
 		return ERR("%s: give --pid, --vpid, --uid or --gid (scry %s --help)", v->verb, v->verb);
 	if (!(s = target(v, sname)))
@@ -128,7 +149,7 @@ int verb_track(struct verb_ctx *v, int argc, char **argv, bool add)
 		pid_t *pids = NULL;
 		size_t n = 0;
 
-		if (!add || lists[1] || lists[2] || lists[3])
+		if (!add || all || lists[1] || lists[2] || lists[3])
 			return ERR("%s: session '%s' %s started: only track --pid changes a started session",
 				   v->verb, s->name, s->state == D_STARTED ? "is" : "was");
 		if (!s->npids)
@@ -144,6 +165,17 @@ int verb_track(struct verb_ctx *v, int argc, char **argv, bool add)
 		if (!ret)
 			fprintf(r->out, "PID %s added to the pid tracker of session %s\n", lists[0], s->name);
 		return ret;
+	}
+	if (all && add) {    /* lttng's "include all" of each tracker named */
+		static const char *const cap[4] = { "Process ID", "Virtual process ID", "User ID", "Group ID" };
+		size_t *nall[4] = { &s->npids, &s->nvpids, &s->nuids, &s->ngids };
+
+		for (int k = 0; k < 4; k++)
+			if (lists[k]) {
+				*nall[k] = 0;
+				fprintf(r->out, "%s tracking policy set to `include all`\n", cap[k]);
+			}
+		return dsession_rebuild(v->d, s, r->err, r->errlen);
 	}
 	if (all) {
 		s->npids = s->nvpids = s->nuids = s->ngids = 0;

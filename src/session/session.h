@@ -308,8 +308,9 @@ int scry_session_check_output(const char *dir, const struct scry_cred *owner, bo
  * goes beside the trace (metrics.prom) is written in it.  NULL before load. */
 struct scry_dirh *scry_session_root_dir(const struct scry_session *s);
 /* A snapshot session's channels, as they are now, written as a complete trace in base/name
- * (base made if missing, a directory of the owner; name made here, it must not exist): each stream at most max_bytes (0: no bound) of its newest
- * packets, and the metadata of every event enabled.  Recording goes on.  *bytes: the bytes
+ * (base made if missing, a directory of the owner; name made here, it must not exist): the
+ * streams' newest packets within max_bytes in all (0: no bound; -EINVAL when it cannot hold
+ * one packet of each stream, as LTTng refuses it), and the metadata of every event enabled.  Recording goes on.  *bytes: the bytes
  * of the streams written.  0 or -errno. */
 int scry_session_snapshot(struct scry_session *s, const char *base, const char *name, uint64_t max_bytes,
 			  uint64_t *bytes, char *err, size_t errlen);

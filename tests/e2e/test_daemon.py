@@ -676,10 +676,16 @@ def test_snapshot_flight_recorder(daemon, tmp_path, bt2_read):
     pos2 = [e["fields"]["pos"] for e in read_events(bt2_read, snap2).events
             if e["pid"] == pid2 and e["name"] == "syscall_entry_pwrite64"]
     assert pos2 == list(range(n, n + 100)), pos2[:3]
-    # -m: at most that many bytes in all
+    # -m: at most that many bytes in all; less than a sub-buffer per stream refused (lttng's)
     out = tmp_path / "elsewhere"
-    snap3, size3 = snapshot_dir(daemon.run("snapshot", "record", "-m", "20K", out).stdout, out, "snapshot", 3)
-    assert 0 < size3 <= 20 * 1024, size3
+    streams = len(os.sched_getaffinity(0)) if not os.path.exists("/sys/devices/system/cpu/possible") else \
+        sum(int(r.split("-")[-1]) - int(r.split("-")[0]) + 1
+            for r in open("/sys/devices/system/cpu/possible").read().strip().split(","))
+    p = daemon.run("snapshot", "record", "-m", f"{16 * streams - 1}K", out, check=False)
+    assert p.returncode == 1 and p.stderr.startswith("scry: Snapshot max size is invalid"), p.stderr
+    snap3, size3 = snapshot_dir(daemon.run("snapshot", "record", "-m", f"{32 * streams}K", out).stdout, out,
+                                "snapshot", 3)
+    assert 0 < size3 <= 32 * streams * 1024, size3
     read_events(bt2_read, snap3)
     p = daemon.run("stop")
     assert "3 snapshot(s) recorded" in p.stdout, p.stdout

@@ -1,0 +1,115 @@
+"""tests/e2e/test_daemon_lttng_verbs.py — lttng 2.13's smaller verbs and options against
+lttng's own output (issue 26 item 5): `list NAME -d`, `list NAME -c CHANNEL`, `snapshot
+add-output/list-output/del-output`, `track --all --vpid`, captured from an lttng-sessiond
+run in user space only (test_daemon_layout's fixture: the same configuration in the user
+space domain, whose lines are the kernel domain's but for the domain's name); `snapshot
+record -m` bounded as lttng-sessiond bounds it (one sub-buffer per stream at least);
+`list -k --syscall` in list.c's layout."""
+import re
+
+import pytest
+
+from test_daemon import daemon  # noqa: F401 (a fixture)
+from test_daemon_layout import lttng  # noqa: F401 (a fixture)
+
+
+def both(daemon, lttng, tmp_path, *args):
+    """(scry's run, lttng's stdout) of the same verb, paths under tmp_path given to lttng under
+    its own home (the user nobody's); lttng's paths brought back to tmp_path."""
+    s = daemon.run(*args, check=False)
+    lt = lttng.run(*[a.replace(str(tmp_path), lttng.home) for a in map(str, args)]) if s.returncode == 0 else None
+    return s, lt and lt.replace(lttng.home, str(tmp_path))
+
+
+def test_list_domains_and_channel(daemon, lttng, tmp_path):
+    for run, dom, out in ((daemon.run, "-k", tmp_path / "s"), (lttng.run, "-u", f"{lttng.home}/s")):
+        run("create", "lay", "-o", out)
+        run("create", "bare", "-o", f"{out}-bare")
+        for ch in ("ch", "ch2"):
+            run("enable-channel", dom, "-s", "lay", ch)
+    mine = daemon.run("list", "lay", "-d").stdout
+    theirs = lttng.run("list", "lay", "-d")
+    assert mine.replace(str(tmp_path), "ROOT").replace("  - Kernel", "DOMAIN") == \
+        theirs.replace(lttng.home, "ROOT").replace("  - UST global", "DOMAIN"), (mine, theirs)
+    # a session without a channel: no domain, the same lines
+    assert daemon.run("list", "bare", "-d").stdout.replace(str(tmp_path), "ROOT") == \
+        lttng.run("list", "bare", "-d").replace(lttng.home, "ROOT")
+
+    whole = daemon.run("list", "lay").stdout
+    one = daemon.run("list", "lay", "-c", "ch2").stdout
+    theirs = lttng.run("list", "lay", "-c", "ch2")
+    names = lambda text: re.findall(r"^- (\w+): \[", text, re.M)   # noqa: E731
+    assert names(whole) == ["ch", "ch2"] and names(one) == ["ch2"] and names(theirs) == ["ch2"]
+    ch2 = whole[whole.index("- ch2:"):]
+    ch2 = ch2[:ch2.index("\n\n    Recording event rules:")]
+    assert ch2 in one and "- ch:" not in one
+    assert one.startswith(whole[:whole.index("- ch:")])
+    p = daemon.run("list", "lay", "-c", "nope", check=False)
+    assert p.returncode == 1 and p.stderr == "scry: Channel nope not found\n", p.stderr
+    assert p.stdout.endswith("Channels:\n-------------\n")
+
+
+def test_snapshot_outputs_as_lttng(daemon, lttng, tmp_path):
+    both(daemon, lttng, tmp_path, "create", "sn", "--snapshot", "-o", tmp_path / "snap")
+    steps = [("list-output",), ("del-output", "1"), ("list-output",),
+             ("add-output", "-m", "1M", str(tmp_path / "two")), ("list-output",), ("del-output", "snapshot-2"),
+             ("add-output", "-n", "mine", f"file://{tmp_path}/three"), ("list-output",)]
+    for step in steps:
+        s, lt = both(daemon, lttng, tmp_path, "snapshot", step[0], "-s", "sn", *step[1:])
+        assert s.returncode == 0, (step, s.stderr)
+        assert s.stdout == lt, (step, s.stdout, lt)
+    assert "[3] mine: " + str(tmp_path / "three") in s.stdout
+    # one output at a time, as lttng's; refusals in its words
+    p = daemon.run("snapshot", "add-output", "-s", "sn", tmp_path / "four", check=False)
+    assert p.returncode == 1 and p.stderr == "scry: Snapshot output already exists\n"
+    daemon.run("create", "plain", "-o", tmp_path / "plain")
+    p = daemon.run("snapshot", "list-output", "-s", "plain", check=False)
+    assert p.stderr == "scry: Snapshot command can't be applied to a non-snapshot session\n"
+
+
+def test_snapshot_record_max_size_bound(daemon, tmp_path):
+    daemon.run("create", "sn", "--snapshot", "-o", tmp_path / "snap")
+    daemon.run("enable-channel", "-k", "--subbuf-size", "64K", "--num-subbuf", "4", "c")
+    daemon.run("enable-event", "-k", "-c", "c", "sched_switch")
+    daemon.run("start")
+    ranges = open("/sys/devices/system/cpu/possible").read().strip().split(",")
+    ncpus = sum(int(r.split("-")[-1]) - int(r.split("-")[0]) + 1 for r in ranges)   # a stream per CPU
+    need = 64 * 1024 * ncpus
+    p = daemon.run("snapshot", "record", "-m", str(need - 1), check=False)
+    assert p.returncode == 1 and p.stderr.startswith("scry: Snapshot max size is invalid"), p.stderr
+    assert not list((tmp_path / "snap").glob("snapshot-*")), "a refused snapshot left a directory"
+    p = daemon.run("snapshot", "record", "-m", str(need))
+    m = re.search(r"in (\S+) \((\d+) bytes\)", p.stdout)
+    assert m and int(m[2]) <= need, p.stdout
+    # the output's own bound applies without -m
+    daemon.run("snapshot", "del-output", "-s", "sn", "1")
+    daemon.run("snapshot", "add-output", "-s", "sn", "-m", "1k", tmp_path / "small")
+    p = daemon.run("snapshot", "record", check=False)
+    assert p.returncode == 1 and "Snapshot max size is invalid" in p.stderr, p.stderr
+
+
+def test_list_kernel_syscalls(daemon):
+    out = daemon.run("list", "-k", "--syscall").stdout.split("\n")
+    assert out[:2] == ["System calls:", "-------------"] and out[-2:] == ["", ""], out[-3:]
+    rows = out[2:-2]
+    assert all(re.fullmatch(r"      \w+ \[64-bit\]", r) for r in rows), [r for r in rows if "[64-bit]" not in r][:3]
+    names = [r.split()[0] for r in rows]
+    assert names[:3] == ["read", "write", "open"] and "openat" in names and len(set(names)) == len(names) > 300
+    p = daemon.run("list", "--syscall", check=False)
+    assert p.returncode == 1 and "--syscall will only work with the Kernel domain (-k)" in p.stderr
+
+
+def test_track_all_policy(daemon, lttng, tmp_path):
+    both(daemon, lttng, tmp_path, "create", "tr", "-o", tmp_path / "s")
+    lttng.run("enable-channel", "-u", "ch")
+    daemon.run("track", "-k", "--vpid", "1", "--uid", "0")
+    lttng.run("track", "-u", "--vpid", "1")
+    mine = daemon.run("track", "-k", "--all", "--vpid").stdout
+    assert mine == lttng.run("track", "-u", "--all", "--vpid") == \
+        "Virtual process ID tracking policy set to `include all`\n"
+    listing = daemon.run("list", "tr").stdout
+    assert "  Virtual process IDs:  all\n" in listing and "  User IDs:             0\n" in listing
+    p = daemon.run("track", "-k", "--all", "--pid", "5", check=False)
+    assert p.stderr == "scry: The --all option cannot be used with a list of process attribute values\n"
+    p = daemon.run("untrack", "-k", "--all", "--uid", check=False)
+    assert p.returncode == 1 and "exclude all" in p.stderr
