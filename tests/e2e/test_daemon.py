@@ -472,7 +472,7 @@ def test_save_xmllint_load(daemon, tmp_path, bt2_read):
     daemon.run("enable-event", "-k", "-c", "io", "--syscall", "pwrite64", "--filter", "count == 777")
     daemon.run("disable-event", "-k", "-c", "io", "--syscall", "writev")
     daemon.run("add-context", "-k", "-t", "pid", "-t", "procname", "-t", "uid")
-    # issue 14's: LTTng <type>s (vppid, callstack-user), app contexts (vsgid, a perf counter)
+    # issue 14's: LTTng <type>s (vppid, callstack-user), app contexts (vsgid), <perf> (issue 26)
     daemon.run("add-context", "-k", "-t", "vppid", "-t", "vsgid", "-t", "perf:thread:page-fault",
                "-t", "callstack-user")
     daemon.run("track", "-k", "--uid", "root")
@@ -487,7 +487,7 @@ def test_save_xmllint_load(daemon, tmp_path, bt2_read):
     assert lint.returncode == 0, lint.stderr
     assert "<subbuffer_count>8</subbuffer_count>" in xml.read_text()
     assert "<type>VPPID</type>" in xml.read_text() and "<type>CALLSTACK_USER</type>" in xml.read_text()
-    assert "<ctx_name>perf:thread:page-fault</ctx_name>" in xml.read_text()
+    assert "<name>perf_thread_page_fault</name>" in xml.read_text()
     assert "<time_us>3600000000</time_us>" in xml.read_text() and "<bytes>1073741824</bytes>" in xml.read_text()
     p = daemon.run("save", "-o", xml, check=False)
     assert p.returncode == 1 and p.stderr == f"scry: '{xml}' exists: give -f to overwrite it\n"

@@ -5,7 +5,10 @@ run in user space only (test_daemon_layout's fixture: the same configuration in 
 space domain, whose lines are the kernel domain's but for the domain's name); `snapshot
 record -m` bounded as lttng-sessiond bounds it (one sub-buffer per stream at least);
 `list -k --syscall` in list.c's layout."""
+import os
 import re
+import shutil
+import subprocess
 
 import pytest
 
@@ -113,3 +116,56 @@ def test_track_all_policy(daemon, lttng, tmp_path):
     assert p.stderr == "scry: The --all option cannot be used with a list of process attribute values\n"
     p = daemon.run("untrack", "-k", "--all", "--uid", check=False)
     assert p.returncode == 1 and "exclude all" in p.stderr
+
+
+XSD = "/usr/share/xml/lttng/session.xsd"
+
+
+def perf_elements(xml):
+    return re.findall(r"<perf>\s*(<.*?)\s*</perf>", xml, re.S)
+
+
+def test_save_load_perf_contexts(daemon, lttng, tmp_path):
+    """perf counter contexts saved as session.xsd's <perf> (type, config, name), as lttng saves
+    them (its own save of the user space domain's perf:thread:page-fault compared), loaded back;
+    cpu_id not saved (session.xsd has no such value), said in a Note."""
+    daemon.run("create", "pf", "-o", tmp_path / "t")
+    daemon.run("enable-event", "-k", "sched_switch")
+    daemon.run("add-context", "-k", "-t", "perf:cpu:cycles", "-t", "perf:thread:page-fault", "-t", "cpu_id",
+               "-t", "pid")
+    saved = daemon.run("save", "pf", "-o", tmp_path).stdout
+    assert "Note: its cpu_id context is not saved" in saved, saved
+    xml = (tmp_path / "pf.lttng").read_text()
+    if shutil.which("xmllint") and os.path.exists(XSD):
+        lint = subprocess.run(["xmllint", "--noout", "--schema", XSD, str(tmp_path / "pf.lttng")],
+                              capture_output=True, text=True)
+        assert lint.returncode == 0, lint.stderr
+    assert "cpu_id" not in xml and "<provider_name>" not in xml
+    assert "<output_type>SPLICE</output_type>" in xml      # lttng's kernel default
+    mine = perf_elements(xml)
+    assert len(mine) == 2 and "<name>perf_cpu_cpu_cycles</name>" in mine[0], mine
+    lttng.run("create", "pf", "-o", f"{lttng.home}/t")
+    lttng.run("enable-event", "-u", "-a")
+    lttng.run("add-context", "-u", "-t", "perf:thread:page-fault")
+    lttng.run("save", "pf", "-o", lttng.home)
+    theirs = perf_elements(open(f"{lttng.home}/pf.lttng").read())
+    norm = lambda e: re.sub(r"\s+", "", e)   # noqa: E731
+    assert [norm(e) for e in theirs] == [norm(mine[1])], (theirs, mine)
+
+    before = daemon.run("list", "pf").stdout
+    daemon.run("destroy", "pf")
+    daemon.run("load", "-i", tmp_path / "pf.lttng")
+    after = daemon.run("list", "pf").stdout
+    assert after == before.replace("      cpu_id\n", ""), (before, after)
+    assert "      perf:cpu:cpu-cycles\n      perf:thread:page-fault\n" in after
+    # lttng's own name for an alias, and a counter scry does not record
+    alias = xml.replace("perf_cpu_cpu_cycles", "perf_cpu_cycles").replace("<name>pf</name>", "<name>pf2</name>")
+    (tmp_path / "pf2.lttng").write_text(alias)
+    daemon.run("destroy", "pf")
+    daemon.run("load", "-i", tmp_path / "pf2.lttng")
+    assert "      perf:cpu:cpu-cycles\n" in daemon.run("list", "pf2").stdout
+    bad = xml.replace("<config>0</config>", "<config>99</config>", 1).replace("<name>pf</name>", "<name>pf3</name>")
+    (tmp_path / "pf3.lttng").write_text(bad)
+    daemon.run("destroy", "pf2")
+    p = daemon.run("load", "-i", tmp_path / "pf3.lttng", check=False)
+    assert p.returncode == 1 and "a perf counter scry does not record" in p.stderr, p.stderr
