@@ -378,6 +378,8 @@ enum {
 	SCRY_TRACK_UID    = 1 << 1,   /* map track_uid: real uid -> 1 */
 	SCRY_TRACK_GID    = 1 << 2,   /* map track_gid: real gid -> 1 */
 	SCRY_TRACK_CGROUP = 1 << 3,   /* cgroup array track_cgroup[0..n_track_cgroups) */
+	SCRY_TRACK_VUID   = 1 << 4,   /* map track_vuid: real uid as the task's user ns maps it -> 1 */
+	SCRY_TRACK_VGID   = 1 << 5,   /* map track_vgid: real gid likewise -> 1 */
 };
 #define SCRY_MAX_TRACK_CGROUPS 16
 

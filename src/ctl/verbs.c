@@ -137,7 +137,8 @@ const struct scry_ctl_verb scry_ctl_verbs[] = {
 	  "  -t, --type TYPE        a context type (repeatable)\n"
 	  SESSION_OPT },
 	{ "track",
-	  "usage: scry track -k (--pid LIST | --vpid LIST | --uid LIST | --gid LIST) [-s NAME]\n"
+	  "usage: scry track -k (--pid LIST | --vpid LIST | --uid LIST | --gid LIST | --vuid LIST |\n"
+	  "                      --vgid LIST | --all --pid|--vpid|--uid|--gid|--vuid|--vgid) [-s NAME]\n"
 	  "Record only these processes (and their children, for --pid).  Without a tracker a\n"
 	  "session records every process.  --pid also on a started session that has a pid tracker.\n"
 	  "\n"
@@ -146,13 +147,18 @@ const struct scry_ctl_verb scry_ctl_verbs[] = {
 	  "      --vpid LIST        process ids as seen in their pid namespace\n"
 	  "      --uid LIST         user ids\n"
 	  "      --gid LIST         group ids\n"
+	  "      --vuid LIST        user ids as the process's user namespace maps them (65534: unmapped)\n"
+	  "      --vgid LIST        group ids likewise\n"
+	  "  -a, --all              with the trackers named without values: each includes every\n"
+	  "                         process again (lttng's policy `include all`)\n"
 	  SESSION_OPT },
 	{ "untrack",
-	  "usage: scry untrack -k (--pid LIST | --vpid LIST | --uid LIST | --gid LIST | --all) [-s NAME]\n"
+	  "usage: scry untrack -k (--pid LIST | --vpid LIST | --uid LIST | --gid LIST | --vuid LIST |\n"
+	  "                        --vgid LIST | --all) [-s NAME]\n"
 	  "Remove values from a tracker before start; --all removes the trackers.\n"
 	  "\n"
 	  "  -k, --kernel           the kernel domain (the only one)\n"
-	  "      --pid, --vpid, --uid, --gid LIST   values to remove\n"
+	  "      --pid, --vpid, --uid, --gid, --vuid, --vgid LIST   values to remove\n"
 	  "  -a, --all              every tracker (every process recorded again)\n"
 	  SESSION_OPT },
 	{ "start",

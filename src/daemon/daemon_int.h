@@ -84,8 +84,8 @@ struct dsession {
 	size_t nchans;
 	pid_t *pids;                   /* pid tracker (none: every process) */
 	size_t npids;
-	uint32_t *vpids, *uids, *gids;
-	size_t nvpids, nuids, ngids;
+	uint32_t *vpids, *uids, *gids, *vuids, *vgids;
+	size_t nvpids, nuids, ngids, nvuids, nvgids;
 	bool snapshot;                 /* a flight recorder: overwrite channels kept in memory,
 					* written by snapshot record */
 	unsigned nsnapshots;

@@ -188,9 +188,9 @@ static int describe(struct dsession *s, const char *channel, FILE *out)
 	}
 	tracker(out, "Virtual process IDs", s->vpids, s->nvpids);
 	tracker(out, "User IDs", s->uids, s->nuids);
-	tracker(out, "Virtual user IDs", NULL, 0);
+	tracker(out, "Virtual user IDs", s->vuids, s->nvuids);
 	tracker(out, "Group IDs", s->gids, s->ngids);
-	tracker(out, "Virtual group IDs", NULL, 0);
+	tracker(out, "Virtual group IDs", s->vgids, s->nvgids);
 	fprintf(out, "\nChannels:\n-------------\n");
 	if (!s->nchans && !channel)
 		fprintf(out, "None\n");
@@ -220,7 +220,7 @@ void dsession_describe_domains(struct dsession *s, FILE *out)
 {
 	session_line(s, out);
 	fprintf(out, "\nDomains:\n-------------\n");
-	if (s->nchans || s->npids || s->nvpids || s->nuids || s->ngids)
+	if (s->nchans || s->npids || s->nvpids || s->nuids || s->ngids || s->nvuids || s->nvgids)
 		fprintf(out, "  - Kernel\n");
 	else
 		fprintf(out, "  None\n");

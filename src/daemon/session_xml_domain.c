@@ -392,7 +392,7 @@ static int id_value(struct rd *r, xmlNodePtr v, const char *kind, uint32_t *out)
 			*out = (uint32_t)id;
 			return 0;
 		}
-		if (is(n, "name") && !strcmp(kind, "uid")) {
+		if (is(n, "name") && (!strcmp(kind, "uid") || !strcmp(kind, "vuid"))) {
 			struct passwd *pw = getpwnam(text(n, b, sizeof(b)));
 
 			if (!pw)
@@ -400,7 +400,7 @@ static int id_value(struct rd *r, xmlNodePtr v, const char *kind, uint32_t *out)
 			*out = pw->pw_uid;
 			return 0;
 		}
-		if (is(n, "name") && !strcmp(kind, "gid")) {
+		if (is(n, "name") && (!strcmp(kind, "gid") || !strcmp(kind, "vgid"))) {
 			struct group *gr = getgrnam(text(n, b, sizeof(b)));
 
 			if (!gr)
@@ -426,23 +426,21 @@ static int add_id(uint32_t **v, size_t *n, uint32_t id)
 
 static int read_trackers(struct rd *r, struct dsession *s, xmlNodePtr trs)
 {
-	static const char *const kinds[] = { "pid", "vpid", "uid", "gid" };
-	uint32_t **vals[4] = { (uint32_t **)&s->pids, &s->vpids, &s->uids, &s->gids };
-	size_t *ns[4] = { &s->npids, &s->nvpids, &s->nuids, &s->ngids };
+	static const char *const kinds[] = { "pid", "vpid", "uid", "gid", "vuid", "vgid" };
+	uint32_t **vals[6] = { (uint32_t **)&s->pids, &s->vpids, &s->uids, &s->gids, &s->vuids, &s->vgids };
+	size_t *ns[6] = { &s->npids, &s->nvpids, &s->nuids, &s->ngids, &s->nvuids, &s->nvgids };
 
 	FOR_ELEMENTS(t, trs) {
 		int k, ret;
 		char tag[64];
 
-		for (k = 0; k < 4; k++) {
+		for (k = 0; k < 6; k++) {
 			snprintf(tag, sizeof(tag), "%s_process_attr_tracker", kinds[k]);
 			if (is(t, tag))
 				break;
 		}
-		if (k == 4)
-			return is(t, "vuid_process_attr_tracker") || is(t, "vgid_process_attr_tracker")
-				       ? unsupported(r, t, "(scry tracks uid and gid, not their namespaced values)")
-				       : unknown(r, t);
+		if (k == 6)
+			return unknown(r, t);
 		FOR_ELEMENTS(pv, t) {
 			if (!is(pv, "process_attr_values"))
 				return unknown(r, pv);

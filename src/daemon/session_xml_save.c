@@ -171,12 +171,14 @@ int dsession_save(const struct dsession *s, const char *path, bool force, const 
 	for (size_t i = 0; i < s->nchans; i++)
 		bad |= write_channel(w, s, &s->chans[i]);
 	bad |= CLOSE(w);
-	if (s->npids || s->nvpids || s->nuids || s->ngids) {
+	if (s->npids || s->nvpids || s->nuids || s->ngids || s->nvuids || s->nvgids) {
 		bad |= OPEN(w, "process_attr_trackers");
 		bad |= write_tracker(w, "pid", (const uint32_t *)s->pids, s->npids);
 		bad |= write_tracker(w, "vpid", s->vpids, s->nvpids);
 		bad |= write_tracker(w, "uid", s->uids, s->nuids);
+		bad |= write_tracker(w, "vuid", s->vuids, s->nvuids);
 		bad |= write_tracker(w, "gid", s->gids, s->ngids);
+		bad |= write_tracker(w, "vgid", s->vgids, s->nvgids);
 		bad |= CLOSE(w);
 	}
 	bad |= CLOSE(w) | CLOSE(w);

@@ -202,6 +202,8 @@ int channel_load(struct scry_channel *c, char *err, size_t errlen)
 		.track_vpids = so->track_vpids, .ntrack_vpids = so->ntrack_vpids, .track_vpid = so->track_vpids != NULL,
 		.track_uids = so->track_uids, .ntrack_uids = so->ntrack_uids, .track_uid = so->track_uids != NULL,
 		.track_gids = so->track_gids, .ntrack_gids = so->ntrack_gids, .track_gid = so->track_gids != NULL,
+		.track_vuids = so->track_vuids, .ntrack_vuids = so->ntrack_vuids, .track_vuid = so->track_vuids != NULL,
+		.track_vgids = so->track_vgids, .ntrack_vgids = so->ntrack_vgids, .track_vgid = so->track_vgids != NULL,
 		.track_cgroup_fds = c->s->cgroup_fds, .ntrack_cgroups = so->ntrack_cgroups,
 		.metrics = c->opts.metrics, .metric_max_entries = c->opts.metric_max_entries,
 		.nmetrics = c->opts.kind == SCRY_CHANNEL_METRICS ? c->opts.nmetrics : 0, .metric_sc = c->opts.metric_sc,

@@ -107,6 +107,10 @@ struct scry_session_opts {
 	/* trackers besides the pid one (scry_session_track), combined with AND */
 	const uint32_t *track_vpids, *track_uids, *track_gids;
 	size_t ntrack_vpids, ntrack_uids, ntrack_gids;
+	/* LTTng's vuid/vgid trackers: the real uid/gid as the task's user namespace maps them
+	 * (unmapped: the overflow id, 65534) */
+	const uint32_t *track_vuids, *track_vgids;
+	size_t ntrack_vuids, ntrack_vgids;
 	const char *const *track_cgroups;   /* cgroup v2 directories (descendants included) */
 	size_t ntrack_cgroups;
 	/* a flight recorder (LTTng's snapshot session): no trace written as it records; each

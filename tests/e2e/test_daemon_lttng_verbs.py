@@ -5,6 +5,7 @@ run in user space only (test_daemon_layout's fixture: the same configuration in 
 space domain, whose lines are the kernel domain's but for the domain's name); `snapshot
 record -m` bounded as lttng-sessiond bounds it (one sub-buffer per stream at least);
 `list -k --syscall` in list.c's layout."""
+import json
 import os
 import re
 import shutil
@@ -169,3 +170,57 @@ def test_save_load_perf_contexts(daemon, lttng, tmp_path):
     daemon.run("destroy", "pf2")
     p = daemon.run("load", "-i", tmp_path / "pf3.lttng", check=False)
     assert p.returncode == 1 and "a perf counter scry does not record" in p.stderr, p.stderr
+
+
+def test_track_vuid_vgid(daemon, tmp_path, bt2_read, workload):
+    """LTTng's vuid/vgid trackers: the uid and gid as the task's user namespace maps them.  A
+    process in a new user namespace without maps has the overflow ids 65534: tracked, its 7
+    getppid calls recorded; the same program outside (vuid 0) not; every event recorded has
+    vuid and vgid 65534 (the contexts).  Saved (xmllint), loaded with the same trackers."""
+    if subprocess.run(["unshare", "--user", "true"]).returncode:
+        pytest.skip("no unprivileged user namespaces here")
+    daemon.run("create", "vu", "-o", tmp_path / "t")
+    daemon.run("enable-event", "-k", "--syscall", "getppid")
+    daemon.run("add-context", "-k", "-t", "vuid", "-t", "vgid", "-t", "pid")
+    daemon.run("track", "-k", "--vuid", "65534", "--vgid", "nogroup")
+    listing = daemon.run("list", "vu").stdout
+    assert "  Virtual user IDs:     65534\n" in listing and "  Virtual group IDs:    65534\n" in listing
+    daemon.run("save", "vu", "-o", tmp_path)
+    xml = (tmp_path / "vu.lttng").read_text()
+    assert "<vuid_process_attr_tracker>" in xml and "<vgid_process_attr_tracker>" in xml
+    if shutil.which("xmllint") and os.path.exists(XSD):
+        lint = subprocess.run(["xmllint", "--noout", "--schema", XSD, str(tmp_path / "vu.lttng")],
+                              capture_output=True, text=True)
+        assert lint.returncode == 0, lint.stderr
+    daemon.run("start")
+    run = lambda *argv: json.loads(subprocess.run(argv, capture_output=True, text=True,   # noqa: E731
+                                                  check=True).stdout)["pid"]
+    inside = run("unshare", "--user", workload("getppid_loop"), "7")
+    outside = run(workload("getppid_loop"), "10")
+    daemon.run("stop")
+    tr = bt2_read(tmp_path / "t")
+    calls = [e for e in tr.events if e["name"] == "syscall_entry_getppid"]
+    assert sum(1 for e in calls if e["pid"] == inside) == 7
+    assert not [e for e in calls if e["pid"] == outside]
+    assert {(e["ctx"]["vuid"], e["ctx"]["vgid"]) for e in tr.events} == {(65534, 65534)}
+    daemon.run("destroy", "vu")
+    (tmp_path / "t").rename(tmp_path / "t.recorded")
+    daemon.run("load", "-i", tmp_path / "vu.lttng")
+    assert daemon.run("list", "vu").stdout == listing
+
+
+def test_create_file_urls_and_no_wait(daemon, tmp_path):
+    """-U file:///DIR (lttng's local output) and -o file:///DIR name DIR; --no-wait is taken by
+    stop, rotate and destroy (which still return with the trace complete)."""
+    p = daemon.run("create", "u", "-U", f"file://{tmp_path}/u")
+    assert p.stdout == f"Session u created.\nTraces will be output to {tmp_path}/u\n"
+    p = daemon.run("create", "o", "-o", f"file://{tmp_path}/o")
+    assert p.stdout == f"Session o created.\nTraces will be output to {tmp_path}/o\n"
+    p = daemon.run("create", "r", "-o", "file://rel", check=False)
+    assert p.returncode == 1 and "absolute path" in p.stderr
+    daemon.run("enable-event", "-k", "-s", "o", "sched_switch")
+    daemon.run("start", "o")
+    daemon.run("rotate", "--no-wait", "o")
+    daemon.run("stop", "--no-wait", "o")
+    daemon.run("destroy", "--no-wait", "o")
+    assert list((tmp_path / "o" / "archives").iterdir()), "rotate --no-wait archived nothing"
