@@ -315,6 +315,7 @@ void channel_free(struct scry_channel *c)
 	}
 	free(c->ups);
 	free(c->events);
+	free(c->sd_items);
 	free(c->sc_entry);
 	free(c->sc_exit);
 	free(c->sc_off);
