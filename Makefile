@@ -271,6 +271,7 @@ bench: deps all
 	@bench/daemon.sh
 	@bench/pid_sets.py
 	@bench/rules.py
+	@bench/sched_everyone.py
 	@$(PYTHON) bench/profile.py
 
 gen-syscalls:

@@ -30,8 +30,14 @@ int verb_snapshot(struct verb_ctx *v, int argc, char **argv)
 	struct tm tm;
 	int opt, ret;
 
+	const struct dsnap_output *out = NULL;
+	bool max_given = false;
+
+	if (argc >= 2 && (!strcmp(argv[1], "add-output") || !strcmp(argv[1], "list-output") ||
+			  !strcmp(argv[1], "del-output")))
+		return verb_snapshot_output(v, argc, argv);
 	if (argc < 2 || strcmp(argv[1], "record"))
-		return ERR("snapshot: the action is 'record' (scry snapshot --help)");
+		return ERR("snapshot: the action is record, add-output, list-output or del-output (scry snapshot --help)");
 	argc--;
 	argv++;
 	while ((opt = getopt_long(argc, argv, ":s:n:m:", lo, NULL)) != -1) {
@@ -45,6 +51,7 @@ int verb_snapshot(struct verb_ctx *v, int argc, char **argv)
 		case 'm':
 			if (scry_parse_size(optarg, &max) || !max)
 				return ERR("invalid maximum size '%s' (expected e.g. 4M, 1G)", optarg);
+			max_given = true;
 			break;
 		default: return bad_option(v, argc, argv);
 		}
@@ -65,9 +72,13 @@ int verb_snapshot(struct verb_ctx *v, int argc, char **argv)
 			return ERR("snapshot record: scry writes local snapshots only (file:// or a path)");
 		if ((ret = resolve_path(v, p, &base)))
 			return ret;
-	} else if (!(base = strdup(s->dir))) {
+	} else if (!(out = dsession_snapshot_output(s))) {   /* lttng's: no output, no snapshot */
+		return ERR("Snapshot record failed: session '%s' has no snapshot output (snapshot add-output)", s->name);
+	} else if (!(base = strdup(out->path))) {
 		return ERR("out of memory");
 	}
+	if (out && !max_given)
+		max = out->max;
 	localtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
 	snprintf(leaf, sizeof(leaf), "%s-%u-%s", name, s->nsnapshots + 1, stamp);
@@ -323,6 +334,13 @@ int verb_save(struct verb_ctx *v, int argc, char **argv)
 				fprintf(r->out, "Note: its %zu per-process event set(s) are not saved (LTTng's session XML "
 					"has no place for them): enable-event --pid them again after load\n", st.n);
 		}
+		for (size_t ci = 0; !ret && ci < s->nchans; ci++)
+			if (s->chans[ci].ctx_mask & (1ULL << SCRY_CTX_CPU_ID)) {   /* session.xsd has no such value */
+				fprintf(r->out, "Note: its cpu_id context is not saved (LTTng's session XML has no such "
+					"value; each packet's context has the CPU): add-context -t cpu_id again after "
+					"load\n");
+				break;
+			}
 		if (!ret && s->clock)     /* session.xsd has no element for a tracer's clock */
 			fprintf(r->out, "Note: its clock '%s' is not saved (LTTng's session XML has no place for it): "
 				"load gives the monotonic clock\n", scry_clock_name(s->clock));

@@ -391,6 +391,20 @@ int scry_session_snapshot(struct scry_session *s, const char *base, const char *
 		snprintf(err, errlen, "%s", !s->opts.snapshot ? "not a snapshot session" : "the session is not started");
 		return -EINVAL;
 	}
+	/* LTTng's bound: max_bytes must hold one sub-buffer (packet) of each stream */
+	uint64_t one_each = 0;
+
+	for (size_t i = 0; i < s->nchans; i++)
+		if (s->chans[i]->consumer) {
+			uint64_t ps = s->chans[i]->opts.packet_size ? s->chans[i]->opts.packet_size : s->opts.packet_size;
+
+			one_each += (ps ? ps : SCRY_DEFAULT_PACKET_SIZE) * (uint64_t)scry_probes_ncpus(s->chans[i]->probes);
+		}
+	if (max_bytes && max_bytes < one_each) {
+		snprintf(err, errlen, "Snapshot max size is invalid: %llu bytes cannot hold one sub-buffer of each stream "
+			 "(%llu bytes)", (unsigned long long)max_bytes, (unsigned long long)one_each);
+		return -EINVAL;
+	}
 	/* base: the session's output (held since load), or another directory made as needed */
 	if (s->root && !strcmp(base, s->dir)) {
 		bh = scry_dirh_ref(s->root);

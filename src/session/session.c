@@ -267,6 +267,9 @@ int scry_session_start(struct scry_session *s, char *err, size_t errlen)
 		return ret;
 	if (s->relay && (ret = scry_relay_streams_sent(s->relay, err, errlen)))   /* live viewers see them */
 		return ret;
+	for (size_t i = 0; i < s->nchans; i++)   /* the statedump's file reads, before the switch */
+		if ((ret = channel_statedump_prepare(s->chans[i], err, errlen)))
+			return ret;
 	s->start_ts = session_now(s);
 	session_chunk_stamp(s->chunk_begin, sizeof(s->chunk_begin));
 	set_recording(s, true);   /* every event from this instant on */

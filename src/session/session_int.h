@@ -79,6 +79,9 @@ struct scry_channel {
 	bool any_syscall;
 	uint16_t sd_ids[SCRY_SD_NR];     /* statedump event ids (src_statedump.c), NO_EVENT: off */
 	bool statedump;                  /* one of them is on: the dump runs at start */
+	struct scry_sd_item *sd_items;   /* its items read from /proc and /sys ahead of the switch
+					  * (channel_statedump_prepare), NULL: read at the dump */
+	size_t sd_n, sd_nhead;
 	struct scry_probes *probes;
 	struct scry_consumer *consumer;
 	struct scry_filters *filters;
@@ -174,6 +177,10 @@ int channel_start(struct scry_channel *c, char *err, size_t errlen);
 void channel_free(struct scry_channel *c);
 /* src_statedump.c: the statedump of c, once recording (nothing when it is not enabled) */
 int channel_statedump(struct scry_channel *c, char *err, size_t errlen);
+/* The statedump's items of the files (interrupts, CPUs, block devices...) read now, before
+ * the session's switch: the dump at start then only walks the kernel's tasks and files, the
+ * recorder's time in the trace before its command runs kept short. */
+int channel_statedump_prepare(struct scry_channel *c, char *err, size_t errlen);
 /* events.c (over the sources of source.h) */
 int channel_enable_spec(struct scry_channel *c, const char *spec, char *err, size_t errlen);
 /* The rule (spec, filter) enabled in c (made if new; its events enabled as
