@@ -109,7 +109,11 @@ int verb_rotate(struct verb_ctx *v, int argc, char **argv)
 		return -ENOENT;
 	if ((ret = dsession_rotate(s, archive, sizeof(archive), r->err, r->errlen)))
 		return ret;
-	fprintf(r->out, "Trace chunk archive for session %s is now readable at %s\n", s->name, archive);
+	if (s->has_relay)           /* LTTng's words for an archive at a relay */
+		fprintf(r->out, "Trace chunk archive for session %s is now readable on relay tcp://%s/%s [control port %u, "
+			"data port %u]\n", s->name, s->relay.host, archive, s->relay.ctrl_port, s->relay.data_port);
+	else
+		fprintf(r->out, "Trace chunk archive for session %s is now readable at %s\n", s->name, archive);
 	return 0;
 }
 

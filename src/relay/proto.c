@@ -275,6 +275,42 @@ long relay_build_add_stream(uint8_t *buf, size_t cap, const char *channel, const
 	return (long)len;
 }
 
+long relay_build_rotate_streams(uint8_t *buf, size_t cap, const uint64_t *handles, const uint64_t *at_seq, size_t n,
+				bool has_new, uint64_t new_chunk)
+{
+	size_t len = 13 + 16 * n;
+
+	if (cap < len || n > UINT32_MAX)
+		return -ENOSPC;
+	be32(buf, (uint32_t)n);
+	buf[4] = has_new;                 /* new_chunk_id, packed (the relay takes the three layouts) */
+	be64(buf + 5, has_new ? new_chunk : 0);
+	for (size_t i = 0; i < n; i++) {
+		be64(buf + 13 + 16 * i, handles[i]);
+		be64(buf + 21 + 16 * i, at_seq[i]);
+	}
+	return (long)len;
+}
+
+long relay_build_close_chunk(uint8_t *buf, size_t cap, uint64_t chunk_id, uint64_t close_time, enum relay_chunk_close cmd)
+{
+	if (cap < 21)
+		return -ENOSPC;
+	be64(buf, chunk_id);
+	be64(buf + 8, close_time);
+	buf[16] = 1;                      /* close_command set */
+	be32(buf + 17, (uint32_t)cmd);
+	return 21;
+}
+
+long relay_build_chunk_exists(uint8_t *buf, size_t cap, uint64_t chunk_id)
+{
+	if (cap < 8)
+		return -ENOSPC;
+	be64(buf, chunk_id);
+	return 8;
+}
+
 long relay_build_close_stream(uint8_t *buf, size_t cap, uint64_t handle, uint64_t last_net_seq)
 {
 	if (cap < 16)
@@ -346,6 +382,37 @@ long relay_parse_generic(const uint8_t *p, size_t len, uint32_t *ret)
 	return 4;
 }
 
+long relay_parse_close_chunk(const uint8_t *p, size_t len, uint32_t *ret, char *path, size_t pathcap)
+{
+	uint32_t plen;
+
+	if (len < 8)
+		return 0;
+	*ret = rd32(p);
+	plen = rd32(p + 4);
+	if (plen > 4096)                  /* LTTNG_PATH_MAX */
+		return -EPROTO;
+	if (len < 8 + (size_t)plen)
+		return 0;
+	if (pathcap) {
+		size_t n = plen < pathcap ? plen : pathcap - 1;
+
+		memcpy(path, p + 8, n);
+		path[n] = 0;
+		path[strnlen(path, n)] = 0;
+	}
+	return 8 + (long)plen;
+}
+
+long relay_parse_chunk_exists(const uint8_t *p, size_t len, uint32_t *ret, bool *exists)
+{
+	if (len < 5)
+		return 0;
+	*ret = rd32(p);
+	*exists = p[4] != 0;
+	return 5;
+}
+
 const char *relay_cmd_name(uint32_t cmd)
 {
 	switch (cmd) {
@@ -357,6 +424,9 @@ const char *relay_cmd_name(uint32_t cmd)
 	case RELAY_SEND_INDEX: return "SEND_INDEX";
 	case RELAY_STREAMS_SENT: return "STREAMS_SENT";
 	case RELAY_CREATE_TRACE_CHUNK: return "CREATE_TRACE_CHUNK";
+	case RELAY_ROTATE_STREAMS: return "ROTATE_STREAMS";
+	case RELAY_CLOSE_TRACE_CHUNK: return "CLOSE_TRACE_CHUNK";
+	case RELAY_TRACE_CHUNK_EXISTS: return "TRACE_CHUNK_EXISTS";
 	default: return "?";
 	}
 }
@@ -366,7 +436,8 @@ void relay_code_text(uint32_t code, char *buf, size_t len)
 	static const char *const names[] = {
 		[10] = "LTTNG_OK", [11] = "LTTNG_ERR_UNK", [12] = "LTTNG_ERR_UND", [13] = "LTTNG_ERR_SESSION_STARTED",
 		[15] = "LTTNG_ERR_NOT_SUPPORTED", [16] = "LTTNG_ERR_NO_SESSION", [17] = "LTTNG_ERR_CREATE_DIR_FAIL",
-		[18] = "LTTNG_ERR_SESSION_FAIL",
+		[18] = "LTTNG_ERR_SESSION_FAIL", [26] = "LTTNG_ERR_NOMEM", [97] = "LTTNG_ERR_INVALID",
+		[152] = "LTTNG_ERR_INVALID_PROTOCOL", [153] = "LTTNG_ERR_FILE_CREATION_ERROR",
 	};
 
 	if (code < sizeof(names) / sizeof(names[0]) && names[code])

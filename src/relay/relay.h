@@ -58,6 +58,13 @@ bool scry_relay_backlogged(const struct scry_relay *r);
 /* The live timer's tick: a beacon (an index with no packet, ending at now) for every stream
  * that sent no packet since the last tick. */
 void scry_relay_live_tick(struct scry_relay *r, uint64_t now);
+/* Rotation through the relay's trace chunks, as lttng-sessiond does: the packets given so
+ * far (every stream's last one of the chunk already handed to the sinks) stay in the
+ * current chunk, which the relay archives (NAME-DATE/archives/BEGIN-END-ID: its path at the
+ * relay in archive, "" when there was no current chunk); the next ones go to a new chunk
+ * (next), or to none until a later scry_relay_rotate(r, true, ...).  Waits for the relay
+ * (at most the timeout per step).  0 or -errno with a one-line reason. */
+int scry_relay_rotate(struct scry_relay *r, bool next, char *archive, size_t len, char *err, size_t errlen);
 /* Wait (at most the timeout) until everything queued is sent and answered: what is not is
  * counted lost.  0, or -errno when the relay failed (the reason in scry_relay_error). */
 int scry_relay_flush(struct scry_relay *r);

@@ -356,14 +356,12 @@ int scry_session_rotate(struct scry_session *s, char *archive, size_t archive_le
 {
 	int ret;
 
-	if (!s->started || !session_has_trace(s)) {
+	if (!s->started || (!session_has_trace(s) && !s->relay)) {
 		snprintf(err, errlen, "%s", !s->started ? "the session is not started" : "the session writes no trace");
 		return -EINVAL;
 	}
-	if (s->relay) {
-		snprintf(err, errlen, "rotation of a session streamed to a relay is not supported yet (docs/RELAY.md)");
-		return -ENOTSUP;
-	}
+	if (s->relay)
+		return session_relay_rotate(s, archive, archive_len, err, errlen);
 	if (!s->paused)
 		return session_rotate(s, true, archive, archive_len, err, errlen);
 	if (s->chunk_closed) {

@@ -469,6 +469,8 @@ int scry_session_pause(struct scry_session *s, char *err, size_t errlen)
 	}
 	if (s->relay)               /* every packet delivered (or counted lost) */
 		scry_relay_flush(s->relay);
+	if (!ret && s->relay && s->chunks && !session_has_trace(s))   /* the chunk archived at the relay */
+		ret = session_relay_rotate(s, NULL, 0, err, errlen);
 	return ret;
 }
 
@@ -480,8 +482,10 @@ int scry_session_resume(struct scry_session *s, char *err, size_t errlen)
 		snprintf(err, errlen, "the session is not stopped");
 		return -EINVAL;
 	}
-	if (s->chunk_closed) {      /* a new chunk in DIR/kernel */
-		if ((ret = session_open_chunk(s, session_now(s), err, errlen)))
+	if (s->chunk_closed) {      /* a new chunk in DIR/kernel, or at the relay */
+		ret = session_has_trace(s) ? session_open_chunk(s, session_now(s), err, errlen)
+					   : session_relay_open_chunk(s, err, errlen);
+		if (ret)
 			return ret;
 		session_chunk_stamp(s->chunk_begin, sizeof(s->chunk_begin));
 		s->chunk_closed = false;
@@ -531,7 +535,7 @@ int scry_session_stop(struct scry_session *s, struct scry_session_summary *out, 
 	}
 	session_close_relay(s);      /* the streams' ends sent, the last packets flushed */
 	session_relay_progress(s, out);
-	if (s->chunks && !s->chunk_closed && !ret && !out->write_error) {   /* the last chunk joins the archives */
+	if (s->chunks && !s->chunk_closed && session_has_trace(s) && !ret && !out->write_error) {   /* the last chunk joins the archives */
 		char e2[256];
 
 		if (session_rename_last_chunk(s, e2, sizeof(e2)) && !ret) {

@@ -89,7 +89,7 @@ def test_live_viewer_sees_events_during_session(daemon, relayd, tmp_path):
     period_us = 250000
     daemon.run("create", "lv", "--set-url", relayd.url, f"--live={period_us}", "--hostname", "lvhost")
     # only dd's 777-byte writes, dd pinned to CPU 0: every other CPU's stream stays idle
-    daemon.run("enable-event", "-k", "--syscall", "write", "--filter", "count == 777")
+    daemon.run("enable-event", "-k", "--syscall", "write", "--filter", "count == 7777")
     daemon.run("add-context", "-k", "-t", "procname")
     daemon.run("start")
     bt = subprocess.Popen(["babeltrace2", "--input-format=lttng-live",
@@ -103,7 +103,7 @@ def test_live_viewer_sees_events_during_session(daemon, relayd, tmp_path):
         for k in range(3):
             out = tmp_path / f"dd{k}"
             t0 = time.monotonic()
-            subprocess.run(["taskset", "-c", "0", "dd", "if=/dev/zero", f"of={out}", "bs=777", "count=3",
+            subprocess.run(["taskset", "-c", "0", "dd", "if=/dev/zero", f"of={out}", "bs=7777", "count=3",
                             "status=none"], check=True)
             t1 = time.monotonic()
             seen = ""
@@ -155,3 +155,31 @@ def test_relay_killed_mid_session(daemon, relayd, tmp_path, bt2_read):
     assert n_pk >= 1 and n_ev >= 6, line          # the later dd's writes at least
     daemon.run("destroy")
     exact(bt2_read, trace, pid, path)             # the part delivered is readable, dd's first run whole
+
+
+def test_live_viewer_gets_packets_flushed_at_stop(daemon, relayd, tmp_path):
+    """stop then destroy at once: the packets flushed at stop reach a viewer that had not read
+    them yet (the last rotation to no chunk at destroy, as lttng-sessiond's, keeps the chunk
+    readable to its end)."""
+    daemon.run("create", "lag", "--set-url", relayd.url, "--live=1000000", "--hostname", "lh")
+    daemon.run("enable-event", "-k", "--syscall", "write", "--filter", "count == 7331")
+    daemon.run("add-context", "-k", "-t", "pid")
+    daemon.run("start")
+    bt = subprocess.Popen(["babeltrace2", "--input-format=lttng-live", f"net://127.0.0.1:{relayd.live}/host/lh/lag"],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(2.5)                 # attached, every stream's first packet seen
+        assert bt.poll() is None, bt.stderr.read()
+        dd = subprocess.Popen(["taskset", "-c", "0", "dd", "if=/dev/zero", f"of={tmp_path / 'o'}", "bs=7331",
+                               "count=3", "status=none"], stdin=subprocess.DEVNULL)
+        assert dd.wait(timeout=30) == 0
+        daemon.run("stop")              # dd's packet flushed here, not by the live timer (1 s)
+        daemon.run("destroy")
+        out, err = bt.communicate(timeout=20)
+    finally:
+        if bt.poll() is None:
+            bt.kill()
+            bt.wait()
+    assert bt.returncode == 0 and " E " not in err, err
+    mine = [ln for ln in out.splitlines() if f"pid = {dd.pid} " in ln and "syscall_entry_write" in ln]
+    assert len(mine) == 3, out
