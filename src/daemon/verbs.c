@@ -208,8 +208,8 @@ static int verb_create(struct verb_ctx *v, int argc, char **argv)
 		return -EINVAL;
 	if (!(url || curl || durl) && (live_us || hostname))
 		return ERR("create: --live and --hostname are for a session streamed to a relay (--set-url net://HOST)");
-	if ((url || curl || durl) && snapshot)
-		return ERR("create: snapshots to a relay are not supported yet (docs/RELAY.md): give a local output");
+	if ((url || curl || durl) && snapshot && live_us)
+		return ERR("create: a snapshot session is not live (--live goes without --snapshot)");
 	if (hostname && (!*hostname || strchr(hostname, '/') || strlen(hostname) > 63))
 		return ERR("create: --hostname '%s': a name of 1 to 63 characters, no '/'", hostname);
 	if (dsession_find(v->d, name))

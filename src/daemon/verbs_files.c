@@ -58,11 +58,13 @@ int verb_snapshot(struct verb_ctx *v, int argc, char **argv)
 	if (!loaded(s))
 		return ERR("session '%s' is not started: a snapshot writes what a started session's buffers hold",
 			   s->name);
+	if ((optind < argc && relay_url_is_net(argv[optind])) || (optind == argc && s->relay_only))
+		return dsession_snapshot_relay(s, optind < argc ? argv[optind] : NULL, name, max, r);
 	if (optind < argc) {
 		const char *p = !strncmp(argv[optind], "file://", 7) ? argv[optind] + 7 : argv[optind];
 
 		if (strstr(argv[optind], "://") && strncmp(argv[optind], "file://", 7))
-			return ERR("snapshot record: scry writes local snapshots only (file:// or a path)");
+			return ERR("snapshot record: '%s': a path, file://PATH or a relay's net://HOST", argv[optind]);
 		if ((ret = resolve_path(v, p, &base)))
 			return ret;
 	} else if (!(base = strdup(s->dir))) {

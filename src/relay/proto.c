@@ -249,14 +249,18 @@ long relay_build_create_session(uint8_t *buf, size_t cap, const struct relay_ses
 	return (long)len;
 }
 
-long relay_build_create_chunk(uint8_t *buf, size_t cap, uint64_t chunk_id, uint64_t creation_time)
+long relay_build_create_chunk(uint8_t *buf, size_t cap, uint64_t chunk_id, uint64_t creation_time, const char *name)
 {
-	if (cap < 20)
+	size_t ln = name ? strlen(name) + 1 : 0;
+
+	if (cap < 20 + ln)
 		return -ENOSPC;
 	be64(buf, chunk_id);
 	be64(buf + 8, creation_time);
-	be32(buf + 16, 0);                /* no name override */
-	return 20;
+	be32(buf + 16, (uint32_t)ln);     /* 0: no name override */
+	if (ln)
+		memcpy(buf + 20, name, ln);
+	return (long)(20 + ln);
 }
 
 long relay_build_add_stream(uint8_t *buf, size_t cap, const char *channel, const char *path, uint64_t chunk_id)

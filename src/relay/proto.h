@@ -79,7 +79,8 @@ struct relay_session_args {
 	uint64_t creation_time;                    /* seconds since the Epoch */
 };
 long relay_build_create_session(uint8_t *buf, size_t cap, const struct relay_session_args *a);
-long relay_build_create_chunk(uint8_t *buf, size_t cap, uint64_t chunk_id, uint64_t creation_time);
+/* name: the chunk's directory (a snapshot's), or NULL: the relay names it (BEGIN-ID). */
+long relay_build_create_chunk(uint8_t *buf, size_t cap, uint64_t chunk_id, uint64_t creation_time, const char *name);
 long relay_build_add_stream(uint8_t *buf, size_t cap, const char *channel, const char *path, uint64_t chunk_id);
 /* ROTATE_STREAMS: the n streams (relay handles) go to chunk new_chunk (none: has_new false)
  * from the packet whose packet_seq_num is at_seq[i] on (the metadata's: ignored). */

@@ -55,6 +55,8 @@ struct scry_relay {
 	uint64_t next_created;       /* and the one being made's */
 	bool has_chunk;
 	bool rotated;                /* a chunk was archived: the last one is archived at the close */
+	bool snapshot;               /* a snapshot session: no indexes, no rotation */
+	bool meta_closed;
 	size_t max_queue;
 	uint64_t timeout_ns;
 	struct relay_fifo cq, dq;    /* control, data */
@@ -459,7 +461,7 @@ static int handshake(struct scry_relay *r, const struct scry_relay_opts *o, char
 	int ret;
 	uint64_t now_s = (uint64_t)time(NULL);
 	struct relay_session_args sa = { .name = o->session_name, .base_path = r->url.path,
-					 .live_timer_us = o->live_timer_us, .sessiond_uuid = uuid,
+					 .live_timer_us = o->live_timer_us, .sessiond_uuid = uuid, .snapshot = o->snapshot != NULL,
 					 .creation_time = now_s };
 
 	/* VERSION: both sides use the lower minor; another major closes */
@@ -494,7 +496,10 @@ static int handshake(struct scry_relay *r, const struct scry_relay_opts *o, char
 	    (ret = check_code(r, RELAY_CREATE_SESSION, a.a)))
 		return step_failed(r, ret, err, errlen);
 	/* the first trace chunk (mandatory before ADD_STREAM at 2.11) */
-	n = relay_build_create_chunk(buf, sizeof(buf), 0, now_s);
+	if ((n = relay_build_create_chunk(buf, sizeof(buf), 0, now_s, o->snapshot)) < 0) {
+		snprintf(err, errlen, "relay %s: snapshot name too long", r->name);
+		return -ENAMETOOLONG;
+	}
 	if ((ret = sync_cmd(r, RELAY_CREATE_TRACE_CHUNK, buf, (size_t)n, p_generic, &a)) ||
 	    (ret = check_code(r, RELAY_CREATE_TRACE_CHUNK, a.a)))
 		return step_failed(r, ret, err, errlen);
@@ -567,8 +572,11 @@ static void sink_packet(void *ctx, const uint8_t *pkt, size_t len, const struct 
 	}
 	relay_put_data_hdr(dh, rs->handle, rs->next_seq, (uint32_t)len);
 	relay_build_index(ix, sizeof(ix), &x);
+	if (r->snapshot)
+		r->acked++;              /* no index: delivered once its bytes left */
 	if (relay_fifo_put(&r->dq, dh, sizeof(dh)) || relay_fifo_put(&r->dq, pkt, len) ||
-	    push_rec(r, r->dq.in, pi->events) || queue_cmd(r, RELAY_SEND_INDEX | PACKET_INDEX, ix, sizeof(ix), NULL, 0, true)) {
+	    push_rec(r, r->dq.in, pi->events) ||
+	    (!r->snapshot && queue_cmd(r, RELAY_SEND_INDEX | PACKET_INDEX, ix, sizeof(ix), NULL, 0, true))) {
 		fail(r, "out of memory");
 		r->st.lost_packets++;
 		r->st.lost_events += pi->events;
@@ -619,6 +627,7 @@ int scry_relay_connect(struct scry_relay **out, const struct scry_relay_opts *o,
 	r->url = *o->url;
 	relay_url_format(&r->url, r->name, sizeof(r->name));
 	r->live_timer_us = o->live_timer_us;
+	r->snapshot = o->snapshot != NULL;
 	r->max_queue = o->max_queue ? o->max_queue : SCRY_RELAY_DEFAULT_QUEUE;
 	r->timeout_ns = o->timeout_ns ? o->timeout_ns : SCRY_RELAY_DEFAULT_TIMEOUT;
 	r->factory = (struct ctf_sink_factory){ .ops = &relay_sink_ops, .open = sink_open, .fctx = r };
@@ -846,7 +855,7 @@ static int create_chunk(struct scry_relay *r, uint64_t *id)
 {
 	uint8_t buf[32];
 	uint64_t now = (uint64_t)time(NULL);
-	long n = relay_build_create_chunk(buf, sizeof(buf), r->next_chunk_id, now);
+	long n = relay_build_create_chunk(buf, sizeof(buf), r->next_chunk_id, now, NULL);
 	int ret = sync_ok(r, RELAY_CREATE_TRACE_CHUNK, buf, (size_t)n);
 
 	if (!ret) {
@@ -890,6 +899,21 @@ out:
 	if (ret)
 		snprintf(err, errlen, "%s", r->error[0] ? r->error : "relay: rotation failed");
 	scry_relay_pump(r);
+	return ret;
+}
+
+int scry_relay_finish_snapshot(struct scry_relay *r, char *path, size_t len, char *err, size_t errlen)
+{
+	uint8_t buf[16];
+	int ret;
+
+	for (struct relay_stream *rs = r->streams; rs; rs = rs->next)
+		send_close_stream(r, rs);
+	relay_build_close_stream(buf, sizeof(buf), r->meta_handle, UINT64_MAX);
+	if (!r->failed && !queue_cmd(r, RELAY_CLOSE_STREAM, buf, sizeof(buf), NULL, 0, true))
+		r->meta_closed = true;
+	if ((ret = scry_relay_flush(r)) || (ret = close_chunk(r, RELAY_CHUNK_NO_OPERATION, path, len)))
+		snprintf(err, errlen, "%s", r->error[0] ? r->error : "relay: the snapshot failed");
 	return ret;
 }
 
@@ -961,12 +985,14 @@ void scry_relay_close(struct scry_relay *r, struct scry_relay_stats *st, char *e
 		/* as lttng-sessiond's destroy: a last rotation to no chunk, the current one archived
 		 * when the session rotated, else left in place; a live viewer then reads the
 		 * chunk's packets to their end after the session is gone */
-		if (r->has_chunk && !scry_relay_flush(r) && !rotate_streams(r, false, 0))
+		if (r->has_chunk && !r->snapshot && !scry_relay_flush(r) && !rotate_streams(r, false, 0))
 			close_chunk(r, r->rotated ? RELAY_CHUNK_MOVE_TO_COMPLETED : RELAY_CHUNK_NO_OPERATION, NULL, 0);
 		for (struct relay_stream *rs = r->streams; rs; rs = rs->next)
 			send_close_stream(r, rs);
-		relay_build_close_stream(buf, sizeof(buf), r->meta_handle, UINT64_MAX);
-		queue_cmd(r, RELAY_CLOSE_STREAM, buf, sizeof(buf), NULL, 0, true);
+		if (!r->meta_closed) {
+			relay_build_close_stream(buf, sizeof(buf), r->meta_handle, UINT64_MAX);
+			queue_cmd(r, RELAY_CLOSE_STREAM, buf, sizeof(buf), NULL, 0, true);
+		}
 		scry_relay_flush(r);
 	}
 	if (st)

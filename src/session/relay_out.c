@@ -23,9 +23,9 @@ int session_check_relay(struct scry_session *s, char *err, size_t errlen)
 		}
 		return 0;
 	}
-	if (s->opts.snapshot) {
-		snprintf(err, errlen, "snapshots to a relay are not supported yet (docs/RELAY.md): give a local output");
-		return -ENOTSUP;
+	if (s->opts.snapshot && s->opts.live_timer_us) {
+		snprintf(err, errlen, "a snapshot session is not live");
+		return -EINVAL;
 	}
 	if (!*name || strchr(name, '/') || strstr(name, "..")) {
 		snprintf(err, errlen, "session name '%s' cannot name a directory at the relay", name);

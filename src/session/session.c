@@ -111,12 +111,12 @@ int scry_session_create(struct scry_session **out, const struct scry_session_opt
 	if ((ret = scry_clock_check(s->opts.clock, err, errlen)))
 		goto fail;
 	s->has_trace = wants_trace(&s->opts);
-	if (s->opts.snapshot && !s->opts.output) {
-		snprintf(err, errlen, "a snapshot session needs an output directory");
+	if (s->opts.snapshot && !s->opts.output && !s->opts.relay) {
+		snprintf(err, errlen, "a snapshot session needs an output directory or a relay");
 		ret = -EINVAL;
 		goto fail;
 	}
-	ret = s->has_trace || s->opts.snapshot ? session_check_output(s, err, errlen) : 0;
+	ret = s->has_trace || (s->opts.snapshot && s->opts.output) ? session_check_output(s, err, errlen) : 0;
 	if (ret)
 		goto fail;
 	if ((ret = session_check_relay(s, err, errlen)))
@@ -197,7 +197,7 @@ int scry_session_load(struct scry_session *s, char *err, size_t errlen)
 	if (session_has_trace(s) && ((ret = session_make_trace_dir(s, err, errlen)) ||
 			     (ret = scry_guard_start(&s->guard, ctf_trace_dir_root(s->tdir), err, errlen))))
 		return ret;
-	if (s->opts.snapshot && (ret = session_make_snapshot_base(s, err, errlen)))
+	if (s->opts.snapshot && s->opts.output && (ret = session_make_snapshot_base(s, err, errlen)))
 		return ret;
 	t1 = scry_monotonic_ns();
 	s->load_times.dir_ns = t1 - t0;
@@ -207,7 +207,7 @@ int scry_session_load(struct scry_session *s, char *err, size_t errlen)
 	if (ret)
 		return ret;
 	s->loaded = true;
-	if (s->opts.relay && (ret = session_connect_relay(s, err, errlen)))
+	if (s->opts.relay && !s->opts.snapshot && (ret = session_connect_relay(s, err, errlen)))   /* a snapshot's: at each */
 		return ret;
 	if (!session_has_trace(s) && !s->relay)
 		return 0;

@@ -125,6 +125,7 @@ struct scry_session {
 	uint64_t pset_clock;             /* a logical clock: each change, each look at their use */
 	uint64_t psets_evicted, psets_ended;
 	struct scry_relay *relay;        /* the relay streamed to (opts.relay), from load to stop */
+	struct scry_relay *snap_relay;   /* while a snapshot is sent to a relay: its connection */
 	struct scry_relay_stats relay_final;   /* its totals once closed */
 	char relay_error[512];           /* why it stopped taking packets, kept past its close */
 	char relay_path[512];            /* the session's directory at the relay */

@@ -170,6 +170,13 @@ static void test_chunk_payloads(void **state)
 	const uint8_t cl[21] = { 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 100, 1, 0, 0, 0, 1 };
 	assert_memory_equal(b, cl, 21);
 	assert_int_equal(relay_build_chunk_exists(b, 7, 2), -ENOSPC);
+	/* CREATE_TRACE_CHUNK: a snapshot's named chunk (length with its NUL), or none */
+	assert_int_equal(relay_build_create_chunk(b, sizeof(b), 1, 5, "snap-1"), 27);
+	assert_int_equal(b[19], 7);
+	assert_string_equal((char *)b + 20, "snap-1");
+	assert_int_equal(relay_build_create_chunk(b, 26, 1, 5, "snap-1"), -ENOSPC);
+	assert_int_equal(relay_build_create_chunk(b, sizeof(b), 1, 5, NULL), 20);
+	assert_int_equal(b[19], 0);
 	assert_int_equal(relay_cmd_name(RELAY_ROTATE_STREAMS)[0], 'R');
 }
 
