@@ -135,7 +135,7 @@ void dsession_describe(struct dsession *s, FILE *out)
 	struct scry_session_summary sum = s->sum;
 
 	fprintf(out, "Recording session %s: [%s]\n", s->name, state_name(s->state));
-	fprintf(out, "    Trace output: %s\n", s->dir);
+	fprintf(out, "    Trace output: %s\n", s->relay_only ? dsession_relay_output(s) : s->dir);
 	if (s->clock)
 		fprintf(out, "    Clock: %s\n", scry_clock_name(s->clock));
 	if (s->snapshot)

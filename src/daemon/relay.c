@@ -8,6 +8,16 @@
 
 #include "daemon/daemon_int.h"
 
+const char *dsession_relay_output(struct dsession *s)
+{
+	static char buf[700];
+	char cu[600], du[600];
+
+	relay_url_format_uris(&s->relay, cu, sizeof(cu), du, sizeof(du));
+	snprintf(buf, sizeof(buf), "%s [data: %u]", cu, s->relay.data_port);
+	return buf;
+}
+
 void dsession_describe_relay(struct dsession *s, const struct scry_session_summary *sum, FILE *out)
 {
 	char url[300];

@@ -439,7 +439,10 @@ static int verb_list(struct verb_ctx *v, int argc, char **argv)
 			fprintf(r->out, "Available recording sessions:\n");
 		fprintf(r->out, "  %zu) %s [%s]%s\n     Trace output: %s\n", k, s->name,
 			s->state == D_STARTED ? "active" : s->state == D_STOPPED ? "stopped" : "inactive",
-			v->current && !strcmp(v->current, s->name) ? " (current)" : "", s->dir);
+			v->current && !strcmp(v->current, s->name) ? " (current)" : "",
+			s->relay_only ? dsession_relay_output(s) : s->dir);
+		if (s->live_timer_us)        /* lttng's line */
+			fprintf(r->out, "     Live timer interval: %u us\n", s->live_timer_us);
 		if (dpeer_is_root(v->peer))
 			fprintf(r->out, "     Owner: %s (uid %u)\n", s->owner_name[0] ? s->owner_name : "root",
 				(unsigned)s->owner.uid);

@@ -338,6 +338,9 @@ int verb_save(struct verb_ctx *v, int argc, char **argv)
 		if (!ret && s->spans_file)
 			fprintf(r->out, "Note: its --spans %s is not saved (LTTng's session XML has no place for it): "
 				"give it to create again\n", s->spans_file);
+		if (!ret && s->hostname)
+			fprintf(r->out, "Note: its --hostname %s is not saved (LTTng's session XML has no place for it): "
+				"load streams as this machine's name\n", s->hostname);
 		free(file);
 	}
 	free(base);
@@ -466,10 +469,10 @@ int verb_load(struct verb_ctx *v, int argc, char **argv)
 			ret = ERR("session '%s' already exists: give -f to replace it", s->name);
 		if (!ret && same && !dpeer_owns(v->peer, same))
 			ret = ERR("session '%s' already exists and is another user's: -f replaces your own only", s->name);
-		for (size_t k = 0; !ret && k < v->d->nsess; k++)
+		for (size_t k = 0; !ret && !s->relay_only && k < v->d->nsess; k++)   /* a relay takes many */
 			if (strcmp(v->d->sess[k]->name, s->name) && !strcmp(v->d->sess[k]->dir, s->dir))
 				ret = ERR("output '%s' is the trace directory of session '%s'", s->dir, v->d->sess[k]->name);
-		if (!ret)
+		if (!ret && !s->relay_only)
 			ret = scry_session_check_output(s->dir, dsession_owner(s), s->snapshot, r->err, r->errlen);
 		if (!ret && (ret = dsession_rebuild(v->d, s, r->err, r->errlen)))
 			break;

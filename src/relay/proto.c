@@ -87,7 +87,8 @@ static int parse_hostports(struct relay_url *u, const char *p, uint16_t *ports, 
 static const char *after_scheme(const char *url, bool *v6, bool *tcp)
 {
 	static const struct { const char *s; bool v6, tcp; } schemes[] = {
-		{ "net://", false, false }, { "net6://", true, false }, { "tcp://", false, true }, { "tcp6://", true, true },
+		{ "net://", false, false }, { "net6://", true, false }, { "tcp://", false, true }, { "tcp4://", false, true },
+		{ "tcp6://", true, true },
 	};
 
 	for (size_t i = 0; i < sizeof(schemes) / sizeof(schemes[0]); i++)
@@ -189,6 +190,48 @@ int relay_url_parse_cd(struct relay_url *u, const char *ctrl, const char *data, 
 		return -EINVAL;
 	}
 	return 0;
+}
+
+int relay_url_parse_uris(struct relay_url *u, const char *ctrl, const char *data, char *err, size_t errlen)
+{
+	char c[300], d[300], sb[256];
+	const char *cp;
+	int ret;
+
+	memset(u, 0, sizeof(*u));
+	if (!strstr(ctrl, "://") || !strstr(data, "://") || strlen(ctrl) >= sizeof(c) || strlen(data) >= sizeof(d)) {
+		snprintf(err, errlen, "control_uri '%s' and data_uri '%s': give tcp4://HOST:PORT/ each",
+			 relay_shown(ctrl, sb, sizeof(sb)), relay_shown(data, c, sizeof(c)));
+		return -EINVAL;
+	}
+	/* the path is the control URI's (the data URI repeats it): parsed apart */
+	cp = strchr(strstr(ctrl, "://") + 3, '/');
+	snprintf(c, sizeof(c), "%.*s", cp ? (int)(cp - ctrl) : (int)strlen(ctrl), ctrl);
+	cp = strchr(strstr(data, "://") + 3, '/');
+	snprintf(d, sizeof(d), "%.*s", cp ? (int)(cp - data) : (int)strlen(data), data);
+	if ((ret = relay_url_parse_cd(u, c, d, err, errlen)))
+		return ret;
+	cp = strchr(strstr(ctrl, "://") + 3, '/');
+	while (cp && *cp == '/')
+		cp++;
+	if (cp && *cp) {
+		if (strlen(cp) >= sizeof(u->path) || strstr(cp, "..")) {
+			snprintf(err, errlen, "control_uri '%s': the path is too long or has '..'", relay_shown(ctrl, sb, sizeof(sb)));
+			return -EINVAL;
+		}
+		snprintf(u->path, sizeof(u->path), "%s", cp);
+		for (size_t k = strlen(u->path); k && u->path[k - 1] == '/'; k--)
+			u->path[k - 1] = 0;
+	}
+	return 0;
+}
+
+void relay_url_format_uris(const struct relay_url *u, char *ctrl, size_t clen, char *data, size_t dlen)
+{
+	const char *s = u->v6 ? "tcp6" : "tcp4", *o = u->v6 ? "[" : "", *c = u->v6 ? "]" : "";
+
+	snprintf(ctrl, clen, "%s://%s%s%s:%u/%s", s, o, u->host, c, u->ctrl_port, u->path);
+	snprintf(data, dlen, "%s://%s%s%s:%u/%s", s, o, u->host, c, u->data_port, u->path);
 }
 
 void relay_url_format(const struct relay_url *u, char *buf, size_t len)

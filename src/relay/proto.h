@@ -58,6 +58,12 @@ struct relay_url {
 int relay_url_parse(struct relay_url *u, const char *url, char *err, size_t errlen);
 /* -C and -D (tcp://HOST:PORT each, the same host; one may be a net:// URL's spelling too). */
 int relay_url_parse_cd(struct relay_url *u, const char *ctrl, const char *data, char *err, size_t errlen);
+/* A session file's <net_output> (LTTng's session.xsd): its control_uri and data_uri,
+ * tcp4://HOST:PORT/[PATH] (tcp6://[HOST]:PORT/, tcp://), as lttng saves them; the path
+ * the control URI's.  0 or -EINVAL with a reason. */
+int relay_url_parse_uris(struct relay_url *u, const char *ctrl, const char *data, char *err, size_t errlen);
+/* The same two URIs of u, as lttng writes them (its uri_to_str_url). */
+void relay_url_format_uris(const struct relay_url *u, char *ctrl, size_t clen, char *data, size_t dlen);
 /* "net://HOST:CTRL:DATA[/PATH]" */
 void relay_url_format(const struct relay_url *u, char *buf, size_t len);
 /* Is s a relay URL (net://, net6://, tcp://, tcp6://) rather than a local path? */

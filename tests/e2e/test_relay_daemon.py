@@ -66,7 +66,7 @@ def test_daemon_ctrl_data_urls(daemon, relayd, tmp_path, bt2_read):
     p = create_session(daemon, "cd", "-C", f"tcp://127.0.0.1:{relayd.ctrl}", "-D", f"tcp://127.0.0.1:{relayd.data}",
               "--hostname", "h2")
     assert p.stdout == f"Session cd created.\nTraces will be streamed to relayd {relayd.url}\n", p.stdout
-    assert f"Trace output: {relayd.url}" in daemon.run("list", "cd").stdout
+    assert f"Trace output: tcp4://127.0.0.1:{relayd.ctrl}/ [data: {relayd.data}]\n" in daemon.run("list", "cd").stdout
     daemon.run("start")
     pid, path = dd(tmp_path)
     p = daemon.run("stop")

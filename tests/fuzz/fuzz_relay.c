@@ -70,6 +70,16 @@ static void urls(const uint8_t *data, size_t size)
 		err[0] = 0;
 		if (relay_url_parse_cd(&u, s, mid + 1, err, sizeof(err)))
 			assert(err[0] && !strchr(err, '\n'));
+		err[0] = 0;
+		if (relay_url_parse_uris(&u, s, mid + 1, err, sizeof(err)) == 0) {   /* a <net_output>: round trip */
+			char c[600], d[600];
+
+			relay_url_format_uris(&u, c, sizeof(c), d, sizeof(d));
+			assert(relay_url_parse_uris(&u2, c, d, err, sizeof(err)) == 0);
+			assert(!strcmp(u.host, u2.host) && u.ctrl_port == u2.ctrl_port && !strcmp(u.path, u2.path));
+		} else {
+			assert(err[0] && !strchr(err, '\n'));
+		}
 	}
 	free(s);
 }

@@ -150,6 +150,30 @@ static void test_replies(void **state)
 	assert_true(exists);
 }
 
+/* <net_output>'s URIs: lttng's tcp4://HOST:PORT/PATH, back and forth. */
+static void test_uris(void **state)
+{
+	struct relay_url u;
+	char err[256], c[300], d[300];
+
+	assert_int_equal(relay_url_parse_uris(&u, "tcp4://10.0.0.1:6000/a/b/", "tcp4://10.0.0.1:6001/a/b", err, sizeof(err)), 0);
+	assert_string_equal(u.host, "10.0.0.1");
+	assert_int_equal(u.ctrl_port, 6000);
+	assert_int_equal(u.data_port, 6001);
+	assert_string_equal(u.path, "a/b");
+	relay_url_format_uris(&u, c, sizeof(c), d, sizeof(d));
+	assert_string_equal(c, "tcp4://10.0.0.1:6000/a/b");
+	assert_string_equal(d, "tcp4://10.0.0.1:6001/a/b");
+	assert_int_equal(relay_url_parse_uris(&u, "tcp6://[::1]:5342/", "tcp6://[::1]:5343/", err, sizeof(err)), 0);
+	assert_true(u.v6);
+	relay_url_format_uris(&u, c, sizeof(c), d, sizeof(d));
+	assert_string_equal(c, "tcp6://[::1]:5342/");
+	assert_int_equal(relay_url_parse_uris(&u, "tcp4://a:1/", "tcp4://b:2/", err, sizeof(err)), -EINVAL);
+	assert_int_equal(relay_url_parse_uris(&u, "tcp4://a:1/../x", "tcp4://a:2/", err, sizeof(err)), -EINVAL);
+	assert_int_equal(relay_url_parse_uris(&u, "a", "b", err, sizeof(err)), -EINVAL);
+	assert_int_equal(relay_url_parse_uris(&u, "tcp4://", "tcp4://a/", err, sizeof(err)), -EINVAL);
+}
+
 /* ROTATE_STREAMS packed (13-byte head), CLOSE_TRACE_CHUNK with its command set. */
 static void test_chunk_payloads(void **state)
 {
@@ -187,6 +211,7 @@ int main(void)
 		cmocka_unit_test(test_payloads),
 		cmocka_unit_test(test_replies),
 		cmocka_unit_test(test_chunk_payloads),
+		cmocka_unit_test(test_uris),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
