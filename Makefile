@@ -196,6 +196,7 @@ bench: deps all
 	@bench/pid_sets.py
 	@bench/rules.py
 	@$(PYTHON) bench/profile.py
+	@$(PYTHON) bench/relay.py
 
 gen-syscalls:
 	$(PYTHON) scripts/gen_syscalls.py > src/catalog/syscall_table.c
