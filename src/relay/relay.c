@@ -531,7 +531,7 @@ static void *sink_open(void *fctx, const char *channel, unsigned cpu, uint32_t s
 		snprintf(err, errlen, "%s", r->error);
 		return NULL;
 	}
-	if ((n = relay_build_add_stream(buf, sizeof(buf), name, "kernel", 0)) < 0) {
+	if ((n = relay_build_add_stream(buf, sizeof(buf), name, "kernel", r->chunk_id)) < 0) {
 		snprintf(err, errlen, "relay %s: stream name '%s' too long", r->name, name);
 		return NULL;
 	}
@@ -803,10 +803,10 @@ static int resend_metadata(struct scry_relay *r)
 	return queue_cmd(r, RELAY_SEND_METADATA, pl, sizeof(pl), r->meta, r->meta_len, false);
 }
 
-/* The current chunk closed with cmd; its path at the relay in path (may be NULL).  Then
- * wait (at most the timeout) until the relay let it go: every stream moved on, the chunk
- * is where the answer said, whole. */
-static int close_chunk(struct scry_relay *r, enum relay_chunk_close cmd, char *path, size_t pathlen)
+/* The current chunk closed with cmd; its path at the relay in path (may be NULL).  Then,
+ * when wait, wait (at most the timeout) until the relay let it go: every stream moved on,
+ * the chunk is where the answer said, whole (a live viewer reading it holds it too). */
+static int close_chunk(struct scry_relay *r, enum relay_chunk_close cmd, bool wait, char *path, size_t pathlen)
 {
 	uint8_t buf[32];
 	char p[4200] = "";
@@ -833,7 +833,7 @@ static int close_chunk(struct scry_relay *r, enum relay_chunk_close cmd, char *p
 		snprintf(path, pathlen, "%s", p);
 	}
 	n = relay_build_chunk_exists(buf, sizeof(buf), id);
-	for (;;) {
+	while (wait) {
 		struct ans e = { 0 };
 
 		if ((ret = sync_cmd(r, RELAY_TRACE_CHUNK_EXISTS, buf, (size_t)n, p_chunk_exists, &e)) ||
@@ -848,6 +848,7 @@ static int close_chunk(struct scry_relay *r, enum relay_chunk_close cmd, char *p
 		}
 		nanosleep(&(struct timespec){ .tv_nsec = 5 * 1000 * 1000 }, NULL);
 	}
+	return 0;
 }
 
 /* A new chunk made (CREATE_TRACE_CHUNK): its id. */
@@ -884,7 +885,7 @@ int scry_relay_rotate(struct scry_relay *r, bool next, char *archive, size_t len
 	    (ret = rotate_streams(r, next, id)) || (next && (ret = resend_metadata(r))))
 		goto out;
 	if (r->has_chunk) {
-		if ((ret = close_chunk(r, RELAY_CHUNK_MOVE_TO_COMPLETED, archive, len)))
+		if ((ret = close_chunk(r, RELAY_CHUNK_MOVE_TO_COMPLETED, true, archive, len)))
 			goto out;
 		r->rotated = true;
 	} else if (archive && len) {
@@ -912,7 +913,7 @@ int scry_relay_finish_snapshot(struct scry_relay *r, char *path, size_t len, cha
 	relay_build_close_stream(buf, sizeof(buf), r->meta_handle, UINT64_MAX);
 	if (!r->failed && !queue_cmd(r, RELAY_CLOSE_STREAM, buf, sizeof(buf), NULL, 0, true))
 		r->meta_closed = true;
-	if ((ret = scry_relay_flush(r)) || (ret = close_chunk(r, RELAY_CHUNK_NO_OPERATION, path, len)))
+	if ((ret = scry_relay_flush(r)) || (ret = close_chunk(r, RELAY_CHUNK_NO_OPERATION, true, path, len)))
 		snprintf(err, errlen, "%s", r->error[0] ? r->error : "relay: the snapshot failed");
 	return ret;
 }
@@ -986,7 +987,8 @@ void scry_relay_close(struct scry_relay *r, struct scry_relay_stats *st, char *e
 		 * when the session rotated, else left in place; a live viewer then reads the
 		 * chunk's packets to their end after the session is gone */
 		if (r->has_chunk && !r->snapshot && !scry_relay_flush(r) && !rotate_streams(r, false, 0))
-			close_chunk(r, r->rotated ? RELAY_CHUNK_MOVE_TO_COMPLETED : RELAY_CHUNK_NO_OPERATION, NULL, 0);
+			close_chunk(r, r->rotated ? RELAY_CHUNK_MOVE_TO_COMPLETED : RELAY_CHUNK_NO_OPERATION, r->rotated,
+				    NULL, 0);
 		for (struct relay_stream *rs = r->streams; rs; rs = rs->next)
 			send_close_stream(r, rs);
 		if (!r->meta_closed) {

@@ -158,28 +158,39 @@ def test_relay_killed_mid_session(daemon, relayd, tmp_path, bt2_read):
 
 
 def test_live_viewer_gets_packets_flushed_at_stop(daemon, relayd, tmp_path):
-    """stop then destroy at once: the packets flushed at stop reach a viewer that had not read
-    them yet (the last rotation to no chunk at destroy, as lttng-sessiond's, keeps the chunk
-    readable to its end)."""
+    """stop then destroy while the viewer is stopped (SIGSTOP): the packets flushed at stop
+    still reach it when it goes on (the last rotation to no chunk at destroy, as
+    lttng-sessiond's, keeps the chunk readable to its end; without it the viewer gets none)."""
     daemon.run("create", "lag", "--set-url", relayd.url, "--live=1000000", "--hostname", "lh")
-    daemon.run("enable-event", "-k", "--syscall", "write", "--filter", "count == 7331")
+    daemon.run("enable-event", "-k", "--syscall", "write", "--filter", "count == 7331 || count == 7332")
     daemon.run("add-context", "-k", "-t", "pid")
     daemon.run("start")
     bt = subprocess.Popen(["babeltrace2", "--input-format=lttng-live", f"net://127.0.0.1:{relayd.live}/host/lh/lag"],
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def dd(bs):
+        p = subprocess.Popen(["taskset", "-c", "0", "dd", "if=/dev/zero", f"of={tmp_path / 'o'}", f"bs={bs}", "count=3",
+                              "status=none"], stdin=subprocess.DEVNULL)
+        assert p.wait(timeout=30) == 0
+        return p.pid
+
     try:
-        time.sleep(2.5)                 # attached, every stream's first packet seen
-        assert bt.poll() is None, bt.stderr.read()
-        dd = subprocess.Popen(["taskset", "-c", "0", "dd", "if=/dev/zero", f"of={tmp_path / 'o'}", "bs=7331",
-                               "count=3", "status=none"], stdin=subprocess.DEVNULL)
-        assert dd.wait(timeout=30) == 0
+        time.sleep(1.5)
+        marker = dd(7332)               # seen by the viewer: it is attached and following
+        seen = ""
+        while f"pid = {marker} " not in seen:
+            seen += bt.stdout.readline()
+            assert bt.poll() is None, bt.stderr.read()
+        bt.send_signal(signal.SIGSTOP)  # a viewer that lags: it reads after the session is gone
+        pid = dd(7331)
         daemon.run("stop")              # dd's packet flushed here, not by the live timer (1 s)
         daemon.run("destroy")
+        bt.send_signal(signal.SIGCONT)
         out, err = bt.communicate(timeout=20)
     finally:
         if bt.poll() is None:
             bt.kill()
             bt.wait()
     assert bt.returncode == 0 and " E " not in err, err
-    mine = [ln for ln in out.splitlines() if f"pid = {dd.pid} " in ln and "syscall_entry_write" in ln]
+    mine = [ln for ln in out.splitlines() if f"pid = {pid} " in ln and "syscall_entry_write" in ln]
     assert len(mine) == 3, out
