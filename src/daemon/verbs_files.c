@@ -111,7 +111,7 @@ int verb_rotate(struct verb_ctx *v, int argc, char **argv)
 		return -ENOENT;
 	if ((ret = dsession_rotate(s, archive, sizeof(archive), r->err, r->errlen)))
 		return ret;
-	if (s->has_relay)           /* LTTng's words for an archive at a relay */
+	if (s->relay_only)          /* LTTng's words for an archive at a relay (with -o: the local one) */
 		fprintf(r->out, "Trace chunk archive for session %s is now readable on relay tcp://%s/%s [control port %u, "
 			"data port %u]\n", s->name, s->relay.host, archive, s->relay.ctrl_port, s->relay.data_port);
 	else

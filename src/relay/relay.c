@@ -27,6 +27,7 @@ struct relay_stream {
 	uint64_t handle;             /* the relay's stream id */
 	uint64_t next_seq;           /* net_seq_num of the next packet */
 	uint64_t stream_id, instance_id;
+	char name[300];              /* CHANNEL_CPU */
 	uint64_t next_pseq;          /* packet_seq_num after the last packet queued */
 	bool sent_since_tick;        /* an index since the last live tick */
 	bool any;                    /* an index ever sent (a beacon means something) */
@@ -531,6 +532,13 @@ static void *sink_open(void *fctx, const char *channel, unsigned cpu, uint32_t s
 		snprintf(err, errlen, "%s", r->error);
 		return NULL;
 	}
+	/* the stream reopened by a local rotation (the trace files' next chunk): the relay's
+	 * stream goes on, its own rotation is ROTATE_STREAMS (scry_relay_rotate) */
+	for (rs = r->streams; rs; rs = rs->next)
+		if (rs->closed && !rs->close_sent && rs->stream_id == stream_id && !strcmp(rs->name, name)) {
+			rs->closed = false;
+			return rs;
+		}
 	if ((n = relay_build_add_stream(buf, sizeof(buf), name, "kernel", r->chunk_id)) < 0) {
 		snprintf(err, errlen, "relay %s: stream name '%s' too long", r->name, name);
 		return NULL;
@@ -546,6 +554,7 @@ static void *sink_open(void *fctx, const char *channel, unsigned cpu, uint32_t s
 	}
 	*rs = (struct relay_stream){ .r = r, .handle = a.id, .stream_id = stream_id, .instance_id = cpu,
 				     .next = r->streams };
+	snprintf(rs->name, sizeof(rs->name), "%s", name);
 	r->streams = rs;
 	return rs;
 }

@@ -61,11 +61,6 @@ int session_relay_rotate(struct scry_session *s, char *archive, size_t archive_l
 	uint64_t ts = session_now(s);
 	int ret;
 
-	if (session_has_trace(s)) {
-		snprintf(err, errlen, "rotation of a session both streamed to a relay and written locally (-o) is not "
-			 "supported (docs/RELAY.md)");
-		return -ENOTSUP;
-	}
 	if (s->opts.live_timer_us) {
 		snprintf(err, errlen, "a live session cannot rotate (as with LTTng: its viewers follow one trace)");
 		return -ENOTSUP;
@@ -73,6 +68,19 @@ int session_relay_rotate(struct scry_session *s, char *archive, size_t archive_l
 	if (s->paused && s->chunk_closed) {
 		snprintf(err, errlen, "the session is stopped and its last chunk archived: nothing to rotate");
 		return -EINVAL;
+	}
+	if (session_has_trace(s)) {
+		/* written locally too: the local chunk first (its streams' last packets go to the
+		 * relay's streams, which go on into the next local chunk's streams), then the
+		 * relay's; the archive said is the local one */
+		char rarch[512];
+
+		if ((ret = session_rotate(s, !s->paused, archive, archive_len, err, errlen)) ||
+		    (ret = scry_relay_rotate(s->relay, !s->paused, rarch, sizeof(rarch), err, errlen)))
+			return ret;
+		if (s->paused)
+			s->chunk_closed = true;
+		return 0;
 	}
 	/* the chunk's last packets: every stream's to now (an empty one if it had none), the
 	 * next packets beginning there */
@@ -93,6 +101,10 @@ int session_relay_rotate(struct scry_session *s, char *archive, size_t archive_l
 
 int session_relay_open_chunk(struct scry_session *s, char *err, size_t errlen)
 {
+	int ret;
+
+	if (session_has_trace(s) && (ret = session_open_chunk(s, session_now(s), err, errlen)))
+		return ret;
 	return scry_relay_rotate(s->relay, true, NULL, 0, err, errlen);
 }
 

@@ -452,6 +452,8 @@ int scry_session_pause(struct scry_session *s, char *err, size_t errlen)
 	s->paused = true;
 	scry_session_progress(s, &sum);
 	if (s->chunks && session_has_trace(s) && !sum.write_error) {   /* LTTng: the chunk archived */
+		if (s->relay)            /* and at the relay */
+			return session_relay_rotate(s, NULL, 0, err, errlen);
 		if (!(ret = session_rotate(s, false, NULL, 0, err, errlen)))
 			s->chunk_closed = true;
 		return ret;
@@ -483,8 +485,7 @@ int scry_session_resume(struct scry_session *s, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	if (s->chunk_closed) {      /* a new chunk in DIR/kernel, or at the relay */
-		ret = session_has_trace(s) ? session_open_chunk(s, session_now(s), err, errlen)
-					   : session_relay_open_chunk(s, err, errlen);
+		ret = s->relay ? session_relay_open_chunk(s, err, errlen) : session_open_chunk(s, session_now(s), err, errlen);
 		if (ret)
 			return ret;
 		session_chunk_stamp(s->chunk_begin, sizeof(s->chunk_begin));

@@ -3,7 +3,8 @@
 ROTATE_STREAMS, CLOSE_TRACE_CHUNK): `rotate` prints where the relay archived the chunk,
 each archive HOST/NAME-DATE/archives/BEGIN-END-ID is a trace babeltrace2 reads alone, and
 across the archives every pwrite of the workload appears exactly once; `enable-rotation
---timer` likewise; a rotation refused where it cannot be (live, streamed and local)."""
+--timer` likewise, across a stop and a start; a session streamed and written locally
+rotates both; a live session's rotation refused (as LTTng refuses it)."""
 import re
 
 import pytest
@@ -71,15 +72,29 @@ def test_rotate_streamed_timer_and_stopped(daemon, relayd, bt2_read):
     assert len(per_chunk) >= 4 and per_chunk[-1] == list(range(1000, 1500)), [len(c) for c in per_chunk]
 
 
-def test_rotate_refused(daemon, relayd, tmp_path):
+def test_rotate_streamed_and_local(daemon, relayd, tmp_path, bt2_read):
+    """-o and --set-url: each rotation archives the local chunk and the relay's alike."""
+    out = tmp_path / "local"
+    create(daemon, "both", relayd.url, "-o", out)
+    daemon.run("start")
+    trace = relayd.trace("rh", "both")
+    pids = [pwrites(0, 700)]
+    p = daemon.run("rotate")
+    assert p.stdout.startswith(f"Trace chunk archive for session both is now readable at {out}/archives/"), p.stdout
+    pids.append(pwrites(700, 700))
+    daemon.run("stop")                  # both archive their chunk at stop
+    daemon.run("start")
+    pids.append(pwrites(1400, 300))
+    daemon.run("destroy")
+    want = [list(range(0, 700)), list(range(700, 1400)), list(range(1400, 1700))]
+    assert chunk_positions(bt2_read, out, set(pids)) == want
+    assert chunk_positions(bt2_read, trace, set(pids)) == want
+
+
+def test_rotate_refused_live(daemon, relayd):
     create(daemon, "lv", relayd.url, "--live=500000")
     daemon.run("start")
     p = daemon.run("rotate", check=False)
     assert p.returncode == 1 and p.stderr == \
         "scry: a live session cannot rotate (as with LTTng: its viewers follow one trace)\n", p.stderr
-    daemon.run("destroy")
-    create(daemon, "both", relayd.url, "-o", tmp_path / "local")
-    daemon.run("start")
-    p = daemon.run("rotate", check=False)
-    assert p.returncode == 1 and "both streamed to a relay and written locally" in p.stderr, p.stderr
     daemon.run("destroy")
