@@ -187,6 +187,11 @@ int dchannel_rules(const struct dchannel *c, struct drule **rules);
 int dsession_start(struct daemon *d, struct dsession *s, char *err, size_t errlen);
 int dsession_stop(struct daemon *d, struct dsession *s, char *err, size_t errlen);
 /* Rotate now (archive the current chunk): 0 or -errno; archive: the chunk's directory. */
+/* A streamed session's output as lttng's list shows it: "tcp4://HOST:CTRL/PATH [data: DATA]". */
+const char *dsession_relay_output(struct dsession *s);
+/* snapshot record to a relay (url, or the session's own: NULL), as LTTng's: the reply's lines. */
+struct dreply;
+int dsession_snapshot_relay(struct dsession *s, const char *url, const char *name, uint64_t max, struct dreply *r);
 int dsession_rotate(struct dsession *s, char *archive, size_t len, char *err, size_t errlen);
 /* (Re)arm or cancel the rotation timers of a started session as its settings say. */
 void dsession_rotation_timers(struct daemon *d, struct dsession *s);

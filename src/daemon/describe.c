@@ -135,7 +135,7 @@ static void describe_pid_sets(struct dsession *s, FILE *out)
 static void session_line(struct dsession *s, FILE *out)
 {
 	fprintf(out, "Recording session %s: [%s]\n", s->name, state_name(s->state));
-	fprintf(out, "    Trace output: %s\n", s->dir);
+	fprintf(out, "    Trace output: %s\n", s->relay_only ? dsession_relay_output(s) : s->dir);
 }
 
 /* The whole description (channel NULL), or with that channel only: -ENOENT when none. */

@@ -149,9 +149,9 @@ int dsession_save(const struct dsession *s, const char *path, bool force, const 
 	xmlBufferPtr buf;
 	int bad = 0, ret;
 
-	if (s->has_relay) {      /* its URL is no <path>: refused rather than saved wrong */
-		snprintf(err, errlen, "session '%s' streams to a relay: saving its <net_output> is not supported yet "
-			 "(docs/RELAY.md)", s->name);
+	if (s->has_relay && !s->relay_only) {   /* session.xsd's destination: a path or a net_output */
+		snprintf(err, errlen, "session '%s' streams to a relay and writes locally: LTTng's session XML holds one "
+			 "destination (<path> or <net_output>)", s->name);
 		return -ENOTSUP;
 	}
 	if (scry_lazylib_load(&xml_lib, err, errlen))
@@ -183,10 +183,12 @@ int dsession_save(const struct dsession *s, const char *path, bool force, const 
 	}
 	bad |= CLOSE(w) | CLOSE(w);
 	bad |= el(w, "started", "%s", s->state == D_STARTED ? "true" : "false");
-	if (s->snapshot || s->rot_timer_ns || s->rot_size) {
+	if (s->snapshot || s->rot_timer_ns || s->rot_size || s->live_timer_us) {
 		bad |= OPEN(w, "attributes");
 		if (s->snapshot)
 			bad |= el(w, "snapshot_mode", "true");
+		if (s->live_timer_us)
+			bad |= el(w, "live_timer_interval", "%u", s->live_timer_us);
 		if (s->rot_timer_ns || s->rot_size) {
 			bad |= OPEN(w, "rotation_schedules");
 			if (s->rot_timer_ns)
@@ -203,8 +205,16 @@ int dsession_save(const struct dsession *s, const char *path, bool force, const 
 	if (s->snapshot)     /* LTTng's snapshot output: where snapshot record writes */
 		bad |= OPEN(w, "snapshot_outputs") | OPEN(w, "output") | el(w, "name", "snapshot-1") |
 		       el(w, "max_size", "0");
-	bad |= OPEN(w, "consumer_output") | el(w, "enabled", "true") |
-	       OPEN(w, "destination") | el(w, "path", "%s", s->dir) | CLOSE(w) | CLOSE(w);
+	bad |= OPEN(w, "consumer_output") | el(w, "enabled", "true") | OPEN(w, "destination");
+	if (s->has_relay) {      /* lttng's: tcp4://HOST:PORT/PATH each */
+		char cu[600], du[600];
+
+		relay_url_format_uris(&s->relay, cu, sizeof(cu), du, sizeof(du));
+		bad |= OPEN(w, "net_output") | el(w, "control_uri", "%s", cu) | el(w, "data_uri", "%s", du) | CLOSE(w);
+	} else {
+		bad |= el(w, "path", "%s", s->dir);
+	}
+	bad |= CLOSE(w) | CLOSE(w);
 	if (s->snapshot)
 		bad |= CLOSE(w) | CLOSE(w);
 	bad |= CLOSE(w);

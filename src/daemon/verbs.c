@@ -221,8 +221,8 @@ static int verb_create(struct verb_ctx *v, int argc, char **argv)
 		return -EINVAL;
 	if (!(url || curl || durl) && (live_us || hostname))
 		return ERR("create: --live and --hostname are for a session streamed to a relay (--set-url net://HOST)");
-	if ((url || curl || durl) && snapshot)
-		return ERR("create: snapshots to a relay are not supported yet (docs/RELAY.md): give a local output");
+	if ((url || curl || durl) && snapshot && live_us)
+		return ERR("create: a snapshot session is not live (--live goes without --snapshot)");
 	if (hostname && (!*hostname || strchr(hostname, '/') || strlen(hostname) > 63))
 		return ERR("create: --hostname '%s': a name of 1 to 63 characters, no '/'", hostname);
 	if (dsession_find(v->d, name))
@@ -471,7 +471,10 @@ static int verb_list(struct verb_ctx *v, int argc, char **argv)
 			fprintf(r->out, "Available recording sessions:\n");
 		fprintf(r->out, "  %zu) %s [%s]%s\n     Trace output: %s\n", k, s->name,
 			s->state == D_STARTED ? "active" : s->state == D_STOPPED ? "stopped" : "inactive",
-			v->current && !strcmp(v->current, s->name) ? " (current)" : "", s->dir);
+			v->current && !strcmp(v->current, s->name) ? " (current)" : "",
+			s->relay_only ? dsession_relay_output(s) : s->dir);
+		if (s->live_timer_us)        /* lttng's line */
+			fprintf(r->out, "     Live timer interval: %u us\n", s->live_timer_us);
 		if (dpeer_is_root(v->peer))
 			fprintf(r->out, "     Owner: %s (uid %u)\n", s->owner_name[0] ? s->owner_name : "root",
 				(unsigned)s->owner.uid);

@@ -65,11 +65,13 @@ int verb_snapshot(struct verb_ctx *v, int argc, char **argv)
 	if (!loaded(s))
 		return ERR("session '%s' is not started: a snapshot writes what a started session's buffers hold",
 			   s->name);
+	if ((optind < argc && relay_url_is_net(argv[optind])) || (optind == argc && s->relay_only))
+		return dsession_snapshot_relay(s, optind < argc ? argv[optind] : NULL, name, max, r);
 	if (optind < argc) {
 		const char *p = !strncmp(argv[optind], "file://", 7) ? argv[optind] + 7 : argv[optind];
 
 		if (strstr(argv[optind], "://") && strncmp(argv[optind], "file://", 7))
-			return ERR("snapshot record: scry writes local snapshots only (file:// or a path)");
+			return ERR("snapshot record: '%s': a path, file://PATH or a relay's net://HOST", argv[optind]);
 		if ((ret = resolve_path(v, p, &base)))
 			return ret;
 	} else if (!(out = dsession_snapshot_output(s))) {   /* lttng's: no output, no snapshot */
@@ -120,7 +122,11 @@ int verb_rotate(struct verb_ctx *v, int argc, char **argv)
 		return -ENOENT;
 	if ((ret = dsession_rotate(s, archive, sizeof(archive), r->err, r->errlen)))
 		return ret;
-	fprintf(r->out, "Trace chunk archive for session %s is now readable at %s\n", s->name, archive);
+	if (s->relay_only)          /* LTTng's words for an archive at a relay (with -o: the local one) */
+		fprintf(r->out, "Trace chunk archive for session %s is now readable on relay tcp://%s/%s [control port %u, "
+			"data port %u]\n", s->name, s->relay.host, archive, s->relay.ctrl_port, s->relay.data_port);
+	else
+		fprintf(r->out, "Trace chunk archive for session %s is now readable at %s\n", s->name, archive);
 	return 0;
 }
 
@@ -350,6 +356,9 @@ int verb_save(struct verb_ctx *v, int argc, char **argv)
 		if (!ret && s->spans_file)
 			fprintf(r->out, "Note: its --spans %s is not saved (LTTng's session XML has no place for it): "
 				"give it to create again\n", s->spans_file);
+		if (!ret && s->hostname)
+			fprintf(r->out, "Note: its --hostname %s is not saved (LTTng's session XML has no place for it): "
+				"load streams as this machine's name\n", s->hostname);
 		free(file);
 	}
 	free(base);
@@ -478,10 +487,10 @@ int verb_load(struct verb_ctx *v, int argc, char **argv)
 			ret = ERR("session '%s' already exists: give -f to replace it", s->name);
 		if (!ret && same && !dpeer_owns(v->peer, same))
 			ret = ERR("session '%s' already exists and is another user's: -f replaces your own only", s->name);
-		for (size_t k = 0; !ret && k < v->d->nsess; k++)
+		for (size_t k = 0; !ret && !s->relay_only && k < v->d->nsess; k++)   /* a relay takes many */
 			if (strcmp(v->d->sess[k]->name, s->name) && !strcmp(v->d->sess[k]->dir, s->dir))
 				ret = ERR("output '%s' is the trace directory of session '%s'", s->dir, v->d->sess[k]->name);
-		if (!ret)
+		if (!ret && !s->relay_only)
 			ret = scry_session_check_output(s->dir, dsession_owner(s), s->snapshot, r->err, r->errlen);
 		if (!ret && (ret = dsession_rebuild(v->d, s, r->err, r->errlen)))
 			break;

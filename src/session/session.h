@@ -316,6 +316,12 @@ struct scry_dirh *scry_session_root_dir(const struct scry_session *s);
  * streams' newest packets within max_bytes in all (0: no bound; -EINVAL when it cannot hold
  * one packet of each stream, as LTTng refuses it), and the metadata of every event enabled.  Recording goes on.  *bytes: the bytes
  * of the streams written.  0 or -errno. */
+/* The same sent to a relay (url; NULL: opts.relay) as LTTng's `snapshot record net://`: a
+ * snapshot session at the relay whose one chunk is named name (HOSTNAME/SESSION-DATE/name
+ * there: its path in path).  0 or -errno with a one-line reason (nothing is half-sent
+ * silently: a packet not delivered fails it). */
+int scry_session_snapshot_relay(struct scry_session *s, const struct relay_url *url, const char *name,
+				uint64_t max_bytes, uint64_t *bytes, char *path, size_t pathlen, char *err, size_t errlen);
 int scry_session_snapshot(struct scry_session *s, const char *base, const char *name, uint64_t max_bytes,
 			  uint64_t *bytes, char *err, size_t errlen);
 /* Rotation (LTTng's): the current trace chunk — every stream and the metadata, in DIR/kernel

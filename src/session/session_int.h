@@ -128,6 +128,7 @@ struct scry_session {
 	uint64_t pset_clock;             /* a logical clock: each change, each look at their use */
 	uint64_t psets_evicted, psets_ended;
 	struct scry_relay *relay;        /* the relay streamed to (opts.relay), from load to stop */
+	struct scry_relay *snap_relay;   /* while a snapshot is sent to a relay: its connection */
 	struct scry_relay_stats relay_final;   /* its totals once closed */
 	char relay_error[512];           /* why it stopped taking packets, kept past its close */
 	char relay_path[512];            /* the session's directory at the relay */
@@ -165,6 +166,10 @@ int session_rename_last_chunk(struct scry_session *s, char *err, size_t errlen);
 int session_check_relay(struct scry_session *s, char *err, size_t errlen);
 /* At load: connected, the relay's session and metadata stream made. */
 int session_connect_relay(struct scry_session *s, char *err, size_t errlen);
+/* rotate on a streamed session: the current chunk archived at the relay, the next one
+ * made (not when stopped: then at the next start, session_relay_open_chunk). */
+int session_relay_rotate(struct scry_session *s, char *archive, size_t archive_len, char *err, size_t errlen);
+int session_relay_open_chunk(struct scry_session *s, char *err, size_t errlen);
 /* The relay's totals into out (from its close on, the final ones). */
 void session_relay_progress(struct scry_session *s, struct scry_session_summary *out);
 /* Its streams closed, the last packets flushed, the connections closed. */
