@@ -4,8 +4,10 @@
 #   make test     install, build, run every test (unit, sanitizers, fuzz smoke, end-to-end, the .deb)
 #   make deb      build/scry_*.deb (dist/deb.mk; deb-test: installed, smoke-tested, purged)
 #   make bench    benchmarks (not part of make test)
-#   make install  scry, scryd, man pages, completion, systemd unit, docs, examples (dist/install.mk)
-#   make uninstall  what make install put (the same DESTDIR, PREFIX)
+#   make install  scry, scryd, man pages, completion, systemd unit, docs, examples, libscry
+#                 (dist/install.mk); make uninstall: what make install put (same DESTDIR, PREFIX)
+#   make lib      libscry.so (the public C library: include/scry/scry.h, docs/LIBSCRY.md)
+#   make install-lib  libscry's .so, its links, header and pkg-config file (PREFIX, LIBDIR, DESTDIR)
 
 BUILD    ?= build
 CC       ?= gcc
@@ -18,7 +20,10 @@ ARCH     := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 
 CFLAGS   ?= -O2 -g
 override CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow -Werror=implicit-function-declaration \
-            -D_GNU_SOURCE -Isrc -I$(BUILD) -I$(BUILD)/otlp
+            -D_GNU_SOURCE -Isrc -Iinclude -I$(BUILD) -I$(BUILD)/otlp
+# position-independent, for libscry.so as for scry (one object of each file); the calls and
+# accesses inside scry as direct as in a PIE (no interposition, relaxed at link)
+override CFLAGS += -fPIC -fno-semantic-interposition
 LDLIBS   += -lbpf -lelf -lz -lm
 # libyaml: the metrics config (src/metrics/config.c)
 LDLIBS   += -lyaml
@@ -57,12 +62,21 @@ FUZZ_SRCS:= $(wildcard tests/fuzz/fuzz_*.c)
 TOOLS    := $(patsubst tests/tools/%.c,$(BUILD)/tools/%,$(wildcard tests/tools/*.c))
 
 PREFIX  ?= /usr/local
+LIBDIR  ?= $(PREFIX)/lib
+VERSION := 0.1.0
 
-.PHONY: all scryd deps run test unit e2e sanitize fuzz valgrind bench clean gen-syscalls gen-lttng-syscalls gen-vmlinux check-gen check-layers
+# libscry (src/api over the engine): the API's objects, and the engine's (every layer below
+# the daemon) linked into one object whose names the API takes are renamed (src/api/engine.h)
+API_SRCS := $(wildcard src/api/*.c)
+API_OBJS := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(API_SRCS))
+ENGINE_OBJS := $(filter-out $(BUILD)/obj/cli/% $(BUILD)/obj/daemon/%,$(LIB_OBJS))
+LIBSCRY  := $(BUILD)/libscry.so.$(VERSION)
+
+.PHONY: install install-lib uninstall-lib lib examples check-abi all scryd deps run test unit e2e sanitize fuzz valgrind bench clean gen-syscalls gen-lttng-syscalls gen-vmlinux check-gen check-layers
 .DEFAULT_GOAL := all
 .SECONDARY:
 
-all: scry scryd $(WORKLOADS) $(TOOLS) $(BUILD)/workload/uprobed-O0 $(BUILD)/workload/uprobed.stripped \
+all: scry scryd lib examples $(WORKLOADS) $(TOOLS) $(BUILD)/workload/uprobed-O0 $(BUILD)/workload/uprobed.stripped \
      $(BUILD)/workload/hotspots-nofp
 
 scry: $(BUILD)/scry
@@ -99,7 +113,7 @@ $(BUILD)/otlp/%.pb-c.c $(BUILD)/otlp/%.pb-c.h: proto/%.proto
 	protoc-c --c_out=$(BUILD)/otlp -Iproto $<
 
 $(BUILD)/otlp/%.pb-c.o: $(BUILD)/otlp/%.pb-c.c $(PB_HDRS)
-	$(CC) -O2 -g -I$(BUILD)/otlp -c $< -o $@
+	$(CC) -O2 -g -fPIC -I$(BUILD)/otlp -c $< -o $@
 
 $(BUILD)/obj/%.o: src/%.c | $(SKELS) $(PB_HDRS)
 	@mkdir -p $(@D)
@@ -112,9 +126,64 @@ $(BUILD)/libscry.a: $(LIB_OBJS) $(PB_OBJS)
 $(BUILD)/scry: $(BUILD)/obj/cli/main.o $(BUILD)/libscry.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
 
+$(BUILD)/api/renames: src/api/engine.h
+	@mkdir -p $(@D)
+	sed -n 's/^#define \(scry_[a-z_]*\) \(scry_engine_[a-z_]*\)$$/\1 \2/p' $< > $@
+
+$(BUILD)/api/engine.o: $(ENGINE_OBJS) $(PB_OBJS) $(BUILD)/api/renames
+	$(LD) -r -o $@.tmp $(ENGINE_OBJS) $(PB_OBJS)
+	objcopy --redefine-syms=$(BUILD)/api/renames $@.tmp $@ && rm -f $@.tmp
+
+lib: $(LIBSCRY)
+
+# examples/c: libscry's programs, built as a user builds them (only include/ and the .so;
+# examples/c/Makefile builds them with pkg-config against an installed libscry)
+EXAMPLES := $(patsubst examples/c/%.c,$(BUILD)/examples/%,$(wildcard examples/c/*.c))
+# tests/api: programs of the end-to-end tests built the same way
+API_TESTS := $(patsubst tests/api/%.c,$(BUILD)/examples/%,$(wildcard tests/api/*.c))
+examples: $(EXAMPLES) $(API_TESTS)
+
+$(BUILD)/examples/%: examples/c/%.c include/scry/scry.h $(LIBSCRY)
+	@mkdir -p $(@D)
+	$(CC) -O2 -g -Wall -Wextra -Wno-unused-parameter -Werror -Iinclude -o $@ $< -L$(BUILD) -lscry \
+		-Wl,-rpath,$(abspath $(BUILD))
+
+$(BUILD)/examples/%: tests/api/%.c include/scry/scry.h $(LIBSCRY)
+	@mkdir -p $(@D)
+	$(CC) -O2 -g -Wall -Wextra -Wno-unused-parameter -Werror -Iinclude -o $@ $< -L$(BUILD) -lscry \
+		-Wl,-rpath,$(abspath $(BUILD))
+
+$(LIBSCRY): $(API_OBJS) $(BUILD)/api/engine.o src/api/libscry.map
+	$(CC) $(CFLAGS) -shared -Wl,-soname,libscry.so.0 -Wl,--version-script=src/api/libscry.map -Wl,--no-undefined \
+		-o $@ $(API_OBJS) $(BUILD)/api/engine.o $(LDFLAGS) $(LDLIBS)
+	ln -sf libscry.so.$(VERSION) $(BUILD)/libscry.so.0
+	ln -sf libscry.so.0 $(BUILD)/libscry.so
+
+# libscry for C programs: the .so and its links, the header, its man page, scry.pc
+install-lib: $(LIBSCRY)
+	install -D -m 644 $(LIBSCRY) $(DESTDIR)$(LIBDIR)/libscry.so.$(VERSION)
+	ln -sf libscry.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libscry.so.0
+	ln -sf libscry.so.0 $(DESTDIR)$(LIBDIR)/libscry.so
+	install -D -m 644 include/scry/scry.h $(DESTDIR)$(PREFIX)/include/scry/scry.h
+	install -D -m 644 dist/libscry.3 $(DESTDIR)$(PREFIX)/share/man/man3/libscry.3
+	mkdir -p $(DESTDIR)$(LIBDIR)/pkgconfig
+	sed 's|@PREFIX@|$(PREFIX)|g;s|@LIBDIR@|$(LIBDIR)|g;s|@VERSION@|$(VERSION)|g' scry.pc.in \
+		> $(DESTDIR)$(LIBDIR)/pkgconfig/scry.pc
+
+uninstall-lib:
+	rm -f $(DESTDIR)$(LIBDIR)/libscry.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libscry.so.0 $(DESTDIR)$(LIBDIR)/libscry.so
+	rm -f $(DESTDIR)$(PREFIX)/include/scry/scry.h $(DESTDIR)$(LIBDIR)/pkgconfig/scry.pc
+	rm -f $(DESTDIR)$(PREFIX)/share/man/man3/libscry.3
+	-rmdir $(DESTDIR)$(PREFIX)/include/scry 2>/dev/null
+
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libscry.a $(wildcard tests/unit/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itests/unit -o $@ $(filter %.c %.a,$^) $(LDFLAGS) $(LDLIBS) -lcmocka
+
+# libscry's unit test: the library's objects, as the .so is made of them
+$(BUILD)/tests/test_api: tests/unit/test_api.c $(API_OBJS) $(BUILD)/api/engine.o
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $< $(API_OBJS) $(BUILD)/api/engine.o $(LDFLAGS) $(LDLIBS) -lcmocka
 
 # Test tools (root, used by the end-to-end tests): linked with the library.
 $(BUILD)/tools/%: tests/tools/%.c $(BUILD)/libscry.a
@@ -150,7 +219,7 @@ $(BUILD)/workload/uprobed-O0: tests/workload/uprobed.c
 $(BUILD)/workload/uprobed.stripped: $(BUILD)/workload/uprobed
 	strip -o $@ $<
 
--include $(LIB_OBJS:.o=.d) $(BUILD)/obj/cli/main.d
+-include $(LIB_OBJS:.o=.d) $(API_OBJS:.o=.d) $(BUILD)/obj/cli/main.d
 
 deps:
 	@scripts/deps.sh
@@ -177,9 +246,14 @@ fuzz:
 check-layers:
 	@scripts/check-layers.sh
 
+# libscry's ABI against its stored baseline (tests/abi/libscry.abi; abigail-tools' abidiff)
+check-abi: $(LIBSCRY)
+	@scripts/check-abi.sh $(LIBSCRY)
+
 test: deps
 	$(MAKE) check-layers
 	$(MAKE) all unit
+	$(MAKE) check-abi
 	$(MAKE) sanitize
 	$(MAKE) valgrind
 	$(MAKE) fuzz

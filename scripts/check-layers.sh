@@ -6,7 +6,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-LAYERS=(util ctl catalog format metrics filter ctf relay kernel profile consumer session view trace spans feed daemon cli)
+LAYERS=(util ctl catalog format metrics filter ctf relay kernel profile consumer session view trace spans feed daemon api cli)
 
 declare -A rank
 for i in "${!LAYERS[@]}"; do rank[${LAYERS[$i]}]=$i; done

@@ -30,6 +30,8 @@ PKGS+=(libdw-dev)
 PKGS+=(protobuf-compiler python3-protobuf)
 # make deb / deb-test (dist/deb.mk): debhelper, dpkg-buildpackage, lintian
 PKGS+=(debhelper dpkg-dev lintian)
+# libscry's ABI checked against its stored baseline (abidw, abidiff: make check-abi)
+PKGS+=(abigail-tools)
 BENCH_PKGS=(strace linux-perf bpftrace hyperfine)
 
 for arg in "$@"; do

@@ -17,22 +17,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "cli/commands.h"
-#include "ctl/proto.h"
+#include "ctl/client.h"
 #include "ctl/verbs.h"
 #include "daemon/daemon.h"
-
-/* Why the socket is out of reach: root-only, or root's and a group's (the daemon's
- * directory's group, as scryd sets it). */
-static void refused(char *err, size_t errlen)
-{
-	struct stat st;
-	struct group *gr;
-
-	if (stat(scry_ctl_rundir(), &st) == 0 && st.st_gid != 0 && (gr = getgrgid(st.st_gid)))
-		snprintf(err, errlen, "the control socket is for root and the group '%s' only", gr->gr_name);
-	else
-		snprintf(err, errlen, "the control socket is root-only");
-}
 
 static const char *home_dir(void)
 {
@@ -86,31 +73,6 @@ static void write_current(const char *name)
 		rename(tmp, path);
 }
 
-/* Connect to the daemon's socket: the fd, or -errno. */
-static int connect_daemon(void)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	char path[sizeof(sa.sun_path)];
-	struct timeval tv = { .tv_sec = 120 };    /* a start loads BPF programs: seconds */
-	int fd;
-
-	if (scry_ctl_socket_path(path, sizeof(path)))
-		return -ENAMETOOLONG;
-	memcpy(sa.sun_path, path, sizeof(sa.sun_path));
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		int e = errno;
-
-		close(fd);
-		return -e;
-	}
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	return fd;
-}
-
 /* Start scryd (it detaches once it serves, or says why it cannot): 0 or -1 with err. */
 static int start_daemon(char *err, size_t errlen)
 {
@@ -132,7 +94,7 @@ static int start_daemon(char *err, size_t errlen)
 	}
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status)) {
 		/* it said why on stderr; a daemon that a concurrent command started is fine */
-		if (connect_daemon() >= 0)
+		if (scry_ctl_dial() >= 0)
 			return 0;
 		snprintf(err, errlen, "the daemon (scryd) did not start (see above, or %s/scryd.log)", scry_ctl_rundir());
 		return -1;
@@ -143,12 +105,12 @@ static int start_daemon(char *err, size_t errlen)
 /* Connected to a daemon, started if start and none answers: the fd, or -1 with err. */
 static int get_daemon(bool start, char *err, size_t errlen)
 {
-	int fd = connect_daemon();
+	int fd = scry_ctl_dial();
 
 	if (fd >= 0)
 		return fd;
 	if (fd == -EACCES || fd == -EPERM || (geteuid() != 0 && (fd == -ENOENT || fd == -ECONNREFUSED))) {
-		refused(err, errlen);
+		scry_ctl_refused(err, errlen);
 		return -1;
 	}
 	if (fd == -ENAMETOOLONG) {
@@ -162,7 +124,7 @@ static int get_daemon(bool start, char *err, size_t errlen)
 	if (start_daemon(err, errlen))
 		return -1;
 	for (int i = 0; i < 50; i++) {
-		if ((fd = connect_daemon()) >= 0)
+		if ((fd = scry_ctl_dial()) >= 0)
 			return fd;
 		usleep(20000);
 	}
@@ -175,10 +137,12 @@ static int get_daemon(bool start, char *err, size_t errlen)
 static int request(int argc, char **argv, bool start, bool quiet_error, bool *failed, char *capture,
 		   size_t caplen)
 {
-	struct scry_ctl_builder b;
+	struct scry_ctl_request rq;
 	struct scry_ctl_msg m;
-	char err[1024] = "", err2[256], cur[256], cwd[PATH_MAX];
+	char err[1024] = "", cur[256], cwd[PATH_MAX];
 	const char *status, *out, *e;
+	const char **env = NULL;
+	size_t nenv = 0;
 	int fd, ret = 1;
 
 	*failed = true;
@@ -187,30 +151,24 @@ static int request(int argc, char **argv, bool start, bool quiet_error, bool *fa
 		return 1;
 	}
 	read_current(cur, sizeof(cur));
-	scry_ctl_builder_init(&b, SCRY_CTL_REQUEST);
-	if (getcwd(cwd, sizeof(cwd)))
-		scry_ctl_add(&b, "cwd", cwd);
-	scry_ctl_add(&b, "home", home_dir());
-	if (cur[0])
-		scry_ctl_add(&b, "session", cur);
-	for (int i = 0; i < argc; i++)
-		scry_ctl_add(&b, "arg", argv[i]);
 	for (char **ev = environ; *ev; ev++)   /* a session's spans go where this command's variables say */
-		if (!strncmp(*ev, "OTEL_", 5))
-			scry_ctl_add(&b, "env", *ev);
-	if (scry_ctl_finish(&b)) {
-		fprintf(stderr, "scry: %s: the command line is larger than the protocol allows (%u bytes)\n",
-			argv[0], SCRY_CTL_MAX_PAYLOAD);
-		goto out;
-	}
-	/* a daemon that refuses the caller replies before reading: its reply is still read */
-	if (scry_ctl_send(fd, &b, err, sizeof(err)) < 0 && scry_ctl_recv(fd, &m, err2, sizeof(err2)) == 0)
-		goto answered;
-	if (err[0] || scry_ctl_recv(fd, &m, err, sizeof(err))) {
+		if (!strncmp(*ev, "OTEL_", 5)) {
+			const char **v = realloc(env, (nenv + 1) * sizeof(*env));
+
+			if (!v) {
+				fprintf(stderr, "scry: out of memory\n");
+				goto out;
+			}
+			(env = v)[nenv++] = *ev;
+		}
+	rq = (struct scry_ctl_request){
+		.cwd = getcwd(cwd, sizeof(cwd)), .home = home_dir(), .session = cur,
+		.args = (const char *const *)argv, .nargs = (size_t)argc, .env = env, .nenv = nenv,
+	};
+	if (scry_ctl_call(fd, &rq, &m, err, sizeof(err))) {
 		fprintf(stderr, "scry: %s\n", err);
 		goto out;
 	}
-answered:
 	status = scry_ctl_get(&m, "status");
 	out = scry_ctl_get(&m, "out");
 	e = scry_ctl_get(&m, "error");
@@ -232,7 +190,7 @@ answered:
 	ret = *failed ? 1 : 0;
 	scry_ctl_msg_free(&m);
 out:
-	scry_ctl_builder_free(&b);
+	free(env);
 	close(fd);
 	return ret;
 }
@@ -257,7 +215,7 @@ int cmd_session_trace_dir(const char *name, char *dir, size_t len, bool *no_daem
 {
 	char *argv[] = { "view", (char *)name, NULL };
 	bool failed;
-	int fd = connect_daemon();
+	int fd = scry_ctl_dial();
 
 	*no_daemon = fd == -ENOENT || fd == -ECONNREFUSED;
 	if (*no_daemon)
@@ -276,10 +234,10 @@ int cmd_list_sessions(int argc, char **argv, bool *handled)
 	int fd, ret;
 
 	*handled = false;
-	if ((fd = connect_daemon()) == -EACCES || fd == -EPERM) {
+	if ((fd = scry_ctl_dial()) == -EACCES || fd == -EPERM) {
 		char err[256];
 
-		refused(err, sizeof(err));
+		scry_ctl_refused(err, sizeof(err));
 		fprintf(stderr, "scry: %s\n", err);
 		*handled = true;
 		return 1;

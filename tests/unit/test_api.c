@@ -1,0 +1,205 @@
+/* test_api.c — libscry's argument checking (include/scry/scry.h, src/api): each bad call
+ * refused with its errno and a one-line reason naming the problem, nothing loaded; the
+ * event accessors safe on NULL and on what an event lacks; the control part's refusals
+ * before any request, and its error when no daemon answers.  Uses only the public header
+ * (linked with the library's objects, as the .so is made). */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <scry/scry.h>
+
+static void on_event(const struct scry_event *e, void *ctx)
+{
+}
+
+static void test_session_new(void **state)
+{
+	struct scry_session_options o = SCRY_SESSION_OPTIONS_INIT;
+	struct scry_session *s;
+	char err[256];
+
+	assert_int_equal(o.size, sizeof(o));
+	o.size = 4;
+	assert_null(scry_session_new(&o, err, sizeof(err)));
+	assert_string_equal(err, "scry_session_new: options of size 4: initialise them with SCRY_SESSION_OPTIONS_INIT");
+	o.size = sizeof(o);
+	o.output = "";
+	assert_null(scry_session_new(&o, err, sizeof(err)));
+	assert_string_equal(err, "scry_session_new: an empty output directory name (NULL: no trace)");
+	o.output = NULL;
+	o.buffer_size = 3 << 20;
+	assert_null(scry_session_new(&o, err, sizeof(err)));
+	assert_string_equal(err, "scry_session_new: buffer_size 3145728 is not a power of two");
+	o.buffer_size = 4096;
+	assert_null(scry_session_new(&o, err, sizeof(err)));
+	assert_string_equal(err, "scry_session_new: buffer_size 4096 is out of range (1048576 to 2147483648 bytes)");
+	assert_null(scry_session_new(&o, NULL, 0));   /* no room for the reason: still refused */
+	o.buffer_size = 0;
+	o.relay_url = "tcp://host";
+	assert_null(scry_session_new(&o, err, sizeof(err)));
+	assert_true(!strncmp(err, "scry_session_new: relay_url: ", 29) && !strchr(err, '\n'));
+	o.relay_url = "net://127.0.0.1";
+	o.relay_name = "";
+	assert_null(scry_session_new(&o, err, sizeof(err)));
+	assert_string_equal(err, "scry_session_new: an empty relay_name (NULL: \"scry\")");
+	o.relay_name = "n";
+	assert_non_null(s = scry_session_new(&o, err, sizeof(err)));
+	scry_session_destroy(s);
+	o.relay_url = o.relay_name = NULL;
+	/* an older caller's options (without the relay members) are read up to their size */
+	o.size = offsetof(struct scry_session_options, relay_url);
+	o.relay_url = "not read";
+	assert_non_null(s = scry_session_new(&o, err, sizeof(err)));
+	scry_session_destroy(s);
+	o.size = sizeof(o);
+	o.relay_url = NULL;
+	o.buffer_size = 1 << 20;
+	assert_non_null(s = scry_session_new(&o, err, sizeof(err)));
+	scry_session_destroy(s);
+	assert_non_null(s = scry_session_new(NULL, err, sizeof(err)));   /* the defaults */
+	scry_session_destroy(s);
+	scry_session_destroy(NULL);
+}
+
+static void test_session_setup(void **state)
+{
+	struct scry_session *s = scry_session_new(NULL, NULL, 0);
+	char err[256];
+
+	assert_non_null(s);
+	assert_int_equal(scry_session_enable_event(NULL, "syscall:openat", NULL, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "scry_session_enable_event: no session (NULL)");
+	assert_int_equal(scry_session_enable_event(s, NULL, NULL, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "scry_session_enable_event: no event spec (e.g. \"syscall:openat\")");
+	assert_int_equal(scry_session_enable_event(s, "", NULL, err, sizeof(err)), -EINVAL);
+	assert_int_equal(scry_session_enable_event(s, "syscall:openat", "ret < 0", err, sizeof(err)), 0);
+
+	assert_int_equal(scry_session_add_context(s, "prcname", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "prcname"));
+	assert_non_null(strstr(err, "procname"));      /* the closest known one */
+	assert_int_equal(scry_session_add_context(s, NULL, err, sizeof(err)), -EINVAL);
+	assert_int_equal(scry_session_add_context(s, "ppid", err, sizeof(err)), 0);
+
+	assert_int_equal(scry_session_track_pid(s, 0, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "scry_session_track_pid: 0 is no process id");
+	assert_int_equal(scry_session_track_pid(s, -5, err, sizeof(err)), -EINVAL);
+	assert_int_equal(scry_session_track_pid(s, 999999999, err, sizeof(err)), -ESRCH);
+	assert_string_equal(err, "scry_session_track_pid: no process 999999999");
+	assert_int_equal(scry_session_track_pid(s, getpid(), err, sizeof(err)), 0);
+
+	assert_int_equal(scry_session_on_event(NULL, on_event, NULL), -EINVAL);
+	assert_int_equal(scry_session_on_event(s, on_event, NULL), 0);
+	assert_int_equal(scry_session_on_event(s, NULL, NULL), 0);   /* none again */
+	assert_null(scry_session_trace_dir(s));
+	assert_null(scry_session_trace_dir(NULL));
+	scry_session_destroy(s);
+}
+
+/* start's refusals: checked before anything is loaded (no privilege needed to see them) */
+static void test_session_start_refusals(void **state)
+{
+	struct scry_session_options o = SCRY_SESSION_OPTIONS_INIT;
+	struct scry_session_stats st = { .size = 2 };
+	struct scry_session *s = scry_session_new(&o, NULL, 0);
+	char err[256];
+
+	assert_int_equal(scry_session_start(s, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "scry_session_start: no event enabled (scry_session_enable_event)");
+	assert_int_equal(scry_session_enable_event(s, "syscall:openat", NULL, err, sizeof(err)), 0);
+	assert_int_equal(scry_session_start(s, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "scry_session_start: nowhere for the events to go: give options.output, "
+				 "options.relay_url or a callback (scry_session_on_event)");
+	assert_int_equal(scry_session_on_event(s, on_event, NULL), 0);
+	assert_int_equal(scry_session_start(s, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "scry_session_start: nothing to trace: track a process (scry_session_track_pid) "
+				 "or set options.system_wide");
+	assert_int_equal(scry_session_start(NULL, err, sizeof(err)), -EINVAL);
+
+	assert_int_equal(scry_session_run(s, NULL, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "scry_session_run: the session is not recording (scry_session_start first)");
+	assert_int_equal(scry_session_run(NULL, NULL, err, sizeof(err)), -EINVAL);
+	assert_int_equal(scry_session_stop(s, NULL, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "scry_session_stop: the session is not recording");
+	assert_int_equal(scry_session_stop(s, &st, err, sizeof(err)), -EINVAL);
+	assert_int_equal(scry_session_stop(NULL, NULL, err, sizeof(err)), -EINVAL);
+	scry_session_destroy(s);
+}
+
+static void test_event_accessors_null(void **state)
+{
+	int64_t i;
+	uint64_t u;
+	size_t n;
+
+	assert_int_equal(scry_event_kind(NULL), 0);
+	assert_null(scry_event_name(NULL));
+	assert_int_equal(scry_event_timestamp(NULL), 0);
+	assert_int_equal(scry_event_cpu(NULL), SCRY_CPU_NONE);
+	assert_int_equal(scry_event_lost(NULL), 0);
+	assert_int_equal(scry_event_field_count(NULL), 0);
+	assert_null(scry_event_field_name(NULL, 0));
+	assert_int_equal(scry_event_field_type(NULL, "ret"), SCRY_VALUE_NONE);
+	assert_int_equal(scry_event_field_int(NULL, "ret", &i), -ENOENT);
+	assert_int_equal(scry_event_field_uint(NULL, "ret", &u), -ENOENT);
+	assert_int_equal(scry_event_field_int(NULL, "ret", NULL), -EINVAL);
+	assert_null(scry_event_field_string(NULL, "filename", &n));
+	assert_null(scry_event_field_bytes(NULL, "buf", &n));
+	assert_int_equal(scry_event_context_type(NULL, "pid"), SCRY_VALUE_NONE);
+	assert_int_equal(scry_event_context_int(NULL, "pid", &i), -ENOENT);
+	assert_null(scry_event_context_string(NULL, "procname", &n));
+	assert_string_equal(scry_version(), "0.1.0");
+}
+
+static void test_ctl_refusals(void **state)
+{
+	char dir[] = "/tmp/test_api.XXXXXX", err[512], want[600], *out = (char *)1;
+	const char *argv[] = { "nosuchverb" };
+
+	assert_non_null(mkdtemp(dir));
+	setenv("SCRY_RUNDIR", dir, 1);
+	assert_null(scry_ctl_connect(err, sizeof(err)));
+	snprintf(want, sizeof(want), "no daemon answers on %s/control (start scryd, or systemctl start "
+		 "scry-sessiond)", dir);
+	assert_string_equal(err, want);
+	unsetenv("SCRY_RUNDIR");
+	rmdir(dir);
+
+	/* a NULL connection or a missing name: refused before any request */
+	assert_int_equal(scry_ctl_start(NULL, "s", err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "scry_ctl_start: no connection (NULL)");
+	assert_int_equal(scry_ctl_create(NULL, NULL, NULL, 0, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "scry_ctl_create: no session name");
+	assert_int_equal(scry_ctl_stop(NULL, "-a", err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "scry_ctl_stop: no session name (it may not begin with '-')");
+	assert_int_equal(scry_ctl_enable_event(NULL, "s", "", NULL, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "scry_ctl_enable_event: no event spec (e.g. \"syscall:openat\")");
+	assert_int_equal(scry_ctl_track_pid(NULL, "s", 0, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "scry_ctl_track_pid: 0 is no process id");
+	assert_int_equal(scry_ctl_list(NULL, NULL, NULL, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "scry_ctl_list: nowhere for the list (out is NULL)");
+	assert_int_equal(scry_ctl_command(NULL, 1, argv, &out, err, sizeof(err)), -EINVAL);
+	assert_null(out);
+	assert_string_equal(err, "scry_ctl_command: nosuchverb is no control verb (scry --help lists them)");
+	assert_int_equal(scry_ctl_command(NULL, 0, NULL, NULL, err, sizeof(err)), -EINVAL);
+	scry_ctl_close(NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_session_new),
+		cmocka_unit_test(test_session_setup),
+		cmocka_unit_test(test_session_start_refusals),
+		cmocka_unit_test(test_event_accessors_null),
+		cmocka_unit_test(test_ctl_refusals),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
