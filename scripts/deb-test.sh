@@ -34,16 +34,22 @@ daemon_pid=""
 systemd=0; [[ -d /run/systemd/system ]] && systemd=1
 export DEBIAN_FRONTEND=noninteractive
 
+# the given packages dpkg still knows (installed, or configuration left)
+known() {
+	local p st
+	for p in "${pkgs[@]}"; do
+		st=$(dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null)
+		[[ -z $st || $st == un* ]] || echo "$p"
+	done
+}
+
 cleanup() {
 	local rc=$?
 	set +e
 	if [[ -n $daemon_pid ]]; then kill "$daemon_pid" 2>/dev/null; wait "$daemon_pid" 2>/dev/null; fi
 	if ((systemd)); then systemctl stop scry-sessiond 2>/dev/null; fi
-	local still=()
-	for p in "${pkgs[@]}"; do
-		st=$(dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null)
-		[[ -z $st || $st == un* ]] || still+=("$p")
-	done
+	local still
+	mapfile -t still < <(known)
 	if ((${#still[@]})) && ! apt-get purge -y -qq "${still[@]}" >>"$tmp/apt.log" 2>&1; then
 		echo "deb-test: apt purge ${still[*]} failed (log $tmp/apt.log)" >&2; rc=1
 	fi
@@ -156,11 +162,12 @@ leftovers
 [[ -L /etc/systemd/system/multi-user.target.wants/scry-sessiond.service ]] ||
 	fail "apt remove took the unit's enablement (configuration: kept until purge)"
 
-# apt purge: the enablement too, and dpkg knows none of the packages
-apt-get purge -y -qq "${pkgs[@]}" >>"$tmp/apt.log" 2>&1 || { tail -n 20 "$tmp/apt.log" >&2; fail "apt purge ${pkgs[*]} failed"; }
-for p in "${pkgs[@]}"; do
-	[[ -z $(dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null | grep -v '^un') ]] || fail "$p still known to dpkg after purge"
-done
+# apt purge (of those dpkg still knows: a package without maintainer scripts is gone at
+# remove): the enablement too, and dpkg knows none of the packages
+mapfile -t still < <(known)
+[[ " ${still[*]} " == *" scry "* ]] || fail "scry not in dpkg's configuration-files state after remove"
+apt-get purge -y -qq "${still[@]}" >>"$tmp/apt.log" 2>&1 || { tail -n 20 "$tmp/apt.log" >&2; fail "apt purge ${still[*]} failed"; }
+[[ -z $(known) ]] || fail "still known to dpkg after purge: $(known | tr '\n' ' ')"
 leftovers
 for f in /etc/systemd/system/multi-user.target.wants/scry-sessiond.service \
 	 /var/lib/systemd/deb-systemd-helper-enabled/scry-sessiond.service.dsh-also; do
