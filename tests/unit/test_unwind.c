@@ -147,6 +147,43 @@ static void test_own_stack(void **state)
 	scry_syms_free(s);
 }
 
+/* A process forgotten (its note: it started or exec'ed) is unwound again by a new session,
+ * and so is a new process taking the place the forgotten one leaves: a session's state
+ * (attached to its process) does not outlive it.  Other tgids are this process's
+ * mappings copied (scry_syms_fork), its stack unwound as theirs. */
+static void test_forget(void **state)
+{
+	struct scry_syms *s = scry_syms_new();
+	struct scry_unwinder *u = scry_unwinder_new(s);
+	uint64_t ips[SCRY_UNWIND_MAX_DEPTH];
+	int self = getpid(), other = self + 1000000, third = self + 2000000;
+	unsigned n;
+
+	snap_rec = calloc(1, sizeof(*snap_rec) + WINDOW);
+	outer_fn();
+	assert_int_equal(scry_syms_capture(s, self, snap_rec->regs[SCRY_PROF_REG_IP], NULL), 0);
+	assert_int_equal(scry_syms_fork(s, self, other), 0);
+	assert_int_equal(scry_syms_fork(s, self, third), 0);
+	n = scry_unwind(u, snap_rec, ips, SCRY_UNWIND_MAX_DEPTH);
+	assert_true(n > 4);
+
+	scry_unwinder_forget(u, self);                 /* its only session, ended */
+	assert_int_equal(scry_unwind(u, snap_rec, ips, SCRY_UNWIND_MAX_DEPTH), n);
+
+	snap_rec->tgid = (uint32_t)other;              /* a second session */
+	assert_int_equal(scry_unwind(u, snap_rec, ips, SCRY_UNWIND_MAX_DEPTH), n);
+	scry_unwinder_forget(u, self);                 /* the first ended: the second moves */
+	snap_rec->tgid = (uint32_t)third;              /* a new one where the second was */
+	assert_int_equal(scry_unwind(u, snap_rec, ips, SCRY_UNWIND_MAX_DEPTH), n);
+	snap_rec->tgid = (uint32_t)other;
+	assert_int_equal(scry_unwind(u, snap_rec, ips, SCRY_UNWIND_MAX_DEPTH), n);
+	assert_int_equal(scry_unwinder_stats(u)->ended, 5);
+	assert_int_equal(scry_unwinder_stats(u)->other, 0);
+	free(snap_rec);
+	scry_unwinder_free(u);
+	scry_syms_free(s);
+}
+
 static void test_tally(void **state)
 {
 	struct scry_tally t;
@@ -179,6 +216,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_own_stack),
+		cmocka_unit_test(test_forget),
 		cmocka_unit_test(test_tally),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
