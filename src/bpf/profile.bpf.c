@@ -99,9 +99,10 @@ static __always_inline void note(__u32 tgid, __u32 pid)
 	struct scry_prof_note *n;
 	__u8 yes = 1;
 
-	if (bpf_map_lookup_elem(&noted, &tgid))
+	/* one note however many CPUs sample the process's threads at once: the CPU that
+	 * adds it to noted sends it (each note makes user space start the process anew) */
+	if (bpf_map_lookup_elem(&noted, &tgid) || bpf_map_update_elem(&noted, &tgid, &yes, BPF_NOEXIST) == -EEXIST)
 		return;
-	bpf_map_update_elem(&noted, &tgid, &yes, BPF_ANY);
 	n = bpf_ringbuf_reserve(&notes, sizeof(*n), 0);
 	if (!n) {
 		stat_add(SCRY_PROF_NOTES_LOST);

@@ -478,6 +478,11 @@ static void summary(const struct prof_args *a, const struct run *r, const struct
 		if (u->window)
 			fprintf(stderr, ", %llu stopped at the end of their copy (a larger dwarf,SIZE reaches further)",
 				(unsigned long long)u->window);
+		if (u->nofile)
+			fprintf(stderr, ", %llu at an address in no file the process maps", (unsigned long long)u->nofile);
+		if (u->other)
+			fprintf(stderr, ", %llu stopped where libdw found no caller (no CFI for an address, ...)",
+				(unsigned long long)u->other);
 	}
 	for (size_t i = 0; i < a->nouts; i++)
 		fprintf(stderr, "%s%s", i ? ", " : "; written to ", a->outs[i].path);
