@@ -82,13 +82,26 @@ static uint32_t named(struct collector *c, const char *name, uint32_t mapping, u
 	return f.name == UINT32_MAX ? UINT32_MAX : scry_prof_frame(c->p, &f);
 }
 
+/* An off-CPU stack is taken in the BPF program on the scheduler's tracepoint: its first
+ * frames are the program and the tracepoint's caller, not where the thread blocked. */
+static bool bpf_machinery(const char *name)
+{
+	return name && (!strncmp(name, "bpf_prog_", 9) || !strncmp(name, "bpf_trace_run", 13) ||
+			!strncmp(name, "__bpf_trace_", 12) || !strncmp(name, "__traceiter_", 12));
+}
+
 static int kernel_frames(struct collector *c, unsigned n)
 {
+	bool lead = c->p->offcpu;
+
 	for (unsigned i = 0; i < n; i++) {
 		const char *name = scry_syms_kernel_name(c->syms, c->addrs[i], i > 0, NULL);
-		int r = push(c, named(c, name ? name : "[unknown]", c->kmap, c->addrs[i], true));
+		int r;
 
-		if (r)
+		if (lead && bpf_machinery(name))
+			continue;
+		lead = false;
+		if ((r = push(c, named(c, name ? name : "[unknown]", c->kmap, c->addrs[i], true))))
 			return r;
 	}
 	return 0;
@@ -207,6 +220,8 @@ static int one(void *ctx, const struct scry_prof_key *key, uint64_t count)
 	if ((r = stack(c, key->kstack, true, (int)key->tgid, &kf, &kn)) ||
 	    (r = stack(c, key->ustack, false, (int)key->tgid, &uf, &un)))
 		return r;
+	if (c->p->offcpu)            /* nanoseconds blocked: microseconds, as offcputime writes them */
+		count = count >= 1000 ? (count + 500) / 1000 : 1;
 	return add(c, key->pid, key->tgid, key->comm, count, kf, kn, uf, un);
 }
 

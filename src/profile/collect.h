@@ -3,7 +3,8 @@
  * counted key's stacks read from the stack map (or the tally) and symbolized
  * (catalog/symbolize.h: kallsyms, the processes' mappings captured while they lived, their
  * ELF symbols), frames leaf first: the kernel's, then the user's.  A stack the kernel lost
- * is one frame "[lost kernel stack]" / "[lost user stack]", so that its samples still count. */
+ * is one frame "[lost kernel stack]" / "[lost user stack]", so that its samples still count.
+ * An off-CPU profile's counts (nanoseconds blocked) become microseconds. */
 #ifndef SCRY_PROFILE_COLLECT_H
 #define SCRY_PROFILE_COLLECT_H
 

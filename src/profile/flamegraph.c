@@ -268,9 +268,10 @@ int scry_prof_write_svg(const struct scry_prof *p, FILE *f, const char *title)
 		xml_text(f, lab);
 		fprintf(f, "\"><title>");
 		xml_text(f, lab);
-		fprintf(f, " (%llu samples, %.2f%%)</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" "
+		fprintf(f, " (%llu %s, %.2f%%)</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" "
 			"fill=\"%s\" rx=\"2\" ry=\"2\"/><text x=\"%.2f\" y=\"%.1f\">",
-			(unsigned long long)n->count, t.n[0].count ? 100.0 * (double)n->count / (double)t.n[0].count : 0,
+			(unsigned long long)n->count, p->offcpu ? "us" : "samples",
+			t.n[0].count ? 100.0 * (double)n->count / (double)t.n[0].count : 0,
 			x, y, w, FRAME_H - 1, fill, x + 3, y + FRAME_H - 4.5);
 		ln = strlen(lab);
 		if (maxc >= (int)ln) {

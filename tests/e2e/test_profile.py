@@ -59,6 +59,21 @@ def folded(path):
     return out
 
 
+def read_pprof(path, tmp_path):
+    """a gzipped pprof file decoded by protobuf's Python decoder over profile.proto compiled
+    by protoc (nothing of scry's)"""
+    subprocess.run(["protoc", f"--python_out={tmp_path}", f"-I{ROOT / 'proto'}",
+                    "perftools/profiles/profile.proto"], check=True)
+    sys.path.insert(0, str(tmp_path))
+    try:
+        from perftools.profiles import profile_pb2
+    finally:
+        sys.path.pop(0)
+    pr = profile_pb2.Profile()
+    pr.ParseFromString(gzip.open(path).read())
+    return pr
+
+
 def shares(stacks):
     """burn_a's and burn_b's shares of the samples whose leaf user frame is one of them"""
     leaf = Counter()
@@ -140,15 +155,7 @@ def test_svg(fp_run):
 
 def test_pprof(fp_run, tmp_path):
     d, p = fp_run
-    subprocess.run(["protoc", f"--python_out={tmp_path}", f"-I{ROOT / 'proto'}",
-                    "perftools/profiles/profile.proto"], check=True)
-    sys.path.insert(0, str(tmp_path))
-    try:
-        from perftools.profiles import profile_pb2
-    finally:
-        sys.path.pop(0)
-    pr = profile_pb2.Profile()
-    pr.ParseFromString(gzip.open(d / "fp.pb.gz").read())
+    pr = read_pprof(d / "fp.pb.gz", tmp_path)
     st = pr.string_table
     assert st[0] == ""
     assert [(st[v.type], st[v.unit]) for v in pr.sample_type] == [("samples", "count"), ("cpu", "nanoseconds")]
@@ -316,15 +323,7 @@ def test_dwarf_no_frame_pointers(dwarf_run):
 def test_dwarf_pprof_callers(dwarf_run, tmp_path):
     """the unwound stacks in pprof: main below burn_a, in the workload's mapping"""
     d, _ = dwarf_run
-    subprocess.run(["protoc", f"--python_out={tmp_path}", f"-I{ROOT / 'proto'}",
-                    "perftools/profiles/profile.proto"], check=True)
-    sys.path.insert(0, str(tmp_path))
-    try:
-        from perftools.profiles import profile_pb2
-    finally:
-        sys.path.pop(0)
-    pr = profile_pb2.Profile()
-    pr.ParseFromString(gzip.open(d / "d.pb.gz").read())
+    pr = read_pprof(d / "d.pb.gz", tmp_path)
     st = pr.string_table
     fn = {f.id: st[f.name] for f in pr.function}
     loc = {l.id: l for l in pr.location}
@@ -405,6 +404,90 @@ def test_dwarf_ring_full(scry, workload, tmp_path):
     assert dwarf_summary(p)[0] == 0
 
 
+OFF_SUMMARY = re.compile(
+    r"^scry: off-cpu profile: (\d+) blocks of (\d+) us or more \(([0-9.]+) s\), ([0-9.]+) ms blocked in all, "
+    r"(\d+) lost \((\d+) kernel stacks, (\d+) user stacks, (\d+) blocks: counts map full, (\d+) blocks not "
+    r"measured: no room\)", re.M)
+
+
+def blocked_in(stacks, fn):
+    """microseconds blocked in stacks whose user leaf is fn"""
+    return sum(n for k, n in stacks.items() if user_leaf(k) == fn)
+
+
+@pytest.fixture(scope="module")
+def offcpu_run(scry, workload, tmp_path_factory):
+    """hotspots 8 sleep: 8 rounds of wait_a asleep 30 ms, wait_b 10 ms, in every output"""
+    d = tmp_path_factory.mktemp("offcpu")
+    p = profile(scry, "--off-cpu", "-o", d / "off", "-o", d / "off.pb.gz", "--report",
+                cmd=[workload("hotspots"), "8", "sleep"])
+    assert p.returncode == 0, p.stderr
+    return d, p
+
+
+def test_offcpu_times(offcpu_run):
+    """each function's time blocked: at least what it asked to sleep (a nanosleep never ends
+    early), its share of the whole 75% / 25%; the kernel stack ends where the thread slept
+    (schedule), not in the BPF program that took it"""
+    d, p = offcpu_run
+    m = OFF_SUMMARY.search(p.stderr)
+    assert m and int(m[5]) == 0 and int(m[2]) == 1, p.stderr
+    st = folded(d / "off.folded")
+    a, b = blocked_in(st, "wait_a"), blocked_in(st, "wait_b")
+    assert 8 * 30000 <= a <= 8 * 30000 * 1.5, (a, st)
+    assert 8 * 10000 <= b <= 8 * 10000 * 2, (b, st)
+    assert abs(a / (a + b) - 0.75) <= 0.05, (a, b)
+    assert int(m[1]) >= 16 and abs(float(m[4]) - sum(st.values()) / 1e3) <= 0.1, (m.groups(), st)
+    for k in st:
+        if user_leaf(k) in ("wait_a", "wait_b"):
+            assert k[-1] in ("__schedule_[k]", "schedule_[k]") and "main" in k, k
+            assert not any(f.startswith("bpf_") for f in k), k
+            assert "__x64_sys_nanosleep_[k]" in k, k
+
+
+def test_offcpu_outputs(scry, offcpu_run, tmp_path):
+    """the SVG's frames in microseconds, widths proportional; pprof's one value off-cpu
+    nanoseconds (protobuf's decoder), read back by -i to the same folded stacks; the report"""
+    d, p = offcpu_run
+    st = folded(d / "off.folded")
+    root = ET.parse(d / "off.svg").getroot()
+    ns = {"s": "http://www.w3.org/2000/svg"}
+    per = []
+    for g in root.findall(".//s:g[@class='f']", ns):
+        m = re.match(r"^(.*) \((\d+) us, ([0-9.]+)%\)$", g.find("s:title", ns).text)
+        assert m, g.find("s:title", ns).text
+        per.append((float(g.find("s:rect", ns).get("width")), int(m[2]), m[1]))
+    assert ("all" in [x[2] for x in per]) and {"wait_a", "wait_b"} <= {x[2] for x in per}
+    assert next(n for _, n, name in per if name == "all") == sum(st.values())
+    k = per[0][0] / per[0][1]
+    assert all(abs(w - n * k) <= 0.02 for w, n, _ in per)
+    pr = read_pprof(d / "off.pb.gz", tmp_path)
+    strs = pr.string_table
+    assert [(strs[v.type], strs[v.unit]) for v in pr.sample_type] == [("off-cpu", "nanoseconds")]
+    assert sum(x.value[0] for x in pr.sample) == 1000 * sum(st.values())
+    q = subprocess.run([scry, "profile", "-i", d / "off.pb.gz", "-o", tmp_path / "back.folded"],
+                       capture_output=True, text=True)
+    assert q.returncode == 0, q.stderr
+    assert folded(tmp_path / "back.folded") == st
+
+    assert f"# Off-CPU: {sum(st.values())} us blocked" in p.stdout, p.stdout
+    rows = {m[3]: float(m[1]) for m in re.finditer(r"^\s+([0-9.]+)%\s+([0-9.]+)%\s+\S+\s+\[.\] (\S+)$",
+                                                    p.stdout, re.M)}
+    assert abs(rows["wait_a"] - 75) <= 5 and rows["main"] >= 99, rows
+
+
+def test_offcpu_min_block(scry, workload, tmp_path):
+    """--min-block 20ms: wait_b's 10 ms blocks are not counted, wait_a's 30 ms ones are"""
+    p = profile(scry, "--off-cpu", "--min-block", "20ms", "-o", tmp_path / "m.folded",
+                cmd=[workload("hotspots"), "8", "sleep"])
+    assert p.returncode == 0, p.stderr
+    m = OFF_SUMMARY.search(p.stderr)
+    assert m and int(m[2]) == 20000, p.stderr
+    st = folded(tmp_path / "m.folded")
+    assert blocked_in(st, "wait_b") == 0 and 8 * 30000 <= blocked_in(st, "wait_a"), st
+    assert int(m[1]) >= 8
+
+
 @pytest.mark.parametrize("args,msg", [
     (["--call-graph", "dwarf,7", "-o", "x.svg", "--", "true"], "invalid call graph"),
     (["--call-graph", "lbr", "-o", "x.svg", "--", "true"], "invalid call graph"),
@@ -416,6 +499,9 @@ def test_dwarf_ring_full(scry, workload, tmp_path):
     (["--", "true"], "no output"),
     (["-F", "0", "-o", "x.svg", "--", "true"], "invalid frequency"),
     (["-e", "bogus", "-o", "x.svg", "--", "true"], "unknown event"),
+    (["--off-cpu", "-F", "99", "-o", "x.svg", "--", "true"], "--off-cpu samples nothing"),
+    (["--off-cpu", "--call-graph", "dwarf", "-o", "x.svg", "--", "true"], "--off-cpu samples nothing"),
+    (["--off-cpu", "--min-block", "soon", "-o", "x.svg", "--", "true"], "invalid minimum block"),
 ])
 def test_bad_usage(scry, tmp_path, args, msg):
     p = subprocess.run([scry, "profile"] + args, capture_output=True, text=True, cwd=tmp_path)
