@@ -457,6 +457,9 @@ def test_offcpu_outputs(scry, offcpu_run, tmp_path):
         m = re.match(r"^(.*) \((\d+) us, ([0-9.]+)%\)$", g.find("s:title", ns).text)
         assert m, g.find("s:title", ns).text
         per.append((float(g.find("s:rect", ns).get("width")), int(m[2]), m[1]))
+        if m[1] in ("wait_a", "wait_b", "schedule"):                 # blue: time blocked
+            r, gr, b = map(int, re.match(r"rgb\((\d+),(\d+),(\d+)\)", g.find("s:rect", ns).get("fill")).groups())
+            assert b > r and b > gr, g.find("s:rect", ns).get("fill")
     assert ("all" in [x[2] for x in per]) and {"wait_a", "wait_b"} <= {x[2] for x in per}
     assert next(n for _, n, name in per if name == "all") == sum(st.values())
     k = per[0][0] / per[0][1]
