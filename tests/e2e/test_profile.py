@@ -11,8 +11,10 @@ the samples whose stack copy found the ring full counted and shown."""
 import gzip
 import os
 import re
+import signal
 import subprocess
 import sys
+import time
 import xml.etree.ElementTree as ET
 from collections import Counter
 
@@ -489,6 +491,60 @@ def test_offcpu_min_block(scry, workload, tmp_path):
     st = folded(tmp_path / "m.folded")
     assert blocked_in(st, "wait_b") == 0 and 8 * 30000 <= blocked_in(st, "wait_a"), st
     assert int(m[1]) >= 8
+
+
+def perf_self(data):
+    """perf report's self shares by frame name (--sort dso,sym), an address without a symbol
+    named [dso] as scry names it"""
+    out = subprocess.run(["perf", "report", "-i", data, "--stdio", "--no-children", "--sort", "dso,sym", "-q"],
+                         capture_output=True, text=True).stdout
+    shares = Counter()
+    for m in re.finditer(r"^\s+([0-9.]+)%\s+(\S+)\s+\[(.)\] (\S+)", out, re.M):
+        name = f"[{m[2]}]" if m[4].startswith("0x") else m[4]
+        shares[(name, m[3] == "k")] += float(m[1])
+    return shares
+
+
+def scry_self(report):
+    shares = Counter()
+    for m in re.finditer(r"^\s+([0-9.]+)%\s+([0-9.]+)%\s+\S+\s+\[(.)\] (\S+)$", report, re.M):
+        shares[(m[4], m[3] == "k")] += float(m[2])
+    return shares
+
+
+@pytest.mark.parametrize("name,argv", [
+    ("hotspots", ["hotspots", "2500"]),
+    ("python3", ["/usr/bin/python3", "-c", "import time\ndef f(n):\n    s = 0\n    for i in range(n):\n        s += i * i\n"
+                 "    return s\nt = time.time()\nwhile time.time() - t < 2.5:\n    f(1000); sorted([3, 1, 2] * 50)"]),
+])
+def test_names_agree_with_perf(scry, workload, tmp_path, name, argv):
+    """the same process sampled by perf record and scry profile at once: of the frames perf
+    report puts at 1% self or more, those making >= 95% of that time have the same name in
+    scry's report, kernel or user alike (an address without a symbol: [file] in both)"""
+    if subprocess.run(["which", "perf"], capture_output=True).returncode:
+        pytest.skip("perf not installed")
+    if argv[0] == "hotspots":
+        argv = [workload("hotspots")] + argv[1:]
+    w = subprocess.Popen(argv, stdout=subprocess.DEVNULL)
+    try:
+        time.sleep(0.3)
+        perf = subprocess.Popen(["perf", "record", "-q", "-F", FREQ, "-p", str(w.pid), "-o", tmp_path / "perf.data"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        p = profile(scry, "-q", "-F", FREQ, "-p", w.pid, "--duration", "1.5", "--report", "-o", tmp_path / "s.folded")
+        perf.send_signal(signal.SIGINT)
+        perf.wait(timeout=30)
+    finally:
+        w.kill()
+        w.wait()
+    assert p.returncode == 0, p.stderr
+    theirs, ours = perf_self(tmp_path / "perf.data"), scry_self(p.stdout)
+    top = {k: v for k, v in theirs.items() if v >= 1.0}
+    assert sum(top.values()) >= 50, theirs
+    same = sum(v for k, v in top.items() if ours.get(k, 0) > 0)
+    print(f"{name}: perf's top frames {dict(top)}; scry's {dict(ours.most_common(8))}")
+    assert same >= 0.95 * sum(top.values()), (top, ours)
+    for k, v in top.items():                     # and about the same shares: the same samples
+        assert abs(ours.get(k, 0) - v) <= max(5.0, 0.25 * v), (k, v, ours.get(k))
 
 
 @pytest.mark.parametrize("args,msg", [
