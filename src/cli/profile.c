@@ -70,6 +70,9 @@ static void usage(FILE *f)
 		"                         or (dwarf) from a copy of SIZE bytes of each sample's user\n"
 		"                         stack (default %d, at most %d) unwound in user space with\n"
 		"                         the files' CFI: complete on binaries without frame pointers\n"
+		"      --inline           the functions inlined where a frame is (its file's DWARF, or its\n"
+		"                         separate debug file's), each a frame of its own\n"
+		"      --lines            each user frame's source file and line in its name (DWARF)\n"
 		"      --off-cpu          no sampling: where threads wait, each stack weighted by the time\n"
 		"                         blocked there (from the scheduler's switches: asleep or waiting,\n"
 		"                         not preempted); folded counts and SVG widths in microseconds,\n"
@@ -109,6 +112,7 @@ struct prof_args {
 	uint64_t ring_size;
 	bool offcpu;
 	uint64_t min_block_ns;
+	struct scry_prof_symopts sym;
 	bool freq_given, event_given;
 	double duration;
 	char **cmd;
@@ -182,7 +186,8 @@ static int parse_call_graph(struct prof_args *a, const char *v, char *err, size_
 
 static int parse_args(int argc, char **argv, struct prof_args *a, char *err, size_t errlen)
 {
-	enum { OPT_DURATION = 256, OPT_REPORT, OPT_STACKS, OPT_CALL_GRAPH, OPT_BUFFER, OPT_OFFCPU, OPT_MIN_BLOCK };
+	enum { OPT_DURATION = 256, OPT_REPORT, OPT_STACKS, OPT_CALL_GRAPH, OPT_BUFFER, OPT_OFFCPU, OPT_MIN_BLOCK, OPT_INLINE,
+	       OPT_LINES };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "freq", required_argument, NULL, 'F' },
@@ -196,6 +201,8 @@ static int parse_args(int argc, char **argv, struct prof_args *a, char *err, siz
 		{ "input", required_argument, NULL, 'i' },
 		{ "buffer-size", required_argument, NULL, OPT_BUFFER },
 		{ "off-cpu", no_argument, NULL, OPT_OFFCPU },
+		{ "inline", no_argument, NULL, OPT_INLINE },
+		{ "lines", no_argument, NULL, OPT_LINES },
 		{ "min-block", required_argument, NULL, OPT_MIN_BLOCK },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -279,6 +286,12 @@ static int parse_args(int argc, char **argv, struct prof_args *a, char *err, siz
 		case OPT_OFFCPU:
 			a->offcpu = true;
 			break;
+		case OPT_INLINE:
+			a->sym.inline_frames = true;
+			break;
+		case OPT_LINES:
+			a->sym.lines = true;
+			break;
 		case OPT_MIN_BLOCK: {
 			double d;
 
@@ -312,6 +325,10 @@ static int parse_args(int argc, char **argv, struct prof_args *a, char *err, siz
 	if (a->input) {
 		if (a->cmd || a->all || a->npids) {
 			snprintf(err, errlen, "-i reads a saved profile: no -p, -a or command with it");
+			return -EINVAL;
+		}
+		if (a->sym.inline_frames || a->sym.lines) {
+			snprintf(err, errlen, "-i reads frames already named: no --inline or --lines with it");
 			return -EINVAL;
 		}
 		if (!a->nouts && !a->report) {
@@ -637,7 +654,8 @@ int cmd_profile(int argc, char **argv)
 	prof.freq = a.offcpu ? 0 : a.freq;
 	prof.start_ns = (uint64_t)rt.tv_sec * 1000000000ULL + (uint64_t)rt.tv_nsec;
 	prof.duration_ns = t1 - t0;
-	if (scry_profiler_stats(r.k, st) || scry_prof_collect(r.k, r.syms, r.unw ? &r.tally : NULL, &prof, err, sizeof(err)))
+	if (scry_profiler_stats(r.k, st) || scry_prof_collect(r.k, r.syms, r.unw ? &r.tally : NULL, &a.sym, &prof, err,
+								    sizeof(err)))
 		goto fail_late;
 	if (a.offcpu)
 		snprintf(title, sizeof(title), "scry profile --off-cpu: %s (%.1f ms blocked)",

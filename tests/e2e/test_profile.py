@@ -543,8 +543,53 @@ def test_names_agree_with_perf(scry, workload, tmp_path, name, argv):
     same = sum(v for k, v in top.items() if ours.get(k, 0) > 0)
     print(f"{name}: perf's top frames {dict(top)}; scry's {dict(ours.most_common(8))}")
     assert same >= 0.95 * sum(top.values()), (top, ours)
-    for k, v in top.items():                     # and about the same shares: the same samples
-        assert abs(ours.get(k, 0) - v) <= max(5.0, 0.25 * v), (k, v, ours.get(k))
+    for k, v in top.items():                     # and about the same shares (two samplers, a shared VM)
+        assert abs(ours.get(k, 0) - v) <= max(10.0, 0.4 * v), (k, v, ours.get(k))
+
+
+def test_inline_lines(scry, workload, tmp_path):
+    """--inline --lines: burn_a's loop body is step(), inlined: its samples show step (at its
+    line) under burn_a (at the line of the call); every leaf address's chain of frames, names
+    and lines, is the one binutils' addr2line -i gives for it"""
+    binary = workload("hotspots")
+    p = profile(scry, "-F", FREQ, "--inline", "--lines", "-o", tmp_path / "i.folded", "-o", tmp_path / "i.pb.gz",
+                cmd=[binary, "600"])
+    assert p.returncode == 0, p.stderr
+    src = open(ROOT / "tests/workload/hotspots.c").read().splitlines()
+    at = lambda marker: next(n for n, l in enumerate(src, 1) if marker in l)
+    st = folded(tmp_path / "i.folded")
+    a = {k: n for k, n in st.items() if any(f.startswith("burn_a (") for f in k)}
+    inl = sum(n for k, n in a.items() if k[-2:] == (f"burn_a (hotspots.c:{at('burn_a' + chr(39) + 's call of step')})",
+                                                    f"step (hotspots.c:{at('step' + chr(39) + 's line')})"))
+    assert inl >= 0.5 * sum(a.values()), a
+    assert all(any(f.startswith("main (hotspots.c:") for f in k) for k in a), a
+
+    pr = read_pprof(tmp_path / "i.pb.gz", tmp_path)
+    strs = pr.string_table
+    fn = {f.id: strs[f.name] for f in pr.function}
+    loc = {l.id: l for l in pr.location}
+    maps = {m.id: m for m in pr.mapping}
+    chains = {}
+    for x in pr.sample:
+        first = loc[x.location_id[0]]
+        if first.mapping_id not in maps or not strs[maps[first.mapping_id].filename].endswith("/hotspots"):
+            continue
+        m = maps[first.mapping_id]
+        chain = [fn[loc[i].line[0].function_id] for i in x.location_id if loc[i].address == first.address]
+        chains[first.address - m.memory_start + m.file_offset] = chain
+    assert len(chains) >= 3, chains
+    vas = sorted(chains)
+    out = subprocess.run(["addr2line", "-a", "-i", "-f", "-e", binary] + [hex(v) for v in vas],
+                         capture_output=True, text=True, check=True).stdout.splitlines()
+    theirs, cur = {}, None
+    for line in out:                              # 0xADDR, then function / file:line pairs
+        if line.startswith("0x"):
+            cur = theirs.setdefault(int(line, 16), [])
+        elif cur is not None and len(cur) and cur[-1].endswith("("):
+            cur[-1] += os.path.basename(line.split(" ")[0]) + ")"
+        else:
+            cur.append(line + " (")
+    assert theirs == chains, (theirs, chains)
 
 
 @pytest.mark.parametrize("args,msg", [
@@ -553,6 +598,7 @@ def test_names_agree_with_perf(scry, workload, tmp_path, name, argv):
     (["--buffer-size", "3000", "-o", "x.svg", "--", "true"], "invalid buffer size"),
     (["-i", "x.pb.gz", "-o", "x.svg", "--", "true"], "no -p, -a or command"),
     (["-i", "x.pb.gz"], "no output"),
+    (["-i", "x.pb.gz", "--report", "--lines"], "no --inline or --lines"),
     (["-o", "x.txt", "--", "true"], "unknown output type"),
     (["-o", "x.svg"], "nothing to profile"),
     (["--", "true"], "no output"),
