@@ -2,7 +2,8 @@
  * BPF program takes a sample's (the registers, the bytes above sp), unwound through its
  * mappings with libdwfl to _start, every frame named in order (outer_fn, inner_fn, the
  * snapshot, cmocka, main); a copy cut short stops the unwinding at its end, counted as such;
- * and the tally counts equal stacks once, different threads, commands, kernel stacks or
+ * the source frames of an address in an inlined copy (catalog/dwarf_frames.c); and the
+ * tally counts equal stacks once, different threads, commands, kernel stacks or
  * frames apart. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 #include <inttypes.h>
 #include <cmocka.h>
+#include "catalog/dwarf.h"
 #include "catalog/symbolize.h"
 #include "profile/tally.h"
 #include "profile/unwind.h"
@@ -184,6 +186,53 @@ static void test_forget(void **state)
 	scry_syms_free(s);
 }
 
+/* scry_dwarf_frames on this test's own code: an address inside an inlined copy gives the
+ * inlined function at that line, then its caller at the line of the call. */
+static int inline_line, call_line;
+
+static inline __attribute__((always_inline)) uint64_t here_inlined(void)
+{
+	uint64_t pc;
+
+	__asm__ volatile("lea 0(%%rip), %0" : "=r"(pc)); inline_line = __LINE__;
+	return pc;
+}
+
+static __attribute__((noinline)) uint64_t calls_inlined(void)
+{
+	uint64_t pc = here_inlined(); call_line = __LINE__;
+
+	sink++;
+	return pc;
+}
+
+static void test_source_frames(void **state)
+{
+	struct scry_syms *s = scry_syms_new();
+	struct scry_dw_frame fr[8];
+	struct scry_sym_file f;
+	struct scry_dwarf *d;
+	uint64_t pc = calls_inlined();
+	char why[256];
+	unsigned n;
+
+	assert_int_equal(scry_syms_capture(s, getpid(), pc, NULL), 0);
+	assert_true(scry_syms_user_file(s, getpid(), pc, &f));
+	d = scry_dwarf_open(f.path, NULL, 0, why, sizeof(why));
+	assert_non_null(d);
+	n = scry_dwarf_frames(d, pc - f.bias, fr, 8);
+	assert_int_equal(n, 2);
+	assert_string_equal(fr[0].name, "here_inlined");
+	assert_int_equal(fr[0].line, inline_line);
+	assert_string_equal(fr[1].name, "calls_inlined");
+	assert_int_equal(fr[1].line, call_line);
+	assert_non_null(strstr(fr[0].file, "test_unwind.c"));
+	assert_int_equal(scry_dwarf_frames(d, 0x10, fr, 8), 0);        /* in no function */
+	assert_int_equal(scry_dwarf_frames(d, pc - f.bias, fr, 1), 1);  /* max kept */
+	scry_dwarf_close(d);
+	scry_syms_free(s);
+}
+
 static void test_tally(void **state)
 {
 	struct scry_tally t;
@@ -217,6 +266,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_own_stack),
 		cmocka_unit_test(test_forget),
+		cmocka_unit_test(test_source_frames),
 		cmocka_unit_test(test_tally),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
