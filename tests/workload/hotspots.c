@@ -5,6 +5,8 @@
  * (hotspots) and without (hotspots-nofp).
  *   hotspots [MS] [fork|threads]   burn for MS ms (default 1000); fork: in a child that
  *                                   exits (the parent waits, idle); threads: in two threads
+ *   hotspots N work                N rounds of burn_a and burn_b, then the milliseconds they
+ *                                   took (bench/profile.py: a profiler's cost to the program)
  *   hotspots N sleep               block, not burn: N rounds of wait_a asleep 30 ms then
  *                                   wait_b asleep 10 ms (for --off-cpu: 75% / 25% of the
  *                                   time blocked), each a nanosleep system call made in the
@@ -94,7 +96,15 @@ int main(int argc, char **argv)
 {
 	if (argc > 1)
 		ms = atol(argv[1]);
-	if (argc > 2 && !strcmp(argv[2], "sleep")) {
+	if (argc > 2 && !strcmp(argv[2], "work")) {
+		double t0 = now_ms();
+
+		for (long i = 0; i < ms; i++) {
+			sink += burn_a(UNIT);
+			sink += burn_b(UNIT);
+		}
+		printf("%.3f ms\n", now_ms() - t0);
+	} else if (argc > 2 && !strcmp(argv[2], "sleep")) {
 		for (long i = 0; i < ms; i++) {
 			wait_a();
 			wait_b();
