@@ -2,14 +2,17 @@
  * (src/kernel/profiler.c) share: the key samples are counted by in the kernel, the loss
  * counters, and the records of the ring: the note a process's first sample sends to user
  * space (its mappings are read then, while it lives) and, with --call-graph dwarf, each
- * sample's user registers and a copy of its user stack, unwound in user space. */
+ * sample's user registers and a copy of its user stack, unwound in user space.  With --off-cpu
+ * no sample is taken: a target thread's blocked time is counted by its stacks when it
+ * blocked, from the scheduler's switches (offcputime's method). */
 #ifndef SCRY_BPF_PROFILE_H
 #define SCRY_BPF_PROFILE_H
 
 #define SCRY_PROF_MAX_DEPTH 127      /* PERF_MAX_STACK_DEPTH: frames per stack map entry */
 #define SCRY_PROF_COMM 16
 
-/* counts: one entry per thread, command name and pair of stacks */
+/* counts: one entry per thread, command name and pair of stacks; the value is the samples
+ * taken, or with --off-cpu the nanoseconds blocked */
 struct scry_prof_key {
 	__u32 pid;                   /* thread */
 	__u32 tgid;                  /* process */
@@ -29,6 +32,8 @@ enum scry_prof_stat {
 	SCRY_PROF_RING_FULL,         /* dwarf: no room in the ring for the user stack's copy; the sample
 	                              *   counted in the kernel with its user stack lost (-ENOSPC) */
 	SCRY_PROF_USTACK_SENT,       /* dwarf: user stacks copied to the ring */
+	SCRY_PROF_BLOCKS,            /* --off-cpu: blocks of targets counted (at least min_block_ns) */
+	SCRY_PROF_BLOCKS_LOST,       /* --off-cpu: a block not measured: no room for its start */
 	SCRY_PROF_NSTATS,
 };
 

@@ -114,12 +114,12 @@ static struct proc *proc_get(struct scry_unwinder *u, int tgid)
 			if (u->procs[i].used < p->used)
 				p = &u->procs[i];
 		dwfl_end(p->dwfl);
-		memset(p, 0, sizeof(*p));
 	}
+	/* every field anew: a slot past nprocs still holds what scry_unwinder_forget moved out
+	 * of it (a session marked attached would never be attached again) */
+	*p = (struct proc){ .tgid = tgid, .used = ++u->tick };
 	if (!(p->dwfl = dwfl_begin(&dwfl_cbs)))
 		return NULL;
-	p->tgid = tgid;
-	p->used = ++u->tick;
 	if (p == &u->procs[u->nprocs])
 		u->nprocs++;
 	return p;
