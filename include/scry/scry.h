@@ -141,8 +141,9 @@ int scry_session_enable_event(struct scry_session *s, const char *spec, const ch
 int scry_session_add_channel(struct scry_session *s, const char *name, const struct scry_channel_options *opts,
 			     char *err, size_t errlen);
 
-/* scry_session_enable_event in channel (NULL: "channel0", made with the defaults when
- * scry_session_add_channel did not make it).  -ENOENT: no such channel. */
+/* scry_session_enable_event in channel (NULL or "channel0": the default channel, made with
+ * the defaults when first used, unless scry_session_add_channel made it before).
+ * -ENOENT: no such channel. */
 int scry_session_enable_event_in_channel(struct scry_session *s, const char *channel, const char *spec,
 					 const char *filter, char *err, size_t errlen);
 

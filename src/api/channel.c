@@ -116,7 +116,7 @@ int scry_session_add_channel(struct scry_session *s, const char *name, const str
 		return ret;
 	if (find(s, name)) {
 		SAY("scry_session_add_channel: channel '%s' exists (%s)", name,
-		    find(s, name)->added ? "added before" : "made by scry_session_enable_event");
+		    find(s, name)->added ? "added before" : "the default one, made when first used");
 		return -EEXIST;
 	}
 	struct api_channel *c = add(s, name, opts);
@@ -136,7 +136,7 @@ struct api_channel *api_channel_get(struct scry_session *s, const char *name, co
 
 	if (c)
 		return c;
-	if (name) {
+	if (name && strcmp(name, SCRY_DEFAULT_CHANNEL)) {
 		SAY("%s: no channel '%s' (scry_session_add_channel makes one)", what, name);
 		*ret = -ENOENT;
 		return NULL;

@@ -53,7 +53,7 @@ bool api_check_session(const struct scry_session *s, bool before_start, const ch
 /* A ring size option: 0, or a power of two in the engine's range; else the reason. */
 int api_check_ring_size(const char *what, size_t size, char *err, size_t errlen);
 
-/* channel.c: channel name (NULL: channel0, made with the defaults if missing), or NULL
+/* channel.c: channel name (NULL or "channel0": channel0, made with the defaults if missing), or NULL
  * with -ENOENT (or -ENOMEM) in *ret and the reason. */
 struct api_channel *api_channel_get(struct scry_session *s, const char *name, const char *what, char *err,
 				    size_t errlen, int *ret);

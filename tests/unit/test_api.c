@@ -231,11 +231,12 @@ static void test_channels(void **state)
 	assert_int_equal(scry_session_start(s, err, sizeof(err)), -EINVAL);
 	assert_string_equal(err, "scry_session_start: overwrite channel 'a' needs options.output (its sub-buffers are "
 				 "the trace's packets)");
-	/* the default channel is made by scry_session_enable_event, then exists */
+	/* the default channel is made when first named (NULL or "channel0"), then exists */
+	assert_int_equal(scry_session_add_context_in_channel(s, "channel0", "ppid", err, sizeof(err)), 0);
 	assert_int_equal(scry_session_enable_event(s, "syscall:close", NULL, err, sizeof(err)), 0);
 	assert_int_equal(scry_session_add_channel(s, "channel0", NULL, err, sizeof(err)), -EEXIST);
-	assert_string_equal(err, "scry_session_add_channel: channel 'channel0' exists (made by "
-				 "scry_session_enable_event)");
+	assert_string_equal(err, "scry_session_add_channel: channel 'channel0' exists (the default one, made "
+				 "when first used)");
 	scry_session_destroy(s);
 
 	o.relay_url = "net://127.0.0.1";
