@@ -110,9 +110,15 @@ struct scry_channel_options {
 	 * channel's partly filled packets are written out, so a low-rate stream reaches the
 	 * disk; 0: once a second.  (No read timer: the rings are polled at their fill rate.) */
 	uint64_t switch_timer_us;
+	/* LTTng's trace file splitting: each CPU's stream in files NAME_<cpu>_<index> of at most
+	 * tracefile_size bytes (whole packets: at least subbuf_size), the oldest deleted beyond
+	 * tracefile_count files (0: every file kept; at most 1000000; needs tracefile_size).
+	 * 0: one file per CPU.  Needs options.output. */
+	uint64_t tracefile_size;
+	uint64_t tracefile_count;
 };
 #ifdef __cplusplus
-#define SCRY_CHANNEL_OPTIONS_INIT { sizeof(struct scry_channel_options), 0, 0, 0, 0, 0 }
+#define SCRY_CHANNEL_OPTIONS_INIT { sizeof(struct scry_channel_options), 0, 0, 0, 0, 0, 0, 0 }
 #else
 #define SCRY_CHANNEL_OPTIONS_INIT { .size = sizeof(struct scry_channel_options) }
 #endif

@@ -64,7 +64,8 @@ static int check_options(const struct scry_channel_options *o, char *err, size_t
 	size_t subbuf = o->subbuf_size ? o->subbuf_size : DEFAULT_SUBBUF;
 	int ret;
 
-	if (o->size < offsetof(struct scry_channel_options, switch_timer_us) + sizeof(o->switch_timer_us) ||
+	/* the first release's members at least (a later one's header has more) */
+	if (o->size < offsetof(struct scry_channel_options, tracefile_count) + sizeof(o->tracefile_count) ||
 	    o->size > 4096) {
 		SAY("%s: options of size %zu: initialise them with SCRY_CHANNEL_OPTIONS_INIT", what, o->size);
 		return -EINVAL;
@@ -91,6 +92,19 @@ static int check_options(const struct scry_channel_options *o, char *err, size_t
 			    "from 1 MiB to 2 GiB", what, subbuf, o->num_subbuf);
 			return -EINVAL;
 		}
+	}
+	if (o->tracefile_count && !o->tracefile_size) {
+		SAY("%s: tracefile_count needs tracefile_size", what);
+		return -EINVAL;
+	}
+	if (o->tracefile_count > 1000000) {
+		SAY("%s: tracefile_count %llu is over 1000000", what, (unsigned long long)o->tracefile_count);
+		return -EINVAL;
+	}
+	if (o->tracefile_size && o->tracefile_size < subbuf) {
+		SAY("%s: tracefile_size %llu is smaller than a sub-buffer (%zu bytes: subbuf_size)", what,
+		    (unsigned long long)o->tracefile_size, subbuf);
+		return -EINVAL;
 	}
 	if (o->switch_timer_us > UINT32_MAX) {
 		SAY("%s: switch_timer_us %llu is over %u", what, (unsigned long long)o->switch_timer_us, UINT32_MAX);
@@ -235,6 +249,11 @@ int api_channels_build(struct scry_session *s, struct scry_channel_opts *out, si
 			    "the trace's packets)", c->name);
 			return -EINVAL;
 		}
+		if (o->tracefile_size && !s->output) {
+			SAY("scry_session_start: channel '%s': tracefile_size needs options.output (the files it "
+			    "splits)", c->name);
+			return -EINVAL;
+		}
 		if (o->overwrite && s->opts.relay_url) {
 			SAY("scry_session_start: overwrite channel '%s': not in a session streamed to a relay (its "
 			    "packets are sent as they complete)", c->name);
@@ -251,6 +270,7 @@ int api_channels_build(struct scry_session *s, struct scry_channel_opts *out, si
 			.packet_size = o->subbuf_size,
 			.overwrite_packets = o->overwrite ? (o->num_subbuf ? o->num_subbuf : DEFAULT_NUM_SUBBUF) : 0,
 			.switch_timer_us = o->switch_timer_us,
+			.tracefile_size = o->tracefile_size, .tracefile_count = o->tracefile_count,
 			.sink = sink, .sink_ctx = sink ? c : NULL,
 		};
 	}

@@ -1,8 +1,9 @@
 /* channels.c — libscry's channels and trackers (tests/e2e/test_libscry_channels.py): a
  * session built from the command line, each flag one call, in order:
  *   -o DIR          options.output (before any other flag)
- *   -O -S BYTES -N COUNT -B BYTES -T US   the next channel's overwrite, subbuf_size,
- *                   num_subbuf, buffer_size, switch_timer_us
+ *   -O -S BYTES -N COUNT -B BYTES -T US -F BYTES -K COUNT   the next channel's overwrite,
+ *                   subbuf_size, num_subbuf, buffer_size, switch_timer_us, tracefile_size,
+ *                   tracefile_count
  *   -c NAME         scry_session_add_channel(NAME) with the options so far (then reset)
  *   -e SPEC         enable SPEC in the last channel added (none yet: channel0)
  *   -x CTX          add context CTX to the last channel added (none yet: every channel)
@@ -74,13 +75,15 @@ int main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	if (!(s = scry_session_new(&o, err, sizeof(err))))
 		goto fail;
-	while ((opt = getopt(argc, argv, "o:OS:N:B:T:c:e:x:g:v:p:aq")) != -1 && !ret) {
+	while ((opt = getopt(argc, argv, "o:OS:N:B:T:F:K:c:e:x:g:v:p:aq")) != -1 && !ret) {
 		switch (opt) {
 		case 'O': co.overwrite = 1; break;
 		case 'S': co.subbuf_size = strtoul(optarg, NULL, 0); break;
 		case 'N': co.num_subbuf = (unsigned)strtoul(optarg, NULL, 0); break;
 		case 'B': co.buffer_size = strtoul(optarg, NULL, 0); break;
 		case 'T': co.switch_timer_us = strtoull(optarg, NULL, 0); break;
+		case 'F': co.tracefile_size = strtoull(optarg, NULL, 0); break;
+		case 'K': co.tracefile_count = strtoull(optarg, NULL, 0); break;
 		case 'c':
 			ret = scry_session_add_channel(s, optarg, &co, err, sizeof(err));
 			chan = optarg;

@@ -3,7 +3,7 @@ tests/api/channels.c (each flag one call): a session of two channels, each with 
 and a context of its own, whose trace babeltrace2 reads with each event in its channel's
 streams and what the callback got (scry_event_channel); an overwrite channel under a flood
 faster than its writer, whose overwritten packets are the gaps in packet_seq_num and the
-session's lost_packets; the cgroup tracker with a workload in a cgroup made here, the vpid
+session's lost_packets; a channel's stream split in trace files, the oldest deleted; the cgroup tracker with a workload in a cgroup made here, the vpid
 tracker with one in a pid namespace; bad channel options: one line."""
 import signal
 import subprocess
@@ -97,6 +97,29 @@ def test_overwrite_channel(tmp_path):
     pos = [e["fields"]["pos"] for e in tr.events if e["pid"] == pid and e["name"] == "syscall_entry_pwrite64"]
     assert pos and pos[-1] == n - 1 and pos == sorted(pos), pos[-3:]
     assert len(pos) < n // 2, len(pos)     # most of the flood overwritten in the trace
+
+
+def test_tracefiles(tmp_path):
+    """tracefile_size 32 KiB (sub-buffers of 16 KiB) and tracefile_count 2: CPU 0's stream,
+    under 5000 pwrite64 there, in files ring_0_<index> of at most 32 KiB, the last two
+    remaining; babeltrace2 reads them with no error: the newest events, in order."""
+    out = tmp_path / "t"
+    n = 5000
+    p = start(["-o", out, "-q", "-S", 16384, "-F", 32768, "-K", 2, "-c", "ring", "-e", "syscall:pwrite64", "-a"])
+    pid = pwrites(0, n)
+    time.sleep(0.2)
+    p.send_signal(signal.SIGINT)
+    finish(p)
+    kernel = next(out.rglob("metadata")).parent
+    files = sorted(int(f.name.split("_")[2]) for f in kernel.iterdir() if f.name.startswith("ring_0_"))
+    assert len(files) == 2 and files[0] >= 2 and files[1] == files[0] + 1, files
+    assert all(f.stat().st_size <= 32768 for f in kernel.iterdir() if f.name.startswith("ring_")), \
+        [(f.name, f.stat().st_size) for f in kernel.iterdir()]
+    bt = run_babeltrace2(kernel)
+    assert bt.returncode == 0 and bt.stderr == "", bt.stderr
+    pos = [e["fields"]["pos"] for e in read_trace(kernel).events
+           if e["pid"] == pid and e["name"] == "syscall_entry_pwrite64"]
+    assert pos and pos[-1] == n - 1 and pos == sorted(pos) and pos[0] > 0, pos[:3]
 
 
 def tracked(workload, tracker, prefix, path):

@@ -202,6 +202,18 @@ static void test_channels(void **state)
 	assert_int_equal(scry_session_add_channel(s, "a", &co, err, sizeof(err)), -EINVAL);
 	assert_string_equal(err, "scry_session_add_channel: switch_timer_us 4294967296 is over 4294967295");
 	co.switch_timer_us = 100000;
+	co.tracefile_count = 3;
+	assert_int_equal(scry_session_add_channel(s, "a", &co, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "scry_session_add_channel: tracefile_count needs tracefile_size");
+	co.tracefile_size = 8192;      /* under a sub-buffer of 16 KiB */
+	assert_int_equal(scry_session_add_channel(s, "a", &co, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "scry_session_add_channel: tracefile_size 8192 is smaller than a sub-buffer (16384 "
+				 "bytes: subbuf_size)");
+	co.tracefile_size = 32768;
+	co.tracefile_count = 2000000;
+	assert_int_equal(scry_session_add_channel(s, "a", &co, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "scry_session_add_channel: tracefile_count 2000000 is over 1000000");
+	co.tracefile_size = co.tracefile_count = 0;
 	co.overwrite = 1;
 	co.num_subbuf = 4;             /* an overwrite channel: 4 sub-buffers of 16 KiB waiting */
 	assert_int_equal(scry_session_add_channel(s, "b", NULL, err, sizeof(err)), 0);
@@ -231,6 +243,19 @@ static void test_channels(void **state)
 	assert_int_equal(scry_session_start(s, err, sizeof(err)), -EINVAL);
 	assert_string_equal(err, "scry_session_start: overwrite channel 'a' needs options.output (its sub-buffers are "
 				 "the trace's packets)");
+	scry_session_destroy(s);
+	s = scry_session_new(NULL, NULL, 0);
+	co.overwrite = 0;
+	co.num_subbuf = 0;
+	co.tracefile_size = 1 << 20;
+	assert_int_equal(scry_session_add_channel(s, "tf", &co, err, sizeof(err)), 0);
+	assert_int_equal(scry_session_enable_event_in_channel(s, "tf", "syscall:openat", NULL, err, sizeof(err)), 0);
+	assert_int_equal(scry_session_on_event(s, on_event, NULL), 0);
+	assert_int_equal(scry_session_track_pid(s, getpid(), err, sizeof(err)), 0);
+	assert_int_equal(scry_session_start(s, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "scry_session_start: channel 'tf': tracefile_size needs options.output (the files it "
+				 "splits)");
+	co.tracefile_size = 0;
 	/* the default channel is made when first named (NULL or "channel0"), then exists */
 	assert_int_equal(scry_session_add_context_in_channel(s, "channel0", "ppid", err, sizeof(err)), 0);
 	assert_int_equal(scry_session_enable_event(s, "syscall:close", NULL, err, sizeof(err)), 0);
@@ -251,10 +276,12 @@ static void test_channels(void **state)
 	assert_string_equal(err, "scry_session_start: overwrite channel 'ow': not in a session streamed to a relay (its "
 				 "packets are sent as they complete)");
 	scry_session_destroy(s);
-	/* an older caller's channel options: up to switch_timer_us, the first release's */
+	/* shorter than the first release's options: refused */
 	s = scry_session_new(NULL, NULL, 0);
-	co.size = offsetof(struct scry_channel_options, switch_timer_us) + sizeof(co.switch_timer_us);
-	assert_int_equal(scry_session_add_channel(s, "old", &co, err, sizeof(err)), 0);
+	co.size = offsetof(struct scry_channel_options, tracefile_count);
+	assert_int_equal(scry_session_add_channel(s, "old", &co, err, sizeof(err)), -EINVAL);
+	co.size = sizeof(co) + 8;      /* a later header's (more members, zero here: read up to ours) */
+	assert_int_equal(scry_session_add_channel(s, "new", &co, err, sizeof(err)), 0);
 	scry_session_destroy(s);
 }
 
