@@ -103,7 +103,11 @@ def test_list_kernel_syscalls(daemon):
     assert p.returncode == 1 and "--syscall will only work with the Kernel domain (-k)" in p.stderr
 
 
-def test_track_all_policy(daemon, lttng, tmp_path):
+def test_track_all_policy(daemon, lttng, tmp_path, workload):
+    """lttng's tracking policies: track --all --X (include all), untrack --all --X (exclude
+    all), and an inclusion set whose last value is untracked: "none", nothing recorded —
+    lttng's lines and listing compared (user space domain: vpid); saved (an empty
+    <process_attr_values/>), loaded the same."""
     both(daemon, lttng, tmp_path, "create", "tr", "-o", tmp_path / "s")
     lttng.run("enable-channel", "-u", "ch")
     daemon.run("track", "-k", "--vpid", "1", "--uid", "0")
@@ -113,10 +117,33 @@ def test_track_all_policy(daemon, lttng, tmp_path):
         "Virtual process ID tracking policy set to `include all`\n"
     listing = daemon.run("list", "tr").stdout
     assert "  Virtual process IDs:  all\n" in listing and "  User IDs:             0\n" in listing
+    mine = daemon.run("untrack", "-k", "--all", "--vpid").stdout
+    assert mine == lttng.run("untrack", "-u", "--all", "--vpid") == \
+        "Virtual process ID tracking policy set to `exclude all`\n"
+    line = lambda text: next(l for l in text.splitlines() if "Virtual process IDs:" in l)   # noqa: E731
+    assert line(daemon.run("list", "tr").stdout) == line(lttng.run("list", "tr")) == "  Virtual process IDs:  none"
+    daemon.run("track", "-k", "--all", "--vpid")
+    lttng.run("track", "-u", "--all", "--vpid")
+    daemon.run("track", "-k", "--vpid", "7")
+    lttng.run("track", "-u", "--vpid", "7")
+    daemon.run("untrack", "-k", "--vpid", "7")
+    lttng.run("untrack", "-u", "--vpid", "7")
+    assert line(daemon.run("list", "tr").stdout) == line(lttng.run("list", "tr")) == "  Virtual process IDs:  none"
     p = daemon.run("track", "-k", "--all", "--pid", "5", check=False)
     assert p.stderr == "scry: The --all option cannot be used with a list of process attribute values\n"
-    p = daemon.run("untrack", "-k", "--all", "--uid", check=False)
-    assert p.returncode == 1 and "exclude all" in p.stderr
+    # none records nothing; saved and loaded as none
+    daemon.run("enable-event", "-k", "--syscall", "getppid")
+    listing = daemon.run("list", "tr").stdout
+    daemon.run("save", "tr", "-o", tmp_path)
+    assert "<vpid_process_attr_tracker>\n" in (tmp_path / "tr.lttng").read_text()
+    daemon.run("start")
+    subprocess.run([workload("getppid_loop"), "5"], capture_output=True, check=True)
+    p = daemon.run("stop")
+    assert ": 0 events recorded" in p.stdout, p.stdout
+    daemon.run("destroy", "tr")
+    (tmp_path / "s").rename(tmp_path / "s.recorded")
+    daemon.run("load", "-i", tmp_path / "tr.lttng")
+    assert daemon.run("list", "tr").stdout == listing
 
 
 XSD = "/usr/share/xml/lttng/session.xsd"
