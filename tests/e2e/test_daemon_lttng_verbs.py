@@ -245,6 +245,9 @@ def test_create_file_urls_and_no_wait(daemon, tmp_path):
     assert p.stdout == f"Session o created.\nTraces will be output to {tmp_path}/o\n"
     p = daemon.run("create", "r", "-o", "file://rel", check=False)
     assert p.returncode == 1 and "absolute path" in p.stderr
+    for opt in (["--no-output"], ["--shm-path", "/dev/shm"]):    # lttng's options scry refuses, saying why
+        p = daemon.run("create", "n", *opt, check=False)
+        assert p.returncode == 1 and p.stderr.startswith(f"scry: create: {opt[0]} ") and p.stderr.count("\n") == 1
     daemon.run("enable-event", "-k", "-s", "o", "sched_switch")
     daemon.run("start", "o")
     daemon.run("rotate", "--no-wait", "o")
