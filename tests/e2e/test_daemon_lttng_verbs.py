@@ -14,7 +14,18 @@ import subprocess
 import pytest
 
 from test_daemon import daemon  # noqa: F401 (a fixture)
-from test_daemon_layout import lttng  # noqa: F401 (a fixture)
+from test_daemon_layout import Lttng
+
+
+@pytest.fixture(scope="module")
+def lttng():
+    """One lttng-sessiond for the module (its stop takes ~3 s); each test's sessions have
+    their own names."""
+    if not shutil.which("lttng-sessiond") or not shutil.which("runuser"):
+        pytest.skip("lttng-tools (lttng-sessiond) is not installed")
+    lt = Lttng()
+    yield lt
+    lt.stop()
 
 
 def both(daemon, lttng, tmp_path, *args):
@@ -108,7 +119,7 @@ def test_track_all_policy(daemon, lttng, tmp_path, workload):
     all), and an inclusion set whose last value is untracked: "none", nothing recorded —
     lttng's lines and listing compared (user space domain: vpid); saved (an empty
     <process_attr_values/>), loaded the same."""
-    both(daemon, lttng, tmp_path, "create", "tr", "-o", tmp_path / "s")
+    both(daemon, lttng, tmp_path, "create", "tr", "-o", tmp_path / "tr")
     lttng.run("enable-channel", "-u", "ch")
     daemon.run("track", "-k", "--vpid", "1", "--uid", "0")
     lttng.run("track", "-u", "--vpid", "1")
@@ -141,7 +152,7 @@ def test_track_all_policy(daemon, lttng, tmp_path, workload):
     p = daemon.run("stop")
     assert ": 0 events recorded" in p.stdout, p.stdout
     daemon.run("destroy", "tr")
-    (tmp_path / "s").rename(tmp_path / "s.recorded")
+    (tmp_path / "tr").rename(tmp_path / "tr.recorded")
     daemon.run("load", "-i", tmp_path / "tr.lttng")
     assert daemon.run("list", "tr").stdout == listing
 
