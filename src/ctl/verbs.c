@@ -155,7 +155,9 @@ const struct scry_ctl_verb scry_ctl_verbs[] = {
 	{ "untrack",
 	  "usage: scry untrack -k (--pid LIST | --vpid LIST | --uid LIST | --gid LIST | --vuid LIST |\n"
 	  "                        --vgid LIST | --all) [-s NAME]\n"
-	  "Remove values from a tracker before start; --all removes the trackers.\n"
+	  "Remove values from a tracker before start (its last value removed: no process is\n"
+	  "recorded, lttng's \"none\"); --all with trackers named without values: each excludes\n"
+	  "every process (lttng's policy `exclude all`); --all alone removes the trackers.\n"
 	  "\n"
 	  "  -k, --kernel           the kernel domain (the only one)\n"
 	  "      --pid, --vpid, --uid, --gid, --vuid, --vgid LIST   values to remove\n"
