@@ -124,7 +124,7 @@ static __always_inline __u32 copy_stack(struct scry_prof_ustack *r, __u64 sp, st
 
 	if (sp < env_end && env_end - sp < len)
 		len = (__u32)(env_end - sp);
-	for (int i = 0; i < SCRY_PROF_USTACK_MAX / PAGE + 1; i++) {
+	for (int i = 0; i < SCRY_USTACK_MAX / PAGE + 1; i++) {
 		__u64 last;
 
 		if (!len)
