@@ -12,6 +12,7 @@
 #ifndef __bpf__
 #include <linux/types.h>
 #endif
+#include "bpf/ustack.h"
 
 #define SCRY_EVENT_HEADER_SIZE 10       /* u16 id + u64 timestamp */
 #define SCRY_MAX_SYSCALLS      1024     /* syscall numbers 0..1023 */
@@ -383,6 +384,32 @@ struct scry_cpu_stats {
 	__u64 nested;         /* build area busy (nested/preempted program): event dropped */
 	__u64 truncated;      /* event larger than SCRY_EVENT_MAX: strings or captures cut */
 	__u64 unfollowed;     /* child of a followed process not followed: the follow set full */
+};
+
+/* ---- scry trace -k: user stacks unwound in user space (bpf/ustack.h) -------------------
+ * With ustack_window > 0 (rodata), an event whose id has its bit in ustack_ids (rodata: the
+ * syscall exits) sends its thread's user registers and the bytes of its stack from the
+ * stack pointer up (at most ustack_window) to the ring "ustacks", before the event itself
+ * is committed; user space finds it by the event's thread and timestamp.  No call stack
+ * context is needed (the event keeps its size: ~50 bytes, not the context's 1 KB). */
+#define SCRY_USTACK_IDS 65536         /* event ids 0..65535 (a u16) */
+#define SCRY_USTACK_WINDOW 32768      /* scry trace -k's default window */
+
+struct scry_ustack_rec {
+	__u32 tid, tgid;
+	__u64 ts;                 /* the event's timestamp */
+	__u64 regs[SCRY_DWREGS_N];
+	__u16 id;                 /* the event's id */
+	__u16 pad;
+	__u32 size;               /* bytes of data */
+	__u8 data[];
+};
+
+/* Per CPU: what became of the copies. */
+struct scry_ustack_stats {
+	__u64 sent;               /* copies in the ring */
+	__u64 ring_full;          /* no room in the ring: the call shown without its frames */
+	__u64 busy;               /* this CPU's copy area held by the program this run interrupted */
 };
 
 /* One program's recursion misses on one CPU, as the misses iterator (misses.bpf.c) writes
