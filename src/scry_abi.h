@@ -547,8 +547,16 @@ struct scry_metric_hist {
 struct scry_metric_stats {
 	__u64 events;                        /* syscall exits that fed at least one metric */
 	__u64 no_entry;                      /* latency unknown (entry before the start): not counted */
-	__u64 overflow[SCRY_METRICS_MAX];    /* updates lost: the metric's map was full (spans:
-	                                      * the ring buffer was) */
+	__u64 overflow[SCRY_METRICS_MAX];    /* updates lost: the metric's map was full, a new
+	                                      * series refused (-E2BIG) (spans: their ring was) */
+	/* updates lost for another reason, the map not full (a new series' insertion failed): */
+	__u64 no_memory[SCRY_METRICS_MAX];   /* -ENOMEM: no memory for the series (a map without
+	                                      * preallocation takes it from the CPU's cache of the
+	                                      * kernel's BPF allocator, refilled after the program:
+	                                      * a burst of new series empties it) */
+	__u64 busy[SCRY_METRICS_MAX];        /* -EBUSY: the map's bucket lock was held on this CPU
+	                                      * (this program interrupted one updating the map) */
+	__u64 failed[SCRY_METRICS_MAX];      /* any other error */
 	__u64 marks_lost;                    /* application span marks not kept (tracing: parent:
 	                                      * a thread's storage, a request's in blk_mark) */
 };
