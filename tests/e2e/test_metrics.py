@@ -487,3 +487,31 @@ def test_quick_metrics_errors(scry, args, msg):
     p = subprocess.run([scry, "serve", "--listen", "127.0.0.1:1"] + args, capture_output=True, text=True, timeout=60)
     assert p.returncode == 1
     assert len(p.stderr.splitlines()) == 1 and re.match(msg, p.stderr), p.stderr
+
+
+@pytest.mark.parametrize("cmd,status", [("exit 3", 3), ("kill -TERM $$", 128 + 15)])
+def test_serve_passes_the_status_on(scry, cmd, status):
+    """serve -- CMD exits with CMD's status, as strace and perf trace do (128 + N: killed by
+    signal N), once it stops (here --duration: it serves after the command ended)."""
+    r = subprocess.run([scry, "serve", "--counter", "t_total:syscall", "--listen", f"127.0.0.1:{free_port()}",
+                        "--duration", "1", "--", "sh", "-c", cmd], capture_output=True, text=True, timeout=60)
+    assert r.returncode == status, r.stderr
+
+
+def test_serve_stopped_before_the_command(scry):
+    """Stopped (SIGINT) while the command still runs: 128 + SIGINT, the command left running."""
+    port = free_port()
+    p = subprocess.Popen([scry, "serve", "--counter", "t_total:syscall", "--listen", f"127.0.0.1:{port}", "--",
+                          "sleep", "30"], stderr=subprocess.PIPE, text=True)
+    err = ""
+    while "scry: serving" not in err:
+        line = p.stderr.readline()
+        assert line, err
+        err += line
+    child = int(Path(f"/proc/{p.pid}/task/{p.pid}/children").read_text().split()[0])
+    try:
+        p.send_signal(2)
+        assert p.wait(timeout=30) == 128 + 2
+        os.kill(child, 0)   # still running
+    finally:
+        os.kill(child, 9)
