@@ -132,6 +132,7 @@ static void prune(struct scry_top_table *tab, uint32_t **dead, size_t *ndead)
 			free(r->pid);
 			free(r->comm);
 			free(r->syscall);
+			free(r->container);
 			continue;
 		}
 		if ((r->exited = gone(r->pid))) {

@@ -1,6 +1,7 @@
 /* track.h — the options record and trace share for choosing what reaches the buffer:
  * --filter EXPR and the trackers --track-pid/--track-vpid/--track-uid/--track-gid/
- * --track-cgroup (lists, repeatable; users and groups by name or number). */
+ * --track-cgroup/--track-container (lists, repeatable; users and groups by name or number;
+ * containers by id prefix, their cgroup directories found at the start). */
 #ifndef SCRY_CLI_TRACK_H
 #define SCRY_CLI_TRACK_H
 
@@ -11,7 +12,7 @@
 #include "session/session.h"
 
 enum { CLI_OPT_FILTER = 400, CLI_OPT_TRACK_PID, CLI_OPT_TRACK_VPID, CLI_OPT_TRACK_UID, CLI_OPT_TRACK_GID,
-       CLI_OPT_TRACK_CGROUP };
+       CLI_OPT_TRACK_CGROUP, CLI_OPT_TRACK_CONTAINER };
 
 #define CLI_TRACK_LONGOPTS \
 	{ "filter", required_argument, NULL, CLI_OPT_FILTER }, \
@@ -19,12 +20,13 @@ enum { CLI_OPT_FILTER = 400, CLI_OPT_TRACK_PID, CLI_OPT_TRACK_VPID, CLI_OPT_TRAC
 	{ "track-vpid", required_argument, NULL, CLI_OPT_TRACK_VPID }, \
 	{ "track-uid", required_argument, NULL, CLI_OPT_TRACK_UID }, \
 	{ "track-gid", required_argument, NULL, CLI_OPT_TRACK_GID }, \
-	{ "track-cgroup", required_argument, NULL, CLI_OPT_TRACK_CGROUP }
+	{ "track-cgroup", required_argument, NULL, CLI_OPT_TRACK_CGROUP }, \
+	{ "track-container", required_argument, NULL, CLI_OPT_TRACK_CONTAINER }
 
 /* The case labels of a getopt switch that hand the option to cli_track_option(). */
 #define CLI_TRACK_CASES \
 	case CLI_OPT_FILTER: case CLI_OPT_TRACK_PID: case CLI_OPT_TRACK_VPID: \
-	case CLI_OPT_TRACK_UID: case CLI_OPT_TRACK_GID: case CLI_OPT_TRACK_CGROUP
+	case CLI_OPT_TRACK_UID: case CLI_OPT_TRACK_GID: case CLI_OPT_TRACK_CGROUP: case CLI_OPT_TRACK_CONTAINER
 
 #define CLI_TRACK_USAGE \
 	"      --filter EXPR      record only events for which EXPR (LTTng's filter language) is\n" \
@@ -37,6 +39,9 @@ enum { CLI_OPT_FILTER = 400, CLI_OPT_TRACK_PID, CLI_OPT_TRACK_VPID, CLI_OPT_TRAC
 	"      --track-uid LIST   only processes of these users (names or uids)\n" \
 	"      --track-gid LIST   only processes of these groups (names or gids)\n" \
 	"      --track-cgroup DIR only processes in this cgroup v2 directory or below it\n" \
+	"      --track-container ID[,ID...]  only processes of these containers (id prefixes,\n" \
+	"                         as docker's; docker, containerd, CRI-O, podman, or an nspawn\n" \
+	"                         machine's name): their cgroups as they are at the start\n" \
 	"                         (trackers combine: an event must pass every one given)\n"
 
 struct cli_track {
@@ -48,6 +53,8 @@ struct cli_track {
 	bool vpid_given, uid_given, gid_given;
 	const char **cgroups;
 	size_t ncgroups;
+	char **owned;                    /* the paths --track-container found (in cgroups too) */
+	size_t nowned;
 };
 
 /* Handle option opt (one of CLI_OPT_*): 0, or -1 with err filled. */

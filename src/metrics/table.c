@@ -13,6 +13,7 @@ const char scry_top_config[] =
 	"        - {name: pid, source: pid}\n"
 	"        - {name: comm, source: comm}\n"
 	"        - {name: syscall, source: syscall}\n"
+	"        - {name: container, source: container}\n"
 	"    - name: scry_top_errors_total\n"
 	"      when: error\n"
 	"      max_entries: 65536\n"
@@ -33,13 +34,15 @@ const char scry_top_config[] =
 
 struct entry {
 	unsigned metric;
-	const struct scry_series *s;      /* values: pid, comm, syscall */
+	const struct scry_series *s;      /* values: pid, comm, syscall, container */
 };
 
-/* Rows and entries are ordered by (pid, comm, syscall), compared as strings. */
-static int cmp3(const char *const a[3], const char *const b[3])
+#define NKEYS 4
+
+/* Rows and entries are ordered by (pid, comm, syscall, container), compared as strings. */
+static int cmp3(const char *const a[NKEYS], const char *const b[NKEYS])
 {
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < NKEYS; i++) {
 		int c = strcmp(a[i], b[i]);
 		if (c)
 			return c;
@@ -57,7 +60,8 @@ static int cmp_entry(const void *a, const void *b)
 static int cmp_row_key(const void *a, const void *b)
 {
 	const struct scry_top_row *x = a, *y = b;
-	const char *kx[3] = { x->pid, x->comm, x->syscall }, *ky[3] = { y->pid, y->comm, y->syscall };
+	const char *kx[NKEYS] = { x->pid, x->comm, x->syscall, x->container },
+		   *ky[NKEYS] = { y->pid, y->comm, y->syscall, y->container };
 
 	return cmp3(kx, ky);
 }
@@ -99,8 +103,9 @@ int scry_top_table_build(struct scry_top_table *out, const struct scry_metrics_s
 			r->pid = strdup(e[i].s->values[0]);
 			r->comm = strdup(e[i].s->values[1]);
 			r->syscall = strdup(e[i].s->values[2]);
+			r->container = strdup(e[i].s->values[3]);
 			r->p50_ns = r->p99_ns = -1;
-			if (!r->pid || !r->comm || !r->syscall)
+			if (!r->pid || !r->comm || !r->syscall || !r->container)
 				goto oom;
 		} else {
 			r = &out->rows[out->n - 1];
@@ -184,16 +189,17 @@ void scry_top_table_print(FILE *f, const struct scry_top_table *t, enum scry_top
 
 	fprintf(f, "scry top: %zu rows, sorted by %s (keys: c calls, e errors, l latency, b bytes, q quit)\n", t->n,
 		by_name[by]);
-	fprintf(f, "%8s %-16s %-18s %10s %10s %8s %8s %8s %8s %12s %12s\n", "PID", "COMM", "SYSCALL", "CALLS",
-		"CALLS/s", "ERRORS", "ERRORS/s", "P50<=", "P99<=", "BYTES", "BYTES/s");
+	fprintf(f, "%8s %-16s %-18s %10s %10s %8s %8s %8s %8s %12s %12s  %s\n", "PID", "COMM", "SYSCALL", "CALLS",
+		"CALLS/s", "ERRORS", "ERRORS/s", "P50<=", "P99<=", "BYTES", "BYTES/s", "CONTAINER");
 	for (size_t i = 0; i < t->n && (!max_rows || i < max_rows); i++) {
 		const struct scry_top_row *r = &t->rows[i];
 
 		fmt_ns(p50, sizeof(p50), r->p50_ns);
 		fmt_ns(p99, sizeof(p99), r->p99_ns);
-		fprintf(f, "%8s %-16s %-18s %10llu %10.1f %8llu %8.1f %8s %8s %12llu %12.0f\n", r->pid, r->comm,
+		fprintf(f, "%8s %-16s %-18s %10llu %10.1f %8llu %8.1f %8s %8s %12llu %12.0f  %s\n", r->pid, r->comm,
 			r->syscall, (unsigned long long)r->calls, r->calls_rate, (unsigned long long)r->errors,
-			r->errors_rate, p50, p99, (unsigned long long)r->bytes, r->bytes_rate);
+			r->errors_rate, p50, p99, (unsigned long long)r->bytes, r->bytes_rate,
+			r->container[0] ? r->container : "-");
 	}
 	(void)interval_s;
 }
@@ -204,6 +210,7 @@ void scry_top_table_free(struct scry_top_table *t)
 		free(t->rows[i].pid);
 		free(t->rows[i].comm);
 		free(t->rows[i].syscall);
+		free(t->rows[i].container);
 	}
 	free(t->rows);
 	memset(t, 0, sizeof(*t));

@@ -1,5 +1,5 @@
 /* table.h — scry top's table: the rows of a metrics snapshot (read.h) joined by their
- * (pid, comm, syscall) labels — calls, errors and bytes counters, a latency histogram —,
+ * (pid, comm, syscall, container) labels — calls, errors and bytes counters, a latency histogram —,
  * rates against the previous snapshot, sorted by a key, rendered as text. */
 #ifndef SCRY_METRICS_TABLE_H
 #define SCRY_METRICS_TABLE_H
@@ -10,14 +10,15 @@
 #include <stdio.h>
 #include "metrics/read.h"
 
-/* The config scry top runs: metric i of enum scry_top_metric, labels pid, comm, syscall. */
+/* The config scry top runs: metric i of enum scry_top_metric, labels pid, comm, syscall,
+ * container (util/cgroup.h: the container's short id or machine name, "" for none). */
 extern const char scry_top_config[];
 enum scry_top_metric { SCRY_TOP_CALLS, SCRY_TOP_ERRORS, SCRY_TOP_BYTES, SCRY_TOP_LATENCY, SCRY_TOP_NMETRICS };
 
 enum scry_top_sort { SCRY_TOP_BY_CALLS, SCRY_TOP_BY_ERRORS, SCRY_TOP_BY_LATENCY, SCRY_TOP_BY_BYTES };
 
 struct scry_top_row {
-	char *pid, *comm, *syscall;      /* the row's labels */
+	char *pid, *comm, *syscall, *container;   /* the row's labels */
 	bool exited;                     /* its process is gone (shown once more, then left out) */
 	uint64_t calls, errors, bytes;   /* totals since the start */
 	double calls_rate, errors_rate, bytes_rate;   /* per second since the previous table */
@@ -44,6 +45,7 @@ void scry_top_table_free(struct scry_top_table *t);
 /* The process view (table_procs.c): one row per process, its syscall rows summed. */
 struct scry_top_proc {
 	const char *pid, *comm;          /* the table's strings (comm: its busiest row's) */
+	const char *container;           /* its first row's ("": none) */
 	uint64_t calls, errors, bytes;
 	double calls_rate, errors_rate, bytes_rate;
 	const char *busiest;             /* the syscall of most calls/s (then calls) */

@@ -42,6 +42,7 @@ int scry_top_procs_build(struct scry_top_procs *out, const struct scry_top_table
 			p = &out->p[out->n++];
 			p->pid = r->pid;
 			p->comm = r->comm;
+			p->container = r->container;
 			p->busiest = r->syscall;
 			p->exited = r->exited || (exited && exited(r->pid, ctx));
 			best_rate = r->calls_rate;
@@ -98,14 +99,15 @@ void scry_top_procs_print(FILE *f, const struct scry_top_procs *p, enum scry_top
 	fprintf(f, "scry top: %zu processes, %.1f calls/s, %.1f errors/s, sorted by %s "
 		"(keys: s syscalls, c calls, e errors, b bytes, q quit)\n", p->n, p->calls_rate, p->errors_rate,
 		by_name[by]);
-	fprintf(f, "%8s %-16s %10s %10s %8s %8s %12s %12s  %s\n", "PID", "COMM", "CALLS", "CALLS/s", "ERRORS",
-		"ERRORS/s", "BYTES", "BYTES/s", "BUSIEST");
+	fprintf(f, "%8s %-16s %10s %10s %8s %8s %12s %12s  %-12s  %s\n", "PID", "COMM", "CALLS", "CALLS/s", "ERRORS",
+		"ERRORS/s", "BYTES", "BYTES/s", "CONTAINER", "BUSIEST");
 	for (size_t i = 0; i < p->n && (!max_rows || i < max_rows); i++) {
 		const struct scry_top_proc *r = &p->p[i];
 
-		fprintf(f, "%8s %-16s %10llu %10.1f %8llu %8.1f %12llu %12.0f  %s%s\n", r->pid, r->comm,
+		fprintf(f, "%8s %-16s %10llu %10.1f %8llu %8.1f %12llu %12.0f  %-12s  %s%s\n", r->pid, r->comm,
 			(unsigned long long)r->calls, r->calls_rate, (unsigned long long)r->errors, r->errors_rate,
-			(unsigned long long)r->bytes, r->bytes_rate, r->busiest, r->exited ? " (exited)" : "");
+			(unsigned long long)r->bytes, r->bytes_rate, r->container && r->container[0] ? r->container : "-",
+			r->busiest, r->exited ? " (exited)" : "");
 	}
 }
 

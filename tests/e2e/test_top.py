@@ -9,10 +9,12 @@ import subprocess
 
 N_GETPPID, M_OPENAT, W_WRITES, B_BYTES = 4321, 23, 11, 777
 
-ROW_RE = re.compile(r"^\s*(\d+) (.{16}) (\S+)\s+(\d+)\s+([0-9.]+)\s+(\d+)\s+([0-9.]+)\s+(\S+)\s+(\S+)\s+(\d+)\s+([0-9.]+)$")
+ROW_RE = re.compile(r"^\s*(\d+) (.{16}) (\S+)\s+(\d+)\s+([0-9.]+)\s+(\d+)\s+([0-9.]+)\s+(\S+)\s+(\S+)\s+(\d+)\s+([0-9.]+)"
+                    r"\s+(\S+)$")
 
 
-PROC_RE = re.compile(r"^\s*(\d+) (.{16})\s+(\d+)\s+([0-9.]+)\s+(\d+)\s+([0-9.]+)\s+(\d+)\s+([0-9.]+)\s+(\S+)( \(exited\))?$")
+PROC_RE = re.compile(r"^\s*(\d+) (.{16})\s+(\d+)\s+([0-9.]+)\s+(\d+)\s+([0-9.]+)\s+(\d+)\s+([0-9.]+)\s+(\S+)\s+(\S+)"
+                     r"( \(exited\))?$")
 HEAD_RE = re.compile(r"^(\d+) processes, ([0-9.]+) calls/s, ([0-9.]+) errors/s, sorted by (\S+)")
 
 
@@ -30,8 +32,8 @@ def proc_tables(out):
             m = PROC_RE.match(line)
             assert m, f"not a row: {line!r}"
             rows.append(dict(pid=int(m[1]), comm=m[2].strip(), calls=int(m[3]), calls_rate=float(m[4]),
-                             errors=int(m[5]), errors_rate=float(m[6]), bytes=int(m[7]), busiest=m[9],
-                             exited=bool(m[10])))
+                             errors=int(m[5]), errors_rate=float(m[6]), bytes=int(m[7]), container=m[9],
+                             busiest=m[10], exited=bool(m[11])))
         result.append((dict(procs=int(h[1]), calls_rate=float(h[2]), errors_rate=float(h[3]), by=h[4]), rows))
     return result
 
@@ -49,7 +51,8 @@ def tables(out):
             m = ROW_RE.match(line)
             assert m, f"not a row: {line!r}"
             rows.append(dict(pid=int(m[1]), comm=m[2].strip(), syscall=m[3], calls=int(m[4]),
-                             calls_rate=float(m[5]), errors=int(m[6]), errors_rate=float(m[7]), p50=m[8], p99=m[9], bytes=int(m[10])))
+                             calls_rate=float(m[5]), errors=int(m[6]), errors_rate=float(m[7]), p50=m[8], p99=m[9], bytes=int(m[10]),
+                             container=m[12]))
         result.append(rows)
     return result
 

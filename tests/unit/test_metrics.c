@@ -329,7 +329,8 @@ static void test_expose(void **state)
 static void test_top_table(void **state)
 {
 	struct scry_metrics_config *c = parse_ok(scry_top_config);
-	char *a[] = { "10", "wl", "getppid" }, *b[] = { "10", "wl", "openat" }, *z[] = { "11", "sh", "read" };
+	char *a[] = { "10", "wl", "getppid", "" }, *b[] = { "10", "wl", "openat", "" },
+	     *z[] = { "11", "sh", "read", "0123456789ab" };
 	struct scry_series calls[] = { { .values = a, .value = 100 }, { .values = b, .value = 7 } };
 	struct scry_series errs[] = { { .values = b, .value = 5 } };
 	struct scry_series bytes[] = { { .values = z, .value = 4096 } };
@@ -350,6 +351,7 @@ static void test_top_table(void **state)
 	assert_int_equal(t.rows[0].calls, 7);
 	scry_top_table_sort(&t, SCRY_TOP_BY_BYTES);
 	assert_string_equal(t.rows[0].comm, "sh");
+	assert_string_equal(t.rows[0].container, "0123456789ab");
 	assert_int_equal(t.rows[0].bytes, 4096);
 	scry_top_table_sort(&t, SCRY_TOP_BY_CALLS);
 	assert_string_equal(t.rows[0].syscall, "getppid");
