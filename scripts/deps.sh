@@ -28,6 +28,8 @@ PKGS+=(libdw-dev)
 # scry profile's tests: its pprof output decoded by protobuf's own Python decoder over
 # profile.proto compiled by protoc (tests/e2e/test_profile.py)
 PKGS+=(protobuf-compiler python3-protobuf)
+# scry top in a terminal: tmux (send-keys, capture-pane; tests/e2e/test_top.py)
+PKGS+=(tmux)
 BENCH_PKGS=(strace linux-perf bpftrace hyperfine)
 
 for arg in "$@"; do
