@@ -180,8 +180,12 @@ int channel_load(struct scry_channel *c, char *err, size_t errlen)
 			snprintf(err, errlen, "out of memory");
 			return -ENOMEM;
 		}
+		/* the exits, and the entries of the calls that never return (strace -k prints
+		 * exit_group's stack) */
 		for (size_t i = 0; i < c->nevents && i < SCRY_USTACK_IDS; i++)
-			if (c->events[i]->kind == SCRY_EV_SYSCALL_EXIT)
+			if (c->events[i]->kind == SCRY_EV_SYSCALL_EXIT ||
+			    (c->events[i]->kind == SCRY_EV_SYSCALL_ENTRY && c->events[i]->tp &&
+			     (!strcmp(c->events[i]->tp, "exit_group") || !strcmp(c->events[i]->tp, "exit"))))
 				ustack_ids[i / 64] |= 1ULL << (i % 64);
 	}
 	struct scry_probes_opts po = {

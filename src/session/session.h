@@ -72,7 +72,7 @@ struct scry_channel_opts {
 	/* LTTng's switch timer: every switch_timer_us, the channel's partly filled packets
 	 * written out (a low-rate stream reaches the disk and viewers); 0: the pump's second */
 	uint64_t switch_timer_us;
-	/* scry trace -k: each syscall exit of the channel sends
+	/* scry trace -k: each syscall exit of the channel (and exit's and exit_group's entry) sends
 	 * its thread's user registers and ustack_window bytes of its stack to a ring of
 	 * ustack_ring bytes (scry_session_ustack_fd; scry_abi.h: struct scry_ustack_rec); 0: none */
 	uint32_t ustack_window;

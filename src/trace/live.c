@@ -511,6 +511,9 @@ static void dispatch(struct trace_live *l, const uint8_t *b, uint32_t len)
 					c.sock[0].fd = (int)c.in[i].v;
 					break;
 				}
+		if (l->ustacks && l->ops.stack_names && (!strcmp(sc->name, "exit_group") || !strcmp(sc->name, "exit")) &&
+		    (c.nframes = trace_ustacks_take(l->ustacks, tid, ts, l->ips, SCRY_UNWIND_MAX_DEPTH)))
+			c.frames = l->ips;   /* -k: a call that never returns, its stack at the entry */
 		if ((!strcmp(sc->name, "exit_group") || !strcmp(sc->name, "exit")) && c.in[0].have) {
 			struct exit_slot *e = exit_slot(l, pid);
 			if (e->pid != pid || !strcmp(sc->name, "exit_group") || (e->status & 0x7f) == 0) {
