@@ -16,6 +16,7 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
 #include "profile.h"
+#include "lib/ustack.bpf.h"
 
 #ifndef EEXIST
 #define EEXIST 17
@@ -27,7 +28,6 @@
 #define ENOSPC 28
 #endif
 #define PF_KTHREAD 0x00200000
-#define PAGE 4096ULL
 
 const volatile bool target_all = false;    /* -a: every task but the idle ones */
 const volatile __u32 self_tgid = 0;        /* scry itself, never sampled */
@@ -128,32 +128,6 @@ static __always_inline void note(__u32 tgid, __u32 pid)
 	bpf_ringbuf_submit(n, 0);
 }
 
-/* The bytes of the user stack from sp up, at most ustack_size: all of them in one read
- * when they are mapped; the main thread's stack ends above its environment strings
- * (env_end), so the window stops there; else a read that fails is retried without its
- * last page, until one succeeds.  Returns the bytes read. */
-static __always_inline __u32 copy_stack(struct scry_prof_ustack *r, __u64 sp, struct task_struct *task)
-{
-	__u64 env_end = BPF_CORE_READ(task, mm, env_end);
-	__u32 len = ustack_size;
-
-	if (sp < env_end && env_end - sp < len)
-		len = (__u32)(env_end - sp);
-	for (int i = 0; i < SCRY_PROF_USTACK_MAX / PAGE + 1; i++) {
-		__u64 last;
-
-		if (!len)
-			return 0;
-		if (!bpf_probe_read_user(r->data, len, (void *)sp))
-			return len;
-		last = (sp + len - 1) & ~(PAGE - 1);   /* the start of the last page read */
-		len = last > sp ? (__u32)(last - sp) : 0;
-		if (len > ustack_size)                 /* never: for the verifier */
-			return 0;
-	}
-	return 0;
-}
-
 /* dwarf: the sample's user registers (the task's, saved on entry to the kernel) and stack
  * to the ring.  false when the ring has no room. */
 static __always_inline bool send_ustack(struct scry_prof_key *key, struct task_struct *task)
@@ -170,28 +144,7 @@ static __always_inline bool send_ustack(struct scry_prof_key *key, struct task_s
 	r->kstack = key->kstack;
 	__builtin_memcpy(r->comm, key->comm, sizeof(r->comm));
 	r->pad = 0;
-#if defined(__TARGET_ARCH_x86)
-	r->regs[0] = regs->ax;
-	r->regs[1] = regs->dx;
-	r->regs[2] = regs->cx;
-	r->regs[3] = regs->bx;
-	r->regs[4] = regs->si;
-	r->regs[5] = regs->di;
-	r->regs[6] = regs->bp;
-	r->regs[7] = regs->sp;
-	r->regs[8] = regs->r8;
-	r->regs[9] = regs->r9;
-	r->regs[10] = regs->r10;
-	r->regs[11] = regs->r11;
-	r->regs[12] = regs->r12;
-	r->regs[13] = regs->r13;
-	r->regs[14] = regs->r14;
-	r->regs[15] = regs->r15;
-	r->regs[16] = regs->ip;
-	r->size = copy_stack(r, regs->sp, task);
-#else
-	r->size = 0;                       /* the loader refuses dwarf elsewhere */
-#endif
+	r->size = ustack_regs(r->regs, regs) ? ustack_copy(r->data, r->regs[SCRY_DWREG_SP], task, ustack_size) : 0;
 	bpf_ringbuf_submit(r, 0);
 	return true;
 }

@@ -8,6 +8,8 @@
 #ifndef SCRY_BPF_PROFILE_H
 #define SCRY_BPF_PROFILE_H
 
+#include "ustack.h"
+
 #define SCRY_PROF_MAX_DEPTH 127      /* PERF_MAX_STACK_DEPTH: frames per stack map entry */
 #define SCRY_PROF_COMM 16
 
@@ -50,21 +52,15 @@ struct scry_prof_note {
 	__u32 pid;
 };
 
-/* --call-graph dwarf: x86-64's registers in DWARF's numbering (libdw's x86_64 backend): rax
- * rdx rcx rbx rsi rdi rbp rsp r8-r15, then rip (16). */
-#define SCRY_PROF_NREGS 17
-#define SCRY_PROF_REG_SP 7
-#define SCRY_PROF_REG_IP 16
-#define SCRY_PROF_USTACK_MAX 65528   /* the largest window (perf's limit too) */
-
-/* A sample with its user stack to unwind: the user registers and the bytes of the stack
- * from regs[SP] up (size of them read; the record holds the window asked for). */
+/* A sample with its user stack to unwind (ustack.h): the user registers and the bytes of
+ * the stack from regs[SCRY_DWREG_SP] up (size of them read; the record holds the window
+ * asked for). */
 struct scry_prof_ustack {
 	__u32 type;                  /* SCRY_PROF_REC_USTACK */
 	__u32 pid, tgid;
 	__s32 kstack;                /* as in scry_prof_key */
 	char comm[SCRY_PROF_COMM];
-	__u64 regs[SCRY_PROF_NREGS];
+	__u64 regs[SCRY_DWREGS_N];
 	__u32 size;
 	__u32 pad;
 	__u8 data[];

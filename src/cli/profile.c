@@ -3,7 +3,7 @@
  * targets (-a, -p and their children, or the command) by thread and kernel and user stacks
  * in the kernel; a process's first sample has user space read its mappings while it lives.
  * With --call-graph dwarf a user sample's registers and stack copy come through the ring
- * instead, are unwound as they come (src/profile/unwind.c) and counted here (tally.c).
+ * instead, are unwound as they come (src/catalog/unwind.c) and counted here (tally.c).
  * At the end the stacks are symbolized (src/profile/collect.c) and written by -o's
  * extension: .folded, .svg, .pb.gz (pprof), a bare name OUT.svg and OUT.folded; --report
  * prints perf report's table.  One summary line says how many samples were taken and lost.
@@ -25,7 +25,7 @@
 #include "profile/collect.h"
 #include "profile/profile.h"
 #include "profile/tally.h"
-#include "profile/unwind.h"
+#include "catalog/unwind.h"
 #include "util/clock.h"
 #include "util/dirh.h"
 #include "util/log.h"
@@ -88,7 +88,7 @@ static void usage(FILE *f)
 		"Without -p or -a, CMD is started and it and its children are sampled until it ends;\n"
 		"scry exits with CMD's status.  With --call-graph fp a binary built without frame\n"
 		"pointers shows its leaf function and few callers.\n", DEFAULT_FREQ, DEFAULT_USTACK,
-		SCRY_PROF_USTACK_MAX);
+		SCRY_USTACK_MAX);
 }
 
 enum out_kind { OUT_FOLDED, OUT_SVG, OUT_PPROF };
@@ -171,9 +171,9 @@ static int parse_call_graph(struct prof_args *a, const char *v, char *err, size_
 		return 0;
 	}
 	if (strncmp(v, "dwarf", 5) || (v[5] && (v[5] != ',' || scry_parse_size(v + 6, &n))) ||
-	    n < 8 || n > SCRY_PROF_USTACK_MAX || n % 8) {
+	    n < 8 || n > SCRY_USTACK_MAX || n % 8) {
 		snprintf(err, errlen, "invalid call graph '%s' (expected fp, dwarf or dwarf,SIZE with SIZE a multiple "
-			 "of 8 up to %d)", v, SCRY_PROF_USTACK_MAX);
+			 "of 8 up to %d)", v, SCRY_USTACK_MAX);
 		return -EINVAL;
 	}
 #if !defined(__x86_64__)
@@ -392,8 +392,9 @@ static void on_note(void *ctx, pid_t tgid)
 static void on_ustack(void *ctx, const struct scry_prof_ustack *u, size_t size)
 {
 	struct run *r = ctx;
+	struct scry_ustack s = { .pid = u->pid, .tgid = u->tgid, .regs = u->regs, .data = u->data, .size = u->size };
 	uint64_t ips[SCRY_UNWIND_MAX_DEPTH], t0 = scry_monotonic_ns();
-	unsigned n = scry_unwind(r->unw, u, ips, SCRY_UNWIND_MAX_DEPTH);
+	unsigned n = scry_unwind(r->unw, &s, ips, SCRY_UNWIND_MAX_DEPTH);
 
 	r->unwind_ns += scry_monotonic_ns() - t0;
 	r->ustack_bytes += u->size;

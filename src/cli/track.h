@@ -1,6 +1,8 @@
 /* track.h — the options record and trace share for choosing what reaches the buffer:
  * --filter EXPR and the trackers --track-pid/--track-vpid/--track-uid/--track-gid/
- * --track-vuid/--track-vgid/--track-cgroup (lists, repeatable; users and groups by name or number). */
+ * --track-vuid/--track-vgid/--track-cgroup/--track-container (lists, repeatable; users and
+ * groups by name or number;
+ * containers by id prefix, their cgroup directories found at the start). */
 #ifndef SCRY_CLI_TRACK_H
 #define SCRY_CLI_TRACK_H
 
@@ -11,7 +13,7 @@
 #include "session/session.h"
 
 enum { CLI_OPT_FILTER = 400, CLI_OPT_TRACK_PID, CLI_OPT_TRACK_VPID, CLI_OPT_TRACK_UID, CLI_OPT_TRACK_GID,
-       CLI_OPT_TRACK_CGROUP, CLI_OPT_TRACK_VUID, CLI_OPT_TRACK_VGID };
+       CLI_OPT_TRACK_CGROUP, CLI_OPT_TRACK_VUID, CLI_OPT_TRACK_VGID, CLI_OPT_TRACK_CONTAINER };
 
 #define CLI_TRACK_LONGOPTS \
 	{ "filter", required_argument, NULL, CLI_OPT_FILTER }, \
@@ -21,13 +23,14 @@ enum { CLI_OPT_FILTER = 400, CLI_OPT_TRACK_PID, CLI_OPT_TRACK_VPID, CLI_OPT_TRAC
 	{ "track-gid", required_argument, NULL, CLI_OPT_TRACK_GID }, \
 	{ "track-cgroup", required_argument, NULL, CLI_OPT_TRACK_CGROUP }, \
 	{ "track-vuid", required_argument, NULL, CLI_OPT_TRACK_VUID }, \
-	{ "track-vgid", required_argument, NULL, CLI_OPT_TRACK_VGID }
+	{ "track-vgid", required_argument, NULL, CLI_OPT_TRACK_VGID }, \
+	{ "track-container", required_argument, NULL, CLI_OPT_TRACK_CONTAINER }
 
 /* The case labels of a getopt switch that hand the option to cli_track_option(). */
 #define CLI_TRACK_CASES \
 	case CLI_OPT_FILTER: case CLI_OPT_TRACK_PID: case CLI_OPT_TRACK_VPID: \
 	case CLI_OPT_TRACK_UID: case CLI_OPT_TRACK_GID: case CLI_OPT_TRACK_CGROUP: \
-	case CLI_OPT_TRACK_VUID: case CLI_OPT_TRACK_VGID
+	case CLI_OPT_TRACK_VUID: case CLI_OPT_TRACK_VGID: case CLI_OPT_TRACK_CONTAINER
 
 #define CLI_TRACK_USAGE \
 	"      --filter EXPR      record only events for which EXPR (LTTng's filter language) is\n" \
@@ -42,6 +45,9 @@ enum { CLI_OPT_FILTER = 400, CLI_OPT_TRACK_PID, CLI_OPT_TRACK_VPID, CLI_OPT_TRAC
 	"      --track-vuid LIST  only processes whose uid their user namespace maps to these\n" \
 	"      --track-vgid LIST  only processes whose gid their user namespace maps to these\n" \
 	"      --track-cgroup DIR only processes in this cgroup v2 directory or below it\n" \
+	"      --track-container ID[,ID...]  only processes of these containers (id prefixes,\n" \
+	"                         as docker's; docker, containerd, CRI-O, podman, or an nspawn\n" \
+	"                         machine's name): their cgroups as they are at the start\n" \
 	"                         (trackers combine: an event must pass every one given)\n"
 
 struct cli_track {
@@ -53,6 +59,8 @@ struct cli_track {
 	bool vpid_given, uid_given, gid_given, vuid_given, vgid_given;
 	const char **cgroups;
 	size_t ncgroups;
+	char **owned;                    /* the paths --track-container found (in cgroups too) */
+	size_t nowned;
 };
 
 /* Handle option opt (one of CLI_OPT_*): 0, or -1 with err filled. */

@@ -27,7 +27,7 @@ struct scry_profiler_opts {
 	unsigned max_stacks;         /* stack map entries (0: 16384) */
 	unsigned max_counts;         /* counts hash entries (0: 40960) */
 	unsigned ustack_size;        /* --call-graph dwarf: user stack bytes copied per sample (a
-	                              *   multiple of 8, at most SCRY_PROF_USTACK_MAX); 0: frame pointers */
+	                              *   multiple of 8, at most SCRY_USTACK_MAX); 0: frame pointers */
 	size_t ring_size;            /* the ring's bytes (a power of 2 of pages); 0: by ustack_size */
 	bool offcpu;                 /* no sampling: the targets' blocked time by stack, counted in
 	                              *   nanoseconds at the scheduler's switches */

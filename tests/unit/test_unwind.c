@@ -1,4 +1,4 @@
-/* test_unwind.c — src/profile/unwind.c and tally.c: this test's own stack, taken as the
+/* test_unwind.c — src/catalog/unwind.c and src/profile/tally.c: this test's own stack, taken as the
  * BPF program takes a sample's (the registers, the bytes above sp), unwound through its
  * mappings with libdwfl to _start, every frame named in order (outer_fn, inner_fn, the
  * snapshot, cmocka, main); a copy cut short stops the unwinding at its end, counted as such;
@@ -17,12 +17,14 @@
 #include <cmocka.h>
 #include "catalog/dwarf.h"
 #include "catalog/symbolize.h"
+#include "catalog/unwind.h"
 #include "profile/tally.h"
-#include "profile/unwind.h"
 
 #define WINDOW 16384
 
-static struct scry_prof_ustack *snap_rec;
+static struct scry_ustack *snap_rec;
+static __u64 snap_regs[SCRY_DWREGS_N];
+static uint8_t snap_data[WINDOW];
 
 /* The end of the mapping holding addr (the stack's top), from /proc/self/maps. */
 static uint64_t mapping_end(uint64_t addr)
@@ -39,7 +41,7 @@ static uint64_t mapping_end(uint64_t addr)
 	return end;
 }
 
-/* The registers here and the stack above sp, as profile.bpf.c copies a sample's (other
+/* The registers here and the stack above sp, as the BPF programs copy a stack (other
  * frames' bytes read: no AddressSanitizer check, no intercepted memcpy). */
 __attribute__((no_sanitize_address)) static void copy_words(void *dst, const void *src, size_t n)
 {
@@ -52,18 +54,20 @@ __attribute__((no_sanitize_address)) static void copy_words(void *dst, const voi
 
 static __attribute__((noinline)) void snapshot(void)
 {
-	struct scry_prof_ustack *r = snap_rec;
+	struct scry_ustack *r = snap_rec;
 	uint64_t ip, sp, bp, bx;
 
 	__asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2\n\tmov %%rbx, %3"
 			 : "=r"(ip), "=r"(sp), "=r"(bp), "=r"(bx));
-	memset(r->regs, 0, sizeof(r->regs));
-	r->regs[SCRY_PROF_REG_IP] = ip;
-	r->regs[SCRY_PROF_REG_SP] = sp;
-	r->regs[6] = bp;
-	r->regs[3] = bx;
+	memset(snap_regs, 0, sizeof(snap_regs));
+	snap_regs[SCRY_DWREG_IP] = ip;
+	snap_regs[SCRY_DWREG_SP] = sp;
+	snap_regs[SCRY_DWREG_BP] = bp;
+	snap_regs[SCRY_DWREG_BX] = bx;
+	r->regs = snap_regs;
+	r->data = snap_data;
 	r->size = (uint32_t)(mapping_end(sp) - sp < WINDOW ? mapping_end(sp) - sp : WINDOW);
-	copy_words(r->data, (const void *)(uintptr_t)sp, r->size);
+	copy_words(snap_data, (const void *)(uintptr_t)sp, r->size);
 	r->pid = r->tgid = (uint32_t)getpid();
 	__asm__ volatile("" ::: "memory");
 }
@@ -111,9 +115,9 @@ static void test_own_stack(void **state)
 	unsigned n;
 	int a, b, c, m, st;
 
-	snap_rec = calloc(1, sizeof(*snap_rec) + WINDOW);
+	snap_rec = calloc(1, sizeof(*snap_rec));
 	outer_fn();
-	assert_int_equal(scry_syms_capture(s, getpid(), snap_rec->regs[SCRY_PROF_REG_IP], NULL), 0);
+	assert_int_equal(scry_syms_capture(s, getpid(), snap_regs[SCRY_DWREG_IP], NULL), 0);
 	n = scry_unwind(u, snap_rec, ips, SCRY_UNWIND_MAX_DEPTH);
 	names(s, ips, n, nm);
 	a = find(nm, n, "snapshot", 0);
@@ -140,7 +144,7 @@ static void test_own_stack(void **state)
 	assert_int_equal(scry_unwinder_stats(u)->stacks, 2);
 
 	/* an address in no mapping: one frame, counted */
-	snap_rec->regs[SCRY_PROF_REG_IP] = 0x10;
+	snap_regs[SCRY_DWREG_IP] = 0x10;
 	assert_int_equal(scry_unwind(u, snap_rec, ips, SCRY_UNWIND_MAX_DEPTH), 1);
 	assert_int_equal(ips[0], 0x10);
 	assert_int_equal(scry_unwinder_stats(u)->nofile, 1);
