@@ -1,8 +1,8 @@
 /* track.h — the options record and trace share for choosing what reaches the buffer:
  * --filter EXPR and the trackers --track-pid/--track-vpid/--track-uid/--track-gid/
  * --track-vuid/--track-vgid/--track-cgroup/--track-container (lists, repeatable; users and
- * groups by name or number;
- * containers by id prefix, their cgroup directories found at the start). */
+ * groups by name or number; containers by id prefix, their cgroup directories found at the
+ * start). */
 #ifndef SCRY_CLI_TRACK_H
 #define SCRY_CLI_TRACK_H
 
