@@ -27,6 +27,7 @@
 #include "util/dirh.h"
 #include "trace/summary.h"
 #include "util/clock.h"
+#include "util/overrides.h"
 #include "util/privs.h"
 #include "util/spawn.h"
 
@@ -426,8 +427,8 @@ int cmd_trace(int argc, char **argv)
 	/* -k: each exit's user stack copied, unwound as strace's (trace/ustacks.h); no call
 	 * stack context but for -i, a recording, or frame pointers asked for (window 0) */
 	uint32_t window = SCRY_USTACK_WINDOW;
-	if (getenv("SCRY_USTACK_WINDOW"))   /* bench: another window; 0: frame pointers */
-		window = (uint32_t)strtoul(getenv("SCRY_USTACK_WINDOW"), NULL, 0);
+	if (scry_overrides()->ustack_window_set)   /* bench: another window; 0: frame pointers */
+		window = scry_overrides()->ustack_window;
 	if (!o.stack)
 		window = 0;
 	chan.ctx_mask = (1ULL << SCRY_CTX_PID) | (1ULL << SCRY_CTX_TID) |
@@ -471,8 +472,8 @@ int cmd_trace(int argc, char **argv)
 		chan.sink_ctx = live;
 		if ((chan.ustack_window = window)) {
 			chan.ustack_ring = USTACK_RING;
-			if (getenv("SCRY_USTACK_RING"))   /* tests: a small ring, to fill it */
-				chan.ustack_ring = strtoul(getenv("SCRY_USTACK_RING"), NULL, 0);
+			if (scry_overrides()->ustack_ring)   /* tests: a small ring, to fill it */
+				chan.ustack_ring = scry_overrides()->ustack_ring;
 		}
 	}
 	scry_elf_search_pids(o.pids, o.npids);   /* uprobe:NAME: the file -p's processes map */

@@ -165,9 +165,9 @@ static void test_forget(void **state)
 	int self = getpid(), other = self + 1000000, third = self + 2000000;
 	unsigned n;
 
-	snap_rec = calloc(1, sizeof(*snap_rec) + WINDOW);
+	snap_rec = calloc(1, sizeof(*snap_rec));
 	outer_fn();
-	assert_int_equal(scry_syms_capture(s, self, snap_rec->regs[SCRY_PROF_REG_IP], NULL), 0);
+	assert_int_equal(scry_syms_capture(s, self, snap_regs[SCRY_DWREG_IP], NULL), 0);
 	assert_int_equal(scry_syms_fork(s, self, other), 0);
 	assert_int_equal(scry_syms_fork(s, self, third), 0);
 	n = scry_unwind(u, snap_rec, ips, SCRY_UNWIND_MAX_DEPTH);
