@@ -167,12 +167,11 @@ const struct scry_ctl_verb scry_ctl_verbs[] = {
 	  "usage: scry status\n"
 	  "The current session: its state, output, channels, events, contexts, trackers, counts.\n" },
 	{ "snapshot",
-	  "usage: scry snapshot record [-s NAME] [-n NAME] [-m MAXSIZE] [PATH | net://RELAY]\n"
+	  "usage: scry snapshot record [-s NAME] [-n NAME] [-m MAXSIZE] [PATH]\n"
 	  "Write what a started snapshot session's channels hold (their last sub-buffers per CPU and\n"
 	  "the events not yet in one) as a complete trace, PATH (default: the session's output)/\n"
 	  "NAME-N-YYYYmmdd-HHMMSS; tracing goes on.  Sub-buffers overwritten before are gaps in\n"
-	  "packet_seq_num, as in LTTng.  To an lttng-relayd (net://..., or the session's own with\n"
-	  "create --snapshot --set-url): HOSTNAME/SESSION-DATE/NAME-N-YYYYmmdd-HHMMSS there.\n"
+	  "packet_seq_num, as in LTTng.\n"
 	  "\n"
 	  "  -n, --name NAME        the snapshot's name (default snapshot)\n"
 	  "  -m, --max-size SIZE    at most SIZE bytes in all (the newest sub-buffers of each stream)\n"
