@@ -186,6 +186,7 @@ test: deps
 
 bench: deps all
 	@bench/run.sh
+	@bench/progcost.sh
 	@bench/trace.sh
 	@bench/stall.sh
 	@bench/startup.sh
