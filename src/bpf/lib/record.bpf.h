@@ -20,6 +20,11 @@ static __always_inline __s32 task_vnr(struct pid *p)
  * the parent is outside it (the namespace's init). */
 static __always_inline __s32 vppid_of(struct task_struct *t)
 {
+	/* in the initial pid namespace (the common case) every parent shows its global tgid:
+	 * three direct loads instead of eight probe reads */
+	if (t->thread_pid->level == 0)
+		return t->real_parent->tgid;
+
 	struct pid *me = BPF_CORE_READ(t, thread_pid);
 	struct pid *pp = BPF_CORE_READ(t, real_parent, group_leader, thread_pid);
 	unsigned int lv = BPF_CORE_READ(me, level), plv = BPF_CORE_READ(pp, level);
@@ -168,8 +173,10 @@ static __always_inline __s64 ctx_int(struct task_struct *t, const int c)
 	case SCRY_CTX_PID:       return t->tgid;
 	case SCRY_CTX_TID:       return t->pid;
 	case SCRY_CTX_PPID:      return t->real_parent->tgid;
-	case SCRY_CTX_VPID:      return task_vnr(BPF_CORE_READ(t, group_leader, thread_pid));
-	case SCRY_CTX_VTID:      return task_vnr(BPF_CORE_READ(t, thread_pid));
+	/* in the initial pid namespace (level 0) the ids are the global ones: two loads */
+	case SCRY_CTX_VPID:      return t->thread_pid->level == 0 ? t->tgid
+						   : task_vnr(BPF_CORE_READ(t, group_leader, thread_pid));
+	case SCRY_CTX_VTID:      return t->thread_pid->level == 0 ? t->pid : task_vnr(BPF_CORE_READ(t, thread_pid));
 	case SCRY_CTX_CPU_ID:    return bpf_get_smp_processor_id();
 	case SCRY_CTX_UID:       return (__u32)bpf_get_current_uid_gid();
 	case SCRY_CTX_GID:       return bpf_get_current_uid_gid() >> 32;
@@ -241,6 +248,34 @@ static __always_inline __s64 ctx_ext_int(struct task_struct *t, const int c)
 	}
 }
 
+/* The contexts written without a test of the others (write_head_at_m). */
+#define SCRY_CTX_BASIC_MASK ((1ULL << SCRY_CTX_PID) | (1ULL << SCRY_CTX_TID) | (1ULL << SCRY_CTX_PROCNAME))
+
+#define SCRY_CTX_PIDTID_MASK ((1ULL << SCRY_CTX_PID) | (1ULL << SCRY_CTX_TID))
+
+/* The contexts of mask (a subset of SCRY_CTX_BASIC_MASK; a constant where the caller can)
+ * after the header; returns the position after them. */
+static __always_inline __u32 write_basic(__u8 *b, struct task_struct *t, const __u64 mask)
+{
+	__u32 pos = SCRY_EVENT_HEADER_SIZE;
+
+	if (mask & (1ULL << SCRY_CTX_PID)) {
+		WR(__u32, b, pos, t->tgid);
+		pos += 4;
+	}
+	if (mask & (1ULL << SCRY_CTX_TID)) {
+		WR(__u32, b, pos, t->pid);
+		pos += 4;
+	}
+	if (mask & (1ULL << SCRY_CTX_PROCNAME)) {
+		/* comm is NUL-padded by the kernel: two loads instead of bpf_get_current_comm() */
+		WR(__u64, b, pos, *(__u64 *)&t->comm[0]);
+		WR(__u64, b, pos + 8, *(__u64 *)&t->comm[8]);
+		pos += SCRY_COMM_LEN;
+	}
+	return pos;
+}
+
 /* The loop runs over the enabled ones alone (ext_ctx[0..n_ext_ctx), rodata): the verifier
  * knows each iteration's context and keeps only its code, and an event pays for the contexts
  * it carries, not for a test of each of the ~45 (~90 ns an event). */
@@ -263,11 +298,18 @@ static __noinline __u32 write_head_ext(__u8 *b, __u32 pos, struct task_struct *t
 		}
 
 		if (c == SCRY_CTX_HOSTNAME) {
-			/* the nodename, NUL-padded by sethostname; zeroes once nsproxy is gone (exit) */
-			struct uts_namespace *uts = BPF_CORE_READ(t, nsproxy, uts_ns);
+			/* the nodename, NUL-padded by sethostname, in nine direct loads (no helper
+			 * call); zeroes once nsproxy is gone (exit): a load through NULL reads 0 */
+			const char *n = t->nsproxy->uts_ns->name.nodename;
 
-			if (!uts || bpf_probe_read_kernel(b + pos, SCRY_HOSTNAME_LEN, &uts->name.nodename))
-				__builtin_memset(b + pos, 0, SCRY_HOSTNAME_LEN);
+			_Static_assert(SCRY_HOSTNAME_LEN == 65, "hostname: 8 words and a byte");
+			/* nodename sits at an odd offset: hidden from the compiler, which would
+			 * otherwise split each word into eight byte loads */
+			asm volatile("" : "+r"(n));
+#pragma unroll
+			for (int k = 0; k < 8; k++)
+				WR(__u64, b, pos + 8 * k, *(const __u64 *)(n + 8 * k));
+			WR(__u8, b, pos + 64, n[64]);
 			pos += SCRY_HOSTNAME_LEN;
 			continue;
 		}
@@ -312,21 +354,15 @@ static __noinline __u32 write_head_ext(__u8 *b, __u32 pos, struct task_struct *t
 	return pos;
 }
 
-/* Header (id, timestamp ts) and the enabled contexts; returns the position after them.
- * t: bpf_get_current_task_btf(), already taken by the caller's target filter (one helper
- * call gives pid, tid and comm).  own_migr: the migrate_disable() the BPF runtime itself
- * holds around the program (1 for perf-event tracepoints and uprobes, whose programs
- * bpf_prog_run_array runs so; 0 for tp_btf, raw_tp, iterators): not the traced code's. */
-static __always_inline __u32 write_head_at_m(__u8 *b, __u16 id, struct task_struct *t, __u64 ts,
-					     const __u32 own_migr)
+/* The enabled contexts lo..hi-1 (constants, below SCRY_CTX_VPPID) of mask at pos. */
+static __always_inline __u32 write_ctx_range(__u8 *b, __u32 pos, struct task_struct *t, const __u64 mask,
+					     const int lo, const int hi)
 {
-	__u32 pos = SCRY_EVENT_HEADER_SIZE;
-
-	WR(__u16, b, 0, id);
-	WR(__u64, b, 2, ts);
+	if (!(mask & (((1ULL << hi) - 1) & ~((1ULL << lo) - 1))))
+		return pos;
 #pragma unroll
-	for (int c = 0; c < SCRY_CTX_VPPID; c++) {
-		if (!(ctx_mask & (1ULL << c)))
+	for (int c = lo; c < hi; c++) {
+		if (!(mask & (1ULL << c)))
 			continue;
 		if (c == SCRY_CTX_PROCNAME) {
 			/* comm is NUL-padded by the kernel: two loads instead of bpf_get_current_comm() */
@@ -338,7 +374,37 @@ static __always_inline __u32 write_head_at_m(__u8 *b, __u16 id, struct task_stru
 		WR(__u32, b, pos, ctx_int(t, c));
 		pos += 4;
 	}
-	if (ctx_mask & SCRY_CTX_EXT_MASK)
+	return pos;
+}
+
+/* Header (id, timestamp ts) and the enabled contexts; returns the position after them.
+ * t: bpf_get_current_task_btf(), already taken by the caller's target filter (one helper
+ * call gives pid, tid and comm).  own_migr: the migrate_disable() the BPF runtime itself
+ * holds around the program (1 for perf-event tracepoints and uprobes, whose programs
+ * bpf_prog_run_array runs so; 0 for tp_btf, raw_tp, iterators): not the traced code's. */
+static __always_inline __u32 write_head_at_m(__u8 *b, __u16 id, struct task_struct *t, __u64 ts,
+					     const __u32 own_migr)
+{
+	/* one load of the rodata mask: the verifier knows its value and drops the tests of
+	 * disabled contexts; a test of ctx_mask itself (volatile) would be a load each */
+	const __u64 mask = ctx_mask;
+	__u32 pos = SCRY_EVENT_HEADER_SIZE;
+
+	WR(__u16, b, 0, id);
+	WR(__u64, b, 2, ts);
+	/* pid, tid and procname alone (record's and trace's defaults): one store sequence, no
+	 * test of the other contexts (each a mov, and, test and jump the verifier keeps) */
+	if (mask == SCRY_CTX_BASIC_MASK)
+		return write_basic(b, t, SCRY_CTX_BASIC_MASK);
+	if (mask == SCRY_CTX_PIDTID_MASK)
+		return write_basic(b, t, SCRY_CTX_PIDTID_MASK);
+	if (!(mask & ~SCRY_CTX_BASIC_MASK))
+		return write_basic(b, t, mask);
+	/* in three groups: a group without an enabled context costs one test, not one a context */
+	pos = write_ctx_range(b, pos, t, mask, 0, SCRY_CTX_CPU_ID);
+	pos = write_ctx_range(b, pos, t, mask, SCRY_CTX_CPU_ID, SCRY_CTX_CGROUP_NS);
+	pos = write_ctx_range(b, pos, t, mask, SCRY_CTX_CGROUP_NS, SCRY_CTX_VPPID);
+	if (mask & SCRY_CTX_EXT_MASK)
 		pos = write_head_ext(b, pos, t, own_migr);
 	return pos;
 }
@@ -351,10 +417,11 @@ static __always_inline __u32 write_head_at(__u8 *b, __u16 id, struct task_struct
 /* Where write_head puts the procname context (when enabled). */
 static __always_inline __u32 procname_offset(void)
 {
+	const __u64 mask = ctx_mask;
 	__u32 off = SCRY_EVENT_HEADER_SIZE;
 
 	for (int c = SCRY_CTX_PID; c < SCRY_CTX_PROCNAME; c++)
-		if (ctx_mask & (1ULL << c))
+		if (mask & (1ULL << c))
 			off += 4;
 	return off;
 }
