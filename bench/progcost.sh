@@ -7,7 +7,8 @@
 # tracepoint's).  A filter front's run includes the dispatcher it tail-calls.
 # Rows: scry record -a (default contexts), a filter / a tracker rejecting every event, a
 # filter accepting every event, a followed process (-p: the target check by the follow set),
-# vppid and hostname one at a time.  Each configuration's figure is the minimum of
+# vppid and hostname one at a time; the callstack-kernel / -user contexts against the floor reading
+# the same stack with bpf_get_task_stack alone (floor --kstack / --ustack).  Each configuration's figure is the minimum of
 # BENCH_ROUNDS (5) interleaved rounds (interference only adds time).
 # Environment: BENCH_CALLS (1000000 calls per measure), BENCH_ROUNDS, BENCH_CPU,
 # PROGCOST_ONLY (space-separated keys: measure these alone, e.g. "floor scry-a"), SCRY (./scry).
@@ -100,7 +101,8 @@ start_followed() {   # a shell on the fifo, to be given to scry -p
 }
 
 REC=("$SCRY" record -q -o "$WORK/t")
-KEYS=(floor floor-clock scry-a scry-cmd scry-rej scry-trk scry-acc scry-vppid scry-hostname)
+KEYS=(floor floor-clock scry-a scry-cmd scry-rej scry-trk scry-acc scry-vppid scry-hostname
+      floor-kstack scry-kstack floor-ustack scry-ustack)
 [[ -n "${PROGCOST_ONLY:-}" ]] && read -ra KEYS <<<"$PROGCOST_ONLY"
 for ((ROUND = 1; ROUND <= ROUNDS; ROUND++)); do
 	for k in "${KEYS[@]}"; do
@@ -114,6 +116,10 @@ for ((ROUND = 1; ROUND <= ROUNDS; ROUND++)); do
 		scry-acc) prog_cost "$k" "${REC[@]}" -a --filter '$ctx.tid != -1' ;;
 		scry-vppid) prog_cost "$k" "${REC[@]}" -a -c pid,tid,procname,vppid ;;
 		scry-hostname) prog_cost "$k" "${REC[@]}" -a -c pid,tid,procname,hostname ;;
+		floor-kstack) prog_cost "$k" "$OUT/floor" --clock --kstack ;;
+		floor-ustack) prog_cost "$k" "$OUT/floor" --clock --ustack ;;
+		scry-kstack) prog_cost "$k" "${REC[@]}" -a -c pid,tid,procname,callstack-kernel ;;
+		scry-ustack) prog_cost "$k" "${REC[@]}" -a -c pid,tid,procname,callstack-user ;;
 		*) echo "bench (progcost): no configuration $k" >&2; exit 2 ;;
 		esac
 		[[ -n "$FOLLOWED" ]] && { kill "$FOLLOWED" 2>/dev/null; wait "$FOLLOWED" 2>/dev/null; FOLLOWED=""; }
@@ -127,7 +133,9 @@ done
 
 declare -A LABEL=([floor]="floor (empty programs)" [floor-clock]="floor + clock read" [scry-a]="scry record -a"
 	[scry-cmd]="scry record -p PID (followed)" [scry-rej]="  filter rejects all" [scry-trk]="  tracker rejects all"
-	[scry-acc]="  filter accepts all" [scry-vppid]="  + vppid" [scry-hostname]="  + hostname")
+	[scry-acc]="  filter accepts all" [scry-vppid]="  + vppid" [scry-hostname]="  + hostname"
+	[floor-kstack]="floor + clock + kernel stack" [scry-kstack]="  + callstack-kernel"
+	[floor-ustack]="floor + clock + user stack" [scry-ustack]="  + callstack-user")
 echo "bench (progcost): ns per program run on the syscall hooks (kernel.bpf_stats_enabled), getppid loop of $CALLS calls on CPU $PIN_CPU, min of $ROUNDS interleaved rounds"
 printf '%-26s %9s %9s   %s\n' configuration "ns/run" "-floor" "rounds"
 for k in "${KEYS[@]}"; do
@@ -148,4 +156,10 @@ target "tracker rejecting all <= 1.15x floor" "$(ratio scry-trk floor)" '<=' 1.1
 target "filter accepting all <= 1.10x scry -a" "$(ratio scry-acc scry-a)" '<=' 1.10 x
 target "vppid <= +10 ns over scry -a" "$(over scry-vppid scry-a)" '<=' 10 " ns"
 target "hostname <= +10 ns over scry -a" "$(over scry-hostname scry-a)" '<=' 10 " ns"
+# a call stack context against bpf_get_task_stack alone (the same flags and depth), each over
+# its base (scry -a; the floor + clock)
+stack_ratio() { [[ -n "${NS[$1]:-}" && -n "${NS[$2]:-}" && -n "${NS[scry-a]:-}" && -n "${NS[floor-clock]:-}" ]] &&
+	awk -v s="${NS[$1]}" -v a="${NS[scry-a]}" -v f="${NS[$2]}" -v c="${NS[floor-clock]}" 'BEGIN {if (f > c) printf "%.2f", (s - a) / (f - c)}'; }
+target "callstack-kernel <= 1.10x bpf_get_task_stack" "$(stack_ratio scry-kstack floor-kstack)" '<=' 1.10 x
+target "callstack-user <= 1.10x bpf_get_task_stack" "$(stack_ratio scry-ustack floor-ustack)" '<=' 1.10 x
 exit 0

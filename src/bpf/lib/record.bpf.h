@@ -276,6 +276,28 @@ static __always_inline __u32 write_basic(__u8 *b, struct task_struct *t, const _
 	return pos;
 }
 
+/* The call stack contexts (the last ones): the current task's stack (kernel: from the
+ * tracepoint's BPF runner down, the helper's two frames and this program skipped; user: from
+ * its saved user registers, frame pointers), at most stack_max frames, LTTng's ULONG_MAX mark
+ * after a full one.  Read from the program itself, not from write_head_ext: the unwinder
+ * finds no ORC data for a BPF frame and falls back on a slow path, one more a subprogram
+ * (callstack-kernel was 1.6x a bare bpf_get_task_stack's cost from there). */
+#define SCRY_CTX_CALLSTACK_MASK ((1ULL << SCRY_CTX_CALLSTACK_KERNEL) | (1ULL << SCRY_CTX_CALLSTACK_USER))
+
+static __always_inline __u32 write_callstack(__u8 *b, __u32 pos, const bool user)
+{
+	long n = bpf_get_task_stack(bpf_get_current_task_btf(), b + pos + 4, SCRY_CALLSTACK_MAX * 8,
+				    user ? BPF_F_USER_STACK : (3 & BPF_F_SKIP_FIELD_MASK));
+	__u32 k = n > 0 ? (__u32)n / 8 : 0;
+
+	if (k >= stack_max && k < SCRY_CALLSTACK_SLOTS) {
+		WR(__u64, b, pos + 4 + 8 * (k & 0xff), ~0ULL);
+		k++;
+	}
+	WR(__u32, b, pos, k);
+	return pos + 4 + 8 * SCRY_CALLSTACK_SLOTS;
+}
+
 /* The loop runs over the enabled ones alone (ext_ctx[0..n_ext_ctx), rodata): the verifier
  * knows each iteration's context and keeps only its code, and an event pays for the contexts
  * it carries, not for a test of each of the ~45 (~90 ns an event). */
@@ -320,24 +342,8 @@ static __noinline __u32 write_head_ext(__u8 *b, __u32 pos, struct task_struct *t
 			pos += 8;
 			continue;
 		}
-		if (c == SCRY_CTX_CALLSTACK_KERNEL || c == SCRY_CTX_CALLSTACK_USER) {
-			/* the current task's stack (kernel: from the tracepoint's BPF runner down,
-			 * the helper's two frames, this subprogram and its program skipped; user:
-			 * from its saved user registers, frame pointers), at most stack_max
-			 * frames; LTTng's ULONG_MAX mark after a full one */
-			long n = bpf_get_task_stack(bpf_get_current_task_btf(), b + pos + 4, SCRY_CALLSTACK_MAX * 8,
-						    c == SCRY_CTX_CALLSTACK_USER ? BPF_F_USER_STACK
-									 : (4 & BPF_F_SKIP_FIELD_MASK));
-			__u32 k = n > 0 ? (__u32)n / 8 : 0;
-
-			if (k >= stack_max && k < SCRY_CALLSTACK_SLOTS) {
-				WR(__u64, b, pos + 4 + 8 * (k & 0xff), ~0ULL);
-				k++;
-			}
-			WR(__u32, b, pos, k);
-			pos += 4 + 8 * SCRY_CALLSTACK_SLOTS;
-			continue;
-		}
+		if (c >= SCRY_CTX_CALLSTACK_KERNEL)   /* the last ones: write_callstack, by the caller */
+			break;
 		if (c == SCRY_CTX_MIGRATABLE) {
 			WR(__u8, b, pos, migrate_disabled(t) <= own_migr);
 			pos += 1;
@@ -404,8 +410,12 @@ static __always_inline __u32 write_head_at_m(__u8 *b, __u16 id, struct task_stru
 	pos = write_ctx_range(b, pos, t, mask, 0, SCRY_CTX_CPU_ID);
 	pos = write_ctx_range(b, pos, t, mask, SCRY_CTX_CPU_ID, SCRY_CTX_CGROUP_NS);
 	pos = write_ctx_range(b, pos, t, mask, SCRY_CTX_CGROUP_NS, SCRY_CTX_VPPID);
-	if (mask & SCRY_CTX_EXT_MASK)
+	if (mask & SCRY_CTX_EXT_MASK & ~SCRY_CTX_CALLSTACK_MASK)
 		pos = write_head_ext(b, pos, t, own_migr);
+	if (mask & (1ULL << SCRY_CTX_CALLSTACK_KERNEL))
+		pos = write_callstack(b, pos, false);
+	if (mask & (1ULL << SCRY_CTX_CALLSTACK_USER))
+		pos = write_callstack(b, pos, true);
 	return pos;
 }
 
