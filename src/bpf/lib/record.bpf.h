@@ -18,13 +18,8 @@ static __always_inline __s32 task_vnr(struct pid *p)
 
 /* vppid as LTTng's task_tgid_vnr(real_parent): the parent's tgid in t's pid namespace, 0 when
  * the parent is outside it (the namespace's init). */
-static __always_inline __s32 vppid_of(struct task_struct *t)
+static __noinline __s32 vppid_nested(struct task_struct *t)
 {
-	/* in the initial pid namespace (the common case) every parent shows its global tgid:
-	 * three direct loads instead of eight probe reads */
-	if (t->thread_pid->level == 0)
-		return t->real_parent->tgid;
-
 	struct pid *me = BPF_CORE_READ(t, thread_pid);
 	struct pid *pp = BPF_CORE_READ(t, real_parent, group_leader, thread_pid);
 	unsigned int lv = BPF_CORE_READ(me, level), plv = BPF_CORE_READ(pp, level);
@@ -34,6 +29,15 @@ static __always_inline __s32 vppid_of(struct task_struct *t)
 	if (BPF_CORE_READ(pp, numbers[lv].ns) != BPF_CORE_READ(me, numbers[lv].ns))
 		return 0;
 	return BPF_CORE_READ(pp, numbers[lv].nr);
+}
+
+static __always_inline __s32 vppid_of(struct task_struct *t)
+{
+	/* in the initial pid namespace (the common case) every parent shows its global tgid:
+	 * three direct loads instead of eight probe reads (a subprogram's, in a child one) */
+	if (t->thread_pid->level == 0)
+		return t->real_parent->tgid;
+	return vppid_nested(t);
 }
 
 /* from_k[ug]id_munged(current_user_ns(), id) (kernel/user_namespace.c, map_id_up): the id
@@ -230,7 +234,6 @@ static __always_inline __u64 perf_thread(__u32 k)
 static __always_inline __s64 ctx_ext_int(struct task_struct *t, const int c)
 {
 	switch (c) {
-	case SCRY_CTX_VPPID:     return vppid_of(t);
 	/* the tracing program runs with preemption disabled once (the tracepoint's guard):
 	 * that count is the probe's own, as LTTng's LTTNG_PREEMPT_DISABLE_NESTING */
 	case SCRY_CTX_INTERRUPTIBLE: return !(preempt_count_now(t) & SCRY_HARDIRQ_NMI_MASK);
@@ -276,6 +279,23 @@ static __always_inline __u32 write_basic(__u8 *b, struct task_struct *t, const _
 	return pos;
 }
 
+/* The hostname context: the nodename, NUL-padded by sethostname, in nine direct loads (no
+ * helper call); zeroes once nsproxy is gone (exit): a load through NULL reads 0. */
+static __always_inline __u32 write_hostname(__u8 *b, __u32 pos, struct task_struct *t)
+{
+	const char *n = t->nsproxy->uts_ns->name.nodename;
+
+	_Static_assert(SCRY_HOSTNAME_LEN == 65, "hostname: 8 words and a byte");
+	/* nodename sits at an odd offset: hidden from the compiler, which would otherwise
+	 * split each word into eight byte loads */
+	asm volatile("" : "+r"(n));
+#pragma unroll
+	for (int k = 0; k < 8; k++)
+		WR(__u64, b, pos + 8 * k, *(const __u64 *)(n + 8 * k));
+	WR(__u8, b, pos + 64, n[64]);
+	return pos + SCRY_HOSTNAME_LEN;
+}
+
 /* The call stack contexts (the last ones): the current task's stack (kernel: from the
  * tracepoint's BPF runner down, the helper's two frames and this program skipped; user: from
  * its saved user registers, frame pointers), at most stack_max frames, LTTng's ULONG_MAX mark
@@ -319,22 +339,8 @@ static __noinline __u32 write_head_ext(__u8 *b, __u32 pos, struct task_struct *t
 			continue;
 		}
 
-		if (c == SCRY_CTX_HOSTNAME) {
-			/* the nodename, NUL-padded by sethostname, in nine direct loads (no helper
-			 * call); zeroes once nsproxy is gone (exit): a load through NULL reads 0 */
-			const char *n = t->nsproxy->uts_ns->name.nodename;
-
-			_Static_assert(SCRY_HOSTNAME_LEN == 65, "hostname: 8 words and a byte");
-			/* nodename sits at an odd offset: hidden from the compiler, which would
-			 * otherwise split each word into eight byte loads */
-			asm volatile("" : "+r"(n));
-#pragma unroll
-			for (int k = 0; k < 8; k++)
-				WR(__u64, b, pos + 8 * k, *(const __u64 *)(n + 8 * k));
-			WR(__u8, b, pos + 64, n[64]);
-			pos += SCRY_HOSTNAME_LEN;
+		if (c == SCRY_CTX_VPPID || c == SCRY_CTX_HOSTNAME)   /* written by the caller */
 			continue;
-		}
 		if (c >= SCRY_CTX_PERF_CPU && c < SCRY_CTX_PERF_THREAD + SCRY_PERF_NR) {
 			__u64 v = c < SCRY_CTX_PERF_THREAD ? perf_now(c - SCRY_CTX_PERF_CPU)
 							   : perf_thread(c - SCRY_CTX_PERF_THREAD);
@@ -410,7 +416,14 @@ static __always_inline __u32 write_head_at_m(__u8 *b, __u16 id, struct task_stru
 	pos = write_ctx_range(b, pos, t, mask, 0, SCRY_CTX_CPU_ID);
 	pos = write_ctx_range(b, pos, t, mask, SCRY_CTX_CPU_ID, SCRY_CTX_CGROUP_NS);
 	pos = write_ctx_range(b, pos, t, mask, SCRY_CTX_CGROUP_NS, SCRY_CTX_VPPID);
-	if (mask & SCRY_CTX_EXT_MASK & ~SCRY_CTX_CALLSTACK_MASK)
+	/* vppid and hostname, the first two after the groups, without the subprogram's call */
+	if (mask & (1ULL << SCRY_CTX_VPPID)) {
+		WR(__u32, b, pos, vppid_of(t));
+		pos += 4;
+	}
+	if (mask & (1ULL << SCRY_CTX_HOSTNAME))
+		pos = write_hostname(b, pos, t);
+	if (mask & SCRY_CTX_EXT_MASK & ~(SCRY_CTX_CALLSTACK_MASK | (1ULL << SCRY_CTX_VPPID) | (1ULL << SCRY_CTX_HOSTNAME)))
 		pos = write_head_ext(b, pos, t, own_migr);
 	if (mask & (1ULL << SCRY_CTX_CALLSTACK_KERNEL))
 		pos = write_callstack(b, pos, false);
