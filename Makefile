@@ -262,6 +262,7 @@ test: deps
 
 bench: deps all
 	@bench/run.sh
+	@bench/progcost.sh
 	@bench/trace.sh
 	@bench/trace_costs.sh
 	@bench/stall.sh

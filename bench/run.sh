@@ -62,18 +62,9 @@ ftrace_restore() {
 	FTRACE_SAVED=""
 }
 
-STATS_SAVED=""       # kernel.bpf_stats_enabled before the per-program section
-
-stats_restore() {
-	[[ -n "$STATS_SAVED" ]] || return 0
-	echo "$STATS_SAVED" > /proc/sys/kernel/bpf_stats_enabled
-	STATS_SAVED=""
-}
-
 cleanup() {
 	stop_bg
 	ftrace_restore
-	stats_restore
 	rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -253,49 +244,8 @@ row scry-cmd
 
 done
 
-# --- per-program cost by the kernel's own accounting (kernel.bpf_stats_enabled): ns per run
-# of the programs on the syscall hooks (a filter front's run includes the dispatcher it
-# tail-calls) while the getppid loop runs.  Immune to the drift that moves the loop's figures
-# by tens of ns on a shared VM; the programs' cost only (not the tracepoint's).
-declare -A PROG_NS PROG_RUNS
-STATS_CALLS=$((CALLS / 3))
-prog_cost() {   # prog_cost KEY CMD...: CMD loads programs in the background; sets PROG_NS[KEY]
-	local key=$1; shift
-	prog_ids > "$WORK/ids.before"
-	"$@" > "$WORK/stats.out" 2>&1 & BG_PID=$!
-	wait_new_progs "$WORK/ids.before" 2 "$BG_PID" || { stop_bg; return 1; }
-	sleep 0.5
-	bpftool prog show -j > "$WORK/stats.a"
-	"${GETPPID_RUN[@]}" "$STATS_CALLS" > /dev/null
-	bpftool prog show -j > "$WORK/stats.b"
-	stop_bg
-	PROG_NS[$key]=$(jq -n --slurpfile a "$WORK/stats.a" --slurpfile b "$WORK/stats.b" --argjson min $((STATS_CALLS / 2)) '
-		($a[0] | map({key: (.id | tostring), value: .}) | from_entries) as $before
-		| [$b[0][] | select(.run_cnt != null)
-		   | {c: (.run_cnt - ($before[.id | tostring].run_cnt // 0)),
-		      t: (.run_time_ns - ($before[.id | tostring].run_time_ns // 0))}
-		   | select(.c >= $min)]
-		| if length == 0 then "" else (((map(.t) | add) / (map(.c) | add)) * 10 | round / 10) end' | tr -d '"')
-}
-if [[ -w /proc/sys/kernel/bpf_stats_enabled ]] && have jq && [[ -x $SCRY ]]; then
-	STATS_SAVED=$(cat /proc/sys/kernel/bpf_stats_enabled)
-	echo 1 > /proc/sys/kernel/bpf_stats_enabled
-	for ((ROUND = 1; ROUND <= ROUNDS; ROUND++)); do   # the minimum of the rounds
-		for k in floor scry-a scry-rej scry-trk scry-acc; do
-			case $k in
-			floor) prog_cost "$k" "$OUT/floor" ;;
-			scry-a) prog_cost "$k" "$SCRY" record -q -a -o "$WORK/trace-stats" ;;
-			scry-rej) prog_cost "$k" "$SCRY" record -q -a -o "$WORK/trace-stats" --filter '$ctx.tid == -1' ;;
-			scry-trk) prog_cost "$k" "$SCRY" record -q -a -o "$WORK/trace-stats" --track-uid 4242 ;;
-			scry-acc) prog_cost "$k" "$SCRY" record -q -a -o "$WORK/trace-stats" --filter '$ctx.tid != -1' ;;
-			esac
-			rm -rf "$WORK/trace-stats"
-			[[ -n "${PROG_NS[$k]:-}" ]] && PROG_RUNS[$k]+=" ${PROG_NS[$k]}"
-		done
-	done
-	for k in "${!PROG_RUNS[@]}"; do PROG_NS[$k]=$(printf '%s\n' ${PROG_RUNS[$k]} | minimum); done
-	stats_restore
-fi
+# --- per-program cost by the kernel's own accounting (kernel.bpf_stats_enabled): bench/progcost.sh,
+# run after this script by `make bench`
 
 # --- the slow tracers, one round (fewer calls)
 # --- bpftrace printing every event
@@ -413,20 +363,4 @@ r_acc=$(ratio "$(added scry-acc)" "$SCRY_ADD")
 echo "target: filter rejecting all <= 1.15x floor  : ${r_rej:-?}x  $(verdict x "$r_rej" '<=' 1.15)"
 echo "target: tracker rejecting all <= 1.15x floor : ${r_trk:-?}x  $(verdict x "$r_trk" '<=' 1.15)"
 echo "target: filter accepting all <= 1.10x scry -a: ${r_acc:-?}x  $(verdict x "$r_acc" '<=' 1.10)"
-if [[ -n "${PROG_NS[floor]:-}" ]]; then
-	# the same targets from the programs' own cost: a configuration adds to the floor's
-	# added cost (per syscall) twice its programs' extra time per run
-	echo
-	echo "per-program cost (kernel.bpf_stats_enabled; ns per run on the syscall hooks, min of $ROUNDS rounds):"
-	for k in floor scry-a scry-rej scry-trk scry-acc; do
-		printf '  %-24s %8s ns%s\n' "$(echo ${LABEL[$k]})" "${PROG_NS[$k]:-?}" \
-			"$([[ $k != floor && -n ${PROG_NS[$k]:-} ]] && awk -v a="${PROG_NS[$k]}" -v f="${PROG_NS[floor]}" 'BEGIN {printf "   (%+.1f over the floor'"'"'s)", a - f}')"
-	done
-	via() { awk -v x="${PROG_NS[$1]:-}" -v f="${PROG_NS[floor]}" -v fa="$FLOOR_ADD" 'BEGIN {if (x != "" && fa > 0) printf "%.2f", (fa + 2 * (x - f)) / fa}'; }
-	s_rej=$(via scry-rej); s_trk=$(via scry-trk)
-	s_acc=$([[ -n "${PROG_NS[scry-acc]:-}" && -n "${PROG_NS[scry-a]:-}" ]] && awk -v x="${PROG_NS[scry-acc]}" -v a="${PROG_NS[scry-a]}" -v sa="$SCRY_ADD" 'BEGIN {if (sa > 0) printf "%.2f", (sa + 2 * (x - a)) / sa}')
-	echo "target (by program cost): filter rejecting all <= 1.15x floor  : ${s_rej:-?}x  $(verdict x "$s_rej" '<=' 1.15)"
-	echo "target (by program cost): tracker rejecting all <= 1.15x floor : ${s_trk:-?}x  $(verdict x "$s_trk" '<=' 1.15)"
-	echo "target (by program cost): filter accepting all <= 1.10x scry -a: ${s_acc:-?}x  $(verdict x "$s_acc" '<=' 1.10)"
-	echo "  (floor's added cost per syscall from the table plus 2 x the extra ns per program run)"
-fi
+echo "(the programs' own cost per run, against the empty programs and the clock read: bench/progcost.sh)"

@@ -6,7 +6,8 @@
 # `scry record -a -e 'sched:*' --duration 1` takes in all, and how long its trace spans
 # (the switch: the events start and stop at one instant, whatever attaching takes).
 # "4 KiB heap": scry trace with its heap on ordinary pages (util/heap.c); "one lane": with its
-# programs verified one after the other (kernel/lanes.c): the same run.
+# programs verified one after the other (kernel/lanes.c): the same run.  Then the time each
+# program's load (verification and JIT) takes, by strace -T.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -41,6 +42,36 @@ scry = next(r for r in rs if r["command"] == "scry trace")
 print(f"target: scry trace -- /bin/true <= 100 ms : {scry['mean'] * 1e3:.0f} ms  "
       f"{'met' if scry['mean'] <= 0.1 else 'NOT met'}")
 PY
+
+# the verifier's share: each program's BPF_PROG_LOAD as strace -T times it (the kernel's
+# verification and JIT), scry trace's default set, one run
+if have strace; then
+	strace -f -T -e trace=bpf -o "$WORK/bpf.strace" "$SCRY" trace -o /dev/null -- /bin/true 2>/dev/null
+	/usr/bin/python3 - "$WORK/bpf.strace" <<'PY'
+import re, sys
+pend, loads = {}, []
+for line in open(sys.argv[1]):
+    pid = line.split(None, 1)[0]
+    if "BPF_PROG_LOAD" in line:
+        name = re.search(r'prog_name="([^"]*)"', line).group(1) or "?"
+        insns = int(re.search(r'insn_cnt=(\d+)', line).group(1))
+        t = re.search(r'<([\d.]+)>$', line.strip())
+        if t:
+            loads.append((float(t.group(1)), name, insns))
+        else:
+            pend[pid] = (name, insns)
+    elif "resumed" in line and pid in pend:
+        t = re.search(r'<([\d.]+)>$', line.strip())
+        if t:
+            name, insns = pend.pop(pid)
+            loads.append((float(t.group(1)), name, insns))
+loads.sort(reverse=True)
+print(f"verifier + JIT per program (scry trace -- /bin/true, strace -T of BPF_PROG_LOAD): "
+      f"{sum(l[0] for l in loads) * 1e3:.1f} ms over {len(loads)} loads (on the lanes' threads)")
+for t, name, insns in loads[:6]:
+    print(f"  {name:18} {insns:6} insns {t * 1e3:7.1f} ms")
+PY
+fi
 
 # --duration: the wall time of the run, and the span of its events (the summary's seconds)
 start=$(date +%s%N)

@@ -18,7 +18,7 @@ static __always_inline __s32 task_vnr(struct pid *p)
 
 /* vppid as LTTng's task_tgid_vnr(real_parent): the parent's tgid in t's pid namespace, 0 when
  * the parent is outside it (the namespace's init). */
-static __always_inline __s32 vppid_of(struct task_struct *t)
+static __noinline __s32 vppid_nested(struct task_struct *t)
 {
 	struct pid *me = BPF_CORE_READ(t, thread_pid);
 	struct pid *pp = BPF_CORE_READ(t, real_parent, group_leader, thread_pid);
@@ -29,6 +29,15 @@ static __always_inline __s32 vppid_of(struct task_struct *t)
 	if (BPF_CORE_READ(pp, numbers[lv].ns) != BPF_CORE_READ(me, numbers[lv].ns))
 		return 0;
 	return BPF_CORE_READ(pp, numbers[lv].nr);
+}
+
+static __always_inline __s32 vppid_of(struct task_struct *t)
+{
+	/* in the initial pid namespace (the common case) every parent shows its global tgid:
+	 * three direct loads instead of eight probe reads (a subprogram's, in a child one) */
+	if (t->thread_pid->level == 0)
+		return t->real_parent->tgid;
+	return vppid_nested(t);
 }
 
 /* from_k[ug]id_munged(current_user_ns(), id) (kernel/user_namespace.c, map_id_up): the id
@@ -168,8 +177,10 @@ static __always_inline __s64 ctx_int(struct task_struct *t, const int c)
 	case SCRY_CTX_PID:       return t->tgid;
 	case SCRY_CTX_TID:       return t->pid;
 	case SCRY_CTX_PPID:      return t->real_parent->tgid;
-	case SCRY_CTX_VPID:      return task_vnr(BPF_CORE_READ(t, group_leader, thread_pid));
-	case SCRY_CTX_VTID:      return task_vnr(BPF_CORE_READ(t, thread_pid));
+	/* in the initial pid namespace (level 0) the ids are the global ones: two loads */
+	case SCRY_CTX_VPID:      return t->thread_pid->level == 0 ? t->tgid
+						   : task_vnr(BPF_CORE_READ(t, group_leader, thread_pid));
+	case SCRY_CTX_VTID:      return t->thread_pid->level == 0 ? t->pid : task_vnr(BPF_CORE_READ(t, thread_pid));
 	case SCRY_CTX_CPU_ID:    return bpf_get_smp_processor_id();
 	case SCRY_CTX_UID:       return (__u32)bpf_get_current_uid_gid();
 	case SCRY_CTX_GID:       return bpf_get_current_uid_gid() >> 32;
@@ -223,7 +234,6 @@ static __always_inline __u64 perf_thread(__u32 k)
 static __always_inline __s64 ctx_ext_int(struct task_struct *t, const int c)
 {
 	switch (c) {
-	case SCRY_CTX_VPPID:     return vppid_of(t);
 	/* the tracing program runs with preemption disabled once (the tracepoint's guard):
 	 * that count is the probe's own, as LTTng's LTTNG_PREEMPT_DISABLE_NESTING */
 	case SCRY_CTX_INTERRUPTIBLE: return !(preempt_count_now(t) & SCRY_HARDIRQ_NMI_MASK);
@@ -300,6 +310,73 @@ static __always_inline bool ustack_wanted(const __u8 *b)
 	return ustack_window && (ustack_ids[id >> 6] >> (id & 63) & 1);
 }
 
+/* The contexts written without a test of the others (write_head_at_m). */
+#define SCRY_CTX_BASIC_MASK ((1ULL << SCRY_CTX_PID) | (1ULL << SCRY_CTX_TID) | (1ULL << SCRY_CTX_PROCNAME))
+
+#define SCRY_CTX_PIDTID_MASK ((1ULL << SCRY_CTX_PID) | (1ULL << SCRY_CTX_TID))
+
+/* The contexts of mask (a subset of SCRY_CTX_BASIC_MASK; a constant where the caller can)
+ * after the header; returns the position after them. */
+static __always_inline __u32 write_basic(__u8 *b, struct task_struct *t, const __u64 mask)
+{
+	__u32 pos = SCRY_EVENT_HEADER_SIZE;
+
+	if (mask & (1ULL << SCRY_CTX_PID)) {
+		WR(__u32, b, pos, t->tgid);
+		pos += 4;
+	}
+	if (mask & (1ULL << SCRY_CTX_TID)) {
+		WR(__u32, b, pos, t->pid);
+		pos += 4;
+	}
+	if (mask & (1ULL << SCRY_CTX_PROCNAME)) {
+		/* comm is NUL-padded by the kernel: two loads instead of bpf_get_current_comm() */
+		WR(__u64, b, pos, *(__u64 *)&t->comm[0]);
+		WR(__u64, b, pos + 8, *(__u64 *)&t->comm[8]);
+		pos += SCRY_COMM_LEN;
+	}
+	return pos;
+}
+
+/* The hostname context: the nodename, NUL-padded by sethostname, in nine direct loads (no
+ * helper call); zeroes once nsproxy is gone (exit): a load through NULL reads 0. */
+static __always_inline __u32 write_hostname(__u8 *b, __u32 pos, struct task_struct *t)
+{
+	const char *n = t->nsproxy->uts_ns->name.nodename;
+
+	_Static_assert(SCRY_HOSTNAME_LEN == 65, "hostname: 8 words and a byte");
+	/* nodename sits at an odd offset: hidden from the compiler, which would otherwise
+	 * split each word into eight byte loads */
+	asm volatile("" : "+r"(n));
+#pragma unroll
+	for (int k = 0; k < 8; k++)
+		WR(__u64, b, pos + 8 * k, *(const __u64 *)(n + 8 * k));
+	WR(__u8, b, pos + 64, n[64]);
+	return pos + SCRY_HOSTNAME_LEN;
+}
+
+/* The call stack contexts (the last ones): the current task's stack (kernel: from the
+ * tracepoint's BPF runner down, the helper's two frames and this program skipped; user: from
+ * its saved user registers, frame pointers), at most stack_max frames, LTTng's ULONG_MAX mark
+ * after a full one.  Read from the program itself, not from write_head_ext: the unwinder
+ * finds no ORC data for a BPF frame and falls back on a slow path, one more a subprogram
+ * (callstack-kernel was 1.6x a bare bpf_get_task_stack's cost from there). */
+#define SCRY_CTX_CALLSTACK_MASK ((1ULL << SCRY_CTX_CALLSTACK_KERNEL) | (1ULL << SCRY_CTX_CALLSTACK_USER))
+
+static __always_inline __u32 write_callstack(__u8 *b, __u32 pos, const bool user)
+{
+	long n = bpf_get_task_stack(bpf_get_current_task_btf(), b + pos + 4, SCRY_CALLSTACK_MAX * 8,
+				    user ? BPF_F_USER_STACK : (3 & BPF_F_SKIP_FIELD_MASK));
+	__u32 k = n > 0 ? (__u32)n / 8 : 0;
+
+	if (k >= stack_max && k < SCRY_CALLSTACK_SLOTS) {
+		WR(__u64, b, pos + 4 + 8 * (k & 0xff), ~0ULL);
+		k++;
+	}
+	WR(__u32, b, pos, k);
+	return pos + 4 + 8 * SCRY_CALLSTACK_SLOTS;
+}
+
 /* The loop runs over the enabled ones alone (ext_ctx[0..n_ext_ctx), rodata): the verifier
  * knows each iteration's context and keeps only its code, and an event pays for the contexts
  * it carries, not for a test of each of the ~45 (~90 ns an event). */
@@ -321,15 +398,8 @@ static __noinline __u32 write_head_ext(__u8 *b, __u32 pos, struct task_struct *t
 			continue;
 		}
 
-		if (c == SCRY_CTX_HOSTNAME) {
-			/* the nodename, NUL-padded by sethostname; zeroes once nsproxy is gone (exit) */
-			struct uts_namespace *uts = BPF_CORE_READ(t, nsproxy, uts_ns);
-
-			if (!uts || bpf_probe_read_kernel(b + pos, SCRY_HOSTNAME_LEN, &uts->name.nodename))
-				__builtin_memset(b + pos, 0, SCRY_HOSTNAME_LEN);
-			pos += SCRY_HOSTNAME_LEN;
+		if (c == SCRY_CTX_VPPID || c == SCRY_CTX_HOSTNAME)   /* written by the caller */
 			continue;
-		}
 		if (c >= SCRY_CTX_PERF_CPU && c < SCRY_CTX_PERF_THREAD + SCRY_PERF_NR) {
 			__u64 v = c < SCRY_CTX_PERF_THREAD ? perf_now(c - SCRY_CTX_PERF_CPU)
 							   : perf_thread(c - SCRY_CTX_PERF_THREAD);
@@ -337,24 +407,8 @@ static __noinline __u32 write_head_ext(__u8 *b, __u32 pos, struct task_struct *t
 			pos += 8;
 			continue;
 		}
-		if (c == SCRY_CTX_CALLSTACK_KERNEL || c == SCRY_CTX_CALLSTACK_USER) {
-			/* the current task's stack (kernel: from the tracepoint's BPF runner down,
-			 * the helper's two frames, this subprogram and its program skipped; user:
-			 * from its saved user registers, frame pointers), at most stack_max
-			 * frames; LTTng's ULONG_MAX mark after a full one */
-			long n = bpf_get_task_stack(bpf_get_current_task_btf(), b + pos + 4, SCRY_CALLSTACK_MAX * 8,
-						    c == SCRY_CTX_CALLSTACK_USER ? BPF_F_USER_STACK
-									 : (4 & BPF_F_SKIP_FIELD_MASK));
-			__u32 k = n > 0 ? (__u32)n / 8 : 0;
-
-			if (k >= stack_max && k < SCRY_CALLSTACK_SLOTS) {
-				WR(__u64, b, pos + 4 + 8 * (k & 0xff), ~0ULL);
-				k++;
-			}
-			WR(__u32, b, pos, k);
-			pos += 4 + 8 * SCRY_CALLSTACK_SLOTS;
-			continue;
-		}
+		if (c >= SCRY_CTX_CALLSTACK_KERNEL)   /* the last ones: write_callstack, by the caller */
+			break;
 		if (c == SCRY_CTX_MIGRATABLE) {
 			WR(__u8, b, pos, migrate_disabled(t) <= own_migr);
 			pos += 1;
@@ -371,23 +425,15 @@ static __noinline __u32 write_head_ext(__u8 *b, __u32 pos, struct task_struct *t
 	return pos;
 }
 
-/* Header (id, timestamp ts) and the enabled contexts; returns the position after them.
- * t: bpf_get_current_task_btf(), already taken by the caller's target filter (one helper
- * call gives pid, tid and comm).  own_migr: the migrate_disable() the BPF runtime itself
- * holds around the program (1 for perf-event tracepoints and uprobes, whose programs
- * bpf_prog_run_array runs so; 0 for tp_btf, raw_tp, iterators): not the traced code's. */
-static __always_inline __u32 write_head_at_m(__u8 *b, __u16 id, struct task_struct *t, __u64 ts,
-					     const __u32 own_migr)
+/* The enabled contexts lo..hi-1 (constants, below SCRY_CTX_VPPID) of mask at pos. */
+static __always_inline __u32 write_ctx_range(__u8 *b, __u32 pos, struct task_struct *t, const __u64 mask,
+					     const int lo, const int hi)
 {
-	__u32 pos = SCRY_EVENT_HEADER_SIZE;
-
-	WR(__u16, b, 0, id);
-	WR(__u64, b, 2, ts);
-	if (ustack_wanted(b))      /* scry trace -k (never otherwise: the verifier drops it) */
-		ustack_send(b);
+	if (!(mask & (((1ULL << hi) - 1) & ~((1ULL << lo) - 1))))
+		return pos;
 #pragma unroll
-	for (int c = 0; c < SCRY_CTX_VPPID; c++) {
-		if (!(ctx_mask & (1ULL << c)))
+	for (int c = lo; c < hi; c++) {
+		if (!(mask & (1ULL << c)))
 			continue;
 		if (c == SCRY_CTX_PROCNAME) {
 			/* comm is NUL-padded by the kernel: two loads instead of bpf_get_current_comm() */
@@ -399,8 +445,51 @@ static __always_inline __u32 write_head_at_m(__u8 *b, __u16 id, struct task_stru
 		WR(__u32, b, pos, ctx_int(t, c));
 		pos += 4;
 	}
-	if (ctx_mask & SCRY_CTX_EXT_MASK)
+	return pos;
+}
+
+/* Header (id, timestamp ts) and the enabled contexts; returns the position after them.
+ * t: bpf_get_current_task_btf(), already taken by the caller's target filter (one helper
+ * call gives pid, tid and comm).  own_migr: the migrate_disable() the BPF runtime itself
+ * holds around the program (1 for perf-event tracepoints and uprobes, whose programs
+ * bpf_prog_run_array runs so; 0 for tp_btf, raw_tp, iterators): not the traced code's. */
+static __always_inline __u32 write_head_at_m(__u8 *b, __u16 id, struct task_struct *t, __u64 ts,
+					     const __u32 own_migr)
+{
+	/* one load of the rodata mask: the verifier knows its value and drops the tests of
+	 * disabled contexts; a test of ctx_mask itself (volatile) would be a load each */
+	const __u64 mask = ctx_mask;
+	__u32 pos = SCRY_EVENT_HEADER_SIZE;
+
+	WR(__u16, b, 0, id);
+	WR(__u64, b, 2, ts);
+	if (ustack_wanted(b))      /* scry trace -k (never otherwise: the verifier drops it) */
+		ustack_send(b);
+	/* pid, tid and procname alone (record's and trace's defaults): one store sequence, no
+	 * test of the other contexts (each a mov, and, test and jump the verifier keeps) */
+	if (mask == SCRY_CTX_BASIC_MASK)
+		return write_basic(b, t, SCRY_CTX_BASIC_MASK);
+	if (mask == SCRY_CTX_PIDTID_MASK)
+		return write_basic(b, t, SCRY_CTX_PIDTID_MASK);
+	if (!(mask & ~SCRY_CTX_BASIC_MASK))
+		return write_basic(b, t, mask);
+	/* in three groups: a group without an enabled context costs one test, not one a context */
+	pos = write_ctx_range(b, pos, t, mask, 0, SCRY_CTX_CPU_ID);
+	pos = write_ctx_range(b, pos, t, mask, SCRY_CTX_CPU_ID, SCRY_CTX_CGROUP_NS);
+	pos = write_ctx_range(b, pos, t, mask, SCRY_CTX_CGROUP_NS, SCRY_CTX_VPPID);
+	/* vppid and hostname, the first two after the groups, without the subprogram's call */
+	if (mask & (1ULL << SCRY_CTX_VPPID)) {
+		WR(__u32, b, pos, vppid_of(t));
+		pos += 4;
+	}
+	if (mask & (1ULL << SCRY_CTX_HOSTNAME))
+		pos = write_hostname(b, pos, t);
+	if (mask & SCRY_CTX_EXT_MASK & ~(SCRY_CTX_CALLSTACK_MASK | (1ULL << SCRY_CTX_VPPID) | (1ULL << SCRY_CTX_HOSTNAME)))
 		pos = write_head_ext(b, pos, t, own_migr);
+	if (mask & (1ULL << SCRY_CTX_CALLSTACK_KERNEL))
+		pos = write_callstack(b, pos, false);
+	if (mask & (1ULL << SCRY_CTX_CALLSTACK_USER))
+		pos = write_callstack(b, pos, true);
 	return pos;
 }
 
@@ -412,10 +501,11 @@ static __always_inline __u32 write_head_at(__u8 *b, __u16 id, struct task_struct
 /* Where write_head puts the procname context (when enabled). */
 static __always_inline __u32 procname_offset(void)
 {
+	const __u64 mask = ctx_mask;
 	__u32 off = SCRY_EVENT_HEADER_SIZE;
 
 	for (int c = SCRY_CTX_PID; c < SCRY_CTX_PROCNAME; c++)
-		if (ctx_mask & (1ULL << c))
+		if (mask & (1ULL << c))
 			off += 4;
 	return off;
 }
