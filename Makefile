@@ -277,7 +277,10 @@ bench: deps all
 	@bench/daemon.sh
 	@bench/pid_sets.py
 	@bench/rules.py
+	@bench/sched_everyone.py
 	@$(PYTHON) bench/profile.py
+	@$(PYTHON) bench/relay.py
+	@$(PYTHON) bench/live_view.py
 
 gen-syscalls:
 	$(PYTHON) scripts/gen_syscalls.py > src/catalog/syscall_table.c

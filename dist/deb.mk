@@ -20,6 +20,8 @@ DEB_PROFILE := $(if $(wildcard src/api/libscry.map),,-Ppkg.scry.nolib)
 .PHONY: deb deb-test
 
 deb: $(SKELS)
+	@git rev-parse --show-toplevel >/dev/null 2>&1 || \
+	  { echo "make deb: not a git checkout (the package holds git's list of the tree's files)" >&2; exit 1; }
 	rm -rf $(DEB_STAGE) $(BUILD)/scry_*.deb $(BUILD)/scry-dbgsym_*.deb $(BUILD)/libscry*.deb
 	mkdir -p $(DEB_STAGE)/scry/build
 	git ls-files -z --cached --others --exclude-standard | \

@@ -5,9 +5,10 @@
 # unit enabled and not started), a smoke test through the installed binaries only
 # (/usr/bin/scry record of `cat /etc/hostname`, read back with /usr/bin/scry view and with
 # babeltrace2; the daemon: systemctl start where systemd runs, else /usr/bin/scryd started by
-# hand on a private run directory, a session created, started, stopped and viewed), with
-# libscry-dev: examples/c/opensnoop.c built with pkg-config against it and run; then `apt
-# purge` and every file the packages had must be gone.
+# hand on a private run directory; its run directory the group tracing's; a session created,
+# started, stopped and viewed; with libscry-dev, examples/c/opensnoop.c built with pkg-config
+# against it and run), then `apt remove` (every file of the packages gone, the cache too; the
+# unit's enablement kept) and `apt purge` (that too gone, dpkg knowing none of them).
 # This runs on developers' machines too: the packages are removed whatever happens (a trap),
 # an installed scry not put there by this test is refused, the group and cache directory are
 # left as they were found, and the tree's ./scry is never touched.
@@ -33,16 +34,22 @@ daemon_pid=""
 systemd=0; [[ -d /run/systemd/system ]] && systemd=1
 export DEBIAN_FRONTEND=noninteractive
 
+# the given packages dpkg still knows (installed, or configuration left)
+known() {
+	local p st
+	for p in "${pkgs[@]}"; do
+		st=$(dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null)
+		[[ -z $st || $st == un* ]] || echo "$p"
+	done
+}
+
 cleanup() {
 	local rc=$?
 	set +e
 	if [[ -n $daemon_pid ]]; then kill "$daemon_pid" 2>/dev/null; wait "$daemon_pid" 2>/dev/null; fi
 	if ((systemd)); then systemctl stop scry-sessiond 2>/dev/null; fi
-	local still=()
-	for p in "${pkgs[@]}"; do
-		st=$(dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null)
-		[[ -z $st || $st == un* ]] || still+=("$p")
-	done
+	local still
+	mapfile -t still < <(known)
 	if ((${#still[@]})) && ! apt-get purge -y -qq "${still[@]}" >>"$tmp/apt.log" 2>&1; then
 		echo "deb-test: apt purge ${still[*]} failed (log $tmp/apt.log)" >&2; rc=1
 	fi
@@ -96,6 +103,9 @@ else
 	[[ -S $SCRY_RUNDIR/control ]] || { cat "$tmp/scryd.log" >&2; fail "/usr/bin/scryd made no control socket"; }
 fi
 export HOME="$tmp"
+# the group tracing may reach the control socket: the run directory is root's and theirs
+[[ $(stat -c '%U %G %a' "$SCRY_RUNDIR") == "root tracing 750" ]] ||
+	fail "$SCRY_RUNDIR: $(stat -c '%U %G %a' "$SCRY_RUNDIR"), not root's and the group tracing's, 0750"
 ctl() { /usr/bin/scry "$@" >>"$tmp/ctl.log" 2>&1 || { cat "$tmp/ctl.log" >&2; fail "scry $* failed"; }; }
 ctl create debtest -o "$tmp/sess"
 ctl enable-event -k --syscall openat
@@ -129,27 +139,40 @@ if [[ " ${pkgs[*]} " == *" libscry-dev "* ]]; then
 		{ cat "$tmp/opensnoop.txt" >&2; fail "opensnoop (libscry): no openat of /etc/hostname by cat returning 3"; }
 fi
 
-# purge: nothing of the package left: no file or link, no empty directory of its list (a
-# directory still holding other packages' files stays, as dpkg leaves it)
+# apt remove: none of the packages' files left (no file or link of their lists, no empty
+# directory of them: a directory still holding other packages' files stays, as dpkg leaves it),
+# the cache gone with them; what stays is configuration, the unit's enablement, until purge
+leftovers() {
+	local f
+	left=()
+	while read -r f; do
+		[[ $f == /. ]] && continue
+		if [[ -L $f && ! -d $f ]] || [[ -f $f ]]; then left+=("$f")
+		elif [[ -d $f && ! -L $f && -z $(ls -A "$f") ]]; then left+=("$f/"); fi
+	done < "$tmp/files"
+	# /var/cache/scry: postrm's rm -rf must have taken the one scry used; on a machine where
+	# other scry builds run meanwhile (a developer's ./scry uses the same default) one may
+	# make it again: a new directory is theirs
+	if [[ -d /var/cache/scry && $(stat -c %i /var/cache/scry) == "$cache_ino" ]]; then left+=(/var/cache/scry); fi
+}
 cache_ino=$(stat -c %i /var/cache/scry)
-apt-get purge -y -qq "${pkgs[@]}" >>"$tmp/apt.log" 2>&1 || { tail -n 20 "$tmp/apt.log" >&2; fail "apt purge ${pkgs[*]} failed"; }
-for p in "${pkgs[@]}"; do
-	[[ -z $(dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null | grep -v '^un') ]] || fail "$p still known to dpkg after purge"
-done
-left=()
-while read -r f; do
-	[[ $f == /. ]] && continue
-	if [[ -L $f && ! -d $f ]] || [[ -f $f ]]; then left+=("$f")
-	elif [[ -d $f && ! -L $f && -z $(ls -A "$f") ]]; then left+=("$f/"); fi
-done < "$tmp/files"
-# /var/cache/scry: postrm's rm -rf must have taken the one scry used; on a machine where other
-# scry builds run meanwhile (a developer's, whose ./scry uses the same default) one may make
-# it again: a new directory is theirs
-[[ ! -d /var/cache/scry || $(stat -c %i /var/cache/scry) != "$cache_ino" ]] || left+=(/var/cache/scry)
+apt-get remove -y -qq "${pkgs[@]}" >>"$tmp/apt.log" 2>&1 || { tail -n 20 "$tmp/apt.log" >&2; fail "apt remove ${pkgs[*]} failed"; }
+leftovers
+((${#left[@]} == 0)) || fail "left after apt remove: ${left[*]}"
+[[ -L /etc/systemd/system/multi-user.target.wants/scry-sessiond.service ]] ||
+	fail "apt remove took the unit's enablement (configuration: kept until purge)"
+
+# apt purge (of those dpkg still knows: a package without maintainer scripts is gone at
+# remove): the enablement too, and dpkg knows none of the packages
+mapfile -t still < <(known)
+[[ " ${still[*]} " == *" scry "* ]] || fail "scry not in dpkg's configuration-files state after remove"
+apt-get purge -y -qq "${still[@]}" >>"$tmp/apt.log" 2>&1 || { tail -n 20 "$tmp/apt.log" >&2; fail "apt purge ${still[*]} failed"; }
+[[ -z $(known) ]] || fail "still known to dpkg after purge: $(known | tr '\n' ' ')"
+leftovers
 for f in /etc/systemd/system/multi-user.target.wants/scry-sessiond.service \
 	 /var/lib/systemd/deb-systemd-helper-enabled/scry-sessiond.service.dsh-also; do
 	if [[ -e $f || -L $f ]]; then left+=("$f"); fi
 done
 ((${#left[@]} == 0)) || fail "left after apt purge: ${left[*]}"
-printf 'deb-test: %s installed, smoke-tested (record, view, daemon%s), purged, nothing left (%.1f s)\n' \
+printf 'deb-test: %s installed, smoke-tested (record, view, daemon%s), removed, purged, nothing left (%.1f s)\n' \
 	"${pkgs[*]}" "$( ((systemd)) && echo ' via systemd' || echo ' by hand')" "$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')"

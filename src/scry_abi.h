@@ -283,6 +283,10 @@ struct scry_tp_op {
 #define SCRY_TP_NEXT_TASK 1
 /* SCRY_TP_PIDSET: recorded only for the processes whose per-process set has its slot. */
 #define SCRY_TP_PIDSET 2
+/* SCRY_TP_ANY_TASK: recorded whatever task is current (a command's or -p's trace: the
+ * scheduler's switches and wake-ups of every task, so that CPU analyses see each task
+ * switched in and out; the target's trackers decide its other events). */
+#define SCRY_TP_ANY_TASK 4
 
 /* Per-process event sets (maps pid_set_of and pid_set_hits in src/bpf/maps.bpf.h;
  * src/session/pid_sets.c): a process (tgid) given a set records, besides the channel's
@@ -374,6 +378,8 @@ enum {
 	SCRY_TRACK_UID    = 1 << 1,   /* map track_uid: real uid -> 1 */
 	SCRY_TRACK_GID    = 1 << 2,   /* map track_gid: real gid -> 1 */
 	SCRY_TRACK_CGROUP = 1 << 3,   /* cgroup array track_cgroup[0..n_track_cgroups) */
+	SCRY_TRACK_VUID   = 1 << 4,   /* map track_vuid: real uid as the task's user ns maps it -> 1 */
+	SCRY_TRACK_VGID   = 1 << 5,   /* map track_vgid: real gid likewise -> 1 */
 };
 #define SCRY_MAX_TRACK_CGROUPS 16
 

@@ -124,7 +124,8 @@ struct {
 	__uint(max_entries, 4096);
 	__type(key, __u32);
 	__type(value, __u8);
-} track_vpid SEC(".maps"), track_uid SEC(".maps"), track_gid SEC(".maps");
+} track_vpid SEC(".maps"), track_uid SEC(".maps"), track_gid SEC(".maps"), track_vuid SEC(".maps"),
+  track_vgid SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);

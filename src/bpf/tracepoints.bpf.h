@@ -174,7 +174,7 @@ static __always_inline void tp_write(unsigned long rec, __u32 slot)
 	w.d = bpf_map_lookup_elem(&tps, &slot);
 	if (!w.d || w.d->event_id == SCRY_NO_EVENT)   /* disabled, its link on its way out */
 		return;
-	if (!target_ok(NULL, &t) && !next_followed(rec, w.d))
+	if (!(w.d->flags & SCRY_TP_ANY_TASK) && !target_ok(NULL, &t) && !next_followed(rec, w.d))
 		return;
 	if ((w.d->flags & SCRY_TP_PIDSET) && !pid_set_has(t, true, slot))
 		return;

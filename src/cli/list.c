@@ -34,6 +34,8 @@ static void usage(FILE *f)
 		"  -f, --fields   show each matching event's CTF fields (name and type)\n"
 		"  -k, --kernel   the kernel's events (as lttng list -k; without it, `scry list` lists the\n"
 		"                 daemon's sessions when a daemon runs)\n"
+		"  -k --syscall   every system call, lttng list -k --syscall's layout\n"
+		"  scry list NAME -c CHANNEL, scry list NAME -d: a session's channel, its domains (scryd)\n"
 		"  -h, --help     this help\n");
 }
 
@@ -253,6 +255,20 @@ static size_t list_syscalls(struct scry_catalog *cat, const char *glob, bool fie
 	return found;
 }
 
+/* lttng list -k --syscall's layout: every syscall scry records, by number, with its
+ * bitness (x86-64's native calls: lttng-modules' 64-bit table; scry records no compat one) */
+static int list_syscalls_lttng(struct scry_catalog *cat)
+{
+	const struct scry_syscall *list;
+	size_t n = scry_catalog_syscalls(cat, &list);
+
+	printf("System calls:\n-------------\n");
+	for (size_t i = 0; i < n; i++)
+		printf("      %s [64-bit]\n", list[i].name);
+	printf("\n");
+	return 0;
+}
+
 /* Tracepoints matching glob (against "system:event", or "event" for a glob without ':'). */
 static size_t list_tracepoints(struct scry_catalog *cat, const char *glob, bool fields)
 {
@@ -351,11 +367,12 @@ int cmd_list(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "fields", no_argument, NULL, 'f' },
 		{ "kernel", no_argument, NULL, 'k' },
+		{ "syscall", no_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct scry_catalog *cat = NULL;
-	bool fields = false;
+	bool fields = false, kernel = false, syscalls = false;
 	char err[512];
 	int c, ret = 0;
 
@@ -363,6 +380,10 @@ int cmd_list(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "fhk", opts, NULL)) != -1) {
 		switch (c) {
 		case 'k':       /* lttng list -k: the kernel's events (the only domain) */
+			kernel = true;
+			break;
+		case 's':
+			syscalls = true;
 			break;
 		case 'f':
 			fields = true;
@@ -374,6 +395,11 @@ int cmd_list(int argc, char **argv)
 			usage(stderr);
 			return 2;
 		}
+	}
+	if (syscalls && (!kernel || optind < argc)) {   /* lttng's words */
+		fprintf(stderr, "scry list: %s\n", kernel ? "--syscall lists every system call: no argument"
+							   : "--syscall will only work with the Kernel domain (-k)");
+		return 1;
 	}
 	if (optind < argc && !strcmp(argv[optind], "contexts") && argc - optind == 1)
 		return list_contexts();
@@ -392,6 +418,10 @@ int cmd_list(int argc, char **argv)
 	if (!(cat = scry_catalog_open(NULL, err, sizeof(err)))) {
 		fprintf(stderr, "scry list: %s\n", err);
 		return 1;
+	}
+	if (syscalls) {
+		ret = list_syscalls_lttng(cat);
+		goto cleanup;
 	}
 	if (optind == argc) {
 		size_t n = list_tracepoints(cat, NULL, fields) + list_statedump(cat, NULL, fields);

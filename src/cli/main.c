@@ -46,6 +46,10 @@ static int list(int argc, char **argv)
 	bool handled = false;
 	int ret;
 
+	for (int i = 1; i < argc; i++)   /* a session's channel or domains: the daemon's */
+		if (!strcmp(argv[i], "-d") || !strcmp(argv[i], "--domain") || !strcmp(argv[i], "-c") ||
+		    !strncmp(argv[i], "--channel", 9))
+			return cmd_control(argc, argv);
 	if (argc <= 2 && !(argc == 2 && (argv[1][0] == '-' || strchr(argv[1], ':') ||
 					 !strcmp(argv[1], "syscalls") || !strcmp(argv[1], "contexts") ||
 					 !strcmp(argv[1], "features")))) {

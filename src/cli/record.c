@@ -52,7 +52,8 @@ static void usage(FILE *f)
 		"                         0xADDR, globs), 'uretprobe:PATH:FUNC', 'usdt:PATH:PROVIDER:NAME',\n"
 		"                         PATH a file or a name in $PATH; arguments typed from DWARF\n"
 		"                         Default: all syscalls + sched_switch + sched_process_fork/exec/exit\n"
-		"                         + the statedump ('lttng_statedump_*' but _vm_map); -e replaces it.\n"
+		"                         + the statedump ('lttng_statedump_*' but _vm_map), and with CMD or -p\n"
+		"                         sched_wakeup/_new; -e replaces it.\n"
 		"                         'lttng_statedump_*': LTTng's statedump of the machine at start\n"
 		"      --userspace-probe SPEC  LTTng's spelling: elf:PATH:SYMBOL, sdt:PATH:PROVIDER:NAME\n"
 		"  -c, --context LIST     contexts (default pid,tid,procname); `scry list contexts` shows them\n"
@@ -86,8 +87,10 @@ static void usage(FILE *f)
 		"  -v, --verbose          libbpf and verifier messages\n"
 		"\n"
 		"Without -p or -a, CMD is started, and it and its descendants are traced; scry exits\n"
-		"with CMD's status.  scry never records itself, except as the prev of a sched_switch\n"
-		"into a traced task (recorded when its prev or its next is traced).\n");
+		"with CMD's status.  With CMD or -p, the scheduler's events (sched_switch, sched_waking,\n"
+		"sched_wakeup, sched_wakeup_new, sched_migrate_task) are recorded for every task, so\n"
+		"that CPU analyses (lttng-cputop) see each task switched in and out; scry never records\n"
+		"itself otherwise.\n");
 }
 
 /* Below this a ring holds less than two of the largest events (SCRY_SCRATCH_SIZE) and
@@ -347,6 +350,7 @@ static int parse_args(int argc, char **argv, struct record_args *a, char *err, s
 		snprintf(err, errlen, "nothing to trace: give -- CMD, -p PID or -a");
 		return -EINVAL;
 	}
+	a->so.sched_everyone = !a->so.target_all;   /* CMD, -p: every task's switches and wake-ups */
 	if (cli_resolve_pids(a->pids, a->npids, false, err, errlen))
 		return -ESRCH;
 	{

@@ -97,6 +97,12 @@ int cli_track_option(struct cli_track *t, int opt, const char *arg, char *err, s
 	case CLI_OPT_TRACK_GID:
 		t->gid_given = true;
 		return parse_ids(arg, &t->gids, &t->ngids, false, err, errlen);
+	case CLI_OPT_TRACK_VUID:
+		t->vuid_given = true;
+		return parse_ids(arg, &t->vuids, &t->nvuids, true, err, errlen);
+	case CLI_OPT_TRACK_VGID:
+		t->vgid_given = true;
+		return parse_ids(arg, &t->vgids, &t->nvgids, false, err, errlen);
 	case CLI_OPT_TRACK_CGROUP: {
 		const char **c = realloc(t->cgroups, (t->ncgroups + 1) * sizeof(*c));
 		if (!c) {
@@ -137,6 +143,14 @@ int cli_track_apply(const struct cli_track *t, struct scry_session_opts *so, pid
 		so->track_gids = t->gids;
 		so->ntrack_gids = t->ngids;
 	}
+	if (t->vuid_given) {
+		so->track_vuids = t->vuids;
+		so->ntrack_vuids = t->nvuids;
+	}
+	if (t->vgid_given) {
+		so->track_vgids = t->vgids;
+		so->ntrack_vgids = t->nvgids;
+	}
 	so->track_cgroups = t->cgroups;
 	so->ntrack_cgroups = t->ncgroups;
 	return 0;
@@ -148,6 +162,8 @@ void cli_track_free(struct cli_track *t)
 	free(t->vpids);
 	free(t->uids);
 	free(t->gids);
+	free(t->vuids);
+	free(t->vgids);
 	free(t->cgroups);
 	memset(t, 0, sizeof(*t));
 }

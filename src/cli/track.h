@@ -1,6 +1,6 @@
 /* track.h — the options record and trace share for choosing what reaches the buffer:
  * --filter EXPR and the trackers --track-pid/--track-vpid/--track-uid/--track-gid/
- * --track-cgroup (lists, repeatable; users and groups by name or number). */
+ * --track-vuid/--track-vgid/--track-cgroup (lists, repeatable; users and groups by name or number). */
 #ifndef SCRY_CLI_TRACK_H
 #define SCRY_CLI_TRACK_H
 
@@ -11,7 +11,7 @@
 #include "session/session.h"
 
 enum { CLI_OPT_FILTER = 400, CLI_OPT_TRACK_PID, CLI_OPT_TRACK_VPID, CLI_OPT_TRACK_UID, CLI_OPT_TRACK_GID,
-       CLI_OPT_TRACK_CGROUP };
+       CLI_OPT_TRACK_CGROUP, CLI_OPT_TRACK_VUID, CLI_OPT_TRACK_VGID };
 
 #define CLI_TRACK_LONGOPTS \
 	{ "filter", required_argument, NULL, CLI_OPT_FILTER }, \
@@ -19,12 +19,15 @@ enum { CLI_OPT_FILTER = 400, CLI_OPT_TRACK_PID, CLI_OPT_TRACK_VPID, CLI_OPT_TRAC
 	{ "track-vpid", required_argument, NULL, CLI_OPT_TRACK_VPID }, \
 	{ "track-uid", required_argument, NULL, CLI_OPT_TRACK_UID }, \
 	{ "track-gid", required_argument, NULL, CLI_OPT_TRACK_GID }, \
-	{ "track-cgroup", required_argument, NULL, CLI_OPT_TRACK_CGROUP }
+	{ "track-cgroup", required_argument, NULL, CLI_OPT_TRACK_CGROUP }, \
+	{ "track-vuid", required_argument, NULL, CLI_OPT_TRACK_VUID }, \
+	{ "track-vgid", required_argument, NULL, CLI_OPT_TRACK_VGID }
 
 /* The case labels of a getopt switch that hand the option to cli_track_option(). */
 #define CLI_TRACK_CASES \
 	case CLI_OPT_FILTER: case CLI_OPT_TRACK_PID: case CLI_OPT_TRACK_VPID: \
-	case CLI_OPT_TRACK_UID: case CLI_OPT_TRACK_GID: case CLI_OPT_TRACK_CGROUP
+	case CLI_OPT_TRACK_UID: case CLI_OPT_TRACK_GID: case CLI_OPT_TRACK_CGROUP: \
+	case CLI_OPT_TRACK_VUID: case CLI_OPT_TRACK_VGID
 
 #define CLI_TRACK_USAGE \
 	"      --filter EXPR      record only events for which EXPR (LTTng's filter language) is\n" \
@@ -36,6 +39,8 @@ enum { CLI_OPT_FILTER = 400, CLI_OPT_TRACK_PID, CLI_OPT_TRACK_VPID, CLI_OPT_TRAC
 	"      --track-vpid LIST  only these pids as seen in their pid namespace\n" \
 	"      --track-uid LIST   only processes of these users (names or uids)\n" \
 	"      --track-gid LIST   only processes of these groups (names or gids)\n" \
+	"      --track-vuid LIST  only processes whose uid their user namespace maps to these\n" \
+	"      --track-vgid LIST  only processes whose gid their user namespace maps to these\n" \
 	"      --track-cgroup DIR only processes in this cgroup v2 directory or below it\n" \
 	"                         (trackers combine: an event must pass every one given)\n"
 
@@ -43,9 +48,9 @@ struct cli_track {
 	const char *filter;
 	pid_t *pids;
 	size_t npids;
-	uint32_t *vpids, *uids, *gids;
-	size_t nvpids, nuids, ngids;
-	bool vpid_given, uid_given, gid_given;
+	uint32_t *vpids, *uids, *gids, *vuids, *vgids;
+	size_t nvpids, nuids, ngids, nvuids, nvgids;
+	bool vpid_given, uid_given, gid_given, vuid_given, vgid_given;
 	const char **cgroups;
 	size_t ncgroups;
 };

@@ -578,6 +578,33 @@ int scry_consumer_snapshot(struct scry_consumer *c, struct ctf_trace_dir *td, ui
 	return 0;
 }
 
+int scry_consumer_snapshot_to(struct scry_consumer *c, const struct ctf_sink_factory *f, uint64_t max_bytes,
+			      uint64_t *bytes, char *err, size_t errlen)
+{
+	long n;
+
+	*bytes = 0;
+	if ((n = flush_and_poll(c)) < 0) {
+		snprintf(err, errlen, "reading the rings: %s", strerror((int)-n));
+		return (int)n;
+	}
+	for (unsigned i = 0; i < c->ncpus; i++) {
+		uint64_t b, p;
+		void *ctx = f->open(f->fctx, c->opts.channel, i, c->opts.stream_id, err, errlen);
+		int r;
+
+		if (!ctx)
+			return -EIO;
+		r = ctf_stream_snapshot_to(c->cpus[i].stream, f->ops, ctx, max_bytes, &b, &p, err, errlen);
+		if (f->ops->close)
+			f->ops->close(ctx);
+		if (r)
+			return r;
+		*bytes += b;
+	}
+	return 0;
+}
+
 int scry_consumer_close(struct scry_consumer *c, uint64_t end_ts, struct scry_consumer_stats *out)
 {
 	int ret = 0;

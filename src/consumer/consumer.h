@@ -108,6 +108,9 @@ void scry_consumer_stats(struct scry_consumer *c, struct scry_consumer_stats *ou
  * newest packets.  Recording goes on.  *bytes: what was written.  0 or -errno. */
 int scry_consumer_snapshot(struct scry_consumer *c, struct ctf_trace_dir *td, uint64_t max_bytes, uint64_t *bytes,
 			   char *err, size_t errlen);
+/* The same, each stream's packets to a sink opened from f (a relay's), closed after. */
+int scry_consumer_snapshot_to(struct scry_consumer *c, const struct ctf_sink_factory *f, uint64_t max_bytes,
+			      uint64_t *bytes, char *err, size_t errlen);
 /* Rotation: the rings drained, every stream closed (its last packet ends at end_ts): the
  * files in the chunk are complete, the caller may move it away; then
  * scry_consumer_rotate_open opens new streams in tdir's new chunk (packets from start_ts).  The totals

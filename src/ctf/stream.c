@@ -848,44 +848,57 @@ const struct ctf_stream_stats *ctf_stream_stats(struct ctf_stream *s)
 	return &s->view;
 }
 
+/* What a snapshot of a flight recorder's stream holds: its packets first..s->seq - 1 (those
+ * held) and *cur (cur_len bytes; NULL: none), the current packet's events as a packet of
+ * its own (or, for a stream that never had a packet, an empty one: a valid stream); the
+ * newest within max_bytes (0: all).  *cur is the caller's to free. */
+static int snapshot_select(struct ctf_stream *s, uint64_t max_bytes, uint64_t *first, uint8_t **cur, size_t *cur_len,
+			   char *err, size_t errlen)
+{
+	uint64_t budget;
+
+	*cur = NULL;
+	*cur_len = 0;
+	if (!s->keep) {
+		snprintf(err, errlen, "stream %s_%u: not a flight recorder", s->channel, s->cpu);
+		return -EINVAL;
+	}
+	if (s->pkt_events || s->seq == 0) {
+		if (!(*cur = malloc(s->used))) {
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		memcpy(*cur, s->buf, s->used);
+		*cur_len = s->used;
+		fill_context(s, *cur, *cur_len, 0);
+	}
+	*first = s->seq - s->nheld;
+	if (max_bytes) {
+		budget = *cur_len;
+		for (uint64_t q = s->seq; q > s->seq - s->nheld; q--) {
+			if (budget + s->held_len[(q - 1) % s->keep] > max_bytes)
+				break;
+			budget += s->held_len[(q - 1) % s->keep];
+			*first = q - 1;
+		}
+		if (budget == *cur_len)
+			*first = s->seq;     /* not even the newest held packet fits */
+	}
+	return 0;
+}
+
 int ctf_stream_snapshot(struct ctf_stream *s, struct scry_dirh *kdir, struct scry_dirh *idir, uint64_t max_bytes,
 			uint64_t *bytes, uint64_t *packets, char *err, size_t errlen)
 {
 	char path[300], idx_path[320];
 	uint8_t hdr[CTF_INDEX_HDR_LEN], ent[CTF_INDEX_LEN], *cur = NULL;
-	uint64_t first, off = 0, budget = 0;
+	uint64_t first, off = 0;
 	size_t cur_len = 0;
 	int fd = -1, idx_fd = -1, r = 0;
 
 	*bytes = *packets = 0;
-	if (!s->keep) {
-		snprintf(err, errlen, "stream %s_%u: not a flight recorder", s->channel, s->cpu);
-		return -EINVAL;
-	}
-	/* the current packet's events (or, for a stream that never had a packet, an empty one:
-	 * a valid stream), as a packet of its own */
-	if (s->pkt_events || s->seq == 0) {
-		if (!(cur = malloc(s->used))) {
-			snprintf(err, errlen, "out of memory");
-			return -ENOMEM;
-		}
-		memcpy(cur, s->buf, s->used);
-		cur_len = s->used;
-		fill_context(s, cur, cur_len, 0);
-	}
-	/* the newest packets within max_bytes */
-	first = s->seq - s->nheld;
-	if (max_bytes) {
-		budget = cur_len;
-		for (uint64_t q = s->seq; q > s->seq - s->nheld; q--) {
-			if (budget + s->held_len[(q - 1) % s->keep] > max_bytes)
-				break;
-			budget += s->held_len[(q - 1) % s->keep];
-			first = q - 1;
-		}
-		if (budget == cur_len)
-			first = s->seq;     /* not even the newest held packet fits */
-	}
+	if ((r = snapshot_select(s, max_bytes, &first, &cur, &cur_len, err, errlen)))
+		return r;
 	snprintf(path, sizeof(path), "%s_%u", s->channel, s->cpu);
 	snprintf(idx_path, sizeof(idx_path), "%s.idx", path);
 	if ((fd = scry_dirh_create(kdir, path, err, errlen)) < 0 ||
@@ -925,4 +938,31 @@ out:
 		close(idx_fd);
 	free(cur);
 	return r;
+}
+
+int ctf_stream_snapshot_to(struct ctf_stream *s, const struct ctf_packet_sink *sink, void *ctx, uint64_t max_bytes,
+			   uint64_t *bytes, uint64_t *packets, char *err, size_t errlen)
+{
+	uint8_t *cur;
+	uint64_t first;
+	size_t cur_len;
+	int r;
+
+	*bytes = *packets = 0;
+	if ((r = snapshot_select(s, max_bytes, &first, &cur, &cur_len, err, errlen)))
+		return r;
+	for (uint64_t q = first; q <= s->seq; q++) {
+		const uint8_t *pkt = q < s->seq ? s->held[q % s->keep] : cur;
+		size_t len = q < s->seq ? s->held_len[q % s->keep] : cur_len;
+		struct ctf_packet_info pi;
+
+		if (!pkt)
+			continue;
+		ctf_packet_info_of(pkt, &pi);
+		sink->packet(ctx, pkt, len, &pi);
+		*bytes += len;
+		(*packets)++;
+	}
+	free(cur);
+	return 0;
 }

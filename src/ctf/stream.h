@@ -140,5 +140,8 @@ void ctf_packet_info_of(const uint8_t *pkt, struct ctf_packet_info *pi);
  * The stream goes on recording.  *bytes, *packets: what was written.  0 or -errno. */
 int ctf_stream_snapshot(struct ctf_stream *s, struct scry_dirh *kdir, struct scry_dirh *idir, uint64_t max_bytes,
 			uint64_t *bytes, uint64_t *packets, char *err, size_t errlen);
+/* The same packets handed to sink (ctx) instead of files (a snapshot sent to a relay). */
+int ctf_stream_snapshot_to(struct ctf_stream *s, const struct ctf_packet_sink *sink, void *ctx, uint64_t max_bytes,
+			   uint64_t *bytes, uint64_t *packets, char *err, size_t errlen);
 
 #endif

@@ -137,7 +137,8 @@ const struct scry_ctl_verb scry_ctl_verbs[] = {
 	  "  -t, --type TYPE        a context type (repeatable)\n"
 	  SESSION_OPT },
 	{ "track",
-	  "usage: scry track -k (--pid LIST | --vpid LIST | --uid LIST | --gid LIST) [-s NAME]\n"
+	  "usage: scry track -k (--pid LIST | --vpid LIST | --uid LIST | --gid LIST | --vuid LIST |\n"
+	  "                      --vgid LIST | --all --pid|--vpid|--uid|--gid|--vuid|--vgid) [-s NAME]\n"
 	  "Record only these processes (and their children, for --pid).  Without a tracker a\n"
 	  "session records every process.  --pid also on a started session that has a pid tracker.\n"
 	  "\n"
@@ -146,13 +147,18 @@ const struct scry_ctl_verb scry_ctl_verbs[] = {
 	  "      --vpid LIST        process ids as seen in their pid namespace\n"
 	  "      --uid LIST         user ids\n"
 	  "      --gid LIST         group ids\n"
+	  "      --vuid LIST        user ids as the process's user namespace maps them (65534: unmapped)\n"
+	  "      --vgid LIST        group ids likewise\n"
+	  "  -a, --all              with the trackers named without values: each includes every\n"
+	  "                         process again (lttng's policy `include all`)\n"
 	  SESSION_OPT },
 	{ "untrack",
-	  "usage: scry untrack -k (--pid LIST | --vpid LIST | --uid LIST | --gid LIST | --all) [-s NAME]\n"
+	  "usage: scry untrack -k (--pid LIST | --vpid LIST | --uid LIST | --gid LIST | --vuid LIST |\n"
+	  "                        --vgid LIST | --all) [-s NAME]\n"
 	  "Remove values from a tracker before start; --all removes the trackers.\n"
 	  "\n"
 	  "  -k, --kernel           the kernel domain (the only one)\n"
-	  "      --pid, --vpid, --uid, --gid LIST   values to remove\n"
+	  "      --pid, --vpid, --uid, --gid, --vuid, --vgid LIST   values to remove\n"
 	  "  -a, --all              every tracker (every process recorded again)\n"
 	  SESSION_OPT },
 	{ "start",
@@ -168,13 +174,19 @@ const struct scry_ctl_verb scry_ctl_verbs[] = {
 	  "The current session: its state, output, channels, events, contexts, trackers, counts.\n" },
 	{ "snapshot",
 	  "usage: scry snapshot record [-s NAME] [-n NAME] [-m MAXSIZE] [PATH]\n"
+	  "       scry snapshot add-output [-s NAME] [-n NAME] [-m MAXSIZE] PATH|file://PATH\n"
+	  "       scry snapshot list-output [-s NAME]\n"
+	  "       scry snapshot del-output [-s NAME] ID|NAME\n"
 	  "Write what a started snapshot session's channels hold (their last sub-buffers per CPU and\n"
-	  "the events not yet in one) as a complete trace, PATH (default: the session's output)/\n"
-	  "NAME-N-YYYYmmdd-HHMMSS; tracing goes on.  Sub-buffers overwritten before are gaps in\n"
-	  "packet_seq_num, as in LTTng.\n"
+	  "the events not yet in one) as a complete trace, PATH (default: the session's snapshot\n"
+	  "output)/NAME-N-YYYYmmdd-HHMMSS; tracing goes on.  Sub-buffers overwritten before are gaps\n"
+	  "in packet_seq_num, as in LTTng.  A session has one snapshot output at a time (lttng's):\n"
+	  "create --snapshot makes output 1 (snapshot-1) at its directory; del-output removes it,\n"
+	  "add-output sets another (named -n, else snapshot-ID; -m its maximum size).\n"
 	  "\n"
-	  "  -n, --name NAME        the snapshot's name (default snapshot)\n"
-	  "  -m, --max-size SIZE    at most SIZE bytes in all (the newest sub-buffers of each stream)\n"
+	  "  -n, --name NAME        the snapshot's name (default snapshot), or the output's\n"
+	  "  -m, --max-size SIZE    at most SIZE bytes in all (the newest sub-buffers of each stream);\n"
+	  "                         a SIZE that cannot hold one sub-buffer per stream is refused\n"
 	  SESSION_OPT },
 	{ "rotate",
 	  "usage: scry rotate [NAME]\n"

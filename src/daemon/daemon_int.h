@@ -61,6 +61,17 @@ struct dchannel {
  * again into the same trace; destroy completes it and frees the BPF objects and rings. */
 enum dstate { D_CREATED, D_STARTED, D_STOPPED };
 
+/* A snapshot session's output (LTTng's: one at a time; verbs_snapshot.c). */
+enum { DSNAP_DEFAULT, DSNAP_SET, DSNAP_DELETED };
+struct dsnap_output {
+	int state;                     /* DSNAP_*: DEFAULT is output 1 at the session's directory */
+	unsigned id, next_id;
+	char name[64];
+	char *path;
+	bool file_url;                 /* given as file://PATH: add-output echoes it so */
+	uint64_t max;                  /* -m: 0 none */
+};
+
 struct dsession {
 	char *name, *dir;
 	struct scry_cred owner;        /* its creator: only it (and root) sees and acts on it, and
@@ -73,14 +84,15 @@ struct dsession {
 	size_t nchans;
 	pid_t *pids;                   /* pid tracker (none: every process) */
 	size_t npids;
-	uint32_t *vpids, *uids, *gids;
-	size_t nvpids, nuids, ngids;
+	uint32_t *vpids, *uids, *gids, *vuids, *vgids;
+	size_t nvpids, nuids, ngids, nvuids, nvgids;
 	bool snapshot;                 /* a flight recorder: overwrite channels kept in memory,
 					* written by snapshot record */
 	unsigned nsnapshots;
 	unsigned clock;                /* create --clock: SCRY_CLOCK_* */
 	unsigned max_pid_sets;         /* create --max-pid-sets: per-process event sets kept */
 	char *last_snapshot;            /* the directory of the last snapshot recorded */
+	struct dsnap_output snap_out;   /* its snapshot output (verbs_snapshot.c) */
 	struct relay_url relay;        /* create --set-url, -C/-D: the relay the trace streams to */
 	bool has_relay, relay_only;    /* ... and without -o (dir is then the relay's URL) */
 	uint32_t live_timer_us;        /* create --live[=USEC]: a live session */
@@ -175,6 +187,11 @@ int dchannel_rules(const struct dchannel *c, struct drule **rules);
 int dsession_start(struct daemon *d, struct dsession *s, char *err, size_t errlen);
 int dsession_stop(struct daemon *d, struct dsession *s, char *err, size_t errlen);
 /* Rotate now (archive the current chunk): 0 or -errno; archive: the chunk's directory. */
+/* A streamed session's output as lttng's list shows it: "tcp4://HOST:CTRL/PATH [data: DATA]". */
+const char *dsession_relay_output(struct dsession *s);
+/* snapshot record to a relay (url, or the session's own: NULL), as LTTng's: the reply's lines. */
+struct dreply;
+int dsession_snapshot_relay(struct dsession *s, const char *url, const char *name, uint64_t max, struct dreply *r);
 int dsession_rotate(struct dsession *s, char *archive, size_t len, char *err, size_t errlen);
 /* (Re)arm or cancel the rotation timers of a started session as its settings say. */
 void dsession_rotation_timers(struct daemon *d, struct dsession *s);
@@ -253,8 +270,15 @@ int dsession_read_xml(struct daemon *d, const char *path, const char *only, stru
 /* The same from memory (label names it in errors): the fuzz target's entry. */
 int dsession_read_xml_buffer(const char *buf, size_t len, const char *label, struct dsession ***out,
 			     size_t *n, bool **started, char *err, size_t errlen);
+/* verbs_snapshot.c: s's snapshot output now, NULL when deleted (or out of memory) */
+const struct dsnap_output *dsession_snapshot_output(struct dsession *s);
 /* describe.c: `list NAME` and `status`: the session described, lttng's way. */
 void dsession_describe(struct dsession *s, FILE *out);
+/* `list NAME -c CHANNEL`: the same with that channel only (-ENOENT: none of that name, the
+ * lines up to the channels written, as lttng's) */
+int dsession_describe_channel(struct dsession *s, const char *channel, FILE *out);
+/* `list NAME -d`: the session line and output, then its domains (lttng's "  - Kernel") */
+void dsession_describe_domains(struct dsession *s, FILE *out);
 /* "disk full", or the error's text. */
 const char *dsession_write_error_name(int error);
 /* relay.c: a streamed session's relay, live timer and deliveries (sum: its totals now) */

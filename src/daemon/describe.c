@@ -6,6 +6,7 @@
  * event rules with their filters.  scry's own lines (clock, totals, metrics and spans, the
  * relay, rotation, errors; a channel's contexts, the buffer usage the monitor timer sampled;
  * the per-process event sets) come where lttng has none. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,12 +131,20 @@ static void describe_pid_sets(struct dsession *s, FILE *out)
 	free(sets);
 }
 
-void dsession_describe(struct dsession *s, FILE *out)
+/* The session's line and its output (lttng's). */
+static void session_line(struct dsession *s, FILE *out)
+{
+	fprintf(out, "Recording session %s: [%s]\n", s->name, state_name(s->state));
+	fprintf(out, "    Trace output: %s\n", s->relay_only ? dsession_relay_output(s) : s->dir);
+}
+
+/* The whole description (channel NULL), or with that channel only: -ENOENT when none. */
+static int describe(struct dsession *s, const char *channel, FILE *out)
 {
 	struct scry_session_summary sum = s->sum;
+	bool found = false;
 
-	fprintf(out, "Recording session %s: [%s]\n", s->name, state_name(s->state));
-	fprintf(out, "    Trace output: %s\n", s->dir);
+	session_line(s, out);
 	if (s->clock)
 		fprintf(out, "    Clock: %s\n", scry_clock_name(s->clock));
 	if (s->snapshot)
@@ -179,14 +188,41 @@ void dsession_describe(struct dsession *s, FILE *out)
 	}
 	tracker(out, "Virtual process IDs", s->vpids, s->nvpids);
 	tracker(out, "User IDs", s->uids, s->nuids);
-	tracker(out, "Virtual user IDs", NULL, 0);
+	tracker(out, "Virtual user IDs", s->vuids, s->nvuids);
 	tracker(out, "Group IDs", s->gids, s->ngids);
-	tracker(out, "Virtual group IDs", NULL, 0);
+	tracker(out, "Virtual group IDs", s->vgids, s->nvgids);
 	fprintf(out, "\nChannels:\n-------------\n");
-	if (!s->nchans)
+	if (!s->nchans && !channel)
 		fprintf(out, "None\n");
 	for (size_t i = 0; i < s->nchans; i++)
-		describe_channel(s, &s->chans[i], out);
+		if (!channel || !strcmp(s->chans[i].name, channel)) {
+			describe_channel(s, &s->chans[i], out);
+			found = true;
+		}
+	if (channel)
+		return found ? 0 : -ENOENT;
 	describe_pid_sets(s, out);
+	return 0;
+}
+
+void dsession_describe(struct dsession *s, FILE *out)
+{
+	describe(s, NULL, out);
+}
+
+int dsession_describe_channel(struct dsession *s, const char *channel, FILE *out)
+{
+	return describe(s, channel, out);
+}
+
+/* lttng's list_domains: the kernel domain once the session has a channel or a tracker */
+void dsession_describe_domains(struct dsession *s, FILE *out)
+{
+	session_line(s, out);
+	fprintf(out, "\nDomains:\n-------------\n");
+	if (s->nchans || s->npids || s->nvpids || s->nuids || s->ngids || s->nvuids || s->nvgids)
+		fprintf(out, "  - Kernel\n");
+	else
+		fprintf(out, "  None\n");
 }
 

@@ -176,6 +176,44 @@ static int read_event_rule(struct rd *r, struct dchannel *c, xmlNodePtr ev, cons
 	return ret;
 }
 
+/* session.xsd's <perf>: a counter by its perf_event_attr type and config, per CPU (the
+ * kernel domain's, as lttng loads it) unless its name says perf_thread_ */
+static int read_perf_context(struct rd *r, struct dchannel *c, xmlNodePtr perf)
+{
+	uint64_t type = UINT64_MAX, config = UINT64_MAX;
+	char name[128] = "", b[192];
+	int ret;
+
+	FOR_ELEMENTS(a, perf) {
+		if (is(a, "type"))
+			ret = number(r, a, &type);
+		else if (is(a, "config"))
+			ret = number(r, a, &config);
+		else if (is(a, "name"))
+			ret = (text(a, name, sizeof(name)), 0);
+		else
+			ret = unknown(r, a);
+		if (ret)
+			return ret;
+	}
+	if (type == UINT64_MAX || config == UINT64_MAX || !name[0])
+		return unsupported(r, perf, "needs <type>, <config> and <name>");
+	bool thread = !strncmp(name, "perf_thread_", 12);
+
+	for (int k = thread ? SCRY_CTX_PERF_THREAD : SCRY_CTX_PERF_CPU;
+	     k < (thread ? SCRY_CTX_PERF_THREAD : SCRY_CTX_PERF_CPU) + SCRY_PERF_NR; k++) {
+		const struct scry_context_desc *d = scry_context(k);
+
+		if (d->perf_type == type && d->perf_config == config) {
+			c->ctx_mask |= 1ULL << k;
+			return 0;
+		}
+	}
+	snprintf(b, sizeof(b), "'%.64s' (type %llu, config %llu): a perf counter scry does not record", name,
+		 (unsigned long long)type, (unsigned long long)config);
+	return unsupported(r, perf, b);
+}
+
 static int read_context(struct rd *r, struct dchannel *c, xmlNodePtr ctx)
 {
 	char b[128], prov[64] = "", name[64] = "";
@@ -212,7 +250,7 @@ static int read_context(struct rd *r, struct dchannel *c, xmlNodePtr ctx)
 			c->ctx_mask |= 1ULL << k;
 			return 0;
 		} else if (is(n, "perf")) {
-			return unsupported(r, n, "(perf counter contexts are not supported by scry yet)");
+			return read_perf_context(r, c, n);
 		} else {
 			return unknown(r, n);
 		}
@@ -354,7 +392,7 @@ static int id_value(struct rd *r, xmlNodePtr v, const char *kind, uint32_t *out)
 			*out = (uint32_t)id;
 			return 0;
 		}
-		if (is(n, "name") && !strcmp(kind, "uid")) {
+		if (is(n, "name") && (!strcmp(kind, "uid") || !strcmp(kind, "vuid"))) {
 			struct passwd *pw = getpwnam(text(n, b, sizeof(b)));
 
 			if (!pw)
@@ -362,7 +400,7 @@ static int id_value(struct rd *r, xmlNodePtr v, const char *kind, uint32_t *out)
 			*out = pw->pw_uid;
 			return 0;
 		}
-		if (is(n, "name") && !strcmp(kind, "gid")) {
+		if (is(n, "name") && (!strcmp(kind, "gid") || !strcmp(kind, "vgid"))) {
 			struct group *gr = getgrnam(text(n, b, sizeof(b)));
 
 			if (!gr)
@@ -388,23 +426,21 @@ static int add_id(uint32_t **v, size_t *n, uint32_t id)
 
 static int read_trackers(struct rd *r, struct dsession *s, xmlNodePtr trs)
 {
-	static const char *const kinds[] = { "pid", "vpid", "uid", "gid" };
-	uint32_t **vals[4] = { (uint32_t **)&s->pids, &s->vpids, &s->uids, &s->gids };
-	size_t *ns[4] = { &s->npids, &s->nvpids, &s->nuids, &s->ngids };
+	static const char *const kinds[] = { "pid", "vpid", "uid", "gid", "vuid", "vgid" };
+	uint32_t **vals[6] = { (uint32_t **)&s->pids, &s->vpids, &s->uids, &s->gids, &s->vuids, &s->vgids };
+	size_t *ns[6] = { &s->npids, &s->nvpids, &s->nuids, &s->ngids, &s->nvuids, &s->nvgids };
 
 	FOR_ELEMENTS(t, trs) {
 		int k, ret;
 		char tag[64];
 
-		for (k = 0; k < 4; k++) {
+		for (k = 0; k < 6; k++) {
 			snprintf(tag, sizeof(tag), "%s_process_attr_tracker", kinds[k]);
 			if (is(t, tag))
 				break;
 		}
-		if (k == 4)
-			return is(t, "vuid_process_attr_tracker") || is(t, "vgid_process_attr_tracker")
-				       ? unsupported(r, t, "(scry tracks uid and gid, not their namespaced values)")
-				       : unknown(r, t);
+		if (k == 6)
+			return unknown(r, t);
 		FOR_ELEMENTS(pv, t) {
 			if (!is(pv, "process_attr_values"))
 				return unknown(r, pv);

@@ -13,7 +13,27 @@
 #include "daemon/session_xml_int.h"
 #include "util/lazylib.h"
 
-static int read_output(struct rd *r, xmlNodePtr out, char **dir)
+/* A <net_output>: the relay, and the URL standing for the output's path (as create's). */
+static int read_net_output(struct rd *r, xmlNodePtr no, struct relay_url *relay, char **dir)
+{
+	char cu[600] = "", du[600] = "", u[300], e[400];
+
+	FOR_ELEMENTS(f, no) {
+		if (is(f, "control_uri"))
+			text(f, cu, sizeof(cu));
+		else if (is(f, "data_uri"))
+			text(f, du, sizeof(du));
+		else
+			return unknown(r, f);
+	}
+	if (relay_url_parse_uris(relay, cu, du, e, sizeof(e)))
+		return unsupported(r, no, e);
+	relay_url_format(relay, u, sizeof(u));
+	free(*dir);
+	return (*dir = strdup(u)) ? 0 : -ENOMEM;
+}
+
+static int read_output(struct rd *r, xmlNodePtr out, char **dir, struct relay_url *relay, bool *has_relay)
 {
 	FOR_ELEMENTS(co, out) {
 		if (is(co, "snapshot_outputs")) {
@@ -36,7 +56,7 @@ static int read_output(struct rd *r, xmlNodePtr out, char **dir)
 						return ret;
 				}
 				{
-					int ret = read_output(r, o, dir);   /* its consumer_output */
+					int ret = read_output(r, o, dir, relay, has_relay);   /* its consumer_output */
 
 					if (ret)
 						return ret;
@@ -61,13 +81,18 @@ static int read_output(struct rd *r, xmlNodePtr out, char **dir)
 				FOR_ELEMENTS(d, n) {
 					char b[4096];
 
-					if (is(d, "net_output"))
-						return unsupported(r, d, "(network outputs: loading one is not supported yet; scry create --set-url streams to a relay)");
+					if (is(d, "net_output")) {
+						if ((ret = read_net_output(r, d, relay, dir)))
+							return ret;
+						*has_relay = true;
+						continue;
+					}
 					if (!is(d, "path"))
 						return unknown(r, d);
 					text(d, b, sizeof(b));
 					if (b[0] != '/')
 						return unsupported(r, d, "is not an absolute path");
+					*has_relay = false;
 					free(*dir);
 					if (!(*dir = strdup(b)))
 						return -ENOMEM;
@@ -110,6 +135,9 @@ static int read_session(struct rd *r, xmlNodePtr se, struct dsession **out, bool
 {
 	struct dsession *s = NULL;
 	char name[256] = "", *dir = NULL;
+	struct relay_url relay;
+	bool has_relay = false;
+	uint64_t live_us = 0;
 	int ret = 0;
 
 	bool snapshot = false;
@@ -118,7 +146,7 @@ static int read_session(struct rd *r, xmlNodePtr se, struct dsession **out, bool
 	FOR_ELEMENTS(n, se) {
 		if (is(n, "name"))
 			text(n, name, sizeof(name));
-		else if (is(n, "output") && (ret = read_output(r, n, &dir)))
+		else if (is(n, "output") && (ret = read_output(r, n, &dir, &relay, &has_relay)))
 			goto out;
 		else if (is(n, "attributes"))      /* the channels' defaults depend on it */
 			FOR_ELEMENTS(a, n)
@@ -142,6 +170,10 @@ static int read_session(struct rd *r, xmlNodePtr se, struct dsession **out, bool
 		goto out;
 	}
 	s->snapshot = snapshot;
+	if (has_relay) {         /* streamed only, as create --set-url makes it */
+		s->relay = relay;
+		s->has_relay = s->relay_only = true;
+	}
 	r->overwrite_seen = r->discard_seen = false;
 	FOR_ELEMENTS(n, se) {
 		if (is(n, "name") || is(n, "output"))
@@ -161,8 +193,14 @@ static int read_session(struct rd *r, xmlNodePtr se, struct dsession **out, bool
 				if (is(a, "snapshot_mode")) {
 					if (!(ret = boolean(r, a, &on)))
 						s->snapshot = on;
-				} else if (is(a, "live_timer_interval"))
-					ret = zero_only(r, a, "live sessions are");
+				} else if (is(a, "live_timer_interval")) {
+					if (!(ret = number(r, a, &live_us)) && live_us && (!has_relay || s->snapshot ||
+											 live_us > UINT32_MAX))
+						ret = unsupported(r, a, !has_relay ? "is for a session streamed to a relay "
+								  "(a <net_output>)" : s->snapshot ? "is not for a snapshot session" :
+								  "is out of range");
+					s->live_timer_us = (uint32_t)live_us;
+				}
 				else if (is(a, "rotation_schedules"))
 					ret = read_rotation(r, s, a);
 				else

@@ -1,7 +1,8 @@
 /* session_xml_save.c — a daemon session saved as LTTng's session XML (dsession_save, see
  * session_xml.c): its kernel channels (discard, or overwrite in a snapshot session), their
- * buffer and trace file sizes, event rules with their filter, contexts (those session.xsd
- * does not name as app contexts of the provider "scry"), the pid/vpid/uid/gid trackers, the
+ * buffer and trace file sizes, event rules with their filter, contexts (perf counters as
+ * <perf>, those session.xsd does not name as app contexts of the provider "scry", cpu_id
+ * not at all: session.xsd has no such value), the pid/vpid/uid/gid trackers, the
  * rotation schedules, the output path, started or not; built in memory, then written with
  * the caller's rights beside PATH under a hidden name and renamed over it (util/dirh.h). */
 #include <errno.h>
@@ -101,8 +102,16 @@ static int write_channel(xmlTextWriterPtr w, const struct dsession *s, const str
 	for (unsigned k = 0; k < SCRY_CTX_NR; k++) {
 		const char *name = scry_context(k)->name, *lt = NULL;
 
-		if (!(c->ctx_mask & (1ULL << k)))
+		if (!(c->ctx_mask & (1ULL << k)) || k == SCRY_CTX_CPU_ID)   /* session.xsd has no cpu_id */
 			continue;
+		if (SCRY_CTX_IS_PERF(k)) {     /* session.xsd's event_perf_context_type, as lttng saves it */
+			const struct scry_context_desc *d = scry_context(k);
+
+			bad |= OPEN(w, "context") | OPEN(w, "perf") | el(w, "type", "%u", d->perf_type) |
+			       el(w, "config", "%u", d->perf_config) | el(w, "name", "%s", SCRY_CONTEXT_FIELD(d)) |
+			       CLOSE(w) | CLOSE(w);
+			continue;
+		}
 		for (size_t i = 0; i < sizeof(ctx_names) / sizeof(ctx_names[0]); i++)
 			if (!strcmp(ctx_names[i].scry, name))
 				lt = ctx_names[i].lttng;
@@ -140,9 +149,9 @@ int dsession_save(const struct dsession *s, const char *path, bool force, const 
 	xmlBufferPtr buf;
 	int bad = 0, ret;
 
-	if (s->has_relay) {      /* its URL is no <path>: refused rather than saved wrong */
-		snprintf(err, errlen, "session '%s' streams to a relay: saving its <net_output> is not supported yet "
-			 "(docs/RELAY.md)", s->name);
+	if (s->has_relay && !s->relay_only) {   /* session.xsd's destination: a path or a net_output */
+		snprintf(err, errlen, "session '%s' streams to a relay and writes locally: LTTng's session XML holds one "
+			 "destination (<path> or <net_output>)", s->name);
 		return -ENOTSUP;
 	}
 	if (scry_lazylib_load(&xml_lib, err, errlen))
@@ -162,20 +171,24 @@ int dsession_save(const struct dsession *s, const char *path, bool force, const 
 	for (size_t i = 0; i < s->nchans; i++)
 		bad |= write_channel(w, s, &s->chans[i]);
 	bad |= CLOSE(w);
-	if (s->npids || s->nvpids || s->nuids || s->ngids) {
+	if (s->npids || s->nvpids || s->nuids || s->ngids || s->nvuids || s->nvgids) {
 		bad |= OPEN(w, "process_attr_trackers");
 		bad |= write_tracker(w, "pid", (const uint32_t *)s->pids, s->npids);
 		bad |= write_tracker(w, "vpid", s->vpids, s->nvpids);
 		bad |= write_tracker(w, "uid", s->uids, s->nuids);
+		bad |= write_tracker(w, "vuid", s->vuids, s->nvuids);
 		bad |= write_tracker(w, "gid", s->gids, s->ngids);
+		bad |= write_tracker(w, "vgid", s->vgids, s->nvgids);
 		bad |= CLOSE(w);
 	}
 	bad |= CLOSE(w) | CLOSE(w);
 	bad |= el(w, "started", "%s", s->state == D_STARTED ? "true" : "false");
-	if (s->snapshot || s->rot_timer_ns || s->rot_size) {
+	if (s->snapshot || s->rot_timer_ns || s->rot_size || s->live_timer_us) {
 		bad |= OPEN(w, "attributes");
 		if (s->snapshot)
 			bad |= el(w, "snapshot_mode", "true");
+		if (s->live_timer_us)
+			bad |= el(w, "live_timer_interval", "%u", s->live_timer_us);
 		if (s->rot_timer_ns || s->rot_size) {
 			bad |= OPEN(w, "rotation_schedules");
 			if (s->rot_timer_ns)
@@ -192,8 +205,16 @@ int dsession_save(const struct dsession *s, const char *path, bool force, const 
 	if (s->snapshot)     /* LTTng's snapshot output: where snapshot record writes */
 		bad |= OPEN(w, "snapshot_outputs") | OPEN(w, "output") | el(w, "name", "snapshot-1") |
 		       el(w, "max_size", "0");
-	bad |= OPEN(w, "consumer_output") | el(w, "enabled", "true") |
-	       OPEN(w, "destination") | el(w, "path", "%s", s->dir) | CLOSE(w) | CLOSE(w);
+	bad |= OPEN(w, "consumer_output") | el(w, "enabled", "true") | OPEN(w, "destination");
+	if (s->has_relay) {      /* lttng's: tcp4://HOST:PORT/PATH each */
+		char cu[600], du[600];
+
+		relay_url_format_uris(&s->relay, cu, sizeof(cu), du, sizeof(du));
+		bad |= OPEN(w, "net_output") | el(w, "control_uri", "%s", cu) | el(w, "data_uri", "%s", du) | CLOSE(w);
+	} else {
+		bad |= el(w, "path", "%s", s->dir);
+	}
+	bad |= CLOSE(w) | CLOSE(w);
 	if (s->snapshot)
 		bad |= CLOSE(w) | CLOSE(w);
 	bad |= CLOSE(w);

@@ -283,6 +283,8 @@ static int rebuild(struct daemon *d, struct dsession *s, bool prepare, char *err
 		.track_vpids = s->nvpids ? s->vpids : NULL, .ntrack_vpids = s->nvpids,
 		.track_uids = s->nuids ? s->uids : NULL, .ntrack_uids = s->nuids,
 		.track_gids = s->ngids ? s->gids : NULL, .ntrack_gids = s->ngids,
+		.track_vuids = s->nvuids ? s->vuids : NULL, .ntrack_vuids = s->nvuids,
+		.track_vgids = s->nvgids ? s->vgids : NULL, .ntrack_vgids = s->nvgids,
 	};
 	size_t *first = NULL, *nfirst = NULL, n = 0;
 	const char ***specs = NULL, ***filters = NULL;
@@ -630,10 +632,13 @@ void dsession_free(struct dsession *s)
 	}
 	free(s->chans);
 	free(s->last_snapshot);
+	free(s->snap_out.path);
 	free(s->pids);
 	free(s->vpids);
 	free(s->uids);
 	free(s->gids);
+	free(s->vuids);
+	free(s->vgids);
 	free(s->name);
 	free(s->dir);
 	free(s->hostname);

@@ -141,6 +141,8 @@ static int verb_create(struct verb_ctx *v, int argc, char **argv)
 		switch (opt) {
 		case 'o': out = optarg; break;
 		case 'U': url = optarg; break;
+		/* -U file://DIR is lttng's local output; -o file://DIR too (lttng 2.13 takes it as
+		 * a relative path whose first directory is `file:`: never what is meant) */
 		case 'D': durl = optarg; break;
 		case 259: hostname = optarg; break;
 		case 258: {
@@ -185,6 +187,17 @@ static int verb_create(struct verb_ctx *v, int argc, char **argv)
 		default: return bad_option(v, argc, argv);
 		}
 	}
+	if (url && !strncmp(url, "file://", 7)) {
+		if (out)
+			return ERR("create: -o and a file:// URL both name the output: give one");
+		out = url;
+		url = NULL;
+	}
+	if (out && !strncmp(out, "file://", 7)) {
+		if (out[7] != '/')
+			return ERR("create: a file:// URL names an absolute path (file:///DIR), not '%s'", out);
+		out += 7;
+	}
 	if (optind < argc)
 		name = argv[optind++];
 	if (optind < argc)
@@ -208,8 +221,8 @@ static int verb_create(struct verb_ctx *v, int argc, char **argv)
 		return -EINVAL;
 	if (!(url || curl || durl) && (live_us || hostname))
 		return ERR("create: --live and --hostname are for a session streamed to a relay (--set-url net://HOST)");
-	if ((url || curl || durl) && snapshot)
-		return ERR("create: snapshots to a relay are not supported yet (docs/RELAY.md): give a local output");
+	if ((url || curl || durl) && snapshot && live_us)
+		return ERR("create: a snapshot session is not live (--live goes without --snapshot)");
 	if (hostname && (!*hostname || strchr(hostname, '/') || strlen(hostname) > 63))
 		return ERR("create: --hostname '%s': a name of 1 to 63 characters, no '/'", hostname);
 	if (dsession_find(v->d, name))
@@ -417,15 +430,34 @@ static int verb_start_stop(struct verb_ctx *v, int argc, char **argv, bool start
 
 static int verb_list(struct verb_ctx *v, int argc, char **argv)
 {
+	static const struct option lo[] = { { "channel", required_argument, NULL, 'c' },
+					    { "domain", no_argument, NULL, 'd' }, { "kernel", no_argument, NULL, 'k' },
+					    { 0 } };
 	struct dreply *r = v->r;
 	struct dsession *s;
+	const char *channel = NULL;
+	bool domains = false;
+	int opt;
 
-	if (argc > 2)
-		return ERR("list: unexpected argument '%s'", argv[2]);
-	if (argc == 2) {
-		if (!(s = target(v, argv[1])))
+	while ((opt = getopt_long(argc, argv, ":c:dk", lo, NULL)) != -1) {
+		if (opt == 'c')
+			channel = optarg;
+		else if (opt == 'd')
+			domains = true;
+		else if (opt != 'k')
+			return bad_option(v, argc, argv);
+	}
+	if (optind + 1 < argc)
+		return ERR("list: unexpected argument '%s'", argv[optind + 1]);
+	if (optind < argc) {
+		if (!(s = target(v, argv[optind])))
 			return -ENOENT;
-		dsession_describe(s, r->out);
+		if (domains)     /* lttng's: -d wins over -c */
+			dsession_describe_domains(s, r->out);
+		else if (channel && dsession_describe_channel(s, channel, r->out))
+			return ERR("Channel %s not found", channel);
+		else if (!channel)
+			dsession_describe(s, r->out);
 		return 0;
 	}
 	/* the caller's sessions; root sees every one, and whose */
@@ -439,7 +471,10 @@ static int verb_list(struct verb_ctx *v, int argc, char **argv)
 			fprintf(r->out, "Available recording sessions:\n");
 		fprintf(r->out, "  %zu) %s [%s]%s\n     Trace output: %s\n", k, s->name,
 			s->state == D_STARTED ? "active" : s->state == D_STOPPED ? "stopped" : "inactive",
-			v->current && !strcmp(v->current, s->name) ? " (current)" : "", s->dir);
+			v->current && !strcmp(v->current, s->name) ? " (current)" : "",
+			s->relay_only ? dsession_relay_output(s) : s->dir);
+		if (s->live_timer_us)        /* lttng's line */
+			fprintf(r->out, "     Live timer interval: %u us\n", s->live_timer_us);
 		if (dpeer_is_root(v->peer))
 			fprintf(r->out, "     Owner: %s (uid %u)\n", s->owner_name[0] ? s->owner_name : "root",
 				(unsigned)s->owner.uid);
@@ -493,6 +528,18 @@ int daemon_verb(struct daemon *d, char **argv, int argc, const struct dpeer *pee
 	optind = 0;      /* getopt re-initialised for this argv */
 	opterr = 0;
 	optopt = 0;
+	/* lttng's --no-wait (destroy, stop, rotate: return before the data is flushed): taken,
+	 * and the verb still returns once its trace is complete (a few ms) */
+	if (!strcmp(v.verb, "destroy") || !strcmp(v.verb, "stop") || !strcmp(v.verb, "rotate")) {
+		for (int i = 1; i < argc;) {
+			if (!strcmp(argv[i], "--no-wait")) {
+				memmove(&argv[i], &argv[i + 1], (size_t)(argc - i - 1) * sizeof(*argv));
+				argc--;
+			} else {
+				i++;
+			}
+		}
+	}
 	if (!strcmp(v.verb, "create"))
 		return verb_create(&v, argc, argv);
 	if (!strcmp(v.verb, "destroy"))

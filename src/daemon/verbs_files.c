@@ -30,8 +30,14 @@ int verb_snapshot(struct verb_ctx *v, int argc, char **argv)
 	struct tm tm;
 	int opt, ret;
 
+	const struct dsnap_output *out = NULL;
+	bool max_given = false;
+
+	if (argc >= 2 && (!strcmp(argv[1], "add-output") || !strcmp(argv[1], "list-output") ||
+			  !strcmp(argv[1], "del-output")))
+		return verb_snapshot_output(v, argc, argv);
 	if (argc < 2 || strcmp(argv[1], "record"))
-		return ERR("snapshot: the action is 'record' (scry snapshot --help)");
+		return ERR("snapshot: the action is record, add-output, list-output or del-output (scry snapshot --help)");
 	argc--;
 	argv++;
 	while ((opt = getopt_long(argc, argv, ":s:n:m:", lo, NULL)) != -1) {
@@ -45,6 +51,7 @@ int verb_snapshot(struct verb_ctx *v, int argc, char **argv)
 		case 'm':
 			if (scry_parse_size(optarg, &max) || !max)
 				return ERR("invalid maximum size '%s' (expected e.g. 4M, 1G)", optarg);
+			max_given = true;
 			break;
 		default: return bad_option(v, argc, argv);
 		}
@@ -58,16 +65,22 @@ int verb_snapshot(struct verb_ctx *v, int argc, char **argv)
 	if (!loaded(s))
 		return ERR("session '%s' is not started: a snapshot writes what a started session's buffers hold",
 			   s->name);
+	if ((optind < argc && relay_url_is_net(argv[optind])) || (optind == argc && s->relay_only))
+		return dsession_snapshot_relay(s, optind < argc ? argv[optind] : NULL, name, max, r);
 	if (optind < argc) {
 		const char *p = !strncmp(argv[optind], "file://", 7) ? argv[optind] + 7 : argv[optind];
 
 		if (strstr(argv[optind], "://") && strncmp(argv[optind], "file://", 7))
-			return ERR("snapshot record: scry writes local snapshots only (file:// or a path)");
+			return ERR("snapshot record: '%s': a path, file://PATH or a relay's net://HOST", argv[optind]);
 		if ((ret = resolve_path(v, p, &base)))
 			return ret;
-	} else if (!(base = strdup(s->dir))) {
+	} else if (!(out = dsession_snapshot_output(s))) {   /* lttng's: no output, no snapshot */
+		return ERR("Snapshot record failed: session '%s' has no snapshot output (snapshot add-output)", s->name);
+	} else if (!(base = strdup(out->path))) {
 		return ERR("out of memory");
 	}
+	if (out && !max_given)
+		max = out->max;
 	localtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
 	snprintf(leaf, sizeof(leaf), "%s-%u-%s", name, s->nsnapshots + 1, stamp);
@@ -109,7 +122,11 @@ int verb_rotate(struct verb_ctx *v, int argc, char **argv)
 		return -ENOENT;
 	if ((ret = dsession_rotate(s, archive, sizeof(archive), r->err, r->errlen)))
 		return ret;
-	fprintf(r->out, "Trace chunk archive for session %s is now readable at %s\n", s->name, archive);
+	if (s->relay_only)          /* LTTng's words for an archive at a relay (with -o: the local one) */
+		fprintf(r->out, "Trace chunk archive for session %s is now readable on relay tcp://%s/%s [control port %u, "
+			"data port %u]\n", s->name, s->relay.host, archive, s->relay.ctrl_port, s->relay.data_port);
+	else
+		fprintf(r->out, "Trace chunk archive for session %s is now readable at %s\n", s->name, archive);
 	return 0;
 }
 
@@ -323,6 +340,13 @@ int verb_save(struct verb_ctx *v, int argc, char **argv)
 				fprintf(r->out, "Note: its %zu per-process event set(s) are not saved (LTTng's session XML "
 					"has no place for them): enable-event --pid them again after load\n", st.n);
 		}
+		for (size_t ci = 0; !ret && ci < s->nchans; ci++)
+			if (s->chans[ci].ctx_mask & (1ULL << SCRY_CTX_CPU_ID)) {   /* session.xsd has no such value */
+				fprintf(r->out, "Note: its cpu_id context is not saved (LTTng's session XML has no such "
+					"value; each packet's context has the CPU): add-context -t cpu_id again after "
+					"load\n");
+				break;
+			}
 		if (!ret && s->clock)     /* session.xsd has no element for a tracer's clock */
 			fprintf(r->out, "Note: its clock '%s' is not saved (LTTng's session XML has no place for it): "
 				"load gives the monotonic clock\n", scry_clock_name(s->clock));
@@ -332,6 +356,9 @@ int verb_save(struct verb_ctx *v, int argc, char **argv)
 		if (!ret && s->spans_file)
 			fprintf(r->out, "Note: its --spans %s is not saved (LTTng's session XML has no place for it): "
 				"give it to create again\n", s->spans_file);
+		if (!ret && s->hostname)
+			fprintf(r->out, "Note: its --hostname %s is not saved (LTTng's session XML has no place for it): "
+				"load streams as this machine's name\n", s->hostname);
 		free(file);
 	}
 	free(base);
@@ -460,10 +487,10 @@ int verb_load(struct verb_ctx *v, int argc, char **argv)
 			ret = ERR("session '%s' already exists: give -f to replace it", s->name);
 		if (!ret && same && !dpeer_owns(v->peer, same))
 			ret = ERR("session '%s' already exists and is another user's: -f replaces your own only", s->name);
-		for (size_t k = 0; !ret && k < v->d->nsess; k++)
+		for (size_t k = 0; !ret && !s->relay_only && k < v->d->nsess; k++)   /* a relay takes many */
 			if (strcmp(v->d->sess[k]->name, s->name) && !strcmp(v->d->sess[k]->dir, s->dir))
 				ret = ERR("output '%s' is the trace directory of session '%s'", s->dir, v->d->sess[k]->name);
-		if (!ret)
+		if (!ret && !s->relay_only)
 			ret = scry_session_check_output(s->dir, dsession_owner(s), s->snapshot, r->err, r->errlen);
 		if (!ret && (ret = dsession_rebuild(v->d, s, r->err, r->errlen)))
 			break;

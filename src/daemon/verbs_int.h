@@ -48,6 +48,9 @@ int verb_event(struct verb_ctx *v, int argc, char **argv, bool enable);
 /* verbs_track.c: track (add) or untrack */
 int verb_track(struct verb_ctx *v, int argc, char **argv, bool add);
 
+/* verbs_snapshot.c: snapshot add-output, list-output, del-output */
+int verb_snapshot_output(struct verb_ctx *v, int argc, char **argv);
+
 /* verbs_files.c */
 int verb_snapshot(struct verb_ctx *v, int argc, char **argv);
 int verb_rotate(struct verb_ctx *v, int argc, char **argv);

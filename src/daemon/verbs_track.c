@@ -89,28 +89,46 @@ static int add_u32s(uint32_t **v, size_t *n, const char *list, char kind, bool a
 
 int verb_track(struct verb_ctx *v, int argc, char **argv, bool add)
 {
-	enum { O_PID = 256, O_VPID, O_UID, O_GID };
+	enum { O_PID = 256, O_VPID, O_UID, O_GID, O_VUID, O_VGID };
 	static const struct option lo[] = {
 		{ "kernel", no_argument, NULL, 'k' }, { "userspace", no_argument, NULL, 'u' },
 		{ "session", required_argument, NULL, 's' }, { "pid", required_argument, NULL, O_PID },
 		{ "vpid", required_argument, NULL, O_VPID }, { "uid", required_argument, NULL, O_UID },
-		{ "gid", required_argument, NULL, O_GID }, { "all", no_argument, NULL, 'a' }, { 0 } };
+		{ "gid", required_argument, NULL, O_GID }, { "vuid", required_argument, NULL, O_VUID },
+		{ "vgid", required_argument, NULL, O_VGID }, { "all", no_argument, NULL, 'a' }, { 0 } };
 	struct dreply *r = v->r;
-	const char *sname = NULL, *lists[4] = { 0 };
-	static const char *const kinds[4] = { "pid", "vpid", "uid", "gid" };
-	bool all = false;
+	enum { NK = 6 };
+	const char *sname = NULL, *lists[NK] = { 0 };
+	static const char *const kinds[NK] = { "pid", "vpid", "uid", "gid", "vuid", "vgid" };
+	static const char *const opt_of[NK] = { "--pid", "--vpid", "--uid", "--gid", "--vuid", "--vgid" };
+	static const char *const empty_of[NK] = { "--pid=", "--vpid=", "--uid=", "--gid=", "--vuid=", "--vgid=" };
+	bool all = false, all_of[NK] = { false }, any = false;
 	struct dsession *s;
 	int opt, ret;
 
+	/* lttng's --all names its trackers by their options without values (track -k --all
+	 * --pid: the pid tracker's policy "include all"): such an option is given "" here */
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--all") || !strcmp(argv[i], "-a"))
+			for (int k = 1; k < argc; k++)
+				for (int j = 0; j < NK; j++)
+					if (!strcmp(argv[k], opt_of[j]) && (k + 1 == argc || argv[k + 1][0] == '-'))
+						all_of[j] = true;
+	for (int j = 0; j < NK; j++)
+		if (all_of[j])
+			for (int k = 1; k < argc; k++)
+				if (!strcmp(argv[k], opt_of[j]))
+					argv[k] = (char *)empty_of[j];
 	while ((opt = getopt_long(argc, argv, ":kus:a", lo, NULL)) != -1) {
 		switch (opt) {
 		case 'k': break;
 		case 'u': return ERR("%s: scry records the kernel domain only (-k)", v->verb);
 		case 's': sname = optarg; break;
-		case O_PID: case O_VPID: case O_UID: case O_GID: lists[opt - O_PID] = optarg; break;
+		case O_PID: case O_VPID: case O_UID: case O_GID: case O_VUID: case O_VGID:
+			lists[opt - O_PID] = optarg;
+			any = true;
+			break;
 		case 'a':
-			if (add)
-				return ERR("track: -a: a session without a tracker records every process already");
 			all = true;
 			break;
 		default: return bad_option(v, argc, argv);
@@ -118,8 +136,18 @@ int verb_track(struct verb_ctx *v, int argc, char **argv, bool add)
 	}
 	if (optind < argc)
 		return ERR("%s: unexpected argument '%s' (scry %s --help)", v->verb, argv[optind], v->verb);
-	if (!all && !lists[0] && !lists[1] && !lists[2] && !lists[3])
-		return ERR("%s: give --pid, --vpid, --uid or --gid (scry %s --help)", v->verb, v->verb);
+	for (int k = 0; k < NK; k++)
+		if (lists[k] && (!*lists[k]) != all)
+			return ERR(all ? "The --all option cannot be used with a list of process attribute values"
+				       : "%s: --%s needs values (or --all)", v->verb, kinds[k]);
+	if (add && all && !any)
+		return ERR("track: --all names its trackers: --pid, --vpid, --uid, --gid, --vuid, --vgid (lttng's "
+			   "track -k --all --pid)");
+	if (!add && all && any)
+		return ERR("untrack: --all with a tracker (lttng's policy \"exclude all\": nothing recorded) is not "
+			   "supported: scry's trackers include processes; untrack --all alone removes every tracker");
+	if (!all && !any)
+		return ERR("%s: give --pid, --vpid, --uid, --gid, --vuid or --vgid (scry %s --help)", v->verb, v->verb);
 	if (!(s = target(v, sname)))
 		return -ENOENT;
 	if ((ret = changeable(v, s)))
@@ -128,7 +156,7 @@ int verb_track(struct verb_ctx *v, int argc, char **argv, bool add)
 		pid_t *pids = NULL;
 		size_t n = 0;
 
-		if (!add || lists[1] || lists[2] || lists[3])
+		if (!add || all || lists[1] || lists[2] || lists[3] || lists[4] || lists[5])
 			return ERR("%s: session '%s' %s started: only track --pid changes a started session",
 				   v->verb, s->name, s->state == D_STARTED ? "is" : "was");
 		if (!s->npids)
@@ -145,15 +173,27 @@ int verb_track(struct verb_ctx *v, int argc, char **argv, bool add)
 			fprintf(r->out, "PID %s added to the pid tracker of session %s\n", lists[0], s->name);
 		return ret;
 	}
+	if (all && add) {    /* lttng's "include all" of each tracker named */
+		static const char *const cap[NK] = { "Process ID", "Virtual process ID", "User ID", "Group ID",
+						     "Virtual user ID", "Virtual group ID" };
+		size_t *nall[NK] = { &s->npids, &s->nvpids, &s->nuids, &s->ngids, &s->nvuids, &s->nvgids };
+
+		for (int k = 0; k < NK; k++)
+			if (lists[k]) {
+				*nall[k] = 0;
+				fprintf(r->out, "%s tracking policy set to `include all`\n", cap[k]);
+			}
+		return dsession_rebuild(v->d, s, r->err, r->errlen);
+	}
 	if (all) {
-		s->npids = s->nvpids = s->nuids = s->ngids = 0;
+		s->npids = s->nvpids = s->nuids = s->ngids = s->nvuids = s->nvgids = 0;
 		fprintf(r->out, "Every tracker of session %s removed: every process is recorded\n", s->name);
 		return dsession_rebuild(v->d, s, r->err, r->errlen);
 	}
-	uint32_t **vals[4] = { (uint32_t **)&s->pids, &s->vpids, &s->uids, &s->gids };
-	size_t *ns[4] = { &s->npids, &s->nvpids, &s->nuids, &s->ngids };
+	uint32_t **vals[NK] = { (uint32_t **)&s->pids, &s->vpids, &s->uids, &s->gids, &s->vuids, &s->vgids };
+	size_t *ns[NK] = { &s->npids, &s->nvpids, &s->nuids, &s->ngids, &s->nvuids, &s->nvgids };
 
-	for (int k = 0; k < 4; k++) {
+	for (int k = 0; k < NK; k++) {
 		if (!lists[k])
 			continue;
 		if (k == 0 && add) {     /* a pid must name a process now (its children follow it) */
@@ -170,10 +210,10 @@ int verb_track(struct verb_ctx *v, int argc, char **argv, bool add)
 				}
 			free(pids);
 		}
-		ret = add_u32s(vals[k], ns[k], lists[k], "ppug"[k], add);
+		ret = add_u32s(vals[k], ns[k], lists[k], "ppugug"[k], add);
 		if (ret == -EINVAL)
 			return ERR("invalid %s list '%s' (expected %s, comma-separated)", kinds[k], lists[k],
-				   k == 2 ? "user ids or names" : k == 3 ? "group ids or names" : "numbers");
+				   k == 2 || k == 4 ? "user ids or names" : k == 3 || k == 5 ? "group ids or names" : "numbers");
 		if (ret)
 			return ERR("out of memory");
 		fprintf(r->out, "%s %s %s the %s tracker of session %s\n", kinds[k], lists[k],

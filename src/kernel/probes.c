@@ -186,7 +186,8 @@ static int probes_load(struct scry_probes **out, const struct scry_probes_opts *
 	p->skel->rodata->unknown_entry_id = o->unknown_entry_id;
 	p->skel->rodata->unknown_exit_id = o->unknown_exit_id;
 	p->skel->rodata->track_mask = (o->track_vpid ? SCRY_TRACK_VPID : 0) | (o->track_uid ? SCRY_TRACK_UID : 0) |
-				      (o->track_gid ? SCRY_TRACK_GID : 0) | (o->ntrack_cgroups ? SCRY_TRACK_CGROUP : 0);
+				      (o->track_gid ? SCRY_TRACK_GID : 0) | (o->ntrack_cgroups ? SCRY_TRACK_CGROUP : 0) |
+				      (o->track_vuid ? SCRY_TRACK_VUID : 0) | (o->track_vgid ? SCRY_TRACK_VGID : 0);
 	p->skel->rodata->n_track_cgroups = o->ntrack_cgroups;
 	if (o->ntrack_cgroups > SCRY_MAX_TRACK_CGROUPS) {
 		snprintf(err, errlen, "at most %d cgroups can be tracked", SCRY_MAX_TRACK_CGROUPS);

@@ -50,9 +50,9 @@ struct scry_probes_opts {
 				     * at most SCRY_RING_MAX */
 	unsigned nevent_ids;        /* size of the filter prog arrays (event ids 0..n-1) */
 	/* trackers (all combined with AND; the pid tracker is scry_probes_track) */
-	const uint32_t *track_vpids, *track_uids, *track_gids;
-	size_t ntrack_vpids, ntrack_uids, ntrack_gids;
-	bool track_uid, track_gid, track_vpid;   /* tracker in use (even if empty: nothing passes) */
+	const uint32_t *track_vpids, *track_uids, *track_gids, *track_vuids, *track_vgids;
+	size_t ntrack_vpids, ntrack_uids, ntrack_gids, ntrack_vuids, ntrack_vgids;
+	bool track_uid, track_gid, track_vpid, track_vuid, track_vgid;   /* in use (even if empty: nothing passes) */
 	const int *track_cgroup_fds;             /* open cgroup v2 directories */
 	size_t ntrack_cgroups;
 	struct scry_catalog *cat;   /* tracefs ids of the tracepoints a filter front attaches to */

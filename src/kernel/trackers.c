@@ -1,5 +1,5 @@
 /* trackers.c — who is recorded, in the kernel's maps: the tracker sets (vpid, uid, gid,
- * cgroup), the followed processes (-p, the command; their children follow by fork
+ * vuid, vgid, cgroup), the followed processes (-p, the command; their children follow by fork
  * tracking), and the memo map that keeps the answer per CPU (see probes.h). */
 #include <errno.h>
 #include <stdio.h>
@@ -33,7 +33,9 @@ int probes_fill_trackers(struct scry_probes *p, const struct scry_probes_opts *o
 
 	if ((ret = fill_set(bpf_map__fd(p->skel->maps.track_vpid), o->track_vpids, o->ntrack_vpids, "vpid", err, errlen)) ||
 	    (ret = fill_set(bpf_map__fd(p->skel->maps.track_uid), o->track_uids, o->ntrack_uids, "uid", err, errlen)) ||
-	    (ret = fill_set(bpf_map__fd(p->skel->maps.track_gid), o->track_gids, o->ntrack_gids, "gid", err, errlen)))
+	    (ret = fill_set(bpf_map__fd(p->skel->maps.track_gid), o->track_gids, o->ntrack_gids, "gid", err, errlen)) ||
+	    (ret = fill_set(bpf_map__fd(p->skel->maps.track_vuid), o->track_vuids, o->ntrack_vuids, "vuid", err, errlen)) ||
+	    (ret = fill_set(bpf_map__fd(p->skel->maps.track_vgid), o->track_vgids, o->ntrack_vgids, "vgid", err, errlen)))
 		return ret;
 	for (size_t i = 0; i < o->ntrack_cgroups; i++) {
 		__u32 key = i;

@@ -87,7 +87,8 @@ static int parse_hostports(struct relay_url *u, const char *p, uint16_t *ports, 
 static const char *after_scheme(const char *url, bool *v6, bool *tcp)
 {
 	static const struct { const char *s; bool v6, tcp; } schemes[] = {
-		{ "net://", false, false }, { "net6://", true, false }, { "tcp://", false, true }, { "tcp6://", true, true },
+		{ "net://", false, false }, { "net6://", true, false }, { "tcp://", false, true }, { "tcp4://", false, true },
+		{ "tcp6://", true, true },
 	};
 
 	for (size_t i = 0; i < sizeof(schemes) / sizeof(schemes[0]); i++)
@@ -191,6 +192,48 @@ int relay_url_parse_cd(struct relay_url *u, const char *ctrl, const char *data, 
 	return 0;
 }
 
+int relay_url_parse_uris(struct relay_url *u, const char *ctrl, const char *data, char *err, size_t errlen)
+{
+	char c[300], d[300], sb[256];
+	const char *cp;
+	int ret;
+
+	memset(u, 0, sizeof(*u));
+	if (!strstr(ctrl, "://") || !strstr(data, "://") || strlen(ctrl) >= sizeof(c) || strlen(data) >= sizeof(d)) {
+		snprintf(err, errlen, "control_uri '%s' and data_uri '%s': give tcp4://HOST:PORT/ each",
+			 relay_shown(ctrl, sb, sizeof(sb)), relay_shown(data, c, sizeof(c)));
+		return -EINVAL;
+	}
+	/* the path is the control URI's (the data URI repeats it): parsed apart */
+	cp = strchr(strstr(ctrl, "://") + 3, '/');
+	snprintf(c, sizeof(c), "%.*s", cp ? (int)(cp - ctrl) : (int)strlen(ctrl), ctrl);
+	cp = strchr(strstr(data, "://") + 3, '/');
+	snprintf(d, sizeof(d), "%.*s", cp ? (int)(cp - data) : (int)strlen(data), data);
+	if ((ret = relay_url_parse_cd(u, c, d, err, errlen)))
+		return ret;
+	cp = strchr(strstr(ctrl, "://") + 3, '/');
+	while (cp && *cp == '/')
+		cp++;
+	if (cp && *cp) {
+		if (strlen(cp) >= sizeof(u->path) || strstr(cp, "..")) {
+			snprintf(err, errlen, "control_uri '%s': the path is too long or has '..'", relay_shown(ctrl, sb, sizeof(sb)));
+			return -EINVAL;
+		}
+		snprintf(u->path, sizeof(u->path), "%s", cp);
+		for (size_t k = strlen(u->path); k && u->path[k - 1] == '/'; k--)
+			u->path[k - 1] = 0;
+	}
+	return 0;
+}
+
+void relay_url_format_uris(const struct relay_url *u, char *ctrl, size_t clen, char *data, size_t dlen)
+{
+	const char *s = u->v6 ? "tcp6" : "tcp4", *o = u->v6 ? "[" : "", *c = u->v6 ? "]" : "";
+
+	snprintf(ctrl, clen, "%s://%s%s%s:%u/%s", s, o, u->host, c, u->ctrl_port, u->path);
+	snprintf(data, dlen, "%s://%s%s%s:%u/%s", s, o, u->host, c, u->data_port, u->path);
+}
+
 void relay_url_format(const struct relay_url *u, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s://%s%s%s:%u:%u%s%s", u->v6 ? "net6" : "net", u->v6 ? "[" : "", u->host, u->v6 ? "]" : "",
@@ -249,14 +292,18 @@ long relay_build_create_session(uint8_t *buf, size_t cap, const struct relay_ses
 	return (long)len;
 }
 
-long relay_build_create_chunk(uint8_t *buf, size_t cap, uint64_t chunk_id, uint64_t creation_time)
+long relay_build_create_chunk(uint8_t *buf, size_t cap, uint64_t chunk_id, uint64_t creation_time, const char *name)
 {
-	if (cap < 20)
+	size_t ln = name ? strlen(name) + 1 : 0;
+
+	if (cap < 20 + ln)
 		return -ENOSPC;
 	be64(buf, chunk_id);
 	be64(buf + 8, creation_time);
-	be32(buf + 16, 0);                /* no name override */
-	return 20;
+	be32(buf + 16, (uint32_t)ln);     /* 0: no name override */
+	if (ln)
+		memcpy(buf + 20, name, ln);
+	return (long)(20 + ln);
 }
 
 long relay_build_add_stream(uint8_t *buf, size_t cap, const char *channel, const char *path, uint64_t chunk_id)
@@ -273,6 +320,42 @@ long relay_build_add_stream(uint8_t *buf, size_t cap, const char *channel, const
 	memcpy(buf + 32, channel, lc);
 	memcpy(buf + 32 + lc, path, lp);
 	return (long)len;
+}
+
+long relay_build_rotate_streams(uint8_t *buf, size_t cap, const uint64_t *handles, const uint64_t *at_seq, size_t n,
+				bool has_new, uint64_t new_chunk)
+{
+	size_t len = 13 + 16 * n;
+
+	if (cap < len || n > UINT32_MAX)
+		return -ENOSPC;
+	be32(buf, (uint32_t)n);
+	buf[4] = has_new;                 /* new_chunk_id, packed (the relay takes the three layouts) */
+	be64(buf + 5, has_new ? new_chunk : 0);
+	for (size_t i = 0; i < n; i++) {
+		be64(buf + 13 + 16 * i, handles[i]);
+		be64(buf + 21 + 16 * i, at_seq[i]);
+	}
+	return (long)len;
+}
+
+long relay_build_close_chunk(uint8_t *buf, size_t cap, uint64_t chunk_id, uint64_t close_time, enum relay_chunk_close cmd)
+{
+	if (cap < 21)
+		return -ENOSPC;
+	be64(buf, chunk_id);
+	be64(buf + 8, close_time);
+	buf[16] = 1;                      /* close_command set */
+	be32(buf + 17, (uint32_t)cmd);
+	return 21;
+}
+
+long relay_build_chunk_exists(uint8_t *buf, size_t cap, uint64_t chunk_id)
+{
+	if (cap < 8)
+		return -ENOSPC;
+	be64(buf, chunk_id);
+	return 8;
 }
 
 long relay_build_close_stream(uint8_t *buf, size_t cap, uint64_t handle, uint64_t last_net_seq)
@@ -346,6 +429,37 @@ long relay_parse_generic(const uint8_t *p, size_t len, uint32_t *ret)
 	return 4;
 }
 
+long relay_parse_close_chunk(const uint8_t *p, size_t len, uint32_t *ret, char *path, size_t pathcap)
+{
+	uint32_t plen;
+
+	if (len < 8)
+		return 0;
+	*ret = rd32(p);
+	plen = rd32(p + 4);
+	if (plen > 4096)                  /* LTTNG_PATH_MAX */
+		return -EPROTO;
+	if (len < 8 + (size_t)plen)
+		return 0;
+	if (pathcap) {
+		size_t n = plen < pathcap ? plen : pathcap - 1;
+
+		memcpy(path, p + 8, n);
+		path[n] = 0;
+		path[strnlen(path, n)] = 0;
+	}
+	return 8 + (long)plen;
+}
+
+long relay_parse_chunk_exists(const uint8_t *p, size_t len, uint32_t *ret, bool *exists)
+{
+	if (len < 5)
+		return 0;
+	*ret = rd32(p);
+	*exists = p[4] != 0;
+	return 5;
+}
+
 const char *relay_cmd_name(uint32_t cmd)
 {
 	switch (cmd) {
@@ -357,6 +471,9 @@ const char *relay_cmd_name(uint32_t cmd)
 	case RELAY_SEND_INDEX: return "SEND_INDEX";
 	case RELAY_STREAMS_SENT: return "STREAMS_SENT";
 	case RELAY_CREATE_TRACE_CHUNK: return "CREATE_TRACE_CHUNK";
+	case RELAY_ROTATE_STREAMS: return "ROTATE_STREAMS";
+	case RELAY_CLOSE_TRACE_CHUNK: return "CLOSE_TRACE_CHUNK";
+	case RELAY_TRACE_CHUNK_EXISTS: return "TRACE_CHUNK_EXISTS";
 	default: return "?";
 	}
 }
@@ -366,7 +483,8 @@ void relay_code_text(uint32_t code, char *buf, size_t len)
 	static const char *const names[] = {
 		[10] = "LTTNG_OK", [11] = "LTTNG_ERR_UNK", [12] = "LTTNG_ERR_UND", [13] = "LTTNG_ERR_SESSION_STARTED",
 		[15] = "LTTNG_ERR_NOT_SUPPORTED", [16] = "LTTNG_ERR_NO_SESSION", [17] = "LTTNG_ERR_CREATE_DIR_FAIL",
-		[18] = "LTTNG_ERR_SESSION_FAIL",
+		[18] = "LTTNG_ERR_SESSION_FAIL", [26] = "LTTNG_ERR_NOMEM", [97] = "LTTNG_ERR_INVALID",
+		[152] = "LTTNG_ERR_INVALID_PROTOCOL", [153] = "LTTNG_ERR_FILE_CREATION_ERROR",
 	};
 
 	if (code < sizeof(names) / sizeof(names[0]) && names[code])

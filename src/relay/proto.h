@@ -29,7 +29,16 @@ enum relay_cmd {
 	RELAY_CLOSE_STREAM = 7,
 	RELAY_SEND_INDEX = 13,
 	RELAY_STREAMS_SENT = 16,
+	RELAY_ROTATE_STREAMS = 18,
 	RELAY_CREATE_TRACE_CHUNK = 19,
+	RELAY_CLOSE_TRACE_CHUNK = 20,
+	RELAY_TRACE_CHUNK_EXISTS = 21,
+};
+
+/* CLOSE_TRACE_CHUNK's command (lttng-tools' enum lttng_trace_chunk_command_type). */
+enum relay_chunk_close {
+	RELAY_CHUNK_MOVE_TO_COMPLETED = 0,   /* the chunk moved to NAME-DATE/archives/BEGIN-END-ID */
+	RELAY_CHUNK_NO_OPERATION = 1,        /* left where it is */
 };
 
 #define RELAY_HDR_LEN 24        /* {u64 circuit_id, u64 data_size, u32 cmd, u32 cmd_version} */
@@ -49,6 +58,12 @@ struct relay_url {
 int relay_url_parse(struct relay_url *u, const char *url, char *err, size_t errlen);
 /* -C and -D (tcp://HOST:PORT each, the same host; one may be a net:// URL's spelling too). */
 int relay_url_parse_cd(struct relay_url *u, const char *ctrl, const char *data, char *err, size_t errlen);
+/* A session file's <net_output> (LTTng's session.xsd): its control_uri and data_uri,
+ * tcp4://HOST:PORT/[PATH] (tcp6://[HOST]:PORT/, tcp://), as lttng saves them; the path
+ * the control URI's.  0 or -EINVAL with a reason. */
+int relay_url_parse_uris(struct relay_url *u, const char *ctrl, const char *data, char *err, size_t errlen);
+/* The same two URIs of u, as lttng writes them (its uri_to_str_url). */
+void relay_url_format_uris(const struct relay_url *u, char *ctrl, size_t clen, char *data, size_t dlen);
 /* "net://HOST:CTRL:DATA[/PATH]" */
 void relay_url_format(const struct relay_url *u, char *buf, size_t len);
 /* Is s a relay URL (net://, net6://, tcp://, tcp6://) rather than a local path? */
@@ -70,8 +85,15 @@ struct relay_session_args {
 	uint64_t creation_time;                    /* seconds since the Epoch */
 };
 long relay_build_create_session(uint8_t *buf, size_t cap, const struct relay_session_args *a);
-long relay_build_create_chunk(uint8_t *buf, size_t cap, uint64_t chunk_id, uint64_t creation_time);
+/* name: the chunk's directory (a snapshot's), or NULL: the relay names it (BEGIN-ID). */
+long relay_build_create_chunk(uint8_t *buf, size_t cap, uint64_t chunk_id, uint64_t creation_time, const char *name);
 long relay_build_add_stream(uint8_t *buf, size_t cap, const char *channel, const char *path, uint64_t chunk_id);
+/* ROTATE_STREAMS: the n streams (relay handles) go to chunk new_chunk (none: has_new false)
+ * from the packet whose packet_seq_num is at_seq[i] on (the metadata's: ignored). */
+long relay_build_rotate_streams(uint8_t *buf, size_t cap, const uint64_t *handles, const uint64_t *at_seq, size_t n,
+				bool has_new, uint64_t new_chunk);
+long relay_build_close_chunk(uint8_t *buf, size_t cap, uint64_t chunk_id, uint64_t close_time, enum relay_chunk_close cmd);
+long relay_build_chunk_exists(uint8_t *buf, size_t cap, uint64_t chunk_id);
 long relay_build_close_stream(uint8_t *buf, size_t cap, uint64_t handle, uint64_t last_net_seq);
 /* SEND_INDEX of a packet (sizes in bits; a beacon: packet_bits 0, ts_end the time). */
 struct relay_index {
@@ -88,6 +110,10 @@ long relay_parse_create_session(const uint8_t *p, size_t len, uint64_t *id, uint
 				size_t pathcap);
 long relay_parse_add_stream(const uint8_t *p, size_t len, uint64_t *handle, uint32_t *ret);
 long relay_parse_generic(const uint8_t *p, size_t len, uint32_t *ret);
+/* CLOSE_TRACE_CHUNK's: {ret, path_len, path} (the chunk's path at the relay; none on error). */
+long relay_parse_close_chunk(const uint8_t *p, size_t len, uint32_t *ret, char *path, size_t pathcap);
+/* TRACE_CHUNK_EXISTS's: {ret, u8 exists}. */
+long relay_parse_chunk_exists(const uint8_t *p, size_t len, uint32_t *ret, bool *exists);
 
 /* The name of a command, for messages ("CREATE_SESSION"). */
 const char *relay_cmd_name(uint32_t cmd);

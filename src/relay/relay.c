@@ -27,9 +27,12 @@ struct relay_stream {
 	uint64_t handle;             /* the relay's stream id */
 	uint64_t next_seq;           /* net_seq_num of the next packet */
 	uint64_t stream_id, instance_id;
+	char name[300];              /* CHANNEL_CPU */
+	uint64_t next_pseq;          /* packet_seq_num after the last packet queued */
 	bool sent_since_tick;        /* an index since the last live tick */
 	bool any;                    /* an index ever sent (a beacon means something) */
-	bool closed;
+	bool closed;                 /* no more packets (its CLOSE_STREAM sent at the relay's close) */
+	bool close_sent;
 	struct relay_stream *next;
 };
 
@@ -47,6 +50,14 @@ struct scry_relay {
 	uint32_t minor;
 	uint32_t live_timer_us;
 	uint64_t meta_handle;
+	uint64_t chunk_id;           /* the current trace chunk (has_chunk), and the next one's id */
+	uint64_t next_chunk_id;
+	uint64_t chunk_created;      /* the current chunk's creation time (s since the Epoch) */
+	uint64_t next_created;       /* and the one being made's */
+	bool has_chunk;
+	bool rotated;                /* a chunk was archived: the last one is archived at the close */
+	bool snapshot;               /* a snapshot session: no indexes, no rotation */
+	bool meta_closed;
 	size_t max_queue;
 	uint64_t timeout_ns;
 	struct relay_fifo cq, dq;    /* control, data */
@@ -274,7 +285,9 @@ static int sync_cmd(struct scry_relay *r, uint32_t cmd, const void *payload, siz
 
 	if (r->failed)
 		return -EPIPE;
-	if ((ret = queue_cmd(r, cmd, payload, len, NULL, 0, false)) || (ret = drain(r, deadline, relay_cmd_name(cmd))))
+	/* every answer awaited read first: the command's answer is the next bytes */
+	if ((ret = drain(r, deadline, relay_cmd_name(cmd))) || (ret = queue_cmd(r, cmd, payload, len, NULL, 0, false)) ||
+	    (ret = drain(r, deadline, relay_cmd_name(cmd))))
 		return ret;
 	for (;;) {
 		long k = parse(buf, got, out);
@@ -334,6 +347,22 @@ static long p_generic(const uint8_t *p, size_t len, void *o)
 {
 	struct ans *a = o;
 	return relay_parse_generic(p, len, &a->a);
+}
+
+static long p_close_chunk(const uint8_t *p, size_t len, void *o)
+{
+	struct ans *a = o;
+	return relay_parse_close_chunk(p, len, &a->a, a->path, a->pathcap);
+}
+
+static long p_chunk_exists(const uint8_t *p, size_t len, void *o)
+{
+	struct ans *a = o;
+	bool e = false;
+	long k = relay_parse_chunk_exists(p, len, &a->a, &e);
+
+	a->b = e;
+	return k;
 }
 
 /* The relay's code for cmd: LTTNG_OK, or r failed with the step and the answer. */
@@ -433,7 +462,7 @@ static int handshake(struct scry_relay *r, const struct scry_relay_opts *o, char
 	int ret;
 	uint64_t now_s = (uint64_t)time(NULL);
 	struct relay_session_args sa = { .name = o->session_name, .base_path = r->url.path,
-					 .live_timer_us = o->live_timer_us, .sessiond_uuid = uuid,
+					 .live_timer_us = o->live_timer_us, .sessiond_uuid = uuid, .snapshot = o->snapshot != NULL,
 					 .creation_time = now_s };
 
 	/* VERSION: both sides use the lower minor; another major closes */
@@ -468,10 +497,17 @@ static int handshake(struct scry_relay *r, const struct scry_relay_opts *o, char
 	    (ret = check_code(r, RELAY_CREATE_SESSION, a.a)))
 		return step_failed(r, ret, err, errlen);
 	/* the first trace chunk (mandatory before ADD_STREAM at 2.11) */
-	n = relay_build_create_chunk(buf, sizeof(buf), 0, now_s);
+	if ((n = relay_build_create_chunk(buf, sizeof(buf), 0, now_s, o->snapshot)) < 0) {
+		snprintf(err, errlen, "relay %s: snapshot name too long", r->name);
+		return -ENAMETOOLONG;
+	}
 	if ((ret = sync_cmd(r, RELAY_CREATE_TRACE_CHUNK, buf, (size_t)n, p_generic, &a)) ||
 	    (ret = check_code(r, RELAY_CREATE_TRACE_CHUNK, a.a)))
 		return step_failed(r, ret, err, errlen);
+	r->has_chunk = true;
+	r->chunk_id = 0;
+	r->next_chunk_id = 1;
+	r->chunk_created = now_s;
 	/* the metadata stream */
 	n = relay_build_add_stream(buf, sizeof(buf), "metadata", "kernel", 0);
 	if ((ret = sync_cmd(r, RELAY_ADD_STREAM, buf, (size_t)n, p_stream, &a)) ||
@@ -496,7 +532,14 @@ static void *sink_open(void *fctx, const char *channel, unsigned cpu, uint32_t s
 		snprintf(err, errlen, "%s", r->error);
 		return NULL;
 	}
-	if ((n = relay_build_add_stream(buf, sizeof(buf), name, "kernel", 0)) < 0) {
+	/* the stream reopened by a local rotation (the trace files' next chunk): the relay's
+	 * stream goes on, its own rotation is ROTATE_STREAMS (scry_relay_rotate) */
+	for (rs = r->streams; rs; rs = rs->next)
+		if (rs->closed && !rs->close_sent && rs->stream_id == stream_id && !strcmp(rs->name, name)) {
+			rs->closed = false;
+			return rs;
+		}
+	if ((n = relay_build_add_stream(buf, sizeof(buf), name, "kernel", r->chunk_id)) < 0) {
 		snprintf(err, errlen, "relay %s: stream name '%s' too long", r->name, name);
 		return NULL;
 	}
@@ -511,6 +554,7 @@ static void *sink_open(void *fctx, const char *channel, unsigned cpu, uint32_t s
 	}
 	*rs = (struct relay_stream){ .r = r, .handle = a.id, .stream_id = stream_id, .instance_id = cpu,
 				     .next = r->streams };
+	snprintf(rs->name, sizeof(rs->name), "%s", name);
 	r->streams = rs;
 	return rs;
 }
@@ -537,8 +581,11 @@ static void sink_packet(void *ctx, const uint8_t *pkt, size_t len, const struct 
 	}
 	relay_put_data_hdr(dh, rs->handle, rs->next_seq, (uint32_t)len);
 	relay_build_index(ix, sizeof(ix), &x);
+	if (r->snapshot)
+		r->acked++;              /* no index: delivered once its bytes left */
 	if (relay_fifo_put(&r->dq, dh, sizeof(dh)) || relay_fifo_put(&r->dq, pkt, len) ||
-	    push_rec(r, r->dq.in, pi->events) || queue_cmd(r, RELAY_SEND_INDEX | PACKET_INDEX, ix, sizeof(ix), NULL, 0, true)) {
+	    push_rec(r, r->dq.in, pi->events) ||
+	    (!r->snapshot && queue_cmd(r, RELAY_SEND_INDEX | PACKET_INDEX, ix, sizeof(ix), NULL, 0, true))) {
 		fail(r, "out of memory");
 		r->st.lost_packets++;
 		r->st.lost_events += pi->events;
@@ -546,25 +593,30 @@ static void sink_packet(void *ctx, const uint8_t *pkt, size_t len, const struct 
 	}
 	r->st.bytes += len;
 	rs->next_seq++;
+	rs->next_pseq = pi->seq + 1;
 	rs->sent_since_tick = true;
 	rs->any = true;
 	scry_relay_pump(r);
 }
 
+/* The stream's end: its CLOSE_STREAM waits for the relay's close (after the last rotation,
+ * which names every stream). */
 static void sink_close(void *ctx)
 {
 	struct relay_stream *rs = ctx;
-	struct scry_relay *r = rs->r;
+
+	rs->closed = true;
+}
+
+static void send_close_stream(struct scry_relay *r, struct relay_stream *rs)
+{
 	uint8_t buf[16];
 
-	if (rs->closed)
+	if (rs->close_sent || r->failed)
 		return;
-	rs->closed = true;
-	if (r->failed)
-		return;
+	rs->close_sent = true;
 	relay_build_close_stream(buf, sizeof(buf), rs->handle, rs->next_seq ? rs->next_seq - 1 : UINT64_MAX);
 	queue_cmd(r, RELAY_CLOSE_STREAM, buf, sizeof(buf), NULL, 0, true);
-	scry_relay_pump(r);
 }
 
 static const struct ctf_packet_sink relay_sink_ops = { .packet = sink_packet, .close = sink_close };
@@ -584,6 +636,7 @@ int scry_relay_connect(struct scry_relay **out, const struct scry_relay_opts *o,
 	r->url = *o->url;
 	relay_url_format(&r->url, r->name, sizeof(r->name));
 	r->live_timer_us = o->live_timer_us;
+	r->snapshot = o->snapshot != NULL;
 	r->max_queue = o->max_queue ? o->max_queue : SCRY_RELAY_DEFAULT_QUEUE;
 	r->timeout_ns = o->timeout_ns ? o->timeout_ns : SCRY_RELAY_DEFAULT_TIMEOUT;
 	r->factory = (struct ctf_sink_factory){ .ops = &relay_sink_ops, .open = sink_open, .fctx = r };
@@ -699,6 +752,181 @@ int scry_relay_metadata(struct scry_relay *r, const char *text, char *err, size_
 	return 0;
 }
 
+/* A command waited for, its 4-byte code checked: 0 or -errno (r failed, the reason naming
+ * the step). */
+static int sync_ok(struct scry_relay *r, uint32_t cmd, const void *payload, size_t len)
+{
+	struct ans a = { 0 };
+	int ret;
+
+	if ((ret = sync_cmd(r, cmd, payload, len, p_generic, &a)))
+		return ret;
+	return check_code(r, cmd, a.a);
+}
+
+/* ROTATE_STREAMS: every stream (the metadata's too) to chunk next (none: has_next false),
+ * each from its next packet on. */
+static int rotate_streams(struct scry_relay *r, bool has_next, uint64_t next)
+{
+	size_t n = 1, k = 0;
+	uint64_t *h, *at;
+	uint8_t *buf;
+	long len;
+	int ret;
+
+	for (struct relay_stream *rs = r->streams; rs; rs = rs->next)
+		n++;
+	h = calloc(n, sizeof(*h));
+	at = calloc(n, sizeof(*at));
+	buf = malloc(13 + 16 * n);
+	if (!h || !at || !buf) {
+		free(h);
+		free(at);
+		free(buf);
+		fail(r, "out of memory");
+		return -ENOMEM;
+	}
+	h[k++] = r->meta_handle;
+	for (struct relay_stream *rs = r->streams; rs; rs = rs->next, k++) {
+		h[k] = rs->handle;
+		at[k] = rs->next_pseq;
+	}
+	len = relay_build_rotate_streams(buf, 13 + 16 * n, h, at, n, has_next, next);
+	ret = sync_ok(r, RELAY_ROTATE_STREAMS, buf, (size_t)len);
+	free(h);
+	free(at);
+	free(buf);
+	return ret;
+}
+
+/* Every metadata statement again: a new chunk's metadata file starts empty (the relay
+ * forgets what it had at ROTATE_STREAMS). */
+static int resend_metadata(struct scry_relay *r)
+{
+	uint8_t pl[12] = { 0 };
+	uint64_t h = htobe64(r->meta_handle);
+
+	if (!r->meta_len)
+		return 0;
+	memcpy(pl, &h, 8);
+	return queue_cmd(r, RELAY_SEND_METADATA, pl, sizeof(pl), r->meta, r->meta_len, false);
+}
+
+/* The current chunk closed with cmd; its path at the relay in path (may be NULL).  Then,
+ * when wait, wait (at most the timeout) until the relay let it go: every stream moved on,
+ * the chunk is where the answer said, whole (a live viewer reading it holds it too). */
+static int close_chunk(struct scry_relay *r, enum relay_chunk_close cmd, bool wait, char *path, size_t pathlen)
+{
+	uint8_t buf[32];
+	char p[4200] = "";
+	struct ans a = { .path = p, .pathcap = sizeof(p) };
+	uint64_t deadline = scry_monotonic_ns() + r->timeout_ns, id = r->chunk_id, now = (uint64_t)time(NULL);
+	long n = relay_build_close_chunk(buf, sizeof(buf), id, now, cmd);
+	int ret;
+
+	if ((ret = sync_cmd(r, RELAY_CLOSE_TRACE_CHUNK, buf, (size_t)n, p_close_chunk, &a)) ||
+	    (ret = check_code(r, RELAY_CLOSE_TRACE_CHUNK, a.a)))
+		return ret;
+	r->has_chunk = false;
+	if (path && cmd == RELAY_CHUNK_MOVE_TO_COMPLETED && !strstr(p, "/archives/")) {
+		/* the relay answers the session's directory for its first archive: the name
+		 * added as the relay makes it, BEGIN-END-ID in local time */
+		char b[32], e[32];
+		time_t tb = (time_t)r->chunk_created, te = (time_t)now;
+		struct tm tm;
+
+		strftime(b, sizeof(b), "%Y%m%dT%H%M%S%z", localtime_r(&tb, &tm));
+		strftime(e, sizeof(e), "%Y%m%dT%H%M%S%z", localtime_r(&te, &tm));
+		snprintf(path, pathlen, "%s/archives/%s-%s-%llu", p, b, e, (unsigned long long)id);
+	} else if (path) {
+		snprintf(path, pathlen, "%s", p);
+	}
+	n = relay_build_chunk_exists(buf, sizeof(buf), id);
+	while (wait) {
+		struct ans e = { 0 };
+
+		if ((ret = sync_cmd(r, RELAY_TRACE_CHUNK_EXISTS, buf, (size_t)n, p_chunk_exists, &e)) ||
+		    (ret = check_code(r, RELAY_TRACE_CHUNK_EXISTS, e.a)))
+			return ret;
+		if (!e.b)
+			return 0;
+		if (scry_monotonic_ns() >= deadline) {
+			fail(r, "CLOSE_TRACE_CHUNK: the relay still holds chunk %llu after %.0f s", (unsigned long long)id,
+			     r->timeout_ns / 1e9);
+			return -ETIMEDOUT;
+		}
+		nanosleep(&(struct timespec){ .tv_nsec = 5 * 1000 * 1000 }, NULL);
+	}
+	return 0;
+}
+
+/* A new chunk made (CREATE_TRACE_CHUNK): its id. */
+static int create_chunk(struct scry_relay *r, uint64_t *id)
+{
+	uint8_t buf[32];
+	uint64_t now = (uint64_t)time(NULL);
+	long n = relay_build_create_chunk(buf, sizeof(buf), r->next_chunk_id, now, NULL);
+	int ret = sync_ok(r, RELAY_CREATE_TRACE_CHUNK, buf, (size_t)n);
+
+	if (!ret) {
+		*id = r->next_chunk_id++;
+		r->next_created = now;
+	}
+	return ret;
+}
+
+int scry_relay_rotate(struct scry_relay *r, bool next, char *archive, size_t len, char *err, size_t errlen)
+{
+	uint64_t id = 0;
+	int ret;
+
+	if (r->failed) {
+		snprintf(err, errlen, "%s", r->error);
+		return -EPIPE;
+	}
+	if (!r->has_chunk && !next) {
+		snprintf(err, errlen, "relay %s: no trace chunk to archive", r->name);
+		return -EINVAL;
+	}
+	/* as lttng-sessiond: the next chunk made, every packet so far delivered, the streams
+	 * moved to it, the current one closed into the archives */
+	if ((next && (ret = create_chunk(r, &id))) || (ret = scry_relay_flush(r)) ||
+	    (ret = rotate_streams(r, next, id)) || (next && (ret = resend_metadata(r))))
+		goto out;
+	if (r->has_chunk) {
+		if ((ret = close_chunk(r, RELAY_CHUNK_MOVE_TO_COMPLETED, true, archive, len)))
+			goto out;
+		r->rotated = true;
+	} else if (archive && len) {
+		archive[0] = 0;
+	}
+	if (next) {
+		r->chunk_id = id;
+		r->chunk_created = r->next_created;
+		r->has_chunk = true;
+	}
+out:
+	if (ret)
+		snprintf(err, errlen, "%s", r->error[0] ? r->error : "relay: rotation failed");
+	scry_relay_pump(r);
+	return ret;
+}
+
+int scry_relay_finish_snapshot(struct scry_relay *r, char *path, size_t len, char *err, size_t errlen)
+{
+	uint8_t buf[16];
+	int ret;
+
+	for (struct relay_stream *rs = r->streams; rs; rs = rs->next)
+		send_close_stream(r, rs);
+	relay_build_close_stream(buf, sizeof(buf), r->meta_handle, UINT64_MAX);
+	if (!r->failed && !queue_cmd(r, RELAY_CLOSE_STREAM, buf, sizeof(buf), NULL, 0, true))
+		r->meta_closed = true;
+	if ((ret = scry_relay_flush(r)) || (ret = close_chunk(r, RELAY_CHUNK_NO_OPERATION, true, path, len)))
+		snprintf(err, errlen, "%s", r->error[0] ? r->error : "relay: the snapshot failed");
+	return ret;
+}
+
 const struct ctf_sink_factory *scry_relay_sinks(struct scry_relay *r)
 {
 	return &r->factory;
@@ -764,11 +992,18 @@ void scry_relay_close(struct scry_relay *r, struct scry_relay_stats *st, char *e
 	if (!r->failed && r->cfd >= 0 && r->meta_handle) {
 		uint8_t buf[16];
 
+		/* as lttng-sessiond's destroy: a last rotation to no chunk, the current one archived
+		 * when the session rotated, else left in place; a live viewer then reads the
+		 * chunk's packets to their end after the session is gone */
+		if (r->has_chunk && !r->snapshot && !scry_relay_flush(r) && !rotate_streams(r, false, 0))
+			close_chunk(r, r->rotated ? RELAY_CHUNK_MOVE_TO_COMPLETED : RELAY_CHUNK_NO_OPERATION, r->rotated,
+				    NULL, 0);
 		for (struct relay_stream *rs = r->streams; rs; rs = rs->next)
-			if (!rs->closed)
-				sink_close(rs);
-		relay_build_close_stream(buf, sizeof(buf), r->meta_handle, UINT64_MAX);
-		queue_cmd(r, RELAY_CLOSE_STREAM, buf, sizeof(buf), NULL, 0, true);
+			send_close_stream(r, rs);
+		if (!r->meta_closed) {
+			relay_build_close_stream(buf, sizeof(buf), r->meta_handle, UINT64_MAX);
+			queue_cmd(r, RELAY_CLOSE_STREAM, buf, sizeof(buf), NULL, 0, true);
+		}
 		scry_relay_flush(r);
 	}
 	if (st)

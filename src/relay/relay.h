@@ -26,6 +26,8 @@ struct scry_relay_opts {
 	const char *session_name;       /* the session's name at the relay (HOSTNAME/NAME-DATE) */
 	const char *hostname;           /* NULL: this machine's */
 	uint32_t live_timer_us;         /* > 0: a live session */
+	const char *snapshot;           /* non-NULL: a snapshot session at the relay, its one trace
+					 * chunk (the snapshot's directory) so named; no indexes */
 	size_t max_queue;               /* 0: SCRY_RELAY_DEFAULT_QUEUE */
 	uint64_t timeout_ns;            /* 0: SCRY_RELAY_DEFAULT_TIMEOUT */
 };
@@ -58,6 +60,16 @@ bool scry_relay_backlogged(const struct scry_relay *r);
 /* The live timer's tick: a beacon (an index with no packet, ending at now) for every stream
  * that sent no packet since the last tick. */
 void scry_relay_live_tick(struct scry_relay *r, uint64_t now);
+/* Rotation through the relay's trace chunks, as lttng-sessiond does: the packets given so
+ * far (every stream's last one of the chunk already handed to the sinks) stay in the
+ * current chunk, which the relay archives (NAME-DATE/archives/BEGIN-END-ID: its path at the
+ * relay in archive, "" when there was no current chunk); the next ones go to a new chunk
+ * (next), or to none until a later scry_relay_rotate(r, true, ...).  Waits for the relay
+ * (at most the timeout per step).  0 or -errno with a one-line reason. */
+int scry_relay_rotate(struct scry_relay *r, bool next, char *archive, size_t len, char *err, size_t errlen);
+/* A snapshot's end: every stream closed, the chunk closed where it is; its path at the
+ * relay in path.  0 or -errno with a reason (then the snapshot is not whole). */
+int scry_relay_finish_snapshot(struct scry_relay *r, char *path, size_t len, char *err, size_t errlen);
 /* Wait (at most the timeout) until everything queued is sent and answered: what is not is
  * counted lost.  0, or -errno when the relay failed (the reason in scry_relay_error). */
 int scry_relay_flush(struct scry_relay *r);

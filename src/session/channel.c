@@ -27,7 +27,10 @@
 static const char *const default_events[] = {
 	"syscall:*", "sched:sched_switch", "sched:sched_process_fork",
 	"sched:sched_process_exec", "sched:sched_process_exit", "lttng_statedump_[!v]*",
+	/* with opts.sched_everyone only */
+	"sched:sched_wakeup", "sched:sched_wakeup_new",
 };
+#define DEFAULT_EVENTS_ALWAYS 6
 
 /* A channel name names files (NAME_<cpu>, index/NAME_<cpu>.idx): LTTng's characters. */
 static bool valid_name(const char *n)
@@ -145,7 +148,8 @@ int channel_new(struct scry_channel **out, struct scry_session *s, const struct 
 		}
 	} else if (!nspecs && !o->no_events) {
 		specs = default_events;
-		nspecs = sizeof(default_events) / sizeof(default_events[0]);
+		nspecs = s->opts.sched_everyone ? sizeof(default_events) / sizeof(default_events[0])
+						: DEFAULT_EVENTS_ALWAYS;
 	}
 	for (size_t i = 0; i < nspecs; i++) {
 		err[0] = 0;
@@ -198,6 +202,8 @@ int channel_load(struct scry_channel *c, char *err, size_t errlen)
 		.track_vpids = so->track_vpids, .ntrack_vpids = so->ntrack_vpids, .track_vpid = so->track_vpids != NULL,
 		.track_uids = so->track_uids, .ntrack_uids = so->ntrack_uids, .track_uid = so->track_uids != NULL,
 		.track_gids = so->track_gids, .ntrack_gids = so->ntrack_gids, .track_gid = so->track_gids != NULL,
+		.track_vuids = so->track_vuids, .ntrack_vuids = so->ntrack_vuids, .track_vuid = so->track_vuids != NULL,
+		.track_vgids = so->track_vgids, .ntrack_vgids = so->ntrack_vgids, .track_vgid = so->track_vgids != NULL,
 		.track_cgroup_fds = c->s->cgroup_fds, .ntrack_cgroups = so->ntrack_cgroups,
 		.metrics = c->opts.metrics, .metric_max_entries = c->opts.metric_max_entries,
 		.nmetrics = c->opts.kind == SCRY_CHANNEL_METRICS ? c->opts.nmetrics : 0, .metric_sc = c->opts.metric_sc,
@@ -309,6 +315,7 @@ void channel_free(struct scry_channel *c)
 	}
 	free(c->ups);
 	free(c->events);
+	free(c->sd_items);
 	free(c->sc_entry);
 	free(c->sc_exit);
 	free(c->sc_off);

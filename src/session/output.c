@@ -239,11 +239,13 @@ static int metadata_out(struct scry_session *s, struct scry_dirh *kdir, const st
 
 	if (kdir && (ret = ctf_metadata_write(kdir, ti, err, errlen)))
 		return ret;
-	if (!s->relay || snapshot)
+	struct scry_relay *to = s->snap_relay ? s->snap_relay : snapshot ? NULL : s->relay;
+
+	if (!to)
 		return 0;
 	if (!(text = ctf_metadata_text(ti, err, errlen)))
 		return -EINVAL;
-	ret = scry_relay_metadata(s->relay, text, err, errlen);
+	ret = scry_relay_metadata(to, text, err, errlen);
 	free(text);
 	return ret;
 }
@@ -356,14 +358,12 @@ int scry_session_rotate(struct scry_session *s, char *archive, size_t archive_le
 {
 	int ret;
 
-	if (!s->started || !session_has_trace(s)) {
+	if (!s->started || (!session_has_trace(s) && !s->relay)) {
 		snprintf(err, errlen, "%s", !s->started ? "the session is not started" : "the session writes no trace");
 		return -EINVAL;
 	}
-	if (s->relay) {
-		snprintf(err, errlen, "rotation of a session streamed to a relay is not supported yet (docs/RELAY.md)");
-		return -ENOTSUP;
-	}
+	if (s->relay)
+		return session_relay_rotate(s, archive, archive_len, err, errlen);
 	if (!s->paused)
 		return session_rotate(s, true, archive, archive_len, err, errlen);
 	if (s->chunk_closed) {
@@ -389,6 +389,20 @@ int scry_session_snapshot(struct scry_session *s, const char *base, const char *
 	*bytes = 0;
 	if (!s->opts.snapshot || !s->started) {
 		snprintf(err, errlen, "%s", !s->opts.snapshot ? "not a snapshot session" : "the session is not started");
+		return -EINVAL;
+	}
+	/* LTTng's bound: max_bytes must hold one sub-buffer (packet) of each stream */
+	uint64_t one_each = 0;
+
+	for (size_t i = 0; i < s->nchans; i++)
+		if (s->chans[i]->consumer) {
+			uint64_t ps = s->chans[i]->opts.packet_size ? s->chans[i]->opts.packet_size : s->opts.packet_size;
+
+			one_each += (ps ? ps : SCRY_DEFAULT_PACKET_SIZE) * (uint64_t)scry_probes_ncpus(s->chans[i]->probes);
+		}
+	if (max_bytes && max_bytes < one_each) {
+		snprintf(err, errlen, "Snapshot max size is invalid: %llu bytes cannot hold one sub-buffer of each stream "
+			 "(%llu bytes)", (unsigned long long)max_bytes, (unsigned long long)one_each);
 		return -EINVAL;
 	}
 	/* base: the session's output (held since load), or another directory made as needed */
@@ -422,6 +436,54 @@ int scry_session_snapshot(struct scry_session *s, const char *base, const char *
 	}
 	ctf_trace_dir_close(td, !ret);     /* a failed snapshot leaves nothing of itself */
 	scry_dirh_unref(bh);
+	return ret;
+}
+
+int scry_session_snapshot_relay(struct scry_session *s, const struct relay_url *url, const char *name,
+				uint64_t max_bytes, uint64_t *bytes, char *path, size_t pathlen, char *err, size_t errlen)
+{
+	struct scry_relay_opts ro = {
+		.url = url ? url : s->opts.relay, .session_name = s->opts.relay_session ? s->opts.relay_session : "scry",
+		.hostname = s->opts.hostname, .snapshot = name,
+	};
+	struct scry_relay_stats st;
+	uint64_t budget = 0;
+	unsigned nstreams = 0;
+	char why[512];
+	int ret;
+
+	*bytes = 0;
+	if (!s->opts.snapshot || !s->started || !ro.url) {
+		snprintf(err, errlen, "%s", !s->opts.snapshot ? "not a snapshot session" : !s->started ?
+			 "the session is not started" : "no relay to send the snapshot to");
+		return -EINVAL;
+	}
+	if ((ret = scry_relay_connect(&s->snap_relay, &ro, err, errlen)))
+		return ret;
+	for (size_t i = 0; i < s->nchans; i++)
+		if (s->chans[i]->consumer)
+			nstreams += (unsigned)scry_probes_ncpus(s->chans[i]->probes);
+	if (max_bytes && nstreams)
+		budget = max_bytes / nstreams ? max_bytes / nstreams : 1;
+	ret = write_metadata_in(s, NULL, err, errlen);
+	for (size_t i = 0; i < s->nchans && !ret; i++) {
+		uint64_t b = 0;
+
+		if (!s->chans[i]->consumer)
+			continue;
+		ret = scry_consumer_snapshot_to(s->chans[i]->consumer, scry_relay_sinks(s->snap_relay), budget, &b, err,
+						errlen);
+		*bytes += b;
+	}
+	if (!ret)
+		ret = scry_relay_finish_snapshot(s->snap_relay, path, pathlen, err, errlen);
+	scry_relay_close(s->snap_relay, &st, why, sizeof(why));
+	s->snap_relay = NULL;
+	if (!ret && st.lost_packets) {
+		snprintf(err, errlen, "%llu packets not delivered to the relay%s%s", (unsigned long long)st.lost_packets,
+			 why[0] ? ": " : "", why);
+		ret = -EPIPE;
+	}
 	return ret;
 }
 

@@ -1,7 +1,7 @@
 /* relay_out.c — a session's network output (session.h: opts.relay): the relay connected at
  * load (relay/relay.h), its sinks given to every channel's consumer (channel.c), pumped with
- * the rings' polls, the live timer's tick, its totals in the session's summary, and its
- * close at stop. */
+ * the rings' polls, the live timer's tick, rotation through the relay's trace chunks, its
+ * totals in the session's summary, and its close at stop. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,9 +23,9 @@ int session_check_relay(struct scry_session *s, char *err, size_t errlen)
 		}
 		return 0;
 	}
-	if (s->opts.snapshot) {
-		snprintf(err, errlen, "snapshots to a relay are not supported yet (docs/RELAY.md): give a local output");
-		return -ENOTSUP;
+	if (s->opts.snapshot && s->opts.live_timer_us) {
+		snprintf(err, errlen, "a snapshot session is not live");
+		return -EINVAL;
 	}
 	if (!*name || strchr(name, '/') || strstr(name, "..")) {
 		snprintf(err, errlen, "session name '%s' cannot name a directory at the relay", name);
@@ -54,6 +54,58 @@ int session_connect_relay(struct scry_session *s, char *err, size_t errlen)
 		return ret;
 	snprintf(s->relay_path, sizeof(s->relay_path), "%s", scry_relay_path(s->relay));
 	return 0;
+}
+
+int session_relay_rotate(struct scry_session *s, char *archive, size_t archive_len, char *err, size_t errlen)
+{
+	uint64_t ts = session_now(s);
+	int ret;
+
+	if (s->opts.live_timer_us) {
+		snprintf(err, errlen, "a live session cannot rotate (as with LTTng: its viewers follow one trace)");
+		return -ENOTSUP;
+	}
+	if (s->paused && s->chunk_closed) {
+		snprintf(err, errlen, "the session is stopped and its last chunk archived: nothing to rotate");
+		return -EINVAL;
+	}
+	if (session_has_trace(s)) {
+		/* written locally too: the local chunk first (its streams' last packets go to the
+		 * relay's streams, which go on into the next local chunk's streams), then the
+		 * relay's; the archive said is the local one */
+		char rarch[512];
+
+		if ((ret = session_rotate(s, !s->paused, archive, archive_len, err, errlen)) ||
+		    (ret = scry_relay_rotate(s->relay, !s->paused, rarch, sizeof(rarch), err, errlen)))
+			return ret;
+		if (s->paused)
+			s->chunk_closed = true;
+		return 0;
+	}
+	/* the chunk's last packets: every stream's to now (an empty one if it had none), the
+	 * next packets beginning there */
+	for (size_t i = 0; i < s->nchans && !s->paused; i++) {
+		if (s->chans[i]->consumer && (ret = scry_consumer_drain(s->chans[i]->consumer, ts))) {
+			snprintf(err, errlen, "rotation: draining the rings: %s", strerror(-ret));
+			return ret;
+		}
+	}
+	/* stopped: the chunk archived, the next made when the session starts again */
+	if ((ret = scry_relay_rotate(s->relay, !s->paused, archive, archive_len, err, errlen)))
+		return ret;
+	s->chunks++;
+	if (s->paused)
+		s->chunk_closed = true;
+	return 0;
+}
+
+int session_relay_open_chunk(struct scry_session *s, char *err, size_t errlen)
+{
+	int ret;
+
+	if (session_has_trace(s) && (ret = session_open_chunk(s, session_now(s), err, errlen)))
+		return ret;
+	return scry_relay_rotate(s->relay, true, NULL, 0, err, errlen);
 }
 
 void session_relay_progress(struct scry_session *s, struct scry_session_summary *out)

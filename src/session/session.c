@@ -111,12 +111,12 @@ int scry_session_create(struct scry_session **out, const struct scry_session_opt
 	if ((ret = scry_clock_check(s->opts.clock, err, errlen)))
 		goto fail;
 	s->has_trace = wants_trace(&s->opts);
-	if (s->opts.snapshot && !s->opts.output) {
-		snprintf(err, errlen, "a snapshot session needs an output directory");
+	if (s->opts.snapshot && !s->opts.output && !s->opts.relay) {
+		snprintf(err, errlen, "a snapshot session needs an output directory or a relay");
 		ret = -EINVAL;
 		goto fail;
 	}
-	ret = s->has_trace || s->opts.snapshot ? session_check_output(s, err, errlen) : 0;
+	ret = s->has_trace || (s->opts.snapshot && s->opts.output) ? session_check_output(s, err, errlen) : 0;
 	if (ret)
 		goto fail;
 	if ((ret = session_check_relay(s, err, errlen)))
@@ -197,7 +197,7 @@ int scry_session_load(struct scry_session *s, char *err, size_t errlen)
 	if (session_has_trace(s) && ((ret = session_make_trace_dir(s, err, errlen)) ||
 			     (ret = scry_guard_start(&s->guard, ctf_trace_dir_root(s->tdir), err, errlen))))
 		return ret;
-	if (s->opts.snapshot && (ret = session_make_snapshot_base(s, err, errlen)))
+	if (s->opts.snapshot && s->opts.output && (ret = session_make_snapshot_base(s, err, errlen)))
 		return ret;
 	t1 = scry_monotonic_ns();
 	s->load_times.dir_ns = t1 - t0;
@@ -207,7 +207,7 @@ int scry_session_load(struct scry_session *s, char *err, size_t errlen)
 	if (ret)
 		return ret;
 	s->loaded = true;
-	if (s->opts.relay && (ret = session_connect_relay(s, err, errlen)))
+	if (s->opts.relay && !s->opts.snapshot && (ret = session_connect_relay(s, err, errlen)))   /* a snapshot's: at each */
 		return ret;
 	if (!session_has_trace(s) && !s->relay)
 		return 0;
@@ -267,6 +267,9 @@ int scry_session_start(struct scry_session *s, char *err, size_t errlen)
 		return ret;
 	if (s->relay && (ret = scry_relay_streams_sent(s->relay, err, errlen)))   /* live viewers see them */
 		return ret;
+	for (size_t i = 0; i < s->nchans; i++)   /* the statedump's file reads, before the switch */
+		if ((ret = channel_statedump_prepare(s->chans[i], err, errlen)))
+			return ret;
 	s->start_ts = session_now(s);
 	session_chunk_stamp(s->chunk_begin, sizeof(s->chunk_begin));
 	set_recording(s, true);   /* every event from this instant on */
@@ -452,6 +455,8 @@ int scry_session_pause(struct scry_session *s, char *err, size_t errlen)
 	s->paused = true;
 	scry_session_progress(s, &sum);
 	if (s->chunks && session_has_trace(s) && !sum.write_error) {   /* LTTng: the chunk archived */
+		if (s->relay)            /* and at the relay */
+			return session_relay_rotate(s, NULL, 0, err, errlen);
 		if (!(ret = session_rotate(s, false, NULL, 0, err, errlen)))
 			s->chunk_closed = true;
 		return ret;
@@ -469,6 +474,8 @@ int scry_session_pause(struct scry_session *s, char *err, size_t errlen)
 	}
 	if (s->relay)               /* every packet delivered (or counted lost) */
 		scry_relay_flush(s->relay);
+	if (!ret && s->relay && s->chunks && !session_has_trace(s))   /* the chunk archived at the relay */
+		ret = session_relay_rotate(s, NULL, 0, err, errlen);
 	return ret;
 }
 
@@ -480,8 +487,9 @@ int scry_session_resume(struct scry_session *s, char *err, size_t errlen)
 		snprintf(err, errlen, "the session is not stopped");
 		return -EINVAL;
 	}
-	if (s->chunk_closed) {      /* a new chunk in DIR/kernel */
-		if ((ret = session_open_chunk(s, session_now(s), err, errlen)))
+	if (s->chunk_closed) {      /* a new chunk in DIR/kernel, or at the relay */
+		ret = s->relay ? session_relay_open_chunk(s, err, errlen) : session_open_chunk(s, session_now(s), err, errlen);
+		if (ret)
 			return ret;
 		session_chunk_stamp(s->chunk_begin, sizeof(s->chunk_begin));
 		s->chunk_closed = false;
@@ -531,7 +539,7 @@ int scry_session_stop(struct scry_session *s, struct scry_session_summary *out, 
 	}
 	session_close_relay(s);      /* the streams' ends sent, the last packets flushed */
 	session_relay_progress(s, out);
-	if (s->chunks && !s->chunk_closed && !ret && !out->write_error) {   /* the last chunk joins the archives */
+	if (s->chunks && !s->chunk_closed && session_has_trace(s) && !ret && !out->write_error) {   /* the last chunk joins the archives */
 		char e2[256];
 
 		if (session_rename_last_chunk(s, e2, sizeof(e2)) && !ret) {

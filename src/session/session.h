@@ -91,6 +91,11 @@ struct scry_session_opts {
 	struct scry_catalog *catalog;   /* the caller's, open until destroy (a catalog reads
 					 * ~700 tracefs formats: one is enough); NULL: its own */
 	bool target_all;                /* -a */
+	/* the scheduler's events (sched_switch, sched_waking, sched_wakeup, sched_wakeup_new,
+	 * sched_migrate_task) recorded for every task, the others for the target only; a channel
+	 * of the defaults gains the wake-ups (scry record -- CMD / -p: a trace the CPU analyses
+	 * read, every task seen switched in and out) */
+	bool sched_everyone;
 	bool no_follow;                 /* the children of followed processes are not followed
 					 * (scry trace without -f, as strace) */
 	size_t packet_size;
@@ -102,6 +107,10 @@ struct scry_session_opts {
 	/* trackers besides the pid one (scry_session_track), combined with AND */
 	const uint32_t *track_vpids, *track_uids, *track_gids;
 	size_t ntrack_vpids, ntrack_uids, ntrack_gids;
+	/* LTTng's vuid/vgid trackers: the real uid/gid as the task's user namespace maps them
+	 * (unmapped: the overflow id, 65534) */
+	const uint32_t *track_vuids, *track_vgids;
+	size_t ntrack_vuids, ntrack_vgids;
 	const char *const *track_cgroups;   /* cgroup v2 directories (descendants included) */
 	size_t ntrack_cgroups;
 	/* a flight recorder (LTTng's snapshot session): no trace written as it records; each
@@ -303,9 +312,16 @@ int scry_session_check_output(const char *dir, const struct scry_cred *owner, bo
  * goes beside the trace (metrics.prom) is written in it.  NULL before load. */
 struct scry_dirh *scry_session_root_dir(const struct scry_session *s);
 /* A snapshot session's channels, as they are now, written as a complete trace in base/name
- * (base made if missing, a directory of the owner; name made here, it must not exist): each stream at most max_bytes (0: no bound) of its newest
- * packets, and the metadata of every event enabled.  Recording goes on.  *bytes: the bytes
+ * (base made if missing, a directory of the owner; name made here, it must not exist): the
+ * streams' newest packets within max_bytes in all (0: no bound; -EINVAL when it cannot hold
+ * one packet of each stream, as LTTng refuses it), and the metadata of every event enabled.  Recording goes on.  *bytes: the bytes
  * of the streams written.  0 or -errno. */
+/* The same sent to a relay (url; NULL: opts.relay) as LTTng's `snapshot record net://`: a
+ * snapshot session at the relay whose one chunk is named name (HOSTNAME/SESSION-DATE/name
+ * there: its path in path).  0 or -errno with a one-line reason (nothing is half-sent
+ * silently: a packet not delivered fails it). */
+int scry_session_snapshot_relay(struct scry_session *s, const struct relay_url *url, const char *name,
+				uint64_t max_bytes, uint64_t *bytes, char *path, size_t pathlen, char *err, size_t errlen);
 int scry_session_snapshot(struct scry_session *s, const char *base, const char *name, uint64_t max_bytes,
 			  uint64_t *bytes, char *err, size_t errlen);
 /* Rotation (LTTng's): the current trace chunk — every stream and the metadata, in DIR/kernel

@@ -79,6 +79,9 @@ struct scry_channel {
 	bool any_syscall;
 	uint16_t sd_ids[SCRY_SD_NR];     /* statedump event ids (src_statedump.c), NO_EVENT: off */
 	bool statedump;                  /* one of them is on: the dump runs at start */
+	struct scry_sd_item *sd_items;   /* its items read from /proc and /sys ahead of the switch
+					  * (channel_statedump_prepare), NULL: read at the dump */
+	size_t sd_n, sd_nhead;
 	struct scry_probes *probes;
 	struct scry_consumer *consumer;
 	struct scry_filters *filters;
@@ -125,6 +128,7 @@ struct scry_session {
 	uint64_t pset_clock;             /* a logical clock: each change, each look at their use */
 	uint64_t psets_evicted, psets_ended;
 	struct scry_relay *relay;        /* the relay streamed to (opts.relay), from load to stop */
+	struct scry_relay *snap_relay;   /* while a snapshot is sent to a relay: its connection */
 	struct scry_relay_stats relay_final;   /* its totals once closed */
 	char relay_error[512];           /* why it stopped taking packets, kept past its close */
 	char relay_path[512];            /* the session's directory at the relay */
@@ -162,6 +166,10 @@ int session_rename_last_chunk(struct scry_session *s, char *err, size_t errlen);
 int session_check_relay(struct scry_session *s, char *err, size_t errlen);
 /* At load: connected, the relay's session and metadata stream made. */
 int session_connect_relay(struct scry_session *s, char *err, size_t errlen);
+/* rotate on a streamed session: the current chunk archived at the relay, the next one
+ * made (not when stopped: then at the next start, session_relay_open_chunk). */
+int session_relay_rotate(struct scry_session *s, char *archive, size_t archive_len, char *err, size_t errlen);
+int session_relay_open_chunk(struct scry_session *s, char *err, size_t errlen);
 /* The relay's totals into out (from its close on, the final ones). */
 void session_relay_progress(struct scry_session *s, struct scry_session_summary *out);
 /* Its streams closed, the last packets flushed, the connections closed. */
@@ -174,6 +182,10 @@ int channel_start(struct scry_channel *c, char *err, size_t errlen);
 void channel_free(struct scry_channel *c);
 /* src_statedump.c: the statedump of c, once recording (nothing when it is not enabled) */
 int channel_statedump(struct scry_channel *c, char *err, size_t errlen);
+/* The statedump's items of the files (interrupts, CPUs, block devices...) read now, before
+ * the session's switch: the dump at start then only walks the kernel's tasks and files, the
+ * recorder's time in the trace before its command runs kept short. */
+int channel_statedump_prepare(struct scry_channel *c, char *err, size_t errlen);
 /* events.c (over the sources of source.h) */
 int channel_enable_spec(struct scry_channel *c, const char *spec, char *err, size_t errlen);
 /* The rule (spec, filter) enabled in c (made if new; its events enabled as

@@ -106,17 +106,23 @@ static void drain(void *arg)
 		scry_consumer_poll(c->consumer);
 }
 
+int channel_statedump_prepare(struct scry_channel *c, char *err, size_t errlen)
+{
+	if (!c->statedump || !c->probes || c->sd_items)
+		return 0;
+	return scry_statedump_items(c->sd_ids, &c->sd_items, &c->sd_n, &c->sd_nhead, err, errlen);
+}
+
 int channel_statedump(struct scry_channel *c, char *err, size_t errlen)
 {
-	struct scry_sd_item *items = NULL;
-	size_t n = 0, nhead = 0;
 	int ret;
 
 	if (!c->statedump || !c->probes)
 		return 0;
-	if ((ret = scry_statedump_items(c->sd_ids, &items, &n, &nhead, err, errlen)))
+	if ((ret = channel_statedump_prepare(c, err, errlen)))
 		return ret;
-	ret = scry_probes_statedump(c->probes, items, n, nhead, drain, c, err, errlen);
-	free(items);
+	ret = scry_probes_statedump(c->probes, c->sd_items, c->sd_n, c->sd_nhead, drain, c, err, errlen);
+	free(c->sd_items);
+	c->sd_items = NULL;
 	return ret;
 }

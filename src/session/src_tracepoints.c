@@ -41,6 +41,11 @@ static const struct {
 	{ "signal", "signal_generate", offsetof(struct scry_channel, signal_gen_id), true },
 };
 
+/* The scheduler's events recorded for every task with opts.sched_everyone. */
+static const char *const sched_everyone[] = {
+	"sched_switch", "sched_waking", "sched_wakeup", "sched_wakeup_new", "sched_migrate_task",
+};
+
 /* The descriptor of tracepoint t (its copy operations, its id, its flags). */
 static int tp_desc(struct scry_channel *c, const struct tp_ref *t, struct scry_tp_desc *d, char *err, size_t errlen)
 {
@@ -51,6 +56,10 @@ static int tp_desc(struct scry_channel *c, const struct tp_ref *t, struct scry_t
 	d->event_id = t->id;
 	if (t->pid_only)
 		d->flags |= SCRY_TP_PIDSET;
+	if (c->s->opts.sched_everyone && !strcmp(t->system, "sched"))
+		for (size_t i = 0; i < sizeof(sched_everyone) / sizeof(sched_everyone[0]); i++)
+			if (!strcmp(t->name, sched_everyone[i]))
+				d->flags |= SCRY_TP_ANY_TASK;
 	return 0;
 }
 

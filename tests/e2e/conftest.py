@@ -176,12 +176,17 @@ def pid_alive(pid):
         return False
 
 
+# The scheduler's events a targeted trace (-- CMD, -p) records for every task
+# (session opts.sched_everyone): CPU analyses see each task switched in and out.
+SCHED_EVERYONE = {"sched_switch", "sched_waking", "sched_wakeup", "sched_wakeup_new", "sched_migrate_task"}
+
+
 def split_switch_ins(events, pids):
-    """A targeted trace also records a sched_switch whose next (not its current, prev) is a
-    followed task, and `record`'s default statedump (lttng_statedump_*, written by scry's
-    thread and in its context, as LTTng's carries its session daemon's).  Returns (the
-    events whose context pid is in pids, those switches into a thread of pids, the rest:
-    events of other processes that are neither such switches nor the statedump)."""
+    """A targeted trace also records the scheduler's events of every task (SCHED_EVERYONE),
+    and `record`'s default statedump (lttng_statedump_*, written by scry's thread and in its
+    context, as LTTng's carries its session daemon's).  Returns (the events whose context pid
+    is in pids, the switches of other tasks into a thread of pids, the rest: events of other
+    processes that are neither the scheduler's nor the statedump)."""
     tids = {e["tid"] for e in events if e["pid"] in pids}
     own = [e for e in events if e["pid"] in pids]
     ins, rest = [], []
@@ -190,7 +195,7 @@ def split_switch_ins(events, pids):
             continue
         if e["name"] == "sched_switch" and e["fields"]["next_tid"] in tids:
             ins.append(e)
-        else:
+        elif e["name"] not in SCHED_EVERYONE:
             rest.append(e)
     return own, ins, rest
 

@@ -2,8 +2,8 @@
 declares the lttng-modules layout scry follows (read back by babeltrace2, every packet's end
 time set, so that babeltrace2's lttng-crash fix-up never applies).  A targeted trace (`-- CMD`, `-p PID`) lets a reader that
 follows sched_switch alone know which thread is on each CPU, as Trace Compass's kernel state
-provider does: a sched_switch is recorded when its prev or its next is a followed task, so
-every syscall of the target is attributed to the right thread.  The reconstruction is
+provider does: every task's sched_switch is recorded while the target runs (its other events
+only are the target's), so every syscall of the target is attributed to the right thread.  The reconstruction is
 written with babeltrace2's Python bindings, from sched_switch's next_tid only; the event
 context (tid) is the ground truth it is checked against."""
 import collections
@@ -44,6 +44,11 @@ def per_cpu_attribution(tr):
     return counts, unknown, wrong
 
 
+def r_pid(tr):
+    """The recorder's pid: the writer of the statedump."""
+    return next(e["pid"] for e in tr.events if e["name"] == "lttng_statedump_start")
+
+
 def test_dd_syscalls_attributed_from_sched_switch(record, tmp_path):
     r = record(tmp_path / "t", cmd=["dd", "if=/dev/zero", "of=/dev/null", "bs=4k", "count=3000"])
     r.check()
@@ -65,10 +70,9 @@ def test_dd_syscalls_attributed_from_sched_switch(record, tmp_path):
     ins = [s for s in switches if s["fields"]["next_tid"] == dd]
     assert ins, "dd was never seen switched in"
     assert any(s["tid"] != dd and s["fields"]["prev_tid"] != dd for s in ins)
-    for s in switches:   # each concerns a followed task, prev (current) or next
-        f = s["fields"]
-        assert dd in (f["prev_tid"], f["next_tid"]), f
-        assert s["tid"] == f["prev_tid"], s
+    for s in switches:   # every task's, each recorded in its prev's context
+        assert s["tid"] == s["fields"]["prev_tid"], s
+    assert {s["fields"]["prev_tid"] for s in switches} - {dd, 0, r_pid(tr)}, "only dd's switches: not every task's"
 
 
 @pytest.mark.parametrize("how", ["-p", "--track-pid"])

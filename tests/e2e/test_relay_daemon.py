@@ -66,7 +66,7 @@ def test_daemon_ctrl_data_urls(daemon, relayd, tmp_path, bt2_read):
     p = create_session(daemon, "cd", "-C", f"tcp://127.0.0.1:{relayd.ctrl}", "-D", f"tcp://127.0.0.1:{relayd.data}",
               "--hostname", "h2")
     assert p.stdout == f"Session cd created.\nTraces will be streamed to relayd {relayd.url}\n", p.stdout
-    assert f"Trace output: {relayd.url}" in daemon.run("list", "cd").stdout
+    assert f"Trace output: tcp4://127.0.0.1:{relayd.ctrl}/ [data: {relayd.data}]\n" in daemon.run("list", "cd").stdout
     daemon.run("start")
     pid, path = dd(tmp_path)
     p = daemon.run("stop")
@@ -89,7 +89,7 @@ def test_live_viewer_sees_events_during_session(daemon, relayd, tmp_path):
     period_us = 250000
     daemon.run("create", "lv", "--set-url", relayd.url, f"--live={period_us}", "--hostname", "lvhost")
     # only dd's 777-byte writes, dd pinned to CPU 0: every other CPU's stream stays idle
-    daemon.run("enable-event", "-k", "--syscall", "write", "--filter", "count == 777")
+    daemon.run("enable-event", "-k", "--syscall", "write", "--filter", "count == 7777")
     daemon.run("add-context", "-k", "-t", "procname")
     daemon.run("start")
     bt = subprocess.Popen(["babeltrace2", "--input-format=lttng-live",
@@ -103,7 +103,7 @@ def test_live_viewer_sees_events_during_session(daemon, relayd, tmp_path):
         for k in range(3):
             out = tmp_path / f"dd{k}"
             t0 = time.monotonic()
-            subprocess.run(["taskset", "-c", "0", "dd", "if=/dev/zero", f"of={out}", "bs=777", "count=3",
+            subprocess.run(["taskset", "-c", "0", "dd", "if=/dev/zero", f"of={out}", "bs=7777", "count=3",
                             "status=none"], check=True)
             t1 = time.monotonic()
             seen = ""
@@ -155,3 +155,42 @@ def test_relay_killed_mid_session(daemon, relayd, tmp_path, bt2_read):
     assert n_pk >= 1 and n_ev >= 6, line          # the later dd's writes at least
     daemon.run("destroy")
     exact(bt2_read, trace, pid, path)             # the part delivered is readable, dd's first run whole
+
+
+def test_live_viewer_gets_packets_flushed_at_stop(daemon, relayd, tmp_path):
+    """stop then destroy while the viewer is stopped (SIGSTOP): the packets flushed at stop
+    still reach it when it goes on (the last rotation to no chunk at destroy, as
+    lttng-sessiond's, keeps the chunk readable to its end; without it the viewer gets none)."""
+    daemon.run("create", "lag", "--set-url", relayd.url, "--live=1000000", "--hostname", "lh")
+    daemon.run("enable-event", "-k", "--syscall", "write", "--filter", "count == 7331 || count == 7332")
+    daemon.run("add-context", "-k", "-t", "pid")
+    daemon.run("start")
+    bt = subprocess.Popen(["babeltrace2", "--input-format=lttng-live", f"net://127.0.0.1:{relayd.live}/host/lh/lag"],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def dd(bs):
+        p = subprocess.Popen(["taskset", "-c", "0", "dd", "if=/dev/zero", f"of={tmp_path / 'o'}", f"bs={bs}", "count=3",
+                              "status=none"], stdin=subprocess.DEVNULL)
+        assert p.wait(timeout=30) == 0
+        return p.pid
+
+    try:
+        time.sleep(1.5)
+        marker = dd(7332)               # seen by the viewer: it is attached and following
+        seen = ""
+        while f"pid = {marker} " not in seen:
+            seen += bt.stdout.readline()
+            assert bt.poll() is None, bt.stderr.read()
+        bt.send_signal(signal.SIGSTOP)  # a viewer that lags: it reads after the session is gone
+        pid = dd(7331)
+        daemon.run("stop")              # dd's packet flushed here, not by the live timer (1 s)
+        daemon.run("destroy")
+        bt.send_signal(signal.SIGCONT)
+        out, err = bt.communicate(timeout=20)
+    finally:
+        if bt.poll() is None:
+            bt.kill()
+            bt.wait()
+    assert bt.returncode == 0 and " E " not in err, err
+    mine = [ln for ln in out.splitlines() if f"pid = {pid} " in ln and "syscall_entry_write" in ln]
+    assert len(mine) == 3, out

@@ -135,6 +135,73 @@ static void test_replies(void **state)
 	assert_int_equal(id, 256);
 	assert_int_equal(ret, 11);
 	assert_int_equal(relay_parse_generic(st + 8, 3, &ret), 0);
+	/* CLOSE_TRACE_CHUNK: {ret, path_len, path}; TRACE_CHUNK_EXISTS: {ret, u8} */
+	const uint8_t cl[] = { 0, 0, 0, 10, 0, 0, 0, 4, 'a', '/', 'b', 0 };
+	assert_int_equal(relay_parse_close_chunk(cl, 11, &ret, path, sizeof(path)), 0);
+	assert_int_equal(relay_parse_close_chunk(cl, 12, &ret, path, sizeof(path)), 12);
+	assert_int_equal(ret, RELAY_LTTNG_OK);
+	assert_string_equal(path, "a/b");
+	const uint8_t clbig[] = { 0, 0, 0, 10, 0, 1, 0, 1 };
+	assert_int_equal(relay_parse_close_chunk(clbig, 8, &ret, path, sizeof(path)), -EPROTO);
+	const uint8_t ex[] = { 0, 0, 0, 10, 1 };
+	bool exists = false;
+	assert_int_equal(relay_parse_chunk_exists(ex, 4, &ret, &exists), 0);
+	assert_int_equal(relay_parse_chunk_exists(ex, 5, &ret, &exists), 5);
+	assert_true(exists);
+}
+
+/* <net_output>'s URIs: lttng's tcp4://HOST:PORT/PATH, back and forth. */
+static void test_uris(void **state)
+{
+	struct relay_url u;
+	char err[256], c[300], d[300];
+
+	assert_int_equal(relay_url_parse_uris(&u, "tcp4://10.0.0.1:6000/a/b/", "tcp4://10.0.0.1:6001/a/b", err, sizeof(err)), 0);
+	assert_string_equal(u.host, "10.0.0.1");
+	assert_int_equal(u.ctrl_port, 6000);
+	assert_int_equal(u.data_port, 6001);
+	assert_string_equal(u.path, "a/b");
+	relay_url_format_uris(&u, c, sizeof(c), d, sizeof(d));
+	assert_string_equal(c, "tcp4://10.0.0.1:6000/a/b");
+	assert_string_equal(d, "tcp4://10.0.0.1:6001/a/b");
+	assert_int_equal(relay_url_parse_uris(&u, "tcp6://[::1]:5342/", "tcp6://[::1]:5343/", err, sizeof(err)), 0);
+	assert_true(u.v6);
+	relay_url_format_uris(&u, c, sizeof(c), d, sizeof(d));
+	assert_string_equal(c, "tcp6://[::1]:5342/");
+	assert_int_equal(relay_url_parse_uris(&u, "tcp4://a:1/", "tcp4://b:2/", err, sizeof(err)), -EINVAL);
+	assert_int_equal(relay_url_parse_uris(&u, "tcp4://a:1/../x", "tcp4://a:2/", err, sizeof(err)), -EINVAL);
+	assert_int_equal(relay_url_parse_uris(&u, "a", "b", err, sizeof(err)), -EINVAL);
+	assert_int_equal(relay_url_parse_uris(&u, "tcp4://", "tcp4://a/", err, sizeof(err)), -EINVAL);
+}
+
+/* ROTATE_STREAMS packed (13-byte head), CLOSE_TRACE_CHUNK with its command set. */
+static void test_chunk_payloads(void **state)
+{
+	uint8_t b[64];
+	const uint64_t h[2] = { 7, 9 }, at[2] = { 0, 5 };
+
+	assert_int_equal(relay_build_rotate_streams(b, sizeof(b), h, at, 2, true, 3), 45);
+	const uint8_t head[13] = { 0, 0, 0, 2, 1, 0, 0, 0, 0, 0, 0, 0, 3 };
+	assert_memory_equal(b, head, 13);
+	assert_int_equal(b[13 + 7], 7);
+	assert_int_equal(b[13 + 16 + 7], 9);
+	assert_int_equal(b[13 + 16 + 15], 5);
+	assert_int_equal(relay_build_rotate_streams(b, 44, h, at, 2, true, 3), -ENOSPC);
+	assert_int_equal(relay_build_rotate_streams(b, sizeof(b), h, at, 1, false, 3), 29);
+	assert_int_equal(b[4], 0);
+	assert_int_equal(b[12], 0);
+	assert_int_equal(relay_build_close_chunk(b, sizeof(b), 2, 100, RELAY_CHUNK_NO_OPERATION), 21);
+	const uint8_t cl[21] = { 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 100, 1, 0, 0, 0, 1 };
+	assert_memory_equal(b, cl, 21);
+	assert_int_equal(relay_build_chunk_exists(b, 7, 2), -ENOSPC);
+	/* CREATE_TRACE_CHUNK: a snapshot's named chunk (length with its NUL), or none */
+	assert_int_equal(relay_build_create_chunk(b, sizeof(b), 1, 5, "snap-1"), 27);
+	assert_int_equal(b[19], 7);
+	assert_string_equal((char *)b + 20, "snap-1");
+	assert_int_equal(relay_build_create_chunk(b, 26, 1, 5, "snap-1"), -ENOSPC);
+	assert_int_equal(relay_build_create_chunk(b, sizeof(b), 1, 5, NULL), 20);
+	assert_int_equal(b[19], 0);
+	assert_int_equal(relay_cmd_name(RELAY_ROTATE_STREAMS)[0], 'R');
 }
 
 int main(void)
@@ -143,6 +210,8 @@ int main(void)
 		cmocka_unit_test(test_urls),
 		cmocka_unit_test(test_payloads),
 		cmocka_unit_test(test_replies),
+		cmocka_unit_test(test_chunk_payloads),
+		cmocka_unit_test(test_uris),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -28,6 +28,14 @@ static __always_inline bool track_ok(struct task_struct *t, __u64 ug)
 	}
 	if ((track_mask & SCRY_TRACK_VPID) && !vpid_ok(t))
 		return false;
+	if (track_mask & (SCRY_TRACK_VUID | SCRY_TRACK_VGID)) {   /* LTTng's vuid/vgid trackers */
+		__u32 vuid = vuid_of(t, BPF_CORE_READ(t, cred, uid.val)), vgid = vgid_of(t, BPF_CORE_READ(t, cred, gid.val));
+
+		if ((track_mask & SCRY_TRACK_VUID) && !bpf_map_lookup_elem(&track_vuid, &vuid))
+			return false;
+		if ((track_mask & SCRY_TRACK_VGID) && !bpf_map_lookup_elem(&track_vgid, &vgid))
+			return false;
+	}
 	if (track_mask & SCRY_TRACK_CGROUP) {
 		for (__u32 i = 0; i < SCRY_MAX_TRACK_CGROUPS; i++) {
 			if (i >= n_track_cgroups)
@@ -50,9 +58,22 @@ static __always_inline __u64 task_ug(struct task_struct *t)
 	return (__u64)c->gid.val << 32 | c->uid.val;
 }
 
+/* What else the memo's answer depends on: the task's cgroups (cgroup tracker); its user
+ * namespace and how many extents its id maps have (vuid/vgid trackers: a map is written once,
+ * after the namespace is made) */
 static __always_inline __u64 task_cgroups(struct task_struct *t)
 {
-	return (track_mask & SCRY_TRACK_CGROUP) ? (__u64)t->cgroups : 0;
+	struct user_namespace *ns;
+	__u64 cg = 0, nsv = 0;
+
+	if (!(track_mask & (SCRY_TRACK_VUID | SCRY_TRACK_VGID)))
+		return (track_mask & SCRY_TRACK_CGROUP) ? (__u64)t->cgroups : 0;
+	/* pointers as numbers (the verifier allows no arithmetic on them) */
+	if (track_mask & SCRY_TRACK_CGROUP)
+		bpf_probe_read_kernel(&cg, sizeof(cg), &t->cgroups);
+	ns = t->cred->user_ns;
+	bpf_probe_read_kernel(&nsv, sizeof(nsv), &t->cred->user_ns);
+	return cg ^ nsv ^ ((__u64)ns->uid_map.nr_extents << 48) ^ ((__u64)ns->gid_map.nr_extents << 56);
 }
 
 /* Current, proved from memo m for a syscall program given regs (see struct scry_memo), or
