@@ -112,7 +112,7 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 # fails when a program has none
 SCRY_BPF_SRCS := src/bpf/scry.bpf.c $(wildcard src/bpf/*.bpf.h)
 $(BUILD)/scry_lanes.h: $(BUILD)/scry.skel.h scripts/gen-lanes.sh $(SCRY_BPF_SRCS)
-	scripts/gen-lanes.sh $< $(SCRY_BPF_SRCS) > $@.tmp && mv $@.tmp $@
+	sh scripts/gen-lanes.sh $< $(SCRY_BPF_SRCS) > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/otlp/%.pb-c.c $(BUILD)/otlp/%.pb-c.h: proto/%.proto
 	@mkdir -p $(BUILD)/otlp
