@@ -269,6 +269,7 @@ test: deps
 bench: deps all
 	@bench/run.sh
 	@bench/trace.sh
+	@bench/trace_costs.sh
 	@bench/stall.sh
 	@bench/startup.sh
 	@bench/metrics.sh

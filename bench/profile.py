@@ -14,7 +14,22 @@ the sampling program's run time per run, and its total divided by the samples of
 target; the time scry took to unwind a stack (its summary's); scry's own CPU time.  The
 best of BENCH_ROUNDS interleaved rounds: on a shared VM interference only adds time.
 
-Environment: BENCH_SECONDS (3), BENCH_FREQ (499, the completeness runs), BENCH_ROUNDS (3)."""
+Overhead against the peers, same run: hotspots-nofp doing a fixed amount of work (N rounds
+of burn_a and burn_b, pinned to CPU 1) alone, then under each profiler sampling the whole
+machine: scry profile -a (fp and dwarf), perf record -a -g, perf record -a --call-graph dwarf
+(8192 bytes, as scry), bpftrace 'profile:hz:F { @[ustack, kstack] = count(); }', at 99 and
+999 Hz; the program's CPU time (user + system: the sampling interrupts are charged to it, the
+VM's other tasks are not) against its CPU time alone (the best of BENCH_ROUNDS interleaved
+rounds), the cost per sample ((time - alone) / (F x time)), the profiler's own CPU.
+
+Report time: a system-wide profile at 99 Hz of BENCH_WIDE seconds (10: a scaled proxy of a
+1-minute one) with nothing else running but the VM's own load: scry profile -a's time after
+sampling stops (symbolizing, SVG and folded written) against perf report --stdio's and
+perf script's on perf record -a -g's data, and perf report's on --call-graph dwarf's (perf
+script's there takes as long again: left out).
+
+Environment: BENCH_SECONDS (3), BENCH_FREQ (499, the completeness runs), BENCH_ROUNDS (3),
+BENCH_WORK (2000 rounds), BENCH_WIDE (10)."""
 import ctypes
 import os
 import re
@@ -144,6 +159,127 @@ def cost():
           "user stack in scry; scry CPU: all of scry's (start, BPF load, kallsyms, symbolizing, outputs)")
 
 
+def started(cmd, ready, stream):
+    """cmd started; returns once a line of its stream (stdout or stderr) matches ready"""
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE if stream == "out" else subprocess.DEVNULL,
+                         stderr=subprocess.PIPE if stream == "err" else subprocess.DEVNULL, text=True)
+    f = p.stdout if stream == "out" else p.stderr
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        line = f.readline()
+        if not line or re.search(ready, line):
+            return p, f
+    return p, f
+
+
+def work_ms(rounds):
+    """the CPU time (user + system, ms) of the fixed work: what sampling adds to the program
+    is charged to it (interrupts run in its time), what other tasks of the VM take is not"""
+    p = subprocess.Popen(["taskset", "-c", "1", NOFP, str(rounds), "work"], stdout=subprocess.DEVNULL)
+    _, _, ru = os.wait4(p.pid, 0)
+    p.returncode = 0
+    return (ru.ru_utime + ru.ru_stime) * 1e3
+
+
+def profiler(name, hz, d):
+    """the command of a profiler sampling the whole machine, the line it prints once sampling,
+    and on which stream"""
+    if name.startswith("scry"):
+        return [SCRY, "profile", "-a", "-F", hz, "--call-graph", name.split()[1], "-o", f"{d}/s.folded"], \
+            r"profiling at", "err"
+    if name == "perf -g":
+        return ["perf", "record", "-a", "-g", "-F", hz, "-o", f"{d}/p.data"], None, None
+    if name == "perf dwarf":
+        return ["perf", "record", "-a", "--call-graph", "dwarf,8192", "-F", hz, "-o", f"{d}/p.data"], None, None
+    return ["bpftrace", "-e", f"profile:hz:{hz} {{ @[ustack, kstack] = count(); }}"], r"Attaching", "out"
+
+
+def overhead():
+    rounds, n = int(os.environ.get("BENCH_ROUNDS", "3")), int(os.environ.get("BENCH_WORK", "2000"))
+    tools = ["scry fp", "scry dwarf", "perf -g", "perf dwarf", "bpftrace"]
+    have = {t: not subprocess.run(["which", t.split()[0] if not t.startswith("scry") else "true"],
+                                  capture_output=True).returncode for t in tools}
+    print(f"\nOverhead: hotspots-nofp, {n} rounds of work pinned to CPU 1, alone and under each profiler "
+          f"sampling every CPU; the best of {rounds} interleaved rounds")
+    best, alones = {}, []
+    with tempfile.TemporaryDirectory() as d:
+        for _ in range(rounds):
+            t = work_ms(n)
+            best["alone"] = min(best.get("alone", t), t)
+            alones.append(t)
+            for hz in ("99", "999"):
+                for tool in tools:
+                    if not have[tool]:
+                        continue
+                    cmd, ready, stream = profiler(tool, hz, d)
+                    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+                    if ready:
+                        p, f = started(cmd, ready, stream)
+                    else:
+                        p, f = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL), None
+                        time.sleep(1.0)
+                    try:
+                        t = work_ms(n)
+                    finally:
+                        p.send_signal(signal.SIGINT)
+                        if f:
+                            f.read()
+                        p.wait()
+                    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+                    old = best.get((tool, hz))
+                    best[(tool, hz)] = (min(old[0], t), min(old[1], cpu)) if old else (t, cpu)
+    alone = best["alone"]
+    print(f"{'profiler':<12} {'Hz':>5} {'work CPU ms':>11} {'vs alone':>9} {'us per sample':>14} {'its CPU ms':>11}")
+    print(f"{'(none)':<12} {'':>5} {alone:>11.1f} {1.0:>9.3f} {'':>14} {'':>11}   "
+          f"(alone: {min(alones):.0f} to {max(alones):.0f} ms over the rounds: a difference within that is noise)")
+    for (tool, hz), (t, cpu) in sorted((k, v) for k, v in best.items() if k != "alone"):
+        per = (t - alone) * 1e3 / (int(hz) * t / 1e3)
+        print(f"{tool:<12} {hz:>5} {t:>11.1f} {t / alone:>9.3f} {per:>14.2f} {cpu * 1e3:>11.0f}")
+    print("work CPU: the program's user + system time (the kernel charges an interrupt to the task it "
+          "interrupts; the VM's other tasks are not in it); us per sample: the added CPU time over the "
+          "samples of it (F x its time); its CPU: the profiler's whole run, start to written output "
+          "(perf: record only)")
+
+
+def timed(cmd, **kw):
+    t0 = time.time()
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, **kw)
+    return time.time() - t0
+
+
+def report_time():
+    wide = os.environ.get("BENCH_WIDE", "10")
+    print(f"\nReport time: every CPU at 99 Hz for {wide} s (a scaled proxy of a 1-minute profile), "
+          "seconds after sampling stops")
+    with tempfile.TemporaryDirectory() as d:
+        t0 = time.time()
+        p = subprocess.run([SCRY, "profile", "-q", "-a", "-F", "99", "--duration", wide, "-o", f"{d}/w.svg",
+                            "-o", f"{d}/w.folded"], capture_output=True, text=True)
+        scry_after = time.time() - t0 - float(wide)
+        m = re.search(r"(\d+) samples", p.stderr)
+        print(f"scry profile -a (fp): {scry_after:.2f} s after {wide} s of sampling, {m[1] if m else '?'} samples, "
+              "start and BPF load included")
+        t0 = time.time()
+        p = subprocess.run([SCRY, "profile", "-q", "-a", "-F", "99", "--call-graph", "dwarf", "--duration", wide,
+                            "-o", f"{d}/w.svg", "-o", f"{d}/w.folded"], capture_output=True, text=True)
+        print(f"scry profile -a --call-graph dwarf: {time.time() - t0 - float(wide):.2f} s after {wide} s "
+              "(stacks unwound while sampling)")
+        if subprocess.run(["which", "perf"], capture_output=True).returncode:
+            return
+        for mode, args in (("-g", ["-g"]), ("--call-graph dwarf", ["--call-graph", "dwarf,8192"])):
+            subprocess.run(["perf", "record", "-q", "-a", "-F", "99"] + args + ["-o", f"{d}/w.data", "--", "sleep",
+                           wide], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            rep = timed(["perf", "report", "-i", f"{d}/w.data", "--stdio"])
+            size = os.path.getsize(f"{d}/w.data") / 1e6
+            if mode == "-g":          # with dwarf perf script unwinds it all again: as long as the report
+                scr = timed(["perf", "script", "-i", f"{d}/w.data"])
+                print(f"perf record -a {mode}: perf report --stdio {rep:.2f} s, perf script {scr:.2f} s "
+                      f"({size:.1f} MB of data)")
+            else:
+                print(f"perf record -a {mode}: perf report --stdio {rep:.2f} s ({size:.1f} MB of data)")
+
+
 if __name__ == "__main__":
     if os.geteuid():
         sys.exit("bench/profile.py: run as root")
@@ -151,3 +287,5 @@ if __name__ == "__main__":
         print("bench/profile.py: perf not installed (apt-get install linux-perf): its column is empty")
     completeness()
     cost()
+    overhead()
+    report_time()

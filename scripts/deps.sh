@@ -32,6 +32,8 @@ PKGS+=(protobuf-compiler python3-protobuf)
 PKGS+=(debhelper dpkg-dev lintian)
 # libscry's ABI checked against its stored baseline (abidw, abidiff: make check-abi)
 PKGS+=(abigail-tools)
+# scry top in a terminal: tmux (send-keys, capture-pane; tests/e2e/test_top.py)
+PKGS+=(tmux)
 BENCH_PKGS=(strace linux-perf bpftrace hyperfine)
 
 for arg in "$@"; do

@@ -12,6 +12,7 @@
 #ifndef __bpf__
 #include <linux/types.h>
 #endif
+#include "bpf/ustack.h"
 
 #define SCRY_EVENT_HEADER_SIZE 10       /* u16 id + u64 timestamp */
 #define SCRY_MAX_SYSCALLS      1024     /* syscall numbers 0..1023 */
@@ -391,6 +392,32 @@ struct scry_cpu_stats {
 	__u64 unfollowed;     /* child of a followed process not followed: the follow set full */
 };
 
+/* ---- scry trace -k: user stacks unwound in user space (bpf/ustack.h) -------------------
+ * With ustack_window > 0 (rodata), an event whose id has its bit in ustack_ids (rodata: the
+ * syscall exits) sends its thread's user registers and the bytes of its stack from the
+ * stack pointer up (at most ustack_window) to the ring "ustacks", before the event itself
+ * is committed; user space finds it by the event's thread and timestamp.  No call stack
+ * context is needed (the event keeps its size: ~50 bytes, not the context's 1 KB). */
+#define SCRY_USTACK_IDS 65536         /* event ids 0..65535 (a u16) */
+#define SCRY_USTACK_WINDOW 32768      /* scry trace -k's default window */
+
+struct scry_ustack_rec {
+	__u32 tid, tgid;
+	__u64 ts;                 /* the event's timestamp */
+	__u64 regs[SCRY_DWREGS_N];
+	__u16 id;                 /* the event's id */
+	__u16 pad;
+	__u32 size;               /* bytes of data */
+	__u8 data[];
+};
+
+/* Per CPU: what became of the copies. */
+struct scry_ustack_stats {
+	__u64 sent;               /* copies in the ring */
+	__u64 ring_full;          /* no room in the ring: the call shown without its frames */
+	__u64 busy;               /* this CPU's copy area held by the program this run interrupted */
+};
+
 /* One program's recursion misses on one CPU, as the misses iterator (misses.bpf.c) writes
  * them: the kernel skipped the program there because a tracing program already ran. */
 struct scry_miss {
@@ -526,8 +553,16 @@ struct scry_metric_hist {
 struct scry_metric_stats {
 	__u64 events;                        /* syscall exits that fed at least one metric */
 	__u64 no_entry;                      /* latency unknown (entry before the start): not counted */
-	__u64 overflow[SCRY_METRICS_MAX];    /* updates lost: the metric's map was full (spans:
-	                                      * the ring buffer was) */
+	__u64 overflow[SCRY_METRICS_MAX];    /* updates lost: the metric's map was full, a new
+	                                      * series refused (-E2BIG) (spans: their ring was) */
+	/* updates lost for another reason, the map not full (a new series' insertion failed): */
+	__u64 no_memory[SCRY_METRICS_MAX];   /* -ENOMEM: no memory for the series (a map without
+	                                      * preallocation takes it from the CPU's cache of the
+	                                      * kernel's BPF allocator, refilled after the program:
+	                                      * a burst of new series empties it) */
+	__u64 busy[SCRY_METRICS_MAX];        /* -EBUSY: the map's bucket lock was held on this CPU
+	                                      * (this program interrupted one updating the map) */
+	__u64 failed[SCRY_METRICS_MAX];      /* any other error */
 	__u64 marks_lost;                    /* application span marks not kept (tracing: parent:
 	                                      * a thread's storage, a request's in blk_mark) */
 };

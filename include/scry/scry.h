@@ -53,8 +53,8 @@ extern "C" {
 const char *scry_version(void);
 
 /* ---------------------------------------------------------------------------------------
- * In-process sessions: new -> enable_event / add_context / track_pid / on_event -> start
- * -> run (until the stop flag or the tracked processes' end) -> stop -> destroy.
+ * In-process sessions: new -> [add_channel] -> enable_event / add_context / track_pid /
+ * on_event -> start -> run (until the stop flag or the tracked processes' end) -> stop -> destroy.
  * ------------------------------------------------------------------------------------- */
 
 struct scry_session;
@@ -84,13 +84,53 @@ struct scry_session_options {
 #define SCRY_SESSION_OPTIONS_INIT { .size = sizeof(struct scry_session_options) }
 #endif
 
+/* A channel (LTTng's): a stream class of the trace (stream files NAME_<cpu>) with its own
+ * per-CPU buffers, event-loss mode, events and contexts.  A session without
+ * scry_session_add_channel has one, "channel0", which scry_session_enable_event fills. */
+struct scry_channel_options {
+	size_t size;               /* sizeof(struct scry_channel_options): SCRY_CHANNEL_OPTIONS_INIT */
+	/* LTTng's event-loss mode.  0 (discard): a full ring drops new events (counted in
+	 * stats.discarded, reported as loss records).  Nonzero (overwrite): each CPU's last
+	 * num_subbuf sub-buffers wait for the writer (once a second, the switch timer, stop);
+	 * one more completed meanwhile overwrites the oldest unwritten (counted in
+	 * stats.lost_packets, a gap in the trace's packet_seq_num).  Needs options.output and no
+	 * relay_url; the callback still gets every event. */
+	int overwrite;
+	/* LTTng's sub-buffer: the trace's packet bytes, a power of two from 4 KiB to 256 MiB
+	 * (0: 1 MiB) */
+	size_t subbuf_size;
+	/* LTTng's sub-buffer count, 1 to 1024 (0: 4): an overwrite channel's sub-buffers per
+	 * CPU; in a discard channel, when given, subbuf_size x num_subbuf is the per-CPU ring
+	 * (instead of buffer_size) */
+	unsigned num_subbuf;
+	/* per-CPU ring buffer bytes (a power of two, 1 MiB to 2 GiB; 0: the session's
+	 * buffer_size) */
+	size_t buffer_size;
+	/* LTTng's switch timer: every switch_timer_us microseconds (at most UINT32_MAX) the
+	 * channel's partly filled packets are written out, so a low-rate stream reaches the
+	 * disk; 0: once a second.  (No read timer: the rings are polled at their fill rate.) */
+	uint64_t switch_timer_us;
+	/* LTTng's trace file splitting: each CPU's stream in files NAME_<cpu>_<index> of at most
+	 * tracefile_size bytes (whole packets: at least subbuf_size), the oldest deleted beyond
+	 * tracefile_count files (0: every file kept; at most 1000000; needs tracefile_size).
+	 * 0: one file per CPU.  Needs options.output. */
+	uint64_t tracefile_size;
+	uint64_t tracefile_count;
+};
+#ifdef __cplusplus
+#define SCRY_CHANNEL_OPTIONS_INIT { sizeof(struct scry_channel_options), 0, 0, 0, 0, 0, 0, 0 }
+#else
+#define SCRY_CHANNEL_OPTIONS_INIT { .size = sizeof(struct scry_channel_options) }
+#endif
+
 /* A new session, nothing loaded yet.  opts may be NULL (the defaults: no trace directory,
  * tracked processes only).  NULL with the reason in err (a bad option, a malformed relay
  * URL, out of memory). */
 struct scry_session *scry_session_new(const struct scry_session_options *opts, char *err, size_t errlen);
 
-/* Enable the events of spec, `scry record -e`'s syntax ("syscall:openat", "syscall:open*",
- * "sched:sched_switch", "sched:*", "uprobe:/bin/bash:readline"...; `scry list` shows them),
+/* Enable the events of spec in the default channel ("channel0"), `scry record -e`'s
+ * syntax ("syscall:openat", "syscall:open*", "sched:sched_switch", "sched:*",
+ * "uprobe:/bin/bash:readline"...; `scry list` shows them),
  * with filter (LTTng's filter language over the event's fields and contexts, e.g.
  * "filename == \"/etc/passwd\"" — NULL: none): an event is recorded when one of its enabled
  * rules accepts it; a filter naming a field an event lacks rejects it (an exit has no
@@ -99,10 +139,29 @@ struct scry_session *scry_session_new(const struct scry_session_options *opts, c
 int scry_session_enable_event(struct scry_session *s, const char *spec, const char *filter, char *err,
 			      size_t errlen);
 
-/* Add a context every event carries: "pid", "tid", "procname", "ppid", "uid", "cpu_id",
- * "hostname"... (`scry list contexts`).  pid, tid and procname are there by default.
+/* Add channel name (letters, digits, '_', '-', '.'; "channel0" is the default channel's
+ * name) with opts (NULL: the defaults: discard, 1 MiB sub-buffers, the session's ring
+ * size); its events and contexts are given by the _in_channel calls.  Before
+ * scry_session_start: -EBUSY after; -EEXIST: a channel of that name; -EINVAL: a bad name
+ * or option.  A channel added gets at least one event (start refuses it otherwise). */
+int scry_session_add_channel(struct scry_session *s, const char *name, const struct scry_channel_options *opts,
+			     char *err, size_t errlen);
+
+/* scry_session_enable_event in channel (NULL or "channel0": the default channel, made with
+ * the defaults when first used, unless scry_session_add_channel made it before).
+ * -ENOENT: no such channel. */
+int scry_session_enable_event_in_channel(struct scry_session *s, const char *channel, const char *spec,
+					 const char *filter, char *err, size_t errlen);
+
+/* Add a context every event (of every channel) carries: "pid", "tid", "procname", "ppid",
+ * "uid", "cpu_id", "hostname"... (`scry list contexts`).  pid, tid and procname are there
+ * by default.
  * Before scry_session_start: -EBUSY after; -EINVAL: no such context. */
 int scry_session_add_context(struct scry_session *s, const char *name, char *err, size_t errlen);
+/* Add a context to the events of channel alone (NULL: every channel, as
+ * scry_session_add_context).  -ENOENT: no such channel. */
+int scry_session_add_context_in_channel(struct scry_session *s, const char *channel, const char *name, char *err,
+					size_t errlen);
 
 /* Trace process pid (every thread of it; a thread's id stands for its process) and the
  * children it makes from then on.  Before
@@ -115,6 +174,16 @@ int scry_session_track_pid(struct scry_session *s, pid_t pid, char *err, size_t 
  * processes: both must hold).  Before scry_session_start: -EBUSY after. */
 int scry_session_track_uid(struct scry_session *s, uid_t uid, char *err, size_t errlen);
 int scry_session_track_gid(struct scry_session *s, gid_t gid, char *err, size_t errlen);
+
+/* LTTng's vpid tracker: only the processes whose pid in their own pid namespace is vpid
+ * (a container's process 1, say), and the children they make while tracing.  Combined
+ * with the other trackers as the uid one.  Before scry_session_start: -EBUSY after. */
+int scry_session_track_vpid(struct scry_session *s, pid_t vpid, char *err, size_t errlen);
+/* The cgroup tracker: only the processes in the cgroup v2 directory path
+ * ("/sys/fs/cgroup/system.slice/nginx.service") or below it, when the event happens (at
+ * most 16 paths).  Combined with the other trackers as the uid one.  Before
+ * scry_session_start: -EBUSY after; -ENOENT, -ENOTDIR: not a cgroup v2 directory. */
+int scry_session_track_cgroup(struct scry_session *s, const char *path, char *err, size_t errlen);
 
 /* The callback for each event (NULL: none), in each CPU's time order (events of different
  * CPUs are not merged), and for each loss (scry_event_kind SCRY_EVENT_LOSS).  Called from
@@ -149,9 +218,11 @@ struct scry_session_stats {
 	uint64_t bytes;            /* bytes of the trace's stream files (0 without a trace) */
 	uint64_t relay_lost;       /* events in packets the relay did not take (its queue full, or
 				    * it went away); the callback and the trace directory had them */
+	uint64_t lost_packets;     /* overwrite channels: packets overwritten before they were
+				    * written (the callback had their events) */
 };
 #ifdef __cplusplus
-#define SCRY_SESSION_STATS_INIT { sizeof(struct scry_session_stats), 0, 0, 0, 0, 0 }
+#define SCRY_SESSION_STATS_INIT { sizeof(struct scry_session_stats), 0, 0, 0, 0, 0, 0 }
 #else
 #define SCRY_SESSION_STATS_INIT { .size = sizeof(struct scry_session_stats) }
 #endif
@@ -197,6 +268,9 @@ uint64_t scry_event_timestamp(const struct scry_event *e);
 uint32_t scry_event_cpu(const struct scry_event *e);
 /* A loss record: the events lost (in the kernel or on the way) since the previous one. */
 uint64_t scry_event_lost(const struct scry_event *e);
+/* The channel it was recorded in ("channel0" unless scry_session_add_channel named
+ * others); NULL for a loss record (which counts every channel's losses). */
+const char *scry_event_channel(const struct scry_event *e);
 
 /* The payload's fields: how many, the name of the i-th, the type of one by name. */
 unsigned scry_event_field_count(const struct scry_event *e);

@@ -8,10 +8,11 @@
 #include "api/event.h"
 #include <scry/scry.h>
 
-int scry_api_decoder_init(struct scry_api_decoder *d, struct scry_engine_session *s, char *err, size_t errlen)
+int scry_api_decoder_init(struct scry_api_decoder *d, struct scry_engine_session *s, unsigned chan, char *err,
+			  size_t errlen)
 {
 	memset(d, 0, sizeof(*d));
-	d->nevents = scry_session_events(s, 0, &d->events);
+	d->nevents = scry_session_events(s, chan, &d->events);
 	for (size_t i = 0; i < d->nevents; i++)
 		if (d->events[i] && d->events[i]->nfields > d->maxfields)
 			d->maxfields = d->events[i]->nfields;
@@ -19,7 +20,7 @@ int scry_api_decoder_init(struct scry_api_decoder *d, struct scry_engine_session
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	scry_record_layout_init(&d->layout, scry_session_ctx_mask(s, 0));
+	scry_record_layout_init(&d->layout, scry_session_ctx_mask(s, chan));
 	return 0;
 }
 
@@ -43,6 +44,7 @@ const struct scry_event *scry_api_decode(struct scry_api_decoder *d, unsigned cp
 	e->ev = d->events[e->rec.id];
 	e->layout = &d->layout;
 	e->vals = d->vals;
+	e->channel = d->channel;
 	e->cpu = cpu;
 	e->ts = e->rec.ts;
 	return e;
@@ -85,6 +87,11 @@ uint32_t scry_event_cpu(const struct scry_event *e)
 uint64_t scry_event_lost(const struct scry_event *e)
 {
 	return e ? e->lost : 0;
+}
+
+const char *scry_event_channel(const struct scry_event *e)
+{
+	return e ? e->channel : NULL;
 }
 
 unsigned scry_event_field_count(const struct scry_event *e)

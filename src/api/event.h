@@ -13,12 +13,14 @@ struct scry_event {
 	const struct scry_record_layout *layout;
 	struct scry_record rec;
 	const struct scry_fieldval *vals;          /* ev->nfields decoded values */
+	const char *channel;                       /* its channel's name (NULL: a loss record) */
 	uint32_t cpu;
 	uint64_t ts, lost;
 };
 
-/* A session's decoder: its channel's events and contexts (from load on). */
+/* A session's decoder: one channel's events and contexts (from load on). */
 struct scry_api_decoder {
+	const char *channel;                       /* its name, the engine's (valid while it is) */
 	const struct scry_engine_event *const *events;   /* by event id */
 	size_t nevents;
 	struct scry_record_layout layout;
@@ -28,8 +30,9 @@ struct scry_api_decoder {
 	uint64_t malformed;                        /* records that did not decode (skipped) */
 };
 
-/* For channel 0 of a loaded session: 0, or -errno with the reason. */
-int scry_api_decoder_init(struct scry_api_decoder *d, struct scry_engine_session *s, char *err, size_t errlen);
+/* For channel chan (an index) of a loaded session: 0, or -errno with the reason. */
+int scry_api_decoder_init(struct scry_api_decoder *d, struct scry_engine_session *s, unsigned chan, char *err,
+			  size_t errlen);
 void scry_api_decoder_free(struct scry_api_decoder *d);
 /* Record ev (size bytes) of cpu decoded, or NULL (a record that does not decode: counted). */
 const struct scry_event *scry_api_decode(struct scry_api_decoder *d, unsigned cpu, const uint8_t *ev, size_t size);

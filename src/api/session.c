@@ -1,8 +1,8 @@
 /* session.c — libscry's in-process sessions (include/scry/scry.h) over the engine's
- * (session/session.h), the same code `scry record` runs: the rules, contexts and tracked
- * processes gathered before start, then one channel made of them; the events handed to the
- * caller's callback by the channel's record sink (event.c decodes them), the losses as
- * loss records after each poll of the rings. */
+ * (session/session.h), the same code `scry record` runs: the channels (channel.c), tracked
+ * processes and trackers gathered before start, then the engine's session made of them;
+ * the events handed to the caller's callback by each channel's record sink (event.c
+ * decodes them), the losses as loss records after each poll of the rings. */
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -10,42 +10,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statfs.h>
+#include <linux/magic.h>
 #include "api/engine.h"
 #include "api/event.h"
+#include "api/session_int.h"
 #include <scry/scry.h>
 
 #define DEFAULT_CTX ((1ULL << SCRY_CTX_PID) | (1ULL << SCRY_CTX_TID) | (1ULL << SCRY_CTX_PROCNAME))
-
-struct scry_session {
-	struct scry_session_options opts;   /* the known members; output copied */
-	char *output;
-	char *relay_name;
-	struct relay_url relay;             /* opts.relay_url parsed */
-	char **specs, **filters;            /* the rules, in order (filters[i] NULL: none) */
-	size_t nrules;
-	uint64_t ctx_mask;
-	pid_t *pids;
-	size_t npids;
-	uint32_t *uids, *gids;              /* the uid and gid trackers (NULL: none) */
-	size_t nuids, ngids;
-	scry_event_cb cb;
-	void *cb_ctx;
-	struct scry_engine_session *engine; /* from start */
-	bool stopped;
-	struct scry_api_decoder dec;        /* the callback's events (event.c) */
-	uint64_t lost_reported;             /* losses given to the callback so far */
-};
 
 const char *scry_version(void)
 {
 	return "0.1.0";
 }
 
-/* err may be NULL when errlen is 0 */
-#define SAY(...) ((void)(errlen ? snprintf(err, errlen, __VA_ARGS__) : 0))
-
-static bool check_session(const struct scry_session *s, bool before_start, const char *what, char *err,
-			  size_t errlen, int *ret)
+bool api_check_session(const struct scry_session *s, bool before_start, const char *what, char *err,
+		       size_t errlen, int *ret)
 {
 	if (!s) {
 		SAY("%s: no session (NULL)", what);
@@ -58,6 +38,20 @@ static bool check_session(const struct scry_session *s, bool before_start, const
 		return false;
 	}
 	return true;
+}
+
+int api_check_ring_size(const char *what, size_t size, char *err, size_t errlen)
+{
+	if (size && (size & (size - 1))) {
+		SAY("%s: buffer_size %zu is not a power of two", what, size);
+		return -EINVAL;
+	}
+	if (size && (size < SCRY_MIN_RING_SIZE || size > SCRY_RING_MAX)) {
+		SAY("%s: buffer_size %zu is out of range (%u to %llu bytes)", what, size, SCRY_MIN_RING_SIZE,
+		    (unsigned long long)SCRY_RING_MAX);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 struct scry_session *scry_session_new(const struct scry_session_options *opts, char *err, size_t errlen)
@@ -74,15 +68,8 @@ struct scry_session *scry_session_new(const struct scry_session_options *opts, c
 		SAY("scry_session_new: an empty output directory name (NULL: no trace)");
 		return NULL;
 	}
-	if (opts && opts->buffer_size && (opts->buffer_size & (opts->buffer_size - 1))) {
-		SAY("scry_session_new: buffer_size %zu is not a power of two", opts->buffer_size);
+	if (opts && api_check_ring_size("scry_session_new", opts->buffer_size, err, errlen))
 		return NULL;
-	}
-	if (opts && opts->buffer_size && (opts->buffer_size < SCRY_MIN_RING_SIZE || opts->buffer_size > SCRY_RING_MAX)) {
-		SAY("scry_session_new: buffer_size %zu is out of range (%u to %llu bytes)", opts->buffer_size,
-		    SCRY_MIN_RING_SIZE, (unsigned long long)SCRY_RING_MAX);
-		return NULL;
-	}
 	if (!(s = calloc(1, sizeof(*s))))
 		goto oom;
 	if (opts)   /* the members this caller's options have (an older header's: fewer) */
@@ -117,58 +104,12 @@ oom:
 	return NULL;
 }
 
-int scry_session_enable_event(struct scry_session *s, const char *spec, const char *filter, char *err,
-			      size_t errlen)
-{
-	char **sp, **fp, *a = NULL, *b = NULL;
-	int ret;
-
-	if (!check_session(s, true, "scry_session_enable_event", err, errlen, &ret))
-		return ret;
-	if (!spec || !*spec) {
-		SAY("scry_session_enable_event: no event spec (e.g. \"syscall:openat\")");
-		return -EINVAL;
-	}
-	if (filter && !*filter)
-		filter = NULL;
-	if (!(sp = realloc(s->specs, (s->nrules + 1) * sizeof(*sp))))
-		goto oom;
-	s->specs = sp;
-	if (!(fp = realloc(s->filters, (s->nrules + 1) * sizeof(*fp))))
-		goto oom;
-	s->filters = fp;
-	if (!(a = strdup(spec)) || (filter && !(b = strdup(filter))))
-		goto oom;
-	s->specs[s->nrules] = a;
-	s->filters[s->nrules++] = b;
-	return 0;
-oom:
-	free(a);
-	SAY("scry_session_enable_event: out of memory");
-	return -ENOMEM;
-}
-
-int scry_session_add_context(struct scry_session *s, const char *name, char *err, size_t errlen)
-{
-	int ret, c;
-
-	if (!check_session(s, true, "scry_session_add_context", err, errlen, &ret))
-		return ret;
-	if (!name || (c = scry_context_by_name(name)) < 0) {
-		if (errlen)
-			scry_context_unknown(name ? name : "(NULL)", err, errlen);
-		return -EINVAL;
-	}
-	s->ctx_mask |= 1ULL << c;
-	return 0;
-}
-
 int scry_session_track_pid(struct scry_session *s, pid_t pid, char *err, size_t errlen)
 {
 	pid_t *v, tgid;
 	int ret;
 
-	if (!check_session(s, true, "scry_session_track_pid", err, errlen, &ret))
+	if (!api_check_session(s, true, "scry_session_track_pid", err, errlen, &ret))
 		return ret;
 	if (pid <= 0) {
 		SAY("scry_session_track_pid: %d is no process id", (int)pid);
@@ -195,7 +136,7 @@ static int track_id(struct scry_session *s, const char *what, uint32_t **v, size
 	uint32_t *w;
 	int ret;
 
-	if (!check_session(s, true, what, err, errlen, &ret))
+	if (!api_check_session(s, true, what, err, errlen, &ret))
 		return ret;
 	if (id == UINT32_MAX) {
 		SAY("%s: %u is no id (-1)", what, (unsigned)id);
@@ -219,6 +160,49 @@ int scry_session_track_gid(struct scry_session *s, gid_t gid, char *err, size_t 
 	return track_id(s, "scry_session_track_gid", s ? &s->gids : NULL, s ? &s->ngids : NULL, gid, err, errlen);
 }
 
+int scry_session_track_vpid(struct scry_session *s, pid_t vpid, char *err, size_t errlen)
+{
+	if (s && vpid <= 0) {
+		SAY("scry_session_track_vpid: %d is no process id", (int)vpid);
+		return -EINVAL;
+	}
+	return track_id(s, "scry_session_track_vpid", s ? &s->vpids : NULL, s ? &s->nvpids : NULL, (uint32_t)vpid, err,
+			errlen);
+}
+
+int scry_session_track_cgroup(struct scry_session *s, const char *path, char *err, size_t errlen)
+{
+	struct statfs sf;
+	char **v, *p;
+	int ret;
+
+	if (!api_check_session(s, true, "scry_session_track_cgroup", err, errlen, &ret))
+		return ret;
+	if (!path || !*path) {
+		SAY("scry_session_track_cgroup: no cgroup directory (e.g. \"/sys/fs/cgroup/system.slice\")");
+		return -EINVAL;
+	}
+	if (s->ncgroups == SCRY_MAX_TRACK_CGROUPS) {
+		SAY("scry_session_track_cgroup: more than %d cgroups", SCRY_MAX_TRACK_CGROUPS);
+		return -E2BIG;
+	}
+	if (statfs(path, &sf)) {
+		ret = -errno;
+		SAY("scry_session_track_cgroup: '%s': %s", path, strerror(-ret));
+		return ret;
+	}
+	if (sf.f_type != CGROUP2_SUPER_MAGIC) {
+		SAY("scry_session_track_cgroup: '%s' is not a cgroup v2 directory", path);
+		return -ENOTDIR;
+	}
+	if (!(v = realloc(s->cgroups, (s->ncgroups + 1) * sizeof(*v))) || !(s->cgroups = v, p = strdup(path))) {
+		SAY("scry_session_track_cgroup: out of memory");
+		return -ENOMEM;
+	}
+	s->cgroups[s->ncgroups++] = p;
+	return 0;
+}
+
 int scry_session_on_event(struct scry_session *s, scry_event_cb cb, void *ctx)
 {
 	if (!s)
@@ -230,14 +214,14 @@ int scry_session_on_event(struct scry_session *s, scry_event_cb cb, void *ctx)
 	return 0;
 }
 
-/* The channel's record sink: each record decoded and given to the callback. */
+/* A channel's record sink: each record decoded and given to the callback. */
 static void sink(void *ctx, unsigned cpu, const uint8_t *ev, size_t size)
 {
-	struct scry_session *s = ctx;
-	const struct scry_event *e = scry_api_decode(&s->dec, cpu, ev, size);
+	struct api_channel *c = ctx;
+	const struct scry_event *e = scry_api_decode(&c->dec, cpu, ev, size);
 
-	if (e && s->cb)              /* none during destroy */
-		s->cb(e, s->cb_ctx);
+	if (e && c->s->cb)           /* none during destroy */
+		c->s->cb(e, c->s->cb_ctx);
 }
 
 /* A loss record for what was lost since the last one (total: the session's losses so far),
@@ -245,7 +229,7 @@ static void sink(void *ctx, unsigned cpu, const uint8_t *ev, size_t size)
 static void report_loss(struct scry_session *s, uint64_t total)
 {
 	if (s->cb && total > s->lost_reported) {
-		s->cb(scry_api_loss(&s->dec, total - s->lost_reported, scry_monotonic_ns()), s->cb_ctx);
+		s->cb(scry_api_loss(&s->loss, total - s->lost_reported, scry_monotonic_ns()), s->cb_ctx);
 		s->lost_reported = total;
 	}
 }
@@ -264,23 +248,22 @@ static int start_fail(struct scry_session *s, int ret)
 {
 	scry_engine_session_destroy(s->engine);
 	s->engine = NULL;
-	scry_api_decoder_free(&s->dec);
+	for (size_t i = 0; i < s->nchans; i++)
+		scry_api_decoder_free(&s->chans[i]->dec);
 	return ret;
 }
 
-int scry_session_start(struct scry_session *s, char *err, size_t errlen)
+/* The engine's session made of s's settings (its channels in ch, s->nchans of them). */
+static int create(struct scry_session *s, struct scry_channel_opts *ch, char *err, size_t errlen)
 {
-	struct scry_channel_opts ch = { 0 };
 	struct scry_session_opts so = { 0 };
 	char buf[1024];
+	size_t n;
 	int ret;
 
-	if (!check_session(s, true, "scry_session_start", err, errlen, &ret))
+	/* no trace directory: the sinks in the channels (beside the relay) */
+	if ((ret = api_channels_build(s, ch, &n, s->cb && !s->output ? sink : NULL, err, errlen)))
 		return ret;
-	if (!s->nrules) {
-		SAY("scry_session_start: no event enabled (scry_session_enable_event)");
-		return -EINVAL;
-	}
 	if (!s->output && !s->cb && !s->opts.relay_url) {
 		SAY("scry_session_start: nowhere for the events to go: give options.output, options.relay_url "
 		    "or a callback (scry_session_on_event)");
@@ -300,45 +283,62 @@ int scry_session_start(struct scry_session *s, char *err, size_t errlen)
 		SAY("scry_session_start: %s", buf);
 		return -EPERM;
 	}
-	ch.events = (const char *const *)s->specs;
-	ch.event_filters = (const char *const *)s->filters;
-	ch.nevents = s->nrules;
-	ch.ctx_mask = s->ctx_mask;
-	ch.ring_size = s->opts.buffer_size;
-	if (s->cb && !s->output) {     /* no trace directory: the sink (and the relay) */
-		ch.sink = sink;
-		ch.sink_ctx = s;
-	}
 	so.output = s->output;
 	if (s->opts.relay_url) {
 		so.relay = &s->relay;
 		so.relay_session = s->relay_name;
 	}
-	so.channels = &ch;
-	so.nchannels = 1;
+	so.channels = ch;
+	so.nchannels = n;
 	so.target_all = s->opts.system_wide;
 	so.track_uids = s->uids;
 	so.ntrack_uids = s->nuids;
 	so.track_gids = s->gids;
 	so.ntrack_gids = s->ngids;
+	so.track_vpids = s->vpids;
+	so.ntrack_vpids = s->nvpids;
+	so.track_cgroups = (const char *const *)s->cgroups;
+	so.ntrack_cgroups = s->ncgroups;
 	so.fixed_events = true;
 	if ((ret = scry_session_create(&s->engine, &so, buf, sizeof(buf)))) {
 		SAY("scry_session_start: %s", buf);
 		s->engine = NULL;
+	}
+	return ret;
+}
+
+int scry_session_start(struct scry_session *s, char *err, size_t errlen)
+{
+	struct scry_channel_opts *ch;
+	char buf[1024];
+	int ret;
+
+	if (!api_check_session(s, true, "scry_session_start", err, errlen, &ret))
 		return ret;
+	if (!(ch = calloc(s->nchans ? s->nchans : 1, sizeof(*ch)))) {
+		SAY("scry_session_start: out of memory");
+		return -ENOMEM;
 	}
-	if (s->cb && s->output && (ret = scry_session_set_sink(s->engine, 0, sink, s))) {
-		SAY("scry_session_start: the callback: %s", strerror(-ret));
-		return start_fail(s, ret);
-	}
+	ret = create(s, ch, err, errlen);
+	free(ch);                    /* the engine's channels hold copies */
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < s->nchans && s->cb && s->output; i++)
+		if (s->chans[i]->nrules && (ret = scry_session_set_sink(s->engine, s->chans[i]->index, sink, s->chans[i]))) {
+			SAY("scry_session_start: the callback: %s", strerror(-ret));
+			return start_fail(s, ret);
+		}
 	if ((ret = scry_session_load(s->engine, buf, sizeof(buf)))) {
 		SAY("scry_session_start: %s", buf);
 		return start_fail(s, ret);
 	}
-	if (s->cb && (ret = scry_api_decoder_init(&s->dec, s->engine, buf, sizeof(buf)))) {
-		SAY("scry_session_start: %s", buf);
-		return start_fail(s, ret);
-	}
+	for (size_t i = 0; i < s->nchans && s->cb; i++)
+		if (s->chans[i]->nrules &&
+		    (ret = scry_api_decoder_init(&s->chans[i]->dec, s->engine, s->chans[i]->index, buf, sizeof(buf)))) {
+			SAY("scry_session_start: %s", buf);
+			return start_fail(s, ret);
+		} else
+			s->chans[i]->dec.channel = s->chans[i]->name;
 	for (size_t i = 0; i < s->npids; i++)
 		if ((ret = scry_session_track(s->engine, s->pids[i], buf, sizeof(buf)))) {
 			SAY("scry_session_start: %s", buf);
@@ -360,7 +360,7 @@ static int run(struct scry_session *s, const volatile sig_atomic_t *stop, uint64
 	char buf[1024];
 	int ret;
 
-	if (!check_session(s, false, what, err, errlen, &ret))
+	if (!api_check_session(s, false, what, err, errlen, &ret))
 		return ret;
 	if (!s->engine || s->stopped) {
 		SAY("%s: the session is not recording (scry_session_start first)", what);
@@ -404,10 +404,11 @@ int scry_session_run_for(struct scry_session *s, const volatile sig_atomic_t *st
 int scry_session_stop(struct scry_session *s, struct scry_session_stats *stats, char *err, size_t errlen)
 {
 	struct scry_session_summary sum;
+	uint64_t lost_packets;
 	char buf[1024];
-	int ret;
+	int ret, pret;
 
-	if (!check_session(s, false, "scry_session_stop", err, errlen, &ret))
+	if (!api_check_session(s, false, "scry_session_stop", err, errlen, &ret))
 		return ret;
 	if (!s->engine || s->stopped) {
 		SAY("scry_session_stop: the session is not recording");
@@ -417,10 +418,14 @@ int scry_session_stop(struct scry_session *s, struct scry_session_stats *stats, 
 		SAY("scry_session_stop: stats of size %zu: initialise them with SCRY_SESSION_STATS_INIT", stats->size);
 		return -EINVAL;
 	}
+	if ((pret = api_channels_pause(s, &lost_packets, buf, sizeof(buf))))
+		SAY("scry_session_stop: %s", buf);
 	ret = scry_engine_session_stop(s->engine, &sum, buf, sizeof(buf));
 	s->stopped = true;
 	if (ret)
 		SAY("scry_session_stop: %s", buf);
+	else if (pret)
+		ret = pret;
 	else if (s->opts.relay_url && sum.relay_lost_packets) {
 		const char *why = scry_session_relay_error(s->engine);
 
@@ -434,6 +439,7 @@ int scry_session_stop(struct scry_session *s, struct scry_session_stats *stats, 
 		struct scry_session_stats st = {
 			.size = sizeof(st), .events = sum.events, .discarded = sum.discarded, .lost = sum.lost,
 			.bytes = s->output ? sum.bytes : 0, .relay_lost = sum.relay_lost_events,
+			.lost_packets = lost_packets,
 		};
 		size_t n = stats->size < sizeof(st) ? stats->size : sizeof(st);
 
@@ -454,13 +460,13 @@ void scry_session_destroy(struct scry_session *s)
 		scry_engine_session_stop(s->engine, &sum, buf, sizeof(buf));
 	}
 	scry_engine_session_destroy(s->engine);
-	scry_api_decoder_free(&s->dec);
-	for (size_t i = 0; i < s->nrules; i++) {
-		free(s->specs[i]);
-		free(s->filters[i]);
-	}
-	free(s->specs);
-	free(s->filters);
+	for (size_t i = 0; i < s->nchans; i++)
+		api_channel_free(s->chans[i]);
+	free(s->chans);
+	for (size_t i = 0; i < s->ncgroups; i++)
+		free(s->cgroups[i]);
+	free(s->cgroups);
+	free(s->vpids);
 	free(s->pids);
 	free(s->uids);
 	free(s->gids);

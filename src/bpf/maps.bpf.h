@@ -589,6 +589,38 @@ struct scry_metric_hist metric_zero;
 /* (a global of the key's type, so that its BTF is complete for the inner map templates) */
 struct scry_metric_key metric_zero_key;
 
+/* scry trace -k's user stack copies (scry_abi.h: struct scry_ustack_rec): the events that
+ * send one (rodata, a bit per event id; ustack_window 0: none), the ring they go to
+ * (resized by user space), each CPU's area they are made in, and what became of them. */
+const volatile __u32 ustack_window = 0;
+const volatile __u64 ustack_ids[SCRY_USTACK_IDS / 64] = {};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);            /* resized by user space before load */
+} ustacks SEC(".maps");
+
+struct ustack_area {
+	__u32 busy;
+	__u32 pad;
+	__u8 rec[sizeof(struct scry_ustack_rec) + SCRY_USTACK_MAX];   /* a record, its data */
+};
+
+/* index: the CPU (a per-CPU array's value is at most 32 KiB) */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);               /* resized to the possible CPUs when copies are made */
+	__type(key, __u32);
+	__type(value, struct ustack_area);
+} ustack_areas SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct scry_ustack_stats);
+} ustack_stats SEC(".maps");
+
 /* Per-process event sets (above): in front of pid_set_of, written by user space through the
  * mmapped .bss, bit tgid % 4096 of every process with a set (SCRY_PID_BLOOM_BITS): a clear
  * bit answers "no set" with a load instead of a hash lookup.  Last in the .bss, so that the

@@ -178,8 +178,8 @@ static __always_inline void hist_add(__u32 i, struct scry_metric_hist *h, __u64 
 		h->buckets[k]++;
 }
 
-/* The series of key in map inner (a per-CPU hash), added if new; NULL when the map is full
- * (counted in overflow[i]). */
+/* The series of key in map inner (a per-CPU hash), added if new; NULL when it cannot be,
+ * counted by reason: the map full (overflow[i]), no memory, its lock busy, other. */
 static __always_inline void *metric_series(void *inner, const struct scry_metric_key *key,
 					   struct scry_metric_stats *st, __u32 i)
 {
@@ -190,8 +190,16 @@ static __always_inline void *metric_series(void *inner, const struct scry_metric
 		return v;
 	err = bpf_map_update_elem(inner, key, &metric_zero, BPF_NOEXIST);
 	if (err && err != -17 /* EEXIST: added meanwhile */) {
-		if (i < SCRY_METRICS_MAX)
+		if (i >= SCRY_METRICS_MAX)
+			return NULL;
+		if (err == -7 /* E2BIG */)
 			st->overflow[i]++;
+		else if (err == -12 /* ENOMEM */)
+			st->no_memory[i]++;
+		else if (err == -16 /* EBUSY */)
+			st->busy[i]++;
+		else
+			st->failed[i]++;
 		return NULL;
 	}
 	return bpf_map_lookup_elem(inner, key);

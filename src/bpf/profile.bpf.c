@@ -16,6 +16,7 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
 #include "profile.h"
+#include "lib/ustack.bpf.h"
 
 #ifndef EEXIST
 #define EEXIST 17
@@ -27,11 +28,11 @@
 #define ENOSPC 28
 #endif
 #define PF_KTHREAD 0x00200000
-#define PAGE 4096ULL
 
 const volatile bool target_all = false;    /* -a: every task but the idle ones */
 const volatile __u32 self_tgid = 0;        /* scry itself, never sampled */
 const volatile __u32 ustack_size = 0;      /* --call-graph dwarf's window; 0: frame pointers */
+const volatile __u64 min_block_ns = 0;     /* --off-cpu: shorter blocks are not counted */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
@@ -77,6 +78,19 @@ struct {
 	__uint(max_entries, 256 * 1024);         /* set by the loader */
 } notes SEC(".maps");
 
+/* --off-cpu: a blocked target thread (pid) -> when it blocked and its stacks then */
+struct block {
+	__u64 ts;
+	__s32 kstack, ustack;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u32);
+	__type(value, struct block);
+	__uint(max_entries, 16384);
+} blocked SEC(".maps");
+
 static __always_inline void stat_add(__u32 k)
 {
 	__u64 *v = bpf_map_lookup_elem(&stats, &k);
@@ -99,9 +113,10 @@ static __always_inline void note(__u32 tgid, __u32 pid)
 	struct scry_prof_note *n;
 	__u8 yes = 1;
 
-	if (bpf_map_lookup_elem(&noted, &tgid))
+	/* one note however many CPUs sample the process's threads at once: the CPU that
+	 * adds it to noted sends it (each note makes user space start the process anew) */
+	if (bpf_map_lookup_elem(&noted, &tgid) || bpf_map_update_elem(&noted, &tgid, &yes, BPF_NOEXIST) == -EEXIST)
 		return;
-	bpf_map_update_elem(&noted, &tgid, &yes, BPF_ANY);
 	n = bpf_ringbuf_reserve(&notes, sizeof(*n), 0);
 	if (!n) {
 		stat_add(SCRY_PROF_NOTES_LOST);
@@ -111,32 +126,6 @@ static __always_inline void note(__u32 tgid, __u32 pid)
 	n->tgid = tgid;
 	n->pid = pid;
 	bpf_ringbuf_submit(n, 0);
-}
-
-/* The bytes of the user stack from sp up, at most ustack_size: all of them in one read
- * when they are mapped; the main thread's stack ends above its environment strings
- * (env_end), so the window stops there; else a read that fails is retried without its
- * last page, until one succeeds.  Returns the bytes read. */
-static __always_inline __u32 copy_stack(struct scry_prof_ustack *r, __u64 sp, struct task_struct *task)
-{
-	__u64 env_end = BPF_CORE_READ(task, mm, env_end);
-	__u32 len = ustack_size;
-
-	if (sp < env_end && env_end - sp < len)
-		len = (__u32)(env_end - sp);
-	for (int i = 0; i < SCRY_PROF_USTACK_MAX / PAGE + 1; i++) {
-		__u64 last;
-
-		if (!len)
-			return 0;
-		if (!bpf_probe_read_user(r->data, len, (void *)sp))
-			return len;
-		last = (sp + len - 1) & ~(PAGE - 1);   /* the start of the last page read */
-		len = last > sp ? (__u32)(last - sp) : 0;
-		if (len > ustack_size)                 /* never: for the verifier */
-			return 0;
-	}
-	return 0;
 }
 
 /* dwarf: the sample's user registers (the task's, saved on entry to the kernel) and stack
@@ -155,28 +144,7 @@ static __always_inline bool send_ustack(struct scry_prof_key *key, struct task_s
 	r->kstack = key->kstack;
 	__builtin_memcpy(r->comm, key->comm, sizeof(r->comm));
 	r->pad = 0;
-#if defined(__TARGET_ARCH_x86)
-	r->regs[0] = regs->ax;
-	r->regs[1] = regs->dx;
-	r->regs[2] = regs->cx;
-	r->regs[3] = regs->bx;
-	r->regs[4] = regs->si;
-	r->regs[5] = regs->di;
-	r->regs[6] = regs->bp;
-	r->regs[7] = regs->sp;
-	r->regs[8] = regs->r8;
-	r->regs[9] = regs->r9;
-	r->regs[10] = regs->r10;
-	r->regs[11] = regs->r11;
-	r->regs[12] = regs->r12;
-	r->regs[13] = regs->r13;
-	r->regs[14] = regs->r14;
-	r->regs[15] = regs->r15;
-	r->regs[16] = regs->ip;
-	r->size = copy_stack(r, regs->sp, task);
-#else
-	r->size = 0;                       /* the loader refuses dwarf elsewhere */
-#endif
+	r->size = ustack_regs(r->regs, regs) ? ustack_copy(r->data, r->regs[SCRY_DWREG_SP], task, ustack_size) : 0;
 	bpf_ringbuf_submit(r, 0);
 	return true;
 }
@@ -236,6 +204,68 @@ int scry_prof_sample(struct bpf_perf_event_data *ctx)
 		n = bpf_map_lookup_elem(&counts, &key);   /* another CPU added it meanwhile */
 		if (n)
 			__sync_fetch_and_add(n, 1);
+		else
+			stat_add(SCRY_PROF_COUNTS_FULL);
+	}
+	return 0;
+}
+
+/* A target thread's key: the idle tasks never, kernel threads with -a. */
+static __always_inline bool targeted(struct task_struct *t)
+{
+	__u32 tgid = t->tgid;
+
+	if (t->pid == 0 || tgid == self_tgid)
+		return false;
+	return target_all || bpf_map_lookup_elem(&targets, &tgid);
+}
+
+/* --off-cpu (offcputime's method): a target thread that blocks (switched out not runnable:
+ * asleep, waiting; a preempted one is not blocked) has its time and both stacks kept (it
+ * is the current task here: bpf_get_stackid takes its stacks); when it runs again, the
+ * time since is added to its key's count, if at least min_block_ns. */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(scry_prof_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	__u64 now = bpf_ktime_get_ns(), *n;
+	__u32 pid = prev->pid;
+	struct block *b, nb;
+
+	if (!preempt && prev->__state != 0 && targeted(prev)) {
+		bool kthread = prev->flags & PF_KTHREAD;
+
+		nb.ts = now;
+		nb.kstack = bpf_get_stackid(ctx, &stacks, 0);
+		stack_check(nb.kstack, SCRY_PROF_KSTACK_LOST);
+		if (kthread) {
+			nb.ustack = -EFAULT;
+		} else {
+			nb.ustack = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+			stack_check(nb.ustack, SCRY_PROF_USTACK_LOST);
+			note(prev->tgid, pid);
+		}
+		if (bpf_map_update_elem(&blocked, &pid, &nb, BPF_ANY))
+			stat_add(SCRY_PROF_BLOCKS_LOST);
+	}
+	pid = next->pid;
+	b = bpf_map_lookup_elem(&blocked, &pid);
+	if (!b)
+		return 0;
+	struct scry_prof_key key = { .pid = pid, .tgid = next->tgid, .kstack = b->kstack, .ustack = b->ustack };
+	__u64 d = now - b->ts;
+
+	bpf_map_delete_elem(&blocked, &pid);
+	if (d < min_block_ns)
+		return 0;
+	stat_add(SCRY_PROF_BLOCKS);
+	bpf_probe_read_kernel(key.comm, sizeof(key.comm), next->comm);
+	n = bpf_map_lookup_elem(&counts, &key);
+	if (n) {
+		__sync_fetch_and_add(n, d);
+	} else if (bpf_map_update_elem(&counts, &key, &d, BPF_NOEXIST)) {
+		n = bpf_map_lookup_elem(&counts, &key);
+		if (n)
+			__sync_fetch_and_add(n, d);
 		else
 			stat_add(SCRY_PROF_COUNTS_FULL);
 	}

@@ -2,14 +2,19 @@
  * (src/kernel/profiler.c) share: the key samples are counted by in the kernel, the loss
  * counters, and the records of the ring: the note a process's first sample sends to user
  * space (its mappings are read then, while it lives) and, with --call-graph dwarf, each
- * sample's user registers and a copy of its user stack, unwound in user space. */
+ * sample's user registers and a copy of its user stack, unwound in user space.  With --off-cpu
+ * no sample is taken: a target thread's blocked time is counted by its stacks when it
+ * blocked, from the scheduler's switches (offcputime's method). */
 #ifndef SCRY_BPF_PROFILE_H
 #define SCRY_BPF_PROFILE_H
+
+#include "ustack.h"
 
 #define SCRY_PROF_MAX_DEPTH 127      /* PERF_MAX_STACK_DEPTH: frames per stack map entry */
 #define SCRY_PROF_COMM 16
 
-/* counts: one entry per thread, command name and pair of stacks */
+/* counts: one entry per thread, command name and pair of stacks; the value is the samples
+ * taken, or with --off-cpu the nanoseconds blocked */
 struct scry_prof_key {
 	__u32 pid;                   /* thread */
 	__u32 tgid;                  /* process */
@@ -29,6 +34,8 @@ enum scry_prof_stat {
 	SCRY_PROF_RING_FULL,         /* dwarf: no room in the ring for the user stack's copy; the sample
 	                              *   counted in the kernel with its user stack lost (-ENOSPC) */
 	SCRY_PROF_USTACK_SENT,       /* dwarf: user stacks copied to the ring */
+	SCRY_PROF_BLOCKS,            /* --off-cpu: blocks of targets counted (at least min_block_ns) */
+	SCRY_PROF_BLOCKS_LOST,       /* --off-cpu: a block not measured: no room for its start */
 	SCRY_PROF_NSTATS,
 };
 
@@ -45,21 +52,15 @@ struct scry_prof_note {
 	__u32 pid;
 };
 
-/* --call-graph dwarf: x86-64's registers in DWARF's numbering (libdw's x86_64 backend): rax
- * rdx rcx rbx rsi rdi rbp rsp r8-r15, then rip (16). */
-#define SCRY_PROF_NREGS 17
-#define SCRY_PROF_REG_SP 7
-#define SCRY_PROF_REG_IP 16
-#define SCRY_PROF_USTACK_MAX 65528   /* the largest window (perf's limit too) */
-
-/* A sample with its user stack to unwind: the user registers and the bytes of the stack
- * from regs[SP] up (size of them read; the record holds the window asked for). */
+/* A sample with its user stack to unwind (ustack.h): the user registers and the bytes of
+ * the stack from regs[SCRY_DWREG_SP] up (size of them read; the record holds the window
+ * asked for). */
 struct scry_prof_ustack {
 	__u32 type;                  /* SCRY_PROF_REC_USTACK */
 	__u32 pid, tgid;
 	__s32 kstack;                /* as in scry_prof_key */
 	char comm[SCRY_PROF_COMM];
-	__u64 regs[SCRY_PROF_NREGS];
+	__u64 regs[SCRY_DWREGS_N];
 	__u32 size;
 	__u32 pad;
 	__u8 data[];

@@ -18,6 +18,7 @@
 #include "maps.bpf.h"
 #include <bpf/usdt.bpf.h>
 #include "lib/buffer.bpf.h"
+#include "lib/ustack.bpf.h"
 #include "lib/record.bpf.h"
 #include "lib/target.bpf.h"
 #include "syscall_count.bpf.h"

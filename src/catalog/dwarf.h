@@ -54,6 +54,17 @@ struct scry_dw_func {
 
 struct scry_dwarf;
 
+/* A source frame of a code address: a function (inlined or not), its file and line. */
+struct scry_dw_frame {
+	char name[128];
+	char file[256];      /* "" when the line table does not say */
+	int line;            /* 0 when unknown */
+};
+/* The frames of addr (the file's virtual address), innermost first: the inlined copies that
+ * hold it, then the function they were inlined into (dwarf_frames.c).  Their number, at most
+ * max; 0 when no DWARF function holds addr. */
+unsigned scry_dwarf_frames(struct scry_dwarf *d, uint64_t addr, struct scry_dw_frame *out, unsigned max);
+
 /* The DWARF of path (build_id: its GNU build id, to find separate debug info), or NULL when
  * it has none (why says so). */
 struct scry_dwarf *scry_dwarf_open(const char *path, const uint8_t *build_id, size_t idlen, char *why, size_t whylen);

@@ -205,6 +205,11 @@ int scry_syms_load_maps(struct scry_syms *s, const char *path)
 	return 0;
 }
 
+bool scry_syms_mapped(struct scry_syms *s, int tgid, uint64_t addr)
+{
+	return find_map(s, tgid, addr) != NULL;
+}
+
 int scry_syms_add_map(struct scry_syms *s, int tgid, uint64_t start, uint64_t end, uint64_t pgoff, const char *path)
 {
 	struct elf_ent *e = elf_get(s, path);

@@ -29,6 +29,8 @@ int scry_syms_capture(struct scry_syms *s, int tgid, uint64_t addr, FILE *out);
  * execve calls, so that a process gone before its maps could be read is named too); its
  * build id read from path.  0, or -1 when out of memory. */
 int scry_syms_add_map(struct scry_syms *s, int tgid, uint64_t start, uint64_t end, uint64_t pgoff, const char *path);
+/* Does a known mapping of tgid (of any file, any part of it) hold addr? */
+bool scry_syms_mapped(struct scry_syms *s, int tgid, uint64_t addr);
 /* A forked process: a copy of its parent's mappings, as fork gives it.  0, or -1 when out
  * of memory. */
 int scry_syms_fork(struct scry_syms *s, int parent, int child);

@@ -3,7 +3,7 @@
  * targets (-a, -p and their children, or the command) by thread and kernel and user stacks
  * in the kernel; a process's first sample has user space read its mappings while it lives.
  * With --call-graph dwarf a user sample's registers and stack copy come through the ring
- * instead, are unwound as they come (src/profile/unwind.c) and counted here (tally.c).
+ * instead, are unwound as they come (src/catalog/unwind.c) and counted here (tally.c).
  * At the end the stacks are symbolized (src/profile/collect.c) and written by -o's
  * extension: .folded, .svg, .pb.gz (pprof), a bare name OUT.svg and OUT.folded; --report
  * prints perf report's table.  One summary line says how many samples were taken and lost.
@@ -25,7 +25,7 @@
 #include "profile/collect.h"
 #include "profile/profile.h"
 #include "profile/tally.h"
-#include "profile/unwind.h"
+#include "catalog/unwind.h"
 #include "util/clock.h"
 #include "util/dirh.h"
 #include "util/log.h"
@@ -70,6 +70,15 @@ static void usage(FILE *f)
 		"                         or (dwarf) from a copy of SIZE bytes of each sample's user\n"
 		"                         stack (default %d, at most %d) unwound in user space with\n"
 		"                         the files' CFI: complete on binaries without frame pointers\n"
+		"      --inline           the functions inlined where a frame is (its file's DWARF, or its\n"
+		"                         separate debug file's), each a frame of its own\n"
+		"      --lines            each user frame's source file and line in its name (DWARF)\n"
+		"      --off-cpu          no sampling: where threads wait, each stack weighted by the time\n"
+		"                         blocked there (from the scheduler's switches: asleep or waiting,\n"
+		"                         not preempted); folded counts and SVG widths in microseconds,\n"
+		"                         pprof's value off-cpu nanoseconds.  Frame-pointer stacks\n"
+		"      --min-block TIME   --off-cpu: blocks shorter than TIME not counted (default 1us;\n"
+		"                         seconds, or 500us, 20ms)\n"
 		"      --buffer-size SIZE the ring the samples' stacks cross (K/M; a power of two;\n"
 		"                         default by SIZE and the CPUs); a sample that finds it full\n"
 		"                         keeps its kernel stack, its user stack counted as lost\n"
@@ -79,7 +88,7 @@ static void usage(FILE *f)
 		"Without -p or -a, CMD is started and it and its children are sampled until it ends;\n"
 		"scry exits with CMD's status.  With --call-graph fp a binary built without frame\n"
 		"pointers shows its leaf function and few callers.\n", DEFAULT_FREQ, DEFAULT_USTACK,
-		SCRY_PROF_USTACK_MAX);
+		SCRY_USTACK_MAX);
 }
 
 enum out_kind { OUT_FOLDED, OUT_SVG, OUT_PPROF };
@@ -101,6 +110,10 @@ struct prof_args {
 	unsigned ustack_size;        /* --call-graph dwarf; 0: fp */
 	const char *input;           /* -i: a saved profile, no sampling */
 	uint64_t ring_size;
+	bool offcpu;
+	uint64_t min_block_ns;
+	struct scry_prof_symopts sym;
+	bool freq_given, event_given;
 	double duration;
 	char **cmd;
 };
@@ -158,9 +171,9 @@ static int parse_call_graph(struct prof_args *a, const char *v, char *err, size_
 		return 0;
 	}
 	if (strncmp(v, "dwarf", 5) || (v[5] && (v[5] != ',' || scry_parse_size(v + 6, &n))) ||
-	    n < 8 || n > SCRY_PROF_USTACK_MAX || n % 8) {
+	    n < 8 || n > SCRY_USTACK_MAX || n % 8) {
 		snprintf(err, errlen, "invalid call graph '%s' (expected fp, dwarf or dwarf,SIZE with SIZE a multiple "
-			 "of 8 up to %d)", v, SCRY_PROF_USTACK_MAX);
+			 "of 8 up to %d)", v, SCRY_USTACK_MAX);
 		return -EINVAL;
 	}
 #if !defined(__x86_64__)
@@ -173,7 +186,8 @@ static int parse_call_graph(struct prof_args *a, const char *v, char *err, size_
 
 static int parse_args(int argc, char **argv, struct prof_args *a, char *err, size_t errlen)
 {
-	enum { OPT_DURATION = 256, OPT_REPORT, OPT_STACKS, OPT_CALL_GRAPH, OPT_BUFFER };
+	enum { OPT_DURATION = 256, OPT_REPORT, OPT_STACKS, OPT_CALL_GRAPH, OPT_BUFFER, OPT_OFFCPU, OPT_MIN_BLOCK, OPT_INLINE,
+	       OPT_LINES };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "freq", required_argument, NULL, 'F' },
@@ -186,6 +200,10 @@ static int parse_args(int argc, char **argv, struct prof_args *a, char *err, siz
 		{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 		{ "input", required_argument, NULL, 'i' },
 		{ "buffer-size", required_argument, NULL, OPT_BUFFER },
+		{ "off-cpu", no_argument, NULL, OPT_OFFCPU },
+		{ "inline", no_argument, NULL, OPT_INLINE },
+		{ "lines", no_argument, NULL, OPT_LINES },
+		{ "min-block", required_argument, NULL, OPT_MIN_BLOCK },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -194,6 +212,7 @@ static int parse_args(int argc, char **argv, struct prof_args *a, char *err, siz
 	int opt;
 
 	a->freq = DEFAULT_FREQ;
+	a->min_block_ns = 1000;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "+o:F:e:p:i:aqvh", longopts, NULL)) != -1) {
 		switch (opt) {
@@ -210,6 +229,7 @@ static int parse_args(int argc, char **argv, struct prof_args *a, char *err, siz
 				return -EINVAL;
 			}
 			a->freq = (unsigned)v;
+			a->freq_given = true;
 			break;
 		}
 		case 'e':
@@ -217,6 +237,7 @@ static int parse_args(int argc, char **argv, struct prof_args *a, char *err, siz
 				snprintf(err, errlen, "unknown event '%s' (expected cpu-clock or cycles)", optarg);
 				return -EINVAL;
 			}
+			a->event_given = true;
 			break;
 		case 'p':
 			if (scry_parse_pids(optarg, &a->pids, &a->npids)) {
@@ -262,6 +283,26 @@ static int parse_args(int argc, char **argv, struct prof_args *a, char *err, siz
 			}
 			break;
 		}
+		case OPT_OFFCPU:
+			a->offcpu = true;
+			break;
+		case OPT_INLINE:
+			a->sym.inline_frames = true;
+			break;
+		case OPT_LINES:
+			a->sym.lines = true;
+			break;
+		case OPT_MIN_BLOCK: {
+			double d;
+
+			if (scry_parse_duration(optarg, &d) || d > 3600) {
+				snprintf(err, errlen, "invalid minimum block '%s' (expected a time, e.g. 1us, 500us, 20ms, 1)",
+					 optarg);
+				return -EINVAL;
+			}
+			a->min_block_ns = (uint64_t)(d * 1e9 + 0.5);
+			break;
+		}
 		case 'i':
 			a->input = optarg;
 			break;
@@ -286,6 +327,10 @@ static int parse_args(int argc, char **argv, struct prof_args *a, char *err, siz
 			snprintf(err, errlen, "-i reads a saved profile: no -p, -a or command with it");
 			return -EINVAL;
 		}
+		if (a->sym.inline_frames || a->sym.lines) {
+			snprintf(err, errlen, "-i reads frames already named: no --inline or --lines with it");
+			return -EINVAL;
+		}
 		if (!a->nouts && !a->report) {
 			snprintf(err, errlen, "no output: give --report or -o OUT with -i");
 			return -EINVAL;
@@ -306,6 +351,10 @@ static int parse_args(int argc, char **argv, struct prof_args *a, char *err, siz
 	}
 	if (!a->nouts && !a->report) {
 		snprintf(err, errlen, "no output: give -o OUT (.folded, .svg, .pb.gz, or a bare name) or --report");
+		return -EINVAL;
+	}
+	if (a->offcpu && (a->ustack_size || a->freq_given || a->event_given)) {
+		snprintf(err, errlen, "--off-cpu samples nothing: no -F, -e or --call-graph dwarf with it");
 		return -EINVAL;
 	}
 	return cli_resolve_pids(a->pids, a->npids, false, err, errlen) ? -ESRCH : 0;
@@ -343,8 +392,9 @@ static void on_note(void *ctx, pid_t tgid)
 static void on_ustack(void *ctx, const struct scry_prof_ustack *u, size_t size)
 {
 	struct run *r = ctx;
+	struct scry_ustack s = { .pid = u->pid, .tgid = u->tgid, .regs = u->regs, .data = u->data, .size = u->size };
 	uint64_t ips[SCRY_UNWIND_MAX_DEPTH], t0 = scry_monotonic_ns();
-	unsigned n = scry_unwind(r->unw, u, ips, SCRY_UNWIND_MAX_DEPTH);
+	unsigned n = scry_unwind(r->unw, &s, ips, SCRY_UNWIND_MAX_DEPTH);
 
 	r->unwind_ns += scry_monotonic_ns() - t0;
 	r->ustack_bytes += u->size;
@@ -454,6 +504,21 @@ static void summary(const struct prof_args *a, const struct run *r, const struct
 	uint64_t lost = st[SCRY_PROF_KSTACK_LOST] + ulost + full;
 	double secs = (double)p->duration_ns / 1e9;
 
+	if (a->offcpu) {
+		fprintf(stderr, "scry: off-cpu profile: %llu blocks of %.0f us or more (%.2f s), %.1f ms blocked in all, "
+			"%llu lost (%llu kernel stacks, %llu user stacks, %llu blocks: counts map full, %llu blocks not "
+			"measured: no room)", (unsigned long long)st[SCRY_PROF_BLOCKS], (double)a->min_block_ns / 1e3,
+			secs, (double)p->total / 1e3,
+			(unsigned long long)(lost + st[SCRY_PROF_BLOCKS_LOST]), (unsigned long long)st[SCRY_PROF_KSTACK_LOST],
+			(unsigned long long)ulost, (unsigned long long)full, (unsigned long long)st[SCRY_PROF_BLOCKS_LOST]);
+		if (st[SCRY_PROF_NOTES_LOST])
+			fprintf(stderr, ", %llu processes' mappings read late", (unsigned long long)st[SCRY_PROF_NOTES_LOST]);
+		for (size_t i = 0; i < a->nouts; i++)
+			fprintf(stderr, "%s%s", i ? ", " : "; written to ", a->outs[i].path);
+		fputc('\n', stderr);
+		return;
+	}
+
 	fprintf(stderr, "scry: profile: %llu samples (%s, %u Hz, %u CPUs, %.2f s), %llu lost (%llu kernel stacks, "
 		"%llu user stacks, %llu samples: counts map full)",
 		(unsigned long long)st[SCRY_PROF_SAMPLES], p->event, p->freq, ncpus, secs, (unsigned long long)lost,
@@ -478,6 +543,11 @@ static void summary(const struct prof_args *a, const struct run *r, const struct
 		if (u->window)
 			fprintf(stderr, ", %llu stopped at the end of their copy (a larger dwarf,SIZE reaches further)",
 				(unsigned long long)u->window);
+		if (u->nofile)
+			fprintf(stderr, ", %llu at an address in no file the process maps", (unsigned long long)u->nofile);
+		if (u->other)
+			fprintf(stderr, ", %llu stopped where libdw found no caller (no CFI for an address, ...)",
+				(unsigned long long)u->other);
 	}
 	for (size_t i = 0; i < a->nouts; i++)
 		fprintf(stderr, "%s%s", i ? ", " : "; written to ", a->outs[i].path);
@@ -534,6 +604,8 @@ int cmd_profile(int argc, char **argv)
 	ko.max_stacks = a.max_stacks;
 	ko.ustack_size = a.ustack_size;
 	ko.ring_size = (size_t)a.ring_size;
+	ko.offcpu = a.offcpu;
+	ko.min_block_ns = a.min_block_ns;
 	scry_tally_init(&r.tally);
 	r.h = (struct scry_profiler_handlers){ .note = on_note, .ustack = on_ustack, .ctx = &r };
 	if (scry_profiler_open(&ko, &r.k, err, sizeof(err)))
@@ -566,7 +638,9 @@ int cmd_profile(int argc, char **argv)
 		child.pid = -1;
 		goto fail;
 	}
-	if (!a.cmd && !a.quiet)
+	if (!a.cmd && !a.quiet && a.offcpu)
+		fprintf(stderr, "scry: profiling off-CPU time (Ctrl-C stops)\n");
+	else if (!a.cmd && !a.quiet)
 		fprintf(stderr, "scry: profiling at %u Hz (Ctrl-C stops)\n", a.freq);
 	if (sample(&r, &a, err, sizeof(err)))
 		fprintf(stderr, "scry: %s\n", err);
@@ -576,13 +650,18 @@ int cmd_profile(int argc, char **argv)
 		r.runs = 0;
 	scry_profiler_poll(r.k, &r.h);   /* the last records: their processes may live still */
 
-	prof.event = scry_prof_event_name(ko.event);
-	prof.freq = a.freq;
+	prof.event = a.offcpu ? "off-cpu" : scry_prof_event_name(ko.event);
+	prof.offcpu = a.offcpu;
+	prof.freq = a.offcpu ? 0 : a.freq;
 	prof.start_ns = (uint64_t)rt.tv_sec * 1000000000ULL + (uint64_t)rt.tv_nsec;
 	prof.duration_ns = t1 - t0;
-	if (scry_profiler_stats(r.k, st) || scry_prof_collect(r.k, r.syms, r.unw ? &r.tally : NULL, &prof, err, sizeof(err)))
+	if (scry_profiler_stats(r.k, st) || scry_prof_collect(r.k, r.syms, r.unw ? &r.tally : NULL, &a.sym, &prof, err,
+								    sizeof(err)))
 		goto fail_late;
-	if (a.cmd)
+	if (a.offcpu)
+		snprintf(title, sizeof(title), "scry profile --off-cpu: %s (%.1f ms blocked)",
+			 a.cmd ? a.cmd[0] : a.all ? "all processes" : "processes", (double)prof.total / 1e3);
+	else if (a.cmd)
 		snprintf(title, sizeof(title), "scry profile: %s (%llu samples, %s at %u Hz)", a.cmd[0],
 			 (unsigned long long)prof.total, prof.event, prof.freq);
 	else

@@ -1,7 +1,7 @@
 /* serve.c — `scry serve --config FILE [--listen ADDR:PORT]`: the metrics of a config
  * (docs/METRICS.md) kept in the kernel and served to Prometheus over HTTP (feed/http.h).
  * Runs until SIGINT/SIGTERM or --duration; a command (-- CMD) is followed while it runs and
- * its metrics stay served after it ends. */
+ * its metrics stay served after it ends; scry serve then exits with its status. */
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -52,7 +52,8 @@ static void usage(FILE *f)
 		"  -v, --verbose          libbpf and verifier messages\n"
 		"\n"
 		"With -- CMD, CMD and its descendants are measured; their metrics stay served after it\n"
-		"ends, until SIGINT/SIGTERM or --duration.\n");
+		"ends, until SIGINT/SIGTERM or --duration; scry serve then exits with CMD's status\n"
+		"(128 + N: killed by signal N; still running: 128 + the signal that stopped scry).\n");
 }
 
 static bool bpf_stats_on(int stats_fd)
@@ -225,9 +226,15 @@ int cmd_serve(int argc, char **argv)
 	scry_http_stop(http);
 	http = NULL;
 	cli_metrics_stop(&m);
+	/* the command's status, as strace and perf trace pass it on (it ended before the stop:
+	 * serve keeps serving after it); one still running: 128 + the stopping signal */
 	ret = 0;
-	if (m.child.pid > 0)
-		waitpid(m.child.pid, &wstatus, WNOHANG);   /* reaped if it ended */
+	if (m.child.pid > 0) {
+		if (waitpid(m.child.pid, &wstatus, WNOHANG) == m.child.pid)
+			ret = scry_exit_status(wstatus);
+		else if (stop_signal)
+			ret = 128 + stop_signal;
+	}
 	goto out;
 fail:
 	fprintf(stderr, "scry serve: %s\n", err);

@@ -3,8 +3,8 @@
  * (metrics/table.h's config: calls, errors, bytes, latency by pid, comm and syscall),
  * refreshed every -d seconds: calls/s, errors/s, bytes/s, p50/p99 latency, with the totals
  * in a header.  A process that exited is shown once more, marked, then its series are
- * deleted from the kernel's maps (metrics/forget.h).  On a terminal the keys s, c, e, l, b
- * choose the view and the sort and q quits; otherwise plain tables are printed one after
+ * deleted from the kernel's maps (metrics/forget.h).  A CONTAINER column (util/cgroup.h).
+ * On a terminal the keys s, H (threads), c, e, l, b choose the view and the sort and q quits; otherwise plain tables are printed one after
  * the other (-n COUNT of them), and a last one when CMD ends. */
 #include <errno.h>
 #include <getopt.h>
@@ -47,9 +47,10 @@ static void usage(FILE *f)
 		"  -d, --delay SECONDS    refresh every SECONDS (default 1)\n"
 		"  -n, --iterations N     stop after N tables\n"
 		"  -S, --syscalls         the syscall view: one row per process and syscall\n"
+		"  -H, --threads          a row per thread (its TID), not per process (the key H)\n"
 		"  -s, --sort KEY         calls (default), errors, latency (syscall view) or bytes; on a\n"
-		"                         terminal the keys c, e, l, b change it, s switches the view\n"
-		"                         and q quits\n"
+		"                         terminal the keys c, e, l, b change it, s switches the view,\n"
+		"                         H shows threads and q quits\n"
 		CLI_METRICS_TARGET_USAGE
 		"  -v, --verbose          libbpf and verifier messages\n"
 		"\n"
@@ -62,6 +63,7 @@ struct top {
 	struct scry_top_table prev;
 	enum scry_top_sort by;
 	bool syscalls;             /* the syscall view (-S, key s) */
+	bool threads;              /* a row per thread (-H, key H) */
 	bool tty;
 	double delay;
 	long iterations, shown;
@@ -132,6 +134,7 @@ static void prune(struct scry_top_table *tab, uint32_t **dead, size_t *ndead)
 			free(r->pid);
 			free(r->comm);
 			free(r->syscall);
+			free(r->container);
 			continue;
 		}
 		if ((r->exited = gone(r->pid))) {
@@ -158,7 +161,7 @@ static void refresh(struct top *t, uint64_t now)
 	int ret;
 
 	if ((ret = scry_feed_read(&t->m->f, &snap)) ||
-	    (ret = scry_top_table_build(&tab, &snap, now, &t->prev))) {
+	    (ret = scry_top_table_build(&tab, &snap, now, &t->prev, t->threads))) {
 		if (!ret)
 			scry_metrics_snap_free(&snap);
 		t->error = ret;
@@ -210,6 +213,10 @@ static void keys(struct top *t, uint64_t now)
 			t->syscalls = !t->syscalls;
 			t->next_ns = now;
 			continue;
+		case 'H':   /* threads, as top's and htop's H (no rates for one table: other rows) */
+			t->threads = !t->threads;
+			t->next_ns = now;
+			continue;
 		default: continue;
 		}
 		if (by != t->by) {
@@ -251,6 +258,7 @@ int cmd_top(int argc, char **argv)
 		{ "iterations", required_argument, NULL, 'n' },
 		{ "sort", required_argument, NULL, 's' },
 		{ "syscalls", no_argument, NULL, 'S' },
+		{ "threads", no_argument, NULL, 'H' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "all", no_argument, NULL, 'a' },
 		{ "duration", required_argument, NULL, CLI_METRICS_OPT_DURATION },
@@ -266,7 +274,7 @@ int cmd_top(int argc, char **argv)
 
 	cli_metrics_init(&m);
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+d:n:s:Sp:avh", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+d:n:s:SHp:avh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'd':
 			t.delay = strtod(optarg, &end);
@@ -290,6 +298,9 @@ int cmd_top(int argc, char **argv)
 			break;
 		case 'S':
 			t.syscalls = true;
+			break;
+		case 'H':
+			t.threads = true;
 			break;
 		case 'v':
 			scry_log_set(NULL, NULL, true);

@@ -21,17 +21,21 @@
 #include "kernel/features.h"
 #include "session/session.h"
 #include "trace/live.h"
+#include "trace/ustacks.h"
 #include "cli/trace_options.h"
 #include "trace/printer.h"
 #include "util/dirh.h"
 #include "trace/summary.h"
 #include "util/clock.h"
+#include "util/overrides.h"
 #include "util/privs.h"
 #include "util/spawn.h"
 
 /* Events of a CPU reach us at most this late (stage fetch period + margin): older ones can
  * be printed in global time order. */
 #define LIVE_LAG_NS (4 * 1000 * 1000ULL)
+#define USTACK_RING (64u << 20)   /* -k: bytes of the ring of stack copies (~2,000 of the
+				   * deepest, ~12,000 of ordinary ones, ~5 KB, waiting) */
 
 static volatile sig_atomic_t stop_signal;
 
@@ -289,6 +293,21 @@ static int start_options(const struct trace_opts *o, char *err, size_t errlen)
 	return 0;
 }
 
+/* -k: the calls whose stack copy was lost, shown without frames. */
+static void report_ustacks(struct scry_session *s, struct trace_live *live)
+{
+	const struct trace_ustacks_stats *u = trace_live_ustack_stats(live);
+	struct scry_ustack_stats k;
+
+	if (!u || scry_session_ustack_stats(s, &k))
+		return;
+	if (k.ring_full || k.busy || u->oom)
+		fprintf(stderr, "scry: %llu call stacks lost (%llu: their ring was full, %llu: copied by an "
+			"interrupted run, %llu: out of memory): those calls are shown without their frames\n",
+			(unsigned long long)(k.ring_full + k.busy + u->oom), (unsigned long long)k.ring_full,
+			(unsigned long long)k.busy, (unsigned long long)u->oom);
+}
+
 /* Trace until the command ends, the processes (-p) end, or a signal. */
 static int run(struct scry_session *s, struct trace_live *live, struct trace_printer *pr,
 	       const struct trace_opts *o, struct scry_child *child, struct scry_run_end *end,
@@ -405,8 +424,15 @@ int cmd_trace(int argc, char **argv)
 		goto fail;
 	chan.events = (const char *const *)specs;
 	chan.nevents = nspecs;
+	/* -k: each exit's user stack copied, unwound as strace's (trace/ustacks.h); no call
+	 * stack context but for -i, a recording, or frame pointers asked for (window 0) */
+	uint32_t window = SCRY_USTACK_WINDOW;
+	if (scry_overrides()->ustack_window_set)   /* bench: another window; 0: frame pointers */
+		window = scry_overrides()->ustack_window;
+	if (!o.stack)
+		window = 0;
 	chan.ctx_mask = (1ULL << SCRY_CTX_PID) | (1ULL << SCRY_CTX_TID) |
-			(o.stack || o.show_ip ? 1ULL << SCRY_CTX_CALLSTACK_USER : 0) |
+			(o.show_ip || (o.stack && (!window || o.record_dir)) ? 1ULL << SCRY_CTX_CALLSTACK_USER : 0) |
 			(o.decode_comm ? 1ULL << SCRY_CTX_PROCNAME : 0);
 	so.catalog = nc.cat;
 	so.channels = &chan;
@@ -444,6 +470,11 @@ int cmd_trace(int argc, char **argv)
 		}
 		chan.sink = trace_live_sink;
 		chan.sink_ctx = live;
+		if ((chan.ustack_window = window)) {
+			chan.ustack_ring = USTACK_RING;
+			if (scry_overrides()->ustack_ring)   /* tests: a small ring, to fill it */
+				chan.ustack_ring = scry_overrides()->ustack_ring;
+		}
 	}
 	scry_elf_search_pids(o.pids, o.npids);   /* uprobe:NAME: the file -p's processes map */
 	if (scry_session_create(&s, &so, err, sizeof(err)))
@@ -488,6 +519,8 @@ int cmd_trace(int argc, char **argv)
 	else if (ssum.unfollowed)
 		fprintf(stderr, "scry: %llu processes could not be followed (the follow set was full): their "
 			"calls are missing\n", (unsigned long long)ssum.unfollowed);
+	if (live && o.stack)
+		report_ustacks(s, live);
 	if (live && trace_live_malformed(live))
 		fprintf(stderr, "scry: %llu events could not be decoded\n",
 			(unsigned long long)trace_live_malformed(live));

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli/track.h"
+#include "util/cgroup.h"
 #include "util/parse.h"
 #include "util/proc.h"
 
@@ -48,6 +49,96 @@ static int parse_ids(const char *list, uint32_t **ids, size_t *n, bool users, ch
 		return -1;
 	}
 	return 0;
+}
+
+/* The cgroup directories of the containers whose id starts with prefix: those whose own
+ * name names the container (the ones below are in the tracker with it). */
+struct container_find {
+	const char *prefix;
+	char **dirs;
+	size_t n;
+	char id[SCRY_CONTAINER_ID_MAX];  /* the first match's id */
+	bool ambiguous, oom;
+};
+
+static void container_dir(const char *path, void *ctx)
+{
+	struct container_find *f = ctx;
+	struct scry_container c, up;
+	char parent[4096];
+	const char *slash = strrchr(path, '/');
+	char **grown;
+
+	if (f->oom || !scry_container_of_cgroup(path, &c) || strncmp(c.id, f->prefix, strlen(f->prefix)))
+		return;
+	snprintf(parent, sizeof(parent), "%.*s", slash ? (int)(slash - path) : 0, path);
+	if (scry_container_of_cgroup(parent, &up) && !strcmp(up.id, c.id))
+		return;                      /* below the container's own directory */
+	if (!f->n)
+		snprintf(f->id, sizeof(f->id), "%s", c.id);
+	else if (strcmp(f->id, c.id))
+		f->ambiguous = true;
+	if (!(grown = realloc(f->dirs, (f->n + 1) * sizeof(*grown))) || !(grown[f->n] = strdup(path))) {
+		if (grown)
+			f->dirs = grown;
+		f->oom = true;
+		return;
+	}
+	f->dirs = grown;
+	f->n++;
+}
+
+static int track_containers(struct cli_track *t, const char *arg, char *err, size_t errlen)
+{
+	char *copy = strdup(arg), *save = NULL, *tok;
+	size_t ntok = 0;
+	int ret = 0;
+
+	if (!copy) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (tok = strtok_r(copy, ",", &save); tok && !ret; tok = strtok_r(NULL, ",", &save)) {
+		struct container_find f = { .prefix = tok };
+		const char **c;
+		char **o;
+
+		ntok++;
+		scry_cgroup_walk(16, container_dir, &f);
+		if (f.oom) {
+			snprintf(err, errlen, "out of memory");
+			ret = -1;
+		} else if (!f.n) {
+			snprintf(err, errlen, "--track-container: no container's id starts with '%s' (no such cgroup "
+				 "under the cgroup2 mount)", tok);
+			ret = -1;
+		} else if (f.ambiguous) {
+			snprintf(err, errlen, "--track-container: '%s' is the start of more than one container's id "
+				 "(%.12s and others): give more of it", tok, f.id);
+			ret = -1;
+		} else if (!(c = realloc(t->cgroups, (t->ncgroups + f.n) * sizeof(*c))) ||
+			   (t->cgroups = c, !(o = realloc(t->owned, (t->nowned + f.n) * sizeof(*o))))) {
+			snprintf(err, errlen, "out of memory");
+			ret = -1;
+		} else {
+			t->owned = o;
+			for (size_t i = 0; i < f.n; i++) {
+				t->cgroups[t->ncgroups++] = f.dirs[i];
+				t->owned[t->nowned++] = f.dirs[i];
+			}
+			free(f.dirs);
+			continue;
+		}
+		for (size_t i = 0; i < f.n; i++)
+			free(f.dirs[i]);
+		free(f.dirs);
+	}
+	if (!ret && !ntok) {
+		snprintf(err, errlen, "--track-container: empty list");
+		ret = -1;
+	}
+	free(copy);
+	return ret;
 }
 
 int cli_track_option(struct cli_track *t, int opt, const char *arg, char *err, size_t errlen)
@@ -113,6 +204,8 @@ int cli_track_option(struct cli_track *t, int opt, const char *arg, char *err, s
 		t->cgroups[t->ncgroups++] = arg;
 		return 0;
 	}
+	case CLI_OPT_TRACK_CONTAINER:
+		return track_containers(t, arg, err, errlen);
 	default:
 		snprintf(err, errlen, "internal error: option %d", opt);
 		return -1;
@@ -165,6 +258,9 @@ void cli_track_free(struct cli_track *t)
 	free(t->vuids);
 	free(t->vgids);
 	free(t->cgroups);
+	for (size_t i = 0; i < t->nowned; i++)
+		free(t->owned[i]);
+	free(t->owned);
 	memset(t, 0, sizeof(*t));
 }
 

@@ -1,6 +1,8 @@
 /* track.h — the options record and trace share for choosing what reaches the buffer:
  * --filter EXPR and the trackers --track-pid/--track-vpid/--track-uid/--track-gid/
- * --track-vuid/--track-vgid/--track-cgroup (lists, repeatable; users and groups by name or number). */
+ * --track-vuid/--track-vgid/--track-cgroup/--track-container (lists, repeatable; users and
+ * groups by name or number; containers by id prefix, their cgroup directories found at the
+ * start). */
 #ifndef SCRY_CLI_TRACK_H
 #define SCRY_CLI_TRACK_H
 
@@ -11,7 +13,7 @@
 #include "session/session.h"
 
 enum { CLI_OPT_FILTER = 400, CLI_OPT_TRACK_PID, CLI_OPT_TRACK_VPID, CLI_OPT_TRACK_UID, CLI_OPT_TRACK_GID,
-       CLI_OPT_TRACK_CGROUP, CLI_OPT_TRACK_VUID, CLI_OPT_TRACK_VGID };
+       CLI_OPT_TRACK_CGROUP, CLI_OPT_TRACK_VUID, CLI_OPT_TRACK_VGID, CLI_OPT_TRACK_CONTAINER };
 
 /* Each of these options, once: X(name, key, set) for each, comma-separated.  As getopt_long's
  * long options (CLI_TRACK_LONGOPTS) or as entries of a cli_opt table (cli/optable.h) applied by
@@ -24,7 +26,8 @@ enum { CLI_OPT_FILTER = 400, CLI_OPT_TRACK_PID, CLI_OPT_TRACK_VPID, CLI_OPT_TRAC
 	X("track-gid", CLI_OPT_TRACK_GID, set), \
 	X("track-cgroup", CLI_OPT_TRACK_CGROUP, set), \
 	X("track-vuid", CLI_OPT_TRACK_VUID, set), \
-	X("track-vgid", CLI_OPT_TRACK_VGID, set)
+	X("track-vgid", CLI_OPT_TRACK_VGID, set), \
+	X("track-container", CLI_OPT_TRACK_CONTAINER, set)
 #define CLI_TRACK_LONGOPT_(name, key, set) { name, required_argument, NULL, key }
 #define CLI_TRACK_OPT_(name, key, set) { name, key, required_argument, set }
 #define CLI_TRACK_LONGOPTS CLI_TRACK_EACH(CLI_TRACK_LONGOPT_, 0)
@@ -34,7 +37,7 @@ enum { CLI_OPT_FILTER = 400, CLI_OPT_TRACK_PID, CLI_OPT_TRACK_VPID, CLI_OPT_TRAC
 #define CLI_TRACK_CASES \
 	case CLI_OPT_FILTER: case CLI_OPT_TRACK_PID: case CLI_OPT_TRACK_VPID: \
 	case CLI_OPT_TRACK_UID: case CLI_OPT_TRACK_GID: case CLI_OPT_TRACK_CGROUP: \
-	case CLI_OPT_TRACK_VUID: case CLI_OPT_TRACK_VGID
+	case CLI_OPT_TRACK_VUID: case CLI_OPT_TRACK_VGID: case CLI_OPT_TRACK_CONTAINER
 
 #define CLI_TRACK_USAGE \
 	"      --filter EXPR      record only events for which EXPR (LTTng's filter language) is\n" \
@@ -49,6 +52,9 @@ enum { CLI_OPT_FILTER = 400, CLI_OPT_TRACK_PID, CLI_OPT_TRACK_VPID, CLI_OPT_TRAC
 	"      --track-vuid LIST  only processes whose uid their user namespace maps to these\n" \
 	"      --track-vgid LIST  only processes whose gid their user namespace maps to these\n" \
 	"      --track-cgroup DIR only processes in this cgroup v2 directory or below it\n" \
+	"      --track-container ID[,ID...]  only processes of these containers (id prefixes,\n" \
+	"                         as docker's; docker, containerd, CRI-O, podman, or an nspawn\n" \
+	"                         machine's name): their cgroups as they are at the start\n" \
 	"                         (trackers combine: an event must pass every one given)\n"
 
 struct cli_track {
@@ -60,6 +66,8 @@ struct cli_track {
 	bool vpid_given, uid_given, gid_given, vuid_given, vgid_given;
 	const char **cgroups;
 	size_t ncgroups;
+	char **owned;                    /* the paths --track-container found (in cgroups too) */
+	size_t nowned;
 };
 
 /* Handle option opt (one of CLI_OPT_*): 0, or -1 with err filled. */

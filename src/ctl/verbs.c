@@ -155,7 +155,9 @@ const struct scry_ctl_verb scry_ctl_verbs[] = {
 	{ "untrack",
 	  "usage: scry untrack -k (--pid LIST | --vpid LIST | --uid LIST | --gid LIST | --vuid LIST |\n"
 	  "                        --vgid LIST | --all) [-s NAME]\n"
-	  "Remove values from a tracker before start; --all removes the trackers.\n"
+	  "Remove values from a tracker before start (its last value removed: no process is\n"
+	  "recorded, lttng's \"none\"); --all with trackers named without values: each excludes\n"
+	  "every process (lttng's policy `exclude all`); --all alone removes the trackers.\n"
 	  "\n"
 	  "  -k, --kernel           the kernel domain (the only one)\n"
 	  "      --pid, --vpid, --uid, --gid, --vuid, --vgid LIST   values to remove\n"
@@ -173,7 +175,7 @@ const struct scry_ctl_verb scry_ctl_verbs[] = {
 	  "usage: scry status\n"
 	  "The current session: its state, output, channels, events, contexts, trackers, counts.\n" },
 	{ "snapshot",
-	  "usage: scry snapshot record [-s NAME] [-n NAME] [-m MAXSIZE] [PATH]\n"
+	  "usage: scry snapshot record [-s NAME] [-n NAME] [-m MAXSIZE] [PATH|net://RELAY]\n"
 	  "       scry snapshot add-output [-s NAME] [-n NAME] [-m MAXSIZE] PATH|file://PATH\n"
 	  "       scry snapshot list-output [-s NAME]\n"
 	  "       scry snapshot del-output [-s NAME] ID|NAME\n"
@@ -182,7 +184,9 @@ const struct scry_ctl_verb scry_ctl_verbs[] = {
 	  "output)/NAME-N-YYYYmmdd-HHMMSS; tracing goes on.  Sub-buffers overwritten before are gaps\n"
 	  "in packet_seq_num, as in LTTng.  A session has one snapshot output at a time (lttng's):\n"
 	  "create --snapshot makes output 1 (snapshot-1) at its directory; del-output removes it,\n"
-	  "add-output sets another (named -n, else snapshot-ID; -m its maximum size).\n"
+	  "add-output sets another (named -n, else snapshot-ID; -m its maximum size).  A session\n"
+	  "made with --set-url, or record net://HOST[:CTRL[:DATA]][/PATH], sends the snapshot to that\n"
+	  "lttng-relayd instead (LTTng's network snapshot, docs/RELAY.md).\n"
 	  "\n"
 	  "  -n, --name NAME        the snapshot's name (default snapshot), or the output's\n"
 	  "  -m, --max-size SIZE    at most SIZE bytes in all (the newest sub-buffers of each stream);\n"

@@ -72,6 +72,9 @@ struct dsnap_output {
 	uint64_t max;                  /* -m: 0 none */
 };
 
+/* The trackers, in lttng's order of `list`: bits of dsession.tracker_set */
+enum { DTRACK_PID, DTRACK_VPID, DTRACK_UID, DTRACK_GID, DTRACK_VUID, DTRACK_VGID, DTRACK_NR };
+
 struct dsession {
 	char *name, *dir;
 	struct scry_cred owner;        /* its creator: only it (and root) sees and acts on it, and
@@ -86,6 +89,10 @@ struct dsession {
 	size_t npids;
 	uint32_t *vpids, *uids, *gids, *vuids, *vgids;
 	size_t nvpids, nuids, ngids, nvuids, nvgids;
+	/* bit DTRACK_*: that tracker is an inclusion set (lttng's policy include-set), its values
+	 * above, none meaning no process (lttng's "none": the last value untracked, or untrack
+	 * --all --pid); clear: every process (lttng's include-all) */
+	unsigned tracker_set;
 	bool snapshot;                 /* a flight recorder: overwrite channels kept in memory,
 					* written by snapshot record */
 	unsigned nsnapshots;

@@ -13,15 +13,16 @@
 #include "daemon/daemon_int.h"
 #include "util/clock.h"
 
-/* A tracker's line, lttng's: "  Process IDs:          all" (or its values). */
-static void tracker(FILE *out, const char *what, const uint32_t *v, size_t n)
+/* A tracker's line, lttng's: "  Process IDs:          all" (or its values, or "none":
+ * an inclusion set without a value). */
+static void tracker(FILE *out, const char *what, bool set, const uint32_t *v, size_t n)
 {
 	char label[32];
 
 	snprintf(label, sizeof(label), "%s:", what);
 	fprintf(out, "  %-22s", label);
 	if (!n)
-		fprintf(out, "all");
+		fprintf(out, "%s", set ? "none" : "all");
 	for (size_t i = 0; i < n; i++)
 		fprintf(out, "%s%u", i ? ", " : "", v[i]);
 	fprintf(out, "\n");
@@ -183,14 +184,14 @@ static int describe(struct dsession *s, const char *channel, FILE *out)
 
 		for (size_t i = 0; pids && i < s->npids; i++)
 			pids[i] = (uint32_t)s->pids[i];
-		tracker(out, "Process IDs", pids, pids ? s->npids : 0);
+		tracker(out, "Process IDs", s->tracker_set & 1u << DTRACK_PID, pids, pids ? s->npids : 0);
 		free(pids);
 	}
-	tracker(out, "Virtual process IDs", s->vpids, s->nvpids);
-	tracker(out, "User IDs", s->uids, s->nuids);
-	tracker(out, "Virtual user IDs", s->vuids, s->nvuids);
-	tracker(out, "Group IDs", s->gids, s->ngids);
-	tracker(out, "Virtual group IDs", s->vgids, s->nvgids);
+	tracker(out, "Virtual process IDs", s->tracker_set & 1u << DTRACK_VPID, s->vpids, s->nvpids);
+	tracker(out, "User IDs", s->tracker_set & 1u << DTRACK_UID, s->uids, s->nuids);
+	tracker(out, "Virtual user IDs", s->tracker_set & 1u << DTRACK_VUID, s->vuids, s->nvuids);
+	tracker(out, "Group IDs", s->tracker_set & 1u << DTRACK_GID, s->gids, s->ngids);
+	tracker(out, "Virtual group IDs", s->tracker_set & 1u << DTRACK_VGID, s->vgids, s->nvgids);
 	fprintf(out, "\nChannels:\n-------------\n");
 	if (!s->nchans && !channel)
 		fprintf(out, "None\n");
@@ -220,7 +221,7 @@ void dsession_describe_domains(struct dsession *s, FILE *out)
 {
 	session_line(s, out);
 	fprintf(out, "\nDomains:\n-------------\n");
-	if (s->nchans || s->npids || s->nvpids || s->nuids || s->ngids || s->nvuids || s->nvgids)
+	if (s->nchans || s->tracker_set)
 		fprintf(out, "  - Kernel\n");
 	else
 		fprintf(out, "  None\n");

@@ -111,7 +111,8 @@ static void spans_line(struct dsession *s, char *buf, size_t len)
 		 (unsigned long long)ks.marks_lost);
 }
 
-/* Updates lost because a metric's map was full, over the metrics. */
+/* Updates lost because a metric's map was full or a new series could not be inserted (no
+ * memory, its lock busy), over the metrics. */
 static uint64_t metrics_lost(struct dsession *s)
 {
 	struct scry_metric_stats ks;
@@ -120,7 +121,7 @@ static uint64_t metrics_lost(struct dsession *s)
 	if (!s->eng || scry_session_metric_stats(s->eng, &ks))
 		return 0;
 	for (size_t i = 0; i < s->cap->m.cfg->nmetrics; i++)
-		n += ks.overflow[i];
+		n += ks.overflow[i] + ks.no_memory[i] + ks.busy[i] + ks.failed[i];
 	return n;
 }
 
@@ -142,8 +143,8 @@ void dfeed_stopped(struct dsession *s)
 		return;
 	}
 	s->prom_written = true;
-	scry_log(SCRY_LOG_INFO, "scryd: session %s: metrics written to %s/metrics.prom (%llu updates lost, a "
-		 "metric's map full)", s->name, s->dir, (unsigned long long)metrics_lost(s));
+	scry_log(SCRY_LOG_INFO, "scryd: session %s: metrics written to %s/metrics.prom (%llu updates lost: a "
+		 "metric's map full, or a new series not inserted)", s->name, s->dir, (unsigned long long)metrics_lost(s));
 }
 
 static void log_line(void *ctx, const char *line)
@@ -165,7 +166,7 @@ void dfeed_describe(struct dsession *s, FILE *out)
 		return;
 	if (s->metrics_file)
 		fprintf(out, "    Metrics: %s (%zu), written to %s/metrics.prom at stop%s; %llu updates lost (a "
-			"metric's map full)\n", s->metrics_file, s->cap->m.cfg->nmetrics, s->dir,
+			"metric's map full, or a new series not inserted)\n", s->metrics_file, s->cap->m.cfg->nmetrics, s->dir,
 			s->prom_written ? " (written)" : "", (unsigned long long)metrics_lost(s));
 	if (s->http)
 		fprintf(out, "    Metrics served at http://%s/metrics (%llu scrapes), %llu connections closed for "

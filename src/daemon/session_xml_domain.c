@@ -441,6 +441,7 @@ static int read_trackers(struct rd *r, struct dsession *s, xmlNodePtr trs)
 		}
 		if (k == 6)
 			return unknown(r, t);
+		s->tracker_set |= 1u << k;      /* kinds[] in DTRACK_* order; no value: none */
 		FOR_ELEMENTS(pv, t) {
 			if (!is(pv, "process_attr_values"))
 				return unknown(r, pv);
@@ -452,8 +453,7 @@ static int read_trackers(struct rd *r, struct dsession *s, xmlNodePtr trs)
 				if ((ret = id_value(r, v, kinds[k], &id)) || (ret = add_id(vals[k], ns[k], id)))
 					return ret;
 			}
-			if (!*ns[k])
-				return unsupported(r, t, "tracks no process: not supported by scry (untrack the session)");
+
 		}
 	}
 	return 0;
@@ -464,6 +464,7 @@ static int read_legacy_trackers(struct rd *r, struct dsession *s, xmlNodePtr trs
 	FOR_ELEMENTS(t, trs) {
 		if (!is(t, "pid_tracker"))
 			return unknown(r, t);
+		s->tracker_set |= 1u << DTRACK_PID;
 		FOR_ELEMENTS(tg, t) {
 			if (!is(tg, "targets"))
 				return unknown(r, tg);

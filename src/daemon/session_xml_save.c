@@ -126,12 +126,12 @@ static int write_channel(xmlTextWriterPtr w, const struct dsession *s, const str
 	return bad | CLOSE(w) | CLOSE(w);
 }
 
-static int write_tracker(xmlTextWriterPtr w, const char *kind, const uint32_t *v, size_t n)
+static int write_tracker(xmlTextWriterPtr w, const char *kind, bool set, const uint32_t *v, size_t n)
 {
 	char tag[64];
 	int bad = 0;
 
-	if (!n)
+	if (!set)       /* every process: no element (lttng's include-all) */
 		return 0;
 	snprintf(tag, sizeof(tag), "%s_process_attr_tracker", kind);
 	bad |= OPEN(w, tag) | OPEN(w, "process_attr_values");
@@ -171,14 +171,16 @@ int dsession_save(const struct dsession *s, const char *path, bool force, const 
 	for (size_t i = 0; i < s->nchans; i++)
 		bad |= write_channel(w, s, &s->chans[i]);
 	bad |= CLOSE(w);
-	if (s->npids || s->nvpids || s->nuids || s->ngids || s->nvuids || s->nvgids) {
+	if (s->tracker_set) {
+		unsigned t = s->tracker_set;
+
 		bad |= OPEN(w, "process_attr_trackers");
-		bad |= write_tracker(w, "pid", (const uint32_t *)s->pids, s->npids);
-		bad |= write_tracker(w, "vpid", s->vpids, s->nvpids);
-		bad |= write_tracker(w, "uid", s->uids, s->nuids);
-		bad |= write_tracker(w, "vuid", s->vuids, s->nvuids);
-		bad |= write_tracker(w, "gid", s->gids, s->ngids);
-		bad |= write_tracker(w, "vgid", s->vgids, s->nvgids);
+		bad |= write_tracker(w, "pid", t & 1u << DTRACK_PID, (const uint32_t *)s->pids, s->npids);
+		bad |= write_tracker(w, "vpid", t & 1u << DTRACK_VPID, s->vpids, s->nvpids);
+		bad |= write_tracker(w, "uid", t & 1u << DTRACK_UID, s->uids, s->nuids);
+		bad |= write_tracker(w, "vuid", t & 1u << DTRACK_VUID, s->vuids, s->nvuids);
+		bad |= write_tracker(w, "gid", t & 1u << DTRACK_GID, s->gids, s->ngids);
+		bad |= write_tracker(w, "vgid", t & 1u << DTRACK_VGID, s->vgids, s->nvgids);
 		bad |= CLOSE(w);
 	}
 	bad |= CLOSE(w) | CLOSE(w);

@@ -271,20 +271,25 @@ int dsession_rebuild(struct daemon *d, struct dsession *s, char *err, size_t err
 	return rebuild(d, s, true, err, errlen);
 }
 
+/* A tracker's values for the engine: NULL when not in use, a (possibly empty) array else. */
+static const uint32_t no_values[1];
+#define TRACKER(s, k, v) (!((s)->tracker_set & 1u << (k)) ? NULL : (v) ? (v) : no_values)
+
 static int rebuild(struct daemon *d, struct dsession *s, bool prepare, char *err, size_t errlen)
 {
 	struct scry_channel_opts *co = NULL;
 	struct scry_session_opts so = {
 		.output = s->relay_only ? NULL : s->dir, .owner = dsession_owner(s), .set_group = s->set_group,
-		.group = s->group, .catalog = d->cat, .target_all = s->npids == 0,
+		.group = s->group, .catalog = d->cat, .target_all = !(s->tracker_set & 1u << DTRACK_PID),
 		.relay = s->has_relay ? &s->relay : NULL, .relay_session = s->name, .hostname = s->hostname,
 		.live_timer_us = s->live_timer_us,
 		.snapshot = s->snapshot, .clock = s->clock, .max_pid_sets = s->max_pid_sets,
-		.track_vpids = s->nvpids ? s->vpids : NULL, .ntrack_vpids = s->nvpids,
-		.track_uids = s->nuids ? s->uids : NULL, .ntrack_uids = s->nuids,
-		.track_gids = s->ngids ? s->gids : NULL, .ntrack_gids = s->ngids,
-		.track_vuids = s->nvuids ? s->vuids : NULL, .ntrack_vuids = s->nvuids,
-		.track_vgids = s->nvgids ? s->vgids : NULL, .ntrack_vgids = s->nvgids,
+		/* a tracker in use, even empty (none: nothing passes), has its array */
+		.track_vpids = TRACKER(s, DTRACK_VPID, s->vpids), .ntrack_vpids = s->nvpids,
+		.track_uids = TRACKER(s, DTRACK_UID, s->uids), .ntrack_uids = s->nuids,
+		.track_gids = TRACKER(s, DTRACK_GID, s->gids), .ntrack_gids = s->ngids,
+		.track_vuids = TRACKER(s, DTRACK_VUID, s->vuids), .ntrack_vuids = s->nvuids,
+		.track_vgids = TRACKER(s, DTRACK_VGID, s->vgids), .ntrack_vgids = s->nvgids,
 	};
 	size_t *first = NULL, *nfirst = NULL, n = 0;
 	const char ***specs = NULL, ***filters = NULL;

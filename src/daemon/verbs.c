@@ -120,7 +120,8 @@ static int verb_create(struct verb_ctx *v, int argc, char **argv)
 		{ "listen", required_argument, NULL, 'L' }, { "max-pid-sets", required_argument, NULL, 256 },
 		{ "set-url", required_argument, NULL, 'U' }, { "ctrl-url", required_argument, NULL, 'C' },
 		{ "data-url", required_argument, NULL, 'D' }, { "live", optional_argument, NULL, 258 },
-		{ "hostname", required_argument, NULL, 259 }, { "group", required_argument, NULL, 257 }, { 0 } };
+		{ "hostname", required_argument, NULL, 259 }, { "group", required_argument, NULL, 257 },
+		{ "no-output", no_argument, NULL, 261 }, { "shm-path", required_argument, NULL, 262 }, { 0 } };
 	struct dreply *r = v->r;
 	const char *out = NULL, *name = NULL, *metrics = NULL, *spans = NULL, *listen = NULL;
 	const char *url = NULL, *curl = NULL, *durl = NULL, *hostname = NULL;
@@ -155,6 +156,12 @@ static int verb_create(struct verb_ctx *v, int argc, char **argv)
 			break;
 		}
 		case 'k': break;
+		case 261:      /* lttng's, named in its refusal (docs/DAEMON.md) */
+			return ERR("create: --no-output is not supported: scry's consumer writes a trace, streams it to a "
+				   "relay or keeps it for snapshots; give -o DIR, -U URL or --snapshot (snapshot "
+				   "del-output removes a snapshot session's output)");
+		case 262:
+			return ERR("create: --shm-path is for user space buffers: scry's kernel buffers are BPF rings");
 		case 'S': snapshot = true; break;
 		case 'M': metrics = optarg; break;
 		case 'P': spans = optarg; break;

@@ -143,9 +143,6 @@ int verb_track(struct verb_ctx *v, int argc, char **argv, bool add)
 	if (add && all && !any)
 		return ERR("track: --all names its trackers: --pid, --vpid, --uid, --gid, --vuid, --vgid (lttng's "
 			   "track -k --all --pid)");
-	if (!add && all && any)
-		return ERR("untrack: --all with a tracker (lttng's policy \"exclude all\": nothing recorded) is not "
-			   "supported: scry's trackers include processes; untrack --all alone removes every tracker");
 	if (!all && !any)
 		return ERR("%s: give --pid, --vpid, --uid, --gid, --vuid or --vgid (scry %s --help)", v->verb, v->verb);
 	if (!(s = target(v, sname)))
@@ -159,7 +156,7 @@ int verb_track(struct verb_ctx *v, int argc, char **argv, bool add)
 		if (!add || all || lists[1] || lists[2] || lists[3] || lists[4] || lists[5])
 			return ERR("%s: session '%s' %s started: only track --pid changes a started session",
 				   v->verb, s->name, s->state == D_STARTED ? "is" : "was");
-		if (!s->npids)
+		if (!(s->tracker_set & 1u << DTRACK_PID))
 			return ERR("track --pid: session '%s' was started recording every process (track before start)",
 				   s->name);
 		if (scry_parse_pids(lists[0], &pids, &n))
@@ -173,7 +170,7 @@ int verb_track(struct verb_ctx *v, int argc, char **argv, bool add)
 			fprintf(r->out, "PID %s added to the pid tracker of session %s\n", lists[0], s->name);
 		return ret;
 	}
-	if (all && add) {    /* lttng's "include all" of each tracker named */
+	if (all && any) {    /* lttng's policies: track --all --pid includes all, untrack excludes all */
 		static const char *const cap[NK] = { "Process ID", "Virtual process ID", "User ID", "Group ID",
 						     "Virtual user ID", "Virtual group ID" };
 		size_t *nall[NK] = { &s->npids, &s->nvpids, &s->nuids, &s->ngids, &s->nvuids, &s->nvgids };
@@ -181,12 +178,14 @@ int verb_track(struct verb_ctx *v, int argc, char **argv, bool add)
 		for (int k = 0; k < NK; k++)
 			if (lists[k]) {
 				*nall[k] = 0;
-				fprintf(r->out, "%s tracking policy set to `include all`\n", cap[k]);
+				s->tracker_set = add ? s->tracker_set & ~(1u << k) : s->tracker_set | 1u << k;
+				fprintf(r->out, "%s tracking policy set to `%s all`\n", cap[k], add ? "include" : "exclude");
 			}
 		return dsession_rebuild(v->d, s, r->err, r->errlen);
 	}
 	if (all) {
 		s->npids = s->nvpids = s->nuids = s->ngids = s->nvuids = s->nvgids = 0;
+		s->tracker_set = 0;
 		fprintf(r->out, "Every tracker of session %s removed: every process is recorded\n", s->name);
 		return dsession_rebuild(v->d, s, r->err, r->errlen);
 	}
@@ -216,6 +215,8 @@ int verb_track(struct verb_ctx *v, int argc, char **argv, bool add)
 				   k == 2 || k == 4 ? "user ids or names" : k == 3 || k == 5 ? "group ids or names" : "numbers");
 		if (ret)
 			return ERR("out of memory");
+		if (add)
+			s->tracker_set |= 1u << k;   /* untracking the last value leaves none (lttng's) */
 		fprintf(r->out, "%s %s %s the %s tracker of session %s\n", kinds[k], lists[k],
 			add ? "added to" : "removed from", kinds[k], s->name);
 	}

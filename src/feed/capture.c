@@ -217,7 +217,6 @@ static int write_prom(struct scry_capture *c, struct scry_session *s, const stru
 		      const char *dir, char *err, size_t errlen)
 {
 	struct scry_metrics_snap snap;
-	uint64_t overflow[SCRY_METRICS_MAX];
 	char path[4096], *text = NULL;
 	size_t len = 0;
 	struct scry_dirh *root;
@@ -230,10 +229,7 @@ static int write_prom(struct scry_capture *c, struct scry_session *s, const stru
 		snprintf(err, errlen, "reading the metrics: %s", strerror(-ret));
 		return -1;
 	}
-	for (int i = 0; i < SCRY_METRICS_MAX; i++)
-		overflow[i] = ks->overflow[i];
-	struct scry_expose_self self = { .events = ks->events, .no_entry = ks->no_entry, .overflow = overflow,
-					 .marks_lost = ks->marks_lost };
+	struct scry_expose_self self = { .ks = ks };
 	snprintf(path, sizeof(path), "%s/metrics.prom", dir);
 	if (!(f = open_memstream(&text, &len))) {
 		snprintf(err, errlen, "out of memory");

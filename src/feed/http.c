@@ -93,16 +93,13 @@ static int render(struct scry_http *sv, bool om, char **buf, size_t *len)
 	nps = sv->progs ? scry_session_prog_stats(f->s, ps, MAX_PROGS) : 0;
 	for (size_t i = 0; i < nps; i++)
 		ep[i] = (struct scry_expose_prog){ ps[i].name, ps[i].run_cnt, ps[i].run_time_ns, ps[i].recursion_misses };
-	uint64_t overflow[SCRY_METRICS_MAX];
-	for (int i = 0; i < SCRY_METRICS_MAX; i++)
-		overflow[i] = ks.overflow[i];
 	struct scry_otlp_stats os = { 0 };
 	if (f->exp)
 		scry_otlp_stats(f->exp, &os);
 	struct scry_expose_self self = {
 		.spans = f->exp != NULL, .spans_sent = os.sent, .spans_retries = os.retries,
 		.spans_dropped = os.dropped_queue_full + os.dropped_failed + os.dropped_at_exit,
-		.events = ks.events, .no_entry = ks.no_entry, .overflow = overflow, .marks_lost = ks.marks_lost,
+		.ks = &ks,
 		.progs = ep, .nprogs = nps,
 		.bpf_stats = sv->bpf_stats, .last_scrape_seconds = sv->last_scrape_s, .scrapes = ++sv->scrapes,
 	};

@@ -247,8 +247,12 @@ int scry_probes_metric_stats(struct scry_probes *p, struct scry_metric_stats *ou
 	for (unsigned c = 0; c < p->ncpus; c++) {
 		out->events += percpu[c].events;
 		out->no_entry += percpu[c].no_entry;
-		for (int i = 0; i < SCRY_METRICS_MAX; i++)
+		for (int i = 0; i < SCRY_METRICS_MAX; i++) {
 			out->overflow[i] += percpu[c].overflow[i];
+			out->no_memory[i] += percpu[c].no_memory[i];
+			out->busy[i] += percpu[c].busy[i];
+			out->failed[i] += percpu[c].failed[i];
+		}
 		out->marks_lost += percpu[c].marks_lost;
 	}
 	free(percpu);

@@ -262,6 +262,18 @@ static int probes_load(struct scry_probes **out, const struct scry_probes_opts *
 		bpf_map__set_max_entries(p->skel->maps.pid_set_hits, n);
 	}
 
+	if (o->ustack_window) {   /* scry trace -k's user stack copies */
+		if (o->ustack_window > SCRY_USTACK_MAX || !o->ustack_ids) {
+			snprintf(err, errlen, "a user stack window of %u bytes: at most %d", o->ustack_window,
+				 SCRY_USTACK_MAX);
+			ret = -EINVAL;
+			goto fail;
+		}
+		p->skel->rodata->ustack_window = o->ustack_window;
+		memcpy((void *)p->skel->rodata->ustack_ids, o->ustack_ids, sizeof(p->skel->rodata->ustack_ids));
+		bpf_map__set_max_entries(p->skel->maps.ustacks, (uint32_t)o->ustack_ring);
+		bpf_map__set_max_entries(p->skel->maps.ustack_areas, p->ncpus);
+	}
 	if (!o->counts)   /* a per-CPU array: ~1 ms to create at full size */
 		bpf_map__set_max_entries(p->skel->maps.sc_counts, 1);
 	bpf_map__set_max_entries(p->skel->maps.areas, p->ncpus * SCRY_AREAS_PER_CPU);

@@ -68,6 +68,12 @@ struct scry_probes_opts {
 	const struct scry_span_mark_probe *span_mark;    /* spans' parents from the application's marks */
 	unsigned max_pid_sets;      /* per-process event sets kept at most (slots 0..n-1; at most
 				     * SCRY_PID_SETS_MAX), 0: none */
+	/* scry trace -k (scry_abi.h): the events of ustack_ids (SCRY_USTACK_IDS bits) send their
+	 * thread's user registers and ustack_window bytes of its stack (at most
+	 * SCRY_USTACK_MAX) to a ring of ustack_ring bytes (a power of two pages); 0: none */
+	uint32_t ustack_window;
+	const uint64_t *ustack_ids;
+	size_t ustack_ring;
 };
 
 struct scry_probes;
@@ -151,6 +157,9 @@ uint32_t scry_probes_staged(const struct scry_probes *p, unsigned cpu);
 int scry_probes_flush_stage(struct scry_probes *p, unsigned cpu);
 /* Per-CPU loss counters: out has scry_probes_ncpus() entries. */
 int scry_probes_stats(struct scry_probes *p, struct scry_cpu_stats *out);
+/* The ring of the user stack copies (-1: none), and what became of them, over every CPU. */
+int scry_probes_ustack_fd(const struct scry_probes *p);
+int scry_probes_ustack_stats(struct scry_probes *p, struct scry_ustack_stats *out);
 /* Events the kernel skipped because a program was already running on that CPU
  * (bpf_prog_info.recursion_misses summed over the programs). */
 uint64_t scry_probes_recursion_misses(struct scry_probes *p);

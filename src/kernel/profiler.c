@@ -124,7 +124,7 @@ int scry_profiler_open(const struct scry_profiler_opts *o, struct scry_profiler 
 	}
 	for (unsigned i = 0; i < p->ncpus; i++)
 		p->pfds[i] = -1;
-	if ((ret = open_events(p, err, errlen)))
+	if (!o->offcpu && (ret = open_events(p, err, errlen)))
 		goto fail;
 	libbpf_set_print(print_fn);
 	if (!(p->skel = profile_bpf__open())) {
@@ -137,6 +137,8 @@ int scry_profiler_open(const struct scry_profiler_opts *o, struct scry_profiler 
 	bpf_map__set_max_entries(p->skel->maps.stacks, o->max_stacks ? o->max_stacks : 16384);
 	bpf_map__set_max_entries(p->skel->maps.counts, o->max_counts ? o->max_counts : 40960);
 	p->skel->rodata->ustack_size = o->ustack_size;
+	p->skel->rodata->min_block_ns = o->min_block_ns;
+	bpf_program__set_autoload(p->skel->progs.scry_prof_switch, o->offcpu);   /* its cost on every switch */
 	p->ring_size = o->ring_size ? o->ring_size : ring_default(o->ustack_size, p->ncpus);
 	bpf_map__set_max_entries(p->skel->maps.notes, (__u32)p->ring_size);
 	if (o->all) {

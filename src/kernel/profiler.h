@@ -3,7 +3,8 @@
  * PMU) at a frequency, the BPF program on each, the targets, the ring (the notes of
  * processes' first samples; with --call-graph dwarf, each user sample's registers and stack
  * copy), and what the kernel kept: counts per (thread, process, command, stack ids), the
- * stacks, the loss counters. */
+ * stacks, the loss counters.  Or (offcpu) no perf event: the scheduler's switches count the
+ * targets' blocked time by stack in the same counts. */
 #ifndef SCRY_KERNEL_PROFILER_H
 #define SCRY_KERNEL_PROFILER_H
 
@@ -26,8 +27,11 @@ struct scry_profiler_opts {
 	unsigned max_stacks;         /* stack map entries (0: 16384) */
 	unsigned max_counts;         /* counts hash entries (0: 40960) */
 	unsigned ustack_size;        /* --call-graph dwarf: user stack bytes copied per sample (a
-	                              *   multiple of 8, at most SCRY_PROF_USTACK_MAX); 0: frame pointers */
+	                              *   multiple of 8, at most SCRY_USTACK_MAX); 0: frame pointers */
 	size_t ring_size;            /* the ring's bytes (a power of 2 of pages); 0: by ustack_size */
+	bool offcpu;                 /* no sampling: the targets' blocked time by stack, counted in
+	                              *   nanoseconds at the scheduler's switches */
+	uint64_t min_block_ns;       /* offcpu: shorter blocks are not counted */
 };
 
 struct scry_profiler;

@@ -74,6 +74,32 @@ int scry_probes_stats(struct scry_probes *p, struct scry_cpu_stats *out)
 	return 0;
 }
 
+int scry_probes_ustack_fd(const struct scry_probes *p)
+{
+	return p->opts.ustack_window ? bpf_map__fd(p->skel->maps.ustacks) : -1;
+}
+
+int scry_probes_ustack_stats(struct scry_probes *p, struct scry_ustack_stats *out)
+{
+	struct scry_ustack_stats *v = calloc(p->ncpus, sizeof(*v));
+	__u32 zero = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!v)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(bpf_map__fd(p->skel->maps.ustack_stats), &zero, v)) {
+		free(v);
+		return -errno;
+	}
+	for (unsigned i = 0; i < p->ncpus; i++) {
+		out->sent += v[i].sent;
+		out->ring_full += v[i].ring_full;
+		out->busy += v[i].busy;
+	}
+	free(v);
+	return 0;
+}
+
 uint64_t scry_probes_recursion_misses(struct scry_probes *p)
 {
 	struct bpf_program *prog;

@@ -30,6 +30,8 @@ enum scry_decoder_kind {
 	SCRY_DEC_CGROUP,      /* a cgroup v2 id: its directory (metrics/sysnames.h) */
 	SCRY_DEC_KSYM,        /* a kernel address (wchan): its function */
 	SCRY_DEC_INET_IP,     /* an IP address (addr): its text */
+	SCRY_DEC_CONTAINER,   /* a cgroup v2 id: the container its path names (util/cgroup.h),
+			       * "" for none (the host, or a cgroup gone) */
 };
 
 struct scry_decoder {
@@ -44,6 +46,8 @@ struct scry_decoder {
 struct scry_metric_label {
 	char *name;
 	uint32_t source;                 /* one SCRY_ML_* bit */
+	enum scry_decoder_kind base;     /* the source's own decoder (source container: the cgroup
+					  * read as its container) */
 	struct scry_decoder *decoders;
 	size_t ndecoders;
 };

@@ -13,6 +13,7 @@
 #include "metrics/config.h"
 #include "metrics/config_int.h"
 #include "metrics/sysnames.h"
+#include "util/cgroup.h"
 
 #define DECODERS_MAX     8
 #define STATIC_MAP_MAX   4096
@@ -27,18 +28,19 @@ static const struct { const char *name; uint32_t bit; enum scry_decoder_kind dec
 	{ "uid", SCRY_ML_UID, SCRY_DEC_UINT },
 	{ "dev", SCRY_ML_DEV, SCRY_DEC_MAJORMINOR },
 	{ "cgroup", SCRY_ML_CGROUP, SCRY_DEC_CGROUP },
+	{ "container", SCRY_ML_CGROUP, SCRY_DEC_CONTAINER },   /* the cgroup's, by its path */
 	{ "addr", SCRY_ML_ADDR, SCRY_DEC_INET_IP },
 	{ "wchan", SCRY_ML_WCHAN, SCRY_DEC_KSYM },
 };
 
-#define SOURCE_NAMES "syscall, errno, comm, pid, tid, uid, dev, cgroup, addr, wchan"
+#define SOURCE_NAMES "syscall, errno, comm, pid, tid, uid, dev, cgroup, container, addr, wchan"
 
 
 static const struct { const char *name; enum scry_decoder_kind kind; } decoder_names[] = {
 	{ "uint", SCRY_DEC_UINT }, { "string", SCRY_DEC_STRING }, { "syscall", SCRY_DEC_SYSCALL },
 	{ "errno", SCRY_DEC_ERRNO }, { "static_map", SCRY_DEC_STATIC_MAP }, { "regexp", SCRY_DEC_REGEXP },
 	{ "majorminor", SCRY_DEC_MAJORMINOR }, { "cgroup", SCRY_DEC_CGROUP }, { "ksym", SCRY_DEC_KSYM },
-	{ "inet_ip", SCRY_DEC_INET_IP },
+	{ "inet_ip", SCRY_DEC_INET_IP }, { "container", SCRY_DEC_CONTAINER },
 };
 
 static int parse_static_map(struct walk *w, yaml_node_t *n, const char *path, struct scry_decoder *d)
@@ -171,7 +173,7 @@ static int parse_decoder(struct walk *w, yaml_node_t *n, const char *path, struc
 					break;
 			if (i == sizeof(decoder_names) / sizeof(decoder_names[0]))
 				return mcfg_fail(w, vn, sub, "unknown decoder '%s' (uint, string, syscall, errno, static_map, regexp, "
-					    "majorminor, cgroup, ksym, inet_ip)", v);
+					    "majorminor, cgroup, ksym, inet_ip, container)", v);
 			d->kind = decoder_names[i].kind;
 			have_name = true;
 		} else if (!strcmp(k, "static_map")) {
@@ -248,6 +250,7 @@ int mconfig_parse_label(struct walk *w, yaml_node_t *n, const char *path, struct
 			if (i == sizeof(sources) / sizeof(sources[0]))
 				return mcfg_fail(w, vn, sub, "unknown source '%s' (" SOURCE_NAMES ")", v);
 			l->source = sources[i].bit;
+			l->base = sources[i].dec;
 		} else if (!strcmp(k, "decoders")) {
 			decs = vn;
 			decs_key = kn;
@@ -285,8 +288,9 @@ int mconfig_parse_label(struct walk *w, yaml_node_t *n, const char *path, struct
 			/* it reads the source's default text */
 		} else if (first == SCRY_DEC_MAJORMINOR && l->source != SCRY_ML_DEV) {
 			return mcfg_fail(w, decs, sub, "the majorminor decoder reads dev only");
-		} else if (first == SCRY_DEC_CGROUP && l->source != SCRY_ML_CGROUP) {
-			return mcfg_fail(w, decs, sub, "the cgroup decoder reads cgroup only");
+		} else if ((first == SCRY_DEC_CGROUP || first == SCRY_DEC_CONTAINER) && l->source != SCRY_ML_CGROUP) {
+			return mcfg_fail(w, decs, sub, "the %s decoder reads cgroup only",
+					 first == SCRY_DEC_CGROUP ? "cgroup" : "container");
 		} else if (first == SCRY_DEC_KSYM && l->source != SCRY_ML_WCHAN) {
 			return mcfg_fail(w, decs, sub, "the ksym decoder reads a kernel address: wchan only");
 		} else if (first == SCRY_DEC_INET_IP && l->source != SCRY_ML_ADDR) {
@@ -356,6 +360,17 @@ static int decode_first(enum scry_decoder_kind kind, uint32_t source, const stru
 		return scry_metric_majorminor((uint32_t)v, buf, buflen);
 	case SCRY_DEC_CGROUP:
 		return scry_metric_cgroup_path(v, buf, buflen);
+	case SCRY_DEC_CONTAINER: {
+		struct scry_container c;
+		char path[4096];
+
+		scry_metric_cgroup_path(v, path, sizeof(path));
+		if (scry_container_of_cgroup(path, &c))
+			scry_container_label(&c, buf, buflen);
+		else
+			buf[0] = '\0';
+		return 1;
+	}
 	case SCRY_DEC_KSYM: {
 		uint64_t a;
 
@@ -378,7 +393,7 @@ int scry_metric_decode(const struct scry_metric_label *l, const struct scry_metr
 	int ret;
 
 	if (!first || first == SCRY_DEC_STATIC_MAP || first == SCRY_DEC_REGEXP) {
-		first = sources_dec(l->source);
+		first = l->base ? l->base : sources_dec(l->source);
 		i = 0;
 	}
 	if ((ret = decode_first(first, l->source, k, sn, buf, buflen)) <= 0)

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "metrics/expose.h"
@@ -148,16 +149,34 @@ static void put_self(FILE *f, const struct scry_metrics_snap *snap, const struct
 
 	if (!v)
 		return;
-	put_counter(f, "scry_events_total", "Syscall exits that updated at least one metric.", self->events, om);
+	static const struct scry_metric_stats none;
+	const struct scry_metric_stats *ks = self->ks ? self->ks : &none;
+	static const struct { const char *reason; size_t off; } why[] = {
+		{ "no_memory", offsetof(struct scry_metric_stats, no_memory) },
+		{ "busy", offsetof(struct scry_metric_stats, busy) },
+		{ "other", offsetof(struct scry_metric_stats, failed) },
+	};
+
+	put_counter(f, "scry_events_total", "Syscall exits that updated at least one metric.", ks->events, om);
 	put_counter(f, "scry_latency_unmeasured_total",
-		    "Calls whose latency was not measured (their entry came before the start).", self->no_entry, om);
+		    "Calls whose latency was not measured (their entry came before the start).", ks->no_entry, om);
 	put_counter(f, "scry_span_marks_lost_total",
 		    "Span marks lost (tracing: parent:): no storage for a thread's mark, or too many block requests in "
-		    "flight.", self->marks_lost, om);
+		    "flight.", ks->marks_lost, om);
 	for (size_t i = 0; i < snap->n; i++)
-		v[i] = self->overflow ? self->overflow[i] : 0;
+		v[i] = i < SCRY_METRICS_MAX ? ks->overflow[i] : 0;
 	put_per_metric(f, snap, "scry_metric_overflow_total",
 		       "Updates lost because the metric's map was full (max_entries series).", v, om);
+	family_name(fam, sizeof(fam), "scry_metric_insert_failures_total", true, om);
+	put_help(f, fam, "Updates lost because a new series could not be inserted, the map not full: no_memory (the "
+		 "kernel's BPF allocator had none at hand: a burst of new series), busy (the map's lock held by the "
+		 "program this one interrupted), other.");
+	fprintf(f, "# TYPE %s counter\n", fam);
+	for (size_t i = 0; i < snap->n; i++)
+		for (size_t k = 0; k < sizeof(why) / sizeof(why[0]); k++)
+			fprintf(f, "%s%s{metric=\"%s\",reason=\"%s\"} %" PRIu64 "\n", fam, om ? "_total" : "",
+				snap->m[i].m->name, why[k].reason,
+				i < SCRY_METRICS_MAX ? (uint64_t)((const __u64 *)((const char *)ks + why[k].off))[i] : 0);
 	for (size_t i = 0; i < snap->n; i++)
 		v[i] = snap->m[i].decode_errors;
 	put_per_metric(f, snap, "scry_decoder_errors_total",

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "metrics/read.h"
+#include "scry_abi.h"
 
 #define SCRY_PROM_CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
 #define SCRY_OPENMETRICS_CONTENT_TYPE "application/openmetrics-text; version=1.0.0; charset=utf-8"
@@ -18,11 +19,9 @@ struct scry_expose_prog {
 
 /* What scry itself counted (self metrics). */
 struct scry_expose_self {
-	uint64_t events;                 /* syscall exits that fed a metric */
-	uint64_t no_entry;               /* latencies not measured (entry before the start) */
-	const uint64_t *overflow;        /* per metric: updates lost, its map full */
-	uint64_t marks_lost;             /* span marks lost (tracing: parent:): a thread's storage not
-					  * created, or too many block requests in flight */
+	/* the kernel's counters (scry_abi.h): syscall exits that fed a metric, latencies not
+	 * measured, per metric the updates lost by reason, span marks lost; NULL: all zero */
+	const struct scry_metric_stats *ks;
 	const struct scry_expose_prog *progs;
 	size_t nprogs;
 	bool bpf_stats;                  /* run_cnt and run_time_ns are counted */

@@ -1,6 +1,5 @@
 /* sysnames.c — see sysnames.h. */
 #include <arpa/inet.h>
-#include <dirent.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -10,6 +9,7 @@
 #include <sys/socket.h>
 #include "catalog/symbolize.h"
 #include "metrics/sysnames.h"
+#include "util/cgroup.h"
 
 #define CGROUP_WALK_DEPTH 16
 #define CGROUP_MAX        65536     /* directories cached at most */
@@ -20,20 +20,9 @@ static struct cg *cgs;
 static size_t ncgs;
 static time_t walked;               /* the last walk: at most one a second */
 
-/* The cgroup id of directory path (its file handle), 0 when it has none. */
-static uint64_t cgroup_id(const char *path)
+static void cg_add(const char *path, void *ctx)
 {
-	struct { struct file_handle fh; uint64_t id; } h = { .fh.handle_bytes = sizeof(uint64_t) };
-	int mount_id;
-
-	if (name_to_handle_at(AT_FDCWD, path, &h.fh, &mount_id, 0) || h.fh.handle_bytes != sizeof(uint64_t))
-		return 0;
-	return h.id;
-}
-
-static void cg_add(const char *path)
-{
-	uint64_t id = cgroup_id(path);
+	uint64_t id = scry_cgroup_id(path);
 	struct cg *n;
 
 	if (!id || ncgs >= CGROUP_MAX)
@@ -47,54 +36,20 @@ static void cg_add(const char *path)
 		cgs[ncgs++].id = id;
 }
 
-static void walk(const char *dir, int depth)
-{
-	DIR *d;
-	struct dirent *e;
-	char sub[4096];
-
-	cg_add(dir);
-	if (depth >= CGROUP_WALK_DEPTH || !(d = opendir(dir)))
-		return;
-	while ((e = readdir(d)))
-		if (e->d_type == DT_DIR && strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
-		    snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name) < (int)sizeof(sub))
-			walk(sub, depth + 1);
-	closedir(d);
-}
-
-/* The cgroup2 mount ("/sys/fs/cgroup", or "/sys/fs/cgroup/unified" on a hybrid system). */
-static int cgroup2_root(char *buf, size_t len)
-{
-	FILE *f = fopen("/proc/self/mounts", "re");
-	char dev[256], dir[4096], type[64];
-	int found = 0;
-
-	while (f && !found && fscanf(f, "%255s %4095s %63s %*[^\n]\n", dev, dir, type) == 3)
-		if (!strcmp(type, "cgroup2"))
-			found = snprintf(buf, len, "%s", dir) < (int)len;
-	if (f)
-		fclose(f);
-	return found ? 0 : -1;
-}
-
 static void rewalk(void)
 {
-	char root[4096];
-
 	for (size_t i = 0; i < ncgs; i++)
 		free(cgs[i].path);
 	ncgs = 0;
 	walked = time(NULL);
-	if (!cgroup2_root(root, sizeof(root)))
-		walk(root, 0);
+	scry_cgroup_walk(CGROUP_WALK_DEPTH, cg_add, NULL);
 }
 
 int scry_metric_cgroup_path(uint64_t id, char *buf, size_t buflen)
 {
 	for (int pass = 0; pass < 2; pass++) {
 		for (size_t i = 0; i < ncgs; i++)
-			if (cgs[i].id == id && cgroup_id(cgs[i].path) == id) {   /* still that one */
+			if (cgs[i].id == id && scry_cgroup_id(cgs[i].path) == id) {   /* still that one */
 				snprintf(buf, buflen, "%s", cgs[i].path);
 				return 1;
 			}

@@ -13,6 +13,8 @@ const char scry_top_config[] =
 	"        - {name: pid, source: pid}\n"
 	"        - {name: comm, source: comm}\n"
 	"        - {name: syscall, source: syscall}\n"
+	"        - {name: container, source: container}\n"
+	"        - {name: tid, source: tid}\n"
 	"    - name: scry_top_errors_total\n"
 	"      when: error\n"
 	"      max_entries: 65536\n"
@@ -33,13 +35,18 @@ const char scry_top_config[] =
 
 struct entry {
 	unsigned metric;
-	const struct scry_series *s;      /* values: pid, comm, syscall */
+	const struct scry_series *s;      /* values: pid, comm, syscall, container, tid */
 };
 
-/* Rows and entries are ordered by (pid, comm, syscall), compared as strings. */
-static int cmp3(const char *const a[3], const char *const b[3])
+#define NKEYS 5
+
+static bool g_threads;                /* the build's: rows per thread (tid in the key) */
+
+/* Rows and entries are ordered by (pid, comm, syscall, container[, tid]), compared as
+ * strings; without threads the tids' series fall in one row. */
+static int cmp_keys(const char *const a[NKEYS], const char *const b[NKEYS])
 {
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < (g_threads ? NKEYS : NKEYS - 1); i++) {
 		int c = strcmp(a[i], b[i]);
 		if (c)
 			return c;
@@ -51,36 +58,53 @@ static int cmp_entry(const void *a, const void *b)
 {
 	const struct entry *x = a, *y = b;
 
-	return cmp3((const char *const *)x->s->values, (const char *const *)y->s->values);
+	return cmp_keys((const char *const *)x->s->values, (const char *const *)y->s->values);
 }
 
 static int cmp_row_key(const void *a, const void *b)
 {
 	const struct scry_top_row *x = a, *y = b;
-	const char *kx[3] = { x->pid, x->comm, x->syscall }, *ky[3] = { y->pid, y->comm, y->syscall };
+	const char *kx[NKEYS] = { x->pid, x->comm, x->syscall, x->container, x->tid },
+		   *ky[NKEYS] = { y->pid, y->comm, y->syscall, y->container, y->tid };
 
-	return cmp3(kx, ky);
+	return cmp_keys(kx, ky);
 }
 
 static const struct scry_top_row *find(const struct scry_top_table *t, const struct scry_top_row *r)
 {
-	return t && t->n ? bsearch(r, t->rows, t->n, sizeof(*t->rows), cmp_row_key) : NULL;
+	return t && t->n && t->threads == g_threads ? bsearch(r, t->rows, t->n, sizeof(*t->rows), cmp_row_key) : NULL;
+}
+
+/* The p50 and p99 of r's latency buckets (merged over its threads' series). */
+static void quantiles(struct scry_top_row *r, const struct scry_metric *lat, uint64_t *buckets, uint64_t count)
+{
+	struct scry_series s = { .count = count, .buckets = buckets };
+
+	r->p50_ns = scry_metric_quantile(lat, &s, 0.5);
+	r->p99_ns = scry_metric_quantile(lat, &s, 0.99);
 }
 
 int scry_top_table_build(struct scry_top_table *out, const struct scry_metrics_snap *snap, uint64_t t_ns,
-			 const struct scry_top_table *prev)
+			 const struct scry_top_table *prev, bool threads)
 {
 	struct entry *e;
-	size_t ne = 0, total = 0;
+	size_t ne = 0, total = 0, nb = 0;
 	double dt = prev && prev->t_ns && t_ns > prev->t_ns ? (t_ns - prev->t_ns) / 1e9 : 0;
 	const struct scry_metric *lat = snap->n > SCRY_TOP_LATENCY ? snap->m[SCRY_TOP_LATENCY].m : NULL;
+	uint64_t *buckets = NULL, count = 0;   /* the current row's latency, merged */
 
 	memset(out, 0, sizeof(*out));
 	out->t_ns = t_ns;
+	out->threads = threads;
+	g_threads = threads;
+	if (lat)
+		nb = (size_t)(lat->desc.bucket_max - lat->desc.bucket_min + 1);
 	for (size_t i = 0; i < snap->n && i < SCRY_TOP_NMETRICS; i++)
 		total += snap->m[i].n;
-	if (!(e = calloc(total ? total : 1, sizeof(*e))))
+	if (!(e = calloc(total ? total : 1, sizeof(*e))) || !(buckets = calloc(nb ? nb : 1, sizeof(*buckets)))) {
+		free(e);
 		return -ENOMEM;
+	}
 	for (unsigned i = 0; i < snap->n && i < SCRY_TOP_NMETRICS; i++)
 		for (size_t j = 0; j < snap->m[i].n; j++) {
 			const struct scry_series *s = &snap->m[i].series[j];
@@ -95,26 +119,35 @@ int scry_top_table_build(struct scry_top_table *out, const struct scry_metrics_s
 		struct scry_top_row *r;
 
 		if (!i || cmp_entry(&e[i - 1], &e[i])) {
+			if (out->n && count)
+				quantiles(&out->rows[out->n - 1], lat, buckets, count);
+			memset(buckets, 0, (nb ? nb : 1) * sizeof(*buckets));
+			count = 0;
 			r = &out->rows[out->n++];
 			r->pid = strdup(e[i].s->values[0]);
 			r->comm = strdup(e[i].s->values[1]);
 			r->syscall = strdup(e[i].s->values[2]);
+			r->container = strdup(e[i].s->values[3]);
+			r->tid = strdup(threads ? e[i].s->values[4] : "");
 			r->p50_ns = r->p99_ns = -1;
-			if (!r->pid || !r->comm || !r->syscall)
+			if (!r->pid || !r->comm || !r->syscall || !r->container || !r->tid)
 				goto oom;
 		} else {
 			r = &out->rows[out->n - 1];
 		}
 		switch (e[i].metric) {
-		case SCRY_TOP_CALLS: r->calls = e[i].s->value; break;
-		case SCRY_TOP_ERRORS: r->errors = e[i].s->value; break;
-		case SCRY_TOP_BYTES: r->bytes = e[i].s->value; break;
+		case SCRY_TOP_CALLS: r->calls += e[i].s->value; break;
+		case SCRY_TOP_ERRORS: r->errors += e[i].s->value; break;
+		case SCRY_TOP_BYTES: r->bytes += e[i].s->value; break;
 		case SCRY_TOP_LATENCY:
-			r->p50_ns = scry_metric_quantile(lat, e[i].s, 0.5);
-			r->p99_ns = scry_metric_quantile(lat, e[i].s, 0.99);
+			for (size_t k = 0; e[i].s->buckets && k < nb; k++)
+				buckets[k] += e[i].s->buckets[k];
+			count += e[i].s->count;
 			break;
 		}
 	}
+	if (out->n && count)
+		quantiles(&out->rows[out->n - 1], lat, buckets, count);
 	for (size_t i = 0; i < out->n; i++) {
 		struct scry_top_row *r = &out->rows[i];
 		const struct scry_top_row *p = find(prev, r);
@@ -126,9 +159,11 @@ int scry_top_table_build(struct scry_top_table *out, const struct scry_metrics_s
 		}
 	}
 	free(e);
+	free(buckets);
 	return 0;
 oom:
 	free(e);
+	free(buckets);
 	scry_top_table_free(out);
 	return -ENOMEM;
 }
@@ -154,11 +189,13 @@ static int cmp_rows(const void *a, const void *b)
 void scry_top_table_sort(struct scry_top_table *t, enum scry_top_sort by)
 {
 	g_by = by;
+	g_threads = t->threads;
 	qsort(t->rows, t->n, sizeof(*t->rows), cmp_rows);
 }
 
 void scry_top_table_sort_keys(struct scry_top_table *t)
 {
+	g_threads = t->threads;
 	qsort(t->rows, t->n, sizeof(*t->rows), cmp_row_key);
 }
 
@@ -184,16 +221,19 @@ void scry_top_table_print(FILE *f, const struct scry_top_table *t, enum scry_top
 
 	fprintf(f, "scry top: %zu rows, sorted by %s (keys: c calls, e errors, l latency, b bytes, q quit)\n", t->n,
 		by_name[by]);
-	fprintf(f, "%8s %-16s %-18s %10s %10s %8s %8s %8s %8s %12s %12s\n", "PID", "COMM", "SYSCALL", "CALLS",
-		"CALLS/s", "ERRORS", "ERRORS/s", "P50<=", "P99<=", "BYTES", "BYTES/s");
+	fprintf(f, "%8s %-16s %-18s %10s %10s %8s %8s %8s %8s %12s %12s  %s\n", t->threads ? "TID" : "PID", "COMM",
+		"SYSCALL", "CALLS",
+		"CALLS/s", "ERRORS", "ERRORS/s", "P50<=", "P99<=", "BYTES", "BYTES/s", "CONTAINER");
 	for (size_t i = 0; i < t->n && (!max_rows || i < max_rows); i++) {
 		const struct scry_top_row *r = &t->rows[i];
 
 		fmt_ns(p50, sizeof(p50), r->p50_ns);
 		fmt_ns(p99, sizeof(p99), r->p99_ns);
-		fprintf(f, "%8s %-16s %-18s %10llu %10.1f %8llu %8.1f %8s %8s %12llu %12.0f\n", r->pid, r->comm,
+		fprintf(f, "%8s %-16s %-18s %10llu %10.1f %8llu %8.1f %8s %8s %12llu %12.0f  %s\n",
+			t->threads ? r->tid : r->pid, r->comm,
 			r->syscall, (unsigned long long)r->calls, r->calls_rate, (unsigned long long)r->errors,
-			r->errors_rate, p50, p99, (unsigned long long)r->bytes, r->bytes_rate);
+			r->errors_rate, p50, p99, (unsigned long long)r->bytes, r->bytes_rate,
+			r->container[0] ? r->container : "-");
 	}
 	(void)interval_s;
 }
@@ -204,6 +244,8 @@ void scry_top_table_free(struct scry_top_table *t)
 		free(t->rows[i].pid);
 		free(t->rows[i].comm);
 		free(t->rows[i].syscall);
+		free(t->rows[i].container);
+		free(t->rows[i].tid);
 	}
 	free(t->rows);
 	memset(t, 0, sizeof(*t));

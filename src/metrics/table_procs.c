@@ -5,10 +5,18 @@
 #include <string.h>
 #include "metrics/table.h"
 
+static bool g_threads;
+
+/* The row's group: its process, or its thread. */
+static const char *group(const struct scry_top_row *r)
+{
+	return g_threads ? r->tid : r->pid;
+}
+
 static int cmp_pid(const void *a, const void *b)
 {
 	const struct scry_top_row *const *x = a, *const *y = b;
-	long px = strtol((*x)->pid, NULL, 10), py = strtol((*y)->pid, NULL, 10);
+	long px = strtol(group(*x), NULL, 10), py = strtol(group(*y), NULL, 10);
 
 	return px < py ? -1 : px > py;
 }
@@ -27,6 +35,7 @@ int scry_top_procs_build(struct scry_top_procs *out, const struct scry_top_table
 	uint64_t best_calls = 0;
 
 	memset(out, 0, sizeof(*out));
+	out->threads = g_threads = t->threads;
 	if (!(rows = calloc(t->n ? t->n : 1, sizeof(*rows))) || !(out->p = calloc(t->n ? t->n : 1, sizeof(*out->p)))) {
 		free(rows);
 		return -ENOMEM;
@@ -38,12 +47,13 @@ int scry_top_procs_build(struct scry_top_procs *out, const struct scry_top_table
 		const struct scry_top_row *r = rows[i];
 		struct scry_top_proc *p;
 
-		if (!out->n || strcmp(out->p[out->n - 1].pid, r->pid)) {
+		if (!out->n || strcmp(out->p[out->n - 1].pid, group(r))) {
 			p = &out->p[out->n++];
-			p->pid = r->pid;
+			p->pid = group(r);
 			p->comm = r->comm;
+			p->container = r->container;
 			p->busiest = r->syscall;
-			p->exited = r->exited || (exited && exited(r->pid, ctx));
+			p->exited = r->exited || (exited && exited(r->pid, ctx));   /* (its process) */
 			best_rate = r->calls_rate;
 			best_calls = r->calls;
 		} else {
@@ -95,17 +105,19 @@ void scry_top_procs_print(FILE *f, const struct scry_top_procs *p, enum scry_top
 {
 	static const char *const by_name[] = { "calls/s", "errors/s", "calls/s", "bytes/s" };
 
-	fprintf(f, "scry top: %zu processes, %.1f calls/s, %.1f errors/s, sorted by %s "
-		"(keys: s syscalls, c calls, e errors, b bytes, q quit)\n", p->n, p->calls_rate, p->errors_rate,
-		by_name[by]);
-	fprintf(f, "%8s %-16s %10s %10s %8s %8s %12s %12s  %s\n", "PID", "COMM", "CALLS", "CALLS/s", "ERRORS",
-		"ERRORS/s", "BYTES", "BYTES/s", "BUSIEST");
+	fprintf(f, "scry top: %zu %s, %.1f calls/s, %.1f errors/s, sorted by %s "
+		"(keys: s syscalls, H threads, c calls, e errors, b bytes, q quit)\n", p->n,
+		p->threads ? "threads" : "processes", p->calls_rate, p->errors_rate, by_name[by]);
+	fprintf(f, "%8s %-16s %10s %10s %8s %8s %12s %12s  %-12s  %s\n", p->threads ? "TID" : "PID", "COMM", "CALLS",
+		"CALLS/s", "ERRORS",
+		"ERRORS/s", "BYTES", "BYTES/s", "CONTAINER", "BUSIEST");
 	for (size_t i = 0; i < p->n && (!max_rows || i < max_rows); i++) {
 		const struct scry_top_proc *r = &p->p[i];
 
-		fprintf(f, "%8s %-16s %10llu %10.1f %8llu %8.1f %12llu %12.0f  %s%s\n", r->pid, r->comm,
+		fprintf(f, "%8s %-16s %10llu %10.1f %8llu %8.1f %12llu %12.0f  %-12s  %s%s\n", r->pid, r->comm,
 			(unsigned long long)r->calls, r->calls_rate, (unsigned long long)r->errors, r->errors_rate,
-			(unsigned long long)r->bytes, r->bytes_rate, r->busiest, r->exited ? " (exited)" : "");
+			(unsigned long long)r->bytes, r->bytes_rate, r->container && r->container[0] ? r->container : "-",
+			r->busiest, r->exited ? " (exited)" : "");
 	}
 }
 

@@ -2,8 +2,10 @@
  * collect.h).  Each stack is symbolized once: kernel stacks by id, user stacks by (process,
  * id), an unwound user stack once per tally entry. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "catalog/dwarf.h"
 #include "profile/collect.h"
 
 #ifndef EFAULT
@@ -15,7 +17,17 @@ struct span {
 	uint32_t first, n;       /* into frames */
 };
 
+#define MAX_INLINE 16             /* source frames kept per address */
+
+struct dwfile {                  /* a file's DWARF, opened once (d NULL: it has none) */
+	char *path;
+	struct scry_dwarf *d;
+};
+
 struct collector {
+	struct scry_prof_symopts o;
+	struct dwfile *dws;
+	size_t ndws;
 	struct scry_profiler *k;
 	struct scry_syms *syms;
 	struct scry_prof *p;
@@ -82,13 +94,26 @@ static uint32_t named(struct collector *c, const char *name, uint32_t mapping, u
 	return f.name == UINT32_MAX ? UINT32_MAX : scry_prof_frame(c->p, &f);
 }
 
+/* An off-CPU stack is taken in the BPF program on the scheduler's tracepoint: its first
+ * frames are the program and the tracepoint's caller, not where the thread blocked. */
+static bool bpf_machinery(const char *name)
+{
+	return name && (!strncmp(name, "bpf_prog_", 9) || !strncmp(name, "bpf_trace_run", 13) ||
+			!strncmp(name, "__bpf_trace_", 12) || !strncmp(name, "__traceiter_", 12));
+}
+
 static int kernel_frames(struct collector *c, unsigned n)
 {
+	bool lead = c->p->offcpu;
+
 	for (unsigned i = 0; i < n; i++) {
 		const char *name = scry_syms_kernel_name(c->syms, c->addrs[i], i > 0, NULL);
-		int r = push(c, named(c, name ? name : "[unknown]", c->kmap, c->addrs[i], true));
+		int r;
 
-		if (r)
+		if (lead && bpf_machinery(name))
+			continue;
+		lead = false;
+		if ((r = push(c, named(c, name ? name : "[unknown]", c->kmap, c->addrs[i], true))))
 			return r;
 	}
 	return 0;
@@ -106,6 +131,66 @@ static bool reread(struct collector *c, int tgid, uint64_t addr)
 	c->reread = n;
 	c->reread[c->nreread++] = tgid;
 	return scry_syms_capture(c->syms, tgid, addr, NULL) == 0;
+}
+
+/* The DWARF of the file at path (build id hex, or NULL), opened at its first use. */
+static struct scry_dwarf *dwarf_of(struct collector *c, const char *path, const char *bid)
+{
+	uint8_t id[64];
+	size_t idlen = 0;
+	char why[256];
+	struct dwfile *n;
+
+	for (size_t i = 0; i < c->ndws; i++)
+		if (!strcmp(c->dws[i].path, path))
+			return c->dws[i].d;
+	if (!(n = realloc(c->dws, (c->ndws + 1) * sizeof(*n))))
+		return NULL;
+	c->dws = n;
+	for (; bid && bid[2 * idlen] && bid[2 * idlen + 1] && idlen < sizeof(id); idlen++)
+		sscanf(bid + 2 * idlen, "%2hhx", &id[idlen]);
+	n = &c->dws[c->ndws];
+	if (!(n->path = strdup(path)))
+		return NULL;
+	n->d = scry_dwarf_open(path, id, idlen, why, sizeof(why));
+	c->ndws++;
+	return n->d;
+}
+
+/* The source frames of a user address (look: the address itself, or a return address minus
+ * one) from its file's DWARF, pushed leaf first: each inlined copy (with --inline) and the
+ * function, named by the symbol table's sym when there is one (perf's names), else DWARF's;
+ * with --lines each name followed by (file:line).  0 frames pushed when DWARF has none. */
+static int source_frames(struct collector *c, int tgid, uint64_t look, uint64_t addr, const char *sym,
+			 const struct scry_sym_info *si, uint32_t map, unsigned *pushed)
+{
+	struct scry_dw_frame fr[MAX_INLINE];
+	struct scry_sym_file f;
+	struct scry_dwarf *d;
+	unsigned n, from;
+	char buf[512];
+
+	*pushed = 0;
+	if (!scry_syms_user_file(c->syms, tgid, look, &f) || !(d = dwarf_of(c, f.path, si->build_id)) ||
+	    !(n = scry_dwarf_frames(d, look - f.bias, fr, MAX_INLINE)))
+		return 0;
+	from = c->o.inline_frames ? 0 : n - 1;
+	for (unsigned j = from; j < n; j++) {
+		const char *name = j == n - 1 && sym ? sym : fr[j].name;
+		const char *b = strrchr(fr[j].file, '/');
+		int r;
+
+		if (!*name)
+			name = sym ? sym : "[unknown]";
+		if (c->o.lines && fr[j].line)
+			snprintf(buf, sizeof(buf), "%s (%s:%d)", name, b ? b + 1 : fr[j].file, fr[j].line);
+		else
+			snprintf(buf, sizeof(buf), "%s", name);
+		if ((r = push(c, named(c, buf, map, addr, false))))
+			return r;
+		(*pushed)++;
+	}
+	return 0;
 }
 
 static int user_frames(struct collector *c, int tgid, const uint64_t *addrs, unsigned n)
@@ -130,6 +215,16 @@ static int user_frames(struct collector *c, int tgid, const uint64_t *addrs, uns
 			    (map = scry_prof_mapping(c->p, &m)) == UINT32_MAX)
 				return -ENOMEM;
 			map++;
+			if (!si.func || c->o.inline_frames || c->o.lines) {
+				unsigned pushed;
+				int r = source_frames(c, tgid, i > 0 ? addrs[i] - 1 : addrs[i], addrs[i], si.func, &si,
+						      map, &pushed);
+
+				if (r)
+					return r;
+				if (pushed)
+					continue;
+			}
 			if (si.func) {
 				name = si.func;
 			} else {          /* perf's way: the file's name when no symbol holds it */
@@ -207,6 +302,8 @@ static int one(void *ctx, const struct scry_prof_key *key, uint64_t count)
 	if ((r = stack(c, key->kstack, true, (int)key->tgid, &kf, &kn)) ||
 	    (r = stack(c, key->ustack, false, (int)key->tgid, &uf, &un)))
 		return r;
+	if (c->p->offcpu)            /* nanoseconds blocked: microseconds, as offcputime writes them */
+		count = count >= 1000 ? (count + 500) / 1000 : 1;
 	return add(c, key->pid, key->tgid, key->comm, count, kf, kn, uf, un);
 }
 
@@ -225,10 +322,10 @@ static int one_unwound(struct collector *c, const struct scry_tally *t, const st
 	return add(c, e->pid, e->tgid, e->comm, e->count, kf, kn, uf, un);
 }
 
-int scry_prof_collect(struct scry_profiler *k, struct scry_syms *syms, const struct scry_tally *t, struct scry_prof *p,
-		      char *err, size_t errlen)
+int scry_prof_collect(struct scry_profiler *k, struct scry_syms *syms, const struct scry_tally *t,
+		      const struct scry_prof_symopts *o, struct scry_prof *p, char *err, size_t errlen)
 {
-	struct collector c = { .k = k, .syms = syms, .p = p };
+	struct collector c = { .k = k, .syms = syms, .p = p, .o = o ? *o : (struct scry_prof_symopts){ 0 } };
 	struct scry_prof_mapping km = { .path = scry_prof_str(p, "[kernel.kallsyms]"), .build_id = scry_prof_str(p, ""),
 					.start = 0xffff800000000000ULL, .limit = UINT64_MAX };
 	int r = -ENOMEM;
@@ -244,5 +341,10 @@ int scry_prof_collect(struct scry_profiler *k, struct scry_syms *syms, const str
 	free(c.memo);
 	free(c.frames);
 	free(c.reread);
+	for (size_t i = 0; i < c.ndws; i++) {
+		scry_dwarf_close(c.dws[i].d);
+		free(c.dws[i].path);
+	}
+	free(c.dws);
 	return r;
 }

@@ -154,14 +154,20 @@ static int by_label(const void *a, const void *b)
 
 /* FlameGraph's "hot" palette, from a hash of the name (stable across runs); kernel frames
  * orange, command names grey-blue. */
-static void color(const char *name, uint32_t kind, char *buf, size_t len)
+/* A frame's fill, stable per name: warm hues for CPU time (user red-orange, kernel orange),
+ * blue ones for time blocked (FlameGraph's off-CPU convention), the command and root grey-blue. */
+static void color(const char *name, uint32_t kind, bool offcpu, char *buf, size_t len)
 {
 	uint64_t h = 0xcbf29ce484222325ULL;
 
 	for (const char *c = name; *c; c++)
 		h = (h ^ (unsigned char)*c) * 0x100000001b3ULL;
 	unsigned v1 = h & 0xff, v2 = (h >> 8) & 0xff, v3 = (h >> 16) & 0xff;
-	if (kind == K_KERNEL)
+	if (offcpu && kind == K_KERNEL)
+		snprintf(buf, len, "rgb(%u,%u,%u)", 100 + v1 % 60, 140 + v2 % 60, 210 + v3 % 45);
+	else if (offcpu && kind != K_COMM && kind != K_ROOT)
+		snprintf(buf, len, "rgb(%u,%u,%u)", v1 % 60, 90 + v2 % 90, 190 + v3 % 65);
+	else if (kind == K_KERNEL)
 		snprintf(buf, len, "rgb(%u,%u,%u)", 200 + v1 % 55, 110 + v2 % 60, 30 + v3 % 30);
 	else if (kind == K_COMM || kind == K_ROOT)
 		snprintf(buf, len, "rgb(%u,%u,%u)", 160 + v1 % 30, 170 + v2 % 30, 200 + v3 % 40);
@@ -263,14 +269,15 @@ int scry_prof_write_svg(const struct scry_prof *p, FILE *f, const char *title)
 		size_t ln;
 
 		label(&t, n, lab, sizeof(lab));
-		color(lab, n->kind, fill, sizeof(fill));
+		color(lab, n->kind, p->offcpu, fill, sizeof(fill));
 		fprintf(f, "<g class=\"f\" data-n=\"");
 		xml_text(f, lab);
 		fprintf(f, "\"><title>");
 		xml_text(f, lab);
-		fprintf(f, " (%llu samples, %.2f%%)</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" "
+		fprintf(f, " (%llu %s, %.2f%%)</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" "
 			"fill=\"%s\" rx=\"2\" ry=\"2\"/><text x=\"%.2f\" y=\"%.1f\">",
-			(unsigned long long)n->count, t.n[0].count ? 100.0 * (double)n->count / (double)t.n[0].count : 0,
+			(unsigned long long)n->count, p->offcpu ? "us" : "samples",
+			t.n[0].count ? 100.0 * (double)n->count / (double)t.n[0].count : 0,
 			x, y, w, FRAME_H - 1, fill, x + 3, y + FRAME_H - 4.5);
 		ln = strlen(lab);
 		if (maxc >= (int)ln) {

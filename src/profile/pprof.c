@@ -1,6 +1,6 @@
 /* pprof.c — the profile as pprof's profile.proto (google/pprof, vendored in proto/,
  * encoded by protobuf-c), gzipped (zlib): sample types samples/count and cpu/nanoseconds
- * (count x the period, 1e9 / frequency), a location per frame (its address and mapping, one
+ * (count x the period, 1e9 / frequency), or for an off-CPU profile off-cpu/nanoseconds alone, a location per frame (its address and mapping, one
  * line naming its function), a function per name, a mapping per file mapped (its build id),
  * labels pid, tid and comm on each sample, the event's name as the profile's comment (read
  * back by pprof_read.c). */
@@ -23,8 +23,9 @@ typedef Perftools__Profiles__Location PLocation;
 typedef Perftools__Profiles__Line PLine;
 typedef Perftools__Profiles__Function PFunction;
 
-enum { X_SAMPLES, X_COUNT, X_CPU, X_NS, X_PID, X_TID, X_COMM, X_EVENT, X_NR };
-static const char *const extra[X_NR] = { "samples", "count", "cpu", "nanoseconds", "pid", "tid", "comm", NULL };
+enum { X_SAMPLES, X_COUNT, X_CPU, X_NS, X_PID, X_TID, X_COMM, X_OFFCPU, X_EVENT, X_NR };
+static const char *const extra[X_NR] = { "samples", "count", "cpu", "nanoseconds", "pid", "tid", "comm", "off-cpu",
+					  NULL };
 
 struct enc {
 	PValueType vt[3], *vtp[2];
@@ -97,6 +98,12 @@ static int encode(const struct scry_prof *p, struct enc *e, PProfile *pr)
 	e->vtp[0] = &e->vt[0];
 	e->vtp[1] = &e->vt[1];
 	pr->n_sample_type = 2;
+	if (p->offcpu) {          /* one value: the nanoseconds blocked; nothing sampled */
+		e->vt[0].type = X(X_OFFCPU); e->vt[0].unit = X(X_NS);
+		e->vt[2] = e->vt[0];
+		pr->n_sample_type = 1;
+		period = 0;
+	}
 	pr->sample_type = e->vtp;
 	pr->period_type = &e->vt[2];
 	pr->period = (int64_t)period;
@@ -160,9 +167,9 @@ static int encode(const struct scry_prof *p, struct enc *e, PProfile *pr)
 			e->locids[s->first + k] = (uint64_t)fr[k] + 1;
 		ps->n_location_id = s->nframes;
 		ps->location_id = e->locids + s->first;
-		e->values[nv] = (int64_t)s->count;
+		e->values[nv] = (int64_t)(p->offcpu ? s->count * 1000 : s->count);
 		e->values[nv + 1] = (int64_t)(s->count * period);
-		ps->n_value = 2;
+		ps->n_value = pr->n_sample_type;
 		ps->value = e->values + nv;
 		nv += 2;
 		for (unsigned k = 0; k < 3; k++) {

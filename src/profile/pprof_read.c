@@ -99,6 +99,11 @@ static int convert(const PProfile *pr, struct scry_prof *p, const char *path, ch
 			vcount = i;
 			break;
 		}
+		if (t && u && !strcmp(t, "off-cpu") && !strcmp(u, "nanoseconds")) {   /* scry's --off-cpu */
+			vcount = i;
+			p->offcpu = true;
+			break;
+		}
 	}
 	if (pr->n_comment && str(pr, pr->comment[0]) && *str(pr, pr->comment[0])) {
 		uint32_t ev = scry_prof_str(p, str(pr, pr->comment[0]));
@@ -181,7 +186,7 @@ static int convert(const PProfile *pr, struct scry_prof *p, const char *path, ch
 					goto out;
 			}
 		}
-		if (scry_prof_add(p, tid ? tid : pid, pid, comm, (uint64_t)s->value[vcount], fr, n))
+		if (scry_prof_add(p, tid ? tid : pid, pid, comm, p->offcpu ? (uint64_t)s->value[vcount] / 1000 : (uint64_t)s->value[vcount], fr, n))
 			goto out;
 	}
 	ret = 0;

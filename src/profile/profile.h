@@ -53,7 +53,8 @@ struct scry_prof {
 	size_t nsamples, capsamples;
 	uint64_t total;         /* sum of the samples' counts */
 	/* how it was taken */
-	const char *event;      /* "cpu-clock" */
+	const char *event;      /* "cpu-clock", "off-cpu" */
+	bool offcpu;            /* the counts are microseconds blocked, not samples */
 	unsigned freq;          /* Hz per CPU */
 	uint64_t start_ns;      /* CLOCK_REALTIME at start */
 	uint64_t duration_ns;

@@ -56,7 +56,10 @@ int scry_prof_write_report(const struct scry_prof *p, FILE *f, unsigned n)
 	qsort(fs, 2 * p->nstrs, sizeof(*fs), by_share);
 	for (size_t i = 0; i < 2 * p->nstrs && fs[i].total; i++)
 		nused = i + 1;
-	fprintf(f, "# Samples: %llu of event '%s' (%u Hz)\n", (unsigned long long)p->total, p->event, p->freq);
+	if (p->offcpu)
+		fprintf(f, "# Off-CPU: %llu us blocked\n", (unsigned long long)p->total);
+	else
+		fprintf(f, "# Samples: %llu of event '%s' (%u Hz)\n", (unsigned long long)p->total, p->event, p->freq);
 	fprintf(f, "#\n#    Total      Self  Object                Symbol\n");
 	for (size_t i = 0; i < nused && (!n || i < n); i++) {
 		const struct fn *x = &fs[i];

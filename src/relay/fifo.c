@@ -8,6 +8,8 @@
 
 int relay_fifo_put(struct relay_fifo *f, const void *p, size_t n)
 {
+	if (!n)
+		return 0;                /* a command without payload (p may be NULL) */
 	if (f->tail + n > f->cap) {
 		size_t len = relay_fifo_len(f);
 

@@ -177,7 +177,25 @@ int channel_load(struct scry_channel *c, char *err, size_t errlen)
 		btf_exit |= exit;
 		tracepoints |= !exit;
 	}
+	uint64_t *ustack_ids = NULL;
+
+	if (c->opts.ustack_window) {   /* scry trace -k: the syscall exits send their stacks */
+		if (!(ustack_ids = calloc(SCRY_USTACK_IDS / 64, sizeof(*ustack_ids)))) {
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		/* the exits, and the entries of the calls that never return (strace -k prints
+		 * exit_group's stack) */
+		for (size_t i = 0; i < c->nevents && i < SCRY_USTACK_IDS; i++)
+			if (c->events[i]->kind == SCRY_EV_SYSCALL_EXIT ||
+			    (c->events[i]->kind == SCRY_EV_SYSCALL_ENTRY && c->events[i]->tp &&
+			     (!strcmp(c->events[i]->tp, "exit_group") || !strcmp(c->events[i]->tp, "exit"))))
+				ustack_ids[i / 64] |= 1ULL << (i % 64);
+	}
 	struct scry_probes_opts po = {
+		.ustack_window = c->opts.ustack_window,
+		.ustack_ids = ustack_ids,
+		.ustack_ring = c->opts.ustack_ring,
 		.cat = c->s->cat,
 		.ctx_mask = c->opts.ctx_mask,
 		.clock = so->clock,
@@ -212,6 +230,8 @@ int channel_load(struct scry_channel *c, char *err, size_t errlen)
 		.span_mark = c->opts.kind == SCRY_CHANNEL_METRICS ? c->opts.span_mark : NULL,
 	};
 	int ret = scry_probes_load(&c->probes, &po, err, errlen);
+
+	free(ustack_ids);
 
 	c->tp_writer = tracepoints;
 

@@ -319,6 +319,23 @@ int scry_session_exit_code(struct scry_session *s, pid_t tgid, int *status)
 	return -ENOENT;
 }
 
+int scry_session_ustack_fd(const struct scry_session *s)
+{
+	for (size_t i = 0; i < s->nchans; i++)
+		if (s->chans[i]->opts.ustack_window && s->chans[i]->probes)
+			return scry_probes_ustack_fd(s->chans[i]->probes);
+	return -1;
+}
+
+int scry_session_ustack_stats(struct scry_session *s, struct scry_ustack_stats *out)
+{
+	for (size_t i = 0; i < s->nchans; i++)
+		if (s->chans[i]->opts.ustack_window && s->chans[i]->probes)
+			return scry_probes_ustack_stats(s->chans[i]->probes, out);
+	memset(out, 0, sizeof(*out));
+	return -ENOENT;
+}
+
 static struct scry_channel *metrics_channel(const struct scry_session *s)
 {
 	for (size_t i = 0; i < s->nchans; i++)

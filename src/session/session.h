@@ -72,6 +72,11 @@ struct scry_channel_opts {
 	/* LTTng's switch timer: every switch_timer_us, the channel's partly filled packets
 	 * written out (a low-rate stream reaches the disk and viewers); 0: the pump's second */
 	uint64_t switch_timer_us;
+	/* scry trace -k: each syscall exit of the channel (and exit's and exit_group's entry) sends
+	 * its thread's user registers and ustack_window bytes of its stack to a ring of
+	 * ustack_ring bytes (scry_session_ustack_fd; scry_abi.h: struct scry_ustack_rec); 0: none */
+	uint32_t ustack_window;
+	size_t ustack_ring;
 	/* SCRY_CHANNEL_METRICS: the spans' parents from the application's marks (kernel/probes.h) */
 	const struct scry_span_mark_probe *span_mark;
 };
@@ -258,6 +263,10 @@ int scry_session_sc_count(struct scry_session *s, unsigned nr, struct scry_sc_co
 /* The wait(2) status of process tgid, which exited, as the kernel saw it (read once);
  * -ENOENT when not known. */
 int scry_session_exit_code(struct scry_session *s, pid_t tgid, int *status);
+/* The ring of the first channel's user stack copies (ustack_window), -1 if none, and what
+ * became of them. */
+int scry_session_ustack_fd(const struct scry_session *s);
+int scry_session_ustack_stats(struct scry_session *s, struct scry_ustack_stats *out);
 /* The metrics channel's map of metric id (see scry_probes_metric_fd), -1 if none. */
 int scry_session_metric_fd(const struct scry_session *s, unsigned id);
 /* The metrics channel's ring buffer of kernel spans (struct scry_span_rec), -1 if none. */

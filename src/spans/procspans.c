@@ -217,11 +217,24 @@ bool scry_procspans_parent(const struct scry_procspans *p, int pid, uint64_t ts,
 {
 	struct proc *pr = pid > 0 ? imap_get(&p->procs, pid) : NULL;
 
-	if (!pr || !pr->running || pr->cur.start_ns > ts)
+	if (!pr)
 		return false;
-	memcpy(trace_id, pr->cur.trace_id, 16);
-	memcpy(span_id, pr->cur.span_id, 8);
-	return true;
+	if (pr->running && pr->cur.start_ns <= ts) {
+		memcpy(trace_id, pr->cur.trace_id, 16);
+		memcpy(span_id, pr->cur.span_id, 8);
+		return true;
+	}
+	if (pr->running && pr->cur.has_parent) {   /* before its exec: what its span's parent is */
+		memcpy(trace_id, pr->cur.trace_id, 16);
+		memcpy(span_id, pr->cur.parent_id, 8);
+		return true;
+	}
+	if (!pr->running && pr->has_trace && pr->has_ctx) {   /* a fork that has not exec'd (yet) */
+		memcpy(trace_id, pr->trace_id, 16);
+		memcpy(span_id, pr->ctx, 8);
+		return true;
+	}
+	return false;
 }
 
 uint64_t scry_procspans_started(const struct scry_procspans *p)

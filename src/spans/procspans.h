@@ -28,8 +28,10 @@ void scry_procspans_ops(struct scry_procspans *p, struct trace_live_ops *ops);
  * scry.unfinished = 1, and exported. */
 void scry_procspans_finish(struct scry_procspans *p, uint64_t now_ns);
 uint64_t scry_procspans_started(const struct scry_procspans *p);
-/* The span of the program process pid runs now, if it started by ts (wall ns): its trace id
- * and span id, true; false when there is none. */
+/* The parent a kernel span of process pid at ts (wall ns) takes, as its process span
+ * would: the span of the program it runs, if that started by ts; else (a fork that has not
+ * exec'd, or ts before its exec) the span its next program's span has for parent (the
+ * forking process's program); its trace id and span id, true; false when there is none. */
 bool scry_procspans_parent(const struct scry_procspans *p, int pid, uint64_t ts, uint8_t trace_id[16],
 			   uint8_t span_id[8]);
 void scry_procspans_free(struct scry_procspans *p);

@@ -8,13 +8,17 @@
 #include "catalog/catalog.h"
 #include "catalog/record.h"
 #include "catalog/symbolize.h"
+#include "catalog/unwind.h"
 #include "session/session.h"
 #include "trace/live.h"
+#include "trace/ustacks.h"
 #include "util/clock.h"
 
 #define MAX_FIELDS 64
 #define TRACE_SIGNAL_IGNORED 1 /* include/trace/events/signal.h: signal_generate's result */
 #define EXIT_SLOTS 4096        /* pid -> exit code seen in exit/exit_group, or fatal signal */
+#define USTACK_GRACE_NS (50 * 1000 * 1000ULL)   /* a copy waits this long past the horizon for
+						 * its event (one late from a stage) */
 
 struct pending {
 	uint64_t ts;
@@ -59,6 +63,9 @@ struct trace_live {
 	struct exit_slot exits[EXIT_SLOTS];
 	struct scry_fieldval vals[MAX_FIELDS];
 	struct scry_syms *syms;              /* -k: user stacks' mappings (read when met) */
+	struct trace_ustacks *ustacks;       /* -k: the exits' stack copies (NULL: frame pointers) */
+	bool ustacks_tried;                  /* ... looked for once the session is loaded */
+	uint64_t ips[SCRY_UNWIND_MAX_DEPTH]; /* -k: the frames of the exit being handed over */
 	struct scry_session *session;        /* exit statuses (scry_session_exit_code) */
 	char comm[17];                       /* -Y: the event's procname context */
 };
@@ -114,6 +121,7 @@ void trace_live_free(struct trace_live *l)
 	free(l->by_nr);
 	free(l->pend);
 	free(l->bytes);
+	trace_ustacks_free(l->ustacks);
 	scry_syms_free(l->syms);
 	free(l);
 }
@@ -147,7 +155,7 @@ int trace_live_bind_channel(struct trace_live *l, struct scry_session *s, unsign
 		if (list[i].nr >= 0 && list[i].nr < SCRY_MAX_SYSCALLS)
 			l->by_nr[list[i].nr] = &list[i];
 	l->nevents = scry_session_events(s, chan, &l->events);
-	if (l->layout.ctx_off[SCRY_CTX_CALLSTACK_USER] >= 0 && l->ops.stack_names && !l->syms &&
+	if (l->ops.stack_names && !l->syms &&
 	    !(l->syms = scry_syms_new())) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
@@ -224,8 +232,10 @@ void trace_live_sink(void *ctx, unsigned cpu, const uint8_t *ev, size_t size)
 
 	if (size < l->layout.payload_off)
 		return;
-	if (l->syms)
+	if (l->syms && l->layout.ctx_off[SCRY_CTX_CALLSTACK_USER] >= 0)
 		stack_capture(l, ev, size);
+	if (l->ustacks && l->seq % 256 == 255)   /* the copies' ring kept empty during a long poll */
+		trace_ustacks_drain(l->ustacks);
 	if (l->npend == l->cappend) {
 		size_t ncap = l->cappend ? l->cappend * 2 : 4096;
 		struct pending *np = realloc(l->pend, ncap * sizeof(*np));
@@ -437,6 +447,8 @@ static void dispatch(struct trace_live *l, const uint8_t *b, uint32_t len)
 		 * signals seen when it is not known */
 		if (l->session)
 			scry_session_exit_code(l->session, pid, &status);
+		if (l->ustacks)
+			trace_ustacks_forget(l->ustacks, pid);
 		if (l->ops.proc_exit)
 			l->ops.proc_exit(l->ops.ctx, pid, rts, status);
 		return;
@@ -499,6 +511,9 @@ static void dispatch(struct trace_live *l, const uint8_t *b, uint32_t len)
 					c.sock[0].fd = (int)c.in[i].v;
 					break;
 				}
+		if (l->ustacks && l->ops.stack_names && (!strcmp(sc->name, "exit_group") || !strcmp(sc->name, "exit")) &&
+		    (c.nframes = trace_ustacks_take(l->ustacks, tid, ts, l->ips, SCRY_UNWIND_MAX_DEPTH)))
+			c.frames = l->ips;   /* -k: a call that never returns, its stack at the entry */
 		if ((!strcmp(sc->name, "exit_group") || !strcmp(sc->name, "exit")) && c.in[0].have) {
 			struct exit_slot *e = exit_slot(l, pid);
 			if (e->pid != pid || !strcmp(sc->name, "exit_group") || (e->status & 0x7f) == 0) {
@@ -517,7 +532,14 @@ static void dispatch(struct trace_live *l, const uint8_t *b, uint32_t len)
 		if ((c.sock[1].have = fill_sock(ev, l->vals, "rsk", &c.sock[1].r)))
 			c.sock[1].fd = (int)c.ret;
 		if (l->ops.stack_names) {   /* -k: named by the printer (trace_printer_set_syms) */
-			c.frames = scry_record_callstack(&l->layout, &r, SCRY_CTX_CALLSTACK_USER, &c.nframes);
+			if (l->ustacks && c.ret == 0 && (!strcmp(sc->name, "execve") || !strcmp(sc->name, "execveat")))
+				trace_ustacks_forget(l->ustacks, pid);   /* another program's files */
+			if (l->ustacks && (c.nframes = trace_ustacks_take(l->ustacks, tid, ts, l->ips, SCRY_UNWIND_MAX_DEPTH))) {
+				c.frames = l->ips;
+				c.ip = l->ips[0];   /* (execve's: where the interpreter is, stackmaps.c) */
+			}
+			else   /* no copy (its loss counted), or frame pointers asked for */
+				c.frames = scry_record_callstack(&l->layout, &r, SCRY_CTX_CALLSTACK_USER, &c.nframes);
 			if (!c.frames)
 				c.nframes = 0;
 		}
@@ -533,15 +555,28 @@ void trace_live_pump(struct trace_live *l, uint64_t horizon)
 {
 	size_t i, keep = 0, kept_bytes = 0;
 
+	if (l->syms && !l->ustacks_tried && l->session) {   /* the session is loaded by now */
+		int fd = scry_session_ustack_fd(l->session);
+
+		l->ustacks_tried = true;
+		if (fd >= 0 && !(l->ustacks = trace_ustacks_new(fd, l->syms)))
+			fprintf(stderr, "scry: cannot read the user stack copies (out of memory): frames from "
+				"frame pointers\n");
+	}
+	if (l->ustacks)   /* the copies of the events read so far: all in the ring by now */
+		trace_ustacks_drain(l->ustacks);
 	if (!l->npend)
-		return;
+		goto expire;
 	qsort(l->pend, l->npend, sizeof(*l->pend), by_time);
-	for (i = 0; i < l->npend && l->pend[i].ts < horizon; i++)
+	for (i = 0; i < l->npend && l->pend[i].ts < horizon; i++) {
+		if (l->ustacks && i % 64 == 63)   /* the ring kept empty while the stacks are unwound */
+			trace_ustacks_drain(l->ustacks);
 		dispatch(l, l->bytes + l->pend[i].off, l->pend[i].len);
+	}
 	if (i == l->npend) {
 		l->npend = 0;
 		l->nbytes = 0;
-		return;
+		goto expire;
 	}
 	/* keep the rest; compact their bytes when memory allows (else they stay until the
 	 * list empties) */
@@ -562,11 +597,19 @@ void trace_live_pump(struct trace_live *l, uint64_t horizon)
 		l->bytes = nb;
 		l->nbytes = kept_bytes;
 	}
+expire:
+	if (l->ustacks && horizon > USTACK_GRACE_NS)   /* copies whose event was lost */
+		trace_ustacks_expire(l->ustacks, horizon == UINT64_MAX ? horizon : horizon - USTACK_GRACE_NS);
 }
 
 void trace_live_gate_exec(struct trace_live *l, int pid)
 {
 	l->gate_pid = pid;
+}
+
+const struct trace_ustacks_stats *trace_live_ustack_stats(const struct trace_live *l)
+{
+	return l->ustacks ? trace_ustacks_stats(l->ustacks) : NULL;
 }
 
 struct scry_syms *trace_live_syms(struct trace_live *l)

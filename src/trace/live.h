@@ -52,6 +52,9 @@ void trace_live_pump(struct trace_live *l, uint64_t horizon);
 /* -k: the user stacks' mappings, read from /proc as the events arrive (NULL without -k);
  * the printer names the frames with them and adds what the calls tell (mmap, execve). */
 struct scry_syms *trace_live_syms(struct trace_live *l);
+/* -k with the session's user stack copies: what became of them (NULL: none). */
+struct trace_ustacks_stats;
+const struct trace_ustacks_stats *trace_live_ustack_stats(const struct trace_live *l);
 /* Events whose bytes did not match their layout (a bug if ever nonzero). */
 uint64_t trace_live_malformed(const struct trace_live *l);
 void trace_live_free(struct trace_live *l);

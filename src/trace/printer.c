@@ -256,6 +256,8 @@ static void put_noreturn_call(struct trace_printer *p, const struct trace_call *
 	ob_putc(&p->ob, '(');
 	trace_printer_put_args(p, c, 0, c->nargs, c->in, false);
 	trace_printer_put_noret(p);
+	if (c->nframes && p->names)   /* -k: its stack, taken at the entry */
+		put_frames(p, c);
 }
 
 /* -yy: the sockets the kernel described at the call, named so in the lines to come. */

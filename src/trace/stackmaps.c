@@ -148,9 +148,9 @@ static void learn_exec(struct trace_stackmaps *m, struct scry_syms *s, int tgid,
 static void learn_relro(struct trace_stackmaps *m, struct scry_syms *s, int tgid, uint64_t start, uint64_t len)
 {
 	struct exe *x = imap_get(&m->exes, tgid);
-	struct scry_sym_file f;
 
-	if (!x || len != x->relro_end - x->relro || start < x->relro || scry_syms_user_file(s, tgid, start, &f))
+	/* (a library's RELRO, often of the same size, lies in its data mapping: known) */
+	if (!x || len != x->relro_end - x->relro || start < x->relro || scry_syms_mapped(s, tgid, start))
 		return;
 	scry_syms_add_map(s, tgid, start - x->relro, start - x->relro + x->end, 0, x->path);
 	exe_free(imap_del(&m->exes, tgid));

@@ -36,6 +36,9 @@ void scry_overrides_read(struct scry_overrides *o)
 	o->one_lane = getenv("SCRY_ONE_LANE") != NULL;
 	o->test_sync_writes = getenv("SCRY_TEST_SYNC_WRITES") != NULL;
 	o->follow_max = number("SCRY_FOLLOW_MAX");
+	o->ustack_window_set = getenv("SCRY_USTACK_WINDOW") != NULL;
+	o->ustack_window = number("SCRY_USTACK_WINDOW");
+	o->ustack_ring = number("SCRY_USTACK_RING");
 	o->test_write_stall_ms = number("SCRY_TEST_WRITE_STALL_MS");
 	o->test_write_stall_file = path_or_null("SCRY_TEST_WRITE_STALL_FILE");
 }

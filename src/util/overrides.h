@@ -29,6 +29,9 @@ struct scry_overrides {
 	bool test_sync_writes;          /* SCRY_TEST_SYNC_WRITES: trace files written by the consumer
 	                                   thread itself, no writer thread */
 	unsigned follow_max;            /* SCRY_FOLLOW_MAX: the follow set's size (0: the default) */
+	bool ustack_window_set;         /* SCRY_USTACK_WINDOW given: trace -k's stack copy window */
+	unsigned ustack_window;         /* ...its bytes (bench; 0: frame pointers, no copy) */
+	unsigned ustack_ring;           /* SCRY_USTACK_RING: trace -k's copy ring bytes (0: default) */
 	unsigned test_write_stall_ms;   /* SCRY_TEST_WRITE_STALL_MS: the writer's first job waits */
 	const char *test_write_stall_file; /* SCRY_TEST_WRITE_STALL_FILE: ...while this file exists */
 };

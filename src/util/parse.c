@@ -45,7 +45,9 @@ int scry_parse_duration(const char *s, double *out)
 	v = strtod(s, &end);
 	if (errno || end == s || !isfinite(v) || v <= 0)
 		return -EINVAL;
-	if (!strcmp(end, "ms"))
+	if (!strcmp(end, "us"))
+		mult = 1e-6;
+	else if (!strcmp(end, "ms"))
 		mult = 1e-3;
 	else if (!strcmp(end, "s") || !*end)
 		mult = 1;

@@ -9,7 +9,7 @@
 
 /* "64K", "8M", "1G", "4096": bytes.  0 or -EINVAL. */
 int scry_parse_size(const char *s, uint64_t *out);
-/* "5", "0.5", "2s", "100ms", "1m": seconds (> 0).  0 or -EINVAL. */
+/* "5", "0.5", "2s", "100ms", "250us", "1m": seconds (> 0).  0 or -EINVAL. */
 int scry_parse_duration(const char *s, double *out);
 /* "12,34": appends to *pids (realloc'd).  0 or -EINVAL. */
 int scry_parse_pids(const char *s, pid_t **pids, size_t *n);

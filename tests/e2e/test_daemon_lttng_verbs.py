@@ -14,7 +14,18 @@ import subprocess
 import pytest
 
 from test_daemon import daemon  # noqa: F401 (a fixture)
-from test_daemon_layout import lttng  # noqa: F401 (a fixture)
+from test_daemon_layout import Lttng
+
+
+@pytest.fixture(scope="module")
+def lttng():
+    """One lttng-sessiond for the module (its stop takes ~3 s); each test's sessions have
+    their own names."""
+    if not shutil.which("lttng-sessiond") or not shutil.which("runuser"):
+        pytest.skip("lttng-tools (lttng-sessiond) is not installed")
+    lt = Lttng()
+    yield lt
+    lt.stop()
 
 
 def both(daemon, lttng, tmp_path, *args):
@@ -103,8 +114,12 @@ def test_list_kernel_syscalls(daemon):
     assert p.returncode == 1 and "--syscall will only work with the Kernel domain (-k)" in p.stderr
 
 
-def test_track_all_policy(daemon, lttng, tmp_path):
-    both(daemon, lttng, tmp_path, "create", "tr", "-o", tmp_path / "s")
+def test_track_all_policy(daemon, lttng, tmp_path, workload):
+    """lttng's tracking policies: track --all --X (include all), untrack --all --X (exclude
+    all), and an inclusion set whose last value is untracked: "none", nothing recorded —
+    lttng's lines and listing compared (user space domain: vpid); saved (an empty
+    <process_attr_values/>), loaded the same."""
+    both(daemon, lttng, tmp_path, "create", "tr", "-o", tmp_path / "tr")
     lttng.run("enable-channel", "-u", "ch")
     daemon.run("track", "-k", "--vpid", "1", "--uid", "0")
     lttng.run("track", "-u", "--vpid", "1")
@@ -113,10 +128,33 @@ def test_track_all_policy(daemon, lttng, tmp_path):
         "Virtual process ID tracking policy set to `include all`\n"
     listing = daemon.run("list", "tr").stdout
     assert "  Virtual process IDs:  all\n" in listing and "  User IDs:             0\n" in listing
+    mine = daemon.run("untrack", "-k", "--all", "--vpid").stdout
+    assert mine == lttng.run("untrack", "-u", "--all", "--vpid") == \
+        "Virtual process ID tracking policy set to `exclude all`\n"
+    line = lambda text: next(l for l in text.splitlines() if "Virtual process IDs:" in l)   # noqa: E731
+    assert line(daemon.run("list", "tr").stdout) == line(lttng.run("list", "tr")) == "  Virtual process IDs:  none"
+    daemon.run("track", "-k", "--all", "--vpid")
+    lttng.run("track", "-u", "--all", "--vpid")
+    daemon.run("track", "-k", "--vpid", "7")
+    lttng.run("track", "-u", "--vpid", "7")
+    daemon.run("untrack", "-k", "--vpid", "7")
+    lttng.run("untrack", "-u", "--vpid", "7")
+    assert line(daemon.run("list", "tr").stdout) == line(lttng.run("list", "tr")) == "  Virtual process IDs:  none"
     p = daemon.run("track", "-k", "--all", "--pid", "5", check=False)
     assert p.stderr == "scry: The --all option cannot be used with a list of process attribute values\n"
-    p = daemon.run("untrack", "-k", "--all", "--uid", check=False)
-    assert p.returncode == 1 and "exclude all" in p.stderr
+    # none records nothing; saved and loaded as none
+    daemon.run("enable-event", "-k", "--syscall", "getppid")
+    listing = daemon.run("list", "tr").stdout
+    daemon.run("save", "tr", "-o", tmp_path)
+    assert "<vpid_process_attr_tracker>\n" in (tmp_path / "tr.lttng").read_text()
+    daemon.run("start")
+    subprocess.run([workload("getppid_loop"), "5"], capture_output=True, check=True)
+    p = daemon.run("stop")
+    assert ": 0 events recorded" in p.stdout, p.stdout
+    daemon.run("destroy", "tr")
+    (tmp_path / "tr").rename(tmp_path / "tr.recorded")
+    daemon.run("load", "-i", tmp_path / "tr.lttng")
+    assert daemon.run("list", "tr").stdout == listing
 
 
 XSD = "/usr/share/xml/lttng/session.xsd"
@@ -218,6 +256,9 @@ def test_create_file_urls_and_no_wait(daemon, tmp_path):
     assert p.stdout == f"Session o created.\nTraces will be output to {tmp_path}/o\n"
     p = daemon.run("create", "r", "-o", "file://rel", check=False)
     assert p.returncode == 1 and "absolute path" in p.stderr
+    for opt in (["--no-output"], ["--shm-path", "/dev/shm"]):    # lttng's options scry refuses, saying why
+        p = daemon.run("create", "n", *opt, check=False)
+        assert p.returncode == 1 and p.stderr.startswith(f"scry: create: {opt[0]} ") and p.stderr.count("\n") == 1
     daemon.run("enable-event", "-k", "-s", "o", "sched_switch")
     daemon.run("start", "o")
     daemon.run("rotate", "--no-wait", "o")

@@ -358,17 +358,19 @@ def test_header_c99_cxx11(tmp_path, compiler, std, suffix):
                    'int main(void) {\n'
                    '  struct scry_session_options o = SCRY_SESSION_OPTIONS_INIT;\n'
                    '  struct scry_session_stats st = SCRY_SESSION_STATS_INIT;\n'
+                   '  struct scry_channel_options co = SCRY_CHANNEL_OPTIONS_INIT;\n'
                    '  char err[128];\n'
                    '  o.buffer_size = 3;\n'
                    '  if (scry_session_new(&o, err, sizeof(err)) || !strstr(err, "not a power of two")) return 1;\n'
-                   '  printf("%s %d %d\\n", scry_version(), (int)(o.size == sizeof(o)), (int)(st.size == sizeof(st)));\n'
+                   '  printf("%s %d %d %d\\n", scry_version(), (int)(o.size == sizeof(o)), (int)(st.size == sizeof(st)),\n'
+                   '         (int)(co.size == sizeof(co) && !co.overwrite && !co.switch_timer_us));\n'
                    '  return 0;\n}\n')
     exe = tmp_path / "h"
     p = subprocess.run([compiler, f"-std={std}", "-Wall", "-Wextra", "-pedantic", "-Werror", f"-I{ROOT / 'include'}",
                         "-o", str(exe), str(src), f"-L{ROOT / 'build'}", "-lscry",
                         f"-Wl,-rpath,{ROOT / 'build'}"], capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stderr
-    assert subprocess.run([str(exe)], capture_output=True, text=True).stdout == "0.1.0 1 1\n"
+    assert subprocess.run([str(exe)], capture_output=True, text=True).stdout == "0.1.0 1 1 1\n"
 
 
 def test_uid_tracker(workload):

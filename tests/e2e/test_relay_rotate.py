@@ -6,6 +6,8 @@ across the archives every pwrite of the workload appears exactly once; `enable-r
 --timer` likewise, across a stop and a start; a session streamed and written locally
 rotates both; a live session's rotation refused (as LTTng refuses it)."""
 import re
+import subprocess
+import time
 
 import pytest
 
@@ -54,10 +56,13 @@ def test_rotate_streamed_timer_and_stopped(daemon, relayd, bt2_read):
     assert daemon.run("enable-rotation", "--timer", "400ms").returncode == 0
     daemon.run("start")
     trace = relayd.trace("rh", "timed")
-    pids = [pwrites(0, 500)]
-    import time
-    time.sleep(1.0)
-    pids.append(pwrites(500, 500))
+    # a writer running across several rotations: every pwrite in exactly one archive
+    code = ("import os, time\nfd = os.open('/dev/null', os.O_WRONLY)\nfor i in range(1000):\n"
+            "    os.pwrite(fd, b'x', i)\n    if i % 100 == 0: time.sleep(0.12)\n")
+    w = subprocess.Popen(["/usr/bin/python3", "-c", code], stdin=subprocess.DEVNULL)
+    assert w.wait(timeout=60) == 0
+    pids = [w.pid]
+    time.sleep(0.1)
     daemon.run("stop")                  # the chunk archived at stop, the next made at start
     p = daemon.run("rotate", check=False)
     assert p.returncode == 1 and "nothing to rotate" in p.stderr, p.stderr
@@ -69,7 +74,8 @@ def test_rotate_streamed_timer_and_stopped(daemon, relayd, bt2_read):
     per_chunk = chunk_positions(bt2_read, trace, set(pids))
     allpos = [x for c in per_chunk for x in c]
     assert sorted(allpos) == list(range(1500)), (len(allpos), len(set(allpos)))
-    assert len(per_chunk) >= 4 and per_chunk[-1] == list(range(1000, 1500)), [len(c) for c in per_chunk]
+    assert len(per_chunk) >= 4 and sum(1 for c in per_chunk if c) >= 3, [len(c) for c in per_chunk]
+    assert per_chunk[-1] == list(range(1000, 1500)), [len(c) for c in per_chunk]
 
 
 def test_rotate_streamed_and_local(daemon, relayd, tmp_path, bt2_read):

@@ -56,7 +56,7 @@ def receiver():
             p.wait()
 
 
-def serve_spans(scry, port, cmd, extra_env=None, duration="2"):
+def serve_spans(scry, port, cmd, extra_env=None, duration="2", status=0):
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"),
            "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{port}",
            "OTEL_SERVICE_NAME": "scry-test", "OTEL_RESOURCE_ATTRIBUTES": "deployment.environment=test,team=obs",
@@ -64,7 +64,7 @@ def serve_spans(scry, port, cmd, extra_env=None, duration="2"):
     env.update(extra_env or {})
     p = subprocess.run([scry, "serve", "--config", str(SPANS), "--listen", f"127.0.0.1:{free_port()}",
                         "--duration", duration, "--"] + cmd, capture_output=True, text=True, timeout=120, env=env)
-    assert p.returncode == 0, p.stderr
+    assert p.returncode == status, p.stderr   # the command's (serve passes it on)
     m = STATS_RE.search(p.stderr)
     assert m, p.stderr
     return dict(sent=int(m[1]), url=m[2], dropped=int(m[3]), queue_full=int(m[4]), failed=int(m[5]),
@@ -74,7 +74,7 @@ def serve_spans(scry, port, cmd, extra_env=None, duration="2"):
 def test_process_spans_tree(scry, workload, receiver):
     port, spans = receiver()
     wl = workload("metrics_wl")
-    stats, err = serve_spans(scry, port, ["sh", "-c", f"/bin/true; {wl} 10 1 1 1; exit 3"])
+    stats, err = serve_spans(scry, port, ["sh", "-c", f"/bin/true; {wl} 10 1 1 1; exit 3"], status=3)
     got = [s for s in spans() if "spanId" in s]
     assert stats["sent"] == 3 and stats["dropped"] == 0, err
     assert stats["url"] == f"http://127.0.0.1:{port}/v1/traces"

@@ -88,3 +88,44 @@ def test_bad_span_configs(scry, tmp_path):
         assert p.returncode == 1
         lines = p.stderr.strip().splitlines()
         assert len(lines) == 1 and f"{cfg}:" in lines[0] and msg in lines[0], p.stderr
+
+
+FORKER = """import os, time
+kids = []
+for k in range(%d):
+    pid = os.fork()
+    if pid == 0:
+        for i in range(%d):
+            time.sleep(%f)
+        os._exit(0)
+    kids.append(pid)
+for pid in kids:
+    os.waitpid(pid, 0)
+"""
+
+
+def test_fork_without_exec_parented(scry, receiver, tmp_path):  # noqa: F811
+    """Kernel spans of children that fork and never exec (python's os.fork) are parented as
+    their process span would be: under the forking program's span, in its trace (they were
+    each a trace of their own, parentless)."""
+    kids, sleeps = 3, 4
+    port, spans = receiver()
+    cfg = tmp_path / "spans.yaml"
+    cfg.write_text("tracing:\n  spans:\n    - name: process\n    - name: syscall\n      min_duration_us: 1500\n")
+    script = tmp_path / "forker.py"
+    script.write_text(FORKER % (kids, sleeps, SLEEP_US / 1e6))
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{port}"}
+    p = subprocess.run([scry, "serve", "--config", str(cfg), "--listen", f"127.0.0.1:{free_port()}",
+                        "--duration", "2", "--", "/usr/bin/python3", str(script)], capture_output=True, text=True,
+                       timeout=120, env=env)
+    assert p.returncode == 0, p.stderr
+    got = [s for s in spans() if "spanId" in s]
+    procs = [s for s in got if "process.executable.path" in s["attributes"]]
+    assert [s["name"] for s in procs] == ["python3"], procs
+    py = procs[0]
+    mine = [s for s in got if s["name"] in ("nanosleep", "clock_nanosleep", "select", "pselect6")
+            and s["attributes"]["process.pid"] != py["attributes"]["process.pid"]]
+    assert len(mine) == kids * sleeps, got
+    assert len({s["attributes"]["process.pid"] for s in mine}) == kids
+    for s in mine:
+        assert s["parentSpanId"] == py["spanId"] and s["traceId"] == py["traceId"], s

@@ -7,12 +7,16 @@ import os
 import re
 import subprocess
 
+import pytest
+
 N_GETPPID, M_OPENAT, W_WRITES, B_BYTES = 4321, 23, 11, 777
 
-ROW_RE = re.compile(r"^\s*(\d+) (.{16}) (\S+)\s+(\d+)\s+([0-9.]+)\s+(\d+)\s+([0-9.]+)\s+(\S+)\s+(\S+)\s+(\d+)\s+([0-9.]+)$")
+ROW_RE = re.compile(r"^\s*(\d+) (.{16}) (\S+)\s+(\d+)\s+([0-9.]+)\s+(\d+)\s+([0-9.]+)\s+(\S+)\s+(\S+)\s+(\d+)\s+([0-9.]+)"
+                    r"\s+(\S+)$")
 
 
-PROC_RE = re.compile(r"^\s*(\d+) (.{16})\s+(\d+)\s+([0-9.]+)\s+(\d+)\s+([0-9.]+)\s+(\d+)\s+([0-9.]+)\s+(\S+)( \(exited\))?$")
+PROC_RE = re.compile(r"^\s*(\d+) (.{16})\s+(\d+)\s+([0-9.]+)\s+(\d+)\s+([0-9.]+)\s+(\d+)\s+([0-9.]+)\s+(\S+)\s+(\S+)"
+                     r"( \(exited\))?$")
 HEAD_RE = re.compile(r"^(\d+) processes, ([0-9.]+) calls/s, ([0-9.]+) errors/s, sorted by (\S+)")
 
 
@@ -30,8 +34,8 @@ def proc_tables(out):
             m = PROC_RE.match(line)
             assert m, f"not a row: {line!r}"
             rows.append(dict(pid=int(m[1]), comm=m[2].strip(), calls=int(m[3]), calls_rate=float(m[4]),
-                             errors=int(m[5]), errors_rate=float(m[6]), bytes=int(m[7]), busiest=m[9],
-                             exited=bool(m[10])))
+                             errors=int(m[5]), errors_rate=float(m[6]), bytes=int(m[7]), container=m[9],
+                             busiest=m[10], exited=bool(m[11])))
         result.append((dict(procs=int(h[1]), calls_rate=float(h[2]), errors_rate=float(h[3]), by=h[4]), rows))
     return result
 
@@ -49,7 +53,8 @@ def tables(out):
             m = ROW_RE.match(line)
             assert m, f"not a row: {line!r}"
             rows.append(dict(pid=int(m[1]), comm=m[2].strip(), syscall=m[3], calls=int(m[4]),
-                             calls_rate=float(m[5]), errors=int(m[6]), errors_rate=float(m[7]), p50=m[8], p99=m[9], bytes=int(m[10])))
+                             calls_rate=float(m[5]), errors=int(m[6]), errors_rate=float(m[7]), p50=m[8], p99=m[9], bytes=int(m[10]),
+                             container=m[12]))
         result.append(rows)
     return result
 
@@ -212,3 +217,61 @@ def test_top_terminal_keys(scry):
             os.kill(pid, 9)
             os.waitpid(pid, 0)
         os.close(fd)
+
+
+THREADS = """import os, threading, time, sys
+def work():
+    while True:
+        os.getppid()
+        time.sleep(0.01)
+ts = [threading.Thread(target=work, daemon=True) for _ in range(2)]
+for t in ts:
+    t.start()
+time.sleep(0.2)
+print(" ".join(str(t.native_id) for t in ts), flush=True)
+time.sleep(60)
+"""
+
+
+def test_top_in_tmux_threads(scry, tmp_path):
+    """In a terminal (tmux: send-keys, capture-pane): the process view, then H: a row per
+    thread, the worker threads' TIDs among them, the header counting threads; H again: back."""
+    import shutil
+    import time
+    if not shutil.which("tmux"):
+        pytest.skip("tmux not installed (scripts/deps.sh installs it)")
+    prog = subprocess.Popen(["/usr/bin/python3", "-c", THREADS], stdout=subprocess.PIPE, text=True)
+    sock = f"scrytest{os.getpid()}"
+    tmux = ["tmux", "-L", sock]
+    try:
+        tids = prog.stdout.readline().split()
+        assert len(tids) == 2
+        subprocess.run(tmux + ["new-session", "-d", "-x", "200", "-y", "40", f"{scry} top -d 0.3 -p {prog.pid}"],
+                       check=True)
+
+        def screen_until(pred, timeout=30):
+            deadline = time.time() + timeout
+            while True:
+                text = subprocess.run(tmux + ["capture-pane", "-p"], capture_output=True, text=True).stdout
+                if pred(text):
+                    return text
+                assert time.time() < deadline, text
+                time.sleep(0.2)
+        text = screen_until(lambda s: " processes, " in s and str(prog.pid) in s)
+        assert "CONTAINER" in text
+        subprocess.run(tmux + ["send-keys", "H"], check=True)
+        text = screen_until(lambda s: " threads, " in s and all(t in s for t in tids))
+        rows = [l.split() for l in text.splitlines()[2:] if l.strip()]
+        assert text.splitlines()[1].split()[0] == "TID", text
+        assert {r[0] for r in rows} >= set(tids) and all(r[1] == "python3" for r in rows if r[0] in tids), text
+        subprocess.run(tmux + ["send-keys", "H"], check=True)
+        screen_until(lambda s: " processes, " in s)
+        subprocess.run(tmux + ["send-keys", "q"], check=True)
+        deadline = time.time() + 30
+        while subprocess.run(tmux + ["has-session"], capture_output=True).returncode == 0:
+            assert time.time() < deadline, "scry top did not quit on q"
+            time.sleep(0.2)
+    finally:
+        subprocess.run(tmux + ["kill-server"], capture_output=True)
+        prog.kill()
+        prog.wait()

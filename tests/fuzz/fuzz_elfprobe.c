@@ -1,7 +1,8 @@
 /* fuzz_elfprobe.c — libFuzzer target: input bytes as an ELF file (in a memfd) read the way a
  * uprobe spec reads its binary: its functions and their file offsets (elfsyms.c), its USDT
  * notes (usdt.c), the DWARF of its first functions (dwarf.c, dwarf_value.c: parameters, types, the
- * registers they are in) and a line's addresses (statement probes).  Nothing may crash or leak; every answer must be consistent
+ * registers they are in), their source frames (dwarf_frames.c: inlined copies, lines) and a line's
+ * addresses (statement probes).  Nothing may crash or leak; every answer must be consistent
  * (functions sorted and unique, offsets of loaded segments, register indexes in range). */
 #include <stdint.h>
 #include <stdio.h>
@@ -47,6 +48,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			for (unsigned k = 0; k < f.nparams; k++)
 				if (f.params[k].reg >= 6 ||
 				    (f.params[k].kind != SCRY_DW_NONE && f.params[k].reg < 0 && f.params[k].stack < 0))
+					abort();
+		}
+		for (size_t i = 0; dw && i < e.nfuncs && i < 16; i++) {   /* scry profile --inline --lines */
+			struct scry_dw_frame fr[8];
+			unsigned n = scry_dwarf_frames(dw, e.funcs[i].addr, fr, 8);
+
+			if (n > 8)
+				abort();
+			for (unsigned k = 0; k < n; k++)
+				if (strnlen(fr[k].name, sizeof(fr[k].name)) == sizeof(fr[k].name) || fr[k].line < 0)
 					abort();
 		}
 		if (dw) {                    /* a statement probe's line table */

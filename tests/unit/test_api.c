@@ -152,6 +152,178 @@ static void test_session_start_refusals(void **state)
 	scry_session_destroy(s);
 }
 
+/* channels: their names and options checked when added; the _in_channel calls need the
+ * channel; start refuses a channel without events, an overwrite channel without a trace
+ * directory or streamed to a relay */
+static void test_channels(void **state)
+{
+	struct scry_channel_options co = SCRY_CHANNEL_OPTIONS_INIT;
+	struct scry_session_options o = SCRY_SESSION_OPTIONS_INIT;
+	struct scry_session *s = scry_session_new(NULL, NULL, 0);
+	char err[256];
+
+	assert_int_equal(co.size, sizeof(co));
+	assert_int_equal(scry_session_add_channel(NULL, "a", NULL, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "scry_session_add_channel: no session (NULL)");
+	assert_int_equal(scry_session_add_channel(s, "", NULL, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "scry_session_add_channel: invalid channel name '' (letters, digits, '_', '-', '.')");
+	assert_int_equal(scry_session_add_channel(s, "a/b", NULL, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "scry_session_add_channel: invalid channel name 'a/b' (letters, digits, '_', '-', '.')");
+	assert_int_equal(scry_session_add_channel(s, ".a", NULL, err, sizeof(err)), -EINVAL);
+	assert_int_equal(scry_session_add_channel(s, NULL, NULL, err, sizeof(err)), -EINVAL);
+	co.size = 8;
+	assert_int_equal(scry_session_add_channel(s, "a", &co, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "scry_session_add_channel: options of size 8: initialise them with "
+				 "SCRY_CHANNEL_OPTIONS_INIT");
+	co.size = sizeof(co);
+	co.subbuf_size = 3000;
+	assert_int_equal(scry_session_add_channel(s, "a", &co, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "scry_session_add_channel: subbuf_size 3000 is not a power of two from 4 KiB to 256 MiB");
+	co.subbuf_size = 512u << 20;
+	assert_int_equal(scry_session_add_channel(s, "a", &co, err, sizeof(err)), -EINVAL);
+	co.subbuf_size = 16384;
+	co.num_subbuf = 2000;
+	assert_int_equal(scry_session_add_channel(s, "a", &co, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "scry_session_add_channel: num_subbuf 2000 is over 1024");
+	co.num_subbuf = 4;             /* a discard channel: 16 KiB x 4 is its ring, under 1 MiB */
+	assert_int_equal(scry_session_add_channel(s, "a", &co, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "scry_session_add_channel: subbuf_size x num_subbuf (16384 x 4) is a discard "
+				 "channel's ring: a power of two from 1 MiB to 2 GiB");
+	co.buffer_size = 1 << 20;
+	assert_int_equal(scry_session_add_channel(s, "a", &co, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "scry_session_add_channel: buffer_size and num_subbuf both size a discard "
+				 "channel's ring: give one");
+	co.num_subbuf = 0;
+	co.buffer_size = 5 << 20;
+	assert_int_equal(scry_session_add_channel(s, "a", &co, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "scry_session_add_channel: buffer_size 5242880 is not a power of two");
+	co.buffer_size = 0;
+	co.switch_timer_us = 1ULL << 32;
+	assert_int_equal(scry_session_add_channel(s, "a", &co, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "scry_session_add_channel: switch_timer_us 4294967296 is over 4294967295");
+	co.switch_timer_us = 100000;
+	co.tracefile_count = 3;
+	assert_int_equal(scry_session_add_channel(s, "a", &co, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "scry_session_add_channel: tracefile_count needs tracefile_size");
+	co.tracefile_size = 8192;      /* under a sub-buffer of 16 KiB */
+	assert_int_equal(scry_session_add_channel(s, "a", &co, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "scry_session_add_channel: tracefile_size 8192 is smaller than a sub-buffer (16384 "
+				 "bytes: subbuf_size)");
+	co.tracefile_size = 32768;
+	co.tracefile_count = 2000000;
+	assert_int_equal(scry_session_add_channel(s, "a", &co, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "scry_session_add_channel: tracefile_count 2000000 is over 1000000");
+	co.tracefile_size = co.tracefile_count = 0;
+	co.overwrite = 1;
+	co.num_subbuf = 4;             /* an overwrite channel: 4 sub-buffers of 16 KiB waiting */
+	assert_int_equal(scry_session_add_channel(s, "b", NULL, err, sizeof(err)), 0);
+	assert_int_equal(scry_session_add_channel(s, "a", &co, err, sizeof(err)), 0);
+	assert_int_equal(scry_session_add_channel(s, "a", NULL, err, sizeof(err)), -EEXIST);
+	assert_string_equal(err, "scry_session_add_channel: channel 'a' exists (added before)");
+
+	assert_int_equal(scry_session_enable_event_in_channel(s, "c", "syscall:openat", NULL, err, sizeof(err)),
+			 -ENOENT);
+	assert_string_equal(err, "scry_session_enable_event_in_channel: no channel 'c' (scry_session_add_channel "
+				 "makes one)");
+	assert_int_equal(scry_session_enable_event_in_channel(s, "a", "", NULL, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "scry_session_enable_event_in_channel: no event spec (e.g. \"syscall:openat\")");
+	assert_int_equal(scry_session_enable_event_in_channel(s, "a", "syscall:pwrite64", NULL, err, sizeof(err)), 0);
+	assert_int_equal(scry_session_add_context_in_channel(s, "c", "ppid", err, sizeof(err)), -ENOENT);
+	assert_string_equal(err, "scry_session_add_context_in_channel: no channel 'c' (scry_session_add_channel "
+				 "makes one)");
+	assert_int_equal(scry_session_add_context_in_channel(s, "a", "nosuch", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "nosuch"));
+	assert_int_equal(scry_session_add_context_in_channel(s, "a", "ppid", err, sizeof(err)), 0);
+	assert_int_equal(scry_session_add_context_in_channel(s, NULL, "uid", err, sizeof(err)), 0);
+	assert_int_equal(scry_session_on_event(s, on_event, NULL), 0);
+	assert_int_equal(scry_session_track_pid(s, getpid(), err, sizeof(err)), 0);
+	assert_int_equal(scry_session_start(s, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "scry_session_start: channel 'b' has no events (scry_session_enable_event_in_channel)");
+	assert_int_equal(scry_session_enable_event_in_channel(s, "b", "syscall:openat", NULL, err, sizeof(err)), 0);
+	assert_int_equal(scry_session_start(s, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "scry_session_start: overwrite channel 'a' needs options.output (its sub-buffers are "
+				 "the trace's packets)");
+	scry_session_destroy(s);
+	s = scry_session_new(NULL, NULL, 0);
+	co.overwrite = 0;
+	co.num_subbuf = 0;
+	co.tracefile_size = 1 << 20;
+	assert_int_equal(scry_session_add_channel(s, "tf", &co, err, sizeof(err)), 0);
+	assert_int_equal(scry_session_enable_event_in_channel(s, "tf", "syscall:openat", NULL, err, sizeof(err)), 0);
+	assert_int_equal(scry_session_on_event(s, on_event, NULL), 0);
+	assert_int_equal(scry_session_track_pid(s, getpid(), err, sizeof(err)), 0);
+	assert_int_equal(scry_session_start(s, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "scry_session_start: channel 'tf': tracefile_size needs options.output (the files it "
+				 "splits)");
+	co.tracefile_size = 0;
+	/* the default channel is made when first named (NULL or "channel0"), then exists */
+	assert_int_equal(scry_session_add_context_in_channel(s, "channel0", "ppid", err, sizeof(err)), 0);
+	assert_int_equal(scry_session_enable_event(s, "syscall:close", NULL, err, sizeof(err)), 0);
+	assert_int_equal(scry_session_add_channel(s, "channel0", NULL, err, sizeof(err)), -EEXIST);
+	assert_string_equal(err, "scry_session_add_channel: channel 'channel0' exists (the default one, made "
+				 "when first used)");
+	scry_session_destroy(s);
+
+	o.relay_url = "net://127.0.0.1";
+	o.output = "/nonexistent-test-api/t";
+	s = scry_session_new(&o, err, sizeof(err));
+	assert_non_null(s);
+	co.overwrite = 1;
+	assert_int_equal(scry_session_add_channel(s, "ow", &co, err, sizeof(err)), 0);
+	assert_int_equal(scry_session_enable_event_in_channel(s, "ow", "syscall:openat", NULL, err, sizeof(err)), 0);
+	assert_int_equal(scry_session_track_pid(s, getpid(), err, sizeof(err)), 0);
+	assert_int_equal(scry_session_start(s, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "scry_session_start: overwrite channel 'ow': not in a session streamed to a relay (its "
+				 "packets are sent as they complete)");
+	scry_session_destroy(s);
+	/* shorter than the first release's options: refused */
+	s = scry_session_new(NULL, NULL, 0);
+	co.size = offsetof(struct scry_channel_options, tracefile_count);
+	assert_int_equal(scry_session_add_channel(s, "old", &co, err, sizeof(err)), -EINVAL);
+	co.size = sizeof(co) + 8;      /* a later header's (more members, zero here: read up to ours) */
+	assert_int_equal(scry_session_add_channel(s, "new", &co, err, sizeof(err)), 0);
+	scry_session_destroy(s);
+}
+
+static void test_trackers(void **state)
+{
+	struct scry_session *s = scry_session_new(NULL, NULL, 0);
+	char err[256];
+
+	assert_int_equal(scry_session_track_vpid(NULL, 1, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "scry_session_track_vpid: no session (NULL)");
+	assert_int_equal(scry_session_track_vpid(s, 0, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "scry_session_track_vpid: 0 is no process id");
+	assert_int_equal(scry_session_track_vpid(s, 1, err, sizeof(err)), 0);
+
+	assert_int_equal(scry_session_track_cgroup(NULL, "/sys/fs/cgroup", err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "scry_session_track_cgroup: no session (NULL)");
+	assert_int_equal(scry_session_track_cgroup(s, "", err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "scry_session_track_cgroup: no cgroup directory (e.g. \"/sys/fs/cgroup/system.slice\")");
+	assert_int_equal(scry_session_track_cgroup(s, "/nonexistent-cgroup", err, sizeof(err)), -ENOENT);
+	assert_string_equal(err, "scry_session_track_cgroup: '/nonexistent-cgroup': No such file or directory");
+	assert_int_equal(scry_session_track_cgroup(s, "/tmp", err, sizeof(err)), -ENOTDIR);
+	assert_string_equal(err, "scry_session_track_cgroup: '/tmp' is not a cgroup v2 directory");
+	/* a cgroup v2 mount, where this machine has one: at most 16 directories */
+	FILE *m = fopen("/proc/mounts", "r");
+	char line[512], dir[256] = "", type[64];
+
+	while (m && fgets(line, sizeof(line), m))
+		if (sscanf(line, "%*s %255s %63s", dir, type) == 2 && !strcmp(type, "cgroup2"))
+			break;
+		else
+			dir[0] = 0;
+	if (m)
+		fclose(m);
+	if (dir[0]) {
+		for (int i = 0; i < 16; i++)
+			assert_int_equal(scry_session_track_cgroup(s, dir, err, sizeof(err)), 0);
+		assert_int_equal(scry_session_track_cgroup(s, dir, err, sizeof(err)), -E2BIG);
+		assert_string_equal(err, "scry_session_track_cgroup: more than 16 cgroups");
+	}
+	scry_session_destroy(s);
+}
+
 static void test_event_accessors_null(void **state)
 {
 	int64_t i;
@@ -163,6 +335,7 @@ static void test_event_accessors_null(void **state)
 	assert_int_equal(scry_event_timestamp(NULL), 0);
 	assert_int_equal(scry_event_cpu(NULL), SCRY_CPU_NONE);
 	assert_int_equal(scry_event_lost(NULL), 0);
+	assert_null(scry_event_channel(NULL));
 	assert_int_equal(scry_event_field_count(NULL), 0);
 	assert_null(scry_event_field_name(NULL, 0));
 	assert_int_equal(scry_event_field_type(NULL, "ret"), SCRY_VALUE_NONE);
@@ -219,6 +392,8 @@ int main(void)
 		cmocka_unit_test(test_session_new),
 		cmocka_unit_test(test_session_setup),
 		cmocka_unit_test(test_session_start_refusals),
+		cmocka_unit_test(test_channels),
+		cmocka_unit_test(test_trackers),
 		cmocka_unit_test(test_event_accessors_null),
 		cmocka_unit_test(test_ctl_refusals),
 	};

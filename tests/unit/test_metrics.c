@@ -329,11 +329,13 @@ static void test_expose(void **state)
 static void test_top_table(void **state)
 {
 	struct scry_metrics_config *c = parse_ok(scry_top_config);
-	char *a[] = { "10", "wl", "getppid" }, *b[] = { "10", "wl", "openat" }, *z[] = { "11", "sh", "read" };
-	struct scry_series calls[] = { { .values = a, .value = 100 }, { .values = b, .value = 7 } };
+	char *a[] = { "10", "wl", "getppid", "", "10" }, *a2[] = { "10", "wl", "getppid", "", "12" },
+	     *b[] = { "10", "wl", "openat", "", "10" }, *z[] = { "11", "sh", "read", "0123456789ab", "11" };
+	struct scry_series calls[] = { { .values = a, .value = 60 }, { .values = a2, .value = 40 },
+				       { .values = b, .value = 7 } };
 	struct scry_series errs[] = { { .values = b, .value = 5 } };
 	struct scry_series bytes[] = { { .values = z, .value = 4096 } };
-	struct scry_metric_snap ms[4] = { { .m = &c->metrics[0], .series = calls, .n = 2 },
+	struct scry_metric_snap ms[4] = { { .m = &c->metrics[0], .series = calls, .n = 3 },
 					  { .m = &c->metrics[1], .series = errs, .n = 1 },
 					  { .m = &c->metrics[2], .series = bytes, .n = 1 },
 					  { .m = &c->metrics[3] } };
@@ -341,8 +343,8 @@ static void test_top_table(void **state)
 	struct scry_top_table prev = { .t_ns = 1000000000 }, t;
 
 	assert_int_equal(c->nmetrics, SCRY_TOP_NMETRICS);
-	assert_int_equal(scry_top_table_build(&t, &snap, 3000000000ULL, &prev), 0);
-	assert_int_equal(t.n, 3);
+	assert_int_equal(scry_top_table_build(&t, &snap, 3000000000ULL, &prev, false), 0);
+	assert_int_equal(t.n, 3);                /* the two threads' getppid in one row */
 	scry_top_table_sort(&t, SCRY_TOP_BY_ERRORS);
 	assert_string_equal(t.rows[0].syscall, "openat");
 	assert_int_equal(t.rows[0].errors, 5);
@@ -350,11 +352,30 @@ static void test_top_table(void **state)
 	assert_int_equal(t.rows[0].calls, 7);
 	scry_top_table_sort(&t, SCRY_TOP_BY_BYTES);
 	assert_string_equal(t.rows[0].comm, "sh");
+	assert_string_equal(t.rows[0].container, "0123456789ab");
 	assert_int_equal(t.rows[0].bytes, 4096);
 	scry_top_table_sort(&t, SCRY_TOP_BY_CALLS);
 	assert_string_equal(t.rows[0].syscall, "getppid");
 	assert_true(t.rows[0].calls_rate == 50.0);
 	assert_true(t.rows[0].p50_ns == -1);
+	assert_int_equal(t.rows[0].calls, 100);
+	scry_top_table_free(&t);
+	/* threads: a row each, grouped by thread in the process view */
+	assert_int_equal(scry_top_table_build(&t, &snap, 3000000000ULL, NULL, true), 0);
+	assert_int_equal(t.n, 4);
+	{
+		struct scry_top_procs pr;
+
+		assert_int_equal(scry_top_procs_build(&pr, &t, NULL, NULL), 0);
+		assert_int_equal(pr.n, 3);
+		assert_true(pr.threads);
+		scry_top_procs_sort(&pr, SCRY_TOP_BY_CALLS);
+		assert_string_equal(pr.p[0].pid, "10");      /* thread 10: getppid 60 + openat 7 */
+		assert_int_equal(pr.p[0].calls, 67);
+		assert_string_equal(pr.p[1].pid, "12");
+		assert_int_equal(pr.p[1].calls, 40);
+		scry_top_procs_free(&pr);
+	}
 	scry_top_table_free(&t);
 	scry_metrics_config_free(c);
 }

@@ -19,7 +19,7 @@ static const char *const names[] = {
 	"SCRY_CACHE_DIR", "SCRY_RUNDIR", "SCRY_NO_KPTR", "SCRY_NO_STRNSTR", "SCRY_NO_PREPARE_EXEC",
 	"SCRY_NO_BTF_EXIT", "SCRY_NO_KTIME_TAI", "SCRY_NO_UPROBE_MULTI", "SCRY_NO_CACHE",
 	"SCRY_NO_HUGE_HEAP", "SCRY_ONE_LANE", "SCRY_TEST_SYNC_WRITES", "SCRY_FOLLOW_MAX",
-	"SCRY_TEST_WRITE_STALL_MS", "SCRY_TEST_WRITE_STALL_FILE",
+	"SCRY_TEST_WRITE_STALL_MS", "SCRY_TEST_WRITE_STALL_FILE", "SCRY_USTACK_WINDOW", "SCRY_USTACK_RING",
 };
 
 static void clear(void)
@@ -54,6 +54,8 @@ static void test_each_field(void **state)
 	setenv("SCRY_FOLLOW_MAX", "0x40", 1);
 	setenv("SCRY_TEST_WRITE_STALL_MS", "250", 1);
 	setenv("SCRY_TEST_WRITE_STALL_FILE", "/tmp/stall", 1);
+	setenv("SCRY_USTACK_WINDOW", "0", 1);
+	setenv("SCRY_USTACK_RING", "65536", 1);
 	scry_overrides_read(&o);
 	assert_string_equal(o.cache_dir, "/tmp/c");
 	assert_null(o.rundir);                    /* empty: the default */
@@ -63,6 +65,9 @@ static void test_each_field(void **state)
 	assert_int_equal(o.follow_max, 64);
 	assert_int_equal(o.test_write_stall_ms, 250);
 	assert_string_equal(o.test_write_stall_file, "/tmp/stall");
+	assert_true(o.ustack_window_set);         /* 0 given: frame pointers, not the default */
+	assert_int_equal(o.ustack_window, 0);
+	assert_int_equal(o.ustack_ring, 65536);
 
 	clear();
 	setenv("SCRY_NO_KTIME_TAI", "1", 1);

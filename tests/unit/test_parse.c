@@ -40,13 +40,15 @@ static void test_durations(void **state)
 	assert_true(d == 0.5);
 	assert_int_equal(scry_parse_duration("250ms", &d), 0);
 	assert_true(d > 0.2499 && d < 0.2501);
+	assert_int_equal(scry_parse_duration("250us", &d), 0);
+	assert_true(d > 0.0002499 && d < 0.0002501);
 	assert_int_equal(scry_parse_duration("2m", &d), 0);
 	assert_true(d == 120.0);
 	assert_int_equal(scry_parse_duration("1h", &d), 0);
 	assert_true(d == 3600.0);
 	assert_int_equal(scry_parse_duration("3s", &d), 0);
 	assert_true(d == 3.0);
-	const char *bad[] = { "", "abc", "0", "-2", "5x", "nan", "inf", "1e999" };
+	const char *bad[] = { "", "abc", "0", "-2", "5x", "nan", "inf", "1e999", "3u", "2uss" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		assert_int_equal(scry_parse_duration(bad[i], &d), -EINVAL);
 }

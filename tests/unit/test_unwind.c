@@ -1,8 +1,9 @@
-/* test_unwind.c — src/profile/unwind.c and tally.c: this test's own stack, taken as the
+/* test_unwind.c — src/catalog/unwind.c and src/profile/tally.c: this test's own stack, taken as the
  * BPF program takes a sample's (the registers, the bytes above sp), unwound through its
  * mappings with libdwfl to _start, every frame named in order (outer_fn, inner_fn, the
  * snapshot, cmocka, main); a copy cut short stops the unwinding at its end, counted as such;
- * and the tally counts equal stacks once, different threads, commands, kernel stacks or
+ * the source frames of an address in an inlined copy (catalog/dwarf_frames.c); and the
+ * tally counts equal stacks once, different threads, commands, kernel stacks or
  * frames apart. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,13 +15,16 @@
 #include <unistd.h>
 #include <inttypes.h>
 #include <cmocka.h>
+#include "catalog/dwarf.h"
 #include "catalog/symbolize.h"
+#include "catalog/unwind.h"
 #include "profile/tally.h"
-#include "profile/unwind.h"
 
 #define WINDOW 16384
 
-static struct scry_prof_ustack *snap_rec;
+static struct scry_ustack *snap_rec;
+static __u64 snap_regs[SCRY_DWREGS_N];
+static uint8_t snap_data[WINDOW];
 
 /* The end of the mapping holding addr (the stack's top), from /proc/self/maps. */
 static uint64_t mapping_end(uint64_t addr)
@@ -37,7 +41,7 @@ static uint64_t mapping_end(uint64_t addr)
 	return end;
 }
 
-/* The registers here and the stack above sp, as profile.bpf.c copies a sample's (other
+/* The registers here and the stack above sp, as the BPF programs copy a stack (other
  * frames' bytes read: no AddressSanitizer check, no intercepted memcpy). */
 __attribute__((no_sanitize_address)) static void copy_words(void *dst, const void *src, size_t n)
 {
@@ -50,18 +54,20 @@ __attribute__((no_sanitize_address)) static void copy_words(void *dst, const voi
 
 static __attribute__((noinline)) void snapshot(void)
 {
-	struct scry_prof_ustack *r = snap_rec;
+	struct scry_ustack *r = snap_rec;
 	uint64_t ip, sp, bp, bx;
 
 	__asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2\n\tmov %%rbx, %3"
 			 : "=r"(ip), "=r"(sp), "=r"(bp), "=r"(bx));
-	memset(r->regs, 0, sizeof(r->regs));
-	r->regs[SCRY_PROF_REG_IP] = ip;
-	r->regs[SCRY_PROF_REG_SP] = sp;
-	r->regs[6] = bp;
-	r->regs[3] = bx;
+	memset(snap_regs, 0, sizeof(snap_regs));
+	snap_regs[SCRY_DWREG_IP] = ip;
+	snap_regs[SCRY_DWREG_SP] = sp;
+	snap_regs[SCRY_DWREG_BP] = bp;
+	snap_regs[SCRY_DWREG_BX] = bx;
+	r->regs = snap_regs;
+	r->data = snap_data;
 	r->size = (uint32_t)(mapping_end(sp) - sp < WINDOW ? mapping_end(sp) - sp : WINDOW);
-	copy_words(r->data, (const void *)(uintptr_t)sp, r->size);
+	copy_words(snap_data, (const void *)(uintptr_t)sp, r->size);
 	r->pid = r->tgid = (uint32_t)getpid();
 	__asm__ volatile("" ::: "memory");
 }
@@ -109,9 +115,9 @@ static void test_own_stack(void **state)
 	unsigned n;
 	int a, b, c, m, st;
 
-	snap_rec = calloc(1, sizeof(*snap_rec) + WINDOW);
+	snap_rec = calloc(1, sizeof(*snap_rec));
 	outer_fn();
-	assert_int_equal(scry_syms_capture(s, getpid(), snap_rec->regs[SCRY_PROF_REG_IP], NULL), 0);
+	assert_int_equal(scry_syms_capture(s, getpid(), snap_regs[SCRY_DWREG_IP], NULL), 0);
 	n = scry_unwind(u, snap_rec, ips, SCRY_UNWIND_MAX_DEPTH);
 	names(s, ips, n, nm);
 	a = find(nm, n, "snapshot", 0);
@@ -138,12 +144,96 @@ static void test_own_stack(void **state)
 	assert_int_equal(scry_unwinder_stats(u)->stacks, 2);
 
 	/* an address in no mapping: one frame, counted */
-	snap_rec->regs[SCRY_PROF_REG_IP] = 0x10;
+	snap_regs[SCRY_DWREG_IP] = 0x10;
 	assert_int_equal(scry_unwind(u, snap_rec, ips, SCRY_UNWIND_MAX_DEPTH), 1);
 	assert_int_equal(ips[0], 0x10);
 	assert_int_equal(scry_unwinder_stats(u)->nofile, 1);
 	free(snap_rec);
 	scry_unwinder_free(u);
+	scry_syms_free(s);
+}
+
+/* A process forgotten (its note: it started or exec'ed) is unwound again by a new session,
+ * and so is a new process taking the place the forgotten one leaves: a session's state
+ * (attached to its process) does not outlive it.  Other tgids are this process's
+ * mappings copied (scry_syms_fork), its stack unwound as theirs. */
+static void test_forget(void **state)
+{
+	struct scry_syms *s = scry_syms_new();
+	struct scry_unwinder *u = scry_unwinder_new(s);
+	uint64_t ips[SCRY_UNWIND_MAX_DEPTH];
+	int self = getpid(), other = self + 1000000, third = self + 2000000;
+	unsigned n;
+
+	snap_rec = calloc(1, sizeof(*snap_rec));
+	outer_fn();
+	assert_int_equal(scry_syms_capture(s, self, snap_regs[SCRY_DWREG_IP], NULL), 0);
+	assert_int_equal(scry_syms_fork(s, self, other), 0);
+	assert_int_equal(scry_syms_fork(s, self, third), 0);
+	n = scry_unwind(u, snap_rec, ips, SCRY_UNWIND_MAX_DEPTH);
+	assert_true(n > 4);
+
+	scry_unwinder_forget(u, self);                 /* its only session, ended */
+	assert_int_equal(scry_unwind(u, snap_rec, ips, SCRY_UNWIND_MAX_DEPTH), n);
+
+	snap_rec->tgid = (uint32_t)other;              /* a second session */
+	assert_int_equal(scry_unwind(u, snap_rec, ips, SCRY_UNWIND_MAX_DEPTH), n);
+	scry_unwinder_forget(u, self);                 /* the first ended: the second moves */
+	snap_rec->tgid = (uint32_t)third;              /* a new one where the second was */
+	assert_int_equal(scry_unwind(u, snap_rec, ips, SCRY_UNWIND_MAX_DEPTH), n);
+	snap_rec->tgid = (uint32_t)other;
+	assert_int_equal(scry_unwind(u, snap_rec, ips, SCRY_UNWIND_MAX_DEPTH), n);
+	assert_int_equal(scry_unwinder_stats(u)->ended, 5);
+	assert_int_equal(scry_unwinder_stats(u)->other, 0);
+	free(snap_rec);
+	scry_unwinder_free(u);
+	scry_syms_free(s);
+}
+
+/* scry_dwarf_frames on this test's own code: an address inside an inlined copy gives the
+ * inlined function at that line, then its caller at the line of the call. */
+static int inline_line, call_line;
+
+static inline __attribute__((always_inline)) uint64_t here_inlined(void)
+{
+	uint64_t pc;
+
+	__asm__ volatile("lea 0(%%rip), %0" : "=r"(pc)); inline_line = __LINE__;
+	return pc;
+}
+
+static __attribute__((noinline)) uint64_t calls_inlined(void)
+{
+	uint64_t pc = here_inlined(); call_line = __LINE__;
+
+	sink++;
+	return pc;
+}
+
+static void test_source_frames(void **state)
+{
+	struct scry_syms *s = scry_syms_new();
+	struct scry_dw_frame fr[8];
+	struct scry_sym_file f;
+	struct scry_dwarf *d;
+	uint64_t pc = calls_inlined();
+	char why[256];
+	unsigned n;
+
+	assert_int_equal(scry_syms_capture(s, getpid(), pc, NULL), 0);
+	assert_true(scry_syms_user_file(s, getpid(), pc, &f));
+	d = scry_dwarf_open(f.path, NULL, 0, why, sizeof(why));
+	assert_non_null(d);
+	n = scry_dwarf_frames(d, pc - f.bias, fr, 8);
+	assert_int_equal(n, 2);
+	assert_string_equal(fr[0].name, "here_inlined");
+	assert_int_equal(fr[0].line, inline_line);
+	assert_string_equal(fr[1].name, "calls_inlined");
+	assert_int_equal(fr[1].line, call_line);
+	assert_non_null(strstr(fr[0].file, "test_unwind.c"));
+	assert_int_equal(scry_dwarf_frames(d, 0x10, fr, 8), 0);        /* in no function */
+	assert_int_equal(scry_dwarf_frames(d, pc - f.bias, fr, 1), 1);  /* max kept */
+	scry_dwarf_close(d);
 	scry_syms_free(s);
 }
 
@@ -179,6 +269,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_own_stack),
+		cmocka_unit_test(test_forget),
+		cmocka_unit_test(test_source_frames),
 		cmocka_unit_test(test_tally),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* record.bpf.h — an event's bytes in their CTF layout (docs/FORMAT.md): the header (id,
  * timestamp), the contexts of ctx_mask (their code dropped by the verifier when disabled),
- * and user strings. */
+ * and user strings; scry trace -k's user stack copies. */
 
 static __always_inline __u32 pid_ns_inum(struct task_struct *t)
 {
@@ -241,6 +241,65 @@ static __always_inline __s64 ctx_ext_int(struct task_struct *t, const int c)
 	}
 }
 
+static __always_inline void ustack_stat(__u32 which)
+{
+	__u32 zero = 0;
+	struct scry_ustack_stats *st = bpf_map_lookup_elem(&ustack_stats, &zero);
+
+	if (!st)
+		return;
+	if (which == 0)
+		st->sent++;
+	else if (which == 1)
+		st->ring_full++;
+	else
+		st->busy++;
+}
+
+/* scry trace -k: the event at b (id and timestamp written) sends the current task's user
+ * registers and stack (scry_abi.h: struct scry_ustack_rec) to the ring ustacks, made in
+ * this CPU's area (held: a run this one interrupted is making one; counted). */
+static __noinline void ustack_send(__u8 *b)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u32 key = bpf_get_smp_processor_id(), size;
+	struct ustack_area *a = bpf_map_lookup_elem(&ustack_areas, &key);
+	__u64 id = bpf_get_current_pid_tgid();
+	struct scry_ustack_rec *r;
+
+	if (!a)
+		return;
+	if (__sync_lock_test_and_set(&a->busy, 1)) {
+		ustack_stat(2);
+		return;
+	}
+	r = (struct scry_ustack_rec *)a->rec;
+	r->tid = (__u32)id;
+	r->tgid = id >> 32;
+	r->ts = *(__u64 *)(b + 2);
+	r->id = *(__u16 *)b;
+	r->pad = 0;
+	size = ustack_regs(r->regs, (struct pt_regs *)bpf_task_pt_regs(task))
+		       ? ustack_copy(r->data, r->regs[SCRY_DWREG_SP], task, ustack_window) : 0;
+	r->size = size;
+	if (size > ustack_window)          /* never: for the verifier */
+		size = 0;
+	if (bpf_ringbuf_output(&ustacks, r, sizeof(*r) + size, BPF_RB_NO_WAKEUP))
+		ustack_stat(1);
+	else
+		ustack_stat(0);
+	asm volatile("" ::: "memory");
+	*(volatile __u32 *)&a->busy = 0;
+}
+
+/* Does the event at b send a user stack copy (ustack_ids)? */
+static __always_inline bool ustack_wanted(const __u8 *b)
+{
+	__u16 id = *(const __u16 *)b;
+
+	return ustack_window && (ustack_ids[id >> 6] >> (id & 63) & 1);
+}
+
 /* The loop runs over the enabled ones alone (ext_ctx[0..n_ext_ctx), rodata): the verifier
  * knows each iteration's context and keeps only its code, and an event pays for the contexts
  * it carries, not for a test of each of the ~45 (~90 ns an event). */
@@ -324,6 +383,8 @@ static __always_inline __u32 write_head_at_m(__u8 *b, __u16 id, struct task_stru
 
 	WR(__u16, b, 0, id);
 	WR(__u64, b, 2, ts);
+	if (ustack_wanted(b))      /* scry trace -k (never otherwise: the verifier drops it) */
+		ustack_send(b);
 #pragma unroll
 	for (int c = 0; c < SCRY_CTX_VPPID; c++) {
 		if (!(ctx_mask & (1ULL << c)))

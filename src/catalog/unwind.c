@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "profile/unwind.h"
+#include "catalog/unwind.h"
 
 #define MAX_PROCS 512            /* Dwfl sessions kept; the least recently used is ended */
 #define REREAD_NS 100000000ULL   /* an unknown address rereads /proc/PID/maps at most every 100 ms */
@@ -31,7 +31,7 @@ struct scry_unwinder {
 	size_t nprocs;
 	uint64_t tick;
 	/* the sample being unwound */
-	const struct scry_prof_ustack *cur;
+	const struct scry_ustack *cur;
 	struct proc *cp;
 	uint64_t *ips;
 	unsigned n, max;
@@ -114,12 +114,12 @@ static struct proc *proc_get(struct scry_unwinder *u, int tgid)
 			if (u->procs[i].used < p->used)
 				p = &u->procs[i];
 		dwfl_end(p->dwfl);
-		memset(p, 0, sizeof(*p));
 	}
+	/* every field anew: a slot past nprocs still holds what scry_unwinder_forget moved out
+	 * of it (a session marked attached would never be attached again) */
+	*p = (struct proc){ .tgid = tgid, .used = ++u->tick };
 	if (!(p->dwfl = dwfl_begin(&dwfl_cbs)))
 		return NULL;
-	p->tgid = tgid;
-	p->used = ++u->tick;
 	if (p == &u->procs[u->nprocs])
 		u->nprocs++;
 	return p;
@@ -179,8 +179,8 @@ static bool file_word(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *out)
 static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
 {
 	struct scry_unwinder *u = arg;
-	const struct scry_prof_ustack *r = u->cur;
-	uint64_t sp = r->regs[SCRY_PROF_REG_SP];
+	const struct scry_ustack *r = u->cur;
+	uint64_t sp = r->regs[SCRY_DWREG_SP];
 
 	if (addr >= sp && addr + sizeof(*result) > addr && addr + sizeof(*result) <= sp + r->size) {
 		memcpy(result, r->data + (addr - sp), sizeof(*result));
@@ -211,11 +211,11 @@ static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
 static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
 {
 	struct scry_unwinder *u = arg;
-	Dwarf_Word regs[SCRY_PROF_NREGS];
+	Dwarf_Word regs[SCRY_DWREGS_N];
 
-	for (int i = 0; i < SCRY_PROF_NREGS; i++)
+	for (int i = 0; i < SCRY_DWREGS_N; i++)
 		regs[i] = u->cur->regs[i];
-	return dwfl_thread_state_registers(thread, 0, SCRY_PROF_NREGS, regs);
+	return dwfl_thread_state_registers(thread, 0, SCRY_DWREGS_N, regs);
 }
 
 static const Dwfl_Thread_Callbacks thread_cbs = {
@@ -248,9 +248,9 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	return DWARF_CB_OK;
 }
 
-unsigned scry_unwind(struct scry_unwinder *u, const struct scry_prof_ustack *r, uint64_t *ips, unsigned max)
+unsigned scry_unwind(struct scry_unwinder *u, const struct scry_ustack *r, uint64_t *ips, unsigned max)
 {
-	uint64_t ip = r->regs[SCRY_PROF_REG_IP];
+	uint64_t ip = r->regs[SCRY_DWREG_IP];
 	struct proc *p;
 	int rc;
 

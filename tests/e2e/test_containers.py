@@ -1,0 +1,118 @@
+"""tests/e2e/test_containers.py — containers as their cgroups name them (src/util/cgroup.h):
+cgroups made by hand under the cgroup v2 mount as docker (docker-ID.scope) and
+systemd-nspawn (machine-NAME.scope, the name systemd-escaped) make theirs, workloads run in
+them and beside them: the metrics' `container` label (short id, machine name, "" outside),
+--track-container by id prefix and by name (only those containers' processes counted),
+`scry top`'s CONTAINER column, and bad prefixes refused in one line."""
+import os
+import re
+import secrets
+import socket
+import subprocess
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+
+def cgroup2():
+    for line in Path("/proc/self/mounts").read_text().splitlines():
+        f = line.split()
+        if f[2] == "cgroup2":
+            return Path(f[1])
+    return None
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def containers():
+    """(docker id, docker cgroup, machine cgroup, run): two containers' cgroups under a slice of
+    our own; run(cgroup, argv) starts argv in that cgroup (None: outside); all removed after."""
+    root = cgroup2()
+    if root is None or not (root / "cgroup.procs").exists():
+        pytest.skip("no cgroup v2 mount")
+    cid = secrets.token_hex(32)
+    top = root / f"scrytest-{os.getpid()}.slice"
+    docker = top / f"docker-{cid}.scope"
+    machine = top / "machine-web\\x2d1.scope"
+    for d in (top, docker, machine):
+        d.mkdir()
+    procs = []
+
+    def run(cg, argv):
+        pre = f"echo $$ > '{cg}/cgroup.procs'; " if cg else ""
+        p = subprocess.Popen(["sh", "-c", pre + 'exec "$@"', "sh"] + argv, stdout=subprocess.DEVNULL)
+        procs.append(p)
+        return p
+    try:
+        yield cid, docker, machine, run
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+            p.wait()
+        for d in (docker, machine, top):
+            for _ in range(50):
+                try:
+                    d.rmdir()
+                    break
+                except OSError:
+                    time.sleep(0.1)
+
+
+def test_label_and_track(scry, workload, containers):
+    cid, docker, machine, run = containers
+    port = free_port()
+    s = subprocess.Popen([scry, "serve", "--counter", "c_total:container,comm", "--listen", f"127.0.0.1:{port}",
+                          "--duration", "4", "--track-container", f"{cid[:7]},web-1"],
+                         stderr=subprocess.PIPE, text=True)
+    err = ""
+    while "scry: serving" not in err:
+        line = s.stderr.readline()
+        assert line, err
+        err += line
+    for cg, n in ((docker, 111), (machine, 77), (None, 55)):
+        assert run(cg, [workload("getppid_loop"), str(n)]).wait(timeout=30) == 0
+    time.sleep(0.3)
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as r:
+        text = r.read().decode()
+    s.wait(timeout=30)
+    got = {m[1]: int(m[2]) for m in re.finditer(r'^c_total\{container="([^"]*)",comm="getppid_loop"\} (\d+)$',
+                                                text, re.M)}
+    # getppid N times, plus the calls of its own start (the same in both)
+    assert set(got) == {cid[:12], "web-1"}, text
+    assert got[cid[:12]] - got["web-1"] == 111 - 77, got
+    assert not re.search(r'^c_total\{container=""', text, re.M), text   # nothing outside them
+
+
+def test_top_column(scry, workload, containers):
+    cid, docker, machine, run = containers
+    p = run(docker, [workload("sleeper"), "40", "50000"])
+    out = subprocess.run([scry, "top", "-n", "2", "-d", "0.7", "--track-container", cid[:12]],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    last = out.stdout.split("scry top: ")[-1].splitlines()
+    assert last[1].split()[8] == "CONTAINER", last
+    rows = [l.split() for l in last[2:] if l.strip()]
+    assert [r[0] for r in rows] == [str(p.pid)], last
+    assert rows[0][1] == "sleeper" and rows[0][8] == cid[:12], last
+
+
+def test_bad_prefixes(scry, containers):
+    cid, docker, machine, run = containers
+    (docker.parent / f"docker-{cid[:10]}{'0' * 54}.scope").mkdir()   # a second id with the same start
+    try:
+        for arg, msg in ((cid[:10], f"'{cid[:10]}' is the start of more than one container's id"),
+                         ("nosuchcontainer", "no container's id starts with 'nosuchcontainer'"),
+                         (",", "--track-container: empty list")):
+            r = subprocess.run([scry, "top", "-n", "1", "--track-container", arg], capture_output=True, text=True,
+                               timeout=30)
+            assert r.returncode != 0 and msg in r.stderr and len(r.stderr.splitlines()) == 1, r.stderr
+    finally:
+        (docker.parent / f"docker-{cid[:10]}{'0' * 54}.scope").rmdir()
