@@ -54,7 +54,7 @@ PB_SRCS  := $(patsubst proto/%.proto,$(BUILD)/otlp/%.pb-c.c,$(PROTOS))
 PB_HDRS  := $(PB_SRCS:.c=.h)
 PB_OBJS  := $(PB_SRCS:.c=.o)
 BPF_SRCS := $(wildcard src/bpf/*.bpf.c)
-SKELS    := $(patsubst src/bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
+SKELS    := $(patsubst src/bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS)) $(BUILD)/scry_lanes.h
 UNIT_SRCS:= $(wildcard tests/unit/test_*.c)
 UNIT_BINS:= $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 WORKLOADS:= $(patsubst tests/workload/%.c,$(BUILD)/workload/%,$(wildcard tests/workload/*.c))
@@ -107,6 +107,12 @@ $(BUILD)/%.bpf.o: src/bpf/%.bpf.c $(VMLINUX_H) $(wildcard src/bpf/*.h src/bpf/li
 
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
+
+# the lanes' split of scry.bpf.c's programs (src/kernel/lanes.c), from their SCRY_LANE marks;
+# fails when a program has none
+SCRY_BPF_SRCS := src/bpf/scry.bpf.c $(wildcard src/bpf/*.bpf.h)
+$(BUILD)/scry_lanes.h: $(BUILD)/scry.skel.h scripts/gen-lanes.sh $(SCRY_BPF_SRCS)
+	sh scripts/gen-lanes.sh $< $(SCRY_BPF_SRCS) > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/otlp/%.pb-c.c $(BUILD)/otlp/%.pb-c.h: proto/%.proto
 	@mkdir -p $(BUILD)/otlp

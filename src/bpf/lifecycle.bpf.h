@@ -57,7 +57,7 @@ out:
 /* Fork tracking (the command's or -p's children, --track-vpid), then the fork event of a
  * target (the parent is current): through its filter front when it has one (flt_fork[0],
  * which tail-calls scry_fork_write), else written here. */
-SEC("tp_btf/sched_process_fork")
+SEC("tp_btf/sched_process_fork") SCRY_LANE(0)
 int BPF_PROG(scry_fork, struct task_struct *parent, struct task_struct *child)
 {
 	__u32 ptgid = parent->tgid, ctgid = child->tgid, pkey = follow_forks ? ptgid : parent->pid;
@@ -86,7 +86,7 @@ int BPF_PROG(scry_fork, struct task_struct *parent, struct task_struct *child)
  * sets: its pid may be reused by any process.  (signal->live reached 0 in do_exit before
  * this tracepoint.)  Without fork following the set holds threads: each leaves as it
  * exits.  (system-wide without --track-vpid: no follow set, the event alone) */
-SEC("tp_btf/sched_process_exit")
+SEC("tp_btf/sched_process_exit") SCRY_LANE(0)
 int BPF_PROG(scry_exit, struct task_struct *p)
 {
 	__u32 tgid = p->tgid, tid = p->pid;
@@ -118,7 +118,7 @@ int BPF_PROG(scry_exit, struct task_struct *p)
 	return 0;
 }
 
-SEC("tp_btf/sched_process_fork")
+SEC("tp_btf/sched_process_fork") SCRY_LANE(0)
 int BPF_PROG(scry_fork_write, struct task_struct *parent, struct task_struct *child)
 {
 	write_fork(parent, child);

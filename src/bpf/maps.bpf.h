@@ -11,6 +11,11 @@
 #include <bpf/bpf_tracing.h>
 #include "scry_abi.h"
 
+/* SCRY_LANE(n), beside each program's SEC: the lane that verifies it (src/kernel/lanes.c loads
+ * the programs in two threads).  It expands to nothing; scripts/gen-lanes.sh reads the marks into
+ * the table lanes.c uses, and fails the build when a program of the skeleton has none. */
+#define SCRY_LANE(n)
+
 
 /* Load-time settings (rodata): the verifier drops the code of disabled contexts. */
 const volatile __u64 ctx_mask = (1ULL << SCRY_CTX_PID) | (1ULL << SCRY_CTX_TID) | (1ULL << SCRY_CTX_PROCNAME);

@@ -371,7 +371,7 @@ static __always_inline void metrics_exit(struct task_struct *t, struct pt_regs *
 	}
 }
 
-SEC("tp_btf/sys_enter")
+SEC("tp_btf/sys_enter") SCRY_LANE(1)
 int BPF_PROG(scry_metrics_enter, struct pt_regs *regs, long id)
 {
 	struct task_struct *t = NULL;
@@ -389,7 +389,7 @@ int BPF_PROG(scry_metrics_enter, struct pt_regs *regs, long id)
 	return 0;
 }
 
-SEC("tp_btf/sys_exit")
+SEC("tp_btf/sys_exit") SCRY_LANE(0)
 int BPF_PROG(scry_metrics_exit, struct pt_regs *regs, long ret)
 {
 	struct task_struct *t = NULL;
@@ -508,21 +508,21 @@ static __always_inline void runq_enqueued(struct task_struct *p)
 		ts->queued = bpf_ktime_get_ns();
 }
 
-SEC("tp_btf/sched_wakeup")
+SEC("tp_btf/sched_wakeup") SCRY_LANE(0)
 int BPF_PROG(scry_metrics_wakeup, struct task_struct *p)
 {
 	runq_enqueued(p);
 	return 0;
 }
 
-SEC("tp_btf/sched_wakeup_new")
+SEC("tp_btf/sched_wakeup_new") SCRY_LANE(0)
 int BPF_PROG(scry_metrics_wakeup_new, struct task_struct *p)
 {
 	runq_enqueued(p);
 	return 0;
 }
 
-SEC("tp_btf/sched_switch")
+SEC("tp_btf/sched_switch") SCRY_LANE(1)
 int BPF_PROG(scry_metrics_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
 {
@@ -573,7 +573,7 @@ int BPF_PROG(scry_metrics_switch, bool preempt, struct task_struct *prev, struct
 	return 0;
 }
 
-SEC("tp_btf/block_rq_issue")
+SEC("tp_btf/block_rq_issue") SCRY_LANE(0)
 int BPF_PROG(scry_metrics_rq_issue, struct request *rq)
 {
 	struct task_struct *t = NULL;
@@ -608,7 +608,7 @@ int BPF_PROG(scry_metrics_rq_issue, struct request *rq)
 	return 0;
 }
 
-SEC("tp_btf/block_rq_complete")
+SEC("tp_btf/block_rq_complete") SCRY_LANE(0)
 int BPF_PROG(scry_metrics_rq_complete, struct request *rq, int error, unsigned int nr_bytes)
 {
 	struct metric_call c = { .lat = -1 };
@@ -667,14 +667,14 @@ static __always_inline int span_mark_set(__u64 hi, __u64 lo, __u64 span)
 }
 
 /* uprobe on the application's function f(trace_hi, trace_lo, span_id, ...) */
-SEC("uprobe")
+SEC("uprobe") SCRY_LANE(0)
 int scry_span_mark_uprobe(struct pt_regs *ctx)
 {
 	return span_mark_set(ctx->di, ctx->si, ctx->dx);
 }
 
 /* USDT probe with the arguments trace_hi, trace_lo, span_id */
-SEC("usdt")
+SEC("usdt") SCRY_LANE(0)
 int scry_span_mark_usdt(struct pt_regs *ctx)
 {
 	long hi = 0, lo = 0, span = 0;
@@ -687,7 +687,7 @@ int scry_span_mark_usdt(struct pt_regs *ctx)
 
 /* The issuer's mark goes with its request (a program of its own, loaded with the marks only:
  * scry_metrics_rq_issue is the same with or without them). */
-SEC("tp_btf/block_rq_issue")
+SEC("tp_btf/block_rq_issue") SCRY_LANE(0)
 int BPF_PROG(scry_span_mark_rq_issue, struct request *rq)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
@@ -706,7 +706,7 @@ int BPF_PROG(scry_span_mark_rq_issue, struct request *rq)
 
 /* A marked request's mark into span_cur, with its issue time and issuer (blk_start, before
  * scry_metrics_rq_complete, attached after this one, deletes it), for its span. */
-SEC("tp_btf/block_rq_complete")
+SEC("tp_btf/block_rq_complete") SCRY_LANE(0)
 int BPF_PROG(scry_span_mark_rq_complete, struct request *rq, int error, unsigned int nr_bytes)
 {
 	__u64 key = (__u64)rq;

@@ -24,7 +24,7 @@ static __noinline void perf_switch_in(struct thread_ctrs *n)
 	n->on = 1;
 }
 
-SEC("tp_btf/sched_switch")
+SEC("tp_btf/sched_switch") SCRY_LANE(1)
 int BPF_PROG(scry_perf_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
 	perf_switch_out(bpf_task_storage_get(&thread_perf, prev, NULL, 0));

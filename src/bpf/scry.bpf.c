@@ -13,7 +13,8 @@
  *                      USDT arguments by descriptor (libbpf's usdt.bpf.h: its maps)
  *   perf_ctx.bpf.h     the perf:thread counter contexts' accounting at context switches
  * All events are written in their final CTF layout (docs/FORMAT.md).  To add a source: a
- * header here, its maps in maps.bpf.h, its loader part in src/kernel/probes.c. */
+ * header here, its maps in maps.bpf.h, its loader part in src/kernel/probes.c; each program
+ * marked SCRY_LANE(n) beside its SEC (the lane that verifies it, src/kernel/lanes.c). */
 #include "maps.bpf.h"
 #include <bpf/usdt.bpf.h>
 #include "lib/buffer.bpf.h"
@@ -37,7 +38,7 @@ char LICENSE[] SEC("license") = "GPL";
 
 /* Run by the consumer on one CPU (BPF_PROG_TEST_RUN with BPF_F_TEST_RUN_ON_CPU): hand
  * that CPU's staged events to its ring unless a writer there is mid-event. */
-SEC("raw_tp")
+SEC("raw_tp") SCRY_LANE(0)
 int scry_flush(void *ctx)
 {
 	stage_drain();

@@ -118,7 +118,7 @@ static __always_inline __u32 sd_map_id(struct uid_gid_map *map, __u32 id)
 	return 65534;
 }
 
-SEC("iter/task")
+SEC("iter/task") SCRY_LANE(1)
 int scry_sd_task(struct bpf_iter__task *ctx)
 {
 	struct task_struct *p = ctx->task, *cur = bpf_get_current_task_btf();
@@ -218,7 +218,7 @@ int scry_sd_task(struct bpf_iter__task *ctx)
 
 /* Every open file of every file table (threads sharing their leader's table are skipped by
  * the iterator, as LTTng skips a table it has just dumped). */
-SEC("iter/task_file")
+SEC("iter/task_file") SCRY_LANE(0)
 int scry_sd_file(struct bpf_iter__task_file *ctx)
 {
 	struct task_struct *p = ctx->task;
@@ -263,7 +263,7 @@ int scry_sd_file(struct bpf_iter__task_file *ctx)
 }
 
 /* Every memory map of every process (its leader's view). */
-SEC("iter/task_vma")
+SEC("iter/task_vma") SCRY_LANE(1)
 int scry_sd_vma(struct bpf_iter__task_vma *ctx)
 {
 	struct task_struct *p = ctx->task;
@@ -316,7 +316,7 @@ static long sd_item_one(__u32 k, void *data)
 	return 0;
 }
 
-SEC("iter/task")
+SEC("iter/task") SCRY_LANE(0)
 int scry_sd_items(struct bpf_iter__task *ctx)
 {
 	struct task_struct *p = ctx->task;

@@ -273,7 +273,7 @@ static __always_inline bool exit_captures(const struct scry_sc_desc *d)
 #define SCRY_NR_RT_SIGRETURN 15
 #define SCRY_SIGFRAME_MASK_OFF (8 + 8 + 24 + 256)
 
-SEC("tp_btf/sys_enter")
+SEC("tp_btf/sys_enter") SCRY_LANE(1)
 int BPF_PROG(scry_sys_enter_btf, struct pt_regs *regs, long id)
 {
 	struct task_struct *t = NULL;
@@ -293,7 +293,7 @@ int BPF_PROG(scry_sys_enter_btf, struct pt_regs *regs, long id)
 /* At sys_exit the saved user registers still hold the arguments (nothing between the
  * syscall and this tracepoint rewrites them, except execve/rt_sigreturn, which have no
  * exit captures): out-structs are read from the pointers the caller passed. */
-SEC("tp_btf/sys_exit")
+SEC("tp_btf/sys_exit") SCRY_LANE(0)
 int BPF_PROG(scry_sys_exit_btf, struct pt_regs *regs, long ret)
 {
 	struct task_struct *t = NULL;
@@ -316,7 +316,7 @@ int BPF_PROG(scry_sys_exit_btf, struct pt_regs *regs, long ret)
 }
 
 /* A filter front rejected the exit of a call that deferred its entry: write the entry. */
-SEC("tp_btf/sys_exit")
+SEC("tp_btf/sys_exit") SCRY_LANE(0)
 int BPF_PROG(scry_sys_exit_resume_btf, struct pt_regs *regs, long ret)
 {
 	struct task_struct *t = NULL;
@@ -329,7 +329,7 @@ int BPF_PROG(scry_sys_exit_resume_btf, struct pt_regs *regs, long ret)
 /* exec is past its checks and about to replace the image (Linux 6.10): a deferred execve
  * entry is written now, its strings read from the old image, whose pages exec has just
  * faulted in by copying them. */
-SEC("tp_btf/sched_prepare_exec")
+SEC("tp_btf/sched_prepare_exec") SCRY_LANE(1)
 int BPF_PROG(scry_prepare_exec, struct task_struct *task, struct linux_binprm *bprm)
 {
 	if (recording())
@@ -349,7 +349,7 @@ struct raw_sys_exit {
 	long ret;
 };
 
-SEC("tracepoint/raw_syscalls/sys_enter")
+SEC("tracepoint/raw_syscalls/sys_enter") SCRY_LANE(1)
 int scry_sys_enter_tp(struct raw_sys_enter *ctx)
 {
 	struct task_struct *t = NULL;
@@ -364,7 +364,7 @@ int scry_sys_enter_tp(struct raw_sys_enter *ctx)
 	return 0;
 }
 
-SEC("tracepoint/raw_syscalls/sys_exit")
+SEC("tracepoint/raw_syscalls/sys_exit") SCRY_LANE(0)
 int scry_sys_exit_tp(struct raw_sys_exit *ctx)
 {
 	struct task_struct *t = NULL;
@@ -385,7 +385,7 @@ int scry_sys_exit_tp(struct raw_sys_exit *ctx)
 	return 0;
 }
 
-SEC("tracepoint/raw_syscalls/sys_exit")
+SEC("tracepoint/raw_syscalls/sys_exit") SCRY_LANE(0)
 int scry_sys_exit_resume_tp(struct raw_sys_exit *ctx)
 {
 	struct task_struct *t = NULL;

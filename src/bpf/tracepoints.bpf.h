@@ -187,7 +187,7 @@ static __always_inline void tp_write(unsigned long rec, __u32 slot)
 	area_put(w.a);
 }
 
-SEC("tracepoint")
+SEC("tracepoint") SCRY_LANE(1)
 int scry_tp(void *ctx)
 {
 	tp_write((unsigned long)ctx, bpf_get_attach_cookie(ctx));

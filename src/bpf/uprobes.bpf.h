@@ -111,7 +111,7 @@ static __always_inline int up_write(struct pt_regs *ctx, __u32 slot, const bool 
 	return 0;
 }
 
-SEC("uprobe")
+SEC("uprobe") SCRY_LANE(1)
 int scry_uprobe(struct pt_regs *ctx)
 {
 	return up_write(ctx, bpf_get_attach_cookie(ctx), false);
@@ -119,7 +119,7 @@ int scry_uprobe(struct pt_regs *ctx)
 
 /* The same for many functions of one file in one uprobe_multi link (Linux 6.6; its attach
  * type is set at load: src/kernel/probes.c), each address with its slot as cookie. */
-SEC("uprobe")
+SEC("uprobe") SCRY_LANE(1)
 int scry_uprobe_multi(struct pt_regs *ctx)
 {
 	return up_write(ctx, bpf_get_attach_cookie(ctx), false);
@@ -127,7 +127,7 @@ int scry_uprobe_multi(struct pt_regs *ctx)
 
 /* USDT probes: attached by libbpf (bpf_program__attach_usdt: the notes' addresses, their
  * semaphores, the argument specs read by bpf_usdt_arg), the slot in the USDT cookie. */
-SEC("usdt")
+SEC("usdt") SCRY_LANE(1)
 int scry_usdt(struct pt_regs *ctx)
 {
 	return up_write(ctx, (__u32)bpf_usdt_cookie(ctx), true);

@@ -12,6 +12,7 @@
 #include "cli/channels.h"
 #include "cli/commands.h"
 #include "cli/launch.h"
+#include "cli/optable.h"
 #include "cli/report.h"
 #include "cli/track.h"
 #include "feed/capture.h"
@@ -115,206 +116,261 @@ struct record_args {
 	char relay_name[300];
 };
 
+/* Channel, event and context options: -EINVAL as they give it, any other failure memory's. */
+static int chan_ret(int r)
+{
+	return r == -EINVAL ? r : r ? -ENOMEM : 0;
+}
+
+static int opt_output(void *args, int key, const char *arg, char *err, size_t errlen)
+{
+	((struct record_args *)args)->so.output = arg;
+	return 0;
+}
+
+static int opt_url(void *args, int key, const char *arg, char *err, size_t errlen)
+{
+	struct record_args *a = args;
+
+	*(key == 'U' ? &a->url : key == 'C' ? &a->ctrl_url : &a->data_url) = arg;
+	return 0;
+}
+
+static int opt_live(void *args, int key, const char *arg, char *err, size_t errlen)
+{
+	char *end;
+	unsigned long us = arg ? strtoul(arg, &end, 10) : 1000000;
+
+	if (arg && (!*arg || *end || !us || us > 3600000000UL)) {
+		snprintf(err, errlen, "--live=USEC: the live timer in microseconds (1 to 3600000000), not '%s'", arg);
+		return -EINVAL;
+	}
+	((struct record_args *)args)->so.live_timer_us = (uint32_t)us;
+	return 0;
+}
+
+static int opt_name(void *args, int key, const char *arg, char *err, size_t errlen)
+{
+	((struct record_args *)args)->so.relay_session = arg;
+	return 0;
+}
+
+static int opt_hostname(void *args, int key, const char *arg, char *err, size_t errlen)
+{
+	((struct record_args *)args)->so.hostname = arg;
+	return 0;
+}
+
+static int opt_event(void *args, int key, const char *arg, char *err, size_t errlen)
+{
+	return chan_ret(cli_channels_events(&((struct record_args *)args)->chans, arg, err, errlen));
+}
+
+/* LTTng's spelling: elf:PATH:SYMBOL, sdt:PATH:PROVIDER:NAME */
+static int opt_userspace_probe(void *args, int key, const char *arg, char *err, size_t errlen)
+{
+	char spec[4200];
+
+	if (!strncmp(arg, "elf:", 4))
+		snprintf(spec, sizeof(spec), "uprobe:%s", arg + 4);
+	else if (!strncmp(arg, "sdt:", 4))
+		snprintf(spec, sizeof(spec), "usdt:%s", arg + 4);
+	else {
+		snprintf(err, errlen, "--userspace-probe '%s': expected elf:PATH:SYMBOL or sdt:PATH:PROVIDER:NAME", arg);
+		return -EINVAL;
+	}
+	return chan_ret(cli_channels_events(&((struct record_args *)args)->chans, spec, err, errlen));
+}
+
+static int opt_context(void *args, int key, const char *arg, char *err, size_t errlen)
+{
+	return chan_ret(cli_channels_contexts(&((struct record_args *)args)->chans, arg, err, errlen));
+}
+
+static int opt_channel(void *args, int key, const char *arg, char *err, size_t errlen)
+{
+	return cli_channels_open(&((struct record_args *)args)->chans, arg, err, errlen) ? -ENOMEM : 0;
+}
+
+static int opt_pid(void *args, int key, const char *arg, char *err, size_t errlen)
+{
+	struct record_args *a = args;
+
+	if (scry_parse_pids(arg, &a->pids, &a->npids)) {
+		snprintf(err, errlen, "invalid pid list '%s' (expected PID[,PID...])", arg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int opt_all(void *args, int key, const char *arg, char *err, size_t errlen)
+{
+	((struct record_args *)args)->so.target_all = true;
+	return 0;
+}
+
+static int opt_duration(void *args, int key, const char *arg, char *err, size_t errlen)
+{
+	if (scry_parse_duration(arg, &((struct record_args *)args)->duration)) {
+		snprintf(err, errlen, "invalid duration '%s' (expected seconds, e.g. 5, 0.5, 500ms, 2m)", arg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int opt_buffer_size(void *args, int key, const char *arg, char *err, size_t errlen)
+{
+	uint64_t size;
+
+	if (scry_parse_size(arg, &size)) {
+		snprintf(err, errlen, "invalid buffer size '%s' (expected e.g. 64K, 8M, up to 2G)", arg);
+		return -EINVAL;
+	}
+	size = scry_pow2_at_least(size, (uint64_t)sysconf(_SC_PAGESIZE));
+	if (size > SCRY_RING_MAX) {
+		snprintf(err, errlen, "--buffer-size %s: a CPU's ring buffer is at most 2G (the "
+			 "kernel's limit: a power of two, sizes rounded up to one, below 4G)", arg);
+		return -EINVAL;
+	}
+	cli_channels_ring_size(&((struct record_args *)args)->chans, size);
+	if (size < CLI_USEFUL_RING)
+		fprintf(stderr, "scry: warning: --buffer-size %zu bytes per CPU is below %dK (two "
+			"of the largest events): large events never fit and most events will be "
+			"lost\n", (size_t)size, CLI_USEFUL_RING / 1024);
+	return 0;
+}
+
+static int opt_packet_size(void *args, int key, const char *arg, char *err, size_t errlen)
+{
+	uint64_t size;
+
+	if (scry_parse_size(arg, &size) || size < 4096 || size > (256ULL << 20)) {
+		snprintf(err, errlen, "invalid packet size '%s' (expected 4K to 256M)", arg);
+		return -EINVAL;
+	}
+	((struct record_args *)args)->so.packet_size = size;
+	return 0;
+}
+
+static int opt_metrics(void *args, int key, const char *arg, char *err, size_t errlen)
+{
+	((struct record_args *)args)->metrics = arg;
+	return 0;
+}
+
+static int opt_spans(void *args, int key, const char *arg, char *err, size_t errlen)
+{
+	((struct record_args *)args)->spans = arg;
+	return 0;
+}
+
+static int opt_fetch(void *args, int key, const char *arg, char *err, size_t errlen)
+{
+	if (!*arg) {
+		snprintf(err, errlen, "--fetch: expected VARIABLE->MEMBER[.MEMBER...] (comma-separated)");
+		return -EINVAL;
+	}
+	((struct record_args *)args)->so.capture.fetch = arg;
+	return 0;
+}
+
+static int opt_snaplen(void *args, int key, const char *arg, char *err, size_t errlen)
+{
+	uint64_t size;
+
+	if (scry_parse_size(arg, &size) || size > SCRY_SEQ_MAX) {
+		snprintf(err, errlen, "invalid snaplen '%s' (expected 0 to %d bytes)", arg, SCRY_SEQ_MAX);
+		return -EINVAL;
+	}
+	((struct record_args *)args)->so.capture.snaplen = (unsigned)size;
+	return 0;
+}
+
+static int opt_capture(void *args, int key, const char *arg, char *err, size_t errlen)
+{
+	return scry_capture_opts_parse(arg, &((struct record_args *)args)->so.capture.what, err, errlen) ? -EINVAL : 0;
+}
+
+static int opt_group(void *args, int key, const char *arg, char *err, size_t errlen)
+{
+	struct record_args *a = args;
+
+	if (scry_parse_group(arg, &a->so.group)) {
+		snprintf(err, errlen, "--group: no group '%s'", arg);
+		return -EINVAL;
+	}
+	a->so.set_group = true;
+	return 0;
+}
+
+static int opt_quiet(void *args, int key, const char *arg, char *err, size_t errlen)
+{
+	((struct record_args *)args)->quiet = true;
+	return 0;
+}
+
+static int opt_verbose(void *args, int key, const char *arg, char *err, size_t errlen)
+{
+	scry_log_set(NULL, NULL, true);   /* libbpf, the verifier, where filters run */
+	return 0;
+}
+
+static int opt_help(void *args, int key, const char *arg, char *err, size_t errlen)
+{
+	usage(stdout);
+	exit(0);
+}
+
+static int opt_track(void *args, int key, const char *arg, char *err, size_t errlen)
+{
+	return cli_track_option(&((struct record_args *)args)->track, key, arg, err, errlen) ? -EINVAL : 0;
+}
+
+enum { OPT_DURATION = 256, OPT_BUFFER, OPT_PACKET, OPT_SNAPLEN, OPT_CHANNEL, OPT_USERSPACE_PROBE, OPT_METRICS,
+       OPT_FETCH, OPT_SPANS, OPT_CAPTURE, OPT_GROUP, OPT_LIVE, OPT_NAME, OPT_HOSTNAME };
+
+/* scry record's options (usage() says what each does) */
+static const struct cli_opt record_opts[] = {
+	{ "output", 'o', required_argument, opt_output },
+	{ "set-url", 'U', required_argument, opt_url },
+	{ "ctrl-url", 'C', required_argument, opt_url },
+	{ "data-url", 'D', required_argument, opt_url },
+	{ "live", OPT_LIVE, optional_argument, opt_live },
+	{ "name", OPT_NAME, required_argument, opt_name },
+	{ "hostname", OPT_HOSTNAME, required_argument, opt_hostname },
+	{ "event", 'e', required_argument, opt_event },
+	{ "context", 'c', required_argument, opt_context },
+	{ "channel", OPT_CHANNEL, required_argument, opt_channel },
+	{ "userspace-probe", OPT_USERSPACE_PROBE, required_argument, opt_userspace_probe },
+	{ "metrics", OPT_METRICS, required_argument, opt_metrics },
+	{ "spans", OPT_SPANS, required_argument, opt_spans },
+	{ "pid", 'p', required_argument, opt_pid },
+	{ "all", 'a', no_argument, opt_all },
+	{ "duration", OPT_DURATION, required_argument, opt_duration },
+	{ "buffer-size", OPT_BUFFER, required_argument, opt_buffer_size },
+	{ "packet-size", OPT_PACKET, required_argument, opt_packet_size },
+	{ "snaplen", OPT_SNAPLEN, required_argument, opt_snaplen },
+	{ "capture", OPT_CAPTURE, required_argument, opt_capture },
+	{ "group", OPT_GROUP, required_argument, opt_group },
+	{ "fetch", OPT_FETCH, required_argument, opt_fetch },
+	{ "quiet", 'q', no_argument, opt_quiet },
+	{ "verbose", 'v', no_argument, opt_verbose },
+	{ "help", 'h', no_argument, opt_help },
+	CLI_TRACK_OPTS(opt_track),
+};
+
 static int parse_args(int argc, char **argv, struct record_args *a, char *err, size_t errlen)
 {
-	enum { OPT_DURATION = 256, OPT_BUFFER, OPT_PACKET, OPT_SNAPLEN, OPT_CHANNEL, OPT_USERSPACE_PROBE, OPT_METRICS,
-	       OPT_FETCH, OPT_SPANS, OPT_CAPTURE, OPT_GROUP, OPT_LIVE, OPT_NAME, OPT_HOSTNAME };
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "set-url", required_argument, NULL, 'U' },
-		{ "ctrl-url", required_argument, NULL, 'C' },
-		{ "data-url", required_argument, NULL, 'D' },
-		{ "live", optional_argument, NULL, OPT_LIVE },
-		{ "name", required_argument, NULL, OPT_NAME },
-		{ "hostname", required_argument, NULL, OPT_HOSTNAME },
-		{ "event", required_argument, NULL, 'e' },
-		{ "context", required_argument, NULL, 'c' },
-		{ "channel", required_argument, NULL, OPT_CHANNEL },
-		{ "userspace-probe", required_argument, NULL, OPT_USERSPACE_PROBE },
-		{ "metrics", required_argument, NULL, OPT_METRICS },
-		{ "spans", required_argument, NULL, OPT_SPANS },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "all", no_argument, NULL, 'a' },
-		{ "duration", required_argument, NULL, OPT_DURATION },
-		{ "buffer-size", required_argument, NULL, OPT_BUFFER },
-		{ "packet-size", required_argument, NULL, OPT_PACKET },
-		{ "snaplen", required_argument, NULL, OPT_SNAPLEN },
-		{ "capture", required_argument, NULL, OPT_CAPTURE },
-		{ "group", required_argument, NULL, OPT_GROUP },
-		{ "fetch", required_argument, NULL, OPT_FETCH },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		CLI_TRACK_LONGOPTS,
-		{ 0 },
-	};
-	uint64_t size;
-	int opt;
+	int ret;
 
 	if (cli_channels_init(&a->chans, DEFAULT_CTX))
 		goto oom;
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+o:U:C:D:e:c:p:aqvh", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'o':
-			a->so.output = optarg;
-			break;
-		case 'U':
-			a->url = optarg;
-			break;
-		case 'C':
-			a->ctrl_url = optarg;
-			break;
-		case 'D':
-			a->data_url = optarg;
-			break;
-		case OPT_LIVE: {
-			char *end;
-			unsigned long us = optarg ? strtoul(optarg, &end, 10) : 1000000;
-
-			if (optarg && (!*optarg || *end || !us || us > 3600000000UL)) {
-				snprintf(err, errlen, "--live=USEC: the live timer in microseconds (1 to 3600000000), "
-					 "not '%s'", optarg);
-				return -EINVAL;
-			}
-			a->so.live_timer_us = (uint32_t)us;
-			break;
-		}
-		case OPT_NAME:
-			a->so.relay_session = optarg;
-			break;
-		case OPT_HOSTNAME:
-			a->so.hostname = optarg;
-			break;
-		case 'e': {
-			int r = cli_channels_events(&a->chans, optarg, err, errlen);
-
-			if (r == -EINVAL)
-				return r;
-			if (r)
-				goto oom;
-			break;
-		}
-		case OPT_USERSPACE_PROBE: {   /* LTTng's spelling: elf:PATH:SYMBOL, sdt:PATH:PROVIDER:NAME */
-			char spec[4200];
-			int r;
-
-			if (!strncmp(optarg, "elf:", 4))
-				snprintf(spec, sizeof(spec), "uprobe:%s", optarg + 4);
-			else if (!strncmp(optarg, "sdt:", 4))
-				snprintf(spec, sizeof(spec), "usdt:%s", optarg + 4);
-			else {
-				snprintf(err, errlen, "--userspace-probe '%s': expected elf:PATH:SYMBOL or "
-					 "sdt:PATH:PROVIDER:NAME", optarg);
-				return -EINVAL;
-			}
-			if ((r = cli_channels_events(&a->chans, spec, err, errlen)) == -EINVAL)
-				return r;
-			if (r)
-				goto oom;
-			break;
-		}
-		case 'c': {
-			int r = cli_channels_contexts(&a->chans, optarg, err, errlen);
-
-			if (r == -EINVAL)
-				return r;
-			if (r)
-				goto oom;
-			break;
-		}
-		case OPT_CHANNEL:
-			if (cli_channels_open(&a->chans, optarg, err, errlen))
-				goto oom;
-			break;
-		case 'p':
-			if (scry_parse_pids(optarg, &a->pids, &a->npids)) {
-				snprintf(err, errlen, "invalid pid list '%s' (expected PID[,PID...])", optarg);
-				return -EINVAL;
-			}
-			break;
-		case 'a':
-			a->so.target_all = true;
-			break;
-		case OPT_DURATION:
-			if (scry_parse_duration(optarg, &a->duration)) {
-				snprintf(err, errlen, "invalid duration '%s' (expected seconds, e.g. 5, 0.5, 500ms, 2m)", optarg);
-				return -EINVAL;
-			}
-			break;
-		case OPT_BUFFER:
-			if (scry_parse_size(optarg, &size)) {
-				snprintf(err, errlen, "invalid buffer size '%s' (expected e.g. 64K, 8M, up to 2G)", optarg);
-				return -EINVAL;
-			}
-			size = scry_pow2_at_least(size, (uint64_t)sysconf(_SC_PAGESIZE));
-			if (size > SCRY_RING_MAX) {
-				snprintf(err, errlen, "--buffer-size %s: a CPU's ring buffer is at most 2G (the "
-					 "kernel's limit: a power of two, sizes rounded up to one, below 4G)", optarg);
-				return -EINVAL;
-			}
-			cli_channels_ring_size(&a->chans, size);
-			if (size < CLI_USEFUL_RING)
-				fprintf(stderr, "scry: warning: --buffer-size %zu bytes per CPU is below %dK (two "
-					"of the largest events): large events never fit and most events will be "
-					"lost\n", (size_t)size, CLI_USEFUL_RING / 1024);
-			break;
-		case OPT_PACKET:
-			if (scry_parse_size(optarg, &size) || size < 4096 || size > (256ULL << 20)) {
-				snprintf(err, errlen, "invalid packet size '%s' (expected 4K to 256M)", optarg);
-				return -EINVAL;
-			}
-			a->so.packet_size = size;
-			break;
-		case OPT_METRICS:
-			a->metrics = optarg;
-			break;
-		case OPT_SPANS:
-			a->spans = optarg;
-			break;
-		case OPT_FETCH:
-			if (!*optarg) {
-				snprintf(err, errlen, "--fetch: expected VARIABLE->MEMBER[.MEMBER...] (comma-separated)");
-				return -EINVAL;
-			}
-			a->so.capture.fetch = optarg;
-			break;
-		case OPT_SNAPLEN:
-			if (scry_parse_size(optarg, &size) || size > SCRY_SEQ_MAX) {
-				snprintf(err, errlen, "invalid snaplen '%s' (expected 0 to %d bytes)", optarg, SCRY_SEQ_MAX);
-				return -EINVAL;
-			}
-			a->so.capture.snaplen = (unsigned)size;
-			break;
-		case OPT_CAPTURE:
-			if (scry_capture_opts_parse(optarg, &a->so.capture.what, err, errlen))
-				return -EINVAL;
-			break;
-		case OPT_GROUP:
-			if (scry_parse_group(optarg, &a->so.group)) {
-				snprintf(err, errlen, "--group: no group '%s'", optarg);
-				return -EINVAL;
-			}
-			a->so.set_group = true;
-			break;
-		case 'q':
-			a->quiet = true;
-			break;
-		case 'v':
-			scry_log_set(NULL, NULL, true);   /* libbpf, the verifier, where filters run */
-			break;
-		case 'h':
-			usage(stdout);
-			exit(0);
-		CLI_TRACK_CASES:
-			if (cli_track_option(&a->track, opt, optarg, err, errlen))
-				return -EINVAL;
-			break;
-		default:
-			snprintf(err, errlen, "invalid option (see scry record --help)");
-			return -EINVAL;
-		}
-	}
+	ret = cli_opts_parse(record_opts, sizeof(record_opts) / sizeof(record_opts[0]), argc, argv, a,
+			     "invalid option (see scry record --help)", err, errlen);
+	if (ret == -ENOMEM)
+		goto oom;
+	if (ret)
+		return ret;
 	if (optind < argc)
 		a->cmd = &argv[optind];
 	if (a->url && (a->ctrl_url || a->data_url)) {

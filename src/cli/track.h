@@ -15,16 +15,23 @@
 enum { CLI_OPT_FILTER = 400, CLI_OPT_TRACK_PID, CLI_OPT_TRACK_VPID, CLI_OPT_TRACK_UID, CLI_OPT_TRACK_GID,
        CLI_OPT_TRACK_CGROUP, CLI_OPT_TRACK_VUID, CLI_OPT_TRACK_VGID, CLI_OPT_TRACK_CONTAINER };
 
-#define CLI_TRACK_LONGOPTS \
-	{ "filter", required_argument, NULL, CLI_OPT_FILTER }, \
-	{ "track-pid", required_argument, NULL, CLI_OPT_TRACK_PID }, \
-	{ "track-vpid", required_argument, NULL, CLI_OPT_TRACK_VPID }, \
-	{ "track-uid", required_argument, NULL, CLI_OPT_TRACK_UID }, \
-	{ "track-gid", required_argument, NULL, CLI_OPT_TRACK_GID }, \
-	{ "track-cgroup", required_argument, NULL, CLI_OPT_TRACK_CGROUP }, \
-	{ "track-vuid", required_argument, NULL, CLI_OPT_TRACK_VUID }, \
-	{ "track-vgid", required_argument, NULL, CLI_OPT_TRACK_VGID }, \
-	{ "track-container", required_argument, NULL, CLI_OPT_TRACK_CONTAINER }
+/* Each of these options, once: X(name, key, set) for each, comma-separated.  As getopt_long's
+ * long options (CLI_TRACK_LONGOPTS) or as entries of a cli_opt table (cli/optable.h) applied by
+ * set (which hands them to cli_track_option()). */
+#define CLI_TRACK_EACH(X, set) \
+	X("filter", CLI_OPT_FILTER, set), \
+	X("track-pid", CLI_OPT_TRACK_PID, set), \
+	X("track-vpid", CLI_OPT_TRACK_VPID, set), \
+	X("track-uid", CLI_OPT_TRACK_UID, set), \
+	X("track-gid", CLI_OPT_TRACK_GID, set), \
+	X("track-cgroup", CLI_OPT_TRACK_CGROUP, set), \
+	X("track-vuid", CLI_OPT_TRACK_VUID, set), \
+	X("track-vgid", CLI_OPT_TRACK_VGID, set), \
+	X("track-container", CLI_OPT_TRACK_CONTAINER, set)
+#define CLI_TRACK_LONGOPT_(name, key, set) { name, required_argument, NULL, key }
+#define CLI_TRACK_OPT_(name, key, set) { name, key, required_argument, set }
+#define CLI_TRACK_LONGOPTS CLI_TRACK_EACH(CLI_TRACK_LONGOPT_, 0)
+#define CLI_TRACK_OPTS(set) CLI_TRACK_EACH(CLI_TRACK_OPT_, set)
 
 /* The case labels of a getopt switch that hand the option to cli_track_option(). */
 #define CLI_TRACK_CASES \

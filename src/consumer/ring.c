@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include <linux/bpf.h>
+#include <bpf/bpf.h>
 #include "consumer/ring.h"
 
 #ifndef BPF_RINGBUF_BUSY_BIT
@@ -42,6 +43,21 @@ int scry_ring_open(struct scry_ring *r, int map_fd, size_t size)
 	r->producer_pos = r->prod_map;
 	r->data = (uint8_t *)r->prod_map + r->page_size;
 	return 0;
+}
+
+int scry_ring_open_map(struct scry_ring *r, int map_fd)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+
+	memset(r, 0, sizeof(*r));
+	if (map_fd < 0)
+		return -EBADF;
+	if (bpf_obj_get_info_by_fd(map_fd, &info, &len))
+		return -errno;
+	if (info.type != BPF_MAP_TYPE_RINGBUF)
+		return -EINVAL;
+	return scry_ring_open(r, map_fd, info.max_entries);
 }
 
 long scry_ring_drain(struct scry_ring *r, scry_ring_fn fn, void *ctx)

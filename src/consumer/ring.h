@@ -22,6 +22,8 @@ struct scry_ring {
 typedef int (*scry_ring_fn)(void *ctx, const void *data, size_t len);
 
 int scry_ring_open(struct scry_ring *r, int map_fd, size_t size);
+/* The same, the size the map's own (its max_entries, asked of the kernel). */
+int scry_ring_open_map(struct scry_ring *r, int map_fd);
 /* Hand every committed record to fn in order; returns the bytes consumed (headers
  * included) or -errno. */
 long scry_ring_drain(struct scry_ring *r, scry_ring_fn fn, void *ctx);

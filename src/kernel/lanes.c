@@ -5,12 +5,13 @@
  * object's programs one after the other, so the object is opened three times from the same
  * ELF bytes: the skeleton's copy creates the maps (its programs all left unloaded), and two
  * more copies, the lanes, load the programs the skeleton was set to load, split between them
- * (lane_of), with the skeleton's maps (bpf_map__reuse_fd), one in a thread of its own.  The
- * lanes are opened in that thread while the skeleton creates its maps.  Then the skeleton's
- * program pointers are set to the lanes' programs, so that the rest of scry sees one object
- * (bpf_program__autoload(): loaded).  Each lane reads the kernel's BTF for itself (~5 ms, on
- * its own CPU).  When all the programs fall in one lane, or with SCRY_ONE_LANE=1 (for
- * comparisons), the skeleton loads them itself, one after the other, as one object. */
+ * (lane_of: each program's SCRY_LANE mark in src/bpf), with the skeleton's maps
+ * (bpf_map__reuse_fd), one in a thread of its own.  The lanes are opened in that thread while
+ * the skeleton creates its maps.  Then the skeleton's program pointers are set to the lanes'
+ * programs, so that the rest of scry sees one object (bpf_program__autoload(): loaded).  Each
+ * lane reads the kernel's BTF for itself (~5 ms, on its own CPU).  When all the programs fall in
+ * one lane, or with SCRY_ONE_LANE=1 (for comparisons), the skeleton loads them itself, one after
+ * the other, as one object. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -21,22 +22,22 @@
 #include "util/log.h"
 #include "util/overrides.h"
 
-/* The programs of lane 1, whose verification takes about as long as lane 0's for the common
- * sessions (measured with log_level 4): sys_enter (~17 ms) with the exec and signal programs
- * against sys_exit (~14 ms) with sched_process_exit's (~6 ms), the fork and signal_generate
- * programs; a statedump's task iterator against its file and item iterators. */
-static const char *const lane1[] = {
-	"scry_sys_enter_btf", "scry_sys_enter_tp", "scry_prepare_exec", "scry_signal",
-	"scry_metrics_enter", "scry_metrics_switch", "scry_perf_switch", "scry_uprobe",
-	"scry_uprobe_multi", "scry_usdt", "scry_sd_task", "scry_sd_vma", "scry_tp",
-};
+/* The lane of each program: the SCRY_LANE(n) mark beside its SEC in src/bpf (the build fails
+ * when a program has none, scripts/gen-lanes.sh).  Lane 1's programs verify in about as long as
+ * lane 0's for the common sessions (measured with log_level 4): sys_enter (~17 ms) with the exec
+ * and signal programs against sys_exit (~14 ms) with sched_process_exit's (~6 ms), the fork and
+ * signal_generate programs; a statedump's task iterator against its file and item iterators. */
+#include "scry_lanes.h"
+_Static_assert(sizeof(scry_lane_marks) / sizeof(scry_lane_marks[0]) ==
+	       sizeof(((struct scry_bpf *)0)->progs) / sizeof(struct bpf_program *),
+	       "a program of the skeleton without a lane");
 
 static int lane_of(const char *name)
 {
-	for (size_t i = 0; i < sizeof(lane1) / sizeof(lane1[0]); i++)
-		if (!strcmp(lane1[i], name))
-			return 1;
-	return 0;
+	for (size_t i = 0; i < sizeof(scry_lane_marks) / sizeof(scry_lane_marks[0]); i++)
+		if (!strcmp(scry_lane_marks[i].prog, name))
+			return scry_lane_marks[i].lane;
+	return 0; /* not reached: every program of the skeleton is in the table */
 }
 
 struct lane {

@@ -40,6 +40,9 @@ int mcfg_want_kind(struct walk *w, const yaml_node_t *n, const char *path, yaml_
 int mcfg_dup_str(struct walk *w, const yaml_node_t *n, const char *path, const char *s, char **out);
 bool mcfg_valid_name(const char *s, bool metric);
 
+/* config_metric.c: the metric at n (a histogram's when hist) into m; its keys one table. */
+int mconfig_parse_metric(struct walk *w, yaml_node_t *n, const char *path, bool hist, struct scry_metric *m);
+
 /* config_labels.c: a metric's label (name, source, decoders) at path, into l. */
 int mconfig_parse_label(struct walk *w, yaml_node_t *n, const char *path, struct scry_metric_label *l);
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
-#include <bpf/libbpf.h>
+#include "consumer/ring.h"
 #include "format/format.h"
 #include "spans/kernspans.h"
 #include "util/clock.h"
@@ -14,7 +14,8 @@ struct scry_kernspans {
 	struct scry_procspans *parents;
 	const struct scry_syscall_names *sn;
 	int64_t realtime_off;            /* CLOCK_MONOTONIC -> wall */
-	struct ring_buffer *rb;
+	struct scry_ring ring;            /* the kernel's span records (consumer/ring.c reads it) */
+	bool ring_open;
 	struct scry_span_rec *q;
 	size_t n, cap;
 	uint64_t sent, malformed;
@@ -56,24 +57,25 @@ int scry_kernspans_add(struct scry_kernspans *k, const void *rec, size_t size)
 	return 0;
 }
 
-static int on_rec(void *ctx, void *data, size_t size)
+static int on_rec(void *ctx, const void *data, size_t size)
 {
 	return scry_kernspans_add(ctx, data, size) ? -ENOMEM : 0;
 }
 
 int scry_kernspans_open(struct scry_kernspans *k, int fd, char *err, size_t errlen)
 {
-	if (fd < 0 || !(k->rb = ring_buffer__new(fd, on_rec, k, NULL))) {
+	if (scry_ring_open_map(&k->ring, fd)) {
 		snprintf(err, errlen, "cannot read the kernel spans' ring buffer");
 		return -1;
 	}
+	k->ring_open = true;
 	return 0;
 }
 
 void scry_kernspans_poll(struct scry_kernspans *k)
 {
-	if (k->rb)
-		ring_buffer__consume(k->rb);
+	if (k->ring_open)
+		scry_ring_drain(&k->ring, on_rec, k);
 }
 
 static int by_start(const void *a, const void *b)
@@ -179,7 +181,8 @@ void scry_kernspans_free(struct scry_kernspans *k)
 {
 	if (!k)
 		return;
-	ring_buffer__free(k->rb);
+	if (k->ring_open)
+		scry_ring_close(&k->ring);
 	free(k->q);
 	free(k);
 }

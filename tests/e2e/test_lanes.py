@@ -6,6 +6,7 @@ sys_exit programs belong to two BTF objects and use the same maps (the same ring
 syscall table); with SCRY_ONE_LANE=1 one BTF object; and both ways trace the same calls with
 the same results."""
 import json
+import re
 import os
 import subprocess
 
@@ -103,3 +104,24 @@ def test_same_calls_either_way(scry, tmp_path):
                and ln.endswith("= 3") for ln in seen[0]), text
     assert any(ln.startswith("write(3, ") and ln.endswith("= 123") for ln in seen[0]), text
     assert any(ln.startswith("lseek(3, 7, SEEK_SET)") and ln.endswith("= 7") for ln in seen[0]), text
+
+
+def test_a_program_without_a_lane_fails_the_build(tmp_path):
+    """scripts/gen-lanes.sh makes lanes.c's table from the SCRY_LANE marks: the real sources give
+    every program of the skeleton its lane (13 in lane 1), and a source whose mark is taken away
+    fails, naming the program."""
+    from conftest import ROOT
+    bpf = ROOT / "src" / "bpf"
+    srcs = [bpf / "scry.bpf.c"] + sorted(bpf.glob("*.bpf.h"))
+    gen = [str(ROOT / "scripts" / "gen-lanes.sh"), str(ROOT / "build" / "scry.skel.h")]
+    ok = subprocess.run(gen + [str(s) for s in srcs], capture_output=True, text=True)
+    assert ok.returncode == 0, ok.stderr
+    lanes = dict(re.findall(r'\{ "(\w+)", ([01]) \}', ok.stdout))
+    assert lanes[ENTER] == "1" and lanes[EXIT] == "0"
+    assert sum(v == "1" for v in lanes.values()) == 13 and set(lanes.values()) == {"0", "1"}
+    unmarked = tmp_path / "uprobes.bpf.h"
+    unmarked.write_text((bpf / "uprobes.bpf.h").read_text().replace('SEC("usdt") SCRY_LANE(1)', 'SEC("usdt")'))
+    bad = subprocess.run(gen + [str(unmarked if s.name == "uprobes.bpf.h" else s) for s in srcs],
+                         capture_output=True, text=True)
+    assert bad.returncode != 0 and bad.stdout == ""
+    assert "programs in no lane" in bad.stderr and "scry_usdt" in bad.stderr
