@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -150,5 +151,40 @@ int scry_cache_write(const char *path, const void *data, size_t len)
 		ret = -errno;
 	if (ret)
 		unlink(tmp);
+	return ret;
+}
+
+bool scry_cache_elf_path(const char *bid, char *buf, size_t n)
+{
+	size_t len = strlen(bid);
+
+	if (scry_overrides()->no_cache || !cache_dir_safe() || len < 2 || len > 128 ||
+	    strspn(bid, "0123456789abcdef") != len)
+		return false;
+	return snprintf(buf, n, "%s/elf-%s", scry_cache_dir(), bid) < (int)n;
+}
+
+#define KEEP_MAX (1ULL << 30)
+
+int scry_cache_keep(const char *src, const char *path)
+{
+	struct stat st;
+	void *data;
+	int fd, ret;
+
+	if (!access(path, F_OK))
+		return 0;
+	if ((fd = open(src, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)) < 0)
+		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || !st.st_size || (unsigned long long)st.st_size > KEEP_MAX) {
+		close(fd);
+		return -EINVAL;
+	}
+	data = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (data == MAP_FAILED)
+		return -errno;
+	ret = scry_cache_write(path, data, (size_t)st.st_size);
+	munmap(data, (size_t)st.st_size);
 	return ret;
 }

@@ -4,8 +4,12 @@ tests/workload/hotspots (main calls burn_a and burn_b, 75% / 25% of its CPU time
 profile_cpu_clock event beside the sched_switch events of the same trace, read by bt2
 (babeltrace2's own Python bindings) with LTTng's callstack_kernel / callstack_user contexts,
 its user frames named by `scry view` after the process exited: burn_a's share near the
-truth; every event recorded or counted lost; bad specs refused in one line."""
+truth; every event recorded or counted lost; bad specs refused in one line.  The build-id
+keyed copies in scry's cache (SCRY_CACHE_DIR): a binary replaced after sampling still
+named, from the copy of the one that ran; none kept in a directory that is not scry's own."""
+import os
 import re
+import shutil
 import subprocess
 
 import pytest
@@ -86,3 +90,41 @@ def test_bad_spec_refused(record, tmp_path, spec, msg):
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and msg in lines[0] and spec in lines[0], r.stderr
     assert not (tmp_path / "t").exists()
+
+
+def burn_frames(scry, trace, env):
+    out = subprocess.run([scry, "view", str(trace)], capture_output=True, text=True, check=True, env=env).stdout
+    lines = [l for l in out.splitlines() if " profile_cpu_clock: " in l]
+    return lines, sum(bool(re.search(r"<burn_[ab]\+", l)) for l in lines)
+
+
+def test_replaced_binary_named_from_cache(scry, workload, tmp_path):
+    cache, exe, trace = tmp_path / "cache", tmp_path / "hot", tmp_path / "trace"
+    shutil.copy(workload("hotspots"), exe)
+    env = dict(os.environ, SCRY_CACHE_DIR=str(cache))
+    env.pop("SCRY_NO_CACHE", None)
+    subprocess.run([scry, "record", "-q", "-o", str(trace), "-e", f"profile:cpu-clock:{HZ}", "-c",
+                    "pid,procname,callstack-user", "--", str(exe), "300"], env=env, check=True,
+                   capture_output=True, timeout=60)
+    bid = re.search(r"Build ID: ([0-9a-f]+)", subprocess.run(["readelf", "-n", str(exe)], capture_output=True,
+                                                            text=True, check=True).stdout)[1]
+    kept = cache / f"elf-{bid}"
+    assert kept.read_bytes() == exe.read_bytes()
+    assert oct(cache.stat().st_mode & 0o777) == "0o700"
+    shutil.copy("/bin/true", exe)              # another build at the path that was sampled
+    lines, named = burn_frames(scry, trace, env)
+    assert lines and named >= 0.9 * len(lines), (named, len(lines))
+    lines, named = burn_frames(scry, trace, dict(env, SCRY_NO_CACHE="1"))
+    assert lines and named == 0                # the file now at the path is not used
+
+
+def test_cache_not_scrys_own_not_used(scry, workload, tmp_path):
+    cache, trace = tmp_path / "cache", tmp_path / "trace"
+    cache.mkdir()
+    cache.chmod(0o777)                         # anyone could plant a file there
+    env = dict(os.environ, SCRY_CACHE_DIR=str(cache))
+    env.pop("SCRY_NO_CACHE", None)
+    subprocess.run([scry, "record", "-q", "-o", str(trace), "-e", f"profile:cpu-clock:{HZ}", "-c",
+                    "pid,callstack-user", "--", workload("hotspots"), "100"], env=env, check=True,
+                   capture_output=True, timeout=60)
+    assert not [p.name for p in cache.iterdir() if p.name.startswith("elf-")]
