@@ -24,7 +24,7 @@ def rec(tmp_path_factory, record, workload):
     out = tmp_path_factory.mktemp("pctf") / "trace"
     r = record(out, "-e", f"profile:cpu-clock:{HZ}", "-e", "sched:sched_switch",
                "-c", "pid,tid,procname,callstack-kernel,callstack-user",
-               cmd=[workload("hotspots"), 600], quiet=False)
+               cmd=[workload("hotspots"), 1000], quiet=False)
     r.check()
     r.tr = read_trace(out)
     r.samples = [e for e in r.tr.events if e["name"] == "profile_cpu_clock"]
@@ -36,18 +36,22 @@ def test_samples_beside_events_with_callstacks(rec):
     assert bt.returncode == 0 and bt.stderr == "", bt.stderr
     names = {e["name"] for e in rec.tr.events}
     assert names == {"profile_cpu_clock", "sched_switch"}, names
-    # 600 ms of CPU at 499 Hz is ~300 samples; the machine is shared, so far fewer may come
+    # 1 s of CPU at 499 Hz is ~500 samples; the machine is shared, so far fewer may come
     assert len(rec.samples) >= 20, len(rec.samples)
     for e in rec.samples:
         c = e["ctx"]
         assert e["procname"] == "hotspots" and e["fields"] == {}, e
-        assert c["_callstack_user_length"] == len(c["callstack_user"]) >= 2, c
+        assert c["_callstack_user_length"] == len(c["callstack_user"]) >= 1, c
         assert c["_callstack_kernel_length"] == len(c["callstack_kernel"]) >= 1, c
         assert all(a >= 0xffff800000000000 for a in c["callstack_kernel"]), c
         # the interrupted instruction first; a frame-pointer walk that meets a zero frame
         # (the loader, _start) stores it as the kernel's walk does
         assert 0 < c["callstack_user"][0] < 0x800000000000, c
         assert all(a < 0x800000000000 for a in c["callstack_user"]), c
+    # the frame-pointer walk goes past the leaf but in code without frame pointers (the
+    # loader, libc's system call wrappers)
+    deep = sum(len(e["ctx"]["callstack_user"]) >= 2 for e in rec.samples)
+    assert deep >= 0.9 * len(rec.samples), (deep, len(rec.samples))
     # interleaved in time with the scheduler's events, on the same per-CPU streams
     first, last = rec.samples[0]["ts"], rec.samples[-1]["ts"]
     assert any(first < e["ts"] < last for e in rec.tr.events if e["name"] == "sched_switch")
