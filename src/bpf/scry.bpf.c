@@ -12,6 +12,7 @@
  *   uprobes.bpf.h      uprobes, uretprobes and USDT probes: registers, user strings and
  *                      USDT arguments by descriptor (libbpf's usdt.bpf.h: its maps)
  *   perf_ctx.bpf.h     the perf:thread counter contexts' accounting at context switches
+ *   samples.bpf.h      the profile source: a cpu-clock sample of a target as an event
  * All events are written in their final CTF layout (docs/FORMAT.md).  To add a source: a
  * header here, its maps in maps.bpf.h, its loader part in src/kernel/probes.c; each program
  * marked SCRY_LANE(n) beside its SEC (the lane that verifies it, src/kernel/lanes.c). */
@@ -33,6 +34,7 @@
 #include "uprobes.bpf.h"
 #include "statedump.bpf.h"
 #include "perf_ctx.bpf.h"
+#include "samples.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 

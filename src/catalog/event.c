@@ -157,6 +157,11 @@ struct scry_event *scry_event_builtin(const char *name)
 					goto fail;
 				f->base = d->base;
 			}
+	} else if (!strcmp(name, "profile_cpu_clock")) {
+		/* a cpu-clock sample (src/bpf/samples.bpf.h): no payload, its stacks are the
+		 * channel's callstack contexts */
+		if (!(b.ev = scry_event_new(name, "profile", "cpu_clock", SCRY_EV_BUILTIN, -1)))
+			return NULL;
 	} else if (scry_sd_find(name) >= 0) {
 		const struct scry_sd_spec *sp = &scry_sd_specs[scry_sd_find(name)];
 

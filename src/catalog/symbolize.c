@@ -7,6 +7,7 @@
 #include "catalog/elfsyms.h"
 #include "catalog/symbolize.h"
 #include "catalog/vdso.h"
+#include "util/cache.h"
 
 struct map {
 	int tgid;
@@ -35,6 +36,8 @@ struct scry_syms {
 	struct ksym *ks;
 	size_t nks;
 	bool ks_read;
+	char kept[64][129];        /* build ids copied to the cache this run (keep_elf) */
+	size_t nkept;
 };
 
 struct scry_syms *scry_syms_new(void)
@@ -151,6 +154,41 @@ static void hex_bid(const struct scry_elf *e, char *out)
 		sprintf(out + 2 * i, "%02x", e->build_id[i]);
 }
 
+/* While recording: a copy of the file mapped at path, named by its build id, kept in the
+ * cache (util/cache.h), so that the file's names outlive it (deleted, replaced by another
+ * build).  Once per build id and run; nothing without a build id, nor for the vDSO. */
+static void keep_elf(struct scry_syms *s, const char *path, const char *bid)
+{
+	char cp[600];
+
+	if (!strcmp(bid, "-") || !strcmp(path, SCRY_VDSO_NAME) || !scry_cache_elf_path(bid, cp, sizeof(cp)))
+		return;
+	for (size_t i = 0; i < s->nkept; i++)
+		if (!strcmp(s->kept[i], bid))
+			return;
+	if (s->nkept < sizeof(s->kept) / sizeof(s->kept[0]))
+		snprintf(s->kept[s->nkept++], sizeof(s->kept[0]), "%s", bid);
+	scry_cache_keep(path, cp);
+}
+
+/* The ELF file of mapping m: the file at its path if it is still the one mapped (the same
+ * build id), else the cache's copy of that build id; NULL when neither. */
+static struct elf_ent *elf_of(struct scry_syms *s, const struct map *m)
+{
+	struct elf_ent *e = elf_get(s, m->path);
+	char bid[129], cp[600];
+
+	if (e) {
+		hex_bid(&e->e, bid);
+		if (!strcmp(bid, m->bid))
+			return e;
+	}
+	if (!strcmp(m->bid, "-") || !scry_cache_elf_path(m->bid, cp, sizeof(cp)) || !(e = elf_get(s, cp)))
+		return NULL;
+	hex_bid(&e->e, bid);
+	return strcmp(bid, m->bid) ? NULL : e;
+}
+
 static struct map *add_map(struct scry_syms *s, int tgid, uint64_t start, uint64_t end, uint64_t pgoff,
 			   const char *path, const char *bid)
 {
@@ -216,7 +254,10 @@ int scry_syms_add_map(struct scry_syms *s, int tgid, uint64_t start, uint64_t en
 	char bid[129];
 
 	hex_bid(e ? &e->e : NULL, bid);
-	return add_map(s, tgid, start, end, pgoff, path, bid) ? 0 : -1;
+	if (!add_map(s, tgid, start, end, pgoff, path, bid))
+		return -1;
+	keep_elf(s, path, bid);
+	return 0;
 }
 
 int scry_syms_fork(struct scry_syms *s, int parent, int child)
@@ -277,6 +318,7 @@ int scry_syms_capture(struct scry_syms *s, int tgid, uint64_t addr, FILE *out)
 			hex_bid(e ? &e->e : NULL, bid);
 			if (!add_map(s, tgid, a, b, off, line + n, bid))
 				break;
+			keep_elf(s, line + n, bid);
 			if (out)
 				fprintf(out, "%d %" PRIx64 " %" PRIx64 " %" PRIx64 " %s %s\n", tgid, a, b, off, bid,
 					line + n);
@@ -345,7 +387,6 @@ static const struct scry_elf_func *user_func(struct scry_syms *s, int tgid, uint
 	uint64_t fo, va = 0;
 	struct map *m = find_map(s, tgid, look);
 	struct elf_ent *e;
-	char bid[129];
 	size_t lo = 0, hi;
 	bool in_load = false;
 
@@ -353,10 +394,7 @@ static const struct scry_elf_func *user_func(struct scry_syms *s, int tgid, uint
 	if (!m)
 		return NULL;
 	*fop = fo = look - m->start + m->pgoff;
-	if (!(e = elf_get(s, m->path)))
-		return NULL;
-	hex_bid(&e->e, bid);
-	if (strcmp(bid, m->bid))    /* another file at that path now */
+	if (!(e = elf_of(s, m)))    /* none, or another file at that path now and no copy */
 		return NULL;
 	for (size_t i = 0; i < e->e.nloads && !in_load; i++)
 		if (fo >= e->e.loads[i].offset && fo < e->e.loads[i].offset + e->e.loads[i].memsz) {
@@ -433,17 +471,13 @@ bool scry_syms_user_file(struct scry_syms *s, int tgid, uint64_t addr, struct sc
 	struct map *m = find_map(s, tgid, addr);
 	struct elf_ent *e;
 	uint64_t fo;
-	char bid[129];
 
-	if (!m || !(e = elf_get(s, m->path)))
-		return false;
-	hex_bid(&e->e, bid);
-	if (strcmp(bid, m->bid))
+	if (!m || !(e = elf_of(s, m)))
 		return false;
 	fo = addr - m->start + m->pgoff;
 	for (size_t i = 0; i < e->e.nloads; i++)
 		if (fo >= e->e.loads[i].offset && fo < e->e.loads[i].offset + e->e.loads[i].memsz) {
-			*out = (struct scry_sym_file){ .path = file_of(m->path), .start = m->start, .end = m->end,
+			*out = (struct scry_sym_file){ .path = strcmp(e->path, m->path) ? e->path : file_of(m->path), .start = m->start, .end = m->end,
 						       .pgoff = m->pgoff,
 						       .bias = addr - (e->e.loads[i].vaddr + fo - e->e.loads[i].offset) };
 			return true;

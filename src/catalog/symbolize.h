@@ -4,7 +4,8 @@
  * consumer first meets an address of that process that it cannot place) and kept in the
  * trace directory (file SCRY_MAPS_FILE: "tgid start end pgoff build-id path" lines), so
  * that a process that has exited is still symbolized; a file whose build id changed since
- * is not used. */
+ * is not used: the copy of the file that was mapped, kept in scry's cache by build id
+ * while recording (util/cache.h: /var/cache/scry/elf-BUILDID), is used instead. */
 #ifndef SCRY_CATALOG_SYMBOLIZE_H
 #define SCRY_CATALOG_SYMBOLIZE_H
 

@@ -314,6 +314,8 @@ int scry_probes_attach(struct scry_probes *p, char *err, size_t errlen)
 	if (!ret && bpf_program__autoload(p->skel->progs.scry_signal_gen))
 		ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_signal_gen), "raw_tp/signal_generate",
 				      err, errlen);
+	if (!ret)
+		ret = scry_probes_attach_samples(p, err, errlen);
 	return ret;
 }
 

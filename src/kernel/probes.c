@@ -229,6 +229,11 @@ static int probes_load(struct scry_probes **out, const struct scry_probes_opts *
 	if (p->uprobe_multi)
 		bpf_program__set_expected_attach_type(p->skel->progs.scry_uprobe_multi, SCRY_BPF_TRACE_UPROBE_MULTI);
 	bpf_program__set_autoload(p->skel->progs.scry_usdt, o->usdt);
+	/* the profile source's sampling program: only when its event is recorded */
+	bool prof = o->profile_freq && o->profile_event_id != SCRY_NO_EVENT;
+	bpf_program__set_autoload(p->skel->progs.scry_profile_sample, prof);
+	if (prof)
+		p->skel->rodata->profile_event_id = o->profile_event_id;
 	/* the statedump's iterators: only when it is recorded */
 	bool sd = o->sd_ids != NULL;
 	bpf_program__set_autoload(p->skel->progs.scry_sd_task, sd);

@@ -64,6 +64,8 @@ struct scry_probes_opts {
 	const uint32_t *metric_sc;             /* SCRY_MAX_SYSCALLS masks */
 	const uint16_t *sd_ids;     /* statedump: SCRY_SD_NR event ids (SCRY_NO_EVENT: not
 				     * recorded), or NULL: no statedump (its programs not loaded) */
+	uint16_t profile_event_id;  /* profile_cpu_clock's id, with profile_freq > 0 (0: no sampling) */
+	unsigned profile_freq;      /* its samples per second per CPU */
 	const struct scry_metric_bounds *metric_bounds;   /* nmetrics (SCRY_HB_FIXED ones read) */
 	const struct scry_span_mark_probe *span_mark;    /* spans' parents from the application's marks */
 	unsigned max_pid_sets;      /* per-process event sets kept at most (slots 0..n-1; at most
@@ -140,6 +142,10 @@ int scry_probes_filter_target(struct scry_probes *p, unsigned kind, struct fgen_
  * the program's fd (owned by the probes), or -errno with the verifier's log in log. */
 int scry_probes_load_front(struct scry_probes *p, unsigned kind, const struct bpf_insn *insns, size_t n,
 			   char *log, size_t logsize);
+
+/* The profile source's sampling (src/kernel/samples.c): a cpu-clock perf event on each
+ * online CPU at profile_freq, scry_profile_sample on each.  0, or -errno with a reason. */
+int scry_probes_attach_samples(struct scry_probes *p, char *err, size_t errlen);
 
 /* The statedump (src/kernel/statedump.c), once recording is on: items[0..nhead) (written
  * by user space: lttng_statedump_start), then the iterators' events (threads and their

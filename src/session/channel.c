@@ -134,6 +134,7 @@ int channel_new(struct scry_channel **out, struct scry_session *s, const struct 
 	c->unknown_entry = c->unknown_exit = c->fork_id = c->signal_id = c->signal_gen_id = NO_EVENT;
 	for (int k = 0; k < SCRY_SD_NR; k++)
 		c->sd_ids[k] = NO_EVENT;
+	c->profile_id = NO_EVENT;
 	c->sc_entry = malloc(SCRY_MAX_SYSCALLS * sizeof(uint16_t));
 	c->sc_exit = malloc(SCRY_MAX_SYSCALLS * sizeof(uint16_t));
 	c->sc_off = calloc(SCRY_MAX_SYSCALLS, sizeof(bool));
@@ -226,6 +227,7 @@ int channel_load(struct scry_channel *c, char *err, size_t errlen)
 		.metrics = c->opts.metrics, .metric_max_entries = c->opts.metric_max_entries,
 		.nmetrics = c->opts.kind == SCRY_CHANNEL_METRICS ? c->opts.nmetrics : 0, .metric_sc = c->opts.metric_sc,
 		.sd_ids = c->statedump ? c->sd_ids : NULL,
+		.profile_event_id = c->profile_id, .profile_freq = c->profile_freq,
 		.metric_bounds = c->opts.metric_bounds,
 		.span_mark = c->opts.kind == SCRY_CHANNEL_METRICS ? c->opts.span_mark : NULL,
 	};

@@ -79,6 +79,8 @@ struct scry_channel {
 	bool any_syscall;
 	uint16_t sd_ids[SCRY_SD_NR];     /* statedump event ids (src_statedump.c), NO_EVENT: off */
 	bool statedump;                  /* one of them is on: the dump runs at start */
+	uint16_t profile_id;             /* profile_cpu_clock's id (src_profile.c), NO_EVENT: off */
+	unsigned profile_freq;           /* its samples per second per CPU */
 	struct scry_sd_item *sd_items;   /* its items read from /proc and /sys ahead of the switch
 					  * (channel_statedump_prepare), NULL: read at the dump */
 	size_t sd_n, sd_nhead;

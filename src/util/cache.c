@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -150,5 +151,82 @@ int scry_cache_write(const char *path, const void *data, size_t len)
 		ret = -errno;
 	if (ret)
 		unlink(tmp);
+	return ret;
+}
+
+bool scry_cache_elf_path(const char *bid, char *buf, size_t n)
+{
+	size_t len = strlen(bid);
+
+	if (scry_overrides()->no_cache || !cache_dir_safe() || len < 2 || len > 128 ||
+	    strspn(bid, "0123456789abcdef") != len)
+		return false;
+	return snprintf(buf, n, "%s/elf-%s", scry_cache_dir(), bid) < (int)n;
+}
+
+#define KEEP_MAX (1ULL << 30)
+#define KEPT_TOTAL (512ULL << 20)     /* the copies' bytes at most, the oldest removed first */
+#define KEPT_SCAN 4096
+
+/* Room for need more bytes of copies: the oldest elf-* files removed until the copies and
+ * need fit in KEPT_TOTAL (the first KEPT_SCAN files seen). */
+static void keep_room(unsigned long long need)
+{
+	struct kept { char name[140]; time_t mtime; off_t size; } *v = malloc(KEPT_SCAN * sizeof(*v));
+	unsigned long long total = need;
+	DIR *d = opendir(scry_cache_dir());
+	struct dirent *e;
+	size_t n = 0;
+
+	if (!v || !d)
+		goto out;
+	while ((e = readdir(d)) && n < KEPT_SCAN) {
+		struct stat st;
+
+		if (strncmp(e->d_name, "elf-", 4) || strlen(e->d_name) >= sizeof(v[n].name) ||
+		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
+			continue;
+		snprintf(v[n].name, sizeof(v[n].name), "%s", e->d_name);
+		v[n].mtime = st.st_mtime;
+		v[n++].size = st.st_size;
+		total += (unsigned long long)st.st_size;
+	}
+	while (total > KEPT_TOTAL && n) {
+		size_t k = 0;
+
+		for (size_t i = 1; i < n; i++)
+			if (v[i].mtime < v[k].mtime)
+				k = i;
+		unlinkat(dirfd(d), v[k].name, 0);
+		total -= (unsigned long long)v[k].size;
+		v[k] = v[--n];
+	}
+out:
+	if (d)
+		closedir(d);
+	free(v);
+}
+
+int scry_cache_keep(const char *src, const char *path)
+{
+	struct stat st;
+	void *data;
+	int fd, ret;
+
+	if (!access(path, F_OK))
+		return 0;
+	if ((fd = open(src, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)) < 0)
+		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || !st.st_size || (unsigned long long)st.st_size > KEEP_MAX) {
+		close(fd);
+		return -EINVAL;
+	}
+	data = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (data == MAP_FAILED)
+		return -errno;
+	keep_room((unsigned long long)st.st_size);
+	ret = scry_cache_write(path, data, (size_t)st.st_size);
+	munmap(data, (size_t)st.st_size);
 	return ret;
 }

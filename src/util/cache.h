@@ -21,5 +21,13 @@ int scry_cache_mkdir(void);
 void scry_cache_prune(const char *prefix);
 /* len bytes of data as path, atomically (a temporary file renamed); 0 or -errno. */
 int scry_cache_write(const char *path, const void *data, size_t len);
+/* The build-id keyed copies of the ELF files that traced processes mapped (perf's build-id
+ * cache): DIR/elf-BUILDID (hex) in buf; false when caching is off, the directory is not
+ * scry's own, or bid is not a build id. */
+bool scry_cache_elf_path(const char *bid, char *buf, size_t n);
+/* A copy of the regular file src as the cache file path, unless path exists (the same
+ * build id: the same contents); files over 1 GiB are not kept, and the oldest copies are
+ * removed so that all of them stay within 512 MiB.  0 or -errno. */
+int scry_cache_keep(const char *src, const char *path);
 
 #endif
