@@ -9,7 +9,7 @@
 
 const volatile __u16 profile_event_id = SCRY_NO_EVENT;
 
-SEC("perf_event")
+SEC("perf_event") SCRY_LANE(1)
 int scry_profile_sample(struct bpf_perf_event_data *ctx)
 {
 	struct task_struct *t = NULL;
