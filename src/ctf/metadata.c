@@ -248,7 +248,7 @@ static int check_stream(const struct ctf_stream_class *sc, size_t id, char *err,
 		snprintf(err, errlen, "stream %zu: too many events (%zu): event ids are 16-bit", id, sc->nevents);
 		return -1;
 	}
-	if (sc->ctx_mask >> SCRY_CTX_NR) {
+	if (sc->ctx_mask >> (SCRY_CTX_NR - 1) >> 1) {   /* (all 64 bits are contexts now) */
 		snprintf(err, errlen, "unknown context bits in mask 0x%llx", (unsigned long long)sc->ctx_mask);
 		return -1;
 	}
