@@ -371,6 +371,10 @@ char *ctf_metadata_text(const struct ctf_trace_info *ti, char *err, size_t errle
 		SCRY_LTTNG_MODULES_MAJOR, SCRY_LTTNG_MODULES_MINOR, SCRY_LTTNG_MODULES_PATCHLEVEL,
 		SCRY_VERSION_MAJOR, SCRY_VERSION_MINOR, SCRY_VERSION_PATCH);
 	put_str(f, ti->trace_name);
+	for (size_t i = 0; i < ti->ncgroups; i++) {
+		fprintf(f, ";\n\tscry_cgroup_%llu = ", (unsigned long long)ti->cgroups[i].id);
+		put_str(f, ti->cgroups[i].container);
+	}
 	fputs(";\n\ttrace_creation_datetime = ", f);
 	put_str(f, ti->creation_datetime);
 	fputs(";\n};\n\n", f);

@@ -121,14 +121,16 @@ def test_bad_prefixes(scry, containers):
 
 def test_filter_ctx_container(scry, workload, containers, bt2_read, tmp_path):
     """--filter on $ctx.container (resolved at start to the container's cgroup ids, tested in
-    the kernel): `==` keeps exactly the getppid calls made in the docker cgroup, `!=` exactly
-    the others; -c cgroup_id records the cgroup's id (its directory's inode on cgroup2)."""
+    the kernel): `==` keeps exactly the getppid calls made in the docker cgroup, `!=` (within
+    the test's slice) exactly the machine's; -c cgroup_id records the cgroup's id (its
+    directory's inode on cgroup2), and scry view names its container."""
     cid, docker, machine, run = containers
     recs = {}
     for op, pat in (("==", f"{cid[:8]}*"), ("!=", cid)):
         out = tmp_path / ("eq" if op == "==" else "ne")
+        only = ["--track-cgroup", str(docker.parent)] if op == "!=" else []   # not the machine's others
         p = subprocess.Popen([scry, "record", "-a", "-e", "syscall:getppid", "-c", "pid,procname,cgroup_id",
-                              "--filter", f'$ctx.container {op} "{pat}"', "-o", str(out)],
+                              "--filter", f'$ctx.container {op} "{pat}"', "-o", str(out)] + only,
                              stderr=subprocess.PIPE, text=True)
         line = p.stderr.readline()
         assert "recording to" in line, line + p.stderr.read()
@@ -149,11 +151,24 @@ def test_filter_ctx_container(scry, workload, containers, bt2_read, tmp_path):
             assert {e["pid"] for e in evs} == {pids[111]}, {e["pid"] for e in evs}
             assert {e["ctx"]["cgroup_id"] for e in evs} == {os.stat(docker).st_ino}
         else:
-            # the docker one's shell called getppid before it moved itself in (dash: $PPID)
-            assert entries[op][pids[111]] <= 2 and entries[op][pids[77]] >= 77 and entries[op][pids[55]] >= 55
-            assert all(e["ctx"]["cgroup_id"] != os.stat(docker).st_ino for e in evs)
-    # the same shell and program, N getppid calls more or fewer: the two filters lost none
-    assert entries["=="][pids[111]] + entries["!="][pids[111]] - entries["!="][pids[55]] == 111 - 55, entries
+            assert {e["pid"] for e in evs} == {pids[77]}, {e["pid"] for e in evs}
+            assert {e["ctx"]["cgroup_id"] for e in evs} == {os.stat(machine).st_ino}
+    # scry view names the cgroup_id by the trace's env (scry_cgroup_ID = "CONTAINER ID")
+    import json
+    eq = recs["=="][1]
+    js = [json.loads(l) for l in subprocess.run([scry, "view", "--json", str(eq)], capture_output=True, text=True,
+                                                 timeout=30, check=True).stdout.splitlines()]
+    assert js and all(j["context"]["container"] == cid and j["context"]["cgroup_id"] == os.stat(docker).st_ino
+                      for j in js), js[:2]
+    text = subprocess.run([scry, "view", str(eq)], capture_output=True, text=True, timeout=30, check=True).stdout
+    assert text.count(f'cgroup_id = {os.stat(docker).st_ino}, container = "{cid}" }}') == len(js), text[:400]
+    ne = [json.loads(l) for l in subprocess.run([scry, "view", "--json", str(recs["!="][1])], capture_output=True,
+                                                 text=True, timeout=30, check=True).stdout.splitlines()]
+    assert ne
+    assert all(j["context"].get("container") == "web-1" for j in ne)
+    # the same program (each shell's own getppid was before it moved in), N calls more or fewer:
+    # the two filters lost none
+    assert entries["=="][pids[111]] - entries["!="][pids[77]] == 111 - 77, entries
 
 
 def test_filter_ctx_container_refused(scry, containers, tmp_path):
