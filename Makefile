@@ -264,6 +264,7 @@ bench: deps all
 	@bench/run.sh
 	@bench/trace.sh
 	@bench/trace_costs.sh
+	@bench/containers.sh
 	@bench/stall.sh
 	@bench/startup.sh
 	@bench/metrics.sh
