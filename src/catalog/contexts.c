@@ -102,6 +102,8 @@ int scry_context_by_name(const char *name)
 						return c;
 				}
 	}
+	if (!strcmp(name, "container"))   /* -c container: the cgroup id, which scry view names */
+		return SCRY_CTX_CGROUP_ID;
 	if (!strcmp(name, "callstack-kernel"))   /* lttng add-context's spelling */
 		return SCRY_CTX_CALLSTACK_KERNEL;
 	if (!strcmp(name, "callstack-user"))

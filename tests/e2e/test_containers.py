@@ -129,7 +129,8 @@ def test_filter_ctx_container(scry, workload, containers, bt2_read, tmp_path):
     for op, pat in (("==", f"{cid[:8]}*"), ("!=", cid)):
         out = tmp_path / ("eq" if op == "==" else "ne")
         only = ["--track-cgroup", str(docker.parent)] if op == "!=" else []   # not the machine's others
-        p = subprocess.Popen([scry, "record", "-a", "-e", "syscall:getppid", "-c", "pid,procname,cgroup_id",
+        ctx = "pid,procname,container" if op == "==" else "pid,procname,cgroup_id"   # the same context
+        p = subprocess.Popen([scry, "record", "-a", "-e", "syscall:getppid", "-c", ctx,
                               "--filter", f'$ctx.container {op} "{pat}"', "-o", str(out)] + only,
                              stderr=subprocess.PIPE, text=True)
         line = p.stderr.readline()

@@ -635,6 +635,7 @@ static void test_contexts(void **state)
 	assert_int_equal(scry_context_by_name("_vtid"), SCRY_CTX_VTID);
 	assert_int_equal(scry_context_by_name("cpu_id"), SCRY_CTX_CPU_ID);
 	assert_int_equal(scry_context_by_name("nope"), -1);
+	assert_int_equal(scry_context_by_name("container"), SCRY_CTX_CGROUP_ID);
 	/* default pid, tid, procname: 4 + 4 + 16 */
 	assert_int_equal(scry_context_size((1u << SCRY_CTX_PID) | (1u << SCRY_CTX_TID) | (1u << SCRY_CTX_PROCNAME)), 24);
 	assert_int_equal(scry_context_size(0), 0);
