@@ -279,7 +279,7 @@ static void cgroup_name(const char *path, void *ctx)
 
 static int write_metadata_in(struct scry_session *s, struct scry_dirh *kdir, char *err, size_t errlen)
 {
-	struct cgroup_names cn = { 0 };
+	struct cgroup_names cn = { 0 };   /* (the first write's walk) */
 	struct utsname un;
 	char host[256] = "";
 	struct ctf_trace_info ti = { 0 };
@@ -320,27 +320,31 @@ static int write_metadata_in(struct scry_session *s, struct scry_dirh *kdir, cha
 		sc[i].events = (const struct scry_event *const *)s->chans[i]->events;
 		sc[i].nevents = s->chans[i]->nevents;
 	}
-	for (size_t i = 0; i < s->nchans; i++)
+	for (size_t i = 0; i < s->nchans && !s->created_cgnames; i++)
 		if (s->chans[i]->opts.ctx_mask & (1ULL << SCRY_CTX_CGROUP_ID)) {
 			scry_cgroup_walk(16, cgroup_name, &cn);
 			break;
 		}
 	if (cn.oom) {
+		for (size_t i = 0; i < cn.n; i++)
+			free((char *)cn.v[i].container);
+		free(cn.v);
+		free(sc);
 		snprintf(err, errlen, "out of memory");
-		ret = -ENOMEM;
-		goto out;
+		return -ENOMEM;
 	}
-	ti.cgroups = cn.v;
-	ti.ncgroups = cn.n;
+	if (!s->created_cgnames) {   /* the first write's, kept: a rewrite's env is the same */
+		s->cgnames = cn.v;
+		s->ncgnames = cn.n;
+		s->created_cgnames = true;
+	}
+	ti.cgroups = s->cgnames;
+	ti.ncgroups = s->ncgnames;
 	ti.streams = sc;
 	ti.nstreams = s->nchans;
 	while (ti.nstreams && s->chans[ti.nstreams - 1]->opts.kind == SCRY_CHANNEL_METRICS)
 		ti.nstreams--;        /* no stream of their own (they come last) */
 	ret = metadata_out(s, kdir, &ti, kdir && (!s->tdir || kdir != ctf_trace_dir_kernel(s->tdir)), err, errlen);
-out:
-	for (size_t i = 0; i < cn.n; i++)
-		free((char *)cn.v[i].container);
-	free(cn.v);
 	free(sc);
 	return ret;
 }
