@@ -19,18 +19,20 @@ struct match {
 	bool too_many;
 };
 
+bool filter_container_match(const char *pat, size_t plen, bool glob, const char *id)
+{
+	size_t len = strlen(id);
+
+	return glob ? filter_glob_match(pat, plen, id, len) : str_equal(pat, plen, id, len);
+}
+
 static void match_dir(const char *path, void *ctx)
 {
 	struct match *m = ctx;
 	struct scry_container c;
 	uint64_t id;
-	size_t len;
 
-	if (!scry_container_of_cgroup(path, &c))
-		return;
-	len = strlen(c.id);
-	if (m->pat->glob ? !filter_glob_match(m->pat->s, m->pat->len, c.id, len)
-			 : !str_equal(m->pat->s, m->pat->len, c.id, len))
+	if (!scry_container_of_cgroup(path, &c) || !filter_container_match(m->pat->s, m->pat->len, m->pat->glob, c.id))
 		return;
 	if (!(id = scry_cgroup_id(path)))
 		return;
@@ -95,6 +97,11 @@ static bool is_ref(const struct filter *f, uint32_t n, uint32_t ref)
 
 int filter_containers(struct filter *f, struct filter_error *err)
 {
+	return filter_containers_by(f, NULL, NULL, err);
+}
+
+int filter_containers_by(struct filter *f, filter_container_ids_fn ids, void *arg, struct filter_error *err)
+{
 	uint32_t ref = UINT32_MAX, nodes;
 	struct ref *r;
 
@@ -119,14 +126,20 @@ int filter_containers(struct filter *f, struct filter_error *err)
 		else
 			continue;
 		m.pat = &f->strs[s];
-		scry_cgroup_walk(16, match_dir, &m);
+		if (ids) {
+			m.n = ids(arg, m.pat->s, m.pat->len, m.pat->glob, m.ids, MAX_IDS);
+			m.too_many = m.n > MAX_IDS;
+			m.n = m.too_many ? MAX_IDS : m.n;
+		} else {
+			scry_cgroup_walk(16, match_dir, &m);
+		}
 		if (!m.n || m.too_many) {
 			if (m.n)
 				ferr_set(err, x->start, x->end - x->start, "'%s' matches more than %d cgroups of "
 					 "containers: give more of the id", m.pat->s, MAX_IDS);
 			else
-				ferr_set(err, x->start, x->end - x->start, "no container's id matches '%s' (no such "
-					 "cgroup under the cgroup2 mount)", m.pat->s);
+				ferr_set(err, x->start, x->end - x->start, "no container's id matches '%s' (%s)",
+					 m.pat->s, ids ? "none named in the trace" : "no such cgroup under the cgroup2 mount");
 			return -1;
 		}
 		if ((chain = any_of(f, x, ref, m.ids, 0, m.n)) < 0)

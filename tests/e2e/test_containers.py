@@ -167,6 +167,13 @@ def test_filter_ctx_container(scry, workload, containers, bt2_read, tmp_path):
                                                  text=True, timeout=30, check=True).stdout.splitlines()]
     assert ne
     assert all(j["context"].get("container") == "web-1" for j in ne)
+    # scry view --filter on $ctx.container: by the trace's own names
+    def view_n(trace, expr):
+        return len(subprocess.run([scry, "view", "--filter", expr, str(trace)], capture_output=True, text=True,
+                                  timeout=30, check=True).stdout.splitlines())
+    assert view_n(eq, f'$ctx.container == "{cid[:6]}*"') == len(js)
+    assert view_n(eq, f'$ctx.container != "{cid}"') == 0
+    assert view_n(recs["!="][1], '$ctx.container == "web-1"') == len(ne)
     # the same program (each shell's own getppid was before it moved in), N calls more or fewer:
     # the two filters lost none
     assert entries["=="][pids[111]] - entries["!="][pids[77]] == 111 - 77, entries
