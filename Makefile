@@ -271,6 +271,7 @@ bench: deps all
 	@bench/progcost.sh
 	@bench/trace.sh
 	@bench/trace_costs.sh
+	@bench/containers.sh
 	@bench/stall.sh
 	@bench/startup.sh
 	@bench/metrics.sh

@@ -65,6 +65,8 @@ enum scry_ctx {
 	SCRY_CTX_VEGID,
 	SCRY_CTX_VSGID,
 	SCRY_CTX_TIME_NS,    /* uint32 inode number */
+	SCRY_CTX_CGROUP_ID,  /* uint64 bpf_get_current_cgroup_id(): the task's cgroup v2 (its
+				container: scry view, util/cgroup.h) */
 	/* call stacks, last: uint32 length, then SCRY_CALLSTACK_SLOTS uint64 slots in the record
 	 * the programs write (a fixed size, so events keep their constant layout); the CTF
 	 * stream holds only the length's entries (the consumer drops the unused slots:

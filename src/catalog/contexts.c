@@ -57,6 +57,7 @@ static const struct scry_context_desc contexts[SCRY_CTX_NR] = {
 	[SCRY_CTX_VEGID] = U32("vegid"),
 	[SCRY_CTX_VSGID] = U32("vsgid"),
 	[SCRY_CTX_TIME_NS] = U32("time_ns"),
+	[SCRY_CTX_CGROUP_ID] = { "cgroup_id", SCRY_F_INT, 8, false, 0 },
 	[SCRY_CTX_PERF_CPU] = PERF_ALL("cpu"),
 	[SCRY_CTX_PERF_THREAD] = PERF_ALL("thread"),
 	[SCRY_CTX_CALLSTACK_KERNEL] = { "callstack_kernel", SCRY_F_SEQ, 8, false, SCRY_CALLSTACK_SLOTS },
@@ -101,6 +102,8 @@ int scry_context_by_name(const char *name)
 						return c;
 				}
 	}
+	if (!strcmp(name, "container"))   /* -c container: the cgroup id, which scry view names */
+		return SCRY_CTX_CGROUP_ID;
 	if (!strcmp(name, "callstack-kernel"))   /* lttng add-context's spelling */
 		return SCRY_CTX_CALLSTACK_KERNEL;
 	if (!strcmp(name, "callstack-user"))

@@ -248,7 +248,7 @@ static int check_stream(const struct ctf_stream_class *sc, size_t id, char *err,
 		snprintf(err, errlen, "stream %zu: too many events (%zu): event ids are 16-bit", id, sc->nevents);
 		return -1;
 	}
-	if (sc->ctx_mask >> SCRY_CTX_NR) {
+	if (sc->ctx_mask >> (SCRY_CTX_NR - 1) >> 1) {   /* (all 64 bits are contexts now) */
 		snprintf(err, errlen, "unknown context bits in mask 0x%llx", (unsigned long long)sc->ctx_mask);
 		return -1;
 	}
@@ -371,6 +371,10 @@ char *ctf_metadata_text(const struct ctf_trace_info *ti, char *err, size_t errle
 		SCRY_LTTNG_MODULES_MAJOR, SCRY_LTTNG_MODULES_MINOR, SCRY_LTTNG_MODULES_PATCHLEVEL,
 		SCRY_VERSION_MAJOR, SCRY_VERSION_MINOR, SCRY_VERSION_PATCH);
 	put_str(f, ti->trace_name);
+	for (size_t i = 0; i < ti->ncgroups; i++) {
+		fprintf(f, ";\n\tscry_cgroup_%llu = ", (unsigned long long)ti->cgroups[i].id);
+		put_str(f, ti->cgroups[i].container);
+	}
 	fputs(";\n\ttrace_creation_datetime = ", f);
 	put_str(f, ti->creation_datetime);
 	fputs(";\n};\n\n", f);

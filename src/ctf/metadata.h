@@ -24,6 +24,15 @@ struct ctf_trace_info {
 	const char *clock_description;
 	const struct ctf_stream_class *streams;   /* stream class id = index (a channel each) */
 	size_t nstreams;
+	/* the cgroup_id context's names: env scry_cgroup_ID = "CONTAINER ID" for each cgroup
+	 * v2 directory of a container (scry view names the cgroup_id context with them) */
+	const struct ctf_cgroup_name *cgroups;
+	size_t ncgroups;
+};
+
+struct ctf_cgroup_name {
+	uint64_t id;
+	const char *container;
 };
 
 /* A channel's stream class: its event context and its events (event id i = events[i]). */

@@ -413,7 +413,8 @@ int fgen_compile(const struct fgen_case *cases_in, size_t n, const struct fgen_t
 					      (t->ctx[l->ctx].how == FGEN_CTXP_PIDNR || t->ctx[l->ctx].how == FGEN_CTXP_PIDNS));
 				use_task |= l->kind == FGEN_COMM ||
 					    (l->kind == FGEN_CTX && !(t->ctx && l->ctx < SCRY_CTX_NR &&
-								      t->ctx[l->ctx].how == FGEN_CTXP_CPU));
+								      (t->ctx[l->ctx].how == FGEN_CTXP_CPU ||
+								       t->ctx[l->ctx].how == FGEN_CTXP_CGROUP)));
 			}
 		} else {
 			k = cases[i].action == FGEN_PASS ? BODY_PASS : BODY_DROP;

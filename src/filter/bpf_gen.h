@@ -72,6 +72,7 @@ enum fgen_ctxp_how {
 	FGEN_CTXP_NONE,            /* not available: filters reading it are not compiled */
 	FGEN_CTXP_LOAD,            /* steps pointer loads from the task, then the field at off */
 	FGEN_CTXP_CPU,             /* bpf_get_smp_processor_id() */
+	FGEN_CTXP_CGROUP,          /* bpf_get_current_cgroup_id() */
 	FGEN_CTXP_PIDNR,           /* struct pid * at off (after steps): numbers[level].nr */
 	FGEN_CTXP_PIDNS,           /* ... numbers[level].ns->ns.inum */
 };

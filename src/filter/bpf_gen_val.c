@@ -73,8 +73,8 @@ static int load_ctx_live(struct gen *g, unsigned c)
 		snprintf(g->why, g->whylen, "a context this kernel's BTF does not describe");
 		return -1;
 	}
-	if (p->how == FGEN_CTXP_CPU) {
-		call(g, BPF_FUNC_get_smp_processor_id);
+	if (p->how == FGEN_CTXP_CPU || p->how == FGEN_CTXP_CGROUP) {
+		call(g, p->how == FGEN_CTXP_CPU ? BPF_FUNC_get_smp_processor_id : BPF_FUNC_get_current_cgroup_id);
 		return 0;
 	}
 	ldx(g, BPF_DW, p->how == FGEN_CTXP_LOAD ? R0 : R3, FP, TASK_OFF);

@@ -7,11 +7,15 @@
  *   check.c   references resolved against event schemas, per-event type check
  *   eval.c    AST evaluation in user space, glob matching
  *   ir.c      lowering to the IR, IR evaluation and dump
+ *   container.c  $ctx.container resolved to cgroup ids at start
  *
  * Language (LTTng's, see lttng-event-rule(7) "filter expression"):
  *   payload fields by name: `ret`, `a.b`, `a->b`, `arr[3]`, `msg.user[1].data[2]`
  *   contexts: `$ctx.NAME` (pid, tid, ppid, vpid, vtid, procname, cpu_id, uid, gid, euid,
- *             prio, nice, *_ns, or any context field a recorded trace carries)
+ *             prio, nice, *_ns, or any context field a recorded trace carries);
+ *             `$ctx.container == "ID"|"PREFIX*"` (and `!=`) once filter_containers() made
+ *             it a test of `$ctx.cgroup_id` (sessions: the cgroup tree's containers;
+ *             scry view: those the trace's env names)
  *   integers: decimal, hexadecimal (0x1f), octal (017), optional u/l suffixes; `-x` negates
  *   strings: "..." or '...'; escapes \\ \* \" \' only; an unescaped `*` anywhere makes the
  *            literal a glob pattern (`*` matches any run of bytes, `\*` a literal star)
@@ -59,6 +63,18 @@ struct filter_error {
  * a type error between literals (`1 == "a"`), or out of memory. */
 struct filter *filter_parse(const char *text, struct filter_error *err);
 void filter_free(struct filter *f);
+/* `$ctx.container == "ID"` / `"PREFIX*"` (and `!=`) made tests of `$ctx.cgroup_id` against
+ * the cgroup ids of the matching containers' cgroup directories now (container.c; the
+ * kernel checks bpf_get_current_cgroup_id()).  0 (nothing to do without $ctx.container), or
+ * -1 with err: no container matches, too many cgroups, $ctx.container used otherwise. */
+int filter_containers(struct filter *f, struct filter_error *err);
+/* The same with the cgroup ids from ids(arg, pattern bytes, len, glob, out, max): how many
+ * cgroups match (more than max: too many; out holds the first max) — a recorded trace's. */
+typedef size_t (*filter_container_ids_fn)(void *arg, const char *pat, size_t len, bool glob, uint64_t *out,
+					  size_t max);
+int filter_containers_by(struct filter *f, filter_container_ids_fn ids, void *arg, struct filter_error *err);
+/* Does container id match the pattern of a `$ctx.container` comparison (glob: a star-glob)? */
+bool filter_container_match(const char *pat, size_t plen, bool glob, const char *id);
 
 /* "scry: filter: MSG\n", the expression on one line, and a caret line under the token:
  *     scry: filter: unexpected ')'

@@ -126,6 +126,7 @@ int scry_ctx_layout(const struct btf *btf, struct scry_ctx_layout *out)
 		{ SCRY_CTX_SGID, "cred->sgid.val", 0, FGEN_CTXP_LOAD },
 		{ SCRY_CTX_SUID, "cred->suid.val", 0, FGEN_CTXP_LOAD },
 		{ SCRY_CTX_TIME_NS, "nsproxy->time_ns->ns.inum", 0, FGEN_CTXP_LOAD },
+		{ SCRY_CTX_CGROUP_ID, NULL, 0, FGEN_CTXP_CGROUP },
 	};
 	static const char *const regs[6] = { "di", "si", "dx", "r10", "r8", "r9" };
 	long comm, level, numbers, nr, ns, inum, usize, ax;
@@ -150,8 +151,8 @@ int scry_ctx_layout(const struct btf *btf, struct scry_ctx_layout *out)
 	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
 		struct fgen_ctx_path *p = &out->ctx[paths[i].ctx];
 
-		if (paths[i].how == FGEN_CTXP_CPU) {
-			p->how = FGEN_CTXP_CPU;
+		if (paths[i].how == FGEN_CTXP_CPU || paths[i].how == FGEN_CTXP_CGROUP) {
+			p->how = paths[i].how;
 			continue;
 		}
 		if (walk(btf, "task_struct", paths[i].spec, p) || (paths[i].how == FGEN_CTXP_LOAD && !p->size)) {

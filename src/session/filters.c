@@ -313,6 +313,18 @@ static void classify(struct scry_filters *f, bool skip_exits)
 	}
 }
 
+/* text parsed, its $ctx.container resolved to cgroup ids (filter/container.c); NULL with fe. */
+static struct filter *parse(const char *text, struct filter_error *fe)
+{
+	struct filter *f = filter_parse(text, fe);
+
+	if (f && filter_containers(f, fe)) {
+		filter_free(f);
+		return NULL;
+	}
+	return f;
+}
+
 /* Prepare f (f->calls set, f->events not yet) for events[0..n). */
 static struct scry_filters *prepare(struct scry_filters *f, const char *text, const struct scry_event *const *events,
 				    size_t n, bool skip_exits, char *err, size_t errlen)
@@ -321,7 +333,7 @@ static struct scry_filters *prepare(struct scry_filters *f, const char *text, co
 
 	if (!f || !(f->text = strdup(text)) || alloc_tables(f, events, n))
 		goto oom;
-	f->f = filter_parse(text, &fe);
+	f->f = parse(text, &fe);
 	if (!f->f || filter_check(f->f, f->schemas, n, &fe)) {
 		caret_error(text, &fe, err, errlen);
 		scry_filters_free(f);
@@ -350,7 +362,7 @@ static struct filter *check_on(struct scry_filters *f, const char *text, const s
 	}
 	for (size_t j = 0; j < k; j++)
 		sch[j] = f->schemas[idx[j]];
-	e = filter_parse(text, &fe);
+	e = parse(text, &fe);
 	if (e && filter_check(e, sch, k, &fe)) {
 		filter_free(e);
 		e = NULL;
@@ -399,7 +411,7 @@ struct scry_filters *scry_filters_prepare_rules(const struct scry_filter_rule *r
 		snprintf(what, sizeof(what), "filter of rule %s", rules[r].name ? rules[r].name : "?");
 		if (!(alone[r] = check_on(f, rules[r].text, idx, k, what, err, errlen))) {
 			struct filter_error fe = { 0 };
-			struct filter *syntax = filter_parse(rules[r].text, &fe);
+			struct filter *syntax = parse(rules[r].text, &fe);
 
 			if (!syntax)
 				goto fail;

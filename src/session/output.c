@@ -20,6 +20,7 @@
 #include "kernel/probes.h"
 #include "session/session.h"
 #include "session/session_int.h"
+#include "util/cgroup.h"
 #include "util/clock.h"
 
 /* The trace clocks: the BPF helper each is read with (rodata scry_clock), its clock id here,
@@ -250,8 +251,35 @@ static int metadata_out(struct scry_session *s, struct scry_dirh *kdir, const st
 	return ret;
 }
 
+/* The containers' cgroup directories now, for the cgroup_id context's names. */
+struct cgroup_names {
+	struct ctf_cgroup_name *v;
+	size_t n;
+	bool oom;
+};
+
+static void cgroup_name(const char *path, void *ctx)
+{
+	struct cgroup_names *cn = ctx;
+	struct scry_container c;
+	struct ctf_cgroup_name *g;
+	uint64_t id;
+
+	if (cn->oom || !scry_container_of_cgroup(path, &c) || !(id = scry_cgroup_id(path)))
+		return;
+	if (!(g = realloc(cn->v, (cn->n + 1) * sizeof(*g))) || !(g[cn->n].container = strdup(c.id))) {
+		if (g)
+			cn->v = g;
+		cn->oom = true;
+		return;
+	}
+	cn->v = g;
+	g[cn->n++].id = id;
+}
+
 static int write_metadata_in(struct scry_session *s, struct scry_dirh *kdir, char *err, size_t errlen)
 {
+	struct cgroup_names cn = { 0 };   /* (the first write's walk) */
 	struct utsname un;
 	char host[256] = "";
 	struct ctf_trace_info ti = { 0 };
@@ -292,6 +320,26 @@ static int write_metadata_in(struct scry_session *s, struct scry_dirh *kdir, cha
 		sc[i].events = (const struct scry_event *const *)s->chans[i]->events;
 		sc[i].nevents = s->chans[i]->nevents;
 	}
+	for (size_t i = 0; i < s->nchans && !s->created_cgnames; i++)
+		if (s->chans[i]->opts.ctx_mask & (1ULL << SCRY_CTX_CGROUP_ID)) {
+			scry_cgroup_walk(16, cgroup_name, &cn);
+			break;
+		}
+	if (cn.oom) {
+		for (size_t i = 0; i < cn.n; i++)
+			free((char *)cn.v[i].container);
+		free(cn.v);
+		free(sc);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	if (!s->created_cgnames) {   /* the first write's, kept: a rewrite's env is the same */
+		s->cgnames = cn.v;
+		s->ncgnames = cn.n;
+		s->created_cgnames = true;
+	}
+	ti.cgroups = s->cgnames;
+	ti.ncgroups = s->ncgnames;
 	ti.streams = sc;
 	ti.nstreams = s->nchans;
 	while (ti.nstreams && s->chans[ti.nstreams - 1]->opts.kind == SCRY_CHANNEL_METRICS)

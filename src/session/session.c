@@ -591,6 +591,9 @@ void scry_session_destroy(struct scry_session *s)
 	if (s->cat != s->opts.catalog)
 		scry_catalog_close(s->cat);
 	scry_dirh_unref(s->root);
+	for (size_t i = 0; i < s->ncgnames; i++)
+		free((char *)s->cgnames[i].container);
+	free(s->cgnames);
 	free(s->dir);
 	free(s);
 }

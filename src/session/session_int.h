@@ -7,6 +7,7 @@
 
 #include "catalog/catalog.h"
 #include "catalog/uprobe.h"
+#include "ctf/metadata.h"
 #include "session/guard.h"
 #include "session/session.h"
 #include "relay/relay.h"
@@ -117,6 +118,9 @@ struct scry_session {
 	int64_t clock_off_s;             /* clock uuid, fixed by its first write */
 	uint64_t clock_off_ns;
 	uint8_t clock_uuid[16];
+	struct ctf_cgroup_name *cgnames; /* the containers' cgroups of the metadata's env, also */
+	size_t ncgnames;                 /* fixed by its first write (a relay gets the same env) */
+	bool created_cgnames;
 	bool has_trace;                  /* a trace directory is written (session_has_trace) */
 	unsigned chunks;                 /* trace chunks archived (rotation) */
 	char chunk_begin[32];            /* the current chunk's begin, LTTng's YYYYmmddTHHMMSS+HHMM */

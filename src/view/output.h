@@ -44,6 +44,9 @@ struct json_out {
 };
 
 void json_out_init(struct json_out *o, struct outbuf *ob);
+/* The container the event's cgroup_id context names (the trace's env scry_cgroup_ID), or
+ * NULL (no such context, no name recorded for it). */
+const char *view_event_container(const struct view_stream *s);
 void json_event(struct json_out *o, const struct view_stream *s);
 
 #endif

@@ -160,6 +160,14 @@ void json_event(struct json_out *o, const struct view_stream *s)
 	int n = 0;
 	if (s->sc->ectx.n)
 		put_members(ob, s->sc->ectx.ops, 0, &v, &n);
+	const char *c = view_event_container(s);
+	if (c) {
+		if (n)
+			ob_putc(ob, ',');
+		OB_LIT(ob, "\"container\":");
+		put_str(ob, (const uint8_t *)c, strlen(c));
+		n++;
+	}
 	v = s->vals.v + s->nv_ectx;
 	if (s->ev->ctx.n)
 		put_members(ob, s->ev->ctx.ops, 0, &v, &n);

@@ -277,6 +277,27 @@ static uint32_t skip_field(const struct op *ops, uint32_t i, const struct val **
 	}
 }
 
+const char *view_event_container(const struct view_stream *s)
+{
+	const struct plan *p = &s->sc->ectx;
+	const struct val *v = s->vals.v;
+
+	if (!s->t->m->ncgroups || !p->n || p->ops[0].kind != OP_STRUCT)
+		return NULL;
+	for (uint32_t j = 1; p->ops[j].kind != OP_STRUCT_END;) {
+		const struct op *o = &p->ops[j];
+		if (o->kind == OP_INT && o->name && o->name_len == 9 && !memcmp(o->name, "cgroup_id", 9))
+			return tsdl_container(s->t->m, v->u);
+		if (o->flags & OPF_HIDDEN) {
+			v++;
+			j = o->next;
+			continue;
+		}
+		j = skip_field(p->ops, j, &v);
+	}
+	return NULL;
+}
+
 /* The pid (else tid) context of the event, -1 when it has neither. */
 static int64_t event_pid(const struct plan *p, const struct val *v)
 {
@@ -434,9 +455,17 @@ void text_event(struct text_out *o, struct view_stream *s)
 			OB_LIT(ob, ", ");
 		first = false;
 		const struct val *v = starts[k];
-		if (k < 2)
+		if (k < 2) {
+			const char *c;
+
 			put_ctx_scope(o, k, p, v, nvals[k]);
-		else
+			if (k == 1 && (c = view_event_container(s)) && ob->n >= 2) {
+				ob->n -= 2;        /* " }": the container after cgroup_id's */
+				OB_LIT(ob, ", container = ");
+				put_escaped(ob, (const uint8_t *)c, strlen(c));
+				OB_LIT(ob, " }");
+			}
+		} else
 			put_field(ob, p->ops, 0, &v);
 	}
 	ob_putc(ob, '\n');

@@ -301,6 +301,18 @@ static int parse_block(struct parser *P, enum block b)
 				P->m->env_hostname = v.s;
 			else if (!strcmp(key, "domain") && v.kind == V_STRING)
 				P->m->env_domain = v.s;
+			else if (!strncmp(key, "scry_cgroup_", 12) && key[12] >= '0' && key[12] <= '9' &&
+				 v.kind == V_STRING) {
+				struct tsdl_cgroup *g = realloc(P->m->cgroups, (P->m->ncgroups + 1) * sizeof(*g));
+
+				if (!g) {
+					tsdl_perr(P, "out of memory");
+					return -1;
+				}
+				P->m->cgroups = g;
+				g[P->m->ncgroups].id = strtoull(key + 12, NULL, 10);
+				g[P->m->ncgroups++].container = v.s;
+			}
 			break;
 		case B_CLOCK:
 			if (!strcmp(key, "name"))
@@ -463,7 +475,16 @@ void tsdl_free(struct ctf_metadata *m)
 	if (!m)
 		return;
 	arena_free(&m->arena);
+	free(m->cgroups);
 	free(m);
+}
+
+const char *tsdl_container(const struct ctf_metadata *m, uint64_t id)
+{
+	for (size_t i = 0; i < m->ncgroups; i++)
+		if (m->cgroups[i].id == id)
+			return m->cgroups[i].container;
+	return NULL;
 }
 
 const struct ctf_clock *tsdl_find_clock(const struct ctf_metadata *m, const char *name)

@@ -110,6 +110,13 @@ struct ctf_metadata {
 	size_t nevents;
 	const char *env_hostname;  /* env.hostname, or NULL */
 	const char *env_domain;
+	struct tsdl_cgroup *cgroups;   /* env scry_cgroup_ID = "CONTAINER" (scry's): the containers */
+	size_t ncgroups;               /* of the cgroup_id context's values */
+};
+
+struct tsdl_cgroup {
+	uint64_t id;
+	const char *container;
 };
 
 /* Parse TSDL text (not NUL-terminated: len bytes).  Returns a metadata object or NULL with
@@ -121,6 +128,8 @@ void tsdl_free(struct ctf_metadata *m);
  * with a reason. */
 char *tsdl_unpacketize(const uint8_t *data, size_t len, size_t *outlen, char *err, size_t errlen);
 
+/* The container whose cgroup v2 id is id (env scry_cgroup_ID), or NULL. */
+const char *tsdl_container(const struct ctf_metadata *m, uint64_t id);
 const struct ctf_clock *tsdl_find_clock(const struct ctf_metadata *m, const char *name);
 const struct ctf_stream_class *tsdl_find_stream(const struct ctf_metadata *m, uint64_t id);
 

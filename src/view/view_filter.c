@@ -197,12 +197,35 @@ void view_filter_free(struct view_filter *vf)
 	free(vf);
 }
 
+/* $ctx.container's cgroup ids: those the traces' env names a matching container for. */
+static size_t trace_container_ids(void *arg, const char *pat, size_t len, bool glob, uint64_t *out, size_t max)
+{
+	const struct view *v = arg;
+	size_t n = 0;
+
+	for (size_t t = 0; t < v->ntraces; t++) {
+		const struct ctf_metadata *m = v->traces[t].m;
+
+		for (size_t i = 0; i < m->ncgroups; i++)
+			if (filter_container_match(pat, len, glob, m->cgroups[i].container)) {
+				if (n < max)
+					out[n] = m->cgroups[i].id;
+				n++;
+			}
+	}
+	return n;
+}
+
 struct view_filter *view_filter_new(const struct view *v, struct filter *f, struct filter_error *err)
 {
 	struct view_filter *vf = calloc(1, sizeof(*vf));
 	struct filter_schema *schemas = NULL;
 	if (!vf)
 		goto oom;
+	if (filter_containers_by(f, trace_container_ids, (void *)v, err)) {   /* by the trace's env */
+		free(vf);
+		return NULL;
+	}
 	vf->f = f;
 	vf->traces = v->traces;
 	vf->ntraces = v->ntraces;

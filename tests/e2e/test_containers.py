@@ -3,7 +3,8 @@ cgroups made by hand under the cgroup v2 mount as docker (docker-ID.scope) and
 systemd-nspawn (machine-NAME.scope, the name systemd-escaped) make theirs, workloads run in
 them and beside them: the metrics' `container` label (short id, machine name, "" outside),
 --track-container by id prefix and by name (only those containers' processes counted),
-`scry top`'s CONTAINER column, and bad prefixes refused in one line."""
+`scry top`'s CONTAINER column, bad prefixes refused in one line, and `$ctx.container` in
+filters (with the cgroup_id context)."""
 import os
 import re
 import secrets
@@ -116,3 +117,72 @@ def test_bad_prefixes(scry, containers):
             assert r.returncode != 0 and msg in r.stderr and len(r.stderr.splitlines()) == 1, r.stderr
     finally:
         (docker.parent / f"docker-{cid[:10]}{'0' * 54}.scope").rmdir()
+
+
+def test_filter_ctx_container(scry, workload, containers, bt2_read, tmp_path):
+    """--filter on $ctx.container (resolved at start to the container's cgroup ids, tested in
+    the kernel): `==` keeps exactly the getppid calls made in the docker cgroup, `!=` (within
+    the test's slice) exactly the machine's; -c cgroup_id records the cgroup's id (its
+    directory's inode on cgroup2), and scry view names its container."""
+    cid, docker, machine, run = containers
+    recs = {}
+    for op, pat in (("==", f"{cid[:8]}*"), ("!=", cid)):
+        out = tmp_path / ("eq" if op == "==" else "ne")
+        only = ["--track-cgroup", str(docker.parent)] if op == "!=" else []   # not the machine's others
+        ctx = "pid,procname,container" if op == "==" else "pid,procname,cgroup_id"   # the same context
+        p = subprocess.Popen([scry, "record", "-a", "-e", "syscall:getppid", "-c", ctx,
+                              "--filter", f'$ctx.container {op} "{pat}"', "-o", str(out)] + only,
+                             stderr=subprocess.PIPE, text=True)
+        line = p.stderr.readline()
+        assert "recording to" in line, line + p.stderr.read()
+        recs[op] = (p, out)
+    pids = {}
+    for cg, n in ((docker, 111), (machine, 77), (None, 55)):
+        w = run(cg, [workload("getppid_loop"), str(n)])
+        assert w.wait(timeout=30) == 0
+        pids[n] = w.pid
+    for p, _ in recs.values():
+        p.send_signal(2)
+        assert p.wait(timeout=30) == 0, p.stderr.read()
+    entries = {}
+    for op, (_, out) in recs.items():
+        evs = [e for e in bt2_read(out).events if e["name"] == "syscall_entry_getppid"]
+        entries[op] = {pid: sum(1 for e in evs if e["pid"] == pid) for pid in pids.values()}
+        if op == "==":
+            assert {e["pid"] for e in evs} == {pids[111]}, {e["pid"] for e in evs}
+            assert {e["ctx"]["cgroup_id"] for e in evs} == {os.stat(docker).st_ino}
+        else:
+            assert {e["pid"] for e in evs} == {pids[77]}, {e["pid"] for e in evs}
+            assert {e["ctx"]["cgroup_id"] for e in evs} == {os.stat(machine).st_ino}
+    # scry view names the cgroup_id by the trace's env (scry_cgroup_ID = "CONTAINER ID")
+    import json
+    eq = recs["=="][1]
+    js = [json.loads(l) for l in subprocess.run([scry, "view", "--json", str(eq)], capture_output=True, text=True,
+                                                 timeout=30, check=True).stdout.splitlines()]
+    assert js and all(j["context"]["container"] == cid and j["context"]["cgroup_id"] == os.stat(docker).st_ino
+                      for j in js), js[:2]
+    text = subprocess.run([scry, "view", str(eq)], capture_output=True, text=True, timeout=30, check=True).stdout
+    assert text.count(f'cgroup_id = {os.stat(docker).st_ino}, container = "{cid}" }}') == len(js), text[:400]
+    ne = [json.loads(l) for l in subprocess.run([scry, "view", "--json", str(recs["!="][1])], capture_output=True,
+                                                 text=True, timeout=30, check=True).stdout.splitlines()]
+    assert ne
+    assert all(j["context"].get("container") == "web-1" for j in ne)
+    # scry view --filter on $ctx.container: by the trace's own names
+    def view_n(trace, expr):
+        return len(subprocess.run([scry, "view", "--filter", expr, str(trace)], capture_output=True, text=True,
+                                  timeout=30, check=True).stdout.splitlines())
+    assert view_n(eq, f'$ctx.container == "{cid[:6]}*"') == len(js)
+    assert view_n(eq, f'$ctx.container != "{cid}"') == 0
+    assert view_n(recs["!="][1], '$ctx.container == "web-1"') == len(ne)
+    # the same program (each shell's own getppid was before it moved in), N calls more or fewer:
+    # the two filters lost none
+    assert entries["=="][pids[111]] - entries["!="][pids[77]] == 111 - 77, entries
+
+
+def test_filter_ctx_container_refused(scry, containers, tmp_path):
+    cid, docker, machine, run = containers
+    for expr, msg in (('$ctx.container == "nosuchcontainer*"', "no container's id matches 'nosuchcontainer*'"),
+                      ("$ctx.container == 1", "$ctx.container compares only with == or != against a string")):
+        r = subprocess.run([scry, "record", "-a", "-e", "syscall:getppid", "--filter", expr, "-o", str(tmp_path / "t")],
+                           capture_output=True, text=True, timeout=30)
+        assert r.returncode != 0 and msg in r.stderr, r.stderr

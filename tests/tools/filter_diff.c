@@ -25,7 +25,8 @@
 
 #define MAX_EVENTS 3000
 #define CTX_MASK ((1ULL << SCRY_CTX_PID) | (1ULL << SCRY_CTX_TID) | (1ULL << SCRY_CTX_PROCNAME) | \
-		  (1ULL << SCRY_CTX_CPU_ID) | (1ULL << SCRY_CTX_UID) | (1ULL << SCRY_CTX_GID))
+		  (1ULL << SCRY_CTX_CPU_ID) | (1ULL << SCRY_CTX_UID) | (1ULL << SCRY_CTX_GID) | \
+		  (1ULL << SCRY_CTX_CGROUP_ID))
 
 static const char *const event_specs[] = {
 	"syscall:openat", "syscall:read", "syscall:write", "syscall:close", "syscall:newfstatat",
@@ -76,6 +77,11 @@ static void read_ctx(struct cur *c, const uint8_t *b)
 			memcpy(c->comm, b + pos, SCRY_COMM_LEN);
 			c->comm[SCRY_COMM_LEN] = 0;
 			pos += SCRY_COMM_LEN;
+			continue;
+		}
+		if (scry_context(k)->size == 8) {   /* cgroup_id */
+			memcpy(&c->ctx[k], b + pos, 8);
+			pos += 8;
 			continue;
 		}
 		int32_t v;
@@ -230,8 +236,9 @@ static void atom(char *out, size_t n, struct cur *c, size_t r)
 	int k = rnd(3);
 
 	if (k == 0 || !ev->nfields) {   /* a context */
-		int ctxs[] = { SCRY_CTX_PID, SCRY_CTX_TID, SCRY_CTX_PROCNAME, SCRY_CTX_CPU_ID, SCRY_CTX_UID, SCRY_CTX_GID };
-		int cx = ctxs[rnd(6)];
+		int ctxs[] = { SCRY_CTX_PID, SCRY_CTX_TID, SCRY_CTX_PROCNAME, SCRY_CTX_CPU_ID, SCRY_CTX_UID, SCRY_CTX_GID,
+			       SCRY_CTX_CGROUP_ID };
+		int cx = ctxs[rnd(7)];
 		if (cx == SCRY_CTX_PROCNAME) {
 			put_str_lit(lit, sizeof(lit), c->comm, strlen(c->comm), rnd(5));
 			snprintf(out, n, "$ctx.procname %s %s", rnd(2) ? "==" : "!=", lit);

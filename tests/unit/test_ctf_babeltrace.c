@@ -14,7 +14,7 @@
 #include "ctf_test_util.h"
 
 /* every fixed-size context (the call stacks' sequences: tests/e2e/test_callstack.py) */
-#define ALL_CTX   ((1ULL << SCRY_CTX_PERF_CPU) - 1)   /* up to time_ns: perf counters and call stacks in e2e */
+#define ALL_CTX   ((1ULL << SCRY_CTX_PERF_CPU) - 1)   /* up to cgroup_id: perf counters and call stacks in e2e */
 #define TS0       1000000ULL          /* first event: 1 ms after the clock's origin */
 #define N_CPU0    300
 #define N_CPU1    200
@@ -45,6 +45,7 @@ static const char *const PY_CHECK =
 "    assert int(c['pid']) == base and int(c['tid']) == base + 1, (cpu, i, c)\n"
 "    assert int(c['uts_ns']) == base + 18\n"
 "    assert int(c['vppid']) == base + 19 and int(c['time_ns']) == base + 34\n"
+"    assert int(c['cgroup_id']) == base + 35\n"
 "    assert int(c['interruptible']) == ((base + 21) & 0xff) - (256 if (base + 21) & 0x80 else 0)\n"
 "    assert int(c['migratable']) == (base + 24) & 0xff\n"
 "    assert str(c['hostname']) == str(c['procname'])\n"
@@ -271,7 +272,7 @@ static void test_babeltrace2_cli(void **state)
 			"net_ns = 1015, pid_ns = 1016, user_ns = 1017, uts_ns = 1018, vppid = 1019, "
 			"hostname = \"bash\", interruptible = -3, preemptible = 254, need_reschedule = 255, "
 			"migratable = 0, egid = 1025, sgid = 1026, suid = 1027, vuid = 1028, veuid = 1029, "
-			"vsuid = 1030, vgid = 1031, vegid = 1032, vsgid = 1033, time_ns = 1034 }, "
+			"vsuid = 1030, vgid = 1031, vegid = 1032, vsgid = 1033, time_ns = 1034, cgroup_id = 1035 }, "
 			"{ dfd = -100, filename = \"/etc/passwd\", flags = 577, mode = 420 }\n";
 
 		if (strncmp(o, first, strlen(first)) != 0) {

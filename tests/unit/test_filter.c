@@ -335,6 +335,35 @@ static void test_error_print(void **state)
 	free(buf);
 }
 
+/* $ctx.container (filter/container.c): what needs no container on the machine */
+static void test_containers(void **state)
+{
+	static const struct { const char *text, *msg; } bad[] = {
+		{ "$ctx.container == 1", "$ctx.container compares only with == or != against a string" },
+		{ "$ctx.container", "$ctx.container compares only with" },
+		{ "$ctx.container == $ctx.procname", "$ctx.container compares only with" },
+		{ "$ctx.pid == 1 && \"no such id*\" != $ctx.container", "no container's id matches 'no such id*'" },
+	};
+	struct filter_error e;
+	struct filter *f;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_non_null(f = filter_parse(bad[i].text, &e));
+		memset(&e, 0, sizeof(e));
+		assert_int_equal(filter_containers(f, &e), -1);
+		if (!strstr(e.msg, bad[i].msg))
+			fail_msg("%s: %s", bad[i].text, e.msg);
+		filter_free(f);
+	}
+	assert_non_null(f = filter_parse("$ctx.pid == 1 && a == \"x*\"", &e));   /* nothing to do */
+	assert_int_equal(filter_containers(f, &e), 0);
+	char buf[256];
+	size_t l = 0;
+	render(f, f->root, buf, sizeof(buf), &l);
+	assert_string_equal(buf, "(($ctx.pid == 1) && (a == \"x*\"g))");
+	filter_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -345,6 +374,7 @@ int main(void)
 		cmocka_unit_test(test_syntax_errors),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_error_print),
+		cmocka_unit_test(test_containers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

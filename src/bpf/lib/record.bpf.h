@@ -409,6 +409,11 @@ static __noinline __u32 write_head_ext(__u8 *b, __u32 pos, struct task_struct *t
 		}
 		if (c >= SCRY_CTX_CALLSTACK_KERNEL)   /* the last ones: write_callstack, by the caller */
 			break;
+		if (c == SCRY_CTX_CGROUP_ID) {     /* one helper call: the cgroup v2 id */
+			WR(__u64, b, pos, bpf_get_current_cgroup_id());
+			pos += 8;
+			continue;
+		}
 		if (c == SCRY_CTX_MIGRATABLE) {
 			WR(__u8, b, pos, migrate_disabled(t) <= own_migr);
 			pos += 1;
