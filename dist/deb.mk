@@ -35,4 +35,4 @@ deb: $(SKELS)
 	@ls -1 $(BUILD)/*.deb
 
 deb-test: deb
-	scripts/deb-test.sh $(BUILD)/scry_*.deb $(wildcard $(BUILD)/libscry*.deb)
+	scripts/deb-test.sh $(BUILD)/scry_*.deb $$(ls $(BUILD)/libscry*.deb 2>/dev/null)   # made by deb: listed after it ran
