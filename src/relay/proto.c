@@ -388,28 +388,35 @@ long relay_parse_version(const uint8_t *p, size_t len, uint32_t *major, uint32_t
 	return 8;
 }
 
-long relay_parse_create_session(const uint8_t *p, size_t len, uint64_t *id, uint32_t *ret, char *path,
-				size_t pathcap)
+/* A reply ending in a path: its length (a u32 at off) then its bytes, NUL-padded by the
+ * relay; the path copied into path (pathcap bytes, cut to fit).  The reply's size, 0 while
+ * incomplete, -EPROTO for a length past LTTNG_PATH_MAX. */
+static long parse_path_tail(const uint8_t *p, size_t len, size_t off, char *path, size_t pathcap)
 {
-	uint32_t plen;
+	uint32_t plen = rd32(p + off);
 
-	if (len < 16)
-		return 0;
-	*id = rd64(p);
-	*ret = rd32(p + 8);
-	plen = rd32(p + 12);
 	if (plen > 4096)                  /* LTTNG_PATH_MAX */
 		return -EPROTO;
-	if (len < 16 + (size_t)plen)
+	if (len < off + 4 + (size_t)plen)
 		return 0;
 	if (pathcap) {
 		size_t n = plen < pathcap ? plen : pathcap - 1;
 
-		memcpy(path, p + 16, n);
+		memcpy(path, p + off + 4, n);
 		path[n] = 0;
 		path[strnlen(path, n)] = 0;
 	}
-	return 16 + (long)plen;
+	return (long)(off + 4 + plen);
+}
+
+long relay_parse_create_session(const uint8_t *p, size_t len, uint64_t *id, uint32_t *ret, char *path,
+				size_t pathcap)
+{
+	if (len < 16)
+		return 0;
+	*id = rd64(p);
+	*ret = rd32(p + 8);
+	return parse_path_tail(p, len, 12, path, pathcap);
 }
 
 long relay_parse_add_stream(const uint8_t *p, size_t len, uint64_t *handle, uint32_t *ret)
@@ -431,24 +438,10 @@ long relay_parse_generic(const uint8_t *p, size_t len, uint32_t *ret)
 
 long relay_parse_close_chunk(const uint8_t *p, size_t len, uint32_t *ret, char *path, size_t pathcap)
 {
-	uint32_t plen;
-
 	if (len < 8)
 		return 0;
 	*ret = rd32(p);
-	plen = rd32(p + 4);
-	if (plen > 4096)                  /* LTTNG_PATH_MAX */
-		return -EPROTO;
-	if (len < 8 + (size_t)plen)
-		return 0;
-	if (pathcap) {
-		size_t n = plen < pathcap ? plen : pathcap - 1;
-
-		memcpy(path, p + 8, n);
-		path[n] = 0;
-		path[strnlen(path, n)] = 0;
-	}
-	return 8 + (long)plen;
+	return parse_path_tail(p, len, 4, path, pathcap);
 }
 
 long relay_parse_chunk_exists(const uint8_t *p, size_t len, uint32_t *ret, bool *exists)
