@@ -315,12 +315,7 @@ static int pend_packet(struct ctf_stream *s, uint64_t end)
 		s->npend++;
 	memcpy(s->pbuf[slot], s->buf, s->used);
 	s->plen[slot] = (uint32_t)s->used;
-	s->st.packets++;
-	s->seq++;
-	s->prev_end = end;
-	s->prev_discarded = s->discarded;
-	s->used = PKT_EVENTS_OFF;
-	s->pkt_events = 0;
+	next_packet(s, end);
 	return 0;
 }
 
