@@ -25,4 +25,12 @@ struct cli_opt {
 int cli_opts_parse(const struct cli_opt *t, size_t n, int argc, char **argv, void *args, const char *invalid,
 		   char *err, size_t errlen);
 
+/* As cli_opts_parse, for a command that names getopt's errors itself (strace's spellings):
+ * getopt prints nothing; an option not in the table gives "invalid option '-x' (see SEE)"
+ * (the letter getopt names, or the word as given), a missing argument "option 'WORD' needs
+ * an argument"; an option's function returning 1 ends the parse with 0 (--help).  glibc's
+ * state is restarted (optind 0), so a cluster a previous parse left is not resumed. */
+int cli_opts_parse_named(const struct cli_opt *t, size_t n, int argc, char **argv, void *args, const char *see,
+			 char *err, size_t errlen);
+
 #endif

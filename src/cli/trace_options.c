@@ -1,11 +1,13 @@
-/* trace_options.c — the `scry trace` command line (see trace_options.h): strace's options
- * into struct trace_opts (trace/options.h), the trackers and --filter into struct cli_track. */
+/* trace_options.c — the `scry trace` command line (see trace_options.h): strace's options,
+ * one table (cli/optable.h) of their spellings and the functions that apply them, into
+ * struct trace_opts (trace/options.h), the trackers and --filter into struct cli_track;
+ * then the checks of the options together. */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cli/optable.h"
 #include "cli/trace_options.h"
 #include "kernel/features.h"
 #include "trace/summary.h"
@@ -143,343 +145,321 @@ void trace_opts_usage(FILE *f)
 		"scry exits with the traced command's status.\n");
 }
 
+enum { OPT_NOFOLLOW = 256, OPT_TRACE, OPT_STATUS, OPT_SIGNAL, OPT_JSON, OPT_SNAPLEN, OPT_RECORD, OPT_FLOW, OPT_FETCH,
+       OPT_SECCOMP, OPT_DECODE_PIDS, OPT_HEX, OPT_QUIET, OPT_FF, OPT_DAEMONIZE };
+
+/* One parse's state: what the options fill, and the counts the checks after it need. */
+struct parse {
+	struct trace_opts *o;
+	struct cli_track *track;
+	const struct trace_names *names;
+	int nf, nq;
+	bool z, Z, sort_given;
+};
+
+/* The options that only set a flag or count a repeat (-tt, -yy, -xx, -qq, -DD). */
+static int set_flag(void *args, int key, const char *arg, char *err, size_t errlen)
+{
+	struct parse *p = args;
+	struct trace_opts *o = p->o;
+
+	switch (key) {
+	case 'f': o->follow = true; p->nf++; break;
+	case OPT_NOFOLLOW: o->follow = false; break;
+	case 'a': o->all = true; break;
+	case 'z': p->z = true; o->status = TRACE_ST_SUCCESSFUL; break;
+	case 'Z': p->Z = true; o->status = TRACE_ST_FAILED; break;
+	case 'T': o->durations = true; break;
+	case 't': if (o->tstamp < 3) o->tstamp++; break;
+	case 'r': o->relative = true; break;
+	case 'c': o->count = TRACE_COUNT_ONLY; break;
+	case 'k': o->stack = true; break;
+	case 'C': o->count = TRACE_COUNT_ALSO; break;
+	case 'w': o->wallclock = true; break;
+	case 'y': o->decode_fds++; break;
+	case 'v': o->verbose = true; break;
+	case OPT_JSON: o->json = true; break;
+	case 'h': o->help = true; return 1;
+	case 'x': if (o->xflag < 2) o->xflag++; break;
+	case 'q':    /* -q: attach; -qq: and exit; -qqq: all */
+		p->nq++;
+		o->quiet = p->nq == 1 ? TRACE_Q_ATTACH | TRACE_Q_PERSONALITY :
+			   p->nq == 2 ? TRACE_Q_ATTACH | TRACE_Q_PERSONALITY | TRACE_Q_EXIT : TRACE_Q_ALL;
+		break;
+	case 'i': o->show_ip = true; break;
+	case 'n': o->show_nr = true; break;
+	case 'A': o->append = true; break;
+	case OPT_FF: p->nf = 2; o->follow = true; break;
+	case 'D': case OPT_DAEMONIZE: o->detach_pgrp++; break;
+	case 'Y': o->decode_comm = true; break;
+	case OPT_SECCOMP: o->seccomp = true; break;
+	}
+	return 0;
+}
+
+/* The options that are strace's -e qualifiers: -e EXPR, and --trace, --status, --signal,
+ * --quiet (--silent), --decode-pids as -e trace=, status=, signal=, quiet=, decode-pids=. */
+static int set_qualifier(void *args, int key, const char *arg, char *err, size_t errlen)
+{
+	struct parse *p = args;
+	char buf[64], *q;
+	size_t n;
+	int rc;
+
+	switch (key) {    /* each an error as -1 (1 would end the parse as --help does) */
+	case 'e':
+		return trace_opts_qualifier(p->o, arg, p->names, err, errlen) ? -1 : 0;
+	case OPT_TRACE:
+		return trace_opts_set_trace(p->o, arg, p->names, err, errlen) ? -1 : 0;
+	case OPT_QUIET:
+		snprintf(buf, sizeof(buf), "quiet=%.56s", arg ? arg : "attach,personality");
+		return trace_opts_qualifier(p->o, buf, p->names, err, errlen) ? -1 : 0;
+	case OPT_DECODE_PIDS:
+		snprintf(buf, sizeof(buf), "decode-pids=%.48s", arg);
+		return trace_opts_qualifier(p->o, buf, p->names, err, errlen) ? -1 : 0;
+	}
+	snprintf(buf, sizeof(buf), "%s=", key == OPT_STATUS ? "status" : "signal");
+	n = strlen(buf) + strlen(arg) + 1;
+	if (!(q = malloc(n))) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	snprintf(q, n, "%s%s", buf, arg);
+	rc = trace_opts_qualifier(p->o, q, p->names, err, errlen);
+	free(q);
+	return rc ? -1 : 0;
+}
+
+/* -P PATH, -E VAR=VAL: repeatable, each kept. */
+static int set_list(void *args, int key, const char *arg, char *err, size_t errlen)
+{
+	struct trace_opts *o = ((struct parse *)args)->o;
+	const char ***v = key == 'P' ? &o->paths : (const char ***)&o->env;
+	size_t *n = key == 'P' ? &o->npaths : &o->nenv;
+	const char **nv;
+
+	if (!*arg || (key == 'E' && *arg == '=')) {
+		snprintf(err, errlen, "-%c needs %s", key, key == 'P' ? "a path" : "VAR=VAL or VAR");
+		return -1;
+	}
+	if (!(nv = realloc(*v, (*n + 1) * sizeof(*nv)))) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	*v = nv;
+	nv[(*n)++] = arg;
+	return 0;
+}
+
+/* -I N or its name. */
+static int set_interruptible(void *args, int key, const char *arg, char *err, size_t errlen)
+{
+	static const char *const iv[] = { "anywhere", "waiting", "never", "never_tstp" };
+	struct trace_opts *o = ((struct parse *)args)->o;
+	char *end;
+	long v = strtol(arg, &end, 10);
+
+	if (*arg && !*end && v >= 1 && v <= 4)
+		o->interruptible = (int)v;
+	for (int k = 0; k < 4; k++)
+		if (!strcmp(arg, iv[k]))
+			o->interruptible = k + 1;
+	if (!o->interruptible) {
+		snprintf(err, errlen, "invalid -I '%s' (expected 1-4, anywhere, waiting, never, never_tstp)", arg);
+		return -1;
+	}
+	return 0;
+}
+
+/* The options with a value of their own to check. */
+static int set_value(void *args, int key, const char *arg, char *err, size_t errlen)
+{
+	struct parse *p = args;
+	struct trace_opts *o = p->o;
+
+	switch (key) {
+	case 'p':
+		if (scry_parse_pids(arg, &o->pids, &o->npids)) {
+			snprintf(err, errlen, "invalid pid list '%s' (expected PID[,PID...])", arg);
+			return -1;
+		}
+		break;
+	case 's': {
+		char *end;
+		unsigned long v;
+
+		errno = 0;
+		v = strtoul(arg, &end, 10);
+		if (!*arg || *end || errno || v > INT_MAX || arg[0] == '-') {
+			snprintf(err, errlen, "invalid -s '%s' (expected a number of bytes)", arg);
+			return -1;
+		}
+		o->strsize = (unsigned)v;
+		break;
+	}
+	case 'o':
+		if (!*arg) {
+			snprintf(err, errlen, "-o needs a file name");
+			return -1;
+		}
+		o->outfile = arg;
+		break;
+	case 'S':
+		if (parse_sortby(arg, &o->sortby)) {
+			snprintf(err, errlen, "invalid sortby '%s' (expected time, avg_time, calls, errors, name, nothing)",
+				 arg);
+			return -1;
+		}
+		p->sort_given = true;
+		break;
+	case OPT_SNAPLEN:
+		if (scry_parse_size(arg, &o->snaplen) || o->snaplen > (1ULL << 30)) {
+			snprintf(err, errlen, "invalid --snaplen '%s' (expected bytes, e.g. 256, 4K, 1M)", arg);
+			return -1;
+		}
+		break;
+	case OPT_RECORD:
+		o->record_dir = arg;
+		break;
+	case OPT_FETCH:
+		if (!*arg) {
+			snprintf(err, errlen, "--fetch: expected VARIABLE->MEMBER[.MEMBER...] (comma-separated)");
+			return -1;
+		}
+		o->fetch = arg;
+		break;
+	case OPT_FLOW:
+		if (o->flow) {
+			snprintf(err, errlen, "--flow is given once (a glob takes several functions)");
+			return -1;
+		}
+		o->flow = !strncmp(arg, "uprobe:", 7) ? arg + 7 : arg;
+		if (!strchr(o->flow, ':')) {
+			snprintf(err, errlen, "--flow '%s': expected [uprobe:]PATH:GLOB", arg);
+			return -1;
+		}
+		break;
+	case OPT_HEX:
+		if (!arg || !strcmp(arg, "all"))
+			o->xflag = 2;
+		else if (!strcmp(arg, "non-ascii"))
+			o->xflag = 1;
+		else if (!strcmp(arg, "none"))
+			o->xflag = 0;
+		else {
+			snprintf(err, errlen, "invalid --strings-in-hex '%s' (expected all, non-ascii, none)", arg);
+			return -1;
+		}
+		break;
+	case 'X':
+		if (!strcmp(arg, "raw"))
+			o->xlat = TRACE_XLAT_RAW;
+		else if (!strcmp(arg, "abbrev"))
+			o->xlat = TRACE_XLAT_ABBREV;
+		else if (!strcmp(arg, "verbose"))
+			o->xlat = TRACE_XLAT_VERBOSE;
+		else {
+			snprintf(err, errlen, "invalid -X '%s' (expected raw, abbrev, verbose)", arg);
+			return -1;
+		}
+		break;
+	case 'u':
+		o->user = arg;
+		break;
+	case 'b':
+		if (strcmp(arg, "execve") && strcmp(arg, "execveat") && strcmp(arg, "%exec")) {
+			snprintf(err, errlen, "invalid -b '%s' (only execve is supported, as strace)", arg);
+			return -1;
+		}
+		o->detach_execve = true;
+		break;
+	case 'U':
+		o->columns = arg;
+		break;
+	}
+	return 0;
+}
+
+static int set_track(void *args, int key, const char *arg, char *err, size_t errlen)
+{
+	return cli_track_option(((struct parse *)args)->track, key, arg, err, errlen) ? -1 : 0;
+}
+
+/* strace's options, in getopt_long's order of old (the order decides nothing but is kept);
+ * short only: name NULL.  -D is a flag as a letter (-DDD counts), --daemonize[=N] takes an
+ * optional word, so the two are two entries. */
+static const struct cli_opt trace_optable[] = {
+	{ "follow", 'f', no_argument, set_flag },
+	{ "no-follow", OPT_NOFOLLOW, no_argument, set_flag },
+	{ "pid", 'p', required_argument, set_value },
+	{ "all", 'a', no_argument, set_flag },
+	{ "trace", OPT_TRACE, required_argument, set_qualifier },
+	{ "status", OPT_STATUS, required_argument, set_qualifier },
+	{ "signal", OPT_SIGNAL, required_argument, set_qualifier },
+	{ "successful-only", 'z', no_argument, set_flag },
+	{ "failed-only", 'Z', no_argument, set_flag },
+	{ "syscall-times", 'T', no_argument, set_flag },
+	{ "relative-timestamps", 'r', no_argument, set_flag },
+	{ "string-limit", 's', required_argument, set_value },
+	{ "output", 'o', required_argument, set_value },
+	{ "summary-only", 'c', no_argument, set_flag },
+	{ "summary", 'C', no_argument, set_flag },
+	{ "summary-sort-by", 'S', required_argument, set_value },
+	{ "summary-wall-clock", 'w', no_argument, set_flag },
+	{ "decode-fds", 'y', no_argument, set_flag },
+	{ "no-abbrev", 'v', no_argument, set_flag },
+	{ "stack-trace", 'k', no_argument, set_flag },
+	{ "json", OPT_JSON, no_argument, set_flag },
+	{ "snaplen", OPT_SNAPLEN, required_argument, set_value },
+	{ "fetch", OPT_FETCH, required_argument, set_value },
+	{ "record", OPT_RECORD, required_argument, set_value },
+	{ "flow", OPT_FLOW, required_argument, set_value },
+	{ "help", 'h', no_argument, set_flag },
+	{ "strings-in-hex", OPT_HEX, optional_argument, set_value },
+	{ "const-print-style", 'X', required_argument, set_value },
+	{ "trace-path", 'P', required_argument, set_list },
+	{ "quiet", OPT_QUIET, optional_argument, set_qualifier },
+	{ "silent", OPT_QUIET, optional_argument, set_qualifier },
+	{ "instruction-pointer", 'i', no_argument, set_flag },
+	{ "syscall-number", 'n', no_argument, set_flag },
+	{ "output-append-mode", 'A', no_argument, set_flag },
+	{ "output-separately", OPT_FF, no_argument, set_flag },
+	{ "env", 'E', required_argument, set_list },
+	{ "user", 'u', required_argument, set_value },
+	{ "daemonize", OPT_DAEMONIZE, optional_argument, set_flag },
+	{ "interruptible", 'I', required_argument, set_interruptible },
+	{ "detach-on", 'b', required_argument, set_value },
+	{ "summary-columns", 'U', required_argument, set_value },
+	{ "decode-pids", OPT_DECODE_PIDS, required_argument, set_qualifier },
+	{ "seccomp-bpf", OPT_SECCOMP, no_argument, set_flag },
+	CLI_TRACK_OPTS(set_track),
+	{ NULL, 'e', required_argument, set_qualifier },
+	{ NULL, 't', no_argument, set_flag },
+	{ NULL, 'x', no_argument, set_flag },
+	{ NULL, 'q', no_argument, set_flag },
+	{ NULL, 'D', no_argument, set_flag },
+	{ NULL, 'Y', no_argument, set_flag },
+};
+
 int trace_opts_parse(struct trace_opts *o, struct cli_track *track, int argc, char **argv,
 		     const struct trace_names *names, char *err, size_t errlen)
 {
-	enum { OPT_NOFOLLOW = 256, OPT_TRACE, OPT_STATUS, OPT_SIGNAL, OPT_JSON, OPT_SNAPLEN, OPT_RECORD, OPT_FLOW, OPT_FETCH,
-	       OPT_SECCOMP, OPT_DECODE_PIDS, OPT_HEX, OPT_QUIET, OPT_FF };
-	static const struct option longopts[] = {
-		{ "follow", no_argument, NULL, 'f' },
-		{ "no-follow", no_argument, NULL, OPT_NOFOLLOW },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "all", no_argument, NULL, 'a' },
-		{ "trace", required_argument, NULL, OPT_TRACE },
-		{ "status", required_argument, NULL, OPT_STATUS },
-		{ "signal", required_argument, NULL, OPT_SIGNAL },
-		{ "successful-only", no_argument, NULL, 'z' },
-		{ "failed-only", no_argument, NULL, 'Z' },
-		{ "syscall-times", no_argument, NULL, 'T' },
-		{ "relative-timestamps", no_argument, NULL, 'r' },
-		{ "string-limit", required_argument, NULL, 's' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "summary-only", no_argument, NULL, 'c' },
-		{ "summary", no_argument, NULL, 'C' },
-		{ "summary-sort-by", required_argument, NULL, 'S' },
-		{ "summary-wall-clock", no_argument, NULL, 'w' },
-		{ "decode-fds", no_argument, NULL, 'y' },
-		{ "no-abbrev", no_argument, NULL, 'v' },
-		{ "stack-trace", no_argument, NULL, 'k' },
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "snaplen", required_argument, NULL, OPT_SNAPLEN },
-		{ "fetch", required_argument, NULL, OPT_FETCH },
-		{ "record", required_argument, NULL, OPT_RECORD },
-		{ "flow", required_argument, NULL, OPT_FLOW },
-		{ "help", no_argument, NULL, 'h' },
-		{ "strings-in-hex", optional_argument, NULL, OPT_HEX },
-		{ "const-print-style", required_argument, NULL, 'X' },
-		{ "trace-path", required_argument, NULL, 'P' },
-		{ "quiet", optional_argument, NULL, OPT_QUIET },
-		{ "silent", optional_argument, NULL, OPT_QUIET },
-		{ "instruction-pointer", no_argument, NULL, 'i' },
-		{ "syscall-number", no_argument, NULL, 'n' },
-		{ "output-append-mode", no_argument, NULL, 'A' },
-		{ "output-separately", no_argument, NULL, OPT_FF },
-		{ "env", required_argument, NULL, 'E' },
-		{ "user", required_argument, NULL, 'u' },
-		{ "daemonize", optional_argument, NULL, 'D' },
-		{ "interruptible", required_argument, NULL, 'I' },
-		{ "detach-on", required_argument, NULL, 'b' },
-		{ "summary-columns", required_argument, NULL, 'U' },
-		{ "decode-pids", required_argument, NULL, OPT_DECODE_PIDS },
-		{ "seccomp-bpf", no_argument, NULL, OPT_SECCOMP },
-		CLI_TRACK_LONGOPTS,
-		{ 0 },
-	};
-	int opt, nf = 0, nq = 0;
-	bool z = false, Z = false, sort_given = false;
-	char buf[64];
+	struct parse p = { .o = o, .track = track, .names = names };
 
 	memset(track, 0, sizeof(*track));
 	trace_opts_init(o);
-	optind = 0;      /* 0: glibc re-initializes its state (clustered options of a previous parse) */
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+:fp:ae:zZTtrs:o:cCS:wyvkhxX:P:qinAE:u:DI:b:U:Y", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'f':
-			o->follow = true;
-			nf++;
-			break;
-		case OPT_NOFOLLOW:
-			o->follow = false;
-			break;
-		case 'p':
-			if (scry_parse_pids(optarg, &o->pids, &o->npids)) {
-				snprintf(err, errlen, "invalid pid list '%s' (expected PID[,PID...])", optarg);
-				return -1;
-			}
-			break;
-		case 'a':
-			o->all = true;
-			break;
-		case 'e':
-			if (trace_opts_qualifier(o, optarg, names, err, errlen))
-				return -1;
-			break;
-		case OPT_TRACE:
-			if (trace_opts_set_trace(o, optarg, names, err, errlen))
-				return -1;
-			break;
-		case OPT_STATUS:
-		case OPT_SIGNAL:
-			snprintf(buf, sizeof(buf), "%s=", opt == OPT_STATUS ? "status" : "signal");
-			{
-				size_t n = strlen(buf) + strlen(optarg) + 1;
-				char *q = malloc(n);
-				int rc;
-
-				if (!q) {
-					snprintf(err, errlen, "out of memory");
-					return -1;
-				}
-				snprintf(q, n, "%s%s", buf, optarg);
-				rc = trace_opts_qualifier(o, q, names, err, errlen);
-				free(q);
-				if (rc)
-					return -1;
-			}
-			break;
-		case 'z':
-			z = true;
-			o->status = TRACE_ST_SUCCESSFUL;
-			break;
-		case 'Z':
-			Z = true;
-			o->status = TRACE_ST_FAILED;
-			break;
-		case 'T':
-			o->durations = true;
-			break;
-		case 't':
-			if (o->tstamp < 3)
-				o->tstamp++;
-			break;
-		case 'r':
-			o->relative = true;
-			break;
-		case 's': {
-			char *end;
-			unsigned long v;
-
-			errno = 0;
-			v = strtoul(optarg, &end, 10);
-			if (!*optarg || *end || errno || v > INT_MAX || optarg[0] == '-') {
-				snprintf(err, errlen, "invalid -s '%s' (expected a number of bytes)", optarg);
-				return -1;
-			}
-			o->strsize = (unsigned)v;
-			break;
-		}
-		case 'o':
-			if (!*optarg) {
-				snprintf(err, errlen, "-o needs a file name");
-				return -1;
-			}
-			o->outfile = optarg;
-			break;
-		case 'c':
-			o->count = TRACE_COUNT_ONLY;
-			break;
-		case 'k':
-			o->stack = true;
-			break;
-		case 'C':
-			o->count = TRACE_COUNT_ALSO;
-			break;
-		case 'S':
-			if (parse_sortby(optarg, &o->sortby)) {
-				snprintf(err, errlen, "invalid sortby '%s' (expected time, avg_time, calls, errors, name, nothing)",
-					 optarg);
-				return -1;
-			}
-			sort_given = true;
-			break;
-		case 'w':
-			o->wallclock = true;
-			break;
-		case 'y':
-			o->decode_fds++;
-			break;
-		case 'v':
-			o->verbose = true;
-			break;
-		case OPT_JSON:
-			o->json = true;
-			break;
-		case OPT_SNAPLEN:
-			if (scry_parse_size(optarg, &o->snaplen) || o->snaplen > (1ULL << 30)) {
-				snprintf(err, errlen, "invalid --snaplen '%s' (expected bytes, e.g. 256, 4K, 1M)", optarg);
-				return -1;
-			}
-			break;
-		case OPT_RECORD:
-			o->record_dir = optarg;
-			break;
-		case OPT_FETCH:
-			if (!*optarg) {
-				snprintf(err, errlen, "--fetch: expected VARIABLE->MEMBER[.MEMBER...] (comma-separated)");
-				return -1;
-			}
-			o->fetch = optarg;
-			break;
-		case OPT_FLOW:
-			if (o->flow) {
-				snprintf(err, errlen, "--flow is given once (a glob takes several functions)");
-				return -1;
-			}
-			o->flow = !strncmp(optarg, "uprobe:", 7) ? optarg + 7 : optarg;
-			if (!strchr(o->flow, ':')) {
-				snprintf(err, errlen, "--flow '%s': expected [uprobe:]PATH:GLOB", optarg);
-				return -1;
-			}
-			break;
-		case 'h':
-			o->help = true;
-			return 0;
-		case 'x':
-			if (o->xflag < 2)
-				o->xflag++;
-			break;
-		case OPT_HEX:
-			if (!optarg || !strcmp(optarg, "all"))
-				o->xflag = 2;
-			else if (!strcmp(optarg, "non-ascii"))
-				o->xflag = 1;
-			else if (!strcmp(optarg, "none"))
-				o->xflag = 0;
-			else {
-				snprintf(err, errlen, "invalid --strings-in-hex '%s' (expected all, non-ascii, none)", optarg);
-				return -1;
-			}
-			break;
-		case 'X':
-			if (!strcmp(optarg, "raw"))
-				o->xlat = TRACE_XLAT_RAW;
-			else if (!strcmp(optarg, "abbrev"))
-				o->xlat = TRACE_XLAT_ABBREV;
-			else if (!strcmp(optarg, "verbose"))
-				o->xlat = TRACE_XLAT_VERBOSE;
-			else {
-				snprintf(err, errlen, "invalid -X '%s' (expected raw, abbrev, verbose)", optarg);
-				return -1;
-			}
-			break;
-		case 'P':
-		case 'E': {
-			const char ***v = opt == 'P' ? &o->paths : (const char ***)&o->env;
-			size_t *n = opt == 'P' ? &o->npaths : &o->nenv;
-			const char **nv;
-
-			if (!*optarg || (opt == 'E' && *optarg == '=')) {
-				snprintf(err, errlen, "-%c needs %s", opt, opt == 'P' ? "a path" : "VAR=VAL or VAR");
-				return -1;
-			}
-			if (!(nv = realloc(*v, (*n + 1) * sizeof(*nv)))) {
-				snprintf(err, errlen, "out of memory");
-				return -1;
-			}
-			*v = nv;
-			nv[(*n)++] = optarg;
-			break;
-		}
-		case 'q':    /* -q: attach; -qq: and exit; -qqq: all */
-			nq++;
-			o->quiet = nq == 1 ? TRACE_Q_ATTACH | TRACE_Q_PERSONALITY :
-				   nq == 2 ? TRACE_Q_ATTACH | TRACE_Q_PERSONALITY | TRACE_Q_EXIT : TRACE_Q_ALL;
-			break;
-		case OPT_QUIET:
-			snprintf(buf, sizeof(buf), "quiet=%.56s", optarg ? optarg : "attach,personality");
-			if (trace_opts_qualifier(o, buf, names, err, errlen))
-				return -1;
-			break;
-		case 'i':
-			o->show_ip = true;
-			break;
-		case 'n':
-			o->show_nr = true;
-			break;
-		case 'A':
-			o->append = true;
-			break;
-		case OPT_FF:
-			nf = 2;
-			o->follow = true;
-			break;
-		case 'u':
-			o->user = optarg;
-			break;
-		case 'D':
-			o->detach_pgrp++;
-			break;
-		case 'I': {
-			static const char *const iv[] = { "anywhere", "waiting", "never", "never_tstp" };
-			char *end;
-			long v = strtol(optarg, &end, 10);
-
-			if (*optarg && !*end && v >= 1 && v <= 4)
-				o->interruptible = (int)v;
-			for (int k = 0; k < 4; k++)
-				if (!strcmp(optarg, iv[k]))
-					o->interruptible = k + 1;
-			if (!o->interruptible) {
-				snprintf(err, errlen, "invalid -I '%s' (expected 1-4, anywhere, waiting, never, never_tstp)",
-					 optarg);
-				return -1;
-			}
-			break;
-		}
-		case 'b':
-			if (strcmp(optarg, "execve") && strcmp(optarg, "execveat") && strcmp(optarg, "%exec")) {
-				snprintf(err, errlen, "invalid -b '%s' (only execve is supported, as strace)", optarg);
-				return -1;
-			}
-			o->detach_execve = true;
-			break;
-		case 'U':
-			o->columns = optarg;
-			break;
-		case 'Y':
-			o->decode_comm = true;
-			break;
-		case OPT_DECODE_PIDS:
-			snprintf(buf, sizeof(buf), "decode-pids=%.48s", optarg);
-			if (trace_opts_qualifier(o, buf, names, err, errlen))
-				return -1;
-			break;
-		case OPT_SECCOMP:
-			o->seccomp = true;
-			break;
-		CLI_TRACK_CASES:
-			if (cli_track_option(track, opt, optarg, err, errlen))
-				return -1;
-			break;
-		case ':':
-			snprintf(err, errlen, "option '%s' needs an argument", argv[optind - 1]);
-			return -1;
-		default:
-			if (optopt && optopt < 256)
-				snprintf(err, errlen, "invalid option '-%c' (see scry trace --help)", optopt);
-			else
-				snprintf(err, errlen, "invalid option '%s' (see scry trace --help)", argv[optind - 1]);
-			return -1;
-		}
-	}
+	if (cli_opts_parse_named(trace_optable, sizeof(trace_optable) / sizeof(trace_optable[0]), argc, argv, &p,
+				 "scry trace --help", err, errlen))
+		return -1;
+	if (o->help)
+		return 0;
 	if (optind < argc)
 		o->cmd = &argv[optind];
 
 	/* --flow alone shows the call tree only */
 	if (o->flow && !o->trace_given && trace_opts_set_trace(o, "none", names, err, errlen))
 		return -1;
-	if (z && Z) {
+	if (p.z && p.Z) {
 		snprintf(err, errlen, "-z (successful calls only) and -Z (failed calls only) exclude each other");
 		return -1;
 	}
@@ -492,7 +472,7 @@ int trace_opts_parse(struct trace_opts *o, struct cli_track *track, int argc, ch
 			 o->count == TRACE_COUNT_ONLY ? 'c' : 'C');
 		return -1;
 	}
-	o->per_pid_files = nf > 1 && o->outfile;   /* -ff without -o is -f, as strace */
+	o->per_pid_files = p.nf > 1 && o->outfile;   /* -ff without -o is -f, as strace */
 	if (o->inject) {
 		inject_refusal(o->inject, err, errlen);
 		return -1;
@@ -556,7 +536,7 @@ int trace_opts_parse(struct trace_opts *o, struct cli_track *track, int argc, ch
 	}
 	if (o->json && (o->tstamp || o->relative || o->durations))
 		warn(o, "-t, -r and -T have no effect with --json (each line has ts and duration_ns)");
-	if (!o->count && sort_given)
+	if (!o->count && p.sort_given)
 		warn(o, "-S has no effect without -c or -C");
 	if (!o->count && o->wallclock)
 		warn(o, "-w has no effect without -c or -C");

@@ -1,7 +1,8 @@
 /* test_optable.c — options parsed by their table (src/cli/optable.c): long and short
  * spellings (glued, separate, --name=value, unambiguous prefixes), optional arguments, the
  * parse stopping at the first operand and at "--", an option outside the table refused with
- * the caller's message, and the first error of an option's function returned as it is. */
+ * the caller's message, and the first error of an option's function returned as it is; the
+ * named variant (scry trace's) with getopt's errors spelled out and --help ending the parse. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -100,12 +101,68 @@ static void test_refused(void **state)
 	opterr = 1;
 }
 
+static int stop(void *args, int key, const char *arg, char *err, size_t errlen)
+{
+	((struct seen *)args)->calls++;
+	return 1;
+}
+
+static const struct cli_opt named_opts[] = {
+	{ "output", 'o', required_argument, note },
+	{ "all", 'a', no_argument, note },
+	{ "help", 'h', no_argument, stop },
+	{ "daemonize", 302, optional_argument, note },
+	{ NULL, 'D', no_argument, note },
+};
+
+/* cli_opts_parse_named: getopt's errors named as strace's spellings need them, a function's
+ * 1 ending the parse with 0, a letter and a long word of one meaning as two entries. */
+static int parse_named(struct seen *s, char *err, int argc, char **argv)
+{
+	memset(s, 0, sizeof(*s));
+	err[0] = '\0';
+	return cli_opts_parse_named(named_opts, sizeof(named_opts) / sizeof(named_opts[0]), argc, argv, s,
+				    "cmd --help", err, 128);
+}
+
+static void test_named(void **state)
+{
+	char *letter[] = { "cmd", "-aQ", NULL };
+	char *word[] = { "cmd", "--nope", NULL };
+	char *noarg[] = { "cmd", "--all=1", NULL };
+	char *missing[] = { "cmd", "-ao", NULL };
+	char *missing_long[] = { "cmd", "--output", NULL };
+	char *help[] = { "cmd", "-ahQ", NULL };
+	char *after[] = { "cmd", "-DDD", "--daemonize=2", "--daemonize", "x", NULL };
+	struct seen s;
+	char err[128];
+
+	assert_int_equal(parse_named(&s, err, 2, letter), -EINVAL);
+	assert_string_equal(err, "invalid option '-Q' (see cmd --help)");
+	assert_int_equal(parse_named(&s, err, 2, word), -EINVAL);
+	assert_string_equal(err, "invalid option '--nope' (see cmd --help)");
+	assert_int_equal(parse_named(&s, err, 2, noarg), -EINVAL);
+	assert_string_equal(err, "invalid option '-a' (see cmd --help)");   /* getopt names its letter */
+	assert_int_equal(parse_named(&s, err, 2, missing), -EINVAL);
+	assert_string_equal(err, "option '-ao' needs an argument");
+	assert_int_equal(parse_named(&s, err, 2, missing_long), -EINVAL);
+	assert_string_equal(err, "option '--output' needs an argument");
+	assert_int_equal(parse_named(&s, err, 2, help), 0);
+	assert_string_equal(s.log, "a-");           /* ended at -h: "Q" not read */
+	assert_int_equal(s.calls, 2);
+	assert_int_equal(parse_named(&s, err, 5, after), 0);   /* the "Q" left is not resumed */
+	assert_string_equal(s.log, "D- D- D- #2 #-");
+	assert_int_equal(optind, 4);
+	assert_string_equal(err, "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_spellings),
 		cmocka_unit_test(test_double_dash),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_named),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

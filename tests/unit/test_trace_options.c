@@ -450,6 +450,79 @@ static void test_bad_options(void **state)
 	}
 }
 
+/* The spellings the option table (src/cli/optable.c) must keep as getopt's switch had them:
+ * counted clusters, -D a flag but --daemonize[=N] a word, prefixes, getopt's own errors
+ * named (messages as scry before the table printed them), --help ending the parse. */
+static void test_table_spellings(void **state)
+{
+	static const struct {
+		const char *args[4];
+		const char *err;
+	} bad[] = {
+		{ { "--follow=1", "ls" }, "invalid option '-f' (see scry trace --help)" },
+		{ { "--help=1" }, "invalid option '-h' (see scry trace --help)" },
+		{ { "--json=1", "ls" }, "invalid option '--json=1' (see scry trace --help)" },
+		{ { "--outp", "x", "ls" }, "invalid option '--outp' (see scry trace --help)" },
+		{ { "-yyQ" }, "invalid option '-Q' (see scry trace --help)" },
+		{ { "-Qh" }, "invalid option '-Q' (see scry trace --help)" },
+		{ { "-ts" }, "option '-ts' needs an argument" },
+		{ { "--pid" }, "option '--pid' needs an argument" },
+		{ { "--track-pid" }, "option '--track-pid' needs an argument" },
+		{ { "--status=bogus", "ls" }, "invalid status 'bogus' (expected successful, failed, unfinished, "
+					      "unavailable, detached, all, none)" },
+		{ { "--daemonize" }, "-D applies to a command scry starts (none given)" },
+		{ { "-E", "=x", "ls" }, "-E needs VAR=VAL or VAR" },
+		{ { "-P", "", "ls" }, "-P needs a path" },
+	};
+	struct trace_opts o;
+	char err[256];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *argv[6] = { "trace" };
+		int argc = 1;
+
+		while (argc <= 4 && bad[i].args[argc - 1])
+			argv[argc] = (char *)bad[i].args[argc - 1], argc++;
+		err[0] = '\0';
+		assert_int_equal(trace_opts_parse(&o, &track, argc, argv, &names, err, sizeof(err)), -1);
+		assert_string_equal(err, bad[i].err);
+		trace_opts_free(&o);
+		cli_track_free(&track);
+	}
+
+	assert_int_equal(parse(&o, err, "-DDD", "-yy", "-xxx", "-tttt", "-qqq", "ls", NULL), 0);
+	assert_int_equal(o.detach_pgrp, 3);     /* -D a flag: "DD" is not its argument */
+	assert_int_equal(o.decode_fds, 2);
+	assert_int_equal(o.xflag, 2);           /* capped at -xx */
+	assert_int_equal(o.tstamp, 3);          /* capped at -ttt */
+	assert_int_equal(o.quiet, TRACE_Q_ALL);
+	trace_opts_free(&o);
+	assert_int_equal(parse(&o, err, "--daemonize=2", "--foll", "--strings-in-hex", "ls", NULL), 0);
+	assert_int_equal(o.detach_pgrp, 1);
+	assert_true(o.follow);                  /* an unambiguous prefix */
+	assert_int_equal(o.xflag, 2);
+	trace_opts_free(&o);
+	assert_int_equal(parse(&o, err, "-ff", "-o", "f", "ls", NULL), 0);
+	assert_true(o.per_pid_files);
+	trace_opts_free(&o);
+	assert_int_equal(parse(&o, err, "-ff", "ls", NULL), 0);
+	assert_false(o.per_pid_files);          /* -ff without -o is -f */
+	assert_true(o.follow);
+	trace_opts_free(&o);
+
+	/* --help ends the parse: what follows it is not read, not even a bad option */
+	assert_int_equal(parse(&o, err, "-hxQ", NULL), 0);
+	assert_true(o.help);
+	assert_int_equal(o.xflag, 0);
+	trace_opts_free(&o);
+	/* and the cluster it left ("xQ") is not resumed by the next parse */
+	assert_int_equal(parse(&o, err, "-T", "ls", NULL), 0);
+	assert_int_equal(o.xflag, 0);
+	assert_true(o.durations);
+	assert_false(o.help);
+	trace_opts_free(&o);
+}
+
 static void test_classes(void **state)
 {
 	assert_true(trace_syscall_classes("openat") & TRACE_FILE);
@@ -503,6 +576,7 @@ int main(void)
 		cmocka_unit_test(test_output_options),
 		cmocka_unit_test(test_strace_options),
 		cmocka_unit_test(test_bad_options),
+		cmocka_unit_test(test_table_spellings),
 		cmocka_unit_test(test_classes),
 	};
 
