@@ -239,9 +239,11 @@ unit: $(UNIT_BINS)
 e2e: all
 	$(PYTHON) -m pytest -q --durations=25 tests/e2e
 
-# Userspace under ASan/UBSan: unit tests rebuilt in their own tree.
+# Userspace under ASan/UBSan: unit tests rebuilt in their own tree (the BPF objects, which no
+# C flag changes, taken from $(BUILD) when it has them: scripts/seed-bpf.sh).
 sanitize:
-	$(MAKE) BUILD=build-asan CC=clang CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" unit
+	@scripts/seed-bpf.sh $(BUILD) build-asan
+	$(MAKE) -j2 BUILD=build-asan CC=clang CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" unit
 
 valgrind: $(UNIT_BINS)
 	@scripts/run-unit.sh --valgrind $(UNIT_BINS)
@@ -258,7 +260,8 @@ check-abi: $(LIBSCRY)
 
 test: deps
 	$(MAKE) check-layers
-	$(MAKE) all unit
+	$(MAKE) -j2 all
+	$(MAKE) unit
 	$(MAKE) check-abi
 	$(MAKE) sanitize
 	$(MAKE) valgrind

@@ -21,7 +21,8 @@ if (($# == 0)); then
 fi
 
 echo "== building $OUT/libscry.a for fuzzing"
-if ! make -s BUILD=$OUT CC=clang CFLAGS="$LIB_CFLAGS" $OUT/libscry.a; then
+scripts/seed-bpf.sh build $OUT
+if ! make -s -j2 BUILD=$OUT CC=clang CFLAGS="$LIB_CFLAGS" $OUT/libscry.a; then
 	echo "fuzz.sh: building $OUT/libscry.a failed" >&2
 	echo "fuzz: 0 passed, $# failed"
 	exit 1
