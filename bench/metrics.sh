@@ -32,14 +32,7 @@ SCRY=./scry
 BG_PID=""
 STATS_SAVED=$(cat /proc/sys/kernel/bpf_stats_enabled)
 
-stop_bg() {
-	[[ -n "$BG_PID" ]] || return 0
-	kill -INT "$BG_PID" 2>/dev/null
-	for _ in $(seq 100); do kill -0 "$BG_PID" 2>/dev/null || break; sleep 0.1; done
-	kill -KILL "$BG_PID" 2>/dev/null
-	wait "$BG_PID" 2>/dev/null
-	BG_PID=""
-}
+. "$(dirname "$0")/lib.sh"   # stop_bg
 FLOOR_PID=""
 cleanup() { stop_bg; [[ -n "$FLOOR_PID" ]] && kill "$FLOOR_PID" 2>/dev/null; echo "$STATS_SAVED" > /proc/sys/kernel/bpf_stats_enabled; rm -rf "$WORK"; }
 trap cleanup EXIT

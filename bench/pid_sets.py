@@ -13,7 +13,6 @@ BENCH_PIDSET_ROUNDS (5) interleaved rounds of each case:
 A set for the loop is given before it starts: a shell waits for a line, then execs the loop
 (the same pid)."""
 import ctypes
-import json
 import os
 import shutil
 import statistics
@@ -21,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from bpfprogs import prog_ids
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCRY = os.path.join(ROOT, "scry")
@@ -29,11 +29,6 @@ CALLS = int(os.environ.get("BENCH_PIDSET_CALLS", "2000000"))
 ROUNDS = int(os.environ.get("BENCH_PIDSET_ROUNDS", "5"))
 CPU = os.environ.get("BENCH_CPU", str(os.cpu_count() - 1))
 CASES = ("no set", "sets elsewhere", "other's set", "own set", "everyone")
-
-
-def prog_ids():
-    out = subprocess.run(["bpftool", "prog", "show", "-j"], capture_output=True, text=True).stdout
-    return {p["id"]: p for p in json.loads(out)}
 
 
 def runs(ids):

@@ -34,14 +34,7 @@ SCRY=${SCRY:-./scry}   # another build to compare: SCRY=path
 BG_PID="" FOLLOWED=""
 STATS_SAVED=$(cat /proc/sys/kernel/bpf_stats_enabled)
 
-stop_bg() {
-	[[ -n "$BG_PID" ]] || return 0
-	kill -INT "$BG_PID" 2>/dev/null
-	for _ in $(seq 100); do kill -0 "$BG_PID" 2>/dev/null || break; sleep 0.1; done
-	kill -KILL "$BG_PID" 2>/dev/null
-	wait "$BG_PID" 2>/dev/null
-	BG_PID=""
-}
+. "$(dirname "$0")/lib.sh"   # stop_bg
 cleanup() {
 	stop_bg
 	[[ -n "$FOLLOWED" ]] && kill "$FOLLOWED" 2>/dev/null

@@ -15,7 +15,6 @@ BENCH_RULES_ROUNDS (5) interleaved rounds of each case:
                          `enable-event --filter`), when set
 Every case records the loop's getppid entries (and exits, in the unfiltered case)."""
 import ctypes
-import json
 import os
 import shutil
 import statistics
@@ -23,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from bpfprogs import held, prog_ids
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCRY = os.path.join(ROOT, "scry")
@@ -40,24 +40,6 @@ if BASE:
     CASES["no filter (base)"] = (BASE, [None])
     CASES["session filter (base)"] = (BASE, ["$ctx.tid > 0"])
 PROGS = ("scry_filter", "scry_sys_enter_btf")
-
-
-def prog_ids():
-    out = subprocess.run(["bpftool", "prog", "show", "-j"], capture_output=True, text=True).stdout
-    return {p["id"]: p for p in json.loads(out)}
-
-
-def held(pid):
-    """The ids of the BPF programs process pid holds (its descriptors' fdinfo)."""
-    out = set()
-    for fd in os.listdir(f"/proc/{pid}/fdinfo"):
-        try:
-            for line in open(f"/proc/{pid}/fdinfo/{fd}"):
-                if line.startswith("prog_id:"):
-                    out.add(int(line.split()[1]))
-        except OSError:
-            pass
-    return out
 
 
 def runs(ids, daemon):

@@ -44,14 +44,7 @@ SCRY=./scry
 BG_PID=""            # the background tracer currently running
 FTRACE_SAVED=""      # "enable tracing_on" saved before enabling ftrace
 
-stop_bg() {
-	[[ -n "$BG_PID" ]] || return 0
-	kill -INT "$BG_PID" 2>/dev/null
-	for _ in $(seq 100); do kill -0 "$BG_PID" 2>/dev/null || break; sleep 0.1; done
-	kill -KILL "$BG_PID" 2>/dev/null
-	wait "$BG_PID" 2>/dev/null
-	BG_PID=""
-}
+. "$(dirname "$0")/lib.sh"   # stop_bg
 
 ftrace_restore() {
 	[[ -n "$FTRACE_SAVED" ]] || return 0

@@ -12,7 +12,6 @@ and, with BENCH_BASE_SCRY (a build of the branch before), the same two cases by 
 records only the switches into or out of PID).  BENCH_SCHED_ROUNDS (3) interleaved rounds of
 BENCH_SCHED_SECONDS (2) each, medians.  The machine's own switches are the workload."""
 import ctypes
-import json
 import os
 import shutil
 import signal
@@ -21,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from bpfprogs import held, prog_ids
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCRY = os.path.join(ROOT, "scry")
@@ -30,41 +30,23 @@ SECONDS = os.environ.get("BENCH_SCHED_SECONDS", "2")
 EVENTS = "sched:sched_switch,sched:sched_wakeup"
 
 
-def progs():
-    out = subprocess.run(["bpftool", "prog", "show", "-j"], capture_output=True, text=True).stdout
-    return {p["id"]: p for p in json.loads(out or "[]")}
-
-
-def held(pid):
-    """The ids of the BPF programs process pid holds (its descriptors' fdinfo)."""
-    out = set()
-    for fd in os.listdir(f"/proc/{pid}/fdinfo"):
-        try:
-            for line in open(f"/proc/{pid}/fdinfo/{fd}"):
-                if line.startswith("prog_id:"):
-                    out.add(int(line.split()[1]))
-        except OSError:
-            pass
-    return out
-
-
 def held_run(binary, target, tmp):
     """(scry_tp's ns per run, events written per second) over SECONDS of a recording, its
     program's stats read while it runs (other tracers' programs left out: new ids only)."""
-    before = set(progs())
+    before = set(prog_ids())
     p = subprocess.Popen([binary, "record", "-q", *target, "-e", EVENTS, "-o", f"{tmp}/held"],
                          stderr=subprocess.PIPE, text=True)
     try:
         ids = []
         for _ in range(100):
             mine = held(p.pid)
-            ids = [i for i, q in progs().items() if i in mine and i not in before and q["name"] == "scry_tp"]
+            ids = [i for i, q in prog_ids().items() if i in mine and i not in before and q["name"] == "scry_tp"]
             if ids:
                 break
             time.sleep(0.1)
-        a = progs()
+        a = prog_ids()
         time.sleep(float(SECONDS))
-        b = progs()
+        b = prog_ids()
         cnt = sum(b[i].get("run_cnt", 0) - a[i].get("run_cnt", 0) for i in ids if i in a and i in b)
         tns = sum(b[i].get("run_time_ns", 0) - a[i].get("run_time_ns", 0) for i in ids if i in a and i in b)
     finally:
