@@ -33,34 +33,45 @@ static int read_net_output(struct rd *r, xmlNodePtr no, struct relay_url *relay,
 	return (*dir = strdup(u)) ? 0 : -ENOMEM;
 }
 
-static int read_output(struct rd *r, xmlNodePtr out, char **dir, struct relay_url *relay, bool *has_relay)
+/* A snapshot output's name and maximum size, as snapshot add-output -n/-m set them. */
+struct snap_attrs {
+	char name[64];
+	uint64_t max;
+	bool seen;
+};
+
+static int read_output(struct rd *r, xmlNodePtr out, char **dir, struct relay_url *relay, bool *has_relay,
+		       struct snap_attrs *sa)
 {
 	FOR_ELEMENTS(co, out) {
 		if (is(co, "snapshot_outputs")) {
 			int nout = 0;
 
 			FOR_ELEMENTS(o, co) {
+				int ret;
+
 				if (!is(o, "output"))
 					return unknown(r, o);
 				if (++nout > 1)
 					return unsupported(r, o, "(one snapshot output per session in scry)");
+				sa->seen = true;
 				FOR_ELEMENTS(f, o) {
-					int ret;
-
-					if (is(f, "name") || is(f, "consumer_output"))
+					if (is(f, "consumer_output"))
 						continue;
-					if (!is(f, "max_size"))
+					if (is(f, "name")) {
+						text(f, sa->name, sizeof(sa->name));
+						if (sa->name[0] && !dsession_name_ok(sa->name))
+							return unsupported(r, f, "is not a snapshot output name (letters, "
+									   "digits, '_', '-', '.')");
+					} else if (is(f, "max_size")) {
+						if ((ret = number(r, f, &sa->max)))
+							return ret;
+					} else {
 						return unknown(r, f);
-					if ((ret = zero_only(r, f, "a snapshot output's maximum size (snapshot record "
-							     "-m gives one) is")))
-						return ret;
+					}
 				}
-				{
-					int ret = read_output(r, o, dir, relay, has_relay);   /* its consumer_output */
-
-					if (ret)
-						return ret;
-				}
+				if ((ret = read_output(r, o, dir, relay, has_relay, sa)))   /* its consumer_output */
+					return ret;
 			}
 			continue;
 		}
@@ -141,12 +152,13 @@ static int read_session(struct rd *r, xmlNodePtr se, struct dsession **out, bool
 	int ret = 0;
 
 	bool snapshot = false;
+	struct snap_attrs sa = { .seen = false };
 
 	*started = false;
 	FOR_ELEMENTS(n, se) {
 		if (is(n, "name"))
 			text(n, name, sizeof(name));
-		else if (is(n, "output") && (ret = read_output(r, n, &dir, &relay, &has_relay)))
+		else if (is(n, "output") && (ret = read_output(r, n, &dir, &relay, &has_relay, &sa)))
 			goto out;
 		else if (is(n, "attributes"))      /* the channels' defaults depend on it */
 			FOR_ELEMENTS(a, n)
@@ -161,7 +173,13 @@ static int read_session(struct rd *r, xmlNodePtr se, struct dsession **out, bool
 		ret = unsupported(r, se, "has an invalid name (letters, digits, '_', '-', '.')");
 		goto out;
 	}
-	if (!dir) {
+	if (!dir && snapshot && !sa.seen) {   /* lttng's save of a snapshot session whose output
+					       * was deleted: no <output>; load names its directory */
+		if (!(dir = strdup(""))) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	} else if (!dir) {
 		ret = unsupported(r, se, "has no output path");
 		goto out;
 	}
@@ -170,6 +188,17 @@ static int read_session(struct rd *r, xmlNodePtr se, struct dsession **out, bool
 		goto out;
 	}
 	s->snapshot = snapshot;
+	if (snapshot && !has_relay) {   /* its snapshot output as saved (verbs_snapshot.c) */
+		s->snap_out.state = sa.seen ? DSNAP_SET : DSNAP_DELETED;
+		s->snap_out.id = 1;
+		s->snap_out.next_id = 2;
+		snprintf(s->snap_out.name, sizeof(s->snap_out.name), "%s", sa.name[0] ? sa.name : "snapshot-1");
+		s->snap_out.max = sa.max;
+		if (sa.seen && !(s->snap_out.path = strdup(dir))) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
 	if (has_relay) {         /* streamed only, as create --set-url makes it */
 		s->relay = relay;
 		s->has_relay = s->relay_only = true;

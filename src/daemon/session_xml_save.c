@@ -148,6 +148,7 @@ int dsession_save(const struct dsession *s, const char *path, bool force, const 
 	xmlTextWriterPtr w;
 	xmlBufferPtr buf;
 	int bad = 0, ret;
+	const struct dsnap_output def_out = { .name = "snapshot-1", .path = s->dir }, *snap = NULL;
 
 	if (s->has_relay && !s->relay_only) {   /* session.xsd's destination: a path or a net_output */
 		snprintf(err, errlen, "session '%s' streams to a relay and writes locally: LTTng's session XML holds one "
@@ -203,23 +204,33 @@ int dsession_save(const struct dsession *s, const char *path, bool force, const 
 		}
 		bad |= CLOSE(w);
 	}
-	bad |= OPEN(w, "output");
-	if (s->snapshot)     /* LTTng's snapshot output: where snapshot record writes */
-		bad |= OPEN(w, "snapshot_outputs") | OPEN(w, "output") | el(w, "name", "snapshot-1") |
-		       el(w, "max_size", "0");
-	bad |= OPEN(w, "consumer_output") | el(w, "enabled", "true") | OPEN(w, "destination");
-	if (s->has_relay) {      /* lttng's: tcp4://HOST:PORT/PATH each */
-		char cu[600], du[600];
+	/* lttng's: a snapshot session's output is its snapshot output (name, maximum size, where),
+	 * none at all once deleted; another session's, its consumer output */
+	if (s->snapshot && !s->has_relay && s->snap_out.state == DSNAP_SET)
+		snap = &s->snap_out;
+	else if (s->snapshot && !s->has_relay && s->snap_out.state == DSNAP_DEFAULT)
+		snap = &def_out;
+	if (!s->snapshot || s->has_relay || snap) {
+		bad |= OPEN(w, "output");
+		if (s->snapshot)
+			bad |= OPEN(w, "snapshot_outputs") | OPEN(w, "output") |
+			       el(w, "name", "%s", snap ? snap->name : "snapshot-1") |
+			       el(w, "max_size", "%llu", (unsigned long long)(snap ? snap->max : 0));
+		bad |= OPEN(w, "consumer_output") | el(w, "enabled", "true") | OPEN(w, "destination");
+		if (s->has_relay) {      /* lttng's: tcp4://HOST:PORT/PATH each */
+			char cu[600], du[600];
 
-		relay_url_format_uris(&s->relay, cu, sizeof(cu), du, sizeof(du));
-		bad |= OPEN(w, "net_output") | el(w, "control_uri", "%s", cu) | el(w, "data_uri", "%s", du) | CLOSE(w);
-	} else {
-		bad |= el(w, "path", "%s", s->dir);
-	}
-	bad |= CLOSE(w) | CLOSE(w);
-	if (s->snapshot)
+			relay_url_format_uris(&s->relay, cu, sizeof(cu), du, sizeof(du));
+			bad |= OPEN(w, "net_output") | el(w, "control_uri", "%s", cu) | el(w, "data_uri", "%s", du) |
+			       CLOSE(w);
+		} else {
+			bad |= el(w, "path", "%s", snap ? snap->path : s->dir);
+		}
 		bad |= CLOSE(w) | CLOSE(w);
-	bad |= CLOSE(w);
+		if (s->snapshot)
+			bad |= CLOSE(w) | CLOSE(w);
+		bad |= CLOSE(w);
+	}
 	bad |= CLOSE(w) | CLOSE(w);
 	bad |= xml.xmlTextWriterEndDocument(w) < 0;
 	xml.xmlFreeTextWriter(w);      /* flushes into buf */

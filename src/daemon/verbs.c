@@ -83,7 +83,7 @@ int resolve_path(struct verb_ctx *v, const char *path, char **out)
 }
 
 /* ~/scry-traces, made with the caller's rights when missing: the parent of default outputs. */
-static int default_traces_dir(struct verb_ctx *v, const char *name, const char *stamp, char **dir)
+int default_traces_dir(struct verb_ctx *v, const char *name, const char *stamp, char **dir)
 {
 	struct dreply *r = v->r;
 	struct scry_dirh *home, *traces;

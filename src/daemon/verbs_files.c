@@ -472,6 +472,21 @@ int verb_load(struct verb_ctx *v, int argc, char **argv)
 				ret = ERR("out of memory");
 				break;
 			}
+			if (s->snapshot && s->snap_out.state != DSNAP_DEFAULT) {   /* the URL is its output */
+				free(s->snap_out.path);
+				s->snap_out.state = (s->snap_out.path = strdup(odir)) ? DSNAP_SET : DSNAP_DEFAULT;
+			}
+		} else if (!s->dir[0]) {   /* a snapshot session saved without output: the default place */
+			char stamp[32], *dir = NULL;
+			time_t now = time(NULL);
+			struct tm tm;
+
+			localtime_r(&now, &tm);
+			strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+			if ((ret = default_traces_dir(v, s->name, stamp, &dir)))
+				break;
+			free(s->dir);
+			s->dir = dir;
 		}
 		if (!dsession_name_ok(s->name)) {
 			ret = ERR("%s: invalid session name '%s'", path, s->name);

@@ -34,6 +34,8 @@ int changeable(struct verb_ctx *v, struct dsession *s);
 /* path made absolute against the caller's directory, malloc'd into *out: 0, or -errno with
  * the reason in v->r. */
 int resolve_path(struct verb_ctx *v, const char *path, char **out);
+/* ~/scry-traces/NAME-STAMP, its parent made with the caller's rights (verbs.c) */
+int default_traces_dir(struct verb_ctx *v, const char *name, const char *stamp, char **dir);
 /* Stop (if started) and destroy s, said in the reply; its name into r->cleared. */
 int destroy_one(struct verb_ctx *v, struct dsession *s);
 

@@ -265,3 +265,50 @@ def test_create_file_urls_and_no_wait(daemon, tmp_path):
     daemon.run("stop", "--no-wait", "o")
     daemon.run("destroy", "--no-wait", "o")
     assert list((tmp_path / "o" / "archives").iterdir()), "rotate --no-wait archived nothing"
+
+
+def snapshot_outputs(xml):
+    m = re.search(r"<output>\s*(<snapshot_outputs>.*?</snapshot_outputs>)\s*</output>", xml, re.S)
+    return m and re.sub(r"\s+", "", m[1])
+
+
+def test_save_load_snapshot_outputs(daemon, lttng, tmp_path):
+    """A snapshot session saves its snapshot output as lttng saves it (name, max_size, path:
+    compared with lttng's own save of the same steps), loads back with it (list-output equal),
+    and a session whose output was deleted saves no <output>, as lttng's, and loads without one."""
+    steps = [("create", "so", "--snapshot", "-o", tmp_path / "snap"),
+             ("snapshot", "del-output", "-s", "so", "1"),
+             ("snapshot", "add-output", "-s", "so", "-n", "mine", "-m", "4M", tmp_path / "there")]
+    for step in steps:
+        both(daemon, lttng, tmp_path, *step)
+    daemon.run("enable-event", "-k", "-s", "so", "sched_switch")
+    lttng.run("enable-event", "-u", "-s", "so", "-a")
+    daemon.run("save", "so", "-o", tmp_path)
+    lttng.run("save", "so", "-o", lttng.home)
+    mine = (tmp_path / "so.lttng").read_text()
+    theirs = open(f"{lttng.home}/so.lttng").read().replace(lttng.home, str(tmp_path))
+    assert snapshot_outputs(mine) and snapshot_outputs(mine) == snapshot_outputs(theirs), (mine, theirs)
+    if shutil.which("xmllint") and os.path.exists(XSD):
+        lint = subprocess.run(["xmllint", "--noout", "--schema", XSD, str(tmp_path / "so.lttng")],
+                              capture_output=True, text=True)
+        assert lint.returncode == 0, lint.stderr
+    before = daemon.run("snapshot", "list-output", "-s", "so").stdout
+    assert f"[2] mine: {tmp_path}/there (max size: 4194304 bytes)" in before, before
+    daemon.run("destroy", "so")
+    daemon.run("load", "-i", tmp_path / "so.lttng")
+    after = daemon.run("snapshot", "list-output", "-s", "so").stdout
+    assert after == before.replace("[2] mine", "[1] mine"), (before, after)   # ids restart at 1, as lttng's
+
+    # no output: none saved (lttng's form), loaded without one
+    both(daemon, lttng, tmp_path, "snapshot", "del-output", "-s", "so", "mine")
+    daemon.run("save", "so", "-o", tmp_path, "-f")
+    lttng.run("save", "so", "-o", lttng.home, "-f")
+    mine = (tmp_path / "so.lttng").read_text()
+    theirs = open(f"{lttng.home}/so.lttng").read()
+    assert "<output>" not in mine and "<output>" not in theirs, (mine, theirs)
+    daemon.run("destroy", "so")
+    daemon.run("load", "-i", tmp_path / "so.lttng")
+    assert daemon.run("snapshot", "list-output", "-s", "so").stdout == \
+        "Snapshot output list for session so\n    None\n"
+    p = daemon.run("snapshot", "record", "-s", "so", check=False)
+    assert p.returncode == 1, p.stdout
