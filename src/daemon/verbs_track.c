@@ -87,6 +87,20 @@ static int add_u32s(uint32_t **v, size_t *n, const char *list, char kind, bool a
 	return 0;
 }
 
+/* lttng's line per value of a list: "Added 1234 to the virtual process ID tracker inclusion
+ * set" (track), "Removed 55 from ..." (untrack), each value as given */
+static void said(FILE *out, bool add, const char *tracker, const char *list)
+{
+	for (const char *p = list; *p;) {
+		size_t len = strcspn(p, ",");
+
+		if (len)
+			fprintf(out, "%s %.*s %s the %s tracker inclusion set\n", add ? "Added" : "Removed", (int)len, p,
+				add ? "to" : "from", tracker);
+		p += len + (p[len] == ',');
+	}
+}
+
 int verb_track(struct verb_ctx *v, int argc, char **argv, bool add)
 {
 	enum { O_PID = 256, O_VPID, O_UID, O_GID, O_VUID, O_VGID };
@@ -167,7 +181,7 @@ int verb_track(struct verb_ctx *v, int argc, char **argv, bool add)
 		if (!ret && add_u32s((uint32_t **)&s->pids, &s->npids, lists[0], 'p', true))
 			ret = ERR("out of memory");
 		if (!ret)
-			fprintf(r->out, "PID %s added to the pid tracker of session %s\n", lists[0], s->name);
+			said(r->out, true, "process ID", lists[0]);
 		return ret;
 	}
 	if (all && any) {    /* lttng's policies: track --all --pid includes all, untrack excludes all */
@@ -189,6 +203,8 @@ int verb_track(struct verb_ctx *v, int argc, char **argv, bool add)
 		fprintf(r->out, "Every tracker of session %s removed: every process is recorded\n", s->name);
 		return dsession_rebuild(v->d, s, r->err, r->errlen);
 	}
+	static const char *const names[NK] = { "process ID", "virtual process ID", "user ID", "group ID",
+						"virtual user ID", "virtual group ID" };
 	uint32_t **vals[NK] = { (uint32_t **)&s->pids, &s->vpids, &s->uids, &s->gids, &s->vuids, &s->vgids };
 	size_t *ns[NK] = { &s->npids, &s->nvpids, &s->nuids, &s->ngids, &s->nvuids, &s->nvgids };
 
@@ -217,8 +233,7 @@ int verb_track(struct verb_ctx *v, int argc, char **argv, bool add)
 			return ERR("out of memory");
 		if (add)
 			s->tracker_set |= 1u << k;   /* untracking the last value leaves none (lttng's) */
-		fprintf(r->out, "%s %s %s the %s tracker of session %s\n", kinds[k], lists[k],
-			add ? "added to" : "removed from", kinds[k], s->name);
+		said(r->out, add, names[k], lists[k]);
 	}
 	return dsession_rebuild(v->d, s, r->err, r->errlen);
 }

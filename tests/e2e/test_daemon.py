@@ -440,7 +440,7 @@ def test_track_and_filter(daemon, tmp_path, bt2_read):
         assert f"  Process IDs:          {a.pid}\n" in daemon.run("status").stdout
         daemon.run("start")
         p = daemon.run("track", "-k", "--pid", b.pid)
-        assert p.stdout == f"PID {b.pid} added to the pid tracker of session tr\n"
+        assert p.stdout == f"Added {b.pid} to the process ID tracker inclusion set\n"   # lttng's
         p = daemon.run("untrack", "-k", "--pid", b.pid, check=False)
         assert p.returncode == 1 and "only track --pid changes a started session" in p.stderr
         a.communicate("777\n", timeout=30)

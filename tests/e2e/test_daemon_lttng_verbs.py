@@ -135,10 +135,10 @@ def test_track_all_policy(daemon, lttng, tmp_path, workload):
     assert line(daemon.run("list", "tr").stdout) == line(lttng.run("list", "tr")) == "  Virtual process IDs:  none"
     daemon.run("track", "-k", "--all", "--vpid")
     lttng.run("track", "-u", "--all", "--vpid")
-    daemon.run("track", "-k", "--vpid", "7")
-    lttng.run("track", "-u", "--vpid", "7")
-    daemon.run("untrack", "-k", "--vpid", "7")
-    lttng.run("untrack", "-u", "--vpid", "7")
+    for verb, ids in (("track", "7,8"), ("untrack", "8"), ("untrack", "7")):   # lttng's line per value
+        mine = daemon.run(verb, "-k", "--vpid", ids).stdout
+        assert mine == lttng.run(verb, "-u", "--vpid", ids), (verb, mine)
+    assert mine == "Removed 7 from the virtual process ID tracker inclusion set\n"
     assert line(daemon.run("list", "tr").stdout) == line(lttng.run("list", "tr")) == "  Virtual process IDs:  none"
     p = daemon.run("track", "-k", "--all", "--pid", "5", check=False)
     assert p.stderr == "scry: The --all option cannot be used with a list of process attribute values\n"
