@@ -92,7 +92,7 @@ static int enable_tracepoint(struct scry_channel *c, const char *system, const c
 		uint16_t *slot = (uint16_t *)((char *)c + builtins[i].id_off);
 
 		if (strcmp(system, builtins[i].system) || strcmp(name, builtins[i].name) ||
-		    (builtins[i].unfiltered && c->s->opts.filter))
+		    (builtins[i].unfiltered && c->s->opts.filter && !c->s->opts.filter_entries_only))
 			continue;
 		if (c->enabling_pid) {
 			snprintf(err, errlen, "%s:%s cannot be in a per-process event set (it has a program of its own)",

@@ -198,9 +198,16 @@ static void exec_done(struct trace_printer *p, int pid, int tid)
 	free(v);
 }
 
+/* -a with --filter: a process none of whose calls the filter accepted is not shown at all,
+ * its signals and exit neither (without -a the traced processes are the user's choice) */
+static bool unshown(const struct trace_printer *p, int pid)
+{
+	return p->o.all && p->o.filtered && !imap_get(&p->accepted, pid);
+}
+
 static void put_exited(struct trace_printer *p, int pid, int tid, int64_t ts, int status)
 {
-	if (p->quiet || (p->o.quiet & TRACE_Q_EXIT && !p->o.json))
+	if (p->quiet || (p->o.quiet & TRACE_Q_EXIT && !p->o.json) || unshown(p, pid))
 		return;
 	if (p->o.json) {
 		trace_json_exit(p, pid, tid, ts, status);
@@ -345,6 +352,9 @@ void trace_printer_entry(struct trace_printer *p, const struct trace_call *c)
 
 	if (!t || !c->name || is_detached(p, c->pid))
 		return;
+	if (p->o.all && p->o.filtered && imap_put(&p->accepted, c->pid, p))   /* (the kernel's filter
+										   * passed this entry) */
+		p->ob.error = 1;
 	note_task(t, c);
 	kernel_socks(p, c, 0);
 	drop_pending(p, t);   /* its exit was never seen */
@@ -623,6 +633,7 @@ void trace_printer_exited(struct trace_printer *p, int pid, int64_t ts, int stat
 		end_pending(p, leader_task, ts, END_DIED);
 	put_exited(p, pid, pid, ts, status);
 	task_remove(p, pid);
+	imap_del(&p->accepted, pid);
 	free(v);
 	fdtrack_drop(&p->fds, pid);
 	if (p->syms) {   /* -k: its stacks are all printed */
@@ -639,7 +650,7 @@ void trace_printer_signal(struct trace_printer *p, int pid, int tid, int64_t ts,
 	int sig = (int)((uint32_t)si[0] | (uint32_t)si[1] << 8 | (uint32_t)si[2] << 16 | (uint32_t)si[3] << 24);
 	const char *s = scry_signal_name(sig);
 
-	if (is_detached(p, pid))
+	if (is_detached(p, pid) || unshown(p, pid))
 		return;
 	task_get(p, tid, pid);
 	if (p->quiet || (sig >= 1 && sig <= 64 && !(p->o.sigset >> (sig - 1) & 1)))
@@ -811,6 +822,7 @@ void trace_printer_free(struct trace_printer *p)
 	imap_free(&p->tasks);
 	fdtrack_free(&p->fds);
 	imap_free(&p->detached);
+	imap_free(&p->accepted);
 	trace_stacknames_free(p->names);
 	trace_stackmaps_free(p->maps);
 	frames_forget(p, 0);

@@ -74,6 +74,8 @@ struct trace_printer {
 	bool per_file;              /* -ff: each task's lines in its own file (whole calls) */
 	int first_exec_pid;         /* -b execve: the command's own first execve is not left */
 	struct imap detached;       /* -b execve: pids left at their execve (value: non-NULL) */
+	struct imap accepted;       /* -a --filter: pids with a call the filter accepted: only
+				     * their signal and exit lines are shown (value: non-NULL) */
 	char comm[32];              /* -Y: a name read from /proc (trace_printer_pid_comm) */
 	char **paths;               /* -P: the paths (and what they resolved into), malloc'd */
 	struct scry_syms *syms;     /* -k: the mappings (the live merger's), names of frames */
