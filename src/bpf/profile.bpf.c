@@ -15,6 +15,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
+#include "scry_abi.h"       /* SCRY_MAX_TRACK_CGROUPS: the trackers' bound */
 #include "profile.h"
 #include "lib/ustack.bpf.h"
 
@@ -33,6 +34,7 @@ const volatile bool target_all = false;    /* -a: every task but the idle ones *
 const volatile __u32 self_tgid = 0;        /* scry itself, never sampled */
 const volatile __u32 ustack_size = 0;      /* --call-graph dwarf's window; 0: frame pointers */
 const volatile __u64 min_block_ns = 0;     /* --off-cpu: shorter blocks are not counted */
+const volatile __u32 n_cgroups = 0;        /* --track-cgroup/--track-container: cgroups[0..n) */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
@@ -62,6 +64,28 @@ struct {
 	__type(value, __u8);
 	__uint(max_entries, 65536);
 } targets SEC(".maps");
+
+/* the cgroups a task must be in (or below) when n_cgroups: the trackers' cgroup array */
+struct {
+	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);
+	__uint(max_entries, SCRY_MAX_TRACK_CGROUPS);
+	__type(key, __u32);
+	__type(value, __u32);
+} cgroups SEC(".maps");
+
+/* Is the current task in one of the tracked cgroups (or below one)?  True without any. */
+static __always_inline bool in_cgroups(void)
+{
+	if (!n_cgroups)
+		return true;
+	for (__u32 i = 0; i < SCRY_MAX_TRACK_CGROUPS; i++) {
+		if (i >= n_cgroups)
+			break;
+		if (bpf_current_task_under_cgroup(&cgroups, i) == 1)
+			return true;
+	}
+	return false;
+}
 
 /* processes whose mappings user space was told to read (tgid -> 1) */
 struct {
@@ -166,7 +190,7 @@ int scry_prof_sample(struct bpf_perf_event_data *ctx)
 			stat_add(SCRY_PROF_IDLE);
 		return 0;
 	}
-	if (!target_all && !bpf_map_lookup_elem(&targets, &tgid))
+	if ((!target_all && !bpf_map_lookup_elem(&targets, &tgid)) || !in_cgroups())
 		return 0;
 	stat_add(SCRY_PROF_SAMPLES);
 	task = (struct task_struct *)bpf_get_current_task_btf();
@@ -210,14 +234,15 @@ int scry_prof_sample(struct bpf_perf_event_data *ctx)
 	return 0;
 }
 
-/* A target thread's key: the idle tasks never, kernel threads with -a. */
+/* A target thread's key: the idle tasks never, kernel threads with -a; t is the current
+ * task (its cgroups are checked). */
 static __always_inline bool targeted(struct task_struct *t)
 {
 	__u32 tgid = t->tgid;
 
 	if (t->pid == 0 || tgid == self_tgid)
 		return false;
-	return target_all || bpf_map_lookup_elem(&targets, &tgid);
+	return (target_all || bpf_map_lookup_elem(&targets, &tgid)) && in_cgroups();
 }
 
 /* --off-cpu (offcputime's method): a target thread that blocks (switched out not runnable:

@@ -26,6 +26,7 @@
 #include "profile/profile.h"
 #include "profile/tally.h"
 #include "catalog/unwind.h"
+#include "util/cgroup.h"
 #include "util/clock.h"
 #include "util/dirh.h"
 #include "util/log.h"
@@ -79,6 +80,10 @@ static void usage(FILE *f)
 		"                         pprof's value off-cpu nanoseconds.  Frame-pointer stacks\n"
 		"      --min-block TIME   --off-cpu: blocks shorter than TIME not counted (default 1us;\n"
 		"                         seconds, or 500us, 20ms)\n"
+		"      --track-cgroup DIR only tasks in this cgroup v2 directory or below it (repeatable)\n"
+		"      --track-container ID[,ID...]  only tasks of these containers (id prefixes, as\n"
+		"                         docker's, or an nspawn machine's name): their cgroups at the\n"
+		"                         start.  With -a, -p or a command: samples must pass both\n"
 		"      --buffer-size SIZE the ring the samples' stacks cross (K/M; a power of two;\n"
 		"                         default by SIZE and the CPUs); a sample that finds it full\n"
 		"                         keeps its kernel stack, its user stack counted as lost\n"
@@ -116,6 +121,7 @@ struct prof_args {
 	bool freq_given, event_given;
 	double duration;
 	char **cmd;
+	struct cli_track track;      /* --track-cgroup, --track-container (its cgroups) */
 };
 
 static bool ends_with(const char *s, const char *suf)
@@ -204,6 +210,8 @@ static int parse_args(int argc, char **argv, struct prof_args *a, char *err, siz
 		{ "inline", no_argument, NULL, OPT_INLINE },
 		{ "lines", no_argument, NULL, OPT_LINES },
 		{ "min-block", required_argument, NULL, OPT_MIN_BLOCK },
+		{ "track-cgroup", required_argument, NULL, CLI_OPT_TRACK_CGROUP },
+		{ "track-container", required_argument, NULL, CLI_OPT_TRACK_CONTAINER },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -303,6 +311,10 @@ static int parse_args(int argc, char **argv, struct prof_args *a, char *err, siz
 			a->min_block_ns = (uint64_t)(d * 1e9 + 0.5);
 			break;
 		}
+		case CLI_OPT_TRACK_CGROUP: case CLI_OPT_TRACK_CONTAINER:
+			if (cli_track_option(&a->track, opt, optarg, err, errlen))
+				return -EINVAL;
+			break;
 		case 'i':
 			a->input = optarg;
 			break;
@@ -323,8 +335,8 @@ static int parse_args(int argc, char **argv, struct prof_args *a, char *err, siz
 	if (optind < argc)
 		a->cmd = &argv[optind];
 	if (a->input) {
-		if (a->cmd || a->all || a->npids) {
-			snprintf(err, errlen, "-i reads a saved profile: no -p, -a or command with it");
+		if (a->cmd || a->all || a->npids || a->track.ncgroups) {
+			snprintf(err, errlen, "-i reads a saved profile: no -p, -a, --track-* or command with it");
 			return -EINVAL;
 		}
 		if (a->sym.inline_frames || a->sym.lines) {
@@ -579,6 +591,7 @@ int cmd_profile(int argc, char **argv)
 {
 	struct prof_args a = { .event = SCRY_PROF_EV_CPU_CLOCK };
 	struct scry_profiler_opts ko = { 0 };
+	int *cgroup_fds = NULL;
 	struct scry_child child = { .pid = -1, .status_fd = -1 };
 	struct run r = { .child = -1 };
 	struct scry_prof prof;
@@ -606,6 +619,16 @@ int cmd_profile(int argc, char **argv)
 	ko.ring_size = (size_t)a.ring_size;
 	ko.offcpu = a.offcpu;
 	ko.min_block_ns = a.min_block_ns;
+	if (a.track.ncgroups && !(cgroup_fds = calloc(a.track.ncgroups, sizeof(*cgroup_fds)))) {
+		snprintf(err, sizeof(err), "out of memory");
+		goto fail;
+	}
+	for (size_t i = 0; i < a.track.ncgroups; i++) {
+		if ((cgroup_fds[i] = scry_cgroup_open(a.track.cgroups[i], err, sizeof(err))) < 0)
+			goto fail;
+		ko.ncgroups = i + 1;
+	}
+	ko.cgroup_fds = cgroup_fds;
 	scry_tally_init(&r.tally);
 	r.h = (struct scry_profiler_handlers){ .note = on_note, .ustack = on_ustack, .ctx = &r };
 	if (scry_profiler_open(&ko, &r.k, err, sizeof(err)))
@@ -697,5 +720,9 @@ out:
 	for (size_t i = 0; i < a.nouts; i++)
 		free(a.outs[i].path);
 	free(a.pids);
+	for (size_t i = 0; i < ko.ncgroups; i++)
+		close(cgroup_fds[i]);
+	free(cgroup_fds);
+	cli_track_free(&a.track);
 	return ret;
 }

@@ -9,6 +9,7 @@
 #include <sys/syscall.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "scry_abi.h"     /* SCRY_MAX_TRACK_CGROUPS */
 #include "profile.skel.h"
 #include "kernel/profiler.h"
 #include "util/log.h"
@@ -138,6 +139,13 @@ int scry_profiler_open(const struct scry_profiler_opts *o, struct scry_profiler 
 	bpf_map__set_max_entries(p->skel->maps.counts, o->max_counts ? o->max_counts : 40960);
 	p->skel->rodata->ustack_size = o->ustack_size;
 	p->skel->rodata->min_block_ns = o->min_block_ns;
+	if (o->ncgroups > SCRY_MAX_TRACK_CGROUPS) {
+		snprintf(err, errlen, "%zu cgroups to track: scry profile takes at most %d (--track-cgroup, "
+			 "--track-container)", o->ncgroups, SCRY_MAX_TRACK_CGROUPS);
+		ret = -E2BIG;
+		goto fail;
+	}
+	p->skel->rodata->n_cgroups = (__u32)o->ncgroups;
 	bpf_program__set_autoload(p->skel->progs.scry_prof_switch, o->offcpu);   /* its cost on every switch */
 	p->ring_size = o->ring_size ? o->ring_size : ring_default(o->ustack_size, p->ncpus);
 	bpf_map__set_max_entries(p->skel->maps.notes, (__u32)p->ring_size);
@@ -149,6 +157,15 @@ int scry_profiler_open(const struct scry_profiler_opts *o, struct scry_profiler 
 		snprintf(err, errlen, "the kernel refused scry's profiler BPF program: %s (--verbose: the verifier's log)",
 			 strerror(-ret));
 		goto fail;
+	}
+	for (size_t i = 0; i < o->ncgroups; i++) {
+		__u32 k = (__u32)i;
+
+		if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.cgroups), &k, &o->cgroup_fds[i], BPF_ANY)) {
+			ret = -errno;
+			snprintf(err, errlen, "cannot track cgroup #%zu: %s", i + 1, strerror(-ret));
+			goto fail;
+		}
 	}
 	*out = p;
 	return 0;

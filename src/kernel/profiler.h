@@ -32,6 +32,9 @@ struct scry_profiler_opts {
 	bool offcpu;                 /* no sampling: the targets' blocked time by stack, counted in
 	                              *   nanoseconds at the scheduler's switches */
 	uint64_t min_block_ns;       /* offcpu: shorter blocks are not counted */
+	const int *cgroup_fds;       /* --track-cgroup/--track-container: open cgroup v2 directories
+	                              *   a task must be in (or below); at most SCRY_MAX_TRACK_CGROUPS */
+	size_t ncgroups;
 };
 
 struct scry_profiler;

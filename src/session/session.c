@@ -8,8 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/vfs.h>
-#include <linux/magic.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include "consumer/consumer.h"
@@ -21,6 +19,7 @@
 #include "kernel/probes.h"
 #include "session/session.h"
 #include "session/session_int.h"
+#include "util/cgroup.h"
 #include "util/clock.h"
 #include "util/log.h"
 
@@ -71,19 +70,11 @@ static int open_cgroups(struct scry_session *s, char *err, size_t errlen)
 	for (size_t i = 0; i < s->opts.ntrack_cgroups; i++)
 		s->cgroup_fds[i] = -1;
 	for (size_t i = 0; i < s->opts.ntrack_cgroups; i++) {
-		const char *path = s->opts.track_cgroups[i];
-		struct statfs sf;
-		int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		int fd = scry_cgroup_open(s->opts.track_cgroups[i], err, errlen);
 
-		if (fd < 0) {
-			snprintf(err, errlen, "--track-cgroup '%s': %s", path, strerror(errno));
-			return -errno;
-		}
+		if (fd < 0)
+			return fd;
 		s->cgroup_fds[i] = fd;
-		if (fstatfs(fd, &sf) || sf.f_type != CGROUP2_SUPER_MAGIC) {
-			snprintf(err, errlen, "--track-cgroup '%s': not a cgroup v2 directory", path);
-			return -ENOTDIR;
-		}
 	}
 	return 0;
 }

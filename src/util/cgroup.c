@@ -1,9 +1,13 @@
 /* cgroup.c — see cgroup.h. */
 #include <ctype.h>
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
 #include "util/cgroup.h"
 
 static bool hex64(const char *s, size_t n)
@@ -167,4 +171,22 @@ uint64_t scry_cgroup_id(const char *path)
 	if (name_to_handle_at(AT_FDCWD, path, &h.fh, &mount_id, 0) || h.fh.handle_bytes != sizeof(uint64_t))
 		return 0;
 	return h.id;
+}
+
+int scry_cgroup_open(const char *path, char *err, size_t errlen)
+{
+	struct statfs sf;
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC), e;
+
+	if (fd < 0) {
+		e = errno;
+		snprintf(err, errlen, "--track-cgroup '%s': %s", path, strerror(e));
+		return -e;
+	}
+	if (fstatfs(fd, &sf) || sf.f_type != CGROUP2_SUPER_MAGIC) {
+		close(fd);
+		snprintf(err, errlen, "--track-cgroup '%s': not a cgroup v2 directory", path);
+		return -ENOTDIR;
+	}
+	return fd;
 }

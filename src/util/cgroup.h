@@ -42,5 +42,8 @@ void scry_cgroup_walk(int depth, void (*fn)(const char *path, void *ctx), void *
 /* A cgroup directory's id (its file handle, as bpf_get_current_cgroup_id() gives it), 0
  * when it has none. */
 uint64_t scry_cgroup_id(const char *path);
+/* A cgroup v2 directory opened for a BPF cgroup array (--track-cgroup): its fd, or -errno
+ * with "--track-cgroup 'PATH': why" in err. */
+int scry_cgroup_open(const char *path, char *err, size_t errlen);
 
 #endif /* SCRY_UTIL_CGROUP_H */

@@ -8,6 +8,7 @@ filters (with the cgroup_id context)."""
 import os
 import re
 import secrets
+import shutil
 import socket
 import subprocess
 import time
@@ -186,3 +187,31 @@ def test_filter_ctx_container_refused(scry, containers, tmp_path):
         r = subprocess.run([scry, "record", "-a", "-e", "syscall:getppid", "--filter", expr, "-o", str(tmp_path / "t")],
                            capture_output=True, text=True, timeout=30)
         assert r.returncode != 0 and msg in r.stderr, r.stderr
+
+
+
+def test_profile_track_container(scry, workload, containers, tmp_path):
+    """scry profile -a --track-container: the samples of the container's busy loop only, none
+    of the same loop run beside it under another name; --track-cgroup the same by directory
+    (nothing runs in the machine's cgroup: no sample of either)."""
+    cid, docker, machine, run = containers
+    outsider = tmp_path / "outsider"
+    shutil.copy(workload("hotspots"), outsider)
+    inside = run(docker, [workload("hotspots"), "20000"])
+    outside = run(None, [str(outsider), "20000"])
+    seen = {}
+    for opt, val in (("--track-container", cid[:10]), ("--track-cgroup", str(machine)), ("-a", None)):
+        out = tmp_path / f"{opt.strip('-')}.folded"
+        args = ["-a"] + ([opt, val] if val else [])
+        p = subprocess.run([scry, "profile", "-F", "199", "--duration", "1.5", *args, "-o", str(out)],
+                           capture_output=True, text=True, timeout=60)
+        assert p.returncode == 0, p.stderr
+        counts = {}
+        for line in out.read_text().splitlines():
+            stack, n = line.rsplit(" ", 1)
+            counts[stack.split(";")[0]] = counts.get(stack.split(";")[0], 0) + int(n)
+        seen[opt] = counts
+    assert inside.poll() is None and outside.poll() is None, "the loops ended early"
+    assert seen["-a"].get("hotspots", 0) >= 5 and seen["-a"].get("outsider", 0) >= 5, seen["-a"]
+    assert set(seen["--track-container"]) == {"hotspots"} and seen["--track-container"]["hotspots"] >= 5, seen
+    assert "hotspots" not in seen["--track-cgroup"] and "outsider" not in seen["--track-cgroup"], seen
