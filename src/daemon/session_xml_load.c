@@ -153,6 +153,7 @@ static int read_session(struct rd *r, xmlNodePtr se, struct dsession **out, bool
 
 	bool snapshot = false;
 	struct snap_attrs sa = { .seen = false };
+	bool no_output = false;
 
 	*started = false;
 	FOR_ELEMENTS(n, se) {
@@ -179,6 +180,7 @@ static int read_session(struct rd *r, xmlNodePtr se, struct dsession **out, bool
 			ret = -ENOMEM;
 			goto out;
 		}
+		no_output = true;
 	} else if (!dir) {
 		ret = unsupported(r, se, "has no output path");
 		goto out;
@@ -189,12 +191,13 @@ static int read_session(struct rd *r, xmlNodePtr se, struct dsession **out, bool
 	}
 	s->snapshot = snapshot;
 	if (snapshot && !has_relay) {   /* its snapshot output as saved (verbs_snapshot.c) */
-		s->snap_out.state = sa.seen ? DSNAP_SET : DSNAP_DELETED;
+		/* (a plain consumer output: the default snapshot output, snapshot-1 there) */
+		s->snap_out.state = no_output ? DSNAP_DELETED : DSNAP_SET;
 		s->snap_out.id = 1;
 		s->snap_out.next_id = 2;
 		snprintf(s->snap_out.name, sizeof(s->snap_out.name), "%s", sa.name[0] ? sa.name : "snapshot-1");
 		s->snap_out.max = sa.max;
-		if (sa.seen && !(s->snap_out.path = strdup(dir))) {
+		if (!no_output && !(s->snap_out.path = strdup(dir))) {
 			ret = -ENOMEM;
 			goto out;
 		}

@@ -1,7 +1,7 @@
 /* fuzz_session_xml.c — libFuzzer target: input bytes as an LTTng session file through scryd's
  * loader (src/daemon/session_xml.c: libxml2's parser, then scry's reading of the elements).
  * A refusal must say why on one line.  A file that loads is saved again (dsession_save) and
- * loaded back: the same sessions (name, output, snapshot mode, trackers, rotation, channels
+ * loaded back: the same sessions (name, output, snapshot mode and output, trackers, rotation, channels
  * with their sizes, timers, output type and mode, contexts, and event rules with their
  * filters and probe names). */
 #include <assert.h>
@@ -15,6 +15,10 @@
 static void same(const struct dsession *a, const struct dsession *b)
 {
 	assert(!strcmp(a->name, b->name) && !strcmp(a->dir, b->dir) && a->snapshot == b->snapshot);
+	assert(a->snap_out.state == b->snap_out.state);   /* the snapshot output: as add-output left it */
+	assert(a->snap_out.state != DSNAP_SET || (!strcmp(a->snap_out.name, b->snap_out.name) &&
+						 a->snap_out.max == b->snap_out.max &&
+						 !strcmp(a->snap_out.path, b->snap_out.path)));
 	assert(a->npids == b->npids && a->nvpids == b->nvpids && a->nuids == b->nuids && a->ngids == b->ngids);
 	assert(!a->npids || !memcmp(a->pids, b->pids, a->npids * sizeof(*a->pids)));
 	assert(!a->nuids || !memcmp(a->uids, b->uids, a->nuids * sizeof(*a->uids)));
