@@ -12,8 +12,8 @@
  *     member written (additionalProperties false), a variant is one of its options;
  *   - the members output_json.c leaves out (json_member_shown) are left out here too.
  * The top level checks the members every object has (timestamp, time, name, cpu_id,
- * context, payload) and dispatches on "name" (one if/then per event name) to $defs/NAME,
- * which checks that class's cpu_id, context and payload.  Classes of one name in several
+ * context, payload) and dispatches on "name" (a balanced if/then/else over the names, see
+ * dispatch()) to $defs/NAME, which checks that class's cpu_id, context and payload.  Classes of one name in several
  * traces or stream classes with different layouts: NAME's definition is their anyOf. */
 #include <errno.h>
 #include <stdio.h>
@@ -501,7 +501,6 @@ int json_schema_write(const struct view *v, FILE *f, char *err, size_t errlen)
 	size_t memlen = 0, ncl = 0;
 	struct cls *cl = NULL;
 	struct outbuf ob;
-	int n;
 
 	if (collect(v, &mem, &memlen, &cl, &ncl, err, errlen))
 		return -1;
