@@ -367,7 +367,8 @@ struct cls {
 	size_t order;
 };
 
-static int cls_cmp(const void *a, const void *b)
+/* By name, then layout (equal schemas next to each other), then order met. */
+static int cls_cmp(const void *a, const void *b, void *mem)
 {
 	const struct cls *x = a, *y = b;
 	size_t m = x->len < y->len ? x->len : y->len;
@@ -377,6 +378,10 @@ static int cls_cmp(const void *a, const void *b)
 		return c;
 	if (x->len != y->len)
 		return x->len < y->len ? -1 : 1;
+	if (x->n != y->n)
+		return x->n < y->n ? -1 : 1;
+	if ((c = memcmp((const char *)mem + x->off, (const char *)mem + y->off, x->n)))
+		return c;
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
@@ -446,19 +451,16 @@ static int collect(const struct view *v, char **mem, size_t *memlen, struct cls 
 		return -1;
 	}
 	if (ncl)
-		qsort(cl, ncl, sizeof(*cl), cls_cmp);
+		qsort_r(cl, ncl, sizeof(*cl), cls_cmp, *mem);
 	*out = cl;
 	*nout = ncl;
 	return 0;
 }
 
-/* Whether cl[q]'s schema differs from those of cl[k..q-1]. */
+/* Whether cl[q]'s schema differs from those of cl[k..q-1] (of its name, sorted by layout). */
 static bool first_layout(const char *mem, const struct cls *cl, size_t k, size_t q)
 {
-	for (size_t p = k; p < q; p++)
-		if (cl[p].n == cl[q].n && !memcmp(mem + cl[p].off, mem + cl[q].off, cl[q].n))
-			return false;
-	return true;
+	return q == k || cl[q - 1].n != cl[q].n || memcmp(mem + cl[q - 1].off, mem + cl[q].off, cl[q].n);
 }
 
 /* {"enum":[the names names[lo..hi-1]]} */
