@@ -10,6 +10,7 @@ arrays and structs described exactly; bad input refused in one line.
 CTF event classes)."""
 import datetime
 import json
+import multiprocessing
 import re
 import signal
 import subprocess
@@ -74,6 +75,22 @@ def iso(ns):
     return t.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ns % 10**9:09d}Z"
 
 
+_CHECK = {}
+
+
+def _check(todo):
+    """The objects objs[i] of todo [(i, through the whole schema)] that fail: (object, errors)."""
+    c, bad = _CHECK, []
+    for i, whole in todo:
+        o = c["objs"][i]
+        errs = list(c["common"].iter_errors(o)) + list(c["by_class"][o["name"]].iter_errors(o))
+        if whole:
+            errs += list(c["full"].iter_errors(o))
+        if errs:
+            bad.append((o, [e.message for e in errs]))
+    return bad
+
+
 def test_every_object_of_a_system_trace(scry, system_trace, schema_and_objects):
     """Every object `view --json` prints validates.  Python's jsonschema takes ~1 ms an object
     through the whole schema, so: objects equal but for timestamp and time are validated once;
@@ -90,24 +107,26 @@ def test_every_object_of_a_system_trace(scry, system_trace, schema_and_objects):
     assert set(schema["$defs"]) == names
     assert set(schema["properties"]["name"]["enum"]) == names
     assert len(objs) == recorded
-    full = V(schema)
-    common = V({k: v for k, v in schema.items() if k != "allOf"})
-    by_class = {n: V(d) for n, d in schema["$defs"].items()}
-    seen, firsts, bad = set(), set(), []
-    for o in objs:
+    todo, seen, firsts = [], set(), set()
+    for i, o in enumerate(objs):
         ts = o["timestamp"]
         assert isinstance(ts, str) and re.fullmatch(r"1[0-9]{18}", ts), o   # > 2^53: a string
         assert o["time"] == iso(int(ts)), o
         key = json.dumps([o["name"], o["cpu_id"], o["context"], o["payload"]], sort_keys=True)
-        if key in seen:
-            continue
-        seen.add(key)
-        errs = list(common.iter_errors(o)) + list(by_class[o["name"]].iter_errors(o))
-        if o["name"] not in firsts:
+        if key not in seen:
+            seen.add(key)
+            todo.append((i, o["name"] not in firsts))
             firsts.add(o["name"])
-            errs += list(full.iter_errors(o))
-        if errs:
-            bad.append((o, [e.message for e in errs]))
+    assert firsts == {o["name"] for o in objs}
+    # two processes (forked: they share the objects and validators): other tests' load
+    # takes the CPUs by task, and ~10,000 distinct objects take ~10 s of one
+    _CHECK.update(objs=objs, full=V(schema), common=V({k: v for k, v in schema.items() if k != "allOf"}),
+                  by_class={n: V(d) for n, d in schema["$defs"].items()})
+    try:
+        with multiprocessing.get_context("fork").Pool(2) as pool:
+            bad = [b for part in pool.map(_check, [todo[0::2], todo[1::2]]) for b in part]
+    finally:
+        _CHECK.clear()
     assert not bad, bad[:5]
     # the workload's calls are among them, with their values
     pid = report["pid"]
