@@ -36,8 +36,11 @@ static unsigned digits(uint64_t v)
 	return n;
 }
 
-/* An integer of bits bits (signed or not), as json_i64/json_u64 write its values. */
-static void int_range_schema(struct outbuf *ob, unsigned bits, bool is_signed)
+static void labeled_ranges(struct outbuf *ob, const struct ctf_type *en, bool is_signed);
+
+/* An integer of bits bits (signed or not), as json_i64/json_u64 write its values; en: an
+ * enum's, whose labeled values are written as labels, not numbers. */
+static void int_range_schema(struct outbuf *ob, unsigned bits, bool is_signed, const struct ctf_type *en)
 {
 	uint64_t hi, lo_mag;   /* largest value, magnitude of the smallest */
 
@@ -73,7 +76,48 @@ static void int_range_schema(struct outbuf *ob, unsigned bits, bool is_signed)
 		ob_u64(ob, digits(hi > lo_mag ? hi : lo_mag) - 1);
 		OB_LIT(ob, "}$\"");
 	}
+	if (en)
+		labeled_ranges(ob, en, is_signed);
 	ob_putc(ob, '}');
+}
+
+/* ,"not":{"anyOf":[{"minimum":LO,"maximum":HI}...]}: the numbers an enum's entries label
+ * (plan_enum_label: compared signed or not as the container is), within +-2^53 (beyond,
+ * numbers are strings: a label's value there is not excluded). */
+static void labeled_ranges(struct outbuf *ob, const struct ctf_type *en, bool is_signed)
+{
+	const int64_t safe = (int64_t)JSON_SAFE_INT;
+	int n = 0;
+
+	for (size_t e = 0; e < en->nentries; e++) {
+		int64_t lo = en->entries[e].lo, hi = en->entries[e].hi;
+
+		if (!en->entries[e].label)
+			continue;
+		if (!is_signed) {
+			uint64_t ulo = (uint64_t)lo, uhi = (uint64_t)hi;
+
+			if (ulo > uhi || ulo > JSON_SAFE_INT)
+				continue;
+			lo = (int64_t)ulo;
+			hi = uhi > JSON_SAFE_INT ? safe : (int64_t)uhi;
+		} else {
+			if (lo > hi || lo > safe || hi < -safe)
+				continue;
+			lo = lo < -safe ? -safe : lo;
+			hi = hi > safe ? safe : hi;
+		}
+		if (n++)
+			OB_LIT(ob, ",{\"minimum\":");
+		else
+			OB_LIT(ob, ",\"not\":{\"anyOf\":[{\"minimum\":");
+		ob_i64(ob, lo);
+		OB_LIT(ob, ",\"maximum\":");
+		ob_i64(ob, hi);
+		ob_putc(ob, '}');
+	}
+	if (n)
+		OB_LIT(ob, "]}");
 }
 
 static void enum_schema(struct outbuf *ob, const struct op *o)
@@ -98,7 +142,7 @@ static void enum_schema(struct outbuf *ob, const struct op *o)
 		json_str(ob, lab, strlen(lab));
 	}
 	OB_LIT(ob, "]},");
-	int_range_schema(ob, o->bits, o->flags & OPF_SIGNED);
+	int_range_schema(ob, o->bits, o->flags & OPF_SIGNED, en);
 	OB_LIT(ob, "]}");
 }
 
@@ -218,7 +262,7 @@ static void value_schema(struct outbuf *ob, const struct op *ops, uint32_t i, in
 		if ((o->flags & OPF_ENUM) && o->enm && o->enm->nentries)
 			enum_schema(ob, o);
 		else
-			int_range_schema(ob, o->bits, o->flags & OPF_SIGNED);
+			int_range_schema(ob, o->bits, o->flags & OPF_SIGNED, NULL);
 		return;
 	case OP_FLOAT:
 		OB_LIT(ob, "{\"type\":[\"number\",\"null\"]}");
@@ -521,7 +565,7 @@ int json_schema_write(const struct view *v, FILE *f, char *err, size_t errlen)
 		    "\"description\":\"One object per line of scry view --json, by event class: $defs/NAME checks "
 		    "the cpu_id, context and payload of the events named NAME.\",\"type\":\"object\",\"properties\":{"
 		    "\"timestamp\":");
-	int_range_schema(&ob, 64, true);
+	int_range_schema(&ob, 64, true, NULL);
 	OB_LIT(&ob, ",\"time\":{\"type\":\"string\",\"pattern\":"
 		    "\"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\\\.[0-9]{9}Z$\"},\"name\":");
 	if (nu) {

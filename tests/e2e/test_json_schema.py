@@ -248,7 +248,10 @@ def test_declared_types_of_a_written_trace(scry, tmp_path):
     assert p["required"] == ["k", "v", "f", "s8", "n", "st"]   # __n_length: the layout's
     assert p["additionalProperties"] is False
     pp = p["properties"]
-    assert pp["k"] == {"anyOf": [{"enum": ["ZERO", "A_LOT", "with space"]}, u8]}
+    # an enum: a label, or a number no label maps
+    assert pp["k"] == {"anyOf": [{"enum": ["ZERO", "A_LOT", "with space"]},
+                                 dict(u8, **{"not": {"anyOf": [{"minimum": 0, "maximum": 0}, {"minimum": 10, "maximum": 20},
+                                                                {"minimum": 30, "maximum": 30}]}})]}
     assert pp["v"] == {"anyOf": [{"type": "integer", "minimum": 0, "maximum": 2**32 - 1}, {"type": "string"}]}
     assert pp["f"] == {"type": ["number", "null"]}
     assert pp["s8"] == {"type": "array", "items": {"type": "integer", "minimum": -128, "maximum": 127},
@@ -262,6 +265,8 @@ def test_declared_types_of_a_written_trace(scry, tmp_path):
          "payload": {"k": "A_LOT", "v": "x", "f": 0.5, "s8": [1, -2, 3], "n": "ab",
                      "st": {"a": "18446744073709551615", "b": -5}}}
     assert full.is_valid(o), [e.message for e in full.iter_errors(o)]
+    for k, ok in (("ZERO", True), (25, True), (9, True), (15, False), (30, False), (256, False), ("ONE", False)):
+        assert full.is_valid(dict(o, payload=dict(o["payload"], k=k))) == ok, k
     o["payload"]["st"]["a"] = -1
     assert not full.is_valid(o)
     base = {k: o[k] for k in ("timestamp", "time", "cpu_id")}
