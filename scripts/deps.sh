@@ -34,6 +34,9 @@ PKGS+=(debhelper dpkg-dev lintian)
 PKGS+=(abigail-tools)
 # scry top in a terminal: tmux (send-keys, capture-pane; tests/e2e/test_top.py)
 PKGS+=(tmux)
+# scry view --json-schema's schema and view --json's objects checked against it
+# (Draft 2020-12; tests/e2e/test_json_schema.py)
+PKGS+=(python3-jsonschema)
 BENCH_PKGS=(strace linux-perf bpftrace hyperfine)
 
 for arg in "$@"; do

@@ -1,6 +1,7 @@
 /* view.c — `scry view [--json] [--clock-gmt] [-n N] [--filter EXPR] DIR|net://…`: print a
  * recorded CTF trace, or follow a live session at lttng-relayd, one line per event, in time
- * order (reader, live viewer and sinks in src/view/, filter in src/filter/). */
+ * order (reader, live viewer and sinks in src/view/, filter in src/filter/);
+ * `scry view --json-schema DIR`: the JSON Schema of what --json prints for DIR. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -32,6 +33,9 @@ static void view_usage(FILE *f)
 		"5344 by default) until it ends, as babeltrace2 --input-format=lttng-live does.\n"
 		"\n"
 		"  --json          one JSON object per line instead of babeltrace2-style text\n"
+		"  --json-schema   print the JSON Schema (draft 2020-12) of the objects --json\n"
+		"                  prints for this trace: each event class's context and payload\n"
+		"                  members with their types, chosen by the event's name\n"
 		"  --clock-gmt     print times in UTC instead of local time\n"
 		"  -n, --limit N   stop after the first N events (that match the filter)\n"
 		"  -f, --filter EXPR\n"
@@ -44,13 +48,14 @@ int cmd_view(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
+		{ "json-schema", no_argument, NULL, 'S' },
 		{ "clock-gmt", no_argument, NULL, 'g' },
 		{ "limit", required_argument, NULL, 'n' },
 		{ "filter", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int json = 0, gmt = 0, c;
+	int json = 0, schema = 0, gmt = 0, c;
 	uint64_t limit = UINT64_MAX;
 	const char *filter_text = NULL;
 	optind = 1;
@@ -58,6 +63,9 @@ int cmd_view(int argc, char **argv)
 		switch (c) {
 		case 'j':
 			json = 1;
+			break;
+		case 'S':
+			schema = 1;
 			break;
 		case 'g':
 			gmt = 1;
@@ -88,11 +96,19 @@ int cmd_view(int argc, char **argv)
 		fprintf(stderr, "scry view: expected one trace directory (try: scry view --help)\n");
 		return 1;
 	}
+	if (schema && (filter_text || limit != UINT64_MAX)) {
+		fprintf(stderr, "scry view: --json-schema describes every event class: no --filter or --limit\n");
+		return 1;
+	}
 	/* LTTng's `view [SESSION]`: no directory, or a name that is none: a session's trace */
 	char sdir[4096];
 	const char *dir = optind < argc ? argv[optind] : NULL;
 	struct stat st;
 	bool live = dir && live_url_is_net(dir);
+	if (schema && live) {
+		fprintf(stderr, "scry view: --json-schema reads a trace directory, not a live session\n");
+		return 1;
+	}
 	if (!live && (!dir || (stat(dir, &st) < 0 && !strchr(dir, '/')))) {
 		bool no_daemon;
 
@@ -127,6 +143,13 @@ int cmd_view(int argc, char **argv)
 		return 1;
 	}
 	v.gmt = gmt;
+	if (schema) {
+		if (json_schema_write(&v, stdout, err, sizeof(err)))
+			fprintf(stderr, "scry view: %s\n", err);
+		else
+			ret = 0;
+		goto cleanup;
+	}
 	if (flt && !(vf = view_filter_new(&v, flt, &ferr))) {
 		filter_error_print(stderr, filter_text, &ferr);
 		goto cleanup;

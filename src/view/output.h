@@ -1,5 +1,6 @@
 /* output.h — the `scry view` sinks: babeltrace2-style text lines (src/view/output_text.c)
- * and one JSON object per line (src/view/output_json.c). */
+ * and one JSON object per line (src/view/output_json.c), and the JSON Schema of those
+ * objects (src/view/json_schema.c). */
 #ifndef SCRY_VIEW_OUTPUT_H
 #define SCRY_VIEW_OUTPUT_H
 
@@ -48,5 +49,13 @@ void json_out_init(struct json_out *o, struct outbuf *ob);
  * NULL (no such context, no name recorded for it). */
 const char *view_event_container(const struct view_stream *s);
 void json_event(struct json_out *o, const struct view_stream *s);
+/* Whether a struct member is written by json_event (packet context fields babeltrace2 hides
+ * and the CTF layout's auxiliary integers are not): json_schema_write follows it too. */
+bool json_member_shown(const struct op *o);
+
+struct view;
+/* `scry view --json-schema`: the JSON Schema (draft 2020-12) of the objects json_event writes
+ * for the event classes of v's traces (src/view/json_schema.c).  0, or -1 with a reason. */
+int json_schema_write(const struct view *v, FILE *f, char *err, size_t errlen);
 
 #endif

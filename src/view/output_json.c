@@ -42,12 +42,17 @@ static bool is_aux(const struct op *o)
 	       ends_with(o->name, o->name_len, "_ptr");
 }
 
+bool json_member_shown(const struct op *o)
+{
+	return !(o->flags & OPF_HIDDEN) && !is_aux(o);
+}
+
 /* struct members as "name": value pairs; *n counts pairs already written */
 static uint32_t put_members(struct outbuf *ob, const struct op *ops, uint32_t i, const struct val **vi, int *n)
 {
 	uint32_t j = i + 1;
 	while (ops[j].kind != OP_STRUCT_END) {
-		if ((ops[j].flags & OPF_HIDDEN) || is_aux(&ops[j])) {
+		if (!json_member_shown(&ops[j])) {
 			(*vi)++;
 			j = ops[j].next;
 			continue;

@@ -1,9 +1,14 @@
 /* fuzz_tsdl.c — libFuzzer target: metadata bytes (plain or packetized TSDL) through
- * tsdl_unpacketize, tsdl_parse and, when they parse, plan compilation of every scope. */
+ * tsdl_unpacketize, tsdl_parse and, when they parse, plan compilation of every scope; then
+ * as `scry view` loads a trace (view_trace_load) and, when it loads, its JSON Schema
+ * (json_schema_write, `scry view --json-schema`) written to /dev/null. */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include "view/output.h"
 #include "view/plan.h"
+#include "view/reader.h"
 #include "view/tsdl.h"
 
 static void compile_all(struct ctf_metadata *m)
@@ -56,5 +61,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		tsdl_free(m);
 	}
 	free(text);
+
+	static FILE *null;
+	struct view_trace t;
+	if (!null && !(null = fopen("/dev/null", "w")))
+		abort();
+	if (!view_trace_load(&t, "fuzz", data, size, err, sizeof(err))) {
+		struct view v = { .traces = &t, .ntraces = 1 };
+		json_schema_write(&v, null, err, sizeof(err));
+	}
+	view_trace_free(&t);
 	return 0;
 }
