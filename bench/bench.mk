@@ -2,6 +2,7 @@
 #   build/bench/floor   empty BPF programs on syscall entry/exit (the cost floor)
 #   build/bench/timeit  times a command from the inside of a tracer
 #   build/bench/jitdump a BPF program's JIT image, for objdump (bench/annotate.sh)
+#   build/bench/proginfo the instructions verified for each program a process holds
 BENCH_OUT := $(BUILD)/bench
 
 $(BENCH_OUT)/floor.bpf.o: bench/floor.bpf.c $(VMLINUX_H)
@@ -18,9 +19,13 @@ $(BENCH_OUT)/jitdump: bench/jitdump.c
 	@mkdir -p $(@D)
 	$(CC) -O2 -g -Wall -o $@ $< -lbpf
 
+$(BENCH_OUT)/proginfo: bench/proginfo.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -g -Wall -o $@ $< -lbpf
+
 $(BENCH_OUT)/timeit: bench/timeit.c
 	@mkdir -p $(@D)
 	$(CC) -O2 -g -Wall -D_GNU_SOURCE -o $@ $<
 
 .PHONY: bench-tools
-bench-tools: $(BENCH_OUT)/floor $(BENCH_OUT)/timeit $(BENCH_OUT)/jitdump $(WORKLOADS)
+bench-tools: $(BENCH_OUT)/floor $(BENCH_OUT)/timeit $(BENCH_OUT)/jitdump $(BENCH_OUT)/proginfo $(WORKLOADS)
