@@ -3,8 +3,9 @@ issue 12's start-up): the skeleton's copy of the BPF object creates the maps, tw
 (lanes) load the programs, sys_enter's side and sys_exit's side, each with its own BTF object
 in the kernel and the skeleton's maps.  Checked: while `scry trace` runs, its sys_enter and
 sys_exit programs belong to two BTF objects and use the same maps (the same ring map, the same
-syscall table); with SCRY_ONE_LANE=1 one BTF object; and both ways trace the same calls with
-the same results."""
+syscall table); with SCRY_ONE_LANE=1 one BTF object, and so when every CPU is taken by other
+runnable tasks (a second lane would only wait for one); and both ways trace the same calls with
+the same results.  SCRY_TWO_LANES=1 makes the lanes whatever the machine's load."""
 import json
 import re
 import os
@@ -15,13 +16,27 @@ import subprocess
 ENTER, EXIT = "scry_sys_enter_btf", "scry_sys_exit_btf"
 
 
-def progs_by_name(old=()):
+def held(pid):
+    """The ids of the BPF programs process pid holds (its descriptors' fdinfo)."""
+    ids = set()
+    for fd in os.listdir(f"/proc/{pid}/fdinfo"):
+        try:
+            with open(f"/proc/{pid}/fdinfo/{fd}") as f:
+                ids |= {int(ln.split()[1]) for ln in f if ln.startswith("prog_id:")}
+        except OSError:
+            pass
+    return ids
+
+
+def progs_by_name(old=(), pid=None):
     """The sys_enter and sys_exit programs loaded, by name, but those whose ids are in old (a
-    program of an earlier run may linger a moment after its process ended)."""
+    program of an earlier run may linger a moment after its process ended); with pid, only
+    that process's (other tracers may run on the machine)."""
     out = subprocess.run(["bpftool", "prog", "show", "-j"], capture_output=True, text=True, check=True)
+    mine = held(pid) if pid else None
     found = {}
     for p in json.loads(out.stdout or "[]"):
-        if p.get("name") in (ENTER, EXIT) and p["id"] not in old:
+        if p.get("name") in (ENTER, EXIT) and p["id"] not in old and (mine is None or p["id"] in mine):
             found.setdefault(p["name"], []).append(p)
     return found
 
@@ -50,7 +65,7 @@ def programs_while_tracing(scry, env):
     try:
         assert p.stdout.readline() == "ready\n", p.stderr.read()
         for _ in range(50):
-            found = progs_by_name(old)
+            found = progs_by_name(old, p.pid)
             progs = {n: ps[0] for n, ps in found.items() if len(ps) == 1}
             maps = {n: map_ids(pr["id"]) for n, pr in progs.items()}
             if len(progs) == 2 and None not in maps.values():
@@ -70,7 +85,7 @@ def programs_while_tracing(scry, env):
 
 
 def test_two_lanes_share_the_maps(scry):
-    progs, maps, names = programs_while_tracing(scry, {})
+    progs, maps, names = programs_while_tracing(scry, {"SCRY_TWO_LANES": "1"})
     assert progs[ENTER]["btf_id"] != progs[EXIT]["btf_id"], progs
     # the same kernel maps, not copies: the rings' map and the syscall table by id
     shared = {names.get(i) for i in maps[ENTER] & maps[EXIT]}
@@ -82,13 +97,29 @@ def test_one_lane(scry):
     assert progs[ENTER]["btf_id"] == progs[EXIT]["btf_id"], progs
 
 
+def test_one_lane_when_the_cpus_are_busy(scry):
+    """One more spinning process than this process's CPUs: the programs are verified in one
+    lane (the skeleton's BTF object).  (SCRY_TWO_LANES=1 makes two whatever the load:
+    test_two_lanes_share_the_maps.)"""
+    spin = [subprocess.Popen(["/usr/bin/python3", "-c", "while True: pass"])
+            for _ in range(len(os.sched_getaffinity(0)) + 1)]
+    try:
+        subprocess.run(["sleep", "0.2"])
+        progs, _, _ = programs_while_tracing(scry, {})
+        assert progs[ENTER]["btf_id"] == progs[EXIT]["btf_id"], progs
+    finally:
+        for p in spin:
+            p.kill()
+            p.wait()
+
+
 def test_same_calls_either_way(scry, tmp_path):
     """The same workload's calls and results, traced with two lanes and with one."""
     target = tmp_path / "f"
     code = f"import os; fd = os.open({str(target)!r}, os.O_CREAT | os.O_WRONLY, 0o600); " \
            "os.write(fd, b'x' * 123); os.lseek(fd, 7, 0); os.close(fd)"
     seen = []
-    for env in ({}, {"SCRY_ONE_LANE": "1"}):
+    for env in ({"SCRY_TWO_LANES": "1"}, {"SCRY_ONE_LANE": "1"}):
         out = tmp_path / f"out{len(seen)}"
         p = subprocess.run([scry, "trace", "-o", str(out), "-e", "trace=openat,write,lseek,close", "--",
                             "/usr/bin/python3", "-c", code], capture_output=True, text=True, timeout=60,
