@@ -142,3 +142,56 @@ def test_refused(scry, tmp_path, args, msg):
     p = subprocess.run([scry, "profile"] + args, capture_output=True, text=True, cwd=tmp_path, timeout=30)
     assert p.returncode != 0 and msg in p.stderr and len(p.stderr.splitlines()) == 1, p.stderr
     assert sorted(os.listdir(tmp_path)) == ["full"] and os.listdir(tmp_path / "full") == ["x"]
+
+
+def test_pprof_lines_and_inline_frames(scry, workload, tmp_path):
+    """--inline --lines in pprof (protobuf's own decoder, test_profile.read_pprof): functions
+    named alone, their source file the Function's filename, each line number a Line's; the
+    frames inlined at an address lines of one Location, innermost first; the same stacks and
+    counts as the folded file, which keeps "name (file:line)"; read back by -i the same"""
+    from test_profile import read_pprof
+    binary = workload("hotspots")
+    p = profile(scry, "-F", FREQ, "--inline", "--lines", "-o", tmp_path / "i.folded", "-o", tmp_path / "i.pb.gz",
+                cmd=[binary, "600"])
+    assert p.returncode == 0, p.stderr
+    pr = read_pprof(tmp_path / "i.pb.gz", tmp_path)
+    strs = pr.string_table
+    fn = {f.id: f for f in pr.function}
+    loc = {l.id: l for l in pr.location}
+    maps = {m.id: strs[m.filename] for m in pr.mapping}
+    assert len({l.id for l in pr.location}) == len(pr.location)
+    assert not [strs[f.name] for f in pr.function if "(" in strs[f.name] and ":" in strs[f.name]]
+    ours = [l for l in pr.location if maps.get(l.mapping_id, "").endswith("/hotspots")]
+    assert ours
+    for l in ours:
+        for ln in l.line:
+            f = fn[ln.function_id]
+            assert ln.line > 0 and strs[f.filename].endswith("hotspots.c"), (strs[f.name], strs[f.filename], ln)
+    inl = [l for l in ours if len(l.line) > 1]
+    assert inl, "no location with inlined lines"
+    assert any([strs[fn[ln.function_id].name] for ln in l.line] == ["step", "burn_a"] for l in inl), \
+        [[strs[fn[ln.function_id].name] for ln in l.line] for l in inl]
+    src = open(os.path.join(os.path.dirname(__file__), "../workload/hotspots.c")).read().splitlines()
+    step_line = next(n for n, l in enumerate(src, 1) if "step's line" in l)
+    assert all(l.line[0].line == step_line for l in inl if strs[fn[l.line[0].function_id].name] == "step")
+
+    # the pprof stacks, each line a frame, against the folded ones
+    back = Counter()
+    for x in pr.sample:
+        frames = []
+        for i in x.location_id:
+            l = loc[i]
+            k = maps.get(l.mapping_id) == "[kernel.kallsyms]"
+            for ln in l.line:
+                f = fn[ln.function_id]
+                name = strs[f.name]
+                if ln.line and strs[f.filename]:
+                    name += f" ({os.path.basename(strs[f.filename])}:{ln.line})"
+                frames.append(name + ("_[k]" if k else ""))
+        comm = next(strs[lb.str] for lb in x.label if strs[lb.key] == "comm")
+        back[(comm,) + tuple(reversed(frames))] += x.value[0]
+    assert back == folded(tmp_path / "i.folded")
+    q = subprocess.run([scry, "profile", "-i", tmp_path / "i.pb.gz", "-o", tmp_path / "b.folded"],
+                       capture_output=True, text=True, timeout=30)
+    assert q.returncode == 0, q.stderr
+    assert folded(tmp_path / "b.folded") == folded(tmp_path / "i.folded")
