@@ -8,7 +8,8 @@
  * extension: .folded, .svg, .pb.gz (pprof), a bare name OUT.svg, OUT.folded, OUT.pb.gz and
  * (cpu-clock samples) OUT/, a CTF trace of the samples written by the record engine
  * (profile_ctf.c; --ctf DIR alone); --report prints perf report's table.  One summary line
- * says how many samples were taken and lost.
+ * says how many samples were taken and lost, and (cpu-clock) how many of the samples the
+ * CPUs' events owed perf delivered: those it throttled are lost too.
  * -i reads a saved pprof profile instead of sampling (src/profile/pprof_read.c). */
 #include <errno.h>
 #include <fcntl.h>
@@ -425,6 +426,8 @@ struct run {
 	size_t pids_left;
 	uint64_t notes;
 	struct prof_ctf *ctf;        /* --ctf: its session, pumped by the loop */
+	bool delivery;               /* cpu-clock: what perf delivered, known */
+	uint64_t expected, fired, missed, throttles;
 };
 
 static void on_note(void *ctx, pid_t tgid)
@@ -581,6 +584,19 @@ static void summary(const struct prof_args *a, const struct run *r, const struct
 		fprintf(stderr, ", %llu samples not counted: out of memory", (unsigned long long)r->tally_failed);
 	if (st[SCRY_PROF_NOTES_LOST])
 		fprintf(stderr, ", %llu processes' mappings read late", (unsigned long long)st[SCRY_PROF_NOTES_LOST]);
+	if (r->delivery) {
+		fprintf(stderr, "; perf: %llu of %llu timer samples delivered (all tasks')",
+			(unsigned long long)r->fired, (unsigned long long)r->expected);
+		if (r->missed && r->throttles)
+			fprintf(stderr, ", %llu lost: perf throttled the events %llu times (kernel.perf_event_max_sample_rate, "
+				"kernel.perf_cpu_time_max_percent)", (unsigned long long)r->missed,
+				(unsigned long long)r->throttles);
+		else if (r->missed)
+			fprintf(stderr, ", %llu lost: the timer fired late, periods skipped (a loaded machine)",
+				(unsigned long long)r->missed);
+		else if (r->throttles)
+			fprintf(stderr, ", perf throttled the events %llu times", (unsigned long long)r->throttles);
+	}
 	if (r->runs)
 		fprintf(stderr, "; BPF: %llu runs, %llu ns each (bpf_stats)", (unsigned long long)r->runs,
 			(unsigned long long)(r->run_ns / r->runs));
@@ -705,6 +721,7 @@ int cmd_profile(int argc, char **argv)
 		fprintf(stderr, "scry: %s\n", err);
 	scry_profiler_stop(r.k);
 	t1 = scry_monotonic_ns();
+	r.delivery = !a.offcpu && !scry_profiler_delivery(r.k, &r.expected, &r.fired, &r.missed, &r.throttles);
 	if (r.ctf && prof_ctf_stop(r.ctf, err, sizeof(err)))
 		fprintf(stderr, "scry: %s\n", err);
 	if (scry_profiler_run_stats(r.k, &r.runs, &r.run_ns))
