@@ -4,7 +4,8 @@
  * each CPU at the profile's frequency: for a target task it takes the kernel and user
  * stacks (bpf_get_stackid into the stack map; frame pointers for the user side) and counts
  * the sample in a hash keyed by thread, process, command name and both stack ids; every
- * stack or sample it cannot keep is counted in stats.  A process's first sample (after its
+ * stack or sample it cannot keep is counted in stats, and each run (any task's: the samples
+ * perf throttled are the event's time's worth less those).  A process's first sample (after its
  * start or exec) sends a note so that user space reads its mappings while it lives.
  * With --call-graph dwarf (ustack_size > 0) a user task's sample is not counted here: its
  * user registers and the ustack_size bytes of its stack above sp go through the ring to
@@ -183,6 +184,7 @@ int scry_prof_sample(struct bpf_perf_event_data *ctx)
 	__u64 one = 1, *n;
 	bool kthread;
 
+	stat_add(SCRY_PROF_FIRED);
 	if (tgid == self_tgid)
 		return 0;
 	if (pid == 0) {

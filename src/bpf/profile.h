@@ -36,6 +36,8 @@ enum scry_prof_stat {
 	SCRY_PROF_USTACK_SENT,       /* dwarf: user stacks copied to the ring */
 	SCRY_PROF_BLOCKS,            /* --off-cpu: blocks of targets counted (at least min_block_ns) */
 	SCRY_PROF_BLOCKS_LOST,       /* --off-cpu: a block not measured: no room for its start */
+	SCRY_PROF_FIRED,             /* the program ran, for any task's sample: set against the event's
+	                              *   time, the samples perf did not deliver (throttled) */
 	SCRY_PROF_NSTATS,
 };
 

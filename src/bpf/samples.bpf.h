@@ -3,7 +3,8 @@
  * puts a cpu-clock perf event on each CPU at HZ samples a second, and each sample of a
  * target task is an event of its own, profile_cpu_clock, with the header and the channel's
  * contexts (its stacks: the callstack_kernel / callstack_user contexts, as LTTng's add-context
- * writes them) and no payload.  LTTng has no sampling event: the name is scry's
+ * writes them, from the interrupted registers: the kernel stack starts at the function the
+ * sample interrupted, empty when it interrupted user code) and no payload.  LTTng has no sampling event: the name is scry's
  * (docs/FORMAT.md).  The idle task's samples are not events.  A sample that finds its
  * build area taken or no room in the ring is counted lost as any event is. */
 
@@ -23,7 +24,9 @@ int scry_profile_sample(struct bpf_perf_event_data *ctx)
 	a = area_get(AREA_TP);
 	if (!a)
 		return 0;
-	pos = write_head(a->buf, profile_event_id, t);   /* run in the timer interrupt: no migrate_disable of its own */
+	/* run in the timer interrupt: no migrate_disable of its own; the stacks the interrupted
+	 * code's (ctx: its registers) */
+	pos = write_head_pe(a->buf, profile_event_id, t, ctx);
 	submit(a, pos);
 	area_put(a);
 	return 0;

@@ -5,8 +5,11 @@
  * With --call-graph dwarf a user sample's registers and stack copy come through the ring
  * instead, are unwound as they come (src/catalog/unwind.c) and counted here (tally.c).
  * At the end the stacks are symbolized (src/profile/collect.c) and written by -o's
- * extension: .folded, .svg, .pb.gz (pprof), a bare name OUT.svg and OUT.folded; --report
- * prints perf report's table.  One summary line says how many samples were taken and lost.
+ * extension: .folded, .svg, .pb.gz (pprof), a bare name OUT.svg, OUT.folded, OUT.pb.gz and
+ * (cpu-clock samples) OUT/, a CTF trace of the samples written by the record engine
+ * (profile_ctf.c; --ctf DIR alone); --report prints perf report's table.  One summary line
+ * says how many samples were taken and lost, and (cpu-clock) how many of the samples the
+ * CPUs' events owed perf delivered: those it throttled are lost too.
  * -i reads a saved pprof profile instead of sampling (src/profile/pprof_read.c). */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +23,7 @@
 #include <sys/wait.h>
 #include "catalog/symbolize.h"
 #include "cli/commands.h"
+#include "cli/profile_ctf.h"
 #include "cli/track.h"
 #include "kernel/profiler.h"
 #include "profile/collect.h"
@@ -55,8 +59,12 @@ static void usage(FILE *f)
 		"\n"
 		"  -o, --output OUT       by its extension: OUT.folded (FlameGraph's folded stacks),\n"
 		"                         OUT.svg (an interactive flame graph), OUT.pb.gz (pprof's\n"
-		"                         profile.proto, gzipped); a name without one: OUT.svg and\n"
-		"                         OUT.folded.  Repeatable\n"
+		"                         profile.proto, gzipped); a name without one: all three\n"
+		"                         and, sampling cpu-clock, the directory OUT as --ctf OUT.\n"
+		"                         Repeatable\n"
+		"      --ctf DIR          the samples as a CTF trace too, LTTng's kernel layout (as scry\n"
+		"                         record -e profile:cpu-clock:HZ -c callstack-kernel,callstack-user\n"
+		"                         writes them): DIR must not exist, or be empty\n"
 		"  -F, --freq HZ          samples per second per CPU (default %d)\n"
 		"  -e, --event EVENT      cpu-clock (default), or cycles where the machine has a PMU\n"
 		"  -p, --pid PID[,PID]    these processes and the children they fork from now on\n"
@@ -73,7 +81,8 @@ static void usage(FILE *f)
 		"                         the files' CFI: complete on binaries without frame pointers\n"
 		"      --inline           the functions inlined where a frame is (its file's DWARF, or its\n"
 		"                         separate debug file's), each a frame of its own\n"
-		"      --lines            each user frame's source file and line in its name (DWARF)\n"
+		"      --lines            each user frame's source file and line (DWARF): in its name in\n"
+		"                         OUT.folded and OUT.svg, pprof's Line and Function in OUT.pb.gz\n"
 		"      --off-cpu          no sampling: where threads wait, each stack weighted by the time\n"
 		"                         blocked there (from the scheduler's switches: asleep or waiting,\n"
 		"                         not preempted); folded counts and SVG widths in microseconds,\n"
@@ -104,8 +113,10 @@ struct output {
 };
 
 struct prof_args {
-	struct output outs[8];
+	struct output outs[12];
 	size_t nouts;
+	const char *ctf;             /* --ctf DIR */
+	const char *ctf_bare;        /* -o NAME: NAME/, when cpu-clock is sampled */
 	unsigned freq;
 	int event;
 	pid_t *pids;
@@ -132,10 +143,20 @@ static bool ends_with(const char *s, const char *suf)
 
 static int add_out(struct prof_args *a, const char *path, enum out_kind k, const char *suffix)
 {
-	if (a->nouts == sizeof(a->outs) / sizeof(a->outs[0]))
-		return -E2BIG;
-	if (asprintf(&a->outs[a->nouts].path, "%s%s", path, suffix) < 0)
+	char *p;
+
+	if (asprintf(&p, "%s%s", path, suffix) < 0)
 		return -ENOMEM;
+	for (size_t i = 0; i < a->nouts; i++)
+		if (!strcmp(a->outs[i].path, p)) {   /* -o prof -o prof.pb.gz: written once */
+			free(p);
+			return 0;
+		}
+	if (a->nouts == sizeof(a->outs) / sizeof(a->outs[0])) {
+		free(p);
+		return -E2BIG;
+	}
+	a->outs[a->nouts].path = p;
 	a->outs[a->nouts++].kind = k;
 	return 0;
 }
@@ -155,11 +176,18 @@ static int parse_output(struct prof_args *a, const char *o, char *err, size_t er
 		r = add_out(a, o, OUT_SVG, "");
 	else if (ends_with(base, ".pb.gz"))
 		r = add_out(a, o, OUT_PPROF, "");
-	else if (!strchr(base, '.'))
-		r = add_out(a, o, OUT_SVG, ".svg") ?: add_out(a, o, OUT_FOLDED, ".folded");
-	else {
+	else if (!strchr(base, '.')) {
+		if (a->ctf_bare) {
+			snprintf(err, errlen, "-o '%s': one trace directory, and -o '%s' names it already", o,
+				 a->ctf_bare);
+			return -EINVAL;
+		}
+		a->ctf_bare = o;
+		r = add_out(a, o, OUT_SVG, ".svg") ?: add_out(a, o, OUT_FOLDED, ".folded") ?:
+		    add_out(a, o, OUT_PPROF, ".pb.gz");
+	} else {
 		snprintf(err, errlen, "-o '%s': unknown output type (expected .folded, .svg, .pb.gz, or a name "
-			 "without extension for NAME.svg and NAME.folded)", o);
+			 "without extension for NAME.svg, NAME.folded, NAME.pb.gz and the trace NAME/)", o);
 		return -EINVAL;
 	}
 	if (r)
@@ -193,7 +221,7 @@ static int parse_call_graph(struct prof_args *a, const char *v, char *err, size_
 static int parse_args(int argc, char **argv, struct prof_args *a, char *err, size_t errlen)
 {
 	enum { OPT_DURATION = 256, OPT_REPORT, OPT_STACKS, OPT_CALL_GRAPH, OPT_BUFFER, OPT_OFFCPU, OPT_MIN_BLOCK, OPT_INLINE,
-	       OPT_LINES };
+	       OPT_LINES, OPT_CTF };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "freq", required_argument, NULL, 'F' },
@@ -209,6 +237,7 @@ static int parse_args(int argc, char **argv, struct prof_args *a, char *err, siz
 		{ "off-cpu", no_argument, NULL, OPT_OFFCPU },
 		{ "inline", no_argument, NULL, OPT_INLINE },
 		{ "lines", no_argument, NULL, OPT_LINES },
+		{ "ctf", required_argument, NULL, OPT_CTF },
 		{ "min-block", required_argument, NULL, OPT_MIN_BLOCK },
 		{ "track-cgroup", required_argument, NULL, CLI_OPT_TRACK_CGROUP },
 		{ "track-container", required_argument, NULL, CLI_OPT_TRACK_CONTAINER },
@@ -300,6 +329,13 @@ static int parse_args(int argc, char **argv, struct prof_args *a, char *err, siz
 		case OPT_LINES:
 			a->sym.lines = true;
 			break;
+		case OPT_CTF:
+			if (a->ctf || !*optarg) {
+				snprintf(err, errlen, a->ctf ? "--ctf: one trace directory" : "--ctf: expected a directory");
+				return -EINVAL;
+			}
+			a->ctf = optarg;
+			break;
 		case OPT_MIN_BLOCK: {
 			double d;
 
@@ -334,6 +370,17 @@ static int parse_args(int argc, char **argv, struct prof_args *a, char *err, siz
 	}
 	if (optind < argc)
 		a->cmd = &argv[optind];
+	if (a->ctf && a->ctf_bare) {
+		snprintf(err, errlen, "--ctf '%s': one trace directory, and -o '%s' names it already", a->ctf,
+			 a->ctf_bare);
+		return -EINVAL;
+	}
+	if (a->ctf && (a->input || a->offcpu || a->event != SCRY_PROF_EV_CPU_CLOCK)) {
+		snprintf(err, errlen, "--ctf records cpu-clock samples: not with -i, --off-cpu or -e cycles");
+		return -EINVAL;
+	}
+	if (!a->ctf && a->ctf_bare && !a->input && !a->offcpu && a->event == SCRY_PROF_EV_CPU_CLOCK)
+		a->ctf = a->ctf_bare;
 	if (a->input) {
 		if (a->cmd || a->all || a->npids || a->track.ncgroups) {
 			snprintf(err, errlen, "-i reads a saved profile: no -p, -a, --track-* or command with it");
@@ -361,8 +408,9 @@ static int parse_args(int argc, char **argv, struct prof_args *a, char *err, siz
 		snprintf(err, errlen, "nothing to profile: give -- CMD, -p PID or -a");
 		return -EINVAL;
 	}
-	if (!a->nouts && !a->report) {
-		snprintf(err, errlen, "no output: give -o OUT (.folded, .svg, .pb.gz, or a bare name) or --report");
+	if (!a->nouts && !a->report && !a->ctf) {
+		snprintf(err, errlen, "no output: give -o OUT (.folded, .svg, .pb.gz, or a bare name), --ctf DIR or "
+			 "--report");
 		return -EINVAL;
 	}
 	if (a->offcpu && (a->ustack_size || a->freq_given || a->event_given)) {
@@ -389,6 +437,9 @@ struct run {
 	bool child_done;
 	size_t pids_left;
 	uint64_t notes;
+	struct prof_ctf *ctf;        /* --ctf: its session, pumped by the loop */
+	bool delivery;               /* cpu-clock: what perf delivered, known */
+	uint64_t expected, fired, missed, throttles;
 };
 
 static void on_note(void *ctx, pid_t tgid)
@@ -452,7 +503,8 @@ static int sample(struct run *r, const struct prof_args *a, char *err, size_t er
 		snprintf(err, errlen, "event loop: %s", strerror(-ret));
 		return ret;
 	}
-	if ((ret = scry_loop_fd(r->loop, scry_profiler_ring_fd(r->k), ring_ready, r)) < 0 ||
+	if ((r->ctf && (ret = prof_ctf_pump(r->ctf, r->loop, err, errlen)) < 0) ||
+	    (ret = scry_loop_fd(r->loop, scry_profiler_ring_fd(r->k), ring_ready, r)) < 0 ||
 	    (a->duration > 0 && (ret = scry_loop_timer(r->loop, (uint64_t)(a->duration * 1e9), deadline, r)) < 0) ||
 	    (r->child > 0 && (ret = scry_loop_pid(r->loop, r->child, child_ended, r)) < 0))
 		goto out;
@@ -469,6 +521,8 @@ static int sample(struct run *r, const struct prof_args *a, char *err, size_t er
 out:
 	if (ret)
 		snprintf(err, errlen, "event loop: %s", strerror(-ret));
+	if (r->ctf)
+		prof_ctf_unpump(r->ctf);
 	scry_loop_free(r->loop);
 	r->loop = NULL;
 	return ret;
@@ -542,6 +596,19 @@ static void summary(const struct prof_args *a, const struct run *r, const struct
 		fprintf(stderr, ", %llu samples not counted: out of memory", (unsigned long long)r->tally_failed);
 	if (st[SCRY_PROF_NOTES_LOST])
 		fprintf(stderr, ", %llu processes' mappings read late", (unsigned long long)st[SCRY_PROF_NOTES_LOST]);
+	if (r->delivery) {
+		fprintf(stderr, "; perf: %llu of %llu timer samples delivered (all tasks')",
+			(unsigned long long)r->fired, (unsigned long long)r->expected);
+		if (r->missed && r->throttles)
+			fprintf(stderr, ", %llu lost: perf throttled the events %llu times (kernel.perf_event_max_sample_rate, "
+				"kernel.perf_cpu_time_max_percent)", (unsigned long long)r->missed,
+				(unsigned long long)r->throttles);
+		else if (r->missed)
+			fprintf(stderr, ", %llu lost: the timer fired late, periods skipped (a loaded machine)",
+				(unsigned long long)r->missed);
+		else if (r->throttles)
+			fprintf(stderr, ", perf throttled the events %llu times", (unsigned long long)r->throttles);
+	}
 	if (r->runs)
 		fprintf(stderr, "; BPF: %llu runs, %llu ns each (bpf_stats)", (unsigned long long)r->runs,
 			(unsigned long long)(r->run_ns / r->runs));
@@ -594,6 +661,7 @@ int cmd_profile(int argc, char **argv)
 	int *cgroup_fds = NULL;
 	struct scry_child child = { .pid = -1, .status_fd = -1 };
 	struct run r = { .child = -1 };
+	struct prof_ctf ctf = { 0 };
 	struct scry_prof prof;
 	uint64_t st[SCRY_PROF_NSTATS], t0, t1;
 	struct timespec rt;
@@ -637,8 +705,14 @@ int cmd_profile(int argc, char **argv)
 		snprintf(err, sizeof(err), "out of memory");
 		goto fail;
 	}
+	if (a.ctf) {
+		if (prof_ctf_open(&ctf, a.ctf, a.freq, a.all, a.track.cgroups, a.track.ncgroups, err, sizeof(err)))
+			goto fail;
+		r.ctf = &ctf;
+	}
 	for (size_t i = 0; i < a.npids; i++)
-		if (scry_profiler_target(r.k, a.pids[i], err, sizeof(err)))
+		if (scry_profiler_target(r.k, a.pids[i], err, sizeof(err)) ||
+		    (r.ctf && prof_ctf_track(r.ctf, a.pids[i], err, sizeof(err))))
 			goto fail;
 	struct sigaction sa = { .sa_handler = on_signal };
 	sigemptyset(&sa.sa_mask);
@@ -648,11 +722,12 @@ int cmd_profile(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if (a.cmd) {
 		if (scry_spawn_held(a.cmd, &child, err, sizeof(err)) ||
-		    scry_profiler_target(r.k, child.pid, err, sizeof(err)))
+		    scry_profiler_target(r.k, child.pid, err, sizeof(err)) ||
+		    (r.ctf && prof_ctf_track(r.ctf, child.pid, err, sizeof(err))))
 			goto fail;
 		r.child = child.pid;
 	}
-	if (scry_profiler_start(r.k, err, sizeof(err)))
+	if (scry_profiler_start(r.k, err, sizeof(err)) || (r.ctf && prof_ctf_start(r.ctf, err, sizeof(err))))
 		goto fail;
 	clock_gettime(CLOCK_REALTIME, &rt);
 	t0 = scry_monotonic_ns();
@@ -669,6 +744,9 @@ int cmd_profile(int argc, char **argv)
 		fprintf(stderr, "scry: %s\n", err);
 	scry_profiler_stop(r.k);
 	t1 = scry_monotonic_ns();
+	r.delivery = !a.offcpu && !scry_profiler_delivery(r.k, &r.expected, &r.fired, &r.missed, &r.throttles);
+	if (r.ctf && prof_ctf_stop(r.ctf, err, sizeof(err)))
+		fprintf(stderr, "scry: %s\n", err);
 	if (scry_profiler_run_stats(r.k, &r.runs, &r.run_ns))
 		r.runs = 0;
 	scry_profiler_poll(r.k, &r.h);   /* the last records: their processes may live still */
@@ -693,6 +771,8 @@ int cmd_profile(int argc, char **argv)
 	if (write_outputs(&a, &prof, title, err, sizeof(err)))
 		goto fail_late;
 	summary(&a, &r, &prof, st, scry_profiler_ncpus(r.k));
+	if (r.ctf)
+		prof_ctf_report(r.ctf);
 	if (a.report && scry_prof_write_report(&prof, stdout, REPORT_LINES))
 		fprintf(stderr, "scry: cannot write the report: %s\n", strerror(errno));
 	ret = 0;
@@ -701,6 +781,8 @@ int cmd_profile(int argc, char **argv)
 			r.child_done = true;
 		ret = r.child_done ? scry_exit_status(r.wstatus) : (stop_signal ? 128 + stop_signal : 0);
 	}
+	if (r.ctf && ctf.sum.write_error)
+		ret = 1;   /* the trace is incomplete, whatever the command's status */
 	goto out;
 fail_late:
 	fprintf(stderr, "scry: %s\n", err);
@@ -712,6 +794,11 @@ fail:
 	if (child.pid > 0 && child.held)
 		scry_spawn_abort(&child);
 out:
+	if (r.ctf) {
+		if (ctf.started && !ctf.stopped)
+			prof_ctf_stop(&ctf, err, sizeof(err));
+		prof_ctf_free(&ctf);
+	}
 	scry_profiler_free(r.k);
 	scry_unwinder_free(r.unw);
 	scry_tally_free(&r.tally);

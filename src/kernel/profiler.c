@@ -1,10 +1,12 @@
 /* profiler.c — scry profile's loader (see profiler.h; the BPF side is
  * src/bpf/profile.bpf.c, what both share src/bpf/profile.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <linux/perf_event.h>
 #include <sys/syscall.h>
 #include <bpf/bpf.h>
@@ -18,12 +20,17 @@ struct scry_profiler {
 	struct scry_profiler_opts o;
 	struct profile_bpf *skel;
 	int *pfds;                   /* perf event per CPU (-1: offline) */
+	int *cfds;                   /* the same events, kept to read their time (-1: none) */
+	void **rbs;                  /* their perf rings (NULL: none): the kernel's THROTTLE records */
+	size_t rb_size;
 	struct bpf_link **links;
 	unsigned ncpus, nopen;
 	struct ring_buffer *rb;
 	size_t ring_size;
 	const struct scry_profiler_handlers *h;
 };
+
+#define THROTTLE_PAGES 8     /* each CPU's perf ring: ~1000 THROTTLE records */
 
 static const char *const ev_names[] = { [SCRY_PROF_EV_CPU_CLOCK] = "cpu-clock", [SCRY_PROF_EV_CYCLES] = "cycles" };
 
@@ -118,13 +125,16 @@ int scry_profiler_open(const struct scry_profiler_opts *o, struct scry_profiler 
 	}
 	p->ncpus = (unsigned)ret;
 	p->pfds = malloc(p->ncpus * sizeof(*p->pfds));
+	p->cfds = malloc(p->ncpus * sizeof(*p->cfds));
+	p->rbs = calloc(p->ncpus, sizeof(*p->rbs));
+	p->rb_size = (1 + THROTTLE_PAGES) * (size_t)sysconf(_SC_PAGESIZE);
 	p->links = calloc(p->ncpus, sizeof(*p->links));
-	if (!p->pfds || !p->links) {
+	if (!p->pfds || !p->cfds || !p->rbs || !p->links) {
 		ret = -ENOMEM;
 		goto oom;
 	}
 	for (unsigned i = 0; i < p->ncpus; i++)
-		p->pfds[i] = -1;
+		p->pfds[i] = p->cfds[i] = -1;
 	if (!o->offcpu && (ret = open_events(p, err, errlen)))
 		goto fail;
 	libbpf_set_print(print_fn);
@@ -185,8 +195,16 @@ void scry_profiler_free(struct scry_profiler *p)
 	for (unsigned i = 0; p->pfds && i < p->ncpus; i++)
 		if (p->pfds[i] >= 0)
 			close(p->pfds[i]);
+	for (unsigned i = 0; p->cfds && i < p->ncpus; i++)
+		if (p->cfds[i] >= 0)
+			close(p->cfds[i]);
+	for (unsigned i = 0; p->rbs && i < p->ncpus; i++)
+		if (p->rbs[i])
+			munmap(p->rbs[i], p->rb_size);
+	free(p->rbs);
 	profile_bpf__destroy(p->skel);
 	free(p->pfds);
+	free(p->cfds);
 	free(p->links);
 	free(p);
 }
@@ -237,6 +255,13 @@ int scry_profiler_start(struct scry_profiler *p, char *err, size_t errlen)
 	for (unsigned cpu = 0; cpu < p->ncpus; cpu++) {
 		if (p->pfds[cpu] < 0)
 			continue;
+		p->cfds[cpu] = fcntl(p->pfds[cpu], F_DUPFD_CLOEXEC, 0);   /* -1: its time unread */
+		if (p->cfds[cpu] >= 0) {
+			/* no sample goes there (the program returns 0): the throttling's records alone */
+			void *m = mmap(NULL, p->rb_size, PROT_READ | PROT_WRITE, MAP_SHARED, p->cfds[cpu], 0);
+
+			p->rbs[cpu] = m == MAP_FAILED ? NULL : m;
+		}
 		p->links[cpu] = bpf_program__attach_perf_event(p->skel->progs.scry_prof_sample, p->pfds[cpu]);
 		if (!p->links[cpu]) {
 			ret = -errno;
@@ -254,6 +279,69 @@ void scry_profiler_stop(struct scry_profiler *p)
 		bpf_link__destroy(p->links[cpu]);   /* disables the event */
 		p->links[cpu] = NULL;
 	}
+}
+
+/* The PERF_RECORD_THROTTLE records of a CPU's event ring (rb_size bytes, mapped). */
+static uint64_t throttles(const struct scry_profiler *p, void *rb)
+{
+	struct perf_event_mmap_page *m = rb;
+	uint64_t head = __atomic_load_n(&m->data_head, __ATOMIC_ACQUIRE), tail = m->data_tail, n = 0;
+	uint64_t off = m->data_offset ? m->data_offset : (uint64_t)sysconf(_SC_PAGESIZE);
+	uint64_t size = m->data_size ? m->data_size : p->rb_size - off;
+	const uint8_t *data = (const uint8_t *)rb + off;
+
+	if (head - tail > size)
+		tail = head - size;     /* cannot be: the kernel does not overwrite unread records */
+	while (tail + sizeof(struct perf_event_header) <= head) {
+		/* records are 8-byte aligned in a ring of pages: a header never wraps */
+		const struct perf_event_header *h = (const void *)(data + (tail % size));
+
+		if (h->size < sizeof(*h))
+			break;
+		n += h->type == PERF_RECORD_THROTTLE;
+		tail += h->size;
+	}
+	return n;
+}
+
+int scry_profiler_delivery(struct scry_profiler *p, uint64_t *expected, uint64_t *fired, uint64_t *missed,
+			   uint64_t *throttled)
+{
+	uint64_t period = p->o.freq ? 1000000000ULL / p->o.freq : 0, *v;
+	__u32 k = SCRY_PROF_FIRED;
+	int ret = 0;
+
+	*expected = *fired = *missed = *throttled = 0;
+	if (p->o.event != SCRY_PROF_EV_CPU_CLOCK || p->o.offcpu || !period)
+		return -ENOTSUP;
+	if (period < 10000)
+		period = 10000;     /* the kernel's floor for a cpu-clock hrtimer */
+	if (!(v = calloc(p->ncpus, sizeof(*v))))
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(bpf_map__fd(p->skel->maps.stats), &k, v)) {
+		ret = -errno;
+		goto out;
+	}
+	for (unsigned c = 0; c < p->ncpus; c++) {
+		uint64_t ns, exp;
+
+		if (p->cfds[c] < 0)
+			continue;
+		if (read(p->cfds[c], &ns, sizeof(ns)) != (ssize_t)sizeof(ns)) {
+			ret = -EIO;
+			goto out;
+		}
+		exp = ns / period;
+		if (p->rbs[c])
+			*throttled += throttles(p, p->rbs[c]);
+		*expected += exp;
+		*fired += v[c];
+		if (exp > v[c] + 1)     /* one: the last period's timer may fire after the disable */
+			*missed += exp - v[c];
+	}
+out:
+	free(v);
+	return ret;
 }
 
 int scry_profiler_ring_fd(struct scry_profiler *p)

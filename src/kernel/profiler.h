@@ -78,6 +78,14 @@ unsigned scry_profiler_stack(struct scry_profiler *p, int32_t id, uint64_t *buf)
  * the kernel's BPF statistics are on, sysctl kernel.bpf_stats_enabled or BPF_ENABLE_STATS).
  * 0, or -errno. */
 int scry_profiler_run_stats(struct scry_profiler *p, uint64_t *runs, uint64_t *ns);
+/* cpu-clock, after stop: the samples the CPUs' events should have delivered (each one's
+ * time enabled over its period), those the program ran for (any task's), those missing
+ * beyond one a CPU, and how many times perf throttled the events (its PERF_RECORD_THROTTLE
+ * records: kernel.perf_event_max_sample_rate, perf_cpu_time_max_percent); samples missing
+ * without a throttle are periods the timer skipped, fired late (a loaded or virtual
+ * machine).  0, or -ENOTSUP (cycles, --off-cpu), -errno. */
+int scry_profiler_delivery(struct scry_profiler *p, uint64_t *expected, uint64_t *fired, uint64_t *missed,
+			   uint64_t *throttled);
 /* The CPUs sampled. */
 unsigned scry_profiler_ncpus(const struct scry_profiler *p);
 

@@ -160,7 +160,8 @@ static struct scry_dwarf *dwarf_of(struct collector *c, const char *path, const 
 /* The source frames of a user address (look: the address itself, or a return address minus
  * one) from its file's DWARF, pushed leaf first: each inlined copy (with --inline) and the
  * function, named by the symbol table's sym when there is one (perf's names), else DWARF's;
- * with --lines each name followed by (file:line).  0 frames pushed when DWARF has none. */
+ * with --lines each name followed by (file:line), the function, file and line kept apart
+ * too (pprof's).  0 frames pushed when DWARF has none. */
 static int source_frames(struct collector *c, int tgid, uint64_t look, uint64_t addr, const char *sym,
 			 const struct scry_sym_info *si, uint32_t map, unsigned *pushed)
 {
@@ -186,7 +187,22 @@ static int source_frames(struct collector *c, int tgid, uint64_t look, uint64_t 
 			snprintf(buf, sizeof(buf), "%s (%s:%d)", name, b ? b + 1 : fr[j].file, fr[j].line);
 		else
 			snprintf(buf, sizeof(buf), "%s", name);
-		if ((r = push(c, named(c, buf, map, addr, false))))
+		struct scry_prof_frame pf = { .name = scry_prof_str(c->p, buf), .mapping = map, .addr = addr,
+					     .inlined = j < n - 1 };
+		uint32_t id;
+
+		if (c->o.lines && fr[j].line) {   /* pprof's Line and Function: not in the name */
+			uint32_t fn = scry_prof_str(c->p, name), file = scry_prof_str(c->p, fr[j].file);
+
+			if (fn == UINT32_MAX || file == UINT32_MAX)
+				return -ENOMEM;
+			pf.func = fn + 1;
+			pf.file = file + 1;
+			pf.line = (uint32_t)fr[j].line;
+		}
+		if (pf.name == UINT32_MAX || (id = scry_prof_frame(c->p, &pf)) == UINT32_MAX)
+			return -ENOMEM;
+		if ((r = push(c, id)))
 			return r;
 		(*pushed)++;
 	}

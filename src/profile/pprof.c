@@ -1,7 +1,10 @@
 /* pprof.c — the profile as pprof's profile.proto (google/pprof, vendored in proto/,
  * encoded by protobuf-c), gzipped (zlib): sample types samples/count and cpu/nanoseconds
- * (count x the period, 1e9 / frequency), or for an off-CPU profile off-cpu/nanoseconds alone, a location per frame (its address and mapping, one
- * line naming its function), a function per name, a mapping per file mapped (its build id),
+ * (count x the period, 1e9 / frequency), or for an off-CPU profile off-cpu/nanoseconds
+ * alone; a location per frame (its address and mapping) with a line naming its function
+ * (and, --lines, its line number), the frames inlined there (--inline) lines of the same
+ * location before it, innermost first, as pprof has them; a function per name and source
+ * file (--lines: the name alone, the file its filename); a mapping per file mapped (its build id),
  * labels pid, tid and comm on each sample, the event's name as the profile's comment (read
  * back by pprof_read.c). */
 #include <errno.h>
@@ -38,7 +41,9 @@ struct enc {
 	PLine *lines, **linep;
 	PFunction *funcs, **funcp;
 	int64_t comment;
-	uint64_t *func_of;         /* name string id -> function id (0: none yet) */
+	uint64_t *func_of;         /* name string id -> its first function's id (0: none yet) */
+	uint64_t *func_next;       /* function id -> the next one of the same name (0: none) */
+	uint64_t *loc_of;          /* frame -> its location's id (0: none yet) */
 	char **strs;
 };
 
@@ -46,16 +51,72 @@ static void enc_free(struct enc *e)
 {
 	free(e->samples); free(e->samplep); free(e->labels); free(e->labelp); free(e->values);
 	free(e->locids); free(e->maps); free(e->mapp); free(e->locs); free(e->locp); free(e->lines);
-	free(e->linep); free(e->funcs); free(e->funcp); free(e->func_of); free(e->strs);
+	free(e->linep); free(e->funcs); free(e->funcp); free(e->func_of); free(e->func_next); free(e->loc_of);
+	free(e->strs);
 }
 
 /* string index in the proto's table: "" first, then the profile's, then the extras */
 #define S(id) ((int64_t)(id) + 1)
 #define X(k) ((int64_t)(p->nstrs + 1 + (k)))
 
+/* The function of frame f: its name (--lines: the name alone) in its source file. */
+static uint64_t function_of(const struct scry_prof *p, struct enc *e, const struct scry_prof_frame *f, size_t *nfunc)
+{
+	uint32_t name = f->func ? f->func - 1 : f->name;
+	int64_t file = f->file ? S(f->file - 1) : 0;
+	uint64_t id = e->func_of[name];
+	PFunction *fn;
+
+	for (; id; id = e->func_next[id])
+		if (e->funcs[id - 1].filename == file)
+			return id;
+	fn = &e->funcs[*nfunc];
+	perftools__profiles__function__init(fn);
+	fn->id = *nfunc + 1;
+	fn->name = fn->system_name = S(name);
+	fn->filename = file;
+	e->funcp[(*nfunc)++] = fn;
+	e->func_next[fn->id] = e->func_of[name];
+	e->func_of[name] = fn->id;
+	return fn->id;
+}
+
+/* The location of the frames fr[0..n) (leaf first): the first of them and those inlined in
+ * it up to their caller, one location whose lines they are; *used: how many. */
+static uint64_t location_of(const struct scry_prof *p, struct enc *e, const uint32_t *fr, uint32_t n, uint32_t *used,
+			    size_t *nloc, size_t *nline, size_t *nfunc)
+{
+	uint32_t k = 0, last;
+	PLocation *l;
+
+	while (k + 1 < n && p->frames[fr[k]].inlined)
+		k++;
+	*used = k + 1;
+	last = fr[k];
+	if (e->loc_of[last])
+		return e->loc_of[last];
+	l = &e->locs[*nloc];
+	perftools__profiles__location__init(l);
+	l->id = *nloc + 1;
+	l->mapping_id = p->frames[last].mapping;
+	l->address = p->frames[last].addr;
+	l->n_line = k + 1;
+	l->line = &e->linep[*nline];
+	for (uint32_t j = 0; j <= k; j++) {
+		PLine *ln = &e->lines[*nline];
+
+		perftools__profiles__line__init(ln);
+		ln->function_id = function_of(p, e, &p->frames[fr[j]], nfunc);
+		ln->line = p->frames[fr[j]].line;
+		e->linep[(*nline)++] = ln;
+	}
+	e->locp[(*nloc)++] = l;
+	return e->loc_of[last] = l->id;
+}
+
 static int encode(const struct scry_prof *p, struct enc *e, PProfile *pr)
 {
-	size_t ns = p->nsamples, nf = p->nframes, nm = p->nmaps, nfunc = 0, nv = 0;
+	size_t ns = p->nsamples, nf = p->nframes, nm = p->nmaps, nfunc = 0, nv = 0, nloc = 0, nline = 0;
 	uint64_t period = p->freq ? 1000000000ULL / p->freq : 0;
 
 	e->strs = calloc(p->nstrs + 1 + X_NR, sizeof(*e->strs));
@@ -69,14 +130,16 @@ static int encode(const struct scry_prof *p, struct enc *e, PProfile *pr)
 	e->mapp = calloc(nm + 1, sizeof(*e->mapp));
 	e->locs = calloc(nf + 1, sizeof(*e->locs));
 	e->locp = calloc(nf + 1, sizeof(*e->locp));
-	e->lines = calloc(nf + 1, sizeof(*e->lines));
-	e->linep = calloc(nf + 1, sizeof(*e->linep));
+	e->lines = calloc(p->nstack + nf + 1, sizeof(*e->lines));   /* a location's lines: frames of a stack */
+	e->linep = calloc(p->nstack + nf + 1, sizeof(*e->linep));
 	e->funcs = calloc(nf + 1, sizeof(*e->funcs));
 	e->funcp = calloc(nf + 1, sizeof(*e->funcp));
 	e->func_of = calloc(p->nstrs + 1, sizeof(*e->func_of));
+	e->func_next = calloc(nf + 2, sizeof(*e->func_next));
+	e->loc_of = calloc(nf + 1, sizeof(*e->loc_of));
 	if (!e->strs || !e->samples || !e->samplep || !e->labels || !e->labelp || !e->values || !e->locids ||
 	    !e->maps || !e->mapp || !e->locs || !e->locp || !e->lines || !e->linep || !e->funcs || !e->funcp ||
-	    !e->func_of)
+	    !e->func_of || !e->func_next || !e->loc_of)
 		return -ENOMEM;
 	e->strs[0] = "";
 	for (size_t i = 0; i < p->nstrs; i++)
@@ -127,45 +190,19 @@ static int encode(const struct scry_prof *p, struct enc *e, PProfile *pr)
 	pr->n_mapping = nm;
 	pr->mapping = e->mapp;
 
-	for (size_t i = 0; i < nf; i++) {
-		const struct scry_prof_frame *f = &p->frames[i];
-		PLocation *l = &e->locs[i];
-
-		if (!e->func_of[f->name]) {
-			PFunction *fn = &e->funcs[nfunc];
-
-			perftools__profiles__function__init(fn);
-			fn->id = nfunc + 1;
-			fn->name = fn->system_name = S(f->name);
-			e->funcp[nfunc++] = fn;
-			e->func_of[f->name] = fn->id;
-		}
-		perftools__profiles__line__init(&e->lines[i]);
-		e->lines[i].function_id = e->func_of[f->name];
-		e->linep[i] = &e->lines[i];
-		perftools__profiles__location__init(l);
-		l->id = i + 1;
-		l->mapping_id = f->mapping;
-		l->address = f->addr;
-		l->n_line = 1;
-		l->line = &e->linep[i];
-		e->locp[i] = l;
-	}
-	pr->n_location = nf;
-	pr->location = e->locp;
-	pr->n_function = nfunc;
-	pr->function = e->funcp;
-
 	for (size_t i = 0; i < ns; i++) {
 		const struct scry_prof_sample *s = &p->samples[i];
 		const uint32_t *fr = scry_prof_frames(p, s);
 		PSample *ps = &e->samples[i];
 		PLabel *lb = &e->labels[3 * i];
 
+		uint32_t nl = 0, used;
+
 		perftools__profiles__sample__init(ps);
-		for (uint32_t k = 0; k < s->nframes; k++)      /* leaf first, as pprof wants */
-			e->locids[s->first + k] = (uint64_t)fr[k] + 1;
-		ps->n_location_id = s->nframes;
+		for (uint32_t k = 0; k < s->nframes; k += used)      /* leaf first, as pprof wants */
+			e->locids[s->first + nl++] = location_of(p, e, fr + k, s->nframes - k, &used, &nloc, &nline,
+								 &nfunc);
+		ps->n_location_id = nl;
 		ps->location_id = e->locids + s->first;
 		e->values[nv] = (int64_t)(p->offcpu ? s->count * 1000 : s->count);
 		e->values[nv + 1] = (int64_t)(s->count * period);
@@ -185,6 +222,10 @@ static int encode(const struct scry_prof *p, struct enc *e, PProfile *pr)
 	}
 	pr->n_sample = ns;
 	pr->sample = e->samplep;
+	pr->n_location = nloc;
+	pr->location = e->locp;
+	pr->n_function = nfunc;
+	pr->function = e->funcp;
 	return 0;
 }
 

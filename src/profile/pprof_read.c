@@ -3,7 +3,9 @@
  * --report and the other outputs work on it as on a profile just taken.  scry's own files
  * come back whole (event from the comment, frequency from the period, pid/tid/comm labels,
  * kernel frames by their [kernel.kallsyms] mapping); another tool's too, as far as they
- * say: a location's inline lines become frames, innermost first, as pprof shows them. */
+ * say: a location's inline lines become frames, innermost first, as pprof shows them, each
+ * named "function (file.c:LINE)" (as --lines names them) when its line has a number and its
+ * function a file. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +16,7 @@
 #define PPROF_MAX_BYTES (1u << 30)     /* a profile larger than 1 GiB unpacked is refused */
 
 typedef Perftools__Profiles__Profile PProfile;
+typedef Perftools__Profiles__Line PLineR;
 
 struct id_ix {                   /* a message id and its index */
 	uint64_t id;
@@ -175,7 +178,26 @@ static int convert(const PProfile *pr, struct scry_prof *p, const char *path, ch
 				};
 				uint32_t *nf;
 
-				f.name = scry_prof_str(p, name && *name ? name : "[unknown]");
+				const PLineR *ln = l->n_line ? l->line[j] : NULL;
+				const char *file = fi >= 0 ? str(pr, pr->function[fi]->filename) : NULL;
+
+				name = name && *name ? name : "[unknown]";
+				f.inlined = j + 1 < l->n_line;
+				if (ln && ln->line > 0 && ln->line <= UINT32_MAX && file && *file) {
+					const char *b = strrchr(file, '/');
+					char label[512];
+					uint32_t fn = scry_prof_str(p, name), fl = scry_prof_str(p, file);
+
+					if (fn == UINT32_MAX || fl == UINT32_MAX)
+						goto out;
+					snprintf(label, sizeof(label), "%s (%s:%lld)", name, b ? b + 1 : file, (long long)ln->line);
+					f.func = fn + 1;
+					f.file = fl + 1;
+					f.line = (uint32_t)ln->line;
+					f.name = scry_prof_str(p, label);
+				} else {
+					f.name = scry_prof_str(p, name);
+				}
 				if (n == nfr) {
 					nfr = nfr ? 2 * nfr : 64;
 					if (!(nf = realloc(fr, nfr * sizeof(*fr))))

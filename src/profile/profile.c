@@ -116,7 +116,8 @@ static bool frame_eq(const struct scry_prof *p, uint32_t ix, const void *key)
 {
 	const struct scry_prof_frame *a = &p->frames[ix], *b = key;
 
-	return a->name == b->name && a->mapping == b->mapping && a->addr == b->addr && a->kernel == b->kernel;
+	return a->name == b->name && a->mapping == b->mapping && a->addr == b->addr && a->kernel == b->kernel &&
+	       a->inlined == b->inlined && a->func == b->func && a->file == b->file && a->line == b->line;
 }
 
 uint32_t scry_prof_frame(struct scry_prof *p, const struct scry_prof_frame *f)

@@ -13,10 +13,16 @@
 #include <stdio.h>
 
 struct scry_prof_frame {
-	uint32_t name;          /* string id: the function, "[libc.so.6]" (no symbol), "[unknown]" */
+	uint32_t name;          /* string id: the function, "[libc.so.6]" (no symbol), "[unknown]";
+	                         *   with --lines "func (file.c:12)" (the folded stacks' label) */
 	uint32_t mapping;       /* mapping index + 1, 0: none (kernel, unknown) */
 	uint64_t addr;          /* the address sampled (the call's for a return address) */
 	bool kernel;
+	bool inlined;           /* inlined at addr into the next frame of the stack (its caller):
+	                         *   pprof's lines of one location */
+	uint32_t func;          /* --lines: string id + 1 of the function's name alone (0: name) */
+	uint32_t file;          /* --lines: string id + 1 of its source file's path (0: none) */
+	uint32_t line;          /* --lines: its line (0: none) */
 };
 
 struct scry_prof_mapping {

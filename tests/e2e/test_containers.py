@@ -190,7 +190,7 @@ def test_filter_ctx_container_refused(scry, containers, tmp_path):
 
 
 
-def test_profile_track_container(scry, workload, containers, tmp_path):
+def test_profile_track_container(scry, workload, containers, tmp_path, bt2_read):
     """scry profile -a --track-container: the samples of the container's busy loop only, none
     of the same loop run beside it under another name; --track-cgroup the same by directory
     (nothing runs in the machine's cgroup: no sample of either)."""
@@ -203,7 +203,8 @@ def test_profile_track_container(scry, workload, containers, tmp_path):
     for opt, val in (("--track-container", cid[:10]), ("--track-cgroup", str(machine)), ("-a", None)):
         out = tmp_path / f"{opt.strip('-')}.folded"
         args = ["-a"] + ([opt, val] if val else [])
-        p = subprocess.run([scry, "profile", "-F", "199", "--duration", "1.5", *args, "-o", str(out)],
+        ctf = ["--ctf", str(tmp_path / "ctf")] if opt == "--track-container" else []
+        p = subprocess.run([scry, "profile", "-F", "199", "--duration", "1.5", *args, "-o", str(out), *ctf],
                            capture_output=True, text=True, timeout=60)
         assert p.returncode == 0, p.stderr
         counts = {}
@@ -215,3 +216,6 @@ def test_profile_track_container(scry, workload, containers, tmp_path):
     assert seen["-a"].get("hotspots", 0) >= 5 and seen["-a"].get("outsider", 0) >= 5, seen["-a"]
     assert set(seen["--track-container"]) == {"hotspots"} and seen["--track-container"]["hotspots"] >= 5, seen
     assert "hotspots" not in seen["--track-cgroup"] and "outsider" not in seen["--track-cgroup"], seen
+    # the samples' CTF trace (--ctf) is the container's alone too
+    names = {e["procname"] for e in bt2_read(tmp_path / "ctf").events if e["name"] == "profile_cpu_clock"}
+    assert names == {"hotspots"}, names

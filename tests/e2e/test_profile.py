@@ -567,6 +567,7 @@ def test_inline_lines(scry, workload, tmp_path):
     pr = read_pprof(tmp_path / "i.pb.gz", tmp_path)
     strs = pr.string_table
     fn = {f.id: strs[f.name] for f in pr.function}
+    fns = {f.id: strs[f.filename] for f in pr.function}
     loc = {l.id: l for l in pr.location}
     maps = {m.id: m for m in pr.mapping}
     chains = {}
@@ -575,7 +576,8 @@ def test_inline_lines(scry, workload, tmp_path):
         if first.mapping_id not in maps or not strs[maps[first.mapping_id].filename].endswith("/hotspots"):
             continue
         m = maps[first.mapping_id]
-        chain = [fn[loc[i].line[0].function_id] for i in x.location_id if loc[i].address == first.address]
+        # one location, its lines the inlined copies innermost first, then their caller
+        chain = [f"{fn[ln.function_id]} ({os.path.basename(fns[ln.function_id])}:{ln.line})" for ln in first.line]
         chains[first.address - m.memory_start + m.file_offset] = chain
     assert len(chains) >= 3, chains
     vas = sorted(chains)

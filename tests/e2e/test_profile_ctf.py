@@ -42,7 +42,8 @@ def test_samples_beside_events_with_callstacks(rec):
         c = e["ctx"]
         assert e["procname"] == "hotspots" and e["fields"] == {}, e
         assert c["_callstack_user_length"] == len(c["callstack_user"]) >= 1, c
-        assert c["_callstack_kernel_length"] == len(c["callstack_kernel"]) >= 1, c
+        # the interrupted registers': empty when user code was interrupted (the loops)
+        assert c["_callstack_kernel_length"] == len(c["callstack_kernel"]), c
         assert all(a >= 0xffff800000000000 for a in c["callstack_kernel"]), c
         # the interrupted instruction first; a frame-pointer walk that meets a zero frame
         # (the loader, _start) stores it as the kernel's walk does
@@ -50,6 +51,8 @@ def test_samples_beside_events_with_callstacks(rec):
         assert all(a < 0x800000000000 for a in c["callstack_user"]), c
     # the frame-pointer walk goes past the leaf but in code without frame pointers (the
     # loader, libc's system call wrappers)
+    in_user = sum(not e["ctx"]["callstack_kernel"] for e in rec.samples)
+    assert in_user >= 0.8 * len(rec.samples), (in_user, len(rec.samples))
     deep = sum(len(e["ctx"]["callstack_user"]) >= 2 for e in rec.samples)
     assert deep >= 0.9 * len(rec.samples), (deep, len(rec.samples))
     # interleaved in time with the scheduler's events, on the same per-CPU streams

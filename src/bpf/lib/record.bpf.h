@@ -358,15 +358,18 @@ static __always_inline __u32 write_hostname(__u8 *b, __u32 pos, struct task_stru
 /* The call stack contexts (the last ones): the current task's stack (kernel: from the
  * tracepoint's BPF runner down, the helper's two frames and this program skipped; user: from
  * its saved user registers, frame pointers), at most stack_max frames, LTTng's ULONG_MAX mark
- * after a full one.  Read from the program itself, not from write_head_ext: the unwinder
+ * after a full one.  A perf event's program (pe: its context) takes them from the registers
+ * the sample interrupted instead: the kernel stack starts at the interrupted function, not
+ * at the timer interrupt's handlers, and is empty when user code was interrupted.  Read from the program itself, not from write_head_ext: the unwinder
  * finds no ORC data for a BPF frame and falls back on a slow path, one more a subprogram
  * (callstack-kernel was 1.6x a bare bpf_get_task_stack's cost from there). */
 #define SCRY_CTX_CALLSTACK_MASK ((1ULL << SCRY_CTX_CALLSTACK_KERNEL) | (1ULL << SCRY_CTX_CALLSTACK_USER))
 
-static __always_inline __u32 write_callstack(__u8 *b, __u32 pos, const bool user)
+static __always_inline __u32 write_callstack(__u8 *b, __u32 pos, const bool user, void *pe)
 {
-	long n = bpf_get_task_stack(bpf_get_current_task_btf(), b + pos + 4, SCRY_CALLSTACK_MAX * 8,
-				    user ? BPF_F_USER_STACK : (3 & BPF_F_SKIP_FIELD_MASK));
+	long n = pe ? bpf_get_stack(pe, b + pos + 4, SCRY_CALLSTACK_MAX * 8, user ? BPF_F_USER_STACK : 0)
+		    : bpf_get_task_stack(bpf_get_current_task_btf(), b + pos + 4, SCRY_CALLSTACK_MAX * 8,
+					 user ? BPF_F_USER_STACK : (3 & BPF_F_SKIP_FIELD_MASK));
 	__u32 k = n > 0 ? (__u32)n / 8 : 0;
 
 	if (k >= stack_max && k < SCRY_CALLSTACK_SLOTS) {
@@ -458,8 +461,8 @@ static __always_inline __u32 write_ctx_range(__u8 *b, __u32 pos, struct task_str
  * call gives pid, tid and comm).  own_migr: the migrate_disable() the BPF runtime itself
  * holds around the program (1 for perf-event tracepoints and uprobes, whose programs
  * bpf_prog_run_array runs so; 0 for tp_btf, raw_tp, iterators): not the traced code's. */
-static __always_inline __u32 write_head_at_m(__u8 *b, __u16 id, struct task_struct *t, __u64 ts,
-					     const __u32 own_migr)
+static __always_inline __u32 write_head_pe_m(__u8 *b, __u16 id, struct task_struct *t, __u64 ts,
+					      const __u32 own_migr, void *pe)
 {
 	/* one load of the rodata mask: the verifier knows its value and drops the tests of
 	 * disabled contexts; a test of ctx_mask itself (volatile) would be a load each */
@@ -492,10 +495,16 @@ static __always_inline __u32 write_head_at_m(__u8 *b, __u16 id, struct task_stru
 	if (mask & SCRY_CTX_EXT_MASK & ~(SCRY_CTX_CALLSTACK_MASK | (1ULL << SCRY_CTX_VPPID) | (1ULL << SCRY_CTX_HOSTNAME)))
 		pos = write_head_ext(b, pos, t, own_migr);
 	if (mask & (1ULL << SCRY_CTX_CALLSTACK_KERNEL))
-		pos = write_callstack(b, pos, false);
+		pos = write_callstack(b, pos, false, pe);
 	if (mask & (1ULL << SCRY_CTX_CALLSTACK_USER))
-		pos = write_callstack(b, pos, true);
+		pos = write_callstack(b, pos, true, pe);
 	return pos;
+}
+
+static __always_inline __u32 write_head_at_m(__u8 *b, __u16 id, struct task_struct *t, __u64 ts,
+					     const __u32 own_migr)
+{
+	return write_head_pe_m(b, id, t, ts, own_migr, NULL);
 }
 
 static __always_inline __u32 write_head_at(__u8 *b, __u16 id, struct task_struct *t, __u64 ts)
@@ -525,6 +534,13 @@ static __always_inline __u32 write_head_nomigr(__u8 *b, __u16 id, struct task_st
 static __always_inline __u32 write_head(__u8 *b, __u16 id, struct task_struct *t)
 {
 	return write_head_at(b, id, t, scry_now());
+}
+
+/* The same in a perf event's program, pe its context: the call stacks the sample's (see
+ * write_callstack). */
+static __always_inline __u32 write_head_pe(__u8 *b, __u16 id, struct task_struct *t, void *pe)
+{
+	return write_head_pe_m(b, id, t, scry_now(), 0, pe);
 }
 
 /* Bytes of header + enabled contexts, a verifier constant (set with ctx_mask), so that
