@@ -383,7 +383,7 @@ static int parse_args(int argc, char **argv, struct prof_args *a, char *err, siz
 		a->ctf = a->ctf_bare;
 	if (a->input) {
 		if (a->cmd || a->all || a->npids || a->track.ncgroups) {
-			snprintf(err, errlen, "-i reads a saved profile: no -p, -a, --track-* or command with it");
+			snprintf(err, errlen, "-i reads a saved profile: no -p, -a or command with it (nor --track-cgroup/--track-container)");
 			return -EINVAL;
 		}
 		if (a->sym.inline_frames || a->sym.lines) {

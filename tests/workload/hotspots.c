@@ -20,13 +20,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define UNIT 100000UL
+#define UNIT 25000UL
+
+/* The work of one step: four dependent multiply-adds (~16 cycles), so that a sample of a
+ * loop of steps lands on them, not on the loop's own compare and branch, on any CPU */
+#define MIX(x) do { (x) = (x) * 2862933555777941757UL + 3037000493UL; __asm__ volatile("" : "+r"(x)); } while (0)
+#define MIX4(x) do { MIX(x); MIX(x); MIX(x); MIX(x); } while (0)
 
 /* burn_a's step, inlined into it (scry profile --inline shows it as a frame of its own) */
 static inline __attribute__((always_inline)) unsigned long step(unsigned long x)
 {
-	x = x * 2862933555777941757UL + 3037000493UL;   /* step's line */
-	__asm__ volatile("" : "+r"(x));
+	MIX4(x);   /* step's line */
 	return x;
 }
 
@@ -44,8 +48,7 @@ __attribute__((noinline)) unsigned long burn_b(unsigned long n)
 	unsigned long x = n;
 
 	for (unsigned long i = 0; i < n; i++) {
-		x = x * 2862933555777941757UL + 3037000493UL;
-		__asm__ volatile("" : "+r"(x));
+		MIX4(x);
 	}
 	return x;
 }
