@@ -98,7 +98,8 @@ struct scry_stage {
 	__u32 len;            /* bytes used in data (0: empty; else starts with the mark) */
 	__u32 busy;           /* a writer of this CPU is between its first and last store */
 	__u32 nevents;        /* events in data (counted lost if the ring refuses them) */
-	__u32 pad;
+	__u32 wpos;           /* the busy writer's position, when it keeps it here (a uprobe's
+	                       * operations, a bpf_loop walk: src/bpf/uprobes.bpf.h) */
 	__u8 data[SCRY_STAGE_SIZE];
 };
 
@@ -601,10 +602,15 @@ struct scry_up_op {
 	__u16 max;            /* USTR, STACK_STR: bytes with the NUL */
 	__u16 off;            /* STACK, STACK_STR: offset above the return address */
 };
+enum {
+	SCRY_UPD_ALL_REGS = 1,   /* an operation reads a register past SCRY_UREG_SP */
+	SCRY_UPD_STRINGS = 2,    /* more than one string: built in the area, not the stage */
+};
 struct scry_up_desc {
 	__u16 event_id;       /* SCRY_NO_EVENT: disabled */
 	__u8 nops;
-	__u8 pad[5];
+	__u8 flags;           /* SCRY_UPD_*, from the operations (src/catalog/uprobe.c) */
+	__u8 pad[4];
 	struct scry_up_op ops[SCRY_MAX_UP_OPS];
 };
 

@@ -392,6 +392,8 @@ struct back_array flt_fork SEC(".maps");
 const volatile __u32 n_metrics = 0;            /* metrics 0..n-1 in metric_desc */
 const volatile __u32 metrics_label_union = 0;  /* SCRY_ML_* some metric uses */
 const volatile __u32 metrics_latency_mask = 0; /* syscall metrics whose value is the latency */
+const volatile __u8 metrics_dense_only = 0;    /* every syscall metric is a dense counter or
+						* histogram: metrics_exit_dense */
 const volatile __u32 metrics_event_mask = 0;   /* 1 << SCRY_ME_*: events some metric observes */
 /* The metrics themselves, load-time settings too: the verifier reads each one's fields as
  * constants (metrics.bpf.h unrolls the metrics) and drops the code of the others' kinds,

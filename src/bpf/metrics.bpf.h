@@ -38,14 +38,9 @@ struct metric_call {
 	struct scry_metric_stats *st;
 	char comm[SCRY_COMM_LEN];
 	/* last, and written (zeroed first) only when metrics_label_union has wide labels:
-	 * the other metrics pay nothing for them (METRIC_CALL) */
+	 * the other metrics pay nothing for them (metrics_exit) */
 	struct metric_wide w;
 };
-
-/* A metric_call named c, zero but for w. */
-#define METRIC_CALL(c) \
-	struct metric_call c; \
-	__builtin_memset(&c, 0, offsetof(struct metric_call, w))
 
 /* The application's mark (span_marks) of the task a span of event (started at start) is
  * about, into *out: a syscall's, current's; a run-queue wait's, the waiting task's (by its
@@ -205,46 +200,71 @@ static __always_inline void *metric_series(void *inner, const struct scry_metric
 	return bpf_map_lookup_elem(inner, key);
 }
 
+/* The value of metric d (its settings known to the verifier) for an observation (its
+ * return, error, latency) into *v; false when it does not count (its outcome, or no value:
+ * a negative return, no entry seen). */
+static __always_inline bool metric_value(const volatile struct scry_metric_desc *d, __s64 ret, bool error,
+					 __s64 lat, __u64 *v)
+{
+	const __u8 when = d->when, value = d->value;   /* one load each: the verifier knows them */
+
+	if ((when == SCRY_MW_ERROR && !error) || (when == SCRY_MW_SUCCESS && error))
+		return false;
+	if (value == SCRY_MV_RET) {
+		if (ret < 0)
+			return false;
+		*v = ret;
+	} else if (value == SCRY_MV_LATENCY) {
+		if (lat < 0)
+			return false;
+		*v = lat;
+	} else {
+		*v = 1;
+	}
+	return true;
+}
+
+/* Dense metric i (a constant): a slot per syscall number, no key to build, hash nor compare;
+ * a function of its own, before the keyed path, so that the compiler prepares none of the
+ * key's stores and addresses for it (each an instruction of every call). */
+static __always_inline void metric_dense(__u32 i, __u32 nr, __s64 ret, bool error, __s64 lat)
+{
+	const volatile struct scry_metric_desc *d = &metric_desc[metric_idx(i)];
+	__u32 slot = d->labels & SCRY_ML_SYSCALL ? nr : 0;
+	void *inner, *s;
+	__u64 v;
+
+	if (!metric_value(d, ret, error, lat, &v))
+		return;
+	if (d->kind == SCRY_METRIC_HISTOGRAM) {
+		inner = bpf_map_lookup_elem(&metric_hist_arrays, &i);
+		s = inner ? bpf_map_lookup_elem(inner, &slot) : NULL;
+		if (s)
+			hist_add(i, s, v);
+	} else {
+		inner = bpf_map_lookup_elem(&metric_counter_arrays, &i);
+		s = inner ? bpf_map_lookup_elem(inner, &slot) : NULL;
+		if (s)
+			*(__u64 *)s += v;
+	}
+}
+
 /* Metric i (a constant) for call c; key: scratch space. */
 static __always_inline void metric_one(__u32 i, const struct metric_call *c, struct scry_metric_key *key)
 {
 	const volatile struct scry_metric_desc *d = &metric_desc[metric_idx(i)];
 	__u32 labels = d->labels;
-	bool error = c->err != 0;
 	void *inner, *s;
 	__u64 v;
 
-	if ((d->when == SCRY_MW_ERROR && !error) || (d->when == SCRY_MW_SUCCESS && error))
+	if (d->dense && d->kind != SCRY_METRIC_SPAN) {
+		metric_dense(i, c->nr, c->ret, c->err != 0, c->lat);
 		return;
-	if (d->value == SCRY_MV_RET) {
-		if (c->ret < 0)
-			return;
-		v = c->ret;
-	} else if (d->value == SCRY_MV_LATENCY) {
-		if (c->lat < 0)
-			return;
-		v = c->lat;
-	} else {
-		v = 1;
 	}
+	if (!metric_value(d, c->ret, c->err != 0, c->lat, &v))
+		return;
 	if (d->kind == SCRY_METRIC_SPAN) {
 		span_emit(i, c, v);
-		return;
-	}
-	if (d->dense) {       /* a slot per syscall number: no key to build, hash nor compare */
-		__u32 slot = labels & SCRY_ML_SYSCALL ? c->nr : 0;
-
-		if (d->kind == SCRY_METRIC_HISTOGRAM) {
-			inner = bpf_map_lookup_elem(&metric_hist_arrays, &i);
-			s = inner ? bpf_map_lookup_elem(inner, &slot) : NULL;
-			if (s)
-				hist_add(i, s, v);
-		} else {
-			inner = bpf_map_lookup_elem(&metric_counter_arrays, &i);
-			s = inner ? bpf_map_lookup_elem(inner, &slot) : NULL;
-			if (s)
-				*(__u64 *)s += v;
-		}
 		return;
 	}
 	/* every field written: the key of the previous metric is overwritten whole */
@@ -312,18 +332,69 @@ static __always_inline void metric_sockaddr(struct metric_call *c, struct pt_reg
 	}
 }
 
-static __always_inline void metrics_exit(struct task_struct *t, struct pt_regs *regs, long id, long ret)
+/* The latency of syscall id, ended now, from the entry time task t's storage keeps (cleared:
+ * an exit without its entry is not measured twice); -1, counted in st->no_entry, when the
+ * entry was not seen. */
+static __always_inline __s64 metric_latency(struct task_struct *t, long id, struct scry_metric_stats *st, __u64 *now)
 {
-	METRIC_CALL(c);
-	struct scry_metric_key key;
-	__u32 zero = 0;
-	struct task_entry *te;
+	struct task_entry *te = bpf_task_storage_get(&task_entry, t, 0, 0);
+	__s64 lat = -1;
+
+	if (te && te->ts && te->nr == id) {
+		*now = bpf_ktime_get_ns();
+		lat = *now - te->ts;
+	} else {
+		st->no_entry++;
+	}
+	if (te)
+		te->ts = 0;
+	return lat;
+}
+
+/* The exit of syscall id when every syscall metric is dense (metrics_dense_only): the call's
+ * number, return, error and latency kept in registers, no struct metric_call to fill. */
+static __always_inline void metrics_exit_dense(struct task_struct *t, long id, long ret)
+{
+	struct scry_metric_stats *st;
+	__u32 mask, zero = 0;
+	__s64 lat = -1;
+	__u64 now;
+	bool error;
 
 	if (id < 0 || id >= SCRY_MAX_SYSCALLS)
 		return;
-	c.nr = id;
-	c.ret = ret;
-	c.lat = -1;
+	mask = metric_sc_mask[id];
+	if (!mask)
+		return;
+	st = bpf_map_lookup_elem(&metric_stats, &zero);
+	if (!st)
+		return;
+	st->events++;
+	if (mask & metrics_latency_mask)
+		lat = metric_latency(t, id, st, &now);
+	error = ret < 0 && ret >= -4095;
+#pragma clang loop unroll(full)
+	for (__u32 i = 0; i < SCRY_METRICS_MAX; i++) {
+		if (i >= n_metrics)
+			break;
+		if (metric_desc[i].event == SCRY_ME_SYSCALL && (mask & (1u << i)))
+			metric_dense(i, id, ret, error, lat);
+	}
+}
+
+static __always_inline void metrics_exit(struct task_struct *t, struct pt_regs *regs, long id, long ret)
+{
+	const __u32 lu = metrics_label_union;   /* one load: the verifier knows the value */
+	struct metric_call c;
+	struct scry_metric_key key;
+	__u32 zero = 0;
+
+	if (metrics_dense_only) {
+		metrics_exit_dense(t, id, ret);
+		return;
+	}
+	if (id < 0 || id >= SCRY_MAX_SYSCALLS)
+		return;
 	c.mask = metric_sc_mask[id];
 	if (!c.mask)
 		return;
@@ -331,33 +402,31 @@ static __always_inline void metrics_exit(struct task_struct *t, struct pt_regs *
 	if (!c.st)
 		return;
 	c.st->events++;
-	if (c.mask & metrics_latency_mask) {
-		te = bpf_task_storage_get(&task_entry, t, 0, 0);
-		if (te && te->ts && te->nr == id) {
-			c.now = bpf_ktime_get_ns();
-			c.lat = c.now - te->ts;
-		}
-		else
-			c.st->no_entry++;
-		if (te)
-			te->ts = 0;
-	}
+	/* every field a metric may read, written once (no memset of the whole: w and comm only
+	 * when some metric has such labels) */
+	c.nr = id;
+	c.ret = ret;
+	c.lat = -1;
+	c.now = 0;
+	c.pid = c.tid = c.uid = c.dev = 0;
+	if (c.mask & metrics_latency_mask)
+		c.lat = metric_latency(t, id, c.st, &c.now);
 	c.err = ret < 0 && ret >= -4095 ? -ret : 0;
-	if (metrics_label_union & (SCRY_ML_PID | SCRY_ML_TID)) {
+	if (lu & (SCRY_ML_PID | SCRY_ML_TID)) {
 		__u64 pt = bpf_get_current_pid_tgid();
 
 		c.pid = pt >> 32;
 		c.tid = (__u32)pt;
 	}
-	if (metrics_label_union & SCRY_ML_UID)
+	if (lu & SCRY_ML_UID)
 		c.uid = (__u32)bpf_get_current_uid_gid();
-	if (metrics_label_union & SCRY_ML_COMM)
+	if (lu & SCRY_ML_COMM)
 		bpf_get_current_comm(c.comm, sizeof(c.comm));
-	if (metrics_label_union & METRIC_WIDE_LABELS) {
+	if (lu & METRIC_WIDE_LABELS) {
 		c.w = (struct metric_wide){};
-		if (metrics_label_union & SCRY_ML_CGROUP)
+		if (lu & SCRY_ML_CGROUP)
 			c.w.cgroup = bpf_get_current_cgroup_id();
-		if (metrics_label_union & SCRY_ML_ADDR)
+		if (lu & SCRY_ML_ADDR)
 			metric_sockaddr(&c, regs, id);
 	}
 	/* unrolled: i is a constant in each copy, and the copies past n_metrics or of other

@@ -8,26 +8,39 @@
  * integer of 1..8 bytes or as the user string it points to;
  * USDT probes (scry_usdt) their arguments as the note describes them (bpf_usdt_arg). */
 
+/* Room in the stage for a uprobe event: header, contexts and the integers within
+ * UP_STAGE_HEAD bytes, plus one string (a descriptor with more strings, SCRY_UPD_STRINGS,
+ * is built in the area; so is one whose head outgrew UP_STAGE_HEAD: call stacks, -k). */
+#define UP_STAGE_HEAD 512
+#define UP_STAGE_MAX  (UP_STAGE_HEAD + SCRY_STR_MAX + 8)
+
 /* One walk over a descriptor's operations (bpf_loop callback data: the callback is verified
- * once, whatever the operations; the write position lives in the build area). */
+ * once, whatever the operations; the write position lives in the map beside the event, the
+ * stage's wpos or the area's pos: on the stack, each position would be a state of its own). */
 struct up_walk {
-	struct area *a;
+	__u8 *buf;                  /* the event: the stage's room or the area's buffer */
+	__u32 *pos;                 /* the write position in buf */
 	struct scry_up_desc *d;
 	__u64 regs[SCRY_UREG_ALL];  /* the argument registers, rax (or the USDT arguments); sp,
 				     * then the other general registers (SCRY_UREG_*) */
 	__u32 faults;
 };
 
-static long up_op(__u32 i, void *data)
+/* Operation i of the walk, written at buf + pos while pos <= limit (a constant: the room
+ * past it holds a string or an integer); 1 (the walk stopped, pos past limit) otherwise. */
+static __always_inline long up_op_at(__u32 i, struct up_walk *w, const __u32 limit)
 {
-	struct up_walk *w = data;
-	struct area *a = w->a;
+	__u8 *b = w->buf;
 	struct scry_up_op *op;
-	__u32 pos = a->pos, r;
+	__u32 *posp = w->pos, pos = *posp, r;
 	__u64 v;
 
-	if (i >= SCRY_MAX_UP_OPS || pos > SCRY_EVENT_MAX)
+	if (i >= SCRY_MAX_UP_OPS)
 		return 1;
+	if (pos > limit) {
+		*posp = ~0u;   /* outgrew its room */
+		return 1;
+	}
 	op = &w->d->ops[i];
 	r = op->reg;
 	if (r >= SCRY_UREG_ALL)
@@ -45,19 +58,30 @@ static long up_op(__u32 i, void *data)
 	}
 	v >>= (op->shift & 7) * 8;
 	if (op->kind == SCRY_UOP_USTR || op->kind == SCRY_UOP_STACK_STR || op->kind == SCRY_UOP_MEM_STR) {
-		a->pos = write_user_str(a->buf, pos, v, op->max, &w->faults);
+		*posp = write_user_str(b, pos, v, op->max, &w->faults);
 	} else {
-		WR(__u64, a->buf, pos, v);   /* little-endian: the low bytes first */
-		a->pos = pos + (op->size & 15);
+		WR(__u64, b, pos, v);   /* little-endian: the low bytes first */
+		*posp = pos + (op->size & 15);
 	}
 	return 0;
+}
+
+static long up_op_stage(__u32 i, void *data)
+{
+	return up_op_at(i, data, UP_STAGE_HEAD);
+}
+
+static long up_op_area(__u32 i, void *data)
+{
+	return up_op_at(i, data, SCRY_EVENT_MAX);
 }
 
 static __always_inline int up_write(struct pt_regs *ctx, __u32 slot, const bool usdt)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
-	struct up_walk w = { .faults = 0 };
+	struct up_walk w;
 	struct scry_up_desc *d;
+	struct scry_stage *st = NULL;
 	struct area *a;
 	__u32 pos;
 
@@ -66,10 +90,8 @@ static __always_inline int up_write(struct pt_regs *ctx, __u32 slot, const bool 
 	d = bpf_map_lookup_elem(&uprobes, &slot);
 	if (!d || d->event_id == SCRY_NO_EVENT)   /* disabled, its link on its way out */
 		return 0;
-	a = area_get(AREA_UPROBE);
-	if (!a)
-		return 0;
-	/* the context is the pt_regs: direct loads, each at its constant offset */
+	/* the context is the pt_regs: direct loads, each at its constant offset; the other
+	 * registers only for a descriptor that reads them (a statement probe's variables) */
 	w.regs[0] = ctx->di;
 	w.regs[1] = ctx->si;
 	w.regs[2] = ctx->dx;
@@ -79,14 +101,19 @@ static __always_inline int up_write(struct pt_regs *ctx, __u32 slot, const bool 
 	w.regs[6] = ctx->ax;
 	w.regs[7] = 0;
 	w.regs[SCRY_UREG_SP] = ctx->sp;
-	w.regs[SCRY_UREG_BX] = ctx->bx;
-	w.regs[SCRY_UREG_BP] = ctx->bp;
-	w.regs[SCRY_UREG_R10] = ctx->r10;
-	w.regs[SCRY_UREG_R11] = ctx->r11;
-	w.regs[SCRY_UREG_R12] = ctx->r12;
-	w.regs[SCRY_UREG_R13] = ctx->r13;
-	w.regs[SCRY_UREG_R14] = ctx->r14;
-	w.regs[SCRY_UREG_R15] = ctx->r15;
+	if (d->flags & SCRY_UPD_ALL_REGS) {
+		w.regs[SCRY_UREG_BX] = ctx->bx;
+		w.regs[SCRY_UREG_BP] = ctx->bp;
+		w.regs[SCRY_UREG_R10] = ctx->r10;
+		w.regs[SCRY_UREG_R11] = ctx->r11;
+		w.regs[SCRY_UREG_R12] = ctx->r12;
+		w.regs[SCRY_UREG_R13] = ctx->r13;
+		w.regs[SCRY_UREG_R14] = ctx->r14;
+		w.regs[SCRY_UREG_R15] = ctx->r15;
+	} else {
+		for (int i = SCRY_UREG_BX; i < SCRY_UREG_ALL; i++)
+			w.regs[i] = 0;
+	}
 	if (usdt) {
 		/* the USDT arguments instead (SCRY_UOP_USDT reads them as registers) */
 		int cnt = bpf_usdt_arg_cnt(ctx);
@@ -99,10 +126,29 @@ static __always_inline int up_write(struct pt_regs *ctx, __u32 slot, const bool 
 			w.regs[i] = v;
 		}
 	}
-	w.a = a;
 	w.d = d;
-	a->pos = write_head_nomigr(a->buf, d->event_id, t);
-	bpf_loop(d->nops, up_op, &w, 0);
+	w.faults = 0;
+	/* written in place in the stage, as fixed-size events (no build area, no ring copy of
+	 * its own), unless the stage is held by the code this program interrupted */
+	if (!(d->flags & SCRY_UPD_STRINGS) && (w.buf = stage_begin(&st, UP_STAGE_MAX))) {
+		w.pos = &st->wpos;
+		st->wpos = write_head_nomigr(w.buf, d->event_id, t);
+		bpf_loop(d->nops, up_op_stage, &w, 0);
+		pos = st->wpos;
+		if (pos <= UP_STAGE_HEAD + SCRY_STR_MAX + 8) {
+			stage_commit(st, pos);
+			return 0;
+		}
+		stage_abort(st);
+		w.faults = 0;
+	}
+	a = area_get(AREA_UPROBE);
+	if (!a)
+		return 0;
+	w.buf = a->buf;
+	w.pos = &a->pos;
+	a->pos = write_head_nomigr(w.buf, d->event_id, t);
+	bpf_loop(d->nops, up_op_area, &w, 0);
 	pos = a->pos;
 	if (pos > SCRY_EVENT_MAX)
 		pos = SCRY_EVENT_MAX;

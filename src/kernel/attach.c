@@ -106,11 +106,33 @@ int scry_probes_detach_tracepoint(struct scry_probes *p, int slot)
 	return 0;
 }
 
+/* The descriptor's flags (SCRY_UPD_*), from its operations: what the program must fetch,
+ * and whether the event fits the stage (src/bpf/uprobes.bpf.h). */
+static __u8 up_flags(const struct scry_up_desc *d)
+{
+	unsigned nstr = 0;
+	__u8 f = 0;
+
+	for (unsigned i = 0; i < d->nops && i < SCRY_MAX_UP_OPS; i++) {
+		const struct scry_up_op *op = &d->ops[i];
+
+		if (op->kind == SCRY_UOP_USTR || op->kind == SCRY_UOP_STACK_STR || op->kind == SCRY_UOP_MEM_STR)
+			nstr++;
+		if (op->kind != SCRY_UOP_USDT && op->kind != SCRY_UOP_STACK && op->kind != SCRY_UOP_STACK_STR &&
+		    op->reg > SCRY_UREG_SP)
+			f |= SCRY_UPD_ALL_REGS;
+	}
+	if (nstr > 1)
+		f |= SCRY_UPD_STRINGS;
+	return f;
+}
+
 /* The next uprobe slot with its descriptor stored, or -errno. */
-static int up_slot(struct scry_probes *p, struct bpf_program *prog, const char *what, const struct scry_up_desc *d,
+static int up_slot(struct scry_probes *p, struct bpf_program *prog, const char *what, const struct scry_up_desc *desc,
 		   char *err, size_t errlen)
 {
 	__u32 slot = p->next_up_slot;
+	struct scry_up_desc dd = *desc, *d = &dd;
 
 	if (!bpf_program__autoload(prog)) {
 		snprintf(err, errlen, "%s: such probes cannot be added to a session loaded without one", what);
@@ -120,6 +142,7 @@ static int up_slot(struct scry_probes *p, struct bpf_program *prog, const char *
 		snprintf(err, errlen, "too many uprobes and USDT probes (limit %d)", SCRY_MAX_UPROBES);
 		return -E2BIG;
 	}
+	d->flags = up_flags(d);
 	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.uprobes), &slot, d, BPF_ANY)) {
 		int e = -errno;
 		snprintf(err, errlen, "cannot store the descriptor of %s: %s", what, strerror(-e));

@@ -77,6 +77,7 @@ int probes_prepare_metrics(struct scry_probes *p, char *err, size_t errlen)
 {
 	const struct scry_probes_opts *o = &p->opts;
 	uint32_t labels = 0, latency = 0, events = 0;
+	bool dense_only = true;   /* every syscall metric dense, none a span */
 
 	for (unsigned i = 0; i < SCRY_METRICS_MAX; i++)
 		p->metric_fds[i] = -1;
@@ -94,6 +95,8 @@ int probes_prepare_metrics(struct scry_probes *p, char *err, size_t errlen)
 		if (o->metrics[i].value == SCRY_MV_LATENCY && o->metrics[i].event == SCRY_ME_SYSCALL)
 			latency |= 1u << i;
 		memcpy((void *)&p->skel->rodata->metric_desc[i], &o->metrics[i], sizeof(o->metrics[i]));
+		if (o->metrics[i].event == SCRY_ME_SYSCALL && (!o->metrics[i].dense || o->metrics[i].kind == SCRY_METRIC_SPAN))
+			dense_only = false;
 	}
 	if (o->nmetrics && o->metric_sc)
 		memcpy((void *)p->skel->rodata->metric_sc_mask, o->metric_sc, sizeof(p->skel->rodata->metric_sc_mask));
@@ -104,6 +107,7 @@ int probes_prepare_metrics(struct scry_probes *p, char *err, size_t errlen)
 	p->skel->rodata->n_metrics = o->nmetrics;
 	p->skel->rodata->metrics_label_union = labels;
 	p->skel->rodata->metrics_latency_mask = latency;
+	p->skel->rodata->metrics_dense_only = dense_only;
 	p->skel->rodata->metrics_event_mask = events;
 	if ((events & ~(1u << SCRY_ME_SYSCALL)) && o->ntrack_cgroups) {
 		snprintf(err, errlen, "run-queue, off-CPU and block I/O metrics cannot be restricted to cgroups (--track-cgroup)");

@@ -61,6 +61,20 @@ def test_typed_arguments_from_dwarf(record, workload, trace_dir, binary):
     assert "size = 64; align = 8; signed = 0; encoding = none; base = 10; } _big;" in blk
 
 
+def test_two_strings_and_one(record, workload, trace_dir):
+    """An event with two strings (built in the per-CPU area) and one with one string (in
+    the stage): both exact, in call order."""
+    wl = workload("uprobed")
+    record(trace_dir, "-e", f"uprobe:{wl}:two_names", "-e", f"uprobe:{wl}:greet", cmd=[wl, N]).check()
+    tr = read_trace(trace_dir)
+    names = [e["name"] for e in tr.events if e["name"].startswith("uprobe_uprobed_")]
+    assert names == ["uprobe_uprobed_greet", "uprobe_uprobed_two_names"] * N
+    assert [e["fields"] for e in by_name(tr, "uprobe_uprobed_two_names")] == \
+        [{"first": "first-name", "n": i, "second": "second-name-longer"} for i in range(N)]
+    assert [e["fields"] for e in by_name(tr, "uprobe_uprobed_greet")] == \
+        [{"name": "scry-probe", "times": 3 + i} for i in range(N)]
+
+
 def test_registers_without_dwarf(record, workload, trace_dir):
     """Stripped, probed by address: arg0..arg5 and ret, the raw registers (uint64)."""
     wl = workload("uprobed.stripped")

@@ -35,6 +35,12 @@ NOIPA int greet(const char *name, int times)
 	return (int)strlen(name) * times;
 }
 
+/* two strings: the event is built in the per-CPU area, not the stage (uprobes.bpf.h) */
+NOIPA int two_names(const char *first, int n, const char *second)
+{
+	return (int)(strlen(first) + strlen(second)) + n;
+}
+
 NOIPA enum color paint(enum color c, void *where, short level, unsigned long long big)
 {
 	sink = (long)where + level + (long)big;
@@ -132,6 +138,7 @@ int main(int argc, char **argv)
 
 		sink = add3(7 + i, -100000000000L, 200);
 		sink = greet("scry-probe", 3 + i);
+		sink = two_names("first-name", i, "second-name-longer");
 		sink = paint(RED, (void *)0x1234, -5, 0xfedcba9876543210ULL);
 		sink = sum_pair(p, 0.5, i);
 		sink = handle_alpha(i) + handle_beta(i) + handle_gamma(i);
