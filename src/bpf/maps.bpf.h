@@ -385,6 +385,13 @@ struct back_array back_enter SEC(".maps"), back_exit SEC(".maps"), back_tp SEC("
 /* The fork event's front (index 0), which scry_fork tries before writing the event. */
 struct back_array flt_fork SEC(".maps");
 
+/* Event rules changed on a started session (a daemon's events channel): the syscall hooks
+ * hold a door (syscalls.bpf.h) that tail-calls index door_sel of these, the dispatcher or
+ * its current filter front.  User space fills the other index, then flips door_sel: every
+ * entry and exit from that one store on is decided by the new programs, none by both. */
+struct back_array door_enter SEC(".maps"), door_exit SEC(".maps");
+volatile __u32 door_sel = 0;
+
 /* ---- in-kernel metrics (metrics.bpf.h; scry_abi.h describes them) ---------------------
  * The metrics channel's own maps: each metric's series in an inner per-CPU hash created by
  * user space with the metric's max_entries (index = metric id); a counter's value a u64, a

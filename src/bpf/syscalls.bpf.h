@@ -394,3 +394,34 @@ int scry_sys_exit_resume_tp(struct raw_sys_exit *ctx)
 	exit_resume(NULL, &t, ctx->id, ctx->ret, &target);
 	return 0;
 }
+
+/* The doors (maps.bpf.h: door_enter, door_exit): on the hooks in place of the dispatchers
+ * when the filters may change while recording; one tail call to what door_sel selects (an
+ * empty index: nothing, the session is being torn down). */
+SEC("tp_btf/sys_enter") SCRY_LANE(1)
+int BPF_PROG(scry_door_enter_btf, struct pt_regs *regs, long id)
+{
+	bpf_tail_call(ctx, &door_enter, door_sel & 1);
+	return 0;
+}
+
+SEC("tp_btf/sys_exit") SCRY_LANE(0)
+int BPF_PROG(scry_door_exit_btf, struct pt_regs *regs, long ret)
+{
+	bpf_tail_call(ctx, &door_exit, door_sel & 1);
+	return 0;
+}
+
+SEC("tracepoint/raw_syscalls/sys_enter") SCRY_LANE(1)
+int scry_door_enter_tp(struct raw_sys_enter *ctx)
+{
+	bpf_tail_call(ctx, &door_enter, door_sel & 1);
+	return 0;
+}
+
+SEC("tracepoint/raw_syscalls/sys_exit") SCRY_LANE(0)
+int scry_door_exit_tp(struct raw_sys_exit *ctx)
+{
+	bpf_tail_call(ctx, &door_exit, door_sel & 1);
+	return 0;
+}

@@ -1,7 +1,8 @@
 /* fronts.c — filter fronts in the kernel: where a front of each kind finds its values and
  * maps (scry_probes_filter_target), loading a front compiled by src/filter/bpf_gen.c once
  * per distinct program, the prog arrays through which an accepting front reaches its
- * dispatcher, and attaching fronts in place of the dispatchers (see probes.h). */
+ * dispatcher, attaching fronts in place of the dispatchers, and the doors' flip when the
+ * syscall fronts change while recording (see probes.h). */
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -273,4 +274,61 @@ int probes_attach_front_uprobe(struct scry_probes *p, int prog_fd, const char *p
 	a.config1 = (__u64)(uintptr_t)path;     /* uprobe_path */
 	a.config2 = offset;                     /* probe_offset */
 	return attach_front_perf(p, prog_fd, &a, cookie, what, err, errlen);
+}
+
+/* Index sel of the doors: each hook's front, or its dispatcher where it has none. */
+static int fill_doors(struct scry_probes *p, __u32 sel)
+{
+	struct bpf_map *doors[2] = { p->skel->maps.door_enter, p->skel->maps.door_exit };
+
+	for (int k = 0; k < 2; k++) {
+		int fd = p->sys_front[k] >= 0 ? p->sys_front[k] : bpf_program__fd(dispatcher(p, (unsigned)k));
+
+		if (fd < 0 || bpf_map_update_elem(bpf_map__fd(doors[k]), &sel, &fd, BPF_ANY))
+			return fd < 0 ? -EINVAL : -errno;
+	}
+	return 0;
+}
+
+/* The doors on the syscall hooks, their current index filled (scry_probes_attach). */
+int probes_attach_doors(struct scry_probes *p, char *err, size_t errlen)
+{
+	struct bpf_program *enter = p->btf_tp ? p->skel->progs.scry_door_enter_btf : p->skel->progs.scry_door_enter_tp,
+			   *ex = p->btf_tp ? p->skel->progs.scry_door_exit_btf : p->skel->progs.scry_door_exit_tp;
+	int ret = fill_doors(p, p->skel->bss->door_sel & 1);
+
+	if (ret) {
+		snprintf(err, errlen, "cannot prepare the syscall doors: %s", strerror(-ret));
+		return ret;
+	}
+	if ((ret = probes_add_link(p, bpf_program__attach(enter), "sys_enter (door)", err, errlen)))
+		return ret;
+	return probes_add_link(p, bpf_program__attach(ex), "sys_exit (door)", err, errlen);
+}
+
+void scry_probes_forget_fronts(struct scry_probes *p, int keep[2])
+{
+	keep[0] = p->sys_front[0];
+	keep[1] = p->sys_front[1];
+	p->sys_front[0] = p->sys_front[1] = -1;
+}
+
+void scry_probes_restore_fronts(struct scry_probes *p, const int keep[2])
+{
+	p->sys_front[0] = keep[0];
+	p->sys_front[1] = keep[1];
+}
+
+int scry_probes_flip_fronts(struct scry_probes *p)
+{
+	__u32 next = (p->skel->bss->door_sel & 1) ^ 1;
+	int ret;
+
+	if (!p->opts.live_filters || !p->opts.syscalls)
+		return -ENOTSUP;
+	if ((ret = fill_doors(p, next)))
+		return ret;
+	/* one store: the doors read it once per event */
+	__atomic_store_n(&p->skel->bss->door_sel, next, __ATOMIC_SEQ_CST);
+	return 0;
 }

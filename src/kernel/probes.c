@@ -201,8 +201,15 @@ static int probes_load(struct scry_probes **out, const struct scry_probes_opts *
 	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_tp, o->syscalls && !p->btf_tp);
 	/* the resume program serves only the exit filter front (a rejected exit whose entry was
 	 * deferred): not verified when there is no filter (~35 ms of a start-up) */
-	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_resume_btf, o->syscalls && o->filter && p->btf_tp);
-	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_resume_tp, o->syscalls && o->filter && !p->btf_tp);
+	bool fronts = o->filter || o->live_filters;
+
+	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_resume_btf, o->syscalls && fronts && p->btf_tp);
+	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_resume_tp, o->syscalls && fronts && !p->btf_tp);
+	/* the doors, when the fronts may change while recording (fronts.c) */
+	bpf_program__set_autoload(p->skel->progs.scry_door_enter_btf, o->syscalls && o->live_filters && p->btf_tp);
+	bpf_program__set_autoload(p->skel->progs.scry_door_exit_btf, o->syscalls && o->live_filters && p->btf_tp);
+	bpf_program__set_autoload(p->skel->progs.scry_door_enter_tp, o->syscalls && o->live_filters && !p->btf_tp);
+	bpf_program__set_autoload(p->skel->progs.scry_door_exit_tp, o->syscalls && o->live_filters && !p->btf_tp);
 	bpf_program__set_autoload(p->skel->progs.scry_prepare_exec, p->prepare_exec);
 	p->skel->rodata->prepare_exec_on = p->prepare_exec;
 	p->btf_exit = o->btf_exit && scry_feature_btf_exit(vmlinux);
