@@ -39,7 +39,7 @@ CASES = {
 if BASE:
     CASES["no filter (base)"] = (BASE, [None])
     CASES["session filter (base)"] = (BASE, ["$ctx.tid > 0"])
-PROGS = ("scry_filter", "scry_sys_enter_btf")
+PROGS = ("scry_door_enter_btf", "scry_filter", "scry_sys_enter_btf")
 
 
 def runs(ids, daemon):
