@@ -229,6 +229,10 @@ int channel_rules_relive(struct scry_channel *c, size_t na, char *err, size_t er
 	}
 	scry_filters_free(c->filters);   /* its fronts stay loaded (the probes own them) */
 	c->filters = f;
+	/* a call in flight now has its entry and exit decided by different rules: when, said */
+	scry_log(SCRY_LOG_VERBOSE, "scry: channel %s: syscall filters changed at %llu (trace clock): a call in flight "
+		 "then has its entry and its exit decided by the rules of their own times", c->name,
+		 (unsigned long long)session_now(c->s));
 	return 0;
 }
 

@@ -103,6 +103,10 @@ def test_rules_refusals(daemon, tmp_path):
     assert p.returncode == 1 and p.stderr == (
         "scry: the filters of sched_process_exec cannot change once recording (a syscall's can: a tracepoint's "
         "or a probe's front is attached on its own hook); change them before start\n"), p.stderr
+    p = daemon.run("disable-event", "-k", "sched_process_exec", check=False)
+    assert p.returncode == 1 and p.stderr == (
+        "scry: sched:sched_process_exec has a filter on its own hook: it cannot be disabled once recording (a "
+        "syscall's filtered rules can); change it before start\n"), p.stderr
     lst = daemon.run("list", "bad").stdout
     assert "sched_process_exec (type: tracepoint) [enabled] [filter: 'filename == '/bin/true'']\n" in lst, lst
     assert "/bin/false" not in lst, lst
