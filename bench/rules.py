@@ -6,8 +6,9 @@ scry_sys_enter_btf; a front's run includes the dispatcher it tail-calls) per run
 enabled by a BPF_ENABLE_STATS file descriptor held for the run: run_time_ns / run_cnt) while
 getppid_loop (BENCH_RULES_CALLS, default 2000000) runs pinned to one CPU, the median (and the
 minimum: interference only adds time) of BENCH_RULES_ROUNDS (5) interleaved rounds of each case;
-on a daemon with doors (the syscall fronts may change while recording) the program on the hook
-is the door, and its run includes the front and the dispatcher it tail-calls:
+on a daemon whose syscall fronts may change while recording, the dispatcher stays on the hook
+and its door tail-calls the front (its run includes the front and the dispatcher's copy the
+front tail-calls):
   0 filtered rules       getppid recorded by a rule without a filter
   1 filtered rule        getppid by one rule, filter `$ctx.tid > 0` (true)
   4 filtered rules       getppid by four rules: tid == 1, == 2, == 3, > 0 (the last true)
@@ -41,7 +42,7 @@ CASES = {
 if BASE:
     CASES["no filter (base)"] = (BASE, [None])
     CASES["session filter (base)"] = (BASE, ["$ctx.tid > 0"])
-PROGS = ("scry_door_enter_btf", "scry_filter", "scry_sys_enter_btf")
+PROGS = ("scry_filter", "scry_sys_enter_btf")
 
 
 def runs(ids, daemon):

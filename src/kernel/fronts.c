@@ -41,6 +41,17 @@ static struct bpf_program *dispatcher(struct scry_probes *p, unsigned kind)
 	}
 }
 
+/* What a front of kind tail-calls: its dispatcher, or with doors the dispatcher's copy
+ * without one (syscalls.bpf.h). */
+static struct bpf_program *behind(struct scry_probes *p, unsigned kind)
+{
+	if (p->opts.live_filters && p->opts.syscalls && kind == SCRY_FENV_ENTER)
+		return p->btf_tp ? p->skel->progs.scry_sys_enter_back_btf : p->skel->progs.scry_sys_enter_back_tp;
+	if (p->opts.live_filters && p->opts.syscalls && kind == SCRY_FENV_EXIT)
+		return p->btf_tp ? p->skel->progs.scry_sys_exit_back_btf : p->skel->progs.scry_sys_exit_back_tp;
+	return dispatcher(p, kind);
+}
+
 /* The prog array through which a front of kind reaches its dispatcher. */
 static struct bpf_map *back_map(struct scry_probes *p, unsigned kind)
 {
@@ -58,7 +69,7 @@ int probes_prepare_dispatch(struct scry_probes *p, char *err, size_t errlen)
 
 	for (int k = 0; k < SCRY_FENV_NR; k++) {
 		__u32 zero = 0;
-		int fd = bpf_program__fd(k == SCRY_FENV_FORK ? p->skel->progs.scry_fork_write : dispatcher(p, (unsigned)k));
+		int fd = bpf_program__fd(k == SCRY_FENV_FORK ? p->skel->progs.scry_fork_write : behind(p, (unsigned)k));
 		if (fd >= 0 && bpf_map_update_elem(bpf_map__fd(back_map(p, (unsigned)k)), &zero, &fd, BPF_ANY)) {
 			ret = -errno;
 			snprintf(err, errlen, "cannot prepare the filter dispatch: %s", strerror(-ret));
@@ -276,34 +287,51 @@ int probes_attach_front_uprobe(struct scry_probes *p, int prog_fd, const char *p
 	return attach_front_perf(p, prog_fd, &a, cookie, what, err, errlen);
 }
 
-/* Index sel of the doors: each hook's front, or its dispatcher where it has none. */
-static int fill_doors(struct scry_probes *p, __u32 sel)
+/* Index idx of the doors: each hook's front, or the dispatcher's copy behind the door where
+ * it has none. */
+static int fill_doors(struct scry_probes *p, __u32 idx)
 {
 	struct bpf_map *doors[2] = { p->skel->maps.door_enter, p->skel->maps.door_exit };
 
 	for (int k = 0; k < 2; k++) {
-		int fd = p->sys_front[k] >= 0 ? p->sys_front[k] : bpf_program__fd(dispatcher(p, (unsigned)k));
+		int fd = p->sys_front[k] >= 0 ? p->sys_front[k] : bpf_program__fd(behind(p, (unsigned)k));
 
-		if (fd < 0 || bpf_map_update_elem(bpf_map__fd(doors[k]), &sel, &fd, BPF_ANY))
+		if (fd < 0 || bpf_map_update_elem(bpf_map__fd(doors[k]), &idx, &fd, BPF_ANY))
 			return fd < 0 ? -EINVAL : -errno;
 	}
 	return 0;
 }
 
-/* The doors on the syscall hooks, their current index filled (scry_probes_attach). */
+/* door_sel for the fronts now loaded: 0 (no front: each dispatcher goes on), else index
+ * 0 or 1 (+ 1) of the doors, the one not in use, filled first. */
+static int next_sel(struct scry_probes *p, __u32 *sel)
+{
+	__u32 cur = p->skel->bss->door_sel, idx = cur == 1 ? 1 : 0;
+
+	*sel = 0;
+	if (p->sys_front[0] < 0 && p->sys_front[1] < 0)
+		return 0;
+	*sel = idx + 1;
+	return fill_doors(p, idx);
+}
+
+/* The dispatchers (each opening with its door) on the syscall hooks, the door set for the
+ * fronts loaded (scry_probes_attach). */
 int probes_attach_doors(struct scry_probes *p, char *err, size_t errlen)
 {
-	struct bpf_program *enter = p->btf_tp ? p->skel->progs.scry_door_enter_btf : p->skel->progs.scry_door_enter_tp,
-			   *ex = p->btf_tp ? p->skel->progs.scry_door_exit_btf : p->skel->progs.scry_door_exit_tp;
-	int ret = fill_doors(p, p->skel->bss->door_sel & 1);
+	struct bpf_program *enter = p->btf_tp ? p->skel->progs.scry_sys_enter_btf : p->skel->progs.scry_sys_enter_tp,
+			   *ex = p->btf_tp ? p->skel->progs.scry_sys_exit_btf : p->skel->progs.scry_sys_exit_tp;
+	__u32 sel;
+	int ret = next_sel(p, &sel);
 
 	if (ret) {
 		snprintf(err, errlen, "cannot prepare the syscall doors: %s", strerror(-ret));
 		return ret;
 	}
-	if ((ret = probes_add_link(p, bpf_program__attach(enter), "sys_enter (door)", err, errlen)))
+	p->skel->bss->door_sel = sel;
+	if ((ret = probes_add_link(p, bpf_program__attach(enter), "sys_enter", err, errlen)))
 		return ret;
-	return probes_add_link(p, bpf_program__attach(ex), "sys_exit (door)", err, errlen);
+	return probes_add_link(p, bpf_program__attach(ex), "sys_exit", err, errlen);
 }
 
 void scry_probes_forget_fronts(struct scry_probes *p, int keep[2])
@@ -321,14 +349,14 @@ void scry_probes_restore_fronts(struct scry_probes *p, const int keep[2])
 
 int scry_probes_flip_fronts(struct scry_probes *p)
 {
-	__u32 next = (p->skel->bss->door_sel & 1) ^ 1;
+	__u32 sel;
 	int ret;
 
 	if (!p->opts.live_filters || !p->opts.syscalls)
 		return -ENOTSUP;
-	if ((ret = fill_doors(p, next)))
+	if ((ret = next_sel(p, &sel)))
 		return ret;
-	/* one store: the doors read it once per event */
-	__atomic_store_n(&p->skel->bss->door_sel, next, __ATOMIC_SEQ_CST);
+	/* one store: each dispatcher reads it once per event */
+	__atomic_store_n(&p->skel->bss->door_sel, sel, __ATOMIC_SEQ_CST);
 	return 0;
 }
