@@ -249,7 +249,7 @@ int scry_probes_attach(struct scry_probes *p, char *err, size_t errlen)
 	int ret = 0;
 
 	if (p->opts.syscalls && p->opts.live_filters) {
-		/* doors, which tail-call the fronts or the dispatchers (fronts.c) */
+		/* the dispatchers, their doors set for the fronts (fronts.c) */
 		ret = probes_attach_doors(p, err, errlen);
 		if (!ret && p->prepare_exec)
 			ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_prepare_exec),

@@ -41,8 +41,8 @@ struct scry_probes_opts {
 	bool uprobes;               /* load the uprobe program (scry_probes_attach_uprobe) */
 	bool usdt;                  /* load the USDT program (scry_probes_attach_usdt) */
 	bool filter;                /* filter fronts will be loaded (scry_probes_load_front) */
-	bool live_filters;          /* the syscall fronts may change while recording: the hooks
-				     * hold doors (scry_probes_flip_fronts) */
+	bool live_filters;          /* the syscall fronts may change while recording: the
+				     * dispatchers open with doors (scry_probes_flip_fronts) */
 	bool btf_exit;              /* sched_process_exit may be written from its BTF tracepoint
 				     * (scry_probes_attach_tracepoint) */
 	bool counts;                /* syscalls counted in the kernel (SCRY_SC_COUNT): sc_counts */
