@@ -217,7 +217,8 @@ def test_rules_flips_lose_nothing(daemon, tmp_path):
         daemon.run("start")
         sh.stdin.write("go\n")
         sh.stdin.close()
-        while sh.poll() is None:      # each rule another OR: another front, flipped in
+        # each rule another OR: another front, flipped in (at most 40: an OR has at most 4096 bytes)
+        while sh.poll() is None and flips < 40:
             flips += 1
             daemon.run("enable-event", "-k", "--syscall", "write", "--filter", f"count == 1 && $ctx.tid != {flips}")
         assert sh.wait(timeout=30) == 0
@@ -227,3 +228,21 @@ def test_rules_flips_lose_nothing(daemon, tmp_path):
     p = daemon.run("stop")
     assert flips >= 3, flips
     assert f": {2 * n} events recorded, 0 discarded, 0 lost;" in p.stdout, (flips, p.stdout)
+
+
+def test_rules_change_refused_with_pid_sets(daemon, tmp_path):
+    """A per-process event set has no filter: a filtered rule cannot join its channel once
+    recording (refused in one line, the rules as they were)."""
+    sl = subprocess.Popen(["sleep", "30"])
+    try:
+        daemon.run("create", "ps", "-o", tmp_path / "t")
+        daemon.run("enable-event", "-k", "--syscall", "openat")
+        daemon.run("enable-event", "-k", "--pid", sl.pid, "--syscall", "read")
+        daemon.run("start")
+        p = daemon.run("enable-event", "-k", "--syscall", "write", "--filter", "count == 1", check=False)
+        assert p.returncode == 1 and p.stderr == ("scry: per-process event sets cannot be combined with filters "
+                                                  "yet (disable them first)\n"), p.stderr
+        assert "write (type: syscall)" not in daemon.run("list", "ps").stdout
+    finally:
+        sl.kill()
+        sl.wait()
