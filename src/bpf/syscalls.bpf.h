@@ -273,8 +273,29 @@ static __always_inline bool exit_captures(const struct scry_sc_desc *d)
 #define SCRY_NR_RT_SIGRETURN 15
 #define SCRY_SIGFRAME_MASK_OFF (8 + 8 + 24 + 256)
 
-SEC("tp_btf/sys_enter") SCRY_LANE(1)
-int BPF_PROG(scry_sys_enter_btf, struct pt_regs *regs, long id)
+/* The door (maps.bpf.h: door_enter, door_exit) of a dispatcher on its hook when the
+ * filters may change while recording (doors_on, set at load): door_sel 0, on; 1 or 2, a
+ * tail call to index 0 or 1 of doors (a front, or the dispatcher's *_back copy, which has
+ * no door), one read of door_sel deciding.  Constant indexes: the JIT makes each a direct
+ * jump, patched as the array changes (a computed index is an indirect jump: ~30 ns with
+ * retpolines).  Without doors_on the verifier drops it all. */
+static __always_inline bool door(void *ctx, void *doors)
+{
+	__u32 d;
+
+	if (!doors_on)
+		return false;
+	d = door_sel;
+	if (!d)
+		return false;
+	if (d == 1)
+		bpf_tail_call_static(ctx, doors, 0);
+	else
+		bpf_tail_call_static(ctx, doors, 1);
+	return true;     /* an empty index: nothing (not reached while the session runs) */
+}
+
+static __always_inline int enter_btf(struct pt_regs *regs, long id)
 {
 	struct task_struct *t = NULL;
 	struct scry_sc_desc *d;
@@ -290,11 +311,25 @@ int BPF_PROG(scry_sys_enter_btf, struct pt_regs *regs, long id)
 	return 0;
 }
 
+SEC("tp_btf/sys_enter") SCRY_LANE(1)
+int BPF_PROG(scry_sys_enter_btf, struct pt_regs *regs, long id)
+{
+	if (door(ctx, &door_enter))
+		return 0;
+	return enter_btf(regs, id);
+}
+
+/* The dispatcher behind a door (a front's way on): without it. */
+SEC("tp_btf/sys_enter") SCRY_LANE(0)
+int BPF_PROG(scry_sys_enter_back_btf, struct pt_regs *regs, long id)
+{
+	return enter_btf(regs, id);
+}
+
 /* At sys_exit the saved user registers still hold the arguments (nothing between the
  * syscall and this tracepoint rewrites them, except execve/rt_sigreturn, which have no
  * exit captures): out-structs are read from the pointers the caller passed. */
-SEC("tp_btf/sys_exit") SCRY_LANE(0)
-int BPF_PROG(scry_sys_exit_btf, struct pt_regs *regs, long ret)
+static __always_inline int exit_btf(struct pt_regs *regs, long ret)
 {
 	struct task_struct *t = NULL;
 	long id = regs->orig_ax;
@@ -313,6 +348,20 @@ int BPF_PROG(scry_sys_exit_btf, struct pt_regs *regs, long ret)
 		sys_exit(id, ret, NULL, t, d);
 	}
 	return 0;
+}
+
+SEC("tp_btf/sys_exit") SCRY_LANE(0)
+int BPF_PROG(scry_sys_exit_btf, struct pt_regs *regs, long ret)
+{
+	if (door(ctx, &door_exit))
+		return 0;
+	return exit_btf(regs, ret);
+}
+
+SEC("tp_btf/sys_exit") SCRY_LANE(1)
+int BPF_PROG(scry_sys_exit_back_btf, struct pt_regs *regs, long ret)
+{
+	return exit_btf(regs, ret);
 }
 
 /* A filter front rejected the exit of a call that deferred its entry: write the entry. */
@@ -349,8 +398,7 @@ struct raw_sys_exit {
 	long ret;
 };
 
-SEC("tracepoint/raw_syscalls/sys_enter") SCRY_LANE(1)
-int scry_sys_enter_tp(struct raw_sys_enter *ctx)
+static __always_inline int enter_tp(struct raw_sys_enter *ctx)
 {
 	struct task_struct *t = NULL;
 	struct scry_sc_desc *d;
@@ -364,8 +412,21 @@ int scry_sys_enter_tp(struct raw_sys_enter *ctx)
 	return 0;
 }
 
-SEC("tracepoint/raw_syscalls/sys_exit") SCRY_LANE(0)
-int scry_sys_exit_tp(struct raw_sys_exit *ctx)
+SEC("tracepoint/raw_syscalls/sys_enter") SCRY_LANE(1)
+int scry_sys_enter_tp(struct raw_sys_enter *ctx)
+{
+	if (door(ctx, &door_enter))
+		return 0;
+	return enter_tp(ctx);
+}
+
+SEC("tracepoint/raw_syscalls/sys_enter") SCRY_LANE(0)
+int scry_sys_enter_back_tp(struct raw_sys_enter *ctx)
+{
+	return enter_tp(ctx);
+}
+
+static __always_inline int exit_tp(struct raw_sys_exit *ctx)
 {
 	struct task_struct *t = NULL;
 	struct scry_sc_desc *d;
@@ -383,6 +444,20 @@ int scry_sys_exit_tp(struct raw_sys_exit *ctx)
 		sys_exit(ctx->id, ctx->ret, NULL, t, d);
 	}
 	return 0;
+}
+
+SEC("tracepoint/raw_syscalls/sys_exit") SCRY_LANE(0)
+int scry_sys_exit_tp(struct raw_sys_exit *ctx)
+{
+	if (door(ctx, &door_exit))
+		return 0;
+	return exit_tp(ctx);
+}
+
+SEC("tracepoint/raw_syscalls/sys_exit") SCRY_LANE(1)
+int scry_sys_exit_back_tp(struct raw_sys_exit *ctx)
+{
+	return exit_tp(ctx);
 }
 
 SEC("tracepoint/raw_syscalls/sys_exit") SCRY_LANE(0)

@@ -271,7 +271,15 @@ int scry_probes_attach(struct scry_probes *p, char *err, size_t errlen)
 {
 	int ret = 0;
 
-	if (p->opts.syscalls) {
+	if (p->opts.syscalls && p->opts.live_filters) {
+		/* the dispatchers, their doors set for the fronts (fronts.c) */
+		ret = probes_attach_doors(p, err, errlen);
+		if (!ret && p->prepare_exec)
+			ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_prepare_exec),
+				       "tp_btf/sched_prepare_exec", err, errlen);
+		if (ret)
+			return ret;
+	} else if (p->opts.syscalls) {
 		/* a filter front replaces its dispatcher on the hook (it tail-calls it) */
 		if (p->sys_front[0] >= 0)
 			ret = probes_attach_front_sys(p, 0, err, errlen);

@@ -1,7 +1,8 @@
 /* fronts.c — filter fronts in the kernel: where a front of each kind finds its values and
  * maps (scry_probes_filter_target), loading a front compiled by src/filter/bpf_gen.c once
  * per distinct program, the prog arrays through which an accepting front reaches its
- * dispatcher, and attaching fronts in place of the dispatchers (see probes.h). */
+ * dispatcher, attaching fronts in place of the dispatchers, and the doors' flip when the
+ * syscall fronts change while recording (see probes.h). */
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -40,6 +41,17 @@ static struct bpf_program *dispatcher(struct scry_probes *p, unsigned kind)
 	}
 }
 
+/* What a front of kind tail-calls: its dispatcher, or with doors the dispatcher's copy
+ * without one (syscalls.bpf.h). */
+static struct bpf_program *behind(struct scry_probes *p, unsigned kind)
+{
+	if (p->opts.live_filters && p->opts.syscalls && kind == SCRY_FENV_ENTER)
+		return p->btf_tp ? p->skel->progs.scry_sys_enter_back_btf : p->skel->progs.scry_sys_enter_back_tp;
+	if (p->opts.live_filters && p->opts.syscalls && kind == SCRY_FENV_EXIT)
+		return p->btf_tp ? p->skel->progs.scry_sys_exit_back_btf : p->skel->progs.scry_sys_exit_back_tp;
+	return dispatcher(p, kind);
+}
+
 /* The prog array through which a front of kind reaches its dispatcher. */
 static struct bpf_map *back_map(struct scry_probes *p, unsigned kind)
 {
@@ -57,7 +69,7 @@ int probes_prepare_dispatch(struct scry_probes *p, char *err, size_t errlen)
 
 	for (int k = 0; k < SCRY_FENV_NR; k++) {
 		__u32 zero = 0;
-		int fd = bpf_program__fd(k == SCRY_FENV_FORK ? p->skel->progs.scry_fork_write : dispatcher(p, (unsigned)k));
+		int fd = bpf_program__fd(k == SCRY_FENV_FORK ? p->skel->progs.scry_fork_write : behind(p, (unsigned)k));
 		if (fd >= 0 && bpf_map_update_elem(bpf_map__fd(back_map(p, (unsigned)k)), &zero, &fd, BPF_ANY)) {
 			ret = -errno;
 			snprintf(err, errlen, "cannot prepare the filter dispatch: %s", strerror(-ret));
@@ -273,4 +285,78 @@ int probes_attach_front_uprobe(struct scry_probes *p, int prog_fd, const char *p
 	a.config1 = (__u64)(uintptr_t)path;     /* uprobe_path */
 	a.config2 = offset;                     /* probe_offset */
 	return attach_front_perf(p, prog_fd, &a, cookie, what, err, errlen);
+}
+
+/* Index idx of the doors: each hook's front, or the dispatcher's copy behind the door where
+ * it has none. */
+static int fill_doors(struct scry_probes *p, __u32 idx)
+{
+	struct bpf_map *doors[2] = { p->skel->maps.door_enter, p->skel->maps.door_exit };
+
+	for (int k = 0; k < 2; k++) {
+		int fd = p->sys_front[k] >= 0 ? p->sys_front[k] : bpf_program__fd(behind(p, (unsigned)k));
+
+		if (fd < 0 || bpf_map_update_elem(bpf_map__fd(doors[k]), &idx, &fd, BPF_ANY))
+			return fd < 0 ? -EINVAL : -errno;
+	}
+	return 0;
+}
+
+/* door_sel for the fronts now loaded: 0 (no front: each dispatcher goes on), else index
+ * 0 or 1 (+ 1) of the doors, the one not in use, filled first. */
+static int next_sel(struct scry_probes *p, __u32 *sel)
+{
+	__u32 cur = p->skel->bss->door_sel, idx = cur == 1 ? 1 : 0;
+
+	*sel = 0;
+	if (p->sys_front[0] < 0 && p->sys_front[1] < 0)
+		return 0;
+	*sel = idx + 1;
+	return fill_doors(p, idx);
+}
+
+/* The dispatchers (each opening with its door) on the syscall hooks, the door set for the
+ * fronts loaded (scry_probes_attach). */
+int probes_attach_doors(struct scry_probes *p, char *err, size_t errlen)
+{
+	struct bpf_program *enter = p->btf_tp ? p->skel->progs.scry_sys_enter_btf : p->skel->progs.scry_sys_enter_tp,
+			   *ex = p->btf_tp ? p->skel->progs.scry_sys_exit_btf : p->skel->progs.scry_sys_exit_tp;
+	__u32 sel;
+	int ret = next_sel(p, &sel);
+
+	if (ret) {
+		snprintf(err, errlen, "cannot prepare the syscall doors: %s", strerror(-ret));
+		return ret;
+	}
+	p->skel->bss->door_sel = sel;
+	if ((ret = probes_add_link(p, bpf_program__attach(enter), "sys_enter", err, errlen)))
+		return ret;
+	return probes_add_link(p, bpf_program__attach(ex), "sys_exit", err, errlen);
+}
+
+void scry_probes_forget_fronts(struct scry_probes *p, int keep[2])
+{
+	keep[0] = p->sys_front[0];
+	keep[1] = p->sys_front[1];
+	p->sys_front[0] = p->sys_front[1] = -1;
+}
+
+void scry_probes_restore_fronts(struct scry_probes *p, const int keep[2])
+{
+	p->sys_front[0] = keep[0];
+	p->sys_front[1] = keep[1];
+}
+
+int scry_probes_flip_fronts(struct scry_probes *p)
+{
+	__u32 sel;
+	int ret;
+
+	if (!p->opts.live_filters || !p->opts.syscalls)
+		return -ENOTSUP;
+	if ((ret = next_sel(p, &sel)))
+		return ret;
+	/* one store: each dispatcher reads it once per event */
+	__atomic_store_n(&p->skel->bss->door_sel, sel, __ATOMIC_SEQ_CST);
+	return 0;
 }

@@ -201,8 +201,19 @@ static int probes_load(struct scry_probes **out, const struct scry_probes_opts *
 	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_tp, o->syscalls && !p->btf_tp);
 	/* the resume program serves only the exit filter front (a rejected exit whose entry was
 	 * deferred): not verified when there is no filter (~35 ms of a start-up) */
-	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_resume_btf, o->syscalls && o->filter && p->btf_tp);
-	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_resume_tp, o->syscalls && o->filter && !p->btf_tp);
+	bool fronts = o->filter || o->live_filters;
+
+	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_resume_btf, o->syscalls && fronts && p->btf_tp);
+	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_resume_tp, o->syscalls && fronts && !p->btf_tp);
+	/* the doors, when the fronts may change while recording (fronts.c): the dispatchers
+	 * open with theirs, and their copies without one go behind the fronts */
+	bool doors = o->syscalls && o->live_filters;
+
+	p->skel->rodata->doors_on = doors;
+	bpf_program__set_autoload(p->skel->progs.scry_sys_enter_back_btf, doors && p->btf_tp);
+	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_back_btf, doors && p->btf_tp);
+	bpf_program__set_autoload(p->skel->progs.scry_sys_enter_back_tp, doors && !p->btf_tp);
+	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_back_tp, doors && !p->btf_tp);
 	bpf_program__set_autoload(p->skel->progs.scry_prepare_exec, p->prepare_exec);
 	p->skel->rodata->prepare_exec_on = p->prepare_exec;
 	p->btf_exit = o->btf_exit && scry_feature_btf_exit(vmlinux);

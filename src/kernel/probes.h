@@ -41,6 +41,8 @@ struct scry_probes_opts {
 	bool uprobes;               /* load the uprobe program (scry_probes_attach_uprobe) */
 	bool usdt;                  /* load the USDT program (scry_probes_attach_usdt) */
 	bool filter;                /* filter fronts will be loaded (scry_probes_load_front) */
+	bool live_filters;          /* the syscall fronts may change while recording: the
+				     * dispatchers open with doors (scry_probes_flip_fronts) */
 	bool btf_exit;              /* sched_process_exit may be written from its BTF tracepoint
 				     * (scry_probes_attach_tracepoint) */
 	bool counts;                /* syscalls counted in the kernel (SCRY_SC_COUNT): sc_counts */
@@ -142,6 +144,15 @@ int scry_probes_filter_target(struct scry_probes *p, unsigned kind, struct fgen_
  * the program's fd (owned by the probes), or -errno with the verifier's log in log. */
 int scry_probes_load_front(struct scry_probes *p, unsigned kind, const struct bpf_insn *insns, size_t n,
 			   char *log, size_t logsize);
+
+/* Filters changed while recording (opts.live_filters): forget the syscall fronts (kept in
+ * keep, restored when the change fails) before the new ones are loaded
+ * (scry_probes_load_front), then flip: the doors take the new fronts
+ * (or the dispatchers, where none was loaded) at one instant, for entries and exits both.
+ * 0 or -errno (nothing changed then). */
+void scry_probes_forget_fronts(struct scry_probes *p, int keep[2]);
+void scry_probes_restore_fronts(struct scry_probes *p, const int keep[2]);
+int scry_probes_flip_fronts(struct scry_probes *p);
 
 /* The profile source's sampling (src/kernel/samples.c): a cpu-clock perf event on each
  * online CPU at profile_freq, scry_profile_sample on each.  0, or -errno with a reason. */

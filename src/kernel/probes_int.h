@@ -78,6 +78,7 @@ struct loaded_filter {
 int probes_fill_trackers(struct scry_probes *p, const struct scry_probes_opts *o, char *err, size_t errlen);
 int probes_prepare_memo(struct scry_probes *p, char *err, size_t errlen);
 /* fronts.c */
+int probes_attach_doors(struct scry_probes *p, char *err, size_t errlen);
 int probes_prepare_dispatch(struct scry_probes *p, char *err, size_t errlen);
 int probes_add_front_link(struct scry_probes *p, int fd, const char *what, char *err, size_t errlen);
 int probes_attach_front_sys(struct scry_probes *p, int kind, char *err, size_t errlen);

@@ -179,6 +179,7 @@ int channel_load(struct scry_channel *c, char *err, size_t errlen)
 		tracepoints |= !exit;
 	}
 	uint64_t *ustack_ids = NULL;
+	bool live = c->opts.kind == SCRY_CHANNEL_EVENTS && !so->fixed_events && !so->filter && c->any_syscall;
 
 	if (c->opts.ustack_window) {   /* scry trace -k: the syscall exits send their stacks */
 		if (!(ustack_ids = calloc(SCRY_USTACK_IDS / 64, sizeof(*ustack_ids)))) {
@@ -213,6 +214,8 @@ int channel_load(struct scry_channel *c, char *err, size_t errlen)
 		.uprobes = c->any_uprobe,
 		.usdt = c->any_usdt,
 		.filter = c->filters != NULL,
+		/* a daemon's events channel (its events change once loaded): its rules' filters too */
+		.live_filters = live,
 		.btf_exit = btf_exit,
 		.tracepoints = tracepoints,
 		.counts = c->opts.kind == SCRY_CHANNEL_COUNT,
@@ -234,6 +237,7 @@ int channel_load(struct scry_channel *c, char *err, size_t errlen)
 	int ret = scry_probes_load(&c->probes, &po, err, errlen);
 
 	free(ustack_ids);
+	c->live_filters = !ret && live;
 
 	c->tp_writer = tracepoints;
 

@@ -128,7 +128,8 @@ int channel_attach(struct scry_channel *c, char *err, size_t errlen)
 }
 
 /* The channel an enable or disable names, unless it cannot change (a loaded session with a
- * filter, or a filtered rule once loaded): NULL with *ret and the reason. */
+ * filter, or a filtered rule once loaded, but in a channel whose filters may change while
+ * recording: channel_rules_relive): NULL with *ret and the reason. */
 static struct scry_channel *verb_channel(struct scry_session *s, const char *channel, const char *verb,
 					 const char *spec, const char *filter, int *ret, char *err, size_t errlen)
 {
@@ -138,7 +139,7 @@ static struct scry_channel *verb_channel(struct scry_session *s, const char *cha
 	if (!c)
 		return NULL;
 	err[0] = 0;
-	if (c->probes && (c->filters || filter)) {
+	if (c->probes && !c->live_filters && (c->filters || filter)) {
 		snprintf(err, errlen, "cannot %s '%s' on a loaded session with a filter (filters are compiled into "
 			 "the kernel when the session loads: change them before start)", verb, spec);
 		*ret = -ENOTSUP;
@@ -169,7 +170,10 @@ int scry_session_disable_event(struct scry_session *s, const char *channel, cons
 			c->rules[i].enabled = false;
 	if (!c->probes && channel_rules_filtered(c) && (ret = channel_rules_prepare(c, err, errlen)))
 		return ret;
-	return c->probes && src->describe ? src->describe(c, err, errlen) : 0;
+	if (c->probes && src->describe && (ret = src->describe(c, err, errlen)))
+		return ret;
+	/* off first, then the fronts flipped: each event sees the old rules or the new */
+	return c->probes && c->filters ? channel_rules_relive(c, c->nevents, err, errlen) : 0;
 }
 
 int scry_session_disable_rule(struct scry_session *s, const char *channel, const char *spec, const char *filter,
@@ -178,6 +182,7 @@ int scry_session_disable_rule(struct scry_session *s, const char *channel, const
 	struct scry_channel *c = session_channel(s, channel, err, errlen);
 	struct chan_rule *r;
 	bool others = false;
+	int ret = 0;
 
 	if (!c)
 		return -ENOENT;
@@ -190,11 +195,9 @@ int scry_session_disable_rule(struct scry_session *s, const char *channel, const
 		others |= c->rules[i].enabled && !strcmp(c->rules[i].spec, spec);
 	if (!others)
 		return scry_session_disable_event(s, channel, spec, err, errlen);
-	if (c->probes) {
-		snprintf(err, errlen, "cannot disable a rule of '%s' on a loaded session while another stays", spec);
-		return -ENOTSUP;
-	}
-	return channel_rules_prepare(c, err, errlen);
+	if (c->probes && (ret = channel_rules_relive(c, c->nevents, err, errlen)))
+		r->enabled = true;       /* as it was */
+	return c->probes ? ret : channel_rules_prepare(c, err, errlen);
 }
 
 int channel_enable(struct scry_channel *c, const char *spec, bool pid_only, bool *changed, char *err,
@@ -263,24 +266,43 @@ int scry_session_enable_rule(struct scry_session *s, const char *channel, const 
 			     char *err, size_t errlen)
 {
 	struct scry_channel *c;
-	struct chan_rule *was;
-	bool changed;
+	struct chan_rule *was, *r;
+	bool changed, on;
+	size_t na;
 	int ret;
 
 	if (!(c = verb_channel(s, channel, "enable", spec, filter, &ret, err, errlen)))
 		return ret;
+	na = c->nevents;
 	was = c->marking;
-	if (!(c->marking = channel_rule(c, spec, filter))) {
+	if (!(r = c->marking = channel_rule(c, spec, filter))) {
 		c->marking = was;
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
+	on = r->enabled;
 	ret = channel_enable(c, spec, false, &changed, err, errlen);
 	if (!ret)
-		c->marking->enabled = true;
+		r->enabled = true;
 	c->marking = was;
 	if (!ret && !c->probes && channel_rules_filtered(c))
 		ret = channel_rules_prepare(c, err, errlen);
+	/* once loaded: the fronts flipped first, then the new events' descriptors set (each
+	 * event sees the old rules or the new) */
+	if (!ret && c->probes && (filter || c->filters) && (ret = channel_rules_relive(c, na, err, errlen))) {
+		bool others = false;
+
+		r->enabled = on;         /* as it was */
+		for (size_t i = 0; i < c->nrules; i++)
+			others |= c->rules[i].enabled && !strcmp(c->rules[i].spec, spec);
+		if (changed && !others) {
+			char e2[256];
+			size_t matched = 0;
+
+			source_of(spec)->disable(c, spec, &matched, e2, sizeof(e2));
+		}
+		return ret;
+	}
 	if (ret || !changed)
 		return ret;
 	return channel_refresh(c, err, errlen);

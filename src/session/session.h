@@ -173,20 +173,22 @@ int scry_session_create(struct scry_session **out, const struct scry_session_opt
 /* Enable the events of spec (scry record -e's syntax: 'syscall:open*', 'sched:*') in the
  * channel named channel (NULL: the first).  Before load, as its opts.events.  After load, even once started: the metadata describes the new
  * events before their first record can be written, then their syscall descriptors are set
- * and their tracepoints attached.  Not on a loaded session with a filter (-ENOTSUP), nor the
- * fork event or unknown syscalls (load-time settings).  Pointers from scry_session_events
+ * and their tracepoints attached.  Not on a loaded session with a session filter
+ * (-ENOTSUP), nor the fork event or unknown syscalls (load-time settings).  Pointers from scry_session_events
  * are valid until the next call. */
 int scry_session_enable_event(struct scry_session *s, const char *channel, const char *spec,
 			      char *err, size_t errlen);
 /* LTTng's event rule: spec enabled with its own filter (NULL: none) in channel: an event
  * is recorded when an enabled rule matching it accepts it (filters.h,
- * scry_filters_prepare_rules).  Before load; once loaded, rules without a filter in a
- * channel without any (as scry_session_enable_event). */
+ * scry_filters_prepare_rules).  Before load, or once loaded (as scry_session_enable_event):
+ * a change of filters there only for syscalls, in a channel loaded with doors (a daemon's:
+ * the fronts flipped at one instant, channel_rules_relive); -ENOTSUP with the reason for a
+ * tracepoint's or a probe's filter, or one decided in user space. */
 int scry_session_enable_rule(struct scry_session *s, const char *channel, const char *spec, const char *filter,
 			     char *err, size_t errlen);
 /* Disable the rule (spec, filter) alone: its events stop being recorded unless another
- * enabled rule of spec remains (then the filters are made again).  Before load; once
- * loaded, as scry_session_disable_event. */
+ * enabled rule of spec remains (then the filters are made again).  Before load, or once
+ * loaded with scry_session_enable_rule's limits. */
 int scry_session_disable_rule(struct scry_session *s, const char *channel, const char *spec, const char *filter,
 			      char *err, size_t errlen);
 /* Disable the enabled events of channel (NULL: the first) matching spec (same syntax): a syscall's descriptor stops

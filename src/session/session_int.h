@@ -93,6 +93,8 @@ struct scry_channel {
 	size_t nrules;
 	struct chan_rule *marking;       /* the rule being enabled: the events it matches marked */
 	bool off;                        /* disabled (scry_session_enable_channel): its switch stays off */
+	bool live_filters;               /* loaded with doors: its syscall filters may change
+					  * while recording (channel_rules_relive) */
 	bool enabling_pid;               /* an enable for per-process sets: what it adds is theirs only
 					  * (a syscall's sc_off set, a tracepoint's pid_only) */
 	uint64_t switch_next_ns;         /* its switch timer's next period (timers.c) */
@@ -206,6 +208,12 @@ bool channel_rules_filtered(const struct scry_channel *c);
 /* rules.c: c's filters made again from its enabled rules (before load): 0 or -errno with
  * the reason; none when no rule has a filter (and the session has no filter). */
 int channel_rules_prepare(struct scry_channel *c, char *err, size_t errlen);
+/* Once loaded: c's filters made again from its enabled rules (events 0..na were there
+ * before the change), their syscall fronts loaded
+ * and flipped in at one instant (kernel/fronts.c's doors); -ENOTSUP with the reason when the
+ * change is not a syscall's (a tracepoint's front is on its own hook), needs user space, or
+ * the channel has no doors.  Nothing changed on an error. */
+int channel_rules_relive(struct scry_channel *c, size_t na, char *err, size_t errlen);
 void channel_rules_free(struct scry_channel *c);
 /* Enable spec in c, loaded or not (pid_only: for per-process sets only): the checks of a
  * loaded channel, the metadata rewritten for new events; *changed: something to describe. */

@@ -196,8 +196,12 @@ static int disable(struct scry_channel *c, const char *spec, size_t *matched, ch
 			continue;
 		}
 		if (t->slot >= 0 && (ret = scry_probes_detach_tracepoint(c->probes, t->slot))) {
-			snprintf(err, errlen, "cannot detach %s: %s", full, strerror(-ret));
-			return ret;
+			if (ret == -ENOENT)     /* a front's slot (probes.h) */
+				snprintf(err, errlen, "%s has a filter on its own hook: it cannot be disabled once recording "
+					 "(a syscall's filtered rules can); change it before start", full);
+			else
+				snprintf(err, errlen, "cannot detach %s: %s", full, strerror(-ret));
+			return ret == -ENOENT ? -ENOTSUP : ret;
 		}
 		t->disabled = true;
 		(*matched)++;
