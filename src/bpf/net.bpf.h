@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: GPL-2.0
+/* net.bpf.h — the net source (net:connections): one net_connection event per TCP
+ * connection, written when it reaches TCP_CLOSE, as bcc's tcplife finds them, from the
+ * sock:inet_sock_set_state BTF tracepoint (no kprobe).  A connection is followed from its
+ * start (net_conns in maps.bpf.h): SYN_SENT for an active open, in connect() (the connecting
+ * task is its owner); SYN_RECV of the child socket for a passive one, made in softirq at
+ * the handshake's end, whose owner is the task whose accept()/accept4() returns it (the
+ * syscalls' own tracepoints).  At TCP_CLOSE: the 4-tuple, the owner, the data bytes sent
+ * and acknowledged and those received (tcp_sock's bytes_acked and bytes_received less the
+ * SYN and FIN they count), the segments in and out, the retransmissions and the time since
+ * the start.  Connections opened before recording began are not listed; a
+ * passive one never accepted has no owner (pid 0) and is listed system-wide (-a) only.
+ * The header's contexts are those of the task current at the close (in softirq: whichever
+ * ran); the owner is in the payload. */
+
+#define SCRY_IPPROTO_TCP     6
+#define SCRY_TCP_ESTABLISHED 1
+#define SCRY_TCP_SYN_SENT    2
+#define SCRY_TCP_SYN_RECV    3
+#define SCRY_TCP_FIN_WAIT1   4
+#define SCRY_TCP_FIN_WAIT2   5
+#define SCRY_TCP_CLOSE       7
+#define SCRY_TCP_LAST_ACK    9
+#define SCRY_TCP_CLOSING     11
+#define SCRY_TCP_LISTEN      10
+
+/* The payload after the header (src/catalog/event_net.c lays out the same fields). */
+#define NET_OFF_FAMILY   0
+#define NET_OFF_DIR      2
+#define NET_OFF_SADDR    3
+#define NET_OFF_SPORT    (NET_OFF_SADDR + SCRY_NET_ADDR_LEN)
+#define NET_OFF_DADDR    (NET_OFF_SPORT + 2)
+#define NET_OFF_DPORT    (NET_OFF_DADDR + SCRY_NET_ADDR_LEN)
+#define NET_OFF_PID      (NET_OFF_DPORT + 2)
+#define NET_OFF_TID      (NET_OFF_PID + 4)
+#define NET_OFF_COMM     (NET_OFF_TID + 4)
+#define NET_OFF_SENT     (NET_OFF_COMM + SCRY_COMM_LEN)
+#define NET_OFF_RECV     (NET_OFF_SENT + 8)
+#define NET_OFF_SEGS_OUT (NET_OFF_RECV + 8)
+#define NET_OFF_SEGS_IN  (NET_OFF_SEGS_OUT + 4)
+#define NET_OFF_RETRANS  (NET_OFF_SEGS_IN + 4)
+#define NET_OFF_DUR      (NET_OFF_RETRANS + 4)
+#define NET_PAYLOAD      (NET_OFF_DUR + 8)
+
+/* Text of an address in 48 bytes, NUL-padded (SCRY_NET_ADDR_LEN of them written): IPv4
+ * dotted, IPv6 as RFC 5952 (the first longest run of two or more zero groups as "::";
+ * ::ffff:a.b.c.d for v4-mapped).  Each character is or'ed into one of six words by its
+ * position, never stored at a computed address: the verifier then has no position to track
+ * precisely, and the paths of the digit tests merge again (a stored index made it walk every
+ * combination: over its million instructions). */
+_Static_assert(SCRY_NET_ADDR_LEN == 46, "net_addr_text writes 46 bytes");
+
+struct net_text {
+	__u64 w0, w1, w2, w3, w4, w5;
+	__u32 n;
+};
+
+static __always_inline void net_putc(struct net_text *t, __u32 c)
+{
+	__u32 k = t->n >> 3;
+	__u64 v = (__u64)c << ((t->n & 7) * 8);
+
+	if (k == 0)
+		t->w0 |= v;
+	else if (k == 1)
+		t->w1 |= v;
+	else if (k == 2)
+		t->w2 |= v;
+	else if (k == 3)
+		t->w3 |= v;
+	else if (k == 4)
+		t->w4 |= v;
+	else if (k == 5)
+		t->w5 |= v;
+	t->n++;
+}
+
+static __always_inline void net_put_v4(struct net_text *t, const __u8 *a)
+{
+#pragma unroll
+	for (int i = 0; i < 4; i++) {
+		__u32 v = a[i];
+
+		if (i)
+			net_putc(t, '.');
+		if (v >= 100)
+			net_putc(t, '0' + v / 100);
+		if (v >= 10)
+			net_putc(t, '0' + v / 10 % 10);
+		net_putc(t, '0' + v % 10);
+	}
+}
+
+static __always_inline void net_addr_text(__u8 *out, const __u8 *a, bool v6)
+{
+	struct net_text t = {};
+	__u32 best = 8, blen = 0, run = 0;
+	__u16 g[8];
+
+	if (!v6) {
+		net_put_v4(&t, a);
+		goto done;
+	}
+#pragma unroll
+	for (int i = 0; i < 8; i++) {
+		g[i] = (__u16)a[2 * i] << 8 | a[2 * i + 1];
+		run = g[i] ? 0 : run + 1;
+		if (run > blen) {
+			blen = run;
+			best = i + 1 - run;
+		}
+	}
+	if (blen < 2)
+		best = 8;
+	if (best == 0 && blen == 5 && g[5] == 0xffff) {      /* v4-mapped */
+		net_putc(&t, ':');
+		net_putc(&t, ':');
+		for (int k = 0; k < 4; k++)
+			net_putc(&t, 'f');
+		net_putc(&t, ':');
+		net_put_v4(&t, a + 12);
+		goto done;
+	}
+#pragma unroll
+	for (int i = 0; i < 8; i++) {
+		bool started = false;
+
+		if (i >= best && i < best + blen) {
+			if (i == best) {
+				net_putc(&t, ':');
+				net_putc(&t, ':');
+			}
+			continue;
+		}
+		if (i && i != best + blen)
+			net_putc(&t, ':');
+#pragma unroll
+		for (int s = 12; s >= 0; s -= 4) {
+			__u32 d = g[i] >> s & 15;
+
+			if (d || started || !s) {
+				net_putc(&t, d < 10 ? '0' + d : 'a' + d - 10);
+				started = true;
+			}
+		}
+	}
+done:
+	WR(__u64, out, 0, t.w0);
+	WR(__u64, out, 8, t.w1);
+	WR(__u64, out, 16, t.w2);
+	WR(__u64, out, 24, t.w3);
+	WR(__u64, out, 32, t.w4);
+	WR(__u32, out, 40, (__u32)t.w5);
+	WR(__u16, out, 44, (__u16)(t.w5 >> 32));
+}
+
+/* The connection's entry, made when it starts (t: current, the owner of an active open). */
+static __always_inline void net_conn_start(struct sock *sk, struct task_struct *t, bool active)
+{
+	struct net_conn c = { .start = scry_now(), .active = active };
+	__u64 key = (__u64)sk;
+
+	if (t) {
+		c.pid = t->tgid;
+		c.tid = t->pid;
+		__builtin_memcpy(c.comm, t->comm, SCRY_COMM_LEN);
+		c.owned = 1;
+	}
+	if (bpf_map_update_elem(&net_conns, &key, &c, BPF_ANY))
+		count_drop(false);      /* full: its event will not be written */
+}
+
+/* The data bytes sent and acknowledged: bytes_acked counts what snd_una advanced by, the
+ * SYN of an active open (once the SYN-ACK came) and the FIN (once acknowledged) included.
+ * The FIN was sent when the close came from FIN_WAIT1, FIN_WAIT2, CLOSING or LAST_ACK, and
+ * acknowledged when nothing is unacknowledged (its sequence number is in write_seq). */
+static __always_inline __u64 net_data_sent(struct sock *sk, const struct net_conn *c, int oldstate)
+{
+	struct tcp_sock *tp = (struct tcp_sock *)sk;
+	__u64 n = BPF_CORE_READ(tp, bytes_acked);
+	bool fin_sent = oldstate == SCRY_TCP_FIN_WAIT1 || oldstate == SCRY_TCP_FIN_WAIT2 ||
+			oldstate == SCRY_TCP_CLOSING || oldstate == SCRY_TCP_LAST_ACK;
+
+	if (c->active && n)
+		n--;
+	if (fin_sent && n && BPF_CORE_READ(tp, snd_una) == BPF_CORE_READ(tp, write_seq))
+		n--;
+	return n;
+}
+
+/* The data bytes received: bytes_received counts what rcv_nxt advanced by, a received FIN
+ * included, which tcp_fin() marks with SOCK_DONE. */
+static __always_inline __u64 net_data_received(struct sock *sk)
+{
+	__u64 n = BPF_CORE_READ((struct tcp_sock *)sk, bytes_received);
+	unsigned long flags = BPF_CORE_READ(sk, __sk_common.skc_flags);   /* sk_flags */
+
+	if ((flags >> bpf_core_enum_value(enum sock_flags, SOCK_DONE) & 1) && n)
+		n--;
+	return n;
+}
+
+/* The net_connection event of c, sk closing now. */
+static __always_inline void net_conn_write(struct sock *sk, const struct net_conn *c, int oldstate)
+{
+	struct tcp_sock *tp = (struct tcp_sock *)sk;
+	struct inet_sock *in = (struct inet_sock *)sk;
+	__u16 family = BPF_CORE_READ(sk, __sk_common.skc_family);
+	__u8 sa[16] = {}, da[16] = {};
+	__u32 hs;
+	__u8 *e, *p;
+
+	if (family == SCRY_AF_INET6) {
+		BPF_CORE_READ_INTO(&sa, sk, __sk_common.skc_v6_rcv_saddr);
+		BPF_CORE_READ_INTO(&da, sk, __sk_common.skc_v6_daddr);
+	} else {
+		BPF_CORE_READ_INTO((__u32 *)sa, in, inet_saddr);
+		BPF_CORE_READ_INTO((__u32 *)da, sk, __sk_common.skc_daddr);
+	}
+	hs = head_size();
+	e = ring_reserve(hs + NET_PAYLOAD);
+	if (!e)
+		return;
+	write_head(e, net_conn_event_id, bpf_get_current_task_btf());
+	p = e + hs;
+	WR(__u16, p, NET_OFF_FAMILY, family);
+	WR(__u8, p, NET_OFF_DIR, c->active ? SCRY_NET_ACTIVE : SCRY_NET_PASSIVE);
+	net_addr_text(p + NET_OFF_SADDR, sa, family == SCRY_AF_INET6);
+	/* inet_sport: the local port (skc_num is 0 once the close gave the port back) */
+	WR(__u16, p, NET_OFF_SPORT, bpf_ntohs(BPF_CORE_READ(in, inet_sport)));
+	net_addr_text(p + NET_OFF_DADDR, da, family == SCRY_AF_INET6);
+	WR(__u16, p, NET_OFF_DPORT, bpf_ntohs(BPF_CORE_READ(sk, __sk_common.skc_dport)));
+	WR(__s32, p, NET_OFF_PID, c->pid);
+	WR(__s32, p, NET_OFF_TID, c->tid);
+	__builtin_memcpy(p + NET_OFF_COMM, c->comm, SCRY_COMM_LEN);
+	WR(__u64, p, NET_OFF_SENT, net_data_sent(sk, c, oldstate));
+	WR(__u64, p, NET_OFF_RECV, net_data_received(sk));
+	WR(__u32, p, NET_OFF_SEGS_OUT, BPF_CORE_READ(tp, segs_out));
+	WR(__u32, p, NET_OFF_SEGS_IN, BPF_CORE_READ(tp, segs_in));
+	WR(__u32, p, NET_OFF_RETRANS, BPF_CORE_READ(tp, total_retrans));
+	WR(__u64, p, NET_OFF_DUR, scry_now() - c->start);
+	ring_commit(e);
+}
+
+SEC("tp_btf/inet_sock_set_state") SCRY_LANE(1)
+int BPF_PROG(scry_net_state, struct sock *sk, int oldstate, int newstate)
+{
+	struct task_struct *t = NULL;
+	struct net_conn *c;
+	__u64 key = (__u64)sk;
+
+	if (!recording() || BPF_CORE_READ(sk, sk_protocol) != SCRY_IPPROTO_TCP)
+		return 0;
+	if (newstate == SCRY_TCP_SYN_SENT) {
+		/* connect(), in the calling task: recorded if it is a target */
+		if (target_ok(NULL, &t))
+			net_conn_start(sk, t, true);
+		return 0;
+	}
+	if (newstate == SCRY_TCP_SYN_RECV && oldstate == SCRY_TCP_LISTEN) {
+		net_conn_start(sk, NULL, false);    /* a listener's child: owned once accepted */
+		return 0;
+	}
+	if (newstate != SCRY_TCP_CLOSE || !(c = bpf_map_lookup_elem(&net_conns, &key)))
+		return 0;
+	if (c->owned || (target_all && !track_mask))
+		net_conn_write(sk, c, oldstate);
+	bpf_map_delete_elem(&net_conns, &key);
+	return 0;
+}
+
+/* accept()/accept4() returned fd: the passive connection's owner is the caller. */
+static __always_inline void net_accepted(long fd)
+{
+	struct task_struct *t = NULL;
+	struct fdtable *fdt;
+	struct file *f = NULL, **fds;
+	struct net_conn *c;
+	struct socket *so;
+	__u64 key;
+
+	if (fd < 0 || !recording())
+		return;
+	t = bpf_get_current_task_btf();
+	fdt = BPF_CORE_READ(t, files, fdt);
+	if (!fdt || fd >= BPF_CORE_READ(fdt, max_fds))
+		return;
+	fds = BPF_CORE_READ(fdt, fd);
+	bpf_probe_read_kernel(&f, sizeof(f), &fds[fd]);
+	if (!f)
+		return;
+	so = (struct socket *)BPF_CORE_READ(f, private_data);
+	key = (__u64)BPF_CORE_READ(so, sk);
+	if (!key || !(c = bpf_map_lookup_elem(&net_conns, &key)) || c->owned)
+		return;
+	t = NULL;
+	if (!target_ok(NULL, &t)) {     /* not a target's: not listed */
+		bpf_map_delete_elem(&net_conns, &key);
+		return;
+	}
+	c->pid = t->tgid;
+	c->tid = t->pid;
+	__builtin_memcpy(c->comm, t->comm, SCRY_COMM_LEN);
+	c->owned = 1;
+}
+
+SEC("tracepoint/syscalls/sys_exit_accept4") SCRY_LANE(0)
+int scry_net_accept4(struct trace_event_raw_sys_exit *ctx)
+{
+	net_accepted(ctx->ret);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_exit_accept") SCRY_LANE(0)
+int scry_net_accept(struct trace_event_raw_sys_exit *ctx)
+{
+	net_accepted(ctx->ret);
+	return 0;
+}
