@@ -42,116 +42,89 @@
 #define NET_OFF_DUR      (NET_OFF_RETRANS + 4)
 #define NET_PAYLOAD      (NET_OFF_DUR + 8)
 
-/* Text of an address in 48 bytes, NUL-padded (SCRY_NET_ADDR_LEN of them written): IPv4
- * dotted, IPv6 as RFC 5952 (the first longest run of two or more zero groups as "::";
- * ::ffff:a.b.c.d for v4-mapped).  Each character is or'ed into one of six words by its
- * position, never stored at a computed address: the verifier then has no position to track
- * precisely, and the paths of the digit tests merge again (a stored index made it walk every
- * combination: over its million instructions). */
-_Static_assert(SCRY_NET_ADDR_LEN == 46, "net_addr_text writes 46 bytes");
+/* The text of address a (16 bytes; IPv4 in the first 4) at out, NUL-padded to
+ * SCRY_NET_ADDR_LEN: IPv4 dotted, IPv6 as RFC 5952 (lowercase groups without leading
+ * zeros, the first longest run of two or more zero groups as "::", ::ffff:a.b.c.d when
+ * v4-mapped), by bpf_snprintf: %pI4 for IPv4 (its %pI6 has no compressed form), for IPv6
+ * each group made without a branch (":" and its digits in a word) and the eight joined
+ * by "%s", the run's groups replaced by "" and its first by the colons that stand for it.
+ * Branchy digit-by-digit formatting took the verifier ~1 s. */
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "net_group_text packs characters little-endian"
+#endif
 
-struct net_text {
-	__u64 w0, w1, w2, w3, w4, w5;
-	__u32 n;
-};
-
-static __always_inline void net_putc(struct net_text *t, __u32 c)
+/* ":" (unless first) and group g's hex digits, NUL-terminated, as a word's bytes */
+static __always_inline __u64 net_group_text(__u32 g, bool first)
 {
-	__u32 k = t->n >> 3;
-	__u64 v = (__u64)c << ((t->n & 7) * 8);
+	__u64 nd = 1 + ((g + 0xfff0) >> 16) + ((g + 0xff00) >> 16) + ((g + 0xf000) >> 16), w = 0;
 
-	if (k == 0)
-		t->w0 |= v;
-	else if (k == 1)
-		t->w1 |= v;
-	else if (k == 2)
-		t->w2 |= v;
-	else if (k == 3)
-		t->w3 |= v;
-	else if (k == 4)
-		t->w4 |= v;
-	else if (k == 5)
-		t->w5 |= v;
-	t->n++;
-}
-
-static __always_inline void net_put_v4(struct net_text *t, const __u8 *a)
-{
 #pragma unroll
-	for (int i = 0; i < 4; i++) {
-		__u32 v = a[i];
+	for (int k = 0; k < 4; k++) {
+		__u64 d = g >> (12 - 4 * k) & 15;
 
-		if (i)
-			net_putc(t, '.');
-		if (v >= 100)
-			net_putc(t, '0' + v / 100);
-		if (v >= 10)
-			net_putc(t, '0' + v / 10 % 10);
-		net_putc(t, '0' + v % 10);
+		__u64 af = (d + 6) >> 4;
+
+		barrier_var(af);        /* kept a product: LLVM makes a 0/1 factor a branch */
+		w |= ('0' + d + 39 * af) << (8 * k);   /* 0-9, a-f */
 	}
+	barrier_var(nd);
+	w >>= 8 * (4 - nd);             /* the leading zeros dropped */
+	return first ? w : ':' | w << 8;
 }
 
-static __always_inline void net_addr_text(__u8 *out, const __u8 *a, bool v6)
+/* 1 when a == b, without a branch */
+static __always_inline __u64 net_eq(__u64 a, __u64 b)
 {
-	struct net_text t = {};
-	__u32 best = 8, blen = 0, run = 0;
-	__u16 g[8];
+	__u64 x = a ^ b, r;
 
-	if (!v6) {
-		net_put_v4(&t, a);
-		goto done;
+	r = 1 - ((x | -x) >> 63);
+	barrier_var(r);
+	return r;
+}
+
+static __noinline void net_addr_text(__u8 *out, const __u8 *a, bool v6)
+{
+	__u64 grp[8], args[8], best = 0, blen = 0, run = 0;
+
+	if (!v6 || (!*(__u64 *)a && *(__u32 *)(a + 8) == 0xffff0000)) {   /* IPv4, v4-mapped */
+		args[0] = (__u64)(v6 ? a + 12 : a);
+		if (v6)
+			bpf_snprintf((char *)out, SCRY_NET_ADDR_LEN, "::ffff:%pI4", args, 8);
+		else
+			bpf_snprintf((char *)out, SCRY_NET_ADDR_LEN, "%pI4", args, 8);
+		return;
 	}
 #pragma unroll
 	for (int i = 0; i < 8; i++) {
-		g[i] = (__u16)a[2 * i] << 8 | a[2 * i + 1];
-		run = g[i] ? 0 : run + 1;
-		if (run > blen) {
-			blen = run;
-			best = i + 1 - run;
-		}
+		__u32 g = (__u32)a[2 * i] << 8 | a[2 * i + 1];
+		__u64 longer, zero = 1 - ((g + 0xffff) >> 16);
+
+		grp[i] = net_group_text(g, i == 0);
+		barrier_var(zero);
+		run = (run + 1) * zero;                              /* zero groups so far */
+		longer = (blen - run) >> 63;                         /* run > blen */
+		barrier_var(longer);
+		blen += longer * (run - blen);
+		best += longer * (i + 1 - run - best);
 	}
-	if (blen < 2)
-		best = 8;
-	if (best == 0 && blen == 5 && g[5] == 0xffff) {      /* v4-mapped */
-		net_putc(&t, ':');
-		net_putc(&t, ':');
-		for (int k = 0; k < 4; k++)
-			net_putc(&t, 'f');
-		net_putc(&t, ':');
-		net_put_v4(&t, a + 12);
-		goto done;
-	}
+	/* the run's groups emptied, its first made the colons that stand for it: "a" ":" ":c",
+	 * "::" ":c", "a" "::" (no run under two groups) */
+	__u64 two = 1 - ((blen - 2) >> 63), end = net_eq(best + blen, 8);
+
+	barrier_var(two);
 #pragma unroll
 	for (int i = 0; i < 8; i++) {
-		bool started = false;
+		__u64 ge = 1 - (((__u64)i - best) >> 63), lt = ((__u64)i - best - blen) >> 63, in;
 
-		if (i >= best && i < best + blen) {
-			if (i == best) {
-				net_putc(&t, ':');
-				net_putc(&t, ':');
-			}
-			continue;
-		}
-		if (i && i != best + blen)
-			net_putc(&t, ':');
-#pragma unroll
-		for (int s = 12; s >= 0; s -= 4) {
-			__u32 d = g[i] >> s & 15;
+		barrier_var(ge);
+		barrier_var(lt);
+		in = two * ge * lt;
+		barrier_var(in);
 
-			if (d || started || !s) {
-				net_putc(&t, d < 10 ? '0' + d : 'a' + d - 10);
-				started = true;
-			}
-		}
+		grp[i] = grp[i] * (1 - in) + in * net_eq(i, best) * (':' + (':' << 8) * end);
+		args[i] = (__u64)&grp[i];
 	}
-done:
-	WR(__u64, out, 0, t.w0);
-	WR(__u64, out, 8, t.w1);
-	WR(__u64, out, 16, t.w2);
-	WR(__u64, out, 24, t.w3);
-	WR(__u64, out, 32, t.w4);
-	WR(__u32, out, 40, (__u32)t.w5);
-	WR(__u16, out, 44, (__u16)(t.w5 >> 32));
+	bpf_snprintf((char *)out, SCRY_NET_ADDR_LEN, "%s%s%s%s%s%s%s%s", args, sizeof(args));
 }
 
 /* The connection's entry, made when it starts (t: current, the owner of an active open). */
@@ -206,16 +179,16 @@ static __always_inline void net_conn_write(struct sock *sk, const struct net_con
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
 	struct inet_sock *in = (struct inet_sock *)sk;
 	__u16 family = BPF_CORE_READ(sk, __sk_common.skc_family);
-	__u8 sa[16] = {}, da[16] = {};
+	struct { __u8 a[16]; } __attribute__((aligned(8))) sa = {}, da = {};
 	__u32 hs;
 	__u8 *e, *p;
 
 	if (family == SCRY_AF_INET6) {
-		BPF_CORE_READ_INTO(&sa, sk, __sk_common.skc_v6_rcv_saddr);
-		BPF_CORE_READ_INTO(&da, sk, __sk_common.skc_v6_daddr);
+		BPF_CORE_READ_INTO(&sa.a, sk, __sk_common.skc_v6_rcv_saddr);
+		BPF_CORE_READ_INTO(&da.a, sk, __sk_common.skc_v6_daddr);
 	} else {
-		BPF_CORE_READ_INTO((__u32 *)sa, in, inet_saddr);
-		BPF_CORE_READ_INTO((__u32 *)da, sk, __sk_common.skc_daddr);
+		BPF_CORE_READ_INTO((__u32 *)sa.a, in, inet_saddr);
+		BPF_CORE_READ_INTO((__u32 *)da.a, sk, __sk_common.skc_daddr);
 	}
 	hs = head_size();
 	e = ring_reserve(hs + NET_PAYLOAD);
@@ -225,10 +198,10 @@ static __always_inline void net_conn_write(struct sock *sk, const struct net_con
 	p = e + hs;
 	WR(__u16, p, NET_OFF_FAMILY, family);
 	WR(__u8, p, NET_OFF_DIR, c->active ? SCRY_NET_ACTIVE : SCRY_NET_PASSIVE);
-	net_addr_text(p + NET_OFF_SADDR, sa, family == SCRY_AF_INET6);
+	net_addr_text(p + NET_OFF_SADDR, sa.a, family == SCRY_AF_INET6);
 	/* inet_sport: the local port (skc_num is 0 once the close gave the port back) */
 	WR(__u16, p, NET_OFF_SPORT, bpf_ntohs(BPF_CORE_READ(in, inet_sport)));
-	net_addr_text(p + NET_OFF_DADDR, da, family == SCRY_AF_INET6);
+	net_addr_text(p + NET_OFF_DADDR, da.a, family == SCRY_AF_INET6);
 	WR(__u16, p, NET_OFF_DPORT, bpf_ntohs(BPF_CORE_READ(sk, __sk_common.skc_dport)));
 	WR(__s32, p, NET_OFF_PID, c->pid);
 	WR(__s32, p, NET_OFF_TID, c->tid);
