@@ -1,12 +1,13 @@
 """tests/e2e/test_net_connections.py — TCP connections as events (issue 27: `scry record -e
 net:connections`, src/session/src_net.c, src/bpf/net.bpf.h): a loopback server and client,
-over 127.0.0.1 and ::1, move known byte counts (the client sends 100000 bytes, the server
-answers 5000); each connection is one net_connection event per side when it closes, read
-back by bt2 (babeltrace2's Python bindings) and by `scry view --json`: the 4-tuple equal to
-the ports the script printed, the bytes each way exact, the owner (the connecting child
-process; the server thread that accepted, not whatever softirq interrupted), the direction,
-a duration above 0 and below the script's own measure.  System-wide (-a), a connection
-never accepted is listed without an owner; a targeted recording leaves it out."""
+over 127.0.0.1, ::1 and the v4-mapped ::ffff:127.0.0.1, move known byte counts (the client
+sends 100000 bytes, the server answers 5000); each connection is one net_connection event
+per side when it closes, read back by bt2 (babeltrace2's Python bindings) and by `scry view
+--json`: the 4-tuple equal to the addresses and ports the script printed, the bytes each way
+exact, the owner (the connecting child process; the server thread that accepted, not
+whatever softirq interrupted), the direction, a duration above 0 and below the script's own
+measure.  System-wide (-a), a connection never accepted is listed without an owner; a
+targeted recording leaves it out."""
 import json
 import re
 import signal
@@ -51,7 +52,8 @@ def one(family, host):
     th.join()
     assert os.waitpid(child, 0)[1] == 0
     time.sleep(0.05)              # both sides reach TCP_CLOSE (TIME_WAIT, LAST_ACK's ack)
-    out.update(family=family, port=port, client_pid=child, wall_ns=int((time.monotonic() - t0) * 1e9))
+    out.update(family=family, host=host, port=port, client_pid=child,
+               wall_ns=int((time.monotonic() - t0) * 1e9))
     srv.close()
     return out
 
@@ -62,7 +64,7 @@ def unaccepted():                 # connected, then closed before anyone accepts
     c.close(); time.sleep(0.05); srv.close(); time.sleep(0.05)
     return {"client_port": port}
 
-runs = [one(socket.AF_INET, "127.0.0.1"), one(socket.AF_INET6, "::1")]
+runs = [one(socket.AF_INET, "127.0.0.1"), one(socket.AF_INET6, "::1"), one(socket.AF_INET6, "::ffff:127.0.0.1")]
 extra = unaccepted() if "--unaccepted" in sys.argv else None
 print(json.dumps({"pid": os.getpid(), "runs": runs, "unaccepted": extra}), flush=True)
 """ % (SENT, REPLY)
@@ -78,8 +80,7 @@ def record_script(scry, out, *opts, extra=()):
 
 def check_pair(conns, r, pid):
     """The two events of run r: the client's (active) and the accepted socket's (passive)."""
-    addr = "127.0.0.1" if r["family"] == 2 else "::1"
-    fam = "AF_INET" if r["family"] == 2 else "AF_INET6"
+    addr = r["host"]
     act = [e for e in conns if e["fields"]["sport"] == r["client_port"] and e["fields"]["dport"] == r["port"]]
     pas = [e for e in conns if e["fields"]["sport"] == r["port"] and e["fields"]["dport"] == r["client_port"]]
     assert len(act) == 1 and len(pas) == 1, (r, [e["fields"] for e in conns])
@@ -93,7 +94,6 @@ def check_pair(conns, r, pid):
     assert a["bytes_sent"] == SENT and a["bytes_received"] == REPLY, a
     assert p["direction"] == 0 and p["pid"] == pid and p["tid"] == r["server_tid"], p
     assert p["bytes_sent"] == REPLY and p["bytes_received"] == SENT, p
-    return fam
 
 
 def test_connections_of_a_command(scry, tmp_path, bt2_read):
@@ -102,8 +102,9 @@ def test_connections_of_a_command(scry, tmp_path, bt2_read):
     tr = bt2_read(out)
     assert tr.discarded == 0
     conns = [e for e in tr.events if e["name"] == "net_connection"]
-    # the command's four connections, nothing else (its unaccepted one is not asked for here)
-    assert len(conns) == 4, [e["fields"] for e in conns]
+    # the command's three connections, two sides each, nothing else (its unaccepted one is
+    # not asked for here)
+    assert len(conns) == 6, [e["fields"] for e in conns]
     for r in w["runs"]:
         check_pair(conns, r, w["pid"])
 
@@ -111,7 +112,7 @@ def test_connections_of_a_command(scry, tmp_path, bt2_read):
     v = subprocess.run([scry, "view", "--json", str(out)], capture_output=True, text=True, timeout=30)
     assert v.returncode == 0, v.stderr
     js = [json.loads(l) for l in v.stdout.splitlines() if '"net_connection"' in l]
-    assert len(js) == 4, v.stdout[:2000]
+    assert len(js) == 6, v.stdout[:2000]
     by_sport = {j["fields"]["sport"] if "fields" in j else j["payload"]["sport"]: j for j in js}
     for r in w["runs"]:
         j = by_sport[r["client_port"]]
@@ -125,7 +126,7 @@ def test_connections_of_a_command(scry, tmp_path, bt2_read):
     # scry view's text: one line each, the addresses as text
     t = subprocess.run([scry, "view", str(out)], capture_output=True, text=True, timeout=30)
     lines = [l for l in t.stdout.splitlines() if "net_connection" in l]
-    assert len(lines) == 4 and all("::1" in l or "127.0.0.1" in l for l in lines), lines
+    assert len(lines) == 6 and all(f'saddr = "{r["host"]}"' in "".join(lines) for r in w["runs"]), lines
 
 
 def record_system_wide(scry, out):
@@ -164,7 +165,7 @@ def test_unaccepted_listed_system_wide_only(scry, tmp_path, bt2_read):
     conns = [e["fields"] for e in bt2_read(out2).events if e["name"] == "net_connection"]
     port = w2["unaccepted"]["client_port"]
     assert [f["direction"] for f in conns if port in (f["sport"], f["dport"])] == [1], conns
-    assert all(f["pid"] > 0 for f in conns) and len(conns) == 5, conns
+    assert all(f["pid"] > 0 for f in conns) and len(conns) == 7, conns
 
 
 def test_bad_spec_one_line(scry, tmp_path):
