@@ -222,23 +222,27 @@ int BPF_PROG(scry_net_state, struct sock *sk, int oldstate, int newstate)
 	struct net_conn *c;
 	__u64 key = (__u64)sk;
 
-	if (!recording() || BPF_CORE_READ(sk, sk_protocol) != SCRY_IPPROTO_TCP)
+	if (BPF_CORE_READ(sk, sk_protocol) != SCRY_IPPROTO_TCP)
+		return 0;
+	if (newstate == SCRY_TCP_CLOSE) {
+		/* its entry goes even when not recording (a session stopped and started again
+		 * keeps its map): a later socket at the same address starts clean */
+		if (!(c = bpf_map_lookup_elem(&net_conns, &key)))
+			return 0;
+		if (recording() && (c->owned || (target_all && !track_mask)))
+			net_conn_write(sk, c, oldstate);
+		bpf_map_delete_elem(&net_conns, &key);
+		return 0;
+	}
+	if (!recording())
 		return 0;
 	if (newstate == SCRY_TCP_SYN_SENT) {
 		/* connect(), in the calling task: recorded if it is a target */
 		if (target_ok(NULL, &t))
 			net_conn_start(sk, t, true);
-		return 0;
-	}
-	if (newstate == SCRY_TCP_SYN_RECV && oldstate == SCRY_TCP_LISTEN) {
+	} else if (newstate == SCRY_TCP_SYN_RECV && oldstate == SCRY_TCP_LISTEN) {
 		net_conn_start(sk, NULL, false);    /* a listener's child: owned once accepted */
-		return 0;
 	}
-	if (newstate != SCRY_TCP_CLOSE || !(c = bpf_map_lookup_elem(&net_conns, &key)))
-		return 0;
-	if (c->owned || (target_all && !track_mask))
-		net_conn_write(sk, c, oldstate);
-	bpf_map_delete_elem(&net_conns, &key);
 	return 0;
 }
 

@@ -113,15 +113,16 @@ def test_connections_of_a_command(scry, tmp_path, bt2_read):
     assert v.returncode == 0, v.stderr
     js = [json.loads(l) for l in v.stdout.splitlines() if '"net_connection"' in l]
     assert len(js) == 6, v.stdout[:2000]
-    by_sport = {j["fields"]["sport"] if "fields" in j else j["payload"]["sport"]: j for j in js}
+    by_sport = {j["payload"]["sport"]: j["payload"] for j in js}
     for r in w["runs"]:
-        j = by_sport[r["client_port"]]
-        f = j.get("fields", j.get("payload"))
+        f = by_sport[r["client_port"]]
         assert f["direction"] == "active" and f["family"] == ("AF_INET" if r["family"] == 2 else "AF_INET6"), f
-        assert f["bytes_sent"] == SENT and f["bytes_received"] == REPLY and f["dport"] == r["port"], f
+        assert f["saddr"] == f["daddr"] == r["host"] and f["dport"] == r["port"], f
+        assert f["bytes_sent"] == SENT and f["bytes_received"] == REPLY, f
         assert isinstance(f["duration_ns"], int) and f["pid"] == r["client_pid"], f
-        f = by_sport[r["port"]].get("fields", by_sport[r["port"]].get("payload"))
-        assert f["direction"] == "passive" and f["pid"] == w["pid"] and f["bytes_sent"] == REPLY, f
+        f = by_sport[r["port"]]
+        assert f["direction"] == "passive" and f["pid"] == w["pid"] and f["tid"] == r["server_tid"], f
+        assert f["bytes_sent"] == REPLY and f["bytes_received"] == SENT and f["dport"] == r["client_port"], f
 
     # scry view's text: one line each, the addresses as text
     t = subprocess.run([scry, "view", str(out)], capture_output=True, text=True, timeout=30)
