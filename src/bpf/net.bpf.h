@@ -14,7 +14,6 @@
  * ran); the owner is in the payload. */
 
 #define SCRY_IPPROTO_TCP     6
-#define SCRY_TCP_ESTABLISHED 1
 #define SCRY_TCP_SYN_SENT    2
 #define SCRY_TCP_SYN_RECV    3
 #define SCRY_TCP_FIN_WAIT1   4
