@@ -640,4 +640,11 @@ struct scry_sd_item {
 	__u8 data[SCRY_SD_ITEM_MAX];   /* the payload, in its CTF layout */
 };
 
+/* The net source's net_connection event (src/bpf/net.bpf.h; its fields: src/catalog/
+ * event_net.c): a TCP connection's addresses as text (INET6_ADDRSTRLEN, with the NUL), its
+ * direction, and how many connections are followed at once (the net_conns map). */
+#define SCRY_NET_ADDR_LEN  46
+#define SCRY_NET_CONNS     65536
+enum scry_net_dir { SCRY_NET_PASSIVE, SCRY_NET_ACTIVE };
+
 #endif /* SCRY_ABI_H */

@@ -180,6 +180,31 @@ struct {
 	__type(value, struct scry_sd_item);
 } sd_items SEC(".maps");
 
+/* The net source (net.bpf.h): each TCP connection opened while recording, by its struct
+ * sock, from SYN_SENT (active) or the child socket's SYN_RECV (passive) until TCP_CLOSE,
+ * when its net_connection event is written.  The owner is the connecting task, or the
+ * accepting one once accept returns the socket.  One slot unless the source is recorded
+ * (then SCRY_NET_CONNS); a connection that finds it full is
+ * counted lost. */
+const volatile __u16 net_conn_event_id = SCRY_NO_EVENT;
+
+struct net_conn {
+	__u64 start;          /* scry_now() at SYN_SENT / SYN_RECV */
+	__s32 pid, tid;       /* the owner (0: not known yet) */
+	char comm[SCRY_COMM_LEN];
+	__u8 active;          /* 1: connect(); 0: accepted from a listener */
+	__u8 owned;           /* the owner is known and recorded */
+	__u8 pad[6];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC); /* entries allocated as connections come */
+	__uint(max_entries, 1);               /* SCRY_NET_CONNS when net:connections is recorded */
+	__type(key, __u64);                   /* the struct sock's address */
+	__type(value, struct net_conn);
+} net_conns SEC(".maps");
+
 /* Per-CPU staging buffers (index = CPU), see scry_abi.h. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);

@@ -13,6 +13,7 @@
  *                      USDT arguments by descriptor (libbpf's usdt.bpf.h: its maps)
  *   perf_ctx.bpf.h     the perf:thread counter contexts' accounting at context switches
  *   samples.bpf.h      the profile source: a cpu-clock sample of a target as an event
+ *   net.bpf.h          the net source: a TCP connection's event when it closes
  * All events are written in their final CTF layout (docs/FORMAT.md).  To add a source: a
  * header here, its maps in maps.bpf.h, its loader part in src/kernel/probes.c; each program
  * marked SCRY_LANE(n) beside its SEC (the lane that verifies it, src/kernel/lanes.c). */
@@ -35,6 +36,7 @@
 #include "statedump.bpf.h"
 #include "perf_ctx.bpf.h"
 #include "samples.bpf.h"
+#include "net.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 

@@ -20,7 +20,7 @@ struct tp_cache {
 	struct scry_event *ev;
 };
 
-#define NBUILTINS 6
+#define NBUILTINS 7
 
 struct scry_catalog {
 	char *tracefs;
@@ -38,7 +38,7 @@ struct scry_catalog {
 
 static const char *const builtin_names[NBUILTINS] = {
 	"syscall_entry_unknown", "syscall_exit_unknown", "sched_process_fork", "signal_deliver",
-	"signal_generate", "profile_cpu_clock",
+	"signal_generate", "profile_cpu_clock", "net_connection",
 };
 
 int scry_read_text(const char *path, char **buf, size_t *len)

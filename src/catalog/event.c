@@ -1,7 +1,7 @@
 /* event.c — struct scry_event and how the catalog builds one (struct builder: a new event,
  * its fields appended one by one, freed), and the built-in events: syscall_*_unknown,
  * sched_process_fork, signal_deliver and signal_generate in lttng-modules' layout, the
- * lttng_statedump events.  Tracepoints from their format: event_tp.c; syscall entry/exit
+ * lttng_statedump events (net_connection: event_net.c).  Tracepoints from their format: event_tp.c; syscall entry/exit
  * events: event_syscall.c. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -162,6 +162,8 @@ struct scry_event *scry_event_builtin(const char *name)
 		 * channel's callstack contexts */
 		if (!(b.ev = scry_event_new(name, "profile", "cpu_clock", SCRY_EV_BUILTIN, -1)))
 			return NULL;
+	} else if (!strcmp(name, "net_connection")) {
+		return scry_event_net_connection();     /* event_net.c */
 	} else if (scry_sd_find(name) >= 0) {
 		const struct scry_sd_spec *sp = &scry_sd_specs[scry_sd_find(name)];
 

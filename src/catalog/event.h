@@ -16,6 +16,8 @@ struct scry_event *scry_event_syscall_entry(const struct scry_syscall *sc, bool 
 					    const struct scry_capture_opts *o);
 struct scry_event *scry_event_syscall_exit(const struct scry_syscall *sc, const struct scry_capture_opts *o);
 struct scry_event *scry_event_builtin(const char *name);
+/* net_connection (event_net.c) */
+struct scry_event *scry_event_net_connection(void);
 void scry_event_free(struct scry_event *ev);
 
 #endif /* SCRY_CATALOG_EVENT_H */

@@ -59,6 +59,8 @@ static void usage(FILE *f)
 		"                         'profile:cpu-clock:HZ': a cpu-clock sample (HZ a second per CPU)\n"
 		"                         as an event, profile_cpu_clock; its stacks: -c callstack-kernel,\n"
 		"                         callstack-user (docs/FORMAT.md)\n"
+		"                         'net:connections': a net_connection event per TCP connection of\n"
+		"                         the targets when it closes: 4-tuple, owner, bytes, duration\n"
 		"      --userspace-probe SPEC  LTTng's spelling: elf:PATH:SYMBOL, sdt:PATH:PROVIDER:NAME\n"
 		"  -c, --context LIST     contexts (default pid,tid,procname); `scry list contexts` shows them\n"
 		"      --channel NAME     the -e, -c and --buffer-size after it apply to channel NAME (a\n"

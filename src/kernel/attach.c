@@ -345,6 +345,15 @@ int scry_probes_attach(struct scry_probes *p, char *err, size_t errlen)
 	if (!ret && bpf_program__autoload(p->skel->progs.scry_signal_gen))
 		ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_signal_gen), "raw_tp/signal_generate",
 				      err, errlen);
+	if (!ret && bpf_program__autoload(p->skel->progs.scry_net_state))
+		ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_net_state), "tp_btf/inet_sock_set_state",
+				      err, errlen);
+	if (!ret && bpf_program__autoload(p->skel->progs.scry_net_accept))
+		ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_net_accept), "syscalls/sys_exit_accept",
+				      err, errlen);
+	if (!ret && bpf_program__autoload(p->skel->progs.scry_net_accept4))
+		ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_net_accept4), "syscalls/sys_exit_accept4",
+				      err, errlen);
 	if (!ret)
 		ret = scry_probes_attach_samples(p, err, errlen);
 	return ret;

@@ -245,6 +245,14 @@ static int probes_load(struct scry_probes **out, const struct scry_probes_opts *
 	bpf_program__set_autoload(p->skel->progs.scry_profile_sample, prof);
 	if (prof)
 		p->skel->rodata->profile_event_id = o->profile_event_id;
+	/* the net source's programs, and its connections' map at full size: only when recorded */
+	bpf_program__set_autoload(p->skel->progs.scry_net_state, o->net_conns);
+	bpf_program__set_autoload(p->skel->progs.scry_net_accept, o->net_conns);
+	bpf_program__set_autoload(p->skel->progs.scry_net_accept4, o->net_conns);
+	if (o->net_conns) {
+		p->skel->rodata->net_conn_event_id = o->net_conn_event_id;
+		bpf_map__set_max_entries(p->skel->maps.net_conns, SCRY_NET_CONNS);
+	}
 	/* the statedump's iterators: only when it is recorded */
 	bool sd = o->sd_ids != NULL;
 	bpf_program__set_autoload(p->skel->progs.scry_sd_task, sd);

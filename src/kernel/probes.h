@@ -68,6 +68,8 @@ struct scry_probes_opts {
 				     * recorded), or NULL: no statedump (its programs not loaded) */
 	uint16_t profile_event_id;  /* profile_cpu_clock's id, with profile_freq > 0 (0: no sampling) */
 	unsigned profile_freq;      /* its samples per second per CPU */
+	bool net_conns;             /* net:connections (net.bpf.h): its programs and map */
+	uint16_t net_conn_event_id; /* ... net_connection's id */
 	const struct scry_metric_bounds *metric_bounds;   /* nmetrics (SCRY_HB_FIXED ones read) */
 	const struct scry_span_mark_probe *span_mark;    /* spans' parents from the application's marks */
 	unsigned max_pid_sets;      /* per-process event sets kept at most (slots 0..n-1; at most

@@ -135,6 +135,7 @@ int channel_new(struct scry_channel **out, struct scry_session *s, const struct 
 	for (int k = 0; k < SCRY_SD_NR; k++)
 		c->sd_ids[k] = NO_EVENT;
 	c->profile_id = NO_EVENT;
+	c->net_conn_id = NO_EVENT;
 	c->sc_entry = malloc(SCRY_MAX_SYSCALLS * sizeof(uint16_t));
 	c->sc_exit = malloc(SCRY_MAX_SYSCALLS * sizeof(uint16_t));
 	c->sc_off = calloc(SCRY_MAX_SYSCALLS, sizeof(bool));
@@ -231,6 +232,7 @@ int channel_load(struct scry_channel *c, char *err, size_t errlen)
 		.nmetrics = c->opts.kind == SCRY_CHANNEL_METRICS ? c->opts.nmetrics : 0, .metric_sc = c->opts.metric_sc,
 		.sd_ids = c->statedump ? c->sd_ids : NULL,
 		.profile_event_id = c->profile_id, .profile_freq = c->profile_freq,
+		.net_conns = c->net_conn_id != NO_EVENT, .net_conn_event_id = c->net_conn_id,
 		.metric_bounds = c->opts.metric_bounds,
 		.span_mark = c->opts.kind == SCRY_CHANNEL_METRICS ? c->opts.span_mark : NULL,
 	};

@@ -1,5 +1,5 @@
 /* events.c — a channel's events (see session.h): each -e spec resolved by the first source
- * that claims it (source.h: syscalls, uprobes, kprobes, statedump, profile, tracepoints), with "did you mean" suggestions over every
+ * that claims it (source.h: syscalls, uprobes, kprobes, statedump, profile, net, tracepoints), with "did you mean" suggestions over every
  * source's names; the verbs enabling and disabling events, before or while recording; the
  * sources asked to bring the channel's BPF object in line (tables, attachments). */
 #include <errno.h>
@@ -12,7 +12,8 @@
 /* Every source, in the order they are asked to claim a spec: the last claims the rest. */
 static const struct scry_source *const sources[] = { &scry_source_syscalls, &scry_source_uprobes,
 						     &scry_source_kprobes, &scry_source_statedump,
-						     &scry_source_profile, &scry_source_tracepoints };
+						     &scry_source_profile, &scry_source_net,
+						     &scry_source_tracepoints };
 #define NSOURCES (sizeof(sources) / sizeof(sources[0]))
 
 static const struct scry_source *source_of(const char *spec)

@@ -82,6 +82,7 @@ struct scry_channel {
 	bool statedump;                  /* one of them is on: the dump runs at start */
 	uint16_t profile_id;             /* profile_cpu_clock's id (src_profile.c), NO_EVENT: off */
 	unsigned profile_freq;           /* its samples per second per CPU */
+	uint16_t net_conn_id;            /* net_connection's id (src_net.c), NO_EVENT: off */
 	struct scry_sd_item *sd_items;   /* its items read from /proc and /sys ahead of the switch
 					  * (channel_statedump_prepare), NULL: read at the dump */
 	size_t sd_n, sd_nhead;

@@ -5,7 +5,8 @@
  * src_tracepoints.c (tracefs tracepoints, and sched_process_fork written by the lifecycle
  * program), src_uprobes.c (uprobes, uretprobes, USDT), src_kprobes.c (kernel functions:
  * what the kernel allows, checked), src_statedump.c (lttng-modules' statedump events,
- * written by iterators at start), src_profile.c (cpu-clock samples as events).  To add one (perf samples...): a file with a struct
+ * written by iterators at start), src_profile.c (cpu-clock samples as events),
+ * src_net.c (TCP connections, one event each when it closes).  To add one (perf samples...): a file with a struct
  * scry_source, listed in scry_sources (events.c); its BPF side in src/bpf/<source>.bpf.h,
  * its events in the catalog.  Private to src/session/. */
 #ifndef SCRY_SESSION_SOURCE_H
@@ -40,7 +41,7 @@ struct scry_source {
 };
 
 extern const struct scry_source scry_source_syscalls, scry_source_tracepoints, scry_source_uprobes,
-	scry_source_kprobes, scry_source_statedump, scry_source_profile;
+	scry_source_kprobes, scry_source_statedump, scry_source_profile, scry_source_net;
 
 /* events.c: an event of c's catalog in c (its id: already there, or the next one). */
 int channel_add_event(struct scry_channel *c, const struct scry_event *ev);
