@@ -7,11 +7,12 @@
 # tracepoint's).  A filter front's run includes the dispatcher it tail-calls.
 # Rows: scry record -a (default contexts), a filter / a tracker rejecting every event, a
 # filter accepting every event, a followed process (-p: the target check by the follow set),
-# vppid and hostname one at a time; the callstack-kernel / -user contexts against the floor reading
+# vppid and hostname one at a time, the 16 simple contexts of bench/run.sh and the six v*id ones; the callstack-kernel / -user contexts against the floor reading
 # the same stack with bpf_get_task_stack alone (floor --kstack / --ustack).  Each configuration's figure is the minimum of
 # BENCH_ROUNDS (5) interleaved rounds (interference only adds time).
 # Environment: BENCH_CALLS (1000000 calls per measure), BENCH_ROUNDS, BENCH_CPU,
-# PROGCOST_ONLY (space-separated keys: measure these alone, e.g. "floor scry-a"), SCRY (./scry).
+# PROGCOST_ONLY (space-separated keys: measure these alone, e.g. "floor scry-a"), SCRY (./scry),
+# SCRY_OLD (another build: a key "old-K" measures row K with it, in the same rounds, for A/B).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -94,12 +95,16 @@ start_followed() {   # a shell on the fifo, to be given to scry -p
 }
 
 REC=("$SCRY" record -q -o "$WORK/t")
+# bench/run.sh's 16 simple contexts (LTTng's, past the default three; the six v*id included)
+CTX_SIMPLE16=vppid,hostname,interruptible,preemptible,need_reschedule,migratable,egid,sgid,suid,vuid,veuid,vsuid,vgid,vegid,vsgid,time_ns
 KEYS=(floor floor-clock scry-a scry-cmd scry-rej scry-trk scry-acc scry-vppid scry-hostname
-      floor-kstack scry-kstack floor-ustack scry-ustack)
+      scry-simple scry-vids floor-kstack scry-kstack floor-ustack scry-ustack)
 [[ -n "${PROGCOST_ONLY:-}" ]] && read -ra KEYS <<<"$PROGCOST_ONLY"
 for ((ROUND = 1; ROUND <= ROUNDS; ROUND++)); do
 	for k in "${KEYS[@]}"; do
-		case $k in
+		REC=("$SCRY" record -q -o "$WORK/t")
+		[[ $k == old-* ]] && REC=("${SCRY_OLD:?SCRY_OLD: the build that old-* keys run}" record -q -o "$WORK/t")
+		case ${k#old-} in
 		floor) prog_cost "$k" "$OUT/floor" ;;
 		floor-clock) prog_cost "$k" "$OUT/floor" --clock ;;
 		scry-a) prog_cost "$k" "${REC[@]}" -a ;;
@@ -109,6 +114,8 @@ for ((ROUND = 1; ROUND <= ROUNDS; ROUND++)); do
 		scry-acc) prog_cost "$k" "${REC[@]}" -a --filter '$ctx.tid != -1' ;;
 		scry-vppid) prog_cost "$k" "${REC[@]}" -a -c pid,tid,procname,vppid ;;
 		scry-hostname) prog_cost "$k" "${REC[@]}" -a -c pid,tid,procname,hostname ;;
+		scry-simple) prog_cost "$k" "${REC[@]}" -a -c "pid,tid,procname,$CTX_SIMPLE16" ;;
+		scry-vids) prog_cost "$k" "${REC[@]}" -a -c pid,tid,procname,vuid,veuid,vsuid,vgid,vegid,vsgid ;;
 		floor-kstack) prog_cost "$k" "$OUT/floor" --clock --kstack ;;
 		floor-ustack) prog_cost "$k" "$OUT/floor" --clock --ustack ;;
 		scry-kstack) prog_cost "$k" "${REC[@]}" -a -c pid,tid,procname,callstack-kernel ;;
@@ -127,11 +134,13 @@ done
 declare -A LABEL=([floor]="floor (empty programs)" [floor-clock]="floor + clock read" [scry-a]="scry record -a"
 	[scry-cmd]="scry record -p PID (followed)" [scry-rej]="  filter rejects all" [scry-trk]="  tracker rejects all"
 	[scry-acc]="  filter accepts all" [scry-vppid]="  + vppid" [scry-hostname]="  + hostname"
+	[scry-simple]="  + 16 simple contexts" [scry-vids]="  + 6 v*id contexts"
 	[floor-kstack]="floor + clock + kernel stack" [scry-kstack]="  + callstack-kernel"
 	[floor-ustack]="floor + clock + user stack" [scry-ustack]="  + callstack-user")
 echo "bench (progcost): ns per program run on the syscall hooks (kernel.bpf_stats_enabled), getppid loop of $CALLS calls on CPU $PIN_CPU, min of $ROUNDS interleaved rounds"
 printf '%-26s %9s %9s   %s\n' configuration "ns/run" "-floor" "rounds"
 for k in "${KEYS[@]}"; do
+	[[ $k == old-* ]] && LABEL[$k]="${LABEL[${k#old-}]} (old)"
 	printf '%-26s %9s %9s  %s\n' "${LABEL[$k]}" "${NS[$k]:-failed}" \
 		"$([[ -n ${NS[$k]:-} && -n ${NS[floor]:-} ]] && awk -v a="${NS[$k]}" -v f="${NS[floor]}" 'BEGIN {printf "%+.1f", a - f}')" "${RUNS[$k]:-}"
 done
@@ -149,6 +158,8 @@ target "tracker rejecting all <= 1.15x floor" "$(ratio scry-trk floor)" '<=' 1.1
 target "filter accepting all <= 1.10x scry -a" "$(ratio scry-acc scry-a)" '<=' 1.10 x
 target "vppid <= +10 ns over scry -a" "$(over scry-vppid scry-a)" '<=' 10 " ns"
 target "hostname <= +10 ns over scry -a" "$(over scry-hostname scry-a)" '<=' 10 " ns"
+target "16 simple contexts <= +160 ns over scry -a" "$(over scry-simple scry-a)" '<=' 160 " ns"
+target "6 v*id contexts <= +60 ns over scry -a" "$(over scry-vids scry-a)" '<=' 60 " ns"
 # a call stack context against bpf_get_task_stack alone (the same flags and depth), each over
 # its base (scry -a; the floor + clock)
 stack_ratio() { [[ -n "${NS[$1]:-}" && -n "${NS[$2]:-}" && -n "${NS[scry-a]:-}" && -n "${NS[floor-clock]:-}" ]] &&

@@ -404,6 +404,23 @@ struct {
 	__type(value, struct vid_memo);
 } vid_memos SEC(".maps");
 
+/* The last vid_memo read on this CPU, in front of vid_memos: consecutive events on a CPU
+ * mostly come from tasks with the same credentials, and a per-CPU array lookup is inlined by
+ * the verifier where bpf_task_storage_get is a helper call.  seq is odd while it is written
+ * (a program nested in this one, an NMI's, may write it: the reader checks seq around). */
+struct vid_cpu_memo {
+	__u32 seq;
+	__u32 pad;
+	struct vid_memo m;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct vid_cpu_memo);
+} vid_cpu SEC(".maps");
+
 struct back_array back_enter SEC(".maps"), back_exit SEC(".maps"), back_tp SEC(".maps"), back_fork SEC(".maps"),
 	back_uprobe SEC(".maps");
 

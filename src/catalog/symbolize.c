@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "catalog/elfsyms.h"
 #include "catalog/symbolize.h"
@@ -38,7 +39,18 @@ struct scry_syms {
 	bool ks_read;
 	char kept[64][129];        /* build ids copied to the cache this run (keep_elf) */
 	size_t nkept;
+	size_t hit;                /* 1 + the map find_map found last (0: none): a stack's
+				    * frames and the next event's mostly fall in it */
+	struct {                   /* when a process's maps were last read (by tgid % 256):
+				    * an address no file maps (JIT code, a frame-pointer walk
+				    * through code built without them) re-reads them at most
+				    * every SCRY_MAPS_REREAD_NS, not at every event */
+		int tgid;
+		uint64_t at;
+	} reread[256];
 };
+
+#define SCRY_MAPS_REREAD_NS 100000000ull   /* 100 ms */
 
 struct scry_syms *scry_syms_new(void)
 {
@@ -208,14 +220,23 @@ static struct map *add_map(struct scry_syms *s, int tgid, uint64_t start, uint64
 		return NULL;
 	snprintf(m->bid, sizeof(m->bid), "%s", bid);
 	s->nmaps++;
+	s->hit = 0;   /* a newer mapping (a later exec's) may hold the last hit's addresses */
 	return m;
 }
 
 static struct map *find_map(struct scry_syms *s, int tgid, uint64_t addr)
 {
+	if (s->hit && s->hit <= s->nmaps) {
+		struct map *m = &s->maps[s->hit - 1];
+
+		if (m->tgid == tgid && addr >= m->start && addr < m->end)
+			return m;
+	}
 	for (size_t i = s->nmaps; i-- > 0;)   /* the newest first: a later exec's mappings */
-		if (s->maps[i].tgid == tgid && addr >= s->maps[i].start && addr < s->maps[i].end)
+		if (s->maps[i].tgid == tgid && addr >= s->maps[i].start && addr < s->maps[i].end) {
+			s->hit = i + 1;
 			return &s->maps[i];
+		}
 	return NULL;
 }
 
@@ -285,6 +306,9 @@ void scry_syms_drop(struct scry_syms *s, int tgid)
 		s->maps[k++] = s->maps[i];
 	}
 	s->nmaps = k;
+	s->hit = 0;
+	if (s->reread[(unsigned)tgid % 256].tgid == tgid)   /* its pid may come back at once */
+		s->reread[(unsigned)tgid % 256].tgid = 0;
 }
 
 int scry_syms_capture(struct scry_syms *s, int tgid, uint64_t addr, FILE *out)
@@ -295,6 +319,14 @@ int scry_syms_capture(struct scry_syms *s, int tgid, uint64_t addr, FILE *out)
 
 	if (find_map(s, tgid, addr))
 		return 0;
+	struct timespec ts;
+	uint64_t now = clock_gettime(CLOCK_MONOTONIC, &ts) ? 0 : (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	unsigned slot = (unsigned)tgid % 256;
+
+	if (now && s->reread[slot].tgid == tgid && now - s->reread[slot].at < SCRY_MAPS_REREAD_NS)
+		return -1;   /* read moments ago: the address is in no file mapping */
+	s->reread[slot].tgid = tgid;
+	s->reread[slot].at = now;
 	snprintf(path, sizeof(path), "/proc/%d/maps", tgid);
 	if (!(f = fopen(path, "r")))
 		return -1;

@@ -44,7 +44,7 @@ static void timer(FILE *out, const char *what, uint64_t us)
 static void describe_channel(struct dsession *s, struct dchannel *c, FILE *out)
 {
 	uint64_t subbuf = c->subbuf_size ? c->subbuf_size : SCRY_DEFAULT_PACKET_SIZE;
-	uint64_t nsub = c->subbuf_size ? c->num_subbuf : scry_default_ring_size() / SCRY_DEFAULT_PACKET_SIZE;
+	uint64_t nsub = c->subbuf_size ? c->num_subbuf : scry_default_ring_size_for(c->ctx_mask) / SCRY_DEFAULT_PACKET_SIZE;
 	uint64_t discarded = 0, lost = 0, lost_packets = 0;
 	bool overwrite = s->snapshot || c->overwrite, ctx_any = false;
 	struct drule *rules;

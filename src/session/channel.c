@@ -54,6 +54,15 @@ size_t scry_default_ring_size(void)
 	return size;
 }
 
+size_t scry_default_ring_size_for(uint64_t ctx_mask)
+{
+	size_t size = scry_default_ring_size();
+
+	if (ctx_mask & ((1ULL << SCRY_CTX_CALLSTACK_KERNEL) | (1ULL << SCRY_CTX_CALLSTACK_USER)))
+		size *= SCRY_STACK_RING_FACTOR;
+	return size;
+}
+
 /* A metrics channel: the filter decides each syscall exit before the metrics see it, on
  * the call's arguments and return value (scry_filters_prepare_calls); scheduler and block
  * I/O observations are no syscall: refused. */
@@ -129,6 +138,7 @@ int channel_new(struct scry_channel **out, struct scry_session *s, const struct 
 		snprintf(err, errlen, "invalid channel name '%s' (letters, digits, '_', '-', '.')", c->name);
 		return -EINVAL;
 	}
+	c->ring_default = !c->opts.ring_size;
 	if (!c->opts.ring_size)
 		c->opts.ring_size = scry_default_ring_size();
 	c->unknown_entry = c->unknown_exit = c->fork_id = c->signal_id = c->signal_gen_id = NO_EVENT;
@@ -172,6 +182,9 @@ int channel_load(struct scry_channel *c, char *err, size_t errlen)
 {
 	const struct scry_session_opts *so = &c->s->opts;
 	bool btf_exit = false, tracepoints = !so->fixed_events || c->filters;   /* fronts: tracefs */
+
+	if (c->ring_default)   /* its contexts are known now (scry_session_add_context) */
+		c->opts.ring_size = scry_default_ring_size_for(c->opts.ctx_mask);
 
 	for (size_t i = 0; i < c->ntps; i++) {
 		bool exit = !strcmp(c->tps[i].system, "sched") && !strcmp(c->tps[i].name, "sched_process_exit");

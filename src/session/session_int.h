@@ -63,6 +63,7 @@ struct chan_rule {
 struct scry_channel {
 	struct scry_session *s;
 	struct scry_channel_opts opts;   /* name owned (name below) */
+	bool ring_default;               /* no ring size given: sized at load for its contexts */
 	char *name;
 	unsigned id;                     /* stream class id = index in the session */
 	const struct scry_event **events;/* enabled events; CTF id = index */

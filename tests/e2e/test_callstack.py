@@ -9,6 +9,7 @@ import os
 import re
 import shutil
 import subprocess
+import time
 
 import pytest
 
@@ -79,6 +80,39 @@ def test_changed_file_is_not_used(rec, scry, tmp_path):
         assert not any(s.startswith("scry_") for _, s in frames(l, "callstack_user")), l
     finally:
         shutil.copy(tmp_path / "keep", rec.dir / "scry-maps")
+
+
+def ring_sizes(scry, tmp_path, *args):
+    """The sizes of the BPF ring buffers (map type 27) scry record holds while it records."""
+    out = tmp_path / ("t" + str(len(list(tmp_path.iterdir()))))
+    p = subprocess.Popen([scry, "record", "-q", *args, "-o", str(out), "--", "sleep", "3"],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    sizes = set()
+    try:
+        for _ in range(100):           # the session loaded: its rings appear among its fds
+            time.sleep(0.1)
+            for fd in os.listdir(f"/proc/{p.pid}/fdinfo"):
+                try:
+                    info = open(f"/proc/{p.pid}/fdinfo/{fd}").read()
+                except OSError:
+                    continue
+                if re.search(r"^map_type:\s+27$", info, re.M):
+                    sizes.add(int(re.search(r"^max_entries:\s+(\d+)$", info, re.M).group(1)))
+            if sizes:
+                break
+    finally:
+        _, err = p.communicate(timeout=30)
+    assert p.returncode == 0, err
+    return sizes
+
+
+def test_rings_sized_for_stack_records(scry, tmp_path):
+    """Call stack records (~1 KiB) get rings 4x the default, so that as long a stall of the
+    consumer is held; a size given is kept."""
+    plain = max(ring_sizes(scry, tmp_path, "-c", "pid"))
+    assert max(ring_sizes(scry, tmp_path, "-c", "pid,callstack-user")) == 4 * plain
+    assert max(ring_sizes(scry, tmp_path, "-c", "pid,callstack-kernel")) == 4 * plain
+    assert max(ring_sizes(scry, tmp_path, "-c", "pid,callstack-kernel", "--buffer-size", "2M")) == 2 << 20
 
 
 def test_misspelt_callstack(tmp_path, record):

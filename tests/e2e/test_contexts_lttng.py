@@ -59,6 +59,32 @@ def test_credentials_in_a_user_namespace(creds):
         assert (c["gid"], c["egid"], c["sgid"]) == (100011, 100012, 100013)
 
 
+def test_credentials_of_tasks_sharing_a_cpu(tmp_path, record, workload):
+    """The v* ids come from a per-CPU memo of the last credentials seen on the CPU: a task in
+    a mapped user namespace and root tasks taking turns on CPU 0 each get their own ids on
+    every event (the memo refilled at each change, never another task's)."""
+    out = tmp_path / "t"
+    loop, cred = workload("getppid_loop"), workload("credns")
+    r = record(out, "-e", "syscall:getppid", "-c", "pid,uid,euid,gid,egid,vuid,veuid,vgid,vegid",
+               cmd=["taskset", "-c", "0", "sh", "-c",
+                    f"{loop} 3000 >/dev/null & {cred} 3000; {loop} 3000 >/dev/null; wait"])
+    r.check()
+    wl = json.loads([l for l in r.stdout.splitlines() if l.startswith("{")][0])
+    evs = read_trace(out).events
+    mine = [e["ctx"] for e in evs if e["ctx"]["pid"] == wl["pid"]]
+    others = [e["ctx"] for e in evs if e["ctx"]["pid"] != wl["pid"]]
+    assert len(mine) == 2 * 3001 and len(others) >= 2 * 6000, (len(mine), len(others))
+    ovf_u = int(open("/proc/sys/kernel/overflowuid").read())
+    ovf_g = int(open("/proc/sys/kernel/overflowgid").read())
+    assert mine[0]["uid"] == 0 and (mine[0]["vuid"], mine[0]["vgid"]) == (ovf_u, ovf_g)
+    for c in mine[2:]:
+        assert (c["vuid"], c["veuid"], c["vgid"], c["vegid"]) == (21, 22, 11, 12), c
+        assert (c["uid"], c["euid"], c["gid"], c["egid"]) == (100021, 100022, 100011, 100012), c
+    for c in others:   # root in the initial user namespace: the ids as they are
+        assert (c["vuid"], c["veuid"], c["vgid"], c["vegid"]) == (c["uid"], c["euid"], c["gid"], c["egid"]) \
+            == (0, 0, 0, 0), c
+
+
 def test_hostname_and_namespaces(creds):
     wl = creds.wl
     host = os.uname().nodename

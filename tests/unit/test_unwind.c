@@ -4,7 +4,7 @@
  * snapshot, cmocka, main); a copy cut short stops the unwinding at its end, counted as such;
  * the source frames of an address in an inlined copy (catalog/dwarf_frames.c); and the
  * tally counts equal stacks once, different threads, commands, kernel stacks or
- * frames apart. */
+ * frames apart; an address no file maps re-reads /proc/PID/maps at most every 100 ms. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -13,6 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <fcntl.h>
+#include <time.h>
+#include <sys/mman.h>
 #include <inttypes.h>
 #include <cmocka.h>
 #include "catalog/dwarf.h"
@@ -265,6 +268,48 @@ static void test_tally(void **state)
 	scry_tally_free(&t);
 }
 
+/* An address in no file mapping (heap) does not re-read the process's maps at each event:
+ * a file mapped right after a read is placed only once 100 ms have passed; the mapping found
+ * last answers first, and a later mapping of the same process is still found. */
+static void test_capture_rereads(void **state)
+{
+	struct scry_syms *s = scry_syms_new();
+	FILE *out = tmpfile();
+	char *heap = malloc(64), line[4608];
+	int fd = open("/proc/self/exe", O_RDONLY), self = getpid(), lines = 0;
+	uint64_t own = (uint64_t)(uintptr_t)test_capture_rereads;
+	struct timespec wait = { 0, 120 * 1000000L };
+	void *m;
+
+	assert_non_null(out);
+	assert_true(fd >= 0);
+	assert_int_equal(scry_syms_capture(s, self, own, out), 0);              /* read once */
+	assert_int_equal(scry_syms_capture(s, self, (uint64_t)(uintptr_t)heap, out), -1);
+	m = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+	assert_true(m != MAP_FAILED);
+	/* maps read moments ago: not again, so the new mapping is not seen yet */
+	assert_int_equal(scry_syms_capture(s, self, (uint64_t)(uintptr_t)m + 8, out), -1);
+	rewind(out);
+	while (fgets(line, sizeof(line), out))
+		lines++;
+	fseek(out, 0, SEEK_END);
+	nanosleep(&wait, NULL);
+	assert_int_equal(scry_syms_capture(s, self, (uint64_t)(uintptr_t)m + 8, out), 0);   /* read again */
+	assert_true(scry_syms_mapped(s, self, (uint64_t)(uintptr_t)m + 8));
+	assert_int_equal(scry_syms_capture(s, self, own, out), 0);              /* known: no read */
+	rewind(out);
+	int after = 0;
+	while (fgets(line, sizeof(line), out))
+		after++;
+	assert_true(lines > 0);
+	assert_int_equal(after, lines + 1);     /* the one new mapping appended, nothing else */
+	munmap(m, 4096);
+	close(fd);
+	free(heap);
+	fclose(out);
+	scry_syms_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -272,6 +317,7 @@ int main(void)
 		cmocka_unit_test(test_forget),
 		cmocka_unit_test(test_source_frames),
 		cmocka_unit_test(test_tally),
+		cmocka_unit_test(test_capture_rereads),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

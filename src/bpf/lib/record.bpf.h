@@ -151,7 +151,7 @@ static __noinline struct vid_memo *vids_of(struct task_struct *t)
  * se.cfs_rq->rq), as BTF's .data..percpu gives it (src/kernel/ctx_paths.c). */
 static __always_inline __u32 preempt_count_now(struct task_struct *t)
 {
-	void *rq = BPF_CORE_READ(t, se.cfs_rq, rq);
+	void *rq = t->se.cfs_rq->rq;   /* direct loads: a probe read each was a helper call */
 	__u32 pc = 0;
 
 	if (rq)
@@ -164,7 +164,7 @@ static __always_inline __u32 preempt_count_now(struct task_struct *t)
  * being hoisted out of its guard by the compiler). */
 static __always_inline __u32 migrate_disabled(struct task_struct *t)
 {
-	return BPF_CORE_READ(t, migration_disabled);
+	return t->migration_disabled;
 }
 
 #define SCRY_HARDIRQ_NMI_MASK 0x00ff0000u   /* HARDIRQ_MASK | NMI_MASK of preempt.h */
@@ -226,30 +226,13 @@ static __always_inline __u64 perf_thread(__u32 k)
 	return tc->acc[k] + now - tc->start[k];
 }
 
-/* The contexts after uts_ns (LTTng's rarer ones) in a subprogram of their own: their code
- * would make every program that writes events too large to branch across.  Called only
- * when one of them is enabled (rodata), so events without them do not pay for the call. */
+/* The contexts after uts_ns (LTTng's rarer ones): vppid, hostname and interruptible ...
+ * time_ns written in the header's store sequence; cgroup_id and the perf counters by a
+ * subprogram of their own (write_head_ext), called only when one of them is enabled
+ * (rodata), so events without them do not pay for the call. */
 #define SCRY_CTX_EXT_MASK (~0ULL << SCRY_CTX_VPPID)
-
-static __always_inline __s64 ctx_ext_int(struct task_struct *t, const int c)
-{
-	switch (c) {
-	/* the tracing program runs with preemption disabled once (the tracepoint's guard):
-	 * that count is the probe's own, as LTTng's LTTNG_PREEMPT_DISABLE_NESTING */
-	case SCRY_CTX_INTERRUPTIBLE: return !(preempt_count_now(t) & SCRY_HARDIRQ_NMI_MASK);
-	case SCRY_CTX_PREEMPTIBLE:   return preempt_count_now(t) == 1;
-	case SCRY_CTX_NEED_RESCHEDULE:
-		return (t->thread_info.flags >> tif_need_resched) & 1;
-	case SCRY_CTX_EGID:      return (__u32)t->cred->egid.val;
-	case SCRY_CTX_SGID:      return (__u32)t->cred->sgid.val;
-	case SCRY_CTX_SUID:      return (__u32)t->cred->suid.val;
-	case SCRY_CTX_VUID: case SCRY_CTX_VEUID: case SCRY_CTX_VSUID:
-	case SCRY_CTX_VGID: case SCRY_CTX_VEGID: case SCRY_CTX_VSGID:
-		return vid_slow(t, c);
-	case SCRY_CTX_TIME_NS:   return (__u32)t->nsproxy->time_ns->ns.inum;
-	default:                 return 0;
-	}
-}
+#define SCRY_CTX_SIMPLE_EXT_MASK (((1ULL << (SCRY_CTX_TIME_NS + 1)) - 1) & ~((1ULL << SCRY_CTX_INTERRUPTIBLE) - 1))
+#define SCRY_CTX_VIDS_MASK (((1ULL << (SCRY_CTX_VSGID + 1)) - 1) & ~((1ULL << SCRY_CTX_VUID) - 1))
 
 static __always_inline void ustack_stat(__u32 which)
 {
@@ -383,25 +366,12 @@ static __always_inline __u32 write_callstack(__u8 *b, __u32 pos, const bool user
 /* The loop runs over the enabled ones alone (ext_ctx[0..n_ext_ctx), rodata): the verifier
  * knows each iteration's context and keeps only its code, and an event pays for the contexts
  * it carries, not for a test of each of the ~45 (~90 ns an event). */
-static __noinline __u32 write_head_ext(__u8 *b, __u32 pos, struct task_struct *t, __u32 own_migr)
+static __noinline __u32 write_head_ext(__u8 *b, __u32 pos, struct task_struct *t)
 {
-	struct vid_memo *vm = NULL;
-	bool vm_asked = false;
-
 	for (__u32 i = 0; i < n_ext_ctx && i < SCRY_CTX_NR; i++) {
 		int c = ext_ctx[i];
 
-		if (c >= SCRY_CTX_VUID && c <= SCRY_CTX_VSGID) {   /* one memo for the six */
-			if (!vm_asked) {
-				vm = vids_of(t);
-				vm_asked = true;
-			}
-			WR(__u32, b, pos, vm ? vm->vid[(c - SCRY_CTX_VUID) & 7] : vid_slow(t, c));
-			pos += 4;
-			continue;
-		}
-
-		if (c == SCRY_CTX_VPPID || c == SCRY_CTX_HOSTNAME)   /* written by the caller */
+		if (c <= SCRY_CTX_TIME_NS)   /* vppid ... time_ns: written by the caller */
 			continue;
 		if (c >= SCRY_CTX_PERF_CPU && c < SCRY_CTX_PERF_THREAD + SCRY_PERF_NR) {
 			__u64 v = c < SCRY_CTX_PERF_THREAD ? perf_now(c - SCRY_CTX_PERF_CPU)
@@ -417,17 +387,121 @@ static __noinline __u32 write_head_ext(__u8 *b, __u32 pos, struct task_struct *t
 			pos += 8;
 			continue;
 		}
-		if (c == SCRY_CTX_MIGRATABLE) {
-			WR(__u8, b, pos, migrate_disabled(t) <= own_migr);
-			pos += 1;
-			continue;
+	}
+	return pos;
+}
+
+/* A v*id computed without a memo (none could be had): context SCRY_CTX_VUID + i. */
+static __noinline __u32 vid_uncached(struct task_struct *t, __u32 i)
+{
+	return vid_slow(t, SCRY_CTX_VUID + (int)(i % 6));
+}
+
+/* The miss of this CPU's v*id memo cm (may be NULL): the task's memo (vids_of), copied into
+ * cm under its seq.  NULL without a task memo. */
+static __noinline struct vid_memo *vids_refill(struct task_struct *t, struct vid_cpu_memo *cm)
+{
+	struct vid_memo *m = vids_of(t);
+
+	if (m && cm) {
+		cm->seq |= 1;
+		asm volatile("" ::: "memory");
+		cm->m = *m;
+		asm volatile("" ::: "memory");
+		cm->seq++;
+	}
+	return m;
+}
+
+/* The enabled ones of vuid ... vsgid at pos: from this CPU's memo when its inputs (the user
+ * namespace and the six kernel ids, direct loads) are current's, without a helper call;
+ * else from the task's memo, which refills it.  seq unchanged around the read: no nested
+ * program rewrote the memo meanwhile. */
+static __always_inline __u32 write_vids(__u8 *b, __u32 pos, struct task_struct *t, const __u64 mask)
+{
+	__u32 zero = 0, seq = 1, p = pos;
+	struct vid_cpu_memo *cm = bpf_map_lookup_elem(&vid_cpu, &zero);
+	const struct cred *c = t->cred;
+	struct user_namespace *ns = c->user_ns;
+	struct vid_memo *m;
+
+	if (cm) {
+		seq = cm->seq;
+		asm volatile("" ::: "memory");
+		if (!(seq & 1) && cm->m.ns == (__u64)ns && cm->m.inum == ns->ns.inum &&
+		    cm->m.kid[0] == c->uid.val && cm->m.kid[1] == c->euid.val && cm->m.kid[2] == c->suid.val &&
+		    cm->m.kid[3] == c->gid.val && cm->m.kid[4] == c->egid.val && cm->m.kid[5] == c->sgid.val) {
+#pragma unroll
+			for (int i = 0; i < 6; i++)
+				if (mask & (1ULL << (SCRY_CTX_VUID + i))) {
+					WR(__u32, b, p, cm->m.vid[i]);
+					p += 4;
+				}
+			asm volatile("" ::: "memory");
+			if (cm->seq == seq)
+				return p;
+			p = pos;
 		}
-		if (c >= SCRY_CTX_INTERRUPTIBLE && c <= SCRY_CTX_NEED_RESCHEDULE) {
-			WR(__u8, b, pos, ctx_ext_int(t, c));
-			pos += 1;
-			continue;
+	}
+	m = vids_refill(t, cm);
+#pragma unroll
+	for (int i = 0; i < 6; i++)
+		if (mask & (1ULL << (SCRY_CTX_VUID + i))) {
+			WR(__u32, b, p, m ? m->vid[i] : vid_uncached(t, i));
+			p += 4;
 		}
-		WR(__u32, b, pos, ctx_ext_int(t, c));
+	return p;
+}
+
+/* interruptible ... time_ns (LTTng's simple contexts past vppid and hostname), the enabled
+ * ones of mask at pos, in the header's store sequence: direct loads from the task, one probe
+ * read of the preempt count for the two that need it, the v*ids from the memos. */
+static __always_inline __u32 write_simple_ext(__u8 *b, __u32 pos, struct task_struct *t, const __u64 mask,
+					      const __u32 own_migr)
+{
+	const __u64 creds = (1ULL << SCRY_CTX_EGID) | (1ULL << SCRY_CTX_SGID) | (1ULL << SCRY_CTX_SUID);
+	__u32 pc = 0;
+
+	/* the tracing program runs with preemption disabled once (the tracepoint's guard):
+	 * that count is the probe's own, as LTTng's LTTNG_PREEMPT_DISABLE_NESTING */
+	if (mask & ((1ULL << SCRY_CTX_INTERRUPTIBLE) | (1ULL << SCRY_CTX_PREEMPTIBLE)))
+		pc = preempt_count_now(t);
+	if (mask & (1ULL << SCRY_CTX_INTERRUPTIBLE)) {
+		WR(__u8, b, pos, !(pc & SCRY_HARDIRQ_NMI_MASK));
+		pos += 1;
+	}
+	if (mask & (1ULL << SCRY_CTX_PREEMPTIBLE)) {
+		WR(__u8, b, pos, pc == 1);
+		pos += 1;
+	}
+	if (mask & (1ULL << SCRY_CTX_NEED_RESCHEDULE)) {
+		WR(__u8, b, pos, (t->thread_info.flags >> tif_need_resched) & 1);
+		pos += 1;
+	}
+	if (mask & (1ULL << SCRY_CTX_MIGRATABLE)) {
+		WR(__u8, b, pos, migrate_disabled(t) <= own_migr);
+		pos += 1;
+	}
+	if (mask & creds) {
+		const struct cred *c = t->cred;
+
+		if (mask & (1ULL << SCRY_CTX_EGID)) {
+			WR(__u32, b, pos, c->egid.val);
+			pos += 4;
+		}
+		if (mask & (1ULL << SCRY_CTX_SGID)) {
+			WR(__u32, b, pos, c->sgid.val);
+			pos += 4;
+		}
+		if (mask & (1ULL << SCRY_CTX_SUID)) {
+			WR(__u32, b, pos, c->suid.val);
+			pos += 4;
+		}
+	}
+	if (mask & SCRY_CTX_VIDS_MASK)
+		pos = write_vids(b, pos, t, mask);
+	if (mask & (1ULL << SCRY_CTX_TIME_NS)) {
+		WR(__u32, b, pos, t->nsproxy->time_ns->ns.inum);
 		pos += 4;
 	}
 	return pos;
@@ -492,8 +566,11 @@ static __always_inline __u32 write_head_pe_m(__u8 *b, __u16 id, struct task_stru
 	}
 	if (mask & (1ULL << SCRY_CTX_HOSTNAME))
 		pos = write_hostname(b, pos, t);
-	if (mask & SCRY_CTX_EXT_MASK & ~(SCRY_CTX_CALLSTACK_MASK | (1ULL << SCRY_CTX_VPPID) | (1ULL << SCRY_CTX_HOSTNAME)))
-		pos = write_head_ext(b, pos, t, own_migr);
+	if (mask & SCRY_CTX_SIMPLE_EXT_MASK)
+		pos = write_simple_ext(b, pos, t, mask, own_migr);
+	if (mask & SCRY_CTX_EXT_MASK & ~(SCRY_CTX_CALLSTACK_MASK | SCRY_CTX_SIMPLE_EXT_MASK |
+					 (1ULL << SCRY_CTX_VPPID) | (1ULL << SCRY_CTX_HOSTNAME)))
+		pos = write_head_ext(b, pos, t);
 	if (mask & (1ULL << SCRY_CTX_CALLSTACK_KERNEL))
 		pos = write_callstack(b, pos, false, pe);
 	if (mask & (1ULL << SCRY_CTX_CALLSTACK_USER))
