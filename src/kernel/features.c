@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -33,9 +35,29 @@ static struct {
 	struct btf *btf;
 } kbtf;
 
+/* The kernel's BTF parsed from a mapping of the sysfs file (Linux 6.16 maps it): libbpf
+ * reads it in the 4 KiB a sysfs read returns, ~1350 reads (~6 ms of CPU a parse, here 9 ms
+ * against 3).  Where it cannot be mapped, libbpf's read. */
+static struct btf *load_vmlinux(void)
+{
+	int fd = open("/sys/kernel/btf/vmlinux", O_RDONLY | O_CLOEXEC);
+	struct btf *b = NULL;
+	struct stat st;
+	void *m;
+
+	if (fd >= 0 && !fstat(fd, &st) && st.st_size > 0 &&
+	    (m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) != MAP_FAILED) {
+		b = btf__new(m, (__u32)st.st_size);        /* copies what it keeps */
+		munmap(m, (size_t)st.st_size);
+	}
+	if (fd >= 0)
+		close(fd);
+	return b ? b : btf__load_vmlinux_btf();
+}
+
 static void *parse_vmlinux(void *arg)
 {
-	kbtf.btf = btf__load_vmlinux_btf();
+	kbtf.btf = load_vmlinux();
 	return NULL;
 }
 
@@ -52,7 +74,7 @@ const struct btf *scry_features_vmlinux(void)
 		kbtf.started = false;
 		kbtf.done = true;
 	} else if (!kbtf.done) {
-		kbtf.btf = scry_feature_btf() ? btf__load_vmlinux_btf() : NULL;
+		kbtf.btf = scry_feature_btf() ? load_vmlinux() : NULL;
 		kbtf.done = true;
 	}
 	return kbtf.btf;
