@@ -332,7 +332,7 @@ static __always_inline void metrics_exit(struct task_struct *t, struct pt_regs *
 		return;
 	c.st->events++;
 	if (c.mask & metrics_latency_mask) {
-		te = bpf_task_storage_get(&task_entry, t, 0, 0);
+		te = bpf_task_storage_get(&task_entry, current_trusted(t), 0, 0);
 		if (te && te->ts && te->nr == id) {
 			c.now = bpf_ktime_get_ns();
 			c.lat = c.now - te->ts;
@@ -381,7 +381,7 @@ int BPF_PROG(scry_metrics_enter, struct pt_regs *regs, long id)
 		return 0;
 	if (!(metric_sc_mask[id] & metrics_latency_mask) || !target_ok(regs, &t))
 		return 0;
-	te = bpf_task_storage_get(&task_entry, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	te = bpf_task_storage_get(&task_entry, current_trusted(t), 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (te) {
 		te->ts = bpf_ktime_get_ns();
 		te->nr = id;
