@@ -13,6 +13,9 @@ const volatile int read_clock = 0;
  * them (bpf_get_task_stack, 128 frames, the kernel one skipping 4), into a per-CPU buffer:
  * the floor of a call stack context (bench/progcost.sh) */
 const volatile int read_stack = 0;
+/* 1: the current task's tid through bpf_get_current_task_btf(), as scry's target check reads
+ * it: what the helper call costs (bench/progcost.sh's floor-task row) */
+const volatile int read_task = 0;
 __u64 sink;
 
 #define FLOOR_STACK_MAX 128
@@ -27,6 +30,8 @@ static __always_inline void touch_clock(void)
 {
 	if (read_clock)
 		sink = bpf_ktime_get_ns();
+	if (read_task)
+		sink += bpf_get_current_task_btf()->pid;
 	if (read_stack) {
 		__u32 zero = 0;
 		__u64 *buf = bpf_map_lookup_elem(&stack_buf, &zero);

@@ -1,7 +1,8 @@
 /* bench/floor.c — loads bench/floor.bpf.c's empty syscall programs, prints "ready" once they
  * are attached, and keeps them attached until SIGINT/SIGTERM.  `floor --tp` uses the
  * raw_syscalls tracepoints instead of tp_btf; `floor --clock` makes them read the clock;
- * `--kstack` / `--ustack` (with --clock or not) a kernel / user call stack as scry does. */
+ * `--kstack` / `--ustack` (with --clock or not) a kernel / user call stack as scry does;
+ * `--task` the current task's tid through bpf_get_current_task_btf(). */
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -18,10 +19,11 @@ static void on_signal(int sig)
 
 int main(int argc, char **argv)
 {
-	int tp = 0, clock = 0, stack = 0;
+	int tp = 0, clock = 0, stack = 0, task = 0;
 	for (int i = 1; i < argc; i++) {
 		tp |= !strcmp(argv[i], "--tp");
 		clock |= !strcmp(argv[i], "--clock");
+		task |= !strcmp(argv[i], "--task");
 		stack = !strcmp(argv[i], "--kstack") ? 1 : !strcmp(argv[i], "--ustack") ? 2 : stack;
 	}
 	struct floor_bpf *skel = floor_bpf__open();
@@ -30,6 +32,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	skel->rodata->read_clock = clock;
+	skel->rodata->read_task = task;
 	skel->rodata->read_stack = stack;
 	bpf_program__set_autoload(tp ? skel->progs.floor_enter_btf : skel->progs.floor_enter_tp, false);
 	bpf_program__set_autoload(tp ? skel->progs.floor_exit_btf : skel->progs.floor_exit_tp, false);

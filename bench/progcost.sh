@@ -12,7 +12,8 @@
 # BENCH_ROUNDS (5) interleaved rounds (interference only adds time).
 # Environment: BENCH_CALLS (1000000 calls per measure), BENCH_ROUNDS, BENCH_CPU,
 # PROGCOST_ONLY (space-separated keys: measure these alone, e.g. "floor scry-a"), SCRY (./scry),
-# SCRY_OLD (another build: a key "old-K" measures row K with it, in the same rounds, for A/B).
+# SCRY_BEFORE (another build: each scry row is measured with it too, in the same rounds, beside
+# this one, as KEY@before; the before/after table gives min and median of each).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,7 +21,17 @@ cd "$(dirname "$0")/.."
 have() { command -v "$1" >/dev/null 2>&1; }
 if [[ ! -w /proc/sys/kernel/bpf_stats_enabled ]] || ! have jq || ! have bpftool || [[ ! -x ./scry ]]; then
 	echo "bench (progcost): needs kernel.bpf_stats_enabled, jq, bpftool and ./scry: rows skipped" >&2
-	exit 0
+	if (( ${#BEFORE_KEYS[@]} )); then
+	median() { printf '%s\n' $1 | sort -g | awk '{v[NR] = $1} END {if (NR) printf "%.1f", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+	echo "before ($SCRY_BEFORE) / after ($SCRY), the same rounds: min, median"
+	printf '%-26s %15s %15s\n' configuration before after
+	for b in "${BEFORE_KEYS[@]}"; do
+		k=${b%@before}
+		printf '%-26s %7s %7s %7s %7s\n' "${LABEL[$k]}" "${NS[$b]:-failed}" "$(median "${RUNS[$b]:-}")" \
+			"${NS[$k]:-failed}" "$(median "${RUNS[$k]:-}")"
+	done
+fi
+exit 0
 fi
 make -s bench-tools || { echo "bench (progcost): building the bench tools failed" >&2; exit 1; }
 
@@ -94,44 +105,50 @@ start_followed() {   # a shell on the fifo, to be given to scry -p
 	taskset -c "$PIN_CPU" sh -c "read x < '$WORK/fifo'; exec '$GETPPID' $CALLS > /dev/null" & FOLLOWED=$!
 }
 
-REC=("$SCRY" record -q -o "$WORK/t")
 # bench/run.sh's 16 simple contexts (LTTng's, past the default three; the six v*id included)
 CTX_SIMPLE16=vppid,hostname,interruptible,preemptible,need_reschedule,migratable,egid,sgid,suid,vuid,veuid,vsuid,vgid,vegid,vsgid,time_ns
-KEYS=(floor floor-clock scry-a scry-cmd scry-rej scry-trk scry-acc scry-vppid scry-hostname
+KEYS=(floor floor-clock floor-task scry-a scry-cmd scry-rej scry-trk scry-acc scry-vppid scry-hostname
       scry-simple scry-vids floor-kstack scry-kstack floor-ustack scry-ustack)
 [[ -n "${PROGCOST_ONLY:-}" ]] && read -ra KEYS <<<"$PROGCOST_ONLY"
+BEFORE_KEYS=()
+if [[ -n "${SCRY_BEFORE:-}" ]]; then
+	[[ -x "$SCRY_BEFORE" ]] || { echo "bench (progcost): SCRY_BEFORE=$SCRY_BEFORE is not executable" >&2; exit 2; }
+	for k in "${KEYS[@]}"; do [[ $k == scry-* ]] && BEFORE_KEYS+=("$k@before"); done
+fi
 for ((ROUND = 1; ROUND <= ROUNDS; ROUND++)); do
-	for k in "${KEYS[@]}"; do
+	for kk in "${KEYS[@]}" "${BEFORE_KEYS[@]}"; do
+		k=${kk%@before}
 		REC=("$SCRY" record -q -o "$WORK/t")
-		[[ $k == old-* ]] && REC=("${SCRY_OLD:?SCRY_OLD: the build that old-* keys run}" record -q -o "$WORK/t")
-		case ${k#old-} in
-		floor) prog_cost "$k" "$OUT/floor" ;;
-		floor-clock) prog_cost "$k" "$OUT/floor" --clock ;;
-		scry-a) prog_cost "$k" "${REC[@]}" -a ;;
-		scry-cmd) start_followed; prog_cost "$k" "${REC[@]}" -p "$FOLLOWED" ;;
-		scry-rej) prog_cost "$k" "${REC[@]}" -a --filter '$ctx.tid == -1' ;;
-		scry-trk) prog_cost "$k" "${REC[@]}" -a --track-uid 4242 ;;
-		scry-acc) prog_cost "$k" "${REC[@]}" -a --filter '$ctx.tid != -1' ;;
-		scry-vppid) prog_cost "$k" "${REC[@]}" -a -c pid,tid,procname,vppid ;;
-		scry-hostname) prog_cost "$k" "${REC[@]}" -a -c pid,tid,procname,hostname ;;
-		scry-simple) prog_cost "$k" "${REC[@]}" -a -c "pid,tid,procname,$CTX_SIMPLE16" ;;
-		scry-vids) prog_cost "$k" "${REC[@]}" -a -c pid,tid,procname,vuid,veuid,vsuid,vgid,vegid,vsgid ;;
-		floor-kstack) prog_cost "$k" "$OUT/floor" --clock --kstack ;;
-		floor-ustack) prog_cost "$k" "$OUT/floor" --clock --ustack ;;
-		scry-kstack) prog_cost "$k" "${REC[@]}" -a -c pid,tid,procname,callstack-kernel ;;
-		scry-ustack) prog_cost "$k" "${REC[@]}" -a -c pid,tid,procname,callstack-user ;;
+		[[ $kk == *@before ]] && REC=("$SCRY_BEFORE" record -q -o "$WORK/t")
+		case $k in
+		floor) prog_cost "$kk" "$OUT/floor" ;;
+		floor-clock) prog_cost "$kk" "$OUT/floor" --clock ;;
+		floor-task) prog_cost "$kk" "$OUT/floor" --task ;;
+		scry-a) prog_cost "$kk" "${REC[@]}" -a ;;
+		scry-cmd) start_followed; prog_cost "$kk" "${REC[@]}" -p "$FOLLOWED" ;;
+		scry-rej) prog_cost "$kk" "${REC[@]}" -a --filter '$ctx.tid == -1' ;;
+		scry-trk) prog_cost "$kk" "${REC[@]}" -a --track-uid 4242 ;;
+		scry-acc) prog_cost "$kk" "${REC[@]}" -a --filter '$ctx.tid != -1' ;;
+		scry-vppid) prog_cost "$kk" "${REC[@]}" -a -c pid,tid,procname,vppid ;;
+		scry-hostname) prog_cost "$kk" "${REC[@]}" -a -c pid,tid,procname,hostname ;;
+		scry-simple) prog_cost "$kk" "${REC[@]}" -a -c "pid,tid,procname,$CTX_SIMPLE16" ;;
+		scry-vids) prog_cost "$kk" "${REC[@]}" -a -c pid,tid,procname,vuid,veuid,vsuid,vgid,vegid,vsgid ;;
+		floor-kstack) prog_cost "$kk" "$OUT/floor" --clock --kstack ;;
+		floor-ustack) prog_cost "$kk" "$OUT/floor" --clock --ustack ;;
+		scry-kstack) prog_cost "$kk" "${REC[@]}" -a -c pid,tid,procname,callstack-kernel ;;
+		scry-ustack) prog_cost "$kk" "${REC[@]}" -a -c pid,tid,procname,callstack-user ;;
 		*) echo "bench (progcost): no configuration $k" >&2; exit 2 ;;
 		esac
 		[[ -n "$FOLLOWED" ]] && { kill "$FOLLOWED" 2>/dev/null; wait "$FOLLOWED" 2>/dev/null; FOLLOWED=""; }
 		rm -rf "$WORK/t"
-		[[ -n "${NS[$k]}" ]] && RUNS[$k]+=" ${NS[$k]}"
+		[[ -n "${NS[$kk]}" ]] && RUNS[$kk]+=" ${NS[$kk]}"
 	done
 done
-for k in "${KEYS[@]}"; do
+for k in "${KEYS[@]}" "${BEFORE_KEYS[@]}"; do
 	NS[$k]=$(printf '%s\n' ${RUNS[$k]:-} | sort -g | head -n 1)
 done
 
-declare -A LABEL=([floor]="floor (empty programs)" [floor-clock]="floor + clock read" [scry-a]="scry record -a"
+declare -A LABEL=([floor]="floor (empty programs)" [floor-clock]="floor + clock read" [floor-task]="floor + current task" [scry-a]="scry record -a"
 	[scry-cmd]="scry record -p PID (followed)" [scry-rej]="  filter rejects all" [scry-trk]="  tracker rejects all"
 	[scry-acc]="  filter accepts all" [scry-vppid]="  + vppid" [scry-hostname]="  + hostname"
 	[scry-simple]="  + 16 simple contexts" [scry-vids]="  + 6 v*id contexts"
@@ -140,7 +157,6 @@ declare -A LABEL=([floor]="floor (empty programs)" [floor-clock]="floor + clock 
 echo "bench (progcost): ns per program run on the syscall hooks (kernel.bpf_stats_enabled), getppid loop of $CALLS calls on CPU $PIN_CPU, min of $ROUNDS interleaved rounds"
 printf '%-26s %9s %9s   %s\n' configuration "ns/run" "-floor" "rounds"
 for k in "${KEYS[@]}"; do
-	[[ $k == old-* ]] && LABEL[$k]="${LABEL[${k#old-}]} (old)"
 	printf '%-26s %9s %9s  %s\n' "${LABEL[$k]}" "${NS[$k]:-failed}" \
 		"$([[ -n ${NS[$k]:-} && -n ${NS[floor]:-} ]] && awk -v a="${NS[$k]}" -v f="${NS[floor]}" 'BEGIN {printf "%+.1f", a - f}')" "${RUNS[$k]:-}"
 done
@@ -166,4 +182,14 @@ stack_ratio() { [[ -n "${NS[$1]:-}" && -n "${NS[$2]:-}" && -n "${NS[scry-a]:-}" 
 	awk -v s="${NS[$1]}" -v a="${NS[scry-a]}" -v f="${NS[$2]}" -v c="${NS[floor-clock]}" 'BEGIN {if (f > c) printf "%.2f", (s - a) / (f - c)}'; }
 target "callstack-kernel <= 1.10x bpf_get_task_stack" "$(stack_ratio scry-kstack floor-kstack)" '<=' 1.10 x
 target "callstack-user <= 1.10x bpf_get_task_stack" "$(stack_ratio scry-ustack floor-ustack)" '<=' 1.10 x
+if (( ${#BEFORE_KEYS[@]} )); then
+	median() { printf '%s\n' $1 | sort -g | awk '{v[NR] = $1} END {if (NR) printf "%.1f", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+	echo "before ($SCRY_BEFORE) / after ($SCRY), the same rounds: min, median"
+	printf '%-26s %15s %15s\n' configuration before after
+	for b in "${BEFORE_KEYS[@]}"; do
+		k=${b%@before}
+		printf '%-26s %7s %7s %7s %7s\n' "${LABEL[$k]}" "${NS[$b]:-failed}" "$(median "${RUNS[$b]:-}")" \
+			"${NS[$k]:-failed}" "$(median "${RUNS[$k]:-}")"
+	done
+fi
 exit 0

@@ -214,14 +214,10 @@ struct {
 	__type(value, struct scry_stage);
 } stages SEC(".maps");
 
-/* Generation of `tracked`: bumped whenever a tgid is added, so that the per-CPU cache
- * below never keeps a stale "not followed" answer. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u64);
-} tracked_gen SEC(".maps");
+/* Generation of `tracked`: bumped whenever a tgid is added (by user space: + 1 << 32), so
+ * that the per-CPU memo below never keeps a stale "not followed" answer.  A global of .bss,
+ * not a map: one load where the memo is checked (an array lookup was nine instructions). */
+volatile __u64 tracked_gen = 0;
 
 /* The current task's memo on this CPU (struct scry_memo in scry_abi.h): consecutive events
  * mostly come from the same task, and a per-CPU array read is far cheaper than a helper

@@ -337,7 +337,7 @@ static __always_inline void metric_sockaddr(struct metric_call *c, struct pt_reg
  * entry was not seen. */
 static __always_inline __s64 metric_latency(struct task_struct *t, long id, struct scry_metric_stats *st, __u64 *now)
 {
-	struct task_entry *te = bpf_task_storage_get(&task_entry, t, 0, 0);
+	struct task_entry *te = bpf_task_storage_get(&task_entry, current_trusted(t), 0, 0);
 	__s64 lat = -1;
 
 	if (te && te->ts && te->nr == id) {
@@ -450,7 +450,7 @@ int BPF_PROG(scry_metrics_enter, struct pt_regs *regs, long id)
 		return 0;
 	if (!(metric_sc_mask[id] & metrics_latency_mask) || !target_ok(regs, &t))
 		return 0;
-	te = bpf_task_storage_get(&task_entry, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	te = bpf_task_storage_get(&task_entry, current_trusted(t), 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (te) {
 		te->ts = bpf_ktime_get_ns();
 		te->nr = id;

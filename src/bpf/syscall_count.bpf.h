@@ -4,7 +4,8 @@
 
 static __always_inline void count_enter(struct task_struct *t, long id)
 {
-	struct task_entry *te = bpf_task_storage_get(&task_entry, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	struct task_entry *te = bpf_task_storage_get(&task_entry, current_trusted(t), 0,
+							 BPF_LOCAL_STORAGE_GET_F_CREATE);
 
 	if (te) {
 		te->ts = bpf_ktime_get_ns();
@@ -14,7 +15,7 @@ static __always_inline void count_enter(struct task_struct *t, long id)
 
 static __always_inline void count_exit(struct task_struct *t, long id, long ret)
 {
-	struct task_entry *te = bpf_task_storage_get(&task_entry, t, 0, 0);
+	struct task_entry *te = bpf_task_storage_get(&task_entry, current_trusted(t), 0, 0);
 	struct scry_sc_count *c;
 	__u32 nr = id;
 

@@ -5,7 +5,8 @@
 /* Keep t's entry of syscall id for its exit; false (write it now) when no room. */
 static __always_inline bool defer_entry(struct task_struct *t, long id, const __u64 *args, __u64 ts)
 {
-	struct deferred *de = bpf_task_storage_get(&deferred, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	struct deferred *de = bpf_task_storage_get(&deferred, current_trusted(t), 0,
+						      BPF_LOCAL_STORAGE_GET_F_CREATE);
 
 	if (!de || de->pending)   /* pending: an exit was missed; that entry waits for the next */
 		return false;

@@ -13,7 +13,7 @@
 static __always_inline void enter_exec_image(const struct scry_sc_desc *d, const __u64 *args,
 					     const __u64 *comm, struct task_struct *t, __u64 ts)
 {
-	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(t);
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(current_trusted(t));
 	__u64 sp = BPF_CORE_READ(regs, sp), argc = 0, name = BPF_CORE_READ(t, mm, env_end);
 	struct area *a;
 	bool argv_done = false;
@@ -50,7 +50,7 @@ static __always_inline void enter_exec_image(const struct scry_sc_desc *d, const
  * exiting (its exit was missed): it is written all the same. */
 static __always_inline void resume_entry(struct task_struct *t, long exit_nr, long ret, bool at_exec)
 {
-	struct deferred *de = bpf_task_storage_get(&deferred, t, 0, 0);
+	struct deferred *de = bpf_task_storage_get(&deferred, current_trusted(t), 0, 0);
 	struct scry_sc_desc *d;
 	__u32 nr;
 
@@ -122,6 +122,12 @@ static __always_inline bool enter_wanted(const void *regs, struct task_struct **
 	return d->flags & SCRY_SC_ENTRY;
 }
 
+/* Is d's entry of fixed layout (enter_fixed: no strings, no operations, a known call)? */
+static __always_inline bool enter_is_fixed(const struct scry_sc_desc *d)
+{
+	return d && !(d->flags & (SCRY_SC_UNKNOWN | SCRY_SC_ENTRY_OPS)) && !d->str_mask;
+}
+
 static __always_inline void sys_enter(long id, const __u64 *args, struct task_struct *t, struct scry_sc_desc *d)
 {
 	if (!d) {
@@ -140,7 +146,7 @@ static __always_inline void sys_enter(long id, const __u64 *args, struct task_st
 		enter_strings(d, id, args, t, scry_now(), d->flags & SCRY_SC_DEFER, true);
 		return;
 	}
-	enter_fixed(d, args, t);
+	enter_fixed(d, args, NULL, t);
 }
 
 /* The descriptor of syscall id at its exit for current, the deferred entry of the call
@@ -302,6 +308,10 @@ static __always_inline int enter_btf(struct pt_regs *regs, long id)
 
 	if (!enter_wanted(regs, &t, id, &d))
 		return 0;
+	if (enter_is_fixed(d)) {   /* the arguments it writes, from the registers */
+		enter_fixed(d, NULL, regs, t);
+		return 0;
+	}
 	__u64 args[SCRY_MAX_ARGS] = {
 		regs->di, regs->si, regs->dx, regs->r10, regs->r8, regs->r9,
 	};

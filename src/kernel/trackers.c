@@ -74,18 +74,13 @@ int probes_prepare_memo(struct scry_probes *p, char *err, size_t errlen)
 
 int scry_probes_track(struct scry_probes *p, pid_t tgid)
 {
-	__u32 key = tgid, zero = 0;
+	__u32 key = tgid;
 	__u8 one = 1;
-	__u64 gen = 0;
-	int gen_fd = bpf_map__fd(p->skel->maps.tracked_gen);
 
 	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.tracked), &key, &one, BPF_ANY))
 		return -errno;
-	/* invalidate the programs' per-CPU "not followed" memos (see target_ok) */
-	if (bpf_map_lookup_elem(gen_fd, &zero, &gen))
-		return -errno;
-	gen += 1ULL << 32;
-	if (bpf_map_update_elem(gen_fd, &zero, &gen, BPF_ANY))
-		return -errno;
+	/* invalidate the programs' per-CPU "not followed" memos (see target_ok); the programs
+	 * add 1 at forks and exits, user space 1 << 32 */
+	__atomic_fetch_add(&p->skel->bss->tracked_gen, 1ULL << 32, __ATOMIC_SEQ_CST);
 	return 0;
 }

@@ -113,7 +113,8 @@ static __always_inline __u32 vid_slow(struct task_struct *t, const int c)
  * t is current: its credentials cannot change meanwhile. */
 static __noinline struct vid_memo *vids_of(struct task_struct *t)
 {
-	struct vid_memo *m = bpf_task_storage_get(&vid_memos, t, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	struct vid_memo *m = bpf_task_storage_get(&vid_memos, bpf_get_current_task_btf(), NULL,
+						   BPF_LOCAL_STORAGE_GET_F_CREATE);
 	const struct cred *c = t->cred;
 	struct user_namespace *ns;
 	__u32 k[6], inum;

@@ -61,13 +61,24 @@ static __always_inline __u64 task_ug(struct task_struct *t)
 /* What else the memo's answer depends on: the task's cgroups (cgroup tracker); its user
  * namespace and how many extents its id maps have (vuid/vgid trackers: a map is written once,
  * after the namespace is made) */
+static __noinline __u64 task_cgroups_ns(struct task_struct *t);
+
 static __always_inline __u64 task_cgroups(struct task_struct *t)
+{
+	if (!(track_mask & (SCRY_TRACK_VUID | SCRY_TRACK_VGID)))
+		return (track_mask & SCRY_TRACK_CGROUP) ? (__u64)t->cgroups : 0;
+	return task_cgroups_ns(t);
+}
+
+/* The same with the vuid/vgid trackers (out of line: its zeroed locals, whose address the
+ * reads take, cost the other trackers' rejections two stores). */
+static __noinline __u64 task_cgroups_ns(struct task_struct *t)
 {
 	struct user_namespace *ns;
 	__u64 cg = 0, nsv = 0;
 
-	if (!(track_mask & (SCRY_TRACK_VUID | SCRY_TRACK_VGID)))
-		return (track_mask & SCRY_TRACK_CGROUP) ? (__u64)t->cgroups : 0;
+	if (!t)
+		return 0;
 	/* pointers as numbers (the verifier allows no arithmetic on them) */
 	if (track_mask & SCRY_TRACK_CGROUP)
 		bpf_probe_read_kernel(&cg, sizeof(cg), &t->cgroups);
@@ -90,6 +101,42 @@ static __always_inline struct task_struct *memo_current(struct scry_memo *m, con
 	return mt;
 }
 
+/* System-wide without trackers, a syscall program finds current in the memo (current_ro):
+ * its pointer is then untrusted, for reads only. */
+static __always_inline bool current_in_memo(void)
+{
+	return memo_by_regs && target_all && !track_mask;
+}
+
+/* Current for reading, in a syscall program given regs (system-wide, no tracker): the memo's
+ * task when this call's registers are the memo's (memo_current), without a helper call
+ * (bpf_get_current_task_btf() was ~7 of the ~10 ns of scry's own code in an event of
+ * `record -a` on this VM: its return goes through the SRSO thunk); else from the helper, the
+ * memo's identity filled for the next event (its answer voided: none is kept in this mode).
+ * Either way the memo's untrusted copy, so that the verifier sees one pointer type after it.
+ * NULL only if the per-CPU memo were missing. */
+static __always_inline struct task_struct *current_ro(struct scry_memo *m, const void *regs)
+{
+	struct task_struct *t = memo_current(m, regs);
+
+	if (t)
+		return t;
+	t = bpf_get_current_task_btf();
+	m->regs = (__u64)regs;
+	m->task = t;
+	m->stack = (__u64)t->stack;
+	m->gen = SCRY_MEMO_NO_GEN;
+	asm volatile("" ::: "memory");   /* read back: the kptr's (untrusted) type */
+	return m->task;
+}
+
+/* t (current, as target_ok gave it) as helpers taking a task accept it (task storage,
+ * bpf_task_pt_regs): t itself, or current again when target_ok read it from the memo. */
+static __always_inline struct task_struct *current_trusted(struct task_struct *t)
+{
+	return current_in_memo() ? bpf_get_current_task_btf() : t;
+}
+
 /* The key of task t in `tracked`: its process (tgid), or, when children are not followed
  * (scry trace without -f, as strace), the thread itself: strace follows neither. */
 static __always_inline __u32 follow_key(struct task_struct *t)
@@ -106,20 +153,25 @@ static __always_inline bool target_ok(const void *regs, struct task_struct **tp)
 	struct task_struct *t = *tp, *mt;
 	__u32 zero = 0, tgid, key;
 	struct scry_memo *m;
-	__u64 *gen, ug, cgroups;
+	__u64 gen, ug, cgroups;
 	bool ok;
 
-	if (target_all && !track_mask) {
+	if (target_all && !track_mask && !(memo_by_regs && regs)) {
 		if (!t)
 			t = *tp = bpf_get_current_task_btf();
 		return t->tgid != self_tgid;
 	}
-	gen = bpf_map_lookup_elem(&tracked_gen, &zero);
 	m = bpf_map_lookup_elem(&memo, &zero);
-	if (!gen || !m)
+	if (!m)
 		return false;
+	if (current_in_memo()) {   /* system-wide, a syscall program */
+		if (!t)
+			t = *tp = current_ro(m, regs);
+		return t && t->tgid != self_tgid;
+	}
+	gen = tracked_gen;
 	mt = memo_current(m, regs);
-	if (mt && m->gen == *gen && task_ug(mt) == m->ug && task_cgroups(mt) == m->cgroups) {
+	if (mt && m->gen == gen && task_ug(mt) == m->ug && task_cgroups(mt) == m->cgroups) {
 		if (!m->ok)
 			return false;
 		if (!t)
@@ -132,12 +184,12 @@ static __always_inline bool target_ok(const void *regs, struct task_struct **tp)
 	key = follow_forks ? tgid : t->pid;
 	ug = task_ug(t);
 	cgroups = task_cgroups(t);
-	if (m->tgid == key && m->gen == *gen && m->ug == ug && m->cgroups == cgroups) {
+	if (m->tgid == key && m->gen == gen && m->ug == ug && m->cgroups == cgroups) {
 		ok = m->ok;       /* another thread of the process (or the thread): the same answer */
 	} else {
 		ok = tgid != self_tgid &&
 		     (target_all || bpf_map_lookup_elem(&tracked, &key) != NULL) && track_ok(t, ug);
-		m->gen = *gen;
+		m->gen = gen;
 		m->ug = ug;
 		m->cgroups = cgroups;
 		m->tgid = key;
@@ -181,11 +233,7 @@ static __always_inline bool task_followed(struct task_struct *t)
 /* The tracker maps changed (a followed process or vpid added): forget the memos. */
 static __always_inline void target_gen_bump(void)
 {
-	__u32 zero = 0;
-	__u64 *gen = bpf_map_lookup_elem(&tracked_gen, &zero);
-
-	if (gen)
-		__sync_fetch_and_add(gen, 1);
+	__sync_fetch_and_add(&tracked_gen, 1);
 }
 
 static __always_inline struct scry_cpu_stats *cpu_stats(void);
