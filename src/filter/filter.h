@@ -132,6 +132,9 @@ struct filter_access {
 	uint8_t type;                      /* enum filter_ftype of the leaf */
 	bool is_signed;
 	int16_t ctx_id;                    /* is_ctx: enum scry_ctx, or -1 if scry has no such id */
+	uint8_t cg_level;                  /* ctx_id SCRY_CTX_CGROUP_ID: > 0, the id of the task's
+					      cgroup's ancestor at this level (the cgroup2 root is
+					      level 0; 0 when the cgroup is shallower) */
 	uint32_t top;                      /* index in schema fields[] or ctx[] */
 	uint8_t nsteps;
 	struct filter_step steps[FILTER_MAX_PATH];
