@@ -188,10 +188,14 @@ def test_filter_ctx_container_subcgroups(scry, workload, containers, bt2_read, t
     loops' calls, `== "web-1"` (the other container) none of them."""
     cid, docker, machine, run = containers
     recs = {}
-    for name, pat in (("docker", f"{cid[:8]}*"), ("machine", "web-1")):
+    # user: a filter the kernel cannot run whole (string arrays), evaluated in user space,
+    # where the ancestor is found from the recorded cgroup id
+    for name, ev, expr in (("docker", "getppid", f'$ctx.container == "{cid[:8]}*"'),
+                           ("machine", "getppid", '$ctx.container == "web-1"'),
+                           ("user", "execve", f'$ctx.container == "{cid[:8]}*" && _argv[1] != "x"')):
         out = tmp_path / name
-        p = subprocess.Popen([scry, "record", "-a", "-e", "syscall:getppid", "-c", "pid,procname,cgroup_id",
-                              "--filter", f'$ctx.container == "{pat}"', "-o", str(out)],
+        p = subprocess.Popen([scry, "record", "-a", "-e", f"syscall:{ev}", "-c", "pid,procname,cgroup_id",
+                              "--filter", expr, "-o", str(out)],
                              stderr=subprocess.PIPE, text=True)
         line = p.stderr.readline()
         assert "recording to" in line, line + p.stderr.read()
@@ -221,7 +225,7 @@ def test_filter_ctx_container_subcgroups(scry, workload, containers, bt2_read, t
                     time.sleep(0.1)
     got = {}
     for name, (_, out) in recs.items():
-        evs = [e for e in bt2_read(out).events if e["name"] == "syscall_entry_getppid"]
+        evs = [e for e in bt2_read(out).events if e["name"] in ("syscall_entry_getppid", "syscall_entry_execve")]
         got[name] = {}
         for e in evs:
             got[name].setdefault(e["pid"], set()).add(e["ctx"]["cgroup_id"])
@@ -232,6 +236,9 @@ def test_filter_ctx_container_subcgroups(scry, workload, containers, bt2_read, t
         assert got["docker"][pid, "n"] == n, (cg, got["docker"])      # every call, no other
         assert got["docker"][pid] == {cg}, (cg, got["docker"][pid])   # its own cgroup's id
     assert not any(k in loops or (isinstance(k, tuple) and k[0] in loops) for k in got["machine"]), got["machine"]
+    # each loop's exec (its shell moved itself in first): the three inside, by their cgroup
+    assert {k for k in got["user"] if not isinstance(k, tuple)} == set(inside), got["user"]
+    assert all(got["user"][pid, "n"] == 1 and got["user"][pid] == {cg} for pid, (n, cg) in inside.items()), got
 
 
 def test_filter_ctx_container_refused(scry, containers, tmp_path):
