@@ -5,7 +5,9 @@
  * `"abc*"`, an id prefix as docker's; util/cgroup.h names them), Lk its depth under the
  * cgroup2 root, and ANC(L) the id of the task's cgroup's ancestor at depth L (a reference
  * to `$ctx.cgroup_id` with cg_level L: bpf_get_current_ancestor_cgroup_id(L)): every cgroup
- * below the container's counts, made before the start or after it.  Given the ids of a
+ * below the container's counts, made before the start or after it (a filter evaluated in
+ * user space finds the ancestor from the recorded cgroup id, util/cgroup.h: a cgroup
+ * removed before its event is read is then no container's).  Given the ids of a
  * trace instead (scry view: the cgroups its env names), the comparisons are of the
  * event's own cgroup id with those (cg_level 0): a cgroup the env does not name is no
  * container's. */
