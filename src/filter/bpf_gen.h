@@ -32,7 +32,8 @@ enum fgen_kind {
 	FGEN_ARG,         /* int: argument register arg (ext: 0, FGEN_EXT_S32, FGEN_EXT_U32) */
 	FGEN_RET,         /* int: the syscall's return value */
 	FGEN_NR,          /* int: the syscall's number */
-	FGEN_CTX,         /* int: context ctx (test: env ctx[ctx]) */
+	FGEN_CTX,         /* int: context ctx (test: env ctx[ctx]); ctx cgroup_id with level > 0:
+	                   * bpf_get_current_ancestor_cgroup_id(level) (live programs only) */
 	FGEN_COMM,        /* string: procname (test: env comm) */
 	FGEN_USTR,        /* string: user string at argument arg (uprobes: register arg), at most
 	                   * max bytes with NUL */
@@ -56,6 +57,7 @@ struct fgen_loc {
 	uint16_t off;
 	int16_t adjust;
 	uint16_t ctx;
+	uint8_t level;             /* FGEN_CTX of the cgroup id: the ancestor's level (0: none) */
 	uint32_t max;
 };
 

@@ -148,6 +148,15 @@ int load_int(struct gen *g, const struct fgen_loc *l)
 			return -1;
 		return 0;
 	case FGEN_CTX:
+		if (l->level) {   /* $ctx.container: the task's cgroup's ancestor at the container's level */
+			if (g->t->test || l->ctx != SCRY_CTX_CGROUP_ID) {
+				snprintf(g->why, g->whylen, "a cgroup's ancestor outside a live program");
+				return -1;
+			}
+			mov_imm(g, R1, l->level);
+			call(g, BPF_FUNC_get_current_ancestor_cgroup_id);
+			return 0;
+		}
 		if (!g->t->test)
 			return load_ctx_live(g, l->ctx);
 		ldx(g, BPF_DW, R0, R7, (int16_t)(ENV(ctx) + 8 * l->ctx));

@@ -46,6 +46,7 @@ enum res_status filter_resolve(const struct filter *f, uint32_t r, const struct 
 	if (ref->is_ctx) {
 		out->is_ctx = true;
 		out->ctx_id = (int16_t)ref->ctx_id;
+		out->cg_level = ref->cg_level;
 		cur = ev->ctx ? find_field(ev->ctx, ev->nctx, ref->parts[0].name, &idx) : NULL;
 	} else {
 		cur = ev->fields ? find_field(ev->fields, ev->nfields, ref->parts[0].name, &idx) : NULL;

@@ -14,8 +14,9 @@
  *   contexts: `$ctx.NAME` (pid, tid, ppid, vpid, vtid, procname, cpu_id, uid, gid, euid,
  *             prio, nice, *_ns, or any context field a recorded trace carries);
  *             `$ctx.container == "ID"|"PREFIX*"` (and `!=`) once filter_containers() made
- *             it a test of `$ctx.cgroup_id` (sessions: the cgroup tree's containers;
- *             scry view: those the trace's env names)
+ *             it a test of `$ctx.cgroup_id` (sessions: the cgroup tree's containers, the
+ *             task's cgroup's ancestor at each one's depth, so any cgroup below counts;
+ *             scry view: the exact cgroup ids the trace's env names)
  *   integers: decimal, hexadecimal (0x1f), octal (017), optional u/l suffixes; `-x` negates
  *   strings: "..." or '...'; escapes \\ \* \" \' only; an unescaped `*` anywhere makes the
  *            literal a glob pattern (`*` matches any run of bytes, `\*` a literal star)
@@ -64,8 +65,9 @@ struct filter_error {
 struct filter *filter_parse(const char *text, struct filter_error *err);
 void filter_free(struct filter *f);
 /* `$ctx.container == "ID"` / `"PREFIX*"` (and `!=`) made tests of `$ctx.cgroup_id` against
- * the cgroup ids of the matching containers' cgroup directories now (container.c; the
- * kernel checks bpf_get_current_cgroup_id()).  0 (nothing to do without $ctx.container), or
+ * the cgroup ids of the matching containers' cgroup directories now: the id of the task's
+ * cgroup's ancestor at the container's depth (container.c; access cg_level; the kernel
+ * calls bpf_get_current_ancestor_cgroup_id()), so cgroups made later below match too.  0 (nothing to do without $ctx.container), or
  * -1 with err: no container matches, too many cgroups, $ctx.container used otherwise. */
 int filter_containers(struct filter *f, struct filter_error *err);
 /* The same with the cgroup ids from ids(arg, pattern bytes, len, glob, out, max): how many
@@ -132,6 +134,9 @@ struct filter_access {
 	uint8_t type;                      /* enum filter_ftype of the leaf */
 	bool is_signed;
 	int16_t ctx_id;                    /* is_ctx: enum scry_ctx, or -1 if scry has no such id */
+	uint8_t cg_level;                  /* ctx_id SCRY_CTX_CGROUP_ID: > 0, the id of the task's
+					      cgroup's ancestor at this level (the cgroup2 root is
+					      level 0; 0 when the cgroup is shallower) */
 	uint32_t top;                      /* index in schema fields[] or ctx[] */
 	uint8_t nsteps;
 	struct filter_step steps[FILTER_MAX_PATH];

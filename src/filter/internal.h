@@ -78,6 +78,8 @@ struct ref {
 	char *text;             /* canonical */
 	bool is_ctx;
 	int ctx_id;             /* is_ctx: scry_context_by_name() or -1 */
+	uint8_t cg_level;       /* $ctx.container made $ctx.cgroup_id: the task's cgroup's
+				   ancestor at this depth under the cgroup2 root (0: the cgroup) */
 	uint32_t pos, len;      /* first occurrence */
 	uint32_t nparts;        /* path parts (the context name for $ctx) */
 	struct ref_part parts[FILTER_MAX_PATH];

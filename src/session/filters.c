@@ -180,7 +180,7 @@ static struct fgen_loc locate(const struct scry_event *ev, const struct filter_a
 		if (a->ctx_id == SCRY_CTX_PROCNAME)
 			l.kind = FGEN_COMM;
 		else if (a->ctx_id >= 0 && a->ctx_id < SCRY_CTX_NR)
-			l = (struct fgen_loc){ .kind = FGEN_CTX, .ctx = (uint16_t)a->ctx_id };
+			l = (struct fgen_loc){ .kind = FGEN_CTX, .ctx = (uint16_t)a->ctx_id, .level = a->cg_level };
 		return l;
 	}
 	if (a->nsteps || a->top >= ev->nfields)

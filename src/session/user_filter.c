@@ -10,6 +10,7 @@
 #include "consumer/consumer.h"
 #include "filter/filter.h"
 #include "session/user_filter.h"
+#include "util/cgroup.h"
 #include "util/log.h"
 
 #define MAX_DEPTH 4                    /* struct nesting, as ctf/metadata.c allows */
@@ -24,6 +25,9 @@ struct scry_user_filter {
 	const struct scry_event *ev;       /* ... its description, record and ring CPU */
 	struct scry_record rec;
 	unsigned cpu;
+	uint64_t anc_id, anc;              /* the last cgroup's ancestor at level anc_level */
+	unsigned anc_level;
+	int anc_ret;
 };
 
 /* ---- reading values --------------------------------------------------------------------- */
@@ -224,7 +228,18 @@ static int get(void *arg, const struct filter_access *a, struct filter_value *ou
 		out->s = scry_record_text(&u->layout, &u->rec, a->ctx_id, &out->len);
 		return 0;
 	}
-	return scry_record_ctx(&u->layout, &u->rec, a->ctx_id, &out->i) ? 0 : -1;
+	if (!scry_record_ctx(&u->layout, &u->rec, a->ctx_id, &out->i))
+		return -1;
+	if (a->cg_level && a->ctx_id == SCRY_CTX_CGROUP_ID) {   /* $ctx.container: the cgroup's ancestor */
+		if (!u->anc_level || u->anc_id != (uint64_t)out->i || u->anc_level != a->cg_level) {
+			u->anc_id = (uint64_t)out->i;
+			u->anc_level = a->cg_level;
+			u->anc_ret = scry_cgroup_ancestor(u->anc_id, a->cg_level, &u->anc);
+		}
+		out->i = (int64_t)u->anc;
+		return u->anc_ret;   /* a cgroup gone since: no value (the expression is false) */
+	}
+	return 0;
 }
 
 bool scry_user_filter_match(void *ctx, unsigned cpu, const uint8_t *ev, size_t size)

@@ -173,6 +173,53 @@ uint64_t scry_cgroup_id(const char *path)
 	return h.id;
 }
 
+#define CGROUP_MAX_DEPTH 256
+
+/* The id of the directory fd names (0: none). */
+static uint64_t fd_id(int fd, int *type)
+{
+	struct { struct file_handle fh; uint64_t id; } h = { .fh.handle_bytes = sizeof(uint64_t) };
+	int mount_id;
+
+	if (name_to_handle_at(fd, "", &h.fh, &mount_id, AT_EMPTY_PATH) || h.fh.handle_bytes != sizeof(uint64_t))
+		return 0;
+	if (type)
+		*type = h.fh.handle_type;
+	return h.id;
+}
+
+int scry_cgroup_ancestor(uint64_t id, unsigned level, uint64_t *out)
+{
+	struct { struct file_handle fh; uint64_t id; } h = { .fh.handle_bytes = sizeof(uint64_t), .id = id };
+	uint64_t chain[CGROUP_MAX_DEPTH + 1];
+	char root[4096];
+	uint64_t root_id;
+	int rfd, fd, up, type = 0, n = 0, ret = -1;
+
+	*out = 0;
+	if (scry_cgroup_root(root, sizeof(root)) || (rfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return -1;
+	root_id = fd_id(rfd, &type);
+	h.fh.handle_type = type;
+	fd = root_id ? open_by_handle_at(rfd, &h.fh, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
+	/* chain[0] the cgroup, chain[k] its k-th parent, up to the root */
+	while (fd >= 0 && n <= CGROUP_MAX_DEPTH && (chain[n] = fd_id(fd, NULL))) {
+		if (chain[n++] == root_id) {
+			ret = 0;
+			break;
+		}
+		up = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		close(fd);
+		fd = up;
+	}
+	if (fd >= 0)
+		close(fd);
+	close(rfd);
+	if (!ret && level < (unsigned)n)    /* the root at depth 0 is chain[n - 1] */
+		*out = chain[n - 1 - level];
+	return ret;
+}
+
 int scry_cgroup_open(const char *path, char *err, size_t errlen)
 {
 	struct statfs sf;

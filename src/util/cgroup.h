@@ -42,6 +42,11 @@ void scry_cgroup_walk(int depth, void (*fn)(const char *path, void *ctx), void *
 /* A cgroup directory's id (its file handle, as bpf_get_current_cgroup_id() gives it), 0
  * when it has none. */
 uint64_t scry_cgroup_id(const char *path);
+/* The id of the ancestor at depth level (the root: 0) of the cgroup whose id is id, as
+ * bpf_get_current_ancestor_cgroup_id(level) gives it for a task there: 0 when the cgroup is
+ * shallower; -1 when id names no cgroup (any more) or there is no cgroup2 mount.  Walks up
+ * from the directory open_by_handle_at() finds (no path is read). */
+int scry_cgroup_ancestor(uint64_t id, unsigned level, uint64_t *out);
 /* A cgroup v2 directory opened for a BPF cgroup array (--track-cgroup): its fd, or -errno
  * with "--track-cgroup 'PATH': why" in err. */
 int scry_cgroup_open(const char *path, char *err, size_t errlen);

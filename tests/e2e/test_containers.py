@@ -180,6 +180,67 @@ def test_filter_ctx_container(scry, workload, containers, bt2_read, tmp_path):
     assert entries["=="][pids[111]] - entries["!="][pids[77]] == 111 - 77, entries
 
 
+def test_filter_ctx_container_subcgroups(scry, workload, containers, bt2_read, tmp_path):
+    """$ctx.container matches a task in any cgroup below the container's (the kernel compares
+    the task's ancestor cgroup at the container's depth), also cgroups made after the start:
+    two sub-cgroups made inside the docker container once both recordings run, getppid loops
+    in them, in the container's own cgroup and outside: `== "ID*"` keeps exactly the three
+    loops' calls, `== "web-1"` (the other container) none of them."""
+    cid, docker, machine, run = containers
+    recs = {}
+    # user: a filter the kernel cannot run whole (string arrays), evaluated in user space,
+    # where the ancestor is found from the recorded cgroup id
+    for name, ev, expr in (("docker", "getppid", f'$ctx.container == "{cid[:8]}*"'),
+                           ("machine", "getppid", '$ctx.container == "web-1"'),
+                           ("user", "execve", f'$ctx.container == "{cid[:8]}*" && _argv[1] != "x"')):
+        out = tmp_path / name
+        p = subprocess.Popen([scry, "record", "-a", "-e", f"syscall:{ev}", "-c", "pid,procname,cgroup_id",
+                              "--filter", expr, "-o", str(out)],
+                             stderr=subprocess.PIPE, text=True)
+        line = p.stderr.readline()
+        assert "recording to" in line, line + p.stderr.read()
+        recs[name] = (p, out)
+    sub = docker / "sub"
+    deep = sub / "deeper"
+    made = []
+    try:
+        for d in (sub, deep):   # after the start: no id of theirs was known then
+            d.mkdir()
+            made.append(d)
+        loops = {}
+        for cg, n in ((deep, 93), (sub, 71), (docker, 45), (None, 55)):
+            w = run(cg, [workload("getppid_loop"), str(n)])
+            assert w.wait(timeout=30) == 0
+            loops[w.pid] = (n, cg and os.stat(cg).st_ino)
+        for p, _ in recs.values():
+            p.send_signal(2)
+            assert p.wait(timeout=30) == 0, p.stderr.read()
+    finally:
+        for d in reversed(made):
+            for _ in range(50):
+                try:
+                    d.rmdir()
+                    break
+                except OSError:
+                    time.sleep(0.1)
+    got = {}
+    for name, (_, out) in recs.items():
+        evs = [e for e in bt2_read(out).events if e["name"] in ("syscall_entry_getppid", "syscall_entry_execve")]
+        got[name] = {}
+        for e in evs:
+            got[name].setdefault(e["pid"], set()).add(e["ctx"]["cgroup_id"])
+            got[name][e["pid"], "n"] = got[name].get((e["pid"], "n"), 0) + 1
+    inside = {pid: v for pid, v in loops.items() if v[1] is not None}
+    assert {k for k in got["docker"] if not isinstance(k, tuple)} == set(inside), got["docker"]
+    for pid, (n, cg) in inside.items():
+        assert got["docker"][pid, "n"] == n, (cg, got["docker"])      # every call, no other
+        assert got["docker"][pid] == {cg}, (cg, got["docker"][pid])   # its own cgroup's id
+    assert not any(k in loops or (isinstance(k, tuple) and k[0] in loops) for k in got["machine"]), got["machine"]
+    # each loop's exec (its shell moved itself in first): the three inside, by their cgroup
+    assert {k for k in got["user"] if not isinstance(k, tuple)} == set(inside), got["user"]
+    assert all(got["user"][pid, "n"] == 1 and got["user"][pid] == {cg} for pid, (n, cg) in inside.items()), got
+
+
 def test_filter_ctx_container_refused(scry, containers, tmp_path):
     cid, docker, machine, run = containers
     for expr, msg in (('$ctx.container == "nosuchcontainer*"', "no container's id matches 'nosuchcontainer*'"),

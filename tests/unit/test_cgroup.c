@@ -1,11 +1,15 @@
 /* test_cgroup.c — src/util/cgroup.c: the container a cgroup path names, for each runtime's
  * naming under systemd and cgroupfs, the innermost of nested ones, the monitors (conmon)
- * and other near misses not taken, a machine's escaped name, and the labels. */
+ * and other near misses not taken, a machine's escaped name, and the labels; a cgroup's
+ * ancestor at a depth found from its id (directories made under the cgroup2 mount: root). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include <cmocka.h>
 
 #include "util/cgroup.h"
@@ -63,12 +67,43 @@ static void test_innermost(void **state)
 	expect("/system.slice/docker-" ID1 ".scope/init.scope", "docker", ID1, "0123456789ab");
 }
 
+static void test_ancestor(void **state)
+{
+	char root[1024], d[3][1200];
+	uint64_t id[3], got;
+	int made = 0;
+
+	if (scry_cgroup_root(root, sizeof(root)) || geteuid())
+		skip();
+	snprintf(d[0], sizeof(d[0]), "%s/scryunit-%d.slice", root, (int)getpid());
+	snprintf(d[1], sizeof(d[1]), "%s/scryunit-%d.slice/docker-" ID1 ".scope", root, (int)getpid());
+	snprintf(d[2], sizeof(d[2]), "%s/scryunit-%d.slice/docker-" ID1 ".scope/sub", root, (int)getpid());
+	for (; made < 3 && !mkdir(d[made], 0755); made++)
+		id[made] = scry_cgroup_id(d[made]);
+	assert_int_equal(made, 3);
+	for (int k = 0; k < 3; k++) {
+		assert_true(id[k] != 0);
+		assert_int_equal(scry_cgroup_ancestor(id[2], 1 + (unsigned)k, &got), 0);   /* d[k]: level k + 1 */
+		assert_true(got == id[k]);
+		assert_int_equal(scry_cgroup_ancestor(id[k], 1 + (unsigned)k, &got), 0);   /* itself */
+		assert_true(got == id[k]);
+	}
+	assert_int_equal(scry_cgroup_ancestor(id[2], 0, &got), 0);
+	assert_true(got == scry_cgroup_id(root));
+	assert_int_equal(scry_cgroup_ancestor(id[0], 2, &got), 0);   /* deeper than the cgroup: 0 */
+	assert_true(got == 0);
+	while (made--)
+		rmdir(d[made]);
+	assert_int_equal(scry_cgroup_ancestor(id[2], 1, &got), -1);   /* gone */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_runtimes),
 		cmocka_unit_test(test_near_misses),
 		cmocka_unit_test(test_innermost),
+		cmocka_unit_test(test_ancestor),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
