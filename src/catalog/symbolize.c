@@ -323,8 +323,10 @@ int scry_syms_capture(struct scry_syms *s, int tgid, uint64_t addr, FILE *out)
 	uint64_t now = clock_gettime(CLOCK_MONOTONIC, &ts) ? 0 : (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	unsigned slot = (unsigned)tgid % 256;
 
-	if (now && s->reread[slot].tgid == tgid && now - s->reread[slot].at < SCRY_MAPS_REREAD_NS)
-		return -1;   /* read moments ago: the address is in no file mapping */
+	/* a miss read moments ago: the address is in no file mapping.  addr 0 (every mapping, as
+	 * at a process's first sample or its exec) always reads them */
+	if (addr && now && s->reread[slot].tgid == tgid && now - s->reread[slot].at < SCRY_MAPS_REREAD_NS)
+		return -1;
 	s->reread[slot].tgid = tgid;
 	s->reread[slot].at = now;
 	snprintf(path, sizeof(path), "/proc/%d/maps", tgid);

@@ -23,8 +23,9 @@ void scry_syms_free(struct scry_syms *s);
 /* Mappings read back from a SCRY_MAPS_FILE (missing: none).  0 or -1. */
 int scry_syms_load_maps(struct scry_syms *s, const char *path);
 /* While recording: make sure addr of process tgid is placed, reading /proc/tgid/maps when
- * it is not; new mappings are appended to out (when non-NULL).  0, or -1 when the process
- * is gone or addr is in no file mapping. */
+ * it is not (a miss re-reads them at most every 100 ms; addr 0, every mapping, always does);
+ * new mappings are appended to out (when non-NULL).  0, or -1 when the process is gone or
+ * addr is in no file mapping. */
 int scry_syms_capture(struct scry_syms *s, int tgid, uint64_t addr, FILE *out);
 /* A mapping learnt otherwise than from /proc (scry trace -k: from the process's mmap and
  * execve calls, so that a process gone before its maps could be read is named too); its

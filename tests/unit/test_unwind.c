@@ -279,7 +279,7 @@ static void test_capture_rereads(void **state)
 	int fd = open("/proc/self/exe", O_RDONLY), self = getpid(), lines = 0;
 	uint64_t own = (uint64_t)(uintptr_t)test_capture_rereads;
 	struct timespec wait = { 0, 120 * 1000000L };
-	void *m;
+	void *m, *m2;
 
 	assert_non_null(out);
 	assert_true(fd >= 0);
@@ -303,6 +303,16 @@ static void test_capture_rereads(void **state)
 		after++;
 	assert_true(lines > 0);
 	assert_int_equal(after, lines + 1);     /* the one new mapping appended, nothing else */
+	/* a miss moments after a read is not read again, but every mapping (addr 0: a process's
+	 * first sample, its exec) is read at once */
+	m2 = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 4096);
+	assert_true(m2 != MAP_FAILED);
+	assert_int_equal(scry_syms_capture(s, self, (uint64_t)(uintptr_t)heap, NULL), -1);   /* a read */
+	assert_int_equal(scry_syms_capture(s, self, (uint64_t)(uintptr_t)m2 + 8, NULL), -1);
+	assert_false(scry_syms_mapped(s, self, (uint64_t)(uintptr_t)m2 + 8));
+	scry_syms_capture(s, self, 0, NULL);
+	assert_true(scry_syms_mapped(s, self, (uint64_t)(uintptr_t)m2 + 8));
+	munmap(m2, 4096);
 	munmap(m, 4096);
 	close(fd);
 	free(heap);
