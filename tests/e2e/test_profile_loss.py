@@ -3,9 +3,10 @@ deliver (issue 28): each CPU's cpu-clock event owes its time enabled over its pe
 program counts each run (any task's), the difference beyond one a CPU is lost, and perf's
 PERF_RECORD_THROTTLE records (a small ring on each event) say whether it throttled them.
 Unthrottled, the owed samples match the CPUs' count times the frequency times the run's
-length; with kernel.perf_event_max_sample_rate lowered to the frequency (for the run alone,
-restored after) the throttling is seen, its samples counted lost."""
+length; with kernel.perf_event_max_sample_rate lowered below the frequency once the events are open
+(for the run alone, restored after) the throttling is seen, its samples counted lost."""
 import re
+import subprocess
 
 from test_profile import profile, summary
 
@@ -37,15 +38,28 @@ def test_owed_samples_match_the_clock(scry, workload, tmp_path):
 
 
 def test_throttled_samples_counted_lost(scry, workload, tmp_path):
+    """the limit lowered to half the frequency once the events are open (perf refuses to open
+    above it): 2 samples a tick of 250 Hz allowed where 4 come, throttled every tick"""
     old = open(RATE).read().strip()
+    argv = [scry, "profile", "-F", "1000", "-a", "--duration", "1", "-o", str(tmp_path / "t.folded")]
+    busy = subprocess.Popen([workload("hotspots"), "3000"], stdout=subprocess.DEVNULL)
     try:
         with open(RATE, "w") as f:
             f.write("1000")
-        p = profile(scry, "-F", "1000", "-o", tmp_path / "t.folded", cmd=[workload("hotspots"), "700"])
+        pr = subprocess.Popen(argv, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
+        first = pr.stderr.readline()
+        assert "profiling at 1000 Hz" in first, first
+        with open(RATE, "w") as f:
+            f.write("500")
+        rest = pr.stderr.read()
+        pr.wait(timeout=60)
     finally:
         with open(RATE, "w") as f:
             f.write(old)
+        busy.kill()
+        busy.wait()
     assert open(RATE).read().strip() == old
+    p = subprocess.CompletedProcess(argv, pr.returncode, "", first + rest)
     assert p.returncode == 0, p.stderr
     s = summary(p)
     d, e, lost, throttles = perf_part(p)
