@@ -21,17 +21,7 @@ cd "$(dirname "$0")/.."
 have() { command -v "$1" >/dev/null 2>&1; }
 if [[ ! -w /proc/sys/kernel/bpf_stats_enabled ]] || ! have jq || ! have bpftool || [[ ! -x ./scry ]]; then
 	echo "bench (progcost): needs kernel.bpf_stats_enabled, jq, bpftool and ./scry: rows skipped" >&2
-	if (( ${#BEFORE_KEYS[@]} )); then
-	median() { printf '%s\n' $1 | sort -g | awk '{v[NR] = $1} END {if (NR) printf "%.1f", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
-	echo "before ($SCRY_BEFORE) / after ($SCRY), the same rounds: min, median"
-	printf '%-26s %15s %15s\n' configuration before after
-	for b in "${BEFORE_KEYS[@]}"; do
-		k=${b%@before}
-		printf '%-26s %7s %7s %7s %7s\n' "${LABEL[$k]}" "${NS[$b]:-failed}" "$(median "${RUNS[$b]:-}")" \
-			"${NS[$k]:-failed}" "$(median "${RUNS[$k]:-}")"
-	done
-fi
-exit 0
+	exit 0
 fi
 make -s bench-tools || { echo "bench (progcost): building the bench tools failed" >&2; exit 1; }
 
