@@ -90,11 +90,13 @@ int scry_probes_detach_tracepoint(struct scry_probes *p, int slot)
 	__u32 k = (__u32)slot;
 	int l;
 
-	if (slot < 0 || (unsigned)slot >= p->next_tp_slot || (l = p->tp_link[slot]) < 0 || !p->links[l])
+	if (slot < 0 || (unsigned)slot >= p->next_tp_slot || ((l = p->tp_link[slot]) >= 0 && !p->links[l]))
 		return -ENOENT;
 	/* written no more from now on, then detached (which waits for the tracepoint) */
 	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.tps), &k, &off, BPF_ANY))
 		return -errno;
+	if (l < 0)
+		return 0;   /* a front's: it stays on its hook until the probes close, as a uprobe's */
 	if (p->skel->bss->exit_tp_slot == k + 1) {
 		p->skel->bss->exit_tp_slot = 0;   /* free for sched_process_exit again */
 		if (p->exit_follow)

@@ -111,7 +111,8 @@ int scry_probes_pid_set(struct scry_probes *p, unsigned slot, pid_t tgid, const 
 int scry_probes_pid_set_clear(struct scry_probes *p, unsigned slot, pid_t tgid);
 /* The events slot's set let through so far, summed over the CPUs. */
 int scry_probes_pid_set_hits(struct scry_probes *p, unsigned slot, uint64_t *out);
-/* Stop writing the tracepoint of slot at once, then detach it (not a front's: -ENOENT). */
+/* Stop writing the tracepoint of slot at once, then detach it; a filter front's stays on its
+ * hook, writing nothing (scry_probes_set_tracepoint turns it on again).  -ENOENT: detached. */
 int scry_probes_detach_tracepoint(struct scry_probes *p, int slot);
 /* Attach the uprobe program (loaded with opts.uprobes) to the file offset of path, at the
  * function's return if ret, writing its event by d, or front_fd (>= 0: the event's filter

@@ -158,6 +158,15 @@ static bool matched(const struct scry_channel *c, size_t e)
 	return false;
 }
 
+/* The front on tracepoint e's own hook (kept there while it is disabled), or -1. */
+static int hook_front(const struct scry_channel *c, size_t e)
+{
+	for (size_t i = 0; i < c->ntps; i++)
+		if (c->tps[i].id == (int)e && c->tps[i].front)
+			return c->tps[i].front_fd;
+	return -1;
+}
+
 /* Can the filters go from a to b while recording (events 0..na existed before)?  Only the
  * syscalls' fronts change (the doors flip them); every other event keeps what it had, or
  * is new (attached with its front), or is off. */
@@ -182,7 +191,11 @@ static int relive_check(struct scry_channel *c, const struct scry_filters *a, co
 
 		if (scry_filter_env_kind(ev) <= SCRY_FENV_EXIT || e >= na || !matched(c, e))
 			continue;
-		if (ua != ub || (ub == SCRY_FILTER_KERNEL && a && scry_filters_front_fd(a, e) != scry_filters_front_fd(b, e))) {
+		int hook = hook_front(c, e);
+
+		if (hook >= 0 && ub == SCRY_FILTER_KERNEL && scry_filters_front_fd(b, e) == hook)
+			continue;   /* the front its hook holds (also enabled again after a disable) */
+		if (hook >= 0 || ua != ub || (ub == SCRY_FILTER_KERNEL && a && scry_filters_front_fd(a, e) != scry_filters_front_fd(b, e))) {
 			snprintf(err, errlen, "the filters of %s cannot change once recording (a syscall's can: a "
 				 "tracepoint's or a probe's front is attached on its own hook); change them before start",
 				 ev->tp ? ev->tp : "this event");

@@ -20,6 +20,10 @@ struct tp_ref {
 	int slot;                        /* probes' slot once attached, else -1 */
 	bool disabled;
 	bool pid_only;                   /* enabled for per-process sets only (SCRY_TP_PIDSET) */
+	bool front;                      /* attached behind a filter front (kept on its hook when
+	                                  * disabled: its descriptor off) */
+	int front_fd;                    /* that front's program (the filters' fronts live as long
+	                                  * as the probes) */
 };
 
 /* Per-process event sets (pid_sets.c): a selection of a channel's events. */

@@ -46,6 +46,8 @@ static const char *const sched_everyone[] = {
 	"sched_switch", "sched_waking", "sched_wakeup", "sched_wakeup_new", "sched_migrate_task",
 };
 
+static int tp_reenable(struct scry_channel *c, struct tp_ref *t, char *err, size_t errlen);
+
 /* The descriptor of tracepoint t (its copy operations, its id, its flags). */
 static int tp_desc(struct scry_channel *c, const struct tp_ref *t, struct scry_tp_desc *d, char *err, size_t errlen)
 {
@@ -122,10 +124,15 @@ static int enable_tracepoint(struct scry_channel *c, const char *system, const c
 	id = channel_add_event(c, ev);
 	if (id < 0)
 		return id;
-	if (c->nevents == before) {      /* already enabled: on for every process now? */
-		for (size_t i = 0; i < c->ntps; i++)
-			if (c->tps[i].id == id && c->tps[i].pid_only && !c->enabling_pid)
+	if (c->nevents == before) {      /* known: disabled, or on for every process now? */
+		for (size_t i = 0; i < c->ntps; i++) {
+			if (c->tps[i].id != id)
+				continue;
+			if (c->tps[i].disabled && !c->enabling_pid)
+				return tp_reenable(c, &c->tps[i], err, errlen);
+			if (c->tps[i].pid_only && !c->enabling_pid)
 				return tp_everyone(c, &c->tps[i], true, err, errlen);
+		}
 		return 0;
 	}
 	struct tp_ref *t = realloc(c->tps, (c->ntps + 1) * sizeof(*t));
@@ -137,6 +144,8 @@ static int enable_tracepoint(struct scry_channel *c, const char *system, const c
 	t[c->ntps].id = id;
 	t[c->ntps].slot = -1;
 	t[c->ntps].disabled = false;
+	t[c->ntps].front = false;
+	t[c->ntps].front_fd = -1;
 	t[c->ntps].pid_only = c->enabling_pid;
 	if (!t[c->ntps].system || !t[c->ntps].name)
 		return -ENOMEM;
@@ -195,13 +204,9 @@ static int disable(struct scry_channel *c, const char *spec, size_t *matched, ch
 			(*matched)++;
 			continue;
 		}
-		if (t->slot >= 0 && (ret = scry_probes_detach_tracepoint(c->probes, t->slot))) {
-			if (ret == -ENOENT)     /* a front's slot (probes.h) */
-				snprintf(err, errlen, "%s has a filter on its own hook: it cannot be disabled once recording "
-					 "(a syscall's filtered rules can); change it before start", full);
-			else
-				snprintf(err, errlen, "cannot detach %s: %s", full, strerror(-ret));
-			return ret == -ENOENT ? -ENOTSUP : ret;
+		if (t->slot >= 0 && c->probes && (ret = scry_probes_detach_tracepoint(c->probes, t->slot))) {
+			snprintf(err, errlen, "cannot detach %s: %s", full, strerror(-ret));
+			return ret;
 		}
 		t->disabled = true;
 		(*matched)++;
@@ -209,26 +214,55 @@ static int disable(struct scry_channel *c, const char *spec, size_t *matched, ch
 	return 0;
 }
 
+/* Attach tracepoint t (behind its filter front, if it has one). */
+static int attach_one(struct scry_channel *c, struct tp_ref *t, char *err, size_t errlen)
+{
+	struct scry_tp_desc d;
+	int ret, front;
+
+	if ((ret = tp_desc(c, t, &d, err, errlen)))
+		return ret;
+	if (c->filters && scry_filters_use(c->filters, d.event_id) == SCRY_FILTER_NEVER)
+		return 0;
+	front = c->filters ? scry_filters_front_fd(c->filters, d.event_id) : -1;
+	ret = scry_probes_attach_tracepoint(c->probes, t->system, t->name, &d, front, err, errlen);
+	if (ret < 0)
+		return ret;
+	t->slot = ret;
+	t->front = front >= 0;
+	t->front_fd = front;
+	return 0;
+}
+
+/* A tracepoint disabled, enabled again: its front's descriptor on again, or attached anew
+ * (detached: a new slot); before load, attach() does it. */
+static int tp_reenable(struct scry_channel *c, struct tp_ref *t, char *err, size_t errlen)
+{
+	struct scry_tp_desc d;
+	int ret;
+
+	t->disabled = false;
+	c->changes++;   /* a refused rule change disables it again (events.c) */
+	if (!c->probes || (size_t)(t - c->tps) >= c->ntps_attached)
+		return 0;
+	if (t->slot < 0 || !t->front)   /* never attached (disabled at load), or detached */
+		return attach_one(c, t, err, errlen);
+	if ((ret = tp_desc(c, t, &d, err, errlen)))
+		return ret;
+	if ((ret = scry_probes_set_tracepoint(c->probes, t->slot, &d)))
+		snprintf(err, errlen, "cannot enable %s:%s again: %s", t->system, t->name, strerror(-ret));
+	return ret;
+}
+
 /* Attach the tracepoints enabled since the last call. */
 static int attach(struct scry_channel *c, char *err, size_t errlen)
 {
 	for (; c->ntps_attached < c->ntps; c->ntps_attached++) {
 		struct tp_ref *t = &c->tps[c->ntps_attached];
-		struct scry_tp_desc d;
 		int ret;
 
-		if (t->disabled)
-			continue;
-		if ((ret = tp_desc(c, t, &d, err, errlen)))
+		if (!t->disabled && (ret = attach_one(c, t, err, errlen)))
 			return ret;
-		if (c->filters && scry_filters_use(c->filters, d.event_id) == SCRY_FILTER_NEVER)
-			continue;
-		ret = scry_probes_attach_tracepoint(c->probes, t->system, t->name, &d,
-						    c->filters ? scry_filters_front_fd(c->filters, d.event_id) : -1,
-						    err, errlen);
-		if (ret < 0)
-			return ret;
-		t->slot = ret;
 	}
 	return 0;
 }

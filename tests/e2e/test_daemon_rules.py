@@ -103,10 +103,6 @@ def test_rules_refusals(daemon, tmp_path):
     assert p.returncode == 1 and p.stderr == (
         "scry: the filters of sched_process_exec cannot change once recording (a syscall's can: a tracepoint's "
         "or a probe's front is attached on its own hook); change them before start\n"), p.stderr
-    p = daemon.run("disable-event", "-k", "sched_process_exec", check=False)
-    assert p.returncode == 1 and p.stderr == (
-        "scry: sched:sched_process_exec has a filter on its own hook: it cannot be disabled once recording (a "
-        "syscall's filtered rules can); change it before start\n"), p.stderr
     lst = daemon.run("list", "bad").stdout
     assert "sched_process_exec (type: tracepoint) [enabled] [filter: 'filename == '/bin/true'']\n" in lst, lst
     assert "/bin/false" not in lst, lst
@@ -246,3 +242,43 @@ def test_rules_change_refused_with_pid_sets(daemon, tmp_path):
     finally:
         sl.kill()
         sl.wait()
+
+
+def test_tracepoint_disabled_and_enabled_again(daemon, tmp_path, bt2_read):
+    """A tracepoint disabled and enabled again on a started session records again, filtered
+    (its front stays on its hook, its descriptor off then on) or not (detached, attached
+    anew): exact counts of /bin/true's and /bin/false's execs per phase."""
+    daemon.run("create", "tpre", "-o", tmp_path / "t")
+    daemon.run("enable-event", "-k", "sched_process_exec", "--filter", "filename == '/bin/true'")
+    daemon.run("enable-event", "-k", "task_newtask")            # unfiltered (a tracepoint of its own hook)
+    daemon.run("enable-event", "-k", "--syscall", "getppid")          # a channel with syscalls: rules live
+    daemon.run("start")
+
+    def phase(n):
+        for _ in range(n):
+            subprocess.run(["/bin/true"], check=True)
+            subprocess.run(["/bin/false"])
+    phase(2)                                                           # both on: 2 execs, 4+ forks
+    daemon.run("disable-event", "-k", "sched_process_exec")
+    daemon.run("disable-event", "-k", "task_newtask")
+    assert "sched_process_exec (type: tracepoint) [disabled]" in daemon.run("list", "tpre").stdout
+    phase(3)                                                           # both off
+    daemon.run("enable-event", "-k", "sched_process_exec", "--filter", "filename == '/bin/true'")
+    daemon.run("enable-event", "-k", "task_newtask")
+    phase(5)                                                           # both on again
+    # not with another filter, nor without one: the front on the hook stays as it was
+    daemon.run("disable-event", "-k", "sched_process_exec")
+    for other in (["--filter", "filename == '/bin/false'"], []):
+        p = daemon.run("enable-event", "-k", "sched_process_exec", *other, check=False)
+        assert p.returncode == 1 and "cannot change once recording" in p.stderr, p.stderr
+        assert "sched_process_exec (type: tracepoint) [disabled]" in daemon.run("list", "tpre").stdout
+    phase(1)                                                           # exec off: none
+    daemon.run("stop")
+    daemon.run("destroy")
+    tr = bt2_read(tmp_path / "t")
+    execs = [e for e in tr.events if e["name"] == "sched_process_exec"]
+    assert [e["fields"]["filename"] for e in execs] == ["/bin/true"] * 7, execs
+    mine = {e["fields"]["pid"] for e in tr.events if e["name"] == "task_newtask"}
+    pids = {e["fields"]["tid"] for e in execs}
+    assert pids <= mine, (pids, mine)                 # every recorded exec's new task recorded too
+    assert tr.discarded == 0
