@@ -56,14 +56,19 @@ def by_process(text, several, python=False):
     """Lines per process (the pid prefix taken off); several: calls only (name, return), as
     the interleaving splits lines differently.  When a signal arrives depends on timing (the
     traced program runs at a different pace under each tool): SIGCHLD lines and the handler
-    returns (rt_sigreturn) are left out — two SIGCHLDs may even merge into one —, the other
-    signal lines are compared apart, per process, in order."""
+    returns (rt_sigreturn) are left out — two SIGCHLDs may even merge into one —, and so are
+    the calls such a signal made the kernel restart (ERESTARTNOINTR); the other signal lines
+    are compared apart, per process, in order."""
     procs = {}
     for line in text.splitlines():
         m = re.match(r"^(\d+) +(.*)$", line)
         pid, body = (m[1], m[2]) if m else ("main", line)
         if body.startswith("--- SIGCHLD") or body.startswith("rt_sigreturn(") or \
            re.match(r"^<\.\.\. rt_sigreturn resumed>", body):
+            continue
+        # a call a signal interrupted before it did anything, restarted by the kernel (a
+        # child's SIGCHLD during the next fork: timing, as above); the restarted call follows
+        if body.endswith("= ? ERESTARTNOINTR (To be restarted)"):
             continue
         if body.startswith("--- "):
             procs.setdefault(pid + " signals", []).append(normalize(body))
