@@ -4,6 +4,7 @@
  * connections (each one request and one reply, read without blocking, bounded in size and
  * time) and pumps every started session. */
 #include <errno.h>
+#include <poll.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <grp.h>
@@ -39,6 +40,7 @@
 #endif
 
 #define CONN_TIMEOUT_NS (5 * 1000000000ULL)
+#define CONN_GRACE_NS (1000000000ULL)     /* once, when the loop, not the client, was late */
 #define CONNS_PER_UID 32
 #define MAX_CONNS 256
 #define ACCEPT_PAUSE_NS (100 * 1000000ULL)   /* out of fds: accept again after this */
@@ -49,6 +51,7 @@ struct conn {
 	struct daemon *d;
 	uid_t uid;                  /* the peer's (SO_PEERCRED) */
 	int fd, timer;
+	bool graced;                   /* conn_timeout found bytes waiting once */
 	struct ucred cr;            /* the peer, as the kernel says */
 	int pidfd;                  /* its process (SO_PEERPIDFD), or -1 */
 	uint8_t *buf;
@@ -292,7 +295,14 @@ static struct said timeout_said, evicted_said, refused_said;
 static uint64_t conn_timeout(void *ctx, uint64_t now)
 {
 	struct conn *c = ctx;
+	struct pollfd p = { .fd = c->fd, .events = POLLIN };
 
+	/* bytes waiting: the loop was late (busy with a long verb: a session's BPF load), not the
+	 * client; once, a moment more for them to be read (a client trickling gets no more) */
+	if (!c->graced && poll(&p, 1, 0) == 1 && (p.revents & POLLIN)) {
+		c->graced = true;
+		return CONN_GRACE_NS;
+	}
 	c->timer = -1;
 	say_limited(&timeout_said, "scryd: a client sent no whole message in %llu s: connection closed",
 		    CONN_TIMEOUT_NS / 1000000000ULL);
