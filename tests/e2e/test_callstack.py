@@ -85,7 +85,7 @@ def test_changed_file_is_not_used(rec, scry, tmp_path):
 def ring_sizes(scry, tmp_path, *args):
     """The sizes of the BPF ring buffers (map type 27) scry record holds while it records."""
     out = tmp_path / ("t" + str(len(list(tmp_path.iterdir()))))
-    p = subprocess.Popen([scry, "record", "-q", *args, "-o", str(out), "--", "sleep", "3"],
+    p = subprocess.Popen([scry, "record", "-q", *args, "-o", str(out), "--", "sleep", "1"],
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     sizes = set()
     try:
