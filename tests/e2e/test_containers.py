@@ -32,6 +32,16 @@ def free_port():
         return s.getsockname()[1]
 
 
+def rmdir_soon(d):
+    """A cgroup directory removed once its last task has left it (within 5 s)."""
+    for _ in range(50):
+        try:
+            d.rmdir()
+            return
+        except OSError:
+            time.sleep(0.1)
+
+
 @pytest.fixture
 def containers():
     """(docker id, docker cgroup, machine cgroup, run): two containers' cgroups under a slice of
@@ -60,12 +70,7 @@ def containers():
                 p.kill()
             p.wait()
         for d in (docker, machine, top):
-            for _ in range(50):
-                try:
-                    d.rmdir()
-                    break
-                except OSError:
-                    time.sleep(0.1)
+            rmdir_soon(d)
 
 
 def test_label_and_track(scry, workload, containers):
@@ -217,12 +222,7 @@ def test_filter_ctx_container_subcgroups(scry, workload, containers, bt2_read, t
             assert p.wait(timeout=30) == 0, p.stderr.read()
     finally:
         for d in reversed(made):
-            for _ in range(50):
-                try:
-                    d.rmdir()
-                    break
-                except OSError:
-                    time.sleep(0.1)
+            rmdir_soon(d)
     got = {}
     for name, (_, out) in recs.items():
         evs = [e for e in bt2_read(out).events if e["name"] in ("syscall_entry_getppid", "syscall_entry_execve")]
