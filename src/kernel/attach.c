@@ -269,6 +269,13 @@ int scry_probes_detach_uprobe(struct scry_probes *p, int slot)
 	return 0;
 }
 
+/* prog attached where its SEC names, if it was loaded (what: its hook, for the error). */
+static int attach_loaded(struct scry_probes *p, struct bpf_program *prog, const char *what, char *err,
+			 size_t errlen)
+{
+	return bpf_program__autoload(prog) ? probes_add_link(p, bpf_program__attach(prog), what, err, errlen) : 0;
+}
+
 int scry_probes_attach(struct scry_probes *p, char *err, size_t errlen)
 {
 	int ret = 0;
@@ -303,59 +310,44 @@ int scry_probes_attach(struct scry_probes *p, char *err, size_t errlen)
 		if (ret)
 			return ret;
 	}
-	if (bpf_program__autoload(p->skel->progs.scry_metrics_enter))
-		ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_metrics_enter), "tp_btf/sys_enter (metrics)",
-				      err, errlen);
+	ret = attach_loaded(p, p->skel->progs.scry_metrics_enter, "tp_btf/sys_enter (metrics)", err, errlen);
 	if (!ret && bpf_program__autoload(p->skel->progs.scry_metrics_exit) && !p->opts.syscalls && p->sys_front[1] >= 0)
 		ret = probes_attach_front_sys(p, 1, err, errlen);   /* --filter: its front tail-calls it */
-	else if (!ret && bpf_program__autoload(p->skel->progs.scry_metrics_exit))
-		ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_metrics_exit), "tp_btf/sys_exit (metrics)",
-				      err, errlen);
-	if (!ret && bpf_program__autoload(p->skel->progs.scry_metrics_wakeup))
-		ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_metrics_wakeup), "tp_btf/sched_wakeup (metrics)",
-				      err, errlen);
-	if (!ret && bpf_program__autoload(p->skel->progs.scry_metrics_wakeup_new))
-		ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_metrics_wakeup_new),
-				      "tp_btf/sched_wakeup_new (metrics)", err, errlen);
-	if (!ret && bpf_program__autoload(p->skel->progs.scry_metrics_switch))
-		ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_metrics_switch), "tp_btf/sched_switch (metrics)",
-				      err, errlen);
-	if (!ret && bpf_program__autoload(p->skel->progs.scry_metrics_rq_issue))
-		ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_metrics_rq_issue),
-				      "tp_btf/block_rq_issue (metrics)", err, errlen);
+	else if (!ret)
+		ret = attach_loaded(p, p->skel->progs.scry_metrics_exit, "tp_btf/sys_exit (metrics)", err, errlen);
+	if (!ret)
+		ret = attach_loaded(p, p->skel->progs.scry_metrics_wakeup, "tp_btf/sched_wakeup (metrics)", err, errlen);
+	if (!ret)
+		ret = attach_loaded(p, p->skel->progs.scry_metrics_wakeup_new, "tp_btf/sched_wakeup_new (metrics)", err, errlen);
+	if (!ret)
+		ret = attach_loaded(p, p->skel->progs.scry_metrics_switch, "tp_btf/sched_switch (metrics)", err, errlen);
+	if (!ret)
+		ret = attach_loaded(p, p->skel->progs.scry_metrics_rq_issue, "tp_btf/block_rq_issue (metrics)", err, errlen);
 	/* before the metrics' program: a tracepoint's programs run in the order they were
 	 * attached, and this one hands a request's mark to the other (metrics.bpf.h) */
-	if (!ret && bpf_program__autoload(p->skel->progs.scry_span_mark_rq_complete))
-		ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_span_mark_rq_complete),
-				      "tp_btf/block_rq_complete (span marks)", err, errlen);
-	if (!ret && bpf_program__autoload(p->skel->progs.scry_metrics_rq_complete))
-		ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_metrics_rq_complete),
-				      "tp_btf/block_rq_complete (metrics)", err, errlen);
+	if (!ret)
+		ret = attach_loaded(p, p->skel->progs.scry_span_mark_rq_complete, "tp_btf/block_rq_complete (span marks)", err, errlen);
+	if (!ret)
+		ret = attach_loaded(p, p->skel->progs.scry_metrics_rq_complete, "tp_btf/block_rq_complete (metrics)", err, errlen);
 	if (!ret)
 		ret = probes_attach_span_mark(p, err, errlen);
 	if (ret)
 		return ret;
-	if (bpf_program__autoload(p->skel->progs.scry_fork))
-		ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_fork), "tp_btf/sched_process_fork", err, errlen);
-	if (!ret && bpf_program__autoload(p->skel->progs.scry_perf_switch))
-		ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_perf_switch), "tp_btf/sched_switch",
-				      err, errlen);
+	ret = attach_loaded(p, p->skel->progs.scry_fork, "tp_btf/sched_process_fork", err, errlen);
+	if (!ret)
+		ret = attach_loaded(p, p->skel->progs.scry_perf_switch, "tp_btf/sched_switch", err, errlen);
 	if (!ret && p->exit_follow)
 		ret = exit_attach(p, err, errlen);
-	if (!ret && bpf_program__autoload(p->skel->progs.scry_signal))
-		ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_signal), "raw_tp/signal_deliver", err, errlen);
-	if (!ret && bpf_program__autoload(p->skel->progs.scry_signal_gen))
-		ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_signal_gen), "raw_tp/signal_generate",
-				      err, errlen);
-	if (!ret && bpf_program__autoload(p->skel->progs.scry_net_state))
-		ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_net_state), "tp_btf/inet_sock_set_state",
-				      err, errlen);
-	if (!ret && bpf_program__autoload(p->skel->progs.scry_net_accept))
-		ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_net_accept), "syscalls/sys_exit_accept",
-				      err, errlen);
-	if (!ret && bpf_program__autoload(p->skel->progs.scry_net_accept4))
-		ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_net_accept4), "syscalls/sys_exit_accept4",
-				      err, errlen);
+	if (!ret)
+		ret = attach_loaded(p, p->skel->progs.scry_signal, "raw_tp/signal_deliver", err, errlen);
+	if (!ret)
+		ret = attach_loaded(p, p->skel->progs.scry_signal_gen, "raw_tp/signal_generate", err, errlen);
+	if (!ret)
+		ret = attach_loaded(p, p->skel->progs.scry_net_state, "tp_btf/inet_sock_set_state", err, errlen);
+	if (!ret)
+		ret = attach_loaded(p, p->skel->progs.scry_net_accept, "syscalls/sys_exit_accept", err, errlen);
+	if (!ret)
+		ret = attach_loaded(p, p->skel->progs.scry_net_accept4, "syscalls/sys_exit_accept4", err, errlen);
 	if (!ret)
 		ret = scry_probes_attach_samples(p, err, errlen);
 	return ret;
