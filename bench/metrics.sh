@@ -16,7 +16,8 @@
 #  - process spans: how fast N exec'd processes' spans reach an OTLP receiver, scry's CPU per span
 # Environment: BENCH_CALLS (3000000), BENCH_ROUNDS (3), BENCH_CPU, SCRY_BEFORE (another build:
 # each row measured with it too, in the same rounds, as KEY@before; a before/after table of
-# min and median), METRICS_COST_ONLY=1 (the cost rows alone: no scrape, no spans).
+# min and median), METRICS_COST_ONLY=1 (the cost rows alone: no scrape, no spans),
+# METRICS_ONLY (space-separated rows: counter filtered histogram example).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -111,6 +112,8 @@ one() {
 		f=$(prog_ns "${IDS[floor]}")
 		c=$(prog_ns "${IDS[clock]}")
 	fi
+	# a measure where some program ran fewer than the calls (not attached in time) is dropped
+	[[ $p == nan || $f == nan || $c == nan ]] && { echo "bench (metrics): $key: a measure dropped (programs not run)" >&2; return; }
 	PROG[$key]+=" $p"
 	FLR[$key]+=" $f"
 	CLK[$key]+=" $c"
@@ -122,7 +125,7 @@ one() {
 # prog_ns "ID ID...": their run time per call between a.json and b.json (programs that ran >=
 # the calls)
 prog_ns() {
-	jq -n --slurpfile a "$WORK/a.json" --slurpfile b "$WORK/b.json" --argjson min "$CALLS" --argjson ids "[${1// /,}]" '
+	jq -rn --slurpfile a "$WORK/a.json" --slurpfile b "$WORK/b.json" --argjson min "$CALLS" --argjson ids "[${1// /,}]" '
 		($a[0] | map({key: (.id | tostring), value: .}) | from_entries) as $before
 		| [$b[0][] | select(.run_cnt != null) | select(.id as $i | $ids | index($i))
 		   | {c: (.run_cnt - ($before[.id | tostring].run_cnt // 0)),
@@ -137,6 +140,7 @@ prog_ids() { bpftool prog show -j | jq -r ".[] | select(.name | test(\"$1\")) | 
 declare -A GP PROG FLR CLK DF DC IDS
 echo 1 > /proc/sys/kernel/bpf_stats_enabled
 KEYS=(counter filtered histogram example)
+[[ -n "${METRICS_ONLY:-}" ]] && read -ra KEYS <<<"$METRICS_ONLY"
 BEFORE_KEYS=()
 if [[ -n "${SCRY_BEFORE:-}" ]]; then
 	[[ -x "$SCRY_BEFORE" ]] || { echo "bench (metrics): SCRY_BEFORE=$SCRY_BEFORE is not executable" >&2; exit 2; }
