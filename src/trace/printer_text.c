@@ -173,6 +173,21 @@ static void switch_file(struct trace_printer *p, struct task *t, int tid)
 	}
 }
 
+/* v in decimal at the end of buf[32] (a line's pid without snprintf, which was a twentieth
+ * of the printing); returns its length. */
+static size_t dec(char buf[32], long long v)
+{
+	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+	char *e = buf + 32, *q = e;
+
+	do
+		*--q = (char)('0' + u % 10);
+	while (u /= 10);
+	if (v < 0)
+		*--q = '-';
+	return (size_t)(e - q);
+}
+
 /* strace's printleader: end the open line, then the pid prefix and the timestamps. */
 void trace_printer_line_start(struct trace_printer *p, int tid, int64_t ts)
 {
@@ -186,16 +201,25 @@ void trace_printer_line_start(struct trace_printer *p, int tid, int64_t ts)
 	p->col = 0;
 	p->mark = p->ob.n;
 	if (p->numeric_pfx || (!p->per_file && p->tasks.n > 1)) {
-		trace_printer_put_num(p, p->numeric_pfx ? "%lld" : "[pid %5lld", tid, 0);
+		char num[32];
+		size_t w = dec(num, tid);
+
+		if (!p->numeric_pfx) {   /* "[pid %5d" */
+			static const char pfx[10] = "[pid     ";
+
+			ob_write(&p->ob, pfx, w < 5 ? 10 - w : 5);
+		}
+		ob_write(&p->ob, num + sizeof(num) - w, w);
 		if (p->o.decode_comm)   /* -Y: 42163<sh> */
 			put_comm(p, t, tid);
 		ob_puts(&p->ob, p->numeric_pfx ? " " : "] ");
 		if (p->numeric_pfx) {   /* strace's "%-5d " with the name after the number */
+			static const char spaces[6] = "      ";
+
 			trace_printer_col_sync(p);
-			while (p->col < 6) {
-				ob_putc(&p->ob, ' ');
-				trace_printer_col_sync(p);
-			}
+			if (p->col < 6)
+				ob_write(&p->ob, spaces, 6 - p->col);
+			trace_printer_col_sync(p);
 		}
 	}
 	if (p->o.tstamp) {
