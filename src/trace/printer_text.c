@@ -304,7 +304,7 @@ bool trace_printer_put_args(struct trace_printer *p, const struct trace_call *c,
  * ", " (read(0,  <unfinished ...>). */
 bool trace_printer_sep_at_exit(const struct trace_call *c, unsigned k)
 {
-	if (k == 1 && c->nargs > 1 && c->name && !strcmp(c->name, "clone3"))
+	if (k == 1 && c->nargs > 1 && c->name && TRACE_NAME_IS(c->name, "clone3"))
 		return true;
 	return k > 0 && k < c->nargs && c->specs && c->specs[k].kind == SCRY_A_ENUM && c->specs[k].set &&
 	       !strncmp(c->specs[k].set, "clone_", 6);
@@ -316,7 +316,7 @@ void trace_printer_put_clone3_out(struct trace_printer *p, const struct trace_ca
 {
 	uint64_t flags = 0;
 
-	if (!c->name || strcmp(c->name, "clone3") || c->ret <= 0 || !all[0].p || all[0].len < 8)
+	if (!c->name || !TRACE_NAME_IS(c->name, "clone3") || c->ret <= 0 || !all[0].p || all[0].len < 8)
 		return;
 	memcpy(&flags, all[0].p, 8);
 	if (flags & 0x00100000) {   /* CLONE_PARENT_SETTID */
@@ -338,7 +338,7 @@ void trace_printer_put_entry_part(struct trace_printer *p, const struct pend *pd
 
 static bool returns_fd(const struct trace_call *c, const struct scry_argval *all)
 {
-	if (!strcmp(c->name, "fcntl"))
+	if (TRACE_NAME_IS(c->name, "fcntl"))
 		return c->nargs > 1 && all[1].have && (all[1].v == 0 || all[1].v == 1030);  /* F_DUPFD* */
 	return trace_syscall_classes(c->name) & TRACE_RET_FD;
 }
