@@ -2,6 +2,7 @@
  * pending list, and each pump sorts it and hands over those older than the horizon (the
  * caller picks a horizon no CPU can still produce an event before). */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,10 @@ struct trace_live {
 	const char **user_name;              /* by_nr's names as strace has them */
 	uint8_t *nr_flags;                   /* NR_* of by_nr's calls */
 	uint8_t *ev_flags;                   /* EVF_* of events[] (what fill_* would find) */
+	uint8_t *ev_args;                    /* the arguments (bits) events[]' fields fill */
+	struct trace_call call;              /* dispatch's, zeroed as it needs (call_reset) */
+	uint8_t dirty_in, dirty_out;         /* call's arguments written since */
+	bool ext_dirty;                      /* call's file[] and sock[] written since */
 	struct sig_event deliver, generate;  /* signal:signal_deliver, signal:signal_generate */
 	int pexit_id;
 	int group_dead_f;
@@ -143,6 +148,7 @@ void trace_live_free(struct trace_live *l)
 	free(l->user_name);
 	free(l->nr_flags);
 	free(l->ev_flags);
+	free(l->ev_args);
 	free(l->pend);
 	free(l->sorted);
 	free(l->bytes);
@@ -192,7 +198,9 @@ int trace_live_bind_channel(struct trace_live *l, struct scry_session *s, unsign
 		}
 	l->nevents = scry_session_events(s, chan, &l->events);
 	free(l->ev_flags);
-	if (!(l->ev_flags = calloc(l->nevents ? l->nevents : 1, 1))) {
+	free(l->ev_args);
+	l->ev_args = calloc(l->nevents ? l->nevents : 1, 1);
+	if (!(l->ev_flags = calloc(l->nevents ? l->nevents : 1, 1)) || !l->ev_args) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
@@ -200,6 +208,10 @@ int trace_live_bind_channel(struct trace_live *l, struct scry_session *s, unsign
 		for (unsigned k = 0; k < l->events[i]->nfields; k++) {
 			const char *f = l->events[i]->fields[k].name;
 
+			int arg = l->events[i]->fields[k].arg;
+
+			if (arg >= 0 && arg < SCRY_MAX_ARGS)
+				l->ev_args[i] |= (uint8_t)(1u << arg);
 			l->ev_flags[i] |= (!strncmp(f, "sk_", 3) ? EVF_SK : 0) | (!strncmp(f, "rsk_", 4) ? EVF_RSK : 0) |
 					  (!strncmp(f, "fd_", 3) || !strncmp(f, "fd0_", 4) || !strncmp(f, "fd1_", 4) ?
 					   EVF_FILE : 0);
@@ -503,6 +515,36 @@ static bool fill_sock(const struct scry_event *ev, const struct scry_fieldval *v
 	return any && r->family;
 }
 
+/* l->call as zeroed, rewriting only what the last event wrote: its arguments (dirty_in,
+ * dirty_out), its files and sockets (ext_dirty), and the rest (a memset of the whole
+ * 1,256 bytes per event was most of dispatch's own time). */
+_Static_assert(offsetof(struct trace_call, out) == offsetof(struct trace_call, in) + sizeof(((struct trace_call *)0)->in),
+	       "in, out adjacent");
+_Static_assert(offsetof(struct trace_call, sock) == offsetof(struct trace_call, file) + sizeof(((struct trace_call *)0)->file),
+	       "file, sock adjacent");
+_Static_assert(offsetof(struct trace_call, file) > offsetof(struct trace_call, out), "in, out before file, sock");
+static void call_reset(struct trace_live *l)
+{
+	struct trace_call *c = &l->call;
+	uint8_t *base = (uint8_t *)c;
+	size_t args_end = offsetof(struct trace_call, out) + sizeof(c->out);
+	size_t ext = offsetof(struct trace_call, file), ext_end = offsetof(struct trace_call, sock) + sizeof(c->sock);
+
+	memset(base, 0, offsetof(struct trace_call, in));
+	for (unsigned i = 0; i < SCRY_MAX_ARGS; i++) {
+		if (l->dirty_in >> i & 1)
+			memset(&c->in[i], 0, sizeof(c->in[i]));
+		if (l->dirty_out >> i & 1)
+			memset(&c->out[i], 0, sizeof(c->out[i]));
+	}
+	l->dirty_in = l->dirty_out = 0;
+	memset(base + args_end, 0, ext - args_end);
+	if (l->ext_dirty)
+		memset(base + ext, 0, ext_end - ext);
+	l->ext_dirty = false;
+	memset(base + ext_end, 0, sizeof(*c) - ext_end);
+}
+
 static void dispatch(struct trace_live *l, const uint8_t *b, uint32_t len)
 {
 	struct scry_record r;
@@ -512,7 +554,7 @@ static void dispatch(struct trace_live *l, const uint8_t *b, uint32_t len)
 	uint64_t ts;
 	const struct scry_event *ev;
 	const struct scry_syscall *sc;
-	struct trace_call c;
+	struct trace_call *c = &l->call;
 	int64_t rts;
 	uint8_t nrf;
 
@@ -598,14 +640,14 @@ static void dispatch(struct trace_live *l, const uint8_t *b, uint32_t len)
 	/* a new task's return from fork/clone: strace shows the child from its next call */
 	if (ev->kind == SCRY_EV_SYSCALL_EXIT && l->vals[0].v == 0 && (nrf & NR_FORKS))
 		return;
-	memset(&c, 0, sizeof(c));
-	c.name = l->user_name[ev->nr];
-	c.nr = sc->nr;
-	c.nargs = sc->nargs;
-	c.specs = sc->spec;
-	c.args = sc->args;
-	c.pid = pid;
-	c.tid = tid;
+	call_reset(l);
+	c->name = l->user_name[ev->nr];
+	c->nr = sc->nr;
+	c->nargs = sc->nargs;
+	c->specs = sc->spec;
+	c->args = sc->args;
+	c->pid = pid;
+	c->tid = tid;
 	if (l->layout.ctx_off[SCRY_CTX_PROCNAME] >= 0) {   /* -Y */
 		size_t n = 0;
 		const char *comm = scry_record_procname(&l->layout, &r, &n);
@@ -614,7 +656,7 @@ static void dispatch(struct trace_live *l, const uint8_t *b, uint32_t len)
 			n = strnlen(comm, n < 16 ? n : 16);
 			memcpy(l->comm, comm, n);
 			l->comm[n] = '\0';
-			c.comm = l->comm;
+			c->comm = l->comm;
 		}
 	}
 	if (l->layout.ctx_off[SCRY_CTX_CALLSTACK_USER] >= 0) {   /* -i: the stack's first frame */
@@ -622,55 +664,59 @@ static void dispatch(struct trace_live *l, const uint8_t *b, uint32_t len)
 		const uint64_t *a = scry_record_callstack(&l->layout, &r, SCRY_CTX_CALLSTACK_USER, &n);
 
 		if (a && n)
-			memcpy(&c.ip, a, 8);
-		if (c.ip == UINT64_MAX)
-			c.ip = 0;
+			memcpy(&c->ip, a, 8);
+		if (c->ip == UINT64_MAX)
+			c->ip = 0;
 	}
 	if (ev->kind == SCRY_EV_SYSCALL_ENTRY) {
-		c.ts_entry = rts;
-		c.have_entry = true;
-		fill_args(ev, l->vals, c.in, sc);
-		if ((l->ev_flags[id] & EVF_SK) && (c.sock[0].have = fill_sock(ev, l->vals, "sk", &c.sock[0].r)))
+		c->ts_entry = rts;
+		c->have_entry = true;
+		fill_args(ev, l->vals, c->in, sc);
+		l->dirty_in |= l->ev_args[id];
+		l->ext_dirty |= (l->ev_flags[id] & (EVF_SK | EVF_RSK | EVF_FILE)) != 0;
+		if ((l->ev_flags[id] & EVF_SK) && (c->sock[0].have = fill_sock(ev, l->vals, "sk", &c->sock[0].r)))
 			for (unsigned i = 0; i < sc->nargs; i++)
 				if (sc->spec[i].kind == SCRY_A_FD) {
-					c.sock[0].fd = (int)c.in[i].v;
+					c->sock[0].fd = (int)c->in[i].v;
 					break;
 				}
 		if (l->ustacks && l->ops.stack_names && (nrf & NR_EXIT) &&
-		    (c.nframes = trace_ustacks_take(l->ustacks, tid, ts, l->ips, SCRY_UNWIND_MAX_DEPTH)))
-			c.frames = l->ips;   /* -k: a call that never returns, its stack at the entry */
-		if ((nrf & NR_EXIT) && c.in[0].have) {
+		    (c->nframes = trace_ustacks_take(l->ustacks, tid, ts, l->ips, SCRY_UNWIND_MAX_DEPTH)))
+			c->frames = l->ips;   /* -k: a call that never returns, its stack at the entry */
+		if ((nrf & NR_EXIT) && c->in[0].have) {
 			struct exit_slot *e = exit_slot(l, pid);
 			if (e->pid != pid || (nrf & NR_EXIT_GROUP) || (e->status & 0x7f) == 0) {
 				e->pid = pid;
-				e->status = (int)(c.in[0].v & 0xff) << 8;
+				e->status = (int)(c->in[0].v & 0xff) << 8;
 			}
 		}
 		if (l->ops.entry)
-			l->ops.entry(l->ops.ctx, &c);
+			l->ops.entry(l->ops.ctx, c);
 	} else {
-		c.ts_exit = rts;
-		c.have_exit = true;
-		c.ret = (int64_t)l->vals[0].v;
-		fill_args(ev, l->vals, c.out, sc);
+		c->ts_exit = rts;
+		c->have_exit = true;
+		c->ret = (int64_t)l->vals[0].v;
+		fill_args(ev, l->vals, c->out, sc);
+		l->dirty_out |= l->ev_args[id];
+		l->ext_dirty |= (l->ev_flags[id] & (EVF_SK | EVF_RSK | EVF_FILE)) != 0;
 		if (l->ev_flags[id] & EVF_FILE)
-			fill_file(ev, l->vals, c.file);
-		if ((l->ev_flags[id] & EVF_RSK) && (c.sock[1].have = fill_sock(ev, l->vals, "rsk", &c.sock[1].r)))
-			c.sock[1].fd = (int)c.ret;
+			fill_file(ev, l->vals, c->file);
+		if ((l->ev_flags[id] & EVF_RSK) && (c->sock[1].have = fill_sock(ev, l->vals, "rsk", &c->sock[1].r)))
+			c->sock[1].fd = (int)c->ret;
 		if (l->ops.stack_names) {   /* -k: named by the printer (trace_printer_set_syms) */
-			if (l->ustacks && c.ret == 0 && (nrf & NR_EXEC))
+			if (l->ustacks && c->ret == 0 && (nrf & NR_EXEC))
 				trace_ustacks_forget(l->ustacks, pid);   /* another program's files */
-			if (l->ustacks && (c.nframes = trace_ustacks_take(l->ustacks, tid, ts, l->ips, SCRY_UNWIND_MAX_DEPTH))) {
-				c.frames = l->ips;
-				c.ip = l->ips[0];   /* (execve's: where the interpreter is, stackmaps.c) */
+			if (l->ustacks && (c->nframes = trace_ustacks_take(l->ustacks, tid, ts, l->ips, SCRY_UNWIND_MAX_DEPTH))) {
+				c->frames = l->ips;
+				c->ip = l->ips[0];   /* (execve's: where the interpreter is, stackmaps.c) */
 			}
 			else   /* no copy (its loss counted), or frame pointers asked for */
-				c.frames = scry_record_callstack(&l->layout, &r, SCRY_CTX_CALLSTACK_USER, &c.nframes);
-			if (!c.frames)
-				c.nframes = 0;
+				c->frames = scry_record_callstack(&l->layout, &r, SCRY_CTX_CALLSTACK_USER, &c->nframes);
+			if (!c->frames)
+				c->nframes = 0;
 		}
 		if (l->ops.exit)
-			l->ops.exit(l->ops.ctx, &c);
+			l->ops.exit(l->ops.ctx, c);
 	}
 	return;
 bad:
