@@ -166,10 +166,10 @@ static bool exact_tracepoint(struct scry_channel *c, const char *spec, char *sys
 	struct stat st;
 
 	if (!sep || strpbrk(spec, "*?[\\/") || strchr(event, ':') || sep == spec || !*event ||
-	    (size_t)(sep - spec) >= n || !strcmp(event, ".") || !strcmp(event, ".."))
+	    (size_t)(sep - spec) >= n || spec[0] == '.' || event[0] == '.')   /* as the listing: no dot names */
 		return false;
 	snprintf(system, n, "%.*s", (int)(sep - spec), spec);
-	if (!strcmp(system, ".") || !strcmp(system, "..") || !strcmp(system, "syscalls") || !strcmp(system, "ftrace"))
+	if (!strcmp(system, "syscalls") || !strcmp(system, "ftrace"))
 		return false;
 	if ((size_t)snprintf(path, sizeof(path), "%s/events/%s/%s", scry_catalog_tracefs(c->s->cat), system,
 			     event) >= sizeof(path))
