@@ -100,9 +100,13 @@ fi
 # the verifier's work per program, in instructions: the same on a loaded machine and an idle one
 "$SCRY" trace -o /dev/null -- sleep 3 >/dev/null 2>&1 &
 tpid=$!
-for _ in $(seq 100); do
+prev= same=0
+for _ in $(seq 100); do     # until the lanes have loaded them all: the same list for 0.5 s
 	build/bench/proginfo "$tpid" > "$WORK/progs" 2>/dev/null
-	grep -q '^scry_flush ' "$WORK/progs" && break   # the last of the lanes' programs
+	cur=$(awk '$1 ~ /^scry_/ { print $1 }' "$WORK/progs" | sort | tr '\n' ' ')
+	if [ -n "$cur" ] && [ "$cur" = "$prev" ]; then same=$((same + 1)); else same=0; fi
+	[ "$same" -ge 5 ] && break
+	prev=$cur
 	sleep 0.1
 done
 wait "$tpid"

@@ -86,7 +86,7 @@ int BPF_PROG(scry_fork, struct task_struct *parent, struct task_struct *child)
  * sets: its pid may be reused by any process.  (signal->live reached 0 in do_exit before
  * this tracepoint.)  Without fork following the set holds threads: each leaves as it
  * exits.  (system-wide without --track-vpid: no follow set, the event alone) */
-SEC("tp_btf/sched_process_exit") SCRY_LANE(0)
+SEC("tp_btf/sched_process_exit") SCRY_LANE(1)
 int BPF_PROG(scry_exit, struct task_struct *p)
 {
 	__u32 tgid = p->tgid, tid = p->pid;

@@ -388,7 +388,7 @@ int BPF_PROG(scry_sys_exit_resume_btf, struct pt_regs *regs, long ret)
 /* exec is past its checks and about to replace the image (Linux 6.10): a deferred execve
  * entry is written now, its strings read from the old image, whose pages exec has just
  * faulted in by copying them. */
-SEC("tp_btf/sched_prepare_exec") SCRY_LANE(1)
+SEC("tp_btf/sched_prepare_exec") SCRY_LANE(0)
 int BPF_PROG(scry_prepare_exec, struct task_struct *task, struct linux_binprm *bprm)
 {
 	if (recording())

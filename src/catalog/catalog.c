@@ -1,4 +1,4 @@
-/* catalog.c — the event catalog (catalog.h): tracefs discovery, tracepoint listing,
+/* catalog.c — the event catalog (catalog.h): tracefs discovery, tracepoint listing (on use),
  * syscall and built-in events, and the lookup helpers (closest names, tracefs ids).
  * Tracepoint events are built from their format files by event_tp.c. */
 #include <dirent.h>
@@ -14,6 +14,7 @@
 #include "catalog/event.h"
 #include "catalog/internal.h"
 #include "catalog/statedump.h"
+#include "util/log.h"
 
 struct tp_cache {
 	char *key;                 /* "system:event", "uprobe:PATH:FUNC" (internal.h) */
@@ -25,8 +26,9 @@ struct tp_cache {
 struct scry_catalog {
 	char *tracefs;
 	struct scry_syscalls sc;
-	char **tps;                /* "system:event", sorted */
+	char **tps;                /* "system:event", sorted: listed on first use */
 	size_t ntps;
+	bool tps_listed;
 	struct tp_cache *cache;
 	size_t ncache, capcache;
 	struct scry_event **sc_entry, **sc_exit;   /* parallel to sc.list, built on use */
@@ -237,8 +239,6 @@ struct scry_catalog *scry_catalog_open(const char *tracefs, char *err, size_t er
 	cat->cap.max_elems = 64;
 	if (find_tracefs(tracefs, &cat->tracefs, err, errlen) < 0)
 		goto fail;
-	if (scan_tracepoints(cat, err, errlen) < 0)
-		goto fail;
 	if (scry_syscalls_load(cat->tracefs, &cat->sc, err, errlen) < 0)
 		goto fail;
 	cat->sc_entry = calloc(cat->sc.n ? cat->sc.n : 1, sizeof(*cat->sc_entry));
@@ -308,8 +308,22 @@ const char *scry_catalog_lttng_name(const char *system, const char *event)
 	return scry_lttng_event_name(system, event);
 }
 
+/* Listed on first use, not at open: walking tracefs's ~130 event systems (eventfs makes
+ * their directories as they are read) is ~7 ms of every start of `scry trace`, which
+ * names no tracepoint.  A listing that fails is said once (then none is listed). */
 size_t scry_catalog_tracepoints(struct scry_catalog *cat, const char *const **names)
 {
+	char err[1024];
+
+	if (!cat->tps_listed) {
+		cat->tps_listed = true;
+		if (scan_tracepoints(cat, err, sizeof(err)) < 0) {
+			scry_log(SCRY_LOG_INFO, "scry: %s: no tracepoint listed", err);
+			for (size_t i = 0; i < cat->ntps; i++)
+				free(cat->tps[i]);
+			cat->ntps = 0;
+		}
+	}
 	*names = (const char *const *)cat->tps;
 	return cat->ntps;
 }

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "kernel/probes.h"
 #include "session/filters.h"
 #include "session/session_int.h"
@@ -153,11 +154,45 @@ static int enable_tracepoint(struct scry_channel *c, const char *system, const c
 	return 0;
 }
 
+/* An exact "system:event" that names an event directory of tracefs: found without listing
+ * every tracepoint (the catalog lists them on first use; scry trace's sched_process_exit
+ * would list them at every start, ~7 ms).  Not syscalls:* or ftrace:*, which the listing
+ * leaves out; a name with a glob, an escape, a second ':' or a path character is matched
+ * against the listing as before.  *system gets the system's name. */
+static bool exact_tracepoint(struct scry_channel *c, const char *spec, char *system, size_t n)
+{
+	const char *sep = strchr(spec, ':'), *event = sep ? sep + 1 : NULL;
+	char path[1024];
+	struct stat st;
+
+	if (!sep || strpbrk(spec, "*?[\\/") || strchr(event, ':') || sep == spec || !*event ||
+	    (size_t)(sep - spec) >= n || spec[0] == '.' || event[0] == '.')   /* as the listing: no dot names */
+		return false;
+	snprintf(system, n, "%.*s", (int)(sep - spec), spec);
+	if (!strcmp(system, "syscalls") || !strcmp(system, "ftrace"))
+		return false;
+	if ((size_t)snprintf(path, sizeof(path), "%s/events/%s/%s", scry_catalog_tracefs(c->s->cat), system,
+			     event) >= sizeof(path))
+		return false;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 static int enable(struct scry_channel *c, const char *spec, size_t *matched, char *err, size_t errlen)
 {
 	const char *const *tps;
-	size_t n = scry_catalog_tracepoints(c->s->cat, &tps);
+	size_t n;
 	bool has_glob = strpbrk(spec, "*?[") != NULL, has_system = strchr(spec, ':') != NULL;
+	char exact[256];
+
+	if (exact_tracepoint(c, spec, exact, sizeof(exact))) {
+		int ret = enable_tracepoint(c, exact, strchr(spec, ':') + 1, err, errlen);
+
+		if (ret < 0)
+			return ret;
+		(*matched)++;
+		return 0;
+	}
+	n = scry_catalog_tracepoints(c->s->cat, &tps);
 
 	for (size_t i = 0; i < n; i++) {
 		const char *sep = strchr(tps[i], ':');

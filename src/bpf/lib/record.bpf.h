@@ -636,6 +636,11 @@ static __always_inline __u32 head_size(void)
  * zeroed); kernels before the 2025 fix of strncpy_from_user_nofault() return 0 for "",
  * whose NUL they did copy: that is an empty string, not a fault.
  * The caller guarantees pos <= SCRY_EVENT_MAX. */
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "SCRY_STR8_*: little-endian targets only"
+#endif
+#define SCRY_STR8_NULL  0x0000296c6c756e28ULL    /* "(null)\0\0", little-endian */
+#define SCRY_STR8_FAULT 0x0029746c75616628ULL    /* "(fault)\0" */
 static __always_inline __u32 write_user_str(__u8 *b, __u32 pos, __u64 uptr, __u32 max, __u32 *faults)
 {
 	long n;
@@ -644,14 +649,17 @@ static __always_inline __u32 write_user_str(__u8 *b, __u32 pos, __u64 uptr, __u3
 		max = SCRY_STR_MAX;
 	if (max < 8)
 		max = 8;
+	/* "(null)" and "(fault)" with their NUL, each one 8-byte store (a byte store each
+	 * from memcpy: ~2.7k of the ~22k instructions sys_enter's verification goes through;
+	 * "(null)"'s eighth byte lies past the string's end, inside the room max holds) */
 	if (!uptr) {
-		__builtin_memcpy(b + pos, "(null)", 7);
+		WR(__u64, b, pos, SCRY_STR8_NULL);
 		return pos + 7;
 	}
 	n = bpf_probe_read_user_str(b + pos, max, (const void *)uptr);
 	if (n < 0) {
 		(*faults)++;
-		__builtin_memcpy(b + pos, "(fault)", 8);
+		WR(__u64, b, pos, SCRY_STR8_FAULT);
 		return pos + 8;
 	}
 	if (n == 0) {
