@@ -19,6 +19,7 @@
 #include "cli/launch.h"
 #include "cli/report.h"
 #include "kernel/features.h"
+#include "kernel/probes.h"
 #include "session/session.h"
 #include "trace/live.h"
 #include "trace/ustacks.h"
@@ -304,6 +305,7 @@ int cmd_trace(int argc, char **argv)
 		goto fail;
 	scry_raise_nofile();
 	scry_features_prefetch();   /* the kernel's BTF parsed while we prepare */
+	scry_probes_prefetch();     /* and the BPF object opened */
 	if (!(nc.cat = scry_catalog_open(NULL, err, sizeof(err))) || build_names(&nc)) {
 		if (!err[0])
 			snprintf(err, sizeof(err), "out of memory");

@@ -99,6 +99,62 @@ static int create_rings(struct scry_probes *p, size_t size, struct ring_install 
 	return 0;
 }
 
+/* The object opened ahead, in a thread, while the caller does other work (catalog, events:
+ * libbpf's open of the ~7 MB object is ~10 ms of a start, the verifier aside); the first
+ * load of the process takes it, if it was opened with the same CO-RE BTF. */
+static struct {
+	pthread_mutex_t lock;
+	pthread_t th;
+	bool started;
+	bool cached;                   /* opened with core (the BTF cache's file) */
+	bool warm;                     /* scryd may be asked: the ELF's hash made too */
+	char core[512];
+	struct scry_bpf *skel;
+} pre = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static void *open_ahead(void *arg)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = pre.cached ? pre.core : NULL);
+
+	(void)arg;
+	pre.skel = scry_bpf__open_opts(&oo);     /* read by others only after the join */
+	if (pre.warm)
+		probes_fingerprint_ahead();
+	return NULL;
+}
+
+void scry_probes_prefetch(void)
+{
+	pthread_mutex_lock(&pre.lock);
+	if (!pre.started && scry_feature_btf()) {
+		libbpf_set_print(print_fn);
+		pre.cached = scry_btf_cache_lookup(pre.core, sizeof(pre.core));
+		pre.warm = !scry_overrides()->no_warm && !probes_warm_exporting();
+		pre.started = pthread_create(&pre.th, NULL, open_ahead, NULL) == 0;
+	}
+	pthread_mutex_unlock(&pre.lock);
+}
+
+/* The object opened ahead for core_btf, or NULL (none, or opened for another BTF). */
+static struct scry_bpf *take_ahead(const char *core_btf)
+{
+	struct scry_bpf *skel = NULL;
+
+	pthread_mutex_lock(&pre.lock);
+	if (pre.started) {
+		pthread_join(pre.th, NULL);
+		pre.started = false;
+		skel = pre.skel;
+		pre.skel = NULL;
+		if (skel && (core_btf ? !pre.cached || strcmp(core_btf, pre.core) : pre.cached)) {
+			scry_bpf__destroy(skel);
+			skel = NULL;
+		}
+	}
+	pthread_mutex_unlock(&pre.lock);
+	return skel;
+}
+
 /* An empty struct scry_probes for o (nothing opened yet), or NULL: out of memory. */
 static struct scry_probes *probes_new(const struct scry_probes_opts *o, char *err, size_t errlen)
 {
@@ -153,7 +209,8 @@ static int probes_prepare(struct scry_probes *p, const char *core_btf, bool want
 		return -ENOTSUP;
 	}
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = core_btf);
-	p->skel = scry_bpf__open_opts(&oo);
+	if (!(p->skel = take_ahead(core_btf)))
+		p->skel = scry_bpf__open_opts(&oo);
 	if (!p->skel) {
 		ret = -errno;
 		snprintf(err, errlen, "cannot open the BPF object: %s", strerror(-ret));
@@ -426,7 +483,8 @@ int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o,
 		scry_btf_cache_drop(core);
 		cached = false;
 		ret = probes_load(out, o, NULL, false, &tainted, err, errlen);
-	} else if (!ret && !cached && !__atomic_exchange_n(&filling, true, __ATOMIC_RELAXED)) {
+	} else if (!ret && !cached && !scry_probes_warm(*out) && !__atomic_exchange_n(&filling, true, __ATOMIC_RELAXED)) {
+		/* (an object from scryd needs no CO-RE BTF: the next cold load fills it) */
 		scry_btf_cache_fill(obj, objsz);
 	}
 	if (!ret)

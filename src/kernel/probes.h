@@ -84,6 +84,9 @@ struct scry_probes_opts {
 
 struct scry_probes;
 
+/* Open the object in a thread now, to be taken by the process's first scry_probes_load
+ * (its start overlaps what the caller does before: the catalog, the events). */
+void scry_probes_prefetch(void);
 int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o, char *err, size_t errlen);
 /* The descriptors of syscall numbers 0..n-1 (before or after attach), in one update. */
 int scry_probes_set_syscalls(struct scry_probes *p, const struct scry_sc_desc *d, unsigned n);
