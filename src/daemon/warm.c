@@ -25,6 +25,7 @@
 #include "daemon/daemon_int.h"
 #include "util/clock.h"
 #include "util/log.h"
+#include "util/overrides.h"
 
 #define RETRY_NS (10 * 1000000000ULL)   /* after a failed load, none tried again before this */
 
@@ -120,6 +121,10 @@ int dwarm_start(char *err, size_t errlen)
 	int ret;
 
 	scry_probes_warm_exporter();
+	if (scry_overrides()->no_warm) {     /* none kept: scryd's memory as without it */
+		scry_log(SCRY_LOG_INFO, "scryd: no ready object (SCRY_NO_WARM)");
+		return 0;
+	}
 	/* the kernel's BTF parsed here, before the thread: features.c's copy is then read only */
 	scry_features_vmlinux();
 	W.want = true;

@@ -444,7 +444,9 @@ static int probes_load(struct scry_probes **out, const struct scry_probes_opts *
 	libbpf_set_print(print_fn);
 	if (!(p = probes_new(o, err, errlen)))
 		return -ENOMEM;
-	ret = probes_prepare(p, core_btf, warm || probes_warm_exporting(), err, errlen);
+	/* scryd fingerprints only what it may hand over (the hash reads the whole ELF: ~7 MB of
+	 * its pages resident) */
+	ret = probes_prepare(p, core_btf, warm || (probes_warm_exporting() && probes_warm_eligible(o)), err, errlen);
 	if (!ret && warm) {
 		ret = probes_warm_take(p, err, errlen);
 		taken = !ret;

@@ -122,6 +122,7 @@ void probes_fingerprint_ahead(void);
  * scryd's object for the prepared p: 0, -ENOENT (none: p untouched), or -errno (p half
  * changed: to be closed).  A program's fd, whoever loaded it (-1: not loaded). */
 bool probes_warm_wanted(const struct scry_probes_opts *o);
+bool probes_warm_eligible(const struct scry_probes_opts *o);
 bool probes_warm_exporting(void);
 int probes_warm_take(struct scry_probes *p, char *err, size_t errlen);
 int probes_prog_fd(const struct scry_probes *p, const struct bpf_program *prog);

@@ -7,7 +7,7 @@
  * prepared, mapping the internal maps as libbpf's skeleton load does).  Only objects whose
  * every program is attached from its fd (attach.c) and whose state is all in its maps are
  * handed over: no uprobes, USDT, iterators, samples, filters, metrics, perf counters or
- * cgroups (warm_eligible). */
+ * cgroups (probes_warm_eligible). */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -42,7 +42,7 @@ bool probes_warm_exporting(void)
 	return exporter;
 }
 
-static bool warm_eligible(const struct scry_probes_opts *o)
+bool probes_warm_eligible(const struct scry_probes_opts *o)
 {
 	uint64_t perf = ((1ULL << (2 * SCRY_PERF_NR)) - 1) << SCRY_CTX_PERF_CPU;
 
@@ -55,7 +55,7 @@ bool probes_warm_wanted(const struct scry_probes_opts *o)
 {
 	char path[128];
 
-	return !exporter && !scry_overrides()->no_warm && warm_eligible(o) &&
+	return !exporter && !scry_overrides()->no_warm && probes_warm_eligible(o) &&
 	       scry_ctl_socket_path(path, sizeof(path)) == 0 && access(path, F_OK) == 0;
 }
 
@@ -121,7 +121,7 @@ int scry_probes_export(struct scry_probes *p, struct scry_warm *w, char *err, si
 	int ret = 0, i = 0;
 
 	memset(w, 0, sizeof(*w));
-	if (!warm_eligible(&p->opts) || p->warm_prog_fds || p->nlinks || p->nfilters) {
+	if (!probes_warm_eligible(&p->opts) || p->warm_prog_fds || p->nlinks || p->nfilters) {
 		snprintf(err, errlen, "this object cannot be handed over (its settings, or it is in use)");
 		return -EINVAL;
 	}
