@@ -6,8 +6,8 @@ instead of verifying its own.  Checked here: a warm run prints exactly the lines
 prints, and scryd's count of handovers says the object was taken; two warm runs in a row
 each get a fresh object (nothing of the first in the second); a member of the daemon's group
 without CAP_BPF/CAP_PERFMON asking with the very fingerprint gets no descriptor at all (at
-the protocol level) while root gets them; a trace with other settings gets nothing and
-traces correctly, cold.  Each test has its own daemon and run directory."""
+the protocol level) while root gets them; a trace with other settings, or with
+SCRY_NO_WARM=1, gets nothing and traces correctly, cold.  Each test has its own daemon and run directory."""
 import array
 import json
 import os
@@ -225,3 +225,8 @@ def test_other_settings_trace_cold(wdaemon, tmp_path):
     assert re.fullmatch(r'read\(3, "xxxxxxxxxx", \d+\) = 10', lines[at + 1]), lines[at:]
     assert re.fullmatch(r'read\(3, "", \d+\) = 0', lines[at + 2]), lines[at:]
     assert not [l for l in lines if l.startswith(("write(", "close(", "mmap("))], out
+    # the default settings, but SCRY_NO_WARM=1: not asked for either
+    p, out = trace(d, tmp_path / "t2", "cat", f, env=dict(d.env, SCRY_NO_WARM="1"))
+    assert p.returncode == 0 and f'"{f}"' in out and out.splitlines()[-1] == "+++ exited with 0 +++", out
+    st, _, _ = warm_request(d.rundir)
+    assert (one(st, "ready"), one(st, "handed")) == ("1", "0"), st
