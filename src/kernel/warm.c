@@ -345,8 +345,17 @@ int probes_warm_take(struct scry_probes *p, char *err, size_t errlen)
 	size_t nfds = 0;
 	const char *status;
 
+	struct ucred cr;
+	socklen_t crlen = sizeof(cr);
+
 	if ((s = scry_ctl_dial()) < 0)       /* none, or not ours to use: cold, silently */
 		return -ENOENT;
+	/* programs and maps are taken from root's scryd only ($SCRY_RUNDIR may name any socket) */
+	if (getsockopt(s, SOL_SOCKET, SO_PEERCRED, &cr, &crlen) || cr.uid != 0) {
+		scry_log(SCRY_LOG_VERBOSE, "scry: the socket in %s is not root's scryd: loading here", scry_ctl_rundir());
+		close(s);
+		return -ENOENT;
+	}
 	setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	setsockopt(s, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	scry_probes_fingerprint_hex(p, fp);

@@ -7,7 +7,8 @@ prints, and scryd's count of handovers says the object was taken; two warm runs 
 each get a fresh object (nothing of the first in the second); a member of the daemon's group
 without CAP_BPF/CAP_PERFMON asking with the very fingerprint gets no descriptor at all (at
 the protocol level) while root gets them; a trace with other settings, or with
-SCRY_NO_WARM=1, gets nothing and traces correctly, cold.  Each test has its own daemon and run directory."""
+SCRY_NO_WARM=1, gets nothing and traces correctly, cold; a socket of another user's at
+$SCRY_RUNDIR is never asked.  Each test has its own daemon and run directory."""
 import array
 import json
 import os
@@ -230,3 +231,39 @@ def test_other_settings_trace_cold(wdaemon, tmp_path):
     assert p.returncode == 0 and f'"{f}"' in out and out.splitlines()[-1] == "+++ exited with 0 +++", out
     st, _, _ = warm_request(d.rundir)
     assert (one(st, "ready"), one(st, "handed")) == ("1", "0"), st
+
+
+def test_no_object_from_a_socket_not_roots(scry, member, tmp_path):
+    """$SCRY_RUNDIR may name any socket: scry trace asks root's scryd only.  A member's
+    listener there gets the connection and not one byte of request; the trace is cold and
+    correct."""
+    top = Path(tempfile.mkdtemp(prefix="scry-fake-", dir="/tmp"))
+    os.chmod(top, 0o777)
+    code = f"""
+import os, socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.bind({str(top / "control")!r})
+s.listen(1)
+s.settimeout(25)
+print("listening", flush=True)
+c, _ = s.accept()
+c.settimeout(10)
+got = b""
+while chunk := c.recv(4096):
+    got += chunk
+print(len(got), flush=True)
+"""
+    srv = subprocess.Popen(["runuser", "-u", member[0], "--", sys.executable, "-c", code], stdout=subprocess.PIPE,
+                           text=True, cwd="/")
+    try:
+        assert srv.stdout.readline() == "listening\n"
+        out = tmp_path / "t"
+        p = subprocess.run([scry, "trace", "-o", str(out), "--", "/bin/true"], capture_output=True, text=True,
+                           env=dict(os.environ, SCRY_RUNDIR=str(top)), timeout=60, stdin=subprocess.DEVNULL)
+        assert p.returncode == 0, p.stderr
+        assert out.read_text().splitlines()[-1] == "+++ exited with 0 +++"
+        assert srv.stdout.readline() == "0\n"          # connected, and closed without a request
+        assert srv.wait(timeout=10) == 0
+    finally:
+        srv.kill()
+        shutil.rmtree(top, ignore_errors=True)
