@@ -126,6 +126,9 @@ bool probes_warm_eligible(const struct scry_probes_opts *o);
 bool probes_warm_exporting(void);
 int probes_warm_take(struct scry_probes *p, char *err, size_t errlen);
 int probes_prog_fd(const struct scry_probes *p, const struct bpf_program *prog);
+/* A handover's descriptor name "KIND:INDEX:NAME" (name given) or "KIND:INDEX" (name NULL):
+ * INDEX (decimal, at most 100000), *name its NAME; -1 if malformed or of another kind. */
+long probes_warm_parse_name(const char *v, const char *kind, const char **name);
 /* The probe of the application's span marks (metrics.c), if any. */
 int probes_attach_span_mark(struct scry_probes *p, char *err, size_t errlen);
 

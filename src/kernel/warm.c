@@ -168,8 +168,7 @@ struct take {
 	size_t errlen;
 };
 
-/* "KIND:INDEX:NAME" (or "ring:CPU"): the index, the name's start in *name; -1 if malformed. */
-static long parse_name(const char *v, const char *kind, const char **name)
+long probes_warm_parse_name(const char *v, const char *kind, const char **name)
 {
 	size_t kl = strlen(kind);
 	char *end;
@@ -204,7 +203,7 @@ static int take_one(struct take *t, const char *v, int fd)
 	const char *name;
 	long i;
 
-	if ((i = parse_name(v, "map", &name)) >= 0) {
+	if ((i = probes_warm_parse_name(v, "map", &name)) >= 0) {
 		struct bpf_map_info info;
 		__u32 len = sizeof(info);
 		struct bpf_map *m;
@@ -223,13 +222,13 @@ static int take_one(struct take *t, const char *v, int fd)
 		t->seen[i] = true;
 		return 0;
 	}
-	if ((i = parse_name(v, "ring", NULL)) >= 0) {
+	if ((i = probes_warm_parse_name(v, "ring", NULL)) >= 0) {
 		if ((unsigned long)i >= p->ncpus || p->ring_fds[i] >= 0)
 			return close(fd), bad(t, "a ring of no CPU", v);
 		p->ring_fds[i] = fd;
 		return 0;
 	}
-	if ((i = parse_name(v, "prog", &name)) >= 0) {
+	if ((i = probes_warm_parse_name(v, "prog", &name)) >= 0) {
 		struct bpf_prog_info info;
 		__u32 len = sizeof(info);
 
