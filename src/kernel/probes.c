@@ -114,9 +114,9 @@ static struct {
 
 static void *open_ahead(void *arg)
 {
-	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = pre.cached ? pre.core : NULL);
-
 	(void)arg;
+	pre.cached = scry_btf_cache_lookup(pre.core, sizeof(pre.core));
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = pre.cached ? pre.core : NULL);
 	pre.skel = scry_bpf__open_opts(&oo);     /* read by others only after the join */
 	if (pre.warm)
 		probes_fingerprint_ahead();
@@ -128,7 +128,6 @@ void scry_probes_prefetch(void)
 	pthread_mutex_lock(&pre.lock);
 	if (!pre.started && scry_feature_btf()) {
 		libbpf_set_print(print_fn);
-		pre.cached = scry_btf_cache_lookup(pre.core, sizeof(pre.core));
 		pre.warm = !scry_overrides()->no_warm && !probes_warm_exporting();
 		pre.started = pthread_create(&pre.th, NULL, open_ahead, NULL) == 0;
 	}
