@@ -74,7 +74,7 @@ PY
 # scryd up) and warm runs interleaved, each warm run once scryd has its next object ready
 # (it loads one after each handover, at nice 19), and checked to have been taken.
 RUN=$WORK/run
-if SCRY_RUNDIR=$RUN "$SCRY" daemon >/dev/null 2>"$WORK/scryd.err"; then
+if env -u SCRY_NO_WARM SCRY_RUNDIR="$RUN" "$SCRY" daemon >/dev/null 2>"$WORK/scryd.err"; then   # (it keeps none with it)
 	/usr/bin/python3 - "$SCRY" "$RUN" "$RUNS" <<'PY'
 import os, socket, statistics, struct, subprocess, sys, time
 scry, run, runs = sys.argv[1], sys.argv[2], int(sys.argv[3])
