@@ -566,6 +566,34 @@ struct {
 	__type(value, struct scry_metric_stats);
 } metric_stats SEC(".maps");
 
+/* Latency metrics of syscalls: the entry (time, number) of the syscall the task running on
+ * this CPU is in, kept per CPU rather than in the task's storage (two helper calls an entry
+ * and an exit less); scry_metrics_lat_switch moves it to the task's storage (metric_entry)
+ * when the task leaves the CPU, so that its exit finds it there, on whatever CPU.  gen counts
+ * the switches on this CPU: a program that sees it change between its reads and writes of
+ * the slot was preempted (a preemptible kernel) and trusts none of them. */
+struct metric_slot {
+	__u64 task;           /* the task whose entry this is (its address); 0: none */
+	__u64 ts;
+	__s64 nr;
+	__u64 gen;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct metric_slot);
+} metric_slot SEC(".maps");
+
+/* The entry of a syscall whose task left the CPU before its exit (metric_slot). */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct task_entry);
+} metric_entry SEC(".maps");
+
 /* Scheduler metrics, per task: when it was queued on a run queue (woken, or preempted) and
  * when it left the CPU; 0: not known. */
 struct sched_ts {

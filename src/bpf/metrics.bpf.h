@@ -4,7 +4,8 @@
  * scry_metric_key); no event is written and nothing is copied to user space per call.
  * Its own sys_enter/sys_exit programs, loaded only for a metrics channel: the recording
  * programs (syscalls.bpf.h) are untouched.  The entry program keeps the entry time of the
- * calls a latency metric wants (task storage "task_entry", as the counting channel).
+ * calls a latency metric wants in a per-CPU slot, moved to the task's storage when the task
+ * leaves the CPU during the call (metric_slot, scry_metrics_lat_switch).
  * The metrics are load-time settings (metric_desc, metric_sc_mask in maps.bpf.h): the
  * exit program is unrolled over the SCRY_METRICS_MAX ids, so that the verifier sees each
  * metric's kind, value, labels and buckets as constants and keeps only their code. */
@@ -13,6 +14,8 @@
  * i a variable (a constant i stays a constant: the verifier tracks the and). */
 static __always_inline __u32 metric_idx(__u32 i)
 {
+	if (__builtin_constant_p(i))            /* the unrolled copies: no instruction */
+		return i & (SCRY_METRICS_MAX - 1);
 	asm volatile("%0 &= 15" : "+r"(i));    /* SCRY_METRICS_MAX - 1 */
 	return i;
 }
@@ -208,6 +211,10 @@ static __always_inline bool metric_value(const volatile struct scry_metric_desc 
 {
 	const __u8 when = d->when, value = d->value;   /* one load each: the verifier knows them */
 
+	if (when == SCRY_MW_ANY && value == SCRY_MV_COUNT) {   /* the common counter: no test */
+		*v = 1;
+		return true;
+	}
 	if ((when == SCRY_MW_ERROR && !error) || (when == SCRY_MW_SUCCESS && error))
 		return false;
 	if (value == SCRY_MV_RET) {
@@ -332,14 +339,42 @@ static __always_inline void metric_sockaddr(struct metric_call *c, struct pt_reg
 	}
 }
 
-/* The latency of syscall id, ended now, from the entry time task t's storage keeps (cleared:
- * an exit without its entry is not measured twice); -1, counted in st->no_entry, when the
- * entry was not seen. */
+/* The switches on this CPU (metric_slot.gen), read again after the slot: a program
+ * preempted in between (a preemptible kernel) sees it changed. */
+static __always_inline __u64 slot_gen(struct metric_slot *s)
+{
+	asm volatile("" ::: "memory");
+	return *(volatile __u64 *)&s->gen;
+}
+
+/* The latency of syscall id, ended now, from its entry: this CPU's slot when it holds
+ * current's (t's) entry, else the entry the task's storage got when the task left the CPU
+ * during the call; either is cleared (an exit without its entry is not measured twice).  -1,
+ * counted in st->no_entry, when the entry was not seen. */
 static __always_inline __s64 metric_latency(struct task_struct *t, long id, struct scry_metric_stats *st, __u64 *now)
 {
-	struct task_entry *te = bpf_task_storage_get(&task_entry, current_trusted(t), 0, 0);
-	__s64 lat = -1;
+	struct metric_slot *s;
+	struct task_entry *te;
+	__u32 zero = 0;
+	__u64 gen, ts;
+	__s64 lat = -1, nr;
 
+	s = bpf_map_lookup_elem(&metric_slot, &zero);
+	if (s && (gen = slot_gen(s), s->task == (__u64)t)) {
+		ts = s->ts;
+		nr = s->nr;
+		s->task = 0;
+		if (slot_gen(s) == gen) {
+			if (ts && nr == id) {
+				*now = bpf_ktime_get_ns();
+				return *now - ts;
+			}
+			st->no_entry++;
+			return -1;
+		}
+		/* preempted here: the switch moved the entry to the task's storage */
+	}
+	te = bpf_task_storage_get(&metric_entry, current_trusted(t), 0, 0);
 	if (te && te->ts && te->nr == id) {
 		*now = bpf_ktime_get_ns();
 		lat = *now - te->ts;
@@ -440,20 +475,80 @@ static __always_inline void metrics_exit(struct task_struct *t, struct pt_regs *
 	}
 }
 
+/* Is current measured?  target_ok, with its system-wide path (the memo's task, no helper
+ * call: current_in_memo) first, tested once: the load-time settings target_ok tests before
+ * it are loads and branches of every call. */
+static __always_inline bool metrics_target(const void *regs, struct task_struct **tp)
+{
+	struct task_struct *t;
+	struct scry_memo *m;
+	__u32 zero = 0;
+
+	if (!current_in_memo())
+		return target_ok(regs, tp);
+	m = bpf_map_lookup_elem(&memo, &zero);
+	if (!m)
+		return false;
+	t = *tp = current_ro(m, regs);
+	return t && t->tgid != self_tgid;
+}
+
+/* A latency metric's entry: its time and number in this CPU's slot (metric_slot), as the
+ * task's; the task's storage only if the program was preempted meanwhile (its entry voided:
+ * the slot's fields may mix another task's, and the switch may have moved them). */
 SEC("tp_btf/sys_enter") SCRY_LANE(1)
 int BPF_PROG(scry_metrics_enter, struct pt_regs *regs, long id)
 {
 	struct task_struct *t = NULL;
+	struct metric_slot *s;
 	struct task_entry *te;
+	__u32 zero = 0;
+	__u64 gen;
 
 	if (!recording() || id < 0 || id >= SCRY_MAX_SYSCALLS)
 		return 0;
-	if (!(metric_sc_mask[id] & metrics_latency_mask) || !target_ok(regs, &t))
+	if (!(metric_sc_mask[id] & metrics_latency_mask) || !metrics_target(regs, &t))
 		return 0;
-	te = bpf_task_storage_get(&task_entry, current_trusted(t), 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (te) {
-		te->ts = bpf_ktime_get_ns();
-		te->nr = id;
+	s = bpf_map_lookup_elem(&metric_slot, &zero);
+	if (!s)
+		return 0;
+	gen = slot_gen(s);
+	s->ts = bpf_ktime_get_ns();
+	s->nr = id;
+	s->task = (__u64)t;
+	if (slot_gen(s) != gen) {
+		s->task = 0;
+		te = bpf_task_storage_get(&metric_entry, current_trusted(t), 0, 0);
+		if (te)
+			te->ts = 0;
+	}
+	return 0;
+}
+
+/* A task leaves this CPU: the entry of its syscall in the slot, if any, goes to its storage
+ * (its exit may come on another CPU, and another task's entry takes the slot meanwhile);
+ * none for a dead task.  Loaded with a latency metric, attached before the entry program. */
+SEC("tp_btf/sched_switch") SCRY_LANE(1)
+int BPF_PROG(scry_metrics_lat_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	struct metric_slot *s;
+	struct task_entry *te;
+	__u32 zero = 0;
+
+	s = bpf_map_lookup_elem(&metric_slot, &zero);
+	if (!s)
+		return 0;
+	s->gen++;
+	if (s->task != (__u64)prev)
+		return 0;
+	s->task = 0;
+	if (prev_state & 0x80 /* TASK_DEAD */)
+		return 0;
+	te = bpf_task_storage_get(&metric_entry, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (te) {          /* else its exit finds no entry: counted there (no_entry) */
+		te->ts = s->ts;
+		te->nr = s->nr;
 	}
 	return 0;
 }
@@ -466,7 +561,7 @@ int BPF_PROG(scry_metrics_exit, struct pt_regs *regs, long ret)
 
 	if (id == -1)
 		id = SCRY_NR_RT_SIGRETURN;
-	if (!recording() || !target_ok(regs, &t))
+	if (!recording() || !metrics_target(regs, &t))
 		return 0;
 	metrics_exit(t, regs, id, ret);
 	return 0;

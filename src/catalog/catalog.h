@@ -132,6 +132,8 @@ struct scry_capture_opts {
 	const char *fetch;     /* uprobes: members by path to record too, comma-separated
 	                        * ("req->hdr.len,s.count": --fetch), or NULL */
 	unsigned what;         /* SCRY_CAPTURE_*: sensitive payloads, recorded only when asked */
+	bool dirents_count;    /* getdents64's records counted, none copied (what strace shows
+	                        * without -v: "/ * 25 entries * /") */
 };
 
 /* --capture LIST: what is left out unless asked for. */

@@ -191,7 +191,7 @@ static bool add_special(struct builder *b, const struct scry_syscall *sc, unsign
 		if (!(f = add_structs(b, name, i, "dirents")))
 			break;
 		op = add_op(b->ev, SCRY_SOP_DIRENTS, i);
-		op->max = SCRY_DIRENTS_MAX;
+		op->max = o->dirents_count ? 0 : SCRY_DIRENTS_MAX;   /* 0: every record only counted */
 		op_len(op, a, SCRY_DIRENTS_MAX);
 		op->flags |= SCRY_SOPF_OK_ONLY;
 		return true;

@@ -245,7 +245,7 @@ const struct scry_struct_desc *scry_struct_find(const char *name)
 	if (!name)
 		return NULL;
 	for (size_t i = 0; i < NDESCS; i++)
-		if (strcmp(descs[i].name, name) == 0)
+		if (descs[i].name[0] == name[0] && strcmp(descs[i].name, name) == 0)
 			return &descs[i];
 	return NULL;
 }

@@ -203,7 +203,7 @@ static int arg_index(const struct scry_argval *val, const struct scry_argval *al
 
 static bool is_set(const struct scry_argspec *s, const char *set)
 {
-	return (s->kind == SCRY_A_FLAGS || s->kind == SCRY_A_ENUM) && s->set && !strcmp(s->set, set);
+	return (s->kind == SCRY_A_FLAGS || s->kind == SCRY_A_ENUM) && s->set && s->set[0] == set[0] && !strcmp(s->set, set);
 }
 
 static bool open_creates(uint64_t flags)
@@ -296,11 +296,11 @@ static void put_set(struct outbuf *ob, const struct scry_argspec *spec, uint64_t
 	bool have0 = all && all[0].have, have1 = all && all[1].have;
 
 	if (set && all) {
-		if (!strcmp(set, "sockproto") && have0) {
+		if (FMT_STREQ(set, "sockproto") && have0) {
 			put_sockproto(ob, all[0].v, v);
 			return;
 		}
-		if (!strcmp(set, "sockopt") && have1) {
+		if (FMT_STREQ(set, "sockopt") && have1) {
 			const char *s = sockopt_set(all[1].v);
 
 			if (s)
@@ -309,40 +309,40 @@ static void put_set(struct outbuf *ob, const struct scry_argspec *spec, uint64_t
 				ob_u64(ob, v & 0xffffffff);
 			return;
 		}
-		if (!strcmp(set, "fcntl_arg") && have1) {
+		if (FMT_STREQ(set, "fcntl_arg") && have1) {
 			put_fcntl_arg(ob, all[1].v, v);
 			return;
 		}
-		if (!strcmp(set, "prctl_arg") && have0) {
+		if (FMT_STREQ(set, "prctl_arg") && have0) {
 			put_prctl_arg(ob, all[0].v, i, v);
 			return;
 		}
-		if (!strcmp(set, "ioctl_arg") && have1) {
+		if (FMT_STREQ(set, "ioctl_arg") && have1) {
 			if (ioctl_int_arg(all[1].v))
 				fmt_hex(ob, v);
 			else
 				fmt_ptr(ob, v);
 			return;
 		}
-		if (!strcmp(set, "mknod_dev") && i > 0) {
+		if (FMT_STREQ(set, "mknod_dev") && i > 0) {
 			fmt_dev(ob, v);
 			return;
 		}
 		/* clone(child_stack=NULL, flags=...|SIGCHLD, parent_tid=..., tls=..., child_tidptr=...),
 		 * strace's order and names for x86_64's (flags, stack, ptid, ctid, tls) */
-		if (!strcmp(set, "clone") && i == 0 && have1) {
+		if (FMT_STREQ(set, "clone") && i == 0 && have1) {
 			OB_LIT(ob, "child_stack=");
 			fmt_ptr(ob, all[1].v);
 			OB_LIT(ob, ", flags=");
 			fmt_named(ob, "clone", v);
 			return;
 		}
-		if (!strcmp(set, "clone_ptid")) {
+		if (FMT_STREQ(set, "clone_ptid")) {
 			OB_LIT(ob, "parent_tid=");
 			fmt_ptr(ob, v);
 			return;
 		}
-		if (!strcmp(set, "clone_ctid") && have0) {
+		if (FMT_STREQ(set, "clone_ctid") && have0) {
 			bool tls = all[0].v & 0x80000 && all[4].have;           /* CLONE_SETTLS */
 
 			if (tls) {
@@ -355,7 +355,7 @@ static void put_set(struct outbuf *ob, const struct scry_argspec *spec, uint64_t
 			}
 			return;
 		}
-		if (!strcmp(set, "futex_val3") && have1) {
+		if (FMT_STREQ(set, "futex_val3") && have1) {
 			uint64_t cmd = all[1].v & 0x7f;
 
 			if ((cmd == 9 || cmd == 10) && (v & 0xffffffff) == 0xffffffff)
@@ -463,12 +463,12 @@ static void put_buf(struct outbuf *ob, const struct scry_argspec *spec, const st
 	}
 	more = val->truncated || (known && total > n);
 	/* getcwd's path: the length returned counts the NUL */
-	if (spec->set && !strcmp(spec->set, "path")) {   /* getcwd: a path, whole, without its NUL */
+	if (spec->set && FMT_STREQ(spec->set, "path")) {   /* getcwd: a path, whole, without its NUL */
 		if (n && !val->p[n - 1])
 			n--;
 		strsize = (unsigned)n;
 	}
-	if (spec->set && !strcmp(spec->set, "hex"))
+	if (spec->set && FMT_STREQ(spec->set, "hex"))
 		scry_fmt_str_hex(ob, val->p, n, strsize, more);
 	else
 		scry_fmt_str(ob, val->p, n, strsize, more);
@@ -543,9 +543,9 @@ bool scry_fmt_at_entry(const struct scry_argspec *spec)
 	case SCRY_A_FDSET:
 		return true;
 	case SCRY_A_ARRAY:
-		return spec->set && !strcmp(spec->set, "pollfd");
+		return spec->set && FMT_STREQ(spec->set, "pollfd");
 	case SCRY_A_STRUCT:
-		return spec->set && (!strcmp(spec->set, "timespec") || !strcmp(spec->set, "timeval"));
+		return spec->set && (FMT_STREQ(spec->set, "timespec") || FMT_STREQ(spec->set, "timeval"));
 	default:
 		return false;
 	}
@@ -649,7 +649,7 @@ void scry_fmt_arg(struct outbuf *ob, const struct scry_argspec *spec, const stru
 		put_buf(ob, spec, val, all, ret, have_ret, o);
 		break;
 	case SCRY_A_STRUCT:
-		if (val->p && val->n && val->len >= 4 && spec->set && !strcmp(spec->set, "socklen") && val->entry &&
+		if (val->p && val->n && val->len >= 4 && spec->set && FMT_STREQ(spec->set, "socklen") && val->entry &&
 		    val->entry->have && val->entry->p && val->entry->len >= 4 &&
 		    fmt_get(val->entry->p, 4) != fmt_get(val->p, 4)) {
 			/* a socket address's length the kernel changed: [110 => 2] */

@@ -3,6 +3,7 @@
  * leftover bits as "|0x40000000", an entirely unknown value as "0x10 / * PROT_??? * /",
  * zero as the set's zero name ("PROT_NONE", "F_OK") or "0"; enums by name or as
  * "0x7 / * SIG_??? * /". */
+#include <pthread.h>
 #include <string.h>
 #include "format/format.h"
 #include "format/fmt_internal.h"
@@ -18,14 +19,60 @@ static const struct {
 	{ fmt_sets_misc, &fmt_sets_misc_len },
 };
 
+/* The sets by name: an open-addressed table built once (every argument of a flags or enum
+ * kind looks its set up by name; a walk over all the sets with strcmp was a sixth of
+ * `scry trace`'s printing). */
+#define SET_SLOTS 512
+static const struct fmt_set *set_index[SET_SLOTS];
+static bool set_index_full;     /* more sets than the table takes: walk the lists */
+static pthread_once_t set_index_once = PTHREAD_ONCE_INIT;
+
+static unsigned set_hash(const char *name)
+{
+	uint32_t h = 2166136261u;   /* FNV-1a */
+
+	for (; *name; name++)
+		h = (h ^ (uint8_t)*name) * 16777619u;
+	return h & (SET_SLOTS - 1);
+}
+
+static void set_index_build(void)
+{
+	size_t n = 0;
+
+	for (size_t g = 0; g < sizeof(groups) / sizeof(groups[0]); g++)
+		n += *groups[g].len;
+	if (n > SET_SLOTS / 2) {
+		set_index_full = true;
+		return;
+	}
+	for (size_t g = 0; g < sizeof(groups) / sizeof(groups[0]); g++)
+		for (size_t i = 0; i < *groups[g].len; i++) {
+			const struct fmt_set *s = &groups[g].sets[i];
+			unsigned h = set_hash(s->name);
+
+			while (set_index[h] && strcmp(set_index[h]->name, s->name))
+				h = (h + 1) & (SET_SLOTS - 1);
+			if (!set_index[h])   /* the first of a name wins, as the walk had it */
+				set_index[h] = s;
+		}
+}
+
 const struct fmt_set *fmt_set_find(const char *name)
 {
 	if (!name)
 		return NULL;
-	for (size_t g = 0; g < sizeof(groups) / sizeof(groups[0]); g++)
-		for (size_t i = 0; i < *groups[g].len; i++)
-			if (!strcmp(groups[g].sets[i].name, name))
-				return &groups[g].sets[i];
+	pthread_once(&set_index_once, set_index_build);
+	if (set_index_full) {
+		for (size_t g = 0; g < sizeof(groups) / sizeof(groups[0]); g++)
+			for (size_t i = 0; i < *groups[g].len; i++)
+				if (!strcmp(groups[g].sets[i].name, name))
+					return &groups[g].sets[i];
+		return NULL;
+	}
+	for (unsigned h = set_hash(name); set_index[h]; h = (h + 1) & (SET_SLOTS - 1))
+		if (!strcmp(set_index[h]->name, name))
+			return set_index[h];
 	return NULL;
 }
 

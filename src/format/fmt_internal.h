@@ -51,6 +51,9 @@ struct fmt_set {
 };
 
 #define XV(a) (a), (uint16_t)(sizeof(a) / sizeof((a)[0]))
+/* a equals the literal lit: the first characters compared inline, strcmp only when they
+ * match (the formatters test call and set names against literals on every argument). */
+#define FMT_STREQ(a, lit) ((a)[0] == (lit)[0] && !strcmp((a), (lit)))
 
 /* Set tables (sets_*.c). */
 extern const struct fmt_set fmt_sets_file[], fmt_sets_mem[], fmt_sets_proc[], fmt_sets_net[],

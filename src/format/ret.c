@@ -12,7 +12,7 @@
 static bool in_list(const char *name, const char *const *list)
 {
 	for (; *list; list++)
-		if (!strcmp(name, *list))
+		if (name[0] == (*list)[0] && !strcmp(name, *list))
 			return true;
 	return false;
 }
@@ -55,7 +55,7 @@ void scry_fmt_ret(struct outbuf *ob, const char *syscall, int64_t ret)
 	OB_LIT(ob, "= ");
 	if (in_list(name, hexret))
 		fmt_hex(ob, (uint64_t)ret);
-	else if (!strcmp(name, "umask"))
+	else if (FMT_STREQ(name, "umask"))
 		fmt_oct(ob, (uint64_t)ret);
 	else
 		ob_i64(ob, ret);
@@ -114,7 +114,7 @@ static void ret_call(struct outbuf *ob, const char *syscall, int64_t ret, const 
 		scry_fmt_ret(ob, syscall, ret);
 		return;
 	}
-	if (!strcmp(name, "fcntl") && nargs >= 2 && all[1].have) {
+	if (FMT_STREQ(name, "fcntl") && nargs >= 2 && all[1].have) {
 		uint64_t cmd = all[1].v & 0xffffffff;
 
 		if (cmd == 3 || (cmd == 1 && ret > 0)) {        /* F_GETFL; F_GETFD */
@@ -132,24 +132,24 @@ static void ret_call(struct outbuf *ob, const char *syscall, int64_t ret, const 
 		}
 	}
 	scry_fmt_ret(ob, syscall, ret);
-	if (ret == 0 && (!strcmp(name, "poll") || !strcmp(name, "ppoll") || !strcmp(name, "select") ||
-			 !strcmp(name, "pselect6"))) {
+	if (ret == 0 && (FMT_STREQ(name, "poll") || FMT_STREQ(name, "ppoll") || FMT_STREQ(name, "select") ||
+			 FMT_STREQ(name, "pselect6"))) {
 		OB_LIT(ob, " (Timeout)");
 		return;
 	}
-	if ((!strcmp(name, "select") || !strcmp(name, "pselect6")) && ret > 0)
+	if ((FMT_STREQ(name, "select") || FMT_STREQ(name, "pselect6")) && ret > 0)
 		fmt_select_ready(ob, ret, all, nargs, name[0] == 'p', o);
-	else if ((!strcmp(name, "poll") || !strcmp(name, "ppoll")) && nargs >= 1)
-		put_revents(ob, ret, &all[0], !strcmp(name, "ppoll") && nargs >= 3 && ret >= 0 ? &all[2] : NULL, o);
-	else if ((!strcmp(name, "rt_sigtimedwait") || !strcmp(name, "rt_sigwaitinfo")) && ret > 0) {
+	else if ((FMT_STREQ(name, "poll") || FMT_STREQ(name, "ppoll")) && nargs >= 1)
+		put_revents(ob, ret, &all[0], FMT_STREQ(name, "ppoll") && nargs >= 3 && ret >= 0 ? &all[2] : NULL, o);
+	else if ((FMT_STREQ(name, "rt_sigtimedwait") || FMT_STREQ(name, "rt_sigwaitinfo")) && ret > 0) {
 		OB_LIT(ob, " (");
 		fmt_signame(ob, ret);
 		ob_putc(ob, ')');
-	} else if (!strcmp(name, "prctl") && nargs >= 1 && all[0].have && (all[0].v & 0xffffffff) == 3 && ret >= 0) {
+	} else if (FMT_STREQ(name, "prctl") && nargs >= 1 && all[0].have && (all[0].v & 0xffffffff) == 3 && ret >= 0) {
 		OB_LIT(ob, " (");                               /* PR_GET_DUMPABLE */
 		fmt_named(ob, "suid_dump", (uint64_t)ret);
 		ob_putc(ob, ')');
-	} else if (!strcmp(name, "personality") && ret >= 0) {
+	} else if (FMT_STREQ(name, "personality") && ret >= 0) {
 		OB_LIT(ob, " (");
 		fmt_named(ob, "personality", (uint64_t)ret);
 		ob_putc(ob, ')');

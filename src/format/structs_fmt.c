@@ -550,15 +550,15 @@ void fmt_struct_one(struct outbuf *ob, const struct scry_struct_desc *d, const u
 	}
 	/* scalar element types: [3] when pointed to, 3 in an array */
 	if (d->nfields == 1 && !d->fields[0].count && !strcmp(d->fields[0].name, t)) {
-		if (!strcmp(t, "wstatus")) {
+		if (FMT_STREQ(t, "wstatus")) {
 			put_wstatus(ob, (uint32_t)U32(0));
 			return;
 		}
-		if (!strcmp(t, "sigset")) {      /* a mask is a list already: [INT TERM] */
+		if (FMT_STREQ(t, "sigset")) {      /* a mask is a list already: [INT TERM] */
 			fmt_sigset(ob, p, 8);
 			return;
 		}
-		if (!strcmp(t, "fd") && in_array) {   /* pipe's: 3</path> with -y */
+		if (FMT_STREQ(t, "fd") && in_array) {   /* pipe's: 3</path> with -y */
 			fmt_fd(ob, S32(0), o);
 			return;
 		}
@@ -569,56 +569,56 @@ void fmt_struct_one(struct outbuf *ob, const struct scry_struct_desc *d, const u
 			ob_putc(ob, ']');
 		return;
 	}
-	if (!strcmp(t, "stat"))
+	if (FMT_STREQ(t, "stat"))
 		put_stat(ob, p, verbose);
-	else if (!strcmp(t, "statx"))
+	else if (FMT_STREQ(t, "statx"))
 		put_statx(ob, p, verbose);
-	else if (!strcmp(t, "statfs"))
+	else if (FMT_STREQ(t, "statfs"))
 		put_statfs(ob, p);
-	else if (!strcmp(t, "timespec"))
+	else if (FMT_STREQ(t, "timespec"))
 		put_tv(ob, p, false);
-	else if (!strcmp(t, "timeval"))
+	else if (FMT_STREQ(t, "timeval"))
 		put_tv(ob, p, true);
-	else if (!strcmp(t, "itimerspec"))
+	else if (FMT_STREQ(t, "itimerspec"))
 		put_itimer(ob, p, false);
-	else if (!strcmp(t, "itimerval"))
+	else if (FMT_STREQ(t, "itimerval"))
 		put_itimer(ob, p, true);
-	else if (!strcmp(t, "rlimit")) {
+	else if (FMT_STREQ(t, "rlimit")) {
 		OB_LIT(ob, "{rlim_cur=");
 		put_rlim(ob, U64(0));
 		OB_LIT(ob, ", rlim_max=");
 		put_rlim(ob, U64(8));
 		ob_putc(ob, '}');
-	} else if (!strcmp(t, "rusage"))
+	} else if (FMT_STREQ(t, "rusage"))
 		put_rusage(ob, p, verbose);
-	else if (!strcmp(t, "sysinfo"))
+	else if (FMT_STREQ(t, "sysinfo"))
 		put_sysinfo(ob, p);
-	else if (!strcmp(t, "utsname"))
+	else if (FMT_STREQ(t, "utsname"))
 		put_utsname(ob, d, p, verbose);
-	else if (!strcmp(t, "sigaction"))
+	else if (FMT_STREQ(t, "sigaction"))
 		put_sigaction(ob, p);
-	else if (!strcmp(t, "stack_t"))
+	else if (FMT_STREQ(t, "stack_t"))
 		put_stack_t(ob, p);
-	else if (!strcmp(t, "sigframe_mask")) {     /* rt_sigreturn({mask=[INT]}) */
+	else if (FMT_STREQ(t, "sigframe_mask")) {     /* rt_sigreturn({mask=[INT]}) */
 		OB_LIT(ob, "{mask=");
 		fmt_sigset(ob, p, 8);
 		ob_putc(ob, '}');
 	}
-	else if (!strcmp(t, "siginfo"))
+	else if (FMT_STREQ(t, "siginfo"))
 		scry_fmt_siginfo(ob, p);
-	else if (!strcmp(t, "open_how"))
+	else if (FMT_STREQ(t, "open_how"))
 		put_open_how(ob, p);
-	else if (!strcmp(t, "clone_args"))
+	else if (FMT_STREQ(t, "clone_args"))
 		put_clone_args(ob, p);
-	else if (!strcmp(t, "pollfd"))
+	else if (FMT_STREQ(t, "pollfd"))
 		put_pollfd(ob, p);
-	else if (!strcmp(t, "epoll_event"))
+	else if (FMT_STREQ(t, "epoll_event"))
 		put_epoll_event(ob, p);
-	else if (!strcmp(t, "iovec"))
+	else if (FMT_STREQ(t, "iovec"))
 		put_iovec(ob, p);
-	else if (!strcmp(t, "utimbuf"))
+	else if (FMT_STREQ(t, "utimbuf"))
 		put_utimbuf(ob, p);
-	else if (!strcmp(t, "sched_param")) {
+	else if (FMT_STREQ(t, "sched_param")) {
 		ob_putc(ob, '[');
 		ob_i64(ob, S32(0));
 		ob_putc(ob, ']');

@@ -433,7 +433,11 @@ int scry_probes_attach(struct scry_probes *p, char *err, size_t errlen)
 		if (ret)
 			return ret;
 	}
-	ret = attach_loaded(p, p->skel->progs.scry_metrics_enter, "tp_btf/sys_enter (metrics)", err, errlen);
+	/* the latency slots' switch program before the entry program that fills them: every
+	 * entry kept is moved when its task leaves the CPU (metrics.bpf.h) */
+	ret = attach_loaded(p, p->skel->progs.scry_metrics_lat_switch, "tp_btf/sched_switch (metric latency)", err, errlen);
+	if (!ret)
+		ret = attach_loaded(p, p->skel->progs.scry_metrics_enter, "tp_btf/sys_enter (metrics)", err, errlen);
 	if (!ret && bpf_program__autoload(p->skel->progs.scry_metrics_exit) && !p->opts.syscalls && p->sys_front[1] >= 0)
 		ret = probes_attach_front_sys(p, 1, err, errlen);   /* --filter: its front tail-calls it */
 	else if (!ret)

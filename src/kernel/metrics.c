@@ -129,6 +129,7 @@ int probes_prepare_metrics(struct scry_probes *p, char *err, size_t errlen)
 	}
 	bpf_program__set_autoload(p->skel->progs.scry_metrics_exit, (events & (1u << SCRY_ME_SYSCALL)) != 0);
 	bpf_program__set_autoload(p->skel->progs.scry_metrics_enter, latency != 0);
+	bpf_program__set_autoload(p->skel->progs.scry_metrics_lat_switch, latency != 0);
 	bool sched = events & (1u << SCRY_ME_RUNQUEUE | 1u << SCRY_ME_OFFCPU);
 	bpf_program__set_autoload(p->skel->progs.scry_metrics_wakeup, (events & (1u << SCRY_ME_RUNQUEUE)) != 0);
 	bpf_program__set_autoload(p->skel->progs.scry_metrics_wakeup_new, (events & (1u << SCRY_ME_RUNQUEUE)) != 0);

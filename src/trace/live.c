@@ -2,6 +2,7 @@
  * pending list, and each pump sorts it and hands over those older than the horizon (the
  * caller picks a horizon no CPU can still produce an event before). */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,17 @@
 #define EXIT_SLOTS 4096        /* pid -> exit code seen in exit/exit_group, or fatal signal */
 #define USTACK_GRACE_NS (50 * 1000 * 1000ULL)   /* a copy waits this long past the horizon for
 						 * its event (one late from a stage) */
+
+/* What a syscall is, to the merger (by number: no name compared per event). */
+#define NR_EXIT 1                  /* exit or exit_group */
+#define NR_EXIT_GROUP 2
+#define NR_FORKS 4                 /* clone, clone3, fork, vfork */
+#define NR_EXECVE 8                /* execve (the -- command's gate) */
+#define NR_EXEC 16                 /* execve or execveat */
+/* What fields an event has, to skip the walks over its fields that find nothing. */
+#define EVF_SK 1                   /* sk_* (fill_sock "sk") */
+#define EVF_RSK 2                  /* rsk_* */
+#define EVF_FILE 4                 /* fd_*, fd0_*, fd1_* (fill_file) */
 
 struct pending {
 	uint64_t ts;
@@ -48,6 +60,13 @@ struct trace_live {
 	size_t nevents;
 	struct scry_record_layout layout;    /* the session's contexts (pid and tid among them) */
 	const struct scry_syscall **by_nr;   /* SCRY_MAX_SYSCALLS */
+	const char **user_name;              /* by_nr's names as strace has them */
+	uint8_t *nr_flags;                   /* NR_* of by_nr's calls */
+	uint8_t *ev_flags;                   /* EVF_* of events[] (what fill_* would find) */
+	uint8_t *ev_args;                    /* the arguments (bits) events[]' fields fill */
+	struct trace_call call;              /* dispatch's, zeroed as it needs (call_reset) */
+	uint8_t dirty_in, dirty_out;         /* call's arguments written since */
+	bool ext_dirty;                      /* call's file[] and sock[] written since */
 	struct sig_event deliver, generate;  /* signal:signal_deliver, signal:signal_generate */
 	int pexit_id;
 	int group_dead_f;
@@ -55,6 +74,8 @@ struct trace_live {
 	int64_t realtime_off;                /* CLOCK_REALTIME - CLOCK_MONOTONIC */
 	struct pending *pend;
 	size_t npend, cappend;
+	struct pending *sorted;              /* sort_pending's second array */
+	size_t capsort;
 	uint8_t *bytes;
 	size_t nbytes, capbytes;
 	uint64_t seq;
@@ -107,7 +128,12 @@ struct trace_live *trace_live_new(const struct trace_live_ops *ops)
 	l->ops = *ops;
 	l->deliver.id = l->generate.id = l->pexit_id = l->fork_id = -1;
 	l->by_nr = calloc(SCRY_MAX_SYSCALLS, sizeof(*l->by_nr));
-	if (!l->by_nr) {
+	l->user_name = calloc(SCRY_MAX_SYSCALLS, sizeof(*l->user_name));
+	l->nr_flags = calloc(SCRY_MAX_SYSCALLS, sizeof(*l->nr_flags));
+	if (!l->by_nr || !l->user_name || !l->nr_flags) {
+		free(l->by_nr);
+		free(l->user_name);
+		free(l->nr_flags);
 		free(l);
 		return NULL;
 	}
@@ -119,7 +145,12 @@ void trace_live_free(struct trace_live *l)
 	if (!l)
 		return;
 	free(l->by_nr);
+	free(l->user_name);
+	free(l->nr_flags);
+	free(l->ev_flags);
+	free(l->ev_args);
 	free(l->pend);
+	free(l->sorted);
 	free(l->bytes);
 	trace_ustacks_free(l->ustacks);
 	scry_syms_free(l->syms);
@@ -152,9 +183,39 @@ int trace_live_bind_channel(struct trace_live *l, struct scry_session *s, unsign
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < n; i++)
-		if (list[i].nr >= 0 && list[i].nr < SCRY_MAX_SYSCALLS)
-			l->by_nr[list[i].nr] = &list[i];
+		if (list[i].nr >= 0 && list[i].nr < SCRY_MAX_SYSCALLS) {
+			const char *name = list[i].name;
+			int nr = list[i].nr;
+
+			l->by_nr[nr] = &list[i];
+			l->user_name[nr] = scry_syscall_user_name(name);
+			l->nr_flags[nr] = (!strcmp(name, "exit") ? NR_EXIT : 0) |
+					  (!strcmp(name, "exit_group") ? NR_EXIT | NR_EXIT_GROUP : 0) |
+					  (!strcmp(name, "clone") || !strcmp(name, "clone3") || !strcmp(name, "fork") ||
+					   !strcmp(name, "vfork") ? NR_FORKS : 0) |
+					  (!strcmp(name, "execve") ? NR_EXECVE | NR_EXEC : 0) |
+					  (!strcmp(name, "execveat") ? NR_EXEC : 0);
+		}
 	l->nevents = scry_session_events(s, chan, &l->events);
+	free(l->ev_flags);
+	free(l->ev_args);
+	l->ev_args = calloc(l->nevents ? l->nevents : 1, 1);
+	if (!(l->ev_flags = calloc(l->nevents ? l->nevents : 1, 1)) || !l->ev_args) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < l->nevents; i++)
+		for (unsigned k = 0; k < l->events[i]->nfields; k++) {
+			const char *f = l->events[i]->fields[k].name;
+
+			int arg = l->events[i]->fields[k].arg;
+
+			if (arg >= 0 && arg < SCRY_MAX_ARGS)
+				l->ev_args[i] |= (uint8_t)(1u << arg);
+			l->ev_flags[i] |= (!strncmp(f, "sk_", 3) ? EVF_SK : 0) | (!strncmp(f, "rsk_", 4) ? EVF_RSK : 0) |
+					  (!strncmp(f, "fd_", 3) || !strncmp(f, "fd0_", 4) || !strncmp(f, "fd1_", 4) ?
+					   EVF_FILE : 0);
+		}
 	if (l->ops.stack_names && !l->syms &&
 	    !(l->syms = scry_syms_new())) {
 		snprintf(err, errlen, "out of memory");
@@ -274,6 +335,82 @@ static int by_time(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+static inline bool before(const struct pending *x, const struct pending *y)
+{
+	return x->ts != y->ts ? x->ts < y->ts : x->seq < y->seq;
+}
+
+/* The pending list in time order.  It is made of runs already in order (what one CPU's
+ * ring gave in one read, and what the last pump kept): adjacent runs are merged, pass
+ * after pass, through a second array (qsort's comparator calls were a tenth of the
+ * printing).  False when out of memory (the list is left as it was). */
+static bool sort_pending(struct trace_live *l)
+{
+	struct pending *a = l->pend, *b;
+	size_t n = l->npend;
+	size_t *runs, nruns = 0;
+
+	for (size_t i = 1; i < n; i++)
+		if (before(&a[i], &a[i - 1]))
+			nruns++;
+	if (!nruns)
+		return true;
+	if (l->capsort < n) {
+		struct pending *ns = realloc(l->sorted, l->cappend * sizeof(*ns));
+
+		if (!ns)
+			return false;
+		l->sorted = ns;
+		l->capsort = l->cappend;
+	}
+	if (!(runs = malloc((nruns + 2) * sizeof(*runs))))
+		return false;
+	nruns = 0;
+	runs[nruns++] = 0;
+	for (size_t i = 1; i < n; i++)
+		if (before(&a[i], &a[i - 1]))
+			runs[nruns++] = i;
+	runs[nruns] = n;
+	b = l->sorted;
+	while (nruns > 1) {
+		size_t out = 0;
+
+		for (size_t r = 0; r < nruns; r += 2) {
+			/* runs r and r + 1; an odd run out (r + 1 == nruns) is copied as it is */
+			size_t i = runs[r], mid = runs[r + 1], end = r + 2 <= nruns ? runs[r + 2] : mid;
+			size_t j = mid, k = i;
+
+			while (i < mid && j < end)
+				b[k++] = before(&a[j], &a[i]) ? a[j++] : a[i++];
+			while (i < mid)
+				b[k++] = a[i++];
+			while (j < end)
+				b[k++] = a[j++];
+			runs[out++] = runs[r];
+		}
+		runs[out] = n;
+		nruns = out;
+		{
+			struct pending *t = a;
+
+			a = b;
+			b = t;
+		}
+	}
+	free(runs);
+	if (a != l->pend) {   /* the sorted list is the other array: swap the two */
+		l->sorted = l->pend;
+		l->pend = a;
+		{
+			size_t c = l->capsort;
+
+			l->capsort = l->cappend;
+			l->cappend = c;
+		}
+	}
+	return true;
+}
+
 static struct exit_slot *exit_slot(struct trace_live *l, int pid)
 {
 	return &l->exits[(unsigned)pid % EXIT_SLOTS];
@@ -378,6 +515,36 @@ static bool fill_sock(const struct scry_event *ev, const struct scry_fieldval *v
 	return any && r->family;
 }
 
+/* l->call as zeroed, rewriting only what the last event wrote: its arguments (dirty_in,
+ * dirty_out), its files and sockets (ext_dirty), and the rest (a memset of the whole
+ * 1,256 bytes per event was most of dispatch's own time). */
+_Static_assert(offsetof(struct trace_call, out) == offsetof(struct trace_call, in) + sizeof(((struct trace_call *)0)->in),
+	       "in, out adjacent");
+_Static_assert(offsetof(struct trace_call, sock) == offsetof(struct trace_call, file) + sizeof(((struct trace_call *)0)->file),
+	       "file, sock adjacent");
+_Static_assert(offsetof(struct trace_call, file) > offsetof(struct trace_call, out), "in, out before file, sock");
+static void call_reset(struct trace_live *l)
+{
+	struct trace_call *c = &l->call;
+	uint8_t *base = (uint8_t *)c;
+	size_t args_end = offsetof(struct trace_call, out) + sizeof(c->out);
+	size_t ext = offsetof(struct trace_call, file), ext_end = offsetof(struct trace_call, sock) + sizeof(c->sock);
+
+	memset(base, 0, offsetof(struct trace_call, in));
+	for (unsigned i = 0; i < SCRY_MAX_ARGS; i++) {
+		if (l->dirty_in >> i & 1)
+			memset(&c->in[i], 0, sizeof(c->in[i]));
+		if (l->dirty_out >> i & 1)
+			memset(&c->out[i], 0, sizeof(c->out[i]));
+	}
+	l->dirty_in = l->dirty_out = 0;
+	memset(base + args_end, 0, ext - args_end);
+	if (l->ext_dirty)
+		memset(base + ext, 0, ext_end - ext);
+	l->ext_dirty = false;
+	memset(base + ext_end, 0, sizeof(*c) - ext_end);
+}
+
 static void dispatch(struct trace_live *l, const uint8_t *b, uint32_t len)
 {
 	struct scry_record r;
@@ -387,8 +554,9 @@ static void dispatch(struct trace_live *l, const uint8_t *b, uint32_t len)
 	uint64_t ts;
 	const struct scry_event *ev;
 	const struct scry_syscall *sc;
-	struct trace_call c;
+	struct trace_call *c = &l->call;
 	int64_t rts;
+	uint8_t nrf;
 
 	if (scry_record_read(&l->layout, b, len, &r) < 0 || !scry_record_ctx(&l->layout, &r, SCRY_CTX_PID, &pid64) ||
 	    !scry_record_ctx(&l->layout, &r, SCRY_CTX_TID, &tid64))
@@ -462,25 +630,24 @@ static void dispatch(struct trace_live *l, const uint8_t *b, uint32_t len)
 		return;
 	if (ev->nr < 0 || ev->nr >= SCRY_MAX_SYSCALLS || !(sc = l->by_nr[ev->nr]))
 		return;
+	nrf = l->nr_flags[ev->nr];
 	if (l->gate_pid && pid == l->gate_pid) {
 		/* the entry opens the gate; its exit does when a filter rejected the entry */
-		if (strcmp(sc->name, "execve"))
+		if (!(nrf & NR_EXECVE))
 			return;
 		l->gate_pid = 0;
 	}
 	/* a new task's return from fork/clone: strace shows the child from its next call */
-	if (ev->kind == SCRY_EV_SYSCALL_EXIT && l->vals[0].v == 0 &&
-	    (!strcmp(sc->name, "clone") || !strcmp(sc->name, "clone3") || !strcmp(sc->name, "fork") ||
-	     !strcmp(sc->name, "vfork")))
+	if (ev->kind == SCRY_EV_SYSCALL_EXIT && l->vals[0].v == 0 && (nrf & NR_FORKS))
 		return;
-	memset(&c, 0, sizeof(c));
-	c.name = scry_syscall_user_name(sc->name);
-	c.nr = sc->nr;
-	c.nargs = sc->nargs;
-	c.specs = sc->spec;
-	c.args = sc->args;
-	c.pid = pid;
-	c.tid = tid;
+	call_reset(l);
+	c->name = l->user_name[ev->nr];
+	c->nr = sc->nr;
+	c->nargs = sc->nargs;
+	c->specs = sc->spec;
+	c->args = sc->args;
+	c->pid = pid;
+	c->tid = tid;
 	if (l->layout.ctx_off[SCRY_CTX_PROCNAME] >= 0) {   /* -Y */
 		size_t n = 0;
 		const char *comm = scry_record_procname(&l->layout, &r, &n);
@@ -489,7 +656,7 @@ static void dispatch(struct trace_live *l, const uint8_t *b, uint32_t len)
 			n = strnlen(comm, n < 16 ? n : 16);
 			memcpy(l->comm, comm, n);
 			l->comm[n] = '\0';
-			c.comm = l->comm;
+			c->comm = l->comm;
 		}
 	}
 	if (l->layout.ctx_off[SCRY_CTX_CALLSTACK_USER] >= 0) {   /* -i: the stack's first frame */
@@ -497,54 +664,59 @@ static void dispatch(struct trace_live *l, const uint8_t *b, uint32_t len)
 		const uint64_t *a = scry_record_callstack(&l->layout, &r, SCRY_CTX_CALLSTACK_USER, &n);
 
 		if (a && n)
-			memcpy(&c.ip, a, 8);
-		if (c.ip == UINT64_MAX)
-			c.ip = 0;
+			memcpy(&c->ip, a, 8);
+		if (c->ip == UINT64_MAX)
+			c->ip = 0;
 	}
 	if (ev->kind == SCRY_EV_SYSCALL_ENTRY) {
-		c.ts_entry = rts;
-		c.have_entry = true;
-		fill_args(ev, l->vals, c.in, sc);
-		if ((c.sock[0].have = fill_sock(ev, l->vals, "sk", &c.sock[0].r)))
+		c->ts_entry = rts;
+		c->have_entry = true;
+		fill_args(ev, l->vals, c->in, sc);
+		l->dirty_in |= l->ev_args[id];
+		l->ext_dirty |= (l->ev_flags[id] & (EVF_SK | EVF_RSK | EVF_FILE)) != 0;
+		if ((l->ev_flags[id] & EVF_SK) && (c->sock[0].have = fill_sock(ev, l->vals, "sk", &c->sock[0].r)))
 			for (unsigned i = 0; i < sc->nargs; i++)
 				if (sc->spec[i].kind == SCRY_A_FD) {
-					c.sock[0].fd = (int)c.in[i].v;
+					c->sock[0].fd = (int)c->in[i].v;
 					break;
 				}
-		if (l->ustacks && l->ops.stack_names && (!strcmp(sc->name, "exit_group") || !strcmp(sc->name, "exit")) &&
-		    (c.nframes = trace_ustacks_take(l->ustacks, tid, ts, l->ips, SCRY_UNWIND_MAX_DEPTH)))
-			c.frames = l->ips;   /* -k: a call that never returns, its stack at the entry */
-		if ((!strcmp(sc->name, "exit_group") || !strcmp(sc->name, "exit")) && c.in[0].have) {
+		if (l->ustacks && l->ops.stack_names && (nrf & NR_EXIT) &&
+		    (c->nframes = trace_ustacks_take(l->ustacks, tid, ts, l->ips, SCRY_UNWIND_MAX_DEPTH)))
+			c->frames = l->ips;   /* -k: a call that never returns, its stack at the entry */
+		if ((nrf & NR_EXIT) && c->in[0].have) {
 			struct exit_slot *e = exit_slot(l, pid);
-			if (e->pid != pid || !strcmp(sc->name, "exit_group") || (e->status & 0x7f) == 0) {
+			if (e->pid != pid || (nrf & NR_EXIT_GROUP) || (e->status & 0x7f) == 0) {
 				e->pid = pid;
-				e->status = (int)(c.in[0].v & 0xff) << 8;
+				e->status = (int)(c->in[0].v & 0xff) << 8;
 			}
 		}
 		if (l->ops.entry)
-			l->ops.entry(l->ops.ctx, &c);
+			l->ops.entry(l->ops.ctx, c);
 	} else {
-		c.ts_exit = rts;
-		c.have_exit = true;
-		c.ret = (int64_t)l->vals[0].v;
-		fill_args(ev, l->vals, c.out, sc);
-		fill_file(ev, l->vals, c.file);
-		if ((c.sock[1].have = fill_sock(ev, l->vals, "rsk", &c.sock[1].r)))
-			c.sock[1].fd = (int)c.ret;
+		c->ts_exit = rts;
+		c->have_exit = true;
+		c->ret = (int64_t)l->vals[0].v;
+		fill_args(ev, l->vals, c->out, sc);
+		l->dirty_out |= l->ev_args[id];
+		l->ext_dirty |= (l->ev_flags[id] & (EVF_SK | EVF_RSK | EVF_FILE)) != 0;
+		if (l->ev_flags[id] & EVF_FILE)
+			fill_file(ev, l->vals, c->file);
+		if ((l->ev_flags[id] & EVF_RSK) && (c->sock[1].have = fill_sock(ev, l->vals, "rsk", &c->sock[1].r)))
+			c->sock[1].fd = (int)c->ret;
 		if (l->ops.stack_names) {   /* -k: named by the printer (trace_printer_set_syms) */
-			if (l->ustacks && c.ret == 0 && (!strcmp(sc->name, "execve") || !strcmp(sc->name, "execveat")))
+			if (l->ustacks && c->ret == 0 && (nrf & NR_EXEC))
 				trace_ustacks_forget(l->ustacks, pid);   /* another program's files */
-			if (l->ustacks && (c.nframes = trace_ustacks_take(l->ustacks, tid, ts, l->ips, SCRY_UNWIND_MAX_DEPTH))) {
-				c.frames = l->ips;
-				c.ip = l->ips[0];   /* (execve's: where the interpreter is, stackmaps.c) */
+			if (l->ustacks && (c->nframes = trace_ustacks_take(l->ustacks, tid, ts, l->ips, SCRY_UNWIND_MAX_DEPTH))) {
+				c->frames = l->ips;
+				c->ip = l->ips[0];   /* (execve's: where the interpreter is, stackmaps.c) */
 			}
 			else   /* no copy (its loss counted), or frame pointers asked for */
-				c.frames = scry_record_callstack(&l->layout, &r, SCRY_CTX_CALLSTACK_USER, &c.nframes);
-			if (!c.frames)
-				c.nframes = 0;
+				c->frames = scry_record_callstack(&l->layout, &r, SCRY_CTX_CALLSTACK_USER, &c->nframes);
+			if (!c->frames)
+				c->nframes = 0;
 		}
 		if (l->ops.exit)
-			l->ops.exit(l->ops.ctx, &c);
+			l->ops.exit(l->ops.ctx, c);
 	}
 	return;
 bad:
@@ -567,7 +739,8 @@ void trace_live_pump(struct trace_live *l, uint64_t horizon)
 		trace_ustacks_drain(l->ustacks);
 	if (!l->npend)
 		goto expire;
-	qsort(l->pend, l->npend, sizeof(*l->pend), by_time);
+	if (!sort_pending(l))   /* out of memory: the slow way */
+		qsort(l->pend, l->npend, sizeof(*l->pend), by_time);
 	for (i = 0; i < l->npend && l->pend[i].ts < horizon; i++) {
 		if (l->ustacks && i % 64 == 63)   /* the ring kept empty while the stacks are unwound */
 			trace_ustacks_drain(l->ustacks);

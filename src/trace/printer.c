@@ -25,7 +25,7 @@ bool trace_call_failed(int64_t ret)
 
 static bool never_returns(const char *name)
 {
-	return name && (!strcmp(name, "exit") || !strcmp(name, "exit_group"));
+	return name && (TRACE_NAME_IS(name, "exit") || TRACE_NAME_IS(name, "exit_group"));
 }
 
 /* Is the call shown?  With --filter, exit/exit_group arrive unfiltered (for the exit
@@ -37,12 +37,12 @@ static bool selected(const struct trace_printer *p, int nr, const char *name)
 
 static bool is_exec(const char *name)
 {
-	return name && (!strcmp(name, "execve") || !strcmp(name, "execveat"));
+	return name && (TRACE_NAME_IS(name, "execve") || TRACE_NAME_IS(name, "execveat"));
 }
 
 /* ---- tasks and pending calls ---- */
 
-static void pend_free(struct pend *pd)
+static void pend_destroy(struct pend *pd)
 {
 	if (pd) {
 		free(pd->blob);
@@ -50,10 +50,22 @@ static void pend_free(struct pend *pd)
 	}
 }
 
+/* A pending call done with: kept for the next (its blob with it), up to PEND_SPARES
+ * (a malloc and a free of each per call were a tenth of the printing). */
+static void pend_free(struct trace_printer *p, struct pend *pd)
+{
+	if (!pd)
+		return;
+	if (p->nspare < PEND_SPARES)
+		p->spare[p->nspare++] = pd;
+	else
+		pend_destroy(pd);
+}
+
 /* First argument strace prints when the call returns. */
 static unsigned entry_args(const struct trace_call *c)
 {
-	if (c->name && !strcmp(c->name, "clone3"))
+	if (c->name && TRACE_NAME_IS(c->name, "clone3"))
 		return c->nargs ? 1 : 0;   /* the struct; " => {parent_tid=[N]}, size" at exit */
 	for (unsigned i = 0; c->specs && i < c->nargs; i++)
 		if (!scry_fmt_at_entry(&c->specs[i]))
@@ -61,23 +73,31 @@ static unsigned entry_args(const struct trace_call *c)
 	return c->nargs;
 }
 
-static struct pend *pend_new(const struct trace_call *c)
+static struct pend *pend_new(struct trace_printer *p, const struct trace_call *c)
 {
-	struct pend *pd = calloc(1, sizeof(*pd));
+	struct pend *pd = p->nspare ? p->spare[--p->nspare] : calloc(1, sizeof(*pd));
 	size_t total = 0, off = 0;
 	unsigned n = c->nargs < SCRY_MAX_ARGS ? c->nargs : SCRY_MAX_ARGS;
 
 	if (!pd)
 		return NULL;
+	pd->shown = pd->path_ok = false;
 	pd->c = *c;
 	pd->c.nargs = n;
 	memset(pd->c.out, 0, sizeof(pd->c.out));
 	for (unsigned i = 0; i < n; i++)
 		if (c->in[i].have && c->in[i].p)
 			total += c->in[i].len;
-	if (total && !(pd->blob = malloc(total))) {
-		free(pd);
-		return NULL;
+	if (total > pd->blobcap) {
+		uint8_t *nb = malloc(total);
+
+		if (!nb) {
+			pend_destroy(pd);
+			return NULL;
+		}
+		free(pd->blob);
+		pd->blob = nb;
+		pd->blobcap = total;
 	}
 	for (unsigned i = 0; i < n; i++) {
 		if (!c->in[i].have || !c->in[i].p)
@@ -121,7 +141,7 @@ static void task_remove(struct trace_printer *p, int tid)
 		return;
 	if (p->open_tid == tid)
 		p->open_tid = 0;   /* callers end the line first */
-	pend_free(t->pend);
+	pend_free(p, t->pend);
 	if (t->out && t->out != p->out) {
 		trace_printer_flush(p);
 		if (p->ob.f == t->out)
@@ -246,7 +266,7 @@ static void drop_pending(struct trace_printer *p, struct task *t)
 		trace_printer_close_open(p, " <unfinished ...>");
 	if (p->o.json && !p->quiet && selected(p, pd->c.nr, pd->c.name))
 		trace_json_call(p, &pd->c, pd->c.in, true, false);
-	pend_free(pd);
+	pend_free(p, pd);
 }
 
 /* exit, exit_group: "exit_group(0) = ?" when they enter. */
@@ -337,7 +357,7 @@ static void detach(struct trace_printer *p, const struct trace_call *full, struc
 		trace_printer_line_end(p);
 		p->open_tid = 0;
 	}
-	pend_free(pd);
+	pend_free(p, pd);
 	imap_put(&p->detached, full->pid, p);
 	v = tasks_of(p, full->pid, &n);
 	for (size_t i = 0; v && i < n; i++)
@@ -362,13 +382,13 @@ void trace_printer_entry(struct trace_printer *p, const struct trace_call *c)
 	if (never_returns(c->name)) {
 		if (sel && !p->quiet)
 			put_noreturn_call(p, c);
-		if (!strcmp(c->name, "exit") && c->tid != c->pid) {   /* a thread ends */
+		if (TRACE_NAME_IS(c->name, "exit") && c->tid != c->pid) {   /* a thread ends */
 			put_exited(p, c->pid, c->tid, c->ts_entry, (int)((c->in[0].v & 0xff) << 8));
 			task_remove(p, c->tid);
 		}
 		return;
 	}
-	if (!(t->pend = pend_new(c)))
+	if (!(t->pend = pend_new(p, c)))
 		return;
 	t->pend->path_ok = sel;
 	if (!sel || p->quiet || p->deferred)
@@ -437,8 +457,8 @@ void trace_printer_exit(struct trace_printer *p, const struct trace_call *c)
 		detach(p, &full, pd, all);
 		return;
 	}
-	early = p->track_fds && (!strcmp(c->name, "pipe") || !strcmp(c->name, "pipe2") ||
-				    !strcmp(c->name, "socketpair"));
+	early = p->track_fds && (TRACE_NAME_IS(c->name, "pipe") || TRACE_NAME_IS(c->name, "pipe2") ||
+				    TRACE_NAME_IS(c->name, "socketpair"));
 	if (early)
 		fdtrack_apply(&p->fds, &full, all);
 	if (sel && p->sum)
@@ -490,7 +510,7 @@ void trace_printer_exit(struct trace_printer *p, const struct trace_call *c)
 		put_frames(p, c);
 	if (is_exec(c->name) && c->ret == 0)
 		exec_done(p, c->pid, c->tid);
-	pend_free(pd);
+	pend_free(p, pd);
 	put_sigq(p, c->tid, c->ts_exit);
 }
 
@@ -571,7 +591,7 @@ static void end_pending(struct trace_printer *p, struct task *t, int64_t ts, enu
 	t->pend = NULL;
 	nf = trace_syscall_classes(pd->c.name) & TRACE_NEVER_FAILS;
 	if (!selected(p, pd->c.nr, pd->c.name) || p->quiet) {
-		pend_free(pd);
+		pend_free(p, pd);
 		return;
 	}
 	if (p->o.json) {
@@ -604,7 +624,7 @@ static void end_pending(struct trace_printer *p, struct task *t, int64_t ts, enu
 			OB_LIT(&p->ob, " <unfinished ...>");
 		trace_printer_put_noret(p);
 	}
-	pend_free(pd);
+	pend_free(p, pd);
 }
 
 void trace_printer_exited(struct trace_printer *p, int pid, int64_t ts, int status)
@@ -810,11 +830,13 @@ void trace_printer_free(struct trace_printer *p)
 	if (!p)
 		return;
 	trace_flow_free(p->flow);
+	while (p->nspare)
+		pend_destroy(p->spare[--p->nspare]);
 	for (size_t i = 0; i < p->tasks.cap; i++)
 		if (p->tasks.slots[i].key) {
 			struct task *t = p->tasks.slots[i].val;
 
-			pend_free(t->pend);
+			pend_destroy(t->pend);
 			if (t->out && t->out != p->out)
 				fclose(t->out);
 			free(t);

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 #include "trace/fdtrack.h"
 #include "trace/imap.h"
 #include "trace/stackname.h"
@@ -12,17 +13,22 @@
 #include "util/outbuf.h"
 
 #define TRACE_RET_COLUMN 40     /* strace's default -a: where " = " goes */
+/* A call's name is the literal lit: first characters compared inline (names are tested
+ * against literals several times per call). */
+#define TRACE_NAME_IS(name, lit) ((name)[0] == (lit)[0] && !strcmp((name), (lit)))
 
 /* A call that entered and has not returned: the entry event's values, copied. */
 struct pend {
 	struct trace_call c;
 	uint8_t *blob;              /* the bytes c.in[] point to */
+	size_t blobcap;             /* its size (a spare keeps its blob) */
 	unsigned k;                 /* first argument printed at exit (first OUT/INOUT) */
 	bool shown;                 /* its entry part was written */
 	bool path_ok;               /* -P: shown (its entry touched a path of -P, or none given) */
 };
 
 #define TASK_SIGQ 4
+#define PEND_SPARES 64          /* pending calls kept for reuse */
 #define FRAME_SLOTS 4096
 
 /* -k: a frame's line as named (a process's stacks repeat: naming is the printer's cost). */
@@ -83,6 +89,8 @@ struct trace_printer {
 	struct trace_stackmaps *maps;
 	struct frame_slot *frames;  /* -k: named frames by (tgid, address), FRAME_SLOTS of them */
 	size_t npaths;
+	struct pend *spare[PEND_SPARES];   /* pend_free's, for pend_new */
+	unsigned nspare;
 };
 
 /* -P (pathtrace.c): does the call touch one of the paths, by a path argument or by a

@@ -173,6 +173,21 @@ static void switch_file(struct trace_printer *p, struct task *t, int tid)
 	}
 }
 
+/* v in decimal at the end of buf[32] (a line's pid without snprintf, which was a twentieth
+ * of the printing); returns its length. */
+static size_t dec(char buf[32], long long v)
+{
+	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+	char *e = buf + 32, *q = e;
+
+	do
+		*--q = (char)('0' + u % 10);
+	while (u /= 10);
+	if (v < 0)
+		*--q = '-';
+	return (size_t)(e - q);
+}
+
 /* strace's printleader: end the open line, then the pid prefix and the timestamps. */
 void trace_printer_line_start(struct trace_printer *p, int tid, int64_t ts)
 {
@@ -186,16 +201,25 @@ void trace_printer_line_start(struct trace_printer *p, int tid, int64_t ts)
 	p->col = 0;
 	p->mark = p->ob.n;
 	if (p->numeric_pfx || (!p->per_file && p->tasks.n > 1)) {
-		trace_printer_put_num(p, p->numeric_pfx ? "%lld" : "[pid %5lld", tid, 0);
+		char num[32];
+		size_t w = dec(num, tid);
+
+		if (!p->numeric_pfx) {   /* "[pid %5d" */
+			static const char pfx[10] = "[pid     ";
+
+			ob_write(&p->ob, pfx, w < 5 ? 10 - w : 5);
+		}
+		ob_write(&p->ob, num + sizeof(num) - w, w);
 		if (p->o.decode_comm)   /* -Y: 42163<sh> */
 			put_comm(p, t, tid);
 		ob_puts(&p->ob, p->numeric_pfx ? " " : "] ");
 		if (p->numeric_pfx) {   /* strace's "%-5d " with the name after the number */
+			static const char spaces[6] = "      ";
+
 			trace_printer_col_sync(p);
-			while (p->col < 6) {
-				ob_putc(&p->ob, ' ');
-				trace_printer_col_sync(p);
-			}
+			if (p->col < 6)
+				ob_write(&p->ob, spaces, 6 - p->col);
+			trace_printer_col_sync(p);
 		}
 	}
 	if (p->o.tstamp) {
@@ -280,7 +304,7 @@ bool trace_printer_put_args(struct trace_printer *p, const struct trace_call *c,
  * ", " (read(0,  <unfinished ...>). */
 bool trace_printer_sep_at_exit(const struct trace_call *c, unsigned k)
 {
-	if (k == 1 && c->nargs > 1 && c->name && !strcmp(c->name, "clone3"))
+	if (k == 1 && c->nargs > 1 && c->name && TRACE_NAME_IS(c->name, "clone3"))
 		return true;
 	return k > 0 && k < c->nargs && c->specs && c->specs[k].kind == SCRY_A_ENUM && c->specs[k].set &&
 	       !strncmp(c->specs[k].set, "clone_", 6);
@@ -292,7 +316,7 @@ void trace_printer_put_clone3_out(struct trace_printer *p, const struct trace_ca
 {
 	uint64_t flags = 0;
 
-	if (!c->name || strcmp(c->name, "clone3") || c->ret <= 0 || !all[0].p || all[0].len < 8)
+	if (!c->name || !TRACE_NAME_IS(c->name, "clone3") || c->ret <= 0 || !all[0].p || all[0].len < 8)
 		return;
 	memcpy(&flags, all[0].p, 8);
 	if (flags & 0x00100000) {   /* CLONE_PARENT_SETTID */
@@ -314,7 +338,7 @@ void trace_printer_put_entry_part(struct trace_printer *p, const struct pend *pd
 
 static bool returns_fd(const struct trace_call *c, const struct scry_argval *all)
 {
-	if (!strcmp(c->name, "fcntl"))
+	if (TRACE_NAME_IS(c->name, "fcntl"))
 		return c->nargs > 1 && all[1].have && (all[1].v == 0 || all[1].v == 1030);  /* F_DUPFD* */
 	return trace_syscall_classes(c->name) & TRACE_RET_FD;
 }

@@ -108,6 +108,10 @@ int trace_session_build(struct trace_session *ts, const struct trace_opts *o, st
 		so->capture.snaplen = SCRY_SEQ_MAX;
 	so->capture.fetch = o->fetch;
 	so->capture.what = o->verbose ? SCRY_CAPTURE_ENV : 0;   /* envp listed with -v alone, as strace */
+	/* getdents64's entries are listed only with -v (or --json, or in a --record trace):
+	 * else the kernel counts them and copies none (find: a copy of up to 32 KiB of names
+	 * per call, through the ring, for "/ * 255 entries * /") */
+	so->capture.dirents_count = !o->verbose && !o->json && !o->record_dir;
 	if (o->decode_fds >= 2)   /* -yy: sockets named from the kernel at the call */
 		so->capture.what |= SCRY_CAPTURE_SOCK;
 	/* -c: a counting channel (no event, no trace); else the live printer is the channel's

@@ -131,10 +131,11 @@ static __always_inline struct task_struct *current_ro(struct scry_memo *m, const
 }
 
 /* t (current, as target_ok gave it) as helpers taking a task accept it (task storage,
- * bpf_task_pt_regs): t itself, or current again when target_ok read it from the memo. */
+ * bpf_task_pt_regs): current again whenever target_ok may have read it from the memo (a
+ * syscall program given regs, any mode: memo_by_regs), else t itself. */
 static __always_inline struct task_struct *current_trusted(struct task_struct *t)
 {
-	return current_in_memo() ? bpf_get_current_task_btf() : t;
+	return memo_by_regs ? bpf_get_current_task_btf() : t;
 }
 
 /* The key of task t in `tracked`: its process (tgid), or, when children are not followed
@@ -154,7 +155,7 @@ static __always_inline bool target_ok(const void *regs, struct task_struct **tp)
 	__u32 zero = 0, tgid, key;
 	struct scry_memo *m;
 	__u64 gen, ug, cgroups;
-	bool ok;
+	bool ok, given;
 
 	if (target_all && !track_mask && !(memo_by_regs && regs)) {
 		if (!t)
@@ -174,10 +175,13 @@ static __always_inline bool target_ok(const void *regs, struct task_struct **tp)
 	if (mt && m->gen == gen && task_ug(mt) == m->ug && task_cgroups(mt) == m->cgroups) {
 		if (!m->ok)
 			return false;
+		/* current is the memo's task, proved: no helper call (a followed process's
+		 * every event paid one, ~the -p row's cost over -a on this VM's SRSO thunk) */
 		if (!t)
-			*tp = bpf_get_current_task_btf();
+			*tp = mt;
 		return true;
 	}
+	given = t != NULL;
 	if (!t)
 		t = *tp = bpf_get_current_task_btf();
 	tgid = t->tgid;
@@ -201,6 +205,12 @@ static __always_inline bool target_ok(const void *regs, struct task_struct **tp)
 		m->regs = (__u64)regs;
 		m->task = t;
 		m->stack = (__u64)t->stack;
+		if (!given) {   /* read back: the kptr's (untrusted) type, as on a hit */
+			asm volatile("" ::: "memory");
+			*tp = m->task;
+			if (!*tp)
+				return false;
+		}
 	} else {
 		m->regs = 0;
 	}
