@@ -29,7 +29,6 @@ const volatile __s64 preempt_delta = 0;  /* per-CPU __preempt_count - runqueues 
 const volatile __u8 tif_need_resched = 3;
 const volatile __u32 stack_max = SCRY_CALLSTACK_MAX;
 const volatile __u32 perf_ncpus = 1;      /* perf_ctrs: counter k of CPU c at k * perf_ncpus + c */  /* frames a call stack context may get */ /* TIF_NEED_RESCHED's bit (x86: 3; generic TIF bits: 4) */
-const volatile __u32 self_tgid = 0;        /* scry itself: never recorded */
 const volatile __u8 target_all = 0;        /* 1: system-wide; 0: only tgids in `tracked` */
 const volatile __u8 follow_forks = 1;      /* the children of tracked tgids are tracked */
 const volatile __u16 fork_event_id = SCRY_NO_EVENT;
@@ -60,6 +59,11 @@ static __always_inline __u64 scry_now(void)
  * and detaching one tracepoint after another does not show in the trace.  Fork tracking
  * does not wait for it: a child forked before the start is followed all the same. */
 volatile __u32 scry_recording = 0;
+
+/* scry itself (its tgid: never recorded), set through the mmapped .bss by the process that
+ * attaches the programs before it attaches them: not a load-time setting, so that a loaded
+ * object may be handed to another process (scryd's warm object, kernel/warm.c). */
+__u32 self_tgid = 0;
 
 /* The statedump's items of the current run: sd_items[0..sd_nitems), written when the task
  * iterator reaches scry's thread sd_tid (statedump.bpf.h). */

@@ -17,6 +17,7 @@
 #include "cli/track.h"
 #include "feed/capture.h"
 #include "kernel/features.h"
+#include "kernel/probes.h"
 #include "relay/proto.h"
 #include "session/session.h"
 #include "util/clock.h"
@@ -502,6 +503,7 @@ int cmd_record(int argc, char **argv)
 		goto fail;
 	scry_raise_nofile();
 	scry_features_prefetch();   /* the kernel's BTF parsed while we prepare */
+	scry_probes_prefetch();     /* and the BPF object opened */
 	if (a.cmd && scry_spawn_check(a.cmd[0], err, sizeof(err)))
 		goto fail;
 	scry_elf_search_pids(a.pids, a.npids);   /* uprobe:NAME: the file -p's processes map */

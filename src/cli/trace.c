@@ -19,11 +19,13 @@
 #include "cli/launch.h"
 #include "cli/report.h"
 #include "kernel/features.h"
+#include "kernel/probes.h"
 #include "session/session.h"
 #include "trace/live.h"
 #include "trace/ustacks.h"
 #include "cli/trace_options.h"
 #include "trace/printer.h"
+#include "trace/session_opts.h"
 #include "util/dirh.h"
 #include "trace/summary.h"
 #include "util/clock.h"
@@ -34,8 +36,6 @@
 /* Events of a CPU reach us at most this late (stage fetch period + margin): older ones can
  * be printed in global time order. */
 #define LIVE_LAG_NS (4 * 1000 * 1000ULL)
-#define USTACK_RING (64u << 20)   /* -k: bytes of the ring of stack copies (~2,000 of the
-				   * deepest, ~12,000 of ordinary ones, ~5 KB, waiting) */
 
 static volatile sig_atomic_t stop_signal;
 
@@ -74,64 +74,6 @@ static int build_names(struct names_ctx *nc)
 		if (u != list[i].name)
 			nc->names[nc->n++] = u;
 	}
-	return 0;
-}
-
-/* The session's event specs: the selected syscalls, and what the printer needs besides. */
-static int event_specs(const struct trace_opts *o, struct scry_catalog *cat, char ***out, size_t *nout)
-{
-	const struct scry_syscall *list;
-	size_t n = scry_catalog_syscalls(cat, &list), k = 0;
-	static const char *const fd_calls[] = {
-		"open", "openat", "openat2", "creat", "close", "close_range", "dup", "dup2", "dup3",
-		"fcntl", "socket", "socketpair", "pipe", "pipe2", "accept", "accept4", "chdir", "fchdir",
-		"unlink", "unlinkat", "rmdir", "epoll_create", "epoll_create1", "eventfd", "eventfd2",
-		"signalfd", "signalfd4", "timerfd_create", "inotify_init", "inotify_init1", "memfd_create",
-		"pidfd_open", "pidfd_getfd", "fanotify_init", "userfaultfd", "perf_event_open",
-		"bind", "connect", "listen", "sendto", "sendmsg", "sendmmsg",
-	};
-	const size_t nfd = sizeof(fd_calls) / sizeof(fd_calls[0]);
-	char **specs = calloc(n + 12 + nfd + o->nprobes, sizeof(*specs));
-
-	if (!specs)
-		return -ENOMEM;
-	if (trace_opts_selects_all(o)) {
-		specs[k++] = strdup("syscall:*");
-	} else {
-		for (size_t i = 0; i < n; i++)
-			if (trace_opts_selected(o, list[i].nr) &&
-			    asprintf(&specs[k++], "syscall:%s", list[i].name) < 0)
-				specs[k - 1] = NULL;
-	}
-	if (o->count != TRACE_COUNT_ONLY) {
-		/* execve always: the command is shown from its exec on (trace_live_gate_exec);
-		 * the printer leaves out what trace= does not select */
-		if (!trace_opts_selects_all(o))
-			specs[k++] = strdup("syscall:execve");
-		/* -y: the fd table needs the calls that make and close fds, printed or not */
-		for (size_t i = 0; (o->decode_fds || o->npaths || o->stack) && !trace_opts_selects_all(o) && i < nfd; i++)
-			if (scry_catalog_syscall_by_name(cat, fd_calls[i]) &&
-			    asprintf(&specs[k++], "syscall:%s", fd_calls[i]) < 0)
-				specs[k - 1] = NULL;
-		if (o->stack && !trace_opts_selects_all(o)) {   /* -k: the libraries' and program's mappings */
-			specs[k++] = strdup("syscall:mmap");
-			specs[k++] = strdup("syscall:mprotect");
-		}
-		specs[k++] = strdup("signal:signal_deliver");
-		specs[k++] = strdup("signal:signal_generate");   /* the ignored ones */
-		if (o->follow)                                    /* children shown from their birth */
-			specs[k++] = strdup("sched:sched_process_fork");
-		specs[k++] = strdup("sched:sched_process_exit");
-	}
-	for (size_t i = 0; i < o->nprobes; i++)   /* -e uprobe:... */
-		specs[k++] = strdup(o->probes[i]);
-	if (o->flow && (asprintf(&specs[k++], "uprobe:%s", o->flow) < 0 || asprintf(&specs[k++], "uretprobe:%s", o->flow) < 0))
-		specs[k - 1] = NULL;
-	*out = specs;
-	*nout = k;
-	for (size_t i = 0; i < k; i++)
-		if (!specs[i])
-			return -ENOMEM;
 	return 0;
 }
 
@@ -218,14 +160,6 @@ static void die_like(int sig)
 
 /* -U's shortest and longest call need the calls one by one: -c then reads events (the
  * kernel's counts hold sums only). */
-static bool minmax_cols(const struct trace_opts *o)
-{
-	for (unsigned i = 0; i < o->ncols; i++)
-		if (o->cols[i] == TRACE_COL_MIN || o->cols[i] == TRACE_COL_MAX)
-			return true;
-	return false;
-}
-
 /* -A: the -o file appended to (a regular file of ours, or a device; created if missing). */
 static int open_append(const char *path, char *err, size_t errlen)
 {
@@ -347,8 +281,7 @@ int cmd_trace(int argc, char **argv)
 	struct trace_opts o;
 	struct names_ctx nc = { 0 };
 	struct trace_names names = { .lookup = lookup, .ctx = &nc };
-	struct scry_session_opts so = { 0 };
-	struct scry_channel_opts chan = { 0 };
+	struct trace_session ts = { 0 };
 	struct scry_session *s = NULL;
 	struct scry_session_summary ssum;
 	struct trace_live *live = NULL;
@@ -356,8 +289,7 @@ int cmd_trace(int argc, char **argv)
 	struct trace_summary *sum = NULL;
 	struct scry_child child = { .pid = -1, .status_fd = -1 };
 	struct scry_run_end end;
-	char err[1024] = "", **specs = NULL;
-	size_t nspecs = 0;
+	char err[1024] = "";
 	FILE *out = stderr;
 	int wstatus = 0, ret = 1;
 	bool child_done = false;
@@ -373,6 +305,7 @@ int cmd_trace(int argc, char **argv)
 		goto fail;
 	scry_raise_nofile();
 	scry_features_prefetch();   /* the kernel's BTF parsed while we prepare */
+	scry_probes_prefetch();     /* and the BPF object opened */
 	if (!(nc.cat = scry_catalog_open(NULL, err, sizeof(err))) || build_names(&nc)) {
 		if (!err[0])
 			snprintf(err, sizeof(err), "out of memory");
@@ -408,7 +341,7 @@ int cmd_trace(int argc, char **argv)
 			goto fail;
 		}
 	}
-	if (event_specs(&o, nc.cat, &specs, &nspecs)) {
+	if (trace_session_build(&ts, &o, nc.cat)) {
 		snprintf(err, sizeof(err), "out of memory");
 		goto fail;
 	}
@@ -422,47 +355,11 @@ int cmd_trace(int argc, char **argv)
 	}
 	if (start_options(&o, err, sizeof(err)))
 		goto fail;
-	chan.events = (const char *const *)specs;
-	chan.nevents = nspecs;
-	/* -k: each exit's user stack copied, unwound as strace's (trace/ustacks.h); no call
-	 * stack context but for -i, a recording, or frame pointers asked for (window 0) */
-	uint32_t window = SCRY_USTACK_WINDOW;
-	if (scry_overrides()->ustack_window_set)   /* bench: another window; 0: frame pointers */
-		window = scry_overrides()->ustack_window;
-	if (!o.stack)
-		window = 0;
-	chan.ctx_mask = (1ULL << SCRY_CTX_PID) | (1ULL << SCRY_CTX_TID) |
-			(o.show_ip || (o.stack && (!window || o.record_dir)) ? 1ULL << SCRY_CTX_CALLSTACK_USER : 0) |
-			(o.decode_comm ? 1ULL << SCRY_CTX_PROCNAME : 0);
-	so.catalog = nc.cat;
-	so.channels = &chan;
-	so.nchannels = 1;
-	so.target_all = o.all;
-	so.no_follow = !o.follow;
-	so.fixed_events = true;
-	if (cli_track_apply(&track, &so, &o.pids, &o.npids)) {
+	if (cli_track_apply(&track, &ts.so, &o.pids, &o.npids)) {
 		snprintf(err, sizeof(err), "out of memory");
 		goto fail;
 	}
-	so.filter_entries_only = true;
-	so.capture.strsize = o.strsize;
-	/* the catalog bounds it to SCRY_SEQ_MAX */
-	so.capture.snaplen = (unsigned)(o.snaplen ? o.snaplen : o.strsize + 1);
-	if (o.dumps && !o.snaplen)   /* -e read=/write=: the whole buffer, as far as one capture goes */
-		so.capture.snaplen = SCRY_SEQ_MAX;
-	so.capture.fetch = o.fetch;
-	so.capture.what = o.verbose ? SCRY_CAPTURE_ENV : 0;   /* envp listed with -v alone, as strace */
-	/* getdents64's entries are listed only with -v (or --json, or in a --record trace):
-	 * else the kernel counts them and copies none (find: a copy of up to 32 KiB of names
-	 * per call, through the ring, for "/ * 255 entries * /") */
-	so.capture.dirents_count = !o.verbose && !o.json && !o.record_dir;
-	if (o.decode_fds >= 2)   /* -yy: sockets named from the kernel at the call */
-		so.capture.what |= SCRY_CAPTURE_SOCK;
-	/* -c: a counting channel (no event, no trace); else the live printer is the channel's
-	 * record sink, beside --record's trace directory */
-	chan.kind = o.count == TRACE_COUNT_ONLY && !minmax_cols(&o) ? SCRY_CHANNEL_COUNT : SCRY_CHANNEL_EVENTS;
-	so.output = o.record_dir;
-	if (chan.kind == SCRY_CHANNEL_EVENTS) {
+	if (ts.chan.kind == SCRY_CHANNEL_EVENTS) {
 		struct trace_live_ops ops = {
 			.entry = on_entry, .exit = on_exit_ev, .signal = on_signal_ev, .signal_ignored = on_signal_ignored_ev,
 			.proc_exit = on_proc_exit, .task = on_task_ev, .probe = on_probe, .ctx = pr,
@@ -472,16 +369,11 @@ int cmd_trace(int argc, char **argv)
 			snprintf(err, sizeof(err), "out of memory");
 			goto fail;
 		}
-		chan.sink = trace_live_sink;
-		chan.sink_ctx = live;
-		if ((chan.ustack_window = window)) {
-			chan.ustack_ring = USTACK_RING;
-			if (scry_overrides()->ustack_ring)   /* tests: a small ring, to fill it */
-				chan.ustack_ring = scry_overrides()->ustack_ring;
-		}
+		ts.chan.sink = trace_live_sink;
+		ts.chan.sink_ctx = live;
 	}
 	scry_elf_search_pids(o.pids, o.npids);   /* uprobe:NAME: the file -p's processes map */
-	if (scry_session_create(&s, &so, err, sizeof(err)))
+	if (scry_session_create(&s, &ts.so, err, sizeof(err)))
 		goto fail;
 	if (live && trace_live_bind(live, s, err, sizeof(err)))
 		goto fail;
@@ -507,7 +399,7 @@ int cmd_trace(int argc, char **argv)
 		fprintf(stderr, "scry: %s\n", err);
 	if (live)
 		trace_live_pump(live, UINT64_MAX);
-	if (chan.kind == SCRY_CHANNEL_COUNT)
+	if (ts.chan.kind == SCRY_CHANNEL_COUNT)
 		add_counts(s, sum, &o);
 	if (trace_printer_finish(pr))
 		fprintf(stderr, "scry: writing the trace output failed\n");
@@ -550,9 +442,7 @@ out:
 	trace_summary_free(sum);
 	if (out != stderr)
 		fclose(out);
-	for (size_t i = 0; i < nspecs; i++)
-		free(specs[i]);
-	free(specs);
+	trace_session_free(&ts);
 	free(nc.names);
 	scry_catalog_close(nc.cat);
 	trace_opts_free(&o);

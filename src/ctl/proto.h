@@ -75,6 +75,14 @@ void scry_ctl_builder_free(struct scry_ctl_builder *b);
 int scry_ctl_send(int fd, const struct scry_ctl_builder *b, char *err, size_t errlen);
 int scry_ctl_recv(int fd, struct scry_ctl_msg *m, char *err, size_t errlen);
 
+/* Descriptors passed with a message (SCM_RIGHTS, ctl/fds.c): at most SCRY_CTL_MAX_FDS, all
+ * with its first bytes.  Sending: 0 or -errno with a reason.  Receiving: the message and its
+ * descriptors (close-on-exec) into fds[0..*n); more than max, or a list cut short
+ * (MSG_CTRUNC), closes every one received and fails (-EMSGSIZE), as any other failure does. */
+#define SCRY_CTL_MAX_FDS 250
+int scry_ctl_send_fds(int fd, const struct scry_ctl_builder *b, const int *fds, size_t n, char *err, size_t errlen);
+int scry_ctl_recv_fds(int fd, struct scry_ctl_msg *m, int *fds, size_t max, size_t *n, char *err, size_t errlen);
+
 /* The daemon's directory: $SCRY_RUNDIR, or /run/scry; and its control socket in it. */
 const char *scry_ctl_rundir(void);
 int scry_ctl_socket_path(char *buf, size_t len);

@@ -20,6 +20,7 @@
 #include "feed/capture.h"
 #include "feed/http.h"
 #include "relay/proto.h"
+#include "kernel/probes.h"
 #include "session/session.h"
 
 struct dop {                       /* an enable-event or disable-event, in order */
@@ -155,6 +156,10 @@ const struct scry_cred *dpeer_cred(const struct dpeer *p);
 int dpeer_path(const struct dpeer *p, const char *path, char **out);
 /* It is in group (or root): it may give its files that group. */
 bool dpeer_in_group(const struct dpeer *p, gid_t group);
+/* Process pid (alive while pidfd says so) could load BPF programs itself: CAP_SYS_ADMIN, or
+ * CAP_BPF and CAP_PERFMON, effective, in the daemon's user namespace.  0, or -EPERM with
+ * the reason. */
+int dpeer_may_load_bpf(pid_t pid, int pidfd, char *err, size_t errlen);
 /* It may see and act on s: its own, or root. */
 bool dpeer_owns(const struct dpeer *p, const struct dsession *s);
 /* The rights s's files are made with: NULL for root's sessions. */
@@ -305,6 +310,23 @@ struct dreply {
 	char **cleared;                /* names of destroyed sessions (owned) */
 	size_t ncleared;
 };
+/* warm.c: the ready object of `scry trace`'s default (docs/DAEMON.md).  Start its thread
+ * (0 or -errno with a reason); stop it (its object closed).  Take the object for a caller
+ * (pid, alive while pidfd says so) asking with fingerprint fp: 0 and *out (the caller's to
+ * send and free: scry_warm_clear), or -EPERM (it could not load it itself) or -ENOENT (none
+ * ready for fp) with the reason. */
+struct scry_warm;
+struct dwarm_status {
+	bool ready;
+	char fp[SCRY_WARM_FP_HEX];     /* the ready object's fingerprint, "" if none */
+	uint64_t made, handed, refused, failed;
+	char last_error[256];
+};
+int dwarm_start(char *err, size_t errlen);
+void dwarm_stop(void);
+int dwarm_take(const char *fp, pid_t pid, int pidfd, struct scry_warm **out, char *err, size_t errlen);
+void dwarm_status(struct dwarm_status *st);
+
 int daemon_verb(struct daemon *d, char **argv, int argc, const struct dpeer *peer, const char *current,
 		const char *const *env, struct dreply *r);
 

@@ -2,7 +2,9 @@
  * gives for a control connection (SO_PEERCRED), the working directory the kernel says its
  * process has (/proc/PID/cwd, read while its pidfd shows that process alive: never a
  * directory the client claims), its home from the password database, and what it may see:
- * its own sessions, or every one for root (lttng-sessiond's rule). */
+ * its own sessions, or every one for root (lttng-sessiond's rule); and whether it could load
+ * BPF programs itself (its effective capabilities, in the daemon's user namespace): scryd's
+ * ready object goes to no one else (warm.c). */
 #include <errno.h>
 #include <limits.h>
 #include <pwd.h>
@@ -10,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include "daemon/daemon_int.h"
 
@@ -107,4 +110,59 @@ bool dpeer_in_group(const struct dpeer *p, gid_t group)
 		if (p->cred.groups[i] == group)
 			return true;
 	return false;
+}
+
+/* CapEff of /proc/PID/status, read while pidfd shows that process alive. */
+static int cap_eff(pid_t pid, int pidfd, unsigned long long *caps)
+{
+	char path[64], line[256];
+	FILE *f;
+	int ret = -ENOENT;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (!(f = fopen(path, "re")))
+		return -errno;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", caps) == 1) {
+			ret = 0;
+			break;
+		}
+	fclose(f);
+	return ret || still_alive(pidfd) ? ret : -ESRCH;
+}
+
+/* /proc/PID/ns/user is this process's user namespace (the same inode on the same device). */
+static bool same_userns(pid_t pid, int pidfd)
+{
+	char path[64];
+	struct stat a, b;
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
+	return stat(path, &a) == 0 && stat("/proc/self/ns/user", &b) == 0 && a.st_ino == b.st_ino &&
+	       a.st_dev == b.st_dev && still_alive(pidfd);
+}
+
+int dpeer_may_load_bpf(pid_t pid, int pidfd, char *err, size_t errlen)
+{
+	const unsigned long long sys_admin = 1ULL << 21, perfmon = 1ULL << 38, bpf = 1ULL << 39;
+	unsigned long long caps = 0;
+
+	if (pidfd < 0) {     /* no pidfd (an older kernel): the pid could be another's by now */
+		snprintf(err, errlen, "the caller's process cannot be told apart from a reused pid");
+		return -EPERM;
+	}
+	if (cap_eff(pid, pidfd, &caps)) {
+		snprintf(err, errlen, "cannot read the caller's capabilities");
+		return -EPERM;
+	}
+	if (!(caps & sys_admin) && (caps & (bpf | perfmon)) != (bpf | perfmon)) {
+		snprintf(err, errlen, "the caller could not load the programs itself (it needs CAP_BPF and "
+			 "CAP_PERFMON, or CAP_SYS_ADMIN)");
+		return -EPERM;
+	}
+	if (!same_userns(pid, pidfd)) {
+		snprintf(err, errlen, "the caller is in another user namespace: its capabilities are not the daemon's");
+		return -EPERM;
+	}
+	return 0;
 }

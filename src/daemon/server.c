@@ -2,7 +2,8 @@
  * socket (root, or the members of a `tracing` group, checked with SO_PEERCRED on every
  * connection), detaching when it is not --foreground, and the one event loop that serves
  * connections (each one request and one reply, read without blocking, bounded in size and
- * time) and pumps every started session. */
+ * time) and pumps every started session; the ready object's requests (warm.c) answered with
+ * descriptors. */
 #include <errno.h>
 #include <poll.h>
 #include <fcntl.h>
@@ -18,11 +19,13 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include "ctl/proto.h"
+#include "kernel/probes.h"
 #include "daemon/daemon.h"
 #include "daemon/daemon_int.h"
 #include "util/clock.h"
@@ -144,6 +147,50 @@ static void reply_error(struct conn *c, const char *reason)
 	reply(c, &b);
 }
 
+/* "warm FINGERPRINT": scryd's ready object for a caller that could load it itself (warm.c),
+ * its descriptors with the reply (SCM_RIGHTS), each named by an fd= string in order; "warm"
+ * alone: the counts only.  scryd closes every descriptor it held once the reply is sent (or
+ * could not be): the object is used once. */
+static void serve_warm(struct conn *c, const char *fp)
+{
+	struct scry_ctl_builder b;
+	struct scry_warm *w = NULL;
+	struct dwarm_status st;
+	struct timeval tv = { .tv_sec = 2 };
+	char err[256] = "", serr[256];
+	int ret = fp ? dwarm_take(fp, c->cr.pid, c->pidfd, &w, err, sizeof(err)) : 0;
+
+	dwarm_status(&st);
+	scry_ctl_builder_init(&b, SCRY_CTL_REPLY);
+	scry_ctl_add(&b, "status", ret ? "1" : "0");
+	if (ret)
+		scry_ctl_add(&b, "error", err);
+	scry_ctl_addf(&b, "ready", "%d", st.ready);
+	if (st.ready)
+		scry_ctl_add(&b, "fingerprint", st.fp);
+	scry_ctl_addf(&b, "made", "%llu", (unsigned long long)st.made);
+	scry_ctl_addf(&b, "handed", "%llu", (unsigned long long)st.handed);
+	scry_ctl_addf(&b, "refused", "%llu", (unsigned long long)st.refused);
+	scry_ctl_addf(&b, "failed", "%llu", (unsigned long long)st.failed);
+	for (size_t i = 0; w && i < w->n; i++)
+		scry_ctl_add(&b, "fd", w->names[i]);
+	if (scry_ctl_finish(&b) == 0) {
+		fcntl(c->fd, F_SETFL, fcntl(c->fd, F_GETFL) & ~O_NONBLOCK);
+		setsockopt(c->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+		if (scry_ctl_send_fds(c->fd, &b, w ? w->fds : NULL, w ? w->n : 0, serr, sizeof(serr)))
+			scry_log(SCRY_LOG_INFO, "scryd: the ready object was not handed over: %s", serr);
+	}
+	if (w) {
+		scry_log(SCRY_LOG_VERBOSE, "scryd: the ready object handed to pid %d", (int)c->cr.pid);
+		scry_warm_clear(w);
+		free(w);
+	} else if (ret == -EPERM)
+		scry_log(SCRY_LOG_INFO, "scryd: the ready object refused to pid %d (uid %u): %s", (int)c->cr.pid,
+			 (unsigned)c->cr.uid, err);
+	scry_ctl_builder_free(&b);
+	conn_close(c);
+}
+
 static void serve(struct conn *c, const struct scry_ctl_msg *m)
 {
 	struct scry_ctl_builder b;
@@ -173,6 +220,12 @@ static void serve(struct conn *c, const struct scry_ctl_msg *m)
 		else if (!strcmp(m->kv[i].key, "env") && !strncmp(m->kv[i].value, "OTEL_", 5) &&
 			 strchr(m->kv[i].value, '='))
 			env[nenv++] = (char *)m->kv[i].value;   /* the caller's OTEL_* variables */
+	if (argc && !strcmp(argv[0], "warm")) {      /* descriptors in the reply: not a verb's */
+		serve_warm(c, argc > 1 ? argv[1] : NULL);
+		free(argv);
+		free(env);
+		return;
+	}
 	r.out = open_memstream(&out, &outlen);
 	r.err = err;
 	r.errlen = sizeof(err);
@@ -714,6 +767,9 @@ int scryd_main(int argc, char **argv)
 		snprintf(err, sizeof(err), "event loop: %s", strerror(-ret));
 		goto fail;
 	}
+	if (dwarm_start(err, sizeof(err)))     /* scry trace starts without it: not fatal */
+		scry_log(SCRY_LOG_INFO, "scryd: %s", err);
+	err[0] = 0;
 	scry_log(SCRY_LOG_INFO, "scryd: pid %d serving %s%s%s", (int)getpid(), g.sock_path,
 		 g.group != (gid_t)-1 ? " for root and the group " : " for root only",
 		 g.group != (gid_t)-1 ? g.group_name : "");
@@ -726,6 +782,7 @@ int scryd_main(int argc, char **argv)
 	unlink(g.sock_path);
 	while (g.d.nsess)
 		dsession_destroy(&g.d, g.d.sess[0]);   /* started ones stopped: their traces complete */
+	dwarm_stop();
 	while (g.conns)
 		conn_close(g.conns);
 	close(g.listen_fd);

@@ -1,32 +1,162 @@
 /* attach.c — attaching scry's programs (syscalls, fork and exit, each generic tracepoint by
- * its slot, uprobes one by one or many in one uprobe_multi link), detaching one tracepoint, and taking everything down (see probes.h). */
+ * its slot, uprobes one by one or many in one uprobe_multi link), detaching one tracepoint, and
+ * taking everything down (see probes.h).  A program of the object is attached from its fd
+ * (probes_attach_prog), so that one loaded here and one scryd loaded (warm.c) take the same
+ * way: tp_btf/raw_tp by BPF_RAW_TRACEPOINT_OPEN, a tracefs tracepoint by a perf event and a
+ * BPF link with its cookie. */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/perf_event.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "catalog/catalog.h"
 #include "kernel/probes_int.h"
+
+static int link_slot(struct scry_probes *p, const char *what, char *err, size_t errlen)
+{
+	if (p->nlinks >= MAX_LINKS) {
+		snprintf(err, errlen, "too many probes (limit %d) to attach %s", MAX_LINKS, what);
+		return -E2BIG;
+	}
+	return 0;
+}
 
 int probes_add_link(struct scry_probes *p, struct bpf_link *l, const char *what, char *err, size_t errlen)
 {
-	int e = -errno;
+	int e = -errno, ret;
 
 	if (!l) {
 		snprintf(err, errlen, "cannot attach %s: %s", what, strerror(-e));
 		return e ? e : -EINVAL;
 	}
-	if (p->nlinks >= MAX_LINKS) {
+	if ((ret = link_slot(p, what, err, errlen))) {
 		bpf_link__destroy(l);
-		snprintf(err, errlen, "too many probes (limit %d)", MAX_LINKS);
-		return -E2BIG;
+		return ret;
 	}
-	p->links[p->nlinks++] = l;
+	p->links[p->nlinks++] = (struct probe_link){ .bl = l, .fd = -1 };
 	return 0;
+}
+
+int probes_add_link_fd(struct scry_probes *p, int fd, const char *what, char *err, size_t errlen)
+{
+	int e = -errno, ret;
+
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot attach %s: %s", what, strerror(-e));
+		return e ? e : -EINVAL;
+	}
+	if ((ret = link_slot(p, what, err, errlen))) {
+		close(fd);
+		return ret;
+	}
+	p->links[p->nlinks++] = (struct probe_link){ .fd = fd };
+	return 0;
+}
+
+static bool link_live(const struct probe_link *l)
+{
+	return l->bl || l->fd >= 0;
+}
+
+static void link_destroy(struct probe_link *l)
+{
+	bpf_link__destroy(l->bl);     /* NULL: nothing */
+	if (l->fd >= 0)
+		close(l->fd);
+	*l = (struct probe_link){ .fd = -1 };
+}
+
+/* The tracefs id of tracepoint system:name: the catalog's, or read from tracefs (names of
+ * the object's own sections, or checked: no path of our choosing). */
+static int tracefs_id(const struct scry_probes *p, const char *system, const char *name)
+{
+	static const char *const roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	char path[512], buf[32];
+	int id = -1;
+
+	if (p->opts.cat)
+		return scry_catalog_tracepoint_id(p->opts.cat, system, name);
+	if (!*system || !*name || strchr(system, '/') || strchr(name, '/') || system[0] == '.' || name[0] == '.')
+		return -1;
+	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]) && id < 0; i++) {
+		int fd;
+		ssize_t n;
+
+		if (snprintf(path, sizeof(path), "%s/events/%s/%s/id", roots[i], system, name) >= (int)sizeof(path) ||
+		    (fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0)
+			continue;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n > 0) {
+			buf[n] = 0;
+			id = atoi(buf);
+		}
+	}
+	return id;
+}
+
+/* prog_fd on tracefs tracepoint system:name (every process: pid -1 on CPU 0, as libbpf opens
+ * it) with a BPF cookie: the link's fd (which holds the perf event), or -1 with errno. */
+static int tracefs_link(struct scry_probes *p, int prog_fd, const char *system, const char *name, __u64 cookie)
+{
+	struct perf_event_attr a = { .type = PERF_TYPE_TRACEPOINT, .size = sizeof(a), .sample_period = 1,
+				     .wakeup_events = 1 };
+	int id = tracefs_id(p, system, name), pfd, link, e;
+
+	if (id < 0) {
+		errno = ENOENT;
+		return -1;
+	}
+	a.config = (__u64)id;
+	if ((pfd = (int)syscall(__NR_perf_event_open, &a, -1, 0, -1, PERF_FLAG_FD_CLOEXEC)) < 0)
+		return -1;
+	LIBBPF_OPTS(bpf_link_create_opts, lo, .perf_event.bpf_cookie = cookie);
+	if ((link = bpf_link_create(prog_fd, pfd, BPF_PERF_EVENT, &lo)) >= 0 && ioctl(pfd, PERF_EVENT_IOC_ENABLE, 0)) {
+		e = errno;
+		close(link);
+		link = -1;
+		errno = e;
+	}
+	e = errno;
+	close(pfd);
+	errno = e;
+	return link;
+}
+
+int probes_attach_prog(struct scry_probes *p, struct bpf_program *prog, const char *system, const char *name,
+		       __u64 cookie, const char *what, char *err, size_t errlen)
+{
+	const char *sec = bpf_program__section_name(prog), *slash;
+	int fd = probes_prog_fd(p, prog), link = -1;
+	char sys[128];
+
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot attach %s: its program is not loaded", what);
+		return -ENOENT;
+	}
+	if (system && name)
+		link = tracefs_link(p, fd, system, name, cookie);
+	else if (!strncmp(sec, "tp_btf/", 7))
+		link = bpf_raw_tracepoint_open(NULL, fd);      /* the hook of its attach_btf_id */
+	else if (!strncmp(sec, "raw_tp/", 7))
+		link = bpf_raw_tracepoint_open(sec + 7, fd);
+	else if (!strncmp(sec, "tracepoint/", 11) && (slash = strchr(sec + 11, '/')) &&
+		 (size_t)(slash - sec - 11) < sizeof(sys)) {
+		snprintf(sys, sizeof(sys), "%.*s", (int)(slash - sec - 11), sec + 11);
+		link = tracefs_link(p, fd, sys, slash + 1, cookie);
+	} else {
+		snprintf(err, errlen, "cannot attach %s: no hook in its section '%s'", what, sec);
+		return -ENOTSUP;
+	}
+	return probes_add_link_fd(p, link, what, err, errlen);
 }
 
 /* scry_exit attached once, for the follow sets and sched_process_exit's event both. */
@@ -36,7 +166,7 @@ static int exit_attach(struct scry_probes *p, char *err, size_t errlen)
 
 	if (p->exit_link >= 0)
 		return 0;
-	ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_exit), "tp_btf/sched_process_exit", err, errlen);
+	ret = probes_attach_prog(p, p->skel->progs.scry_exit, NULL, NULL, 0, "tp_btf/sched_process_exit", err, errlen);
 	if (!ret)
 		p->exit_link = (int)p->nlinks - 1;
 	return ret;
@@ -64,7 +194,6 @@ int scry_probes_attach_tracepoint(struct scry_probes *p, const char *system, con
 		snprintf(err, errlen, "cannot store the descriptor of %s:%s: %s", system, name, strerror(-e));
 		return e;
 	}
-	LIBBPF_OPTS(bpf_tracepoint_opts, topts, .bpf_cookie = slot);
 	snprintf(what, sizeof(what), "tracepoint %s:%s", system, name);
 	int ret;
 
@@ -75,8 +204,7 @@ int scry_probes_attach_tracepoint(struct scry_probes *p, const char *system, con
 		if ((ret = exit_attach(p, err, errlen)))
 			p->skel->bss->exit_tp_slot = 0;
 	} else
-		ret = probes_add_link(p, bpf_program__attach_tracepoint_opts(p->skel->progs.scry_tp, system, name, &topts),
-				      what, err, errlen);
+		ret = probes_attach_prog(p, p->skel->progs.scry_tp, system, name, slot, what, err, errlen);
 	if (ret)
 		return ret;
 	p->tp_link[slot] = front_fd >= 0 ? -1 : by_btf ? p->exit_link : (int)p->nlinks - 1;
@@ -90,7 +218,7 @@ int scry_probes_detach_tracepoint(struct scry_probes *p, int slot)
 	__u32 k = (__u32)slot;
 	int l;
 
-	if (slot < 0 || (unsigned)slot >= p->next_tp_slot || ((l = p->tp_link[slot]) >= 0 && !p->links[l]))
+	if (slot < 0 || (unsigned)slot >= p->next_tp_slot || ((l = p->tp_link[slot]) >= 0 && !link_live(&p->links[l])))
 		return -ENOENT;
 	/* written no more from now on, then detached (which waits for the tracepoint) */
 	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.tps), &k, &off, BPF_ANY))
@@ -103,8 +231,7 @@ int scry_probes_detach_tracepoint(struct scry_probes *p, int slot)
 			return 0;                 /* scry_exit stays for the follow sets */
 		p->exit_link = -1;
 	}
-	bpf_link__destroy(p->links[l]);
-	p->links[l] = NULL;
+	link_destroy(&p->links[l]);
 	return 0;
 }
 
@@ -195,7 +322,7 @@ int scry_probes_attach_uprobes(struct scry_probes *p, const char *path, bool ret
 {
 	char what[600];
 	uint64_t *cookies = calloc(n ? n : 1, sizeof(*cookies));
-	int fd, prog = bpf_program__fd(p->skel->progs.scry_uprobe_multi);
+	int fd, prog = probes_prog_fd(p, p->skel->progs.scry_uprobe_multi);
 
 	snprintf(what, sizeof(what), "%s %s (%zu functions in one uprobe_multi link)", ret ? "uretprobes" : "uprobes",
 		 path, n);
@@ -262,10 +389,8 @@ int scry_probes_detach_uprobe(struct scry_probes *p, int slot)
 	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.uprobes), &k, &off, BPF_ANY))
 		return -errno;
 	/* written no more from now on; a front stays on its probe until the probes close */
-	if ((l = p->up_link[slot]) >= 0 && p->links[l]) {
-		bpf_link__destroy(p->links[l]);
-		p->links[l] = NULL;
-	}
+	if ((l = p->up_link[slot]) >= 0)
+		link_destroy(&p->links[l]);
 	return 0;
 }
 
@@ -273,7 +398,7 @@ int scry_probes_detach_uprobe(struct scry_probes *p, int slot)
 static int attach_loaded(struct scry_probes *p, struct bpf_program *prog, const char *what, char *err,
 			 size_t errlen)
 {
-	return bpf_program__autoload(prog) ? probes_add_link(p, bpf_program__attach(prog), what, err, errlen) : 0;
+	return bpf_program__autoload(prog) ? probes_attach_prog(p, prog, NULL, NULL, 0, what, err, errlen) : 0;
 }
 
 int scry_probes_attach(struct scry_probes *p, char *err, size_t errlen)
@@ -284,8 +409,7 @@ int scry_probes_attach(struct scry_probes *p, char *err, size_t errlen)
 		/* the dispatchers, their doors set for the fronts (fronts.c) */
 		ret = probes_attach_doors(p, err, errlen);
 		if (!ret && p->prepare_exec)
-			ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_prepare_exec),
-				       "tp_btf/sched_prepare_exec", err, errlen);
+			ret = attach_loaded(p, p->skel->progs.scry_prepare_exec, "tp_btf/sched_prepare_exec", err, errlen);
 		if (ret)
 			return ret;
 	} else if (p->opts.syscalls) {
@@ -293,20 +417,19 @@ int scry_probes_attach(struct scry_probes *p, char *err, size_t errlen)
 		if (p->sys_front[0] >= 0)
 			ret = probes_attach_front_sys(p, 0, err, errlen);
 		else if (p->btf_tp)
-			ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_sys_enter_btf), "tp_btf/sys_enter", err, errlen);
+			ret = attach_loaded(p, p->skel->progs.scry_sys_enter_btf, "tp_btf/sys_enter", err, errlen);
 		else
-			ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_sys_enter_tp), "raw_syscalls:sys_enter", err, errlen);
+			ret = attach_loaded(p, p->skel->progs.scry_sys_enter_tp, "raw_syscalls:sys_enter", err, errlen);
 		if (ret)
 			return ret;
 		if (p->sys_front[1] >= 0)
 			ret = probes_attach_front_sys(p, 1, err, errlen);
 		else if (p->btf_tp)
-			ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_sys_exit_btf), "tp_btf/sys_exit", err, errlen);
+			ret = attach_loaded(p, p->skel->progs.scry_sys_exit_btf, "tp_btf/sys_exit", err, errlen);
 		else
-			ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_sys_exit_tp), "raw_syscalls:sys_exit", err, errlen);
+			ret = attach_loaded(p, p->skel->progs.scry_sys_exit_tp, "raw_syscalls:sys_exit", err, errlen);
 		if (!ret && p->prepare_exec)
-			ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_prepare_exec),
-				       "tp_btf/sched_prepare_exec", err, errlen);
+			ret = attach_loaded(p, p->skel->progs.scry_prepare_exec, "tp_btf/sched_prepare_exec", err, errlen);
 		if (ret)
 			return ret;
 	}
@@ -360,7 +483,7 @@ int scry_probes_attach(struct scry_probes *p, char *err, size_t errlen)
 /* Detaching a tracefs tracepoint waits for an RCU grace period (tens of ms): the links are
  * destroyed by several threads at once, whose waits overlap. */
 struct detach_work {
-	struct bpf_link **links;
+	struct probe_link *links;
 	size_t n;
 	size_t next;               /* atomic */
 };
@@ -371,7 +494,7 @@ static void *detach_worker(void *arg)
 	size_t i;
 
 	while ((i = __atomic_fetch_add(&w->next, 1, __ATOMIC_RELAXED)) < w->n)
-		bpf_link__destroy(w->links[i]);   /* NULL (detached already): nothing */
+		link_destroy(&w->links[i]);   /* detached already: nothing */
 	return NULL;
 }
 

@@ -29,11 +29,16 @@ static bool btf_has(const struct btf *btf, const char *name, int kind)
 	return btf && btf__find_by_name_kind(btf, name, kind) > 0;
 }
 
+/* The parsed BTF, shared by the threads of a process (scryd loads its ready object in one
+ * of its own: daemon/warm.c): parsed once under the lock, freed by release only while no
+ * thread holds it (a load in progress). */
 static struct {
+	pthread_mutex_t lock;
 	pthread_t th;
 	bool started, done;
+	unsigned holders;
 	struct btf *btf;
-} kbtf;
+} kbtf = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 /* The kernel's BTF parsed from a mapping of the sysfs file (Linux 6.16 maps it): libbpf
  * reads it in the 4 KiB a sysfs read returns, ~1350 reads (~6 ms of CPU a parse, here 9 ms
@@ -57,18 +62,23 @@ static struct btf *load_vmlinux(void)
 
 static void *parse_vmlinux(void *arg)
 {
-	kbtf.btf = load_vmlinux();
+	kbtf.btf = load_vmlinux();     /* read by others only after the join */
 	return NULL;
 }
 
 void scry_features_prefetch(void)
 {
+	pthread_mutex_lock(&kbtf.lock);
 	if (!kbtf.started && !kbtf.done && scry_feature_btf())
 		kbtf.started = pthread_create(&kbtf.th, NULL, parse_vmlinux, NULL) == 0;
+	pthread_mutex_unlock(&kbtf.lock);
 }
 
 const struct btf *scry_features_vmlinux(void)
 {
+	struct btf *b;
+
+	pthread_mutex_lock(&kbtf.lock);
 	if (kbtf.started) {
 		pthread_join(kbtf.th, NULL);
 		kbtf.started = false;
@@ -77,15 +87,32 @@ const struct btf *scry_features_vmlinux(void)
 		kbtf.btf = scry_feature_btf() ? load_vmlinux() : NULL;
 		kbtf.done = true;
 	}
-	return kbtf.btf;
+	b = kbtf.btf;
+	pthread_mutex_unlock(&kbtf.lock);
+	return b;
+}
+
+void scry_features_hold(bool on)
+{
+	pthread_mutex_lock(&kbtf.lock);
+	if (on)
+		kbtf.holders++;
+	else if (kbtf.holders)
+		kbtf.holders--;
+	pthread_mutex_unlock(&kbtf.lock);
 }
 
 void scry_features_release(void)
 {
-	if (kbtf.started)
-		pthread_join(kbtf.th, NULL);
-	btf__free(kbtf.btf);
-	memset(&kbtf, 0, sizeof(kbtf));
+	pthread_mutex_lock(&kbtf.lock);
+	if (!kbtf.holders) {
+		if (kbtf.started)
+			pthread_join(kbtf.th, NULL);
+		btf__free(kbtf.btf);
+		kbtf.btf = NULL;
+		kbtf.started = kbtf.done = false;
+	}
+	pthread_mutex_unlock(&kbtf.lock);
 }
 
 bool scry_feature_tp_btf(const struct btf *vmlinux, const char *tp)

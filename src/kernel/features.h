@@ -19,6 +19,9 @@ bool scry_feature_btf(void);                            /* /sys/kernel/btf/vmlin
 void scry_features_prefetch(void);
 const struct btf *scry_features_vmlinux(void);
 void scry_features_release(void);
+/* A thread that uses the BTF across calls (a session's load) holds it: release frees it
+ * only when no thread does (scryd loads in two threads at once). */
+void scry_features_hold(bool on);
 bool scry_feature_tp_btf(const struct btf *vmlinux, const char *tp);   /* "sys_enter" */
 bool scry_feature_kptr_untrusted(void);                 /* untrusted kptrs in per-CPU maps */
 int scry_feature_strnstr(const struct btf *vmlinux);    /* kfunc bpf_strnstr's BTF id, or 0 */

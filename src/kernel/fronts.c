@@ -69,7 +69,7 @@ int probes_prepare_dispatch(struct scry_probes *p, char *err, size_t errlen)
 
 	for (int k = 0; k < SCRY_FENV_NR; k++) {
 		__u32 zero = 0;
-		int fd = bpf_program__fd(k == SCRY_FENV_FORK ? p->skel->progs.scry_fork_write : behind(p, (unsigned)k));
+		int fd = probes_prog_fd(p, k == SCRY_FENV_FORK ? p->skel->progs.scry_fork_write : behind(p, (unsigned)k));
 		if (fd >= 0 && bpf_map_update_elem(bpf_map__fd(back_map(p, (unsigned)k)), &zero, &fd, BPF_ANY)) {
 			ret = -errno;
 			snprintf(err, errlen, "cannot prepare the filter dispatch: %s", strerror(-ret));
@@ -77,7 +77,7 @@ int probes_prepare_dispatch(struct scry_probes *p, char *err, size_t errlen)
 		}
 	}
 	__u32 one = 1;
-	int rfd = bpf_program__fd(resume);
+	int rfd = probes_prog_fd(p, resume);
 	if (rfd >= 0 && bpf_map_update_elem(bpf_map__fd(p->skel->maps.back_exit), &one, &rfd, BPF_ANY)) {
 		ret = -errno;
 		snprintf(err, errlen, "cannot prepare the filter dispatch: %s", strerror(-ret));
@@ -131,7 +131,7 @@ int scry_probes_load_front(struct scry_probes *p, unsigned kind, const struct bp
 	__u32 len = sizeof(info);
 	int fd = -1;
 
-	if (!d || bpf_program__fd(d) < 0)
+	if (!d || probes_prog_fd(p, d) < 0)
 		return -EINVAL;
 	for (size_t i = 0; i < p->nfilters && fd < 0; i++) {
 		struct loaded_filter *lf = &p->filters[i];
@@ -140,7 +140,7 @@ int scry_probes_load_front(struct scry_probes *p, unsigned kind, const struct bp
 	}
 	if (fd < 0) {
 		memset(&info, 0, sizeof(info));
-		if (bpf_obj_get_info_by_fd(bpf_program__fd(d), &info, &len))
+		if (bpf_obj_get_info_by_fd(probes_prog_fd(p, d), &info, &len))
 			return -errno;
 		LIBBPF_OPTS(bpf_prog_load_opts, lo, .expected_attach_type = bpf_program__expected_attach_type(d),
 			    .attach_btf_id = info.attach_btf_id);
@@ -294,7 +294,7 @@ static int fill_doors(struct scry_probes *p, __u32 idx)
 	struct bpf_map *doors[2] = { p->skel->maps.door_enter, p->skel->maps.door_exit };
 
 	for (int k = 0; k < 2; k++) {
-		int fd = p->sys_front[k] >= 0 ? p->sys_front[k] : bpf_program__fd(behind(p, (unsigned)k));
+		int fd = p->sys_front[k] >= 0 ? p->sys_front[k] : probes_prog_fd(p, behind(p, (unsigned)k));
 
 		if (fd < 0 || bpf_map_update_elem(bpf_map__fd(doors[k]), &idx, &fd, BPF_ANY))
 			return fd < 0 ? -EINVAL : -errno;
@@ -329,9 +329,9 @@ int probes_attach_doors(struct scry_probes *p, char *err, size_t errlen)
 		return ret;
 	}
 	p->skel->bss->door_sel = sel;
-	if ((ret = probes_add_link(p, bpf_program__attach(enter), "sys_enter", err, errlen)))
+	if ((ret = probes_attach_prog(p, enter, NULL, NULL, 0, "sys_enter", err, errlen)))
 		return ret;
-	return probes_add_link(p, bpf_program__attach(ex), "sys_exit", err, errlen);
+	return probes_attach_prog(p, ex, NULL, NULL, 0, "sys_exit", err, errlen);
 }
 
 void scry_probes_forget_fronts(struct scry_probes *p, int keep[2])

@@ -73,6 +73,20 @@ void probes_close_templates(struct scry_probes *p)
 	}
 }
 
+void probes_make_templates(struct scry_probes *p)
+{
+	if (p->opts.nmetrics)
+		return;
+	/* one-entry templates of our own (the outer maps stay empty) */
+	p->tmpl_fds[0] = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "scry_tmpl", sizeof(__u32), sizeof(__u64), 1, NULL);
+	p->tmpl_fds[1] = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "scry_tmpl", sizeof(__u32),
+					sizeof(struct scry_metric_hist), 1, NULL);
+	if (p->tmpl_fds[0] >= 0)
+		bpf_map__set_inner_map_fd(p->skel->maps.metric_counter_arrays, p->tmpl_fds[0]);
+	if (p->tmpl_fds[1] >= 0)
+		bpf_map__set_inner_map_fd(p->skel->maps.metric_hist_arrays, p->tmpl_fds[1]);
+}
+
 int probes_prepare_metrics(struct scry_probes *p, char *err, size_t errlen)
 {
 	const struct scry_probes_opts *o = &p->opts;
@@ -128,16 +142,7 @@ int probes_prepare_metrics(struct scry_probes *p, char *err, size_t errlen)
 	for (unsigned i = 0; i < o->nmetrics; i++)
 		spans |= o->metrics[i].kind == SCRY_METRIC_SPAN;
 	/* the maps of what is not measured at their smallest: creating them is ~5 ms of a
-	 * start-up (per-CPU inner map templates, preallocated hashes) */
-	if (!o->nmetrics) {   /* one-entry templates of our own (the outer maps stay empty) */
-		p->tmpl_fds[0] = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "scry_tmpl", sizeof(__u32), sizeof(__u64), 1, NULL);
-		p->tmpl_fds[1] = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "scry_tmpl", sizeof(__u32),
-						sizeof(struct scry_metric_hist), 1, NULL);
-		if (p->tmpl_fds[0] >= 0)
-			bpf_map__set_inner_map_fd(p->skel->maps.metric_counter_arrays, p->tmpl_fds[0]);
-		if (p->tmpl_fds[1] >= 0)
-			bpf_map__set_inner_map_fd(p->skel->maps.metric_hist_arrays, p->tmpl_fds[1]);
-	}
+	 * start-up (per-CPU inner map templates, preallocated hashes; probes_make_templates) */
 	if (!(events & (1u << SCRY_ME_BLOCK_IO)))
 		bpf_map__set_max_entries(p->skel->maps.blk_start, 1);
 	if (!marks)
@@ -161,8 +166,8 @@ int probes_attach_span_mark(struct scry_probes *p, char *err, size_t errlen)
 	if (!p->opts.nmetrics || !m)
 		return 0;
 	if (bpf_program__autoload(p->skel->progs.scry_span_mark_rq_issue) &&
-	    (ret = probes_add_link(p, bpf_program__attach(p->skel->progs.scry_span_mark_rq_issue),
-				   "tp_btf/block_rq_issue (span marks)", err, errlen)))
+	    (ret = probes_attach_prog(p, p->skel->progs.scry_span_mark_rq_issue, NULL, NULL, 0,
+				      "tp_btf/block_rq_issue (span marks)", err, errlen)))
 		return ret;
 	if (m->provider) {
 		snprintf(what, sizeof(what), "usdt %s:%s:%s (span marks)", m->path, m->provider, m->name);
@@ -272,7 +277,7 @@ size_t scry_probes_prog_stats(struct scry_probes *p, struct scry_prog_stats *out
 	for (int i = 0; (prog = probes_prog(p, i)); i++) {
 		struct bpf_prog_info info;
 		__u32 len = sizeof(info);
-		int fd = bpf_program__fd(prog);
+		int fd = probes_prog_fd(p, prog);
 
 		if (fd < 0 || n >= max)
 			continue;

@@ -101,7 +101,7 @@ int scry_probes_misses(struct scry_probes *p, uint64_t *out)
 	if (!(ids = calloc(cap ? cap : 1, sizeof(*ids))))
 		return -ENOMEM;
 	for (int i = 0; (prog = probes_prog(p, i)); i++)
-		add_prog(bpf_program__fd(prog), ids, &n, cap, &total);
+		add_prog(probes_prog_fd(p, prog), ids, &n, cap, &total);
 	for (size_t i = 0; i < p->nfilters; i++)
 		add_prog(p->filters[i].fd, ids, &n, cap, &total);
 	if (total) {               /* none: no iterator to load or run */

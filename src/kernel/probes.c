@@ -99,20 +99,69 @@ static int create_rings(struct scry_probes *p, size_t size, struct ring_install 
 	return 0;
 }
 
-/* The object opened (with core_btf, the cached BTF of its CO-RE relocations, if not NULL),
- * set for o, loaded. */
-static int probes_load(struct scry_probes **out, const struct scry_probes_opts *o, const char *core_btf,
-		       char *err, size_t errlen)
-{
-	struct scry_probes *p;
-	struct ring_install ri = { .outer_fd = -1 };
-	bool installing = false;     /* ri.th runs */
-	int ret = -ENOMEM;
+/* The object opened ahead, in a thread, while the caller does other work (catalog, events:
+ * libbpf's open of the ~7 MB object is ~10 ms of a start, the verifier aside); the first
+ * load of the process takes it, if it was opened with the same CO-RE BTF. */
+static struct {
+	pthread_mutex_t lock;
+	pthread_t th;
+	bool started;
+	bool cached;                   /* opened with core (the BTF cache's file) */
+	bool warm;                     /* scryd may be asked: the ELF's hash made too */
+	char core[512];
+	struct scry_bpf *skel;
+} pre = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
-	libbpf_set_print(print_fn);
-	p = calloc(1, sizeof(*p));
+static void *open_ahead(void *arg)
+{
+	(void)arg;
+	pre.cached = scry_btf_cache_lookup(pre.core, sizeof(pre.core));
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = pre.cached ? pre.core : NULL);
+	pre.skel = scry_bpf__open_opts(&oo);     /* read by others only after the join */
+	if (pre.warm)
+		probes_fingerprint_ahead();
+	return NULL;
+}
+
+void scry_probes_prefetch(void)
+{
+	pthread_mutex_lock(&pre.lock);
+	if (!pre.started && scry_feature_btf()) {
+		libbpf_set_print(print_fn);
+		pre.warm = !scry_overrides()->no_warm && !probes_warm_exporting();
+		pre.started = pthread_create(&pre.th, NULL, open_ahead, NULL) == 0;
+	}
+	pthread_mutex_unlock(&pre.lock);
+}
+
+/* The object opened ahead for core_btf, or NULL (none, or opened for another BTF). */
+static struct scry_bpf *take_ahead(const char *core_btf)
+{
+	struct scry_bpf *skel = NULL;
+
+	pthread_mutex_lock(&pre.lock);
+	if (pre.started) {
+		pthread_join(pre.th, NULL);
+		pre.started = false;
+		skel = pre.skel;
+		pre.skel = NULL;
+		if (skel && (core_btf ? !pre.cached || strcmp(core_btf, pre.core) : pre.cached)) {
+			scry_bpf__destroy(skel);
+			skel = NULL;
+		}
+	}
+	pthread_mutex_unlock(&pre.lock);
+	return skel;
+}
+
+/* An empty struct scry_probes for o (nothing opened yet), or NULL: out of memory. */
+static struct scry_probes *probes_new(const struct scry_probes_opts *o, char *err, size_t errlen)
+{
+	struct scry_probes *p = calloc(1, sizeof(*p));
+	int n;
+
 	if (!p)
-		goto fail_msg;
+		goto oom;
 	p->opts = *o;
 	p->sys_front[0] = p->sys_front[1] = -1;
 	p->exit_link = -1;
@@ -121,32 +170,50 @@ static int probes_load(struct scry_probes **out, const struct scry_probes_opts *
 		p->metric_fds[i] = -1;
 	p->links = calloc(MAX_LINKS, sizeof(*p->links));
 	if (!p->links)
-		goto fail_msg;
-	ret = libbpf_num_possible_cpus();
-	if (ret <= 0) {
-		snprintf(err, errlen, "cannot count the possible CPUs: %s", strerror(-ret));
-		goto fail;
+		goto oom;
+	n = libbpf_num_possible_cpus();
+	if (n <= 0) {
+		snprintf(err, errlen, "cannot count the possible CPUs: %s", strerror(n ? -n : EINVAL));
+		free(p->links);
+		free(p);
+		return NULL;
 	}
-	p->ncpus = ret;
+	p->ncpus = (unsigned)n;
 	p->ring_fds = malloc(p->ncpus * sizeof(int));
-	if (!p->ring_fds) {
-		ret = -ENOMEM;
-		goto fail_msg;
-	}
+	if (!p->ring_fds)
+		goto oom;
 	for (unsigned i = 0; i < p->ncpus; i++)
 		p->ring_fds[i] = -1;
+	return p;
+oom:
+	if (p) {
+		free(p->links);
+		free(p);
+	}
+	snprintf(err, errlen, "out of memory");
+	return NULL;
+}
+
+/* The object opened (with core_btf, the cached BTF of its CO-RE relocations, if not NULL)
+ * and set for p->opts: its load-time settings, the programs to load, the maps' sizes.
+ * Nothing is made in the kernel yet (but the memo map, on a kernel without untrusted
+ * kptrs); with want_fp, the fingerprint of all that (kernel/fingerprint.c). */
+static int probes_prepare(struct scry_probes *p, const char *core_btf, bool want_fp, char *err, size_t errlen)
+{
+	const struct scry_probes_opts *o = &p->opts;
+	int ret;
 
 	if (!scry_feature_btf()) {
 		snprintf(err, errlen, "this kernel has no BTF (/sys/kernel/btf/vmlinux): scry needs CONFIG_DEBUG_INFO_BTF");
-		ret = -ENOTSUP;
-		goto fail;
+		return -ENOTSUP;
 	}
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = core_btf);
-	p->skel = scry_bpf__open_opts(&oo);
+	if (!(p->skel = take_ahead(core_btf)))
+		p->skel = scry_bpf__open_opts(&oo);
 	if (!p->skel) {
 		ret = -errno;
 		snprintf(err, errlen, "cannot open the BPF object: %s", strerror(-ret));
-		goto fail;
+		return ret;
 	}
 	const struct btf *vmlinux = scry_features_vmlinux();
 	p->btf_tp = scry_feature_tp_btf(vmlinux, "sys_enter");
@@ -161,10 +228,8 @@ static int probes_load(struct scry_probes **out, const struct scry_probes_opts *
 			  !scry_overrides()->no_prepare_exec;
 	scry_ctx_layout(vmlinux, &p->layout);
 	struct scry_ctx_kernel ck;
-	if (scry_ctx_kernel(vmlinux, o->ctx_mask, &ck, err, errlen)) {
-		ret = -ENOTSUP;
-		goto fail;
-	}
+	if (scry_ctx_kernel(vmlinux, o->ctx_mask, &ck, err, errlen))
+		return -ENOTSUP;
 	p->skel->rodata->tif_need_resched = ck.tif_need_resched;
 	p->skel->rodata->ovf_uid = ck.ovf_uid;
 	p->skel->rodata->ovf_gid = ck.ovf_gid;
@@ -177,7 +242,6 @@ static int probes_load(struct scry_probes **out, const struct scry_probes_opts *
 			((__u8 *)p->skel->rodata->ext_ctx)[p->skel->rodata->n_ext_ctx++] = (__u8)c;
 	p->skel->rodata->scry_clock = (__u8)o->clock;
 	p->skel->rodata->head_bytes = SCRY_EVENT_HEADER_SIZE + scry_context_size(o->ctx_mask);
-	p->skel->rodata->self_tgid = getpid();
 	p->skel->rodata->target_all = o->target_all;
 	p->skel->rodata->follow_forks = !o->no_follow;
 	p->skel->rodata->fork_event_id = o->fork_event_id;
@@ -191,8 +255,7 @@ static int probes_load(struct scry_probes **out, const struct scry_probes_opts *
 	p->skel->rodata->n_track_cgroups = o->ntrack_cgroups;
 	if (o->ntrack_cgroups > SCRY_MAX_TRACK_CGROUPS) {
 		snprintf(err, errlen, "at most %d cgroups can be tracked", SCRY_MAX_TRACK_CGROUPS);
-		ret = -E2BIG;
-		goto fail;
+		return -E2BIG;
 	}
 
 	bpf_program__set_autoload(p->skel->progs.scry_sys_enter_btf, o->syscalls && p->btf_tp);
@@ -221,8 +284,7 @@ static int probes_load(struct scry_probes **out, const struct scry_probes_opts *
 	bool need_fork = !o->target_all || o->fork_event_id != 0xffff || o->track_vpid;
 	if (need_fork && !btf_fork) {
 		snprintf(err, errlen, "this kernel lacks the BTF tracepoint sched_process_fork needed to follow children and record forks");
-		ret = -ENOTSUP;
-		goto fail;
+		return -ENOTSUP;
 	}
 	bpf_program__set_autoload(p->skel->progs.scry_fork, need_fork);
 	/* the fork filter front's way on (fronts.c): only with a filter (~2 ms of a start) */
@@ -290,8 +352,7 @@ static int probes_load(struct scry_probes **out, const struct scry_probes_opts *
 		if (o->ustack_window > SCRY_USTACK_MAX || !o->ustack_ids) {
 			snprintf(err, errlen, "a user stack window of %u bytes: at most %d", o->ustack_window,
 				 SCRY_USTACK_MAX);
-			ret = -EINVAL;
-			goto fail;
+			return -EINVAL;
 		}
 		p->skel->rodata->ustack_window = o->ustack_window;
 		memcpy((void *)p->skel->rodata->ustack_ids, o->ustack_ids, sizeof(p->skel->rodata->ustack_ids));
@@ -307,8 +368,21 @@ static int probes_load(struct scry_probes **out, const struct scry_probes_opts *
 	ret = probes_prepare_memo(p, err, errlen);
 	if (!ret)
 		ret = probes_prepare_metrics(p, err, errlen);
-	if (ret)
-		goto fail;
+	if (!ret && want_fp)
+		probes_fingerprint(p, p->fp);
+	return ret;
+}
+
+/* The prepared object loaded here: its rings, its programs verified (lanes.c), its maps
+ * filled. */
+static int probes_load_cold(struct scry_probes *p, const char *core_btf, char *err, size_t errlen)
+{
+	const struct scry_probes_opts *o = &p->opts;
+	struct ring_install ri = { .outer_fd = -1 };
+	bool installing = false;     /* ri.th runs */
+	int ret;
+
+	probes_make_templates(p);
 	if ((ret = create_rings(p, o->ring_size, &ri, err, errlen)))
 		goto fail;
 	installing = true;
@@ -328,8 +402,20 @@ static int probes_load(struct scry_probes **out, const struct scry_probes_opts *
 		ret = probes_install_metrics(p, err, errlen);
 	if (!ret)
 		ret = probes_open_perf(p, err, errlen);
-	if (ret)
-		goto fail;
+fail:
+	if (installing)
+		pthread_join(ri.th, NULL);
+	if (ri.outer_fd >= 0)
+		close(ri.outer_fd);     /* libbpf holds its own */
+	return ret;
+}
+
+/* What a loaded object needs, whoever loaded it: the stages mapped, scry's own process
+ * left out. */
+static int probes_finish(struct scry_probes *p, char *err, size_t errlen)
+{
+	int ret;
+
 	p->stage_stride = (sizeof(struct scry_stage) + 7) & ~(size_t)7;
 	p->stages_len = p->stage_stride * p->ncpus;
 	p->stages_len = (p->stages_len + (size_t)sysconf(_SC_PAGESIZE) - 1) & ~((size_t)sysconf(_SC_PAGESIZE) - 1);
@@ -338,39 +424,68 @@ static int probes_load(struct scry_probes **out, const struct scry_probes_opts *
 		p->stages = NULL;
 		ret = -errno;
 		snprintf(err, errlen, "cannot map the staging buffers: %s", strerror(-ret));
-		goto fail;
+		return ret;
 	}
-	if (ri.outer_fd >= 0)
-		close(ri.outer_fd);     /* libbpf holds its own */
+	p->skel->bss->self_tgid = (__u32)getpid();
+	return 0;
+}
+
+/* The object for o: prepared, then taken from scryd when warm and it has one made for the
+ * very same settings (kernel/warm.c), else loaded here.  *tainted: a handed-over object
+ * failed half-way (the caller loads again, cold). */
+static int probes_load(struct scry_probes **out, const struct scry_probes_opts *o, const char *core_btf,
+		       bool warm, bool *tainted, char *err, size_t errlen)
+{
+	struct scry_probes *p;
+	bool taken = false;
+	int ret;
+
+	libbpf_set_print(print_fn);
+	if (!(p = probes_new(o, err, errlen)))
+		return -ENOMEM;
+	/* scryd fingerprints only what it may hand over (the hash reads the whole ELF: ~7 MB of
+	 * its pages resident) */
+	ret = probes_prepare(p, core_btf, warm || (probes_warm_exporting() && probes_warm_eligible(o)), err, errlen);
+	if (!ret && warm) {
+		ret = probes_warm_take(p, err, errlen);
+		taken = !ret;
+		if (ret == -ENOENT)       /* none for these settings: cold, as without scryd */
+			ret = 0;
+		else if (ret)
+			*tainted = true;
+	}
+	if (!ret && !taken)
+		ret = probes_load_cold(p, core_btf, err, errlen);
+	if (!ret)
+		ret = probes_finish(p, err, errlen);
+	if (ret) {
+		scry_probes_close(p);
+		return ret < 0 ? ret : -EINVAL;
+	}
 	*out = p;
 	return 0;
-fail_msg:
-	snprintf(err, errlen, "out of memory");
-fail:
-	if (installing)
-		pthread_join(ri.th, NULL);
-	if (ri.outer_fd >= 0)
-		close(ri.outer_fd);
-	scry_probes_close(p);
-	return ret < 0 ? ret : -EINVAL;
 }
 
 int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o, char *err, size_t errlen)
 {
-	static bool filling;    /* once a process */
+	static bool filling;    /* once a process (scryd's threads included) */
 	size_t objsz;
 	const void *obj = scry_bpf__elf_bytes(&objsz);
 	char core[512];
-	bool cached = scry_btf_cache_lookup(core, sizeof(core));
-	int ret = probes_load(out, o, cached ? core : NULL, err, errlen);
+	bool cached = scry_btf_cache_lookup(core, sizeof(core)), tainted = false;
+	int ret = probes_load(out, o, cached ? core : NULL, probes_warm_wanted(o), &tainted, err, errlen);
 
+	if (ret && tainted) {      /* scryd's object failed half-way: loaded here instead */
+		scry_log(SCRY_LOG_VERBOSE, "scry: the object from scryd failed (%s): loading it here", err);
+		ret = probes_load(out, o, cached ? core : NULL, false, &tainted, err, errlen);
+	}
 	if (ret && cached) {       /* not with that BTF, perhaps: without it */
 		scry_log(SCRY_LOG_VERBOSE, "scry: loading with the cached BTF %s failed (%s): without it", core, err);
 		scry_btf_cache_drop(core);
 		cached = false;
-		ret = probes_load(out, o, NULL, err, errlen);
-	} else if (!ret && !cached && !filling) {
-		filling = true;
+		ret = probes_load(out, o, NULL, false, &tainted, err, errlen);
+	} else if (!ret && !cached && !scry_probes_warm(*out) && !__atomic_exchange_n(&filling, true, __ATOMIC_RELAXED)) {
+		/* (an object from scryd needs no CO-RE BTF: the next cold load fills it) */
 		scry_btf_cache_fill(obj, objsz);
 	}
 	if (!ret)
@@ -425,6 +540,11 @@ void scry_probes_close(struct scry_probes *p)
 		if (p->metric_fds[i] >= 0)
 			close(p->metric_fds[i]);
 	probes_close_templates(p);
+	if (p->warm_prog_fds && p->skel)
+		for (int i = 0; i < p->skel->skeleton->prog_cnt; i++)
+			if (p->warm_prog_fds[i] >= 0)
+				close(p->warm_prog_fds[i]);
+	free(p->warm_prog_fds);
 	scry_bpf__destroy(p->skel);
 	probes_close_lanes(p);
 	free(p->pid_set_pids);

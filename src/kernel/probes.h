@@ -84,6 +84,9 @@ struct scry_probes_opts {
 
 struct scry_probes;
 
+/* Open the object in a thread now, to be taken by the process's first scry_probes_load
+ * (its start overlaps what the caller does before: the catalog, the events). */
+void scry_probes_prefetch(void);
 int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o, char *err, size_t errlen);
 /* The descriptors of syscall numbers 0..n-1 (before or after attach), in one update. */
 int scry_probes_set_syscalls(struct scry_probes *p, const struct scry_sc_desc *d, unsigned n);
@@ -196,6 +199,29 @@ void scry_probes_set_recording(struct scry_probes *p, bool on);
 /* Detach every program (no event is produced after this returns); maps stay readable. */
 void scry_probes_detach(struct scry_probes *p);
 void scry_probes_close(struct scry_probes *p);
+
+/* scryd's ready object (kernel/warm.c, docs/DAEMON.md): scryd loads the object of the
+ * session it expects ahead of time and hands it whole to a process that asks with the same
+ * fingerprint (fingerprint.c: everything the load depends on); scry_probes_load asks on its
+ * own when scryd's socket exists and the settings are of a kind it may hold (SCRY_NO_WARM:
+ * never).  The export: a loaded, never attached object's descriptors (duplicates), each
+ * named ("map:INDEX:NAME", "ring:CPU", "prog:INDEX:NAME"), in that order. */
+#define SCRY_WARM_FP_HEX 33
+#define SCRY_WARM_MAX_FDS 250
+struct scry_warm {
+	char fp[SCRY_WARM_FP_HEX];
+	size_t n;
+	int fds[SCRY_WARM_MAX_FDS];
+	char *names[SCRY_WARM_MAX_FDS];
+};
+/* This process (scryd) makes objects for others: it never asks for one, and fingerprints
+ * every object it loads. */
+void scry_probes_warm_exporter(void);
+int scry_probes_export(struct scry_probes *p, struct scry_warm *w, char *err, size_t errlen);
+void scry_warm_clear(struct scry_warm *w);
+/* The object came from scryd. */
+bool scry_probes_warm(const struct scry_probes *p);
+void scry_probes_fingerprint_hex(const struct scry_probes *p, char out[SCRY_WARM_FP_HEX]);
 
 /* Metrics (kernel/metrics.c): the per-CPU hash of metric id (key struct scry_metric_key;
  * value u64 for a counter, struct scry_metric_hist for a histogram, one per CPU), or -1. */

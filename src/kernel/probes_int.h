@@ -15,6 +15,15 @@
 #define SCRY_BPF_TRACE_UPROBE_MULTI 48
 #define SCRY_BPF_F_UPROBE_MULTI_RETURN 1
 
+/* An attached program: libbpf's link, or (bl NULL) the fd of a link made from the program's
+ * fd (attach.c), -1 when none. */
+struct probe_link {
+	struct bpf_link *bl;
+	int fd;
+};
+
+#define SCRY_WARM_FP_BYTES 16
+
 struct scry_probes {
 	struct scry_bpf *skel;     /* its maps; its program pointers: the lanes' programs */
 	struct bpf_object *lanes[2];   /* the copies of the object that loaded the programs (NULL:
@@ -22,7 +31,7 @@ struct scry_probes {
 	struct scry_probes_opts opts;
 	unsigned ncpus;
 	int *ring_fds;
-	struct bpf_link **links;
+	struct probe_link *links;  /* MAX_LINKS */
 	size_t nlinks;
 	unsigned next_tp_slot;
 	int tp_link[SCRY_MAX_TP];  /* a tracepoint slot's index in links, -1: a front's */
@@ -51,6 +60,9 @@ struct scry_probes {
 				    * (pid_sets.c: the bloom bits of the .bss) */
 	int *perf_fds;             /* the perf counter contexts' events (perf_ctx.c) */
 	size_t nperf_fds;
+	uint8_t fp[SCRY_WARM_FP_BYTES];   /* the fingerprint of the prepared object (when asked) */
+	int *warm_prog_fds;        /* an object scryd loaded (warm.c): each program's fd by its
+				    * index in the skeleton (-1: not loaded); NULL: loaded here */
 };
 
 /* lanes.c: the programs the skeleton is set to load, loaded on two CPUs at once; closed */
@@ -90,8 +102,33 @@ int probes_attach_front_uprobe(struct scry_probes *p, int prog_fd, const char *p
 void probes_close_templates(struct scry_probes *p);
 int probes_prepare_metrics(struct scry_probes *p, char *err, size_t errlen);
 int probes_install_metrics(struct scry_probes *p, char *err, size_t errlen);
-/* attach.c */
+/* attach.c: a link of libbpf's, or a link's fd (closed on failure), kept in links; prog
+ * attached from its fd where its SEC names, or (system and name given) to that tracefs
+ * tracepoint with cookie: the one way a program of the object is attached, whoever loaded
+ * it.  0 or -errno with a reason. */
 int probes_add_link(struct scry_probes *p, struct bpf_link *l, const char *what, char *err, size_t errlen);
+int probes_add_link_fd(struct scry_probes *p, int fd, const char *what, char *err, size_t errlen);
+int probes_attach_prog(struct scry_probes *p, struct bpf_program *prog, const char *system, const char *name,
+		       __u64 cookie, const char *what, char *err, size_t errlen);
+/* metrics.c: the inner map templates of the metrics maps, when there is no metric (before a
+ * load here) */
+void probes_make_templates(struct scry_probes *p);
+/* fingerprint.c: everything the load of the prepared object depends on, hashed */
+void probes_fingerprint(const struct scry_probes *p, uint8_t out[SCRY_WARM_FP_BYTES]);
+/* ... its costly part (the ELF's ~7 MB hashed, ~2 ms) done now, in a thread that opens ahead */
+void probes_fingerprint_ahead(void);
+/* warm.c: should this load ask scryd for its object (o is the kind it may hold, scryd
+ * answers, SCRY_NO_WARM unset)?  Does this process make objects for others (scryd)?  Take
+ * scryd's object for the prepared p: 0, -ENOENT (none: p untouched), or -errno (p half
+ * changed: to be closed).  A program's fd, whoever loaded it (-1: not loaded). */
+bool probes_warm_wanted(const struct scry_probes_opts *o);
+bool probes_warm_eligible(const struct scry_probes_opts *o);
+bool probes_warm_exporting(void);
+int probes_warm_take(struct scry_probes *p, char *err, size_t errlen);
+int probes_prog_fd(const struct scry_probes *p, const struct bpf_program *prog);
+/* A handover's descriptor name "KIND:INDEX:NAME" (name given) or "KIND:INDEX" (name NULL):
+ * INDEX (decimal, at most 100000), *name its NAME; -1 if malformed or of another kind. */
+long probes_warm_parse_name(const char *v, const char *kind, const char **name);
 /* The probe of the application's span marks (metrics.c), if any. */
 int probes_attach_span_mark(struct scry_probes *p, char *err, size_t errlen);
 

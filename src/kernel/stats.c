@@ -60,7 +60,7 @@ int scry_probes_flush_stage(struct scry_probes *p, unsigned cpu)
 {
 	LIBBPF_OPTS(bpf_test_run_opts, topts, .flags = BPF_F_TEST_RUN_ON_CPU, .cpu = cpu);
 
-	if (bpf_prog_test_run_opts(bpf_program__fd(p->skel->progs.scry_flush), &topts))
+	if (bpf_prog_test_run_opts(probes_prog_fd(p, p->skel->progs.scry_flush), &topts))
 		return -errno;
 	return 0;
 }
@@ -108,7 +108,7 @@ uint64_t scry_probes_recursion_misses(struct scry_probes *p)
 	for (int i = 0; (prog = probes_prog(p, i)); i++) {
 		struct bpf_prog_info info;
 		__u32 len = sizeof(info);
-		int fd = bpf_program__fd(prog);
+		int fd = probes_prog_fd(p, prog);
 
 		if (fd < 0)
 			continue;

@@ -162,10 +162,12 @@ int scry_session_prepare(struct scry_session *s, char *err, size_t errlen)
 
 	if (s->prepared)
 		return 0;
+	scry_features_hold(true);
 	for (size_t i = 0; i < s->nchans; i++)
 		if ((ret = channel_load(s->chans[i], err, errlen)))
 			break;
-	scry_features_release();    /* every channel's object is loaded */
+	scry_features_hold(false);
+	scry_features_release();    /* every channel's object is loaded (and no other thread's) */
 	s->load_times.prepare_ns = scry_monotonic_ns() - t0;
 	s->prepared = !ret;
 	return ret;
@@ -607,4 +609,21 @@ size_t scry_session_nchannels(const struct scry_session *s)
 uint64_t scry_session_ctx_mask(const struct scry_session *s, unsigned chan)
 {
 	return s->chans[chan]->opts.ctx_mask;
+}
+
+int scry_session_export_warm(struct scry_session *s, struct scry_warm *w, char *err, size_t errlen)
+{
+	if (s->nchans != 1 || !s->chans[0]->probes) {
+		snprintf(err, errlen, "only a loaded session of one channel hands its object over");
+		return -EINVAL;
+	}
+	return scry_probes_export(s->chans[0]->probes, w, err, errlen);
+}
+
+bool scry_session_warm(const struct scry_session *s)
+{
+	for (size_t i = 0; i < s->nchans; i++)
+		if (s->chans[i]->probes && scry_probes_warm(s->chans[i]->probes))
+			return true;
+	return false;
 }

@@ -402,6 +402,12 @@ int scry_clock_check(unsigned clock, char *err, size_t errlen);
  * sink given in the options instead means no trace without an output).  0 or -EINVAL. */
 int scry_session_set_sink(struct scry_session *s, unsigned chan,
 			  void (*sink)(void *ctx, unsigned cpu, const uint8_t *ev, size_t size), void *ctx);
+/* scryd's ready object (kernel/probes.h): a loaded, unstarted session of one channel hands
+ * its BPF object's descriptors over (scryd: daemon/warm.c); a session's object came from
+ * scryd (warm) rather than being loaded here. */
+struct scry_warm;
+int scry_session_export_warm(struct scry_session *s, struct scry_warm *w, char *err, size_t errlen);
+bool scry_session_warm(const struct scry_session *s);
 size_t scry_session_nchannels(const struct scry_session *s);
 /* The contexts channel chan's records carry (1 << enum scry_ctx; catalog/record.h reads them). */
 uint64_t scry_session_ctx_mask(const struct scry_session *s, unsigned chan);

@@ -58,18 +58,19 @@ static int enable(struct scry_channel *c, const char *spec, size_t *matched, cha
 			 "/sys/bus/event_source/devices/kprobe)", spec);
 		return -ENOTSUP;
 	}
+	scry_features_hold(true);     /* (scryd loads in another thread meanwhile) */
 	vm = scry_features_vmlinux();
 	if (!kprobe && !scry_feature_fentry(vm, why, sizeof(why))) {
 		snprintf(err, errlen, "%s: this kernel refuses BPF trampolines (%s)", spec, why);
-		return -ENOTSUP;
-	}
-	if (!vm || btf__find_by_name_kind(vm, func, BTF_KIND_FUNC) <= 0) {
+	} else if (!vm || btf__find_by_name_kind(vm, func, BTF_KIND_FUNC) <= 0) {
 		snprintf(err, errlen, "%s: no kernel function '%s' in the kernel's BTF", spec, func);
 		suggest(vm, func, err, errlen);
+		scry_features_hold(false);
 		return -ENOENT;
-	}
-	snprintf(err, errlen, "%s: this kernel has %s, but scry does not record kernel functions yet",
-		 spec, kprobe ? "kprobes" : "BPF trampolines");
+	} else
+		snprintf(err, errlen, "%s: this kernel has %s, but scry does not record kernel functions yet",
+			 spec, kprobe ? "kprobes" : "BPF trampolines");
+	scry_features_hold(false);
 	return -ENOTSUP;
 }
 

@@ -35,6 +35,7 @@ void scry_overrides_read(struct scry_overrides *o)
 	o->no_huge_heap = getenv("SCRY_NO_HUGE_HEAP") != NULL;
 	o->one_lane = getenv("SCRY_ONE_LANE") != NULL;
 	o->two_lanes = getenv("SCRY_TWO_LANES") != NULL;
+	o->no_warm = getenv("SCRY_NO_WARM") != NULL;
 	o->test_sync_writes = getenv("SCRY_TEST_SYNC_WRITES") != NULL;
 	o->follow_max = number("SCRY_FOLLOW_MAX");
 	o->ustack_window_set = getenv("SCRY_USTACK_WINDOW") != NULL;

@@ -26,6 +26,7 @@ struct scry_overrides {
 	bool no_huge_heap;              /* SCRY_NO_HUGE_HEAP: glibc's default heap (bench/startup.sh) */
 	bool one_lane;                  /* SCRY_ONE_LANE: the programs verified in one lane, not two */
 	bool two_lanes;                 /* SCRY_TWO_LANES: in two, even when the CPUs are busy */
+	bool no_warm;                   /* SCRY_NO_WARM: scryd's ready object never asked for */
 	/* tests only */
 	bool test_sync_writes;          /* SCRY_TEST_SYNC_WRITES: trace files written by the consumer
 	                                   thread itself, no writer thread */

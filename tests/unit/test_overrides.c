@@ -20,6 +20,7 @@ static const char *const names[] = {
 	"SCRY_NO_BTF_EXIT", "SCRY_NO_KTIME_TAI", "SCRY_NO_UPROBE_MULTI", "SCRY_NO_CACHE",
 	"SCRY_NO_HUGE_HEAP", "SCRY_ONE_LANE", "SCRY_TWO_LANES", "SCRY_TEST_SYNC_WRITES", "SCRY_FOLLOW_MAX",
 	"SCRY_TEST_WRITE_STALL_MS", "SCRY_TEST_WRITE_STALL_FILE", "SCRY_USTACK_WINDOW", "SCRY_USTACK_RING",
+	"SCRY_NO_WARM",
 };
 
 static void clear(void)
@@ -62,7 +63,7 @@ static void test_each_field(void **state)
 	assert_true(o.no_kptr && o.no_strnstr && o.no_prepare_exec && o.no_btf_exit && o.no_uprobe_multi);
 	assert_false(o.no_ktime_tai || o.no_cache || o.no_huge_heap || o.test_sync_writes);
 	assert_true(o.one_lane);
-	assert_false(o.two_lanes);
+	assert_false(o.two_lanes || o.no_warm);
 	assert_int_equal(o.follow_max, 64);
 	assert_int_equal(o.test_write_stall_ms, 250);
 	assert_string_equal(o.test_write_stall_file, "/tmp/stall");
@@ -77,8 +78,9 @@ static void test_each_field(void **state)
 	setenv("SCRY_TEST_SYNC_WRITES", "1", 1);
 	setenv("SCRY_RUNDIR", "/tmp/run", 1);
 	setenv("SCRY_TWO_LANES", "1", 1);
+	setenv("SCRY_NO_WARM", "", 1);
 	scry_overrides_read(&o);
-	assert_true(o.no_ktime_tai && o.no_cache && o.no_huge_heap && o.test_sync_writes && o.two_lanes);
+	assert_true(o.no_ktime_tai && o.no_cache && o.no_huge_heap && o.test_sync_writes && o.two_lanes && o.no_warm);
 	assert_false(o.no_kptr || o.one_lane);
 	assert_string_equal(o.rundir, "/tmp/run");
 	assert_null(o.cache_dir);
