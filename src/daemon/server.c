@@ -31,6 +31,7 @@
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/loop.h"
+#include "util/privs.h"
 
 /* Connections are bounded in number and time: each gets 5 s to send its message whole (not
  * reset by what it sends), a uid holds at most CONNS_PER_UID at once and the daemon
@@ -738,6 +739,8 @@ int scryd_main(int argc, char **argv)
 			return 1;
 		}
 	}
+	scry_raise_nofile_max();   /* a map's fd each: ~70 a loaded session (privs.h) */
+	scry_probes_one_lane();    /* not three fds a map (probes.h) */
 	if (!foreground && (ret = detach(&ready_fd))) {
 		fprintf(stderr, "scryd: cannot detach: %s\n", strerror(-ret));
 		return 1;

@@ -107,8 +107,9 @@ static int tracefs_id(const struct scry_probes *p, const char *system, const cha
  * it) with a BPF cookie: the link's fd (which holds the perf event), or -1 with errno. */
 static int tracefs_link(struct scry_probes *p, int prog_fd, const char *system, const char *name, __u64 cookie)
 {
-	struct perf_event_attr a = { .type = PERF_TYPE_TRACEPOINT, .size = sizeof(a), .sample_period = 1,
-				     .wakeup_events = 1 };
+	/* a counting event, as libbpf opens it: a sampling one (sample_period 1) is refused with
+	 * EPERM on some tracepoints (irq_vectors:irq_work_exit here) */
+	struct perf_event_attr a = { .type = PERF_TYPE_TRACEPOINT, .size = sizeof(a) };
 	int id = tracefs_id(p, system, name), pfd, link, e;
 
 	if (id < 0) {

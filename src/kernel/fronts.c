@@ -240,7 +240,7 @@ int probes_attach_front_tp(struct scry_probes *p, int prog_fd, const char *syste
 			   char *err, size_t errlen)
 {
 	char what[256];
-	struct perf_event_attr a = { .type = PERF_TYPE_TRACEPOINT, .size = sizeof(a), .sample_period = 1, .wakeup_events = 1 };
+	struct perf_event_attr a = { .type = PERF_TYPE_TRACEPOINT, .size = sizeof(a) };   /* as tracefs_link */
 	int id = p->opts.cat ? scry_catalog_tracepoint_id(p->opts.cat, system, name) : -1;
 
 	snprintf(what, sizeof(what), "tracepoint %s:%s", system, name);

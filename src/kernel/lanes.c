@@ -15,7 +15,7 @@
  * time of their own (two more copies of the object, one more parse of the kernel's BTF: +19%
  * of `scry trace -- /bin/true`'s, 264 against 214 ms of task-clock on a loaded VM), which pays
  * only when a second CPU is free to verify beside the first; SCRY_TWO_LANES=1 (tests): lanes
- * whatever the load. */
+ * whatever the load.  scryd loads in one lane (scry_probes_one_lane: fds, not wall time). */
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -158,6 +158,13 @@ static void lanes_adopt(struct lanes *ls)
 									     s->progs[i].name);
 }
 
+static bool lanes_off;   /* scry_probes_one_lane */
+
+void scry_probes_one_lane(void)
+{
+	lanes_off = true;
+}
+
 int probes_load_lanes(struct scry_probes *p, const char *core_btf, char *err, size_t errlen)
 {
 	const struct bpf_object_skeleton *s = p->skel->skeleton;
@@ -174,7 +181,7 @@ int probes_load_lanes(struct scry_probes *p, const char *core_btf, char *err, si
 	for (int i = 0; i < s->prog_cnt; i++)
 		if ((plan[i] = bpf_program__autoload(*s->progs[i].prog)))
 			ls.lane[lane_of(s->progs[i].name)].nprogs++;
-	if (!ls.lane[0].nprogs || !ls.lane[1].nprogs || scry_overrides()->one_lane ||
+	if (!ls.lane[0].nprogs || !ls.lane[1].nprogs || scry_overrides()->one_lane || lanes_off ||
 	    (!scry_overrides()->two_lanes && cpus_busy())) {
 		scry_log(SCRY_LOG_VERBOSE, "scry: the programs verified in one lane%s",
 			 ls.lane[0].nprogs && ls.lane[1].nprogs && !scry_overrides()->one_lane ? " (the CPUs are busy)" : "");

@@ -172,6 +172,12 @@ int scry_probes_attach_samples(struct scry_probes *p, char *err, size_t errlen);
 int scry_probes_statedump(struct scry_probes *p, const struct scry_sd_item *items, size_t n, size_t nhead,
 			  void (*drain)(void *), void *arg, char *err, size_t errlen);
 
+/* Every later load of this process verifies its programs in one lane (lanes.c): each lane's
+ * copy of the object holds an fd of every map of its own, three fds a map with two lanes, and
+ * scryd, holding many loaded sessions (and the ready object) under the open-file limit
+ * (~200 fds a session with lanes, ~70 without), wants fds more than wall time. */
+void scry_probes_one_lane(void);
+
 unsigned scry_probes_ncpus(const struct scry_probes *p);
 int scry_probes_ring_fd(const struct scry_probes *p, unsigned cpu);
 /* Bytes staged on a CPU and not yet in its ring (0 when empty), read without a syscall. */

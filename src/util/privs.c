@@ -69,6 +69,35 @@ int scry_raise_nofile(void)
 	return 0;
 }
 
+unsigned long scry_raise_nofile_max(void)
+{
+	unsigned long nr_open = 0;
+	struct rlimit rl;
+	FILE *f;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return 0;
+	if ((f = fopen("/proc/sys/fs/nr_open", "re"))) {
+		if (fscanf(f, "%lu", &nr_open) != 1)
+			nr_open = 0;
+		fclose(f);
+	}
+	if (nr_open > 1048576)
+		nr_open = 1048576;
+	if (nr_open > rl.rlim_max) {   /* root (CAP_SYS_RESOURCE) may; else the hard limit stays */
+		struct rlimit up = { nr_open, nr_open };
+
+		if (setrlimit(RLIMIT_NOFILE, &up) == 0)
+			return nr_open;
+	}
+	if (rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl))
+			getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	return rl.rlim_cur;
+}
+
 void scry_restore_nofile(void)
 {
 	if (nofile_raised)
