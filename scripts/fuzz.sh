@@ -1,7 +1,8 @@
 #!/bin/bash
 # scripts/fuzz.sh — build the library once for libFuzzer (build-fuzz/), then for each
 # tests/fuzz/fuzz_NAME.c: link it, replay its seed corpus tests/fuzz/corpus/NAME/ (regression),
-# and fuzz for FUZZ_SECONDS (default 30) on a scratch copy of the corpus.  Any crash, leak,
+# and fuzz for FUZZ_SECONDS (default 30) on a scratch copy of the corpus, FUZZ_JOBS targets at
+# once (default: 2, or 1 on one CPU).  Any crash, leak,
 # sanitizer report or timeout fails.  Closes with "fuzz: N passed, M failed".
 #   scripts/fuzz.sh tests/fuzz/fuzz_NAME.c...
 set -uo pipefail
@@ -28,10 +29,10 @@ if ! make -s -j2 BUILD=$OUT CC=clang CFLAGS="$LIB_CFLAGS" $OUT/libscry.a; then
 	exit 1
 fi
 
-passed=0
-failed=0
-failing=()
-for src in "$@"; do
+# One target: link, replay, fuzz; its output to $OUT/fuzz/fuzz_NAME.out, its verdict (ok or
+# failed) to $OUT/fuzz/fuzz_NAME.verdict.  FUZZ_JOBS (the CPUs, at most 2 by default) run at once.
+fuzz_one() {
+	local src=$1 base name bin seeds scratch artifacts ok=1
 	base=$(basename "$src" .c)          # fuzz_NAME
 	name=${base#fuzz_}                  # NAME
 	bin=$OUT/fuzz/$base
@@ -44,10 +45,9 @@ for src in "$@"; do
 		-fno-omit-frame-pointer -std=gnu11 -D_GNU_SOURCE -Isrc -I$OUT -Itests/fuzz \
 		-o "$bin" "$src" $OUT/libscry.a -lbpf -lelf -lz -lm -ldw -lyaml -lprotobuf-c; then
 		echo "fuzz.sh: $base: link failed" >&2
-		failed=$((failed + 1)); failing+=("$base"); continue
+		return 1
 	fi
-	opts=(-timeout=10 -rss_limit_mb=2048 -artifact_prefix="$artifacts" -print_final_stats=0)
-	ok=1
+	local opts=(-timeout=10 -rss_limit_mb=2048 -artifact_prefix="$artifacts" -print_final_stats=0)
 	if [[ -d "$seeds" ]] && [[ -n "$(ls -A "$seeds")" ]]; then
 		echo "-- $base: replaying $(ls -A "$seeds" | wc -l) seed(s) from $seeds"
 		if ! "$bin" "${opts[@]}" -runs=0 "$seeds" > "$OUT/fuzz/$base.replay.log" 2>&1; then
@@ -70,7 +70,30 @@ for src in "$@"; do
 			grep -E '^(Done [0-9]+ runs|#[0-9]+ *DONE)' "$OUT/fuzz/$base.log" | tail -n 1
 		fi
 	fi
-	if ((ok)); then
+	((ok))
+}
+
+JOBS=${FUZZ_JOBS:-$(n=$(nproc); echo $((n < 2 ? n : 2)))}
+mkdir -p "$OUT/fuzz"
+running=0
+for src in "$@"; do
+	base=$(basename "$src" .c)
+	rm -f "$OUT/fuzz/$base.verdict"
+	( if fuzz_one "$src" > "$OUT/fuzz/$base.out" 2>&1; then echo ok; else echo failed; fi > "$OUT/fuzz/$base.verdict" ) &
+	running=$((running + 1))
+	if ((running >= JOBS)); then
+		wait -n
+		running=$((running - 1))
+	fi
+done
+wait
+passed=0
+failed=0
+failing=()
+for src in "$@"; do            # in the order given, each target's output whole
+	base=$(basename "$src" .c)
+	cat "$OUT/fuzz/$base.out" 2>/dev/null
+	if [[ $(cat "$OUT/fuzz/$base.verdict" 2>/dev/null) == ok ]]; then
 		passed=$((passed + 1))
 	else
 		failed=$((failed + 1)); failing+=("$base")

@@ -249,7 +249,7 @@ def test_disk_full_status_line(scry, workload, small_fs):
     """The live status line says it too (a terminal on stderr: script(1) gives one)."""
     fs = small_fs("2m")
     out = fs / "t"
-    cmd = f"{scry} record -o {out} -e syscall:getppid -- {workload('getppid_loop')} 30000000 >/dev/null"
+    cmd = f"{scry} record -o {out} -e syscall:getppid -- {workload('getppid_loop')} 8000000 >/dev/null"
     p = subprocess.run(["script", "-qec", cmd, "/dev/null"], capture_output=True, text=True, timeout=300)
     assert re.search(r"\[scry\] [0-9]+ events/s, [0-9.]+ [KMG]B written, [0-9]+ lost; disk full after [0-9]+ events",
                      p.stdout), p.stdout[-2000:]
