@@ -90,12 +90,8 @@ unsigned long scry_raise_nofile_max(void)
 		if (setrlimit(RLIMIT_NOFILE, &up) == 0)
 			return nr_open;
 	}
-	if (rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		if (setrlimit(RLIMIT_NOFILE, &rl))
-			getrlimit(RLIMIT_NOFILE, &rl);
-	}
-	return rl.rlim_cur;
+	scry_raise_nofile();           /* else the soft limit to the hard one */
+	return getrlimit(RLIMIT_NOFILE, &rl) ? 0 : rl.rlim_cur;
 }
 
 void scry_restore_nofile(void)
