@@ -240,16 +240,21 @@ e2e: all
 	$(PYTHON) -m pytest -q --durations=25 tests/e2e
 
 # Userspace under ASan/UBSan: unit tests rebuilt in their own tree (the BPF objects, which no
-# C flag changes, taken from $(BUILD) when it has them: scripts/seed-bpf.sh).
+# C flag changes, taken from $(BUILD) when it has them: scripts/seed-bpf.sh).  make fuzz links
+# its targets against the same tree's libscry.a, so the library is compiled once for both: with
+# libFuzzer's coverage hooks too (fuzzer-no-link: counters and compare hooks that the ASan
+# runtime leaves inert in a unit test and libFuzzer's runtime reads in a fuzzer).
+SAN_BUILD  := build-asan
+SAN_CFLAGS := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 sanitize:
-	@scripts/seed-bpf.sh $(BUILD) build-asan
-	$(MAKE) -j2 BUILD=build-asan CC=clang CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" unit
+	@scripts/seed-bpf.sh $(BUILD) $(SAN_BUILD)
+	$(MAKE) -j2 BUILD=$(SAN_BUILD) CC=clang CFLAGS="$(SAN_CFLAGS)" unit
 
 valgrind: $(UNIT_BINS)
 	@scripts/run-unit.sh --valgrind $(UNIT_BINS)
 
 fuzz:
-	@scripts/fuzz.sh $(FUZZ_SRCS)
+	@FUZZ_BUILD=$(SAN_BUILD) FUZZ_CFLAGS="$(SAN_CFLAGS)" scripts/fuzz.sh $(FUZZ_SRCS)
 
 check-layers:
 	@scripts/check-layers.sh

@@ -1,19 +1,19 @@
 #!/bin/bash
-# scripts/fuzz.sh — build the library once for libFuzzer (build-fuzz/), then for each
-# tests/fuzz/fuzz_NAME.c: link it, replay its seed corpus tests/fuzz/corpus/NAME/ (regression),
-# and fuzz for FUZZ_SECONDS (default 30) on a scratch copy of the corpus, FUZZ_JOBS targets at
-# once (default: 2, or 1 on one CPU).  Any crash, leak,
-# sanitizer report or timeout fails.  Closes with "fuzz: N passed, M failed".
+# scripts/fuzz.sh — build the library for libFuzzer (in FUZZ_BUILD, default build-asan/: the
+# tree make sanitize builds with the same flags, so after it nothing is compiled again), then
+# for each tests/fuzz/fuzz_NAME.c: link it, replay its seed corpus tests/fuzz/corpus/NAME/
+# (regression), and fuzz for FUZZ_SECONDS (default 30) on a scratch copy of the corpus,
+# FUZZ_JOBS targets at once (default: 2, or 1 on one CPU).  Any crash, leak, sanitizer report
+# or timeout fails.  Closes with "fuzz: N passed, M failed".
 #   scripts/fuzz.sh tests/fuzz/fuzz_NAME.c...
+# FUZZ_CFLAGS: the library's C flags (the Makefile passes its SAN_CFLAGS); they must hold
+# -fsanitize=fuzzer-no-link,address,undefined.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
 FUZZ_SECONDS=${FUZZ_SECONDS:-30}
-OUT=build-fuzz
-SAN="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined"
-# The include/define flags are repeated here because a CFLAGS given on make's command line
-# replaces the Makefile's own `CFLAGS +=` additions.
-LIB_CFLAGS="-O1 -g $SAN -fno-omit-frame-pointer -std=gnu11 -D_GNU_SOURCE -Isrc -I$OUT"
+OUT=${FUZZ_BUILD:-build-asan}
+LIB_CFLAGS=${FUZZ_CFLAGS:--O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all}
 
 if (($# == 0)); then
 	echo "fuzz.sh: no fuzz target given (tests/fuzz/fuzz_*.c missing?)" >&2

@@ -1,7 +1,8 @@
 #!/bin/bash
-# scripts/run-unit.sh — run cmocka unit test binaries (optionally under valgrind), show
-# their output, and close with "unit: N passed, M failed".  Exits nonzero on any failed
-# test, crash, valgrind error, or when given no binary at all.
+# scripts/run-unit.sh — run cmocka unit test binaries (optionally under valgrind), UNIT_JOBS at
+# once (default: 2, or 1 on one CPU), show each one's output whole and in the order given, and
+# close with "unit: N passed, M failed".  Exits nonzero on any failed test, crash, valgrind
+# error, or when given no binary at all.
 #   scripts/run-unit.sh [--valgrind] BIN...
 set -uo pipefail
 
@@ -17,23 +18,41 @@ if (($# == 0)); then
 	exit 1
 fi
 
+JOBS=${UNIT_JOBS:-$(( $(nproc) > 1 ? 2 : 1 ))}
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+# One binary: its output (stdout and stderr: cmocka prints its summary on stdout and failure
+# details on stderr) to $TMP/N.out, its exit status to $TMP/N.rc.
+run_one() {
+	local i=$1 bin=$2
+	if [[ ! -x "$bin" ]]; then
+		echo "run-unit.sh: $bin: not an executable" > "$TMP/$i.out"
+		echo 127 > "$TMP/$i.rc"
+		return
+	fi
+	"${VALGRIND[@]}" "$bin" > "$TMP/$i.out" 2>&1
+	echo $? > "$TMP/$i.rc"
+}
+
+bins=("$@")
+for i in "${!bins[@]}"; do
+	while (( $(jobs -rp | wc -l) >= JOBS )); do wait -n; done
+	run_one "$i" "${bins[$i]}" &
+done
+wait
+
 passed=0
 failed=0
 bad_bins=()
-for bin in "$@"; do
+for i in "${!bins[@]}"; do
+	bin=${bins[$i]}
 	echo "== ${VALGRIND:+valgrind }$bin"
-	if [[ ! -x "$bin" ]]; then
-		echo "run-unit.sh: $bin: not an executable" >&2
-		failed=$((failed + 1)); bad_bins+=("$bin"); continue
-	fi
-	out=$(mktemp)
-	# cmocka prints its summary on stdout and failure details on stderr; keep both visible.
-	"${VALGRIND[@]}" "$bin" 2>&1 | tee "$out"
-	rc=${PIPESTATUS[0]}
+	cat "$TMP/$i.out"
+	rc=$(cat "$TMP/$i.rc" 2>/dev/null || echo 126)
 	p=0; f=0; seen=0
-	while read -r n; do p=$((p + n)); seen=1; done < <(sed -n 's/^\[  PASSED  \] \([0-9]\+\) test(s)\..*/\1/p' "$out")
-	while read -r n; do f=$((f + n)); seen=1; done < <(sed -n 's/^\[  FAILED  \] \([0-9]\+\) test(s).*/\1/p' "$out")
-	rm -f "$out"
+	while read -r n; do p=$((p + n)); seen=1; done < <(sed -n 's/^\[  PASSED  \] \([0-9]\+\) test(s)\..*/\1/p' "$TMP/$i.out")
+	while read -r n; do f=$((f + n)); seen=1; done < <(sed -n 's/^\[  FAILED  \] \([0-9]\+\) test(s).*/\1/p' "$TMP/$i.out")
 	passed=$((passed + p))
 	failed=$((failed + f))
 	if ((rc != 0)) || ((seen == 0)); then
