@@ -54,7 +54,7 @@ PB_SRCS  := $(patsubst proto/%.proto,$(BUILD)/otlp/%.pb-c.c,$(PROTOS))
 PB_HDRS  := $(PB_SRCS:.c=.h)
 PB_OBJS  := $(PB_SRCS:.c=.o)
 BPF_SRCS := $(wildcard src/bpf/*.bpf.c)
-SKELS    := $(patsubst src/bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS)) $(BUILD)/scry_lanes.h
+SKELS    := $(patsubst src/bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS)) $(BUILD)/scry_lanes.h $(BUILD)/scry_elf_sum.h
 UNIT_SRCS:= $(wildcard tests/unit/test_*.c)
 UNIT_BINS:= $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 WORKLOADS:= $(patsubst tests/workload/%.c,$(BUILD)/workload/%,$(wildcard tests/workload/*.c))
@@ -113,6 +113,11 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 SCRY_BPF_SRCS := src/bpf/scry.bpf.c $(wildcard src/bpf/*.bpf.h)
 $(BUILD)/scry_lanes.h: $(BUILD)/scry.skel.h scripts/gen-lanes.sh $(SCRY_BPF_SRCS)
 	sh scripts/gen-lanes.sh $< $(SCRY_BPF_SRCS) > $@.tmp && mv $@.tmp $@
+
+# the embedded object's identity for the warm fingerprint (src/kernel/fingerprint.c): its
+# SHA-256, made here once rather than hashed by every run
+$(BUILD)/scry_elf_sum.h: $(BUILD)/scry.bpf.o
+	printf '#define SCRY_ELF_SUM "%s"\n' "$$(sha256sum < $< | cut -c1-64)" > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/otlp/%.pb-c.c $(BUILD)/otlp/%.pb-c.h: proto/%.proto
 	@mkdir -p $(BUILD)/otlp
