@@ -511,6 +511,13 @@ void scry_probes_set_recording(struct scry_probes *p, bool on)
 	__atomic_store_n(&p->skel->bss->scry_recording, on ? 1 : 0, __ATOMIC_SEQ_CST);
 }
 
+static bool exit_after_close;
+
+void scry_probes_exit_after_close(void)
+{
+	exit_after_close = true;
+}
+
 void scry_probes_close(struct scry_probes *p)
 {
 	if (!p)
@@ -541,7 +548,8 @@ void scry_probes_close(struct scry_probes *p)
 			if (p->warm_prog_fds[i] >= 0)
 				close(p->warm_prog_fds[i]);
 	free(p->warm_prog_fds);
-	scry_bpf__destroy(p->skel);
+	if (!exit_after_close)
+		scry_bpf__destroy(p->skel);
 	probes_close_lanes(p);
 	free(p->pid_set_pids);
 	free(p);
