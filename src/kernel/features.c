@@ -24,11 +24,6 @@ bool scry_feature_btf(void)
 	return access("/sys/kernel/btf/vmlinux", R_OK) == 0;
 }
 
-static bool btf_has(const struct btf *btf, const char *name, int kind)
-{
-	return btf && btf__find_by_name_kind(btf, name, kind) > 0;
-}
-
 /* The parsed BTF, shared by the threads of a process (scryd loads its ready object in one
  * of its own: daemon/warm.c): parsed once under the lock, freed by release only while no
  * thread holds it (a load in progress). */
@@ -39,6 +34,87 @@ static struct {
 	unsigned holders;
 	struct btf *btf;
 } kbtf = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* The names the feature checks look up in the kernel's BTF.  btf__find_by_name_kind walks
+ * its ~127,000 types for each (to the end for one it lacks, ~0.5 ms); these are found in one
+ * walk, on the first check against the parsed BTF (kbtf above), the first of each name and
+ * kind as btf__find_by_name_kind would answer. */
+static const struct {
+	const char *name;
+	int kind;
+} wanted[] = {
+	{ "btf_trace_sys_enter", BTF_KIND_TYPEDEF },
+	{ "btf_trace_sched_process_fork", BTF_KIND_TYPEDEF },
+	{ "btf_trace_sched_prepare_exec", BTF_KIND_TYPEDEF },
+	{ "btf_trace_sched_process_exit", BTF_KIND_TYPEDEF },
+	{ "trace_event_raw_sched_process_exit", BTF_KIND_STRUCT },
+	{ "bpf_strnstr", BTF_KIND_FUNC },
+	{ "bpf_uprobe_multi_link", BTF_KIND_STRUCT },
+};
+#define NWANTED (sizeof(wanted) / sizeof(wanted[0]))
+
+static struct {
+	pthread_mutex_t lock;
+	const struct btf *btf;          /* the BTF the ids are of (NULL: none walked) */
+	int id[NWANTED];                /* 0: not in it */
+} found = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static void walk_wanted(const struct btf *btf)
+{
+	__u32 n = btf__type_cnt(btf);
+	size_t left = NWANTED;
+
+	memset(found.id, 0, sizeof(found.id));
+	for (__u32 id = 1; id < n && left; id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+		int kind = btf_kind(t);
+		const char *name;
+
+		if (kind != BTF_KIND_TYPEDEF && kind != BTF_KIND_STRUCT && kind != BTF_KIND_FUNC)
+			continue;
+		name = btf__name_by_offset(btf, t->name_off);
+		for (size_t i = 0; name && i < NWANTED; i++)
+			if (!found.id[i] && wanted[i].kind == kind && name[0] == wanted[i].name[0] &&
+			    !strcmp(name, wanted[i].name)) {
+				found.id[i] = (int)id;
+				left--;
+			}
+	}
+	found.btf = btf;
+}
+
+static void forget_wanted(void)
+{
+	pthread_mutex_lock(&found.lock);
+	found.btf = NULL;
+	pthread_mutex_unlock(&found.lock);
+}
+
+/* btf__find_by_name_kind's answer: from the one walk for the kernel's BTF and a wanted name */
+static int find_kind(const struct btf *btf, const char *name, int kind)
+{
+	size_t i = 0;
+	int id;
+
+	while (i < NWANTED && (wanted[i].kind != kind || strcmp(wanted[i].name, name)))
+		i++;
+	pthread_mutex_lock(&kbtf.lock);
+	bool ours = btf == kbtf.btf;
+	pthread_mutex_unlock(&kbtf.lock);
+	if (i == NWANTED || !ours)
+		return btf__find_by_name_kind(btf, name, kind);
+	pthread_mutex_lock(&found.lock);
+	if (found.btf != btf)
+		walk_wanted(btf);
+	id = found.id[i];
+	pthread_mutex_unlock(&found.lock);
+	return id > 0 ? id : -ENOENT;
+}
+
+static bool btf_has(const struct btf *btf, const char *name, int kind)
+{
+	return btf && find_kind(btf, name, kind) > 0;
+}
 
 /* The kernel's BTF parsed from a mapping of the sysfs file (Linux 6.16 maps it): libbpf
  * reads it in the 4 KiB a sysfs read returns, ~1350 reads (~6 ms of CPU a parse, here 9 ms
@@ -108,6 +184,7 @@ void scry_features_release(void)
 	if (!kbtf.holders) {
 		if (kbtf.started)
 			pthread_join(kbtf.th, NULL);
+		forget_wanted();     /* before the free: a later parse may get the same address */
 		btf__free(kbtf.btf);
 		kbtf.btf = NULL;
 		kbtf.started = kbtf.done = false;
@@ -150,7 +227,7 @@ bool scry_feature_kptr_untrusted(void)
 
 int scry_feature_strnstr(const struct btf *vmlinux)
 {
-	int id = vmlinux ? btf__find_by_name_kind(vmlinux, "bpf_strnstr", BTF_KIND_FUNC) : -1;
+	int id = vmlinux ? find_kind(vmlinux, "bpf_strnstr", BTF_KIND_FUNC) : -1;
 
 	return id > 0 ? id : 0;
 }

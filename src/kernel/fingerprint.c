@@ -1,23 +1,24 @@
 /* fingerprint.c — what a load of scry's BPF object depends on, hashed into 16 bytes (see
- * probes_int.h): the object's ELF bytes, its internal maps' contents once set for the session
+ * probes_int.h): the object's ELF bytes (by their SHA-256, made at build time: the Makefile's
+ * scry_elf_sum.h; hashing the 7 MB each run cost ~2 ms of CPU), its internal maps' contents once set for the session
  * (.rodata, .kconfig, .data, .bss), each program's autoload flag, type and attach type, each
  * map's type, key and value sizes, entries and flags, the per-CPU ring's size, the possible
  * and online CPUs, the tracker sets' contents, the kernel's release and boot id.  scry (the
  * client) and scryd compute it with this one function on the object each has prepared: an
  * object scryd loaded is handed over only for the very same fingerprint (warm.c). */
-#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/utsname.h>
 #include <bpf/libbpf.h>
 #include "kernel/probes_int.h"
+#include "scry_elf_sum.h"
 
 /* Bumped when what scryd hands over (warm.c's names, the state of its maps) changes. */
 #define WARM_ABI 1
 
-/* Four 64-bit lanes over 8-byte words (a multiply-rotate hash, xxhash's shape): the ELF is
- * ~1 MB, hashed in well under a millisecond.  Not a defence: every side is privileged. */
+/* Four 64-bit lanes over 8-byte words (a multiply-rotate hash, xxhash's shape), over a few
+ * KiB of settings.  Not a defence: every side is privileged. */
 struct fph {
 	uint64_t v[4];
 	uint64_t len;
@@ -114,32 +115,6 @@ static void fph_final(struct fph *h, uint8_t out[SCRY_WARM_FP_BYTES])
 	memcpy(out + 8, &b, 8);
 }
 
-/* The ELF bytes of the object: hashed once a process (scryd's threads included). */
-static uint8_t elf_fp[SCRY_WARM_FP_BYTES];
-static pthread_once_t elf_once = PTHREAD_ONCE_INIT;
-
-static void elf_hash_once(void)
-{
-	struct fph h;
-	size_t n;
-	const void *elf = scry_bpf__elf_bytes(&n);
-
-	fph_init(&h);
-	fph_add(&h, elf, n);
-	fph_final(&h, elf_fp);
-}
-
-void probes_fingerprint_ahead(void)
-{
-	pthread_once(&elf_once, elf_hash_once);
-}
-
-static void elf_hash(uint8_t out[SCRY_WARM_FP_BYTES])
-{
-	pthread_once(&elf_once, elf_hash_once);
-	memcpy(out, elf_fp, sizeof(elf_fp));
-}
-
 static void file_line(struct fph *h, const char *path)
 {
 	char buf[128] = "";
@@ -164,15 +139,13 @@ void probes_fingerprint(const struct scry_probes *p, uint8_t out[SCRY_WARM_FP_BY
 {
 	const struct bpf_object_skeleton *s = p->skel->skeleton;
 	const struct scry_probes_opts *o = &p->opts;
-	uint8_t elf[SCRY_WARM_FP_BYTES];
 	struct utsname u;
 	struct fph h;
 	struct bpf_map *m = NULL;
 
 	fph_init(&h);
 	fph_u64(&h, WARM_ABI);
-	elf_hash(elf);
-	fph_add(&h, elf, sizeof(elf));
+	fph_str(&h, SCRY_ELF_SUM);
 	for (int i = 0; i < s->prog_cnt; i++) {
 		struct bpf_program *prog = *s->progs[i].prog;
 

@@ -107,7 +107,6 @@ static struct {
 	pthread_t th;
 	bool started;
 	bool cached;                   /* opened with core (the BTF cache's file) */
-	bool warm;                     /* scryd may be asked: the ELF's hash made too */
 	char core[512];
 	struct scry_bpf *skel;
 } pre = { .lock = PTHREAD_MUTEX_INITIALIZER };
@@ -118,8 +117,6 @@ static void *open_ahead(void *arg)
 	pre.cached = scry_btf_cache_lookup(pre.core, sizeof(pre.core));
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = pre.cached ? pre.core : NULL);
 	pre.skel = scry_bpf__open_opts(&oo);     /* read by others only after the join */
-	if (pre.warm)
-		probes_fingerprint_ahead();
 	return NULL;
 }
 
@@ -128,7 +125,6 @@ void scry_probes_prefetch(void)
 	pthread_mutex_lock(&pre.lock);
 	if (!pre.started && scry_feature_btf()) {
 		libbpf_set_print(print_fn);
-		pre.warm = !scry_overrides()->no_warm && !probes_warm_exporting();
 		pre.started = pthread_create(&pre.th, NULL, open_ahead, NULL) == 0;
 	}
 	pthread_mutex_unlock(&pre.lock);
@@ -515,6 +511,13 @@ void scry_probes_set_recording(struct scry_probes *p, bool on)
 	__atomic_store_n(&p->skel->bss->scry_recording, on ? 1 : 0, __ATOMIC_SEQ_CST);
 }
 
+static bool exit_after_close;
+
+void scry_probes_exit_after_close(void)
+{
+	exit_after_close = true;
+}
+
 void scry_probes_close(struct scry_probes *p)
 {
 	if (!p)
@@ -545,7 +548,8 @@ void scry_probes_close(struct scry_probes *p)
 			if (p->warm_prog_fds[i] >= 0)
 				close(p->warm_prog_fds[i]);
 	free(p->warm_prog_fds);
-	scry_bpf__destroy(p->skel);
+	if (!exit_after_close)
+		scry_bpf__destroy(p->skel);
 	probes_close_lanes(p);
 	free(p->pid_set_pids);
 	free(p);

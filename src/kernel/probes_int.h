@@ -115,8 +115,6 @@ int probes_attach_prog(struct scry_probes *p, struct bpf_program *prog, const ch
 void probes_make_templates(struct scry_probes *p);
 /* fingerprint.c: everything the load of the prepared object depends on, hashed */
 void probes_fingerprint(const struct scry_probes *p, uint8_t out[SCRY_WARM_FP_BYTES]);
-/* ... its costly part (the ELF's ~7 MB hashed, ~2 ms) done now, in a thread that opens ahead */
-void probes_fingerprint_ahead(void);
 /* warm.c: should this load ask scryd for its object (o is the kind it may hold, scryd
  * answers, SCRY_NO_WARM unset)?  Does this process make objects for others (scryd)?  Take
  * scryd's object for the prepared p: 0, -ENOENT (none: p untouched), or -errno (p half

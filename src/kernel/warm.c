@@ -204,22 +204,25 @@ static int take_one(struct take *t, const char *v, int fd)
 	long i;
 
 	if ((i = probes_warm_parse_name(v, "map", &name)) >= 0) {
-		struct bpf_map_info info;
-		__u32 len = sizeof(info);
 		struct bpf_map *m;
+		enum bpf_map_type type;
+		__u32 key, value;
 		int ret;
 
 		if (i >= t->nmaps || t->seen[i] || strcmp(name, bpf_map__name(m = t->maps[i])))
 			return close(fd), bad(t, "a map not of this object", v);
-		memset(&info, 0, sizeof(info));
-		if (bpf_obj_get_info_by_fd(fd, &info, &len) || info.type != bpf_map__type(m) ||
-		    info.key_size != bpf_map__key_size(m) || info.value_size != bpf_map__value_size(m))
-			return close(fd), bad(t, "a map unlike this object's", v);
+		/* reuse_fd asks the kernel for the map's info and takes its type and sizes: they
+		 * are compared after, with what this object set before (one query a map, not two) */
+		type = bpf_map__type(m);
+		key = bpf_map__key_size(m);
+		value = bpf_map__value_size(m);
 		ret = bpf_map__reuse_fd(m, fd);      /* libbpf keeps its own copy */
 		close(fd);
 		if (ret)
 			return bad(t, "cannot use the map", v);
 		t->seen[i] = true;
+		if (bpf_map__type(m) != type || bpf_map__key_size(m) != key || bpf_map__value_size(m) != value)
+			return bad(t, "a map unlike this object's", v);
 		return 0;
 	}
 	if ((i = probes_warm_parse_name(v, "ring", NULL)) >= 0) {

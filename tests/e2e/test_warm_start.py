@@ -4,7 +4,8 @@ While scryd runs, it keeps the BPF object of `scry trace -- CMD`'s default loade
 trace with those settings takes it (the maps, rings and programs' descriptors, SCM_RIGHTS)
 instead of verifying its own.  Checked here: a warm run prints exactly the lines a cold one
 prints, and scryd's count of handovers says the object was taken; two warm runs in a row
-each get a fresh object (nothing of the first in the second); a member of the daemon's group
+each get a fresh object (nothing of the first in the second); a warm run writing far more
+than the rings' first mapping loses nothing; a member of the daemon's group
 without CAP_BPF/CAP_PERFMON asking with the very fingerprint gets no descriptor at all (at
 the protocol level) while root gets them; a trace with other settings, or with
 SCRY_NO_WARM=1, gets nothing and traces correctly, cold; a socket of another user's at
@@ -164,6 +165,24 @@ def test_two_warm_runs_each_get_a_fresh_object(wdaemon, tmp_path):
     assert f'"{b}"' in out2 and out2.splitlines()[-1] == "+++ exited with 0 +++", out2
     pids = {int(m) for m in re.findall(r"^\[pid\s+(\d+)\]", out2, re.M)}
     assert len(pids) <= 1, out2                       # one process: cat
+
+
+def test_warm_run_past_the_rings_first_mapping(wdaemon, tmp_path):
+    """The rings handed over are mapped as their records reach them (consumer/ring.c: 64 KiB
+    first, then doubled in place): 8,000 one-byte calls (~0.5 MB of records) all come out."""
+    d = wdaemon
+    start(d)
+    wait_ready(d)
+    p, out = trace(d, tmp_path / "dd.txt", "dd", "if=/dev/zero", "of=/dev/null", "bs=1", "count=4000",
+                   "status=none")
+    assert p.returncode == 0, p.stderr
+    r, _, _ = warm_request(d.rundir)
+    assert one(r, "handed") == "1", r
+    assert "lost" not in p.stderr, p.stderr
+    lines = out.splitlines()
+    assert sum(1 for l in lines if re.fullmatch(r'read\(0, "\\0", 1\) +=  ?1', l)) == 4000, out[-2000:]
+    assert sum(1 for l in lines if re.fullmatch(r'write\(1, "\\0", 1\) +=  ?1', l)) == 4000, out[-2000:]
+    assert lines[-1] == "+++ exited with 0 +++"
 
 
 @pytest.fixture
