@@ -283,18 +283,14 @@ struct {
 	__type(value, struct scry_up_desc);
 } uprobes SEC(".maps");
 
-/* Counting mode (SCRY_SC_COUNT): entry time per task, totals per syscall and CPU. */
+/* A syscall's entry (time, number) kept for its exit: latency metrics and counting mode
+ * (metric_slot, metric_entry below). */
 struct task_entry {
 	__u64 ts;
 	__s64 nr;
 };
 
-struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct task_entry);
-} task_entry SEC(".maps");
+/* Counting mode (SCRY_SC_COUNT): totals per syscall and CPU (the entries: metric_slot). */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -566,7 +562,8 @@ struct {
 	__type(value, struct scry_metric_stats);
 } metric_stats SEC(".maps");
 
-/* Latency metrics of syscalls: the entry (time, number) of the syscall the task running on
+/* Latency metrics of syscalls and counting mode (scry trace -c; a channel has one or the
+ * other, never both): the entry (time, number) of the syscall the task running on
  * this CPU is in, kept per CPU rather than in the task's storage (two helper calls an entry
  * and an exit less); scry_metrics_lat_switch moves it to the task's storage (metric_entry)
  * when the task leaves the CPU, so that its exit finds it there, on whatever CPU.  gen counts
@@ -585,6 +582,14 @@ struct {
 	__type(key, __u32);
 	__type(value, struct metric_slot);
 } metric_slot SEC(".maps");
+
+/* The switches on this CPU (metric_slot.gen), read again after the slot: a program
+ * preempted in between (a preemptible kernel) sees it changed. */
+static __always_inline __u64 slot_gen(struct metric_slot *s)
+{
+	asm volatile("" ::: "memory");
+	return *(volatile __u64 *)&s->gen;
+}
 
 /* The entry of a syscall whose task left the CPU before its exit (metric_slot). */
 struct {

@@ -339,14 +339,6 @@ static __always_inline void metric_sockaddr(struct metric_call *c, struct pt_reg
 	}
 }
 
-/* The switches on this CPU (metric_slot.gen), read again after the slot: a program
- * preempted in between (a preemptible kernel) sees it changed. */
-static __always_inline __u64 slot_gen(struct metric_slot *s)
-{
-	asm volatile("" ::: "memory");
-	return *(volatile __u64 *)&s->gen;
-}
-
 /* The latency of syscall id, ended now, from its entry: this CPU's slot when it holds
  * current's (t's) entry, else the entry the task's storage got when the task left the CPU
  * during the call; either is cleared (an exit without its entry is not measured twice).  -1,

@@ -252,7 +252,8 @@ static int run(struct scry_session *s, struct trace_live *live, struct trace_pri
 		.child = child ? child->pid : 0,
 		.pids = child ? NULL : o->pids,
 		.npids = child ? 0 : o->npids,
-		.max_poll_delay_ns = 5000000ULL,     /* live output: keep the latency low */
+		/* live output: keep the latency low; -c prints at the end (the rings' own pace) */
+		.max_poll_delay_ns = live ? 5000000ULL : 0,
 		.after_poll = live ? pump : NULL,
 		.ctx = &lp,
 		.stop = &stop_signal,

@@ -364,6 +364,8 @@ static int probes_prepare(struct scry_probes *p, const char *core_btf, bool want
 	ret = probes_prepare_memo(p, err, errlen);
 	if (!ret)
 		ret = probes_prepare_metrics(p, err, errlen);
+	if (!ret && o->counts)   /* the entries counted keep to the latency slots (syscall_count.bpf.h) */
+		bpf_program__set_autoload(p->skel->progs.scry_metrics_lat_switch, true);
 	if (!ret && want_fp)
 		probes_fingerprint(p, p->fp);
 	return ret;

@@ -139,6 +139,22 @@ def test_counts_as_strace(scry, workload, cwd, tmp_path, prog):
     assert o and o == t
 
 
+def test_count_times_calls_that_leave_the_cpu(scry, cwd, tmp_path):
+    """-c times a call from its entry to its exit in the kernel: a call that sleeps (its entry
+    moved off the CPU's slot when the task leaves it) gets its whole time, in the parent
+    (wait4) and in the children (clock_nanosleep), and the fast calls' rows are there too."""
+    out = tmp_path / "c.out"
+    r = subprocess.run([scry, "trace", "-f", "-c", "-o", str(out), "--", "/bin/sh", "-c", "sleep 0.3; sleep 0.2"],
+                       capture_output=True, text=True, cwd=cwd, timeout=30)
+    assert r.returncode == 0, r.stderr
+    rows = {f[-1]: f for f in (line.split() for line in out.read_text().splitlines())
+            if len(f) >= 5 and re.match(r"^[\d.]+$", f[0]) and f[3].isdigit()}
+    nap = rows["clock_nanosleep"]
+    assert int(nap[3]) == 2 and 0.5 <= float(nap[1]) < 5, nap
+    assert 0.5 <= float(rows["wait4"][1]) < 5, rows["wait4"]
+    assert int(rows["execve"][3]) == 3 and float(rows["execve"][1]) < 0.5, rows["execve"]
+
+
 YY_PROG = ("import os, socket, time\n"
            "for fam, host in ((socket.AF_INET, '127.0.0.1'), (socket.AF_INET6, '::1')):\n"
            "    s = socket.socket(fam); s.bind((host, 0)); s.listen()\n"
