@@ -46,6 +46,17 @@ def test_babeltrace2_reads_lttng_fields(rec):
         assert c["_callstack_kernel_length"] == len(c["callstack_kernel"]) >= 3
         assert all(a >= 0xffff800000000000 for a in c["callstack_kernel"])
         assert all(0 < a < 0x800000000000 for a in c["callstack_user"])
+    # babeltrace2's own reading: each stack exactly the frames there are, as LTTng writes it
+    # (not the 129 slots a record reserves, zero-padded), the same frames as bt2's above
+    lines = [l for l in bt.stdout.splitlines() if f"pid = {rec.wl['pid']}" in l]
+    assert len(lines) == 2, bt.stdout[-2000:]
+    for l, e in zip(lines, evs):
+        for k in ("kernel", "user"):
+            n = int(re.search(rf"_callstack_{k}_length = (\d+)", l).group(1))
+            m = re.search(rf"callstack_{k} = \[(.*?) \]", l)
+            got = [int(v, 16) for v in re.findall(r"\] = (0x[0-9a-fA-F]+|0)\b", m.group(1))]
+            assert 3 <= n < 129 and len(got) == n and 0 not in got, l
+            assert got == e["ctx"][f"callstack_{k}"], l
 
 
 def frames(line, field):
