@@ -322,20 +322,32 @@ static __always_inline __u32 write_basic(__u8 *b, struct task_struct *t, const _
 	return pos;
 }
 
-/* The hostname context: the nodename, NUL-padded by sethostname, in nine direct loads (no
- * helper call); zeroes once nsproxy is gone (exit): a load through NULL reads 0. */
+/* The hostname context: the nodename, in direct loads (no helper call) up to its first
+ * word holding a NUL: sethostname (and a namespace's copy) zero the rest of the 65 bytes,
+ * so the words after it are stored as zeroes, not loaded (a short name, "vm", is one load
+ * and the test where it was nine loads); zeroes once nsproxy is gone (exit): a load
+ * through NULL reads 0. */
+#define HAS_NUL(v) (((v) - 0x0101010101010101ULL) & ~(v) & 0x8080808080808080ULL)
 static __always_inline __u32 write_hostname(__u8 *b, __u32 pos, struct task_struct *t)
 {
 	const char *n = t->nsproxy->uts_ns->name.nodename;
+	bool end = false;
 
 	_Static_assert(SCRY_HOSTNAME_LEN == 65, "hostname: 8 words and a byte");
 	/* nodename sits at an odd offset: hidden from the compiler, which would otherwise
 	 * split each word into eight byte loads */
 	asm volatile("" : "+r"(n));
 #pragma unroll
-	for (int k = 0; k < 8; k++)
-		WR(__u64, b, pos + 8 * k, *(const __u64 *)(n + 8 * k));
-	WR(__u8, b, pos + 64, n[64]);
+	for (int k = 0; k < 8; k++) {
+		__u64 v = 0;
+
+		if (!end) {
+			v = *(const __u64 *)(n + 8 * k);
+			end = HAS_NUL(v) != 0;
+		}
+		WR(__u64, b, pos + 8 * k, v);
+	}
+	WR(__u8, b, pos + 64, end ? 0 : n[64]);
 	return pos + SCRY_HOSTNAME_LEN;
 }
 
