@@ -28,9 +28,14 @@
 static __always_inline __u32 stacks_room(void)
 {
 	const __u64 mask = ctx_mask;
+	__u32 room = 0;
 
-	return ((mask >> SCRY_CTX_CALLSTACK_KERNEL) & 1) * STACK_ROOM +
-	       ((mask >> SCRY_CTX_CALLSTACK_USER) & 1) * STACK_ROOM;
+	/* tests the verifier settles (ctx_mask is rodata): no arithmetic left at run time */
+	if (mask & (1ULL << SCRY_CTX_CALLSTACK_KERNEL))
+		room += STACK_ROOM;
+	if (mask & (1ULL << SCRY_CTX_CALLSTACK_USER))
+		room += STACK_ROOM;
+	return room;
 }
 
 /* One stack at base + at (the caller guarantees STACK_ROOM there), its word at base + word,
@@ -179,7 +184,8 @@ static __always_inline __u8 *stage_begin(struct scry_stage **out, __u32 max)
 	struct scry_stage *st = cpu_stage();
 	__u32 len;
 
-	max += stacks_room();
+	if (ctx_mask & SCRY_CTX_CALLSTACK_MASK)
+		max += stacks_room();
 	if (!st || st->busy)
 		return NULL;
 	st->busy = 1;
@@ -226,7 +232,9 @@ static __always_inline void *ring_reserve(__u32 size)
 
 	stage_drain();
 	ring = cpu_ring();
-	p = ring ? bpf_ringbuf_reserve(ring, size + stacks_room(), 0) : NULL;
+	if (ctx_mask & SCRY_CTX_CALLSTACK_MASK)
+		size += stacks_room();
+	p = ring ? bpf_ringbuf_reserve(ring, size, 0) : NULL;
 	if (!p)
 		count_drop(false);
 	return p;

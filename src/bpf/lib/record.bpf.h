@@ -607,8 +607,8 @@ static __always_inline __u32 write_head(__u8 *b, __u16 id, struct task_struct *t
 	return write_head_at(b, id, t, scry_now());
 }
 
-/* The same in a perf event's program, pe its context: the call stacks the sample's (see
- * write_callstack). */
+/* The same in a perf event's program, pe its context (its call stacks, the sample's, are
+ * put by submit_pe with the same pe: buffer.bpf.h, stacks_put). */
 static __always_inline __u32 write_head_pe(__u8 *b, __u16 id, struct task_struct *t, void *pe)
 {
 	return write_head_pe_m(b, id, t, scry_now(), 0, pe);
