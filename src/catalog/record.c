@@ -116,7 +116,7 @@ const uint64_t *scry_record_callstack(const struct scry_record_layout *l, const 
 
 size_t scry_record_compact(const struct scry_record_layout *l, const uint8_t *in, size_t size, uint8_t *out)
 {
-	size_t from = 0, to = 0, end, off;
+	size_t from = 0, to = 0, end, off, past = 0;
 
 	if (size < l->payload_off)
 		return 0;
@@ -128,7 +128,12 @@ size_t scry_record_compact(const struct scry_record_layout *l, const uint8_t *in
 			continue;
 		memcpy(out + to, in + from, (size_t)l->ctx_off[c] - from);
 		to += (size_t)l->ctx_off[c] - from;
-		stack_at(l, in, size, c, &n, &off);
+		/* frames overlapping the previous stack's (never from the programs) are
+		 * dropped: out stays within size bytes */
+		if (stack_at(l, in, size, c, &n, &off) && off < past)
+			n = 0;
+		else if (n)
+			past = off + 8 * (size_t)n;
 		memcpy(out + to, &n, 4);
 		memcpy(out + to + 4, in + off, 8 * (size_t)n);
 		to += 4 + 8 * (size_t)n;

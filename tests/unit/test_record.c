@@ -132,6 +132,12 @@ static void test_callstacks(void **state)
 	assert_memory_equal(out + SCRY_EVENT_HEADER_SIZE + 28, a + 2, 8);
 	assert_memory_equal(out + sz - 8, &payload, 8);
 	assert_int_equal(scry_record_compact(&l, rec, 20, out), 0);   /* too short */
+	/* the user word pointing into the kernel stack's frames: dropped, out within size */
+	w = 1 | (uint32_t)(fr + 8) << 16;
+	memcpy(rec + l.ctx_off[SCRY_CTX_CALLSTACK_USER], &w, 4);
+	sz = scry_record_compact(&l, rec, sizeof(rec), out);
+	assert_int_equal(sz, SCRY_EVENT_HEADER_SIZE + 4 + (4 + 16) + 4 + 8);
+	assert_memory_equal(out + SCRY_EVENT_HEADER_SIZE + 24, "\0\0\0\0", 4);
 
 	/* a word placing frames past the record's end (or none written): no frames, and the
 	 * payload up to the record's end */
