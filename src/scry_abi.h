@@ -67,10 +67,11 @@ enum scry_ctx {
 	SCRY_CTX_TIME_NS,    /* uint32 inode number */
 	SCRY_CTX_CGROUP_ID,  /* uint64 bpf_get_current_cgroup_id(): the task's cgroup v2 (its
 				container: scry view, util/cgroup.h) */
-	/* call stacks, last: uint32 length, then SCRY_CALLSTACK_SLOTS uint64 slots in the record
-	 * the programs write (a fixed size, so events keep their constant layout); the CTF
-	 * stream holds only the length's entries (the consumer drops the unused slots:
-	 * scry_record_compact), LTTng's sequence */
+	/* call stacks, last: a uint32 word in the record the programs write (the frame count |
+	 * the frames' byte offset in the record << 16), the frames (uint64, only those there
+	 * are) after the payload, so that the payload keeps its constant place; the CTF stream
+	 * holds LTTng's sequence, the count then the frames, in the context's place (the
+	 * consumer moves them: scry_record_compact) */
 	SCRY_CTX_PERF_CPU,   /* SCRY_PERF_NR uint64 perf:cpu:NAME counters (catalog/contexts.c) */
 	SCRY_CTX_PERF_THREAD = SCRY_CTX_PERF_CPU + 13,   /* ... and perf:thread:NAME */
 	SCRY_CTX_CALLSTACK_KERNEL = SCRY_CTX_PERF_THREAD + 13,

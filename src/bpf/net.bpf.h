@@ -211,7 +211,7 @@ static __always_inline void net_conn_write(struct sock *sk, const struct net_con
 	WR(__u32, p, NET_OFF_SEGS_IN, BPF_CORE_READ(tp, segs_in));
 	WR(__u32, p, NET_OFF_RETRANS, BPF_CORE_READ(tp, total_retrans));
 	WR(__u64, p, NET_OFF_DUR, scry_now() - c->start);
-	ring_commit(e);
+	ring_commit(e, hs + NET_PAYLOAD);
 }
 
 SEC("tp_btf/inet_sock_set_state") SCRY_LANE(1)

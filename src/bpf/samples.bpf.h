@@ -27,7 +27,7 @@ int scry_profile_sample(struct bpf_perf_event_data *ctx)
 	/* run in the timer interrupt: no migrate_disable of its own; the stacks the interrupted
 	 * code's (ctx: its registers) */
 	pos = write_head_pe(a->buf, profile_event_id, t, ctx);
-	submit(a, pos);
+	submit_pe(a, pos, ctx);
 	area_put(a);
 	return 0;
 }

@@ -93,7 +93,7 @@ int BPF_PROG(scry_signal, int sig, struct kernel_siginfo *info, struct k_sigacti
 	WR(__u64, p, hs + 12, handler);
 	WR(__u64, p, hs + 20, flags);
 	write_signal_views(p, hs + 28, info);
-	ring_commit(p);
+	ring_commit(p, hs + 3 * 4 + 2 * 8 + SIGNAL_VIEWS);
 	return 0;
 }
 
@@ -147,6 +147,6 @@ int BPF_PROG(scry_signal_gen, int sig, struct kernel_siginfo *info, struct task_
 		WR(__u32, p, pos + 4, uid);
 		WR(__u64, p, pos + 28, (__u64)uid << 32 | (__u32)t->tgid);
 	}
-	ring_commit(p);
+	ring_commit(p, hs + 3 * 4 + SCRY_COMM_LEN + 4 * 4 + SIGNAL_VIEWS);
 	return 0;
 }

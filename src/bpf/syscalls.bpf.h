@@ -92,7 +92,7 @@ static __always_inline void enter_unknown(long id, const __u64 *args, __u16 ev, 
 	WR(__s64, p, hs, id);
 	for (int i = 0; i < SCRY_MAX_ARGS; i++)
 		WR(__u64, p, hs + 8 + 8 * i, args[i]);
-	ring_commit(p);
+	ring_commit(p, hs + 8 + 8 * SCRY_MAX_ARGS);
 }
 
 /* Is the entry of syscall id recorded for current?  *tp: current when yes (regs and *tp as
@@ -250,7 +250,7 @@ static __always_inline void sys_exit(long id, long ret, const __u64 *args, struc
 		if (st)
 			stage_commit(st, hs + 8);
 		else
-			ring_commit(p);
+			ring_commit(p, hs + 8);
 		return;
 	}
 	__u16 ev = d ? d->exit_id : unknown_exit_id;
@@ -262,7 +262,7 @@ static __always_inline void sys_exit(long id, long ret, const __u64 *args, struc
 	write_head(p, ev, t);
 	WR(__s64, p, hs, id);
 	WR(__s64, p, hs + 8, ret);
-	ring_commit(p);
+	ring_commit(p, hs + 16);
 }
 
 /* Does the exit read the arguments (its operations, or a fixed layout with some)? */

@@ -132,8 +132,8 @@ size_t scry_context_size(uint64_t mask)
 	for (int i = 0; i < SCRY_CTX_NR; i++) {
 		if (!(mask & (1ull << i)))
 			continue;
-		if (contexts[i].type == SCRY_F_SEQ)   /* as the programs write it: length + every slot */
-			total += 4 + (size_t)contexts[i].size * contexts[i].count;
+		if (contexts[i].type == SCRY_F_SEQ)   /* in a record: its word, the frames at the end */
+			total += 4;
 		else
 			total += contexts[i].type == SCRY_F_TEXT ? contexts[i].size * contexts[i].count
 								 : contexts[i].size;

@@ -35,12 +35,13 @@ int scry_record_read(const struct scry_record_layout *l, const uint8_t *bytes, s
 bool scry_record_ctx(const struct scry_record_layout *l, const struct scry_record *r, int ctx, int64_t *v);
 /* A text context (procname, hostname: NUL-padded), or NULL if not recorded. */
 const char *scry_record_text(const struct scry_record_layout *l, const struct scry_record *r, int ctx, size_t *len);
-/* A call stack context: *n addresses (NULL if not recorded).  r's bytes as the programs
- * wrote them (every slot). */
+/* A call stack context: *n addresses (NULL if not recorded), in r's bytes past its
+ * payload, where the programs put them (scry_abi.h). */
 const uint64_t *scry_record_callstack(const struct scry_record_layout *l, const struct scry_record *r, int ctx,
 				      uint32_t *n);
-/* The CTF form of a record (size bytes at in): its call stacks cut to their length.  Writes
- * out (which may be in; at most size bytes), returns its size (0: in is too short). */
+/* The CTF form of a record (size bytes at in): its call stacks in their contexts' place,
+ * each its count and frames (LTTng's sequence), before the payload.  Writes out (not
+ * overlapping in; at most size bytes), returns its size (0: in is too short). */
 size_t scry_record_compact(const struct scry_record_layout *l, const uint8_t *in, size_t size, uint8_t *out);
 /* The procname context (up to SCRY_COMM_LEN bytes, NUL-padded), or NULL if not recorded. */
 const char *scry_record_procname(const struct scry_record_layout *l, const struct scry_record *r, size_t *len);

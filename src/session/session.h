@@ -17,8 +17,9 @@
 #define SCRY_DEFAULT_RING_SIZE   (8u << 20)     /* per CPU, up to 8 CPUs ... */
 #define SCRY_DEFAULT_RING_TOTAL  (64u << 20)    /* ... then this much shared by all CPUs */
 #define SCRY_MIN_RING_SIZE       (1u << 20)
-#define SCRY_STACK_RING_FACTOR   4              /* call stack records (~1 KiB): rings this many
-						 * times the default, unless a size is given */
+#define SCRY_STACK_RING_FACTOR   4              /* call stack records (their frames, ~100-300
+						 * bytes a stack): rings this many times the
+						 * default, unless a size is given */
 #define SCRY_DEFAULT_PACKET_SIZE (1u << 20)
 
 #define SCRY_DEFAULT_CHANNEL "channel0"
@@ -390,8 +391,8 @@ int scry_session_channel_stats(struct scry_session *s, const char *channel, uint
 /* The per-CPU ring size a channel gets by default (scry_channel_opts.ring_size 0). */
 size_t scry_default_ring_size(void);
 /* The default ring of a channel of contexts ctx_mask: SCRY_STACK_RING_FACTOR times the
- * default with a call stack context, whose records are ~20x a syscall's, so that the rings
- * hold as long a stall of the consumer. */
+ * default with a call stack context, whose records are ~4-8x a syscall's (their frames), so
+ * that the rings hold as long a stall of the consumer. */
 size_t scry_default_ring_size_for(uint64_t ctx_mask);
 /* The name of clock (SCRY_CLOCK_*: "monotonic", "boot", "tai"), NULL if none; and
  * whether this kernel offers it (0, or -ENOTSUP with a one-line reason). */

@@ -46,6 +46,17 @@ def test_babeltrace2_reads_lttng_fields(rec):
         assert c["_callstack_kernel_length"] == len(c["callstack_kernel"]) >= 3
         assert all(a >= 0xffff800000000000 for a in c["callstack_kernel"])
         assert all(0 < a < 0x800000000000 for a in c["callstack_user"])
+    # babeltrace2's own reading: each stack exactly the frames there are, as LTTng writes it
+    # (not 129 slots, zero-padded, as records once carried them), the same frames as bt2's above
+    lines = [l for l in bt.stdout.splitlines() if f"pid = {rec.wl['pid']}" in l]
+    assert len(lines) == 2, bt.stdout[-2000:]
+    for l, e in zip(lines, evs):
+        for k in ("kernel", "user"):
+            n = int(re.search(rf"_callstack_{k}_length = (\d+)", l).group(1))
+            m = re.search(rf"callstack_{k} = \[(.*?) \]", l)
+            got = [int(v, 16) for v in re.findall(r"\] = (0x[0-9a-fA-F]+|0)\b", m.group(1))]
+            assert 3 <= n < 129 and len(got) == n and 0 not in got, l
+            assert got == e["ctx"][f"callstack_{k}"], l
 
 
 def frames(line, field):
@@ -113,6 +124,25 @@ def test_rings_sized_for_stack_records(scry, tmp_path):
     assert max(ring_sizes(scry, tmp_path, "-c", "pid,callstack-user")) == 4 * plain
     assert max(ring_sizes(scry, tmp_path, "-c", "pid,callstack-kernel")) == 4 * plain
     assert max(ring_sizes(scry, tmp_path, "-c", "pid,callstack-kernel", "--buffer-size", "2M")) == 2 << 20
+
+
+def test_reserved_records_keep_their_payload(tmp_path, record):
+    """Signal events take a fixed ring reservation (room for 129 frames a stack, most of it
+    unused): their stacks are the frames there are, and the payload after the contexts is
+    read where it was written, not shifted by the reservation's room."""
+    r = record(tmp_path / "t", "-e", "signal:signal_generate", "-e", "signal:signal_deliver",
+               "-c", "pid,callstack-kernel,callstack-user", cmd=["sh", "-c", "kill -USR1 $$"])
+    assert r.returncode in (0, 128 + 10), r.stderr     # the signal's exit status passed on
+    evs = [e for e in read_trace(r.dir).events if e["name"].startswith("signal_")]
+    assert sorted(e["name"] for e in evs) == ["signal_deliver", "signal_generate"], evs
+    for e in evs:
+        c, f = e["ctx"], e["fields"]
+        assert f["sig"] == 10 and f["si_pid"] == c["pid"], e
+        assert c["_callstack_kernel_length"] == len(c["callstack_kernel"]) >= 3, c
+        assert all(a >= 0xffff800000000000 for a in c["callstack_kernel"]), c
+        assert all(0 < a < 0x800000000000 for a in c["callstack_user"]), c
+    gen = [e for e in evs if e["name"] == "signal_generate"][0]["fields"]
+    assert gen["comm"] == "sh" and gen["pid"] == gen["tgid"] == gen["si_pid"], gen
 
 
 def test_misspelt_callstack(tmp_path, record):

@@ -282,3 +282,21 @@ def test_every_context_with_the_default_events(tmp_path, scry):
         c = e["ctx"]
         assert (c["pid"], c["procname"], c["vppid"], c["hostname"]) == (p.pid, "scry", os.getpid(), os.uname().nodename), c
     assert {int(e["fields"]["tid"]) for e in dump} >= {2, os.getpid()}   # kthreadd, this test
+
+
+def test_hostname_lengths(tmp_path, record, workload):
+    """The nodename read up to its first word holding a NUL (the rest stored as zeroes): a
+    name of 64 characters (every word and the 65th byte read), then, set over it in the same
+    namespace, one of exactly 8 (its NUL in the second word) and one of 1."""
+    long = "h" * 31 + "-" + "x" * 31 + "z"
+    loop = workload("getppid_loop")
+    script = f"for h in {long} abcdefgh q; do hostname $h && {loop} 1 || exit 1; done"
+    r = record(tmp_path / "t", "-e", "syscall:getppid", "-c", "pid,hostname",
+               cmd=["unshare", "-u", "sh", "-c", script])
+    r.check()
+    pids = [json.loads(l)["pid"] for l in r.stdout.splitlines() if l.startswith("{")]
+    assert len(pids) == 3, r.stdout
+    evs = read_trace(r.dir).events
+    for pid, name in zip(pids, [long, "abcdefgh", "q"]):
+        got = [e["ctx"]["hostname"] for e in evs if e["ctx"]["pid"] == pid]
+        assert got == [name, name], (pid, got)

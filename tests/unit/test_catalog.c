@@ -639,9 +639,10 @@ static void test_contexts(void **state)
 	/* default pid, tid, procname: 4 + 4 + 16 */
 	assert_int_equal(scry_context_size((1u << SCRY_CTX_PID) | (1u << SCRY_CTX_TID) | (1u << SCRY_CTX_PROCNAME)), 24);
 	assert_int_equal(scry_context_size(0), 0);
-	/* + vppid, hostname[65], the four 1-byte flags, egid..vsgid, time_ns and cgroup_id */
+	/* + vppid, hostname[65], the four 1-byte flags, egid..vsgid, time_ns and cgroup_id, the
+	 * perf counters and the call stacks' words (their frames past the payload) */
 	assert_int_equal(scry_context_size(~0ull >> (64 - SCRY_CTX_NR)),
-			 18 * 4 + 16 + 4 + 65 + 4 + 10 * 4 + 8 + 2 * SCRY_PERF_NR * 8 + 2 * (4 + 8 * SCRY_CALLSTACK_SLOTS));
+			 18 * 4 + 16 + 4 + 65 + 4 + 10 * 4 + 8 + 2 * SCRY_PERF_NR * 8 + 2 * 4);
 	assert_int_equal(scry_context_by_name("perf:thread:cs"), SCRY_CTX_PERF_THREAD + 9);
 	assert_string_equal(scry_context(SCRY_CTX_PERF_THREAD + 9)->name, "perf:thread:context-switches");
 	assert_int_equal(scry_context_by_name("perf:cpu:faults"), SCRY_CTX_PERF_CPU + 8);

@@ -83,43 +83,75 @@ static void test_read(void **state)
 	assert_null(scry_record_procname(&l, &r, &len));
 }
 
-/* Records with call stacks: every slot as the programs write them; the CTF form keeps each
- * stack's length entries and the payload right after. */
+/* Records with call stacks as the programs write them: each stack's word (count | offset
+ * << 16) among the contexts, the frames past the payload (a reservation's unused room
+ * after them); the CTF form puts each stack's count and frames in its place, the payload
+ * right after. */
 static void test_callstacks(void **state)
 {
 	(void)state;
 	uint64_t mask = (1ULL << SCRY_CTX_PID) | (1ULL << SCRY_CTX_CALLSTACK_KERNEL) | (1ULL << SCRY_CTX_CALLSTACK_USER);
 	struct scry_record_layout l;
-	static uint8_t rec[SCRY_EVENT_HEADER_SIZE + 4 + 2 * (4 + 8 * SCRY_CALLSTACK_SLOTS) + 8], out[sizeof(rec)];
+	uint8_t rec[SCRY_EVENT_HEADER_SIZE + 4 + 2 * 4 + 8 + 3 * 8 + 40], out[sizeof(rec)];
 	struct scry_record r;
-	uint32_t n, two = 2, zero = 0;
-	uint64_t a[2] = { 0xffffffff81000130ull, 0xffffffff8225a85full }, payload = 0x1122334455667788ull, v;
+	uint32_t n, w, two = 2, one = 1;
+	uint64_t a[3] = { 0xffffffff81000130ull, 0xffffffff8225a85full, 0x401126 },
+		 payload = 0x1122334455667788ull, v;
 	const uint64_t *st;
-	size_t sz;
+	size_t sz, fr;
 	int32_t pid = 42;
 
 	scry_record_layout_init(&l, mask);
-	assert_int_equal(l.payload_off, sizeof(rec) - 8);
-	memset(rec, 0xee, sizeof(rec));     /* unused slots: garbage that must not survive */
+	assert_int_equal(l.payload_off, SCRY_EVENT_HEADER_SIZE + 4 + 2 * 4);
+	fr = l.payload_off + 8;                 /* the frames: after the 8-byte payload */
+	memset(rec, 0xee, sizeof(rec));     /* the unused room: garbage that must not survive */
 	memcpy(rec + SCRY_EVENT_HEADER_SIZE, &pid, 4);
-	memcpy(rec + l.ctx_off[SCRY_CTX_CALLSTACK_KERNEL], &two, 4);
-	memcpy(rec + l.ctx_off[SCRY_CTX_CALLSTACK_KERNEL] + 4, a, 16);
-	memcpy(rec + l.ctx_off[SCRY_CTX_CALLSTACK_USER], &zero, 4);
+	w = 2 | (uint32_t)fr << 16;
+	memcpy(rec + l.ctx_off[SCRY_CTX_CALLSTACK_KERNEL], &w, 4);
+	w = 1 | (uint32_t)(fr + 16) << 16;
+	memcpy(rec + l.ctx_off[SCRY_CTX_CALLSTACK_USER], &w, 4);
 	memcpy(rec + l.payload_off, &payload, 8);
+	memcpy(rec + fr, a, 24);
 	assert_int_equal(scry_record_read(&l, rec, sizeof(rec), &r), 0);
+	assert_int_equal(r.payload_size, 8);
 	assert_non_null(st = scry_record_callstack(&l, &r, SCRY_CTX_CALLSTACK_KERNEL, &n));
 	assert_int_equal(n, 2);
 	memcpy(&v, st + 1, 8);
 	assert_true(v == a[1]);
-	assert_non_null(scry_record_callstack(&l, &r, SCRY_CTX_CALLSTACK_USER, &n));
-	assert_int_equal(n, 0);
+	assert_non_null(st = scry_record_callstack(&l, &r, SCRY_CTX_CALLSTACK_USER, &n));
+	assert_int_equal(n, 1);
+	memcpy(&v, st, 8);
+	assert_true(v == a[2]);
 	assert_null(scry_record_callstack(&l, &r, SCRY_CTX_PID, &n));
 	sz = scry_record_compact(&l, rec, sizeof(rec), out);
-	assert_int_equal(sz, SCRY_EVENT_HEADER_SIZE + 4 + (4 + 16) + 4 + 8);
-	assert_memory_equal(out, rec, SCRY_EVENT_HEADER_SIZE + 4 + 4 + 16);
-	assert_memory_equal(out + SCRY_EVENT_HEADER_SIZE + 4 + 20, &zero, 4);
+	assert_int_equal(sz, SCRY_EVENT_HEADER_SIZE + 4 + (4 + 16) + (4 + 8) + 8);
+	assert_memory_equal(out, rec, SCRY_EVENT_HEADER_SIZE + 4);
+	assert_memory_equal(out + SCRY_EVENT_HEADER_SIZE + 4, &two, 4);
+	assert_memory_equal(out + SCRY_EVENT_HEADER_SIZE + 8, a, 16);
+	assert_memory_equal(out + SCRY_EVENT_HEADER_SIZE + 24, &one, 4);
+	assert_memory_equal(out + SCRY_EVENT_HEADER_SIZE + 28, a + 2, 8);
 	assert_memory_equal(out + sz - 8, &payload, 8);
 	assert_int_equal(scry_record_compact(&l, rec, 20, out), 0);   /* too short */
+	/* the user word pointing into the kernel stack's frames: dropped, out within size */
+	w = 1 | (uint32_t)(fr + 8) << 16;
+	memcpy(rec + l.ctx_off[SCRY_CTX_CALLSTACK_USER], &w, 4);
+	sz = scry_record_compact(&l, rec, sizeof(rec), out);
+	assert_int_equal(sz, SCRY_EVENT_HEADER_SIZE + 4 + (4 + 16) + 4 + 8);
+	assert_memory_equal(out + SCRY_EVENT_HEADER_SIZE + 24, "\0\0\0\0", 4);
+
+	/* a word placing frames past the record's end (or none written): no frames, and the
+	 * payload up to the record's end */
+	w = 100 | (uint32_t)fr << 16;
+	memcpy(rec + l.ctx_off[SCRY_CTX_CALLSTACK_USER], &w, 4);
+	w = 0;
+	memcpy(rec + l.ctx_off[SCRY_CTX_CALLSTACK_KERNEL], &w, 4);
+	assert_int_equal(scry_record_read(&l, rec, l.payload_off + 8, &r), 0);
+	assert_int_equal(r.payload_size, 8);
+	assert_non_null(scry_record_callstack(&l, &r, SCRY_CTX_CALLSTACK_USER, &n));
+	assert_int_equal(n, 0);
+	sz = scry_record_compact(&l, rec, l.payload_off + 8, out);
+	assert_int_equal(sz, SCRY_EVENT_HEADER_SIZE + 4 + 4 + 4 + 8);
+	assert_memory_equal(out + sz - 8, &payload, 8);
 }
 
 int main(void)

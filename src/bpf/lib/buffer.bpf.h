@@ -9,6 +9,80 @@
 /* Store v as type at b + pos (event bytes are written in place, host order). */
 #define WR(type, b, pos, v) (*(type *)((b) + (pos)) = (type)(v))
 
+/* The call stack contexts (the last ones) in a record: the header holds each one's word,
+ * the frames go at the event's end, after its payload, only those there are (the
+ * consumer puts them back in LTTng's place: scry_record_compact).  A word is the frame
+ * count | the frames' offset in the record << 16.  The stacks are the current task's
+ * (kernel: from the tracepoint's BPF runner down, the helper's two frames and this program
+ * skipped; user: from its saved user registers, frame pointers), at most stack_max frames,
+ * LTTng's ULONG_MAX mark after a full one.  A perf event's program (pe: its context) takes
+ * them from the registers the sample interrupted instead: the kernel stack starts at the
+ * interrupted function, not at the timer interrupt's handlers, and is empty when user
+ * code was interrupted.  Read from the program itself, never from a subprogram: the
+ * unwinder finds no ORC data for a BPF frame and falls back on a slow path, one more a
+ * subprogram (callstack-kernel was 1.6x a bare bpf_get_task_stack's cost from there). */
+#define SCRY_CTX_CALLSTACK_MASK ((1ULL << SCRY_CTX_CALLSTACK_KERNEL) | (1ULL << SCRY_CTX_CALLSTACK_USER))
+#define STACK_ROOM (8 * SCRY_CALLSTACK_SLOTS)   /* what the helper may write, and the mark */
+
+/* Bytes past an event's end its stacks may take (a verifier constant: 0 without them). */
+static __always_inline __u32 stacks_room(void)
+{
+	const __u64 mask = ctx_mask;
+	__u32 room = 0;
+
+	/* tests the verifier settles (ctx_mask is rodata): no arithmetic left at run time */
+	if (mask & (1ULL << SCRY_CTX_CALLSTACK_KERNEL))
+		room += STACK_ROOM;
+	if (mask & (1ULL << SCRY_CTX_CALLSTACK_USER))
+		room += STACK_ROOM;
+	return room;
+}
+
+/* One stack at base + at (the caller guarantees STACK_ROOM there), its word at base + word,
+ * at - start its offset in the record; returns where it ends. */
+static __always_inline __u32 stack_put(__u8 *base, __u32 start, __u32 at, __u32 word, const __u32 limit,
+				       const bool user, void *pe)
+{
+	long n = pe ? bpf_get_stack(pe, base + at, SCRY_CALLSTACK_MAX * 8, user ? BPF_F_USER_STACK : 0)
+		    : bpf_get_task_stack(bpf_get_current_task_btf(), base + at, SCRY_CALLSTACK_MAX * 8,
+					 user ? BPF_F_USER_STACK : (3 & BPF_F_SKIP_FIELD_MASK));
+	__u32 k = n > 0 ? (__u32)n / 8 : 0;
+
+	if (k >= stack_max && k < SCRY_CALLSTACK_SLOTS) {
+		*(__u64 *)(base + at + 8 * (k & 0xff)) = ~0ULL;
+		k++;
+	}
+	if (k > SCRY_CALLSTACK_SLOTS)
+		k = 0;
+	asm volatile("" : "+r"(word));   /* checked in the register the store uses */
+	if (word <= limit - 4)
+		*(__u32 *)(base + word) = k | (at - start) << 16;
+	return at + 8 * k;
+}
+
+/* The enabled stacks after the event of end bytes at base + start, in a buffer of limit
+ * bytes from base (a verifier constant); returns the event's new end.  An event too long
+ * for them (never: its writer reserved stacks_room()) keeps its end, the words 0. */
+static __always_inline __u32 stacks_put(__u8 *base, __u32 start, __u32 end, const __u32 limit, void *pe)
+{
+	const __u64 mask = ctx_mask;
+	__u32 at = start + end, w = start + head_bytes - 4;
+
+	if (!(mask & SCRY_CTX_CALLSTACK_MASK))
+		return end;
+	if (start > limit || end > 0xffff - stacks_room() || at > limit - stacks_room() || w < 4)
+		return end;
+	if ((mask & SCRY_CTX_CALLSTACK_MASK) == SCRY_CTX_CALLSTACK_MASK) {
+		at = stack_put(base, start, at, w - 4, limit, false, pe);
+		if (at > limit - STACK_ROOM)
+			return end;
+		at = stack_put(base, start, at, w, limit, true, pe);
+	} else {
+		at = stack_put(base, start, at, w, limit, mask & (1ULL << SCRY_CTX_CALLSTACK_USER), pe);
+	}
+	return at - start;
+}
+
 static __always_inline struct scry_cpu_stats *cpu_stats(void)
 {
 	__u32 zero = 0;
@@ -110,6 +184,8 @@ static __always_inline __u8 *stage_begin(struct scry_stage **out, __u32 max)
 	struct scry_stage *st = cpu_stage();
 	__u32 len;
 
+	if (ctx_mask & SCRY_CTX_CALLSTACK_MASK)
+		max += stacks_room();
 	if (!st || st->busy)
 		return NULL;
 	st->busy = 1;
@@ -137,6 +213,9 @@ static __always_inline void stage_commit(struct scry_stage *st, __u32 size)
 {
 	__u32 len = st->len;
 
+	if ((ctx_mask & SCRY_CTX_CALLSTACK_MASK) && len <= SCRY_STAGE_SIZE - 2)
+		size = stacks_put(st->data, len + 2, size, SCRY_STAGE_SIZE, NULL);
+
 	if (len <= SCRY_STAGE_SIZE - 2)
 		WR(__u16, st->data, len, size);
 	st->len = len + 2 + size;
@@ -153,28 +232,42 @@ static __always_inline void *ring_reserve(__u32 size)
 
 	stage_drain();
 	ring = cpu_ring();
+	if (ctx_mask & SCRY_CTX_CALLSTACK_MASK)
+		size += stacks_room();
 	p = ring ? bpf_ringbuf_reserve(ring, size, 0) : NULL;
 	if (!p)
 		count_drop(false);
 	return p;
 }
 
-static __always_inline void ring_commit(void *p)
+/* The event of size bytes (ring_reserve's size) at p: its stacks, if any, after it (the
+ * reservation's room they do not take stays, unread: the words give the frames' place). */
+static __always_inline void ring_commit(void *p, __u32 size)
 {
+	if (ctx_mask & SCRY_CTX_CALLSTACK_MASK)
+		stacks_put(p, 0, size, size + stacks_room(), NULL);
 	bpf_ringbuf_submit(p, BPF_RB_NO_WAKEUP);
 }
 
-/* Hand len bytes of the build area to this CPU's ring; count the event lost if full. */
-static __always_inline void submit(struct area *a, __u32 len)
+/* Hand len bytes of the build area, and the stacks (pe: a perf event's program's context,
+ * else NULL), to this CPU's ring; count the event lost if full. */
+static __always_inline void submit_pe(struct area *a, __u32 len, void *pe)
 {
 	void *ring;
 
 	stage_drain();
 	ring = cpu_ring();
+	if (ctx_mask & SCRY_CTX_CALLSTACK_MASK)
+		len = stacks_put(a->buf, 0, len, SCRY_SCRATCH_SIZE, pe);
 	if (len > SCRY_SCRATCH_SIZE)
 		len = SCRY_SCRATCH_SIZE;
 	if (!ring || bpf_ringbuf_output(ring, a->buf, len, BPF_RB_NO_WAKEUP))
 		count_drop(false);
+}
+
+static __always_inline void submit(struct area *a, __u32 len)
+{
+	submit_pe(a, len, NULL);
 }
 
 /* A global function: verified once per program, where inlined it was checked again at

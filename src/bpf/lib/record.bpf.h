@@ -322,46 +322,33 @@ static __always_inline __u32 write_basic(__u8 *b, struct task_struct *t, const _
 	return pos;
 }
 
-/* The hostname context: the nodename, NUL-padded by sethostname, in nine direct loads (no
- * helper call); zeroes once nsproxy is gone (exit): a load through NULL reads 0. */
+/* The hostname context: the nodename, in direct loads (no helper call) up to its first
+ * word holding a NUL: sethostname (and a namespace's copy) zero the rest of the 65 bytes,
+ * so the words after it are stored as zeroes, not loaded (a short name, "vm", is one load
+ * and the test where it was nine loads); zeroes once nsproxy is gone (exit): a load
+ * through NULL reads 0. */
+#define HAS_NUL(v) (((v) - 0x0101010101010101ULL) & ~(v) & 0x8080808080808080ULL)
 static __always_inline __u32 write_hostname(__u8 *b, __u32 pos, struct task_struct *t)
 {
 	const char *n = t->nsproxy->uts_ns->name.nodename;
+	bool end = false;
 
 	_Static_assert(SCRY_HOSTNAME_LEN == 65, "hostname: 8 words and a byte");
 	/* nodename sits at an odd offset: hidden from the compiler, which would otherwise
 	 * split each word into eight byte loads */
 	asm volatile("" : "+r"(n));
 #pragma unroll
-	for (int k = 0; k < 8; k++)
-		WR(__u64, b, pos + 8 * k, *(const __u64 *)(n + 8 * k));
-	WR(__u8, b, pos + 64, n[64]);
-	return pos + SCRY_HOSTNAME_LEN;
-}
+	for (int k = 0; k < 8; k++) {
+		__u64 v = 0;
 
-/* The call stack contexts (the last ones): the current task's stack (kernel: from the
- * tracepoint's BPF runner down, the helper's two frames and this program skipped; user: from
- * its saved user registers, frame pointers), at most stack_max frames, LTTng's ULONG_MAX mark
- * after a full one.  A perf event's program (pe: its context) takes them from the registers
- * the sample interrupted instead: the kernel stack starts at the interrupted function, not
- * at the timer interrupt's handlers, and is empty when user code was interrupted.  Read from the program itself, not from write_head_ext: the unwinder
- * finds no ORC data for a BPF frame and falls back on a slow path, one more a subprogram
- * (callstack-kernel was 1.6x a bare bpf_get_task_stack's cost from there). */
-#define SCRY_CTX_CALLSTACK_MASK ((1ULL << SCRY_CTX_CALLSTACK_KERNEL) | (1ULL << SCRY_CTX_CALLSTACK_USER))
-
-static __always_inline __u32 write_callstack(__u8 *b, __u32 pos, const bool user, void *pe)
-{
-	long n = pe ? bpf_get_stack(pe, b + pos + 4, SCRY_CALLSTACK_MAX * 8, user ? BPF_F_USER_STACK : 0)
-		    : bpf_get_task_stack(bpf_get_current_task_btf(), b + pos + 4, SCRY_CALLSTACK_MAX * 8,
-					 user ? BPF_F_USER_STACK : (3 & BPF_F_SKIP_FIELD_MASK));
-	__u32 k = n > 0 ? (__u32)n / 8 : 0;
-
-	if (k >= stack_max && k < SCRY_CALLSTACK_SLOTS) {
-		WR(__u64, b, pos + 4 + 8 * (k & 0xff), ~0ULL);
-		k++;
+		if (!end) {
+			v = *(const __u64 *)(n + 8 * k);
+			end = HAS_NUL(v) != 0;
+		}
+		WR(__u64, b, pos + 8 * k, v);
 	}
-	WR(__u32, b, pos, k);
-	return pos + 4 + 8 * SCRY_CALLSTACK_SLOTS;
+	WR(__u8, b, pos + 64, end ? 0 : n[64]);
+	return pos + SCRY_HOSTNAME_LEN;
 }
 
 /* The loop runs over the enabled ones alone (ext_ctx[0..n_ext_ctx), rodata): the verifier
@@ -381,7 +368,7 @@ static __noinline __u32 write_head_ext(__u8 *b, __u32 pos, struct task_struct *t
 			pos += 8;
 			continue;
 		}
-		if (c >= SCRY_CTX_CALLSTACK_KERNEL)   /* the last ones: write_callstack, by the caller */
+		if (c >= SCRY_CTX_CALLSTACK_KERNEL)   /* the last ones: their words by the caller */
 			break;
 		if (c == SCRY_CTX_CGROUP_ID) {     /* one helper call: the cgroup v2 id */
 			WR(__u64, b, pos, bpf_get_current_cgroup_id());
@@ -572,10 +559,16 @@ static __always_inline __u32 write_head_pe_m(__u8 *b, __u16 id, struct task_stru
 	if (mask & SCRY_CTX_EXT_MASK & ~(SCRY_CTX_CALLSTACK_MASK | SCRY_CTX_SIMPLE_EXT_MASK |
 					 (1ULL << SCRY_CTX_VPPID) | (1ULL << SCRY_CTX_HOSTNAME)))
 		pos = write_head_ext(b, pos, t);
-	if (mask & (1ULL << SCRY_CTX_CALLSTACK_KERNEL))
-		pos = write_callstack(b, pos, false, pe);
-	if (mask & (1ULL << SCRY_CTX_CALLSTACK_USER))
-		pos = write_callstack(b, pos, true, pe);
+	/* the call stacks' words, 0 until the commit puts the frames after the event
+	 * (buffer.bpf.h, stacks_put) */
+	if (mask & (1ULL << SCRY_CTX_CALLSTACK_KERNEL)) {
+		WR(__u32, b, pos, 0);
+		pos += 4;
+	}
+	if (mask & (1ULL << SCRY_CTX_CALLSTACK_USER)) {
+		WR(__u32, b, pos, 0);
+		pos += 4;
+	}
 	return pos;
 }
 
@@ -614,8 +607,8 @@ static __always_inline __u32 write_head(__u8 *b, __u16 id, struct task_struct *t
 	return write_head_at(b, id, t, scry_now());
 }
 
-/* The same in a perf event's program, pe its context: the call stacks the sample's (see
- * write_callstack). */
+/* The same in a perf event's program, pe its context (its call stacks, the sample's, are
+ * put by submit_pe with the same pe: buffer.bpf.h, stacks_put). */
 static __always_inline __u32 write_head_pe(__u8 *b, __u16 id, struct task_struct *t, void *pe)
 {
 	return write_head_pe_m(b, id, t, scry_now(), 0, pe);
