@@ -423,10 +423,10 @@ struct back_array back_enter SEC(".maps"), back_exit SEC(".maps"), back_tp SEC("
 /* The fork event's front (index 0), which scry_fork tries before writing the event. */
 struct back_array flt_fork SEC(".maps");
 
-/* Event rules changed on a started session (a daemon's events channel, doors_on): each
- * syscall dispatcher opens with a door (syscalls.bpf.h): door_sel 0, the dispatcher goes
- * on; 1 or 2, it tail-calls index 0 or 1 of these (the current filter front, or the
- * dispatcher's copy without the door).  User space fills the other index, then stores
+/* Event rules changed on a started session (a daemon's events channel, doors_on): the
+ * syscall hooks get the dispatchers' copies that open with a door (syscalls.bpf.h: *_door):
+ * door_sel 0, the dispatcher goes on; 1 or 2, it tail-calls index 0 or 1 of these (the
+ * current filter front, or the plain dispatcher, without the door).  User space fills the other index, then stores
  * door_sel once: every entry and exit from that store on is decided by the new programs,
  * none by both. */
 struct back_array door_enter SEC(".maps"), door_exit SEC(".maps");

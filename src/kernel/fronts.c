@@ -41,17 +41,6 @@ static struct bpf_program *dispatcher(struct scry_probes *p, unsigned kind)
 	}
 }
 
-/* What a front of kind tail-calls: its dispatcher, or with doors the dispatcher's copy
- * without one (syscalls.bpf.h). */
-static struct bpf_program *behind(struct scry_probes *p, unsigned kind)
-{
-	if (p->opts.live_filters && p->opts.syscalls && kind == SCRY_FENV_ENTER)
-		return p->btf_tp ? p->skel->progs.scry_sys_enter_back_btf : p->skel->progs.scry_sys_enter_back_tp;
-	if (p->opts.live_filters && p->opts.syscalls && kind == SCRY_FENV_EXIT)
-		return p->btf_tp ? p->skel->progs.scry_sys_exit_back_btf : p->skel->progs.scry_sys_exit_back_tp;
-	return dispatcher(p, kind);
-}
-
 /* The prog array through which a front of kind reaches its dispatcher. */
 static struct bpf_map *back_map(struct scry_probes *p, unsigned kind)
 {
@@ -69,7 +58,7 @@ int probes_prepare_dispatch(struct scry_probes *p, char *err, size_t errlen)
 
 	for (int k = 0; k < SCRY_FENV_NR; k++) {
 		__u32 zero = 0;
-		int fd = probes_prog_fd(p, k == SCRY_FENV_FORK ? p->skel->progs.scry_fork_write : behind(p, (unsigned)k));
+		int fd = probes_prog_fd(p, k == SCRY_FENV_FORK ? p->skel->progs.scry_fork_write : dispatcher(p, (unsigned)k));
 		if (fd >= 0 && bpf_map_update_elem(bpf_map__fd(back_map(p, (unsigned)k)), &zero, &fd, BPF_ANY)) {
 			ret = -errno;
 			snprintf(err, errlen, "cannot prepare the filter dispatch: %s", strerror(-ret));
@@ -287,14 +276,14 @@ int probes_attach_front_uprobe(struct scry_probes *p, int prog_fd, const char *p
 	return attach_front_perf(p, prog_fd, &a, cookie, what, err, errlen);
 }
 
-/* Index idx of the doors: each hook's front, or the dispatcher's copy behind the door where
+/* Index idx of the doors: each hook's front, or the plain dispatcher (without the door) where
  * it has none. */
 static int fill_doors(struct scry_probes *p, __u32 idx)
 {
 	struct bpf_map *doors[2] = { p->skel->maps.door_enter, p->skel->maps.door_exit };
 
 	for (int k = 0; k < 2; k++) {
-		int fd = p->sys_front[k] >= 0 ? p->sys_front[k] : probes_prog_fd(p, behind(p, (unsigned)k));
+		int fd = p->sys_front[k] >= 0 ? p->sys_front[k] : probes_prog_fd(p, dispatcher(p, (unsigned)k));
 
 		if (fd < 0 || bpf_map_update_elem(bpf_map__fd(doors[k]), &idx, &fd, BPF_ANY))
 			return fd < 0 ? -EINVAL : -errno;
@@ -315,12 +304,12 @@ static int next_sel(struct scry_probes *p, __u32 *sel)
 	return fill_doors(p, idx);
 }
 
-/* The dispatchers (each opening with its door) on the syscall hooks, the door set for the
+/* The dispatchers' copies opening with their doors on the syscall hooks, the door set for the
  * fronts loaded (scry_probes_attach). */
 int probes_attach_doors(struct scry_probes *p, char *err, size_t errlen)
 {
-	struct bpf_program *enter = p->btf_tp ? p->skel->progs.scry_sys_enter_btf : p->skel->progs.scry_sys_enter_tp,
-			   *ex = p->btf_tp ? p->skel->progs.scry_sys_exit_btf : p->skel->progs.scry_sys_exit_tp;
+	struct bpf_program *enter = p->btf_tp ? p->skel->progs.scry_sys_enter_door_btf : p->skel->progs.scry_sys_enter_door_tp,
+			   *ex = p->btf_tp ? p->skel->progs.scry_sys_exit_door_btf : p->skel->progs.scry_sys_exit_door_tp;
 	__u32 sel;
 	int ret = next_sel(p, &sel);
 

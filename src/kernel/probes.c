@@ -264,15 +264,15 @@ static int probes_prepare(struct scry_probes *p, const char *core_btf, bool want
 
 	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_resume_btf, o->syscalls && fronts && p->btf_tp);
 	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_resume_tp, o->syscalls && fronts && !p->btf_tp);
-	/* the doors, when the fronts may change while recording (fronts.c): the dispatchers
-	 * open with theirs, and their copies without one go behind the fronts */
+	/* the doors, when the fronts may change while recording (fronts.c): the dispatchers'
+	 * copies opening with theirs go on the hooks, the plain dispatchers behind the fronts */
 	bool doors = o->syscalls && o->live_filters;
 
 	p->skel->rodata->doors_on = doors;
-	bpf_program__set_autoload(p->skel->progs.scry_sys_enter_back_btf, doors && p->btf_tp);
-	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_back_btf, doors && p->btf_tp);
-	bpf_program__set_autoload(p->skel->progs.scry_sys_enter_back_tp, doors && !p->btf_tp);
-	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_back_tp, doors && !p->btf_tp);
+	bpf_program__set_autoload(p->skel->progs.scry_sys_enter_door_btf, doors && p->btf_tp);
+	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_door_btf, doors && p->btf_tp);
+	bpf_program__set_autoload(p->skel->progs.scry_sys_enter_door_tp, doors && !p->btf_tp);
+	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_door_tp, doors && !p->btf_tp);
 	bpf_program__set_autoload(p->skel->progs.scry_prepare_exec, p->prepare_exec);
 	p->skel->rodata->prepare_exec_on = p->prepare_exec;
 	p->btf_exit = o->btf_exit && scry_feature_btf_exit(vmlinux);
