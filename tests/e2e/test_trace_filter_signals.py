@@ -14,11 +14,13 @@ SCRIPT = 'sh -c "exit 3"; sh -c "kill -USR1 \\$\\$"; true'
 
 
 def sig_lines(text):
-    """The signal and exit lines, pids replaced by P (the runs' pids differ)."""
+    """The signal and exit lines, pids replaced by P and the child's CPU times by T (the
+    runs' pids differ, and so do their children's clock ticks: a 0.01 s tick or not)."""
     out = []
     for line in text.splitlines():
         line = re.sub(r"^\[pid +\d+\] ", "", line)
         if line.startswith(("---", "+++")):
+            line = re.sub(r"(si_[us]time)=\d+( /\* [\d.]+ s \*/)?", r"\1=T", line)
             out.append(re.sub(r"si_pid=\d+", "si_pid=P", line))
     return out
 
