@@ -583,14 +583,6 @@ struct {
 	__type(value, struct metric_slot);
 } metric_slot SEC(".maps");
 
-/* The switches on this CPU (metric_slot.gen), read again after the slot: a program
- * preempted in between (a preemptible kernel) sees it changed. */
-static __always_inline __u64 slot_gen(struct metric_slot *s)
-{
-	asm volatile("" ::: "memory");
-	return *(volatile __u64 *)&s->gen;
-}
-
 /* The entry of a syscall whose task left the CPU before its exit (metric_slot). */
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);

@@ -339,43 +339,18 @@ static __always_inline void metric_sockaddr(struct metric_call *c, struct pt_reg
 	}
 }
 
-/* The latency of syscall id, ended now, from its entry: this CPU's slot when it holds
- * current's (t's) entry, else the entry the task's storage got when the task left the CPU
- * during the call; either is cleared (an exit without its entry is not measured twice).  -1,
+/* The latency of syscall id, ended now, from its entry (entry_slot.bpf.h: slot_take).  -1,
  * counted in st->no_entry, when the entry was not seen. */
 static __always_inline __s64 metric_latency(struct task_struct *t, long id, struct scry_metric_stats *st, __u64 *now)
 {
-	struct metric_slot *s;
-	struct task_entry *te;
-	__u32 zero = 0;
-	__u64 gen, ts;
-	__s64 lat = -1, nr;
+	__u64 ts = slot_take(t, id);
 
-	s = bpf_map_lookup_elem(&metric_slot, &zero);
-	if (s && (gen = slot_gen(s), s->task == (__u64)t)) {
-		ts = s->ts;
-		nr = s->nr;
-		s->task = 0;
-		if (slot_gen(s) == gen) {
-			if (ts && nr == id) {
-				*now = bpf_ktime_get_ns();
-				return *now - ts;
-			}
-			st->no_entry++;
-			return -1;
-		}
-		/* preempted here: the switch moved the entry to the task's storage */
-	}
-	te = bpf_task_storage_get(&metric_entry, current_trusted(t), 0, 0);
-	if (te && te->ts && te->nr == id) {
-		*now = bpf_ktime_get_ns();
-		lat = *now - te->ts;
-	} else {
+	if (!ts) {
 		st->no_entry++;
+		return -1;
 	}
-	if (te)
-		te->ts = 0;
-	return lat;
+	*now = bpf_ktime_get_ns();
+	return *now - ts;
 }
 
 /* The exit of syscall id when every syscall metric is dense (metrics_dense_only): the call's

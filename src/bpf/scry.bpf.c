@@ -23,6 +23,7 @@
 #include "lib/ustack.bpf.h"
 #include "lib/record.bpf.h"
 #include "lib/target.bpf.h"
+#include "lib/entry_slot.bpf.h"
 #include "syscall_count.bpf.h"
 #include "syscall_defer.bpf.h"
 #include "syscall_args.bpf.h"

@@ -37,30 +37,10 @@ static __always_inline void count_enter(struct task_struct *t, long id)
 static __always_inline void count_exit(struct task_struct *t, long id, long ret)
 {
 	struct scry_sc_count *c;
-	struct metric_slot *s;
-	struct task_entry *te;
-	__u32 zero = 0, nr = id;
-	__u64 gen, ts = 0;
-	__s64 enr = -1;
-	bool moved = false;
+	__u32 nr = id;
+	__u64 ts = slot_take(t, id);
 
-	s = bpf_map_lookup_elem(&metric_slot, &zero);
-	if (s && (gen = slot_gen(s), s->task == (__u64)t)) {
-		ts = s->ts;
-		enr = s->nr;
-		s->task = 0;
-		/* preempted here: the switch may have moved the entry to the task's storage */
-		moved = slot_gen(s) != gen;
-	}
-	if (!ts || moved) {
-		te = bpf_task_storage_get(&metric_entry, current_trusted(t), 0, 0);
-		if (te && te->ts) {
-			ts = te->ts;
-			enr = te->nr;
-			te->ts = 0;
-		}
-	}
-	if (!ts || enr != id)
+	if (!ts)
 		return;     /* its entry was not seen (the call began before the session) */
 	c = bpf_map_lookup_elem(&sc_counts, &nr);
 	if (c) {
