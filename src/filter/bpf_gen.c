@@ -17,14 +17,90 @@ static uint8_t cmp_jump(uint8_t op)
 	}
 }
 
+static uint8_t cmp_inverse(uint8_t op)
+{
+	switch (op) {
+	case FIR_EQ: return FIR_NE;
+	case FIR_NE: return FIR_EQ;
+	case FIR_LT: return FIR_GE;
+	case FIR_LE: return FIR_GT;
+	case FIR_GT: return FIR_LE;
+	default: return FIR_LT;
+	}
+}
+
+static bool is_cmp(uint8_t op)
+{
+	return op >= FIR_EQ && op <= FIR_GE;
+}
+
+/* ---- peepholes: what the stack machine's straight translation would do for nothing ------
+ * A comparison with a literal takes it as the jump's immediate (the CONST emits nothing);
+ * a comparison whose result decides the event (RET next, or AND_THEN to the RET) jumps to
+ * the reject exit on the inverse condition and stores nothing; BOOL of a comparison's 0/1 is
+ * nothing; AND_THEN / OR_ELSE to the RET jump to the exits.  None applies across an
+ * instruction some jump lands on (its stack comes from two paths). */
+
+/* IR instructions some AND_THEN / OR_ELSE jumps to (ir->ninsns + 1 flags), or NULL. */
+static uint8_t *ir_targets(const struct filter_ir *ir)
+{
+	uint8_t *t = calloc(ir->ninsns + 1, 1);
+
+	for (uint32_t k = 0; t && k < ir->ninsns; k++) {
+		const struct filter_ir_insn *in = &ir->insns[k];
+		uint64_t to = k + 1 + (uint64_t)in->off;
+
+		if ((in->op == FIR_AND_THEN || in->op == FIR_OR_ELSE) && to <= ir->ninsns)
+			t[to] = 1;
+	}
+	return t;
+}
+
+static bool ir_target(const struct gen *g, uint32_t i)
+{
+	return g->ir_tgt[i];
+}
+
+/* Is IR instruction i a literal that the comparison after it takes as an immediate? */
+static bool const_folded(const struct gen *g, const struct filter_ir *ir, uint32_t i)
+{
+	const struct filter_ir_insn *in = &ir->insns[i];
+
+	return in->op == FIR_CONST && i + 1 < ir->ninsns && is_cmp(ir->insns[i + 1].op) && !ir_target(g, i + 1) &&
+	       in->imm >= INT32_MIN && in->imm <= INT32_MAX;
+}
+
+/* Does the jump of AND_THEN / OR_ELSE i land on the RET, with its value the program's answer? */
+static bool jumps_to_ret(const struct filter_ir *ir, uint32_t i)
+{
+	uint64_t to = i + 1 + (uint64_t)ir->insns[i].off;
+
+	return ir->insns[i].sp == 1 && to < ir->ninsns && ir->insns[to].op == FIR_RET;
+}
+
+/* Does the comparison i decide the event by itself: its result at the stack's bottom, then
+ * RET, or AND_THEN to the RET (whose other side pops it)? */
+static bool cmp_decides(const struct gen *g, const struct filter_ir *ir, uint32_t i)
+{
+	const struct filter_ir_insn *nx = i + 1 < ir->ninsns ? &ir->insns[i + 1] : NULL;
+
+	return ir->insns[i].sp == 2 && nx && !ir_target(g, i + 1) &&
+	       (nx->op == FIR_RET || (nx->op == FIR_AND_THEN && jumps_to_ret(ir, i + 1)));
+}
+
 static int insn(struct gen *g, const struct filter_ir *ir, const struct fgen_loc *locs, uint32_t i,
 		uint32_t reject)
 {
 	const struct filter_ir_insn *in = &ir->insns[i];
 	unsigned sp = in->sp;
 
+	if (i > 0 && is_cmp(ir->insns[i - 1].op) && !ir_target(g, i) &&
+	    (cmp_decides(g, ir, i - 1) || in->op == FIR_BOOL))
+		return 0;   /* done by the comparison before */
 	switch (in->op) {
 	case FIR_CONST:
+		if (const_folded(g, ir, i))
+			return 0;
 		ld_imm64(g, R0, (uint64_t)in->imm);
 		slot_store(g, sp, R0);
 		return 0;
@@ -77,11 +153,20 @@ static int insn(struct gen *g, const struct filter_ir *ir, const struct fgen_loc
 	case FIR_LE:
 	case FIR_GT:
 	case FIR_GE: {
-		uint32_t l = label_new(g);
+		bool imm = i > 0 && const_folded(g, ir, i - 1);
+		int32_t v = imm ? (int32_t)ir->insns[i - 1].imm : 0;
+		uint32_t l;
+
 		slot_load(g, R1, sp - 2);
-		slot_load(g, R2, sp - 1);
+		if (!imm)
+			slot_load(g, R2, sp - 1);
+		if (cmp_decides(g, ir, i)) {
+			jump(g, cmp_jump(cmp_inverse(in->op)), R1, R2, !imm, v, reject);
+			return 0;
+		}
+		l = label_new(g);
 		mov_imm(g, R0, 1);
-		jmp_reg(g, cmp_jump(in->op), R1, R2, l);
+		jump(g, cmp_jump(in->op), R1, R2, !imm, v, l);
 		mov_imm(g, R0, 0);
 		label_here(g, l);
 		slot_store(g, sp - 2, R0);
@@ -94,7 +179,9 @@ static int insn(struct gen *g, const struct filter_ir *ir, const struct fgen_loc
 			return -1;
 		slot_load(g, R0, sp - 1);
 		if (in->op == FIR_AND_THEN) {
-			jmp_imm(g, BPF_JEQ, R0, 0, target);
+			jmp_imm(g, BPF_JEQ, R0, 0, jumps_to_ret(ir, i) ? reject : target);
+		} else if (jumps_to_ret(ir, i)) {
+			jmp_imm(g, BPF_JNE, R0, 0, ir->ninsns);   /* the RET, which accepts */
 		} else {
 			uint32_t l = label_new(g);
 			jmp_imm(g, BPF_JEQ, R0, 0, l);
@@ -171,6 +258,11 @@ static int body_compile(const struct fgen_case *c, const struct fgen_target *t, 
 			return -1;
 		}
 	}
+	g.ir_tgt = ir_targets(ir);
+	if (!g.ir_tgt) {
+		g.oom = true;
+		goto fail;
+	}
 	/* IR instruction i starts at label i; then reject, accept (left open) */
 	for (uint32_t i = 0; i <= ir->ninsns; i++)
 		label_new(&g);
@@ -196,6 +288,7 @@ static int body_compile(const struct fgen_case *c, const struct fgen_target *t, 
 	b->exits = g.fix;
 	b->nexits = g.nfix;
 	free(g.label);
+	free(g.ir_tgt);
 	return 0;
 fail:
 	if (g.oom)
@@ -203,14 +296,18 @@ fail:
 	free(g.in);
 	free(g.label);
 	free(g.fix);
+	free(g.ir_tgt);
 	return -1;
 }
 
 static bool body_same(const struct body *a, const struct body *b)
 {
-	return a->n == b->n && a->nexits == b->nexits &&
-	       !memcmp(a->in, b->in, a->n * sizeof(*a->in)) &&
-	       !memcmp(a->exits, b->exits, a->nexits * sizeof(*a->exits));
+	if (a->n != b->n || a->nexits != b->nexits || memcmp(a->in, b->in, a->n * sizeof(*a->in)))
+		return false;
+	for (size_t i = 0; i < a->nexits; i++)   /* field by field: struct fixup has padding */
+		if (a->exits[i].at != b->exits[i].at || a->exits[i].label != b->exits[i].label)
+			return false;
+	return true;
 }
 
 /* Does access l need the environment (string buffer, record reads, scratch)? */

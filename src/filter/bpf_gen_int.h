@@ -49,6 +49,7 @@ struct gen {
 	const struct fgen_target *t;
 	bool use_env;            /* the program owns this CPU's environment while it runs */
 	uint32_t accept, reject; /* a front's exits */
+	uint8_t *ir_tgt;         /* a body's IR instructions some jump lands on (bpf_gen.c) */
 	bool oom;
 	char *why;
 	size_t whylen;

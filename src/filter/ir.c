@@ -3,7 +3,7 @@
  * operators and comparisons are emitted deeper-first (Sethi-Ullman order, comparisons
  * mirrored), so the stack stays shallow; string comparisons are single instructions whose
  * operands are a string access and a literal or another access; comparisons of two literals
- * are folded. */
+ * are folded, and so is a literal's sign or complement (-1 is one literal). */
 #include <stdlib.h>
 #include <string.h>
 #include "filter/internal.h"
@@ -240,6 +240,13 @@ static int gen(struct lower *l, uint32_t ni)
 		return emit(l, FIR_LOAD_FIELD, (uint16_t)n->idx, 0, 0) < 0 ? -1 : 0;
 	}
 	case N_UNARY:
+		if (l->f->nodes[n->a].kind == N_INT) {
+			/* a literal's sign or complement: one literal (-1 is a CONST, not CONST 1; NEG) */
+			uint64_t v = (uint64_t)l->f->nodes[n->a].ival;
+			int64_t r = n->op == T_MINUS ? (int64_t)(0 - v) : n->op == T_NOT ? !v :
+				    n->op == T_BNOT ? (int64_t)~v : (int64_t)v;
+			return emit(l, FIR_CONST, 0, 0, r) < 0 ? -1 : 0;
+		}
 		if (gen(l, n->a))
 			return -1;
 		switch (n->op) {
