@@ -291,7 +291,6 @@ struct task_entry {
 };
 
 /* Counting mode (SCRY_SC_COUNT): totals per syscall and CPU (the entries: metric_slot). */
-
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, SCRY_MAX_SYSCALLS);
