@@ -62,6 +62,7 @@ struct trace_live {
 	const struct scry_event *const *events;
 	size_t nevents;
 	struct scry_record_layout layout;    /* the session's contexts (pid and tid among them) */
+	bool ids32;                          /* pid and tid are signed 32-bit ints (read in place) */
 	const struct scry_syscall **by_nr;   /* SCRY_MAX_SYSCALLS */
 	const char **user_name;              /* by_nr's names as strace has them */
 	uint8_t *nr_flags;                   /* NR_* of by_nr's calls */
@@ -188,6 +189,12 @@ int trace_live_bind_channel(struct trace_live *l, struct scry_session *s, unsign
 	if (l->layout.ctx_off[SCRY_CTX_PID] < 0 || l->layout.ctx_off[SCRY_CTX_TID] < 0) {
 		snprintf(err, errlen, "live output needs the pid and tid contexts");
 		return -EINVAL;
+	}
+	{
+		const struct scry_context_desc *p = scry_context(SCRY_CTX_PID), *t = scry_context(SCRY_CTX_TID);
+
+		l->ids32 = p->type == SCRY_F_INT && p->size == 4 && p->is_signed && t->type == SCRY_F_INT &&
+			   t->size == 4 && t->is_signed;
 	}
 	for (size_t i = 0; i < n; i++)
 		if (list[i].nr >= 0 && list[i].nr < SCRY_MAX_SYSCALLS) {
@@ -569,12 +576,10 @@ static void call_reset(struct trace_live *l)
 	size_t ext = offsetof(struct trace_call, file), ext_end = offsetof(struct trace_call, sock) + sizeof(c->sock);
 
 	memset(base, 0, offsetof(struct trace_call, in));
-	for (unsigned i = 0; i < SCRY_MAX_ARGS; i++) {
-		if (l->dirty_in >> i & 1)
-			memset(&c->in[i], 0, sizeof(c->in[i]));
-		if (l->dirty_out >> i & 1)
-			memset(&c->out[i], 0, sizeof(c->out[i]));
-	}
+	for (unsigned m = l->dirty_in; m; m &= m - 1)
+		memset(&c->in[__builtin_ctz(m)], 0, sizeof(c->in[0]));
+	for (unsigned m = l->dirty_out; m; m &= m - 1)
+		memset(&c->out[__builtin_ctz(m)], 0, sizeof(c->out[0]));
 	l->dirty_in = l->dirty_out = 0;
 	memset(base + args_end, 0, ext - args_end);
 	if (l->ext_dirty)
@@ -596,13 +601,20 @@ static void dispatch(struct trace_live *l, const uint8_t *b, uint32_t len)
 	int64_t rts;
 	uint8_t nrf;
 
-	if (scry_record_read(&l->layout, b, len, &r) < 0 || !scry_record_ctx(&l->layout, &r, SCRY_CTX_PID, &pid64) ||
-	    !scry_record_ctx(&l->layout, &r, SCRY_CTX_TID, &tid64))
+	if (scry_record_read(&l->layout, b, len, &r) < 0)
 		goto bad;
+	if (l->ids32) {   /* (scry_record_read checked the contexts are within len) */
+		memcpy(&pid, b + l->layout.ctx_off[SCRY_CTX_PID], 4);
+		memcpy(&tid, b + l->layout.ctx_off[SCRY_CTX_TID], 4);
+	} else {
+		if (!scry_record_ctx(&l->layout, &r, SCRY_CTX_PID, &pid64) ||
+		    !scry_record_ctx(&l->layout, &r, SCRY_CTX_TID, &tid64))
+			goto bad;
+		pid = (int32_t)pid64;
+		tid = (int32_t)tid64;
+	}
 	id = r.id;
 	ts = r.ts;
-	pid = (int32_t)pid64;
-	tid = (int32_t)tid64;
 	if (id >= l->nevents)
 		goto bad;
 	ev = l->events[id];

@@ -73,6 +73,26 @@ static unsigned entry_args(const struct trace_call *c)
 	return c->nargs;
 }
 
+/* The same, once per syscall number (its name, specs and argument count are the number's). */
+static unsigned entry_args_of(struct trace_printer *p, const struct trace_call *c)
+{
+	unsigned k;
+
+	if (c->nr < 0 || c->nr >= SCRY_MAX_SYSCALLS)
+		return entry_args(c);
+	if (!p->entry_k[c->nr])
+		p->entry_k[c->nr] = (uint8_t)(entry_args(c) + 1);
+	k = p->entry_k[c->nr] - 1u;
+	return k < c->nargs ? k : c->nargs;
+}
+
+/* A pending call's trace_call is c without its out[] (never written in a pending call:
+ * zero from calloc, and from every pend_new before) */
+_Static_assert(offsetof(struct trace_call, out) + sizeof(((struct trace_call *)0)->out) <=
+	       offsetof(struct trace_call, ret), "out before ret");
+#define CALL_HEAD offsetof(struct trace_call, out)             /* up to in[]'s end */
+#define CALL_TAIL offsetof(struct trace_call, ret)             /* ret to the end */
+
 static struct pend *pend_new(struct trace_printer *p, const struct trace_call *c)
 {
 	struct pend *pd = p->nspare ? p->spare[--p->nspare] : calloc(1, sizeof(*pd));
@@ -82,9 +102,9 @@ static struct pend *pend_new(struct trace_printer *p, const struct trace_call *c
 	if (!pd)
 		return NULL;
 	pd->shown = pd->path_ok = false;
-	pd->c = *c;
+	memcpy(&pd->c, c, CALL_HEAD);
+	memcpy((uint8_t *)&pd->c + CALL_TAIL, (const uint8_t *)c + CALL_TAIL, sizeof(*c) - CALL_TAIL);
 	pd->c.nargs = n;
-	memset(pd->c.out, 0, sizeof(pd->c.out));
 	for (unsigned i = 0; i < n; i++)
 		if (c->in[i].have && c->in[i].p)
 			total += c->in[i].len;
@@ -106,7 +126,7 @@ static struct pend *pend_new(struct trace_printer *p, const struct trace_call *c
 		pd->c.in[i].p = pd->blob + off;
 		off += c->in[i].len;
 	}
-	pd->k = entry_args(&pd->c);
+	pd->k = entry_args_of(p, &pd->c);
 	return pd;
 }
 
@@ -423,8 +443,9 @@ void trace_printer_exit(struct trace_printer *p, const struct trace_call *c)
 		pd = steal_exec(p, c->pid, c->tid);
 	if (!pd && p->o.filtered)   /* --filter rejected its entry: the call is not shown */
 		return;
-	if (pd) {
-		full = pd->c;
+	if (pd) {   /* (out[] is c's, below) */
+		memcpy(&full, &pd->c, CALL_HEAD);
+		memcpy((uint8_t *)&full + CALL_TAIL, (const uint8_t *)&pd->c + CALL_TAIL, sizeof(full) - CALL_TAIL);
 	} else {
 		full = *c;
 		full.have_entry = false;
@@ -472,7 +493,7 @@ void trace_printer_exit(struct trace_printer *p, const struct trace_call *c)
 		trace_printer_line_start(p, c->tid, full.have_entry ? full.ts_entry : full.ts_exit);
 		ob_puts(&p->ob, full.name);
 		ob_putc(&p->ob, '(');
-		from = entry_args(&full);
+		from = entry_args_of(p, &full);
 		bool any = trace_printer_put_args(p, &full, 0, from, all, true);
 
 		trace_printer_put_clone3_out(p, &full, all);
@@ -485,7 +506,7 @@ void trace_printer_exit(struct trace_printer *p, const struct trace_call *c)
 			ob_puts(&p->ob, full.name);
 			OB_LIT(&p->ob, " resumed>");
 		}
-		from = pd ? pd->k : entry_args(&full);
+		from = pd ? pd->k : entry_args_of(p, &full);
 		if (pd)
 			trace_printer_put_clone3_out(p, &full, all);
 		trace_printer_put_args_lead(p, &full, from, full.nargs, all, true,

@@ -91,6 +91,7 @@ struct trace_printer {
 	size_t npaths;
 	struct pend *spare[PEND_SPARES];   /* pend_free's, for pend_new */
 	unsigned nspare;
+	uint8_t entry_k[SCRY_MAX_SYSCALLS];   /* entry_args of each syscall, plus 1 (0: not yet) */
 };
 
 /* -P (pathtrace.c): does the call touch one of the paths, by a path argument or by a
