@@ -86,12 +86,34 @@ static unsigned entry_args_of(struct trace_printer *p, const struct trace_call *
 	return k < c->nargs ? k : c->nargs;
 }
 
-/* A pending call's trace_call is c without its out[]: zero (from calloc, or cleared when
- * the exit that used the pending call as the whole call wrote it: out_dirty). */
-_Static_assert(offsetof(struct trace_call, out) + sizeof(((struct trace_call *)0)->out) <=
-	       offsetof(struct trace_call, ret), "out before ret");
-#define CALL_HEAD offsetof(struct trace_call, out)             /* up to in[]'s end */
-#define CALL_TAIL offsetof(struct trace_call, ret)             /* ret to the end */
+/* What a pending call copies of the entry's call, and what the exit then writes into it:
+ * the head and the arguments the call has (in[] past nargs and out[] are zero in the
+ * calls live.c makes), the files and sockets only where they are (every reader tests
+ * .have), and the rest: ~300 bytes for a call of three arguments where the whole struct
+ * was 1,256 (its copy, inlined as rep movsq, was most of the entry's own samples). */
+_Static_assert(offsetof(struct trace_call, file) == offsetof(struct trace_call, ret) + sizeof(int64_t) &&
+	       offsetof(struct trace_call, sock) == offsetof(struct trace_call, file) + 2 * sizeof(struct trace_file) &&
+	       offsetof(struct trace_call, ip) == offsetof(struct trace_call, sock) + 2 * sizeof(struct trace_sock) &&
+	       offsetof(struct trace_call, out) > offsetof(struct trace_call, in) &&
+	       offsetof(struct trace_call, ret) > offsetof(struct trace_call, out),
+	       "struct trace_call's order: head, in, out, ret, file, sock, ip...: update call_ext_copy and pend_new");
+#define CALL_ARGS_AT offsetof(struct trace_call, in)
+#define CALL_REST_AT offsetof(struct trace_call, ip)
+
+/* file[] and sock[] of src into dst, where src has them. */
+static void call_ext_copy(struct trace_call *dst, const struct trace_call *src)
+{
+	for (unsigned k = 0; k < 2; k++) {
+		if (src->file[k].have)
+			dst->file[k] = src->file[k];
+		else
+			dst->file[k].have = false;
+		if (src->sock[k].have)
+			dst->sock[k] = src->sock[k];
+		else
+			dst->sock[k].have = false;
+	}
+}
 
 static struct pend *pend_new(struct trace_printer *p, const struct trace_call *c)
 {
@@ -102,11 +124,16 @@ static struct pend *pend_new(struct trace_printer *p, const struct trace_call *c
 	if (!pd)
 		return NULL;
 	pd->shown = pd->path_ok = false;
-	memcpy(&pd->c, c, CALL_HEAD);
-	memcpy((uint8_t *)&pd->c + CALL_TAIL, (const uint8_t *)c + CALL_TAIL, sizeof(*c) - CALL_TAIL);
-	if (pd->out_dirty)
-		memset(pd->c.out, 0, sizeof(pd->c.out));
-	pd->out_dirty = false;
+	memcpy(&pd->c, c, CALL_ARGS_AT + n * sizeof(c->in[0]));
+	if (pd->in_n > n)     /* a longer call's arguments, before */
+		memset(&pd->c.in[n], 0, (pd->in_n - n) * sizeof(c->in[0]));
+	pd->in_n = n;
+	if (pd->out_n)        /* the exit that made it a whole call wrote them */
+		memset(pd->c.out, 0, pd->out_n * sizeof(c->out[0]));
+	pd->out_n = 0;
+	pd->c.ret = c->ret;
+	call_ext_copy(&pd->c, c);
+	memcpy((uint8_t *)&pd->c + CALL_REST_AT, (const uint8_t *)c + CALL_REST_AT, sizeof(*c) - CALL_REST_AT);
 	pd->c.nargs = n;
 	for (unsigned i = 0; i < n; i++)
 		if (c->in[i].have && c->in[i].p)
@@ -450,7 +477,9 @@ void trace_printer_exit(struct trace_printer *p, const struct trace_call *c)
 		return;
 	if (pd) {   /* the pending call becomes the whole call (no copy; out[] is c's, below) */
 		f = &pd->c;
-		pd->out_dirty = true;
+		pd->out_n = c->nargs < SCRY_MAX_ARGS ? c->nargs : SCRY_MAX_ARGS;
+		memcpy(f->out, c->out, pd->out_n * sizeof(c->out[0]));
+		call_ext_copy(f, c);
 	} else {
 		own = *c;
 		own.have_entry = false;
@@ -462,8 +491,6 @@ void trace_printer_exit(struct trace_printer *p, const struct trace_call *c)
 	f->ts_exit = c->ts_exit;
 	f->ret = c->ret;
 	f->ip = c->ip;            /* execve's: in the new image */
-	memcpy(f->file, c->file, sizeof(f->file));
-	memcpy(f->out, c->out, sizeof(f->out));
 	for (unsigned i = 0; i < SCRY_MAX_ARGS; i++) {
 		const struct scry_argval *in = pd ? &pd->c.in[i] : &c->in[i];
 

@@ -25,7 +25,8 @@ struct pend {
 	unsigned k;                 /* first argument printed at exit (first OUT/INOUT) */
 	bool shown;                 /* its entry part was written */
 	bool path_ok;               /* -P: shown (its entry touched a path of -P, or none given) */
-	bool out_dirty;             /* c.out[] written (its exit made c the whole call) */
+	unsigned in_n;              /* c.in[] past it are zero */
+	unsigned out_n;             /* c.out[] past it are zero (its exit made c the whole call) */
 };
 
 #define TASK_SIGQ 4
