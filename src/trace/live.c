@@ -83,7 +83,7 @@ struct trace_live {
 	uint8_t *bytes;
 	size_t nbytes, capbytes;
 	size_t live_bytes;                   /* of bytes, those of the pending events */
-	uint8_t *spare;                      /* compact_bytes' other buffer (capbytes), or NULL */
+	uint8_t *spare;                      /* bytes_room's other buffer (capbytes), or NULL */
 	uint64_t seq;
 	uint64_t malformed;
 	uint64_t oom;                        /* events not kept: out of memory */
