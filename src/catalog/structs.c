@@ -7,6 +7,7 @@
  * msghdr_iov, msghdr_data, dirent64, dirents) list it as tails appended after the fixed
  * bytes.
  * tests/unit/test_structs.c checks these against the system headers with offsetof/sizeof. */
+#include <pthread.h>
 #include <string.h>
 #include "catalog/structs.h"
 
@@ -240,13 +241,43 @@ static const struct scry_struct_desc *const desc_list[NDESCS] = {
 
 _Static_assert(NDESCS == 41, "desc_list must list every description");
 
+/* The descriptions by name: an open-addressed table built once (every struct argument
+ * printed looks its type up by name; the walk over the 41 with strcmp was ~240
+ * instructions a lookup). */
+#define DESC_SLOTS 128
+_Static_assert(NDESCS <= DESC_SLOTS / 2, "DESC_SLOTS too small");
+static const struct scry_struct_desc *desc_index[DESC_SLOTS];
+static pthread_once_t desc_index_once = PTHREAD_ONCE_INIT;
+
+static unsigned desc_hash(const char *name)
+{
+	uint32_t h = 2166136261u;   /* FNV-1a */
+
+	for (; *name; name++)
+		h = (h ^ (uint8_t)*name) * 16777619u;
+	return h & (DESC_SLOTS - 1);
+}
+
+static void desc_index_build(void)
+{
+	for (size_t i = 0; i < NDESCS; i++) {
+		unsigned h = desc_hash(descs[i].name);
+
+		while (desc_index[h] && strcmp(desc_index[h]->name, descs[i].name))
+			h = (h + 1) & (DESC_SLOTS - 1);
+		if (!desc_index[h])   /* the first of a name wins, as the walk had it */
+			desc_index[h] = &descs[i];
+	}
+}
+
 const struct scry_struct_desc *scry_struct_find(const char *name)
 {
 	if (!name)
 		return NULL;
-	for (size_t i = 0; i < NDESCS; i++)
-		if (descs[i].name[0] == name[0] && strcmp(descs[i].name, name) == 0)
-			return &descs[i];
+	pthread_once(&desc_index_once, desc_index_build);
+	for (unsigned h = desc_hash(name); desc_index[h]; h = (h + 1) & (DESC_SLOTS - 1))
+		if (desc_index[h]->name[0] == name[0] && !strcmp(desc_index[h]->name, name))
+			return desc_index[h];
 	return NULL;
 }
 

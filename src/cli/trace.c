@@ -422,6 +422,9 @@ int cmd_trace(int argc, char **argv)
 	if (live && trace_live_malformed(live))
 		fprintf(stderr, "scry: %llu events could not be decoded\n",
 			(unsigned long long)trace_live_malformed(live));
+	if (live && trace_live_dropped(live))
+		fprintf(stderr, "scry: %llu events lost (out of memory): calls are missing above\n",
+			(unsigned long long)trace_live_dropped(live));
 	ret = 0;
 	if (o.cmd) {
 		if (!child_done && waitpid(child.pid, &wstatus, WNOHANG) == child.pid)

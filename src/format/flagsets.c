@@ -365,7 +365,7 @@ static void styled(struct outbuf *ob, const struct fmt_set *s, int part, uint64_
 /* -X raw: the number in hex; -X verbose: and its names in a comment (strace's xlat
  * styles); abbrev: the names.  A set with a field of its own (socket's type, statx's sync
  * type) in two parts, as strace prints them: 0x1|0x80800, raw statx's "|0x900". */
-void fmt_set_print(struct outbuf *ob, const struct fmt_set *s, uint64_t v)
+static void set_print(struct outbuf *ob, const struct fmt_set *s, uint64_t v)
 {
 	unsigned width = s->width ? s->width : 32;
 	uint64_t fv, rest;
@@ -387,6 +387,41 @@ void fmt_set_print(struct outbuf *ob, const struct fmt_set *s, uint64_t v)
 	if (rest) {
 		ob_putc(ob, '|');
 		styled(ob, s, 2, rest);
+	}
+}
+
+/* The text of the last values printed, per thread, by (set, value, style): a traced
+ * program passes the same flags again and again (find: O_RDONLY|O_NOCTTY|O_NONBLOCK|...
+ * at every directory), and the walk over a set's names was ~300 instructions a value. */
+#define SET_MEMO_SLOTS 64
+#define SET_MEMO_TEXT 96
+struct set_memo {
+	const struct fmt_set *s;
+	uint64_t v;
+	int style;
+	uint8_t len;
+	char text[SET_MEMO_TEXT];
+};
+static _Thread_local struct set_memo set_memo[SET_MEMO_SLOTS];
+
+void fmt_set_print(struct outbuf *ob, const struct fmt_set *s, uint64_t v)
+{
+	uintptr_t k = (uintptr_t)s ^ (v * 0x9e3779b97f4a7c15ULL);
+	struct set_memo *m = &set_memo[(k ^ (k >> 29)) & (SET_MEMO_SLOTS - 1)];
+	size_t at = ob->n;
+	unsigned long flushes = ob->flushes;
+
+	if (m->s == s && m->v == v && m->style == fmt_xlat_style) {
+		ob_write(ob, m->text, m->len);
+		return;
+	}
+	set_print(ob, s, v);
+	if (ob->flushes == flushes && ob->n - at <= SET_MEMO_TEXT) {   /* the text whole, still here */
+		m->s = s;
+		m->v = v;
+		m->style = fmt_xlat_style;
+		m->len = (uint8_t)(ob->n - at);
+		memcpy(m->text, ob->buf + at, m->len);
 	}
 }
 

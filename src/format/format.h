@@ -78,6 +78,11 @@ void scry_fmt_ret(struct outbuf *ob, const char *syscall, int64_t ret);
  * specs: the call's argument specs, or NULL (not needed by the decoders so far). */
 void scry_fmt_ret_call(struct outbuf *ob, const char *syscall, int64_t ret, const struct scry_argspec *specs,
 		       const struct scry_argval *all, unsigned nargs, const struct scry_fmt_opts *o);
+/* What the syscall's name decides of that column, for a caller that keeps it per
+ * syscall (the name's compares done once), and scry_fmt_ret_call with it. */
+unsigned scry_fmt_ret_class(const char *syscall);
+void scry_fmt_ret_call_k(struct outbuf *ob, unsigned ret_class, int64_t ret, const struct scry_argspec *specs,
+			 const struct scry_argval *all, unsigned nargs, const struct scry_fmt_opts *o);
 
 /* Symbolic names; NULL when unknown. */
 const char *scry_errno_name(int err);              /* "ENOENT" */

@@ -9,6 +9,21 @@
 #include "catalog/structs.h"
 #include "format/fmt_internal.h"
 
+/* What a syscall's name decides of its return column (scry_fmt_ret_class). */
+enum {
+	RC_NORETURN = 1 << 0,      /* exit, exit_group: "= ?" */
+	RC_HEX = 1 << 1,           /* an address */
+	RC_OCT = 1 << 2,           /* umask */
+	RC_FCNTL = 1 << 3,
+	RC_POLL = 1 << 4,
+	RC_PPOLL = 1 << 5,
+	RC_SELECT = 1 << 6,
+	RC_PSELECT = 1 << 7,       /* pselect6 */
+	RC_SIGWAIT = 1 << 8,       /* rt_sigtimedwait, rt_sigwaitinfo */
+	RC_PRCTL = 1 << 9,
+	RC_PERSONALITY = 1 << 10,
+};
+
 static bool in_list(const char *name, const char *const *list)
 {
 	for (; *list; list++)
@@ -17,13 +32,23 @@ static bool in_list(const char *name, const char *const *list)
 	return false;
 }
 
-void scry_fmt_ret(struct outbuf *ob, const char *syscall, int64_t ret)
+unsigned scry_fmt_ret_class(const char *syscall)
 {
 	static const char *const noreturn[] = { "exit", "exit_group", NULL };
 	static const char *const hexret[] = { "mmap", "mremap", "brk", "shmat", NULL };
 	const char *name = syscall ? syscall : "";
 
-	if (in_list(name, noreturn)) {
+	return (in_list(name, noreturn) ? RC_NORETURN : 0) | (in_list(name, hexret) ? RC_HEX : 0) |
+	       (FMT_STREQ(name, "umask") ? RC_OCT : 0) | (FMT_STREQ(name, "fcntl") ? RC_FCNTL : 0) |
+	       (FMT_STREQ(name, "poll") ? RC_POLL : 0) | (FMT_STREQ(name, "ppoll") ? RC_PPOLL : 0) |
+	       (FMT_STREQ(name, "select") ? RC_SELECT : 0) | (FMT_STREQ(name, "pselect6") ? RC_PSELECT : 0) |
+	       (FMT_STREQ(name, "rt_sigtimedwait") || FMT_STREQ(name, "rt_sigwaitinfo") ? RC_SIGWAIT : 0) |
+	       (FMT_STREQ(name, "prctl") ? RC_PRCTL : 0) | (FMT_STREQ(name, "personality") ? RC_PERSONALITY : 0);
+}
+
+static void ret_plain(struct outbuf *ob, unsigned k, int64_t ret)
+{
+	if (k & RC_NORETURN) {
 		OB_LIT(ob, "= ?");
 		return;
 	}
@@ -53,12 +78,17 @@ void scry_fmt_ret(struct outbuf *ob, const char *syscall, int64_t ret)
 		return;
 	}
 	OB_LIT(ob, "= ");
-	if (in_list(name, hexret))
+	if (k & RC_HEX)
 		fmt_hex(ob, (uint64_t)ret);
-	else if (FMT_STREQ(name, "umask"))
+	else if (k & RC_OCT)
 		fmt_oct(ob, (uint64_t)ret);
 	else
 		ob_i64(ob, ret);
+}
+
+void scry_fmt_ret(struct outbuf *ob, const char *syscall, int64_t ret)
+{
+	ret_plain(ob, scry_fmt_ret_class(syscall), ret);
 }
 
 /* poll's " ([{fd=3, revents=POLLIN}])": the entries with events, from the exit capture */
@@ -96,25 +126,14 @@ static void put_revents(struct outbuf *ob, int64_t ret, const struct scry_argval
 	ob_putc(ob, ')');
 }
 
-static void ret_call(struct outbuf *ob, const char *syscall, int64_t ret, const struct scry_argspec *specs,
-		     const struct scry_argval *all, unsigned nargs, const struct scry_fmt_opts *o);
-
-void scry_fmt_ret_call(struct outbuf *ob, const char *syscall, int64_t ret, const struct scry_argspec *specs,
-		       const struct scry_argval *all, unsigned nargs, const struct scry_fmt_opts *o)
+void scry_fmt_ret_call_k(struct outbuf *ob, unsigned k, int64_t ret, const struct scry_argspec *specs,
+			 const struct scry_argval *all, unsigned nargs, const struct scry_fmt_opts *o)
 {
-	ret_call(ob, syscall, ret, specs, all, nargs, o);
-}
-
-static void ret_call(struct outbuf *ob, const char *syscall, int64_t ret, const struct scry_argspec *specs,
-		     const struct scry_argval *all, unsigned nargs, const struct scry_fmt_opts *o)
-{
-	const char *name = syscall ? syscall : "";
-
 	if (!all || (ret < 0 && ret >= -4095)) {
-		scry_fmt_ret(ob, syscall, ret);
+		ret_plain(ob, k, ret);
 		return;
 	}
-	if (FMT_STREQ(name, "fcntl") && nargs >= 2 && all[1].have) {
+	if ((k & RC_FCNTL) && nargs >= 2 && all[1].have) {
 		uint64_t cmd = all[1].v & 0xffffffff;
 
 		if (cmd == 3 || (cmd == 1 && ret > 0)) {        /* F_GETFL; F_GETFD */
@@ -131,28 +150,33 @@ static void ret_call(struct outbuf *ob, const char *syscall, int64_t ret, const 
 			return;
 		}
 	}
-	scry_fmt_ret(ob, syscall, ret);
-	if (ret == 0 && (FMT_STREQ(name, "poll") || FMT_STREQ(name, "ppoll") || FMT_STREQ(name, "select") ||
-			 FMT_STREQ(name, "pselect6"))) {
+	ret_plain(ob, k, ret);
+	if (ret == 0 && (k & (RC_POLL | RC_PPOLL | RC_SELECT | RC_PSELECT))) {
 		OB_LIT(ob, " (Timeout)");
 		return;
 	}
-	if ((FMT_STREQ(name, "select") || FMT_STREQ(name, "pselect6")) && ret > 0)
-		fmt_select_ready(ob, ret, all, nargs, name[0] == 'p', o);
-	else if ((FMT_STREQ(name, "poll") || FMT_STREQ(name, "ppoll")) && nargs >= 1)
-		put_revents(ob, ret, &all[0], FMT_STREQ(name, "ppoll") && nargs >= 3 && ret >= 0 ? &all[2] : NULL, o);
-	else if ((FMT_STREQ(name, "rt_sigtimedwait") || FMT_STREQ(name, "rt_sigwaitinfo")) && ret > 0) {
+	if ((k & (RC_SELECT | RC_PSELECT)) && ret > 0)
+		fmt_select_ready(ob, ret, all, nargs, (k & RC_PSELECT) != 0, o);
+	else if ((k & (RC_POLL | RC_PPOLL)) && nargs >= 1)
+		put_revents(ob, ret, &all[0], (k & RC_PPOLL) && nargs >= 3 && ret >= 0 ? &all[2] : NULL, o);
+	else if ((k & RC_SIGWAIT) && ret > 0) {
 		OB_LIT(ob, " (");
 		fmt_signame(ob, ret);
 		ob_putc(ob, ')');
-	} else if (FMT_STREQ(name, "prctl") && nargs >= 1 && all[0].have && (all[0].v & 0xffffffff) == 3 && ret >= 0) {
+	} else if ((k & RC_PRCTL) && nargs >= 1 && all[0].have && (all[0].v & 0xffffffff) == 3 && ret >= 0) {
 		OB_LIT(ob, " (");                               /* PR_GET_DUMPABLE */
 		fmt_named(ob, "suid_dump", (uint64_t)ret);
 		ob_putc(ob, ')');
-	} else if (FMT_STREQ(name, "personality") && ret >= 0) {
+	} else if ((k & RC_PERSONALITY) && ret >= 0) {
 		OB_LIT(ob, " (");
 		fmt_named(ob, "personality", (uint64_t)ret);
 		ob_putc(ob, ')');
 	}
 	(void)specs;
+}
+
+void scry_fmt_ret_call(struct outbuf *ob, const char *syscall, int64_t ret, const struct scry_argspec *specs,
+		       const struct scry_argval *all, unsigned nargs, const struct scry_fmt_opts *o)
+{
+	scry_fmt_ret_call_k(ob, scry_fmt_ret_class(syscall), ret, specs, all, nargs, o);
 }

@@ -1,6 +1,9 @@
 /* live.c — see live.h.  Events arrive per CPU in time order; they are copied into a
  * pending list, and each pump sorts it and hands over those older than the horizon (the
- * caller picks a horizon no CPU can still produce an event before). */
+ * caller picks a horizon no CPU can still produce an event before).  The bytes of the
+ * events handed over stay where they are until the buffer is full: then the pending ones
+ * are moved to the front of a second buffer of the same size (each byte moved about once,
+ * not at every pump it waits through). */
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -59,6 +62,7 @@ struct trace_live {
 	const struct scry_event *const *events;
 	size_t nevents;
 	struct scry_record_layout layout;    /* the session's contexts (pid and tid among them) */
+	bool ids32;                          /* pid and tid are signed 32-bit ints (read in place) */
 	const struct scry_syscall **by_nr;   /* SCRY_MAX_SYSCALLS */
 	const char **user_name;              /* by_nr's names as strace has them */
 	uint8_t *nr_flags;                   /* NR_* of by_nr's calls */
@@ -78,8 +82,11 @@ struct trace_live {
 	size_t capsort;
 	uint8_t *bytes;
 	size_t nbytes, capbytes;
+	size_t live_bytes;                   /* of bytes, those of the pending events */
+	uint8_t *spare;                      /* bytes_room's other buffer (capbytes), or NULL */
 	uint64_t seq;
 	uint64_t malformed;
+	uint64_t oom;                        /* events not kept: out of memory */
 	int gate_pid;                        /* events of this pid are skipped until its execve */
 	struct exit_slot exits[EXIT_SLOTS];
 	struct scry_fieldval vals[MAX_FIELDS];
@@ -152,6 +159,7 @@ void trace_live_free(struct trace_live *l)
 	free(l->pend);
 	free(l->sorted);
 	free(l->bytes);
+	free(l->spare);
 	trace_ustacks_free(l->ustacks);
 	scry_syms_free(l->syms);
 	free(l);
@@ -181,6 +189,12 @@ int trace_live_bind_channel(struct trace_live *l, struct scry_session *s, unsign
 	if (l->layout.ctx_off[SCRY_CTX_PID] < 0 || l->layout.ctx_off[SCRY_CTX_TID] < 0) {
 		snprintf(err, errlen, "live output needs the pid and tid contexts");
 		return -EINVAL;
+	}
+	{
+		const struct scry_context_desc *p = scry_context(SCRY_CTX_PID), *t = scry_context(SCRY_CTX_TID);
+
+		l->ids32 = p->type == SCRY_F_INT && p->size == 4 && p->is_signed && t->type == SCRY_F_INT &&
+			   t->size == 4 && t->is_signed;
 	}
 	for (size_t i = 0; i < n; i++)
 		if (list[i].nr >= 0 && list[i].nr < SCRY_MAX_SYSCALLS) {
@@ -286,6 +300,41 @@ static void sig_info(const struct trace_live *l, const struct sig_event *se, uin
 			memcpy(si + at[k], &l->vals[se->views[k]].v, 8);
 }
 
+/* Room for need more bytes: the pending events' bytes moved to the front of the spare
+ * buffer when they fill at most half of it, else into a larger one.  False when out of
+ * memory (nothing moved). */
+static bool bytes_room(struct trace_live *l, size_t need)
+{
+	size_t ncap = l->capbytes ? l->capbytes : 1 << 20;
+	uint8_t *nb;
+
+	if (l->nbytes + need <= l->capbytes)
+		return true;
+	while (ncap < 2 * (l->live_bytes + need))
+		ncap *= 2;
+	if (ncap == l->capbytes && l->spare) {
+		nb = l->spare;
+	} else {
+		if (!(nb = malloc(ncap)))
+			return false;
+		free(l->spare);
+		l->spare = NULL;
+	}
+	l->nbytes = 0;
+	for (size_t i = 0; i < l->npend; i++) {
+		memcpy(nb + l->nbytes, l->bytes + l->pend[i].off, l->pend[i].len);
+		l->pend[i].off = l->nbytes;
+		l->nbytes += l->pend[i].len;
+	}
+	if (ncap == l->capbytes)
+		l->spare = l->bytes;          /* same size: the two buffers swap */
+	else
+		free(l->bytes);
+	l->bytes = nb;
+	l->capbytes = ncap;
+	return true;
+}
+
 void trace_live_sink(void *ctx, unsigned cpu, const uint8_t *ev, size_t size)
 {
 	struct trace_live *l = ctx;
@@ -301,21 +350,16 @@ void trace_live_sink(void *ctx, unsigned cpu, const uint8_t *ev, size_t size)
 		size_t ncap = l->cappend ? l->cappend * 2 : 4096;
 		struct pending *np = realloc(l->pend, ncap * sizeof(*np));
 
-		if (!np)
+		if (!np) {
+			l->oom++;
 			return;
+		}
 		l->pend = np;
 		l->cappend = ncap;
 	}
-	if (l->nbytes + size > l->capbytes) {
-		size_t ncap = l->capbytes ? l->capbytes * 2 : 1 << 20;
-		uint8_t *nb;
-
-		while (ncap < l->nbytes + size)
-			ncap *= 2;
-		if (!(nb = realloc(l->bytes, ncap)))
-			return;
-		l->bytes = nb;
-		l->capbytes = ncap;
+	if (!bytes_room(l, size)) {
+		l->oom++;
+		return;
 	}
 	p = &l->pend[l->npend++];
 	memcpy(&p->ts, ev + 2, 8);
@@ -324,6 +368,7 @@ void trace_live_sink(void *ctx, unsigned cpu, const uint8_t *ev, size_t size)
 	p->len = (uint32_t)size;
 	memcpy(l->bytes + l->nbytes, ev, size);
 	l->nbytes += size;
+	l->live_bytes += size;
 }
 
 static int by_time(const void *a, const void *b)
@@ -531,12 +576,10 @@ static void call_reset(struct trace_live *l)
 	size_t ext = offsetof(struct trace_call, file), ext_end = offsetof(struct trace_call, sock) + sizeof(c->sock);
 
 	memset(base, 0, offsetof(struct trace_call, in));
-	for (unsigned i = 0; i < SCRY_MAX_ARGS; i++) {
-		if (l->dirty_in >> i & 1)
-			memset(&c->in[i], 0, sizeof(c->in[i]));
-		if (l->dirty_out >> i & 1)
-			memset(&c->out[i], 0, sizeof(c->out[i]));
-	}
+	for (unsigned m = l->dirty_in; m; m &= m - 1)
+		memset(&c->in[__builtin_ctz(m)], 0, sizeof(c->in[0]));
+	for (unsigned m = l->dirty_out; m; m &= m - 1)
+		memset(&c->out[__builtin_ctz(m)], 0, sizeof(c->out[0]));
 	l->dirty_in = l->dirty_out = 0;
 	memset(base + args_end, 0, ext - args_end);
 	if (l->ext_dirty)
@@ -558,13 +601,20 @@ static void dispatch(struct trace_live *l, const uint8_t *b, uint32_t len)
 	int64_t rts;
 	uint8_t nrf;
 
-	if (scry_record_read(&l->layout, b, len, &r) < 0 || !scry_record_ctx(&l->layout, &r, SCRY_CTX_PID, &pid64) ||
-	    !scry_record_ctx(&l->layout, &r, SCRY_CTX_TID, &tid64))
+	if (scry_record_read(&l->layout, b, len, &r) < 0)
 		goto bad;
+	if (l->ids32) {   /* (scry_record_read checked the contexts are within len) */
+		memcpy(&pid, b + l->layout.ctx_off[SCRY_CTX_PID], 4);
+		memcpy(&tid, b + l->layout.ctx_off[SCRY_CTX_TID], 4);
+	} else {
+		if (!scry_record_ctx(&l->layout, &r, SCRY_CTX_PID, &pid64) ||
+		    !scry_record_ctx(&l->layout, &r, SCRY_CTX_TID, &tid64))
+			goto bad;
+		pid = (int32_t)pid64;
+		tid = (int32_t)tid64;
+	}
 	id = r.id;
 	ts = r.ts;
-	pid = (int32_t)pid64;
-	tid = (int32_t)tid64;
 	if (id >= l->nevents)
 		goto bad;
 	ev = l->events[id];
@@ -725,7 +775,7 @@ bad:
 
 void trace_live_pump(struct trace_live *l, uint64_t horizon)
 {
-	size_t i, keep = 0, kept_bytes = 0;
+	size_t i, keep = 0;
 
 	if (l->syms && !l->ustacks_tried && l->session) {   /* the session is loaded by now */
 		int fd = scry_session_ustack_fd(l->session);
@@ -749,27 +799,15 @@ void trace_live_pump(struct trace_live *l, uint64_t horizon)
 	if (i == l->npend) {
 		l->npend = 0;
 		l->nbytes = 0;
+		l->live_bytes = 0;
 		goto expire;
 	}
-	/* keep the rest; compact their bytes when memory allows (else they stay until the
-	 * list empties) */
+	/* keep the rest (their bytes stay until bytes_room needs the room) */
+	for (size_t k = 0; k < i; k++)
+		l->live_bytes -= l->pend[k].len;
 	keep = l->npend - i;
 	memmove(l->pend, l->pend + i, keep * sizeof(*l->pend));
 	l->npend = keep;
-	{
-		uint8_t *nb = malloc(l->capbytes);
-
-		if (!nb)
-			return;
-		for (i = 0; i < keep; i++) {
-			memcpy(nb + kept_bytes, l->bytes + l->pend[i].off, l->pend[i].len);
-			l->pend[i].off = kept_bytes;
-			kept_bytes += l->pend[i].len;
-		}
-		free(l->bytes);
-		l->bytes = nb;
-		l->nbytes = kept_bytes;
-	}
 expire:
 	if (l->ustacks && horizon > USTACK_GRACE_NS)   /* copies whose event was lost */
 		trace_ustacks_expire(l->ustacks, horizon == UINT64_MAX ? horizon : horizon - USTACK_GRACE_NS);
@@ -793,4 +831,9 @@ struct scry_syms *trace_live_syms(struct trace_live *l)
 uint64_t trace_live_malformed(const struct trace_live *l)
 {
 	return l->malformed;
+}
+
+uint64_t trace_live_dropped(const struct trace_live *l)
+{
+	return l->oom;
 }

@@ -57,6 +57,8 @@ struct trace_ustacks_stats;
 const struct trace_ustacks_stats *trace_live_ustack_stats(const struct trace_live *l);
 /* Events whose bytes did not match their layout (a bug if ever nonzero). */
 uint64_t trace_live_malformed(const struct trace_live *l);
+/* Events not kept for want of memory (their calls are missing from the output). */
+uint64_t trace_live_dropped(const struct trace_live *l);
 void trace_live_free(struct trace_live *l);
 
 #endif /* SCRY_TRACE_LIVE_H */

@@ -73,6 +73,48 @@ static unsigned entry_args(const struct trace_call *c)
 	return c->nargs;
 }
 
+/* The same, once per syscall number (its name, specs and argument count are the number's). */
+static unsigned entry_args_of(struct trace_printer *p, const struct trace_call *c)
+{
+	unsigned k;
+
+	if (c->nr < 0 || c->nr >= SCRY_MAX_SYSCALLS)
+		return entry_args(c);
+	if (!p->entry_k[c->nr])
+		p->entry_k[c->nr] = (uint8_t)(entry_args(c) + 1);
+	k = p->entry_k[c->nr] - 1u;
+	return k < c->nargs ? k : c->nargs;
+}
+
+/* What a pending call copies of the entry's call, and what the exit then writes into it:
+ * the head and the arguments the call has (in[] past nargs and out[] are zero in the
+ * calls live.c makes), the files and sockets only where they are (every reader tests
+ * .have), and the rest: ~300 bytes for a call of three arguments where the whole struct
+ * was 1,256 (its copy, inlined as rep movsq, was most of the entry's own samples). */
+_Static_assert(offsetof(struct trace_call, file) == offsetof(struct trace_call, ret) + sizeof(int64_t) &&
+	       offsetof(struct trace_call, sock) == offsetof(struct trace_call, file) + 2 * sizeof(struct trace_file) &&
+	       offsetof(struct trace_call, ip) == offsetof(struct trace_call, sock) + 2 * sizeof(struct trace_sock) &&
+	       offsetof(struct trace_call, out) > offsetof(struct trace_call, in) &&
+	       offsetof(struct trace_call, ret) > offsetof(struct trace_call, out),
+	       "struct trace_call's order: head, in, out, ret, file, sock, ip...: update call_ext_copy and pend_new");
+#define CALL_ARGS_AT offsetof(struct trace_call, in)
+#define CALL_REST_AT offsetof(struct trace_call, ip)
+
+/* file[] and sock[] of src into dst, where src has them. */
+static void call_ext_copy(struct trace_call *dst, const struct trace_call *src)
+{
+	for (unsigned k = 0; k < 2; k++) {
+		if (src->file[k].have)
+			dst->file[k] = src->file[k];
+		else
+			dst->file[k].have = false;
+		if (src->sock[k].have)
+			dst->sock[k] = src->sock[k];
+		else
+			dst->sock[k].have = false;
+	}
+}
+
 static struct pend *pend_new(struct trace_printer *p, const struct trace_call *c)
 {
 	struct pend *pd = p->nspare ? p->spare[--p->nspare] : calloc(1, sizeof(*pd));
@@ -82,9 +124,17 @@ static struct pend *pend_new(struct trace_printer *p, const struct trace_call *c
 	if (!pd)
 		return NULL;
 	pd->shown = pd->path_ok = false;
-	pd->c = *c;
+	memcpy(&pd->c, c, CALL_ARGS_AT + n * sizeof(c->in[0]));
+	if (pd->in_n > n)     /* a longer call's arguments, before */
+		memset(&pd->c.in[n], 0, (pd->in_n - n) * sizeof(c->in[0]));
+	pd->in_n = n;
+	if (pd->out_n)        /* the exit that made it a whole call wrote them */
+		memset(pd->c.out, 0, pd->out_n * sizeof(c->out[0]));
+	pd->out_n = 0;
+	pd->c.ret = c->ret;
+	call_ext_copy(&pd->c, c);
+	memcpy((uint8_t *)&pd->c + CALL_REST_AT, (const uint8_t *)c + CALL_REST_AT, sizeof(*c) - CALL_REST_AT);
 	pd->c.nargs = n;
-	memset(pd->c.out, 0, sizeof(pd->c.out));
 	for (unsigned i = 0; i < n; i++)
 		if (c->in[i].have && c->in[i].p)
 			total += c->in[i].len;
@@ -106,7 +156,7 @@ static struct pend *pend_new(struct trace_printer *p, const struct trace_call *c
 		pd->c.in[i].p = pd->blob + off;
 		off += c->in[i].len;
 	}
-	pd->k = entry_args(&pd->c);
+	pd->k = entry_args_of(p, &pd->c);
 	return pd;
 }
 
@@ -343,6 +393,7 @@ static void detach(struct trace_printer *p, const struct trace_call *full, struc
 {
 	size_t n;
 	struct task **v;
+	int pid;
 
 	if (!p->quiet && trace_opts_selected(&p->o, full->nr)) {
 		if (!(pd && pd->shown && p->open_tid == full->tid)) {
@@ -357,9 +408,10 @@ static void detach(struct trace_printer *p, const struct trace_call *full, struc
 		trace_printer_line_end(p);
 		p->open_tid = 0;
 	}
+	pid = full->pid;   /* full may be pd's call */
 	pend_free(p, pd);
-	imap_put(&p->detached, full->pid, p);
-	v = tasks_of(p, full->pid, &n);
+	imap_put(&p->detached, pid, p);
+	v = tasks_of(p, pid, &n);
 	for (size_t i = 0; v && i < n; i++)
 		task_remove(p, v[i]->tid);
 	free(v);
@@ -405,7 +457,7 @@ void trace_printer_exit(struct trace_printer *p, const struct trace_call *c)
 	struct task *t = task_get(p, c->tid, c->pid);
 	struct pend *pd = t ? t->pend : NULL;
 	struct scry_argval all[SCRY_MAX_ARGS];
-	struct trace_call full;
+	struct trace_call own, *f;   /* the whole call: the pending one, or own */
 	bool sel = selected(p, c->nr, c->name), show, cont = false, early;
 	unsigned from = 0;
 
@@ -423,20 +475,22 @@ void trace_printer_exit(struct trace_printer *p, const struct trace_call *c)
 		pd = steal_exec(p, c->pid, c->tid);
 	if (!pd && p->o.filtered)   /* --filter rejected its entry: the call is not shown */
 		return;
-	if (pd) {
-		full = pd->c;
+	if (pd) {   /* the pending call becomes the whole call (no copy; out[] is c's, below) */
+		f = &pd->c;
+		pd->out_n = c->nargs < SCRY_MAX_ARGS ? c->nargs : SCRY_MAX_ARGS;
+		memcpy(f->out, c->out, pd->out_n * sizeof(c->out[0]));
+		call_ext_copy(f, c);
 	} else {
-		full = *c;
-		full.have_entry = false;
+		own = *c;
+		own.have_entry = false;
+		f = &own;
 	}
-	full.pid = c->pid;
-	full.tid = c->tid;
-	full.have_exit = true;
-	full.ts_exit = c->ts_exit;
-	full.ret = c->ret;
-	full.ip = c->ip;            /* execve's: in the new image */
-	memcpy(full.file, c->file, sizeof(full.file));
-	memcpy(full.out, c->out, sizeof(full.out));
+	f->pid = c->pid;
+	f->tid = c->tid;
+	f->have_exit = true;
+	f->ts_exit = c->ts_exit;
+	f->ret = c->ret;
+	f->ip = c->ip;            /* execve's: in the new image */
 	for (unsigned i = 0; i < SCRY_MAX_ARGS; i++) {
 		const struct scry_argval *in = pd ? &pd->c.in[i] : &c->in[i];
 
@@ -451,60 +505,60 @@ void trace_printer_exit(struct trace_printer *p, const struct trace_call *c)
 
 	/* a pipe's two new descriptors are named in its own line (pipe2([3<pipe:[N]>, ...])) */
 	if (p->npaths)   /* -P: as the entry decided, else from the values at exit */
-		sel = sel && (pd ? pd->path_ok || trace_printer_path_match(p, &full, all)
-				 : trace_printer_path_match(p, &full, all));
-	if (detach_here(p, &full)) {
-		detach(p, &full, pd, all);
+		sel = sel && (pd ? pd->path_ok || trace_printer_path_match(p, f, all)
+				 : trace_printer_path_match(p, f, all));
+	if (detach_here(p, f)) {
+		detach(p, f, pd, all);
 		return;
 	}
 	early = p->track_fds && (TRACE_NAME_IS(c->name, "pipe") || TRACE_NAME_IS(c->name, "pipe2") ||
 				    TRACE_NAME_IS(c->name, "socketpair"));
 	if (early)
-		fdtrack_apply(&p->fds, &full, all);
+		fdtrack_apply(&p->fds, f, all);
 	if (sel && p->sum)
-		trace_summary_call(p->sum, &full);
+		trace_summary_call(p->sum, f);
 	show = sel && !p->quiet &&
 	       status_wanted(p, trace_call_failed(c->ret) ? TRACE_ST_FAILED : TRACE_ST_SUCCESSFUL);
 	if (show && p->o.json) {
-		trace_json_call(p, &full, all, false, false);
+		trace_json_call(p, f, all, false, false);
 		show = false;
 	} else if (show && p->deferred) {
-		trace_printer_line_start(p, c->tid, full.have_entry ? full.ts_entry : full.ts_exit);
-		ob_puts(&p->ob, full.name);
+		trace_printer_line_start(p, c->tid, f->have_entry ? f->ts_entry : f->ts_exit);
+		ob_puts(&p->ob, f->name);
 		ob_putc(&p->ob, '(');
-		from = entry_args(&full);
-		bool any = trace_printer_put_args(p, &full, 0, from, all, true);
+		from = entry_args_of(p, f);
+		bool any = trace_printer_put_args(p, f, 0, from, all, true);
 
-		trace_printer_put_clone3_out(p, &full, all);
-		trace_printer_put_args_lead(p, &full, from, full.nargs, all, true, any);
+		trace_printer_put_clone3_out(p, f, all);
+		trace_printer_put_args_lead(p, f, from, f->nargs, all, true, any);
 	} else if (show) {
 		cont = pd && pd->shown && p->open_tid == c->tid;
 		if (!cont) {
 			trace_printer_line_start(p, c->tid, c->ts_exit);
 			OB_LIT(&p->ob, "<... ");
-			ob_puts(&p->ob, full.name);
+			ob_puts(&p->ob, f->name);
 			OB_LIT(&p->ob, " resumed>");
 		}
-		from = pd ? pd->k : entry_args(&full);
+		from = pd ? pd->k : entry_args_of(p, f);
 		if (pd)
-			trace_printer_put_clone3_out(p, &full, all);
-		trace_printer_put_args_lead(p, &full, from, full.nargs, all, true,
-					    pd && trace_printer_sep_at_exit(&full, from));
+			trace_printer_put_clone3_out(p, f, all);
+		trace_printer_put_args_lead(p, f, from, f->nargs, all, true,
+					    pd && trace_printer_sep_at_exit(f, from));
 		p->open_tid = 0;
 	} else if (pd && p->open_tid == c->tid) {
 		trace_printer_close_open(p, " <unfinished ...>");   /* not wanted after all (cannot happen) */
 	}
 	if (p->track_fds && !early)
-		fdtrack_apply(&p->fds, &full, all);
+		fdtrack_apply(&p->fds, f, all);
 	kernel_socks(p, c, 1);   /* accept's new socket */
 	if (show)
-		trace_printer_put_ret(p, &full, all);
+		trace_printer_put_ret(p, f, all);
 	if (show && p->o.dumps)
-		trace_printer_dump(p, &full, all);
+		trace_printer_dump(p, f, all);
 	if (p->syms) {   /* -k: what it mapped, before its frames are named */
 		if (is_exec(c->name) && c->ret == 0)
 			frames_forget(p, c->pid);
-		trace_stack_learn(p->maps, p->syms, &p->fds, &full, all);
+		trace_stack_learn(p->maps, p->syms, &p->fds, f, all);
 	}
 	if (show && c->nframes && p->names)   /* -k: strace's " > frame" lines after the call's */
 		put_frames(p, c);

@@ -25,8 +25,11 @@ struct pend {
 	unsigned k;                 /* first argument printed at exit (first OUT/INOUT) */
 	bool shown;                 /* its entry part was written */
 	bool path_ok;               /* -P: shown (its entry touched a path of -P, or none given) */
+	unsigned in_n;              /* c.in[] past it are zero */
+	unsigned out_n;             /* c.out[] past it are zero (its exit made c the whole call) */
 };
 
+#define RET_K_SET 0x8000        /* ret_k[]: the class is known */
 #define TASK_SIGQ 4
 #define PEND_SPARES 64          /* pending calls kept for reuse */
 #define FRAME_SLOTS 4096
@@ -91,6 +94,8 @@ struct trace_printer {
 	size_t npaths;
 	struct pend *spare[PEND_SPARES];   /* pend_free's, for pend_new */
 	unsigned nspare;
+	uint8_t entry_k[SCRY_MAX_SYSCALLS];   /* entry_args of each syscall, plus 1 (0: not yet) */
+	uint16_t ret_k[SCRY_MAX_SYSCALLS];    /* scry_fmt_ret_class of each, | RET_K_SET (0: not yet) */
 };
 
 /* -P (pathtrace.c): does the call touch one of the paths, by a path argument or by a

@@ -350,7 +350,13 @@ void trace_printer_put_ret(struct trace_printer *p, const struct trace_call *c, 
 	ob_putc(&p->ob, ')');
 	ob_putc(&p->ob, ' ');
 	pad_to_ret(p);
-	scry_fmt_ret_call(&p->ob, c->name, c->ret, c->specs, all, c->nargs, &p->fo);
+	if (c->nr >= 0 && c->nr < SCRY_MAX_SYSCALLS) {   /* the name's class kept per syscall */
+		if (!p->ret_k[c->nr])
+			p->ret_k[c->nr] = (uint16_t)(scry_fmt_ret_class(c->name) | RET_K_SET);
+		scry_fmt_ret_call_k(&p->ob, p->ret_k[c->nr] & ~RET_K_SET, c->ret, c->specs, all, c->nargs, &p->fo);
+	} else {
+		scry_fmt_ret_call(&p->ob, c->name, c->ret, c->specs, all, c->nargs, &p->fo);
+	}
 	if (p->o.decode_fds && c->ret >= 0 && returns_fd(c, all)) {
 		const char *path = trace_printer_fd_path(p, c->pid, (int)c->ret);
 

@@ -368,6 +368,30 @@ static void test_sigsets(void **state)
 	STRUCT("sigset", &v, &opts, "[USR1]");
 }
 
+/* The same set and value printed again come from the memo of the last texts: still the
+ * style's own text after a style change, and whole after a text the buffer's flush cut. */
+static void test_set_memo(void **state)
+{
+	const uint64_t v = O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_DIRECTORY;
+
+	for (int round = 0; round < 2; round++) {
+		FLAGS("open", v, "O_RDONLY|O_NONBLOCK|O_CLOEXEC|O_DIRECTORY");
+		scry_fmt_style(0, SCRY_XLAT_RAW);
+		FLAGS("open", v, "0x90800");
+		scry_fmt_style(0, SCRY_XLAT_VERBOSE);
+		FLAGS("open", v, "0x90800 /* O_RDONLY|O_NONBLOCK|O_CLOEXEC|O_DIRECTORY */");
+		scry_fmt_style(0, SCRY_XLAT_ABBREV);
+		ENUM("fcntl", 1030, "F_DUPFD_CLOEXEC");
+		ENUM("fcntl", 0x7ff, "0x7ff /* F_??? */");
+	}
+	/* printed across a flush (the buffer near full): not kept, and right the next time */
+	ob.n = OUTBUF_SIZE - OUTBUF_SLACK - 4;
+	memset(ob.buf, 'x', ob.n);
+	assert_true(scry_fmt_flags(&ob, "mmap", MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK));
+	ob.n = 0;
+	FLAGS("mmap", MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, "MAP_PRIVATE|MAP_ANONYMOUS|MAP_STACK");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -380,6 +404,7 @@ int main(void)
 		cmocka_unit_test(test_ret),
 		cmocka_unit_test(test_signals),
 		cmocka_unit_test(test_sigsets),
+		cmocka_unit_test(test_set_memo),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
