@@ -306,7 +306,7 @@ int cmd_trace(int argc, char **argv)
 		goto fail;
 	scry_raise_nofile();
 	scry_features_prefetch();   /* the kernel's BTF parsed while we prepare */
-	scry_probes_prefetch();     /* and the BPF object opened */
+	scry_probes_prefetch(true);     /* and the BPF object opened */
 	scry_probes_exit_after_close();   /* libbpf's copy of it freed by the exit, not by hand */
 	if (!(nc.cat = scry_catalog_open(NULL, err, sizeof(err))) || build_names(&nc)) {
 		if (!err[0])

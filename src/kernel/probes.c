@@ -101,37 +101,68 @@ static int create_rings(struct scry_probes *p, size_t size, struct ring_install 
 
 /* The object opened ahead, in a thread, while the caller does other work (catalog, events:
  * libbpf's open of the ~7 MB object is ~10 ms of a start, the verifier aside); the first
- * load of the process takes it, if it was opened with the same CO-RE BTF. */
+ * load of the process takes it, if it was opened with the same CO-RE BTF.  Where scryd may
+ * hand its object over, the shell (warm_shell.c) is opened instead. */
 static struct {
 	pthread_mutex_t lock;
 	pthread_t th;
 	bool started;
+	bool shell;                    /* the shell, not the object */
 	bool cached;                   /* opened with core (the BTF cache's file) */
 	char core[512];
 	struct scry_bpf *skel;
 } pre = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
+/* The skeleton on the object's shell (warm_shell.c; here, where the skeleton's own copy of
+ * the object is already embedded), or NULL (errno). */
+static struct scry_bpf *open_shell(void)
+{
+	struct scry_bpf *obj = calloc(1, sizeof(*obj));
+	int err;
+
+	if (!obj) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (!(err = scry_bpf__create_skeleton(obj))) {
+		obj->skeleton->data = probes_warm_shell_elf(&obj->skeleton->data_sz);
+		err = bpf_object__open_skeleton(obj->skeleton, NULL);
+	}
+	if (err) {
+		scry_bpf__destroy(obj);
+		errno = -err;
+		return NULL;
+	}
+	return obj;
+}
+
 static void *open_ahead(void *arg)
 {
 	(void)arg;
+	if (pre.shell) {
+		pre.skel = open_shell();
+		return NULL;
+	}
 	pre.cached = scry_btf_cache_lookup(pre.core, sizeof(pre.core));
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = pre.cached ? pre.core : NULL);
 	pre.skel = scry_bpf__open_opts(&oo);     /* read by others only after the join */
 	return NULL;
 }
 
-void scry_probes_prefetch(void)
+void scry_probes_prefetch(bool warm)
 {
 	pthread_mutex_lock(&pre.lock);
 	if (!pre.started && scry_feature_btf()) {
 		libbpf_set_print(print_fn);
+		pre.shell = warm && probes_warm_likely();
 		pre.started = pthread_create(&pre.th, NULL, open_ahead, NULL) == 0;
 	}
 	pthread_mutex_unlock(&pre.lock);
 }
 
-/* The object opened ahead for core_btf, or NULL (none, or opened for another BTF). */
-static struct scry_bpf *take_ahead(const char *core_btf)
+/* The object opened ahead for core_btf (shell: the shell), or NULL (none, or opened for
+ * another BTF or the other kind). */
+static struct scry_bpf *take_ahead(const char *core_btf, bool shell)
 {
 	struct scry_bpf *skel = NULL;
 
@@ -141,7 +172,8 @@ static struct scry_bpf *take_ahead(const char *core_btf)
 		pre.started = false;
 		skel = pre.skel;
 		pre.skel = NULL;
-		if (skel && (core_btf ? !pre.cached || strcmp(core_btf, pre.core) : pre.cached)) {
+		if (skel && (pre.shell != shell ||
+			     (!shell && (core_btf ? !pre.cached || strcmp(core_btf, pre.core) : pre.cached)))) {
 			scry_bpf__destroy(skel);
 			skel = NULL;
 		}
@@ -190,11 +222,13 @@ oom:
 	return NULL;
 }
 
-/* The object opened (with core_btf, the cached BTF of its CO-RE relocations, if not NULL)
- * and set for p->opts: its load-time settings, the programs to load, the maps' sizes.
- * Nothing is made in the kernel yet (but the memo map, on a kernel without untrusted
- * kptrs); with want_fp, the fingerprint of all that (kernel/fingerprint.c). */
-static int probes_prepare(struct scry_probes *p, const char *core_btf, bool want_fp, char *err, size_t errlen)
+/* The object opened (with core_btf, the cached BTF of its CO-RE relocations, if not NULL;
+ * shell: its shell, to take scryd's object only) and set for p->opts: its load-time
+ * settings, the programs to load, the maps' sizes.  Nothing is made in the kernel yet (but
+ * the memo map, on a kernel without untrusted kptrs); with want_fp, the fingerprint of all
+ * that (kernel/fingerprint.c). */
+static int probes_prepare(struct scry_probes *p, const char *core_btf, bool shell, bool want_fp, char *err,
+			  size_t errlen)
 {
 	const struct scry_probes_opts *o = &p->opts;
 	int ret;
@@ -204,8 +238,9 @@ static int probes_prepare(struct scry_probes *p, const char *core_btf, bool want
 		return -ENOTSUP;
 	}
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = core_btf);
-	if (!(p->skel = take_ahead(core_btf)))
-		p->skel = scry_bpf__open_opts(&oo);
+	if (!(p->skel = take_ahead(core_btf, shell)))
+		p->skel = shell ? open_shell() : scry_bpf__open_opts(&oo);
+	p->shell = shell;
 	if (!p->skel) {
 		ret = -errno;
 		snprintf(err, errlen, "cannot open the BPF object: %s", strerror(-ret));
@@ -443,13 +478,15 @@ static int probes_load(struct scry_probes **out, const struct scry_probes_opts *
 		return -ENOMEM;
 	/* scryd fingerprints only what it may hand over (the hash reads the whole ELF: ~7 MB of
 	 * its pages resident) */
-	ret = probes_prepare(p, core_btf, warm || (probes_warm_exporting() && probes_warm_eligible(o)), err, errlen);
+	ret = probes_prepare(p, core_btf, warm, warm || (probes_warm_exporting() && probes_warm_eligible(o)), err,
+			     errlen);
 	if (!ret && warm) {
 		ret = probes_warm_take(p, err, errlen);
 		taken = !ret;
-		if (ret == -ENOENT)       /* none for these settings: cold, as without scryd */
-			ret = 0;
-		else if (ret)
+		if (ret == -ENOENT) {     /* none for these settings: cold, the whole object */
+			scry_probes_close(p);
+			return probes_load(out, o, core_btf, false, tainted, err, errlen);
+		} else if (ret)
 			*tainted = true;
 	}
 	if (!ret && !taken)
