@@ -20,6 +20,7 @@
 #include "kernel/btf_cache.h"
 #include "kernel/ctx_paths.h"
 #include "kernel/features.h"
+#include "kernel/kfacts.h"
 #include "kernel/probes_int.h"
 #include "util/log.h"
 #include "util/overrides.h"
@@ -246,20 +247,21 @@ static int probes_prepare(struct scry_probes *p, const char *core_btf, bool shel
 		snprintf(err, errlen, "cannot open the BPF object: %s", strerror(-ret));
 		return ret;
 	}
-	const struct btf *vmlinux = scry_features_vmlinux();
-	p->btf_tp = scry_feature_tp_btf(vmlinux, "sys_enter");
-	bool btf_fork = scry_feature_tp_btf(vmlinux, "sched_process_fork");
+	/* what is read of the kernel's BTF: kept per kernel (kfacts.c) */
+	const struct scry_kfacts *kf = scry_kfacts();
+	p->btf_tp = kf->tp_sys_enter;
+	bool btf_fork = kf->tp_fork;
 	/* kfunc bpf_strnstr (6.17): glob middles; without it (or SCRY_NO_STRNSTR=1, for tests)
 	 * such filters are decided in user space */
-	p->strnstr_id = scry_overrides()->no_strnstr ? 0 : scry_feature_strnstr(vmlinux);
+	p->strnstr_id = scry_overrides()->no_strnstr ? 0 : kf->strnstr_id;
 	/* sched_prepare_exec (Linux 6.10) lets a deferred execve entry be read from the old
 	 * image; without it, it is read from the new one (SCRY_NO_PREPARE_EXEC=1 forces this,
 	 * for tests) */
-	p->prepare_exec = o->syscalls && p->btf_tp && scry_feature_prepare_exec(vmlinux) &&
+	p->prepare_exec = o->syscalls && p->btf_tp && kf->prepare_exec &&
 			  !scry_overrides()->no_prepare_exec;
-	scry_ctx_layout(vmlinux, &p->layout);
+	p->layout = kf->layout;
 	struct scry_ctx_kernel ck;
-	if (scry_ctx_kernel(vmlinux, o->ctx_mask, &ck, err, errlen))
+	if (scry_ctx_kernel(&kf->ctx, o->ctx_mask, &ck, err, errlen))
 		return -ENOTSUP;
 	p->skel->rodata->tif_need_resched = ck.tif_need_resched;
 	p->skel->rodata->ovf_uid = ck.ovf_uid;
@@ -310,7 +312,7 @@ static int probes_prepare(struct scry_probes *p, const char *core_btf, bool shel
 	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_door_tp, doors && !p->btf_tp);
 	bpf_program__set_autoload(p->skel->progs.scry_prepare_exec, p->prepare_exec);
 	p->skel->rodata->prepare_exec_on = p->prepare_exec;
-	p->btf_exit = o->btf_exit && scry_feature_btf_exit(vmlinux);
+	p->btf_exit = o->btf_exit && kf->btf_exit && !scry_overrides()->no_btf_exit;
 	bpf_program__set_autoload(p->skel->progs.scry_tp, o->tracepoints || (o->btf_exit && !p->btf_exit));
 	bool need_fork = !o->target_all || o->fork_event_id != 0xffff || o->track_vpid;
 	if (need_fork && !btf_fork) {
@@ -328,7 +330,7 @@ static int probes_prepare(struct scry_probes *p, const char *core_btf, bool shel
 	bpf_program__set_autoload(p->skel->progs.scry_uprobe, o->uprobes);
 	/* globs: one uprobe_multi link per file (libbpf 1.1 knows no such section: its attach
 	 * type is set here; SCRY_NO_UPROBE_MULTI=1: one link per function, for tests) */
-	p->uprobe_multi = o->uprobes && scry_feature_uprobe_multi(vmlinux) && !scry_overrides()->no_uprobe_multi;
+	p->uprobe_multi = o->uprobes && kf->uprobe_multi && !scry_overrides()->no_uprobe_multi;
 	bpf_program__set_autoload(p->skel->progs.scry_uprobe_multi, p->uprobe_multi);
 	if (p->uprobe_multi)
 		bpf_program__set_expected_attach_type(p->skel->progs.scry_uprobe_multi, SCRY_BPF_TRACE_UPROBE_MULTI);
