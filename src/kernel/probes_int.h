@@ -20,6 +20,7 @@
 struct probe_link {
 	struct bpf_link *bl;
 	int fd;
+	bool raw;                  /* a raw tracepoint's: its detach waits for no grace period */
 };
 
 #define SCRY_WARM_FP_BYTES 16
