@@ -72,7 +72,8 @@ PY
 # warm (issue 29, item 7): with scryd running, scry trace takes the object scryd loaded ahead
 # of time (docs/DAEMON.md) instead of verifying its own.  Cold (SCRY_NO_WARM=1, the same
 # scryd up) and warm runs interleaved, each warm run once scryd has its next object ready
-# (it loads one after each handover, at nice 19), and checked to have been taken.
+# (it loads one after each handover, at nice 19, once the taker has exited), and checked to have
+# been taken.
 RUN=$WORK/run
 if env -u SCRY_NO_WARM SCRY_RUNDIR="$RUN" "$SCRY" daemon >/dev/null 2>"$WORK/scryd.err"; then   # (it keeps none with it)
 	/usr/bin/python3 - "$SCRY" "$RUN" "$RUNS" <<'PY'

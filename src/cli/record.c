@@ -503,7 +503,7 @@ int cmd_record(int argc, char **argv)
 		goto fail;
 	scry_raise_nofile();
 	scry_features_prefetch();   /* the kernel's BTF parsed while we prepare */
-	scry_probes_prefetch();     /* and the BPF object opened */
+	scry_probes_prefetch(false);     /* and the BPF object opened */
 	if (a.cmd && scry_spawn_check(a.cmd[0], err, sizeof(err)))
 		goto fail;
 	scry_elf_search_pids(a.pids, a.npids);   /* uprobe:NAME: the file -p's processes map */

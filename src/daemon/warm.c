@@ -1,12 +1,14 @@
 /* warm.c — scryd's ready object (see daemon_int.h, docs/DAEMON.md): a thread of the lowest
  * priority (nice 19) loads the BPF object of `scry trace -- CMD`'s default session (built by
- * trace/session_opts.c, the code cmd_trace runs) at start and again after each handover, and
- * keeps one.  A caller that asks with that object's fingerprint, and could load it itself
+ * trace/session_opts.c, the code cmd_trace runs) at start and again after each handover (once
+ * the process it went to has exited, or a second later), and keeps one.  A caller that asks with that object's fingerprint, and could load it itself
  * (peer.c: CAP_SYS_ADMIN, or CAP_BPF and CAP_PERFMON, in scryd's user namespace), receives
  * its descriptors (server.c: SCM_RIGHTS) and attaches them; scryd closes its copies: the
  * object is the caller's session's alone.  Any other caller gets no descriptor and loads its
  * own, as without scryd (kernel/warm.c). */
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -28,6 +30,7 @@
 #include "util/overrides.h"
 
 #define RETRY_NS (10 * 1000000000ULL)   /* after a failed load, none tried again before this */
+#define TAKER_WAIT_MS 1000              /* the next load waits for the taker's exit this long */
 
 static struct {
 	pthread_mutex_t lock;
@@ -35,9 +38,10 @@ static struct {
 	pthread_t th;
 	bool running, stop, want, making;
 	struct scry_warm *ready;
+	int taker;                 /* pidfd of the process the last object went to, or -1 */
 	uint64_t made, handed, refused, failed, failed_at;
 	char last_error[256];
-} W = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
+} W = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER, .taker = -1 };
 
 /* Records of the prepared session go nowhere: it is never started. */
 static void discard(void *ctx, unsigned cpu, const uint8_t *ev, size_t size)
@@ -89,7 +93,22 @@ static void *warm_main(void *arg)
 		}
 		W.want = false;
 		W.making = true;
+		int taker = W.taker;
+
+		W.taker = -1;
 		pthread_mutex_unlock(&W.lock);
+		/* the next object once the one handed over is done with: a short trace (a warm start
+		 * is ~20 ms) runs without this load's verifier beside it on the machine's CPUs (its
+		 * two lanes take both of a 2-CPU machine's, nice 19 or not: the trace's threads and
+		 * its command wait for them at each wakeup); a long one, after a second */
+		if (taker >= 0) {
+			struct pollfd pf = { .fd = taker, .events = POLLIN };
+
+			for (int ms = 0; ms < TAKER_WAIT_MS && !__atomic_load_n(&W.stop, __ATOMIC_RELAXED); ms += 50)
+				if (poll(&pf, 1, 50) > 0)
+					break;
+			close(taker);
+		}
 		struct scry_warm *w = calloc(1, sizeof(*w));
 		int ret = w ? make_one(w, err, sizeof(err)) : -ENOMEM;
 
@@ -152,6 +171,10 @@ void dwarm_stop(void)
 	pthread_mutex_unlock(&W.lock);
 	pthread_join(W.th, NULL);
 	W.running = false;
+	if (W.taker >= 0) {
+		close(W.taker);
+		W.taker = -1;
+	}
 	if (W.ready) {
 		scry_warm_clear(W.ready);
 		free(W.ready);
@@ -180,10 +203,13 @@ int dwarm_take(const char *fp, pid_t pid, int pidfd, struct scry_warm **out, cha
 		snprintf(err, errlen, "no object ready for these settings");
 		ret = -ENOENT;
 	} else {
-		*out = W.ready;          /* the caller's now: a new one is loaded meanwhile */
+		*out = W.ready;          /* the caller's now: a new one is loaded once it exits */
 		W.ready = NULL;
 		W.handed++;
 		W.want = true;
+		if (W.taker >= 0)
+			close(W.taker);
+		W.taker = pidfd >= 0 ? fcntl(pidfd, F_DUPFD_CLOEXEC, 3) : -1;
 		pthread_cond_signal(&W.cond);
 	}
 	pthread_mutex_unlock(&W.lock);

@@ -211,44 +211,57 @@ static long percpu_off(const struct btf *btf, const char *name)
 	return -1;
 }
 
-int scry_ctx_kernel(const struct btf *btf, uint64_t mask, struct scry_ctx_kernel *out, char *err, size_t errlen)
+static const struct { int ctx; const char *root, *spec, *lacks; } ctx_need[] = {
+	{ SCRY_CTX_MIGRATABLE, "task_struct", "migration_disabled", NULL },
+	{ SCRY_CTX_TIME_NS, "task_struct", "nsproxy->time_ns->ns.inum", "time namespaces (CONFIG_TIME_NS)" },
+	{ SCRY_CTX_CGROUP_NS, "task_struct", "nsproxy->cgroup_ns->ns.inum", "cgroup namespaces (CONFIG_CGROUPS)" },
+};
+
+void scry_ctx_btf(const struct btf *btf, struct scry_ctx_btf *out)
 {
-	static const struct { int ctx; const char *root, *spec, *lacks; } need[] = {
-		{ SCRY_CTX_MIGRATABLE, "task_struct", "migration_disabled", NULL },
-		{ SCRY_CTX_TIME_NS, "task_struct", "nsproxy->time_ns->ns.inum", "time namespaces (CONFIG_TIME_NS)" },
-		{ SCRY_CTX_CGROUP_NS, "task_struct", "nsproxy->cgroup_ns->ns.inum", "cgroup namespaces (CONFIG_CGROUPS)" },
-	};
-	struct utsname u;
-	unsigned maj = 0, min = 0;
+	bool *has[] = { &out->migration_disabled, &out->time_ns, &out->cgroup_ns };
+	struct fgen_ctx_path p;
+	long pc, rq;
 
-	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
-		struct fgen_ctx_path p;
-
-		if ((mask & (1ULL << need[i].ctx)) && btf && walk(btf, need[i].root, need[i].spec, &p)) {
-			snprintf(err, errlen, "context %s: this kernel has no %s", scry_context(need[i].ctx)->name,
-				 need[i].lacks ? need[i].lacks : "task_struct.migration_disabled (Linux 6.13, CONFIG_SMP)");
-			return -1;
-		}
-	}
+	memset(out, 0, sizeof(*out));
+	if (!(out->has_btf = btf != NULL))
+		return;
+	for (size_t i = 0; i < sizeof(ctx_need) / sizeof(ctx_need[0]); i++)
+		*has[i] = !walk(btf, ctx_need[i].root, ctx_need[i].spec, &p);
 	/* preempt_count() is x86's per-CPU __preempt_count (before 6.2 and since 6.15; pcpu_hot
 	 * in between).  Per-CPU data symbols are in kallsyms only with CONFIG_KALLSYMS_ALL, so
 	 * the program finds it from this CPU's runqueue, which current's se.cfs_rq->rq points
 	 * to: both are per-CPU variables, their distance is in BTF's .data..percpu. */
+	pc = percpu_off(btf, "__preempt_count");
+	rq = percpu_off(btf, "runqueues");
+	out->preempt_ok = pc >= 0 && rq >= 0 && !walk(btf, "task_struct", "se.cfs_rq->rq", &p);
+	out->preempt_delta = out->preempt_ok ? pc - rq : 0;
+}
+
+int scry_ctx_kernel(const struct scry_ctx_btf *kb, uint64_t mask, struct scry_ctx_kernel *out, char *err,
+		    size_t errlen)
+{
+	const bool has[] = { kb->migration_disabled, kb->time_ns, kb->cgroup_ns };
+	struct utsname u;
+	unsigned maj = 0, min = 0;
+
+	for (size_t i = 0; i < sizeof(ctx_need) / sizeof(ctx_need[0]); i++) {
+		if ((mask & (1ULL << ctx_need[i].ctx)) && kb->has_btf && !has[i]) {
+			snprintf(err, errlen, "context %s: this kernel has no %s", scry_context(ctx_need[i].ctx)->name,
+				 ctx_need[i].lacks ? ctx_need[i].lacks : "task_struct.migration_disabled (Linux 6.13, CONFIG_SMP)");
+			return -1;
+		}
+	}
 	memset(out, 0, sizeof(*out));
 	for (int c = SCRY_CTX_INTERRUPTIBLE; c <= SCRY_CTX_PREEMPTIBLE; c++) {
-		struct fgen_ctx_path p;
-		long pc, rq;
-
-		if (!(mask & (1ULL << c)) || !btf)
+		if (!(mask & (1ULL << c)) || !kb->has_btf)
 			continue;
-		pc = percpu_off(btf, "__preempt_count");
-		rq = percpu_off(btf, "runqueues");
-		if (pc < 0 || rq < 0 || walk(btf, "task_struct", "se.cfs_rq->rq", &p)) {
+		if (!kb->preempt_ok) {
 			snprintf(err, errlen, "context %s: this kernel's BTF has no per-CPU __preempt_count and "
 				 "runqueues, or no task_struct.se.cfs_rq (CONFIG_FAIR_GROUP_SCHED)", scry_context(c)->name);
 			return -1;
 		}
-		out->preempt_delta = pc - rq;
+		out->preempt_delta = kb->preempt_delta;
 	}
 	/* x86 moved to the generic TIF bits in Linux 6.18: TIF_NEED_RESCHED 3 became 4 */
 	out->tif_need_resched = 3;

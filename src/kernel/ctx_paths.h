@@ -5,6 +5,7 @@
 #ifndef SCRY_SESSION_CTX_PATHS_H
 #define SCRY_SESSION_CTX_PATHS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "filter/bpf_gen.h"
@@ -34,8 +35,18 @@ struct scry_ctx_kernel {
 	uint32_t stack_max;           /* frames of a call stack: /proc/sys/kernel/perf_event_max_stack, at most 128 */
 };
 
+/* What scry_ctx_kernel reads from the kernel's BTF (kept with the other facts of a kernel,
+ * kfacts.c): whether it has each member a context needs, and the per-CPU offsets. */
+struct scry_ctx_btf {
+	bool has_btf;
+	bool migration_disabled, time_ns, cgroup_ns;   /* task_struct's path to each */
+	bool preempt_ok;                               /* __preempt_count, runqueues, se.cfs_rq->rq */
+	int64_t preempt_delta;
+};
+void scry_ctx_btf(const struct btf *btf, struct scry_ctx_btf *out);
 /* What the kernel must offer for the contexts of mask, and their settings.  0, or -1 with
  * a one-line err naming the context and what this kernel lacks. */
-int scry_ctx_kernel(const struct btf *btf, uint64_t mask, struct scry_ctx_kernel *out, char *err, size_t errlen);
+int scry_ctx_kernel(const struct scry_ctx_btf *kb, uint64_t mask, struct scry_ctx_kernel *out, char *err,
+		    size_t errlen);
 
 #endif

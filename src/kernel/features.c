@@ -17,6 +17,7 @@
 #include <bpf/libbpf.h>
 
 #include "kernel/features.h"
+#include "kernel/kfacts.h"
 #include "util/overrides.h"
 
 bool scry_feature_btf(void)
@@ -144,6 +145,8 @@ static void *parse_vmlinux(void *arg)
 
 void scry_features_prefetch(void)
 {
+	if (scry_kfacts_cached())     /* what the loads read of it is known: no parse */
+		return;
 	pthread_mutex_lock(&kbtf.lock);
 	if (!kbtf.started && !kbtf.done && scry_feature_btf())
 		kbtf.started = pthread_create(&kbtf.th, NULL, parse_vmlinux, NULL) == 0;
@@ -242,10 +245,15 @@ bool scry_feature_prepare_exec(const struct btf *vmlinux)
 	return scry_feature_tp_btf(vmlinux, "sched_prepare_exec");
 }
 
+bool scry_feature_exit_record(const struct btf *vmlinux)
+{
+	return scry_feature_tp_btf(vmlinux, "sched_process_exit") &&
+	       btf_has(vmlinux, "trace_event_raw_sched_process_exit", BTF_KIND_STRUCT);
+}
+
 bool scry_feature_btf_exit(const struct btf *vmlinux)
 {
-	return !scry_overrides()->no_btf_exit && scry_feature_tp_btf(vmlinux, "sched_process_exit") &&
-	       btf_has(vmlinux, "trace_event_raw_sched_process_exit", BTF_KIND_STRUCT);
+	return !scry_overrides()->no_btf_exit && scry_feature_exit_record(vmlinux);
 }
 
 bool scry_feature_ktime_tai(void)

@@ -14,7 +14,7 @@ struct btf;
 bool scry_feature_btf(void);                            /* /sys/kernel/btf/vmlinux */
 /* The kernel's BTF, parsed once for the whole process (~40 ms for 6.x's 120k types):
  * prefetch starts parsing it in a thread, so that it overlaps what the caller does until
- * the first load; vmlinux waits for it (parses it if no prefetch ran; NULL without BTF);
+ * the first load (unless what the load reads of it is in the cache: kfacts.h); vmlinux waits for it (parses it if no prefetch ran; NULL without BTF);
  * release frees it once nothing more is to be loaded. */
 void scry_features_prefetch(void);
 const struct btf *scry_features_vmlinux(void);
@@ -30,6 +30,7 @@ bool scry_feature_prepare_exec(const struct btf *vmlinux);
  * event is written from the BTF tracepoint (no tracefs perf event to wait for at detach);
  * SCRY_NO_BTF_EXIT=1: no. */
 bool scry_feature_btf_exit(const struct btf *vmlinux);
+bool scry_feature_exit_record(const struct btf *vmlinux);   /* the same, whatever SCRY_NO_BTF_EXIT says */
 /* uprobe_multi links (Linux 6.6): many addresses of one file in one link. */
 bool scry_feature_uprobe_multi(const struct btf *vmlinux);
 /* The helper bpf_ktime_get_tai_ns (Linux 6.1; create --clock tai); SCRY_NO_KTIME_TAI=1: no. */

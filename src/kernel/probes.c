@@ -20,6 +20,7 @@
 #include "kernel/btf_cache.h"
 #include "kernel/ctx_paths.h"
 #include "kernel/features.h"
+#include "kernel/kfacts.h"
 #include "kernel/probes_int.h"
 #include "util/log.h"
 #include "util/overrides.h"
@@ -101,37 +102,68 @@ static int create_rings(struct scry_probes *p, size_t size, struct ring_install 
 
 /* The object opened ahead, in a thread, while the caller does other work (catalog, events:
  * libbpf's open of the ~7 MB object is ~10 ms of a start, the verifier aside); the first
- * load of the process takes it, if it was opened with the same CO-RE BTF. */
+ * load of the process takes it, if it was opened with the same CO-RE BTF.  Where scryd may
+ * hand its object over, the shell (warm_shell.c) is opened instead. */
 static struct {
 	pthread_mutex_t lock;
 	pthread_t th;
 	bool started;
+	bool shell;                    /* the shell, not the object */
 	bool cached;                   /* opened with core (the BTF cache's file) */
 	char core[512];
 	struct scry_bpf *skel;
 } pre = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
+/* The skeleton on the object's shell (warm_shell.c; here, where the skeleton's own copy of
+ * the object is already embedded), or NULL (errno). */
+static struct scry_bpf *open_shell(void)
+{
+	struct scry_bpf *obj = calloc(1, sizeof(*obj));
+	int err;
+
+	if (!obj) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (!(err = scry_bpf__create_skeleton(obj))) {
+		obj->skeleton->data = probes_warm_shell_elf(&obj->skeleton->data_sz);
+		err = bpf_object__open_skeleton(obj->skeleton, NULL);
+	}
+	if (err) {
+		scry_bpf__destroy(obj);
+		errno = -err;
+		return NULL;
+	}
+	return obj;
+}
+
 static void *open_ahead(void *arg)
 {
 	(void)arg;
+	if (pre.shell) {
+		pre.skel = open_shell();
+		return NULL;
+	}
 	pre.cached = scry_btf_cache_lookup(pre.core, sizeof(pre.core));
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = pre.cached ? pre.core : NULL);
 	pre.skel = scry_bpf__open_opts(&oo);     /* read by others only after the join */
 	return NULL;
 }
 
-void scry_probes_prefetch(void)
+void scry_probes_prefetch(bool warm)
 {
 	pthread_mutex_lock(&pre.lock);
 	if (!pre.started && scry_feature_btf()) {
 		libbpf_set_print(print_fn);
+		pre.shell = warm && probes_warm_likely();
 		pre.started = pthread_create(&pre.th, NULL, open_ahead, NULL) == 0;
 	}
 	pthread_mutex_unlock(&pre.lock);
 }
 
-/* The object opened ahead for core_btf, or NULL (none, or opened for another BTF). */
-static struct scry_bpf *take_ahead(const char *core_btf)
+/* The object opened ahead for core_btf (shell: the shell), or NULL (none, or opened for
+ * another BTF or the other kind). */
+static struct scry_bpf *take_ahead(const char *core_btf, bool shell)
 {
 	struct scry_bpf *skel = NULL;
 
@@ -141,7 +173,8 @@ static struct scry_bpf *take_ahead(const char *core_btf)
 		pre.started = false;
 		skel = pre.skel;
 		pre.skel = NULL;
-		if (skel && (core_btf ? !pre.cached || strcmp(core_btf, pre.core) : pre.cached)) {
+		if (skel && (pre.shell != shell ||
+			     (!shell && (core_btf ? !pre.cached || strcmp(core_btf, pre.core) : pre.cached)))) {
 			scry_bpf__destroy(skel);
 			skel = NULL;
 		}
@@ -190,11 +223,13 @@ oom:
 	return NULL;
 }
 
-/* The object opened (with core_btf, the cached BTF of its CO-RE relocations, if not NULL)
- * and set for p->opts: its load-time settings, the programs to load, the maps' sizes.
- * Nothing is made in the kernel yet (but the memo map, on a kernel without untrusted
- * kptrs); with want_fp, the fingerprint of all that (kernel/fingerprint.c). */
-static int probes_prepare(struct scry_probes *p, const char *core_btf, bool want_fp, char *err, size_t errlen)
+/* The object opened (with core_btf, the cached BTF of its CO-RE relocations, if not NULL;
+ * shell: its shell, to take scryd's object only) and set for p->opts: its load-time
+ * settings, the programs to load, the maps' sizes.  Nothing is made in the kernel yet (but
+ * the memo map, on a kernel without untrusted kptrs); with want_fp, the fingerprint of all
+ * that (kernel/fingerprint.c). */
+static int probes_prepare(struct scry_probes *p, const char *core_btf, bool shell, bool want_fp, char *err,
+			  size_t errlen)
 {
 	const struct scry_probes_opts *o = &p->opts;
 	int ret;
@@ -204,27 +239,29 @@ static int probes_prepare(struct scry_probes *p, const char *core_btf, bool want
 		return -ENOTSUP;
 	}
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = core_btf);
-	if (!(p->skel = take_ahead(core_btf)))
-		p->skel = scry_bpf__open_opts(&oo);
+	if (!(p->skel = take_ahead(core_btf, shell)))
+		p->skel = shell ? open_shell() : scry_bpf__open_opts(&oo);
+	p->shell = shell;
 	if (!p->skel) {
 		ret = -errno;
 		snprintf(err, errlen, "cannot open the BPF object: %s", strerror(-ret));
 		return ret;
 	}
-	const struct btf *vmlinux = scry_features_vmlinux();
-	p->btf_tp = scry_feature_tp_btf(vmlinux, "sys_enter");
-	bool btf_fork = scry_feature_tp_btf(vmlinux, "sched_process_fork");
+	/* what is read of the kernel's BTF: kept per kernel (kfacts.c) */
+	const struct scry_kfacts *kf = scry_kfacts();
+	p->btf_tp = kf->tp_sys_enter;
+	bool btf_fork = kf->tp_fork;
 	/* kfunc bpf_strnstr (6.17): glob middles; without it (or SCRY_NO_STRNSTR=1, for tests)
 	 * such filters are decided in user space */
-	p->strnstr_id = scry_overrides()->no_strnstr ? 0 : scry_feature_strnstr(vmlinux);
+	p->strnstr_id = scry_overrides()->no_strnstr ? 0 : kf->strnstr_id;
 	/* sched_prepare_exec (Linux 6.10) lets a deferred execve entry be read from the old
 	 * image; without it, it is read from the new one (SCRY_NO_PREPARE_EXEC=1 forces this,
 	 * for tests) */
-	p->prepare_exec = o->syscalls && p->btf_tp && scry_feature_prepare_exec(vmlinux) &&
+	p->prepare_exec = o->syscalls && p->btf_tp && kf->prepare_exec &&
 			  !scry_overrides()->no_prepare_exec;
-	scry_ctx_layout(vmlinux, &p->layout);
+	p->layout = kf->layout;
 	struct scry_ctx_kernel ck;
-	if (scry_ctx_kernel(vmlinux, o->ctx_mask, &ck, err, errlen))
+	if (scry_ctx_kernel(&kf->ctx, o->ctx_mask, &ck, err, errlen))
 		return -ENOTSUP;
 	p->skel->rodata->tif_need_resched = ck.tif_need_resched;
 	p->skel->rodata->ovf_uid = ck.ovf_uid;
@@ -275,7 +312,7 @@ static int probes_prepare(struct scry_probes *p, const char *core_btf, bool want
 	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_door_tp, doors && !p->btf_tp);
 	bpf_program__set_autoload(p->skel->progs.scry_prepare_exec, p->prepare_exec);
 	p->skel->rodata->prepare_exec_on = p->prepare_exec;
-	p->btf_exit = o->btf_exit && scry_feature_btf_exit(vmlinux);
+	p->btf_exit = o->btf_exit && kf->btf_exit && !scry_overrides()->no_btf_exit;
 	bpf_program__set_autoload(p->skel->progs.scry_tp, o->tracepoints || (o->btf_exit && !p->btf_exit));
 	bool need_fork = !o->target_all || o->fork_event_id != 0xffff || o->track_vpid;
 	if (need_fork && !btf_fork) {
@@ -293,7 +330,7 @@ static int probes_prepare(struct scry_probes *p, const char *core_btf, bool want
 	bpf_program__set_autoload(p->skel->progs.scry_uprobe, o->uprobes);
 	/* globs: one uprobe_multi link per file (libbpf 1.1 knows no such section: its attach
 	 * type is set here; SCRY_NO_UPROBE_MULTI=1: one link per function, for tests) */
-	p->uprobe_multi = o->uprobes && scry_feature_uprobe_multi(vmlinux) && !scry_overrides()->no_uprobe_multi;
+	p->uprobe_multi = o->uprobes && kf->uprobe_multi && !scry_overrides()->no_uprobe_multi;
 	bpf_program__set_autoload(p->skel->progs.scry_uprobe_multi, p->uprobe_multi);
 	if (p->uprobe_multi)
 		bpf_program__set_expected_attach_type(p->skel->progs.scry_uprobe_multi, SCRY_BPF_TRACE_UPROBE_MULTI);
@@ -443,13 +480,15 @@ static int probes_load(struct scry_probes **out, const struct scry_probes_opts *
 		return -ENOMEM;
 	/* scryd fingerprints only what it may hand over (the hash reads the whole ELF: ~7 MB of
 	 * its pages resident) */
-	ret = probes_prepare(p, core_btf, warm || (probes_warm_exporting() && probes_warm_eligible(o)), err, errlen);
+	ret = probes_prepare(p, core_btf, warm, warm || (probes_warm_exporting() && probes_warm_eligible(o)), err,
+			     errlen);
 	if (!ret && warm) {
 		ret = probes_warm_take(p, err, errlen);
 		taken = !ret;
-		if (ret == -ENOENT)       /* none for these settings: cold, as without scryd */
-			ret = 0;
-		else if (ret)
+		if (ret == -ENOENT) {     /* none for these settings: cold, the whole object */
+			scry_probes_close(p);
+			return probes_load(out, o, core_btf, false, tainted, err, errlen);
+		} else if (ret)
 			*tainted = true;
 	}
 	if (!ret && !taken)

@@ -85,8 +85,10 @@ struct scry_probes_opts {
 struct scry_probes;
 
 /* Open the object in a thread now, to be taken by the process's first scry_probes_load
- * (its start overlaps what the caller does before: the catalog, the events). */
-void scry_probes_prefetch(void);
+ * (its start overlaps what the caller does before: the catalog, the events).  warm: the
+ * session is likely to take scryd's object (scry trace): where scryd's socket is there, the
+ * object's shell is opened (kernel/warm_shell.c), and the whole object only if it does not. */
+void scry_probes_prefetch(bool warm);
 int scry_probes_load(struct scry_probes **out, const struct scry_probes_opts *o, char *err, size_t errlen);
 /* The descriptors of syscall numbers 0..n-1 (before or after attach), in one update. */
 int scry_probes_set_syscalls(struct scry_probes *p, const struct scry_sc_desc *d, unsigned n);

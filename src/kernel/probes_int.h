@@ -20,6 +20,7 @@
 struct probe_link {
 	struct bpf_link *bl;
 	int fd;
+	bool raw;                  /* a raw tracepoint's: its detach waits for no grace period */
 };
 
 #define SCRY_WARM_FP_BYTES 16
@@ -63,6 +64,7 @@ struct scry_probes {
 	uint8_t fp[SCRY_WARM_FP_BYTES];   /* the fingerprint of the prepared object (when asked) */
 	int *warm_prog_fds;        /* an object scryd loaded (warm.c): each program's fd by its
 				    * index in the skeleton (-1: not loaded); NULL: loaded here */
+	bool shell;                /* skel is the shell (warm_shell.c): to take scryd's object only */
 };
 
 /* lanes.c: the programs the skeleton is set to load, loaded on two CPUs at once; closed */
@@ -120,10 +122,14 @@ void probes_fingerprint(const struct scry_probes *p, uint8_t out[SCRY_WARM_FP_BY
  * scryd's object for the prepared p: 0, -ENOENT (none: p untouched), or -errno (p half
  * changed: to be closed).  A program's fd, whoever loaded it (-1: not loaded). */
 bool probes_warm_wanted(const struct scry_probes_opts *o);
+bool probes_warm_likely(void);      /* ... for some settings: scryd's socket is there */
 bool probes_warm_eligible(const struct scry_probes_opts *o);
 bool probes_warm_exporting(void);
 int probes_warm_take(struct scry_probes *p, char *err, size_t errlen);
 int probes_prog_fd(const struct scry_probes *p, const struct bpf_program *prog);
+/* warm_shell.c: the shell of the object (its ELF without .BTF.ext and relocations: the same
+ * maps, programs and data, never loaded) */
+const void *probes_warm_shell_elf(size_t *size);
 /* A handover's descriptor name "KIND:INDEX:NAME" (name given) or "KIND:INDEX" (name NULL):
  * INDEX (decimal, at most 100000), *name its NAME; -1 if malformed or of another kind. */
 long probes_warm_parse_name(const char *v, const char *kind, const char **name);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "kernel/features.h"
+#include "kernel/kfacts.h"
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "kernel/probes_int.h"
@@ -55,7 +56,7 @@ int probes_prepare_memo(struct scry_probes *p, char *err, size_t errlen)
 {
 	int fd, ret;
 
-	p->memo_by_regs = !scry_overrides()->no_kptr && scry_feature_kptr_untrusted();
+	p->memo_by_regs = !scry_overrides()->no_kptr && scry_kfacts()->kptr_untrusted;
 	p->skel->rodata->memo_by_regs = p->memo_by_regs;
 	if (p->memo_by_regs)
 		return 0;

@@ -51,12 +51,17 @@ bool probes_warm_eligible(const struct scry_probes_opts *o)
 	       !(o->ctx_mask & perf);
 }
 
-bool probes_warm_wanted(const struct scry_probes_opts *o)
+bool probes_warm_likely(void)
 {
 	char path[128];
 
-	return !exporter && !scry_overrides()->no_warm && probes_warm_eligible(o) &&
-	       scry_ctl_socket_path(path, sizeof(path)) == 0 && access(path, F_OK) == 0;
+	return !exporter && !scry_overrides()->no_warm && scry_ctl_socket_path(path, sizeof(path)) == 0 &&
+	       access(path, F_OK) == 0;
+}
+
+bool probes_warm_wanted(const struct scry_probes_opts *o)
+{
+	return probes_warm_eligible(o) && probes_warm_likely();
 }
 
 void scry_probes_fingerprint_hex(const struct scry_probes *p, char out[SCRY_WARM_FP_HEX])

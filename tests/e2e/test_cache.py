@@ -3,7 +3,8 @@
 run relocates against the kernel's BTF and leaves, for the next, the few kernel types
 scry's object reads (bpftool gen min_core_btf, in the background); the next run relocates
 against that file and records the same.  A cache that is not BTF, or one the load fails
-with, is removed and the run goes on without it.  The syscall formats
+with, is removed and the run goes on without it.  What a load reads of the kernel's BTF
+(src/kernel/kfacts.c), read instead of parsing it.  The syscall formats
 (src/catalog/syscalls.c): what the kernel's ~400 sys_enter_* format files say, in one file
 equal to them, read instead of them; one that does not fit the table is read past and
 written again.  SCRY_NO_CACHE=1 leaves no cache."""
@@ -153,6 +154,37 @@ def test_syscall_formats_cached(scry, tmp_path):
     run(scry, tmp_path, cache, "spoiled")
     again = files[0].read_text().splitlines()
     assert again == lines
+
+
+def test_kernel_facts_cached(scry, tmp_path):
+    """What a load reads of the kernel's BTF (src/kernel/kfacts.c) is kept in one file: the
+    next run reads it (and records the same), a spoiled one is written again, equal."""
+    cache = tmp_path / "cache"
+    run(scry, tmp_path, cache, "first")
+    files = list(cache.glob("kfacts-*.bin"))
+    assert len(files) == 1, list(cache.iterdir())
+    data = files[0].read_bytes()
+    magic, size = struct.unpack("<II", data[:8])
+    assert magic == 0x5346464B and len(data) >= 8 + size > 64, (hex(magic), size, len(data))
+    mtime = files[0].stat().st_mtime_ns
+    p = subprocess.run(["strace", "-f", "-e", "trace=openat", "-o", str(tmp_path / "opens"), scry, "trace",
+                        "-o", "/dev/null", "--", "/bin/true"], capture_output=True, text=True, timeout=60,
+                       env=dict(os.environ, SCRY_CACHE_DIR=str(cache), SCRY_NO_WARM="1"))
+    assert p.returncode == 0, p.stderr
+    opens = (tmp_path / "opens").read_text()
+    assert f'"{files[0]}", O_RDONLY' in opens, opens[-2000:]
+    assert files[0].stat().st_mtime_ns == mtime
+    # a trace with the cache and one without it (the BTF parsed): the same calls
+    for t, env in (("t1", {"SCRY_CACHE_DIR": str(cache)}), ("t2", {"SCRY_NO_CACHE": "1"})):
+        p = subprocess.run([scry, "trace", "-o", str(tmp_path / t), "--", "/bin/true"], capture_output=True,
+                           text=True, timeout=60, env=dict(os.environ, SCRY_NO_WARM="1", **env))
+        assert p.returncode == 0, p.stderr
+    calls = [[l.split("(")[0] for l in (tmp_path / t).read_text().splitlines()] for t in ("t1", "t2")]
+    assert calls[0] == calls[1] and "execve" in calls[0], calls
+    # spoiled (a short file): read past, found again and written whole
+    files[0].write_bytes(data[:20])
+    run(scry, tmp_path, cache, "spoiled")
+    assert files[0].read_bytes() == data
 
 
 def test_old_files_pruned(scry, tmp_path):

@@ -4,7 +4,8 @@ While scryd runs, it keeps the BPF object of `scry trace -- CMD`'s default loade
 trace with those settings takes it (the maps, rings and programs' descriptors, SCM_RIGHTS)
 instead of verifying its own.  Checked here: a warm run prints exactly the lines a cold one
 prints, and scryd's count of handovers says the object was taken; two warm runs in a row
-each get a fresh object (nothing of the first in the second); a warm run writing far more
+each get a fresh object (nothing of the first in the second), the next one loaded once the
+last one's taker has exited; a warm run writing far more
 than the rings' first mapping loses nothing; a member of the daemon's group
 without CAP_BPF/CAP_PERFMON asking with the very fingerprint gets no descriptor at all (at
 the protocol level) while root gets them; a trace with other settings, or with
@@ -165,6 +166,31 @@ def test_two_warm_runs_each_get_a_fresh_object(wdaemon, tmp_path):
     assert f'"{b}"' in out2 and out2.splitlines()[-1] == "+++ exited with 0 +++", out2
     pids = {int(m) for m in re.findall(r"^\[pid\s+(\d+)\]", out2, re.M)}
     assert len(pids) <= 1, out2                       # one process: cat
+
+
+def test_next_object_waits_for_the_taker(wdaemon, tmp_path):
+    """scryd loads its next object once the process its last one went to has exited (or a
+    second later), not beside a short trace: while a warm trace runs (well within that
+    second), no new object is made; after it exits, one is."""
+    d = wdaemon
+    start(d)
+    wait_ready(d)
+    p = subprocess.Popen([d.scry, "trace", "-o", str(tmp_path / "t"), "--", "sleep", "2"], env=d.env,
+                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 10
+        while one(warm_request(d.rundir)[0], "handed") != "1":
+            assert p.poll() is None and time.monotonic() < deadline, "the trace took no object"
+            time.sleep(0.01)
+        time.sleep(0.7)
+        r, _, _ = warm_request(d.rundir)
+        assert p.poll() is None                       # the taker still runs (its sleep)
+        assert (one(r, "made"), one(r, "ready")) == ("1", "0"), r
+    finally:
+        _, err = p.communicate(timeout=30)
+    assert p.returncode == 0, err
+    r = wait_ready(d)
+    assert (one(r, "made"), one(r, "handed")) == ("2", "1"), r
 
 
 def test_warm_run_past_the_rings_first_mapping(wdaemon, tmp_path):
