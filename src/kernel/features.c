@@ -32,6 +32,7 @@ static struct {
 	pthread_t th;
 	bool started, done;
 	unsigned holders;
+	unsigned lent;                  /* references libbpf holds (btf_share.c) */
 	struct btf *btf;
 } kbtf = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
@@ -180,16 +181,46 @@ void scry_features_hold(bool on)
 
 void scry_features_release(void)
 {
+	struct btf *b = NULL;
+
 	pthread_mutex_lock(&kbtf.lock);
-	if (!kbtf.holders) {
+	if (!kbtf.holders && !kbtf.lent) {
 		if (kbtf.started)
 			pthread_join(kbtf.th, NULL);
 		forget_wanted();     /* before the free: a later parse may get the same address */
-		btf__free(kbtf.btf);
+		b = kbtf.btf;
 		kbtf.btf = NULL;
 		kbtf.started = kbtf.done = false;
 	}
 	pthread_mutex_unlock(&kbtf.lock);
+	btf__free(b);            /* no longer kbtf's: freed, not given back (btf_share.c) */
+}
+
+struct btf *scry_features_vmlinux_lend(void)
+{
+	struct btf *b;
+
+	scry_features_vmlinux();          /* parsed (or the prefetch joined) */
+	pthread_mutex_lock(&kbtf.lock);
+	if ((b = kbtf.btf)) {
+		/* the one answer libbpf computes on first use and keeps in the BTF: computed
+		 * here, so that the threads that read it at once only read it */
+		btf__pointer_size(b);
+		kbtf.lent++;
+	}
+	pthread_mutex_unlock(&kbtf.lock);
+	return b;
+}
+
+bool scry_features_vmlinux_give_back(const struct btf *b)
+{
+	bool ours;
+
+	pthread_mutex_lock(&kbtf.lock);
+	if ((ours = b && b == kbtf.btf && kbtf.lent))
+		kbtf.lent--;
+	pthread_mutex_unlock(&kbtf.lock);
+	return ours;
 }
 
 bool scry_feature_tp_btf(const struct btf *vmlinux, const char *tp)

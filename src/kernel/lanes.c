@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/libbpf.h>
+#include "kernel/btf_share.h"
 #include "kernel/probes_int.h"
 #include "util/log.h"
 #include "util/overrides.h"
@@ -106,11 +107,12 @@ static int lane_load(struct lanes *ls, int l)
 			return ret;
 		}
 	}
-	if (bpf_object__load(ln->obj)) {
+	scry_btf_share(true);
+	int ret = bpf_object__load(ln->obj) ? -errno : 0;
+	scry_btf_share(false);
+	if (ret)
 		snprintf(ln->what, sizeof(ln->what), "the kernel refused scry's BPF programs");
-		return -errno;
-	}
-	return 0;
+	return ret;
 }
 
 static void *lane1_main(void *arg)
@@ -186,7 +188,10 @@ int probes_load_lanes(struct scry_probes *p, const char *core_btf, char *err, si
 		scry_log(SCRY_LOG_VERBOSE, "scry: the programs verified in one lane%s",
 			 ls.lane[0].nprogs && ls.lane[1].nprogs && !scry_overrides()->one_lane ? " (the CPUs are busy)" : "");
 		free(plan);
-		if ((ret = scry_bpf__load(p->skel)))
+		scry_btf_share(true);
+		ret = scry_bpf__load(p->skel);
+		scry_btf_share(false);
+		if (ret)
 			snprintf(err, errlen, "the kernel refused scry's BPF programs: %s%s", strerror(-ret),
 				 scry_log_verbose() ? "" : " (--verbose shows the verifier log)");
 		return ret;
@@ -198,7 +203,9 @@ int probes_load_lanes(struct scry_probes *p, const char *core_btf, char *err, si
 		snprintf(err, errlen, "cannot start a thread: %s", strerror(-ret));
 		goto out;
 	}
+	scry_btf_share(true);
 	ls.maps_ret = scry_bpf__load(p->skel);
+	scry_btf_share(false);
 	pthread_barrier_wait(&ls.maps_made);
 	if (!ls.maps_ret && !ls.lane[0].ret && !ls.lane[1].ret)
 		ls.lane[0].ret = lane_load(&ls, 0);
