@@ -97,7 +97,7 @@ int BPF_PROG(scry_signal, int sig, struct kernel_siginfo *info, struct k_sigacti
 	return 0;
 }
 
-SEC("raw_tp/signal_generate") SCRY_LANE(0)
+SEC("raw_tp/signal_generate") SCRY_LANE(1)
 int BPF_PROG(scry_signal_gen, int sig, struct kernel_siginfo *info, struct task_struct *task, int group,
 	     int result)
 {

@@ -30,10 +30,10 @@
 
 /* The lane of each program: the SCRY_LANE(n) mark beside its SEC in src/bpf (the build fails
  * when a program has none, scripts/gen-lanes.sh).  Lane 1's programs verify in about as long as
- * lane 0's for the common sessions (strace -T of each load, two lanes, bench/startup.sh):
- * sys_enter (~41 ms on a slow day) with sched_process_exit's (~19 ms) against sys_exit (~45 ms)
- * with the exec, signal, fork and signal_generate programs (~13 ms); a statedump's task
- * iterator against its file and item iterators. */
+ * lane 0's for the common sessions (the verifier's own times, log_level 4, scry trace, medians
+ * of 12 runs on a loaded VM): sys_enter (~89 ms) with sched_process_exit's (~12) and
+ * signal_generate's (~4) against sys_exit (~90) with the exec, signal and fork programs (~15);
+ * a statedump's task iterator against its file and item iterators. */
 #include "scry_lanes.h"
 _Static_assert(sizeof(scry_lane_marks) / sizeof(scry_lane_marks[0]) ==
 	       sizeof(((struct scry_bpf *)0)->progs) / sizeof(struct bpf_program *),
