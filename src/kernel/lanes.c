@@ -8,14 +8,16 @@
  * (lane_of: each program's SCRY_LANE mark in src/bpf), with the skeleton's maps
  * (bpf_map__reuse_fd), one in a thread of its own.  The lanes are opened in that thread while
  * the skeleton creates its maps.  Then the skeleton's program pointers are set to the lanes'
- * programs, so that the rest of scry sees one object (bpf_program__autoload(): loaded).  Each
- * lane reads the kernel's BTF for itself (~5 ms, on its own CPU).  When all the programs fall in
- * one lane, or with SCRY_ONE_LANE=1 (for comparisons), the skeleton loads them itself, one after
- * the other, as one object.  So it does when the CPUs are busy (cpus_busy): the lanes cost CPU
- * time of their own (two more copies of the object, one more parse of the kernel's BTF: +19%
- * of `scry trace -- /bin/true`'s, 264 against 214 ms of task-clock on a loaded VM), which pays
- * only when a second CPU is free to verify beside the first; SCRY_TWO_LANES=1 (tests): lanes
- * whatever the load.  scryd loads in one lane (scry_probes_one_lane: fds, not wall time). */
+ * programs, so that the rest of scry sees one object (bpf_program__autoload(): loaded).  The
+ * copies' loads borrow the kernel's BTF scry parsed at start (btf_share.c: scry_btf_share around
+ * each load) rather than each parsing it again.  When all the programs fall in one lane, or with
+ * SCRY_ONE_LANE=1 (for comparisons), the skeleton loads them itself, one after the other, as one
+ * object.  So it does when the CPUs are busy (cpus_busy): the lanes cost CPU time of their own
+ * (two more copies of the object, each opened, its BTF loaded into the kernel and relocated:
+ * +19% of `scry trace -- /bin/true`'s, 264 against 214 ms of task-clock on a loaded VM, when
+ * each copy also parsed the kernel's BTF), which pays only when a second CPU is free to verify
+ * beside the first; SCRY_TWO_LANES=1 (tests): lanes whatever the load.  scryd loads in one lane
+ * (scry_probes_one_lane: fds, not wall time). */
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
