@@ -20,6 +20,7 @@
 struct probe_link {
 	struct bpf_link *bl;
 	int fd;
+	bool quick;     /* a raw tracepoint's (tp_btf, raw_tp): detached without a grace period */
 };
 
 #define SCRY_WARM_FP_BYTES 16
