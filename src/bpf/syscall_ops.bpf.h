@@ -9,6 +9,12 @@ struct sc_walk {
 	struct area *a;
 };
 
+/* How a walk stopped, or goes on (struct area's walk_flags) */
+#define WALK_END     1    /* STRV: the NULL that ends the array was read */
+#define WALK_FULL    2    /* STRV: the event is full */
+#define WALK_BAD     4    /* STRV: a slot could not be read */
+#define WALK_COPYING 8    /* DIRENTS: records are copied (cleared once one was not) */
+
 /* Where a SEQ, IOV or DIRENTS operation reads (*ptr) and its length before the max bound
  * (*len); false for a nested operation whose parent was not read (it writes nothing). */
 static __always_inline bool op_source(struct area *a, const struct scry_sc_op *op, __u64 *ptr, __u64 *len)
@@ -177,16 +183,14 @@ static __always_inline void op_iov(struct area *a, const struct scry_sc_op *op, 
 	WR(__u32, a->buf, pos, a->walk_n);
 }
 
-/* One DIRENTS walk (bpf_loop callback data). */
+/* One DIRENTS walk (bpf_loop callback data; what changes as it goes is in the area: the
+ * next record's offset walk_off, the records copied walk_n and counted walk_count, and
+ * WALK_COPYING, cleared once a record was not copied: the rest are only counted). */
 struct dent_walk {
 	struct area *a;
 	__u64 ubuf;           /* the user buffer */
-	__u64 off;            /* of the next record in it */
 	__u64 end;            /* bytes the call returned */
 	__u64 copy_end;       /* records are copied while they end within these bytes */
-	__u32 copying;        /* 0 once a record was not copied: the rest are only counted */
-	__u32 n;              /* records copied */
-	__u32 total;          /* records counted */
 };
 
 /* Record i: copied (the 19 bytes up to d_name read in place, then d_name, at most
@@ -196,40 +200,41 @@ static long dent_one(__u32 i, void *data)
 {
 	struct dent_walk *w = data;
 	struct area *a = w->a;
-	__u32 pos = a->pos, max;
+	__u32 pos = a->pos, max, copying = a->walk_flags & WALK_COPYING;
+	__u64 off = a->walk_off;
 	__u8 *buf = a->buf;
 	__u16 reclen = 0;
 	long n;
 
-	if (w->off + 19 > w->end)
+	if (off + 19 > w->end)
 		return 1;
-	if (w->copying && w->off + 19 <= w->copy_end && pos <= SCRY_EVENT_MAX) {
-		if (bpf_probe_read_user(buf + pos, 19, (void *)(w->ubuf + w->off)))
+	if (copying && off + 19 <= w->copy_end && pos <= SCRY_EVENT_MAX) {
+		if (bpf_probe_read_user(buf + pos, 19, (void *)(w->ubuf + off)))
 			return 1;
 		reclen = *(__u16 *)(buf + pos + 16);
 	} else {
-		w->copying = 0;
-		if (bpf_probe_read_user(&reclen, 2, (void *)(w->ubuf + w->off + 16)))
+		copying = 0;
+		if (bpf_probe_read_user(&reclen, 2, (void *)(w->ubuf + off + 16)))
 			return 1;
 	}
-	if (reclen < 20 || w->off + reclen > w->end)
+	if (reclen < 20 || off + reclen > w->end)
 		return 1;
-	if (w->copying && w->off + reclen <= w->copy_end && pos <= SCRY_EVENT_MAX) {
+	if (copying && off + reclen <= w->copy_end && pos <= SCRY_EVENT_MAX) {
 		max = reclen - 19;
 		if (max > SCRY_NAME_MAX)
 			max = SCRY_NAME_MAX;
-		n = bpf_probe_read_user_str(buf + pos + 19, max, (void *)(w->ubuf + w->off + 19));
+		n = bpf_probe_read_user_str(buf + pos + 19, max, (void *)(w->ubuf + off + 19));
 		if (n <= 0) {
 			buf[pos + 19] = 0;
 			n = 1;
 		}
 		a->pos = pos + 19 + (__u32)n;
-		w->n++;
+		a->walk_n++;
 	} else {
-		w->copying = 0;
+		a->walk_flags &= ~WALK_COPYING;
 	}
-	w->off += reclen;
-	w->total++;
+	a->walk_off = off + reclen;
+	a->walk_count++;
 	return 0;
 }
 
@@ -237,7 +242,7 @@ static long dent_one(__u32 i, void *data)
  * (scry_abi.h). */
 static __always_inline void op_dirents(struct area *a, const struct scry_sc_op *op, __u32 pos)
 {
-	struct dent_walk w = { .a = a, .copying = 1 };
+	struct dent_walk w = { .a = a };
 	__u8 *buf = a->buf;
 	__u64 ptr, len;
 
@@ -256,31 +261,37 @@ static __always_inline void op_dirents(struct area *a, const struct scry_sc_op *
 	if (w.copy_end > SCRY_DIRENTS_MAX)
 		w.copy_end = SCRY_DIRENTS_MAX;
 	a->pos = pos + 12;
+	a->walk_off = 0;
+	a->walk_n = 0;
+	a->walk_count = 0;
+	a->walk_flags = WALK_COPYING;
 	bpf_loop(SCRY_DIRENTS_COUNT, dent_one, &w, 0);
 	WR(__u32, buf, pos, 1);
-	WR(__u32, buf, pos + 4, w.total);
-	WR(__u32, buf, pos + 8, w.n);
+	WR(__u32, buf, pos + 4, a->walk_count);
+	WR(__u32, buf, pos + 8, a->walk_n);
 }
 
-/* Counting the pointers of a user string array from index `count` on (bpf_loop). */
+/* Counting the pointers of a user string array from index a->walk_count on (bpf_loop):
+ * those before the NULL, in a->walk_count; WALK_BAD when a slot could not be read. */
 struct strv_walk {
+	struct area *a;
 	__u64 arr;
-	__u32 count;          /* pointers before the NULL seen so far */
-	__u32 bad;            /* a slot could not be read */
 };
 
 static long strv_count_one(__u32 i, void *data)
 {
 	struct strv_walk *w = data;
+	struct area *a = w->a;
+	__u32 count = a->walk_count;
 	__u64 p = 0;
 
-	if (bpf_probe_read_user(&p, 8, (void *)(w->arr + 8 * (__u64)w->count))) {
-		w->bad = 1;
+	if (bpf_probe_read_user(&p, 8, (void *)(w->arr + 8 * (__u64)count))) {
+		a->walk_flags |= WALK_BAD;
 		return 1;
 	}
 	if (!p)
 		return 1;
-	w->count++;
+	a->walk_count = count + 1;
 	return 0;
 }
 
@@ -292,10 +303,6 @@ struct strv_copy {
 	__u32 each;           /* bytes of one string at most, with its NUL */
 	__u32 max;            /* strings to copy at most */
 };
-
-#define WALK_END  1       /* the NULL that ends the array was read */
-#define WALK_FULL 2       /* the event is full */
-#define WALK_BAD  4       /* a slot could not be read */
 
 static long strv_copy_one(__u32 i, void *data)
 {
@@ -340,19 +347,23 @@ static long strv_copy_one(__u32 i, void *data)
  * read (execve's envp unless --capture env).  An array that cannot be read is a fault. */
 static __always_inline void op_strv_count(struct area *a, const struct scry_sc_op *op, __u32 pos)
 {
-	struct strv_walk w = { .arr = a->src[op->arg & 7] };
+	struct strv_walk w = { .a = a, .arr = a->src[op->arg & 7] };
 	__u8 *buf = a->buf;
+	__u32 count;
 
+	a->walk_count = 0;
+	a->walk_flags = 0;
 	if (w.arr)
 		bpf_loop(SCRY_STRV_COUNT_MAX, strv_count_one, &w, 0);
-	if (w.bad) {
+	count = a->walk_count;
+	if (a->walk_flags & WALK_BAD) {
 		a->faults++;
-		if (!w.count)
-			w.count = SCRY_STRV_UNREADABLE;
+		if (!count)
+			count = SCRY_STRV_UNREADABLE;
 	}
 	if (pos <= SCRY_EVENT_MAX) {
 		WR(__u64, buf, pos, a->regs[op->arg & 7]);
-		WR(__u32, buf, pos + 8, w.count);
+		WR(__u32, buf, pos + 8, count);
 	}
 	a->pos = pos + 12;
 }
@@ -363,8 +374,8 @@ static __always_inline void op_strv_count(struct area *a, const struct scry_sc_o
 static __always_inline void op_strv(struct area *a, const struct scry_sc_op *op, __u32 pos)
 {
 	struct strv_copy c = { .a = a, .arr = a->src[op->arg & 7], .each = op->elem, .max = op->max };
-	struct strv_walk w = { .arr = c.arr };
-	__u32 start = pos, n, flags;
+	struct strv_walk w = { .a = a, .arr = c.arr };
+	__u32 start = pos, n, count;
 	__u8 *buf = a->buf;
 
 	a->pos = pos + 16;
@@ -373,18 +384,17 @@ static __always_inline void op_strv(struct area *a, const struct scry_sc_op *op,
 	if (c.arr)
 		bpf_loop(SCRY_STRV_MAX, strv_copy_one, &c, 0);
 	n = a->walk_n;
-	flags = a->walk_flags;
-	w.count = n;
-	w.bad = flags & WALK_BAD;
-	if (!(flags & WALK_END) && !w.bad)
+	a->walk_count = n;      /* the pointers after the strings copied: counted on */
+	if (!(a->walk_flags & (WALK_END | WALK_BAD)))
 		bpf_loop(SCRY_STRV_COUNT_MAX - n, strv_count_one, &w, 0);
-	if ((flags & WALK_FULL) && w.count > n)
+	count = a->walk_count;
+	if ((a->walk_flags & WALK_FULL) && count > n)
 		count_truncated();
-	if (w.bad && !w.count)
-		w.count = SCRY_STRV_UNREADABLE;
+	if ((a->walk_flags & WALK_BAD) && !count)
+		count = SCRY_STRV_UNREADABLE;
 	if (start <= SCRY_EVENT_MAX) {
 		WR(__u64, buf, start, a->regs[op->arg & 7]);
-		WR(__u32, buf, start + 8, w.count);
+		WR(__u32, buf, start + 8, count);
 		WR(__u32, buf, start + 12, n);
 	}
 }
