@@ -90,10 +90,14 @@ SEC("tp_btf/sched_process_exit") SCRY_LANE(1)
 int BPF_PROG(scry_exit, struct task_struct *p)
 {
 	__u32 tgid = p->tgid, tid = p->pid;
+	/* read once: each walk from a trusted pointer to a pointer costs the verifier a few
+	 * searches of the kernel's BTF by name (is the field trusted?), and CO-RE's reads are
+	 * never merged by the compiler */
+	struct signal_struct *sig = p->signal;
 	bool left = false;
 
-	if (p->signal->live.counter == 0) {   /* the process's status, as wait(2) gets it */
-		__u32 status = (p->signal->flags & 0x4 /* SIGNAL_GROUP_EXIT */) ? p->signal->group_exit_code : p->exit_code;
+	if (sig->live.counter == 0) {   /* the process's status, as wait(2) gets it */
+		__u32 status = (sig->flags & 0x4 /* SIGNAL_GROUP_EXIT */) ? sig->group_exit_code : p->exit_code;
 
 		bpf_map_update_elem(&exit_codes, &tgid, &status, BPF_ANY);
 	}
@@ -104,7 +108,7 @@ int BPF_PROG(scry_exit, struct task_struct *p)
 
 	if (!follow_forks && !target_all && !bpf_map_delete_elem(&tracked, &tid))
 		left = true;
-	if (p->signal->live.counter != 0) {
+	if (sig->live.counter != 0) {
 		if (left)
 			target_gen_bump();
 		return 0;

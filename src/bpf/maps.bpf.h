@@ -156,6 +156,16 @@ struct area {
 	__u64 regs[8];      /* syscall ops: arguments 0..5, [6] the return value */
 	__u64 src[8];       /* syscall ops: where the strings of argument i are read (regs[i],
 			     * except for an execve entry rebuilt from the new image) */
+	/* syscall ops' bpf_loop walks (IOV, STRV, DIRENTS): their running counts, kept here
+	 * as pos is: on the caller's stack the verifier tracks each value and checks the
+	 * callback again until they settle (~7 times each: ~2k instructions of sys_enter, of
+	 * sys_exit) */
+	__u64 walk_left;    /* IOV with SCRY_SOPF_RETDATA: bytes of the return value not yet placed */
+	__u64 walk_off;     /* DIRENTS: offset of the next record in the user buffer */
+	__u32 walk_n;       /* iovecs, strings, directory records written */
+	__u32 walk_room;    /* IOV: data bytes left for the whole operation */
+	__u32 walk_count;   /* STRV: pointers before the NULL; DIRENTS: records counted */
+	__u32 walk_flags;   /* WALK_* (syscall_ops.bpf.h) */
 	__u8 buf[SCRY_SCRATCH_SIZE];
 };
 

@@ -104,6 +104,35 @@ static __always_inline __u32 write_args(__u8 *p, struct args_walk *w, __u32 str_
 #define STAGE_STR_HEAD 512
 #define STAGE_STR_MAX  (STAGE_STR_HEAD + SCRY_STR_MAX)
 
+/* write_args as global functions, one per room (its limit a constant in each): the verifier
+ * checks each once per program, on its own, where the inlined loop (up to six arguments,
+ * each a string, an int of three widths or past the count) was checked again on every path
+ * that reached each of its two call sites.  Their pointers' types give the verifier the
+ * room behind each: the stage's for one string, the area's, the six argument values. */
+struct args_room_stage {
+	__u8 b[STAGE_STR_MAX];
+};
+
+struct args_vals {
+	__u64 v[SCRY_MAX_ARGS];
+};
+
+__noinline __u32 args_in_stage(struct args_room_stage *r, struct args_walk *w, const struct scry_sc_desc *d,
+			       const struct args_vals *args)
+{
+	if (!r || !w || !d || !args)
+		return 0;
+	return write_args(r->b, w, STAGE_STR_HEAD, d, args->v);
+}
+
+__noinline __u32 args_in_area(struct area *a, struct args_walk *w, const struct scry_sc_desc *d,
+			      const struct args_vals *args)
+{
+	if (!a || !w || !d || !args)
+		return 0;
+	return write_args(a->buf, w, SCRY_EVENT_MAX, d, args->v);
+}
+
 /* Entry of syscall id with user strings, stamped ts.  With one string (openat, execve, ...)
  * it is written in the stage like fixed events; with several (rename, mount, ...) it is
  * built in the per-CPU area, whose size allows them all, then copied to the ring.
@@ -125,7 +154,7 @@ static __always_inline void enter_strings(const struct scry_sc_desc *d, long id,
 	w->faults = 0;
 	if (stage && !(d->str_mask & (d->str_mask - 1)) && (p = stage_begin(&st, STAGE_STR_MAX))) {
 		w->pos = write_head_at(p, d->entry_id, t, ts);
-		pos = write_args(p, w, STAGE_STR_HEAD, d, args);
+		pos = args_in_stage((struct args_room_stage *)p, w, d, (const struct args_vals *)args);
 		if (pos) {
 			if (w->faults && defer && defer_entry(t, id, args, ts))
 				stage_abort(st);
@@ -142,7 +171,7 @@ static __always_inline void enter_strings(const struct scry_sc_desc *d, long id,
 	if (!a)
 		return;
 	w->pos = write_head_at(a->buf, d->entry_id, t, ts);
-	pos = write_args(a->buf, w, SCRY_EVENT_MAX, d, args);
+	pos = args_in_area(a, w, d, (const struct args_vals *)args);
 	if (!pos)
 		count_drop(false);
 	else if (!(w->faults && defer && defer_entry(t, id, args, ts)))

@@ -9,6 +9,12 @@ struct sc_walk {
 	struct area *a;
 };
 
+/* How a walk stopped, or goes on (struct area's walk_flags) */
+#define WALK_END     1    /* STRV: the NULL that ends the array was read */
+#define WALK_FULL    2    /* STRV: the event is full */
+#define WALK_BAD     4    /* STRV: a slot could not be read */
+#define WALK_COPYING 8    /* DIRENTS: records are copied (cleared once one was not) */
+
 /* Where a SEQ, IOV or DIRENTS operation reads (*ptr) and its length before the max bound
  * (*len); false for a nested operation whose parent was not read (it writes nothing). */
 static __always_inline bool op_source(struct area *a, const struct scry_sc_op *op, __u64 *ptr, __u64 *len)
@@ -107,15 +113,13 @@ static __always_inline void op_seq(struct area *a, const struct scry_sc_op *op, 
 	a->pos = pos + 4 + bytes;
 }
 
-/* One IOV walk (bpf_loop callback data). */
+/* One IOV walk (bpf_loop callback data; what changes as it goes is in the area: walk_n,
+ * walk_room, walk_left). */
 struct iov_walk {
 	struct area *a;
 	__u64 vec;            /* the user iovec array */
 	__u32 n;              /* iovecs to read */
-	__u32 done;           /* iovecs written */
 	__u32 each;           /* data bytes kept per iovec */
-	__u32 room;           /* data bytes left for the whole operation */
-	__u64 ret_left;       /* SCRY_SOPF_RETDATA: bytes of the return value not yet placed */
 	__u32 retdata;
 };
 
@@ -124,7 +128,7 @@ static long iov_one(__u32 i, void *data)
 {
 	struct iov_walk *w = data;
 	struct area *a = w->a;
-	__u32 pos = a->pos;
+	__u32 pos = a->pos, room = a->walk_room;
 	__u8 *buf = a->buf;
 	__u64 base, len, dn;
 
@@ -135,30 +139,32 @@ static long iov_one(__u32 i, void *data)
 	base = *(__u64 *)(buf + pos);
 	len = *(__u64 *)(buf + pos + 8);
 	if (w->retdata) {
-		if (len > w->ret_left)
-			len = w->ret_left;
-		w->ret_left -= len;
+		__u64 left = a->walk_left;
+
+		if (len > left)
+			len = left;
+		a->walk_left = left - len;
 	}
 	dn = len < w->each ? len : w->each;
-	if (dn > w->room) {
-		dn = w->room;
+	if (dn > room) {
+		dn = room;
 		count_truncated();
 	}
 	if (dn > SCRY_SEQ_MAX)
 		dn = 0;
 	if (dn && bpf_probe_read_user(buf + pos + 20, dn, (void *)base))
 		dn = 0;
-	w->room -= dn;
+	a->walk_room = room - (__u32)dn;
 	WR(__u32, buf, pos + 16, dn);
 	a->pos = pos + 20 + dn;
-	w->done++;
+	a->walk_n++;
 	return 0;
 }
 
 /* IOV: uint32 n, then the iovecs with their data (scry_abi.h). */
 static __always_inline void op_iov(struct area *a, const struct scry_sc_op *op, __u32 pos)
 {
-	struct iov_walk w = { .a = a, .room = SCRY_SEQ_MAX };
+	struct iov_walk w = { .a = a };
 	__u64 ptr, len;
 
 	if (!op_source(a, op, &ptr, &len)) {
@@ -169,22 +175,22 @@ static __always_inline void op_iov(struct area *a, const struct scry_sc_op *op, 
 	w.n = len < op->max ? (__u32)len : op->max;
 	w.each = op->elem;
 	w.retdata = op->flags & SCRY_SOPF_RETDATA;
-	w.ret_left = (__s64)a->regs[6] > 0 ? a->regs[6] : 0;
+	a->walk_left = (__s64)a->regs[6] > 0 ? a->regs[6] : 0;
+	a->walk_room = SCRY_SEQ_MAX;
+	a->walk_n = 0;
 	a->pos = pos + 4;
 	bpf_loop(w.n, iov_one, &w, 0);
-	WR(__u32, a->buf, pos, w.done);
+	WR(__u32, a->buf, pos, a->walk_n);
 }
 
-/* One DIRENTS walk (bpf_loop callback data). */
+/* One DIRENTS walk (bpf_loop callback data; what changes as it goes is in the area: the
+ * next record's offset walk_off, the records copied walk_n and counted walk_count, and
+ * WALK_COPYING, cleared once a record was not copied: the rest are only counted). */
 struct dent_walk {
 	struct area *a;
 	__u64 ubuf;           /* the user buffer */
-	__u64 off;            /* of the next record in it */
 	__u64 end;            /* bytes the call returned */
 	__u64 copy_end;       /* records are copied while they end within these bytes */
-	__u32 copying;        /* 0 once a record was not copied: the rest are only counted */
-	__u32 n;              /* records copied */
-	__u32 total;          /* records counted */
 };
 
 /* Record i: copied (the 19 bytes up to d_name read in place, then d_name, at most
@@ -194,40 +200,41 @@ static long dent_one(__u32 i, void *data)
 {
 	struct dent_walk *w = data;
 	struct area *a = w->a;
-	__u32 pos = a->pos, max;
+	__u32 pos = a->pos, max, copying = a->walk_flags & WALK_COPYING;
+	__u64 off = a->walk_off;
 	__u8 *buf = a->buf;
 	__u16 reclen = 0;
 	long n;
 
-	if (w->off + 19 > w->end)
+	if (off + 19 > w->end)
 		return 1;
-	if (w->copying && w->off + 19 <= w->copy_end && pos <= SCRY_EVENT_MAX) {
-		if (bpf_probe_read_user(buf + pos, 19, (void *)(w->ubuf + w->off)))
+	if (copying && off + 19 <= w->copy_end && pos <= SCRY_EVENT_MAX) {
+		if (bpf_probe_read_user(buf + pos, 19, (void *)(w->ubuf + off)))
 			return 1;
 		reclen = *(__u16 *)(buf + pos + 16);
 	} else {
-		w->copying = 0;
-		if (bpf_probe_read_user(&reclen, 2, (void *)(w->ubuf + w->off + 16)))
+		copying = 0;
+		if (bpf_probe_read_user(&reclen, 2, (void *)(w->ubuf + off + 16)))
 			return 1;
 	}
-	if (reclen < 20 || w->off + reclen > w->end)
+	if (reclen < 20 || off + reclen > w->end)
 		return 1;
-	if (w->copying && w->off + reclen <= w->copy_end && pos <= SCRY_EVENT_MAX) {
+	if (copying && off + reclen <= w->copy_end && pos <= SCRY_EVENT_MAX) {
 		max = reclen - 19;
 		if (max > SCRY_NAME_MAX)
 			max = SCRY_NAME_MAX;
-		n = bpf_probe_read_user_str(buf + pos + 19, max, (void *)(w->ubuf + w->off + 19));
+		n = bpf_probe_read_user_str(buf + pos + 19, max, (void *)(w->ubuf + off + 19));
 		if (n <= 0) {
 			buf[pos + 19] = 0;
 			n = 1;
 		}
 		a->pos = pos + 19 + (__u32)n;
-		w->n++;
+		a->walk_n++;
 	} else {
-		w->copying = 0;
+		a->walk_flags &= ~WALK_COPYING;
 	}
-	w->off += reclen;
-	w->total++;
+	a->walk_off = off + reclen;
+	a->walk_count++;
 	return 0;
 }
 
@@ -235,7 +242,7 @@ static long dent_one(__u32 i, void *data)
  * (scry_abi.h). */
 static __always_inline void op_dirents(struct area *a, const struct scry_sc_op *op, __u32 pos)
 {
-	struct dent_walk w = { .a = a, .copying = 1 };
+	struct dent_walk w = { .a = a };
 	__u8 *buf = a->buf;
 	__u64 ptr, len;
 
@@ -254,70 +261,72 @@ static __always_inline void op_dirents(struct area *a, const struct scry_sc_op *
 	if (w.copy_end > SCRY_DIRENTS_MAX)
 		w.copy_end = SCRY_DIRENTS_MAX;
 	a->pos = pos + 12;
+	a->walk_off = 0;
+	a->walk_n = 0;
+	a->walk_count = 0;
+	a->walk_flags = WALK_COPYING;
 	bpf_loop(SCRY_DIRENTS_COUNT, dent_one, &w, 0);
 	WR(__u32, buf, pos, 1);
-	WR(__u32, buf, pos + 4, w.total);
-	WR(__u32, buf, pos + 8, w.n);
+	WR(__u32, buf, pos + 4, a->walk_count);
+	WR(__u32, buf, pos + 8, a->walk_n);
 }
 
-/* Counting the pointers of a user string array from index `count` on (bpf_loop). */
+/* Counting the pointers of a user string array from index a->walk_count on (bpf_loop):
+ * those before the NULL, in a->walk_count; WALK_BAD when a slot could not be read. */
 struct strv_walk {
+	struct area *a;
 	__u64 arr;
-	__u32 count;          /* pointers before the NULL seen so far */
-	__u32 bad;            /* a slot could not be read */
 };
 
 static long strv_count_one(__u32 i, void *data)
 {
 	struct strv_walk *w = data;
+	struct area *a = w->a;
+	__u32 count = a->walk_count;
 	__u64 p = 0;
 
-	if (bpf_probe_read_user(&p, 8, (void *)(w->arr + 8 * (__u64)w->count))) {
-		w->bad = 1;
+	if (bpf_probe_read_user(&p, 8, (void *)(w->arr + 8 * (__u64)count))) {
+		a->walk_flags |= WALK_BAD;
 		return 1;
 	}
 	if (!p)
 		return 1;
-	w->count++;
+	a->walk_count = count + 1;
 	return 0;
 }
 
-/* Copying the strings of a user string array, one per call (bpf_loop). */
+/* Copying the strings of a user string array, one per call (bpf_loop).  Where the next
+ * string goes is a->pos, the strings copied a->walk_n, how it stopped a->walk_flags. */
 struct strv_copy {
 	struct area *a;
 	__u64 arr;
-	__u32 pos;            /* where the next string goes */
-	__u32 n;              /* strings copied */
 	__u32 each;           /* bytes of one string at most, with its NUL */
 	__u32 max;            /* strings to copy at most */
-	__u8 end;             /* the NULL that ends the array was read */
-	__u8 full;            /* the event is full */
-	__u8 bad;             /* a slot could not be read */
 };
 
 static long strv_copy_one(__u32 i, void *data)
 {
 	struct strv_copy *c = data;
 	struct area *a = c->a;
-	__u32 pos = c->pos, each = c->each;
+	__u32 pos = a->pos, each = c->each;
 	__u64 p = 0;
 	long len;
 
 	if (i >= c->max)
 		return 1;
 	if (pos > SCRY_EVENT_MAX) {
-		c->full = 1;
+		a->walk_flags |= WALK_FULL;
 		return 1;
 	}
 	if (each > SCRY_STR_MAX)
 		each = SCRY_STR_MAX;
 	if (bpf_probe_read_user(&p, 8, (void *)(c->arr + 8 * (__u64)i))) {
 		a->faults++;
-		c->bad = 1;
+		a->walk_flags |= WALK_BAD;
 		return 1;
 	}
 	if (!p) {
-		c->end = 1;
+		a->walk_flags |= WALK_END;
 		return 1;
 	}
 	len = bpf_probe_read_user_str(a->buf + pos, each, (void *)p);
@@ -329,8 +338,8 @@ static long strv_copy_one(__u32 i, void *data)
 		a->buf[pos] = 0;
 		len = 1;
 	}
-	c->pos = pos + (__u32)len;
-	c->n++;
+	a->pos = pos + (__u32)len;
+	a->walk_n++;
 	return 0;
 }
 
@@ -338,19 +347,23 @@ static long strv_copy_one(__u32 i, void *data)
  * read (execve's envp unless --capture env).  An array that cannot be read is a fault. */
 static __always_inline void op_strv_count(struct area *a, const struct scry_sc_op *op, __u32 pos)
 {
-	struct strv_walk w = { .arr = a->src[op->arg & 7] };
+	struct strv_walk w = { .a = a, .arr = a->src[op->arg & 7] };
 	__u8 *buf = a->buf;
+	__u32 count;
 
+	a->walk_count = 0;
+	a->walk_flags = 0;
 	if (w.arr)
 		bpf_loop(SCRY_STRV_COUNT_MAX, strv_count_one, &w, 0);
-	if (w.bad) {
+	count = a->walk_count;
+	if (a->walk_flags & WALK_BAD) {
 		a->faults++;
-		if (!w.count)
-			w.count = SCRY_STRV_UNREADABLE;
+		if (!count)
+			count = SCRY_STRV_UNREADABLE;
 	}
 	if (pos <= SCRY_EVENT_MAX) {
 		WR(__u64, buf, pos, a->regs[op->arg & 7]);
-		WR(__u32, buf, pos + 8, w.count);
+		WR(__u32, buf, pos + 8, count);
 	}
 	a->pos = pos + 12;
 }
@@ -360,30 +373,30 @@ static __always_inline void op_strv_count(struct area *a, const struct scry_sc_o
  * them are counted.  An array or string that cannot be read is a fault. */
 static __always_inline void op_strv(struct area *a, const struct scry_sc_op *op, __u32 pos)
 {
-	struct strv_copy c = { .a = a, .arr = a->src[op->arg & 7], .pos = pos + 16, .each = op->elem,
-			       .max = op->max };
-	struct strv_walk w = { .arr = c.arr };
-	__u32 start = pos;
+	struct strv_copy c = { .a = a, .arr = a->src[op->arg & 7], .each = op->elem, .max = op->max };
+	struct strv_walk w = { .a = a, .arr = c.arr };
+	__u32 start = pos, n, count;
 	__u8 *buf = a->buf;
 
+	a->pos = pos + 16;
+	a->walk_n = 0;
+	a->walk_flags = c.arr ? 0 : WALK_END;
 	if (c.arr)
 		bpf_loop(SCRY_STRV_MAX, strv_copy_one, &c, 0);
-	else
-		c.end = 1;
-	w.count = c.n;
-	w.bad = c.bad;
-	if (!c.end && !w.bad)
-		bpf_loop(SCRY_STRV_COUNT_MAX - c.n, strv_count_one, &w, 0);
-	if (c.full && w.count > c.n)
+	n = a->walk_n;
+	a->walk_count = n;      /* the pointers after the strings copied: counted on */
+	if (!(a->walk_flags & (WALK_END | WALK_BAD)))
+		bpf_loop(SCRY_STRV_COUNT_MAX - n, strv_count_one, &w, 0);
+	count = a->walk_count;
+	if ((a->walk_flags & WALK_FULL) && count > n)
 		count_truncated();
-	if (w.bad && !w.count)
-		w.count = SCRY_STRV_UNREADABLE;
+	if ((a->walk_flags & WALK_BAD) && !count)
+		count = SCRY_STRV_UNREADABLE;
 	if (start <= SCRY_EVENT_MAX) {
 		WR(__u64, buf, start, a->regs[op->arg & 7]);
-		WR(__u32, buf, start + 8, w.count);
-		WR(__u32, buf, start + 12, c.n);
+		WR(__u32, buf, start + 8, count);
+		WR(__u32, buf, start + 12, n);
 	}
-	a->pos = c.pos;
 }
 
 #include <bpf/bpf_endian.h>

@@ -128,7 +128,12 @@ static __always_inline bool enter_is_fixed(const struct scry_sc_desc *d)
 	return d && !(d->flags & (SCRY_SC_UNKNOWN | SCRY_SC_ENTRY_OPS)) && !d->str_mask;
 }
 
-static __always_inline void sys_enter(long id, const __u64 *args, struct task_struct *t, struct scry_sc_desc *d)
+/* fixed_seen (a constant): the caller wrote d's entry already if it was of fixed layout
+ * (enter_btf, from the registers), so that none is written here: the verifier, which cannot
+ * know that d did not become fixed between the two reads of the table, would otherwise check
+ * a second enter_fixed in the same program (~1.1k of sys_enter's instructions). */
+static __always_inline void sys_enter(long id, const __u64 *args, struct task_struct *t, struct scry_sc_desc *d,
+				      const bool fixed_seen)
 {
 	if (!d) {
 		enter_unknown(id, args, unknown_entry_id, t);
@@ -146,7 +151,8 @@ static __always_inline void sys_enter(long id, const __u64 *args, struct task_st
 		enter_strings(d, id, args, t, scry_now(), d->flags & SCRY_SC_DEFER, true);
 		return;
 	}
-	enter_fixed(d, args, NULL, t);
+	if (!fixed_seen)
+		enter_fixed(d, args, NULL, t);
 }
 
 /* The descriptor of syscall id at its exit for current, the deferred entry of the call
@@ -317,7 +323,7 @@ static __always_inline int enter_btf(struct pt_regs *regs, long id)
 	};
 	if (id == SCRY_NR_RT_SIGRETURN)
 		args[0] = regs->sp + SCRY_SIGFRAME_MASK_OFF;
-	sys_enter(id, args, t, d);
+	sys_enter(id, args, t, d, true);
 	return 0;
 }
 
@@ -422,7 +428,7 @@ static __always_inline int enter_tp(struct raw_sys_enter *ctx)
 	__u64 args[SCRY_MAX_ARGS] = {
 		ctx->args[0], ctx->args[1], ctx->args[2], ctx->args[3], ctx->args[4], ctx->args[5],
 	};
-	sys_enter(ctx->id, args, t, d);
+	sys_enter(ctx->id, args, t, d, false);
 	return 0;
 }
 

@@ -33,6 +33,7 @@ static struct {
 	pthread_t th;
 	bool started, done;
 	unsigned holders;
+	unsigned lent;                  /* references libbpf holds (btf_share.c) */
 	struct btf *btf;
 } kbtf = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
@@ -51,6 +52,18 @@ static const struct {
 	{ "trace_event_raw_sched_process_exit", BTF_KIND_STRUCT },
 	{ "bpf_strnstr", BTF_KIND_FUNC },
 	{ "bpf_uprobe_multi_link", BTF_KIND_STRUCT },
+	/* and what libbpf looks up in it to load scry's object (btf_share.c): its kfunc
+	 * externs, the attach points of its BTF tracepoints */
+	{ "bpf_task_from_pid", BTF_KIND_FUNC },
+	{ "bpf_task_release", BTF_KIND_FUNC },
+	{ "btf_trace_sys_exit", BTF_KIND_TYPEDEF },
+	{ "btf_trace_sched_process_exec", BTF_KIND_TYPEDEF },
+	{ "btf_trace_sched_switch", BTF_KIND_TYPEDEF },
+	{ "btf_trace_sched_wakeup", BTF_KIND_TYPEDEF },
+	{ "btf_trace_sched_wakeup_new", BTF_KIND_TYPEDEF },
+	{ "btf_trace_block_rq_issue", BTF_KIND_TYPEDEF },
+	{ "btf_trace_block_rq_complete", BTF_KIND_TYPEDEF },
+	{ "btf_trace_inet_sock_set_state", BTF_KIND_TYPEDEF },
 };
 #define NWANTED (sizeof(wanted) / sizeof(wanted[0]))
 
@@ -91,25 +104,34 @@ static void forget_wanted(void)
 	pthread_mutex_unlock(&found.lock);
 }
 
-/* btf__find_by_name_kind's answer: from the one walk for the kernel's BTF and a wanted name */
-static int find_kind(const struct btf *btf, const char *name, int kind)
+int scry_features_find_wanted(const struct btf *btf, const char *name, int kind)
 {
 	size_t i = 0;
 	int id;
 
 	while (i < NWANTED && (wanted[i].kind != kind || strcmp(wanted[i].name, name)))
 		i++;
+	if (i == NWANTED || !btf)
+		return 0;
 	pthread_mutex_lock(&kbtf.lock);
 	bool ours = btf == kbtf.btf;
 	pthread_mutex_unlock(&kbtf.lock);
-	if (i == NWANTED || !ours)
-		return btf__find_by_name_kind(btf, name, kind);
+	if (!ours)
+		return 0;
 	pthread_mutex_lock(&found.lock);
 	if (found.btf != btf)
 		walk_wanted(btf);
 	id = found.id[i];
 	pthread_mutex_unlock(&found.lock);
 	return id > 0 ? id : -ENOENT;
+}
+
+/* btf__find_by_name_kind's answer: from the one walk for the kernel's BTF and a wanted name */
+static int find_kind(const struct btf *btf, const char *name, int kind)
+{
+	int id = scry_features_find_wanted(btf, name, kind);
+
+	return id ? id : btf__find_by_name_kind(btf, name, kind);
 }
 
 static bool btf_has(const struct btf *btf, const char *name, int kind)
@@ -183,16 +205,46 @@ void scry_features_hold(bool on)
 
 void scry_features_release(void)
 {
+	struct btf *b = NULL;
+
 	pthread_mutex_lock(&kbtf.lock);
-	if (!kbtf.holders) {
+	if (!kbtf.holders && !kbtf.lent) {
 		if (kbtf.started)
 			pthread_join(kbtf.th, NULL);
 		forget_wanted();     /* before the free: a later parse may get the same address */
-		btf__free(kbtf.btf);
+		b = kbtf.btf;
 		kbtf.btf = NULL;
 		kbtf.started = kbtf.done = false;
 	}
 	pthread_mutex_unlock(&kbtf.lock);
+	btf__free(b);            /* no longer kbtf's: freed, not given back (btf_share.c) */
+}
+
+struct btf *scry_features_vmlinux_lend(void)
+{
+	struct btf *b;
+
+	scry_features_vmlinux();          /* parsed (or the prefetch joined) */
+	pthread_mutex_lock(&kbtf.lock);
+	if ((b = kbtf.btf)) {
+		/* the one answer libbpf computes on first use and keeps in the BTF: computed
+		 * here, so that the threads that read it at once only read it */
+		btf__pointer_size(b);
+		kbtf.lent++;
+	}
+	pthread_mutex_unlock(&kbtf.lock);
+	return b;
+}
+
+bool scry_features_vmlinux_give_back(const struct btf *b)
+{
+	bool ours;
+
+	pthread_mutex_lock(&kbtf.lock);
+	if ((ours = b && b == kbtf.btf && kbtf.lent))
+		kbtf.lent--;
+	pthread_mutex_unlock(&kbtf.lock);
+	return ours;
 }
 
 bool scry_feature_tp_btf(const struct btf *vmlinux, const char *tp)

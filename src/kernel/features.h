@@ -22,6 +22,14 @@ void scry_features_release(void);
 /* A thread that uses the BTF across calls (a session's load) holds it: release frees it
  * only when no thread does (scryd loads in two threads at once). */
 void scry_features_hold(bool on);
+/* The parsed BTF lent to libbpf for one object's load (btf_share.c): counted, never freed by
+ * release while lent; give_back takes a lent one back (false: b is not a lent one). */
+struct btf *scry_features_vmlinux_lend(void);
+bool scry_features_vmlinux_give_back(const struct btf *b);
+/* btf__find_by_name_kind's answer for the parsed kernel BTF and a name the feature checks or
+ * libbpf's load of scry's object look up (found in one walk of its types, not one walk a
+ * name): the id, or -ENOENT; 0 for another BTF or name (ask libbpf). */
+int scry_features_find_wanted(const struct btf *btf, const char *name, int kind);
 bool scry_feature_tp_btf(const struct btf *vmlinux, const char *tp);   /* "sys_enter" */
 bool scry_feature_kptr_untrusted(void);                 /* untrusted kptrs in per-CPU maps */
 int scry_feature_strnstr(const struct btf *vmlinux);    /* kfunc bpf_strnstr's BTF id, or 0 */

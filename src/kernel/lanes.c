@@ -8,14 +8,16 @@
  * (lane_of: each program's SCRY_LANE mark in src/bpf), with the skeleton's maps
  * (bpf_map__reuse_fd), one in a thread of its own.  The lanes are opened in that thread while
  * the skeleton creates its maps.  Then the skeleton's program pointers are set to the lanes'
- * programs, so that the rest of scry sees one object (bpf_program__autoload(): loaded).  Each
- * lane reads the kernel's BTF for itself (~5 ms, on its own CPU).  When all the programs fall in
- * one lane, or with SCRY_ONE_LANE=1 (for comparisons), the skeleton loads them itself, one after
- * the other, as one object.  So it does when the CPUs are busy (cpus_busy): the lanes cost CPU
- * time of their own (two more copies of the object, one more parse of the kernel's BTF: +19%
- * of `scry trace -- /bin/true`'s, 264 against 214 ms of task-clock on a loaded VM), which pays
- * only when a second CPU is free to verify beside the first; SCRY_TWO_LANES=1 (tests): lanes
- * whatever the load.  scryd loads in one lane (scry_probes_one_lane: fds, not wall time). */
+ * programs, so that the rest of scry sees one object (bpf_program__autoload(): loaded).  The
+ * copies' loads borrow the kernel's BTF scry parsed at start (btf_share.c: scry_btf_share around
+ * each load) rather than each parsing it again.  When all the programs fall in one lane, or with
+ * SCRY_ONE_LANE=1 (for comparisons), the skeleton loads them itself, one after the other, as one
+ * object.  So it does when the CPUs are busy (cpus_busy): the lanes cost CPU time of their own
+ * (two more copies of the object, each opened, its BTF loaded into the kernel and relocated:
+ * +19% of `scry trace -- /bin/true`'s, 264 against 214 ms of task-clock on a loaded VM, when
+ * each copy also parsed the kernel's BTF), which pays only when a second CPU is free to verify
+ * beside the first; SCRY_TWO_LANES=1 (tests): lanes whatever the load.  scryd loads in one lane
+ * (scry_probes_one_lane: fds, not wall time). */
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -23,16 +25,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/libbpf.h>
+#include "kernel/btf_share.h"
 #include "kernel/probes_int.h"
 #include "util/log.h"
 #include "util/overrides.h"
 
 /* The lane of each program: the SCRY_LANE(n) mark beside its SEC in src/bpf (the build fails
  * when a program has none, scripts/gen-lanes.sh).  Lane 1's programs verify in about as long as
- * lane 0's for the common sessions (strace -T of each load, two lanes, bench/startup.sh):
- * sys_enter (~41 ms on a slow day) with sched_process_exit's (~19 ms) against sys_exit (~45 ms)
- * with the exec, signal, fork and signal_generate programs (~13 ms); a statedump's task
- * iterator against its file and item iterators. */
+ * lane 0's for the common sessions (the verifier's own times, log_level 4, scry trace, medians
+ * of 14 runs, load ~2): sys_enter (~26 ms) with sched_process_exit's (~9), signal_deliver's
+ * (~5) and signal_generate's (~4) against sys_exit (~39) with the exec and fork programs (~5);
+ * a statedump's task iterator against its file and item iterators. */
 #include "scry_lanes.h"
 _Static_assert(sizeof(scry_lane_marks) / sizeof(scry_lane_marks[0]) ==
 	       sizeof(((struct scry_bpf *)0)->progs) / sizeof(struct bpf_program *),
@@ -106,11 +109,12 @@ static int lane_load(struct lanes *ls, int l)
 			return ret;
 		}
 	}
-	if (bpf_object__load(ln->obj)) {
+	scry_btf_share(true);
+	int ret = bpf_object__load(ln->obj) ? -errno : 0;
+	scry_btf_share(false);
+	if (ret)
 		snprintf(ln->what, sizeof(ln->what), "the kernel refused scry's BPF programs");
-		return -errno;
-	}
-	return 0;
+	return ret;
 }
 
 static void *lane1_main(void *arg)
@@ -186,7 +190,10 @@ int probes_load_lanes(struct scry_probes *p, const char *core_btf, char *err, si
 		scry_log(SCRY_LOG_VERBOSE, "scry: the programs verified in one lane%s",
 			 ls.lane[0].nprogs && ls.lane[1].nprogs && !scry_overrides()->one_lane ? " (the CPUs are busy)" : "");
 		free(plan);
-		if ((ret = scry_bpf__load(p->skel)))
+		scry_btf_share(true);
+		ret = scry_bpf__load(p->skel);
+		scry_btf_share(false);
+		if (ret)
 			snprintf(err, errlen, "the kernel refused scry's BPF programs: %s%s", strerror(-ret),
 				 scry_log_verbose() ? "" : " (--verbose shows the verifier log)");
 		return ret;
@@ -198,7 +205,9 @@ int probes_load_lanes(struct scry_probes *p, const char *core_btf, char *err, si
 		snprintf(err, errlen, "cannot start a thread: %s", strerror(-ret));
 		goto out;
 	}
+	scry_btf_share(true);
 	ls.maps_ret = scry_bpf__load(p->skel);
+	scry_btf_share(false);
 	pthread_barrier_wait(&ls.maps_made);
 	if (!ls.maps_ret && !ls.lane[0].ret && !ls.lane[1].ret)
 		ls.lane[0].ret = lane_load(&ls, 0);

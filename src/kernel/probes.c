@@ -589,9 +589,10 @@ void scry_probes_close(struct scry_probes *p)
 			if (p->warm_prog_fds[i] >= 0)
 				close(p->warm_prog_fds[i]);
 	free(p->warm_prog_fds);
-	if (!exit_after_close)
+	if (!exit_after_close) {     /* (the lanes' copies too: ~150 descriptors and their memory) */
 		scry_bpf__destroy(p->skel);
-	probes_close_lanes(p);
+		probes_close_lanes(p);
+	}
 	free(p->pid_set_pids);
 	free(p);
 }
