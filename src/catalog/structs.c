@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <string.h>
 #include "catalog/structs.h"
+#include "util/hash.h"
 
 /* name, offset, size, signed, base, count, text, big endian */
 #define S(n, o, sz)        { n, o, sz, true, 10, 0, false, false }
@@ -251,11 +252,7 @@ static pthread_once_t desc_index_once = PTHREAD_ONCE_INIT;
 
 static unsigned desc_hash(const char *name)
 {
-	uint32_t h = 2166136261u;   /* FNV-1a */
-
-	for (; *name; name++)
-		h = (h ^ (uint8_t)*name) * 16777619u;
-	return h & (DESC_SLOTS - 1);
+	return scry_hash_str(name) & (DESC_SLOTS - 1);
 }
 
 static void desc_index_build(void)

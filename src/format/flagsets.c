@@ -7,6 +7,7 @@
 #include <string.h>
 #include "format/format.h"
 #include "format/fmt_internal.h"
+#include "util/hash.h"
 
 static const struct {
 	const struct fmt_set *sets;
@@ -29,11 +30,7 @@ static pthread_once_t set_index_once = PTHREAD_ONCE_INIT;
 
 static unsigned set_hash(const char *name)
 {
-	uint32_t h = 2166136261u;   /* FNV-1a */
-
-	for (; *name; name++)
-		h = (h ^ (uint8_t)*name) * 16777619u;
-	return h & (SET_SLOTS - 1);
+	return scry_hash_str(name) & (SET_SLOTS - 1);
 }
 
 static void set_index_build(void)
