@@ -66,14 +66,31 @@ static __always_inline long up_op_at(__u32 i, struct up_walk *w, const __u32 lim
 	return 0;
 }
 
-static long up_op_stage(__u32 i, void *data)
-{
-	return up_op_at(i, data, UP_STAGE_HEAD);
-}
-
 static long up_op_area(__u32 i, void *data)
 {
 	return up_op_at(i, data, SCRY_EVENT_MAX);
+}
+
+/* The stage's walk: its first UP_INLINE_OPS operations in line (a function probe's
+ * arguments, most often: no bpf_loop callback, each a BPF-to-BPF call and return, the
+ * return through the CPU's return thunk where the kernel mitigates SRSO or retbleed), the
+ * rest, if any, by bpf_loop. */
+#define UP_INLINE_OPS 4
+
+static long up_op_stage_rest(__u32 i, void *data)
+{
+	return up_op_at(i + UP_INLINE_OPS, data, UP_STAGE_HEAD);
+}
+
+static __always_inline void up_ops_stage(struct up_walk *w, __u32 n)
+{
+#pragma clang loop unroll(full)
+	for (__u32 i = 0; i < UP_INLINE_OPS; i++) {
+		if (i >= n || up_op_at(i, w, UP_STAGE_HEAD))
+			return;
+	}
+	if (n > UP_INLINE_OPS)
+		bpf_loop(n - UP_INLINE_OPS, up_op_stage_rest, w, 0);
 }
 
 static __always_inline int up_write(struct pt_regs *ctx, __u32 slot, const bool usdt)
@@ -133,7 +150,7 @@ static __always_inline int up_write(struct pt_regs *ctx, __u32 slot, const bool 
 	if (!(d->flags & SCRY_UPD_STRINGS) && (w.buf = stage_begin(&st, UP_STAGE_MAX))) {
 		w.pos = &st->wpos;
 		st->wpos = write_head_nomigr(w.buf, d->event_id, t);
-		bpf_loop(d->nops, up_op_stage, &w, 0);
+		up_ops_stage(&w, d->nops);
 		pos = st->wpos;
 		if (pos <= UP_STAGE_HEAD + SCRY_STR_MAX + 8) {
 			stage_commit(st, pos);
