@@ -95,14 +95,18 @@ static __always_inline void up_ops_stage(struct up_walk *w, __u32 n)
 
 static __always_inline int up_write(struct pt_regs *ctx, __u32 slot, const bool usdt)
 {
-	struct task_struct *t = bpf_get_current_task_btf();
+	struct task_struct *t = NULL;
 	struct up_walk w;
 	struct scry_up_desc *d;
 	struct scry_stage *st = NULL;
 	struct area *a;
 	__u32 pos;
 
-	if (!recording() || !target_ok(NULL, &t))
+	/* ctx is the probed thread's user registers at the top of its kernel stack (the trap's
+	 * frame, as a syscall's): the memo's key, which proves current without a helper call
+	 * when the thread's last event on this CPU was its own (target.bpf.h, current_ro); t
+	 * is then for reads only, as in the syscall programs */
+	if (!recording() || !target_ok(ctx, &t))
 		return 0;
 	d = bpf_map_lookup_elem(&uprobes, &slot);
 	if (!d || d->event_id == SCRY_NO_EVENT)   /* disabled, its link on its way out */
