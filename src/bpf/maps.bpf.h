@@ -525,14 +525,21 @@ struct {
 	__type(value, struct scry_metric_bounds);
 } metric_bounds SEC(".maps");
 
-/* Dense metrics (scry_metric_desc.dense): a per-CPU array indexed by the syscall number (0
- * without labels): no key to hash nor compare. */
-struct metric_counter_array {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, SCRY_MAX_SYSCALLS);
-	__type(key, __u32);
-	__type(value, __u64);
+/* Dense metrics (scry_metric_desc.dense): slots indexed by the syscall number (0 without
+ * labels): no key to hash nor compare.  A counter's slots are its row of the per-CPU table
+ * metric_dense_counters, at the metric's index (one inlined lookup, no map-in-map: an array
+ * of maps costs a lookup and a cache line more per update); a histogram's, a per-CPU array
+ * of its own (its slots, ~0.5 KiB each, outgrow a per-CPU value). */
+struct metric_dense_row {
+	__u64 slot[SCRY_MAX_SYSCALLS];
 };
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, SCRY_METRICS_MAX);   /* the last dense counter's index + 1 (1 without) */
+	__type(key, __u32);
+	__type(value, struct metric_dense_row);
+} metric_dense_counters SEC(".maps");
 
 struct metric_hist_array {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -540,13 +547,6 @@ struct metric_hist_array {
 	__type(key, __u32);
 	__type(value, struct scry_metric_hist);
 };
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
-	__uint(max_entries, SCRY_METRICS_MAX);
-	__type(key, __u32);
-	__array(values, struct metric_counter_array);
-} metric_counter_arrays SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);

@@ -249,10 +249,10 @@ static __always_inline void metric_dense(__u32 i, __u32 nr, __s64 ret, bool erro
 		if (s)
 			hist_add(i, s, v);
 	} else {
-		inner = bpf_map_lookup_elem(&metric_counter_arrays, &i);
-		s = inner ? bpf_map_lookup_elem(inner, &slot) : NULL;
-		if (s)
-			*(__u64 *)s += v;
+		struct metric_dense_row *row = bpf_map_lookup_elem(&metric_dense_counters, &i);
+
+		if (row)
+			row->slot[slot & (SCRY_MAX_SYSCALLS - 1)] += v;
 	}
 }
 

@@ -4,6 +4,7 @@
  * masks filled; the maps' fds and the programs' counters for the readers (see probes.h);
  * the probe of the application's span marks (tracing: parent:) attached. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,34 +64,31 @@ static int sched_text(struct scry_probes *p, char *err, size_t errlen)
 
 /* Before load: the programs' autoload and the load-time settings (the metrics' descriptors
  * and the per-syscall masks among them). */
-/* The inner map templates of probes_prepare_metrics, once the outer maps are made. */
+/* The inner map template of probes_make_templates, once the outer map is made. */
 void probes_close_templates(struct scry_probes *p)
 {
-	for (int i = 0; i < 2; i++) {
-		if (p->tmpl_fds[i] >= 0)
-			close(p->tmpl_fds[i]);
-		p->tmpl_fds[i] = -1;
-	}
+	if (p->tmpl_fd >= 0)
+		close(p->tmpl_fd);
+	p->tmpl_fd = -1;
 }
 
 void probes_make_templates(struct scry_probes *p)
 {
 	if (p->opts.nmetrics)
 		return;
-	/* one-entry templates of our own (the outer maps stay empty) */
-	p->tmpl_fds[0] = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "scry_tmpl", sizeof(__u32), sizeof(__u64), 1, NULL);
-	p->tmpl_fds[1] = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "scry_tmpl", sizeof(__u32),
-					sizeof(struct scry_metric_hist), 1, NULL);
-	if (p->tmpl_fds[0] >= 0)
-		bpf_map__set_inner_map_fd(p->skel->maps.metric_counter_arrays, p->tmpl_fds[0]);
-	if (p->tmpl_fds[1] >= 0)
-		bpf_map__set_inner_map_fd(p->skel->maps.metric_hist_arrays, p->tmpl_fds[1]);
+	/* a one-entry template of our own (the outer map stays empty); the dense counters'
+	 * table at its smallest */
+	p->tmpl_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "scry_tmpl", sizeof(__u32),
+				    sizeof(struct scry_metric_hist), 1, NULL);
+	if (p->tmpl_fd >= 0)
+		bpf_map__set_inner_map_fd(p->skel->maps.metric_hist_arrays, p->tmpl_fd);
+	bpf_map__set_max_entries(p->skel->maps.metric_dense_counters, 1);
 }
 
 int probes_prepare_metrics(struct scry_probes *p, char *err, size_t errlen)
 {
 	const struct scry_probes_opts *o = &p->opts;
-	uint32_t labels = 0, latency = 0, events = 0;
+	uint32_t labels = 0, latency = 0, events = 0, rows = 1;
 	bool dense_only = true;   /* every syscall metric dense, none a span */
 
 	for (unsigned i = 0; i < SCRY_METRICS_MAX; i++)
@@ -111,7 +109,11 @@ int probes_prepare_metrics(struct scry_probes *p, char *err, size_t errlen)
 		memcpy((void *)&p->skel->rodata->metric_desc[i], &o->metrics[i], sizeof(o->metrics[i]));
 		if (o->metrics[i].event == SCRY_ME_SYSCALL && (!o->metrics[i].dense || o->metrics[i].kind == SCRY_METRIC_SPAN))
 			dense_only = false;
+		if (o->metrics[i].dense && o->metrics[i].kind == SCRY_METRIC_COUNTER)
+			rows = i + 1;
 	}
+	/* the dense counters' table: a row (8 KiB a CPU) up to the last of them */
+	bpf_map__set_max_entries(p->skel->maps.metric_dense_counters, rows);
 	if (o->nmetrics && o->metric_sc)
 		memcpy((void *)p->skel->rodata->metric_sc_mask, o->metric_sc, sizeof(p->skel->rodata->metric_sc_mask));
 	if (labels & SCRY_ML_ADDR)
@@ -179,8 +181,10 @@ int probes_attach_span_mark(struct scry_probes *p, char *err, size_t errlen)
 							     (size_t)m->offset), what, err, errlen);
 }
 
-/* After load: one hash per metric, the bounds of fixed buckets (the descriptors and the
- * per-syscall masks are load-time settings: probes_prepare_metrics). */
+/* After load: one map per metric (a hash, a dense histogram's array; a dense counter's fd
+ * is the table metric_dense_counters', its row at the metric's index), the bounds of fixed
+ * buckets (the descriptors and the per-syscall masks are load-time settings:
+ * probes_prepare_metrics). */
 int probes_install_metrics(struct scry_probes *p, char *err, size_t errlen)
 {
 	const struct scry_probes_opts *o = &p->opts;
@@ -192,7 +196,7 @@ int probes_install_metrics(struct scry_probes *p, char *err, size_t errlen)
 	for (unsigned i = 0; i < o->nmetrics; i++) {
 		const struct scry_metric_desc *d = &o->metrics[i];
 		bool hist = d->kind == SCRY_METRIC_HISTOGRAM;
-		struct bpf_map *outer = d->dense ? (hist ? p->skel->maps.metric_hist_arrays : p->skel->maps.metric_counter_arrays) :
+		struct bpf_map *outer = d->dense ? p->skel->maps.metric_hist_arrays :
 				    d->wide ? (hist ? p->skel->maps.metric_hists_wide : p->skel->maps.metric_counters_wide) :
 				    hist ? p->skel->maps.metric_hists : p->skel->maps.metric_counters;
 		LIBBPF_OPTS(bpf_map_create_opts, mo, .map_flags = BPF_F_NO_PREALLOC);
@@ -203,10 +207,20 @@ int probes_install_metrics(struct scry_probes *p, char *err, size_t errlen)
 		if (d->kind == SCRY_METRIC_SPAN)    /* written to span_rb: no map of its own */
 			continue;
 		snprintf(name, sizeof(name), "scry_metric%u", i % SCRY_METRICS_MAX);
-		if (d->dense) {
+		if (d->dense && !hist) {   /* its row of the table, at key i (metrics/read.c) */
+			fd = fcntl(bpf_map__fd(p->skel->maps.metric_dense_counters), F_DUPFD_CLOEXEC, 0);
+			if (fd < 0) {
+				ret = -errno;
+				snprintf(err, errlen, "cannot install metric %u: %s", i, strerror(-ret));
+				return ret;
+			}
+			p->metric_fds[i] = fd;
+			continue;
+		}
+		if (d->dense) {      /* a histogram */
 			mo.map_flags = 0;
 			fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, name, sizeof(__u32),
-					    hist ? sizeof(struct scry_metric_hist) : sizeof(__u64), SCRY_MAX_SYSCALLS, &mo);
+					    sizeof(struct scry_metric_hist), SCRY_MAX_SYSCALLS, &mo);
 		} else {
 			fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_HASH, name,
 					    d->wide ? sizeof(struct scry_metric_key) : SCRY_METRIC_KEY_NARROW,

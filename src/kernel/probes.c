@@ -161,7 +161,7 @@ static struct scry_probes *probes_new(const struct scry_probes_opts *o, char *er
 	p->opts = *o;
 	p->sys_front[0] = p->sys_front[1] = -1;
 	p->exit_link = -1;
-	p->tmpl_fds[0] = p->tmpl_fds[1] = -1;
+	p->tmpl_fd = -1;
 	for (unsigned i = 0; i < SCRY_METRICS_MAX; i++)
 		p->metric_fds[i] = -1;
 	p->links = calloc(MAX_LINKS, sizeof(*p->links));

@@ -55,7 +55,7 @@ struct scry_probes {
 	bool uprobe_multi;         /* scry_uprobe_multi is loaded (scry_probes_attach_uprobes) */
 	bool memo_by_regs;         /* the memo keeps the current task (untrusted kptr) */
 	int metric_fds[SCRY_METRICS_MAX];   /* inner maps of the metrics, -1: none */
-	int tmpl_fds[2];           /* without metrics: one-entry inner map templates until loaded */
+	int tmpl_fd;               /* without metrics: a one-entry inner map template until loaded */
 	pid_t *pid_set_pids;       /* per-process event sets: the process of each slot, 0: free
 				    * (pid_sets.c: the bloom bits of the .bss) */
 	int *perf_fds;             /* the perf counter contexts' events (perf_ctx.c) */
