@@ -225,8 +225,10 @@ static int read_dense_row(struct scry_metric_snap *ms, int fd, __u32 idx, unsign
 	return ret;
 }
 
-/* A dense histogram (a per-CPU array by syscall number): the slots that were ever added to. */
-static int read_dense(struct scry_metric_snap *ms, int fd, unsigned ncpus, size_t stride,
+/* A dense histogram: its SCRY_MAX_SYSCALLS entries of the kernel's per-CPU table from base
+ * (one per syscall number, src/bpf/maps.bpf.h metric_dense_hists): the slots that were ever
+ * added to. */
+static int read_dense(struct scry_metric_snap *ms, int fd, __u32 base, unsigned ncpus, size_t stride,
 		      const struct scry_syscall_names *sn, size_t *cap)
 {
 	unsigned nslots = ms->m->desc.labels & SCRY_ML_SYSCALL ? SCRY_MAX_SYSCALLS : 1;
@@ -239,7 +241,9 @@ static int read_dense(struct scry_metric_snap *ms, int fd, unsigned ncpus, size_
 		struct scry_metric_key key = { .nr = ms->m->desc.labels & SCRY_ML_SYSCALL ? slot : 0 };
 		bool used = false;
 
-		if (bpf_map_lookup_elem(fd, &slot, values)) {
+		__u32 k = base + slot;
+
+		if (bpf_map_lookup_elem(fd, &k, values)) {
 			ms->error = -errno;
 			break;
 		}
@@ -252,7 +256,8 @@ static int read_dense(struct scry_metric_snap *ms, int fd, unsigned ncpus, size_
 	return ret;
 }
 
-static int read_metric(struct scry_metric_snap *ms, int fd, __u32 idx, const struct scry_syscall_names *sn)
+/* Metric idx (hbase: its first entry in the dense histograms' table, if it is one). */
+static int read_metric(struct scry_metric_snap *ms, int fd, __u32 idx, __u32 hbase, const struct scry_syscall_names *sn)
 {
 	bool hist = ms->m->desc.kind == SCRY_METRIC_HISTOGRAM;
 	int ncpus = libbpf_num_possible_cpus();
@@ -265,7 +270,7 @@ static int read_metric(struct scry_metric_snap *ms, int fd, __u32 idx, const str
 	}
 	stride = (stride + 7) & ~(size_t)7;
 	if (ms->m->desc.dense) {
-		ret = hist ? read_dense(ms, fd, (unsigned)ncpus, stride, sn, &cap) :
+		ret = hist ? read_dense(ms, fd, hbase, (unsigned)ncpus, stride, sn, &cap) :
 			     read_dense_row(ms, fd, idx, (unsigned)ncpus, sn, &cap);
 		if (!ret)
 			merge_series(ms);
@@ -282,6 +287,7 @@ static int read_metric(struct scry_metric_snap *ms, int fd, __u32 idx, const str
 int scry_metrics_read(const struct scry_metrics_config *c, const int *fds, const struct scry_syscall_names *sn,
 		      struct scry_metrics_snap *out)
 {
+	__u32 hists = 0;
 	int ret = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -290,7 +296,10 @@ int scry_metrics_read(const struct scry_metrics_config *c, const int *fds, const
 	out->n = c->nmetrics;
 	for (size_t i = 0; i < c->nmetrics && !ret; i++) {
 		out->m[i].m = &c->metrics[i];
-		ret = read_metric(&out->m[i], fds[i], (__u32)i, sn);
+		ret = read_metric(&out->m[i], fds[i], (__u32)i, hists * SCRY_MAX_SYSCALLS, sn);
+		/* the kernel numbers the dense histograms in the same order (kernel/metrics.c) */
+		if (c->metrics[i].desc.dense && c->metrics[i].desc.kind == SCRY_METRIC_HISTOGRAM)
+			hists++;
 	}
 	if (ret)
 		scry_metrics_snap_free(out);

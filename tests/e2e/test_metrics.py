@@ -296,13 +296,25 @@ metrics:
       labels: [{name: syscall, source: syscall}]
     - name: t_dense_getppid_total
       syscalls: [getppid]
+  histograms:
+    - name: t_dense_latency_seconds
+      bucket_min: 0
+      bucket_max: 40
+      bucket_multiplier: 0.000000001
+      labels: [{name: syscall, source: syscall}]
+    - name: t_dense_getppid_seconds
+      bucket_min: 0
+      bucket_max: 40
+      bucket_multiplier: 0.000000001
+      syscalls: [getppid]
 """
 
 
 def test_pid_tracker(serve, workload, tmp_path):
     """-p: the followed process and its children only; the same workload run beside it,
-    not followed, is not counted.  Counters keyed by the syscall alone (or nothing) are
-    dense (a row each of the kernel's per-CPU table, after a keyed metric): exact too."""
+    not followed, is not counted.  Counters and histograms keyed by the syscall alone (or
+    nothing) are dense (parts of the kernel's per-CPU tables, after a keyed metric): exact
+    too."""
     n2 = 777
     config = tmp_path / "dense.yaml"
     config.write_text(DENSE_CONFIG)
@@ -320,6 +332,11 @@ def test_pid_tracker(serve, workload, tmp_path):
         assert value(ss, "t_dense_by_syscall_total", syscall="getppid") == N_GETPPID, text
         assert value(ss, "t_dense_by_syscall_total", syscall="write") == W_WRITES, text
         assert value(ss, "t_dense_getppid_total") == N_GETPPID, text
+        # dense histograms (the first and second of their table): every getppid measured
+        assert value(ss, "t_dense_latency_seconds_count", syscall="getppid") == N_GETPPID, text
+        assert value(ss, "t_dense_latency_seconds_bucket", syscall="getppid", le="+Inf") == N_GETPPID, text
+        assert value(ss, "t_dense_getppid_seconds_count") == N_GETPPID, text
+        assert value(ss, "t_dense_getppid_seconds_bucket", le="+Inf") == N_GETPPID, text
         # the dense counter's series are the keyed one's, summed over comm
         by_sc = {}
         for n, l, v in ss:
