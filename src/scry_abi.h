@@ -505,8 +505,10 @@ struct scry_metric_desc {
 	                       * in the count and sum only (the +Inf bucket) */
 	__u64 bucket_width;   /* SCRY_HB_LINEAR */
 	__u8  event;          /* enum scry_metric_event */
-	__u8  dense;          /* keyed by the syscall number alone (or nothing): a per-CPU array
-	                       * of SCRY_MAX_SYSCALLS slots (metric_*_arrays) instead of a hash */
+	__u8  dense;          /* keyed by the syscall number alone (or nothing): per CPU,
+	                       * SCRY_MAX_SYSCALLS slots instead of a hash (counters: their row
+	                       * of metric_dense_counters, at the metric's index; histograms: a
+	                       * per-CPU array of their own, metric_hist_arrays) */
 	__u8  wide;           /* keyed by cgroup, addr or wchan: the whole scry_metric_key
 	                       * (metric_*_wide); else its first SCRY_METRIC_KEY_NARROW bytes,
 	                       * which the others' hashes cost */

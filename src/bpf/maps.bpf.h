@@ -458,6 +458,8 @@ const volatile __u32 metrics_event_mask = 0;   /* 1 << SCRY_ME_*: events some me
  * rather than from maps of their own (every page an event touches costs a TLB miss after
  * the flush of each kernel entry under PTI). */
 const volatile struct scry_metric_desc metric_desc[SCRY_METRICS_MAX] = {};
+/* A dense histogram's first entry in metric_dense_hists. */
+const volatile __u32 metric_hist_base[SCRY_METRICS_MAX] = {};
 /* Per syscall number: the mask of the metrics it feeds (bit = metric id). */
 const volatile __u32 metric_sc_mask[SCRY_MAX_SYSCALLS] = {};
 /* SCRY_ML_ADDR: per syscall, 1 + the argument that points to its struct sockaddr (0: none) */
@@ -534,35 +536,29 @@ struct {
 	__type(value, struct scry_metric_bounds);
 } metric_bounds SEC(".maps");
 
-/* Dense metrics (scry_metric_desc.dense): a per-CPU array indexed by the syscall number (0
- * without labels): no key to hash nor compare. */
-struct metric_counter_array {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, SCRY_MAX_SYSCALLS);
-	__type(key, __u32);
-	__type(value, __u64);
+/* Dense metrics (scry_metric_desc.dense): slots indexed by the syscall number (0 without
+ * labels): no key to hash nor compare, one inlined lookup (no map-in-map: an array of maps
+ * costs a lookup and a cache line more per update).  A counter's slots are its row of the
+ * per-CPU table metric_dense_counters, at the metric's index; a histogram's (~0.5 KiB each,
+ * too many for a per-CPU value) SCRY_MAX_SYSCALLS entries of metric_dense_hists from
+ * metric_hist_base[its index] (the dense histograms numbered in the metrics' order). */
+struct metric_dense_row {
+	__u64 slot[SCRY_MAX_SYSCALLS];
 };
 
-struct metric_hist_array {
+struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, SCRY_MAX_SYSCALLS);
+	__uint(max_entries, SCRY_METRICS_MAX);   /* the last dense counter's index + 1 (1 without) */
+	__type(key, __u32);
+	__type(value, struct metric_dense_row);
+} metric_dense_counters SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, SCRY_MAX_SYSCALLS);   /* SCRY_MAX_SYSCALLS a dense histogram (1 without) */
 	__type(key, __u32);
 	__type(value, struct scry_metric_hist);
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
-	__uint(max_entries, SCRY_METRICS_MAX);
-	__type(key, __u32);
-	__array(values, struct metric_counter_array);
-} metric_counter_arrays SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
-	__uint(max_entries, SCRY_METRICS_MAX);
-	__type(key, __u32);
-	__array(values, struct metric_hist_array);
-} metric_hist_arrays SEC(".maps");
+} metric_dense_hists SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

@@ -238,21 +238,21 @@ static __always_inline void metric_dense(__u32 i, __u32 nr, __s64 ret, bool erro
 {
 	const volatile struct scry_metric_desc *d = &metric_desc[metric_idx(i)];
 	__u32 slot = d->labels & SCRY_ML_SYSCALL ? nr : 0;
-	void *inner, *s;
 	__u64 v;
 
 	if (!metric_value(d, ret, error, lat, &v))
 		return;
 	if (d->kind == SCRY_METRIC_HISTOGRAM) {
-		inner = bpf_map_lookup_elem(&metric_hist_arrays, &i);
-		s = inner ? bpf_map_lookup_elem(inner, &slot) : NULL;
-		if (s)
-			hist_add(i, s, v);
+		__u32 k = metric_hist_base[metric_idx(i)] + slot;
+		struct scry_metric_hist *h = bpf_map_lookup_elem(&metric_dense_hists, &k);
+
+		if (h)
+			hist_add(i, h, v);
 	} else {
-		inner = bpf_map_lookup_elem(&metric_counter_arrays, &i);
-		s = inner ? bpf_map_lookup_elem(inner, &slot) : NULL;
-		if (s)
-			*(__u64 *)s += v;
+		struct metric_dense_row *row = bpf_map_lookup_elem(&metric_dense_counters, &i);
+
+		if (row)
+			row->slot[slot & (SCRY_MAX_SYSCALLS - 1)] += v;
 	}
 }
 

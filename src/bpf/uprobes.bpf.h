@@ -26,6 +26,35 @@ struct up_walk {
 	__u32 faults;
 };
 
+/* A user string at pos, as write_user_str (record.bpf.h) writes it, max (with the NUL)
+ * already within 8..SCRY_STR_MAX (kernel/attach.c, up_flags): the mask below proves the
+ * bound to the verifier without a branch, where write_user_str's two clamps split each
+ * string into three states it walks to the end of the operation (13 walks of each string in
+ * line instead of ~4: most of the program's verification). */
+static __always_inline __u32 up_str(__u8 *b, __u32 pos, __u64 uptr, __u32 max, __u32 *faults)
+{
+	long n;
+
+	max = ((max - 1) & (SCRY_STR_MAX - 1)) + 1;
+	if (!uptr) {
+		WR(__u64, b, pos, SCRY_STR8_NULL);
+		return pos + 7;
+	}
+	n = bpf_probe_read_user_str(b + pos, max, (const void *)uptr);
+	if (n < 0) {
+		(*faults)++;
+		WR(__u64, b, pos, SCRY_STR8_FAULT);
+		return pos + 8;
+	}
+	if (n == 0) {   /* "" on kernels before the fix of strncpy_from_user_nofault() */
+		b[pos] = 0;
+		return pos + 1;
+	}
+	if (n == SCRY_STR_MAX)
+		count_truncated();
+	return pos + (__u32)n;
+}
+
 /* Operation i of the walk, written at buf + pos while pos <= limit (a constant: the room
  * past it holds a string or an integer); 1 (the walk stopped, pos past limit) otherwise. */
 static __always_inline long up_op_at(__u32 i, struct up_walk *w, const __u32 limit)
@@ -58,7 +87,7 @@ static __always_inline long up_op_at(__u32 i, struct up_walk *w, const __u32 lim
 	}
 	v >>= (op->shift & 7) * 8;
 	if (op->kind == SCRY_UOP_USTR || op->kind == SCRY_UOP_STACK_STR || op->kind == SCRY_UOP_MEM_STR) {
-		*posp = write_user_str(b, pos, v, op->max, &w->faults);
+		*posp = up_str(b, pos, v, op->max, &w->faults);
 	} else {
 		WR(__u64, b, pos, v);   /* little-endian: the low bytes first */
 		*posp = pos + (op->size & 15);
@@ -66,26 +95,47 @@ static __always_inline long up_op_at(__u32 i, struct up_walk *w, const __u32 lim
 	return 0;
 }
 
-static long up_op_stage(__u32 i, void *data)
-{
-	return up_op_at(i, data, UP_STAGE_HEAD);
-}
-
 static long up_op_area(__u32 i, void *data)
 {
 	return up_op_at(i, data, SCRY_EVENT_MAX);
 }
 
+/* The stage's walk: its first UP_INLINE_OPS operations in line (a function probe's
+ * arguments, most often: no bpf_loop callback, each a BPF-to-BPF call and return, the
+ * return through the CPU's return thunk where the kernel mitigates SRSO or retbleed), the
+ * rest, if any, by bpf_loop. */
+#define UP_INLINE_OPS 4
+
+static long up_op_stage_rest(__u32 i, void *data)
+{
+	return up_op_at(i + UP_INLINE_OPS, data, UP_STAGE_HEAD);
+}
+
+static __always_inline void up_ops_stage(struct up_walk *w, __u32 n)
+{
+#pragma clang loop unroll(full)
+	for (__u32 i = 0; i < UP_INLINE_OPS; i++) {
+		if (i >= n || up_op_at(i, w, UP_STAGE_HEAD))
+			return;
+	}
+	if (n > UP_INLINE_OPS)
+		bpf_loop(n - UP_INLINE_OPS, up_op_stage_rest, w, 0);
+}
+
 static __always_inline int up_write(struct pt_regs *ctx, __u32 slot, const bool usdt)
 {
-	struct task_struct *t = bpf_get_current_task_btf();
+	struct task_struct *t = NULL;
 	struct up_walk w;
 	struct scry_up_desc *d;
 	struct scry_stage *st = NULL;
 	struct area *a;
 	__u32 pos;
 
-	if (!recording() || !target_ok(NULL, &t))
+	/* ctx is the probed thread's user registers at the top of its kernel stack (the trap's
+	 * frame, as a syscall's): the memo's key, which proves current without a helper call
+	 * when the thread's last event on this CPU was its own (target.bpf.h, current_ro); t
+	 * is then for reads only, as in the syscall programs */
+	if (!recording() || !target_ok(ctx, &t))
 		return 0;
 	d = bpf_map_lookup_elem(&uprobes, &slot);
 	if (!d || d->event_id == SCRY_NO_EVENT)   /* disabled, its link on its way out */
@@ -133,7 +183,7 @@ static __always_inline int up_write(struct pt_regs *ctx, __u32 slot, const bool 
 	if (!(d->flags & SCRY_UPD_STRINGS) && (w.buf = stage_begin(&st, UP_STAGE_MAX))) {
 		w.pos = &st->wpos;
 		st->wpos = write_head_nomigr(w.buf, d->event_id, t);
-		bpf_loop(d->nops, up_op_stage, &w, 0);
+		up_ops_stage(&w, d->nops);
 		pos = st->wpos;
 		if (pos <= UP_STAGE_HEAD + SCRY_STR_MAX + 8) {
 			stage_commit(st, pos);

@@ -240,14 +240,17 @@ int scry_probes_detach_tracepoint(struct scry_probes *p, int slot)
 }
 
 /* The descriptor's flags (SCRY_UPD_*), from its operations: what the program must fetch,
- * and whether the event fits the stage (src/bpf/uprobes.bpf.h). */
-static __u8 up_flags(const struct scry_up_desc *d)
+ * and whether the event fits the stage (src/bpf/uprobes.bpf.h); each string's max within
+ * 8..SCRY_STR_MAX, as the program takes it (up_str: no clamp of its own). */
+static __u8 up_flags(struct scry_up_desc *d)
 {
 	unsigned nstr = 0;
 	__u8 f = 0;
 
 	for (unsigned i = 0; i < d->nops && i < SCRY_MAX_UP_OPS; i++) {
-		const struct scry_up_op *op = &d->ops[i];
+		struct scry_up_op *op = &d->ops[i];
+
+		op->max = op->max < 8 ? 8 : op->max > SCRY_STR_MAX ? SCRY_STR_MAX : op->max;
 
 		if (op->kind == SCRY_UOP_USTR || op->kind == SCRY_UOP_STACK_STR || op->kind == SCRY_UOP_MEM_STR)
 			nstr++;

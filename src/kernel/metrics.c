@@ -4,6 +4,7 @@
  * masks filled; the maps' fds and the programs' counters for the readers (see probes.h);
  * the probe of the application's span marks (tracing: parent:) attached. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,34 +64,19 @@ static int sched_text(struct scry_probes *p, char *err, size_t errlen)
 
 /* Before load: the programs' autoload and the load-time settings (the metrics' descriptors
  * and the per-syscall masks among them). */
-/* The inner map templates of probes_prepare_metrics, once the outer maps are made. */
-void probes_close_templates(struct scry_probes *p)
-{
-	for (int i = 0; i < 2; i++) {
-		if (p->tmpl_fds[i] >= 0)
-			close(p->tmpl_fds[i]);
-		p->tmpl_fds[i] = -1;
-	}
-}
-
-void probes_make_templates(struct scry_probes *p)
+void probes_metrics_smallest(struct scry_probes *p)
 {
 	if (p->opts.nmetrics)
 		return;
-	/* one-entry templates of our own (the outer maps stay empty) */
-	p->tmpl_fds[0] = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "scry_tmpl", sizeof(__u32), sizeof(__u64), 1, NULL);
-	p->tmpl_fds[1] = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "scry_tmpl", sizeof(__u32),
-					sizeof(struct scry_metric_hist), 1, NULL);
-	if (p->tmpl_fds[0] >= 0)
-		bpf_map__set_inner_map_fd(p->skel->maps.metric_counter_arrays, p->tmpl_fds[0]);
-	if (p->tmpl_fds[1] >= 0)
-		bpf_map__set_inner_map_fd(p->skel->maps.metric_hist_arrays, p->tmpl_fds[1]);
+	/* the dense metrics' tables at their smallest */
+	bpf_map__set_max_entries(p->skel->maps.metric_dense_counters, 1);
+	bpf_map__set_max_entries(p->skel->maps.metric_dense_hists, 1);
 }
 
 int probes_prepare_metrics(struct scry_probes *p, char *err, size_t errlen)
 {
 	const struct scry_probes_opts *o = &p->opts;
-	uint32_t labels = 0, latency = 0, events = 0;
+	uint32_t labels = 0, latency = 0, events = 0, rows = 1, hists = 0;
 	bool dense_only = true;   /* every syscall metric dense, none a span */
 
 	for (unsigned i = 0; i < SCRY_METRICS_MAX; i++)
@@ -111,7 +97,15 @@ int probes_prepare_metrics(struct scry_probes *p, char *err, size_t errlen)
 		memcpy((void *)&p->skel->rodata->metric_desc[i], &o->metrics[i], sizeof(o->metrics[i]));
 		if (o->metrics[i].event == SCRY_ME_SYSCALL && (!o->metrics[i].dense || o->metrics[i].kind == SCRY_METRIC_SPAN))
 			dense_only = false;
+		if (o->metrics[i].dense && o->metrics[i].kind == SCRY_METRIC_COUNTER)
+			rows = i + 1;
+		if (o->metrics[i].dense && o->metrics[i].kind == SCRY_METRIC_HISTOGRAM)   /* metrics/read.c: the same order */
+			p->skel->rodata->metric_hist_base[i] = hists++ * SCRY_MAX_SYSCALLS;
 	}
+	/* the dense counters' table: a row (8 KiB a CPU) up to the last of them; the dense
+	 * histograms', SCRY_MAX_SYSCALLS entries each */
+	bpf_map__set_max_entries(p->skel->maps.metric_dense_counters, rows);
+	bpf_map__set_max_entries(p->skel->maps.metric_dense_hists, hists ? hists * SCRY_MAX_SYSCALLS : 1);
 	if (o->nmetrics && o->metric_sc)
 		memcpy((void *)p->skel->rodata->metric_sc_mask, o->metric_sc, sizeof(p->skel->rodata->metric_sc_mask));
 	if (labels & SCRY_ML_ADDR)
@@ -142,7 +136,7 @@ int probes_prepare_metrics(struct scry_probes *p, char *err, size_t errlen)
 	for (unsigned i = 0; i < o->nmetrics; i++)
 		spans |= o->metrics[i].kind == SCRY_METRIC_SPAN;
 	/* the maps of what is not measured at their smallest: creating them is ~5 ms of a
-	 * start-up (per-CPU inner map templates, preallocated hashes; probes_make_templates) */
+	 * start-up (per-CPU tables, preallocated hashes; probes_metrics_smallest) */
 	if (!(events & (1u << SCRY_ME_BLOCK_IO)))
 		bpf_map__set_max_entries(p->skel->maps.blk_start, 1);
 	if (!marks)
@@ -179,21 +173,21 @@ int probes_attach_span_mark(struct scry_probes *p, char *err, size_t errlen)
 							     (size_t)m->offset), what, err, errlen);
 }
 
-/* After load: one hash per metric, the bounds of fixed buckets (the descriptors and the
- * per-syscall masks are load-time settings: probes_prepare_metrics). */
+/* After load: one map per metric (a hash; a dense metric's fd is its table's,
+ * metric_dense_counters' row at the metric's index, metric_dense_hists' entries from
+ * metric_hist_base), the bounds of fixed buckets (the descriptors and the per-syscall masks are load-time settings:
+ * probes_prepare_metrics). */
 int probes_install_metrics(struct scry_probes *p, char *err, size_t errlen)
 {
 	const struct scry_probes_opts *o = &p->opts;
 	int ret;
 
-	probes_close_templates(p);
 	if (!o->nmetrics)
 		return 0;
 	for (unsigned i = 0; i < o->nmetrics; i++) {
 		const struct scry_metric_desc *d = &o->metrics[i];
 		bool hist = d->kind == SCRY_METRIC_HISTOGRAM;
-		struct bpf_map *outer = d->dense ? (hist ? p->skel->maps.metric_hist_arrays : p->skel->maps.metric_counter_arrays) :
-				    d->wide ? (hist ? p->skel->maps.metric_hists_wide : p->skel->maps.metric_counters_wide) :
+		struct bpf_map *outer = d->wide ? (hist ? p->skel->maps.metric_hists_wide : p->skel->maps.metric_counters_wide) :
 				    hist ? p->skel->maps.metric_hists : p->skel->maps.metric_counters;
 		LIBBPF_OPTS(bpf_map_create_opts, mo, .map_flags = BPF_F_NO_PREALLOC);
 		char name[16];
@@ -203,16 +197,27 @@ int probes_install_metrics(struct scry_probes *p, char *err, size_t errlen)
 		if (d->kind == SCRY_METRIC_SPAN)    /* written to span_rb: no map of its own */
 			continue;
 		snprintf(name, sizeof(name), "scry_metric%u", i % SCRY_METRICS_MAX);
-		if (d->dense) {
-			mo.map_flags = 0;
-			fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, name, sizeof(__u32),
-					    hist ? sizeof(struct scry_metric_hist) : sizeof(__u64), SCRY_MAX_SYSCALLS, &mo);
-		} else {
-			fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_HASH, name,
-					    d->wide ? sizeof(struct scry_metric_key) : SCRY_METRIC_KEY_NARROW,
-					    hist ? sizeof(struct scry_metric_hist) : sizeof(__u64),
-					    o->metric_max_entries[i], &mo);
+		if (d->dense) {   /* its part of a table (metrics/read.c) */
+			fd = fcntl(bpf_map__fd(hist ? p->skel->maps.metric_dense_hists : p->skel->maps.metric_dense_counters),
+				   F_DUPFD_CLOEXEC, 0);
+			if (fd < 0) {
+				ret = -errno;
+				snprintf(err, errlen, "cannot install metric %u: %s", i, strerror(-ret));
+				return ret;
+			}
+			p->metric_fds[i] = fd;
+			if (d->bucket_type == SCRY_HB_FIXED && o->metric_bounds &&
+			    bpf_map_update_elem(bpf_map__fd(p->skel->maps.metric_bounds), &key, &o->metric_bounds[i], BPF_ANY)) {
+				ret = -errno;
+				snprintf(err, errlen, "cannot install metric %u: %s", i, strerror(-ret));
+				return ret;
+			}
+			continue;
 		}
+		fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_HASH, name,
+				    d->wide ? sizeof(struct scry_metric_key) : SCRY_METRIC_KEY_NARROW,
+				    hist ? sizeof(struct scry_metric_hist) : sizeof(__u64),
+				    o->metric_max_entries[i], &mo);
 		if (fd < 0) {
 			ret = -errno;
 			snprintf(err, errlen, "cannot create the map of metric %u (%u series): %s", i,

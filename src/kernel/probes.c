@@ -194,7 +194,6 @@ static struct scry_probes *probes_new(const struct scry_probes_opts *o, char *er
 	p->opts = *o;
 	p->sys_front[0] = p->sys_front[1] = -1;
 	p->exit_link = -1;
-	p->tmpl_fds[0] = p->tmpl_fds[1] = -1;
 	for (unsigned i = 0; i < SCRY_METRICS_MAX; i++)
 		p->metric_fds[i] = -1;
 	p->links = calloc(MAX_LINKS, sizeof(*p->links));
@@ -417,7 +416,7 @@ static int probes_load_cold(struct scry_probes *p, const char *core_btf, char *e
 	bool installing = false;     /* ri.th runs */
 	int ret;
 
-	probes_make_templates(p);
+	probes_metrics_smallest(p);
 	if ((ret = create_rings(p, o->ring_size, &ri, err, errlen)))
 		goto fail;
 	installing = true;
@@ -583,7 +582,6 @@ void scry_probes_close(struct scry_probes *p)
 	for (unsigned i = 0; i < SCRY_METRICS_MAX; i++)
 		if (p->metric_fds[i] >= 0)
 			close(p->metric_fds[i]);
-	probes_close_templates(p);
 	if (p->warm_prog_fds && p->skel)
 		for (int i = 0; i < p->skel->skeleton->prog_cnt; i++)
 			if (p->warm_prog_fds[i] >= 0)

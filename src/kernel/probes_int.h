@@ -56,7 +56,6 @@ struct scry_probes {
 	bool uprobe_multi;         /* scry_uprobe_multi is loaded (scry_probes_attach_uprobes) */
 	bool memo_by_regs;         /* the memo keeps the current task (untrusted kptr) */
 	int metric_fds[SCRY_METRICS_MAX];   /* inner maps of the metrics, -1: none */
-	int tmpl_fds[2];           /* without metrics: one-entry inner map templates until loaded */
 	pid_t *pid_set_pids;       /* per-process event sets: the process of each slot, 0: free
 				    * (pid_sets.c: the bloom bits of the .bss) */
 	int *perf_fds;             /* the perf counter contexts' events (perf_ctx.c) */
@@ -101,7 +100,6 @@ int probes_attach_front_tp(struct scry_probes *p, int prog_fd, const char *syste
 int probes_attach_front_uprobe(struct scry_probes *p, int prog_fd, const char *path, uint64_t offset, bool ret,
 			       __u64 cookie, const char *what, char *err, size_t errlen);
 /* metrics.c */
-void probes_close_templates(struct scry_probes *p);
 int probes_prepare_metrics(struct scry_probes *p, char *err, size_t errlen);
 int probes_install_metrics(struct scry_probes *p, char *err, size_t errlen);
 /* attach.c: a link of libbpf's, or a link's fd (closed on failure), kept in links; prog
@@ -112,9 +110,9 @@ int probes_add_link(struct scry_probes *p, struct bpf_link *l, const char *what,
 int probes_add_link_fd(struct scry_probes *p, int fd, const char *what, char *err, size_t errlen);
 int probes_attach_prog(struct scry_probes *p, struct bpf_program *prog, const char *system, const char *name,
 		       __u64 cookie, const char *what, char *err, size_t errlen);
-/* metrics.c: the inner map templates of the metrics maps, when there is no metric (before a
- * load here) */
-void probes_make_templates(struct scry_probes *p);
+/* metrics.c: the metrics' tables at their smallest when there is no metric (before a load
+ * here) */
+void probes_metrics_smallest(struct scry_probes *p);
 /* fingerprint.c: everything the load of the prepared object depends on, hashed */
 void probes_fingerprint(const struct scry_probes *p, uint8_t out[SCRY_WARM_FP_BYTES]);
 /* warm.c: should this load ask scryd for its object (o is the kind it may hold, scryd

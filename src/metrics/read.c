@@ -193,11 +193,44 @@ static int read_batched(struct scry_metric_snap *ms, int fd, unsigned ncpus, siz
 	return ret;
 }
 
-/* A dense metric (a per-CPU array by syscall number): the slots that were ever added to. */
-static int read_dense(struct scry_metric_snap *ms, int fd, unsigned ncpus, size_t stride,
+/* A dense counter (metric idx): its row of the kernel's per-CPU table (one slot per syscall
+ * number, src/bpf/maps.bpf.h metric_dense_counters), read in one lookup: the slots that
+ * were ever added to. */
+static int read_dense_row(struct scry_metric_snap *ms, int fd, __u32 idx, unsigned ncpus,
+			  const struct scry_syscall_names *sn, size_t *cap)
+{
+	const size_t row = SCRY_MAX_SYSCALLS * sizeof(uint64_t);   /* a CPU's copy */
+	unsigned nslots = ms->m->desc.labels & SCRY_ML_SYSCALL ? SCRY_MAX_SYSCALLS : 1;
+	uint8_t *values = malloc((size_t)ncpus * row);
+	int ret = 0;
+
+	if (!values)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(fd, &idx, values)) {
+		ms->error = -errno;
+		free(values);
+		return 0;
+	}
+	for (__u32 slot = 0; slot < nslots && !ret; slot++) {
+		struct scry_metric_key key = { .nr = ms->m->desc.labels & SCRY_ML_SYSCALL ? slot : 0 };
+		const uint8_t *v = values + slot * sizeof(uint64_t);   /* CPU c's at v + c * row */
+		bool used = false;
+
+		for (unsigned c = 0; c < ncpus && !used; c++)
+			used = *(const uint64_t *)(v + c * row) != 0;
+		if (used)
+			ret = add_series(ms, &key, v, ncpus, row, sn, cap);
+	}
+	free(values);
+	return ret;
+}
+
+/* A dense histogram: its SCRY_MAX_SYSCALLS entries of the kernel's per-CPU table from base
+ * (one per syscall number, src/bpf/maps.bpf.h metric_dense_hists): the slots that were ever
+ * added to. */
+static int read_dense(struct scry_metric_snap *ms, int fd, __u32 base, unsigned ncpus, size_t stride,
 		      const struct scry_syscall_names *sn, size_t *cap)
 {
-	bool hist = ms->m->desc.kind == SCRY_METRIC_HISTOGRAM;
 	unsigned nslots = ms->m->desc.labels & SCRY_ML_SYSCALL ? SCRY_MAX_SYSCALLS : 1;
 	uint8_t *values = malloc((size_t)ncpus * stride);
 	int ret = 0;
@@ -208,13 +241,14 @@ static int read_dense(struct scry_metric_snap *ms, int fd, unsigned ncpus, size_
 		struct scry_metric_key key = { .nr = ms->m->desc.labels & SCRY_ML_SYSCALL ? slot : 0 };
 		bool used = false;
 
-		if (bpf_map_lookup_elem(fd, &slot, values)) {
+		__u32 k = base + slot;
+
+		if (bpf_map_lookup_elem(fd, &k, values)) {
 			ms->error = -errno;
 			break;
 		}
 		for (unsigned c = 0; c < ncpus && !used; c++)
-			used = hist ? ((const struct scry_metric_hist *)(values + c * stride))->count != 0 :
-				      *(const uint64_t *)(values + c * stride) != 0;
+			used = ((const struct scry_metric_hist *)(values + c * stride))->count != 0;
 		if (used)
 			ret = add_series(ms, &key, values, ncpus, stride, sn, cap);
 	}
@@ -222,7 +256,8 @@ static int read_dense(struct scry_metric_snap *ms, int fd, unsigned ncpus, size_
 	return ret;
 }
 
-static int read_metric(struct scry_metric_snap *ms, int fd, const struct scry_syscall_names *sn)
+/* Metric idx (hbase: its first entry in the dense histograms' table, if it is one). */
+static int read_metric(struct scry_metric_snap *ms, int fd, __u32 idx, __u32 hbase, const struct scry_syscall_names *sn)
 {
 	bool hist = ms->m->desc.kind == SCRY_METRIC_HISTOGRAM;
 	int ncpus = libbpf_num_possible_cpus();
@@ -235,7 +270,8 @@ static int read_metric(struct scry_metric_snap *ms, int fd, const struct scry_sy
 	}
 	stride = (stride + 7) & ~(size_t)7;
 	if (ms->m->desc.dense) {
-		ret = read_dense(ms, fd, (unsigned)ncpus, stride, sn, &cap);
+		ret = hist ? read_dense(ms, fd, hbase, (unsigned)ncpus, stride, sn, &cap) :
+			     read_dense_row(ms, fd, idx, (unsigned)ncpus, sn, &cap);
 		if (!ret)
 			merge_series(ms);
 		return ret;
@@ -251,6 +287,7 @@ static int read_metric(struct scry_metric_snap *ms, int fd, const struct scry_sy
 int scry_metrics_read(const struct scry_metrics_config *c, const int *fds, const struct scry_syscall_names *sn,
 		      struct scry_metrics_snap *out)
 {
+	__u32 hists = 0;
 	int ret = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -259,7 +296,10 @@ int scry_metrics_read(const struct scry_metrics_config *c, const int *fds, const
 	out->n = c->nmetrics;
 	for (size_t i = 0; i < c->nmetrics && !ret; i++) {
 		out->m[i].m = &c->metrics[i];
-		ret = read_metric(&out->m[i], fds[i], sn);
+		ret = read_metric(&out->m[i], fds[i], (__u32)i, hists * SCRY_MAX_SYSCALLS, sn);
+		/* the kernel numbers the dense histograms in the same order (kernel/metrics.c) */
+		if (c->metrics[i].desc.dense && c->metrics[i].desc.kind == SCRY_METRIC_HISTOGRAM)
+			hists++;
 	}
 	if (ret)
 		scry_metrics_snap_free(out);

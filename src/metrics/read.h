@@ -30,7 +30,8 @@ struct scry_metrics_snap {
 	size_t n;
 };
 
-/* fds[i]: metric i's map.  0, or -ENOMEM. */
+/* fds[i]: metric i's map (a dense counter's: the table whose row i is its, kernel/metrics.c).
+ * 0, or -ENOMEM. */
 int scry_metrics_read(const struct scry_metrics_config *c, const int *fds, const struct scry_syscall_names *sn,
 		      struct scry_metrics_snap *out);
 void scry_metrics_snap_free(struct scry_metrics_snap *s);

@@ -4,6 +4,7 @@ around the workload), the metadata's clock block names it, and its offset places
 wall time: babeltrace2 --clock-seconds gives date's own write within a small delta of the time
 date printed.  tai where the kernel has bpf_ktime_get_tai_ns (the refusal tested with
 SCRY_NO_KTIME_TAI=1); the clock is not in the session XML (session.xsd has no place for it)."""
+import json
 import os
 import re
 import subprocess
@@ -24,19 +25,22 @@ def tai_available(scry):
 
 
 @pytest.mark.parametrize("clock", list(CLOCKS))
-def test_clock(daemon, tmp_path, bt2_read, scry, clock):
+def test_clock(daemon, tmp_path, bt2_read, scry, workload, clock):
     if clock == "tai" and not tai_available(scry):
         pytest.skip("this kernel has no bpf_ktime_get_tai_ns (scry list features: ktime_tai no)")
     clk, description = CLOCKS[clock]
     out = tmp_path / "trace"
     daemon.run("create", "c", "--clock", clock, "-o", out)
     daemon.run("enable-event", "-k", "--syscall", "write")
+    loop = workload("uprobe_loop")            # a uprobe's events: the same clock
+    daemon.run("enable-event", "-k", f"--userspace-probe=elf:{loop}:hit", "hit")   # uprobe_uprobe_loop_hit
     daemon.run("add-context", "-k", "-t", "pid")
     if clock != "monotonic":
         assert f"    Clock: {clock}\n" in daemon.run("list", "c").stdout
     daemon.run("start")
     before = time.clock_gettime_ns(clk)
     d = subprocess.run(["/bin/date", "+%s.%N"], capture_output=True, text=True, check=True)
+    lp = subprocess.run([loop, "3"], capture_output=True, text=True, check=True)
     after = time.clock_gettime_ns(clk)
     daemon.run("stop")
     printed = float(d.stdout)
@@ -50,6 +54,9 @@ def test_clock(daemon, tmp_path, bt2_read, scry, clock):
     mine = [e for e in tr.events if e["name"] == "syscall_entry_write" and e["fields"]["count"] == len(d.stdout)
             and before <= e["ts"] <= after]
     assert len(mine) >= 1, [e["ts"] for e in tr.events][:5] + [before, after]
+    pid = json.loads(lp.stdout)["pid"]
+    hits = [e["ts"] for e in tr.events if e["name"] == "uprobe_uprobe_loop_hit" and e["pid"] == pid]
+    assert len(hits) == 3 and all(before <= ts <= after for ts in hits), hits + [before, after]
     # wall time: babeltrace2 places date's write next to the time date printed
     bt = subprocess.run(["babeltrace2", "--clock-seconds", str(out)], capture_output=True, text=True, check=True)
     assert bt.stderr == ""

@@ -287,14 +287,41 @@ def test_insert_failures_not_overflow(serve, tmp_path):
     print(f"{len(series)} series kept, {nomem:.0f} lost to ENOMEM, overflow 0")
 
 
+DENSE_CONFIG = """
+metrics:
+  counters:
+    - name: scry_syscalls_total
+      labels: [{name: syscall, source: syscall}, {name: comm, source: comm}]
+    - name: t_dense_by_syscall_total
+      labels: [{name: syscall, source: syscall}]
+    - name: t_dense_getppid_total
+      syscalls: [getppid]
+  histograms:
+    - name: t_dense_latency_seconds
+      bucket_min: 0
+      bucket_max: 40
+      bucket_multiplier: 0.000000001
+      labels: [{name: syscall, source: syscall}]
+    - name: t_dense_getppid_seconds
+      bucket_min: 0
+      bucket_max: 40
+      bucket_multiplier: 0.000000001
+      syscalls: [getppid]
+"""
+
+
 def test_pid_tracker(serve, workload, tmp_path):
     """-p: the followed process and its children only; the same workload run beside it,
-    not followed, is not counted."""
+    not followed, is not counted.  Counters and histograms keyed by the syscall alone (or
+    nothing) are dense (parts of the kernel's per-CPU tables, after a keyed metric): exact
+    too."""
     n2 = 777
+    config = tmp_path / "dense.yaml"
+    config.write_text(DENSE_CONFIG)
     follow = subprocess.Popen(["sh", "-c", "read x; exec \"$@\"", "sh"] + wl_cmd(workload),
                               stdin=subprocess.PIPE, text=True)
     try:
-        s = serve(EXAMPLE, "-p", str(follow.pid))
+        s = serve(config, "-p", str(follow.pid))
         subprocess.run([workload("metrics_wl"), str(n2), "0", "0", "0"], check=True)
         follow.stdin.write("go\n")
         follow.stdin.close()
@@ -302,6 +329,20 @@ def test_pid_tracker(serve, workload, tmp_path):
         ss, text = s.wait_for(wl_done)
         assert value(ss, "scry_syscalls_total", syscall="getppid", comm="metrics_wl") == N_GETPPID
         assert {l["comm"] for n, l, _ in ss if n == "scry_syscalls_total"} <= {"sh", "metrics_wl"}, text
+        assert value(ss, "t_dense_by_syscall_total", syscall="getppid") == N_GETPPID, text
+        assert value(ss, "t_dense_by_syscall_total", syscall="write") == W_WRITES, text
+        assert value(ss, "t_dense_getppid_total") == N_GETPPID, text
+        # dense histograms (the first and second of their table): every getppid measured
+        assert value(ss, "t_dense_latency_seconds_count", syscall="getppid") == N_GETPPID, text
+        assert value(ss, "t_dense_latency_seconds_bucket", syscall="getppid", le="+Inf") == N_GETPPID, text
+        assert value(ss, "t_dense_getppid_seconds_count") == N_GETPPID, text
+        assert value(ss, "t_dense_getppid_seconds_bucket", le="+Inf") == N_GETPPID, text
+        # the dense counter's series are the keyed one's, summed over comm
+        by_sc = {}
+        for n, l, v in ss:
+            if n == "scry_syscalls_total":
+                by_sc[l["syscall"]] = by_sc.get(l["syscall"], 0) + v
+        assert {l["syscall"]: v for n, l, v in ss if n == "t_dense_by_syscall_total"} == by_sc, text
     finally:
         if follow.poll() is None:
             follow.kill()

@@ -595,10 +595,11 @@ static __always_inline __u32 procname_offset(void)
 	return off;
 }
 
-/* The same, stamped now, in a program run with migration disabled (see write_head_at_m). */
+/* The same, stamped now (the session's clock), in a program run with migration disabled
+ * (see write_head_at_m). */
 static __always_inline __u32 write_head_nomigr(__u8 *b, __u16 id, struct task_struct *t)
 {
-	return write_head_at_m(b, id, t, bpf_ktime_get_ns(), 1);
+	return write_head_at_m(b, id, t, scry_now(), 1);
 }
 
 /* The same, stamped now. */
