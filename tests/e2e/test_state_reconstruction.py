@@ -225,13 +225,19 @@ def check(a, truth):
 
 
 def test_record_command(scry, workload, tmp_path):
-    out, rep = tmp_path / "t", tmp_path / "report"
-    p = subprocess.run([scry, "record", "-q", "-o", str(out), "--", workload("state_truth"), "cmd", str(rep)],
-                       capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
-    assert p.returncode == 0, p.stderr
-    truth = json.loads(rep.read_text())
-    a, discarded = analyse(out)
-    assert discarded == 0, "events were lost: the counts cannot be exact"
+    # exact counts need a trace without loss; on a busy machine an event whose program was
+    # preempted by another's on its CPU is dropped (counted, reported: babeltrace2's discarded
+    # events): one more run then, never more
+    for attempt in range(2):
+        out, rep = tmp_path / f"t{attempt}", tmp_path / f"report{attempt}"
+        p = subprocess.run([scry, "record", "-q", "-o", str(out), "--", workload("state_truth"), "cmd", str(rep)],
+                           capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+        assert p.returncode == 0, p.stderr
+        truth = json.loads(rep.read_text())
+        a, discarded = analyse(out)
+        if discarded == 0:
+            break
+    assert discarded == 0, f"events were lost in both runs ({discarded}): the counts cannot be exact"
     check(a, truth)
 
 

@@ -151,7 +151,9 @@ def test_count_times_calls_that_leave_the_cpu(scry, cwd, tmp_path):
             if len(f) >= 5 and re.match(r"^[\d.]+$", f[0]) and f[3].isdigit()}
     nap = rows["clock_nanosleep"]
     assert int(nap[3]) == 2 and 0.5 <= float(nap[1]) < 5, nap
-    assert 0.5 <= float(rows["wait4"][1]) < 5, rows["wait4"]
+    # the parent waits from its wait4's entry, which a busy machine may delay past the
+    # child's first moments of sleep (seen: 0.4987 s): the children's own sleeps are exact
+    assert 0.45 <= float(rows["wait4"][1]) < 5, rows["wait4"]
     assert int(rows["execve"][3]) == 3 and float(rows["execve"][1]) < 0.5, rows["execve"]
 
 
