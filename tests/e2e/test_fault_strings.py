@@ -139,14 +139,19 @@ def test_repeat_no_fault_no_stale(scry, tmp_path, record):
 def test_entry_waiting_at_stop_is_counted(scry, workload, tmp_path):
     """A call that blocks with an entry kept for its exit when recording stops: lost, and
     counted as such (the workload kills it after scry has stopped)."""
-    data = tmp_path / "data"
-    data.mkdir()
-    out = tmp_path / "trace"
-    p = subprocess.run([scry, "record", "-q", "-o", str(out), "--duration", "1", "--",
-                        workload("fault_strings"), "-b", data], capture_output=True, text=True,
-                       timeout=120, stdin=subprocess.DEVNULL)
-    assert p.returncode == 0, p.stderr
-    seen = json.loads(p.stdout.strip().splitlines()[-1])
+    # exactly the one entry: a run that also drops an event of its own (a program preempted
+    # by the other process's on its CPU, counted as well; seen once in CI) is run again, once
+    for attempt in range(2):
+        data = tmp_path / f"data{attempt}"
+        data.mkdir()
+        out = tmp_path / f"trace{attempt}"
+        p = subprocess.run([scry, "record", "-q", "-o", str(out), "--duration", "1", "--",
+                            workload("fault_strings"), "-b", data], capture_output=True, text=True,
+                           timeout=120, stdin=subprocess.DEVNULL)
+        assert p.returncode == 0, p.stderr
+        seen = json.loads(p.stdout.strip().splitlines()[-1])
+        if re.search(r"events recorded, 1 discarded", p.stderr):
+            break
     assert re.search(r"events recorded, 1 discarded", p.stderr), p.stderr
     tr = read_trace(out)
     child = [e for e in tr.events if e["pid"] == seen["child"]]
