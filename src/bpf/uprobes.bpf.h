@@ -26,33 +26,14 @@ struct up_walk {
 	__u32 faults;
 };
 
-/* A user string at pos, as write_user_str (record.bpf.h) writes it, max (with the NUL)
- * already within 8..SCRY_STR_MAX (kernel/attach.c, up_flags): the mask below proves the
+/* A user string at pos, as write_user_str writes it (record.bpf.h: put_user_str), max (with
+ * the NUL) already within 8..SCRY_STR_MAX (kernel/attach.c, up_flags): the mask below proves the
  * bound to the verifier without a branch, where write_user_str's two clamps split each
  * string into three states it walks to the end of the operation (13 walks of each string in
  * line instead of ~4: most of the program's verification). */
 static __always_inline __u32 up_str(__u8 *b, __u32 pos, __u64 uptr, __u32 max, __u32 *faults)
 {
-	long n;
-
-	max = ((max - 1) & (SCRY_STR_MAX - 1)) + 1;
-	if (!uptr) {
-		WR(__u64, b, pos, SCRY_STR8_NULL);
-		return pos + 7;
-	}
-	n = bpf_probe_read_user_str(b + pos, max, (const void *)uptr);
-	if (n < 0) {
-		(*faults)++;
-		WR(__u64, b, pos, SCRY_STR8_FAULT);
-		return pos + 8;
-	}
-	if (n == 0) {   /* "" on kernels before the fix of strncpy_from_user_nofault() */
-		b[pos] = 0;
-		return pos + 1;
-	}
-	if (n == SCRY_STR_MAX)
-		count_truncated();
-	return pos + (__u32)n;
+	return put_user_str(b, pos, uptr, ((max - 1) & (SCRY_STR_MAX - 1)) + 1, faults);
 }
 
 /* Operation i of the walk, written at buf + pos while pos <= limit (a constant: the room

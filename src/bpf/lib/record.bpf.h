@@ -635,14 +635,12 @@ static __always_inline __u32 head_size(void)
 #endif
 #define SCRY_STR8_NULL  0x0000296c6c756e28ULL    /* "(null)\0\0", little-endian */
 #define SCRY_STR8_FAULT 0x0029746c75616628ULL    /* "(fault)\0" */
-static __always_inline __u32 write_user_str(__u8 *b, __u32 pos, __u64 uptr, __u32 max, __u32 *faults)
+/* The string itself, max already within 8..SCRY_STR_MAX as the caller proved it (the clamps
+ * below, or uprobes.bpf.h's mask). */
+static __always_inline __u32 put_user_str(__u8 *b, __u32 pos, __u64 uptr, __u32 max, __u32 *faults)
 {
 	long n;
 
-	if (max > SCRY_STR_MAX)
-		max = SCRY_STR_MAX;
-	if (max < 8)
-		max = 8;
 	/* "(null)" and "(fault)" with their NUL, each one 8-byte store (a byte store each
 	 * from memcpy: ~2.7k of the ~22k instructions sys_enter's verification goes through;
 	 * "(null)"'s eighth byte lies past the string's end, inside the room max holds) */
@@ -663,4 +661,13 @@ static __always_inline __u32 write_user_str(__u8 *b, __u32 pos, __u64 uptr, __u3
 	if (n == SCRY_STR_MAX)
 		count_truncated();
 	return pos + (__u32)n;
+}
+
+static __always_inline __u32 write_user_str(__u8 *b, __u32 pos, __u64 uptr, __u32 max, __u32 *faults)
+{
+	if (max > SCRY_STR_MAX)
+		max = SCRY_STR_MAX;
+	if (max < 8)
+		max = 8;
+	return put_user_str(b, pos, uptr, max, faults);
 }
