@@ -145,6 +145,15 @@ static void target_ended(void *ctx, pid_t pid)
 	}
 }
 
+/* A --duration counts from the switch's instant, not from here: the statedump (which runs once
+ * recording is on) and the pump's start would otherwise lengthen it (1.044 s for 1 s seen). */
+static uint64_t duration_left(const struct scry_session *s, uint64_t duration_ns)
+{
+	uint64_t done = scry_session_elapsed_ns(s);
+
+	return done < duration_ns ? duration_ns - done : 0;
+}
+
 int scry_session_run(struct scry_session *s, const struct scry_run_opts *o, struct scry_run_end *end,
 		     char *err, size_t errlen)
 {
@@ -159,7 +168,7 @@ int scry_session_run(struct scry_session *s, const struct scry_run_opts *o, stru
 	}
 	if ((ret = scry_session_pump_start(s, r.loop, o->max_poll_delay_ns, o->after_poll, o->ctx, &r.pump)) < 0 ||
 	    (o->every_second && (ret = scry_loop_timer(r.loop, SECOND, second_tick, &r)) < 0) ||
-	    (o->duration_ns && (ret = scry_loop_timer(r.loop, o->duration_ns, deadline, &r)) < 0))
+	    (o->duration_ns && (ret = scry_loop_timer(r.loop, duration_left(s, o->duration_ns), deadline, &r)) < 0))
 		goto fail;
 	if (o->child > 0 && (ret = scry_loop_pid(r.loop, o->child, child_ended, &r)) < 0)
 		goto fail;

@@ -248,6 +248,13 @@ int scry_session_enable_channel(struct scry_session *s, const char *channel, boo
 	return 0;
 }
 
+uint64_t scry_session_elapsed_ns(const struct scry_session *s)
+{
+	uint64_t now = session_now(s);
+
+	return s->start_ts && now > s->start_ts ? now - s->start_ts : 0;
+}
+
 int scry_session_start(struct scry_session *s, char *err, size_t errlen)
 {
 	int ret;

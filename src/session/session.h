@@ -381,6 +381,9 @@ uint64_t scry_session_live_period_ns(const struct scry_session *s);
  * no channel has one).  The pump runs it. */
 uint64_t scry_session_switch_tick(struct scry_session *s, uint64_t now);
 bool scry_session_has_switch_timer(const struct scry_session *s);
+/* Time since the switch turned recording on (0 before): what a --duration counts from, the
+ * statedump that follows the switch included. */
+uint64_t scry_session_elapsed_ns(const struct scry_session *s);
 /* LTTng's monitor timer: channel's buffer usage now (its fullest CPU ring: bytes not yet
  * consumed, of size).  -ENOENT: no such loaded channel. */
 int scry_session_channel_usage(struct scry_session *s, const char *channel, uint64_t *used, uint64_t *size);
