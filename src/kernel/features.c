@@ -126,12 +126,11 @@ int scry_features_find_wanted(const struct btf *btf, const char *name, int kind)
 	return id > 0 ? id : -ENOENT;
 }
 
-/* btf__find_by_name_kind's answer: from the one walk for the kernel's BTF and a wanted name */
+/* btf__find_by_name_kind's answer: btf_share.c's definition, linked with this file, takes it
+ * from the one walk for the kernel's BTF and a wanted name, else asks libbpf's */
 static int find_kind(const struct btf *btf, const char *name, int kind)
 {
-	int id = scry_features_find_wanted(btf, name, kind);
-
-	return id ? id : btf__find_by_name_kind(btf, name, kind);
+	return btf__find_by_name_kind(btf, name, kind);
 }
 
 static bool btf_has(const struct btf *btf, const char *name, int kind)
