@@ -122,6 +122,16 @@ int BPF_PROG(scry_exit, struct task_struct *p)
 	return 0;
 }
 
+/* Every task's exit, before its stack and task_struct can be freed and reused: the memos
+ * filled before prove nothing from now on (struct scry_memo; attached first, detached
+ * last: src/kernel/attach.c). */
+SEC("tp_btf/sched_process_exit") SCRY_LANE(0)
+int BPF_PROG(scry_memo_exit, struct task_struct *p)
+{
+	target_gen_bump();
+	return 0;
+}
+
 SEC("tp_btf/sched_process_fork") SCRY_LANE(0)
 int BPF_PROG(scry_fork_write, struct task_struct *parent, struct task_struct *child)
 {

@@ -228,10 +228,17 @@ struct {
 	__type(value, struct scry_stage);
 } stages SEC(".maps");
 
-/* Generation of `tracked`: bumped whenever a tgid is added (by user space: + 1 << 32), so
- * that the per-CPU memo below never keeps a stale "not followed" answer.  A global of .bss,
- * not a map: one load where the memo is checked (an array lookup was nine instructions). */
+/* Generation of `tracked` and of the tasks: bumped whenever a tgid is added (by user space:
+ * + 1 << 32), so that the per-CPU memo below never keeps a stale "not followed" answer, and
+ * with memo_by_gen at every task's exit (scry_memo_exit), so that a memo filled before
+ * proves nothing about a task that may have been freed since.  A global of .bss, not a
+ * map: one load where the memo is checked (an array lookup was nine instructions). */
 volatile __u64 tracked_gen = 0;
+
+/* Set by user space when scry_memo_exit is attached before any program that reads the memo
+ * (src/kernel/trackers.c): a memo hit is then proved by its registers and generation alone
+ * (target.bpf.h, memo_current), and its copies of the task's ids are used (memo_of). */
+const volatile __u8 memo_by_gen = 0;
 
 /* The current task's memo on this CPU (struct scry_memo in scry_abi.h): consecutive events
  * mostly come from the same task, and a per-CPU array read is far cheaper than a helper

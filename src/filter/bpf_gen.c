@@ -392,9 +392,12 @@ static void count_nested(struct gen *g)
 }
 
 /* The current task into TASK_OFF.  A syscall front with the memo (struct scry_memo) takes
- * it from there when the memo's registers are this call's and its task still owns its
- * stack and has not exited (an untrusted pointer: reads are checked); else from the
- * helper, and fills the memo's identity for the next event (its target answer voided). */
+ * it from there when the memo's registers are this call's and, with memo_gen, the
+ * generation is the memo's (no task has exited since it was filled), else when its task
+ * still owns its stack and has not exited (an untrusted pointer: reads are checked); else
+ * from the helper, and fills the memo's identity for the next event (with memo_gen, as of
+ * the generation read before), its target answer and ids voided (the dispatcher's to
+ * make: target.bpf.h). */
 static void current_task(struct gen *g)
 {
 	const struct fgen_target *t = g->t;
@@ -414,16 +417,29 @@ static void current_task(struct gen *g)
 	call(g, BPF_FUNC_map_lookup_elem);
 	stx(g, BPF_DW, FP, R0, SCR1_OFF);
 	jmp_imm(g, BPF_JEQ, R0, 0, slow);
+	if (t->memo_gen) {                               /* the generation, before anything */
+		put(g, BPF_LD | BPF_DW | BPF_IMM, R4, BPF_PSEUDO_MAP_VALUE, 0, t->waiting_fd);
+		put(g, 0, 0, 0, 0, (int32_t)t->gen_off);
+		ldx(g, BPF_DW, R4, R4, 0);
+		stx(g, BPF_DW, FP, R4, SCR2_OFF);
+	}
 	ldx(g, BPF_DW, R1, R6, 0);                       /* the pt_regs argument */
 	ldx(g, BPF_DW, R2, R0, MEMO(regs));
 	jmp_reg(g, BPF_JNE, R1, R2, slow);
-	ldx(g, BPF_DW, R3, R0, MEMO(task));
-	jmp_imm(g, BPF_JEQ, R3, 0, slow);
-	ldx(g, BPF_DW, R4, R3, t->task_stack_off);
-	ldx(g, BPF_DW, R5, R0, MEMO(stack));
-	jmp_reg(g, BPF_JNE, R4, R5, slow);
-	ldx(g, BPF_W, R4, R3, t->task_exit_state_off);
-	jmp_imm(g, BPF_JNE, R4, 0, slow);
+	if (t->memo_gen) {
+		ldx(g, BPF_DW, R5, R0, MEMO(task_gen));
+		jmp_reg(g, BPF_JNE, R4, R5, slow);
+		ldx(g, BPF_DW, R3, R0, MEMO(task));
+		jmp_imm(g, BPF_JEQ, R3, 0, slow);
+	} else {
+		ldx(g, BPF_DW, R3, R0, MEMO(task));
+		jmp_imm(g, BPF_JEQ, R3, 0, slow);
+		ldx(g, BPF_DW, R4, R3, t->task_stack_off);
+		ldx(g, BPF_DW, R5, R0, MEMO(stack));
+		jmp_reg(g, BPF_JNE, R4, R5, slow);
+		ldx(g, BPF_W, R4, R3, t->task_exit_state_off);
+		jmp_imm(g, BPF_JNE, R4, 0, slow);
+	}
 	stx(g, BPF_DW, FP, R3, TASK_OFF);
 	ja(g, have);
 	label_here(g, slow);
@@ -436,7 +452,12 @@ static void current_task(struct gen *g)
 	stx(g, BPF_DW, R1, R0, MEMO(task));
 	ldx(g, BPF_DW, R3, R0, t->task_stack_off);
 	stx(g, BPF_DW, R1, R3, MEMO(stack));
-	st_imm(g, BPF_DW, R1, MEMO(gen), -1);            /* SCRY_MEMO_NO_GEN */
+	if (t->memo_gen) {
+		ldx(g, BPF_DW, R2, FP, SCR2_OFF);
+		stx(g, BPF_DW, R1, R2, MEMO(task_gen));
+	}
+	st_imm(g, BPF_DW, R1, MEMO(gen), -1);            /* SCRY_MEMO_NO_GEN: no answer */
+	st_imm(g, BPF_DW, R1, MEMO(ids_gen), -1);        /* the ids are another task's */
 	label_here(g, have);
 }
 

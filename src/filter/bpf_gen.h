@@ -116,8 +116,10 @@ struct fgen_target {
 	struct fgen_pid_layout pid;
 	bool memo;                 /* FGEN_SRC_SYSCALL_BTF: the current task from the memo map */
 	int memo_fd;               /* (struct scry_memo, its kptr usable) when the registers */
-	int16_t task_stack_off;    /* match; task_struct.stack and .exit_state prove it */
+	int16_t task_stack_off;    /* match; task_struct.stack and .exit_state prove it, or */
 	int16_t task_exit_state_off;
+	bool memo_gen;             /* the generation (the u64 at gen_off in waiting_fd's map, */
+	uint32_t gen_off;          /* the .bss: tracked_gen) does: rodata memo_by_gen */
 };
 
 /* What a syscall front does for a number. */

@@ -410,8 +410,11 @@ static int attach_loaded(struct scry_probes *p, struct bpf_program *prog, const 
 
 int scry_probes_attach(struct scry_probes *p, char *err, size_t errlen)
 {
-	int ret = 0;
+	/* before any program that fills the memo: its hits are proved by the exits seen */
+	int ret = attach_loaded(p, p->skel->progs.scry_memo_exit, "tp_btf/sched_process_exit (memo)", err, errlen);
 
+	if (ret)
+		return ret;
 	if (p->opts.syscalls && p->opts.live_filters) {
 		/* the dispatchers, their doors set for the fronts (fronts.c) */
 		ret = probes_attach_doors(p, err, errlen);

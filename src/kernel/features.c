@@ -416,6 +416,13 @@ size_t scry_features_probe(struct scry_feature_report *out, size_t max)
 	    "task memo keyed by the syscall's registers (no helper call per event)",
 	    "task memo keyed by tgid", "%s%s", kptr ? "a per-CPU map with a kptr accepted" : "per-CPU kptr map refused",
 	    ov->no_kptr ? " (SCRY_NO_KPTR set)" : "");
+	bool exit_hook = kptr && scry_feature_tp_btf(vm, "sched_process_exit");
+	ADD("memo_gen", exit_hook && !ov->no_kptr && !ov->no_memo_gen,
+	    "a task memo hit proved by the exits' generation (no load through the task)",
+	    "a task memo hit proved through the task (its stack and exit state)", "%s%s",
+	    exit_hook ? "btf_trace_sched_process_exit in kernel BTF and the memo's kptr" :
+	    kptr ? "no btf_trace_sched_process_exit in kernel BTF" : "no task memo keyed by registers",
+	    ov->no_memo_gen ? " (SCRY_NO_MEMO_GEN set)" : ov->no_kptr ? " (SCRY_NO_KPTR set)" : "");
 	int strnstr = scry_feature_strnstr(vm);
 	ADD("strnstr", strnstr && !ov->no_strnstr, "filter globs with a star inside run in the kernel",
 	    "filter globs with a star inside run in user space", "%s%s",

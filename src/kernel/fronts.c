@@ -109,6 +109,8 @@ int scry_probes_filter_target(struct scry_probes *p, unsigned kind, struct fgen_
 	t->memo_fd = bpf_map__fd(p->skel->maps.memo);
 	t->task_stack_off = p->layout.stack_off;
 	t->task_exit_state_off = p->layout.exit_state_off;
+	t->memo_gen = t->memo && p->skel->rodata->memo_by_gen;
+	t->gen_off = (uint32_t)((char *)&p->skel->bss->tracked_gen - (char *)p->skel->bss);
 	return 0;
 }
 

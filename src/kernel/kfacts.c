@@ -66,6 +66,7 @@ static void find(struct scry_kfacts *f)
 	f->btf = vm != NULL;
 	f->tp_sys_enter = scry_feature_tp_btf(vm, "sys_enter");
 	f->tp_fork = scry_feature_tp_btf(vm, "sched_process_fork");
+	f->tp_exit = scry_feature_tp_btf(vm, "sched_process_exit");
 	f->prepare_exec = scry_feature_prepare_exec(vm);
 	f->btf_exit = scry_feature_exit_record(vm);
 	f->uprobe_multi = scry_feature_uprobe_multi(vm);

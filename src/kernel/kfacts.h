@@ -12,7 +12,8 @@
 
 struct scry_kfacts {
 	bool btf;                     /* /sys/kernel/btf/vmlinux parsed */
-	bool tp_sys_enter, tp_fork;   /* BTF tracepoints sys_enter, sched_process_fork */
+	bool tp_sys_enter, tp_fork;   /* BTF tracepoints sys_enter, sched_process_fork, */
+	bool tp_exit;                 /* sched_process_exit */
 	bool prepare_exec;            /* scry_feature_prepare_exec */
 	bool btf_exit;                /* scry_feature_btf_exit, without SCRY_NO_BTF_EXIT */
 	bool uprobe_multi;

@@ -51,13 +51,17 @@ int probes_fill_trackers(struct scry_probes *p, const struct scry_probes_opts *o
 
 /* The memo map (struct scry_memo): with its kptr as the object declares it, or, on a
  * kernel without untrusted kptrs (or SCRY_NO_KPTR=1, for tests), created here without BTF
- * and used by tgid only (rodata memo_by_regs = 0). */
+ * and used by tgid only (rodata memo_by_regs = 0).  With the registers, hits proved by the
+ * exits' generation (memo_by_gen: scry_memo_exit, attached first) where sched_process_exit
+ * has its BTF tracepoint (SCRY_NO_MEMO_GEN=1: through the task, for tests). */
 int probes_prepare_memo(struct scry_probes *p, char *err, size_t errlen)
 {
 	int fd, ret;
 
 	p->memo_by_regs = !scry_overrides()->no_kptr && scry_kfacts()->kptr_untrusted;
 	p->skel->rodata->memo_by_regs = p->memo_by_regs;
+	p->skel->rodata->memo_by_gen = p->memo_by_regs && scry_kfacts()->tp_exit && !scry_overrides()->no_memo_gen;
+	bpf_program__set_autoload(p->skel->progs.scry_memo_exit, p->skel->rodata->memo_by_gen);
 	if (p->memo_by_regs)
 		return 0;
 	fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "memo", 4, sizeof(struct scry_memo), 1, NULL);

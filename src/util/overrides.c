@@ -26,6 +26,7 @@ void scry_overrides_read(struct scry_overrides *o)
 	o->cache_dir = path_or_null("SCRY_CACHE_DIR");
 	o->rundir = path_or_null("SCRY_RUNDIR");
 	o->no_kptr = getenv("SCRY_NO_KPTR") != NULL;
+	o->no_memo_gen = getenv("SCRY_NO_MEMO_GEN") != NULL;
 	o->no_strnstr = getenv("SCRY_NO_STRNSTR") != NULL;
 	o->no_prepare_exec = getenv("SCRY_NO_PREPARE_EXEC") != NULL;
 	o->no_btf_exit = getenv("SCRY_NO_BTF_EXIT") != NULL;

@@ -16,6 +16,8 @@ struct scry_overrides {
 	const char *rundir;             /* SCRY_RUNDIR: scryd's run directory (/run/scry); "" = default */
 	/* kernel features taken as absent (the fallback's path, for tests and comparisons) */
 	bool no_kptr;                   /* SCRY_NO_KPTR: task memo keyed by tgid, not registers */
+	bool no_memo_gen;               /* SCRY_NO_MEMO_GEN: a memo hit proved through the task, not
+	                                   by the exits' generation */
 	bool no_strnstr;                /* SCRY_NO_STRNSTR: star-inside globs decided in user space */
 	bool no_prepare_exec;           /* SCRY_NO_PREPARE_EXEC: execve entry rebuilt from the new image */
 	bool no_btf_exit;               /* SCRY_NO_BTF_EXIT: sched_process_exit from tracefs */

@@ -1,14 +1,14 @@
 """tests/e2e/test_features.py — `scry list features` on this machine (issue 12): one row per
 feature, each answer checked against what the kernel shows independently (its files and
 sysctls), and the forced fallbacks (SCRY_NO_KPTR, SCRY_NO_STRNSTR, SCRY_NO_PREPARE_EXEC,
-SCRY_NO_BTF_EXIT)."""
+SCRY_NO_BTF_EXIT, SCRY_NO_MEMO_GEN)."""
 import os
 import re
 import subprocess
 from pathlib import Path
 
 ROW = re.compile(r"^(\S+) +(yes|no) +(.*?)  \[(.+)\]$")
-NAMES = ["btf", "ringbuf", "tp_btf", "kptr_untrusted", "strnstr", "prepare_exec", "btf_exit", "ktime_tai", "bpf_iter",
+NAMES = ["btf", "ringbuf", "tp_btf", "kptr_untrusted", "memo_gen", "strnstr", "prepare_exec", "btf_exit", "ktime_tai", "bpf_iter",
          "uprobe_multi", "kprobes", "fentry", "perf_events", "bpf_stats"]
 
 
@@ -38,6 +38,9 @@ def test_features_match_the_kernel(scry):
     stats = Path("/proc/sys/kernel/bpf_stats_enabled").read_text().strip()
     assert f["bpf_stats"] == (stats == "1", f["bpf_stats"][1], f"kernel.bpf_stats_enabled = {stats}")
     assert f["ringbuf"][0] and f["tp_btf"][0]      # scry records on this machine at all
+    # the memo's exit hook: sched_process_exit's BTF tracepoint, which tracefs lists too
+    assert f["memo_gen"][0] == (f["kptr_untrusted"][0] and
+                                Path("/sys/kernel/tracing/events/sched/sched_process_exit").exists())
     if not f["fentry"][0]:
         assert re.match(r"(loading|attaching) a fentry program: ", f["fentry"][2])
     release = tuple(int(x) for x in re.match(r"(\d+)\.(\d+)", os.uname().release).groups())
@@ -50,6 +53,9 @@ def test_forced_fallbacks(scry):
     assert f["ktime_tai"] == (False, "create --clock tai refused", "SCRY_NO_KTIME_TAI set")
     assert f["kptr_untrusted"][:2] == (False, "task memo keyed by tgid")
     assert f["kptr_untrusted"][2].endswith("(SCRY_NO_KPTR set)")
+    assert f["memo_gen"][:2] == (False, "a task memo hit proved through the task (its stack and exit state)")
+    assert f["memo_gen"][2].endswith("(SCRY_NO_KPTR set)")
+    assert features(scry, SCRY_NO_MEMO_GEN="1")["memo_gen"][2].endswith("(SCRY_NO_MEMO_GEN set)")
     assert f["strnstr"][:2] == (False, "filter globs with a star inside run in user space")
     assert f["prepare_exec"][:2] == (False, "a deferred execve entry rebuilt from the new image")
     assert f["btf_exit"] == (False, "sched_process_exit through its tracefs tracepoint (its detach waits ~2 RCU "

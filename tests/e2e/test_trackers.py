@@ -283,6 +283,9 @@ MEMO_WAYS = {
     "tracker": (["--track-uid", "65534"], None),
     "filter": (["--filter", "$ctx.uid == 65534"], None),
     "tracker-without-kptr": (["--track-uid", "65534"], {"SCRY_NO_KPTR": "1"}),
+    "tracker-through-task": (["--track-uid", "65534"], {"SCRY_NO_MEMO_GEN": "1"}),
+    # a front that lets every event through fills the memo's identity, not its answer
+    "tracker-behind-front": (["--track-uid", "65534", "--filter", "$ctx.tid != 0"], None),
 }
 
 
@@ -316,6 +319,29 @@ def test_memo_stack_reuse(scry, workload, tmp_path, way):
     for k in odd:
         assert [e["name"] for e in by_pid[k]] == ["syscall_entry_getppid", "syscall_exit_getppid"] * 5, k
         assert {e["ctx"]["uid"] for e in by_pid[k]} == {65534}
+
+
+@pytest.mark.parametrize("env", [None, {"SCRY_NO_MEMO_GEN": "1"}], ids=["by-generation", "through-task"])
+def test_memo_ids_stack_reuse(scry, workload, tmp_path, env):
+    """System-wide, the memo also keeps the ids the header writes (pid, tid, ppid, vpid, vtid,
+    vppid), valid until a task exits: children made one after the other on CPU 0 mostly get
+    their reaped sibling's kernel stack, yet each child's 5 getppid calls carry its own ids
+    and no other's (proved by the exits' generation, or, SCRY_NO_MEMO_GEN, by the task's
+    stack and exit state)."""
+    if (os.cpu_count() or 1) < 2:
+        pytest.skip("needs 2 CPUs")
+    w = UidSwap(workload, "children", "24", "5")
+    evs, by_pid = run(scry, tmp_path, ["-c", "pid,tid,procname,ppid,vpid,vtid,vppid"], [w], env=env)
+    kids = w.out["children"]
+    assert len(kids) == 24
+    for k in kids:
+        ev = by_pid.get(k, [])
+        assert [e["name"] for e in ev] == ["syscall_entry_getppid", "syscall_exit_getppid"] * 5, k
+        for e in ev:
+            c = e["ctx"]
+            assert (e["tid"], c["vpid"], c["vtid"], c["ppid"], c["vppid"]) == (k, k, k, w.pid, w.pid), e
+            assert e["procname"] == "uidswap"
+        assert {e["fields"]["ret"] for e in ev if e["name"] == "syscall_exit_getppid"} == {w.pid}
 
 
 def test_memo_command_every_call(record, workload, tmp_path):
