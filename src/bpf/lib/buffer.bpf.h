@@ -43,6 +43,11 @@ static __always_inline __u32 stacks_room(void)
 static __always_inline __u32 stack_put(__u8 *base, __u32 start, __u32 at, __u32 word, const __u32 limit,
 				       const bool user, void *pe)
 {
+	/* checked again in the register the helper is given (never true: the caller checked
+	 * it), lest a compiler's spill and reload hand the verifier an unbounded copy */
+	asm volatile("" : "+r"(at));
+	if (at > limit - STACK_ROOM)
+		return at;
 	long n = pe ? bpf_get_stack(pe, base + at, SCRY_CALLSTACK_MAX * 8, user ? BPF_F_USER_STACK : 0)
 		    : bpf_get_task_stack(bpf_get_current_task_btf(), base + at, SCRY_CALLSTACK_MAX * 8,
 					 user ? BPF_F_USER_STACK : (3 & BPF_F_SKIP_FIELD_MASK));
