@@ -359,13 +359,11 @@ struct scry_filter_env {
  * reads through it are checked), the generation (tracked_gen) and the task's stack when
  * filled.  With memo_by_gen (rodata) every task's exit bumps the generation
  * (scry_memo_exit), so a hit is proved by the registers and task_gen alone: no task that
- * lived at the fill has exited since, so no stack has changed hands, and the task's ids
- * (id_tgid ... id_vtid, its parent's included: a parent changes only when it exits) are
- * still its own.  Without it (kernels without the BTF tracepoint) a hit is proved when
+ * lived at the fill has exited since, so no stack has changed hands.  Without it (kernels without the BTF tracepoint) a hit is proved when
  * that task still owns that stack and has not exited (a freed task's memory says
  * exit_state != 0, or belongs to a task with another stack).  The rest is the last
  * answer of the target check for that task, valid for generation gen (the trackers' maps
- * bump it too).  A filter front fills the identity alone: the answer and the ids voided. */
+ * bump it too).  A filter front fills the identity alone: the answer voided. */
 #if defined(__bpf__)
 #define SCRY_KPTR_TASK struct task_struct __attribute__((btf_type_tag("kptr_untrusted"))) *
 #else
@@ -381,15 +379,6 @@ struct scry_memo {
 	__u64 cgroups;        /* the css_set (cgroup tracker) */
 	__u32 tgid;           /* the answer's key: tgid, or the thread's pid (follow_key) */
 	__u32 ok;             /* the answer: is the task a target */
-	/* the task's ids as of generation ids_gen (memo_by_gen; target.bpf.h, memo_of), the
-	 * ones past id_pid filled only when their contexts are recorded */
-	__u64 ids_gen;
-	__u32 id_tgid;
-	__u32 id_pid;
-	__s32 id_ppid;        /* the parent's tgid */
-	__s32 id_vppid;
-	__s32 id_vpid;
-	__s32 id_vtid;
 };
 #define SCRY_MEMO_NO_GEN (~0ULL)
 

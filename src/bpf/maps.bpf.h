@@ -237,7 +237,7 @@ volatile __u64 tracked_gen = 0;
 
 /* Set by user space when scry_memo_exit is attached before any program that reads the memo
  * (src/kernel/trackers.c): a memo hit is then proved by its registers and generation alone
- * (target.bpf.h, memo_current), and its copies of the task's ids are used (memo_of). */
+ * (target.bpf.h, memo_current). */
 const volatile __u8 memo_by_gen = 0;
 
 /* The current task's memo on this CPU (struct scry_memo in scry_abi.h): consecutive events

@@ -396,8 +396,8 @@ static void count_nested(struct gen *g)
  * generation is the memo's (no task has exited since it was filled), else when its task
  * still owns its stack and has not exited (an untrusted pointer: reads are checked); else
  * from the helper, and fills the memo's identity for the next event (with memo_gen, as of
- * the generation read before), its target answer and ids voided (the dispatcher's to
- * make: target.bpf.h). */
+ * the generation read before), its target answer voided (the dispatcher's to make:
+ * target.bpf.h). */
 static void current_task(struct gen *g)
 {
 	const struct fgen_target *t = g->t;
@@ -457,7 +457,6 @@ static void current_task(struct gen *g)
 		stx(g, BPF_DW, R1, R2, MEMO(task_gen));
 	}
 	st_imm(g, BPF_DW, R1, MEMO(gen), -1);            /* SCRY_MEMO_NO_GEN: no answer */
-	st_imm(g, BPF_DW, R1, MEMO(ids_gen), -1);        /* the ids are another task's */
 	label_here(g, have);
 }
 

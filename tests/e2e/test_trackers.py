@@ -322,12 +322,12 @@ def test_memo_stack_reuse(scry, workload, tmp_path, way):
 
 
 @pytest.mark.parametrize("env", [None, {"SCRY_NO_MEMO_GEN": "1"}], ids=["by-generation", "through-task"])
-def test_memo_ids_stack_reuse(scry, workload, tmp_path, env):
-    """System-wide, the memo also keeps the ids the header writes (pid, tid, ppid, vpid, vtid,
-    vppid), valid until a task exits: children made one after the other on CPU 0 mostly get
-    their reaped sibling's kernel stack, yet each child's 5 getppid calls carry its own ids
-    and no other's (proved by the exits' generation, or, SCRY_NO_MEMO_GEN, by the task's
-    stack and exit state)."""
+def test_memo_system_wide_stack_reuse(scry, workload, tmp_path, env):
+    """System-wide, the header's task comes from the memo: children made one after the other
+    on CPU 0 mostly get their reaped sibling's kernel stack (the same saved-registers
+    address), yet each child's 5 getppid calls carry its own pid, tid, ppid, vpid, vtid and
+    vppid, no other's (the memo proved by the exits' generation, or, SCRY_NO_MEMO_GEN, by
+    the task's stack and exit state)."""
     if (os.cpu_count() or 1) < 2:
         pytest.skip("needs 2 CPUs")
     w = UidSwap(workload, "children", "24", "5")

@@ -199,33 +199,6 @@ static __always_inline __s64 ctx_int(struct task_struct *t, const int c)
 	}
 }
 
-/* The contexts the memo keeps a copy of (struct scry_memo: id_tgid ... id_vtid). */
-#define SCRY_CTX_MEMO_MASK ((1ULL << SCRY_CTX_PID) | (1ULL << SCRY_CTX_TID) | (1ULL << SCRY_CTX_PPID) | \
-			    (1ULL << SCRY_CTX_VPID) | (1ULL << SCRY_CTX_VTID) | (1ULL << SCRY_CTX_VPPID))
-
-static __always_inline struct scry_memo *memo_of(struct task_struct *t);   /* target.bpf.h */
-
-/* A memo's field, by a volatile load: the compiler would otherwise sink it and the task's
- * load of the other branch into one load through a selected pointer, which the verifier
- * refuses (one instruction, two pointer types). */
-#define MEMO_RD(m, f) (*(volatile const typeof((m)->f) *)&(m)->f)
-
-/* Context c as ctx_int, from memo m's copy when m (memo_of(t)) and it keeps one: plain
- * loads from the per-CPU memo instead of checked ones through the task. */
-static __always_inline __s64 ctx_int_m(struct task_struct *t, const struct scry_memo *m, const int c)
-{
-	if (m) {
-		switch (c) {
-		case SCRY_CTX_PID:  return MEMO_RD(m, id_tgid);
-		case SCRY_CTX_TID:  return MEMO_RD(m, id_pid);
-		case SCRY_CTX_PPID: return MEMO_RD(m, id_ppid);
-		case SCRY_CTX_VPID: return MEMO_RD(m, id_vpid);
-		case SCRY_CTX_VTID: return MEMO_RD(m, id_vtid);
-		}
-	}
-	return ctx_int(t, c);
-}
-
 /* This CPU's count of perf counter k (0 when it cannot be read). */
 static __always_inline __u64 perf_now(__u32 k)
 {
@@ -330,15 +303,14 @@ static __always_inline bool ustack_wanted(const __u8 *b)
  * after the header; returns the position after them. */
 static __always_inline __u32 write_basic(__u8 *b, struct task_struct *t, const __u64 mask)
 {
-	const struct scry_memo *m = (mask & SCRY_CTX_PIDTID_MASK) ? memo_of(t) : NULL;
 	__u32 pos = SCRY_EVENT_HEADER_SIZE;
 
 	if (mask & (1ULL << SCRY_CTX_PID)) {
-		WR(__u32, b, pos, ctx_int_m(t, m, SCRY_CTX_PID));
+		WR(__u32, b, pos, t->tgid);
 		pos += 4;
 	}
 	if (mask & (1ULL << SCRY_CTX_TID)) {
-		WR(__u32, b, pos, ctx_int_m(t, m, SCRY_CTX_TID));
+		WR(__u32, b, pos, t->pid);
 		pos += 4;
 	}
 	if (mask & (1ULL << SCRY_CTX_PROCNAME)) {
@@ -524,8 +496,8 @@ static __always_inline __u32 write_simple_ext(__u8 *b, __u32 pos, struct task_st
 }
 
 /* The enabled contexts lo..hi-1 (constants, below SCRY_CTX_VPPID) of mask at pos. */
-static __always_inline __u32 write_ctx_range(__u8 *b, __u32 pos, struct task_struct *t, const struct scry_memo *m,
-					     const __u64 mask, const int lo, const int hi)
+static __always_inline __u32 write_ctx_range(__u8 *b, __u32 pos, struct task_struct *t, const __u64 mask,
+					     const int lo, const int hi)
 {
 	if (!(mask & (((1ULL << hi) - 1) & ~((1ULL << lo) - 1))))
 		return pos;
@@ -540,7 +512,7 @@ static __always_inline __u32 write_ctx_range(__u8 *b, __u32 pos, struct task_str
 			pos += SCRY_COMM_LEN;
 			continue;
 		}
-		WR(__u32, b, pos, ctx_int_m(t, m, c));
+		WR(__u32, b, pos, ctx_int(t, c));
 		pos += 4;
 	}
 	return pos;
@@ -571,16 +543,13 @@ static __always_inline __u32 write_head_pe_m(__u8 *b, __u16 id, struct task_stru
 		return write_basic(b, t, SCRY_CTX_PIDTID_MASK);
 	if (!(mask & ~SCRY_CTX_BASIC_MASK))
 		return write_basic(b, t, mask);
-	/* the ids the memo keeps from it (memo_of), the others from the task */
-	const struct scry_memo *m = (mask & SCRY_CTX_MEMO_MASK) ? memo_of(t) : NULL;
-
 	/* in three groups: a group without an enabled context costs one test, not one a context */
-	pos = write_ctx_range(b, pos, t, m, mask, 0, SCRY_CTX_CPU_ID);
-	pos = write_ctx_range(b, pos, t, m, mask, SCRY_CTX_CPU_ID, SCRY_CTX_CGROUP_NS);
-	pos = write_ctx_range(b, pos, t, m, mask, SCRY_CTX_CGROUP_NS, SCRY_CTX_VPPID);
+	pos = write_ctx_range(b, pos, t, mask, 0, SCRY_CTX_CPU_ID);
+	pos = write_ctx_range(b, pos, t, mask, SCRY_CTX_CPU_ID, SCRY_CTX_CGROUP_NS);
+	pos = write_ctx_range(b, pos, t, mask, SCRY_CTX_CGROUP_NS, SCRY_CTX_VPPID);
 	/* vppid and hostname, the first two after the groups, without the subprogram's call */
 	if (mask & (1ULL << SCRY_CTX_VPPID)) {
-		WR(__u32, b, pos, m ? MEMO_RD(m, id_vppid) : vppid_of(t));
+		WR(__u32, b, pos, vppid_of(t));
 		pos += 4;
 	}
 	if (mask & (1ULL << SCRY_CTX_HOSTNAME))

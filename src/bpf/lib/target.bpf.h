@@ -105,42 +105,6 @@ static __always_inline struct task_struct *memo_current(struct scry_memo *m, con
 	return mt;
 }
 
-/* The memo's copies of t's ids (t: current, the memo's task; gen read before this): what
- * write_head takes from the memo instead of the task (memo_of).  The parent's and the
- * namespace's only when their contexts are recorded (rodata). */
-static __always_inline void memo_fill_ids(struct scry_memo *m, struct task_struct *t, __u64 gen)
-{
-	if (!memo_by_gen)
-		return;
-	m->ids_gen = gen;
-	m->id_tgid = t->tgid;
-	m->id_pid = t->pid;
-	if (ctx_mask & (1ULL << SCRY_CTX_PPID))
-		m->id_ppid = ctx_int(t, SCRY_CTX_PPID);
-	if (ctx_mask & (1ULL << SCRY_CTX_VPPID))
-		m->id_vppid = vppid_of(t);
-	if (ctx_mask & (1ULL << SCRY_CTX_VPID))
-		m->id_vpid = ctx_int(t, SCRY_CTX_VPID);
-	if (ctx_mask & (1ULL << SCRY_CTX_VTID))
-		m->id_vtid = ctx_int(t, SCRY_CTX_VTID);
-}
-
-/* The memo when it holds t's ids (memo_fill_ids) as of the current generation, else NULL:
- * t the memo's task, and no task has exited since the fill (the ids of a live task do not
- * change; a task_struct is reused only after an exit). */
-static __always_inline struct scry_memo *memo_of(struct task_struct *t)
-{
-	__u32 zero = 0;
-	struct scry_memo *m;
-
-	if (!memo_by_gen)
-		return NULL;
-	m = bpf_map_lookup_elem(&memo, &zero);
-	if (!m || (__u64)m->task != (__u64)t || m->ids_gen != tracked_gen)
-		return NULL;
-	return m;
-}
-
 /* System-wide without trackers, a syscall program finds current in the memo (current_ro):
  * its pointer is then untrusted, for reads only. */
 static __always_inline bool current_in_memo(void)
@@ -152,8 +116,8 @@ static __always_inline bool current_in_memo(void)
  * task when this call's registers are the memo's (memo_current), without a helper call
  * (bpf_get_current_task_btf() was ~7 of the ~10 ns of scry's own code in an event of
  * `record -a` on this VM: its return goes through the SRSO thunk); else from the helper, the
- * memo's identity and ids filled for the next event (no target answer is kept in this
- * mode: its generation is the identity's).  Either way the memo's untrusted copy, so that
+ * memo's identity filled for the next event (its answer voided: none is kept in this
+ * mode).  Either way the memo's untrusted copy, so that
  * the verifier sees one pointer type after it.  NULL only if the per-CPU memo were
  * missing. */
 static __always_inline struct task_struct *current_ro(struct scry_memo *m, const void *regs)
@@ -161,18 +125,14 @@ static __always_inline struct task_struct *current_ro(struct scry_memo *m, const
 	__u64 gen = tracked_gen;
 	struct task_struct *t = memo_current(m, regs, gen);
 
-	if (t) {
-		if (memo_by_gen && m->ids_gen != gen)   /* filled by a filter front */
-			memo_fill_ids(m, t, gen);
+	if (t)
 		return t;
-	}
 	t = bpf_get_current_task_btf();
 	m->regs = (__u64)regs;
 	m->task = t;
 	m->stack = (__u64)t->stack;
 	m->gen = SCRY_MEMO_NO_GEN;
 	m->task_gen = gen;
-	memo_fill_ids(m, t, gen);
 	asm volatile("" ::: "memory");   /* read back: the kptr's (untrusted) type */
 	return m->task;
 }
@@ -213,11 +173,8 @@ static __always_inline bool target_ok(const void *regs, struct task_struct **tp)
 	if (!m)
 		return false;
 	if (current_in_memo()) {   /* system-wide, a syscall program */
-		if (t)
-			return t->tgid != self_tgid;
-		t = *tp = current_ro(m, regs);
-		if (memo_by_gen)   /* the memo's copy, as of this generation */
-			return t && m->id_tgid != self_tgid;
+		if (!t)
+			t = *tp = current_ro(m, regs);
 		return t && t->tgid != self_tgid;
 	}
 	gen = tracked_gen;
@@ -227,8 +184,6 @@ static __always_inline bool target_ok(const void *regs, struct task_struct **tp)
 			return false;
 		/* current is the memo's task, proved: no helper call (a followed process's
 		 * every event paid one, ~the -p row's cost over -a on this VM's SRSO thunk) */
-		if (memo_by_gen && m->ids_gen != gen)   /* filled by a filter front */
-			memo_fill_ids(m, mt, gen);
 		if (!t)
 			*tp = mt;
 		return true;
@@ -258,7 +213,6 @@ static __always_inline bool target_ok(const void *regs, struct task_struct **tp)
 		m->task = t;
 		m->stack = (__u64)t->stack;
 		m->task_gen = gen;
-		memo_fill_ids(m, t, gen);
 		if (!given) {   /* read back: the kptr's (untrusted) type, as on a hit */
 			asm volatile("" ::: "memory");
 			*tp = m->task;
@@ -267,8 +221,6 @@ static __always_inline bool target_ok(const void *regs, struct task_struct **tp)
 		}
 	} else {
 		m->regs = 0;
-		if (memo_by_gen)   /* its ids were another generation's: none now (memo_of) */
-			m->task = NULL;
 	}
 	return ok;
 }
