@@ -61,6 +61,8 @@ int probes_prepare_memo(struct scry_probes *p, char *err, size_t errlen)
 	p->memo_by_regs = !scry_overrides()->no_kptr && scry_kfacts()->kptr_untrusted;
 	p->skel->rodata->memo_by_regs = p->memo_by_regs;
 	p->skel->rodata->memo_by_gen = p->memo_by_regs && scry_kfacts()->tp_exit && !scry_overrides()->no_memo_gen;
+	p->skel->rodata->memo_all_gen = p->skel->rodata->memo_by_gen && p->skel->rodata->target_all &&
+					!p->skel->rodata->track_mask;
 	bpf_program__set_autoload(p->skel->progs.scry_memo_exit, p->skel->rodata->memo_by_gen);
 	if (p->memo_by_regs)
 		return 0;

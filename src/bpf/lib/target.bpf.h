@@ -152,6 +152,35 @@ static __always_inline __u32 follow_key(struct task_struct *t)
 	return follow_forks ? BPF_CORE_READ(t, tgid) : BPF_CORE_READ(t, pid);
 }
 
+/* target_ok in memo_all_gen's mode for a syscall program (regs given): current from the
+ * memo, proved by the registers and the generation (memo_current and current_ro without
+ * their tests of the mode), else from the helper, the memo filled for the next event. */
+static __always_inline bool target_ok_all(const void *regs, struct task_struct **tp)
+{
+	struct task_struct *t = *tp;
+	struct scry_memo *m;
+	__u32 zero = 0;
+	__u64 gen;
+
+	if (t)
+		return t->tgid != self_tgid;
+	m = bpf_map_lookup_elem(&memo, &zero);
+	if (!m)
+		return false;
+	gen = tracked_gen;
+	if (m->regs != (__u64)regs || m->task_gen != gen) {
+		t = bpf_get_current_task_btf();
+		m->regs = (__u64)regs;
+		m->task = t;
+		m->stack = (__u64)t->stack;
+		m->gen = SCRY_MEMO_NO_GEN;
+		m->task_gen = gen;
+		asm volatile("" ::: "memory");   /* read back: the kptr's (untrusted) type */
+	}
+	t = *tp = m->task;
+	return t && t->tgid != self_tgid;
+}
+
 /* Is current recorded?  Not scry itself; system-wide or a followed tgid (pid tracker, -p,
  * the command); then the other trackers.  *tp: current, asked for only when needed (may be
  * given); set whenever the answer is yes.  regs: the syscall's saved user registers, or
@@ -164,6 +193,8 @@ static __always_inline bool target_ok(const void *regs, struct task_struct **tp)
 	__u64 gen, ug, cgroups;
 	bool ok, given;
 
+	if (memo_all_gen && regs)
+		return target_ok_all(regs, tp);
 	if (target_all && !track_mask && !(memo_by_regs && regs)) {
 		if (!t)
 			t = *tp = bpf_get_current_task_btf();
