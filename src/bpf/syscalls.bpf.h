@@ -100,12 +100,12 @@ static __always_inline void enter_unknown(long id, const __u64 *args, __u16 ev, 
  * as syscall_entry_unknown if selected).  Nothing else is read before this answer: a
  * rejected event costs only the target check. */
 static __always_inline bool enter_wanted(const void *regs, struct task_struct **tp, long id,
-					 struct scry_sc_desc **dp)
+					 struct scry_sc_desc **dp, const bool all)
 {
 	struct scry_sc_desc *d = NULL;
 	__u32 nr = id;
 
-	if (!recording() || !target_ok(regs, tp))
+	if (!recording() || !target_ok_in(regs, tp, all))
 		return false;
 	if (id >= 0 && id < SCRY_MAX_SYSCALLS)
 		d = bpf_map_lookup_elem(&syscalls, &nr);
@@ -159,12 +159,12 @@ static __always_inline void sys_enter(long id, const __u64 *args, struct task_st
  * written first; NULL when current is not a target or the table does not know the call.
  * (regs and *tp as for target_ok) */
 static __always_inline struct scry_sc_desc *exit_resume(const void *regs, struct task_struct **tp, long id,
-							long ret, bool *target)
+							long ret, bool *target, const bool all)
 {
 	struct scry_sc_desc *d = NULL;
 	__u32 nr = id;
 
-	*target = recording() && target_ok(regs, tp);
+	*target = recording() && target_ok_in(regs, tp, all);
 	if (!*target)
 		return NULL;
 	if (id >= 0 && id < SCRY_MAX_SYSCALLS)
@@ -176,10 +176,10 @@ static __always_inline struct scry_sc_desc *exit_resume(const void *regs, struct
 
 /* Is the exit of syscall id recorded?  (*dp as for enter_wanted) */
 static __always_inline bool exit_wanted(const void *regs, struct task_struct **tp, long id, long ret,
-					struct scry_sc_desc **dp)
+					struct scry_sc_desc **dp, const bool all)
 {
 	bool target;
-	struct scry_sc_desc *d = exit_resume(regs, tp, id, ret, &target);
+	struct scry_sc_desc *d = exit_resume(regs, tp, id, ret, &target, all);
 
 	*dp = d;
 	if (!target)
@@ -307,12 +307,12 @@ static __always_inline bool door(void *ctx, void *doors)
 	return true;     /* an empty index: nothing (not reached while the session runs) */
 }
 
-static __always_inline int enter_btf(struct pt_regs *regs, long id)
+static __always_inline int enter_btf(struct pt_regs *regs, long id, const bool all)
 {
 	struct task_struct *t = NULL;
 	struct scry_sc_desc *d;
 
-	if (!enter_wanted(regs, &t, id, &d))
+	if (!enter_wanted(regs, &t, id, &d, all))
 		return 0;
 	if (enter_is_fixed(d)) {   /* the arguments it writes, from the registers */
 		enter_fixed(d, NULL, regs, t);
@@ -331,7 +331,18 @@ static __always_inline int enter_btf(struct pt_regs *regs, long id)
 SEC("tp_btf/sys_enter") SCRY_LANE(1)
 int BPF_PROG(scry_sys_enter_btf, struct pt_regs *regs, long id)
 {
-	return enter_btf(regs, id);
+	return enter_btf(regs, id, false);
+}
+
+/* The dispatcher made for memo_all_gen's mode (system-wide, no tracker, the memo proved by
+ * its generation: record -a's), on the hook instead of the plain one when no filter front
+ * or door stands before it (src/kernel/probes.c): with the mode a compile-time constant
+ * the compiler keeps no other target check in it, and its code for the rest is its own
+ * (bench/progpair.sh: see docs/ENGINE.md). */
+SEC("tp_btf/sys_enter") SCRY_LANE(1)
+int BPF_PROG(scry_sys_enter_all_btf, struct pt_regs *regs, long id)
+{
+	return enter_btf(regs, id, true);
 }
 
 /* The dispatcher opening with its door, on the hook instead when the filters may change
@@ -343,13 +354,13 @@ int BPF_PROG(scry_sys_enter_door_btf, struct pt_regs *regs, long id)
 {
 	if (door(ctx, &door_enter))
 		return 0;
-	return enter_btf(regs, id);
+	return enter_btf(regs, id, false);
 }
 
 /* At sys_exit the saved user registers still hold the arguments (nothing between the
  * syscall and this tracepoint rewrites them, except execve/rt_sigreturn, which have no
  * exit captures): out-structs are read from the pointers the caller passed. */
-static __always_inline int exit_btf(struct pt_regs *regs, long ret)
+static __always_inline int exit_btf(struct pt_regs *regs, long ret, const bool all)
 {
 	struct task_struct *t = NULL;
 	long id = regs->orig_ax;
@@ -357,7 +368,7 @@ static __always_inline int exit_btf(struct pt_regs *regs, long ret)
 
 	if (id == -1)
 		id = SCRY_NR_RT_SIGRETURN;
-	if (!exit_wanted(regs, &t, id, ret, &d))
+	if (!exit_wanted(regs, &t, id, ret, &d, all))
 		return 0;
 	if (exit_captures(d)) {
 		__u64 args[SCRY_MAX_ARGS] = {
@@ -373,7 +384,13 @@ static __always_inline int exit_btf(struct pt_regs *regs, long ret)
 SEC("tp_btf/sys_exit") SCRY_LANE(0)
 int BPF_PROG(scry_sys_exit_btf, struct pt_regs *regs, long ret)
 {
-	return exit_btf(regs, ret);
+	return exit_btf(regs, ret, false);
+}
+
+SEC("tp_btf/sys_exit") SCRY_LANE(0)
+int BPF_PROG(scry_sys_exit_all_btf, struct pt_regs *regs, long ret)
+{
+	return exit_btf(regs, ret, true);
 }
 
 SEC("tp_btf/sys_exit") SCRY_LANE(1)
@@ -381,7 +398,7 @@ int BPF_PROG(scry_sys_exit_door_btf, struct pt_regs *regs, long ret)
 {
 	if (door(ctx, &door_exit))
 		return 0;
-	return exit_btf(regs, ret);
+	return exit_btf(regs, ret, false);
 }
 
 /* A filter front rejected the exit of a call that deferred its entry: write the entry. */
@@ -391,7 +408,7 @@ int BPF_PROG(scry_sys_exit_resume_btf, struct pt_regs *regs, long ret)
 	struct task_struct *t = NULL;
 	bool target;
 
-	exit_resume(regs, &t, regs->orig_ax, ret, &target);
+	exit_resume(regs, &t, regs->orig_ax, ret, &target, false);
 	return 0;
 }
 
@@ -423,7 +440,7 @@ static __always_inline int enter_tp(struct raw_sys_enter *ctx)
 	struct task_struct *t = NULL;
 	struct scry_sc_desc *d;
 
-	if (!enter_wanted(NULL, &t, ctx->id, &d))
+	if (!enter_wanted(NULL, &t, ctx->id, &d, false))
 		return 0;
 	__u64 args[SCRY_MAX_ARGS] = {
 		ctx->args[0], ctx->args[1], ctx->args[2], ctx->args[3], ctx->args[4], ctx->args[5],
@@ -451,7 +468,7 @@ static __always_inline int exit_tp(struct raw_sys_exit *ctx)
 	struct task_struct *t = NULL;
 	struct scry_sc_desc *d;
 
-	if (!exit_wanted(NULL, &t, ctx->id, ctx->ret, &d))
+	if (!exit_wanted(NULL, &t, ctx->id, ctx->ret, &d, false))
 		return 0;
 	if (exit_captures(d)) {
 		struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(t);
@@ -486,6 +503,6 @@ int scry_sys_exit_resume_tp(struct raw_sys_exit *ctx)
 	struct task_struct *t = NULL;
 	bool target;
 
-	exit_resume(NULL, &t, ctx->id, ctx->ret, &target);
+	exit_resume(NULL, &t, ctx->id, ctx->ret, &target, false);
 	return 0;
 }

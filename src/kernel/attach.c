@@ -427,7 +427,8 @@ int scry_probes_attach(struct scry_probes *p, char *err, size_t errlen)
 		if (p->sys_front[0] >= 0)
 			ret = probes_attach_front_sys(p, 0, err, errlen);
 		else if (p->btf_tp)
-			ret = attach_loaded(p, p->skel->progs.scry_sys_enter_btf, "tp_btf/sys_enter", err, errlen);
+			ret = attach_loaded(p, p->sys_all ? p->skel->progs.scry_sys_enter_all_btf :
+							    p->skel->progs.scry_sys_enter_btf, "tp_btf/sys_enter", err, errlen);
 		else
 			ret = attach_loaded(p, p->skel->progs.scry_sys_enter_tp, "raw_syscalls:sys_enter", err, errlen);
 		if (ret)
@@ -435,7 +436,8 @@ int scry_probes_attach(struct scry_probes *p, char *err, size_t errlen)
 		if (p->sys_front[1] >= 0)
 			ret = probes_attach_front_sys(p, 1, err, errlen);
 		else if (p->btf_tp)
-			ret = attach_loaded(p, p->skel->progs.scry_sys_exit_btf, "tp_btf/sys_exit", err, errlen);
+			ret = attach_loaded(p, p->sys_all ? p->skel->progs.scry_sys_exit_all_btf :
+							    p->skel->progs.scry_sys_exit_btf, "tp_btf/sys_exit", err, errlen);
 		else
 			ret = attach_loaded(p, p->skel->progs.scry_sys_exit_tp, "raw_syscalls:sys_exit", err, errlen);
 		if (!ret && p->prepare_exec)

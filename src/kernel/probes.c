@@ -290,13 +290,20 @@ static int probes_prepare(struct scry_probes *p, const char *core_btf, bool shel
 		return -E2BIG;
 	}
 
-	bpf_program__set_autoload(p->skel->progs.scry_sys_enter_btf, o->syscalls && p->btf_tp);
-	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_btf, o->syscalls && p->btf_tp);
-	bpf_program__set_autoload(p->skel->progs.scry_sys_enter_tp, o->syscalls && !p->btf_tp);
-	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_tp, o->syscalls && !p->btf_tp);
+	probes_memo_modes(p);
 	/* the resume program serves only the exit filter front (a rejected exit whose entry was
 	 * deferred): not verified when there is no filter (~35 ms of a start-up) */
 	bool fronts = o->filter || o->live_filters;
+	/* record -a's dispatchers, made for its mode (syscalls.bpf.h), where nothing stands
+	 * before them on the hooks; else the plain ones, which fronts and doors tail-call */
+	p->sys_all = o->syscalls && p->btf_tp && !fronts && p->skel->rodata->memo_all_gen;
+
+	bpf_program__set_autoload(p->skel->progs.scry_sys_enter_btf, o->syscalls && p->btf_tp && !p->sys_all);
+	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_btf, o->syscalls && p->btf_tp && !p->sys_all);
+	bpf_program__set_autoload(p->skel->progs.scry_sys_enter_all_btf, p->sys_all);
+	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_all_btf, p->sys_all);
+	bpf_program__set_autoload(p->skel->progs.scry_sys_enter_tp, o->syscalls && !p->btf_tp);
+	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_tp, o->syscalls && !p->btf_tp);
 
 	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_resume_btf, o->syscalls && fronts && p->btf_tp);
 	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_resume_tp, o->syscalls && fronts && !p->btf_tp);

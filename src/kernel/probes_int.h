@@ -55,6 +55,7 @@ struct scry_probes {
 	int exit_link;             /* scry_exit's index in links, -1: not attached */
 	bool uprobe_multi;         /* scry_uprobe_multi is loaded (scry_probes_attach_uprobes) */
 	bool memo_by_regs;         /* the memo keeps the current task (untrusted kptr) */
+	bool sys_all;              /* the dispatchers made for memo_all_gen are on the hooks */
 	int metric_fds[SCRY_METRICS_MAX];   /* inner maps of the metrics, -1: none */
 	pid_t *pid_set_pids;       /* per-process event sets: the process of each slot, 0: free
 				    * (pid_sets.c: the bloom bits of the .bss) */
@@ -89,6 +90,7 @@ struct loaded_filter {
 
 /* trackers.c */
 int probes_fill_trackers(struct scry_probes *p, const struct scry_probes_opts *o, char *err, size_t errlen);
+void probes_memo_modes(struct scry_probes *p);
 int probes_prepare_memo(struct scry_probes *p, char *err, size_t errlen);
 /* fronts.c */
 int probes_attach_doors(struct scry_probes *p, char *err, size_t errlen);

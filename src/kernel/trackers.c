@@ -49,21 +49,28 @@ int probes_fill_trackers(struct scry_probes *p, const struct scry_probes_opts *o
 	return 0;
 }
 
-/* The memo map (struct scry_memo): with its kptr as the object declares it, or, on a
- * kernel without untrusted kptrs (or SCRY_NO_KPTR=1, for tests), created here without BTF
- * and used by tgid only (rodata memo_by_regs = 0).  With the registers, hits proved by the
- * exits' generation (memo_by_gen: scry_memo_exit, attached first) where sched_process_exit
- * has its BTF tracepoint (SCRY_NO_MEMO_GEN=1: through the task, for tests). */
-int probes_prepare_memo(struct scry_probes *p, char *err, size_t errlen)
+/* The memo's modes (rodata; target_all and track_mask set before): keyed by the syscall's
+ * registers where the kernel takes untrusted kptrs (SCRY_NO_KPTR=1: by tgid, for tests);
+ * then hits proved by the exits' generation (memo_by_gen: scry_memo_exit, attached first)
+ * where sched_process_exit has its BTF tracepoint (SCRY_NO_MEMO_GEN=1: through the task);
+ * memo_all_gen when it is so system-wide without trackers. */
+void probes_memo_modes(struct scry_probes *p)
 {
-	int fd, ret;
-
 	p->memo_by_regs = !scry_overrides()->no_kptr && scry_kfacts()->kptr_untrusted;
 	p->skel->rodata->memo_by_regs = p->memo_by_regs;
 	p->skel->rodata->memo_by_gen = p->memo_by_regs && scry_kfacts()->tp_exit && !scry_overrides()->no_memo_gen;
 	p->skel->rodata->memo_all_gen = p->skel->rodata->memo_by_gen && p->skel->rodata->target_all &&
 					!p->skel->rodata->track_mask;
 	bpf_program__set_autoload(p->skel->progs.scry_memo_exit, p->skel->rodata->memo_by_gen);
+}
+
+/* The memo map (struct scry_memo): with its kptr as the object declares it, or, on a
+ * kernel without untrusted kptrs, created here without BTF and used by tgid only
+ * (memo_by_regs = 0: probes_memo_modes). */
+int probes_prepare_memo(struct scry_probes *p, char *err, size_t errlen)
+{
+	int fd, ret;
+
 	if (p->memo_by_regs)
 		return 0;
 	fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "memo", 4, sizeof(struct scry_memo), 1, NULL);

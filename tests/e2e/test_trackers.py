@@ -344,6 +344,51 @@ def test_memo_system_wide_stack_reuse(scry, workload, tmp_path, env):
         assert {e["fields"]["ret"] for e in ev if e["name"] == "syscall_exit_getppid"} == {w.pid}
 
 
+def held_programs(pid):
+    """The names of the BPF programs process pid holds (its descriptors' fdinfo)."""
+    ids = set()
+    for fd in os.listdir(f"/proc/{pid}/fdinfo"):
+        try:
+            with open(f"/proc/{pid}/fdinfo/{fd}") as f:
+                ids |= {int(ln.split()[1]) for ln in f if ln.startswith("prog_id:")}
+        except OSError:
+            pass
+    out = subprocess.run(["bpftool", "prog", "show", "-j"], capture_output=True, text=True, check=True)
+    return {p["name"] for p in json.loads(out.stdout) if p["id"] in ids}
+
+
+@pytest.mark.parametrize("args,env,made", [
+    ([], None, True),                                     # record -a: its own dispatchers
+    (["--filter", "$ctx.tid != 0"], None, False),         # behind a front: the plain ones
+    (["--track-uid", "0"], None, False),                  # a tracker: the general check
+    ([], {"SCRY_NO_MEMO_GEN": "1"}, False),               # the memo proved through the task
+])
+def test_dispatchers_made_for_system_wide(scry, workload, tmp_path, args, env, made):
+    """record -a without tracker or front puts the dispatchers compiled for its mode on the
+    hooks (scry_sys_*_all_btf: the general target check is not in them), else the plain
+    ones; either way every getppid call of a loop is recorded under its own pid."""
+    rec = system_wide(scry, tmp_path / "trace", *args, env=env)
+    try:
+        names = {n for n in held_programs(rec.pid) if n.startswith("scry_sys_")}
+        p = subprocess.run([workload("getppid_loop"), "1000"], capture_output=True, text=True, timeout=30)
+        assert p.returncode == 0, p.stderr
+        rec.send_signal(signal.SIGINT)
+        _, err = rec.communicate(timeout=60)
+        assert rec.returncode == 0, err
+    finally:
+        rec.kill()
+    all_ = {"scry_sys_enter_all_btf", "scry_sys_exit_all_btf"}
+    plain = {"scry_sys_enter_btf", "scry_sys_exit_btf"}
+    assert (all_ <= names and not names & plain) if made else (plain <= names and not names & all_), names
+    loop_pid = json.loads(p.stdout)["pid"]
+    evs = read_trace(tmp_path / "trace").events
+    named = [e for e in evs if e["procname"] == "getppid_loop"]
+    mine = [e for e in evs if e["pid"] == loop_pid]
+    assert named == mine
+    assert Counter(e["name"] for e in mine) == {"syscall_entry_getppid": 1000, "syscall_exit_getppid": 1000}
+    assert {e["tid"] for e in mine} == {loop_pid}
+
+
 def test_memo_command_every_call(record, workload, tmp_path):
     """`record -- cmd` follows the command through the memo, which the tracepoint programs
     (sched_switch and the others of the default set) answer for other tasks in between:

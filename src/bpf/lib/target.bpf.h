@@ -256,6 +256,13 @@ static __always_inline bool target_ok(const void *regs, struct task_struct **tp)
 	return ok;
 }
 
+/* target_ok in a program made for memo_all_gen's mode (all: a constant): the compiler
+ * then keeps no other path in it (syscalls.bpf.h, scry_sys_*_all_btf). */
+static __always_inline bool target_ok_in(const void *regs, struct task_struct **tp, const bool all)
+{
+	return all ? target_ok_all(regs, tp) : target_ok(regs, tp);
+}
+
 /* Is process t (not current) followed?  As target_ok without the memo; with the cgroup
  * tracker only current can be asked, so another task is not. */
 static __always_inline bool task_followed(struct task_struct *t)
