@@ -112,6 +112,23 @@ static __always_inline bool current_in_memo(void)
 	return memo_by_regs && target_all && !track_mask;
 }
 
+/* The memo's identity for the next event: current (from the helper), this call's registers
+ * regs, as of generation gen (read before), no target answer kept.  Returns the memo's
+ * untrusted copy of current (the kptr's type, read back), so that the verifier sees one
+ * pointer type whichever way current was found. */
+static __always_inline struct task_struct *memo_fill_current(struct scry_memo *m, const void *regs, __u64 gen)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+
+	m->regs = (__u64)regs;
+	m->task = t;
+	m->stack = (__u64)t->stack;
+	m->gen = SCRY_MEMO_NO_GEN;
+	m->task_gen = gen;
+	asm volatile("" ::: "memory");
+	return m->task;
+}
+
 /* Current for reading, in a syscall program given regs (system-wide, no tracker): the memo's
  * task when this call's registers are the memo's (memo_current), without a helper call
  * (bpf_get_current_task_btf() was ~7 of the ~10 ns of scry's own code in an event of
@@ -125,16 +142,7 @@ static __always_inline struct task_struct *current_ro(struct scry_memo *m, const
 	__u64 gen = tracked_gen;
 	struct task_struct *t = memo_current(m, regs, gen);
 
-	if (t)
-		return t;
-	t = bpf_get_current_task_btf();
-	m->regs = (__u64)regs;
-	m->task = t;
-	m->stack = (__u64)t->stack;
-	m->gen = SCRY_MEMO_NO_GEN;
-	m->task_gen = gen;
-	asm volatile("" ::: "memory");   /* read back: the kptr's (untrusted) type */
-	return m->task;
+	return t ? t : memo_fill_current(m, regs, gen);
 }
 
 /* t (current, as target_ok gave it) as helpers taking a task accept it (task storage,
@@ -168,16 +176,11 @@ static __always_inline bool target_ok_all(const void *regs, struct task_struct *
 	if (!m)
 		return false;
 	gen = tracked_gen;
-	if (m->regs != (__u64)regs || m->task_gen != gen) {
-		t = bpf_get_current_task_btf();
-		m->regs = (__u64)regs;
-		m->task = t;
-		m->stack = (__u64)t->stack;
-		m->gen = SCRY_MEMO_NO_GEN;
-		m->task_gen = gen;
-		asm volatile("" ::: "memory");   /* read back: the kptr's (untrusted) type */
-	}
-	t = *tp = m->task;
+	if (m->regs == (__u64)regs && m->task_gen == gen)
+		t = m->task;
+	else
+		t = memo_fill_current(m, regs, gen);
+	*tp = t;
 	return t && t->tgid != self_tgid;
 }
 
