@@ -168,6 +168,18 @@ def scry_progs():
     return [p for p in json.loads(out.stdout or "[]") if str(p.get("name", "")).startswith("scry")]
 
 
+def held_prog_ids(pid):
+    """The ids of the BPF programs process pid holds (its descriptors' fdinfo)."""
+    ids = set()
+    for fd in os.listdir(f"/proc/{pid}/fdinfo"):
+        try:
+            with open(f"/proc/{pid}/fdinfo/{fd}") as f:
+                ids |= {int(ln.split()[1]) for ln in f if ln.startswith("prog_id:")}
+        except OSError:
+            pass
+    return ids
+
+
 def pid_alive(pid):
     """The process runs: a zombie has exited (its parent, often pid 1 for a daemon, reaps it
     when it gets to it: this machine's pid 1 takes up to ~2 s)."""

@@ -11,21 +11,10 @@ import re
 import os
 import subprocess
 
+from conftest import held_prog_ids
 
 
 ENTER, EXIT = "scry_sys_enter_btf", "scry_sys_exit_btf"
-
-
-def held(pid):
-    """The ids of the BPF programs process pid holds (its descriptors' fdinfo)."""
-    ids = set()
-    for fd in os.listdir(f"/proc/{pid}/fdinfo"):
-        try:
-            with open(f"/proc/{pid}/fdinfo/{fd}") as f:
-                ids |= {int(ln.split()[1]) for ln in f if ln.startswith("prog_id:")}
-        except OSError:
-            pass
-    return ids
 
 
 def progs_by_name(old=(), pid=None):
@@ -33,7 +22,7 @@ def progs_by_name(old=(), pid=None):
     program of an earlier run may linger a moment after its process ended); with pid, only
     that process's (other tracers may run on the machine)."""
     out = subprocess.run(["bpftool", "prog", "show", "-j"], capture_output=True, text=True, check=True)
-    mine = held(pid) if pid else None
+    mine = held_prog_ids(pid) if pid else None
     found = {}
     for p in json.loads(out.stdout or "[]"):
         if p.get("name") in (ENTER, EXIT) and p["id"] not in old and (mine is None or p["id"] in mine):

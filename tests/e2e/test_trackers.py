@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import read_trace, run_babeltrace2
+from conftest import held_prog_ids, read_trace, run_babeltrace2, scry_progs
 
 CGROUP2 = Path("/sys/fs/cgroup/unified")
 NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
@@ -345,16 +345,9 @@ def test_memo_system_wide_stack_reuse(scry, workload, tmp_path, env):
 
 
 def held_programs(pid):
-    """The names of the BPF programs process pid holds (its descriptors' fdinfo)."""
-    ids = set()
-    for fd in os.listdir(f"/proc/{pid}/fdinfo"):
-        try:
-            with open(f"/proc/{pid}/fdinfo/{fd}") as f:
-                ids |= {int(ln.split()[1]) for ln in f if ln.startswith("prog_id:")}
-        except OSError:
-            pass
-    out = subprocess.run(["bpftool", "prog", "show", "-j"], capture_output=True, text=True, check=True)
-    return {p["name"] for p in json.loads(out.stdout) if p["id"] in ids}
+    """The names of the BPF programs process pid holds."""
+    ids = held_prog_ids(pid)
+    return {p["name"] for p in scry_progs() if p["id"] in ids}
 
 
 @pytest.mark.parametrize("args,env,made", [
