@@ -359,9 +359,10 @@ struct scry_filter_env {
  * reads through it are checked), the generation (tracked_gen) and the task's stack when
  * filled.  With memo_by_gen (rodata) every task's exit bumps the generation
  * (scry_memo_exit), so a hit is proved by the registers and task_gen alone: no task that
- * lived at the fill has exited since, so no stack has changed hands.  Without it (kernels without the BTF tracepoint) a hit is proved when
- * that task still owns that stack and has not exited (a freed task's memory says
- * exit_state != 0, or belongs to a task with another stack).  The rest is the last
+ * lived at the fill has exited since, so no stack has changed hands.  Without it
+ * (kernels without the BTF tracepoint) a hit is proved when that task still owns that
+ * stack and has not exited (a freed task's memory says exit_state != 0, or belongs to a
+ * task with another stack).  The rest is the last
  * answer of the target check for that task, valid for generation gen (the trackers' maps
  * bump it too).  A filter front fills the identity alone: the answer voided. */
 #if defined(__bpf__)

@@ -123,8 +123,9 @@ int BPF_PROG(scry_exit, struct task_struct *p)
 }
 
 /* Every task's exit, before its stack and task_struct can be freed and reused: the memos
- * filled before prove nothing from now on (struct scry_memo; attached first, detached
- * last: src/kernel/attach.c). */
+ * filled before prove nothing from now on (struct scry_memo).  Attached before every other
+ * program (src/kernel/attach.c); detached with them once the recording switch is off,
+ * after which no program asks who is current (each tests recording() first). */
 SEC("tp_btf/sched_process_exit") SCRY_LANE(0)
 int BPF_PROG(scry_memo_exit, struct task_struct *p)
 {

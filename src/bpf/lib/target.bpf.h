@@ -133,10 +133,8 @@ static __always_inline struct task_struct *memo_fill_current(struct scry_memo *m
  * task when this call's registers are the memo's (memo_current), without a helper call
  * (bpf_get_current_task_btf() was ~7 of the ~10 ns of scry's own code in an event of
  * `record -a` on this VM: its return goes through the SRSO thunk); else from the helper, the
- * memo's identity filled for the next event (its answer voided: none is kept in this
- * mode).  Either way the memo's untrusted copy, so that
- * the verifier sees one pointer type after it.  NULL only if the per-CPU memo were
- * missing. */
+ * memo's identity filled for the next event (memo_fill_current).  Either way the memo's
+ * untrusted copy.  NULL only if the per-CPU memo were missing. */
 static __always_inline struct task_struct *current_ro(struct scry_memo *m, const void *regs)
 {
 	__u64 gen = tracked_gen;
