@@ -324,11 +324,17 @@ int scry_syms_capture(struct scry_syms *s, int tgid, uint64_t addr, FILE *out)
 	unsigned slot = (unsigned)tgid % 256;
 
 	/* a miss read moments ago: the address is in no file mapping.  addr 0 (every mapping, as
-	 * at a process's first sample or its exec) always reads them */
+	 * at a process's first sample or its exec) always reads them and starts no wait: read at
+	 * an exec's first sample, before ld.so has mapped the libraries, it must not keep the
+	 * next miss (the first sample in libc) from reading them again */
 	if (addr && now && s->reread[slot].tgid == tgid && now - s->reread[slot].at < SCRY_MAPS_REREAD_NS)
 		return -1;
-	s->reread[slot].tgid = tgid;
-	s->reread[slot].at = now;
+	if (addr) {
+		s->reread[slot].tgid = tgid;
+		s->reread[slot].at = now;
+	} else if (s->reread[slot].tgid == tgid) {
+		s->reread[slot].tgid = 0;
+	}
 	snprintf(path, sizeof(path), "/proc/%d/maps", tgid);
 	if (!(f = fopen(path, "r")))
 		return -1;
