@@ -100,12 +100,12 @@ static __always_inline void enter_unknown(long id, const __u64 *args, __u16 ev, 
  * as syscall_entry_unknown if selected).  Nothing else is read before this answer: a
  * rejected event costs only the target check. */
 static __always_inline bool enter_wanted(const void *regs, struct task_struct **tp, long id,
-					 struct scry_sc_desc **dp, const bool all)
+					 struct scry_sc_desc **dp, const int mode)
 {
 	struct scry_sc_desc *d = NULL;
 	__u32 nr = id;
 
-	if (!recording() || !target_ok_in(regs, tp, all))
+	if (!recording() || !target_ok_in(regs, tp, mode))
 		return false;
 	if (id >= 0 && id < SCRY_MAX_SYSCALLS)
 		d = bpf_map_lookup_elem(&syscalls, &nr);
@@ -159,12 +159,12 @@ static __always_inline void sys_enter(long id, const __u64 *args, struct task_st
  * written first; NULL when current is not a target or the table does not know the call.
  * (regs and *tp as for target_ok) */
 static __always_inline struct scry_sc_desc *exit_resume(const void *regs, struct task_struct **tp, long id,
-							long ret, bool *target, const bool all)
+							long ret, bool *target, const int mode)
 {
 	struct scry_sc_desc *d = NULL;
 	__u32 nr = id;
 
-	*target = recording() && target_ok_in(regs, tp, all);
+	*target = recording() && target_ok_in(regs, tp, mode);
 	if (!*target)
 		return NULL;
 	if (id >= 0 && id < SCRY_MAX_SYSCALLS)
@@ -176,10 +176,10 @@ static __always_inline struct scry_sc_desc *exit_resume(const void *regs, struct
 
 /* Is the exit of syscall id recorded?  (*dp as for enter_wanted) */
 static __always_inline bool exit_wanted(const void *regs, struct task_struct **tp, long id, long ret,
-					struct scry_sc_desc **dp, const bool all)
+					struct scry_sc_desc **dp, const int mode)
 {
 	bool target;
-	struct scry_sc_desc *d = exit_resume(regs, tp, id, ret, &target, all);
+	struct scry_sc_desc *d = exit_resume(regs, tp, id, ret, &target, mode);
 
 	*dp = d;
 	if (!target)
@@ -307,12 +307,12 @@ static __always_inline bool door(void *ctx, void *doors)
 	return true;     /* an empty index: nothing (not reached while the session runs) */
 }
 
-static __always_inline int enter_btf(struct pt_regs *regs, long id, const bool all)
+static __always_inline int enter_btf(struct pt_regs *regs, long id, const int mode)
 {
 	struct task_struct *t = NULL;
 	struct scry_sc_desc *d;
 
-	if (!enter_wanted(regs, &t, id, &d, all))
+	if (!enter_wanted(regs, &t, id, &d, mode))
 		return 0;
 	if (enter_is_fixed(d)) {   /* the arguments it writes, from the registers */
 		enter_fixed(d, NULL, regs, t);
@@ -331,7 +331,7 @@ static __always_inline int enter_btf(struct pt_regs *regs, long id, const bool a
 SEC("tp_btf/sys_enter") SCRY_LANE(1)
 int BPF_PROG(scry_sys_enter_btf, struct pt_regs *regs, long id)
 {
-	return enter_btf(regs, id, false);
+	return enter_btf(regs, id, SCRY_DISP_ANY);
 }
 
 /* The dispatcher made for memo_all_gen's mode (system-wide, no tracker, the memo proved by
@@ -342,7 +342,16 @@ int BPF_PROG(scry_sys_enter_btf, struct pt_regs *regs, long id)
 SEC("tp_btf/sys_enter") SCRY_LANE(1)
 int BPF_PROG(scry_sys_enter_all_btf, struct pt_regs *regs, long id)
 {
-	return enter_btf(regs, id, true);
+	return enter_btf(regs, id, SCRY_DISP_ALL);
+}
+
+/* The dispatcher made for the trackers' mode (the memo proved by its generation, a tracker
+ * on: SCRY_DISP_TRK), on the hook instead of the plain one as the one above: a task the
+ * trackers reject costs the memo's test without the tests of the other modes. */
+SEC("tp_btf/sys_enter") SCRY_LANE(1)
+int BPF_PROG(scry_sys_enter_trk_btf, struct pt_regs *regs, long id)
+{
+	return enter_btf(regs, id, SCRY_DISP_TRK);
 }
 
 /* The dispatcher opening with its door, on the hook instead when the filters may change
@@ -354,13 +363,13 @@ int BPF_PROG(scry_sys_enter_door_btf, struct pt_regs *regs, long id)
 {
 	if (door(ctx, &door_enter))
 		return 0;
-	return enter_btf(regs, id, false);
+	return enter_btf(regs, id, SCRY_DISP_ANY);
 }
 
 /* At sys_exit the saved user registers still hold the arguments (nothing between the
  * syscall and this tracepoint rewrites them, except execve/rt_sigreturn, which have no
  * exit captures): out-structs are read from the pointers the caller passed. */
-static __always_inline int exit_btf(struct pt_regs *regs, long ret, const bool all)
+static __always_inline int exit_btf(struct pt_regs *regs, long ret, const int mode)
 {
 	struct task_struct *t = NULL;
 	long id = regs->orig_ax;
@@ -368,7 +377,7 @@ static __always_inline int exit_btf(struct pt_regs *regs, long ret, const bool a
 
 	if (id == -1)
 		id = SCRY_NR_RT_SIGRETURN;
-	if (!exit_wanted(regs, &t, id, ret, &d, all))
+	if (!exit_wanted(regs, &t, id, ret, &d, mode))
 		return 0;
 	if (exit_captures(d)) {
 		__u64 args[SCRY_MAX_ARGS] = {
@@ -384,13 +393,19 @@ static __always_inline int exit_btf(struct pt_regs *regs, long ret, const bool a
 SEC("tp_btf/sys_exit") SCRY_LANE(0)
 int BPF_PROG(scry_sys_exit_btf, struct pt_regs *regs, long ret)
 {
-	return exit_btf(regs, ret, false);
+	return exit_btf(regs, ret, SCRY_DISP_ANY);
 }
 
 SEC("tp_btf/sys_exit") SCRY_LANE(0)
 int BPF_PROG(scry_sys_exit_all_btf, struct pt_regs *regs, long ret)
 {
-	return exit_btf(regs, ret, true);
+	return exit_btf(regs, ret, SCRY_DISP_ALL);
+}
+
+SEC("tp_btf/sys_exit") SCRY_LANE(0)
+int BPF_PROG(scry_sys_exit_trk_btf, struct pt_regs *regs, long ret)
+{
+	return exit_btf(regs, ret, SCRY_DISP_TRK);
 }
 
 SEC("tp_btf/sys_exit") SCRY_LANE(1)
@@ -398,7 +413,7 @@ int BPF_PROG(scry_sys_exit_door_btf, struct pt_regs *regs, long ret)
 {
 	if (door(ctx, &door_exit))
 		return 0;
-	return exit_btf(regs, ret, false);
+	return exit_btf(regs, ret, SCRY_DISP_ANY);
 }
 
 /* A filter front rejected the exit of a call that deferred its entry: write the entry. */
@@ -408,7 +423,7 @@ int BPF_PROG(scry_sys_exit_resume_btf, struct pt_regs *regs, long ret)
 	struct task_struct *t = NULL;
 	bool target;
 
-	exit_resume(regs, &t, regs->orig_ax, ret, &target, false);
+	exit_resume(regs, &t, regs->orig_ax, ret, &target, SCRY_DISP_ANY);
 	return 0;
 }
 
@@ -440,7 +455,7 @@ static __always_inline int enter_tp(struct raw_sys_enter *ctx)
 	struct task_struct *t = NULL;
 	struct scry_sc_desc *d;
 
-	if (!enter_wanted(NULL, &t, ctx->id, &d, false))
+	if (!enter_wanted(NULL, &t, ctx->id, &d, SCRY_DISP_ANY))
 		return 0;
 	__u64 args[SCRY_MAX_ARGS] = {
 		ctx->args[0], ctx->args[1], ctx->args[2], ctx->args[3], ctx->args[4], ctx->args[5],
@@ -468,7 +483,7 @@ static __always_inline int exit_tp(struct raw_sys_exit *ctx)
 	struct task_struct *t = NULL;
 	struct scry_sc_desc *d;
 
-	if (!exit_wanted(NULL, &t, ctx->id, ctx->ret, &d, false))
+	if (!exit_wanted(NULL, &t, ctx->id, ctx->ret, &d, SCRY_DISP_ANY))
 		return 0;
 	if (exit_captures(d)) {
 		struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(t);
@@ -503,6 +518,6 @@ int scry_sys_exit_resume_tp(struct raw_sys_exit *ctx)
 	struct task_struct *t = NULL;
 	bool target;
 
-	exit_resume(NULL, &t, ctx->id, ctx->ret, &target, false);
+	exit_resume(NULL, &t, ctx->id, ctx->ret, &target, SCRY_DISP_ANY);
 	return 0;
 }

@@ -428,6 +428,7 @@ int scry_probes_attach(struct scry_probes *p, char *err, size_t errlen)
 			ret = probes_attach_front_sys(p, 0, err, errlen);
 		else if (p->btf_tp)
 			ret = attach_loaded(p, p->sys_all ? p->skel->progs.scry_sys_enter_all_btf :
+					       p->sys_trk ? p->skel->progs.scry_sys_enter_trk_btf :
 							    p->skel->progs.scry_sys_enter_btf, "tp_btf/sys_enter", err, errlen);
 		else
 			ret = attach_loaded(p, p->skel->progs.scry_sys_enter_tp, "raw_syscalls:sys_enter", err, errlen);
@@ -437,6 +438,7 @@ int scry_probes_attach(struct scry_probes *p, char *err, size_t errlen)
 			ret = probes_attach_front_sys(p, 1, err, errlen);
 		else if (p->btf_tp)
 			ret = attach_loaded(p, p->sys_all ? p->skel->progs.scry_sys_exit_all_btf :
+					       p->sys_trk ? p->skel->progs.scry_sys_exit_trk_btf :
 							    p->skel->progs.scry_sys_exit_btf, "tp_btf/sys_exit", err, errlen);
 		else
 			ret = attach_loaded(p, p->skel->progs.scry_sys_exit_tp, "raw_syscalls:sys_exit", err, errlen);

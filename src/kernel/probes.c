@@ -297,11 +297,16 @@ static int probes_prepare(struct scry_probes *p, const char *core_btf, bool shel
 	/* record -a's dispatchers, made for its mode (syscalls.bpf.h), where nothing stands
 	 * before them on the hooks; else the plain ones, which fronts and doors tail-call */
 	p->sys_all = o->syscalls && p->btf_tp && !fronts && p->skel->rodata->memo_all_gen;
+	/* ... and the trackers', made for their mode (the memo proved by the generation) */
+	p->sys_trk = o->syscalls && p->btf_tp && !fronts && p->skel->rodata->memo_by_gen && p->skel->rodata->track_mask;
+	bool plain = o->syscalls && p->btf_tp && !p->sys_all && !p->sys_trk;
 
-	bpf_program__set_autoload(p->skel->progs.scry_sys_enter_btf, o->syscalls && p->btf_tp && !p->sys_all);
-	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_btf, o->syscalls && p->btf_tp && !p->sys_all);
+	bpf_program__set_autoload(p->skel->progs.scry_sys_enter_btf, plain);
+	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_btf, plain);
 	bpf_program__set_autoload(p->skel->progs.scry_sys_enter_all_btf, p->sys_all);
 	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_all_btf, p->sys_all);
+	bpf_program__set_autoload(p->skel->progs.scry_sys_enter_trk_btf, p->sys_trk);
+	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_trk_btf, p->sys_trk);
 	bpf_program__set_autoload(p->skel->progs.scry_sys_enter_tp, o->syscalls && !p->btf_tp);
 	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_tp, o->syscalls && !p->btf_tp);
 

@@ -351,15 +351,19 @@ def held_programs(pid):
 
 
 @pytest.mark.parametrize("args,env,made", [
-    ([], None, True),                                     # record -a: its own dispatchers
-    (["--filter", "$ctx.tid != 0"], None, False),         # behind a front: the plain ones
-    (["--track-uid", "0"], None, False),                  # a tracker: the general check
-    ([], {"SCRY_NO_MEMO_GEN": "1"}, False),               # the memo proved through the task
+    ([], None, "all"),                                        # record -a: its own dispatchers
+    (["--filter", "$ctx.tid != 0"], None, "plain"),           # behind a front: the plain ones
+    (["--track-uid", "0"], None, "trk"),                      # a tracker: the trackers' own
+    (["--track-uid", "0", "--filter", "$ctx.tid != 0"], None, "plain"),
+    ([], {"SCRY_NO_MEMO_GEN": "1"}, "plain"),                 # the memo proved through the task
+    (["--track-uid", "0"], {"SCRY_NO_MEMO_GEN": "1"}, "plain"),
 ])
 def test_dispatchers_made_for_system_wide(scry, workload, tmp_path, args, env, made):
     """record -a without tracker or front puts the dispatchers compiled for its mode on the
-    hooks (scry_sys_*_all_btf: the general target check is not in them), else the plain
-    ones; either way every getppid call of a loop is recorded under its own pid."""
+    hooks (scry_sys_*_all_btf: the general target check is not in them), with a tracker
+    those compiled for the trackers' mode (scry_sys_*_trk_btf), else (a front before them,
+    the memo proved through the task) the plain ones; every way, every getppid call of a
+    loop is recorded under its own pid."""
     rec = system_wide(scry, tmp_path / "trace", *args, env=env)
     try:
         names = {n for n in held_programs(rec.pid) if n.startswith("scry_sys_")}
@@ -370,9 +374,10 @@ def test_dispatchers_made_for_system_wide(scry, workload, tmp_path, args, env, m
         assert rec.returncode == 0, err
     finally:
         rec.kill()
-    all_ = {"scry_sys_enter_all_btf", "scry_sys_exit_all_btf"}
-    plain = {"scry_sys_enter_btf", "scry_sys_exit_btf"}
-    assert (all_ <= names and not names & plain) if made else (plain <= names and not names & all_), names
+    kinds = {k: {f"scry_sys_enter{s}_btf", f"scry_sys_exit{s}_btf"}
+             for k, s in (("all", "_all"), ("trk", "_trk"), ("plain", ""))}
+    assert kinds[made] <= names, names
+    assert not names & set().union(*(v for k, v in kinds.items() if k != made)), names
     loop_pid = json.loads(p.stdout)["pid"]
     evs = read_trace(tmp_path / "trace").events
     named = [e for e in evs if e["procname"] == "getppid_loop"]

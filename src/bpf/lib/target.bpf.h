@@ -182,11 +182,17 @@ static __always_inline bool target_ok_all(const void *regs, struct task_struct *
 	return t && t->tgid != self_tgid;
 }
 
+/* The syscall dispatchers' modes (syscalls.bpf.h), compile-time constants each program is
+ * made for: ANY tests the modes' rodata; ALL is memo_all_gen's (system-wide, no tracker:
+ * record -a); TRK the trackers' (memo_by_gen, track_mask not 0, regs given). */
+enum { SCRY_DISP_ANY, SCRY_DISP_ALL, SCRY_DISP_TRK };
+
 /* Is current recorded?  Not scry itself; system-wide or a followed tgid (pid tracker, -p,
  * the command); then the other trackers.  *tp: current, asked for only when needed (may be
  * given); set whenever the answer is yes.  regs: the syscall's saved user registers, or
- * NULL; with them a memo hit answers without asking for the task. */
-static __always_inline bool target_ok(const void *regs, struct task_struct **tp)
+ * NULL; with them a memo hit answers without asking for the task.  trk (a constant): made
+ * for SCRY_DISP_TRK, the tests of the other modes left out. */
+static __always_inline bool target_ok_m(const void *regs, struct task_struct **tp, const bool trk)
 {
 	struct task_struct *t = *tp, *mt;
 	__u32 zero = 0, tgid, key;
@@ -194,9 +200,9 @@ static __always_inline bool target_ok(const void *regs, struct task_struct **tp)
 	__u64 gen, ug, cgroups;
 	bool ok, given;
 
-	if (memo_all_gen && regs)
+	if (!trk && memo_all_gen && regs)
 		return target_ok_all(regs, tp);
-	if (target_all && !track_mask && !(memo_by_regs && regs)) {
+	if (!trk && target_all && !track_mask && !(memo_by_regs && regs)) {
 		if (!t)
 			t = *tp = bpf_get_current_task_btf();
 		return t->tgid != self_tgid;
@@ -204,13 +210,16 @@ static __always_inline bool target_ok(const void *regs, struct task_struct **tp)
 	m = bpf_map_lookup_elem(&memo, &zero);
 	if (!m)
 		return false;
-	if (current_in_memo()) {   /* system-wide, a syscall program */
+	if (!trk && current_in_memo()) {   /* system-wide, a syscall program */
 		if (!t)
 			t = *tp = current_ro(m, regs);
 		return t && t->tgid != self_tgid;
 	}
 	gen = tracked_gen;
-	mt = memo_current(m, regs, gen);
+	if (trk)    /* memo_current by the generation, its tests of the mode left out */
+		mt = m->regs == (__u64)regs && m->task_gen == gen ? m->task : NULL;
+	else
+		mt = memo_current(m, regs, gen);
 	if (mt && m->gen == gen && task_ug(mt) == m->ug && task_cgroups(mt) == m->cgroups) {
 		if (!m->ok)
 			return false;
@@ -240,7 +249,7 @@ static __always_inline bool target_ok(const void *regs, struct task_struct **tp)
 	}
 	/* the identity is the answer's task, or none: a program without regs (tracepoints,
 	 * fork) may have answered for a task that is not the memo's */
-	if (memo_by_regs && regs) {
+	if (trk || (memo_by_regs && regs)) {
 		m->regs = (__u64)regs;
 		m->task = t;
 		m->stack = (__u64)t->stack;
@@ -257,11 +266,18 @@ static __always_inline bool target_ok(const void *regs, struct task_struct **tp)
 	return ok;
 }
 
-/* target_ok in a program made for memo_all_gen's mode (all: a constant): the compiler
- * then keeps no other path in it (syscalls.bpf.h, scry_sys_*_all_btf). */
-static __always_inline bool target_ok_in(const void *regs, struct task_struct **tp, const bool all)
+static __always_inline bool target_ok(const void *regs, struct task_struct **tp)
 {
-	return all ? target_ok_all(regs, tp) : target_ok(regs, tp);
+	return target_ok_m(regs, tp, false);
+}
+
+/* target_ok in a program made for mode (a constant): the compiler then keeps no other
+ * path in it (syscalls.bpf.h, scry_sys_*_all_btf and scry_sys_*_trk_btf). */
+static __always_inline bool target_ok_in(const void *regs, struct task_struct **tp, const int mode)
+{
+	if (mode == SCRY_DISP_ALL)
+		return target_ok_all(regs, tp);
+	return target_ok_m(regs, tp, mode == SCRY_DISP_TRK);
 }
 
 /* Is process t (not current) followed?  As target_ok without the memo; with the cgroup
