@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """bench/pid_sets.py (run by `make bench`) — what per-process event sets cost on the syscall
 path, through a private scryd (system-wide sessions): the kernel's own run time of
-scry_sys_enter_btf and scry_sys_exit_btf per run (bpf_stats, enabled by a BPF_ENABLE_STATS
+the programs on sys_enter and sys_exit per run (the dispatchers, or their doors on a daemon
+whose filters may change while recording, which run them; bpf_stats, enabled by a BPF_ENABLE_STATS
 file descriptor held for the run: run_time_ns / run_cnt) while getppid_loop
 (BENCH_PIDSET_CALLS, default 2000000) runs pinned to one CPU, the median of
 BENCH_PIDSET_ROUNDS (5) interleaved rounds of each case:
@@ -14,6 +15,7 @@ A set for the loop is given before it starts: a shell waits for a line, then exe
 (the same pid)."""
 import ctypes
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -31,10 +33,20 @@ CPU = os.environ.get("BENCH_CPU", str(os.cpu_count() - 1))
 CASES = ("no set", "sets elsewhere", "other's set", "own set", "everyone")
 
 
+HOOKED = re.compile(r"scry_sys_(enter|exit)(_door|_all|_trk)?_btf")
+
+
 def runs(ids):
-    """(run_cnt, run_time_ns) of the syscall programs among ids, by name."""
-    return {p["name"]: (p.get("run_cnt", 0), p.get("run_time_ns", 0)) for i, p in prog_ids().items()
-            if i in ids and p["name"] in ("scry_sys_enter_btf", "scry_sys_exit_btf")}
+    """(run_cnt, run_time_ns) of the syscall programs among ids by hook, "enter" and "exit":
+    summed over the dispatchers' kinds (only the one on the hook runs; one a door or front
+    tail-calls counts no run of its own)."""
+    out = {"enter": (0, 0), "exit": (0, 0)}
+    for i, p in prog_ids().items():
+        m = HOOKED.fullmatch(p["name"]) if i in ids else None
+        if m:
+            c, t = out[m.group(1)]
+            out[m.group(1)] = (c + p.get("run_cnt", 0), t + p.get("run_time_ns", 0))
+    return out
 
 
 def main():
@@ -87,8 +99,8 @@ def main():
           "pinned to CPU %s)" % (ROUNDS, CALLS, CPU))
     print("  %-16s %12s %12s" % ("case", "sys_enter", "sys_exit"))
     for case in CASES:
-        en = statistics.median(x["scry_sys_enter_btf"] for x in rows[case])
-        ex = statistics.median(x["scry_sys_exit_btf"] for x in rows[case])
+        en = statistics.median(x["enter"] for x in rows[case])
+        ex = statistics.median(x["exit"] for x in rows[case])
         print("  %-16s %12.1f %12.1f" % (case, en, ex))
 
 

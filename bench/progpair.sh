@@ -8,6 +8,7 @@
 # with the order's share cancelled.  A diagnosis for a change's closing note, not a figure
 # of `make bench` (bench/progcost.sh interleaves rounds of one session at a time).
 #   bench/progpair.sh ROUNDS SCRY_A SCRY_B [ARGS...]      (ARGS default: -a)
+# An argument SELF stands for this script's pid: `-p SELF` follows the loops it starts.
 # Environment: BENCH_CPU (the last CPU), BENCH_CALLS (1000000).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -16,6 +17,7 @@ cd "$(dirname "$0")/.."
 for t in jq bpftool taskset; do command -v $t >/dev/null || { echo "progpair: $t not installed" >&2; exit 1; }; done
 R=$1 A=$2 B=$3; shift 3
 ARGS=("$@"); (( ${#ARGS[@]} )) || ARGS=(-a)
+for i in "${!ARGS[@]}"; do [[ ${ARGS[$i]} == SELF ]] && ARGS[$i]=$$; done
 CALLS=${BENCH_CALLS:-1000000}
 CPU=${BENCH_CPU:-$(( $(nproc) - 1 ))}
 make -s build/workload/getppid_loop || exit 1

@@ -42,7 +42,10 @@ CASES = {
 if BASE:
     CASES["no filter (base)"] = (BASE, [None])
     CASES["session filter (base)"] = (BASE, ["$ctx.tid > 0"])
-PROGS = ("scry_filter", "scry_sys_enter_btf")
+# the program on the hook: a front, the dispatcher's door (a daemon's: it runs the front or
+# the dispatcher), or a dispatcher of any kind
+PROGS = ("scry_filter", "scry_sys_enter_door_btf", "scry_sys_enter_btf", "scry_sys_enter_all_btf",
+         "scry_sys_enter_trk_btf")
 
 
 def runs(ids, daemon):

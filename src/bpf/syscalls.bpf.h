@@ -345,9 +345,10 @@ int BPF_PROG(scry_sys_enter_all_btf, struct pt_regs *regs, long id)
 	return enter_btf(regs, id, SCRY_DISP_ALL);
 }
 
-/* The dispatcher made for the trackers' mode (the memo proved by its generation, a tracker
- * on: SCRY_DISP_TRK), on the hook instead of the plain one as the one above: a task the
- * trackers reject costs the memo's test without the tests of the other modes. */
+/* The dispatcher made for the trackers' mode (the memo proved by its generation, the
+ * session narrowed by the pid tracker's follow set or another tracker: SCRY_DISP_TRK), on
+ * the hook instead of the plain one as the one above: an event pays the memo's test
+ * without the tests of the other modes. */
 SEC("tp_btf/sys_enter") SCRY_LANE(1)
 int BPF_PROG(scry_sys_enter_trk_btf, struct pt_regs *regs, long id)
 {

@@ -297,8 +297,9 @@ static int probes_prepare(struct scry_probes *p, const char *core_btf, bool shel
 	/* record -a's dispatchers, made for its mode (syscalls.bpf.h), where nothing stands
 	 * before them on the hooks; else the plain ones, which fronts and doors tail-call */
 	p->sys_all = o->syscalls && p->btf_tp && !fronts && p->skel->rodata->memo_all_gen;
-	/* ... and the trackers', made for their mode (the memo proved by the generation) */
-	p->sys_trk = o->syscalls && p->btf_tp && !fronts && p->skel->rodata->memo_by_gen && p->skel->rodata->track_mask;
+	/* ... and the trackers', made for their mode: the memo proved by the generation, a
+	 * tracker narrowing the session (the pid tracker's follow set, or another) */
+	p->sys_trk = o->syscalls && p->btf_tp && !fronts && p->skel->rodata->memo_by_gen && !p->skel->rodata->memo_all_gen;
 	bool plain = o->syscalls && p->btf_tp && !p->sys_all && !p->sys_trk;
 
 	bpf_program__set_autoload(p->skel->progs.scry_sys_enter_btf, plain);

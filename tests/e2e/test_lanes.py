@@ -14,7 +14,8 @@ import subprocess
 from conftest import held_prog_ids
 
 
-ENTER, EXIT = "scry_sys_enter_btf", "scry_sys_exit_btf"
+# scry trace follows its command: the dispatchers made for the trackers' mode
+ENTER, EXIT = "scry_sys_enter_trk_btf", "scry_sys_exit_trk_btf"
 
 
 def progs_by_name(old=(), pid=None):

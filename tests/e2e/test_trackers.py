@@ -49,10 +49,10 @@ class Forker:
 
 
 def system_wide(scry, out, *args, env=None):
-    """`scry record -a` in the background, returned once its streams exist (the programs are
-    attached right after); --duration bounds it, SIGINT stops it."""
-    p = subprocess.Popen([scry, "record", "-q", "-a", "--duration", "30", "-o", str(out),
-                          "-e", "syscall:getppid", "-c", CTX, *args],
+    """`scry record -a` (or -p, when given) in the background, returned once its streams exist
+    (the programs are attached right after); --duration bounds it, SIGINT stops it."""
+    p = subprocess.Popen([scry, "record", "-q", *([] if "-p" in args else ["-a"]), "--duration", "30",
+                          "-o", str(out), "-e", "syscall:getppid", "-c", CTX, *args],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                          env={**os.environ, **(env or {})})
     deadline = time.time() + 20
@@ -356,6 +356,7 @@ def held_programs(pid):
     (["--track-uid", "0"], None, "trk"),                      # a tracker: the trackers' own
     (["--track-uid", "0", "--filter", "$ctx.tid != 0"], None, "plain"),
     ([], {"SCRY_NO_MEMO_GEN": "1"}, "plain"),                 # the memo proved through the task
+    (["-p", "SELF"], None, "trk"),                            # the pid tracker's follow set
     (["--track-uid", "0"], {"SCRY_NO_MEMO_GEN": "1"}, "plain"),
 ])
 def test_dispatchers_made_for_system_wide(scry, workload, tmp_path, args, env, made):
@@ -364,7 +365,7 @@ def test_dispatchers_made_for_system_wide(scry, workload, tmp_path, args, env, m
     those compiled for the trackers' mode (scry_sys_*_trk_btf), else (a front before them,
     the memo proved through the task) the plain ones; every way, every getppid call of a
     loop is recorded under its own pid."""
-    rec = system_wide(scry, tmp_path / "trace", *args, env=env)
+    rec = system_wide(scry, tmp_path / "trace", *[str(os.getpid()) if a == "SELF" else a for a in args], env=env)
     try:
         names = {n for n in held_programs(rec.pid) if n.startswith("scry_sys_")}
         p = subprocess.run([workload("getppid_loop"), "1000"], capture_output=True, text=True, timeout=30)

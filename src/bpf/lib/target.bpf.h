@@ -184,7 +184,8 @@ static __always_inline bool target_ok_all(const void *regs, struct task_struct *
 
 /* The syscall dispatchers' modes (syscalls.bpf.h), compile-time constants each program is
  * made for: ANY tests the modes' rodata; ALL is memo_all_gen's (system-wide, no tracker:
- * record -a); TRK the trackers' (memo_by_gen, track_mask not 0, regs given). */
+ * record -a); TRK the trackers' (memo_by_gen, not memo_all_gen: a follow set, the pid
+ * tracker's, or another tracker narrows the session; regs given). */
 enum { SCRY_DISP_ANY, SCRY_DISP_ALL, SCRY_DISP_TRK };
 
 /* Is current recorded?  Not scry itself; system-wide or a followed tgid (pid tracker, -p,
