@@ -28,8 +28,8 @@ for _ in $(seq 100); do
 done
 sleep 0.5
 for n in enter exit; do
-	# the plain dispatcher, or one made for its mode (scry_sys_*_all_btf, scry_sys_*_trk_btf)
-	id=$(bpftool prog show -j | jq -r --argjson b "$before" '[.[] | select(.id > $b and (.name == "scry_sys_'$n'_btf" or .name == "scry_sys_'$n'_all_btf" or .name == "scry_sys_'$n'_trk_btf")) | .id] | min // empty')
+	# the plain dispatcher, or one made for its mode (scry_sys_*_{all,trk}[_dflt]_btf)
+	id=$(bpftool prog show -j | jq -r --argjson b "$before" '[.[] | select(.id > $b and (.name | test("^scry_sys_'$n'(_all|_trk)?(_dflt)?_btf$"))) | .id] | min // empty')
 	[[ -n "$id" ]] || { echo "annotate: no scry_sys_${n}_btf loaded" >&2; exit 1; }
 	addr=$(build/bench/jitdump "$id" 2>&1 > "$OUT/$n.bin") || { echo "annotate: $addr" >&2; exit 1; }
 	objdump -D -b binary -mi386:x86-64 --adjust-vma=0x"$addr" "$OUT/$n.bin" > "$OUT/$n.dis"

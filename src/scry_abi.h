@@ -78,6 +78,8 @@ enum scry_ctx {
 	SCRY_CTX_CALLSTACK_USER,
 	SCRY_CTX_NR
 };
+/* record's and trace's default contexts (the syscall dispatchers have copies made for them) */
+#define SCRY_CTX_BASIC_MASK ((1ULL << SCRY_CTX_PID) | (1ULL << SCRY_CTX_TID) | (1ULL << SCRY_CTX_PROCNAME))
 #define SCRY_PERF_NR           13       /* counters each of perf:cpu: and perf:thread: */
 #define SCRY_CALLSTACK_MAX     128      /* frames, LTTng's MAX_ENTRIES */
 #define SCRY_CALLSTACK_SLOTS   (SCRY_CALLSTACK_MAX + 1)   /* + LTTng's ULONG_MAX "cut here" mark */

@@ -20,6 +20,15 @@
 /* Load-time settings (rodata): the verifier drops the code of disabled contexts. */
 const volatile __u64 ctx_mask = (1ULL << SCRY_CTX_PID) | (1ULL << SCRY_CTX_TID) | (1ULL << SCRY_CTX_PROCNAME);
 const volatile __u32 head_bytes = SCRY_EVENT_HEADER_SIZE + 24; /* header + contexts of ctx_mask */
+#define SCRY_HEAD_BASIC_BYTES (SCRY_EVENT_HEADER_SIZE + 24)   /* with SCRY_CTX_BASIC_MASK's */
+
+/* The contexts as a program reads them: in one made for the default ones (dflt, a
+ * compile-time constant: the syscall dispatchers' copies, syscalls.bpf.h) a constant, for
+ * which the compiler keeps no code of the others; else ctx_mask. */
+static __always_inline __u64 ctx_mask_in(const bool dflt)
+{
+	return dflt ? SCRY_CTX_BASIC_MASK : ctx_mask;
+}
 /* the enabled contexts from SCRY_CTX_VPPID on, in order (record.bpf.h's write_head_ext) */
 const volatile __u8 ext_ctx[SCRY_CTX_NR] = {};
 const volatile __u32 n_ext_ctx = 0;

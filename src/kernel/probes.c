@@ -301,13 +301,19 @@ static int probes_prepare(struct scry_probes *p, const char *core_btf, bool shel
 	 * tracker narrowing the session (the pid tracker's follow set, or another) */
 	p->sys_trk = o->syscalls && p->btf_tp && !fronts && p->skel->rodata->memo_by_gen && !p->skel->rodata->memo_all_gen;
 	bool plain = o->syscalls && p->btf_tp && !p->sys_all && !p->sys_trk;
+	/* ... each in its copy made for the default contexts when they are the session's */
+	p->sys_dflt = o->ctx_mask == SCRY_CTX_BASIC_MASK && !o->ustack_window;
 
 	bpf_program__set_autoload(p->skel->progs.scry_sys_enter_btf, plain);
 	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_btf, plain);
-	bpf_program__set_autoload(p->skel->progs.scry_sys_enter_all_btf, p->sys_all);
-	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_all_btf, p->sys_all);
-	bpf_program__set_autoload(p->skel->progs.scry_sys_enter_trk_btf, p->sys_trk);
-	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_trk_btf, p->sys_trk);
+	bpf_program__set_autoload(p->skel->progs.scry_sys_enter_all_btf, p->sys_all && !p->sys_dflt);
+	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_all_btf, p->sys_all && !p->sys_dflt);
+	bpf_program__set_autoload(p->skel->progs.scry_sys_enter_all_dflt_btf, p->sys_all && p->sys_dflt);
+	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_all_dflt_btf, p->sys_all && p->sys_dflt);
+	bpf_program__set_autoload(p->skel->progs.scry_sys_enter_trk_btf, p->sys_trk && !p->sys_dflt);
+	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_trk_btf, p->sys_trk && !p->sys_dflt);
+	bpf_program__set_autoload(p->skel->progs.scry_sys_enter_trk_dflt_btf, p->sys_trk && p->sys_dflt);
+	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_trk_dflt_btf, p->sys_trk && p->sys_dflt);
 	bpf_program__set_autoload(p->skel->progs.scry_sys_enter_tp, o->syscalls && !p->btf_tp);
 	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_tp, o->syscalls && !p->btf_tp);
 

@@ -48,11 +48,12 @@ class Forker:
             self.p.wait()
 
 
-def system_wide(scry, out, *args, env=None):
+def system_wide(scry, out, *args, env=None, ctx=CTX):
     """`scry record -a` (or -p, when given) in the background, returned once its streams exist
-    (the programs are attached right after); --duration bounds it, SIGINT stops it."""
+    (the programs are attached right after); --duration bounds it, SIGINT stops it.  ctx: the
+    contexts (None: the defaults)."""
     p = subprocess.Popen([scry, "record", "-q", *([] if "-p" in args else ["-a"]), "--duration", "30",
-                          "-o", str(out), "-e", "syscall:getppid", "-c", CTX, *args],
+                          "-o", str(out), "-e", "syscall:getppid", *(["-c", ctx] if ctx else []), *args],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                          env={**os.environ, **(env or {})})
     deadline = time.time() + 20
@@ -350,6 +351,7 @@ def held_programs(pid):
     return {p["name"] for p in scry_progs() if p["id"] in ids}
 
 
+@pytest.mark.parametrize("ctx", [CTX, None], ids=["contexts", "default-contexts"])
 @pytest.mark.parametrize("args,env,made", [
     ([], None, "all"),                                        # record -a: its own dispatchers
     (["--filter", "$ctx.tid != 0"], None, "plain"),           # behind a front: the plain ones
@@ -359,13 +361,17 @@ def held_programs(pid):
     (["-p", "SELF"], None, "trk"),                            # the pid tracker's follow set
     (["--track-uid", "0"], {"SCRY_NO_MEMO_GEN": "1"}, "plain"),
 ])
-def test_dispatchers_made_for_system_wide(scry, workload, tmp_path, args, env, made):
+def test_dispatchers_made_for_system_wide(scry, workload, tmp_path, args, env, made, ctx):
     """record -a without tracker or front puts the dispatchers compiled for its mode on the
     hooks (scry_sys_*_all_btf: the general target check is not in them), with a tracker
-    those compiled for the trackers' mode (scry_sys_*_trk_btf), else (a front before them,
-    the memo proved through the task) the plain ones; every way, every getppid call of a
-    loop is recorded under its own pid."""
-    rec = system_wide(scry, tmp_path / "trace", *[str(os.getpid()) if a == "SELF" else a for a in args], env=env)
+    those compiled for the trackers' mode (scry_sys_*_trk_btf), either in its copy made for
+    the default contexts when they are the session's (scry_sys_*_{all,trk}_dflt_btf), else
+    (a front before them, the memo proved through the task) the plain ones; every way,
+    every getppid call of a loop is recorded under its own pid, tid and name."""
+    if ctx is None and made != "plain":
+        made += "_dflt"
+    rec = system_wide(scry, tmp_path / "trace", *[str(os.getpid()) if a == "SELF" else a for a in args], env=env,
+                      ctx=ctx)
     try:
         names = {n for n in held_programs(rec.pid) if n.startswith("scry_sys_")}
         p = subprocess.run([workload("getppid_loop"), "1000"], capture_output=True, text=True, timeout=30)
@@ -376,7 +382,8 @@ def test_dispatchers_made_for_system_wide(scry, workload, tmp_path, args, env, m
     finally:
         rec.kill()
     kinds = {k: {f"scry_sys_enter{s}_btf", f"scry_sys_exit{s}_btf"}
-             for k, s in (("all", "_all"), ("trk", "_trk"), ("plain", ""))}
+             for k, s in (("all", "_all"), ("trk", "_trk"), ("all_dflt", "_all_dflt"), ("trk_dflt", "_trk_dflt"),
+                          ("plain", ""))}
     assert kinds[made] <= names, names
     assert not names & set().union(*(v for k, v in kinds.items() if k != made)), names
     loop_pid = json.loads(p.stdout)["pid"]

@@ -294,9 +294,6 @@ static __always_inline bool ustack_wanted(const __u8 *b)
 	return ustack_window && (ustack_ids[id >> 6] >> (id & 63) & 1);
 }
 
-/* The contexts written without a test of the others (write_head_at_m). */
-#define SCRY_CTX_BASIC_MASK ((1ULL << SCRY_CTX_PID) | (1ULL << SCRY_CTX_TID) | (1ULL << SCRY_CTX_PROCNAME))
-
 #define SCRY_CTX_PIDTID_MASK ((1ULL << SCRY_CTX_PID) | (1ULL << SCRY_CTX_TID))
 
 /* The contexts of mask (a subset of SCRY_CTX_BASIC_MASK; a constant where the caller can)
@@ -620,6 +617,23 @@ static __always_inline __u32 write_head_pe(__u8 *b, __u16 id, struct task_struct
 static __always_inline __u32 head_size(void)
 {
 	return head_bytes;
+}
+
+/* head_size and write_head in a program made for the default contexts when dflt (a
+ * constant; ctx_mask_in): the header, pid, tid and procname, no user stack copy (the
+ * copies are made only where ustack_window is 0). */
+static __always_inline __u32 head_size_in(const bool dflt)
+{
+	return dflt ? SCRY_HEAD_BASIC_BYTES : head_size();
+}
+
+static __always_inline __u32 write_head_in(__u8 *b, __u16 id, struct task_struct *t, const bool dflt)
+{
+	if (!dflt)
+		return write_head(b, id, t);
+	WR(__u16, b, 0, id);
+	WR(__u64, b, 2, scry_now());
+	return write_basic(b, t, SCRY_CTX_BASIC_MASK);
 }
 
 /* A user string at pos, at most max bytes with its NUL (max is clamped to 8..SCRY_STR_MAX):

@@ -185,8 +185,9 @@ static __always_inline bool target_ok_all(const void *regs, struct task_struct *
 /* The syscall dispatchers' modes (syscalls.bpf.h), compile-time constants each program is
  * made for: ANY tests the modes' rodata; ALL is memo_all_gen's (system-wide, no tracker:
  * record -a); TRK the trackers' (memo_by_gen, not memo_all_gen: a follow set, the pid
- * tracker's, or another tracker narrows the session; regs given). */
-enum { SCRY_DISP_ANY, SCRY_DISP_ALL, SCRY_DISP_TRK };
+ * tracker's, or another tracker narrows the session; regs given).  DFLT, beside either:
+ * the default contexts (ctx_mask_in), no user stack copies. */
+enum { SCRY_DISP_ANY = 0, SCRY_DISP_ALL = 1, SCRY_DISP_TRK = 2, SCRY_DISP_DFLT = 4 };
 
 /* Is current recorded?  Not scry itself; system-wide or a followed tgid (pid tracker, -p,
  * the command); then the other trackers.  *tp: current, asked for only when needed (may be
@@ -276,9 +277,9 @@ static __always_inline bool target_ok(const void *regs, struct task_struct **tp)
  * path in it (syscalls.bpf.h, scry_sys_*_all_btf and scry_sys_*_trk_btf). */
 static __always_inline bool target_ok_in(const void *regs, struct task_struct **tp, const int mode)
 {
-	if (mode == SCRY_DISP_ALL)
+	if (mode & SCRY_DISP_ALL)
 		return target_ok_all(regs, tp);
-	return target_ok_m(regs, tp, mode == SCRY_DISP_TRK);
+	return target_ok_m(regs, tp, mode & SCRY_DISP_TRK);
 }
 
 /* Is process t (not current) followed?  As target_ok without the memo; with the cgroup
