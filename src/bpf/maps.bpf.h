@@ -18,9 +18,9 @@
 
 
 /* Load-time settings (rodata): the verifier drops the code of disabled contexts. */
-const volatile __u64 ctx_mask = (1ULL << SCRY_CTX_PID) | (1ULL << SCRY_CTX_TID) | (1ULL << SCRY_CTX_PROCNAME);
-const volatile __u32 head_bytes = SCRY_EVENT_HEADER_SIZE + 24; /* header + contexts of ctx_mask */
 #define SCRY_HEAD_BASIC_BYTES (SCRY_EVENT_HEADER_SIZE + 24)   /* with SCRY_CTX_BASIC_MASK's */
+const volatile __u64 ctx_mask = SCRY_CTX_BASIC_MASK;
+const volatile __u32 head_bytes = SCRY_HEAD_BASIC_BYTES; /* header + contexts of ctx_mask */
 
 /* The contexts as a program reads them: in one made for the default ones (dflt, a
  * compile-time constant: the syscall dispatchers' copies, syscalls.bpf.h) a constant, for

@@ -408,22 +408,6 @@ static int attach_loaded(struct scry_probes *p, struct bpf_program *prog, const 
 	return bpf_program__autoload(prog) ? probes_attach_prog(p, prog, NULL, NULL, 0, what, err, errlen) : 0;
 }
 
-/* The BTF syscall dispatcher of sys_exit (exit) or sys_enter loaded for the session's
- * mode (probes.c): record -a's, the trackers', either made for the default contexts, or
- * the plain one. */
-static struct bpf_program *dispatcher_btf(struct scry_probes *p, bool exit)
-{
-	__typeof__(p->skel->progs) *g = &p->skel->progs;
-
-	if (p->sys_all)
-		return p->sys_dflt ? (exit ? g->scry_sys_exit_all_dflt_btf : g->scry_sys_enter_all_dflt_btf)
-				   : (exit ? g->scry_sys_exit_all_btf : g->scry_sys_enter_all_btf);
-	if (p->sys_trk)
-		return p->sys_dflt ? (exit ? g->scry_sys_exit_trk_dflt_btf : g->scry_sys_enter_trk_dflt_btf)
-				   : (exit ? g->scry_sys_exit_trk_btf : g->scry_sys_enter_trk_btf);
-	return exit ? g->scry_sys_exit_btf : g->scry_sys_enter_btf;
-}
-
 int scry_probes_attach(struct scry_probes *p, char *err, size_t errlen)
 {
 	/* before any program that fills the memo: its hits are proved by the exits seen */
@@ -443,7 +427,7 @@ int scry_probes_attach(struct scry_probes *p, char *err, size_t errlen)
 		if (p->sys_front[0] >= 0)
 			ret = probes_attach_front_sys(p, 0, err, errlen);
 		else if (p->btf_tp)
-			ret = attach_loaded(p, dispatcher_btf(p, false), "tp_btf/sys_enter", err, errlen);
+			ret = attach_loaded(p, probes_dispatcher_btf(p, false), "tp_btf/sys_enter", err, errlen);
 		else
 			ret = attach_loaded(p, p->skel->progs.scry_sys_enter_tp, "raw_syscalls:sys_enter", err, errlen);
 		if (ret)
@@ -451,7 +435,7 @@ int scry_probes_attach(struct scry_probes *p, char *err, size_t errlen)
 		if (p->sys_front[1] >= 0)
 			ret = probes_attach_front_sys(p, 1, err, errlen);
 		else if (p->btf_tp)
-			ret = attach_loaded(p, dispatcher_btf(p, true), "tp_btf/sys_exit", err, errlen);
+			ret = attach_loaded(p, probes_dispatcher_btf(p, true), "tp_btf/sys_exit", err, errlen);
 		else
 			ret = attach_loaded(p, p->skel->progs.scry_sys_exit_tp, "raw_syscalls:sys_exit", err, errlen);
 		if (!ret && p->prepare_exec)

@@ -222,6 +222,35 @@ oom:
 	return NULL;
 }
 
+struct bpf_program *probes_dispatcher_btf(struct scry_probes *p, bool exit)
+{
+	__typeof__(p->skel->progs) *g = &p->skel->progs;
+
+	if (p->sys_all)
+		return p->sys_dflt ? (exit ? g->scry_sys_exit_all_dflt_btf : g->scry_sys_enter_all_dflt_btf)
+				   : (exit ? g->scry_sys_exit_all_btf : g->scry_sys_enter_all_btf);
+	if (p->sys_trk)
+		return p->sys_dflt ? (exit ? g->scry_sys_exit_trk_dflt_btf : g->scry_sys_enter_trk_dflt_btf)
+				   : (exit ? g->scry_sys_exit_trk_btf : g->scry_sys_enter_trk_btf);
+	return exit ? g->scry_sys_exit_btf : g->scry_sys_enter_btf;
+}
+
+/* The BTF syscall dispatchers' autoload: the pair probes_dispatcher_btf names for the
+ * session's mode when on, none of the others. */
+static void set_dispatchers_btf(struct scry_probes *p, bool on)
+{
+	__typeof__(p->skel->progs) *g = &p->skel->progs;
+	struct bpf_program *all[] = {
+		g->scry_sys_enter_btf, g->scry_sys_exit_btf, g->scry_sys_enter_all_btf, g->scry_sys_exit_all_btf,
+		g->scry_sys_enter_all_dflt_btf, g->scry_sys_exit_all_dflt_btf, g->scry_sys_enter_trk_btf,
+		g->scry_sys_exit_trk_btf, g->scry_sys_enter_trk_dflt_btf, g->scry_sys_exit_trk_dflt_btf,
+	};
+	struct bpf_program *enter = probes_dispatcher_btf(p, false), *exit = probes_dispatcher_btf(p, true);
+
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		bpf_program__set_autoload(all[i], on && (all[i] == enter || all[i] == exit));
+}
+
 /* The object opened (with core_btf, the cached BTF of its CO-RE relocations, if not NULL;
  * shell: its shell, to take scryd's object only) and set for p->opts: its load-time
  * settings, the programs to load, the maps' sizes.  Nothing is made in the kernel yet (but
@@ -300,20 +329,9 @@ static int probes_prepare(struct scry_probes *p, const char *core_btf, bool shel
 	/* ... and the trackers', made for their mode: the memo proved by the generation, a
 	 * tracker narrowing the session (the pid tracker's follow set, or another) */
 	p->sys_trk = o->syscalls && p->btf_tp && !fronts && p->skel->rodata->memo_by_gen && !p->skel->rodata->memo_all_gen;
-	bool plain = o->syscalls && p->btf_tp && !p->sys_all && !p->sys_trk;
 	/* ... each in its copy made for the default contexts when they are the session's */
 	p->sys_dflt = o->ctx_mask == SCRY_CTX_BASIC_MASK && !o->ustack_window;
-
-	bpf_program__set_autoload(p->skel->progs.scry_sys_enter_btf, plain);
-	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_btf, plain);
-	bpf_program__set_autoload(p->skel->progs.scry_sys_enter_all_btf, p->sys_all && !p->sys_dflt);
-	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_all_btf, p->sys_all && !p->sys_dflt);
-	bpf_program__set_autoload(p->skel->progs.scry_sys_enter_all_dflt_btf, p->sys_all && p->sys_dflt);
-	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_all_dflt_btf, p->sys_all && p->sys_dflt);
-	bpf_program__set_autoload(p->skel->progs.scry_sys_enter_trk_btf, p->sys_trk && !p->sys_dflt);
-	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_trk_btf, p->sys_trk && !p->sys_dflt);
-	bpf_program__set_autoload(p->skel->progs.scry_sys_enter_trk_dflt_btf, p->sys_trk && p->sys_dflt);
-	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_trk_dflt_btf, p->sys_trk && p->sys_dflt);
+	set_dispatchers_btf(p, o->syscalls && p->btf_tp);
 	bpf_program__set_autoload(p->skel->progs.scry_sys_enter_tp, o->syscalls && !p->btf_tp);
 	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_tp, o->syscalls && !p->btf_tp);
 

@@ -93,6 +93,10 @@ struct loaded_filter {
 /* trackers.c */
 int probes_fill_trackers(struct scry_probes *p, const struct scry_probes_opts *o, char *err, size_t errlen);
 void probes_memo_modes(struct scry_probes *p);
+/* The BTF syscall dispatcher of sys_exit (exit) or sys_enter for the session's mode (set
+ * by probes_prepare): record -a's, the trackers', either in its copy made for the default
+ * contexts, or the plain one (which fronts and doors tail-call). */
+struct bpf_program *probes_dispatcher_btf(struct scry_probes *p, bool exit);
 int probes_prepare_memo(struct scry_probes *p, char *err, size_t errlen);
 /* fronts.c */
 int probes_attach_doors(struct scry_probes *p, char *err, size_t errlen);

@@ -519,18 +519,20 @@ static __always_inline __u32 write_ctx_range(__u8 *b, __u32 pos, struct task_str
  * t: bpf_get_current_task_btf(), already taken by the caller's target filter (one helper
  * call gives pid, tid and comm).  own_migr: the migrate_disable() the BPF runtime itself
  * holds around the program (1 for perf-event tracepoints and uprobes, whose programs
- * bpf_prog_run_array runs so; 0 for tp_btf, raw_tp, iterators): not the traced code's. */
-static __always_inline __u32 write_head_pe_m(__u8 *b, __u16 id, struct task_struct *t, __u64 ts,
-					      const __u32 own_migr, void *pe)
+ * bpf_prog_run_array runs so; 0 for tp_btf, raw_tp, iterators): not the traced code's.
+ * dflt (a constant): made for the default contexts (ctx_mask_in), where no user stack is
+ * copied. */
+static __always_inline __u32 write_head_pe_in(__u8 *b, __u16 id, struct task_struct *t, __u64 ts,
+					      const __u32 own_migr, void *pe, const bool dflt)
 {
 	/* one load of the rodata mask: the verifier knows its value and drops the tests of
 	 * disabled contexts; a test of ctx_mask itself (volatile) would be a load each */
-	const __u64 mask = ctx_mask;
+	const __u64 mask = ctx_mask_in(dflt);
 	__u32 pos = SCRY_EVENT_HEADER_SIZE;
 
 	WR(__u16, b, 0, id);
 	WR(__u64, b, 2, ts);
-	if (ustack_wanted(b))      /* scry trace -k (never otherwise: the verifier drops it) */
+	if (!dflt && ustack_wanted(b))      /* scry trace -k (never otherwise: the verifier drops it) */
 		ustack_send(b);
 	/* pid, tid and procname alone (record's and trace's defaults): one store sequence, no
 	 * test of the other contexts (each a mov, and, test and jump the verifier keeps) */
@@ -567,6 +569,12 @@ static __always_inline __u32 write_head_pe_m(__u8 *b, __u16 id, struct task_stru
 		pos += 4;
 	}
 	return pos;
+}
+
+static __always_inline __u32 write_head_pe_m(__u8 *b, __u16 id, struct task_struct *t, __u64 ts,
+					      const __u32 own_migr, void *pe)
+{
+	return write_head_pe_in(b, id, t, ts, own_migr, pe, false);
 }
 
 static __always_inline __u32 write_head_at_m(__u8 *b, __u16 id, struct task_struct *t, __u64 ts,
@@ -629,11 +637,7 @@ static __always_inline __u32 head_size_in(const bool dflt)
 
 static __always_inline __u32 write_head_in(__u8 *b, __u16 id, struct task_struct *t, const bool dflt)
 {
-	if (!dflt)
-		return write_head(b, id, t);
-	WR(__u16, b, 0, id);
-	WR(__u64, b, 2, scry_now());
-	return write_basic(b, t, SCRY_CTX_BASIC_MASK);
+	return write_head_pe_in(b, id, t, scry_now(), 0, NULL, dflt);
 }
 
 /* A user string at pos, at most max bytes with its NUL (max is clamped to 8..SCRY_STR_MAX):

@@ -87,6 +87,13 @@ static __noinline __u64 task_cgroups_ns(struct task_struct *t)
 	return cg ^ nsv ^ ((__u64)ns->uid_map.nr_extents << 48) ^ ((__u64)ns->gid_map.nr_extents << 56);
 }
 
+/* Does memo m prove current for this call's registers regs by the generation gen (read
+ * before: memo_by_gen's proof, no task alive at the fill has exited)? */
+static __always_inline bool memo_gen_proves(const struct scry_memo *m, const void *regs, __u64 gen)
+{
+	return m->regs == (__u64)regs && m->task_gen == gen;
+}
+
 /* Current, proved from memo m for a syscall program given regs (see struct scry_memo), or
  * NULL; gen: tracked_gen, read before.  An untrusted pointer: for reads only.  With
  * memo_by_gen the registers and the generation prove it (no load through the task: each
@@ -174,7 +181,7 @@ static __always_inline bool target_ok_all(const void *regs, struct task_struct *
 	if (!m)
 		return false;
 	gen = tracked_gen;
-	if (m->regs == (__u64)regs && m->task_gen == gen)
+	if (memo_gen_proves(m, regs, gen))
 		t = m->task;
 	else
 		t = memo_fill_current(m, regs, gen);
@@ -219,7 +226,7 @@ static __always_inline bool target_ok_m(const void *regs, struct task_struct **t
 	}
 	gen = tracked_gen;
 	if (trk)    /* memo_current by the generation, its tests of the mode left out */
-		mt = m->regs == (__u64)regs && m->task_gen == gen ? m->task : NULL;
+		mt = memo_gen_proves(m, regs, gen) ? m->task : NULL;
 	else
 		mt = memo_current(m, regs, gen);
 	if (mt && m->gen == gen && task_ug(mt) == m->ug && task_cgroups(mt) == m->cgroups) {
