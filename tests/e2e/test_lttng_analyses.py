@@ -24,6 +24,7 @@ import subprocess
 import pytest
 
 from conftest import read_trace
+from test_state_reconstruction import hidden_tids
 
 pytestmark = pytest.mark.skipif(not shutil.which("lttng-cputop"), reason="python3-lttnganalyses not installed")
 
@@ -62,8 +63,14 @@ def test_cputop_and_syscallstats_name_dd(scry, tmp_path):
     for e in tr.events:
         if e["name"] == "sched_switch":
             switches.setdefault(e["cpu"], []).append(e["fields"])
+    # this machine runs no BPF program while one of pid 1's threads (the sandbox's agent) is
+    # current, so a switch out of one is never recorded: the chain may break after a switch
+    # into one, nowhere else (test_state_reconstruction.py)
+    hidden = hidden_tids() | {e["fields"]["tid"] for e in tr.events
+                              if e["name"] == "lttng_statedump_process_state" and e["fields"]["pid"] == 1}
     for c, sw in switches.items():
-        breaks = [(a["next_tid"], b["prev_tid"]) for a, b in zip(sw, sw[1:]) if a["next_tid"] != b["prev_tid"]]
+        breaks = [(a["next_tid"], b["prev_tid"]) for a, b in zip(sw, sw[1:])
+                  if a["next_tid"] != b["prev_tid"] and a["next_tid"] not in hidden]
         assert not breaks, f"CPU {c}: a switch's next is not the following switch's prev: {breaks[:5]}"
     others = {f["prev_tid"] for sw in switches.values() for f in sw} - {pid, 0} - {e["tid"] for e in tr.events if e["pid"] == rec_pid(tr, pid)}
     assert others, "no other task's switch in a command's trace"
