@@ -328,6 +328,7 @@ static __always_inline __u32 write_basic(__u8 *b, struct task_struct *t, const _
 static __always_inline __u32 write_hostname(__u8 *b, __u32 pos, struct task_struct *t)
 {
 	const char *n = t->nsproxy->uts_ns->name.nodename;
+	__u8 *q = b + pos;     /* the words at constant offsets from it: one store each */
 	bool end = false;
 
 	_Static_assert(SCRY_HOSTNAME_LEN == 65, "hostname: 8 words and a byte");
@@ -342,9 +343,9 @@ static __always_inline __u32 write_hostname(__u8 *b, __u32 pos, struct task_stru
 			v = *(const __u64 *)(n + 8 * k);
 			end = HAS_NUL(v) != 0;
 		}
-		WR(__u64, b, pos + 8 * k, v);
+		WR(__u64, q, 8 * k, v);
 	}
-	WR(__u8, b, pos + 64, end ? 0 : n[64]);
+	WR(__u8, q, 64, end ? 0 : n[64]);
 	return pos + SCRY_HOSTNAME_LEN;
 }
 
