@@ -29,7 +29,7 @@ done
 sleep 0.5
 for n in enter exit; do
 	# the plain dispatcher, or one made for its mode (scry_sys_*_{all,trk}[_dflt]_btf)
-	id=$(bpftool prog show -j | jq -r --argjson b "$before" '[.[] | select(.id > $b and (.name | test("^scry_sys_'$n'(_all|_trk)?(_dflt)?_btf$"))) | .id] | min // empty')
+	id=$(bpftool prog show -j | jq -r --argjson b "$before" '[.[] | select(.id > $b and (.name | test("^scry_sys_'$n'(_all|_trk)?(_dflt|_pt)?_btf$"))) | .id] | min // empty')
 	[[ -n "$id" ]] || { echo "annotate: no scry_sys_${n}_btf loaded" >&2; exit 1; }
 	addr=$(build/bench/jitdump "$id" 2>&1 > "$OUT/$n.bin") || { echo "annotate: $addr" >&2; exit 1; }
 	objdump -D -b binary -mi386:x86-64 --adjust-vma=0x"$addr" "$OUT/$n.bin" > "$OUT/$n.dis"

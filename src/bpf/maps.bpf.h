@@ -19,15 +19,17 @@
 
 /* Load-time settings (rodata): the verifier drops the code of disabled contexts. */
 #define SCRY_HEAD_BASIC_BYTES (SCRY_EVENT_HEADER_SIZE + 24)   /* with SCRY_CTX_BASIC_MASK's */
+#define SCRY_CTX_PIDTID_MASK ((1ULL << SCRY_CTX_PID) | (1ULL << SCRY_CTX_TID))   /* scry trace's */
 const volatile __u64 ctx_mask = SCRY_CTX_BASIC_MASK;
 const volatile __u32 head_bytes = SCRY_HEAD_BASIC_BYTES; /* header + contexts of ctx_mask */
 
-/* The contexts as a program reads them: in one made for the default ones (dflt, a
- * compile-time constant: the syscall dispatchers' copies, syscalls.bpf.h) a constant, for
- * which the compiler keeps no code of the others; else ctx_mask. */
-static __always_inline __u64 ctx_mask_in(const bool dflt)
+/* The contexts as a program reads them.  shape: 0, or the context mask a program was made
+ * for (a compile-time constant: the syscall dispatchers' copies for record's defaults,
+ * SCRY_CTX_BASIC_MASK, and scry trace's, SCRY_CTX_PIDTID_MASK; syscalls.bpf.h), for which
+ * the compiler keeps no code of the other contexts; else ctx_mask. */
+static __always_inline __u64 ctx_mask_in(const __u64 shape)
 {
-	return dflt ? SCRY_CTX_BASIC_MASK : ctx_mask;
+	return shape ? shape : ctx_mask;
 }
 /* the enabled contexts from SCRY_CTX_VPPID on, in order (record.bpf.h's write_head_ext) */
 const volatile __u8 ext_ctx[SCRY_CTX_NR] = {};

@@ -47,7 +47,7 @@ static __always_inline void write_signal_views(__u8 *p, __u32 pos, const struct 
 	WR(__u64, p, pos + 36, *(__u64 *)&sif[8]);     /* value (sigval) */
 }
 
-SEC("raw_tp/signal_deliver") SCRY_LANE(1)
+SEC("raw_tp/signal_deliver") SCRY_LANE(0)
 int BPF_PROG(scry_signal, int sig, struct kernel_siginfo *info, struct k_sigaction *ka)
 {
 	struct task_struct *t = NULL;

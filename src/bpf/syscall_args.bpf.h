@@ -32,22 +32,22 @@ static __always_inline __u64 fixed_arg(const struct scry_sc_desc *d, __u64 v, in
  * copies, one per count, cost ~15 ms of verification at every start.  The values come from
  * args, or (regs given: the BTF program) straight from the saved registers, only the
  * d->nargs it writes (getppid's entry reads none: the six loads and twelve stack stores of
- * an args array were ~1/5 of the entry's own instructions).  dflt (a constant): made for
- * the default contexts (ctx_mask_in). */
+ * an args array were ~1/5 of the entry's own instructions).  shape (a constant): the
+ * contexts the program was made for, or 0 (ctx_mask_in). */
 static __always_inline void enter_fixed(const struct scry_sc_desc *d, const __u64 *args,
-					const struct pt_regs *regs, struct task_struct *t, const bool dflt)
+					const struct pt_regs *regs, struct task_struct *t, const __u64 shape)
 {
-	__u32 hs = head_size_in(dflt), n = d->nargs;
+	__u32 hs = head_size_in(shape), n = d->nargs;
 	struct scry_stage *st = NULL;
 	struct area *a = NULL;
-	__u8 *p = stage_begin_in(&st, hs + 8 * SCRY_MAX_ARGS, dflt);
+	__u8 *p = stage_begin_in(&st, hs + 8 * SCRY_MAX_ARGS, shape);
 
 	if (!p) {
 		if (!(a = area_get(AREA_SYS_ENTER)))
 			return;
 		p = a->buf;
 	}
-	write_head_in(p, d->entry_id, t, dflt);
+	write_head_in(p, d->entry_id, t, shape);
 	if (n > SCRY_MAX_ARGS)
 		n = SCRY_MAX_ARGS;
 	if (regs) {
@@ -63,9 +63,9 @@ static __always_inline void enter_fixed(const struct scry_sc_desc *d, const __u6
 		}
 	}
 	if (st) {
-		stage_commit_in(st, hs + 8 * n, dflt);
+		stage_commit_in(st, hs + 8 * n, shape);
 	} else {
-		submit_in(a, hs + 8 * n, dflt);
+		submit_in(a, hs + 8 * n, shape);
 		area_put(a);
 	}
 }

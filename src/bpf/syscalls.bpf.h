@@ -197,21 +197,21 @@ static __always_inline bool exit_wanted(const void *regs, struct task_struct **t
 
 /* Exit of fixed layout with arguments (lttng-modules' read: ret, buf): ret, then each
  * argument of d->exit_args as a uint64, in place in the stage (or in the build area when
- * the stage is held, as enter_fixed; dflt as there). */
+ * the stage is held, as enter_fixed; shape as there). */
 static __always_inline void exit_fixed_args(const struct scry_sc_desc *d, long ret, const __u64 *args,
-					    struct task_struct *t, const bool dflt)
+					    struct task_struct *t, const __u64 shape)
 {
-	__u32 hs = head_size_in(dflt), end = hs + 8;
+	__u32 hs = head_size_in(shape), end = hs + 8;
 	struct scry_stage *st = NULL;
 	struct area *a = NULL;
-	__u8 *p = stage_begin_in(&st, hs + 8 + 8 * SCRY_MAX_ARGS, dflt), mask = d->exit_args;
+	__u8 *p = stage_begin_in(&st, hs + 8 + 8 * SCRY_MAX_ARGS, shape), mask = d->exit_args;
 
 	if (!p) {
 		if (!(a = area_get(AREA_SYS_EXIT)))
 			return;
 		p = a->buf;
 	}
-	write_head_in(p, d->exit_id, t, dflt);
+	write_head_in(p, d->exit_id, t, shape);
 	WR(__s64, p, hs, ret);
 	for (int i = 0; i < SCRY_MAX_ARGS; i++) {
 		if (!(mask & (1 << i)))
@@ -220,19 +220,19 @@ static __always_inline void exit_fixed_args(const struct scry_sc_desc *d, long r
 		end += 8;
 	}
 	if (st) {
-		stage_commit_in(st, end, dflt);
+		stage_commit_in(st, end, shape);
 	} else {
-		submit_in(a, end, dflt);
+		submit_in(a, end, shape);
 		area_put(a);
 	}
 }
 
 /* Write the exit of syscall id; args (read only for exit captures and exit_args) may be NULL
- * otherwise.  dflt (a constant): made for the default contexts (ctx_mask_in). */
+ * otherwise.  shape (a constant): the contexts the program was made for, or 0 (ctx_mask_in). */
 static __always_inline void sys_exit(long id, long ret, const __u64 *args, struct task_struct *t,
-				     struct scry_sc_desc *d, const bool dflt)
+				     struct scry_sc_desc *d, const __u64 shape)
 {
-	__u32 hs = head_size_in(dflt);
+	__u32 hs = head_size_in(shape);
 	__u8 *p;
 
 	if (d && (d->flags & (SCRY_SC_UNKNOWN | SCRY_SC_EXIT_OPS)) == SCRY_SC_EXIT_OPS) {
@@ -242,33 +242,33 @@ static __always_inline void sys_exit(long id, long ret, const __u64 *args, struc
 	}
 	if (d && !(d->flags & SCRY_SC_UNKNOWN) && d->exit_args) {
 		if (args)
-			exit_fixed_args(d, ret, args, t, dflt);
+			exit_fixed_args(d, ret, args, t, shape);
 		return;
 	}
 	if (d && !(d->flags & SCRY_SC_UNKNOWN)) {
 		struct scry_stage *st = NULL;
 
-		p = stage_begin_in(&st, hs + 8, dflt);
-		if (!p && !(p = ring_reserve_in(hs + 8, dflt)))
+		p = stage_begin_in(&st, hs + 8, shape);
+		if (!p && !(p = ring_reserve_in(hs + 8, shape)))
 			return;
-		write_head_in(p, d->exit_id, t, dflt);
+		write_head_in(p, d->exit_id, t, shape);
 		WR(__s64, p, hs, ret);
 		if (st)
-			stage_commit_in(st, hs + 8, dflt);
+			stage_commit_in(st, hs + 8, shape);
 		else
-			ring_commit_in(p, hs + 8, dflt);
+			ring_commit_in(p, hs + 8, shape);
 		return;
 	}
 	__u16 ev = d ? d->exit_id : unknown_exit_id;
 	if (ev == SCRY_NO_EVENT)
 		return;
-	p = ring_reserve_in(hs + 16, dflt);
+	p = ring_reserve_in(hs + 16, shape);
 	if (!p)
 		return;
-	write_head_in(p, ev, t, dflt);
+	write_head_in(p, ev, t, shape);
 	WR(__s64, p, hs, id);
 	WR(__s64, p, hs + 8, ret);
-	ring_commit_in(p, hs + 16, dflt);
+	ring_commit_in(p, hs + 16, shape);
 }
 
 /* Does the exit read the arguments (its operations, or a fixed layout with some)? */
@@ -315,7 +315,7 @@ static __always_inline int enter_btf(struct pt_regs *regs, long id, const int mo
 	if (!enter_wanted(regs, &t, id, &d, mode))
 		return 0;
 	if (enter_is_fixed(d)) {   /* the arguments it writes, from the registers */
-		enter_fixed(d, NULL, regs, t, mode & SCRY_DISP_DFLT);
+		enter_fixed(d, NULL, regs, t, disp_shape(mode));
 		return 0;
 	}
 	__u64 args[SCRY_MAX_ARGS] = {
@@ -338,11 +338,13 @@ int BPF_PROG(scry_sys_enter_btf, struct pt_regs *regs, long id)
  * its generation: record -a's), on the hook instead of the plain one when no filter front
  * or door stands before it (src/kernel/probes.c): with the mode a compile-time constant
  * the compiler keeps no other target check in it, and its code for the rest is its own
- * (bench/progpair.sh: see docs/ENGINE.md).  Its copy made for the default contexts as well
- * (_dflt_: SCRY_DISP_DFLT, the session's ctx_mask SCRY_CTX_BASIC_MASK and no user stack
- * copies) goes on the hook instead when the settings are those: programs of their own, not
- * two copies in one program behind a test of the rodata, whose dead half the verifier
- * removes range by range (+17 ms of a start-up, measured). */
+ * (bench/progpair.sh: see docs/ENGINE.md).  Its copies made for a context set as well
+ * (_dflt_: SCRY_DISP_DFLT, record's defaults SCRY_CTX_BASIC_MASK; _pt_: SCRY_DISP_PT, scry
+ * trace's pid and tid; no user stack copies) go on the hook instead when the settings are
+ * those: programs of their own, not copies in one program behind a test of the rodata, whose
+ * dead part the verifier removes range by range (+17 ms of a start-up, measured; the
+ * generic copy's context code at each of its ~20 event writers is ~40% of what it sends,
+ * sys_exit 15.3k instructions against 8.9k, 10 ms more to verify). */
 SEC("tp_btf/sys_enter") SCRY_LANE(1)
 int BPF_PROG(scry_sys_enter_all_btf, struct pt_regs *regs, long id)
 {
@@ -353,6 +355,12 @@ SEC("tp_btf/sys_enter") SCRY_LANE(1)
 int BPF_PROG(scry_sys_enter_all_dflt_btf, struct pt_regs *regs, long id)
 {
 	return enter_btf(regs, id, SCRY_DISP_ALL | SCRY_DISP_DFLT);
+}
+
+SEC("tp_btf/sys_enter") SCRY_LANE(1)
+int BPF_PROG(scry_sys_enter_all_pt_btf, struct pt_regs *regs, long id)
+{
+	return enter_btf(regs, id, SCRY_DISP_ALL | SCRY_DISP_PT);
 }
 
 /* The dispatcher made for the trackers' mode (the memo proved by its generation, the
@@ -369,6 +377,12 @@ SEC("tp_btf/sys_enter") SCRY_LANE(1)
 int BPF_PROG(scry_sys_enter_trk_dflt_btf, struct pt_regs *regs, long id)
 {
 	return enter_btf(regs, id, SCRY_DISP_TRK | SCRY_DISP_DFLT);
+}
+
+SEC("tp_btf/sys_enter") SCRY_LANE(1)
+int BPF_PROG(scry_sys_enter_trk_pt_btf, struct pt_regs *regs, long id)
+{
+	return enter_btf(regs, id, SCRY_DISP_TRK | SCRY_DISP_PT);
 }
 
 /* The dispatcher opening with its door, on the hook instead when the filters may change
@@ -400,9 +414,9 @@ static __always_inline int exit_btf(struct pt_regs *regs, long ret, const int mo
 		__u64 args[SCRY_MAX_ARGS] = {
 			regs->di, regs->si, regs->dx, regs->r10, regs->r8, regs->r9,
 		};
-		sys_exit(id, ret, args, t, d, mode & SCRY_DISP_DFLT);
+		sys_exit(id, ret, args, t, d, disp_shape(mode));
 	} else {
-		sys_exit(id, ret, NULL, t, d, mode & SCRY_DISP_DFLT);
+		sys_exit(id, ret, NULL, t, d, disp_shape(mode));
 	}
 	return 0;
 }
@@ -426,6 +440,12 @@ int BPF_PROG(scry_sys_exit_all_dflt_btf, struct pt_regs *regs, long ret)
 }
 
 SEC("tp_btf/sys_exit") SCRY_LANE(0)
+int BPF_PROG(scry_sys_exit_all_pt_btf, struct pt_regs *regs, long ret)
+{
+	return exit_btf(regs, ret, SCRY_DISP_ALL | SCRY_DISP_PT);
+}
+
+SEC("tp_btf/sys_exit") SCRY_LANE(0)
 int BPF_PROG(scry_sys_exit_trk_btf, struct pt_regs *regs, long ret)
 {
 	return exit_btf(regs, ret, SCRY_DISP_TRK);
@@ -435,6 +455,12 @@ SEC("tp_btf/sys_exit") SCRY_LANE(0)
 int BPF_PROG(scry_sys_exit_trk_dflt_btf, struct pt_regs *regs, long ret)
 {
 	return exit_btf(regs, ret, SCRY_DISP_TRK | SCRY_DISP_DFLT);
+}
+
+SEC("tp_btf/sys_exit") SCRY_LANE(0)
+int BPF_PROG(scry_sys_exit_trk_pt_btf, struct pt_regs *regs, long ret)
+{
+	return exit_btf(regs, ret, SCRY_DISP_TRK | SCRY_DISP_PT);
 }
 
 SEC("tp_btf/sys_exit") SCRY_LANE(1)

@@ -226,12 +226,18 @@ struct bpf_program *probes_dispatcher_btf(struct scry_probes *p, bool exit)
 {
 	__typeof__(p->skel->progs) *g = &p->skel->progs;
 
-	if (p->sys_all)
-		return p->sys_dflt ? (exit ? g->scry_sys_exit_all_dflt_btf : g->scry_sys_enter_all_dflt_btf)
-				   : (exit ? g->scry_sys_exit_all_btf : g->scry_sys_enter_all_btf);
-	if (p->sys_trk)
-		return p->sys_dflt ? (exit ? g->scry_sys_exit_trk_dflt_btf : g->scry_sys_enter_trk_dflt_btf)
-				   : (exit ? g->scry_sys_exit_trk_btf : g->scry_sys_enter_trk_btf);
+	/* [mode][shape]: enter, exit */
+	struct bpf_program *const tab[2][3][2] = {
+		{ { g->scry_sys_enter_all_btf, g->scry_sys_exit_all_btf },
+		  { g->scry_sys_enter_all_dflt_btf, g->scry_sys_exit_all_dflt_btf },
+		  { g->scry_sys_enter_all_pt_btf, g->scry_sys_exit_all_pt_btf } },
+		{ { g->scry_sys_enter_trk_btf, g->scry_sys_exit_trk_btf },
+		  { g->scry_sys_enter_trk_dflt_btf, g->scry_sys_exit_trk_dflt_btf },
+		  { g->scry_sys_enter_trk_pt_btf, g->scry_sys_exit_trk_pt_btf } },
+	};
+
+	if (p->sys_all || p->sys_trk)
+		return tab[p->sys_all ? 0 : 1][p->sys_shape][exit];
 	return exit ? g->scry_sys_exit_btf : g->scry_sys_enter_btf;
 }
 
@@ -242,8 +248,10 @@ static void set_dispatchers_btf(struct scry_probes *p, bool on)
 	__typeof__(p->skel->progs) *g = &p->skel->progs;
 	struct bpf_program *all[] = {
 		g->scry_sys_enter_btf, g->scry_sys_exit_btf, g->scry_sys_enter_all_btf, g->scry_sys_exit_all_btf,
-		g->scry_sys_enter_all_dflt_btf, g->scry_sys_exit_all_dflt_btf, g->scry_sys_enter_trk_btf,
-		g->scry_sys_exit_trk_btf, g->scry_sys_enter_trk_dflt_btf, g->scry_sys_exit_trk_dflt_btf,
+		g->scry_sys_enter_all_dflt_btf, g->scry_sys_exit_all_dflt_btf, g->scry_sys_enter_all_pt_btf,
+		g->scry_sys_exit_all_pt_btf, g->scry_sys_enter_trk_btf, g->scry_sys_exit_trk_btf,
+		g->scry_sys_enter_trk_dflt_btf, g->scry_sys_exit_trk_dflt_btf, g->scry_sys_enter_trk_pt_btf,
+		g->scry_sys_exit_trk_pt_btf,
 	};
 	struct bpf_program *enter = probes_dispatcher_btf(p, false), *exit = probes_dispatcher_btf(p, true);
 
@@ -329,8 +337,12 @@ static int probes_prepare(struct scry_probes *p, const char *core_btf, bool shel
 	/* ... and the trackers', made for their mode: the memo proved by the generation, a
 	 * tracker narrowing the session (the pid tracker's follow set, or another) */
 	p->sys_trk = o->syscalls && p->btf_tp && !fronts && p->skel->rodata->memo_by_gen && !p->skel->rodata->memo_all_gen;
-	/* ... each in its copy made for the default contexts when they are the session's */
-	p->sys_dflt = o->ctx_mask == SCRY_CTX_BASIC_MASK && !o->ustack_window;
+	/* ... each in its copy made for the session's contexts when they are record's defaults
+	 * or scry trace's */
+	p->sys_shape = o->ustack_window ? SYS_SHAPE_ANY
+		       : o->ctx_mask == SCRY_CTX_BASIC_MASK ? SYS_SHAPE_DFLT
+		       : o->ctx_mask == ((1ULL << SCRY_CTX_PID) | (1ULL << SCRY_CTX_TID)) ? SYS_SHAPE_PT
+		       : SYS_SHAPE_ANY;
 	set_dispatchers_btf(p, o->syscalls && p->btf_tp);
 	bpf_program__set_autoload(p->skel->progs.scry_sys_enter_tp, o->syscalls && !p->btf_tp);
 	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_tp, o->syscalls && !p->btf_tp);

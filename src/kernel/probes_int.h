@@ -57,7 +57,9 @@ struct scry_probes {
 	bool memo_by_regs;         /* the memo keeps the current task (untrusted kptr) */
 	bool sys_all;              /* the dispatchers made for memo_all_gen are on the hooks */
 	bool sys_trk;              /* ... those made for the trackers' mode (SCRY_DISP_TRK) */
-	bool sys_dflt;             /* ... either in its copy for the default contexts (_dflt_) */
+	enum { SYS_SHAPE_ANY, SYS_SHAPE_DFLT, SYS_SHAPE_PT } sys_shape;
+				   /* ... either in its copy for record's default contexts (_dflt_),
+				    * or scry trace's (_pt_: pid and tid), or the generic one */
 	int metric_fds[SCRY_METRICS_MAX];   /* inner maps of the metrics, -1: none */
 	pid_t *pid_set_pids;       /* per-process event sets: the process of each slot, 0: free
 				    * (pid_sets.c: the bloom bits of the .bss) */

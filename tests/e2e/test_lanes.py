@@ -14,8 +14,8 @@ import subprocess
 from conftest import held_prog_ids
 
 
-# scry trace follows its command: the dispatchers made for the trackers' mode
-ENTER, EXIT = "scry_sys_enter_trk_btf", "scry_sys_exit_trk_btf"
+# scry trace follows its command: the dispatchers made for the trackers' mode and its contexts
+ENTER, EXIT = "scry_sys_enter_trk_pt_btf", "scry_sys_exit_trk_pt_btf"
 
 
 def progs_by_name(old=(), pid=None):

@@ -351,7 +351,7 @@ def held_programs(pid):
     return {p["name"] for p in scry_progs() if p["id"] in ids}
 
 
-@pytest.mark.parametrize("ctx", [CTX, None], ids=["contexts", "default-contexts"])
+@pytest.mark.parametrize("ctx", [CTX, None, "pid,tid"], ids=["contexts", "default-contexts", "trace-contexts"])
 @pytest.mark.parametrize("args,env,made", [
     ([], None, "all"),                                        # record -a: its own dispatchers
     (["--filter", "$ctx.tid != 0"], None, "plain"),           # behind a front: the plain ones
@@ -365,11 +365,14 @@ def test_dispatchers_made_for_system_wide(scry, workload, tmp_path, args, env, m
     """record -a without tracker or front puts the dispatchers compiled for its mode on the
     hooks (scry_sys_*_all_btf: the general target check is not in them), with a tracker
     those compiled for the trackers' mode (scry_sys_*_trk_btf), either in its copy made for
-    the default contexts when they are the session's (scry_sys_*_{all,trk}_dflt_btf), else
-    (a front before them, the memo proved through the task) the plain ones; every way,
-    every getppid call of a loop is recorded under its own pid, tid and name."""
+    the default contexts when they are the session's (scry_sys_*_{all,trk}_dflt_btf) or in
+    the one made for scry trace's (pid and tid: scry_sys_*_{all,trk}_pt_btf), else (a front
+    before them, the memo proved through the task) the plain ones; every way, every getppid
+    call of a loop is recorded under its own pid and tid (and name, when recorded)."""
     if ctx is None and made != "plain":
         made += "_dflt"
+    if ctx == "pid,tid" and made != "plain":
+        made += "_pt"
     rec = system_wide(scry, tmp_path / "trace", *[str(os.getpid()) if a == "SELF" else a for a in args], env=env,
                       ctx=ctx)
     try:
@@ -383,14 +386,16 @@ def test_dispatchers_made_for_system_wide(scry, workload, tmp_path, args, env, m
         rec.kill()
     kinds = {k: {f"scry_sys_enter{s}_btf", f"scry_sys_exit{s}_btf"}
              for k, s in (("all", "_all"), ("trk", "_trk"), ("all_dflt", "_all_dflt"), ("trk_dflt", "_trk_dflt"),
-                          ("plain", ""))}
+                          ("all_pt", "_all_pt"), ("trk_pt", "_trk_pt"), ("plain", ""))}
     assert kinds[made] <= names, names
     assert not names & set().union(*(v for k, v in kinds.items() if k != made)), names
     loop_pid = json.loads(p.stdout)["pid"]
     evs = read_trace(tmp_path / "trace").events
-    named = [e for e in evs if e["procname"] == "getppid_loop"]
     mine = [e for e in evs if e["pid"] == loop_pid]
-    assert named == mine
+    if ctx != "pid,tid":
+        assert [e for e in evs if e["procname"] == "getppid_loop"] == mine
+    else:
+        assert all(e.get("procname") is None and "procname" not in e["ctx"] for e in evs), evs[:1]
     assert Counter(e["name"] for e in mine) == {"syscall_entry_getppid": 1000, "syscall_exit_getppid": 1000}
     assert {e["tid"] for e in mine} == {loop_pid}
 

@@ -250,7 +250,7 @@ print(json.dumps([r, n, flags]))
     r, n, _ = warm_request(d.rundir, fp)
     assert r["status"] == ["0"] and n == len(r["fd"]) and n > 10, (r, n)
     names = r["fd"]
-    assert any(x.startswith("prog:") and x.endswith(":scry_sys_enter_trk_btf") for x in names), names
+    assert any(x.startswith("prog:") and x.endswith(":scry_sys_enter_trk_pt_btf") for x in names), names
     assert [x for x in names if x.startswith("ring:")] == [f"ring:{c}" for c in range(os.cpu_count())], names
     st, _, _ = warm_request(d.rundir)
     assert one(st, "handed") == "1", st

@@ -25,10 +25,10 @@
 #define STACK_ROOM (8 * SCRY_CALLSTACK_SLOTS)   /* what the helper may write, and the mark */
 
 /* Bytes past an event's end its stacks may take (a verifier constant: 0 without them;
- * dflt: ctx_mask_in's). */
-static __always_inline __u32 stacks_room_in(const bool dflt)
+ * shape: ctx_mask_in's). */
+static __always_inline __u32 stacks_room_in(const __u64 shape)
 {
-	const __u64 mask = ctx_mask_in(dflt);
+	const __u64 mask = ctx_mask_in(shape);
 	__u32 room = 0;
 
 	/* tests the verifier settles (ctx_mask is rodata): no arithmetic left at run time */
@@ -41,7 +41,7 @@ static __always_inline __u32 stacks_room_in(const bool dflt)
 
 static __always_inline __u32 stacks_room(void)
 {
-	return stacks_room_in(false);
+	return stacks_room_in(0);
 }
 
 /* One stack at base + at (the caller guarantees STACK_ROOM there), its word at base + word,
@@ -189,14 +189,14 @@ static __always_inline void stage_drain(void)
 /* Room for an event of at most max bytes (a verifier constant) in this CPU's stage,
  * flushed first when too full.  NULL when the stage is held by the code this program
  * interrupted: the caller then writes to the ring directly.  The event is then written at
- * the returned pointer and closed with stage_commit(st, its size).  dflt: as ctx_mask_in's
+ * the returned pointer and closed with stage_commit(st, its size).  shape: as ctx_mask_in's
  * (the _in functions below likewise). */
-static __always_inline __u8 *stage_begin_in(struct scry_stage **out, __u32 max, const bool dflt)
+static __always_inline __u8 *stage_begin_in(struct scry_stage **out, __u32 max, const __u64 shape)
 {
 	struct scry_stage *st = cpu_stage();
 	__u32 len;
 
-	if (ctx_mask_in(dflt) & SCRY_CTX_CALLSTACK_MASK)
+	if (ctx_mask_in(shape) & SCRY_CTX_CALLSTACK_MASK)
 		max += stacks_room();
 	if (!st || st->busy)
 		return NULL;
@@ -215,7 +215,7 @@ static __always_inline __u8 *stage_begin_in(struct scry_stage **out, __u32 max, 
 
 static __always_inline __u8 *stage_begin(struct scry_stage **out, __u32 max)
 {
-	return stage_begin_in(out, max, false);
+	return stage_begin_in(out, max, 0);
 }
 
 /* Give the stage back without an event (it outgrew its room, counted lost by the caller,
@@ -226,11 +226,11 @@ static __always_inline void stage_abort(struct scry_stage *st)
 	st->busy = 0;
 }
 
-static __always_inline void stage_commit_in(struct scry_stage *st, __u32 size, const bool dflt)
+static __always_inline void stage_commit_in(struct scry_stage *st, __u32 size, const __u64 shape)
 {
 	__u32 len = st->len;
 
-	if ((ctx_mask_in(dflt) & SCRY_CTX_CALLSTACK_MASK) && len <= SCRY_STAGE_SIZE - 2)
+	if ((ctx_mask_in(shape) & SCRY_CTX_CALLSTACK_MASK) && len <= SCRY_STAGE_SIZE - 2)
 		size = stacks_put(st->data, len + 2, size, SCRY_STAGE_SIZE, NULL);
 
 	if (len <= SCRY_STAGE_SIZE - 2)
@@ -243,18 +243,18 @@ static __always_inline void stage_commit_in(struct scry_stage *st, __u32 size, c
 
 static __always_inline void stage_commit(struct scry_stage *st, __u32 size)
 {
-	stage_commit_in(st, size, false);
+	stage_commit_in(st, size, 0);
 }
 
 /* A slot of exactly size bytes (a verifier constant) in this CPU's ring, or NULL with the
  * event counted lost; filled in place, then ring_commit(). */
-static __always_inline void *ring_reserve_in(__u32 size, const bool dflt)
+static __always_inline void *ring_reserve_in(__u32 size, const __u64 shape)
 {
 	void *ring, *p;
 
 	stage_drain();
 	ring = cpu_ring();
-	if (ctx_mask_in(dflt) & SCRY_CTX_CALLSTACK_MASK)
+	if (ctx_mask_in(shape) & SCRY_CTX_CALLSTACK_MASK)
 		size += stacks_room();
 	p = ring ? bpf_ringbuf_reserve(ring, size, 0) : NULL;
 	if (!p)
@@ -264,32 +264,32 @@ static __always_inline void *ring_reserve_in(__u32 size, const bool dflt)
 
 static __always_inline void *ring_reserve(__u32 size)
 {
-	return ring_reserve_in(size, false);
+	return ring_reserve_in(size, 0);
 }
 
 /* The event of size bytes (ring_reserve's size) at p: its stacks, if any, after it (the
  * reservation's room they do not take stays, unread: the words give the frames' place). */
-static __always_inline void ring_commit_in(void *p, __u32 size, const bool dflt)
+static __always_inline void ring_commit_in(void *p, __u32 size, const __u64 shape)
 {
-	if (ctx_mask_in(dflt) & SCRY_CTX_CALLSTACK_MASK)
+	if (ctx_mask_in(shape) & SCRY_CTX_CALLSTACK_MASK)
 		stacks_put(p, 0, size, size + stacks_room(), NULL);
 	bpf_ringbuf_submit(p, BPF_RB_NO_WAKEUP);
 }
 
 static __always_inline void ring_commit(void *p, __u32 size)
 {
-	ring_commit_in(p, size, false);
+	ring_commit_in(p, size, 0);
 }
 
 /* Hand len bytes of the build area, and the stacks (pe: a perf event's program's context,
  * else NULL), to this CPU's ring; count the event lost if full. */
-static __always_inline void submit_pe_in(struct area *a, __u32 len, void *pe, const bool dflt)
+static __always_inline void submit_pe_in(struct area *a, __u32 len, void *pe, const __u64 shape)
 {
 	void *ring;
 
 	stage_drain();
 	ring = cpu_ring();
-	if (ctx_mask_in(dflt) & SCRY_CTX_CALLSTACK_MASK)
+	if (ctx_mask_in(shape) & SCRY_CTX_CALLSTACK_MASK)
 		len = stacks_put(a->buf, 0, len, SCRY_SCRATCH_SIZE, pe);
 	/* checked in the register the helper gets: where the compiler knows len's bound (a
 	 * program made for the defaults, a constant header) it would drop the test the
@@ -303,12 +303,12 @@ static __always_inline void submit_pe_in(struct area *a, __u32 len, void *pe, co
 
 static __always_inline void submit_pe(struct area *a, __u32 len, void *pe)
 {
-	submit_pe_in(a, len, pe, false);
+	submit_pe_in(a, len, pe, 0);
 }
 
-static __always_inline void submit_in(struct area *a, __u32 len, const bool dflt)
+static __always_inline void submit_in(struct area *a, __u32 len, const __u64 shape)
 {
-	submit_pe_in(a, len, NULL, dflt);
+	submit_pe_in(a, len, NULL, shape);
 }
 
 static __always_inline void submit(struct area *a, __u32 len)

@@ -294,8 +294,6 @@ static __always_inline bool ustack_wanted(const __u8 *b)
 	return ustack_window && (ustack_ids[id >> 6] >> (id & 63) & 1);
 }
 
-#define SCRY_CTX_PIDTID_MASK ((1ULL << SCRY_CTX_PID) | (1ULL << SCRY_CTX_TID))
-
 /* The contexts of mask (a subset of SCRY_CTX_BASIC_MASK; a constant where the caller can)
  * after the header; returns the position after them. */
 static __always_inline __u32 write_basic(__u8 *b, struct task_struct *t, const __u64 mask)
@@ -521,19 +519,19 @@ static __always_inline __u32 write_ctx_range(__u8 *b, __u32 pos, struct task_str
  * call gives pid, tid and comm).  own_migr: the migrate_disable() the BPF runtime itself
  * holds around the program (1 for perf-event tracepoints and uprobes, whose programs
  * bpf_prog_run_array runs so; 0 for tp_btf, raw_tp, iterators): not the traced code's.
- * dflt (a constant): made for the default contexts (ctx_mask_in), where no user stack is
- * copied. */
+ * shape (a constant): the contexts the program was made for (ctx_mask_in), where no user
+ * stack is copied. */
 static __always_inline __u32 write_head_pe_in(__u8 *b, __u16 id, struct task_struct *t, __u64 ts,
-					      const __u32 own_migr, void *pe, const bool dflt)
+					      const __u32 own_migr, void *pe, const __u64 shape)
 {
 	/* one load of the rodata mask: the verifier knows its value and drops the tests of
 	 * disabled contexts; a test of ctx_mask itself (volatile) would be a load each */
-	const __u64 mask = ctx_mask_in(dflt);
+	const __u64 mask = ctx_mask_in(shape);
 	__u32 pos = SCRY_EVENT_HEADER_SIZE;
 
 	WR(__u16, b, 0, id);
 	WR(__u64, b, 2, ts);
-	if (!dflt && ustack_wanted(b))      /* scry trace -k (never otherwise: the verifier drops it) */
+	if (!shape && ustack_wanted(b))      /* scry trace -k (never otherwise: the verifier drops it) */
 		ustack_send(b);
 	/* pid, tid and procname alone (record's and trace's defaults): one store sequence, no
 	 * test of the other contexts (each a mov, and, test and jump the verifier keeps) */
@@ -575,7 +573,7 @@ static __always_inline __u32 write_head_pe_in(__u8 *b, __u16 id, struct task_str
 static __always_inline __u32 write_head_pe_m(__u8 *b, __u16 id, struct task_struct *t, __u64 ts,
 					      const __u32 own_migr, void *pe)
 {
-	return write_head_pe_in(b, id, t, ts, own_migr, pe, false);
+	return write_head_pe_in(b, id, t, ts, own_migr, pe, 0);
 }
 
 static __always_inline __u32 write_head_at_m(__u8 *b, __u16 id, struct task_struct *t, __u64 ts,
@@ -628,17 +626,20 @@ static __always_inline __u32 head_size(void)
 	return head_bytes;
 }
 
-/* head_size and write_head in a program made for the default contexts when dflt (a
- * constant; ctx_mask_in): the header, pid, tid and procname, no user stack copy (the
- * copies are made only where ustack_window is 0). */
-static __always_inline __u32 head_size_in(const bool dflt)
+/* head_size and write_head in a program made for the contexts of shape when not 0 (a
+ * constant, of pid, tid and procname only; ctx_mask_in), no user stack copy (the copies
+ * are made only where ustack_window is 0). */
+static __always_inline __u32 head_size_in(const __u64 shape)
 {
-	return dflt ? SCRY_HEAD_BASIC_BYTES : head_size();
+	if (!shape)
+		return head_size();
+	return SCRY_EVENT_HEADER_SIZE + (shape & (1ULL << SCRY_CTX_PID) ? 4 : 0) +
+	       (shape & (1ULL << SCRY_CTX_TID) ? 4 : 0) + (shape & (1ULL << SCRY_CTX_PROCNAME) ? SCRY_COMM_LEN : 0);
 }
 
-static __always_inline __u32 write_head_in(__u8 *b, __u16 id, struct task_struct *t, const bool dflt)
+static __always_inline __u32 write_head_in(__u8 *b, __u16 id, struct task_struct *t, const __u64 shape)
 {
-	return write_head_pe_in(b, id, t, scry_now(), 0, NULL, dflt);
+	return write_head_pe_in(b, id, t, scry_now(), 0, NULL, shape);
 }
 
 /* A user string at pos, at most max bytes with its NUL (max is clamped to 8..SCRY_STR_MAX):

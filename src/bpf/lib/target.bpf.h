@@ -192,9 +192,16 @@ static __always_inline bool target_ok_all(const void *regs, struct task_struct *
 /* The syscall dispatchers' modes (syscalls.bpf.h), compile-time constants each program is
  * made for: ANY tests the modes' rodata; ALL is memo_all_gen's (system-wide, no tracker:
  * record -a); TRK the trackers' (memo_by_gen, not memo_all_gen: a follow set, the pid
- * tracker's, or another tracker narrows the session; regs given).  DFLT, beside either:
- * the default contexts (ctx_mask_in), no user stack copies. */
-enum { SCRY_DISP_ANY = 0, SCRY_DISP_ALL = 1, SCRY_DISP_TRK = 2, SCRY_DISP_DFLT = 4 };
+ * tracker's, or another tracker narrows the session; regs given).  DFLT or PT, beside
+ * either: a context set the program is made for, no user stack copies (disp_shape). */
+enum { SCRY_DISP_ANY = 0, SCRY_DISP_ALL = 1, SCRY_DISP_TRK = 2, SCRY_DISP_DFLT = 4, SCRY_DISP_PT = 8 };
+
+/* The contexts a dispatcher of mode was made for (ctx_mask_in's shape): record's defaults
+ * (pid, tid, procname), scry trace's (pid, tid), or 0: the session's ctx_mask. */
+static __always_inline __u64 disp_shape(const int mode)
+{
+	return mode & SCRY_DISP_DFLT ? SCRY_CTX_BASIC_MASK : mode & SCRY_DISP_PT ? SCRY_CTX_PIDTID_MASK : 0;
+}
 
 /* Is current recorded?  Not scry itself; system-wide or a followed tgid (pid tracker, -p,
  * the command); then the other trackers.  *tp: current, asked for only when needed (may be
