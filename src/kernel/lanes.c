@@ -32,10 +32,10 @@
 
 /* The lane of each program: the SCRY_LANE(n) mark beside its SEC in src/bpf (the build fails
  * when a program has none, scripts/gen-lanes.sh).  Lane 1's programs verify in about as long as
- * lane 0's for the common sessions (the verifier's own times, log_level 4, scry trace, medians
- * of 14 runs, load ~2): sys_enter (~26 ms) with sched_process_exit's (~9), signal_deliver's
- * (~5) and signal_generate's (~4) against sys_exit (~39) with the exec and fork programs (~5);
- * a statedump's task iterator against its file and item iterators. */
+ * lane 0's for the common sessions (scry trace's loads under strace -T, 6 runs): sys_enter
+ * (~20 ms) with sched_process_exit's (~10) and signal_generate's (~4) against sys_exit (~20,
+ * ~28 before its copy made for trace's contexts) with signal_deliver's (~6) and the exec and
+ * fork programs (~5); a statedump's task iterator against its file and item iterators. */
 #include "scry_lanes.h"
 _Static_assert(sizeof(scry_lane_marks) / sizeof(scry_lane_marks[0]) ==
 	       sizeof(((struct scry_bpf *)0)->progs) / sizeof(struct bpf_program *),
