@@ -140,9 +140,10 @@ __noinline __u32 args_in_area(struct area *a, struct args_walk *w, const struct 
  * defer: a string that cannot be read sends the whole entry to the syscall's exit.
  * stage (a constant): the stage may be used; a deferred entry written later (a rare path)
  * goes through the area alone, which spares the verifier a second copy (~3.5k
- * instructions, ~5 ms of every start). */
+ * instructions, ~5 ms of every start).  shape (a constant): as enter_fixed's. */
 static __always_inline void enter_strings(const struct scry_sc_desc *d, long id, const __u64 *args,
-					  struct task_struct *t, __u64 ts, bool defer, const bool stage)
+					  struct task_struct *t, __u64 ts, bool defer, const bool stage,
+					  const __u64 shape)
 {
 	struct scry_stage *st = NULL;
 	__u32 pos, zero = 0;
@@ -153,14 +154,14 @@ static __always_inline void enter_strings(const struct scry_sc_desc *d, long id,
 	if (!w)
 		return;
 	w->faults = 0;
-	if (stage && !(d->str_mask & (d->str_mask - 1)) && (p = stage_begin(&st, STAGE_STR_MAX))) {
-		w->pos = write_head_at(p, d->entry_id, t, ts);
+	if (stage && !(d->str_mask & (d->str_mask - 1)) && (p = stage_begin_in(&st, STAGE_STR_MAX, shape))) {
+		w->pos = write_head_at_in(p, d->entry_id, t, ts, shape);
 		pos = args_in_stage((struct args_room_stage *)p, w, d, (const struct args_vals *)args);
 		if (pos) {
 			if (w->faults && defer && defer_entry(t, id, args, ts))
 				stage_abort(st);
 			else
-				stage_commit(st, pos);
+				stage_commit_in(st, pos, shape);
 			return;
 		}
 		/* the header and contexts outgrew STAGE_STR_HEAD (call stacks: -k): the entry
@@ -171,11 +172,11 @@ static __always_inline void enter_strings(const struct scry_sc_desc *d, long id,
 	a = area_get(AREA_SYS_ENTER);
 	if (!a)
 		return;
-	w->pos = write_head_at(a->buf, d->entry_id, t, ts);
+	w->pos = write_head_at_in(a->buf, d->entry_id, t, ts, shape);
 	pos = args_in_area(a, w, d, (const struct args_vals *)args);
 	if (!pos)
 		count_drop(false);
 	else if (!(w->faults && defer && defer_entry(t, id, args, ts)))
-		submit(a, pos);
+		submit_in(a, pos, shape);
 	area_put(a);
 }

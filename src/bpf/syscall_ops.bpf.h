@@ -646,13 +646,14 @@ static __always_inline void ops_init(struct area *a, const __u64 *args, long ret
 }
 
 /* Build an event from its operations in the area (ops_init first); a->pos is its end.
- * kinds: SCRY_SOP_{ALL,ENTRY,EXEC}_KINDS, a constant. */
+ * kinds: SCRY_SOP_{ALL,ENTRY,EXEC}_KINDS, a constant; shape (a constant): the contexts the
+ * program was made for, or 0 (ctx_mask_in). */
 static __always_inline void ops_run(struct area *a, __u16 id, const struct scry_sc_op *ops, __u8 nops,
-				    struct task_struct *t, __u64 ts, const __u32 kinds)
+				    struct task_struct *t, __u64 ts, const __u32 kinds, const __u64 shape)
 {
 	struct sc_walk w = { .ops = ops, .a = a };
 
-	a->pos = write_head_at(a->buf, id, t, ts);
+	a->pos = write_head_at_in(a->buf, id, t, ts, shape);
 	if (kinds == SCRY_SOP_EXEC_KINDS)
 		bpf_loop(nops, sc_op_exec_cb, &w, 0);
 	else if (kinds == SCRY_SOP_ENTRY_KINDS)
@@ -663,30 +664,31 @@ static __always_inline void ops_run(struct area *a, __u16 id, const struct scry_
 
 /* Exit event built from its operations, handed to the ring. */
 static __always_inline void exit_ops(const struct scry_sc_desc *d, const __u64 *args, long ret,
-				     struct task_struct *t)
+				     struct task_struct *t, const __u64 shape)
 {
 	struct area *a = area_get(AREA_SYS_EXIT);
 
 	if (!a)
 		return;
 	ops_init(a, args, ret);
-	ops_run(a, d->exit_id, d->exit_ops, d->n_exit_ops, t, scry_now(), SCRY_SOP_ALL_KINDS);
-	submit(a, a->pos);
+	ops_run(a, d->exit_id, d->exit_ops, d->n_exit_ops, t, scry_now(), SCRY_SOP_ALL_KINDS, shape);
+	submit_in(a, a->pos, shape);
 	area_put(a);
 }
 
 /* Entry of syscall id built from its operations, stamped ts; deferred like enter_strings.
- * kinds as for ops_run. */
+ * kinds and shape as for ops_run. */
 static __always_inline void enter_ops(const struct scry_sc_desc *d, long id, const __u64 *args,
-				      struct task_struct *t, __u64 ts, bool defer, const __u32 kinds)
+				      struct task_struct *t, __u64 ts, bool defer, const __u32 kinds,
+				      const __u64 shape)
 {
 	struct area *a = area_get(AREA_SYS_ENTER);
 
 	if (!a)
 		return;
 	ops_init(a, args, 0);
-	ops_run(a, d->entry_id, d->entry_ops, d->n_entry_ops, t, ts, kinds);
+	ops_run(a, d->entry_id, d->entry_ops, d->n_entry_ops, t, ts, kinds, shape);
 	if (!(a->faults && defer && defer_entry(t, id, args, ts)))
-		submit(a, a->pos);
+		submit_in(a, a->pos, shape);
 	area_put(a);
 }

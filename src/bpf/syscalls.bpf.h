@@ -9,9 +9,9 @@
  * then envp, then argv, top down), argv and envp through the pointer arrays above the new
  * stack pointer (argc, argv[], NULL, envp[], NULL).  A script's argv then reads as its
  * interpreter's, and execveat's path relative to a directory fd as "/dev/fd/N/path".
- * procname is the name at entry (comm). */
+ * procname is the name at entry (comm).  shape: as ops_run's. */
 static __always_inline void enter_exec_image(const struct scry_sc_desc *d, const __u64 *args,
-					     const __u64 *comm, struct task_struct *t, __u64 ts)
+					     const __u64 *comm, struct task_struct *t, __u64 ts, const __u64 shape)
 {
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(current_trusted(t));
 	__u64 sp = BPF_CORE_READ(regs, sp), argc = 0, name = BPF_CORE_READ(t, mm, env_end);
@@ -34,12 +34,12 @@ static __always_inline void enter_exec_image(const struct scry_sc_desc *d, const
 			argv_done = true;
 		}
 	}
-	ops_run(a, d->entry_id, d->entry_ops, d->n_entry_ops, t, ts, SCRY_SOP_ALL_KINDS);
-	if (ctx_mask & (1ULL << SCRY_CTX_PROCNAME)) {
-		WR(__u64, a->buf, procname_offset(), comm[0]);
-		WR(__u64, a->buf, procname_offset() + 8, comm[1]);
+	ops_run(a, d->entry_id, d->entry_ops, d->n_entry_ops, t, ts, SCRY_SOP_ALL_KINDS, shape);
+	if (ctx_mask_in(shape) & (1ULL << SCRY_CTX_PROCNAME)) {
+		WR(__u64, a->buf, procname_offset_in(shape), comm[0]);
+		WR(__u64, a->buf, procname_offset_in(shape) + 8, comm[1]);
 	}
-	submit(a, a->pos);
+	submit_in(a, a->pos, shape);
 	area_put(a);
 }
 
@@ -47,8 +47,9 @@ static __always_inline void enter_exec_image(const struct scry_sc_desc *d, const
  * again (the syscall has faulted their pages in).  exit_nr, ret: the syscall exiting, or
  * -1 before an exec replaces the image (at_exec: only an exec's entry is written then;
  * another, left by a missed exit, is counted as lost).  The entry may be another syscall's than the one
- * exiting (its exit was missed): it is written all the same. */
-static __always_inline void resume_entry(struct task_struct *t, long exit_nr, long ret, bool at_exec)
+ * exiting (its exit was missed): it is written all the same.  shape: as ops_run's. */
+static __always_inline void resume_entry(struct task_struct *t, long exit_nr, long ret, bool at_exec,
+					 const __u64 shape)
 {
 	struct deferred *de = bpf_task_storage_get(&deferred, current_trusted(t), 0, 0);
 	struct scry_sc_desc *d;
@@ -69,30 +70,31 @@ static __always_inline void resume_entry(struct task_struct *t, long exit_nr, lo
 	if (!prepare_exec_on &&
 	    (d->flags & (SCRY_SC_EXEC | SCRY_SC_ENTRY_OPS)) == (SCRY_SC_EXEC | SCRY_SC_ENTRY_OPS) &&
 	    exit_nr == nr && ret == 0)
-		enter_exec_image(d, de->args, de->comm, t, de->ts);
+		enter_exec_image(d, de->args, de->comm, t, de->ts, shape);
 	else if (at_exec) {
 		if ((d->flags & (SCRY_SC_EXEC | SCRY_SC_ENTRY_OPS)) == (SCRY_SC_EXEC | SCRY_SC_ENTRY_OPS))
-			enter_ops(d, nr, de->args, t, de->ts, false, SCRY_SOP_EXEC_KINDS);
+			enter_ops(d, nr, de->args, t, de->ts, false, SCRY_SOP_EXEC_KINDS, shape);
 		else
 			count_drop(false);
 	} else if (d->flags & SCRY_SC_ENTRY_OPS)
-		enter_ops(d, nr, de->args, t, de->ts, false, SCRY_SOP_ALL_KINDS);
+		enter_ops(d, nr, de->args, t, de->ts, false, SCRY_SOP_ALL_KINDS, shape);
 	else
-		enter_strings(d, nr, de->args, t, de->ts, false, false);
+		enter_strings(d, nr, de->args, t, de->ts, false, false, shape);
 }
 
-static __always_inline void enter_unknown(long id, const __u64 *args, __u16 ev, struct task_struct *t)
+static __always_inline void enter_unknown(long id, const __u64 *args, __u16 ev, struct task_struct *t,
+					  const __u64 shape)
 {
-	__u32 hs = head_size();
-	__u8 *p = ring_reserve(hs + 8 + 8 * SCRY_MAX_ARGS);
+	__u32 hs = head_size_in(shape);
+	__u8 *p = ring_reserve_in(hs + 8 + 8 * SCRY_MAX_ARGS, shape);
 
 	if (!p)
 		return;
-	write_head(p, ev, t);
+	write_head_in(p, ev, t, shape);
 	WR(__s64, p, hs, id);
 	for (int i = 0; i < SCRY_MAX_ARGS; i++)
 		WR(__u64, p, hs + 8 + 8 * i, args[i]);
-	ring_commit(p, hs + 8 + 8 * SCRY_MAX_ARGS);
+	ring_commit_in(p, hs + 8 + 8 * SCRY_MAX_ARGS, shape);
 }
 
 /* Is the entry of syscall id recorded for current?  *tp: current when yes (regs and *tp as
@@ -133,26 +135,26 @@ static __always_inline bool enter_is_fixed(const struct scry_sc_desc *d)
  * know that d did not become fixed between the two reads of the table, would otherwise check
  * a second enter_fixed in the same program (~1.1k of sys_enter's instructions). */
 static __always_inline void sys_enter(long id, const __u64 *args, struct task_struct *t, struct scry_sc_desc *d,
-				      const bool fixed_seen)
+				      const bool fixed_seen, const __u64 shape)
 {
 	if (!d) {
-		enter_unknown(id, args, unknown_entry_id, t);
+		enter_unknown(id, args, unknown_entry_id, t, shape);
 		return;
 	}
 	if (d->flags & SCRY_SC_UNKNOWN) {
-		enter_unknown(id, args, d->entry_id, t);
+		enter_unknown(id, args, d->entry_id, t, shape);
 		return;
 	}
 	if (d->flags & SCRY_SC_ENTRY_OPS) {
-		enter_ops(d, id, args, t, scry_now(), d->flags & SCRY_SC_DEFER, SCRY_SOP_ENTRY_KINDS);
+		enter_ops(d, id, args, t, scry_now(), d->flags & SCRY_SC_DEFER, SCRY_SOP_ENTRY_KINDS, shape);
 		return;
 	}
 	if (d->str_mask) {
-		enter_strings(d, id, args, t, scry_now(), d->flags & SCRY_SC_DEFER, true);
+		enter_strings(d, id, args, t, scry_now(), d->flags & SCRY_SC_DEFER, true, shape);
 		return;
 	}
 	if (!fixed_seen)
-		enter_fixed(d, args, NULL, t, false);
+		enter_fixed(d, args, NULL, t, shape);
 }
 
 /* The descriptor of syscall id at its exit for current, the deferred entry of the call
@@ -170,7 +172,7 @@ static __always_inline struct scry_sc_desc *exit_resume(const void *regs, struct
 	if (id >= 0 && id < SCRY_MAX_SYSCALLS)
 		d = bpf_map_lookup_elem(&syscalls, &nr);
 	if (d && (d->flags & SCRY_SC_DEFER))
-		resume_entry(*tp, id, ret, false);
+		resume_entry(*tp, id, ret, false, disp_shape(mode));
 	return d;
 }
 
@@ -237,7 +239,7 @@ static __always_inline void sys_exit(long id, long ret, const __u64 *args, struc
 
 	if (d && (d->flags & (SCRY_SC_UNKNOWN | SCRY_SC_EXIT_OPS)) == SCRY_SC_EXIT_OPS) {
 		if (args)
-			exit_ops(d, args, ret, t);
+			exit_ops(d, args, ret, t, shape);
 		return;
 	}
 	if (d && !(d->flags & SCRY_SC_UNKNOWN) && d->exit_args) {
@@ -323,7 +325,7 @@ static __always_inline int enter_btf(struct pt_regs *regs, long id, const int mo
 	};
 	if (id == SCRY_NR_RT_SIGRETURN)
 		args[0] = regs->sp + SCRY_SIGFRAME_MASK_OFF;
-	sys_enter(id, args, t, d, true);
+	sys_enter(id, args, t, d, true, disp_shape(mode));
 	return 0;
 }
 
@@ -489,7 +491,7 @@ SEC("tp_btf/sched_prepare_exec") SCRY_LANE(0)
 int BPF_PROG(scry_prepare_exec, struct task_struct *task, struct linux_binprm *bprm)
 {
 	if (recording())
-		resume_entry(bpf_get_current_task_btf(), -1, 0, true);
+		resume_entry(bpf_get_current_task_btf(), -1, 0, true, 0);
 	return 0;
 }
 
@@ -515,7 +517,7 @@ static __always_inline int enter_tp(struct raw_sys_enter *ctx)
 	__u64 args[SCRY_MAX_ARGS] = {
 		ctx->args[0], ctx->args[1], ctx->args[2], ctx->args[3], ctx->args[4], ctx->args[5],
 	};
-	sys_enter(ctx->id, args, t, d, false);
+	sys_enter(ctx->id, args, t, d, false, 0);
 	return 0;
 }
 
@@ -546,9 +548,9 @@ static __always_inline int exit_tp(struct raw_sys_exit *ctx)
 			BPF_CORE_READ(regs, di), BPF_CORE_READ(regs, si), BPF_CORE_READ(regs, dx),
 			BPF_CORE_READ(regs, r10), BPF_CORE_READ(regs, r8), BPF_CORE_READ(regs, r9),
 		};
-		sys_exit(ctx->id, ctx->ret, args, t, d, false);
+		sys_exit(ctx->id, ctx->ret, args, t, d, 0);
 	} else {
-		sys_exit(ctx->id, ctx->ret, NULL, t, d, false);
+		sys_exit(ctx->id, ctx->ret, NULL, t, d, 0);
 	}
 	return 0;
 }

@@ -587,10 +587,18 @@ static __always_inline __u32 write_head_at(__u8 *b, __u16 id, struct task_struct
 	return write_head_at_m(b, id, t, ts, 0);
 }
 
-/* Where write_head puts the procname context (when enabled). */
-static __always_inline __u32 procname_offset(void)
+/* The same in a program made for the contexts of shape (head_size_in). */
+static __always_inline __u32 write_head_at_in(__u8 *b, __u16 id, struct task_struct *t, __u64 ts,
+					      const __u64 shape)
 {
-	const __u64 mask = ctx_mask;
+	return write_head_pe_in(b, id, t, ts, 0, NULL, shape);
+}
+
+/* Where write_head puts the procname context (when enabled), in a program made for the
+ * contexts of shape (ctx_mask_in). */
+static __always_inline __u32 procname_offset_in(const __u64 shape)
+{
+	const __u64 mask = ctx_mask_in(shape);
 	__u32 off = SCRY_EVENT_HEADER_SIZE;
 
 	for (int c = SCRY_CTX_PID; c < SCRY_CTX_PROCNAME; c++)
