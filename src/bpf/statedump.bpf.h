@@ -118,16 +118,85 @@ static __always_inline __u32 sd_map_id(struct uid_gid_map *map, __u32 id)
 	return 65534;
 }
 
+/* What the namespace walks of a task read (on scry_sd_task's stack: its values are the
+ * same at every step but uns, an unknown scalar, so the verifier checks each callback once). */
+struct sd_ns_walk {
+	struct area *a;
+	struct task_struct *p;
+	struct pid *tp, *gp, *pp;          /* the thread's, its leader's and its parent's pids */
+	__u32 level;                      /* tp's level: the walk goes from it to 0 */
+	__u32 uid, gid;
+	struct user_namespace *uns;       /* the user namespace of the next step */
+};
+
+/* Step k of the pid namespaces, from the task's own (level) up to the root
+ * (lttng_statedump_process_pid_ns). */
+static long sd_pid_ns_one(__u32 k, struct sd_ns_walk *w)
+{
+	/* the walk's fields in locals: a CO-RE read through w-> would name sd_ns_walk */
+	struct pid *tp = w->tp, *gp = w->gp, *pp = w->pp;
+	struct task_struct *p = w->p;
+	struct area *a = w->a;
+	struct pid_namespace *ns;
+	__u32 pos, i = w->level - k;
+
+	if (k > w->level || i >= SCRY_MAX_PIDNS_LEVEL || !a)
+		return 1;
+	ns = BPF_CORE_READ(tp, numbers[i].ns);
+	pos = sd_head(a, sd_ids[SCRY_SD_PID_NS]);
+	if (pos > 1024)
+		return 1;
+	WR(__s32, a->buf, pos, BPF_CORE_READ(p, pid));
+	WR(__s32, a->buf, pos + 4, BPF_CORE_READ(tp, numbers[i].nr));
+	WR(__s32, a->buf, pos + 8,
+	   gp && BPF_CORE_READ(gp, level) >= i && BPF_CORE_READ(gp, numbers[i].ns) == ns ?
+	   BPF_CORE_READ(gp, numbers[i].nr) : 0);
+	WR(__s32, a->buf, pos + 12,
+	   pp && BPF_CORE_READ(pp, level) >= i && BPF_CORE_READ(pp, numbers[i].ns) == ns ?
+	   BPF_CORE_READ(pp, numbers[i].nr) : 0);
+	WR(__s32, a->buf, pos + 16, i);
+	WR(__u32, a->buf, pos + 20, BPF_CORE_READ(ns, ns.inum));
+	submit(a, pos + 24);
+	return 0;
+}
+
+/* A step of the user namespaces, from the task's up to the root (lttng_statedump_process_
+ * user_ns). */
+static long sd_user_ns_one(__u32 k, struct sd_ns_walk *w)
+{
+	struct user_namespace *uns = w->uns;
+	struct task_struct *p = w->p;
+	struct area *a = w->a;
+	__u32 pos;
+
+	if (!uns || !a)
+		return 1;
+	pos = sd_head(a, sd_ids[SCRY_SD_USER_NS]);
+	if (pos > 1024)
+		return 1;
+	WR(__s32, a->buf, pos, BPF_CORE_READ(p, pid));
+	WR(__u32, a->buf, pos + 4, sd_map_id(&uns->uid_map, w->uid));
+	WR(__u32, a->buf, pos + 8, sd_map_id(&uns->gid_map, w->gid));
+	WR(__s32, a->buf, pos + 12, BPF_CORE_READ(uns, level));
+	WR(__u32, a->buf, pos + 16, BPF_CORE_READ(uns, ns.inum));
+	submit(a, pos + 20);
+	w->uns = BPF_CORE_READ(uns, parent);
+	return 0;
+}
+
+/* The namespace walks are bpf_loop callbacks, checked once: as loops in the program (8
+ * pid levels, 33 user namespaces, each step an event) the verifier went through every step
+ * apart, ~160 ms of every scry record's start (strace -T of its load). */
 SEC("iter/task") SCRY_LANE(1)
 int scry_sd_task(struct bpf_iter__task *ctx)
 {
 	struct task_struct *p = ctx->task, *cur = bpf_get_current_task_btf();
-	struct pid *tp, *gp, *pp;
-	struct user_namespace *uns;
+	struct sd_ns_walk w = {};
 	const struct cred *cred;
+	struct pid *tp;
 	struct nsproxy *nsp;
 	struct area *a;
-	__u32 pos, level, uid, gid;
+	__u32 pos;
 
 	if (!p)
 		return 0;
@@ -155,55 +224,20 @@ int scry_sd_task(struct bpf_iter__task *ctx)
 		WR(__u64, a->buf, pos + 20, (__u64)BPF_CORE_READ(p, files));
 		submit(a, pos + 28);
 	}
-	/* the pid namespaces, from the task's own up to the root (lttng_statedump_process_ns) */
-	tp = BPF_CORE_READ(p, thread_pid);
-	gp = BPF_CORE_READ(p, group_leader, thread_pid);
-	pp = BPF_CORE_READ(p, real_parent, group_leader, thread_pid);
-	level = BPF_CORE_READ(tp, level);
-	if (sd_ids[SCRY_SD_PID_NS] != SCRY_NO_EVENT && tp) {
-		for (int i = SCRY_MAX_PIDNS_LEVEL - 1; i >= 0; i--) {
-			struct pid_namespace *ns;
-
-			if ((__u32)i > level)
-				continue;
-			ns = BPF_CORE_READ(tp, numbers[i].ns);
-			pos = sd_head(a, sd_ids[SCRY_SD_PID_NS]);
-			if (pos > 1024)
-				return 0;
-			WR(__s32, a->buf, pos, p->pid);
-			WR(__s32, a->buf, pos + 4, BPF_CORE_READ(tp, numbers[i].nr));
-			WR(__s32, a->buf, pos + 8,
-			   gp && BPF_CORE_READ(gp, level) >= (__u32)i && BPF_CORE_READ(gp, numbers[i].ns) == ns ?
-			   BPF_CORE_READ(gp, numbers[i].nr) : 0);
-			WR(__s32, a->buf, pos + 12,
-			   pp && BPF_CORE_READ(pp, level) >= (__u32)i && BPF_CORE_READ(pp, numbers[i].ns) == ns ?
-			   BPF_CORE_READ(pp, numbers[i].nr) : 0);
-			WR(__s32, a->buf, pos + 16, i);
-			WR(__u32, a->buf, pos + 20, BPF_CORE_READ(ns, ns.inum));
-			submit(a, pos + 24);
-		}
-	}
-	/* the user namespaces, from the task's up to the root */
+	w.a = a;
+	w.p = p;
+	w.tp = tp = BPF_CORE_READ(p, thread_pid);
+	w.gp = BPF_CORE_READ(p, group_leader, thread_pid);
+	w.pp = BPF_CORE_READ(p, real_parent, group_leader, thread_pid);
+	w.level = BPF_CORE_READ(tp, level);
+	if (sd_ids[SCRY_SD_PID_NS] != SCRY_NO_EVENT && tp)
+		bpf_loop(SCRY_MAX_PIDNS_LEVEL, sd_pid_ns_one, &w, 0);
 	cred = BPF_CORE_READ(p, real_cred);
-	uns = BPF_CORE_READ(cred, user_ns);
-	uid = BPF_CORE_READ(cred, uid.val);
-	gid = BPF_CORE_READ(cred, gid.val);
-	if (sd_ids[SCRY_SD_USER_NS] != SCRY_NO_EVENT) {
-		for (int i = 0; i < 33; i++) {   /* user namespaces nest 32 deep at most */
-			if (!uns)
-				break;
-			pos = sd_head(a, sd_ids[SCRY_SD_USER_NS]);
-			if (pos > 1024)
-				return 0;
-			WR(__s32, a->buf, pos, p->pid);
-			WR(__u32, a->buf, pos + 4, sd_map_id(&uns->uid_map, uid));
-			WR(__u32, a->buf, pos + 8, sd_map_id(&uns->gid_map, gid));
-			WR(__s32, a->buf, pos + 12, BPF_CORE_READ(uns, level));
-			WR(__u32, a->buf, pos + 16, BPF_CORE_READ(uns, ns.inum));
-			submit(a, pos + 20);
-			uns = BPF_CORE_READ(uns, parent);
-		}
-	}
+	w.uns = BPF_CORE_READ(cred, user_ns);
+	w.uid = BPF_CORE_READ(cred, uid.val);
+	w.gid = BPF_CORE_READ(cred, gid.val);
+	if (sd_ids[SCRY_SD_USER_NS] != SCRY_NO_EVENT)
+		bpf_loop(33, sd_user_ns_one, &w, 0);   /* user namespaces nest 32 deep at most */
 	nsp = BPF_CORE_READ(p, nsproxy);
 	if (nsp) {
 		sd_ns_event(a, p, SCRY_SD_CGROUP_NS, BPF_CORE_READ(nsp, cgroup_ns, ns.inum));

@@ -255,3 +255,36 @@ def test_many_fds_small_buffer_nothing_lost(record, tmp_path):
            if e["fields"]["file_table_address"] == table]
     assert sum(1 for f in fds if f["filename"] == "/dev/null") >= 3000
     assert len({f["fd"] for f in fds}) == len(fds)
+
+
+def test_nested_pid_and_user_namespaces(record, tmp_path):
+    """A process two pid namespaces and two user namespaces deep (unshare --pid --user, its
+    uid 0 shown as 1000 inside): one pid_ns event per level, the inner one first, each with
+    the ids that level sees (1 inside, the global ones at the root; the parent, unshare,
+    outside the inner level: vppid 0 there), and one user_ns event per level with the uid and
+    gid as each namespace maps them (scry_sd_task's bpf_loop walks)."""
+    p = subprocess.Popen(["unshare", "--pid", "--fork", "--user", "--map-user=1000", "--map-group=1001",
+                          "sleep", "30"])
+    try:
+        for _ in range(200):   # the child that became the namespace's init, sleep
+            kids = open(f"/proc/{p.pid}/task/{p.pid}/children").read().split()
+            if kids and open(f"/proc/{kids[0]}/comm").read().strip() == "sleep":
+                break
+            time.sleep(0.02)
+        child = int(kids[0])
+        r = record(tmp_path / "t", "-e", SD, cmd=["/bin/true"])
+        r.check()
+    finally:
+        p.kill()
+        p.wait()
+    tr = read_trace(tmp_path / "t")
+    pidns = [e["fields"] for e in by_name(tr, "lttng_statedump_process_pid_ns") if e["fields"]["tid"] == child]
+    inner = os.stat(f"/proc/{child}/ns/pid").st_ino
+    root = os.stat("/proc/self/ns/pid").st_ino
+    assert pidns == [dict(tid=child, vtid=1, vpid=1, vppid=0, ns_level=1, ns_inum=inner),
+                     dict(tid=child, vtid=child, vpid=child, vppid=p.pid, ns_level=0, ns_inum=root)], pidns
+    users = [e["fields"] for e in by_name(tr, "lttng_statedump_process_user_ns") if e["fields"]["tid"] == child]
+    uinner = os.stat(f"/proc/{child}/ns/user").st_ino
+    uroot = os.stat("/proc/self/ns/user").st_ino
+    assert users == [dict(tid=child, vuid=1000, vgid=1001, ns_level=1, ns_inum=uinner),
+                     dict(tid=child, vuid=0, vgid=0, ns_level=0, ns_inum=uroot)], users
