@@ -163,17 +163,20 @@ def test_pprof_lines_and_inline_frames(scry, workload, tmp_path):
     assert not [strs[f.name] for f in pr.function if "(" in strs[f.name] and ":" in strs[f.name]]
     ours = [l for l in pr.location if maps.get(l.mapping_id, "").endswith("/hotspots")]
     assert ours
-    # the C runtime's start-up code linked into the binary (crt1.o's _start ...) has no DWARF:
-    # a sample may land there, named but without a file or line
-    crt = {"_start", "_init", "_fini", "deregister_tm_clones", "register_tm_clones", "__do_global_dtors_aux",
-           "frame_dummy"}
+    # code of the binary without DWARF (crt1.o's _start, the PLT: "[hotspots]" where no symbol
+    # covers the address) may take a sample now and then: named, with no file and line 0
+    # alone; every other location has hotspots.c's lines, and most locations are those
+    nodwarf = 0
     for l in ours:
         for ln in l.line:
             f = fn[ln.function_id]
-            if strs[f.name] in crt and not strs[f.filename]:
+            if not strs[f.filename] and (strs[f.name] in ("_start", "_init", "_fini", "[hotspots]") or
+                                         strs[f.name].endswith("@plt") or "tm_clones" in strs[f.name]):
                 assert ln.line == 0 and len(l.line) == 1, (strs[f.name], l)
+                nodwarf += 1
                 continue
             assert ln.line > 0 and strs[f.filename].endswith("hotspots.c"), (strs[f.name], strs[f.filename], ln)
+    assert nodwarf * 10 < len(ours), (nodwarf, len(ours))
     inl = [l for l in ours if len(l.line) > 1]
     assert inl, "no location with inlined lines"
     assert any([strs[fn[ln.function_id].name] for ln in l.line] == ["step", "burn_a"] for l in inl), \
