@@ -124,7 +124,8 @@ struct sd_ns_walk {
 	struct area *a;
 	struct task_struct *p;
 	struct pid *tp, *gp, *pp;          /* the thread's, its leader's and its parent's pids */
-	__u32 level;                      /* tp's level: the walk goes from it to 0 */
+	__u32 level;                      /* tp's level: the walk goes from it (at most
+					   * SCRY_MAX_PIDNS_LEVEL - 1) to 0 */
 	__u32 uid, gid;
 	struct user_namespace *uns;       /* the user namespace of the next step */
 };
@@ -138,9 +139,10 @@ static long sd_pid_ns_one(__u32 k, struct sd_ns_walk *w)
 	struct task_struct *p = w->p;
 	struct area *a = w->a;
 	struct pid_namespace *ns;
-	__u32 pos, i = w->level - k;
+	/* the first SCRY_MAX_PIDNS_LEVEL levels of a deeper task, as the loop this replaced */
+	__u32 pos, top = w->level < SCRY_MAX_PIDNS_LEVEL ? w->level : SCRY_MAX_PIDNS_LEVEL - 1, i = top - k;
 
-	if (k > w->level || i >= SCRY_MAX_PIDNS_LEVEL || !a)
+	if (k > top || i >= SCRY_MAX_PIDNS_LEVEL || !a)
 		return 1;
 	ns = BPF_CORE_READ(tp, numbers[i].ns);
 	pos = sd_head(a, sd_ids[SCRY_SD_PID_NS]);

@@ -263,8 +263,8 @@ def test_nested_pid_and_user_namespaces(record, tmp_path):
     the ids that level sees (1 inside, the global ones at the root; the parent, unshare,
     outside the inner level: vppid 0 there), and one user_ns event per level with the uid and
     gid as each namespace maps them (scry_sd_task's bpf_loop walks)."""
-    p = subprocess.Popen(["unshare", "--pid", "--fork", "--user", "--map-user=1000", "--map-group=1001",
-                          "sleep", "30"])
+    p = subprocess.Popen(["unshare", "--pid", "--fork", "--kill-child", "--user", "--map-user=1000",
+                          "--map-group=1001", "sleep", "30"])
     try:
         for _ in range(200):   # the child that became the namespace's init, sleep
             kids = open(f"/proc/{p.pid}/task/{p.pid}/children").read().split()
@@ -288,3 +288,36 @@ def test_nested_pid_and_user_namespaces(record, tmp_path):
     uroot = os.stat("/proc/self/ns/user").st_ino
     assert users == [dict(tid=child, vuid=1000, vgid=1001, ns_level=1, ns_inum=uinner),
                      dict(tid=child, vuid=0, vgid=0, ns_level=0, ns_inum=uroot)], users
+
+
+def test_pid_namespaces_deeper_than_recorded(record, tmp_path):
+    """A process nine pid namespaces deep: lttng_statedump_process_pid_ns for the levels scry
+    records (SCRY_MAX_PIDNS_LEVEL, 8: levels 7 ... 0), each with the pid that level shows
+    (/proc's NSpid), the innermost first."""
+    # --kill-child: the first namespace's init dies with unshare, and every namespace in it
+    p = subprocess.Popen(["unshare", "--pid", "--fork", "--kill-child"] + ["unshare", "--pid", "--fork"] * 8 +
+                         ["sleep", "30"])
+    try:
+        leaf = None
+        for _ in range(200):
+            for pid in filter(str.isdigit, os.listdir("/proc")):
+                try:
+                    st = open(f"/proc/{pid}/status").read()
+                    comm = open(f"/proc/{pid}/comm").read().strip()
+                except OSError:
+                    continue
+                ns = next((l.split()[1:] for l in st.splitlines() if l.startswith("NSpid:")), [])
+                if len(ns) == 10 and comm == "sleep":
+                    leaf, nspid = int(pid), [int(x) for x in ns]
+            if leaf:
+                break
+            time.sleep(0.02)
+        assert leaf, "the nested sleep did not start"
+        r = record(tmp_path / "t", "-e", SD, cmd=["/bin/true"])
+        r.check()
+    finally:
+        p.kill()
+        p.wait()
+    tr = read_trace(tmp_path / "t")
+    pidns = [e["fields"] for e in by_name(tr, "lttng_statedump_process_pid_ns") if e["fields"]["tid"] == leaf]
+    assert [(f["ns_level"], f["vtid"], f["vpid"]) for f in pidns] == [(i, nspid[i], nspid[i]) for i in range(7, -1, -1)], pidns
