@@ -222,12 +222,12 @@ oom:
 	return NULL;
 }
 
-struct bpf_program *probes_dispatcher_btf(struct scry_probes *p, bool exit)
+/* The BTF dispatchers made for a mode (SCRY_DISP_ALL, _TRK) and a context shape (the
+ * generic copy, _dflt_, _pt_): tab[mode][shape][enter, exit]. */
+static void dispatchers_made(struct scry_bpf *skel, struct bpf_program *tab[2][3][2])
 {
-	__typeof__(p->skel->progs) *g = &p->skel->progs;
-
-	/* [mode][shape]: enter, exit */
-	struct bpf_program *const tab[2][3][2] = {
+	__typeof__(skel->progs) *g = &skel->progs;
+	struct bpf_program *t[2][3][2] = {
 		{ { g->scry_sys_enter_all_btf, g->scry_sys_exit_all_btf },
 		  { g->scry_sys_enter_all_dflt_btf, g->scry_sys_exit_all_dflt_btf },
 		  { g->scry_sys_enter_all_pt_btf, g->scry_sys_exit_all_pt_btf } },
@@ -236,27 +236,31 @@ struct bpf_program *probes_dispatcher_btf(struct scry_probes *p, bool exit)
 		  { g->scry_sys_enter_trk_pt_btf, g->scry_sys_exit_trk_pt_btf } },
 	};
 
-	if (p->sys_all || p->sys_trk)
-		return tab[p->sys_all ? 0 : 1][p->sys_shape][exit];
-	return exit ? g->scry_sys_exit_btf : g->scry_sys_enter_btf;
+	memcpy(tab, t, sizeof(t));
+}
+
+struct bpf_program *probes_dispatcher_btf(struct scry_probes *p, bool exit)
+{
+	struct bpf_program *tab[2][3][2];
+
+	if (!p->sys_all && !p->sys_trk)
+		return exit ? p->skel->progs.scry_sys_exit_btf : p->skel->progs.scry_sys_enter_btf;
+	dispatchers_made(p->skel, tab);
+	return tab[p->sys_all ? 0 : 1][p->sys_shape][exit];
 }
 
 /* The BTF syscall dispatchers' autoload: the pair probes_dispatcher_btf names for the
  * session's mode when on, none of the others. */
 static void set_dispatchers_btf(struct scry_probes *p, bool on)
 {
-	__typeof__(p->skel->progs) *g = &p->skel->progs;
-	struct bpf_program *all[] = {
-		g->scry_sys_enter_btf, g->scry_sys_exit_btf, g->scry_sys_enter_all_btf, g->scry_sys_exit_all_btf,
-		g->scry_sys_enter_all_dflt_btf, g->scry_sys_exit_all_dflt_btf, g->scry_sys_enter_all_pt_btf,
-		g->scry_sys_exit_all_pt_btf, g->scry_sys_enter_trk_btf, g->scry_sys_exit_trk_btf,
-		g->scry_sys_enter_trk_dflt_btf, g->scry_sys_exit_trk_dflt_btf, g->scry_sys_enter_trk_pt_btf,
-		g->scry_sys_exit_trk_pt_btf,
-	};
+	struct bpf_program *tab[2][3][2], **made = &tab[0][0][0];
 	struct bpf_program *enter = probes_dispatcher_btf(p, false), *exit = probes_dispatcher_btf(p, true);
 
-	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
-		bpf_program__set_autoload(all[i], on && (all[i] == enter || all[i] == exit));
+	dispatchers_made(p->skel, tab);
+	for (size_t i = 0; i < sizeof(tab) / sizeof(tab[0][0][0]); i++)
+		bpf_program__set_autoload(made[i], on && (made[i] == enter || made[i] == exit));
+	bpf_program__set_autoload(p->skel->progs.scry_sys_enter_btf, on && p->skel->progs.scry_sys_enter_btf == enter);
+	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_btf, on && p->skel->progs.scry_sys_exit_btf == exit);
 }
 
 /* The object opened (with core_btf, the cached BTF of its CO-RE relocations, if not NULL;
