@@ -257,46 +257,13 @@ def test_many_fds_small_buffer_nothing_lost(record, tmp_path):
     assert len({f["fd"] for f in fds}) == len(fds)
 
 
-def test_nested_pid_and_user_namespaces(record, tmp_path):
-    """A process two pid namespaces and two user namespaces deep (unshare --pid --user, its
-    uid 0 shown as 1000 inside): one pid_ns event per level, the inner one first, each with
-    the ids that level sees (1 inside, the global ones at the root; the parent, unshare,
-    outside the inner level: vppid 0 there), and one user_ns event per level with the uid and
-    gid as each namespace maps them (scry_sd_task's bpf_loop walks)."""
-    p = subprocess.Popen(["unshare", "--pid", "--fork", "--kill-child", "--user", "--map-user=1000",
-                          "--map-group=1001", "sleep", "30"])
-    try:
-        for _ in range(200):   # the child that became the namespace's init, sleep
-            kids = open(f"/proc/{p.pid}/task/{p.pid}/children").read().split()
-            if kids and open(f"/proc/{kids[0]}/comm").read().strip() == "sleep":
-                break
-            time.sleep(0.02)
-        child = int(kids[0])
-        r = record(tmp_path / "t", "-e", SD, cmd=["/bin/true"])
-        r.check()
-    finally:
-        p.kill()
-        p.wait()
-    tr = read_trace(tmp_path / "t")
-    pidns = [e["fields"] for e in by_name(tr, "lttng_statedump_process_pid_ns") if e["fields"]["tid"] == child]
-    inner = os.stat(f"/proc/{child}/ns/pid").st_ino
-    root = os.stat("/proc/self/ns/pid").st_ino
-    assert pidns == [dict(tid=child, vtid=1, vpid=1, vppid=0, ns_level=1, ns_inum=inner),
-                     dict(tid=child, vtid=child, vpid=child, vppid=p.pid, ns_level=0, ns_inum=root)], pidns
-    users = [e["fields"] for e in by_name(tr, "lttng_statedump_process_user_ns") if e["fields"]["tid"] == child]
-    uinner = os.stat(f"/proc/{child}/ns/user").st_ino
-    uroot = os.stat("/proc/self/ns/user").st_ino
-    assert users == [dict(tid=child, vuid=1000, vgid=1001, ns_level=1, ns_inum=uinner),
-                     dict(tid=child, vuid=0, vgid=0, ns_level=0, ns_inum=uroot)], users
-
-
-def test_pid_namespaces_deeper_than_recorded(record, tmp_path):
-    """A process nine pid namespaces deep: lttng_statedump_process_pid_ns for the levels scry
-    records (SCRY_MAX_PIDNS_LEVEL, 8: levels 7 ... 0), each with the pid that level shows
-    (/proc's NSpid), the innermost first."""
-    # --kill-child: the first namespace's init dies with unshare, and every namespace in it
-    p = subprocess.Popen(["unshare", "--pid", "--fork", "--kill-child"] + ["unshare", "--pid", "--fork"] * 8 +
-                         ["sleep", "30"])
+def dump_in_pid_namespaces(record, tmp_path, unshare):
+    """The statedump recorded while a sleep runs under unshare (argv: nested unshare commands,
+    the first with --kill-child, so that every namespace dies with it): (the trace, unshare's
+    pid, the sleep's pid, its pid at each level from /proc's NSpid, the root's first, and the
+    inode numbers of its pid and user namespaces, read while it runs)."""
+    depth = sum(a == "--pid" for a in unshare)
+    p = subprocess.Popen(unshare + ["sleep", "30"])
     try:
         leaf = None
         for _ in range(200):
@@ -307,17 +274,47 @@ def test_pid_namespaces_deeper_than_recorded(record, tmp_path):
                 except OSError:
                     continue
                 ns = next((l.split()[1:] for l in st.splitlines() if l.startswith("NSpid:")), [])
-                if len(ns) == 10 and comm == "sleep":
+                if len(ns) == depth + 1 and comm == "sleep":
                     leaf, nspid = int(pid), [int(x) for x in ns]
             if leaf:
                 break
             time.sleep(0.02)
         assert leaf, "the nested sleep did not start"
+        inums = {k: os.stat(f"/proc/{leaf}/ns/{k}").st_ino for k in ("pid", "user")}
         r = record(tmp_path / "t", "-e", SD, cmd=["/bin/true"])
         r.check()
     finally:
         p.kill()
         p.wait()
-    tr = read_trace(tmp_path / "t")
+    return read_trace(tmp_path / "t"), p.pid, leaf, nspid, inums
+
+
+def test_nested_pid_and_user_namespaces(record, tmp_path):
+    """A process two pid namespaces and two user namespaces deep (unshare --pid --user, its
+    uid 0 shown as 1000 inside): one pid_ns event per level, the inner one first, each with
+    the ids that level sees (1 inside, the global ones at the root; the parent, unshare,
+    outside the inner level: vppid 0 there), and one user_ns event per level with the uid and
+    gid as each namespace maps them (scry_sd_task's bpf_loop walks)."""
+    tr, unshare, child, _, inums = dump_in_pid_namespaces(
+        record, tmp_path, ["unshare", "--pid", "--fork", "--kill-child", "--user", "--map-user=1000",
+                           "--map-group=1001"])
+    pidns = [e["fields"] for e in by_name(tr, "lttng_statedump_process_pid_ns") if e["fields"]["tid"] == child]
+    inner = inums["pid"]
+    root = os.stat("/proc/self/ns/pid").st_ino
+    assert pidns == [dict(tid=child, vtid=1, vpid=1, vppid=0, ns_level=1, ns_inum=inner),
+                     dict(tid=child, vtid=child, vpid=child, vppid=unshare, ns_level=0, ns_inum=root)], pidns
+    users = [e["fields"] for e in by_name(tr, "lttng_statedump_process_user_ns") if e["fields"]["tid"] == child]
+    uinner = inums["user"]
+    uroot = os.stat("/proc/self/ns/user").st_ino
+    assert users == [dict(tid=child, vuid=1000, vgid=1001, ns_level=1, ns_inum=uinner),
+                     dict(tid=child, vuid=0, vgid=0, ns_level=0, ns_inum=uroot)], users
+
+
+def test_pid_namespaces_deeper_than_recorded(record, tmp_path):
+    """A process nine pid namespaces deep: lttng_statedump_process_pid_ns for the levels scry
+    records (SCRY_MAX_PIDNS_LEVEL, 8: levels 7 ... 0), each with the pid that level shows
+    (/proc's NSpid), the innermost first."""
+    tr, _, leaf, nspid, _ = dump_in_pid_namespaces(
+        record, tmp_path, ["unshare", "--pid", "--fork", "--kill-child"] + ["unshare", "--pid", "--fork"] * 8)
     pidns = [e["fields"] for e in by_name(tr, "lttng_statedump_process_pid_ns") if e["fields"]["tid"] == leaf]
     assert [(f["ns_level"], f["vtid"], f["vpid"]) for f in pidns] == [(i, nspid[i], nspid[i]) for i in range(7, -1, -1)], pidns
