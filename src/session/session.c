@@ -21,6 +21,7 @@
 #include "session/session_int.h"
 #include "util/cgroup.h"
 #include "util/clock.h"
+#include "util/heap.h"
 #include "util/log.h"
 
 /* A trace directory is written: an output given, or a channel writes events and none has a
@@ -89,6 +90,7 @@ int scry_session_create(struct scry_session **out, const struct scry_session_opt
 	err[0] = 0;
 	if (!s)
 		goto oom;
+	scry_heap_reserve();        /* huge pages for the parses (again, after a daemon's release) */
 	scry_features_prefetch();   /* the kernel's BTF parsed while the events are resolved */
 	s->guard.fd = -1;
 	s->opts = *o;

@@ -20,11 +20,17 @@
  * hundred configured sessions took ~670 MB of heap, and after `destroy -a` the daemon kept
  * ~665 MB of it, free in glibc's arena (1.2 MB in use) but resident.  scry_heap_release
  * gives those pages back (malloc_trim: the top of the heap shortened, the free pages inside
- * it dropped with MADV_DONTNEED: ~10 MB resident after) and makes the reserve again, as the
- * kernel grows a shrunk heap without the advice.  The next session's parse then faults
- * ~1,500-2,000 times (the huge pages of the reserve, and 4 KiB pages where the trim split
- * them below it) against ~9,000 without the new reserve and 13 when nothing was given back. */
+ * it dropped with MADV_DONTNEED: ~10 MB resident after).  It also takes the advice off what
+ * is left of the heap: the daemon's chunks that outlive the sessions lie scattered in once
+ * advised ranges, and khugepaged (which collapses any 2 MiB range holding one page:
+ * max_ptes_none 511) would make each such range a whole huge page again while the daemon
+ * idles (seen: +2 MiB resident within a minute of a `destroy -a`).  The next session
+ * (scry_heap_reserve, from scry_session_create) makes the reserve again, as the kernel grows
+ * a shrunk heap without the advice: its parse then faults ~1,500-2,000 times (the huge pages
+ * of the reserve, and 4 KiB pages where the trim split them below it) against ~9,000 without
+ * the new reserve and 13 when nothing was given back. */
 #include <malloc.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -39,6 +45,8 @@
 #define HUGE_PAGE (2ul << 20)
 
 static bool huge_heap;                  /* scry_heap_init set the heap up (not SCRY_NO_HUGE_HEAP) */
+static uintptr_t heap_start;            /* the break before the first reserve */
+static atomic_bool reserved;            /* the heap's top is advised (cleared by a release) */
 
 /* One allocation of the reserve grows the heap (whatever was allocated before); advised
  * MADV_HUGEPAGE and freed, it stays the heap's top, the range later allocations are cut
@@ -67,7 +75,14 @@ void scry_heap_init(void)
 	mallopt(M_TRIM_THRESHOLD, 128 << 20);
 	mallopt(M_ARENA_MAX, 1);
 	huge_heap = true;
-	reserve();
+	heap_start = (uintptr_t)sbrk(0);
+	scry_heap_reserve();
+}
+
+void scry_heap_reserve(void)
+{
+	if (huge_heap && !atomic_exchange(&reserved, true))
+		reserve();
 }
 
 /* Resident pages, in KiB (/proc/self/statm's second field), 0 when unknown. */
@@ -90,10 +105,15 @@ void scry_heap_release(struct scry_heap_usage *u)
 
 	u->rss_before_kib = rss_kib();
 	malloc_trim(0);
-	/* the trim shrank the heap, and the kernel grows it again without the advice (a VMA of
-	 * its own): the reserve made again for the next parse */
-	if (huge_heap)
-		reserve();
+	/* what is left of the heap no longer advised (the chunks that outlive the sessions are
+	 * not made huge pages by khugepaged); the next session makes the reserve again */
+	if (huge_heap) {
+		uintptr_t lo = heap_start & ~(uintptr_t)(sysconf(_SC_PAGESIZE) - 1), hi = (uintptr_t)sbrk(0);
+
+		if (hi > lo)
+			madvise((void *)lo, hi - lo, MADV_NOHUGEPAGE);
+		atomic_store(&reserved, false);
+	}
 	mi = mallinfo2();
 	u->in_use = mi.uordblks + mi.hblkhd;
 	u->rss_after_kib = rss_kib();

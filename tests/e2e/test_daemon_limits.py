@@ -382,3 +382,8 @@ def test_memory_after_destroy_all(daemon, tmp_path):
     assert now <= idle * 1.10, (idle, full, now)
     # no per-session leak: what is allocated is what it was (but for the tcache's churn)
     assert in_use <= idle_in_use + 128 * 1024, (idle_in_use, in_use)
+    # and it stays so while idle: no range of the heap left advised for huge pages, where
+    # khugepaged would make each 2 MiB holding a chunk that outlived the sessions resident
+    advised = [m[1] for m in re.finditer(r"^([0-9a-f]+-[0-9a-f]+) .*\[heap\]\n(?:(?![0-9a-f]+-).*\n)*?THPeligible:\s+1",
+                                         Path(f"/proc/{pid}/smaps").read_text(), re.M)]
+    assert not advised, advised
