@@ -18,6 +18,11 @@
 #define SCRY_MAX_SYSCALLS      1024     /* syscall numbers 0..1023 */
 #define SCRY_MAX_ARGS          6
 #define SCRY_MAX_TP            4096     /* generic tracepoint slots (attach cookie = slot) */
+/* The tracepoints written from their BTF tracepoints, their tracefs record rebuilt from the
+ * arguments (src/bpf/tracepoints.bpf.h): a perf event on a tracepoint waits for RCU grace
+ * periods when it is closed, a BTF tracepoint's link does not.  Index of btf_tp_slot. */
+enum { SCRY_BTF_TP_EXIT, SCRY_BTF_TP_SWITCH, SCRY_BTF_TP_WAKEUP, SCRY_BTF_TP_WAKEUP_NEW, SCRY_BTF_TP_EXEC,
+       SCRY_BTF_TP_NR };
 #define SCRY_MAX_TP_OPS        24       /* copy operations per generic tracepoint */
 #define SCRY_STR_MAX           4096     /* longest user/kernel string copied (incl. NUL) */
 #define SCRY_SCRATCH_SIZE      32768    /* per-CPU event build area (must be a power of 2) */

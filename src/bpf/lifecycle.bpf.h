@@ -101,7 +101,7 @@ int BPF_PROG(scry_exit, struct task_struct *p)
 
 		bpf_map_update_elem(&exit_codes, &tgid, &status, BPF_ANY);
 	}
-	if (exit_tp_slot)
+	if (btf_tp_slot[SCRY_BTF_TP_EXIT])
 		tp_exit_write(ctx, p);
 	if (target_all && !(track_mask & SCRY_TRACK_VPID))
 		return 0;

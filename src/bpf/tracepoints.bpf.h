@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* tracepoints.bpf.h — the tracepoint source: any tracefs tracepoint, its payload built from
  * the raw record by the copy operations of its descriptor (slot = attach cookie); and
- * sched_process_exit's record rebuilt from its BTF arguments, written the same way. */
+ * sched_process_exit's, sched_switch's, sched_wakeup{,_new}'s and sched_process_exec's
+ * records rebuilt from their BTF tracepoints' arguments, written the same way. */
 
 /* ---- generic tracepoints ----------------------------------------------------------- */
 
@@ -163,8 +164,10 @@ static __always_inline bool next_followed(unsigned long rec, struct scry_tp_desc
 	return ok;
 }
 
-/* The event of descriptor slot from the raw record at rec. */
-static __always_inline void tp_write(unsigned long rec, __u32 slot)
+/* The event of descriptor slot from the raw record at rec.  own_migr (a constant): the
+ * program runs under the runtime's migrate_disable() (a perf event's tracepoint: 1) or not
+ * (a BTF tracepoint: 0), for the migratable context (write_head_pe_in). */
+static __always_inline void tp_write(unsigned long rec, __u32 slot, const __u32 own_migr)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
 	struct tp_walk w = { .base = rec };
@@ -181,7 +184,7 @@ static __always_inline void tp_write(unsigned long rec, __u32 slot)
 	w.a = area_get(AREA_TP);
 	if (!w.a)
 		return;
-	w.a->pos = write_head_nomigr(w.a->buf, w.d->event_id, t);
+	w.a->pos = write_head_at_m(w.a->buf, w.d->event_id, t, scry_now(), own_migr);
 	bpf_loop(w.d->nops, tp_op, &w, 0);
 	submit(w.a, w.a->pos);
 	area_put(w.a);
@@ -190,23 +193,34 @@ static __always_inline void tp_write(unsigned long rec, __u32 slot)
 SEC("tracepoint") SCRY_LANE(1)
 int scry_tp(void *ctx)
 {
-	tp_write((unsigned long)ctx, bpf_get_attach_cookie(ctx));
+	tp_write((unsigned long)ctx, bpf_get_attach_cookie(ctx), 1);
 	return 0;
 }
 
-/* sched_process_exit without its tracefs tracepoint: a perf event on a tracepoint waits two
- * RCU grace periods when it is closed (~90 ms of every `scry trace`'s stop), a BTF one does
- * not.  Its record is rebuilt as TP_fast_assign fills it, at the offsets of the kernel's own
- * struct (CO-RE), which are those of its tracefs format, by the descriptor of slot
- * exit_tp_slot - 1 (0: not written here).  Called by lifecycle.bpf.h's scry_exit, the one
- * program on the BTF tracepoint. */
-volatile __u32 exit_tp_slot = 0;
+/* ---- tracepoints written from their BTF tracepoints ---------------------------------
+ * sched_process_exit and the scheduler's four that `scry record` enables by default, without
+ * their tracefs tracepoints: a perf event on a tracepoint waits for RCU grace periods when it
+ * is closed (perf_trace_destroy, under the kernel's event_mutex, so the closes run one after
+ * another: ~30-40 ms each, ~120 ms of every `scry record`'s stop), a BTF tracepoint's link
+ * does not.  The record is rebuilt as the tracepoint's TP_fast_assign fills it, at the
+ * offsets of the kernel's own struct (CO-RE), which are those of its tracefs format, and
+ * written by the descriptor of slot btf_tp_slot[k] - 1 (0: not written here;
+ * src/kernel/attach.c sets it). */
+volatile __u32 btf_tp_slot[SCRY_BTF_TP_NR];
 
+/* The descriptor slot of BTF tracepoint k, or SCRY_MAX_TP when it is not recorded */
+static __always_inline __u32 btf_tp_slot_of(int k)
+{
+	return btf_tp_slot[k] - 1;
+}
+
+/* sched_process_exit: called by lifecycle.bpf.h's scry_exit, the one program on the BTF
+ * tracepoint (it keeps the follow sets too). */
 static __always_inline void tp_exit_write(const __u64 *ctx, struct task_struct *p)
 {
 	struct trace_event_raw_sched_process_exit *r;
 	__u8 rec[64] = {};
-	__u32 slot = exit_tp_slot - 1;
+	__u32 slot = btf_tp_slot_of(SCRY_BTF_TP_EXIT);
 	__u64 group_dead = 0;
 
 	if (slot >= SCRY_MAX_TP || !bpf_core_type_exists(struct trace_event_raw_sched_process_exit) ||
@@ -220,5 +234,132 @@ static __always_inline void tp_exit_write(const __u64 *ctx, struct task_struct *
 		group_dead = ctx[1];
 		*(bool *)(rec + bpf_core_field_offset(r->group_dead)) = group_dead;
 	}
-	tp_write((unsigned long)rec, slot);
+	tp_write((unsigned long)rec, slot, 0);
+}
+
+/* include/linux/sched.h's task states (a uapi of sorts: /proc and the sched_switch format
+ * show them; unchanged since Linux 5.14 but for TASK_FROZEN's report, 6.13) */
+#define TASK_REPORT_ 0x7f                  /* RUNNING ... PARKED, and the exit states */
+#define TASK_IDLE_ 0x402                   /* UNINTERRUPTIBLE | NOLOAD */
+#define TASK_RTLOCK_WAIT_ 0x1000
+#define TASK_FROZEN_ 0x8000
+#define TASK_REPORT_IDLE_ (TASK_REPORT_ + 1)
+#define TASK_REPORT_MAX_ (TASK_REPORT_IDLE_ << 1)
+
+/* The kernel's __trace_sched_switch_state: the state the task switched out is left in, as
+ * one bit of TASK_REPORT (the index __task_state_index gives, as a bit), TASK_REPORT_MAX
+ * when preempted (running). */
+static __always_inline long switch_state(bool preempt, __u32 state, struct task_struct *prev)
+{
+	__u32 s = (state | (__u32)prev->exit_state) & TASK_REPORT_;
+
+	if (preempt)
+		return TASK_REPORT_MAX_;
+	if ((state & TASK_IDLE_) == TASK_IDLE_)
+		s = TASK_REPORT_IDLE_;
+	if (state & (TASK_RTLOCK_WAIT_ | TASK_FROZEN_))
+		s = 2;   /* TASK_UNINTERRUPTIBLE */
+	/* fls(s), then 1 << (fls - 1): s's highest bit */
+	for (int b = 8; b >= 0; b--)
+		if (s & (1u << b))
+			return 1L << b;
+	return 0;
+}
+
+#define REC_COMM(rec, r, f, p) bpf_probe_read_kernel((rec) + bpf_core_field_offset((r)->f), TASK_COMM_LEN_, (p)->comm)
+#define REC_SET(rec, r, f, type, v) (*(type *)((rec) + bpf_core_field_offset((r)->f)) = (v))
+#define TASK_COMM_LEN_ 16
+
+SEC("tp_btf/sched_switch") SCRY_LANE(1)
+int BPF_PROG(scry_btf_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	struct trace_event_raw_sched_switch *r;
+	__u8 rec[64] = {};
+	__u32 slot = btf_tp_slot_of(SCRY_BTF_TP_SWITCH);
+
+	if (slot >= SCRY_MAX_TP || bpf_core_type_size(struct trace_event_raw_sched_switch) > sizeof(rec))
+		return 0;
+	r = (void *)rec;
+	REC_COMM(rec, r, prev_comm, prev);
+	REC_SET(rec, r, prev_pid, pid_t, prev->pid);
+	REC_SET(rec, r, prev_prio, int, prev->prio);
+	REC_SET(rec, r, prev_state, long, switch_state(preempt, prev_state, prev));
+	REC_COMM(rec, r, next_comm, next);
+	REC_SET(rec, r, next_pid, pid_t, next->pid);
+	REC_SET(rec, r, next_prio, int, next->prio);
+	tp_write((unsigned long)rec, slot, 0);
+	return 0;
+}
+
+/* sched_wakeup and sched_wakeup_new (one template): the woken task, its CPU */
+static __always_inline void tp_wakeup_write(struct task_struct *p, int k)
+{
+	struct trace_event_raw_sched_wakeup_template *r;
+	__u8 rec[48] = {};
+	__u32 slot = btf_tp_slot_of(k);
+
+	if (slot >= SCRY_MAX_TP || bpf_core_type_size(struct trace_event_raw_sched_wakeup_template) > sizeof(rec))
+		return;
+	r = (void *)rec;
+	REC_COMM(rec, r, comm, p);
+	REC_SET(rec, r, pid, pid_t, p->pid);
+	REC_SET(rec, r, prio, int, p->prio);
+	REC_SET(rec, r, target_cpu, int, p->thread_info.cpu);    /* task_cpu() */
+	tp_write((unsigned long)rec, slot, 0);
+}
+
+SEC("tp_btf/sched_wakeup") SCRY_LANE(0)
+int BPF_PROG(scry_btf_wake, struct task_struct *p)
+{
+	tp_wakeup_write(p, SCRY_BTF_TP_WAKEUP);
+	return 0;
+}
+
+SEC("tp_btf/sched_wakeup_new") SCRY_LANE(0)
+int BPF_PROG(scry_btf_wake_new, struct task_struct *p)
+{
+	tp_wakeup_write(p, SCRY_BTF_TP_WAKEUP_NEW);
+	return 0;
+}
+
+/* sched_process_exec's record, with its filename (a __data_loc string) after the fields:
+ * this CPU's (the program does not nest in itself: the kernel counts such a run missed) */
+struct exec_rec {
+	__u8 rec[32];
+	char filename[SCRY_STR_MAX];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct exec_rec);
+} exec_recs SEC(".maps");
+
+SEC("tp_btf/sched_process_exec") SCRY_LANE(0)
+int BPF_PROG(scry_btf_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+{
+	struct trace_event_raw_sched_process_exec *r;
+	__u32 slot = btf_tp_slot_of(SCRY_BTF_TP_EXEC), zero = 0, size;
+	struct exec_rec *e;
+	long n;
+
+	size = bpf_core_type_size(struct trace_event_raw_sched_process_exec);
+	if (slot >= SCRY_MAX_TP || size > sizeof(e->rec) ||
+	    !(e = bpf_map_lookup_elem(&exec_recs, &zero)))
+		return 0;
+	__builtin_memset(e->rec, 0, sizeof(e->rec));
+	r = (void *)e->rec;
+	n = bpf_probe_read_kernel_str(e->filename, sizeof(e->filename), bprm->filename);
+	if (n <= 0) {
+		e->filename[0] = 0;
+		n = 1;
+	}
+	/* the string right after the fields, as the kernel puts it: (length << 16) | offset */
+	REC_SET(e->rec, r, __data_loc_filename, __u32, (__u32)n << 16 | (__u32)offsetof(struct exec_rec, filename));
+	REC_SET(e->rec, r, pid, pid_t, p->pid);
+	REC_SET(e->rec, r, old_pid, pid_t, old_pid);
+	tp_write((unsigned long)e->rec, slot, 0);
+	return 0;
 }

@@ -18,6 +18,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "catalog/catalog.h"
+#include "kernel/features.h"
 #include "kernel/probes_int.h"
 
 static int link_slot(struct scry_probes *p, const char *what, char *err, size_t errlen)
@@ -176,14 +177,30 @@ static int exit_attach(struct scry_probes *p, char *err, size_t errlen)
 	return ret;
 }
 
+/* The program of BTF tracepoint k (SCRY_BTF_TP_*), its slot set */
+static int btf_tp_attach(struct scry_probes *p, int k, const char *what, char *err, size_t errlen)
+{
+	struct bpf_program *prog[SCRY_BTF_TP_NR] = {
+		[SCRY_BTF_TP_SWITCH] = p->skel->progs.scry_btf_switch,
+		[SCRY_BTF_TP_WAKEUP] = p->skel->progs.scry_btf_wake,
+		[SCRY_BTF_TP_WAKEUP_NEW] = p->skel->progs.scry_btf_wake_new,
+		[SCRY_BTF_TP_EXEC] = p->skel->progs.scry_btf_exec,
+	};
+
+	if (k == SCRY_BTF_TP_EXIT)
+		return exit_attach(p, err, errlen);
+	return probes_attach_prog(p, prog[k], NULL, NULL, 0, what, err, errlen);
+}
+
 int scry_probes_attach_tracepoint(struct scry_probes *p, const char *system, const char *name,
 				  const struct scry_tp_desc *d, int front_fd, char *err, size_t errlen)
 {
 	char what[256];
 	__u32 slot = p->next_tp_slot;
-	/* sched_process_exit from its BTF tracepoint (tracepoints.bpf.h), else a tracefs one */
-	bool by_btf = front_fd < 0 && p->btf_exit && !p->skel->bss->exit_tp_slot && !strcmp(system, "sched") &&
-		      !strcmp(name, "sched_process_exit");
+	/* the scheduler's from their BTF tracepoints (tracepoints.bpf.h), once each, without a
+	 * filter front; else a tracefs one */
+	int k = scry_btf_tp_index(system, name);
+	bool by_btf = front_fd < 0 && k >= 0 && (p->btf_tps & 1u << k) && !p->skel->bss->btf_tp_slot[k];
 
 	if (slot >= SCRY_MAX_TP) {
 		snprintf(err, errlen, "too many tracepoints (limit %d)", SCRY_MAX_TP);
@@ -204,14 +221,14 @@ int scry_probes_attach_tracepoint(struct scry_probes *p, const char *system, con
 	if (front_fd >= 0)
 		ret = probes_attach_front_tp(p, front_fd, system, name, slot, err, errlen);
 	else if (by_btf) {
-		p->skel->bss->exit_tp_slot = slot + 1;
-		if ((ret = exit_attach(p, err, errlen)))
-			p->skel->bss->exit_tp_slot = 0;
+		p->skel->bss->btf_tp_slot[k] = slot + 1;
+		if ((ret = btf_tp_attach(p, k, what, err, errlen)))
+			p->skel->bss->btf_tp_slot[k] = 0;
 	} else
 		ret = probes_attach_prog(p, p->skel->progs.scry_tp, system, name, slot, what, err, errlen);
 	if (ret)
 		return ret;
-	p->tp_link[slot] = front_fd >= 0 ? -1 : by_btf ? p->exit_link : (int)p->nlinks - 1;
+	p->tp_link[slot] = front_fd >= 0 ? -1 : by_btf && k == SCRY_BTF_TP_EXIT ? p->exit_link : (int)p->nlinks - 1;
 	p->next_tp_slot++;
 	return (int)slot;
 }
@@ -229,11 +246,15 @@ int scry_probes_detach_tracepoint(struct scry_probes *p, int slot)
 		return -errno;
 	if (l < 0)
 		return 0;   /* a front's: it stays on its hook until the probes close, as a uprobe's */
-	if (p->skel->bss->exit_tp_slot == k + 1) {
-		p->skel->bss->exit_tp_slot = 0;   /* free for sched_process_exit again */
-		if (p->exit_follow)
-			return 0;                 /* scry_exit stays for the follow sets */
-		p->exit_link = -1;
+	for (int b = 0; b < SCRY_BTF_TP_NR; b++) {
+		if (p->skel->bss->btf_tp_slot[b] != k + 1)
+			continue;
+		p->skel->bss->btf_tp_slot[b] = 0;   /* free for its tracepoint again */
+		if (b == SCRY_BTF_TP_EXIT) {
+			if (p->exit_follow)
+				return 0;           /* scry_exit stays for the follow sets */
+			p->exit_link = -1;
+		}
 	}
 	link_destroy(&p->links[l]);
 	return 0;

@@ -50,6 +50,9 @@ static const struct {
 	{ "btf_trace_sched_prepare_exec", BTF_KIND_TYPEDEF },
 	{ "btf_trace_sched_process_exit", BTF_KIND_TYPEDEF },
 	{ "trace_event_raw_sched_process_exit", BTF_KIND_STRUCT },
+	{ "trace_event_raw_sched_switch", BTF_KIND_STRUCT },
+	{ "trace_event_raw_sched_wakeup_template", BTF_KIND_STRUCT },
+	{ "trace_event_raw_sched_process_exec", BTF_KIND_STRUCT },
 	{ "bpf_strnstr", BTF_KIND_FUNC },
 	{ "bpf_uprobe_multi_link", BTF_KIND_STRUCT },
 	/* and what libbpf looks up in it to load scry's object (btf_share.c): its kfunc
@@ -296,6 +299,64 @@ bool scry_feature_prepare_exec(const struct btf *vmlinux)
 	return scry_feature_tp_btf(vmlinux, "sched_prepare_exec");
 }
 
+/* The tracepoints scry may write from their BTF tracepoints (scry_abi.h SCRY_BTF_TP_*):
+ * each one's name and the struct of its tracefs record (TRACE_EVENT's, or its template's) */
+static const struct {
+	const char *name, *record;
+} btf_tps[SCRY_BTF_TP_NR] = {
+	[SCRY_BTF_TP_EXIT] = { "sched_process_exit", "trace_event_raw_sched_process_exit" },
+	[SCRY_BTF_TP_SWITCH] = { "sched_switch", "trace_event_raw_sched_switch" },
+	[SCRY_BTF_TP_WAKEUP] = { "sched_wakeup", "trace_event_raw_sched_wakeup_template" },
+	[SCRY_BTF_TP_WAKEUP_NEW] = { "sched_wakeup_new", "trace_event_raw_sched_wakeup_template" },
+	[SCRY_BTF_TP_EXEC] = { "sched_process_exec", "trace_event_raw_sched_process_exec" },
+};
+
+int scry_btf_tp_index(const char *system, const char *name)
+{
+	if (strcmp(system, "sched"))
+		return -1;
+	for (int k = 0; k < SCRY_BTF_TP_NR; k++)
+		if (!strcmp(name, btf_tps[k].name))
+			return k;
+	return -1;
+}
+
+/* The arguments of BTF tracepoint tp (its typedef's function, less the first: the
+ * probe's data), -1 when unknown. */
+static int tp_btf_nargs(const struct btf *vmlinux, const char *tp)
+{
+	char name[128];
+	int id;
+	const struct btf_type *t;
+
+	snprintf(name, sizeof(name), "btf_trace_%s", tp);
+	if ((id = find_kind(vmlinux, name, BTF_KIND_TYPEDEF)) <= 0)
+		return -1;
+	t = btf__type_by_id(vmlinux, btf__resolve_type(vmlinux, id));    /* the pointer */
+	t = t && btf_is_ptr(t) ? btf__type_by_id(vmlinux, t->type) : NULL;
+	return t && btf_is_func_proto(t) ? (int)btf_vlen(t) - 1 : -1;
+}
+
+unsigned scry_feature_btf_tps(const struct btf *vmlinux)
+{
+	unsigned m = 0;
+
+	for (int k = 0; k < SCRY_BTF_TP_NR; k++)
+		if (scry_feature_tp_btf(vmlinux, btf_tps[k].name) && btf_has(vmlinux, btf_tps[k].record, BTF_KIND_STRUCT))
+			m |= 1u << k;
+	/* sched_switch's prev_state argument (Linux 5.18; before, the program read it) */
+	if (tp_btf_nargs(vmlinux, "sched_switch") != 4)
+		m &= ~(1u << SCRY_BTF_TP_SWITCH);
+	return m;
+}
+
+unsigned scry_btf_tps_overridden(void)
+{
+	const struct scry_overrides *o = scry_overrides();
+
+	return (o->no_btf_exit ? 1u << SCRY_BTF_TP_EXIT : 0) | (o->no_btf_sched ? SCRY_BTF_TP_SCHED_MASK : 0);
+}
+
 bool scry_feature_exit_record(const struct btf *vmlinux)
 {
 	return scry_feature_tp_btf(vmlinux, "sched_process_exit") &&
@@ -437,6 +498,13 @@ size_t scry_features_probe(struct scry_feature_report *out, size_t max)
 	    "sched_process_exit through its tracefs tracepoint (its detach waits ~2 RCU grace periods)", "%s",
 	    ov->no_btf_exit ? "SCRY_NO_BTF_EXIT set" :
 	    "btf_trace_sched_process_exit and struct trace_event_raw_sched_process_exit in kernel BTF (Linux 6.16)");
+	bool sched = (scry_feature_btf_tps(vm) & SCRY_BTF_TP_SCHED_MASK) == SCRY_BTF_TP_SCHED_MASK;
+	ADD("btf_sched", sched && !ov->no_btf_sched,
+	    "sched_switch, sched_wakeup{,_new}, sched_process_exec written from their BTF tracepoints",
+	    "sched_switch, sched_wakeup{,_new}, sched_process_exec through tracefs (each detach waits for RCU)", "%s",
+	    ov->no_btf_sched ? "SCRY_NO_BTF_SCHED set" :
+	    sched ? "their BTF tracepoints and record structs in kernel BTF, sched_switch's prev_state argument" :
+	    "a BTF tracepoint, record struct or sched_switch's prev_state argument (Linux 5.18) missing");
 	ADD("ktime_tai", scry_feature_ktime_tai(), "create --clock tai available", "create --clock tai refused",
 	    "%s", ov->no_ktime_tai ? "SCRY_NO_KTIME_TAI set" : "probed with libbpf_probe_bpf_helper (Linux 6.1)");
 	ADD("bpf_iter", btf_has(vm, "bpf_iter__task", BTF_KIND_STRUCT), "available (for a statedump; not used yet)", "not available: no statedump",

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include "scry_abi.h"
 
 struct btf;
 
@@ -39,6 +40,13 @@ bool scry_feature_prepare_exec(const struct btf *vmlinux);
  * SCRY_NO_BTF_EXIT=1: no. */
 bool scry_feature_btf_exit(const struct btf *vmlinux);
 bool scry_feature_exit_record(const struct btf *vmlinux);   /* the same, whatever SCRY_NO_BTF_EXIT says */
+/* The tracepoints written from their BTF tracepoints (scry_abi.h SCRY_BTF_TP_*): the index of
+ * system:name, -1 for another; the mask of those this kernel's BTF allows (whatever the
+ * overrides say); the mask SCRY_NO_BTF_EXIT / SCRY_NO_BTF_SCHED take away. */
+#define SCRY_BTF_TP_SCHED_MASK (((1u << SCRY_BTF_TP_NR) - 1) & ~(1u << SCRY_BTF_TP_EXIT))
+int scry_btf_tp_index(const char *system, const char *name);
+unsigned scry_feature_btf_tps(const struct btf *vmlinux);
+unsigned scry_btf_tps_overridden(void);
 /* uprobe_multi links (Linux 6.6): many addresses of one file in one link. */
 bool scry_feature_uprobe_multi(const struct btf *vmlinux);
 /* The helper bpf_ktime_get_tai_ns (Linux 6.1; create --clock tai); SCRY_NO_KTIME_TAI=1: no. */

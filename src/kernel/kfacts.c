@@ -68,7 +68,7 @@ static void find(struct scry_kfacts *f)
 	f->tp_fork = scry_feature_tp_btf(vm, "sched_process_fork");
 	f->tp_exit = scry_feature_tp_btf(vm, "sched_process_exit");
 	f->prepare_exec = scry_feature_prepare_exec(vm);
-	f->btf_exit = scry_feature_exit_record(vm);
+	f->btf_tps = scry_feature_btf_tps(vm);
 	f->uprobe_multi = scry_feature_uprobe_multi(vm);
 	f->kptr_untrusted = scry_feature_kptr_untrusted();
 	f->strnstr_id = scry_feature_strnstr(vm);

@@ -15,7 +15,7 @@ struct scry_kfacts {
 	bool tp_sys_enter, tp_fork;   /* BTF tracepoints sys_enter, sched_process_fork, */
 	bool tp_exit;                 /* sched_process_exit */
 	bool prepare_exec;            /* scry_feature_prepare_exec */
-	bool btf_exit;                /* scry_feature_btf_exit, without SCRY_NO_BTF_EXIT */
+	unsigned btf_tps;             /* scry_feature_btf_tps, without SCRY_NO_BTF_EXIT / _SCHED */
 	bool uprobe_multi;
 	bool kptr_untrusted;          /* scry_feature_kptr_untrusted */
 	int strnstr_id;               /* scry_feature_strnstr */

@@ -364,8 +364,12 @@ static int probes_prepare(struct scry_probes *p, const char *core_btf, bool shel
 	bpf_program__set_autoload(p->skel->progs.scry_sys_exit_door_tp, doors && !p->btf_tp);
 	bpf_program__set_autoload(p->skel->progs.scry_prepare_exec, p->prepare_exec);
 	p->skel->rodata->prepare_exec_on = p->prepare_exec;
-	p->btf_exit = o->btf_exit && kf->btf_exit && !scry_overrides()->no_btf_exit;
-	bpf_program__set_autoload(p->skel->progs.scry_tp, o->tracepoints || (o->btf_exit && !p->btf_exit));
+	p->btf_tps = o->btf_tps & kf->btf_tps & ~scry_btf_tps_overridden();
+	bpf_program__set_autoload(p->skel->progs.scry_tp, o->tracepoints || (o->btf_tps & ~p->btf_tps));
+	bpf_program__set_autoload(p->skel->progs.scry_btf_switch, p->btf_tps & 1u << SCRY_BTF_TP_SWITCH);
+	bpf_program__set_autoload(p->skel->progs.scry_btf_wake, p->btf_tps & 1u << SCRY_BTF_TP_WAKEUP);
+	bpf_program__set_autoload(p->skel->progs.scry_btf_wake_new, p->btf_tps & 1u << SCRY_BTF_TP_WAKEUP_NEW);
+	bpf_program__set_autoload(p->skel->progs.scry_btf_exec, p->btf_tps & 1u << SCRY_BTF_TP_EXEC);
 	bool need_fork = !o->target_all || o->fork_event_id != 0xffff || o->track_vpid;
 	if (need_fork && !btf_fork) {
 		snprintf(err, errlen, "this kernel lacks the BTF tracepoint sched_process_fork needed to follow children and record forks");
@@ -376,7 +380,7 @@ static int probes_prepare(struct scry_probes *p, const char *core_btf, bool shel
 	bpf_program__set_autoload(p->skel->progs.scry_fork_write, need_fork && o->filter);
 	/* followed processes leave the follow sets at exit; sched_process_exit's event */
 	p->exit_follow = !o->target_all || o->track_vpid;
-	bpf_program__set_autoload(p->skel->progs.scry_exit, p->exit_follow || p->btf_exit);
+	bpf_program__set_autoload(p->skel->progs.scry_exit, p->exit_follow || (p->btf_tps & 1u << SCRY_BTF_TP_EXIT));
 	bpf_program__set_autoload(p->skel->progs.scry_signal, o->signal_event_id != 0xffff);
 	bpf_program__set_autoload(p->skel->progs.scry_signal_gen, o->signal_gen_event_id != 0xffff);
 	bpf_program__set_autoload(p->skel->progs.scry_uprobe, o->uprobes);

@@ -43,11 +43,11 @@ struct scry_probes_opts {
 	bool filter;                /* filter fronts will be loaded (scry_probes_load_front) */
 	bool live_filters;          /* the syscall fronts may change while recording: the
 				     * dispatchers open with doors (scry_probes_flip_fronts) */
-	bool btf_exit;              /* sched_process_exit may be written from its BTF tracepoint
-				     * (scry_probes_attach_tracepoint) */
+	unsigned btf_tps;           /* the tracepoints (1 << SCRY_BTF_TP_*) that may be written from
+				     * their BTF tracepoints (scry_probes_attach_tracepoint) */
 	bool counts;                /* syscalls counted in the kernel (SCRY_SC_COUNT): sc_counts */
-	bool tracepoints;           /* load the tracefs tracepoints' writer (any tracepoint but a
-				     * sched_process_exit that btf_exit writes needs it) */
+	bool tracepoints;           /* load the tracefs tracepoints' writer (any tracepoint but
+				     * those of btf_tps needs it) */
 	size_t ring_size;           /* bytes per CPU ring, a power of two multiple of the page size,
 				     * at most SCRY_RING_MAX */
 	unsigned nevent_ids;        /* size of the filter prog arrays (event ids 0..n-1) */

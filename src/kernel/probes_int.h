@@ -49,8 +49,9 @@ struct scry_probes {
 	size_t nfront_links;
 	struct scry_ctx_layout layout;   /* contexts and registers in kernel BTF */
 	bool prepare_exec;         /* scry_prepare_exec is loaded */
-	bool btf_exit;             /* scry_exit may write sched_process_exit (the bss's exit_tp_slot:
-				    * its slot) */
+	unsigned btf_tps;          /* the tracepoints (1 << SCRY_BTF_TP_*) whose BTF programs are
+				    * loaded (scry_exit for sched_process_exit; the bss's btf_tp_slot:
+				    * the slot each writes, 0: none) */
 	bool exit_follow;          /* scry_exit keeps the follow sets (attached from the start) */
 	int exit_link;             /* scry_exit's index in links, -1: not attached */
 	bool uprobe_multi;         /* scry_uprobe_multi is loaded (scry_probes_attach_uprobes) */

@@ -12,6 +12,7 @@
 #include <bpf/libbpf.h>
 #include "catalog/symbolize.h"
 #include "consumer/consumer.h"
+#include "kernel/features.h"
 #include "kernel/probes.h"
 #include "session/filters.h"
 #include "session/session_int.h"
@@ -181,16 +182,19 @@ oom:
 int channel_load(struct scry_channel *c, char *err, size_t errlen)
 {
 	const struct scry_session_opts *so = &c->s->opts;
-	bool btf_exit = false, tracepoints = !so->fixed_events || c->filters;   /* fronts: tracefs */
+	bool tracepoints = !so->fixed_events || c->filters;   /* fronts: tracefs */
+	unsigned btf_tps = 0;
 
 	if (c->ring_default)   /* its contexts are known now (scry_session_add_context) */
 		c->opts.ring_size = scry_default_ring_size_for(c->opts.ctx_mask);
 
 	for (size_t i = 0; i < c->ntps; i++) {
-		bool exit = !strcmp(c->tps[i].system, "sched") && !strcmp(c->tps[i].name, "sched_process_exit");
+		int k = scry_btf_tp_index(c->tps[i].system, c->tps[i].name);
 
-		btf_exit |= exit;
-		tracepoints |= !exit;
+		if (k >= 0)
+			btf_tps |= 1u << k;
+		else
+			tracepoints = true;
 	}
 	uint64_t *ustack_ids = NULL;
 	bool live = c->opts.kind == SCRY_CHANNEL_EVENTS && !so->fixed_events && !so->filter && c->any_syscall;
@@ -230,7 +234,7 @@ int channel_load(struct scry_channel *c, char *err, size_t errlen)
 		.filter = c->filters != NULL,
 		/* a daemon's events channel (its events change once loaded): its rules' filters too */
 		.live_filters = live,
-		.btf_exit = btf_exit,
+		.btf_tps = btf_tps,
 		.tracepoints = tracepoints,
 		.counts = c->opts.kind == SCRY_CHANNEL_COUNT,
 		.ring_size = c->opts.ring_size,

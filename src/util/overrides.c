@@ -30,6 +30,7 @@ void scry_overrides_read(struct scry_overrides *o)
 	o->no_strnstr = getenv("SCRY_NO_STRNSTR") != NULL;
 	o->no_prepare_exec = getenv("SCRY_NO_PREPARE_EXEC") != NULL;
 	o->no_btf_exit = getenv("SCRY_NO_BTF_EXIT") != NULL;
+	o->no_btf_sched = getenv("SCRY_NO_BTF_SCHED") != NULL;
 	o->no_ktime_tai = getenv("SCRY_NO_KTIME_TAI") != NULL;
 	o->no_uprobe_multi = getenv("SCRY_NO_UPROBE_MULTI") != NULL;
 	o->no_cache = getenv("SCRY_NO_CACHE") != NULL;

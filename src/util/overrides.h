@@ -21,6 +21,8 @@ struct scry_overrides {
 	bool no_strnstr;                /* SCRY_NO_STRNSTR: star-inside globs decided in user space */
 	bool no_prepare_exec;           /* SCRY_NO_PREPARE_EXEC: execve entry rebuilt from the new image */
 	bool no_btf_exit;               /* SCRY_NO_BTF_EXIT: sched_process_exit from tracefs */
+	bool no_btf_sched;              /* SCRY_NO_BTF_SCHED: sched_switch, sched_wakeup{,_new} and
+	                                   sched_process_exec from tracefs */
 	bool no_ktime_tai;              /* SCRY_NO_KTIME_TAI: create --clock tai refused */
 	bool no_uprobe_multi;           /* SCRY_NO_UPROBE_MULTI: one uprobe link per function */
 	/* behaviours switched off */

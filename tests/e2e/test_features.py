@@ -1,14 +1,14 @@
 """tests/e2e/test_features.py — `scry list features` on this machine (issue 12): one row per
 feature, each answer checked against what the kernel shows independently (its files and
 sysctls), and the forced fallbacks (SCRY_NO_KPTR, SCRY_NO_STRNSTR, SCRY_NO_PREPARE_EXEC,
-SCRY_NO_BTF_EXIT, SCRY_NO_MEMO_GEN)."""
+SCRY_NO_BTF_EXIT, SCRY_NO_BTF_SCHED, SCRY_NO_MEMO_GEN)."""
 import os
 import re
 import subprocess
 from pathlib import Path
 
 ROW = re.compile(r"^(\S+) +(yes|no) +(.*?)  \[(.+)\]$")
-NAMES = ["btf", "ringbuf", "tp_btf", "kptr_untrusted", "memo_gen", "strnstr", "prepare_exec", "btf_exit", "ktime_tai", "bpf_iter",
+NAMES = ["btf", "ringbuf", "tp_btf", "kptr_untrusted", "memo_gen", "strnstr", "prepare_exec", "btf_exit", "btf_sched", "ktime_tai", "bpf_iter",
          "uprobe_multi", "kprobes", "fentry", "perf_events", "bpf_stats"]
 
 
@@ -45,11 +45,16 @@ def test_features_match_the_kernel(scry):
         assert re.match(r"(loading|attaching) a fentry program: ", f["fentry"][2])
     release = tuple(int(x) for x in re.match(r"(\d+)\.(\d+)", os.uname().release).groups())
     assert f["ktime_tai"][0] == (release >= (6, 1)), (release, f["ktime_tai"])   # bpf_ktime_get_tai_ns: 6.1
+    # the four scheduler events' BTF tracepoints, as tracefs lists them (their record structs
+    # are in the kernel's BTF wherever the tracepoints are: TRACE_EVENT defines both)
+    sched = Path("/sys/kernel/tracing/events/sched")
+    assert f["btf_sched"][0] == all((sched / n).exists() for n in
+                                    ("sched_switch", "sched_wakeup", "sched_wakeup_new", "sched_process_exec"))
 
 
 def test_forced_fallbacks(scry):
     f = features(scry, SCRY_NO_KPTR="1", SCRY_NO_STRNSTR="1", SCRY_NO_PREPARE_EXEC="1", SCRY_NO_KTIME_TAI="1",
-                 SCRY_NO_BTF_EXIT="1")
+                 SCRY_NO_BTF_EXIT="1", SCRY_NO_BTF_SCHED="1")
     assert f["ktime_tai"] == (False, "create --clock tai refused", "SCRY_NO_KTIME_TAI set")
     assert f["kptr_untrusted"][:2] == (False, "task memo keyed by tgid")
     assert f["kptr_untrusted"][2].endswith("(SCRY_NO_KPTR set)")
@@ -60,3 +65,5 @@ def test_forced_fallbacks(scry):
     assert f["prepare_exec"][:2] == (False, "a deferred execve entry rebuilt from the new image")
     assert f["btf_exit"] == (False, "sched_process_exit through its tracefs tracepoint (its detach waits ~2 RCU "
                              "grace periods)", "SCRY_NO_BTF_EXIT set")
+    assert f["btf_sched"] == (False, "sched_switch, sched_wakeup{,_new}, sched_process_exec through tracefs (each "
+                              "detach waits for RCU)", "SCRY_NO_BTF_SCHED set")

@@ -297,3 +297,73 @@ def test_process_exit_from_btf(record, tmp_path):
     # one program for the event and the follow sets; beside it the memo's, which only counts
     # exits (scry_memo_exit, on every session: target.bpf.h)
     assert attached == [("scry_exit", "raw_tracepoint"), ("scry_memo_exit", "raw_tracepoint")], ours
+
+
+SCHED_BTF = {"sched_switch": "scry_btf_switch", "sched_wakeup": "scry_btf_wake",
+             "sched_wakeup_new": "scry_btf_wake_new", "sched_process_exec": "scry_btf_exec"}
+# sh forks a sleep (wakeup_new), waits for it (its switch out sleeping, its wakeup by the
+# child's exit), then execs true
+SCHED_WL = ["/bin/sh", "-c", "/bin/sleep 0.2 & wait; exec /bin/true"]
+
+
+def sched_of(out, env_extra):
+    argv = ["./scry", "record", "-q", "-o", str(out), "-e", ",".join("sched:" + n for n in SCHED_BTF), "--", *SCHED_WL]
+    p = subprocess.run(argv, capture_output=True, text=True, timeout=120, env=dict(os.environ, **env_extra))
+    assert p.returncode == 0, p.stderr
+    return read_trace(out).events
+
+
+def test_sched_events_from_btf(tmp_path):
+    """sched_switch, sched_wakeup, sched_wakeup_new and sched_process_exec (record's defaults)
+    are written from their BTF tracepoints (their detach waits for no RCU grace period), each
+    record rebuilt as the kernel's TP_fast_assign fills it: the values are the tracefs path's
+    (SCRY_NO_BTF_SCHED=1) for the same workload: the execs' filenames and tids, the fork's
+    wakeup, the sleeping tasks' prev_state (TASK_INTERRUPTIBLE: 1), LTTng's prio."""
+    feats = subprocess.run(["./scry", "list", "features"], capture_output=True, text=True, check=True).stdout
+    if not any(l.split()[:2] == ["btf_sched", "yes"] for l in feats.splitlines()):
+        pytest.skip("this kernel's BTF lacks a record struct or sched_switch's prev_state: tracefs path only")
+    ncpu = os.cpu_count()
+    runs = {}
+    for name, env in (("btf", {}), ("tracefs", {"SCRY_NO_BTF_SCHED": "1"})):
+        evs = sched_of(tmp_path / name, env)
+        execs = [e for e in evs if e["name"] == "sched_process_exec"]
+        for e in execs:
+            assert e["fields"]["tid"] == e["fields"]["old_tid"] == e["tid"], e
+        pids = {e["tid"] for e in execs}
+        sh = next(e["tid"] for e in execs if e["fields"]["filename"] == "/bin/sh")
+        new = [e for e in evs if e["name"] == "sched_wakeup_new" and e["tid"] == sh]
+        wakes = [e for e in evs if e["name"] == "sched_wakeup" and e["fields"]["tid"] in pids]
+        switches = [e for e in evs if e["name"] == "sched_switch"]
+        for e in new + wakes:
+            f = e["fields"]
+            assert f["prio"] == 20 and 0 <= f["target_cpu"] < ncpu, e
+        for e in switches:
+            f = e["fields"]
+            assert f["prev_tid"] == e["tid"] and f["prev_comm"] == e["procname"], e    # prev is current
+            assert f["prev_state"] in (0, 1, 2, 4, 8, 16, 32, 64, 128, 256), e        # one state bit
+        # sh waiting for sleep, sleep in nanosleep: switched out sleeping
+        sleeping = sorted({e["fields"]["prev_comm"] for e in switches
+                           if e["fields"]["prev_tid"] in pids and e["fields"]["prev_state"] == 1})
+        runs[name] = (sorted(e["fields"]["filename"] for e in execs), [e["fields"]["comm"] for e in new],
+                      "sh" in {e["fields"]["comm"] for e in wakes}, sleeping)
+    assert runs["btf"] == runs["tracefs"], runs
+    assert runs["btf"] == (["/bin/sh", "/bin/sleep", "/bin/true"], ["sh"], True, ["sh", "sleep"]), runs
+
+    # while recording: the BTF programs attached, no tracefs perf event on the four
+    proc = subprocess.Popen(["./scry", "record", "-q", "-o", str(tmp_path / "live"), "-e",
+                             ",".join("sched:" + n for n in SCHED_BTF), "--", "sleep", "3"],
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        ours = []
+        for _ in range(50):
+            time.sleep(0.1)
+            perf = subprocess.run(["bpftool", "perf", "list"], capture_output=True, text=True, check=True).stdout
+            ours = [l.split() for l in perf.splitlines() if l.startswith(f"pid {proc.pid} ")]
+            if sum(l[-1] in SCHED_BTF for l in ours) >= 4:
+                break
+        names = {p["id"]: p["name"] for p in scry_progs()}
+    finally:
+        proc.kill()
+        proc.wait()
+    attached = sorted((l[-1], names.get(int(l[5]), "?"), l[6]) for l in ours if l[-1] in SCHED_BTF)
+    assert attached == sorted((tp, prog, "raw_tracepoint") for tp, prog in SCHED_BTF.items()), ours

@@ -17,7 +17,7 @@
 
 static const char *const names[] = {
 	"SCRY_CACHE_DIR", "SCRY_RUNDIR", "SCRY_NO_KPTR", "SCRY_NO_STRNSTR", "SCRY_NO_PREPARE_EXEC",
-	"SCRY_NO_BTF_EXIT", "SCRY_NO_KTIME_TAI", "SCRY_NO_UPROBE_MULTI", "SCRY_NO_CACHE",
+	"SCRY_NO_BTF_EXIT", "SCRY_NO_BTF_SCHED", "SCRY_NO_KTIME_TAI", "SCRY_NO_UPROBE_MULTI", "SCRY_NO_CACHE",
 	"SCRY_NO_HUGE_HEAP", "SCRY_ONE_LANE", "SCRY_TWO_LANES", "SCRY_TEST_SYNC_WRITES", "SCRY_FOLLOW_MAX",
 	"SCRY_TEST_WRITE_STALL_MS", "SCRY_TEST_WRITE_STALL_FILE", "SCRY_USTACK_WINDOW", "SCRY_USTACK_RING",
 	"SCRY_NO_WARM", "SCRY_NO_MEMO_GEN",
@@ -51,6 +51,7 @@ static void test_each_field(void **state)
 	setenv("SCRY_NO_STRNSTR", "0", 1);
 	setenv("SCRY_NO_PREPARE_EXEC", "1", 1);
 	setenv("SCRY_NO_BTF_EXIT", "1", 1);
+	setenv("SCRY_NO_BTF_SCHED", "1", 1);
 	setenv("SCRY_NO_UPROBE_MULTI", "1", 1);
 	setenv("SCRY_ONE_LANE", "1", 1);
 	setenv("SCRY_FOLLOW_MAX", "0x40", 1);
@@ -61,7 +62,8 @@ static void test_each_field(void **state)
 	scry_overrides_read(&o);
 	assert_string_equal(o.cache_dir, "/tmp/c");
 	assert_null(o.rundir);                    /* empty: the default */
-	assert_true(o.no_kptr && o.no_memo_gen && o.no_strnstr && o.no_prepare_exec && o.no_btf_exit && o.no_uprobe_multi);
+	assert_true(o.no_kptr && o.no_memo_gen && o.no_strnstr && o.no_prepare_exec && o.no_btf_exit && o.no_btf_sched &&
+		    o.no_uprobe_multi);
 	assert_false(o.no_ktime_tai || o.no_cache || o.no_huge_heap || o.test_sync_writes);
 	assert_true(o.one_lane);
 	assert_false(o.two_lanes || o.no_warm);
