@@ -514,7 +514,8 @@ int scry_probes_attach(struct scry_probes *p, char *err, size_t errlen)
 /* Detaching a tracefs tracepoint waits for RCU grace periods (tens of ms): those links
  * are destroyed by several threads at once, whose waits overlap only in part (the kernel's
  * perf_trace_destroy holds event_mutex around each tracepoint's unregistration and its
- * waits: record's four took ~120 ms together, one after the other, in session 23's trace).  A raw tracepoint's link
+ * waits: record's four took ~120 ms together, one after the other, in session 23's trace;
+ * they are BTF tracepoints now, tracepoints.bpf.h, unless the kernel lacks them).  A raw tracepoint's link
  * (tp_btf, raw_tp) frees what it held after a grace period without waiting for it: those are
  * destroyed first, here (a thread for each of scry trace's 7 such links took ~1-2 ms more
  * than closing them in turn), in the reverse of their attach order: the kernel waits for a
