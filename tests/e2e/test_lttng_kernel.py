@@ -239,6 +239,28 @@ def test_babeltrace2_convert_round_trip(scry, tmp_path):
     assert any("lttng_statedump_process_state:" in l for l in a)
 
 
+def attached_while_recording(tmp_path, tps):
+    """What is attached to the sched tracepoints tps while `scry record -e` them runs (bpftool
+    perf list: "pid P  fd F: prog_id I  KIND  TRACEPOINT"), once one is on each: sorted
+    (tracepoint, program name, kind: raw_tracepoint for a BTF one, tracepoint for tracefs)."""
+    proc = subprocess.Popen(["./scry", "record", "-q", "-o", str(tmp_path / "live"), "-e",
+                             ",".join("sched:" + n for n in tps), "--", "sleep", "3"],
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        ours = []
+        for _ in range(50):
+            time.sleep(0.1)
+            perf = subprocess.run(["bpftool", "perf", "list"], capture_output=True, text=True, check=True).stdout
+            ours = [l.split() for l in perf.splitlines() if l.startswith(f"pid {proc.pid} ") and l.split()[-1] in tps]
+            if {l[-1] for l in ours} == set(tps):
+                break
+        names = {p["id"]: p["name"] for p in scry_progs()}
+    finally:
+        proc.kill()
+        proc.wait()
+    return sorted((l[-1], names.get(int(l[5]), "?"), l[6]) for l in ours)
+
+
 EXIT_WL = ("import threading, os\n"
            "t = threading.Thread(target=lambda: None); t.start(); t.join()\n"
            "if os.fork() == 0: os._exit(3)\n"
@@ -278,22 +300,7 @@ def test_process_exit_from_btf(record, tmp_path):
     assert [s[2] for s in runs["btf"]].count(0) == 1 and [s[2] for s in runs["btf"]].count(1) == 2, runs
 
     # while recording: the BTF program is attached, no tracefs perf event on sched_process_exit
-    proc = subprocess.Popen(["./scry", "record", "-q", "-o", str(tmp_path / "live"), "-e",
-                             "sched:sched_process_exit", "--", "sleep", "3"], stderr=subprocess.PIPE, text=True)
-    try:
-        ours = []
-        for _ in range(50):
-            time.sleep(0.1)
-            perf = subprocess.run(["bpftool", "perf", "list"], capture_output=True, text=True, check=True).stdout
-            ours = [l.split() for l in perf.splitlines() if l.startswith(f"pid {proc.pid} ")]
-            if ours:
-                break
-        names = {p["id"]: p["name"] for p in scry_progs()}
-    finally:
-        proc.kill()
-        proc.wait()
-    # "pid P  fd F: prog_id I  KIND  TRACEPOINT"
-    attached = sorted((names.get(int(l[5]), "?"), l[6]) for l in ours if l[-1] == "sched_process_exit")
+    attached = sorted((prog, kind) for _, prog, kind in attached_while_recording(tmp_path, ["sched_process_exit"]))
     # one program for the event and the follow sets; beside it the memo's, which only counts
     # exits (scry_memo_exit, on every session: target.bpf.h)
     assert attached == [("scry_exit", "raw_tracepoint"), ("scry_memo_exit", "raw_tracepoint")], ours
@@ -350,20 +357,5 @@ def test_sched_events_from_btf(tmp_path):
     assert runs["btf"] == (["/bin/sh", "/bin/sleep", "/bin/true"], ["sh"], True, ["sh", "sleep"]), runs
 
     # while recording: the BTF programs attached, no tracefs perf event on the four
-    proc = subprocess.Popen(["./scry", "record", "-q", "-o", str(tmp_path / "live"), "-e",
-                             ",".join("sched:" + n for n in SCHED_BTF), "--", "sleep", "3"],
-                            stderr=subprocess.PIPE, text=True)
-    try:
-        ours = []
-        for _ in range(50):
-            time.sleep(0.1)
-            perf = subprocess.run(["bpftool", "perf", "list"], capture_output=True, text=True, check=True).stdout
-            ours = [l.split() for l in perf.splitlines() if l.startswith(f"pid {proc.pid} ")]
-            if sum(l[-1] in SCHED_BTF for l in ours) >= 4:
-                break
-        names = {p["id"]: p["name"] for p in scry_progs()}
-    finally:
-        proc.kill()
-        proc.wait()
-    attached = sorted((l[-1], names.get(int(l[5]), "?"), l[6]) for l in ours if l[-1] in SCHED_BTF)
-    assert attached == sorted((tp, prog, "raw_tracepoint") for tp, prog in SCHED_BTF.items()), ours
+    attached = attached_while_recording(tmp_path, list(SCHED_BTF))
+    assert attached == sorted((tp, prog, "raw_tracepoint") for tp, prog in SCHED_BTF.items()), attached
