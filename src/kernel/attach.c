@@ -177,19 +177,26 @@ static int exit_attach(struct scry_probes *p, char *err, size_t errlen)
 	return ret;
 }
 
-/* The program of BTF tracepoint k (SCRY_BTF_TP_*), its slot set */
-static int btf_tp_attach(struct scry_probes *p, int k, const char *what, char *err, size_t errlen)
+struct bpf_program *probes_btf_tp_prog(struct scry_probes *p, int k)
 {
 	struct bpf_program *prog[SCRY_BTF_TP_NR] = {
+		[SCRY_BTF_TP_EXIT] = p->skel->progs.scry_exit,
 		[SCRY_BTF_TP_SWITCH] = p->skel->progs.scry_btf_switch,
 		[SCRY_BTF_TP_WAKEUP] = p->skel->progs.scry_btf_wake,
 		[SCRY_BTF_TP_WAKEUP_NEW] = p->skel->progs.scry_btf_wake_new,
 		[SCRY_BTF_TP_EXEC] = p->skel->progs.scry_btf_exec,
 	};
 
+	return k >= 0 && k < SCRY_BTF_TP_NR ? prog[k] : NULL;
+}
+
+/* The program of BTF tracepoint k (SCRY_BTF_TP_*), its slot set: scry_exit once, whatever
+ * else it serves */
+static int btf_tp_attach(struct scry_probes *p, int k, const char *what, char *err, size_t errlen)
+{
 	if (k == SCRY_BTF_TP_EXIT)
 		return exit_attach(p, err, errlen);
-	return probes_attach_prog(p, prog[k], NULL, NULL, 0, what, err, errlen);
+	return probes_attach_prog(p, probes_btf_tp_prog(p, k), NULL, NULL, 0, what, err, errlen);
 }
 
 int scry_probes_attach_tracepoint(struct scry_probes *p, const char *system, const char *name,

@@ -357,15 +357,9 @@ unsigned scry_btf_tps_overridden(void)
 	return (o->no_btf_exit ? 1u << SCRY_BTF_TP_EXIT : 0) | (o->no_btf_sched ? SCRY_BTF_TP_SCHED_MASK : 0);
 }
 
-bool scry_feature_exit_record(const struct btf *vmlinux)
-{
-	return scry_feature_tp_btf(vmlinux, "sched_process_exit") &&
-	       btf_has(vmlinux, "trace_event_raw_sched_process_exit", BTF_KIND_STRUCT);
-}
-
 bool scry_feature_btf_exit(const struct btf *vmlinux)
 {
-	return !scry_overrides()->no_btf_exit && scry_feature_exit_record(vmlinux);
+	return !scry_overrides()->no_btf_exit && (scry_feature_btf_tps(vmlinux) & 1u << SCRY_BTF_TP_EXIT);
 }
 
 bool scry_feature_ktime_tai(void)

@@ -39,7 +39,6 @@ bool scry_feature_prepare_exec(const struct btf *vmlinux);
  * event is written from the BTF tracepoint (no tracefs perf event to wait for at detach);
  * SCRY_NO_BTF_EXIT=1: no. */
 bool scry_feature_btf_exit(const struct btf *vmlinux);
-bool scry_feature_exit_record(const struct btf *vmlinux);   /* the same, whatever SCRY_NO_BTF_EXIT says */
 /* The tracepoints written from their BTF tracepoints (scry_abi.h SCRY_BTF_TP_*): the index of
  * system:name, -1 for another; the mask of those this kernel's BTF allows (whatever the
  * overrides say); the mask SCRY_NO_BTF_EXIT / SCRY_NO_BTF_SCHED take away. */

@@ -366,10 +366,9 @@ static int probes_prepare(struct scry_probes *p, const char *core_btf, bool shel
 	p->skel->rodata->prepare_exec_on = p->prepare_exec;
 	p->btf_tps = o->btf_tps & kf->btf_tps & ~scry_btf_tps_overridden();
 	bpf_program__set_autoload(p->skel->progs.scry_tp, o->tracepoints || (o->btf_tps & ~p->btf_tps));
-	bpf_program__set_autoload(p->skel->progs.scry_btf_switch, p->btf_tps & 1u << SCRY_BTF_TP_SWITCH);
-	bpf_program__set_autoload(p->skel->progs.scry_btf_wake, p->btf_tps & 1u << SCRY_BTF_TP_WAKEUP);
-	bpf_program__set_autoload(p->skel->progs.scry_btf_wake_new, p->btf_tps & 1u << SCRY_BTF_TP_WAKEUP_NEW);
-	bpf_program__set_autoload(p->skel->progs.scry_btf_exec, p->btf_tps & 1u << SCRY_BTF_TP_EXEC);
+	for (int k = 0; k < SCRY_BTF_TP_NR; k++)     /* scry_exit: below */
+		if (k != SCRY_BTF_TP_EXIT)
+			bpf_program__set_autoload(probes_btf_tp_prog(p, k), p->btf_tps & 1u << k);
 	bool need_fork = !o->target_all || o->fork_event_id != 0xffff || o->track_vpid;
 	if (need_fork && !btf_fork) {
 		snprintf(err, errlen, "this kernel lacks the BTF tracepoint sched_process_fork needed to follow children and record forks");

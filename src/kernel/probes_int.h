@@ -121,6 +121,9 @@ int probes_add_link(struct scry_probes *p, struct bpf_link *l, const char *what,
 int probes_add_link_fd(struct scry_probes *p, int fd, const char *what, char *err, size_t errlen);
 int probes_attach_prog(struct scry_probes *p, struct bpf_program *prog, const char *system, const char *name,
 		       __u64 cookie, const char *what, char *err, size_t errlen);
+/* attach.c: the program that writes BTF tracepoint k (SCRY_BTF_TP_*; scry_exit for
+ * sched_process_exit), NULL for another k */
+struct bpf_program *probes_btf_tp_prog(struct scry_probes *p, int k);
 /* metrics.c: the metrics' tables at their smallest when there is no metric (before a load
  * here) */
 void probes_metrics_smallest(struct scry_probes *p);
