@@ -214,6 +214,11 @@ static __always_inline __u32 btf_tp_slot_of(int k)
 	return btf_tp_slot[k] - 1;
 }
 
+/* A rebuilt record's field f (r: the record struct's pointer type, for CO-RE): a task's comm,
+ * or a value of type */
+#define REC_COMM(rec, r, f, p) bpf_probe_read_kernel((rec) + bpf_core_field_offset((r)->f), SCRY_COMM_LEN, (p)->comm)
+#define REC_SET(rec, r, f, type, v) (*(type *)((rec) + bpf_core_field_offset((r)->f)) = (v))
+
 /* sched_process_exit: called by lifecycle.bpf.h's scry_exit, the one program on the BTF
  * tracepoint (it keeps the follow sets too). */
 static __always_inline void tp_exit_write(const __u64 *ctx, struct task_struct *p)
@@ -227,12 +232,12 @@ static __always_inline void tp_exit_write(const __u64 *ctx, struct task_struct *
 	    bpf_core_type_size(struct trace_event_raw_sched_process_exit) > sizeof(rec))
 		return;
 	r = (void *)rec;
-	bpf_probe_read_kernel(rec + bpf_core_field_offset(r->comm), sizeof(r->comm), p->comm);
-	*(pid_t *)(rec + bpf_core_field_offset(r->pid)) = p->pid;
-	*(int *)(rec + bpf_core_field_offset(r->prio)) = p->prio;
+	REC_COMM(rec, r, comm, p);
+	REC_SET(rec, r, pid, pid_t, p->pid);
+	REC_SET(rec, r, prio, int, p->prio);
 	if (bpf_core_field_exists(r->group_dead)) {    /* Linux 6.16: the tracepoint's second argument */
 		group_dead = ctx[1];
-		*(bool *)(rec + bpf_core_field_offset(r->group_dead)) = group_dead;
+		REC_SET(rec, r, group_dead, bool, group_dead);
 	}
 	tp_write((unsigned long)rec, slot, 0);
 }
@@ -265,10 +270,6 @@ static __always_inline long switch_state(bool preempt, __u32 state, struct task_
 			return 1L << b;
 	return 0;
 }
-
-#define REC_COMM(rec, r, f, p) bpf_probe_read_kernel((rec) + bpf_core_field_offset((r)->f), TASK_COMM_LEN_, (p)->comm)
-#define REC_SET(rec, r, f, type, v) (*(type *)((rec) + bpf_core_field_offset((r)->f)) = (v))
-#define TASK_COMM_LEN_ 16
 
 SEC("tp_btf/sched_switch") SCRY_LANE(1)
 int BPF_PROG(scry_btf_switch, bool preempt, struct task_struct *prev, struct task_struct *next,

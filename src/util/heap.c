@@ -24,9 +24,9 @@
  * is left of the heap: the daemon's chunks that outlive the sessions lie scattered in once
  * advised ranges, and khugepaged (which collapses any 2 MiB range holding one page:
  * max_ptes_none 511) would make each such range a whole huge page again while the daemon
- * idles (seen: a 2 MiB huge page resident after a `destroy -a`, in 1 test run of ~12).  The next session
- * (scry_heap_reserve, from scry_session_create) makes the reserve again, as the kernel grows
- * a shrunk heap without the advice: its parse then faults ~1,500-2,000 times (the huge pages
+ * idles (seen: a 2 MiB huge page resident after a `destroy -a`, in 1 test run of ~12).  The
+ * next session (scry_heap_reserve, from scry_session_create) makes the reserve again, as the
+ * kernel grows a shrunk heap without the advice: its parse then faults ~1,500-2,000 times (the huge pages
  * of the reserve, and 4 KiB pages where the trim split them below it) against ~9,000 without
  * the new reserve and 13 when nothing was given back. */
 #include <malloc.h>
