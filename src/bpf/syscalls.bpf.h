@@ -51,10 +51,15 @@ static __always_inline void enter_exec_image(const struct scry_sc_desc *d, const
 static __always_inline void resume_entry(struct task_struct *t, long exit_nr, long ret, bool at_exec,
 					 const __u64 shape)
 {
-	struct deferred *de = bpf_task_storage_get(&deferred, current_trusted(t), 0, 0);
+	struct deferred *de;
 	struct scry_sc_desc *d;
 	__u32 nr;
 
+	/* no entry kept anywhere (the count a task's own deferral raised before its exit):
+	 * no lookup (two helper calls at each exit of a call that may defer) */
+	if (!*(volatile __u64 *)&deferred_waiting)
+		return;
+	de = bpf_task_storage_get(&deferred, current_trusted(t), 0, 0);
 	if (!de || !de->pending)
 		return;
 	de->pending = 0;
