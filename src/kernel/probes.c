@@ -369,6 +369,8 @@ static int probes_prepare(struct scry_probes *p, const char *core_btf, bool shel
 	for (int k = 0; k < SCRY_BTF_TP_NR; k++)     /* scry_exit: below */
 		if (k != SCRY_BTF_TP_EXIT)
 			bpf_program__set_autoload(probes_btf_tp_prog(p, k), p->btf_tps & 1u << k);
+	/* sched_process_exec's per-CPU record: only for its program (lanes.c follows) */
+	bpf_map__set_autocreate(p->skel->maps.exec_recs, p->btf_tps & 1u << SCRY_BTF_TP_EXEC);
 	bool need_fork = !o->target_all || o->fork_event_id != 0xffff || o->track_vpid;
 	if (need_fork && !btf_fork) {
 		snprintf(err, errlen, "this kernel lacks the BTF tracepoint sched_process_fork needed to follow children and record forks");
