@@ -226,12 +226,10 @@ static __always_inline void stage_abort(struct scry_stage *st)
 	st->busy = 0;
 }
 
-static __always_inline void stage_commit_in(struct scry_stage *st, __u32 size, const __u64 shape)
+/* Close the event of size bytes (its stacks put) begun at the stage's end; give it back. */
+static __always_inline void stage_close(struct scry_stage *st, __u32 size)
 {
 	__u32 len = st->len;
-
-	if ((ctx_mask_in(shape) & SCRY_CTX_CALLSTACK_MASK) && len <= SCRY_STAGE_SIZE - 2)
-		size = stacks_put(st->data, len + 2, size, SCRY_STAGE_SIZE, NULL);
 
 	if (len <= SCRY_STAGE_SIZE - 2)
 		WR(__u16, st->data, len, size);
@@ -239,6 +237,15 @@ static __always_inline void stage_commit_in(struct scry_stage *st, __u32 size, c
 	st->nevents++;
 	asm volatile("" ::: "memory");
 	st->busy = 0;
+}
+
+static __always_inline void stage_commit_in(struct scry_stage *st, __u32 size, const __u64 shape)
+{
+	__u32 len = st->len;
+
+	if ((ctx_mask_in(shape) & SCRY_CTX_CALLSTACK_MASK) && len <= SCRY_STAGE_SIZE - 2)
+		size = stacks_put(st->data, len + 2, size, SCRY_STAGE_SIZE, NULL);
+	stage_close(st, size);
 }
 
 static __always_inline void stage_commit(struct scry_stage *st, __u32 size)
@@ -282,8 +289,7 @@ static __always_inline void ring_commit(void *p, __u32 size)
 }
 
 /* The largest event built in an area that is appended to the stage (stage_append); a
- * longer one goes to the ring by itself.  The stage is flushed when it holds more than
- * SCRY_STAGE_SIZE - 2 - this: a verifier constant bounding the copy's destination. */
+ * longer one goes to the ring by itself. */
 #define STAGE_APPEND_MAX 1024
 
 /* Append the event of len bytes built in area a to this CPU's stage, in one copy; false
@@ -296,35 +302,18 @@ static __always_inline void ring_commit(void *p, __u32 size)
  * not at each of submit's ~20 call sites. */
 __noinline int stage_append(struct area *a, __u32 len)
 {
-	struct scry_stage *st;
-	__u32 slen;
+	struct scry_stage *st = NULL;
+	__u8 *p;
 
-	if (!a || !len || len > STAGE_APPEND_MAX)
+	if (!a || !len || len > STAGE_APPEND_MAX || !(p = stage_begin(&st, STAGE_APPEND_MAX)))
 		return 0;
-	st = cpu_stage();
-	if (!st || st->busy)
-		return 0;
-	st->busy = 1;
-	asm volatile("" ::: "memory");
-	slen = st->len;
-	if (slen < 2 || slen > SCRY_STAGE_SIZE - 2 - STAGE_APPEND_MAX) {
-		if (slen >= 2)
-			stage_flush(st);
-		WR(__u16, st->data, 0, SCRY_STAGE_MARK);
-		st->len = slen = 2;
-	}
-	/* both bounds in the registers the helper gets (the verifier adds their maxima) */
-	asm volatile("" : "+r"(slen), "+r"(len));
-	if (slen > SCRY_STAGE_SIZE - 2 - STAGE_APPEND_MAX || len > STAGE_APPEND_MAX ||
-	    bpf_probe_read_kernel(st->data + slen + 2, len, a->buf)) {
+	/* in the register the helper gets (p's room is the verifier's constant) */
+	asm volatile("" : "+r"(len));
+	if (len > STAGE_APPEND_MAX || bpf_probe_read_kernel(p, len, a->buf)) {
 		stage_abort(st);
 		return 0;
 	}
-	WR(__u16, st->data, slen, len);
-	st->len = slen + 2 + len;
-	st->nevents++;
-	asm volatile("" ::: "memory");
-	st->busy = 0;
+	stage_close(st, len);    /* the stacks are in the copy */
 	return 1;
 }
 
