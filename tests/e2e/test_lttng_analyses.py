@@ -48,9 +48,18 @@ def test_cputop_and_syscallstats_name_dd(scry, tmp_path):
         os.sched_setaffinity(0, {cpu})
         os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(1))
 
-    rec = subprocess.run([scry, "record", "-q", "-o", str(out), "--", "dd", "if=/dev/zero", "of=/dev/null",
-                          "bs=4k", "count=3000"], capture_output=True, text=True, timeout=120,
-                         stdin=subprocess.DEVNULL, preexec_fn=pin)
+    # another task that switches out every half millisecond, on another CPU than dd's: a
+    # command's trace lasts a few ms, in which a quiet machine may switch no other task
+    napper_cpu = min(os.sched_getaffinity(0))
+    napper = subprocess.Popen(["/usr/bin/python3", "-c", "import time\nwhile True: time.sleep(0.0005)"],
+                              preexec_fn=lambda: os.sched_setaffinity(0, {napper_cpu}))
+    try:
+        rec = subprocess.run([scry, "record", "-q", "-o", str(out), "--", "dd", "if=/dev/zero", "of=/dev/null",
+                              "bs=4k", "count=3000"], capture_output=True, text=True, timeout=120,
+                             stdin=subprocess.DEVNULL, preexec_fn=pin)
+    finally:
+        napper.kill()
+        napper.wait()
     assert rec.returncode == 0, rec.stderr
     tr = read_trace(out)
     assert tr.discarded == 0
@@ -73,7 +82,7 @@ def test_cputop_and_syscallstats_name_dd(scry, tmp_path):
                   if a["next_tid"] != b["prev_tid"] and a["next_tid"] not in hidden]
         assert not breaks, f"CPU {c}: a switch's next is not the following switch's prev: {breaks[:5]}"
     others = {f["prev_tid"] for sw in switches.values() for f in sw} - {pid, 0} - {e["tid"] for e in tr.events if e["pid"] == rec_pid(tr, pid)}
-    assert others, "no other task's switch in a command's trace"
+    assert napper.pid in others, "the napper's switches are not in a command's trace"
     assert b'"sched_wakeup"' in b"".join(p.read_bytes() for p in out.rglob("metadata"))
 
     rows, text = cputop(out)
