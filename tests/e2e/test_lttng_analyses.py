@@ -51,9 +51,10 @@ def test_cputop_and_syscallstats_name_dd(scry, tmp_path):
     # another task that switches out every half millisecond, on another CPU than dd's: a
     # command's trace lasts a few ms, in which a quiet machine may switch no other task
     napper_cpu = min(os.sched_getaffinity(0))
-    napper = subprocess.Popen(["/usr/bin/python3", "-c", "import time\nwhile True: time.sleep(0.0005)"],
-                              preexec_fn=lambda: os.sched_setaffinity(0, {napper_cpu}))
+    napper = subprocess.Popen(["/usr/bin/python3", "-c", "import time\nprint(flush=True)\nwhile True: time.sleep(0.0005)"],
+                              stdout=subprocess.PIPE, preexec_fn=lambda: os.sched_setaffinity(0, {napper_cpu}))
     try:
+        napper.stdout.readline()      # napping from now on
         rec = subprocess.run([scry, "record", "-q", "-o", str(out), "--", "dd", "if=/dev/zero", "of=/dev/null",
                               "bs=4k", "count=3000"], capture_output=True, text=True, timeout=120,
                              stdin=subprocess.DEVNULL, preexec_fn=pin)
