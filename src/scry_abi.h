@@ -90,10 +90,11 @@ enum scry_ctx {
 #define SCRY_CALLSTACK_SLOTS   (SCRY_CALLSTACK_MAX + 1)   /* + LTTng's ULONG_MAX "cut here" mark */
 #define SCRY_HOSTNAME_LEN      65       /* __NEW_UTS_LEN + 1, LTTng's hostname context */
 
-/* Per-CPU staging (LTTng's sub-buffer idea): fixed-size syscall events are appended to a
- * small per-CPU buffer that stays in cache, and handed to the ring buffer in one copy when
- * it fills, before any other event of that CPU, or when the consumer asks (flush program
- * run on that CPU).  Such a ring record starts with the u16 SCRY_STAGE_MARK (never an
+/* Per-CPU staging (LTTng's sub-buffer idea): events are appended to a small per-CPU
+ * buffer that stays in cache (fixed-size ones written there in place, those built in a
+ * build area copied in up to 1 KiB), and handed to the ring buffer in one copy when it
+ * fills, before any other event of that CPU, or when the consumer asks (flush program run
+ * on that CPU).  Such a ring record starts with the u16 SCRY_STAGE_MARK (never an
  * event id) and holds [u16 length][event] entries. */
 #define SCRY_STAGE_SIZE        (16384 - 16)   /* the whole struct: 16 KiB */
 #define SCRY_STAGE_MARK        0xffff

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* buffer.bpf.h — how an event is reserved and committed, hidden from the sources: per-CPU
  * build areas (one per program kind, so that a program interrupting another never writes
- * over its event), the per-CPU stage that batches fixed-size events into one ring copy,
+ * over its event), the per-CPU stage that batches events (fixed-size ones written in
+ * place, an area's of at most 1 KiB copied in) into one ring copy,
  * the per-CPU ring itself (no wakeup per event), and the loss counters of every event
  * that found no room.  An overwrite (flight recorder) backend is a second implementation of
  * these functions. */
