@@ -9,7 +9,8 @@
 # of `make bench` (bench/progcost.sh interleaves rounds of one session at a time).
 #   bench/progpair.sh ROUNDS SCRY_A SCRY_B [ARGS...]      (ARGS default: -a)
 # An argument SELF stands for this script's pid: `-p SELF` follows the loops it starts.
-# Environment: BENCH_CPU (the last CPU), BENCH_CALLS (1000000).
+# Environment: BENCH_CPU (the last CPU), BENCH_CALLS (1000000), ARGS_B (B's own arguments, e.g.
+# one build with and without a context: `ARGS_B="-a -c hostname" progpair.sh 6 ./scry ./scry -a`).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 [[ $(id -u) -eq 0 ]] || { echo "progpair: run as root" >&2; exit 1; }
@@ -17,7 +18,11 @@ cd "$(dirname "$0")/.."
 for t in jq bpftool taskset; do command -v $t >/dev/null || { echo "progpair: $t not installed" >&2; exit 1; }; done
 R=$1 A=$2 B=$3; shift 3
 ARGS=("$@"); (( ${#ARGS[@]} )) || ARGS=(-a)
-for i in "${!ARGS[@]}"; do [[ ${ARGS[$i]} == SELF ]] && ARGS[$i]=$$; done
+B_OWN=${ARGS_B:-}
+ARGS_A=("${ARGS[@]}"); ARGS_B=("${ARGS[@]}")
+[[ -n "$B_OWN" ]] && read -ra ARGS_B <<<"$B_OWN"
+for i in "${!ARGS_A[@]}"; do [[ ${ARGS_A[$i]} == SELF ]] && ARGS_A[$i]=$$; done
+for i in "${!ARGS_B[@]}"; do [[ ${ARGS_B[$i]} == SELF ]] && ARGS_B[$i]=$$; done
 CALLS=${BENCH_CALLS:-1000000}
 CPU=${BENCH_CPU:-$(( $(nproc) - 1 ))}
 make -s build/workload/getppid_loop || exit 1
@@ -31,10 +36,11 @@ echo 1 > /proc/sys/kernel/bpf_stats_enabled
 ids() { bpftool prog show -j | jq -r '.[].id' | sort; }
 start() {   # start NAME BUILD: its session's new program ids in $W/NAME.ids
 	local before; before=$(ids)
-	"$2" record -q -o "$W/$1.trace" "${ARGS[@]}" > "$W/$1.out" 2>&1 & PIDS+=($!)
+	local -n args=ARGS_${1^^}
+	"$2" record -q -o "$W/$1.trace" "${args[@]}" > "$W/$1.out" 2>&1 & PIDS+=($!)
 	for _ in $(seq 300); do
 		(( $(comm -13 <(echo "$before") <(ids) | wc -l) >= 2 )) && break
-		kill -0 $! 2>/dev/null || { echo "progpair: $2 record ${ARGS[*]} failed: $(tail -1 "$W/$1.out")" >&2; exit 1; }
+		kill -0 $! 2>/dev/null || { echo "progpair: $2 record ${args[*]} failed: $(tail -1 "$W/$1.out")" >&2; exit 1; }
 		sleep 0.1
 	done
 	sleep 0.3
@@ -64,4 +70,4 @@ done
 awk '$2 != "?" && $3 != "?" {d = $3 - $2; if ($1 == "A") {sa += d; na++} else {sb += d; nb++}}
      END {if (na && nb) printf "B - A: %.1f ns with A first, %.1f with B first; the order cancelled: %.1f ns\n",
           sa / na, sb / nb, (sa / na + sb / nb) / 2}' "$W/rows"
-echo "A: $A"; echo "B: $B"; echo "ARGS: ${ARGS[*]}"
+echo "A: $A ${ARGS_A[*]}"; echo "B: $B ${ARGS_B[*]}"
