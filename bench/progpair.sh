@@ -8,6 +8,8 @@
 # with the order's share cancelled.  A diagnosis for a change's closing note, not a figure
 # of `make bench` (bench/progcost.sh interleaves rounds of one session at a time).
 #   bench/progpair.sh ROUNDS SCRY_A SCRY_B [ARGS...]      (ARGS default: -a)
+# SCRY_A `floor` stands for the empty programs reading the clock (build/bench/floor --clock):
+# `progpair.sh 8 floor ./scry -a` gives record -a's cost over floor + clock on the same calls.
 # An argument SELF stands for this script's pid: `-p SELF` follows the loops it starts.
 # Environment: BENCH_CPU (the last CPU), BENCH_CALLS (1000000), ARGS_B (B's own arguments, e.g.
 # one build with and without a context: `ARGS_B="-a -c hostname" progpair.sh 6 ./scry ./scry -a`).
@@ -26,6 +28,7 @@ for i in "${!ARGS_B[@]}"; do [[ ${ARGS_B[$i]} == SELF ]] && ARGS_B[$i]=$$; done
 CALLS=${BENCH_CALLS:-1000000}
 CPU=${BENCH_CPU:-$(( $(nproc) - 1 ))}
 make -s build/workload/getppid_loop || exit 1
+[[ $A == floor ]] && { make -s bench-tools || exit 1; }
 W=$(mktemp -d /tmp/progpair.XXXXXX)
 SAVED=$(cat /proc/sys/kernel/bpf_stats_enabled)
 PIDS=()
@@ -37,7 +40,11 @@ ids() { bpftool prog show -j | jq -r '.[].id' | sort; }
 start() {   # start NAME BUILD: its session's new program ids in $W/NAME.ids
 	local before; before=$(ids)
 	local -n args=ARGS_${1^^}
-	"$2" record -q -o "$W/$1.trace" "${args[@]}" > "$W/$1.out" 2>&1 & PIDS+=($!)
+	if [[ $2 == floor ]]; then
+		build/bench/floor --clock > "$W/$1.out" 2>&1 & PIDS+=($!)
+	else
+		"$2" record -q -o "$W/$1.trace" "${args[@]}" > "$W/$1.out" 2>&1 & PIDS+=($!)
+	fi
 	for _ in $(seq 300); do
 		(( $(comm -13 <(echo "$before") <(ids) | wc -l) >= 2 )) && break
 		kill -0 $! 2>/dev/null || { echo "progpair: $2 record ${args[*]} failed: $(tail -1 "$W/$1.out")" >&2; exit 1; }
@@ -67,7 +74,7 @@ for r in $(seq "$R"); do
 	printf "%-6s %-7s %9s %9s %8s\n" "$r" "$first" "$ca" "$cb" "$(awk -v a="$ca" -v b="$cb" 'BEGIN {printf "%.1f", b - a}')"
 	echo "$first $ca $cb" >> "$W/rows"
 done
-awk '$2 != "?" && $3 != "?" {d = $3 - $2; if ($1 == "A") {sa += d; na++} else {sb += d; nb++}}
-     END {if (na && nb) printf "B - A: %.1f ns with A first, %.1f with B first; the order cancelled: %.1f ns\n",
-          sa / na, sb / nb, (sa / na + sb / nb) / 2}' "$W/rows"
+awk '$2 != "?" && $3 != "?" {d = $3 - $2; r = $3 / $2; if ($1 == "A") {sa += d; ra += r; na++} else {sb += d; rb += r; nb++}}
+     END {if (na && nb) printf "B - A: %.1f ns with A first, %.1f with B first; the order cancelled: %.1f ns (B / A %.3fx)\n",
+          sa / na, sb / nb, (sa / na + sb / nb) / 2, (ra / na + rb / nb) / 2}' "$W/rows"
 echo "A: $A ${ARGS_A[*]}"; echo "B: $B ${ARGS_B[*]}"
