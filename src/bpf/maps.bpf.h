@@ -259,6 +259,13 @@ const volatile __u8 memo_by_gen = 0;
  * bench/progpair.sh; the programs compiled for the mode, syscalls.bpf.h, take more). */
 const volatile __u8 memo_all_gen = 0;
 
+/* System-wide without trackers, current from bpf_get_current_task_btf() rather than the
+ * memo (target.bpf.h, target_ok_all): where a helper's return is not thunked
+ * (src/kernel/features.c, scry_feature_ret_thunk), the call and its return cost less than
+ * the memo's chain of loads (bench/progpair.sh, Intel host: -3.5 ns an event of record -a;
+ * on an SRSO Safe RET host the memo saved ~7). */
+const volatile __u8 current_by_helper = 0;
+
 /* The current task's memo on this CPU (struct scry_memo in scry_abi.h): consecutive events
  * mostly come from the same task, and a per-CPU array read is far cheaper than a helper
  * call and hash lookups.  Created by user space without the kptr when the kernel has no

@@ -380,6 +380,53 @@ bool scry_feature_kprobes(char *why, size_t n)
 	return false;
 }
 
+static bool vuln_says(const char *file, const char *const *words, char *line, size_t n)
+{
+	char path[128];
+	FILE *f;
+	bool hit = false;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/vulnerabilities/%s", file);
+	f = fopen(path, "re");
+	line[0] = 0;
+	if (!f)
+		return false;
+	if (fgets(line, (int)n, f)) {
+		line[strcspn(line, "\n")] = 0;
+		for (int i = 0; words[i] && !hit; i++)
+			hit = strstr(line, words[i]) != NULL;
+	}
+	fclose(f);
+	return hit;
+}
+
+bool scry_feature_ret_thunk(char *why, size_t n)
+{
+	static const char *const srso[] = { "Safe RET", NULL };
+	static const char *const retbleed[] = { "return thunk", "Stuffing", NULL };
+	const struct scry_overrides *ov = scry_overrides();
+	char a[160], b[160];
+
+	if (ov->ret_thunk_set) {
+		snprintf(why, n, "SCRY_RET_THUNK=%d", ov->ret_thunk);
+		return ov->ret_thunk;
+	}
+	if (vuln_says("spec_rstack_overflow", srso, a, sizeof(a))) {
+		snprintf(why, n, "spec_rstack_overflow: %s", a);
+		return true;
+	}
+	if (vuln_says("retbleed", retbleed, b, sizeof(b))) {
+		snprintf(why, n, "retbleed: %s", b);
+		return true;
+	}
+	if (!a[0] && !b[0]) {
+		snprintf(why, n, "no /sys/devices/system/cpu/vulnerabilities to read: taken as thunked");
+		return true;
+	}
+	snprintf(why, n, "spec_rstack_overflow: %s; retbleed: %s", a[0] ? a : "?", b[0] ? b : "?");
+	return false;
+}
+
 /* fentry: load a program on a kernel function and attach it (a kernel may load and still
  * refuse to attach). */
 bool scry_feature_fentry(const struct btf *vmlinux, char *why, size_t n)
@@ -471,6 +518,14 @@ size_t scry_features_probe(struct scry_feature_report *out, size_t max)
 	    "task memo keyed by the syscall's registers (no helper call per event)",
 	    "task memo keyed by tgid", "%s%s", kptr ? "a per-CPU map with a kptr accepted" : "per-CPU kptr map refused",
 	    ov->no_kptr ? " (SCRY_NO_KPTR set)" : "");
+	{
+		struct scry_feature_report tmp;
+		bool thunk = scry_feature_ret_thunk(tmp.why, sizeof(tmp.why));
+
+		ADD("ret_thunk", thunk, "system-wide, current from the per-CPU memo (a helper's return is thunked)",
+		    "system-wide, current from bpf_get_current_task_btf() (cheaper than the memo's loads here)",
+		    "%s", tmp.why);
+	}
 	bool exit_hook = kptr && scry_feature_tp_btf(vm, "sched_process_exit");
 	ADD("memo_gen", exit_hook && !ov->no_kptr && !ov->no_memo_gen,
 	    "a task memo hit proved by the exits' generation (no load through the task)",

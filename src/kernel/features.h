@@ -55,6 +55,11 @@ bool scry_feature_ktime_tai(void);
  * kernel function): false with the reason in why. */
 bool scry_feature_kprobes(char *why, size_t n);
 bool scry_feature_fentry(const struct btf *vmlinux, char *why, size_t n);
+/* Returns go through a mitigation's thunk (SRSO's Safe RET, retbleed's untrained return
+ * thunk or call depth stuffing: sysfs cpu/vulnerabilities), so that a helper call costs more
+ * than the per-CPU memo's loads; true when the files cannot be read (the memo then, as
+ * before).  SCRY_RET_THUNK=0/1 decides instead.  why: the line that decided. */
+bool scry_feature_ret_thunk(char *why, size_t n);
 
 /* One line of `scry list features`. */
 struct scry_feature_report {

@@ -56,6 +56,7 @@ struct scry_probes {
 	int exit_link;             /* scry_exit's index in links, -1: not attached */
 	bool uprobe_multi;         /* scry_uprobe_multi is loaded (scry_probes_attach_uprobes) */
 	bool memo_by_regs;         /* the memo keeps the current task (untrusted kptr) */
+	bool current_by_helper;    /* system-wide, current from the helper (maps.bpf.h) */
 	bool sys_all;              /* the dispatchers made for memo_all_gen are on the hooks */
 	bool sys_trk;              /* ... those made for the trackers' mode (SCRY_DISP_TRK) */
 	enum { SYS_SHAPE_ANY, SYS_SHAPE_DFLT, SYS_SHAPE_PT } sys_shape;

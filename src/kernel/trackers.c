@@ -53,15 +53,21 @@ int probes_fill_trackers(struct scry_probes *p, const struct scry_probes_opts *o
  * registers where the kernel takes untrusted kptrs (SCRY_NO_KPTR=1: by tgid, for tests);
  * then hits proved by the exits' generation (memo_by_gen: scry_memo_exit, attached first)
  * where sched_process_exit has its BTF tracepoint (SCRY_NO_MEMO_GEN=1: through the task);
- * memo_all_gen when it is so system-wide without trackers. */
+ * memo_all_gen when it is so system-wide without trackers; there current from the helper
+ * rather than the memo where a helper's return is not thunked (current_by_helper). */
 void probes_memo_modes(struct scry_probes *p)
 {
+	char why[256];
+
 	p->memo_by_regs = !scry_overrides()->no_kptr && scry_kfacts()->kptr_untrusted;
 	p->skel->rodata->memo_by_regs = p->memo_by_regs;
 	p->skel->rodata->memo_by_gen = p->memo_by_regs && scry_kfacts()->tp_exit && !scry_overrides()->no_memo_gen;
 	p->skel->rodata->memo_all_gen = p->skel->rodata->memo_by_gen && p->skel->rodata->target_all &&
 					!p->skel->rodata->track_mask;
 	bpf_program__set_autoload(p->skel->progs.scry_memo_exit, p->skel->rodata->memo_by_gen);
+	p->current_by_helper = p->skel->rodata->target_all && !p->skel->rodata->track_mask &&
+			       !scry_feature_ret_thunk(why, sizeof(why));
+	p->skel->rodata->current_by_helper = p->current_by_helper;
 }
 
 /* The memo map (struct scry_memo): with its kptr as the object declares it, or, on a

@@ -33,6 +33,8 @@ void scry_overrides_read(struct scry_overrides *o)
 	o->no_btf_sched = getenv("SCRY_NO_BTF_SCHED") != NULL;
 	o->no_ktime_tai = getenv("SCRY_NO_KTIME_TAI") != NULL;
 	o->no_uprobe_multi = getenv("SCRY_NO_UPROBE_MULTI") != NULL;
+	o->ret_thunk_set = getenv("SCRY_RET_THUNK") != NULL;
+	o->ret_thunk = number("SCRY_RET_THUNK") != 0;
 	o->no_cache = getenv("SCRY_NO_CACHE") != NULL;
 	o->no_huge_heap = getenv("SCRY_NO_HUGE_HEAP") != NULL;
 	o->one_lane = getenv("SCRY_ONE_LANE") != NULL;

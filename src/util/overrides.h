@@ -25,6 +25,9 @@ struct scry_overrides {
 	                                   sched_process_exec from tracefs */
 	bool no_ktime_tai;              /* SCRY_NO_KTIME_TAI: create --clock tai refused */
 	bool no_uprobe_multi;           /* SCRY_NO_UPROBE_MULTI: one uprobe link per function */
+	bool ret_thunk_set;             /* SCRY_RET_THUNK given: returns taken as thunked (1: the memo
+	                                   system-wide) or not (0: the helper), not read from sysfs */
+	bool ret_thunk;                 /* ...its value */
 	/* behaviours switched off */
 	bool no_cache;                  /* SCRY_NO_CACHE: nothing read from or written to the cache */
 	bool no_huge_heap;              /* SCRY_NO_HUGE_HEAP: glibc's default heap (bench/startup.sh) */

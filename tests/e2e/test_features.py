@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 ROW = re.compile(r"^(\S+) +(yes|no) +(.*?)  \[(.+)\]$")
-NAMES = ["btf", "ringbuf", "tp_btf", "kptr_untrusted", "memo_gen", "strnstr", "prepare_exec", "btf_exit", "btf_sched", "ktime_tai", "bpf_iter",
+NAMES = ["btf", "ringbuf", "tp_btf", "kptr_untrusted", "ret_thunk", "memo_gen", "strnstr", "prepare_exec", "btf_exit", "btf_sched", "ktime_tai", "bpf_iter",
          "uprobe_multi", "kprobes", "fentry", "perf_events", "bpf_stats"]
 
 
@@ -43,6 +43,13 @@ def test_features_match_the_kernel(scry):
                                 Path("/sys/kernel/tracing/events/sched/sched_process_exit").exists())
     if not f["fentry"][0]:
         assert re.match(r"(loading|attaching) a fentry program: ", f["fentry"][2])
+    # a helper's return thunked by a CPU mitigation, as sysfs says
+    vul = Path("/sys/devices/system/cpu/vulnerabilities")
+    srso = (vul / "spec_rstack_overflow").read_text().strip() if (vul / "spec_rstack_overflow").exists() else ""
+    rb = (vul / "retbleed").read_text().strip() if (vul / "retbleed").exists() else ""
+    thunked = "Safe RET" in srso or "return thunk" in rb or "Stuffing" in rb or not (srso or rb)
+    assert f["ret_thunk"][0] == thunked, (srso, rb, f["ret_thunk"])
+    assert (srso and srso in f["ret_thunk"][2]) or (rb and rb in f["ret_thunk"][2]) or not (srso or rb)
     release = tuple(int(x) for x in re.match(r"(\d+)\.(\d+)", os.uname().release).groups())
     assert f["ktime_tai"][0] == (release >= (6, 1)), (release, f["ktime_tai"])   # bpf_ktime_get_tai_ns: 6.1
     # the four scheduler events' BTF tracepoints, as tracefs lists them (their record structs
@@ -61,6 +68,11 @@ def test_forced_fallbacks(scry):
     assert f["memo_gen"][:2] == (False, "a task memo hit proved through the task (its stack and exit state)")
     assert f["memo_gen"][2].endswith("(SCRY_NO_KPTR set)")
     assert features(scry, SCRY_NO_MEMO_GEN="1")["memo_gen"][2].endswith("(SCRY_NO_MEMO_GEN set)")
+    assert features(scry, SCRY_RET_THUNK="1")["ret_thunk"] == (
+        True, "system-wide, current from the per-CPU memo (a helper's return is thunked)", "SCRY_RET_THUNK=1")
+    assert features(scry, SCRY_RET_THUNK="0")["ret_thunk"] == (
+        False, "system-wide, current from bpf_get_current_task_btf() (cheaper than the memo's loads here)",
+        "SCRY_RET_THUNK=0")
     assert f["strnstr"][:2] == (False, "filter globs with a star inside run in user space")
     assert f["prepare_exec"][:2] == (False, "a deferred execve entry rebuilt from the new image")
     assert f["btf_exit"] == (False, "sched_process_exit through its tracefs tracepoint (its detach waits ~2 RCU "

@@ -283,6 +283,8 @@ class UidSwap(Forker):
 MEMO_WAYS = {
     "tracker": (["--track-uid", "65534"], None),
     "filter": (["--filter", "$ctx.uid == 65534"], None),
+    # the front's current from the memo, as where a helper's return is thunked (SRSO)
+    "filter-memo": (["--filter", "$ctx.uid == 65534"], {"SCRY_RET_THUNK": "1"}),
     "tracker-without-kptr": (["--track-uid", "65534"], {"SCRY_NO_KPTR": "1"}),
     "tracker-through-task": (["--track-uid", "65534"], {"SCRY_NO_MEMO_GEN": "1"}),
     # a front that lets every event through fills the memo's identity, not its answer
@@ -322,9 +324,11 @@ def test_memo_stack_reuse(scry, workload, tmp_path, way):
         assert {e["ctx"]["uid"] for e in by_pid[k]} == {65534}
 
 
-@pytest.mark.parametrize("env", [None, {"SCRY_NO_MEMO_GEN": "1"}], ids=["by-generation", "through-task"])
+@pytest.mark.parametrize("env", [{"SCRY_RET_THUNK": "1"}, {"SCRY_RET_THUNK": "1", "SCRY_NO_MEMO_GEN": "1"},
+                                 {"SCRY_RET_THUNK": "0"}], ids=["by-generation", "through-task", "helper"])
 def test_memo_system_wide_stack_reuse(scry, workload, tmp_path, env):
-    """System-wide, the header's task comes from the memo: children made one after the other
+    """System-wide, the header's task comes from the memo (where a helper's return is
+    thunked, SCRY_RET_THUNK=1; else from the helper, SCRY_RET_THUNK=0): children made one after the other
     on CPU 0 mostly get their reaped sibling's kernel stack (the same saved-registers
     address), yet each child's 5 getppid calls carry its own pid, tid, ppid, vpid, vtid and
     vppid, no other's (the memo proved by the exits' generation, or, SCRY_NO_MEMO_GEN, by

@@ -20,7 +20,7 @@ static const char *const names[] = {
 	"SCRY_NO_BTF_EXIT", "SCRY_NO_BTF_SCHED", "SCRY_NO_KTIME_TAI", "SCRY_NO_UPROBE_MULTI", "SCRY_NO_CACHE",
 	"SCRY_NO_HUGE_HEAP", "SCRY_ONE_LANE", "SCRY_TWO_LANES", "SCRY_TEST_SYNC_WRITES", "SCRY_FOLLOW_MAX",
 	"SCRY_TEST_WRITE_STALL_MS", "SCRY_TEST_WRITE_STALL_FILE", "SCRY_USTACK_WINDOW", "SCRY_USTACK_RING",
-	"SCRY_NO_WARM", "SCRY_NO_MEMO_GEN",
+	"SCRY_NO_WARM", "SCRY_NO_MEMO_GEN", "SCRY_RET_THUNK",
 };
 
 static void clear(void)
@@ -59,6 +59,7 @@ static void test_each_field(void **state)
 	setenv("SCRY_TEST_WRITE_STALL_FILE", "/tmp/stall", 1);
 	setenv("SCRY_USTACK_WINDOW", "0", 1);
 	setenv("SCRY_USTACK_RING", "65536", 1);
+	setenv("SCRY_RET_THUNK", "0", 1);
 	scry_overrides_read(&o);
 	assert_string_equal(o.cache_dir, "/tmp/c");
 	assert_null(o.rundir);                    /* empty: the default */
@@ -73,6 +74,8 @@ static void test_each_field(void **state)
 	assert_true(o.ustack_window_set);         /* 0 given: frame pointers, not the default */
 	assert_int_equal(o.ustack_window, 0);
 	assert_int_equal(o.ustack_ring, 65536);
+	assert_true(o.ret_thunk_set);             /* 0 given: the helper, not sysfs's answer */
+	assert_false(o.ret_thunk);
 
 	clear();
 	setenv("SCRY_NO_KTIME_TAI", "1", 1);
@@ -82,8 +85,10 @@ static void test_each_field(void **state)
 	setenv("SCRY_RUNDIR", "/tmp/run", 1);
 	setenv("SCRY_TWO_LANES", "1", 1);
 	setenv("SCRY_NO_WARM", "", 1);
+	setenv("SCRY_RET_THUNK", "1", 1);
 	scry_overrides_read(&o);
 	assert_true(o.no_ktime_tai && o.no_cache && o.no_huge_heap && o.test_sync_writes && o.two_lanes && o.no_warm);
+	assert_true(o.ret_thunk_set && o.ret_thunk);
 	assert_false(o.no_kptr || o.one_lane);
 	assert_string_equal(o.rundir, "/tmp/run");
 	assert_null(o.cache_dir);

@@ -177,6 +177,10 @@ static __always_inline bool target_ok_all(const void *regs, struct task_struct *
 
 	if (t)
 		return t->tgid != self_tgid;
+	if (current_by_helper) {
+		t = *tp = bpf_get_current_task_btf();
+		return t->tgid != self_tgid;
+	}
 	m = bpf_map_lookup_elem(&memo, &zero);
 	if (!m)
 		return false;
@@ -218,7 +222,7 @@ static __always_inline bool target_ok_m(const void *regs, struct task_struct **t
 
 	if (!trk && memo_all_gen && regs)
 		return target_ok_all(regs, tp);
-	if (!trk && target_all && !track_mask && !(memo_by_regs && regs)) {
+	if (!trk && target_all && !track_mask && (current_by_helper || !(memo_by_regs && regs))) {
 		if (!t)
 			t = *tp = bpf_get_current_task_btf();
 		return t->tgid != self_tgid;
