@@ -21,7 +21,7 @@ def bt_read(trace):
                        stdin=subprocess.DEVNULL)
     assert p.returncode == 0, p.stderr[-2000:]
     lines = p.stdout.splitlines()
-    disc = sum(int(m) for m in re.findall(r"^WARNING: Tracer discarded (\d+) events", p.stderr, re.M))
+    disc = sum(int(m) for m in re.findall(r"^WARNING: Tracer discarded (\d+) events?\b", p.stderr, re.M))
     other = [l for l in p.stderr.splitlines() if l and not l.startswith("WARNING: Tracer discarded ")]
     assert not other, other[:5]
     return len(lines), sum("syscall_entry_getppid:" in l for l in lines), disc
