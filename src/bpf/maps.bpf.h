@@ -262,8 +262,8 @@ const volatile __u8 memo_all_gen = 0;
 /* System-wide without trackers, current from bpf_get_current_task_btf() rather than the
  * memo (target.bpf.h, target_ok_all): where a helper's return is not thunked
  * (src/kernel/features.c, scry_feature_ret_thunk), the call and its return cost less than
- * the memo's chain of loads (bench/progpair.sh, Intel host: -3.5 ns an event of record -a;
- * on an SRSO Safe RET host the memo saved ~7). */
+ * the memo's chain of loads (bench/progpair.sh, Intel host: -4.9 ns an event of record -a,
+ * -5.3 one a filter front rejects; on an SRSO Safe RET host the memo saved ~7). */
 const volatile __u8 current_by_helper = 0;
 
 /* The current task's memo on this CPU (struct scry_memo in scry_abi.h): consecutive events
