@@ -83,9 +83,12 @@ static int read_event(struct rd *r, const struct dsession *s, struct dchannel *c
 	int ret = 0;
 
 	FOR_ELEMENTS(n, ev) {
-		if (is(n, "name"))
-			text(n, name, sizeof(name));
-		else if (is(n, "enabled"))
+		bool cut;
+
+		if (is(n, "name")) {
+			if (text_cut(n, name, sizeof(name), &cut) && cut)   /* LTTng's LTTNG_SYMBOL_NAME_LEN */
+				ret = unsupported(r, n, "is longer than 255 bytes");
+		} else if (is(n, "enabled"))
 			ret = boolean(r, n, &enabled);
 		else if (is(n, "type"))
 			text(n, type, sizeof(type));

@@ -95,7 +95,10 @@ static inline bool is(xmlNodePtr n, const char *name)
 		if (c->type == XML_ELEMENT_NODE)
 
 /* An element's text (trimmed; owned by the caller's buffer). */
-static inline const char *text(xmlNodePtr n, char *buf, size_t len)
+/* An element's text without the white space around it, in buf (len > 0 bytes); *cut: it was
+ * longer (buf holds its start, itself without trailing white space, so that it reads back
+ * the same once saved). */
+static inline const char *text_cut(xmlNodePtr n, char *buf, size_t len, bool *cut)
 {
 	xmlChar *t = xml.xmlNodeGetContent(n);
 	const char *s = t ? (const char *)t : "";
@@ -103,9 +106,21 @@ static inline const char *text(xmlNodePtr n, char *buf, size_t len)
 
 	while (b > a && strchr(" \t\r\n", s[b - 1]))
 		b--;
+	*cut = b - a >= len;
+	if (*cut)
+		b = a + len - 1;
+	while (b > a && strchr(" \t\r\n", s[b - 1]))
+		b--;
 	snprintf(buf, len, "%.*s", (int)(b - a), s + a);
 	(*xml.xmlFree)(t);
 	return buf;
+}
+
+static inline const char *text(xmlNodePtr n, char *buf, size_t len)
+{
+	bool cut;
+
+	return text_cut(n, buf, len, &cut);
 }
 
 static inline int boolean(struct rd *r, xmlNodePtr n, bool *out)

@@ -602,6 +602,9 @@ def test_load_lttng_file_and_refusals(daemon, tmp_path):
          r"^scry: {f}:\d+: <event> event 'x' of type KPROBE: scry records tracepoints and syscalls$"),
         (dict(extra="\n              <event><name>no_such_tracepoint_x</name></event>"),
          r"^scry: unknown event 'no_such_tracepoint_x'.*$"),
+        # LTTng's names stop at 255 bytes: a longer one is refused, not cut (fuzz_session_xml)
+        (dict(extra="\n              <event><name>sched_switch" + " " * 250 + "x</name></event>"),
+         r"^scry: {f}:\d+: <name> is longer than 255 bytes$"),
     ]
     for k, (over, pattern) in enumerate(cases):
         args = dict(name="ok", domain="KERNEL", mode="DISCARD", extra="", path=tmp_path / f"t{k}")
