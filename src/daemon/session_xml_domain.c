@@ -30,17 +30,22 @@ static int read_probe(struct rd *r, const struct dsession *s, xmlNodePtr at, cha
 			return unknown(r, a);
 		kind = fun ? 1 : tp ? 2 : is(a, "function_attributes") ? 3 : 4;
 		FOR_ELEMENTS(n, a) {
-			if (is(n, "binary_path"))
-				text(n, path, sizeof(path));
-			else if (is(n, "function_name"))
-				text(n, fn, sizeof(fn));
-			else if (is(n, "provider_name"))
-				text(n, prov, sizeof(prov));
-			else if (is(n, "probe_name"))
-				text(n, probe, sizeof(probe));
-			else if (is(n, "symbol_name"))
-				text(n, sym, sizeof(sym));
-			else if (is(n, "lookup_method")) {
+			if (is(n, "binary_path")) {
+				if ((ret = text_whole(r, n, path, sizeof(path))))
+					return ret;
+			} else if (is(n, "function_name")) {
+				if ((ret = text_whole(r, n, fn, sizeof(fn))))
+					return ret;
+			} else if (is(n, "provider_name")) {
+				if ((ret = text_whole(r, n, prov, sizeof(prov))))
+					return ret;
+			} else if (is(n, "probe_name")) {
+				if ((ret = text_whole(r, n, probe, sizeof(probe))))
+					return ret;
+			} else if (is(n, "symbol_name")) {
+				if ((ret = text_whole(r, n, sym, sizeof(sym))))
+					return ret;
+			} else if (is(n, "lookup_method")) {
 				text(n, b, sizeof(b));
 				if (strcmp(b, "DEFAULT") && strcmp(b, fun ? "ELF" : "SDT"))
 					return unsupported(r, n, "is not this probe's lookup method");
@@ -83,12 +88,9 @@ static int read_event(struct rd *r, const struct dsession *s, struct dchannel *c
 	int ret = 0;
 
 	FOR_ELEMENTS(n, ev) {
-		bool cut;
-
-		if (is(n, "name")) {
-			if (text_cut(n, name, sizeof(name), &cut) && cut)   /* LTTng's LTTNG_SYMBOL_NAME_LEN */
-				ret = unsupported(r, n, "is longer than 255 bytes");
-		} else if (is(n, "enabled"))
+		if (is(n, "name"))
+			ret = text_whole(r, n, name, sizeof(name));   /* LTTng's LTTNG_SYMBOL_NAME_LEN */
+		else if (is(n, "enabled"))
 			ret = boolean(r, n, &enabled);
 		else if (is(n, "type"))
 			text(n, type, sizeof(type));
@@ -280,8 +282,8 @@ static int read_channel(struct rd *r, struct dsession *s, xmlNodePtr ch)
 	int ret = 0;
 
 	FOR_ELEMENTS(n, ch)
-		if (is(n, "name"))
-			text(n, name, sizeof(name));
+		if (is(n, "name") && (ret = text_whole(r, n, name, sizeof(name))))
+			return ret;
 	if (!name[0])
 		return unsupported(r, ch, "has no <name>");
 	if (!dsession_name_ok(name))
@@ -396,17 +398,23 @@ static int id_value(struct rd *r, xmlNodePtr v, const char *kind, uint32_t *out)
 			return 0;
 		}
 		if (is(n, "name") && (!strcmp(kind, "uid") || !strcmp(kind, "vuid"))) {
-			struct passwd *pw = getpwnam(text(n, b, sizeof(b)));
+			struct passwd *pw;
+			int ret = text_whole(r, n, b, sizeof(b));
 
-			if (!pw)
+			if (ret)
+				return ret;
+			if (!(pw = getpwnam(b)))
 				return unsupported(r, n, "names no user");
 			*out = pw->pw_uid;
 			return 0;
 		}
 		if (is(n, "name") && (!strcmp(kind, "gid") || !strcmp(kind, "vgid"))) {
-			struct group *gr = getgrnam(text(n, b, sizeof(b)));
+			struct group *gr;
+			int ret = text_whole(r, n, b, sizeof(b));
 
-			if (!gr)
+			if (ret)
+				return ret;
+			if (!(gr = getgrnam(b)))
 				return unsupported(r, n, "names no group");
 			*out = gr->gr_gid;
 			return 0;

@@ -123,6 +123,20 @@ static inline const char *text(xmlNodePtr n, char *buf, size_t len)
 	return text_cut(n, buf, len, &cut);
 }
 
+/* text() of a value kept (a name, a path): one that does not fit buf is refused, not cut
+ * (a cut name or path would be another one). */
+static inline int text_whole(struct rd *r, xmlNodePtr n, char *buf, size_t len)
+{
+	char why[48];
+	bool cut;
+
+	text_cut(n, buf, len, &cut);
+	if (!cut)
+		return 0;
+	snprintf(why, sizeof(why), "is longer than %zu bytes", len - 1);
+	return unsupported(r, n, why);
+}
+
 static inline int boolean(struct rd *r, xmlNodePtr n, bool *out)
 {
 	char b[16];

@@ -59,7 +59,8 @@ static int read_output(struct rd *r, xmlNodePtr out, char **dir, struct relay_ur
 					if (is(f, "consumer_output"))
 						continue;
 					if (is(f, "name")) {
-						text(f, sa->name, sizeof(sa->name));
+						if ((ret = text_whole(r, f, sa->name, sizeof(sa->name))))
+							return ret;
 						if (sa->name[0] && !dsession_name_ok(sa->name))
 							return unsupported(r, f, "is not a snapshot output name (letters, "
 									   "digits, '_', '-', '.')");
@@ -157,8 +158,8 @@ static int read_session(struct rd *r, xmlNodePtr se, struct dsession **out, bool
 
 	*started = false;
 	FOR_ELEMENTS(n, se) {
-		if (is(n, "name"))
-			text(n, name, sizeof(name));
+		if (is(n, "name") && (ret = text_whole(r, n, name, sizeof(name))))
+			goto out;
 		else if (is(n, "output") && (ret = read_output(r, n, &dir, &relay, &has_relay, &sa)))
 			goto out;
 		else if (is(n, "attributes"))      /* the channels' defaults depend on it */
