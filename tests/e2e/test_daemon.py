@@ -605,6 +605,12 @@ def test_load_lttng_file_and_refusals(daemon, tmp_path):
         # LTTng's names stop at 255 bytes: a longer one is refused, not cut (fuzz_session_xml)
         (dict(extra="\n              <event><name>sched_switch" + " " * 250 + "x</name></event>"),
          r"^scry: {f}:\d+: <name> is longer than 255 bytes$"),
+        # a cut path would name another file
+        (dict(extra="\n              <event><name>p</name><type>USERSPACE_PROBE</type><attributes>"
+                    "<userspace_probe_function_attributes><lookup_method>ELF</lookup_method><binary_path>/"
+                    + "a" * 5000 + "</binary_path><function_name>f</function_name>"
+                    "</userspace_probe_function_attributes></attributes></event>"),
+         r"^scry: {f}:\d+: <binary_path> is longer than 4095 bytes$"),
     ]
     for k, (over, pattern) in enumerate(cases):
         args = dict(name="ok", domain="KERNEL", mode="DISCARD", extra="", path=tmp_path / f"t{k}")
