@@ -21,6 +21,11 @@ static int read_event_rule(struct rd *r, struct dchannel *c, xmlNodePtr ev, cons
 static int read_probe(struct rd *r, const struct dsession *s, xmlNodePtr at, char **spec)
 {
 	char path[4096] = "", fn[512] = "", prov[256] = "", probe[256] = "", sym[512] = "", b[256];
+	const struct { const char *el; char *buf; size_t len; } names[] = {   /* kept whole */
+		{ "binary_path", path, sizeof(path) }, { "function_name", fn, sizeof(fn) },
+		{ "provider_name", prov, sizeof(prov) }, { "probe_name", probe, sizeof(probe) },
+		{ "symbol_name", sym, sizeof(sym) },
+	};
 	int ret = 0, kind = 0;
 
 	FOR_ELEMENTS(a, at) {
@@ -30,20 +35,12 @@ static int read_probe(struct rd *r, const struct dsession *s, xmlNodePtr at, cha
 			return unknown(r, a);
 		kind = fun ? 1 : tp ? 2 : is(a, "function_attributes") ? 3 : 4;
 		FOR_ELEMENTS(n, a) {
-			if (is(n, "binary_path")) {
-				if ((ret = text_whole(r, n, path, sizeof(path))))
-					return ret;
-			} else if (is(n, "function_name")) {
-				if ((ret = text_whole(r, n, fn, sizeof(fn))))
-					return ret;
-			} else if (is(n, "provider_name")) {
-				if ((ret = text_whole(r, n, prov, sizeof(prov))))
-					return ret;
-			} else if (is(n, "probe_name")) {
-				if ((ret = text_whole(r, n, probe, sizeof(probe))))
-					return ret;
-			} else if (is(n, "symbol_name")) {
-				if ((ret = text_whole(r, n, sym, sizeof(sym))))
+			size_t k = 0;
+
+			while (k < sizeof(names) / sizeof(names[0]) && !is(n, names[k].el))
+				k++;
+			if (k < sizeof(names) / sizeof(names[0])) {
+				if ((ret = text_whole(r, n, names[k].buf, names[k].len)))
 					return ret;
 			} else if (is(n, "lookup_method")) {
 				text(n, b, sizeof(b));
