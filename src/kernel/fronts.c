@@ -106,7 +106,7 @@ int scry_probes_filter_target(struct scry_probes *p, unsigned kind, struct fgen_
 	t->comm_off = p->layout.comm_off;
 	t->pid = p->layout.pid;
 	/* the front takes current from the memo, and fills it for the dispatcher behind,
-	 * unless the helper is the cheaper way (current_by_helper: -5.8 ns a rejected event,
+	 * unless the helper is the cheaper way (current_by_helper: -5.3 ns a rejected event,
 	 * bench/progpair.sh on an Intel host) */
 	t->memo = t->src == FGEN_SRC_SYSCALL_BTF && p->memo_by_regs && p->layout.memo_ok && !p->current_by_helper;
 	t->memo_fd = bpf_map__fd(p->skel->maps.memo);
