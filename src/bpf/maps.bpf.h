@@ -266,6 +266,19 @@ const volatile __u8 memo_all_gen = 0;
  * -5.3 one a filter front rejects; on an SRSO Safe RET host the memo saved ~7). */
 const volatile __u8 current_by_helper = 0;
 
+/* The uid and gid trackers' ids as bloom bits, one word each (bit id % 64), set at load with
+ * the maps track_uid and track_gid, which stay the answer for a set bit (target.bpf.h,
+ * uid_tracked).  With ug_prefilter (SCRY_TRACK_UID and SCRY_TRACK_GID of track_mask where
+ * current comes cheaper from the helper, as above; else 0) the target check tests them
+ * first: a process whose ids are not tracked is rejected by current's credentials and a bit
+ * of each word, before the memo.  One word, not more: its load does not wait for the id,
+ * and the chain the clock waits for at the program's end (current, its cred, the id, a
+ * test) is the whole cost of a rejection (a word indexed by the id: +1 load in the chain,
+ * bench/progpair.sh ~1.5 ns). */
+const volatile __u64 track_uid_bloom = 0;
+const volatile __u64 track_gid_bloom = 0;
+const volatile __u8 ug_prefilter = 0;
+
 /* The current task's memo on this CPU (struct scry_memo in scry_abi.h): consecutive events
  * mostly come from the same task, and a per-CPU array read is far cheaper than a helper
  * call and hash lookups.  Created by user space without the kptr when the kernel has no

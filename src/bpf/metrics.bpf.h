@@ -556,9 +556,9 @@ static __always_inline bool task_measured(struct task_struct *t)
 		cr = BPF_CORE_READ(t, cred);
 		uid = BPF_CORE_READ(cr, uid.val);
 		gid = BPF_CORE_READ(cr, gid.val);
-		if ((track_mask & SCRY_TRACK_UID) && !bpf_map_lookup_elem(&track_uid, &uid))
+		if ((track_mask & SCRY_TRACK_UID) && !uid_tracked(uid))
 			return false;
-		if ((track_mask & SCRY_TRACK_GID) && !bpf_map_lookup_elem(&track_gid, &gid))
+		if ((track_mask & SCRY_TRACK_GID) && !gid_tracked(gid))
 			return false;
 	}
 	if ((track_mask & SCRY_TRACK_VPID) && !vpid_ok(t))

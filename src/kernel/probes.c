@@ -326,6 +326,7 @@ static int probes_prepare(struct scry_probes *p, const char *core_btf, bool shel
 				      (o->track_gid ? SCRY_TRACK_GID : 0) | (o->ntrack_cgroups ? SCRY_TRACK_CGROUP : 0) |
 				      (o->track_vuid ? SCRY_TRACK_VUID : 0) | (o->track_vgid ? SCRY_TRACK_VGID : 0);
 	p->skel->rodata->n_track_cgroups = o->ntrack_cgroups;
+	probes_track_blooms(p, o);
 	if (o->ntrack_cgroups > SCRY_MAX_TRACK_CGROUPS) {
 		snprintf(err, errlen, "at most %d cgroups can be tracked", SCRY_MAX_TRACK_CGROUPS);
 		return -E2BIG;

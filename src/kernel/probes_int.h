@@ -96,6 +96,7 @@ struct loaded_filter {
 
 /* trackers.c */
 int probes_fill_trackers(struct scry_probes *p, const struct scry_probes_opts *o, char *err, size_t errlen);
+void probes_track_blooms(struct scry_probes *p, const struct scry_probes_opts *o);
 void probes_memo_modes(struct scry_probes *p);
 /* The BTF syscall dispatcher of sys_exit (exit) or sys_enter for the session's mode (set
  * by probes_prepare): record -a's, the trackers', either in its copy made for the default

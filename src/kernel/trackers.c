@@ -49,6 +49,15 @@ int probes_fill_trackers(struct scry_probes *p, const struct scry_probes_opts *o
 	return 0;
 }
 
+/* The uid and gid trackers' bloom words (rodata: the sets are fixed at load). */
+void probes_track_blooms(struct scry_probes *p, const struct scry_probes_opts *o)
+{
+	for (size_t i = 0; i < o->ntrack_uids; i++)
+		p->skel->rodata->track_uid_bloom |= 1ULL << (o->track_uids[i] % 64);
+	for (size_t i = 0; i < o->ntrack_gids; i++)
+		p->skel->rodata->track_gid_bloom |= 1ULL << (o->track_gids[i] % 64);
+}
+
 /* The memo's modes (rodata; target_all and track_mask set before): keyed by the syscall's
  * registers where the kernel takes untrusted kptrs (SCRY_NO_KPTR=1: by tgid, for tests);
  * then hits proved by the exits' generation (memo_by_gen: scry_memo_exit, attached first)
@@ -65,9 +74,12 @@ void probes_memo_modes(struct scry_probes *p)
 	p->skel->rodata->memo_all_gen = p->skel->rodata->memo_by_gen && p->skel->rodata->target_all &&
 					!p->skel->rodata->track_mask;
 	bpf_program__set_autoload(p->skel->progs.scry_memo_exit, p->skel->rodata->memo_by_gen);
-	p->current_by_helper = p->skel->rodata->target_all && !p->skel->rodata->track_mask &&
-			       !scry_feature_ret_thunk(why, sizeof(why));
+	bool no_thunk = !scry_feature_ret_thunk(why, sizeof(why));
+	p->current_by_helper = p->skel->rodata->target_all && !p->skel->rodata->track_mask && no_thunk;
 	p->skel->rodata->current_by_helper = p->current_by_helper;
+	/* with a uid or gid tracker, the same helper's answer and the blooms reject before the
+	 * memo (target.bpf.h, target_ok_m) */
+	p->skel->rodata->ug_prefilter = no_thunk ? p->skel->rodata->track_mask & (SCRY_TRACK_UID | SCRY_TRACK_GID) : 0;
 }
 
 /* The memo map (struct scry_memo): with its kptr as the object declares it, or, on a

@@ -136,6 +136,23 @@ def test_track_gid(scry, workload, tmp_path):
     assert {e["ctx"]["uid"] for e in by_pid[a.pid]} == {0}
 
 
+@pytest.mark.parametrize("env", [None, {"SCRY_RET_THUNK": "1"}], ids=["prefilter", "memo"])
+@pytest.mark.parametrize("kind", ["uid", "gid"])
+def test_track_bloom_neighbours(scry, workload, tmp_path, kind, env):
+    """The uid and gid trackers' bloom word (bit id % 64) says no for most processes before
+    the memo where current comes from the helper (SCRY_RET_THUNK unset on a host without
+    return thunks), yes for an id 64 away from a tracked one, whose process the map then
+    rejects: exactly the tracked id's process is recorded, either way."""
+    flag = "--reuid" if kind == "uid" else "--regid"
+    a = Forker(workload, 2, prefix=["setpriv", f"{flag}=65534", "--clear-groups"])
+    b = Forker(workload, 2, prefix=["setpriv", f"{flag}={65534 - 64}", "--clear-groups"])
+    c = Forker(workload, 1)
+    evs, by_pid = run(scry, tmp_path, [f"--track-{kind}", "65534"], [a, b, c], env=env)
+    check_tree(by_pid, a)
+    absent(by_pid, b, c)
+    assert {e["ctx"][kind] for e in evs} == {65534}
+
+
 @pytest.fixture
 def cgroups():
     """A temporary cgroup v2 directory with a sub-cgroup; removed afterwards."""
@@ -282,6 +299,8 @@ class UidSwap(Forker):
 
 MEMO_WAYS = {
     "tracker": (["--track-uid", "65534"], None),
+    # the answer from the memo alone, as where a helper's return is thunked (no prefilter)
+    "tracker-memo": (["--track-uid", "65534"], {"SCRY_RET_THUNK": "1"}),
     "filter": (["--filter", "$ctx.uid == 65534"], None),
     # the front's current from the memo, as where a helper's return is thunked (SRSO)
     "filter-memo": (["--filter", "$ctx.uid == 65534"], {"SCRY_RET_THUNK": "1"}),

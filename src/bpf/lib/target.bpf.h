@@ -15,15 +15,40 @@ static __always_inline bool vpid_ok(struct task_struct *t)
 	return bpf_map_lookup_elem(&track_vpid, &vpid) || bpf_map_lookup_elem(&vpid_followed, &tgid);
 }
 
+/* Is id's bit set in a tracker's bloom word (track_uid_bloom, track_gid_bloom)? */
+static __always_inline bool bloom_has(__u64 bloom, __u32 id)
+{
+	return (bloom >> (id & 63)) & 1;
+}
+
+/* Is uid (gid) in the uid (gid) tracker: its bloom bit, then its map. */
+static __always_inline bool uid_tracked(__u32 uid)
+{
+	return bloom_has(track_uid_bloom, uid) && bpf_map_lookup_elem(&track_uid, &uid);
+}
+
+static __always_inline bool gid_tracked(__u32 gid)
+{
+	return bloom_has(track_gid_bloom, gid) && bpf_map_lookup_elem(&track_gid, &gid);
+}
+
+/* May a task of credentials c pass the uid and gid trackers of mask (ug_prefilter's, read
+ * once: each read of a rodata flag is a load and a test the verifier keeps), by their
+ * blooms?  A no is final. */
+static __always_inline bool ug_maybe_tracked(const struct cred *c, __u8 mask)
+{
+	if ((mask & SCRY_TRACK_UID) && !bloom_has(track_uid_bloom, c->uid.val))
+		return false;
+	return !(mask & SCRY_TRACK_GID) || bloom_has(track_gid_bloom, c->gid.val);
+}
+
 /* The trackers other than the pid one (t is current, ug its real gid << 32 | uid). */
 static __always_inline bool track_ok(struct task_struct *t, __u64 ug)
 {
 	if (track_mask & (SCRY_TRACK_UID | SCRY_TRACK_GID)) {
-		__u32 uid = ug, gid = ug >> 32;
-
-		if ((track_mask & SCRY_TRACK_UID) && !bpf_map_lookup_elem(&track_uid, &uid))
+		if ((track_mask & SCRY_TRACK_UID) && !uid_tracked((__u32)ug))
 			return false;
-		if ((track_mask & SCRY_TRACK_GID) && !bpf_map_lookup_elem(&track_gid, &gid))
+		if ((track_mask & SCRY_TRACK_GID) && !gid_tracked((__u32)(ug >> 32)))
 			return false;
 	}
 	if ((track_mask & SCRY_TRACK_VPID) && !vpid_ok(t))
@@ -219,6 +244,7 @@ static __always_inline bool target_ok_m(const void *regs, struct task_struct **t
 	struct scry_memo *m;
 	__u64 gen, ug, cgroups;
 	bool ok, given;
+	__u8 ugm;
 
 	if (!trk && memo_all_gen && regs)
 		return target_ok_all(regs, tp);
@@ -226,6 +252,13 @@ static __always_inline bool target_ok_m(const void *regs, struct task_struct **t
 		if (!t)
 			t = *tp = bpf_get_current_task_btf();
 		return t->tgid != self_tgid;
+	}
+	ugm = ug_prefilter;
+	if (ugm) {   /* an untracked uid or gid, rejected before the memo */
+		if (!t)
+			t = *tp = bpf_get_current_task_btf();
+		if (!ug_maybe_tracked(t->cred, ugm))
+			return false;
 	}
 	m = bpf_map_lookup_elem(&memo, &zero);
 	if (!m)
