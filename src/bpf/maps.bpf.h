@@ -273,8 +273,8 @@ const volatile __u8 current_by_helper = 0;
  * first: a process whose ids are not tracked is rejected by current's credentials and a bit
  * of each word, before the memo.  One word, not more: its load does not wait for the id,
  * and the chain the clock waits for at the program's end (current, its cred, the id, a
- * test) is the whole cost of a rejection (a word indexed by the id: +1 load in the chain,
- * bench/progpair.sh ~1.5 ns). */
+ * test) is the whole cost of a rejection (a word indexed by the id is one more load in the
+ * chain: +2.9 ns against this word's +1.9, bench/progpair.sh, docs/ENGINE.md). */
 const volatile __u64 track_uid_bloom = 0;
 const volatile __u64 track_gid_bloom = 0;
 const volatile __u8 ug_prefilter = 0;
