@@ -9,7 +9,10 @@
 # of `make bench` (bench/progcost.sh interleaves rounds of one session at a time).
 #   bench/progpair.sh ROUNDS SCRY_A SCRY_B [ARGS...]      (ARGS default: -a)
 # SCRY_A `floor` stands for the empty programs reading the clock (build/bench/floor --clock):
-# `progpair.sh 8 floor ./scry -a` gives record -a's cost over floor + clock on the same calls.
+# `progpair.sh 8 floor ./scry -a` gives record -a's cost over floor + clock on the same calls;
+# SCRY_B may be `floor` too.  FLOOR_ARGS (default --clock) gives the floor's own arguments,
+# FLOOR_ARGS_A / FLOOR_ARGS_B one side's: `FLOOR_ARGS_B="--clock --kstack" progpair.sh 6
+# floor floor` gives bpf_get_task_stack's cost over the clock read's.
 # An argument SELF stands for this script's pid: `-p SELF` follows the loops it starts.
 # Environment: BENCH_CPU (the last CPU), BENCH_CALLS (1000000), ARGS_B (B's own arguments, e.g.
 # one build with and without a context: `ARGS_B="-a -c hostname" progpair.sh 6 ./scry ./scry -a`).
@@ -28,7 +31,7 @@ for i in "${!ARGS_B[@]}"; do [[ ${ARGS_B[$i]} == SELF ]] && ARGS_B[$i]=$$; done
 CALLS=${BENCH_CALLS:-1000000}
 CPU=${BENCH_CPU:-$(( $(nproc) - 1 ))}
 make -s build/workload/getppid_loop || exit 1
-[[ $A == floor ]] && { make -s bench-tools || exit 1; }
+[[ $A == floor || $B == floor ]] && { make -s bench-tools || exit 1; }
 W=$(mktemp -d /tmp/progpair.XXXXXX)
 SAVED=$(cat /proc/sys/kernel/bpf_stats_enabled)
 PIDS=()
@@ -41,7 +44,8 @@ start() {   # start NAME BUILD: its session's new program ids in $W/NAME.ids
 	local before; before=$(ids)
 	local -n args=ARGS_${1^^}
 	if [[ $2 == floor ]]; then
-		build/bench/floor --clock > "$W/$1.out" 2>&1 & PIDS+=($!)
+		local fa=FLOOR_ARGS_${1^^}
+		build/bench/floor ${!fa:-${FLOOR_ARGS:---clock}} > "$W/$1.out" 2>&1 & PIDS+=($!)
 	else
 		"$2" record -q -o "$W/$1.trace" "${args[@]}" > "$W/$1.out" 2>&1 & PIDS+=($!)
 	fi
