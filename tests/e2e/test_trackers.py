@@ -136,13 +136,14 @@ def test_track_gid(scry, workload, tmp_path):
     assert {e["ctx"]["uid"] for e in by_pid[a.pid]} == {0}
 
 
-@pytest.mark.parametrize("env", [None, {"SCRY_RET_THUNK": "1"}], ids=["prefilter", "memo"])
+@pytest.mark.parametrize("env", [{"SCRY_RET_THUNK": "0"}, {"SCRY_RET_THUNK": "1"}], ids=["prefilter", "memo"])
 @pytest.mark.parametrize("kind", ["uid", "gid"])
 def test_track_bloom_neighbours(scry, workload, tmp_path, kind, env):
     """The uid and gid trackers' bloom word (bit id % 64) says no for most processes before
-    the memo where current comes from the helper (SCRY_RET_THUNK unset on a host without
+    the memo where current comes from the helper (SCRY_RET_THUNK=0: as on a host without
     return thunks), yes for an id 64 away from a tracked one, whose process the map then
-    rejects: exactly the tracked id's process is recorded, either way."""
+    rejects: exactly the tracked id's process is recorded, either way (SCRY_RET_THUNK=1: the
+    memo first, the bit before the map)."""
     flag = "--reuid" if kind == "uid" else "--regid"
     a = Forker(workload, 2, prefix=["setpriv", f"{flag}=65534", "--clear-groups"])
     b = Forker(workload, 2, prefix=["setpriv", f"{flag}={65534 - 64}", "--clear-groups"])
