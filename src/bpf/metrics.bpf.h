@@ -442,15 +442,18 @@ static __always_inline void metrics_exit(struct task_struct *t, struct pt_regs *
 	}
 }
 
-/* Is current measured?  target_ok, with its system-wide path (the memo's task, no helper
- * call: current_in_memo) first, tested once: the load-time settings target_ok tests before
- * it are loads and branches of every call. */
+/* Is current measured?  target_ok, with its system-wide paths first, each tested once (the
+ * load-time settings target_ok tests before them are loads and branches of every call):
+ * current from the helper where its return is not thunked (current_by_helper), else the
+ * memo's task, no helper call (current_in_memo). */
 static __always_inline bool metrics_target(const void *regs, struct task_struct **tp)
 {
 	struct task_struct *t;
 	struct scry_memo *m;
 	__u32 zero = 0;
 
+	if (current_by_helper)
+		return current_not_self(tp);
 	if (!current_in_memo())
 		return target_ok(regs, tp);
 	m = bpf_map_lookup_elem(&memo, &zero);

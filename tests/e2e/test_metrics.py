@@ -63,7 +63,7 @@ def value(ss, name, **labels):
 class Server:
     """`scry serve` running in the background; stopped (SIGINT) by close()."""
 
-    def __init__(self, scry, config, *args, cmd=None):
+    def __init__(self, scry, config, *args, cmd=None, env=None):
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/metrics"
         argv = [scry, "serve"] + (["--config", str(config)] if config else []) + \
@@ -71,7 +71,7 @@ class Server:
         if cmd:
             argv += ["--"] + list(cmd)
         self.proc = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True,
-                                     env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")})
+                                     env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), **(env or {})})
         self.err = ""
         deadline = time.time() + 60
         while "scry: serving" not in self.err:
@@ -112,8 +112,8 @@ class Server:
 def serve(scry):
     servers = []
 
-    def start(config, *args, cmd=None):
-        s = Server(scry, config, *args, cmd=cmd)
+    def start(config, *args, cmd=None, env=None):
+        s = Server(scry, config, *args, cmd=cmd, env=env)
         servers.append(s)
         return s
     yield start

@@ -4,7 +4,8 @@ thread that sleeps a known time while another thread moves it to the other CPU (
 clock_nanosleep on one CPU and leaves it on the other, and the thread left behind sleeps
 on the first CPU meanwhile, taking its slot) gets every sleep measured, each in the bucket
 of its length; the other thread's short sleeps too.  System-wide and with the command
-tracked (the target check's two paths)."""
+tracked (the target check's paths; system-wide, current from the helper or, as where a
+helper's return is thunked, from the memo: SCRY_RET_THUNK)."""
 import os
 import subprocess
 import sys
@@ -78,7 +79,7 @@ def buckets(ss, tid):
 
 
 @pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="needs two CPUs")
-@pytest.mark.parametrize("mode", ["command", "system-wide"])
+@pytest.mark.parametrize("mode", ["command", "system-wide", "system-wide-memo"])
 def test_sleep_across_cpus_lands_in_its_bucket(serve, tmp_path, mode):
     cfg = tmp_path / "sleep.yaml"
     cfg.write_text(CONFIG)
@@ -87,7 +88,7 @@ def test_sleep_across_cpus_lands_in_its_bucket(serve, tmp_path, mode):
     if mode == "command":
         s = serve(cfg, cmd=cmd)
     else:
-        s = serve(cfg, "-a")
+        s = serve(cfg, "-a", env={"SCRY_RET_THUNK": "1" if mode.endswith("-memo") else "0"})
         subprocess.run(cmd, check=True, timeout=30)
     deadline = time.time() + 20
     while not (out.exists() and out.read_text().strip()):

@@ -190,6 +190,15 @@ static __always_inline __u32 follow_key(struct task_struct *t)
 	return follow_forks ? BPF_CORE_READ(t, tgid) : BPF_CORE_READ(t, pid);
 }
 
+/* System-wide without trackers where a helper's return is not thunked (current_by_helper):
+ * current from the helper (*tp, unless given), recorded unless it is scry itself. */
+static __always_inline bool current_not_self(struct task_struct **tp)
+{
+	if (!*tp)
+		*tp = bpf_get_current_task_btf();
+	return (*tp)->tgid != self_tgid;
+}
+
 /* target_ok in memo_all_gen's mode for a syscall program (regs given): current from the
  * memo, proved by the registers and the generation (memo_current and current_ro without
  * their tests of the mode), else from the helper, the memo filled for the next event. */
@@ -200,12 +209,8 @@ static __always_inline bool target_ok_all(const void *regs, struct task_struct *
 	__u32 zero = 0;
 	__u64 gen;
 
-	if (t)
-		return t->tgid != self_tgid;
-	if (current_by_helper) {
-		t = *tp = bpf_get_current_task_btf();
-		return t->tgid != self_tgid;
-	}
+	if (t || current_by_helper)
+		return current_not_self(tp);
 	m = bpf_map_lookup_elem(&memo, &zero);
 	if (!m)
 		return false;
@@ -248,11 +253,8 @@ static __always_inline bool target_ok_m(const void *regs, struct task_struct **t
 
 	if (!trk && memo_all_gen && regs)
 		return target_ok_all(regs, tp);
-	if (!trk && target_all && !track_mask && (current_by_helper || !(memo_by_regs && regs))) {
-		if (!t)
-			t = *tp = bpf_get_current_task_btf();
-		return t->tgid != self_tgid;
-	}
+	if (!trk && target_all && !track_mask && (current_by_helper || !(memo_by_regs && regs)))
+		return current_not_self(tp);
 	ugm = ug_prefilter;
 	if (ugm) {   /* an untracked uid or gid, rejected before the memo */
 		if (!t)
