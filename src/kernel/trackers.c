@@ -74,12 +74,16 @@ void probes_memo_modes(struct scry_probes *p)
 	p->skel->rodata->memo_all_gen = p->skel->rodata->memo_by_gen && p->skel->rodata->target_all &&
 					!p->skel->rodata->track_mask;
 	bpf_program__set_autoload(p->skel->progs.scry_memo_exit, p->skel->rodata->memo_by_gen);
-	bool no_thunk = !scry_feature_ret_thunk(why, sizeof(why));
-	p->current_by_helper = p->skel->rodata->target_all && !p->skel->rodata->track_mask && no_thunk;
+	__u32 mask = p->skel->rodata->track_mask;
+	bool system_wide = p->skel->rodata->target_all && !mask;
+	/* sysfs read only where the answer is used */
+	bool no_thunk = (system_wide || (mask & (SCRY_TRACK_UID | SCRY_TRACK_GID))) &&
+			!scry_feature_ret_thunk(why, sizeof(why));
+	p->current_by_helper = system_wide && no_thunk;
 	p->skel->rodata->current_by_helper = p->current_by_helper;
 	/* with a uid or gid tracker, the same helper's answer and the blooms reject before the
 	 * memo (target.bpf.h, target_ok_m) */
-	p->skel->rodata->ug_prefilter = no_thunk ? p->skel->rodata->track_mask & (SCRY_TRACK_UID | SCRY_TRACK_GID) : 0;
+	p->skel->rodata->ug_prefilter = no_thunk ? mask & (SCRY_TRACK_UID | SCRY_TRACK_GID) : 0;
 }
 
 /* The memo map (struct scry_memo): with its kptr as the object declares it, or, on a
