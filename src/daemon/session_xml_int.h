@@ -94,7 +94,6 @@ static inline bool is(xmlNodePtr n, const char *name)
 	for (xmlNodePtr c = (parent)->children; c; c = c->next) \
 		if (c->type == XML_ELEMENT_NODE)
 
-/* An element's text (trimmed; owned by the caller's buffer). */
 /* An element's text without the white space around it, in buf (len > 0 bytes); *cut: it was
  * longer (buf holds its start, itself without trailing white space, so that it reads back
  * the same once saved). */
@@ -116,6 +115,7 @@ static inline const char *text_cut(xmlNodePtr n, char *buf, size_t len, bool *cu
 	return buf;
 }
 
+/* An element's text (trimmed; owned by the caller's buffer), cut to fit it. */
 static inline const char *text(xmlNodePtr n, char *buf, size_t len)
 {
 	bool cut;
